@@ -1,0 +1,206 @@
+"""A heuristic bot that plays sensibly with its own view only.
+
+Theory of operation: the bot estimates how the round will go by Monte Carlo.
+It samples hands for the opponent among the cards that could be in it
+(``game.possible_cards``), biased towards strong hands when the opponent has
+just made a request, and plays each sample out with a simple policy for both
+sides (lead the highest card; follow with the cheapest card that wins, else a
+card that spoils, else the lowest).  From the share of rounds won and lost it
+decides requests and answers; for card play it tries each of its cards and
+keeps the cheapest one that does about as well as the best, so high cards are
+kept for when they matter.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from truc_p2p.rules import (
+    Action,
+    ActionKind,
+    Card,
+    Game,
+    Player,
+    RestRefused,
+    round_result,
+)
+
+__all__ = ["HeuristicBot"]
+
+
+@functools.cache
+def _decided(results: tuple[Player | None, ...]) -> tuple[bool, Player | None]:
+    return round_result(results)
+
+
+@dataclass(frozen=True, slots=True)
+class _Estimate:
+    win: float
+    lose: float
+
+    @property
+    def edge(self) -> float:
+        return self.win - self.lose
+
+
+def _follow(hand: Sequence[int], lead: int) -> int:
+    winners = [s for s in hand if s > lead]
+    if winners:
+        return min(winners)
+    if lead in hand:
+        return lead
+    return min(hand)
+
+
+def _playout(
+    results: tuple[Player | None, ...],
+    leader: Player,
+    lead_card: int | None,
+    hands: dict[Player, list[int]],
+    me: Player,
+    first: int | None,
+) -> Player | None:
+    """Play the round out with the simple policy; return its winner."""
+    res = list(results)
+    while True:
+        decided, winner = _decided(tuple(res))
+        if decided:
+            return winner
+        to_play = leader if lead_card is None else leader.other
+        hand = hands[to_play]
+        if first is not None and to_play is me:
+            card, first = first, None
+        elif lead_card is None:
+            card = max(hand)
+        else:
+            card = _follow(hand, lead_card)
+        hand.remove(card)
+        if lead_card is None:
+            lead_card = card
+            continue
+        trick_winner: Player | None = None
+        if lead_card > card:
+            trick_winner = leader
+        elif card > lead_card:
+            trick_winner = leader.other
+        res.append(trick_winner)
+        leader = leader if trick_winner is None else trick_winner
+        lead_card = None
+
+
+class HeuristicBot:
+    """Raises and rests with strong hands, refuses weak ones, saves its high cards."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None, *, samples: int = 40) -> None:
+        self._rng = random.Random(seed)
+        self._samples = samples
+
+    # ------------------------------------------------------------ estimates
+
+    def _sample_hands(self, game: Game, me: Player, strong: bool) -> list[list[int]]:
+        opp = me.other
+        pool = [c.strength for c in game.possible_cards(opp)]
+        size = game.hand_size(opp)
+        if len(pool) <= size:
+            return [list(pool)] * self._samples
+        hands = []
+        for _ in range(self._samples):
+            hand = self._rng.sample(pool, size)
+            if strong:
+                other = self._rng.sample(pool, size)
+                if sum(other) > sum(hand):
+                    hand = other
+            hands.append(hand)
+        return hands
+
+    def _scores(
+        self, game: Game, me: Player, firsts: Sequence[int | None], strong: bool
+    ) -> list[_Estimate]:
+        """Win/lose shares of the round for each forced next card of ``me``."""
+        own = game.hand(me)
+        if own is None:
+            raise ValueError(f"this view cannot see {me}'s hand")
+        mine = [c.strength for c in own]
+        results = tuple(t.winner for t in game.tricks)
+        table = game.table
+        lead_card = table[0][1].strength if table else None
+        samples = self._sample_hands(game, me, strong)
+        out = []
+        for first in firsts:
+            wins = loses = 0
+            for opp_hand in samples:
+                hands = {me: list(mine), me.other: list(opp_hand)}
+                winner = _playout(results, game.leader, lead_card, hands, me, first)
+                if winner is me:
+                    wins += 1
+                elif winner is not None:
+                    loses += 1
+            out.append(_Estimate(wins / len(samples), loses / len(samples)))
+        return out
+
+    # ------------------------------------------------------------- choosing
+
+    def choose(self, game: Game) -> Action:
+        """A sensible legal action for the player to act in ``game``."""
+        legal = game.legal_actions()
+        me = game.to_act
+        if me is None or not legal:
+            raise ValueError("no legal action: it is not this bot's turn")
+        if len(legal) == 1:
+            return next(iter(legal))
+        opp_requested = game.pending is not None and game.requester is me.other
+        est = self._scores(game, me, [None], opp_requested)[0]
+        my_score, opp_score = game.scores[me], game.scores[me.other]
+        target = game.ruleset.target
+        value = game.round_value
+
+        if game.pending is ActionKind.ASK_REDEAL:
+            return Action.ACCEPT_REDEAL if est.edge < -0.1 else Action.DECLINE_REDEAL
+        if game.pending is ActionKind.RAISE:
+            raised = game.ruleset.next_value(value)
+            if opp_score + value >= target:
+                return Action.ACCEPT  # refusing loses the game anyway
+            needed = 0.0 if opp_score + raised >= target else -value / raised
+            if est.edge > needed:
+                return Action.ACCEPT
+            return Action.FOLD if est.win == 0 and est.lose > 0.95 else Action.REFUSE
+        if game.pending is ActionKind.REST:
+            if game.ruleset.rest_refused is RestRefused.GAME:
+                return Action.ACCEPT  # refusing would lose the game outright
+            if opp_score + value >= target or est.edge >= 0:
+                return Action.ACCEPT
+            return Action.REFUSE
+
+        if Action.ASK_REDEAL in legal and est.edge < -0.35:
+            return Action.ASK_REDEAL
+        if Action.REST in legal:
+            desperate = opp_score >= target - 2 and my_score < target - 2
+            if (est.win >= 0.8 and est.lose <= 0.1) or (desperate and est.edge > 0.2):
+                return Action.REST
+        if Action.RAISE in legal:
+            raised = game.ruleset.next_value(value)
+            risky = opp_score + raised >= target
+            threshold = 0.6 if risky else 0.35
+            bluff = not risky and self._rng.random() < 0.05
+            if est.edge >= threshold or bluff:
+                return Action.RAISE
+        return self._choose_card(game, me, legal.cards())
+
+    def _choose_card(self, game: Game, me: Player, cards: Sequence[Card]) -> Action:
+        by_strength: dict[int, Card] = {}
+        for card in sorted(cards, key=lambda c: c.index):
+            by_strength.setdefault(card.strength, card)
+        strengths = sorted(by_strength)
+        if len(strengths) == 1:
+            return Action.play(by_strength[strengths[0]])
+        estimates = self._scores(game, me, strengths, False)
+        best = max(e.edge for e in estimates)
+        for strength, est in zip(strengths, estimates, strict=True):
+            if est.edge >= best - 0.03:
+                return Action.play(by_strength[strength])
+        raise AssertionError("unreachable")
