@@ -17,7 +17,7 @@ __all__ = ["build_parser", "main"]
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the top-level argument parser with every sub-command registered."""
-    from truc_p2p.cli import _bench, _demo
+    from truc_p2p.cli import _bench, _demo, _verify
 
     parser = argparse.ArgumentParser(
         prog="truc-p2p",
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"truc-p2p {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (_demo, _bench):
+    for module in (_demo, _verify, _bench):
         module.register(subparsers)
     return parser
 

@@ -1,0 +1,91 @@
+"""Turn session and rules events into one-line, human-readable text."""
+
+from __future__ import annotations
+
+from truc_p2p.protocol import (
+    AnyEvent,
+    AuditPassed,
+    CardsDealt,
+    GameFinished,
+    GameStarted,
+    PeerAborted,
+)
+from truc_p2p.rules import (
+    Acted,
+    Action,
+    ActionKind,
+    Card,
+    GameEnded,
+    Player,
+    RoundEnded,
+    TrickEnded,
+)
+
+__all__ = ["describe", "describe_action", "show_cards"]
+
+_ACTION_WORDS = {
+    ActionKind.RAISE: "asks “2 more?”",
+    ActionKind.REST: "declares “my rest”",
+    ActionKind.ACCEPT: "accepts",
+    ActionKind.REFUSE: "refuses",
+    ActionKind.FOLD: "folds",
+    ActionKind.ASK_REDEAL: "asks for a redeal",
+    ActionKind.ACCEPT_REDEAL: "accepts the redeal",
+    ActionKind.DECLINE_REDEAL: "declines the redeal",
+}
+
+
+def show_cards(cards: tuple[Card, ...] | list[Card], *, ascii: bool = False) -> str:
+    return " ".join(c.pretty(ascii=ascii) for c in cards)
+
+
+def describe_action(action: Action, *, ascii: bool = False) -> str:
+    if action.kind is ActionKind.PLAY and action.card is not None:
+        return f"plays {action.card.pretty(ascii=ascii)}"
+    return _ACTION_WORDS.get(action.kind, str(action))
+
+
+def describe(
+    event: AnyEvent, names: dict[Player, str], *, me: Player, ascii: bool = False
+) -> str | None:
+    """One line for ``event`` as seen by player ``me``, or ``None`` if not worth printing."""
+    if isinstance(event, GameStarted):
+        return (
+            f"game {event.game_id.hex()[:16]}: {names[Player.P0]} vs {names[Player.P1]}, "
+            f"first dealer {names[event.first_dealer]} "
+            f"(ruleset: {', '.join(f'{k}={v}' for k, v in event.ruleset.to_dict().items())})"
+        )
+    if isinstance(event, CardsDealt):
+        what = "redeal" if event.redeal else f"hand {event.round_no + 1}"
+        return (
+            f"-- {what}, dealer {names[event.dealer]}: {names[me]} holds "
+            f"{show_cards(event.cards, ascii=ascii)}"
+        )
+    if isinstance(event, Acted):
+        return f"   {names[event.player]} {describe_action(event.action, ascii=ascii)}"
+    if isinstance(event, TrickEnded):
+        who = "spoiled" if event.winner is None else f"won by {names[event.winner]}"
+        return f"   trick {event.trick_no + 1} {who}"
+    if isinstance(event, RoundEnded):
+        if event.winner is None:
+            return f"   round {event.round_no + 1}: nobody scores ({event.reason.value})"
+        return (
+            f"   round {event.round_no + 1}: {names[event.winner]} scores {event.points} "
+            f"({event.reason.value}) -> {event.scores[0]}-{event.scores[1]}"
+        )
+    if isinstance(event, GameEnded):
+        o = event.outcome
+        return f"== {names[o.winner]} wins the game ({o.reason.value}), {o.scores[0]}-{o.scores[1]}"
+    if isinstance(event, AuditPassed):
+        hands = event.hands
+        span = f"{hands[0] + 1}" if len(hands) == 1 else f"{hands[0] + 1}-{hands[-1] + 1}"
+        return f"   audit passed: seeds of hand(s) {span} recompute every deck"
+    if isinstance(event, GameFinished):
+        r = event.result
+        return (
+            f"== result co-signed by both: {names[r.winner]} wins "
+            f"{r.scores[0]}-{r.scores[1]} after {r.hands} hands ({r.reason})"
+        )
+    if isinstance(event, PeerAborted):
+        return f"!! peer ended the game: {event.reason} {event.detail}".rstrip()
+    return None

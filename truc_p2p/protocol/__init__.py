@@ -1,0 +1,121 @@
+"""The sans-IO truc-p2p protocol: signed envelopes, the game session, transcripts.
+
+Drive a :class:`Session` like h11's ``Connection``::
+
+    session = Session(identity=key, role=Player.P0, secret=secrets.token_bytes(32))
+    send(session.data_to_send())            # the initiator's hello
+    while True:
+        event = session.next_event()
+        send(session.data_to_send())        # automatic protocol messages
+        if event is NEED_DATA:
+            session.receive_data(receive())
+        elif isinstance(event, YourTurn):
+            send(session.send(choose(event.legal_actions)))
+        elif event is CLOSED:
+            break
+
+No sockets, clock or global randomness inside; see ``protocol_spec/wire.md``.
+"""
+
+from __future__ import annotations
+
+from truc_p2p.protocol._errors import (
+    AuditFailedError,
+    BadSignatureError,
+    ChainError,
+    CheatDetectedError,
+    IllegalMoveError,
+    LocalProtocolError,
+    MalformedMessageError,
+    OutOfTurnError,
+    OversizeMessageError,
+    ProtocolError,
+    RemoteProtocolError,
+    ResultMismatchError,
+    RulesetMismatchError,
+    SequenceError,
+    UnexpectedMessageError,
+    VersionMismatchError,
+    WrongGameError,
+)
+from truc_p2p.protocol._events import (
+    CLOSED,
+    NEED_DATA,
+    AnyEvent,
+    AuditPassed,
+    CardsDealt,
+    GameFinished,
+    GameResult,
+    GameStarted,
+    PeerAborted,
+    SessionEvent,
+    YourTurn,
+)
+from truc_p2p.protocol._messages import CATALOGUE, MessageType
+from truc_p2p.protocol._session import AUDIT_MODES, Session
+from truc_p2p.protocol._state import STAGES, TRANSITIONS, Stage
+from truc_p2p.protocol._transcript import (
+    TRANSCRIPT_MAGIC,
+    TranscriptFormatError,
+    encode_transcript,
+    parse_transcript,
+)
+from truc_p2p.protocol._verify import VerifyReport, verify_transcript
+from truc_p2p.protocol._wire import (
+    MAX_ENVELOPE,
+    PROTOCOL_VERSION,
+    FrameBuffer,
+    decode_envelope,
+    fingerprint,
+    frame,
+)
+
+__all__ = [
+    "AUDIT_MODES",
+    "CATALOGUE",
+    "CLOSED",
+    "MAX_ENVELOPE",
+    "NEED_DATA",
+    "PROTOCOL_VERSION",
+    "STAGES",
+    "TRANSCRIPT_MAGIC",
+    "TRANSITIONS",
+    "AnyEvent",
+    "AuditFailedError",
+    "AuditPassed",
+    "BadSignatureError",
+    "CardsDealt",
+    "ChainError",
+    "CheatDetectedError",
+    "FrameBuffer",
+    "GameFinished",
+    "GameResult",
+    "GameStarted",
+    "IllegalMoveError",
+    "LocalProtocolError",
+    "MalformedMessageError",
+    "MessageType",
+    "OutOfTurnError",
+    "OversizeMessageError",
+    "PeerAborted",
+    "ProtocolError",
+    "RemoteProtocolError",
+    "ResultMismatchError",
+    "RulesetMismatchError",
+    "SequenceError",
+    "Session",
+    "SessionEvent",
+    "Stage",
+    "TranscriptFormatError",
+    "UnexpectedMessageError",
+    "VerifyReport",
+    "VersionMismatchError",
+    "WrongGameError",
+    "YourTurn",
+    "decode_envelope",
+    "encode_transcript",
+    "fingerprint",
+    "frame",
+    "parse_transcript",
+    "verify_transcript",
+]

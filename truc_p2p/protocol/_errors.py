@@ -1,0 +1,165 @@
+"""The two error families of the session, after h11.
+
+* :class:`LocalProtocolError` -- the embedding program misused the session
+  (sent out of turn, illegal action, called a method in the wrong state).
+  Nothing was sent; the session is unchanged unless stated otherwise.
+* :class:`RemoteProtocolError` -- the peer misbehaved.  It carries the
+  offending signed envelope(s) as ``evidence`` and the session is left in a
+  terminal error state.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AuditFailedError",
+    "BadSignatureError",
+    "ChainError",
+    "CheatDetectedError",
+    "IllegalMoveError",
+    "LocalProtocolError",
+    "MalformedMessageError",
+    "OutOfTurnError",
+    "OversizeMessageError",
+    "ProtocolError",
+    "RemoteProtocolError",
+    "ResultMismatchError",
+    "RulesetMismatchError",
+    "SequenceError",
+    "UnexpectedMessageError",
+    "VersionMismatchError",
+    "WrongGameError",
+]
+
+
+class ProtocolError(Exception):
+    """Base class of every error raised by a session."""
+
+
+class LocalProtocolError(ProtocolError):
+    """The local program used the session wrongly; nothing was sent."""
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer broke the protocol.
+
+    ``code`` is a short stable identifier (also used in transcripts and JSON
+    output), ``message_no`` the sequence number of the offending message when
+    known, and ``evidence`` the raw signed envelopes that prove the fault.
+    """
+
+    code = "remote-error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        evidence: tuple[bytes, ...] = (),
+        message_no: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.evidence = evidence
+        self.message_no = message_no
+
+    def __str__(self) -> str:
+        where = f" (message {self.message_no})" if self.message_no is not None else ""
+        return f"{self.args[0]}{where}"
+
+
+class MalformedMessageError(RemoteProtocolError):
+    """Bytes that do not decode as a well-formed envelope or payload."""
+
+    code = "malformed"
+
+
+class OversizeMessageError(MalformedMessageError):
+    """A frame announces more bytes than the protocol allows."""
+
+    code = "oversize"
+
+
+class VersionMismatchError(RemoteProtocolError):
+    """The peer speaks another protocol version."""
+
+    code = "version-mismatch"
+
+
+class RulesetMismatchError(RemoteProtocolError):
+    """The peer proposed another ruleset or session option."""
+
+    code = "ruleset-mismatch"
+
+
+class BadSignatureError(RemoteProtocolError):
+    """The Ed25519 signature does not verify under the sender's key."""
+
+    code = "bad-signature"
+
+
+class WrongGameError(RemoteProtocolError):
+    """The envelope names another game id."""
+
+    code = "wrong-game"
+
+
+class SequenceError(RemoteProtocolError):
+    """The sequence number is not the next one."""
+
+    code = "bad-sequence"
+
+
+class ChainError(RemoteProtocolError):
+    """The envelope does not chain to the previous envelope's hash."""
+
+    code = "broken-chain"
+
+
+class OutOfTurnError(RemoteProtocolError):
+    """The peer sent while it was not its turn to send."""
+
+    code = "out-of-turn"
+
+
+class UnexpectedMessageError(RemoteProtocolError):
+    """A message type that is not allowed in the current protocol state."""
+
+    code = "unexpected-message"
+
+
+class IllegalMoveError(RemoteProtocolError):
+    """The peer's action is illegal under the agreed rules."""
+
+    code = "illegal-move"
+
+
+class CheatDetectedError(RemoteProtocolError):
+    """The deck layer caught the peer: bad key, forged card, bad deck, ...
+
+    ``step`` and ``position`` come from the deck layer's error.
+    """
+
+    code = "cheat"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        step: str | None = None,
+        position: int | None = None,
+        evidence: tuple[bytes, ...] = (),
+        message_no: int | None = None,
+    ) -> None:
+        super().__init__(message, evidence=evidence, message_no=message_no)
+        self.step = step
+        self.position = position
+
+
+class AuditFailedError(CheatDetectedError):
+    """A revealed seed does not match its commitment or the deck it produced."""
+
+    code = "audit-failed"
+
+
+class ResultMismatchError(RemoteProtocolError):
+    """The peer's result message disagrees with the game as played."""
+
+    code = "result-mismatch"

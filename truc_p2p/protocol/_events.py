@@ -1,0 +1,116 @@
+"""Events handed out by :meth:`Session.next_event`.
+
+Session events are frozen keyword-only dataclasses.  The rules engine's own
+events (:class:`~truc_p2p.rules.Acted`, :class:`~truc_p2p.rules.TrickEnded`,
+:class:`~truc_p2p.rules.RoundEnded`, :class:`~truc_p2p.rules.GameEnded`)
+are passed through unchanged, for both players' actions.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Final
+
+from truc_p2p.rules import Action, Card, Event, Player, Ruleset
+
+__all__ = [
+    "CLOSED",
+    "NEED_DATA",
+    "AuditPassed",
+    "CardsDealt",
+    "GameFinished",
+    "GameResult",
+    "GameStarted",
+    "PeerAborted",
+    "Sentinel",
+    "SessionEvent",
+    "YourTurn",
+]
+
+
+class Sentinel(enum.Enum):
+    NEED_DATA = "need-data"
+    CLOSED = "closed"
+
+
+#: ``next_event`` needs more bytes from the peer before it can go on.
+NEED_DATA: Final = Sentinel.NEED_DATA
+#: The session is finished (result co-signed, or aborted): no more events.
+CLOSED: Final = Sentinel.CLOSED
+
+
+class SessionEvent:
+    """Base class of the session's own events."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameStarted(SessionEvent):
+    """Both hellos are exchanged and the first dealer is drawn."""
+
+    game_id: bytes
+    me: Player
+    peer_name: str
+    peer_fingerprint: str
+    ruleset: Ruleset
+    audit: str
+    first_dealer: Player
+
+
+@dataclass(frozen=True, kw_only=True)
+class CardsDealt(SessionEvent):
+    """Your three cards of a deal (``redeal`` for the cards after a redeal)."""
+
+    round_no: int
+    dealer: Player
+    cards: tuple[Card, ...]
+    redeal: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class YourTurn(SessionEvent):
+    """It is your turn: answer with :meth:`Session.send` and one of ``legal_actions``."""
+
+    legal_actions: tuple[Action, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditPassed(SessionEvent):
+    """Both seeds of these hands were revealed and recomputed the deck byte for byte."""
+
+    hands: tuple[int, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameResult:
+    """The co-signed result: valid only after a passed audit."""
+
+    game_id: bytes
+    winner: Player
+    scores: tuple[int, int]
+    reason: str
+    hands: int
+    #: the two signed RESULT envelopes (first and second signer)
+    envelopes: tuple[bytes, bytes]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameFinished(SessionEvent):
+    """The game is over, audited and the result co-signed by both players."""
+
+    result: GameResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class PeerAborted(SessionEvent):
+    """The peer ended the game early with a signed ``abort`` message."""
+
+    reason: str
+    detail: str
+    envelope: bytes
+
+
+#: What ``next_event`` may return.
+AnyEvent = SessionEvent | Event | Sentinel

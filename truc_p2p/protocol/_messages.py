@@ -1,0 +1,205 @@
+"""The message catalogue: every message type and the exact shape of its payload.
+
+The catalogue is data (:data:`CATALOGUE`) so that the validator, the spec
+generator (``protocol_spec/wire.md``) and the tests all read one table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from truc_p2p.protocol._errors import MalformedMessageError
+
+__all__ = [
+    "CATALOGUE",
+    "MAX_SEEDS_PER_REVEAL",
+    "Field",
+    "MessageType",
+    "validate_payload",
+]
+
+#: Seeds are revealed at least every this many hands so a reveal stays small.
+MAX_SEEDS_PER_REVEAL = 32
+
+
+class MessageType:
+    """Wire names of the message types."""
+
+    HELLO = "hello"
+    COIN = "coin"
+    DECK1 = "deck1"
+    DECK2 = "deck2"
+    DECK3 = "deck3"
+    DECK4 = "deck4"
+    ACTION = "action"
+    REVEAL = "reveal"
+    RESULT = "result"
+    ABORT = "abort"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One payload field: its wire type in words and the check it must pass."""
+
+    kind: str
+    check: Callable[[Any], bool]
+    required: bool = True
+    doc: str = ""
+
+
+def _bin(n: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, bytes) and len(v) == n
+
+
+def _str(lo: int, hi: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, str) and lo <= len(v) <= hi and v.isprintable()
+
+
+def _int(lo: int, hi: int) -> Callable[[Any], bool]:
+    return lambda v: type(v) is int and lo <= v <= hi
+
+
+def _list(item: Callable[[Any], bool], lo: int, hi: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, list) and lo <= len(v) <= hi and all(item(x) for x in v)
+
+
+def _map(v: Any) -> bool:
+    return isinstance(v, dict)
+
+
+def _one_of(*values: str) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, str) and v in values
+
+
+_ACTION_NAMES = (
+    "play",
+    "raise",
+    "rest",
+    "accept",
+    "refuse",
+    "fold",
+    "redeal",
+    "accept-redeal",
+    "decline-redeal",
+)
+
+_DECK = Field("array of 32 bin(32)", _list(_bin(32), 32, 32), doc="the encrypted deck")
+_KEYS3 = Field(
+    "array of 3 bin(32)",
+    _list(_bin(32), 3, 3),
+    doc="per-card keys, in the order of the receiver's positions",
+)
+
+ACTION_FIELDS: Mapping[str, Field] = {
+    "act": Field("str", _one_of(*_ACTION_NAMES), doc="the action, as in rules.md"),
+    "pos": Field("int 0..11", _int(0, 11), required=False, doc="deck position of a played card"),
+    "key": Field("bin(32)", _bin(32), required=False, doc="holder's key for that position"),
+    "keys": Field(
+        "array of 3 bin(32)",
+        _list(_bin(32), 3, 3),
+        required=False,
+        doc="redeal keys for the opponent's positions 6-11, when due",
+    ),
+}
+
+CATALOGUE: Mapping[str, Mapping[str, Field]] = {
+    MessageType.HELLO: {
+        "name": Field("str 1..40", _str(1, 40), doc="display name"),
+        "key": Field("bin(32)", _bin(32), doc="sender's Ed25519 public key"),
+        "nonce": Field("bin(32)", _bin(32), doc="fresh random bytes"),
+        "ruleset": Field("map", _map, doc="Ruleset.to_dict(), must equal the peer's"),
+        "options": Field("map", _map, doc='session options: {"audit": "game"|"hand"}'),
+        "coin": Field(
+            "bin(32)",
+            _bin(32),
+            doc="initiator: SHA-256 commitment to its coin; responder: its coin in clear",
+        ),
+    },
+    MessageType.COIN: {
+        "coin": Field("bin(32)", _bin(32), doc="initiator's coin, opening its commitment"),
+    },
+    MessageType.DECK1: {
+        "deck": _DECK,
+        "commitment": Field("bin(32)", _bin(32), doc="dealer's seed commitment"),
+    },
+    MessageType.DECK2: {
+        "deck": _DECK,
+        "commitment": Field("bin(32)", _bin(32), doc="non-dealer's seed commitment"),
+    },
+    MessageType.DECK3: {"deck": _DECK, "keys": _KEYS3},
+    MessageType.DECK4: {
+        "deck": _DECK,
+        "keys": _KEYS3,
+        "action": Field("map", _map, doc="the non-dealer's first action (action payload)"),
+    },
+    MessageType.ACTION: ACTION_FIELDS,
+    MessageType.REVEAL: {
+        "first": Field("int", _int(0, 1 << 20), doc="hand number of the first seed"),
+        "seeds": Field(
+            f"array of 1..{MAX_SEEDS_PER_REVEAL} bin(32)",
+            _list(_bin(32), 1, MAX_SEEDS_PER_REVEAL),
+            doc="the sender's seeds of consecutive hands",
+        ),
+    },
+    MessageType.RESULT: {
+        "winner": Field("int 0..1", _int(0, 1)),
+        "scores": Field("array of 2 int", _list(_int(0, 1 << 16), 2, 2)),
+        "reason": Field("str", _str(1, 40), doc="GameEndReason value"),
+        "hands": Field("int", _int(1, 1 << 20), doc="hands dealt"),
+        "chain": Field("bin(32)", _bin(32), doc="hash of the last envelope before the results"),
+    },
+    MessageType.ABORT: {
+        "reason": Field(
+            "str",
+            _one_of("quit", "timeout", "cheat", "error", "incompatible"),
+            doc="why the sender ends the game",
+        ),
+        "detail": Field("str 0..200", _str(0, 200), doc="human-readable detail"),
+    },
+}
+
+
+def validate_fields(
+    payload: Mapping[str, Any], fields: Mapping[str, Field], what: str
+) -> list[str]:
+    """Return the problems of ``payload`` against ``fields`` (empty when valid)."""
+    problems = [f"unknown field {k!r}" for k in payload if k not in fields]
+    for name, spec in fields.items():
+        if name not in payload:
+            if spec.required:
+                problems.append(f"missing field {name!r}")
+        elif not spec.check(payload[name]):
+            problems.append(f"field {name!r} is not {spec.kind}")
+    return [f"{what}: {p}" for p in problems]
+
+
+def validate_payload(
+    mtype: str, payload: dict[str, Any], *, evidence: tuple[bytes, ...], message_no: int
+) -> None:
+    """Raise :class:`MalformedMessageError` unless the payload matches the catalogue."""
+    fields = CATALOGUE.get(mtype)
+    if fields is None:
+        raise MalformedMessageError(
+            f"unknown message type {mtype!r}", evidence=evidence, message_no=message_no
+        )
+    problems = validate_fields(payload, fields, mtype)
+    if not problems and mtype == MessageType.DECK4:
+        problems = validate_fields(payload["action"], ACTION_FIELDS, "deck4.action")
+    if not problems and mtype == MessageType.ACTION:
+        problems = _action_problems(payload)
+    if not problems and mtype == MessageType.DECK4:
+        problems = _action_problems(payload["action"])
+    if problems:
+        raise MalformedMessageError("; ".join(problems), evidence=evidence, message_no=message_no)
+
+
+def _action_problems(action: Mapping[str, Any]) -> list[str]:
+    is_play = action["act"] == "play"
+    has_card = "pos" in action and "key" in action
+    if is_play and not has_card:
+        return ["a play needs 'pos' and 'key'"]
+    if not is_play and ("pos" in action or "key" in action):
+        return [f"{action['act']!r} takes no 'pos' or 'key'"]
+    return []

@@ -1,0 +1,886 @@
+"""The sans-IO game session (shape of h11's ``Connection``).
+
+Theory of operation
+-------------------
+A :class:`Session` is one player's end of one game.  Feed it the bytes the
+peer sent with :meth:`Session.receive_data`, pull typed events out of
+:meth:`Session.next_event`, answer :class:`YourTurn` with
+:meth:`Session.send`, and write whatever :meth:`Session.data_to_send` returns
+to the peer.  It never touches a socket, a clock or a global RNG: the caller
+passes a 32-byte ``secret`` (fresh randomness, e.g. ``secrets.token_bytes``)
+from which every local random value is derived (hello nonce, coin, one deck
+seed per hand), so a session can be rebuilt from that secret and its
+transcript (:meth:`Session.restore`).
+
+Every message, sent or received, goes through :meth:`_apply`, which keeps
+the chain (sequence, previous hash, game id), the stage table of
+:mod:`._state`, the deck layer (:class:`~truc_p2p.deck.DeckSide`, one per
+hand) and this player's view of the rules engine in step.  Messages the
+protocol makes without a decision (hellos, coin, deck steps, reveals,
+results) are queued automatically.  Any fault in peer input becomes a
+:class:`RemoteProtocolError` carrying the signed envelope(s) as evidence and
+leaves the session in the ``ERROR`` stage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+
+from truc_p2p.deck import (
+    CheatError,
+    DeckError,
+    DeckSide,
+    HandRecord,
+    Role,
+    audit_hand,
+    positions,
+)
+from truc_p2p.protocol._errors import (
+    AuditFailedError,
+    ChainError,
+    CheatDetectedError,
+    IllegalMoveError,
+    LocalProtocolError,
+    MalformedMessageError,
+    OutOfTurnError,
+    ProtocolError,
+    RemoteProtocolError,
+    ResultMismatchError,
+    RulesetMismatchError,
+    SequenceError,
+    UnexpectedMessageError,
+    WrongGameError,
+)
+from truc_p2p.protocol._events import (
+    CLOSED,
+    NEED_DATA,
+    AnyEvent,
+    AuditPassed,
+    CardsDealt,
+    GameFinished,
+    GameResult,
+    GameStarted,
+    PeerAborted,
+    YourTurn,
+)
+from truc_p2p.protocol._messages import MAX_SEEDS_PER_REVEAL, MessageType, validate_payload
+from truc_p2p.protocol._state import STAGES, Cond, Stage, expected_sender, next_stage
+from truc_p2p.protocol._wire import (
+    GENESIS,
+    Envelope,
+    FrameBuffer,
+    decode_envelope,
+    envelope_hash,
+    fingerprint,
+    frame,
+    public_key_bytes,
+    sign_envelope,
+    verify_signature,
+)
+from truc_p2p.rules import (
+    Action,
+    ActionKind,
+    Card,
+    Event,
+    Game,
+    GameEnded,
+    IllegalActionError,
+    Outcome,
+    Phase,
+    Player,
+    RoundEnded,
+    RulesError,
+    Ruleset,
+)
+
+__all__ = ["AUDIT_MODES", "Session", "coin_commitment", "first_dealer_from_coins", "game_id_of"]
+
+AUDIT_MODES = ("game", "hand")
+_COIN_TAG = b"truc-p2p/v1/coin"
+_GAME_TAG = b"truc-p2p/v1/game"
+
+
+def coin_commitment(coin: bytes) -> bytes:
+    """The initiator's commitment to its coin, sent in its hello."""
+    return hashlib.sha256(_COIN_TAG + coin).digest()
+
+
+def first_dealer_from_coins(initiator_coin: bytes, responder_coin: bytes) -> Player:
+    """Both coins decide the first dealer: the low bit of a hash of both."""
+    digest = hashlib.sha256(_COIN_TAG + b"/draw" + initiator_coin + responder_coin).digest()
+    return Player(digest[0] & 1)
+
+
+def game_id_of(hello_initiator: bytes, hello_responder: bytes) -> bytes:
+    """The game id: SHA-256 over a tag and both raw hello envelopes."""
+    return hashlib.sha256(_GAME_TAG + hello_initiator + hello_responder).digest()
+
+
+def result_payload(outcome: Outcome, *, hands: int, chain: bytes) -> dict[str, Any]:
+    """The payload both players sign in their ``result`` messages."""
+    return {
+        "winner": int(outcome.winner),
+        "scores": list(outcome.scores),
+        "reason": outcome.reason.value,
+        "hands": hands,
+        "chain": chain,
+    }
+
+
+def action_payload(action: Action) -> dict[str, Any]:
+    """Payload fields of an action other than the card proof and keys."""
+    return {"act": action.kind.value}
+
+
+class Session:
+    """One player's end of a truc-p2p game.  See the module docstring.
+
+    ``role`` is :attr:`Player.P0` for the initiator (who sends the first
+    hello) and :attr:`Player.P1` for the responder.  ``record`` is called with
+    every envelope sent or received, in transcript order, before it is acted
+    on: pass a transcript writer's ``append`` so nothing is lost on an error.
+    """
+
+    def __init__(
+        self,
+        *,
+        identity: Ed25519PrivateKey,
+        role: Player,
+        secret: bytes,
+        ruleset: Ruleset | None = None,
+        name: str = "player",
+        audit: str = "game",
+        record: Callable[[bytes], None] | None = None,
+    ) -> None:
+        if len(secret) != 32:
+            raise LocalProtocolError("secret must be 32 bytes of fresh randomness")
+        if audit not in AUDIT_MODES:
+            raise LocalProtocolError(f"audit must be one of {AUDIT_MODES}")
+        if not (1 <= len(name) <= 40 and name.isprintable()):
+            raise LocalProtocolError("name must be 1 to 40 printable characters")
+        self._identity = identity
+        self._public = public_key_bytes(identity.public_key())
+        self.me = Player(role)
+        self._secret = secret
+        self.ruleset = ruleset if ruleset is not None else Ruleset()
+        self.name = name
+        self.audit_mode = audit
+        self._record = record
+
+        self._frames = FrameBuffer()
+        self._events: deque[AnyEvent] = deque()
+        self._outbox: list[bytes] = []
+        self._error: ProtocolError | None = None
+
+        self.stage = Stage.HELLO_INITIATOR
+        self._seq = 0
+        self._prev = GENESIS
+        self.game_id = b""
+        self._hellos: list[bytes] = []
+        self._peer_key: Ed25519PublicKey | None = None
+        self.peer_name: str | None = None
+        self.peer_fingerprint: str | None = None
+        self._peer_coin: bytes = b""  # commitment (we are responder) or coin (initiator)
+
+        self._game: Game | None = None
+        self._hand = -1
+        self._deck: DeckSide | None = None
+        self._pending_d4: tuple[tuple[bytes, ...], list[bytes]] | None = None
+        self._decks: dict[int, DeckSide] = {}
+        self._hand_envelopes: dict[int, dict[str, bytes]] = {}
+        self._owe_redeal_keys = False
+        self._peer_owes_redeal_keys = False
+        self._hand_ender: Player | None = None
+        self._audited = 0  # hands [0, _audited) are audited
+        self._peer_seeds: dict[int, bytes] = {}
+        self._reveal_env: bytes = b""
+        self._expected_result: dict[str, Any] | None = None
+        self._result_envs: list[bytes] = []
+        self.result: GameResult | None = None
+        self._sent_log: list[bytes] | None = None  # own envelopes, while restoring
+
+        if self.me is Player.P0:
+            self._emit(MessageType.HELLO, self._hello_payload(coin_commitment(self._coin)))
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def fingerprint(self) -> str:
+        """This player's key fingerprint."""
+        return fingerprint(self._public)
+
+    @property
+    def game(self) -> Game:
+        """A copy of this player's view of the rules engine (after the coin flip)."""
+        if self._game is None:
+            raise LocalProtocolError("the game has not started yet")
+        return self._game.copy()
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The rules outcome once the last action is played (before the audit)."""
+        return self._game.outcome() if self._game is not None else None
+
+    @property
+    def hands_dealt(self) -> int:
+        return self._hand + 1
+
+    @property
+    def error(self) -> ProtocolError | None:
+        """The error that ended the session, if any."""
+        return self._error
+
+    @property
+    def finished(self) -> bool:
+        return self.stage in (Stage.DONE, Stage.ABORTED, Stage.ERROR)
+
+    def secret_for_storage(self) -> bytes:
+        """The 32-byte session secret, to store (0600) for :meth:`restore`. Never log it."""
+        return self._secret
+
+    def receive_data(self, data: bytes) -> None:
+        """Buffer bytes received from the peer; process them with :meth:`next_event`."""
+        if self.stage in (Stage.DONE, Stage.ABORTED):
+            if data:
+                raise LocalProtocolError("the session is closed")
+            return
+        self._frames.feed(data)
+
+    def next_event(self) -> AnyEvent:
+        """Return the next event, :data:`NEED_DATA` or :data:`CLOSED`.
+
+        Raises :class:`RemoteProtocolError` (and keeps raising it) once the peer
+        broke the protocol.
+        """
+        while True:
+            if self._events:
+                return self._events.popleft()
+            if self._error is not None:
+                raise self._error
+            if self.stage in (Stage.DONE, Stage.ABORTED):
+                return CLOSED
+            try:
+                raw = self._frames.next_envelope()
+            except RemoteProtocolError as exc:
+                self._fail(exc)
+                raise
+            if raw is None:
+                return NEED_DATA
+            self._receive(raw)
+
+    def data_to_send(self) -> bytes:
+        """Framed bytes of every message queued since the last call."""
+        out = b"".join(frame(env) for env in self._outbox)
+        self._outbox.clear()
+        return out
+
+    def send(self, action: Action) -> bytes:
+        """Play ``action`` (it must be legal and your turn); returns the bytes to send.
+
+        The returned bytes include any queued automatic message.
+        """
+        if self._error is not None or self.finished:
+            raise LocalProtocolError(f"cannot act: session is {self.stage.value}")
+        game = self._game
+        if self.stage not in (Stage.PLAY, Stage.DECK4) or game is None or game.to_act != self.me:
+            raise LocalProtocolError("it is not your turn to act")
+        if not game.is_legal(action):
+            try:
+                game.copy().push(action)
+            except IllegalActionError as exc:
+                raise LocalProtocolError(f"illegal action {action}: {exc}") from exc
+            raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
+        payload = self._own_action_payload(action)
+        if self.stage is Stage.DECK4:
+            assert self._pending_d4 is not None
+            deck, keys = self._pending_d4
+            self._pending_d4 = None
+            self._emit(MessageType.DECK4, {"deck": list(deck), "keys": keys, "action": payload})
+        else:
+            self._emit(MessageType.ACTION, payload)
+        return self.data_to_send()
+
+    def abort(self, reason: str, detail: str = "") -> bytes:
+        """End the game early with a signed ``abort`` (quit, timeout, cheat, ...).
+
+        Returns the bytes to send (empty if nothing can be sent any more).
+        """
+        if self.stage in (Stage.DONE, Stage.ABORTED):
+            return b""
+        if not self._hellos or (len(self._hellos) < 2 and self._peer_key is None):
+            self.stage = Stage.ABORTED
+            return b""
+        self._emit(MessageType.ABORT, {"reason": reason, "detail": detail[:200]}, check=False)
+        self.stage = Stage.ABORTED
+        return self.data_to_send()
+
+    @classmethod
+    def restore(
+        cls,
+        envelopes: Iterable[bytes],
+        *,
+        identity: Ed25519PrivateKey,
+        role: Player,
+        secret: bytes,
+        ruleset: Ruleset | None = None,
+        name: str = "player",
+        audit: str = "game",
+        record: Callable[[bytes], None] | None = None,
+    ) -> Session:
+        """Rebuild a session by replaying its transcript with the same local secret.
+
+        Own messages are regenerated (Ed25519 signatures are deterministic) and
+        must match the transcript byte for byte; the peer's are processed as
+        when they arrived.  Pending events are discarded; ``record`` is attached
+        after the replay.
+        """
+        session = cls(
+            identity=identity, role=role, secret=secret, ruleset=ruleset, name=name, audit=audit
+        )
+        session._sent_log = list(session._outbox)
+        cursor = 0
+        for raw in envelopes:
+            sender = decode_envelope(raw).sender
+            if sender == session.me:
+                if cursor >= len(session._sent_log):
+                    session._replay_own_decision(raw)
+                produced = session._sent_log[cursor]
+                cursor += 1
+                if produced != raw:
+                    raise LocalProtocolError(
+                        f"transcript message {session._seq - 1} differs from what this "
+                        "identity and secret produce"
+                    )
+            else:
+                session.receive_data(frame(raw))
+                while session.next_event() not in (NEED_DATA, CLOSED):
+                    pass
+        session._sent_log = None
+        session._outbox.clear()
+        session._events.clear()
+        if session._game is not None and session._game.to_act == session.me:
+            session._events.append(YourTurn(legal_actions=tuple(session._game.legal_actions())))
+        session._record = record
+        return session
+
+    # ------------------------------------------------------------------ internals
+
+    def _derive(self, label: bytes) -> bytes:
+        return hmac.new(self._secret, b"truc-p2p/v1/local/" + label, hashlib.sha256).digest()
+
+    @property
+    def _coin(self) -> bytes:
+        return self._derive(b"coin")
+
+    def _seed(self, hand: int) -> bytes:
+        return self._derive(b"seed" + hand.to_bytes(4, "big"))
+
+    def _hello_payload(self, coin: bytes) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "key": self._public,
+            "nonce": self._derive(b"nonce"),
+            "ruleset": dict(self.ruleset.to_dict()),
+            "options": {"audit": self.audit_mode},
+            "coin": coin,
+        }
+
+    def _fail(self, exc: ProtocolError) -> None:
+        self._error = exc
+        self.stage = Stage.ERROR
+
+    def _emit(self, mtype: str, payload: dict[str, Any], *, check: bool = True) -> None:
+        raw = sign_envelope(
+            self._identity,
+            game_id=self.game_id,
+            seq=self._seq,
+            prev=self._prev,
+            sender=int(self.me),
+            type=mtype,
+            payload=payload,
+        )
+        if self._record is not None:
+            self._record(raw)
+        self._outbox.append(raw)
+        if self._sent_log is not None:
+            self._sent_log.append(raw)
+        self._seq += 1
+        self._prev = envelope_hash(raw)
+        if mtype == MessageType.ABORT:
+            return
+        env = decode_envelope(raw)
+        self._apply(env, mine=True)
+
+    def _receive(self, raw: bytes) -> None:
+        if self._record is not None:
+            self._record(raw)
+        try:
+            env = decode_envelope(raw, message_no=self._seq)
+            self._check_envelope(env)
+            self._seq = env.seq + 1
+            self._prev = env.hash
+            if env.type == MessageType.ABORT:
+                self.stage = Stage.ABORTED
+                self._events.append(
+                    PeerAborted(
+                        reason=env.payload["reason"], detail=env.payload["detail"], envelope=raw
+                    )
+                )
+                return
+            self._apply(env, mine=False)
+        except RemoteProtocolError as exc:
+            if not exc.evidence:
+                exc.evidence = (raw,)
+            self._fail(exc)
+            raise
+
+    def _check_envelope(self, env: Envelope) -> None:
+        """Signature, sender, game id, sequence, chain, turn and payload shape."""
+        evidence = (env.raw,)
+        n = env.seq
+        if self.stage is Stage.ERROR:  # pragma: no cover - next_event raises first
+            raise LocalProtocolError("session is in error")
+        if env.type == MessageType.HELLO and self._peer_key is None:
+            key_bytes = env.payload.get("key")
+            if not isinstance(key_bytes, bytes) or len(key_bytes) != 32:
+                raise MalformedMessageError("hello without a 32-byte key", message_no=n)
+            if key_bytes == self._public:
+                raise MalformedMessageError("peer presents our own key", message_no=n)
+            try:
+                key = Ed25519PublicKey.from_public_bytes(key_bytes)
+            except ValueError:
+                raise MalformedMessageError("hello key is not an Ed25519 key") from None
+            verify_signature(env, key)
+        elif self._peer_key is None:
+            raise UnexpectedMessageError(
+                f"{env.type!r} before the peer's hello", evidence=evidence, message_no=n
+            )
+        else:
+            verify_signature(env, self._peer_key)
+        if env.sender != int(self.me.other):
+            raise OutOfTurnError(
+                f"message claims sender {env.sender}", evidence=evidence, message_no=n
+            )
+        if env.game_id != self.game_id:
+            raise WrongGameError("envelope names another game", evidence=evidence, message_no=n)
+        if env.type == MessageType.ABORT:
+            # An abort may cross one of our messages in flight: it must chain to
+            # one of the last two envelopes, not necessarily the very last.
+            validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
+            if env.seq not in (self._seq, self._seq - 1):
+                raise SequenceError(
+                    f"abort with sequence number {env.seq}", evidence=evidence, message_no=n
+                )
+            return
+        if env.seq != self._seq:
+            raise SequenceError(
+                f"sequence number {env.seq}, expected {self._seq}",
+                evidence=evidence,
+                message_no=n,
+            )
+        if env.prev != self._prev:
+            raise ChainError(
+                "previous-hash does not match the last message",
+                evidence=evidence,
+                message_no=n,
+            )
+        validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
+        if self.stage not in STAGES:
+            raise UnexpectedMessageError(
+                f"{env.type!r} after the game ended", evidence=evidence, message_no=n
+            )
+        _, mtype, _ = STAGES[self.stage]
+        if self._expected_sender() != self.me.other:
+            raise OutOfTurnError(
+                f"{env.type!r} while it is our turn ({self.stage.value})",
+                evidence=evidence,
+                message_no=n,
+            )
+        if env.type != mtype:
+            raise UnexpectedMessageError(
+                f"{env.type!r} where {mtype!r} is due", evidence=evidence, message_no=n
+            )
+
+    def _expected_sender(self) -> Player:
+        return expected_sender(self.stage, self._game, self._hand_ender)
+
+    # -- applying messages ---------------------------------------------------------
+
+    def _apply(self, env: Envelope, *, mine: bool) -> None:
+        handler = {
+            MessageType.HELLO: self._on_hello,
+            MessageType.COIN: self._on_coin,
+            MessageType.DECK1: self._on_deck1,
+            MessageType.DECK2: self._on_deck2,
+            MessageType.DECK3: self._on_deck3,
+            MessageType.DECK4: self._on_deck4,
+            MessageType.ACTION: self._on_action,
+            MessageType.REVEAL: self._on_reveal,
+            MessageType.RESULT: self._on_result,
+        }[env.type]
+        if self._hand >= 0 and env.type.startswith("deck"):
+            self._hand_envelopes.setdefault(self._hand, {})[env.type] = env.raw
+        try:
+            handler(env, mine)
+        except CheatError as exc:
+            raise CheatDetectedError(
+                f"deck check failed at {exc.step}: {exc}",
+                step=exc.step,
+                position=exc.position,
+                evidence=(env.raw,),
+                message_no=env.seq,
+            ) from exc
+        except DeckError as exc:
+            raise CheatDetectedError(
+                f"deck data rejected: {exc}", evidence=(env.raw,), message_no=env.seq
+            ) from exc
+        except IllegalActionError as exc:
+            raise IllegalMoveError(
+                f"illegal action: {exc}", evidence=(env.raw,), message_no=env.seq
+            ) from exc
+        except RulesError as exc:
+            raise MalformedMessageError(
+                f"rejected by the rules engine: {exc}", evidence=(env.raw,), message_no=env.seq
+            ) from exc
+
+    def _advance(self, holds: dict[Cond, bool] | None = None) -> None:
+        self.stage = next_stage(self.stage, holds or {})
+
+    def _on_hello(self, env: Envelope, mine: bool) -> None:
+        self._hellos.append(env.raw)
+        if not mine:
+            p = env.payload
+            try:
+                theirs = Ruleset.from_dict(p["ruleset"])
+            except ValueError as exc:
+                raise MalformedMessageError(f"bad ruleset: {exc}", message_no=env.seq) from None
+            if self.me is Player.P1:
+                # Answer first so the initiator sees our settings, then complain.
+                self._peer_key = Ed25519PublicKey.from_public_bytes(p["key"])
+                self.peer_name = p["name"]
+                self.peer_fingerprint = fingerprint(p["key"])
+                self._peer_coin = p["coin"]
+                self._advance()
+                self._emit(MessageType.HELLO, self._hello_payload(self._coin))
+            if theirs != self.ruleset or p["options"] != {"audit": self.audit_mode}:
+                raise RulesetMismatchError(
+                    f"peer proposes ruleset {theirs.to_dict()} options {p['options']}, "
+                    f"we use {self.ruleset.to_dict()} options {{'audit': {self.audit_mode!r}}}",
+                    message_no=env.seq,
+                )
+            if self.me is Player.P1:
+                return
+            self._peer_key = Ed25519PublicKey.from_public_bytes(p["key"])
+            self.peer_name = p["name"]
+            self.peer_fingerprint = fingerprint(p["key"])
+            self._peer_coin = p["coin"]
+        self._advance()
+        if len(self._hellos) == 2:
+            self.game_id = game_id_of(self._hellos[0], self._hellos[1])
+            if self.me is Player.P0:
+                self._emit(MessageType.COIN, {"coin": self._coin})
+
+    def _on_coin(self, env: Envelope, mine: bool) -> None:
+        if mine:
+            first = first_dealer_from_coins(self._coin, self._peer_coin)
+        else:
+            if coin_commitment(env.payload["coin"]) != self._peer_coin:
+                raise CheatDetectedError(
+                    "coin does not open the initiator's commitment",
+                    step="coin",
+                    message_no=env.seq,
+                )
+            first = first_dealer_from_coins(env.payload["coin"], self._coin)
+        self._game = Game(self.ruleset, first_dealer=first, view=self.me)
+        assert self.peer_name is not None and self.peer_fingerprint is not None
+        self._events.append(
+            GameStarted(
+                game_id=self.game_id,
+                me=self.me,
+                peer_name=self.peer_name,
+                peer_fingerprint=self.peer_fingerprint,
+                ruleset=self.ruleset,
+                audit=self.audit_mode,
+                first_dealer=first,
+            )
+        )
+        self._advance()
+        self._start_hand()
+
+    def _start_hand(self) -> None:
+        game = self._game
+        assert game is not None
+        self._hand += 1
+        role = Role.DEALER if game.dealer == self.me else Role.NONDEALER
+        self._deck = DeckSide(role, self._seed(self._hand), game_id=self.game_id, hand=self._hand)
+        self._decks[self._hand] = self._deck
+        if role is Role.DEALER:
+            self._emit(
+                MessageType.DECK1,
+                {"deck": list(self._deck.d1()), "commitment": self._deck.commitment},
+            )
+
+    @property
+    def _role(self) -> Role:
+        assert self._deck is not None
+        return self._deck.role
+
+    def _on_deck1(self, env: Envelope, mine: bool) -> None:
+        self._advance()
+        if not mine:
+            assert self._deck is not None
+            d2 = self._deck.receive_d1(env.payload["deck"], env.payload["commitment"])
+            self._emit(MessageType.DECK2, {"deck": list(d2), "commitment": self._deck.commitment})
+
+    def _on_deck2(self, env: Envelope, mine: bool) -> None:
+        self._advance()
+        if not mine:
+            assert self._deck is not None
+            d3, keys = self._deck.receive_d2(env.payload["deck"], env.payload["commitment"])
+            order = positions(Role.NONDEALER, False)
+            self._emit(MessageType.DECK3, {"deck": list(d3), "keys": [keys[i] for i in order]})
+
+    def _on_deck3(self, env: Envelope, mine: bool) -> None:
+        self._advance()
+        if not mine:
+            assert self._deck is not None
+            order = positions(Role.NONDEALER, False)
+            d4, keys = self._deck.receive_d3(
+                env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
+            )
+            dealer_order = positions(Role.DEALER, False)
+            self._pending_d4 = (tuple(d4), [keys[i] for i in dealer_order])
+            self._deal_own(redeal=False)
+            self._your_turn()
+
+    def _on_deck4(self, env: Envelope, mine: bool) -> None:
+        if not mine:
+            assert self._deck is not None
+            order = positions(Role.DEALER, False)
+            self._deck.receive_d4(
+                env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
+            )
+            self._deal_own(redeal=False)
+        self._play_action(env, env.payload["action"], mine)
+
+    def _on_action(self, env: Envelope, mine: bool) -> None:
+        self._play_action(env, env.payload, mine)
+
+    def _deal_own(self, *, redeal: bool) -> None:
+        game, deck = self._game, self._deck
+        assert game is not None and deck is not None
+        cards = tuple(Card.from_index(c) for _, c in sorted(deck.my_cards(redeal=redeal).items()))
+        for event in game.deal({self.me: cards}):
+            self._events.append(event)
+        self._events.append(
+            CardsDealt(round_no=game.round_no, dealer=game.dealer, cards=cards, redeal=redeal)
+        )
+
+    def _your_turn(self) -> None:
+        game = self._game
+        assert game is not None
+        if game.to_act == self.me and game.phase is Phase.PLAY:
+            self._events.append(YourTurn(legal_actions=tuple(game.legal_actions())))
+
+    def _own_action_payload(self, action: Action) -> dict[str, Any]:
+        deck, game = self._deck, self._game
+        assert deck is not None and game is not None
+        payload = action_payload(action)
+        if action.kind is ActionKind.PLAY:
+            assert action.card is not None
+            held = {c: p for p, c in deck.my_cards(redeal=game.redealt).items()}
+            pos = held[action.card.index]
+            payload["pos"] = pos
+            payload["key"] = deck.show(pos)
+        if self._owe_redeal_keys or action.kind is ActionKind.ACCEPT_REDEAL:
+            keys = deck.redeal_keys()
+            payload["keys"] = [keys[i] for i in positions(self._role.other, True)]
+        return payload
+
+    def _play_action(self, env: Envelope, payload: dict[str, Any], mine: bool) -> None:
+        game, deck = self._game, self._deck
+        assert game is not None and deck is not None
+        actor = self.me if mine else self.me.other
+        kind = ActionKind(payload["act"])
+        # Redeal keys ride on the dealer's accept-redeal and on the non-dealer's
+        # first action after it; nowhere else.
+        keys_due = kind is ActionKind.ACCEPT_REDEAL or (
+            self._peer_owes_redeal_keys if not mine else self._owe_redeal_keys
+        )
+        if keys_due != ("keys" in payload):
+            raise MalformedMessageError(
+                "redeal keys missing" if keys_due else "unexpected redeal keys",
+                message_no=env.seq,
+            )
+        if not mine and "keys" in payload and kind is not ActionKind.ACCEPT_REDEAL:
+            # The non-dealer's keys for our (the dealer's) redeal cards.
+            deck.receive_redeal_keys(
+                dict(zip(positions(self._role, True), payload["keys"], strict=True))
+            )
+            self._peer_owes_redeal_keys = False
+            self._deal_own(redeal=True)
+        if mine and "keys" in payload and kind is not ActionKind.ACCEPT_REDEAL:
+            self._owe_redeal_keys = False
+        if kind is ActionKind.PLAY:
+            if mine:
+                card = Card.from_index(deck.my_cards(redeal=game.redealt)[payload["pos"]])
+            else:
+                card = Card.from_index(deck.receive_show(payload["pos"], payload["key"]))
+            action = Action.play(card)
+        else:
+            action = Action(kind)
+        if game.to_act != actor:
+            raise OutOfTurnError(f"player {int(actor)} acted out of turn", message_no=env.seq)
+        events = game.push(action)
+        self._events.extend(events)
+        if kind is ActionKind.ACCEPT_REDEAL:
+            if mine:
+                self._peer_owes_redeal_keys = True
+            else:
+                deck.receive_redeal_keys(
+                    dict(zip(positions(self._role, True), payload["keys"], strict=True))
+                )
+                self._owe_redeal_keys = True
+                self._deal_own(redeal=True)
+        self._after_action(actor, events)
+
+    def _after_action(self, actor: Player, events: Sequence[Event]) -> None:
+        game = self._game
+        assert game is not None
+        round_over = any(isinstance(e, RoundEnded) for e in events)
+        game_over = any(isinstance(e, GameEnded) for e in events)
+        if round_over:
+            self._hand_ender = actor
+        audit_due = round_over and (
+            game_over
+            or self.audit_mode == "hand"
+            or self._hand + 1 - self._audited >= MAX_SEEDS_PER_REVEAL
+        )
+        self._advance({Cond.AUDIT_DUE: audit_due, Cond.ROUND_OVER: round_over})
+        if self.stage is Stage.DECK1:
+            self._start_hand()
+        elif self.stage is Stage.REVEAL_FIRST:
+            self._maybe_reveal()
+        else:
+            self._your_turn()
+
+    # -- audit and result ----------------------------------------------------------
+
+    def _maybe_reveal(self) -> None:
+        if self._expected_sender() == self.me:
+            first = self._audited
+            seeds = [self._seed(h) for h in range(first, self._hand + 1)]
+            self._emit(MessageType.REVEAL, {"first": first, "seeds": seeds})
+
+    def _on_reveal(self, env: Envelope, mine: bool) -> None:
+        if not mine:
+            first, seeds = env.payload["first"], env.payload["seeds"]
+            expected = list(range(self._audited, self._hand + 1))
+            if first != self._audited or len(seeds) != len(expected):
+                raise AuditFailedError(
+                    f"reveal covers hands {first}..{first + len(seeds) - 1}, "
+                    f"expected {expected[0]}..{expected[-1]}",
+                    step="reveal",
+                    message_no=env.seq,
+                )
+            self._reveal_env = env.raw
+            for hand, seed in zip(expected, seeds, strict=True):
+                self._peer_seeds[hand] = seed
+            self._run_audit(expected, env)
+        first_stage = self.stage is Stage.REVEAL_FIRST
+        game_over = self._game is not None and self._game.phase is Phase.OVER
+        self._advance({Cond.GAME_OVER: game_over})
+        if first_stage:
+            self._maybe_reveal()
+            return
+        self._audited = self._hand + 1
+        if self.stage is Stage.DECK1:
+            self._start_hand()
+        elif self.stage is Stage.RESULT_FIRST:
+            self._expected_result = self._result_payload()
+            if self._expected_sender() == self.me:
+                self._emit(MessageType.RESULT, self._expected_result)
+
+    def _run_audit(self, hands: list[int], env: Envelope) -> None:
+        for hand in hands:
+            deck = self._decks[hand]
+            record: HandRecord = deck.record()
+            mine, theirs = deck.seed, self._peer_seeds[hand]
+            dealer_seed, nondealer_seed = (
+                (mine, theirs) if deck.role is Role.DEALER else (theirs, mine)
+            )
+            try:
+                audit_hand(record, dealer_seed=dealer_seed, nondealer_seed=nondealer_seed)
+            except CheatError as exc:
+                step = str(exc.step)
+                step_env = self._hand_envelopes.get(hand, {}).get(
+                    f"deck{step[1:]}" if step[:1] == "D" else step
+                )
+                evidence = (env.raw,) + ((step_env,) if step_env else ())
+                raise AuditFailedError(
+                    f"audit of hand {hand} failed at {exc.step}: {exc}",
+                    step=exc.step,
+                    position=exc.position,
+                    evidence=evidence,
+                    message_no=env.seq,
+                ) from exc
+        self._events.append(AuditPassed(hands=tuple(hands)))
+
+    def _result_payload(self) -> dict[str, Any]:
+        outcome = self.outcome
+        assert outcome is not None
+        return result_payload(outcome, hands=self._hand + 1, chain=self._prev)
+
+    def _on_result(self, env: Envelope, mine: bool) -> None:
+        if not mine and env.payload != self._expected_result:
+            raise ResultMismatchError(
+                f"peer's result {env.payload} disagrees with ours {self._expected_result}",
+                message_no=env.seq,
+            )
+        self._result_envs.append(env.raw)
+        self._advance()
+        if self.stage is Stage.RESULT_SECOND:
+            if self._expected_sender() == self.me:
+                assert self._expected_result is not None
+                self._emit(MessageType.RESULT, dict(self._expected_result))
+            return
+        outcome = self.outcome
+        assert outcome is not None
+        self.result = GameResult(
+            game_id=self.game_id,
+            winner=outcome.winner,
+            scores=outcome.scores,
+            reason=outcome.reason.value,
+            hands=self._hand + 1,
+            envelopes=(self._result_envs[0], self._result_envs[1]),
+        )
+        self._events.append(GameFinished(result=self.result))
+
+    def _replay_own_decision(self, raw: bytes) -> None:
+        env = decode_envelope(raw)
+        payload = env.payload.get("action") if env.type == MessageType.DECK4 else env.payload
+        if env.type == MessageType.ABORT:
+            self.abort(env.payload.get("reason", "quit"), env.payload.get("detail", ""))
+            return
+        if not isinstance(payload, dict) or env.type not in (
+            MessageType.DECK4,
+            MessageType.ACTION,
+        ):
+            raise LocalProtocolError(f"transcript message {env.seq} is not ours to make now")
+        kind = ActionKind(payload["act"])
+        if kind is ActionKind.PLAY:
+            assert self._deck is not None and self._game is not None
+            index = self._deck.my_cards(redeal=self._game.redealt)[payload["pos"]]
+            action = Action.play(Card.from_index(index))
+        else:
+            action = Action(kind)
+        self.send(action)

@@ -1,0 +1,150 @@
+"""The protocol state machine, as data.
+
+Everything that decides *who may send what next* lives in :data:`STAGES` and
+:data:`TRANSITIONS`; the session and the offline verifier both read them, and
+``protocol_spec/wire.md`` is generated from them (see
+``python -m truc_p2p.protocol._specgen``).
+
+A stage names the one message type that may come next and which player must
+send it.  After a message is applied, the first transition of the stage whose
+condition holds gives the next stage.  ``abort`` may be sent by either player
+in any stage before ``DONE``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+
+from truc_p2p.protocol._messages import MessageType
+from truc_p2p.rules import Game, Player
+
+__all__ = ["STAGES", "TRANSITIONS", "Cond", "Sender", "Stage", "expected_sender", "next_stage"]
+
+
+class Stage(enum.Enum):
+    HELLO_INITIATOR = "hello-initiator"
+    HELLO_RESPONDER = "hello-responder"
+    COIN = "coin"
+    DECK1 = "deck1"
+    DECK2 = "deck2"
+    DECK3 = "deck3"
+    DECK4 = "deck4"
+    PLAY = "play"
+    REVEAL_FIRST = "reveal-first"
+    REVEAL_SECOND = "reveal-second"
+    RESULT_FIRST = "result-first"
+    RESULT_SECOND = "result-second"
+    DONE = "done"
+    ABORTED = "aborted"
+    ERROR = "error"
+
+
+class Sender(enum.Enum):
+    """Which player sends in a stage, in protocol terms."""
+
+    INITIATOR = "initiator (player 0)"
+    RESPONDER = "responder (player 1)"
+    DEALER = "dealer of the hand"
+    NONDEALER = "non-dealer of the hand"
+    TO_ACT = "player to act (rules engine); the non-dealer while a redeal is being dealt"
+    FIRST = "the player who did not send the message that ended the hand"
+    SECOND = "the player who sent the message that ended the hand"
+
+
+class Cond(enum.Enum):
+    ALWAYS = "always"
+    AUDIT_DUE = "game over, or audit after every hand, or 32 hands since the last audit"
+    ROUND_OVER = "the round ended (game not over, no audit due)"
+    GAME_OVER = "the game is over"
+    OTHERWISE = "otherwise"
+
+
+#: stage -> (who sends, message type, what happens)
+STAGES: Mapping[Stage, tuple[Sender, str, str]] = {
+    Stage.HELLO_INITIATOR: (
+        Sender.INITIATOR,
+        MessageType.HELLO,
+        "key, nonce, ruleset, options, commitment to the initiator's coin",
+    ),
+    Stage.HELLO_RESPONDER: (
+        Sender.RESPONDER,
+        MessageType.HELLO,
+        "key, nonce, ruleset, options, the responder's coin in clear",
+    ),
+    Stage.COIN: (Sender.INITIATOR, MessageType.COIN, "opens the coin; fixes the first dealer"),
+    Stage.DECK1: (Sender.DEALER, MessageType.DECK1, "D1 and the dealer's seed commitment"),
+    Stage.DECK2: (Sender.NONDEALER, MessageType.DECK2, "D2 and the non-dealer's commitment"),
+    Stage.DECK3: (Sender.DEALER, MessageType.DECK3, "D3 and keys for the non-dealer's cards"),
+    Stage.DECK4: (
+        Sender.NONDEALER,
+        MessageType.DECK4,
+        "D4, keys for the dealer's cards and the non-dealer's first action",
+    ),
+    Stage.PLAY: (Sender.TO_ACT, MessageType.ACTION, "one action of the rules engine"),
+    Stage.REVEAL_FIRST: (Sender.FIRST, MessageType.REVEAL, "seeds of the hands to audit"),
+    Stage.REVEAL_SECOND: (
+        Sender.SECOND,
+        MessageType.REVEAL,
+        "seeds; sent only after its own audit passed",
+    ),
+    Stage.RESULT_FIRST: (Sender.FIRST, MessageType.RESULT, "the result, after a passed audit"),
+    Stage.RESULT_SECOND: (Sender.SECOND, MessageType.RESULT, "the same result: co-signature"),
+}
+
+#: stage -> ordered (condition, next stage); the first condition that holds wins.
+TRANSITIONS: Mapping[Stage, tuple[tuple[Cond, Stage], ...]] = {
+    Stage.HELLO_INITIATOR: ((Cond.ALWAYS, Stage.HELLO_RESPONDER),),
+    Stage.HELLO_RESPONDER: ((Cond.ALWAYS, Stage.COIN),),
+    Stage.COIN: ((Cond.ALWAYS, Stage.DECK1),),
+    Stage.DECK1: ((Cond.ALWAYS, Stage.DECK2),),
+    Stage.DECK2: ((Cond.ALWAYS, Stage.DECK3),),
+    Stage.DECK3: ((Cond.ALWAYS, Stage.DECK4),),
+    Stage.DECK4: (
+        (Cond.AUDIT_DUE, Stage.REVEAL_FIRST),
+        (Cond.ROUND_OVER, Stage.DECK1),
+        (Cond.OTHERWISE, Stage.PLAY),
+    ),
+    Stage.PLAY: (
+        (Cond.AUDIT_DUE, Stage.REVEAL_FIRST),
+        (Cond.ROUND_OVER, Stage.DECK1),
+        (Cond.OTHERWISE, Stage.PLAY),
+    ),
+    Stage.REVEAL_FIRST: ((Cond.ALWAYS, Stage.REVEAL_SECOND),),
+    Stage.REVEAL_SECOND: ((Cond.GAME_OVER, Stage.RESULT_FIRST), (Cond.OTHERWISE, Stage.DECK1)),
+    Stage.RESULT_FIRST: ((Cond.ALWAYS, Stage.RESULT_SECOND),),
+    Stage.RESULT_SECOND: ((Cond.ALWAYS, Stage.DONE),),
+}
+
+
+def next_stage(stage: Stage, holds: Mapping[Cond, bool]) -> Stage:
+    """The stage after a message in ``stage``, given which conditions hold."""
+    for cond, target in TRANSITIONS[stage]:
+        if cond in (Cond.ALWAYS, Cond.OTHERWISE) or holds.get(cond, False):
+            return target
+    raise AssertionError(f"no transition from {stage}")  # pragma: no cover - table is total
+
+
+def expected_sender(stage: Stage, game: Game | None, hand_ender: Player | None) -> Player:
+    """The player who must send the next message in ``stage``.
+
+    ``game`` is any view of the rules engine (needed from the coin flip on);
+    ``hand_ender`` is the player whose message ended the last hand (needed in
+    the reveal and result stages).
+    """
+    who = STAGES[stage][0]
+    if who is Sender.INITIATOR:
+        return Player.P0
+    if who is Sender.RESPONDER:
+        return Player.P1
+    if game is None:
+        raise ValueError(f"stage {stage.value} needs a game")
+    if who is Sender.DEALER:
+        return game.dealer
+    if who is Sender.NONDEALER:
+        return game.dealer.other
+    if who is Sender.TO_ACT:
+        return game.to_act if game.to_act is not None else game.dealer.other
+    if hand_ender is None:
+        raise ValueError(f"stage {stage.value} needs the hand's last sender")
+    return hand_ender.other if who is Sender.FIRST else hand_ender
