@@ -1,0 +1,115 @@
+"""The deck's two error families: the peer cheated, or the local caller misused the API.
+
+Every :class:`CheatError` says which message (``step``) and which deck position
+it is about, and which role is to blame (``culprit``).  Steps are ``"D1"`` to
+``"D4"`` (a deck and the keys sent with it), ``"keys"`` (redeal keys),
+``"show"`` (a played card's key) and ``"audit"`` (a revealed seed).
+"""
+
+from __future__ import annotations
+
+from truc_p2p.deck._schedule import Role
+
+__all__ = [
+    "AuditMismatchError",
+    "CardAlreadySeenError",
+    "CheatError",
+    "CommitmentMismatchError",
+    "DeckError",
+    "DeckUsageError",
+    "DuplicateEntryError",
+    "InvalidKeyError",
+    "InvalidPointError",
+    "MalformedDeckError",
+    "MalformedMessageError",
+    "NotACardError",
+    "PositionAlreadyShownError",
+    "UnchangedEntryError",
+    "WrongPositionError",
+]
+
+
+class DeckError(ValueError):
+    """Base class of every error raised by the deck layer."""
+
+
+class DeckUsageError(DeckError):
+    """The local caller misused the API: a step out of order, a bad local argument."""
+
+
+class CheatError(DeckError):
+    """The peer cheated (or sent garbage, which is the same thing).
+
+    ``step`` names the message, ``position`` the deck position or deck index
+    concerned (``None`` when the whole message is at fault) and ``culprit`` the
+    role that sent it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        step: str,
+        position: int | None = None,
+        culprit: Role | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.step = step
+        self.position = position
+        self.culprit = culprit
+
+    def __str__(self) -> str:
+        where = (
+            f"{self.step}" if self.position is None else f"{self.step}, position {self.position}"
+        )
+        who = "" if self.culprit is None else f", culprit {self.culprit.value}"
+        return f"{self.message} [{where}{who}]"
+
+
+class MalformedMessageError(CheatError):
+    """A message has the wrong shape: wrong type, wrong length, missing field."""
+
+
+class MalformedDeckError(MalformedMessageError):
+    """A deck is not exactly 32 entries of 32 bytes."""
+
+
+class DuplicateEntryError(CheatError):
+    """Two entries of a deck are equal (a copied ciphertext)."""
+
+
+class UnchangedEntryError(DuplicateEntryError):
+    """A deck entry equals an entry of the previous deck: it was not re-encrypted."""
+
+
+class InvalidPointError(CheatError):
+    """A deck entry is not the x-coordinate of a P-256 point."""
+
+
+class InvalidKeyError(CheatError):
+    """A key is not 32 big-endian bytes holding a scalar in [1, n-1]."""
+
+
+class WrongPositionError(CheatError):
+    """Keys or a shown card at a position the schedule does not give that player."""
+
+
+class PositionAlreadyShownError(CheatError):
+    """The peer showed the same position twice."""
+
+
+class NotACardError(CheatError):
+    """An opened position does not decrypt to one of the 32 card encodings."""
+
+
+class CardAlreadySeenError(CheatError):
+    """An opened position decrypts to a card that was already seen in this hand."""
+
+
+class CommitmentMismatchError(CheatError):
+    """A revealed seed does not match the commitment sent during the deal."""
+
+
+class AuditMismatchError(CheatError):
+    """A message of the hand differs from what the sender's revealed seed produces."""

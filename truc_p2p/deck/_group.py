@@ -1,0 +1,83 @@
+"""P-256 on x-coordinates: the commutative cipher ``E_k(x) = x(k * lift(x))``.
+
+``lift(x)`` is the point whose SEC1 compressed encoding is ``02 || x``.  Since
+``x(k * P) == x(k * -P)``, the choice of ``y`` does not matter and
+``E_k(E_j(x)) == E_{kj}(x)``: encryption commutes, and ``E_{k^-1 mod n}`` undoes
+``E_k``.  Every operation goes through ``cryptography`` (OpenSSL): decoding a
+point is ``from_encoded_point`` (which rejects x-coordinates that are not on the
+curve), a multiplication is an ECDH ``exchange`` with a key derived from the
+scalar.  The step code looks these helpers up on this module at call time so a
+test can count them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cryptography.hazmat.primitives.asymmetric import ec
+
+__all__ = [
+    "CURVE",
+    "ECDH",
+    "ORDER",
+    "PRIME",
+    "SCALAR_SIZE",
+    "batch_inverse",
+    "decode",
+    "derive_key",
+    "mul",
+    "parse_scalar",
+    "scalar_bytes",
+]
+
+CURVE = ec.SECP256R1()
+ECDH = ec.ECDH()
+ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+"""n, the prime order of the P-256 group (cofactor 1)."""
+PRIME = 0xFFFFFFFF00000001000000000000000000000000FFFFFFFFFFFFFFFFFFFFFFFF
+"""p, the field prime."""
+SCALAR_SIZE = 32
+_PREFIX = b"\x02"
+
+
+def decode(x: bytes) -> ec.EllipticCurvePublicKey:
+    """The point ``02 || x``; raises ``ValueError`` if ``x`` is not on the curve."""
+    return ec.EllipticCurvePublicKey.from_encoded_point(CURVE, _PREFIX + x)
+
+
+def derive_key(k: int) -> ec.EllipticCurvePrivateKey:
+    """An OpenSSL key object for scalar ``k`` (1 <= k < n), reusable for many products."""
+    return ec.derive_private_key(k, CURVE)
+
+
+def mul(k: int, point: ec.EllipticCurvePublicKey) -> bytes:
+    """``x(k * point)`` as 32 big-endian bytes: one scalar multiplication."""
+    return derive_key(k).exchange(ECDH, point)
+
+
+def scalar_bytes(k: int) -> bytes:
+    """A scalar on the wire: 32 bytes, big-endian."""
+    return k.to_bytes(SCALAR_SIZE, "big")
+
+
+def parse_scalar(raw: object) -> int | None:
+    """The scalar in ``raw`` if it is 32 bytes holding a value in [1, n-1], else ``None``."""
+    if not isinstance(raw, bytes) or len(raw) != SCALAR_SIZE:
+        return None
+    k = int.from_bytes(raw, "big")
+    if not 1 <= k < ORDER:
+        return None
+    return k
+
+
+def batch_inverse(values: Sequence[int]) -> list[int]:
+    """Inverses mod n of non-zero ``values`` with one modular inversion (Montgomery's trick)."""
+    prefix = [1]
+    for v in values:
+        prefix.append(prefix[-1] * v % ORDER)
+    inv = pow(prefix[-1], -1, ORDER)
+    out = [0] * len(values)
+    for i in range(len(values) - 1, -1, -1):
+        out[i] = inv * prefix[i] % ORDER
+        inv = inv * values[i] % ORDER
+    return out
