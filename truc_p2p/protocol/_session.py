@@ -695,15 +695,15 @@ class Session:
         deck, game = self._deck, self._game
         assert deck is not None and game is not None
         payload = action_payload(action)
+        if self._owe_redeal_keys or action.kind is ActionKind.ACCEPT_REDEAL:
+            keys = deck.redeal_keys()
+            payload["keys"] = [keys[i] for i in positions(self._role.other, True)]
         if action.kind is ActionKind.PLAY:
             assert action.card is not None
             held = {c: p for p, c in deck.my_cards(redeal=game.redealt).items()}
             pos = held[action.card.index]
             payload["pos"] = pos
             payload["key"] = deck.show(pos)
-        if self._owe_redeal_keys or action.kind is ActionKind.ACCEPT_REDEAL:
-            keys = deck.redeal_keys()
-            payload["keys"] = [keys[i] for i in positions(self._role.other, True)]
         return payload
 
     def _play_action(self, env: Envelope, payload: dict[str, Any], mine: bool) -> None:

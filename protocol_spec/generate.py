@@ -1,0 +1,215 @@
+"""Generate the machine-made parts of the spec and the wire test vectors.
+
+    python protocol_spec/generate.py          # rewrite generated blocks and vectors
+    python protocol_spec/generate.py --check  # exit 1 if anything is out of date
+
+The message catalogue and the state machine tables in ``wire.md`` are
+rendered from :data:`truc_p2p.protocol.CATALOGUE`, ``STAGES`` and
+``TRANSITIONS`` -- the same tables the session and the verifier run on.  The
+wire vector is a scripted game played by two sessions with fixed identity
+keys and fixed session secrets; every envelope is reproducible byte for byte
+(Ed25519 signatures are deterministic).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truc_p2p.protocol import (
+    CATALOGUE,
+    CLOSED,
+    MAX_ENVELOPE,
+    NEED_DATA,
+    PROTOCOL_VERSION,
+    STAGES,
+    TRANSITIONS,
+    Session,
+    YourTurn,
+    decode_envelope,
+)
+from truc_p2p.protocol._messages import ACTION_FIELDS
+from truc_p2p.rules import Action, Player, Ruleset
+
+HERE = Path(__file__).resolve().parent
+WIRE_MD = HERE / "wire.md"
+WIRE_VECTOR = HERE / "vectors" / "wire_v1.json"
+
+
+def _fixed(label: str) -> bytes:
+    return hashlib.sha256(b"truc-p2p/v1/test-vector/" + label.encode()).digest()
+
+
+# -- generated markdown --------------------------------------------------------
+
+
+def catalogue_md() -> str:
+    lines = []
+    for mtype, fields in CATALOGUE.items():
+        lines.append(f"#### `{mtype}`\n")
+        lines.append("| field | type | required | meaning |")
+        lines.append("| --- | --- | --- | --- |")
+        for name, f in fields.items():
+            lines.append(f"| `{name}` | {f.kind} | {'yes' if f.required else 'no'} | {f.doc} |")
+        lines.append("")
+    lines.append("#### action payload (in `action`, and in `deck4.action`)\n")
+    lines.append("| field | type | required | meaning |")
+    lines.append("| --- | --- | --- | --- |")
+    for name, f in ACTION_FIELDS.items():
+        lines.append(f"| `{name}` | {f.kind} | {'yes' if f.required else 'no'} | {f.doc} |")
+    return "\n".join(lines) + "\n"
+
+
+def states_md() -> str:
+    lines = ["| stage | sender | message | content | next stage (first that holds) |"]
+    lines.append("| --- | --- | --- | --- | --- |")
+    for stage, (sender, mtype, what) in STAGES.items():
+        nxt = "; ".join(f"{cond.value} → `{target.value}`" for cond, target in TRANSITIONS[stage])
+        lines.append(f"| `{stage.value}` | {sender.value} | `{mtype}` | {what} | {nxt} |")
+    lines.append("")
+    lines.append("```mermaid\nstateDiagram-v2")
+    for stage, transitions in TRANSITIONS.items():
+        for cond, target in transitions:
+            label = "" if cond.value in ("always", "otherwise") else f" : {cond.name.lower()}"
+            lines.append(f"    {stage.name} --> {target.name}{label}")
+    lines.append("    RESULT_SECOND --> [*]")
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
+def limits_md() -> str:
+    return (
+        f"* protocol version: `{PROTOCOL_VERSION}`\n"
+        f"* largest envelope (body + signature): {MAX_ENVELOPE} bytes\n"
+    )
+
+
+BLOCKS = {"catalogue": catalogue_md, "states": states_md, "limits": limits_md}
+
+
+def render_wire_md(text: str) -> str:
+    for name, fn in BLOCKS.items():
+        pattern = re.compile(
+            rf"(<!-- BEGIN GENERATED {name} -->\n).*?(<!-- END GENERATED {name} -->)", re.S
+        )
+        if not pattern.search(text):
+            raise SystemExit(f"wire.md lacks the generated block {name!r}")
+        text = pattern.sub(lambda m, fn=fn: m.group(1) + fn() + m.group(2), text)
+    return text
+
+
+# -- the wire vector -----------------------------------------------------------
+
+#: The scripted game: one hand (after the coin flip) in which the non-dealer
+#: asks for a redeal, the dealer accepts, then a raise is accepted and three
+#: tricks are played; the target is 2, so the round ends the game.
+SCRIPT_RULESET = Ruleset.from_dict({"target": 2, "ladder": "literal", "rest_refused": "game"})
+
+
+def _script_choice(session: Session, event: YourTurn, step: int) -> Action:
+    """A fixed, rule-driven choice so the vector needs no bot: redeal first,
+    then raise once, accept what is asked, and play the lowest card held."""
+    legal = event.legal_actions
+    kinds = {a.kind.value: a for a in legal}
+    for preferred in ("redeal", "accept-redeal", "raise", "accept"):
+        if preferred in kinds and not (preferred == "raise" and step > 3):
+            return kinds[preferred]
+    plays = sorted((a for a in legal if a.card is not None), key=lambda a: a.card.index)  # type: ignore[union-attr]
+    return plays[0]
+
+
+def wire_vector() -> dict[str, Any]:
+    keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"identity{p}")) for p in (0, 1)]
+    secrets = [_fixed(f"secret{p}") for p in (0, 1)]
+    names = ("alice", "bob")
+    transcript: list[bytes] = []
+    sessions = {
+        p: Session(
+            identity=keys[p],
+            role=p,
+            secret=secrets[p],
+            ruleset=SCRIPT_RULESET,
+            name=names[p],
+            record=transcript.append if p is Player.P0 else None,
+        )
+        for p in (Player.P0, Player.P1)
+    }
+    actions: list[list[Any]] = []
+    closed: set[Player] = set()
+    step = 0
+    while len(closed) < 2:
+        for me in (Player.P0, Player.P1):
+            if me in closed:
+                continue
+            s = sessions[me]
+            event = s.next_event()
+            sessions[me.other].receive_data(s.data_to_send())
+            if event is CLOSED:
+                closed.add(me)
+            elif isinstance(event, YourTurn):
+                action = _script_choice(s, event, step)
+                step += 1
+                actions.append([int(me), str(action)])
+                sessions[me.other].receive_data(s.send(action))
+            elif event is NEED_DATA:
+                continue
+    result = sessions[Player.P0].result
+    assert result is not None
+    return {
+        "description": "A scripted game: fixed identities and session secrets produce these "
+        "envelopes byte for byte. Player 0 is the initiator. Private keys are raw Ed25519 "
+        "seeds; secrets are the 32-byte session secrets every local random value is "
+        "derived from (see wire.md, 'Local secrets').",
+        "protocol_version": PROTOCOL_VERSION,
+        "identities": [k.private_bytes_raw().hex() for k in keys],
+        "public_keys": [k.public_key().public_bytes_raw().hex() for k in keys],
+        "secrets": [s.hex() for s in secrets],
+        "names": list(names),
+        "ruleset": dict(SCRIPT_RULESET.to_dict()),
+        "audit": "game",
+        "actions": actions,
+        "game_id": result.game_id.hex(),
+        "result": {
+            "winner": int(result.winner),
+            "scores": list(result.scores),
+            "reason": result.reason,
+            "hands": result.hands,
+        },
+        "envelopes": [
+            {"seq": i, "type": decode_envelope(raw).type, "hex": raw.hex()}
+            for i, raw in enumerate(transcript)
+        ],
+    }
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    stale = []
+    md = WIRE_MD.read_text()
+    new_md = render_wire_md(md)
+    vector = json.dumps(wire_vector(), indent=1) + "\n"
+    old_vector = WIRE_VECTOR.read_text() if WIRE_VECTOR.exists() else ""
+    if new_md != md:
+        stale.append(str(WIRE_MD))
+    if vector != old_vector:
+        stale.append(str(WIRE_VECTOR))
+    if check:
+        for path in stale:
+            print(f"out of date: {path}")
+        return 1 if stale else 0
+    WIRE_MD.write_text(new_md)
+    WIRE_VECTOR.parent.mkdir(exist_ok=True)
+    WIRE_VECTOR.write_text(vector)
+    for path in stale:
+        print(f"rewrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
