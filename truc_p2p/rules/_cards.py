@@ -30,7 +30,7 @@ class Player(IntEnum):
     @property
     def other(self) -> Player:
         """The opponent."""
-        return Player(1 - self.value)
+        return Player.P1 if self is Player.P0 else Player.P0
 
     def __str__(self) -> str:
         return self.name
@@ -169,7 +169,7 @@ class Card:
         if not isinstance(text, str):
             raise CardError(f"card text must be a str, not {type(text).__name__}")
         stripped = text.strip()
-        if len(stripped) < 2:
+        if len(stripped) < 2 or any(ch.isspace() for ch in stripped):
             raise CardError(f"not a card: {text!r}")
         try:
             return cls(Rank.from_str(stripped[:-1]), Suit.from_str(stripped[-1]))

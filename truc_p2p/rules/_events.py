@@ -55,7 +55,7 @@ class GameEndReason(Enum):
     REST_REFUSED = "rest-refused"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """The result of a finished game.  ``scores`` are the final scores."""
 
