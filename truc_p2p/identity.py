@@ -1,0 +1,127 @@
+"""The local player's long-lived Ed25519 identity key.
+
+A friend pins your key through its fingerprint (printed by ``truc-p2p
+identity`` and carried in every invite), so the key must survive between
+games: it lives in one file, written with mode 0600, by default in the
+user's data directory (``$XDG_DATA_HOME/truc-p2p/identity.key`` or
+``~/.local/share/truc-p2p/identity.key``).  The file is PEM (PKCS#8,
+unencrypted); a file holding the 32 raw private bytes is accepted too.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    load_pem_private_key,
+)
+
+from truc_p2p.protocol import fingerprint
+
+__all__ = [
+    "Identity",
+    "IdentityError",
+    "default_identity_path",
+    "load_identity",
+    "load_or_create_identity",
+    "permissions_warning",
+    "write_private_file",
+]
+
+_RAW_KEY_SIZE = 32
+
+
+class IdentityError(Exception):
+    """The identity file cannot be read, parsed or written."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A private key, where it is stored, and whether this call created it."""
+
+    key: Ed25519PrivateKey
+    path: Path | None
+    created: bool = False
+
+    @property
+    def fingerprint(self) -> str:
+        """Hex fingerprint of the public key (what invites pin)."""
+        return fingerprint(self.key.public_key())
+
+    @classmethod
+    def ephemeral(cls) -> Identity:
+        """A fresh key kept in memory only (for local games against a bot)."""
+        return cls(Ed25519PrivateKey.generate(), None, created=True)
+
+
+def default_identity_path() -> Path:
+    """``$XDG_DATA_HOME/truc-p2p/identity.key``, else ``~/.local/share/truc-p2p/identity.key``."""
+    base = os.environ.get("XDG_DATA_HOME") or ""
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share"
+    return root / "truc-p2p" / "identity.key"
+
+
+def write_private_file(path: Path, data: bytes) -> None:
+    """Create ``path`` with mode 0600 (never overwriting) and write ``data`` to it."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def load_identity(path: str | os.PathLike[str]) -> Identity:
+    """Read an identity file (PEM or 32 raw bytes); :class:`IdentityError` on failure."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise IdentityError(f"cannot read identity {p}: {exc.strerror or exc}") from None
+    if data.lstrip().startswith(b"-----BEGIN"):
+        try:
+            key = load_pem_private_key(data, password=None)
+        except (ValueError, TypeError) as exc:
+            raise IdentityError(f"{p} is not an unencrypted PEM private key: {exc}") from None
+        if not isinstance(key, Ed25519PrivateKey):
+            raise IdentityError(f"{p} holds a {type(key).__name__}, not an Ed25519 key")
+    elif len(data) == _RAW_KEY_SIZE:
+        key = Ed25519PrivateKey.from_private_bytes(data)
+    else:
+        raise IdentityError(f"{p} is neither a PEM Ed25519 key nor 32 raw key bytes")
+    return Identity(key, p)
+
+
+def load_or_create_identity(path: str | os.PathLike[str] | None = None) -> Identity:
+    """Load the identity at ``path`` (default :func:`default_identity_path`), creating it
+    with a fresh key and mode 0600 when the file does not exist."""
+    p = Path(path) if path is not None else default_identity_path()
+    if p.exists():
+        return load_identity(p)
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    try:
+        write_private_file(p, pem)
+    except FileExistsError:  # created concurrently: use that one
+        return load_identity(p)
+    except OSError as exc:
+        raise IdentityError(f"cannot create identity {p}: {exc.strerror or exc}") from None
+    return Identity(key, p, created=True)
+
+
+def permissions_warning(path: Path) -> str | None:
+    """A warning if other users may read the identity file, else ``None``."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        return f"warning: {path} is readable by other users (mode {mode & 0o777:o}); chmod 600 it"
+    return None

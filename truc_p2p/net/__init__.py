@@ -1,0 +1,60 @@
+"""The trio transport: play a :class:`~truc_p2p.protocol.Session` over a network stream.
+
+The session is sans-IO and frames its own messages, so this layer only moves
+bytes, keeps time and decides how a game ends::
+
+    async with serve_game(port=0) as listener:            # the host (responder)
+        print(listener.invite(my_fingerprint))
+        async with await listener.accept() as stream:
+            outcome = await play_game(stream, session, BotStrategy(bot))
+
+    async with open_game(invite) as stream:                # the joiner (initiator)
+        outcome = await play_game(stream, session, strategy,
+                                  expected_fingerprint=invite.fingerprint)
+
+:func:`host_game` and :func:`join_game` do all of it (session, transcript,
+secret file) in one call.  Every network or peer failure is a
+:class:`GameOutcome` with an :class:`End`, never an exception.
+"""
+
+from __future__ import annotations
+
+from truc_p2p.net._games import LocalGame, host_game, join_game, prepare_game, transcript_path
+from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError
+from truc_p2p.net._outcome import End, GameOutcome
+from truc_p2p.net._play import (
+    DEFAULT_BOT_TIMEOUT,
+    DEFAULT_HELLO_TIMEOUT,
+    DEFAULT_TURN_TIMEOUT,
+    BotStrategy,
+    EventHook,
+    QuitGame,
+    Strategy,
+    play_game,
+)
+from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
+
+__all__ = [
+    "DEFAULT_BOT_TIMEOUT",
+    "DEFAULT_HELLO_TIMEOUT",
+    "DEFAULT_PORT",
+    "DEFAULT_TURN_TIMEOUT",
+    "BotStrategy",
+    "End",
+    "EventHook",
+    "GameListener",
+    "GameOutcome",
+    "Invite",
+    "InviteError",
+    "LocalGame",
+    "QuitGame",
+    "Strategy",
+    "guess_lan_address",
+    "host_game",
+    "join_game",
+    "open_game",
+    "play_game",
+    "prepare_game",
+    "serve_game",
+    "transcript_path",
+]

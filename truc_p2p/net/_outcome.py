@@ -1,0 +1,128 @@
+"""How a networked game ended, for people (``message``) and programs (``to_json``)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from truc_p2p.protocol import GameResult
+from truc_p2p.rules import Player
+
+__all__ = ["End", "GameOutcome"]
+
+
+class End(enum.Enum):
+    """Why :func:`~truc_p2p.net.play_game` returned."""
+
+    #: The game was played to the end, audited and the result co-signed.
+    FINISHED = "finished"
+    #: The opponent sent nothing for longer than the turn timeout; we sent a
+    #: signed ``abort`` with reason ``timeout``.
+    OPPONENT_TIMEOUT = "opponent-timeout"
+    #: The opponent ended the game with a signed ``abort`` (see ``abort_reason``).
+    OPPONENT_ABORTED = "opponent-aborted"
+    #: EOF, reset or a stuck connection before the game was over.
+    CONNECTION_LOST = "connection-lost"
+    #: Could not connect at all (``join`` only).
+    CONNECTION_FAILED = "connection-failed"
+    #: The opponent broke the protocol (see ``error_code`` and ``error_message_no``).
+    PROTOCOL_ERROR = "protocol-error"
+    #: The two sides use different rulesets, options or protocol versions.
+    INCOMPATIBLE = "incompatible"
+    #: The host's key does not have the invite's fingerprint: nothing was played.
+    FINGERPRINT_MISMATCH = "fingerprint-mismatch"
+    #: We left the game (Ctrl-C, ``q`` or end of input); the opponent was told.
+    QUIT = "quit"
+    #: Our own player (strategy) failed, e.g. chose an illegal action.
+    LOCAL_ERROR = "local-error"
+
+
+_EXIT_CODES = {End.FINISHED: 0, End.FINGERPRINT_MISMATCH: 3, End.CONNECTION_FAILED: 4}
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameOutcome:
+    """One side's account of a networked game.
+
+    ``to_json`` uses the same keys as ``truc-p2p demo --json`` (``valid``,
+    ``game_id``, ``players``, ``winner``, ``winner_name``, ``score``,
+    ``hands``, ``reason``, ``messages``, ``bytes``, ``transcript``) plus
+    ``outcome``, ``message``, ``me``, ``peer_fingerprint``, ``abort`` and
+    ``error``.
+    """
+
+    end: End
+    #: One human-readable sentence saying what happened.
+    message: str
+    me: Player
+    names: tuple[str | None, str | None] = (None, None)
+    peer_fingerprint: str | None = None
+    game_id: bytes | None = None
+    #: The co-signed result (only when ``end`` is ``FINISHED``).
+    result: GameResult | None = field(default=None, repr=False)
+    #: The score when the game ended (final score, or the score so far).
+    scores: tuple[int, int] | None = None
+    hands: int = 0
+    #: Reason and detail of the signed abort that ended the game (sent or received).
+    abort_reason: str | None = None
+    abort_detail: str | None = None
+    #: ``code`` and message number of the peer's protocol error.
+    error_code: str | None = None
+    error_message_no: int | None = None
+    messages: int = 0
+    nbytes: int = 0
+    transcript: Path | None = None
+
+    @property
+    def valid(self) -> bool:
+        """True only for a finished game with a co-signed result."""
+        return self.end is End.FINISHED and self.result is not None
+
+    @property
+    def winner(self) -> Player | None:
+        return self.result.winner if self.result is not None else None
+
+    @property
+    def exit_code(self) -> int:
+        """0 finished, 3 host refused (fingerprint), 4 cannot connect, 130 quit, 1 otherwise."""
+        if self.end is End.QUIT:
+            return 130
+        return _EXIT_CODES.get(self.end, 1)
+
+    def summary(self) -> str:
+        """One line for the end of a command's output."""
+        where = f"; transcript: {self.transcript}" if self.transcript is not None else ""
+        return f"{self.message}{where}"
+
+    def to_json(self) -> dict[str, Any]:
+        result = self.result
+        winner = result.winner if result is not None else None
+        return {
+            "valid": self.valid,
+            "outcome": self.end.value,
+            "message": self.message,
+            "game_id": self.game_id.hex() if self.game_id else None,
+            "players": list(self.names),
+            "me": int(self.me),
+            "winner": int(winner) if winner is not None else None,
+            "winner_name": self.names[winner] if winner is not None else None,
+            "score": list(self.scores) if self.scores is not None else None,
+            "hands": self.hands,
+            "reason": result.reason if result is not None else self.end.value,
+            "peer_fingerprint": self.peer_fingerprint,
+            "abort": (
+                {"reason": self.abort_reason, "detail": self.abort_detail}
+                if self.abort_reason is not None
+                else None
+            ),
+            "error": (
+                {"code": self.error_code, "message_no": self.error_message_no}
+                if self.error_code is not None
+                else None
+            ),
+            "messages": self.messages,
+            "bytes": self.nbytes,
+            "transcript": str(self.transcript) if self.transcript is not None else None,
+        }

@@ -1,0 +1,514 @@
+"""Drive a sans-IO :class:`~truc_p2p.protocol.Session` over a trio stream.
+
+Theory of operation
+-------------------
+:func:`play_game` is the h11-style loop around the session: pull an event,
+flush whatever the session queued, and then either wait for bytes
+(``NEED_DATA``), ask the local :class:`Strategy` for an action
+(``YourTurn``) or stop (``CLOSED``).  A :class:`~._link.Link` owns the
+stream: one reader task feeds chunks through a bounded channel and every
+send goes through one lock.
+
+While the local player thinks, a watcher task keeps reading, so an abort,
+EOF or garbage from the opponent interrupts the choice at once instead of
+after it.  While waiting for the opponent, a deadline runs: it restarts
+whenever we send something or a complete frame arrives; when it passes we
+send a signed ``abort`` with reason ``timeout`` (recorded in the transcript
+like every envelope) and end with :attr:`End.OPPONENT_TIMEOUT`.
+
+Everything the peer or the network can do ends in a :class:`GameOutcome`,
+never an exception: EOF and resets (no abort is written then, so the
+transcript and the stored secret can still resume the game), protocol
+errors (we answer with a signed ``abort`` -- ``cheat``, ``error`` or
+``incompatible`` -- and keep the evidence in the transcript), and a host
+whose key does not match the invite's fingerprint (nothing more is sent).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import math
+from collections import deque
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Protocol, runtime_checkable
+
+import trio
+
+from truc_p2p.bots import Bot
+from truc_p2p.net._link import Closed, Link, LinkBroken
+from truc_p2p.net._outcome import End, GameOutcome
+from truc_p2p.protocol import (
+    CLOSED,
+    NEED_DATA,
+    AnyEvent,
+    BadSignatureError,
+    CheatDetectedError,
+    IllegalMoveError,
+    LocalProtocolError,
+    PeerAborted,
+    RemoteProtocolError,
+    ResultMismatchError,
+    RulesetMismatchError,
+    Session,
+    SessionEvent,
+    VersionMismatchError,
+    YourTurn,
+)
+from truc_p2p.rules import Action, Event, Game
+
+__all__ = [
+    "DEFAULT_BOT_TIMEOUT",
+    "DEFAULT_HELLO_TIMEOUT",
+    "DEFAULT_TURN_TIMEOUT",
+    "BotStrategy",
+    "EventHook",
+    "QuitGame",
+    "Strategy",
+    "play_game",
+]
+
+#: Seconds the opponent may take for a move when it may be a human.
+DEFAULT_TURN_TIMEOUT = 300.0
+#: Seconds a bot opponent may take (``truc-p2p demo``).
+DEFAULT_BOT_TIMEOUT = 30.0
+#: Seconds the peer may take to send its hello after connecting.
+DEFAULT_HELLO_TIMEOUT = 30.0
+
+#: Called with every session and rules event, in order (never the sentinels).
+EventHook = Callable[[Event | SessionEvent], None]
+
+
+class QuitGame(Exception):
+    """Raise from :meth:`Strategy.choose` to leave: a signed ``quit`` is sent."""
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """The local player: bot, terminal UI or anything else that picks moves."""
+
+    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        """Return one of ``legal``; ``game`` is this player's view (a copy)."""
+        ...
+
+
+class BotStrategy:
+    """Adapts a synchronous :class:`~truc_p2p.bots.Bot` to :class:`Strategy`."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        await trio.lowlevel.checkpoint()
+        return self.bot.choose(game)
+
+
+class _FrameCounter:
+    """Counts complete frames in a byte stream (4-byte length prefix)."""
+
+    def __init__(self) -> None:
+        self._header = bytearray()
+        self._left = 0
+        self.count = 0
+
+    def feed(self, data: bytes) -> int:
+        """Feed bytes; return how many frames they completed."""
+        before, i = self.count, 0
+        while i < len(data):
+            if self._left:
+                take = min(self._left, len(data) - i)
+                i += take
+                self._left -= take
+                if not self._left:
+                    self.count += 1
+                continue
+            take = min(4 - len(self._header), len(data) - i)
+            self._header += data[i : i + take]
+            i += take
+            if len(self._header) == 4:
+                self._left = int.from_bytes(self._header, "big")
+                self._header.clear()
+                if not self._left:
+                    self.count += 1
+        return self.count - before
+
+
+def _abort_reason(exc: RemoteProtocolError) -> str:
+    if isinstance(exc, RulesetMismatchError | VersionMismatchError):
+        return "incompatible"
+    if isinstance(
+        exc, CheatDetectedError | IllegalMoveError | BadSignatureError | ResultMismatchError
+    ):
+        return "cheat"
+    return "error"
+
+
+class _GameLoop:
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        session: Session,
+        strategy: Strategy,
+        *,
+        turn_timeout: float,
+        hello_timeout: float,
+        expected_fingerprint: str | None,
+        on_event: EventHook | None,
+        stop: trio.Event | None,
+        send_timeout: float,
+        linger: float,
+    ) -> None:
+        self.session = session
+        self.strategy = strategy
+        self.link = Link(stream)
+        self.turn_timeout = turn_timeout
+        self.hello_timeout = hello_timeout
+        self.expected_fingerprint = expected_fingerprint
+        self.on_event = on_event
+        self.stop = stop
+        self.send_timeout = send_timeout
+        self.linger = linger
+        self._pin_checked = expected_fingerprint is None
+        self._pending: deque[AnyEvent] = deque()
+        self._sent = _FrameCounter()
+        self._received = _FrameCounter()
+        self._deadline = math.inf
+        self._main_scope = trio.CancelScope()
+        self._quit_requested = False
+
+    # -- top level -------------------------------------------------------------------
+
+    async def run(self) -> GameOutcome:
+        crash: Exception | None = None
+        outcome: GameOutcome | None = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.link.run_reader)
+            if self.stop is not None:
+                nursery.start_soon(self._watch_stop, self.stop)
+            try:
+                with self._main_scope:
+                    outcome = await self._loop()
+                if outcome is None:
+                    outcome = await self._end_by_us(
+                        End.QUIT,
+                        "quit",
+                        "the player left",
+                        "you left the game; the opponent was told",
+                    )
+                await self.link.finish(linger=self.linger)
+            except Exception as exc:  # a bug in the strategy or the event hook
+                crash = exc
+                with trio.move_on_after(self.send_timeout):
+                    with contextlib.suppress(LinkBroken, LocalProtocolError):
+                        await self.link.send(self.session.abort("error", "local failure"))
+            finally:
+                nursery.cancel_scope.cancel()
+        if crash is not None:
+            raise crash
+        assert outcome is not None
+        return outcome
+
+    async def _watch_stop(self, stop: trio.Event) -> None:
+        await stop.wait()
+        self._quit_requested = True
+        self._main_scope.cancel()
+
+    async def _loop(self) -> GameOutcome:
+        s = self.session
+        self._restart_clock()
+        while True:
+            if self._pending:
+                event = self._pending.popleft()
+            else:
+                try:
+                    event = s.next_event()
+                except RemoteProtocolError as exc:
+                    refused = self._check_pin()
+                    if refused is not None:
+                        return refused
+                    return await self._remote_error(exc)
+            refused = self._check_pin()
+            if refused is not None:
+                return refused
+            try:
+                await self._flush()
+            except LinkBroken as exc:
+                return self._lost(str(exc))
+            if event is CLOSED:
+                return self._closed()
+            if event is NEED_DATA:
+                item = await self.link.receive(deadline=self._deadline)
+                if item is None:
+                    return await self._timeout()
+                if isinstance(item, Closed):
+                    return self._lost(item.reason)
+                self._feed(item)
+                continue
+            assert not isinstance(event, type(CLOSED))
+            self._notify(event)
+            if isinstance(event, PeerAborted):
+                return self._peer_aborted(event)
+            if isinstance(event, YourTurn):
+                ended = await self._take_turn(event)
+                if ended is not None:
+                    return ended
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _restart_clock(self) -> None:
+        limit = self.turn_timeout if self.session.peer_fingerprint else self.hello_timeout
+        self._deadline = trio.current_time() + limit
+
+    def _feed(self, data: bytes) -> None:
+        if self._received.feed(data):
+            self._restart_clock()
+        self.session.receive_data(data)
+
+    async def _flush(self) -> None:
+        data = self.session.data_to_send()
+        if data:
+            self._sent.feed(data)
+            await self.link.send(data, timeout=self.send_timeout)
+            self._restart_clock()
+
+    def _notify(self, event: Event | SessionEvent) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _check_pin(self) -> GameOutcome | None:
+        if self._pin_checked:
+            return None
+        expected, actual = self.expected_fingerprint, self.session.peer_fingerprint
+        if actual is None or expected is None:
+            return None
+        if hmac.compare_digest(actual.encode(), expected.lower().encode()):
+            self._pin_checked = True
+            return None
+        self.session.data_to_send()  # drop it: nothing more goes to an impostor
+        return self._outcome(
+            End.FINGERPRINT_MISMATCH,
+            f"refused the host: its key has fingerprint {actual}, the invite expects "
+            f"{expected.lower()}; nothing was played (wrong or stale invite, or someone "
+            "is impersonating the host)",
+        )
+
+    async def _take_turn(self, turn: YourTurn) -> GameOutcome | None:
+        s = self.session
+        game = s.game
+        interrupt: list[Closed | RemoteProtocolError] = []
+        action: Action | None = None
+        quit_game = False
+        failure: Exception | None = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._watch_during_turn, nursery.cancel_scope, interrupt)
+            try:
+                action = await self.strategy.choose(game, turn.legal_actions)
+            except QuitGame:
+                quit_game = True
+            except Exception as exc:  # re-raised below, outside the nursery's group
+                failure = exc
+            nursery.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+        for item in interrupt:
+            if isinstance(item, Closed):
+                return self._lost(item.reason)
+            return await self._remote_error(item)
+        if any(isinstance(e, PeerAborted) for e in self._pending):
+            return None  # the main loop reports it
+        if quit_game:
+            return await self._end_by_us(
+                End.QUIT, "quit", "the player left", "you left the game; the opponent was told"
+            )
+        assert action is not None
+        try:
+            data = s.send(action)
+        except LocalProtocolError as exc:
+            return await self._end_by_us(
+                End.LOCAL_ERROR,
+                "error",
+                "local player failure",
+                f"our player chose an action the session refused: {exc}",
+            )
+        self._sent.feed(data)
+        try:
+            await self.link.send(data, timeout=self.send_timeout)
+        except LinkBroken as exc:
+            return self._lost(str(exc))
+        self._restart_clock()
+        return None
+
+    async def _watch_during_turn(
+        self, scope: trio.CancelScope, interrupt: list[Closed | RemoteProtocolError]
+    ) -> None:
+        """Read while the local player thinks; cancel ``scope`` on abort, EOF or error."""
+        while True:
+            item = await self.link.receive()
+            if item is None:  # pragma: no cover - no deadline here
+                continue
+            if isinstance(item, Closed):
+                interrupt.append(item)
+                scope.cancel()
+                return
+            self._feed(item)
+            while True:
+                try:
+                    event = self.session.next_event()
+                except RemoteProtocolError as exc:
+                    interrupt.append(exc)
+                    scope.cancel()
+                    return
+                if event is NEED_DATA:
+                    break
+                self._pending.append(event)
+                if isinstance(event, PeerAborted) or event is CLOSED:
+                    scope.cancel()
+                    return
+
+    # -- endings ---------------------------------------------------------------------
+
+    def _outcome(self, end: End, message: str, **fields: object) -> GameOutcome:
+        s = self.session
+        names: list[str | None] = [None, None]
+        names[s.me] = s.name
+        names[s.me.other] = s.peer_name
+        scores: tuple[int, int] | None = None
+        if s.result is not None:
+            scores = s.result.scores
+        elif s.stage.value not in ("hello-initiator", "hello-responder", "coin"):
+            try:
+                scores = s.game.scores
+            except LocalProtocolError:
+                scores = None
+        return GameOutcome(
+            end=end,
+            message=message,
+            me=s.me,
+            names=(names[0], names[1]),
+            peer_fingerprint=s.peer_fingerprint,
+            game_id=s.game_id or None,
+            result=s.result if end is End.FINISHED else None,
+            scores=scores,
+            hands=s.hands_dealt,
+            messages=self._sent.count + self._received.count,
+            nbytes=self.link.bytes_sent + self.link.bytes_received,
+            **fields,  # type: ignore[arg-type]
+        )
+
+    def _where(self) -> str:
+        hands = self.session.hands_dealt
+        if self.session.peer_fingerprint is None:
+            return "before the game started"
+        return f"during hand {hands}" if hands else "before the first deal"
+
+    async def _end_by_us(self, end: End, reason: str, detail: str, message: str) -> GameOutcome:
+        data = self.session.abort(reason, detail)
+        if data:
+            self._sent.feed(data)
+            with contextlib.suppress(LinkBroken):
+                await self.link.send(data, timeout=self.send_timeout)
+        return self._outcome(end, message, abort_reason=reason, abort_detail=detail)
+
+    async def _timeout(self) -> GameOutcome:
+        if self.session.peer_fingerprint is None:
+            limit, what = self.hello_timeout, "the peer sent no hello"
+        else:
+            limit, what = self.turn_timeout, "the opponent did not play"
+        return await self._end_by_us(
+            End.OPPONENT_TIMEOUT,
+            "timeout",
+            f"no message for {limit:g} s",
+            f"opponent timed out: {what} for {limit:g} s {self._where()}; "
+            "a signed abort 'timeout' ends the transcript",
+        )
+
+    def _lost(self, reason: str) -> GameOutcome:
+        return self._outcome(End.CONNECTION_LOST, f"connection lost {self._where()}: {reason}")
+
+    async def _remote_error(self, exc: RemoteProtocolError) -> GameOutcome:
+        with contextlib.suppress(LinkBroken):  # e.g. the responder's hello, queued
+            await self._flush()  # before it saw the mismatch
+        reason = _abort_reason(exc)
+        where = f" at message {exc.message_no}" if exc.message_no is not None else ""
+        detail = f"{exc.code}{where}: {exc}"
+        if reason == "incompatible":
+            end = End.INCOMPATIBLE
+            message = f"incompatible settings, nothing was played: {exc}"
+        else:
+            end = End.PROTOCOL_ERROR
+            kept = " (its signed message is kept in the transcript)" if exc.evidence else ""
+            message = (
+                f"the opponent broke the protocol {self._where()}: {exc.code}{where}: "
+                f"{exc.args[0]}{kept}"
+            )
+        outcome = await self._end_by_us(end, reason, detail, message)
+        return replace(outcome, error_code=exc.code, error_message_no=exc.message_no)
+
+    def _peer_aborted(self, event: PeerAborted) -> GameOutcome:
+        what = {
+            "quit": "the opponent left the game",
+            "timeout": "the opponent ended the game because we took too long",
+            "cheat": "the opponent accuses us of cheating and ended the game",
+            "incompatible": "the opponent uses other settings and ended the game",
+        }.get(event.reason, f"the opponent ended the game ({event.reason})")
+        detail = f": {event.detail}" if event.detail else ""
+        return self._outcome(
+            End.OPPONENT_ABORTED,
+            f"{what} {self._where()}{detail}",
+            abort_reason=event.reason,
+            abort_detail=event.detail,
+        )
+
+    def _closed(self) -> GameOutcome:
+        s = self.session
+        r = s.result
+        if r is None:  # pragma: no cover - CLOSED without a result means we aborted
+            return self._outcome(End.LOCAL_ERROR, "the session closed without a result")
+        names = {s.me: s.name, s.me.other: s.peer_name or "opponent"}
+        return self._outcome(
+            End.FINISHED,
+            f"{names[r.winner]} wins {r.scores[0]}-{r.scores[1]} after {r.hands} hand(s) "
+            f"({r.reason}); result co-signed by both players",
+        )
+
+
+async def play_game(
+    stream: trio.abc.Stream,
+    session: Session,
+    strategy: Strategy,
+    *,
+    turn_timeout: float = DEFAULT_TURN_TIMEOUT,
+    hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
+    expected_fingerprint: str | None = None,
+    on_event: EventHook | None = None,
+    stop: trio.Event | None = None,
+    send_timeout: float = 60.0,
+    linger: float = 2.0,
+) -> GameOutcome:
+    """Play one game of ``session`` over ``stream`` until it ends; return the outcome.
+
+    ``strategy`` chooses the local player's actions.  ``turn_timeout`` is how
+    long the opponent may stay silent while we wait for it (``hello_timeout``
+    before its hello).  ``expected_fingerprint`` pins the peer's key (the
+    joiner passes the invite's).  ``on_event`` sees every event.  Setting
+    ``stop`` leaves the game with a signed ``quit``.  The stream is
+    half-closed but not closed: the caller owns it.
+
+    Network and peer failures are outcomes, not exceptions; only a failure
+    of ``strategy`` or ``on_event`` propagates (after a signed ``error``
+    abort was attempted).
+    """
+    loop = _GameLoop(
+        stream,
+        session,
+        strategy,
+        turn_timeout=turn_timeout,
+        hello_timeout=hello_timeout,
+        expected_fingerprint=expected_fingerprint,
+        on_event=on_event,
+        stop=stop,
+        send_timeout=send_timeout,
+        linger=linger,
+    )
+    return await loop.run()
