@@ -1,0 +1,27 @@
+"""Fixtures of the protocol tests; the helpers themselves live in ``protocol_helpers``."""
+
+from __future__ import annotations
+
+import pytest
+from protocol_helpers import Pair, bot
+
+from truc_p2p.rules import Player, Ruleset
+
+
+@pytest.fixture(params=list(Player), ids=lambda p: f"first-dealer-{p.name}")
+def first_dealer(request: pytest.FixtureRequest) -> Player:
+    """Parametrizes a test over which player deals the first hand."""
+    return Player(request.param)
+
+
+@pytest.fixture
+def finished_pair() -> Pair:
+    """A short honest game (target 3, audit after every hand), played to the end."""
+    pair = Pair(
+        ruleset=Ruleset(target=3),
+        audit="hand",
+        tag="finished",
+        bots={Player.P0: bot("random", 7), Player.P1: bot("heuristic", 8)},
+    )
+    pair.finish()
+    return pair

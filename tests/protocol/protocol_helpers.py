@@ -1,0 +1,425 @@
+"""Shared helpers for the protocol tests: a stepping in-memory pair, forgers, checks.
+
+:class:`Pair` is the h11 ``ConnectionPair`` of this suite: two real sessions
+(real keys, real signatures) whose envelopes sit in explicit in-flight queues,
+so a test can stop the game just before any envelope is delivered, replace it
+with a forged one and watch the receiver react.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truc_p2p.bots import Bot, make_bot
+from truc_p2p.protocol import (
+    CLOSED,
+    NEED_DATA,
+    AnyEvent,
+    FrameBuffer,
+    GameStarted,
+    LocalProtocolError,
+    RemoteProtocolError,
+    Session,
+    Stage,
+    VerifyReport,
+    YourTurn,
+    decode_envelope,
+    frame,
+    verify_transcript,
+)
+from truc_p2p.protocol._wire import PROTOCOL_VERSION, envelope_hash, sign_envelope
+from truc_p2p.rules import Action, ActionKind, Game, Player, Ruleset
+
+P0, P1 = Player.P0, Player.P1
+
+#: Envelope predicate: (sender, raw envelope) -> stop before delivering it?
+Stop = Callable[[Player, bytes], bool]
+
+
+def digest(tag: str) -> bytes:
+    return hashlib.sha256(b"truc-p2p protocol tests/" + tag.encode()).digest()
+
+
+def identity(tag: str) -> Ed25519PrivateKey:
+    """A fixed Ed25519 identity named by ``tag``."""
+    return Ed25519PrivateKey.from_private_bytes(digest("key/" + tag))
+
+
+class ScriptedBot:
+    """Plays the first legal action whose kind comes first in ``prefer``.
+
+    Among plays it picks the card with the lowest index; if no preferred kind is
+    legal it takes the first legal action.  Fully deterministic.
+    """
+
+    name = "scripted"
+
+    def __init__(self, *prefer: ActionKind) -> None:
+        self.prefer = prefer
+
+    def choose(self, game: Game) -> Action:
+        legal = list(game.legal_actions())
+        assert legal, "scripted bot asked to act out of turn"
+        for kind in self.prefer:
+            options = [a for a in legal if a.kind is kind]
+            if options:
+                return min(options, key=lambda a: a.card.index if a.card else -1)
+        return legal[0]
+
+
+#: Plays cards whenever it can: hands are only ended by the last card of a trick.
+PLAYER = ScriptedBot(ActionKind.PLAY, ActionKind.ACCEPT, ActionKind.DECLINE_REDEAL)
+#: Folds at its first turn of every round.
+FOLDER = ScriptedBot(ActionKind.FOLD)
+#: Asks for and accepts every redeal, then plays.
+REDEALER = ScriptedBot(
+    ActionKind.ASK_REDEAL, ActionKind.ACCEPT_REDEAL, ActionKind.PLAY, ActionKind.ACCEPT
+)
+
+
+def bot(name: str, seed: int) -> Bot:
+    if name == "player":
+        return PLAYER
+    if name == "folder":
+        return FOLDER
+    if name == "redealer":
+        return REDEALER
+    return make_bot(name, seed)
+
+
+@functools.cache
+def secrets_for(tag: str, first_dealer: Player | None = None) -> tuple[bytes, bytes]:
+    """Two session secrets named by ``tag`` whose coin flip makes ``first_dealer`` deal.
+
+    The coin flip is run through the public API: a handshake of two throwaway
+    sessions, read from their ``GameStarted`` event.
+    """
+    for attempt in range(64):
+        secrets = (digest(f"secret/{tag}/{attempt}/0"), digest(f"secret/{tag}/{attempt}/1"))
+        if first_dealer is None:
+            return secrets
+        probe = Pair(secrets=secrets, bots={P0: None, P1: None}, tag="coin-probe")
+        probe.run(until=lambda _s, _e, pr=probe: any(pr.started(p) for p in Player))
+        started = probe.started(P0) or probe.started(P1)
+        assert started is not None
+        if started.first_dealer is first_dealer:
+            return secrets
+    raise AssertionError("no secrets found for that first dealer")  # pragma: no cover
+
+
+@dataclass
+class Pair:
+    """Two sessions back to back, with the envelopes in flight kept in queues.
+
+    ``bots[p]`` answers ``YourTurn`` for ``p``; ``None`` leaves the turn
+    pending (the test acts itself).  ``records[p]`` is p's transcript.
+    """
+
+    ruleset: Ruleset | None = None
+    audit: str = "game"
+    bots: dict[Player, Bot | None] = field(default_factory=dict)
+    tag: str = "pair"
+    first_dealer: Player | None = None
+    secrets: tuple[bytes, bytes] | None = None
+    rulesets: tuple[Ruleset | None, Ruleset | None] | None = None
+    audits: tuple[str, str] | None = None
+    names: tuple[str, str] = ("alice", "bob")
+
+    def __post_init__(self) -> None:
+        self.keys = {P0: identity(self.tag + "/0"), P1: identity(self.tag + "/1")}
+        if self.secrets is None:
+            self.secrets = secrets_for(self.tag, self.first_dealer)
+        rulesets = self.rulesets or (self.ruleset, self.ruleset)
+        audits = self.audits or (self.audit, self.audit)
+        self.records: dict[Player, list[bytes]] = {P0: [], P1: []}
+        self.sessions = {
+            p: Session(
+                identity=self.keys[p],
+                role=p,
+                secret=self.secrets[p],
+                ruleset=rulesets[p],
+                name=self.names[p],
+                audit=audits[p],
+                record=self.records[p].append,
+            )
+            for p in Player
+        }
+        for p in Player:
+            self.bots.setdefault(p, make_bot("random", 0))
+        self.inflight: dict[Player, deque[bytes]] = {P0: deque(), P1: deque()}
+        self.events: dict[Player, list[AnyEvent]] = {P0: [], P1: []}
+        self.waiting: dict[Player, YourTurn | None] = {P0: None, P1: None}
+        self.closed: set[Player] = set()
+        self.collect(P0)
+
+    # -- plumbing -------------------------------------------------------------------
+
+    def collect(self, p: Player, data: bytes | None = None) -> list[bytes]:
+        """Queue the envelopes in ``data`` (default: p's ``data_to_send()``) as sent by p."""
+        if data is None:
+            data = self.sessions[p].data_to_send()
+        envelopes = split(data)
+        self.inflight[p].extend(envelopes)
+        return envelopes
+
+    def pull(self, p: Player) -> bool:
+        """Drain p's events, letting its bot answer its turns; True if anything happened."""
+        session = self.sessions[p]
+        progressed = False
+        while True:
+            event = session.next_event()
+            self.collect(p)
+            if event is NEED_DATA:
+                return progressed
+            if event is CLOSED:
+                if p not in self.closed:
+                    self.closed.add(p)
+                    progressed = True
+                return progressed
+            progressed = True
+            self.events[p].append(event)
+            if isinstance(event, YourTurn):
+                player = self.bots[p]
+                if player is None:
+                    self.waiting[p] = event
+                    continue
+                self.act(p, player.choose(session.game))
+
+    def act(self, p: Player, action: Action) -> list[bytes]:
+        """``send`` for p and queue what it returns."""
+        self.waiting[p] = None
+        return self.collect(p, self.sessions[p].send(action))
+
+    def peek(self) -> tuple[Player, bytes] | None:
+        for p in Player:
+            if self.inflight[p]:
+                return p, self.inflight[p][0]
+        return None
+
+    def deliver(self, p: Player, replacement: bytes | None = None) -> bytes:
+        """Deliver p's next in-flight envelope to the peer (or ``replacement`` instead)."""
+        original = self.inflight[p].popleft()
+        raw = original if replacement is None else replacement
+        self.sessions[p.other].receive_data(frame(raw))
+        return raw
+
+    def run(self, until: Stop | None = None, *, max_steps: int = 100_000) -> tuple[Player, bytes]:
+        """Pump until ``until`` holds for the next envelope (left undelivered and returned),
+        or, with ``until=None``, until both sessions are closed."""
+        for _ in range(max_steps):
+            progressed = self.pull(P0)
+            progressed = self.pull(P1) or progressed
+            nxt = self.peek()
+            if nxt is None:
+                if len(self.closed) == 2 and until is None:
+                    return P0, b""
+                if not progressed:
+                    raise AssertionError("the pair is stuck: both sessions need data")
+                continue
+            if until is not None and until(*nxt):
+                return nxt
+            self.deliver(nxt[0])
+        raise AssertionError("the pair did not finish")  # pragma: no cover
+
+    def finish(self) -> None:
+        self.run()
+
+    # -- queries --------------------------------------------------------------------
+
+    def started(self, p: Player) -> GameStarted | None:
+        return next((e for e in self.events[p] if isinstance(e, GameStarted)), None)
+
+    def forge_next(
+        self, sender: Player, mtype: str, payload: dict[str, Any], **changes: Any
+    ) -> bytes:
+        """A correctly chained envelope from ``sender`` as the peer's next message."""
+        receiver = self.records[sender.other]
+        fields: dict[str, Any] = {
+            "game_id": self.sessions[sender.other].game_id,
+            "seq": len(receiver),
+            "prev": envelope_hash(receiver[-1]),
+            "sender": int(sender),
+            "type": mtype,
+            "payload": payload,
+        }
+        fields.update(changes)
+        return sign_envelope(self.keys[sender], **fields)
+
+
+def split(data: bytes) -> list[bytes]:
+    buf = FrameBuffer()
+    buf.feed(data)
+    out = []
+    while (env := buf.next_envelope()) is not None:
+        out.append(env)
+    assert buf.pending == 0
+    return out
+
+
+def is_type(mtype: str, sender: Player | None = None) -> Stop:
+    return lambda s, raw: (sender is None or s is sender) and decode_envelope(raw).type == mtype
+
+
+def is_action(sender: Player, act: str | None = None, *, nth: int = 1) -> Stop:
+    """The ``nth`` action of ``sender`` (an ``action`` or the action inside ``deck4``)."""
+    seen = [0]
+
+    def stop(s: Player, raw: bytes) -> bool:
+        if s is not sender:
+            return False
+        env = decode_envelope(raw)
+        payload = env.payload.get("action") if env.type == "deck4" else env.payload
+        if env.type not in ("action", "deck4") or (act is not None and payload["act"] != act):
+            return False
+        seen[0] += 1
+        return seen[0] == nth
+
+    return stop
+
+
+def resign(key: Ed25519PrivateKey, raw: bytes, **changes: Any) -> bytes:
+    """``raw`` with some body fields changed, signed again with ``key``."""
+    env = decode_envelope(raw)
+    fields: dict[str, Any] = {
+        "game_id": env.game_id,
+        "seq": env.seq,
+        "prev": env.prev,
+        "sender": env.sender,
+        "type": env.type,
+        "payload": env.payload,
+    }
+    fields.update(changes)
+    return sign_envelope(key, **fields)
+
+
+def body_fields(raw: bytes) -> list[Any]:
+    """The seven body fields of an envelope, as a list."""
+    env = decode_envelope(raw)
+    return [env.version, env.game_id, env.seq, env.prev, env.sender, env.type, env.payload]
+
+
+def sign_body(key: Ed25519PrivateKey, body: bytes) -> bytes:
+    """Any body bytes followed by a valid signature over them."""
+    return body + key.sign(body)
+
+
+def pack_body(fields: Sequence[Any]) -> bytes:
+    return msgpack.packb(list(fields), use_bin_type=True)
+
+
+def with_payload(
+    raw: bytes, key: Ed25519PrivateKey, edit: Callable[[dict[str, Any]], Any]
+) -> bytes:
+    """``raw`` re-signed after ``edit`` changed (a copy of) its payload in place."""
+    payload = decode_envelope(raw).payload
+    edit(payload)
+    return resign(key, raw, payload=payload)
+
+
+def drain(session: Session) -> list[AnyEvent]:
+    """``next_event`` until NEED_DATA or CLOSED (remote errors propagate)."""
+    events = []
+    while (event := session.next_event()) not in (NEED_DATA, CLOSED):
+        events.append(event)
+    return events
+
+
+@dataclass
+class Caught:
+    error: RemoteProtocolError
+    report: VerifyReport
+    index: int  # position of the offending envelope in the receiver's transcript
+
+
+def deliver_and_expect(
+    pair: Pair, sender: Player, forged: bytes, cls: type[RemoteProtocolError]
+) -> Caught:
+    """Deliver ``forged`` in place of ``sender``'s next envelope; the receiver must raise
+    exactly ``cls`` with the forged envelope as evidence and end in the error state."""
+    before = len(pair.records[sender.other])
+    pair.deliver(sender, forged)
+    return expect_remote(pair, sender.other, forged, cls, index=before)
+
+
+def expect_remote(
+    pair: Pair,
+    victim: Player,
+    forged: bytes | None,
+    cls: type[RemoteProtocolError],
+    *,
+    index: int | None = None,
+) -> Caught:
+    session = pair.sessions[victim]
+    with pytest.raises(RemoteProtocolError) as info:
+        drain(session)
+    exc = info.value
+    assert type(exc) is cls, f"expected {cls.__name__}, got {type(exc).__name__}: {exc}"
+    assert exc.code == cls.code
+    if forged is not None:
+        assert forged in exc.evidence
+        assert pair.records[victim][-1] == forged
+        if index is not None:
+            assert pair.records[victim][index] == forged
+    assert_dead(session, exc)
+    report = verify_transcript(pair.records[victim])
+    assert not report.valid
+    assert report.error is not None and report.error_code is not None
+    return Caught(exc, report, len(pair.records[victim]) - 1)
+
+
+def assert_dead(session: Session, exc: RemoteProtocolError) -> None:
+    """After a remote error: ERROR stage, the same error again, no way to act."""
+    assert session.stage is Stage.ERROR
+    assert session.error is exc
+    assert session.finished
+    assert session.result is None
+    with pytest.raises(type(exc)) as again:
+        session.next_event()
+    assert again.value is exc
+    for action in (Action.FOLD, Action.RAISE, Action.ACCEPT):
+        with pytest.raises(LocalProtocolError):
+            session.send(action)
+    assert session.data_to_send() == b""
+
+
+def transcript_types(records: Iterable[bytes]) -> list[str]:
+    return [decode_envelope(r).type for r in records]
+
+
+__all__ = [
+    "FOLDER",
+    "P0",
+    "P1",
+    "PLAYER",
+    "PROTOCOL_VERSION",
+    "REDEALER",
+    "Caught",
+    "Pair",
+    "ScriptedBot",
+    "assert_dead",
+    "body_fields",
+    "bot",
+    "deliver_and_expect",
+    "digest",
+    "drain",
+    "expect_remote",
+    "identity",
+    "is_action",
+    "is_type",
+    "pack_body",
+    "resign",
+    "secrets_for",
+    "sign_body",
+    "split",
+    "transcript_types",
+    "with_payload",
+]
