@@ -282,7 +282,10 @@ class DeckSide:
 
     def _open(self, position: int, scalar: int, step: str) -> int:
         """Decrypt own-side point ``position`` with ``scalar`` and check the card."""
-        x = _group.derive_key(scalar).exchange(_group.ECDH, self._points[position])
+        try:
+            x = _group.derive_key(scalar).exchange(_group.ECDH, self._points[position])
+        except ValueError:  # cannot happen for a scalar in [1, n-1]; never crash on it
+            x = b""
         self._derives += 1
         self._mults += 1
         card = card_index().get(x)
