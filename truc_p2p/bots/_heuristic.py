@@ -179,8 +179,13 @@ class HeuristicBot:
         if Action.ASK_REDEAL in legal and est.edge < -0.35:
             return Action.ASK_REDEAL
         if Action.REST in legal:
+            # "My rest" stakes the whole game on this round.  The bot plays it like a
+            # cautious human: with a near-certain round once the game is under way and
+            # it is not ahead, or when the opponent is about to win anyway.
+            certain = est.win >= 0.97 and est.lose <= 0.01
+            under_way = my_score <= opp_score and opp_score >= target // 2
             desperate = opp_score >= target - 2 and my_score < target - 2
-            if (est.win >= 0.8 and est.lose <= 0.1) or (desperate and est.edge > 0.2):
+            if (certain and under_way) or (desperate and est.edge > 0.2):
                 return Action.REST
         if Action.RAISE in legal:
             raised = game.ruleset.next_value(value)
