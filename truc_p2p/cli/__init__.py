@@ -7,6 +7,7 @@ Each sub-command lives in its own private module exposing
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -17,7 +18,7 @@ __all__ = ["build_parser", "main"]
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the top-level argument parser with every sub-command registered."""
-    from truc_p2p.cli import _bench, _demo, _verify
+    from truc_p2p.cli import _bench, _demo, _identity, _net, _verify
 
     parser = argparse.ArgumentParser(
         prog="truc-p2p",
@@ -25,13 +26,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"truc-p2p {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (_demo, _verify, _bench):
+    for module in (_demo, _net, _identity, _verify, _bench):
         module.register(subparsers)
     return parser
 
 
+def _tolerant_output() -> None:
+    """Line-buffered output that never fails on a character the terminal cannot show."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(line_buffering=True, errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``truc-p2p`` console script; returns the exit status."""
+    _tolerant_output()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -42,4 +52,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BaseException as exc:
+        if not _only(exc, BrokenPipeError):
+            raise
+        # The reader of our output went away (``truc-p2p demo | head``): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     return status
+
+
+def _only(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``exc`` is ``kind`` or a (nested) group made only of ``kind``."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_only(e, kind) for e in exc.exceptions)
+    return isinstance(exc, kind)

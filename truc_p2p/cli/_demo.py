@@ -1,4 +1,9 @@
-"""``truc-p2p demo``: bots play each other through two full protocol sessions."""
+"""``truc-p2p demo``: two bots play each other over a real loopback TCP connection.
+
+Both peers run in this process, each with its own session, keys and
+transcript, connected through ``127.0.0.1`` exactly as two machines would be
+(``--in-memory`` pumps the bytes between the sessions directly instead).
+"""
 
 from __future__ import annotations
 
@@ -8,56 +13,40 @@ import json
 import secrets
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from truc_p2p.bots import BOT_NAMES, make_bot
+from truc_p2p.bots import BOT_NAMES, Bot, make_bot
+from truc_p2p.cli._common import add_ruleset_args, ruleset_from_args, use_ascii
 from truc_p2p.cli._narrate import describe
 from truc_p2p.local import make_pair, run_pair
-from truc_p2p.protocol import AnyEvent, CardsDealt
-from truc_p2p.rules import Ladder, Player, RestRefused, Ruleset
+from truc_p2p.net import (
+    DEFAULT_BOT_TIMEOUT,
+    BotStrategy,
+    GameOutcome,
+    open_game,
+    play_game,
+    serve_game,
+)
+from truc_p2p.protocol import AnyEvent, CardsDealt, GameResult, Session, SessionEvent
+from truc_p2p.rules import Event, Player
 from truc_p2p.transcript import TranscriptWriter
 
 __all__ = ["add_ruleset_args", "register", "ruleset_from_args"]
 
 
-def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
-    """Options that choose the Ruleset (both peers must pass the same ones)."""
-    parser.add_argument("--target", type=int, default=12, help="points to win (default 12)")
-    parser.add_argument(
-        "--ladder",
-        choices=[x.value for x in Ladder],
-        default=Ladder.LITERAL.value,
-        help="raise ladder: literal 1,2,6,8,10... (default) or even 1,2,4,6,8...",
-    )
-    parser.add_argument(
-        "--rest-refused",
-        choices=[x.value for x in RestRefused],
-        default=RestRefused.GAME.value,
-        help="a refused 'my rest' wins the game (default) or scores the round value",
-    )
-    parser.add_argument(
-        "--audit",
-        choices=["game", "hand"],
-        default="game",
-        help="reveal seeds and audit at the end of the game (default) or of every hand",
-    )
-
-
-def ruleset_from_args(args: argparse.Namespace) -> Ruleset:
-    return Ruleset.from_dict(
-        {"target": args.target, "ladder": args.ladder, "rest_refused": args.rest_refused}
-    )
-
-
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help="watch two bots play through the full protocol",
+        help="watch two bots play through the full protocol over loopback TCP",
         description="Two bots play through two protocol sessions (real keys, real "
-        "signatures, real mental-poker deck), writing one transcript per game.",
+        "signatures, real mental-poker deck) connected by a real TCP connection on "
+        "127.0.0.1, writing one transcript per player and game.",
     )
     parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
     parser.add_argument(
@@ -78,6 +67,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--quiet", action="store_true", help="print only the results")
     parser.add_argument("--json", action="store_true", help="one JSON object per game")
     parser.add_argument("--ascii", action="store_true", help="plain-ASCII card names")
+    parser.add_argument(
+        "--in-memory",
+        action="store_true",
+        help="pass the bytes between the two sessions in memory instead of over TCP",
+    )
     add_ruleset_args(parser)
     parser.set_defaults(func=_demo)
 
@@ -88,8 +82,69 @@ def _demo_secret(seed: int | None, game: int, label: str) -> bytes:
     return hashlib.sha256(f"truc-p2p demo/{seed}/{game}/{label}".encode()).digest()
 
 
+@dataclass
+class _Played:
+    """What one demo game produced, whichever transport carried it."""
+
+    results: dict[Player, GameResult | None]
+    messages: int
+    nbytes: int
+    problem: str | None = None
+
+
+async def _play_tcp(
+    sessions: dict[Player, Session],
+    bots: dict[Player, Bot],
+    on_event: Callable[[Player, Event | SessionEvent], None],
+) -> _Played:
+    """Both sessions over a real TCP connection on 127.0.0.1 (P1 hosts, P0 joins)."""
+    outcomes: dict[Player, GameOutcome] = {}
+
+    async def side(me: Player, stream: trio.abc.Stream) -> None:
+        outcomes[me] = await play_game(
+            stream,
+            sessions[me],
+            BotStrategy(bots[me]),
+            turn_timeout=DEFAULT_BOT_TIMEOUT,
+            expected_fingerprint=sessions[me.other].fingerprint if me is Player.P0 else None,
+            on_event=lambda event: on_event(me, event),
+        )
+
+    async with serve_game(bind="127.0.0.1", port=0) as listener, trio.open_nursery() as nursery:
+
+        async def host() -> None:
+            async with await listener.accept() as stream:
+                await side(Player.P1, stream)
+
+        nursery.start_soon(host)
+        async with open_game("127.0.0.1", listener.port) as stream:
+            await side(Player.P0, stream)
+    first = outcomes[Player.P0]
+    problems = [o.message for o in outcomes.values() if not o.valid]
+    return _Played(
+        results={p: o.result for p, o in outcomes.items()},
+        messages=first.messages,
+        nbytes=first.nbytes,
+        problem="; ".join(problems) or None,
+    )
+
+
+def _play_memory(
+    sessions: dict[Player, Session],
+    bots: dict[Player, Bot],
+    on_event: Callable[[Player, Event | SessionEvent], None],
+) -> _Played:
+    def hook(me: Player, event: AnyEvent) -> None:
+        if isinstance(event, Event | SessionEvent):
+            on_event(me, event)
+
+    pair = run_pair(sessions, bots, on_event=hook)
+    return _Played(results=pair.results, messages=pair.messages, nbytes=pair.nbytes)
+
+
 def _demo(args: argparse.Namespace) -> int:
     ruleset = ruleset_from_args(args)
+    ascii = use_ascii(args.ascii)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     names = {Player.P0: "alice", Player.P1: "bob"}
@@ -117,20 +172,24 @@ def _demo(args: argparse.Namespace) -> int:
             p: make_bot(args.bots[p], None if bot_seed is None else bot_seed + p)
             for p in (Player.P0, Player.P1)
         }
-        def on_event(me: Player, event: AnyEvent) -> None:
+
+        def on_event(me: Player, event: Event | SessionEvent) -> None:
             if not show or (me is Player.P1 and not isinstance(event, CardsDealt)):
                 return
-            line = describe(event, names, me=me, ascii=args.ascii)
+            line = describe(event, names, me=me, ascii=ascii)
             if line:
-                print(line)
+                print(line, flush=True)
 
         try:
-            pair = run_pair(sessions, bots, on_event=on_event)
+            if args.in_memory:
+                played = _play_memory(sessions, bots, on_event)
+            else:
+                played = trio.run(_play_tcp, sessions, bots, on_event)
         finally:
             for w in writers:
                 w.close()
-        result = pair.results[Player.P0]
-        ok = result is not None and result == pair.results[Player.P1]
+        result = played.results.get(Player.P0)
+        ok = result is not None and result == played.results.get(Player.P1)
         failures += not ok
         if args.json:
             print(
@@ -144,16 +203,17 @@ def _demo(args: argparse.Namespace) -> int:
                         "winner_name": names[result.winner] if result else None,
                         "score": list(result.scores) if result else None,
                         "hands": result.hands if result else None,
-                        "reason": result.reason if result else None,
-                        "messages": pair.messages,
-                        "bytes": pair.nbytes,
+                        "reason": result.reason if result else played.problem,
+                        "messages": played.messages,
+                        "bytes": played.nbytes,
+                        "transport": "memory" if args.in_memory else "tcp",
                         "transcript": str(paths[0]),
                         "transcripts": [str(p) for p in paths],
                     }
                 ),
                 flush=True,
             )
-        elif result is not None:
+        elif result is not None and ok:
             print(
                 f"game {g + 1}: {names[result.winner]} wins {result.scores[0]}-{result.scores[1]}"
                 f" after {result.hands} hands ({result.reason}); transcripts: "
@@ -161,5 +221,5 @@ def _demo(args: argparse.Namespace) -> int:
                 flush=True,
             )
         else:
-            print(f"game {g + 1}: no result", file=sys.stderr)
+            print(f"game {g + 1}: no result: {played.problem or 'results differ'}", file=sys.stderr)
     return 1 if failures else 0

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from typing import TextIO
+
 from truc_p2p.protocol import (
     AnyEvent,
     AuditPassed,
@@ -9,19 +12,21 @@ from truc_p2p.protocol import (
     GameFinished,
     GameStarted,
     PeerAborted,
+    SessionEvent,
 )
 from truc_p2p.rules import (
     Acted,
     Action,
     ActionKind,
     Card,
+    Event,
     GameEnded,
     Player,
     RoundEnded,
     TrickEnded,
 )
 
-__all__ = ["describe", "describe_action", "show_cards"]
+__all__ = ["Narrator", "describe", "describe_action", "plain", "show_cards"]
 
 _ACTION_WORDS = {
     ActionKind.RAISE: "asks “2 more?”",
@@ -33,6 +38,12 @@ _ACTION_WORDS = {
     ActionKind.ACCEPT_REDEAL: "accepts the redeal",
     ActionKind.DECLINE_REDEAL: "declines the redeal",
 }
+_PLAIN = str.maketrans({"“": '"', "”": '"', "–": "-", "—": "-", "·": "|", "…": "..."})
+
+
+def plain(text: str) -> str:
+    """Replace typographic punctuation with ASCII."""
+    return text.translate(_PLAIN)
 
 
 def show_cards(cards: tuple[Card, ...] | list[Card], *, ascii: bool = False) -> str:
@@ -42,13 +53,19 @@ def show_cards(cards: tuple[Card, ...] | list[Card], *, ascii: bool = False) -> 
 def describe_action(action: Action, *, ascii: bool = False) -> str:
     if action.kind is ActionKind.PLAY and action.card is not None:
         return f"plays {action.card.pretty(ascii=ascii)}"
-    return _ACTION_WORDS.get(action.kind, str(action))
+    text = _ACTION_WORDS.get(action.kind, str(action))
+    return plain(text) if ascii else text
 
 
 def describe(
     event: AnyEvent, names: dict[Player, str], *, me: Player, ascii: bool = False
 ) -> str | None:
     """One line for ``event`` as seen by player ``me``, or ``None`` if not worth printing."""
+    line = _describe(event, names, me=me, ascii=ascii)
+    return plain(line) if ascii and line is not None else line
+
+
+def _describe(event: AnyEvent, names: dict[Player, str], *, me: Player, ascii: bool) -> str | None:
     if isinstance(event, GameStarted):
         return (
             f"game {event.game_id.hex()[:16]}: {names[Player.P0]} vs {names[Player.P1]}, "
@@ -89,3 +106,25 @@ def describe(
     if isinstance(event, PeerAborted):
         return f"!! peer ended the game: {event.reason} {event.detail}".rstrip()
     return None
+
+
+class Narrator:
+    """Prints one line per event from one player's point of view (an ``on_event`` hook)."""
+
+    def __init__(self, my_name: str, *, ascii: bool = False, out: TextIO | None = None) -> None:
+        self.my_name = my_name
+        self.ascii = ascii
+        self.out = out
+        self.me = Player.P0
+        self.names = {Player.P0: "player 0", Player.P1: "player 1"}
+
+    def write(self, line: str) -> None:
+        print(plain(line) if self.ascii else line, file=self.out or sys.stdout, flush=True)
+
+    def __call__(self, event: Event | SessionEvent) -> None:
+        if isinstance(event, GameStarted):
+            self.me = event.me
+            self.names = {event.me: self.my_name, event.me.other: event.peer_name}
+        line = describe(event, self.names, me=self.me, ascii=self.ascii)
+        if line:
+            self.write(line)

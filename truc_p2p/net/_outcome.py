@@ -86,9 +86,7 @@ class GameOutcome:
 
     @property
     def exit_code(self) -> int:
-        """0 finished, 3 host refused (fingerprint), 4 cannot connect, 130 quit, 1 otherwise."""
-        if self.end is End.QUIT:
-            return 130
+        """0 finished, 3 host refused (fingerprint), 4 cannot connect, 1 otherwise."""
         return _EXIT_CODES.get(self.end, 1)
 
     def summary(self) -> str:

@@ -1,0 +1,146 @@
+"""Helpers shared by the sub-commands: ruleset options, output, Ctrl-C handling."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import re
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TextIO
+
+import trio
+
+from truc_p2p.bots import BOT_NAMES
+from truc_p2p.net import End, GameOutcome
+from truc_p2p.rules import Ladder, RestRefused, Ruleset
+
+__all__ = [
+    "add_ruleset_args",
+    "default_name",
+    "exit_status",
+    "positive_seconds",
+    "print_outcome",
+    "ruleset_from_args",
+    "run_until_interrupted",
+    "use_ascii",
+]
+
+_SAMPLE = "♠♥♦♣“”·–"
+
+
+def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
+    """Options that choose the Ruleset (both peers must pass the same ones)."""
+    parser.add_argument("--target", type=int, default=12, help="points to win (default 12)")
+    parser.add_argument(
+        "--ladder",
+        choices=[x.value for x in Ladder],
+        default=Ladder.LITERAL.value,
+        help="raise ladder: literal 1,2,6,8,10... (default) or even 1,2,4,6,8...",
+    )
+    parser.add_argument(
+        "--rest-refused",
+        choices=[x.value for x in RestRefused],
+        default=RestRefused.GAME.value,
+        help="a refused 'my rest' wins the game (default) or scores the round value",
+    )
+    parser.add_argument(
+        "--audit",
+        choices=["game", "hand"],
+        default="game",
+        help="reveal seeds and audit at the end of the game (default) or of every hand",
+    )
+
+
+def ruleset_from_args(args: argparse.Namespace) -> Ruleset:
+    return Ruleset.from_dict(
+        {"target": args.target, "ladder": args.ladder, "rest_refused": args.rest_refused}
+    )
+
+
+def add_bot_arg(parser: argparse.ArgumentParser, *, default: str | None, help: str) -> None:
+    parser.add_argument("--bot", choices=BOT_NAMES, default=default, metavar="NAME", help=help)
+
+
+def positive_seconds(text: str) -> float:
+    """argparse type: a number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0 seconds")
+    return value
+
+
+def default_name(fallback: str) -> str:
+    """The login name made protocol-safe (1-40 printable characters), else ``fallback``."""
+    try:
+        name = getpass.getuser()
+    except Exception:  # no login name in containers without a passwd entry
+        return fallback
+    name = re.sub(r"[^\w.-]+", "", name)[:40]
+    return name or fallback
+
+
+def use_ascii(requested: bool, stream: TextIO | None = None) -> bool:
+    """ASCII cards if asked for, or if ``stream`` cannot encode suit symbols."""
+    if requested:
+        return True
+    stream = stream if stream is not None else sys.stdout
+    encoding = getattr(stream, "encoding", None) or "ascii"
+    try:
+        _SAMPLE.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return True
+    return False
+
+
+def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
+    """The last lines of host, join and play."""
+    if as_json:
+        print(json.dumps(outcome.to_json()), flush=True)
+        return
+    stream = sys.stdout if outcome.valid else sys.stderr
+    print(("" if outcome.valid else "game not finished: ") + outcome.message, file=stream)
+    if outcome.transcript is not None:
+        print(f"transcript: {outcome.transcript}", flush=True)
+        if not quiet:
+            print(f"verify it with: truc-p2p verify {outcome.transcript}", flush=True)
+
+
+def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
+    """The command's exit status: 130 when Ctrl-C ended the game, else the outcome's."""
+    if outcome.end is End.QUIT and stop.is_set():
+        return 130
+    return outcome.exit_code
+
+
+def run_until_interrupted(main: Callable[[trio.Event], Awaitable[int]]) -> int:
+    """Run ``main(stop)`` under trio; the first Ctrl-C sets ``stop`` (leave cleanly and
+    tell the opponent), a second one gives up at once (exit 130)."""
+
+    async def runner() -> int:
+        stop = trio.Event()
+        status: list[int] = []
+        async with trio.open_nursery() as nursery:
+
+            async def watch_signals() -> None:
+                with trio.open_signal_receiver(signal.SIGINT) as signals:
+                    async for _ in signals:
+                        if stop.is_set():
+                            print("\ninterrupted again: giving up", file=sys.stderr)
+                            status.append(130)
+                            nursery.cancel_scope.cancel()
+                            return
+                        print("\ninterrupted: leaving the game...", file=sys.stderr)
+                        stop.set()
+
+            nursery.start_soon(watch_signals)
+            status.append(await main(stop))
+            nursery.cancel_scope.cancel()
+        return status[0]
+
+    return trio.run(runner)

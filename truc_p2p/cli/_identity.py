@@ -1,0 +1,64 @@
+"""``truc-p2p identity``: create or show the local Ed25519 identity and its fingerprint."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from truc_p2p.identity import (
+    IdentityError,
+    default_identity_path,
+    load_or_create_identity,
+    permissions_warning,
+)
+
+
+def add_identity_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--identity",
+        metavar="FILE",
+        default=None,
+        help=f"identity key file, created if missing (default {default_identity_path()})",
+    )
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "identity",
+        help="create or show your long-lived key and its fingerprint",
+        description="Create (mode 0600) or show the Ed25519 key that identifies you to "
+        "other players, and print its fingerprint: invites carry it, and a joiner "
+        "refuses a host whose key does not match.",
+    )
+    add_identity_arg(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=_identity)
+
+
+def _identity(args: argparse.Namespace) -> int:
+    try:
+        ident = load_or_create_identity(args.identity)
+    except IdentityError as exc:
+        print(f"truc-p2p identity: {exc}", file=sys.stderr)
+        return 2
+    assert ident.path is not None
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "path": str(ident.path),
+                    "created": ident.created,
+                    "fingerprint": ident.fingerprint,
+                }
+            )
+        )
+    else:
+        state = "created now" if ident.created else "existing"
+        print(f"identity:    {ident.path} ({state})")
+        print(f"fingerprint: {ident.fingerprint}")
+    warning = permissions_warning(ident.path)
+    if warning:
+        print(warning, file=sys.stderr)
+    return 0

@@ -1,0 +1,363 @@
+"""``truc-p2p host``, ``join`` and ``play``: games over TCP against a person or a bot."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+from dataclasses import replace
+from typing import Any, TextIO
+
+import trio
+
+from truc_p2p.bots import make_bot
+from truc_p2p.cli._common import (
+    add_bot_arg,
+    add_ruleset_args,
+    default_name,
+    exit_status,
+    positive_seconds,
+    print_outcome,
+    ruleset_from_args,
+    run_until_interrupted,
+    use_ascii,
+)
+from truc_p2p.cli._identity import add_identity_arg
+from truc_p2p.cli._narrate import Narrator
+from truc_p2p.cli._tui import StdinLines, TerminalPlayer
+from truc_p2p.identity import Identity, IdentityError, load_identity, load_or_create_identity
+from truc_p2p.net import (
+    DEFAULT_BOT_TIMEOUT,
+    DEFAULT_PORT,
+    DEFAULT_TURN_TIMEOUT,
+    BotStrategy,
+    EventHook,
+    GameOutcome,
+    Invite,
+    InviteError,
+    Strategy,
+    host_game,
+    join_game,
+    open_game,
+    play_game,
+    prepare_game,
+    serve_game,
+    transcript_path,
+)
+from truc_p2p.rules import Player, RulesError
+
+__all__ = ["register"]
+
+
+def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None:
+    if human:
+        add_bot_arg(
+            parser,
+            default=None,
+            help="let this bot play for you (default: you play in the terminal)",
+        )
+    parser.add_argument("--seed", type=int, default=None, help="seed the bot's choices")
+    parser.add_argument("--name", default=None, help="your name shown to the opponent")
+    parser.add_argument(
+        "--out", default="games", help="directory for the transcript (default games/)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=DEFAULT_TURN_TIMEOUT,
+        metavar="S",
+        help=f"seconds the opponent may take per move before the game ends by timeout "
+        f"(default {DEFAULT_TURN_TIMEOUT:g}; {DEFAULT_BOT_TIMEOUT:g} is plenty for a bot)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
+    parser.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
+    add_ruleset_args(parser)
+
+
+def register(subparsers: Any) -> None:
+    host = subparsers.add_parser(
+        "host",
+        help="wait for an opponent and print an invite for them",
+        description="Listen for one opponent and print an invite (a line starting with "
+        "truc://) holding this machine's address, the port and your key fingerprint. "
+        "The host is the protocol's responder (player 1). Both players must use the "
+        "same --target/--ladder/--rest-refused/--audit.",
+    )
+    host.add_argument(
+        "--bind",
+        default=None,
+        metavar="ADDR",
+        help="address to listen on (default: all, IPv6+IPv4)",
+    )
+    host.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)"
+    )
+    host.add_argument(
+        "--advertise",
+        default=None,
+        metavar="ADDR",
+        help="address to put in the invite, e.g. your public IP when forwarding the port",
+    )
+    add_identity_arg(host)
+    _common_args(host)
+    host.set_defaults(func=_host)
+
+    join = subparsers.add_parser(
+        "join",
+        help="join a host with its invite",
+        description="Connect to the host of INVITE (truc://HOST:PORT/?fp=FINGERPRINT) and "
+        "play; refuse the host if its key does not have the invite's fingerprint.",
+    )
+    join.add_argument("invite", help="the host's invite, truc://...")
+    join.add_argument(
+        "--connect-timeout", type=positive_seconds, default=15.0, metavar="S", help="default 15"
+    )
+    add_identity_arg(join)
+    _common_args(join)
+    join.set_defaults(func=_join)
+
+    play = subparsers.add_parser(
+        "play",
+        help="play against a bot on this machine (over loopback TCP)",
+        description="You play a bot through the full protocol over a loopback TCP "
+        "connection: no second machine needed. Keys: 1-3 play a card, r raise, m my rest, "
+        "a accept, x refuse, f fold, d redeal, n decline, ? help, q quit.",
+    )
+    add_bot_arg(play, default="heuristic", help="the opponent bot (default heuristic)")
+    play.add_argument(
+        "--identity", metavar="FILE", default=None, help="your key file (default: a one-off key)"
+    )
+    _common_args(play, human=False)
+    play.set_defaults(func=_play)
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return os.isatty(sys.stdin.fileno())
+    except (OSError, ValueError):
+        return False
+
+
+def _info_stream(args: argparse.Namespace) -> TextIO:
+    return sys.stderr if args.json else sys.stdout
+
+
+def _player(args: argparse.Namespace, name: str, ascii: bool) -> tuple[Strategy, EventHook | None]:
+    out = _info_stream(args)
+    if getattr(args, "bot", None):
+        bot = BotStrategy(make_bot(args.bot, args.seed))
+        quiet = args.quiet or args.json
+        return bot, None if quiet else Narrator(name, ascii=ascii, out=out)
+    human = TerminalPlayer(StdinLines(), name, ascii=ascii, out=out, echo=not _stdin_is_tty())
+    return human, human
+
+
+def _setup(args: argparse.Namespace, *, fallback: str) -> tuple[Any, Identity, str] | int:
+    try:
+        ruleset = ruleset_from_args(args)
+    except (RulesError, ValueError) as exc:
+        print(f"truc-p2p {args.command}: bad ruleset option: {exc}", file=sys.stderr)
+        return 2
+    name = args.name or default_name(fallback)
+    if not (1 <= len(name) <= 40 and name.isprintable()):
+        print(
+            f"truc-p2p {args.command}: --name must be 1 to 40 printable characters", file=sys.stderr
+        )
+        return 2
+    try:
+        ident = load_or_create_identity(args.identity)
+    except IdentityError as exc:
+        print(f"truc-p2p {args.command}: {exc}", file=sys.stderr)
+        return 2
+    if ident.created and ident.path is not None:
+        print(f"created your identity key in {ident.path} (mode 0600)", file=sys.stderr)
+    return ruleset, ident, name
+
+
+def _host(args: argparse.Namespace) -> int:
+    setup = _setup(args, fallback="host")
+    if isinstance(setup, int):
+        return setup
+    ruleset, ident, name = setup
+    ascii = use_ascii(args.ascii)
+    info = _info_stream(args)
+    strategy, hook = _player(args, name, ascii)
+
+    def on_invite(invite: Invite) -> None:
+        where = args.bind or "all interfaces"
+        print(f"hosting as {name}, key fingerprint {ident.fingerprint}", file=info)
+        print(
+            f"listening on {where}, TCP port {invite.port}; send this invite to your opponent:",
+            file=info,
+            flush=True,
+        )
+        print(str(invite), flush=True)
+        if not args.advertise and not args.quiet:
+            try:
+                address = ipaddress.ip_address(invite.host)
+                private = address.is_private and not address.is_loopback
+            except ValueError:
+                private = False
+            if private:
+                print(
+                    f"(this address works on your LAN; over the internet forward TCP port "
+                    f"{invite.port} on your router to this machine and add "
+                    f"--advertise YOUR_PUBLIC_ADDRESS)",
+                    file=info,
+                )
+        print("waiting for an opponent (Ctrl-C to stop)...", file=info, flush=True)
+
+    def on_notice(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    async def main(stop: trio.Event) -> int:
+        try:
+            outcome = await host_game(
+                strategy,
+                identity=ident.key,
+                bind=args.bind,
+                port=args.port,
+                advertise=args.advertise,
+                ruleset=ruleset,
+                name=name,
+                audit=args.audit,
+                out_dir=args.out,
+                turn_timeout=args.timeout,
+                on_invite=on_invite,
+                on_event=hook,
+                on_notice=on_notice,
+                stop=stop,
+            )
+        except OSError as exc:
+            print(
+                f"truc-p2p host: cannot listen on {args.bind or 'all interfaces'} port "
+                f"{args.port}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return 2
+        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+        return exit_status(outcome, stop)
+
+    return run_until_interrupted(main)
+
+
+def _join(args: argparse.Namespace) -> int:
+    try:
+        invite = Invite.parse(args.invite)
+    except InviteError as exc:
+        print(f"truc-p2p join: bad invite: {exc}", file=sys.stderr)
+        return 2
+    setup = _setup(args, fallback="guest")
+    if isinstance(setup, int):
+        return setup
+    ruleset, ident, name = setup
+    if invite.fingerprint == ident.fingerprint:
+        print(
+            "truc-p2p join: this invite carries your own key; to play yourself on one "
+            "machine give one side another key with --identity FILE",
+            file=sys.stderr,
+        )
+        return 2
+    ascii = use_ascii(args.ascii)
+    strategy, hook = _player(args, name, ascii)
+    print(
+        f"joining {invite} as {name}; the host must present key {invite.fingerprint[:16]}…",
+        file=_info_stream(args),
+        flush=True,
+    )
+
+    async def main(stop: trio.Event) -> int:
+        outcome = await join_game(
+            invite,
+            strategy,
+            identity=ident.key,
+            ruleset=ruleset,
+            name=name,
+            audit=args.audit,
+            out_dir=args.out,
+            turn_timeout=args.timeout,
+            connect_timeout=args.connect_timeout,
+            on_event=hook,
+            stop=stop,
+        )
+        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+        return exit_status(outcome, stop)
+
+    return run_until_interrupted(main)
+
+
+def _play(args: argparse.Namespace) -> int:
+    try:
+        ruleset = ruleset_from_args(args)
+    except (RulesError, ValueError) as exc:
+        print(f"truc-p2p play: bad ruleset option: {exc}", file=sys.stderr)
+        return 2
+    try:
+        ident = load_identity(args.identity) if args.identity else Identity.ephemeral()
+    except IdentityError as exc:
+        print(f"truc-p2p play: {exc}", file=sys.stderr)
+        return 2
+    name = args.name or default_name("you")
+    bot_name = f"{args.bot}-bot"
+    ascii = use_ascii(args.ascii)
+    out = _info_stream(args)
+    human = TerminalPlayer(StdinLines(), name, ascii=ascii, out=out, echo=not _stdin_is_tty())
+    print(
+        f"{name}, you play the {args.bot} bot through the full protocol over a loopback TCP "
+        "connection. Type ? for help, q to quit.",
+        file=out,
+        flush=True,
+    )
+
+    async def main(stop: trio.Event) -> int:
+        mine = prepare_game(
+            identity=ident.key,
+            role=Player.P0,
+            transcript=transcript_path(args.out, f"play-{name}"),
+            ruleset=ruleset,
+            name=name,
+            audit=args.audit,
+        )
+        theirs = prepare_game(
+            identity=Identity.ephemeral().key,
+            role=Player.P1,
+            transcript=None,
+            ruleset=ruleset,
+            name=bot_name,
+            audit=args.audit,
+        )
+        outcome: GameOutcome | None = None
+        async with serve_game(bind="127.0.0.1", port=0) as listener, trio.open_nursery() as nursery:
+
+            async def bot_side() -> None:
+                async with await listener.accept() as stream:
+                    await play_game(
+                        stream,
+                        theirs.session,
+                        BotStrategy(make_bot(args.bot, args.seed)),
+                        turn_timeout=args.timeout,
+                    )
+
+            nursery.start_soon(bot_side)
+            try:
+                async with open_game("127.0.0.1", listener.port) as stream:
+                    outcome = await play_game(
+                        stream,
+                        mine.session,
+                        human,
+                        turn_timeout=DEFAULT_BOT_TIMEOUT,
+                        expected_fingerprint=theirs.session.fingerprint,
+                        on_event=human,
+                        stop=stop,
+                    )
+            finally:
+                mine.close()
+                nursery.cancel_scope.deadline = trio.current_time() + 5
+        assert outcome is not None
+        outcome = replace(outcome, transcript=mine.transcript)
+        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+        return exit_status(outcome, stop)
+
+    return run_until_interrupted(main)
