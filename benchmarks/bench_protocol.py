@@ -11,6 +11,7 @@ every transcript.  Prints medians.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import time
@@ -19,8 +20,15 @@ from typing import Any, TypeVar
 
 from truc_p2p.bots import make_bot
 from truc_p2p.local import make_pair
-from truc_p2p.protocol import CLOSED, NEED_DATA, Session, YourTurn, decode_envelope, frame
-from truc_p2p.protocol import verify_transcript
+from truc_p2p.protocol import (
+    CLOSED,
+    NEED_DATA,
+    Session,
+    YourTurn,
+    decode_envelope,
+    frame,
+    verify_transcript,
+)
 from truc_p2p.rules import Player
 
 T = TypeVar("T")
@@ -49,13 +57,13 @@ def _play(seed: int) -> dict[str, Any]:
             event = timed(me, s.next_event)
             out = timed(me, s.data_to_send)
             if out:
-                timed(me.other, lambda: peer.receive_data(out))
+                timed(me.other, functools.partial(peer.receive_data, out))
             if event is CLOSED:
                 closed.add(me)
             elif isinstance(event, YourTurn):
                 action = bots[me].choose(s.game)
-                data = timed(me, lambda: s.send(action))
-                timed(me.other, lambda: peer.receive_data(data))
+                data = timed(me, functools.partial(s.send, action))
+                timed(me.other, functools.partial(peer.receive_data, data))
             elif event is NEED_DATA:
                 continue
     result = sessions[Player.P0].result
@@ -103,16 +111,10 @@ def main() -> None:
         "median_bytes_per_hand": statistics.median(nbytes),
         "median_messages_per_game": statistics.median(g["total_msgs"] for g in games),
         "median_bytes_per_game": statistics.median(g["total_bytes"] for g in games),
-        "median_cpu_ms_per_hand_p0": statistics.median(
-            g["cpu_ms_per_hand"][0] for g in games
-        ),
-        "median_cpu_ms_per_hand_p1": statistics.median(
-            g["cpu_ms_per_hand"][1] for g in games
-        ),
+        "median_cpu_ms_per_hand_p0": statistics.median(g["cpu_ms_per_hand"][0] for g in games),
+        "median_cpu_ms_per_hand_p1": statistics.median(g["cpu_ms_per_hand"][1] for g in games),
         "median_verify_ms_per_game": statistics.median(g["verify_ms"] for g in games),
-        "median_verify_ms_per_hand": statistics.median(
-            g["verify_ms"] / g["hands"] for g in games
-        ),
+        "median_verify_ms_per_hand": statistics.median(g["verify_ms"] / g["hands"] for g in games),
     }
     if args.json:
         print(json.dumps(figures))
