@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 __all__ = ["DEFAULT_PORT", "Invite", "InviteError"]
 
@@ -86,8 +86,7 @@ class Invite:
             raise InviteError("an IPv6 address must be written in brackets")
         if parts.username is not None or parts.password is not None:
             raise InviteError("an invite carries no user name or password")
-        query = parse_qs(parts.query)
-        fps = query.get("fp", [])
+        fps = [v for k, v in parse_qsl(parts.query) if k.lower() == "fp"]
         if len(fps) != 1:
             raise InviteError("the invite must carry exactly one fp=FINGERPRINT")
         return cls(host, port, fps[0].lower())

@@ -1,0 +1,43 @@
+"""Verify game transcripts from Python, as a neutral referee would.
+
+    python examples/verify_transcript.py games/*.truc
+
+``verify_transcript`` replays a transcript offline: every signature, the
+hash chain, the turn order, every action against the rules, every opened
+card, the deck audit and the co-signed result.  Exit status 0 when every
+file is a valid, complete game.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from truc_p2p.protocol import TranscriptFormatError, verify_transcript
+from truc_p2p.transcript import read_transcript
+
+
+def check(path: str) -> bool:
+    try:
+        envelopes = read_transcript(path)
+    except (OSError, TranscriptFormatError) as exc:
+        print(f"{path}: unreadable: {exc}")
+        return False
+    report = verify_transcript(envelopes)
+    if report.valid:
+        names = " vs ".join(p.name for p in report.players)
+        assert report.score is not None and report.winner is not None
+        print(
+            f"{path}: valid; {names}; player {report.winner} wins "
+            f"{report.score[0]}-{report.score[1]} after {report.hands} hands ({report.reason})"
+        )
+    else:
+        print(f"{path}: INVALID at message {report.error_message_no}: {report.error}")
+        if report.ended_by:
+            print(f"  ended by {report.ended_by}")
+    return report.valid
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(f"usage: {sys.argv[0]} TRANSCRIPT...")
+    sys.exit(0 if all([check(p) for p in sys.argv[1:]]) else 1)
