@@ -423,8 +423,9 @@ class Session:
     def _receive(self, raw: bytes) -> None:
         if self._record is not None:
             self._record(raw)
+        position = self._seq  # where ``raw`` sits in the transcript
         try:
-            env = decode_envelope(raw, message_no=self._seq)
+            env = decode_envelope(raw, message_no=position)
             self._check_envelope(env)
             self._seq = env.seq + 1
             self._prev = env.hash
@@ -440,6 +441,9 @@ class Session:
         except RemoteProtocolError as exc:
             if not exc.evidence:
                 exc.evidence = (raw,)
+            # Name the envelope by its place in the transcript (as the verifier
+            # does), never by the sequence number it claims.
+            exc.message_no = position
             self._fail(exc)
             raise
 
