@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import Bot, make_bot
+from truc_p2p.deck import Role
+from truc_p2p.deck import _group as group
+from truc_p2p.deck._secrets import Secrets, derive_secrets
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -212,18 +216,27 @@ class Pair:
         self.sessions[p.other].receive_data(frame(raw))
         return raw
 
-    def run(self, until: Stop | None = None, *, max_steps: int = 100_000) -> tuple[Player, bytes]:
+    def run(
+        self,
+        until: Stop | None = None,
+        *,
+        when: Callable[[], bool] | None = None,
+        max_steps: int = 100_000,
+    ) -> tuple[Player, bytes]:
         """Pump until ``until`` holds for the next envelope (left undelivered and returned),
-        or, with ``until=None``, until both sessions are closed."""
+        or until ``when()`` holds between two deliveries, or (neither given) until both
+        sessions are closed."""
         for _ in range(max_steps):
             progressed = self.pull(P0)
             progressed = self.pull(P1) or progressed
+            if when is not None and when():
+                return self.peek() or (P0, b"")
             nxt = self.peek()
             if nxt is None:
-                if len(self.closed) == 2 and until is None:
+                if len(self.closed) == 2 and until is None and when is None:
                     return P0, b""
                 if not progressed:
-                    raise AssertionError("the pair is stuck: both sessions need data")
+                    raise AssertionError("the pair is stuck or over before the stop point")
                 continue
             if until is not None and until(*nxt):
                 return nxt
@@ -232,6 +245,14 @@ class Pair:
 
     def finish(self) -> None:
         self.run()
+
+    def run_to_turn(self, p: Player) -> YourTurn:
+        """Pump until p (whose bot must be ``None``) has a turn pending."""
+        assert self.bots[p] is None
+        self.run(when=lambda: self.waiting[p] is not None)
+        turn = self.waiting[p]
+        assert turn is not None
+        return turn
 
     # -- queries --------------------------------------------------------------------
 
@@ -343,37 +364,43 @@ class Caught:
 def deliver_and_expect(
     pair: Pair, sender: Player, forged: bytes, cls: type[RemoteProtocolError]
 ) -> Caught:
-    """Deliver ``forged`` in place of ``sender``'s next envelope; the receiver must raise
-    exactly ``cls`` with the forged envelope as evidence and end in the error state."""
-    before = len(pair.records[sender.other])
+    """Deliver ``forged`` in place of ``sender``'s next envelope; see :func:`expect_remote`."""
     pair.deliver(sender, forged)
-    return expect_remote(pair, sender.other, forged, cls, index=before)
+    return expect_remote(pair, sender.other, cls, offending=forged)
 
 
 def expect_remote(
     pair: Pair,
     victim: Player,
-    forged: bytes | None,
     cls: type[RemoteProtocolError],
     *,
-    index: int | None = None,
+    offending: bytes | None = None,
+    recorded: bool = True,
 ) -> Caught:
+    """The victim must raise exactly ``cls`` from ``next_event`` and be dead afterwards.
+
+    The offending envelope (``offending``, else the victim's last record) is the
+    last envelope of the victim's transcript, is named by ``message_no`` and is
+    part of the evidence.  The victim's transcript must not verify.
+    """
     session = pair.sessions[victim]
+    records = pair.records[victim]
     with pytest.raises(RemoteProtocolError) as info:
         drain(session)
     exc = info.value
     assert type(exc) is cls, f"expected {cls.__name__}, got {type(exc).__name__}: {exc}"
     assert exc.code == cls.code
-    if forged is not None:
-        assert forged in exc.evidence
-        assert pair.records[victim][-1] == forged
-        if index is not None:
-            assert pair.records[victim][index] == forged
+    if recorded:
+        if offending is not None:
+            assert records[-1] == offending
+        assert exc.evidence and exc.evidence[0] == records[-1]
+        assert exc.message_no == len(records) - 1
     assert_dead(session, exc)
-    report = verify_transcript(pair.records[victim])
+    report = verify_transcript(records)
     assert not report.valid
     assert report.error is not None and report.error_code is not None
-    return Caught(exc, report, len(pair.records[victim]) - 1)
+    assert report.audit != "passed"
+    return Caught(exc, report, len(records) - 1)
 
 
 def assert_dead(session: Session, exc: RemoteProtocolError) -> None:
@@ -395,6 +422,50 @@ def transcript_types(records: Iterable[bytes]) -> list[str]:
     return [decode_envelope(r).type for r in records]
 
 
+def index_of(records: Sequence[bytes], mtype: str, nth: int = 1) -> int:
+    """Transcript position of the ``nth`` envelope of type ``mtype``."""
+    hits = [i for i, t in enumerate(transcript_types(records)) if t == mtype]
+    return hits[nth - 1]
+
+
+# -- the deck secrets a session derives (wire.md section 9, deck.md) ----------------------
+
+N = group.ORDER
+
+
+def local_seed(secret: bytes, hand: int) -> bytes:
+    """The deck seed of ``hand`` that a session derives from its 32-byte secret."""
+    label = b"truc-p2p/v1/local/seed" + hand.to_bytes(4, "big")
+    return hmac.new(secret, label, hashlib.sha256).digest()
+
+
+def deck_secrets(pair: Pair, p: Player, role: Role, hand: int = 0) -> Secrets:
+    """p's keys and permutation for ``hand``, where p plays ``role``."""
+    assert pair.secrets is not None
+    seed = local_seed(pair.secrets[p], hand)
+    return derive_secrets(seed, game_id=pair.sessions[p].game_id, hand=hand, role=role)
+
+
+def scalar(k: int) -> bytes:
+    return (k % N).to_bytes(32, "big")
+
+
+def mul(k: int, x: bytes) -> bytes:
+    """x(k * lift(x)) on P-256."""
+    return group.mul(k % N, group.decode(x))
+
+
+def not_a_point() -> bytes:
+    """An x-coordinate with no P-256 point."""
+    for i in range(1000):
+        x = digest(f"not a point {i}")
+        try:
+            group.decode(x)
+        except ValueError:
+            return x
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 __all__ = [
     "FOLDER",
     "P0",
@@ -403,20 +474,27 @@ __all__ = [
     "PROTOCOL_VERSION",
     "REDEALER",
     "Caught",
+    "N",
     "Pair",
     "ScriptedBot",
     "assert_dead",
     "body_fields",
     "bot",
+    "deck_secrets",
     "deliver_and_expect",
     "digest",
     "drain",
     "expect_remote",
     "identity",
+    "index_of",
     "is_action",
     "is_type",
+    "local_seed",
+    "mul",
+    "not_a_point",
     "pack_body",
     "resign",
+    "scalar",
     "secrets_for",
     "sign_body",
     "split",
