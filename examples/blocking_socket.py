@@ -91,7 +91,9 @@ def join(invite: str) -> int:
 
     inv = Invite.parse(invite)
     with socket.create_connection((inv.host, inv.port), timeout=15) as sock:
-        r = play(sock, new_session(Player.P0, "blocking"), make_bot("heuristic"), expect=inv.fingerprint)
+        r = play(
+            sock, new_session(Player.P0, "blocking"), make_bot("heuristic"), expect=inv.fingerprint
+        )
     print(r if isinstance(r, str) else f"player {int(r.winner)} wins {r.scores[0]}-{r.scores[1]}")
     return 1 if isinstance(r, str) else 0
 

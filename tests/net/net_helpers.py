@@ -97,7 +97,7 @@ async def _pump_frames(src: trio.abc.Stream, dst: trio.abc.Stream, tamper: Tampe
     n = 0
     try:
         while data := await src.receive_some(65536):
-            buf.feed(data)
+            buf.feed(bytes(data))
             while (envelope := buf.next_envelope()) is not None:
                 if not await tamper(n, envelope, dst):
                     return

@@ -7,7 +7,7 @@ import re
 import trio
 from net_helpers import Illegal, Silent, bot, forward, new_session, run_game
 
-from truc_p2p.net import End, QuitGame
+from truc_p2p.net import End, QuitGame, Strategy
 from truc_p2p.protocol import (
     MAX_ENVELOPE,
     CardsDealt,
@@ -189,7 +189,7 @@ async def test_stop_while_the_opponent_thinks_sends_a_signed_quit(
             raise AssertionError
 
     # P1 thinks forever; P0's owner leaves: P1 is told at once.
-    strategies = {P0: bot(1), P1: StopOnFirstTurn()}
+    strategies: dict[Player, Strategy] = {P0: bot(1), P1: StopOnFirstTurn()}
     run = await run_game(strategies, stops={P0: stop})
     a, b = run.outcomes[P0], run.outcomes[P1]
     assert a.end is End.QUIT and a.abort_reason == "quit"

@@ -324,7 +324,8 @@ class TerminalPlayer(Narrator):
         menu += [f"[{k}] {_label(a, game)}" for k, a in keys.items() if not k.isdigit()]
         menu += ["[?] help", "[q] quit"]
         lines.append("   your move: " + "  ".join(menu))
-        return "\n".join(lines)
+        screen = "\n".join(lines)
+        return plain(screen) if self.ascii else screen
 
     async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
         self.write(self.render(game, legal))

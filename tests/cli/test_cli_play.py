@@ -1,0 +1,157 @@
+"""The terminal UI: key mapping, the screen, whole games through a pipe, quitting."""
+
+from __future__ import annotations
+
+import io
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+from cli_helpers import LIMIT, command, env, last_json, run
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truc_p2p.bots import make_bot
+from truc_p2p.cli._common import use_ascii
+from truc_p2p.cli._tui import HELP, ScriptedLines, TerminalPlayer, keymap, parse_choice
+from truc_p2p.net import BotStrategy, End, QuitGame, play_game, prepare_game
+from truc_p2p.rules import Action, Card, Game, Player
+
+#: Enough answers for any game: play the first card, accept, decline a redeal.
+KEYS = ["1", "a", "n"] * 400
+
+
+def _cards(*texts: str) -> list[Card]:
+    return [Card.from_str(t) for t in texts]
+
+
+def _game_to_lead() -> Game:
+    """P0's view, P1 dealt: P0 (non-dealer) leads the first trick."""
+    game = Game(first_dealer=Player.P1, view=Player.P0)
+    game.deal({Player.P0: _cards("7S", "10H", "AD")})
+    return game
+
+
+def test_keys_map_to_legal_actions() -> None:
+    game = _game_to_lead()
+    legal = tuple(game.legal_actions())
+    keys = keymap(game, legal)
+    assert keys["1"] == Action.play("7S") and keys["3"] == Action.play("AD")
+    assert keys["r"] == Action.RAISE and keys["m"] == Action.REST
+    assert keys["f"] == Action.FOLD and keys["d"] == Action.ASK_REDEAL
+    assert "a" not in keys and "x" not in keys
+    assert parse_choice(" 2 ", game, legal) == Action.play("10H")
+    assert parse_choice("play ad", game, legal) == Action.play("AD")
+    assert parse_choice("?", game, legal) == HELP
+    assert "no card 4" in str(parse_choice("4", game, legal))
+    assert "unknown key" in str(parse_choice("zz", game, legal))
+    assert "not possible now" in str(parse_choice("accept", game, legal))
+    with pytest.raises(QuitGame):
+        parse_choice("q", game, legal)
+
+
+def test_answer_keys_when_a_raise_is_pending() -> None:
+    game = Game(first_dealer=Player.P0, view=Player.P0)
+    game.deal({Player.P0: _cards("7S", "10H", "AD")})
+    game.push(Action.RAISE)  # P1 (non-dealer, to lead) asks "2 more?"
+    legal = tuple(game.legal_actions())
+    assert keymap(game, legal) == {"a": Action.ACCEPT, "x": Action.REFUSE, "f": Action.FOLD}
+    ui = TerminalPlayer(ScriptedLines([]), "me", out=io.StringIO())
+    ui.names = {Player.P0: "me", Player.P1: "bob"}
+    screen = ui.render(game, legal)
+    assert "bob asks “2 more?”" in screen and "[a] accept" in screen
+    assert "your hand: [1] 7♠  [2] 10♥  [3] A♦" in screen
+    assert "score: you 0 – bob 0 (first to 12)" in screen and "round worth 1" in screen
+
+
+def test_ascii_fallback() -> None:
+    def stream(encoding: str) -> io.TextIOWrapper:
+        return io.TextIOWrapper(io.BytesIO(), encoding=encoding)
+
+    assert use_ascii(False, stream("ascii")) and use_ascii(False, stream("latin-1"))
+    assert not use_ascii(False, stream("utf-8")) and use_ascii(True, stream("utf-8"))
+    ui = TerminalPlayer(ScriptedLines([]), "me", ascii=True, out=io.StringIO())
+    ui.names = {Player.P0: "me", Player.P1: "bob"}
+    game = _game_to_lead()
+    screen = ui.render(game, tuple(game.legal_actions()))
+    assert screen.isascii() and "[1] 7S" in screen and '"2 more?"' in screen
+
+
+async def test_terminal_player_plays_a_whole_game_against_a_bot(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    out = io.StringIO()
+    human = TerminalPlayer(ScriptedLines(["?", *KEYS]), "me", out=out, echo=True)
+    mine = prepare_game(
+        identity=Ed25519PrivateKey.generate(), role=Player.P0, transcript=None, name="me"
+    )
+    theirs = prepare_game(
+        identity=Ed25519PrivateKey.generate(), role=Player.P1, transcript=None, name="bot"
+    )
+    a, b = trio.testing.memory_stream_pair()
+    outcomes = {}
+    async with trio.open_nursery() as nursery:
+
+        async def bot_side() -> None:
+            outcomes["bot"] = await play_game(b, theirs.session, BotStrategy(make_bot("random", 3)))
+
+        nursery.start_soon(bot_side)
+        outcomes["me"] = await play_game(a, mine.session, human, on_event=human)
+    assert outcomes["me"].end is End.FINISHED and outcomes["bot"].end is End.FINISHED
+    text = out.getvalue()
+    for expected in ("playing against bot", "your hand: [1]", "table:", "score: you", ">> bot"):
+        assert expected in text
+    assert "Le Truc for two, in short" in text and "result co-signed" in text
+
+
+def test_play_through_a_pipe_for_a_whole_game(tmp_path: Path) -> None:
+    done = run(tmp_path, "play", "--seed", "5", "--out", "games", stdin="\n".join(KEYS) + "\n")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    out = done.stdout
+    assert "you play the heuristic bot" in out and "your move:" in out
+    assert "> 1" in out  # input from a pipe is echoed after the prompt
+    assert "result co-signed by both" in out
+    transcript = next((tmp_path / "games").glob("*.truc"))
+    assert run(tmp_path, "verify", transcript).returncode == 0
+
+
+def test_end_of_input_leaves_the_game_and_tells_the_bot(tmp_path: Path) -> None:
+    done = run(tmp_path, "play", "--json", "--ascii", stdin="")
+    assert done.returncode == 1
+    result = last_json(done.stdout)
+    assert result["outcome"] == "quit" and result["abort"]["reason"] == "quit"
+    assert "end of input" in done.stderr and done.stderr.isascii()
+
+
+def test_ctrl_c_leaves_cleanly(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        command("play", "--json"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        env=env(tmp_path),
+        cwd=tmp_path,
+    )
+    timer = threading.Timer(LIMIT, proc.kill)
+    timer.start()
+    try:
+        assert proc.stderr is not None
+        seen = ""
+        while "your move:" not in seen:  # wait for the first decision
+            line = proc.stderr.readline()
+            assert line, seen
+            seen += line
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=LIMIT)
+    finally:
+        timer.cancel()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "interrupted" in err
+    assert last_json(out)["outcome"] == "quit"
