@@ -184,6 +184,7 @@ class Session:
         self.stage = Stage.HELLO_INITIATOR
         self._seq = 0
         self._prev = GENESIS
+        self._prev2 = GENESIS  # hash of the envelope before the last (aborts may chain to it)
         self.game_id = b""
         self._hellos: list[bytes] = []
         self._peer_key: Ed25519PublicKey | None = None
@@ -397,6 +398,9 @@ class Session:
     def _fail(self, exc: ProtocolError) -> None:
         self._error = exc
         self.stage = Stage.ERROR
+        # Events are queued one envelope at a time, so any still queued came from
+        # the rejected envelope (e.g. the cards of a bad deck4): drop them.
+        self._events.clear()
 
     def _emit(self, mtype: str, payload: dict[str, Any], *, check: bool = True) -> None:
         raw = sign_envelope(
@@ -414,7 +418,7 @@ class Session:
         if self._sent_log is not None:
             self._sent_log.append(raw)
         self._seq += 1
-        self._prev = envelope_hash(raw)
+        self._prev2, self._prev = self._prev, envelope_hash(raw)
         if mtype == MessageType.ABORT:
             return
         env = decode_envelope(raw)
@@ -428,7 +432,7 @@ class Session:
             env = decode_envelope(raw, message_no=position)
             self._check_envelope(env)
             self._seq = env.seq + 1
-            self._prev = env.hash
+            self._prev2, self._prev = self._prev, env.hash
             if env.type == MessageType.ABORT:
                 self.stage = Stage.ABORTED
                 self._events.append(
@@ -483,6 +487,12 @@ class Session:
             if env.seq not in (self._seq, self._seq - 1):
                 raise SequenceError(
                     f"abort with sequence number {env.seq}", evidence=evidence, message_no=n
+                )
+            if env.prev not in (self._prev, self._prev2):
+                raise ChainError(
+                    "abort chains to neither of the last two messages",
+                    evidence=evidence,
+                    message_no=n,
                 )
             return
         if env.seq != self._seq:
