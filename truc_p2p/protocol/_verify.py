@@ -232,7 +232,11 @@ class _Referee:
     def run(self) -> RemoteProtocolError | None:
         for env in self.scan.envelopes:
             if self.blind_hand is not None:
-                break
+                # The hand cannot be replayed without both seeds, but an abort
+                # needs no game state: still say who ended the game.
+                if env.type == MessageType.ABORT and self.ended_by is None:
+                    self.step(env)
+                continue
             try:
                 self.step(env)
             except RemoteProtocolError as exc:
