@@ -216,6 +216,11 @@ class Pair:
         self.sessions[p.other].receive_data(frame(raw))
         return raw
 
+    def inject(self, sender: Player, raw: bytes) -> bytes:
+        """Deliver an extra envelope from ``sender`` (nothing is taken off its queue)."""
+        self.sessions[sender.other].receive_data(frame(raw))
+        return raw
+
     def run(
         self,
         until: Stop | None = None,
