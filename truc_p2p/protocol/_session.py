@@ -297,7 +297,7 @@ class Session:
         if not game.is_legal(action):
             try:
                 game.copy().push(action)
-            except IllegalActionError as exc:
+            except RulesError as exc:  # an illegal action, or not an Action at all
                 raise LocalProtocolError(f"illegal action {action}: {exc}") from exc
             raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
         payload = self._own_action_payload(action)
