@@ -118,13 +118,20 @@ class Narrator:
         self.me = Player.P0
         self.names = {Player.P0: "player 0", Player.P1: "player 1"}
 
+    def start(self, event: GameStarted) -> None:
+        """Learn our seat and the opponent's name (told apart if both names are equal)."""
+        self.me = event.me
+        peer = event.peer_name
+        if peer == self.my_name:
+            peer = f"{peer} (opponent)"
+        self.names = {event.me: self.my_name, event.me.other: peer}
+
     def write(self, line: str) -> None:
         print(plain(line) if self.ascii else line, file=self.out or sys.stdout, flush=True)
 
     def __call__(self, event: Event | SessionEvent) -> None:
         if isinstance(event, GameStarted):
-            self.me = event.me
-            self.names = {event.me: self.my_name, event.me.other: event.peer_name}
+            self.start(event)
         line = describe(event, self.names, me=self.me, ascii=self.ascii)
         if line:
             self.write(line)

@@ -261,11 +261,8 @@ class TerminalPlayer(Narrator):
 
     def __call__(self, event: Event | SessionEvent) -> None:
         if isinstance(event, GameStarted):
-            self.me = event.me
-            peer = event.peer_name
-            if peer == self.my_name:
-                peer = f"{peer} (opponent)"
-            self.names = {event.me: self.my_name, event.me.other: peer}
+            self.start(event)
+            peer = self.names[event.me.other]
             self.write(
                 f"playing against {peer} (key {event.peer_fingerprint[:16]}…), "
                 f"first to {event.ruleset.target} points; "
