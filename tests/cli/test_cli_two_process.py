@@ -69,3 +69,5 @@ def test_join_with_a_bad_invite_or_its_own_key(
     own = f"truc://127.0.0.1:9/?fp={fp}"
     assert main(["join", own, "--identity", str(tmp_path / "me.key")]) == 2
     assert "your own key" in capsys.readouterr().err
+    assert main(["host", "--advertise", "not a host!", "--identity", str(tmp_path / "h")]) == 2
+    assert "not a host name" in capsys.readouterr().err

@@ -177,6 +177,14 @@ def _setup(args: argparse.Namespace, *, fallback: str) -> tuple[Any, Identity, s
 
 
 def _host(args: argparse.Namespace) -> int:
+    try:
+        if args.advertise:
+            Invite(args.advertise, 1, "0" * 64)
+        if not 0 <= args.port <= 65535:
+            raise InviteError(f"--port must be in 0..65535, not {args.port}")
+    except InviteError as exc:
+        print(f"truc-p2p host: {exc}", file=sys.stderr)
+        return 2
     setup = _setup(args, fallback="host")
     if isinstance(setup, int):
         return setup
