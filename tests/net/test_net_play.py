@@ -79,6 +79,9 @@ async def test_silent_opponent_times_out_and_the_transcript_says_so(
     assert _last(run.records[P0])[:2] == (0, "abort")
     assert _last(run.records[P0])[2]["reason"] == "timeout"
     assert run.records[P1][-1] == run.records[P0][-1]
+    report = verify_transcript(run.records[P0])
+    assert not report.valid and report.ended_by is not None
+    assert "player 0 aborted" in report.ended_by and "timeout" in report.ended_by
     # The silent side learns why, even though its player was still "thinking".
     assert b.end is End.OPPONENT_ABORTED and b.abort_reason == "timeout"
     assert "took too long" in b.message
