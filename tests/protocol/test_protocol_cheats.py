@@ -51,6 +51,7 @@ from truc_p2p.protocol import (
     NEED_DATA,
     AuditFailedError,
     AuditPassed,
+    AuditRefusedError,
     BadSignatureError,
     ChainError,
     CheatDetectedError,
@@ -627,7 +628,7 @@ def test_bad_reveal_fails_the_audit(first_dealer: Player, attack: str, order: st
 
 
 def test_aborting_instead_of_revealing(first_dealer: Player) -> None:
-    """Refusing the audit: no result, and the verifier does not count the game."""
+    """Aborting when one's reveal is due refuses the audit: a detected cheat."""
     pair = Pair(
         ruleset=ONE_HAND, tag="cheats", first_dealer=first_dealer, bots={P0: PLAYER, P1: PLAYER}
     )
@@ -636,16 +637,22 @@ def test_aborting_instead_of_revealing(first_dealer: Player) -> None:
     forged = resign(
         pair.keys[cheater], reveal, type="abort", payload={"reason": "quit", "detail": "bye"}
     )
-    pair.deliver(cheater, forged)
-    events = drain(victim)
-    assert events[-1] == PeerAborted(reason="quit", detail="bye", envelope=forged)
-    assert victim.stage is Stage.ABORTED and victim.result is None
-    assert victim.next_event() is CLOSED
+    caught = deliver_and_expect(pair, cheater, forged, AuditRefusedError)
+    assert victim.result is None
     with pytest.raises(LocalProtocolError):
         victim.send(Action.FOLD)
-    report = verify_transcript(pair.records[cheater.other])
-    assert not report.valid and report.audit == "failed"
+    report = caught.report
+    assert not report.valid
     assert report.ended_by is not None and "aborted" in report.ended_by
+    records = pair.records[cheater.other]
+    if any(decode_envelope(r).type == "reveal" for r in records):
+        # The victim revealed first: its seeds let the verifier replay the game from
+        # its view up to the audit, and see whose reveal was due.
+        check_pinpointed(caught, {"audit-refused"})
+        assert report.audit == "failed"
+    else:
+        # Nobody revealed: a third party cannot tell the game was over.
+        assert report.error_code == "aborted" and report.audit == "not reached"
 
 
 def test_silence_instead_of_revealing(first_dealer: Player) -> None:

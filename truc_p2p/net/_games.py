@@ -88,6 +88,7 @@ def prepare_game(
     audit: str = "game",
     secret: bytes | None = None,
     fsync: bool = True,
+    expected_peer_fingerprint: str | None = None,
 ) -> LocalGame:
     """Create a session recording into ``transcript`` (``None``: no files).
 
@@ -112,6 +113,7 @@ def prepare_game(
         name=name,
         audit=audit,
         record=writer.append if writer is not None else None,
+        expected_peer_fingerprint=expected_peer_fingerprint,
     )
     return LocalGame(session, path, writer)
 
@@ -256,6 +258,7 @@ async def join_game(
             name=name,
             audit=audit,
             fsync=fsync,
+            expected_peer_fingerprint=inv.fingerprint.lower(),
         )
         try:
             outcome = await play_game(

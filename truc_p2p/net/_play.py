@@ -48,6 +48,7 @@ from truc_p2p.protocol import (
     IllegalMoveError,
     LocalProtocolError,
     PeerAborted,
+    PeerKeyMismatchError,
     RemoteProtocolError,
     ResultMismatchError,
     RulesetMismatchError,
@@ -223,6 +224,13 @@ class _GameLoop:
             else:
                 try:
                     event = s.next_event()
+                except PeerKeyMismatchError as exc:
+                    # The session refused the key before sending anything more.
+                    return self._outcome(
+                        End.FINGERPRINT_MISMATCH,
+                        f"refused the host: {exc}; nothing was played (wrong or stale "
+                        "invite, or someone is impersonating the host)",
+                    )
                 except RemoteProtocolError as exc:
                     refused = self._check_pin()
                     if refused is not None:

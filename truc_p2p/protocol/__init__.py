@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from truc_p2p.protocol._errors import (
     AuditFailedError,
+    AuditRefusedError,
     BadSignatureError,
     ChainError,
     CheatDetectedError,
@@ -29,6 +30,7 @@ from truc_p2p.protocol._errors import (
     MalformedMessageError,
     OutOfTurnError,
     OversizeMessageError,
+    PeerKeyMismatchError,
     ProtocolError,
     RemoteProtocolError,
     ResultMismatchError,
@@ -83,6 +85,7 @@ __all__ = [
     "AnyEvent",
     "AuditFailedError",
     "AuditPassed",
+    "AuditRefusedError",
     "BadSignatureError",
     "CardsDealt",
     "ChainError",
@@ -98,6 +101,7 @@ __all__ = [
     "OutOfTurnError",
     "OversizeMessageError",
     "PeerAborted",
+    "PeerKeyMismatchError",
     "ProtocolError",
     "RemoteProtocolError",
     "ResultMismatchError",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 __all__ = [
     "AuditFailedError",
+    "AuditRefusedError",
     "BadSignatureError",
     "ChainError",
     "CheatDetectedError",
@@ -20,6 +21,7 @@ __all__ = [
     "MalformedMessageError",
     "OutOfTurnError",
     "OversizeMessageError",
+    "PeerKeyMismatchError",
     "ProtocolError",
     "RemoteProtocolError",
     "ResultMismatchError",
@@ -157,6 +159,18 @@ class AuditFailedError(CheatDetectedError):
     """A revealed seed does not match its commitment or the deck it produced."""
 
     code = "audit-failed"
+
+
+class AuditRefusedError(AuditFailedError):
+    """The peer did not reveal its seeds when the audit was due (abort or silence)."""
+
+    code = "audit-refused"
+
+
+class PeerKeyMismatchError(RemoteProtocolError):
+    """The peer's identity key is not the one the caller expected (pinned fingerprint)."""
+
+    code = "wrong-peer-key"
 
 
 class ResultMismatchError(RemoteProtocolError):

@@ -46,12 +46,14 @@ from truc_p2p.deck import (
 )
 from truc_p2p.protocol._errors import (
     AuditFailedError,
+    AuditRefusedError,
     ChainError,
     CheatDetectedError,
     IllegalMoveError,
     LocalProtocolError,
     MalformedMessageError,
     OutOfTurnError,
+    PeerKeyMismatchError,
     ProtocolError,
     RemoteProtocolError,
     ResultMismatchError,
@@ -160,6 +162,7 @@ class Session:
         name: str = "player",
         audit: str = "game",
         record: Callable[[bytes], None] | None = None,
+        expected_peer_fingerprint: str | None = None,
     ) -> None:
         if len(secret) != 32:
             raise LocalProtocolError("secret must be 32 bytes of fresh randomness")
@@ -175,6 +178,7 @@ class Session:
         self.name = name
         self.audit_mode = audit
         self._record = record
+        self._expected_peer = expected_peer_fingerprint
 
         self._frames = FrameBuffer()
         self._events: deque[AnyEvent] = deque()
@@ -434,7 +438,19 @@ class Session:
             self._seq = env.seq + 1
             self._prev2, self._prev = self._prev, env.hash
             if env.type == MessageType.ABORT:
+                refused = (
+                    self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND)
+                    and self._expected_sender() == self.me.other
+                )
                 self.stage = Stage.ABORTED
+                if refused:
+                    raise AuditRefusedError(
+                        "peer aborted instead of revealing its seeds: the audit is refused "
+                        f"({env.payload['reason']} {env.payload['detail']})".rstrip(),
+                        step="reveal",
+                        evidence=(raw,),
+                        message_no=env.seq,
+                    )
                 self._events.append(
                     PeerAborted(
                         reason=env.payload["reason"], detail=env.payload["detail"], envelope=raw
@@ -573,16 +589,24 @@ class Session:
         self._hellos.append(env.raw)
         if not mine:
             p = env.payload
+            peer_fingerprint = fingerprint(p["key"])
+            if self._expected_peer is not None and peer_fingerprint != self._expected_peer:
+                # Checked before anything else is sent: an impostor learns nothing.
+                raise PeerKeyMismatchError(
+                    f"peer key fingerprint {peer_fingerprint} is not the expected "
+                    f"{self._expected_peer}",
+                    message_no=env.seq,
+                )
+            self._peer_key = Ed25519PublicKey.from_public_bytes(p["key"])
+            self.peer_name = p["name"]
+            self.peer_fingerprint = peer_fingerprint
+            self._peer_coin = p["coin"]
             try:
                 theirs = Ruleset.from_dict(p["ruleset"])
             except ValueError as exc:
                 raise MalformedMessageError(f"bad ruleset: {exc}", message_no=env.seq) from None
             if self.me is Player.P1:
                 # Answer first so the initiator sees our settings, then complain.
-                self._peer_key = Ed25519PublicKey.from_public_bytes(p["key"])
-                self.peer_name = p["name"]
-                self.peer_fingerprint = fingerprint(p["key"])
-                self._peer_coin = p["coin"]
                 self._advance()
                 self._emit(MessageType.HELLO, self._hello_payload(self._coin))
             if theirs != self.ruleset or p["options"] != {"audit": self.audit_mode}:
@@ -593,10 +617,6 @@ class Session:
                 )
             if self.me is Player.P1:
                 return
-            self._peer_key = Ed25519PublicKey.from_public_bytes(p["key"])
-            self.peer_name = p["name"]
-            self.peer_fingerprint = fingerprint(p["key"])
-            self._peer_coin = p["coin"]
         self._advance()
         if len(self._hellos) == 2:
             self.game_id = game_id_of(self._hellos[0], self._hellos[1])

@@ -29,6 +29,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from truc_p2p.deck import CheatError, DeckError, DeckSide, Role, positions
 from truc_p2p.protocol._errors import (
     AuditFailedError,
+    AuditRefusedError,
     ChainError,
     CheatDetectedError,
     IllegalMoveError,
@@ -152,6 +153,8 @@ class _Scan:
     keys: list[Ed25519PublicKey] = field(default_factory=list)
     # (player, hand) -> (seed, message number of the reveal)
     seeds: dict[tuple[Player, int], tuple[bytes, int]] = field(default_factory=dict)
+    # (sender, message number) of every reveal, in order
+    reveals: list[tuple[Player, int]] = field(default_factory=list)
     error: RemoteProtocolError | None = None
 
 
@@ -189,6 +192,7 @@ def _scan(raws: Sequence[bytes]) -> _Scan:
             validate_payload(env.type, env.payload, evidence=ev, message_no=n)
             if env.type == MessageType.REVEAL:
                 sender = Player(env.sender)
+                scan.reveals.append((sender, n))
                 for k, seed in enumerate(env.payload["seeds"]):
                     scan.seeds.setdefault((sender, env.payload["first"] + k), (seed, n))
         except RemoteProtocolError as exc:
@@ -203,7 +207,15 @@ def _scan(raws: Sequence[bytes]) -> _Scan:
 
 
 class _Referee:
-    """Pass 2: the game replayed with both players' deck state and an omniscient engine."""
+    """Pass 2: the game replayed with the players' deck state and a rules engine.
+
+    With both players' seeds the engine is omniscient and both deck sides are
+    rebuilt.  When only one player ``X`` revealed every hand (the other
+    refused or the game stopped at the audit), the replay runs from ``X``'s
+    view: each deck message is a function of its sender's seed and what it
+    received, so ``X``'s messages are still audited byte for byte and the
+    other player's pass every check ``X`` ran as receiver.
+    """
 
     def __init__(self, scan: _Scan) -> None:
         self.scan = scan
@@ -225,7 +237,10 @@ class _Referee:
         self.expected_result: dict[str, Any] | None = None
         self.blind_hand: int | None = None
         self.ended_by: str | None = None
+        self.refused_by: Player | None = None
         self.prev = GENESIS
+        self.view: Player | None = None
+        self.seed_msgs: dict[Role, int] = {}
 
     # -- driving -------------------------------------------------------------------
 
@@ -240,7 +255,8 @@ class _Referee:
             try:
                 self.step(env)
             except RemoteProtocolError as exc:
-                exc.message_no = env.seq if env.seq is not None else exc.message_no
+                if exc.message_no is None:
+                    exc.message_no = env.seq
                 return exc
             except CheatError as exc:
                 return CheatDetectedError(
@@ -276,6 +292,8 @@ class _Referee:
                 f"player {env.sender} aborted at message {n}: {env.payload['reason']}"
                 + (f" ({env.payload['detail']})" if env.payload["detail"] else "")
             )
+            if self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
+                self.refused_by = expected_sender(self.stage, self.game, self.hand_ender)
             self.stage = Stage.ABORTED
             return
         if self.stage is Stage.ABORTED:
@@ -325,7 +343,13 @@ class _Referee:
             )
         assert self.ruleset is not None
         first = first_dealer_from_coins(env.payload["coin"], self.responder_coin)
-        self.game = Game(self.ruleset, first_dealer=first)
+        hands = sum(1 for e in self.scan.envelopes if e.type == MessageType.DECK1)
+        complete = {
+            p: all((p, h) in self.scan.seeds for h in range(hands)) for p in (Player.P0, Player.P1)
+        }
+        if not all(complete.values()) and any(complete.values()):
+            self.view = Player.P0 if complete[Player.P0] else Player.P1
+        self.game = Game(self.ruleset, first_dealer=first, view=self.view)
         self.advance()
         self.start_hand()
 
@@ -334,19 +358,17 @@ class _Referee:
     def start_hand(self) -> None:
         assert self.game is not None
         self.hand += 1
-        dealer = self.game.dealer
-        dseed = self.scan.seeds.get((dealer, self.hand))
-        nseed = self.scan.seeds.get((dealer.other, self.hand))
-        if dseed is None or nseed is None:
-            self.blind_hand = self.hand
-            return
-        self.sides = {
-            Role.DEALER: DeckSide(Role.DEALER, dseed[0], game_id=self.game_id, hand=self.hand),
-            Role.NONDEALER: DeckSide(
-                Role.NONDEALER, nseed[0], game_id=self.game_id, hand=self.hand
-            ),
-        }
-        self.seed_msgs = {Role.DEALER: dseed[1], Role.NONDEALER: nseed[1]}
+        self.sides, self.seed_msgs, self.expect = {}, {}, {}
+        for role in (Role.DEALER, Role.NONDEALER):
+            player = self.game.dealer if role is Role.DEALER else self.game.dealer.other
+            if self.view is not None and player != self.view:
+                continue
+            known = self.scan.seeds.get((player, self.hand))
+            if known is None:
+                self.blind_hand = self.hand
+                return
+            self.sides[role] = DeckSide(role, known[0], game_id=self.game_id, hand=self.hand)
+            self.seed_msgs[role] = known[1]
 
     def _audit(self, env: Envelope, role: Role, what: str, got: Any, want: Any) -> None:
         if got != want:
@@ -358,49 +380,61 @@ class _Referee:
             )
 
     def _check_commitment(self, env: Envelope, role: Role) -> None:
-        if env.payload["commitment"] != self.sides[role].commitment:
+        if role in self.sides and env.payload["commitment"] != self.sides[role].commitment:
+            # The fault is in the reveal, not in the message that committed.
+            reveal = self.scan.envelopes[self.seed_msgs[role]]
             raise AuditFailedError(
-                f"hand {self.hand}: the {role.name.lower()}'s revealed seed (message "
-                f"{self.seed_msgs[role]}) does not open its commitment",
+                f"hand {self.hand}: the {role.name.lower()}'s revealed seed does not open "
+                f"its commitment (message {env.seq})",
                 step="commitment",
-                evidence=(env.raw, self.scan.envelopes[self.seed_msgs[role]].raw),
+                evidence=(reveal.raw, env.raw),
+                message_no=reveal.seq,
             )
 
+    def _compare(self, env: Envelope, role: Role, what: str, got: Any) -> None:
+        """Audit a message of ``role`` against what its seed produced (if known)."""
+        if role in self.sides:
+            self._audit(env, role, what, got, self.expect[env.type])
+
     def on_deck1(self, env: Envelope, sender: Player) -> None:
-        d, nd = self.sides[Role.DEALER], self.sides[Role.NONDEALER]
+        p = env.payload
         self._check_commitment(env, Role.DEALER)
-        self._audit(env, Role.DEALER, "D1", tuple(env.payload["deck"]), tuple(d.d1()))
-        self.expect["deck2"] = tuple(nd.receive_d1(env.payload["deck"], env.payload["commitment"]))
+        if Role.DEALER in self.sides:
+            self.expect["deck1"] = tuple(self.sides[Role.DEALER].d1())
+        self._compare(env, Role.DEALER, "D1", tuple(p["deck"]))
+        if Role.NONDEALER in self.sides:
+            d2 = self.sides[Role.NONDEALER].receive_d1(p["deck"], p["commitment"])
+            self.expect["deck2"] = tuple(d2)
         self.advance()
 
     def on_deck2(self, env: Envelope, sender: Player) -> None:
+        p = env.payload
         self._check_commitment(env, Role.NONDEALER)
-        self._audit(env, Role.NONDEALER, "D2", tuple(env.payload["deck"]), self.expect["deck2"])
-        d3, keys = self.sides[Role.DEALER].receive_d2(
-            env.payload["deck"], env.payload["commitment"]
-        )
-        self.expect["deck3"] = (tuple(d3), [keys[i] for i in positions(Role.NONDEALER, False)])
+        self._compare(env, Role.NONDEALER, "D2", tuple(p["deck"]))
+        if Role.DEALER in self.sides:
+            d3, keys = self.sides[Role.DEALER].receive_d2(p["deck"], p["commitment"])
+            self.expect["deck3"] = (tuple(d3), [keys[i] for i in positions(Role.NONDEALER, False)])
         self.advance()
 
     def on_deck3(self, env: Envelope, sender: Player) -> None:
-        got = (tuple(env.payload["deck"]), env.payload["keys"])
-        self._audit(env, Role.DEALER, "D3", got, self.expect["deck3"])
-        order = positions(Role.NONDEALER, False)
-        d4, keys = self.sides[Role.NONDEALER].receive_d3(
-            env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
-        )
-        self.expect["deck4"] = (tuple(d4), [keys[i] for i in positions(Role.DEALER, False)])
+        p = env.payload
+        self._compare(env, Role.DEALER, "D3", (tuple(p["deck"]), p["keys"]))
+        if Role.NONDEALER in self.sides:
+            order = positions(Role.NONDEALER, False)
+            d4, keys = self.sides[Role.NONDEALER].receive_d3(
+                p["deck"], dict(zip(order, p["keys"], strict=True))
+            )
+            self.expect["deck4"] = (tuple(d4), [keys[i] for i in positions(Role.DEALER, False)])
         self.advance()
 
     def on_deck4(self, env: Envelope, sender: Player) -> None:
-        got = (tuple(env.payload["deck"]), env.payload["keys"])
-        self._audit(env, Role.NONDEALER, "D4", got, self.expect["deck4"])
-        order = positions(Role.DEALER, False)
-        self.sides[Role.DEALER].receive_d4(
-            env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
-        )
+        p = env.payload
+        self._compare(env, Role.NONDEALER, "D4", (tuple(p["deck"]), p["keys"]))
+        if Role.DEALER in self.sides:
+            order = positions(Role.DEALER, False)
+            self.sides[Role.DEALER].receive_d4(p["deck"], dict(zip(order, p["keys"], strict=True)))
         self.deal(redeal=False)
-        self.play(env, sender, env.payload["action"])
+        self.play(env, sender, p["action"])
 
     def deal(self, *, redeal: bool) -> None:
         game = self.game
@@ -432,24 +466,47 @@ class _Referee:
                 "redeal keys missing" if keys_due else "unexpected redeal keys",
                 evidence=(env.raw,),
             )
+        deal_after = False
         if "keys" in payload:
-            own = self.sides[role].redeal_keys()
-            want = [own[i] for i in positions(role.other, True)]
-            self._audit(env, role, "redeal keys", payload["keys"], want)
-            self.sides[role.other].receive_redeal_keys(
-                dict(zip(positions(role.other, True), payload["keys"], strict=True))
-            )
+            if role in self.sides:
+                own = self.sides[role].redeal_keys()
+                want = [own[i] for i in positions(role.other, True)]
+                self._audit(env, role, "redeal keys", payload["keys"], want)
+            if role.other in self.sides:
+                self.sides[role.other].receive_redeal_keys(
+                    dict(zip(positions(role.other, True), payload["keys"], strict=True))
+                )
             if kind is not ActionKind.ACCEPT_REDEAL:
                 self.redeal_keys_due = None
-                self.deal(redeal=True)
+            # Deal once every known side has its redeal cards: the omniscient game
+            # and the dealer's view when the non-dealer's keys arrive, the
+            # non-dealer's view when the dealer's accept-redeal does.
+            if self.view is None or role.other in self.sides:
+                if kind is not ActionKind.ACCEPT_REDEAL:
+                    self.deal(redeal=True)
+                elif self.view is not None:
+                    deal_after = True
         if kind is ActionKind.PLAY:
-            index = self.sides[role.other].receive_show(payload["pos"], payload["key"])
+            if role.other in self.sides:
+                index = self.sides[role.other].receive_show(payload["pos"], payload["key"])
+            else:
+                held = self.sides[role].my_cards(redeal=game.redealt)
+                if payload["pos"] not in held:
+                    raise CheatDetectedError(
+                        f"player {int(sender)} plays position {payload['pos']}, not in its hand",
+                        step="show",
+                        position=payload["pos"],
+                        evidence=(env.raw,),
+                    )
+                index = held[payload["pos"]]
             action = Action.play(Card.from_index(index))
         else:
             action = Action(kind)
         events = game.push(action, player=sender)
         if kind is ActionKind.ACCEPT_REDEAL:
             self.redeal_keys_due = Role.NONDEALER
+            if deal_after:
+                self.deal(redeal=True)
         self.after_action(sender, events)
 
     def after_action(self, actor: Player, events: Sequence[Event]) -> None:
@@ -507,24 +564,74 @@ class _Referee:
         self.advance()
 
 
+def _check_lone_reveal(scan: _Scan) -> RemoteProtocolError | None:
+    """A reveal that is not answered must still cover exactly the unaudited hands."""
+    revealer, at = scan.reveals[-1]
+    reveal = scan.envelopes[at].payload
+    hands = sum(1 for e in scan.envelopes[:at] if e.type == MessageType.DECK1)
+    start = 0
+    if len(scan.reveals) > 1:
+        last = scan.envelopes[scan.reveals[-2][1]].payload
+        start = last["first"] + len(last["seeds"])
+    first, count = reveal["first"], len(reveal["seeds"])
+    if first == start and first + count == hands:
+        return None
+    return AuditFailedError(
+        f"player {int(revealer)}'s reveal covers hands {first}..{first + count - 1}, "
+        f"expected {start}..{hands - 1}",
+        step="reveal",
+        evidence=(scan.envelopes[at].raw,),
+        message_no=at,
+    )
+
+
+class _GameAborted(RemoteProtocolError):
+    """A player ended the game with an ``abort``: no result, nothing to audit."""
+
+    code = "aborted"
+
+
+class _GameIncomplete(RemoteProtocolError):
+    """The transcript stops before the co-signed result."""
+
+    code = "incomplete"
+
+
 def verify_transcript(envelopes: Sequence[bytes]) -> VerifyReport:
     """Check a whole transcript (raw envelopes in order).  Never raises on bad data."""
     scan = _scan(envelopes)
     referee = _Referee(scan)
     error = referee.run()
-    if error is None and scan.error is not None and referee.blind_hand is None:
+    if error is None:
         error = scan.error
-    if error is None and referee.blind_hand is not None:
-        error = scan.error or AuditFailedError(
-            f"hand {referee.blind_hand} was never audited (a seed was not revealed)",
+    complete = referee.stage is Stage.DONE
+    if error is None and referee.blind_hand is not None and len(scan.reveals) % 2 == 1:
+        error = _check_lone_reveal(scan)
+    refuser = referee.refused_by
+    if refuser is None and referee.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
+        refuser = expected_sender(referee.stage, referee.game, referee.hand_ender)
+    if error is None and not complete and refuser is not None:
+        last = scan.envelopes[-1] if scan.envelopes else None
+        error = AuditRefusedError(
+            f"player {int(refuser)} did not reveal its seeds when the audit was due: "
+            "the audit was refused" + (f"; {referee.ended_by}" if referee.ended_by else ""),
             step="reveal",
+            message_no=last.seq if last is not None and last.type == MessageType.ABORT else None,
         )
+    if error is None and not complete:
+        if referee.ended_by is not None:
+            error = _GameAborted(f"the game did not finish: {referee.ended_by}")
+        elif referee.blind_hand is not None:
+            error = _GameIncomplete(
+                f"the transcript ends before hand {referee.blind_hand} was audited "
+                "(a seed was never revealed)"
+            )
+        else:
+            error = _GameIncomplete(
+                f"the transcript ends in stage {referee.stage.value}, before the co-signed result"
+            )
     game = referee.game
     outcome = game.outcome() if game is not None else None
-    complete = referee.stage is Stage.DONE
-    if error is None and not complete:
-        why = referee.ended_by or f"transcript ends in stage {referee.stage.value}"
-        error = UnexpectedMessageError(f"the game did not finish: {why}")
     valid = error is None and complete
     audit = (
         "passed" if valid else "failed" if isinstance(error, CheatDetectedError) else "not reached"
