@@ -21,10 +21,10 @@ from protocol_helpers import P0, P1, PLAYER, N, Pair, body_fields, is_type, pack
 
 from truc_p2p.deck import card_encodings
 from truc_p2p.protocol import (
-    AuditRefusedError,
     CATALOGUE,
     CLOSED,
     NEED_DATA,
+    AuditRefusedError,
     RemoteProtocolError,
     Session,
     Stage,
@@ -293,7 +293,7 @@ def test_every_catalogue_type_with_a_shaped_payload(stage: str) -> None:
         outcome = feed(session, frame(sign_body(p.peer_key, pack_body(fields))), bytewise=False)
         if mtype == "abort" and decode_envelope(p.next).type == "reveal":
             # Aborting instead of revealing the seeds refuses the audit: a cheat.
-            assert isinstance(outcome, AuditRefusedError) and session.stage is Stage.ERROR
+            assert outcome is AuditRefusedError and session.stage is Stage.ERROR
         elif mtype == "abort" and len(p.records) >= 2:  # an abort needs the peer's hello first
             assert outcome is None and session.stage is Stage.ABORTED
         elif mtype != decode_envelope(p.next).type:
