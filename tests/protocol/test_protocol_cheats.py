@@ -628,19 +628,32 @@ def test_bad_reveal_fails_the_audit(first_dealer: Player, attack: str, order: st
 
 
 def test_aborting_instead_of_revealing(first_dealer: Player) -> None:
-    """Refusing the audit is a detected cheat: no result, and no valid transcript."""
+    """Aborting when one's reveal is due refuses the audit: a detected cheat."""
     pair = Pair(
         ruleset=ONE_HAND, tag="cheats", first_dealer=first_dealer, bots={P0: PLAYER, P1: PLAYER}
     )
     cheater, reveal = pair.run(until=is_type("reveal"))
+    victim = pair.sessions[cheater.other]
     forged = resign(
         pair.keys[cheater], reveal, type="abort", payload={"reason": "quit", "detail": "bye"}
     )
     caught = deliver_and_expect(pair, cheater, forged, AuditRefusedError)
     assert caught.error.step == "reveal"
-    report = caught.report  # not valid, audit not passed (checked by expect_remote)
+    assert victim.result is None
+    with pytest.raises(LocalProtocolError):
+        victim.send(Action.FOLD)
+    report = caught.report
+    assert not report.valid
     assert report.ended_by is not None and "aborted" in report.ended_by
-    assert report.error_message_no in (None, caught.index), report.summary()
+    records = pair.records[cheater.other]
+    if any(decode_envelope(r).type == "reveal" for r in records):
+        # The victim revealed first: its seeds let the verifier replay the game from
+        # its view up to the audit, and see whose reveal was due.
+        check_pinpointed(caught, {"audit-refused"})
+        assert report.audit == "failed"
+    else:
+        # Nobody revealed: a third party cannot tell the game was over.
+        assert report.error_code == "aborted" and report.audit == "not reached"
 
 
 def test_silence_instead_of_revealing(first_dealer: Player) -> None:
