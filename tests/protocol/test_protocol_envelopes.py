@@ -98,6 +98,11 @@ def payload_changed(edit: Callable[[dict[str, Any]], Any]) -> Forge:
     return forge
 
 
+def first_field(value: Any) -> Forge:
+    """Replace the value of the payload's first field."""
+    return payload_changed(lambda p: p.update({_first_key(p): value}))
+
+
 def body_bytes(make: Callable[[bytes, list[Any]], bytes]) -> Forge:
     """Sign arbitrary body bytes built from the honest body and its fields."""
 
@@ -205,40 +210,47 @@ def test_replayed_envelope_is_a_sequence_error(target: str) -> None:
     assert caught.report.error_message_no == caught.index
 
 
-MALFORMED: dict[str, Forge] = {
+#: name -> (forgery, a word the error must name)
+MALFORMED: dict[str, tuple[Forge, str]] = {
     # bytes that are not one well-formed msgpack object
-    "not-msgpack": body_bytes(lambda body, f: b"\xc1" + body[1:]),
-    "truncated-body": body_bytes(lambda body, f: body[:-1]),
-    "trailing-byte": body_bytes(lambda body, f: body + b"\xc0"),
-    "nested-too-deep": body_bytes(lambda body, f: _nested(5000)),
-    "duplicate-key": body_bytes(_duplicate_key_body),
+    "not-msgpack": (body_bytes(lambda body, f: b"\xc1" + body[1:]), "msgpack"),
+    "truncated-body": (body_bytes(lambda body, f: body[:-1]), "msgpack"),
+    "trailing-byte": (body_bytes(lambda body, f: body + b"\xc0"), "msgpack"),
+    "nested-too-deep": (body_bytes(lambda body, f: _nested(5000)), "msgpack"),
+    "duplicate-key": (body_bytes(_duplicate_key_body), "duplicate"),
     # the envelope's fixed shape
-    "not-an-array": body_bytes(lambda body, f: msgpack.packb({"version": 1})),
-    "six-fields": body_bytes(lambda body, f: pack_body(f[:6])),
-    "eight-fields": body_bytes(lambda body, f: pack_body([*f, 0])),
-    "version-as-str": field_changed(0, lambda v: "1"),
-    "game-id-16-bytes": field_changed(1, lambda v: bytes(16)),
-    "game-id-as-str": field_changed(1, lambda v: "g" * 32),
-    "seq-negative": field_changed(2, lambda v: -1),
-    "seq-as-bool": field_changed(2, lambda v: True),
-    "seq-as-float": field_changed(2, lambda v: float(v)),
-    "prev-31-bytes": field_changed(3, lambda v: v[:31]),
-    "sender-2": field_changed(4, lambda v: 2),
-    "type-empty": field_changed(5, lambda v: ""),
-    "type-as-bin": field_changed(5, lambda v: v.encode()),
-    "payload-as-list": field_changed(6, lambda v: list(v)),
+    "not-an-array": (body_bytes(lambda body, f: msgpack.packb({"version": 1})), "7-element"),
+    "six-fields": (body_bytes(lambda body, f: pack_body(f[:6])), "7-element"),
+    "eight-fields": (body_bytes(lambda body, f: pack_body([*f, 0])), "7-element"),
+    "version-as-str": (field_changed(0, lambda v: "1"), "version"),
+    "game-id-16-bytes": (field_changed(1, lambda v: bytes(16)), "game_id"),
+    "game-id-as-str": (field_changed(1, lambda v: "g" * 32), "game_id"),
+    "seq-negative": (field_changed(2, lambda v: -1), "seq"),
+    "seq-as-bool": (field_changed(2, lambda v: True), "seq"),
+    "seq-as-float": (field_changed(2, lambda v: float(v)), "seq"),
+    "prev-31-bytes": (field_changed(3, lambda v: v[:31]), "prev"),
+    "sender-2": (field_changed(4, lambda v: 2), "sender"),
+    "type-empty": (field_changed(5, lambda v: ""), "type"),
+    "type-as-bin": (field_changed(5, lambda v: v.encode()), "type"),
+    "payload-as-list": (field_changed(6, lambda v: list(v)), "payload"),
     # the payload against the catalogue
-    "unknown-type": field_changed(5, lambda v: "bogus"),
-    "extra-field": payload_changed(lambda p: p.update(zzz=1)),
-    "missing-field": payload_changed(lambda p: p.pop(_first_key(p))),
-    "field-wrong-type": payload_changed(lambda p: p.update({_first_key(p): []})),
-    "field-as-float": payload_changed(lambda p: p.update({_first_key(p): 1.5})),
-    "ext-type": payload_changed(lambda p: p.update({_first_key(p): msgpack.ExtType(5, b"x")})),
-    "timestamp": payload_changed(lambda p: p.update({_first_key(p): msgpack.Timestamp(0)})),
-    "int-map-key": payload_changed(lambda p: p.update({7: 1})),
-    "too-many-items": payload_changed(lambda p: p.update({_first_key(p): [0] * 65})),
-    "string-too-long": payload_changed(lambda p: p.update({_first_key(p): "x" * 2000})),
-    "bin-too-long": payload_changed(lambda p: p.update({_first_key(p): bytes(1000)})),
+    "unknown-type": (field_changed(5, lambda v: "bogus"), "bogus"),
+    "extra-field": (payload_changed(lambda p: p.update(zzz=1)), "unknown field 'zzz'"),
+    "missing-field": (payload_changed(lambda p: p.pop(_first_key(p))), "missing field"),
+    "field-wrong-type": (first_field([]), "is not"),
+    "field-as-float": (first_field(1.5), "is not"),
+    "ext-type": (
+        first_field(msgpack.ExtType(5, b"x")),
+        "ext",
+    ),
+    "timestamp": (
+        first_field(msgpack.Timestamp(0)),
+        "ext",
+    ),
+    "int-map-key": (payload_changed(lambda p: p.update({7: 1})), "map key"),
+    "too-many-items": (first_field([0] * 65), "65"),
+    "string-too-long": (first_field("x" * 2000), "2000"),
+    "bin-too-long": (first_field(bytes(1000)), "is not"),
 }
 
 
@@ -247,13 +259,15 @@ MALFORMED: dict[str, Forge] = {
 def test_malformed_envelope(target: str, attack: str) -> None:
     """Well signed, badly formed: a clean ``malformed`` remote error, found by both."""
     pair, sender, raw = play_to(target)
-    forged = MALFORMED[attack](pair, sender, raw)
+    forge, word = MALFORMED[attack]
+    forged = forge(pair, sender, raw)
     expected: type[RemoteProtocolError] = MalformedMessageError
     codes = {"malformed"}
     if target == "hello-P1" and attack == "unknown-type":
         # before the peer's hello, anything but a hello is out of place
         expected, codes = UnexpectedMessageError, {"unexpected-message"}
     caught = deliver_and_expect(pair, sender, forged, expected)
+    assert word in str(caught.error)
     assert caught.report.error_message_no == caught.index, caught.report.summary()
     assert caught.report.error_code in codes, caught.report.summary()
 
