@@ -14,9 +14,12 @@ def first_dealer(request: pytest.FixtureRequest) -> Player:
     return Player(request.param)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def finished_pair() -> Pair:
-    """A short honest game (target 3, audit after every hand), played to the end."""
+    """A short honest game (target 3, audit after every hand), played to the end.
+
+    Shared by the tests of a module, which only read it.
+    """
     pair = Pair(
         ruleset=Ruleset(target=3),
         audit="hand",
