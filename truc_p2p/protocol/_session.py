@@ -74,8 +74,15 @@ from truc_p2p.protocol._events import (
     PeerAborted,
     YourTurn,
 )
-from truc_p2p.protocol._messages import MAX_SEEDS_PER_REVEAL, MessageType, validate_payload
-from truc_p2p.protocol._state import STAGES, Cond, Stage, expected_sender, next_stage
+from truc_p2p.protocol._messages import MessageType, validate_payload
+from truc_p2p.protocol._state import (
+    STAGES,
+    Cond,
+    Stage,
+    conditions_after_action,
+    expected_sender,
+    next_stage,
+)
 from truc_p2p.protocol._wire import (
     GENESIS,
     Envelope,
@@ -94,12 +101,10 @@ from truc_p2p.rules import (
     Card,
     Event,
     Game,
-    GameEnded,
     IllegalActionError,
     Outcome,
     Phase,
     Player,
-    RoundEnded,
     RulesError,
     Ruleset,
 )
@@ -253,10 +258,12 @@ class Session:
         return self._secret
 
     def receive_data(self, data: bytes) -> None:
-        """Buffer bytes received from the peer; process them with :meth:`next_event`."""
+        """Buffer bytes received from the peer; process them with :meth:`next_event`.
+
+        Bytes that arrive after the game ended (finished or aborted) are peer
+        input the game no longer needs: they are dropped, never an error.
+        """
         if self.stage in (Stage.DONE, Stage.ABORTED):
-            if data:
-                raise LocalProtocolError("the session is closed")
             return
         self._frames.feed(data)
 
@@ -788,18 +795,12 @@ class Session:
         self._after_action(actor, events)
 
     def _after_action(self, actor: Player, events: Sequence[Event]) -> None:
-        game = self._game
-        assert game is not None
-        round_over = any(isinstance(e, RoundEnded) for e in events)
-        game_over = any(isinstance(e, GameEnded) for e in events)
-        if round_over:
-            self._hand_ender = actor
-        audit_due = round_over and (
-            game_over
-            or self.audit_mode == "hand"
-            or self._hand + 1 - self._audited >= MAX_SEEDS_PER_REVEAL
+        holds = conditions_after_action(
+            events, audit_mode=self.audit_mode, hands=self._hand + 1, audited=self._audited
         )
-        self._advance({Cond.AUDIT_DUE: audit_due, Cond.ROUND_OVER: round_over})
+        if holds[Cond.ROUND_OVER]:
+            self._hand_ender = actor
+        self._advance(holds)
         if self.stage is Stage.DECK1:
             self._start_hand()
         elif self.stage is Stage.REVEAL_FIRST:

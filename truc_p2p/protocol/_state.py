@@ -14,12 +14,21 @@ in any stage before ``DONE``.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from truc_p2p.protocol._messages import MessageType
-from truc_p2p.rules import Game, Player
+from truc_p2p.protocol._messages import MAX_SEEDS_PER_REVEAL, MessageType
+from truc_p2p.rules import Event, Game, GameEnded, Player, RoundEnded
 
-__all__ = ["STAGES", "TRANSITIONS", "Cond", "Sender", "Stage", "expected_sender", "next_stage"]
+__all__ = [
+    "STAGES",
+    "TRANSITIONS",
+    "Cond",
+    "Sender",
+    "Stage",
+    "conditions_after_action",
+    "expected_sender",
+    "next_stage",
+]
 
 
 class Stage(enum.Enum):
@@ -148,3 +157,19 @@ def expected_sender(stage: Stage, game: Game | None, hand_ender: Player | None) 
     if hand_ender is None:
         raise ValueError(f"stage {stage.value} needs the hand's last sender")
     return hand_ender.other if who is Sender.FIRST else hand_ender
+
+
+def conditions_after_action(
+    events: Sequence[Event], *, audit_mode: str, hands: int, audited: int
+) -> dict[Cond, bool]:
+    """Which transition conditions hold after an action produced ``events``.
+
+    ``hands`` is the number of hands dealt so far and ``audited`` how many of
+    them were already audited.
+    """
+    round_over = any(isinstance(e, RoundEnded) for e in events)
+    game_over = any(isinstance(e, GameEnded) for e in events)
+    audit_due = round_over and (
+        game_over or audit_mode == "hand" or hands - audited >= MAX_SEEDS_PER_REVEAL
+    )
+    return {Cond.AUDIT_DUE: audit_due, Cond.ROUND_OVER: round_over, Cond.GAME_OVER: game_over}

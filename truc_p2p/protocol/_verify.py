@@ -42,14 +42,21 @@ from truc_p2p.protocol._errors import (
     UnexpectedMessageError,
     WrongGameError,
 )
-from truc_p2p.protocol._messages import MAX_SEEDS_PER_REVEAL, MessageType, validate_payload
+from truc_p2p.protocol._messages import MessageType, validate_payload
 from truc_p2p.protocol._session import (
     coin_commitment,
     first_dealer_from_coins,
     game_id_of,
     result_payload,
 )
-from truc_p2p.protocol._state import STAGES, Cond, Stage, expected_sender, next_stage
+from truc_p2p.protocol._state import (
+    STAGES,
+    Cond,
+    Stage,
+    conditions_after_action,
+    expected_sender,
+    next_stage,
+)
 from truc_p2p.protocol._wire import (
     GENESIS,
     Envelope,
@@ -63,11 +70,9 @@ from truc_p2p.rules import (
     Card,
     Event,
     Game,
-    GameEnded,
     IllegalActionError,
     Phase,
     Player,
-    RoundEnded,
     RulesError,
     Ruleset,
 )
@@ -510,16 +515,12 @@ class _Referee:
         self.after_action(sender, events)
 
     def after_action(self, actor: Player, events: Sequence[Event]) -> None:
-        round_over = any(isinstance(e, RoundEnded) for e in events)
-        game_over = any(isinstance(e, GameEnded) for e in events)
-        if round_over:
-            self.hand_ender = actor
-        audit_due = round_over and (
-            game_over
-            or self.audit_mode == "hand"
-            or self.hand + 1 - self.audited >= MAX_SEEDS_PER_REVEAL
+        holds = conditions_after_action(
+            events, audit_mode=self.audit_mode or "game", hands=self.hand + 1, audited=self.audited
         )
-        self.advance({Cond.AUDIT_DUE: audit_due, Cond.ROUND_OVER: round_over})
+        if holds[Cond.ROUND_OVER]:
+            self.hand_ender = actor
+        self.advance(holds)
         if self.stage is Stage.DECK1:
             self.start_hand()
 
