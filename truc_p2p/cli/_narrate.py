@@ -23,10 +23,16 @@ from truc_p2p.rules import (
     GameEnded,
     Player,
     RoundEnded,
+    RoundEndReason,
     TrickEnded,
 )
 
 __all__ = ["Narrator", "describe", "describe_action", "plain", "show_cards"]
+
+_REST_ENDS = {
+    RoundEndReason.REST_WON: "wins the round, and with it the game (“my rest” was answered)",
+    RoundEndReason.REST_REFUSED: "wins: “my rest” was refused",
+}
 
 _ACTION_WORDS = {
     ActionKind.RAISE: "asks “2 more?”",
@@ -86,6 +92,9 @@ def _describe(event: AnyEvent, names: dict[Player, str], *, me: Player, ascii: b
     if isinstance(event, RoundEnded):
         if event.winner is None:
             return f"   round {event.round_no + 1}: nobody scores ({event.reason.value})"
+        if event.reason in _REST_ENDS:
+            what = _REST_ENDS[event.reason]
+            return f"   round {event.round_no + 1}: {names[event.winner]} {what}"
         return (
             f"   round {event.round_no + 1}: {names[event.winner]} scores {event.points} "
             f"({event.reason.value}) -> {event.scores[0]}-{event.scores[1]}"
