@@ -227,3 +227,27 @@ def test_audit_needs_a_record() -> None:
             dealer_seed=DEALER_SEED,
             nondealer_seed=NONDEALER_SEED,
         )
+
+
+@pytest.mark.parametrize(
+    ("field", "change", "culprit"),
+    [
+        ("d1", lambda r: _replace_entry(r.d1, 4, r.d2[0]), Role.DEALER),
+        ("d2", lambda r: _replace_entry(r.d2, 31, r.d1[0]), Role.NONDEALER),
+        ("d3", lambda r: _replace_entry(r.d3, 0, r.d4[0]), Role.DEALER),
+        ("d4", lambda r: _replace_entry(r.d4, 17, r.d3[17]), Role.NONDEALER),
+        ("dealer_shown", lambda r: {**r.dealer_shown, 3: key(7)}, Role.DEALER),
+        ("nondealer_shown", lambda r: {**r.nondealer_shown, 4: key(9)}, Role.NONDEALER),
+    ],
+)
+def test_a_trusted_role_is_not_recomputed_but_the_other_is(
+    field: str, change: Any, culprit: Role
+) -> None:
+    """A live peer audits only its opponent: its own messages are its own."""
+    record = dataclasses.replace(RECORD, **{field: change(RECORD)})
+    seeds = {"dealer_seed": DEALER_SEED, "nondealer_seed": NONDEALER_SEED}
+    audit_hand(record, trusted=culprit, **seeds)  # the changed side is the trusted one
+    with pytest.raises(AuditMismatchError) as err:
+        audit_hand(record, trusted=culprit.other, **seeds)
+    assert err.value.culprit is culprit
+    assert audit_hand(RECORD, trusted=culprit, **seeds).deal == deal_of()

@@ -854,7 +854,12 @@ class Session:
                 (mine, theirs) if deck.role is Role.DEALER else (theirs, mine)
             )
             try:
-                audit_hand(record, dealer_seed=dealer_seed, nondealer_seed=nondealer_seed)
+                audit_hand(
+                    record,
+                    dealer_seed=dealer_seed,
+                    nondealer_seed=nondealer_seed,
+                    trusted=deck.role,  # our own messages need no recomputation
+                )
             except CheatError as exc:
                 step = str(exc.step)
                 step_env = self._hand_envelopes.get(hand, {}).get(
