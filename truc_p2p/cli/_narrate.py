@@ -96,12 +96,16 @@ def _describe(event: AnyEvent, names: dict[Player, str], *, me: Player, ascii: b
             what = _REST_ENDS[event.reason]
             return f"   round {event.round_no + 1}: {names[event.winner]} {what}"
         return (
-            f"   round {event.round_no + 1}: {names[event.winner]} scores {event.points} "
+            f"   round {event.round_no + 1}: {names[event.winner]} "
+            f"{_agree(names[event.winner], 'scores')} {event.points} "
             f"({event.reason.value}) -> {event.scores[0]}-{event.scores[1]}"
         )
     if isinstance(event, GameEnded):
         o = event.outcome
-        return f"== {names[o.winner]} wins the game ({o.reason.value}), {o.scores[0]}-{o.scores[1]}"
+        wins = _agree(names[o.winner], "wins")
+        return (
+            f"== {names[o.winner]} {wins} the game ({o.reason.value}), {o.scores[0]}-{o.scores[1]}"
+        )
     if isinstance(event, AuditPassed):
         hands = event.hands
         span = f"{hands[0] + 1}" if len(hands) == 1 else f"{hands[0] + 1}-{hands[-1] + 1}"
@@ -109,12 +113,20 @@ def _describe(event: AnyEvent, names: dict[Player, str], *, me: Player, ascii: b
     if isinstance(event, GameFinished):
         r = event.result
         return (
-            f"== result co-signed by both: {names[r.winner]} wins "
+            f"== result co-signed by both: {names[r.winner]} {_agree(names[r.winner], 'wins')} "
             f"{r.scores[0]}-{r.scores[1]} after {r.hands} hands ({r.reason})"
         )
     if isinstance(event, PeerAborted):
         return f"!! peer ended the game: {event.reason} {event.detail}".rstrip()
     return None
+
+
+def _agree(subject: str, phrase: str) -> str:
+    """``phrase`` (third person) agreeing with ``subject``: "you" takes "win", not "wins"."""
+    if subject != "you":
+        return phrase
+    verb, _, rest = phrase.partition(" ")
+    return (verb[:-1] if verb.endswith("s") else verb) + (f" {rest}" if rest else "")
 
 
 class Narrator:

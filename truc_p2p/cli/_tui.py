@@ -262,6 +262,7 @@ class TerminalPlayer(Narrator):
     def __call__(self, event: Event | SessionEvent) -> None:
         if isinstance(event, GameStarted):
             self.start(event)
+            self.names[event.me] = "you"  # the terminal player reads about itself
             peer = self.names[event.me.other]
             self.write(
                 f"playing against {peer} (key {event.peer_fingerprint[:16]}…), "
