@@ -13,6 +13,7 @@ from typing import Any
 from truc_p2p.protocol._errors import MalformedMessageError
 
 __all__ = [
+    "ABORT_REASONS",
     "CATALOGUE",
     "MAX_SEEDS_PER_REVEAL",
     "Field",
@@ -20,6 +21,8 @@ __all__ = [
     "validate_payload",
 ]
 
+#: Why a player may end a game early (the ``reason`` of an ``abort``).
+ABORT_REASONS = ("quit", "timeout", "cheat", "error", "incompatible")
 #: Seeds are revealed at least every this many hands so a reveal stays small.
 MAX_SEEDS_PER_REVEAL = 32
 
@@ -153,7 +156,7 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
     MessageType.ABORT: {
         "reason": Field(
             "str",
-            _one_of("quit", "timeout", "cheat", "error", "incompatible"),
+            _one_of(*ABORT_REASONS),
             doc="why the sender ends the game",
         ),
         "detail": Field("str 0..200", _str(0, 200), doc="human-readable detail"),

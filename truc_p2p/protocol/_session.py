@@ -74,7 +74,7 @@ from truc_p2p.protocol._events import (
     PeerAborted,
     YourTurn,
 )
-from truc_p2p.protocol._messages import MessageType, validate_payload
+from truc_p2p.protocol._messages import ABORT_REASONS, MessageType, validate_payload
 from truc_p2p.protocol._state import (
     STAGES,
     Cond,
@@ -193,7 +193,9 @@ class Session:
         self.stage = Stage.HELLO_INITIATOR
         self._seq = 0
         self._prev = GENESIS
-        self._prev2 = GENESIS  # hash of the envelope before the last (aborts may chain to it)
+        # (sender, hash) of every envelope in transcript order: an abort may chain
+        # to an earlier point when our own messages crossed it in flight.
+        self._chain: list[tuple[int, bytes]] = []
         self.game_id = b""
         self._hellos: list[bytes] = []
         self._peer_key: Ed25519PublicKey | None = None
@@ -326,12 +328,15 @@ class Session:
 
         Returns the bytes to send (empty if nothing can be sent any more).
         """
+        if reason not in ABORT_REASONS:
+            raise LocalProtocolError(f"abort reason must be one of {', '.join(ABORT_REASONS)}")
         if self.stage in (Stage.DONE, Stage.ABORTED):
             return b""
+        detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
         if not self._hellos or (len(self._hellos) < 2 and self._peer_key is None):
             self.stage = Stage.ABORTED
             return b""
-        self._emit(MessageType.ABORT, {"reason": reason, "detail": detail[:200]}, check=False)
+        self._emit(MessageType.ABORT, {"reason": reason, "detail": detail})
         self.stage = Stage.ABORTED
         return self.data_to_send()
 
@@ -413,7 +418,7 @@ class Session:
         # the rejected envelope (e.g. the cards of a bad deck4): drop them.
         self._events.clear()
 
-    def _emit(self, mtype: str, payload: dict[str, Any], *, check: bool = True) -> None:
+    def _emit(self, mtype: str, payload: dict[str, Any]) -> None:
         raw = sign_envelope(
             self._identity,
             game_id=self.game_id,
@@ -429,7 +434,8 @@ class Session:
         if self._sent_log is not None:
             self._sent_log.append(raw)
         self._seq += 1
-        self._prev2, self._prev = self._prev, envelope_hash(raw)
+        self._prev = envelope_hash(raw)
+        self._chain.append((int(self.me), self._prev))
         if mtype == MessageType.ABORT:
             return
         env = decode_envelope(raw)
@@ -442,8 +448,9 @@ class Session:
         try:
             env = decode_envelope(raw, message_no=position)
             self._check_envelope(env)
-            self._seq = env.seq + 1
-            self._prev2, self._prev = self._prev, env.hash
+            self._seq = position + 1
+            self._prev = env.hash
+            self._chain.append((env.sender, self._prev))
             if env.type == MessageType.ABORT:
                 refused = (
                     self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND)
@@ -504,16 +511,19 @@ class Session:
         if env.game_id != self.game_id:
             raise WrongGameError("envelope names another game", evidence=evidence, message_no=n)
         if env.type == MessageType.ABORT:
-            # An abort may cross one of our messages in flight: it must chain to
-            # one of the last two envelopes, not necessarily the very last.
+            # An abort may cross our messages in flight: it chains to the point
+            # where the peer stopped, and everything after that point is ours.
             validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
-            if env.seq not in (self._seq, self._seq - 1):
+            k = env.seq
+            if k > self._seq or any(s != int(self.me) for s, _ in self._chain[k:]):
                 raise SequenceError(
-                    f"abort with sequence number {env.seq}", evidence=evidence, message_no=n
+                    f"abort with sequence number {k} skips messages",
+                    evidence=evidence,
+                    message_no=n,
                 )
-            if env.prev not in (self._prev, self._prev2):
+            if env.prev != (self._chain[k - 1][1] if k else GENESIS):
                 raise ChainError(
-                    "abort chains to neither of the last two messages",
+                    "abort does not chain to the message before it",
                     evidence=evidence,
                     message_no=n,
                 )

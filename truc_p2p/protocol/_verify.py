@@ -166,7 +166,8 @@ class _Scan:
 def _scan(raws: Sequence[bytes]) -> _Scan:
     """Pass 1: envelopes, signatures, chain, sequence, game id, payload shapes."""
     scan = _Scan()
-    prev, prev2, game_id = GENESIS, GENESIS, b""
+    prev, game_id = GENESIS, b""
+    chain: list[tuple[int, bytes]] = []  # (sender, hash) of every envelope so far
     hellos: list[Envelope] = []
     for n, raw in enumerate(raws):
         try:
@@ -189,11 +190,19 @@ def _scan(raws: Sequence[bytes]) -> _Scan:
             verify_signature(env, scan.keys[env.sender])
             if env.game_id != game_id:
                 raise WrongGameError("envelope names another game", evidence=ev, message_no=n)
-            is_abort = env.type == MessageType.ABORT
-            if env.seq != n and not (is_abort and env.seq == n - 1):
-                raise SequenceError(f"sequence number {env.seq}", evidence=ev, message_no=n)
-            if env.prev != prev and not (is_abort and env.prev == prev2):
-                raise ChainError("previous-hash does not match", evidence=ev, message_no=n)
+            if env.type == MessageType.ABORT:
+                # An abort may chain to an earlier point when the other player's
+                # messages crossed it in flight (wire.md section 8).
+                k = env.seq
+                if k > n or any(s == env.sender for s, _ in chain[k:]):
+                    raise SequenceError(f"abort with sequence number {k}", evidence=ev)
+                if env.prev != (chain[k - 1][1] if k else GENESIS):
+                    raise ChainError("abort does not chain to its message", evidence=ev)
+            else:
+                if env.seq != n:
+                    raise SequenceError(f"sequence number {env.seq}", evidence=ev, message_no=n)
+                if env.prev != prev:
+                    raise ChainError("previous-hash does not match", evidence=ev, message_no=n)
             validate_payload(env.type, env.payload, evidence=ev, message_no=n)
             if env.type == MessageType.REVEAL:
                 sender = Player(env.sender)
@@ -205,7 +214,8 @@ def _scan(raws: Sequence[bytes]) -> _Scan:
             scan.error = exc
             break
         scan.envelopes.append(env)
-        prev2, prev = prev, env.hash
+        prev = env.hash
+        chain.append((env.sender, prev))
         if n == 1:
             game_id = game_id_of(hellos[0].raw, hellos[1].raw)
     return scan
