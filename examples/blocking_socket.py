@@ -10,7 +10,6 @@ The session frames its messages itself, so the socket only moves bytes.
 
 from __future__ import annotations
 
-import hmac
 import secrets
 import socket
 import sys
@@ -24,6 +23,7 @@ from truc_p2p.protocol import (
     NEED_DATA,
     GameResult,
     PeerAborted,
+    PeerKeyMismatchError,
     RemoteProtocolError,
     Session,
     YourTurn,
@@ -31,20 +31,17 @@ from truc_p2p.protocol import (
 from truc_p2p.rules import Player
 
 
-def play(
-    sock: socket.socket, session: Session, bot: Bot, *, expect: str | None = None
-) -> GameResult | str:
+def play(sock: socket.socket, session: Session, bot: Bot) -> GameResult | str:
     """Play one game; return the co-signed result or why the game ended early."""
     sock.settimeout(60)  # the opponent's turn timeout, crudely
     while True:
         try:
             event = session.next_event()
+        except PeerKeyMismatchError:
+            return "refused: the host's key does not match the invite"  # nothing more sent
         except RemoteProtocolError as exc:
-            sock.sendall(session.data_to_send() + session.abort("error", exc.code))
+            sock.sendall(session.abort("cheat", exc.code))
             return f"peer broke the protocol: {exc}"
-        fp = session.peer_fingerprint
-        if expect and fp and not hmac.compare_digest(fp, expect):
-            return "refused: the host's key does not match the invite"
         sock.sendall(session.data_to_send())
         if event is NEED_DATA:
             data = sock.recv(65536)
@@ -60,9 +57,16 @@ def play(
             return session.result
 
 
-def new_session(role: Player, name: str) -> Session:
+def new_session(role: Player, name: str, expect: str | None = None) -> Session:
+    """A fresh session; ``expect`` pins the peer's key fingerprint (the joiner's side)."""
     key = Ed25519PrivateKey.generate()
-    return Session(identity=key, role=role, secret=secrets.token_bytes(32), name=name)
+    return Session(
+        identity=key,
+        role=role,
+        secret=secrets.token_bytes(32),
+        name=name,
+        expected_peer_fingerprint=expect,
+    )
 
 
 def self_play() -> int:
@@ -78,8 +82,8 @@ def self_play() -> int:
         thread = threading.Thread(target=serve)
         thread.start()
         with socket.create_connection(server.getsockname()) as sock:
-            guest = new_session(Player.P0, "blocking-guest")
-            results["guest"] = play(sock, guest, make_bot("random", 2), expect=host.fingerprint)
+            guest = new_session(Player.P0, "blocking-guest", expect=host.fingerprint)
+            results["guest"] = play(sock, guest, make_bot("random", 2))
         thread.join()
     for who, r in results.items():
         print(f"{who}: {r if isinstance(r, str) else f'player {int(r.winner)} wins {r.scores}'}")
@@ -91,9 +95,8 @@ def join(invite: str) -> int:
 
     inv = Invite.parse(invite)
     with socket.create_connection((inv.host, inv.port), timeout=15) as sock:
-        r = play(
-            sock, new_session(Player.P0, "blocking"), make_bot("heuristic"), expect=inv.fingerprint
-        )
+        session = new_session(Player.P0, "blocking", expect=inv.fingerprint)
+        r = play(sock, session, make_bot("heuristic"))
     print(r if isinstance(r, str) else f"player {int(r.winner)} wins {r.scores[0]}-{r.scores[1]}")
     return 1 if isinstance(r, str) else 0
 
