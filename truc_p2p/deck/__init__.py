@@ -30,6 +30,7 @@ from truc_p2p.deck._errors import (
     UnchangedEntryError,
     WrongPositionError,
 )
+from truc_p2p.deck._group import canonical_key
 from truc_p2p.deck._record import HandRecord
 from truc_p2p.deck._schedule import HAND_SIZE, N_CARDS, Role, positions
 from truc_p2p.deck._secrets import commitment, new_seed
@@ -59,6 +60,7 @@ __all__ = [
     "UnchangedEntryError",
     "WrongPositionError",
     "audit_hand",
+    "canonical_key",
     "card_encodings",
     "commitment",
     "new_seed",

@@ -23,6 +23,7 @@ __all__ = [
     "PRIME",
     "SCALAR_SIZE",
     "batch_inverse",
+    "canonical_key",
     "decode",
     "derive_key",
     "mul",
@@ -68,6 +69,16 @@ def parse_scalar(raw: object) -> int | None:
     if not 1 <= k < ORDER:
         return None
     return k
+
+
+def canonical_key(raw: bytes) -> bytes:
+    """One representative of ``k`` and ``n - k``, which are the same key on x-coordinates.
+
+    A valid scalar maps to ``min(k, n - k)`` as 32 bytes; anything else is returned
+    unchanged (it can never equal the representative of a valid key).
+    """
+    k = parse_scalar(raw)
+    return raw if k is None else scalar_bytes(min(k, ORDER - k))
 
 
 def batch_inverse(values: Sequence[int]) -> list[int]:

@@ -26,7 +26,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from truc_p2p.deck import CheatError, DeckError, DeckSide, Role, positions
+from truc_p2p.deck import CheatError, DeckError, DeckSide, Role, canonical_key, positions
 from truc_p2p.protocol._errors import (
     AuditFailedError,
     AuditRefusedError,
@@ -219,6 +219,11 @@ def _scan(raws: Sequence[bytes]) -> _Scan:
         if n == 1:
             game_id = game_id_of(hellos[0].raw, hellos[1].raw)
     return scan
+
+
+def _canonical(keys: Sequence[bytes]) -> list[bytes]:
+    """Keys compared as the audit compares them: ``k`` and ``n - k`` are one key."""
+    return [canonical_key(k) for k in keys]
 
 
 class _Referee:
@@ -428,23 +433,25 @@ class _Referee:
         self._compare(env, Role.NONDEALER, "D2", tuple(p["deck"]))
         if Role.DEALER in self.sides:
             d3, keys = self.sides[Role.DEALER].receive_d2(p["deck"], p["commitment"])
-            self.expect["deck3"] = (tuple(d3), [keys[i] for i in positions(Role.NONDEALER, False)])
+            want = [keys[i] for i in positions(Role.NONDEALER, False)]
+            self.expect["deck3"] = (tuple(d3), _canonical(want))
         self.advance()
 
     def on_deck3(self, env: Envelope, sender: Player) -> None:
         p = env.payload
-        self._compare(env, Role.DEALER, "D3", (tuple(p["deck"]), p["keys"]))
+        self._compare(env, Role.DEALER, "D3", (tuple(p["deck"]), _canonical(p["keys"])))
         if Role.NONDEALER in self.sides:
             order = positions(Role.NONDEALER, False)
             d4, keys = self.sides[Role.NONDEALER].receive_d3(
                 p["deck"], dict(zip(order, p["keys"], strict=True))
             )
-            self.expect["deck4"] = (tuple(d4), [keys[i] for i in positions(Role.DEALER, False)])
+            want = [keys[i] for i in positions(Role.DEALER, False)]
+            self.expect["deck4"] = (tuple(d4), _canonical(want))
         self.advance()
 
     def on_deck4(self, env: Envelope, sender: Player) -> None:
         p = env.payload
-        self._compare(env, Role.NONDEALER, "D4", (tuple(p["deck"]), p["keys"]))
+        self._compare(env, Role.NONDEALER, "D4", (tuple(p["deck"]), _canonical(p["keys"])))
         if Role.DEALER in self.sides:
             order = positions(Role.DEALER, False)
             self.sides[Role.DEALER].receive_d4(p["deck"], dict(zip(order, p["keys"], strict=True)))
@@ -486,7 +493,8 @@ class _Referee:
             if role in self.sides:
                 own = self.sides[role].redeal_keys()
                 want = [own[i] for i in positions(role.other, True)]
-                self._audit(env, role, "redeal keys", payload["keys"], want)
+                got = _canonical(payload["keys"])
+                self._audit(env, role, "redeal keys", got, _canonical(want))
             if role.other in self.sides:
                 self.sides[role.other].receive_redeal_keys(
                     dict(zip(positions(role.other, True), payload["keys"], strict=True))
