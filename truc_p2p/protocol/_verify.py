@@ -526,6 +526,12 @@ class _Referee:
         else:
             action = Action(kind)
         events = game.push(action, player=sender)
+        if kind is ActionKind.PLAY and role in self.sides:
+            # The shower's own key, as the audit checks it (also when only the
+            # shower revealed and no receiver side opened the card).
+            shown = canonical_key(payload["key"])
+            expected = canonical_key(self.sides[role].show(payload["pos"]))
+            self._audit(env, role, "shown key", shown, expected)
         if kind is ActionKind.ACCEPT_REDEAL:
             self.redeal_keys_due = Role.NONDEALER
             if deal_after:
