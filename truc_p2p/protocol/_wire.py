@@ -62,6 +62,8 @@ HASH_SIZE = 32
 GENESIS = bytes(HASH_SIZE)
 _MAX_STR = 256
 _MAX_ITEMS = 64
+#: Deepest nesting of arrays and maps in a body (the catalogue needs 4 levels).
+_MAX_DEPTH = 8
 
 
 def frame(envelope: bytes) -> bytes:
@@ -149,10 +151,23 @@ def _no_duplicates(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
     return result
 
 
+def _too_deep(obj: Any) -> bool:
+    """Whether arrays and maps nest deeper than :data:`_MAX_DEPTH` (checked iteratively)."""
+    stack = [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, list | dict):
+            if depth > _MAX_DEPTH:
+                return True
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items)
+    return False
+
+
 def unpack_strict(data: bytes) -> Any:
     """Decode exactly one msgpack object with the protocol's strict limits."""
     try:
-        return msgpack.unpackb(
+        obj = msgpack.unpackb(
             data,
             raw=False,
             strict_map_key=True,
@@ -167,6 +182,11 @@ def unpack_strict(data: bytes) -> Any:
         )
     except Exception as exc:  # msgpack raises many unrelated types on bad input
         raise MalformedMessageError(f"not a valid msgpack body: {exc}") from None
+    # Deep values would reach repr() and == of peer data (error messages, the
+    # ruleset and options checks) and raise RecursionError there.
+    if _too_deep(obj):
+        raise MalformedMessageError(f"msgpack body nests deeper than {_MAX_DEPTH} levels")
+    return obj
 
 
 def pack(obj: Any) -> bytes:
