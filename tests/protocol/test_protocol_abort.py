@@ -9,6 +9,7 @@ from truc_p2p.protocol import (
     NEED_DATA,
     LocalProtocolError,
     PeerAborted,
+    RemoteProtocolError,
     Stage,
     decode_envelope,
     verify_transcript,
@@ -55,3 +56,16 @@ def test_abort_detail_is_made_printable_and_the_peer_accepts_it() -> None:
     report = verify_transcript(record)
     assert report.error_code == "aborted" and report.ended_by is not None
     assert "player 1 aborted" in report.ended_by
+
+
+def test_bytes_after_a_remote_error_are_not_buffered() -> None:
+    sessions = make_pair()
+    p1 = sessions[Player.P1]
+    p1.receive_data(b"\x00\x00\x00\x50" + b"\x00" * 0x50)  # a frame that is no envelope
+    with pytest.raises(RemoteProtocolError) as first:
+        p1.next_event()
+    p1.receive_data(b"\xff" * 100_000)
+    assert p1._frames.pending == 0
+    with pytest.raises(RemoteProtocolError) as again:
+        p1.next_event()
+    assert again.value is first.value

@@ -23,7 +23,12 @@ class CardsOnly:
 def test_more_than_32_hands_are_audited_in_bounded_reveals() -> None:
     record: list[bytes] = []
     events: list[object] = []
-    sessions = make_pair(ruleset=Ruleset(target=20), records=(record.append, None))
+    # Rounds are worth 1 point at most, so a target of 33 needs at least 33 hands.
+    sessions = make_pair(
+        ruleset=Ruleset(target=MAX_SEEDS_PER_REVEAL + 1),
+        records=(record.append, None),
+        secrets=(bytes([1]) * 32, bytes([2]) * 32),
+    )
     run_pair(
         sessions,
         {Player.P0: CardsOnly(), Player.P1: CardsOnly()},
@@ -33,7 +38,7 @@ def test_more_than_32_hands_are_audited_in_bounded_reveals() -> None:
     assert result is not None and result == sessions[Player.P1].result
     assert result.hands > MAX_SEEDS_PER_REVEAL
     reveals = [decode_envelope(r).payload for r in record if decode_envelope(r).type == "reveal"]
-    assert len(reveals) == 4  # one intermediate audit pair, one final pair
+    assert len(reveals) == 2 * (1 + (result.hands - 1) // MAX_SEEDS_PER_REVEAL)
     assert all(len(r["seeds"]) <= MAX_SEEDS_PER_REVEAL for r in reveals)
     audited = [h for e in events if isinstance(e, AuditPassed) for h in e.hands]
     assert audited == list(range(result.hands))

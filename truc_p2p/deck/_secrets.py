@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -154,9 +154,10 @@ class Secrets:
     is the player's per-card key for final-deck position ``i``.
     """
 
-    global_key: int
-    card_keys: tuple[int, ...]
-    permutation: tuple[int, ...]
+    # Never shown in a repr: a stray log line must not leak a hand's keys.
+    global_key: int = field(repr=False)
+    card_keys: tuple[int, ...] = field(repr=False)
+    permutation: tuple[int, ...] = field(repr=False)
 
 
 def derive_permutation(seed: bytes, *, game_id: bytes, hand: int, role: Role) -> tuple[int, ...]:

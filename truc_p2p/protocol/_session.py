@@ -262,10 +262,11 @@ class Session:
     def receive_data(self, data: bytes) -> None:
         """Buffer bytes received from the peer; process them with :meth:`next_event`.
 
-        Bytes that arrive after the game ended (finished or aborted) are peer
-        input the game no longer needs: they are dropped, never an error.
+        Bytes that arrive after the game ended (finished, aborted, or ended by
+        the peer's error) are peer input the game no longer needs: they are
+        dropped, never an error, and never buffered.
         """
-        if self.stage in (Stage.DONE, Stage.ABORTED):
+        if self.stage in (Stage.DONE, Stage.ABORTED, Stage.ERROR):
             return
         self._frames.feed(data)
 
