@@ -669,6 +669,36 @@ def test_silence_instead_of_revealing(first_dealer: Player) -> None:
     assert not verify_transcript(pair.records[cheater.other]).valid
 
 
+@pytest.mark.parametrize(("reason", "blamed"), [("quit", "waiter"), ("timeout", "due")])
+def test_who_refused_the_audit_when_the_waiting_player_aborts(
+    first_dealer: Player, reason: str, blamed: str
+) -> None:
+    """The first revealer waits for the second reveal and aborts.  With ``timeout``
+    it blames the silent player whose reveal was due; with ``quit`` it broke the
+    audit off itself."""
+    pair = Pair(
+        ruleset=ONE_HAND, tag="cheats", first_dealer=first_dealer, bots={P0: PLAYER, P1: PLAYER}
+    )
+    seen: list[Player] = []
+
+    def second_reveal(sender: Player, raw: bytes) -> bool:
+        if decode_envelope(raw).type == "reveal":
+            seen.append(sender)
+        return len(seen) == 2
+
+    due, _reveal = pair.run(until=second_reveal)
+    waiter = due.other
+    pair.inflight[due].clear()  # the second reveal never arrives
+    pair.sessions[waiter].abort(reason, "waited")
+    report = verify_transcript(pair.records[waiter])
+    assert not report.valid and report.error_code == "audit-refused", report.summary()
+    if blamed == "waiter":
+        assert f"player {int(waiter)} aborted while waiting" in (report.error or "")
+    else:
+        assert f"player {int(due)} did not reveal" in (report.error or "")
+    assert report.error_message_no == len(pair.records[waiter]) - 1
+
+
 def test_acting_instead_of_revealing(first_dealer: Player) -> None:
     pair = Pair(
         ruleset=ONE_HAND, tag="cheats", first_dealer=first_dealer, bots={P0: PLAYER, P1: PLAYER}

@@ -258,6 +258,7 @@ class _Referee:
         self.blind_hand: int | None = None
         self.ended_by: str | None = None
         self.refused_by: Player | None = None
+        self.refusal = "did not reveal its seeds when the audit was due"
         self.prev = GENESIS
         self.view: Player | None = None
         self.seed_msgs: dict[Role, int] = {}
@@ -313,7 +314,16 @@ class _Referee:
                 + (f" ({env.payload['detail']})" if env.payload["detail"] else "")
             )
             if self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
-                self.refused_by = expected_sender(self.stage, self.game, self.hand_ender)
+                # The player whose reveal was due refused it, if it aborted or the
+                # other timed it out; a player that quits while waiting for the
+                # other's reveal broke the audit off itself.
+                due = expected_sender(self.stage, self.game, self.hand_ender)
+                aborter = Player(env.sender)
+                if aborter != due and env.payload["reason"] != "timeout":
+                    self.refused_by = aborter
+                    self.refusal = "aborted while waiting for the other player's reveal"
+                else:
+                    self.refused_by = due
             self.stage = Stage.ABORTED
             return
         if self.stage is Stage.ABORTED:
@@ -638,10 +648,13 @@ def verify_transcript(envelopes: Sequence[bytes]) -> VerifyReport:
     if error is None and not complete and refuser is not None:
         last = scan.envelopes[-1] if scan.envelopes else None
         error = AuditRefusedError(
-            f"player {int(refuser)} did not reveal its seeds when the audit was due: "
-            "the audit was refused" + (f"; {referee.ended_by}" if referee.ended_by else ""),
+            f"player {int(refuser)} {referee.refusal}: the audit was refused"
+            + (f"; {referee.ended_by}" if referee.ended_by else ""),
             step="reveal",
-            message_no=last.seq if last is not None and last.type == MessageType.ABORT else None,
+            # an abort sits at its position in the transcript (its seq may be earlier)
+            message_no=len(scan.envelopes) - 1
+            if last is not None and last.type == MessageType.ABORT
+            else None,
         )
     if error is None and not complete:
         if referee.ended_by is not None:
