@@ -364,6 +364,8 @@ class Caught:
     error: RemoteProtocolError
     report: VerifyReport
     index: int  # position of the offending envelope in the receiver's transcript
+    #: the verifier's report with the victim's session secret (its own view)
+    local_report: VerifyReport | None = None
 
 
 def deliver_and_expect(
@@ -405,7 +407,11 @@ def expect_remote(
     assert not report.valid
     assert report.error is not None and report.error_code is not None
     assert report.audit != "passed"
-    return Caught(exc, report, len(records) - 1)
+    local = None
+    if pair.secrets is not None:
+        local = verify_transcript(records, local_secret=pair.secrets[victim])
+        assert not local.valid and local.audit != "passed"
+    return Caught(exc, report, len(records) - 1, local)
 
 
 def assert_dead(session: Session, exc: RemoteProtocolError) -> None:

@@ -90,6 +90,11 @@ def check_pinpointed(caught: Caught, codes: set[str], at: int | None = None) -> 
     assert report.error_code in codes, report.summary()
 
 
+def caught_victim(caught: Caught) -> Player:
+    """The player who recorded the offending envelope: not its sender."""
+    return Player(1 - decode_envelope(caught.error.evidence[0]).sender)
+
+
 def check_unaudited(caught: Caught, hand: int = 0) -> None:
     """The fault sits in a hand whose seeds were not both revealed.
 
@@ -98,6 +103,12 @@ def check_unaudited(caught: Caught, hand: int = 0) -> None:
     """
     report = caught.report
     assert report.error_message_no in (None, caught.index), report.summary()
+    # With the victim's own session secret the verifier replays the unrevealed
+    # hand from the victim's view and names the offending message, like the
+    # live session did.
+    local = caught.local_report
+    assert local is not None and local.error_message_no == caught.index, local.summary()
+    assert local.local_secret_of == int(caught_victim(caught))
     if report.error_message_no is None:
         # Not evidence of a failed audit: the hand was simply never audited.
         assert report.error_code == "incomplete", report.summary()

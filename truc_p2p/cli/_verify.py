@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from truc_p2p.protocol import TranscriptFormatError, verify_transcript
@@ -19,6 +20,13 @@ def register(subparsers: Any) -> None:
         "1 with the first violation when not; 2 when the file cannot be read.",
     )
     parser.add_argument("file", help="transcript file (.truc)")
+    parser.add_argument(
+        "--secret",
+        metavar="PATH",
+        help="your session secret for this game (FILE.secret, written beside your "
+        "transcript): replays hands whose seeds were never revealed from your side, "
+        "so a cheat in a game that stopped before its audit is pinpointed too",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=_verify)
 
@@ -32,9 +40,25 @@ def _verify(args: argparse.Namespace) -> int:
         else:
             print(f"truc-p2p verify: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
-    report = verify_transcript(envelopes)
+    secret = None
+    if args.secret is not None:
+        try:
+            secret = Path(args.secret).read_bytes()
+        except OSError as exc:
+            print(f"truc-p2p verify: cannot read {args.secret}: {exc}", file=sys.stderr)
+            return 2
+        if len(secret) != 32:
+            print(f"truc-p2p verify: {args.secret} is not a 32-byte secret", file=sys.stderr)
+            return 2
+    report = verify_transcript(envelopes, local_secret=secret)
     if args.json:
         print(json.dumps(report.to_json()))
-    else:
-        print(report.summary())
+        return 0 if report.valid else 1
+    print(report.summary())
+    beside = Path(args.file + ".secret")
+    if secret is None and report.error_code in ("aborted", "incomplete") and beside.exists():
+        print(
+            f"hint: 'truc-p2p verify {args.file} --secret {beside}' replays the hands "
+            "never revealed from your side"
+        )
     return 0 if report.valid else 1

@@ -109,11 +109,29 @@ from truc_p2p.rules import (
     Ruleset,
 )
 
-__all__ = ["AUDIT_MODES", "Session", "coin_commitment", "first_dealer_from_coins", "game_id_of"]
+__all__ = [
+    "AUDIT_MODES",
+    "Session",
+    "coin_commitment",
+    "first_dealer_from_coins",
+    "game_id_of",
+    "local_seed",
+    "local_value",
+]
 
 AUDIT_MODES = ("game", "hand")
 _COIN_TAG = b"truc-p2p/v1/coin"
 _GAME_TAG = b"truc-p2p/v1/game"
+
+
+def local_value(secret: bytes, label: bytes) -> bytes:
+    """A local random value derived from the session secret (wire.md section 9)."""
+    return hmac.new(secret, b"truc-p2p/v1/local/" + label, hashlib.sha256).digest()
+
+
+def local_seed(secret: bytes, hand: int) -> bytes:
+    """The deck seed of ``hand`` derived from the session secret."""
+    return local_value(secret, b"seed" + hand.to_bytes(4, "big"))
 
 
 def coin_commitment(coin: bytes) -> bytes:
@@ -393,14 +411,14 @@ class Session:
     # ------------------------------------------------------------------ internals
 
     def _derive(self, label: bytes) -> bytes:
-        return hmac.new(self._secret, b"truc-p2p/v1/local/" + label, hashlib.sha256).digest()
+        return local_value(self._secret, label)
 
     @property
     def _coin(self) -> bytes:
         return self._derive(b"coin")
 
     def _seed(self, hand: int) -> bytes:
-        return self._derive(b"seed" + hand.to_bytes(4, "big"))
+        return local_seed(self._secret, hand)
 
     def _hello_payload(self, coin: bytes) -> dict[str, Any]:
         return {

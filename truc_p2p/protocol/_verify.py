@@ -26,7 +26,14 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from truc_p2p.deck import CheatError, DeckError, DeckSide, Role, canonical_key, positions
+from truc_p2p.deck import (
+    CheatError,
+    DeckError,
+    DeckSide,
+    Role,
+    canonical_key,
+    positions,
+)
 from truc_p2p.protocol._errors import (
     AuditFailedError,
     AuditRefusedError,
@@ -47,6 +54,8 @@ from truc_p2p.protocol._session import (
     coin_commitment,
     first_dealer_from_coins,
     game_id_of,
+    local_seed,
+    local_value,
     result_payload,
 )
 from truc_p2p.protocol._state import (
@@ -106,6 +115,8 @@ class VerifyReport:
     error_code: str | None = None
     error_message_no: int | None = None
     ended_by: str | None = None
+    #: the player whose session secret was used to replay unrevealed hands
+    local_secret_of: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -124,6 +135,7 @@ class VerifyReport:
             "error_code": self.error_code,
             "error_message": self.error_message_no,
             "ended_by": self.ended_by,
+            "local_secret_of": self.local_secret_of,
         }
 
     def summary(self) -> str:
@@ -144,6 +156,11 @@ class VerifyReport:
         lines.append(f"audit:      {self.audit}")
         if self.ended_by:
             lines.append(f"ended by:   {self.ended_by}")
+        if self.local_secret_of is not None:
+            lines.append(
+                f"local key:  player {self.local_secret_of}'s session secret replayed its "
+                "unrevealed hands (only that player can show these findings)"
+            )
         if self.error:
             where = (
                 f"message {self.error_message_no}: " if self.error_message_no is not None else ""
@@ -411,6 +428,13 @@ class _Referee:
 
     def _check_commitment(self, env: Envelope, role: Role) -> None:
         if role in self.sides and env.payload["commitment"] != self.sides[role].commitment:
+            if self.seed_msgs[role] < 0:  # a seed from the local secret, not revealed
+                raise AuditFailedError(
+                    f"hand {self.hand}: the local player's seed does not open its own "
+                    "commitment: the secret or the transcript was altered",
+                    step="commitment",
+                    evidence=(env.raw,),
+                )
             # The fault is in the reveal, not in the message that committed.
             reveal = self.scan.envelopes[self.seed_msgs[role]]
             raise AuditFailedError(
@@ -632,9 +656,45 @@ class _GameIncomplete(RemoteProtocolError):
     code = "incomplete"
 
 
-def verify_transcript(envelopes: Sequence[bytes]) -> VerifyReport:
-    """Check a whole transcript (raw envelopes in order).  Never raises on bad data."""
+def _add_local_seeds(scan: _Scan, secret: bytes) -> Player | None:
+    """Add the seeds a session secret derives for its owner's unrevealed hands.
+
+    The owner is the player whose hello carries the nonce the secret derives
+    (wire.md section 9); ``None`` if the secret fits neither player.
+    """
+    nonce = local_value(secret, b"nonce")
+    owner = None
+    for env in scan.envelopes[:2]:
+        if env.payload.get("nonce") == nonce:
+            owner = Player(env.sender)
+    if owner is None:
+        return None
+    hands = sum(1 for e in scan.envelopes if e.type == MessageType.DECK1)
+    for hand in range(hands):
+        scan.seeds.setdefault((owner, hand), (local_seed(secret, hand), -1))
+    return owner
+
+
+def verify_transcript(
+    envelopes: Sequence[bytes], *, local_secret: bytes | None = None
+) -> VerifyReport:
+    """Check a whole transcript (raw envelopes in order).  Never raises on bad data.
+
+    ``local_secret`` is the session secret of the player who recorded the
+    transcript (stored beside it).  With it, hands whose seeds were never
+    revealed (a game stopped before its audit) are replayed from that
+    player's view, so a fault in them is pinpointed too; such findings rest
+    on a seed only that player knows, and the report says so.
+    """
     scan = _scan(envelopes)
+    secret_owner = _add_local_seeds(scan, local_secret) if local_secret is not None else None
+    if local_secret is not None and secret_owner is None:
+        return VerifyReport(
+            valid=False,
+            messages=len(envelopes),
+            error="the local secret does not belong to this transcript",
+            error_code="bad-secret",
+        )
     referee = _Referee(scan)
     error = referee.run()
     if error is None:
@@ -690,4 +750,5 @@ def verify_transcript(envelopes: Sequence[bytes]) -> VerifyReport:
         error_code=None if error is None else error.code,
         error_message_no=None if error is None else error.message_no,
         ended_by=referee.ended_by,
+        local_secret_of=int(secret_owner) if secret_owner is not None else None,
     )
