@@ -74,6 +74,7 @@ from truc_p2p.protocol._events import (
     PeerAborted,
     YourTurn,
 )
+from truc_p2p.protocol._hand import HandState
 from truc_p2p.protocol._messages import ABORT_REASONS, MessageType, validate_payload
 from truc_p2p.protocol._state import (
     STAGES,
@@ -223,15 +224,11 @@ class Session:
 
         self._game: Game | None = None
         self._hand = -1
-        self._deck: DeckSide | None = None
-        self._pending_d4: tuple[tuple[bytes, ...], list[bytes]] | None = None
-        self._decks: dict[int, DeckSide] = {}
-        self._hand_envelopes: dict[int, dict[str, bytes]] = {}
-        self._owe_redeal_keys = False
-        self._peer_owes_redeal_keys = False
+        # One HandState per hand dealt; ``_current`` is the hand being played.
+        self._hands: dict[int, HandState] = {}
+        self._current: HandState | None = None
         self._hand_ender: Player | None = None
         self._audited = 0  # hands [0, _audited) are audited
-        self._peer_seeds: dict[int, bytes] = {}
         self._reveal_env: bytes = b""
         self._expected_result: dict[str, Any] | None = None
         self._result_envs: list[bytes] = []
@@ -334,9 +331,10 @@ class Session:
             raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
         payload = self._own_action_payload(action)
         if self.stage is Stage.DECK4:
-            assert self._pending_d4 is not None
-            deck, keys = self._pending_d4
-            self._pending_d4 = None
+            pending = self._cur.pending_d4
+            assert pending is not None
+            deck, keys = pending
+            self._cur.pending_d4 = None
             self._emit(MessageType.DECK4, {"deck": list(deck), "keys": keys, "action": payload})
         else:
             self._emit(MessageType.ACTION, payload)
@@ -593,8 +591,8 @@ class Session:
             MessageType.REVEAL: self._on_reveal,
             MessageType.RESULT: self._on_result,
         }[env.type]
-        if self._hand >= 0 and env.type.startswith("deck"):
-            self._hand_envelopes.setdefault(self._hand, {})[env.type] = env.raw
+        if self._current is not None and env.type.startswith("deck"):
+            self._current.envelopes[env.type] = env.raw
         try:
             handler(env, mine)
         except CheatError as exc:
@@ -691,52 +689,46 @@ class Session:
         assert game is not None
         self._hand += 1
         role = Role.DEALER if game.dealer == self.me else Role.NONDEALER
-        self._deck = DeckSide(role, self._seed(self._hand), game_id=self.game_id, hand=self._hand)
-        self._decks[self._hand] = self._deck
+        deck = DeckSide(role, self._seed(self._hand), game_id=self.game_id, hand=self._hand)
+        self._current = self._hands[self._hand] = HandState(self._hand, deck)
         if role is Role.DEALER:
-            self._emit(
-                MessageType.DECK1,
-                {"deck": list(self._deck.d1()), "commitment": self._deck.commitment},
-            )
+            self._emit(MessageType.DECK1, {"deck": list(deck.d1()), "commitment": deck.commitment})
 
     @property
-    def _role(self) -> Role:
-        assert self._deck is not None
-        return self._deck.role
+    def _cur(self) -> HandState:
+        assert self._current is not None
+        return self._current
 
     def _on_deck1(self, env: Envelope, mine: bool) -> None:
         self._advance()
         if not mine:
-            assert self._deck is not None
-            d2 = self._deck.receive_d1(env.payload["deck"], env.payload["commitment"])
-            self._emit(MessageType.DECK2, {"deck": list(d2), "commitment": self._deck.commitment})
+            deck = self._cur.deck
+            d2 = deck.receive_d1(env.payload["deck"], env.payload["commitment"])
+            self._emit(MessageType.DECK2, {"deck": list(d2), "commitment": deck.commitment})
 
     def _on_deck2(self, env: Envelope, mine: bool) -> None:
         self._advance()
         if not mine:
-            assert self._deck is not None
-            d3, keys = self._deck.receive_d2(env.payload["deck"], env.payload["commitment"])
+            d3, keys = self._cur.deck.receive_d2(env.payload["deck"], env.payload["commitment"])
             order = positions(Role.NONDEALER, False)
             self._emit(MessageType.DECK3, {"deck": list(d3), "keys": [keys[i] for i in order]})
 
     def _on_deck3(self, env: Envelope, mine: bool) -> None:
         self._advance()
         if not mine:
-            assert self._deck is not None
             order = positions(Role.NONDEALER, False)
-            d4, keys = self._deck.receive_d3(
+            d4, keys = self._cur.deck.receive_d3(
                 env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
             )
             dealer_order = positions(Role.DEALER, False)
-            self._pending_d4 = (tuple(d4), [keys[i] for i in dealer_order])
+            self._cur.pending_d4 = (tuple(d4), [keys[i] for i in dealer_order])
             self._deal_own(redeal=False)
             self._your_turn()
 
     def _on_deck4(self, env: Envelope, mine: bool) -> None:
         if not mine:
-            assert self._deck is not None
             order = positions(Role.DEALER, False)
-            self._deck.receive_d4(
+            self._cur.deck.receive_d4(
                 env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
             )
             self._deal_own(redeal=False)
@@ -746,8 +738,8 @@ class Session:
         self._play_action(env, env.payload, mine)
 
     def _deal_own(self, *, redeal: bool) -> None:
-        game, deck = self._game, self._deck
-        assert game is not None and deck is not None
+        game, deck = self._game, self._cur.deck
+        assert game is not None
         cards = tuple(Card.from_index(c) for _, c in sorted(deck.my_cards(redeal=redeal).items()))
         for event in game.deal({self.me: cards}):
             self._events.append(event)
@@ -762,12 +754,13 @@ class Session:
             self._events.append(YourTurn(legal_actions=tuple(game.legal_actions())))
 
     def _own_action_payload(self, action: Action) -> dict[str, Any]:
-        deck, game = self._deck, self._game
-        assert deck is not None and game is not None
+        hand, game = self._cur, self._game
+        deck = hand.deck
+        assert game is not None
         payload = action_payload(action)
-        if self._owe_redeal_keys or action.kind is ActionKind.ACCEPT_REDEAL:
+        if hand.owe_redeal_keys or action.kind is ActionKind.ACCEPT_REDEAL:
             keys = deck.redeal_keys()
-            payload["keys"] = [keys[i] for i in positions(self._role.other, True)]
+            payload["keys"] = [keys[i] for i in positions(hand.role.other, True)]
         if action.kind is ActionKind.PLAY:
             assert action.card is not None
             held = {c: p for p, c in deck.my_cards(redeal=game.redealt).items()}
@@ -777,14 +770,15 @@ class Session:
         return payload
 
     def _play_action(self, env: Envelope, payload: dict[str, Any], mine: bool) -> None:
-        game, deck = self._game, self._deck
-        assert game is not None and deck is not None
+        game, hand = self._game, self._cur
+        deck = hand.deck
+        assert game is not None
         actor = self.me if mine else self.me.other
         kind = ActionKind(payload["act"])
         # Redeal keys ride on the dealer's accept-redeal and on the non-dealer's
         # first action after it; nowhere else.
         keys_due = kind is ActionKind.ACCEPT_REDEAL or (
-            self._peer_owes_redeal_keys if not mine else self._owe_redeal_keys
+            hand.peer_owes_redeal_keys if not mine else hand.owe_redeal_keys
         )
         if keys_due != ("keys" in payload):
             raise MalformedMessageError(
@@ -794,12 +788,12 @@ class Session:
         if not mine and "keys" in payload and kind is not ActionKind.ACCEPT_REDEAL:
             # The non-dealer's keys for our (the dealer's) redeal cards.
             deck.receive_redeal_keys(
-                dict(zip(positions(self._role, True), payload["keys"], strict=True))
+                dict(zip(positions(hand.role, True), payload["keys"], strict=True))
             )
-            self._peer_owes_redeal_keys = False
+            hand.peer_owes_redeal_keys = False
             self._deal_own(redeal=True)
         if mine and "keys" in payload and kind is not ActionKind.ACCEPT_REDEAL:
-            self._owe_redeal_keys = False
+            hand.owe_redeal_keys = False
         if kind is ActionKind.PLAY:
             if mine:
                 card = Card.from_index(deck.my_cards(redeal=game.redealt)[payload["pos"]])
@@ -814,12 +808,12 @@ class Session:
         self._events.extend(events)
         if kind is ActionKind.ACCEPT_REDEAL:
             if mine:
-                self._peer_owes_redeal_keys = True
+                hand.peer_owes_redeal_keys = True
             else:
                 deck.receive_redeal_keys(
-                    dict(zip(positions(self._role, True), payload["keys"], strict=True))
+                    dict(zip(positions(hand.role, True), payload["keys"], strict=True))
                 )
-                self._owe_redeal_keys = True
+                hand.owe_redeal_keys = True
                 self._deal_own(redeal=True)
         self._after_action(actor, events)
 
@@ -858,7 +852,7 @@ class Session:
                 )
             self._reveal_env = env.raw
             for hand, seed in zip(expected, seeds, strict=True):
-                self._peer_seeds[hand] = seed
+                self._hands[hand].peer_seed = seed
             self._run_audit(expected, env)
         first_stage = self.stage is Stage.REVEAL_FIRST
         game_over = self._game is not None and self._game.phase is Phase.OVER
@@ -876,9 +870,11 @@ class Session:
 
     def _run_audit(self, hands: list[int], env: Envelope) -> None:
         for hand in hands:
-            deck = self._decks[hand]
+            state = self._hands[hand]
+            deck = state.deck
             record: HandRecord = deck.record()
-            mine, theirs = deck.seed, self._peer_seeds[hand]
+            mine, theirs = deck.seed, state.peer_seed
+            assert theirs is not None
             dealer_seed, nondealer_seed = (
                 (mine, theirs) if deck.role is Role.DEALER else (theirs, mine)
             )
@@ -891,7 +887,7 @@ class Session:
                 )
             except CheatError as exc:
                 step = str(exc.step)
-                step_env = self._hand_envelopes.get(hand, {}).get(
+                step_env = state.envelopes.get(
                     f"deck{step[1:]}" if step[:1] == "D" else step
                 )
                 evidence = (env.raw,) + ((step_env,) if step_env else ())
@@ -947,8 +943,8 @@ class Session:
             raise LocalProtocolError(f"transcript message {env.seq} is not ours to make now")
         kind = ActionKind(payload["act"])
         if kind is ActionKind.PLAY:
-            assert self._deck is not None and self._game is not None
-            index = self._deck.my_cards(redeal=self._game.redealt)[payload["pos"]]
+            assert self._game is not None
+            index = self._cur.deck.my_cards(redeal=self._game.redealt)[payload["pos"]]
             action = Action.play(Card.from_index(index))
         else:
             action = Action(kind)
