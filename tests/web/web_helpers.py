@@ -3,6 +3,7 @@ trio, the test drives the page with playwright's (blocking) API in the main thre
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import queue
 import threading
@@ -136,8 +137,6 @@ class HostedGame:
         if thread is None:
             return
         if thread.is_alive() and self._token is not None and self._scope is not None:
-            try:
+            with contextlib.suppress(trio.RunFinishedError):
                 trio.from_thread.run_sync(self._scope.cancel, trio_token=self._token)
-            except trio.RunFinishedError:
-                pass
         thread.join(timeout=30)
