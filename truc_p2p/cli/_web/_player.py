@@ -269,6 +269,7 @@ class WebPlayer:
     async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
         """Show the table with buttons for ``legal`` and wait for the page's answer."""
         self._game = game.copy()
+        self._clock_start = self._now()
         self._turn += 1
         self._legal = tuple(legal)
         self._picked = None
