@@ -158,6 +158,16 @@ def test_phone_width(browser: Any, tmp_path: Path, artifacts: Path) -> None:
         for button in page.locator("#buttons button").all():
             box = button.bounding_box()
             assert box is not None and box["x"] + box["width"] <= 390
+        # the reconnect countdown (the network layer will call these)
+        assert game.player is not None
+        banner = page.locator("#banner-disconnect")
+        assert banner.is_hidden()
+        game.call(game.player.on_disconnect, 90.0)
+        banner.wait_for(state="visible")
+        assert re.search(r"opponent disconnected — waiting 1:(29|30)", banner.inner_text())
+        page.screenshot(path=artifacts / "5-phone-opponent-disconnected.png", full_page=True)
+        game.call(game.player.on_reconnect)
+        banner.wait_for(state="hidden")
     finally:
         game.stop()
 

@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,7 @@ class HostedGame:
     final: dict[str, Any] | None = None
     secrets: list[bytes] = field(default_factory=list)
     error: BaseException | None = None
+    player: WebPlayer | None = None
     _thread: threading.Thread | None = None
     _token: trio.lowlevel.TrioToken | None = None
     _scope: trio.CancelScope | None = None
@@ -107,7 +109,7 @@ class HostedGame:
                 secret=secret,
                 fsync=False,
             )
-        player = WebPlayer("alice", move_seconds=300)
+        player = self.player = WebPlayer("alice", move_seconds=300)
         mine, theirs = trio.testing.memory_stream_pair()
         with trio.CancelScope() as scope:
             self._scope = scope
@@ -130,6 +132,11 @@ class HostedGame:
                 player.finish(self.final)
                 self.outcome = outcome
                 await server.drain()
+
+    def call(self, fn: Callable[..., object], *args: object) -> None:
+        """Run ``fn(*args)`` in the game's trio thread (e.g. ``player.on_disconnect``)."""
+        assert self._token is not None
+        trio.from_thread.run_sync(fn, *args, trio_token=self._token)
 
     def stop(self) -> None:
         """End the game thread (cancels it if the test gave up early)."""

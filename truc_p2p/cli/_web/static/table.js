@@ -135,9 +135,18 @@ function renderTable(t, s) {
   $("opp-dealer").hidden = t.dealer !== "opp";
   for (const c of t.hand) hand.append(card(c, { action: t.turn != null ? c.action : null, key: c.key }));
   for (let i = 0; i < t.opp_cards; i++) opp.append(back());
-  for (const c of t.table) table.append(card(c, { by: c.by }));
   const last = s.last_round;
   const shown = t.tricks.length || t.table.length || !last ? t.tricks : last.tricks;
+  const oppName = s.started ? s.started.opp : "opponent";
+  const who = (by) => (by === "me" ? "you" : oppName);
+  // the table, or else the trick just finished (faded), so the answer to a lead is seen
+  const done = !t.table.length && shown.length ? shown[shown.length - 1] : null;
+  for (const c of done ? done.cards : t.table) {
+    const node = card(c, { by: c.by });
+    node.append(el("span", "by", who(c.by)));
+    if (done) node.classList.add("done");
+    table.append(node);
+  }
   for (let i = 0; i < 3; i++) {
     const trick = shown[i];
     const pip = el("span", "trick", trick ? (trick.winner === "me" ? "won" : trick.winner === "opp" ? "lost" : "spoiled") : `trick ${i + 1}`);
@@ -146,9 +155,10 @@ function renderTable(t, s) {
   }
   $("last-round").hidden = !(last && !t.table.length && !t.tricks.length);
   $("last-round").textContent = last ? last.text : "";
-  $("lead").textContent = t.table.length ? "" : (t.leader === "me" ? "you lead" : `${s.started ? s.started.opp : "opponent"} leads`);
+  const lead = t.leader === "me" ? "you lead" : `${oppName} leads`;
+  const doneText = done ? `trick ${shown.length}: ${done.winner ? `won by ${who(done.winner)}` : "spoiled"} · ` : "";
+  $("lead").textContent = t.table.length ? "" : doneText + lead;
   const p = t.pending;
-  const oppName = s.started ? s.started.opp : "opponent";
   const pend = $("pending");
   pend.hidden = !p;
   if (p) {
