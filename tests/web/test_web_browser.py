@@ -139,12 +139,16 @@ def test_requests_without_the_token_are_refused(browser: Any, tmp_path: Path) ->
 
 
 def test_phone_width(browser: Any, tmp_path: Path, artifacts: Path) -> None:
-    game = HostedGame(tmp_path, seed=SEED)
+    # the opponent chooses its name: it is shown as text, never run as markup
+    evil = "<img src=x onerror=boom()>"
+    game = HostedGame(tmp_path, seed=SEED, bot_name=evil)
     url = game.start()
     try:
         page = new_page(browser, width=390, height=844)
         page.goto(url)
         page.wait_for_function(TURN_JS, arg=None)
+        assert page.locator("#opp-name").inner_text() == evil
+        assert page.locator("img").count() == 0 and page.errors == []
         page.screenshot(path=artifacts / "4-phone-390px.png", full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         cards = page.locator("#my-hand .card")

@@ -14,6 +14,7 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, RejectConnection, Request, TextMessage
 
 from truc_p2p.cli._web import TableServer, bind_table, serve_table
+from truc_p2p.cli._web._server import QUEUE_SIZE
 
 
 class FakeTable:
@@ -157,3 +158,23 @@ async def test_oversized_page_message_drops_the_page() -> None:
                 while server.clients:
                     await trio.sleep(0.01)
         assert table.received == []
+
+
+async def test_a_page_that_falls_behind_is_dropped_and_can_reconnect() -> None:
+    async with running() as (server, _):
+        own = f"http://127.0.0.1:{server.port}"
+        stream, ws, _ = await ws_handshake(server, f"/ws?token={server.token}", origin=own)
+        async with stream:
+            await next_text(stream, ws)
+            # no checkpoint: the page cannot keep up (one goes straight to the waiting writer)
+            for i in range(QUEUE_SIZE + 2):
+                server.publish({"type": "log", "text": str(i)})
+            assert server.clients == 0
+            with trio.fail_after(5):  # the server hangs up on it
+                while await stream.receive_some(65536):
+                    pass
+        stream, ws, event = await ws_handshake(server, f"/ws?token={server.token}", origin=own)
+        async with stream:
+            assert isinstance(event, AcceptConnection)
+            assert (await next_text(stream, ws))["type"] == "state"
+            assert server.clients == 1

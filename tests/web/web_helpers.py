@@ -68,6 +68,7 @@ class HostedGame:
     out: Path
     seed: int = 1
     target: int = 6
+    bot_name: str = "heuristic-bot"
     url: str = ""
     outcome: GameOutcome | None = None
     final: dict[str, Any] | None = None
@@ -97,7 +98,7 @@ class HostedGame:
     async def _main(self, ready: queue.Queue[str]) -> None:
         ruleset = Ruleset(target=self.target)
         games = {}
-        for role, name in ((Player.P0, "alice"), (Player.P1, "heuristic-bot")):
+        for role, name in ((Player.P0, "alice"), (Player.P1, self.bot_name)):
             secret = derive(self.seed, role, "secret")
             self.secrets.append(secret)
             games[role] = prepare_game(

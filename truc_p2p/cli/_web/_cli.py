@@ -80,8 +80,10 @@ def with_web(
             player.publisher = server
             print(f"web table: {server.url}", file=out, flush=True)
             print("(open it in a browser on this machine; the link is yours alone)", file=out)
-            if not args.no_browser:
-                await trio.to_thread.run_sync(webbrowser.open, server.url)
+            if not args.no_browser and not await trio.to_thread.run_sync(
+                webbrowser.open, server.url
+            ):
+                print("(no browser could be started: open the link yourself)", file=out)
             try:
                 status = await main(stop)
                 await server.drain()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hmac
 import json
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -76,6 +76,7 @@ def static_file(name: str) -> bytes:
 @dataclass
 class _Client:
     send: trio.MemorySendChannel[str]
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     unsent: int = 0
 
 
@@ -108,9 +109,12 @@ class TableServer:
                 self._drop(client)
 
     def _drop(self, client: _Client) -> None:
+        """Forget a page and hang up on it (it reconnects for a fresh snapshot)."""
         if client in self._clients:
             self._clients.remove(client)
         client.send.close()
+        client.unsent = 0
+        client.scope.cancel()
 
     async def drain(self, timeout: float = 2.0) -> None:
         """Wait (at most ``timeout`` s) until every page got every message."""
@@ -217,22 +221,35 @@ class TableServer:
             client.unsent += 1
         self._clients.append(client)
         try:
-            async with trio.open_nursery() as nursery:
-
-                async def writer() -> None:
-                    async for text in receive:
-                        await write(ws.send(TextMessage(data=text)))
-                        client.unsent -= 1
-                    nursery.cancel_scope.cancel()
-
-                nursery.start_soon(writer)
-                await self._read(stream, ws, write)
-                nursery.cancel_scope.cancel()
+            with client.scope:
+                await self._serve_page(stream, ws, receive, client, write)
         finally:
-            client.unsent = 0
             self._drop(client)
 
-    async def _read(self, stream: trio.abc.Stream, ws: WSConnection, write: Any) -> None:
+    async def _serve_page(
+        self,
+        stream: trio.abc.Stream,
+        ws: WSConnection,
+        receive: trio.MemoryReceiveChannel[str],
+        client: _Client,
+        write: Callable[[bytes], Awaitable[None]],
+    ) -> None:
+        """Push queued messages and read the page's, until either side stops."""
+        async with trio.open_nursery() as nursery:
+
+            async def writer() -> None:
+                async for text in receive:
+                    await write(ws.send(TextMessage(data=text)))
+                    client.unsent = max(0, client.unsent - 1)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(writer)
+            await self._read(stream, ws, write)
+            nursery.cancel_scope.cancel()
+
+    async def _read(
+        self, stream: trio.abc.Stream, ws: WSConnection, write: Callable[[bytes], Awaitable[None]]
+    ) -> None:
         buffer = ""
         while True:
             for event in ws.events():
