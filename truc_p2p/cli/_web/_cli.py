@@ -63,6 +63,8 @@ def with_web(
 ) -> Callable[[trio.Event], Awaitable[int]]:
     """``main`` run beside the web table's server when ``player`` is a :class:`WebPlayer`."""
     if not isinstance(player, WebPlayer):
+        if getattr(args, "web", False):
+            print("(--web ignored: a bot plays for you)", file=sys.stderr)
         return main
     out = sys.stderr if getattr(args, "json", False) else sys.stdout
 
