@@ -4,6 +4,7 @@ token and Origin refusals, and the phone-width layout.  Screenshots are written 
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -205,4 +206,89 @@ def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
             proc.kill()
             proc.communicate()
     assert proc.returncode == 0, err
+    assert "result co-signed by both players" in out
+
+
+HOST_ARGS = ["--identity", "host.key", "--target", "2", "--timeout", "30", "--name", "carol"]
+JOIN_ARGS = ["--identity", "join.key", "--target", "2", "--quiet"]
+
+
+def test_truc_p2p_host_web_against_a_joining_bot(browser: Any, tmp_path: Path) -> None:
+    """``host --web``: the page waits for the opponent, then the game is played in it."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONUNBUFFERED": "1"}
+    cli = [sys.executable, "-m", "truc_p2p.cli"]
+    host = subprocess.Popen(
+        [
+            *cli,
+            "host",
+            "--web",
+            "--no-browser",
+            "--port",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--identity",
+            "host.key",
+            "--target",
+            "2",
+            "--timeout",
+            "30",
+            "--name",
+            "carol",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    joiner: subprocess.Popen[str] | None = None
+    try:
+        assert host.stdout is not None
+        url = invite = ""
+        for _ in range(20):
+            line = host.stdout.readline()
+            found = re.search(r"web table: (http://\S+)", line)
+            url = found.group(1) if found else url
+            if line.startswith("truc://"):
+                invite = line.strip()
+                break
+        assert url and invite
+        page = new_page(browser)
+        page.goto(url)
+        page.locator("#status").filter(has_text="waiting for the game to start").wait_for()
+        joiner = subprocess.Popen(
+            [
+                *cli,
+                "join",
+                invite,
+                "--bot",
+                "random",
+                "--seed",
+                "2",
+                "--identity",
+                "join.key",
+                "--target",
+                "2",
+                "--quiet",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+        )
+        play_to_the_end(page)
+        assert "verified" in page.locator("#final").inner_text()
+        out, err = host.communicate(timeout=60)
+        joiner.communicate(timeout=60)
+    finally:
+        for proc in (host, joiner):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert host.returncode == 0, err
+    assert joiner.returncode == 0
     assert "result co-signed by both players" in out
