@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ from web_helpers import ROOT, HostedGame
 
 from truc_p2p.net import End
 
+#: Seconds a command may take before the test kills it.
+LIMIT = 120
 #: A seed whose deals let every scripted step happen before the game ends.
 SEED = 1
 TURN_JS = """(last) => window.truc && (window.truc.final ||
@@ -185,6 +188,8 @@ def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
     )
+    watchdog = threading.Timer(LIMIT, proc.kill)  # never hang the suite
+    watchdog.start()
     try:
         assert proc.stdout is not None
         url = ""
@@ -202,6 +207,7 @@ def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
         assert "verified" in page.locator("#final").inner_text()
         out, err = proc.communicate(timeout=60)
     finally:
+        watchdog.cancel()
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
@@ -244,6 +250,8 @@ def test_truc_p2p_host_web_against_a_joining_bot(browser: Any, tmp_path: Path) -
         env=env,
     )
     joiner: subprocess.Popen[str] | None = None
+    watchdog = threading.Timer(LIMIT, host.kill)
+    watchdog.start()
     try:
         assert host.stdout is not None
         url = invite = ""
@@ -285,6 +293,7 @@ def test_truc_p2p_host_web_against_a_joining_bot(browser: Any, tmp_path: Path) -
         out, err = host.communicate(timeout=60)
         joiner.communicate(timeout=60)
     finally:
+        watchdog.cancel()
         for proc in (host, joiner):
             if proc is not None and proc.poll() is None:
                 proc.kill()
