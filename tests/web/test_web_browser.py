@@ -180,6 +180,36 @@ def test_phone_width(browser: Any, tmp_path: Path, artifacts: Path) -> None:
         game.stop()
 
 
+def test_leave_with_q(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    game = HostedGame(tmp_path, seed=SEED)
+    url = game.start()
+    try:
+        page = new_page(browser)
+        page.goto(url)
+        page.wait_for_function(TURN_JS, arg=None)
+        page.keyboard.press("?")
+        assert page.locator("#help").is_visible()
+        page.screenshot(path=artifacts / "6-help.png")
+        page.keyboard.press("Escape")
+        dialogs: list[str] = []
+
+        def confirm(dialog: Any) -> None:
+            dialogs.append(dialog.message)
+            dialog.accept()
+
+        page.on("dialog", confirm)
+        page.keyboard.press("q")
+        final = page.locator("#final")
+        final.wait_for(state="visible")
+        assert dialogs and dialogs[0].startswith("Leave the game?")
+        assert page.locator("#final-headline").inner_text() == "Game not finished"
+        assert "no co-signed result" in final.inner_text()
+        assert "does not accept this transcript" in final.inner_text()
+    finally:
+        game.stop()
+    assert game.outcome is not None and game.outcome.end is End.QUIT
+
+
 def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
     """The real command: ``truc-p2p play --web --no-browser`` prints the URL, the
     page plays the game to the end, and the command exits 0."""
