@@ -246,9 +246,7 @@ class DeckSideV2:
         }
         pub.accept_d2_deck(out, verify=False)
         out["shares"] = [self._share(p, "D2") for p in positions(Role.NONDEALER)]
-        pub.accept_shares(
-            Role.DEALER, positions(Role.NONDEALER), out["shares"], "D2", verify=False
-        )
+        pub.accept_shares(Role.DEALER, positions(Role.NONDEALER), out["shares"], "D2", verify=False)
         self._sent["D2"] = out
         self._state = _State.SENT_D2
         return dict(out)
