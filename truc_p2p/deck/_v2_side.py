@@ -144,7 +144,8 @@ class DeckSideV2:
     def _share(self, position: int, step: str) -> bytes:
         """The own share for ``position`` with its DLEQ proof (97 bytes)."""
         base = self._own_component(position)
-        share = base.multiply(_ec.scalar_bytes(self._x))
+        share = _ec.mul(base, self._x)
+        assert share is not None  # x in [1, n-1] and base a valid point
         assert self._y is not None
         proof = dleq_prove(
             self._x,
@@ -159,7 +160,7 @@ class DeckSideV2:
     def _open_own(self, held: tuple[int, ...], step: str) -> dict[int, int]:
         out = {}
         for pos in held:
-            own = self._own_component(pos).multiply(_ec.scalar_bytes(self._x))
+            own = _ec.mul(self._own_component(pos), self._x)
             out[pos] = self._pub.open(pos, step, self._peer, own=own)
         return out
 
