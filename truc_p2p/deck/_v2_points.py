@@ -16,10 +16,18 @@ from types import MappingProxyType
 
 from coincurve import PublicKey
 
-from truc_p2p.deck._ec import hash_to_point
+from truc_p2p.deck._ec import add, hash_to_point, neg
 from truc_p2p.deck._schedule import N_CARDS
 
-__all__ = ["CARD_TAG", "GEN_TAG", "card_counters", "card_lookup", "card_points", "generators"]
+__all__ = [
+    "CARD_TAG",
+    "GEN_TAG",
+    "card_counters",
+    "card_lookup",
+    "card_points",
+    "generators",
+    "minus_generator_sum",
+]
 
 CARD_TAG = b"truc-p2p/v2/card"
 GEN_TAG = b"truc-p2p/v2/gen"
@@ -52,3 +60,13 @@ def generators() -> tuple[tuple[PublicKey, ...], PublicKey]:
     """``(h_0..h_31, h)``: the shuffle proof's commitment generators."""
     hs = tuple(hash_to_point(GEN_TAG, i)[0] for i in range(N_CARDS))
     return hs, hash_to_point(GEN_TAG, N_CARDS)[0]
+
+
+@functools.cache
+def minus_generator_sum() -> PublicKey:
+    """``-(h_0 + ... + h_31)``: the shuffle verifier subtracts it from every proof's commitments."""
+    total = add(generators()[0])
+    assert total is not None
+    result = neg(total)
+    assert result is not None
+    return result

@@ -32,7 +32,7 @@ from coincurve import PublicKey
 from truc_p2p.deck import _ec
 from truc_p2p.deck._ec import ORDER, POINT_SIZE, SCALAR_SIZE, Point
 from truc_p2p.deck._v2_derive import challenge, derived_scalar, digest
-from truc_p2p.deck._v2_points import generators
+from truc_p2p.deck._v2_points import generators, minus_generator_sum
 
 __all__ = [
     "DLEQ_SIZE",
@@ -298,7 +298,7 @@ def shuffle_verify(
     prod_u = 1
     for uj in u:
         prod_u = prod_u * uj % ORDER
-    cbar = _ec.add([*c, *(_ec.neg(hi) for hi in hs)])
+    cbar = _ec.add([*c, minus_generator_sum()])
     chat_end = _ec.add([chain[-1], _ec.mul(h, ORDER - prod_u)])
     sp = proof.sprime
     t: list[Point] = [
