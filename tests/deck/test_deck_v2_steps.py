@@ -133,3 +133,13 @@ def test_reprs_hold_no_secrets() -> None:
     a, _ = sides()
     assert DEALER_SEED.hex() not in repr(a) and "seed" not in repr(a).lower()
     assert NONDEALER_SEED.hex() not in repr(honest_deal().b.record())
+
+
+def test_a_redeal_card_is_shown_only_once_it_is_open() -> None:
+    deal = honest_deal()
+    shares = deal.a.redeal_shares()  # the dealer accepts the redeal ...
+    with pytest.raises(DeckUsageError):
+        deal.a.show(7)  # ... but cannot show 7 before the non-dealer's shares open it
+    deal.b.receive_redeal_shares(shares)
+    deal.a.receive_redeal_shares(deal.b.redeal_shares())
+    assert deal.b.receive_show(7, deal.a.show(7)) == deal.a.my_cards(redeal=True)[7]

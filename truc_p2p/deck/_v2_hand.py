@@ -318,7 +318,9 @@ class _Hand:
         for pos, item in zip(expected, raw, strict=True):
             self.accept_share(role, pos, item, step, verify=verify)
 
-    def open(self, position: int, step: str, culprit: Role, own: PublicKey | None = None) -> int:
+    def open_card(
+        self, position: int, step: str, culprit: Role, own: PublicKey | None = None
+    ) -> int:
         """The card at ``position`` from both shares (``own``: a side's unsent share)."""
         assert self.d2 is not None
         dealer = self.shares.get((Role.DEALER, position))
@@ -376,7 +378,7 @@ class _Hand:
                 "position was already shown", step=step, position=position, culprit=role
             )
         self.accept_share(role, position, raw, step, verify=verify)
-        card = self.open(position, step, role)
+        card = self.open_card(position, step, role)
         self.shown[role][position] = card
         self.checked.append(f"show {role.value} {position}")
         return card

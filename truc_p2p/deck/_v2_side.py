@@ -161,7 +161,7 @@ class DeckSideV2:
         out = {}
         for pos in held:
             own = _ec.mul(self._own_component(pos), self._x)
-            out[pos] = self._pub.open(pos, step, self._peer, own=own)
+            out[pos] = self._pub.open_card(pos, step, self._peer, own=own)
         return out
 
     def _pok(self, t: bytes, step: str) -> bytes:
@@ -337,8 +337,11 @@ class DeckSideV2:
             raise DeckUsageError(f"position {position} is not in the own current hand")
         if position in self._shown_sent:
             raise DeckUsageError(f"position {position} was already shown")
+        card = self._all_own_cards().get(position)
+        if card is None:
+            raise DeckUsageError(f"the card at position {position} is not open yet")
         share = self._share(position, "show")
-        self._pub.shown[self._role][position] = self._all_own_cards()[position]
+        self._pub.shown[self._role][position] = card
         self._pub.shares[(self._role, position)] = _ec.decode(share[: _ec.POINT_SIZE])
         self._shown_sent[position] = share
         return share
