@@ -143,3 +143,17 @@ def test_a_redeal_card_is_shown_only_once_it_is_open() -> None:
     deal.b.receive_redeal_shares(shares)
     deal.a.receive_redeal_shares(deal.b.redeal_shares())
     assert deal.b.receive_show(7, deal.a.show(7)) == deal.a.my_cards(redeal=True)[7]
+
+
+def test_verifier_misuse_is_a_usage_error() -> None:
+    deal = honest_deal()
+    v = HandVerifierV2(game_id=GAME_ID, hand=0, context=CONTEXT)
+    with pytest.raises(DeckUsageError):
+        v.show(Role.NONDEALER, 0, deal.b.show(0))  # before D2
+    with pytest.raises(DeckUsageError):
+        v.d3(deal.d3)
+    with pytest.raises(DeckUsageError):
+        v.redeal("dealer", [])  # type: ignore[arg-type]
+    v.d1(deal.d1)
+    with pytest.raises(DeckUsageError):
+        v.d1(deal.d1)

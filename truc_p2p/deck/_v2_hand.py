@@ -272,6 +272,8 @@ class _Hand:
         self, role: Role, position: int, raw: object, step: str, *, verify: bool
     ) -> PublicKey:
         """One 97-byte share ``S || e || s`` by ``role`` for ``position``."""
+        if self.d2 is None:
+            raise DeckUsageError("no share before D2")
         if not isinstance(raw, bytes) or len(raw) != SHARE_SIZE:
             raise MalformedMessageError(
                 f"share is not {SHARE_SIZE} bytes", step=step, position=position, culprit=role
@@ -497,10 +499,12 @@ class HandVerifierV2:
 
     def redeal(self, role: Role, shares: Sequence[bytes]) -> None:
         """Check ``role``'s redeal shares."""
+        _check_role(role)
         self._run(lambda: self._hand.accept_redeal(role, shares, verify=True))
 
     def show(self, role: Role, position: int, share: bytes) -> int:
         """Check a card ``role`` shows; return the card index."""
+        _check_role(role)
         result: int = self._run(lambda: self._hand.accept_show(role, position, share, verify=True))
         return result
 
@@ -512,6 +516,11 @@ class HandVerifierV2:
             redeal=h.redeal,
             checked=tuple(h.checked),
         )
+
+
+def _check_role(role: object) -> None:
+    if not isinstance(role, Role):
+        raise DeckUsageError("role must be a Role")
 
 
 def verify_hand_v2(record: HandRecordV2) -> DeckReportV2:
