@@ -427,3 +427,14 @@ def test_a_cheat_at_a_never_opened_position_is_still_caught_by_the_receiver() ->
     assert deck[31] != forge_d1()["deck"][31] and deck[:31] == forge_d1()["deck"][:31]
     _dealer_gets_d1(d1, InvalidShuffleProofError)
     assert cat(None) == bytes(33)
+
+
+def test_v1_nondealer_copy_attack_has_no_v2_counterpart() -> None:
+    """v1's non-dealer copy attack: a secretly scaled copy of the entry that will be the
+    dealer's card, written at the non-dealer's own position. In v2 the non-dealer's only
+    deck is D1; the copy is not a permutation of the cards and its proof fails."""
+
+    def tamper(out: list[Any], x: int) -> None:
+        out[0] = tuple(ec.mul(p, 0xC0FFEE) for p in out[1])
+
+    _dealer_gets_d1(forge_d1(tamper=tamper), InvalidShuffleProofError)
