@@ -438,3 +438,16 @@ def test_v1_nondealer_copy_attack_has_no_v2_counterpart() -> None:
         out[0] = tuple(ec.mul(p, 0xC0FFEE) for p in out[1])
 
     _dealer_gets_d1(forge_d1(tamper=tamper), InvalidShuffleProofError)
+
+
+def test_d2_shared_layer_is_named() -> None:
+    """A D2 whose position 1 reuses position 0's non-dealer layer would make the non-dealer's
+    D3 share for 1 open its own card 0: refused at D2, naming position 1."""
+
+    def build(d1: dict[str, Any]) -> dict[str, Any]:
+        d2 = forge_d2(d1)
+        deck = list(d2["deck"])
+        deck[1] = deck[0][:33] + deck[1][33:]
+        return with_(d2, deck=deck)
+
+    _nondealer_gets_d2(build, DuplicateEntryError, 1)

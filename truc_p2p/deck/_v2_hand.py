@@ -165,11 +165,18 @@ class _Hand:
                 raise MalformedDeckError(
                     f"entry is not {size} bytes", step=step, position=i, culprit=culprit
                 )
-            if entry in first:
-                raise DuplicateEntryError(
-                    f"entry equals entry {first[entry]}", step=step, position=i, culprit=culprit
-                )
-            first[entry] = i
+            # No two entries may share a component: equal layers would make the share
+            # of one position open another (the proof rules this out too; this names it).
+            for k in range(width):
+                part = bytes([k]) + entry[k * POINT_SIZE : (k + 1) * POINT_SIZE]
+                if part in first:
+                    raise DuplicateEntryError(
+                        f"component {k} equals that of entry {first[part]}",
+                        step=step,
+                        position=i,
+                        culprit=culprit,
+                    )
+                first[part] = i
             try:
                 points.append(
                     tuple(
