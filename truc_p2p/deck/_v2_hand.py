@@ -224,8 +224,8 @@ class _Hand:
         y = self._key(p, step, culprit)
         pok = p.get("pok", b"") if not verify else self._pok(y, p, self.t0, step, culprit)
         deck = self._deck(p, step, culprit, 2)
-        proof = self._shuffle_proof(p, step, culprit, 1)
-        if verify:
+        if verify:  # (a side's own message is only parsed, not re-checked)
+            proof = self._shuffle_proof(p, step, culprit, 1)
             inputs = [(None, m) for m in card_points()]
             if not _shuffle_verify(
                 inputs,
@@ -253,9 +253,9 @@ class _Hand:
         y = self._key(p, step, culprit)
         pok = p.get("pok", b"") if not verify else self._pok(y, p, self.t1, step, culprit)
         deck = self._deck(p, step, culprit, 3)
-        proof = self._shuffle_proof(p, step, culprit, 2)
         y_b = self.keys[Role.NONDEALER]
         if verify:
+            proof = self._shuffle_proof(p, step, culprit, 2)
             inputs = [(a, None, b) for a, b in self.d1.points]
             vectors: list[tuple[Point, ...]] = [(_G, None, y_b), (None, _G, y)]
             if not _shuffle_verify(
