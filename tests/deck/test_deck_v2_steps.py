@@ -5,6 +5,8 @@ from __future__ import annotations
 import msgpack
 import pytest
 from deck_v2_helpers import CONTEXT, DEALER_SEED, GAME_ID, NONDEALER_SEED, honest_deal, sides
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from truc_p2p.deck import (
     DeckSideV2,
@@ -157,3 +159,26 @@ def test_verifier_misuse_is_a_usage_error() -> None:
     v.d1(deal.d1)
     with pytest.raises(DeckUsageError):
         v.d1(deal.d1)
+
+
+@settings(max_examples=5, deadline=None, derandomize=True)
+@given(
+    st.binary(min_size=32, max_size=32),
+    st.binary(min_size=32, max_size=32),
+    st.integers(0, 2**32 - 1),
+    st.booleans(),
+)
+def test_random_honest_hands(seed_a: bytes, seed_b: bytes, hand: int, redeal: bool) -> None:
+    a = DeckSideV2(Role.DEALER, seed_a, game_id=GAME_ID, hand=hand, context=CONTEXT)
+    b = DeckSideV2(Role.NONDEALER, seed_b, game_id=GAME_ID, hand=hand, context=CONTEXT)
+    a.receive_d3(b.receive_d2(a.receive_d1(b.d1())))
+    cards = [*a.my_cards().values(), *b.my_cards().values()]
+    if redeal:
+        b.receive_redeal_shares(a.redeal_shares())
+        a.receive_redeal_shares(b.redeal_shares())
+        cards += [*a.my_cards(redeal=True).values(), *b.my_cards(redeal=True).values()]
+    assert len(set(cards)) == len(cards)
+    for pos in b.held_positions():
+        a.receive_show(pos, b.show(pos))
+    assert a.record() == b.record()
+    assert verify_hand_v2(a.record()).opened == b.my_cards(redeal=redeal)
