@@ -46,13 +46,9 @@ from truc_p2p.deck._record import HandRecord
 from truc_p2p.deck._schedule import HAND_SIZE, N_CARDS, Role, positions
 from truc_p2p.deck._secrets import commitment, new_seed
 from truc_p2p.deck._steps import DeckSide, OpCounts
-from truc_p2p.deck._v2_hand import (
-    DeckReportV2,
-    HandRecordV2,
-    HandVerifierV2,
-    verify_hand_v2,
-)
+from truc_p2p.deck._v2_record import DeckReportV2, HandRecordV2
 from truc_p2p.deck._v2_side import DeckSideV2
+from truc_p2p.deck._v2_verify import HandVerifierV2, verify_hand_v2
 
 __all__ = [
     "HAND_SIZE",

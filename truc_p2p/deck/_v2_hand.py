@@ -20,13 +20,14 @@ No message ever carries both shares of a position the holder did not show.
 :class:`_Hand` parses and checks messages into that state; with
 ``verify=False`` (a side's own messages) it only parses.  It is shared by
 :class:`~truc_p2p.deck.DeckSideV2` (for the peer's messages) and by
-:class:`HandVerifierV2`, the third-party verifier, which checks everything.
+:class:`~truc_p2p.deck.HandVerifierV2`, the third-party verifier, which
+checks everything.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from coincurve import PublicKey
@@ -35,7 +36,6 @@ from truc_p2p.deck import _ec
 from truc_p2p.deck._ec import POINT_SIZE, Point
 from truc_p2p.deck._errors import (
     CardAlreadySeenError,
-    CheatError,
     DeckUsageError,
     DuplicateEntryError,
     InvalidKeyProofError,
@@ -66,11 +66,9 @@ __all__ = [
     "D2_ENTRY_SIZE",
     "SHARE_SIZE",
     "STEP_BYTES",
-    "DeckReportV2",
-    "HandRecordV2",
-    "HandVerifierV2",
+    "binding",
+    "check_hand_args",
     "share_binding",
-    "verify_hand_v2",
 ]
 
 D1_ENTRY_SIZE = 2 * POINT_SIZE
@@ -391,165 +389,3 @@ class _Hand:
         self.shown[role][position] = card
         self.checked.append(f"show {role.value} {position}")
         return card
-
-
-# -- the record and the third-party verifier ---------------------------------------------
-
-
-def _empty_shown() -> dict[int, bytes]:
-    return {}
-
-
-@dataclass(frozen=True, kw_only=True)
-class HandRecordV2:
-    """Everything public about one v2 hand, as signed by its senders.
-
-    ``d1``/``d2``/``d3`` are the deck payloads as sent (``None`` if never
-    sent); ``dealer_redeal``/``nondealer_redeal`` the redeal share arrays;
-    ``dealer_shown``/``nondealer_shown`` position -> 97-byte share, in the
-    order shown.  Nothing in it opens a card that was not shown.
-    """
-
-    game_id: bytes
-    hand: int
-    context: bytes
-    d1: Mapping[str, Any] | None = None
-    d2: Mapping[str, Any] | None = None
-    d3: Mapping[str, Any] | None = None
-    dealer_redeal: Sequence[bytes] | None = None
-    nondealer_redeal: Sequence[bytes] | None = None
-    dealer_shown: Mapping[int, bytes] = field(default_factory=_empty_shown)
-    nondealer_shown: Mapping[int, bytes] = field(default_factory=_empty_shown)
-
-
-@dataclass(frozen=True)
-class DeckReportV2:
-    """What a verified v2 hand discloses: only the cards that were shown."""
-
-    shown: Mapping[Role, Mapping[int, int]]
-    redeal: bool
-    checked: tuple[str, ...]
-    deck: str = "v2"
-    hidden_cards_revealed: int = 0
-
-    @property
-    def opened(self) -> dict[int, int]:
-        """Position -> card of every card anyone can open from the messages."""
-        return {**self.shown[Role.DEALER], **self.shown[Role.NONDEALER]}
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form (for ``truc-p2p verify --json``)."""
-        return {
-            "deck": self.deck,
-            "hidden_cards_revealed": self.hidden_cards_revealed,
-            "redeal": self.redeal,
-            "shown": {r.value: dict(sorted(s.items())) for r, s in self.shown.items()},
-            "checked": list(self.checked),
-        }
-
-
-class HandVerifierV2:
-    """Third-party verifier of one v2 hand: feed the signed payloads in transcript order.
-
-    Each method checks every proof of its message and raises the same
-    :class:`CheatError` (step, position, culprit) the receiving player raised;
-    the verifier is then dead.  :meth:`show` returns the card the message opens.
-    """
-
-    def __init__(self, *, game_id: bytes, hand: int, context: bytes) -> None:
-        self._hand = _Hand(game_id=game_id, hand=hand, context=context)
-        self._failure: CheatError | None = None
-        self._d3 = False
-
-    def _run(self, fn: Any, *args: Any) -> Any:
-        if self._failure is not None:
-            raise DeckUsageError(f"the verifier stopped at a cheat: {self._failure}")
-        try:
-            return fn(*args)
-        except CheatError as err:
-            self._failure = err
-            raise
-
-    def d1(self, payload: Mapping[str, Any]) -> None:
-        """Check the non-dealer's D1."""
-        self._run(lambda: self._hand.accept_d1(payload, verify=True))
-
-    def d2(self, payload: Mapping[str, Any]) -> None:
-        """Check the dealer's D2 (deck, proofs and its shares for positions 0, 2, 4)."""
-
-        def go() -> None:
-            self._hand.accept_d2_deck(payload, verify=True)
-            p = _as_payload(payload, "D2", Role.DEALER)
-            shares = _field(p, "shares", "D2", Role.DEALER)
-            self._hand.accept_shares(
-                Role.DEALER, positions(Role.NONDEALER), shares, "D2", verify=True
-            )
-            self._hand.checked.append("D2")
-
-        self._run(go)
-
-    def d3(self, payload: Mapping[str, Any]) -> None:
-        """Check the non-dealer's D3 (its shares for positions 1, 3, 5)."""
-
-        def go() -> None:
-            if self._hand.d2 is None or self._d3:
-                raise DeckUsageError("D3 comes once, after D2")
-            p = _as_payload(payload, "D3", Role.NONDEALER)
-            shares = _field(p, "shares", "D3", Role.NONDEALER)
-            self._hand.accept_shares(
-                Role.NONDEALER, positions(Role.DEALER), shares, "D3", verify=True
-            )
-            self._d3 = True
-            self._hand.checked.append("D3")
-
-        self._run(go)
-
-    def redeal(self, role: Role, shares: Sequence[bytes]) -> None:
-        """Check ``role``'s redeal shares."""
-        _check_role(role)
-        self._run(lambda: self._hand.accept_redeal(role, shares, verify=True))
-
-    def show(self, role: Role, position: int, share: bytes) -> int:
-        """Check a card ``role`` shows; return the card index."""
-        _check_role(role)
-        result: int = self._run(lambda: self._hand.accept_show(role, position, share, verify=True))
-        return result
-
-    def report(self) -> DeckReportV2:
-        """The cards shown, the redeal flag and the messages checked so far."""
-        h = self._hand
-        return DeckReportV2(
-            shown={r: dict(s) for r, s in h.shown.items()},
-            redeal=h.redeal,
-            checked=tuple(h.checked),
-        )
-
-
-def _check_role(role: object) -> None:
-    if not isinstance(role, Role):
-        raise DeckUsageError("role must be a Role")
-
-
-def verify_hand_v2(record: HandRecordV2) -> DeckReportV2:
-    """Check a whole v2 hand from its public record (every proof, every shown card).
-
-    Messages are checked in protocol order: D1, D2, D3, the redeal shares, then
-    the shown cards; the first failure raises its :class:`CheatError`.
-    """
-    v = HandVerifierV2(game_id=record.game_id, hand=record.hand, context=record.context)
-    steps = [(record.d1, v.d1), (record.d2, v.d2), (record.d3, v.d3)]
-    for payload, fn in steps:
-        if payload is None:
-            return v.report()
-        fn(payload)
-    if record.dealer_redeal is not None:
-        v.redeal(Role.DEALER, record.dealer_redeal)
-    if record.nondealer_redeal is not None:
-        v.redeal(Role.NONDEALER, record.nondealer_redeal)
-    for role, shown in (
-        (Role.DEALER, record.dealer_shown),
-        (Role.NONDEALER, record.nondealer_shown),
-    ):
-        for pos, share in shown.items():
-            v.show(role, pos, share)
-    return v.report()

@@ -26,7 +26,6 @@ from truc_p2p.deck._errors import CheatError, DeckUsageError
 from truc_p2p.deck._schedule import N_CARDS, Role, positions
 from truc_p2p.deck._v2_derive import derived_permutation, derived_scalar, side_key
 from truc_p2p.deck._v2_hand import (
-    HandRecordV2,
     _as_payload,
     _field,
     _Hand,
@@ -35,6 +34,7 @@ from truc_p2p.deck._v2_hand import (
 )
 from truc_p2p.deck._v2_points import card_points
 from truc_p2p.deck._v2_proofs import dleq_prove, pok_prove, shuffle_prove
+from truc_p2p.deck._v2_record import HandRecordV2
 
 __all__ = ["DeckSideV2"]
 
