@@ -137,6 +137,7 @@ def wire_vector() -> dict[str, Any]:
             ruleset=SCRIPT_RULESET,
             name=names[p],
             record=transcript.append if p is Player.P0 else None,
+            deck="v1",
         )
         for p in (Player.P0, Player.P1)
     }
