@@ -88,3 +88,52 @@ def test_wire_vector_rejects_any_altered_envelope(vector: dict[str, object]) -> 
         report = verify_transcript(tampered)
         assert not report.valid
         assert report.error_message_no == i
+
+
+@pytest.fixture(scope="module")
+def vector_v2() -> dict[str, object]:
+    data: dict[str, object] = json.loads((SPEC / "vectors" / "wire_v2.json").read_text())
+    return data
+
+
+def test_wire_v2_vector_is_reproduced_byte_for_byte(
+    generator: ModuleType, vector_v2: dict[str, object]
+) -> None:
+    fresh = generator.wire_vector("v2")
+    assert fresh == vector_v2
+
+
+def test_wire_v2_vector_verifies_without_any_seed(vector_v2: dict[str, object]) -> None:
+    envelopes = [bytes.fromhex(e["hex"]) for e in vector_v2["envelopes"]]  # type: ignore[attr-defined]
+    report = verify_transcript(envelopes)
+    assert report.valid, report.summary()
+    assert report.deck == "v2" and report.audit == "proofs"
+    assert report.hidden_cards_revealed == 0
+    assert report.to_json()["deck"] == "v2"
+    types = [decode_envelope(raw).type for raw in envelopes]
+    assert types[3:6] == ["v2deck1", "v2deck2", "v2deck3"]
+    assert "reveal" not in types and types[-2:] == ["result", "result"]
+    hello = decode_envelope(envelopes[0]).payload
+    assert hello["options"] == {"audit": "game", "deck": "v2"}
+    # The vector exercises a redeal (shares on the accept and the next action) and plays.
+    acts = [a for _, a in vector_v2["actions"]]  # type: ignore[attr-defined]
+    assert acts[:2] == ["redeal", "accept-redeal"] and any(a.startswith("play") for a in acts)
+
+
+def test_wire_v2_vector_rejects_any_altered_envelope(vector_v2: dict[str, object]) -> None:
+    envelopes = [bytes.fromhex(e["hex"]) for e in vector_v2["envelopes"]]  # type: ignore[attr-defined]
+    for i in range(len(envelopes)):
+        tampered = list(envelopes)
+        raw = bytearray(tampered[i])
+        raw[len(raw) // 2] ^= 0x01
+        tampered[i] = bytes(raw)
+        report = verify_transcript(tampered)
+        assert not report.valid
+        assert report.error_message_no == i
+
+
+def test_wire_v1_vector_reports_what_its_audit_disclosed(vector: dict[str, object]) -> None:
+    envelopes = [bytes.fromhex(e["hex"]) for e in vector["envelopes"]]  # type: ignore[attr-defined]
+    report = verify_transcript(envelopes)
+    plays = sum(1 for _, a in vector["actions"] if a.startswith("play"))  # type: ignore[attr-defined]
+    assert report.deck == "v1" and report.hidden_cards_revealed == 32 - plays
