@@ -127,7 +127,11 @@ STAGES: Mapping[Stage, tuple[Sender, str, str]] = {
         MessageType.REVEAL,
         "seeds; sent only after its own audit passed",
     ),
-    Stage.RESULT_FIRST: (Sender.FIRST, MessageType.RESULT, "the result, after a passed audit"),
+    Stage.RESULT_FIRST: (
+        Sender.FIRST,
+        MessageType.RESULT,
+        "the result (deck v1: after a passed audit; v2: after the last action)",
+    ),
     Stage.RESULT_SECOND: (Sender.SECOND, MessageType.RESULT, "the same result: co-signature"),
 }
 
