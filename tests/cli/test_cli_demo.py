@@ -66,3 +66,32 @@ def test_identity_is_created_then_shown(
     assert "readable by other users" in capsys.readouterr().err
     (tmp_path / "bad.key").write_text("nonsense")
     assert main(["identity", "--identity", str(tmp_path / "bad.key")]) == 2
+
+
+@pytest.mark.parametrize("deck", ["v1", "v2"])
+def test_demo_deck_option_and_verify_report_the_deck(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], deck: str
+) -> None:
+    """``--deck`` reaches the sessions; ``verify`` names the deck and what it disclosed."""
+    games = _demo_json(
+        capsys, "--seed", "5", "--in-memory", "--deck", deck, "--out", str(tmp_path)
+    )
+    assert games[0]["deck"] == deck and games[0]["valid"] is True
+    path = str(games[0]["transcript"])
+    assert main(["verify", "--json", path]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["deck"] == deck and report["valid"] is True
+    if deck == "v2":
+        assert report["hidden_cards_revealed"] == 0 and report["audit"] == "proofs"
+    else:
+        assert report["hidden_cards_revealed"] > 0 and report["audit"] == "passed"
+    assert main(["verify", path]) == 0
+    text = capsys.readouterr().out
+    assert f"deck:       {deck}" in text and "unplayed cards revealed" in text
+
+
+def test_demo_plays_deck_v2_by_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    games = _demo_json(capsys, "--seed", "6", "--in-memory", "--out", str(tmp_path))
+    assert games[0]["deck"] == "v2"
+    report = verify_transcript(read_transcript(str(games[0]["transcript"])))
+    assert report.valid and report.deck == "v2" and report.hidden_cards_revealed == 0

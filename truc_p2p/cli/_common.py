@@ -15,10 +15,13 @@ import trio
 
 from truc_p2p.bots import BOT_NAMES
 from truc_p2p.net import End, GameOutcome
+from truc_p2p.protocol import DECK_VERSIONS
 from truc_p2p.rules import Ladder, RestRefused, Ruleset
 
 __all__ = [
+    "add_deck_arg",
     "add_ruleset_args",
+    "deck_from_args",
     "default_name",
     "exit_status",
     "positive_seconds",
@@ -50,8 +53,31 @@ def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
         "--audit",
         choices=["game", "hand"],
         default="game",
-        help="reveal seeds and audit at the end of the game (default) or of every hand",
+        help="deck v1 only: reveal seeds and audit at the end of the game (default) or of "
+        "every hand",
     )
+
+
+def add_deck_arg(parser: argparse.ArgumentParser) -> None:
+    """``--deck v1|v2``: the mental-poker deck (both peers must pass the same one).
+
+    Beside :func:`add_ruleset_args`: a command that takes it must pass
+    ``deck=deck_from_args(args)`` on to its sessions (``Session(deck=...)``).
+    """
+    parser.add_argument(
+        "--deck",
+        choices=list(DECK_VERSIONS),
+        default="v2",
+        help="deck v2 (default): every shuffle and card proven at its message, folded and "
+        "unplayed cards never revealed; v1: the older deck, checked by revealing both "
+        "seeds after the game",
+    )
+
+
+def deck_from_args(args: argparse.Namespace) -> str:
+    """The deck version chosen with :func:`add_deck_arg` (v2 if the command has none)."""
+    deck: str = getattr(args, "deck", "v2")
+    return deck
 
 
 def ruleset_from_args(args: argparse.Namespace) -> Ruleset:

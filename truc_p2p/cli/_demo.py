@@ -22,7 +22,13 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import BOT_NAMES, Bot, make_bot
-from truc_p2p.cli._common import add_ruleset_args, ruleset_from_args, use_ascii
+from truc_p2p.cli._common import (
+    add_deck_arg,
+    add_ruleset_args,
+    deck_from_args,
+    ruleset_from_args,
+    use_ascii,
+)
 from truc_p2p.cli._narrate import describe
 from truc_p2p.local import make_pair, run_pair
 from truc_p2p.net import (
@@ -73,6 +79,7 @@ def register(subparsers: Any) -> None:
         help="pass the bytes between the two sessions in memory instead of over TCP",
     )
     add_ruleset_args(parser)
+    add_deck_arg(parser)
     parser.set_defaults(func=_demo)
 
 
@@ -162,6 +169,7 @@ def _demo(args: argparse.Namespace) -> int:
         sessions = make_pair(
             ruleset=ruleset,
             audit=args.audit,
+            deck=deck_from_args(args),
             names=(names[Player.P0], names[Player.P1]),
             identities=(keys[0], keys[1]),
             secrets=game_secrets,
@@ -207,6 +215,7 @@ def _demo(args: argparse.Namespace) -> int:
                         "messages": played.messages,
                         "bytes": played.nbytes,
                         "transport": "memory" if args.in_memory else "tcp",
+                        "deck": deck_from_args(args),
                         "transcript": str(paths[0]),
                         "transcripts": [str(p) for p in paths],
                     }

@@ -164,7 +164,12 @@ class VerifyReport:
             lines.append(f"player {i}:   {p.name}  {p.fingerprint}")
         if self.ruleset:
             rules = ", ".join(f"{k}={v}" for k, v in self.ruleset.items())
-            lines.append(f"ruleset:    {rules}; audit every {self.audit_mode}")
+            checked = (
+                "deck v2: no audit needed"
+                if self.deck == "v2"
+                else f"deck v1, audit every {self.audit_mode}"
+            )
+            lines.append(f"ruleset:    {rules}; {checked}")
         lines.append(f"hands:      {self.hands}")
         if self.score is not None:
             lines.append(f"score:      {self.score[0]} - {self.score[1]}")
