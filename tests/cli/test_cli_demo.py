@@ -73,9 +73,7 @@ def test_demo_deck_option_and_verify_report_the_deck(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], deck: str
 ) -> None:
     """``--deck`` reaches the sessions; ``verify`` names the deck and what it disclosed."""
-    games = _demo_json(
-        capsys, "--seed", "5", "--in-memory", "--deck", deck, "--out", str(tmp_path)
-    )
+    games = _demo_json(capsys, "--seed", "5", "--in-memory", "--deck", deck, "--out", str(tmp_path))
     assert games[0]["deck"] == deck and games[0]["valid"] is True
     path = str(games[0]["transcript"])
     assert main(["verify", "--json", path]) == 0

@@ -60,7 +60,15 @@ def check_finished_game(pair: Pair, *, first_dealer: Player | None = None) -> No
         assert types[-2:] == ["result", "result"]
         assert types.count("v2deck1") == types.count("v2deck2") == r0.hands
         assert types.count("v2deck3") == r0.hands
-        assert set(types) <= {"hello", "coin", "v2deck1", "v2deck2", "v2deck3", "v2action", "result"}
+        assert set(types) <= {
+            "hello",
+            "coin",
+            "v2deck1",
+            "v2deck2",
+            "v2deck3",
+            "v2action",
+            "result",
+        }
     # The result is the rules engine's outcome, the same in both views.
     outcome = s0.outcome
     assert outcome is not None and outcome == s1.outcome

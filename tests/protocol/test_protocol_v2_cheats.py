@@ -82,11 +82,21 @@ DEAL_CHEATS: list[tuple[str, str, Edit, str, int | None]] = [
     ("d2-copied-entry", "v2deck2", lambda p: p["deck"].__setitem__(2, p["deck"][0]), "D2", 2),
     ("d2-forged-proof", "v2deck2", lambda p: p.update(proof=flip(p["proof"], 2143)), "D2", None),
     ("d2-share-of-another-position", "v2deck2", lambda p: swap(p["shares"], 0, 1), "D2", 0),
-    ("d2-forged-share-proof", "v2deck2", lambda p: p["shares"].__setitem__(
-        2, flip(p["shares"][2], 64)), "D2", 4),
+    (
+        "d2-forged-share-proof",
+        "v2deck2",
+        lambda p: p["shares"].__setitem__(2, flip(p["shares"][2], 64)),
+        "D2",
+        4,
+    ),
     ("d3-share-of-another-position", "v2deck3", lambda p: swap(p["shares"], 1, 2), "D3", 3),
-    ("d3-forged-share-proof", "v2deck3", lambda p: p["shares"].__setitem__(
-        0, flip(p["shares"][0], 64)), "D3", 1),
+    (
+        "d3-forged-share-proof",
+        "v2deck3",
+        lambda p: p["shares"].__setitem__(0, flip(p["shares"][0], 64)),
+        "D3",
+        1,
+    ),
 ]
 
 
@@ -158,7 +168,7 @@ def test_forged_redeal_shares_are_caught(first_dealer: Player, who: str) -> None
     edit = _played_share(lambda a: swap(a["shares"], 0, 2))
     error, _, _ = tamper_and_catch(pair, stop, edit)
     assert error.step == "redeal"
-    assert error.position == ((6 if who == "dealer" else 7))
+    assert error.position == (6 if who == "dealer" else 7)
 
 
 def test_missing_redeal_shares_are_malformed(first_dealer: Player) -> None:

@@ -78,7 +78,9 @@ def test_v2_redeals_travel_as_shares(first_dealer: Player) -> None:
         redeals = [e for e in pair.events[p] if isinstance(e, CardsDealt) and e.redeal]
         assert len(redeals) == result.hands
     envs = [decode_envelope(r) for r in pair.records[P0]]
-    actions = [e.payload.get("action", e.payload) for e in envs if e.type in ("v2deck3", "v2action")]
+    actions = [
+        e.payload.get("action", e.payload) for e in envs if e.type in ("v2deck3", "v2action")
+    ]
     payloads = [e.payload for e in envs]
     carrying = [a for a in actions if "shares" in a]
     assert len(carrying) == 2 * result.hands

@@ -1038,9 +1038,7 @@ class Session:
     def _on_deck2(self, env: Envelope, mine: bool) -> None:
         self._advance()
         if not mine:
-            d3, keys = self._cur_v1.deck.receive_d2(
-                env.payload["deck"], env.payload["commitment"]
-            )
+            d3, keys = self._cur_v1.deck.receive_d2(env.payload["deck"], env.payload["commitment"])
             order = positions(Role.NONDEALER, False)
             self._emit(MessageType.DECK3, {"deck": list(d3), "keys": [keys[i] for i in order]})
 

@@ -9,9 +9,10 @@ A stage names the one message type that may come next and which player must
 send it.  Deck v1 and deck v2 share the handshake and the co-signed result;
 the coin flip branches on the negotiated deck (``Cond.DECK_V2``): v1 deals in
 four messages and audits revealed seeds, v2 deals in three proven messages
-(the non-dealer first) and goes from the last action straight to the result.  After a message is applied, the first transition of the stage whose
-condition holds gives the next stage.  ``abort`` may be sent by either player
-in any stage before ``DONE``.
+(the non-dealer first) and goes from the last action straight to the result.
+After a message is applied, the first transition of the stage whose
+condition holds gives the next stage.  ``abort`` may be sent by either
+player in any stage before ``DONE``.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ from truc_p2p.protocol._messages import MAX_SEEDS_PER_REVEAL, MessageType
 from truc_p2p.rules import Event, Game, GameEnded, Player, RoundEnded
 
 __all__ = [
+    "ACTION_STAGES",
+    "FIRST_DEAL_STAGES",
     "STAGES",
     "TRANSITIONS",
     "Cond",
     "Sender",
     "Stage",
-    "ACTION_STAGES",
-    "FIRST_DEAL_STAGES",
     "conditions_after_action",
     "expected_sender",
     "next_stage",

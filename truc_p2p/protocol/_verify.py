@@ -33,9 +33,9 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from truc_p2p.deck import (
+    N_CARDS,
     CheatError,
     DeckError,
-    N_CARDS,
     DeckSide,
     HandVerifierV2,
     Role,

@@ -419,8 +419,8 @@ class Game:
         """Give the engine the cards of a deal; only in :attr:`Phase.DEAL`.
 
         The omniscient view needs both hands, player ``p``'s view exactly
-        ``{p: hand}``, a spectator's view ``{}``.  Each hand is 3 distinct cards, none seen earlier this
-        round.  Raises :class:`DealError` (state unchanged) otherwise.
+        ``{p: hand}``, a spectator's view ``{}``.  Each hand is 3 distinct
+        cards, none seen earlier this round.  Raises :class:`DealError` (state unchanged) otherwise.
         """
         if self._phase is not Phase.DEAL:
             raise DealError(f"cannot deal in phase {self._phase.value}", rule="deal-phase")
