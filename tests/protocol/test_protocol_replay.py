@@ -138,8 +138,9 @@ def test_restore_a_finished_game(side: Player, finished_pair: Pair) -> None:
         {"name": "mallory"},
         {"ruleset": Ruleset(target=3, ladder=Ladder.EVEN, rest_refused=RestRefused.VALUE)},
         {"audit": "hand"},
+        {"deck": "v2"},
     ],
-    ids=["secret", "identity", "name", "ruleset", "audit"],
+    ids=["secret", "identity", "name", "ruleset", "audit", "deck"],
 )
 @pytest.mark.parametrize("side", list(Player), ids=lambda p: p.name)
 def test_restore_with_other_local_settings_is_refused(side: Player, change: dict[str, Any]) -> None:
@@ -151,7 +152,7 @@ def test_restore_with_other_local_settings_is_refused(side: Player, change: dict
     full = list(reference("game"))
     pair = new_pair("game")
     expected: type[Exception] = LocalProtocolError
-    if side is P1 and ("ruleset" in change or "audit" in change):
+    if side is P1 and ("ruleset" in change or "audit" in change or "deck" in change):
         expected = RulesetMismatchError
     for cut in (2, len(full) // 2, len(full)):
         with pytest.raises(expected):
@@ -203,3 +204,16 @@ def test_random_games_terminate_conserve_points_and_replay(
     check_finished_game(pair)
     for p in Player:
         same_state(restore(pair, p, pair.records[p]), pair.sessions[p])
+
+
+@pytest.mark.parametrize("side", list(Player), ids=lambda p: p.name)
+def test_restore_a_v2_game_infers_its_deck_and_refuses_another(side: Player) -> None:
+    """Without ``deck`` the version comes from the player's own hello in the transcript."""
+    full = list(reference("game", "v2"))
+    pair = new_pair("game", "v2")
+    options = {"deck": None}
+    restored = restore(pair, side, full, **options)
+    assert restored.deck == "v2" and restored.stage is Stage.DONE
+    expected: type[Exception] = RulesetMismatchError if side is P1 else LocalProtocolError
+    with pytest.raises(expected):
+        restore(pair, side, full, deck="v1")
