@@ -27,8 +27,18 @@ from protocol_helpers import (
     with_payload,
 )
 
+from truc_p2p.deck import Role
+from truc_p2p.deck import _ec as ec
+from truc_p2p.deck._v2_derive import derived_scalar, hand_digest, side_key
+from truc_p2p.deck._v2_hand import _Hand, binding
+from truc_p2p.deck._v2_points import card_points
+from truc_p2p.deck._v2_proofs import pok_prove, shuffle_prove
 from truc_p2p.protocol import CheatDetectedError, MalformedMessageError, decode_envelope
+from truc_p2p.protocol._session import local_seed_v2
+from truc_p2p.protocol._wire import envelope_hash
 from truc_p2p.rules import Player, Ruleset
+
+G = ec.gmul(1)
 
 Edit = Callable[[dict[str, Any]], Any]
 #: a compressed secp256k1 point no honest session sends as a key share (the generator)
@@ -177,3 +187,122 @@ def test_missing_redeal_shares_are_malformed(first_dealer: Player) -> None:
     forged = with_payload(raw, pair.keys[cheater], _played_share(lambda a: a.pop("shares")))
     caught = deliver_and_expect(pair, cheater, forged, MalformedMessageError)
     assert caught.report.error_message_no == caught.index
+
+
+# -- cheats re-proven with the cheater's real keys: the false statement still fails -------
+
+
+def _hand_public(pair: Pair, victim: Player) -> tuple[bytes, bytes, dict[str, Any]]:
+    """(game id, context, D1 payload) of hand 0 from the victim's transcript."""
+    records = pair.records[victim]
+    at = next(i for i, r in enumerate(records) if decode_envelope(r).type == "v2deck1")
+    return (
+        pair.sessions[victim].game_id,
+        envelope_hash(records[at - 1]),
+        decode_envelope(records[at]).payload,
+    )
+
+
+def _cheater_key(pair: Pair, cheater: Player, role: Role, game_id: bytes, context: bytes) -> bytes:
+    assert pair.secrets is not None
+    t0 = hand_digest(game_id, 0, context)
+    return side_key(local_seed_v2(pair.secrets[cheater], 0), t0, role.wire_byte)
+
+
+def test_d1_with_a_card_twice_reproved_is_caught(first_dealer: Player) -> None:
+    """The non-dealer deals one card twice (another never) and proves the 'shuffle'."""
+    pair = v2_pair(first_dealer)
+    cheater = first_dealer.other
+    cheater_, raw = pair.run(until=is_type("v2deck1"))
+    assert cheater_ is cheater
+    game_id = pair.sessions[cheater].game_id
+    context = envelope_hash(pair.records[cheater][-2])
+    key = _cheater_key(pair, cheater, Role.NONDEALER, game_id, context)
+    t0 = hand_digest(game_id, 0, context)
+    x = derived_scalar(key, b"key", b"", 0)
+    y = ec.gmul(x)
+    assert y is not None
+    perm = list(range(32))
+    perm[20] = perm[3]
+    sigma = [derived_scalar(key, b"mask", t0, i) for i in range(32)]
+    cards = card_points()
+    outputs = [
+        (ec.gmul(sigma[i]), ec.add([cards[perm[i]], ec.mul(y, sigma[i])])) for i in range(32)
+    ]
+    bnd = binding(t0, "D1", Role.NONDEALER)
+    proof = shuffle_prove(
+        [(None, m) for m in cards],
+        outputs,
+        [(G, y)],
+        perm,
+        [[s] for s in sigma],
+        binding=bnd,
+        key=key,
+    )
+    forged = {
+        "key": y.format(),
+        "pok": pok_prove(x, y, binding=bnd, key=key),
+        "deck": [b"".join(ec.encode(p) for p in e) for e in outputs],
+        "proof": proof.to_bytes(),
+    }
+    error, _, _ = tamper_and_catch_raw(pair, cheater, raw, lambda p: p.update(forged))
+    assert error.step == "D1" and "shuffle" in str(error)
+
+
+def test_d2_copy_attack_reproved_is_caught(first_dealer: Player) -> None:
+    """v1's dealer copy attack: at its own position 1 the dealer puts a re-encryption of the
+    entry it sends to the non-dealer's position 0, and proves a 'shuffle' of it."""
+    pair = v2_pair(first_dealer)
+    cheater = first_dealer
+    cheater_, raw = pair.run(until=is_type("v2deck2"))
+    assert cheater_ is cheater
+    game_id, context, d1 = _hand_public(pair, cheater)
+    pub = _Hand(game_id=game_id, hand=0, context=context)
+    pub.accept_d1(d1, verify=False)
+    assert pub.d1 is not None
+    key = _cheater_key(pair, cheater, Role.DEALER, game_id, context)
+    x = derived_scalar(key, b"key", b"", 0)
+    y = ec.gmul(x)
+    assert y is not None
+    y_b = pub.keys[Role.NONDEALER]
+    perm = list(range(32))
+    perm[1] = perm[0]
+    masks = [derived_scalar(key, b"mask", pub.t1, i) for i in range(64)]
+    inputs = [(a, None, b) for a, b in pub.d1.points]
+    outputs = []
+    for i in range(32):
+        s, r = masks[2 * i], masks[2 * i + 1]
+        a_b, _, b = inputs[perm[i]]
+        outputs.append(
+            (ec.add([a_b, ec.gmul(s)]), ec.gmul(r), ec.add([b, ec.mul(y_b, s), ec.mul(y, r)]))
+        )
+    bnd = binding(pub.t1, "D2", Role.DEALER)
+    proof = shuffle_prove(
+        inputs,
+        outputs,
+        [(G, None, y_b), (None, G, y)],
+        perm,
+        [[masks[2 * i], masks[2 * i + 1]] for i in range(32)],
+        binding=bnd,
+        key=key,
+    )
+    deck = [b"".join(ec.encode(p) for p in e) for e in outputs]
+    pok = pok_prove(x, y, binding=bnd, key=key)
+    error, _, _ = tamper_and_catch_raw(
+        pair,
+        cheater,
+        raw,
+        lambda p: p.update(key=y.format(), pok=pok, deck=deck, proof=proof.to_bytes()),
+    )
+    assert error.step == "D2" and "shuffle" in str(error)
+
+
+def tamper_and_catch_raw(
+    pair: Pair, cheater: Player, raw: bytes, edit: Edit
+) -> tuple[CheatDetectedError, Any, int]:
+    forged = with_payload(raw, pair.keys[cheater], edit)
+    caught = deliver_and_expect(pair, cheater, forged, CheatDetectedError)
+    assert isinstance(caught.error, CheatDetectedError)
+    assert caught.report.error_code == "cheat"
+    assert caught.report.error_message_no == caught.index, caught.report.summary()
+    return caught.error, caught.report, caught.index
