@@ -250,6 +250,10 @@ class Session:
     hello) and :attr:`Player.P1` for the responder.  ``record`` is called with
     every envelope sent or received, in transcript order, before it is acted
     on: pass a transcript writer's ``append`` so nothing is lost on an error.
+    ``deck`` is the mental-poker deck, ``"v2"`` (default: proofs checked at
+    every message, nothing revealed) or ``"v1"`` (seed audit after the game);
+    both players must choose the same one, as for the ruleset and ``audit``
+    (which only matters for v1).
     """
 
     def __init__(
