@@ -137,3 +137,53 @@ def test_wire_v1_vector_reports_what_its_audit_disclosed(vector: dict[str, objec
     report = verify_transcript(envelopes)
     plays = sum(1 for _, a in vector["actions"] if a.startswith("play"))  # type: ignore[attr-defined]
     assert report.deck == "v1" and report.hidden_cards_revealed == 32 - plays
+
+
+def test_wire_v2_vector_context_binding_and_cards_independently(
+    vector_v2: dict[str, object],
+) -> None:
+    """Recompute what wire.md section 6a says from the raw bytes alone: the game id, each
+    hand's context (SHA-256 of the envelope before its v2deck1), every proof with the deck
+    library's third-party verifier, and the cards the shown shares open."""
+    import hashlib
+
+    import msgpack
+
+    from truc_p2p.deck import HandVerifierV2, Role
+    from truc_p2p.rules import Card
+
+    raws = [bytes.fromhex(e["hex"]) for e in vector_v2["envelopes"]]  # type: ignore[attr-defined]
+    bodies = [msgpack.unpackb(r[:-64], raw=False) for r in raws]
+    game_id = hashlib.sha256(b"truc-p2p/v1/game" + raws[0] + raws[1]).digest()
+    assert game_id.hex() == vector_v2["game_id"]
+    opened: list[str] = []
+    verifier: HandVerifierV2 | None = None
+    roles: dict[int, Role] = {}
+    shares_due: Role | None = None
+    hand = -1
+    for i, (_, gid, seq, _, sender, mtype, payload) in enumerate(bodies):
+        assert seq == i
+        if mtype == "v2deck1":
+            hand += 1
+            context = hashlib.sha256(raws[i - 1]).digest()
+            verifier = HandVerifierV2(game_id=gid, hand=hand, context=context)
+            roles = {sender: Role.NONDEALER, 1 - sender: Role.DEALER}
+            verifier.d1(payload)
+        elif mtype == "v2deck2":
+            assert verifier is not None
+            verifier.d2(payload)
+        if mtype in ("v2deck3", "v2action"):
+            assert verifier is not None
+            action = payload["action"] if mtype == "v2deck3" else payload
+            if mtype == "v2deck3":
+                verifier.d3({"shares": payload["shares"]})
+            if "shares" in action:
+                verifier.redeal(roles[sender], action["shares"])
+                shares_due = Role.NONDEALER if action["act"] == "accept-redeal" else None
+            if action["act"] == "play":
+                card = verifier.show(roles[sender], action["pos"], action["share"])
+                opened.append(f"play {Card.from_index(card)}")
+    assert shares_due is None and verifier is not None
+    assert verifier.report().redeal and verifier.report().hidden_cards_revealed == 0
+    plays = [a for _, a in vector_v2["actions"] if a.startswith("play")]  # type: ignore[attr-defined]
+    assert opened == plays
