@@ -18,19 +18,54 @@ class TranscriptWriter:
     on disk before the session acts on it, so nothing is lost on an error.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = True) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, fsync: bool = True, lazy: bool = False
+    ) -> None:
         self.path = Path(path)
-        self._fsync = fsync
+        self._fsync = fsync and not lazy
+        self._lazy = fsync and lazy
+        self._dirty = False
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = open(self.path, "xb")  # noqa: SIM115 - closed in close()
         self._write(TRANSCRIPT_MAGIC)
         self.count = 0
+
+    @classmethod
+    def open_append(
+        cls, path: str | os.PathLike[str], *, fsync: bool = True, lazy: bool = False
+    ) -> tuple[TranscriptWriter, list[bytes], int]:
+        """Continue an existing transcript: ``(writer, envelopes, torn bytes dropped)``.
+
+        A last frame torn by a crash is cut off (it was never acted on).
+        """
+        path = Path(path)
+        data = path.read_bytes()
+        envelopes = parse_transcript(data, allow_truncated=True)
+        good = len(TRANSCRIPT_MAGIC) + sum(4 + len(e) for e in envelopes)
+        self = cls.__new__(cls)
+        self.path = path
+        self._fsync = fsync and not lazy
+        self._lazy = fsync and lazy
+        self._dirty = False
+        if good < len(data):
+            os.truncate(path, good)
+        self._file = open(path, "ab")  # noqa: SIM115 - closed in close()
+        self.count = len(envelopes)
+        return self, envelopes, len(data) - good
 
     def _write(self, data: bytes) -> None:
         self._file.write(data)
         self._file.flush()
         if self._fsync:
             os.fsync(self._file.fileno())
+        else:
+            self._dirty = True
+
+    def sync(self) -> None:
+        """Make everything appended so far durable (lazy mode: only when something is new)."""
+        if self._lazy and self._dirty:
+            os.fsync(self._file.fileno())
+            self._dirty = False
 
     def append(self, envelope: bytes) -> None:
         """Write one envelope as a frame and flush it to disk."""

@@ -29,6 +29,7 @@ from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     BotStrategy,
     GameOutcome,
+    NetEvent,
     open_game,
     play_game,
     serve_game,
@@ -95,7 +96,7 @@ class _Played:
 async def _play_tcp(
     sessions: dict[Player, Session],
     bots: dict[Player, Bot],
-    on_event: Callable[[Player, Event | SessionEvent], None],
+    on_event: Callable[[Player, Event | SessionEvent | NetEvent], None],
 ) -> _Played:
     """Both sessions over a real TCP connection on 127.0.0.1 (P1 hosts, P0 joins)."""
     outcomes: dict[Player, GameOutcome] = {}
@@ -132,7 +133,7 @@ async def _play_tcp(
 def _play_memory(
     sessions: dict[Player, Session],
     bots: dict[Player, Bot],
-    on_event: Callable[[Player, Event | SessionEvent], None],
+    on_event: Callable[[Player, Event | SessionEvent | NetEvent], None],
 ) -> _Played:
     def hook(me: Player, event: AnyEvent) -> None:
         if isinstance(event, Event | SessionEvent):
@@ -173,7 +174,7 @@ def _demo(args: argparse.Namespace) -> int:
             for p in (Player.P0, Player.P1)
         }
 
-        def on_event(me: Player, event: Event | SessionEvent) -> None:
+        def on_event(me: Player, event: Event | SessionEvent | NetEvent) -> None:
             if not show or (me is Player.P1 and not isinstance(event, CardsDealt)):
                 return
             line = describe(event, names, me=me, ascii=ascii)

@@ -24,11 +24,16 @@ from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
     DEFAULT_BOT_TIMEOUT,
+    DEFAULT_GRACE,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     BotStrategy,
     EventHook,
+    NetEvent,
+    PeerDisconnected,
+    PeerReconnected,
     QuitGame,
+    Reconnector,
     Strategy,
     play_game,
 )
@@ -36,6 +41,7 @@ from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_
 
 __all__ = [
     "DEFAULT_BOT_TIMEOUT",
+    "DEFAULT_GRACE",
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_PORT",
     "DEFAULT_TURN_TIMEOUT",
@@ -47,7 +53,11 @@ __all__ = [
     "Invite",
     "InviteError",
     "LocalGame",
+    "NetEvent",
+    "PeerDisconnected",
+    "PeerReconnected",
     "QuitGame",
+    "Reconnector",
     "Strategy",
     "guess_lan_address",
     "host_game",
