@@ -128,14 +128,18 @@ def run_until_interrupted(main: Callable[[trio.Event], Awaitable[int]]) -> int:
         async with trio.open_nursery() as nursery:
 
             async def watch_signals() -> None:
-                with trio.open_signal_receiver(signal.SIGINT) as signals:
-                    async for _ in signals:
+                # SIGTERM and SIGHUP (a closed terminal) leave like Ctrl-C: a signed quit.
+                with trio.open_signal_receiver(
+                    signal.SIGINT, signal.SIGTERM, signal.SIGHUP
+                ) as signals:
+                    async for signum in signals:
                         if stop.is_set():
                             print("\ninterrupted again: giving up", file=sys.stderr)
-                            status.append(130)
+                            status.append(128 + signum)
                             nursery.cancel_scope.cancel()
                             return
-                        print("\ninterrupted: leaving the game...", file=sys.stderr)
+                        what = signal.Signals(signum).name
+                        print(f"\n{what}: leaving the game...", file=sys.stderr)
                         stop.set()
 
             nursery.start_soon(watch_signals)

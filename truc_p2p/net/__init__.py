@@ -19,7 +19,18 @@ secret file) in one call.  Every network or peer failure is a
 
 from __future__ import annotations
 
-from truc_p2p.net._games import LocalGame, host_game, join_game, prepare_game, transcript_path
+from truc_p2p.net._games import (
+    LocalGame,
+    Redialer,
+    Restored,
+    host_game,
+    join_game,
+    prepare_game,
+    read_meta,
+    restore_game,
+    resume_game,
+    transcript_path,
+)
 from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
@@ -58,6 +69,8 @@ __all__ = [
     "PeerReconnected",
     "QuitGame",
     "Reconnector",
+    "Redialer",
+    "Restored",
     "Strategy",
     "guess_lan_address",
     "host_game",
@@ -65,6 +78,9 @@ __all__ = [
     "open_game",
     "play_game",
     "prepare_game",
+    "read_meta",
+    "restore_game",
+    "resume_game",
     "serve_game",
     "transcript_path",
 ]

@@ -46,11 +46,13 @@ from truc_p2p.transcript import TranscriptWriter
 __all__ = [
     "LocalGame",
     "Redialer",
+    "Restored",
     "host_game",
     "join_game",
     "meta_path_for",
     "prepare_game",
     "read_meta",
+    "restore_game",
     "resume_game",
     "secret_path_for",
     "transcript_path",
