@@ -1,0 +1,336 @@
+"""The search bot: information-set Monte-Carlo tree search over the current round.
+
+Theory of operation
+-------------------
+The bot sees only its own view.  Each iteration of the search *determinises*
+the hidden part: it draws the opponent's unplayed cards from
+``game.possible_cards(opponent)`` — every card not in the bot's hand, not
+played this round and not in a hand the bot saw discarded by a redeal — and,
+while a redeal can still happen, the cards it would bring.  Draws are weighted
+by what the opponent's requests and answers of this deal suggest (a raise or a
+"my rest" makes strong hands likelier, asking for a redeal weak ones).
+
+The iteration then walks a tree of *information sets*: a node is what the
+player to act knows — the public actions since the decision and its own cards
+(as strengths: suits never matter) — so the opponent's choices in the tree
+depend on its cards, never on the bot's, and the bot's on its own cards only.
+Choices follow UCB1; the first unexplored action of a node is expanded and the
+round is played out by a simple policy.  The round's end is scored by the
+chance of winning the game from the scores it leaves
+(:mod:`truc_p2p.bots._equity`), or 1/0 when it ends the game.  The bot plays
+the most visited action.
+
+Folding is never searched: it never does better than refusing or playing on.
+The bot folds only to concede a round whose search value is no better than
+folding's exact value (the round is lost whatever it does).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from truc_p2p.bots import _sim
+from truc_p2p.bots._equity import win_chance
+from truc_p2p.bots._sim import RoundSim
+from truc_p2p.rules import Action, ActionKind, Game, Phase, Player
+
+__all__ = ["STRENGTHS", "SearchBot", "Strength"]
+
+
+@dataclass(frozen=True, slots=True)
+class Strength:
+    """A search budget: ``iterations`` per decision, or ``think`` seconds if set."""
+
+    iterations: int
+    think: float | None = None
+
+
+#: The named strengths of ``search:LEVEL``; ``search`` is ``search:default``.
+STRENGTHS: Final[dict[str, Strength]] = {
+    "fast": Strength(iterations=300),
+    "default": Strength(iterations=1500),
+    "strong": Strength(iterations=6000),
+}
+
+_EXPLORATION: Final = 0.5
+#: How sharply each opponent action of this deal points at its hand quality.
+_SIGNALS: Final[dict[ActionKind, float]] = {
+    ActionKind.REST: 6.0,
+    ActionKind.RAISE: 2.5,
+    ActionKind.ACCEPT: 1.5,
+    ActionKind.DECLINE_REDEAL: 1.0,
+    ActionKind.ASK_REDEAL: -2.5,
+}
+_MAX_DRAWS: Final = 24
+
+
+def _quality(hand: Sequence[int]) -> float:
+    """0..1: how strong a whole 3-card hand (strengths) is."""
+    return (max(hand) + sum(hand) / len(hand)) / 14
+
+
+def _rollout(sim: RoundSim) -> None:
+    """Play the round out: no requests; lead high, follow cheaply; answer by strength."""
+    while not sim.done:
+        pending = sim.pending
+        if pending == _sim.ASK_REDEAL:
+            sim.apply(_sim.DECLINE_REDEAL)
+            continue
+        if pending:
+            hand = sim.hands[1 - sim.requester]
+            strong = bool(hand) and max(hand) >= 6
+            if pending == _sim.REST and sim.rest_wins_game:
+                strong = True
+            sim.apply(_sim.ACCEPT if strong else _sim.REFUSE)
+            continue
+        lead = sim.table
+        if lead < 0:
+            hand = sim.hands[sim.leader]
+            sim.apply(hand[-1])
+            continue
+        hand = sim.hands[1 - sim.leader]
+        card = hand[0]
+        for s in hand:  # sorted: the cheapest card that wins, else one that spoils
+            if s > lead:
+                card = s
+                break
+        else:
+            if lead in hand:
+                card = lead
+        sim.apply(card)
+
+
+def _value(sim: RoundSim, me: int) -> float:
+    """``me``'s chance of winning the game once the round ``sim`` is over."""
+    if sim.game_winner >= 0:
+        return 1.0 if sim.game_winner == me else 0.0
+    return win_chance(sim.scores[me], sim.scores[1 - me], sim.target)
+
+
+class _Node:
+    """One information set of the tree: its actions and their statistics."""
+
+    __slots__ = ("codes", "counts", "totals", "visits")
+
+    def __init__(self, codes: list[int]) -> None:
+        self.codes = codes
+        self.counts = [0] * len(codes)
+        self.totals = [0.0] * len(codes)
+        self.visits = 0
+
+    def select(self, rng: random.Random) -> int:
+        """An unexplored action (at random), else the UCB1 choice."""
+        counts = self.counts
+        untried = [i for i, n in enumerate(counts) if n == 0]
+        if untried:
+            return untried[0] if len(untried) == 1 else rng.choice(untried)
+        log_n = math.log(self.visits)
+        totals = self.totals
+        best_i, best = 0, -1.0
+        for i, n in enumerate(counts):
+            ucb = totals[i] / n + _EXPLORATION * math.sqrt(log_n / n)
+            if ucb > best:
+                best_i, best = i, ucb
+        return best_i
+
+    def update(self, i: int, reward: float) -> None:
+        self.visits += 1
+        self.counts[i] += 1
+        self.totals[i] += reward
+
+    def mean(self, i: int) -> float:
+        return self.totals[i] / self.counts[i]
+
+    def best(self) -> int:
+        """The most visited action code (ties: the better mean)."""
+        i = max(range(len(self.codes)), key=lambda j: (self.counts[j], self.totals[j]))
+        return self.codes[i]
+
+
+def _deal_actions(game: Game) -> list[tuple[Player, Action]]:
+    """The actions pushed since the cards in play were dealt (replayed from public data)."""
+    replay = Game(game.ruleset, first_dealer=game.first_dealer, view=game.view)
+    deals = iter(game.deals)
+    history = game.history
+    start = i = 0
+    while True:
+        if replay.phase is Phase.DEAL:
+            replay.deal(next(deals))
+            start = i
+        elif i < len(history):
+            replay.push(history[i][1])
+            i += 1
+        else:
+            return history[start:]
+
+
+class SearchBot:
+    """Information-set MCTS over the round, from its own view only; see the module doc.
+
+    ``iterations`` per decision make it deterministic under ``seed``;
+    ``think`` (seconds) instead searches until that time is spent.
+    """
+
+    name = "search"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        iterations: int = STRENGTHS["default"].iterations,
+        think: float | None = None,
+    ) -> None:
+        if iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        if think is not None and not think > 0:
+            raise ValueError("think must be more than 0 seconds")
+        self._rng = random.Random(seed)
+        self.iterations = iterations
+        self.think = think
+
+    def choose(self, game: Game) -> Action:
+        """The action the search prefers for the player to act in ``game`` (a view)."""
+        me = game.to_act
+        legal = game.legal_actions()
+        if me is None or not legal:
+            raise ValueError("no legal action: it is not this bot's turn")
+        if game.view is not me:
+            raise ValueError("the search bot plays from its own view (Game(view=...))")
+        if len(legal) == 1:
+            return next(iter(legal))
+        draw = self._sampler(game, me)
+        template = draw()
+        moves = [a for a in template.legal() if a != _sim.FOLD]
+        root = None if len(moves) == 1 else self._search(draw, int(me))
+        code = moves[0] if root is None else root.best()
+        if Action.FOLD in legal and self._concede(template, int(me), root, code):
+            return Action.FOLD
+        return self._action(game, me, code)
+
+    # ---------------------------------------------------------- determinising
+
+    def _sampler(self, game: Game, me: Player) -> Callable[[], RoundSim]:
+        """A function drawing one determinisation of the round."""
+        opp = me.other
+        pool = [c.strength for c in game.possible_cards(opp)]
+        size = game.hand_size(opp)
+        redeal = game.pending is ActionKind.ASK_REDEAL or (
+            game.pending is None and Action.ASK_REDEAL in game.legal_actions()
+        )
+        played: list[int] = []
+        signals: list[float] = []
+        for player, action in _deal_actions(game):
+            if player is not opp:
+                continue
+            if action.card is not None:
+                played.append(action.card.strength)
+            elif action.kind in _SIGNALS:
+                signals.append(_SIGNALS[action.kind])
+        weights: dict[tuple[int, ...], float] = {}
+        rng = self._rng
+        base = _sim.from_view(game, pool[:size])
+        nondealer = 1 - base.dealer
+
+        def weight(hand: list[int]) -> float:
+            key = tuple(sorted(hand))
+            w = weights.get(key)
+            if w is None:
+                q = _quality([*played, *hand])
+                w = 1.0
+                for k in signals:
+                    w *= math.exp(k * (q - 1.0)) if k > 0 else math.exp(k * q)
+                weights[key] = w
+            return w
+
+        def draw() -> RoundSim:
+            for _ in range(_MAX_DRAWS):
+                cards = rng.sample(pool, size + 6) if redeal else rng.sample(pool, size)
+                if not signals or rng.random() < weight(cards[:size]):
+                    break
+            sim = base.copy()
+            sim.hands[opp].clear()
+            sim.hands[opp].extend(sorted(cards[:size]))
+            if redeal:
+                new: list[list[int]] = [[], []]
+                new[nondealer] = sorted(cards[size : size + 3])
+                new[1 - nondealer] = sorted(cards[size + 3 :])
+                sim.redeal_hands = (new[0], new[1])
+            return sim
+
+        return draw
+
+    # -------------------------------------------------------------- searching
+
+    def _search(self, draw: Callable[[], RoundSim], me: int) -> _Node:
+        """Run the search and return the root node."""
+        rng = self._rng
+        tree: dict[tuple[tuple[int, ...], tuple[int, ...]], _Node] = {}
+        root: _Node | None = None
+        deadline = None if self.think is None else time.perf_counter() + self.think
+        iteration = 0
+        while True:
+            if deadline is None:
+                if iteration >= self.iterations:
+                    break
+            elif iteration % 16 == 0 and iteration >= 16 and time.perf_counter() >= deadline:
+                break
+            iteration += 1
+            sim = draw()
+            path: tuple[int, ...] = ()
+            visited: list[tuple[_Node, int, int]] = []
+            while not sim.done:
+                actor = sim.to_act
+                key = (path, tuple(sim.hands[actor]))
+                node = tree.get(key)
+                if node is None:
+                    node = tree[key] = _Node([a for a in sim.legal() if a != _sim.FOLD])
+                if root is None:
+                    root = node
+                i = node.select(rng)
+                visited.append((node, i, actor))
+                code = node.codes[i]
+                sim.apply(code)
+                if node.counts[i] == 0:  # expanded: play the rest out
+                    _rollout(sim)
+                    break
+                path = (*path, code)
+            u = _value(sim, me)
+            for node, i, actor in visited:
+                node.update(i, u if actor == me else 1.0 - u)
+        assert root is not None
+        return root
+
+    @staticmethod
+    def _concede(template: RoundSim, me: int, root: _Node | None, code: int) -> bool:
+        """Whether to fold: the chosen action does no better than folding's exact value."""
+        if root is None:
+            return False
+        folded = template.copy()
+        folded.apply(_sim.FOLD)
+        i = root.codes.index(code)
+        return root.counts[i] > 0 and root.mean(i) <= _value(folded, me) + 1e-9
+
+    @staticmethod
+    def _action(game: Game, me: Player, code: int) -> Action:
+        if code <= _sim.PLAY_MAX:
+            hand = game.hand(me) or ()
+            card = min((c for c in hand if c.strength == code), key=lambda c: c.index)
+            return Action.play(card)
+        return _ACTIONS[code]
+
+
+_ACTIONS: Final[dict[int, Action]] = {
+    _sim.RAISE: Action.RAISE,
+    _sim.REST: Action.REST,
+    _sim.ACCEPT: Action.ACCEPT,
+    _sim.REFUSE: Action.REFUSE,
+    _sim.FOLD: Action.FOLD,
+    _sim.ASK_REDEAL: Action.ASK_REDEAL,
+    _sim.ACCEPT_REDEAL: Action.ACCEPT_REDEAL,
+    _sim.DECLINE_REDEAL: Action.DECLINE_REDEAL,
+}
