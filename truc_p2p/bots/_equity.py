@@ -21,6 +21,8 @@ __all__ = ["win_chance"]
 #: probability mass is a round that ends the game ("my rest").
 _POINTS: Final = ((1, 0.55), (2, 0.22), (6, 0.08), (8, 0.03))
 _GAME_ENDS: Final = 1.0 - sum(p for _, p in _POINTS)
+#: How much likelier than its opponent the bot assumes it is to win a round.
+_EDGE: Final = 0.0
 #: Tables are built up to this target; larger targets are scaled down to it.
 _MAX_TABLE: Final = 48
 
@@ -31,11 +33,12 @@ def _table(target: int) -> tuple[tuple[float, ...], ...]:
     t = [[0.0] * target for _ in range(target)]
     for a in range(target - 1, -1, -1):
         for b in range(target - 1, -1, -1):
-            chance = 0.5 * _GAME_ENDS
+            q = 0.5 + _EDGE
+            chance = q * _GAME_ENDS
             for points, p in _POINTS:
                 mine = 1.0 if a + points >= target else t[a + points][b]
                 theirs = 0.0 if b + points >= target else t[a][b + points]
-                chance += 0.5 * p * (mine + theirs)
+                chance += p * (q * mine + (1 - q) * theirs)
             t[a][b] = chance
     return tuple(tuple(row) for row in t)
 

@@ -20,9 +20,13 @@ chance of winning the game from the scores it leaves
 (:mod:`truc_p2p.bots._equity`), or 1/0 when it ends the game.  The bot plays
 the most visited action.
 
-Folding is never searched: it never does better than refusing or playing on.
-The bot folds only to concede a round whose search value is no better than
-folding's exact value (the round is lost whatever it does).
+Weakly dominated actions are never searched: folding never does better than
+refusing or playing on, nor refusing than accepting when refusing loses the
+game at once.
+The bot gives a round up (folds, or refuses a pending raise) only when the
+search values its best action no better than folding's exact value — the
+round is as good as lost, and playing on would only give the opponent the
+chance to raise or rest — and never when folding would lose the game.
 """
 
 from __future__ import annotations
@@ -103,6 +107,38 @@ def _rollout(sim: RoundSim) -> None:
             if lead in hand:
                 card = lead
         sim.apply(card)
+
+
+#: Card classes for answering a request: 9-10-J, Q-K, A, 8, 7.
+_CLASS: Final = (0, 0, 0, 1, 1, 2, 3, 4)
+
+
+def _private(sim: RoundSim, actor: int) -> tuple[int, ...]:
+    """What the tree keys ``actor``'s information set on besides the public actions.
+
+    Its cards, as strengths; when answering a request, only the classes of its
+    two best cards: the answers do not depend on the exact cards, and pooling
+    similar hands gives the opponent's answers enough visits to be sensible.
+    """
+    hand = sim.hands[actor]
+    if sim.pending:
+        return tuple(_CLASS[s] for s in hand[-2:])
+    return tuple(hand)
+
+
+def _moves(sim: RoundSim) -> list[int]:
+    """The actions worth searching: the legal ones but the weakly dominated.
+
+    Folding never beats refusing or playing on, and refusing never beats
+    accepting when refusing loses the game at once.
+    """
+    moves = [a for a in sim.legal() if a != _sim.FOLD]
+    if _sim.REFUSE in moves:
+        refused = sim.copy()
+        refused.apply(_sim.REFUSE)
+        if refused.game_winner == sim.requester:
+            moves.remove(_sim.REFUSE)
+    return moves
 
 
 def _value(sim: RoundSim, me: int) -> float:
@@ -205,11 +241,12 @@ class SearchBot:
             return next(iter(legal))
         draw = self._sampler(game, me)
         template = draw()
-        moves = [a for a in template.legal() if a != _sim.FOLD]
+        moves = _moves(template)
         root = None if len(moves) == 1 else self._search(draw, int(me))
         code = moves[0] if root is None else root.best()
         if Action.FOLD in legal and self._concede(template, int(me), root, code):
-            return Action.FOLD
+            # Refusing a raise is folding by another name; say it that way.
+            return Action.REFUSE if Action.REFUSE in legal else Action.FOLD
         return self._action(game, me, code)
 
     # ---------------------------------------------------------- determinising
@@ -285,10 +322,10 @@ class SearchBot:
             visited: list[tuple[_Node, int, int]] = []
             while not sim.done:
                 actor = sim.to_act
-                key = (path, tuple(sim.hands[actor]))
+                key = (path, _private(sim, actor))
                 node = tree.get(key)
                 if node is None:
-                    node = tree[key] = _Node([a for a in sim.legal() if a != _sim.FOLD])
+                    node = tree[key] = _Node(_moves(sim))
                 if root is None:
                     root = node
                 i = node.select(rng)
@@ -307,13 +344,19 @@ class SearchBot:
 
     @staticmethod
     def _concede(template: RoundSim, me: int, root: _Node | None, code: int) -> bool:
-        """Whether to fold: the chosen action does no better than folding's exact value."""
+        """Whether to give the round up: the chosen action does no better than folding.
+
+        Never when folding loses the game: playing on cannot do worse.
+        """
         if root is None:
             return False
         folded = template.copy()
         folded.apply(_sim.FOLD)
+        fold_value = _value(folded, me)
+        if folded.game_winner >= 0:
+            return False
         i = root.codes.index(code)
-        return root.counts[i] > 0 and root.mean(i) <= _value(folded, me) + 1e-9
+        return root.counts[i] > 0 and root.mean(i) <= fold_value + 1e-9
 
     @staticmethod
     def _action(game: Game, me: Player, code: int) -> Action:
