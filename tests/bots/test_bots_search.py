@@ -198,7 +198,15 @@ PLAY_AFTER_REST = view([("QC 7D AS", ["rest", "accept", "play JH"])], seat=P1)
             ),
             Action.ASK_REDEAL,
         ),
-        (view([(WEAK, ["redeal"])], seat=P1), Action.ACCEPT_REDEAL),
+        # Three weak cards, one point from losing a game to 3: take the new cards.
+        (
+            view(
+                [(WEAK, ["play 9H", "fold"]), (WEAK, ["fold"]), (WEAK, ["redeal"])],
+                ruleset=Ruleset(target=3),
+                seat=P1,
+            ),
+            Action.ACCEPT_REDEAL,
+        ),
         (view([("7C 7D 8S", ["redeal"])], seat=P1), Action.DECLINE_REDEAL),
     ],
     ids=lambda x: str(x) if isinstance(x, Action) else "",

@@ -22,7 +22,7 @@ from truc_p2p.bots._local import play_local_game
 from truc_p2p.bots._make import make_bot, parse_bot_name
 from truc_p2p.rules import DEFAULT_RULESET, Action, Game, Player, Ruleset
 
-__all__ = ["BenchReport", "BotFigures", "bench_bots", "wilson_interval"]
+__all__ = ["BenchReport", "BotFigures", "bench_bots", "seating", "wilson_interval"]
 
 _Z95 = 1.959963984540054
 
@@ -122,21 +122,25 @@ class _Timed:
         return action
 
 
-def _play_one(task: tuple[str, str, int, int, Ruleset]) -> _GameResult:
-    """Game ``index`` of a bench: seats, first dealer and seeds follow from it."""
-    a_name, b_name, seed, index, ruleset = task
+def seating(seed: int, index: int) -> tuple[Player, int, Player]:
+    """Game ``index`` of a bench: bot A's seat, the seed of the shuffles, the first dealer.
+
+    Games ``2k`` and ``2k + 1`` share their shuffles and first dealer with the
+    seats swapped; the first dealer alternates from one pair to the next.
+    """
     pair = index // 2
-    a_seat = Player(index % 2)
+    return Player(index % 2), seed * 1_000_003 + pair, Player(pair % 2)
+
+
+def _play_one(task: tuple[str, str, int, int, Ruleset]) -> _GameResult:
+    """Play game ``index`` of a bench (see :func:`seating`)."""
+    a_name, b_name, seed, index, ruleset = task
+    a_seat, deal_seed, first_dealer = seating(seed, index)
     bot_seed = (seed * 1_000_003 + index) * 2
     a = _Timed(make_bot(a_name, bot_seed))
     b = _Timed(make_bot(b_name, bot_seed + 1))
     seats = (a, b) if a_seat is Player.P0 else (b, a)
-    outcome = play_local_game(
-        *seats,
-        ruleset=ruleset,
-        seed=seed * 1_000_003 + pair,
-        first_dealer=Player(pair % 2),
-    )
+    outcome = play_local_game(*seats, ruleset=ruleset, seed=deal_seed, first_dealer=first_dealer)
     return _GameResult(
         a_won=outcome.winner is a_seat,
         a_points=outcome.scores[a_seat],

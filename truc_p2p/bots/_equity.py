@@ -2,12 +2,15 @@
 
 The search looks one round ahead; when that round ends and the game goes on,
 it scores the result by how likely each player is then to win the game.  That
-likelihood comes from a simple model of a round between equal players: each
-side wins it with the same chance, for 1 point most often, sometimes 2 or the
-big raised values, and now and then a "my rest" ends the game.  Dynamic
-programming over the scores turns the model into a table.  The model is rough,
-but it gets what matters right: a point is worth more near the target, and a
-player far behind should gamble.
+likelihood comes from a simple model of the rounds to come: the bot wins each
+with a chance a little above even (:data:`EDGE`: it expects to outplay its
+opponent, which makes it patient with a lead), for 1 point most often,
+sometimes 2 or the big raised values, and with chance ``game_ends`` a round
+ends the game through "my rest" — an even bet, as the opponent rests when it
+likes its cards.  Dynamic programming over the scores turns
+the model into a table.  The model is rough, but it gets what matters right:
+a point is worth more near the target, a player far behind should gamble, and
+against an opponent who stakes the game often a lead is worth less.
 """
 
 from __future__ import annotations
@@ -15,36 +18,44 @@ from __future__ import annotations
 import functools
 from typing import Final
 
-__all__ = ["win_chance"]
+__all__ = ["DEFAULT_GAME_ENDS", "EDGE", "win_chance"]
 
-#: ``(points, probability)`` of a round's result for its winner; the rest of the
-#: probability mass is a round that ends the game ("my rest").
+#: How much likelier than even the bot assumes it is to win a round.
+EDGE: Final = 0.3
+#: Chance that a round ends the game by "my rest", before seeing the opponent.
+DEFAULT_GAME_ENDS: Final = 0.06
+#: ``(points, relative weight)`` of a round that does not end the game.
 _POINTS: Final = ((1, 0.55), (2, 0.22), (6, 0.08), (8, 0.03))
-_GAME_ENDS: Final = 1.0 - sum(p for _, p in _POINTS)
-#: How much likelier than its opponent the bot assumes it is to win a round.
-_EDGE: Final = 0.0
 #: Tables are built up to this target; larger targets are scaled down to it.
 _MAX_TABLE: Final = 48
 
 
 @functools.cache
-def _table(target: int) -> tuple[tuple[float, ...], ...]:
-    """``t[a][b]``: chance that the player on ``a`` points beats one on ``b``."""
+def _table(target: int, game_ends: float, edge: float) -> tuple[tuple[float, ...], ...]:
+    """``t[a][b]``: chance that the bot on ``a`` points beats an opponent on ``b``."""
+    total = sum(w for _, w in _POINTS)
+    points = [(k, w * (1.0 - game_ends) / total) for k, w in _POINTS]
+    q = 0.5 + edge
     t = [[0.0] * target for _ in range(target)]
     for a in range(target - 1, -1, -1):
         for b in range(target - 1, -1, -1):
-            q = 0.5 + _EDGE
-            chance = q * _GAME_ENDS
-            for points, p in _POINTS:
-                mine = 1.0 if a + points >= target else t[a + points][b]
-                theirs = 0.0 if b + points >= target else t[a][b + points]
+            chance = 0.5 * game_ends  # a rest stakes the game on a round: even
+            for k, p in points:
+                mine = 1.0 if a + k >= target else t[a + k][b]
+                theirs = 0.0 if b + k >= target else t[a][b + k]
                 chance += p * (q * mine + (1 - q) * theirs)
             t[a][b] = chance
     return tuple(tuple(row) for row in t)
 
 
-def win_chance(mine: int, theirs: int, target: int) -> float:
-    """Chance of winning the game on ``mine`` points against ``theirs``."""
+def win_chance(
+    mine: int, theirs: int, target: int, *, game_ends: float = DEFAULT_GAME_ENDS
+) -> float:
+    """The bot's chance of winning the game on ``mine`` points against ``theirs``.
+
+    ``game_ends`` is the chance that a round ends the game by "my rest"
+    (rounded to a hundredth, so that few tables are built).
+    """
     if mine >= target:
         return 1.0
     if theirs >= target:
@@ -53,4 +64,5 @@ def win_chance(mine: int, theirs: int, target: int) -> float:
         mine = mine * _MAX_TABLE // target
         theirs = theirs * _MAX_TABLE // target
         target = _MAX_TABLE
-    return _table(target)[mine][theirs]
+    ends = round(min(max(game_ends, 0.0), 0.9), 2)
+    return _table(target, ends, EDGE)[mine][theirs]

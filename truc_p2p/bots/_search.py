@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from truc_p2p.bots import _sim
-from truc_p2p.bots._equity import win_chance
+from truc_p2p.bots._equity import DEFAULT_GAME_ENDS, win_chance
 from truc_p2p.bots._sim import RoundSim
 from truc_p2p.rules import Action, ActionKind, Game, Phase, Player
 
@@ -71,6 +71,8 @@ _SIGNALS: Final[dict[ActionKind, float]] = {
     ActionKind.ASK_REDEAL: -2.5,
 }
 _MAX_DRAWS: Final = 24
+#: How far below folding's value the search must put playing on to give a round up.
+_CONCEDE_MARGIN: Final = 0.03
 
 
 def _quality(hand: Sequence[int]) -> float:
@@ -109,6 +111,8 @@ def _rollout(sim: RoundSim) -> None:
         sim.apply(card)
 
 
+#: Whether answer nodes pool hands by card class (see :func:`_private`).
+_POOL_ANSWERS: Final = True
 #: Card classes for answering a request: 9-10-J, Q-K, A, 8, 7.
 _CLASS: Final = (0, 0, 0, 1, 1, 2, 3, 4)
 
@@ -121,7 +125,7 @@ def _private(sim: RoundSim, actor: int) -> tuple[int, ...]:
     similar hands gives the opponent's answers enough visits to be sensible.
     """
     hand = sim.hands[actor]
-    if sim.pending:
+    if sim.pending and _POOL_ANSWERS:
         return tuple(_CLASS[s] for s in hand[-2:])
     return tuple(hand)
 
@@ -141,11 +145,21 @@ def _moves(sim: RoundSim) -> list[int]:
     return moves
 
 
-def _value(sim: RoundSim, me: int) -> float:
+def _value(sim: RoundSim, me: int, game_ends: float) -> float:
     """``me``'s chance of winning the game once the round ``sim`` is over."""
     if sim.game_winner >= 0:
         return 1.0 if sim.game_winner == me else 0.0
-    return win_chance(sim.scores[me], sim.scores[1 - me], sim.target)
+    return win_chance(sim.scores[me], sim.scores[1 - me], sim.target, game_ends=game_ends)
+
+
+def _game_ends(game: Game, opponent: Player) -> float:
+    """How often a round will end the game by "my rest", judging by the opponent so far.
+
+    The opponent's rests per round, smoothed towards :data:`DEFAULT_GAME_ENDS`.
+    """
+    rests = sum(1 for p, a in game.history if p is opponent and a.kind is ActionKind.REST)
+    weight = 4
+    return (rests + DEFAULT_GAME_ENDS * weight) / (game.round_no + 1 + weight)
 
 
 class _Node:
@@ -242,9 +256,21 @@ class SearchBot:
         draw = self._sampler(game, me)
         template = draw()
         moves = _moves(template)
-        root = None if len(moves) == 1 else self._search(draw, int(me))
-        code = moves[0] if root is None else root.best()
-        if Action.FOLD in legal and self._concede(template, int(me), root, code):
+        game_ends = _game_ends(game, me.other)
+        folded = template.copy()
+        folded.apply(_sim.FOLD)
+        fold_value = _value(folded, me, game_ends)
+        if len(moves) == 1:
+            return self._action(game, me, moves[0])
+        root, better = self._search(draw, int(me), game_ends, fold_value)
+        code = root.best()
+        i = root.codes.index(code)
+        concede = (
+            Action.FOLD in legal
+            and folded.game_winner < 0  # never fold a game away: playing on is no worse
+            and (better[i] == 0 or root.mean(i) + _CONCEDE_MARGIN <= fold_value)
+        )
+        if concede:
             # Refusing a raise is folding by another name; say it that way.
             return Action.REFUSE if Action.REFUSE in legal else Action.FOLD
         return self._action(game, me, code)
@@ -303,11 +329,15 @@ class SearchBot:
 
     # -------------------------------------------------------------- searching
 
-    def _search(self, draw: Callable[[], RoundSim], me: int) -> _Node:
-        """Run the search and return the root node."""
+    def _search(
+        self, draw: Callable[[], RoundSim], me: int, game_ends: float, floor: float
+    ) -> tuple[_Node, list[int]]:
+        """Run the search; return the root node and, per root action, how many
+        iterations did better than ``floor`` (folding's value)."""
         rng = self._rng
         tree: dict[tuple[tuple[int, ...], tuple[int, ...]], _Node] = {}
         root: _Node | None = None
+        better: list[int] = []
         deadline = None if self.think is None else time.perf_counter() + self.think
         iteration = 0
         while True:
@@ -328,6 +358,7 @@ class SearchBot:
                     node = tree[key] = _Node(_moves(sim))
                 if root is None:
                     root = node
+                    better = [0] * len(node.codes)
                 i = node.select(rng)
                 visited.append((node, i, actor))
                 code = node.codes[i]
@@ -336,27 +367,13 @@ class SearchBot:
                     _rollout(sim)
                     break
                 path = (*path, code)
-            u = _value(sim, me)
+            u = _value(sim, me, game_ends)
+            if u > floor + 1e-9:
+                better[visited[0][1]] += 1
             for node, i, actor in visited:
                 node.update(i, u if actor == me else 1.0 - u)
         assert root is not None
-        return root
-
-    @staticmethod
-    def _concede(template: RoundSim, me: int, root: _Node | None, code: int) -> bool:
-        """Whether to give the round up: the chosen action does no better than folding.
-
-        Never when folding loses the game: playing on cannot do worse.
-        """
-        if root is None:
-            return False
-        folded = template.copy()
-        folded.apply(_sim.FOLD)
-        fold_value = _value(folded, me)
-        if folded.game_winner >= 0:
-            return False
-        i = root.codes.index(code)
-        return root.counts[i] > 0 and root.mean(i) <= fold_value + 1e-9
+        return root, better
 
     @staticmethod
     def _action(game: Game, me: Player, code: int) -> Action:
