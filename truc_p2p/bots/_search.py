@@ -12,21 +12,22 @@ by what the opponent's requests and answers of this deal suggest (a raise or a
 
 The iteration then walks a tree of *information sets*: a node is what the
 player to act knows — the public actions since the decision and its own cards
-(as strengths: suits never matter) — so the opponent's choices in the tree
-depend on its cards, never on the bot's, and the bot's on its own cards only.
-Choices follow UCB1; the first unexplored action of a node is expanded and the
-round is played out by a simple policy.  The round's end is scored by the
-chance of winning the game from the scores it leaves
-(:mod:`truc_p2p.bots._equity`), or 1/0 when it ends the game.  The bot plays
-the most visited action.
+(as strengths: suits never matter; when answering a request, only the classes
+of its two best cards, so that similar hands share their statistics) — so the
+opponent's choices in the tree depend on its cards, never on the bot's, and
+the bot's on its own cards only.  Choices follow UCB1; the first unexplored
+action of a node is expanded and the round is played out by a simple policy.
+The round's end is scored by the chance of winning the game from the scores
+it leaves (:mod:`truc_p2p.bots._equity`), or 1/0 when it ends the game.  The
+bot plays the most visited action.
 
 Weakly dominated actions are never searched: folding never does better than
 refusing or playing on, nor refusing than accepting when refusing loses the
-game at once.
-The bot gives a round up (folds, or refuses a pending raise) only when the
-search values its best action no better than folding's exact value — the
-round is as good as lost, and playing on would only give the opponent the
-chance to raise or rest — and never when folding would lose the game.
+game at once.  The bot gives a round up (folds, or refuses a pending raise)
+when no iteration of its chosen action did better than folding's exact value,
+or the search puts it clearly below — the round is as good as lost, and playing
+on would only give the opponent the chance to raise or rest — but never when
+folding would lose the game.
 """
 
 from __future__ import annotations
@@ -111,8 +112,6 @@ def _rollout(sim: RoundSim) -> None:
         sim.apply(card)
 
 
-#: Whether answer nodes pool hands by card class (see :func:`_private`).
-_POOL_ANSWERS: Final = True
 #: Card classes for answering a request: 9-10-J, Q-K, A, 8, 7.
 _CLASS: Final = (0, 0, 0, 1, 1, 2, 3, 4)
 
@@ -125,7 +124,7 @@ def _private(sim: RoundSim, actor: int) -> tuple[int, ...]:
     similar hands gives the opponent's answers enough visits to be sensible.
     """
     hand = sim.hands[actor]
-    if sim.pending and _POOL_ANSWERS:
+    if sim.pending:
         return tuple(_CLASS[s] for s in hand[-2:])
     return tuple(hand)
 
