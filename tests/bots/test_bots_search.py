@@ -10,7 +10,7 @@ import pytest
 from bots_helpers import P0, P1, cards, view
 
 from truc_p2p.bots import SearchBot, _sim, make_bot, play_local_game
-from truc_p2p.bots._search import _deal_actions
+from truc_p2p.bots._search import _replay
 from truc_p2p.rules import (
     Acted,
     Action,
@@ -119,7 +119,7 @@ def test_determinisations_respect_everything_public() -> None:
 def test_opponent_requests_make_strong_hands_likelier() -> None:
     plain = view([("9C 10D JH", ["play 9S"])], seat=P1)
     rested = view([("9C 10D JH", ["rest", "accept", "play 9S"])], seat=P1)
-    kinds = [a.kind for _, a in _deal_actions(rested)]
+    kinds = [a.kind for _, a in _replay(rested, P0).deal_actions]
     assert kinds == [ActionKind.REST, ActionKind.ACCEPT, ActionKind.PLAY]
 
     def mean_top(game: Game) -> float:

@@ -72,6 +72,8 @@ _SIGNALS: Final[dict[ActionKind, float]] = {
     ActionKind.ASK_REDEAL: -2.5,
 }
 _MAX_DRAWS: Final = 24
+#: Prior weight (in chances to rest) against reading the opponent's rests as whims.
+_WHIM_PRIOR: Final = 8
 #: How far below folding's value the search must put playing on to give a round up.
 _CONCEDE_MARGIN: Final = 0.03
 
@@ -201,21 +203,36 @@ class _Node:
         return self.codes[i]
 
 
-def _deal_actions(game: Game) -> list[tuple[Player, Action]]:
-    """The actions pushed since the cards in play were dealt (replayed from public data)."""
+@dataclass(frozen=True, slots=True)
+class _Public:
+    """What a replay of the public history tells about the game so far."""
+
+    #: The actions pushed since the cards in play were dealt.
+    deal_actions: list[tuple[Player, Action]]
+    #: How often the opponent declared "my rest", and how often it could have.
+    rests: int
+    rest_chances: int
+
+
+def _replay(game: Game, opponent: Player) -> _Public:
+    """Replay ``game`` (a view) from its public record and the viewer's own deals."""
     replay = Game(game.ruleset, first_dealer=game.first_dealer, view=game.view)
     deals = iter(game.deals)
     history = game.history
-    start = i = 0
+    start = i = rests = chances = 0
     while True:
         if replay.phase is Phase.DEAL:
             replay.deal(next(deals))
             start = i
         elif i < len(history):
-            replay.push(history[i][1])
+            player, action = history[i]
+            if player is opponent and replay.pending is None and replay.is_legal(Action.REST):
+                chances += 1
+                rests += action.kind is ActionKind.REST
+            replay.push(action)
             i += 1
         else:
-            return history[start:]
+            return _Public(deal_actions=history[start:], rests=rests, rest_chances=chances)
 
 
 class SearchBot:
@@ -252,7 +269,8 @@ class SearchBot:
             raise ValueError("the search bot plays from its own view (Game(view=...))")
         if len(legal) == 1:
             return next(iter(legal))
-        draw = self._sampler(game, me)
+        public = _replay(game, me.other)
+        draw = self._sampler(game, me, public)
         template = draw()
         moves = _moves(template)
         game_ends = _game_ends(game, me.other)
@@ -261,7 +279,10 @@ class SearchBot:
         fold_value = _value(folded, me, game_ends)
         if len(moves) == 1:
             return self._action(game, me, moves[0])
-        root, better = self._search(draw, int(me), game_ends, fold_value)
+        # An opponent that declares "my rest" on a whim (whatever its cards) is a
+        # threat the tree's reasoned opponent does not pose: model it as chance.
+        whims = public.rests / (public.rest_chances + _WHIM_PRIOR)
+        root, better = self._search(draw, int(me), game_ends, fold_value, whims)
         code = root.best()
         i = root.codes.index(code)
         concede = (
@@ -276,9 +297,13 @@ class SearchBot:
 
     # ---------------------------------------------------------- determinising
 
-    def _sampler(self, game: Game, me: Player) -> Callable[[], RoundSim]:
+    def _sampler(
+        self, game: Game, me: Player, public: _Public | None = None
+    ) -> Callable[[], RoundSim]:
         """A function drawing one determinisation of the round."""
         opp = me.other
+        if public is None:
+            public = _replay(game, opp)
         pool = [c.strength for c in game.possible_cards(opp)]
         size = game.hand_size(opp)
         redeal = game.pending is ActionKind.ASK_REDEAL or (
@@ -286,7 +311,7 @@ class SearchBot:
         )
         played: list[int] = []
         signals: list[float] = []
-        for player, action in _deal_actions(game):
+        for player, action in public.deal_actions:
             if player is not opp:
                 continue
             if action.card is not None:
@@ -329,10 +354,19 @@ class SearchBot:
     # -------------------------------------------------------------- searching
 
     def _search(
-        self, draw: Callable[[], RoundSim], me: int, game_ends: float, floor: float
+        self,
+        draw: Callable[[], RoundSim],
+        me: int,
+        game_ends: float,
+        floor: float,
+        whims: float = 0.0,
     ) -> tuple[_Node, list[int]]:
         """Run the search; return the root node and, per root action, how many
-        iterations did better than ``floor`` (folding's value)."""
+        iterations did better than ``floor`` (folding's value).
+
+        ``whims`` is the chance that the opponent declares "my rest" whenever it
+        may, whatever its cards (a chance event outside its information sets).
+        """
         rng = self._rng
         tree: dict[tuple[tuple[int, ...], tuple[int, ...]], _Node] = {}
         root: _Node | None = None
@@ -358,6 +392,16 @@ class SearchBot:
                 if root is None:
                     root = node
                     better = [0] * len(node.codes)
+                elif (
+                    actor != me
+                    and whims > 0.0
+                    and not sim.pending
+                    and _sim.REST in node.codes
+                    and rng.random() < whims
+                ):
+                    sim.apply(_sim.REST)
+                    path = (*path, _sim.REST)
+                    continue
                 i = node.select(rng)
                 visited.append((node, i, actor))
                 code = node.codes[i]
