@@ -10,7 +10,7 @@ import pytest
 from bots_helpers import P0, P1, cards, view
 
 from truc_p2p.bots import SearchBot, _sim, make_bot, play_local_game
-from truc_p2p.bots._search import _replay
+from truc_p2p.bots._search import _erratic, _replay
 from truc_p2p.rules import (
     Acted,
     Action,
@@ -32,11 +32,12 @@ VARIANTS = [
     Ruleset(target=5, ladder=Ladder.EVEN, rest_refused=RestRefused.VALUE),
 ]
 WEAK = "9C 9D 10S"
-#: Whole rounds, from P0's view with P1 dealing first: who gains what.
+#: Whole rounds, from P0's view with P1 dealing first: who gains what.  P1 never
+#: folds at its own turn (that would make it look erratic to the bot).
 P1_GAINS_1 = (WEAK, ["fold"])  # P0 (non-dealer) folds
 P1_GAINS_2 = (WEAK, ["raise", "accept", "play 9H", "fold"])  # P1 leads, P0 folds
-P0_GAINS_1 = (WEAK, ["fold"])  # P1 (non-dealer) folds
-P0_GAINS_2 = (WEAK, ["raise", "accept", "play 9C", "fold"])
+P0_GAINS_1 = ("7C 7D 9S", ["play 9H", "play 7C", "play 7D", "play 10H"])  # P1 leads
+P0_GAINS_2 = ("7C 7D 9S", ["raise", "accept", "play 7C", "play 9H", "play 7D", "play 10H"])
 
 
 def _walk(obj: object) -> Iterator[object]:
@@ -250,3 +251,27 @@ def test_a_game_position_maps_to_the_simulator_and_back() -> None:
     sim = _sim.from_view(game, [0, 1, 2])
     assert sim.hands[P0] == [3, 4, 5] and sim.to_act == P0 and sim.can_redeal
     assert game.phase is Phase.PLAY
+
+
+# --------------------------------------------------------- opponent model
+
+#: Two ways to lead 3-0 at the start of round 2: P1 playing on, and P1 folding twice.
+SENSIBLE = [P0_GAINS_2, P0_GAINS_1]
+ERRATIC = [(WEAK, ["raise", "accept", "play 9C", "fold"]), (WEAK, ["fold"])]
+
+
+def test_an_opponent_that_folds_at_its_own_turn_reads_as_erratic() -> None:
+    calm = _replay(view([*SENSIBLE, ("KC QD AS", [])]), P1)
+    wild = _replay(view([*ERRATIC, ("KC QD AS", [])]), P1)
+    assert calm.folds == 0 and calm.fold_odds > 0
+    assert wild.folds == 2
+    assert _erratic(wild) > 0.5 > _erratic(calm)
+
+
+def test_against_an_erratic_opponent_it_stakes_the_game_sooner() -> None:
+    # A random player refuses or folds on "my rest" two times out of three.
+    sensible = view([*SENSIBLE, ("KC QD AS", [])])
+    erratic = view([*ERRATIC, ("KC QD AS", [])])
+    assert sensible.scores == erratic.scores == (3, 0)
+    assert SearchBot(1, iterations=1000).choose(sensible) != Action.REST
+    assert SearchBot(1, iterations=1000).choose(erratic) == Action.REST

@@ -49,12 +49,19 @@ def _table(target: int, game_ends: float, edge: float) -> tuple[tuple[float, ...
 
 
 def win_chance(
-    mine: int, theirs: int, target: int, *, game_ends: float = DEFAULT_GAME_ENDS
+    mine: int,
+    theirs: int,
+    target: int,
+    *,
+    game_ends: float = DEFAULT_GAME_ENDS,
+    edge: float = EDGE,
 ) -> float:
-    """The bot's chance of winning the game on ``mine`` points against ``theirs``.
+    """The chance of winning the game on ``mine`` points against ``theirs``.
 
     ``game_ends`` is the chance that a round ends the game by "my rest"
-    (rounded to a hundredth, so that few tables are built).
+    (rounded to a hundredth, so that few tables are built); ``edge`` how much
+    likelier than even the player is to win a round (the bot's own view by
+    default; 0 for even players).
     """
     if mine >= target:
         return 1.0
@@ -65,4 +72,4 @@ def win_chance(
         theirs = theirs * _MAX_TABLE // target
         target = _MAX_TABLE
     ends = round(min(max(game_ends, 0.0), 0.9), 2)
-    return _table(target, ends, EDGE)[mine][theirs]
+    return _table(target, ends, edge)[mine][theirs]

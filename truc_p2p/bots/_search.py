@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from truc_p2p.bots import _sim
-from truc_p2p.bots._equity import DEFAULT_GAME_ENDS, win_chance
+from truc_p2p.bots._equity import DEFAULT_GAME_ENDS, EDGE, win_chance
 from truc_p2p.bots._sim import RoundSim
 from truc_p2p.rules import Action, ActionKind, Game, Phase, Player
 
@@ -72,8 +72,12 @@ _SIGNALS: Final[dict[ActionKind, float]] = {
     ActionKind.ASK_REDEAL: -2.5,
 }
 _MAX_DRAWS: Final = 24
-#: Prior weight (in chances to rest) against reading the opponent's rests as whims.
-_WHIM_PRIOR: Final = 8
+#: Prior chance that the opponent acts at random, and its weight in expected
+#: random folds (see :func:`_erratic`).
+_ERRATIC_MEAN: Final = 0.0
+_ERRATIC_PRIOR: Final = 1.0
+#: How much of that erratic play the tree models as random actions.
+_ERRATIC_IN_TREE: Final = 0.0
 #: How far below folding's value the search must put playing on to give a round up.
 _CONCEDE_MARGIN: Final = 0.03
 
@@ -146,11 +150,12 @@ def _moves(sim: RoundSim) -> list[int]:
     return moves
 
 
-def _value(sim: RoundSim, me: int, game_ends: float) -> float:
+def _value(sim: RoundSim, me: int, game_ends: float, *, edge: float = EDGE) -> float:
     """``me``'s chance of winning the game once the round ``sim`` is over."""
     if sim.game_winner >= 0:
         return 1.0 if sim.game_winner == me else 0.0
-    return win_chance(sim.scores[me], sim.scores[1 - me], sim.target, game_ends=game_ends)
+    scores, target = sim.scores, sim.target
+    return win_chance(scores[me], scores[1 - me], target, game_ends=game_ends, edge=edge)
 
 
 def _game_ends(game: Game, opponent: Player) -> float:
@@ -209,9 +214,10 @@ class _Public:
 
     #: The actions pushed since the cards in play were dealt.
     deal_actions: list[tuple[Player, Action]]
-    #: How often the opponent declared "my rest", and how often it could have.
-    rests: int
-    rest_chances: int
+    #: How often the opponent folded at its own turn (nothing pending), and how
+    #: often a uniformly random player would have: the sum of 1 / (its choices).
+    folds: int
+    fold_odds: float
 
 
 def _replay(game: Game, opponent: Player) -> _Public:
@@ -219,20 +225,33 @@ def _replay(game: Game, opponent: Player) -> _Public:
     replay = Game(game.ruleset, first_dealer=game.first_dealer, view=game.view)
     deals = iter(game.deals)
     history = game.history
-    start = i = rests = chances = 0
+    start = i = folds = 0
+    odds = 0.0
     while True:
         if replay.phase is Phase.DEAL:
             replay.deal(next(deals))
             start = i
         elif i < len(history):
             player, action = history[i]
-            if player is opponent and replay.pending is None and replay.is_legal(Action.REST):
-                chances += 1
-                rests += action.kind is ActionKind.REST
+            if player is opponent and replay.pending is None:
+                odds += 1.0 / len(replay.legal_actions())
+                folds += action.kind is ActionKind.FOLD
             replay.push(action)
             i += 1
         else:
-            return _Public(deal_actions=history[start:], rests=rests, rest_chances=chances)
+            return _Public(deal_actions=history[start:], folds=folds, fold_odds=odds)
+
+
+def _erratic(public: _Public) -> float:
+    """How likely the opponent is to act at random, judging by its folds.
+
+    Folding at one's own turn is never better than playing on, and a sensible
+    player does it rarely (to give up a lost round); a random player does it
+    once in as many turns as it has choices.  The estimate is the folds over
+    their expected number for a random player, shrunk towards a prior.
+    """
+    prior = _ERRATIC_PRIOR
+    return min(1.0, (public.folds + _ERRATIC_MEAN * prior) / (public.fold_odds + prior))
 
 
 class SearchBot:
@@ -274,15 +293,18 @@ class SearchBot:
         template = draw()
         moves = _moves(template)
         game_ends = _game_ends(game, me.other)
+        erratic = _erratic(public)
+        # The bot expects to outplay a sensible opponent, which makes it patient;
+        # against an erratic one patience only gives its whims more rounds.
+        edge = EDGE * (1.0 - erratic)
         folded = template.copy()
         folded.apply(_sim.FOLD)
-        fold_value = _value(folded, me, game_ends)
+        fold_value = _value(folded, me, game_ends, edge=edge)
         if len(moves) == 1:
             return self._action(game, me, moves[0])
-        # An opponent that declares "my rest" on a whim (whatever its cards) is a
-        # threat the tree's reasoned opponent does not pose: model it as chance.
-        whims = public.rests / (public.rest_chances + _WHIM_PRIOR)
-        root, better = self._search(draw, int(me), game_ends, fold_value, whims)
+        root, better = self._search(
+            draw, int(me), game_ends, edge, fold_value, erratic * _ERRATIC_IN_TREE
+        )
         code = root.best()
         i = root.codes.index(code)
         concede = (
@@ -358,14 +380,15 @@ class SearchBot:
         draw: Callable[[], RoundSim],
         me: int,
         game_ends: float,
+        edge: float,
         floor: float,
-        whims: float = 0.0,
+        erratic: float = 0.0,
     ) -> tuple[_Node, list[int]]:
         """Run the search; return the root node and, per root action, how many
         iterations did better than ``floor`` (folding's value).
 
-        ``whims`` is the chance that the opponent declares "my rest" whenever it
-        may, whatever its cards (a chance event outside its information sets).
+        ``erratic`` is the chance that the opponent acts at random at any of its
+        turns (a chance event outside its information sets).
         """
         rng = self._rng
         tree: dict[tuple[tuple[int, ...], tuple[int, ...]], _Node] = {}
@@ -392,15 +415,10 @@ class SearchBot:
                 if root is None:
                     root = node
                     better = [0] * len(node.codes)
-                elif (
-                    actor != me
-                    and whims > 0.0
-                    and not sim.pending
-                    and _sim.REST in node.codes
-                    and rng.random() < whims
-                ):
-                    sim.apply(_sim.REST)
-                    path = (*path, _sim.REST)
+                elif actor != me and erratic > 0.0 and rng.random() < erratic:
+                    code = rng.choice(sim.legal())
+                    sim.apply(code)
+                    path = (*path, code)
                     continue
                 i = node.select(rng)
                 visited.append((node, i, actor))
@@ -410,11 +428,15 @@ class SearchBot:
                     _rollout(sim)
                     break
                 path = (*path, code)
-            u = _value(sim, me, game_ends)
+            u = _value(sim, me, game_ends, edge=edge)
             if u > floor + 1e-9:
                 better[visited[0][1]] += 1
+            # The opponent is modelled as judging the game even, not as the
+            # underdog the bot's confident equity makes it (which would make it
+            # stake the game on any hand).
+            theirs = 1.0 - _value(sim, me, game_ends, edge=0.0)
             for node, i, actor in visited:
-                node.update(i, u if actor == me else 1.0 - u)
+                node.update(i, u if actor == me else theirs)
         assert root is not None
         return root, better
 
