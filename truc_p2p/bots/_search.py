@@ -28,6 +28,13 @@ when no iteration of its chosen action did better than folding's exact value,
 or the search puts it clearly below — the round is as good as lost, and playing
 on would only give the opponent the chance to raise or rest — but never when
 folding would lose the game.
+
+Opponent model, from the public record only: the bot scores results with an
+equity that assumes it outplays its opponent (:data:`~truc_p2p.bots._equity.EDGE`:
+patient with a lead, it stakes the game only on a near-certain round), while
+the tree's opponent judges the game even.  An opponent that folds at its own
+turn — never better than playing on — reads as erratic: the bot then trusts
+its requests less and is less patient, as whims are not outplayed by waiting.
 """
 
 from __future__ import annotations
@@ -72,12 +79,8 @@ _SIGNALS: Final[dict[ActionKind, float]] = {
     ActionKind.ASK_REDEAL: -2.5,
 }
 _MAX_DRAWS: Final = 24
-#: Prior chance that the opponent acts at random, and its weight in expected
-#: random folds (see :func:`_erratic`).
-_ERRATIC_MEAN: Final = 0.0
+#: Weight, in expected random folds, of the prior that the opponent is sensible.
 _ERRATIC_PRIOR: Final = 1.0
-#: How much of that erratic play the tree models as random actions.
-_ERRATIC_IN_TREE: Final = 0.0
 #: How far below folding's value the search must put playing on to give a round up.
 _CONCEDE_MARGIN: Final = 0.03
 
@@ -248,10 +251,9 @@ def _erratic(public: _Public) -> float:
     Folding at one's own turn is never better than playing on, and a sensible
     player does it rarely (to give up a lost round); a random player does it
     once in as many turns as it has choices.  The estimate is the folds over
-    their expected number for a random player, shrunk towards a prior.
+    their expected number for a random player, shrunk towards 0.
     """
-    prior = _ERRATIC_PRIOR
-    return min(1.0, (public.folds + _ERRATIC_MEAN * prior) / (public.fold_odds + prior))
+    return min(1.0, public.folds / (public.fold_odds + _ERRATIC_PRIOR))
 
 
 class SearchBot:
@@ -293,18 +295,15 @@ class SearchBot:
         template = draw()
         moves = _moves(template)
         game_ends = _game_ends(game, me.other)
-        erratic = _erratic(public)
         # The bot expects to outplay a sensible opponent, which makes it patient;
         # against an erratic one patience only gives its whims more rounds.
-        edge = EDGE * (1.0 - erratic)
+        edge = EDGE * (1.0 - _erratic(public))
         folded = template.copy()
         folded.apply(_sim.FOLD)
         fold_value = _value(folded, me, game_ends, edge=edge)
         if len(moves) == 1:
             return self._action(game, me, moves[0])
-        root, better = self._search(
-            draw, int(me), game_ends, edge, fold_value, erratic * _ERRATIC_IN_TREE
-        )
+        root, better = self._search(draw, int(me), game_ends, edge, fold_value)
         code = root.best()
         i = root.codes.index(code)
         concede = (
@@ -339,7 +338,8 @@ class SearchBot:
             if action.card is not None:
                 played.append(action.card.strength)
             elif action.kind in _SIGNALS:
-                signals.append(_SIGNALS[action.kind])
+                # An erratic opponent's requests say little about its cards.
+                signals.append(_SIGNALS[action.kind] * (1.0 - _erratic(public)))
         weights: dict[tuple[int, ...], float] = {}
         rng = self._rng
         base = _sim.from_view(game, pool[:size])
@@ -382,14 +382,9 @@ class SearchBot:
         game_ends: float,
         edge: float,
         floor: float,
-        erratic: float = 0.0,
     ) -> tuple[_Node, list[int]]:
         """Run the search; return the root node and, per root action, how many
-        iterations did better than ``floor`` (folding's value).
-
-        ``erratic`` is the chance that the opponent acts at random at any of its
-        turns (a chance event outside its information sets).
-        """
+        iterations did better than ``floor`` (folding's value)."""
         rng = self._rng
         tree: dict[tuple[tuple[int, ...], tuple[int, ...]], _Node] = {}
         root: _Node | None = None
@@ -415,11 +410,6 @@ class SearchBot:
                 if root is None:
                     root = node
                     better = [0] * len(node.codes)
-                elif actor != me and erratic > 0.0 and rng.random() < erratic:
-                    code = rng.choice(sim.legal())
-                    sim.apply(code)
-                    path = (*path, code)
-                    continue
                 i = node.select(rng)
                 visited.append((node, i, actor))
                 code = node.codes[i]
