@@ -78,10 +78,10 @@ def _bench_bots(args: argparse.Namespace) -> int:
 
     def row(f: BotFigures) -> str:
         return (
-            f"{f.name:<15} {f.wins:>6} {100 * f.win_rate:>7.1f}%  "
-            f"[{100 * f.ci_low:5.1f}%, {100 * f.ci_high:5.1f}%]  {f.avg_points:>6.2f}  "
-            f"{f.decisions:>9}  {1000 * f.think_median:>8.1f}  {1000 * f.think_p95:>8.1f}  "
-            f"{1000 * f.think_max:>8.1f}"
+            f"{f.name:<15} {f.wins:>6} {100 * f.win_rate:>8.1f}%  "
+            f"[{100 * f.ci_low:5.1f}%, {100 * f.ci_high:5.1f}%]  {f.avg_points:>11.2f}  "
+            f"{f.decisions:>9}  {1000 * f.think_median:>9.1f}  {1000 * f.think_p95:>9.1f}  "
+            f"{1000 * f.think_max:>9.1f}"
         )
 
     print(
@@ -89,8 +89,8 @@ def _bench_bots(args: argparse.Namespace) -> int:
         f"{report.jobs} job(s), {report.elapsed:.1f} s"
     )
     print(
-        f"{'bot':<15} {'wins':>6} {'win rate':>8}  {'95% interval':<16}  {'points':>6}  "
-        f"{'decisions':>9}  {'think ms: median':>8}  {'p95':>8}  {'max':>8}"
+        f"{'bot':<15} {'wins':>6} {'win rate':>9}  {'95% interval':<16}  {'points/game':>11}  "
+        f"{'decisions':>9}  {'median ms':>9}  {'p95 ms':>9}  {'max ms':>9}"
     )
     print(row(report.a))
     print(row(report.b))
