@@ -13,12 +13,14 @@ from typing import TextIO
 
 import trio
 
-from truc_p2p.bots import BOT_NAMES
+from truc_p2p.bots import BOT_NAMES, parse_bot_name, with_think
 from truc_p2p.net import End, GameOutcome
 from truc_p2p.rules import Ladder, RestRefused, Ruleset
 
 __all__ = [
+    "add_bot_arg",
     "add_ruleset_args",
+    "bot_name",
     "default_name",
     "exit_status",
     "positive_seconds",
@@ -60,8 +62,54 @@ def ruleset_from_args(args: argparse.Namespace) -> Ruleset:
     )
 
 
+def bot_name(text: str) -> str:
+    """argparse type: a bot name as :func:`~truc_p2p.bots.make_bot` takes it."""
+    try:
+        parse_bot_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+class _BotAction(argparse.Action):
+    """Stores ``--bot`` / ``--think`` and folds a think time into the search bot's name."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        bot, think = getattr(namespace, "bot", None), getattr(namespace, "think", None)
+        if bot is not None and think is not None:
+            try:
+                namespace.bot = with_think(bot, think)
+            except ValueError as exc:
+                parser.error(str(exc))
+
+
 def add_bot_arg(parser: argparse.ArgumentParser, *, default: str | None, help: str) -> None:
-    parser.add_argument("--bot", choices=BOT_NAMES, default=default, metavar="NAME", help=help)
+    """``--bot NAME`` and ``--think S`` (a search bot's time per decision)."""
+    names = ", ".join(BOT_NAMES)
+    parser.add_argument(
+        "--bot",
+        type=bot_name,
+        default=default,
+        action=_BotAction,
+        metavar="NAME",
+        help=f"{help}; one of {names}",
+    )
+    parser.add_argument(
+        "--think",
+        type=positive_seconds,
+        default=None,
+        action=_BotAction,
+        metavar="S",
+        help="let the search bot think S seconds per decision instead of a fixed "
+        "number of iterations (not reproducible under --seed)",
+    )
 
 
 def positive_seconds(text: str) -> float:

@@ -197,7 +197,7 @@ def register(subparsers: Any) -> None:
         "connection: no second machine needed. Keys: 1-3 play a card, r raise, m my rest, "
         "a accept, x refuse, f fold, d redeal, n decline, ? help, q quit.",
     )
-    add_bot_arg(play, default="heuristic", help="the opponent bot (default heuristic)")
+    add_bot_arg(play, default="search", help="the opponent bot (default search)")
     play.add_argument(
         "--identity", metavar="FILE", default=None, help="your key file (default: a one-off key)"
     )
