@@ -62,10 +62,29 @@ class Identity:
 
 
 def default_identity_path() -> Path:
-    """``$XDG_DATA_HOME/truc-p2p/identity.key``, else ``~/.local/share/truc-p2p/identity.key``."""
+    """``$XDG_DATA_HOME/truc-p2p/identity.key``, else ``~/.local/share/truc-p2p/identity.key``.
+
+    Following the XDG base directory spec, a relative ``XDG_DATA_HOME`` is
+    ignored.  Raises :class:`IdentityError` when there is no usable home
+    directory (``HOME`` empty or relative, or unset with no password entry)
+    rather than falling back to ``/.local/share`` or the current directory.
+    """
     base = os.environ.get("XDG_DATA_HOME") or ""
-    root = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share"
-    return root / "truc-p2p" / "identity.key"
+    if os.path.isabs(base):
+        return Path(base) / "truc-p2p" / "identity.key"
+    home = os.environ.get("HOME")
+    if home is None:
+        try:
+            home = str(Path.home())  # the password database
+        except (RuntimeError, KeyError, OSError):
+            home = ""
+    if not os.path.isabs(home):
+        shown = "empty" if not home else f"not an absolute path ({home!r})"
+        raise IdentityError(
+            f"no place for your identity key: HOME is {shown} and XDG_DATA_HOME is not set; "
+            "set one of them or pass --identity FILE"
+        )
+    return Path(home) / ".local" / "share" / "truc-p2p" / "identity.key"
 
 
 def write_private_file(path: Path, data: bytes) -> None:
@@ -83,8 +102,9 @@ def load_identity(path: str | os.PathLike[str]) -> Identity:
     p = Path(path)
     try:
         data = p.read_bytes()
-    except OSError as exc:
-        raise IdentityError(f"cannot read identity {p}: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise IdentityError(f"cannot read identity {p}: {reason}") from None
     if data.lstrip().startswith(b"-----BEGIN"):
         try:
             key = load_pem_private_key(data, password=None)
@@ -101,7 +121,11 @@ def load_identity(path: str | os.PathLike[str]) -> Identity:
 
 def load_or_create_identity(path: str | os.PathLike[str] | None = None) -> Identity:
     """Load the identity at ``path`` (default :func:`default_identity_path`), creating it
-    with a fresh key and mode 0600 when the file does not exist."""
+    with a fresh key and mode 0600 when the file does not exist.
+
+    Every failure (no home directory, unreadable or invalid file, cannot
+    create it) is an :class:`IdentityError` with a one-line reason.
+    """
     p = Path(path) if path is not None else default_identity_path()
     if p.exists():
         return load_identity(p)
@@ -111,8 +135,9 @@ def load_or_create_identity(path: str | os.PathLike[str] | None = None) -> Ident
         write_private_file(p, pem)
     except FileExistsError:  # created concurrently: use that one
         return load_identity(p)
-    except OSError as exc:
-        raise IdentityError(f"cannot create identity {p}: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise IdentityError(f"cannot create identity {p}: {reason}") from None
     return Identity(key, p, created=True)
 
 

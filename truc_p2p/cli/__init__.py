@@ -10,8 +10,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import TypeVar
 
 from truc_p2p import __version__
+from truc_p2p.cli._common import UsageError
 
 __all__ = ["build_parser", "main"]
 
@@ -53,12 +55,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except BaseException as exc:
-        if not _only(exc, BrokenPipeError):
+        if _only(exc, BrokenPipeError):
+            # The reader of our output went away (``truc-p2p demo | head``): stop quietly.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 141
+        usage = _first(exc, UsageError)
+        if usage is not None:
+            print(f"truc-p2p {args.command}: {usage}", file=sys.stderr)
+            return 2
+        failure = _first(exc, OSError) if _only(exc, OSError) else None
+        if failure is None:
             raise
-        # The reader of our output went away (``truc-p2p demo | head``): stop quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
+        # Last resort for a file or system problem a command did not report itself.
+        print(f"truc-p2p {args.command}: {_describe(failure)}", file=sys.stderr)
+        return 1
     return status
 
 
@@ -67,3 +78,25 @@ def _only(exc: BaseException, kind: type[BaseException]) -> bool:
     if isinstance(exc, BaseExceptionGroup):
         return all(_only(e, kind) for e in exc.exceptions)
     return isinstance(exc, kind)
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def _first(exc: BaseException, kind: type[E]) -> E | None:
+    """``exc`` if it is a ``kind``, else the first ``kind`` in a (nested) group."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _first(inner, kind)
+            if found is not None:
+                return found
+    return None
+
+
+def _describe(exc: OSError) -> str:
+    """``[Errno 28] No space left on device: 'x'`` as ``x: No space left on device``."""
+    if exc.strerror and exc.filename is not None and type(exc).__str__ is OSError.__str__:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc) or type(exc).__name__
