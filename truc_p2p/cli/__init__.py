@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from truc_p2p import __version__
-from truc_p2p.cli._common import UsageError
+from truc_p2p.cli._common import UsageError, check_shared_args
 
 __all__ = ["build_parser", "main"]
 
@@ -50,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        check_shared_args(args)
         status: int = args.func(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

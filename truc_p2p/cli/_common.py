@@ -32,6 +32,7 @@ __all__ = [
     "add_ruleset_args",
     "check_name",
     "check_out_dir",
+    "check_shared_args",
     "default_name",
     "exit_status",
     "player_name",
@@ -111,6 +112,20 @@ def player_name(name: str | None, fallback: str) -> str:
     """The ``--name`` option checked with :func:`check_name`, or the login name
     (made protocol-safe), else ``fallback``, when it was not given."""
     return check_name(name) if name is not None else default_name(fallback)
+
+
+def check_shared_args(args: argparse.Namespace) -> None:
+    """Check the options several commands share, before any command runs.
+
+    Called by :func:`truc_p2p.cli.main` right after parsing: the ruleset
+    options of :func:`add_ruleset_args` (``--target`` in range...) and
+    ``--name`` wherever a command has them.  Raises :class:`UsageError`.
+    """
+    if all(hasattr(args, key) for key in ("target", "ladder", "rest_refused")):
+        ruleset_from_args(args)
+    name = getattr(args, "name", None)
+    if isinstance(name, str):
+        check_name(name)
 
 
 def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:
