@@ -10,6 +10,7 @@ unencrypted); a file holding the 32 raw private bytes is accepted too.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -89,7 +90,12 @@ def default_identity_path() -> Path:
 
 def write_private_file(path: Path, data: bytes) -> None:
     """Create ``path`` with mode 0600 (never overwriting) and write ``data`` to it."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except FileExistsError:  # a file is in the way of the directory
+        raise NotADirectoryError(
+            errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path.parent)
+        ) from None
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as f:
         f.write(data)
