@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from truc_p2p.cli import main
 from truc_p2p.protocol import TRANSCRIPT_MAGIC
@@ -280,3 +282,56 @@ def test_verify_cut_inside_the_magic_line(home: Path, capsys: pytest.CaptureFixt
     cut.write_bytes(TRANSCRIPT_MAGIC[:7])
     ran = run_main(capsys, ["verify", str(cut)])
     assert ran.code == 1 and "cut inside the magic line" in ran.out
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_verify_any_file_content(
+    home: Path, capsys: pytest.CaptureFixture[str], data: st.DataObject
+) -> None:
+    """Whatever the bytes (junk, a cut, a flipped byte, junk appended), verify answers
+    1 or 2 with no traceback, and 2 only for what is not a transcript at all."""
+    game = home / "game.truc"
+    if not game.exists():
+        assert main(["demo", "--quiet", "--in-memory", "--seed", "9", "--out", str(home)]) == 0
+        next(home.glob("*alice.truc")).rename(game)
+    whole = game.read_bytes()
+    kind = data.draw(st.sampled_from(["junk", "cut", "flip", "append"]))
+    if kind == "junk":
+        content = data.draw(st.binary(max_size=64))
+    elif kind == "cut":
+        content = whole[: data.draw(st.integers(0, len(whole) - 1))]
+    elif kind == "flip":
+        at = data.draw(st.integers(0, len(whole) - 1))
+        content = whole[:at] + bytes([whole[at] ^ data.draw(st.integers(1, 255))]) + whole[at + 1 :]
+    else:
+        content = whole + data.draw(st.binary(min_size=1, max_size=16))
+    path = home / "fuzz.truc"
+    path.write_bytes(content)
+    capsys.readouterr()
+    for argv in (["verify", str(path)], ["verify", "--json", str(path)]):
+        ran = run_main(capsys, argv)
+        is_transcript = content.startswith(TRANSCRIPT_MAGIC) or (
+            bool(content) and TRANSCRIPT_MAGIC.startswith(content)
+        )
+        assert ran.code == (1 if is_transcript else 2), (kind, ran)
+
+
+def test_an_unexpected_os_error_is_one_line(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last resort in ``main``: an ``OSError`` no command reported itself."""
+    import errno
+    import os
+
+    from truc_p2p.cli import _identity
+
+    def broken(args: object) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "/some/file")
+
+    monkeypatch.setattr(_identity, "_identity", broken)
+    ran = run_main(capsys, ["identity"])
+    assert ran.code == 1
+    assert ran.err == "truc-p2p identity: /some/file: No space left on device\n"

@@ -281,8 +281,8 @@ def _report_write_error(
     messages and ``verify`` reads them as incomplete games.
     """
     print(
-        f"truc-p2p demo: game {g + 1} stopped: {error}; the messages written before "
-        f"are whole (truc-p2p verify {error.path} reports the game as incomplete)",
+        f"truc-p2p demo: game {g + 1} stopped: {error} (the transcripts keep the whole "
+        "messages written before; verify reports the game as incomplete)",
         file=sys.stderr,
     )
     if as_json:

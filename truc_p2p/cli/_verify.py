@@ -84,8 +84,9 @@ def _verify(args: argparse.Namespace) -> int:
     if args.secret is not None:
         try:
             secret = Path(args.secret).read_bytes()
-        except OSError as exc:
-            print(f"truc-p2p verify: cannot read {args.secret}: {exc}", file=sys.stderr)
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            print(f"truc-p2p verify: cannot read {args.secret}: {reason}", file=sys.stderr)
             return 2
         if len(secret) != 32:
             print(f"truc-p2p verify: {args.secret} is not a 32-byte secret", file=sys.stderr)
