@@ -335,3 +335,30 @@ def test_an_unexpected_os_error_is_one_line(
     ran = run_main(capsys, ["identity"])
     assert ran.code == 1
     assert ran.err == "truc-p2p identity: /some/file: No space left on device\n"
+
+
+def test_check_out_dir_contract(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The helper host/join/play/resume call before printing an invite or connecting."""
+    from truc_p2p.cli._common import check_out_dir
+
+    assert check_out_dir(str(home / "new" / "dir"), "host") is None
+    assert (home / "new" / "dir").is_dir() and list((home / "new" / "dir").iterdir()) == []
+    assert capsys.readouterr().err == ""
+    (home / "file").write_text("x")
+    assert check_out_dir(home / "file", "join") == 2
+    assert capsys.readouterr().err == (
+        f"truc-p2p join: cannot write transcripts to {home / 'file'}: Not a directory\n"
+    )
+    assert check_out_dir("a\0b", "play") == 2
+    assert capsys.readouterr().err.startswith("truc-p2p play: cannot write transcripts to")
+
+
+def test_player_name_helper() -> None:
+    from truc_p2p.cli._common import UsageError, check_name, player_name
+
+    assert player_name(None, "you")  # the login name, or "you"
+    assert player_name("Zoë", "you") == "Zoë" == check_name("Zoë")
+    assert check_name("x" * 40) == "x" * 40
+    for bad in ("", "x" * 41, "a\nb", "\x1b[31mred"):
+        with pytest.raises(UsageError):
+            player_name(bad, "you")

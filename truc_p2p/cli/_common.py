@@ -9,6 +9,7 @@ raises :class:`UsageError`, which :func:`truc_p2p.cli.main` prints.
 from __future__ import annotations
 
 import argparse
+import errno
 import getpass
 import json
 import os
@@ -140,7 +141,7 @@ def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:
     where = Path(path)
     try:
         if where.exists() and not where.is_dir():
-            raise NotADirectoryError(f"{where} is not a directory")
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(where))
         where.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".truc-p2p-check-", dir=where)
         try:
