@@ -126,3 +126,17 @@ def test_read_only_file_system(
     assert err.strip().startswith(message.format(ro=ro)), err
     assert err.strip().endswith("Read-only file system"), err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_full_disk_with_json(tmpfs: Mount, capsys: pytest.CaptureFixture[str]) -> None:
+    disk = tmpfs("64k")
+    (disk / "filler").write_bytes(bytes(40 * 1024))
+    out = disk / "games"
+    argv = ["demo", "--json", "--in-memory", "--seed", "5", "--games", "3", "--out", str(out)]
+    code, text, err = _run(capsys, argv)
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    (line,) = text.strip().splitlines()  # the games after the failure are not played
+    result = json.loads(line)
+    assert result["game"] == 1 and result["valid"] is False
+    assert result["reason"] == "write-error" and "No space left" in result["error"]
+    assert sorted(result["transcripts"]) == sorted(str(p) for p in out.glob("*.truc"))
