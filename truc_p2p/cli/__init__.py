@@ -10,10 +10,9 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import TypeVar
 
 from truc_p2p import __version__
-from truc_p2p.cli._common import UsageError, check_shared_args
+from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
 
 __all__ = ["build_parser", "main"]
 
@@ -61,11 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             return 141
-        usage = _first(exc, UsageError)
+        usage = first_exception(exc, UsageError)
         if usage is not None:
             print(f"truc-p2p {args.command}: {usage}", file=sys.stderr)
             return 2
-        failure = _first(exc, OSError) if _only(exc, OSError) else None
+        failure = first_exception(exc, OSError) if _only(exc, OSError) else None
         if failure is None:
             raise
         # Last resort for a file or system problem a command did not report itself.
@@ -79,21 +78,6 @@ def _only(exc: BaseException, kind: type[BaseException]) -> bool:
     if isinstance(exc, BaseExceptionGroup):
         return all(_only(e, kind) for e in exc.exceptions)
     return isinstance(exc, kind)
-
-
-E = TypeVar("E", bound=BaseException)
-
-
-def _first(exc: BaseException, kind: type[E]) -> E | None:
-    """``exc`` if it is a ``kind``, else the first ``kind`` in a (nested) group."""
-    if isinstance(exc, kind):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            found = _first(inner, kind)
-            if found is not None:
-                return found
-    return None
 
 
 def _describe(exc: OSError) -> str:

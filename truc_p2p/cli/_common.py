@@ -19,7 +19,7 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Final, TextIO, TypeVar
 
 import trio
 
@@ -36,6 +36,7 @@ __all__ = [
     "check_shared_args",
     "default_name",
     "exit_status",
+    "first_exception",
     "player_name",
     "positive_seconds",
     "print_outcome",
@@ -127,6 +128,21 @@ def check_shared_args(args: argparse.Namespace) -> None:
     name = getattr(args, "name", None)
     if isinstance(name, str):
         check_name(name)
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def first_exception(exc: BaseException, kind: type[E]) -> E | None:
+    """``exc`` if it is a ``kind``, else the first ``kind`` in a (nested) exception group."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = first_exception(inner, kind)
+            if found is not None:
+                return found
+    return None
 
 
 def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:

@@ -26,6 +26,7 @@ from truc_p2p.cli._common import (
     UsageError,
     add_ruleset_args,
     check_out_dir,
+    first_exception,
     ruleset_from_args,
     use_ascii,
 )
@@ -148,18 +149,6 @@ def _play_memory(
     return _Played(results=pair.results, messages=pair.messages, nbytes=pair.nbytes)
 
 
-def _first_write_error(exc: BaseException) -> TranscriptWriteError | None:
-    """The transcript write error in ``exc`` (or in a nested exception group)."""
-    if isinstance(exc, TranscriptWriteError):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            found = _first_write_error(inner)
-            if found is not None:
-                return found
-    return None
-
-
 def _open_writers(paths: list[Path]) -> list[TranscriptWriter]:
     """Both transcripts of a game, or none (the first is removed if the second fails)."""
     writers: list[TranscriptWriter] = []
@@ -226,7 +215,7 @@ def _demo(args: argparse.Namespace) -> int:
             else:
                 played = trio.run(_play_tcp, sessions, bots, on_event)
         except BaseException as exc:
-            write_error = _first_write_error(exc)
+            write_error = first_exception(exc, TranscriptWriteError)
             if write_error is None:
                 raise
         finally:
