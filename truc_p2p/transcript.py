@@ -205,7 +205,8 @@ class TranscriptWriter:
         self._size = 0
         self._dirty = False
         self._dir_synced = False
-        self._failed: str | None = None
+        self._failed: str | None = None  # why the writer refuses any further use
+        self._torn = False  # the file may end inside a frame
 
     @classmethod
     def open_append(
@@ -327,7 +328,7 @@ class TranscriptWriter:
         if self._fd < 0:
             raise TranscriptWriteError(self.path, "the writer is closed")
         if self._failed is not None:
-            raise TranscriptWriteError(self.path, self._failed, torn=True)
+            raise TranscriptWriteError(self.path, self._failed, torn=self._torn)
 
     def _append_bytes(self, data: bytes) -> None:
         self._check_usable()
@@ -352,6 +353,7 @@ class TranscriptWriter:
             os.ftruncate(self._fd, size)
         except OSError as cut:
             self._failed = f"could not cut an unfinished frame off ({cut.strerror or cut})"
+            self._torn = True
             raise TranscriptWriteError(self.path, exc, torn=True) from exc
         raise TranscriptWriteError(self.path, exc) from exc
 

@@ -175,8 +175,9 @@ def test_a_failed_fsync_cuts_the_frame_and_stops_the_writer(
     with pytest.raises(TranscriptWriteError):
         on_demand.sync()
     # After a failed fsync the kernel may have dropped the data: no retry.
-    with pytest.raises(TranscriptWriteError, match="an earlier fsync failed"):
+    with pytest.raises(TranscriptWriteError, match="an earlier fsync failed") as caught:
         on_demand.append(ENVELOPES[1])
+    assert not caught.value.torn
     monkeypatch.undo()
     on_demand.close()
     writer.close()
