@@ -27,6 +27,10 @@ class Player(IntEnum):
     P0 = 0
     P1 = 1
 
+    @classmethod
+    def _missing_(cls, value: object) -> Player:
+        raise PlayerError(f"not a player (Player.P0, Player.P1, 0 or 1): {value!r}")
+
     @property
     def other(self) -> Player:
         """The opponent."""
@@ -63,6 +67,10 @@ class Rank(IntEnum):
     EIGHT = 6
     SEVEN = 7
 
+    @classmethod
+    def _missing_(cls, value: object) -> Rank:
+        raise CardError(f"not a rank: {value!r}")
+
     @property
     def symbol(self) -> str:
         """Text symbol: ``"9"``, ``"10"``, ``"J"``, ``"Q"``, ``"K"``, ``"A"``, ``"8"``, ``"7"``."""
@@ -92,6 +100,10 @@ class Suit(Enum):
     DIAMONDS = "D"
     HEARTS = "H"
     SPADES = "S"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Suit:
+        raise CardError(f"not a suit: {value!r}")
 
     @property
     def symbol(self) -> str:

@@ -111,6 +111,10 @@ class Phase(Enum):
     #: The game is over.
     OVER = "over"
 
+    @classmethod
+    def _missing_(cls, value: object) -> Phase:
+        raise RulesError(f"not a phase: {value!r}")
+
 
 def _final_winner(results: Sequence[Player | None]) -> Player | None:
     """Round winner once all three trick results are known."""
