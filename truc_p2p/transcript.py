@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -409,6 +410,12 @@ def scan_transcript_file(path: str | os.PathLike[str]) -> TranscriptScan:
 
     Raises ``OSError`` when the file cannot be read and
     :class:`~truc_p2p.protocol.TranscriptFormatError` when it is not a
-    transcript; a tear or corruption is reported in the result instead.
+    transcript (including a device or a pipe: never read endlessly); a tear or
+    corruption is reported in the result instead.
     """
-    return scan_transcript(Path(path).read_bytes())
+    # O_NONBLOCK: opening a named pipe must not wait for a writer.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise TranscriptFormatError("not a regular file, not a truc-p2p transcript")
+        return scan_transcript(f.read())

@@ -98,6 +98,12 @@ CASES: list[tuple[str, list[str], int, str | None]] = [
         "truc-p2p verify: cannot read {home}: Is a directory",
     ),
     ("verify-empty", ["verify", "{home}/empty"], 2, "truc-p2p verify: cannot read"),
+    (
+        "verify-device",
+        ["verify", "/dev/zero"],
+        2,
+        "truc-p2p verify: cannot read /dev/zero: not a regular file",
+    ),
     ("verify-not-a-transcript", ["verify", "{file}"], 2, "truc-p2p verify: cannot read"),
     (
         "verify-json-missing",
@@ -174,6 +180,14 @@ def test_bad_input_is_one_clean_line(
     else:
         assert len(ran.err_lines) == 1, ran.err
         assert ran.err_lines[0].startswith(message.format(**fields)), ran.err
+
+
+def test_verify_a_named_pipe_does_not_wait(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    os.mkfifo(home / "pipe")
+    ran = run_main(capsys, ["verify", str(home / "pipe")])
+    assert ran.code == 2 and "not a regular file" in ran.err
 
 
 def test_demo_unusable_out_leaves_nothing_behind(
