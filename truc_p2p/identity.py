@@ -37,6 +37,8 @@ __all__ = [
 ]
 
 _RAW_KEY_SIZE = 32
+#: A PEM Ed25519 key is about 120 bytes; anything much larger is not a key file.
+_MAX_KEY_FILE = 64 * 1024
 
 
 class IdentityError(Exception):
@@ -103,11 +105,24 @@ def write_private_file(path: Path, data: bytes) -> None:
         os.fsync(f.fileno())
 
 
+def _read_small_file(path: Path) -> bytes:
+    """The bytes of a regular file of at most :data:`_MAX_KEY_FILE` bytes (a device or a
+    pipe is refused at once, never read endlessly or waited on)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file")
+        data = f.read(_MAX_KEY_FILE + 1)
+    if len(data) > _MAX_KEY_FILE:
+        raise ValueError(f"larger than {_MAX_KEY_FILE} bytes, not a key file")
+    return data
+
+
 def load_identity(path: str | os.PathLike[str]) -> Identity:
     """Read an identity file (PEM or 32 raw bytes); :class:`IdentityError` on failure."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = _read_small_file(p)
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise IdentityError(f"cannot read identity {p}: {reason}") from None

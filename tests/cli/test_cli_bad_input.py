@@ -123,8 +123,20 @@ CASES: list[tuple[str, list[str], int, str | None]] = [
         2,
         "truc-p2p verify: {file} is not a 32-byte secret",
     ),
+    (
+        "verify-secret-device",
+        ["verify", "{game}", "--secret", "/dev/zero"],
+        2,
+        "truc-p2p verify: cannot read /dev/zero: not a regular file",
+    ),
     ("verify-secret-directory", ["verify", "{game}", "--secret", "{home}"], 2, "truc-p2p verify:"),
     ("identity-directory", ["identity", "--identity", "{home}"], 2, "truc-p2p identity: cannot"),
+    (
+        "identity-device",
+        ["identity", "--identity", "/dev/zero"],
+        2,
+        "truc-p2p identity: cannot read identity /dev/zero: not a regular file",
+    ),
     ("identity-garbage", ["identity", "--identity", "{file}"], 2, "truc-p2p identity: {file} is"),
     (
         "identity-under-a-file",

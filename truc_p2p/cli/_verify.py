@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -72,6 +74,16 @@ def _with_damage(report: VerifyReport, scan: TranscriptScan) -> VerifyReport:
     )
 
 
+def _read_secret(path: Path) -> bytes:
+    """At most 33 bytes of a regular file (enough to tell a 32-byte secret); a device
+    or a pipe is refused at once."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file")
+        return f.read(33)
+
+
 def _verify(args: argparse.Namespace) -> int:
     try:
         scan = scan_transcript_file(args.file)
@@ -83,7 +95,7 @@ def _verify(args: argparse.Namespace) -> int:
     secret = None
     if args.secret is not None:
         try:
-            secret = Path(args.secret).read_bytes()
+            secret = _read_secret(Path(args.secret))
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             print(f"truc-p2p verify: cannot read {args.secret}: {reason}", file=sys.stderr)
