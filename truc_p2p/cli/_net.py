@@ -7,7 +7,6 @@ import ipaddress
 import os
 import re
 import sys
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -18,6 +17,7 @@ from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import (
     add_bot_arg,
     add_ruleset_args,
+    check_out_dir,
     default_name,
     exit_status,
     positive_seconds,
@@ -278,7 +278,7 @@ def _host(args: argparse.Namespace) -> int:
         print("truc-p2p host: --max-games needs --forever and --bot", file=sys.stderr)
         return 2
     capacity = (args.max_games or 8) if (args.forever and args.bot) else 1
-    out_problem = _check_out(args)
+    out_problem = check_out_dir(args.out, args.command)
     if out_problem is not None:
         return out_problem
     setup = _setup(args, fallback="host")
@@ -372,22 +372,6 @@ def _host(args: argparse.Namespace) -> int:
     return run_until_interrupted(with_web(args, strategy, main))
 
 
-def _check_out(args: argparse.Namespace) -> int | None:
-    """``--out`` must be a writable directory before any invite or connection (exit 2)."""
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out, prefix=".truc-p2p-probe-"):
-            pass
-    except OSError as exc:
-        print(
-            f"truc-p2p {args.command}: cannot write transcripts to {out}: {exc.strerror or exc}",
-            file=sys.stderr,
-        )
-        return 2
-    return None
-
-
 def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any]:
     """What ``truc-p2p resume`` needs to continue this game (no secrets)."""
     return {
@@ -412,7 +396,7 @@ def _join(args: argparse.Namespace) -> int:
     except InviteError as exc:
         print(f"truc-p2p join: bad invite: {exc}", file=sys.stderr)
         return 2
-    out_problem = _check_out(args)
+    out_problem = check_out_dir(args.out, args.command)
     if out_problem is not None:
         return out_problem
     setup = _setup(args, fallback="guest")
@@ -459,6 +443,9 @@ def _join(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    out_problem = check_out_dir(args.out, "play")
+    if out_problem is not None:
+        return out_problem
     try:
         ruleset = ruleset_from_args(args)
     except (RulesError, ValueError) as exc:

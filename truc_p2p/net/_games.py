@@ -144,7 +144,9 @@ def prepare_game(
     path = Path(transcript) if transcript is not None else None
     writer = None
     if path is not None:
-        writer = TranscriptWriter(path, fsync=fsync, lazy=lazy_sync)
+        writer = TranscriptWriter(
+            path, sync=("on-demand" if lazy_sync else "each") if fsync else "never"
+        )
         try:
             write_private_file(secret_path_for(path), secret)
         except BaseException:
@@ -509,7 +511,9 @@ def restore_game(
     this identity's and secret's)."""
     path = Path(transcript)
     secret = secret_path_for(path).read_bytes()
-    writer, envelopes, torn = TranscriptWriter.open_append(path, lazy=True)
+    writer = TranscriptWriter.open_append(path, sync="on-demand")
+    envelopes = writer.existing
+    torn = writer.repaired.dropped if writer.repaired is not None else 0
     try:
         session = Session.restore(
             envelopes,

@@ -233,7 +233,7 @@ class _GameLoop:
         grace: float = DEFAULT_GRACE,
         prefix: bytes = b"",
         resuming: bool | None = None,
-        before_send: Callable[[], None] | None = None,
+        before_send: Callable[[], object] | None = None,
     ) -> None:
         self.session = session
         self.strategy = strategy
@@ -776,7 +776,7 @@ async def play_game(
     grace: float = DEFAULT_GRACE,
     prefix: bytes = b"",
     resuming: bool | None = None,
-    before_send: Callable[[], None] | None = None,
+    before_send: Callable[[], object] | None = None,
 ) -> GameOutcome:
     """Play one game of ``session`` over ``stream`` until it ends; return the outcome.
 
