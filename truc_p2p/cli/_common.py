@@ -299,6 +299,7 @@ def run_until_interrupted(main: Callable[[trio.Event], Awaitable[int]]) -> int:
                             nursery.cancel_scope.cancel()
                             return
                         what = signal.Signals(signum).name
+                        what = "interrupted" if signum == signal.SIGINT else what
                         print(f"\n{what}: leaving the game...", file=sys.stderr)
                         stop.set()
 
