@@ -305,6 +305,7 @@ async def host_game(
             finally:
                 local.close()
                 loop.games.remove(slot)
+                await slot.reconnector.aclose()
             if outcome is None or (not _started(local.session) and not stop.is_set()):
                 local.discard()
                 if outcome is None:

@@ -388,9 +388,11 @@ class _GameLoop:
         """
         s = self.session
         with trio.move_on_after(min(self.grace, BYE_WINDOW)):
-            while not s.peer_done:
+            while True:
                 with contextlib.suppress(LinkBroken):
                     await self._send(s.farewell())
+                if s.peer_done:
+                    return
                 while not s.peer_done:
                     item = await self.link.receive()
                     if isinstance(item, bytes):
