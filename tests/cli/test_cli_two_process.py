@@ -57,7 +57,7 @@ def test_join_refuses_a_host_whose_key_does_not_match(tmp_path: Path) -> None:
     again = run(
         tmp_path, "join", host.invite, "--bot", "random", "--identity", "join.key", "--out", "j"
     )
-    status, out, _ = host.finish()
+    status, _, _ = host.finish()
     assert again.returncode == 0, again.stderr
     assert "-- hand" not in joined.stdout
     assert status == 0
