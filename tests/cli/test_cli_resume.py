@@ -208,3 +208,32 @@ def test_sigterm_leaves_with_a_signed_quit(tmp_path: Path) -> None:
     assert "SIGTERM: leaving the game" in j_err
     assert '"abort": {"reason": "quit"' in j_out
     assert "the opponent left the game" in h_err
+
+
+def test_play_killed_mid_game_is_resumed_with_its_bot(tmp_path: Path) -> None:
+    keys = "\n".join(["1", "a", "n"] * 400) + "\n"
+    play = subprocess.Popen(
+        [*CLI, "play", "--bot", "random", "--seed", "3", "--out", "games"],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert play.stdin is not None
+    play.stdin.write(keys)
+    play.stdin.flush()
+    transcript = _wait_for_bytes(tmp_path / "games", 4_000, play)
+    play.send_signal(signal.SIGKILL)
+    play.communicate()
+    done = subprocess.run(
+        [*CLI, "resume", str(transcript)],
+        cwd=tmp_path,
+        input=keys,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert "goes on" in done.stdout and "result co-signed by both" in done.stdout
+    _verify(tmp_path / "games")

@@ -30,6 +30,7 @@ from truc_p2p.net._games import (
     restore_game,
     resume_game,
     transcript_path,
+    write_meta,
 )
 from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError
 from truc_p2p.net._outcome import End, GameOutcome
@@ -83,4 +84,5 @@ __all__ = [
     "resume_game",
     "serve_game",
     "transcript_path",
+    "write_meta",
 ]

@@ -271,17 +271,24 @@ async def host_game(
 
         async def start(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
             path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
-            local = prepare_game(
-                identity=identity,
-                role=Player.P1,
-                transcript=path,
-                ruleset=ruleset,
-                name=name,
-                audit=audit,
-                fsync=fsync,
-            )
-            if path is not None:
-                write_meta(path, {**(meta or {}), "role": "host", "port": listener.port})
+            try:
+                local = prepare_game(
+                    identity=identity,
+                    role=Player.P1,
+                    transcript=path,
+                    ruleset=ruleset,
+                    name=name,
+                    audit=audit,
+                    fsync=fsync,
+                )
+                if path is not None:
+                    write_meta(path, {**(meta or {}), "role": "host", "port": listener.port})
+            except OSError as exc:
+                if on_notice is not None:
+                    on_notice(f"cannot start a game with {peer}: {exc.strerror or exc}")
+                with trio.CancelScope(shield=True):
+                    await trio.aclose_forcefully(stream)
+                return
             slot = GameSlot(local.session, peer=peer)
             loop.games.append(slot)
             strat, hook = players() if players is not None else (strategy, on_event)
@@ -440,18 +447,26 @@ async def _join_once(
         )
     if stream is None:
         return GameOutcome(end=End.QUIT, message="stopped before connecting", me=Player.P0)
-    local = prepare_game(
-        identity=identity,
-        role=Player.P0,
-        transcript=path,
-        ruleset=ruleset,
-        name=name,
-        audit=audit,
-        fsync=fsync,
-        expected_peer_fingerprint=inv.fingerprint.lower(),
-    )
-    if path is not None:
-        write_meta(path, {**(meta or {}), "role": "join", "invite": str(inv)})
+    try:
+        local = prepare_game(
+            identity=identity,
+            role=Player.P0,
+            transcript=path,
+            ruleset=ruleset,
+            name=name,
+            audit=audit,
+            fsync=fsync,
+            expected_peer_fingerprint=inv.fingerprint.lower(),
+        )
+        if path is not None:
+            write_meta(path, {**(meta or {}), "role": "join", "invite": str(inv)})
+    except OSError as exc:
+        await trio.aclose_forcefully(stream)
+        return GameOutcome(
+            end=End.DISK_ERROR,
+            message=f"cannot write the transcript: {exc.strerror or exc}",
+            me=Player.P0,
+        )
     try:
         async with stream:
             outcome = await play_game(

@@ -297,6 +297,9 @@ class _GameLoop:
                 await self.link.finish(linger=self.linger)
                 if self.link.stream is not self._first_stream:  # ours, from the reconnector
                     await self._drop_link()
+            except OSError as exc:  # the transcript (``record``) failed: disk full, I/O error
+                outcome = await self._disk_error(exc)
+                await self.link.finish(linger=self.linger)
             except Exception as exc:  # a bug in the strategy or the event hook
                 crash = exc
                 with trio.move_on_after(self.send_timeout):
@@ -699,6 +702,31 @@ class _GameLoop:
             f"no message for {limit:g} s",
             f"opponent timed out: {what} for {limit:g} s {self._where()}; "
             "a signed abort 'timeout' ends the transcript",
+        )
+
+    async def _disk_error(self, exc: OSError) -> GameOutcome:
+        """Our transcript cannot be written: stop, with a signed abort if it can be
+        recorded first (never an envelope that is not on disk)."""
+        what = exc.strerror or str(exc)
+        try:
+            data = self.session.abort("error", f"cannot write its transcript: {what}")
+        except OSError:
+            data = b""
+        if data:
+            with contextlib.suppress(LinkBroken):
+                await self._send(data)
+            return self._outcome(
+                End.DISK_ERROR,
+                f"cannot write the transcript ({what}) {self._where()}; a signed abort "
+                "'error' told the opponent; what was written stays readable by verify",
+                abort_reason="error",
+                abort_detail="cannot write its transcript",
+            )
+        return self._outcome(
+            End.DISK_ERROR,
+            f"cannot write the transcript ({what}) {self._where()}; nothing more was sent: "
+            "free some space and run 'truc-p2p resume' on the transcript while the "
+            "opponent waits",
         )
 
     def _lost(self, reason: str) -> GameOutcome:
