@@ -243,6 +243,7 @@ async def host_game(
     on_notice: Callable[[str], None] | None = None,
     stop: trio.Event | None = None,
     fsync: bool = True,
+    sync_each: bool = False,
     forever: bool = False,
     capacity: int = 1,
     allow: frozenset[str] | None = None,
@@ -280,6 +281,7 @@ async def host_game(
                     name=name,
                     audit=audit,
                     fsync=fsync,
+                    lazy_sync=not sync_each,
                 )
                 if path is not None:
                     write_meta(path, {**(meta or {}), "role": "host", "port": listener.port})
@@ -375,6 +377,7 @@ async def join_game(
     on_event: EventHook | None = None,
     stop: trio.Event | None = None,
     fsync: bool = True,
+    sync_each: bool = False,
     meta: dict[str, Any] | None = None,
 ) -> GameOutcome:
     """Connect to the host of ``invite`` and play one game, refusing a host whose key
@@ -400,6 +403,7 @@ async def join_game(
             on_event=on_event,
             stop=stop,
             fsync=fsync,
+            sync_each=sync_each,
             meta=meta,
         )
         if outcome is not None:
@@ -432,6 +436,7 @@ async def _join_once(
     on_event: EventHook | None,
     stop: trio.Event | None,
     fsync: bool,
+    sync_each: bool,
     meta: dict[str, Any] | None,
 ) -> GameOutcome | None:
     """One attempt; ``None`` when the connection dropped before the game id existed."""
@@ -456,6 +461,7 @@ async def _join_once(
             name=name,
             audit=audit,
             fsync=fsync,
+            lazy_sync=not sync_each,
             expected_peer_fingerprint=inv.fingerprint.lower(),
         )
         if path is not None:
