@@ -360,7 +360,7 @@ class _GameLoop:
             await self._drop_link()
             with trio.move_on_at(self._grace_deadline):
                 async with trio.open_nursery() as nursery:
-                    nursery.start_soon(self._countdown, reason)
+                    await nursery.start(self._started_countdown, reason)
                     try:
                         while True:
                             stream, prefix, dialled = await self.reconnector.next_stream()
@@ -407,11 +407,19 @@ class _GameLoop:
                         return
                     break
 
+    async def _started_countdown(
+        self, reason: str, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        task_status.started()
+        await self._countdown(reason)
+
     async def _countdown(self, reason: str) -> None:
+        """Tell the player at once that the opponent is away, then count down."""
         assert self._grace_deadline is not None
+        grace = self._grace_deadline - self._away_since
         while True:
             left = max(0.0, self._grace_deadline - trio.current_time())
-            self._notify(PeerDisconnected(reason=reason, seconds_left=left, grace=self.grace))
+            self._notify(PeerDisconnected(reason=reason, seconds_left=left, grace=grace))
             await trio.sleep(min(COUNTDOWN_EVERY, left) or COUNTDOWN_EVERY)
 
     async def _attach_first(self, dialled: bool) -> GameOutcome | None:
