@@ -217,3 +217,20 @@ def test_restore_a_v2_game_infers_its_deck_and_refuses_another(side: Player) -> 
     expected: type[Exception] = RulesetMismatchError if side is P1 else LocalProtocolError
     with pytest.raises(expected):
         restore(pair, side, full, deck="v1")
+
+
+@pytest.mark.parametrize(("deck", "peer_msg"), [("v1", "deck1"), ("v2", "v2deck1")])
+def test_restore_records_the_automatic_answer_the_transcript_lacks(
+    deck: str, peer_msg: str
+) -> None:
+    """Killed after recording the peer's first deal message but before recording its own
+    automatic answer: the restored session regenerates the answer and records it, so the
+    transcript has no gap (the answer is resent on resume)."""
+    full = list(reference("game", deck))
+    pair = new_pair("game", deck)
+    at = next(i for i, r in enumerate(full) if decode_envelope(r).type == peer_msg)
+    answerer = Player(1 - decode_envelope(full[at]).sender)
+    recorded: list[bytes] = []
+    restored = restore(pair, answerer, full[: at + 1], record=recorded.append)
+    assert recorded == [full[at + 1]]
+    assert restored.hands_dealt == 1 and restored.data_to_send() == b""

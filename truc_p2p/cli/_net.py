@@ -5,16 +5,22 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import re
 import sys
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TextIO
 
 import trio
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import (
     add_bot_arg,
     add_ruleset_args,
+    check_out_dir,
     default_name,
     exit_status,
     positive_seconds,
@@ -27,9 +33,17 @@ from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._narrate import Narrator
 from truc_p2p.cli._tui import StdinLines, TerminalPlayer
 from truc_p2p.cli._web import add_web_args, show_web_result, web_player, with_web
-from truc_p2p.identity import Identity, IdentityError, load_identity, load_or_create_identity
+from truc_p2p.identity import (
+    Identity,
+    IdentityError,
+    load_identity,
+    load_or_create_identity,
+    write_private_file,
+)
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
+    DEFAULT_GRACE,
+    DEFAULT_HELLO_TIMEOUT,
     DEFAULT_PORT,
     DEFAULT_TURN_TIMEOUT,
     BotStrategy,
@@ -43,10 +57,15 @@ from truc_p2p.net import (
     open_game,
     play_game,
     prepare_game,
+    read_meta,
+    restore_game,
+    resume_game,
     serve_game,
     transcript_path,
+    write_meta,
 )
-from truc_p2p.rules import Player, RulesError
+from truc_p2p.protocol import GameStarted, Session
+from truc_p2p.rules import Player, RulesError, Ruleset
 
 __all__ = ["register"]
 
@@ -77,6 +96,25 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
     add_ruleset_args(parser)
 
 
+def _network_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--grace",
+        type=positive_seconds,
+        default=DEFAULT_GRACE,
+        metavar="S",
+        help=f"seconds a disconnected opponent has to come back before the game counts as "
+        f"abandoned (default {DEFAULT_GRACE:g})",
+    )
+    parser.add_argument(
+        "--hello-timeout",
+        type=positive_seconds,
+        default=DEFAULT_HELLO_TIMEOUT,
+        metavar="S",
+        help=f"seconds a new connection has to send its first message (default "
+        f"{DEFAULT_HELLO_TIMEOUT:g})",
+    )
+
+
 def register(subparsers: Any) -> None:
     host = subparsers.add_parser(
         "host",
@@ -101,8 +139,28 @@ def register(subparsers: Any) -> None:
         metavar="ADDR",
         help="address to put in the invite, e.g. your public IP when forwarding the port",
     )
+    host.add_argument(
+        "--forever",
+        action="store_true",
+        help="keep hosting game after game (several at once with --bot) until Ctrl-C",
+    )
+    host.add_argument(
+        "--allow",
+        action="append",
+        default=None,
+        metavar="FINGERPRINT",
+        help="admit only this key fingerprint (repeatable); others are refused",
+    )
+    host.add_argument(
+        "--max-games",
+        type=int,
+        default=None,
+        metavar="N",
+        help="games at once with --forever --bot (default 8; 1 for a human)",
+    )
     add_identity_arg(host)
     _common_args(host)
+    _network_args(host)
     add_web_args(host)
     host.set_defaults(func=_host)
 
@@ -118,8 +176,29 @@ def register(subparsers: Any) -> None:
     )
     add_identity_arg(join)
     _common_args(join)
+    _network_args(join)
     add_web_args(join)
     join.set_defaults(func=_join)
+
+    resume = subparsers.add_parser(
+        "resume",
+        help="finish a game whose process died, from its transcript",
+        description="Continue the game of FILE (a transcript written by host or join) "
+        "after a crash, kill -9 or reboot: the settings stored beside it "
+        "(FILE.meta.json, FILE.secret) rebuild the session; a joiner redials the host, "
+        "a host listens again on the same port so the invite still works. The opponent "
+        "must still be waiting (within its --grace).",
+    )
+    resume.add_argument("transcript", metavar="FILE", help="the transcript to continue")
+    add_bot_arg(
+        resume, default=None, help="let this bot play for you (default: you play in the terminal)"
+    )
+    resume.add_argument("--seed", type=int, default=None, help="seed the bot's choices")
+    resume.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    resume.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
+    resume.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
+    add_web_args(resume)
+    resume.set_defaults(func=_resume)
 
     play = subparsers.add_parser(
         "play",
@@ -128,7 +207,7 @@ def register(subparsers: Any) -> None:
         "connection: no second machine needed. Keys: 1-3 play a card, r raise, m my rest, "
         "a accept, x refuse, f fold, d redeal, n decline, ? help, q quit.",
     )
-    add_bot_arg(play, default="heuristic", help="the opponent bot (default heuristic)")
+    add_bot_arg(play, default="search", help="the opponent bot (default search)")
     play.add_argument(
         "--identity", metavar="FILE", default=None, help="your key file (default: a one-off key)"
     )
@@ -192,6 +271,26 @@ def _host(args: argparse.Namespace) -> int:
     except InviteError as exc:
         print(f"truc-p2p host: {exc}", file=sys.stderr)
         return 2
+    allow: frozenset[str] | None = None
+    if args.allow:
+        bad = [a for a in args.allow if not re.fullmatch(r"[0-9a-fA-F]{64}", a)]
+        if bad:
+            print(
+                f"truc-p2p host: --allow takes a 64-hex-digit key fingerprint, not {bad[0]!r}",
+                file=sys.stderr,
+            )
+            return 2
+        allow = frozenset(a.lower() for a in args.allow)
+    if args.max_games is not None and not 1 <= args.max_games <= 256:
+        print("truc-p2p host: --max-games must be in 1..256", file=sys.stderr)
+        return 2
+    if args.max_games is not None and not (args.forever and args.bot):
+        print("truc-p2p host: --max-games needs --forever and --bot", file=sys.stderr)
+        return 2
+    capacity = (args.max_games or 8) if (args.forever and args.bot) else 1
+    out_problem = check_out_dir(args.out, args.command)
+    if out_problem is not None:
+        return out_problem
     setup = _setup(args, fallback="host")
     if isinstance(setup, int):
         return setup
@@ -199,6 +298,20 @@ def _host(args: argparse.Namespace) -> int:
     ascii = use_ascii(args.ascii)
     info = _info_stream(args)
     strategy, hook = _player(args, name, ascii)
+    games_played = [0]
+
+    def players() -> tuple[Strategy, EventHook | None]:
+        if capacity > 1:  # games at once: each needs its own bot and narrator
+            games_played[0] += 1
+            seed = None if args.seed is None else args.seed + games_played[0]
+            bot = BotStrategy(make_bot(args.bot, seed))
+            quiet = args.quiet or args.json
+            return bot, None if quiet else Narrator(name, ascii=ascii, out=info)
+        return strategy, hook
+
+    def on_outcome(outcome: GameOutcome) -> None:
+        if args.forever:
+            print_outcome(outcome, as_json=args.json, quiet=args.quiet)
 
     def on_invite(invite: Invite) -> None:
         where = args.bind or "all interfaces"
@@ -240,10 +353,18 @@ def _host(args: argparse.Namespace) -> int:
                 audit=args.audit,
                 out_dir=args.out,
                 turn_timeout=args.timeout,
+                hello_timeout=args.hello_timeout,
+                grace=args.grace,
                 on_invite=on_invite,
                 on_event=hook,
                 on_notice=on_notice,
                 stop=stop,
+                forever=args.forever,
+                capacity=capacity,
+                allow=allow,
+                players=players,
+                on_outcome=on_outcome,
+                meta=_meta(args, name, ident),
             )
         except OSError as exc:
             print(
@@ -253,10 +374,30 @@ def _host(args: argparse.Namespace) -> int:
             )
             return 2
         await show_web_result(strategy, outcome)
+        if args.forever:
+            return 0 if stop.is_set() else exit_status(outcome, stop)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
     return run_until_interrupted(with_web(args, strategy, main))
+
+
+def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any]:
+    """What ``truc-p2p resume`` needs to continue this game (no secrets)."""
+    return {
+        "name": name,
+        "ruleset": {
+            "target": args.target,
+            "ladder": args.ladder,
+            "rest_refused": args.rest_refused,
+        },
+        "audit": args.audit,
+        "identity": str(ident.path.resolve()) if ident.path is not None else None,
+        "bind": getattr(args, "bind", None),
+        "timeout": args.timeout,
+        "grace": getattr(args, "grace", DEFAULT_GRACE),
+        "hello_timeout": getattr(args, "hello_timeout", DEFAULT_HELLO_TIMEOUT),
+    }
 
 
 def _join(args: argparse.Namespace) -> int:
@@ -265,6 +406,9 @@ def _join(args: argparse.Namespace) -> int:
     except InviteError as exc:
         print(f"truc-p2p join: bad invite: {exc}", file=sys.stderr)
         return 2
+    out_problem = check_out_dir(args.out, args.command)
+    if out_problem is not None:
+        return out_problem
     setup = _setup(args, fallback="guest")
     if isinstance(setup, int):
         return setup
@@ -294,9 +438,12 @@ def _join(args: argparse.Namespace) -> int:
             audit=args.audit,
             out_dir=args.out,
             turn_timeout=args.timeout,
+            hello_timeout=args.hello_timeout,
             connect_timeout=args.connect_timeout,
+            grace=args.grace,
             on_event=hook,
             stop=stop,
+            meta=_meta(args, name, ident),
         )
         await show_web_result(strategy, outcome)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
@@ -306,6 +453,9 @@ def _join(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    out_problem = check_out_dir(args.out, "play")
+    if out_problem is not None:
+        return out_problem
     try:
         ruleset = ruleset_from_args(args)
     except (RulesError, ValueError) as exc:
@@ -331,53 +481,284 @@ def _play(args: argparse.Namespace) -> int:
     )
 
     async def main(stop: trio.Event) -> int:
-        mine = prepare_game(
-            identity=ident.key,
-            role=Player.P0,
-            transcript=transcript_path(args.out, f"play-{name}"),
-            ruleset=ruleset,
-            name=name,
-            audit=args.audit,
+        path = transcript_path(args.out, f"play-{name}")
+        bot_key = Identity.ephemeral().key
+        try:
+            mine = prepare_game(
+                identity=ident.key,
+                role=Player.P0,
+                transcript=path,
+                ruleset=ruleset,
+                name=name,
+                audit=args.audit,
+            )
+            theirs = prepare_game(
+                identity=bot_key,
+                role=Player.P1,
+                transcript=_opponent_path(path),
+                ruleset=ruleset,
+                name=bot_name,
+                audit=args.audit,
+            )
+            # What `truc-p2p resume` needs to rebuild both sides after a crash.
+            own_key = ident.path
+            if own_key is None:
+                own_key = path.with_name(path.name + ".key")
+                write_private_file(own_key, _raw_key(ident.key))
+            write_private_file(
+                _opponent_path(path).with_name(path.name + ".opponent.key"), _raw_key(bot_key)
+            )
+            write_meta(
+                path,
+                {
+                    **_meta(args, name, Identity(ident.key, own_key)),
+                    "role": "play",
+                    "bot": args.bot,
+                    "seed": args.seed,
+                    "bot_name": bot_name,
+                },
+            )
+        except OSError as exc:
+            print(
+                f"truc-p2p play: cannot write the transcript: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return 1
+        outcome = await _play_locally(
+            mine.session,
+            theirs.session,
+            human,
+            BotStrategy(make_bot(args.bot, args.seed)),
+            bot_timeout=args.timeout,
+            stop=stop,
+            syncs=(mine.sync, theirs.sync),
         )
-        theirs = prepare_game(
-            identity=Identity.ephemeral().key,
-            role=Player.P1,
-            transcript=None,
-            ruleset=ruleset,
-            name=bot_name,
-            audit=args.audit,
-        )
-        outcome: GameOutcome | None = None
-        async with serve_game(bind="127.0.0.1", port=0) as listener, trio.open_nursery() as nursery:
-
-            async def bot_side() -> None:
-                async with await listener.accept() as stream:
-                    await play_game(
-                        stream,
-                        theirs.session,
-                        BotStrategy(make_bot(args.bot, args.seed)),
-                        turn_timeout=args.timeout,
-                    )
-
-            nursery.start_soon(bot_side)
-            try:
-                async with open_game("127.0.0.1", listener.port) as stream:
-                    outcome = await play_game(
-                        stream,
-                        mine.session,
-                        human,
-                        turn_timeout=DEFAULT_BOT_TIMEOUT,
-                        expected_fingerprint=theirs.session.fingerprint,
-                        on_event=human,
-                        stop=stop,
-                    )
-            finally:
-                mine.close()
-                nursery.cancel_scope.deadline = trio.current_time() + 5
-        assert outcome is not None
+        mine.close()
+        theirs.close()
         outcome = replace(outcome, transcript=mine.transcript)
         await show_web_result(human, outcome)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
     return run_until_interrupted(with_web(args, human, main))
+
+
+def _opponent_path(transcript: Path) -> Path:
+    """Where ``play`` keeps the bot's own transcript (beside the player's)."""
+    return transcript.with_name(transcript.name + ".opponent")
+
+
+def _raw_key(key: Ed25519PrivateKey) -> bytes:
+    return key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+
+
+async def _play_locally(
+    mine: Session,
+    theirs: Session,
+    human: Strategy,
+    bot: Strategy,
+    *,
+    bot_timeout: float,
+    stop: trio.Event,
+    syncs: tuple[Callable[[], object], Callable[[], object]],
+    resuming: bool = False,
+) -> GameOutcome:
+    """The player (P0) against the bot (P1) over loopback TCP, both sides in this process."""
+    outcome: GameOutcome | None = None
+    hook = human if callable(human) else None
+    async with serve_game(bind="127.0.0.1", port=0) as listener, trio.open_nursery() as nursery:
+
+        async def bot_side() -> None:
+            async with await listener.accept() as stream:
+                await play_game(
+                    stream,
+                    theirs,
+                    bot,
+                    turn_timeout=bot_timeout,
+                    resuming=False if resuming else None,
+                    before_send=syncs[1],
+                )
+
+        nursery.start_soon(bot_side)
+        try:
+            async with open_game("127.0.0.1", listener.port) as stream:
+                outcome = await play_game(
+                    stream,
+                    mine,
+                    human,
+                    turn_timeout=DEFAULT_BOT_TIMEOUT,
+                    expected_fingerprint=theirs.fingerprint,
+                    on_event=hook,
+                    stop=stop,
+                    resuming=True if resuming else None,
+                    before_send=syncs[0],
+                )
+        finally:
+            nursery.cancel_scope.deadline = trio.current_time() + 5
+    assert outcome is not None
+    return outcome
+
+
+def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> int:
+    """Both sides of a ``play`` game died with the process: rebuild both and go on."""
+    try:
+        ruleset = Ruleset.from_dict(meta["ruleset"])
+        ident = load_identity(meta["identity"])
+        bot_ident = load_identity(path.with_name(path.name + ".opponent.key"))
+        mine = restore_game(
+            path,
+            identity=ident.key,
+            ruleset=ruleset,
+            name=str(meta["name"]),
+            audit=str(meta["audit"]),
+            role=Player.P0,
+        )
+        theirs = restore_game(
+            _opponent_path(path),
+            identity=bot_ident.key,
+            ruleset=ruleset,
+            name=str(meta["bot_name"]),
+            audit=str(meta["audit"]),
+            role=Player.P1,
+        )
+    except (OSError, ValueError, KeyError, TypeError, IdentityError) as exc:
+        print(f"truc-p2p resume: cannot continue {path}: {exc}", file=sys.stderr)
+        return 2
+    out = _info_stream(args)
+    if not (mine.session.resumable and theirs.session.resumable):
+        print(f"truc-p2p resume: nothing to resume: the game of {path} is over", file=sys.stderr)
+        return 1
+    ascii = use_ascii(args.ascii)
+    name = str(meta["name"])
+    human = web_player(args, name) or TerminalPlayer(
+        StdinLines(), name, ascii=ascii, out=out, echo=not _stdin_is_tty()
+    )
+    _announce(human, mine.session, ruleset, str(meta["audit"]))
+    print(f"{name}, your game against the {meta['bot']} bot goes on.", file=out, flush=True)
+
+    async def main(stop: trio.Event) -> int:
+        outcome = await _play_locally(
+            mine.session,
+            theirs.session,
+            human,
+            BotStrategy(make_bot(str(meta["bot"]), meta.get("seed"))),
+            bot_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
+            stop=stop,
+            syncs=(mine.writer.sync, theirs.writer.sync),
+            resuming=True,
+        )
+        mine.writer.close()
+        theirs.writer.close()
+        outcome = replace(outcome, transcript=path)
+        await show_web_result(human, outcome)
+        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+        return exit_status(outcome, stop)
+
+    return run_until_interrupted(with_web(args, human, main))
+
+
+def _announce(hook: Any, session: Session, ruleset: Ruleset, audit: str) -> None:
+    """Tell a player's screen who it plays (the GameStarted it saw before the crash)."""
+    if hook is None or not session.started or not session.peer_name:
+        return
+    assert session.peer_fingerprint is not None
+    hook(
+        GameStarted(
+            game_id=session.game_id,
+            me=session.me,
+            peer_name=session.peer_name,
+            peer_fingerprint=session.peer_fingerprint,
+            ruleset=ruleset,
+            audit=audit,
+            first_dealer=session.game.first_dealer,
+        )
+    )
+
+
+def _resume(args: argparse.Namespace) -> int:
+    path = Path(args.transcript)
+    try:
+        meta = read_meta(path)
+        if meta.get("role") == "play":
+            return _resume_play(args, path, meta)
+        role = {"host": Player.P1, "join": Player.P0}[meta["role"]]
+        ruleset = Ruleset.from_dict(meta["ruleset"])
+        name, audit = str(meta["name"]), str(meta["audit"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(
+            f"truc-p2p resume: cannot read the game settings stored beside {path} "
+            f"({path.name}.meta.json): {exc}",
+            file=sys.stderr,
+        )
+        return 2
+    if meta.get("identity") is None:
+        print(
+            "truc-p2p resume: this game used a one-off key; it cannot be resumed", file=sys.stderr
+        )
+        return 2
+    try:
+        ident = load_identity(meta["identity"])
+    except IdentityError as exc:
+        print(f"truc-p2p resume: {exc}", file=sys.stderr)
+        return 2
+    try:
+        restored = restore_game(
+            path, identity=ident.key, ruleset=ruleset, name=name, audit=audit, role=role, meta=meta
+        )
+    except (OSError, ValueError) as exc:
+        print(f"truc-p2p resume: cannot continue {path}: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, OSError) else 1
+    info = _info_stream(args)
+    if restored.torn_bytes:
+        print(
+            f"repaired {path}: dropped {restored.torn_bytes} torn byte(s) at its end "
+            "(a message cut by the crash; the opponent sends it again)",
+            file=info,
+        )
+    session = restored.session
+    ascii = use_ascii(args.ascii)
+    strategy, hook = _player(args, name, ascii)
+    _announce(hook, session, ruleset, audit)
+    invite = Invite.parse(meta["invite"]) if role is Player.P0 else None
+    grace = float(meta.get("grace", DEFAULT_GRACE))
+
+    def on_listening(port: int) -> None:
+        print(
+            f"listening again on port {port}; waiting up to {grace:g} s for the opponent "
+            "to reconnect...",
+            file=info,
+            flush=True,
+        )
+
+    def on_notice(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    if invite is not None:
+        print(f"redialling {invite.host}:{invite.port} to resume the game...", file=info)
+
+    async def main(stop: trio.Event) -> int:
+        try:
+            outcome = await resume_game(
+                restored,
+                strategy,
+                identity=ident.key,
+                host=(meta.get("bind"), int(meta["port"])) if invite is None else None,
+                invite=invite,
+                turn_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
+                hello_timeout=float(meta.get("hello_timeout", DEFAULT_HELLO_TIMEOUT)),
+                grace=grace,
+                on_event=hook,
+                on_notice=on_notice,
+                on_listening=on_listening,
+                stop=stop,
+            )
+        except OSError as exc:
+            print(f"truc-p2p resume: cannot listen again: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        await show_web_result(strategy, outcome)
+        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+        return exit_status(outcome, stop)
+
+    return run_until_interrupted(with_web(args, strategy, main))

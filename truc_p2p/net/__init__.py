@@ -19,16 +19,33 @@ secret file) in one call.  Every network or peer failure is a
 
 from __future__ import annotations
 
-from truc_p2p.net._games import LocalGame, host_game, join_game, prepare_game, transcript_path
+from truc_p2p.net._games import (
+    LocalGame,
+    Redialer,
+    Restored,
+    host_game,
+    join_game,
+    prepare_game,
+    read_meta,
+    restore_game,
+    resume_game,
+    transcript_path,
+    write_meta,
+)
 from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
     DEFAULT_BOT_TIMEOUT,
+    DEFAULT_GRACE,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     BotStrategy,
     EventHook,
+    NetEvent,
+    PeerDisconnected,
+    PeerReconnected,
     QuitGame,
+    Reconnector,
     Strategy,
     play_game,
 )
@@ -36,6 +53,7 @@ from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_
 
 __all__ = [
     "DEFAULT_BOT_TIMEOUT",
+    "DEFAULT_GRACE",
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_PORT",
     "DEFAULT_TURN_TIMEOUT",
@@ -47,7 +65,13 @@ __all__ = [
     "Invite",
     "InviteError",
     "LocalGame",
+    "NetEvent",
+    "PeerDisconnected",
+    "PeerReconnected",
     "QuitGame",
+    "Reconnector",
+    "Redialer",
+    "Restored",
     "Strategy",
     "guess_lan_address",
     "host_game",
@@ -55,6 +79,10 @@ __all__ = [
     "open_game",
     "play_game",
     "prepare_game",
+    "read_meta",
+    "restore_game",
+    "resume_game",
     "serve_game",
     "transcript_path",
+    "write_meta",
 ]

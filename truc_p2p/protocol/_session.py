@@ -303,6 +303,8 @@ class Session:
         self._raws: list[bytes] = []  # every chain envelope, for resending after a resume
         self._reconnecting: _Reconnecting | None = None
         self._seen_resume_nonces: set[bytes] = set()
+        #: The peer said ``bye``: it holds the whole game, nothing is owed to it.
+        self.peer_done = False
         self.game_id = b""
         self._hellos: list[bytes] = []
         self._peer_key: Ed25519PublicKey | None = None
@@ -369,7 +371,10 @@ class Session:
         the peer's error) are peer input the game no longer needs: they are
         dropped, never an error, and never buffered.
         """
-        if self.stage in (Stage.DONE, Stage.ABORTED, Stage.ERROR):
+        if self._reconnecting is None and (
+            self.stage in (Stage.ABORTED, Stage.ERROR)
+            or (self.stage is Stage.DONE and self.peer_done)
+        ):
             return
         self._frames.feed(data)
 
@@ -384,8 +389,6 @@ class Session:
                 return self._events.popleft()
             if self._error is not None:
                 raise self._error
-            if self.stage in (Stage.DONE, Stage.ABORTED):
-                return CLOSED
             if self._reconnecting is not None:
                 try:
                     raw = self._frames.next_envelope()
@@ -396,6 +399,11 @@ class Session:
                     return NEED_DATA
                 self._on_resume(raw)
                 continue
+            if self.stage is Stage.DONE:
+                self._read_farewells()
+                return CLOSED
+            if self.stage is Stage.ABORTED:
+                return CLOSED
             try:
                 raw = self._frames.next_envelope()
             except RemoteProtocolError as exc:
@@ -464,9 +472,56 @@ class Session:
         return self.data_to_send()
 
     @property
+    def started(self) -> bool:
+        """Whether the game began from our side: hellos exchanged and the coin flipped."""
+        return self._game is not None
+
+    @property
     def resumable(self) -> bool:
-        """Whether a lost connection can be resumed: the game id exists and the game is on."""
-        return bool(self.game_id) and not self.finished
+        """Whether a lost connection can be resumed: the game id exists and the game was
+        neither aborted nor broken (a finished game still resends its last messages)."""
+        return bool(self.game_id) and self.stage not in (Stage.ABORTED, Stage.ERROR)
+
+    def _read_farewells(self) -> None:
+        """After the result: look for the peer's ``bye``; anything else is dropped."""
+        while not self.peer_done:
+            try:
+                raw = self._frames.next_envelope()
+            except RemoteProtocolError:
+                self._frames = FrameBuffer()
+                return
+            if raw is None:
+                return
+            try:
+                env = decode_envelope(raw)
+                if env.type != MessageType.BYE or env.sender != int(self.me.other):
+                    continue
+                assert self._peer_key is not None
+                verify_signature(env, self._peer_key)
+            except RemoteProtocolError:
+                continue
+            if env.game_id == self.game_id:
+                self.peer_done = True
+
+    def farewell(self) -> bytes:
+        """A signed ``bye`` (framed, outside the chain): we hold the whole game.
+
+        Sent once the result is co-signed; the peer that receives it knows our
+        last message arrived.  A side keeps answering reconnections until it
+        gets the peer's ``bye``.
+        """
+        if self.stage is not Stage.DONE:
+            raise LocalProtocolError("bye comes after the co-signed result")
+        raw = sign_envelope(
+            self._identity,
+            game_id=self.game_id,
+            seq=self._seq,
+            prev=self._prev,
+            sender=int(self.me),
+            type=MessageType.BYE,
+            payload={},
+        )
+        return frame(raw)
 
     @property
     def reconnecting(self) -> bool:
@@ -616,8 +671,12 @@ class Session:
         Own messages are regenerated (Ed25519 signatures and every deck secret
         are deterministic) and must match the transcript byte for byte; the
         peer's are processed as when they arrived.  Pending events are
-        discarded; ``record`` is attached after the replay.  ``deck`` defaults
-        to the version named by this player's hello in the transcript.
+        discarded; ``record`` is attached after the replay and receives the own
+        messages the replay produced beyond the transcript (a process killed
+        after recording a peer message but before recording its automatic
+        answer, e.g. a D2): they are part of the chain now and are resent on
+        resume, so the transcript must hold them too.  ``deck`` defaults to the
+        version named by this player's hello in the transcript.
         """
         envelopes = list(envelopes)
         if deck is None:
@@ -649,12 +708,16 @@ class Session:
                 session.receive_data(frame(raw))
                 while session.next_event() not in (NEED_DATA, CLOSED):
                     pass
+        unrecorded = session._sent_log[cursor:]
         session._sent_log = None
         session._outbox.clear()
         session._events.clear()
         if session._game is not None and session._game.to_act == session.me:
             session._events.append(YourTurn(legal_actions=tuple(session._game.legal_actions())))
         session._record = record
+        if record is not None:
+            for raw in unrecorded:
+                record(raw)
         return session
 
     # ------------------------------------------------------------------ internals
