@@ -32,7 +32,6 @@ from truc_p2p.protocol import verify_transcript
 from truc_p2p.rules import Ruleset
 from truc_p2p.transcript import read_transcript
 
-
 #: Message types the proxy also cuts inside, once each: the audit, the result, the bye.
 MARKERS = (b"\xa6reveal", b"\xa6result", b"\xa3bye")
 
