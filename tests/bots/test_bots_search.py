@@ -232,7 +232,7 @@ def test_the_bot_rests_when_the_round_is_won_and_answering_would_be_forced() -> 
 )
 def test_never_an_illegal_action_over_many_games(ruleset: Ruleset) -> None:
     kinds: Counter[ActionKind] = Counter()
-    for seed in range(12):
+    for seed in range(8):
         opponent = "random" if seed % 2 else "heuristic"
         bots = [make_bot("search:fast", seed), make_bot(opponent, seed)]
         if seed % 4 >= 2:
