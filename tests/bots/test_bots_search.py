@@ -275,3 +275,14 @@ def test_against_an_erratic_opponent_it_stakes_the_game_sooner() -> None:
     assert sensible.scores == erratic.scores == (3, 0)
     assert SearchBot(1, iterations=1000).choose(sensible) != Action.REST
     assert SearchBot(1, iterations=1000).choose(erratic) == Action.REST
+
+
+def test_far_behind_it_stakes_the_game_on_a_middling_hand() -> None:
+    # P1 led a nine; P0 holds 9-Q-A.  At 0-0 that is not worth the game; at 0-10
+    # in a game to 12 the round is its best chance.
+    behind = view([*[P1_GAINS_1, P1_GAINS_2] * 3, P1_GAINS_1, ("9C QD AS", ["play 9H"])])
+    even = view([("9C QD AS", ["play 9H"])], seat=P1)
+    assert behind.scores == (0, 10) and behind.to_act is P0 and even.to_act is P1
+    for seed in range(3):
+        assert SearchBot(seed, iterations=1500).choose(behind) == Action.REST
+        assert SearchBot(seed, iterations=1500).choose(even) != Action.REST
