@@ -286,3 +286,23 @@ def test_far_behind_it_stakes_the_game_on_a_middling_hand() -> None:
     for seed in range(3):
         assert SearchBot(seed, iterations=1500).choose(behind) == Action.REST
         assert SearchBot(seed, iterations=1500).choose(even) != Action.REST
+
+
+def test_the_incremental_replay_matches_a_fresh_one_across_games() -> None:
+    bot = SearchBot(2, iterations=30)
+    checked = 0
+
+    class Checked:
+        name = "checked"
+
+        def choose(self, game: Game) -> Action:
+            nonlocal checked
+            assert game.view is not None
+            mine = bot._replayer.public(game, game.view.other)
+            assert mine == _replay(game, game.view.other)
+            checked += 1
+            return bot.choose(game)
+
+    for seed in range(3):  # the same bot over several games: each starts afresh
+        play_local_game(Checked(), make_bot("random", seed), seed=seed)
+    assert checked > 6
