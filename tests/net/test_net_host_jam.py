@@ -17,7 +17,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from net_helpers import bot
 
-from truc_p2p.net import End, GameOutcome, Invite, host_game, join_game
+from truc_p2p.net import BotStrategy, End, GameOutcome, Invite, host_game, join_game
 from truc_p2p.protocol import fingerprint, verify_transcript
 from truc_p2p.rules import Ruleset
 from truc_p2p.transcript import read_transcript
@@ -159,3 +159,63 @@ async def test_idle_connections_are_dropped_after_the_hello_timeout(tmp_path: Pa
         await idle.aclose()
         stop.set()
     assert any("no valid first message" in n for n in notices)
+
+
+async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> None:
+    host_key = Ed25519PrivateKey.generate()
+    got_invite = trio.Event()
+    invites: list[Invite] = []
+    finished: list[GameOutcome] = []
+    stop = trio.Event()
+    made = [0]
+
+    def players() -> tuple[BotStrategy, None]:
+        made[0] += 1
+        return bot(made[0]), None
+
+    def on_invite(invite: Invite) -> None:
+        invites.append(invite)
+        got_invite.set()
+
+    joined: list[GameOutcome] = []
+
+    async def joiner(seed: int) -> None:
+        joined.append(
+            await join_game(
+                invites[0],
+                bot(100 + seed),
+                identity=Ed25519PrivateKey.generate(),
+                ruleset=Ruleset(target=2),
+                out_dir=tmp_path / f"j{seed}",
+                fsync=False,
+            )
+        )
+
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host_game(
+                    bot(0),
+                    identity=host_key,
+                    bind="127.0.0.1",
+                    port=0,
+                    ruleset=Ruleset(target=2),
+                    out_dir=tmp_path / "host",
+                    forever=True,
+                    capacity=3,
+                    players=players,
+                    on_outcome=finished.append,
+                    on_invite=on_invite,
+                    stop=stop,
+                    fsync=False,
+                )
+            )
+            await got_invite.wait()
+            async with trio.open_nursery() as wave:  # three games at once
+                for seed in range(3):
+                    wave.start_soon(joiner, seed)
+            await joiner(3)  # and one more after them: the host is still there
+            stop.set()
+    assert [o.end for o in joined] == [End.FINISHED] * 4
+    assert len(finished) == 4 and all(o.valid for o in finished)
+    assert made[0] == 4  # a fresh bot per game

@@ -303,3 +303,34 @@ def test_refusal_is_an_event_for_the_joiner_and_checked_against_the_pin() -> Non
     other.receive_data(refusal(identity("impostor"), "busy"))
     with pytest.raises(PeerKeyMismatchError):
         other.next_event()
+
+
+@pytest.mark.parametrize(("deck", "answer"), [("v1", "deck3"), ("v2", "v2deck2")])
+def test_a_crash_between_a_message_and_its_automatic_answer(deck: str, answer: str) -> None:
+    """The process died after recording the peer's deal message but before recording the
+    one it answers with automatically (v1: deck3 after deck2; v2: v2deck2 after v2deck1):
+    the restored session records and sends that answer."""
+    game = LossyGame(31, target=1, deck=deck)
+    found = False
+    while not found:
+        for p in (P0, P1):
+            game.deliver_some(p)
+            game.step(p)
+        for p in (P0, P1):
+            types = [decode_envelope(r).type for r in game.records[p]]
+            if (
+                answer in types
+                and decode_envelope(game.records[p][types.index(answer)]).sender == p
+            ):
+                answerer, cut_at = p, types.index(answer)
+                found = True
+    for p in (P0, P1):
+        game.wire[p].clear()
+    del game.records[answerer][cut_at:]  # the answer never reached the disk
+    game.crash(answerer)
+    assert decode_envelope(game.records[answerer][-1]).type == answer  # recorded on restore
+    for p in (P0, P1):
+        game.sessions[p].reconnect(bytes([int(p)]) * 16, dialer=p is P0)
+        game.send(p, game.sessions[p].data_to_send())
+    game.run(cut_rate=0.0)
+    check_both_verify(game)

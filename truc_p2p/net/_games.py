@@ -35,6 +35,7 @@ from truc_p2p.net._play import (
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     EventHook,
+    Reconnector,
     Strategy,
     play_game,
 )
@@ -580,37 +581,37 @@ async def resume_game(
         return GameOutcome(
             end=End.LOCAL_ERROR, message=f"nothing to resume: the game {what}", me=me
         )
+
+    async def play(source: Reconnector) -> GameOutcome | None:
+        """Wait (within the grace) for the first connection from ``source`` and play."""
+        got = None
+        with trio.move_on_after(grace):
+            got = await _unless_stopped(stop, source.next_stream)
+        if got is None:
+            _abandon(session, grace, stop)
+            return None
+        stream, prefix, dialled = got
+        async with stream:
+            return await play_game(
+                stream,
+                session,
+                strategy,
+                turn_timeout=turn_timeout,
+                hello_timeout=hello_timeout,
+                on_event=on_event,
+                stop=stop,
+                reconnector=source,
+                grace=grace,
+                prefix=prefix,
+                resuming=dialled,
+                before_send=restored.writer.sync,
+            )
+
     outcome: GameOutcome | None = None
     try:
         if invite is not None:
-            redial = Redialer(invite.host, invite.port)
-            got = None
-            with trio.move_on_after(grace):
-                got = await _unless_stopped(stop, redial.next_stream)
-            if got is None:
-                _abandon(session, grace, stop)
-                return GameOutcome(
-                    end=End.CONNECTION_FAILED,
-                    message=f"could not reach the host at {invite.host}:{invite.port} "
-                    f"within {grace:g} s",
-                    me=me,
-                )
-            stream, prefix, dialled = got
-            async with stream:
-                outcome = await play_game(
-                    stream,
-                    session,
-                    strategy,
-                    turn_timeout=turn_timeout,
-                    hello_timeout=hello_timeout,
-                    on_event=on_event,
-                    stop=stop,
-                    reconnector=redial,
-                    grace=grace,
-                    prefix=prefix,
-                    resuming=dialled,
-                    before_send=restored.writer.sync,
-                )
+            outcome = await play(Redialer(invite.host, invite.port))
+            where = f"could not reach the host at {invite.host}:{invite.port}"
         else:
             assert host is not None
             bind, port = host
@@ -633,37 +634,19 @@ async def resume_game(
                     on_listening(listener.port)
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(loop.serve)
-                    got = None
-                    with trio.move_on_after(grace):
-                        got = await _unless_stopped(stop, slot.reconnector.next_stream)
-                    if got is not None:
-                        stream, prefix, dialled = got
-                        async with stream:
-                            outcome = await play_game(
-                                stream,
-                                session,
-                                strategy,
-                                turn_timeout=turn_timeout,
-                                hello_timeout=hello_timeout,
-                                on_event=on_event,
-                                stop=stop,
-                                reconnector=slot.reconnector,
-                                grace=grace,
-                                prefix=prefix,
-                                resuming=dialled,
-                                before_send=restored.writer.sync,
-                            )
+                    outcome = await play(slot.reconnector)
                     nursery.cancel_scope.cancel()
-            if outcome is None:
-                _abandon(session, grace, stop)
-                return GameOutcome(
-                    end=End.OPPONENT_ABANDONED if not stop.is_set() else End.QUIT,
-                    message=f"the opponent did not come back within {grace:g} s"
-                    if not stop.is_set()
-                    else "stopped before the opponent came back",
-                    me=me,
-                )
+                await slot.reconnector.aclose()
+            where = "the opponent did not come back"
     finally:
         restored.writer.close()
+    if outcome is None:
+        return GameOutcome(
+            end=End.QUIT if stop.is_set() else End.OPPONENT_ABANDONED,
+            message="stopped before the opponent came back"
+            if stop.is_set()
+            else f"{where} within {grace:g} s; a signed abort 'abandoned' ends your transcript",
+            me=me,
+        )
     assert outcome is not None
     return replace(outcome, transcript=restored.writer.path)

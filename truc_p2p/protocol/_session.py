@@ -671,12 +671,11 @@ class Session:
         Own messages are regenerated (Ed25519 signatures and every deck secret
         are deterministic) and must match the transcript byte for byte; the
         peer's are processed as when they arrived.  Pending events are
-        discarded; ``record`` is attached after the replay and receives the own
-        messages the replay produced beyond the transcript (a process killed
-        after recording a peer message but before recording its automatic
-        answer, e.g. a D2): they are part of the chain now and are resent on
-        resume, so the transcript must hold them too.  ``deck`` defaults to the
-        version named by this player's hello in the transcript.
+        discarded; ``record`` is attached after the replay.  Own automatic
+        messages the replay produces past the transcript's end (the process died
+        between recording the peer's message and its answer, e.g. a D2) are then
+        recorded; :meth:`reconnect` sends them.  ``deck`` defaults to the version
+        named by this player's hello in the transcript.
         """
         envelopes = list(envelopes)
         if deck is None:
@@ -708,6 +707,9 @@ class Session:
                 session.receive_data(frame(raw))
                 while session.next_event() not in (NEED_DATA, CLOSED):
                     pass
+        # Automatic messages the replay produced after the transcript's end (the
+        # process died between recording the peer's message and its answer) were
+        # never recorded: record them now, before anything can send them.
         unrecorded = session._sent_log[cursor:]
         session._sent_log = None
         session._outbox.clear()
