@@ -19,14 +19,14 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Final, TextIO, TypeVar
+from typing import TYPE_CHECKING, Final, TextIO, TypeVar
 
-import trio
-
-from truc_p2p.bots import BOT_NAMES, parse_bot_name, with_think
-from truc_p2p.net import End, GameOutcome
-from truc_p2p.protocol import DECK_VERSIONS
 from truc_p2p.rules import MAX_TARGET, Ladder, RestRefused, RulesError, Ruleset
+
+if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
+    import trio
+
+    from truc_p2p.net import GameOutcome
 
 __all__ = [
     "MAX_NAME",
@@ -92,6 +92,8 @@ def add_deck_arg(parser: argparse.ArgumentParser) -> None:
     Beside :func:`add_ruleset_args`: a command that takes it must pass
     ``deck=deck_from_args(args)`` on to its sessions (``Session(deck=...)``).
     """
+    from truc_p2p.protocol import DECK_VERSIONS  # loaded by the commands that use it
+
     parser.add_argument(
         "--deck",
         choices=list(DECK_VERSIONS),
@@ -203,6 +205,8 @@ def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:
 def bot_name(text: str) -> str:
     """argparse type: a bot name as :func:`~truc_p2p.bots.make_bot` takes it."""
     try:
+        from truc_p2p.bots import parse_bot_name
+
         parse_bot_name(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
@@ -223,6 +227,8 @@ class _BotAction(argparse.Action):
         bot, think = getattr(namespace, "bot", None), getattr(namespace, "think", None)
         if bot is not None and think is not None:
             try:
+                from truc_p2p.bots import with_think
+
                 namespace.bot = with_think(bot, think)
             except ValueError as exc:
                 parser.error(str(exc))
@@ -230,6 +236,8 @@ class _BotAction(argparse.Action):
 
 def add_bot_arg(parser: argparse.ArgumentParser, *, default: str | None, help: str) -> None:
     """``--bot NAME`` and ``--think S`` (a search bot's time per decision)."""
+    from truc_p2p.bots import BOT_NAMES
+
     names = ", ".join(BOT_NAMES)
     parser.add_argument(
         "--bot",
@@ -303,6 +311,8 @@ _stopped_by: list[int] = [signal.SIGINT]
 
 def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
     """The command's exit status: 128 + the signal when one ended the game, else the outcome's."""
+    from truc_p2p.net import End
+
     if outcome.end is End.QUIT and stop.is_set():
         return 128 + _stopped_by[-1]  # 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP
     return outcome.exit_code
@@ -311,6 +321,8 @@ def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
 def run_until_interrupted(main: Callable[[trio.Event], Awaitable[int]]) -> int:
     """Run ``main(stop)`` under trio; the first Ctrl-C sets ``stop`` (leave cleanly and
     tell the opponent), a second one gives up at once (exit 130)."""
+
+    import trio
 
     async def runner() -> int:
         stop = trio.Event()
