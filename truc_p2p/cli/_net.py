@@ -19,8 +19,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import (
     add_bot_arg,
+    add_deck_arg,
     add_ruleset_args,
     check_out_dir,
+    deck_from_args,
     default_name,
     exit_status,
     positive_seconds,
@@ -94,6 +96,7 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
     parser.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
     parser.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
     add_ruleset_args(parser)
+    add_deck_arg(parser)
 
 
 def _network_args(parser: argparse.ArgumentParser) -> None:
@@ -351,6 +354,7 @@ def _host(args: argparse.Namespace) -> int:
                 ruleset=ruleset,
                 name=name,
                 audit=args.audit,
+                deck=deck_from_args(args),
                 out_dir=args.out,
                 turn_timeout=args.timeout,
                 hello_timeout=args.hello_timeout,
@@ -436,6 +440,7 @@ def _join(args: argparse.Namespace) -> int:
             ruleset=ruleset,
             name=name,
             audit=args.audit,
+            deck=deck_from_args(args),
             out_dir=args.out,
             turn_timeout=args.timeout,
             hello_timeout=args.hello_timeout,
@@ -491,6 +496,7 @@ def _play(args: argparse.Namespace) -> int:
                 ruleset=ruleset,
                 name=name,
                 audit=args.audit,
+                deck=deck_from_args(args),
             )
             theirs = prepare_game(
                 identity=bot_key,
@@ -499,6 +505,7 @@ def _play(args: argparse.Namespace) -> int:
                 ruleset=ruleset,
                 name=bot_name,
                 audit=args.audit,
+                deck=deck_from_args(args),
             )
             # What `truc-p2p resume` needs to rebuild both sides after a crash.
             own_key = ident.path

@@ -135,6 +135,7 @@ def prepare_game(
     fsync: bool = True,
     lazy_sync: bool = True,
     expected_peer_fingerprint: str | None = None,
+    deck: str = "v2",
 ) -> LocalGame:
     """Create a session recording into ``transcript`` (``None``: no files).
 
@@ -162,6 +163,7 @@ def prepare_game(
         audit=audit,
         record=writer.append if writer is not None else None,
         expected_peer_fingerprint=expected_peer_fingerprint,
+        deck=deck,
     )
     return LocalGame(session, path, writer)
 
@@ -235,6 +237,7 @@ async def host_game(
     ruleset: Ruleset | None = None,
     name: str = "host",
     audit: str = "game",
+    deck: str = "v2",
     out_dir: str | os.PathLike[str] | None = "games",
     turn_timeout: float = DEFAULT_TURN_TIMEOUT,
     hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
@@ -283,6 +286,7 @@ async def host_game(
                     audit=audit,
                     fsync=fsync,
                     lazy_sync=not sync_each,
+                    deck=deck,
                 )
                 if path is not None:
                     write_meta(path, {**(meta or {}), "role": "host", "port": listener.port})
@@ -370,6 +374,7 @@ async def join_game(
     ruleset: Ruleset | None = None,
     name: str = "guest",
     audit: str = "game",
+    deck: str = "v2",
     out_dir: str | os.PathLike[str] | None = "games",
     turn_timeout: float = DEFAULT_TURN_TIMEOUT,
     hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
@@ -396,6 +401,7 @@ async def join_game(
             ruleset=ruleset,
             name=name,
             audit=audit,
+            deck=deck,
             out_dir=out_dir,
             turn_timeout=turn_timeout,
             hello_timeout=hello_timeout,
@@ -429,6 +435,7 @@ async def _join_once(
     ruleset: Ruleset | None,
     name: str,
     audit: str,
+    deck: str,
     out_dir: str | os.PathLike[str] | None,
     turn_timeout: float,
     hello_timeout: float,
@@ -464,6 +471,7 @@ async def _join_once(
             fsync=fsync,
             lazy_sync=not sync_each,
             expected_peer_fingerprint=inv.fingerprint.lower(),
+            deck=deck,
         )
         if path is not None:
             write_meta(path, {**(meta or {}), "role": "join", "invite": str(inv)})
