@@ -32,13 +32,11 @@ __all__ = [
     "MAX_NAME",
     "UsageError",
     "add_bot_arg",
-    "add_deck_arg",
     "add_ruleset_args",
     "bot_name",
     "check_name",
     "check_out_dir",
     "check_shared_args",
-    "deck_from_args",
     "default_name",
     "exit_status",
     "first_exception",
@@ -77,37 +75,6 @@ def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
         default=RestRefused.GAME.value,
         help="a refused 'my rest' wins the game (default) or scores the round value",
     )
-    parser.add_argument(
-        "--audit",
-        choices=["game", "hand"],
-        default="game",
-        help="deck v1 only: reveal seeds and audit at the end of the game (default) or of "
-        "every hand",
-    )
-
-
-def add_deck_arg(parser: argparse.ArgumentParser) -> None:
-    """``--deck v1|v2``: the mental-poker deck (both peers must pass the same one).
-
-    Beside :func:`add_ruleset_args`: a command that takes it must pass
-    ``deck=deck_from_args(args)`` on to its sessions (``Session(deck=...)``).
-    """
-    from truc_p2p.protocol import DECK_VERSIONS  # loaded by the commands that use it
-
-    parser.add_argument(
-        "--deck",
-        choices=list(DECK_VERSIONS),
-        default="v2",
-        help="deck v2 (default): every shuffle and card proven at its message, folded and "
-        "unplayed cards never revealed; v1: the older deck, checked by revealing both "
-        "seeds after the game",
-    )
-
-
-def deck_from_args(args: argparse.Namespace) -> str:
-    """The deck version chosen with :func:`add_deck_arg` (v2 if the command has none)."""
-    deck: str = getattr(args, "deck", "v2")
-    return deck
 
 
 def ruleset_from_args(args: argparse.Namespace) -> Ruleset:

@@ -24,10 +24,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from truc_p2p.bots import BOT_NAMES, Bot, make_bot
 from truc_p2p.cli._common import (
     UsageError,
-    add_deck_arg,
     add_ruleset_args,
     check_out_dir,
-    deck_from_args,
     first_exception,
     ruleset_from_args,
     use_ascii,
@@ -83,7 +81,6 @@ def register(subparsers: Any) -> None:
         help="pass the bytes between the two sessions in memory instead of over TCP",
     )
     add_ruleset_args(parser)
-    add_deck_arg(parser)
     parser.set_defaults(func=_demo)
 
 
@@ -209,8 +206,6 @@ def _demo(args: argparse.Namespace) -> int:
             return 1
         sessions = make_pair(
             ruleset=ruleset,
-            audit=args.audit,
-            deck=deck_from_args(args),
             names=(names[Player.P0], names[Player.P1]),
             identities=(keys[0], keys[1]),
             secrets=game_secrets,
@@ -266,7 +261,7 @@ def _demo(args: argparse.Namespace) -> int:
                         "messages": played.messages,
                         "bytes": played.nbytes,
                         "transport": "memory" if args.in_memory else "tcp",
-                        "deck": deck_from_args(args),
+                        "deck": sessions[Player.P0].deck,
                         "transcript": str(paths[0]),
                         "transcripts": [str(p) for p in paths],
                     }

@@ -19,10 +19,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import (
     add_bot_arg,
-    add_deck_arg,
     add_ruleset_args,
     check_out_dir,
-    deck_from_args,
     default_name,
     exit_status,
     positive_seconds,
@@ -96,7 +94,6 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
     parser.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
     parser.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
     add_ruleset_args(parser)
-    add_deck_arg(parser)
 
 
 def _network_args(parser: argparse.ArgumentParser) -> None:
@@ -125,7 +122,7 @@ def register(subparsers: Any) -> None:
         description="Listen for one opponent and print an invite (a line starting with "
         "truc://) holding this machine's address, the port and your key fingerprint. "
         "The host is the protocol's responder (player 1). Both players must use the "
-        "same --target/--ladder/--rest-refused/--audit.",
+        "same --target/--ladder/--rest-refused.",
     )
     host.add_argument(
         "--bind",
@@ -353,8 +350,6 @@ def _host(args: argparse.Namespace) -> int:
                 advertise=args.advertise,
                 ruleset=ruleset,
                 name=name,
-                audit=args.audit,
-                deck=deck_from_args(args),
                 out_dir=args.out,
                 turn_timeout=args.timeout,
                 hello_timeout=args.hello_timeout,
@@ -395,7 +390,7 @@ def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any
             "ladder": args.ladder,
             "rest_refused": args.rest_refused,
         },
-        "audit": args.audit,
+        "audit": "game",
         "identity": str(ident.path.resolve()) if ident.path is not None else None,
         "bind": getattr(args, "bind", None),
         "timeout": args.timeout,
@@ -439,8 +434,6 @@ def _join(args: argparse.Namespace) -> int:
             identity=ident.key,
             ruleset=ruleset,
             name=name,
-            audit=args.audit,
-            deck=deck_from_args(args),
             out_dir=args.out,
             turn_timeout=args.timeout,
             hello_timeout=args.hello_timeout,
@@ -495,8 +488,6 @@ def _play(args: argparse.Namespace) -> int:
                 transcript=path,
                 ruleset=ruleset,
                 name=name,
-                audit=args.audit,
-                deck=deck_from_args(args),
             )
             theirs = prepare_game(
                 identity=bot_key,
@@ -504,8 +495,6 @@ def _play(args: argparse.Namespace) -> int:
                 transcript=_opponent_path(path),
                 ruleset=ruleset,
                 name=bot_name,
-                audit=args.audit,
-                deck=deck_from_args(args),
             )
             # What `truc-p2p resume` needs to rebuild both sides after a crash.
             own_key = ident.path
