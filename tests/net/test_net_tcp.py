@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot
+from net_helpers import bot, hosting
 
 from truc_p2p.net import (
     End,
@@ -158,31 +158,16 @@ async def test_serve_game_without_bind_listens_on_one_port_for_both_families() -
 
 
 async def _host_join_decks(tmp_path: Path, host_deck: str, join_deck: str) -> GameOutcome:
-    host_key = Ed25519PrivateKey.generate()
-    invites: list[Invite] = []
-    ready, stop = trio.Event(), trio.Event()
-
-    def on_invite(invite: Invite) -> None:
-        invites.append(invite)
-        ready.set()
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(
-            lambda: host_game(
-                bot(1),
-                identity=host_key,
-                bind="127.0.0.1",
-                port=0,
-                deck=host_deck,
-                out_dir=tmp_path / "h",
-                on_invite=on_invite,
-                stop=stop,
-                fsync=False,
-            )
-        )
-        await ready.wait()
+    stop = trio.Event()
+    async with hosting(
+        strategy=bot(1),
+        identity=Ed25519PrivateKey.generate(),
+        deck=host_deck,
+        out_dir=tmp_path / "h",
+        stop=stop,
+    ) as (invite, _):
         joined = await join_game(
-            invites[0],
+            invite,
             bot(2),
             identity=Ed25519PrivateKey.generate(),
             deck=join_deck,
