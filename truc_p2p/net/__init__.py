@@ -19,8 +19,18 @@ secret file) in one call.  Every network or peer failure is a
 
 from __future__ import annotations
 
+from truc_p2p.net._connect import (
+    DIRECT_WINDOW,
+    PATHS,
+    ConnectError,
+    Incoming,
+    Rendezvous,
+    connect,
+    lan_addresses,
+    open_rendezvous,
+)
 from truc_p2p.net._games import LocalGame, host_game, join_game, prepare_game, transcript_path
-from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError
+from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError, parse_host_port
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
     DEFAULT_BOT_TIMEOUT,
@@ -32,27 +42,41 @@ from truc_p2p.net._play import (
     Strategy,
     play_game,
 )
+from truc_p2p.net._relay import DEFAULT_RELAY_PORT, RelayLimits, RelayServer, SessionReport
 from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
 
 __all__ = [
     "DEFAULT_BOT_TIMEOUT",
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_PORT",
+    "DEFAULT_RELAY_PORT",
     "DEFAULT_TURN_TIMEOUT",
+    "DIRECT_WINDOW",
+    "PATHS",
     "BotStrategy",
+    "ConnectError",
     "End",
     "EventHook",
     "GameListener",
     "GameOutcome",
+    "Incoming",
     "Invite",
     "InviteError",
     "LocalGame",
     "QuitGame",
+    "RelayLimits",
+    "RelayServer",
+    "Rendezvous",
+    "SessionReport",
     "Strategy",
+    "connect",
     "guess_lan_address",
     "host_game",
     "join_game",
+    "lan_addresses",
     "open_game",
+    "open_rendezvous",
+    "parse_host_port",
     "play_game",
     "prepare_game",
     "serve_game",

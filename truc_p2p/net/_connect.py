@@ -156,7 +156,9 @@ class _Pending:
 class Rendezvous:
     """A host's registration with a relay; :meth:`accept` yields game connections."""
 
-    def __init__(self, relay: tuple[str, int], control: trio.SocketStream, code: str, observed: Addr):
+    def __init__(
+        self, relay: tuple[str, int], control: trio.SocketStream, code: str, observed: Addr
+    ):
         self.relay = relay
         self.code = code
         #: The host's address and port as the relay sees them.
@@ -169,9 +171,7 @@ class Rendezvous:
 
     def invite(self, base: Invite) -> Invite:
         """``base`` (the direct address) with this relay and code added."""
-        return Invite(
-            base.host, base.port, base.fingerprint, relay=self.relay, code=self.code
-        )
+        return Invite(base.host, base.port, base.fingerprint, relay=self.relay, code=self.code)
 
     async def accept(self) -> Incoming:
         """The next connection whose probe was committed (its path is known)."""
@@ -289,7 +289,9 @@ async def open_rendezvous(
         listener = trio.SocketListener(sock)
         async with listener:
             try:
-                await control.send_all(MAGIC + encode(Msg.REGISTER, encode_addrs(lan_addresses(port))))
+                await control.send_all(
+                    MAGIC + encode(Msg.REGISTER, encode_addrs(lan_addresses(port)))
+                )
                 body = await _expect(control, Msg.REGISTERED, timeout)
             except (*_NET_ERRORS, trio.TooSlowError) as exc:
                 if isinstance(exc, ConnectError):
@@ -449,4 +451,3 @@ async def connect(
     if stream is not relay_stream:
         await relay_stream.aclose()
     return stream, path
-

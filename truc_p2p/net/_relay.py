@@ -206,7 +206,10 @@ class RelayServer:
         try:
             async with reg.send_lock:
                 await stream.send_all(
-                    encode(Msg.REGISTERED, bytes([len(code)]) + code.encode() + encode_addr(reg.observed))
+                    encode(
+                        Msg.REGISTERED,
+                        bytes([len(code)]) + code.encode() + encode_addr(reg.observed),
+                    )
                 )
             while True:
                 with trio.move_on_after(self.limits.registration_idle) as idle:
@@ -249,7 +252,9 @@ class RelayServer:
         try:
             async with reg.send_lock:
                 with trio.fail_after(10):
-                    await reg.stream.send_all(Meet(meeting.session, reg.observed, joiner, lan).encode())
+                    await reg.stream.send_all(
+                        Meet(meeting.session, reg.observed, joiner, lan).encode()
+                    )
             await stream.send_all(Meet(meeting.session, joiner, reg.observed, reg.lan).encode())
             with trio.move_on_after(self.limits.meeting_timeout) as waiting:
                 kind, _ = await read_message(stream)
@@ -296,9 +301,7 @@ class RelayServer:
         # The joiner's task owns the copying; this task only keeps the stream open.
         await meeting.done.wait()
 
-    async def _pipe(
-        self, a: trio.SocketStream, b: trio.SocketStream, counted: list[int]
-    ) -> str:
+    async def _pipe(self, a: trio.SocketStream, b: trio.SocketStream, counted: list[int]) -> str:
         """Copy both ways until one side closes, the byte budget runs out or nobody
         sends for ``splice_idle`` seconds."""
         limits = self.limits

@@ -134,7 +134,10 @@ class Meet:
     def encode(self) -> bytes:
         return encode(
             Msg.MEET,
-            self.session + encode_addr(self.you) + encode_addr(self.peer) + encode_addrs(self.peer_lan),
+            self.session
+            + encode_addr(self.you)
+            + encode_addr(self.peer)
+            + encode_addrs(self.peer_lan),
         )
 
     @classmethod
