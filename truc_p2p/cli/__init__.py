@@ -18,7 +18,7 @@ __all__ = ["build_parser", "main"]
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the top-level argument parser with every sub-command registered."""
-    from truc_p2p.cli import _bench, _demo, _identity, _net, _relay, _verify
+    from truc_p2p.cli import _bench, _demo, _hosts, _identity, _net, _relay, _verify
 
     parser = argparse.ArgumentParser(
         prog="truc-p2p",
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"truc-p2p {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (_demo, _net, _relay, _identity, _verify, _bench):
+    for module in (_demo, _net, _hosts, _relay, _identity, _verify, _bench):
         module.register(subparsers)
     return parser
 

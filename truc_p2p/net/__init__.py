@@ -29,6 +29,7 @@ from truc_p2p.net._connect import (
     lan_addresses,
     open_rendezvous,
 )
+from truc_p2p.net._discovery import SERVICE_TYPE, FoundGame, advertise_game, find_games
 from truc_p2p.net._games import LocalGame, host_game, join_game, prepare_game, transcript_path
 from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError, parse_host_port
 from truc_p2p.net._outcome import End, GameOutcome
@@ -42,6 +43,7 @@ from truc_p2p.net._play import (
     Strategy,
     play_game,
 )
+from truc_p2p.net._portmap import PortMapping, map_port
 from truc_p2p.net._relay import DEFAULT_RELAY_PORT, RelayLimits, RelayServer, SessionReport
 from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
 
@@ -53,27 +55,33 @@ __all__ = [
     "DEFAULT_TURN_TIMEOUT",
     "DIRECT_WINDOW",
     "PATHS",
+    "SERVICE_TYPE",
     "BotStrategy",
     "ConnectError",
     "End",
     "EventHook",
+    "FoundGame",
     "GameListener",
     "GameOutcome",
     "Incoming",
     "Invite",
     "InviteError",
     "LocalGame",
+    "PortMapping",
     "QuitGame",
     "RelayLimits",
     "RelayServer",
     "Rendezvous",
     "SessionReport",
     "Strategy",
+    "advertise_game",
     "connect",
+    "find_games",
     "guess_lan_address",
     "host_game",
     "join_game",
     "lan_addresses",
+    "map_port",
     "open_game",
     "open_rendezvous",
     "parse_host_port",
