@@ -232,13 +232,16 @@ class Rendezvous:
         try:
             await stream.send_all(MAGIC + encode(Msg.ATTACH, session))
             await _expect(stream, Msg.SPLICED, DIRECT_WINDOW + 30)
-        except (*_NET_ERRORS, trio.TooSlowError):
-            await stream.aclose()
-            return
+        except BaseException as exc:
+            await trio.aclose_forcefully(stream)
+            if isinstance(exc, (*_NET_ERRORS, trio.TooSlowError)):
+                return
+            raise
         nursery.start_soon(self._answer_probe, stream)
 
     async def _answer_probe(self, stream: trio.SocketStream) -> None:
         """Echo a valid probe, wait for the commit, hand the stream to :meth:`accept`."""
+        handed = False
         try:
             peer = (str(stream.socket.getpeername()[0]), int(stream.socket.getpeername()[1]))
             with trio.fail_after(PROBE_TIMEOUT):
@@ -255,13 +258,13 @@ class Rendezvous:
                 raise RelayProtocolError("bad commit")
             pending.resolved.cancel()
             self._pending.pop(session, None)
-        except (*_NET_ERRORS, trio.TooSlowError):
-            await stream.aclose()
-            return
-        try:
             await self._tx.send(Incoming(stream, path, peer))
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            await stream.aclose()
+            handed = True
+        except (*_NET_ERRORS, trio.TooSlowError):
+            return
+        finally:
+            if not handed:
+                await trio.aclose_forcefully(stream)
 
 
 @asynccontextmanager
@@ -374,7 +377,7 @@ async def connect(
 
             async def won(stream: trio.SocketStream, path: str) -> None:
                 if winner:
-                    await stream.aclose()
+                    await trio.aclose_forcefully(stream)
                     return
                 winner.append((stream, path))
                 nursery.cancel_scope.cancel()
@@ -386,7 +389,7 @@ async def connect(
                     try:
                         await _probe(stream, meet.session, "direct")
                     except BaseException:
-                        await stream.aclose()
+                        await trio.aclose_forcefully(stream)
                         raise
                     await won(stream, "direct")
 
@@ -403,7 +406,7 @@ async def connect(
                             try:
                                 await _probe(stream, meet.session, "punched")
                             except BaseException:
-                                await stream.aclose()
+                                await trio.aclose_forcefully(stream)
                                 raise
                             await won(stream, "punched")
                         return
@@ -429,12 +432,12 @@ async def connect(
             if "relayed" in paths:
                 nursery.start_soon(try_relay)
             nursery.cancel_scope.deadline = deadline
-    except (*_NET_ERRORS, trio.TooSlowError) as exc:
+    except BaseException as exc:
         for stream, _ in winner:
             if stream is not relay_stream:
-                await stream.aclose()
-        await relay_stream.aclose()
-        if isinstance(exc, ConnectError):
+                await trio.aclose_forcefully(stream)
+        await trio.aclose_forcefully(relay_stream)
+        if isinstance(exc, ConnectError) or not isinstance(exc, (*_NET_ERRORS, trio.TooSlowError)):
             raise
         raise ConnectError(f"no path to the host: {exc or type(exc).__name__}") from None
     if not winner:

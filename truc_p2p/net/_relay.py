@@ -46,7 +46,13 @@ from truc_p2p.net._relay_wire import (
 __all__ = ["DEFAULT_RELAY_PORT", "RelayLimits", "RelayServer", "SessionReport"]
 
 DEFAULT_RELAY_PORT = 4456
-_ERRORS = (RelayProtocolError, trio.BrokenResourceError, trio.ClosedResourceError, OSError)
+_ERRORS = (
+    RelayProtocolError,
+    trio.BrokenResourceError,
+    trio.ClosedResourceError,
+    trio.TooSlowError,
+    OSError,
+)
 
 
 @dataclass(frozen=True)
