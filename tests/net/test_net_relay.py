@@ -159,7 +159,7 @@ async def test_a_flood_of_bogus_clients_is_bounded_and_a_real_pair_still_meets()
             while server.connections:
                 await trio.sleep(0.1)
         # The flood's registrations were bounded and are gone with their connections.
-        for i in range(6):
+        for _ in range(6):
             junk.append(await _raw(port, MAGIC + encode(Msg.REGISTER, b"\x00"), attacker))
         await trio.sleep(0.2)
         assert server.stats["registrations"] <= 2 * limits.max_registrations_per_ip + 1
@@ -179,7 +179,7 @@ async def test_relay_limits_bytes_and_idle_time_of_a_splice() -> None:
             async with trio.open_nursery() as nursery:
                 holder: list[trio.SocketStream] = []
 
-                async def host() -> None:
+                async def host(holder: list[trio.SocketStream] = holder) -> None:
                     holder.append((await rendezvous.accept()).stream)
 
                 nursery.start_soon(host)

@@ -24,6 +24,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.identity import write_private_file
+from truc_p2p.net._connect import DIRECT_WINDOW, connect
 from truc_p2p.net._invite import DEFAULT_PORT, Invite
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
@@ -33,7 +34,8 @@ from truc_p2p.net._play import (
     Strategy,
     play_game,
 )
-from truc_p2p.net._tcp import open_game, serve_game
+from truc_p2p.net._reach import open_reach
+from truc_p2p.net._tcp import serve_game
 from truc_p2p.protocol import Session, fingerprint
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter
@@ -162,24 +164,50 @@ async def host_game(
     on_notice: Callable[[str], None] | None = None,
     stop: trio.Event | None = None,
     fsync: bool = True,
+    relay: tuple[str, int] | None = None,
+    portmap: bool = True,
+    announce: bool = True,
+    on_path: Callable[[str, str], None] | None = None,
 ) -> GameOutcome:
     """Listen, hand the invite to ``on_invite``, and play one game with the first
     peer that starts one (connections that never send a valid hello are
-    dropped with a notice).  Raises ``OSError`` if the address cannot be bound.
+    dropped with a notice).  Raises ``OSError`` if the address cannot be bound
+    or the ``relay`` (host, port) cannot be reached.  ``portmap`` asks the
+    router to forward the port and ``announce`` advertises the game on the
+    LAN (both skipped on a loopback ``bind``).  ``on_path(path, peer)`` hears
+    of each connection: ``direct``, ``punched`` or ``relayed``.
     """
-    async with serve_game(bind=bind, port=port) as listener:
+    rules = ruleset or Ruleset()
+    settings = {
+        "target": str(rules.target),
+        "ladder": rules.ladder.value,
+        "rest": rules.rest_refused.value,
+        "audit": audit,
+    }
+    async with (
+        serve_game(bind=bind, port=port) as listener,
+        open_reach(
+            listener,
+            fingerprint=fingerprint(identity.public_key()),
+            name=name,
+            advertise=advertise,
+            relay=relay,
+            portmap=portmap,
+            announce=announce,
+            settings=settings,
+        ) as reach,
+    ):
         if on_invite is not None:
-            on_invite(listener.invite(fingerprint(identity.public_key()), advertise=advertise))
+            on_invite(reach.invite())
         while True:
-            stream = await _unless_stopped(stop, listener.accept)
-            if stream is None:
+            incoming = await _unless_stopped(stop, reach.accept)
+            if incoming is None:
                 return GameOutcome(
                     end=End.QUIT, message="stopped before anyone joined", me=Player.P1
                 )
-            try:
-                peer = str(stream.socket.getpeername()[0])
-            except OSError:
-                peer = "?"
+            stream, peer = incoming.stream, incoming.peer[0]
+            if on_path is not None:
+                on_path(incoming.path, peer)
             path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
             local = prepare_game(
                 identity=identity,
@@ -208,7 +236,7 @@ async def host_game(
                 if on_notice is not None:
                     on_notice(f"ignored a connection from {peer}: {outcome.message}")
                 continue
-            return replace(outcome, transcript=local.transcript)
+            return replace(outcome, transcript=local.transcript, path=incoming.path)
 
 
 async def join_game(
@@ -226,10 +254,14 @@ async def join_game(
     on_event: EventHook | None = None,
     stop: trio.Event | None = None,
     fsync: bool = True,
+    direct_window: float = DIRECT_WINDOW,
+    on_path: Callable[[str], None] | None = None,
 ) -> GameOutcome:
     """Connect to the host of ``invite`` and play one game, refusing a host whose key
     does not have the invite's fingerprint.  Raises :class:`InviteError` for a
-    malformed invite; every other failure is an outcome.
+    malformed invite; every other failure is an outcome.  An invite with a
+    relay races direct paths, hole punching and a relay splice
+    (:func:`~truc_p2p.net.connect`); ``on_path`` hears which one won.
     """
     if isinstance(invite, str):
         invite = Invite.parse(invite)
@@ -237,9 +269,9 @@ async def join_game(
     path = transcript_path(out_dir, f"join-{name}") if out_dir is not None else None
     async with AsyncExitStack() as stack:
         try:
-            stream = await _unless_stopped(
+            connected = await _unless_stopped(
                 stop,
-                lambda: stack.enter_async_context(open_game(inv, connect_timeout=connect_timeout)),
+                lambda: connect(inv, connect_timeout=connect_timeout, direct_window=direct_window),
             )
         except OSError as exc:
             where = f"[{inv.host}]" if inv.is_ipv6 else inv.host
@@ -248,8 +280,12 @@ async def join_game(
                 message=f"cannot connect to {where}:{inv.port}: {exc.strerror or exc}",
                 me=Player.P0,
             )
-        if stream is None:
+        if connected is None:
             return GameOutcome(end=End.QUIT, message="stopped before connecting", me=Player.P0)
+        stream, route = connected
+        await stack.enter_async_context(stream)
+        if on_path is not None:
+            on_path(route)
         local = prepare_game(
             identity=identity,
             role=Player.P0,
@@ -273,4 +309,4 @@ async def join_game(
             )
         finally:
             local.close()
-    return replace(outcome, transcript=local.transcript)
+    return replace(outcome, transcript=local.transcript, path=route)
