@@ -15,13 +15,30 @@ tests must skip (not root, no ``ip`` or ``nft``, no namespaces).
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
+import signal
 import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
-__all__ = ["Lab", "unavailable"]
+__all__ = [
+    "RELAY",
+    "Lab",
+    "Proc",
+    "start_host",
+    "start_join",
+    "start_relay",
+    "unavailable",
+    "verify",
+]
 
 
 def _sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -135,7 +152,155 @@ table inet filter {{
             addresses.append(address)
         return addresses
 
+    def popen(self, name: str, *cmd: str) -> subprocess.Popen[str]:
+        """Any command in namespace ``name``, stdout piped."""
+        return subprocess.Popen(
+            ["ip", "netns", "exec", self.ns(name), *cmd],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
     def close(self) -> None:
         for full in reversed(self.namespaces):
             _sh("ip", "netns", "del", full, check=False)
         self.namespaces.clear()
+
+
+# --------------------------------------------------------------------------- processes
+
+RELAY = ("198.18.0.1", 4456)
+#: Generous bound for one process in a namespace.
+LIMIT = 60
+
+
+def truc_command() -> list[str]:
+    """``truc-p2p`` from this environment (the venv's script, else ``python -m``)."""
+    script = Path(sys.executable).with_name("truc-p2p")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "truc_p2p.cli"]
+
+
+class Proc:
+    """A ``truc-p2p`` process in a namespace whose output lines are timestamped."""
+
+    def __init__(self, lab: Lab, ns: str, cwd: Path, *args: str, stdin: str | None = None):
+        self.started = time.monotonic()
+        self.lines: list[tuple[float, str, str]] = []  # (seconds since start, stream, text)
+        self._cond = threading.Condition()
+        env = {**os.environ, "XDG_DATA_HOME": str(cwd / "xdg"), "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen(
+            ["ip", "netns", "exec", lab.ns(ns), *truc_command(), *args],
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            cwd=cwd,
+            env=env,
+        )
+        if stdin is not None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(stdin)
+            self.proc.stdin.close()
+        self._threads = [
+            threading.Thread(target=self._read, args=(self.proc.stdout, "out"), daemon=True),
+            threading.Thread(target=self._read, args=(self.proc.stderr, "err"), daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _read(self, pipe: Any, name: str) -> None:
+        for line in pipe:
+            with self._cond:
+                self.lines.append((time.monotonic() - self.started, name, line.rstrip("\n")))
+                self._cond.notify_all()
+
+    def wait_for(
+        self, predicate: Callable[[str], bool], timeout: float = LIMIT
+    ) -> tuple[float, str]:
+        """The first line (and its time) that satisfies ``predicate``."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for at, _, text in self.lines:
+                    if predicate(text):
+                        return at, text
+                left = deadline - time.monotonic()
+                if left <= 0 or (self.proc.poll() is not None and not self._alive()):
+                    raise AssertionError(f"no such line; output so far:\n{self.text()}")
+                self._cond.wait(min(left, 0.2))
+
+    def _alive(self) -> bool:
+        return any(t.is_alive() for t in self._threads)
+
+    def finish(self, timeout: float = LIMIT) -> int:
+        try:
+            status = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError(f"process did not finish:\n{self.text()}") from None
+        self._close_pipes()
+        return status
+
+    def _close_pipes(self) -> None:
+        for thread in self._threads:
+            thread.join(5)
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._close_pipes()
+
+    def text(self) -> str:
+        return "\n".join(f"{at:7.3f} {name} {line}" for at, name, line in self.lines)
+
+    def last_json(self) -> dict[str, Any]:
+        for _, name, line in reversed(self.lines):
+            if name == "out" and line.startswith("{"):
+                data: dict[str, Any] = json.loads(line)
+                return data
+        raise AssertionError(f"no JSON result:\n{self.text()}")
+
+
+def start_relay(lab: Lab, cwd: Path, ns: str = "wan") -> Proc:
+    relay = Proc(lab, ns, cwd, "relay", "--bind", RELAY[0], "--port", str(RELAY[1]), "--json")
+    relay.wait_for(lambda line: '"listening"' in line, 20)
+    return relay
+
+
+def start_host(lab: Lab, ns: str, cwd: Path, *args: str) -> tuple[Proc, str]:
+    """``truc-p2p host`` with a bot, registered with the relay; returns it and its invite."""
+    host = Proc(
+        lab, ns, cwd, "host", "--relay", f"{RELAY[0]}:{RELAY[1]}", "--port", "0",
+        "--bot", "random", "--seed", "1", "--timeout", "30", "--json",
+        "--identity", "host.key", "--out", "host-games", "--name", "host", *args,
+    )  # fmt: skip
+    _, invite = host.wait_for(lambda line: line.startswith("truc://"), 30)
+    return host, invite
+
+
+def start_join(lab: Lab, ns: str, cwd: Path, *args: str, stdin: str | None = None) -> Proc:
+    return Proc(
+        lab, ns, cwd, "join", *args, "--bot", "random", "--seed", "2", "--timeout", "30",
+        "--identity", "join.key", "--out", "join-games", "--name", "joiner", stdin=stdin,
+    )  # fmt: skip
+
+
+def verify(cwd: Path, transcript: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*truc_command(), "verify", transcript],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=LIMIT,
+    )

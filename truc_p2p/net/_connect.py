@@ -168,6 +168,8 @@ class Rendezvous:
         self._pending: dict[bytes, _Pending] = {}
         self._tx, self._rx = trio.open_memory_channel[Incoming](0)
         self.family = control.socket.family
+        #: Why the control connection to the relay ended (``None`` while it is up).
+        self.lost: str | None = None
 
     def invite(self, base: Invite) -> Invite:
         """``base`` (the direct address) with this relay and code added."""
@@ -178,8 +180,18 @@ class Rendezvous:
         return await self._rx.receive()
 
     async def _run(self, nursery: trio.Nursery, listener: trio.SocketListener) -> None:
+        """Serve MEETs until the relay goes away; then only the listener stays (games
+        already connected, direct or punched, do not depend on the relay)."""
         nursery.start_soon(self._listen, nursery, listener)
-        nursery.start_soon(self._ping)
+        async with trio.open_nursery() as control:
+            control.start_soon(self._ping, control.cancel_scope)
+            try:
+                await self._read_control(nursery)
+            except _NET_ERRORS as exc:
+                self.lost = str(exc) or type(exc).__name__
+            control.cancel_scope.cancel()
+
+    async def _read_control(self, nursery: trio.Nursery) -> None:
         while True:
             kind, body = await read_message(self._control)
             if kind == Msg.MEET:
@@ -192,14 +204,23 @@ class Rendezvous:
             elif kind != Msg.PONG:
                 raise RelayProtocolError(f"unexpected message {kind:#x} from the relay")
 
-    async def _ping(self) -> None:
+    async def _ping(self, scope: trio.CancelScope) -> None:
         while True:
             await trio.sleep(PING_INTERVAL)
-            await self._control.send_all(encode(Msg.PING))
+            try:
+                await self._control.send_all(encode(Msg.PING))
+            except _NET_ERRORS as exc:
+                self.lost = str(exc) or type(exc).__name__
+                scope.cancel()
+                return
 
     async def _listen(self, nursery: trio.Nursery, listener: trio.SocketListener) -> None:
         while True:
-            stream = await listener.accept()
+            try:
+                stream = await listener.accept()
+            except OSError:  # out of file descriptors and the like: try again later
+                await trio.sleep(0.5)
+                continue
             nursery.start_soon(self._answer_probe, stream)
 
     async def _meeting(self, nursery: trio.Nursery, pending: _Pending) -> None:

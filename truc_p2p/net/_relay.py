@@ -46,6 +46,18 @@ from truc_p2p.net._relay_wire import (
 __all__ = ["DEFAULT_RELAY_PORT", "RelayLimits", "RelayServer", "SessionReport"]
 
 DEFAULT_RELAY_PORT = 4456
+#: The counters in :attr:`RelayServer.stats`.
+STAT_KEYS = (
+    "connections",
+    "refused_connections",
+    "dropped",
+    "registrations",
+    "refused_registrations",
+    "unknown_codes",
+    "meetings",
+    "splices",
+    "bytes",
+)
 _ERRORS = (
     RelayProtocolError,
     trio.BrokenResourceError,
@@ -147,7 +159,7 @@ class RelayServer:
         self._regs_per_ip: Counter[str] = Counter()
         self.connections = 0
         #: Totals since start, for ``--json`` stats and the tests.
-        self.stats: Counter[str] = Counter()
+        self.stats: Counter[str] = Counter({key: 0 for key in STAT_KEYS})
 
     async def handle(self, stream: trio.SocketStream) -> None:
         """One client connection, from the magic to its end; never raises."""
