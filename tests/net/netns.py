@@ -184,13 +184,16 @@ def truc_command() -> list[str]:
 class Proc:
     """A ``truc-p2p`` process in a namespace whose output lines are timestamped."""
 
-    def __init__(self, lab: Lab, ns: str, cwd: Path, *args: str, stdin: str | None = None):
+    def __init__(
+        self, lab: Lab | None, ns: str | None, cwd: Path, *args: str, stdin: str | None = None
+    ):
         self.started = time.monotonic()
         self.lines: list[tuple[float, str, str]] = []  # (seconds since start, stream, text)
         self._cond = threading.Condition()
         env = {**os.environ, "XDG_DATA_HOME": str(cwd / "xdg"), "PYTHONUNBUFFERED": "1"}
+        where = [] if lab is None or ns is None else ["ip", "netns", "exec", lab.ns(ns)]
         self.proc = subprocess.Popen(
-            ["ip", "netns", "exec", lab.ns(ns), *truc_command(), *args],
+            [*where, *truc_command(), *args],
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

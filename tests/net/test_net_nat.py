@@ -8,12 +8,22 @@ installs nftables); elsewhere the cases skip and say why.
 
 from __future__ import annotations
 
+import json
 import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from netns import Lab, Proc, start_host, start_join, start_relay, unavailable, verify
+from netns import (
+    Lab,
+    Proc,
+    start_host,
+    start_join,
+    start_relay,
+    truc_command,
+    unavailable,
+    verify,
+)
 
 
 @pytest.fixture
@@ -79,6 +89,15 @@ def test_same_lan_goes_direct_and_is_found_by_mdns(lab: Lab, tmp_path: Path) -> 
         _check_game(tmp_path, host, joiner, "direct")
         # No invite at all: the joiner lists the LAN's games and picks the first.
         host, _ = start_host(lab, "ha", tmp_path, "--name", "lanhost")
+        listed = lab.run("ha2", *truc_command(), "hosts", "--json")
+        (found,) = json.loads(listed.stdout)
+        assert found["name"] == "lanhost" and found["addresses"] == ["10.1.0.2"]
+        assert found["settings"] == {
+            "target": "12",
+            "ladder": "literal",
+            "rest": "game",
+            "audit": "game",
+        }
         joiner = start_join(lab, "ha2", tmp_path, "--json", stdin="1\n")
         _check_game(tmp_path, host, joiner, "direct")
         assert "1. lanhost" in joiner.text()
