@@ -121,12 +121,13 @@ class Lab:
         random = " random" if random_ports else ""
         rules = f"""
 table ip nat {{
+  chain pre {{ type nat hook prerouting priority dstnat; policy accept; }}
   chain post {{ type nat hook postrouting priority srcnat; policy accept;
     oifname "wan" masquerade{random}; }}
 }}
 table inet filter {{
   chain guard_fwd {{ type filter hook forward priority filter; policy accept;
-    ct state established,related accept; iifname "wan" drop; }}
+    ct state established,related accept; ct status dnat accept; iifname "wan" drop; }}
   chain guard_in {{ type filter hook input priority filter; policy accept;
     ct state established,related accept; iifname "wan" drop; }}
 }}
@@ -281,10 +282,11 @@ def start_relay(lab: Lab, cwd: Path, ns: str = "wan") -> Proc:
     return relay
 
 
-def start_host(lab: Lab, ns: str, cwd: Path, *args: str) -> tuple[Proc, str]:
+def start_host(lab: Lab, ns: str, cwd: Path, *args: str, relay: bool = True) -> tuple[Proc, str]:
     """``truc-p2p host`` with a bot, registered with the relay; returns it and its invite."""
+    via = ["--relay", f"{RELAY[0]}:{RELAY[1]}"] if relay else []
     host = Proc(
-        lab, ns, cwd, "host", "--relay", f"{RELAY[0]}:{RELAY[1]}", "--port", "0",
+        lab, ns, cwd, "host", *via, "--port", "0",
         "--bot", "random", "--seed", "1", "--timeout", "30", "--json",
         "--identity", "host.key", "--out", "host-games", "--name", "host", *args,
     )  # fmt: skip
@@ -297,6 +299,34 @@ def start_join(lab: Lab, ns: str, cwd: Path, *args: str, stdin: str | None = Non
         lab, ns, cwd, "join", *args, "--bot", "random", "--seed", "2", "--timeout", "30",
         "--identity", "join.key", "--out", "join-games", "--name", "joiner", stdin=stdin,
     )  # fmt: skip
+
+
+#: A NAT-PMP-only router (RFC 6886) that really forwards: each mapping becomes an
+#: nftables DNAT rule in the router's namespace, deleted with lifetime 0.
+NAT_PMP_DAEMON = r"""
+import socket, struct, subprocess, sys
+wan_ip, lan_ip = sys.argv[1:3]
+sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sock.bind((lan_ip, 5351))
+print("ready", flush=True)
+while True:
+    data, peer = sock.recvfrom(1100)
+    if data[:1] == b"\x02":  # PCP: answer "unsupported version" like a NAT-PMP-only router
+        sock.sendto(struct.pack("!BBHI", 0, data[1] | 0x80, 1, 0), peer)
+    elif data == b"\x00\x00":
+        sock.sendto(struct.pack("!BBHI", 0, 128, 0, 1) + socket.inet_aton(wan_ip), peer)
+    elif data[:2] == b"\x00\x02" and len(data) >= 12:
+        _, _, _, port, _, lifetime = struct.unpack("!BBHHHI", data[:12])
+        if lifetime:
+            rule = f'iifname "wan" tcp dport {port} dnat to {peer[0]}:{port}'
+            subprocess.run(["nft", "add rule ip nat pre " + rule], check=True)
+            print(f"mapped {port} to {peer[0]}", flush=True)
+        else:
+            subprocess.run(["nft", "flush chain ip nat pre"], check=True)
+            print(f"unmapped {port}", flush=True)
+        reply = struct.pack("!BBHIHHI", 0, 130, 0, 1, port, port if lifetime else 0, lifetime)
+        sock.sendto(reply, peer)
+"""
 
 
 def verify(cwd: Path, transcript: str) -> subprocess.CompletedProcess[str]:

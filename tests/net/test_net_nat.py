@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from netns import (
+    NAT_PMP_DAEMON,
     Lab,
     Proc,
     start_host,
@@ -164,3 +165,26 @@ def test_a_relay_under_a_flood_of_bogus_registrations_still_serves_a_pair(
     assert stats["event"] == "stopped"
     assert stats["refused_connections"] > 0 and stats["refused_registrations"] > 0
     assert stats["splices"] == 1
+
+
+def test_a_router_with_nat_pmp_maps_the_host_port_and_unmaps_it_on_exit(
+    lab: Lab, tmp_path: Path
+) -> None:
+    lab.home("a")
+    lab.home("b")
+    daemon = lab.popen("ra", "python3", "-c", NAT_PMP_DAEMON, "198.18.0.11", "10.1.0.1")
+    try:
+        assert daemon.stdout is not None
+        assert daemon.stdout.readline().strip() == "ready"
+        host, invite = start_host(lab, "ha", tmp_path, relay=False)
+        port = invite.split("/?")[0].rsplit(":", 1)[1]
+        assert invite.startswith(f"truc://198.18.0.11:{port}/?fp=")  # the mapped address
+        assert daemon.stdout.readline().strip() == f"mapped {port} to 10.1.0.2"
+        joiner = start_join(lab, "hb", tmp_path, invite, "--json")
+        _check_game(tmp_path, host, joiner, "direct")
+        assert daemon.stdout.readline().strip() == f"unmapped {port}"
+    finally:
+        daemon.kill()
+        daemon.wait()
+        if daemon.stdout is not None:
+            daemon.stdout.close()

@@ -98,10 +98,12 @@ async def _pcp(
         + struct.pack("!B3xHH", 6, port, port if lifetime else 0)
         + bytes(16)
     )
+    # Any answer to opcode MAP counts: a NAT-PMP-only router answers version 0,
+    # "unsupported version", in 8 bytes, and then NAT-PMP is tried at once.
     data = await _exchange(
-        gateway, request, lambda d: len(d) >= 60 and d[1] == 0x81 and d[24:36] == nonce
+        gateway, request, lambda d: len(d) >= 4 and d[1] == 0x81 and d[24:36] in (nonce, b"")
     )
-    if data is None or data[0] != 2 or data[3] != 0:
+    if data is None or len(data) < 60 or data[0] != 2 or data[3] != 0:
         return None
     granted = struct.unpack("!I", data[4:8])[0]
     external_port = struct.unpack("!H", data[42:44])[0]
