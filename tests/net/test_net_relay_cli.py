@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from pathlib import Path
 
@@ -47,3 +48,20 @@ def test_relay_refuses_a_bad_port() -> None:
         capture_output=True, text=True, timeout=LIMIT,
     )  # fmt: skip
     assert done.returncode == 2 and "--port" in done.stderr
+
+
+def test_host_with_an_unreachable_relay_says_so(tmp_path: Path) -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        dead = unused.getsockname()[1]
+    host = _proc(
+        tmp_path, "host", "--relay", f"127.0.0.1:{dead}", "--bind", "127.0.0.1", "--port", "0",
+        "--bot", "random", "--identity", "h.key",
+    )  # fmt: skip
+    assert host.finish() == 4
+    assert "cannot reach the relay" in host.text()
+    done = subprocess.run(
+        [*truc_command(), "host", "--relay", "nowhere", "--identity", str(tmp_path / "k")],
+        capture_output=True, text=True, timeout=LIMIT,
+    )  # fmt: skip
+    assert done.returncode == 2 and "HOST:PORT" in done.stderr

@@ -13,7 +13,12 @@ bytes, keeps time and decides how a game ends::
                                   expected_fingerprint=invite.fingerprint)
 
 :func:`host_game` and :func:`join_game` do all of it (session, transcript,
-secret file) in one call.  Every network or peer failure is a
+secret file) in one call, including the ways through NAT
+(``protocol_spec/connect.md``): a host registered with a relay
+(:func:`open_rendezvous`) is joined by :func:`connect` over a ``direct``,
+``punched`` or ``relayed`` path; :func:`map_port` asks the router to forward
+the port; :func:`advertise_game` and :func:`find_games` use mDNS on the LAN;
+:class:`RelayServer` is ``truc-p2p relay``.  Every network or peer failure is a
 :class:`GameOutcome` with an :class:`End`, never an exception.
 """
 
