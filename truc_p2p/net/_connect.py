@@ -66,6 +66,10 @@ PING_INTERVAL = 25.0
 #: How long each side keeps punching after a MEET.
 PUNCH_TIME = 10.0
 PROBE_TIMEOUT = 5.0
+#: How long the host keeps a meeting open for the joiner's probes.
+MEETING_TIME = 60.0
+#: Probes the host answers at once on its relay port; more connections are closed.
+MAX_PROBES = 64
 PATHS = {b"d": "direct", b"p": "punched", b"r": "relayed"}
 _LETTER = {v: k for k, v in PATHS.items()}
 _NET_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, RelayProtocolError)
@@ -170,6 +174,7 @@ class Rendezvous:
         self.family = control.socket.family
         #: Why the control connection to the relay ended (``None`` while it is up).
         self.lost: str | None = None
+        self._probes = 0
 
     def invite(self, base: Invite) -> Invite:
         """``base`` (the direct address) with this relay and code added."""
@@ -221,15 +226,21 @@ class Rendezvous:
             except OSError:  # out of file descriptors and the like: try again later
                 await trio.sleep(0.5)
                 continue
+            if self._probes >= MAX_PROBES:
+                await trio.aclose_forcefully(stream)
+                continue
             nursery.start_soon(self._answer_probe, stream)
 
     async def _meeting(self, nursery: trio.Nursery, pending: _Pending) -> None:
         """Punch towards the joiner and attach to the relay, until one path commits."""
         try:
-            with pending.resolved, trio.move_on_after(PUNCH_TIME + DIRECT_WINDOW + 20):
+            # The session stays open for probes until one commits or the joiner must
+            # have given up, even when punching and attaching are over.
+            with pending.resolved, trio.move_on_after(MEETING_TIME):
                 async with trio.open_nursery() as inner:
                     inner.start_soon(self._punch, nursery, pending.meet.peer)
                     inner.start_soon(self._attach, nursery, pending.meet.session)
+                    inner.start_soon(trio.sleep_forever)
         finally:
             self._pending.pop(pending.meet.session, None)
 
@@ -263,6 +274,7 @@ class Rendezvous:
     async def _answer_probe(self, stream: trio.SocketStream) -> None:
         """Echo a valid probe, wait for the commit, hand the stream to :meth:`accept`."""
         handed = False
+        self._probes += 1
         try:
             peer = (str(stream.socket.getpeername()[0]), int(stream.socket.getpeername()[1]))
             with trio.fail_after(PROBE_TIMEOUT):
@@ -284,6 +296,7 @@ class Rendezvous:
         except (*_NET_ERRORS, trio.TooSlowError):
             return
         finally:
+            self._probes -= 1
             if not handed:
                 await trio.aclose_forcefully(stream)
 
