@@ -101,7 +101,8 @@ def lan_addresses(port: int) -> list[Addr]:
 def _reusable(family: int) -> trio.socket.SocketType:
     sock = trio.socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    if hasattr(socket, "SO_REUSEPORT"):  # not on Windows: no punching from a shared port there
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     return sock
 
 
