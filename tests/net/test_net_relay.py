@@ -211,3 +211,47 @@ async def test_meet_tells_each_side_the_others_observed_address() -> None:
         assert to_host.you == to_joiner.peer == host.socket.getsockname()[:2]
         await host.aclose()
         await joiner.aclose()
+
+
+async def test_a_game_on_a_punched_path_outlives_the_relay() -> None:
+    records: dict[Player, list[bytes]] = {Player.P0: [], Player.P1: []}
+    sessions = {p: new_session(p, record=records[p], seed=11) for p in records}
+    with trio.fail_after(20):
+        async with trio.open_nursery() as outer:
+            relay_scope = trio.CancelScope()
+            ready = trio.Event()
+            port: list[int] = []
+
+            async def relay() -> None:
+                with relay_scope:
+                    async with running_relay() as (_, relay_port, _reports):
+                        port.append(relay_port)
+                        ready.set()
+                        await trio.sleep_forever()
+
+            outer.start_soon(relay)
+            await ready.wait()
+            async with open_rendezvous(("127.0.0.1", port[0])) as rendezvous:
+                invite = rendezvous.invite(Invite("127.0.0.1", 4455, FP))
+                async with trio.open_nursery() as nursery:
+
+                    async def host() -> None:
+                        incoming = await rendezvous.accept()
+                        relay_scope.cancel()  # the relay goes away before the first hello
+                        async with incoming.stream:
+                            await play_game(incoming.stream, sessions[Player.P1], bot(2))
+
+                    nursery.start_soon(host)
+                    stream, path = await connect(invite, paths=frozenset({"punched"}))
+                    async with stream:
+                        outcome = await play_game(
+                            stream,
+                            sessions[Player.P0],
+                            bot(1),
+                            expected_fingerprint=sessions[Player.P1].fingerprint,
+                        )
+                with trio.fail_after(2):
+                    while rendezvous.lost is None:
+                        await trio.sleep(0.01)
+    assert path == "punched" and outcome.valid
+    assert all(verify_transcript(records[p]).valid for p in records)
