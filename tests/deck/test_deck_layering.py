@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import truc_p2p.deck as deck
-from truc_p2p.deck import _bench
+from truc_p2p.cli import _bench_deck as _bench
 
 DECK_DIR = Path(deck.__file__).resolve().parent
 
@@ -30,7 +30,7 @@ def test_importing_the_deck_pulls_in_no_other_layer() -> None:
 def test_no_io_and_no_global_randomness_in_the_core() -> None:
     forbidden_imports = {"socket", "trio", "random", "secrets", "os", "time", "asyncio"}
     for path in DECK_DIR.glob("_*.py"):
-        if path.name in ("_bench.py", "_vectors.py"):
+        if path.name in ("_vectors.py",):
             continue  # tools, not the protocol core
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
@@ -88,17 +88,24 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert _bench.main(hands=1, as_json=True) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["hands"] == 1
-    assert result["counts"]["dealer"]["multiplications"] == 70
-    assert result["counts"]["nondealer"]["multiplications"] == 70
-    assert result["audit_multiplications"] == 128
-    for k in ("op_us", "decode_us", "derive_us", "exchange_us", "audit_ms", "ratio"):
-        assert result[k] > 0
-    assert result["hand_ms"]["dealer"] > 0 and result["hand_ms"]["nondealer"] > 0
-    assert result["ratio"] == max(result["ratio_by_role"].values())
+    v1, v2 = result["v1"], result["v2"]
+    assert v1["counts"]["dealer"]["multiplications"] == 70
+    assert v1["counts"]["nondealer"]["multiplications"] == 70
+    for role in ("dealer", "nondealer"):
+        # the fixed v1 floor charges each primitive its own cost: below the old one
+        assert 0 < v1["floor_ms"][role] < v1["old_floor_ms"][role]
+        assert v2["hand_ms"][role] > 0 and v2["hand_floor_ms"][role] > 0
+        assert v2["ops"][role]["mul"] > 0
+    assert set(v2["steps"]) == {"D1", "D2", "D3", "show"}
+    for step in v2["steps"].values():
+        assert step["prove_ms"] >= 0 and step["verify_ms"] > 0 and step["bytes"] > 0
+        assert step["soundness_bits"] >= 80
+    assert v2["hidden_cards_revealed"] == 0 and v1["hidden_cards_revealed"] == 26
+    assert v2["verifier_ms"] > 0 and v2["bytes_per_hand"] > 0
 
 
 def test_bench_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert _bench.main(hands=1, as_json=False) == 0
     out = capsys.readouterr().out
-    assert "per hand" in out and "ratio" in out and "audit" in out
+    assert "v1" in out and "v2" in out and "ratio" in out and "verifier" in out
     assert _bench.main(hands=0, as_json=False) == 2

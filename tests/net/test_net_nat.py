@@ -9,6 +9,7 @@ installs nftables); elsewhere the cases skip and say why.
 from __future__ import annotations
 
 import json
+import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,8 @@ from netns import (
 def lab() -> Iterator[Lab]:
     why = unavailable()
     if why is not None:
+        if os.environ.get("CI"):  # CI runs as root with nftables: a skip there hides a gap
+            pytest.fail(f"the NAT namespace tests must run in CI: {why}")
         print(f"skipping the NAT namespace tests: {why}")
         pytest.skip(why)
     made = Lab()

@@ -485,7 +485,7 @@ def doctor_deck(
 
     def patched_start_hand() -> None:
         start_hand()
-        side = session._deck
+        side = session._cur.deck
         assert side is not None
         if side.hand != 0:
             return

@@ -16,6 +16,6 @@ def register(subparsers: Any) -> None:
 
 
 def _bench_deck(args: argparse.Namespace) -> int:
-    from truc_p2p.deck._bench import main as bench_main
+    from truc_p2p.cli._bench_deck import main as bench_main
 
     return bench_main(hands=args.hands, as_json=args.json)

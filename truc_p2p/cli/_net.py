@@ -27,6 +27,7 @@ from truc_p2p.cli._hosts import describe
 from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._narrate import Narrator
 from truc_p2p.cli._tui import StdinLines, TerminalPlayer
+from truc_p2p.cli._web import add_web_args, show_web_result, web_player, with_web
 from truc_p2p.identity import Identity, IdentityError, load_identity, load_or_create_identity
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
@@ -121,6 +122,7 @@ def register(subparsers: Any) -> None:
     )
     add_identity_arg(host)
     _common_args(host)
+    add_web_args(host)
     host.set_defaults(func=_host)
 
     join = subparsers.add_parser(
@@ -144,6 +146,7 @@ def register(subparsers: Any) -> None:
     )
     add_identity_arg(join)
     _common_args(join)
+    add_web_args(join)
     join.set_defaults(func=_join)
 
     play = subparsers.add_parser(
@@ -158,6 +161,7 @@ def register(subparsers: Any) -> None:
         "--identity", metavar="FILE", default=None, help="your key file (default: a one-off key)"
     )
     _common_args(play, human=False)
+    add_web_args(play)
     play.set_defaults(func=_play)
 
 
@@ -178,6 +182,9 @@ def _player(args: argparse.Namespace, name: str, ascii: bool) -> tuple[Strategy,
         bot = BotStrategy(make_bot(args.bot, args.seed))
         quiet = args.quiet or args.json
         return bot, None if quiet else Narrator(name, ascii=ascii, out=out)
+    web = web_player(args, name)
+    if web is not None:
+        return web, web
     human = TerminalPlayer(StdinLines(), name, ascii=ascii, out=out, echo=not _stdin_is_tty())
     return human, human
 
@@ -290,10 +297,11 @@ def _host(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+        await show_web_result(strategy, outcome)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(main)
+    return run_until_interrupted(with_web(args, strategy, main))
 
 
 def _pick_lan_game(args: argparse.Namespace) -> Invite | int:
@@ -363,10 +371,11 @@ def _join(args: argparse.Namespace) -> int:
             stop=stop,
             on_path=on_path,
         )
+        await show_web_result(strategy, outcome)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(main)
+    return run_until_interrupted(with_web(args, strategy, main))
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -384,7 +393,9 @@ def _play(args: argparse.Namespace) -> int:
     bot_name = f"{args.bot}-bot"
     ascii = use_ascii(args.ascii)
     out = _info_stream(args)
-    human = TerminalPlayer(StdinLines(), name, ascii=ascii, out=out, echo=not _stdin_is_tty())
+    human = web_player(args, name) or TerminalPlayer(
+        StdinLines(), name, ascii=ascii, out=out, echo=not _stdin_is_tty()
+    )
     print(
         f"{name}, you play the {args.bot} bot through the full protocol over a loopback TCP "
         "connection. Type ? for help, q to quit.",
@@ -438,7 +449,8 @@ def _play(args: argparse.Namespace) -> int:
                 nursery.cancel_scope.deadline = trio.current_time() + 5
         assert outcome is not None
         outcome = replace(outcome, transcript=mine.transcript)
+        await show_web_result(human, outcome)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(main)
+    return run_until_interrupted(with_web(args, human, main))

@@ -7,6 +7,12 @@ game both reveal the seeds they committed to so the whole hand can be
 recomputed byte for byte (:func:`audit_hand`).  The layer works on card indices
 ``0..31`` and knows nothing of the rules; it does no I/O and takes its
 randomness from the caller.  See ``protocol_spec/deck.md``.
+
+Deck v2 (:class:`DeckSideV2`, :class:`HandVerifierV2`, :func:`verify_hand_v2`)
+deals in three messages on secp256k1 with two-layer ElGamal, a verifiable
+shuffle and Chaum-Pedersen decryption shares: every message carries proofs the
+receiver checks at once, and no seed is ever revealed.  See
+``protocol_spec/deck_v2.md``.
 """
 
 from __future__ import annotations
@@ -22,9 +28,14 @@ from truc_p2p.deck._errors import (
     DeckUsageError,
     DuplicateEntryError,
     InvalidKeyError,
+    InvalidKeyProofError,
     InvalidPointError,
+    InvalidProofError,
+    InvalidShareError,
+    InvalidShuffleProofError,
     MalformedDeckError,
     MalformedMessageError,
+    MalformedProofError,
     NotACardError,
     PositionAlreadyShownError,
     UnchangedEntryError,
@@ -35,6 +46,9 @@ from truc_p2p.deck._record import HandRecord
 from truc_p2p.deck._schedule import HAND_SIZE, N_CARDS, Role, positions
 from truc_p2p.deck._secrets import commitment, new_seed
 from truc_p2p.deck._steps import DeckSide, OpCounts
+from truc_p2p.deck._v2_record import DeckReportV2, HandRecordV2
+from truc_p2p.deck._v2_side import DeckSideV2
+from truc_p2p.deck._v2_verify import HandVerifierV2, verify_hand_v2
 
 __all__ = [
     "HAND_SIZE",
@@ -45,14 +59,23 @@ __all__ = [
     "CheatError",
     "CommitmentMismatchError",
     "DeckError",
+    "DeckReportV2",
     "DeckSide",
+    "DeckSideV2",
     "DeckUsageError",
     "DuplicateEntryError",
     "HandRecord",
+    "HandRecordV2",
+    "HandVerifierV2",
     "InvalidKeyError",
+    "InvalidKeyProofError",
     "InvalidPointError",
+    "InvalidProofError",
+    "InvalidShareError",
+    "InvalidShuffleProofError",
     "MalformedDeckError",
     "MalformedMessageError",
+    "MalformedProofError",
     "NotACardError",
     "OpCounts",
     "PositionAlreadyShownError",
@@ -65,4 +88,5 @@ __all__ = [
     "commitment",
     "new_seed",
     "positions",
+    "verify_hand_v2",
 ]

@@ -19,9 +19,14 @@ __all__ = [
     "DeckUsageError",
     "DuplicateEntryError",
     "InvalidKeyError",
+    "InvalidKeyProofError",
     "InvalidPointError",
+    "InvalidProofError",
+    "InvalidShareError",
+    "InvalidShuffleProofError",
     "MalformedDeckError",
     "MalformedMessageError",
+    "MalformedProofError",
     "NotACardError",
     "PositionAlreadyShownError",
     "UnchangedEntryError",
@@ -113,3 +118,27 @@ class CommitmentMismatchError(CheatError):
 
 class AuditMismatchError(CheatError):
     """A message of the hand differs from what the sender's revealed seed produces."""
+
+
+# -- deck v2 -----------------------------------------------------------------------------
+
+
+class MalformedProofError(MalformedMessageError):
+    """Deck v2: a proof of the wrong length, with an invalid point or a scalar >= n."""
+
+
+class InvalidProofError(CheatError):
+    """Deck v2: a well-formed zero-knowledge proof does not verify."""
+
+
+class InvalidKeyProofError(InvalidProofError):
+    """Deck v2: the proof of knowledge of a key share fails."""
+
+
+class InvalidShuffleProofError(InvalidProofError):
+    """Deck v2: a deck is not a permutation of the previous deck re-encrypted under the
+    sender's key (an entry dropped, duplicated, substituted, scaled or badly re-randomised)."""
+
+
+class InvalidShareError(InvalidProofError):
+    """Deck v2: a decryption share is not the sender's key applied to the position it claims."""

@@ -25,6 +25,7 @@ from truc_p2p.protocol._errors import (
     BadSignatureError,
     ChainError,
     CheatDetectedError,
+    EquivocationError,
     IllegalMoveError,
     LocalProtocolError,
     MalformedMessageError,
@@ -34,6 +35,7 @@ from truc_p2p.protocol._errors import (
     ProtocolError,
     RemoteProtocolError,
     ResultMismatchError,
+    ResumeRefusedError,
     RulesetMismatchError,
     SequenceError,
     UnexpectedMessageError,
@@ -50,11 +52,13 @@ from truc_p2p.protocol._events import (
     GameResult,
     GameStarted,
     PeerAborted,
+    Refused,
+    Resumed,
     SessionEvent,
     YourTurn,
 )
-from truc_p2p.protocol._messages import CATALOGUE, MessageType
-from truc_p2p.protocol._session import AUDIT_MODES, Session
+from truc_p2p.protocol._messages import ABORT_REASONS, CATALOGUE, CONTROL, MessageType
+from truc_p2p.protocol._session import AUDIT_MODES, Session, refusal
 from truc_p2p.protocol._state import STAGES, TRANSITIONS, Stage
 from truc_p2p.protocol._transcript import (
     TRANSCRIPT_MAGIC,
@@ -73,9 +77,11 @@ from truc_p2p.protocol._wire import (
 )
 
 __all__ = [
+    "ABORT_REASONS",
     "AUDIT_MODES",
     "CATALOGUE",
     "CLOSED",
+    "CONTROL",
     "MAX_ENVELOPE",
     "NEED_DATA",
     "PROTOCOL_VERSION",
@@ -90,6 +96,7 @@ __all__ = [
     "CardsDealt",
     "ChainError",
     "CheatDetectedError",
+    "EquivocationError",
     "FrameBuffer",
     "GameFinished",
     "GameResult",
@@ -103,8 +110,11 @@ __all__ = [
     "PeerAborted",
     "PeerKeyMismatchError",
     "ProtocolError",
+    "Refused",
     "RemoteProtocolError",
     "ResultMismatchError",
+    "ResumeRefusedError",
+    "Resumed",
     "RulesetMismatchError",
     "SequenceError",
     "Session",
@@ -121,5 +131,6 @@ __all__ = [
     "fingerprint",
     "frame",
     "parse_transcript",
+    "refusal",
     "verify_transcript",
 ]

@@ -5,7 +5,8 @@
   Nothing was sent; the session is unchanged unless stated otherwise.
 * :class:`RemoteProtocolError` -- the peer misbehaved.  It carries the
   offending signed envelope(s) as ``evidence`` and the session is left in a
-  terminal error state.
+  terminal error state -- except :class:`ResumeRefusedError`, which condemns
+  one reconnection attempt, not the game.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ __all__ = [
     "BadSignatureError",
     "ChainError",
     "CheatDetectedError",
+    "EquivocationError",
     "IllegalMoveError",
     "LocalProtocolError",
     "MalformedMessageError",
@@ -25,6 +27,7 @@ __all__ = [
     "ProtocolError",
     "RemoteProtocolError",
     "ResultMismatchError",
+    "ResumeRefusedError",
     "RulesetMismatchError",
     "SequenceError",
     "UnexpectedMessageError",
@@ -177,3 +180,24 @@ class ResultMismatchError(RemoteProtocolError):
     """The peer's result message disagrees with the game as played."""
 
     code = "result-mismatch"
+
+
+class EquivocationError(CheatDetectedError):
+    """The peer signed two different envelopes for one position of the chain.
+
+    ``evidence`` holds both envelopes: the one held first, then the other.
+    """
+
+    code = "equivocation"
+
+
+class ResumeRefusedError(RemoteProtocolError):
+    """A connection's first message is not a valid ``resume`` for this game.
+
+    It condemns the *connection*, not the game: a stranger, a replay or
+    garbage on a new connection never ends a session.  The session stays
+    waiting for a valid resume (call :meth:`Session.reconnect` again for
+    the next connection).
+    """
+
+    code = "resume-refused"

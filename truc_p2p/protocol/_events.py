@@ -23,6 +23,8 @@ __all__ = [
     "GameResult",
     "GameStarted",
     "PeerAborted",
+    "Refused",
+    "Resumed",
     "Sentinel",
     "SessionEvent",
     "YourTurn",
@@ -110,6 +112,28 @@ class PeerAborted(SessionEvent):
     reason: str
     detail: str
     envelope: bytes
+
+
+@dataclass(frozen=True, kw_only=True)
+class Resumed(SessionEvent):
+    """A reconnection was accepted: both sides know how far the other got.
+
+    ``peer_has`` is how many envelopes of the chain the peer holds, ``resent``
+    how many of ours are queued again for it; the peer's missing envelopes
+    follow from its side.
+    """
+
+    peer_has: int
+    we_have: int
+    resent: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refused(SessionEvent):
+    """The host turned this connection away (``busy``, ``not-allowed``, ``unknown-game``)."""
+
+    reason: str
+    detail: str
 
 
 #: What ``next_event`` may return.

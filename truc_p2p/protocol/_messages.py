@@ -15,14 +15,21 @@ from truc_p2p.protocol._errors import MalformedMessageError
 __all__ = [
     "ABORT_REASONS",
     "CATALOGUE",
+    "CONTROL",
     "MAX_SEEDS_PER_REVEAL",
+    "REFUSE_REASONS",
+    "RESUME_NONCE_SIZE",
     "Field",
     "MessageType",
     "validate_payload",
 ]
 
 #: Why a player may end a game early (the ``reason`` of an ``abort``).
-ABORT_REASONS = ("quit", "timeout", "cheat", "error", "incompatible")
+ABORT_REASONS = ("quit", "timeout", "cheat", "error", "incompatible", "abandoned")
+#: Why a host turns a connection away (the ``reason`` of a ``refuse``).
+REFUSE_REASONS = ("busy", "not-allowed", "unknown-game")
+#: Bytes of the fresh nonce in a ``resume``.
+RESUME_NONCE_SIZE = 16
 #: Seeds are revealed at least every this many hands so a reveal stays small.
 MAX_SEEDS_PER_REVEAL = 32
 
@@ -40,6 +47,9 @@ class MessageType:
     REVEAL = "reveal"
     RESULT = "result"
     ABORT = "abort"
+    # Connection messages: signed, never chained, never in a transcript.
+    RESUME = "resume"
+    REFUSE = "refuse"
 
 
 @dataclass(frozen=True)
@@ -159,6 +169,26 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
             _one_of(*ABORT_REASONS),
             doc="why the sender ends the game",
         ),
+        "detail": Field("str 0..200", _str(0, 200), doc="human-readable detail"),
+    },
+}
+
+
+#: Connection-level messages (wire.md section 13): signed but outside the chain.
+CONTROL: Mapping[str, Mapping[str, Field]] = {
+    MessageType.RESUME: {
+        "nonce": Field(
+            f"bin({RESUME_NONCE_SIZE})", _bin(RESUME_NONCE_SIZE), doc="fresh random bytes"
+        ),
+        "echo": Field(
+            f"bin(0) or bin({RESUME_NONCE_SIZE})",
+            lambda v: isinstance(v, bytes) and len(v) in (0, RESUME_NONCE_SIZE),
+            doc="empty from the dialer; the dialer's nonce in the listener's answer",
+        ),
+    },
+    MessageType.REFUSE: {
+        "key": Field("bin(32)", _bin(32), doc="the refusing host's Ed25519 public key"),
+        "reason": Field("str", _one_of(*REFUSE_REASONS), doc="why the host turns us away"),
         "detail": Field("str 0..200", _str(0, 200), doc="human-readable detail"),
     },
 }

@@ -47,8 +47,10 @@ from truc_p2p.deck import (
 from truc_p2p.protocol._errors import (
     AuditFailedError,
     AuditRefusedError,
+    BadSignatureError,
     ChainError,
     CheatDetectedError,
+    EquivocationError,
     IllegalMoveError,
     LocalProtocolError,
     MalformedMessageError,
@@ -57,6 +59,7 @@ from truc_p2p.protocol._errors import (
     ProtocolError,
     RemoteProtocolError,
     ResultMismatchError,
+    ResumeRefusedError,
     RulesetMismatchError,
     SequenceError,
     UnexpectedMessageError,
@@ -72,9 +75,20 @@ from truc_p2p.protocol._events import (
     GameResult,
     GameStarted,
     PeerAborted,
+    Refused,
+    Resumed,
     YourTurn,
 )
-from truc_p2p.protocol._messages import ABORT_REASONS, MessageType, validate_payload
+from truc_p2p.protocol._hand import HandState
+from truc_p2p.protocol._messages import (
+    ABORT_REASONS,
+    CONTROL,
+    REFUSE_REASONS,
+    RESUME_NONCE_SIZE,
+    MessageType,
+    validate_fields,
+    validate_payload,
+)
 from truc_p2p.protocol._state import (
     STAGES,
     Cond,
@@ -117,6 +131,7 @@ __all__ = [
     "game_id_of",
     "local_seed",
     "local_value",
+    "refusal",
 ]
 
 AUDIT_MODES = ("game", "hand")
@@ -159,6 +174,38 @@ def result_payload(outcome: Outcome, *, hands: int, chain: bytes) -> dict[str, A
         "hands": hands,
         "chain": chain,
     }
+
+
+def refusal(identity: Ed25519PrivateKey, reason: str, detail: str = "") -> bytes:
+    """A host's signed ``refuse`` (framed), for a connection it will not serve.
+
+    Outside any game: empty game id, sequence 0, sender 1 (the host is the
+    responder).  The joiner checks the key against the invite's fingerprint.
+    """
+    if reason not in REFUSE_REASONS:
+        raise LocalProtocolError(f"refuse reason must be one of {', '.join(REFUSE_REASONS)}")
+    detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
+    payload = {"key": public_key_bytes(identity.public_key()), "reason": reason, "detail": detail}
+    raw = sign_envelope(
+        identity,
+        game_id=b"",
+        seq=0,
+        prev=GENESIS,
+        sender=1,
+        type=MessageType.REFUSE,
+        payload=payload,
+    )
+    return frame(raw)
+
+
+class _Reconnecting:
+    """A reconnection in progress: our nonce and whether we dialled."""
+
+    __slots__ = ("dialer", "nonce")
+
+    def __init__(self, nonce: bytes, dialer: bool) -> None:
+        self.nonce = nonce
+        self.dialer = dialer
 
 
 def action_payload(action: Action) -> dict[str, Any]:
@@ -214,6 +261,9 @@ class Session:
         # (sender, hash) of every envelope in transcript order: an abort may chain
         # to an earlier point when our own messages crossed it in flight.
         self._chain: list[tuple[int, bytes]] = []
+        self._raws: list[bytes] = []  # every chain envelope, for resending after a resume
+        self._reconnecting: _Reconnecting | None = None
+        self._seen_resume_nonces: set[bytes] = set()
         self.game_id = b""
         self._hellos: list[bytes] = []
         self._peer_key: Ed25519PublicKey | None = None
@@ -223,15 +273,11 @@ class Session:
 
         self._game: Game | None = None
         self._hand = -1
-        self._deck: DeckSide | None = None
-        self._pending_d4: tuple[tuple[bytes, ...], list[bytes]] | None = None
-        self._decks: dict[int, DeckSide] = {}
-        self._hand_envelopes: dict[int, dict[str, bytes]] = {}
-        self._owe_redeal_keys = False
-        self._peer_owes_redeal_keys = False
+        # One HandState per hand dealt; ``_current`` is the hand being played.
+        self._hands: dict[int, HandState] = {}
+        self._current: HandState | None = None
         self._hand_ender: Player | None = None
         self._audited = 0  # hands [0, _audited) are audited
-        self._peer_seeds: dict[int, bytes] = {}
         self._reveal_env: bytes = b""
         self._expected_result: dict[str, Any] | None = None
         self._result_envs: list[bytes] = []
@@ -301,6 +347,16 @@ class Session:
                 raise self._error
             if self.stage in (Stage.DONE, Stage.ABORTED):
                 return CLOSED
+            if self._reconnecting is not None:
+                try:
+                    raw = self._frames.next_envelope()
+                except RemoteProtocolError as exc:
+                    self._frames = FrameBuffer()
+                    raise ResumeRefusedError(f"not a resume: {exc.args[0]}") from None
+                if raw is None:
+                    return NEED_DATA
+                self._on_resume(raw)
+                continue
             try:
                 raw = self._frames.next_envelope()
             except RemoteProtocolError as exc:
@@ -334,9 +390,10 @@ class Session:
             raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
         payload = self._own_action_payload(action)
         if self.stage is Stage.DECK4:
-            assert self._pending_d4 is not None
-            deck, keys = self._pending_d4
-            self._pending_d4 = None
+            pending = self._cur.pending_d4
+            assert pending is not None
+            deck, keys = pending
+            self._cur.pending_d4 = None
             self._emit(MessageType.DECK4, {"deck": list(deck), "keys": keys, "action": payload})
         else:
             self._emit(MessageType.ACTION, payload)
@@ -358,6 +415,140 @@ class Session:
         self._emit(MessageType.ABORT, {"reason": reason, "detail": detail})
         self.stage = Stage.ABORTED
         return self.data_to_send()
+
+    @property
+    def resumable(self) -> bool:
+        """Whether a lost connection can be resumed: the game id exists and the game is on."""
+        return bool(self.game_id) and not self.finished
+
+    @property
+    def reconnecting(self) -> bool:
+        """True between :meth:`reconnect` and the peer's valid ``resume``."""
+        return self._reconnecting is not None
+
+    def reconnect(self, nonce: bytes, *, dialer: bool) -> None:
+        """Start over on a new connection after the old one was lost.
+
+        Drops the old connection's partial input and unsent output (whatever the
+        peer lacks is resent once it says how far it got), then expects the
+        peer's signed ``resume`` as the first message.  The ``dialer`` (the side
+        that opened the new connection) sends its ``resume`` at once; the other
+        side answers the dialer's, echoing its ``nonce`` (16 fresh random bytes
+        from the caller).  Read :meth:`data_to_send` afterwards.  A connection
+        whose first message is not a valid resume raises
+        :class:`ResumeRefusedError` from :meth:`next_event` and leaves the game
+        intact: call :meth:`reconnect` again for the next connection.
+        """
+        if not self.resumable:
+            raise LocalProtocolError(f"nothing to resume: session is {self.stage.value}")
+        if len(nonce) != RESUME_NONCE_SIZE:
+            raise LocalProtocolError(f"nonce must be {RESUME_NONCE_SIZE} fresh random bytes")
+        self._frames = FrameBuffer()
+        self._outbox.clear()
+        self._reconnecting = _Reconnecting(nonce, dialer)
+        if dialer:
+            self._outbox.append(self._resume_envelope(nonce, echo=b""))
+
+    def _resume_envelope(self, nonce: bytes, *, echo: bytes) -> bytes:
+        # Signed, not chained: seq says how many chain envelopes we hold and
+        # prev names the last of them, so the peer can check we share its chain.
+        return sign_envelope(
+            self._identity,
+            game_id=self.game_id,
+            seq=self._seq,
+            prev=self._prev,
+            sender=int(self.me),
+            type=MessageType.RESUME,
+            payload={"nonce": nonce, "echo": echo},
+        )
+
+    def _on_resume(self, raw: bytes) -> None:
+        state = self._reconnecting
+        assert state is not None and self._peer_key is not None
+
+        def refuse(why: str) -> ResumeRefusedError:
+            self._frames = FrameBuffer()
+            return ResumeRefusedError(why, evidence=(raw,))
+
+        try:
+            env = decode_envelope(raw)
+        except RemoteProtocolError as exc:
+            raise refuse(f"first message does not decode: {exc.args[0]}") from None
+        if env.type == MessageType.REFUSE and state.dialer:
+            try:
+                self._on_refuse(env)
+            except RemoteProtocolError as exc:
+                raise refuse(f"bad refusal: {exc.args[0]}") from None
+            return
+        if env.type != MessageType.RESUME:
+            raise refuse(f"{env.type!r} where a resume is due")
+        if env.sender != int(self.me.other) or env.game_id != self.game_id:
+            raise refuse("resume for another game or seat")
+        try:
+            verify_signature(env, self._peer_key)
+        except BadSignatureError:
+            raise refuse("resume not signed by the opponent's key") from None
+        problems = validate_fields(env.payload, CONTROL[MessageType.RESUME], "resume")
+        if problems:
+            raise refuse("; ".join(problems))
+        nonce, echo = env.payload["nonce"], env.payload["echo"]
+        if state.dialer and echo != state.nonce:
+            raise refuse("the answer does not echo our nonce (a replayed resume?)")
+        if not state.dialer and (echo or nonce in self._seen_resume_nonces):
+            raise refuse("a replayed resume")
+        # Fresh and signed by the opponent: from here its claims bind it.
+        have = env.seq
+        try:
+            if have <= self._seq:
+                tip = self._chain[have - 1][1] if have else GENESIS
+                if env.prev != tip:
+                    raise ChainError(
+                        f"the peer's resume names another message {have - 1} than ours",
+                        evidence=(raw,),
+                    )
+                lost = [p for p in range(have, self._seq) if self._chain[p][0] != int(self.me)]
+                if lost:
+                    raise SequenceError(
+                        f"the peer says it lacks its own signed message {lost[0]}",
+                        evidence=(raw,),
+                    )
+        except RemoteProtocolError as exc:
+            self._fail(exc)
+            raise
+        self._reconnecting = None
+        if not state.dialer:
+            self._seen_resume_nonces.add(nonce)
+            self._outbox.append(self._resume_envelope(state.nonce, echo=nonce))
+        mine = int(self.me)
+        resend = [self._raws[p] for p in range(have, self._seq) if self._chain[p][0] == mine]
+        self._outbox.extend(resend)
+        self._events.append(Resumed(peer_has=have, we_have=self._seq, resent=len(resend)))
+
+    def _on_refuse(self, env: Envelope) -> None:
+        """The host's signed refusal of our hello or our resume."""
+        evidence, n = (env.raw,), env.seq
+        problems = validate_fields(env.payload, CONTROL[MessageType.REFUSE], "refuse")
+        if problems or env.sender != 1 or self.me is not Player.P0:
+            raise MalformedMessageError(
+                "; ".join(problems) or "refuse from the wrong seat", evidence=evidence
+            )
+        key_bytes = env.payload["key"]
+        try:
+            key = Ed25519PublicKey.from_public_bytes(key_bytes)
+        except ValueError:
+            raise MalformedMessageError("refuse key is not an Ed25519 key") from None
+        verify_signature(env, key)
+        pinned = self._expected_peer
+        if self._peer_key is not None and key_bytes != public_key_bytes(self._peer_key):
+            raise PeerKeyMismatchError("refused by another key than the opponent's", message_no=n)
+        if pinned is not None and fingerprint(key_bytes) != pinned:
+            raise PeerKeyMismatchError(
+                f"refused by key {fingerprint(key_bytes)}, not the expected {pinned}",
+                message_no=n,
+            )
+        self._events.append(Refused(reason=env.payload["reason"], detail=env.payload["detail"]))
+        if not self.game_id:
+            self.stage = Stage.ABORTED
 
     @classmethod
     def restore(
@@ -449,27 +640,34 @@ class Session:
         )
         if self._record is not None:
             self._record(raw)
-        self._outbox.append(raw)
+        if self._reconnecting is None:  # else it is resent once the peer says what it lacks
+            self._outbox.append(raw)
         if self._sent_log is not None:
             self._sent_log.append(raw)
         self._seq += 1
         self._prev = envelope_hash(raw)
         self._chain.append((int(self.me), self._prev))
+        self._raws.append(raw)
         if mtype == MessageType.ABORT:
             return
         env = decode_envelope(raw)
         self._apply(env, mine=True)
 
     def _receive(self, raw: bytes) -> None:
+        position = self._seq  # where ``raw`` sits in the transcript
         if self._record is not None:
             self._record(raw)
-        position = self._seq  # where ``raw`` sits in the transcript
         try:
             env = decode_envelope(raw, message_no=position)
+            if env.type == MessageType.REFUSE and self.stage is Stage.HELLO_RESPONDER:
+                self._on_refuse(env)
+                return
+            self._check_equivocation(env)
             self._check_envelope(env)
             self._seq = position + 1
             self._prev = env.hash
             self._chain.append((env.sender, self._prev))
+            self._raws.append(raw)
             if env.type == MessageType.ABORT:
                 refused = (
                     self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND)
@@ -499,6 +697,23 @@ class Session:
             exc.message_no = position
             self._fail(exc)
             raise
+
+    def _check_equivocation(self, env: Envelope) -> None:
+        """A second, different envelope signed by the peer for a position it already filled."""
+        n = env.seq
+        if env.type == MessageType.ABORT or n >= len(self._raws) or self._peer_key is None:
+            return
+        if self._chain[n][0] != env.sender or env.sender != int(self.me.other):
+            return
+        if self._raws[n] == env.raw:
+            return  # a replay of the same message: a sequence error, not equivocation
+        verify_signature(env, self._peer_key)
+        raise EquivocationError(
+            f"the peer signed two different messages at position {n}",
+            step="chain",
+            evidence=(self._raws[n], env.raw),
+            message_no=n,
+        )
 
     def _check_envelope(self, env: Envelope) -> None:
         """Signature, sender, game id, sequence, chain, turn and payload shape."""
@@ -593,8 +808,8 @@ class Session:
             MessageType.REVEAL: self._on_reveal,
             MessageType.RESULT: self._on_result,
         }[env.type]
-        if self._hand >= 0 and env.type.startswith("deck"):
-            self._hand_envelopes.setdefault(self._hand, {})[env.type] = env.raw
+        if self._current is not None and env.type.startswith("deck"):
+            self._current.envelopes[env.type] = env.raw
         try:
             handler(env, mine)
         except CheatError as exc:
@@ -691,52 +906,46 @@ class Session:
         assert game is not None
         self._hand += 1
         role = Role.DEALER if game.dealer == self.me else Role.NONDEALER
-        self._deck = DeckSide(role, self._seed(self._hand), game_id=self.game_id, hand=self._hand)
-        self._decks[self._hand] = self._deck
+        deck = DeckSide(role, self._seed(self._hand), game_id=self.game_id, hand=self._hand)
+        self._current = self._hands[self._hand] = HandState(self._hand, deck)
         if role is Role.DEALER:
-            self._emit(
-                MessageType.DECK1,
-                {"deck": list(self._deck.d1()), "commitment": self._deck.commitment},
-            )
+            self._emit(MessageType.DECK1, {"deck": list(deck.d1()), "commitment": deck.commitment})
 
     @property
-    def _role(self) -> Role:
-        assert self._deck is not None
-        return self._deck.role
+    def _cur(self) -> HandState:
+        assert self._current is not None
+        return self._current
 
     def _on_deck1(self, env: Envelope, mine: bool) -> None:
         self._advance()
         if not mine:
-            assert self._deck is not None
-            d2 = self._deck.receive_d1(env.payload["deck"], env.payload["commitment"])
-            self._emit(MessageType.DECK2, {"deck": list(d2), "commitment": self._deck.commitment})
+            deck = self._cur.deck
+            d2 = deck.receive_d1(env.payload["deck"], env.payload["commitment"])
+            self._emit(MessageType.DECK2, {"deck": list(d2), "commitment": deck.commitment})
 
     def _on_deck2(self, env: Envelope, mine: bool) -> None:
         self._advance()
         if not mine:
-            assert self._deck is not None
-            d3, keys = self._deck.receive_d2(env.payload["deck"], env.payload["commitment"])
+            d3, keys = self._cur.deck.receive_d2(env.payload["deck"], env.payload["commitment"])
             order = positions(Role.NONDEALER, False)
             self._emit(MessageType.DECK3, {"deck": list(d3), "keys": [keys[i] for i in order]})
 
     def _on_deck3(self, env: Envelope, mine: bool) -> None:
         self._advance()
         if not mine:
-            assert self._deck is not None
             order = positions(Role.NONDEALER, False)
-            d4, keys = self._deck.receive_d3(
+            d4, keys = self._cur.deck.receive_d3(
                 env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
             )
             dealer_order = positions(Role.DEALER, False)
-            self._pending_d4 = (tuple(d4), [keys[i] for i in dealer_order])
+            self._cur.pending_d4 = (tuple(d4), [keys[i] for i in dealer_order])
             self._deal_own(redeal=False)
             self._your_turn()
 
     def _on_deck4(self, env: Envelope, mine: bool) -> None:
         if not mine:
-            assert self._deck is not None
             order = positions(Role.DEALER, False)
-            self._deck.receive_d4(
+            self._cur.deck.receive_d4(
                 env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
             )
             self._deal_own(redeal=False)
@@ -746,8 +955,8 @@ class Session:
         self._play_action(env, env.payload, mine)
 
     def _deal_own(self, *, redeal: bool) -> None:
-        game, deck = self._game, self._deck
-        assert game is not None and deck is not None
+        game, deck = self._game, self._cur.deck
+        assert game is not None
         cards = tuple(Card.from_index(c) for _, c in sorted(deck.my_cards(redeal=redeal).items()))
         for event in game.deal({self.me: cards}):
             self._events.append(event)
@@ -762,12 +971,13 @@ class Session:
             self._events.append(YourTurn(legal_actions=tuple(game.legal_actions())))
 
     def _own_action_payload(self, action: Action) -> dict[str, Any]:
-        deck, game = self._deck, self._game
-        assert deck is not None and game is not None
+        hand, game = self._cur, self._game
+        deck = hand.deck
+        assert game is not None
         payload = action_payload(action)
-        if self._owe_redeal_keys or action.kind is ActionKind.ACCEPT_REDEAL:
+        if hand.owe_redeal_keys or action.kind is ActionKind.ACCEPT_REDEAL:
             keys = deck.redeal_keys()
-            payload["keys"] = [keys[i] for i in positions(self._role.other, True)]
+            payload["keys"] = [keys[i] for i in positions(hand.role.other, True)]
         if action.kind is ActionKind.PLAY:
             assert action.card is not None
             held = {c: p for p, c in deck.my_cards(redeal=game.redealt).items()}
@@ -777,14 +987,15 @@ class Session:
         return payload
 
     def _play_action(self, env: Envelope, payload: dict[str, Any], mine: bool) -> None:
-        game, deck = self._game, self._deck
-        assert game is not None and deck is not None
+        game, hand = self._game, self._cur
+        deck = hand.deck
+        assert game is not None
         actor = self.me if mine else self.me.other
         kind = ActionKind(payload["act"])
         # Redeal keys ride on the dealer's accept-redeal and on the non-dealer's
         # first action after it; nowhere else.
         keys_due = kind is ActionKind.ACCEPT_REDEAL or (
-            self._peer_owes_redeal_keys if not mine else self._owe_redeal_keys
+            hand.peer_owes_redeal_keys if not mine else hand.owe_redeal_keys
         )
         if keys_due != ("keys" in payload):
             raise MalformedMessageError(
@@ -794,12 +1005,12 @@ class Session:
         if not mine and "keys" in payload and kind is not ActionKind.ACCEPT_REDEAL:
             # The non-dealer's keys for our (the dealer's) redeal cards.
             deck.receive_redeal_keys(
-                dict(zip(positions(self._role, True), payload["keys"], strict=True))
+                dict(zip(positions(hand.role, True), payload["keys"], strict=True))
             )
-            self._peer_owes_redeal_keys = False
+            hand.peer_owes_redeal_keys = False
             self._deal_own(redeal=True)
         if mine and "keys" in payload and kind is not ActionKind.ACCEPT_REDEAL:
-            self._owe_redeal_keys = False
+            hand.owe_redeal_keys = False
         if kind is ActionKind.PLAY:
             if mine:
                 card = Card.from_index(deck.my_cards(redeal=game.redealt)[payload["pos"]])
@@ -814,12 +1025,12 @@ class Session:
         self._events.extend(events)
         if kind is ActionKind.ACCEPT_REDEAL:
             if mine:
-                self._peer_owes_redeal_keys = True
+                hand.peer_owes_redeal_keys = True
             else:
                 deck.receive_redeal_keys(
-                    dict(zip(positions(self._role, True), payload["keys"], strict=True))
+                    dict(zip(positions(hand.role, True), payload["keys"], strict=True))
                 )
-                self._owe_redeal_keys = True
+                hand.owe_redeal_keys = True
                 self._deal_own(redeal=True)
         self._after_action(actor, events)
 
@@ -858,7 +1069,7 @@ class Session:
                 )
             self._reveal_env = env.raw
             for hand, seed in zip(expected, seeds, strict=True):
-                self._peer_seeds[hand] = seed
+                self._hands[hand].peer_seed = seed
             self._run_audit(expected, env)
         first_stage = self.stage is Stage.REVEAL_FIRST
         game_over = self._game is not None and self._game.phase is Phase.OVER
@@ -876,9 +1087,11 @@ class Session:
 
     def _run_audit(self, hands: list[int], env: Envelope) -> None:
         for hand in hands:
-            deck = self._decks[hand]
+            state = self._hands[hand]
+            deck = state.deck
             record: HandRecord = deck.record()
-            mine, theirs = deck.seed, self._peer_seeds[hand]
+            mine, theirs = deck.seed, state.peer_seed
+            assert theirs is not None
             dealer_seed, nondealer_seed = (
                 (mine, theirs) if deck.role is Role.DEALER else (theirs, mine)
             )
@@ -891,9 +1104,7 @@ class Session:
                 )
             except CheatError as exc:
                 step = str(exc.step)
-                step_env = self._hand_envelopes.get(hand, {}).get(
-                    f"deck{step[1:]}" if step[:1] == "D" else step
-                )
+                step_env = state.envelopes.get(f"deck{step[1:]}" if step[:1] == "D" else step)
                 evidence = (env.raw,) + ((step_env,) if step_env else ())
                 raise AuditFailedError(
                     f"audit of hand {hand} failed at {exc.step}: {exc}",
@@ -947,8 +1158,8 @@ class Session:
             raise LocalProtocolError(f"transcript message {env.seq} is not ours to make now")
         kind = ActionKind(payload["act"])
         if kind is ActionKind.PLAY:
-            assert self._deck is not None and self._game is not None
-            index = self._deck.my_cards(redeal=self._game.redealt)[payload["pos"]]
+            assert self._game is not None
+            index = self._cur.deck.my_cards(redeal=self._game.redealt)[payload["pos"]]
             action = Action.play(Card.from_index(index))
         else:
             action = Action(kind)

@@ -39,6 +39,7 @@ from truc_p2p.protocol._errors import (
     AuditRefusedError,
     ChainError,
     CheatDetectedError,
+    EquivocationError,
     IllegalMoveError,
     MalformedMessageError,
     OutOfTurnError,
@@ -216,7 +217,19 @@ def _scan(raws: Sequence[bytes]) -> _Scan:
                 if env.prev != (chain[k - 1][1] if k else GENESIS):
                     raise ChainError("abort does not chain to its message", evidence=ev)
             else:
-                if env.seq != n:
+                k = env.seq
+                if (
+                    k < n
+                    and scan.envelopes[k].sender == env.sender
+                    and scan.envelopes[k].raw != raw
+                ):
+                    raise EquivocationError(
+                        f"player {env.sender} signed two different messages at position {k}",
+                        step="chain",
+                        evidence=(scan.envelopes[k].raw, raw),
+                        message_no=n,
+                    )
+                if k != n:
                     raise SequenceError(f"sequence number {env.seq}", evidence=ev, message_no=n)
                 if env.prev != prev:
                     raise ChainError("previous-hash does not match", evidence=ev, message_no=n)

@@ -1,0 +1,32 @@
+"""The browser for tests/web: Debian's chromium driven by playwright, or a skip that
+says why (the reason is printed by ``-ra``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from web_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium; .ci/run does)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # pragma: no cover - playwright comes with the test extra
+        pytest.skip(f"no browser driver: {exc}")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def artifacts() -> Any:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS

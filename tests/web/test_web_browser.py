@@ -1,0 +1,333 @@
+"""The web table in a real headless Chromium: a whole game played by clicking, the
+token and Origin refusals, and the phone-width layout.  Screenshots are written to
+``test-artifacts/web/`` (git-ignored)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from web_helpers import ROOT, HostedGame
+
+from truc_p2p.net import End
+
+#: Seconds a command may take before the test kills it.
+LIMIT = 120
+#: A seed whose deals let every scripted step happen before the game ends.
+SEED = 1
+TURN_JS = """(last) => window.truc && (window.truc.final ||
+    (window.truc.state && window.truc.state.table && window.truc.state.table.turn != null
+     && window.truc.state.table.turn !== last))"""
+
+
+def new_page(browser: Any, width: int = 800, height: int = 900) -> Any:
+    # bypass_csp: the page forbids eval, which playwright's wait_for_function uses
+    page = browser.new_page(viewport={"width": width, "height": height}, bypass_csp=True)
+    page.set_default_timeout(30_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors
+    return page
+
+
+def wait_turn(page: Any, last: int | None) -> dict[str, Any] | None:
+    """The table at our next turn, or ``None`` once the end screen is there."""
+    page.wait_for_function(TURN_JS, arg=last)
+    if page.evaluate("!!window.truc.final"):
+        return None
+    table: dict[str, Any] = page.evaluate("window.truc.state.table")
+    return table
+
+
+def play_to_the_end(page: Any, shots: Path | None = None) -> dict[str, bool]:
+    """Click through a whole game: answer the raise, ask for a redeal, fold one hand,
+    otherwise play the first card that may be played."""
+    did = {"answered a raise": False, "asked for a redeal": False, "folded a hand": False}
+    last: int | None = None
+    for _ in range(300):
+        table = wait_turn(page, last)
+        if table is None:
+            return did
+        last = table["turn"]
+        buttons = {b["kind"]: b for b in table["buttons"]}
+        pending = table["pending"]
+        if pending and pending["by"] == "opp" and pending["kind"] == "raise":
+            if shots is not None and not did["answered a raise"]:
+                page.screenshot(path=shots / "2-raise-to-answer.png", full_page=True)
+            assert page.locator("#pending").inner_text().endswith("your answer?")
+            page.keyboard.press("a")  # the terminal's key works in the page too
+            did["answered a raise"] = True
+        elif pending and pending["by"] == "opp":
+            page.click(f"button.act[data-action='{table['buttons'][0]['action']}']")
+        elif "redeal" in buttons and not did["asked for a redeal"]:
+            page.click("button.act[data-action='redeal']")
+            did["asked for a redeal"] = True
+        elif "fold" in buttons and did["answered a raise"] and not did["folded a hand"]:
+            page.click("button.act[data-action='fold']")
+            did["folded a hand"] = True
+        else:
+            card = next(c for c in table["hand"] if c["action"])
+            page.click(f"#my-hand .card[data-card='{card['card']}']")
+    raise AssertionError("the game did not end in 300 turns")
+
+
+def test_whole_game_by_clicking(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    game = HostedGame(tmp_path, seed=SEED, target=6)
+    url = game.start()
+    try:
+        page = new_page(browser)
+        page.goto(url)
+        page.wait_for_function(TURN_JS, arg=None)
+        page.screenshot(path=artifacts / "1-first-turn.png", full_page=True)
+        # the table shows the opponent, the score and the hand as cards
+        assert page.locator("#opp-name").inner_text() == "heuristic-bot"
+        assert page.locator("#opp-fp").inner_text().startswith("key ")
+        assert page.locator("#my-hand .card").count() == 3
+        assert "first to 6" in page.locator("#target").inner_text()
+        did = play_to_the_end(page, artifacts)
+        assert did == dict.fromkeys(did, True), did
+        final = page.locator("#final")
+        final.wait_for(state="visible")
+        page.screenshot(path=artifacts / "3-final.png", full_page=True)
+        text = final.inner_text()
+        assert "co-signed by both players" in text
+        assert "verified" in text
+        assert str(tmp_path / "alice.truc") in text
+        log = page.locator("#log").inner_text()
+        assert page.errors == []
+    finally:
+        game.stop()
+    assert game.outcome is not None and game.outcome.end is End.FINISHED
+    assert game.final is not None and game.final["verdict"]["valid"] is True
+    headline = "You win!" if game.outcome.winner == game.outcome.me else "heuristic-bot wins"
+    assert game.final["headline"] == headline
+    assert "audit passed" in log or "co-signed" in log
+
+
+def test_requests_without_the_token_are_refused(browser: Any, tmp_path: Path) -> None:
+    game = HostedGame(tmp_path, seed=SEED)
+    url = game.start()
+    base = url.split("?")[0]
+    try:
+        page = new_page(browser)
+        for bad in (base, base + "?token=", base + "?token=guess", base + "table.js"):
+            response = page.goto(bad)
+            assert response is not None and response.status == 403, bad
+            assert page.locator("#my-hand").count() == 0
+        response = page.goto(url)
+        assert response is not None and response.status == 200
+        probe = """async (target) => await new Promise((done) => {
+            const ws = new WebSocket(target);
+            ws.onopen = () => { ws.close(); done("open"); };
+            ws.onerror = () => done("refused");
+        })"""
+        host = base.removeprefix("http://").rstrip("/")
+        token = url.split("token=")[1]
+        assert page.evaluate(probe, f"ws://{host}/ws") == "refused"
+        assert page.evaluate(probe, f"ws://{host}/ws?token=wrong") == "refused"
+        assert page.evaluate(probe, f"ws://{host}/ws?token={token}") == "open"
+        # another page that somehow learnt the token still cannot drive the game
+        page.route(
+            "http://evil.test/",
+            lambda route: route.fulfill(body="<title>evil</title>", content_type="text/html"),
+        )
+        page.goto("http://evil.test/")
+        assert page.evaluate(probe, f"ws://{host}/ws?token={token}") == "refused"
+    finally:
+        game.stop()
+
+
+def test_phone_width(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    # the opponent chooses its name: it is shown as text, never run as markup
+    evil = "<img src=x onerror=boom()>"
+    game = HostedGame(tmp_path, seed=SEED, bot_name=evil)
+    url = game.start()
+    try:
+        page = new_page(browser, width=390, height=844)
+        page.goto(url)
+        page.wait_for_function(TURN_JS, arg=None)
+        assert page.locator("#opp-name").inner_text() == evil
+        assert page.locator("img").count() == 0 and page.errors == []
+        page.screenshot(path=artifacts / "4-phone-390px.png", full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        cards = page.locator("#my-hand .card")
+        assert cards.count() == 3
+        for i in range(3):
+            box = cards.nth(i).bounding_box()
+            assert box is not None
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+            assert box["width"] >= 60  # still a card, not a sliver
+            assert cards.nth(i).is_visible()
+        for button in page.locator("#buttons button").all():
+            box = button.bounding_box()
+            assert box is not None and box["x"] + box["width"] <= 390
+        # the reconnect countdown (the network layer will call these)
+        assert game.player is not None
+        banner = page.locator("#banner-disconnect")
+        assert banner.is_hidden()
+        game.call(game.player.on_disconnect, 90.0)
+        banner.wait_for(state="visible")
+        assert re.search(r"opponent disconnected — waiting 1:(29|30)", banner.inner_text())
+        page.screenshot(path=artifacts / "5-phone-opponent-disconnected.png", full_page=True)
+        game.call(game.player.on_reconnect)
+        banner.wait_for(state="hidden")
+    finally:
+        game.stop()
+
+
+def test_leave_with_q(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    game = HostedGame(tmp_path, seed=SEED)
+    url = game.start()
+    try:
+        page = new_page(browser)
+        page.goto(url)
+        page.wait_for_function(TURN_JS, arg=None)
+        page.keyboard.press("?")
+        assert page.locator("#help").is_visible()
+        page.screenshot(path=artifacts / "6-help.png")
+        page.keyboard.press("Escape")
+        dialogs: list[str] = []
+
+        def confirm(dialog: Any) -> None:
+            dialogs.append(dialog.message)
+            dialog.accept()
+
+        page.on("dialog", confirm)
+        page.keyboard.press("q")
+        final = page.locator("#final")
+        final.wait_for(state="visible")
+        assert dialogs and dialogs[0].startswith("Leave the game?")
+        assert page.locator("#final-headline").inner_text() == "Game not finished"
+        assert "no co-signed result" in final.inner_text()
+        assert "does not accept this transcript" in final.inner_text()
+    finally:
+        game.stop()
+    assert game.outcome is not None and game.outcome.end is End.QUIT
+
+
+def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
+    """The real command: ``truc-p2p play --web --no-browser`` prints the URL, the
+    page plays the game to the end, and the command exits 0."""
+    cmd = [sys.executable, "-m", "truc_p2p.cli", "play", "--web", "--no-browser"]
+    cmd += ["--target", "2", "--seed", "3", "--out", str(tmp_path / "games"), "--name", "bob"]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    watchdog = threading.Timer(LIMIT, proc.kill)  # never hang the suite
+    watchdog.start()
+    try:
+        assert proc.stdout is not None
+        url = ""
+        for _ in range(10):
+            line = proc.stdout.readline()
+            found = re.search(r"web table: (http://127\.0\.0\.1:\d+/\?token=[\w-]+)", line)
+            if found:
+                url = found.group(1)
+                break
+        assert url, "no URL printed"
+        page = new_page(browser)
+        page.goto(url)
+        play_to_the_end(page)
+        page.locator("#final").wait_for(state="visible")
+        assert "verified" in page.locator("#final").inner_text()
+        out, err = proc.communicate(timeout=60)
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert "result co-signed by both players" in out
+
+
+HOST_ARGS = ["--identity", "host.key", "--target", "2", "--timeout", "30", "--name", "carol"]
+JOIN_ARGS = ["--identity", "join.key", "--target", "2", "--quiet"]
+
+
+def test_truc_p2p_host_web_against_a_joining_bot(browser: Any, tmp_path: Path) -> None:
+    """``host --web``: the page waits for the opponent, then the game is played in it."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONUNBUFFERED": "1"}
+    cli = [sys.executable, "-m", "truc_p2p.cli"]
+    host = subprocess.Popen(
+        [
+            *cli,
+            "host",
+            "--web",
+            "--no-browser",
+            "--port",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--identity",
+            "host.key",
+            "--target",
+            "2",
+            "--timeout",
+            "30",
+            "--name",
+            "carol",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    joiner: subprocess.Popen[str] | None = None
+    watchdog = threading.Timer(LIMIT, host.kill)
+    watchdog.start()
+    try:
+        assert host.stdout is not None
+        url = invite = ""
+        for _ in range(20):
+            line = host.stdout.readline()
+            found = re.search(r"web table: (http://\S+)", line)
+            url = found.group(1) if found else url
+            if line.startswith("truc://"):
+                invite = line.strip()
+                break
+        assert url and invite
+        page = new_page(browser)
+        page.goto(url)
+        page.locator("#status").filter(has_text="waiting for the game to start").wait_for()
+        joiner = subprocess.Popen(
+            [
+                *cli,
+                "join",
+                invite,
+                "--bot",
+                "random",
+                "--seed",
+                "2",
+                "--identity",
+                "join.key",
+                "--target",
+                "2",
+                "--quiet",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+        )
+        play_to_the_end(page)
+        assert "verified" in page.locator("#final").inner_text()
+        out, err = host.communicate(timeout=60)
+        joiner.communicate(timeout=60)
+    finally:
+        watchdog.cancel()
+        for proc in (host, joiner):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert host.returncode == 0, err
+    assert joiner.returncode == 0
+    assert "result co-signed by both players" in out

@@ -1,0 +1,276 @@
+"""The browser player without a browser: what a view is encoded as, the buttons for
+the legal actions, the page's answers, the disconnection countdown, and a whole game
+in which the page never sees a secret or an unplayed card of the opponent."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from web_helpers import RaisingBot, derive
+
+from truc_p2p.cli._web import WebPlayer, action_buttons, card_json, final_message, table_state
+from truc_p2p.net import End, QuitGame, play_game, prepare_game
+from truc_p2p.protocol import CardsDealt
+from truc_p2p.rules import Acted, Action, Card, Game, Player, Ruleset
+
+
+def cards(*texts: str) -> list[Card]:
+    return [Card.from_str(t) for t in texts]
+
+
+class Recorder:
+    """A page that only records what it is sent."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def publish(self, message: dict[str, Any]) -> None:
+        json.dumps(message)  # every message must be JSON
+        self.messages.append(message)
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m["type"] == kind]
+
+
+def test_card_json_colours() -> None:
+    assert card_json(Card.from_str("10H")) == {
+        "card": "10H",
+        "rank": "10",
+        "suit": "H",
+        "symbol": "♥",
+        "red": True,
+    }
+    assert card_json(Card.from_str("7S"))["red"] is False
+    assert card_json(Card.from_str("AD"))["red"] is True
+
+
+def test_view_of_the_player_to_act_has_keys_and_buttons() -> None:
+    game = Game(first_dealer=Player.P1, view=Player.P0)
+    game.deal({Player.P0: cards("7S", "9H", "AD")})
+    legal = tuple(game.legal_actions())
+    state = table_state(game, Player.P0, legal=legal, turn=4)
+    assert [(c["card"], c["key"], c["action"]) for c in state["hand"]] == [
+        ("7S", "1", "play 7S"),
+        ("9H", "2", "play 9H"),
+        ("AD", "3", "play AD"),
+    ]
+    assert [(b["kind"], b["key"]) for b in state["buttons"]] == [
+        ("raise", "r"),
+        ("rest", "m"),
+        ("redeal", "d"),
+        ("fold", "f"),
+    ]
+    assert state["buttons"][0]["label"] == "“2 more?” (to 2)"
+    assert state["turn"] == 4 and state["to_act"] == "me"
+    assert state["dealer"] == "opp" and state["leader"] == "me"
+    assert state["opp_cards"] == 3 and state["scores"] == {"me": 0, "opp": 0}
+    # not our turn: same cards, nothing to click
+    idle = table_state(game, Player.P0)
+    assert idle["turn"] is None and idle["buttons"] == []
+    assert all(c["action"] is None and c["key"] is None for c in idle["hand"])
+
+
+def test_answer_buttons_come_first_for_a_pending_raise() -> None:
+    game = Game(first_dealer=Player.P0, view=Player.P0)
+    game.deal({Player.P0: cards("8C", "KH", "JD")})
+    game.push(Action.RAISE, player=Player.P1)  # the opponent asks "2 more?"
+    legal = tuple(game.legal_actions())
+    state = table_state(game, Player.P0, legal=legal, turn=1)
+    assert state["pending"] == {"kind": "raise", "by": "opp", "to": 2}
+    assert [(b["action"], b["key"]) for b in state["buttons"]] == [
+        ("accept", "a"),
+        ("refuse", "x"),
+        ("fold", "f"),
+    ]
+    assert all(c["action"] is None for c in state["hand"])  # answer first
+    assert [b["action"] for b in action_buttons(game, legal)] == ["accept", "refuse", "fold"]
+
+
+def test_view_never_holds_the_opponents_hand() -> None:
+    game = Game(first_dealer=Player.P1, view=Player.P0)
+    game.deal({Player.P0: cards("7S", "9H", "AD")})
+    game.push(Action.play(Card.from_str("9H")), player=Player.P0)
+    game.push(Action.play(Card.from_str("KC")), player=Player.P1)
+    state = table_state(game, Player.P0)
+    text = json.dumps(state)
+    shown = {c["card"] for t in state["tricks"] for c in t["cards"]} | {
+        c["card"] for c in state["hand"]
+    }
+    assert shown == {"7S", "9H", "AD", "KC"}
+    assert state["tricks"] == [
+        {
+            "winner": "opp",
+            "cards": [
+                {"by": "me", **card_json(Card.from_str("9H"))},
+                {"by": "opp", **card_json(Card.from_str("KC"))},
+            ],
+        }
+    ]
+    assert state["opp_cards"] == 2 and "P1" not in text
+
+
+async def test_choose_waits_for_a_legal_click_of_this_turn() -> None:
+    page = Recorder()
+    player = WebPlayer("alice", move_seconds=60)
+    player.publisher = page
+    game = Game(first_dealer=Player.P1, view=Player.P0)
+    game.deal({Player.P0: cards("7S", "9H", "AD")})
+    legal = tuple(game.legal_actions())
+    chosen: list[Action] = []
+    async with trio.open_nursery() as nursery:
+
+        async def choose() -> None:
+            chosen.append(await player.choose(game, legal))
+
+        nursery.start_soon(choose)
+        await trio.testing.wait_all_tasks_blocked()
+        table = page.of("state")[-1]["table"]
+        turn = table["turn"]
+        assert turn == 1 and table["buttons"]
+        assert page.of("state")[-1]["seconds_left"] == pytest.approx(60, abs=1)
+        player.receive({"type": "act", "turn": turn + 1, "action": "play 7S"})  # stale
+        player.receive({"type": "act", "turn": turn, "action": "play KC"})  # not held
+        player.receive({"type": "act", "turn": turn, "action": "accept"})  # nothing pending
+        player.receive({"type": "act", "turn": turn, "action": 7})  # not text
+        player.receive({"type": "hello"})  # unknown: ignored
+        await trio.testing.wait_all_tasks_blocked()
+        assert chosen == []
+        assert len(page.of("notice")) == 4
+        player.receive({"type": "act", "turn": turn, "action": "play 9H"})
+    assert chosen == [Action.play(Card.from_str("9H"))]
+    after = page.of("state")[-1]["table"]
+    assert after["turn"] is None and after["buttons"] == []
+    player.receive({"type": "act", "turn": turn, "action": "play 7S"})  # too late
+    assert len(page.of("notice")) == 5
+
+
+async def test_quit_from_the_page_leaves_the_game() -> None:
+    player = WebPlayer("alice")
+    game = Game(first_dealer=Player.P1, view=Player.P0)
+    game.deal({Player.P0: cards("7S", "9H", "AD")})
+    raised: list[BaseException] = []
+
+    async def choose() -> None:
+        try:
+            await player.choose(game, tuple(game.legal_actions()))
+        except QuitGame as exc:
+            raised.append(exc)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(choose)
+        await trio.testing.wait_all_tasks_blocked()
+        player.receive({"type": "quit", "turn": 1})
+    assert len(raised) == 1
+
+
+async def test_disconnection_countdown(autojump_clock: trio.testing.MockClock) -> None:
+    page = Recorder()
+    player = WebPlayer("alice")
+    player.publisher = page
+    player.on_disconnect(30.0)
+    assert page.messages[-1] == {"type": "peer_disconnected", "seconds_left": 30.0}
+    await trio.sleep(10)
+    # a page that connects now sees the countdown where it is
+    late = [m for m in player.snapshot() if m["type"] == "peer_disconnected"]
+    assert late == [{"type": "peer_disconnected", "seconds_left": pytest.approx(20.0)}]
+    player.on_reconnect()
+    assert page.messages[-1] == {"type": "peer_reconnected"}
+    assert not [m for m in player.snapshot() if m["type"] == "peer_disconnected"]
+
+
+def test_unknown_events_are_ignored() -> None:
+    page = Recorder()
+    player = WebPlayer("alice")
+    player.publisher = page
+    player(object())  # e.g. a network event this page does not know yet
+    player(Acted(player=Player.P1, action=Action.RAISE))  # before the game started
+    player(
+        CardsDealt(round_no=0, dealer=Player.P0, cards=tuple(cards("7S", "9H", "AD")), redeal=False)
+    )
+    assert page.of("state") and page.of("state")[-1]["table"] is None
+
+
+async def test_a_whole_game_shows_no_secret_and_no_unplayed_opponent_card(
+    tmp_path: Path,
+) -> None:
+    """A scripted page plays a game; every message it got is checked afterwards."""
+    player = WebPlayer("alice", move_seconds=300)
+    events: list[object] = []
+
+    class Page(Recorder):
+        def publish(self, message: dict[str, Any]) -> None:
+            super().publish(message)
+            table = message.get("table") if message["type"] == "state" else None
+            if table and table["turn"] is not None:
+                first = next((c["action"] for c in table["hand"] if c["action"]), None)
+                action = first or table["buttons"][0]["action"]
+                player.receive({"type": "act", "turn": table["turn"], "action": action})
+
+    page = Page()
+    player.publisher = page
+    mine = prepare_game(
+        identity=Ed25519PrivateKey.from_private_bytes(derive(5, Player.P0, "key")),
+        role=Player.P0,
+        transcript=tmp_path / "alice.truc",
+        ruleset=Ruleset(target=3),
+        name="alice",
+        fsync=False,
+    )
+    secret = (tmp_path / "alice.truc.secret").read_bytes()
+    theirs = prepare_game(
+        identity=Ed25519PrivateKey.from_private_bytes(derive(5, Player.P1, "key")),
+        role=Player.P1,
+        transcript=None,
+        ruleset=Ruleset(target=3),
+        name="bot",
+        secret=derive(5, Player.P1, "secret"),
+    )
+
+    def hook(event: object) -> None:
+        events.append(event)
+        player(event)  # type: ignore[arg-type]
+
+    a, b = trio.testing.memory_stream_pair()
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play_game, b, theirs.session, RaisingBot(5))
+            outcome = await play_game(a, mine.session, player, on_event=hook)
+    mine.close()
+    assert outcome.end is End.FINISHED
+    final = final_message(replace(outcome, transcript=tmp_path / "alice.truc"))
+    player.finish(final)
+    assert final["cosigned"] is True and final["verdict"]["valid"] is True
+    assert final["transcript"] == str(tmp_path / "alice.truc")
+    assert page.of("final")[-1]["type"] == "final"
+
+    everything = json.dumps(page.messages, ensure_ascii=False)
+    for hidden in (secret, derive(5, Player.P1, "secret")):
+        assert hidden.hex() not in everything
+    mine_dealt = {str(c) for e in events if isinstance(e, CardsDealt) for c in e.cards}
+    opp_played = {
+        str(e.action.card)
+        for e in events
+        if isinstance(e, Acted) and e.player is Player.P1 and e.action.card is not None
+    }
+    shown = {m["card"] for m in _walk(page.messages) if "card" in m}
+    assert shown <= mine_dealt | opp_played
+    assert opp_played <= shown  # the opponent's moves were shown
+
+
+def _walk(node: Any) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    if isinstance(node, dict):
+        found.append(node)
+        for value in node.values():
+            found += _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += _walk(value)
+    return found

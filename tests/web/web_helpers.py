@@ -1,0 +1,150 @@
+"""A reproducible game served to a real browser: the peer runs in a thread under
+trio, the test drives the page with playwright's (blocking) API in the main thread."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truc_p2p.bots import make_bot
+from truc_p2p.cli._web import WebPlayer, bind_table, final_message, serve_table
+from truc_p2p.net import BotStrategy, GameOutcome, play_game, prepare_game
+from truc_p2p.rules import Action, ActionKind, Game, Player, Ruleset
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Screenshots land here (git-ignored), so CI and people can look at them.
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+CHROMIUM = Path("/usr/bin/chromium")
+#: How this machine's Chromium must be started (no sandbox as root, no network chatter).
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def derive(seed: int, role: Player, label: str) -> bytes:
+    return hashlib.sha256(f"web-tests/{seed}/{int(role)}/{label}".encode()).digest()
+
+
+class RaisingBot:
+    """The heuristic bot, except that it asks "2 more?" at its first chance of the
+    game, so the person always has a raise to answer."""
+
+    def __init__(self, seed: int) -> None:
+        self.bot = BotStrategy(make_bot("heuristic", seed))
+        self.raised = False
+
+    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        if not self.raised and Action.RAISE in legal:
+            self.raised = True
+            await trio.lowlevel.checkpoint()
+            return Action.RAISE
+        action = await self.bot.choose(game, legal)
+        if action.kind in (ActionKind.RAISE, ActionKind.REST) and not self.raised:
+            self.raised = True
+        return action
+
+
+@dataclass
+class HostedGame:
+    """A game between a :class:`WebPlayer` (the browser) and :class:`RaisingBot`."""
+
+    out: Path
+    seed: int = 1
+    target: int = 6
+    bot_name: str = "heuristic-bot"
+    url: str = ""
+    outcome: GameOutcome | None = None
+    final: dict[str, Any] | None = None
+    secrets: list[bytes] = field(default_factory=list)
+    error: BaseException | None = None
+    player: WebPlayer | None = None
+    _thread: threading.Thread | None = None
+    _token: trio.lowlevel.TrioToken | None = None
+    _scope: trio.CancelScope | None = None
+
+    def start(self) -> str:
+        ready: queue.Queue[str] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
+        self._thread.start()
+        self.url = ready.get(timeout=30)
+        if self.error is not None:
+            raise self.error
+        return self.url
+
+    def _run(self, ready: queue.Queue[str]) -> None:
+        try:
+            trio.run(self._main, ready)
+        except BaseException as exc:
+            self.error = exc
+            ready.put("")
+
+    async def _main(self, ready: queue.Queue[str]) -> None:
+        ruleset = Ruleset(target=self.target)
+        games = {}
+        for role, name in ((Player.P0, "alice"), (Player.P1, self.bot_name)):
+            secret = derive(self.seed, role, "secret")
+            self.secrets.append(secret)
+            games[role] = prepare_game(
+                identity=Ed25519PrivateKey.from_private_bytes(derive(self.seed, role, "key")),
+                role=role,
+                transcript=self.out / f"{name}.truc" if role is Player.P0 else None,
+                ruleset=ruleset,
+                name=name,
+                secret=secret,
+                fsync=False,
+            )
+        player = self.player = WebPlayer("alice", move_seconds=300)
+        mine, theirs = trio.testing.memory_stream_pair()
+        with trio.CancelScope() as scope:
+            self._scope = scope
+            self._token = trio.lowlevel.current_trio_token()
+            async with serve_table(player, await bind_table(0)) as server:
+                player.publisher = server
+                ready.put(server.url)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(
+                        play_game, theirs, games[Player.P1].session, RaisingBot(self.seed)
+                    )
+                    try:
+                        outcome = await play_game(
+                            mine, games[Player.P0].session, player, on_event=player
+                        )
+                    finally:
+                        games[Player.P0].close()
+                outcome = replace(outcome, transcript=self.out / "alice.truc")
+                self.final = await trio.to_thread.run_sync(final_message, outcome)
+                player.finish(self.final)
+                self.outcome = outcome
+                await server.drain()
+
+    def call(self, fn: Callable[..., object], *args: object) -> None:
+        """Run ``fn(*args)`` in the game's trio thread (e.g. ``player.on_disconnect``)."""
+        assert self._token is not None
+        trio.from_thread.run_sync(fn, *args, trio_token=self._token)
+
+    def stop(self) -> None:
+        """End the game thread (cancels it if the test gave up early)."""
+        thread = self._thread
+        if thread is None:
+            return
+        if thread.is_alive() and self._token is not None and self._scope is not None:
+            with contextlib.suppress(trio.RunFinishedError):
+                trio.from_thread.run_sync(self._scope.cancel, trio_token=self._token)
+        thread.join(timeout=30)
