@@ -13,16 +13,21 @@ from __future__ import annotations
 import sys
 
 from truc_p2p.protocol import TranscriptFormatError, verify_transcript
-from truc_p2p.transcript import read_transcript
+from truc_p2p.transcript import scan_transcript_file
 
 
 def check(path: str) -> bool:
     try:
-        envelopes = read_transcript(path)
+        scan = scan_transcript_file(path)  # a torn or corrupt end is reported, not raised
     except (OSError, TranscriptFormatError) as exc:
         print(f"{path}: unreadable: {exc}")
         return False
-    report = verify_transcript(envelopes)
+    if scan.damage is not None:
+        print(f"{path}: {scan.damage}: {scan.detail}; checking the messages before it")
+    report = verify_transcript(scan.envelopes)
+    if scan.damage is not None and report.valid:
+        print(f"{path}: INVALID: {scan.damage} after a complete game")
+        return False
     if report.valid:
         names = " vs ".join(p.name for p in report.players)
         assert report.score is not None and report.winner is not None

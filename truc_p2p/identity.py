@@ -10,6 +10,7 @@ unencrypted); a file holding the 32 raw private bytes is accepted too.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ __all__ = [
 ]
 
 _RAW_KEY_SIZE = 32
+#: A PEM Ed25519 key is about 120 bytes; anything much larger is not a key file.
+_MAX_KEY_FILE = 64 * 1024
 
 
 class IdentityError(Exception):
@@ -62,15 +65,39 @@ class Identity:
 
 
 def default_identity_path() -> Path:
-    """``$XDG_DATA_HOME/truc-p2p/identity.key``, else ``~/.local/share/truc-p2p/identity.key``."""
+    """``$XDG_DATA_HOME/truc-p2p/identity.key``, else ``~/.local/share/truc-p2p/identity.key``.
+
+    Following the XDG base directory spec, a relative ``XDG_DATA_HOME`` is
+    ignored.  Raises :class:`IdentityError` when there is no usable home
+    directory (``HOME`` empty or relative, or unset with no password entry)
+    rather than falling back to ``/.local/share`` or the current directory.
+    """
     base = os.environ.get("XDG_DATA_HOME") or ""
-    root = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share"
-    return root / "truc-p2p" / "identity.key"
+    if os.path.isabs(base):
+        return Path(base) / "truc-p2p" / "identity.key"
+    home = os.environ.get("HOME")
+    if home is None:
+        try:
+            home = str(Path.home())  # the password database
+        except (RuntimeError, KeyError, OSError):
+            home = ""
+    if not os.path.isabs(home):
+        shown = "empty" if not home else f"not an absolute path ({home!r})"
+        raise IdentityError(
+            f"no place for your identity key: HOME is {shown} and XDG_DATA_HOME is not set; "
+            "set one of them or pass --identity FILE"
+        )
+    return Path(home) / ".local" / "share" / "truc-p2p" / "identity.key"
 
 
 def write_private_file(path: Path, data: bytes) -> None:
     """Create ``path`` with mode 0600 (never overwriting) and write ``data`` to it."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except FileExistsError:  # a file is in the way of the directory
+        raise NotADirectoryError(
+            errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path.parent)
+        ) from None
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as f:
         f.write(data)
@@ -78,13 +105,27 @@ def write_private_file(path: Path, data: bytes) -> None:
         os.fsync(f.fileno())
 
 
+def _read_small_file(path: Path) -> bytes:
+    """The bytes of a regular file of at most :data:`_MAX_KEY_FILE` bytes (a device or a
+    pipe is refused at once, never read endlessly or waited on)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file")
+        data = f.read(_MAX_KEY_FILE + 1)
+    if len(data) > _MAX_KEY_FILE:
+        raise ValueError(f"larger than {_MAX_KEY_FILE} bytes, not a key file")
+    return data
+
+
 def load_identity(path: str | os.PathLike[str]) -> Identity:
     """Read an identity file (PEM or 32 raw bytes); :class:`IdentityError` on failure."""
     p = Path(path)
     try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise IdentityError(f"cannot read identity {p}: {exc.strerror or exc}") from None
+        data = _read_small_file(p)
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise IdentityError(f"cannot read identity {p}: {reason}") from None
     if data.lstrip().startswith(b"-----BEGIN"):
         try:
             key = load_pem_private_key(data, password=None)
@@ -101,7 +142,11 @@ def load_identity(path: str | os.PathLike[str]) -> Identity:
 
 def load_or_create_identity(path: str | os.PathLike[str] | None = None) -> Identity:
     """Load the identity at ``path`` (default :func:`default_identity_path`), creating it
-    with a fresh key and mode 0600 when the file does not exist."""
+    with a fresh key and mode 0600 when the file does not exist.
+
+    Every failure (no home directory, unreadable or invalid file, cannot
+    create it) is an :class:`IdentityError` with a one-line reason.
+    """
     p = Path(path) if path is not None else default_identity_path()
     if p.exists():
         return load_identity(p)
@@ -111,8 +156,9 @@ def load_or_create_identity(path: str | os.PathLike[str] | None = None) -> Ident
         write_private_file(p, pem)
     except FileExistsError:  # created concurrently: use that one
         return load_identity(p)
-    except OSError as exc:
-        raise IdentityError(f"cannot create identity {p}: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise IdentityError(f"cannot create identity {p}: {reason}") from None
     return Identity(key, p, created=True)
 
 

@@ -65,4 +65,5 @@ def test_verify_transcript_from_python(tmp_path: Path) -> None:
     cut.write_bytes(files[0].read_bytes()[:-200])
     bad = _example(tmp_path, "verify_transcript.py", files[0], cut)
     assert bad.returncode == 1 and ": valid;" in bad.stdout
-    assert "cut.truc: unreadable" in bad.stdout or "cut.truc: INVALID" in bad.stdout
+    assert "cut.truc: torn: cut inside message" in bad.stdout
+    assert "cut.truc: INVALID" in bad.stdout

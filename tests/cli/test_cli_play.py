@@ -111,7 +111,7 @@ def test_play_through_a_pipe_for_a_whole_game(tmp_path: Path) -> None:
     done = run(tmp_path, "play", "--seed", "5", "--out", "games", stdin="\n".join(KEYS) + "\n")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     out = done.stdout
-    assert "you play the heuristic bot" in out and "your move:" in out
+    assert "you play the search bot" in out and "your move:" in out
     assert "> 1" in out  # input from a pipe is echoed after the prompt
     assert "result co-signed by both" in out
     transcript = next((tmp_path / "games").glob("*.truc"))

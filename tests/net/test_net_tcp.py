@@ -35,7 +35,12 @@ def _has_ipv6() -> bool:
 
 
 async def _host_and_join(
-    tmp_path: Path, *, bind: str, fp: str | None = None, junk_first: bool = False
+    tmp_path: Path,
+    *,
+    bind: str,
+    fp: str | None = None,
+    junk_first: bool = False,
+    then_real: bool = False,
 ) -> tuple[GameOutcome, GameOutcome, list[str]]:
     host_key, join_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     invites: list[Invite] = []
@@ -73,6 +78,15 @@ async def _host_and_join(
             results["join"] = await join_game(
                 invite, bot(2), identity=join_key, name="j", out_dir=tmp_path / "join", fsync=False
             )
+            if then_real:  # the right invite, after the wrong one
+                await join_game(
+                    invites[0],
+                    bot(3),
+                    identity=join_key,
+                    name="j2",
+                    out_dir=tmp_path / "j2",
+                    fsync=False,
+                )
     assert invites[0].fingerprint == fingerprint(host_key.public_key())
     return results["join"], results["host"], notices
 
@@ -98,17 +112,23 @@ async def test_host_and_join_play_a_verified_game(tmp_path: Path, bind: str) -> 
         assert secret.read_bytes().hex() not in outcome.summary()
 
 
-async def test_join_refuses_a_host_with_another_key(tmp_path: Path) -> None:
-    joined, hosted, _ = await _host_and_join(tmp_path, bind="127.0.0.1", fp="0" * 64)
+async def test_join_refuses_a_host_with_another_key_and_the_host_goes_on(
+    tmp_path: Path,
+) -> None:
+    joined, hosted, _notices = await _host_and_join(
+        tmp_path, bind="127.0.0.1", fp="0" * 64, then_real=True
+    )
     assert joined.end is End.FINGERPRINT_MISMATCH and joined.exit_code == 3
     assert "nothing was played" in joined.message
-    assert hosted.end is End.CONNECTION_LOST and hosted.hands == 0
+    # The stale invite did not end the host: the next joiner played a full game.
+    assert hosted.end is End.FINISHED
+    assert len(list((tmp_path / "host").glob("*.truc"))) == 1
 
 
 async def test_host_ignores_a_connection_that_never_starts_a_game(tmp_path: Path) -> None:
     joined, hosted, notices = await _host_and_join(tmp_path, bind="127.0.0.1", junk_first=True)
     assert joined.end is End.FINISHED and hosted.end is End.FINISHED
-    assert len(notices) == 1 and "ignored a connection" in notices[0]
+    assert len(notices) == 1 and "dropped a connection" in notices[0]
     assert len(list((tmp_path / "host").glob("*.truc"))) == 1  # the junk left no file
 
 

@@ -10,6 +10,7 @@ from truc_p2p.bots import (
     Bot,
     HeuristicBot,
     RandomBot,
+    SearchBot,
     make_bot,
     play_local_game,
 )
@@ -36,7 +37,7 @@ VARIANTS = [
 
 
 def test_make_bot_and_names() -> None:
-    assert BOT_NAMES == ("random", "heuristic")
+    assert BOT_NAMES[:2] == ("random", "heuristic")  # and the search bot's levels
     for name in BOT_NAMES:
         bot = make_bot(name, 1)
         assert isinstance(bot, Bot)
@@ -63,7 +64,7 @@ def test_local_games_end_with_views_in_sync(ruleset: Ruleset, names: tuple[str, 
         assert rounds[-1].scores == outcome.scores
 
 
-@pytest.mark.parametrize("name", BOT_NAMES)
+@pytest.mark.parametrize("name", ["random", "heuristic", "search:fast"])
 def test_seeded_bots_are_deterministic(name: str) -> None:
     def transcript(seed: int) -> list[Event]:
         events: list[Event] = []
@@ -143,7 +144,9 @@ def test_heuristic_throws_lowest_card_when_it_cannot_win() -> None:
         assert HeuristicBot(seed).choose(game) == Action.play(cards("9C")[0])
 
 
-@pytest.mark.parametrize("bot", [RandomBot(1), HeuristicBot(1)], ids=BOT_NAMES)
+@pytest.mark.parametrize(
+    "bot", [RandomBot(1), HeuristicBot(1), SearchBot(1)], ids=["random", "heuristic", "search"]
+)
 def test_bots_refuse_to_choose_out_of_turn(bot: Bot) -> None:
     game = Game(first_dealer=P1, view=P0)
     with pytest.raises(ValueError):

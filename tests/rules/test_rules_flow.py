@@ -208,8 +208,8 @@ def test_bad_deals_are_rejected(view: Player | None, hands: dict[Player, str]) -
 
 @pytest.mark.parametrize(
     "hands",
-    [None, [], {0: cards("KC 9C 7C"), 1: cards("QD AD 8D")}, {P0: "KC 9C 7C", P1: "QD AD 8D"}],
-    ids=["none", "list", "int-keys", "str-hands"],
+    [None, [], {0: cards("KC 9C 7C"), 2: cards("QD AD 8D")}, {P0: "KC 9C 7C", P1: "QD AD 8D"}],
+    ids=["none", "list", "bad-int-keys", "str-hands"],
 )
 def test_malformed_deals_are_deal_errors(hands: object) -> None:
     game = Game(first_dealer=P1)

@@ -40,14 +40,17 @@ def play_local_game(
     seed: int,
     on_event: Callable[[Event], None] | None = None,
     max_actions: int = 10_000,
+    first_dealer: Player | None = None,
 ) -> Outcome:
     """Play ``bot0`` (seat P0) against ``bot1`` (seat P1) and return the outcome.
 
-    ``seed`` drives the first-dealer coin flip and the shuffles.  ``on_event``
+    ``seed`` drives the first-dealer coin flip and the shuffles; ``first_dealer``
+    overrides the coin (the shuffles stay those of ``seed``).  ``on_event``
     receives every event of the omniscient referee, in order.
     """
     rng = random.Random(seed)
-    first_dealer = Player(rng.randrange(2))
+    coin = Player(rng.randrange(2))
+    first_dealer = coin if first_dealer is None else Player(first_dealer)
     referee = Game(ruleset, first_dealer=first_dealer)
     views = {p: Game(ruleset, first_dealer=first_dealer, view=p) for p in Player}
     bots = {Player.P0: bot0, Player.P1: bot1}

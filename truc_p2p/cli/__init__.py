@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from truc_p2p import __version__
+from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
 
 __all__ = ["build_parser", "main"]
 
@@ -48,17 +49,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        check_shared_args(args)
         status: int = args.func(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except BaseException as exc:
-        if not _only(exc, BrokenPipeError):
+        if _only(exc, BrokenPipeError):
+            # The reader of our output went away (``truc-p2p demo | head``): stop quietly.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 141
+        usage = first_exception(exc, UsageError)
+        if usage is not None:
+            print(f"truc-p2p {args.command}: {usage}", file=sys.stderr)
+            return 2
+        failure = first_exception(exc, OSError) if _only(exc, OSError) else None
+        if failure is None:
             raise
-        # The reader of our output went away (``truc-p2p demo | head``): stop quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
+        # Last resort for a file or system problem a command did not report itself.
+        print(f"truc-p2p {args.command}: {_describe(failure)}", file=sys.stderr)
+        return 1
     return status
 
 
@@ -67,3 +78,10 @@ def _only(exc: BaseException, kind: type[BaseException]) -> bool:
     if isinstance(exc, BaseExceptionGroup):
         return all(_only(e, kind) for e in exc.exceptions)
     return isinstance(exc, kind)
+
+
+def _describe(exc: OSError) -> str:
+    """``[Errno 28] No space left on device: 'x'`` as ``x: No space left on device``."""
+    if exc.strerror and exc.filename is not None and type(exc).__str__ is OSError.__str__:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc) or type(exc).__name__

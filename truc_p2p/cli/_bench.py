@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
+
+from truc_p2p.cli._common import bot_name
+from truc_p2p.rules import Ladder, RestRefused, RulesError, Ruleset
 
 
 def register(subparsers: Any) -> None:
@@ -14,8 +18,80 @@ def register(subparsers: Any) -> None:
     deck.add_argument("--json", action="store_true", help="print one JSON object")
     deck.set_defaults(func=_bench_deck)
 
+    bots = sub.add_parser(
+        "bots",
+        help="bot against bot through the rules engine: win rate, points, think time",
+        description="Play N games of bot A against bot B through the rules engine alone "
+        "(no network, no deck). Games come in pairs on the same shuffles with the seats "
+        "swapped, and the first dealer alternates between pairs. Reports each bot's win "
+        "rate with a 95%% (Wilson) interval, its average points per game and its think "
+        "time per decision (median, p95, max).",
+    )
+    bots.add_argument("--a", type=bot_name, default="search", metavar="NAME", help="bot A")
+    bots.add_argument("--b", type=bot_name, default="heuristic", metavar="NAME", help="bot B")
+    bots.add_argument("--games", type=_positive_int, default=200, help="games (default 200)")
+    bots.add_argument("--seed", type=int, default=0, help="seed of the shuffles and bots")
+    bots.add_argument(
+        "--jobs", type=_positive_int, default=1, help="processes to play on (default 1)"
+    )
+    bots.add_argument("--target", type=int, default=12, help="points to win (default 12)")
+    bots.add_argument("--ladder", choices=[x.value for x in Ladder], default=Ladder.LITERAL.value)
+    bots.add_argument(
+        "--rest-refused", choices=[x.value for x in RestRefused], default=RestRefused.GAME.value
+    )
+    bots.add_argument("--json", action="store_true", help="print one JSON object")
+    bots.set_defaults(func=_bench_bots)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
 
 def _bench_deck(args: argparse.Namespace) -> int:
     from truc_p2p.cli._bench_deck import main as bench_main
 
     return bench_main(hands=args.hands, as_json=args.json)
+
+
+def _bench_bots(args: argparse.Namespace) -> int:
+    from truc_p2p.bots._bench import BotFigures, bench_bots
+
+    try:
+        ruleset = Ruleset.from_dict(
+            {"target": args.target, "ladder": args.ladder, "rest_refused": args.rest_refused}
+        )
+    except RulesError as exc:
+        print(f"truc-p2p bench bots: bad ruleset option: {exc}")
+        return 2
+    report = bench_bots(
+        args.a, args.b, games=args.games, seed=args.seed, jobs=args.jobs, ruleset=ruleset
+    )
+    if args.json:
+        print(json.dumps(report.to_json()))
+        return 0
+
+    def row(f: BotFigures) -> str:
+        return (
+            f"{f.name:<15} {f.wins:>6} {100 * f.win_rate:>8.1f}%  "
+            f"[{100 * f.ci_low:5.1f}%, {100 * f.ci_high:5.1f}%]  {f.avg_points:>11.2f}  "
+            f"{f.decisions:>9}  {1000 * f.think_median:>9.1f}  {1000 * f.think_p95:>9.1f}  "
+            f"{1000 * f.think_max:>9.1f}"
+        )
+
+    print(
+        f"{report.games} games, {args.a} vs {args.b}, seed {report.seed}, "
+        f"{report.jobs} job(s), {report.elapsed:.1f} s"
+    )
+    print(
+        f"{'bot':<15} {'wins':>6} {'win rate':>9}  {'95% interval':<16}  {'points/game':>11}  "
+        f"{'decisions':>9}  {'median ms':>9}  {'p95 ms':>9}  {'max ms':>9}"
+    )
+    print(row(report.a))
+    print(row(report.b))
+    return 0

@@ -550,7 +550,7 @@ def run(hands: int) -> dict[str, Any]:
 def main(hands: int, as_json: bool) -> int:
     """Run over ``hands`` hands; print text or one JSON object."""
     if hands < 1:
-        print("bench deck: --hands must be at least 1", file=sys.stderr)
+        print(f"truc-p2p bench: --hands must be at least 1, not {hands}", file=sys.stderr)
         return 2
     result = run(hands)
     if as_json:

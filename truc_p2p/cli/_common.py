@@ -1,32 +1,60 @@
-"""Helpers shared by the sub-commands: ruleset options, output, Ctrl-C handling."""
+"""Helpers shared by the sub-commands: ruleset options, argument checks, output,
+Ctrl-C handling.
+
+Argument problems are reported as one line ``truc-p2p COMMAND: reason`` on
+stderr with exit status 2 (bad usage): a command either returns 2 itself or
+raises :class:`UsageError`, which :func:`truc_p2p.cli.main` prints.
+"""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import getpass
 import json
+import os
 import re
 import signal
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable
-from typing import TextIO
+from pathlib import Path
+from typing import Final, TextIO, TypeVar
 
 import trio
 
-from truc_p2p.bots import BOT_NAMES
+from truc_p2p.bots import BOT_NAMES, parse_bot_name, with_think
 from truc_p2p.net import End, GameOutcome
-from truc_p2p.rules import Ladder, RestRefused, Ruleset
+from truc_p2p.rules import MAX_TARGET, Ladder, RestRefused, RulesError, Ruleset
 
 __all__ = [
+    "MAX_NAME",
+    "UsageError",
+    "add_bot_arg",
     "add_ruleset_args",
+    "bot_name",
+    "check_name",
+    "check_out_dir",
+    "check_shared_args",
     "default_name",
     "exit_status",
+    "first_exception",
+    "player_name",
     "positive_seconds",
     "print_outcome",
     "ruleset_from_args",
     "run_until_interrupted",
     "use_ascii",
 ]
+
+#: Longest player name the protocol carries (``hello.name``: 1..40 printable characters).
+MAX_NAME: Final = 40
+
+
+class UsageError(ValueError):
+    """A bad argument: :func:`truc_p2p.cli.main` prints ``truc-p2p COMMAND: <message>``
+    and exits with status 2."""
+
 
 _SAMPLE = "♠♥♦♣“”·–"
 
@@ -55,13 +83,145 @@ def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
 
 
 def ruleset_from_args(args: argparse.Namespace) -> Ruleset:
-    return Ruleset.from_dict(
-        {"target": args.target, "ladder": args.ladder, "rest_refused": args.rest_refused}
-    )
+    """The Ruleset chosen by :func:`add_ruleset_args`'s options.
+
+    Raises :class:`UsageError` (a ``ValueError``) naming the option, e.g. for
+    ``--target 0``.
+    """
+    if not 1 <= args.target <= MAX_TARGET:
+        raise UsageError(f"--target must be between 1 and {MAX_TARGET} points, not {args.target}")
+    try:
+        return Ruleset.from_dict(
+            {"target": args.target, "ladder": args.ladder, "rest_refused": args.rest_refused}
+        )
+    except RulesError as exc:
+        raise UsageError(f"bad ruleset option: {exc}") from None
+
+
+def check_name(name: str, option: str = "--name") -> str:
+    """``name`` if the protocol can carry it (1 to 40 printable characters), else
+    :class:`UsageError` saying why."""
+    if not name:
+        raise UsageError(f"{option} must not be empty")
+    if len(name) > MAX_NAME:
+        raise UsageError(
+            f"{option} must be at most {MAX_NAME} characters, not {len(name)}: {name[:20]!r}..."
+        )
+    if not name.isprintable():
+        raise UsageError(f"{option} must be printable characters only, not {name!r}")
+    return name
+
+
+def player_name(name: str | None, fallback: str) -> str:
+    """The ``--name`` option checked with :func:`check_name`, or the login name
+    (made protocol-safe), else ``fallback``, when it was not given."""
+    return check_name(name) if name is not None else default_name(fallback)
+
+
+def check_shared_args(args: argparse.Namespace) -> None:
+    """Check the options several commands share, before any command runs.
+
+    Called by :func:`truc_p2p.cli.main` right after parsing: the ruleset
+    options of :func:`add_ruleset_args` (``--target`` in range...) and
+    ``--name`` wherever a command has them.  Raises :class:`UsageError`.
+    """
+    if all(hasattr(args, key) for key in ("target", "ladder", "rest_refused")):
+        ruleset_from_args(args)
+    name = getattr(args, "name", None)
+    if isinstance(name, str):
+        check_name(name)
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def first_exception(exc: BaseException, kind: type[E]) -> E | None:
+    """``exc`` if it is a ``kind``, else the first ``kind`` in a (nested) exception group."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = first_exception(inner, kind)
+            if found is not None:
+                return found
+    return None
+
+
+def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:
+    """Make sure transcripts can be written into directory ``path``, before anything happens.
+
+    Creates the directory (and its parents) when missing, then creates, writes
+    one byte to and deletes a temporary file in it, so a read-only or full file
+    system, a permission problem or a file in the way is found now.  Returns
+    ``None`` when all is well; otherwise prints ``truc-p2p COMMAND: cannot write
+    transcripts to PATH: reason`` to stderr and returns 2 (the exit status).
+    """
+    where = Path(path)
+    try:
+        if where.exists() and not where.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(where))
+        where.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".truc-p2p-check-", dir=where)
+        try:
+            os.write(fd, b"\n")
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        print(f"truc-p2p {command}: cannot write transcripts to {path}: {reason}", file=sys.stderr)
+        return 2
+    return None
+
+
+def bot_name(text: str) -> str:
+    """argparse type: a bot name as :func:`~truc_p2p.bots.make_bot` takes it."""
+    try:
+        parse_bot_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+class _BotAction(argparse.Action):
+    """Stores ``--bot`` / ``--think`` and folds a think time into the search bot's name."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        bot, think = getattr(namespace, "bot", None), getattr(namespace, "think", None)
+        if bot is not None and think is not None:
+            try:
+                namespace.bot = with_think(bot, think)
+            except ValueError as exc:
+                parser.error(str(exc))
 
 
 def add_bot_arg(parser: argparse.ArgumentParser, *, default: str | None, help: str) -> None:
-    parser.add_argument("--bot", choices=BOT_NAMES, default=default, metavar="NAME", help=help)
+    """``--bot NAME`` and ``--think S`` (a search bot's time per decision)."""
+    names = ", ".join(BOT_NAMES)
+    parser.add_argument(
+        "--bot",
+        type=bot_name,
+        default=default,
+        action=_BotAction,
+        metavar="NAME",
+        help=f"{help}; one of {names}",
+    )
+    parser.add_argument(
+        "--think",
+        type=positive_seconds,
+        default=None,
+        action=_BotAction,
+        metavar="S",
+        help="let the search bot think S seconds per decision instead of a fixed "
+        "number of iterations (not reproducible under --seed)",
+    )
 
 
 def positive_seconds(text: str) -> float:
@@ -81,8 +241,8 @@ def default_name(fallback: str) -> str:
         name = getpass.getuser()
     except Exception:  # no login name in containers without a passwd entry
         return fallback
-    name = re.sub(r"[^\w.-]+", "", name)[:40]
-    return name or fallback
+    name = re.sub(r"[^\w.-]+", "", name)[:MAX_NAME]
+    return name if name.isprintable() and name else fallback
 
 
 def use_ascii(requested: bool, stream: TextIO | None = None) -> bool:
@@ -128,14 +288,19 @@ def run_until_interrupted(main: Callable[[trio.Event], Awaitable[int]]) -> int:
         async with trio.open_nursery() as nursery:
 
             async def watch_signals() -> None:
-                with trio.open_signal_receiver(signal.SIGINT) as signals:
-                    async for _ in signals:
+                # SIGTERM and SIGHUP (a closed terminal) leave like Ctrl-C: a signed quit.
+                with trio.open_signal_receiver(
+                    signal.SIGINT, signal.SIGTERM, signal.SIGHUP
+                ) as signals:
+                    async for signum in signals:
                         if stop.is_set():
                             print("\ninterrupted again: giving up", file=sys.stderr)
-                            status.append(130)
+                            status.append(128 + signum)
                             nursery.cancel_scope.cancel()
                             return
-                        print("\ninterrupted: leaving the game...", file=sys.stderr)
+                        what = signal.Signals(signum).name
+                        what = "interrupted" if signum == signal.SIGINT else what
+                        print(f"\n{what}: leaving the game...", file=sys.stderr)
                         stop.set()
 
             nursery.start_soon(watch_signals)

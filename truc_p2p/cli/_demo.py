@@ -22,20 +22,28 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import BOT_NAMES, Bot, make_bot
-from truc_p2p.cli._common import add_ruleset_args, ruleset_from_args, use_ascii
+from truc_p2p.cli._common import (
+    UsageError,
+    add_ruleset_args,
+    check_out_dir,
+    first_exception,
+    ruleset_from_args,
+    use_ascii,
+)
 from truc_p2p.cli._narrate import describe
 from truc_p2p.local import make_pair, run_pair
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     BotStrategy,
     GameOutcome,
+    NetEvent,
     open_game,
     play_game,
     serve_game,
 )
 from truc_p2p.protocol import AnyEvent, CardsDealt, GameResult, Session, SessionEvent
 from truc_p2p.rules import Event, Player
-from truc_p2p.transcript import TranscriptWriter
+from truc_p2p.transcript import TranscriptWriteError, TranscriptWriter
 
 __all__ = ["add_ruleset_args", "register", "ruleset_from_args"]
 
@@ -95,7 +103,7 @@ class _Played:
 async def _play_tcp(
     sessions: dict[Player, Session],
     bots: dict[Player, Bot],
-    on_event: Callable[[Player, Event | SessionEvent], None],
+    on_event: Callable[[Player, Event | SessionEvent | NetEvent], None],
 ) -> _Played:
     """Both sessions over a real TCP connection on 127.0.0.1 (P1 hosts, P0 joins)."""
     outcomes: dict[Player, GameOutcome] = {}
@@ -132,7 +140,7 @@ async def _play_tcp(
 def _play_memory(
     sessions: dict[Player, Session],
     bots: dict[Player, Bot],
-    on_event: Callable[[Player, Event | SessionEvent], None],
+    on_event: Callable[[Player, Event | SessionEvent | NetEvent], None],
 ) -> _Played:
     def hook(me: Player, event: AnyEvent) -> None:
         if isinstance(event, Event | SessionEvent):
@@ -142,11 +150,28 @@ def _play_memory(
     return _Played(results=pair.results, messages=pair.messages, nbytes=pair.nbytes)
 
 
+def _open_writers(paths: list[Path]) -> list[TranscriptWriter]:
+    """Both transcripts of a game, or none (the first is removed if the second fails)."""
+    writers: list[TranscriptWriter] = []
+    try:
+        for path in paths:
+            writers.append(TranscriptWriter(path, sync="never"))
+    except TranscriptWriteError:
+        for writer in writers:
+            writer.close()
+            writer.path.unlink(missing_ok=True)
+        raise
+    return writers
+
+
 def _demo(args: argparse.Namespace) -> int:
     ruleset = ruleset_from_args(args)
+    if args.games < 1:
+        raise UsageError(f"--games must be at least 1, not {args.games}")
     ascii = use_ascii(args.ascii)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if (status := check_out_dir(out, "demo")) is not None:
+        return status
     names = {Player.P0: "alice", Player.P1: "bob"}
     failures = 0
     show = not (args.quiet or args.json)
@@ -158,7 +183,11 @@ def _demo(args: argparse.Namespace) -> int:
         game_secrets = (_demo_secret(args.seed, g, "s0"), _demo_secret(args.seed, g, "s1"))
         tag = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
         paths = [out / f"game-{g + 1:03d}-{tag}-{names[p]}.truc" for p in (Player.P0, Player.P1)]
-        writers = [TranscriptWriter(p, fsync=False) for p in paths]
+        try:
+            writers = _open_writers(paths)
+        except TranscriptWriteError as exc:
+            print(f"truc-p2p demo: game {g + 1} not started: {exc}", file=sys.stderr)
+            return 1
         sessions = make_pair(
             ruleset=ruleset,
             audit=args.audit,
@@ -173,21 +202,29 @@ def _demo(args: argparse.Namespace) -> int:
             for p in (Player.P0, Player.P1)
         }
 
-        def on_event(me: Player, event: Event | SessionEvent) -> None:
+        def on_event(me: Player, event: Event | SessionEvent | NetEvent) -> None:
             if not show or (me is Player.P1 and not isinstance(event, CardsDealt)):
                 return
             line = describe(event, names, me=me, ascii=ascii)
             if line:
                 print(line, flush=True)
 
+        write_error: TranscriptWriteError | None = None
         try:
             if args.in_memory:
                 played = _play_memory(sessions, bots, on_event)
             else:
                 played = trio.run(_play_tcp, sessions, bots, on_event)
+        except BaseException as exc:
+            write_error = first_exception(exc, TranscriptWriteError)
+            if write_error is None:
+                raise
         finally:
             for w in writers:
                 w.close()
+        if write_error is not None:
+            _report_write_error(g, write_error, paths, as_json=args.json)
+            return 1
         result = played.results.get(Player.P0)
         ok = result is not None and result == played.results.get(Player.P1)
         failures += not ok
@@ -223,3 +260,32 @@ def _demo(args: argparse.Namespace) -> int:
         else:
             print(f"game {g + 1}: no result: {played.problem or 'results differ'}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _report_write_error(
+    g: int, error: TranscriptWriteError, paths: list[Path], *, as_json: bool
+) -> None:
+    """A transcript could not be written (full disk, I/O error): say so in one line.
+
+    The writer cut the unfinished frame off, so both files end with whole
+    messages and ``verify`` reads them as incomplete games.
+    """
+    print(
+        f"truc-p2p demo: game {g + 1} stopped: {error} (the transcripts keep the whole "
+        "messages written before; verify reports the game as incomplete)",
+        file=sys.stderr,
+    )
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "game": g + 1,
+                    "valid": False,
+                    "reason": "write-error",
+                    "error": str(error),
+                    "transcript": str(paths[0]),
+                    "transcripts": [str(p) for p in paths],
+                }
+            ),
+            flush=True,
+        )

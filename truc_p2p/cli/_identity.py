@@ -15,12 +15,21 @@ from truc_p2p.identity import (
 )
 
 
+def _default_shown() -> str:
+    """The default identity path for ``--help`` (never raises; ``%`` escaped for argparse)."""
+    try:
+        shown = str(default_identity_path())
+    except IdentityError:
+        shown = "$XDG_DATA_HOME/truc-p2p/identity.key or ~/.local/share/truc-p2p/identity.key"
+    return shown.replace("%", "%%")
+
+
 def add_identity_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--identity",
         metavar="FILE",
         default=None,
-        help=f"identity key file, created if missing (default {default_identity_path()})",
+        help=f"identity key file, created if missing (default {_default_shown()})",
     )
 
 

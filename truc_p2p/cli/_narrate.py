@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from truc_p2p.net import NetEvent, PeerDisconnected, PeerReconnected
 from truc_p2p.protocol import (
     AnyEvent,
     AuditPassed,
@@ -64,14 +65,16 @@ def describe_action(action: Action, *, ascii: bool = False) -> str:
 
 
 def describe(
-    event: AnyEvent, names: dict[Player, str], *, me: Player, ascii: bool = False
+    event: AnyEvent | NetEvent, names: dict[Player, str], *, me: Player, ascii: bool = False
 ) -> str | None:
     """One line for ``event`` as seen by player ``me``, or ``None`` if not worth printing."""
     line = _describe(event, names, me=me, ascii=ascii)
     return plain(line) if ascii and line is not None else line
 
 
-def _describe(event: AnyEvent, names: dict[Player, str], *, me: Player, ascii: bool) -> str | None:
+def _describe(
+    event: AnyEvent | NetEvent, names: dict[Player, str], *, me: Player, ascii: bool
+) -> str | None:
     if isinstance(event, GameStarted):
         return (
             f"game {event.game_id.hex()[:16]}: {names[Player.P0]} vs {names[Player.P1]}, "
@@ -118,6 +121,18 @@ def _describe(event: AnyEvent, names: dict[Player, str], *, me: Player, ascii: b
         )
     if isinstance(event, PeerAborted):
         return f"!! peer ended the game: {event.reason} {event.detail}".rstrip()
+    if isinstance(event, PeerDisconnected):
+        peer = names[me.other]
+        left = f"{event.seconds_left:.0f} s"
+        if event.seconds_left >= event.grace - 0.5:
+            return (
+                f"!! connection to {peer} lost ({event.reason}); waiting up to {left} for "
+                f"{peer} to come back -- the game goes on where it stopped"
+            )
+        return f".. {peer} is still away: {left} left before the game counts as abandoned"
+    if isinstance(event, PeerReconnected):
+        again = f", {event.resent} message(s) sent again" if event.resent else ""
+        return f"== {names[me.other]} is back after {event.after:.1f} s{again}; play goes on"
     return None
 
 
@@ -150,7 +165,7 @@ class Narrator:
     def write(self, line: str) -> None:
         print(plain(line) if self.ascii else line, file=self.out or sys.stdout, flush=True)
 
-    def __call__(self, event: Event | SessionEvent) -> None:
+    def __call__(self, event: Event | SessionEvent | NetEvent) -> None:
         if isinstance(event, GameStarted):
             self.start(event)
         line = describe(event, self.names, me=self.me, ascii=self.ascii)

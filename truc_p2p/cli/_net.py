@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import re
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TextIO
 
 import trio
@@ -15,6 +17,7 @@ from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import (
     add_bot_arg,
     add_ruleset_args,
+    check_out_dir,
     default_name,
     exit_status,
     positive_seconds,
@@ -31,6 +34,8 @@ from truc_p2p.cli._web import add_web_args, show_web_result, web_player, with_we
 from truc_p2p.identity import Identity, IdentityError, load_identity, load_or_create_identity
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
+    DEFAULT_GRACE,
+    DEFAULT_HELLO_TIMEOUT,
     DEFAULT_PORT,
     DEFAULT_TURN_TIMEOUT,
     BotStrategy,
@@ -47,10 +52,14 @@ from truc_p2p.net import (
     parse_host_port,
     play_game,
     prepare_game,
+    read_meta,
+    restore_game,
+    resume_game,
     serve_game,
     transcript_path,
 )
-from truc_p2p.rules import Player, RulesError
+from truc_p2p.protocol import GameStarted
+from truc_p2p.rules import Player, RulesError, Ruleset
 
 __all__ = ["register"]
 
@@ -79,6 +88,25 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
     parser.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
     parser.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
     add_ruleset_args(parser)
+
+
+def _network_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--grace",
+        type=positive_seconds,
+        default=DEFAULT_GRACE,
+        metavar="S",
+        help=f"seconds a disconnected opponent has to come back before the game counts as "
+        f"abandoned (default {DEFAULT_GRACE:g})",
+    )
+    parser.add_argument(
+        "--hello-timeout",
+        type=positive_seconds,
+        default=DEFAULT_HELLO_TIMEOUT,
+        metavar="S",
+        help=f"seconds a new connection has to send its first message (default "
+        f"{DEFAULT_HELLO_TIMEOUT:g})",
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -120,8 +148,28 @@ def register(subparsers: Any) -> None:
         metavar="ADDR",
         help="address to put in the invite, e.g. your public IP when forwarding the port",
     )
+    host.add_argument(
+        "--forever",
+        action="store_true",
+        help="keep hosting game after game (several at once with --bot) until Ctrl-C",
+    )
+    host.add_argument(
+        "--allow",
+        action="append",
+        default=None,
+        metavar="FINGERPRINT",
+        help="admit only this key fingerprint (repeatable); others are refused",
+    )
+    host.add_argument(
+        "--max-games",
+        type=int,
+        default=None,
+        metavar="N",
+        help="games at once with --forever --bot (default 8; 1 for a human)",
+    )
     add_identity_arg(host)
     _common_args(host)
+    _network_args(host)
     add_web_args(host)
     host.set_defaults(func=_host)
 
@@ -146,8 +194,29 @@ def register(subparsers: Any) -> None:
     )
     add_identity_arg(join)
     _common_args(join)
+    _network_args(join)
     add_web_args(join)
     join.set_defaults(func=_join)
+
+    resume = subparsers.add_parser(
+        "resume",
+        help="finish a game whose process died, from its transcript",
+        description="Continue the game of FILE (a transcript written by host or join) "
+        "after a crash, kill -9 or reboot: the settings stored beside it "
+        "(FILE.meta.json, FILE.secret) rebuild the session; a joiner redials the host, "
+        "a host listens again on the same port so the invite still works. The opponent "
+        "must still be waiting (within its --grace).",
+    )
+    resume.add_argument("transcript", metavar="FILE", help="the transcript to continue")
+    add_bot_arg(
+        resume, default=None, help="let this bot play for you (default: you play in the terminal)"
+    )
+    resume.add_argument("--seed", type=int, default=None, help="seed the bot's choices")
+    resume.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    resume.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
+    resume.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
+    add_web_args(resume)
+    resume.set_defaults(func=_resume)
 
     play = subparsers.add_parser(
         "play",
@@ -156,7 +225,7 @@ def register(subparsers: Any) -> None:
         "connection: no second machine needed. Keys: 1-3 play a card, r raise, m my rest, "
         "a accept, x refuse, f fold, d redeal, n decline, ? help, q quit.",
     )
-    add_bot_arg(play, default="heuristic", help="the opponent bot (default heuristic)")
+    add_bot_arg(play, default="search", help="the opponent bot (default search)")
     play.add_argument(
         "--identity", metavar="FILE", default=None, help="your key file (default: a one-off key)"
     )
@@ -221,6 +290,26 @@ def _host(args: argparse.Namespace) -> int:
     except InviteError as exc:
         print(f"truc-p2p host: {exc}", file=sys.stderr)
         return 2
+    allow: frozenset[str] | None = None
+    if args.allow:
+        bad = [a for a in args.allow if not re.fullmatch(r"[0-9a-fA-F]{64}", a)]
+        if bad:
+            print(
+                f"truc-p2p host: --allow takes a 64-hex-digit key fingerprint, not {bad[0]!r}",
+                file=sys.stderr,
+            )
+            return 2
+        allow = frozenset(a.lower() for a in args.allow)
+    if args.max_games is not None and not 1 <= args.max_games <= 256:
+        print("truc-p2p host: --max-games must be in 1..256", file=sys.stderr)
+        return 2
+    if args.max_games is not None and not (args.forever and args.bot):
+        print("truc-p2p host: --max-games needs --forever and --bot", file=sys.stderr)
+        return 2
+    capacity = (args.max_games or 8) if (args.forever and args.bot) else 1
+    out_problem = check_out_dir(args.out, args.command)
+    if out_problem is not None:
+        return out_problem
     setup = _setup(args, fallback="host")
     if isinstance(setup, int):
         return setup
@@ -228,6 +317,20 @@ def _host(args: argparse.Namespace) -> int:
     ascii = use_ascii(args.ascii)
     info = _info_stream(args)
     strategy, hook = _player(args, name, ascii)
+    games_played = [0]
+
+    def players() -> tuple[Strategy, EventHook | None]:
+        if capacity > 1:  # games at once: each needs its own bot and narrator
+            games_played[0] += 1
+            seed = None if args.seed is None else args.seed + games_played[0]
+            bot = BotStrategy(make_bot(args.bot, seed))
+            quiet = args.quiet or args.json
+            return bot, None if quiet else Narrator(name, ascii=ascii, out=info)
+        return strategy, hook
+
+    def on_outcome(outcome: GameOutcome) -> None:
+        if args.forever:
+            print_outcome(outcome, as_json=args.json, quiet=args.quiet)
 
     def on_invite(invite: Invite) -> None:
         where = args.bind or "all interfaces"
@@ -278,10 +381,18 @@ def _host(args: argparse.Namespace) -> int:
                 audit=args.audit,
                 out_dir=args.out,
                 turn_timeout=args.timeout,
+                hello_timeout=args.hello_timeout,
+                grace=args.grace,
                 on_invite=on_invite,
                 on_event=hook,
                 on_notice=on_notice,
                 stop=stop,
+                forever=args.forever,
+                capacity=capacity,
+                allow=allow,
+                players=players,
+                on_outcome=on_outcome,
+                meta=_meta(args, name, ident),
                 relay=relay,
                 portmap=not args.no_portmap,
                 announce=not args.no_announce,
@@ -298,10 +409,30 @@ def _host(args: argparse.Namespace) -> int:
             )
             return 2
         await show_web_result(strategy, outcome)
+        if args.forever:
+            return 0 if stop.is_set() else exit_status(outcome, stop)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
     return run_until_interrupted(with_web(args, strategy, main))
+
+
+def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any]:
+    """What ``truc-p2p resume`` needs to continue this game (no secrets)."""
+    return {
+        "name": name,
+        "ruleset": {
+            "target": args.target,
+            "ladder": args.ladder,
+            "rest_refused": args.rest_refused,
+        },
+        "audit": args.audit,
+        "identity": str(ident.path.resolve()) if ident.path is not None else None,
+        "bind": getattr(args, "bind", None),
+        "timeout": args.timeout,
+        "grace": getattr(args, "grace", DEFAULT_GRACE),
+        "hello_timeout": getattr(args, "hello_timeout", DEFAULT_HELLO_TIMEOUT),
+    }
 
 
 def _pick_lan_game(args: argparse.Namespace) -> Invite | int:
@@ -334,6 +465,9 @@ def _join(args: argparse.Namespace) -> int:
         except InviteError as exc:
             print(f"truc-p2p join: bad invite: {exc}", file=sys.stderr)
             return 2
+    out_problem = check_out_dir(args.out, args.command)
+    if out_problem is not None:
+        return out_problem
     setup = _setup(args, fallback="guest")
     if isinstance(setup, int):
         return setup
@@ -366,9 +500,12 @@ def _join(args: argparse.Namespace) -> int:
             audit=args.audit,
             out_dir=args.out,
             turn_timeout=args.timeout,
+            hello_timeout=args.hello_timeout,
             connect_timeout=args.connect_timeout,
+            grace=args.grace,
             on_event=hook,
             stop=stop,
+            meta=_meta(args, name, ident),
             on_path=on_path,
         )
         await show_web_result(strategy, outcome)
@@ -379,6 +516,9 @@ def _join(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    out_problem = check_out_dir(args.out, "play")
+    if out_problem is not None:
+        return out_problem
     try:
         ruleset = ruleset_from_args(args)
     except (RulesError, ValueError) as exc:
@@ -454,3 +594,99 @@ def _play(args: argparse.Namespace) -> int:
         return exit_status(outcome, stop)
 
     return run_until_interrupted(with_web(args, human, main))
+
+
+def _resume(args: argparse.Namespace) -> int:
+    path = Path(args.transcript)
+    try:
+        meta = read_meta(path)
+        role = {"host": Player.P1, "join": Player.P0}[meta["role"]]
+        ruleset = Ruleset.from_dict(meta["ruleset"])
+        name, audit = str(meta["name"]), str(meta["audit"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(
+            f"truc-p2p resume: cannot read the game settings stored beside {path} "
+            f"({path.name}.meta.json): {exc}",
+            file=sys.stderr,
+        )
+        return 2
+    if meta.get("identity") is None:
+        print(
+            "truc-p2p resume: this game used a one-off key; it cannot be resumed", file=sys.stderr
+        )
+        return 2
+    try:
+        ident = load_identity(meta["identity"])
+    except IdentityError as exc:
+        print(f"truc-p2p resume: {exc}", file=sys.stderr)
+        return 2
+    try:
+        restored = restore_game(
+            path, identity=ident.key, ruleset=ruleset, name=name, audit=audit, role=role, meta=meta
+        )
+    except (OSError, ValueError) as exc:
+        print(f"truc-p2p resume: cannot continue {path}: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, OSError) else 1
+    info = _info_stream(args)
+    if restored.torn_bytes:
+        print(
+            f"repaired {path}: dropped {restored.torn_bytes} torn byte(s) at its end "
+            "(a message cut by the crash; the opponent sends it again)",
+            file=info,
+        )
+    session = restored.session
+    ascii = use_ascii(args.ascii)
+    strategy, hook = _player(args, name, ascii)
+    if hook is not None and session.started and session.peer_name and session.peer_fingerprint:
+        hook(
+            GameStarted(
+                game_id=session.game_id,
+                me=session.me,
+                peer_name=session.peer_name,
+                peer_fingerprint=session.peer_fingerprint,
+                ruleset=ruleset,
+                audit=audit,
+                first_dealer=session.game.first_dealer,
+            )
+        )
+    invite = Invite.parse(meta["invite"]) if role is Player.P0 else None
+    grace = float(meta.get("grace", DEFAULT_GRACE))
+
+    def on_listening(port: int) -> None:
+        print(
+            f"listening again on port {port}; waiting up to {grace:g} s for the opponent "
+            "to reconnect...",
+            file=info,
+            flush=True,
+        )
+
+    def on_notice(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    if invite is not None:
+        print(f"redialling {invite.host}:{invite.port} to resume the game...", file=info)
+
+    async def main(stop: trio.Event) -> int:
+        try:
+            outcome = await resume_game(
+                restored,
+                strategy,
+                identity=ident.key,
+                host=(meta.get("bind"), int(meta["port"])) if invite is None else None,
+                invite=invite,
+                turn_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
+                hello_timeout=float(meta.get("hello_timeout", DEFAULT_HELLO_TIMEOUT)),
+                grace=grace,
+                on_event=hook,
+                on_notice=on_notice,
+                on_listening=on_listening,
+                stop=stop,
+            )
+        except OSError as exc:
+            print(f"truc-p2p resume: cannot listen again: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        await show_web_result(strategy, outcome)
+        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+        return exit_status(outcome, stop)
+
+    return run_until_interrupted(with_web(args, strategy, main))

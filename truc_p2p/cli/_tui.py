@@ -23,7 +23,7 @@ from typing import Protocol, TextIO
 import trio
 
 from truc_p2p.cli._narrate import Narrator, describe_action, plain
-from truc_p2p.net import QuitGame
+from truc_p2p.net import NetEvent, QuitGame
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import (
     Acted,
@@ -259,7 +259,7 @@ class TerminalPlayer(Narrator):
     def _name(self, player: Player) -> str:
         return "you" if player is self.me else self.names[player]
 
-    def __call__(self, event: Event | SessionEvent) -> None:
+    def __call__(self, event: Event | SessionEvent | NetEvent) -> None:
         if isinstance(event, GameStarted):
             self.start(event)
             self.names[event.me] = "you"  # the terminal player reads about itself

@@ -35,16 +35,32 @@ from truc_p2p.net._connect import (
     open_rendezvous,
 )
 from truc_p2p.net._discovery import SERVICE_TYPE, FoundGame, advertise_game, find_games
-from truc_p2p.net._games import LocalGame, host_game, join_game, prepare_game, transcript_path
+from truc_p2p.net._games import (
+    LocalGame,
+    Redialer,
+    Restored,
+    host_game,
+    join_game,
+    prepare_game,
+    read_meta,
+    restore_game,
+    resume_game,
+    transcript_path,
+)
 from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError, parse_host_port
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
     DEFAULT_BOT_TIMEOUT,
+    DEFAULT_GRACE,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     BotStrategy,
     EventHook,
+    NetEvent,
+    PeerDisconnected,
+    PeerReconnected,
     QuitGame,
+    Reconnector,
     Strategy,
     play_game,
 )
@@ -54,6 +70,7 @@ from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_
 
 __all__ = [
     "DEFAULT_BOT_TIMEOUT",
+    "DEFAULT_GRACE",
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_PORT",
     "DEFAULT_RELAY_PORT",
@@ -72,11 +89,17 @@ __all__ = [
     "Invite",
     "InviteError",
     "LocalGame",
+    "NetEvent",
+    "PeerDisconnected",
+    "PeerReconnected",
     "PortMapping",
     "QuitGame",
+    "Reconnector",
+    "Redialer",
     "RelayLimits",
     "RelayServer",
     "Rendezvous",
+    "Restored",
     "SessionReport",
     "Strategy",
     "advertise_game",
@@ -92,6 +115,9 @@ __all__ = [
     "parse_host_port",
     "play_game",
     "prepare_game",
+    "read_meta",
+    "restore_game",
+    "resume_game",
     "serve_game",
     "transcript_path",
 ]

@@ -285,6 +285,8 @@ class Rendezvous:
             pending = self._pending.get(session)
             if not probe.startswith(PROBE_MAGIC) or path is None or pending is None:
                 raise RelayProtocolError("bad probe")
+            if path == "relayed":
+                peer = pending.meet.peer  # the joiner, not the relay
             await stream.send_all(probe[:-1] + b"A")
             with trio.fail_after(PROBE_TIMEOUT):
                 commit = await read_exactly(stream, 1)

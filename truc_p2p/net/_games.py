@@ -1,33 +1,38 @@
 """Whole games in one call: :func:`host_game` and :func:`join_game`.
 
-Both write the transcript (every envelope, flushed before it is acted on)
-and store the session secret beside it (``<transcript>.secret``, mode 0600)
-so the game can later be rebuilt with :meth:`Session.restore`.  The host is
-the protocol's **responder** (player 1): the joiner connects and speaks
-first, like a client, and checks the host's key against the invite as soon
-as the host's hello arrives.
+Both write the transcript (every envelope, flushed before it is acted on;
+our own envelopes fsynced before they are sent) and store the session
+secret beside it (``<transcript>.secret``, mode 0600) and what a restart
+needs (``<transcript>.meta.json``: role, address, settings) so that
+:func:`resume_game` can finish a game whose process died.  The host is the
+protocol's **responder** (player 1): the joiner connects and speaks first,
+like a client, and checks the host's key against the invite as soon as the
+host's hello arrives.  A dropped connection is redialled by the joiner and
+awaited by the host for ``grace`` seconds.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.identity import write_private_file
 from truc_p2p.net._connect import DIRECT_WINDOW, connect
+from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import DEFAULT_PORT, Invite
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
+    DEFAULT_GRACE,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     EventHook,
@@ -40,7 +45,21 @@ from truc_p2p.protocol import Session, fingerprint
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter
 
-__all__ = ["LocalGame", "host_game", "join_game", "prepare_game", "transcript_path"]
+__all__ = [
+    "LocalGame",
+    "Redialer",
+    "Restored",
+    "host_game",
+    "join_game",
+    "meta_path_for",
+    "prepare_game",
+    "read_meta",
+    "restore_game",
+    "resume_game",
+    "secret_path_for",
+    "transcript_path",
+    "write_meta",
+]
 
 T = TypeVar("T")
 
@@ -68,6 +87,11 @@ class LocalGame:
         if self.writer is not None:
             self.writer.close()
 
+    def sync(self) -> None:
+        """Our own envelopes reach the disk before their bytes leave (no equivocation)."""
+        if self.writer is not None:
+            self.writer.sync()
+
     def discard(self) -> None:
         """Close and delete the files (a connection that never started a game)."""
         self.close()
@@ -80,6 +104,26 @@ def secret_path_for(transcript: Path) -> Path:
     return transcript.with_name(transcript.name + ".secret")
 
 
+def meta_path_for(transcript: Path) -> Path:
+    return transcript.with_name(transcript.name + ".meta.json")
+
+
+def write_meta(transcript: Path, meta: dict[str, Any]) -> None:
+    """Store what ``truc-p2p resume`` needs beside the transcript (no secrets in it)."""
+    path = meta_path_for(transcript)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"format": 1, **meta}, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def read_meta(transcript: Path) -> dict[str, Any]:
+    """The stored settings of a transcript (``OSError``/``ValueError`` when unusable)."""
+    meta = json.loads(meta_path_for(transcript).read_text())
+    if not isinstance(meta, dict) or meta.get("format") != 1:
+        raise ValueError("not a truc-p2p game settings file")
+    return meta
+
+
 def prepare_game(
     *,
     identity: Ed25519PrivateKey,
@@ -90,6 +134,7 @@ def prepare_game(
     audit: str = "game",
     secret: bytes | None = None,
     fsync: bool = True,
+    lazy_sync: bool = True,
     expected_peer_fingerprint: str | None = None,
 ) -> LocalGame:
     """Create a session recording into ``transcript`` (``None``: no files).
@@ -101,7 +146,9 @@ def prepare_game(
     path = Path(transcript) if transcript is not None else None
     writer = None
     if path is not None:
-        writer = TranscriptWriter(path, fsync=fsync)
+        writer = TranscriptWriter(
+            path, sync=("on-demand" if lazy_sync else "each") if fsync else "never"
+        )
         try:
             write_private_file(secret_path_for(path), secret)
         except BaseException:
@@ -143,7 +190,64 @@ async def _unless_stopped(stop: trio.Event | None, fn: Callable[[], Awaitable[T]
     return result[0] if result else None
 
 
-_PRE_GAME_ENDS = (End.PROTOCOL_ERROR, End.CONNECTION_LOST, End.OPPONENT_TIMEOUT)
+async def _connect(host: str, port: int, timeout: float) -> trio.SocketStream:
+    stream: trio.SocketStream | None = None
+    with trio.move_on_after(timeout):
+        stream = await trio.open_tcp_stream(host, port)
+    if stream is None:
+        raise TimeoutError(f"no answer from {host} port {port} within {timeout:g} s")
+    return stream
+
+
+class Redialer:
+    """The joiner's reconnector: dial the host again, with backoff, until it answers.
+
+    Given an :class:`Invite` with a relay, every redial goes through
+    :func:`~truc_p2p.net.connect` (direct, punched or relayed, whichever works
+    now) and ``on_path`` hears the path.
+    """
+
+    def __init__(
+        self,
+        host: str | Invite,
+        port: int | None = None,
+        *,
+        connect_timeout: float = 5.0,
+        on_path: Callable[[str], None] | None = None,
+    ) -> None:
+        self.invite = host if isinstance(host, Invite) else None
+        self.host = host.host if isinstance(host, Invite) else host
+        self.port = host.port if isinstance(host, Invite) else port
+        self.connect_timeout = connect_timeout
+        self.on_path = on_path
+        self.attempts = 0
+
+    async def _dial(self) -> trio.abc.Stream:
+        if self.invite is None or self.invite.relay is None:
+            assert self.port is not None
+            return await _connect(self.host, self.port, self.connect_timeout)
+        timeout = max(self.connect_timeout, DIRECT_WINDOW + 5)
+        stream, route = await connect(self.invite, connect_timeout=timeout)
+        if self.on_path is not None:
+            self.on_path(route)
+        return stream
+
+    async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
+        delay = 0.25
+        while True:
+            self.attempts += 1
+            try:
+                stream = await self._dial()
+            except OSError:
+                await trio.sleep(delay)
+                delay = min(delay * 2, 4.0)
+                continue
+            return stream, b"", True
+
+
+def _started(session: Session) -> bool:
+    """Whether the game got past the handshake (the first dealer is drawn)."""
+    return session.started
 
 
 async def host_game(
@@ -159,24 +263,46 @@ async def host_game(
     out_dir: str | os.PathLike[str] | None = "games",
     turn_timeout: float = DEFAULT_TURN_TIMEOUT,
     hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
+    grace: float = DEFAULT_GRACE,
     on_invite: Callable[[Invite], None] | None = None,
     on_event: EventHook | None = None,
     on_notice: Callable[[str], None] | None = None,
     stop: trio.Event | None = None,
     fsync: bool = True,
+    forever: bool = False,
+    capacity: int = 1,
+    allow: frozenset[str] | None = None,
+    players: Callable[[], tuple[Strategy, EventHook | None]] | None = None,
+    on_outcome: Callable[[GameOutcome], None] | None = None,
+    meta: dict[str, Any] | None = None,
     relay: tuple[str, int] | None = None,
     portmap: bool = True,
     announce: bool = True,
     on_path: Callable[[str, str], None] | None = None,
 ) -> GameOutcome:
-    """Listen, hand the invite to ``on_invite``, and play one game with the first
-    peer that starts one (connections that never send a valid hello are
-    dropped with a notice).  Raises ``OSError`` if the address cannot be bound
-    or the ``relay`` (host, port) cannot be reached.  ``portmap`` asks the
-    router to forward the port and ``announce`` advertises the game on the
-    LAN (both skipped on a loopback ``bind``).  ``on_path(path, peer)`` hears
-    of each connection: ``direct``, ``punched`` or ``relayed``.
+    """Listen, hand the invite to ``on_invite``, and play.
+
+    Connections are served concurrently (:class:`~._host.HostLoop`): one
+    that sends no valid hello within ``hello_timeout`` is dropped, joiners
+    beyond ``capacity`` running games are told the host is busy, keys not
+    in ``allow`` (fingerprints) are refused, and none of that ends the host.
+    Without ``forever`` the host returns the outcome of its first game that
+    started (a joiner who drops during the handshake or proposes other
+    settings does not count); with it, every game's outcome goes to
+    ``on_outcome`` until ``stop`` is set.  ``players`` makes a fresh
+    strategy and event hook per game (needed when games run at once).
+
+    Beyond the listening port (:func:`~._reach.open_reach`): ``relay`` (host,
+    port) registers with a relay so joiners behind NAT get in by a direct,
+    punched or relayed path, ``portmap`` asks the router to forward the port,
+    ``announce`` advertises the game on the LAN (both skipped on a loopback
+    ``bind``), and ``on_path(path, peer)`` hears how each connection came.
+    Raises ``OSError`` if the address cannot be bound or the relay cannot be
+    reached.
     """
+    outcomes: list[GameOutcome] = []
+    finished = trio.Event()
+    stop = stop if stop is not None else trio.Event()
     rules = ruleset or Ruleset()
     settings = {
         "target": str(rules.target),
@@ -197,17 +323,9 @@ async def host_game(
             settings=settings,
         ) as reach,
     ):
-        if on_invite is not None:
-            on_invite(reach.invite())
-        while True:
-            incoming = await _unless_stopped(stop, reach.accept)
-            if incoming is None:
-                return GameOutcome(
-                    end=End.QUIT, message="stopped before anyone joined", me=Player.P1
-                )
-            stream, peer = incoming.stream, incoming.peer[0]
-            if on_path is not None:
-                on_path(incoming.path, peer)
+        invite = reach.invite()
+
+        async def start(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
             path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
             local = prepare_game(
                 identity=identity,
@@ -218,25 +336,77 @@ async def host_game(
                 audit=audit,
                 fsync=fsync,
             )
+            if path is not None:
+                write_meta(path, {**(meta or {}), "role": "host", "port": listener.port})
+            slot = GameSlot(local.session, peer=peer)
+            loop.games.append(slot)
+            if on_path is not None:
+                on_path(reach.path_of(stream), reach.peer_of(stream, peer))
+            strat, hook = players() if players is not None else (strategy, on_event)
+            outcome: GameOutcome | None = None
             try:
-                async with stream:
-                    outcome = await play_game(
-                        stream,
-                        local.session,
-                        strategy,
-                        turn_timeout=turn_timeout,
-                        hello_timeout=hello_timeout,
-                        on_event=on_event,
-                        stop=stop,
-                    )
+                with slot.scope:
+                    async with stream:
+                        outcome = await play_game(
+                            stream,
+                            local.session,
+                            strat,
+                            turn_timeout=turn_timeout,
+                            hello_timeout=hello_timeout,
+                            on_event=hook,
+                            stop=stop,
+                            prefix=first,
+                            reconnector=slot.reconnector,
+                            grace=grace,
+                            before_send=local.sync,
+                        )
             finally:
                 local.close()
-            if outcome.peer_fingerprint is None and outcome.end in _PRE_GAME_ENDS:
+                loop.games.remove(slot)
+            if outcome is None or (not _started(local.session) and not stop.is_set()):
                 local.discard()
+                if outcome is None:
+                    return  # replaced by a new joiner before the game started
                 if on_notice is not None:
-                    on_notice(f"ignored a connection from {peer}: {outcome.message}")
-                continue
-            return replace(outcome, transcript=local.transcript, path=incoming.path)
+                    on_notice(f"no game with {peer}: {outcome.message}")
+                return
+            outcome = replace(outcome, transcript=local.transcript, path=reach.path_of(stream))
+            outcomes.append(outcome)
+            if on_outcome is not None:
+                on_outcome(outcome)
+            if not forever:
+                loop.accepting = False
+                finished.set()
+
+        loop = HostLoop(
+            reach,
+            identity,
+            start,
+            hello_timeout=hello_timeout,
+            capacity=capacity,
+            allow=allow,
+            on_notice=on_notice,
+        )
+        if on_invite is not None:
+            on_invite(invite)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(loop.serve)
+
+            async def until_stopped() -> None:
+                await stop.wait()
+                loop.accepting = False
+                while loop.running:  # running games end themselves with a signed quit
+                    await trio.sleep(0.05)
+                finished.set()
+
+            nursery.start_soon(until_stopped)
+            await finished.wait()
+            nursery.cancel_scope.cancel()
+    if outcomes and not forever:
+        return outcomes[0]
+    if outcomes:
+        return outcomes[-1]
+    return GameOutcome(end=End.QUIT, message="stopped before anyone joined", me=Player.P1)
 
 
 async def join_game(
@@ -251,52 +421,109 @@ async def join_game(
     turn_timeout: float = DEFAULT_TURN_TIMEOUT,
     hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
     connect_timeout: float = 15.0,
+    grace: float = DEFAULT_GRACE,
     on_event: EventHook | None = None,
     stop: trio.Event | None = None,
     fsync: bool = True,
+    meta: dict[str, Any] | None = None,
     direct_window: float = DIRECT_WINDOW,
     on_path: Callable[[str], None] | None = None,
 ) -> GameOutcome:
     """Connect to the host of ``invite`` and play one game, refusing a host whose key
-    does not have the invite's fingerprint.  Raises :class:`InviteError` for a
-    malformed invite; every other failure is an outcome.  An invite with a
-    relay races direct paths, hole punching and a relay splice
-    (:func:`~truc_p2p.net.connect`); ``on_path`` hears which one won.
+    does not have the invite's fingerprint; a dropped connection is redialled for
+    ``grace`` seconds.  Raises :class:`InviteError` for a malformed invite; every
+    other failure is an outcome.  An invite with a relay races direct paths,
+    hole punching and a relay splice (:func:`~truc_p2p.net.connect`), on the
+    first connection and on every redial; ``on_path`` hears which path won.
     """
     if isinstance(invite, str):
         invite = Invite.parse(invite)
-    inv = invite
-    path = transcript_path(out_dir, f"join-{name}") if out_dir is not None else None
-    async with AsyncExitStack() as stack:
-        try:
-            connected = await _unless_stopped(
-                stop,
-                lambda: connect(inv, connect_timeout=connect_timeout, direct_window=direct_window),
-            )
-        except OSError as exc:
-            where = f"[{inv.host}]" if inv.is_ipv6 else inv.host
-            return GameOutcome(
-                end=End.CONNECTION_FAILED,
-                message=f"cannot connect to {where}:{inv.port}: {exc.strerror or exc}",
-                me=Player.P0,
-            )
-        if connected is None:
-            return GameOutcome(end=End.QUIT, message="stopped before connecting", me=Player.P0)
-        stream, route = connected
-        await stack.enter_async_context(stream)
-        if on_path is not None:
-            on_path(route)
-        local = prepare_game(
+    for attempt in range(1, HANDSHAKE_ATTEMPTS + 1):
+        outcome = await _join_once(
+            invite,
+            strategy,
             identity=identity,
-            role=Player.P0,
-            transcript=path,
             ruleset=ruleset,
             name=name,
             audit=audit,
+            out_dir=out_dir,
+            turn_timeout=turn_timeout,
+            hello_timeout=hello_timeout,
+            connect_timeout=connect_timeout,
+            grace=grace,
+            on_event=on_event,
+            stop=stop,
             fsync=fsync,
-            expected_peer_fingerprint=inv.fingerprint.lower(),
+            meta=meta,
+            direct_window=direct_window,
+            on_path=on_path,
         )
-        try:
+        if outcome is not None:
+            return outcome
+        await trio.sleep(0.2 * attempt)
+    return GameOutcome(
+        end=End.CONNECTION_LOST,
+        message=f"the connection dropped during the handshake {HANDSHAKE_ATTEMPTS} times",
+        me=Player.P0,
+    )
+
+
+#: How often a joiner starts over when the connection drops before the game began.
+HANDSHAKE_ATTEMPTS = 5
+
+
+async def _join_once(
+    inv: Invite,
+    strategy: Strategy,
+    *,
+    identity: Ed25519PrivateKey,
+    ruleset: Ruleset | None,
+    name: str,
+    audit: str,
+    out_dir: str | os.PathLike[str] | None,
+    turn_timeout: float,
+    hello_timeout: float,
+    connect_timeout: float,
+    grace: float,
+    on_event: EventHook | None,
+    stop: trio.Event | None,
+    fsync: bool,
+    meta: dict[str, Any] | None,
+    direct_window: float,
+    on_path: Callable[[str], None] | None,
+) -> GameOutcome | None:
+    """One attempt; ``None`` when the connection dropped before the game id existed."""
+    path = transcript_path(out_dir, f"join-{name}") if out_dir is not None else None
+    try:
+        connected = await _unless_stopped(
+            stop, lambda: connect(inv, connect_timeout=connect_timeout, direct_window=direct_window)
+        )
+    except OSError as exc:
+        where = f"[{inv.host}]" if inv.is_ipv6 else inv.host
+        return GameOutcome(
+            end=End.CONNECTION_FAILED,
+            message=f"cannot connect to {where}:{inv.port}: {exc.strerror or exc}",
+            me=Player.P0,
+        )
+    if connected is None:
+        return GameOutcome(end=End.QUIT, message="stopped before connecting", me=Player.P0)
+    stream, route = connected
+    if on_path is not None:
+        on_path(route)
+    local = prepare_game(
+        identity=identity,
+        role=Player.P0,
+        transcript=path,
+        ruleset=ruleset,
+        name=name,
+        audit=audit,
+        fsync=fsync,
+        expected_peer_fingerprint=inv.fingerprint.lower(),
+    )
+    if path is not None:
+        write_meta(path, {**(meta or {}), "role": "join", "invite": str(inv)})
+    try:
+        async with stream:
             outcome = await play_game(
                 stream,
                 local.session,
@@ -306,7 +533,186 @@ async def join_game(
                 expected_fingerprint=inv.fingerprint,
                 on_event=on_event,
                 stop=stop,
+                reconnector=Redialer(inv, on_path=on_path),
+                grace=grace,
+                before_send=local.sync,
             )
-        finally:
-            local.close()
+    finally:
+        local.close()
+    if not local.session.game_id and outcome.end is End.CONNECTION_LOST:
+        local.discard()
+        return None  # cut during the handshake: start over
+    if not _started(local.session) and outcome.end is End.REFUSED:
+        local.discard()
+        return outcome
     return replace(outcome, transcript=local.transcript, path=route)
+
+
+def _abandon(session: Session, grace: float, stop: trio.Event) -> None:
+    """Record our signed abort when the opponent never came back (or we stopped)."""
+    if stop.is_set():
+        session.abort("quit", "the player left while waiting for the opponent")
+    else:
+        session.abort("abandoned", f"the opponent did not come back within {grace:g} s")
+
+
+@dataclass
+class Restored:
+    """A session rebuilt from its transcript, ready to reconnect."""
+
+    session: Session
+    writer: TranscriptWriter
+    torn_bytes: int
+    meta: dict[str, Any]
+
+
+def restore_game(
+    transcript: str | os.PathLike[str],
+    *,
+    identity: Ed25519PrivateKey,
+    ruleset: Ruleset | None,
+    name: str,
+    audit: str,
+    role: Player,
+    meta: dict[str, Any] | None = None,
+) -> Restored:
+    """Reopen ``transcript`` for appending (cutting a torn last frame) and rebuild its
+    session with the stored secret.  Raises ``OSError`` or ``ValueError``
+    (:class:`~truc_p2p.protocol.LocalProtocolError` when the transcript is not
+    this identity's and secret's)."""
+    path = Path(transcript)
+    secret = secret_path_for(path).read_bytes()
+    writer = TranscriptWriter.open_append(path, sync="on-demand")
+    envelopes = writer.existing
+    torn = writer.repaired.dropped if writer.repaired is not None else 0
+    try:
+        session = Session.restore(
+            envelopes,
+            identity=identity,
+            role=role,
+            secret=secret,
+            ruleset=ruleset,
+            name=name,
+            audit=audit,
+            record=writer.append,
+        )
+    except BaseException:
+        writer.close()
+        raise
+    return Restored(session, writer, torn, meta or {})
+
+
+async def resume_game(
+    restored: Restored,
+    strategy: Strategy,
+    *,
+    identity: Ed25519PrivateKey,
+    host: tuple[str | None, int] | None = None,
+    invite: Invite | None = None,
+    turn_timeout: float = DEFAULT_TURN_TIMEOUT,
+    hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
+    grace: float = DEFAULT_GRACE,
+    on_event: EventHook | None = None,
+    on_notice: Callable[[str], None] | None = None,
+    on_listening: Callable[[int], None] | None = None,
+    stop: trio.Event | None = None,
+) -> GameOutcome:
+    """Finish a restored game: a joiner (``invite``) redials, a host (``host`` =
+    ``(bind, port)``) listens again on its port.  The opponent, still waiting in
+    its grace period, resumes; the game then goes on to its end."""
+    session = restored.session
+    me = session.me
+    stop = stop if stop is not None else trio.Event()
+    if not session.resumable:
+        restored.writer.close()
+        what = "has already ended" if session.finished else "never started"
+        return GameOutcome(
+            end=End.LOCAL_ERROR, message=f"nothing to resume: the game {what}", me=me
+        )
+    outcome: GameOutcome | None = None
+    try:
+        if invite is not None:
+            redial = Redialer(invite)
+            got = None
+            with trio.move_on_after(grace):
+                got = await _unless_stopped(stop, redial.next_stream)
+            if got is None:
+                _abandon(session, grace, stop)
+                return GameOutcome(
+                    end=End.CONNECTION_FAILED,
+                    message=f"could not reach the host at {invite.host}:{invite.port} "
+                    f"within {grace:g} s",
+                    me=me,
+                )
+            stream, prefix, dialled = got
+            async with stream:
+                outcome = await play_game(
+                    stream,
+                    session,
+                    strategy,
+                    turn_timeout=turn_timeout,
+                    hello_timeout=hello_timeout,
+                    on_event=on_event,
+                    stop=stop,
+                    reconnector=redial,
+                    grace=grace,
+                    prefix=prefix,
+                    resuming=dialled,
+                    before_send=restored.writer.sync,
+                )
+        else:
+            assert host is not None
+            bind, port = host
+            slot = GameSlot(session)
+
+            async def no_new_games(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
+                raise AssertionError("capacity 0: unreachable")  # pragma: no cover
+
+            async with serve_game(bind=bind, port=port) as listener:
+                loop = HostLoop(
+                    listener,
+                    identity,
+                    no_new_games,
+                    hello_timeout=hello_timeout,
+                    capacity=0,
+                    on_notice=on_notice,
+                )
+                loop.games.append(slot)
+                if on_listening is not None:
+                    on_listening(listener.port)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(loop.serve)
+                    got = None
+                    with trio.move_on_after(grace):
+                        got = await _unless_stopped(stop, slot.reconnector.next_stream)
+                    if got is not None:
+                        stream, prefix, dialled = got
+                        async with stream:
+                            outcome = await play_game(
+                                stream,
+                                session,
+                                strategy,
+                                turn_timeout=turn_timeout,
+                                hello_timeout=hello_timeout,
+                                on_event=on_event,
+                                stop=stop,
+                                reconnector=slot.reconnector,
+                                grace=grace,
+                                prefix=prefix,
+                                resuming=dialled,
+                                before_send=restored.writer.sync,
+                            )
+                    nursery.cancel_scope.cancel()
+            if outcome is None:
+                _abandon(session, grace, stop)
+                return GameOutcome(
+                    end=End.OPPONENT_ABANDONED if not stop.is_set() else End.QUIT,
+                    message=f"the opponent did not come back within {grace:g} s"
+                    if not stop.is_set()
+                    else "stopped before the opponent came back",
+                    me=me,
+                )
+    finally:
+        restored.writer.close()
+    assert outcome is not None
+    return replace(outcome, transcript=restored.writer.path)

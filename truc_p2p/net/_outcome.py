@@ -37,9 +37,19 @@ class End(enum.Enum):
     QUIT = "quit"
     #: Our own player (strategy) failed, e.g. chose an illegal action.
     LOCAL_ERROR = "local-error"
+    #: The opponent stayed disconnected for the whole grace period; we sent
+    #: (recorded) a signed ``abort`` with reason ``abandoned``.
+    OPPONENT_ABANDONED = "opponent-abandoned"
+    #: The host turned us away with a signed ``refuse`` (``abort_reason``:
+    #: ``busy``, ``not-allowed`` or ``unknown-game``).
+    REFUSED = "refused"
+    #: The transcript could not be written (disk full, I/O error).
+    DISK_ERROR = "disk-error"
 
 
 _EXIT_CODES = {End.FINISHED: 0, End.FINGERPRINT_MISMATCH: 3, End.CONNECTION_FAILED: 4}
+#: Exit codes of a refusal, by its reason.
+_REFUSED_CODES = {"busy": 5, "not-allowed": 6}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,7 +98,10 @@ class GameOutcome:
 
     @property
     def exit_code(self) -> int:
-        """0 finished, 3 host refused (fingerprint), 4 cannot connect, 1 otherwise."""
+        """0 finished, 3 host refused (fingerprint), 4 cannot connect, 5 host busy,
+        6 not admitted by the host's --allow list, 1 otherwise."""
+        if self.end is End.REFUSED:
+            return _REFUSED_CODES.get(self.abort_reason or "", 1)
         return _EXIT_CODES.get(self.end, 1)
 
     def summary(self) -> str:

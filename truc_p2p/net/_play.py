@@ -16,9 +16,19 @@ whenever we send something or a complete frame arrives; when it passes we
 send a signed ``abort`` with reason ``timeout`` (recorded in the transcript
 like every envelope) and end with :attr:`End.OPPONENT_TIMEOUT`.
 
+A lost connection does not end a game that has started.  With a
+:class:`Reconnector` (the joiner redials, the host takes the next
+connection its accept loop routes to this game) the loop waits up to
+``grace`` seconds for a new stream, exchanges signed ``resume`` messages
+(:meth:`Session.reconnect`) and goes on where it stopped; the local player
+keeps thinking meanwhile, and the event hook sees :class:`PeerDisconnected`
+(with a countdown) and :class:`PeerReconnected`.  When the grace runs out
+the game ends with a signed ``abort`` ``abandoned``.
+
 Everything the peer or the network can do ends in a :class:`GameOutcome`,
-never an exception: EOF and resets (no abort is written then, so the
-transcript and the stored secret can still resume the game), protocol
+never an exception: EOF and resets without a reconnector (no abort is
+written then, so the transcript and the stored secret can still resume the
+game with ``truc-p2p resume``), protocol
 errors (we answer with a signed ``abort`` -- ``cheat``, ``error`` or
 ``incompatible`` -- and keep the evidence in the transcript), and a host
 whose key does not match the invite's fingerprint (nothing more is sent).
@@ -29,9 +39,10 @@ from __future__ import annotations
 import contextlib
 import hmac
 import math
+import secrets
 from collections import deque
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 import trio
@@ -49,8 +60,11 @@ from truc_p2p.protocol import (
     LocalProtocolError,
     PeerAborted,
     PeerKeyMismatchError,
+    Refused,
     RemoteProtocolError,
     ResultMismatchError,
+    Resumed,
+    ResumeRefusedError,
     RulesetMismatchError,
     Session,
     SessionEvent,
@@ -61,11 +75,16 @@ from truc_p2p.rules import Action, Event, Game
 
 __all__ = [
     "DEFAULT_BOT_TIMEOUT",
+    "DEFAULT_GRACE",
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_TURN_TIMEOUT",
     "BotStrategy",
     "EventHook",
+    "NetEvent",
+    "PeerDisconnected",
+    "PeerReconnected",
     "QuitGame",
+    "Reconnector",
     "Strategy",
     "play_game",
 ]
@@ -75,10 +94,54 @@ DEFAULT_TURN_TIMEOUT = 300.0
 #: Seconds a bot opponent may take (``truc-p2p demo``).
 DEFAULT_BOT_TIMEOUT = 30.0
 #: Seconds the peer may take to send its hello after connecting.
-DEFAULT_HELLO_TIMEOUT = 30.0
+DEFAULT_HELLO_TIMEOUT = 10.0
+#: Seconds a disconnected opponent has to come back before the game is abandoned.
+DEFAULT_GRACE = 120.0
+#: Seconds one reconnection attempt may take (connect, resume and its answer).
+RESUME_TIMEOUT = 10.0
+#: Seconds a finished side stays reachable for a peer that may lack our last message.
+BYE_WINDOW = 15.0
+#: Seconds between two countdown events while the opponent is away.
+COUNTDOWN_EVERY = 15.0
 
-#: Called with every session and rules event, in order (never the sentinels).
-EventHook = Callable[[Event | SessionEvent], None]
+
+class NetEvent:
+    """Base class of the transport's own events (beside session and rules events)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class PeerDisconnected(NetEvent):
+    """The connection is lost; the opponent has ``seconds_left`` to come back.
+
+    Sent when the connection drops and then every few seconds as a countdown.
+    """
+
+    reason: str
+    seconds_left: float
+    grace: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class PeerReconnected(NetEvent):
+    """Play goes on after ``after`` seconds away; ``resent`` of our messages were sent again."""
+
+    after: float
+    resent: int
+    received_again: int
+
+
+#: Called with every session, rules and transport event, in order (never the sentinels).
+EventHook = Callable[[Event | SessionEvent | NetEvent], None]
+
+
+class Reconnector(Protocol):
+    """Where the next connection of a game comes from after the last one dropped."""
+
+    async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
+        """Return ``(stream, bytes already read from it, we_dialled)``; may wait forever."""
+        ...
 
 
 class QuitGame(Exception):
@@ -135,6 +198,13 @@ class _FrameCounter:
         return self.count - before
 
 
+class _Retry:
+    """This connection did not resume the game: try the next one."""
+
+
+_RETRY = _Retry()
+
+
 def _abort_reason(exc: RemoteProtocolError) -> str:
     if isinstance(exc, RulesetMismatchError | VersionMismatchError):
         return "incompatible"
@@ -159,10 +229,29 @@ class _GameLoop:
         stop: trio.Event | None,
         send_timeout: float,
         linger: float,
+        reconnector: Reconnector | None = None,
+        grace: float = DEFAULT_GRACE,
+        prefix: bytes = b"",
+        resuming: bool | None = None,
+        before_send: Callable[[], object] | None = None,
     ) -> None:
         self.session = session
         self.strategy = strategy
         self.link = Link(stream)
+        self._first_stream = stream
+        self.reconnector = reconnector
+        self.grace = grace
+        self._prefix = prefix
+        #: ``None``: a new game; else resume a restored session on ``stream``
+        #: (True: we dialled it).
+        self._resuming = resuming
+        self.before_send = before_send
+        self._nursery: trio.Nursery | None = None
+        self._reader_scope = trio.CancelScope()
+        self._grace_deadline: float | None = None
+        self._away_since = 0.0
+        self._recovering: trio.Event | None = None
+        self._bytes_before = 0
         self.turn_timeout = turn_timeout
         self.hello_timeout = hello_timeout
         self.expected_fingerprint = expected_fingerprint
@@ -184,12 +273,20 @@ class _GameLoop:
         crash: Exception | None = None
         outcome: GameOutcome | None = None
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self.link.run_reader)
+            self._nursery = nursery
+            self._start_reader(self.link)
             if self.stop is not None:
                 nursery.start_soon(self._watch_stop, self.stop)
             try:
                 with self._main_scope:
-                    outcome = await self._loop()
+                    if self._resuming is not None:
+                        outcome = await self._attach_first(self._resuming)
+                    if outcome is None:
+                        if self._prefix:
+                            self._feed(self._prefix)
+                        outcome = await self._loop()
+                    if outcome.end is End.FINISHED and self.reconnector is not None:
+                        await self._confirm_delivery()
                 if outcome is None:
                     outcome = await self._end_by_us(
                         End.QUIT,
@@ -198,11 +295,13 @@ class _GameLoop:
                         "you left the game; the opponent was told",
                     )
                 await self.link.finish(linger=self.linger)
+                if self.link.stream is not self._first_stream:  # ours, from the reconnector
+                    await self._drop_link()
             except Exception as exc:  # a bug in the strategy or the event hook
                 crash = exc
                 with trio.move_on_after(self.send_timeout):
-                    with contextlib.suppress(LinkBroken, LocalProtocolError):
-                        await self.link.send(self.session.abort("error", "local failure"))
+                    with contextlib.suppress(LinkBroken, LocalProtocolError, OSError):
+                        await self._send(self.session.abort("error", "local failure"))
             finally:
                 nursery.cancel_scope.cancel()
         if crash is not None:
@@ -214,6 +313,165 @@ class _GameLoop:
         await stop.wait()
         self._quit_requested = True
         self._main_scope.cancel()
+
+    # -- the link and reconnection -----------------------------------------------------
+
+    def _start_reader(self, link: Link) -> None:
+        assert self._nursery is not None
+        self._reader_scope = scope = trio.CancelScope()
+
+        async def read() -> None:
+            with scope:
+                await link.run_reader()
+
+        self._nursery.start_soon(read)
+
+    async def _drop_link(self) -> None:
+        self._reader_scope.cancel()
+        self._bytes_before += self.link.bytes_sent + self.link.bytes_received
+        with trio.CancelScope(shield=True), trio.move_on_after(1), contextlib.suppress(Exception):
+            await self.link.stream.aclose()
+
+    async def _send(self, data: bytes) -> None:
+        """Send bytes on the current link, once our own envelopes in them are durable."""
+        if not data:
+            return
+        if self.before_send is not None:
+            self.before_send()
+        self._sent.feed(data)
+        await self.link.send(data, timeout=self.send_timeout)
+
+    async def _recover(self, reason: str) -> GameOutcome | None:
+        """The link is gone: get a new one within the grace period (``None``) or end."""
+        s = self.session
+        if self.reconnector is None or not s.resumable:
+            return self._lost(reason)
+        now = trio.current_time()
+        if self._grace_deadline is None:
+            # A game that never started (no coin yet) is not worth a long wait.
+            grace = self.grace if s.started else min(self.grace, self.hello_timeout)
+            self._grace_deadline = now + grace
+            self._away_since = now
+        self._recovering = done = trio.Event()
+        try:
+            await self._drop_link()
+            with trio.move_on_at(self._grace_deadline):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._countdown, reason)
+                    try:
+                        while True:
+                            stream, prefix, dialled = await self.reconnector.next_stream()
+                            self.link = Link(stream)
+                            self._start_reader(self.link)
+                            ended = await self._attach(prefix, dialled)
+                            if not isinstance(ended, _Retry):
+                                return ended
+                            await self._drop_link()
+                    finally:
+                        nursery.cancel_scope.cancel()
+        finally:
+            self._recovering = None
+            done.set()
+        return await self._end_by_us(
+            End.OPPONENT_ABANDONED,
+            "abandoned",
+            f"the opponent did not come back within {self.grace:g} s",
+            f"the opponent abandoned the game: disconnected for {self.grace:g} s "
+            f"{self._where()}; a signed abort 'abandoned' ends your transcript",
+        )
+
+    async def _confirm_delivery(self) -> None:
+        """Stay reachable until the peer's ``bye`` says it got our last message too.
+
+        If the connection drops first, the peer may still wait for our result:
+        reconnect (a finished session resends it) and say ``bye`` again.
+        """
+        s = self.session
+        with trio.move_on_after(min(self.grace, BYE_WINDOW)):
+            # Our bye goes out at least once, even when the peer's came first (in the
+            # same chunk as the result, as a relay's splice often delivers it):
+            # without it the peer waits, redials and gives up only after BYE_WINDOW.
+            once = True
+            while once or not s.peer_done:
+                once = False
+                with contextlib.suppress(LinkBroken):
+                    await self._send(s.farewell())
+                while not s.peer_done:
+                    item = await self.link.receive()
+                    if isinstance(item, bytes):
+                        s.receive_data(item)
+                        s.next_event()  # reads the peer's bye
+                        continue
+                    reason = item.reason if item is not None else "no answer"
+                    if await self._recover(f"{reason} (after the result)") is not None:
+                        return
+                    break
+
+    async def _countdown(self, reason: str) -> None:
+        assert self._grace_deadline is not None
+        while True:
+            left = max(0.0, self._grace_deadline - trio.current_time())
+            self._notify(PeerDisconnected(reason=reason, seconds_left=left, grace=self.grace))
+            await trio.sleep(min(COUNTDOWN_EVERY, left) or COUNTDOWN_EVERY)
+
+    async def _attach_first(self, dialled: bool) -> GameOutcome | None:
+        """Resume a restored session on the first stream (``truc-p2p resume``)."""
+        self._grace_deadline = trio.current_time() + self.grace
+        self._away_since = trio.current_time()
+        ended = await self._attach(self._prefix, dialled)
+        self._prefix = b""
+        if isinstance(ended, _Retry):
+            return await self._recover("the first reconnection attempt failed")
+        return ended
+
+    async def _attach(self, prefix: bytes, dialled: bool) -> GameOutcome | _Retry | None:
+        """Exchange ``resume`` on the new link: ``None`` on success, :data:`_RETRY` to
+        try another connection, or the outcome that ends the game."""
+        s = self.session
+        s.reconnect(secrets.token_bytes(16), dialer=dialled)
+        if prefix:
+            s.receive_data(prefix)
+        with trio.move_on_after(RESUME_TIMEOUT):
+            try:
+                await self._send(s.data_to_send())
+            except LinkBroken:
+                return _RETRY
+            while True:
+                try:
+                    event = s.next_event()
+                except ResumeRefusedError:
+                    return _RETRY
+                except RemoteProtocolError as exc:
+                    return await self._remote_error(exc)
+                if event is NEED_DATA:
+                    item = await self.link.receive()
+                    if not isinstance(item, bytes):
+                        return _RETRY
+                    self._feed(item)
+                    continue
+                if isinstance(event, Refused):
+                    return self._refused(event)
+                if isinstance(event, Resumed):
+                    try:
+                        await self._send(s.data_to_send())
+                    except LinkBroken:
+                        return _RETRY
+                    after = trio.current_time() - self._away_since
+                    self._grace_deadline = None
+                    self._notify(
+                        PeerReconnected(
+                            after=after,
+                            resent=event.resent,
+                            received_again=max(0, event.peer_has - event.we_have),
+                        )
+                    )
+                    self._restart_clock()
+                    return None
+                if event is CLOSED:  # pragma: no cover - a resumable session is open
+                    return self._closed()
+                assert not isinstance(event, type(CLOSED))
+                self._pending.append(event)  # queued before the drop: handled next
+        return _RETRY
 
     async def _loop(self) -> GameOutcome:
         s = self.session
@@ -242,7 +500,9 @@ class _GameLoop:
             try:
                 await self._flush()
             except LinkBroken as exc:
-                return self._lost(str(exc))
+                ended = await self._recover(str(exc))
+                if ended is not None:
+                    return ended
             if event is CLOSED:
                 return self._closed()
             if event is NEED_DATA:
@@ -250,11 +510,16 @@ class _GameLoop:
                 if item is None:
                     return await self._timeout()
                 if isinstance(item, Closed):
-                    return self._lost(item.reason)
+                    ended = await self._recover(item.reason)
+                    if ended is not None:
+                        return ended
+                    continue
                 self._feed(item)
                 continue
             assert not isinstance(event, type(CLOSED))
             self._notify(event)
+            if isinstance(event, Refused):
+                return self._refused(event)
             if isinstance(event, PeerAborted):
                 return self._peer_aborted(event)
             if isinstance(event, YourTurn):
@@ -276,11 +541,10 @@ class _GameLoop:
     async def _flush(self) -> None:
         data = self.session.data_to_send()
         if data:
-            self._sent.feed(data)
-            await self.link.send(data, timeout=self.send_timeout)
+            await self._send(data)
             self._restart_clock()
 
-    def _notify(self, event: Event | SessionEvent) -> None:
+    def _notify(self, event: Event | SessionEvent | NetEvent) -> None:
         if self.on_event is not None:
             self.on_event(event)
 
@@ -304,7 +568,7 @@ class _GameLoop:
     async def _take_turn(self, turn: YourTurn) -> GameOutcome | None:
         s = self.session
         game = s.game
-        interrupt: list[Closed | RemoteProtocolError] = []
+        interrupt: list[GameOutcome | RemoteProtocolError] = []
         action: Action | None = None
         quit_game = False
         failure: Exception | None = None
@@ -316,12 +580,16 @@ class _GameLoop:
                 quit_game = True
             except Exception as exc:  # re-raised below, outside the nursery's group
                 failure = exc
+            # A reconnection in progress finishes before we act on the choice.
+            recovering = self._recovering
+            if recovering is not None and not interrupt:
+                await recovering.wait()
             nursery.cancel_scope.cancel()
         if failure is not None:
             raise failure
         for item in interrupt:
-            if isinstance(item, Closed):
-                return self._lost(item.reason)
+            if isinstance(item, GameOutcome):
+                return item
             return await self._remote_error(item)
         if any(isinstance(e, PeerAborted) for e in self._pending):
             return None  # the main loop reports it
@@ -339,26 +607,32 @@ class _GameLoop:
                 "local player failure",
                 f"our player chose an action the session refused: {exc}",
             )
-        self._sent.feed(data)
         try:
-            await self.link.send(data, timeout=self.send_timeout)
+            await self._send(data)
         except LinkBroken as exc:
-            return self._lost(str(exc))
+            return await self._recover(str(exc))
         self._restart_clock()
         return None
 
     async def _watch_during_turn(
-        self, scope: trio.CancelScope, interrupt: list[Closed | RemoteProtocolError]
+        self, scope: trio.CancelScope, interrupt: list[GameOutcome | RemoteProtocolError]
     ) -> None:
-        """Read while the local player thinks; cancel ``scope`` on abort, EOF or error."""
+        """Read while the local player thinks; reconnect when the link drops (the
+        player keeps thinking); cancel ``scope`` on abort, error or a lost game."""
         while True:
             item = await self.link.receive()
             if item is None:  # pragma: no cover - no deadline here
                 continue
             if isinstance(item, Closed):
-                interrupt.append(item)
-                scope.cancel()
-                return
+                ended = await self._recover(item.reason)
+                if ended is not None:
+                    interrupt.append(ended)
+                    scope.cancel()
+                    return
+                if self._pending:  # events queued before the drop
+                    scope.cancel()
+                    return
+                continue
             self._feed(item)
             while True:
                 try:
@@ -400,7 +674,7 @@ class _GameLoop:
             scores=scores,
             hands=s.hands_dealt,
             messages=self._sent.count + self._received.count,
-            nbytes=self.link.bytes_sent + self.link.bytes_received,
+            nbytes=self._bytes_before + self.link.bytes_sent + self.link.bytes_received,
             **fields,  # type: ignore[arg-type]
         )
 
@@ -413,9 +687,8 @@ class _GameLoop:
     async def _end_by_us(self, end: End, reason: str, detail: str, message: str) -> GameOutcome:
         data = self.session.abort(reason, detail)
         if data:
-            self._sent.feed(data)
             with contextlib.suppress(LinkBroken):
-                await self.link.send(data, timeout=self.send_timeout)
+                await self._send(data)
         return self._outcome(end, message, abort_reason=reason, abort_detail=detail)
 
     async def _timeout(self) -> GameOutcome:
@@ -433,6 +706,17 @@ class _GameLoop:
 
     def _lost(self, reason: str) -> GameOutcome:
         return self._outcome(End.CONNECTION_LOST, f"connection lost {self._where()}: {reason}")
+
+    def _refused(self, event: Refused) -> GameOutcome:
+        what = {
+            "busy": "the host is busy with another game; try again later",
+            "not-allowed": "the host does not admit your key (it hosts with --allow)",
+            "unknown-game": "the host no longer has this game (it ended or was abandoned)",
+        }.get(event.reason, f"the host refused ({event.reason})")
+        detail = f": {event.detail}" if event.detail else ""
+        return self._outcome(
+            End.REFUSED, f"{what}{detail}", abort_reason=event.reason, abort_detail=event.detail
+        )
 
     async def _remote_error(self, exc: RemoteProtocolError) -> GameOutcome:
         with contextlib.suppress(LinkBroken):  # e.g. the responder's hello, queued
@@ -493,6 +777,11 @@ async def play_game(
     stop: trio.Event | None = None,
     send_timeout: float = 60.0,
     linger: float = 2.0,
+    reconnector: Reconnector | None = None,
+    grace: float = DEFAULT_GRACE,
+    prefix: bytes = b"",
+    resuming: bool | None = None,
+    before_send: Callable[[], object] | None = None,
 ) -> GameOutcome:
     """Play one game of ``session`` over ``stream`` until it ends; return the outcome.
 
@@ -502,6 +791,14 @@ async def play_game(
     joiner passes the invite's).  ``on_event`` sees every event.  Setting
     ``stop`` leaves the game with a signed ``quit``.  The stream is
     half-closed but not closed: the caller owns it.
+
+    ``reconnector`` supplies a new stream when the connection drops after the
+    game id exists; the opponent then has ``grace`` seconds to come back.
+    ``prefix`` is bytes already read from ``stream`` (the host's accept loop
+    reads the first frame to route the connection).  ``resuming`` (True: we
+    dialled) starts with the resume exchange, for a session rebuilt with
+    :meth:`Session.restore`.  ``before_send`` runs before any bytes leave
+    (the transcript's fsync: our own envelopes are durable first).
 
     Network and peer failures are outcomes, not exceptions; only a failure
     of ``strategy`` or ``on_event`` propagates (after a signed ``error``
@@ -518,5 +815,10 @@ async def play_game(
         stop=stop,
         send_timeout=send_timeout,
         linger=linger,
+        reconnector=reconnector,
+        grace=grace,
+        prefix=prefix,
+        resuming=resuming,
+        before_send=before_send,
     )
     return await loop.run()

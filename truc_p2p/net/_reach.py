@@ -11,6 +11,7 @@ invite that names them.
 from __future__ import annotations
 
 import ipaddress
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 
@@ -44,6 +45,9 @@ class Reach:
         self.rendezvous: Rendezvous | None = None
         self.mapping: PortMapping | None = None
         self._tx, self._rx = trio.open_memory_channel[Incoming](0)
+        self._paths: weakref.WeakKeyDictionary[trio.abc.Stream, Incoming] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def invite(self) -> Invite:
         """The invite: the mapped public address if the router mapped the port,
@@ -54,9 +58,26 @@ class Reach:
             base = self.listener.invite(self.fingerprint, advertise=self.advertise)
         return self.rendezvous.invite(base) if self.rendezvous is not None else base
 
-    async def accept(self) -> Incoming:
+    async def accept_incoming(self) -> Incoming:
         """The next connection from any source (listener: path ``direct``)."""
-        return await self._rx.receive()
+        incoming = await self._rx.receive()
+        self._paths[incoming.stream] = incoming
+        return incoming
+
+    async def accept(self) -> trio.SocketStream:
+        """Like :meth:`GameListener.accept` (for the host's accept loop); the path
+        of each stream is kept for :meth:`path_of`."""
+        return (await self.accept_incoming()).stream
+
+    def path_of(self, stream: trio.abc.Stream) -> str:
+        """How ``stream`` (from :meth:`accept`) was made: direct, punched or relayed."""
+        incoming = self._paths.get(stream)
+        return incoming.path if incoming is not None else "direct"
+
+    def peer_of(self, stream: trio.abc.Stream, default: str = "?") -> str:
+        """The joiner's address for ``stream`` (not the relay's, for a relayed one)."""
+        incoming = self._paths.get(stream)
+        return incoming.peer[0] if incoming is not None else default
 
     async def _from_listener(self) -> None:
         while True:

@@ -46,6 +46,8 @@ from truc_p2p.net._relay_wire import (
 __all__ = ["DEFAULT_RELAY_PORT", "RelayLimits", "RelayServer", "SessionReport"]
 
 DEFAULT_RELAY_PORT = 4456
+#: Seconds a splice still carries one direction after the other failed.
+LINGER = 2.0
 #: The counters in :attr:`RelayServer.stats`.
 STAT_KEYS = (
     "connections",
@@ -320,17 +322,25 @@ class RelayServer:
         await meeting.done.wait()
 
     async def _pipe(self, a: trio.SocketStream, b: trio.SocketStream, counted: list[int]) -> str:
-        """Copy both ways until one side closes, the byte budget runs out or nobody
-        sends for ``splice_idle`` seconds."""
+        """Copy both ways until both sides are done, the byte budget runs out or
+        nobody sends for ``splice_idle`` seconds.
+
+        An EOF is passed on as a half-close.  When one direction fails (its
+        receiver reset the connection), the other still has :data:`LINGER`
+        seconds to deliver what is in flight, e.g. a last message and the
+        sender's EOF, so a peer's farewell is not lost to the other's reset.
+        """
         limits = self.limits
         reason = ["closed"]
+        closing = [False]
         async with trio.open_nursery() as nursery:
             deadline = [trio.current_time() + limits.splice_idle]
 
             async def watchdog() -> None:
                 while trio.current_time() < deadline[0]:
                     await trio.sleep_until(deadline[0])
-                reason[0] = "idle"
+                if not closing[0]:
+                    reason[0] = "idle"
                 nursery.cancel_scope.cancel()
 
             async def copy(src: trio.SocketStream, dst: trio.SocketStream) -> None:
@@ -339,15 +349,15 @@ class RelayServer:
                         counted[0] += len(data)
                         if counted[0] > limits.max_session_bytes:
                             reason[0] = "byte limit"
-                            break
-                        deadline[0] = trio.current_time() + limits.splice_idle
+                            nursery.cancel_scope.cancel()
+                            return
+                        if not closing[0]:
+                            deadline[0] = trio.current_time() + limits.splice_idle
                         await dst.send_all(data)
-                    else:
-                        await dst.send_eof()
-                        return  # half-close: the other direction may still finish
+                    await dst.send_eof()  # half-close: the other direction may still finish
                 except _ERRORS:
-                    pass
-                nursery.cancel_scope.cancel()
+                    closing[0] = True
+                    deadline[0] = min(deadline[0], trio.current_time() + LINGER)
 
             nursery.start_soon(watchdog)
             async with trio.open_nursery() as copies:

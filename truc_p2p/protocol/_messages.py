@@ -50,6 +50,7 @@ class MessageType:
     # Connection messages: signed, never chained, never in a transcript.
     RESUME = "resume"
     REFUSE = "refuse"
+    BYE = "bye"
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,7 @@ CONTROL: Mapping[str, Mapping[str, Field]] = {
             doc="empty from the dialer; the dialer's nonce in the listener's answer",
         ),
     },
+    MessageType.BYE: {},
     MessageType.REFUSE: {
         "key": Field("bin(32)", _bin(32), doc="the refusing host's Ed25519 public key"),
         "reason": Field("str", _one_of(*REFUSE_REASONS), doc="why the host turns us away"),

@@ -264,6 +264,8 @@ class Session:
         self._raws: list[bytes] = []  # every chain envelope, for resending after a resume
         self._reconnecting: _Reconnecting | None = None
         self._seen_resume_nonces: set[bytes] = set()
+        #: The peer said ``bye``: it holds the whole game, nothing is owed to it.
+        self.peer_done = False
         self.game_id = b""
         self._hellos: list[bytes] = []
         self._peer_key: Ed25519PublicKey | None = None
@@ -330,7 +332,10 @@ class Session:
         the peer's error) are peer input the game no longer needs: they are
         dropped, never an error, and never buffered.
         """
-        if self.stage in (Stage.DONE, Stage.ABORTED, Stage.ERROR):
+        if self._reconnecting is None and (
+            self.stage in (Stage.ABORTED, Stage.ERROR)
+            or (self.stage is Stage.DONE and self.peer_done)
+        ):
             return
         self._frames.feed(data)
 
@@ -345,8 +350,6 @@ class Session:
                 return self._events.popleft()
             if self._error is not None:
                 raise self._error
-            if self.stage in (Stage.DONE, Stage.ABORTED):
-                return CLOSED
             if self._reconnecting is not None:
                 try:
                     raw = self._frames.next_envelope()
@@ -357,6 +360,11 @@ class Session:
                     return NEED_DATA
                 self._on_resume(raw)
                 continue
+            if self.stage is Stage.DONE:
+                self._read_farewells()
+                return CLOSED
+            if self.stage is Stage.ABORTED:
+                return CLOSED
             try:
                 raw = self._frames.next_envelope()
             except RemoteProtocolError as exc:
@@ -417,9 +425,56 @@ class Session:
         return self.data_to_send()
 
     @property
+    def started(self) -> bool:
+        """Whether the game began from our side: hellos exchanged and the coin flipped."""
+        return self._game is not None
+
+    @property
     def resumable(self) -> bool:
-        """Whether a lost connection can be resumed: the game id exists and the game is on."""
-        return bool(self.game_id) and not self.finished
+        """Whether a lost connection can be resumed: the game id exists and the game was
+        neither aborted nor broken (a finished game still resends its last messages)."""
+        return bool(self.game_id) and self.stage not in (Stage.ABORTED, Stage.ERROR)
+
+    def _read_farewells(self) -> None:
+        """After the result: look for the peer's ``bye``; anything else is dropped."""
+        while not self.peer_done:
+            try:
+                raw = self._frames.next_envelope()
+            except RemoteProtocolError:
+                self._frames = FrameBuffer()
+                return
+            if raw is None:
+                return
+            try:
+                env = decode_envelope(raw)
+                if env.type != MessageType.BYE or env.sender != int(self.me.other):
+                    continue
+                assert self._peer_key is not None
+                verify_signature(env, self._peer_key)
+            except RemoteProtocolError:
+                continue
+            if env.game_id == self.game_id:
+                self.peer_done = True
+
+    def farewell(self) -> bytes:
+        """A signed ``bye`` (framed, outside the chain): we hold the whole game.
+
+        Sent once the result is co-signed; the peer that receives it knows our
+        last message arrived.  A side keeps answering reconnections until it
+        gets the peer's ``bye``.
+        """
+        if self.stage is not Stage.DONE:
+            raise LocalProtocolError("bye comes after the co-signed result")
+        raw = sign_envelope(
+            self._identity,
+            game_id=self.game_id,
+            seq=self._seq,
+            prev=self._prev,
+            sender=int(self.me),
+            type=MessageType.BYE,
+            payload={},
+        )
+        return frame(raw)
 
     @property
     def reconnecting(self) -> bool:

@@ -34,6 +34,10 @@ class ActionKind(Enum):
     #: Dealer declines the redeal: play goes on with the cards held.
     DECLINE_REDEAL = "decline-redeal"
 
+    @classmethod
+    def _missing_(cls, value: object) -> ActionKind:
+        raise ActionError(f"not a kind of action: {value!r}")
+
     @property
     def is_request(self) -> bool:
         """Whether this kind is one of the two stake requests (raise, rest)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Final
 
-from truc_p2p.rules._errors import CardError
+from truc_p2p.rules._errors import CardError, PlayerError
 
 __all__ = ["ALL_CARDS", "Card", "Player", "Rank", "Suit"]
 
@@ -27,10 +27,29 @@ class Player(IntEnum):
     P0 = 0
     P1 = 1
 
+    @classmethod
+    def _missing_(cls, value: object) -> Player:
+        raise PlayerError(f"not a player (Player.P0, Player.P1, 0 or 1): {value!r}")
+
     @property
     def other(self) -> Player:
         """The opponent."""
         return Player.P1 if self is Player.P0 else Player.P0
+
+    @classmethod
+    def coerce(cls, value: object) -> Player:
+        """``value`` as a :class:`Player`: a Player, or a plain int seat 0 or 1.
+
+        Every public entry point of the rules engine normalises its seats with
+        this, so ``game.push(action, player=1)`` works like ``player=Player.P1``.
+        Anything else (``2``, ``-1``, ``True``, ``"0"``, ``1.0``) raises
+        :class:`PlayerError`.
+        """
+        if isinstance(value, Player):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+            return cls(value)
+        raise PlayerError(f"a player is Player.P0, Player.P1, 0 or 1, not {value!r}")
 
     def __str__(self) -> str:
         return self.name
@@ -47,6 +66,10 @@ class Rank(IntEnum):
     ACE = 5
     EIGHT = 6
     SEVEN = 7
+
+    @classmethod
+    def _missing_(cls, value: object) -> Rank:
+        raise CardError(f"not a rank: {value!r}")
 
     @property
     def symbol(self) -> str:
@@ -77,6 +100,10 @@ class Suit(Enum):
     DIAMONDS = "D"
     HEARTS = "H"
     SPADES = "S"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Suit:
+        raise CardError(f"not a suit: {value!r}")
 
     @property
     def symbol(self) -> str:

@@ -21,6 +21,7 @@ __all__ = [
     "NotDealtError",
     "NotYourTurnError",
     "OneRequestPerTrickError",
+    "PlayerError",
     "RedealNotAllowedError",
     "RequestPendingError",
     "RulesError",
@@ -51,6 +52,12 @@ class ActionError(RulesError):
     """An action could not be built or parsed (bad text, card missing or extra)."""
 
     rule = "action-syntax"
+
+
+class PlayerError(RulesError):
+    """A seat is not a :class:`Player` nor the plain int 0 or 1."""
+
+    rule = "player"
 
 
 class RulesetError(RulesError):

@@ -12,6 +12,7 @@ from enum import Enum
 
 from truc_p2p.rules._actions import Action
 from truc_p2p.rules._cards import Card, Player
+from truc_p2p.rules._errors import RulesError
 
 __all__ = [
     "Acted",
@@ -43,6 +44,10 @@ class RoundEndReason(Enum):
     #: Won by tricks after "my rest" was answered: the winner wins the game.
     REST_WON = "rest-won"
 
+    @classmethod
+    def _missing_(cls, value: object) -> RoundEndReason:
+        raise RulesError(f"not a round end reason: {value!r}")
+
 
 class GameEndReason(Enum):
     """Why the game ended."""
@@ -53,6 +58,10 @@ class GameEndReason(Enum):
     REST_WON = "rest-won"
     #: The opponent refused (or folded on) "my rest" (default variant).
     REST_REFUSED = "rest-refused"
+
+    @classmethod
+    def _missing_(cls, value: object) -> GameEndReason:
+        raise RulesError(f"not a game end reason: {value!r}")
 
 
 @dataclass(frozen=True, slots=True)

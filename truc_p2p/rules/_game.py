@@ -52,8 +52,10 @@ from truc_p2p.rules._errors import (
     NotDealtError,
     NotYourTurnError,
     OneRequestPerTrickError,
+    PlayerError,
     RedealNotAllowedError,
     RequestPendingError,
+    RulesError,
     RulesetError,
 )
 from truc_p2p.rules._events import (
@@ -109,6 +111,10 @@ class Phase(Enum):
     #: The game is over.
     OVER = "over"
 
+    @classmethod
+    def _missing_(cls, value: object) -> Phase:
+        raise RulesError(f"not a phase: {value!r}")
+
 
 def _final_winner(results: Sequence[Player | None]) -> Player | None:
     """Round winner once all three trick results are known."""
@@ -129,11 +135,14 @@ def round_result(results: Sequence[Player | None]) -> tuple[bool, Player | None]
     (won by either player or spoiled) gives the same round winner; ``winner``
     is ``None`` when decided with nobody winning (all three tricks spoiled).
     """
-    remaining = HAND_SIZE - len(results)
+    if isinstance(results, str | bytes) or not isinstance(results, Sequence):
+        raise PlayerError(f"results must be a sequence of Player or None, not {results!r}")
+    known = [None if r is None else Player.coerce(r) for r in results]
+    remaining = HAND_SIZE - len(known)
     if remaining < 0:
-        raise ValueError("a round has at most three tricks")
+        raise RulesError(f"a round has at most three tricks, not {len(known)}", rule="three-tricks")
     outcomes = {
-        _final_winner([*results, *rest])
+        _final_winner([*known, *rest])
         for rest in itertools.product((Player.P0, Player.P1, None), repeat=remaining)
     }
     if len(outcomes) == 1:
@@ -151,6 +160,10 @@ class LegalActions:
     __slots__ = ("_actions",)
 
     def __init__(self, actions: Sequence[Action]) -> None:
+        if isinstance(actions, str | bytes) or not isinstance(actions, Sequence):
+            raise ActionError(f"legal actions must be a sequence of Action, not {actions!r}")
+        if not all(isinstance(a, Action) for a in actions):
+            raise ActionError("legal actions must all be Action values")
         self._actions = tuple(actions)
 
     def __contains__(self, action: object) -> bool:
@@ -189,6 +202,11 @@ class Game:
 
     ``Game(ruleset, first_dealer=Player.P0)`` starts in :attr:`Phase.DEAL`;
     call :meth:`deal` with the hands, then :meth:`push` actions.
+
+    Wherever a :class:`Player` is expected, the plain int seat 0 or 1 is
+    accepted too (see :meth:`Player.coerce`); any other value raises
+    :class:`PlayerError`.  No method raises anything but a :class:`RulesError`
+    for a bad argument.
     """
 
     def __init__(
@@ -201,8 +219,8 @@ class Game:
         if not isinstance(ruleset, Ruleset):
             raise RulesetError(f"not a Ruleset: {ruleset!r}")
         self._ruleset = ruleset
-        self._view = None if view is None else Player(view)
-        self._first_dealer = Player(first_dealer)
+        self._view = None if view is None else Player.coerce(view)
+        self._first_dealer = Player.coerce(first_dealer)
         self._phase = Phase.DEAL
         self._dealer = self._first_dealer
         self._scores = [0, 0]
@@ -350,21 +368,22 @@ class Game:
 
     def requested(self, player: Player) -> bool:
         """Whether ``player`` already made its one request of the current trick."""
-        return self._requested[player]
+        return self._requested[Player.coerce(player)]
 
     def knows_hand(self, player: Player) -> bool:
         """Whether this view knows ``player``'s cards."""
-        return self._view is None or self._view is player
+        return self._view is None or self._view is Player.coerce(player)
 
     def hand(self, player: Player) -> tuple[Card, ...] | None:
         """``player``'s unplayed cards, or ``None`` when this view cannot see them."""
+        player = Player.coerce(player)
         if not self.knows_hand(player):
             return None
         return tuple(self._hands[player])
 
     def hand_size(self, player: Player) -> int:
         """How many unplayed cards ``player`` holds."""
-        return self._sizes[player]
+        return self._sizes[Player.coerce(player)]
 
     def discarded(self) -> frozenset[Card]:
         """Cards this view saw discarded by an accepted redeal this round."""
@@ -385,6 +404,7 @@ class Game:
         viewer's hand, not discarded in the viewer's sight and not played this
         round.
         """
+        player = Player.coerce(player)
         if self.knows_hand(player):
             return tuple(sorted(self._hands[player], key=lambda c: c.index))
         if self._sizes[player] == 0:
@@ -416,16 +436,24 @@ class Game:
         if not isinstance(hands, Mapping):
             raise DealError("hands must be a mapping from Player to cards", rule="deal-shape")
         expected = set(Player) if self._view is None else {self._view}
-        keys = list(hands.keys())
-        if not all(isinstance(k, Player) for k in keys) or set(keys) != expected:
-            names = sorted(str(p) for p in expected)
+        names = sorted(str(p) for p in expected)
+        by_player: dict[Player, object] = {}
+        for key, value in hands.items():
+            try:
+                by_player[Player.coerce(key)] = value
+            except PlayerError:
+                raise DealError(
+                    f"this view must be dealt exactly the hands of {names}, not {key!r}",
+                    rule="deal-shape",
+                ) from None
+        if len(by_player) != len(hands) or set(by_player) != expected:
             raise DealError(
                 f"this view must be dealt exactly the hands of {names}", rule="deal-shape"
             )
         parsed: dict[Player, tuple[Card, ...]] = {}
         seen: set[Card] = set()
         for player in sorted(expected):
-            cards = hands[player]
+            cards = by_player[player]
             if isinstance(cards, str | bytes) or not isinstance(cards, Sequence):
                 raise DealError(f"{player}'s hand must be a sequence of cards", rule="deal-shape")
             hand = tuple(cards)
@@ -454,6 +482,8 @@ class Game:
         With ``player`` given, the legal actions of that player: empty when it
         is not the one to act.
         """
+        if player is not None:
+            player = Player.coerce(player)
         actor = self.to_act
         if actor is None or (player is not None and player is not actor):
             return LegalActions(())
@@ -467,6 +497,8 @@ class Game:
 
     def is_legal(self, action: Action, player: Player | None = None) -> bool:
         """Whether :meth:`push` would accept ``action`` (for ``player``, if given)."""
+        if player is not None:
+            player = Player.coerce(player)
         return isinstance(action, Action) and self._check(action, player) is None
 
     def push(self, action: Action, *, player: Player | None = None) -> list[Event]:
@@ -478,6 +510,8 @@ class Game:
         """
         if not isinstance(action, Action):
             raise ActionError(f"not an Action: {action!r}")
+        if player is not None:
+            player = Player.coerce(player)
         error = self._check(action, player)
         if error is not None:
             raise error

@@ -23,6 +23,10 @@ class Ladder(Enum):
     #: 1 → 2 → 4 → 6 → 8 → … (alternative reading).
     EVEN = "even"
 
+    @classmethod
+    def _missing_(cls, value: object) -> Ladder:
+        raise RulesetError(f"not a ladder: {value!r}")
+
 
 class RestRefused(Enum):
     """What a refused (or folded-on) "my rest" is worth to its declarer."""
@@ -31,6 +35,10 @@ class RestRefused(Enum):
     GAME = "game"
     #: The declarer scores the current round value; the game goes on.
     VALUE = "value"
+
+    @classmethod
+    def _missing_(cls, value: object) -> RestRefused:
+        raise RulesetError(f"not a rest_refused value: {value!r}")
 
 
 _FIELDS: Final = ("target", "ladder", "rest_refused")

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import trio
 
 from truc_p2p.cli._narrate import describe_action
-from truc_p2p.net import QuitGame
+from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame
 from truc_p2p.protocol import (
     AuditPassed,
     CardsDealt,
@@ -175,6 +175,12 @@ class WebPlayer:
         self._push()
 
     def _on_event(self, event: object) -> None:
+        if isinstance(event, PeerDisconnected):
+            self.on_disconnect(event.seconds_left)
+            return
+        if isinstance(event, PeerReconnected):
+            self.on_reconnect()
+            return
         if isinstance(event, GameStarted):
             self.me = event.me
             peer = event.peer_name

@@ -1,0 +1,220 @@
+"""Bot against bot through the rules engine alone: win rates, points and think times.
+
+Games come in pairs played on the same shuffles with the seats swapped (each
+bot gets the cards the other had), and the first dealer alternates between
+pairs, so over every four games each bot sits in each seat with each first
+dealer once.  Every game gets its own seeds, so a run is reproducible and
+may be split over processes (``jobs``) without changing its results, apart
+from the measured times.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import statistics
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from truc_p2p.bots._base import Bot
+from truc_p2p.bots._local import play_local_game
+from truc_p2p.bots._make import make_bot, parse_bot_name
+from truc_p2p.rules import DEFAULT_RULESET, Action, Game, Player, Ruleset
+
+__all__ = ["BenchReport", "BotFigures", "bench_bots", "seating", "wilson_interval"]
+
+_Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, trials: int, z: float = _Z95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (95 % by default)."""
+    if trials <= 0:
+        raise ValueError("the interval needs at least one trial")
+    if not 0 <= successes <= trials:
+        raise ValueError("successes must be between 0 and trials")
+    p = successes / trials
+    z2 = z * z
+    denominator = 1 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True, slots=True)
+class BotFigures:
+    """One bot's side of a bench: results and think time per decision (seconds)."""
+
+    name: str
+    wins: int
+    games: int
+    win_rate: float
+    ci_low: float
+    ci_high: float
+    avg_points: float
+    decisions: int
+    think_median: float
+    think_p95: float
+    think_max: float
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "wins": self.wins,
+            "games": self.games,
+            "win_rate": self.win_rate,
+            "ci95": [self.ci_low, self.ci_high],
+            "avg_points": self.avg_points,
+            "decisions": self.decisions,
+            "think_s": {
+                "median": self.think_median,
+                "p95": self.think_p95,
+                "max": self.think_max,
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BenchReport:
+    """The result of :func:`bench_bots`."""
+
+    games: int
+    seed: int
+    jobs: int
+    elapsed: float
+    ruleset: Ruleset
+    a: BotFigures
+    b: BotFigures
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "games": self.games,
+            "seed": self.seed,
+            "jobs": self.jobs,
+            "elapsed_s": self.elapsed,
+            "ruleset": self.ruleset.to_dict(),
+            "a": self.a.to_json(),
+            "b": self.b.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _GameResult:
+    a_won: bool
+    a_points: int
+    b_points: int
+    a_times: tuple[float, ...]
+    b_times: tuple[float, ...]
+
+
+class _Timed:
+    """Wraps a bot and records how long each decision took."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.times: list[float] = []
+
+    def choose(self, game: Game) -> Action:
+        start = time.perf_counter()
+        action = self.bot.choose(game)
+        self.times.append(time.perf_counter() - start)
+        return action
+
+
+def seating(seed: int, index: int) -> tuple[Player, int, Player]:
+    """Game ``index`` of a bench: bot A's seat, the seed of the shuffles, the first dealer.
+
+    Games ``2k`` and ``2k + 1`` share their shuffles and first dealer with the
+    seats swapped; the first dealer alternates from one pair to the next.
+    """
+    pair = index // 2
+    return Player(index % 2), seed * 1_000_003 + pair, Player(pair % 2)
+
+
+def _play_one(task: tuple[str, str, int, int, Ruleset]) -> _GameResult:
+    """Play game ``index`` of a bench (see :func:`seating`)."""
+    a_name, b_name, seed, index, ruleset = task
+    a_seat, deal_seed, first_dealer = seating(seed, index)
+    bot_seed = (seed * 1_000_003 + index) * 2
+    a = _Timed(make_bot(a_name, bot_seed))
+    b = _Timed(make_bot(b_name, bot_seed + 1))
+    seats = (a, b) if a_seat is Player.P0 else (b, a)
+    outcome = play_local_game(*seats, ruleset=ruleset, seed=deal_seed, first_dealer=first_dealer)
+    return _GameResult(
+        a_won=outcome.winner is a_seat,
+        a_points=outcome.scores[a_seat],
+        b_points=outcome.scores[a_seat.other],
+        a_times=tuple(a.times),
+        b_times=tuple(b.times),
+    )
+
+
+def _percentile(ordered: list[float], q: float) -> float:
+    """Nearest-rank percentile of sorted data (0 for no data)."""
+    if not ordered:
+        return 0.0
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def _figures(name: str, wins: int, games: int, points: int, times: list[float]) -> BotFigures:
+    low, high = wilson_interval(wins, games)
+    times.sort()
+    return BotFigures(
+        name=name,
+        wins=wins,
+        games=games,
+        win_rate=wins / games,
+        ci_low=low,
+        ci_high=high,
+        avg_points=points / games,
+        decisions=len(times),
+        think_median=statistics.median(times) if times else 0.0,
+        think_p95=_percentile(times, 0.95),
+        think_max=times[-1] if times else 0.0,
+    )
+
+
+def bench_bots(
+    a: str,
+    b: str,
+    *,
+    games: int,
+    seed: int = 0,
+    jobs: int = 1,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> BenchReport:
+    """Play ``games`` games of bot ``a`` against bot ``b`` (names as for ``make_bot``)."""
+    parse_bot_name(a)
+    parse_bot_name(b)
+    if games < 1:
+        raise ValueError("play at least one game")
+    if jobs < 1:
+        raise ValueError("jobs must be at least 1")
+    tasks = [(a, b, seed, i, ruleset) for i in range(games)]
+    start = time.perf_counter()
+    results: Iterable[_GameResult]
+    if jobs == 1:
+        results = list(map(_play_one, tasks))
+    else:
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            results = pool.map(_play_one, tasks, chunksize=max(1, games // (8 * jobs)))
+    elapsed = time.perf_counter() - start
+    done = list(results)
+    a_wins = sum(r.a_won for r in done)
+    return BenchReport(
+        games=games,
+        seed=seed,
+        jobs=jobs,
+        elapsed=elapsed,
+        ruleset=ruleset,
+        a=_figures(a, a_wins, games, sum(r.a_points for r in done), _times(done, "a")),
+        b=_figures(b, games - a_wins, games, sum(r.b_points for r in done), _times(done, "b")),
+    )
+
+
+def _times(results: list[_GameResult], side: str) -> list[float]:
+    out: list[float] = []
+    for r in results:
+        out.extend(r.a_times if side == "a" else r.b_times)
+    return out

@@ -1,0 +1,451 @@
+"""The search bot: information-set Monte-Carlo tree search over the current round.
+
+Theory of operation
+-------------------
+The bot sees only its own view.  Each iteration of the search *determinises*
+the hidden part: it draws the opponent's unplayed cards from
+``game.possible_cards(opponent)`` — every card not in the bot's hand, not
+played this round and not in a hand the bot saw discarded by a redeal — and,
+while a redeal can still happen, the cards it would bring.  Draws are weighted
+by what the opponent's requests and answers of this deal suggest (a raise or a
+"my rest" makes strong hands likelier, asking for a redeal weak ones).
+
+The iteration then walks a tree of *information sets*: a node is what the
+player to act knows — the public actions since the decision and its own cards
+(as strengths: suits never matter; when answering a request, only the classes
+of its two best cards, so that similar hands share their statistics) — so the
+opponent's choices in the tree depend on its cards, never on the bot's, and
+the bot's on its own cards only.  Choices follow UCB1; the first unexplored
+action of a node is expanded and the round is played out by a simple policy.
+The round's end is scored by the chance of winning the game from the scores
+it leaves (:mod:`truc_p2p.bots._equity`), or 1/0 when it ends the game.  The
+bot plays the most visited action.
+
+Weakly dominated actions are never searched: folding never does better than
+refusing or playing on, nor refusing than accepting when refusing loses the
+game at once.  The bot gives a round up (folds, or refuses a pending raise)
+when no iteration of its chosen action did better than folding's exact value,
+or the search puts it clearly below — the round is as good as lost, and playing
+on would only give the opponent the chance to raise or rest — but never when
+folding would lose the game.
+
+Opponent model, from the public record only: the bot scores results with an
+equity that assumes it outplays its opponent (:data:`~truc_p2p.bots._equity.EDGE`:
+patient with a lead, it stakes the game only on a near-certain round), while
+the tree's opponent judges the game even.  An opponent that folds at its own
+turn — never better than playing on — reads as erratic: the bot then trusts
+its requests less and is less patient, as whims are not outplayed by waiting.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from truc_p2p.bots import _sim
+from truc_p2p.bots._equity import DEFAULT_GAME_ENDS, EDGE, win_chance
+from truc_p2p.bots._sim import RoundSim
+from truc_p2p.rules import Action, ActionKind, Game, Phase, Player
+
+__all__ = ["STRENGTHS", "SearchBot", "Strength"]
+
+
+@dataclass(frozen=True, slots=True)
+class Strength:
+    """A search budget: ``iterations`` per decision, or ``think`` seconds if set."""
+
+    iterations: int
+    think: float | None = None
+
+
+#: The named strengths of ``search:LEVEL``; ``search`` is ``search:default``.
+STRENGTHS: Final[dict[str, Strength]] = {
+    "fast": Strength(iterations=300),
+    "default": Strength(iterations=1500),
+    "strong": Strength(iterations=6000),
+}
+
+_EXPLORATION: Final = 0.5
+#: How sharply each opponent action of this deal points at its hand quality.
+_SIGNALS: Final[dict[ActionKind, float]] = {
+    ActionKind.REST: 6.0,
+    ActionKind.RAISE: 2.5,
+    ActionKind.ACCEPT: 1.5,
+    ActionKind.DECLINE_REDEAL: 1.0,
+    ActionKind.ASK_REDEAL: -2.5,
+}
+_MAX_DRAWS: Final = 24
+#: Weight, in expected random folds, of the prior that the opponent is sensible.
+_ERRATIC_PRIOR: Final = 1.0
+#: How far below folding's value the search must put playing on to give a round up.
+_CONCEDE_MARGIN: Final = 0.03
+
+
+def _quality(hand: Sequence[int]) -> float:
+    """0..1: how strong a whole 3-card hand (strengths) is."""
+    return (max(hand) + sum(hand) / len(hand)) / 14
+
+
+def _rollout(sim: RoundSim) -> None:
+    """Play the round out: no requests; lead high, follow cheaply; answer by strength."""
+    while not sim.done:
+        pending = sim.pending
+        if pending == _sim.ASK_REDEAL:
+            sim.apply(_sim.DECLINE_REDEAL)
+            continue
+        if pending:
+            hand = sim.hands[1 - sim.requester]
+            strong = bool(hand) and max(hand) >= 6
+            if pending == _sim.REST and sim.rest_wins_game:
+                strong = True
+            sim.apply(_sim.ACCEPT if strong else _sim.REFUSE)
+            continue
+        lead = sim.table
+        if lead < 0:
+            hand = sim.hands[sim.leader]
+            sim.apply(hand[-1])
+            continue
+        hand = sim.hands[1 - sim.leader]
+        card = hand[0]
+        for s in hand:  # sorted: the cheapest card that wins, else one that spoils
+            if s > lead:
+                card = s
+                break
+        else:
+            if lead in hand:
+                card = lead
+        sim.apply(card)
+
+
+#: Card classes for answering a request: 9-10-J, Q-K, A, 8, 7.
+_CLASS: Final = (0, 0, 0, 1, 1, 2, 3, 4)
+
+
+def _private(sim: RoundSim, actor: int) -> tuple[int, ...]:
+    """What the tree keys ``actor``'s information set on besides the public actions.
+
+    Its cards, as strengths; when answering a request, only the classes of its
+    two best cards: the answers do not depend on the exact cards, and pooling
+    similar hands gives the opponent's answers enough visits to be sensible.
+    """
+    hand = sim.hands[actor]
+    if sim.pending:
+        return tuple(_CLASS[s] for s in hand[-2:])
+    return tuple(hand)
+
+
+def _moves(sim: RoundSim) -> list[int]:
+    """The actions worth searching: the legal ones but the weakly dominated.
+
+    Folding never beats refusing or playing on, and refusing never beats
+    accepting when refusing loses the game at once.
+    """
+    moves = [a for a in sim.legal() if a != _sim.FOLD]
+    if _sim.REFUSE in moves:
+        refused = sim.copy()
+        refused.apply(_sim.REFUSE)
+        if refused.game_winner == sim.requester:
+            moves.remove(_sim.REFUSE)
+    return moves
+
+
+def _value(sim: RoundSim, me: int, game_ends: float, *, edge: float = EDGE) -> float:
+    """``me``'s chance of winning the game once the round ``sim`` is over."""
+    if sim.game_winner >= 0:
+        return 1.0 if sim.game_winner == me else 0.0
+    scores, target = sim.scores, sim.target
+    return win_chance(scores[me], scores[1 - me], target, game_ends=game_ends, edge=edge)
+
+
+def _game_ends(game: Game, opponent: Player) -> float:
+    """How often a round will end the game by "my rest", judging by the opponent so far.
+
+    The opponent's rests per round, smoothed towards :data:`DEFAULT_GAME_ENDS`.
+    """
+    rests = sum(1 for p, a in game.history if p is opponent and a.kind is ActionKind.REST)
+    weight = 4
+    return (rests + DEFAULT_GAME_ENDS * weight) / (game.round_no + 1 + weight)
+
+
+class _Node:
+    """One information set of the tree: its actions and their statistics."""
+
+    __slots__ = ("codes", "counts", "totals", "visits")
+
+    def __init__(self, codes: list[int]) -> None:
+        self.codes = codes
+        self.counts = [0] * len(codes)
+        self.totals = [0.0] * len(codes)
+        self.visits = 0
+
+    def select(self, rng: random.Random) -> int:
+        """An unexplored action (at random), else the UCB1 choice."""
+        counts = self.counts
+        untried = [i for i, n in enumerate(counts) if n == 0]
+        if untried:
+            return untried[0] if len(untried) == 1 else rng.choice(untried)
+        log_n = math.log(self.visits)
+        totals = self.totals
+        best_i, best = 0, -1.0
+        for i, n in enumerate(counts):
+            ucb = totals[i] / n + _EXPLORATION * math.sqrt(log_n / n)
+            if ucb > best:
+                best_i, best = i, ucb
+        return best_i
+
+    def update(self, i: int, reward: float) -> None:
+        self.visits += 1
+        self.counts[i] += 1
+        self.totals[i] += reward
+
+    def mean(self, i: int) -> float:
+        return self.totals[i] / self.counts[i]
+
+    def best(self) -> int:
+        """The most visited action code (ties: the better mean)."""
+        i = max(range(len(self.codes)), key=lambda j: (self.counts[j], self.totals[j]))
+        return self.codes[i]
+
+
+@dataclass(frozen=True, slots=True)
+class _Public:
+    """What a replay of the public history tells about the game so far."""
+
+    #: The actions pushed since the cards in play were dealt.
+    deal_actions: list[tuple[Player, Action]]
+    #: How often the opponent folded at its own turn (nothing pending), and how
+    #: often a uniformly random player would have: the sum of 1 / (its choices).
+    folds: int
+    fold_odds: float
+
+
+def _replay(game: Game, opponent: Player) -> _Public:
+    """Replay ``game`` (a view) from its public record and the viewer's own deals."""
+    replay = Game(game.ruleset, first_dealer=game.first_dealer, view=game.view)
+    deals = iter(game.deals)
+    history = game.history
+    start = i = folds = 0
+    odds = 0.0
+    while True:
+        if replay.phase is Phase.DEAL:
+            replay.deal(next(deals))
+            start = i
+        elif i < len(history):
+            player, action = history[i]
+            if player is opponent and replay.pending is None:
+                odds += 1.0 / len(replay.legal_actions())
+                folds += action.kind is ActionKind.FOLD
+            replay.push(action)
+            i += 1
+        else:
+            return _Public(deal_actions=history[start:], folds=folds, fold_odds=odds)
+
+
+def _erratic(public: _Public) -> float:
+    """How likely the opponent is to act at random, judging by its folds.
+
+    Folding at one's own turn is never better than playing on, and a sensible
+    player does it rarely (to give up a lost round); a random player does it
+    once in as many turns as it has choices.  The estimate is the folds over
+    their expected number for a random player, shrunk towards 0.
+    """
+    return min(1.0, public.folds / (public.fold_odds + _ERRATIC_PRIOR))
+
+
+class SearchBot:
+    """Information-set MCTS over the round, from its own view only; see the module doc.
+
+    ``iterations`` per decision make it deterministic under ``seed``;
+    ``think`` (seconds) instead searches until that time is spent.
+    """
+
+    name = "search"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        iterations: int = STRENGTHS["default"].iterations,
+        think: float | None = None,
+    ) -> None:
+        if iterations < 1:
+            raise ValueError("iterations must be at least 1")
+        if think is not None and not think > 0:
+            raise ValueError("think must be more than 0 seconds")
+        self._rng = random.Random(seed)
+        self.iterations = iterations
+        self.think = think
+
+    def choose(self, game: Game) -> Action:
+        """The action the search prefers for the player to act in ``game`` (a view)."""
+        me = game.to_act
+        legal = game.legal_actions()
+        if me is None or not legal:
+            raise ValueError("no legal action: it is not this bot's turn")
+        if game.view is not me:
+            raise ValueError("the search bot plays from its own view (Game(view=...))")
+        if len(legal) == 1:
+            return next(iter(legal))
+        public = _replay(game, me.other)
+        draw = self._sampler(game, me, public)
+        template = draw()
+        moves = _moves(template)
+        game_ends = _game_ends(game, me.other)
+        # The bot expects to outplay a sensible opponent, which makes it patient;
+        # against an erratic one patience only gives its whims more rounds.
+        edge = EDGE * (1.0 - _erratic(public))
+        folded = template.copy()
+        folded.apply(_sim.FOLD)
+        fold_value = _value(folded, me, game_ends, edge=edge)
+        if len(moves) == 1:
+            return self._action(game, me, moves[0])
+        root, better = self._search(draw, int(me), game_ends, edge, fold_value)
+        code = root.best()
+        i = root.codes.index(code)
+        concede = (
+            Action.FOLD in legal
+            and folded.game_winner < 0  # never fold a game away: playing on is no worse
+            and (better[i] == 0 or root.mean(i) + _CONCEDE_MARGIN <= fold_value)
+        )
+        if concede:
+            # Refusing a raise is folding by another name; say it that way.
+            return Action.REFUSE if Action.REFUSE in legal else Action.FOLD
+        return self._action(game, me, code)
+
+    # ---------------------------------------------------------- determinising
+
+    def _sampler(
+        self, game: Game, me: Player, public: _Public | None = None
+    ) -> Callable[[], RoundSim]:
+        """A function drawing one determinisation of the round."""
+        opp = me.other
+        if public is None:
+            public = _replay(game, opp)
+        pool = [c.strength for c in game.possible_cards(opp)]
+        size = game.hand_size(opp)
+        redeal = game.pending is ActionKind.ASK_REDEAL or (
+            game.pending is None and Action.ASK_REDEAL in game.legal_actions()
+        )
+        played: list[int] = []
+        signals: list[float] = []
+        for player, action in public.deal_actions:
+            if player is not opp:
+                continue
+            if action.card is not None:
+                played.append(action.card.strength)
+            elif action.kind in _SIGNALS:
+                # An erratic opponent's requests say little about its cards.
+                signals.append(_SIGNALS[action.kind] * (1.0 - _erratic(public)))
+        weights: dict[tuple[int, ...], float] = {}
+        rng = self._rng
+        base = _sim.from_view(game, pool[:size])
+        nondealer = 1 - base.dealer
+
+        def weight(hand: list[int]) -> float:
+            key = tuple(sorted(hand))
+            w = weights.get(key)
+            if w is None:
+                q = _quality([*played, *hand])
+                w = 1.0
+                for k in signals:
+                    w *= math.exp(k * (q - 1.0)) if k > 0 else math.exp(k * q)
+                weights[key] = w
+            return w
+
+        def draw() -> RoundSim:
+            for _ in range(_MAX_DRAWS):
+                cards = rng.sample(pool, size + 6) if redeal else rng.sample(pool, size)
+                if not signals or rng.random() < weight(cards[:size]):
+                    break
+            sim = base.copy()
+            sim.hands[opp].clear()
+            sim.hands[opp].extend(sorted(cards[:size]))
+            if redeal:
+                new: list[list[int]] = [[], []]
+                new[nondealer] = sorted(cards[size : size + 3])
+                new[1 - nondealer] = sorted(cards[size + 3 :])
+                sim.redeal_hands = (new[0], new[1])
+            return sim
+
+        return draw
+
+    # -------------------------------------------------------------- searching
+
+    def _search(
+        self,
+        draw: Callable[[], RoundSim],
+        me: int,
+        game_ends: float,
+        edge: float,
+        floor: float,
+    ) -> tuple[_Node, list[int]]:
+        """Run the search; return the root node and, per root action, how many
+        iterations did better than ``floor`` (folding's value)."""
+        rng = self._rng
+        tree: dict[tuple[tuple[int, ...], tuple[int, ...]], _Node] = {}
+        root: _Node | None = None
+        better: list[int] = []
+        deadline = None if self.think is None else time.perf_counter() + self.think
+        iteration = 0
+        while True:
+            if deadline is None:
+                if iteration >= self.iterations:
+                    break
+            elif iteration % 16 == 0 and iteration >= 16 and time.perf_counter() >= deadline:
+                break
+            iteration += 1
+            sim = draw()
+            path: tuple[int, ...] = ()
+            visited: list[tuple[_Node, int, int]] = []
+            while not sim.done:
+                actor = sim.to_act
+                key = (path, _private(sim, actor))
+                node = tree.get(key)
+                if node is None:
+                    node = tree[key] = _Node(_moves(sim))
+                if root is None:
+                    root = node
+                    better = [0] * len(node.codes)
+                i = node.select(rng)
+                visited.append((node, i, actor))
+                code = node.codes[i]
+                sim.apply(code)
+                if node.counts[i] == 0:  # expanded: play the rest out
+                    _rollout(sim)
+                    break
+                path = (*path, code)
+            u = _value(sim, me, game_ends, edge=edge)
+            if u > floor + 1e-9:
+                better[visited[0][1]] += 1
+            # The opponent is modelled as judging the game even, not as the
+            # underdog the bot's confident equity makes it (which would make it
+            # stake the game on any hand).
+            theirs = 1.0 - _value(sim, me, game_ends, edge=0.0)
+            for node, i, actor in visited:
+                node.update(i, u if actor == me else theirs)
+        assert root is not None
+        return root, better
+
+    @staticmethod
+    def _action(game: Game, me: Player, code: int) -> Action:
+        if code <= _sim.PLAY_MAX:
+            hand = game.hand(me) or ()
+            card = min((c for c in hand if c.strength == code), key=lambda c: c.index)
+            return Action.play(card)
+        return _ACTIONS[code]
+
+
+_ACTIONS: Final[dict[int, Action]] = {
+    _sim.RAISE: Action.RAISE,
+    _sim.REST: Action.REST,
+    _sim.ACCEPT: Action.ACCEPT,
+    _sim.REFUSE: Action.REFUSE,
+    _sim.FOLD: Action.FOLD,
+    _sim.ASK_REDEAL: Action.ASK_REDEAL,
+    _sim.ACCEPT_REDEAL: Action.ACCEPT_REDEAL,
+    _sim.DECLINE_REDEAL: Action.DECLINE_REDEAL,
+}

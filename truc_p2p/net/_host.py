@@ -1,0 +1,238 @@
+"""The host's accept loop: many connections at once, none can jam the others.
+
+Theory of operation
+-------------------
+Every accepted connection gets its own task.  It must deliver one whole
+frame within ``hello_timeout`` seconds, and at most ``max_pending``
+connections may be waiting for that at once (more are closed on arrival),
+so idle sockets, port scanners, garbage and oversize length prefixes cost
+one task for a few seconds each and never delay a real joiner.  The first
+frame routes the connection:
+
+* a ``hello`` starts a new game (unless the host is full: a signed
+  ``refuse`` ``busy``; or the key is not on the ``--allow`` list: ``refuse``
+  ``not-allowed``);
+* a ``resume`` naming a running game is handed to that game's
+  :class:`ChannelReconnector` (the game's session checks the signature, the
+  key and the freshness; a bad one is refused by the session and the game
+  goes on); a ``resume`` for no running game gets ``refuse``
+  ``unknown-game``;
+* anything else is closed.
+
+A game whose connection dropped stays registered for its grace period, so
+the joiner's redial finds it.  The loop never ends because of what a peer
+sends: only the caller stops it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truc_p2p.protocol import (
+    MAX_ENVELOPE,
+    MessageType,
+    RemoteProtocolError,
+    Session,
+    decode_envelope,
+    fingerprint,
+    refusal,
+)
+
+__all__ = [
+    "DEFAULT_MAX_PENDING",
+    "ChannelReconnector",
+    "GameSlot",
+    "HostLoop",
+    "StreamSource",
+    "read_first_frame",
+]
+
+
+class StreamSource(Protocol):
+    """Where connections come from: a :class:`~._tcp.GameListener`, or a
+    :class:`~._reach.Reach` (listener, relay, punched paths)."""
+
+    async def accept(self) -> trio.SocketStream: ...
+
+
+#: Connections that may be waiting for their first frame at once.
+DEFAULT_MAX_PENDING = 64
+
+
+class ChannelReconnector:
+    """A game's source of new connections on the host: the accept loop sends them."""
+
+    def __init__(self) -> None:
+        self.tx, self.rx = trio.open_memory_channel[tuple[trio.abc.Stream, bytes]](4)
+
+    async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
+        stream, prefix = await self.rx.receive()
+        return stream, prefix, False
+
+
+@dataclass(eq=False)
+class GameSlot:
+    """A game the host runs: its session and where its reconnections go."""
+
+    session: Session
+    reconnector: ChannelReconnector = field(default_factory=ChannelReconnector)
+    peer: str = "?"
+    #: Cancelled when a new joiner takes the place of a game that never started.
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+
+
+async def read_first_frame(stream: trio.abc.Stream, timeout: float) -> bytes | None:
+    """One whole frame (header and envelope) from ``stream``, or ``None`` on EOF,
+    timeout, an announced length out of range, or a transport error."""
+    buf = bytearray()
+    need = 4
+    with trio.move_on_after(timeout):
+        try:
+            while len(buf) < need:
+                chunk = await stream.receive_some(max(need - len(buf), 4096))
+                if not chunk:
+                    return None
+                buf += chunk
+                if need == 4 and len(buf) >= 4:
+                    size = int.from_bytes(buf[:4], "big")
+                    if not 64 < size <= MAX_ENVELOPE:
+                        return None
+                    need = 4 + size
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return None
+        return bytes(buf)
+    return None
+
+
+#: Starts a game on a connection: ``(stream, first frame, peer address)``.
+StartGame = Callable[[trio.abc.Stream, bytes, str], Awaitable[None]]
+
+
+class HostLoop:
+    """Accepts connections and routes them (see the module docstring)."""
+
+    def __init__(
+        self,
+        listener: StreamSource,
+        identity: Ed25519PrivateKey,
+        start_game: StartGame,
+        *,
+        hello_timeout: float,
+        capacity: int = 1,
+        allow: frozenset[str] | None = None,
+        max_pending: int = DEFAULT_MAX_PENDING,
+        on_notice: Callable[[str], None] | None = None,
+    ) -> None:
+        self.listener = listener
+        self.identity = identity
+        self.start_game = start_game
+        self.hello_timeout = hello_timeout
+        self.capacity = capacity
+        self.allow = None if allow is None else frozenset(a.lower() for a in allow)
+        self.max_pending = max_pending
+        self.on_notice = on_notice
+        self.games: list[GameSlot] = []
+        #: Games starting or running (a game counts from its hello on).
+        self.running = 0
+        self.pending = 0
+        self.accepting = True
+
+    def notice(self, text: str) -> None:
+        if self.on_notice is not None:
+            self.on_notice(text)
+
+    async def serve(self) -> None:
+        """Accept forever (cancel to stop)."""
+        async with trio.open_nursery() as nursery:
+            while True:
+                stream = await self.listener.accept()
+                if self.pending >= self.max_pending:
+                    with contextlib.suppress(Exception):
+                        await stream.aclose()
+                    continue
+                self.pending += 1
+                nursery.start_soon(self._handle, stream)
+
+    async def _refuse(self, stream: trio.abc.Stream, reason: str, detail: str) -> None:
+        with trio.move_on_after(2), contextlib.suppress(Exception):
+            await stream.send_all(refusal(self.identity, reason, detail))
+            with contextlib.suppress(Exception):
+                if isinstance(stream, trio.abc.HalfCloseableStream):
+                    await stream.send_eof()
+            with trio.move_on_after(1):
+                while await stream.receive_some(4096):
+                    pass
+        with contextlib.suppress(Exception):
+            await stream.aclose()
+
+    async def _handle(self, stream: trio.abc.Stream) -> None:
+        try:
+            peer = str(stream.socket.getpeername()[0])  # type: ignore[attr-defined]
+        except (OSError, AttributeError):
+            peer = "?"
+        try:
+            first = await read_first_frame(stream, self.hello_timeout)
+        finally:
+            self.pending -= 1
+        if first is None:
+            self.notice(f"dropped a connection from {peer}: no valid first message")
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+            return
+        try:
+            env = decode_envelope(first[4:])
+        except RemoteProtocolError as exc:
+            self.notice(f"dropped a connection from {peer}: {exc}")
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+            return
+        if env.type == MessageType.RESUME:
+            await self._route_resume(stream, first, env.game_id, peer)
+            return
+        if env.type != MessageType.HELLO:
+            self.notice(f"dropped a connection from {peer}: it began with {env.type!r}")
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+            return
+        key = env.payload.get("key")
+        fp = fingerprint(key) if isinstance(key, bytes) and len(key) == 32 else "?"
+        if self.allow is not None and fp not in self.allow:
+            self.notice(f"refused {peer}: key {fp[:16]}… is not on the --allow list")
+            await self._refuse(stream, "not-allowed", "this host admits only the keys it allows")
+            return
+        room = self.running < self.capacity
+        if self.accepting and not room:
+            # A handshake cut before the coin never became a game: make room.
+            for slot in self.games:
+                if not slot.session.started and not slot.scope.cancel_called:
+                    slot.scope.cancel()
+                    room = True
+                    break
+        if not self.accepting or not room:
+            self.notice(f"told {peer} the host is busy")
+            await self._refuse(stream, "busy", "a game is in progress; try again later")
+            return
+        self.running += 1
+        try:
+            await self.start_game(stream, first, peer)
+        finally:
+            self.running -= 1
+
+    async def _route_resume(
+        self, stream: trio.abc.Stream, first: bytes, game_id: bytes, peer: str
+    ) -> None:
+        for slot in self.games:
+            if slot.session.game_id == game_id and slot.session.resumable:
+                try:
+                    slot.reconnector.tx.send_nowait((stream, first))
+                except trio.WouldBlock:
+                    break
+                return
+        self.notice(f"refused a reconnection from {peer}: no such game here")
+        await self._refuse(stream, "unknown-game", "this host has no such game running")
