@@ -75,43 +75,29 @@ def _verify(directory: Path) -> None:
     assert report.valid, report.error
 
 
-@pytest.mark.parametrize("seed", range(4))
+def _host_and_join(
+    tmp: Path, seed: int, *extra: str
+) -> tuple[subprocess.Popen[str], subprocess.Popen[str]]:
+    """A host and a joiner process (bots, own keys, transcripts in h/ and j/)."""
+    host_key, join_key = _keys(tmp)
+    host = _start(
+        ["host", "--bind", "127.0.0.1", "--port", "0", "--identity", host_key, "--out", "h",
+         "--seed", str(seed), "--bot", "random", *extra],
+        tmp,
+    )  # fmt: skip
+    join = _start(
+        ["join", _invite(host), "--identity", join_key, "--out", "j", "--seed", str(seed + 1),
+         "--bot", "random", *extra],
+        tmp,
+    )  # fmt: skip
+    return host, join
+
+
+@pytest.mark.parametrize("seed", range(8))
 def test_kill_9_then_resume_finishes_the_game(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
     victim = "join" if seed % 2 == 0 else "host"
-    host_key, join_key = _keys(tmp_path)
-    common = ["--bot", "random", "--timeout", "30", "--grace", "40", "--quiet"]
-    host = _start(
-        [
-            "host",
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--identity",
-            host_key,
-            "--out",
-            "h",
-            "--seed",
-            str(seed),
-            *common,
-        ],
-        tmp_path,
-    )
-    join = _start(
-        [
-            "join",
-            _invite(host),
-            "--identity",
-            join_key,
-            "--out",
-            "j",
-            "--seed",
-            str(seed + 1),
-            *common,
-        ],
-        tmp_path,
-    )
+    host, join = _host_and_join(tmp_path, seed, "--timeout", "30", "--grace", "40", "--quiet")
     procs = {"host": host, "join": join}
     out = {"host": tmp_path / "h", "join": tmp_path / "j"}
     cut = rng.randrange(1_500, 6_000)
@@ -131,29 +117,7 @@ def test_kill_9_then_resume_finishes_the_game(tmp_path: Path, seed: int) -> None
 
 
 def test_a_torn_last_frame_is_repaired_on_resume(tmp_path: Path) -> None:
-    host_key, join_key = _keys(tmp_path)
-    common = ["--bot", "random", "--timeout", "30", "--grace", "40", "--quiet"]
-    host = _start(
-        [
-            "host",
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--identity",
-            host_key,
-            "--out",
-            "h",
-            "--seed",
-            "5",
-            *common,
-        ],
-        tmp_path,
-    )
-    join = _start(
-        ["join", _invite(host), "--identity", join_key, "--out", "j", "--seed", "6", *common],
-        tmp_path,
-    )
+    host, join = _host_and_join(tmp_path, 5, "--timeout", "30", "--grace", "40", "--quiet")
     transcript = _wait_for_bytes(tmp_path / "j", 6_000, join)
     join.send_signal(signal.SIGKILL)
     join.communicate()
@@ -168,43 +132,41 @@ def test_a_torn_last_frame_is_repaired_on_resume(tmp_path: Path) -> None:
 
 
 def test_sigterm_leaves_with_a_signed_quit(tmp_path: Path) -> None:
-    host_key, join_key = _keys(tmp_path)
-    host = _start(
-        [
-            "host",
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--identity",
-            host_key,
-            "--out",
-            "h",
-            "--bot",
-            "random",
-            "--quiet",
-        ],
-        tmp_path,
-    )
-    join = _start(
-        [
-            "join",
-            _invite(host),
-            "--identity",
-            join_key,
-            "--out",
-            "j",
-            "--bot",
-            "random",
-            "--quiet",
-            "--json",
-        ],
-        tmp_path,
-    )
+    host, join = _host_and_join(tmp_path, 7, "--quiet", "--json")
     _wait_for_bytes(tmp_path / "j", 3_000, join)
     join.send_signal(signal.SIGTERM)
     j_out, j_err = join.communicate(timeout=60)
-    _, h_err = host.communicate(timeout=60)
+    h_out, _ = host.communicate(timeout=60)
+    assert join.returncode == 143
     assert "SIGTERM: leaving the game" in j_err
     assert '"abort": {"reason": "quit"' in j_out
-    assert "the opponent left the game" in h_err
+    assert '"outcome": "opponent-aborted"' in h_out and "the opponent left the game" in h_out
+
+
+def test_play_killed_mid_game_is_resumed_with_its_bot(tmp_path: Path) -> None:
+    keys = "\n".join(["1", "a", "n"] * 400) + "\n"
+    play = subprocess.Popen(
+        [*CLI, "play", "--bot", "random", "--seed", "3", "--out", "games"],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert play.stdin is not None
+    play.stdin.write(keys)
+    play.stdin.flush()
+    transcript = _wait_for_bytes(tmp_path / "games", 4_000, play)
+    play.send_signal(signal.SIGKILL)
+    play.communicate()
+    done = subprocess.run(
+        [*CLI, "resume", str(transcript)],
+        cwd=tmp_path,
+        input=keys,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert "goes on" in done.stdout and "result co-signed by both" in done.stdout
+    _verify(tmp_path / "games")

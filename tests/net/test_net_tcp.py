@@ -115,7 +115,7 @@ async def test_host_and_join_play_a_verified_game(tmp_path: Path, bind: str) -> 
 async def test_join_refuses_a_host_with_another_key_and_the_host_goes_on(
     tmp_path: Path,
 ) -> None:
-    joined, hosted, _notices = await _host_and_join(
+    joined, hosted, _ = await _host_and_join(
         tmp_path, bind="127.0.0.1", fp="0" * 64, then_real=True
     )
     assert joined.end is End.FINGERPRINT_MISMATCH and joined.exit_code == 3

@@ -292,3 +292,32 @@ def test_refusal_is_an_event_for_the_joiner_and_checked_against_the_pin() -> Non
     other.receive_data(refusal(identity("impostor"), "busy"))
     with pytest.raises(PeerKeyMismatchError):
         other.next_event()
+
+
+def test_a_crash_between_a_message_and_its_automatic_answer() -> None:
+    """The process died after recording the peer's deck2 but before recording the
+    deck3 it answers with: the restored session records and sends that answer."""
+    game = LossyGame(31, target=1)
+    dealer_has_deck3 = False
+    while not dealer_has_deck3:
+        for p in (P0, P1):
+            game.deliver_some(p)
+            game.step(p)
+        for p in (P0, P1):
+            types = [decode_envelope(r).type for r in game.records[p]]
+            if (
+                "deck3" in types
+                and decode_envelope(game.records[p][types.index("deck3")]).sender == p
+            ):
+                dealer, cut_at = p, types.index("deck3")
+                dealer_has_deck3 = True
+    for p in (P0, P1):
+        game.wire[p].clear()
+    del game.records[dealer][cut_at:]  # deck3 never reached the disk
+    game.crash(dealer)
+    assert decode_envelope(game.records[dealer][-1]).type == "deck3"  # recorded on restore
+    for p in (P0, P1):
+        game.sessions[p].reconnect(bytes([int(p)]) * 16, dialer=p is P0)
+        game.send(p, game.sessions[p].data_to_send())
+    game.run(cut_rate=0.0)
+    check_both_verify(game)

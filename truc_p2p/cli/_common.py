@@ -271,10 +271,14 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
             print(f"verify it with: truc-p2p verify {outcome.transcript}", flush=True)
 
 
+#: The signal that set the stop event (Ctrl-C unless another one came).
+_stopped_by: list[int] = [signal.SIGINT]
+
+
 def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
-    """The command's exit status: 130 when Ctrl-C ended the game, else the outcome's."""
+    """The command's exit status: 128 + the signal when one ended the game, else the outcome's."""
     if outcome.end is End.QUIT and stop.is_set():
-        return 130
+        return 128 + _stopped_by[-1]  # 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP
     return outcome.exit_code
 
 
@@ -298,6 +302,7 @@ def run_until_interrupted(main: Callable[[trio.Event], Awaitable[int]]) -> int:
                             status.append(128 + signum)
                             nursery.cancel_scope.cancel()
                             return
+                        _stopped_by.append(signum)
                         what = signal.Signals(signum).name
                         what = "interrupted" if signum == signal.SIGINT else what
                         print(f"\n{what}: leaving the game...", file=sys.stderr)

@@ -150,6 +150,21 @@ def _play_memory(
     return _Played(results=pair.results, messages=pair.messages, nbytes=pair.nbytes)
 
 
+def _recorder(
+    writer: TranscriptWriter, errors: list[TranscriptWriteError]
+) -> Callable[[bytes], None]:
+    """``writer.append``, remembering a write error (the game loop turns it into an outcome)."""
+
+    def record(envelope: bytes) -> None:
+        try:
+            writer.append(envelope)
+        except TranscriptWriteError as exc:
+            errors.append(exc)
+            raise
+
+    return record
+
+
 def _open_writers(paths: list[Path]) -> list[TranscriptWriter]:
     """Both transcripts of a game, or none (the first is removed if the second fails)."""
     writers: list[TranscriptWriter] = []
@@ -183,6 +198,7 @@ def _demo(args: argparse.Namespace) -> int:
         game_secrets = (_demo_secret(args.seed, g, "s0"), _demo_secret(args.seed, g, "s1"))
         tag = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
         paths = [out / f"game-{g + 1:03d}-{tag}-{names[p]}.truc" for p in (Player.P0, Player.P1)]
+        write_errors: list[TranscriptWriteError] = []
         try:
             writers = _open_writers(paths)
         except TranscriptWriteError as exc:
@@ -194,7 +210,7 @@ def _demo(args: argparse.Namespace) -> int:
             names=(names[Player.P0], names[Player.P1]),
             identities=(keys[0], keys[1]),
             secrets=game_secrets,
-            records=(writers[0].append, writers[1].append),
+            records=(_recorder(writers[0], write_errors), _recorder(writers[1], write_errors)),
         )
         bot_seed = None if args.seed is None else args.seed * 1000 + g
         bots = {
@@ -222,6 +238,8 @@ def _demo(args: argparse.Namespace) -> int:
         finally:
             for w in writers:
                 w.close()
+        if write_error is None and write_errors:  # the game loop ended it as a disk error
+            write_error = write_errors[0]
         if write_error is not None:
             _report_write_error(g, write_error, paths, as_json=args.json)
             return 1

@@ -7,11 +7,14 @@ import ipaddress
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import trio
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import (
@@ -31,7 +34,13 @@ from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._narrate import Narrator
 from truc_p2p.cli._tui import StdinLines, TerminalPlayer
 from truc_p2p.cli._web import add_web_args, show_web_result, web_player, with_web
-from truc_p2p.identity import Identity, IdentityError, load_identity, load_or_create_identity
+from truc_p2p.identity import (
+    Identity,
+    IdentityError,
+    load_identity,
+    load_or_create_identity,
+    write_private_file,
+)
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     DEFAULT_GRACE,
@@ -57,8 +66,9 @@ from truc_p2p.net import (
     resume_game,
     serve_game,
     transcript_path,
+    write_meta,
 )
-from truc_p2p.protocol import GameStarted
+from truc_p2p.protocol import GameStarted, Session
 from truc_p2p.rules import Player, RulesError, Ruleset
 
 __all__ = ["register"]
@@ -544,50 +554,60 @@ def _play(args: argparse.Namespace) -> int:
     )
 
     async def main(stop: trio.Event) -> int:
-        mine = prepare_game(
-            identity=ident.key,
-            role=Player.P0,
-            transcript=transcript_path(args.out, f"play-{name}"),
-            ruleset=ruleset,
-            name=name,
-            audit=args.audit,
+        path = transcript_path(args.out, f"play-{name}")
+        bot_key = Identity.ephemeral().key
+        try:
+            mine = prepare_game(
+                identity=ident.key,
+                role=Player.P0,
+                transcript=path,
+                ruleset=ruleset,
+                name=name,
+                audit=args.audit,
+            )
+            theirs = prepare_game(
+                identity=bot_key,
+                role=Player.P1,
+                transcript=_opponent_path(path),
+                ruleset=ruleset,
+                name=bot_name,
+                audit=args.audit,
+            )
+            # What `truc-p2p resume` needs to rebuild both sides after a crash.
+            own_key = ident.path
+            if own_key is None:
+                own_key = path.with_name(path.name + ".key")
+                write_private_file(own_key, _raw_key(ident.key))
+            write_private_file(
+                _opponent_path(path).with_name(path.name + ".opponent.key"), _raw_key(bot_key)
+            )
+            write_meta(
+                path,
+                {
+                    **_meta(args, name, Identity(ident.key, own_key)),
+                    "role": "play",
+                    "bot": args.bot,
+                    "seed": args.seed,
+                    "bot_name": bot_name,
+                },
+            )
+        except OSError as exc:
+            print(
+                f"truc-p2p play: cannot write the transcript: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return 1
+        outcome = await _play_locally(
+            mine.session,
+            theirs.session,
+            human,
+            BotStrategy(make_bot(args.bot, args.seed)),
+            bot_timeout=args.timeout,
+            stop=stop,
+            syncs=(mine.sync, theirs.sync),
         )
-        theirs = prepare_game(
-            identity=Identity.ephemeral().key,
-            role=Player.P1,
-            transcript=None,
-            ruleset=ruleset,
-            name=bot_name,
-            audit=args.audit,
-        )
-        outcome: GameOutcome | None = None
-        async with serve_game(bind="127.0.0.1", port=0) as listener, trio.open_nursery() as nursery:
-
-            async def bot_side() -> None:
-                async with await listener.accept() as stream:
-                    await play_game(
-                        stream,
-                        theirs.session,
-                        BotStrategy(make_bot(args.bot, args.seed)),
-                        turn_timeout=args.timeout,
-                    )
-
-            nursery.start_soon(bot_side)
-            try:
-                async with open_game("127.0.0.1", listener.port) as stream:
-                    outcome = await play_game(
-                        stream,
-                        mine.session,
-                        human,
-                        turn_timeout=DEFAULT_BOT_TIMEOUT,
-                        expected_fingerprint=theirs.session.fingerprint,
-                        on_event=human,
-                        stop=stop,
-                    )
-            finally:
-                mine.close()
-                nursery.cancel_scope.deadline = trio.current_time() + 5
-        assert outcome is not None
+        mine.close()
+        theirs.close()
         outcome = replace(outcome, transcript=mine.transcript)
         await show_web_result(human, outcome)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
@@ -596,10 +616,146 @@ def _play(args: argparse.Namespace) -> int:
     return run_until_interrupted(with_web(args, human, main))
 
 
+def _opponent_path(transcript: Path) -> Path:
+    """Where ``play`` keeps the bot's own transcript (beside the player's)."""
+    return transcript.with_name(transcript.name + ".opponent")
+
+
+def _raw_key(key: Ed25519PrivateKey) -> bytes:
+    return key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+
+
+async def _play_locally(
+    mine: Session,
+    theirs: Session,
+    human: Strategy,
+    bot: Strategy,
+    *,
+    bot_timeout: float,
+    stop: trio.Event,
+    syncs: tuple[Callable[[], object], Callable[[], object]],
+    resuming: bool = False,
+) -> GameOutcome:
+    """The player (P0) against the bot (P1) over loopback TCP, both sides in this process."""
+    outcome: GameOutcome | None = None
+    hook = human if callable(human) else None
+    async with serve_game(bind="127.0.0.1", port=0) as listener, trio.open_nursery() as nursery:
+
+        async def bot_side() -> None:
+            async with await listener.accept() as stream:
+                await play_game(
+                    stream,
+                    theirs,
+                    bot,
+                    turn_timeout=bot_timeout,
+                    resuming=False if resuming else None,
+                    before_send=syncs[1],
+                )
+
+        nursery.start_soon(bot_side)
+        try:
+            async with open_game("127.0.0.1", listener.port) as stream:
+                outcome = await play_game(
+                    stream,
+                    mine,
+                    human,
+                    turn_timeout=DEFAULT_BOT_TIMEOUT,
+                    expected_fingerprint=theirs.fingerprint,
+                    on_event=hook,
+                    stop=stop,
+                    resuming=True if resuming else None,
+                    before_send=syncs[0],
+                )
+        finally:
+            nursery.cancel_scope.deadline = trio.current_time() + 5
+    assert outcome is not None
+    return outcome
+
+
+def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> int:
+    """Both sides of a ``play`` game died with the process: rebuild both and go on."""
+    try:
+        ruleset = Ruleset.from_dict(meta["ruleset"])
+        ident = load_identity(meta["identity"])
+        bot_ident = load_identity(path.with_name(path.name + ".opponent.key"))
+        mine = restore_game(
+            path,
+            identity=ident.key,
+            ruleset=ruleset,
+            name=str(meta["name"]),
+            audit=str(meta["audit"]),
+            role=Player.P0,
+        )
+        theirs = restore_game(
+            _opponent_path(path),
+            identity=bot_ident.key,
+            ruleset=ruleset,
+            name=str(meta["bot_name"]),
+            audit=str(meta["audit"]),
+            role=Player.P1,
+        )
+    except (OSError, ValueError, KeyError, TypeError, IdentityError) as exc:
+        print(f"truc-p2p resume: cannot continue {path}: {exc}", file=sys.stderr)
+        return 2
+    out = _info_stream(args)
+    if not (mine.session.resumable and theirs.session.resumable):
+        print(f"truc-p2p resume: nothing to resume: the game of {path} is over", file=sys.stderr)
+        return 1
+    ascii = use_ascii(args.ascii)
+    name = str(meta["name"])
+    human = web_player(args, name) or TerminalPlayer(
+        StdinLines(), name, ascii=ascii, out=out, echo=not _stdin_is_tty()
+    )
+    _announce(human, mine.session, ruleset, str(meta["audit"]))
+    print(f"{name}, your game against the {meta['bot']} bot goes on.", file=out, flush=True)
+
+    async def main(stop: trio.Event) -> int:
+        outcome = await _play_locally(
+            mine.session,
+            theirs.session,
+            human,
+            BotStrategy(make_bot(str(meta["bot"]), meta.get("seed"))),
+            bot_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
+            stop=stop,
+            syncs=(mine.writer.sync, theirs.writer.sync),
+            resuming=True,
+        )
+        mine.writer.close()
+        theirs.writer.close()
+        outcome = replace(outcome, transcript=path)
+        await show_web_result(human, outcome)
+        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+        return exit_status(outcome, stop)
+
+    return run_until_interrupted(with_web(args, human, main))
+
+
+def _announce(hook: Any, session: Session, ruleset: Ruleset, audit: str) -> None:
+    """Tell a player's screen who it plays (the GameStarted it saw before the crash)."""
+    if hook is None or not session.started or not session.peer_name:
+        return
+    assert session.peer_fingerprint is not None
+    hook(
+        GameStarted(
+            game_id=session.game_id,
+            me=session.me,
+            peer_name=session.peer_name,
+            peer_fingerprint=session.peer_fingerprint,
+            ruleset=ruleset,
+            audit=audit,
+            first_dealer=session.game.first_dealer,
+        )
+    )
+
+
 def _resume(args: argparse.Namespace) -> int:
     path = Path(args.transcript)
     try:
         meta = read_meta(path)
+        if meta.get("role") == "play":
+            return _resume_play(args, path, meta)
         role = {"host": Player.P1, "join": Player.P0}[meta["role"]]
         ruleset = Ruleset.from_dict(meta["ruleset"])
         name, audit = str(meta["name"]), str(meta["audit"])
@@ -637,18 +793,7 @@ def _resume(args: argparse.Namespace) -> int:
     session = restored.session
     ascii = use_ascii(args.ascii)
     strategy, hook = _player(args, name, ascii)
-    if hook is not None and session.started and session.peer_name and session.peer_fingerprint:
-        hook(
-            GameStarted(
-                game_id=session.game_id,
-                me=session.me,
-                peer_name=session.peer_name,
-                peer_fingerprint=session.peer_fingerprint,
-                ruleset=ruleset,
-                audit=audit,
-                first_dealer=session.game.first_dealer,
-            )
-        )
+    _announce(hook, session, ruleset, audit)
     invite = Invite.parse(meta["invite"]) if role is Player.P0 else None
     grace = float(meta.get("grace", DEFAULT_GRACE))
 

@@ -46,6 +46,7 @@ from truc_p2p.net._games import (
     restore_game,
     resume_game,
     transcript_path,
+    write_meta,
 )
 from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError, parse_host_port
 from truc_p2p.net._outcome import End, GameOutcome
@@ -120,4 +121,5 @@ __all__ = [
     "resume_game",
     "serve_game",
     "transcript_path",
+    "write_meta",
 ]

@@ -36,6 +36,7 @@ from truc_p2p.net._play import (
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     EventHook,
+    Reconnector,
     Strategy,
     play_game,
 )
@@ -269,6 +270,7 @@ async def host_game(
     on_notice: Callable[[str], None] | None = None,
     stop: trio.Event | None = None,
     fsync: bool = True,
+    sync_each: bool = False,
     forever: bool = False,
     capacity: int = 1,
     allow: frozenset[str] | None = None,
@@ -327,17 +329,25 @@ async def host_game(
 
         async def start(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
             path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
-            local = prepare_game(
-                identity=identity,
-                role=Player.P1,
-                transcript=path,
-                ruleset=ruleset,
-                name=name,
-                audit=audit,
-                fsync=fsync,
-            )
-            if path is not None:
-                write_meta(path, {**(meta or {}), "role": "host", "port": listener.port})
+            try:
+                local = prepare_game(
+                    identity=identity,
+                    role=Player.P1,
+                    transcript=path,
+                    ruleset=ruleset,
+                    name=name,
+                    audit=audit,
+                    fsync=fsync,
+                    lazy_sync=not sync_each,
+                )
+                if path is not None:
+                    write_meta(path, {**(meta or {}), "role": "host", "port": listener.port})
+            except OSError as exc:
+                if on_notice is not None:
+                    on_notice(f"cannot start a game with {peer}: {exc.strerror or exc}")
+                with trio.CancelScope(shield=True):
+                    await trio.aclose_forcefully(stream)
+                return
             slot = GameSlot(local.session, peer=peer)
             loop.games.append(slot)
             if on_path is not None:
@@ -363,6 +373,7 @@ async def host_game(
             finally:
                 local.close()
                 loop.games.remove(slot)
+                await slot.reconnector.aclose()
             if outcome is None or (not _started(local.session) and not stop.is_set()):
                 local.discard()
                 if outcome is None:
@@ -425,6 +436,7 @@ async def join_game(
     on_event: EventHook | None = None,
     stop: trio.Event | None = None,
     fsync: bool = True,
+    sync_each: bool = False,
     meta: dict[str, Any] | None = None,
     direct_window: float = DIRECT_WINDOW,
     on_path: Callable[[str], None] | None = None,
@@ -454,6 +466,7 @@ async def join_game(
             on_event=on_event,
             stop=stop,
             fsync=fsync,
+            sync_each=sync_each,
             meta=meta,
             direct_window=direct_window,
             on_path=on_path,
@@ -488,6 +501,7 @@ async def _join_once(
     on_event: EventHook | None,
     stop: trio.Event | None,
     fsync: bool,
+    sync_each: bool,
     meta: dict[str, Any] | None,
     direct_window: float,
     on_path: Callable[[str], None] | None,
@@ -510,18 +524,27 @@ async def _join_once(
     stream, route = connected
     if on_path is not None:
         on_path(route)
-    local = prepare_game(
-        identity=identity,
-        role=Player.P0,
-        transcript=path,
-        ruleset=ruleset,
-        name=name,
-        audit=audit,
-        fsync=fsync,
-        expected_peer_fingerprint=inv.fingerprint.lower(),
-    )
-    if path is not None:
-        write_meta(path, {**(meta or {}), "role": "join", "invite": str(inv)})
+    try:
+        local = prepare_game(
+            identity=identity,
+            role=Player.P0,
+            transcript=path,
+            ruleset=ruleset,
+            name=name,
+            audit=audit,
+            fsync=fsync,
+            lazy_sync=not sync_each,
+            expected_peer_fingerprint=inv.fingerprint.lower(),
+        )
+        if path is not None:
+            write_meta(path, {**(meta or {}), "role": "join", "invite": str(inv)})
+    except OSError as exc:
+        await trio.aclose_forcefully(stream)
+        return GameOutcome(
+            end=End.DISK_ERROR,
+            message=f"cannot write the transcript: {exc.strerror or exc}",
+            me=Player.P0,
+        )
     try:
         async with stream:
             outcome = await play_game(
@@ -629,37 +652,37 @@ async def resume_game(
         return GameOutcome(
             end=End.LOCAL_ERROR, message=f"nothing to resume: the game {what}", me=me
         )
+
+    async def play(source: Reconnector) -> GameOutcome | None:
+        """Wait (within the grace) for the first connection from ``source`` and play."""
+        got = None
+        with trio.move_on_after(grace):
+            got = await _unless_stopped(stop, source.next_stream)
+        if got is None:
+            _abandon(session, grace, stop)
+            return None
+        stream, prefix, dialled = got
+        async with stream:
+            return await play_game(
+                stream,
+                session,
+                strategy,
+                turn_timeout=turn_timeout,
+                hello_timeout=hello_timeout,
+                on_event=on_event,
+                stop=stop,
+                reconnector=source,
+                grace=grace,
+                prefix=prefix,
+                resuming=dialled,
+                before_send=restored.writer.sync,
+            )
+
     outcome: GameOutcome | None = None
     try:
         if invite is not None:
-            redial = Redialer(invite)
-            got = None
-            with trio.move_on_after(grace):
-                got = await _unless_stopped(stop, redial.next_stream)
-            if got is None:
-                _abandon(session, grace, stop)
-                return GameOutcome(
-                    end=End.CONNECTION_FAILED,
-                    message=f"could not reach the host at {invite.host}:{invite.port} "
-                    f"within {grace:g} s",
-                    me=me,
-                )
-            stream, prefix, dialled = got
-            async with stream:
-                outcome = await play_game(
-                    stream,
-                    session,
-                    strategy,
-                    turn_timeout=turn_timeout,
-                    hello_timeout=hello_timeout,
-                    on_event=on_event,
-                    stop=stop,
-                    reconnector=redial,
-                    grace=grace,
-                    prefix=prefix,
-                    resuming=dialled,
-                    before_send=restored.writer.sync,
-                )
+            outcome = await play(Redialer(invite))
+            where = f"could not reach the host at {invite.host}:{invite.port}"
         else:
             assert host is not None
             bind, port = host
@@ -682,37 +705,19 @@ async def resume_game(
                     on_listening(listener.port)
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(loop.serve)
-                    got = None
-                    with trio.move_on_after(grace):
-                        got = await _unless_stopped(stop, slot.reconnector.next_stream)
-                    if got is not None:
-                        stream, prefix, dialled = got
-                        async with stream:
-                            outcome = await play_game(
-                                stream,
-                                session,
-                                strategy,
-                                turn_timeout=turn_timeout,
-                                hello_timeout=hello_timeout,
-                                on_event=on_event,
-                                stop=stop,
-                                reconnector=slot.reconnector,
-                                grace=grace,
-                                prefix=prefix,
-                                resuming=dialled,
-                                before_send=restored.writer.sync,
-                            )
+                    outcome = await play(slot.reconnector)
                     nursery.cancel_scope.cancel()
-            if outcome is None:
-                _abandon(session, grace, stop)
-                return GameOutcome(
-                    end=End.OPPONENT_ABANDONED if not stop.is_set() else End.QUIT,
-                    message=f"the opponent did not come back within {grace:g} s"
-                    if not stop.is_set()
-                    else "stopped before the opponent came back",
-                    me=me,
-                )
+                await slot.reconnector.aclose()
+            where = "the opponent did not come back"
     finally:
         restored.writer.close()
+    if outcome is None:
+        return GameOutcome(
+            end=End.QUIT if stop.is_set() else End.OPPONENT_ABANDONED,
+            message="stopped before the opponent came back"
+            if stop.is_set()
+            else f"{where} within {grace:g} s; a signed abort 'abandoned' ends your transcript",
+            me=me,
+        )
     assert outcome is not None
     return replace(outcome, transcript=restored.writer.path)

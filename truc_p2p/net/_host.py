@@ -75,6 +75,16 @@ class ChannelReconnector:
         stream, prefix = await self.rx.receive()
         return stream, prefix, False
 
+    async def aclose(self) -> None:
+        """Close connections routed here that the game did not take (it ended)."""
+        while True:
+            try:
+                stream, _ = self.rx.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                return
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+
 
 @dataclass(eq=False)
 class GameSlot:
@@ -172,6 +182,15 @@ class HostLoop:
             await stream.aclose()
 
     async def _handle(self, stream: trio.abc.Stream) -> None:
+        handed = [False]
+        try:
+            await self._route(stream, handed)
+        finally:
+            if not handed[0]:
+                with trio.CancelScope(shield=True), contextlib.suppress(Exception):
+                    await trio.aclose_forcefully(stream)
+
+    async def _route(self, stream: trio.abc.Stream, handed: list[bool]) -> None:
         try:
             peer = str(stream.socket.getpeername()[0])  # type: ignore[attr-defined]
         except (OSError, AttributeError):
@@ -193,7 +212,7 @@ class HostLoop:
                 await stream.aclose()
             return
         if env.type == MessageType.RESUME:
-            await self._route_resume(stream, first, env.game_id, peer)
+            handed[0] = await self._route_resume(stream, first, env.game_id, peer)
             return
         if env.type != MessageType.HELLO:
             self.notice(f"dropped a connection from {peer}: it began with {env.type!r}")
@@ -219,6 +238,7 @@ class HostLoop:
             await self._refuse(stream, "busy", "a game is in progress; try again later")
             return
         self.running += 1
+        handed[0] = True  # the game closes it
         try:
             await self.start_game(stream, first, peer)
         finally:
@@ -226,13 +246,15 @@ class HostLoop:
 
     async def _route_resume(
         self, stream: trio.abc.Stream, first: bytes, game_id: bytes, peer: str
-    ) -> None:
+    ) -> bool:
+        """Hand a resume to its game (True: the game owns the stream now)."""
         for slot in self.games:
             if slot.session.game_id == game_id and slot.session.resumable:
                 try:
                     slot.reconnector.tx.send_nowait((stream, first))
                 except trio.WouldBlock:
                     break
-                return
+                return True
         self.notice(f"refused a reconnection from {peer}: no such game here")
         await self._refuse(stream, "unknown-game", "this host has no such game running")
+        return False

@@ -297,6 +297,9 @@ class _GameLoop:
                 await self.link.finish(linger=self.linger)
                 if self.link.stream is not self._first_stream:  # ours, from the reconnector
                     await self._drop_link()
+            except OSError as exc:  # the transcript (``record``) failed: disk full, I/O error
+                outcome = await self._disk_error(exc)
+                await self.link.finish(linger=self.linger)
             except Exception as exc:  # a bug in the strategy or the event hook
                 crash = exc
                 with trio.move_on_after(self.send_timeout):
@@ -357,7 +360,7 @@ class _GameLoop:
             await self._drop_link()
             with trio.move_on_at(self._grace_deadline):
                 async with trio.open_nursery() as nursery:
-                    nursery.start_soon(self._countdown, reason)
+                    await nursery.start(self._started_countdown, reason)
                     try:
                         while True:
                             stream, prefix, dialled = await self.reconnector.next_stream()
@@ -388,14 +391,11 @@ class _GameLoop:
         """
         s = self.session
         with trio.move_on_after(min(self.grace, BYE_WINDOW)):
-            # Our bye goes out at least once, even when the peer's came first (in the
-            # same chunk as the result, as a relay's splice often delivers it):
-            # without it the peer waits, redials and gives up only after BYE_WINDOW.
-            once = True
-            while once or not s.peer_done:
-                once = False
+            while True:
                 with contextlib.suppress(LinkBroken):
                     await self._send(s.farewell())
+                if s.peer_done:
+                    return
                 while not s.peer_done:
                     item = await self.link.receive()
                     if isinstance(item, bytes):
@@ -407,11 +407,19 @@ class _GameLoop:
                         return
                     break
 
+    async def _started_countdown(
+        self, reason: str, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        task_status.started()
+        await self._countdown(reason)
+
     async def _countdown(self, reason: str) -> None:
+        """Tell the player at once that the opponent is away, then count down."""
         assert self._grace_deadline is not None
+        grace = self._grace_deadline - self._away_since
         while True:
             left = max(0.0, self._grace_deadline - trio.current_time())
-            self._notify(PeerDisconnected(reason=reason, seconds_left=left, grace=self.grace))
+            self._notify(PeerDisconnected(reason=reason, seconds_left=left, grace=grace))
             await trio.sleep(min(COUNTDOWN_EVERY, left) or COUNTDOWN_EVERY)
 
     async def _attach_first(self, dialled: bool) -> GameOutcome | None:
@@ -702,6 +710,31 @@ class _GameLoop:
             f"no message for {limit:g} s",
             f"opponent timed out: {what} for {limit:g} s {self._where()}; "
             "a signed abort 'timeout' ends the transcript",
+        )
+
+    async def _disk_error(self, exc: OSError) -> GameOutcome:
+        """Our transcript cannot be written: stop, with a signed abort if it can be
+        recorded first (never an envelope that is not on disk)."""
+        what = exc.strerror or str(exc)
+        try:
+            data = self.session.abort("error", f"cannot write its transcript: {what}")
+        except OSError:
+            data = b""
+        if data:
+            with contextlib.suppress(LinkBroken):
+                await self._send(data)
+            return self._outcome(
+                End.DISK_ERROR,
+                f"cannot write the transcript ({what}) {self._where()}; a signed abort "
+                "'error' told the opponent; what was written stays readable by verify",
+                abort_reason="error",
+                abort_detail="cannot write its transcript",
+            )
+        return self._outcome(
+            End.DISK_ERROR,
+            f"cannot write the transcript ({what}) {self._where()}; nothing more was sent: "
+            "free some space and run 'truc-p2p resume' on the transcript while the "
+            "opponent waits",
         )
 
     def _lost(self, reason: str) -> GameOutcome:

@@ -623,7 +623,9 @@ class Session:
         Own messages are regenerated (Ed25519 signatures are deterministic) and
         must match the transcript byte for byte; the peer's are processed as
         when they arrived.  Pending events are discarded; ``record`` is attached
-        after the replay.
+        after the replay.  Own automatic messages the replay produces past the
+        transcript's end (the process died between recording the peer's message
+        and its answer) are then recorded; :meth:`reconnect` sends them.
         """
         session = cls(
             identity=identity, role=role, secret=secret, ruleset=ruleset, name=name, audit=audit
@@ -646,12 +648,19 @@ class Session:
                 session.receive_data(frame(raw))
                 while session.next_event() not in (NEED_DATA, CLOSED):
                     pass
+        # Automatic messages the replay produced after the transcript's end (the
+        # process died between recording the peer's message and its answer) were
+        # never recorded: record them now, before anything can send them.
+        unrecorded = session._sent_log[cursor:]
         session._sent_log = None
         session._outbox.clear()
         session._events.clear()
         if session._game is not None and session._game.to_act == session.me:
             session._events.append(YourTurn(legal_actions=tuple(session._game.legal_actions())))
         session._record = record
+        if record is not None:
+            for raw in unrecorded:
+                record(raw)
         return session
 
     # ------------------------------------------------------------------ internals

@@ -1,0 +1,39 @@
+"""Fixtures shared by every test directory."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+#: ``tmpfs(size="64k", ro=False)`` -> the directory of a fresh tmpfs mount.
+Mount = Callable[..., Path]
+
+
+@pytest.fixture
+def tmpfs(tmp_path: Path) -> Iterator[Mount]:
+    """``tmpfs(size="64k", ro=False)`` mounts a fresh tmpfs and returns its directory."""
+    mounted: list[Path] = []
+
+    def mount(size: str = "64k", *, ro: bool = False) -> Path:
+        where = tmp_path / f"mnt{len(mounted)}"
+        where.mkdir()
+        options = f"size={size},mode=0755" + (",ro" if ro else "")
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            reason = f"cannot mount a tmpfs here: {(done.stderr or done.stdout).strip()}"
+            print(reason)
+            pytest.skip(reason)
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in reversed(mounted):
+        subprocess.run(["umount", "-l", str(where)], check=False)

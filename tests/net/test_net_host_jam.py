@@ -1,0 +1,221 @@
+"""A host nobody can jam: idle sockets, garbage, oversize lengths and strangers.
+
+Before the real joiner arrives, the host is hit by 50 idle sockets, a port
+scanner's garbage, a frame header announcing an oversize body and a hello
+signed by a key the ``--allow`` list does not admit.  The real joiner's game
+must start at once (well within the hello timeout) and finish; a second
+joiner during the game is told the host is busy; the wrong key is refused
+with a signed answer; none of it ends the host.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from net_helpers import bot
+
+from truc_p2p.net import BotStrategy, End, GameOutcome, Invite, host_game, join_game
+from truc_p2p.protocol import fingerprint, verify_transcript
+from truc_p2p.rules import Ruleset
+from truc_p2p.transcript import read_transcript
+
+HELLO_TIMEOUT = 3.0
+
+
+async def _jam(port: int) -> list[trio.SocketStream]:
+    held: list[trio.SocketStream] = []
+    for _ in range(50):  # idle sockets: connect and say nothing
+        held.append(await trio.open_tcp_stream("127.0.0.1", port))
+    garbage = await trio.open_tcp_stream("127.0.0.1", port)
+    await garbage.send_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    held.append(garbage)
+    oversize = await trio.open_tcp_stream("127.0.0.1", port)
+    await oversize.send_all((1 << 30).to_bytes(4, "big"))
+    held.append(oversize)
+    return held
+
+
+async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) -> None:
+    host_key = Ed25519PrivateKey.generate()
+    friend, stranger, late = (Ed25519PrivateKey.generate() for _ in range(3))
+    allowed = frozenset({fingerprint(friend.public_key()), fingerprint(late.public_key())})
+    invites: list[Invite] = []
+    got_invite = trio.Event()
+    notices: list[str] = []
+    results: dict[str, GameOutcome] = {}
+    ruleset = Ruleset(target=3)
+
+    def on_invite(invite: Invite) -> None:
+        invites.append(invite)
+        got_invite.set()
+
+    async def host() -> None:
+        results["host"] = await host_game(
+            bot(1),
+            identity=host_key,
+            bind="127.0.0.1",
+            port=0,
+            ruleset=ruleset,
+            out_dir=tmp_path / "host",
+            hello_timeout=HELLO_TIMEOUT,
+            allow=allowed,
+            on_invite=on_invite,
+            on_notice=notices.append,
+            fsync=False,
+        )
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        await got_invite.wait()
+        invite = invites[0]
+        held = await _jam(invite.port)
+        refused = await join_game(
+            invite,
+            bot(9),
+            identity=stranger,
+            ruleset=ruleset,
+            out_dir=tmp_path / "s",
+            fsync=False,
+        )
+        assert refused.end is End.REFUSED and refused.exit_code == 6
+        assert "--allow" in refused.message
+        started = trio.current_time()
+        first_event = trio.Event()
+
+        def on_event(event: object) -> None:
+            first_event.set()
+
+        async def friend_game() -> None:
+            results["join"] = await join_game(
+                invite,
+                bot(2),
+                identity=friend,
+                ruleset=ruleset,
+                out_dir=tmp_path / "j",
+                on_event=on_event,
+                fsync=False,
+            )
+
+        nursery.start_soon(friend_game)
+        await first_event.wait()
+        assert trio.current_time() - started < HELLO_TIMEOUT / 2  # nothing made it wait
+        busy = await join_game(
+            invite,
+            bot(3),
+            identity=late,
+            ruleset=ruleset,
+            out_dir=tmp_path / "late",
+            fsync=False,
+        )
+        assert busy.end is End.REFUSED and busy.exit_code == 5
+        assert "busy" in busy.message
+        with trio.fail_after(60):
+            while "host" not in results or "join" not in results:
+                await trio.sleep(0.02)
+        for stream in held:
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+    for outcome in (results["host"], results["join"]):
+        assert outcome.end is End.FINISHED, outcome.message
+        assert outcome.transcript is not None
+        assert verify_transcript(read_transcript(outcome.transcript)).valid
+    assert any("not on the --allow list" in n for n in notices)
+    assert any("busy" in n for n in notices)
+    assert not list((tmp_path / "s").glob("*.truc"))  # a refused join leaves no transcript
+
+
+async def test_idle_connections_are_dropped_after_the_hello_timeout(tmp_path: Path) -> None:
+    host_key = Ed25519PrivateKey.generate()
+    got_invite = trio.Event()
+    invites: list[Invite] = []
+    notices: list[str] = []
+    stop = trio.Event()
+
+    def on_invite(invite: Invite) -> None:
+        invites.append(invite)
+        got_invite.set()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            lambda: host_game(
+                bot(1),
+                identity=host_key,
+                bind="127.0.0.1",
+                port=0,
+                out_dir=tmp_path,
+                hello_timeout=0.5,
+                on_invite=on_invite,
+                on_notice=notices.append,
+                stop=stop,
+            )
+        )
+        await got_invite.wait()
+        idle = await trio.open_tcp_stream("127.0.0.1", invites[0].port)
+        with trio.fail_after(5):
+            assert await idle.receive_some(10) == b""  # the host closed it
+        await idle.aclose()
+        stop.set()
+    assert any("no valid first message" in n for n in notices)
+
+
+async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> None:
+    host_key = Ed25519PrivateKey.generate()
+    got_invite = trio.Event()
+    invites: list[Invite] = []
+    finished: list[GameOutcome] = []
+    stop = trio.Event()
+    made = [0]
+
+    def players() -> tuple[BotStrategy, None]:
+        made[0] += 1
+        return bot(made[0]), None
+
+    def on_invite(invite: Invite) -> None:
+        invites.append(invite)
+        got_invite.set()
+
+    joined: list[GameOutcome] = []
+
+    async def joiner(seed: int) -> None:
+        joined.append(
+            await join_game(
+                invites[0],
+                bot(100 + seed),
+                identity=Ed25519PrivateKey.generate(),
+                ruleset=Ruleset(target=2),
+                out_dir=tmp_path / f"j{seed}",
+                fsync=False,
+            )
+        )
+
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: host_game(
+                    bot(0),
+                    identity=host_key,
+                    bind="127.0.0.1",
+                    port=0,
+                    ruleset=Ruleset(target=2),
+                    out_dir=tmp_path / "host",
+                    forever=True,
+                    capacity=3,
+                    players=players,
+                    on_outcome=finished.append,
+                    on_invite=on_invite,
+                    stop=stop,
+                    fsync=False,
+                )
+            )
+            await got_invite.wait()
+            async with trio.open_nursery() as wave:  # three games at once
+                for seed in range(3):
+                    wave.start_soon(joiner, seed)
+            await joiner(3)  # and one more after them: the host is still there
+            stop.set()
+    assert [o.end for o in joined] == [End.FINISHED] * 4
+    assert len(finished) == 4 and all(o.valid for o in finished)
+    assert made[0] == 4  # a fresh bot per game
