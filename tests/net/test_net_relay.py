@@ -8,26 +8,37 @@ over it, and the relay's limits are exercised with real sockets.
 from __future__ import annotations
 
 import socket
+import struct
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 from net_helpers import bot, new_session
 
+import truc_p2p.net._games as games_module
+from truc_p2p.identity import Identity
 from truc_p2p.net import (
+    BotStrategy,
     ConnectError,
+    End,
+    GameOutcome,
     Invite,
     RelayLimits,
     RelayServer,
     SessionReport,
     connect,
+    host_game,
+    join_game,
     open_rendezvous,
     play_game,
 )
 from truc_p2p.net._relay_wire import MAGIC, Meet, Msg, encode, read_message
 from truc_p2p.protocol import verify_transcript
-from truc_p2p.rules import Player
+from truc_p2p.rules import Action, Game, Player
+from truc_p2p.transcript import read_transcript
 
 FP = "ab" * 32
 
@@ -255,3 +266,90 @@ async def test_a_game_on_a_punched_path_outlives_the_relay() -> None:
                         await trio.sleep(0.01)
     assert path == "punched" and outcome.valid
     assert all(verify_transcript(records[p]).valid for p in records)
+
+
+@pytest.mark.parametrize("path", ["relayed", "punched"])
+async def test_a_dropped_game_reconnects_through_the_relay(
+    path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """host_game --relay and join_game: the game is cut (relayed: by the relay's byte
+    budget per splice; punched: the joiner's first connection is reset), the joiner
+    redials through the relay on the same kind of path, and the game finishes."""
+    dialled: list[trio.SocketStream] = []
+
+    async def forced(invite: Invite, **kwargs: Any) -> tuple[trio.SocketStream, str]:
+        kwargs.update(paths=frozenset({path}), direct_window=0.05)
+        stream, route = await connect(invite, **kwargs)
+        dialled.append(stream)
+        return stream, route
+
+    monkeypatch.setattr(games_module, "connect", forced)
+    host_id, join_id = Identity.ephemeral().key, Identity.ephemeral().key
+    limits = RelayLimits(max_session_bytes=6_000)
+    paths: list[str] = []
+    outcomes: dict[str, GameOutcome] = {}
+    with trio.fail_after(60):
+        async with running_relay(limits) as (_, port, reports), trio.open_nursery() as nursery:
+            invites: list[Invite] = []
+            ready = trio.Event()
+
+            def on_invite(invite: Invite) -> None:
+                invites.append(invite)
+                ready.set()
+
+            async def host() -> None:
+                outcomes["host"] = await host_game(
+                    bot(3),
+                    identity=host_id,
+                    bind="127.0.0.1",
+                    port=0,
+                    out_dir=tmp_path / "host",
+                    turn_timeout=30,
+                    grace=20,
+                    relay=("127.0.0.1", port),
+                    on_invite=on_invite,
+                    fsync=False,
+                )
+
+            nursery.start_soon(host)
+            await ready.wait()
+            strategy = bot(4) if path == "relayed" else _ResetOnce(bot(4), dialled)
+            outcomes["join"] = await join_game(
+                invites[0],
+                strategy,
+                identity=join_id,
+                out_dir=tmp_path / "join",
+                turn_timeout=30,
+                grace=20,
+                on_path=paths.append,
+                fsync=False,
+            )
+            with trio.fail_after(20):
+                while "host" not in outcomes:
+                    await trio.sleep(0.01)
+    for outcome in outcomes.values():
+        assert outcome.end is End.FINISHED, outcome.message
+        assert outcome.transcript is not None
+        assert verify_transcript(read_transcript(outcome.transcript)).valid
+    assert outcomes["join"].path == path and len(paths) >= 2 and set(paths) == {path}
+    if path == "relayed":
+        assert sum(r.spliced for r in reports) >= 2
+        assert any(r.end == "byte limit" for r in reports)
+
+
+class _ResetOnce:
+    """The joiner's bot, which resets its first connection at its third move (as a
+    NAT that forgot the mapping would)."""
+
+    def __init__(self, inner: BotStrategy, dialled: list[trio.SocketStream]) -> None:
+        self.inner = inner
+        self.dialled = dialled
+        self.moves = 0
+
+    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        self.moves += 1
+        if self.moves == 3:
+            sock = self.dialled[0].socket
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.shutdown(socket.SHUT_RDWR)
+        return await self.inner.choose(game, legal)
