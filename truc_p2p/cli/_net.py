@@ -497,8 +497,12 @@ def _join(args: argparse.Namespace) -> int:
         flush=True,
     )
 
+    connections = [0]
+
     def on_path(path: str) -> None:
-        print(f"connected ({path} path)", file=_info_stream(args), flush=True)
+        again = "re" if connections[0] else ""
+        connections[0] += 1
+        print(f"{again}connected ({path} path)", file=_info_stream(args), flush=True)
 
     async def main(stop: trio.Event) -> int:
         outcome = await join_game(
