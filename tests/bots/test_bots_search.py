@@ -232,7 +232,7 @@ def test_the_bot_rests_when_the_round_is_won_and_answering_would_be_forced() -> 
 )
 def test_never_an_illegal_action_over_many_games(ruleset: Ruleset) -> None:
     kinds: Counter[ActionKind] = Counter()
-    for seed in range(12):
+    for seed in range(8):
         opponent = "random" if seed % 2 else "heuristic"
         bots = [make_bot("search:fast", seed), make_bot(opponent, seed)]
         if seed % 4 >= 2:
@@ -275,3 +275,34 @@ def test_against_an_erratic_opponent_it_stakes_the_game_sooner() -> None:
     assert sensible.scores == erratic.scores == (3, 0)
     assert SearchBot(1, iterations=1000).choose(sensible) != Action.REST
     assert SearchBot(1, iterations=1000).choose(erratic) == Action.REST
+
+
+def test_far_behind_it_stakes_the_game_on_a_middling_hand() -> None:
+    # P1 led a nine; P0 holds 9-Q-A.  At 0-0 that is not worth the game; at 0-10
+    # in a game to 12 the round is its best chance.
+    behind = view([*[P1_GAINS_1, P1_GAINS_2] * 3, P1_GAINS_1, ("9C QD AS", ["play 9H"])])
+    even = view([("9C QD AS", ["play 9H"])], seat=P1)
+    assert behind.scores == (0, 10) and behind.to_act is P0 and even.to_act is P1
+    for seed in range(3):
+        assert SearchBot(seed, iterations=1500).choose(behind) == Action.REST
+        assert SearchBot(seed, iterations=1500).choose(even) != Action.REST
+
+
+def test_the_incremental_replay_matches_a_fresh_one_across_games() -> None:
+    bot = SearchBot(2, iterations=30)
+    checked = 0
+
+    class Checked:
+        name = "checked"
+
+        def choose(self, game: Game) -> Action:
+            nonlocal checked
+            assert game.view is not None
+            mine = bot._replayer.public(game, game.view.other)
+            assert mine == _replay(game, game.view.other)
+            checked += 1
+            return bot.choose(game)
+
+    for seed in range(3):  # the same bot over several games: each starts afresh
+        play_local_game(Checked(), make_bot("random", seed), seed=seed)
+    assert checked > 6

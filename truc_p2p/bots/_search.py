@@ -49,7 +49,7 @@ from typing import Final
 from truc_p2p.bots import _sim
 from truc_p2p.bots._equity import DEFAULT_GAME_ENDS, EDGE, win_chance
 from truc_p2p.bots._sim import RoundSim
-from truc_p2p.rules import Action, ActionKind, Game, Phase, Player
+from truc_p2p.rules import Action, ActionKind, Card, Game, Phase, Player
 
 __all__ = ["STRENGTHS", "SearchBot", "Strength"]
 
@@ -223,26 +223,65 @@ class _Public:
     fold_odds: float
 
 
+class _Replayer:
+    """Replays a view's public record and the viewer's own deals, incrementally.
+
+    A game's record only grows, so each decision replays only the actions
+    pushed since the last one (a new game, or any other mismatch, starts over).
+    """
+
+    def __init__(self) -> None:
+        self._reset(None)
+
+    def _reset(self, replay: Game | None) -> None:
+        self._replay = replay
+        self._history: list[tuple[Player, Action]] = []
+        self._deals: list[dict[Player, tuple[Card, ...]]] = []
+        self._start = self._folds = 0
+        self._odds = 0.0
+
+    def _fits(self, game: Game) -> bool:
+        replay, done = self._replay, len(self._history)
+        return (
+            replay is not None
+            and replay.ruleset == game.ruleset
+            and replay.first_dealer is game.first_dealer
+            and replay.view is game.view
+            and game.history[:done] == self._history
+            and game.deals[: len(self._deals)] == self._deals
+        )
+
+    def public(self, game: Game, opponent: Player) -> _Public:
+        """What the record of ``game`` (a view) says, ``opponent`` being the other seat."""
+        if not self._fits(game):
+            self._reset(Game(game.ruleset, first_dealer=game.first_dealer, view=game.view))
+        replay = self._replay
+        assert replay is not None
+        deals, history = game.deals, game.history
+        i = len(self._history)
+        while True:
+            if replay.phase is Phase.DEAL:
+                deal = deals[len(self._deals)]
+                replay.deal(deal)
+                self._deals.append(deal)
+                self._start = i
+            elif i < len(history):
+                player, action = history[i]
+                if player is opponent and replay.pending is None:
+                    self._odds += 1.0 / len(replay.legal_actions())
+                    self._folds += action.kind is ActionKind.FOLD
+                replay.push(action)
+                self._history.append(history[i])
+                i += 1
+            else:
+                return _Public(
+                    deal_actions=history[self._start :], folds=self._folds, fold_odds=self._odds
+                )
+
+
 def _replay(game: Game, opponent: Player) -> _Public:
-    """Replay ``game`` (a view) from its public record and the viewer's own deals."""
-    replay = Game(game.ruleset, first_dealer=game.first_dealer, view=game.view)
-    deals = iter(game.deals)
-    history = game.history
-    start = i = folds = 0
-    odds = 0.0
-    while True:
-        if replay.phase is Phase.DEAL:
-            replay.deal(next(deals))
-            start = i
-        elif i < len(history):
-            player, action = history[i]
-            if player is opponent and replay.pending is None:
-                odds += 1.0 / len(replay.legal_actions())
-                folds += action.kind is ActionKind.FOLD
-            replay.push(action)
-            i += 1
-        else:
-            return _Public(deal_actions=history[start:], folds=folds, fold_odds=odds)
+    """What the record of ``game`` (a view) says, replayed from scratch."""
+    return _Replayer().public(game, opponent)
 
 
 def _erratic(public: _Public) -> float:
@@ -277,6 +316,7 @@ class SearchBot:
         if think is not None and not think > 0:
             raise ValueError("think must be more than 0 seconds")
         self._rng = random.Random(seed)
+        self._replayer = _Replayer()
         self.iterations = iterations
         self.think = think
 
@@ -290,7 +330,7 @@ class SearchBot:
             raise ValueError("the search bot plays from its own view (Game(view=...))")
         if len(legal) == 1:
             return next(iter(legal))
-        public = _replay(game, me.other)
+        public = self._replayer.public(game, me.other)
         draw = self._sampler(game, me, public)
         template = draw()
         moves = _moves(template)

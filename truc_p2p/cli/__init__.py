@@ -7,6 +7,7 @@ Each sub-command lives in its own private module exposing
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -17,19 +18,46 @@ from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
 __all__ = ["build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the top-level argument parser with every sub-command registered."""
-    from truc_p2p.cli import _bench, _demo, _hosts, _identity, _net, _relay, _verify
+#: Sub-command -> the private module that registers it.  Only the module of the
+#: command being run is imported (``truc-p2p verify`` never loads trio or the
+#: network stack); ``--help`` and unknown commands load them all.
+COMMANDS: dict[str, str] = {
+    "demo": "_demo",
+    "host": "_net",
+    "join": "_net",
+    "resume": "_net",
+    "play": "_net",
+    "hosts": "_hosts",
+    "relay": "_relay",
+    "identity": "_identity",
+    "verify": "_verify",
+    "bench": "_bench",
+}
 
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Return the top-level argument parser: with the sub-commands of ``command``'s
+    module only, or every sub-command (``None`` or an unknown name)."""
     parser = argparse.ArgumentParser(
         prog="truc-p2p",
         description="Play Le Truc peer to peer with a verifiable, dealerless shuffle.",
     )
     parser.add_argument("--version", action="version", version=f"truc-p2p {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (_demo, _net, _hosts, _relay, _identity, _verify, _bench):
-        module.register(subparsers)
+    wanted = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for name in wanted:
+        importlib.import_module(f"truc_p2p.cli.{name}").register(subparsers)
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The sub-command named on the command line (the first word not an option)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+        if word in ("-h", "--help", "--version"):
+            return None
+    return None
 
 
 def _tolerant_output() -> None:
@@ -43,8 +71,9 @@ def _tolerant_output() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``truc-p2p`` console script; returns the exit status."""
     _tolerant_output()
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_of(words))
+    args = parser.parse_args(words)
     if args.command is None:
         parser.print_help()
         return 2

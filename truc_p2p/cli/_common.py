@@ -19,13 +19,14 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Final, TextIO, TypeVar
+from typing import TYPE_CHECKING, Final, TextIO, TypeVar
 
-import trio
-
-from truc_p2p.bots import BOT_NAMES, parse_bot_name, with_think
-from truc_p2p.net import End, GameOutcome
 from truc_p2p.rules import MAX_TARGET, Ladder, RestRefused, RulesError, Ruleset
+
+if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
+    import trio
+
+    from truc_p2p.net import GameOutcome
 
 __all__ = [
     "MAX_NAME",
@@ -177,6 +178,8 @@ def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:
 def bot_name(text: str) -> str:
     """argparse type: a bot name as :func:`~truc_p2p.bots.make_bot` takes it."""
     try:
+        from truc_p2p.bots import parse_bot_name
+
         parse_bot_name(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
@@ -197,6 +200,8 @@ class _BotAction(argparse.Action):
         bot, think = getattr(namespace, "bot", None), getattr(namespace, "think", None)
         if bot is not None and think is not None:
             try:
+                from truc_p2p.bots import with_think
+
                 namespace.bot = with_think(bot, think)
             except ValueError as exc:
                 parser.error(str(exc))
@@ -204,6 +209,8 @@ class _BotAction(argparse.Action):
 
 def add_bot_arg(parser: argparse.ArgumentParser, *, default: str | None, help: str) -> None:
     """``--bot NAME`` and ``--think S`` (a search bot's time per decision)."""
+    from truc_p2p.bots import BOT_NAMES
+
     names = ", ".join(BOT_NAMES)
     parser.add_argument(
         "--bot",
@@ -277,6 +284,8 @@ _stopped_by: list[int] = [signal.SIGINT]
 
 def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
     """The command's exit status: 128 + the signal when one ended the game, else the outcome's."""
+    from truc_p2p.net import End
+
     if outcome.end is End.QUIT and stop.is_set():
         return 128 + _stopped_by[-1]  # 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP
     return outcome.exit_code
@@ -285,6 +294,8 @@ def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
 def run_until_interrupted(main: Callable[[trio.Event], Awaitable[int]]) -> int:
     """Run ``main(stop)`` under trio; the first Ctrl-C sets ``stop`` (leave cleanly and
     tell the opponent), a second one gives up at once (exit 130)."""
+
+    import trio
 
     async def runner() -> int:
         stop = trio.Event()

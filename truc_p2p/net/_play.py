@@ -47,7 +47,7 @@ from typing import Protocol, runtime_checkable
 
 import trio
 
-from truc_p2p.bots import Bot
+from truc_p2p.bots import Bot, SearchBot
 from truc_p2p.net._link import Closed, Link, LinkBroken
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.protocol import (
@@ -160,10 +160,15 @@ class Strategy(Protocol):
 class BotStrategy:
     """Adapts a synchronous :class:`~truc_p2p.bots.Bot` to :class:`Strategy`."""
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Bot, *, threaded: bool | None = None) -> None:
         self.bot = bot
+        #: Think in a worker thread (default: for a searching bot), so the game loop
+        #: keeps reading the peer -- an abort, a dropped link -- while it thinks.
+        self.threaded = isinstance(bot, SearchBot) if threaded is None else threaded
 
     async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        if self.threaded:
+            return await trio.to_thread.run_sync(self.bot.choose, game, abandon_on_cancel=True)
         await trio.lowlevel.checkpoint()
         return self.bot.choose(game)
 

@@ -1,0 +1,48 @@
+"""Each sub-command imports only what it uses: ``verify`` never loads trio or the network."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from truc_p2p.bots import make_bot
+from truc_p2p.cli import COMMANDS, build_parser
+from truc_p2p.local import make_pair, run_pair
+from truc_p2p.protocol import encode_transcript
+from truc_p2p.rules import Player, Ruleset
+
+PROBE = """
+import sys
+from truc_p2p.cli import main
+status = main(sys.argv[1:])
+heavy = sorted(m for m in ("trio", "truc_p2p.net", "truc_p2p.bots._search") if m in sys.modules)
+print("LOADED", ",".join(heavy))
+sys.exit(status)
+"""
+
+
+def test_verify_loads_neither_trio_nor_the_network(tmp_path: Path) -> None:
+    records: list[bytes] = []
+    sessions = make_pair(ruleset=Ruleset(target=1), records=(records.append, None))
+    run_pair(sessions, {p: make_bot("random", int(p)) for p in (Player.P0, Player.P1)})
+    path = tmp_path / "game.truc"
+    path.write_bytes(encode_transcript(records))
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, "verify", str(path)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "LOADED \n" in done.stdout, done.stdout
+
+
+def _commands(parser: argparse.ArgumentParser) -> set[str]:
+    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return set(sub.choices)
+
+
+def test_every_command_is_registered_by_its_module() -> None:
+    assert _commands(build_parser()) == set(COMMANDS)
+    for command in COMMANDS:
+        assert command in _commands(build_parser(command))
+    assert _commands(build_parser("verify")) == {"verify"}
