@@ -125,6 +125,7 @@ def test_the_relay_can_stop_once_the_punched_path_is_up(lab: Lab, tmp_path: Path
         finally:
             host.proc.send_signal(signal.SIGCONT)
         _check_game(tmp_path, host, joiner, "punched")
+        assert "lost the relay" in host.text()
     finally:
         relay.stop()
 
@@ -186,6 +187,7 @@ def test_a_router_with_nat_pmp_maps_the_host_port_and_unmaps_it_on_exit(
         joiner = start_join(lab, "hb", tmp_path, invite, "--json")
         _check_game(tmp_path, host, joiner, "direct")
         assert daemon.stdout.readline().strip() == f"unmapped {port}"
+        assert f"your router forwards 198.18.0.11:{port} to this machine (nat-pmp" in host.text()
     finally:
         daemon.kill()
         daemon.wait()

@@ -175,6 +175,8 @@ class Rendezvous:
         self.family = control.socket.family
         #: Why the control connection to the relay ended (``None`` while it is up).
         self.lost: str | None = None
+        #: Set when the control connection ended (see :attr:`lost`).
+        self.lost_event = trio.Event()
         self._probes = 0
 
     def invite(self, base: Invite) -> Invite:
@@ -196,6 +198,8 @@ class Rendezvous:
             except _NET_ERRORS as exc:
                 self.lost = str(exc) or type(exc).__name__
             control.cancel_scope.cancel()
+        self.lost = self.lost or "the relay closed the connection"
+        self.lost_event.set()
 
     async def _read_control(self, nursery: trio.Nursery) -> None:
         while True:

@@ -323,6 +323,7 @@ async def host_game(
             portmap=portmap,
             announce=announce,
             settings=settings,
+            on_notice=on_notice,
         ) as reach,
     ):
         invite = reach.invite()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 
 import trio
@@ -114,12 +114,13 @@ async def open_reach(
     portmap: bool = True,
     announce: bool = True,
     settings: dict[str, str] | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> AsyncIterator[Reach]:
     """Set up the extras (each skipped on a loopback bind) and yield the :class:`Reach`.
 
     A relay that cannot be reached raises :class:`~truc_p2p.net.ConnectError`
     (an ``OSError``); a router without port mapping or a LAN without
-    multicast is silently skipped.
+    multicast is skipped (``on_notice`` hears what the router did).
     """
     reach = Reach(listener, fingerprint, advertise)
     local_only = _is_loopback(listener.bind)
@@ -128,6 +129,12 @@ async def open_reach(
             reach.rendezvous = await stack.enter_async_context(open_rendezvous(relay))
         if portmap and not local_only and not advertise:
             reach.mapping = await stack.enter_async_context(map_port(listener.port))
+            if reach.mapping is not None and on_notice is not None:
+                m = reach.mapping
+                on_notice(
+                    f"your router forwards {m.external_ip}:{m.external_port} to this machine "
+                    f"({m.method}, removed when you stop)"
+                )
         if announce and not local_only:
             if listener.bind is not None and listener.bind not in ("", "*", "::", "0.0.0.0"):
                 addresses = [listener.bind]
@@ -147,6 +154,8 @@ async def open_reach(
             nursery.start_soon(reach._from_listener)
             if reach.rendezvous is not None:
                 nursery.start_soon(reach._from_relay, reach.rendezvous)
+                if on_notice is not None:
+                    nursery.start_soon(_tell_lost, reach.rendezvous, on_notice)
             try:
                 yield reach
             finally:
@@ -159,3 +168,11 @@ async def open_reach(
                         break
                     with suppress(OSError, trio.BrokenResourceError):
                         await trio.aclose_forcefully(leftover.stream)
+
+
+async def _tell_lost(rendezvous: Rendezvous, on_notice: Callable[[str], None]) -> None:
+    await rendezvous.lost_event.wait()
+    on_notice(
+        f"lost the relay ({rendezvous.lost}): new joiners cannot meet you through it; "
+        "games already connected go on"
+    )
