@@ -35,6 +35,14 @@ def _is_loopback(bind: str | None) -> bool:
         return bind == "localhost"
 
 
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 class Reach:
     """A host's listener plus its relay registration, port mapping and announcement."""
 
@@ -136,9 +144,10 @@ async def open_reach(
                     f"({m.method}, removed when you stop)"
                 )
         if announce and not local_only:
-            if listener.bind is not None and listener.bind not in ("", "*", "::", "0.0.0.0"):
-                addresses = [listener.bind]
-            else:
+            addresses = [
+                a for a, _ in listener.addresses if _is_ip(a) and a not in ("::", "0.0.0.0")
+            ]
+            if not addresses:  # bound to every interface: announce each LAN address
                 addresses = [a for a, _ in lan_addresses(listener.port)]
             if addresses:
                 await stack.enter_async_context(
