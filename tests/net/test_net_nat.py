@@ -193,3 +193,14 @@ def test_a_router_with_nat_pmp_maps_the_host_port_and_unmaps_it_on_exit(
         daemon.wait()
         if daemon.stdout is not None:
             daemon.stdout.close()
+
+
+def test_an_empty_lan_lists_no_game_and_join_says_so(lab: Lab, tmp_path: Path) -> None:
+    lab.home("a")
+    listed = lab.run("ha", *truc_command(), "hosts", "--wait", "0.5", check=False)
+    assert listed.returncode == 1 and "no game found" in listed.stderr
+    as_json = lab.run("ha", *truc_command(), "hosts", "--wait", "0.5", "--json", check=False)
+    assert as_json.returncode == 0 and json.loads(as_json.stdout) == []
+    joiner = start_join(lab, "ha", tmp_path, "--wait", "0.5", stdin="")
+    assert joiner.finish() == 4
+    assert "no game found on this LAN" in joiner.text()
