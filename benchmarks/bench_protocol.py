@@ -1,6 +1,6 @@
 """Protocol cost per hand: messages, bytes, CPU per peer, and the verifier's time.
 
-    python benchmarks/bench_protocol.py [--games N] [--json]
+    python benchmarks/bench_protocol.py [--games N] [--deck v1|v2|both] [--json]
 
 Plays N games between two in-memory sessions (heuristic bots, real crypto),
 timing each peer's own calls into its session with ``time.process_time`` so
@@ -34,9 +34,13 @@ from truc_p2p.rules import Player
 T = TypeVar("T")
 
 
-def _play(seed: int) -> dict[str, Any]:
+_HAND_START = {"v1": "deck1", "v2": "v2deck1"}
+_HAND_TYPES = ("deck1", "deck2", "deck3", "deck4", "action", "v2deck1", "v2deck2", "v2deck3")
+
+
+def _play(seed: int, deck: str) -> dict[str, Any]:
     transcript: list[bytes] = []
-    sessions = make_pair(records=(transcript.append, None))
+    sessions = make_pair(records=(transcript.append, None), deck=deck)
     bots = {p: make_bot("heuristic", seed * 2 + p) for p in (Player.P0, Player.P1)}
     cpu = {Player.P0: 0.0, Player.P1: 0.0}
 
@@ -72,16 +76,16 @@ def _play(seed: int) -> dict[str, Any]:
     report = verify_transcript(transcript)
     verify_ms = (time.perf_counter() - t) * 1000
     assert report.valid, report.summary()
-    # Messages and bytes of each hand: from its deck1 up to (not including) the next deck1
-    # or the first reveal/result; handshake and audit/result counted apart.
+    # Messages and bytes of each hand: from its first deal message up to (not including) the
+    # next hand's or the first reveal/result; handshake and audit/result counted apart.
     per_hand_msgs: list[int] = []
     per_hand_bytes: list[int] = []
     for raw in transcript:
         kind = decode_envelope(raw).type
-        if kind == "deck1":
+        if kind == _HAND_START[deck]:
             per_hand_msgs.append(0)
             per_hand_bytes.append(0)
-        if kind in ("deck1", "deck2", "deck3", "deck4", "action"):
+        if kind in (*_HAND_TYPES, "v2action"):
             per_hand_msgs[-1] += 1
             per_hand_bytes[-1] += len(frame(raw))
     return {
@@ -98,12 +102,19 @@ def _play(seed: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--deck", choices=["v1", "v2", "both"], default="both")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    games = [_play(seed) for seed in range(args.games)]
+    decks = ["v1", "v2"] if args.deck == "both" else [args.deck]
+    for deck in decks:
+        _report(deck, [_play(seed, deck) for seed in range(args.games)], as_json=args.json)
+
+
+def _report(deck: str, games: list[dict[str, Any]], *, as_json: bool) -> None:
     msgs = [m for g in games for m in g["msgs"]]
     nbytes = [b for g in games for b in g["bytes"]]
     figures = {
+        "deck": deck,
         "games": len(games),
         "hands": sum(g["hands"] for g in games),
         "median_hands_per_game": statistics.median(g["hands"] for g in games),
@@ -116,7 +127,7 @@ def main() -> None:
         "median_verify_ms_per_game": statistics.median(g["verify_ms"] for g in games),
         "median_verify_ms_per_hand": statistics.median(g["verify_ms"] / g["hands"] for g in games),
     }
-    if args.json:
+    if as_json:
         print(json.dumps(figures))
     else:
         for k, v in figures.items():

@@ -6,9 +6,10 @@
 The message catalogue and the state machine tables in ``wire.md`` are
 rendered from :data:`truc_p2p.protocol.CATALOGUE`, ``STAGES`` and
 ``TRANSITIONS`` -- the same tables the session and the verifier run on.  The
-wire vector is a scripted game played by two sessions with fixed identity
+wire vectors are scripted games (``wire_v1.json`` with deck v1,
+``wire_v2.json`` with deck v2) played by two sessions with fixed identity
 keys and fixed session secrets; every envelope is reproducible byte for byte
-(Ed25519 signatures are deterministic).
+(Ed25519 signatures and every deck secret and proof nonce are deterministic).
 """
 
 from __future__ import annotations
@@ -34,12 +35,13 @@ from truc_p2p.protocol import (
     YourTurn,
     decode_envelope,
 )
-from truc_p2p.protocol._messages import ACTION_FIELDS
+from truc_p2p.protocol._messages import ACTION_FIELDS, V2_ACTION_FIELDS
 from truc_p2p.rules import Action, Player, Ruleset
 
 HERE = Path(__file__).resolve().parent
 WIRE_MD = HERE / "wire.md"
 WIRE_VECTOR = HERE / "vectors" / "wire_v1.json"
+WIRE_VECTOR_V2 = HERE / "vectors" / "wire_v2.json"
 
 
 def _fixed(label: str) -> bytes:
@@ -58,12 +60,17 @@ def catalogue_md() -> str:
         for name, f in fields.items():
             lines.append(f"| `{name}` | {f.kind} | {'yes' if f.required else 'no'} | {f.doc} |")
         lines.append("")
-    lines.append("#### action payload (in `action`, and in `deck4.action`)\n")
-    lines.append("| field | type | required | meaning |")
-    lines.append("| --- | --- | --- | --- |")
-    for name, f in ACTION_FIELDS.items():
-        lines.append(f"| `{name}` | {f.kind} | {'yes' if f.required else 'no'} | {f.doc} |")
-    return "\n".join(lines) + "\n"
+    for title, table in (
+        ("action payload (in `action`, and in `deck4.action`)", ACTION_FIELDS),
+        ("v2 action payload (in `v2action`, and in `v2deck3.action`)", V2_ACTION_FIELDS),
+    ):
+        lines.append(f"#### {title}\n")
+        lines.append("| field | type | required | meaning |")
+        lines.append("| --- | --- | --- | --- |")
+        for name, f in table.items():
+            lines.append(f"| `{name}` | {f.kind} | {'yes' if f.required else 'no'} | {f.doc} |")
+        lines.append("")
+    return "\n".join(lines[:-1]) + "\n"
 
 
 def states_md() -> str:
@@ -124,9 +131,11 @@ def _script_choice(session: Session, event: YourTurn, step: int) -> Action:
     return plays[0]
 
 
-def wire_vector() -> dict[str, Any]:
-    keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"identity{p}")) for p in (0, 1)]
-    secrets = [_fixed(f"secret{p}") for p in (0, 1)]
+def wire_vector(deck: str = "v1") -> dict[str, Any]:
+    """The scripted game with ``deck``; v1 keeps its original labels, v2 has its own."""
+    tag = "" if deck == "v1" else "v2/"
+    keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
+    secrets = [_fixed(f"{tag}secret{p}") for p in (0, 1)]
     names = ("alice", "bob")
     transcript: list[bytes] = []
     sessions = {
@@ -137,6 +146,7 @@ def wire_vector() -> dict[str, Any]:
             ruleset=SCRIPT_RULESET,
             name=names[p],
             record=transcript.append if p is Player.P0 else None,
+            deck=deck,
         )
         for p in (Player.P0, Player.P1)
     }
@@ -161,7 +171,17 @@ def wire_vector() -> dict[str, Any]:
                 continue
     result = sessions[Player.P0].result
     assert result is not None
+    extra: dict[str, Any] = {}
+    if deck != "v1":  # wire_v1.json keeps its original fields
+        extra = {
+            "deck": deck,
+            "deck_note": "Deck v2 (deck_v2.md): the deck seed of hand h is "
+            "HMAC-SHA256(secret, 'truc-p2p/v1/local/v2seed' || BE32(h)), never revealed; "
+            "every proof of a hand is bound to the context = SHA-256 of the envelope just "
+            "before the hand's v2deck1.",
+        }
     return {
+        **extra,
         "description": "A scripted game: fixed identities and session secrets produce these "
         "envelopes byte for byte. Player 0 is the initiator. Private keys are raw Ed25519 "
         "seeds; secrets are the 32-byte session secrets every local random value is "
@@ -193,19 +213,23 @@ def main(argv: list[str]) -> int:
     stale = []
     md = WIRE_MD.read_text()
     new_md = render_wire_md(md)
-    vector = json.dumps(wire_vector(), indent=1) + "\n"
-    old_vector = WIRE_VECTOR.read_text() if WIRE_VECTOR.exists() else ""
+    vectors = {
+        path: json.dumps(wire_vector(deck), indent=1) + "\n"
+        for path, deck in ((WIRE_VECTOR, "v1"), (WIRE_VECTOR_V2, "v2"))
+    }
     if new_md != md:
         stale.append(str(WIRE_MD))
-    if vector != old_vector:
-        stale.append(str(WIRE_VECTOR))
+    for path, vector in vectors.items():
+        if vector != (path.read_text() if path.exists() else ""):
+            stale.append(str(path))
     if check:
         for path in stale:
             print(f"out of date: {path}")
         return 1 if stale else 0
     WIRE_MD.write_text(new_md)
     WIRE_VECTOR.parent.mkdir(exist_ok=True)
-    WIRE_VECTOR.write_text(vector)
+    for path, vector in vectors.items():
+        path.write_text(vector)
     for path in stale:
         print(f"rewrote {path}")
     return 0

@@ -64,6 +64,7 @@ def resume_vector() -> dict[str, Any]:
             ruleset=gen.SCRIPT_RULESET,
             name=("alice", "bob")[p],
             record=transcripts[p].append,
+            deck="v1",  # the vector predates deck v2 and keeps its bytes
         )
         for p in (Player.P0, Player.P1)
     }

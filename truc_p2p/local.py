@@ -48,6 +48,7 @@ def make_pair(
     identities: tuple[Ed25519PrivateKey, Ed25519PrivateKey] | None = None,
     secrets: tuple[bytes, bytes] | None = None,
     records: tuple[Callable[[bytes], None] | None, Callable[[bytes], None] | None] = (None, None),
+    deck: str = "v2",
 ) -> dict[Player, Session]:
     """Two fresh sessions (initiator P0 and responder P1) with the same settings."""
     keys = identities or (Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate())
@@ -61,6 +62,7 @@ def make_pair(
             name=names[p],
             audit=audit,
             record=records[p],
+            deck=deck,
         )
         for p in (Player.P0, Player.P1)
     }

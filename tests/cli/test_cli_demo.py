@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from truc_p2p.bots import make_bot
 from truc_p2p.cli import main
-from truc_p2p.protocol import verify_transcript
+from truc_p2p.local import make_pair, run_pair
+from truc_p2p.protocol import encode_transcript, verify_transcript
+from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import read_transcript
 
 
@@ -66,3 +69,38 @@ def test_identity_is_created_then_shown(
     assert "readable by other users" in capsys.readouterr().err
     (tmp_path / "bad.key").write_text("nonsense")
     assert main(["identity", "--identity", str(tmp_path / "bad.key")]) == 2
+
+
+@pytest.mark.parametrize("deck", ["v1", "v2"])
+def test_verify_reports_the_deck_and_what_it_disclosed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], deck: str
+) -> None:
+    """New games are v2; a v1 transcript (made with the library) still verifies."""
+    records: list[bytes] = []
+    sessions = make_pair(ruleset=Ruleset(target=2), deck=deck, records=(records.append, None))
+    run_pair(sessions, {p: make_bot("random", int(p)) for p in (Player.P0, Player.P1)})
+    path = tmp_path / f"{deck}.truc"
+    path.write_bytes(encode_transcript(records))
+    assert main(["verify", "--json", str(path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["deck"] == deck and report["valid"] is True
+    if deck == "v2":
+        assert report["hidden_cards_revealed"] == 0 and report["audit"] == "proofs"
+    else:
+        assert report["hidden_cards_revealed"] > 0 and report["audit"] == "passed"
+    assert main(["verify", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert f"deck:       {deck}" in text and "unplayed cards revealed" in text
+
+
+def test_v1_is_verify_only_in_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["demo", "--deck", "v1"])
+    assert "unrecognized arguments: --deck" in capsys.readouterr().err
+
+
+def test_demo_plays_deck_v2_by_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    games = _demo_json(capsys, "--seed", "6", "--in-memory", "--out", str(tmp_path))
+    assert games[0]["deck"] == "v2"
+    report = verify_transcript(read_transcript(str(games[0]["transcript"])))
+    assert report.valid and report.deck == "v2" and report.hidden_cards_revealed == 0

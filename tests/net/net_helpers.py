@@ -11,15 +11,17 @@ cost no real time.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
-from truc_p2p.net import BotStrategy, GameOutcome, Strategy, play_game
+from truc_p2p.net import BotStrategy, GameOutcome, Invite, Strategy, host_game, play_game
 from truc_p2p.protocol import FrameBuffer, Session, frame
 from truc_p2p.rules import Action, Event, Game, Player, Ruleset
 
@@ -153,3 +155,27 @@ async def run_game(
             players.start_soon(side, Player.P0, joiner_end)
         nursery.cancel_scope.cancel()
     return Run(outcomes=outcomes, records=records, events=events)
+
+
+@asynccontextmanager
+async def hosting(**options: Any) -> AsyncIterator[tuple[Invite, dict[str, GameOutcome]]]:
+    """Run ``host_game(**options)`` on 127.0.0.1 in the background; yield its invite
+    and a dict that holds the host's outcome (key ``"host"``) once it returns.
+    Leaving the block waits for the host (set its ``stop`` to end a forever host)."""
+    invites: list[Invite] = []
+    ready = trio.Event()
+    result: dict[str, GameOutcome] = {}
+
+    def on_invite(invite: Invite) -> None:
+        invites.append(invite)
+        ready.set()
+
+    async def host() -> None:
+        result["host"] = await host_game(
+            bind="127.0.0.1", port=0, on_invite=on_invite, fsync=False, **options
+        )
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        await ready.wait()
+        yield invites[0], result

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot
+from net_helpers import bot, hosting
 
-from truc_p2p.net import End, GameOutcome, Invite, host_game, join_game
+from truc_p2p.net import End, join_game
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import scan_transcript_file
 
@@ -26,35 +26,18 @@ Mount = Callable[..., Path]
 async def test_a_full_disk_ends_the_joiners_game_cleanly(tmpfs: Mount, tmp_path: Path) -> None:
     disk = tmpfs("64k")
     (disk / "filler").write_bytes(bytes(52 * 1024))  # room for the start of a game only
-    host_key, join_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
-    invites: list[Invite] = []
-    ready = trio.Event()
-    results: dict[str, GameOutcome] = {}
-
-    def on_invite(invite: Invite) -> None:
-        invites.append(invite)
-        ready.set()
-
-    async def host() -> None:
-        results["host"] = await host_game(
-            bot(1),
-            identity=host_key,
-            bind="127.0.0.1",
-            port=0,
-            out_dir=tmp_path,
-            on_invite=on_invite,
-            grace=5,
-            fsync=False,
-        )
-
     with trio.fail_after(60):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(host)
-            await ready.wait()
-            results["join"] = await join_game(
-                invites[0], bot(2), identity=join_key, out_dir=disk / "games", grace=5
+        async with hosting(
+            strategy=bot(1), identity=Ed25519PrivateKey.generate(), out_dir=tmp_path, grace=5
+        ) as (invite, results):
+            joined = await join_game(
+                invite,
+                bot(2),
+                identity=Ed25519PrivateKey.generate(),
+                out_dir=disk / "games",
+                grace=5,
             )
-    joined, hosted = results["join"], results["host"]
+    hosted = results["host"]
     assert joined.end is End.DISK_ERROR, joined.message
     assert "No space left on device" in joined.message
     assert hosted.end in (End.OPPONENT_ABORTED, End.OPPONENT_ABANDONED), hosted.message

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot
+from net_helpers import bot, hosting
 
-from truc_p2p.net import BotStrategy, End, GameOutcome, Invite, host_game, join_game
+from truc_p2p.net import BotStrategy, End, GameOutcome, Invite, join_game
 from truc_p2p.protocol import fingerprint, verify_transcript
 from truc_p2p.rules import Ruleset
 from truc_p2p.transcript import read_transcript
@@ -42,35 +42,17 @@ async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) 
     host_key = Ed25519PrivateKey.generate()
     friend, stranger, late = (Ed25519PrivateKey.generate() for _ in range(3))
     allowed = frozenset({fingerprint(friend.public_key()), fingerprint(late.public_key())})
-    invites: list[Invite] = []
-    got_invite = trio.Event()
     notices: list[str] = []
-    results: dict[str, GameOutcome] = {}
     ruleset = Ruleset(target=3)
-
-    def on_invite(invite: Invite) -> None:
-        invites.append(invite)
-        got_invite.set()
-
-    async def host() -> None:
-        results["host"] = await host_game(
-            bot(1),
-            identity=host_key,
-            bind="127.0.0.1",
-            port=0,
-            ruleset=ruleset,
-            out_dir=tmp_path / "host",
-            hello_timeout=HELLO_TIMEOUT,
-            allow=allowed,
-            on_invite=on_invite,
-            on_notice=notices.append,
-            fsync=False,
-        )
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(host)
-        await got_invite.wait()
-        invite = invites[0]
+    async with hosting(
+        strategy=bot(1),
+        identity=host_key,
+        ruleset=ruleset,
+        out_dir=tmp_path / "host",
+        hello_timeout=HELLO_TIMEOUT,
+        allow=allowed,
+        on_notice=notices.append,
+    ) as (invite, results):
         held = await _jam(invite.port)
         refused = await join_game(
             invite,
@@ -99,19 +81,20 @@ async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) 
                 fsync=False,
             )
 
-        nursery.start_soon(friend_game)
-        await first_event.wait()
-        assert trio.current_time() - started < HELLO_TIMEOUT / 2  # nothing made it wait
-        busy = await join_game(
-            invite,
-            bot(3),
-            identity=late,
-            ruleset=ruleset,
-            out_dir=tmp_path / "late",
-            fsync=False,
-        )
-        assert busy.end is End.REFUSED and busy.exit_code == 5
-        assert "busy" in busy.message
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(friend_game)
+            await first_event.wait()
+            assert trio.current_time() - started < HELLO_TIMEOUT / 2  # nothing made it wait
+            busy = await join_game(
+                invite,
+                bot(3),
+                identity=late,
+                ruleset=ruleset,
+                out_dir=tmp_path / "late",
+                fsync=False,
+            )
+            assert busy.end is End.REFUSED and busy.exit_code == 5
+            assert "busy" in busy.message
         with trio.fail_after(60):
             while "host" not in results or "join" not in results:
                 await trio.sleep(0.02)
@@ -128,32 +111,17 @@ async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) 
 
 
 async def test_idle_connections_are_dropped_after_the_hello_timeout(tmp_path: Path) -> None:
-    host_key = Ed25519PrivateKey.generate()
-    got_invite = trio.Event()
-    invites: list[Invite] = []
     notices: list[str] = []
     stop = trio.Event()
-
-    def on_invite(invite: Invite) -> None:
-        invites.append(invite)
-        got_invite.set()
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(
-            lambda: host_game(
-                bot(1),
-                identity=host_key,
-                bind="127.0.0.1",
-                port=0,
-                out_dir=tmp_path,
-                hello_timeout=0.5,
-                on_invite=on_invite,
-                on_notice=notices.append,
-                stop=stop,
-            )
-        )
-        await got_invite.wait()
-        idle = await trio.open_tcp_stream("127.0.0.1", invites[0].port)
+    async with hosting(
+        strategy=bot(1),
+        identity=Ed25519PrivateKey.generate(),
+        out_dir=tmp_path,
+        hello_timeout=0.5,
+        on_notice=notices.append,
+        stop=stop,
+    ) as (invite, _):
+        idle = await trio.open_tcp_stream("127.0.0.1", invite.port)
         with trio.fail_after(5):
             assert await idle.receive_some(10) == b""  # the host closed it
         await idle.aclose()
@@ -162,9 +130,6 @@ async def test_idle_connections_are_dropped_after_the_hello_timeout(tmp_path: Pa
 
 
 async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> None:
-    host_key = Ed25519PrivateKey.generate()
-    got_invite = trio.Event()
-    invites: list[Invite] = []
     finished: list[GameOutcome] = []
     stop = trio.Event()
     made = [0]
@@ -173,16 +138,12 @@ async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> 
         made[0] += 1
         return bot(made[0]), None
 
-    def on_invite(invite: Invite) -> None:
-        invites.append(invite)
-        got_invite.set()
-
     joined: list[GameOutcome] = []
 
-    async def joiner(seed: int) -> None:
+    async def joiner(invite: Invite, seed: int) -> None:
         joined.append(
             await join_game(
-                invites[0],
+                invite,
                 bot(100 + seed),
                 identity=Ed25519PrivateKey.generate(),
                 ruleset=Ruleset(target=2),
@@ -192,29 +153,21 @@ async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> 
         )
 
     with trio.fail_after(120):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(
-                lambda: host_game(
-                    bot(0),
-                    identity=host_key,
-                    bind="127.0.0.1",
-                    port=0,
-                    ruleset=Ruleset(target=2),
-                    out_dir=tmp_path / "host",
-                    forever=True,
-                    capacity=3,
-                    players=players,
-                    on_outcome=finished.append,
-                    on_invite=on_invite,
-                    stop=stop,
-                    fsync=False,
-                )
-            )
-            await got_invite.wait()
+        async with hosting(
+            strategy=bot(0),
+            identity=Ed25519PrivateKey.generate(),
+            ruleset=Ruleset(target=2),
+            out_dir=tmp_path / "host",
+            forever=True,
+            capacity=3,
+            players=players,
+            on_outcome=finished.append,
+            stop=stop,
+        ) as (invite, _):
             async with trio.open_nursery() as wave:  # three games at once
                 for seed in range(3):
-                    wave.start_soon(joiner, seed)
-            await joiner(3)  # and one more after them: the host is still there
+                    wave.start_soon(joiner, invite, seed)
+            await joiner(invite, 3)  # and one more after them: the host is still there
             stop.set()
     assert [o.end for o in joined] == [End.FINISHED] * 4
     assert len(finished) == 4 and all(o.valid for o in finished)

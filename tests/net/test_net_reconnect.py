@@ -32,8 +32,9 @@ from truc_p2p.protocol import verify_transcript
 from truc_p2p.rules import Ruleset
 from truc_p2p.transcript import read_transcript
 
-#: Message types the proxy also cuts inside, once each: the audit, the result, the bye.
-MARKERS = (b"\xa6reveal", b"\xa6result", b"\xa3bye")
+#: Message types the proxy also cuts inside, once each: the dealer's deck v2 deal message
+#: (the largest; net games play the default deck v2, which has no audit), the result, the bye.
+MARKERS = (b"\xa7v2deck2", b"\xa6result", b"\xa3bye")
 
 
 class CuttingProxy:
@@ -200,6 +201,6 @@ async def test_many_games_with_cuts_all_finish_and_verify(batch: int, tmp_path: 
         check_finished(join)
         assert host.result == join.result
         assert proxy.cuts_done >= 3
-    # Over the batch, the audit, the result and the bye were each cut into.
+    # Over the batch, the v2 deal, the result and the bye were each cut into.
     cut_inside = {m for _, _, proxy in results for m in proxy.cut_markers}
     assert cut_inside == set(MARKERS)

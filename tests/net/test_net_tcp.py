@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot
+from net_helpers import bot, hosting
 
 from truc_p2p.net import (
     End,
@@ -155,3 +155,38 @@ async def test_serve_game_without_bind_listens_on_one_port_for_both_families() -
             await stream.send_all(b"x")
             assert await accepted.receive_some(1) == b"x"
             await accepted.aclose()
+
+
+async def _host_join_decks(tmp_path: Path, host_deck: str, join_deck: str) -> GameOutcome:
+    stop = trio.Event()
+    async with hosting(
+        strategy=bot(1),
+        identity=Ed25519PrivateKey.generate(),
+        deck=host_deck,
+        out_dir=tmp_path / "h",
+        stop=stop,
+    ) as (invite, _):
+        joined = await join_game(
+            invite,
+            bot(2),
+            identity=Ed25519PrivateKey.generate(),
+            deck=join_deck,
+            out_dir=tmp_path / "j",
+            fsync=False,
+        )
+        stop.set()
+    return joined
+
+
+async def test_both_deck_versions_play_over_the_network(tmp_path: Path) -> None:
+    for deck in ("v1", "v2"):
+        joined = await _host_join_decks(tmp_path / deck, deck, deck)
+        assert joined.end is End.FINISHED, joined.message
+        assert joined.transcript is not None
+        report = verify_transcript(read_transcript(joined.transcript))
+        assert report.valid and report.to_json()["deck"] == deck
+
+
+async def test_different_deck_versions_stop_before_any_card(tmp_path: Path) -> None:
+    joined = await _host_join_decks(tmp_path, "v2", "v1")
+    assert joined.end is End.INCOMPATIBLE and joined.hands == 0

@@ -137,6 +137,9 @@ class Pair:
     rulesets: tuple[Ruleset | None, Ruleset | None] | None = None
     audits: tuple[str, str] | None = None
     names: tuple[str, str] = ("alice", "bob")
+    #: deck version of both sessions (the v1 suites predate v2 and pin "v1")
+    deck: str = "v1"
+    decks: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         self.keys = {P0: identity(self.tag + "/0"), P1: identity(self.tag + "/1")}
@@ -144,6 +147,7 @@ class Pair:
             self.secrets = secrets_for(self.tag, self.first_dealer)
         rulesets = self.rulesets or (self.ruleset, self.ruleset)
         audits = self.audits or (self.audit, self.audit)
+        decks = self.decks or (self.deck, self.deck)
         self.records: dict[Player, list[bytes]] = {P0: [], P1: []}
         self.sessions = {
             p: Session(
@@ -154,6 +158,7 @@ class Pair:
                 name=self.names[p],
                 audit=audits[p],
                 record=self.records[p].append,
+                deck=decks[p],
             )
             for p in Player
         }
@@ -296,15 +301,18 @@ def is_type(mtype: str, sender: Player | None = None) -> Stop:
 
 
 def is_action(sender: Player, act: str | None = None, *, nth: int = 1) -> Stop:
-    """The ``nth`` action of ``sender`` (an ``action`` or the action inside ``deck4``)."""
+    """The ``nth`` action of ``sender`` (an ``action``/``v2action`` or the action inside
+    ``deck4``/``v2deck3``)."""
     seen = [0]
 
     def stop(s: Player, raw: bytes) -> bool:
         if s is not sender:
             return False
         env = decode_envelope(raw)
-        payload = env.payload.get("action") if env.type == "deck4" else env.payload
-        if env.type not in ("action", "deck4") or (act is not None and payload["act"] != act):
+        bundled = env.type in ("deck4", "v2deck3")
+        payload = env.payload.get("action") if bundled else env.payload
+        kinds = ("action", "deck4", "v2action", "v2deck3")
+        if env.type not in kinds or (act is not None and payload["act"] != act):
             return False
         seen[0] += 1
         return seen[0] == nth

@@ -41,16 +41,23 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
-#: stage name -> the envelope the victim is waiting for
+#: stage name -> the envelope the victim is waiting for, and the deck version
 STAGES = {
-    "start-responder": ("hello", P0),
-    "start-initiator": ("hello", P1),
-    "coin": ("coin", P0),
-    "mid-deal": ("deck3", None),
-    "deck4": ("deck4", None),
-    "mid-play": ("action", None),
-    "reveal": ("reveal", None),
-    "result": ("result", None),
+    "start-responder": ("hello", P0, "v1"),
+    "start-initiator": ("hello", P1, "v1"),
+    "coin": ("coin", P0, "v1"),
+    "mid-deal": ("deck3", None, "v1"),
+    "deck4": ("deck4", None, "v1"),
+    "mid-play": ("action", None, "v1"),
+    "reveal": ("reveal", None, "v1"),
+    "result": ("result", None, "v1"),
+    "v2-start-responder": ("hello", P0, "v2"),
+    "v2-coin": ("coin", P0, "v2"),
+    "v2-d1": ("v2deck1", None, "v2"),
+    "v2-d2": ("v2deck2", None, "v2"),
+    "v2-d3": ("v2deck3", None, "v2"),
+    "v2-play": ("v2action", None, "v2"),
+    "v2-result": ("result", None, "v2"),
 }
 RULESET = Ruleset(target=1)
 
@@ -67,6 +74,7 @@ class Point:
     peer_key: Ed25519PrivateKey
     next: bytes
     peer_envelopes: tuple[bytes, ...]
+    deck: str
 
     def session(self) -> Session:
         return Session.restore(
@@ -76,13 +84,16 @@ class Point:
             secret=self.secret,
             ruleset=RULESET,
             name=self.name,
+            deck=self.deck,
         )
 
 
 @functools.cache
 def point(stage: str) -> Point:
-    pair = Pair(ruleset=RULESET, tag="fuzz", first_dealer=P0, bots={P0: PLAYER, P1: PLAYER})
-    mtype, sender = STAGES[stage]
+    mtype, sender, deck = STAGES[stage]
+    pair = Pair(
+        ruleset=RULESET, tag="fuzz", first_dealer=P0, bots={P0: PLAYER, P1: PLAYER}, deck=deck
+    )
     peer, raw = pair.run(until=is_type(mtype, sender))
     victim = peer.other
     assert pair.secrets is not None
@@ -95,6 +106,7 @@ def point(stage: str) -> Point:
         peer_key=pair.keys[peer],
         next=raw,
         peer_envelopes=tuple(r for r in pair.records[victim] if decode_envelope(r).sender == peer),
+        deck=deck,
     )
 
 
@@ -267,6 +279,10 @@ def test_resigned_field_mutations(stage: str, index: int, data: st.DataObject) -
     check(stage, frame(sign_body(p.peer_key, pack_body(fields))))
 
 
+#: a compressed secp256k1 point (the generator)
+P33 = bytes.fromhex("0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798")
+
+
 @pytest.mark.parametrize("stage", list(STAGES))
 def test_every_catalogue_type_with_a_shaped_payload(stage: str) -> None:
     """Each message type, signed by the peer and well chained, at every stage."""
@@ -282,6 +298,16 @@ def test_every_catalogue_type_with_a_shaped_payload(stage: str) -> None:
         "deck3": {"deck": deck, "keys": keys},
         "deck4": {"deck": deck, "keys": keys, "action": {"act": "fold"}},
         "action": {"act": "fold"},
+        "v2deck1": {"key": P33, "pok": bytes(64), "deck": [P33 * 2] * 32, "proof": bytes(4320)},
+        "v2deck2": {
+            "key": P33,
+            "pok": bytes(64),
+            "deck": [P33 * 3] * 32,
+            "proof": bytes(4352),
+            "shares": [bytes(97)] * 3,
+        },
+        "v2deck3": {"shares": [bytes(97)] * 3, "action": {"act": "fold"}},
+        "v2action": {"act": "fold"},
         "reveal": {"first": 0, "seeds": [bytes(32)]},
         "result": {"winner": 0, "scores": [1, 0], "reason": "target", "hands": 1, "chain": keys[0]},
         "abort": {"reason": "quit", "detail": ""},

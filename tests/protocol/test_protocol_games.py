@@ -48,9 +48,27 @@ def check_finished_game(pair: Pair, *, first_dealer: Player | None = None) -> No
     assert {decode_envelope(e).sender for e in r0.envelopes} == {0, 1}
     assert decode_envelope(r0.envelopes[0]).payload == decode_envelope(r0.envelopes[1]).payload
     types = transcript_types(records)
+    deck = s0.deck
+    assert s1.deck == deck
     assert types[:3] == ["hello", "hello", "coin"]
-    assert types[-4:] == ["reveal", "reveal", "result", "result"]
-    assert types.count("deck1") == types.count("deck4") == r0.hands
+    if deck == "v1":
+        assert types[-4:] == ["reveal", "reveal", "result", "result"]
+        assert types.count("deck1") == types.count("deck4") == r0.hands
+        assert not any(t.startswith("v2") for t in types)
+    else:
+        # Three deal messages per hand, no reveal: the result follows the last action.
+        assert types[-2:] == ["result", "result"]
+        assert types.count("v2deck1") == types.count("v2deck2") == r0.hands
+        assert types.count("v2deck3") == r0.hands
+        assert set(types) <= {
+            "hello",
+            "coin",
+            "v2deck1",
+            "v2deck2",
+            "v2deck3",
+            "v2action",
+            "result",
+        }
     # The result is the rules engine's outcome, the same in both views.
     outcome = s0.outcome
     assert outcome is not None and outcome == s1.outcome
@@ -86,13 +104,25 @@ def check_finished_game(pair: Pair, *, first_dealer: Player | None = None) -> No
         for e in dealt:
             assert len(e.cards) == 3 and len(set(e.cards)) == 3
         audited = [h for e in events if isinstance(e, AuditPassed) for h in e.hands]
-        assert sorted(audited) == list(range(r0.hands))
+        assert sorted(audited) == (list(range(r0.hands)) if deck == "v1" else [])
+        assert started[0].deck == deck
         if pair.sessions[p].audit_mode == "hand":
             assert all(len(e.hands) == 1 for e in events if isinstance(e, AuditPassed))
     # The offline verifier agrees with both sessions.
     report = verify_transcript(records)
     assert report.valid, report.summary()
-    assert report.error is None and report.audit == "passed"
+    assert report.error is None and report.audit == ("passed" if deck == "v1" else "proofs")
+    assert report.deck == deck and report.to_json()["deck"] == deck
+    plays = sum(
+        1
+        for r in records
+        for p in [decode_envelope(r).payload]
+        if p.get("act", p.get("action", {}).get("act")) == "play"
+    )
+    # v1's audit opens all 32 positions of every hand; v2 never opens an unplayed card.
+    hidden = 32 * r0.hands - plays if deck == "v1" else 0
+    assert report.hidden_cards_revealed == hidden
+    assert report.to_json()["hidden_cards_revealed"] == hidden
     assert report.game_id == r0.game_id.hex()
     assert report.hands == r0.hands and report.messages == len(records)
     assert report.score == r0.scores and report.winner == int(r0.winner)

@@ -28,6 +28,7 @@ def test_more_than_32_hands_are_audited_in_bounded_reveals() -> None:
         ruleset=Ruleset(target=MAX_SEEDS_PER_REVEAL + 1),
         records=(record.append, None),
         secrets=(bytes([1]) * 32, bytes([2]) * 32),
+        deck="v1",  # the bounded reveal is deck v1's (v2 reveals nothing)
     )
     run_pair(
         sessions,

@@ -42,8 +42,9 @@ from truc_p2p.rules import Player, Ruleset
 class LossyGame:
     """Two sessions over a link that can be cut; a side can be crashed and restored."""
 
-    def __init__(self, seed: int, *, target: int = 3) -> None:
+    def __init__(self, seed: int, *, target: int = 3, deck: str = "v2") -> None:
         self.rng = random.Random(seed)
+        self.deck = deck
         self.keys = (identity(f"resume-a-{seed}"), identity(f"resume-b-{seed}"))
         self.secrets = (_secrets.token_bytes(32), _secrets.token_bytes(32))
         self.ruleset = Ruleset(target=target)
@@ -53,6 +54,7 @@ class LossyGame:
             identities=self.keys,
             secrets=self.secrets,
             records=(self.records[P0].append, self.records[P1].append),
+            deck=deck,
         )
         self.bots = {p: make_bot("random", seed * 2 + int(p)) for p in (P0, P1)}
         self.wire: dict[Player, bytearray] = {P0: bytearray(), P1: bytearray()}  # towards p
@@ -95,6 +97,7 @@ class LossyGame:
             ruleset=self.ruleset,
             name=("alice", "bob")[p],
             record=records.append,
+            deck=self.deck,
         )
         self.crashes += 1
 
@@ -116,7 +119,8 @@ class LossyGame:
                 return
             if self.rng.random() < cut_rate and all(s.resumable for s in self.sessions.values()):
                 crash = None
-                if self.rng.random() < crash_rate:
+                # The first cut of a crashing run always crashes a side.
+                if self.rng.random() < crash_rate or (crash_rate and not self.crashes):
                     crash = self.rng.choice((P0, P1))
                 self.cut(crash=crash)
             p = self.rng.choice((P0, P1))
@@ -138,24 +142,30 @@ def check_both_verify(game: LossyGame) -> None:
     assert game.records[P0] == game.records[P1]
 
 
+DECKS = pytest.mark.parametrize("deck", ["v1", "v2"])
+
+
+@DECKS
 @pytest.mark.parametrize("seed", range(40))
-def test_cut_anywhere_then_resume(seed: int) -> None:
-    game = LossyGame(seed)
+def test_cut_anywhere_then_resume(seed: int, deck: str) -> None:
+    game = LossyGame(seed, deck=deck)
     game.run(cut_rate=0.08)
     assert game.cuts >= 3, "the test must cut the connection several times"
     check_both_verify(game)
 
 
+@DECKS
 @pytest.mark.parametrize("seed", range(20))
-def test_crash_and_restore_from_the_transcript(seed: int) -> None:
-    game = LossyGame(1000 + seed)
+def test_crash_and_restore_from_the_transcript(seed: int, deck: str) -> None:
+    game = LossyGame(1000 + seed, deck=deck)
     game.run(cut_rate=0.03, crash_rate=0.5)
     check_both_verify(game)
     assert game.crashes >= 1 or game.cuts == 0
 
 
-def test_resume_resends_exactly_what_the_peer_lacks() -> None:
-    game = LossyGame(7, target=1)
+@DECKS
+def test_resume_resends_exactly_what_the_peer_lacks(deck: str) -> None:
+    game = LossyGame(7, target=1, deck=deck)
     # Play until P1 has sent messages that P0 has not received.
     for _ in range(10_000):
         for p in (P0, P1):
@@ -237,11 +247,12 @@ def test_reconnect_is_refused_before_the_game_id_exists() -> None:
         sessions[P0].reconnect(b"short", dialer=True)
 
 
-def test_equivocation_is_caught_with_both_envelopes() -> None:
-    game = LossyGame(21, target=1)
+@DECKS
+def test_equivocation_is_caught_with_both_envelopes(deck: str) -> None:
+    game = LossyGame(21, target=1, deck=deck)
     # Run until P0 has received at least one deck message from P1.
     while not any(
-        decode_envelope(r).type.startswith("deck") and decode_envelope(r).sender == 1
+        "deck" in decode_envelope(r).type and decode_envelope(r).sender == 1
         for r in game.records[P0]
     ):
         for p in (P0, P1):
@@ -250,7 +261,7 @@ def test_equivocation_is_caught_with_both_envelopes() -> None:
     held = next(
         r
         for r in game.records[P0]
-        if decode_envelope(r).sender == 1 and decode_envelope(r).type.startswith("deck")
+        if decode_envelope(r).sender == 1 and "deck" in decode_envelope(r).type
     )
     env = decode_envelope(held)
     other = resign(game.keys[P1], held, payload={**env.payload, "deck": env.payload["deck"][::-1]})
@@ -294,28 +305,30 @@ def test_refusal_is_an_event_for_the_joiner_and_checked_against_the_pin() -> Non
         other.next_event()
 
 
-def test_a_crash_between_a_message_and_its_automatic_answer() -> None:
-    """The process died after recording the peer's deck2 but before recording the
-    deck3 it answers with: the restored session records and sends that answer."""
-    game = LossyGame(31, target=1)
-    dealer_has_deck3 = False
-    while not dealer_has_deck3:
+@pytest.mark.parametrize(("deck", "answer"), [("v1", "deck3"), ("v2", "v2deck2")])
+def test_a_crash_between_a_message_and_its_automatic_answer(deck: str, answer: str) -> None:
+    """The process died after recording the peer's deal message but before recording the
+    one it answers with automatically (v1: deck3 after deck2; v2: v2deck2 after v2deck1):
+    the restored session records and sends that answer."""
+    game = LossyGame(31, target=1, deck=deck)
+    found = False
+    while not found:
         for p in (P0, P1):
             game.deliver_some(p)
             game.step(p)
         for p in (P0, P1):
             types = [decode_envelope(r).type for r in game.records[p]]
             if (
-                "deck3" in types
-                and decode_envelope(game.records[p][types.index("deck3")]).sender == p
+                answer in types
+                and decode_envelope(game.records[p][types.index(answer)]).sender == p
             ):
-                dealer, cut_at = p, types.index("deck3")
-                dealer_has_deck3 = True
+                answerer, cut_at = p, types.index(answer)
+                found = True
     for p in (P0, P1):
         game.wire[p].clear()
-    del game.records[dealer][cut_at:]  # deck3 never reached the disk
-    game.crash(dealer)
-    assert decode_envelope(game.records[dealer][-1]).type == "deck3"  # recorded on restore
+    del game.records[answerer][cut_at:]  # the answer never reached the disk
+    game.crash(answerer)
+    assert decode_envelope(game.records[answerer][-1]).type == answer  # recorded on restore
     for p in (P0, P1):
         game.sessions[p].reconnect(bytes([int(p)]) * 16, dialer=p is P0)
         game.send(p, game.sessions[p].data_to_send())

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,13 +32,14 @@ KEYS = (
 
 
 @functools.cache
-def _game() -> tuple[bytes, ...]:
+def _game(deck: str = "v1") -> tuple[bytes, ...]:
     record: list[bytes] = []
     sessions = make_pair(
         ruleset=Ruleset(target=3),
         identities=KEYS,
         secrets=(bytes([7]) * 32, bytes([9]) * 32),
         records=(record.append, None),
+        deck=deck,
     )
     run_pair(sessions, {p: make_bot("heuristic", int(p)) for p in Player})
     return tuple(record)
@@ -86,12 +88,31 @@ VALUES = st.one_of(
 )
 @given(data=st.data())
 def test_resigned_mutations_never_crash_the_verifier(data: st.DataObject) -> None:
-    envelopes = list(_game())
+    envelopes = list(_game(data.draw(st.sampled_from(["v1", "v2"]))))
     index = data.draw(st.integers(min_value=0, max_value=len(envelopes) - 1))
     payload = dict(decode_envelope(envelopes[index]).payload)
     key = data.draw(st.sampled_from(sorted(payload)))
     original = payload[key]
-    if isinstance(original, dict) and original:
+    if isinstance(original, bytes) and original and data.draw(st.booleans()):
+        # One flipped bit keeps the exact size: it reaches the deck proofs.
+        at = data.draw(st.integers(0, len(original) * 8 - 1))
+        flipped = bytearray(original)
+        flipped[at // 8] ^= 1 << (at % 8)
+        payload[key] = bytes(flipped)
+    elif (
+        isinstance(original, list)
+        and original
+        and isinstance(original[0], bytes)
+        and data.draw(st.booleans())
+    ):
+        changed = list(original)
+        i = data.draw(st.integers(0, len(changed) - 1))
+        at = data.draw(st.integers(0, len(changed[i]) * 8 - 1))
+        item = bytearray(changed[i])
+        item[at // 8] ^= 1 << (at % 8)
+        changed[i] = bytes(item)
+        payload[key] = changed
+    elif isinstance(original, dict) and original:
         inner = dict(original)
         inner[data.draw(st.sampled_from(sorted(inner)))] = data.draw(VALUES)
         payload[key] = inner
@@ -108,8 +129,9 @@ def test_resigned_mutations_never_crash_the_verifier(data: st.DataObject) -> Non
         assert not report.valid, (index, key, report.summary())
 
 
-def test_the_untouched_game_verifies_after_rechaining() -> None:
-    envelopes = list(_game())
+@pytest.mark.parametrize("deck", ["v1", "v2"])
+def test_the_untouched_game_verifies_after_rechaining(deck: str) -> None:
+    envelopes = list(_game(deck))
     same = _rechain(envelopes, 0, dict(decode_envelope(envelopes[0]).payload))
     assert same == envelopes
     assert verify_transcript(same).valid

@@ -88,3 +88,102 @@ def test_wire_vector_rejects_any_altered_envelope(vector: dict[str, object]) -> 
         report = verify_transcript(tampered)
         assert not report.valid
         assert report.error_message_no == i
+
+
+@pytest.fixture(scope="module")
+def vector_v2() -> dict[str, object]:
+    data: dict[str, object] = json.loads((SPEC / "vectors" / "wire_v2.json").read_text())
+    return data
+
+
+def test_wire_v2_vector_is_reproduced_byte_for_byte(
+    generator: ModuleType, vector_v2: dict[str, object]
+) -> None:
+    fresh = generator.wire_vector("v2")
+    assert fresh == vector_v2
+
+
+def test_wire_v2_vector_verifies_without_any_seed(vector_v2: dict[str, object]) -> None:
+    envelopes = [bytes.fromhex(e["hex"]) for e in vector_v2["envelopes"]]  # type: ignore[attr-defined]
+    report = verify_transcript(envelopes)
+    assert report.valid, report.summary()
+    assert report.deck == "v2" and report.audit == "proofs"
+    assert report.hidden_cards_revealed == 0
+    assert report.to_json()["deck"] == "v2"
+    types = [decode_envelope(raw).type for raw in envelopes]
+    assert types[3:6] == ["v2deck1", "v2deck2", "v2deck3"]
+    assert "reveal" not in types and types[-2:] == ["result", "result"]
+    hello = decode_envelope(envelopes[0]).payload
+    assert hello["options"] == {"audit": "game", "deck": "v2"}
+    # The vector exercises a redeal (shares on the accept and the next action) and plays.
+    acts = [a for _, a in vector_v2["actions"]]  # type: ignore[attr-defined]
+    assert acts[:2] == ["redeal", "accept-redeal"] and any(a.startswith("play") for a in acts)
+
+
+def test_wire_v2_vector_rejects_any_altered_envelope(vector_v2: dict[str, object]) -> None:
+    envelopes = [bytes.fromhex(e["hex"]) for e in vector_v2["envelopes"]]  # type: ignore[attr-defined]
+    for i in range(len(envelopes)):
+        tampered = list(envelopes)
+        raw = bytearray(tampered[i])
+        raw[len(raw) // 2] ^= 0x01
+        tampered[i] = bytes(raw)
+        report = verify_transcript(tampered)
+        assert not report.valid
+        assert report.error_message_no == i
+
+
+def test_wire_v1_vector_reports_what_its_audit_disclosed(vector: dict[str, object]) -> None:
+    envelopes = [bytes.fromhex(e["hex"]) for e in vector["envelopes"]]  # type: ignore[attr-defined]
+    report = verify_transcript(envelopes)
+    plays = sum(1 for _, a in vector["actions"] if a.startswith("play"))  # type: ignore[attr-defined]
+    assert report.deck == "v1" and report.hidden_cards_revealed == 32 - plays
+
+
+def test_wire_v2_vector_context_binding_and_cards_independently(
+    vector_v2: dict[str, object],
+) -> None:
+    """Recompute what wire.md section 6a says from the raw bytes alone: the game id, each
+    hand's context (SHA-256 of the envelope before its v2deck1), every proof with the deck
+    library's third-party verifier, and the cards the shown shares open."""
+    import hashlib
+
+    import msgpack
+
+    from truc_p2p.deck import HandVerifierV2, Role
+    from truc_p2p.rules import Card
+
+    raws = [bytes.fromhex(e["hex"]) for e in vector_v2["envelopes"]]  # type: ignore[attr-defined]
+    bodies = [msgpack.unpackb(r[:-64], raw=False) for r in raws]
+    game_id = hashlib.sha256(b"truc-p2p/v1/game" + raws[0] + raws[1]).digest()
+    assert game_id.hex() == vector_v2["game_id"]
+    opened: list[str] = []
+    verifier: HandVerifierV2 | None = None
+    roles: dict[int, Role] = {}
+    shares_due: Role | None = None
+    hand = -1
+    for i, (_, gid, seq, _, sender, mtype, payload) in enumerate(bodies):
+        assert seq == i
+        if mtype == "v2deck1":
+            hand += 1
+            context = hashlib.sha256(raws[i - 1]).digest()
+            verifier = HandVerifierV2(game_id=gid, hand=hand, context=context)
+            roles = {sender: Role.NONDEALER, 1 - sender: Role.DEALER}
+            verifier.d1(payload)
+        elif mtype == "v2deck2":
+            assert verifier is not None
+            verifier.d2(payload)
+        if mtype in ("v2deck3", "v2action"):
+            assert verifier is not None
+            action = payload["action"] if mtype == "v2deck3" else payload
+            if mtype == "v2deck3":
+                verifier.d3({"shares": payload["shares"]})
+            if "shares" in action:
+                verifier.redeal(roles[sender], action["shares"])
+                shares_due = Role.NONDEALER if action["act"] == "accept-redeal" else None
+            if action["act"] == "play":
+                card = verifier.show(roles[sender], action["pos"], action["share"])
+                opened.append(f"play {Card.from_index(card)}")
+    assert shares_due is None and verifier is not None
+    assert verifier.report().redeal and verifier.report().hidden_cards_revealed == 0
+    plays = [a for _, a in vector_v2["actions"] if a.startswith("play")]  # type: ignore[attr-defined]
+    assert opened == plays

@@ -75,12 +75,6 @@ def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
         default=RestRefused.GAME.value,
         help="a refused 'my rest' wins the game (default) or scores the round value",
     )
-    parser.add_argument(
-        "--audit",
-        choices=["game", "hand"],
-        default="game",
-        help="reveal seeds and audit at the end of the game (default) or of every hand",
-    )
 
 
 def ruleset_from_args(args: argparse.Namespace) -> Ruleset:

@@ -206,7 +206,6 @@ def _demo(args: argparse.Namespace) -> int:
             return 1
         sessions = make_pair(
             ruleset=ruleset,
-            audit=args.audit,
             names=(names[Player.P0], names[Player.P1]),
             identities=(keys[0], keys[1]),
             secrets=game_secrets,
@@ -262,6 +261,7 @@ def _demo(args: argparse.Namespace) -> int:
                         "messages": played.messages,
                         "bytes": played.nbytes,
                         "transport": "memory" if args.in_memory else "tcp",
+                        "deck": sessions[Player.P0].deck,
                         "transcript": str(paths[0]),
                         "transcripts": [str(p) for p in paths],
                     }

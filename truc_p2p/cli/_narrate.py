@@ -79,7 +79,8 @@ def _describe(
         return (
             f"game {event.game_id.hex()[:16]}: {names[Player.P0]} vs {names[Player.P1]}, "
             f"first dealer {names[event.first_dealer]} "
-            f"(ruleset: {', '.join(f'{k}={v}' for k, v in event.ruleset.to_dict().items())})"
+            f"(ruleset: {', '.join(f'{k}={v}' for k, v in event.ruleset.to_dict().items())}; "
+            f"deck {event.deck})"
         )
     if isinstance(event, CardsDealt):
         what = "redeal" if event.redeal else f"hand {event.round_no + 1}"

@@ -126,7 +126,7 @@ def register(subparsers: Any) -> None:
         description="Listen for one opponent and print an invite (a line starting with "
         "truc://) holding this machine's address, the port and your key fingerprint. "
         "The host is the protocol's responder (player 1). Both players must use the "
-        "same --target/--ladder/--rest-refused/--audit.",
+        "same --target/--ladder/--rest-refused.",
     )
     host.add_argument(
         "--bind",
@@ -388,7 +388,6 @@ def _host(args: argparse.Namespace) -> int:
                 advertise=args.advertise,
                 ruleset=ruleset,
                 name=name,
-                audit=args.audit,
                 out_dir=args.out,
                 turn_timeout=args.timeout,
                 hello_timeout=args.hello_timeout,
@@ -436,7 +435,7 @@ def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any
             "ladder": args.ladder,
             "rest_refused": args.rest_refused,
         },
-        "audit": args.audit,
+        "audit": "game",
         "identity": str(ident.path.resolve()) if ident.path is not None else None,
         "bind": getattr(args, "bind", None),
         "timeout": args.timeout,
@@ -511,7 +510,6 @@ def _join(args: argparse.Namespace) -> int:
             identity=ident.key,
             ruleset=ruleset,
             name=name,
-            audit=args.audit,
             out_dir=args.out,
             turn_timeout=args.timeout,
             hello_timeout=args.hello_timeout,
@@ -567,7 +565,6 @@ def _play(args: argparse.Namespace) -> int:
                 transcript=path,
                 ruleset=ruleset,
                 name=name,
-                audit=args.audit,
             )
             theirs = prepare_game(
                 identity=bot_key,
@@ -575,7 +572,6 @@ def _play(args: argparse.Namespace) -> int:
                 transcript=_opponent_path(path),
                 ruleset=ruleset,
                 name=bot_name,
-                audit=args.audit,
             )
             # What `truc-p2p resume` needs to rebuild both sides after a crash.
             own_key = ident.path

@@ -137,6 +137,7 @@ def prepare_game(
     fsync: bool = True,
     lazy_sync: bool = True,
     expected_peer_fingerprint: str | None = None,
+    deck: str = "v2",
 ) -> LocalGame:
     """Create a session recording into ``transcript`` (``None``: no files).
 
@@ -164,6 +165,7 @@ def prepare_game(
         audit=audit,
         record=writer.append if writer is not None else None,
         expected_peer_fingerprint=expected_peer_fingerprint,
+        deck=deck,
     )
     return LocalGame(session, path, writer)
 
@@ -261,6 +263,7 @@ async def host_game(
     ruleset: Ruleset | None = None,
     name: str = "host",
     audit: str = "game",
+    deck: str = "v2",
     out_dir: str | os.PathLike[str] | None = "games",
     turn_timeout: float = DEFAULT_TURN_TIMEOUT,
     hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
@@ -340,6 +343,7 @@ async def host_game(
                     audit=audit,
                     fsync=fsync,
                     lazy_sync=not sync_each,
+                    deck=deck,
                 )
                 if path is not None:
                     write_meta(path, {**(meta or {}), "role": "host", "port": listener.port})
@@ -429,6 +433,7 @@ async def join_game(
     ruleset: Ruleset | None = None,
     name: str = "guest",
     audit: str = "game",
+    deck: str = "v2",
     out_dir: str | os.PathLike[str] | None = "games",
     turn_timeout: float = DEFAULT_TURN_TIMEOUT,
     hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
@@ -459,6 +464,7 @@ async def join_game(
             ruleset=ruleset,
             name=name,
             audit=audit,
+            deck=deck,
             out_dir=out_dir,
             turn_timeout=turn_timeout,
             hello_timeout=hello_timeout,
@@ -494,6 +500,7 @@ async def _join_once(
     ruleset: Ruleset | None,
     name: str,
     audit: str,
+    deck: str,
     out_dir: str | os.PathLike[str] | None,
     turn_timeout: float,
     hello_timeout: float,
@@ -536,6 +543,7 @@ async def _join_once(
             fsync=fsync,
             lazy_sync=not sync_each,
             expected_peer_fingerprint=inv.fingerprint.lower(),
+            deck=deck,
         )
         if path is not None:
             write_meta(path, {**(meta or {}), "role": "join", "invite": str(inv)})

@@ -57,7 +57,13 @@ from truc_p2p.protocol._events import (
     SessionEvent,
     YourTurn,
 )
-from truc_p2p.protocol._messages import ABORT_REASONS, CATALOGUE, CONTROL, MessageType
+from truc_p2p.protocol._messages import (
+    ABORT_REASONS,
+    CATALOGUE,
+    CONTROL,
+    DECK_VERSIONS,
+    MessageType,
+)
 from truc_p2p.protocol._session import AUDIT_MODES, Session, refusal
 from truc_p2p.protocol._state import STAGES, TRANSITIONS, Stage
 from truc_p2p.protocol._transcript import (
@@ -82,6 +88,7 @@ __all__ = [
     "CATALOGUE",
     "CLOSED",
     "CONTROL",
+    "DECK_VERSIONS",
     "MAX_ENVELOPE",
     "NEED_DATA",
     "PROTOCOL_VERSION",

@@ -59,6 +59,8 @@ class GameStarted(SessionEvent):
     ruleset: Ruleset
     audit: str
     first_dealer: Player
+    #: the negotiated deck version, "v1" or "v2"
+    deck: str = "v1"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,16 +6,58 @@ here: this player's side of the deck, the signed deck envelopes of the hand
 action to ride on it, who still owes redeal keys, and the opponent's
 revealed seed once the audit reaches the hand.  The session keeps one
 :class:`HandState` per hand dealt; a pipelined deal is two of them alive at
-once, not more session fields.
+once, not more session fields.  Deck v2 hands use
+:class:`~truc_p2p.protocol._hand_v2.HandStateV2`; both offer the small
+interface of :class:`PlayedHand` that the session's action handling runs on
+(own cards, showing a card, the redeal material), so actions are
+version-agnostic and only the deal differs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar, Protocol
 
-from truc_p2p.deck import DeckSide, Role
+from truc_p2p.deck import DeckSide, Role, positions
 
-__all__ = ["HandState"]
+__all__ = ["HandState", "PlayedHand"]
+
+
+class PlayedHand(Protocol):
+    """What the session's action handling needs from a hand, whatever the deck."""
+
+    index: int
+    envelopes: dict[str, bytes]
+    owe_redeal: bool
+    peer_owes_redeal: bool
+    #: payload field of a played card's opening material (``key`` / ``share``)
+    card_field: ClassVar[str]
+    #: payload field of the redeal material (``keys`` / ``shares``)
+    redeal_field: ClassVar[str]
+
+    @property
+    def role(self) -> Role: ...
+
+    def my_cards(self, redeal: bool) -> dict[int, int]:
+        """Position -> card index of the own hand."""
+        ...
+
+    def redeal_material(self) -> list[bytes]:
+        """What opens the opponent's redeal cards, in its position order."""
+        ...
+
+    def receive_redeal(self, values: Sequence[bytes]) -> None:
+        """Check the opponent's redeal material and open the own redeal cards."""
+        ...
+
+    def show(self, position: int) -> bytes:
+        """The opening material that shows the own card at ``position``."""
+        ...
+
+    def receive_show(self, position: int, value: bytes) -> int:
+        """Check a card the opponent shows; its index."""
+        ...
 
 
 @dataclass(eq=False)
@@ -29,15 +71,34 @@ class HandState:
     #: The dealer's D4 deck and keys, sent with its first action of the hand.
     pending_d4: tuple[tuple[bytes, ...], list[bytes]] | None = None
     #: We owe the opponent its redeal keys (on our next action).
-    owe_redeal_keys: bool = False
+    owe_redeal: bool = False
     #: The opponent owes us our redeal keys (on its next action).
-    peer_owes_redeal_keys: bool = False
+    peer_owes_redeal: bool = False
     #: The opponent's seed for this hand, once revealed for the audit.
     peer_seed: bytes | None = None
+
+    card_field: ClassVar[str] = "key"
+    redeal_field: ClassVar[str] = "keys"
 
     @property
     def role(self) -> Role:
         return self.deck.role
+
+    def my_cards(self, redeal: bool) -> dict[int, int]:
+        return self.deck.my_cards(redeal=redeal)
+
+    def redeal_material(self) -> list[bytes]:
+        keys = self.deck.redeal_keys()
+        return [keys[i] for i in positions(self.role.other, True)]
+
+    def receive_redeal(self, values: Sequence[bytes]) -> None:
+        self.deck.receive_redeal_keys(dict(zip(positions(self.role, True), values, strict=True)))
+
+    def show(self, position: int) -> bytes:
+        return self.deck.show(position)
+
+    def receive_show(self, position: int, value: bytes) -> int:
+        return self.deck.receive_show(position, value)
 
     def __repr__(self) -> str:  # never show deck secrets
         return f"HandState(index={self.index}, role={self.role.value})"

@@ -16,6 +16,7 @@ __all__ = [
     "ABORT_REASONS",
     "CATALOGUE",
     "CONTROL",
+    "DECK_VERSIONS",
     "MAX_SEEDS_PER_REVEAL",
     "REFUSE_REASONS",
     "RESUME_NONCE_SIZE",
@@ -32,6 +33,8 @@ REFUSE_REASONS = ("busy", "not-allowed", "unknown-game")
 RESUME_NONCE_SIZE = 16
 #: Seeds are revealed at least every this many hands so a reveal stays small.
 MAX_SEEDS_PER_REVEAL = 32
+#: Deck versions a session can play (negotiated in the hello's ``options``).
+DECK_VERSIONS = ("v1", "v2")
 
 
 class MessageType:
@@ -44,6 +47,11 @@ class MessageType:
     DECK3 = "deck3"
     DECK4 = "deck4"
     ACTION = "action"
+    # Deck v2 (protocol_spec/deck_v2.md): three deal messages, proofs on arrival.
+    V2DECK1 = "v2deck1"
+    V2DECK2 = "v2deck2"
+    V2DECK3 = "v2deck3"
+    V2ACTION = "v2action"
     REVEAL = "reveal"
     RESULT = "result"
     ABORT = "abort"
@@ -118,13 +126,43 @@ ACTION_FIELDS: Mapping[str, Field] = {
     ),
 }
 
+# Deck v2 sizes (deck_v2.md section 5): 33-byte compressed secp256k1 points,
+# 97-byte shares (point, challenge, response), shuffle proofs of 1 and 2 vectors.
+_POINT = 33
+_SHARE = _POINT + 64
+
+V2_ACTION_FIELDS: Mapping[str, Field] = {
+    "act": ACTION_FIELDS["act"],
+    "pos": ACTION_FIELDS["pos"],
+    "share": Field(
+        f"bin({_SHARE})",
+        _bin(_SHARE),
+        required=False,
+        doc="holder's share for that position (shows the card)",
+    ),
+    "shares": Field(
+        f"array of 3 bin({_SHARE})",
+        _list(_bin(_SHARE), 3, 3),
+        required=False,
+        doc="redeal shares for the opponent's positions 6-11, when due",
+    ),
+}
+
+_V2_KEY = Field(f"bin({_POINT})", _bin(_POINT), doc="sender's key share Y for the hand")
+_V2_POK = Field("bin(64)", _bin(64), doc="proof of knowledge of the key share")
+
 CATALOGUE: Mapping[str, Mapping[str, Field]] = {
     MessageType.HELLO: {
         "name": Field("str 1..40", _str(1, 40), doc="display name"),
         "key": Field("bin(32)", _bin(32), doc="sender's Ed25519 public key"),
         "nonce": Field("bin(32)", _bin(32), doc="fresh random bytes"),
         "ruleset": Field("map", _map, doc="Ruleset.to_dict(), must equal the peer's"),
-        "options": Field("map", _map, doc='session options: {"audit": "game"|"hand"}'),
+        "options": Field(
+            "map",
+            _map,
+            doc='session options: deck v1 {"audit": "game"|"hand"}; '
+            'deck v2 {"audit": "game"|"hand", "deck": "v2"}',
+        ),
         "coin": Field(
             "bin(32)",
             _bin(32),
@@ -149,6 +187,40 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
         "action": Field("map", _map, doc="the non-dealer's first action (action payload)"),
     },
     MessageType.ACTION: ACTION_FIELDS,
+    MessageType.V2DECK1: {
+        "key": _V2_KEY,
+        "pok": _V2_POK,
+        "deck": Field(
+            f"array of 32 bin({2 * _POINT})",
+            _list(_bin(2 * _POINT), 32, 32),
+            doc="D1: the 32 cards shuffled and encrypted, `A_B || C` each",
+        ),
+        "proof": Field("bin(4320)", _bin(4320), doc="shuffle proof of D1"),
+    },
+    MessageType.V2DECK2: {
+        "key": _V2_KEY,
+        "pok": _V2_POK,
+        "deck": Field(
+            f"array of 32 bin({3 * _POINT})",
+            _list(_bin(3 * _POINT), 32, 32),
+            doc="D2: D1 shuffled and re-encrypted, `A_B || A_A || C` each",
+        ),
+        "proof": Field("bin(4352)", _bin(4352), doc="shuffle proof of D2"),
+        "shares": Field(
+            f"array of 3 bin({_SHARE})",
+            _list(_bin(_SHARE), 3, 3),
+            doc="dealer's shares for positions 0, 2, 4",
+        ),
+    },
+    MessageType.V2DECK3: {
+        "shares": Field(
+            f"array of 3 bin({_SHARE})",
+            _list(_bin(_SHARE), 3, 3),
+            doc="non-dealer's shares for positions 1, 3, 5",
+        ),
+        "action": Field("map", _map, doc="the non-dealer's first action (v2 action payload)"),
+    },
+    MessageType.V2ACTION: V2_ACTION_FIELDS,
     MessageType.REVEAL: {
         "first": Field("int", _int(0, 1 << 20), doc="hand number of the first seed"),
         "seeds": Field(
@@ -222,19 +294,25 @@ def validate_payload(
     problems = validate_fields(payload, fields, mtype)
     if not problems and mtype == MessageType.DECK4:
         problems = validate_fields(payload["action"], ACTION_FIELDS, "deck4.action")
+    if not problems and mtype == MessageType.V2DECK3:
+        problems = validate_fields(payload["action"], V2_ACTION_FIELDS, "v2deck3.action")
     if not problems and mtype == MessageType.ACTION:
         problems = _action_problems(payload)
     if not problems and mtype == MessageType.DECK4:
         problems = _action_problems(payload["action"])
+    if not problems and mtype == MessageType.V2ACTION:
+        problems = _action_problems(payload, "share")
+    if not problems and mtype == MessageType.V2DECK3:
+        problems = _action_problems(payload["action"], "share")
     if problems:
         raise MalformedMessageError("; ".join(problems), evidence=evidence, message_no=message_no)
 
 
-def _action_problems(action: Mapping[str, Any]) -> list[str]:
+def _action_problems(action: Mapping[str, Any], card_field: str = "key") -> list[str]:
     is_play = action["act"] == "play"
-    has_card = "pos" in action and "key" in action
+    has_card = "pos" in action and card_field in action
     if is_play and not has_card:
-        return ["a play needs 'pos' and 'key'"]
-    if not is_play and ("pos" in action or "key" in action):
-        return [f"{action['act']!r} takes no 'pos' or 'key'"]
+        return [f"a play needs 'pos' and {card_field!r}"]
+    if not is_play and ("pos" in action or card_field in action):
+        return [f"{action['act']!r} takes no 'pos' or {card_field!r}"]
     return []

@@ -14,8 +14,13 @@ transcript (:meth:`Session.restore`).
 
 Every message, sent or received, goes through :meth:`_apply`, which keeps
 the chain (sequence, previous hash, game id), the stage table of
-:mod:`._state`, the deck layer (:class:`~truc_p2p.deck.DeckSide`, one per
-hand) and this player's view of the rules engine in step.  Messages the
+:mod:`._state`, the deck layer (one per-hand state object per hand: a
+:class:`~._hand.HandState` around :class:`~truc_p2p.deck.DeckSide` for deck
+v1, a :class:`~._hand_v2.HandStateV2` around
+:class:`~truc_p2p.deck.DeckSideV2` for deck v2) and this player's view of the
+rules engine in step.  The deck version is negotiated in the hellos'
+``options``; actions are handled through the per-hand objects' common
+interface, so only the deal (and v1's audit) differ by version.  Messages the
 protocol makes without a decision (hellos, coin, deck steps, reveals,
 results) are queued automatically.  Any fault in peer input becomes a
 :class:`RemoteProtocolError` carrying the signed envelope(s) as evidence and
@@ -39,6 +44,7 @@ from truc_p2p.deck import (
     CheatError,
     DeckError,
     DeckSide,
+    DeckSideV2,
     HandRecord,
     Role,
     audit_hand,
@@ -79,10 +85,12 @@ from truc_p2p.protocol._events import (
     Resumed,
     YourTurn,
 )
-from truc_p2p.protocol._hand import HandState
+from truc_p2p.protocol._hand import HandState, PlayedHand
+from truc_p2p.protocol._hand_v2 import HandStateV2
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
     CONTROL,
+    DECK_VERSIONS,
     REFUSE_REASONS,
     RESUME_NONCE_SIZE,
     MessageType,
@@ -90,6 +98,8 @@ from truc_p2p.protocol._messages import (
     validate_payload,
 )
 from truc_p2p.protocol._state import (
+    ACTION_STAGES,
+    FIRST_DEAL_STAGES,
     STAGES,
     Cond,
     Stage,
@@ -125,6 +135,7 @@ from truc_p2p.rules import (
 
 __all__ = [
     "AUDIT_MODES",
+    "DECK_VERSIONS",
     "Session",
     "coin_commitment",
     "first_dealer_from_coins",
@@ -147,6 +158,25 @@ def local_value(secret: bytes, label: bytes) -> bytes:
 def local_seed(secret: bytes, hand: int) -> bytes:
     """The deck seed of ``hand`` derived from the session secret."""
     return local_value(secret, b"seed" + hand.to_bytes(4, "big"))
+
+
+def local_seed_v2(secret: bytes, hand: int) -> bytes:
+    """The deck v2 seed of ``hand`` (never revealed: nothing is audited in v2)."""
+    return local_value(secret, b"v2seed" + hand.to_bytes(4, "big"))
+
+
+def session_options(audit: str, deck: str) -> dict[str, str]:
+    """The hello's ``options``: v1 hellos keep their original shape (no ``deck`` key)."""
+    return {"audit": audit} if deck == "v1" else {"audit": audit, "deck": deck}
+
+
+def deck_of_options(options: dict[str, Any]) -> str | None:
+    """The deck version a hello's ``options`` name (v1 when absent), ``None`` if malformed."""
+    audit = options.get("audit")
+    deck = options.get("deck", "v1")
+    if audit not in AUDIT_MODES or deck not in DECK_VERSIONS:
+        return None
+    return deck if options == session_options(audit, deck) else None
 
 
 def coin_commitment(coin: bytes) -> bytes:
@@ -220,6 +250,10 @@ class Session:
     hello) and :attr:`Player.P1` for the responder.  ``record`` is called with
     every envelope sent or received, in transcript order, before it is acted
     on: pass a transcript writer's ``append`` so nothing is lost on an error.
+    ``deck`` is the mental-poker deck, ``"v2"`` (default: proofs checked at
+    every message, nothing revealed) or ``"v1"`` (seed audit after the game);
+    both players must choose the same one, as for the ruleset and ``audit``
+    (which only matters for v1).
     """
 
     def __init__(
@@ -233,11 +267,14 @@ class Session:
         audit: str = "game",
         record: Callable[[bytes], None] | None = None,
         expected_peer_fingerprint: str | None = None,
+        deck: str = "v2",
     ) -> None:
         if len(secret) != 32:
             raise LocalProtocolError("secret must be 32 bytes of fresh randomness")
         if audit not in AUDIT_MODES:
             raise LocalProtocolError(f"audit must be one of {AUDIT_MODES}")
+        if deck not in DECK_VERSIONS:
+            raise LocalProtocolError(f"deck must be one of {DECK_VERSIONS}")
         if not (1 <= len(name) <= 40 and name.isprintable()):
             raise LocalProtocolError("name must be 1 to 40 printable characters")
         self._identity = identity
@@ -247,6 +284,8 @@ class Session:
         self.ruleset = ruleset if ruleset is not None else Ruleset()
         self.name = name
         self.audit_mode = audit
+        #: the deck version: "v1" (seed audit) or "v2" (proofs at every message)
+        self.deck = deck
         self._record = record
         self._expected_peer = expected_peer_fingerprint
 
@@ -275,9 +314,9 @@ class Session:
 
         self._game: Game | None = None
         self._hand = -1
-        # One HandState per hand dealt; ``_current`` is the hand being played.
-        self._hands: dict[int, HandState] = {}
-        self._current: HandState | None = None
+        # One per-hand state per hand dealt; ``_current`` is the hand being played.
+        self._hands: dict[int, HandState | HandStateV2] = {}
+        self._current: HandState | HandStateV2 | None = None
         self._hand_ender: Player | None = None
         self._audited = 0  # hands [0, _audited) are audited
         self._reveal_env: bytes = b""
@@ -388,7 +427,7 @@ class Session:
         if self._error is not None or self.finished:
             raise LocalProtocolError(f"cannot act: session is {self.stage.value}")
         game = self._game
-        if self.stage not in (Stage.PLAY, Stage.DECK4) or game is None or game.to_act != self.me:
+        if self.stage not in ACTION_STAGES or game is None or game.to_act != self.me:
             raise LocalProtocolError("it is not your turn to act")
         if not game.is_legal(action):
             try:
@@ -397,14 +436,22 @@ class Session:
                 raise LocalProtocolError(f"illegal action {action}: {exc}") from exc
             raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
         payload = self._own_action_payload(action)
-        if self.stage is Stage.DECK4:
-            pending = self._cur.pending_d4
+        mtype = ACTION_STAGES[self.stage]
+        if mtype == MessageType.DECK4:
+            hand = self._cur_v1
+            pending = hand.pending_d4
             assert pending is not None
             deck, keys = pending
-            self._cur.pending_d4 = None
-            self._emit(MessageType.DECK4, {"deck": list(deck), "keys": keys, "action": payload})
+            hand.pending_d4 = None
+            self._emit(mtype, {"deck": list(deck), "keys": keys, "action": payload})
+        elif mtype == MessageType.V2DECK3:
+            hand2 = self._cur_v2
+            shares = hand2.pending_d3
+            assert shares is not None
+            hand2.pending_d3 = None
+            self._emit(mtype, {"shares": shares, "action": payload})
         else:
-            self._emit(MessageType.ACTION, payload)
+            self._emit(mtype, payload)
         return self.data_to_send()
 
     def abort(self, reason: str, detail: str = "") -> bytes:
@@ -617,18 +664,30 @@ class Session:
         name: str = "player",
         audit: str = "game",
         record: Callable[[bytes], None] | None = None,
+        deck: str | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
 
-        Own messages are regenerated (Ed25519 signatures are deterministic) and
-        must match the transcript byte for byte; the peer's are processed as
-        when they arrived.  Pending events are discarded; ``record`` is attached
-        after the replay.  Own automatic messages the replay produces past the
-        transcript's end (the process died between recording the peer's message
-        and its answer) are then recorded; :meth:`reconnect` sends them.
+        Own messages are regenerated (Ed25519 signatures and every deck secret
+        are deterministic) and must match the transcript byte for byte; the
+        peer's are processed as when they arrived.  Pending events are
+        discarded; ``record`` is attached after the replay.  Own automatic
+        messages the replay produces past the transcript's end (the process died
+        between recording the peer's message and its answer, e.g. a D2) are then
+        recorded; :meth:`reconnect` sends them.  ``deck`` defaults to the version
+        named by this player's hello in the transcript.
         """
+        envelopes = list(envelopes)
+        if deck is None:
+            deck = _deck_of_own_hello(envelopes, Player(role)) or "v2"
         session = cls(
-            identity=identity, role=role, secret=secret, ruleset=ruleset, name=name, audit=audit
+            identity=identity,
+            role=role,
+            secret=secret,
+            ruleset=ruleset,
+            name=name,
+            audit=audit,
+            deck=deck,
         )
         session._sent_log = list(session._outbox)
         cursor = 0
@@ -675,13 +734,16 @@ class Session:
     def _seed(self, hand: int) -> bytes:
         return local_seed(self._secret, hand)
 
+    def _options(self) -> dict[str, str]:
+        return session_options(self.audit_mode, self.deck)
+
     def _hello_payload(self, coin: bytes) -> dict[str, Any]:
         return {
             "name": self.name,
             "key": self._public,
             "nonce": self._derive(b"nonce"),
             "ruleset": dict(self.ruleset.to_dict()),
-            "options": {"audit": self.audit_mode},
+            "options": self._options(),
             "coin": coin,
         }
 
@@ -869,10 +931,14 @@ class Session:
             MessageType.DECK3: self._on_deck3,
             MessageType.DECK4: self._on_deck4,
             MessageType.ACTION: self._on_action,
+            MessageType.V2DECK1: self._on_v2deck1,
+            MessageType.V2DECK2: self._on_v2deck2,
+            MessageType.V2DECK3: self._on_v2deck3,
+            MessageType.V2ACTION: self._on_action,
             MessageType.REVEAL: self._on_reveal,
             MessageType.RESULT: self._on_result,
         }[env.type]
-        if self._current is not None and env.type.startswith("deck"):
+        if self._current is not None and "deck" in env.type:
             self._current.envelopes[env.type] = env.raw
         try:
             handler(env, mine)
@@ -924,10 +990,10 @@ class Session:
                 # Answer first so the initiator sees our settings, then complain.
                 self._advance()
                 self._emit(MessageType.HELLO, self._hello_payload(self._coin))
-            if theirs != self.ruleset or p["options"] != {"audit": self.audit_mode}:
+            if theirs != self.ruleset or p["options"] != self._options():
                 raise RulesetMismatchError(
                     f"peer proposes ruleset {theirs.to_dict()} options {p['options']}, "
-                    f"we use {self.ruleset.to_dict()} options {{'audit': {self.audit_mode!r}}}",
+                    f"we use {self.ruleset.to_dict()} options {self._options()}",
                     message_no=env.seq,
                 )
             if self.me is Player.P1:
@@ -960,37 +1026,88 @@ class Session:
                 ruleset=self.ruleset,
                 audit=self.audit_mode,
                 first_dealer=first,
+                deck=self.deck,
             )
         )
-        self._advance()
+        self._advance({Cond.DECK_V2: self.deck == "v2"})
         self._start_hand()
 
     def _start_hand(self) -> None:
         game = self._game
         assert game is not None
+        assert self.stage is FIRST_DEAL_STAGES[self.deck]
         self._hand += 1
         role = Role.DEALER if game.dealer == self.me else Role.NONDEALER
+        if self.deck == "v2":
+            # Every proof of the hand is bound to the chain: the hash of the last
+            # envelope before the hand's v2deck1 (wire.md section 6).
+            context = self._prev
+            side = DeckSideV2(
+                role,
+                local_seed_v2(self._secret, self._hand),
+                game_id=self.game_id,
+                hand=self._hand,
+                context=context,
+            )
+            self._current = self._hands[self._hand] = HandStateV2(self._hand, side, context)
+            if role is Role.NONDEALER:
+                self._emit(MessageType.V2DECK1, side.d1())
+            return
         deck = DeckSide(role, self._seed(self._hand), game_id=self.game_id, hand=self._hand)
         self._current = self._hands[self._hand] = HandState(self._hand, deck)
         if role is Role.DEALER:
             self._emit(MessageType.DECK1, {"deck": list(deck.d1()), "commitment": deck.commitment})
 
     @property
-    def _cur(self) -> HandState:
+    def _cur(self) -> PlayedHand:
         assert self._current is not None
         return self._current
+
+    @property
+    def _cur_v1(self) -> HandState:
+        assert isinstance(self._current, HandState)
+        return self._current
+
+    @property
+    def _cur_v2(self) -> HandStateV2:
+        assert isinstance(self._current, HandStateV2)
+        return self._current
+
+    # -- deck v2 deal ----------------------------------------------------------------
+
+    def _on_v2deck1(self, env: Envelope, mine: bool) -> None:
+        self._advance()
+        if not mine:
+            self._emit(MessageType.V2DECK2, self._cur_v2.deck.receive_d1(env.payload))
+
+    def _on_v2deck2(self, env: Envelope, mine: bool) -> None:
+        self._advance()
+        if not mine:
+            hand = self._cur_v2
+            d3 = hand.deck.receive_d2(env.payload)
+            hand.pending_d3 = list(d3["shares"])
+            self._deal_own(redeal=False)
+            self._your_turn()
+
+    def _on_v2deck3(self, env: Envelope, mine: bool) -> None:
+        if not mine:
+            self._cur_v2.deck.receive_d3({"shares": env.payload["shares"]})
+            self._deal_own(redeal=False)
+        self._play_action(env, env.payload["action"], mine)
+
+    # -- deck v1 deal ----------------------------------------------------------------
 
     def _on_deck1(self, env: Envelope, mine: bool) -> None:
         self._advance()
         if not mine:
-            deck = self._cur.deck
+            deck = self._cur_v1.deck
             d2 = deck.receive_d1(env.payload["deck"], env.payload["commitment"])
             self._emit(MessageType.DECK2, {"deck": list(d2), "commitment": deck.commitment})
 
     def _on_deck2(self, env: Envelope, mine: bool) -> None:
         self._advance()
         if not mine:
-            d3, keys = self._cur.deck.receive_d2(env.payload["deck"], env.payload["commitment"])
+            d3, keys = self._cur_v1.deck.receive_d2(env.payload["deck"], env.payload["commitment"])
             order = positions(Role.NONDEALER, False)
             self._emit(MessageType.DECK3, {"deck": list(d3), "keys": [keys[i] for i in order]})
 
@@ -998,18 +1115,18 @@ class Session:
         self._advance()
         if not mine:
             order = positions(Role.NONDEALER, False)
-            d4, keys = self._cur.deck.receive_d3(
+            d4, keys = self._cur_v1.deck.receive_d3(
                 env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
             )
             dealer_order = positions(Role.DEALER, False)
-            self._cur.pending_d4 = (tuple(d4), [keys[i] for i in dealer_order])
+            self._cur_v1.pending_d4 = (tuple(d4), [keys[i] for i in dealer_order])
             self._deal_own(redeal=False)
             self._your_turn()
 
     def _on_deck4(self, env: Envelope, mine: bool) -> None:
         if not mine:
             order = positions(Role.DEALER, False)
-            self._cur.deck.receive_d4(
+            self._cur_v1.deck.receive_d4(
                 env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
             )
             self._deal_own(redeal=False)
@@ -1019,9 +1136,9 @@ class Session:
         self._play_action(env, env.payload, mine)
 
     def _deal_own(self, *, redeal: bool) -> None:
-        game, deck = self._game, self._cur.deck
+        game, hand = self._game, self._cur
         assert game is not None
-        cards = tuple(Card.from_index(c) for _, c in sorted(deck.my_cards(redeal=redeal).items()))
+        cards = tuple(Card.from_index(c) for _, c in sorted(hand.my_cards(redeal).items()))
         for event in game.deal({self.me: cards}):
             self._events.append(event)
         self._events.append(
@@ -1036,50 +1153,46 @@ class Session:
 
     def _own_action_payload(self, action: Action) -> dict[str, Any]:
         hand, game = self._cur, self._game
-        deck = hand.deck
         assert game is not None
         payload = action_payload(action)
-        if hand.owe_redeal_keys or action.kind is ActionKind.ACCEPT_REDEAL:
-            keys = deck.redeal_keys()
-            payload["keys"] = [keys[i] for i in positions(hand.role.other, True)]
+        if hand.owe_redeal or action.kind is ActionKind.ACCEPT_REDEAL:
+            payload[hand.redeal_field] = hand.redeal_material()
         if action.kind is ActionKind.PLAY:
             assert action.card is not None
-            held = {c: p for p, c in deck.my_cards(redeal=game.redealt).items()}
+            held = {c: p for p, c in hand.my_cards(game.redealt).items()}
             pos = held[action.card.index]
             payload["pos"] = pos
-            payload["key"] = deck.show(pos)
+            payload[hand.card_field] = hand.show(pos)
         return payload
 
     def _play_action(self, env: Envelope, payload: dict[str, Any], mine: bool) -> None:
         game, hand = self._game, self._cur
-        deck = hand.deck
         assert game is not None
         actor = self.me if mine else self.me.other
         kind = ActionKind(payload["act"])
-        # Redeal keys ride on the dealer's accept-redeal and on the non-dealer's
-        # first action after it; nowhere else.
+        # Redeal keys (v1) or shares (v2) ride on the dealer's accept-redeal and
+        # on the non-dealer's first action after it; nowhere else.
+        field = hand.redeal_field
         keys_due = kind is ActionKind.ACCEPT_REDEAL or (
-            hand.peer_owes_redeal_keys if not mine else hand.owe_redeal_keys
+            hand.peer_owes_redeal if not mine else hand.owe_redeal
         )
-        if keys_due != ("keys" in payload):
+        if keys_due != (field in payload):
             raise MalformedMessageError(
-                "redeal keys missing" if keys_due else "unexpected redeal keys",
+                f"redeal {field} missing" if keys_due else f"unexpected redeal {field}",
                 message_no=env.seq,
             )
-        if not mine and "keys" in payload and kind is not ActionKind.ACCEPT_REDEAL:
-            # The non-dealer's keys for our (the dealer's) redeal cards.
-            deck.receive_redeal_keys(
-                dict(zip(positions(hand.role, True), payload["keys"], strict=True))
-            )
-            hand.peer_owes_redeal_keys = False
+        if not mine and field in payload and kind is not ActionKind.ACCEPT_REDEAL:
+            # The non-dealer's keys or shares for our (the dealer's) redeal cards.
+            hand.receive_redeal(payload[field])
+            hand.peer_owes_redeal = False
             self._deal_own(redeal=True)
-        if mine and "keys" in payload and kind is not ActionKind.ACCEPT_REDEAL:
-            hand.owe_redeal_keys = False
+        if mine and field in payload and kind is not ActionKind.ACCEPT_REDEAL:
+            hand.owe_redeal = False
         if kind is ActionKind.PLAY:
             if mine:
-                card = Card.from_index(deck.my_cards(redeal=game.redealt)[payload["pos"]])
+                card = Card.from_index(hand.my_cards(game.redealt)[payload["pos"]])
             else:
-                card = Card.from_index(deck.receive_show(payload["pos"], payload["key"]))
+                card = Card.from_index(hand.receive_show(payload["pos"], payload[hand.card_field]))
             action = Action.play(card)
         else:
             action = Action(kind)
@@ -1089,12 +1202,10 @@ class Session:
         self._events.extend(events)
         if kind is ActionKind.ACCEPT_REDEAL:
             if mine:
-                hand.peer_owes_redeal_keys = True
+                hand.peer_owes_redeal = True
             else:
-                deck.receive_redeal_keys(
-                    dict(zip(positions(hand.role, True), payload["keys"], strict=True))
-                )
-                hand.owe_redeal_keys = True
+                hand.receive_redeal(payload[field])
+                hand.owe_redeal = True
                 self._deal_own(redeal=True)
         self._after_action(actor, events)
 
@@ -1105,10 +1216,14 @@ class Session:
         if holds[Cond.ROUND_OVER]:
             self._hand_ender = actor
         self._advance(holds)
-        if self.stage is Stage.DECK1:
+        if self.stage in (Stage.DECK1, Stage.V2_DECK1):
             self._start_hand()
         elif self.stage is Stage.REVEAL_FIRST:
             self._maybe_reveal()
+        elif self.stage is Stage.RESULT_FIRST:  # deck v2: no audit, the result follows
+            self._expected_result = self._result_payload()
+            if self._expected_sender() == self.me:
+                self._emit(MessageType.RESULT, self._expected_result)
         else:
             self._your_turn()
 
@@ -1133,7 +1248,9 @@ class Session:
                 )
             self._reveal_env = env.raw
             for hand, seed in zip(expected, seeds, strict=True):
-                self._hands[hand].peer_seed = seed
+                state = self._hands[hand]
+                assert isinstance(state, HandState)
+                state.peer_seed = seed
             self._run_audit(expected, env)
         first_stage = self.stage is Stage.REVEAL_FIRST
         game_over = self._game is not None and self._game.phase is Phase.OVER
@@ -1152,6 +1269,7 @@ class Session:
     def _run_audit(self, hands: list[int], env: Envelope) -> None:
         for hand in hands:
             state = self._hands[hand]
+            assert isinstance(state, HandState)
             deck = state.deck
             record: HandRecord = deck.record()
             mine, theirs = deck.seed, state.peer_seed
@@ -1211,20 +1329,28 @@ class Session:
 
     def _replay_own_decision(self, raw: bytes) -> None:
         env = decode_envelope(raw)
-        payload = env.payload.get("action") if env.type == MessageType.DECK4 else env.payload
+        bundled = env.type in (MessageType.DECK4, MessageType.V2DECK3)
+        payload = env.payload.get("action") if bundled else env.payload
         if env.type == MessageType.ABORT:
             self.abort(env.payload.get("reason", "quit"), env.payload.get("detail", ""))
             return
-        if not isinstance(payload, dict) or env.type not in (
-            MessageType.DECK4,
-            MessageType.ACTION,
-        ):
+        if not isinstance(payload, dict) or env.type not in ACTION_STAGES.values():
             raise LocalProtocolError(f"transcript message {env.seq} is not ours to make now")
         kind = ActionKind(payload["act"])
         if kind is ActionKind.PLAY:
             assert self._game is not None
-            index = self._cur.deck.my_cards(redeal=self._game.redealt)[payload["pos"]]
+            index = self._cur.my_cards(self._game.redealt)[payload["pos"]]
             action = Action.play(Card.from_index(index))
         else:
             action = Action(kind)
         self.send(action)
+
+
+def _deck_of_own_hello(envelopes: Sequence[bytes], me: Player) -> str | None:
+    """The deck version this player's hello in ``envelopes`` names, if there is one."""
+    for raw in envelopes[:2]:
+        env = decode_envelope(raw)
+        if env.type == MessageType.HELLO and env.sender == int(me):
+            options = env.payload.get("options")
+            return deck_of_options(options) if isinstance(options, dict) else None
+    return None

@@ -6,9 +6,13 @@ Everything that decides *who may send what next* lives in :data:`STAGES` and
 ``python -m truc_p2p.protocol._specgen``).
 
 A stage names the one message type that may come next and which player must
-send it.  After a message is applied, the first transition of the stage whose
-condition holds gives the next stage.  ``abort`` may be sent by either player
-in any stage before ``DONE``.
+send it.  Deck v1 and deck v2 share the handshake and the co-signed result;
+the coin flip branches on the negotiated deck (``Cond.DECK_V2``): v1 deals in
+four messages and audits revealed seeds, v2 deals in three proven messages
+(the non-dealer first) and goes from the last action straight to the result.
+After a message is applied, the first transition of the stage whose
+condition holds gives the next stage.  ``abort`` may be sent by either
+player in any stage before ``DONE``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from truc_p2p.protocol._messages import MAX_SEEDS_PER_REVEAL, MessageType
 from truc_p2p.rules import Event, Game, GameEnded, Player, RoundEnded
 
 __all__ = [
+    "ACTION_STAGES",
+    "FIRST_DEAL_STAGES",
     "STAGES",
     "TRANSITIONS",
     "Cond",
@@ -40,6 +46,10 @@ class Stage(enum.Enum):
     DECK3 = "deck3"
     DECK4 = "deck4"
     PLAY = "play"
+    V2_DECK1 = "v2deck1"
+    V2_DECK2 = "v2deck2"
+    V2_DECK3 = "v2deck3"
+    V2_PLAY = "v2play"
     REVEAL_FIRST = "reveal-first"
     REVEAL_SECOND = "reveal-second"
     RESULT_FIRST = "result-first"
@@ -63,8 +73,9 @@ class Sender(enum.Enum):
 
 class Cond(enum.Enum):
     ALWAYS = "always"
+    DECK_V2 = "the players chose deck v2"
     AUDIT_DUE = "game over, or audit after every hand, or 32 hands since the last audit"
-    ROUND_OVER = "the round ended (game not over, no audit due)"
+    ROUND_OVER = "the round ended (and no earlier condition holds)"
     GAME_OVER = "the game is over"
     OTHERWISE = "otherwise"
 
@@ -91,13 +102,37 @@ STAGES: Mapping[Stage, tuple[Sender, str, str]] = {
         "D4, keys for the dealer's cards and the non-dealer's first action",
     ),
     Stage.PLAY: (Sender.TO_ACT, MessageType.ACTION, "one action of the rules engine"),
+    Stage.V2_DECK1: (
+        Sender.NONDEALER,
+        MessageType.V2DECK1,
+        "v2 D1: key share, shuffled encrypted deck, key and shuffle proofs",
+    ),
+    Stage.V2_DECK2: (
+        Sender.DEALER,
+        MessageType.V2DECK2,
+        "v2 D2: key share, reshuffled deck, proofs, shares for the non-dealer's cards",
+    ),
+    Stage.V2_DECK3: (
+        Sender.NONDEALER,
+        MessageType.V2DECK3,
+        "v2 D3: shares for the dealer's cards and the non-dealer's first action",
+    ),
+    Stage.V2_PLAY: (
+        Sender.TO_ACT,
+        MessageType.V2ACTION,
+        "one action of the rules engine (cards shown by shares)",
+    ),
     Stage.REVEAL_FIRST: (Sender.FIRST, MessageType.REVEAL, "seeds of the hands to audit"),
     Stage.REVEAL_SECOND: (
         Sender.SECOND,
         MessageType.REVEAL,
         "seeds; sent only after its own audit passed",
     ),
-    Stage.RESULT_FIRST: (Sender.FIRST, MessageType.RESULT, "the result, after a passed audit"),
+    Stage.RESULT_FIRST: (
+        Sender.FIRST,
+        MessageType.RESULT,
+        "the result (deck v1: after a passed audit; v2: after the last action)",
+    ),
     Stage.RESULT_SECOND: (Sender.SECOND, MessageType.RESULT, "the same result: co-signature"),
 }
 
@@ -105,7 +140,7 @@ STAGES: Mapping[Stage, tuple[Sender, str, str]] = {
 TRANSITIONS: Mapping[Stage, tuple[tuple[Cond, Stage], ...]] = {
     Stage.HELLO_INITIATOR: ((Cond.ALWAYS, Stage.HELLO_RESPONDER),),
     Stage.HELLO_RESPONDER: ((Cond.ALWAYS, Stage.COIN),),
-    Stage.COIN: ((Cond.ALWAYS, Stage.DECK1),),
+    Stage.COIN: ((Cond.DECK_V2, Stage.V2_DECK1), (Cond.OTHERWISE, Stage.DECK1)),
     Stage.DECK1: ((Cond.ALWAYS, Stage.DECK2),),
     Stage.DECK2: ((Cond.ALWAYS, Stage.DECK3),),
     Stage.DECK3: ((Cond.ALWAYS, Stage.DECK4),),
@@ -119,11 +154,34 @@ TRANSITIONS: Mapping[Stage, tuple[tuple[Cond, Stage], ...]] = {
         (Cond.ROUND_OVER, Stage.DECK1),
         (Cond.OTHERWISE, Stage.PLAY),
     ),
+    Stage.V2_DECK1: ((Cond.ALWAYS, Stage.V2_DECK2),),
+    Stage.V2_DECK2: ((Cond.ALWAYS, Stage.V2_DECK3),),
+    Stage.V2_DECK3: (
+        (Cond.GAME_OVER, Stage.RESULT_FIRST),
+        (Cond.ROUND_OVER, Stage.V2_DECK1),
+        (Cond.OTHERWISE, Stage.V2_PLAY),
+    ),
+    Stage.V2_PLAY: (
+        (Cond.GAME_OVER, Stage.RESULT_FIRST),
+        (Cond.ROUND_OVER, Stage.V2_DECK1),
+        (Cond.OTHERWISE, Stage.V2_PLAY),
+    ),
     Stage.REVEAL_FIRST: ((Cond.ALWAYS, Stage.REVEAL_SECOND),),
     Stage.REVEAL_SECOND: ((Cond.GAME_OVER, Stage.RESULT_FIRST), (Cond.OTHERWISE, Stage.DECK1)),
     Stage.RESULT_FIRST: ((Cond.ALWAYS, Stage.RESULT_SECOND),),
     Stage.RESULT_SECOND: ((Cond.ALWAYS, Stage.DONE),),
 }
+
+
+#: Stages in which the player to act sends its decision (the message type that carries it).
+ACTION_STAGES: Mapping[Stage, str] = {
+    Stage.DECK4: MessageType.DECK4,
+    Stage.PLAY: MessageType.ACTION,
+    Stage.V2_DECK3: MessageType.V2DECK3,
+    Stage.V2_PLAY: MessageType.V2ACTION,
+}
+#: The stage that starts each hand, by deck version.
+FIRST_DEAL_STAGES: Mapping[str, Stage] = {"v1": Stage.DECK1, "v2": Stage.V2_DECK1}
 
 
 def next_stage(stage: Stage, holds: Mapping[Cond, bool]) -> Stage:

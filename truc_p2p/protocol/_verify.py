@@ -16,6 +16,12 @@ for byte, which is the audit.  Actions go through an omniscient rules
 engine.  The result messages must both state the outcome the referee
 computed.  The first violation, whichever pass found it, is reported with
 its message number.
+
+A deck v2 game (``"deck": "v2"`` in the hellos' options) has no seeds to
+reveal: each hand is replayed with :class:`~truc_p2p.deck.HandVerifierV2`,
+which checks every key, shuffle and share proof of every deal message,
+redeal and shown card from the signed payloads alone, and a spectator's
+rules engine (no hand known, only the cards shown) checks every action.
 """
 
 from __future__ import annotations
@@ -27,9 +33,11 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from truc_p2p.deck import (
+    N_CARDS,
     CheatError,
     DeckError,
     DeckSide,
+    HandVerifierV2,
     Role,
     canonical_key,
     positions,
@@ -53,6 +61,7 @@ from truc_p2p.protocol._errors import (
 from truc_p2p.protocol._messages import MessageType, validate_payload
 from truc_p2p.protocol._session import (
     coin_commitment,
+    deck_of_options,
     first_dealer_from_coins,
     game_id_of,
     local_seed,
@@ -118,6 +127,11 @@ class VerifyReport:
     ended_by: str | None = None
     #: the player whose session secret was used to replay unrevealed hands
     local_secret_of: int | None = None
+    #: the deck version of the game, "v1" or "v2" (None before the hellos)
+    deck: str | None = None
+    #: cards never played that the transcript discloses: v1's audit reveals the
+    #: whole deck of every hand whose two seeds are revealed; v2 never any
+    hidden_cards_revealed: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -137,6 +151,8 @@ class VerifyReport:
             "error_message": self.error_message_no,
             "ended_by": self.ended_by,
             "local_secret_of": self.local_secret_of,
+            "deck": self.deck,
+            "hidden_cards_revealed": self.hidden_cards_revealed,
         }
 
     def summary(self) -> str:
@@ -148,13 +164,28 @@ class VerifyReport:
             lines.append(f"player {i}:   {p.name}  {p.fingerprint}")
         if self.ruleset:
             rules = ", ".join(f"{k}={v}" for k, v in self.ruleset.items())
-            lines.append(f"ruleset:    {rules}; audit every {self.audit_mode}")
+            checked = (
+                "deck v2: no audit needed"
+                if self.deck == "v2"
+                else f"deck v1, audit every {self.audit_mode}"
+            )
+            lines.append(f"ruleset:    {rules}; {checked}")
         lines.append(f"hands:      {self.hands}")
         if self.score is not None:
             lines.append(f"score:      {self.score[0]} - {self.score[1]}")
         if self.winner is not None:
             lines.append(f"winner:     player {self.winner} ({self.reason})")
         lines.append(f"audit:      {self.audit}")
+        if self.deck == "v2":
+            lines.append(
+                "deck:       v2: every shuffle, key and card proven at its message; "
+                f"{self.hidden_cards_revealed} unplayed cards revealed"
+            )
+        elif self.deck == "v1":
+            lines.append(
+                "deck:       v1: checked by the seed audit; "
+                f"{self.hidden_cards_revealed} unplayed cards revealed by it"
+            )
         if self.ended_by:
             lines.append(f"ended by:   {self.ended_by}")
         if self.local_secret_of is not None:
@@ -276,6 +307,7 @@ class _Referee:
         self.game_id = b""
         self.players: list[PlayerInfo] = []
         self.coin_commit = b""
+        self.initiator_options: dict[str, Any] = {}
         self.responder_coin = b""
         self.hand = -1
         self.sides: dict[Role, DeckSide] = {}
@@ -292,6 +324,10 @@ class _Referee:
         self.prev = GENESIS
         self.view: Player | None = None
         self.seed_msgs: dict[Role, int] = {}
+        self.deck: str | None = None
+        self.v2: HandVerifierV2 | None = None
+        self.v2_hidden = 0
+        self.shares_due: Role | None = None
 
     # -- driving -------------------------------------------------------------------
 
@@ -383,11 +419,14 @@ class _Referee:
             raise MalformedMessageError(f"bad ruleset: {exc}", evidence=(env.raw,)) from None
         audit = p["options"].get("audit")
         if sender is Player.P0:
-            if p["options"] != {"audit": audit} or audit not in ("game", "hand"):
+            deck = deck_of_options(p["options"])
+            if deck is None:
                 raise MalformedMessageError(f"bad options {p['options']}", evidence=(env.raw,))
             self.ruleset, self.audit_mode, self.coin_commit = ruleset, audit, p["coin"]
+            self.deck = deck
+            self.initiator_options = p["options"]
         else:
-            if ruleset != self.ruleset or p["options"] != {"audit": self.audit_mode}:
+            if ruleset != self.ruleset or p["options"] != self.initiator_options:
                 raise RulesetMismatchError(
                     "the players proposed different rulesets or options", evidence=(env.raw,)
                 )
@@ -403,6 +442,11 @@ class _Referee:
             )
         assert self.ruleset is not None
         first = first_dealer_from_coins(env.payload["coin"], self.responder_coin)
+        if self.deck == "v2":
+            self.game = Game(self.ruleset, first_dealer=first, spectator=True)
+            self.advance({Cond.DECK_V2: True})
+            self.start_hand_v2(env.hash)
+            return
         hands = sum(1 for e in self.scan.envelopes if e.type == MessageType.DECK1)
         complete = {
             p: all((p, h) in self.scan.seeds for h in range(hands)) for p in (Player.P0, Player.P1)
@@ -429,6 +473,63 @@ class _Referee:
                 return
             self.sides[role] = DeckSide(role, known[0], game_id=self.game_id, hand=self.hand)
             self.seed_msgs[role] = known[1]
+
+    # -- deck v2 -------------------------------------------------------------------
+
+    def start_hand_v2(self, context: bytes) -> None:
+        """A v2 hand, bound to ``context``: the hash of the envelope before its v2deck1."""
+        self.hand += 1
+        self.v2 = HandVerifierV2(game_id=self.game_id, hand=self.hand, context=context)
+        self.shares_due = None
+
+    @property
+    def hand_v2(self) -> HandVerifierV2:
+        assert self.v2 is not None
+        return self.v2
+
+    def on_v2deck1(self, env: Envelope, sender: Player) -> None:
+        self.hand_v2.d1(env.payload)
+        self.advance()
+
+    def on_v2deck2(self, env: Envelope, sender: Player) -> None:
+        self.hand_v2.d2(env.payload)
+        self.advance()
+
+    def on_v2deck3(self, env: Envelope, sender: Player) -> None:
+        self.hand_v2.d3({"shares": env.payload["shares"]})
+        assert self.game is not None
+        self.game.deal({})
+        self.play_v2(env, sender, env.payload["action"])
+
+    def on_v2action(self, env: Envelope, sender: Player) -> None:
+        self.play_v2(env, sender, env.payload)
+
+    def play_v2(self, env: Envelope, sender: Player, payload: dict[str, Any]) -> None:
+        """One v2 action, in the order a receiving session checks it."""
+        game, hand = self.game, self.hand_v2
+        assert game is not None
+        role = self.role_of(sender)
+        kind = ActionKind(payload["act"])
+        due = kind is ActionKind.ACCEPT_REDEAL or self.shares_due is role
+        if due != ("shares" in payload):
+            raise MalformedMessageError(
+                "redeal shares missing" if due else "unexpected redeal shares",
+                evidence=(env.raw,),
+            )
+        if "shares" in payload and kind is not ActionKind.ACCEPT_REDEAL:
+            hand.redeal(role, payload["shares"])  # the non-dealer's, for the dealer's cards
+            self.shares_due = None
+            game.deal({})
+        if kind is ActionKind.PLAY:
+            card = hand.show(role, payload["pos"], payload["share"])
+            action = Action.play(Card.from_index(card))
+        else:
+            action = Action(kind)
+        events = game.push(action, player=sender)
+        if kind is ActionKind.ACCEPT_REDEAL:
+            hand.redeal(role, payload["shares"])
+            self.shares_due = Role.NONDEALER
+        self.after_action(sender, events, env)
 
     def _audit(self, env: Envelope, role: Role, what: str, got: Any, want: Any) -> None:
         if got != want:
@@ -583,17 +684,26 @@ class _Referee:
             self.redeal_keys_due = Role.NONDEALER
             if deal_after:
                 self.deal(redeal=True)
-        self.after_action(sender, events)
+        self.after_action(sender, events, env)
 
-    def after_action(self, actor: Player, events: Sequence[Event]) -> None:
+    def after_action(self, actor: Player, events: Sequence[Event], env: Envelope) -> None:
         holds = conditions_after_action(
             events, audit_mode=self.audit_mode or "game", hands=self.hand + 1, audited=self.audited
         )
         if holds[Cond.ROUND_OVER]:
             self.hand_ender = actor
+            if self.v2 is not None:
+                self.v2_hidden += self.v2.report().hidden_cards_revealed
         self.advance(holds)
         if self.stage is Stage.DECK1:
             self.start_hand()
+        elif self.stage is Stage.V2_DECK1:
+            self.start_hand_v2(env.hash)
+        elif self.stage is Stage.RESULT_FIRST:  # deck v2: the result follows the last action
+            assert self.game is not None
+            outcome = self.game.outcome()
+            assert outcome is not None
+            self.expected_result = result_payload(outcome, hands=self.hand + 1, chain=env.hash)
 
     # -- audit and result ----------------------------------------------------------
 
@@ -747,6 +857,13 @@ def verify_transcript(
     audit = (
         "passed" if valid else "failed" if isinstance(error, CheatDetectedError) else "not reached"
     )
+    hidden: int | None = None
+    if referee.deck == "v2":
+        # Every message present was proven on replay; nothing is left to audit.
+        audit = "failed" if isinstance(error, CheatDetectedError) else "proofs"
+        hidden = referee.v2_hidden
+    elif referee.deck == "v1":
+        hidden = _v1_hidden_cards(scan)
     return VerifyReport(
         valid=valid,
         messages=len(envelopes),
@@ -764,4 +881,24 @@ def verify_transcript(
         error_message_no=None if error is None else error.message_no,
         ended_by=referee.ended_by,
         local_secret_of=int(secret_owner) if secret_owner is not None else None,
+        deck=referee.deck,
+        hidden_cards_revealed=hidden,
     )
+
+
+def _v1_hidden_cards(scan: _Scan) -> int:
+    """Cards never played that v1's audit disclosed: with both seeds of a hand
+    revealed, anyone can open all 32 positions of its deck."""
+    plays: list[int] = []
+    for env in scan.envelopes:
+        if env.type == MessageType.DECK1:
+            plays.append(0)
+        action = env.payload.get("action") if env.type == MessageType.DECK4 else env.payload
+        if plays and env.type in (MessageType.DECK4, MessageType.ACTION):
+            plays[-1] += isinstance(action, dict) and action.get("act") == "play"
+    revealed = [
+        hand
+        for hand in range(len(plays))
+        if all(scan.seeds.get((p, hand), (b"", -1))[1] >= 0 for p in Player)
+    ]
+    return sum(N_CARDS - plays[hand] for hand in revealed)

@@ -18,8 +18,10 @@ first deal of a round, or of the redeal), ``PLAY`` and ``OVER``.  During
   may make its one request of the trick, fold, or (as the non-dealer's very
   first action of the round) ask for a redeal.
 
-A game may be run from an omniscient view (``view=None``: both hands known)
-or from one player's view (``view=p``): then the opponent's hand is only a
+A game may be run from an omniscient view (``view=None``: both hands known),
+from a spectator's view (``spectator=True``: no hand known, only the cards
+played; what a third-party verifier of a deck v2 game sees) or from one
+player's view (``view=p``): then the opponent's hand is only a
 count, and any card that could still be in it (not in ``p``'s hand, not in
 ``p``'s discarded pre-redeal hand, not played this round) is a legal play for
 the opponent.  Checking that a played card really was dealt to that player is
@@ -215,11 +217,15 @@ class Game:
         *,
         first_dealer: Player,
         view: Player | None = None,
+        spectator: bool = False,
     ) -> None:
         if not isinstance(ruleset, Ruleset):
             raise RulesetError(f"not a Ruleset: {ruleset!r}")
+        if spectator and view is not None:
+            raise RulesetError("a spectator's view is no player's view")
         self._ruleset = ruleset
         self._view = None if view is None else Player.coerce(view)
+        self._spectator = bool(spectator)
         self._first_dealer = Player.coerce(first_dealer)
         self._phase = Phase.DEAL
         self._dealer = self._first_dealer
@@ -370,9 +376,14 @@ class Game:
         """Whether ``player`` already made its one request of the current trick."""
         return self._requested[Player.coerce(player)]
 
+    @property
+    def spectator(self) -> bool:
+        """Whether this is a spectator's view (no hand known)."""
+        return self._spectator
+
     def knows_hand(self, player: Player) -> bool:
         """Whether this view knows ``player``'s cards."""
-        return self._view is None or self._view is Player.coerce(player)
+        return not self._spectator and (self._view is None or self._view is Player.coerce(player))
 
     def hand(self, player: Player) -> tuple[Card, ...] | None:
         """``player``'s unplayed cards, or ``None`` when this view cannot see them."""
@@ -428,14 +439,17 @@ class Game:
         """Give the engine the cards of a deal; only in :attr:`Phase.DEAL`.
 
         The omniscient view needs both hands, player ``p``'s view exactly
-        ``{p: hand}``.  Each hand is 3 distinct cards, none seen earlier this
-        round.  Raises :class:`DealError` (state unchanged) otherwise.
+        ``{p: hand}``, a spectator's view ``{}``.  Each hand is 3 distinct
+        cards, none seen earlier this round.  Raises :class:`DealError` (state
+        unchanged) otherwise.
         """
         if self._phase is not Phase.DEAL:
             raise DealError(f"cannot deal in phase {self._phase.value}", rule="deal-phase")
         if not isinstance(hands, Mapping):
             raise DealError("hands must be a mapping from Player to cards", rule="deal-shape")
-        expected = set(Player) if self._view is None else {self._view}
+        expected: set[Player] = (
+            set() if self._spectator else set(Player) if self._view is None else {self._view}
+        )
         names = sorted(str(p) for p in expected)
         by_player: dict[Player, object] = {}
         for key, value in hands.items():
@@ -742,7 +756,13 @@ class Game:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        view = "omniscient" if self._view is None else f"view={self._view}"
+        view = (
+            "spectator"
+            if self._spectator
+            else "omniscient"
+            if self._view is None
+            else f"view={self._view}"
+        )
         return (
             f"<Game {view} phase={self._phase.value} round={self._round_no} "
             f"dealer={self._dealer} scores={self.scores} to_act={self.to_act}>"

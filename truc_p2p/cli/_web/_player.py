@@ -195,8 +195,11 @@ class WebPlayer:
                 "target": event.ruleset.target,
                 "ruleset": event.ruleset.to_dict(),
                 "audit_mode": event.audit,
+                "deck": event.deck,
                 "first_dealer": seat(event.first_dealer, event.me),
             }
+            if event.deck == "v2":  # every deal message is proven on arrival: nothing to audit
+                self._audit = "proofs"
             self._game = Game(event.ruleset, first_dealer=event.first_dealer, view=event.me)
             deals = "deal" if event.first_dealer is self.me else "deals"
             self._say(
