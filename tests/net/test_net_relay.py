@@ -285,7 +285,7 @@ async def test_a_dropped_game_reconnects_through_the_relay(
 
     monkeypatch.setattr(games_module, "connect", forced)
     host_id, join_id = Identity.ephemeral().key, Identity.ephemeral().key
-    limits = RelayLimits(max_session_bytes=6_000)
+    limits = RelayLimits(max_session_bytes=16_000)
     paths: list[str] = []
     outcomes: dict[str, GameOutcome] = {}
     with trio.fail_after(60):
