@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -86,19 +87,47 @@ async def _one_game(tmp: Path, seed: int, *, sync_each: bool) -> tuple[float, in
     return wall, joined.hands
 
 
+class _CountingFsync:
+    """Counts and times ``os.fsync`` calls (installed for the sync measurement only)."""
+
+    def __init__(self) -> None:
+        self.real = os.fsync
+        self.calls = 0
+        self.seconds = 0.0
+
+    def __call__(self, fd: int) -> None:
+        start = time.perf_counter()
+        self.real(fd)
+        self.seconds += time.perf_counter() - start
+        self.calls += 1
+
+
 async def sync_rules(games: int) -> dict[str, Any]:
     per_hand: dict[str, list[float]] = {"each": [], "on-demand": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        for g in range(games):
-            for rule in ("each", "on-demand") if g % 2 == 0 else ("on-demand", "each"):
-                wall, hands = await _one_game(Path(tmp) / rule, g, sync_each=rule == "each")
-                per_hand[rule].append(wall / hands)
+    fsyncs: dict[str, int] = {"each": 0, "on-demand": 0}
+    hands_played: dict[str, int] = {"each": 0, "on-demand": 0}
+    counter = _CountingFsync()
+    os.fsync = counter
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for g in range(games):
+                for rule in ("each", "on-demand") if g % 2 == 0 else ("on-demand", "each"):
+                    before = counter.calls
+                    wall, hands = await _one_game(Path(tmp) / rule, g, sync_each=rule == "each")
+                    per_hand[rule].append(wall / hands)
+                    fsyncs[rule] += counter.calls - before
+                    hands_played[rule] += hands
+    finally:
+        os.fsync = counter.real
     each, lazy = statistics.median(per_hand["each"]), statistics.median(per_hand["on-demand"])
     return {
         "games_per_rule": games,
         "wall_ms_per_hand_each": round(each * 1000, 2),
         "wall_ms_per_hand_on_demand": round(lazy * 1000, 2),
         "speedup": round(each / lazy, 2),
+        "fsyncs_per_hand_each": round(fsyncs["each"] / hands_played["each"], 1),
+        "fsyncs_per_hand_on_demand": round(fsyncs["on-demand"] / hands_played["on-demand"], 1),
+        "fsync_ms_mean": round(counter.seconds / max(1, counter.calls) * 1000, 3),
     }
 
 
@@ -141,6 +170,10 @@ def main() -> None:
     print(f"  fsync every envelope (old)     {s['wall_ms_per_hand_each']:8.2f} ms")
     print(f"  fsync before own sends (new)   {s['wall_ms_per_hand_on_demand']:8.2f} ms")
     print(f"  speed-up                       {s['speedup']:8.2f}x")
+    print(
+        f"  fsyncs per hand (both peers): old {s['fsyncs_per_hand_each']}, "
+        f"new {s['fsyncs_per_hand_on_demand']}; one fsync here costs {s['fsync_ms_mean']} ms"
+    )
     print(
         f"cut to play resuming ({r['games']} games, {r['cuts']} cuts, "
         f"{r['resumes_seen_by_joiner']} resumes seen by the joiner):"

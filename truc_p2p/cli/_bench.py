@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from truc_p2p.cli._common import bot_name
+from truc_p2p.cli._common import UsageError, bot_name
 from truc_p2p.rules import Ladder, RestRefused, RulesError, Ruleset
 
 
@@ -42,6 +42,29 @@ def register(subparsers: Any) -> None:
     bots.add_argument("--json", action="store_true", help="print one JSON object")
     bots.set_defaults(func=_bench_bots)
 
+    game = sub.add_parser(
+        "game",
+        help="whole games: messages, flights, bytes, CPU and wall time per hand",
+        description="Bot games through the full protocol in one process: messages, flights "
+        "and deal flights on the critical path per hand, bytes per hand, CPU per hand per "
+        "peer beside its floor, wall time per game over a link with an emulated delay beside "
+        "the model (CPU + flights x one-way delay), and with --concurrency N,M,... many "
+        "games at once.",
+    )
+    game.add_argument("--games", type=_positive_int, default=10, help="games (default 10)")
+    game.add_argument(
+        "--rtt", type=float, default=50.0, metavar="MS", help="round trip in ms (default 50)"
+    )
+    game.add_argument("--target", type=_positive_int, default=12, help="points (default 12)")
+    game.add_argument(
+        "--concurrency",
+        default="",
+        metavar="N,M,...",
+        help="also play N games at once (e.g. 1,10,50,200) and report games/s",
+    )
+    game.add_argument("--json", action="store_true", help="print one JSON object")
+    game.set_defaults(func=_bench_game)
+
 
 def _positive_int(text: str) -> int:
     try:
@@ -51,6 +74,26 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
+
+
+def _bench_game(args: argparse.Namespace) -> int:
+    from truc_p2p.cli._bench_game import main as bench_main
+
+    try:
+        levels = [int(x) for x in args.concurrency.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(
+            f"--concurrency takes numbers like 1,10,50, not {args.concurrency!r}"
+        ) from None
+    if any(n < 1 for n in levels):
+        raise UsageError("--concurrency takes positive numbers")
+    return bench_main(
+        games=args.games,
+        rtt_ms=args.rtt,
+        target=args.target,
+        concurrency=levels,
+        as_json=args.json,
+    )
 
 
 def _bench_deck(args: argparse.Namespace) -> int:

@@ -1,0 +1,53 @@
+"""``truc-p2p bench game``: the flight analysis and the report it prints."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from truc_p2p.bots import make_bot
+from truc_p2p.cli import main
+from truc_p2p.cli._bench_game import analyse
+from truc_p2p.local import make_pair, run_pair
+from truc_p2p.rules import Player, Ruleset
+
+
+def _transcript(deck: str, target: int = 3) -> list[bytes]:
+    records: list[bytes] = []
+    sessions = make_pair(ruleset=Ruleset(target=target), deck=deck, records=(records.append, None))
+    run_pair(sessions, {p: make_bot("heuristic", int(p)) for p in (Player.P0, Player.P1)})
+    return records
+
+
+@pytest.mark.parametrize(("deck", "deal_flights"), [("v1", 3), ("v2", 2)])
+def test_deal_flights_per_hand_are_counted_from_the_transcript(
+    deck: str, deal_flights: int
+) -> None:
+    facts = analyse(_transcript(deck))
+    assert facts["hands"] >= 2
+    # v1 deals in deck1, deck2, deck3 and deck4 (with the first action); v2 in three.
+    # The first deal message joins the flight of the hand's last action when the
+    # same player sends both, so a hand waits for one flight less then.
+    assert deal_flights - 1 <= facts["critical_deal_flights_per_hand"] <= deal_flights
+    assert facts["deal_flights_per_hand"] <= deal_flights
+    assert facts["flights_per_hand"] > deal_flights
+    assert facts["bytes_per_hand"] > (10_000 if deck == "v2" else 3_000)
+
+
+def test_bench_game_reports_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["bench", "game", "--games", "1", "--target", "1", "--rtt", "10", "--json"]
+    assert main([*argv, "--concurrency", "2"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for key in (
+        "messages_per_hand",
+        "critical_deal_flights_per_hand",
+        "cpu_ms_per_hand",
+        "cpu_floor_ms_per_hand_per_peer",
+        "wall_s_per_game",
+        "model_s_per_game",
+    ):
+        assert key in report
+    assert report["wall_s_per_game"] >= 0.005  # at least the delays of the flights
+    assert report["concurrency"][0]["games"] == 2
+    assert main(["bench", "game", "--concurrency", "x"]) == 2

@@ -1,0 +1,320 @@
+"""``truc-p2p bench game``: where a game's time goes, per hand, measured in one run.
+
+Three measurements, each printed beside the limit it is compared with:
+
+1. **Messages and flights** from real transcripts of bot games: envelopes,
+   flights (maximal runs of envelopes by one sender: each change of sender
+   is a wait for the other side), *deal flights* (flights that carry deal
+   messages and no action) and those on the critical path (between the last
+   action of one hand and the first action of the next; in steady state,
+   i.e. not counting the first hand's deal), and bytes per hand.
+2. **CPU per hand per peer**, process CPU time of the protocol calls only
+   (the bots' thinking is left out), beside its floor: the deck's per-hand
+   floor (every curve operation at its own measured cost, ``bench deck``)
+   plus one Ed25519 signature per envelope sent and one verification per
+   envelope received, each timed in the same run.
+3. **Wall time per game over a link with a one-way delay** (``--rtt`` is
+   the round trip, so each direction waits half of it), two peers in one
+   process, beside the model *CPU of both peers + flights × one-way delay*.
+4. With ``--concurrency``, N games at once in one process (no delay):
+   games per second and CPU per game, so the cost of many games on one
+   machine is set by CPU alone.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truc_p2p.bots import make_bot
+from truc_p2p.local import make_pair
+from truc_p2p.net import BotStrategy, play_game
+from truc_p2p.protocol import CLOSED, NEED_DATA, Session, YourTurn, decode_envelope
+from truc_p2p.rules import Player, Ruleset
+
+__all__ = ["main", "run"]
+
+#: Message types that only deal (no action rides on them).
+_DEAL_ONLY = {"deck1", "deck2", "deck3", "v2deck1", "v2deck2"}
+#: Message types that carry an action.
+_ACTIONS = {"action", "deck4", "v2action", "v2deck3"}
+
+
+def _cpu() -> float:
+    return time.process_time()
+
+
+def analyse(transcript: list[bytes]) -> dict[str, float]:
+    """Messages, flights, deal flights (all and on the critical path) and bytes."""
+    envs = [decode_envelope(raw) for raw in transcript]
+    hands = sum(1 for e in envs if e.type in ("deck1", "v2deck1"))
+    flights: list[list[str]] = []
+    last_sender = -1
+    for e in envs:
+        if e.sender != last_sender:
+            flights.append([])
+            last_sender = e.sender
+        flights[-1].append(e.type)
+    deal_flights = [f for f in flights if set(f) <= _DEAL_ONLY and set(f) & _DEAL_ONLY]
+    critical = 0
+    seen_action = False
+    pending = 0
+    for f in flights:
+        if set(f) & _ACTIONS:
+            if seen_action:
+                critical += pending  # deal flights waited for between two hands' actions
+            seen_action = True
+            pending = 0
+        elif f in deal_flights:
+            pending += 1
+    steady_hands = max(1, hands - 1)
+    return {
+        "hands": hands,
+        "messages_per_hand": len(envs) / hands,
+        "flights_per_hand": len(flights) / hands,
+        "deal_flights_per_hand": len(deal_flights) / hands,
+        "critical_deal_flights_per_hand": critical / steady_hands,
+        "bytes_per_hand": sum(4 + len(raw) for raw in transcript) / hands,
+        "flights": len(flights),
+    }
+
+
+def _signature_costs() -> tuple[float, float]:
+    """Seconds of CPU for one Ed25519 signature and one verification (~2 KB body)."""
+    key = Ed25519PrivateKey.generate()
+    public = key.public_key()
+    body = bytes(2048)
+    n = 300
+    start = _cpu()
+    sigs = [key.sign(body) for _ in range(n)]
+    sign = (_cpu() - start) / n
+    start = _cpu()
+    for sig in sigs:
+        public.verify(sig, body)
+    return sign, (_cpu() - start) / n
+
+
+def _deck_floor_ms() -> float:
+    from truc_p2p.cli._bench_deck import bench_v2
+
+    floors = bench_v2(5)["hand_floor_ms"]
+    return float(statistics.mean(floors.values()))
+
+
+def _timed_game(seed: int, target: int) -> dict[str, Any]:
+    """One in-memory game; CPU of each side's protocol calls (bots excluded)."""
+    records: list[bytes] = []
+    sessions = make_pair(ruleset=Ruleset(target=target), records=(records.append, None))
+    bots = {p: make_bot("heuristic", seed * 2 + int(p)) for p in (Player.P0, Player.P1)}
+    cpu = {Player.P0: 0.0, Player.P1: 0.0}
+    bot_cpu = 0.0
+    closed: set[Player] = set()
+    while len(closed) < 2:
+        for me in (Player.P0, Player.P1):
+            if me in closed:
+                continue
+            s, peer = sessions[me], sessions[me.other]
+            start = _cpu()
+            event = s.next_event()
+            out = s.data_to_send()
+            cpu[me] += _cpu() - start
+            if out:
+                start = _cpu()
+                peer.receive_data(out)
+                cpu[me.other] += _cpu() - start
+            if event is CLOSED:
+                closed.add(me)
+            elif isinstance(event, YourTurn):
+                start = _cpu()
+                action = bots[me].choose(s.game)
+                bot_cpu += _cpu() - start
+                start = _cpu()
+                data = s.send(action)
+                cpu[me] += _cpu() - start
+                peer.receive_data(data)
+            elif event is NEED_DATA:
+                continue
+    facts = analyse(records)
+    sent = {p: sum(1 for r in records if decode_envelope(r).sender == p) for p in cpu}
+    return {"facts": facts, "cpu": cpu, "bot_cpu": bot_cpu, "sent": sent, "total": len(records)}
+
+
+class _DelayedStream(trio.abc.HalfCloseableStream):
+    """One end of an in-process link whose bytes arrive ``delay`` seconds after sending."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.peer: _DelayedStream | None = None
+        self._tx, self._rx = trio.open_memory_channel[tuple[float, bytes]](1 << 16)
+        self._buffer = b""
+        self._eof = False
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        assert self.peer is not None
+        await self.peer._tx.send((trio.current_time() + self.delay, bytes(data)))
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def send_eof(self) -> None:
+        assert self.peer is not None
+        await self.peer._tx.send((trio.current_time() + self.delay, b""))
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        if not self._buffer and not self._eof:
+            due, data = await self._rx.receive()
+            await trio.sleep_until(due)
+            if data:
+                self._buffer = data
+            else:
+                self._eof = True
+        if self._eof and not self._buffer:
+            return b""
+        n = len(self._buffer) if max_bytes is None else max_bytes
+        out, self._buffer = self._buffer[:n], self._buffer[n:]
+        return out
+
+    async def aclose(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+
+def _delayed_pair(delay: float) -> tuple[_DelayedStream, _DelayedStream]:
+    a, b = _DelayedStream(delay), _DelayedStream(delay)
+    a.peer, b.peer = b, a
+    return a, b
+
+
+def _session_pair(target: int) -> tuple[dict[Player, Session], list[bytes]]:
+    records: list[bytes] = []
+    sessions = make_pair(ruleset=Ruleset(target=target), records=(records.append, None))
+    return sessions, records
+
+
+async def _play_pair(
+    sessions: dict[Player, Session],
+    streams: tuple[trio.abc.Stream, trio.abc.Stream],
+    seed: int,
+) -> None:
+    async def side(p: Player) -> None:
+        await play_game(
+            streams[p],
+            sessions[p],
+            BotStrategy(make_bot("heuristic", seed * 2 + int(p))),
+            turn_timeout=600,
+            linger=0,
+        )
+
+    async with trio.open_nursery() as nursery:
+        for p in (Player.P0, Player.P1):
+            nursery.start_soon(side, p)
+
+
+async def _wall_game(seed: int, target: int, one_way: float) -> dict[str, float]:
+    sessions, records = _session_pair(target)
+    start_cpu, start = _cpu(), trio.current_time()
+    await _play_pair(sessions, _delayed_pair(one_way), seed)
+    wall, cpu = trio.current_time() - start, _cpu() - start_cpu
+    facts = analyse(records)
+    model = cpu + facts["flights"] * one_way
+    return {"wall": wall, "cpu": cpu, "model": model, "hands": facts["hands"]}
+
+
+async def _concurrent(n: int, target: int) -> dict[str, float]:
+    start_cpu, start = _cpu(), time.perf_counter()
+    async with trio.open_nursery() as nursery:
+        for g in range(n):
+            sessions, _ = _session_pair(target)
+            a, b = trio.testing.memory_stream_pair()
+            nursery.start_soon(_play_pair, sessions, (a, b), 1000 + g)
+    wall, cpu = time.perf_counter() - start, _cpu() - start_cpu
+    return {"games": n, "games_per_s": n / wall, "cpu_ms_per_game": cpu / n * 1000}
+
+
+def run(*, games: int, rtt_ms: float, target: int, concurrency: list[int]) -> dict[str, Any]:
+    """Every figure of the bench as one JSON-ready object."""
+    sign, verify = _signature_costs()
+    deck_floor = _deck_floor_ms()
+    timed = [_timed_game(seed, target) for seed in range(games)]
+    hands = sum(t["facts"]["hands"] for t in timed)
+    per: dict[str, float] = {}
+    for key in (
+        "messages_per_hand",
+        "flights_per_hand",
+        "deal_flights_per_hand",
+        "critical_deal_flights_per_hand",
+        "bytes_per_hand",
+    ):
+        per[key] = round(sum(t["facts"][key] * t["facts"]["hands"] for t in timed) / hands, 2)
+    cpu_ms = {
+        p.name: sum(t["cpu"][p] for t in timed) / hands * 1000 for p in (Player.P0, Player.P1)
+    }
+    envelopes_per_hand = sum(t["total"] for t in timed) / hands
+    floor_ms = deck_floor + envelopes_per_hand / 2 * (sign + verify) * 1000
+    one_way = rtt_ms / 2000
+    walls = [trio.run(_wall_game, seed, target, one_way) for seed in range(games)]
+    wall_per_game = statistics.median(w["wall"] for w in walls)
+    model_per_game = statistics.median(w["model"] for w in walls)
+    report: dict[str, Any] = {
+        "deck": "v2",
+        "games": games,
+        "target": target,
+        "hands": hands,
+        **per,
+        "cpu_ms_per_hand": {k: round(v, 2) for k, v in cpu_ms.items()},
+        "cpu_floor_ms_per_hand_per_peer": round(floor_ms, 2),
+        "cpu_ratio_to_floor": {k: round(v / floor_ms, 2) for k, v in cpu_ms.items()},
+        "primitives_us": {"sign": round(sign * 1e6, 1), "verify": round(verify * 1e6, 1)},
+        "deck_floor_ms_per_hand": round(deck_floor, 2),
+        "rtt_ms": rtt_ms,
+        "wall_s_per_game": round(wall_per_game, 3),
+        "model_s_per_game": round(model_per_game, 3),
+        "wall_to_model": round(wall_per_game / model_per_game, 3),
+        "concurrency": [trio.run(_concurrent, n, target) for n in concurrency],
+    }
+    for row in report["concurrency"]:
+        row["games_per_s"] = round(row["games_per_s"], 2)
+        row["cpu_ms_per_game"] = round(row["cpu_ms_per_game"], 1)
+    return report
+
+
+def main(*, games: int, rtt_ms: float, target: int, concurrency: list[int], as_json: bool) -> int:
+    r = run(games=games, rtt_ms=rtt_ms, target=target, concurrency=concurrency)
+    if as_json:
+        print(json.dumps(r))
+        return 0
+    out: Callable[[str], None] = print
+    out(
+        f"bench game: {r['games']} heuristic-bot games to {r['target']}, {r['hands']} hands, "
+        f"deck {r['deck']}"
+    )
+    out(
+        f"  per hand: {r['messages_per_hand']} messages, {r['flights_per_hand']} flights, "
+        f"{r['deal_flights_per_hand']} deal flights "
+        f"({r['critical_deal_flights_per_hand']} on the critical path), "
+        f"{r['bytes_per_hand']:.0f} bytes"
+    )
+    cpu = r["cpu_ms_per_hand"]
+    out(
+        f"  CPU per hand: P0 {cpu['P0']} ms, P1 {cpu['P1']} ms; floor per peer "
+        f"{r['cpu_floor_ms_per_hand_per_peer']} ms (deck {r['deck_floor_ms_per_hand']} ms + "
+        f"signatures at {r['primitives_us']['sign']} / {r['primitives_us']['verify']} us); "
+        f"ratio {r['cpu_ratio_to_floor']['P0']} / {r['cpu_ratio_to_floor']['P1']}"
+    )
+    out(
+        f"  wall per game at {r['rtt_ms']:g} ms round trip: {r['wall_s_per_game']} s; model "
+        f"(CPU + flights x one-way delay) {r['model_s_per_game']} s; "
+        f"ratio {r['wall_to_model']}"
+    )
+    for row in r["concurrency"]:
+        out(
+            f"  {row['games']:>4} games at once: {row['games_per_s']} games/s, "
+            f"{row['cpu_ms_per_game']} ms CPU per game"
+        )
+    return 0
