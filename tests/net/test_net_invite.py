@@ -38,6 +38,36 @@ def test_invite_parse_tolerates_upper_case_fingerprint_and_extra_parameters() ->
     assert invite == Invite("::1", 9, FP) and invite.is_ipv6
 
 
+def test_a_relay_invite_round_trips_and_old_invites_stay_valid() -> None:
+    text = f"truc://10.1.0.2:4455/?fp={FP}&relay=relay.example.org:4456&code=k3jz7q2mxa4bq5de"
+    invite = Invite.parse(text)
+    assert invite.relay == ("relay.example.org", 4456) and invite.code == "k3jz7q2mxa4bq5de"
+    assert str(invite) == text and Invite.parse(str(invite)) == invite
+    v6 = Invite("::1", 9, FP, relay=("2001:db8::1", 4456), code="abcd")
+    assert "&relay=[2001:db8::1]:4456&code=abcd" in str(v6)
+    assert Invite.parse(str(v6)) == v6
+    assert Invite.parse(f"truc://1.2.3.4:1/?fp={FP}").relay is None
+    # An old reader's view of a new invite is the plain direct invite.
+    assert Invite(invite.host, invite.port, invite.fingerprint) == Invite.parse(text.split("&")[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (f"truc://1.2.3.4:1/?fp={FP}&relay=5.6.7.8:9", "both relay= and code="),
+        (f"truc://1.2.3.4:1/?fp={FP}&code=abcd1234", "both relay= and code="),
+        (f"truc://1.2.3.4:1/?fp={FP}&relay=5.6.7.8&code=abcd1234", "HOST:PORT"),
+        (f"truc://1.2.3.4:1/?fp={FP}&relay=5.6.7.8:0&code=abcd1234", "port"),
+        (f"truc://1.2.3.4:1/?fp={FP}&relay=5.6.7.8:9&code=ab", "code must be"),
+        (f"truc://1.2.3.4:1/?fp={FP}&relay=5.6.7.8:9&code=ab-cd", "code must be"),
+        (f"truc://1.2.3.4:1/?fp={FP}&relay=a:9&relay=b:9&code=abcd", "more than one"),
+    ],
+)
+def test_bad_relay_parameters_are_rejected(text: str, why: str) -> None:
+    with pytest.raises(InviteError, match=why):
+        Invite.parse(text)
+
+
 @pytest.mark.parametrize(
     ("text", "why"),
     [

@@ -27,6 +27,8 @@ COMMANDS: dict[str, str] = {
     "join": "_net",
     "resume": "_net",
     "play": "_net",
+    "hosts": "_hosts",
+    "relay": "_relay",
     "identity": "_identity",
     "verify": "_verify",
     "bench": "_bench",

@@ -29,6 +29,7 @@ from truc_p2p.cli._common import (
     run_until_interrupted,
     use_ascii,
 )
+from truc_p2p.cli._hosts import describe
 from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._narrate import Narrator
 from truc_p2p.cli._tui import StdinLines, TerminalPlayer
@@ -47,14 +48,17 @@ from truc_p2p.net import (
     DEFAULT_PORT,
     DEFAULT_TURN_TIMEOUT,
     BotStrategy,
+    ConnectError,
     EventHook,
     GameOutcome,
     Invite,
     InviteError,
     Strategy,
+    find_games,
     host_game,
     join_game,
     open_game,
+    parse_host_port,
     play_game,
     prepare_game,
     read_meta,
@@ -134,6 +138,21 @@ def register(subparsers: Any) -> None:
         "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)"
     )
     host.add_argument(
+        "--relay",
+        default=None,
+        metavar="HOST:PORT",
+        help="register with this relay (truc-p2p relay) so a friend behind NAT can join "
+        "without port forwarding; the invite carries the relay and a one-time code",
+    )
+    host.add_argument(
+        "--no-portmap",
+        action="store_true",
+        help="do not ask the router to forward the port (UPnP-IGD, NAT-PMP, PCP)",
+    )
+    host.add_argument(
+        "--no-announce", action="store_true", help="do not announce the game on the LAN (mDNS)"
+    )
+    host.add_argument(
         "--advertise",
         default=None,
         metavar="ADDR",
@@ -166,11 +185,20 @@ def register(subparsers: Any) -> None:
 
     join = subparsers.add_parser(
         "join",
-        help="join a host with its invite",
-        description="Connect to the host of INVITE (truc://HOST:PORT/?fp=FINGERPRINT) and "
-        "play; refuse the host if its key does not have the invite's fingerprint.",
+        help="join a host with its invite, or pick a game on the LAN",
+        description="Connect to the host of INVITE (truc://HOST:PORT/?fp=FINGERPRINT, "
+        "maybe with &relay=...&code=...) and play; refuse the host if its key does not "
+        "have the invite's fingerprint. Without INVITE, list the games announced on the "
+        "LAN and read the number of the one to join from the input.",
     )
-    join.add_argument("invite", help="the host's invite, truc://...")
+    join.add_argument("invite", nargs="?", default=None, help="the host's invite, truc://...")
+    join.add_argument(
+        "--wait",
+        type=positive_seconds,
+        default=2.0,
+        metavar="S",
+        help="without an invite: listen S seconds for LAN games (default 2)",
+    )
     join.add_argument(
         "--connect-timeout", type=positive_seconds, default=15.0, metavar="S", help="default 15"
     )
@@ -268,6 +296,7 @@ def _host(args: argparse.Namespace) -> int:
             Invite(args.advertise, 1, "0" * 64)
         if not 0 <= args.port <= 65535:
             raise InviteError(f"--port must be in 0..65535, not {args.port}")
+        relay = parse_host_port(args.relay, what="--relay") if args.relay else None
     except InviteError as exc:
         print(f"truc-p2p host: {exc}", file=sys.stderr)
         return 2
@@ -322,7 +351,13 @@ def _host(args: argparse.Namespace) -> int:
             flush=True,
         )
         print(str(invite), flush=True)
-        if not args.advertise and not args.quiet:
+        if invite.relay is not None:
+            print(
+                f"registered with the relay {args.relay} (one-time code {invite.code}); "
+                "your friend can join from behind NAT, no port forwarding needed",
+                file=info,
+            )
+        if not args.advertise and not args.quiet and invite.relay is None:
             try:
                 address = ipaddress.ip_address(invite.host)
                 private = address.is_private and not address.is_loopback
@@ -339,6 +374,9 @@ def _host(args: argparse.Namespace) -> int:
 
     def on_notice(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
+
+    def on_path(path: str, peer: str) -> None:
+        print(f"connection from {peer} ({path} path)", file=info, flush=True)
 
     async def main(stop: trio.Event) -> int:
         try:
@@ -364,7 +402,14 @@ def _host(args: argparse.Namespace) -> int:
                 players=players,
                 on_outcome=on_outcome,
                 meta=_meta(args, name, ident),
+                relay=relay,
+                portmap=not args.no_portmap,
+                announce=not args.no_announce,
+                on_path=on_path,
             )
+        except ConnectError as exc:
+            print(f"truc-p2p host: {exc}", file=sys.stderr)
+            return 4
         except OSError as exc:
             print(
                 f"truc-p2p host: cannot listen on {args.bind or 'all interfaces'} port "
@@ -399,12 +444,36 @@ def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any
     }
 
 
-def _join(args: argparse.Namespace) -> int:
-    try:
-        invite = Invite.parse(args.invite)
-    except InviteError as exc:
-        print(f"truc-p2p join: bad invite: {exc}", file=sys.stderr)
+def _pick_lan_game(args: argparse.Namespace) -> Invite | int:
+    """List the LAN's games on stderr and read the chosen number from stdin."""
+    out = sys.stderr
+    print(f"looking for games on this LAN ({args.wait:g} s)...", file=out, flush=True)
+    games = trio.run(find_games, args.wait)
+    if not games:
+        print("truc-p2p join: no game found on this LAN; ask for an invite", file=out)
+        return 4
+    for i, game in enumerate(games, 1):
+        print(f"{i}. {describe(game)}", file=out)
+    print(f"which game (1-{len(games)})? ", end="", file=out, flush=True)
+    line = sys.stdin.readline().strip()
+    if not line.isdigit() or not 1 <= int(line) <= len(games):
+        print(f"\ntruc-p2p join: no game picked ({line!r})", file=out)
         return 2
+    return games[int(line) - 1].invite
+
+
+def _join(args: argparse.Namespace) -> int:
+    if args.invite is None:
+        picked = _pick_lan_game(args)
+        if isinstance(picked, int):
+            return picked
+        invite = picked
+    else:
+        try:
+            invite = Invite.parse(args.invite)
+        except InviteError as exc:
+            print(f"truc-p2p join: bad invite: {exc}", file=sys.stderr)
+            return 2
     out_problem = check_out_dir(args.out, args.command)
     if out_problem is not None:
         return out_problem
@@ -427,6 +496,13 @@ def _join(args: argparse.Namespace) -> int:
         flush=True,
     )
 
+    connections = [0]
+
+    def on_path(path: str) -> None:
+        again = "re" if connections[0] else ""
+        connections[0] += 1
+        print(f"{again}connected ({path} path)", file=_info_stream(args), flush=True)
+
     async def main(stop: trio.Event) -> int:
         outcome = await join_game(
             invite,
@@ -442,6 +518,7 @@ def _join(args: argparse.Namespace) -> int:
             on_event=hook,
             stop=stop,
             meta=_meta(args, name, ident),
+            on_path=on_path,
         )
         await show_web_result(strategy, outcome)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)

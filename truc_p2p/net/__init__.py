@@ -13,12 +13,28 @@ bytes, keeps time and decides how a game ends::
                                   expected_fingerprint=invite.fingerprint)
 
 :func:`host_game` and :func:`join_game` do all of it (session, transcript,
-secret file) in one call.  Every network or peer failure is a
+secret file) in one call, including the ways through NAT
+(``protocol_spec/connect.md``): a host registered with a relay
+(:func:`open_rendezvous`) is joined by :func:`connect` over a ``direct``,
+``punched`` or ``relayed`` path; :func:`map_port` asks the router to forward
+the port; :func:`advertise_game` and :func:`find_games` use mDNS on the LAN;
+:class:`RelayServer` is ``truc-p2p relay``.  Every network or peer failure is a
 :class:`GameOutcome` with an :class:`End`, never an exception.
 """
 
 from __future__ import annotations
 
+from truc_p2p.net._connect import (
+    DIRECT_WINDOW,
+    PATHS,
+    ConnectError,
+    Incoming,
+    Rendezvous,
+    connect,
+    lan_addresses,
+    open_rendezvous,
+)
+from truc_p2p.net._discovery import SERVICE_TYPE, FoundGame, advertise_game, find_games
 from truc_p2p.net._games import (
     LocalGame,
     Redialer,
@@ -32,7 +48,7 @@ from truc_p2p.net._games import (
     transcript_path,
     write_meta,
 )
-from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError
+from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError, parse_host_port
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
     DEFAULT_BOT_TIMEOUT,
@@ -49,6 +65,8 @@ from truc_p2p.net._play import (
     Strategy,
     play_game,
 )
+from truc_p2p.net._portmap import PortMapping, map_port
+from truc_p2p.net._relay import DEFAULT_RELAY_PORT, RelayLimits, RelayServer, SessionReport
 from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
 
 __all__ = [
@@ -56,27 +74,46 @@ __all__ = [
     "DEFAULT_GRACE",
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_PORT",
+    "DEFAULT_RELAY_PORT",
     "DEFAULT_TURN_TIMEOUT",
+    "DIRECT_WINDOW",
+    "PATHS",
+    "SERVICE_TYPE",
     "BotStrategy",
+    "ConnectError",
     "End",
     "EventHook",
+    "FoundGame",
     "GameListener",
     "GameOutcome",
+    "Incoming",
     "Invite",
     "InviteError",
     "LocalGame",
     "NetEvent",
     "PeerDisconnected",
     "PeerReconnected",
+    "PortMapping",
     "QuitGame",
     "Reconnector",
     "Redialer",
+    "RelayLimits",
+    "RelayServer",
+    "Rendezvous",
     "Restored",
+    "SessionReport",
     "Strategy",
+    "advertise_game",
+    "connect",
+    "find_games",
     "guess_lan_address",
     "host_game",
     "join_game",
+    "lan_addresses",
+    "map_port",
     "open_game",
+    "open_rendezvous",
+    "parse_host_port",
     "play_game",
     "prepare_game",
     "read_meta",

@@ -27,6 +27,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.identity import write_private_file
+from truc_p2p.net._connect import DIRECT_WINDOW, connect
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import DEFAULT_PORT, Invite
 from truc_p2p.net._outcome import End, GameOutcome
@@ -39,6 +40,7 @@ from truc_p2p.net._play import (
     Strategy,
     play_game,
 )
+from truc_p2p.net._reach import open_reach
 from truc_p2p.net._tcp import serve_game
 from truc_p2p.protocol import Session, fingerprint
 from truc_p2p.rules import Player, Ruleset
@@ -201,20 +203,44 @@ async def _connect(host: str, port: int, timeout: float) -> trio.SocketStream:
 
 
 class Redialer:
-    """The joiner's reconnector: dial the host again, with backoff, until it answers."""
+    """The joiner's reconnector: dial the host again, with backoff, until it answers.
 
-    def __init__(self, host: str, port: int, *, connect_timeout: float = 5.0) -> None:
-        self.host = host
-        self.port = port
+    Given an :class:`Invite` with a relay, every redial goes through
+    :func:`~truc_p2p.net.connect` (direct, punched or relayed, whichever works
+    now) and ``on_path`` hears the path.
+    """
+
+    def __init__(
+        self,
+        host: str | Invite,
+        port: int | None = None,
+        *,
+        connect_timeout: float = 5.0,
+        on_path: Callable[[str], None] | None = None,
+    ) -> None:
+        self.invite = host if isinstance(host, Invite) else None
+        self.host = host.host if isinstance(host, Invite) else host
+        self.port = host.port if isinstance(host, Invite) else port
         self.connect_timeout = connect_timeout
+        self.on_path = on_path
         self.attempts = 0
+
+    async def _dial(self) -> trio.abc.Stream:
+        if self.invite is None or self.invite.relay is None:
+            assert self.port is not None
+            return await _connect(self.host, self.port, self.connect_timeout)
+        timeout = max(self.connect_timeout, DIRECT_WINDOW + 5)
+        stream, route = await connect(self.invite, connect_timeout=timeout)
+        if self.on_path is not None:
+            self.on_path(route)
+        return stream
 
     async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
         delay = 0.25
         while True:
             self.attempts += 1
             try:
-                stream = await _connect(self.host, self.port, self.connect_timeout)
+                stream = await self._dial()
             except OSError:
                 await trio.sleep(delay)
                 delay = min(delay * 2, 4.0)
@@ -254,6 +280,10 @@ async def host_game(
     players: Callable[[], tuple[Strategy, EventHook | None]] | None = None,
     on_outcome: Callable[[GameOutcome], None] | None = None,
     meta: dict[str, Any] | None = None,
+    relay: tuple[str, int] | None = None,
+    portmap: bool = True,
+    announce: bool = True,
+    on_path: Callable[[str, str], None] | None = None,
 ) -> GameOutcome:
     """Listen, hand the invite to ``on_invite``, and play.
 
@@ -266,13 +296,40 @@ async def host_game(
     settings does not count); with it, every game's outcome goes to
     ``on_outcome`` until ``stop`` is set.  ``players`` makes a fresh
     strategy and event hook per game (needed when games run at once).
-    Raises ``OSError`` if the address cannot be bound.
+
+    Beyond the listening port (:func:`~._reach.open_reach`): ``relay`` (host,
+    port) registers with a relay so joiners behind NAT get in by a direct,
+    punched or relayed path, ``portmap`` asks the router to forward the port,
+    ``announce`` advertises the game on the LAN (both skipped on a loopback
+    ``bind``), and ``on_path(path, peer)`` hears how each connection came.
+    Raises ``OSError`` if the address cannot be bound or the relay cannot be
+    reached.
     """
     outcomes: list[GameOutcome] = []
     finished = trio.Event()
     stop = stop if stop is not None else trio.Event()
-    async with serve_game(bind=bind, port=port) as listener:
-        invite = listener.invite(fingerprint(identity.public_key()), advertise=advertise)
+    rules = ruleset or Ruleset()
+    settings = {
+        "target": str(rules.target),
+        "ladder": rules.ladder.value,
+        "rest": rules.rest_refused.value,
+        "audit": audit,
+    }
+    async with (
+        serve_game(bind=bind, port=port) as listener,
+        open_reach(
+            listener,
+            fingerprint=fingerprint(identity.public_key()),
+            name=name,
+            advertise=advertise,
+            relay=relay,
+            portmap=portmap,
+            announce=announce,
+            settings=settings,
+            on_notice=on_notice,
+        ) as reach,
+    ):
+        invite = reach.invite()
 
         async def start(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
             path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
@@ -298,6 +355,8 @@ async def host_game(
                 return
             slot = GameSlot(local.session, peer=peer)
             loop.games.append(slot)
+            if on_path is not None:
+                on_path(reach.path_of(stream), reach.peer_of(stream, peer))
             strat, hook = players() if players is not None else (strategy, on_event)
             outcome: GameOutcome | None = None
             try:
@@ -327,7 +386,7 @@ async def host_game(
                 if on_notice is not None:
                     on_notice(f"no game with {peer}: {outcome.message}")
                 return
-            outcome = replace(outcome, transcript=local.transcript)
+            outcome = replace(outcome, transcript=local.transcript, path=reach.path_of(stream))
             outcomes.append(outcome)
             if on_outcome is not None:
                 on_outcome(outcome)
@@ -336,7 +395,7 @@ async def host_game(
                 finished.set()
 
         loop = HostLoop(
-            listener,
+            reach,
             identity,
             start,
             hello_timeout=hello_timeout,
@@ -385,11 +444,15 @@ async def join_game(
     fsync: bool = True,
     sync_each: bool = False,
     meta: dict[str, Any] | None = None,
+    direct_window: float = DIRECT_WINDOW,
+    on_path: Callable[[str], None] | None = None,
 ) -> GameOutcome:
     """Connect to the host of ``invite`` and play one game, refusing a host whose key
     does not have the invite's fingerprint; a dropped connection is redialled for
     ``grace`` seconds.  Raises :class:`InviteError` for a malformed invite; every
-    other failure is an outcome.
+    other failure is an outcome.  An invite with a relay races direct paths,
+    hole punching and a relay splice (:func:`~truc_p2p.net.connect`), on the
+    first connection and on every redial; ``on_path`` hears which path won.
     """
     if isinstance(invite, str):
         invite = Invite.parse(invite)
@@ -412,6 +475,8 @@ async def join_game(
             fsync=fsync,
             sync_each=sync_each,
             meta=meta,
+            direct_window=direct_window,
+            on_path=on_path,
         )
         if outcome is not None:
             return outcome
@@ -446,11 +511,15 @@ async def _join_once(
     fsync: bool,
     sync_each: bool,
     meta: dict[str, Any] | None,
+    direct_window: float,
+    on_path: Callable[[str], None] | None,
 ) -> GameOutcome | None:
     """One attempt; ``None`` when the connection dropped before the game id existed."""
     path = transcript_path(out_dir, f"join-{name}") if out_dir is not None else None
     try:
-        stream = await _unless_stopped(stop, lambda: _connect(inv.host, inv.port, connect_timeout))
+        connected = await _unless_stopped(
+            stop, lambda: connect(inv, connect_timeout=connect_timeout, direct_window=direct_window)
+        )
     except OSError as exc:
         where = f"[{inv.host}]" if inv.is_ipv6 else inv.host
         return GameOutcome(
@@ -458,8 +527,11 @@ async def _join_once(
             message=f"cannot connect to {where}:{inv.port}: {exc.strerror or exc}",
             me=Player.P0,
         )
-    if stream is None:
+    if connected is None:
         return GameOutcome(end=End.QUIT, message="stopped before connecting", me=Player.P0)
+    stream, route = connected
+    if on_path is not None:
+        on_path(route)
     try:
         local = prepare_game(
             identity=identity,
@@ -493,7 +565,7 @@ async def _join_once(
                 expected_fingerprint=inv.fingerprint,
                 on_event=on_event,
                 stop=stop,
-                reconnector=Redialer(inv.host, inv.port),
+                reconnector=Redialer(inv, on_path=on_path),
                 grace=grace,
                 before_send=local.sync,
             )
@@ -505,7 +577,7 @@ async def _join_once(
     if not _started(local.session) and outcome.end is End.REFUSED:
         local.discard()
         return outcome
-    return replace(outcome, transcript=local.transcript)
+    return replace(outcome, transcript=local.transcript, path=route)
 
 
 def _abandon(session: Session, grace: float, stop: trio.Event) -> None:
@@ -618,7 +690,7 @@ async def resume_game(
     outcome: GameOutcome | None = None
     try:
         if invite is not None:
-            outcome = await play(Redialer(invite.host, invite.port))
+            outcome = await play(Redialer(invite))
             where = f"could not reach the host at {invite.host}:{invite.port}"
         else:
             assert host is not None

@@ -29,11 +29,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from truc_p2p.net._tcp import GameListener
 from truc_p2p.protocol import (
     MAX_ENVELOPE,
     MessageType,
@@ -49,8 +49,17 @@ __all__ = [
     "ChannelReconnector",
     "GameSlot",
     "HostLoop",
+    "StreamSource",
     "read_first_frame",
 ]
+
+
+class StreamSource(Protocol):
+    """Where connections come from: a :class:`~._tcp.GameListener`, or a
+    :class:`~._reach.Reach` (listener, relay, punched paths)."""
+
+    async def accept(self) -> trio.SocketStream: ...
+
 
 #: Connections that may be waiting for their first frame at once.
 DEFAULT_MAX_PENDING = 64
@@ -120,7 +129,7 @@ class HostLoop:
 
     def __init__(
         self,
-        listener: GameListener,
+        listener: StreamSource,
         identity: Ed25519PrivateKey,
         start_game: StartGame,
         *,

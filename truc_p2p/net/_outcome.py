@@ -84,6 +84,8 @@ class GameOutcome:
     messages: int = 0
     nbytes: int = 0
     transcript: Path | None = None
+    #: How the connection was made: ``direct``, ``punched`` or ``relayed``.
+    path: str | None = None
 
     @property
     def valid(self) -> bool:
@@ -136,4 +138,5 @@ class GameOutcome:
             "messages": self.messages,
             "bytes": self.nbytes,
             "transcript": str(self.transcript) if self.transcript is not None else None,
+            "path": self.path,
         }

@@ -1,0 +1,88 @@
+"""``truc-p2p relay``: run the rendezvous and relay server for players behind NAT."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import trio
+
+from truc_p2p.cli._common import run_until_interrupted
+from truc_p2p.net import DEFAULT_RELAY_PORT, RelayServer, SessionReport
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    relay = subparsers.add_parser(
+        "relay",
+        help="run a rendezvous and relay server (on a machine with a public address)",
+        description="Help players behind NAT meet: hosts register (host --relay HOST:PORT), "
+        "joiners find them by the invite's one-time code, both try direct paths and hole "
+        "punching, and the relay copies bytes between them when nothing else works. The "
+        "relay is untrusted: it sees addresses and signed moves, never hidden cards, and "
+        "cannot forge, reorder or impersonate.",
+    )
+    relay.add_argument(
+        "--bind", default=None, metavar="ADDR", help="address to listen on (default: all)"
+    )
+    relay.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_RELAY_PORT,
+        help=f"TCP port (default {DEFAULT_RELAY_PORT}; 0: any)",
+    )
+    relay.add_argument(
+        "--json", action="store_true", help="print one JSON object per line (start, sessions)"
+    )
+    relay.set_defaults(func=_relay)
+
+
+def _relay(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        print(f"truc-p2p relay: --port must be in 0..65535, not {args.port}", file=sys.stderr)
+        return 2
+
+    def report(item: SessionReport) -> None:
+        if args.json:
+            print(json.dumps(item.to_json()), flush=True)
+        else:
+            how = "spliced" if item.spliced else "not spliced (direct path)"
+            print(
+                f"session {item.session}: {how}, {item.bytes} bytes, "
+                f"{item.connections} connections, {item.seconds:.1f} s, end: {item.end}",
+                flush=True,
+            )
+
+    server = RelayServer(on_report=report)
+
+    async def main(stop: trio.Event) -> int:
+        try:
+            listeners = await trio.open_tcp_listeners(args.port, host=args.bind)
+        except OSError as exc:
+            print(
+                f"truc-p2p relay: cannot listen on {args.bind or 'all interfaces'} port "
+                f"{args.port}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return 2
+        addresses = [x.socket.getsockname()[:2] for x in listeners]
+        if args.json:
+            print(json.dumps({"event": "listening", "addresses": addresses}), flush=True)
+        else:
+            where = ", ".join(f"{a}:{p}" for a, p in addresses)
+            print(f"relay listening on {where} (Ctrl-C to stop)", flush=True)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.serve_listeners, server.handle, listeners)
+            await stop.wait()
+            nursery.cancel_scope.cancel()
+        totals = dict(server.stats)
+        if args.json:
+            print(json.dumps({"event": "stopped", **totals}), flush=True)
+        else:
+            print(f"relay stopped: {totals}", flush=True)
+        return 0
+
+    return run_until_interrupted(main)

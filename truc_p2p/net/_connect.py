@@ -1,0 +1,497 @@
+"""Reach a host through NAT: direct paths, TCP hole punching, or a relay splice.
+
+Theory of operation (``protocol_spec/connect.md``).  The host keeps a
+control connection to a relay (:func:`open_rendezvous`) from a local port
+``P`` and listens on ``P`` as well (``SO_REUSEPORT``).  A joiner
+(:func:`connect`) sends ``JOIN code`` to the relay from its own port ``Q``;
+the relay's ``MEET`` tells each side the other's observed address.  Then, in
+parallel:
+
+* the joiner connects to each of the host's LAN addresses and to its
+  observed public address (path ``direct``);
+* both sides connect, again and again, from the port they used to reach the
+  relay to the other's observed address; crossing SYNs open one TCP
+  connection through both NATs (path ``punched``);
+* after :data:`DIRECT_WINDOW` seconds the joiner asks the relay to splice
+  its relay connection to the one the host attached (path ``relayed``).
+
+Every candidate connection first carries a **probe** (the joiner sends
+``TRUCPRB1`` + session + path letter, the host echoes it with ``A``); the
+first candidate answered wins, the joiner sends one ``C`` (commit) on it and
+closes the others.  Only then does the game's hello flow, so the probe never
+consumes a byte of the game.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+
+import ifaddr
+import trio
+
+from truc_p2p.net._invite import Invite
+from truc_p2p.net._relay_wire import (
+    MAGIC,
+    PROBE_MAGIC,
+    SESSION_LEN,
+    Addr,
+    Meet,
+    Msg,
+    RelayProtocolError,
+    decode_addr,
+    encode,
+    encode_addrs,
+    read_exactly,
+    read_message,
+)
+
+__all__ = [
+    "DIRECT_WINDOW",
+    "PATHS",
+    "ConnectError",
+    "Incoming",
+    "Rendezvous",
+    "connect",
+    "lan_addresses",
+    "open_rendezvous",
+]
+
+#: Seconds the joiner tries direct paths alone before asking for a relay splice.
+DIRECT_WINDOW = 3.0
+#: Seconds between PINGs on the host's control connection (keeps NAT mappings too).
+PING_INTERVAL = 25.0
+#: How long each side keeps punching after a MEET.
+PUNCH_TIME = 10.0
+PROBE_TIMEOUT = 5.0
+#: How long the host keeps a meeting open for the joiner's probes.
+MEETING_TIME = 60.0
+#: Probes the host answers at once on its relay port; more connections are closed.
+MAX_PROBES = 64
+PATHS = {b"d": "direct", b"p": "punched", b"r": "relayed"}
+_LETTER = {v: k for k, v in PATHS.items()}
+_NET_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, RelayProtocolError)
+
+
+class ConnectError(OSError):
+    """No path to the host (the relay refused, or every attempt failed)."""
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """A connection ready for the game, and how it was made."""
+
+    stream: trio.SocketStream
+    path: str
+    peer: Addr
+
+
+def lan_addresses(port: int) -> list[Addr]:
+    """This machine's IPv4 addresses that are not loopback, with ``port``."""
+    out: list[Addr] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            if isinstance(ip.ip, str) and not ip.ip.startswith("127."):
+                out.append((ip.ip, port))
+    return out[:8]
+
+
+def _reusable(family: int) -> trio.socket.SocketType:
+    sock = trio.socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if hasattr(socket, "SO_REUSEPORT"):  # not on Windows: no punching from a shared port there
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    return sock
+
+
+async def _resolve(host: str, port: int) -> tuple[int, Addr]:
+    infos = await trio.socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    if not infos:
+        raise ConnectError(f"cannot resolve {host}")
+    family, _, _, _, sockaddr = infos[0]
+    return family, (str(sockaddr[0]), int(sockaddr[1]))
+
+
+async def _connect_from(local_port: int | None, remote: Addr, family: int) -> trio.SocketStream:
+    """Connect to ``remote``, from ``local_port`` shared with other sockets if given."""
+    sock = _reusable(family)
+    try:
+        if local_port is not None:
+            await sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", local_port))
+        await sock.connect(remote)
+    except BaseException:
+        sock.close()
+        raise
+    return trio.SocketStream(sock)
+
+
+def _family_of(addr: Addr) -> int:
+    return socket.AF_INET6 if ":" in addr[0] else socket.AF_INET
+
+
+async def _open_relay(relay: tuple[str, int], timeout: float) -> trio.SocketStream:
+    family, addr = await _resolve(*relay)
+    with trio.move_on_after(timeout):
+        stream = await _connect_from(0, addr, family)
+        return stream
+    raise ConnectError(f"no answer from the relay {relay[0]}:{relay[1]} within {timeout:g} s")
+
+
+async def _expect(stream: trio.SocketStream, want: int, timeout: float) -> bytes:
+    with trio.fail_after(timeout):
+        kind, body = await read_message(stream)
+    if kind == Msg.ERROR:
+        raise ConnectError("the relay says: " + body.decode("utf-8", "replace"))
+    if kind != want:
+        raise RelayProtocolError(f"expected message {want:#x}, got {kind:#x}")
+    return body
+
+
+# --------------------------------------------------------------------------- host
+
+
+@dataclass(eq=False)
+class _Pending:
+    meet: Meet
+    resolved: trio.CancelScope = field(default_factory=trio.CancelScope)
+
+
+class Rendezvous:
+    """A host's registration with a relay; :meth:`accept` yields game connections."""
+
+    def __init__(
+        self, relay: tuple[str, int], control: trio.SocketStream, code: str, observed: Addr
+    ):
+        self.relay = relay
+        self.code = code
+        #: The host's address and port as the relay sees them.
+        self.observed = observed
+        self._control = control
+        self.local_port = int(control.socket.getsockname()[1])
+        self._pending: dict[bytes, _Pending] = {}
+        self._tx, self._rx = trio.open_memory_channel[Incoming](0)
+        self.family = control.socket.family
+        #: Why the control connection to the relay ended (``None`` while it is up).
+        self.lost: str | None = None
+        #: Set when the control connection ended (see :attr:`lost`).
+        self.lost_event = trio.Event()
+        self._probes = 0
+
+    def invite(self, base: Invite) -> Invite:
+        """``base`` (the direct address) with this relay and code added."""
+        return Invite(base.host, base.port, base.fingerprint, relay=self.relay, code=self.code)
+
+    async def accept(self) -> Incoming:
+        """The next connection whose probe was committed (its path is known)."""
+        return await self._rx.receive()
+
+    async def _run(self, nursery: trio.Nursery, listener: trio.SocketListener) -> None:
+        """Serve MEETs until the relay goes away; then only the listener stays (games
+        already connected, direct or punched, do not depend on the relay)."""
+        nursery.start_soon(self._listen, nursery, listener)
+        async with trio.open_nursery() as control:
+            control.start_soon(self._ping, control.cancel_scope)
+            try:
+                await self._read_control(nursery)
+            except _NET_ERRORS as exc:
+                self.lost = str(exc) or type(exc).__name__
+            control.cancel_scope.cancel()
+        self.lost = self.lost or "the relay closed the connection"
+        self.lost_event.set()
+
+    async def _read_control(self, nursery: trio.Nursery) -> None:
+        while True:
+            kind, body = await read_message(self._control)
+            if kind == Msg.MEET:
+                meet = Meet.decode(body)
+                pending = _Pending(meet)
+                self._pending[meet.session] = pending
+                nursery.start_soon(self._meeting, nursery, pending)
+            elif kind == Msg.ERROR:
+                raise ConnectError("the relay says: " + body.decode("utf-8", "replace"))
+            elif kind != Msg.PONG:
+                raise RelayProtocolError(f"unexpected message {kind:#x} from the relay")
+
+    async def _ping(self, scope: trio.CancelScope) -> None:
+        while True:
+            await trio.sleep(PING_INTERVAL)
+            try:
+                await self._control.send_all(encode(Msg.PING))
+            except _NET_ERRORS as exc:
+                self.lost = str(exc) or type(exc).__name__
+                scope.cancel()
+                return
+
+    async def _listen(self, nursery: trio.Nursery, listener: trio.SocketListener) -> None:
+        while True:
+            try:
+                stream = await listener.accept()
+            except OSError:  # out of file descriptors and the like: try again later
+                await trio.sleep(0.5)
+                continue
+            if self._probes >= MAX_PROBES:
+                await trio.aclose_forcefully(stream)
+                continue
+            nursery.start_soon(self._answer_probe, stream)
+
+    async def _meeting(self, nursery: trio.Nursery, pending: _Pending) -> None:
+        """Punch towards the joiner and attach to the relay, until one path commits."""
+        try:
+            # The session stays open for probes until one commits or the joiner must
+            # have given up, even when punching and attaching are over.
+            with pending.resolved, trio.move_on_after(MEETING_TIME):
+                async with trio.open_nursery() as inner:
+                    inner.start_soon(self._punch, nursery, pending.meet.peer)
+                    inner.start_soon(self._attach, nursery, pending.meet.session)
+                    inner.start_soon(trio.sleep_forever)
+        finally:
+            self._pending.pop(pending.meet.session, None)
+
+    async def _punch(self, nursery: trio.Nursery, peer: Addr) -> None:
+        with trio.move_on_after(PUNCH_TIME):
+            while True:
+                try:
+                    with trio.fail_after(1.5):
+                        stream = await _connect_from(self.local_port, peer, self.family)
+                except (OSError, trio.TooSlowError):
+                    await trio.sleep(0.1)
+                    continue
+                nursery.start_soon(self._answer_probe, stream)
+                return
+
+    async def _attach(self, nursery: trio.Nursery, session: bytes) -> None:
+        try:
+            stream = await _open_relay(self.relay, 5)
+        except _NET_ERRORS:
+            return
+        try:
+            await stream.send_all(MAGIC + encode(Msg.ATTACH, session))
+            await _expect(stream, Msg.SPLICED, DIRECT_WINDOW + 30)
+        except BaseException as exc:
+            await trio.aclose_forcefully(stream)
+            if isinstance(exc, (*_NET_ERRORS, trio.TooSlowError)):
+                return
+            raise
+        nursery.start_soon(self._answer_probe, stream)
+
+    async def _answer_probe(self, stream: trio.SocketStream) -> None:
+        """Echo a valid probe, wait for the commit, hand the stream to :meth:`accept`."""
+        handed = False
+        self._probes += 1
+        try:
+            peer = (str(stream.socket.getpeername()[0]), int(stream.socket.getpeername()[1]))
+            with trio.fail_after(PROBE_TIMEOUT):
+                probe = await read_exactly(stream, len(PROBE_MAGIC) + SESSION_LEN + 1)
+            session = probe[len(PROBE_MAGIC) : -1]
+            path = PATHS.get(probe[-1:])
+            pending = self._pending.get(session)
+            if not probe.startswith(PROBE_MAGIC) or path is None or pending is None:
+                raise RelayProtocolError("bad probe")
+            if path == "relayed":
+                peer = pending.meet.peer  # the joiner, not the relay
+            await stream.send_all(probe[:-1] + b"A")
+            with trio.fail_after(PROBE_TIMEOUT):
+                commit = await read_exactly(stream, 1)
+            if commit != b"C" or session not in self._pending:
+                raise RelayProtocolError("bad commit")
+            pending.resolved.cancel()
+            self._pending.pop(session, None)
+            await self._tx.send(Incoming(stream, path, peer))
+            handed = True
+        except (*_NET_ERRORS, trio.TooSlowError):
+            return
+        finally:
+            self._probes -= 1
+            if not handed:
+                await trio.aclose_forcefully(stream)
+
+
+@asynccontextmanager
+async def open_rendezvous(
+    relay: tuple[str, int], *, timeout: float = 10.0
+) -> AsyncIterator[Rendezvous]:
+    """Register with ``relay`` (host, port) and listen on the same local port.
+
+    Raises :class:`ConnectError` (an ``OSError``) when the relay cannot be
+    reached or refuses.  Leaving the block closes everything.
+    """
+    try:
+        control = await _open_relay(relay, timeout)
+    except OSError as exc:
+        raise ConnectError(f"cannot reach the relay {relay[0]}:{relay[1]}: {exc}") from None
+    async with control:
+        port = int(control.socket.getsockname()[1])
+        sock = _reusable(control.socket.family)
+        try:
+            await sock.bind(("::" if control.socket.family == socket.AF_INET6 else "0.0.0.0", port))
+            sock.listen(16)
+        except BaseException:
+            sock.close()
+            raise
+        listener = trio.SocketListener(sock)
+        async with listener:
+            try:
+                await control.send_all(
+                    MAGIC + encode(Msg.REGISTER, encode_addrs(lan_addresses(port)))
+                )
+                body = await _expect(control, Msg.REGISTERED, timeout)
+            except (*_NET_ERRORS, trio.TooSlowError) as exc:
+                if isinstance(exc, ConnectError):
+                    raise
+                raise ConnectError(f"the relay did not register us: {exc}") from None
+            if not body or len(body) < 1 + body[0]:
+                raise ConnectError("bad REGISTERED from the relay")
+            code = body[1 : 1 + body[0]].decode("ascii")
+            observed, _ = decode_addr(body, 1 + body[0])
+            rendezvous = Rendezvous(relay, control, code, observed)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(rendezvous._run, nursery, listener)
+                try:
+                    yield rendezvous
+                finally:
+                    nursery.cancel_scope.cancel()
+                    rendezvous._tx.close()
+                    while True:
+                        try:
+                            leftover = rendezvous._rx.receive_nowait()
+                        except (trio.WouldBlock, trio.EndOfChannel):
+                            break
+                        with suppress(*_NET_ERRORS):
+                            await leftover.stream.aclose()
+
+
+# --------------------------------------------------------------------------- joiner
+
+
+async def _probe(stream: trio.SocketStream, session: bytes, path: str) -> None:
+    probe = PROBE_MAGIC + session + _LETTER[path]
+    await stream.send_all(probe)
+    with trio.fail_after(PROBE_TIMEOUT):
+        echo = await read_exactly(stream, len(probe))
+    if echo != probe[:-1] + b"A":
+        raise RelayProtocolError("bad probe answer")
+
+
+async def connect(
+    invite: Invite,
+    *,
+    connect_timeout: float = 15.0,
+    direct_window: float = DIRECT_WINDOW,
+    paths: frozenset[str] = frozenset(PATHS.values()),
+) -> tuple[trio.SocketStream, str]:
+    """Connect to the host of ``invite``; returns the stream and its path.
+
+    Without a relay in the invite this is a plain TCP connection (``direct``).
+    With one, the paths race as the module docstring says.  Raises
+    :class:`ConnectError` (an ``OSError``) when nothing works within
+    ``connect_timeout`` seconds.  ``paths`` limits the kinds of path tried
+    (tests use it to force one).
+    """
+    if invite.relay is None or invite.code is None:
+        with trio.move_on_after(connect_timeout):
+            return await trio.open_tcp_stream(invite.host, invite.port), "direct"
+        raise TimeoutError(f"no answer within {connect_timeout:g} s")
+    deadline = trio.current_time() + connect_timeout
+    try:
+        relay_stream = await _open_relay(invite.relay, min(connect_timeout, 10.0))
+    except OSError as exc:
+        # The relay is down: the invite's own address may still work (a LAN).
+        with trio.move_on_after(connect_timeout):
+            try:
+                return await trio.open_tcp_stream(invite.host, invite.port), "direct"
+            except OSError:
+                pass
+        raise ConnectError(f"cannot reach the relay: {exc}") from None
+    winner: list[tuple[trio.SocketStream, str]] = []
+    try:
+        code = invite.code.encode()
+        await relay_stream.send_all(
+            MAGIC + encode(Msg.JOIN, bytes([len(code)]) + code + encode_addrs([]))
+        )
+        meet = Meet.decode(await _expect(relay_stream, Msg.MEET, 10.0))
+        local_port = int(relay_stream.socket.getsockname()[1])
+        family = relay_stream.socket.family
+        failures: list[str] = []
+        async with trio.open_nursery() as nursery:
+
+            async def won(stream: trio.SocketStream, path: str) -> None:
+                if winner:
+                    await trio.aclose_forcefully(stream)
+                    return
+                winner.append((stream, path))
+                nursery.cancel_scope.cancel()
+
+            async def try_direct(addr: Addr) -> None:
+                with suppress(*_NET_ERRORS, trio.TooSlowError):
+                    with trio.fail_after(3):
+                        stream = await _connect_from(None, addr, _family_of(addr))
+                    try:
+                        await _probe(stream, meet.session, "direct")
+                    except BaseException:
+                        await trio.aclose_forcefully(stream)
+                        raise
+                    await won(stream, "direct")
+
+            async def try_punch() -> None:
+                with trio.move_on_after(PUNCH_TIME):
+                    while True:
+                        try:
+                            with trio.fail_after(1.5):
+                                stream = await _connect_from(local_port, meet.peer, family)
+                        except (OSError, trio.TooSlowError):
+                            await trio.sleep(0.1)
+                            continue
+                        with suppress(*_NET_ERRORS, trio.TooSlowError):
+                            try:
+                                await _probe(stream, meet.session, "punched")
+                            except BaseException:
+                                await trio.aclose_forcefully(stream)
+                                raise
+                            await won(stream, "punched")
+                        return
+
+            async def try_relay() -> None:
+                await trio.sleep(direct_window)
+                try:
+                    await relay_stream.send_all(encode(Msg.SPLICE))
+                    await _expect(relay_stream, Msg.SPLICED, 35.0)
+                    await _probe(relay_stream, meet.session, "relayed")
+                except (*_NET_ERRORS, trio.TooSlowError) as exc:
+                    failures.append(f"relay: {exc}")
+                    return
+                await won(relay_stream, "relayed")
+
+            if "direct" in paths:
+                for addr in meet.peer_lan:
+                    nursery.start_soon(try_direct, addr)
+                if meet.peer not in meet.peer_lan:
+                    nursery.start_soon(try_direct, meet.peer)
+            if "punched" in paths:
+                nursery.start_soon(try_punch)
+            if "relayed" in paths:
+                nursery.start_soon(try_relay)
+            nursery.cancel_scope.deadline = deadline
+    except BaseException as exc:
+        for stream, _ in winner:
+            if stream is not relay_stream:
+                await trio.aclose_forcefully(stream)
+        await trio.aclose_forcefully(relay_stream)
+        if isinstance(exc, ConnectError) or not isinstance(exc, (*_NET_ERRORS, trio.TooSlowError)):
+            raise
+        raise ConnectError(f"no path to the host: {exc or type(exc).__name__}") from None
+    if not winner:
+        await relay_stream.aclose()
+        why = f" ({'; '.join(failures)})" if failures else ""
+        raise ConnectError(f"no path to the host within {connect_timeout:g} s{why}")
+    stream, path = winner[0]
+    try:
+        await stream.send_all(b"C")
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+        await stream.aclose()
+        await relay_stream.aclose()
+        raise ConnectError(f"the {path} path broke right away: {exc}") from None
+    if stream is not relay_stream:
+        await relay_stream.aclose()
+    return stream, path

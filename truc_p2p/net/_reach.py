@@ -1,0 +1,187 @@
+"""Every way a host can be reached, as one source of incoming game connections.
+
+:func:`open_reach` wraps a host's listening sockets with the extras of
+``truc-p2p host``: a relay registration (hole punching and relay splices),
+a port mapping on the home router, and a LAN announcement.  Its
+:meth:`Reach.accept` yields :class:`~truc_p2p.net.Incoming` connections from
+all of them, each labelled with its path, and :meth:`Reach.invite` is the
+invite that names them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import weakref
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
+
+import trio
+
+from truc_p2p.net._connect import Incoming, Rendezvous, lan_addresses, open_rendezvous
+from truc_p2p.net._discovery import advertise_game
+from truc_p2p.net._invite import Invite
+from truc_p2p.net._portmap import PortMapping, map_port
+from truc_p2p.net._tcp import GameListener
+
+__all__ = ["Reach", "open_reach"]
+
+
+def _is_loopback(bind: str | None) -> bool:
+    if bind is None:
+        return False
+    try:
+        return ipaddress.ip_address(bind).is_loopback
+    except ValueError:
+        return bind == "localhost"
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+class Reach:
+    """A host's listener plus its relay registration, port mapping and announcement."""
+
+    def __init__(self, listener: GameListener, fingerprint: str, advertise: str | None) -> None:
+        self.listener = listener
+        self.fingerprint = fingerprint
+        self.advertise = advertise
+        self.rendezvous: Rendezvous | None = None
+        self.mapping: PortMapping | None = None
+        self._tx, self._rx = trio.open_memory_channel[Incoming](0)
+        self._paths: weakref.WeakKeyDictionary[trio.abc.Stream, Incoming] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def invite(self) -> Invite:
+        """The invite: the mapped public address if the router mapped the port,
+        else the advertised or LAN address; plus the relay and code if registered."""
+        if self.mapping is not None and not self.advertise:
+            base = Invite(self.mapping.external_ip, self.mapping.external_port, self.fingerprint)
+        else:
+            base = self.listener.invite(self.fingerprint, advertise=self.advertise)
+        return self.rendezvous.invite(base) if self.rendezvous is not None else base
+
+    async def accept_incoming(self) -> Incoming:
+        """The next connection from any source (listener: path ``direct``)."""
+        incoming = await self._rx.receive()
+        self._paths[incoming.stream] = incoming
+        return incoming
+
+    async def accept(self) -> trio.SocketStream:
+        """Like :meth:`GameListener.accept` (for the host's accept loop); the path
+        of each stream is kept for :meth:`path_of`."""
+        return (await self.accept_incoming()).stream
+
+    def path_of(self, stream: trio.abc.Stream) -> str:
+        """How ``stream`` (from :meth:`accept`) was made: direct, punched or relayed."""
+        incoming = self._paths.get(stream)
+        return incoming.path if incoming is not None else "direct"
+
+    def peer_of(self, stream: trio.abc.Stream, default: str = "?") -> str:
+        """The joiner's address for ``stream`` (not the relay's, for a relayed one)."""
+        incoming = self._paths.get(stream)
+        return incoming.peer[0] if incoming is not None else default
+
+    async def _from_listener(self) -> None:
+        while True:
+            stream = await self.listener.accept()
+            try:
+                name = stream.socket.getpeername()
+                peer = (str(name[0]), int(name[1]))
+            except OSError:
+                peer = ("?", 0)
+            try:
+                await self._tx.send(Incoming(stream, "direct", peer))
+            except BaseException:
+                await trio.aclose_forcefully(stream)
+                raise
+
+    async def _from_relay(self, rendezvous: Rendezvous) -> None:
+        while True:
+            incoming = await rendezvous.accept()
+            try:
+                await self._tx.send(incoming)
+            except BaseException:
+                await trio.aclose_forcefully(incoming.stream)
+                raise
+
+
+@asynccontextmanager
+async def open_reach(
+    listener: GameListener,
+    *,
+    fingerprint: str,
+    name: str = "host",
+    advertise: str | None = None,
+    relay: tuple[str, int] | None = None,
+    portmap: bool = True,
+    announce: bool = True,
+    settings: dict[str, str] | None = None,
+    on_notice: Callable[[str], None] | None = None,
+) -> AsyncIterator[Reach]:
+    """Set up the extras (each skipped on a loopback bind) and yield the :class:`Reach`.
+
+    A relay that cannot be reached raises :class:`~truc_p2p.net.ConnectError`
+    (an ``OSError``); a router without port mapping or a LAN without
+    multicast is skipped (``on_notice`` hears what the router did).
+    """
+    reach = Reach(listener, fingerprint, advertise)
+    local_only = _is_loopback(listener.bind)
+    async with AsyncExitStack() as stack:
+        if relay is not None:
+            reach.rendezvous = await stack.enter_async_context(open_rendezvous(relay))
+        if portmap and not local_only and not advertise:
+            reach.mapping = await stack.enter_async_context(map_port(listener.port))
+            if reach.mapping is not None and on_notice is not None:
+                m = reach.mapping
+                on_notice(
+                    f"your router forwards {m.external_ip}:{m.external_port} to this machine "
+                    f"({m.method}, removed when you stop)"
+                )
+        if announce and not local_only:
+            addresses = [
+                a for a, _ in listener.addresses if _is_ip(a) and a not in ("::", "0.0.0.0")
+            ]
+            if not addresses:  # bound to every interface: announce each LAN address
+                addresses = [a for a, _ in lan_addresses(listener.port)]
+            if addresses:
+                await stack.enter_async_context(
+                    advertise_game(
+                        name=name,
+                        port=listener.port,
+                        fingerprint=fingerprint,
+                        addresses=addresses,
+                        settings=settings,
+                    )
+                )
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(reach._from_listener)
+            if reach.rendezvous is not None:
+                nursery.start_soon(reach._from_relay, reach.rendezvous)
+                if on_notice is not None:
+                    nursery.start_soon(_tell_lost, reach.rendezvous, on_notice)
+            try:
+                yield reach
+            finally:
+                nursery.cancel_scope.cancel()
+                reach._tx.close()
+                while True:
+                    try:
+                        leftover = reach._rx.receive_nowait()
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+                    with suppress(OSError, trio.BrokenResourceError):
+                        await trio.aclose_forcefully(leftover.stream)
+
+
+async def _tell_lost(rendezvous: Rendezvous, on_notice: Callable[[str], None]) -> None:
+    await rendezvous.lost_event.wait()
+    on_notice(
+        f"lost the relay ({rendezvous.lost}): new joiners cannot meet you through it; "
+        "games already connected go on"
+    )

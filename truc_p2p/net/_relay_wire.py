@@ -1,0 +1,152 @@
+"""Bytes of the relay protocol and of the path probe (``protocol_spec/connect.md``).
+
+A relay connection opens with the 8-byte magic ``TRUCRLY1`` from the
+client; after it both directions carry **control messages**: one type byte,
+a 2-byte big-endian body length (at most :data:`MAX_BODY`) and the body.
+Reads never take a byte past the message they want (``receive_some`` is
+asked for exactly the bytes still missing), so once a relay splices two
+connections, or a probe is answered, the stream can be handed on with
+nothing buffered on our side.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import struct
+from dataclasses import dataclass
+
+import trio
+
+__all__ = [
+    "MAGIC",
+    "MAX_BODY",
+    "PROBE_MAGIC",
+    "Addr",
+    "Msg",
+    "RelayProtocolError",
+    "decode_addr",
+    "decode_addrs",
+    "encode",
+    "encode_addr",
+    "encode_addrs",
+    "read_exactly",
+    "read_message",
+]
+
+MAGIC = b"TRUCRLY1"
+PROBE_MAGIC = b"TRUCPRB1"
+MAX_BODY = 512
+MAX_ADDRS = 8
+SESSION_LEN = 16
+
+
+class Msg:
+    """Control message types (client to relay below 0x80, relay to client above)."""
+
+    REGISTER = 0x01
+    JOIN = 0x02
+    ATTACH = 0x03
+    SPLICE = 0x04
+    PING = 0x05
+    REGISTERED = 0x81
+    MEET = 0x82
+    SPLICED = 0x84
+    PONG = 0x85
+    ERROR = 0xEE
+
+
+class RelayProtocolError(Exception):
+    """The other end sent something the relay protocol does not allow."""
+
+
+#: An IP address (text form) and a port.
+Addr = tuple[str, int]
+
+
+async def read_exactly(stream: trio.abc.ReceiveStream, n: int) -> bytes:
+    """Exactly ``n`` bytes; :class:`RelayProtocolError` on EOF first."""
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = await stream.receive_some(n - len(buf))
+        if not chunk:
+            raise RelayProtocolError("the connection closed")
+        buf += chunk
+    return bytes(buf)
+
+
+def encode(kind: int, body: bytes = b"") -> bytes:
+    if len(body) > MAX_BODY:
+        raise ValueError("control message body too long")
+    return struct.pack("!BH", kind, len(body)) + body
+
+
+async def read_message(stream: trio.abc.ReceiveStream) -> tuple[int, bytes]:
+    kind, size = struct.unpack("!BH", await read_exactly(stream, 3))
+    if size > MAX_BODY:
+        raise RelayProtocolError(f"control message of {size} bytes")
+    return kind, await read_exactly(stream, size)
+
+
+def encode_addr(addr: Addr) -> bytes:
+    ip = ipaddress.ip_address(addr[0].split("%")[0])
+    return bytes([ip.version]) + ip.packed + struct.pack("!H", addr[1])
+
+
+def decode_addr(data: bytes, at: int = 0) -> tuple[Addr, int]:
+    """One address from ``data[at:]``; returns it and the offset after it."""
+    if at >= len(data) or data[at] not in (4, 6):
+        raise RelayProtocolError("bad address family")
+    size = 4 if data[at] == 4 else 16
+    end = at + 1 + size + 2
+    if end > len(data):
+        raise RelayProtocolError("truncated address")
+    ip = ipaddress.ip_address(data[at + 1 : at + 1 + size])
+    (port,) = struct.unpack("!H", data[end - 2 : end])
+    return (str(ip), port), end
+
+
+def encode_addrs(addrs: list[Addr]) -> bytes:
+    addrs = addrs[:MAX_ADDRS]
+    return bytes([len(addrs)]) + b"".join(encode_addr(a) for a in addrs)
+
+
+def decode_addrs(data: bytes, at: int = 0) -> tuple[list[Addr], int]:
+    if at >= len(data) or data[at] > MAX_ADDRS:
+        raise RelayProtocolError("bad address list")
+    count, at = data[at], at + 1
+    out = []
+    for _ in range(count):
+        addr, at = decode_addr(data, at)
+        out.append(addr)
+    return out, at
+
+
+@dataclass(frozen=True)
+class Meet:
+    """A ``MEET``: the session id, this side's and the other side's observed
+    addresses, and the other side's own (LAN) addresses."""
+
+    session: bytes
+    you: Addr
+    peer: Addr
+    peer_lan: list[Addr]
+
+    def encode(self) -> bytes:
+        return encode(
+            Msg.MEET,
+            self.session
+            + encode_addr(self.you)
+            + encode_addr(self.peer)
+            + encode_addrs(self.peer_lan),
+        )
+
+    @classmethod
+    def decode(cls, body: bytes) -> Meet:
+        if len(body) < SESSION_LEN:
+            raise RelayProtocolError("short MEET")
+        you, at = decode_addr(body, SESSION_LEN)
+        peer, at = decode_addr(body, at)
+        lan, at = decode_addrs(body, at)
+        if at != len(body):
+            raise RelayProtocolError("trailing bytes in MEET")
+        return cls(body[:SESSION_LEN], you, peer, lan)
