@@ -308,6 +308,7 @@ def test_every_catalogue_type_with_a_shaped_payload(stage: str) -> None:
         },
         "v2deck3": {"shares": [bytes(97)] * 3, "action": {"act": "fold"}},
         "v2action": {"act": "fold"},
+        "v2open": {"hand": 0, "shares": [bytes(97)] * 3},
         "reveal": {"first": 0, "seeds": [bytes(32)]},
         "result": {"winner": 0, "scores": [1, 0], "reason": "target", "hands": 1, "chain": keys[0]},
         "abort": {"reason": "quit", "detail": ""},
