@@ -90,6 +90,7 @@ class Point:
             ruleset=RULESET,
             name=self.name,
             deck=self.deck[:2],
+            pipeline=self.deck == "v2p" if self.deck != "v1" else None,
         )
 
 

@@ -323,3 +323,15 @@ def test_a_dangling_pre_deal_verifies_and_reveals_nothing() -> None:
     report = verify_transcript(pair.records[P0])
     assert report.valid and report.hands == result.hands
     assert report.hidden_cards_revealed == 0
+
+
+def test_pipelined_cost_per_hand() -> None:
+    """The pipelined deal adds one small message per hand (v2open) to the classic
+    three, and about the same bytes per hand (plus the dangling pre-deal per game)."""
+    from test_protocol_v2_games import _per_hand_cost
+
+    deals, nbytes, _ = _per_hand_cost("v2", pipeline=True)
+    classic_deals, classic_bytes, _ = _per_hand_cost("v2")
+    assert classic_deals == 3
+    assert 3 < deals <= 4.5  # v2open, and a dangling pre-deal per game
+    assert classic_bytes < nbytes < classic_bytes + 15_000

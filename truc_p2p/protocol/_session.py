@@ -150,7 +150,7 @@ __all__ = [
 
 AUDIT_MODES = ("game", "hand")
 #: Whether deck v2 sessions pipeline the deal unless told otherwise.
-PIPELINE_DEFAULT = False
+PIPELINE_DEFAULT = True
 _COIN_TAG = b"truc-p2p/v1/coin"
 _GAME_TAG = b"truc-p2p/v1/game"
 
@@ -712,7 +712,7 @@ class Session:
         own = _options_of_own_hello(envelopes, Player(role))
         if deck is None:
             deck = own[1] if own is not None else "v2"
-        if pipeline is None and own is not None:
+        if pipeline is None and own is not None and own[1] == deck:
             pipeline = own[2]
         session = cls(
             identity=identity,
