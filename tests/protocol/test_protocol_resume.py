@@ -365,13 +365,11 @@ def test_cut_and_crash_in_the_middle_of_a_pipelined_deal(seed: int, crash: str, 
         game.deliver_some(p)
         game.step(p)
         for q in (P0, P1):
-            last = game.records[q][-1] if game.records[q] else b""
-            if (
-                last
-                and decode_envelope(last).sender == q
-                and (
-                    _is_pre_deal(last) if what == "predeal" else decode_envelope(last).type == what
-                )
+            # q's pre-deal (or v2open) is among its last two records and still in flight
+            tail = [decode_envelope(r) for r in game.records[q][-2:]]
+            if len(game.records[q.other]) < len(game.records[q]) and any(
+                e.sender == q and (_is_pre_deal(e.raw) if what == "predeal" else e.type == what)
+                for e in tail
             ):
                 hit = q
         if hit is not None or all(s.finished for s in game.sessions.values()):

@@ -26,6 +26,7 @@ from protocol_helpers import (
     deliver_and_expect,
     drain,
     expect_remote,
+    split,
     with_payload,
 )
 from test_protocol_games import check_finished_game
@@ -335,3 +336,35 @@ def test_pipelined_cost_per_hand() -> None:
     assert classic_deals == 3
     assert 3 < deals <= 4.5  # v2open, and a dangling pre-deal per game
     assert classic_bytes < nbytes < classic_bytes + 15_000
+
+
+def test_the_turn_is_handed_out_before_the_pre_deal_is_computed() -> None:
+    """The next non-dealer's YourTurn comes first; its owed v2deck1 (a shuffle and a
+    proof) is made on the next next_event() -- while the player thinks -- or by send()."""
+    from truc_p2p.protocol import NEED_DATA, YourTurn, frame
+
+    pair = pipelined("pipe-lazy", first_dealer=P0, bots={P0: None, P1: None})
+    s = pair.sessions  # P0 deals hand 0, so it is the non-dealer of hand 1
+    s[P1].receive_data(b"".join(frame(raw) for raw in pair.inflight[P0]))
+    turn = None
+    for _ in range(1000):
+        for p in (P0, P1):
+            event = s[p].next_event()
+            if isinstance(event, YourTurn) and p is P0:
+                turn = event
+                break
+            if isinstance(event, YourTurn):
+                s[P0].receive_data(s[P1].send(PLAYER.choose(s[P1].game)))
+            s[p.other].receive_data(s[p].data_to_send())
+        if turn is not None:
+            break
+    assert turn is not None and s[P0].hands_dealt == 1
+    assert "v2deck1" not in [decode_envelope(r).type for r in split(s[P0].data_to_send())]
+    while s[P0].next_event() is not NEED_DATA:
+        pass
+    made = [decode_envelope(r) for r in split(s[P0].data_to_send())]
+    assert [(e.type, e.payload["hand"]) for e in made] == [("v2deck1", 1)]
+    # the action then follows the pre-deal on the chain
+    action = [decode_envelope(r) for r in split(s[P0].send(PLAYER.choose(s[P0].game)))]
+    assert [e.type for e in action] == ["v2action"]
+    assert action[0].seq == made[0].seq + 1

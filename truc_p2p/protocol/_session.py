@@ -347,6 +347,9 @@ class Session:
         # messages are on the chain (None while no pre-deal may run).
         self._next: HandStateV2 | None = None
         self._predeal: int | None = None
+        # A pre-deal message we may owe is made after our YourTurn is handed out:
+        # on the next next_event() (while the player thinks) or at the latest by send().
+        self._predeal_flush = False
         self._hand_ender: Player | None = None
         self._audited = 0  # hands [0, _audited) are audited
         self._reveal_env: bytes = b""
@@ -434,6 +437,10 @@ class Session:
                 return CLOSED
             if self.stage is Stage.ABORTED:
                 return CLOSED
+            if self._predeal_flush:
+                self._predeal_flush = False
+                self._flush_predeal()
+                continue
             try:
                 raw = self._frames.next_envelope()
             except RemoteProtocolError as exc:
@@ -465,6 +472,9 @@ class Session:
             except RulesError as exc:  # an illegal action, or not an Action at all
                 raise LocalProtocolError(f"illegal action {action}: {exc}") from exc
             raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
+        if self._predeal_flush:  # the owed pre-deal message goes first on the chain
+            self._predeal_flush = False
+            self._flush_predeal()
         payload = self._own_action_payload(action)
         mtype = ACTION_STAGES[self.stage]
         if mtype == MessageType.DECK4:
@@ -729,6 +739,9 @@ class Session:
         for raw in envelopes:
             sender = decode_envelope(raw).sender
             if sender == session.me:
+                if cursor >= len(session._sent_log) and session._predeal_flush:
+                    session._predeal_flush = False  # an owed pre-deal comes first
+                    session._flush_predeal()
                 if cursor >= len(session._sent_log):
                     session._replay_own_decision(raw)
                 produced = session._sent_log[cursor]
@@ -1183,7 +1196,6 @@ class Session:
             nxt.pending_d2 = {"hand": self._hand + 1, **d2}
         assert self._next is not None
         self._next.envelopes[env.type] = env.raw
-        self._flush_predeal()
 
     def _on_v2deck2(self, env: Envelope, mine: bool) -> None:
         if self.stage is Stage.V2_PREDEAL2:
@@ -1212,7 +1224,6 @@ class Session:
         nxt.envelopes[env.type] = env.raw
         if not mine:
             nxt.deck.receive_d2_deck(payload)
-        self._flush_predeal()
 
     def _on_v2open(self, env: Envelope, mine: bool) -> None:
         """The dealer's shares for the non-dealer's cards of the pre-dealt hand."""
@@ -1380,7 +1391,7 @@ class Session:
             if self._expected_sender() == self.me:
                 self._emit(MessageType.RESULT, self._expected_result)
         else:
-            self._flush_predeal()
+            self._predeal_flush = self.pipeline
             self._your_turn()
 
     # -- audit and result ----------------------------------------------------------
