@@ -76,7 +76,8 @@ def run(pipeline: bool, games: int, target: int) -> dict[str, Any]:
         messages += len(records) - 3
         nbytes += sum(len(r) + 4 for r in records[3:])
         for seg in boundaries(records):
-            key = "pre-dealt" if any(e.type == "v2open" for e in seg) else "other"
+            opened = "open" in seg[0].payload or any(e.type == "v2open" for e in seg)
+            key = "pre-dealt" if opened else "other"
             groups[key].append(figures(seg))
     every = groups["pre-dealt"] + groups["other"]
 

@@ -186,14 +186,16 @@ def test_no_heavy_deal_message_on_the_critical_path(seed: int, names: tuple[str,
     pair.finish()
     records = pair.records[P0]
     figures = critical_path(records)
-    steady = 0
+    steady = rode = 0
     for seg, (deal, heavy, flights) in zip(hand_boundaries(records), figures, strict=True):
-        opened = any(e.type == "v2open" for e in seg)
-        if opened:  # the pre-deal completed during the previous hand: steady state
+        if "open" in seg[0].payload:  # the new dealer ended the hand: its shares rode on it
             steady += 1
-            assert (deal, heavy) == (1, 0)
-            ender, opener = seg[0].sender, next(e for e in seg if e.type == "v2open").sender
-            assert flights == (0 if ender == opener else 1)
+            rode += 1
+            assert (deal, heavy, flights) == (0, 0, 0)
+        elif any(e.type == "v2open" for e in seg):  # the new non-dealer ended it
+            steady += 1
+            assert (deal, heavy, flights) == (1, 0, 1)
+            assert next(e for e in seg if e.type == "v2open").sender != seg[0].sender
         else:  # a hand too short to pre-deal: at most the classic deal
             assert heavy <= 2
     assert steady >= len(figures) // 2
@@ -246,6 +248,12 @@ def test_pipeline_needs_deck_v2() -> None:
 def _pre_deal(mtype: str, hand: int = 1) -> Callable[[Player, bytes], bool]:
     def stop(sender: Player, raw: bytes) -> bool:
         env = decode_envelope(raw)
+        if mtype == "open":  # the shares riding on the action that ends a hand
+            return "open" in env.payload
+        if mtype == "v2open":
+            return env.type == mtype
+        if mtype == "v2action":
+            return env.type == mtype and "open" not in env.payload
         return env.type == mtype and env.payload.get("hand") == hand
 
     return stop
@@ -269,6 +277,12 @@ PRE_DEAL_CHEATS: list[tuple[str, str, Callable[[dict[str, Any]], Any], str]] = [
         "D2",
     ),
     ("open-shares-swapped", "v2open", lambda p: p["shares"].reverse(), "D2"),
+    (
+        "riding-open-forged",
+        "open",
+        lambda p: p["open"].__setitem__(0, flip(p["open"][0], 70)),
+        "D2",
+    ),
 ]
 
 
@@ -295,7 +309,9 @@ MALFORMED: list[tuple[str, str, Callable[[dict[str, Any]], Any]]] = [
     ("predeal1-no-hand", "v2deck1", lambda p: p.pop("hand")),
     ("predeal2-early-shares", "v2deck2", lambda p: p.update(shares=[bytes(97)] * 3)),
     ("predeal2-wrong-hand", "v2deck2", lambda p: p.update(hand=0)),
-    ("open-wrong-hand", "v2open", lambda p: p.update(hand=7)),
+    ("open-wrong-hand", "v2open", lambda p: p.update(hand=p["hand"] + 3)),
+    ("riding-open-missing", "open", lambda p: p.pop("open")),
+    ("open-riding-where-not-due", "v2action", lambda p: p.update(open=[bytes(97)] * 3)),
 ]
 
 

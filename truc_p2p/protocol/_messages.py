@@ -147,6 +147,13 @@ V2_ACTION_FIELDS: Mapping[str, Field] = {
         required=False,
         doc="redeal shares for the opponent's positions 6-11, when due",
     ),
+    "open": Field(
+        f"array of 3 bin({_SHARE})",
+        _list(_bin(_SHARE), 3, 3),
+        required=False,
+        doc="pipelined deal: the next dealer's shares for positions 0, 2, 4 of the "
+        "pre-dealt hand, on its action that ends the hand (wire.md 6b)",
+    ),
 }
 
 _V2_KEY = Field(f"bin({_POINT})", _bin(_POINT), doc="sender's key share Y for the hand")

@@ -128,10 +128,12 @@ from truc_p2p.rules import (
     Card,
     Event,
     Game,
+    GameEnded,
     IllegalActionError,
     Outcome,
     Phase,
     Player,
+    RoundEnded,
     RulesError,
     Ruleset,
 )
@@ -477,6 +479,9 @@ class Session:
             self._flush_predeal()
         payload = self._own_action_payload(action)
         mtype = ACTION_STAGES[self.stage]
+        if mtype == MessageType.V2ACTION and self._open_due(game.copy().push(action), self.me):
+            assert self._next is not None and self._next.pending_open is not None
+            payload["open"] = list(self._next.pending_open)
         if mtype == MessageType.DECK4:
             hand = self._cur_v1
             pending = hand.pending_d4
@@ -1353,6 +1358,13 @@ class Session:
         if game.to_act != actor:
             raise OutOfTurnError(f"player {int(actor)} acted out of turn", message_no=env.seq)
         events = game.push(action)
+        opened: list[bytes] | None = payload.get("open")
+        if (opened is not None) != self._open_due(events, actor):
+            raise MalformedMessageError(
+                "the next dealer's shares must ride on its action that ends the hand, "
+                "and only there",
+                message_no=env.seq,
+            )
         self._events.extend(events)
         if kind is ActionKind.ACCEPT_REDEAL:
             if mine:
@@ -1361,18 +1373,44 @@ class Session:
                 hand.receive_redeal(payload[field])
                 hand.owe_redeal = True
                 self._deal_own(redeal=True)
-        self._after_action(actor, events)
+        self._after_action(actor, events, opened)
 
-    def _after_action(self, actor: Player, events: Sequence[Event]) -> None:
+    def _open_due(self, events: Sequence[Event], actor: Player) -> bool:
+        """Whether the action that produced ``events`` must carry ``open``: it ends a
+        hand (not the game) whose successor is pre-dealt, and its sender deals next."""
+        if self._predeal != 2 or any(isinstance(e, GameEnded) for e in events):
+            return False
+        game = self._game
+        assert game is not None
+        ended = any(isinstance(e, RoundEnded) for e in events)
+        # ``events`` may come from a copy: before the round ends, the next dealer is
+        # the current non-dealer.
+        next_dealer = game.dealer if game.phase is Phase.DEAL else game.dealer.other
+        return ended and actor == next_dealer
+
+    def _after_action(
+        self, actor: Player, events: Sequence[Event], opened: list[bytes] | None = None
+    ) -> None:
         holds = conditions_after_action(
             events, audit_mode=self.audit_mode, hands=self._hand + 1, audited=self._audited
         )
         holds.update(predeal_conditions(holds[Cond.ROUND_OVER], self._predeal or 0))
+        holds[Cond.OPENED] = opened is not None
         if holds[Cond.ROUND_OVER]:
             self._hand_ender = actor
         self._advance(holds)
         if self.stage in (Stage.DECK1, Stage.V2_DECK1):
             self._start_hand()
+        elif self.stage is Stage.V2_DECK3:
+            # The new dealer's shares rode on its action that ended the hand.
+            assert opened is not None
+            hand = self._promote_next()
+            hand.pending_open = None
+            if actor != self.me:
+                d3 = hand.deck.receive_d2_shares(opened)
+                hand.pending_d3 = list(d3["shares"])
+                self._deal_own(redeal=False)
+                self._your_turn()
         elif self.stage in (Stage.V2_DECK2, Stage.V2_OPEN):
             # The pre-dealt hand starts: its dealer sends what it held back.
             nxt = self._promote_next()

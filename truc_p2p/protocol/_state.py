@@ -97,6 +97,7 @@ class Cond(enum.Enum):
     AUDIT_DUE = "game over, or audit after every hand, or 32 hands since the last audit"
     ROUND_OVER = "the round ended (and no earlier condition holds)"
     GAME_OVER = "the game is over"
+    OPENED = "the action carried the pre-dealt hand's `open` shares (pipelined deal)"
     PREDEALT = "the next hand's v2deck1 and v2deck2 are on the chain (pipelined deal)"
     PREDEAL_STARTED = "only the next hand's v2deck1 is on the chain (pipelined deal)"
     OTHERWISE = "otherwise"
@@ -175,6 +176,7 @@ STAGES: Mapping[Stage, tuple[Sender, str, str]] = {
 
 _V2_AFTER_ACTION: tuple[tuple[Cond, Stage], ...] = (
     (Cond.GAME_OVER, Stage.RESULT_FIRST),
+    (Cond.OPENED, Stage.V2_DECK3),
     (Cond.PREDEALT, Stage.V2_OPEN),
     (Cond.PREDEAL_STARTED, Stage.V2_DECK2),
     (Cond.ROUND_OVER, Stage.V2_DECK1),

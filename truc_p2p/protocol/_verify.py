@@ -95,6 +95,7 @@ from truc_p2p.rules import (
     IllegalActionError,
     Phase,
     Player,
+    RoundEnded,
     RulesError,
     Ruleset,
 )
@@ -583,10 +584,23 @@ class _Referee:
         else:
             action = Action(kind)
         events = game.push(action, player=sender)
+        # Pipelined: the next dealer's shares ride on its action that ends the hand.
+        open_due = (
+            self.predeal == 2
+            and any(isinstance(e, RoundEnded) for e in events)
+            and game.phase is Phase.DEAL
+            and sender == game.dealer
+        )
+        if open_due != ("open" in payload):
+            raise MalformedMessageError(
+                "the next dealer's shares must ride on its action that ends the hand, "
+                "and only there",
+                evidence=(env.raw,),
+            )
         if kind is ActionKind.ACCEPT_REDEAL:
             hand.redeal(role, payload["shares"])
             self.shares_due = Role.NONDEALER
-        self.after_action(sender, events, env)
+        self.after_action(sender, events, env, payload.get("open"))
 
     def _audit(self, env: Envelope, role: Role, what: str, got: Any, want: Any) -> None:
         if got != want:
@@ -743,11 +757,18 @@ class _Referee:
                 self.deal(redeal=True)
         self.after_action(sender, events, env)
 
-    def after_action(self, actor: Player, events: Sequence[Event], env: Envelope) -> None:
+    def after_action(
+        self,
+        actor: Player,
+        events: Sequence[Event],
+        env: Envelope,
+        opened: list[bytes] | None = None,
+    ) -> None:
         holds = conditions_after_action(
             events, audit_mode=self.audit_mode or "game", hands=self.hand + 1, audited=self.audited
         )
         holds.update(predeal_conditions(holds[Cond.ROUND_OVER], self.predeal or 0))
+        holds[Cond.OPENED] = opened is not None
         if holds[Cond.ROUND_OVER]:
             self.hand_ender = actor
             if self.v2 is not None:
@@ -757,9 +778,12 @@ class _Referee:
             self.start_hand()
         elif self.stage is Stage.V2_DECK1:
             self.start_hand_v2(env.hash)
-        elif self.stage in (Stage.V2_DECK2, Stage.V2_OPEN):  # the pre-dealt hand starts
+        elif self.stage in (Stage.V2_DECK2, Stage.V2_OPEN, Stage.V2_DECK3):
+            # the pre-dealt hand starts (V2_DECK3: its dealer's shares rode on the action)
             self.hand += 1
             self.v2, self.v2_next, self.predeal, self.shares_due = self.v2_next, None, None, None
+            if opened is not None:
+                self.hand_v2.d2_shares(opened)
         elif self.stage is Stage.RESULT_FIRST:  # deck v2: the result follows the last action
             assert self.game is not None
             outcome = self.game.outcome()
