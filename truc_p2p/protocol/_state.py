@@ -20,9 +20,10 @@ player due sends its owed pre-deal message first (``v2predeal1``: the next
 non-dealer's ``v2deck1``, owed from the end of hand *n*'s deal;
 ``v2predeal2``: the next dealer's ``v2deck2`` without shares, owed once the
 ``v2deck1`` is on the chain), then its action.  When hand *n* ends, the
-first transition that holds picks up the deal where the pre-deal left it
-(``v2open``: the dealer's shares, when both pre-deal messages are on the
-chain).  ``abort`` may be sent by either
+first transition that holds picks up the deal where the pre-deal left it:
+the new dealer's shares rode on its hand-ending action (``open``,
+``Cond.OPENED``) or follow in ``v2open``, or the deal resumes at ``v2deck2``
+or ``v2deck1``.  ``abort`` may be sent by either
 player in any stage before ``DONE``.
 """
 
