@@ -36,6 +36,7 @@ from truc_p2p.protocol import (
     refusal,
     verify_transcript,
 )
+from truc_p2p.protocol._wire import Envelope
 from truc_p2p.rules import Player, Ruleset
 
 
@@ -351,13 +352,19 @@ def _is_pre_deal(raw: bytes) -> bool:
     )
 
 
-@pytest.mark.parametrize("what", ["predeal", "v2open"])
+def _opens(env: Envelope) -> bool:
+    """The pre-dealt hand's dealer shares: a v2open, or riding on an action as open."""
+    return env.type == "v2open" or "open" in env.payload
+
+
+@pytest.mark.parametrize("what", ["predeal", "open"])
 @pytest.mark.parametrize("crash", ["sender", "receiver", "none"])
 @pytest.mark.parametrize("seed", range(3))
 def test_cut_and_crash_in_the_middle_of_a_pipelined_deal(seed: int, crash: str, what: str) -> None:
     """The connection drops (and a side may die) right after a pre-deal message of the
-    next hand or its v2open was recorded by its sender: resume and restore carry on."""
-    game = LossyGame(500 + seed, target=4, deck="v2p")
+    next hand or its opening shares (v2open or a riding open) was recorded by its sender
+    and before the peer got it: resume and restore carry on."""
+    game = LossyGame(500 + seed, target=8, deck="v2p")
     game.bots = {P0: PLAYER, P1: REDEALER if seed % 2 else PLAYER}  # long games, no rest
     hit = None
     for _ in range(200_000):
@@ -368,7 +375,7 @@ def test_cut_and_crash_in_the_middle_of_a_pipelined_deal(seed: int, crash: str, 
             # q's pre-deal (or v2open) is among its last two records and still in flight
             tail = [decode_envelope(r) for r in game.records[q][-2:]]
             if len(game.records[q.other]) < len(game.records[q]) and any(
-                e.sender == q and (_is_pre_deal(e.raw) if what == "predeal" else e.type == what)
+                e.sender == q and (_is_pre_deal(e.raw) if what == "predeal" else _opens(e))
                 for e in tail
             ):
                 hit = q
