@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from truc_p2p.protocol import (
     CATALOGUE,
     CLOSED,
+    INTERJECTIONS,
     MAX_ENVELOPE,
     NEED_DATA,
     PROTOCOL_VERSION,
@@ -42,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 WIRE_MD = HERE / "wire.md"
 WIRE_VECTOR = HERE / "vectors" / "wire_v1.json"
 WIRE_VECTOR_V2 = HERE / "vectors" / "wire_v2.json"
+WIRE_VECTOR_V2_PIPELINED = HERE / "vectors" / "wire_v2_pipelined.json"
 
 
 def _fixed(label: str) -> bytes:
@@ -80,7 +82,17 @@ def states_md() -> str:
         nxt = "; ".join(f"{cond.value} → `{target.value}`" for cond, target in TRANSITIONS[stage])
         lines.append(f"| `{stage.value}` | {sender.value} | `{mtype}` | {what} | {nxt} |")
     lines.append("")
+    for stage, inters in INTERJECTIONS.items():
+        names = " or ".join(f"`{i.value}`" for i in inters)
+        lines.append(
+            f"Interjections of `{stage.value}`: before its message, the player due sends "
+            f"{names} first when it owes it (then `{stage.value}` is due again)."
+        )
+        lines.append("")
     lines.append("```mermaid\nstateDiagram-v2")
+    for stage, inters in INTERJECTIONS.items():
+        for inter in inters:
+            lines.append(f"    {stage.name} --> {inter.name} : owed")
     for stage, transitions in TRANSITIONS.items():
         for cond, target in transitions:
             label = "" if cond.value in ("always", "otherwise") else f" : {cond.name.lower()}"
@@ -131,9 +143,29 @@ def _script_choice(session: Session, event: YourTurn, step: int) -> Action:
     return plays[0]
 
 
-def wire_vector(deck: str = "v1") -> dict[str, Any]:
-    """The scripted game with ``deck``; v1 keeps its original labels, v2 has its own."""
-    tag = "" if deck == "v1" else "v2/"
+#: The pipelined script: target 3, every hand redealt, no raise; several hands,
+#: so hands are pre-dealt during the previous one and the last pre-deal dangles.
+PIPELINED_RULESET = Ruleset.from_dict({"target": 3, "ladder": "literal", "rest_refused": "game"})
+
+
+def _pipelined_choice(session: Session, event: YourTurn, step: int) -> Action:
+    """Redeal whenever allowed and accept it, accept what is asked, never raise,
+    play the lowest card held."""
+    legal = event.legal_actions
+    kinds = {a.kind.value: a for a in legal}
+    for preferred in ("redeal", "accept-redeal", "accept"):
+        if preferred in kinds:
+            return kinds[preferred]
+    plays = sorted((a for a in legal if a.card is not None), key=lambda a: a.card.index)  # type: ignore[union-attr]
+    return plays[0]
+
+
+def wire_vector(deck: str = "v1", pipeline: bool = False) -> dict[str, Any]:
+    """The scripted game with ``deck``; v1 keeps its original labels, v2 has its own,
+    the pipelined v2 deal its own too."""
+    tag = "" if deck == "v1" else "v2/pipelined/" if pipeline else "v2/"
+    ruleset = PIPELINED_RULESET if pipeline else SCRIPT_RULESET
+    choose = _pipelined_choice if pipeline else _script_choice
     keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
     secrets = [_fixed(f"{tag}secret{p}") for p in (0, 1)]
     names = ("alice", "bob")
@@ -143,10 +175,11 @@ def wire_vector(deck: str = "v1") -> dict[str, Any]:
             identity=keys[p],
             role=p,
             secret=secrets[p],
-            ruleset=SCRIPT_RULESET,
+            ruleset=ruleset,
             name=names[p],
             record=transcript.append if p is Player.P0 else None,
             deck=deck,
+            pipeline=pipeline if deck == "v2" else None,
         )
         for p in (Player.P0, Player.P1)
     }
@@ -163,7 +196,7 @@ def wire_vector(deck: str = "v1") -> dict[str, Any]:
             if event is CLOSED:
                 closed.add(me)
             elif isinstance(event, YourTurn):
-                action = _script_choice(s, event, step)
+                action = choose(s, event, step)
                 step += 1
                 actions.append([int(me), str(action)])
                 sessions[me.other].receive_data(s.send(action))
@@ -180,6 +213,14 @@ def wire_vector(deck: str = "v1") -> dict[str, Any]:
             "every proof of a hand is bound to the context = SHA-256 of the envelope just "
             "before the hand's v2deck1.",
         }
+    if pipeline:
+        extra["pipeline"] = True
+        extra["deck_note"] += (
+            " Pipelined deal (wire.md section 6b): hand n+1's v2deck1 and v2deck2 (no "
+            "shares) interleave with hand n's actions and carry 'hand'; the context is "
+            "still the envelope just before that v2deck1, wherever it sits. The dealer's "
+            "shares follow in v2open once hand n ended; the last hand's pre-deal dangles."
+        )
     return {
         **extra,
         "description": "A scripted game: fixed identities and session secrets produce these "
@@ -191,7 +232,7 @@ def wire_vector(deck: str = "v1") -> dict[str, Any]:
         "public_keys": [k.public_key().public_bytes_raw().hex() for k in keys],
         "secrets": [s.hex() for s in secrets],
         "names": list(names),
-        "ruleset": dict(SCRIPT_RULESET.to_dict()),
+        "ruleset": dict(ruleset.to_dict()),
         "audit": "game",
         "actions": actions,
         "game_id": result.game_id.hex(),
@@ -214,8 +255,12 @@ def main(argv: list[str]) -> int:
     md = WIRE_MD.read_text()
     new_md = render_wire_md(md)
     vectors = {
-        path: json.dumps(wire_vector(deck), indent=1) + "\n"
-        for path, deck in ((WIRE_VECTOR, "v1"), (WIRE_VECTOR_V2, "v2"))
+        path: json.dumps(wire_vector(deck, pipeline), indent=1) + "\n"
+        for path, deck, pipeline in (
+            (WIRE_VECTOR, "v1", False),
+            (WIRE_VECTOR_V2, "v2", False),
+            (WIRE_VECTOR_V2_PIPELINED, "v2", True),
+        )
     }
     if new_md != md:
         stale.append(str(WIRE_MD))

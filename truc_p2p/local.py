@@ -49,6 +49,7 @@ def make_pair(
     secrets: tuple[bytes, bytes] | None = None,
     records: tuple[Callable[[bytes], None] | None, Callable[[bytes], None] | None] = (None, None),
     deck: str = "v2",
+    pipeline: bool | None = None,
 ) -> dict[Player, Session]:
     """Two fresh sessions (initiator P0 and responder P1) with the same settings."""
     keys = identities or (Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate())
@@ -63,6 +64,7 @@ def make_pair(
             audit=audit,
             record=records[p],
             deck=deck,
+            pipeline=pipeline,
         )
         for p in (Player.P0, Player.P1)
     }

@@ -140,6 +140,9 @@ class Pair:
     #: deck version of both sessions (the v1 suites predate v2 and pin "v1")
     deck: str = "v1"
     decks: tuple[str, str] | None = None
+    #: pipelined deal (deck v2); None: the session's default
+    pipeline: bool | None = None
+    pipelines: tuple[bool | None, bool | None] | None = None
 
     def __post_init__(self) -> None:
         self.keys = {P0: identity(self.tag + "/0"), P1: identity(self.tag + "/1")}
@@ -148,6 +151,7 @@ class Pair:
         rulesets = self.rulesets or (self.ruleset, self.ruleset)
         audits = self.audits or (self.audit, self.audit)
         decks = self.decks or (self.deck, self.deck)
+        pipelines = self.pipelines or (self.pipeline, self.pipeline)
         self.records: dict[Player, list[bytes]] = {P0: [], P1: []}
         self.sessions = {
             p: Session(
@@ -159,6 +163,7 @@ class Pair:
                 audit=audits[p],
                 record=self.records[p].append,
                 deck=decks[p],
+                pipeline=pipelines[p] if decks[p] == "v2" else None,
             )
             for p in Player
         }

@@ -58,6 +58,11 @@ STAGES = {
     "v2-d3": ("v2deck3", None, "v2"),
     "v2-play": ("v2action", None, "v2"),
     "v2-result": ("result", None, "v2"),
+    # pipelined deal ("v2p"): the next hand's pre-deal messages, during the current hand
+    "v2p-d1": ("v2deck1", None, "v2p"),
+    "v2p-predeal1": ("v2deck1/1", None, "v2p"),
+    "v2p-predeal2": ("v2deck2/1", None, "v2p"),
+    "v2p-play": ("v2action", None, "v2p"),
 }
 RULESET = Ruleset(target=1)
 
@@ -84,7 +89,8 @@ class Point:
             secret=self.secret,
             ruleset=RULESET,
             name=self.name,
-            deck=self.deck,
+            deck=self.deck[:2],
+            pipeline=self.deck == "v2p" if self.deck != "v1" else None,
         )
 
 
@@ -92,9 +98,22 @@ class Point:
 def point(stage: str) -> Point:
     mtype, sender, deck = STAGES[stage]
     pair = Pair(
-        ruleset=RULESET, tag="fuzz", first_dealer=P0, bots={P0: PLAYER, P1: PLAYER}, deck=deck
+        ruleset=RULESET,
+        tag="fuzz",
+        first_dealer=P0,
+        bots={P0: PLAYER, P1: PLAYER},
+        deck=deck[:2],
+        pipeline=deck == "v2p",
     )
-    peer, raw = pair.run(until=is_type(mtype, sender))
+    if "/" in mtype:  # a deal message of a later hand: a pre-deal
+
+        def stop(who: Player, raw: bytes) -> bool:
+            env = decode_envelope(raw)
+            return f"{env.type}/{env.payload.get('hand')}" == mtype
+
+        peer, raw = pair.run(until=stop)
+    else:
+        peer, raw = pair.run(until=is_type(mtype, sender))
     victim = peer.other
     assert pair.secrets is not None
     return Point(
@@ -308,6 +327,7 @@ def test_every_catalogue_type_with_a_shaped_payload(stage: str) -> None:
         },
         "v2deck3": {"shares": [bytes(97)] * 3, "action": {"act": "fold"}},
         "v2action": {"act": "fold"},
+        "v2open": {"hand": 0, "shares": [bytes(97)] * 3},
         "reveal": {"first": 0, "seeds": [bytes(32)]},
         "result": {"winner": 0, "scores": [1, 0], "reason": "target", "hands": 1, "chain": keys[0]},
         "abort": {"reason": "quit", "detail": ""},

@@ -14,7 +14,7 @@ import random
 import secrets as _secrets
 
 import pytest
-from protocol_helpers import P0, P1, identity, resign
+from protocol_helpers import P0, P1, PLAYER, REDEALER, identity, resign
 
 from truc_p2p.bots import make_bot
 from truc_p2p.local import make_pair
@@ -36,6 +36,7 @@ from truc_p2p.protocol import (
     refusal,
     verify_transcript,
 )
+from truc_p2p.protocol._wire import Envelope
 from truc_p2p.rules import Player, Ruleset
 
 
@@ -44,6 +45,9 @@ class LossyGame:
 
     def __init__(self, seed: int, *, target: int = 3, deck: str = "v2") -> None:
         self.rng = random.Random(seed)
+        # "v2p": deck v2 with the pipelined deal (restore reads it from the own hello)
+        self.pipeline = deck == "v2p"
+        deck = deck[:2]
         self.deck = deck
         self.keys = (identity(f"resume-a-{seed}"), identity(f"resume-b-{seed}"))
         self.secrets = (_secrets.token_bytes(32), _secrets.token_bytes(32))
@@ -55,6 +59,7 @@ class LossyGame:
             secrets=self.secrets,
             records=(self.records[P0].append, self.records[P1].append),
             deck=deck,
+            pipeline=self.pipeline if deck == "v2" else None,
         )
         self.bots = {p: make_bot("random", seed * 2 + int(p)) for p in (P0, P1)}
         self.wire: dict[Player, bytearray] = {P0: bytearray(), P1: bytearray()}  # towards p
@@ -142,7 +147,7 @@ def check_both_verify(game: LossyGame) -> None:
     assert game.records[P0] == game.records[P1]
 
 
-DECKS = pytest.mark.parametrize("deck", ["v1", "v2"])
+DECKS = pytest.mark.parametrize("deck", ["v1", "v2", "v2p"])
 
 
 @DECKS
@@ -305,7 +310,9 @@ def test_refusal_is_an_event_for_the_joiner_and_checked_against_the_pin() -> Non
         other.next_event()
 
 
-@pytest.mark.parametrize(("deck", "answer"), [("v1", "deck3"), ("v2", "v2deck2")])
+@pytest.mark.parametrize(
+    ("deck", "answer"), [("v1", "deck3"), ("v2", "v2deck2"), ("v2p", "v2deck2")]
+)
 def test_a_crash_between_a_message_and_its_automatic_answer(deck: str, answer: str) -> None:
     """The process died after recording the peer's deal message but before recording the
     one it answers with automatically (v1: deck3 after deck2; v2: v2deck2 after v2deck1):
@@ -333,4 +340,49 @@ def test_a_crash_between_a_message_and_its_automatic_answer(deck: str, answer: s
         game.sessions[p].reconnect(bytes([int(p)]) * 16, dialer=p is P0)
         game.send(p, game.sessions[p].data_to_send())
     game.run(cut_rate=0.0)
+    check_both_verify(game)
+
+
+def _is_pre_deal(raw: bytes) -> bool:
+    env = decode_envelope(raw)
+    return (
+        env.type in ("v2deck1", "v2deck2")
+        and "shares" not in env.payload
+        and (env.payload.get("hand", 0) >= 1)
+    )
+
+
+def _opens(env: Envelope) -> bool:
+    """The pre-dealt hand's dealer shares: a v2open, or riding on an action as open."""
+    return env.type == "v2open" or "open" in env.payload
+
+
+@pytest.mark.parametrize("what", ["predeal", "open"])
+@pytest.mark.parametrize("crash", ["sender", "receiver", "none"])
+@pytest.mark.parametrize("seed", range(3))
+def test_cut_and_crash_in_the_middle_of_a_pipelined_deal(seed: int, crash: str, what: str) -> None:
+    """The connection drops (and a side may die) right after a pre-deal message of the
+    next hand or its opening shares (v2open or a riding open) was recorded by its sender
+    and before the peer got it: resume and restore carry on."""
+    game = LossyGame(500 + seed, target=8, deck="v2p")
+    game.bots = {P0: PLAYER, P1: REDEALER if seed % 2 else PLAYER}  # long games, no rest
+    hit = None
+    for _ in range(200_000):
+        p = game.rng.choice((P0, P1))
+        game.deliver_some(p)
+        game.step(p)
+        for q in (P0, P1):
+            # q's pre-deal (or v2open) is among its last two records and still in flight
+            tail = [decode_envelope(r) for r in game.records[q][-2:]]
+            if len(game.records[q.other]) < len(game.records[q]) and any(
+                e.sender == q and (_is_pre_deal(e.raw) if what == "predeal" else _opens(e))
+                for e in tail
+            ):
+                hit = q
+        if hit is not None or all(s.finished for s in game.sessions.values()):
+            break
+    assert hit is not None, "the game never reached a pipelined deal"
+    victim = {"sender": hit, "receiver": hit.other, "none": None}[crash]
+    game.cut(crash=victim)
+    game.run(cut_rate=0.02)
     check_both_verify(game)

@@ -121,14 +121,17 @@ def test_mismatched_deck_versions_are_incompatible(initiator_deck: str) -> None:
         assert len(pair.records[p]) == 2
 
 
-def test_a_v2_transcript_opens_only_the_shown_cards() -> None:
+@pytest.mark.parametrize("pipeline", [False, True], ids=["classic", "pipelined"])
+def test_a_v2_transcript_opens_only_the_shown_cards(pipeline: bool) -> None:
     """No seed, no derived secret and no second share of an unshown position in any
-    message: each position has both players' shares only if its holder showed it."""
+    message: each position has both players' shares only if its holder showed it
+    (pipelined: a pre-dealt hand's deal messages are filed under the hand they name)."""
     pair = Pair(
         ruleset=Ruleset(target=3),
         tag="v2-secrecy",
         bots={P0: bot("player", 5), P1: bot("random", 6)},
         deck="v2",
+        pipeline=pipeline,
     )
     pair.finish()
     records = pair.records[P0]
@@ -137,47 +140,50 @@ def test_a_v2_transcript_opens_only_the_shown_cards() -> None:
     for p in Player:
         secret = pair.secrets[p]
         assert secret not in blob
-        for hand in range(pair.sessions[p].hands_dealt):
+        for hand in range(pair.sessions[p].hands_dealt + 1):  # + a dangling pre-deal
             assert local_seed_v2(secret, hand) not in blob
             assert local_seed(secret, hand) not in blob
-    hands: list[dict[int, set[Role]]] = []
-    shown: list[set[int]] = []
-    dealer: Player | None = None
-    roles: dict[Player, Role] = {}
+    hands: dict[int, dict[int, set[Role]]] = {}
+    shown: dict[int, set[int]] = {}
+    roles: dict[int, dict[Player, Role]] = {}
+    current = -1  # the hand being played (its v2deck3 is on the chain)
     for raw in records:
         env = decode_envelope(raw)
         sender = Player(env.sender)
         p = env.payload
+        index = p.get("hand", len(hands) if env.type == "v2deck1" else len(hands) - 1)
         if env.type == "v2deck1":
-            hands.append({})
-            shown.append(set())
+            hands[index], shown[index] = {}, set()
             dealer = sender.other
-            roles = {dealer: Role.DEALER, dealer.other: Role.NONDEALER}
-        if env.type == "v2deck2":
+            roles[index] = {dealer: Role.DEALER, dealer.other: Role.NONDEALER}
+        if env.type in ("v2deck2", "v2open") and "shares" in p:
             for pos in (0, 2, 4):
-                hands[-1].setdefault(pos, set()).add(Role.DEALER)
-        action = p.get("action", p) if env.type in ("v2deck3", "v2action") else None
+                hands[index].setdefault(pos, set()).add(Role.DEALER)
         if env.type == "v2deck3":
+            current = index
             for pos in (1, 3, 5):
-                hands[-1].setdefault(pos, set()).add(Role.NONDEALER)
+                hands[index].setdefault(pos, set()).add(Role.NONDEALER)
+        action = p.get("action", p) if env.type in ("v2deck3", "v2action") else None
         if action is not None:
+            role = roles[current][sender]
             if "shares" in action:
-                targets = (6, 8, 10) if roles[sender] is Role.DEALER else (7, 9, 11)
+                targets = (6, 8, 10) if role is Role.DEALER else (7, 9, 11)
                 for pos in targets:
-                    hands[-1].setdefault(pos, set()).add(roles[sender])
+                    hands[current].setdefault(pos, set()).add(role)
             if action["act"] == "play":
-                hands[-1].setdefault(action["pos"], set()).add(roles[sender])
-                shown[-1].add(action["pos"])
-    assert hands and any(shown)
-    for opened, played in zip(hands, shown, strict=True):
+                hands[current].setdefault(action["pos"], set()).add(role)
+                shown[current].add(action["pos"])
+    assert hands and any(shown.values())
+    for index, opened in hands.items():
         both = {pos for pos, who in opened.items() if len(who) == 2}
-        assert both == played
+        assert both == shown[index]
     report = verify_transcript(records)
     assert report.valid and report.hidden_cards_revealed == 0
 
 
-def _per_hand_cost(deck: str) -> tuple[float, float, float]:
-    """(deal messages per hand, bytes per hand, all messages per hand) over a few games."""
+def _per_hand_cost(deck: str, pipeline: bool = False) -> tuple[float, float, float]:
+    """(deal messages per hand, bytes per hand, all messages per hand) over a few games
+    (the classic deal unless ``pipeline``)."""
     deals = messages = nbytes = hands = 0
     for seed in range(3):
         pair = Pair(
@@ -185,13 +191,14 @@ def _per_hand_cost(deck: str) -> tuple[float, float, float]:
             tag=f"cost/{seed}",
             bots={P0: bot("heuristic", seed), P1: bot("heuristic", seed + 7)},
             deck=deck,
+            pipeline=pipeline,
         )
         pair.finish()
         result = pair.sessions[P0].result
         assert result is not None
         records = pair.records[P0]
         types = transcript_types(records)
-        deals += sum(1 for t in types if "deck" in t)
+        deals += sum(1 for t in types if "deck" in t or t == "v2open")
         messages += len(records) - 3  # hellos and coin are per game, not per hand
         nbytes += sum(len(r) + 4 for r in records[3:])
         hands += result.hands

@@ -187,3 +187,34 @@ def test_wire_v2_vector_context_binding_and_cards_independently(
     assert verifier.report().redeal and verifier.report().hidden_cards_revealed == 0
     plays = [a for _, a in vector_v2["actions"] if a.startswith("play")]  # type: ignore[attr-defined]
     assert opened == plays
+
+
+def test_pipelined_v2_vector_is_reproduced_and_verifies(generator: ModuleType) -> None:
+    """wire_v2_pipelined.json: byte for byte, verified, with interleaved pre-deals."""
+    stored = json.loads((SPEC / "vectors" / "wire_v2_pipelined.json").read_text())
+    fresh = generator.wire_vector("v2", pipeline=True)
+    assert fresh["envelopes"] == stored["envelopes"]
+    assert fresh["actions"] == stored["actions"] and fresh["result"] == stored["result"]
+    envelopes = [bytes.fromhex(e["hex"]) for e in stored["envelopes"]]
+    report = verify_transcript(envelopes)
+    assert report.valid, report.summary()
+    assert report.hands == stored["result"]["hands"] >= 3
+    envs = [decode_envelope(raw) for raw in envelopes]
+    hello = envs[0].payload["options"]
+    assert hello == {"audit": "game", "deck": "v2", "pipeline": True}
+    types = [e.type for e in envs]
+    assert "v2open" in types
+    # a pre-deal sits between two actions of the previous hand, and names its hand
+    pre = [
+        i
+        for i, e in enumerate(envs)
+        if e.type == "v2deck2" and "shares" not in e.payload and types[i + 1] == "v2action"
+    ]
+    assert pre
+    # the last hand's pre-deal dangles: a v2deck1 for a hand that never started
+    last = max(e.payload["hand"] for e in envs if e.type == "v2deck1")
+    assert last == report.hands
+    # the non-pipelined v2 vector has no hand fields at all
+    plain = json.loads((SPEC / "vectors" / "wire_v2.json").read_text())
+    for e in plain["envelopes"]:
+        assert "hand" not in decode_envelope(bytes.fromhex(e["hex"])).payload

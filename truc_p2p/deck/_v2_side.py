@@ -44,6 +44,7 @@ _SEED_SIZE = 32
 class _State(enum.Enum):
     NEW = "new"
     SENT_D1 = "sent D1"  # non-dealer, waiting for D2
+    GOT_D2_DECK = "got D2's deck"  # non-dealer, pipelined: waiting for the dealer's shares
     SENT_D2 = "sent D2"  # dealer, waiting for D3
     DEALT = "dealt"
     FAILED = "failed"
@@ -81,6 +82,7 @@ class DeckSideV2:
         self._redeal_received: list[bytes] | None = None
         self._shown_sent: dict[int, bytes] = {}
         self._shown_received: dict[int, bytes] = {}
+        self._d3_ahead: list[bytes] | None = None
 
     def __repr__(self) -> str:
         return f"DeckSideV2({self._role.value}, hand={self._pub.hand}, state={self._state.value})"
@@ -255,18 +257,36 @@ class DeckSideV2:
     def receive_d2(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         """Non-dealer: check D2, open the own cards (positions 0, 2, 4); return
         D3 = {shares: the non-dealer's shares for positions 1, 3, 5}."""
-        self._require_role(Role.NONDEALER, "receive_d2()")
+        self.receive_d2_deck(payload)
+        with self._guard():
+            p = _as_payload(payload, "D2", Role.DEALER)
+            shares = _field(p, "shares", "D2", Role.DEALER)
+        return self.receive_d2_shares(shares)
+
+    def receive_d2_deck(self, payload: Mapping[str, Any]) -> None:
+        """Non-dealer, pipelined deal: check D2 without its shares (key, deck, proofs)
+        and compute the own D3 shares ahead; nothing is opened yet."""
+        self._require_role(Role.NONDEALER, "receive_d2_deck()")
         self._require(_State.SENT_D1)
         with self._guard():
             self._pub.accept_d2_deck(payload, verify=True)
-            p = _as_payload(payload, "D2", Role.DEALER)
-            shares = _field(p, "shares", "D2", Role.DEALER)
+        self._received["D2"] = {k: v for k, v in payload.items() if k != "shares"}
+        self._d3_ahead = [self._share(p, "D3") for p in positions(Role.DEALER)]
+        self._state = _State.GOT_D2_DECK
+
+    def receive_d2_shares(self, shares: Sequence[bytes]) -> dict[str, Any]:
+        """Non-dealer: check the dealer's shares for positions 0, 2, 4 (the rest of
+        D2, sent later in a pipelined deal), open the own cards; return D3."""
+        self._require_role(Role.NONDEALER, "receive_d2_shares()")
+        self._require(_State.GOT_D2_DECK)
+        with self._guard():
             self._pub.accept_shares(
                 Role.DEALER, positions(Role.NONDEALER), shares, "D2", verify=True
             )
             self._own_cards = self._open_own(positions(Role.NONDEALER), "D2")
-        self._received["D2"] = payload
-        out = {"shares": [self._share(p, "D3") for p in positions(Role.DEALER)]}
+        self._received["D2"] = {**self._received["D2"], "shares": list(shares)}
+        assert self._d3_ahead is not None
+        out = {"shares": list(self._d3_ahead)}
         self._pub.accept_shares(
             Role.NONDEALER, positions(Role.DEALER), out["shares"], "D3", verify=False
         )

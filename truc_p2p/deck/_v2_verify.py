@@ -48,11 +48,24 @@ class HandVerifierV2:
 
     def d2(self, payload: Mapping[str, Any]) -> None:
         """Check the dealer's D2 (deck, proofs and its shares for positions 0, 2, 4)."""
+        self.d2_deck(payload)
+
+        def shares() -> Any:
+            p = _as_payload(payload, "D2", Role.DEALER)
+            return _field(p, "shares", "D2", Role.DEALER)
+
+        self.d2_shares(self._run(shares))
+
+    def d2_deck(self, payload: Mapping[str, Any]) -> None:
+        """Check the dealer's D2 without its shares (a pipelined pre-deal)."""
+        self._run(lambda: self._hand.accept_d2_deck(payload, verify=True))
+
+    def d2_shares(self, shares: Sequence[bytes]) -> None:
+        """Check the dealer's shares for positions 0, 2, 4 (the rest of D2)."""
 
         def go() -> None:
-            self._hand.accept_d2_deck(payload, verify=True)
-            p = _as_payload(payload, "D2", Role.DEALER)
-            shares = _field(p, "shares", "D2", Role.DEALER)
+            if self._hand.d2 is None or "D2" in self._hand.checked:
+                raise DeckUsageError("D2's shares come once, after its deck")
             self._hand.accept_shares(
                 Role.DEALER, positions(Role.NONDEALER), shares, "D2", verify=True
             )

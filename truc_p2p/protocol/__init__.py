@@ -65,7 +65,7 @@ from truc_p2p.protocol._messages import (
     MessageType,
 )
 from truc_p2p.protocol._session import AUDIT_MODES, Session, refusal
-from truc_p2p.protocol._state import STAGES, TRANSITIONS, Stage
+from truc_p2p.protocol._state import INTERJECTIONS, STAGES, TRANSITIONS, Stage
 from truc_p2p.protocol._transcript import (
     TRANSCRIPT_MAGIC,
     TranscriptFormatError,
@@ -89,6 +89,7 @@ __all__ = [
     "CLOSED",
     "CONTROL",
     "DECK_VERSIONS",
+    "INTERJECTIONS",
     "MAX_ENVELOPE",
     "NEED_DATA",
     "PROTOCOL_VERSION",

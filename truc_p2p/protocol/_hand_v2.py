@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from truc_p2p.deck import DeckSideV2, Role
 
@@ -30,6 +30,10 @@ class HandStateV2:
     envelopes: dict[str, bytes] = field(default_factory=dict)
     #: The non-dealer's D3 shares, sent with its first action of the hand.
     pending_d3: list[bytes] | None = None
+    #: Pipelined deal, dealer: the pre-dealt v2deck2 payload (no shares) until it is
+    #: due, and its shares for the non-dealer's cards until the previous hand ends.
+    pending_d2: dict[str, Any] | None = None
+    pending_open: list[bytes] | None = None
     #: We owe the opponent its redeal shares (on our next action).
     owe_redeal: bool = False
     #: The opponent owes us our redeal shares (on its next action).

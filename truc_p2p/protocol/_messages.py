@@ -52,6 +52,7 @@ class MessageType:
     V2DECK2 = "v2deck2"
     V2DECK3 = "v2deck3"
     V2ACTION = "v2action"
+    V2OPEN = "v2open"
     REVEAL = "reveal"
     RESULT = "result"
     ABORT = "abort"
@@ -146,10 +147,23 @@ V2_ACTION_FIELDS: Mapping[str, Field] = {
         required=False,
         doc="redeal shares for the opponent's positions 6-11, when due",
     ),
+    "open": Field(
+        f"array of 3 bin({_SHARE})",
+        _list(_bin(_SHARE), 3, 3),
+        required=False,
+        doc="pipelined deal: the next dealer's shares for positions 0, 2, 4 of the "
+        "pre-dealt hand, on its action that ends the hand (wire.md 6b)",
+    ),
 }
 
 _V2_KEY = Field(f"bin({_POINT})", _bin(_POINT), doc="sender's key share Y for the hand")
 _V2_POK = Field("bin(64)", _bin(64), doc="proof of knowledge of the key share")
+_V2_HAND = Field(
+    "int",
+    _int(0, 1 << 20),
+    required=False,
+    doc="the hand this deal message belongs to: present exactly when the deal is pipelined",
+)
 
 CATALOGUE: Mapping[str, Mapping[str, Field]] = {
     MessageType.HELLO: {
@@ -161,7 +175,8 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
             "map",
             _map,
             doc='session options: deck v1 {"audit": "game"|"hand"}; '
-            'deck v2 {"audit": "game"|"hand", "deck": "v2"}',
+            'deck v2 {"audit": "game"|"hand", "deck": "v2"}, pipelined deal: '
+            '{"audit": "game"|"hand", "deck": "v2", "pipeline": true}',
         ),
         "coin": Field(
             "bin(32)",
@@ -188,6 +203,7 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
     },
     MessageType.ACTION: ACTION_FIELDS,
     MessageType.V2DECK1: {
+        "hand": _V2_HAND,
         "key": _V2_KEY,
         "pok": _V2_POK,
         "deck": Field(
@@ -198,6 +214,7 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
         "proof": Field("bin(4320)", _bin(4320), doc="shuffle proof of D1"),
     },
     MessageType.V2DECK2: {
+        "hand": _V2_HAND,
         "key": _V2_KEY,
         "pok": _V2_POK,
         "deck": Field(
@@ -209,10 +226,20 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
         "shares": Field(
             f"array of 3 bin({_SHARE})",
             _list(_bin(_SHARE), 3, 3),
-            doc="dealer's shares for positions 0, 2, 4",
+            required=False,
+            doc="dealer's shares for positions 0, 2, 4; absent in a pre-deal (sent in v2open)",
+        ),
+    },
+    MessageType.V2OPEN: {
+        "hand": Field("int", _int(0, 1 << 20), doc="the pre-dealt hand that starts"),
+        "shares": Field(
+            f"array of 3 bin({_SHARE})",
+            _list(_bin(_SHARE), 3, 3),
+            doc="dealer's shares for positions 0, 2, 4 of that hand (its D2's shares)",
         ),
     },
     MessageType.V2DECK3: {
+        "hand": _V2_HAND,
         "shares": Field(
             f"array of 3 bin({_SHARE})",
             _list(_bin(_SHARE), 3, 3),

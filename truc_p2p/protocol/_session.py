@@ -100,12 +100,15 @@ from truc_p2p.protocol._messages import (
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
     FIRST_DEAL_STAGES,
+    INTERJECTIONS,
     STAGES,
     Cond,
     Stage,
     conditions_after_action,
+    due_stage,
     expected_sender,
     next_stage,
+    predeal_conditions,
 )
 from truc_p2p.protocol._wire import (
     GENESIS,
@@ -125,10 +128,12 @@ from truc_p2p.rules import (
     Card,
     Event,
     Game,
+    GameEnded,
     IllegalActionError,
     Outcome,
     Phase,
     Player,
+    RoundEnded,
     RulesError,
     Ruleset,
 )
@@ -146,6 +151,8 @@ __all__ = [
 ]
 
 AUDIT_MODES = ("game", "hand")
+#: Whether deck v2 sessions pipeline the deal unless told otherwise.
+PIPELINE_DEFAULT = True
 _COIN_TAG = b"truc-p2p/v1/coin"
 _GAME_TAG = b"truc-p2p/v1/game"
 
@@ -165,18 +172,32 @@ def local_seed_v2(secret: bytes, hand: int) -> bytes:
     return local_value(secret, b"v2seed" + hand.to_bytes(4, "big"))
 
 
-def session_options(audit: str, deck: str) -> dict[str, str]:
-    """The hello's ``options``: v1 hellos keep their original shape (no ``deck`` key)."""
-    return {"audit": audit} if deck == "v1" else {"audit": audit, "deck": deck}
+def session_options(audit: str, deck: str, pipeline: bool = False) -> dict[str, Any]:
+    """The hello's ``options``: v1 hellos keep their original shape (no ``deck`` key);
+    a pipelined deck v2 deal adds ``"pipeline": true`` (absent when off)."""
+    if deck == "v1":
+        return {"audit": audit}
+    if pipeline:
+        return {"audit": audit, "deck": deck, "pipeline": True}
+    return {"audit": audit, "deck": deck}
 
 
 def deck_of_options(options: dict[str, Any]) -> str | None:
     """The deck version a hello's ``options`` name (v1 when absent), ``None`` if malformed."""
+    parsed = parse_options(options)
+    return parsed[1] if parsed is not None else None
+
+
+def parse_options(options: dict[str, Any]) -> tuple[str, str, bool] | None:
+    """(audit, deck, pipeline) of a hello's ``options``, ``None`` if malformed."""
     audit = options.get("audit")
     deck = options.get("deck", "v1")
-    if audit not in AUDIT_MODES or deck not in DECK_VERSIONS:
+    pipeline = options.get("pipeline", False)
+    if audit not in AUDIT_MODES or deck not in DECK_VERSIONS or pipeline not in (True, False):
         return None
-    return deck if options == session_options(audit, deck) else None
+    if options != session_options(audit, deck, pipeline) or (pipeline and deck != "v2"):
+        return None
+    return audit, deck, pipeline
 
 
 def coin_commitment(coin: bytes) -> bytes:
@@ -268,7 +289,12 @@ class Session:
         record: Callable[[bytes], None] | None = None,
         expected_peer_fingerprint: str | None = None,
         deck: str = "v2",
+        pipeline: bool | None = None,
     ) -> None:
+        if pipeline is None:
+            pipeline = deck == "v2" and PIPELINE_DEFAULT
+        if pipeline and deck != "v2":
+            raise LocalProtocolError("the pipelined deal needs deck v2")
         if len(secret) != 32:
             raise LocalProtocolError("secret must be 32 bytes of fresh randomness")
         if audit not in AUDIT_MODES:
@@ -286,6 +312,8 @@ class Session:
         self.audit_mode = audit
         #: the deck version: "v1" (seed audit) or "v2" (proofs at every message)
         self.deck = deck
+        #: deck v2 only: deal hand n + 1 while hand n is played (wire.md section 6b)
+        self.pipeline = bool(pipeline)
         self._record = record
         self._expected_peer = expected_peer_fingerprint
 
@@ -317,6 +345,13 @@ class Session:
         # One per-hand state per hand dealt; ``_current`` is the hand being played.
         self._hands: dict[int, HandState | HandStateV2] = {}
         self._current: HandState | HandStateV2 | None = None
+        # Pipelined deal: the pre-dealt next hand, and how many of its two pre-deal
+        # messages are on the chain (None while no pre-deal may run).
+        self._next: HandStateV2 | None = None
+        self._predeal: int | None = None
+        # A pre-deal message we may owe is made after our YourTurn is handed out:
+        # on the next next_event() (while the player thinks) or at the latest by send().
+        self._predeal_flush = False
         self._hand_ender: Player | None = None
         self._audited = 0  # hands [0, _audited) are audited
         self._reveal_env: bytes = b""
@@ -404,6 +439,10 @@ class Session:
                 return CLOSED
             if self.stage is Stage.ABORTED:
                 return CLOSED
+            if self._predeal_flush:
+                self._predeal_flush = False
+                self._flush_predeal()
+                continue
             try:
                 raw = self._frames.next_envelope()
             except RemoteProtocolError as exc:
@@ -435,8 +474,14 @@ class Session:
             except RulesError as exc:  # an illegal action, or not an Action at all
                 raise LocalProtocolError(f"illegal action {action}: {exc}") from exc
             raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
+        if self._predeal_flush:  # the owed pre-deal message goes first on the chain
+            self._predeal_flush = False
+            self._flush_predeal()
         payload = self._own_action_payload(action)
         mtype = ACTION_STAGES[self.stage]
+        if mtype == MessageType.V2ACTION and self._open_due(game.copy().push(action), self.me):
+            assert self._next is not None and self._next.pending_open is not None
+            payload["open"] = list(self._next.pending_open)
         if mtype == MessageType.DECK4:
             hand = self._cur_v1
             pending = hand.pending_d4
@@ -449,7 +494,7 @@ class Session:
             shares = hand2.pending_d3
             assert shares is not None
             hand2.pending_d3 = None
-            self._emit(mtype, {"shares": shares, "action": payload})
+            self._emit(mtype, {**self._hand_field(self._hand), "shares": shares, "action": payload})
         else:
             self._emit(mtype, payload)
         return self.data_to_send()
@@ -665,6 +710,7 @@ class Session:
         audit: str = "game",
         record: Callable[[bytes], None] | None = None,
         deck: str | None = None,
+        pipeline: bool | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
 
@@ -678,8 +724,11 @@ class Session:
         named by this player's hello in the transcript.
         """
         envelopes = list(envelopes)
+        own = _options_of_own_hello(envelopes, Player(role))
         if deck is None:
-            deck = _deck_of_own_hello(envelopes, Player(role)) or "v2"
+            deck = own[1] if own is not None else "v2"
+        if pipeline is None and own is not None and own[1] == deck:
+            pipeline = own[2]
         session = cls(
             identity=identity,
             role=role,
@@ -688,12 +737,16 @@ class Session:
             name=name,
             audit=audit,
             deck=deck,
+            pipeline=pipeline,
         )
         session._sent_log = list(session._outbox)
         cursor = 0
         for raw in envelopes:
             sender = decode_envelope(raw).sender
             if sender == session.me:
+                if cursor >= len(session._sent_log) and session._predeal_flush:
+                    session._predeal_flush = False  # an owed pre-deal comes first
+                    session._flush_predeal()
                 if cursor >= len(session._sent_log):
                     session._replay_own_decision(raw)
                 produced = session._sent_log[cursor]
@@ -734,8 +787,8 @@ class Session:
     def _seed(self, hand: int) -> bytes:
         return local_seed(self._secret, hand)
 
-    def _options(self) -> dict[str, str]:
-        return session_options(self.audit_mode, self.deck)
+    def _options(self) -> dict[str, Any]:
+        return session_options(self.audit_mode, self.deck, self.pipeline)
 
     def _hello_payload(self, coin: bytes) -> dict[str, Any]:
         return {
@@ -905,8 +958,9 @@ class Session:
             raise UnexpectedMessageError(
                 f"{env.type!r} after the game ended", evidence=evidence, message_no=n
             )
-        _, mtype, _ = STAGES[self.stage]
-        if self._expected_sender() != self.me.other:
+        due = self._due_stage()
+        _, mtype, _ = STAGES[due]
+        if expected_sender(due, self._game, self._hand_ender) != self.me.other:
             raise OutOfTurnError(
                 f"{env.type!r} while it is our turn ({self.stage.value})",
                 evidence=evidence,
@@ -935,10 +989,13 @@ class Session:
             MessageType.V2DECK2: self._on_v2deck2,
             MessageType.V2DECK3: self._on_v2deck3,
             MessageType.V2ACTION: self._on_action,
+            MessageType.V2OPEN: self._on_v2open,
             MessageType.REVEAL: self._on_reveal,
             MessageType.RESULT: self._on_result,
         }[env.type]
-        if self._current is not None and "deck" in env.type:
+        if self.stage in INTERJECTIONS:
+            self.stage = self._due_stage()  # the handler files a pre-deal under its hand
+        elif self._current is not None and "deck" in env.type:
             self._current.envelopes[env.type] = env.raw
         try:
             handler(env, mine)
@@ -1039,24 +1096,70 @@ class Session:
         self._hand += 1
         role = Role.DEALER if game.dealer == self.me else Role.NONDEALER
         if self.deck == "v2":
+            self._predeal, self._next = None, None  # a dangling pre-deal is never opened
             # Every proof of the hand is bound to the chain: the hash of the last
             # envelope before the hand's v2deck1 (wire.md section 6).
-            context = self._prev
-            side = DeckSideV2(
-                role,
-                local_seed_v2(self._secret, self._hand),
-                game_id=self.game_id,
-                hand=self._hand,
-                context=context,
-            )
-            self._current = self._hands[self._hand] = HandStateV2(self._hand, side, context)
+            self._current = self._new_v2_hand(self._hand, role, self._prev)
             if role is Role.NONDEALER:
-                self._emit(MessageType.V2DECK1, side.d1())
+                side = self._current.deck
+                self._emit(MessageType.V2DECK1, {**self._hand_field(self._hand), **side.d1()})
             return
         deck = DeckSide(role, self._seed(self._hand), game_id=self.game_id, hand=self._hand)
         self._current = self._hands[self._hand] = HandState(self._hand, deck)
         if role is Role.DEALER:
             self._emit(MessageType.DECK1, {"deck": list(deck.d1()), "commitment": deck.commitment})
+
+    def _new_v2_hand(self, index: int, role: Role, context: bytes) -> HandStateV2:
+        side = DeckSideV2(
+            role,
+            local_seed_v2(self._secret, index),
+            game_id=self.game_id,
+            hand=index,
+            context=context,
+        )
+        hand = self._hands[index] = HandStateV2(index, side, context)
+        return hand
+
+    def _hand_field(self, index: int) -> dict[str, int]:
+        """The ``hand`` field of a deal message: present exactly when pipelined."""
+        return {"hand": index} if self.pipeline else {}
+
+    def _check_hand_field(self, env: Envelope, index: int) -> dict[str, Any]:
+        """The payload without its ``hand`` field, which must name ``index`` when
+        pipelined and be absent otherwise."""
+        payload = dict(env.payload)
+        got = payload.pop("hand", None)
+        if got != (index if self.pipeline else None):
+            raise MalformedMessageError(
+                f"{env.type} names hand {got}, expected {index if self.pipeline else 'none'}",
+                message_no=env.seq,
+            )
+        return payload
+
+    def _due_stage(self) -> Stage:
+        """The stage whose message is due: an owed pre-deal message of the next
+        hand (an interjection) from the player due, else the stage itself."""
+        return due_stage(self.stage, self._game, self._hand_ender, self._predeal)
+
+    def _flush_predeal(self) -> None:
+        """Send the pre-deal message we owe, if we are the player due (wire.md 6b)."""
+        due = self._due_stage()
+        if due is self.stage or self._expected_sender() != self.me:
+            return
+        index = self._hand + 1
+        if due is Stage.V2_PREDEAL1:
+            self._next = self._new_v2_hand(index, Role.NONDEALER, self._prev)
+            self._emit(MessageType.V2DECK1, {"hand": index, **self._next.deck.d1()})
+        else:
+            assert self._next is not None and self._next.pending_d2 is not None
+            self._emit(MessageType.V2DECK2, self._next.pending_d2)
+
+    def _promote_next(self) -> HandStateV2:
+        """The pre-dealt hand becomes the current one (the previous hand ended)."""
+        assert self._next is not None
+        self._hand += 1
+        self._current, self._next, self._predeal = self._next, None, None
+        return self._current
 
     @property
     def _cur(self) -> PlayedHand:
@@ -1076,24 +1179,80 @@ class Session:
     # -- deck v2 deal ----------------------------------------------------------------
 
     def _on_v2deck1(self, env: Envelope, mine: bool) -> None:
+        if self.stage is Stage.V2_PREDEAL1:
+            self._on_predeal1(env, mine)
+            return
+        payload = self._check_hand_field(env, self._hand)
         self._advance()
         if not mine:
-            self._emit(MessageType.V2DECK2, self._cur_v2.deck.receive_d1(env.payload))
+            d2 = self._cur_v2.deck.receive_d1(payload)
+            self._emit(MessageType.V2DECK2, {**self._hand_field(self._hand), **d2})
+
+    def _on_predeal1(self, env: Envelope, mine: bool) -> None:
+        """The next non-dealer's v2deck1 of hand n + 1, during hand n."""
+        payload = self._check_hand_field(env, self._hand + 1)
+        self._advance()
+        self._predeal = 1
+        if not mine:
+            # We deal the next hand; its proofs are bound to the envelope before this one.
+            nxt = self._next = self._new_v2_hand(self._hand + 1, Role.DEALER, env.prev)
+            d2 = nxt.deck.receive_d1(payload)
+            nxt.pending_open = list(d2.pop("shares"))  # held until hand n is over
+            nxt.pending_d2 = {"hand": self._hand + 1, **d2}
+        assert self._next is not None
+        self._next.envelopes[env.type] = env.raw
 
     def _on_v2deck2(self, env: Envelope, mine: bool) -> None:
+        if self.stage is Stage.V2_PREDEAL2:
+            self._on_predeal2(env, mine)
+            return
+        payload = self._check_hand_field(env, self._hand)
+        if "shares" not in payload:
+            raise MalformedMessageError("v2deck2 without its shares", message_no=env.seq)
         self._advance()
         if not mine:
             hand = self._cur_v2
-            d3 = hand.deck.receive_d2(env.payload)
+            d3 = hand.deck.receive_d2(payload)
+            hand.pending_d3 = list(d3["shares"])
+            self._deal_own(redeal=False)
+            self._your_turn()
+
+    def _on_predeal2(self, env: Envelope, mine: bool) -> None:
+        """The next dealer's v2deck2 of hand n + 1 without its shares, during hand n."""
+        payload = self._check_hand_field(env, self._hand + 1)
+        if "shares" in payload:  # they would show the next non-dealer its cards now
+            raise MalformedMessageError("a pre-dealt v2deck2 carries no shares", message_no=env.seq)
+        self._advance()
+        self._predeal = 2
+        nxt = self._next
+        assert nxt is not None
+        nxt.envelopes[env.type] = env.raw
+        if not mine:
+            nxt.deck.receive_d2_deck(payload)
+
+    def _on_v2open(self, env: Envelope, mine: bool) -> None:
+        """The dealer's shares for the non-dealer's cards of the pre-dealt hand."""
+        if env.payload["hand"] != self._hand:
+            raise MalformedMessageError(
+                f"v2open names hand {env.payload['hand']}, expected {self._hand}",
+                message_no=env.seq,
+            )
+        self._advance()
+        if not mine:
+            hand = self._cur_v2
+            d3 = hand.deck.receive_d2_shares(env.payload["shares"])
             hand.pending_d3 = list(d3["shares"])
             self._deal_own(redeal=False)
             self._your_turn()
 
     def _on_v2deck3(self, env: Envelope, mine: bool) -> None:
+        payload = self._check_hand_field(env, self._hand)
         if not mine:
-            self._cur_v2.deck.receive_d3({"shares": env.payload["shares"]})
+            self._cur_v2.deck.receive_d3({"shares": payload["shares"]})
             self._deal_own(redeal=False)
-        self._play_action(env, env.payload["action"], mine)
+        if self.pipeline:
+            self._predeal = 0  # this hand is dealt: the next one may be pre-dealt
+        self._play_action(env, payload["action"], mine)
 
     # -- deck v1 deal ----------------------------------------------------------------
 
@@ -1199,6 +1358,13 @@ class Session:
         if game.to_act != actor:
             raise OutOfTurnError(f"player {int(actor)} acted out of turn", message_no=env.seq)
         events = game.push(action)
+        opened: list[bytes] | None = payload.get("open")
+        if (opened is not None) != self._open_due(events, actor):
+            raise MalformedMessageError(
+                "the next dealer's shares must ride on its action that ends the hand, "
+                "and only there",
+                message_no=env.seq,
+            )
         self._events.extend(events)
         if kind is ActionKind.ACCEPT_REDEAL:
             if mine:
@@ -1207,17 +1373,55 @@ class Session:
                 hand.receive_redeal(payload[field])
                 hand.owe_redeal = True
                 self._deal_own(redeal=True)
-        self._after_action(actor, events)
+        self._after_action(actor, events, opened)
 
-    def _after_action(self, actor: Player, events: Sequence[Event]) -> None:
+    def _open_due(self, events: Sequence[Event], actor: Player) -> bool:
+        """Whether the action that produced ``events`` must carry ``open``: it ends a
+        hand (not the game) whose successor is pre-dealt, and its sender deals next."""
+        if self._predeal != 2 or any(isinstance(e, GameEnded) for e in events):
+            return False
+        game = self._game
+        assert game is not None
+        ended = any(isinstance(e, RoundEnded) for e in events)
+        # ``events`` may come from a copy: before the round ends, the next dealer is
+        # the current non-dealer.
+        next_dealer = game.dealer if game.phase is Phase.DEAL else game.dealer.other
+        return ended and actor == next_dealer
+
+    def _after_action(
+        self, actor: Player, events: Sequence[Event], opened: list[bytes] | None = None
+    ) -> None:
         holds = conditions_after_action(
             events, audit_mode=self.audit_mode, hands=self._hand + 1, audited=self._audited
         )
+        holds.update(predeal_conditions(holds[Cond.ROUND_OVER], self._predeal or 0))
+        holds[Cond.OPENED] = opened is not None
         if holds[Cond.ROUND_OVER]:
             self._hand_ender = actor
         self._advance(holds)
         if self.stage in (Stage.DECK1, Stage.V2_DECK1):
             self._start_hand()
+        elif self.stage is Stage.V2_DECK3:
+            # The new dealer's shares rode on its action that ended the hand.
+            assert opened is not None
+            hand = self._promote_next()
+            hand.pending_open = None
+            if actor != self.me:
+                d3 = hand.deck.receive_d2_shares(opened)
+                hand.pending_d3 = list(d3["shares"])
+                self._deal_own(redeal=False)
+                self._your_turn()
+        elif self.stage in (Stage.V2_DECK2, Stage.V2_OPEN):
+            # The pre-dealt hand starts: its dealer sends what it held back.
+            nxt = self._promote_next()
+            if self._expected_sender() == self.me:
+                shares = nxt.pending_open
+                assert shares is not None and nxt.pending_d2 is not None
+                nxt.pending_open = None
+                if self.stage is Stage.V2_OPEN:
+                    self._emit(MessageType.V2OPEN, {"hand": self._hand, "shares": shares})
+                else:
+                    self._emit(MessageType.V2DECK2, {**nxt.pending_d2, "shares": shares})
         elif self.stage is Stage.REVEAL_FIRST:
             self._maybe_reveal()
         elif self.stage is Stage.RESULT_FIRST:  # deck v2: no audit, the result follows
@@ -1225,6 +1429,7 @@ class Session:
             if self._expected_sender() == self.me:
                 self._emit(MessageType.RESULT, self._expected_result)
         else:
+            self._predeal_flush = self.pipeline
             self._your_turn()
 
     # -- audit and result ----------------------------------------------------------
@@ -1346,11 +1551,11 @@ class Session:
         self.send(action)
 
 
-def _deck_of_own_hello(envelopes: Sequence[bytes], me: Player) -> str | None:
-    """The deck version this player's hello in ``envelopes`` names, if there is one."""
+def _options_of_own_hello(envelopes: Sequence[bytes], me: Player) -> tuple[str, str, bool] | None:
+    """(audit, deck, pipeline) this player's hello in ``envelopes`` names, if any."""
     for raw in envelopes[:2]:
         env = decode_envelope(raw)
         if env.type == MessageType.HELLO and env.sender == int(me):
             options = env.payload.get("options")
-            return deck_of_options(options) if isinstance(options, dict) else None
+            return parse_options(options) if isinstance(options, dict) else None
     return None

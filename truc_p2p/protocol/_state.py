@@ -11,7 +11,19 @@ the coin flip branches on the negotiated deck (``Cond.DECK_V2``): v1 deals in
 four messages and audits revealed seeds, v2 deals in three proven messages
 (the non-dealer first) and goes from the last action straight to the result.
 After a message is applied, the first transition of the stage whose
-condition holds gives the next stage.  ``abort`` may be sent by either
+condition holds gives the next stage.
+
+**Pipelined deal** (deck v2 with ``"pipeline": true``): the deal of hand
+*n + 1* is interleaved with the play of hand *n*.  Its two heavy messages are
+*interjections* (:data:`INTERJECTIONS`): while ``v2play`` is the stage, the
+player due sends its owed pre-deal message first (``v2predeal1``: the next
+non-dealer's ``v2deck1``, owed from the end of hand *n*'s deal;
+``v2predeal2``: the next dealer's ``v2deck2`` without shares, owed once the
+``v2deck1`` is on the chain), then its action.  When hand *n* ends, the
+first transition that holds picks up the deal where the pre-deal left it:
+the new dealer's shares rode on its hand-ending action (``open``,
+``Cond.OPENED``) or follow in ``v2open``, or the deal resumes at ``v2deck2``
+or ``v2deck1``.  ``abort`` may be sent by either
 player in any stage before ``DONE``.
 """
 
@@ -26,14 +38,18 @@ from truc_p2p.rules import Event, Game, GameEnded, Player, RoundEnded
 __all__ = [
     "ACTION_STAGES",
     "FIRST_DEAL_STAGES",
+    "INTERJECTIONS",
     "STAGES",
     "TRANSITIONS",
+    "V2_DEAL_STARTS",
     "Cond",
     "Sender",
     "Stage",
     "conditions_after_action",
+    "due_stage",
     "expected_sender",
     "next_stage",
+    "predeal_conditions",
 ]
 
 
@@ -50,6 +66,9 @@ class Stage(enum.Enum):
     V2_DECK2 = "v2deck2"
     V2_DECK3 = "v2deck3"
     V2_PLAY = "v2play"
+    V2_PREDEAL1 = "v2predeal1"
+    V2_PREDEAL2 = "v2predeal2"
+    V2_OPEN = "v2open"
     REVEAL_FIRST = "reveal-first"
     REVEAL_SECOND = "reveal-second"
     RESULT_FIRST = "result-first"
@@ -66,6 +85,8 @@ class Sender(enum.Enum):
     RESPONDER = "responder (player 1)"
     DEALER = "dealer of the hand"
     NONDEALER = "non-dealer of the hand"
+    NEXT_NONDEALER = "non-dealer of the next hand"
+    NEXT_DEALER = "dealer of the next hand"
     TO_ACT = "player to act (rules engine); the non-dealer while a redeal is being dealt"
     FIRST = "the player who did not send the message that ended the hand"
     SECOND = "the player who sent the message that ended the hand"
@@ -77,6 +98,9 @@ class Cond(enum.Enum):
     AUDIT_DUE = "game over, or audit after every hand, or 32 hands since the last audit"
     ROUND_OVER = "the round ended (and no earlier condition holds)"
     GAME_OVER = "the game is over"
+    OPENED = "the action carried the pre-dealt hand's `open` shares (pipelined deal)"
+    PREDEALT = "the next hand's v2deck1 and v2deck2 are on the chain (pipelined deal)"
+    PREDEAL_STARTED = "only the next hand's v2deck1 is on the chain (pipelined deal)"
     OTHERWISE = "otherwise"
 
 
@@ -122,6 +146,21 @@ STAGES: Mapping[Stage, tuple[Sender, str, str]] = {
         MessageType.V2ACTION,
         "one action of the rules engine (cards shown by shares)",
     ),
+    Stage.V2_PREDEAL1: (
+        Sender.NEXT_NONDEALER,
+        MessageType.V2DECK1,
+        "pre-deal: the next hand's v2deck1 (with `hand`), sent during this hand",
+    ),
+    Stage.V2_PREDEAL2: (
+        Sender.NEXT_DEALER,
+        MessageType.V2DECK2,
+        "pre-deal: the next hand's v2deck2 without its shares (with `hand`)",
+    ),
+    Stage.V2_OPEN: (
+        Sender.DEALER,
+        MessageType.V2OPEN,
+        "the dealer's shares for the non-dealer's cards of the pre-dealt hand",
+    ),
     Stage.REVEAL_FIRST: (Sender.FIRST, MessageType.REVEAL, "seeds of the hands to audit"),
     Stage.REVEAL_SECOND: (
         Sender.SECOND,
@@ -135,6 +174,15 @@ STAGES: Mapping[Stage, tuple[Sender, str, str]] = {
     ),
     Stage.RESULT_SECOND: (Sender.SECOND, MessageType.RESULT, "the same result: co-signature"),
 }
+
+_V2_AFTER_ACTION: tuple[tuple[Cond, Stage], ...] = (
+    (Cond.GAME_OVER, Stage.RESULT_FIRST),
+    (Cond.OPENED, Stage.V2_DECK3),
+    (Cond.PREDEALT, Stage.V2_OPEN),
+    (Cond.PREDEAL_STARTED, Stage.V2_DECK2),
+    (Cond.ROUND_OVER, Stage.V2_DECK1),
+    (Cond.OTHERWISE, Stage.V2_PLAY),
+)
 
 #: stage -> ordered (condition, next stage); the first condition that holds wins.
 TRANSITIONS: Mapping[Stage, tuple[tuple[Cond, Stage], ...]] = {
@@ -156,16 +204,12 @@ TRANSITIONS: Mapping[Stage, tuple[tuple[Cond, Stage], ...]] = {
     ),
     Stage.V2_DECK1: ((Cond.ALWAYS, Stage.V2_DECK2),),
     Stage.V2_DECK2: ((Cond.ALWAYS, Stage.V2_DECK3),),
-    Stage.V2_DECK3: (
-        (Cond.GAME_OVER, Stage.RESULT_FIRST),
-        (Cond.ROUND_OVER, Stage.V2_DECK1),
-        (Cond.OTHERWISE, Stage.V2_PLAY),
-    ),
-    Stage.V2_PLAY: (
-        (Cond.GAME_OVER, Stage.RESULT_FIRST),
-        (Cond.ROUND_OVER, Stage.V2_DECK1),
-        (Cond.OTHERWISE, Stage.V2_PLAY),
-    ),
+    Stage.V2_DECK3: _V2_AFTER_ACTION,
+    Stage.V2_PLAY: _V2_AFTER_ACTION,
+    # Interjections: after one, the stage it interrupted is due again.
+    Stage.V2_PREDEAL1: ((Cond.ALWAYS, Stage.V2_PLAY),),
+    Stage.V2_PREDEAL2: ((Cond.ALWAYS, Stage.V2_PLAY),),
+    Stage.V2_OPEN: ((Cond.ALWAYS, Stage.V2_DECK3),),
     Stage.REVEAL_FIRST: ((Cond.ALWAYS, Stage.REVEAL_SECOND),),
     Stage.REVEAL_SECOND: ((Cond.GAME_OVER, Stage.RESULT_FIRST), (Cond.OTHERWISE, Stage.DECK1)),
     Stage.RESULT_FIRST: ((Cond.ALWAYS, Stage.RESULT_SECOND),),
@@ -180,6 +224,17 @@ ACTION_STAGES: Mapping[Stage, str] = {
     Stage.V2_DECK3: MessageType.V2DECK3,
     Stage.V2_PLAY: MessageType.V2ACTION,
 }
+#: stage -> interjections, in order: before the stage's own message, the player
+#: due sends the first interjection it owes (pipelined deal: the pre-deal of the
+#: next hand).  Owed means: ``v2predeal1`` from the end of the current hand's
+#: deal (its ``v2deck3``) until the next hand's ``v2deck1`` is on the chain;
+#: ``v2predeal2`` from then until its ``v2deck2`` is.  The interjection's
+#: transition leads back to the interrupted stage.
+INTERJECTIONS: Mapping[Stage, tuple[Stage, ...]] = {
+    Stage.V2_PLAY: (Stage.V2_PREDEAL1, Stage.V2_PREDEAL2),
+}
+#: Stages whose message starts the deal of a hand after the previous one ended.
+V2_DEAL_STARTS: tuple[Stage, ...] = (Stage.V2_DECK1, Stage.V2_DECK2, Stage.V2_OPEN)
 #: The stage that starts each hand, by deck version.
 FIRST_DEAL_STAGES: Mapping[str, Stage] = {"v1": Stage.DECK1, "v2": Stage.V2_DECK1}
 
@@ -208,8 +263,10 @@ def expected_sender(stage: Stage, game: Game | None, hand_ender: Player | None) 
         raise ValueError(f"stage {stage.value} needs a game")
     if who is Sender.DEALER:
         return game.dealer
-    if who is Sender.NONDEALER:
-        return game.dealer.other
+    if who in (Sender.NONDEALER, Sender.NEXT_DEALER):
+        return game.dealer.other  # the dealer alternates every round (rules.md section 3)
+    if who is Sender.NEXT_NONDEALER:
+        return game.dealer
     if who is Sender.TO_ACT:
         return game.to_act if game.to_act is not None else game.dealer.other
     if hand_ender is None:
@@ -231,3 +288,33 @@ def conditions_after_action(
         game_over or audit_mode == "hand" or hands - audited >= MAX_SEEDS_PER_REVEAL
     )
     return {Cond.AUDIT_DUE: audit_due, Cond.ROUND_OVER: round_over, Cond.GAME_OVER: game_over}
+
+
+#: interjection -> how many pre-deal messages of the next hand are on the chain
+#: when it is owed.
+INTERJECTION_OWED: Mapping[Stage, int] = {Stage.V2_PREDEAL1: 0, Stage.V2_PREDEAL2: 1}
+
+
+def due_stage(
+    stage: Stage, game: Game | None, hand_ender: Player | None, predeal: int | None
+) -> Stage:
+    """The stage whose message comes next: the first interjection of ``stage`` owed
+    by the player due (``predeal`` pre-deal messages of the next hand are on the
+    chain; ``None`` while no pre-deal may run), else ``stage`` itself."""
+    inters = INTERJECTIONS.get(stage, ())
+    if not inters or predeal is None:
+        return stage
+    due = expected_sender(stage, game, hand_ender)
+    for inter in inters:
+        if predeal == INTERJECTION_OWED[inter] and expected_sender(inter, game, hand_ender) == due:
+            return inter
+    return stage
+
+
+def predeal_conditions(round_over: bool, predeal_sent: int) -> dict[Cond, bool]:
+    """The pipelined-deal conditions at the end of a hand: ``predeal_sent`` of the
+    next hand's two pre-deal messages are on the chain."""
+    return {
+        Cond.PREDEALT: round_over and predeal_sent == 2,
+        Cond.PREDEAL_STARTED: round_over and predeal_sent == 1,
+    }

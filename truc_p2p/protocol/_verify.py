@@ -69,12 +69,15 @@ from truc_p2p.protocol._session import (
     result_payload,
 )
 from truc_p2p.protocol._state import (
+    INTERJECTIONS,
     STAGES,
     Cond,
     Stage,
     conditions_after_action,
+    due_stage,
     expected_sender,
     next_stage,
+    predeal_conditions,
 )
 from truc_p2p.protocol._wire import (
     GENESIS,
@@ -92,6 +95,7 @@ from truc_p2p.rules import (
     IllegalActionError,
     Phase,
     Player,
+    RoundEnded,
     RulesError,
     Ruleset,
 )
@@ -328,6 +332,11 @@ class _Referee:
         self.v2: HandVerifierV2 | None = None
         self.v2_hidden = 0
         self.shares_due: Role | None = None
+        # Pipelined deal (wire.md 6b): the pre-dealt next hand and how many of its
+        # two pre-deal messages are on the chain (None while no pre-deal may run).
+        self.pipeline = False
+        self.v2_next: HandVerifierV2 | None = None
+        self.predeal: int | None = None
 
     # -- driving -------------------------------------------------------------------
 
@@ -395,6 +404,8 @@ class _Referee:
         if self.stage is Stage.ABORTED:
             raise UnexpectedMessageError("message after an abort", evidence=ev)
         sender = Player(env.sender)
+        if self.stage in INTERJECTIONS:
+            self.stage = due_stage(self.stage, self.game, self.hand_ender, self.predeal)
         due = expected_sender(self.stage, self.game, self.hand_ender)
         mtype = STAGES[self.stage][1]
         if sender != due:
@@ -424,6 +435,7 @@ class _Referee:
                 raise MalformedMessageError(f"bad options {p['options']}", evidence=(env.raw,))
             self.ruleset, self.audit_mode, self.coin_commit = ruleset, audit, p["coin"]
             self.deck = deck
+            self.pipeline = p["options"].get("pipeline", False) is True
             self.initiator_options = p["options"]
         else:
             if ruleset != self.ruleset or p["options"] != self.initiator_options:
@@ -481,25 +493,71 @@ class _Referee:
         self.hand += 1
         self.v2 = HandVerifierV2(game_id=self.game_id, hand=self.hand, context=context)
         self.shares_due = None
+        self.v2_next, self.predeal = None, None  # a dangling pre-deal is never opened
 
     @property
     def hand_v2(self) -> HandVerifierV2:
         assert self.v2 is not None
         return self.v2
 
+    def hand_payload(self, env: Envelope, index: int) -> dict[str, Any]:
+        """The payload without ``hand``, which names ``index`` exactly when pipelined."""
+        payload = dict(env.payload)
+        got = payload.pop("hand", None)
+        if got != (index if self.pipeline else None):
+            raise MalformedMessageError(
+                f"{env.type} names hand {got}, expected {index if self.pipeline else 'none'}",
+                evidence=(env.raw,),
+            )
+        return payload
+
     def on_v2deck1(self, env: Envelope, sender: Player) -> None:
-        self.hand_v2.d1(env.payload)
+        if self.stage is Stage.V2_PREDEAL1:
+            payload = self.hand_payload(env, self.hand + 1)
+            # The pre-dealt hand's proofs are bound to the envelope before its v2deck1.
+            self.v2_next = HandVerifierV2(
+                game_id=self.game_id, hand=self.hand + 1, context=env.prev
+            )
+            self.v2_next.d1(payload)
+            self.predeal = 1
+        else:
+            self.hand_v2.d1(self.hand_payload(env, self.hand))
         self.advance()
 
     def on_v2deck2(self, env: Envelope, sender: Player) -> None:
-        self.hand_v2.d2(env.payload)
+        if self.stage is Stage.V2_PREDEAL2:
+            payload = self.hand_payload(env, self.hand + 1)
+            if "shares" in payload:
+                raise MalformedMessageError(
+                    "a pre-dealt v2deck2 carries no shares", evidence=(env.raw,)
+                )
+            assert self.v2_next is not None
+            self.v2_next.d2_deck(payload)
+            self.predeal = 2
+        else:
+            payload = self.hand_payload(env, self.hand)
+            if "shares" not in payload:
+                raise MalformedMessageError("v2deck2 without its shares", evidence=(env.raw,))
+            self.hand_v2.d2(payload)
+        self.advance()
+
+    def on_v2open(self, env: Envelope, sender: Player) -> None:
+        if env.payload["hand"] != self.hand:
+            raise MalformedMessageError(
+                f"v2open names hand {env.payload['hand']}, expected {self.hand}",
+                evidence=(env.raw,),
+            )
+        self.hand_v2.d2_shares(env.payload["shares"])
         self.advance()
 
     def on_v2deck3(self, env: Envelope, sender: Player) -> None:
-        self.hand_v2.d3({"shares": env.payload["shares"]})
+        payload = self.hand_payload(env, self.hand)
+        self.hand_v2.d3({"shares": payload["shares"]})
         assert self.game is not None
         self.game.deal({})
-        self.play_v2(env, sender, env.payload["action"])
+        if self.pipeline:
+            self.predeal = 0  # this hand is dealt: the next may be pre-dealt
+        self.play_v2(env, sender, payload["action"])
 
     def on_v2action(self, env: Envelope, sender: Player) -> None:
         self.play_v2(env, sender, env.payload)
@@ -526,10 +584,23 @@ class _Referee:
         else:
             action = Action(kind)
         events = game.push(action, player=sender)
+        # Pipelined: the next dealer's shares ride on its action that ends the hand.
+        open_due = (
+            self.predeal == 2
+            and any(isinstance(e, RoundEnded) for e in events)
+            and game.phase is Phase.DEAL
+            and sender == game.dealer
+        )
+        if open_due != ("open" in payload):
+            raise MalformedMessageError(
+                "the next dealer's shares must ride on its action that ends the hand, "
+                "and only there",
+                evidence=(env.raw,),
+            )
         if kind is ActionKind.ACCEPT_REDEAL:
             hand.redeal(role, payload["shares"])
             self.shares_due = Role.NONDEALER
-        self.after_action(sender, events, env)
+        self.after_action(sender, events, env, payload.get("open"))
 
     def _audit(self, env: Envelope, role: Role, what: str, got: Any, want: Any) -> None:
         if got != want:
@@ -686,10 +757,18 @@ class _Referee:
                 self.deal(redeal=True)
         self.after_action(sender, events, env)
 
-    def after_action(self, actor: Player, events: Sequence[Event], env: Envelope) -> None:
+    def after_action(
+        self,
+        actor: Player,
+        events: Sequence[Event],
+        env: Envelope,
+        opened: list[bytes] | None = None,
+    ) -> None:
         holds = conditions_after_action(
             events, audit_mode=self.audit_mode or "game", hands=self.hand + 1, audited=self.audited
         )
+        holds.update(predeal_conditions(holds[Cond.ROUND_OVER], self.predeal or 0))
+        holds[Cond.OPENED] = opened is not None
         if holds[Cond.ROUND_OVER]:
             self.hand_ender = actor
             if self.v2 is not None:
@@ -699,6 +778,12 @@ class _Referee:
             self.start_hand()
         elif self.stage is Stage.V2_DECK1:
             self.start_hand_v2(env.hash)
+        elif self.stage in (Stage.V2_DECK2, Stage.V2_OPEN, Stage.V2_DECK3):
+            # the pre-dealt hand starts (V2_DECK3: its dealer's shares rode on the action)
+            self.hand += 1
+            self.v2, self.v2_next, self.predeal, self.shares_due = self.v2_next, None, None, None
+            if opened is not None:
+                self.hand_v2.d2_shares(opened)
         elif self.stage is Stage.RESULT_FIRST:  # deck v2: the result follows the last action
             assert self.game is not None
             outcome = self.game.outcome()
