@@ -13,9 +13,14 @@ from truc_p2p.local import make_pair, run_pair
 from truc_p2p.rules import Player, Ruleset
 
 
-def _transcript(deck: str, seed: int, target: int = 3) -> list[bytes]:
+def _transcript(deck: str, seed: int, target: int = 3, pipeline: bool = False) -> list[bytes]:
     records: list[bytes] = []
-    sessions = make_pair(ruleset=Ruleset(target=target), deck=deck, records=(records.append, None))
+    sessions = make_pair(
+        ruleset=Ruleset(target=target),
+        deck=deck,
+        records=(records.append, None),
+        pipeline=pipeline if deck == "v2" else None,
+    )
     run_pair(sessions, {p: make_bot("heuristic", seed + int(p)) for p in (Player.P0, Player.P1)})
     return records
 
@@ -39,15 +44,22 @@ def test_bench_game_reports_every_figure(capsys: pytest.CaptureFixture[str]) -> 
     argv = ["bench", "game", "--games", "1", "--target", "1", "--rtt", "10", "--json"]
     assert main([*argv, "--concurrency", "2"]) == 0
     report = json.loads(capsys.readouterr().out)
-    for key in (
-        "messages_per_hand",
-        "critical_deal_flights_per_hand",
-        "cpu_ms_per_hand",
-        "cpu_floor_ms_per_hand_per_peer",
-        "wall_s_per_game",
-        "model_s_per_game",
-    ):
-        assert key in report
-    assert report["wall_s_per_game"] >= 0.005  # at least the delays of the flights
+    keys = ("messages_per_hand", "critical_deal_flights_per_hand", "cpu_ms_per_hand",
+            "cpu_floor_ms_per_hand_per_peer", "wall_s_per_game", "model_s_per_game")  # fmt: skip
+    for variant in ("pipelined", "classic"):
+        assert all(key in report[variant] for key in keys)
+        assert report[variant]["wall_s_per_game"] >= 0.005  # at least the flights' delays
     assert report["concurrency"][0]["games"] == 2
     assert main(["bench", "game", "--concurrency", "x"]) == 2
+
+
+def test_the_pipelined_deal_waits_for_fewer_deal_flights_between_hands() -> None:
+    def steady(pipeline: bool) -> float:
+        facts = next(
+            f
+            for seed in range(50)
+            if (f := analyse(_transcript("v2", seed, target=6, pipeline=pipeline)))["hands"] >= 4
+        )
+        return facts["critical_deal_flights_per_hand"]
+
+    assert steady(True) < steady(False)

@@ -42,7 +42,7 @@ from truc_p2p.rules import Player, Ruleset
 __all__ = ["main", "run"]
 
 #: Message types that only deal (no action rides on them).
-_DEAL_ONLY = {"deck1", "deck2", "deck3", "v2deck1", "v2deck2"}
+_DEAL_ONLY = {"deck1", "deck2", "deck3", "v2deck1", "v2deck2", "v2open"}
 #: Message types that carry an action.
 _ACTIONS = {"action", "deck4", "v2action", "v2deck3"}
 
@@ -108,10 +108,12 @@ def _deck_floor_ms() -> float:
     return float(statistics.mean(floors.values()))
 
 
-def _timed_game(seed: int, target: int) -> dict[str, Any]:
+def _timed_game(seed: int, target: int, pipeline: bool) -> dict[str, Any]:
     """One in-memory game; CPU of each side's protocol calls (bots excluded)."""
     records: list[bytes] = []
-    sessions = make_pair(ruleset=Ruleset(target=target), records=(records.append, None))
+    sessions = make_pair(
+        ruleset=Ruleset(target=target), records=(records.append, None), pipeline=pipeline
+    )
     bots = {p: make_bot("heuristic", seed * 2 + int(p)) for p in (Player.P0, Player.P1)}
     cpu = {Player.P0: 0.0, Player.P1: 0.0}
     bot_cpu = 0.0
@@ -191,9 +193,11 @@ def _delayed_pair(delay: float) -> tuple[_DelayedStream, _DelayedStream]:
     return a, b
 
 
-def _session_pair(target: int) -> tuple[dict[Player, Session], list[bytes]]:
+def _session_pair(target: int, pipeline: bool = True) -> tuple[dict[Player, Session], list[bytes]]:
     records: list[bytes] = []
-    sessions = make_pair(ruleset=Ruleset(target=target), records=(records.append, None))
+    sessions = make_pair(
+        ruleset=Ruleset(target=target), records=(records.append, None), pipeline=pipeline
+    )
     return sessions, records
 
 
@@ -216,8 +220,8 @@ async def _play_pair(
             nursery.start_soon(side, p)
 
 
-async def _wall_game(seed: int, target: int, one_way: float) -> dict[str, float]:
-    sessions, records = _session_pair(target)
+async def _wall_game(seed: int, target: int, one_way: float, pipeline: bool) -> dict[str, float]:
+    sessions, records = _session_pair(target, pipeline)
     start_cpu, start = _cpu(), trio.current_time()
     await _play_pair(sessions, _delayed_pair(one_way), seed)
     wall, cpu = trio.current_time() - start, _cpu() - start_cpu
@@ -237,13 +241,13 @@ async def _concurrent(n: int, target: int) -> dict[str, float]:
     return {"games": n, "games_per_s": n / wall, "cpu_ms_per_game": cpu / n * 1000}
 
 
-def run(*, games: int, rtt_ms: float, target: int, concurrency: list[int]) -> dict[str, Any]:
-    """Every figure of the bench as one JSON-ready object."""
-    sign, verify = _signature_costs()
-    deck_floor = _deck_floor_ms()
-    timed = [_timed_game(seed, target) for seed in range(games)]
+def _variant(
+    games: int, target: int, one_way: float, pipeline: bool, floor_of: Callable[[float], float]
+) -> dict[str, Any]:
+    """Every per-hand figure for the classic (``pipeline=False``) or pipelined deal."""
+    timed = [_timed_game(seed, target, pipeline) for seed in range(games)]
     hands = sum(t["facts"]["hands"] for t in timed)
-    per: dict[str, float] = {}
+    out: dict[str, Any] = {"hands": hands}
     for key in (
         "messages_per_hand",
         "flights_per_hand",
@@ -251,31 +255,40 @@ def run(*, games: int, rtt_ms: float, target: int, concurrency: list[int]) -> di
         "critical_deal_flights_per_hand",
         "bytes_per_hand",
     ):
-        per[key] = round(sum(t["facts"][key] * t["facts"]["hands"] for t in timed) / hands, 2)
+        out[key] = round(sum(t["facts"][key] * t["facts"]["hands"] for t in timed) / hands, 2)
     cpu_ms = {
         p.name: sum(t["cpu"][p] for t in timed) / hands * 1000 for p in (Player.P0, Player.P1)
     }
-    envelopes_per_hand = sum(t["total"] for t in timed) / hands
-    floor_ms = deck_floor + envelopes_per_hand / 2 * (sign + verify) * 1000
+    floor_ms = floor_of(sum(t["total"] for t in timed) / hands)
+    out["cpu_ms_per_hand"] = {k: round(v, 2) for k, v in cpu_ms.items()}
+    out["cpu_floor_ms_per_hand_per_peer"] = round(floor_ms, 2)
+    out["cpu_ratio_to_floor"] = {k: round(v / floor_ms, 2) for k, v in cpu_ms.items()}
+    walls = [trio.run(_wall_game, seed, target, one_way, pipeline) for seed in range(games)]
+    out["wall_s_per_game"] = round(statistics.median(w["wall"] for w in walls), 3)
+    out["model_s_per_game"] = round(statistics.median(w["model"] for w in walls), 3)
+    out["wall_to_model"] = round(out["wall_s_per_game"] / out["model_s_per_game"], 3)
+    return out
+
+
+def run(*, games: int, rtt_ms: float, target: int, concurrency: list[int]) -> dict[str, Any]:
+    """Every figure of the bench as one JSON-ready object: the pipelined deal (the
+    default) beside the classic one, measured in the same run."""
+    sign, verify = _signature_costs()
+    deck_floor = _deck_floor_ms()
+
+    def floor_of(envelopes_per_hand: float) -> float:
+        return deck_floor + envelopes_per_hand / 2 * (sign + verify) * 1000
+
     one_way = rtt_ms / 2000
-    walls = [trio.run(_wall_game, seed, target, one_way) for seed in range(games)]
-    wall_per_game = statistics.median(w["wall"] for w in walls)
-    model_per_game = statistics.median(w["model"] for w in walls)
     report: dict[str, Any] = {
         "deck": "v2",
         "games": games,
         "target": target,
-        "hands": hands,
-        **per,
-        "cpu_ms_per_hand": {k: round(v, 2) for k, v in cpu_ms.items()},
-        "cpu_floor_ms_per_hand_per_peer": round(floor_ms, 2),
-        "cpu_ratio_to_floor": {k: round(v / floor_ms, 2) for k, v in cpu_ms.items()},
+        "rtt_ms": rtt_ms,
         "primitives_us": {"sign": round(sign * 1e6, 1), "verify": round(verify * 1e6, 1)},
         "deck_floor_ms_per_hand": round(deck_floor, 2),
-        "rtt_ms": rtt_ms,
-        "wall_s_per_game": round(wall_per_game, 3),
-        "model_s_per_game": round(model_per_game, 3),
-        "wall_to_model": round(wall_per_game / model_per_game, 3),
+        "pipelined": _variant(games, target, one_way, True, floor_of),
+        "classic": _variant(games, target, one_way, False, floor_of),
         "concurrency": [trio.run(_concurrent, n, target) for n in concurrency],
     }
     for row in report["concurrency"]:
@@ -291,27 +304,25 @@ def main(*, games: int, rtt_ms: float, target: int, concurrency: list[int], as_j
         return 0
     out: Callable[[str], None] = print
     out(
-        f"bench game: {r['games']} heuristic-bot games to {r['target']}, {r['hands']} hands, "
-        f"deck {r['deck']}"
+        f"bench game: {r['games']} heuristic-bot games to {r['target']}, deck {r['deck']}; "
+        f"CPU floor per hand per peer = deck {r['deck_floor_ms_per_hand']} ms + signatures "
+        f"at {r['primitives_us']['sign']} / {r['primitives_us']['verify']} us"
     )
-    out(
-        f"  per hand: {r['messages_per_hand']} messages, {r['flights_per_hand']} flights, "
-        f"{r['deal_flights_per_hand']} deal flights "
-        f"({r['critical_deal_flights_per_hand']} on the critical path), "
-        f"{r['bytes_per_hand']:.0f} bytes"
-    )
-    cpu = r["cpu_ms_per_hand"]
-    out(
-        f"  CPU per hand: P0 {cpu['P0']} ms, P1 {cpu['P1']} ms; floor per peer "
-        f"{r['cpu_floor_ms_per_hand_per_peer']} ms (deck {r['deck_floor_ms_per_hand']} ms + "
-        f"signatures at {r['primitives_us']['sign']} / {r['primitives_us']['verify']} us); "
-        f"ratio {r['cpu_ratio_to_floor']['P0']} / {r['cpu_ratio_to_floor']['P1']}"
-    )
-    out(
-        f"  wall per game at {r['rtt_ms']:g} ms round trip: {r['wall_s_per_game']} s; model "
-        f"(CPU + flights x one-way delay) {r['model_s_per_game']} s; "
-        f"ratio {r['wall_to_model']}"
-    )
+    for name in ("pipelined", "classic"):
+        v = r[name]
+        cpu, ratio = v["cpu_ms_per_hand"], v["cpu_ratio_to_floor"]
+        out(
+            f"  {name} deal ({v['hands']} hands), per hand: {v['messages_per_hand']} messages, "
+            f"{v['flights_per_hand']} flights, {v['deal_flights_per_hand']} deal flights "
+            f"({v['critical_deal_flights_per_hand']} on the critical path), "
+            f"{v['bytes_per_hand']:.0f} bytes"
+        )
+        out(
+            f"    CPU per hand: P0 {cpu['P0']} ms, P1 {cpu['P1']} ms (floor "
+            f"{v['cpu_floor_ms_per_hand_per_peer']} ms; ratio {ratio['P0']} / {ratio['P1']}); "
+            f"wall per game at {r['rtt_ms']:g} ms round trip {v['wall_s_per_game']} s vs "
+            f"model {v['model_s_per_game']} s ({v['wall_to_model']}x)"
+        )
     for row in r["concurrency"]:
         out(
             f"  {row['games']:>4} games at once: {row['games_per_s']} games/s, "
