@@ -267,7 +267,14 @@ def _variant(
     out["wall_s_per_game"] = round(statistics.median(w["wall"] for w in walls), 3)
     out["model_s_per_game"] = round(statistics.median(w["model"] for w in walls), 3)
     out["wall_to_model"] = round(out["wall_s_per_game"] / out["model_s_per_game"], 3)
+    # Games differ in length (random deals): per hand is the figure to compare.
+    out["wall_ms_per_hand"] = round(sum(w["wall"] for w in walls) / _hands(walls) * 1000, 1)
+    out["model_ms_per_hand"] = round(sum(w["model"] for w in walls) / _hands(walls) * 1000, 1)
     return out
+
+
+def _hands(walls: list[dict[str, float]]) -> float:
+    return max(1.0, sum(w["hands"] for w in walls))
 
 
 def run(*, games: int, rtt_ms: float, target: int, concurrency: list[int]) -> dict[str, Any]:
@@ -320,8 +327,9 @@ def main(*, games: int, rtt_ms: float, target: int, concurrency: list[int], as_j
         out(
             f"    CPU per hand: P0 {cpu['P0']} ms, P1 {cpu['P1']} ms (floor "
             f"{v['cpu_floor_ms_per_hand_per_peer']} ms; ratio {ratio['P0']} / {ratio['P1']}); "
-            f"wall per game at {r['rtt_ms']:g} ms round trip {v['wall_s_per_game']} s vs "
-            f"model {v['model_s_per_game']} s ({v['wall_to_model']}x)"
+            f"at {r['rtt_ms']:g} ms round trip: {v['wall_ms_per_hand']} ms per hand (model "
+            f"{v['model_ms_per_hand']} ms), {v['wall_s_per_game']} s per game vs model "
+            f"{v['model_s_per_game']} s ({v['wall_to_model']}x)"
         )
     for row in r["concurrency"]:
         out(
