@@ -29,8 +29,6 @@ leaves the session in the ``ERROR`` stage.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -91,7 +89,6 @@ from truc_p2p.protocol._messages import (
     ABORT_REASONS,
     CONTROL,
     DECK_VERSIONS,
-    REFUSE_REASONS,
     RESUME_NONCE_SIZE,
     MessageType,
     validate_fields,
@@ -109,6 +106,20 @@ from truc_p2p.protocol._state import (
     expected_sender,
     next_stage,
     predeal_conditions,
+)
+from truc_p2p.protocol._values import (
+    AUDIT_MODES,
+    PIPELINE_DEFAULT,
+    coin_commitment,
+    first_dealer_from_coins,
+    game_id_of,
+    local_seed,
+    local_seed_v2,
+    local_value,
+    parse_options,
+    refusal,
+    result_payload,
+    session_options,
 )
 from truc_p2p.protocol._wire import (
     GENESIS,
@@ -146,107 +157,10 @@ __all__ = [
     "first_dealer_from_coins",
     "game_id_of",
     "local_seed",
+    "local_seed_v2",
     "local_value",
     "refusal",
 ]
-
-AUDIT_MODES = ("game", "hand")
-#: Whether deck v2 sessions pipeline the deal unless told otherwise.
-PIPELINE_DEFAULT = True
-_COIN_TAG = b"truc-p2p/v1/coin"
-_GAME_TAG = b"truc-p2p/v1/game"
-
-
-def local_value(secret: bytes, label: bytes) -> bytes:
-    """A local random value derived from the session secret (wire.md section 9)."""
-    return hmac.new(secret, b"truc-p2p/v1/local/" + label, hashlib.sha256).digest()
-
-
-def local_seed(secret: bytes, hand: int) -> bytes:
-    """The deck seed of ``hand`` derived from the session secret."""
-    return local_value(secret, b"seed" + hand.to_bytes(4, "big"))
-
-
-def local_seed_v2(secret: bytes, hand: int) -> bytes:
-    """The deck v2 seed of ``hand`` (never revealed: nothing is audited in v2)."""
-    return local_value(secret, b"v2seed" + hand.to_bytes(4, "big"))
-
-
-def session_options(audit: str, deck: str, pipeline: bool = False) -> dict[str, Any]:
-    """The hello's ``options``: v1 hellos keep their original shape (no ``deck`` key);
-    a pipelined deck v2 deal adds ``"pipeline": true`` (absent when off)."""
-    if deck == "v1":
-        return {"audit": audit}
-    if pipeline:
-        return {"audit": audit, "deck": deck, "pipeline": True}
-    return {"audit": audit, "deck": deck}
-
-
-def deck_of_options(options: dict[str, Any]) -> str | None:
-    """The deck version a hello's ``options`` name (v1 when absent), ``None`` if malformed."""
-    parsed = parse_options(options)
-    return parsed[1] if parsed is not None else None
-
-
-def parse_options(options: dict[str, Any]) -> tuple[str, str, bool] | None:
-    """(audit, deck, pipeline) of a hello's ``options``, ``None`` if malformed."""
-    audit = options.get("audit")
-    deck = options.get("deck", "v1")
-    pipeline = options.get("pipeline", False)
-    if audit not in AUDIT_MODES or deck not in DECK_VERSIONS or pipeline not in (True, False):
-        return None
-    if options != session_options(audit, deck, pipeline) or (pipeline and deck != "v2"):
-        return None
-    return audit, deck, pipeline
-
-
-def coin_commitment(coin: bytes) -> bytes:
-    """The initiator's commitment to its coin, sent in its hello."""
-    return hashlib.sha256(_COIN_TAG + coin).digest()
-
-
-def first_dealer_from_coins(initiator_coin: bytes, responder_coin: bytes) -> Player:
-    """Both coins decide the first dealer: the low bit of a hash of both."""
-    digest = hashlib.sha256(_COIN_TAG + b"/draw" + initiator_coin + responder_coin).digest()
-    return Player(digest[0] & 1)
-
-
-def game_id_of(hello_initiator: bytes, hello_responder: bytes) -> bytes:
-    """The game id: SHA-256 over a tag and both raw hello envelopes."""
-    return hashlib.sha256(_GAME_TAG + hello_initiator + hello_responder).digest()
-
-
-def result_payload(outcome: Outcome, *, hands: int, chain: bytes) -> dict[str, Any]:
-    """The payload both players sign in their ``result`` messages."""
-    return {
-        "winner": int(outcome.winner),
-        "scores": list(outcome.scores),
-        "reason": outcome.reason.value,
-        "hands": hands,
-        "chain": chain,
-    }
-
-
-def refusal(identity: Ed25519PrivateKey, reason: str, detail: str = "") -> bytes:
-    """A host's signed ``refuse`` (framed), for a connection it will not serve.
-
-    Outside any game: empty game id, sequence 0, sender 1 (the host is the
-    responder).  The joiner checks the key against the invite's fingerprint.
-    """
-    if reason not in REFUSE_REASONS:
-        raise LocalProtocolError(f"refuse reason must be one of {', '.join(REFUSE_REASONS)}")
-    detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
-    payload = {"key": public_key_bytes(identity.public_key()), "reason": reason, "detail": detail}
-    raw = sign_envelope(
-        identity,
-        game_id=b"",
-        seq=0,
-        prev=GENESIS,
-        sender=1,
-        type=MessageType.REFUSE,
-        payload=payload,
-    )
-    return frame(raw)
 
 
 class _Reconnecting:

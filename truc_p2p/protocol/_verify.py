@@ -59,15 +59,6 @@ from truc_p2p.protocol._errors import (
     WrongGameError,
 )
 from truc_p2p.protocol._messages import MessageType, validate_payload
-from truc_p2p.protocol._session import (
-    coin_commitment,
-    deck_of_options,
-    first_dealer_from_coins,
-    game_id_of,
-    local_seed,
-    local_value,
-    result_payload,
-)
 from truc_p2p.protocol._state import (
     INTERJECTIONS,
     STAGES,
@@ -78,6 +69,15 @@ from truc_p2p.protocol._state import (
     expected_sender,
     next_stage,
     predeal_conditions,
+)
+from truc_p2p.protocol._values import (
+    coin_commitment,
+    deck_of_options,
+    first_dealer_from_coins,
+    game_id_of,
+    local_seed,
+    local_value,
+    result_payload,
 )
 from truc_p2p.protocol._wire import (
     GENESIS,
