@@ -10,6 +10,7 @@ unencrypted); a file holding the 32 raw private bytes is accepted too.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -91,7 +92,11 @@ def default_identity_path() -> Path:
 
 
 def write_private_file(path: Path, data: bytes) -> None:
-    """Create ``path`` with mode 0600 (never overwriting) and write ``data`` to it."""
+    """Create ``path`` with mode 0600 (never overwriting) and write ``data`` to it.
+
+    If writing fails (a full disk...), the partly written file is removed, so
+    a later run never finds half a key.
+    """
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     except FileExistsError:  # a file is in the way of the directory
@@ -99,10 +104,15 @@ def write_private_file(path: Path, data: bytes) -> None:
             errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path.parent)
         ) from None
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
 
 
 def _read_small_file(path: Path) -> bytes:

@@ -289,6 +289,9 @@ def test_verify_whole_game_with_a_torn_tail_is_not_valid(
     ran = run_main(capsys, ["verify", "--json", str(torn)])
     report = json.loads(ran.out)
     assert ran.code == 1 and report["error_code"] == "torn" and report["winner"] is not None
+    ran = run_main(capsys, ["verify", str(torn)])
+    assert ran.code == 1 and ran.out.startswith("transcript: INVALID")
+    assert ran.out.count("the transcript is incomplete: cut inside message") == 1
 
 
 def test_verify_corrupt_transcript(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

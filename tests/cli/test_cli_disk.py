@@ -112,3 +112,20 @@ def test_a_full_disk_with_json(tmpfs: Mount, capsys: pytest.CaptureFixture[str])
     assert result["game"] == 1 and result["valid"] is False
     assert result["reason"] == "write-error" and "No space left" in result["error"]
     assert sorted(result["transcripts"]) == sorted(str(p) for p in out.glob("*.truc"))
+
+
+def test_identity_on_a_full_disk_leaves_no_half_key(
+    tmpfs: Mount, capsys: pytest.CaptureFixture[str]
+) -> None:
+    disk = tmpfs("64k")
+    (disk / "dir").mkdir()
+    with (disk / "filler").open("wb") as f, pytest.raises(OSError, match="No space"):
+        f.write(bytes(128 * 1024))
+    key = disk / "dir" / "identity.key"
+    code, _, err = _run(capsys, ["identity", "--identity", str(key)])
+    assert code == 2
+    assert err == f"truc-p2p identity: cannot create identity {key}: No space left on device\n"
+    assert not key.exists()  # the next run creates a whole key, once there is room
+    (disk / "filler").unlink()
+    code, out, _ = _run(capsys, ["identity", "--identity", str(key)])
+    assert code == 0 and "created now" in out

@@ -119,8 +119,8 @@ def _verify(args: argparse.Namespace) -> int:
         )
         print(json.dumps(obj))
         return 0 if report.valid else 1
-    if scan.damage is not None:
-        print(_damage_line(scan))
+    if scan.damage is not None and report.error_code != scan.damage:
+        print(_damage_line(scan))  # else the summary's violation line says it
     print(report.summary())
     beside = Path(args.file + ".secret")
     if secret is None and report.error_code in ("aborted", "incomplete") and beside.exists():
