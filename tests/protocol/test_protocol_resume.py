@@ -14,6 +14,8 @@ import random
 import secrets as _secrets
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from protocol_helpers import P0, P1, PLAYER, REDEALER, identity, resign
 
 from truc_p2p.bots import make_bot
@@ -25,6 +27,7 @@ from truc_p2p.protocol import (
     LocalProtocolError,
     PeerKeyMismatchError,
     Refused,
+    RemoteProtocolError,
     Resumed,
     ResumeRefusedError,
     Session,
@@ -386,3 +389,47 @@ def test_cut_and_crash_in_the_middle_of_a_pipelined_deal(seed: int, crash: str, 
     game.cut(crash=victim)
     game.run(cut_rate=0.02)
     check_both_verify(game)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.binary(max_size=300), dialer=st.booleans(), flip=st.integers(0, 10_000))
+def test_any_bytes_on_a_new_connection_only_refuse_it(data: bytes, dialer: bool, flip: int) -> None:
+    """Garbage, truncated or bit-flipped resume frames: only the remote-error family
+    escapes, and none of it ends the game (the next connection may still resume)."""
+    game = _FUZZ_GAME
+
+    def rebuilt(p: Player) -> Session:
+        return Session.restore(
+            list(game.records[p]),
+            identity=game.keys[p],
+            role=p,
+            secret=game.secrets[p],
+            ruleset=game.ruleset,
+            name=("alice", "bob")[p],
+        )
+
+    side, peer = (rebuilt(P1), rebuilt(P0)) if dialer else (rebuilt(P0), rebuilt(P1))
+    peer.reconnect(b"p" * 16, dialer=True)
+    genuine = bytearray(peer.data_to_send())
+    genuine[flip % len(genuine)] ^= 1 << (flip % 8)
+    for feed in (data, bytes(genuine)):
+        side.reconnect(b"s" * 16, dialer=False)
+        side.receive_data(feed)
+        try:
+            while side.next_event() is not NEED_DATA:
+                pass
+        except RemoteProtocolError:
+            pass
+        assert side.resumable or side.error is not None
+
+
+def _fuzz_game() -> LossyGame:
+    game = LossyGame(77, target=1)
+    while not all(s.started for s in game.sessions.values()):
+        for p in (P0, P1):
+            game.deliver_some(p)
+            game.step(p)
+    return game
+
+
+_FUZZ_GAME = _fuzz_game()

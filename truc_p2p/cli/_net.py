@@ -752,6 +752,9 @@ def _announce(hook: Any, session: Session, ruleset: Ruleset, audit: str) -> None
 
 def _resume(args: argparse.Namespace) -> int:
     path = Path(args.transcript)
+    if not path.is_file():
+        print(f"truc-p2p resume: no transcript at {path}", file=sys.stderr)
+        return 2
     try:
         meta = read_meta(path)
         if meta.get("role") == "play":
