@@ -138,11 +138,13 @@ def prepare_game(
     lazy_sync: bool = True,
     expected_peer_fingerprint: str | None = None,
     deck: str = "v2",
+    meta: dict[str, Any] | None = None,
 ) -> LocalGame:
     """Create a session recording into ``transcript`` (``None``: no files).
 
     The 32-byte ``secret`` (fresh random by default) is written to
-    ``<transcript>.secret`` with mode 0600; it is never printed or logged.
+    ``<transcript>.secret`` with mode 0600; it is never printed or logged.  ``meta``
+    (what ``truc-p2p resume`` needs, no secrets) goes to ``<transcript>.meta.json``.
     """
     secret = secrets.token_bytes(32) if secret is None else secret
     path = Path(transcript) if transcript is not None else None
@@ -153,6 +155,8 @@ def prepare_game(
         )
         try:
             write_private_file(secret_path_for(path), secret)
+            if meta is not None:
+                write_meta(path, meta)
         except BaseException:
             writer.close()
             raise
@@ -344,9 +348,8 @@ async def host_game(
                     fsync=fsync,
                     lazy_sync=not sync_each,
                     deck=deck,
+                    meta={**(meta or {}), "role": "host", "port": listener.port},
                 )
-                if path is not None:
-                    write_meta(path, {**(meta or {}), "role": "host", "port": listener.port})
             except OSError as exc:
                 if on_notice is not None:
                     on_notice(f"cannot start a game with {peer}: {exc.strerror or exc}")
@@ -544,9 +547,8 @@ async def _join_once(
             lazy_sync=not sync_each,
             expected_peer_fingerprint=inv.fingerprint.lower(),
             deck=deck,
+            meta={**(meta or {}), "role": "join", "invite": str(inv)},
         )
-        if path is not None:
-            write_meta(path, {**(meta or {}), "role": "join", "invite": str(inv)})
     except OSError as exc:
         await trio.aclose_forcefully(stream)
         return GameOutcome(
