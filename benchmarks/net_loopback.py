@@ -27,6 +27,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
+from truc_p2p.cli._bench_game import CpuFloor
 from truc_p2p.net import (
     BotStrategy,
     Invite,
@@ -46,6 +47,7 @@ async def host(games: int, out: Path, fsync: bool) -> None:
         print(listener.invite(fingerprint(key.public_key())), flush=True)
         for g in range(games):
             async with await listener.accept() as stream:
+                cpu0 = time.process_time()
                 local = prepare_game(
                     identity=key,
                     role=Player.P1,
@@ -60,9 +62,15 @@ async def host(games: int, out: Path, fsync: bool) -> None:
                     turn_timeout=30,
                 )
                 local.close()
+                cpu = time.process_time() - cpu0
             print(
                 json.dumps(
-                    {"game": g, "game_id": outcome.to_json()["game_id"], "valid": outcome.valid}
+                    {
+                        "game": g,
+                        "game_id": outcome.to_json()["game_id"],
+                        "valid": outcome.valid,
+                        "cpu": cpu,
+                    }
                 ),
                 flush=True,
             )
@@ -71,7 +79,7 @@ async def host(games: int, out: Path, fsync: bool) -> None:
 async def join(invite: Invite, games: int, out: Path, fsync: bool) -> None:
     key = Ed25519PrivateKey.generate()
     for g in range(games):
-        start = time.perf_counter()
+        start, cpu0 = time.perf_counter(), time.process_time()
         async with open_game(invite) as stream:
             local = prepare_game(
                 identity=key,
@@ -88,7 +96,7 @@ async def join(invite: Invite, games: int, out: Path, fsync: bool) -> None:
                 expected_fingerprint=invite.fingerprint,
             )
             local.close()
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
         data = outcome.to_json()
         print(
             json.dumps(
@@ -100,6 +108,7 @@ async def join(invite: Invite, games: int, out: Path, fsync: bool) -> None:
                     "messages": outcome.messages,
                     "bytes": outcome.nbytes,
                     "wall": wall,
+                    "cpu": cpu,
                     "outcome": data["outcome"],
                 }
             ),
@@ -151,6 +160,15 @@ def main() -> int:
         for j, h in zip(joined, hosted, strict=False)
         if not (j["valid"] and h["valid"] and j["game_id"] == h["game_id"])
     ] + list(range(min(len(joined), len(hosted)), args.games))
+    floor = CpuFloor()  # timed here, in the same run, while the children are done
+    # Both peers' floors for each game: a game is a chain of turns, so the two
+    # processes mostly take turns on the CPU rather than overlapping.
+    floors = [
+        2 * j["hands"] * floor.per_hand_per_peer_ms(j["messages"] / j["hands"]) / 1000
+        for j in joined
+        if j["hands"]
+    ]
+    cpus = [j["cpu"] + h["cpu"] for j, h in zip(joined, hosted, strict=False) if j["hands"]]
     walls = [j["wall"] for j in joined]
     per_hand = [j["wall"] / j["hands"] for j in joined if j["hands"]]
     report: dict[str, Any] = {
@@ -164,6 +182,14 @@ def main() -> int:
             statistics.median(j["messages"] for j in joined) if joined else None
         ),
         "total_s_with_process_start": total,
+        "wall_to_floor": (
+            statistics.median(w / f for w, f in zip(walls, floors, strict=False))
+            if floors
+            else None
+        ),
+        "cpu_to_floor": (
+            statistics.median(c / f for c, f in zip(cpus, floors, strict=False)) if floors else None
+        ),
     }
     if args.json:
         print(json.dumps(report))
@@ -179,6 +205,10 @@ def main() -> int:
                 f"{report['median_messages_per_game']:g} messages)"
             )
             print(f"median wall time per hand: {report['median_hand_s'] * 1000:.1f} ms")
+            print(
+                f"wall time per game / CPU floor of both peers: {report['wall_to_floor']:.2f}x "
+                f"(CPU both processes spent / that floor: {report['cpu_to_floor']:.2f}x)"
+            )
         print(f"total including process start: {total:.2f} s")
     if joiner.returncode or hoster.returncode:
         print(joiner.stderr, file=sys.stderr)

@@ -8,7 +8,7 @@ import pytest
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli import main
-from truc_p2p.cli._bench_game import analyse
+from truc_p2p.cli._bench_game import analyse, analyse_flow
 from truc_p2p.local import make_pair, run_pair
 from truc_p2p.rules import Player, Ruleset
 
@@ -45,7 +45,9 @@ def test_bench_game_reports_every_figure(capsys: pytest.CaptureFixture[str]) -> 
     assert main([*argv, "--concurrency", "2"]) == 0
     report = json.loads(capsys.readouterr().out)
     keys = ("messages_per_hand", "critical_deal_flights_per_hand", "cpu_ms_per_hand",
-            "cpu_floor_ms_per_hand_per_peer", "wall_s_per_game", "model_s_per_game")  # fmt: skip
+            "cpu_floor_ms_per_hand_per_peer", "wall_s_per_game", "model_s_per_game",
+            "forced_deal_flights_per_hand", "loopback_ms_per_hand",
+            "loopback_to_floor")  # fmt: skip
     for variant in ("pipelined", "classic"):
         assert all(key in report[variant] for key in keys)
         assert report[variant]["wall_s_per_game"] >= 0.005  # at least the flights' delays
@@ -63,3 +65,30 @@ def test_the_pipelined_deal_waits_for_fewer_deal_flights_between_hands() -> None
         return facts["critical_deal_flights_per_hand"]
 
     assert steady(True) < steady(False)
+
+
+def test_every_deal_flight_left_between_pipelined_hands_is_forced() -> None:
+    # The only deal flight a pipelined hand waits for is the one fairness forces: the
+    # player who ended hand n leads hand n + 1 and needs the other's shares, sent
+    # after its last action. The classic deal waits for more than that.
+    avoidable = 0.0
+    for seed in range(6):
+        piped = analyse(_transcript("v2", seed, target=6, pipeline=True))
+        assert piped["critical_deal_flights_per_hand"] == piped["forced_deal_flights_per_hand"]
+        classic = analyse(_transcript("v2", seed, target=6, pipeline=False))
+        extra = classic["critical_deal_flights_per_hand"] - classic["forced_deal_flights_per_hand"]
+        assert extra >= 0
+        avoidable += extra
+    assert avoidable > 0
+
+
+def test_forced_deal_flights_are_those_between_two_actions_of_one_player() -> None:
+    # P0 ends hand 1, P1 opens (forced: P0 leads hand 2); P1 ends hand 2 with P0 to
+    # lead hand 3, but two deal flights come between (one of them avoidable).
+    flow = [(0, "v2deck1"), (1, "v2deck2"), (0, "v2deck3"), (1, "v2action"),
+            (0, "v2action"), (1, "v2open"), (0, "v2action"), (1, "v2action"),
+            (0, "v2deck1"), (1, "v2deck2"), (0, "v2deck3")]  # fmt: skip
+    facts = analyse_flow(flow)
+    assert facts["hands"] == 2 and facts["flights"] == len(flow)
+    assert facts["critical_deal_flights_per_hand"] == 3  # 1 + 2, over one steady hand
+    assert facts["forced_deal_flights_per_hand"] == 1

@@ -39,7 +39,7 @@ from truc_p2p.net import BotStrategy, play_game
 from truc_p2p.protocol import CLOSED, NEED_DATA, Session, YourTurn, decode_envelope
 from truc_p2p.rules import Player, Ruleset
 
-__all__ = ["main", "run"]
+__all__ = ["CpuFloor", "main", "run"]
 
 #: Message types that only deal (no action rides on them).
 _DEAL_ONLY = {"deck1", "deck2", "deck3", "v2deck1", "v2deck2", "v2open"}
@@ -52,38 +52,60 @@ def _cpu() -> float:
 
 
 def analyse(transcript: list[bytes]) -> dict[str, float]:
-    """Messages, flights, deal flights (all and on the critical path) and bytes."""
+    """Messages, flights, deal flights (all, on the critical path, forced) and bytes."""
     envs = [decode_envelope(raw) for raw in transcript]
-    hands = sum(1 for e in envs if e.type in ("deck1", "v2deck1"))
-    flights: list[list[str]] = []
-    last_sender = -1
-    for e in envs:
-        if e.sender != last_sender:
-            flights.append([])
-            last_sender = e.sender
-        flights[-1].append(e.type)
-    deal_flights = [f for f in flights if set(f) <= _DEAL_ONLY and set(f) & _DEAL_ONLY]
-    critical = 0
-    seen_action = False
-    pending = 0
-    for f in flights:
-        if set(f) & _ACTIONS:
-            if seen_action:
+    facts = analyse_flow([(e.sender, e.type) for e in envs])
+    facts["bytes_per_hand"] = sum(4 + len(raw) for raw in transcript) / facts["hands"]
+    return facts
+
+
+def analyse_flow(messages: list[tuple[int, str]]) -> dict[str, float]:
+    """The flight figures of a chain given as (sender, message type) pairs."""
+    hands = max(1, sum(1 for _, mtype in messages if mtype in ("deck1", "v2deck1")))
+    flights: list[tuple[int, set[str]]] = []
+    for sender, mtype in messages:
+        if not flights or flights[-1][0] != sender:
+            flights.append((sender, set()))
+        flights[-1][1].add(mtype)
+    deal_flights = sum(1 for _, types in flights if types <= _DEAL_ONLY)
+    critical = forced = pending = 0
+    last_actor: int | None = None
+    for sender, types in flights:
+        if types & _ACTIONS:
+            if last_actor is not None:
                 critical += pending  # deal flights waited for between two hands' actions
-            seen_action = True
-            pending = 0
-        elif f in deal_flights:
+                # One player sent both actions: it ended hand n and leads hand n + 1.
+                # Its next cards need the other player's shares, which may not leave
+                # before its last action of hand n (else it would see its next hand
+                # while still deciding this one): one flight no deal can avoid.
+                forced += pending > 0 and sender == last_actor
+            last_actor, pending = sender, 0
+        elif types <= _DEAL_ONLY:
             pending += 1
     steady_hands = max(1, hands - 1)
     return {
         "hands": hands,
-        "messages_per_hand": len(envs) / hands,
+        "messages_per_hand": len(messages) / hands,
         "flights_per_hand": len(flights) / hands,
-        "deal_flights_per_hand": len(deal_flights) / hands,
+        "deal_flights_per_hand": deal_flights / hands,
         "critical_deal_flights_per_hand": critical / steady_hands,
-        "bytes_per_hand": sum(4 + len(raw) for raw in transcript) / hands,
+        "forced_deal_flights_per_hand": forced / steady_hands,
         "flights": len(flights),
     }
+
+
+class CpuFloor:
+    """The CPU a peer cannot avoid per hand, from primitives timed in this process:
+    the deck's per-hand floor plus, per envelope, one signature (sender) and one
+    verification (receiver)."""
+
+    def __init__(self) -> None:
+        self.sign_s, self.verify_s = _signature_costs()
+        self.deck_ms = _deck_floor_ms()
+
+    def per_hand_per_peer_ms(self, envelopes_per_hand: float) -> float:
+        """Each peer signs half of the envelopes and verifies the other half."""
+        return self.deck_ms + envelopes_per_hand / 2 * (self.sign_s + self.verify_s) * 1000
 
 
 def _signature_costs() -> tuple[float, float]:
@@ -230,6 +252,30 @@ async def _wall_game(seed: int, target: int, one_way: float, pipeline: bool) -> 
     return {"wall": wall, "cpu": cpu, "model": model, "hands": facts["hands"]}
 
 
+async def _loopback_game(seed: int, target: int, pipeline: bool) -> dict[str, float]:
+    """One game between two peers in this process over real TCP on 127.0.0.1."""
+    sessions, records = _session_pair(target, pipeline)
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        accepted: list[trio.abc.Stream] = []
+        ready = trio.Event()
+
+        async def accept() -> None:
+            accepted.append(await listeners[0].accept())
+            ready.set()
+
+        nursery.start_soon(accept)
+        dialled = await trio.open_tcp_stream("127.0.0.1", port)
+        await ready.wait()
+        await _play_pair(sessions, (dialled, accepted[0]), seed)
+        await dialled.aclose()
+        await accepted[0].aclose()
+    await listeners[0].aclose()
+    return {"wall": trio.current_time() - start, "hands": analyse(records)["hands"]}
+
+
 async def _concurrent(n: int, target: int) -> dict[str, float]:
     start_cpu, start = _cpu(), time.perf_counter()
     async with trio.open_nursery() as nursery:
@@ -253,6 +299,7 @@ def _variant(
         "flights_per_hand",
         "deal_flights_per_hand",
         "critical_deal_flights_per_hand",
+        "forced_deal_flights_per_hand",
         "bytes_per_hand",
     ):
         out[key] = round(sum(t["facts"][key] * t["facts"]["hands"] for t in timed) / hands, 2)
@@ -270,6 +317,10 @@ def _variant(
     # Games differ in length (random deals): per hand is the figure to compare.
     out["wall_ms_per_hand"] = round(sum(w["wall"] for w in walls) / _hands(walls) * 1000, 1)
     out["model_ms_per_hand"] = round(sum(w["model"] for w in walls) / _hands(walls) * 1000, 1)
+    loops = [trio.run(_loopback_game, seed, target, pipeline) for seed in range(games)]
+    out["loopback_ms_per_hand"] = round(sum(w["wall"] for w in loops) / _hands(loops) * 1000, 1)
+    # One process runs both peers, so the floor to compare with is both peers' CPU floors.
+    out["loopback_to_floor"] = round(out["loopback_ms_per_hand"] / (2 * floor_ms), 2)
     return out
 
 
@@ -280,11 +331,8 @@ def _hands(walls: list[dict[str, float]]) -> float:
 def run(*, games: int, rtt_ms: float, target: int, concurrency: list[int]) -> dict[str, Any]:
     """Every figure of the bench as one JSON-ready object: the pipelined deal (the
     default) beside the classic one, measured in the same run."""
-    sign, verify = _signature_costs()
-    deck_floor = _deck_floor_ms()
-
-    def floor_of(envelopes_per_hand: float) -> float:
-        return deck_floor + envelopes_per_hand / 2 * (sign + verify) * 1000
+    floor = CpuFloor()
+    floor_of = floor.per_hand_per_peer_ms
 
     one_way = rtt_ms / 2000
     report: dict[str, Any] = {
@@ -292,8 +340,11 @@ def run(*, games: int, rtt_ms: float, target: int, concurrency: list[int]) -> di
         "games": games,
         "target": target,
         "rtt_ms": rtt_ms,
-        "primitives_us": {"sign": round(sign * 1e6, 1), "verify": round(verify * 1e6, 1)},
-        "deck_floor_ms_per_hand": round(deck_floor, 2),
+        "primitives_us": {
+            "sign": round(floor.sign_s * 1e6, 1),
+            "verify": round(floor.verify_s * 1e6, 1),
+        },
+        "deck_floor_ms_per_hand": round(floor.deck_ms, 2),
         "pipelined": _variant(games, target, one_way, True, floor_of),
         "classic": _variant(games, target, one_way, False, floor_of),
         "concurrency": [trio.run(_concurrent, n, target) for n in concurrency],
@@ -321,7 +372,8 @@ def main(*, games: int, rtt_ms: float, target: int, concurrency: list[int], as_j
         out(
             f"  {name} deal ({v['hands']} hands), per hand: {v['messages_per_hand']} messages, "
             f"{v['flights_per_hand']} flights, {v['deal_flights_per_hand']} deal flights "
-            f"({v['critical_deal_flights_per_hand']} on the critical path), "
+            f"({v['critical_deal_flights_per_hand']} on the critical path, of which "
+            f"{v['forced_deal_flights_per_hand']} forced by fairness), "
             f"{v['bytes_per_hand']:.0f} bytes"
         )
         out(
@@ -330,6 +382,11 @@ def main(*, games: int, rtt_ms: float, target: int, concurrency: list[int], as_j
             f"at {r['rtt_ms']:g} ms round trip: {v['wall_ms_per_hand']} ms per hand (model "
             f"{v['model_ms_per_hand']} ms), {v['wall_s_per_game']} s per game vs model "
             f"{v['model_s_per_game']} s ({v['wall_to_model']}x)"
+        )
+        out(
+            f"    over loopback TCP (no delay): {v['loopback_ms_per_hand']} ms per hand, "
+            f"{v['loopback_to_floor']}x the CPU floor of both peers "
+            f"({2 * v['cpu_floor_ms_per_hand_per_peer']:.1f} ms)"
         )
     for row in r["concurrency"]:
         out(
