@@ -1,14 +1,24 @@
-"""Generate (or check) the test vector of a game interrupted and resumed.
+"""Generate (or check) the test vectors of a game interrupted and resumed.
 
-    python protocol_spec/resume_vectors.py          # rewrite vectors/resume_v1.json
-    python protocol_spec/resume_vectors.py --check  # exit 1 if it is out of date
+    python protocol_spec/resume_vectors.py          # rewrite vectors/resume_v1.json and _v2
+    python protocol_spec/resume_vectors.py --check  # exit 1 if either is out of date
 
-Two sessions with fixed identity keys and secrets play the scripted game of
-``generate.py``.  After the responder's ``deck2`` has been sent, the
-connection drops and that envelope is lost.  Both sides reconnect with fixed
-nonces (the initiator dials): the vector holds the two signed ``resume``
-messages, the envelope sent again, and the whole transcript, byte for byte
-(Ed25519 signatures are deterministic).  See wire.md section 13.
+``resume_v1.json``: two sessions with fixed identity keys and secrets play the
+scripted deck-v1 game of ``generate.py``.  After the responder's ``deck2`` has
+been sent, the connection drops and that envelope is lost.
+
+``resume_v2.json``: the same for the pipelined deck-v2 script of ``generate.py``
+(``wire_v2_pipelined.json``, wire.md section 6b) with other fixed keys and
+secrets.  The cut is in the middle of a pipelined deal: hand n + 1's
+``v2deck1`` and share-less ``v2deck2`` are on both chains, and the initiator's
+action that ends hand n and carries ``open`` (its shares for hand n + 1) is
+lost, so the hand is not opened yet.  Here the dialer is the side that resends.
+
+In both, the two sides reconnect with fixed nonces (the initiator dials): the
+vector holds the two signed ``resume`` messages, the envelopes sent again, and
+the whole transcript up to the co-signed result, byte for byte (Ed25519
+signatures and every deck-v2 secret and proof nonce are deterministic).  See
+wire.md section 13.
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ import hashlib
 import importlib.util
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +41,16 @@ from truc_p2p.protocol import (
     YourTurn,
     decode_envelope,
 )
-from truc_p2p.protocol._wire import split_frames
+from truc_p2p.protocol._wire import Envelope, split_frames
 from truc_p2p.rules import Player
 
 HERE = Path(__file__).resolve().parent
 VECTOR = HERE / "vectors" / "resume_v1.json"
+VECTOR_V2 = HERE / "vectors" / "resume_v2.json"
+
+#: Whether a flight (the envelopes one side hands to the connection at once) is
+#: the one the cut loses.
+Cut = Callable[[list[Envelope]], bool]
 
 
 def _generator() -> Any:
@@ -50,21 +66,40 @@ def _fixed(label: str) -> bytes:
     return hashlib.sha256(b"truc-p2p/v1/resume-vector/" + label.encode()).digest()
 
 
-def resume_vector() -> dict[str, Any]:
-    gen = _generator()
-    keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"identity{p}")) for p in (0, 1)]
-    secrets = [_fixed(f"secret{p}") for p in (0, 1)]
-    nonces = [_fixed(f"nonce{p}")[:16] for p in (0, 1)]
+def _v1_cut(flight: list[Envelope]) -> bool:
+    """The responder's deck2."""
+    return any(env.type == "deck2" for env in flight)
+
+
+def _v2_cut(flight: list[Envelope]) -> bool:
+    """The action that ends a hand and opens the pre-dealt next one (wire.md 6b, 3)."""
+    return any(env.type == "v2action" and "open" in env.payload for env in flight)
+
+
+def _play(
+    *,
+    tag: str,
+    deck: str,
+    ruleset: Any,
+    choose: Callable[[Session, YourTurn, int], Any],
+    cut: Cut,
+) -> dict[str, Any]:
+    """Play a scripted game whose connection drops once, on the first flight ``cut``
+    picks (that flight is lost), and is resumed; return the vector's common fields."""
+    keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
+    secrets = [_fixed(f"{tag}secret{p}") for p in (0, 1)]
+    nonces = [_fixed(f"{tag}nonce{p}")[:16] for p in (0, 1)]
     transcripts: dict[Player, list[bytes]] = {Player.P0: [], Player.P1: []}
     sessions = {
         p: Session(
             identity=keys[p],
             role=p,
             secret=secrets[p],
-            ruleset=gen.SCRIPT_RULESET,
+            ruleset=ruleset,
             name=("alice", "bob")[p],
             record=transcripts[p].append,
-            deck="v1",  # the vector predates deck v2 and keeps its bytes
+            deck=deck,
+            pipeline=deck == "v2",
         )
         for p in (Player.P0, Player.P1)
     }
@@ -72,6 +107,21 @@ def resume_vector() -> dict[str, Any]:
     control: list[dict[str, Any]] = []
     resent: list[str] = []
     cut_done = False
+
+    def lost(data: bytes) -> bool:
+        """Whether ``data`` is lost in the cut; if so, both sides reconnect."""
+        nonlocal cut_done
+        if cut_done or not data or not cut([decode_envelope(r) for r in split_frames(data)]):
+            return False
+        cut_done = True
+        for p in (Player.P0, Player.P1):
+            wire[p] = b""
+            sessions[p].reconnect(nonces[p], dialer=p is Player.P0)
+        first = sessions[Player.P0].data_to_send()
+        control.append({"sender": 0, "hex": split_frames(first)[0].hex()})
+        wire[Player.P1] += first
+        return True
+
     closed: set[Player] = set()
     step = 0
     while len(closed) < 2:
@@ -91,42 +141,31 @@ def resume_vector() -> dict[str, Any]:
                         control.append({"sender": int(me), "hex": raw.hex()})
                     else:
                         resent.append(raw.hex())
-            elif (
-                out
-                and not cut_done
-                and any(decode_envelope(r).type == "deck2" for r in split_frames(out))
-            ):
-                # The connection drops: the responder's deck2 never arrives.
-                cut_done = True
-                for p in (Player.P0, Player.P1):
-                    wire[p] = b""
-                    sessions[p].reconnect(nonces[p], dialer=p is Player.P0)
-                first = sessions[Player.P0].data_to_send()
-                control.append({"sender": 0, "hex": split_frames(first)[0].hex()})
-                wire[Player.P1] += first
+            elif lost(out):
+                # The event would be dropped with the connection: only an automatic
+                # message may be cut here, never one next to a turn or the end.
+                assert not isinstance(event, YourTurn) and event is not CLOSED
                 continue
             wire[me.other] += out
             if event is CLOSED:
                 closed.add(me)
             elif isinstance(event, YourTurn):
-                action = gen._script_choice(s, event, step)
+                action = choose(s, event, step)
                 step += 1
-                wire[me.other] += s.send(action)
+                data = s.send(action)
+                if not lost(data):
+                    wire[me.other] += data
             elif event is NEED_DATA:
                 continue
+    assert cut_done and len(control) == 2
     assert transcripts[Player.P0] == transcripts[Player.P1]
     result = sessions[Player.P0].result
     assert result is not None
     return {
-        "description": "The scripted game of wire_v1.json with other fixed keys and secrets, "
-        "interrupted after the responder sent deck2 (lost in the cut) and resumed: the "
-        "initiator dials and sends its resume (nonce = nonces[0], echo empty), the responder "
-        "answers with its own (nonce = nonces[1], echo = the initiator's nonce) followed by "
-        "the envelopes the initiator lacks. Both transcripts are the same single chain.",
         "identities": [k.private_bytes_raw().hex() for k in keys],
         "secrets": [x.hex() for x in secrets],
         "nonces": [n.hex() for n in nonces],
-        "ruleset": dict(gen.SCRIPT_RULESET.to_dict()),
+        "ruleset": dict(ruleset.to_dict()),
         "resume_messages": control,
         "resent": resent,
         "game_id": result.game_id.hex(),
@@ -134,15 +173,81 @@ def resume_vector() -> dict[str, Any]:
     }
 
 
+def resume_vector() -> dict[str, Any]:
+    """resume_v1.json: deck v1, the responder's deck2 lost."""
+    gen = _generator()
+    played = _play(
+        tag="",
+        deck="v1",  # the vector predates deck v2 and keeps its bytes
+        ruleset=gen.SCRIPT_RULESET,
+        choose=gen._script_choice,
+        cut=_v1_cut,
+    )
+    return {
+        "description": "The scripted game of wire_v1.json with other fixed keys and secrets, "
+        "interrupted after the responder sent deck2 (lost in the cut) and resumed: the "
+        "initiator dials and sends its resume (nonce = nonces[0], echo empty), the responder "
+        "answers with its own (nonce = nonces[1], echo = the initiator's nonce) followed by "
+        "the envelopes the initiator lacks. Both transcripts are the same single chain.",
+        **played,
+    }
+
+
+def resume_vector_v2() -> dict[str, Any]:
+    """resume_v2.json: deck v2 pipelined, cut before a pre-dealt hand is opened."""
+    gen = _generator()
+    played = _play(
+        tag="v2/pipelined/",
+        deck="v2",
+        ruleset=gen.PIPELINED_RULESET,
+        choose=gen._pipelined_choice,
+        cut=_v2_cut,
+    )
+    envs = [decode_envelope(bytes.fromhex(h)) for h in played["transcript"]]
+    lost = [env.seq for env in (decode_envelope(bytes.fromhex(h)) for h in played["resent"])]
+    hand = max(e.payload["hand"] for e in envs[: lost[0]] if e.type == "v2deck1")
+    predeal = [
+        e.seq for e in envs if e.type in ("v2deck1", "v2deck2") and e.payload["hand"] == hand
+    ]
+    return {
+        "deck": "v2",
+        "pipeline": True,
+        "description": "The pipelined deck-v2 script of wire_v2_pipelined.json (wire.md "
+        "section 6b) with other fixed keys and secrets, interrupted in the middle of a "
+        "pipelined deal: hand n+1's v2deck1 and v2deck2 (without shares) are on both chains "
+        "when the initiator's v2action that ends hand n and carries 'open' (its shares for "
+        "hand n+1) is lost in the cut, so hand n+1 is not opened yet. The initiator dials "
+        "and sends its resume (nonce = nonces[0], echo empty, counting the lost envelope), "
+        "the responder answers with its own (nonce = nonces[1], echo = the initiator's "
+        "nonce, one envelope fewer) and resends nothing; the initiator then resends the "
+        "envelope the responder lacks, and the game goes on to the co-signed result. Both "
+        "transcripts are the same single chain. 'cut': the hand pre-dealt at the cut, the "
+        "positions of its pre-deal messages, and the positions lost in the cut.",
+        "cut": {"hand": hand, "predeal": predeal, "lost": lost},
+        **played,
+    }
+
+
+VECTORS: dict[Path, Callable[[], dict[str, Any]]] = {
+    VECTOR: resume_vector,
+    VECTOR_V2: resume_vector_v2,
+}
+
+
 def main(argv: list[str]) -> int:
-    text = json.dumps(resume_vector(), indent=1) + "\n"
-    old = VECTOR.read_text() if VECTOR.exists() else ""
+    stale = []
+    for path, make in VECTORS.items():
+        text = json.dumps(make(), indent=1) + "\n"
+        old = path.read_text() if path.exists() else ""
+        if text == old:
+            continue
+        stale.append(path)
+        if "--check" not in argv:
+            path.write_text(text)
     if "--check" in argv:
-        if text != old:
-            print(f"out of date: {VECTOR}")
-            return 1
-        return 0
-    VECTOR.write_text(text)
+        for path in stale:
+            print(f"out of date: {path}")
+        return 1 if stale else 0
     return 0
 
 

@@ -1,4 +1,9 @@
-"""The resume vector (wire.md section 13) says what the code does, checked independently."""
+"""The resume vectors (wire.md section 13) say what the code does, checked independently.
+
+``resume_v1.json`` cuts a deck-v1 game (the responder's ``deck2`` is lost);
+``resume_v2.json`` cuts a pipelined deck-v2 game in the middle of a pipelined
+deal (wire.md section 6b): the next hand is pre-dealt but not opened yet.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.protocol import verify_transcript
 
 SPEC = Path(__file__).resolve().parents[2] / "protocol_spec"
-VECTOR: dict[str, Any] = json.loads((SPEC / "vectors" / "resume_v1.json").read_text())
+VECTORS: dict[str, dict[str, Any]] = {
+    name: json.loads((SPEC / "vectors" / f"{name}.json").read_text())
+    for name in ("resume_v1", "resume_v2")
+}
+VECTOR = VECTORS["resume_v1"]
+VECTOR_V2 = VECTORS["resume_v2"]
 
 
 def _generator() -> Any:
@@ -31,11 +42,18 @@ def test_the_vector_is_reproduced_byte_for_byte() -> None:
     assert _generator().resume_vector() == VECTOR
 
 
-def test_the_resumed_transcript_is_one_valid_chain() -> None:
-    envelopes = [bytes.fromhex(h) for h in VECTOR["transcript"]]
+def test_the_v2_vector_is_reproduced_byte_for_byte() -> None:
+    assert _generator().resume_vector_v2() == VECTOR_V2
+
+
+@pytest.mark.parametrize("name", VECTORS)
+def test_the_resumed_transcript_is_one_valid_chain(name: str) -> None:
+    vector = VECTORS[name]
+    envelopes = [bytes.fromhex(h) for h in vector["transcript"]]
     report = verify_transcript(envelopes)
     assert report.valid, report.summary()
-    assert report.game_id == VECTOR["game_id"]
+    assert report.game_id == vector["game_id"]
+    assert report.deck == vector.get("deck", "v1")
 
 
 def _body(raw: bytes) -> list[Any]:
@@ -44,23 +62,87 @@ def _body(raw: bytes) -> list[Any]:
     return body
 
 
-def test_resume_messages_follow_section_13() -> None:
-    transcript = [bytes.fromhex(h) for h in VECTOR["transcript"]]
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in VECTOR["identities"]]
-    nonces = [bytes.fromhex(n) for n in VECTOR["nonces"]]
-    dialer, answer = (bytes.fromhex(m["hex"]) for m in VECTOR["resume_messages"])
+@pytest.mark.parametrize("name", VECTORS)
+def test_resume_messages_follow_section_13(name: str) -> None:
+    vector = VECTORS[name]
+    transcript = [bytes.fromhex(h) for h in vector["transcript"]]
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in vector["identities"]]
+    nonces = [bytes.fromhex(n) for n in vector["nonces"]]
+    dialer, answer = (bytes.fromhex(m["hex"]) for m in vector["resume_messages"])
     for raw, sender, echo in ((dialer, 0, b""), (answer, 1, nonces[0])):
         version, game_id, seq, prev, who, mtype, payload = _body(raw)
         assert (version, who, mtype) == (1, sender, "resume")
-        assert game_id.hex() == VECTOR["game_id"]
+        assert game_id.hex() == vector["game_id"]
         keys[sender].public_key().verify(raw[-64:], raw[:-64])  # signed, raises if not
         assert payload == {"nonce": nonces[sender], "echo": echo}
         # seq = how many chain envelopes the sender holds; prev = the last of them.
         assert 0 < seq < len(transcript)
         assert prev == hashlib.sha256(transcript[seq - 1]).digest()
+    # Each side sends exactly its own envelopes at positions >= the peer's have
+    # (13.1, 6), the listener right after its resume, then the dialer.
+    have = {0: _body(dialer)[2], 1: _body(answer)[2]}
+    owed = [
+        transcript[p]
+        for me in (1, 0)
+        for p in range(have[1 - me], have[me])
+        if _body(transcript[p])[4] == me
+    ]
+    assert owed, "the cut lost nothing"
+    assert [bytes.fromhex(h) for h in vector["resent"]] == owed
+    # Resume messages are outside the chain: never in the transcript.
+    assert dialer not in transcript and answer not in transcript
+
+
+def test_v1_the_responders_lost_deck2_is_sent_again() -> None:
+    transcript = [bytes.fromhex(h) for h in VECTOR["transcript"]]
+    dialer = bytes.fromhex(VECTOR["resume_messages"][0]["hex"])
     # The dialer lacked the responder's lost message: exactly that one is sent again.
     have = _body(dialer)[2]
     assert [bytes.fromhex(h) for h in VECTOR["resent"]] == [transcript[have]]
     assert _body(transcript[have])[5] == "deck2"
-    # Resume messages are outside the chain: never in the transcript.
-    assert dialer not in transcript and answer not in transcript
+
+
+def test_v2_the_cut_is_inside_a_pipelined_deal() -> None:
+    """Recompute the cut point of resume_v2.json from the raw bytes (wire.md 6b, 13)."""
+    transcript = [bytes.fromhex(h) for h in VECTOR_V2["transcript"]]
+    bodies = [_body(raw) for raw in transcript]
+    assert VECTOR_V2["deck"] == "v2" and VECTOR_V2["pipeline"] is True
+    hello = bodies[0][6]
+    assert hello["options"] == {"audit": "game", "deck": "v2", "pipeline": True}
+    dialer, answer = (_body(bytes.fromhex(m["hex"])) for m in VECTOR_V2["resume_messages"])
+    # The initiator (the dialer) holds one envelope the responder lacks: its own.
+    lost = list(range(answer[2], dialer[2]))
+    assert lost == VECTOR_V2["cut"]["lost"] and len(lost) == 1
+    (cut,) = lost
+    resent = [bytes.fromhex(h) for h in VECTOR_V2["resent"]]
+    assert resent == [transcript[cut]]
+    _, _, seq, _, sender, mtype, payload = bodies[cut]
+    # The lost envelope is the initiator's action that ends hand n and opens hand n + 1.
+    assert (seq, sender, mtype) == (cut, 0, "v2action")
+    assert payload["act"] == "play" and len(payload["open"]) == 3
+    # Hand n + 1 is pre-dealt: its v2deck1 (from the responder) and its v2deck2 without
+    # shares (from the initiator) are on both chains before the cut, nothing opened it.
+    hand = VECTOR_V2["cut"]["hand"]
+    predeal = [
+        i
+        for i, b in enumerate(bodies)
+        if b[5] in ("v2deck1", "v2deck2") and b[6].get("hand") == hand
+    ]
+    assert predeal == VECTOR_V2["cut"]["predeal"]
+    d1, d2 = predeal
+    assert d1 < d2 < cut
+    assert (bodies[d1][4], bodies[d1][5]) == (1, "v2deck1")
+    assert (bodies[d2][4], bodies[d2][5]) == (0, "v2deck2") and "shares" not in bodies[d2][6]
+    # hand n was still being played between the pre-deal and the cut
+    assert all(b[5] == "v2action" and "open" not in b[6] for b in bodies[d2 + 1 : cut])
+    assert not any(b[5] in ("v2open", "v2deck3") and b[6].get("hand") == hand for b in bodies[:cut])
+    # After the resume the deal goes on: the responder's v2deck3 answers the open ...
+    assert (bodies[cut + 1][4], bodies[cut + 1][5]) == (1, "v2deck3")
+    assert bodies[cut + 1][6]["hand"] == hand
+    # ... and the game is played to its co-signed result, after more hands.
+    assert [b[5] for b in bodies[-2:]] == ["result", "result"]
+    assert bodies[-1][6]["hands"] > hand + 1
+    # wire.md section 13.1 names this cut point
+    text = " ".join((SPEC / "wire.md").read_text().split())
+    assert f"hand {hand}'s `v2deck1` (envelope {d1}," in text
+    assert f"`v2action` {cut} —" in text and f"*have* {cut + 1}" in text
