@@ -26,21 +26,25 @@ from protocol_helpers import (
     deliver_and_expect,
     drain,
     expect_remote,
+    resign,
     split,
     with_payload,
 )
 from test_protocol_games import check_finished_game
 
 from truc_p2p.protocol import (
+    NEED_DATA,
     CardsDealt,
     CheatDetectedError,
     MalformedMessageError,
     RulesetMismatchError,
     Session,
+    YourTurn,
     decode_envelope,
     verify_transcript,
 )
 from truc_p2p.protocol._wire import Envelope
+from truc_p2p.protocol._wire import envelope_hash as hash_of
 from truc_p2p.rules import Ladder, Player, RestRefused, Ruleset
 
 SETTINGS = list(itertools.product(Ladder, RestRefused, Player))
@@ -384,3 +388,77 @@ def test_the_turn_is_handed_out_before_the_pre_deal_is_computed() -> None:
     action = [decode_envelope(r) for r in split(s[P0].send(PLAYER.choose(s[P0].game)))]
     assert [e.type for e in action] == ["v2action"]
     assert action[0].seq == made[0].seq + 1
+
+
+def _pre_deal_flight(
+    first_dealer: Player, edit: Callable[[dict[str, Any]], Any] | None
+) -> tuple[Pair, Player, int]:
+    """Hand 1's v2deck1 and the action after it (one flight), delivered together to the
+    next dealer, which is pumped only up to its turn: it is never idle in between.
+    Returns the pair, the next dealer and the place of v2deck1 in its transcript."""
+    pair = pipelined("pipe-defer", first_dealer=first_dealer, bots={P0: PLAYER, P1: PLAYER})
+    sender, raw = pair.run(until=_pre_deal("v2deck1"))
+    dealer = sender.other
+    pair.bots[dealer] = None
+    if edit is not None:
+        raw = with_payload(raw, pair.keys[sender], edit)
+    pair.deliver(sender, raw)
+    index = len(pair.records[dealer])
+    assert pair.inflight[sender], "an action rides in the same flight as the pre-deal"
+    # (after a forged pre-deal, the action chains to it as the cheater would send it)
+    pair.deliver(sender, resign(pair.keys[sender], pair.inflight[sender][0], prev=hash_of(raw)))
+    session = pair.sessions[dealer]
+    for _ in range(20):  # up to the dealer's turn, without ever reaching NEED_DATA
+        event = session.next_event()
+        assert event is not NEED_DATA
+        if isinstance(event, YourTurn):
+            break
+    else:  # pragma: no cover
+        raise AssertionError("no turn")
+    assert decode_envelope(pair.records[dealer][index]).type == "v2deck1"
+    return pair, dealer, index
+
+
+@pytest.mark.parametrize("first_dealer", list(Player), ids=_id)
+def test_the_turn_comes_before_the_pre_deal_is_checked_and_answered(
+    first_dealer: Player,
+) -> None:
+    # The next dealer is handed its turn at once; checking the v2deck1 and computing
+    # its v2deck2 (about 18 ms) wait for work(), i.e. while the player thinks.
+    pair, dealer, _ = _pre_deal_flight(first_dealer, None)
+    session = pair.sessions[dealer]
+    assert session.work() is True
+    assert session.work() is False
+    pair.bots[dealer] = PLAYER
+    pair.act(dealer, PLAYER.choose(session.game))
+    pair.finish()
+    results = [pair.sessions[p].result for p in Player]
+    assert results[0] is not None and results[0] == results[1]
+    assert pair.records[P0] == pair.records[P1]
+    assert verify_transcript(pair.records[P0]).valid
+
+
+@pytest.mark.parametrize("call", ["work", "send"])
+def test_a_put_off_pre_deal_check_still_catches_the_cheat_and_names_its_message(
+    call: str,
+) -> None:
+    # Never idle: the check runs in work(), or at the latest when the dealer's own
+    # v2deck2 must answer it -- before any share of that hand leaves.
+    pair, dealer, index = _pre_deal_flight(P0, lambda p: p["deck"].reverse())
+    session = pair.sessions[dealer]
+    with pytest.raises(CheatDetectedError) as info:
+        if call == "work":
+            session.work()
+        else:
+            session.send(PLAYER.choose(session.game))
+    exc = info.value
+    assert exc.step == "D1"
+    assert exc.message_no == index
+    assert exc.evidence[0] == pair.records[dealer][index]
+    assert session.error is exc
+    with pytest.raises(CheatDetectedError) as again:
+        session.next_event()
+    assert again.value is exc
+    assert session.data_to_send() == b""  # no v2deck2 and no action left
+    report = verify_transcript(pair.records[dealer])
+    assert report.error_code == "cheat" and report.error_message_no == index

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from truc_p2p.deck import DeckSideV2, Role
+from truc_p2p.protocol._wire import Envelope
 
 __all__ = ["HandStateV2"]
 
@@ -34,6 +35,10 @@ class HandStateV2:
     #: due, and its shares for the non-dealer's cards until the previous hand ends.
     pending_d2: dict[str, Any] | None = None
     pending_open: list[bytes] | None = None
+    #: Pipelined deal: the peer's pre-deal message (``v2deck1`` or ``v2deck2``) whose
+    #: deck work -- checking its proofs and computing our answer -- is put off until
+    #: the player thinks or a message needs it (wire.md section 6b).
+    deferred: Envelope | None = None
     #: We owe the opponent its redeal shares (on our next action).
     owe_redeal: bool = False
     #: The opponent owes us our redeal shares (on its next action).

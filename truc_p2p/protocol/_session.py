@@ -30,7 +30,8 @@ leaves the session in the ``ERROR`` stage.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
@@ -171,6 +172,26 @@ class _Reconnecting:
     def __init__(self, nonce: bytes, dialer: bool) -> None:
         self.nonce = nonce
         self.dialer = dialer
+
+
+@contextmanager
+def _blame(env: Envelope) -> Iterator[None]:
+    """Turn a deck-layer error raised while handling ``env`` into a remote error with
+    ``env`` as its evidence."""
+    try:
+        yield
+    except CheatError as exc:
+        raise CheatDetectedError(
+            f"deck check failed at {exc.step}: {exc}",
+            step=exc.step,
+            position=exc.position,
+            evidence=(env.raw,),
+            message_no=env.seq,
+        ) from exc
+    except DeckError as exc:
+        raise CheatDetectedError(
+            f"deck data rejected: {exc}", evidence=(env.raw,), message_no=env.seq
+        ) from exc
 
 
 def action_payload(action: Action) -> dict[str, Any]:
@@ -363,8 +384,26 @@ class Session:
                 self._fail(exc)
                 raise
             if raw is None:
+                if self._run_deferred():  # nothing to read: time for the put-off deck work
+                    continue
                 return NEED_DATA
             self._receive(raw)
+
+    def work(self) -> bool:
+        """Do the deck work put off so far; True if there was any.
+
+        With the pipelined deal, checking the peer's pre-deal message of the next
+        hand and computing the answer to it waits until there is time for it, so
+        that the player is handed its turn without waiting on the deck (wire.md
+        section 6b). Call this while the local player thinks. :meth:`next_event`
+        does it before returning :data:`NEED_DATA`, and the session does it when a
+        message needs it: before its own next pre-deal message and before the next
+        hand opens. Raises :class:`RemoteProtocolError` (and the session fails) if
+        that message cheats; the error names that message.
+        """
+        if self._error is not None:
+            raise self._error
+        return self._run_deferred()
 
     def data_to_send(self) -> bytes:
         """Framed bytes of every message queued since the last call."""
@@ -783,6 +822,8 @@ class Session:
                 return
             self._apply(env, mine=False)
         except RemoteProtocolError as exc:
+            if exc is self._error:  # put-off deck work failed: it names its own message
+                raise
             if not exc.evidence:
                 exc.evidence = (raw,)
             # Name the envelope by its place in the transcript (as the verifier
@@ -912,19 +953,8 @@ class Session:
         elif self._current is not None and "deck" in env.type:
             self._current.envelopes[env.type] = env.raw
         try:
-            handler(env, mine)
-        except CheatError as exc:
-            raise CheatDetectedError(
-                f"deck check failed at {exc.step}: {exc}",
-                step=exc.step,
-                position=exc.position,
-                evidence=(env.raw,),
-                message_no=env.seq,
-            ) from exc
-        except DeckError as exc:
-            raise CheatDetectedError(
-                f"deck data rejected: {exc}", evidence=(env.raw,), message_no=env.seq
-            ) from exc
+            with _blame(env):
+                handler(env, mine)
         except IllegalActionError as exc:
             raise IllegalMoveError(
                 f"illegal action: {exc}", evidence=(env.raw,), message_no=env.seq
@@ -1065,15 +1095,38 @@ class Session:
             self._next = self._new_v2_hand(index, Role.NONDEALER, self._prev)
             self._emit(MessageType.V2DECK1, {"hand": index, **self._next.deck.d1()})
         else:
+            self._run_deferred()  # our v2deck2 answers the peer's v2deck1
             assert self._next is not None and self._next.pending_d2 is not None
             self._emit(MessageType.V2DECK2, self._next.pending_d2)
 
     def _promote_next(self) -> HandStateV2:
         """The pre-dealt hand becomes the current one (the previous hand ended)."""
         assert self._next is not None
+        self._run_deferred()  # the hand opens: its deck must be checked first
         self._hand += 1
         self._current, self._next, self._predeal = self._next, None, None
         return self._current
+
+    def _run_deferred(self) -> bool:
+        """Check and answer the peer's put-off pre-deal message, if any (see
+        :meth:`work`); True if there was one."""
+        nxt = self._next
+        if nxt is None or nxt.deferred is None:
+            return False
+        env, nxt.deferred = nxt.deferred, None
+        payload = {k: v for k, v in env.payload.items() if k != "hand"}
+        try:
+            with _blame(env):
+                if env.type == MessageType.V2DECK1:
+                    d2 = nxt.deck.receive_d1(payload)
+                    nxt.pending_open = list(d2.pop("shares"))  # held until hand n is over
+                    nxt.pending_d2 = {"hand": nxt.index, **d2}
+                else:
+                    nxt.deck.receive_d2_deck(payload)
+        except RemoteProtocolError as exc:
+            self._fail(exc)
+            raise
+        return True
 
     @property
     def _cur(self) -> PlayedHand:
@@ -1104,15 +1157,14 @@ class Session:
 
     def _on_predeal1(self, env: Envelope, mine: bool) -> None:
         """The next non-dealer's v2deck1 of hand n + 1, during hand n."""
-        payload = self._check_hand_field(env, self._hand + 1)
+        self._check_hand_field(env, self._hand + 1)
         self._advance()
         self._predeal = 1
         if not mine:
             # We deal the next hand; its proofs are bound to the envelope before this one.
-            nxt = self._next = self._new_v2_hand(self._hand + 1, Role.DEALER, env.prev)
-            d2 = nxt.deck.receive_d1(payload)
-            nxt.pending_open = list(d2.pop("shares"))  # held until hand n is over
-            nxt.pending_d2 = {"hand": self._hand + 1, **d2}
+            # Checking this message and computing our v2deck2 waits until there is time.
+            self._next = self._new_v2_hand(self._hand + 1, Role.DEALER, env.prev)
+            self._next.deferred = env
         assert self._next is not None
         self._next.envelopes[env.type] = env.raw
 
@@ -1142,7 +1194,7 @@ class Session:
         assert nxt is not None
         nxt.envelopes[env.type] = env.raw
         if not mine:
-            nxt.deck.receive_d2_deck(payload)
+            nxt.deferred = env  # checked when there is time, at the latest when it opens
 
     def _on_v2open(self, env: Envelope, mine: bool) -> None:
         """The dealer's shares for the non-dealer's cards of the pre-dealt hand."""
