@@ -11,21 +11,20 @@ envelopes to resend after a resume.
 
 The session owns one, bound to the game once both hellos are in, and keeps
 everything else: framing, the outbox, events and stages.  The control plane
-reads the session's chain record (who sent each envelope, its hash, its raw
-bytes) and returns what the session should queue; its errors tell the
-session what to do: :class:`ResumeRefusedError` condemns the connection,
-any other :class:`RemoteProtocolError` the game.
+reads the session's :class:`~._chain.Chain` and returns what the session
+should queue; its errors tell the session what to do:
+:class:`ResumeRefusedError` condemns the connection, any other
+:class:`RemoteProtocolError` the game.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
     Ed25519PublicKey,
 )
 
+from truc_p2p.protocol._chain import Chain
 from truc_p2p.protocol._errors import (
     BadSignatureError,
     ChainError,
@@ -44,7 +43,6 @@ from truc_p2p.protocol._messages import (
     validate_fields,
 )
 from truc_p2p.protocol._wire import (
-    GENESIS,
     Envelope,
     decode_envelope,
     fingerprint,
@@ -70,10 +68,8 @@ class _Reconnecting:
 class ControlPlane:
     """One player's side of ``resume``, ``refuse`` and ``bye``.
 
-    ``chain`` and ``raws`` are the session's own lists, which it appends to:
-    (sender, hash) and the raw bytes of every chain envelope, in transcript
-    order.  They are only read here.  ``expected_peer`` is the pinned
-    fingerprint a refusal must come from, if any.
+    ``chain`` is the session's, only read here.  ``expected_peer`` is the
+    pinned fingerprint a refusal must come from, if any.
     """
 
     def __init__(
@@ -82,14 +78,12 @@ class ControlPlane:
         identity: Ed25519PrivateKey,
         me: Player,
         expected_peer: str | None,
-        chain: Sequence[tuple[int, bytes]],
-        raws: Sequence[bytes],
+        chain: Chain,
     ) -> None:
         self._identity = identity
         self._me = me
         self._expected_peer = expected_peer
         self._chain = chain
-        self._raws = raws
         self._game_id = b""
         self._peer_key: Ed25519PublicKey | None = None
         self._reconnecting: _Reconnecting | None = None
@@ -113,8 +107,8 @@ class ControlPlane:
         return sign_envelope(
             self._identity,
             game_id=self._game_id,
-            seq=len(self._chain),
-            prev=self._chain[-1][1] if self._chain else GENESIS,
+            seq=self._chain.seq,
+            prev=self._chain.prev,
             sender=int(self._me),
             type=mtype,
             payload=payload,
@@ -173,15 +167,15 @@ class ControlPlane:
         if not state.dialer and (echo or nonce in self._seen_resume_nonces):
             raise _refuse(raw, "a replayed resume")
         # Fresh and signed by the opponent: from here its claims bind it.
-        have, held, mine = env.seq, len(self._chain), int(self._me)
+        chain, mine = self._chain, int(self._me)
+        have, held = env.seq, chain.seq
         if have <= held:
-            tip = self._chain[have - 1][1] if have else GENESIS
-            if env.prev != tip:
+            if env.prev != chain.hash_before(have):
                 raise ChainError(
                     f"the peer's resume names another message {have - 1} than ours",
                     evidence=(raw,),
                 )
-            lost = [p for p in range(have, held) if self._chain[p][0] != mine]
+            lost = [p for p in range(have, held) if chain.sender(p) != mine]
             if lost:
                 raise SequenceError(
                     f"the peer says it lacks its own signed message {lost[0]}",
@@ -192,7 +186,7 @@ class ControlPlane:
         if not state.dialer:
             self._seen_resume_nonces.add(nonce)
             out.append(self.resume_envelope(state.nonce, echo=nonce))
-        resend = [self._raws[p] for p in range(have, held) if self._chain[p][0] == mine]
+        resend = [chain.raw(p) for p in range(have, held) if chain.sender(p) == mine]
         out.extend(resend)
         return Resumed(peer_has=have, we_have=held, resent=len(resend)), out
 

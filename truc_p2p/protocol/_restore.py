@@ -64,7 +64,7 @@ def replay(
             cursor += 1
             if produced != raw:
                 raise LocalProtocolError(
-                    f"transcript message {session._seq - 1} differs from what this "
+                    f"transcript message {session._chain.seq - 1} differs from what this "
                     "identity and secret produce"
                 )
         else:

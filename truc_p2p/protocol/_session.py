@@ -13,7 +13,7 @@ seed per hand), so a session can be rebuilt from that secret and its
 transcript (:meth:`Session.restore`, replayed by :mod:`._restore`).
 
 Every message, sent or received, goes through :meth:`_apply`, which keeps
-the chain (sequence, previous hash, game id), the stage table of
+the chain (a :class:`~._chain.Chain` and the game id), the stage table of
 :mod:`._state`, the deck layer (one per-hand state object per hand: a
 :class:`~._hand.HandState` around :class:`~truc_p2p.deck.DeckSide` for deck
 v1, a :class:`~._hand_v2.HandStateV2` around
@@ -47,17 +47,14 @@ from truc_p2p.deck import (
     DeckError,
     DeckSide,
     DeckSideV2,
-    HandRecord,
     Role,
-    audit_hand,
     positions,
 )
+from truc_p2p.protocol._chain import Chain
 from truc_p2p.protocol._errors import (
     AuditFailedError,
     AuditRefusedError,
-    ChainError,
     CheatDetectedError,
-    EquivocationError,
     IllegalMoveError,
     LocalProtocolError,
     MalformedMessageError,
@@ -68,7 +65,6 @@ from truc_p2p.protocol._errors import (
     ResultMismatchError,
     ResumeRefusedError,
     RulesetMismatchError,
-    SequenceError,
     UnexpectedMessageError,
     WrongGameError,
 )
@@ -121,7 +117,6 @@ from truc_p2p.protocol._values import (
     session_options,
 )
 from truc_p2p.protocol._wire import (
-    GENESIS,
     Envelope,
     FrameBuffer,
     decode_envelope,
@@ -226,19 +221,13 @@ class Session:
         self._error: ProtocolError | None = None
 
         self.stage = Stage.HELLO_INITIATOR
-        self._seq = 0
-        self._prev = GENESIS
-        # (sender, hash) of every envelope in transcript order: an abort may chain
-        # to an earlier point when our own messages crossed it in flight.
-        self._chain: list[tuple[int, bytes]] = []
-        self._raws: list[bytes] = []  # every chain envelope, for resending after a resume
+        self._chain = Chain()
         # resume, refuse and bye: signed, outside the chain.
         self._control = ControlPlane(
             identity=identity,
             me=self.me,
             expected_peer=expected_peer_fingerprint,
             chain=self._chain,
-            raws=self._raws,
         )
         self.game_id = b""
         self._hellos: list[bytes] = []
@@ -581,8 +570,8 @@ class Session:
         raw = sign_envelope(
             self._identity,
             game_id=self.game_id,
-            seq=self._seq,
-            prev=self._prev,
+            seq=self._chain.seq,
+            prev=self._chain.prev,
             sender=int(self.me),
             type=mtype,
             payload=payload,
@@ -593,17 +582,14 @@ class Session:
             self._outbox.append(raw)
         if self._sent_log is not None:
             self._sent_log.append(raw)
-        self._seq += 1
-        self._prev = envelope_hash(raw)
-        self._chain.append((int(self.me), self._prev))
-        self._raws.append(raw)
+        self._chain.append(int(self.me), raw, envelope_hash(raw))
         if mtype == MessageType.ABORT:
             return
         env = decode_envelope(raw)
         self._apply(env, mine=True)
 
     def _receive(self, raw: bytes) -> None:
-        position = self._seq  # where ``raw`` sits in the transcript
+        position = self._chain.seq  # where ``raw`` sits in the transcript
         if self._record is not None:
             self._record(raw)
         try:
@@ -611,12 +597,9 @@ class Session:
             if env.type == MessageType.REFUSE and self.stage is Stage.HELLO_RESPONDER:
                 self._on_refuse(env)
                 return
-            self._check_equivocation(env)
+            self._chain.check_equivocation(env, int(self.me.other), self._peer_key)
             self._check_envelope(env)
-            self._seq = position + 1
-            self._prev = env.hash
-            self._chain.append((env.sender, self._prev))
-            self._raws.append(raw)
+            self._chain.append(env.sender, raw, env.hash)
             if env.type == MessageType.ABORT:
                 refused = (
                     self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND)
@@ -646,23 +629,6 @@ class Session:
             exc.message_no = position
             self._fail(exc)
             raise
-
-    def _check_equivocation(self, env: Envelope) -> None:
-        """A second, different envelope signed by the peer for a position it already filled."""
-        n = env.seq
-        if env.type == MessageType.ABORT or n >= len(self._raws) or self._peer_key is None:
-            return
-        if self._chain[n][0] != env.sender or env.sender != int(self.me.other):
-            return
-        if self._raws[n] == env.raw:
-            return  # a replay of the same message: a sequence error, not equivocation
-        verify_signature(env, self._peer_key)
-        raise EquivocationError(
-            f"the peer signed two different messages at position {n}",
-            step="chain",
-            evidence=(self._raws[n], env.raw),
-            message_no=n,
-        )
 
     def _check_envelope(self, env: Envelope) -> None:
         """Signature, sender, game id, sequence, chain, turn and payload shape."""
@@ -694,35 +660,10 @@ class Session:
         if env.game_id != self.game_id:
             raise WrongGameError("envelope names another game", evidence=evidence, message_no=n)
         if env.type == MessageType.ABORT:
-            # An abort may cross our messages in flight: it chains to the point
-            # where the peer stopped, and everything after that point is ours.
             validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
-            k = env.seq
-            if k > self._seq or any(s != int(self.me) for s, _ in self._chain[k:]):
-                raise SequenceError(
-                    f"abort with sequence number {k} skips messages",
-                    evidence=evidence,
-                    message_no=n,
-                )
-            if env.prev != (self._chain[k - 1][1] if k else GENESIS):
-                raise ChainError(
-                    "abort does not chain to the message before it",
-                    evidence=evidence,
-                    message_no=n,
-                )
+            self._chain.check_abort(env, int(self.me))
             return
-        if env.seq != self._seq:
-            raise SequenceError(
-                f"sequence number {env.seq}, expected {self._seq}",
-                evidence=evidence,
-                message_no=n,
-            )
-        if env.prev != self._prev:
-            raise ChainError(
-                "previous-hash does not match the last message",
-                evidence=evidence,
-                message_no=n,
-            )
+        self._chain.check_next(env)
         validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
         if self.stage not in STAGES:
             raise UnexpectedMessageError(
@@ -871,7 +812,7 @@ class Session:
             self._predeal, self._next = None, None  # a dangling pre-deal is never opened
             # Every proof of the hand is bound to the chain: the hash of the last
             # envelope before the hand's v2deck1 (wire.md section 6).
-            self._current = self._new_v2_hand(self._hand, role, self._prev)
+            self._current = self._new_v2_hand(self._hand, role, self._chain.prev)
             if role is Role.NONDEALER:
                 side = self._current.deck
                 self._emit(MessageType.V2DECK1, {**self._hand_field(self._hand), **side.d1()})
@@ -920,7 +861,7 @@ class Session:
             return
         index = self._hand + 1
         if due is Stage.V2_PREDEAL1:
-            self._next = self._new_v2_hand(index, Role.NONDEALER, self._prev)
+            self._next = self._new_v2_hand(index, Role.NONDEALER, self._chain.prev)
             self._emit(MessageType.V2DECK1, {"hand": index, **self._next.deck.d1()})
         else:
             assert self._next is not None and self._next.pending_d2 is not None
@@ -1253,37 +1194,13 @@ class Session:
         for hand in hands:
             state = self._hands[hand]
             assert isinstance(state, HandState)
-            deck = state.deck
-            record: HandRecord = deck.record()
-            mine, theirs = deck.seed, state.peer_seed
-            assert theirs is not None
-            dealer_seed, nondealer_seed = (
-                (mine, theirs) if deck.role is Role.DEALER else (theirs, mine)
-            )
-            try:
-                audit_hand(
-                    record,
-                    dealer_seed=dealer_seed,
-                    nondealer_seed=nondealer_seed,
-                    trusted=deck.role,  # our own messages need no recomputation
-                )
-            except CheatError as exc:
-                step = str(exc.step)
-                step_env = state.envelopes.get(f"deck{step[1:]}" if step[:1] == "D" else step)
-                evidence = (env.raw,) + ((step_env,) if step_env else ())
-                raise AuditFailedError(
-                    f"audit of hand {hand} failed at {exc.step}: {exc}",
-                    step=exc.step,
-                    position=exc.position,
-                    evidence=evidence,
-                    message_no=env.seq,
-                ) from exc
+            state.audit(env)
         self._events.append(AuditPassed(hands=tuple(hands)))
 
     def _result_payload(self) -> dict[str, Any]:
         outcome = self.outcome
         assert outcome is not None
-        return result_payload(outcome, hands=self._hand + 1, chain=self._prev)
+        return result_payload(outcome, hands=self._hand + 1, chain=self._chain.prev)
 
     def _on_result(self, env: Envelope, mine: bool) -> None:
         if not mine and env.payload != self._expected_result:
