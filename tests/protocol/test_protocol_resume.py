@@ -213,8 +213,9 @@ def test_a_stranger_or_replay_cannot_take_over_the_game() -> None:
     # A stranger signs a resume with its own key: refused, the game lives on.
     stranger = Session(identity=identity("stranger"), role=P0, secret=b"s" * 32)
     stranger.game_id = host.game_id
-    host.receive_data(frame(stranger._resume_envelope(b"x" * 16, echo=b"")))
-    with pytest.raises(ResumeRefusedError):
+    stranger._control.bind(host.game_id, identity("stranger").public_key())
+    host.receive_data(frame(stranger._control.resume_envelope(b"x" * 16, echo=b"")))
+    with pytest.raises(ResumeRefusedError, match="not signed"):
         host.next_event()
     assert host.resumable and host.reconnecting
     # Garbage: refused as well.
@@ -240,7 +241,7 @@ def test_the_dialer_refuses_an_answer_that_does_not_echo_its_nonce() -> None:
     game = _reconnecting_pair(12)
     joiner, host = game.sessions[P0], game.sessions[P1]
     joiner.reconnect(b"j" * 16, dialer=True)
-    stale = host._resume_envelope(b"h" * 16, echo=b"z" * 16)
+    stale = host._control.resume_envelope(b"h" * 16, echo=b"z" * 16)
     joiner.receive_data(frame(stale))
     with pytest.raises(ResumeRefusedError, match="echo"):
         joiner.next_event()

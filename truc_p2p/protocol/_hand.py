@@ -4,7 +4,7 @@ Everything that belongs to one hand and not to the game as a whole lives
 here: this player's side of the deck, the signed deck envelopes of the hand
 (evidence for the audit), the dealer's D4 while it waits for the first
 action to ride on it, who still owes redeal keys, and the opponent's
-revealed seed once the audit reaches the hand.  The session keeps one
+revealed seed once the audit reaches the hand (the hand audits itself).  The session keeps one
 :class:`HandState` per hand dealt; a pipelined deal is two of them alive at
 once, not more session fields.  Deck v2 hands use
 :class:`~truc_p2p.protocol._hand_v2.HandStateV2`; both offer the small
@@ -19,7 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
-from truc_p2p.deck import DeckSide, Role, positions
+from truc_p2p.deck import CheatError, DeckSide, HandRecord, Role, audit_hand, positions
+from truc_p2p.protocol._errors import AuditFailedError
+from truc_p2p.protocol._wire import Envelope
 
 __all__ = ["HandState", "PlayedHand"]
 
@@ -99,6 +101,36 @@ class HandState:
 
     def receive_show(self, position: int, value: bytes) -> int:
         return self.deck.receive_show(position, value)
+
+    def audit(self, reveal: Envelope) -> None:
+        """Recompute the opponent's deck steps from both seeds (deck v1's audit).
+
+        Raises :class:`AuditFailedError` naming the step that does not match,
+        with ``reveal`` and the step's envelope as evidence.
+        """
+        deck = self.deck
+        record: HandRecord = deck.record()
+        mine, theirs = deck.seed, self.peer_seed
+        assert theirs is not None
+        dealer_seed, nondealer_seed = (mine, theirs) if deck.role is Role.DEALER else (theirs, mine)
+        try:
+            audit_hand(
+                record,
+                dealer_seed=dealer_seed,
+                nondealer_seed=nondealer_seed,
+                trusted=deck.role,  # our own messages need no recomputation
+            )
+        except CheatError as exc:
+            step = str(exc.step)
+            step_env = self.envelopes.get(f"deck{step[1:]}" if step[:1] == "D" else step)
+            evidence = (reveal.raw,) + ((step_env,) if step_env else ())
+            raise AuditFailedError(
+                f"audit of hand {self.index} failed at {exc.step}: {exc}",
+                step=exc.step,
+                position=exc.position,
+                evidence=evidence,
+                message_no=reveal.seq,
+            ) from exc
 
     def __repr__(self) -> str:  # never show deck secrets
         return f"HandState(index={self.index}, role={self.role.value})"

@@ -10,10 +10,10 @@ to the peer.  It never touches a socket, a clock or a global RNG: the caller
 passes a 32-byte ``secret`` (fresh randomness, e.g. ``secrets.token_bytes``)
 from which every local random value is derived (hello nonce, coin, one deck
 seed per hand), so a session can be rebuilt from that secret and its
-transcript (:meth:`Session.restore`).
+transcript (:meth:`Session.restore`, replayed by :mod:`._restore`).
 
 Every message, sent or received, goes through :meth:`_apply`, which keeps
-the chain (sequence, previous hash, game id), the stage table of
+the chain (a :class:`~._chain.Chain` and the game id), the stage table of
 :mod:`._state`, the deck layer (one per-hand state object per hand: a
 :class:`~._hand.HandState` around :class:`~truc_p2p.deck.DeckSide` for deck
 v1, a :class:`~._hand_v2.HandStateV2` around
@@ -25,6 +25,10 @@ protocol makes without a decision (hellos, coin, deck steps, reveals,
 results) are queued automatically.  Any fault in peer input becomes a
 :class:`RemoteProtocolError` carrying the signed envelope(s) as evidence and
 leaves the session in the ``ERROR`` stage.
+
+The messages outside the chain (``resume``, ``refuse``, ``bye``) belong to
+the session's :class:`~._link.ControlPlane`; the session frames them and
+queues what it returns.
 """
 
 from __future__ import annotations
@@ -44,18 +48,14 @@ from truc_p2p.deck import (
     DeckError,
     DeckSide,
     DeckSideV2,
-    HandRecord,
     Role,
-    audit_hand,
     positions,
 )
+from truc_p2p.protocol._chain import Chain
 from truc_p2p.protocol._errors import (
     AuditFailedError,
     AuditRefusedError,
-    BadSignatureError,
-    ChainError,
     CheatDetectedError,
-    EquivocationError,
     IllegalMoveError,
     LocalProtocolError,
     MalformedMessageError,
@@ -66,7 +66,6 @@ from truc_p2p.protocol._errors import (
     ResultMismatchError,
     ResumeRefusedError,
     RulesetMismatchError,
-    SequenceError,
     UnexpectedMessageError,
     WrongGameError,
 )
@@ -80,21 +79,18 @@ from truc_p2p.protocol._events import (
     GameResult,
     GameStarted,
     PeerAborted,
-    Refused,
-    Resumed,
     YourTurn,
 )
 from truc_p2p.protocol._hand import HandState, PlayedHand
 from truc_p2p.protocol._hand_v2 import HandStateV2
+from truc_p2p.protocol._link import ControlPlane
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
-    CONTROL,
     DECK_VERSIONS,
-    RESUME_NONCE_SIZE,
     MessageType,
-    validate_fields,
     validate_payload,
 )
+from truc_p2p.protocol._restore import deck_settings, replay
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
     FIRST_DEAL_STAGES,
@@ -117,13 +113,11 @@ from truc_p2p.protocol._values import (
     local_seed,
     local_seed_v2,
     local_value,
-    parse_options,
     refusal,
     result_payload,
     session_options,
 )
 from truc_p2p.protocol._wire import (
-    GENESIS,
     Envelope,
     FrameBuffer,
     decode_envelope,
@@ -162,16 +156,6 @@ __all__ = [
     "local_value",
     "refusal",
 ]
-
-
-class _Reconnecting:
-    """A reconnection in progress: our nonce and whether we dialled."""
-
-    __slots__ = ("dialer", "nonce")
-
-    def __init__(self, nonce: bytes, dialer: bool) -> None:
-        self.nonce = nonce
-        self.dialer = dialer
 
 
 @contextmanager
@@ -258,16 +242,14 @@ class Session:
         self._error: ProtocolError | None = None
 
         self.stage = Stage.HELLO_INITIATOR
-        self._seq = 0
-        self._prev = GENESIS
-        # (sender, hash) of every envelope in transcript order: an abort may chain
-        # to an earlier point when our own messages crossed it in flight.
-        self._chain: list[tuple[int, bytes]] = []
-        self._raws: list[bytes] = []  # every chain envelope, for resending after a resume
-        self._reconnecting: _Reconnecting | None = None
-        self._seen_resume_nonces: set[bytes] = set()
-        #: The peer said ``bye``: it holds the whole game, nothing is owed to it.
-        self.peer_done = False
+        self._chain = Chain()
+        # resume, refuse and bye: signed, outside the chain.
+        self._control = ControlPlane(
+            identity=identity,
+            me=self.me,
+            expected_peer=expected_peer_fingerprint,
+            chain=self._chain,
+        )
         self.game_id = b""
         self._hellos: list[bytes] = []
         self._peer_key: Ed25519PublicKey | None = None
@@ -341,7 +323,7 @@ class Session:
         the peer's error) are peer input the game no longer needs: they are
         dropped, never an error, and never buffered.
         """
-        if self._reconnecting is None and (
+        if not self._control.reconnecting and (
             self.stage in (Stage.ABORTED, Stage.ERROR)
             or (self.stage is Stage.DONE and self.peer_done)
         ):
@@ -359,7 +341,7 @@ class Session:
                 return self._events.popleft()
             if self._error is not None:
                 raise self._error
-            if self._reconnecting is not None:
+            if self._control.reconnecting:
                 try:
                     raw = self._frames.next_envelope()
                 except RemoteProtocolError as exc:
@@ -427,9 +409,7 @@ class Session:
             except RulesError as exc:  # an illegal action, or not an Action at all
                 raise LocalProtocolError(f"illegal action {action}: {exc}") from exc
             raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
-        if self._predeal_flush:  # the owed pre-deal message goes first on the chain
-            self._predeal_flush = False
-            self._flush_predeal()
+        self._make_owed_predeal()  # it goes first on the chain
         payload = self._own_action_payload(action)
         mtype = ACTION_STAGES[self.stage]
         if mtype == MessageType.V2ACTION and self._open_due(game.copy().push(action), self.me):
@@ -480,9 +460,14 @@ class Session:
         neither aborted nor broken (a finished game still resends its last messages)."""
         return bool(self.game_id) and self.stage not in (Stage.ABORTED, Stage.ERROR)
 
+    @property
+    def peer_done(self) -> bool:
+        """The peer said ``bye``: it holds the whole game, nothing is owed to it."""
+        return self._control.peer_done
+
     def _read_farewells(self) -> None:
         """After the result: look for the peer's ``bye``; anything else is dropped."""
-        while not self.peer_done:
+        while not self._control.peer_done:
             try:
                 raw = self._frames.next_envelope()
             except RemoteProtocolError:
@@ -490,16 +475,7 @@ class Session:
                 return
             if raw is None:
                 return
-            try:
-                env = decode_envelope(raw)
-                if env.type != MessageType.BYE or env.sender != int(self.me.other):
-                    continue
-                assert self._peer_key is not None
-                verify_signature(env, self._peer_key)
-            except RemoteProtocolError:
-                continue
-            if env.game_id == self.game_id:
-                self.peer_done = True
+            self._control.on_farewell(raw)
 
     def farewell(self) -> bytes:
         """A signed ``bye`` (framed, outside the chain): we hold the whole game.
@@ -510,21 +486,12 @@ class Session:
         """
         if self.stage is not Stage.DONE:
             raise LocalProtocolError("bye comes after the co-signed result")
-        raw = sign_envelope(
-            self._identity,
-            game_id=self.game_id,
-            seq=self._seq,
-            prev=self._prev,
-            sender=int(self.me),
-            type=MessageType.BYE,
-            payload={},
-        )
-        return frame(raw)
+        return frame(self._control.farewell())
 
     @property
     def reconnecting(self) -> bool:
         """True between :meth:`reconnect` and the peer's valid ``resume``."""
-        return self._reconnecting is not None
+        return self._control.reconnecting
 
     def reconnect(self, nonce: bytes, *, dialer: bool) -> None:
         """Start over on a new connection after the old one was lost.
@@ -541,112 +508,27 @@ class Session:
         """
         if not self.resumable:
             raise LocalProtocolError(f"nothing to resume: session is {self.stage.value}")
-        if len(nonce) != RESUME_NONCE_SIZE:
-            raise LocalProtocolError(f"nonce must be {RESUME_NONCE_SIZE} fresh random bytes")
+        resume = self._control.reconnect(nonce, dialer=dialer)
         self._frames = FrameBuffer()
         self._outbox.clear()
-        self._reconnecting = _Reconnecting(nonce, dialer)
-        if dialer:
-            self._outbox.append(self._resume_envelope(nonce, echo=b""))
-
-    def _resume_envelope(self, nonce: bytes, *, echo: bytes) -> bytes:
-        # Signed, not chained: seq says how many chain envelopes we hold and
-        # prev names the last of them, so the peer can check we share its chain.
-        return sign_envelope(
-            self._identity,
-            game_id=self.game_id,
-            seq=self._seq,
-            prev=self._prev,
-            sender=int(self.me),
-            type=MessageType.RESUME,
-            payload={"nonce": nonce, "echo": echo},
-        )
+        if resume is not None:
+            self._outbox.append(resume)
 
     def _on_resume(self, raw: bytes) -> None:
-        state = self._reconnecting
-        assert state is not None and self._peer_key is not None
-
-        def refuse(why: str) -> ResumeRefusedError:
-            self._frames = FrameBuffer()
-            return ResumeRefusedError(why, evidence=(raw,))
-
         try:
-            env = decode_envelope(raw)
-        except RemoteProtocolError as exc:
-            raise refuse(f"first message does not decode: {exc.args[0]}") from None
-        if env.type == MessageType.REFUSE and state.dialer:
-            try:
-                self._on_refuse(env)
-            except RemoteProtocolError as exc:
-                raise refuse(f"bad refusal: {exc.args[0]}") from None
-            return
-        if env.type != MessageType.RESUME:
-            raise refuse(f"{env.type!r} where a resume is due")
-        if env.sender != int(self.me.other) or env.game_id != self.game_id:
-            raise refuse("resume for another game or seat")
-        try:
-            verify_signature(env, self._peer_key)
-        except BadSignatureError:
-            raise refuse("resume not signed by the opponent's key") from None
-        problems = validate_fields(env.payload, CONTROL[MessageType.RESUME], "resume")
-        if problems:
-            raise refuse("; ".join(problems))
-        nonce, echo = env.payload["nonce"], env.payload["echo"]
-        if state.dialer and echo != state.nonce:
-            raise refuse("the answer does not echo our nonce (a replayed resume?)")
-        if not state.dialer and (echo or nonce in self._seen_resume_nonces):
-            raise refuse("a replayed resume")
-        # Fresh and signed by the opponent: from here its claims bind it.
-        have = env.seq
-        try:
-            if have <= self._seq:
-                tip = self._chain[have - 1][1] if have else GENESIS
-                if env.prev != tip:
-                    raise ChainError(
-                        f"the peer's resume names another message {have - 1} than ours",
-                        evidence=(raw,),
-                    )
-                lost = [p for p in range(have, self._seq) if self._chain[p][0] != int(self.me)]
-                if lost:
-                    raise SequenceError(
-                        f"the peer says it lacks its own signed message {lost[0]}",
-                        evidence=(raw,),
-                    )
+            event, out = self._control.on_resume(raw)
+        except ResumeRefusedError:
+            self._frames = FrameBuffer()  # the connection is condemned, not the game
+            raise
         except RemoteProtocolError as exc:
             self._fail(exc)
             raise
-        self._reconnecting = None
-        if not state.dialer:
-            self._seen_resume_nonces.add(nonce)
-            self._outbox.append(self._resume_envelope(state.nonce, echo=nonce))
-        mine = int(self.me)
-        resend = [self._raws[p] for p in range(have, self._seq) if self._chain[p][0] == mine]
-        self._outbox.extend(resend)
-        self._events.append(Resumed(peer_has=have, we_have=self._seq, resent=len(resend)))
+        self._outbox.extend(out)
+        self._events.append(event)
 
     def _on_refuse(self, env: Envelope) -> None:
-        """The host's signed refusal of our hello or our resume."""
-        evidence, n = (env.raw,), env.seq
-        problems = validate_fields(env.payload, CONTROL[MessageType.REFUSE], "refuse")
-        if problems or env.sender != 1 or self.me is not Player.P0:
-            raise MalformedMessageError(
-                "; ".join(problems) or "refuse from the wrong seat", evidence=evidence
-            )
-        key_bytes = env.payload["key"]
-        try:
-            key = Ed25519PublicKey.from_public_bytes(key_bytes)
-        except ValueError:
-            raise MalformedMessageError("refuse key is not an Ed25519 key") from None
-        verify_signature(env, key)
-        pinned = self._expected_peer
-        if self._peer_key is not None and key_bytes != public_key_bytes(self._peer_key):
-            raise PeerKeyMismatchError("refused by another key than the opponent's", message_no=n)
-        if pinned is not None and fingerprint(key_bytes) != pinned:
-            raise PeerKeyMismatchError(
-                f"refused by key {fingerprint(key_bytes)}, not the expected {pinned}",
-                message_no=n,
-            )
-        self._events.append(Refused(reason=env.payload["reason"], detail=env.payload["detail"]))
+        """The host's signed refusal of our hello."""
+        self._events.append(self._control.refusal(env))
         if not self.game_id:
             self.stage = Stage.ABORTED
 
@@ -677,11 +559,7 @@ class Session:
         named by this player's hello in the transcript.
         """
         envelopes = list(envelopes)
-        own = _options_of_own_hello(envelopes, Player(role))
-        if deck is None:
-            deck = own[1] if own is not None else "v2"
-        if pipeline is None and own is not None and own[1] == deck:
-            pipeline = own[2]
+        deck, pipeline = deck_settings(envelopes, Player(role), deck, pipeline)
         session = cls(
             identity=identity,
             role=role,
@@ -692,40 +570,7 @@ class Session:
             deck=deck,
             pipeline=pipeline,
         )
-        session._sent_log = list(session._outbox)
-        cursor = 0
-        for raw in envelopes:
-            sender = decode_envelope(raw).sender
-            if sender == session.me:
-                if cursor >= len(session._sent_log) and session._predeal_flush:
-                    session._predeal_flush = False  # an owed pre-deal comes first
-                    session._flush_predeal()
-                if cursor >= len(session._sent_log):
-                    session._replay_own_decision(raw)
-                produced = session._sent_log[cursor]
-                cursor += 1
-                if produced != raw:
-                    raise LocalProtocolError(
-                        f"transcript message {session._seq - 1} differs from what this "
-                        "identity and secret produce"
-                    )
-            else:
-                session.receive_data(frame(raw))
-                while session.next_event() not in (NEED_DATA, CLOSED):
-                    pass
-        # Automatic messages the replay produced after the transcript's end (the
-        # process died between recording the peer's message and its answer) were
-        # never recorded: record them now, before anything can send them.
-        unrecorded = session._sent_log[cursor:]
-        session._sent_log = None
-        session._outbox.clear()
-        session._events.clear()
-        if session._game is not None and session._game.to_act == session.me:
-            session._events.append(YourTurn(legal_actions=tuple(session._game.legal_actions())))
-        session._record = record
-        if record is not None:
-            for raw in unrecorded:
-                record(raw)
+        replay(session, envelopes, record)
         return session
 
     # ------------------------------------------------------------------ internals
@@ -764,29 +609,26 @@ class Session:
         raw = sign_envelope(
             self._identity,
             game_id=self.game_id,
-            seq=self._seq,
-            prev=self._prev,
+            seq=self._chain.seq,
+            prev=self._chain.prev,
             sender=int(self.me),
             type=mtype,
             payload=payload,
         )
         if self._record is not None:
             self._record(raw)
-        if self._reconnecting is None:  # else it is resent once the peer says what it lacks
+        if not self._control.reconnecting:  # else it is resent once the peer says what it lacks
             self._outbox.append(raw)
         if self._sent_log is not None:
             self._sent_log.append(raw)
-        self._seq += 1
-        self._prev = envelope_hash(raw)
-        self._chain.append((int(self.me), self._prev))
-        self._raws.append(raw)
+        self._chain.append(int(self.me), raw, envelope_hash(raw))
         if mtype == MessageType.ABORT:
             return
         env = decode_envelope(raw)
         self._apply(env, mine=True)
 
     def _receive(self, raw: bytes) -> None:
-        position = self._seq  # where ``raw`` sits in the transcript
+        position = self._chain.seq  # where ``raw`` sits in the transcript
         if self._record is not None:
             self._record(raw)
         try:
@@ -794,12 +636,9 @@ class Session:
             if env.type == MessageType.REFUSE and self.stage is Stage.HELLO_RESPONDER:
                 self._on_refuse(env)
                 return
-            self._check_equivocation(env)
+            self._chain.check_equivocation(env, int(self.me.other), self._peer_key)
             self._check_envelope(env)
-            self._seq = position + 1
-            self._prev = env.hash
-            self._chain.append((env.sender, self._prev))
-            self._raws.append(raw)
+            self._chain.append(env.sender, raw, env.hash)
             if env.type == MessageType.ABORT:
                 refused = (
                     self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND)
@@ -832,23 +671,6 @@ class Session:
             self._fail(exc)
             raise
 
-    def _check_equivocation(self, env: Envelope) -> None:
-        """A second, different envelope signed by the peer for a position it already filled."""
-        n = env.seq
-        if env.type == MessageType.ABORT or n >= len(self._raws) or self._peer_key is None:
-            return
-        if self._chain[n][0] != env.sender or env.sender != int(self.me.other):
-            return
-        if self._raws[n] == env.raw:
-            return  # a replay of the same message: a sequence error, not equivocation
-        verify_signature(env, self._peer_key)
-        raise EquivocationError(
-            f"the peer signed two different messages at position {n}",
-            step="chain",
-            evidence=(self._raws[n], env.raw),
-            message_no=n,
-        )
-
     def _check_envelope(self, env: Envelope) -> None:
         """Signature, sender, game id, sequence, chain, turn and payload shape."""
         evidence = (env.raw,)
@@ -879,35 +701,10 @@ class Session:
         if env.game_id != self.game_id:
             raise WrongGameError("envelope names another game", evidence=evidence, message_no=n)
         if env.type == MessageType.ABORT:
-            # An abort may cross our messages in flight: it chains to the point
-            # where the peer stopped, and everything after that point is ours.
             validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
-            k = env.seq
-            if k > self._seq or any(s != int(self.me) for s, _ in self._chain[k:]):
-                raise SequenceError(
-                    f"abort with sequence number {k} skips messages",
-                    evidence=evidence,
-                    message_no=n,
-                )
-            if env.prev != (self._chain[k - 1][1] if k else GENESIS):
-                raise ChainError(
-                    "abort does not chain to the message before it",
-                    evidence=evidence,
-                    message_no=n,
-                )
+            self._chain.check_abort(env, int(self.me))
             return
-        if env.seq != self._seq:
-            raise SequenceError(
-                f"sequence number {env.seq}, expected {self._seq}",
-                evidence=evidence,
-                message_no=n,
-            )
-        if env.prev != self._prev:
-            raise ChainError(
-                "previous-hash does not match the last message",
-                evidence=evidence,
-                message_no=n,
-            )
+        self._chain.check_next(env)
         validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
         if self.stage not in STAGES:
             raise UnexpectedMessageError(
@@ -1002,6 +799,8 @@ class Session:
         self._advance()
         if len(self._hellos) == 2:
             self.game_id = game_id_of(self._hellos[0], self._hellos[1])
+            assert self._peer_key is not None
+            self._control.bind(self.game_id, self._peer_key)
             if self.me is Player.P0:
                 self._emit(MessageType.COIN, {"coin": self._coin})
 
@@ -1043,7 +842,7 @@ class Session:
             self._predeal, self._next = None, None  # a dangling pre-deal is never opened
             # Every proof of the hand is bound to the chain: the hash of the last
             # envelope before the hand's v2deck1 (wire.md section 6).
-            self._current = self._new_v2_hand(self._hand, role, self._prev)
+            self._current = self._new_v2_hand(self._hand, role, self._chain.prev)
             if role is Role.NONDEALER:
                 side = self._current.deck
                 self._emit(MessageType.V2DECK1, {**self._hand_field(self._hand), **side.d1()})
@@ -1092,12 +891,18 @@ class Session:
             return
         index = self._hand + 1
         if due is Stage.V2_PREDEAL1:
-            self._next = self._new_v2_hand(index, Role.NONDEALER, self._prev)
+            self._next = self._new_v2_hand(index, Role.NONDEALER, self._chain.prev)
             self._emit(MessageType.V2DECK1, {"hand": index, **self._next.deck.d1()})
         else:
             self._run_deferred()  # our v2deck2 answers the peer's v2deck1
             assert self._next is not None and self._next.pending_d2 is not None
             self._emit(MessageType.V2DECK2, self._next.pending_d2)
+
+    def _make_owed_predeal(self) -> None:
+        """Make now the pre-deal message owed since our last :class:`YourTurn`, if any."""
+        if self._predeal_flush:
+            self._predeal_flush = False
+            self._flush_predeal()
 
     def _promote_next(self) -> HandStateV2:
         """The pre-dealt hand becomes the current one (the previous hand ended)."""
@@ -1441,37 +1246,13 @@ class Session:
         for hand in hands:
             state = self._hands[hand]
             assert isinstance(state, HandState)
-            deck = state.deck
-            record: HandRecord = deck.record()
-            mine, theirs = deck.seed, state.peer_seed
-            assert theirs is not None
-            dealer_seed, nondealer_seed = (
-                (mine, theirs) if deck.role is Role.DEALER else (theirs, mine)
-            )
-            try:
-                audit_hand(
-                    record,
-                    dealer_seed=dealer_seed,
-                    nondealer_seed=nondealer_seed,
-                    trusted=deck.role,  # our own messages need no recomputation
-                )
-            except CheatError as exc:
-                step = str(exc.step)
-                step_env = state.envelopes.get(f"deck{step[1:]}" if step[:1] == "D" else step)
-                evidence = (env.raw,) + ((step_env,) if step_env else ())
-                raise AuditFailedError(
-                    f"audit of hand {hand} failed at {exc.step}: {exc}",
-                    step=exc.step,
-                    position=exc.position,
-                    evidence=evidence,
-                    message_no=env.seq,
-                ) from exc
+            state.audit(env)
         self._events.append(AuditPassed(hands=tuple(hands)))
 
     def _result_payload(self) -> dict[str, Any]:
         outcome = self.outcome
         assert outcome is not None
-        return result_payload(outcome, hands=self._hand + 1, chain=self._prev)
+        return result_payload(outcome, hands=self._hand + 1, chain=self._chain.prev)
 
     def _on_result(self, env: Envelope, mine: bool) -> None:
         if not mine and env.payload != self._expected_result:
@@ -1497,31 +1278,3 @@ class Session:
             envelopes=(self._result_envs[0], self._result_envs[1]),
         )
         self._events.append(GameFinished(result=self.result))
-
-    def _replay_own_decision(self, raw: bytes) -> None:
-        env = decode_envelope(raw)
-        bundled = env.type in (MessageType.DECK4, MessageType.V2DECK3)
-        payload = env.payload.get("action") if bundled else env.payload
-        if env.type == MessageType.ABORT:
-            self.abort(env.payload.get("reason", "quit"), env.payload.get("detail", ""))
-            return
-        if not isinstance(payload, dict) or env.type not in ACTION_STAGES.values():
-            raise LocalProtocolError(f"transcript message {env.seq} is not ours to make now")
-        kind = ActionKind(payload["act"])
-        if kind is ActionKind.PLAY:
-            assert self._game is not None
-            index = self._cur.my_cards(self._game.redealt)[payload["pos"]]
-            action = Action.play(Card.from_index(index))
-        else:
-            action = Action(kind)
-        self.send(action)
-
-
-def _options_of_own_hello(envelopes: Sequence[bytes], me: Player) -> tuple[str, str, bool] | None:
-    """(audit, deck, pipeline) this player's hello in ``envelopes`` names, if any."""
-    for raw in envelopes[:2]:
-        env = decode_envelope(raw)
-        if env.type == MessageType.HELLO and env.sender == int(me):
-            options = env.payload.get("options")
-            return parse_options(options) if isinstance(options, dict) else None
-    return None

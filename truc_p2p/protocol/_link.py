@@ -1,0 +1,233 @@
+"""The control plane of a session: the link-level messages outside the chain.
+
+A connection can be lost and resumed, a host can refuse a hello or a
+resume, and a finished game ends with each side's ``bye``.  These messages
+are signed but not chained (wire.md section 13): they say where the chain
+stands, they never extend it.  :class:`ControlPlane` holds their state
+(a reconnection in progress, the resume nonces already answered, whether
+the peer said ``bye``), builds our ``resume`` and ``bye`` envelopes, checks
+the peer's ``resume``, ``refuse`` and ``bye``, and picks which chain
+envelopes to resend after a resume.
+
+The session owns one, bound to the game once both hellos are in, and keeps
+everything else: framing, the outbox, events and stages.  The control plane
+reads the session's :class:`~._chain.Chain` and returns what the session
+should queue; its errors tell the session what to do:
+:class:`ResumeRefusedError` condemns the connection, any other
+:class:`RemoteProtocolError` the game.
+"""
+
+from __future__ import annotations
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+
+from truc_p2p.protocol._chain import Chain
+from truc_p2p.protocol._errors import (
+    BadSignatureError,
+    ChainError,
+    LocalProtocolError,
+    MalformedMessageError,
+    PeerKeyMismatchError,
+    RemoteProtocolError,
+    ResumeRefusedError,
+    SequenceError,
+)
+from truc_p2p.protocol._events import Refused, Resumed
+from truc_p2p.protocol._messages import (
+    CONTROL,
+    RESUME_NONCE_SIZE,
+    MessageType,
+    validate_fields,
+)
+from truc_p2p.protocol._wire import (
+    Envelope,
+    decode_envelope,
+    fingerprint,
+    public_key_bytes,
+    sign_envelope,
+    verify_signature,
+)
+from truc_p2p.rules import Player
+
+__all__ = ["ControlPlane"]
+
+
+class _Reconnecting:
+    """A reconnection in progress: our nonce and whether we dialled."""
+
+    __slots__ = ("dialer", "nonce")
+
+    def __init__(self, nonce: bytes, dialer: bool) -> None:
+        self.nonce = nonce
+        self.dialer = dialer
+
+
+class ControlPlane:
+    """One player's side of ``resume``, ``refuse`` and ``bye``.
+
+    ``chain`` is the session's, only read here.  ``expected_peer`` is the
+    pinned fingerprint a refusal must come from, if any.
+    """
+
+    def __init__(
+        self,
+        *,
+        identity: Ed25519PrivateKey,
+        me: Player,
+        expected_peer: str | None,
+        chain: Chain,
+    ) -> None:
+        self._identity = identity
+        self._me = me
+        self._expected_peer = expected_peer
+        self._chain = chain
+        self._game_id = b""
+        self._peer_key: Ed25519PublicKey | None = None
+        self._reconnecting: _Reconnecting | None = None
+        self._seen_resume_nonces: set[bytes] = set()
+        #: The peer said ``bye``: it holds the whole game, nothing is owed to it.
+        self.peer_done = False
+
+    def bind(self, game_id: bytes, peer_key: Ed25519PublicKey) -> None:
+        """The game exists (both hellos are in): resumes and byes name it."""
+        self._game_id = game_id
+        self._peer_key = peer_key
+
+    @property
+    def reconnecting(self) -> bool:
+        """True between :meth:`reconnect` and the peer's valid ``resume``."""
+        return self._reconnecting is not None
+
+    def _signed(self, mtype: str, payload: dict[str, bytes]) -> bytes:
+        # Signed, not chained: seq says how many chain envelopes we hold and
+        # prev names the last of them, so the peer can check we share its chain.
+        return sign_envelope(
+            self._identity,
+            game_id=self._game_id,
+            seq=self._chain.seq,
+            prev=self._chain.prev,
+            sender=int(self._me),
+            type=mtype,
+            payload=payload,
+        )
+
+    def resume_envelope(self, nonce: bytes, *, echo: bytes) -> bytes:
+        """Our signed ``resume`` (unframed): ``echo`` is the dialer's nonce, or empty."""
+        return self._signed(MessageType.RESUME, {"nonce": nonce, "echo": echo})
+
+    def farewell(self) -> bytes:
+        """Our signed ``bye`` (unframed)."""
+        return self._signed(MessageType.BYE, {})
+
+    def reconnect(self, nonce: bytes, *, dialer: bool) -> bytes | None:
+        """Expect the peer's ``resume`` next; returns ours if we dialled, else None."""
+        if len(nonce) != RESUME_NONCE_SIZE:
+            raise LocalProtocolError(f"nonce must be {RESUME_NONCE_SIZE} fresh random bytes")
+        self._reconnecting = _Reconnecting(nonce, dialer)
+        return self.resume_envelope(nonce, echo=b"") if dialer else None
+
+    def on_resume(self, raw: bytes) -> tuple[Resumed | Refused, list[bytes]]:
+        """Check the first message on a new connection; returns its event and the
+        envelopes to queue (our answering ``resume``, then the chain envelopes of
+        ours the peer lacks).
+
+        Raises :class:`ResumeRefusedError` when the message is not a fresh,
+        valid ``resume`` (nor, for the dialer, a valid refusal), and
+        :class:`ChainError` or :class:`SequenceError` when a valid one claims a
+        chain that contradicts ours: signed claims that condemn the game.
+        """
+        state = self._reconnecting
+        assert state is not None and self._peer_key is not None
+        try:
+            env = decode_envelope(raw)
+        except RemoteProtocolError as exc:
+            raise _refuse(raw, f"first message does not decode: {exc.args[0]}") from None
+        if env.type == MessageType.REFUSE and state.dialer:
+            try:
+                return self.refusal(env), []
+            except RemoteProtocolError as exc:
+                raise _refuse(raw, f"bad refusal: {exc.args[0]}") from None
+        if env.type != MessageType.RESUME:
+            raise _refuse(raw, f"{env.type!r} where a resume is due")
+        if env.sender != int(self._me.other) or env.game_id != self._game_id:
+            raise _refuse(raw, "resume for another game or seat")
+        try:
+            verify_signature(env, self._peer_key)
+        except BadSignatureError:
+            raise _refuse(raw, "resume not signed by the opponent's key") from None
+        problems = validate_fields(env.payload, CONTROL[MessageType.RESUME], "resume")
+        if problems:
+            raise _refuse(raw, "; ".join(problems))
+        nonce, echo = env.payload["nonce"], env.payload["echo"]
+        if state.dialer and echo != state.nonce:
+            raise _refuse(raw, "the answer does not echo our nonce (a replayed resume?)")
+        if not state.dialer and (echo or nonce in self._seen_resume_nonces):
+            raise _refuse(raw, "a replayed resume")
+        # Fresh and signed by the opponent: from here its claims bind it.
+        chain, mine = self._chain, int(self._me)
+        have, held = env.seq, chain.seq
+        if have <= held:
+            if env.prev != chain.hash_before(have):
+                raise ChainError(
+                    f"the peer's resume names another message {have - 1} than ours",
+                    evidence=(raw,),
+                )
+            lost = [p for p in range(have, held) if chain.sender(p) != mine]
+            if lost:
+                raise SequenceError(
+                    f"the peer says it lacks its own signed message {lost[0]}",
+                    evidence=(raw,),
+                )
+        self._reconnecting = None
+        out = []
+        if not state.dialer:
+            self._seen_resume_nonces.add(nonce)
+            out.append(self.resume_envelope(state.nonce, echo=nonce))
+        resend = [chain.raw(p) for p in range(have, held) if chain.sender(p) == mine]
+        out.extend(resend)
+        return Resumed(peer_has=have, we_have=held, resent=len(resend)), out
+
+    def refusal(self, env: Envelope) -> Refused:
+        """The host's signed refusal of our hello or our resume."""
+        evidence, n = (env.raw,), env.seq
+        problems = validate_fields(env.payload, CONTROL[MessageType.REFUSE], "refuse")
+        if problems or env.sender != 1 or self._me is not Player.P0:
+            raise MalformedMessageError(
+                "; ".join(problems) or "refuse from the wrong seat", evidence=evidence
+            )
+        key_bytes = env.payload["key"]
+        try:
+            key = Ed25519PublicKey.from_public_bytes(key_bytes)
+        except ValueError:
+            raise MalformedMessageError("refuse key is not an Ed25519 key") from None
+        verify_signature(env, key)
+        pinned = self._expected_peer
+        if self._peer_key is not None and key_bytes != public_key_bytes(self._peer_key):
+            raise PeerKeyMismatchError("refused by another key than the opponent's", message_no=n)
+        if pinned is not None and fingerprint(key_bytes) != pinned:
+            raise PeerKeyMismatchError(
+                f"refused by key {fingerprint(key_bytes)}, not the expected {pinned}",
+                message_no=n,
+            )
+        return Refused(reason=env.payload["reason"], detail=env.payload["detail"])
+
+    def on_farewell(self, raw: bytes) -> None:
+        """After the result: the peer's valid ``bye`` sets :attr:`peer_done`;
+        anything else is ignored."""
+        try:
+            env = decode_envelope(raw)
+            if env.type != MessageType.BYE or env.sender != int(self._me.other):
+                return
+            assert self._peer_key is not None
+            verify_signature(env, self._peer_key)
+        except RemoteProtocolError:
+            return
+        if env.game_id == self._game_id:
+            self.peer_done = True
+
+
+def _refuse(raw: bytes, why: str) -> ResumeRefusedError:
+    return ResumeRefusedError(why, evidence=(raw,))

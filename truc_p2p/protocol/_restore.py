@@ -1,0 +1,118 @@
+"""Crash restore: rebuild a session from its secret and its transcript.
+
+Everything a session signs is a function of its secret and the chain, so a
+fresh session fed the transcript again regenerates its own messages byte
+for byte (wire.md sections 9 and 13.3).  :func:`replay` drives it as its caller did:
+the peer's envelopes go through ``receive_data`` / ``next_event``, our
+decisions are replayed with ``send`` / ``abort``, and every own envelope
+the session makes (automatic or decided) is checked against the
+transcript.  :meth:`Session.restore` builds the session and calls it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from truc_p2p.protocol._errors import LocalProtocolError
+from truc_p2p.protocol._events import CLOSED, NEED_DATA, YourTurn
+from truc_p2p.protocol._messages import MessageType
+from truc_p2p.protocol._state import ACTION_STAGES
+from truc_p2p.protocol._values import parse_options
+from truc_p2p.protocol._wire import decode_envelope, frame
+from truc_p2p.rules import Action, ActionKind, Card, Player
+
+if TYPE_CHECKING:
+    from truc_p2p.protocol._session import Session
+
+__all__ = ["deck_settings", "replay"]
+
+
+def deck_settings(
+    envelopes: Sequence[bytes], me: Player, deck: str | None, pipeline: bool | None
+) -> tuple[str, bool | None]:
+    """(deck, pipeline) to restore with: those given, else what our hello named."""
+    own = _options_of_own_hello(envelopes, me)
+    if deck is None:
+        deck = own[1] if own is not None else "v2"
+    if pipeline is None and own is not None and own[1] == deck:
+        pipeline = own[2]
+    return deck, pipeline
+
+
+def replay(
+    session: Session, envelopes: Sequence[bytes], record: Callable[[bytes], None] | None
+) -> None:
+    """Replay ``envelopes`` into a new ``session``, then attach ``record``.
+
+    Raises :class:`LocalProtocolError` when an own envelope differs from
+    what the session makes.  Pending events are dropped, except the
+    :class:`YourTurn` that is due.  Own automatic messages made past the
+    transcript's end are recorded, not sent: :meth:`Session.reconnect`
+    sends them.
+    """
+    sent = session._sent_log = list(session._outbox)
+    cursor = 0
+    for raw in envelopes:
+        sender = decode_envelope(raw).sender
+        if sender == session.me:
+            if cursor >= len(sent):
+                session._make_owed_predeal()  # an owed pre-deal comes first
+            if cursor >= len(sent):
+                _replay_own_decision(session, raw)
+            produced = sent[cursor]
+            cursor += 1
+            if produced != raw:
+                raise LocalProtocolError(
+                    f"transcript message {session._chain.seq - 1} differs from what this "
+                    "identity and secret produce"
+                )
+        else:
+            session.receive_data(frame(raw))
+            while session.next_event() not in (NEED_DATA, CLOSED):
+                pass
+    # Automatic messages the replay produced after the transcript's end (the
+    # process died between recording the peer's message and its answer) were
+    # never recorded: record them now, before anything can send them.
+    unrecorded = sent[cursor:]
+    session._sent_log = None
+    session._outbox.clear()
+    session._events.clear()
+    game = session._game
+    if game is not None and game.to_act == session.me:
+        session._events.append(YourTurn(legal_actions=tuple(game.legal_actions())))
+    session._record = record
+    if record is not None:
+        for raw in unrecorded:
+            record(raw)
+
+
+def _replay_own_decision(session: Session, raw: bytes) -> None:
+    """Make again the decision (an action or an abort) that produced ``raw``."""
+    env = decode_envelope(raw)
+    bundled = env.type in (MessageType.DECK4, MessageType.V2DECK3)
+    payload = env.payload.get("action") if bundled else env.payload
+    if env.type == MessageType.ABORT:
+        session.abort(env.payload.get("reason", "quit"), env.payload.get("detail", ""))
+        return
+    if not isinstance(payload, dict) or env.type not in ACTION_STAGES.values():
+        raise LocalProtocolError(f"transcript message {env.seq} is not ours to make now")
+    kind = ActionKind(payload["act"])
+    if kind is ActionKind.PLAY:
+        game = session._game
+        assert game is not None
+        index = session._cur.my_cards(game.redealt)[payload["pos"]]
+        action = Action.play(Card.from_index(index))
+    else:
+        action = Action(kind)
+    session.send(action)
+
+
+def _options_of_own_hello(envelopes: Sequence[bytes], me: Player) -> tuple[str, str, bool] | None:
+    """(audit, deck, pipeline) this player's hello in ``envelopes`` names, if any."""
+    for raw in envelopes[:2]:
+        env = decode_envelope(raw)
+        if env.type == MessageType.HELLO and env.sender == int(me):
+            options = env.payload.get("options")
+            return parse_options(options) if isinstance(options, dict) else None
+    return None
