@@ -38,11 +38,9 @@ import math
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Protocol, runtime_checkable
 
 import trio
 
-from truc_p2p.bots import Bot, SearchBot
 from truc_p2p.net._link import Closed, LinkBroken
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._reconnect import (
@@ -53,6 +51,7 @@ from truc_p2p.net._reconnect import (
     NetEvent,
     Reconnector,
 )
+from truc_p2p.net._strategy import QuitGame, Strategy
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -72,17 +71,14 @@ from truc_p2p.protocol import (
     VersionMismatchError,
     YourTurn,
 )
-from truc_p2p.rules import Action, Event, Game
+from truc_p2p.rules import Action, Event
 
 __all__ = [
     "DEFAULT_BOT_TIMEOUT",
     "DEFAULT_GRACE",
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_TURN_TIMEOUT",
-    "BotStrategy",
     "EventHook",
-    "QuitGame",
-    "Strategy",
     "play_game",
 ]
 
@@ -97,35 +93,6 @@ DEFAULT_GRACE = 120.0
 
 #: Called with every session, rules and transport event, in order (never the sentinels).
 EventHook = Callable[[Event | SessionEvent | NetEvent], None]
-
-
-class QuitGame(Exception):
-    """Raise from :meth:`Strategy.choose` to leave: a signed ``quit`` is sent."""
-
-
-@runtime_checkable
-class Strategy(Protocol):
-    """The local player: bot, terminal UI or anything else that picks moves."""
-
-    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
-        """Return one of ``legal``; ``game`` is this player's view (a copy)."""
-        ...
-
-
-class BotStrategy:
-    """Adapts a synchronous :class:`~truc_p2p.bots.Bot` to :class:`Strategy`."""
-
-    def __init__(self, bot: Bot, *, threaded: bool | None = None) -> None:
-        self.bot = bot
-        #: Think in a worker thread (default: for a searching bot), so the game loop
-        #: keeps reading the peer -- an abort, a dropped link -- while it thinks.
-        self.threaded = isinstance(bot, SearchBot) if threaded is None else threaded
-
-    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
-        if self.threaded:
-            return await trio.to_thread.run_sync(self.bot.choose, game, abandon_on_cancel=True)
-        await trio.lowlevel.checkpoint()
-        return self.bot.choose(game)
 
 
 def _abort_reason(exc: RemoteProtocolError) -> str:
