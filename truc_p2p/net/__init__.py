@@ -55,18 +55,13 @@ from truc_p2p.net._play import (
     DEFAULT_GRACE,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
-    BotStrategy,
     EventHook,
-    NetEvent,
-    PeerDisconnected,
-    PeerReconnected,
-    QuitGame,
-    Reconnector,
-    Strategy,
     play_game,
 )
 from truc_p2p.net._portmap import PortMapping, map_port
+from truc_p2p.net._reconnect import NetEvent, PeerDisconnected, PeerReconnected, Reconnector
 from truc_p2p.net._relay import DEFAULT_RELAY_PORT, RelayLimits, RelayServer, SessionReport
+from truc_p2p.net._strategy import BotStrategy, QuitGame, Strategy
 from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
 
 __all__ = [

@@ -36,11 +36,11 @@ from truc_p2p.net._play import (
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     EventHook,
-    Reconnector,
-    Strategy,
     play_game,
 )
 from truc_p2p.net._reach import open_reach
+from truc_p2p.net._reconnect import Reconnector
+from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game
 from truc_p2p.protocol import Session, fingerprint
 from truc_p2p.rules import Player, Ruleset

@@ -16,14 +16,10 @@ whenever we send something or a complete frame arrives; when it passes we
 send a signed ``abort`` with reason ``timeout`` (recorded in the transcript
 like every envelope) and end with :attr:`End.OPPONENT_TIMEOUT`.
 
-A lost connection does not end a game that has started.  With a
-:class:`Reconnector` (the joiner redials, the host takes the next
-connection its accept loop routes to this game) the loop waits up to
-``grace`` seconds for a new stream, exchanges signed ``resume`` messages
-(:meth:`Session.reconnect`) and goes on where it stopped; the local player
-keeps thinking meanwhile, and the event hook sees :class:`PeerDisconnected`
-(with a countdown) and :class:`PeerReconnected`.  When the grace runs out
-the game ends with a signed ``abort`` ``abandoned``.
+A lost connection does not end a game that has started: the loop's
+:class:`~._reconnect.LinkKeeper` holds the link, and with a
+:class:`Reconnector` it waits up to ``grace`` seconds for a new one and
+resumes the session on it, so the loop goes on where it stopped.
 
 Everything the peer or the network can do ends in a :class:`GameOutcome`,
 never an exception: EOF and resets without a reconnector (no abort is
@@ -39,17 +35,23 @@ from __future__ import annotations
 import contextlib
 import hmac
 import math
-import secrets
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Protocol, runtime_checkable
+from dataclasses import replace
 
 import trio
 
-from truc_p2p.bots import Bot, SearchBot
-from truc_p2p.net._link import Closed, Link, LinkBroken
+from truc_p2p.net._link import Closed, LinkBroken
 from truc_p2p.net._outcome import End, GameOutcome
+from truc_p2p.net._reconnect import (
+    Abandoned,
+    Ending,
+    LinkKeeper,
+    Lost,
+    NetEvent,
+    Reconnector,
+)
+from truc_p2p.net._strategy import QuitGame, Strategy
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -63,29 +65,20 @@ from truc_p2p.protocol import (
     Refused,
     RemoteProtocolError,
     ResultMismatchError,
-    Resumed,
-    ResumeRefusedError,
     RulesetMismatchError,
     Session,
     SessionEvent,
     VersionMismatchError,
     YourTurn,
 )
-from truc_p2p.rules import Action, Event, Game
+from truc_p2p.rules import Action, Event
 
 __all__ = [
     "DEFAULT_BOT_TIMEOUT",
     "DEFAULT_GRACE",
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_TURN_TIMEOUT",
-    "BotStrategy",
     "EventHook",
-    "NetEvent",
-    "PeerDisconnected",
-    "PeerReconnected",
-    "QuitGame",
-    "Reconnector",
-    "Strategy",
     "play_game",
 ]
 
@@ -97,117 +90,9 @@ DEFAULT_BOT_TIMEOUT = 30.0
 DEFAULT_HELLO_TIMEOUT = 10.0
 #: Seconds a disconnected opponent has to come back before the game is abandoned.
 DEFAULT_GRACE = 120.0
-#: Seconds one reconnection attempt may take (connect, resume and its answer).
-RESUME_TIMEOUT = 10.0
-#: Seconds a finished side stays reachable for a peer that may lack our last message.
-BYE_WINDOW = 15.0
-#: Seconds between two countdown events while the opponent is away.
-COUNTDOWN_EVERY = 15.0
-
-
-class NetEvent:
-    """Base class of the transport's own events (beside session and rules events)."""
-
-    __slots__ = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class PeerDisconnected(NetEvent):
-    """The connection is lost; the opponent has ``seconds_left`` to come back.
-
-    Sent when the connection drops and then every few seconds as a countdown.
-    """
-
-    reason: str
-    seconds_left: float
-    grace: float
-
-
-@dataclass(frozen=True, kw_only=True)
-class PeerReconnected(NetEvent):
-    """Play goes on after ``after`` seconds away; ``resent`` of our messages were sent again."""
-
-    after: float
-    resent: int
-    received_again: int
-
 
 #: Called with every session, rules and transport event, in order (never the sentinels).
 EventHook = Callable[[Event | SessionEvent | NetEvent], None]
-
-
-class Reconnector(Protocol):
-    """Where the next connection of a game comes from after the last one dropped."""
-
-    async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
-        """Return ``(stream, bytes already read from it, we_dialled)``; may wait forever."""
-        ...
-
-
-class QuitGame(Exception):
-    """Raise from :meth:`Strategy.choose` to leave: a signed ``quit`` is sent."""
-
-
-@runtime_checkable
-class Strategy(Protocol):
-    """The local player: bot, terminal UI or anything else that picks moves."""
-
-    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
-        """Return one of ``legal``; ``game`` is this player's view (a copy)."""
-        ...
-
-
-class BotStrategy:
-    """Adapts a synchronous :class:`~truc_p2p.bots.Bot` to :class:`Strategy`."""
-
-    def __init__(self, bot: Bot, *, threaded: bool | None = None) -> None:
-        self.bot = bot
-        #: Think in a worker thread (default: for a searching bot), so the game loop
-        #: keeps reading the peer -- an abort, a dropped link -- while it thinks.
-        self.threaded = isinstance(bot, SearchBot) if threaded is None else threaded
-
-    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
-        if self.threaded:
-            return await trio.to_thread.run_sync(self.bot.choose, game, abandon_on_cancel=True)
-        await trio.lowlevel.checkpoint()
-        return self.bot.choose(game)
-
-
-class _FrameCounter:
-    """Counts complete frames in a byte stream (4-byte length prefix)."""
-
-    def __init__(self) -> None:
-        self._header = bytearray()
-        self._left = 0
-        self.count = 0
-
-    def feed(self, data: bytes) -> int:
-        """Feed bytes; return how many frames they completed."""
-        before, i = self.count, 0
-        while i < len(data):
-            if self._left:
-                take = min(self._left, len(data) - i)
-                i += take
-                self._left -= take
-                if not self._left:
-                    self.count += 1
-                continue
-            take = min(4 - len(self._header), len(data) - i)
-            self._header += data[i : i + take]
-            i += take
-            if len(self._header) == 4:
-                self._left = int.from_bytes(self._header, "big")
-                self._header.clear()
-                if not self._left:
-                    self.count += 1
-        return self.count - before
-
-
-class _Retry:
-    """This connection did not resume the game: try the next one."""
-
-
-_RETRY = _Retry()
 
 
 def _abort_reason(exc: RemoteProtocolError) -> str:
@@ -242,21 +127,10 @@ class _GameLoop:
     ) -> None:
         self.session = session
         self.strategy = strategy
-        self.link = Link(stream)
-        self._first_stream = stream
-        self.reconnector = reconnector
-        self.grace = grace
         self._prefix = prefix
         #: ``None``: a new game; else resume a restored session on ``stream``
         #: (True: we dialled it).
         self._resuming = resuming
-        self.before_send = before_send
-        self._nursery: trio.Nursery | None = None
-        self._reader_scope = trio.CancelScope()
-        self._grace_deadline: float | None = None
-        self._away_since = 0.0
-        self._recovering: trio.Event | None = None
-        self._bytes_before = 0
         self.turn_timeout = turn_timeout
         self.hello_timeout = hello_timeout
         self.expected_fingerprint = expected_fingerprint
@@ -266,8 +140,18 @@ class _GameLoop:
         self.linger = linger
         self._pin_checked = expected_fingerprint is None
         self._pending: deque[AnyEvent] = deque()
-        self._sent = _FrameCounter()
-        self._received = _FrameCounter()
+        self.keeper = LinkKeeper(
+            stream,
+            session,
+            end=self._ended,
+            notify=self._notify,
+            queue=self._pending.append,
+            send_timeout=send_timeout,
+            before_send=before_send,
+            reconnector=reconnector,
+            grace=grace,
+            hello_timeout=hello_timeout,
+        )
         self._deadline = math.inf
         self._main_scope = trio.CancelScope()
         self._quit_requested = False
@@ -278,20 +162,19 @@ class _GameLoop:
         crash: Exception | None = None
         outcome: GameOutcome | None = None
         async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            self._start_reader(self.link)
+            self.keeper.start(nursery)
             if self.stop is not None:
                 nursery.start_soon(self._watch_stop, self.stop)
             try:
                 with self._main_scope:
                     if self._resuming is not None:
-                        outcome = await self._attach_first(self._resuming)
+                        outcome = await self.keeper.resume_first(self._prefix, self._resuming)
+                    elif self._prefix:
+                        self._feed(self._prefix)
                     if outcome is None:
-                        if self._prefix:
-                            self._feed(self._prefix)
                         outcome = await self._loop()
-                    if outcome.end is End.FINISHED and self.reconnector is not None:
-                        await self._confirm_delivery()
+                    if outcome.end is End.FINISHED:
+                        await self.keeper.confirm_delivery()
                 if outcome is None:
                     outcome = await self._end_by_us(
                         End.QUIT,
@@ -299,17 +182,16 @@ class _GameLoop:
                         "the player left",
                         "you left the game; the opponent was told",
                     )
-                await self.link.finish(linger=self.linger)
-                if self.link.stream is not self._first_stream:  # ours, from the reconnector
-                    await self._drop_link()
+                await self.keeper.link.finish(linger=self.linger)
+                await self.keeper.release()
             except OSError as exc:  # the transcript (``record``) failed: disk full, I/O error
                 outcome = await self._disk_error(exc)
-                await self.link.finish(linger=self.linger)
+                await self.keeper.link.finish(linger=self.linger)
             except Exception as exc:  # a bug in the strategy or the event hook
                 crash = exc
                 with trio.move_on_after(self.send_timeout):
                     with contextlib.suppress(LinkBroken, LocalProtocolError, OSError):
-                        await self._send(self.session.abort("error", "local failure"))
+                        await self.keeper.send(self.session.abort("error", "local failure"))
             finally:
                 nursery.cancel_scope.cancel()
         if crash is not None:
@@ -322,169 +204,7 @@ class _GameLoop:
         self._quit_requested = True
         self._main_scope.cancel()
 
-    # -- the link and reconnection -----------------------------------------------------
-
-    def _start_reader(self, link: Link) -> None:
-        assert self._nursery is not None
-        self._reader_scope = scope = trio.CancelScope()
-
-        async def read() -> None:
-            with scope:
-                await link.run_reader()
-
-        self._nursery.start_soon(read)
-
-    async def _drop_link(self) -> None:
-        self._reader_scope.cancel()
-        self._bytes_before += self.link.bytes_sent + self.link.bytes_received
-        with trio.CancelScope(shield=True), trio.move_on_after(1), contextlib.suppress(Exception):
-            await self.link.stream.aclose()
-
-    async def _send(self, data: bytes) -> None:
-        """Send bytes on the current link, once our own envelopes in them are durable."""
-        if not data:
-            return
-        if self.before_send is not None:
-            self.before_send()
-        self._sent.feed(data)
-        await self.link.send(data, timeout=self.send_timeout)
-
-    async def _recover(self, reason: str) -> GameOutcome | None:
-        """The link is gone: get a new one within the grace period (``None``) or end."""
-        s = self.session
-        if self.reconnector is None or not s.resumable:
-            return self._lost(reason)
-        now = trio.current_time()
-        if self._grace_deadline is None:
-            # A game that never started (no coin yet) is not worth a long wait.
-            grace = self.grace if s.started else min(self.grace, self.hello_timeout)
-            self._grace_deadline = now + grace
-            self._away_since = now
-        self._recovering = done = trio.Event()
-        try:
-            await self._drop_link()
-            with trio.move_on_at(self._grace_deadline):
-                async with trio.open_nursery() as nursery:
-                    await nursery.start(self._started_countdown, reason)
-                    try:
-                        while True:
-                            stream, prefix, dialled = await self.reconnector.next_stream()
-                            self.link = Link(stream)
-                            self._start_reader(self.link)
-                            ended = await self._attach(prefix, dialled)
-                            if not isinstance(ended, _Retry):
-                                return ended
-                            await self._drop_link()
-                    finally:
-                        nursery.cancel_scope.cancel()
-        finally:
-            self._recovering = None
-            done.set()
-        return await self._end_by_us(
-            End.OPPONENT_ABANDONED,
-            "abandoned",
-            f"the opponent did not come back within {self.grace:g} s",
-            f"the opponent abandoned the game: disconnected for {self.grace:g} s "
-            f"{self._where()}; a signed abort 'abandoned' ends your transcript",
-        )
-
-    async def _confirm_delivery(self) -> None:
-        """Stay reachable until the peer's ``bye`` says it got our last message too.
-
-        If the connection drops first, the peer may still wait for our result:
-        reconnect (a finished session resends it) and say ``bye`` again.
-        """
-        s = self.session
-        with trio.move_on_after(min(self.grace, BYE_WINDOW)):
-            while True:
-                with contextlib.suppress(LinkBroken):
-                    await self._send(s.farewell())
-                if s.peer_done:
-                    return
-                while not s.peer_done:
-                    item = await self.link.receive()
-                    if isinstance(item, bytes):
-                        s.receive_data(item)
-                        s.next_event()  # reads the peer's bye
-                        continue
-                    reason = item.reason if item is not None else "no answer"
-                    if await self._recover(f"{reason} (after the result)") is not None:
-                        return
-                    break
-
-    async def _started_countdown(
-        self, reason: str, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
-    ) -> None:
-        task_status.started()
-        await self._countdown(reason)
-
-    async def _countdown(self, reason: str) -> None:
-        """Tell the player at once that the opponent is away, then count down."""
-        assert self._grace_deadline is not None
-        grace = self._grace_deadline - self._away_since
-        while True:
-            left = max(0.0, self._grace_deadline - trio.current_time())
-            self._notify(PeerDisconnected(reason=reason, seconds_left=left, grace=grace))
-            await trio.sleep(min(COUNTDOWN_EVERY, left) or COUNTDOWN_EVERY)
-
-    async def _attach_first(self, dialled: bool) -> GameOutcome | None:
-        """Resume a restored session on the first stream (``truc-p2p resume``)."""
-        self._grace_deadline = trio.current_time() + self.grace
-        self._away_since = trio.current_time()
-        ended = await self._attach(self._prefix, dialled)
-        self._prefix = b""
-        if isinstance(ended, _Retry):
-            return await self._recover("the first reconnection attempt failed")
-        return ended
-
-    async def _attach(self, prefix: bytes, dialled: bool) -> GameOutcome | _Retry | None:
-        """Exchange ``resume`` on the new link: ``None`` on success, :data:`_RETRY` to
-        try another connection, or the outcome that ends the game."""
-        s = self.session
-        s.reconnect(secrets.token_bytes(16), dialer=dialled)
-        if prefix:
-            s.receive_data(prefix)
-        with trio.move_on_after(RESUME_TIMEOUT):
-            try:
-                await self._send(s.data_to_send())
-            except LinkBroken:
-                return _RETRY
-            while True:
-                try:
-                    event = s.next_event()
-                except ResumeRefusedError:
-                    return _RETRY
-                except RemoteProtocolError as exc:
-                    return await self._remote_error(exc)
-                if event is NEED_DATA:
-                    item = await self.link.receive()
-                    if not isinstance(item, bytes):
-                        return _RETRY
-                    self._feed(item)
-                    continue
-                if isinstance(event, Refused):
-                    return self._refused(event)
-                if isinstance(event, Resumed):
-                    try:
-                        await self._send(s.data_to_send())
-                    except LinkBroken:
-                        return _RETRY
-                    after = trio.current_time() - self._away_since
-                    self._grace_deadline = None
-                    self._notify(
-                        PeerReconnected(
-                            after=after,
-                            resent=event.resent,
-                            received_again=max(0, event.peer_has - event.we_have),
-                        )
-                    )
-                    self._restart_clock()
-                    return None
-                if event is CLOSED:  # pragma: no cover - a resumable session is open
-                    return self._closed()
-                assert not isinstance(event, type(CLOSED))
-                self._pending.append(event)  # queued before the drop: handled next
-        return _RETRY
+    # -- the game --------------------------------------------------------------------
 
     async def _loop(self) -> GameOutcome:
         s = self.session
@@ -519,7 +239,7 @@ class _GameLoop:
             if event is CLOSED:
                 return self._closed()
             if event is NEED_DATA:
-                item = await self.link.receive(deadline=self._deadline)
+                item = await self.keeper.link.receive(deadline=self._deadline)
                 if item is None:
                     return await self._timeout()
                 if isinstance(item, Closed):
@@ -547,14 +267,14 @@ class _GameLoop:
         self._deadline = trio.current_time() + limit
 
     def _feed(self, data: bytes) -> None:
-        if self._received.feed(data):
+        if self.keeper.received(data):
             self._restart_clock()
         self.session.receive_data(data)
 
     async def _flush(self) -> None:
         data = self.session.data_to_send()
         if data:
-            await self._send(data)
+            await self.keeper.send(data)
             self._restart_clock()
 
     def _notify(self, event: Event | SessionEvent | NetEvent) -> None:
@@ -594,9 +314,8 @@ class _GameLoop:
             except Exception as exc:  # re-raised below, outside the nursery's group
                 failure = exc
             # A reconnection in progress finishes before we act on the choice.
-            recovering = self._recovering
-            if recovering is not None and not interrupt:
-                await recovering.wait()
+            if not interrupt:
+                await self.keeper.settled()
             nursery.cancel_scope.cancel()
         if failure is not None:
             raise failure
@@ -621,7 +340,7 @@ class _GameLoop:
                 f"our player chose an action the session refused: {exc}",
             )
         try:
-            await self._send(data)
+            await self.keeper.send(data)
         except LinkBroken as exc:
             return await self._recover(str(exc))
         self._restart_clock()
@@ -633,7 +352,7 @@ class _GameLoop:
         """Read while the local player thinks; reconnect when the link drops (the
         player keeps thinking); cancel ``scope`` on abort, error or a lost game."""
         while True:
-            item = await self.link.receive()
+            item = await self.keeper.link.receive()
             if item is None:  # pragma: no cover - no deadline here
                 continue
             if isinstance(item, Closed):
@@ -686,8 +405,8 @@ class _GameLoop:
             result=s.result if end is End.FINISHED else None,
             scores=scores,
             hands=s.hands_dealt,
-            messages=self._sent.count + self._received.count,
-            nbytes=self._bytes_before + self.link.bytes_sent + self.link.bytes_received,
+            messages=self.keeper.messages,
+            nbytes=self.keeper.nbytes,
             **fields,  # type: ignore[arg-type]
         )
 
@@ -701,7 +420,7 @@ class _GameLoop:
         data = self.session.abort(reason, detail)
         if data:
             with contextlib.suppress(LinkBroken):
-                await self._send(data)
+                await self.keeper.send(data)
         return self._outcome(end, message, abort_reason=reason, abort_detail=detail)
 
     async def _timeout(self) -> GameOutcome:
@@ -727,7 +446,7 @@ class _GameLoop:
             data = b""
         if data:
             with contextlib.suppress(LinkBroken):
-                await self._send(data)
+                await self.keeper.send(data)
             return self._outcome(
                 End.DISK_ERROR,
                 f"cannot write the transcript ({what}) {self._where()}; a signed abort "
@@ -742,8 +461,32 @@ class _GameLoop:
             "opponent waits",
         )
 
-    def _lost(self, reason: str) -> GameOutcome:
-        return self._outcome(End.CONNECTION_LOST, f"connection lost {self._where()}: {reason}")
+    async def _recover(self, reason: str) -> GameOutcome | None:
+        """The link dropped: ``None`` once a new one resumed the game, or the outcome."""
+        ended = await self.keeper.recover(reason)
+        if ended is None:
+            self._restart_clock()
+        return ended
+
+    async def _ended(self, why: Ending) -> GameOutcome:
+        """The outcome of a game that cannot go on on a new link (the keeper's ``end``)."""
+        if isinstance(why, Lost):
+            return self._outcome(
+                End.CONNECTION_LOST, f"connection lost {self._where()}: {why.reason}"
+            )
+        if isinstance(why, Abandoned):
+            return await self._end_by_us(
+                End.OPPONENT_ABANDONED,
+                "abandoned",
+                f"the opponent did not come back within {why.grace:g} s",
+                f"the opponent abandoned the game: disconnected for {why.grace:g} s "
+                f"{self._where()}; a signed abort 'abandoned' ends your transcript",
+            )
+        if isinstance(why, Refused):
+            return self._refused(why)
+        if isinstance(why, RemoteProtocolError):
+            return await self._remote_error(why)
+        return self._closed()  # pragma: no cover - a resumable session is open
 
     def _refused(self, event: Refused) -> GameOutcome:
         what = {

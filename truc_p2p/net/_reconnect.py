@@ -1,0 +1,392 @@
+"""Keep a game's connection: the current link, and a new one when it drops.
+
+Theory of operation
+-------------------
+A lost connection does not end a game that has started.  With a
+:class:`Reconnector` (the joiner redials, the host takes the next
+connection its accept loop routes to this game) the :class:`LinkKeeper`
+waits up to ``grace`` seconds for a new stream, exchanges signed ``resume``
+messages (:meth:`Session.reconnect`) and gives the game loop a working link
+again; the local player keeps thinking meanwhile, and the event hook sees
+:class:`PeerDisconnected` (with a countdown) and :class:`PeerReconnected`.
+A connection that does not resume the game (refused, broken, silent) only
+costs that attempt.  When the grace runs out the game ends with a signed
+``abort`` ``abandoned``.  After a co-signed result the keeper stays
+reachable until the peer's ``bye`` says it has our last message too.
+
+The keeper owns the link's reader task and counts frames and bytes over all
+the links of a game.  It never decides how a game ends: it hands the loop
+an :data:`Ending` and the loop makes the :class:`GameOutcome`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import trio
+
+from truc_p2p.net._link import Link, LinkBroken
+from truc_p2p.net._outcome import GameOutcome
+from truc_p2p.protocol import (
+    CLOSED,
+    NEED_DATA,
+    AnyEvent,
+    Refused,
+    RemoteProtocolError,
+    Resumed,
+    ResumeRefusedError,
+    Session,
+)
+
+__all__ = [
+    "Abandoned",
+    "Ending",
+    "LinkKeeper",
+    "Lost",
+    "NetEvent",
+    "PeerDisconnected",
+    "PeerReconnected",
+    "Reconnector",
+    "SessionClosed",
+]
+
+#: Seconds one reconnection attempt may take (connect, resume and its answer).
+RESUME_TIMEOUT = 10.0
+#: Seconds a finished side stays reachable for a peer that may lack our last message.
+BYE_WINDOW = 15.0
+#: Seconds between two countdown events while the opponent is away.
+COUNTDOWN_EVERY = 15.0
+
+
+class NetEvent:
+    """Base class of the transport's own events (beside session and rules events)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class PeerDisconnected(NetEvent):
+    """The connection is lost; the opponent has ``seconds_left`` to come back.
+
+    Sent when the connection drops and then every few seconds as a countdown.
+    """
+
+    reason: str
+    seconds_left: float
+    grace: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class PeerReconnected(NetEvent):
+    """Play goes on after ``after`` seconds away; ``resent`` of our messages were sent again."""
+
+    after: float
+    resent: int
+    received_again: int
+
+
+class Reconnector(Protocol):
+    """Where the next connection of a game comes from after the last one dropped."""
+
+    async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
+        """Return ``(stream, bytes already read from it, we_dialled)``; may wait forever."""
+        ...
+
+
+@dataclass(frozen=True)
+class Lost:
+    """The link is gone and no other can come (no reconnector, or not resumable)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Abandoned:
+    """The opponent did not come back within ``grace`` seconds."""
+
+    grace: float
+
+
+@dataclass(frozen=True)
+class SessionClosed:
+    """The session closed during the resume exchange."""
+
+
+#: Why the game cannot go on on a new link: also the peer's refusal of our
+#: ``resume``, or a protocol error in its answer.
+Ending = Lost | Abandoned | SessionClosed | Refused | RemoteProtocolError
+
+
+class _FrameCounter:
+    """Counts complete frames in a byte stream (4-byte length prefix)."""
+
+    def __init__(self) -> None:
+        self._header = bytearray()
+        self._left = 0
+        self.count = 0
+
+    def feed(self, data: bytes) -> int:
+        """Feed bytes; return how many frames they completed."""
+        before, i = self.count, 0
+        while i < len(data):
+            if self._left:
+                take = min(self._left, len(data) - i)
+                i += take
+                self._left -= take
+                if not self._left:
+                    self.count += 1
+                continue
+            take = min(4 - len(self._header), len(data) - i)
+            self._header += data[i : i + take]
+            i += take
+            if len(self._header) == 4:
+                self._left = int.from_bytes(self._header, "big")
+                self._header.clear()
+                if not self._left:
+                    self.count += 1
+        return self.count - before
+
+
+class _Retry:
+    """This connection did not resume the game: try the next one."""
+
+
+_RETRY = _Retry()
+
+
+class LinkKeeper:
+    """A game's connection across drops: the current :attr:`link` and its reader,
+    what went over all its links, and the resume on a new one.
+
+    ``end`` makes the outcome of an :data:`Ending`, ``notify`` reports a
+    :class:`NetEvent` and ``queue`` hands the loop a session event that arrived
+    during a resume.  Call :meth:`start` in the game's nursery first.
+    """
+
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        session: Session,
+        *,
+        end: Callable[[Ending], Awaitable[GameOutcome]],
+        notify: Callable[[NetEvent], None],
+        queue: Callable[[AnyEvent], None],
+        send_timeout: float,
+        before_send: Callable[[], object] | None,
+        reconnector: Reconnector | None,
+        grace: float,
+        hello_timeout: float,
+    ) -> None:
+        self.session = session
+        self.link = Link(stream)
+        self._first_stream = stream
+        self._end = end
+        self._notify = notify
+        self._queue = queue
+        self._send_timeout = send_timeout
+        self._before_send = before_send
+        self._reconnector = reconnector
+        self._grace = grace
+        self._hello_timeout = hello_timeout
+        self._nursery: trio.Nursery | None = None
+        self._reader_scope = trio.CancelScope()
+        self._bytes_before = 0
+        self._sent = _FrameCounter()
+        self._received = _FrameCounter()
+        self._grace_deadline: float | None = None
+        self._away_since = 0.0
+        self._recovering: trio.Event | None = None
+
+    # -- the current link ------------------------------------------------------------
+
+    def start(self, nursery: trio.Nursery) -> None:
+        """Run the readers in ``nursery``, starting with the first stream's."""
+        self._nursery = nursery
+        self._start_reader(self.link)
+
+    @property
+    def messages(self) -> int:
+        """Frames sent and received so far, over every link."""
+        return self._sent.count + self._received.count
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes sent and received so far, over every link."""
+        return self._bytes_before + self.link.bytes_sent + self.link.bytes_received
+
+    def received(self, data: bytes) -> int:
+        """Count the frames that ``data``, just read, completes."""
+        return self._received.feed(data)
+
+    async def send(self, data: bytes) -> None:
+        """Send bytes on the current link, once our own envelopes in them are durable."""
+        if not data:
+            return
+        if self._before_send is not None:
+            self._before_send()
+        self._sent.feed(data)
+        await self.link.send(data, timeout=self._send_timeout)
+
+    async def release(self) -> None:
+        """Close the last stream if the reconnector gave it (the caller owns the first)."""
+        if self.link.stream is not self._first_stream:
+            await self._drop_link()
+
+    def _start_reader(self, link: Link) -> None:
+        assert self._nursery is not None
+        self._reader_scope = scope = trio.CancelScope()
+
+        async def read() -> None:
+            with scope:
+                await link.run_reader()
+
+        self._nursery.start_soon(read)
+
+    async def _drop_link(self) -> None:
+        self._reader_scope.cancel()
+        self._bytes_before += self.link.bytes_sent + self.link.bytes_received
+        with trio.CancelScope(shield=True), trio.move_on_after(1), contextlib.suppress(Exception):
+            await self.link.stream.aclose()
+
+    # -- a new link ------------------------------------------------------------------
+
+    async def settled(self) -> None:
+        """Wait for a reconnection in progress (in another task) to finish."""
+        if self._recovering is not None:
+            await self._recovering.wait()
+
+    async def recover(self, reason: str) -> GameOutcome | None:
+        """The link is gone: get a new one within the grace period (``None``) or end."""
+        s = self.session
+        if self._reconnector is None or not s.resumable:
+            return await self._end(Lost(reason))
+        now = trio.current_time()
+        if self._grace_deadline is None:
+            # A game that never started (no coin yet) is not worth a long wait.
+            grace = self._grace if s.started else min(self._grace, self._hello_timeout)
+            self._grace_deadline = now + grace
+            self._away_since = now
+        self._recovering = done = trio.Event()
+        try:
+            await self._drop_link()
+            with trio.move_on_at(self._grace_deadline):
+                async with trio.open_nursery() as nursery:
+                    await nursery.start(self._started_countdown, reason)
+                    try:
+                        while True:
+                            stream, prefix, dialled = await self._reconnector.next_stream()
+                            self.link = Link(stream)
+                            self._start_reader(self.link)
+                            ended = await self._attach(prefix, dialled)
+                            if not isinstance(ended, _Retry):
+                                return ended
+                            await self._drop_link()
+                    finally:
+                        nursery.cancel_scope.cancel()
+        finally:
+            self._recovering = None
+            done.set()
+        return await self._end(Abandoned(self._grace))
+
+    async def resume_first(self, prefix: bytes, dialled: bool) -> GameOutcome | None:
+        """Resume a restored session on the first stream (``truc-p2p resume``)."""
+        self._grace_deadline = trio.current_time() + self._grace
+        self._away_since = trio.current_time()
+        ended = await self._attach(prefix, dialled)
+        if isinstance(ended, _Retry):
+            return await self.recover("the first reconnection attempt failed")
+        return ended
+
+    async def confirm_delivery(self) -> None:
+        """Stay reachable until the peer's ``bye`` says it got our last message too.
+
+        If the connection drops first, the peer may still wait for our result:
+        reconnect (a finished session resends it) and say ``bye`` again.
+        Without a reconnector there is nothing to wait for.
+        """
+        if self._reconnector is None:
+            return
+        s = self.session
+        with trio.move_on_after(min(self._grace, BYE_WINDOW)):
+            while True:
+                with contextlib.suppress(LinkBroken):
+                    await self.send(s.farewell())
+                if s.peer_done:
+                    return
+                while not s.peer_done:
+                    item = await self.link.receive()
+                    if isinstance(item, bytes):
+                        s.receive_data(item)
+                        s.next_event()  # reads the peer's bye
+                        continue
+                    reason = item.reason if item is not None else "no answer"
+                    if await self.recover(f"{reason} (after the result)") is not None:
+                        return
+                    break
+
+    async def _started_countdown(
+        self, reason: str, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        task_status.started()
+        await self._countdown(reason)
+
+    async def _countdown(self, reason: str) -> None:
+        """Tell the player at once that the opponent is away, then count down."""
+        assert self._grace_deadline is not None
+        grace = self._grace_deadline - self._away_since
+        while True:
+            left = max(0.0, self._grace_deadline - trio.current_time())
+            self._notify(PeerDisconnected(reason=reason, seconds_left=left, grace=grace))
+            await trio.sleep(min(COUNTDOWN_EVERY, left) or COUNTDOWN_EVERY)
+
+    async def _attach(self, prefix: bytes, dialled: bool) -> GameOutcome | _Retry | None:
+        """Exchange ``resume`` on the new link: ``None`` on success, :data:`_RETRY` to
+        try another connection, or the outcome that ends the game."""
+        s = self.session
+        s.reconnect(secrets.token_bytes(16), dialer=dialled)
+        if prefix:
+            s.receive_data(prefix)
+        with trio.move_on_after(RESUME_TIMEOUT):
+            try:
+                await self.send(s.data_to_send())
+            except LinkBroken:
+                return _RETRY
+            while True:
+                try:
+                    event = s.next_event()
+                except ResumeRefusedError:
+                    return _RETRY
+                except RemoteProtocolError as exc:
+                    return await self._end(exc)
+                if event is NEED_DATA:
+                    item = await self.link.receive()
+                    if not isinstance(item, bytes):
+                        return _RETRY
+                    self._received.feed(item)
+                    s.receive_data(item)
+                    continue
+                if isinstance(event, Refused):
+                    return await self._end(event)
+                if isinstance(event, Resumed):
+                    try:
+                        await self.send(s.data_to_send())
+                    except LinkBroken:
+                        return _RETRY
+                    after = trio.current_time() - self._away_since
+                    self._grace_deadline = None
+                    self._notify(
+                        PeerReconnected(
+                            after=after,
+                            resent=event.resent,
+                            received_again=max(0, event.peer_has - event.we_have),
+                        )
+                    )
+                    return None
+                if event is CLOSED:  # pragma: no cover - a resumable session is open
+                    return await self._end(SessionClosed())
+                self._queue(event)  # queued before the drop: handled next
+        return _RETRY
