@@ -332,6 +332,8 @@ class _GameLoop:
         assert action is not None
         try:
             data = s.send(action)
+        except RemoteProtocolError as exc:  # the peer's put-off pre-deal failed its check
+            return await self._remote_error(exc)
         except LocalProtocolError as exc:
             return await self._end_by_us(
                 End.LOCAL_ERROR,
@@ -351,6 +353,15 @@ class _GameLoop:
     ) -> None:
         """Read while the local player thinks; reconnect when the link drops (the
         player keeps thinking); cancel ``scope`` on abort, error or a lost game."""
+        # The next hand's put-off deck work runs while the player thinks, once the
+        # strategy has had its first step (so the turn shows first).
+        await trio.lowlevel.checkpoint()
+        try:
+            self.session.work()
+        except RemoteProtocolError as exc:
+            interrupt.append(exc)
+            scope.cancel()
+            return
         while True:
             item = await self.keeper.link.receive()
             if item is None:  # pragma: no cover - no deadline here
