@@ -62,6 +62,7 @@ from truc_p2p.net import (
     play_game,
     prepare_game,
     read_meta,
+    relay_claim,
     restore_game,
     resume_game,
     serve_game,
@@ -799,6 +800,20 @@ def _resume(args: argparse.Namespace) -> int:
     _announce(hook, session, ruleset, audit)
     invite = Invite.parse(meta["invite"]) if role is Player.P0 else None
     grace = float(meta.get("grace", DEFAULT_GRACE))
+    relay: tuple[str, int] | None = None
+    claim: bytes | None = None
+    if invite is None and meta.get("relay") is not None:
+        try:
+            relay = (str(meta["relay"][0]), int(meta["relay"][1]))
+            claim = relay_claim(ident.key, bytes.fromhex(str(meta["relay_nonce"])))
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            print(f"truc-p2p resume: bad relay settings beside {path}: {exc}", file=sys.stderr)
+            return 2
+        print(
+            f"registering with the relay {relay[0]}:{relay[1]} again "
+            f"(code {meta.get('relay_code', '?')}, the invite's)",
+            file=info,
+        )
 
     def on_listening(port: int) -> None:
         print(
@@ -829,6 +844,8 @@ def _resume(args: argparse.Namespace) -> int:
                 on_notice=on_notice,
                 on_listening=on_listening,
                 stop=stop,
+                relay=relay,
+                claim=claim,
             )
         except OSError as exc:
             print(f"truc-p2p resume: cannot listen again: {exc.strerror or exc}", file=sys.stderr)

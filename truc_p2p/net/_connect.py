@@ -15,6 +15,12 @@ parallel:
 * after :data:`DIRECT_WINDOW` seconds the joiner asks the relay to splice
   its relay connection to the one the host attached (path ``relayed``).
 
+The host's ``REGISTER`` carries a **claim** from which the relay derives the
+code, so when the control connection drops (the relay restarted, a NAT forgot
+the mapping) the host registers again with backoff and gets the same code:
+the invite it printed stays valid, and a resumed host (``truc-p2p resume``)
+gets it back too (:class:`Rendezvous`).
+
 Every candidate connection first carries a **probe** (the joiner sends
 ``TRUCPRB1`` + session + path letter, the host echoes it with ``A``); the
 first candidate answered wins, the joiner sends one ``C`` (commit) on it and
@@ -24,8 +30,10 @@ consumes a byte of the game.
 
 from __future__ import annotations
 
+import random
+import secrets
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 
@@ -34,13 +42,16 @@ import trio
 
 from truc_p2p.net._invite import Invite
 from truc_p2p.net._relay_wire import (
+    CLAIM_LEN,
     MAGIC,
     PROBE_MAGIC,
+    REPLACED,
     SESSION_LEN,
     Addr,
     Meet,
     Msg,
     RelayProtocolError,
+    code_for_claim,
     decode_addr,
     encode,
     encode_addrs,
@@ -63,6 +74,12 @@ __all__ = [
 DIRECT_WINDOW = 3.0
 #: Seconds between PINGs on the host's control connection (keeps NAT mappings too).
 PING_INTERVAL = 25.0
+#: Seconds past a PING interval without a word from the relay that end a control connection.
+PONG_TIMEOUT = 15.0
+#: The first delay (at most; jittered) before registering again after a lost control
+#: connection; it doubles up to :data:`REREGISTER_MAX`.
+REREGISTER_FIRST = 1.0
+REREGISTER_MAX = 60.0
 #: How long each side keeps punching after a MEET.
 PUNCH_TIME = 10.0
 PROBE_TIMEOUT = 5.0
@@ -158,25 +175,110 @@ class _Pending:
     resolved: trio.CancelScope = field(default_factory=trio.CancelScope)
 
 
+@dataclass(eq=False)
+class _Registration:
+    """One control connection and the listener on its local port."""
+
+    control: trio.SocketStream
+    listener: trio.SocketListener
+    observed: Addr
+
+    @property
+    def port(self) -> int:
+        return int(self.control.socket.getsockname()[1])
+
+
+class _OtherCode(ConnectError):
+    """The relay registered us under another code than our claim's."""
+
+
+async def _register(relay: tuple[str, int], claim: bytes, timeout: float) -> _Registration:
+    """Connect to the relay, listen on the same local port and ``REGISTER`` with
+    ``claim``; :class:`ConnectError` when the relay cannot be reached or refuses."""
+    try:
+        control = await _open_relay(relay, timeout)
+    except OSError as exc:
+        if isinstance(exc, ConnectError):
+            raise
+        raise ConnectError(f"cannot reach the relay {relay[0]}:{relay[1]}: {exc}") from None
+    listener: trio.SocketListener | None = None
+    try:
+        port = int(control.socket.getsockname()[1])
+        sock = _reusable(control.socket.family)
+        try:
+            await sock.bind(("::" if control.socket.family == socket.AF_INET6 else "0.0.0.0", port))
+            sock.listen(16)
+        except BaseException:
+            sock.close()
+            raise
+        listener = trio.SocketListener(sock)
+        try:
+            await control.send_all(
+                MAGIC + encode(Msg.REGISTER, encode_addrs(lan_addresses(port)) + claim)
+            )
+            body = await _expect(control, Msg.REGISTERED, timeout)
+        except (*_NET_ERRORS, trio.TooSlowError) as exc:
+            if isinstance(exc, ConnectError):
+                raise
+            raise ConnectError(f"the relay did not register us: {exc}") from None
+        if not body or len(body) < 1 + body[0]:
+            raise ConnectError("bad REGISTERED from the relay")
+        code = body[1 : 1 + body[0]].decode("ascii", "replace")
+        if code != code_for_claim(claim):
+            raise _OtherCode(f"the relay gave the code {code!r}, not the one of our claim")
+        try:
+            observed, _ = decode_addr(body, 1 + body[0])
+        except RelayProtocolError as exc:
+            raise ConnectError(f"bad REGISTERED from the relay: {exc}") from None
+    except BaseException:
+        if listener is not None:
+            await trio.aclose_forcefully(listener)
+        await trio.aclose_forcefully(control)
+        raise
+    return _Registration(control, listener, observed)
+
+
 class Rendezvous:
-    """A host's registration with a relay; :meth:`accept` yields game connections."""
+    """A host's registration with a relay; :meth:`accept` yields game connections.
+
+    When the control connection drops (the relay restarted, a NAT forgot the
+    mapping, no ``PONG`` for :data:`PONG_TIMEOUT` seconds after a ``PING``), the
+    host registers again with the same claim, so the same code and the printed
+    invite stay valid: first after up to :data:`REREGISTER_FIRST` seconds, then
+    with the delay doubling up to :data:`REREGISTER_MAX` (each delay jittered
+    down to half, so the hosts of a restarted relay do not all come back at
+    once).  It stops only when the relay says another registration with the
+    same claim replaced this one.  ``on_notice`` hears the loss and the return.
+    """
 
     def __init__(
-        self, relay: tuple[str, int], control: trio.SocketStream, code: str, observed: Addr
-    ):
+        self,
+        relay: tuple[str, int],
+        claim: bytes,
+        *,
+        on_notice: Callable[[str], None] | None = None,
+    ) -> None:
         self.relay = relay
-        self.code = code
-        #: The host's address and port as the relay sees them.
-        self.observed = observed
-        self._control = control
-        self.local_port = int(control.socket.getsockname()[1])
+        self.claim = claim
+        #: The code in the invite (derived from the claim, the same for every registration).
+        self.code = code_for_claim(claim)
+        #: The host's address and port as the relay sees them (``None`` before registering).
+        self.observed: Addr | None = None
+        self.on_notice = on_notice
+        self.local_port = 0
+        self.family = socket.AF_INET
         self._pending: dict[bytes, _Pending] = {}
         self._tx, self._rx = trio.open_memory_channel[Incoming](0)
-        self.family = control.socket.family
         #: Why the control connection to the relay ended (``None`` while it is up).
         self.lost: str | None = None
         #: Set when the control connection ended (see :attr:`lost`).
         self.lost_event = trio.Event()
+        #: Successful registrations so far (the first one included).
+        self.registrations = 0
+        #: Set (and replaced by a fresh event) each time a registration succeeds.
+        self.registered_event = trio.Event()
+        #: True once the relay said a newer registration took the code: no more tries.
+        self.replaced = False
         self._probes = 0
 
     def invite(self, base: Invite) -> Invite:
@@ -187,38 +289,119 @@ class Rendezvous:
         """The next connection whose probe was committed (its path is known)."""
         return await self._rx.receive()
 
-    async def _run(self, nursery: trio.Nursery, listener: trio.SocketListener) -> None:
-        """Serve MEETs until the relay goes away; then only the listener stays (games
-        already connected, direct or punched, do not depend on the relay)."""
-        nursery.start_soon(self._listen, nursery, listener)
-        async with trio.open_nursery() as control:
-            control.start_soon(self._ping, control.cancel_scope)
-            try:
-                await self._read_control(nursery)
-            except _NET_ERRORS as exc:
-                self.lost = str(exc) or type(exc).__name__
-            control.cancel_scope.cancel()
-        self.lost = self.lost or "the relay closed the connection"
-        self.lost_event.set()
+    def _notice(self, text: str) -> None:
+        if self.on_notice is not None:
+            self.on_notice(text)
 
-    async def _read_control(self, nursery: trio.Nursery) -> None:
+    def _use(self, registration: _Registration) -> None:
+        self.observed = registration.observed
+        self.local_port = registration.port
+        self.family = registration.control.socket.family
+        self.lost = None
+        self.lost_event = trio.Event()
+        self.registrations += 1
+        self.registered_event.set()
+        self.registered_event = trio.Event()
+
+    async def _run(self, nursery: trio.Nursery, first: _Registration | None) -> None:
+        """Serve MEETs, registering again whenever the control connection drops.
+        Games already connected (direct, punched, relayed) do not depend on it."""
+        registration = first  # already in use (open_rendezvous)
+        delay = REREGISTER_FIRST
         while True:
-            kind, body = await read_message(self._control)
+            if registration is None:
+                got = await self._register_again(delay)
+                if got is None:
+                    return
+                registration, delay = got
+                self._use(registration)
+            since = trio.current_time()
+            await self._serve(nursery, registration)
+            registration = None
+            if trio.current_time() - since >= REREGISTER_MAX:
+                delay = REREGISTER_FIRST  # a flapping relay keeps the grown delay
+            self.lost = self.lost or "the relay closed the connection"
+            self.lost_event.set()
+            if self.replaced:
+                self._notice(
+                    f"the relay {self.relay[0]}:{self.relay[1]} gave our code to a newer "
+                    "registration of this invite (another truc-p2p process with it?); "
+                    "not registering again; games already connected go on"
+                )
+                return
+            self._notice(
+                f"lost the relay ({self.lost}): registering again with the same code, "
+                "so the invite stays valid; games already connected go on"
+            )
+
+    async def _register_again(self, delay: float) -> tuple[_Registration, float] | None:
+        """Register with backoff from ``delay`` until it works; returns the registration
+        and the next delay (``None``: the code is gone for good)."""
+        started = trio.current_time()
+        told = ""
+        while True:
+            await trio.sleep(delay * random.uniform(0.5, 1.0))
+            delay = min(delay * 2, REREGISTER_MAX)
+            try:
+                registration = await _register(self.relay, self.claim, 10.0)
+            except OSError as exc:  # ConnectError and the like
+                reason = str(exc)
+                if isinstance(exc, _OtherCode):
+                    self._notice(
+                        f"the relay does not keep codes ({reason}): the invite no longer "
+                        "works through it; start a new host for a new invite"
+                    )
+                    return None
+                if reason.startswith("the relay says") and reason != told:
+                    told = reason  # a refusal (e.g. relay full): say it once, keep trying
+                    self._notice(f"the relay refused to register us again ({reason}); retrying")
+                continue
+            self._notice(
+                f"registered with the relay again after {trio.current_time() - started:.1f} s "
+                f"(same code {self.code}): the invite works as before"
+            )
+            return registration, delay
+
+    async def _serve(self, nursery: trio.Nursery, registration: _Registration) -> None:
+        async with (
+            registration.control,
+            registration.listener,
+            trio.open_nursery() as control,
+        ):
+            control.start_soon(self._listen, nursery, registration.listener)
+            control.start_soon(self._ping, registration.control, control.cancel_scope)
+            try:
+                await self._read_control(nursery, registration.control)
+            except (*_NET_ERRORS, trio.TooSlowError) as exc:
+                if isinstance(exc, trio.TooSlowError):
+                    self.lost = f"no word from the relay for {PING_INTERVAL + PONG_TIMEOUT:g} s"
+                else:
+                    self.lost = str(exc) or type(exc).__name__
+            control.cancel_scope.cancel()
+
+    async def _read_control(self, nursery: trio.Nursery, stream: trio.SocketStream) -> None:
+        while True:
+            # The relay answers every PING: silence past one PING and its answer is a
+            # dead connection (a NAT that dropped the mapping sends no RST).
+            with trio.fail_after(PING_INTERVAL + PONG_TIMEOUT):
+                kind, body = await read_message(stream)
             if kind == Msg.MEET:
                 meet = Meet.decode(body)
                 pending = _Pending(meet)
                 self._pending[meet.session] = pending
                 nursery.start_soon(self._meeting, nursery, pending)
             elif kind == Msg.ERROR:
-                raise ConnectError("the relay says: " + body.decode("utf-8", "replace"))
+                reason = body.decode("utf-8", "replace")
+                self.replaced = reason == REPLACED
+                raise ConnectError("the relay says: " + reason)
             elif kind != Msg.PONG:
                 raise RelayProtocolError(f"unexpected message {kind:#x} from the relay")
 
-    async def _ping(self, scope: trio.CancelScope) -> None:
+    async def _ping(self, stream: trio.SocketStream, scope: trio.CancelScope) -> None:
         while True:
             await trio.sleep(PING_INTERVAL)
             try:
-                await self._control.send_all(encode(Msg.PING))
+                await stream.send_all(encode(Msg.PING))
             except _NET_ERRORS as exc:
                 self.lost = str(exc) or type(exc).__name__
                 scope.cancel()
@@ -310,56 +493,63 @@ class Rendezvous:
 
 @asynccontextmanager
 async def open_rendezvous(
-    relay: tuple[str, int], *, timeout: float = 10.0
+    relay: tuple[str, int],
+    *,
+    timeout: float = 10.0,
+    claim: bytes | None = None,
+    on_notice: Callable[[str], None] | None = None,
+    required: bool = True,
 ) -> AsyncIterator[Rendezvous]:
     """Register with ``relay`` (host, port) and listen on the same local port.
 
+    ``claim`` (:data:`CLAIM_LEN` bytes, fresh random by default) fixes the
+    code (:func:`~._relay_wire.code_for_claim`); the same claim registers the
+    same code again, after a dropped control connection or in a resumed host.
     Raises :class:`ConnectError` (an ``OSError``) when the relay cannot be
-    reached or refuses.  Leaving the block closes everything.
+    reached or refuses, unless not ``required``: then the first registration
+    is retried in the background like a lost one.  Leaving the block closes
+    everything.
     """
+    claim = secrets.token_bytes(CLAIM_LEN) if claim is None else claim
+    rendezvous = Rendezvous(relay, claim, on_notice=on_notice)
+    first: _Registration | None
     try:
-        control = await _open_relay(relay, timeout)
+        first = await _register(relay, claim, timeout)
     except OSError as exc:
-        raise ConnectError(f"cannot reach the relay {relay[0]}:{relay[1]}: {exc}") from None
-    async with control:
-        port = int(control.socket.getsockname()[1])
-        sock = _reusable(control.socket.family)
-        try:
-            await sock.bind(("::" if control.socket.family == socket.AF_INET6 else "0.0.0.0", port))
-            sock.listen(16)
-        except BaseException:
-            sock.close()
+        if required:
             raise
-        listener = trio.SocketListener(sock)
-        async with listener:
+        first = None
+        rendezvous.lost = str(exc)
+        if isinstance(exc, _OtherCode):
+            rendezvous.replaced = True  # nothing to come back to
+            rendezvous._notice(f"the relay does not keep codes ({exc}); not registering there")
+        else:
+            rendezvous._notice(
+                f"cannot register with the relay ({exc}); trying again in the background"
+            )
+    if first is not None:
+        rendezvous._use(first)
+    try:
+        async with trio.open_nursery() as nursery:
+            if not rendezvous.replaced:
+                nursery.start_soon(rendezvous._run, nursery, first)
+            first = None  # _run owns it now
             try:
-                await control.send_all(
-                    MAGIC + encode(Msg.REGISTER, encode_addrs(lan_addresses(port)))
-                )
-                body = await _expect(control, Msg.REGISTERED, timeout)
-            except (*_NET_ERRORS, trio.TooSlowError) as exc:
-                if isinstance(exc, ConnectError):
-                    raise
-                raise ConnectError(f"the relay did not register us: {exc}") from None
-            if not body or len(body) < 1 + body[0]:
-                raise ConnectError("bad REGISTERED from the relay")
-            code = body[1 : 1 + body[0]].decode("ascii")
-            observed, _ = decode_addr(body, 1 + body[0])
-            rendezvous = Rendezvous(relay, control, code, observed)
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(rendezvous._run, nursery, listener)
-                try:
-                    yield rendezvous
-                finally:
-                    nursery.cancel_scope.cancel()
-                    rendezvous._tx.close()
-                    while True:
-                        try:
-                            leftover = rendezvous._rx.receive_nowait()
-                        except (trio.WouldBlock, trio.EndOfChannel):
-                            break
-                        with suppress(*_NET_ERRORS):
-                            await leftover.stream.aclose()
+                yield rendezvous
+            finally:
+                nursery.cancel_scope.cancel()
+                rendezvous._tx.close()
+                while True:
+                    try:
+                        leftover = rendezvous._rx.receive_nowait()
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+                    with suppress(*_NET_ERRORS):
+                        await leftover.stream.aclose()
+    finally:
+        if first is not None:
+            await trio.aclose_forcefully(first.listener)
+            await trio.aclose_forcefully(first.control)
 
 
 # --------------------------------------------------------------------------- joiner

@@ -13,6 +13,7 @@ awaited by the host for ``grace`` seconds.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -40,6 +41,7 @@ from truc_p2p.net._play import (
 )
 from truc_p2p.net._reach import open_reach
 from truc_p2p.net._reconnect import Reconnector
+from truc_p2p.net._relay_wire import CLAIM_LEN, code_for_claim
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game
 from truc_p2p.protocol import Session, fingerprint
@@ -55,6 +57,7 @@ __all__ = [
     "meta_path_for",
     "prepare_game",
     "read_meta",
+    "relay_claim",
     "restore_game",
     "resume_game",
     "secret_path_for",
@@ -123,6 +126,14 @@ def read_meta(transcript: Path) -> dict[str, Any]:
     if not isinstance(meta, dict) or meta.get("format") != 1:
         raise ValueError("not a truc-p2p game settings file")
     return meta
+
+
+def relay_claim(identity: Ed25519PrivateKey, nonce: bytes) -> bytes:
+    """The claim a host registers with a relay (``connect.md`` §2.1): derived from its
+    key and a random ``nonce`` (stored in the game's meta, which holds no secrets),
+    so ``truc-p2p resume`` registers the same code again and nobody else can."""
+    signature = identity.sign(b"truc-p2p relay claim v1" + nonce)  # Ed25519: deterministic
+    return hashlib.sha256(signature).digest()[:CLAIM_LEN]
 
 
 def prepare_game(
@@ -319,6 +330,15 @@ async def host_game(
         "rest": rules.rest_refused.value,
         "audit": audit,
     }
+    relay_nonce = secrets.token_bytes(16)
+    claim = relay_claim(identity, relay_nonce) if relay is not None else None
+    relay_meta: dict[str, Any] = {}
+    if relay is not None and claim is not None:  # what a resumed host registers again with
+        relay_meta = {
+            "relay": [relay[0], relay[1]],
+            "relay_nonce": relay_nonce.hex(),
+            "relay_code": code_for_claim(claim),
+        }
     async with (
         serve_game(bind=bind, port=port) as listener,
         open_reach(
@@ -327,6 +347,7 @@ async def host_game(
             name=name,
             advertise=advertise,
             relay=relay,
+            relay_claim=claim,
             portmap=portmap,
             announce=announce,
             settings=settings,
@@ -348,7 +369,7 @@ async def host_game(
                     fsync=fsync,
                     lazy_sync=not sync_each,
                     deck=deck,
-                    meta={**(meta or {}), "role": "host", "port": listener.port},
+                    meta={**(meta or {}), **relay_meta, "role": "host", "port": listener.port},
                 )
             except OSError as exc:
                 if on_notice is not None:
@@ -650,10 +671,17 @@ async def resume_game(
     on_notice: Callable[[str], None] | None = None,
     on_listening: Callable[[int], None] | None = None,
     stop: trio.Event | None = None,
+    relay: tuple[str, int] | None = None,
+    claim: bytes | None = None,
 ) -> GameOutcome:
     """Finish a restored game: a joiner (``invite``) redials, a host (``host`` =
     ``(bind, port)``) listens again on its port.  The opponent, still waiting in
-    its grace period, resumes; the game then goes on to its end."""
+    its grace period, resumes; the game then goes on to its end.
+
+    A host that was registered with a relay passes it and its ``claim``
+    (:func:`relay_claim` of the stored nonce): it registers the same code again
+    (retrying in the background while the relay is unreachable), so a joiner
+    behind NAT redials through the relay route of its invite."""
     session = restored.session
     me = session.me
     stop = stop if stop is not None else trio.Event()
@@ -702,9 +730,21 @@ async def resume_game(
             async def no_new_games(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
                 raise AssertionError("capacity 0: unreachable")  # pragma: no cover
 
-            async with serve_game(bind=bind, port=port) as listener:
-                loop = HostLoop(
+            async with (
+                serve_game(bind=bind, port=port) as listener,
+                open_reach(
                     listener,
+                    fingerprint=session.fingerprint,
+                    relay=relay,
+                    relay_claim=claim,
+                    relay_required=False,
+                    portmap=False,
+                    announce=False,
+                    on_notice=on_notice,
+                ) as reach,
+            ):
+                loop = HostLoop(
+                    reach,
                     identity,
                     no_new_games,
                     hello_timeout=hello_timeout,

@@ -119,6 +119,8 @@ async def open_reach(
     name: str = "host",
     advertise: str | None = None,
     relay: tuple[str, int] | None = None,
+    relay_claim: bytes | None = None,
+    relay_required: bool = True,
     portmap: bool = True,
     announce: bool = True,
     settings: dict[str, str] | None = None,
@@ -127,14 +129,21 @@ async def open_reach(
     """Set up the extras (each skipped on a loopback bind) and yield the :class:`Reach`.
 
     A relay that cannot be reached raises :class:`~truc_p2p.net.ConnectError`
-    (an ``OSError``); a router without port mapping or a LAN without
+    (an ``OSError``) unless not ``relay_required`` (then it is tried again in
+    the background); ``relay_claim`` fixes the relay code
+    (:func:`~truc_p2p.net.open_rendezvous`), and a lost relay is registered
+    with again, ``on_notice`` hearing about it; a router without port mapping or a LAN without
     multicast is skipped (``on_notice`` hears what the router did).
     """
     reach = Reach(listener, fingerprint, advertise)
     local_only = _is_loopback(listener.bind)
     async with AsyncExitStack() as stack:
         if relay is not None:
-            reach.rendezvous = await stack.enter_async_context(open_rendezvous(relay))
+            reach.rendezvous = await stack.enter_async_context(
+                open_rendezvous(
+                    relay, claim=relay_claim, on_notice=on_notice, required=relay_required
+                )
+            )
         if portmap and not local_only and not advertise:
             reach.mapping = await stack.enter_async_context(map_port(listener.port))
             if reach.mapping is not None and on_notice is not None:
@@ -163,8 +172,6 @@ async def open_reach(
             nursery.start_soon(reach._from_listener)
             if reach.rendezvous is not None:
                 nursery.start_soon(reach._from_relay, reach.rendezvous)
-                if on_notice is not None:
-                    nursery.start_soon(_tell_lost, reach.rendezvous, on_notice)
             try:
                 yield reach
             finally:
@@ -177,11 +184,3 @@ async def open_reach(
                         break
                     with suppress(OSError, trio.BrokenResourceError):
                         await trio.aclose_forcefully(leftover.stream)
-
-
-async def _tell_lost(rendezvous: Rendezvous, on_notice: Callable[[str], None]) -> None:
-    await rendezvous.lost_event.wait()
-    on_notice(
-        f"lost the relay ({rendezvous.lost}): new joiners cannot meet you through it; "
-        "games already connected go on"
-    )

@@ -10,6 +10,11 @@ connection** for the session (``ATTACH session``).  If the joiner then sends
 bytes between them until either side closes; if the joiner closes instead, a
 direct path won and the attach connection is dropped.
 
+A ``REGISTER`` may carry a 16-byte **claim**: the code is then derived from
+it, so a host registers the same code again after its control connection or
+the relay itself went away; a newer registration with the same claim
+replaces one that still holds the code (``ERROR replaced`` on the old one).
+
 Untrusted by design: the relay only moves bytes that are signed end to end,
 so it can drop or delay a game, never forge one.  Everything it holds is
 bounded (:class:`RelayLimits`): connections overall and per IP address,
@@ -30,12 +35,15 @@ from typing import Any
 import trio
 
 from truc_p2p.net._relay_wire import (
+    CLAIM_LEN,
     MAGIC,
+    REPLACED,
     SESSION_LEN,
     Addr,
     Meet,
     Msg,
     RelayProtocolError,
+    code_for_claim,
     decode_addrs,
     encode,
     encode_addr,
@@ -54,6 +62,7 @@ STAT_KEYS = (
     "refused_connections",
     "dropped",
     "registrations",
+    "replaced_registrations",
     "refused_registrations",
     "unknown_codes",
     "meetings",
@@ -119,8 +128,11 @@ class _Registration:
     stream: trio.SocketStream
     observed: Addr
     lan: list[Addr]
+    ip: str
     send_lock: trio.Lock = field(default_factory=trio.Lock)
     sessions: int = 0
+    #: Cancelled when a newer ``REGISTER`` with the same claim takes the code over.
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
 
 
 @dataclass(eq=False)
@@ -209,42 +221,56 @@ class RelayServer:
 
     async def _host(self, stream: trio.SocketStream, ip: str, body: bytes) -> None:
         lan, end = decode_addrs(body)
-        if end != len(body):
+        claim = body[end:]
+        if claim and len(claim) != CLAIM_LEN:
             raise RelayProtocolError("trailing bytes in REGISTER")
+        code = code_for_claim(claim) if claim else new_code()
+        old = self._registrations.get(code)
         if (
-            len(self._registrations) >= self.limits.max_registrations
-            or self._regs_per_ip[ip] >= self.limits.max_registrations_per_ip
+            len(self._registrations) - (old is not None) >= self.limits.max_registrations
+            or self._regs_per_ip[ip] - (old is not None and old.ip == ip)
+            >= self.limits.max_registrations_per_ip
         ):
             self.stats["refused_registrations"] += 1
             await _error(stream, "relay full: too many registrations")
             return
-        code = new_code()
-        reg = _Registration(code, stream, _observed(stream), lan)
+        reg = _Registration(code, stream, _observed(stream), lan, ip)
         self._registrations[code] = reg
         self._regs_per_ip[ip] += 1
         self.stats["registrations"] += 1
+        if old is not None:  # the same claim again: the host came back, the old one is stale
+            self.stats["replaced_registrations"] += 1
+            old.scope.cancel()
         try:
-            async with reg.send_lock:
-                await stream.send_all(
-                    encode(
-                        Msg.REGISTERED,
-                        bytes([len(code)]) + code.encode() + encode_addr(reg.observed),
-                    )
-                )
-            while True:
-                with trio.move_on_after(self.limits.registration_idle) as idle:
-                    kind, _ = await read_message(stream)
-                if idle.cancelled_caught:
-                    return
-                if kind != Msg.PING:
-                    raise RelayProtocolError("a host may only send PING")
-                async with reg.send_lock:
-                    await stream.send_all(encode(Msg.PONG))
+            with reg.scope:
+                await self._serve_host(reg)
         finally:
-            del self._registrations[code]
+            if self._registrations.get(code) is reg:
+                del self._registrations[code]
             self._regs_per_ip[ip] -= 1
             if not self._regs_per_ip[ip]:
                 del self._regs_per_ip[ip]
+            if reg.scope.cancelled_caught:
+                await _error(stream, REPLACED)
+
+    async def _serve_host(self, reg: _Registration) -> None:
+        stream = reg.stream
+        async with reg.send_lock:
+            await stream.send_all(
+                encode(
+                    Msg.REGISTERED,
+                    bytes([len(reg.code)]) + reg.code.encode() + encode_addr(reg.observed),
+                )
+            )
+        while True:
+            with trio.move_on_after(self.limits.registration_idle) as idle:
+                kind, _ = await read_message(stream)
+            if idle.cancelled_caught:
+                return
+            if kind != Msg.PING:
+                raise RelayProtocolError("a host may only send PING")
+            async with reg.send_lock:
+                await stream.send_all(encode(Msg.PONG))
 
     async def _join(self, stream: trio.SocketStream, body: bytes) -> None:
         if not body or len(body) < 1 + body[0]:

@@ -11,6 +11,8 @@ nothing buffered on our side.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import ipaddress
 import struct
 from dataclasses import dataclass
@@ -18,12 +20,15 @@ from dataclasses import dataclass
 import trio
 
 __all__ = [
+    "CLAIM_LEN",
     "MAGIC",
     "MAX_BODY",
     "PROBE_MAGIC",
+    "REPLACED",
     "Addr",
     "Msg",
     "RelayProtocolError",
+    "code_for_claim",
     "decode_addr",
     "decode_addrs",
     "encode",
@@ -38,6 +43,11 @@ PROBE_MAGIC = b"TRUCPRB1"
 MAX_BODY = 512
 MAX_ADDRS = 8
 SESSION_LEN = 16
+#: Bytes of the claim a host may append to ``REGISTER`` (its code is derived from it).
+CLAIM_LEN = 16
+#: The ``ERROR`` reason sent on a control connection whose code a newer ``REGISTER``
+#: with the same claim took over; a host that reads it does not register again.
+REPLACED = "replaced by a newer registration of this code"
 
 
 class Msg:
@@ -119,6 +129,19 @@ def decode_addrs(data: bytes, at: int = 0) -> tuple[list[Addr], int]:
         addr, at = decode_addr(data, at)
         out.append(addr)
     return out, at
+
+
+def code_for_claim(claim: bytes) -> str:
+    """The code a relay gives a ``REGISTER`` carrying ``claim``: the first 80 bits of
+    ``SHA-256("truc-p2p relay code v1" || claim)`` as 16 lowercase base32 characters.
+
+    Whoever knows the claim can register that code again (after the relay restarted
+    or the control connection dropped); the invite shows only the code.
+    """
+    if len(claim) != CLAIM_LEN:
+        raise ValueError(f"a claim is {CLAIM_LEN} bytes")
+    digest = hashlib.sha256(b"truc-p2p relay code v1" + claim).digest()
+    return base64.b32encode(digest[:10]).decode().lower()
 
 
 @dataclass(frozen=True)
