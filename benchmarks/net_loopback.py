@@ -37,8 +37,9 @@ from truc_p2p.net import (
     serve_game,
     transcript_path,
 )
-from truc_p2p.protocol import fingerprint
+from truc_p2p.protocol import decode_envelope, fingerprint
 from truc_p2p.rules import Player
+from truc_p2p.transcript import read_transcript
 
 
 async def host(games: int, out: Path, fsync: bool) -> None:
@@ -81,10 +82,11 @@ async def join(invite: Invite, games: int, out: Path, fsync: bool) -> None:
     for g in range(games):
         start, cpu0 = time.perf_counter(), time.process_time()
         async with open_game(invite) as stream:
+            path = transcript_path(out, f"join-{g}")
             local = prepare_game(
                 identity=key,
                 role=Player.P0,
-                transcript=transcript_path(out, f"join-{g}"),
+                transcript=path,
                 name="joiner",
                 fsync=fsync,
             )
@@ -98,6 +100,8 @@ async def join(invite: Invite, games: int, out: Path, fsync: bool) -> None:
             local.close()
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
         data = outcome.to_json()
+        # Deals include the last hand's pre-deal, never opened when the game ends.
+        deals = sum(1 for raw in read_transcript(path) if decode_envelope(raw).type == "v2deck1")
         print(
             json.dumps(
                 {
@@ -109,6 +113,7 @@ async def join(invite: Invite, games: int, out: Path, fsync: bool) -> None:
                     "bytes": outcome.nbytes,
                     "wall": wall,
                     "cpu": cpu,
+                    "deals": deals,
                     "outcome": data["outcome"],
                 }
             ),
@@ -169,6 +174,8 @@ def main() -> int:
         if j["hands"]
     ]
     cpus = [j["cpu"] + h["cpu"] for j, h in zip(joined, hosted, strict=False) if j["hands"]]
+    hands = sum(j["hands"] for j in joined)
+    deals = sum(j["deals"] for j in joined)
     walls = [j["wall"] for j in joined]
     per_hand = [j["wall"] / j["hands"] for j in joined if j["hands"]]
     report: dict[str, Any] = {
@@ -187,6 +194,7 @@ def main() -> int:
             if floors
             else None
         ),
+        "deals_per_hand": deals / hands if hands else None,
         "cpu_to_floor": (
             statistics.median(c / f for c, f in zip(cpus, floors, strict=False)) if floors else None
         ),
@@ -207,7 +215,9 @@ def main() -> int:
             print(f"median wall time per hand: {report['median_hand_s'] * 1000:.1f} ms")
             print(
                 f"wall time per game / CPU floor of both peers: {report['wall_to_floor']:.2f}x "
-                f"(CPU both processes spent / that floor: {report['cpu_to_floor']:.2f}x)"
+                f"(CPU both processes spent / that floor: {report['cpu_to_floor']:.2f}x); "
+                f"{report['deals_per_hand']:.2f} deals per hand played (the last hand's "
+                "pre-deal is never opened)"
             )
         print(f"total including process start: {total:.2f} s")
     if joiner.returncode or hoster.returncode:
