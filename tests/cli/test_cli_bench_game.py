@@ -51,7 +51,8 @@ def test_bench_game_reports_every_figure(capsys: pytest.CaptureFixture[str]) -> 
     for variant in ("pipelined", "classic"):
         assert all(key in report[variant] for key in keys)
         assert report[variant]["wall_s_per_game"] >= 0.005  # at least the flights' delays
-    assert report["concurrency"][0]["games"] == 2
+    row = report["concurrency"][0]
+    assert row["games"] == 2 and row["cpu_ms_per_hand"] > 0 and 0 < row["cpu_share"] <= 1.5
     assert main(["bench", "game", "--concurrency", "x"]) == 2
 
 
