@@ -1,4 +1,5 @@
-"""Each sub-command imports only what it uses: ``verify`` never loads trio or the network."""
+"""Each sub-command imports only what it uses: ``verify`` never loads trio, the
+network, the session or the deck sides (only the checks a transcript needs)."""
 
 from __future__ import annotations
 
@@ -17,13 +18,15 @@ PROBE = """
 import sys
 from truc_p2p.cli import main
 status = main(sys.argv[1:])
-heavy = sorted(m for m in ("trio", "truc_p2p.net", "truc_p2p.bots._search") if m in sys.modules)
+HEAVY = ("trio", "truc_p2p.net", "truc_p2p.bots._search", "truc_p2p.protocol._session",
+         "truc_p2p.deck._steps", "truc_p2p.deck._v2_side")
+heavy = sorted(m for m in HEAVY if m in sys.modules)
 print("LOADED", ",".join(heavy))
 sys.exit(status)
 """
 
 
-def test_verify_loads_neither_trio_nor_the_network(tmp_path: Path) -> None:
+def test_verify_loads_neither_trio_nor_the_network_nor_the_session(tmp_path: Path) -> None:
     records: list[bytes] = []
     sessions = make_pair(ruleset=Ruleset(target=1), records=(records.append, None))
     run_pair(sessions, {p: make_bot("random", int(p)) for p in (Player.P0, Player.P1)})
@@ -46,3 +49,21 @@ def test_every_command_is_registered_by_its_module() -> None:
     for command in COMMANDS:
         assert command in _commands(build_parser(command))
     assert _commands(build_parser("verify")) == {"verify"}
+
+
+def test_the_lazily_loaded_names_are_still_there() -> None:
+    import truc_p2p.deck as deck
+    import truc_p2p.protocol as protocol
+    from truc_p2p.deck._v2_side import DeckSideV2
+    from truc_p2p.protocol import Session
+    from truc_p2p.protocol._session import Session as Direct
+
+    assert Session is Direct and deck.DeckSideV2 is DeckSideV2
+    assert deck.DeckSide.__name__ == "DeckSide" and deck.OpCounts.__name__ == "OpCounts"
+    for module in (deck, protocol):
+        try:
+            module.NoSuchThing  # type: ignore[attr-defined]  # noqa: B018
+        except AttributeError as exc:
+            assert "NoSuchThing" in str(exc)
+        else:  # pragma: no cover
+            raise AssertionError(f"{module.__name__}.NoSuchThing exists")

@@ -17,6 +17,8 @@ receiver checks at once, and no seed is ever revealed.  See
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from truc_p2p.deck._audit import AuditReport, audit_hand
 from truc_p2p.deck._encoding import card_encodings
 from truc_p2p.deck._errors import (
@@ -45,10 +47,29 @@ from truc_p2p.deck._group import canonical_key
 from truc_p2p.deck._record import HandRecord
 from truc_p2p.deck._schedule import HAND_SIZE, N_CARDS, Role, positions
 from truc_p2p.deck._secrets import commitment, new_seed
-from truc_p2p.deck._steps import DeckSide, OpCounts
 from truc_p2p.deck._v2_record import DeckReportV2, HandRecordV2
-from truc_p2p.deck._v2_side import DeckSideV2
 from truc_p2p.deck._v2_verify import HandVerifierV2, verify_hand_v2
+
+if TYPE_CHECKING:
+    from truc_p2p.deck._steps import DeckSide, OpCounts
+    from truc_p2p.deck._v2_side import DeckSideV2
+
+#: The two sides of a deal load on first use: verifying a transcript needs only
+#: the public checks (the audit and the v2 hand verifier).
+_LAZY = {
+    "DeckSide": "truc_p2p.deck._steps",
+    "OpCounts": "truc_p2p.deck._steps",
+    "DeckSideV2": "truc_p2p.deck._v2_side",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "HAND_SIZE",

@@ -19,6 +19,8 @@ No sockets, clock or global randomness inside; see ``protocol_spec/wire.md``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from truc_p2p.protocol._errors import (
     AuditFailedError,
     AuditRefusedError,
@@ -64,7 +66,6 @@ from truc_p2p.protocol._messages import (
     DECK_VERSIONS,
     MessageType,
 )
-from truc_p2p.protocol._session import AUDIT_MODES, Session, refusal
 from truc_p2p.protocol._state import INTERJECTIONS, STAGES, TRANSITIONS, Stage
 from truc_p2p.protocol._transcript import (
     TRANSCRIPT_MAGIC,
@@ -72,6 +73,7 @@ from truc_p2p.protocol._transcript import (
     encode_transcript,
     parse_transcript,
 )
+from truc_p2p.protocol._values import AUDIT_MODES, refusal
 from truc_p2p.protocol._verify import VerifyReport, verify_transcript
 from truc_p2p.protocol._wire import (
     MAX_ENVELOPE,
@@ -81,6 +83,21 @@ from truc_p2p.protocol._wire import (
     fingerprint,
     frame,
 )
+
+if TYPE_CHECKING:
+    from truc_p2p.protocol._session import Session
+
+
+def __getattr__(name: str) -> object:
+    """:class:`Session` loads on first use: reading and verifying transcripts
+    (``truc-p2p verify``) needs neither the session nor the deck sides it drives,
+    and starts faster without them."""
+    if name == "Session":
+        from truc_p2p.protocol._session import Session
+
+        return Session
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ABORT_REASONS",

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -36,7 +36,6 @@ from truc_p2p.deck import (
     N_CARDS,
     CheatError,
     DeckError,
-    DeckSide,
     HandVerifierV2,
     Role,
     canonical_key,
@@ -99,6 +98,9 @@ from truc_p2p.rules import (
     RulesError,
     Ruleset,
 )
+
+if TYPE_CHECKING:
+    from truc_p2p.deck import DeckSide
 
 __all__ = ["PlayerInfo", "VerifyReport", "verify_transcript"]
 
@@ -483,6 +485,8 @@ class _Referee:
             if known is None:
                 self.blind_hand = self.hand
                 return
+            from truc_p2p.deck import DeckSide  # v1 only: loaded on first use
+
             self.sides[role] = DeckSide(role, known[0], game_id=self.game_id, hand=self.hand)
             self.seed_msgs[role] = known[1]
 
