@@ -35,3 +35,16 @@ def test_constants_quoted_in_the_spec() -> None:
         f"{limits.splice_idle:g} s idle",
     ):
         assert text in SPEC, text
+
+
+def test_the_code_of_a_claim_matches_the_spec_vectors() -> None:
+    import base64
+    import hashlib
+
+    from truc_p2p.net._relay_wire import code_for_claim
+
+    for claim, text in ((bytes(16), "16 zero bytes"), (bytes(range(16)), "`000102…0f`")):
+        digest = hashlib.sha256(b"truc-p2p relay code v1" + claim).digest()[:10]
+        expected = base64.b32encode(digest).decode().lower()  # 80 bits: 16 characters
+        assert code_for_claim(claim) == expected
+        assert re.search(rf"{re.escape(text)} gives\s+`{expected}`", SPEC), (text, expected)
