@@ -46,9 +46,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 from truc_p2p.deck import DeckSide, DeckSideV2, Role, positions
+from truc_p2p.protocol._audit import SeedAudit
 from truc_p2p.protocol._chain import Chain
 from truc_p2p.protocol._errors import (
-    AuditFailedError,
     AuditRefusedError,
     CheatDetectedError,
     IllegalMoveError,
@@ -241,8 +241,7 @@ class Session:
             enabled=self.pipeline, new_hand=self._new_v2_hand, emit=self._emit, fail=self._fail
         )
         self._hand_ender: Player | None = None
-        self._audited = 0  # hands [0, _audited) are audited
-        self._reveal_env: bytes = b""
+        self._audit = SeedAudit(hands=self._hands, seed=self._seed)  # deck v1 only
         self._expected_result: dict[str, Any] | None = None
         self._result_envs: list[bytes] = []
         self.result: GameResult | None = None
@@ -1074,7 +1073,7 @@ class Session:
         self, actor: Player, events: Sequence[Event], opened: list[bytes] | None = None
     ) -> None:
         holds = conditions_after_action(
-            events, audit_mode=self.audit_mode, hands=self._hand + 1, audited=self._audited
+            events, audit_mode=self.audit_mode, hands=self._hand + 1, audited=self._audit.audited
         )
         holds.update(self._pipeline.conditions(holds[Cond.ROUND_OVER]))
         holds[Cond.OPENED] = opened is not None
@@ -1111,34 +1110,18 @@ class Session:
 
     def _maybe_reveal(self) -> None:
         if self._expected_sender() == self.me:
-            first = self._audited
-            seeds = [self._seed(h) for h in range(first, self._hand + 1)]
-            self._emit(MessageType.REVEAL, {"first": first, "seeds": seeds})
+            self._emit(MessageType.REVEAL, self._audit.reveal(self._hand))
 
     def _on_reveal(self, env: Envelope, mine: bool) -> None:
         if not mine:
-            first, seeds = env.payload["first"], env.payload["seeds"]
-            expected = list(range(self._audited, self._hand + 1))
-            if first != self._audited or len(seeds) != len(expected):
-                raise AuditFailedError(
-                    f"reveal covers hands {first}..{first + len(seeds) - 1}, "
-                    f"expected {expected[0]}..{expected[-1]}",
-                    step="reveal",
-                    message_no=env.seq,
-                )
-            self._reveal_env = env.raw
-            for hand, seed in zip(expected, seeds, strict=True):
-                state = self._hands[hand]
-                assert isinstance(state, HandState)
-                state.peer_seed = seed
-            self._run_audit(expected, env)
+            self._run_audit(self._audit.receive(env, self._hand), env)
         first_stage = self.stage is Stage.REVEAL_FIRST
         game_over = self._game is not None and self._game.phase is Phase.OVER
         self._advance({Cond.GAME_OVER: game_over})
         if first_stage:
             self._maybe_reveal()
             return
-        self._audited = self._hand + 1
+        self._audit.passed(self._hand)
         if self.stage is Stage.DECK1:
             self._start_hand()
         elif self.stage is Stage.RESULT_FIRST:
@@ -1147,10 +1130,8 @@ class Session:
                 self._emit(MessageType.RESULT, self._expected_result)
 
     def _run_audit(self, hands: list[int], env: Envelope) -> None:
-        for hand in hands:
-            state = self._hands[hand]
-            assert isinstance(state, HandState)
-            state.audit(env)
+        """Audit ``hands`` against the peer's reveal ``env`` and report it."""
+        self._audit.check(hands, env)
         self._events.append(AuditPassed(hands=tuple(hands)))
 
     def _result_payload(self) -> dict[str, Any]:
