@@ -11,6 +11,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from truc_p2p.deck import CheatError, DeckError
+
+if TYPE_CHECKING:
+    from truc_p2p.protocol._wire import Envelope
+
 __all__ = [
     "AuditFailedError",
     "AuditRefusedError",
@@ -33,6 +42,7 @@ __all__ = [
     "UnexpectedMessageError",
     "VersionMismatchError",
     "WrongGameError",
+    "blame",
 ]
 
 
@@ -201,3 +211,23 @@ class ResumeRefusedError(RemoteProtocolError):
     """
 
     code = "resume-refused"
+
+
+@contextmanager
+def blame(env: Envelope) -> Iterator[None]:
+    """Turn a deck-layer error raised while handling ``env`` into a remote error with
+    ``env`` as its evidence."""
+    try:
+        yield
+    except CheatError as exc:
+        raise CheatDetectedError(
+            f"deck check failed at {exc.step}: {exc}",
+            step=exc.step,
+            position=exc.position,
+            evidence=(env.raw,),
+            message_no=env.seq,
+        ) from exc
+    except DeckError as exc:
+        raise CheatDetectedError(
+            f"deck data rejected: {exc}", evidence=(env.raw,), message_no=env.seq
+        ) from exc

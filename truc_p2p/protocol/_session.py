@@ -26,16 +26,18 @@ results) are queued automatically.  Any fault in peer input becomes a
 :class:`RemoteProtocolError` carrying the signed envelope(s) as evidence and
 leaves the session in the ``ERROR`` stage.
 
-The messages outside the chain (``resume``, ``refuse``, ``bye``) belong to
-the session's :class:`~._link.ControlPlane`; the session frames them and
-queues what it returns.
+With the pipelined deal (wire.md section 6b) two hands are alive at once:
+the session plays ``_current`` while its :class:`~._pipeline.Pipeline`
+holds hand n + 1, pre-dealt meanwhile, until that hand opens.  The messages
+outside the chain (``resume``, ``refuse``, ``bye``) belong to the session's
+:class:`~._link.ControlPlane`; the session frames them and queues what it
+returns.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
@@ -43,17 +45,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from truc_p2p.deck import (
-    CheatError,
-    DeckError,
-    DeckSide,
-    DeckSideV2,
-    Role,
-    positions,
-)
+from truc_p2p.deck import DeckSide, DeckSideV2, Role, positions
+from truc_p2p.protocol._audit import SeedAudit
 from truc_p2p.protocol._chain import Chain
 from truc_p2p.protocol._errors import (
-    AuditFailedError,
     AuditRefusedError,
     CheatDetectedError,
     IllegalMoveError,
@@ -68,6 +63,7 @@ from truc_p2p.protocol._errors import (
     RulesetMismatchError,
     UnexpectedMessageError,
     WrongGameError,
+    blame,
 )
 from truc_p2p.protocol._events import (
     CLOSED,
@@ -90,6 +86,7 @@ from truc_p2p.protocol._messages import (
     MessageType,
     validate_payload,
 )
+from truc_p2p.protocol._pipeline import Pipeline
 from truc_p2p.protocol._restore import deck_settings, replay
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
@@ -102,7 +99,6 @@ from truc_p2p.protocol._state import (
     due_stage,
     expected_sender,
     next_stage,
-    predeal_conditions,
 )
 from truc_p2p.protocol._values import (
     AUDIT_MODES,
@@ -134,12 +130,10 @@ from truc_p2p.rules import (
     Card,
     Event,
     Game,
-    GameEnded,
     IllegalActionError,
     Outcome,
     Phase,
     Player,
-    RoundEnded,
     RulesError,
     Ruleset,
 )
@@ -156,26 +150,6 @@ __all__ = [
     "local_value",
     "refusal",
 ]
-
-
-@contextmanager
-def _blame(env: Envelope) -> Iterator[None]:
-    """Turn a deck-layer error raised while handling ``env`` into a remote error with
-    ``env`` as its evidence."""
-    try:
-        yield
-    except CheatError as exc:
-        raise CheatDetectedError(
-            f"deck check failed at {exc.step}: {exc}",
-            step=exc.step,
-            position=exc.position,
-            evidence=(env.raw,),
-            message_no=env.seq,
-        ) from exc
-    except DeckError as exc:
-        raise CheatDetectedError(
-            f"deck data rejected: {exc}", evidence=(env.raw,), message_no=env.seq
-        ) from exc
 
 
 def action_payload(action: Action) -> dict[str, Any]:
@@ -262,16 +236,12 @@ class Session:
         # One per-hand state per hand dealt; ``_current`` is the hand being played.
         self._hands: dict[int, HandState | HandStateV2] = {}
         self._current: HandState | HandStateV2 | None = None
-        # Pipelined deal: the pre-dealt next hand, and how many of its two pre-deal
-        # messages are on the chain (None while no pre-deal may run).
-        self._next: HandStateV2 | None = None
-        self._predeal: int | None = None
-        # A pre-deal message we may owe is made after our YourTurn is handed out:
-        # on the next next_event() (while the player thinks) or at the latest by send().
-        self._predeal_flush = False
+        # Pipelined deal: hand n + 1, pre-dealt while ``_current`` is played.
+        self._pipeline = Pipeline(
+            enabled=self.pipeline, new_hand=self._new_v2_hand, emit=self._emit, fail=self._fail
+        )
         self._hand_ender: Player | None = None
-        self._audited = 0  # hands [0, _audited) are audited
-        self._reveal_env: bytes = b""
+        self._audit = SeedAudit(hands=self._hands, seed=self._seed)  # deck v1 only
         self._expected_result: dict[str, Any] | None = None
         self._result_envs: list[bytes] = []
         self.result: GameResult | None = None
@@ -356,9 +326,7 @@ class Session:
                 return CLOSED
             if self.stage is Stage.ABORTED:
                 return CLOSED
-            if self._predeal_flush:
-                self._predeal_flush = False
-                self._flush_predeal()
+            if self._make_owed_predeal():
                 continue
             try:
                 raw = self._frames.next_envelope()
@@ -366,7 +334,7 @@ class Session:
                 self._fail(exc)
                 raise
             if raw is None:
-                if self._run_deferred():  # nothing to read: time for the put-off deck work
+                if self._pipeline.work():  # nothing to read: time for the put-off deck work
                     continue
                 return NEED_DATA
             self._receive(raw)
@@ -385,7 +353,7 @@ class Session:
         """
         if self._error is not None:
             raise self._error
-        return self._run_deferred()
+        return self._pipeline.work()
 
     def data_to_send(self) -> bytes:
         """Framed bytes of every message queued since the last call."""
@@ -412,9 +380,10 @@ class Session:
         self._make_owed_predeal()  # it goes first on the chain
         payload = self._own_action_payload(action)
         mtype = ACTION_STAGES[self.stage]
-        if mtype == MessageType.V2ACTION and self._open_due(game.copy().push(action), self.me):
-            assert self._next is not None and self._next.pending_open is not None
-            payload["open"] = list(self._next.pending_open)
+        if mtype == MessageType.V2ACTION and self._pipeline.open_due(
+            game.copy().push(action), self.me, game
+        ):
+            payload["open"] = self._pipeline.take_open_shares()
         if mtype == MessageType.DECK4:
             hand = self._cur_v1
             pending = hand.pending_d4
@@ -750,7 +719,7 @@ class Session:
         elif self._current is not None and "deck" in env.type:
             self._current.envelopes[env.type] = env.raw
         try:
-            with _blame(env):
+            with blame(env):
                 handler(env, mine)
         except IllegalActionError as exc:
             raise IllegalMoveError(
@@ -839,7 +808,7 @@ class Session:
         self._hand += 1
         role = Role.DEALER if game.dealer == self.me else Role.NONDEALER
         if self.deck == "v2":
-            self._predeal, self._next = None, None  # a dangling pre-deal is never opened
+            self._pipeline.drop()
             # Every proof of the hand is bound to the chain: the hash of the last
             # envelope before the hand's v2deck1 (wire.md section 6).
             self._current = self._new_v2_hand(self._hand, role, self._chain.prev)
@@ -882,56 +851,23 @@ class Session:
     def _due_stage(self) -> Stage:
         """The stage whose message is due: an owed pre-deal message of the next
         hand (an interjection) from the player due, else the stage itself."""
-        return due_stage(self.stage, self._game, self._hand_ender, self._predeal)
+        return due_stage(self.stage, self._game, self._hand_ender, self._pipeline.on_chain)
 
-    def _flush_predeal(self) -> None:
-        """Send the pre-deal message we owe, if we are the player due (wire.md 6b)."""
-        due = self._due_stage()
-        if due is self.stage or self._expected_sender() != self.me:
-            return
-        index = self._hand + 1
-        if due is Stage.V2_PREDEAL1:
-            self._next = self._new_v2_hand(index, Role.NONDEALER, self._chain.prev)
-            self._emit(MessageType.V2DECK1, {"hand": index, **self._next.deck.d1()})
-        else:
-            self._run_deferred()  # our v2deck2 answers the peer's v2deck1
-            assert self._next is not None and self._next.pending_d2 is not None
-            self._emit(MessageType.V2DECK2, self._next.pending_d2)
-
-    def _make_owed_predeal(self) -> None:
-        """Make now the pre-deal message owed since our last :class:`YourTurn`, if any."""
-        if self._predeal_flush:
-            self._predeal_flush = False
-            self._flush_predeal()
-
-    def _promote_next(self) -> HandStateV2:
-        """The pre-dealt hand becomes the current one (the previous hand ended)."""
-        assert self._next is not None
-        self._run_deferred()  # the hand opens: its deck must be checked first
-        self._hand += 1
-        self._current, self._next, self._predeal = self._next, None, None
-        return self._current
-
-    def _run_deferred(self) -> bool:
-        """Check and answer the peer's put-off pre-deal message, if any (see
-        :meth:`work`); True if there was one."""
-        nxt = self._next
-        if nxt is None or nxt.deferred is None:
+    def _make_owed_predeal(self) -> bool:
+        """Make the pre-deal message owed since our last :class:`YourTurn`, if we are
+        the player due (wire.md 6b); True if one could be owed."""
+        if not self._pipeline.flush_due():
             return False
-        env, nxt.deferred = nxt.deferred, None
-        payload = {k: v for k, v in env.payload.items() if k != "hand"}
-        try:
-            with _blame(env):
-                if env.type == MessageType.V2DECK1:
-                    d2 = nxt.deck.receive_d1(payload)
-                    nxt.pending_open = list(d2.pop("shares"))  # held until hand n is over
-                    nxt.pending_d2 = {"hand": nxt.index, **d2}
-                else:
-                    nxt.deck.receive_d2_deck(payload)
-        except RemoteProtocolError as exc:
-            self._fail(exc)
-            raise
+        due = self._due_stage()
+        if due is not self.stage and self._expected_sender() == self.me:
+            self._pipeline.send_predeal(due, self._hand + 1, self._chain.prev)
         return True
+
+    def _open_next(self) -> HandStateV2:
+        """The pre-dealt hand becomes the current one (the previous hand ended)."""
+        self._current = self._pipeline.open()
+        self._hand += 1
+        return self._current
 
     @property
     def _cur(self) -> PlayedHand:
@@ -964,14 +900,7 @@ class Session:
         """The next non-dealer's v2deck1 of hand n + 1, during hand n."""
         self._check_hand_field(env, self._hand + 1)
         self._advance()
-        self._predeal = 1
-        if not mine:
-            # We deal the next hand; its proofs are bound to the envelope before this one.
-            # Checking this message and computing our v2deck2 waits until there is time.
-            self._next = self._new_v2_hand(self._hand + 1, Role.DEALER, env.prev)
-            self._next.deferred = env
-        assert self._next is not None
-        self._next.envelopes[env.type] = env.raw
+        self._pipeline.on_predeal1(env, mine, self._hand + 1)
 
     def _on_v2deck2(self, env: Envelope, mine: bool) -> None:
         if self.stage is Stage.V2_PREDEAL2:
@@ -994,12 +923,7 @@ class Session:
         if "shares" in payload:  # they would show the next non-dealer its cards now
             raise MalformedMessageError("a pre-dealt v2deck2 carries no shares", message_no=env.seq)
         self._advance()
-        self._predeal = 2
-        nxt = self._next
-        assert nxt is not None
-        nxt.envelopes[env.type] = env.raw
-        if not mine:
-            nxt.deferred = env  # checked when there is time, at the latest when it opens
+        self._pipeline.on_predeal2(env, mine)
 
     def _on_v2open(self, env: Envelope, mine: bool) -> None:
         """The dealer's shares for the non-dealer's cards of the pre-dealt hand."""
@@ -1021,8 +945,7 @@ class Session:
         if not mine:
             self._cur_v2.deck.receive_d3({"shares": payload["shares"]})
             self._deal_own(redeal=False)
-        if self.pipeline:
-            self._predeal = 0  # this hand is dealt: the next one may be pre-dealt
+        self._pipeline.hand_dealt()
         self._play_action(env, payload["action"], mine)
 
     # -- deck v1 deal ----------------------------------------------------------------
@@ -1130,7 +1053,7 @@ class Session:
             raise OutOfTurnError(f"player {int(actor)} acted out of turn", message_no=env.seq)
         events = game.push(action)
         opened: list[bytes] | None = payload.get("open")
-        if (opened is not None) != self._open_due(events, actor):
+        if (opened is not None) != self._pipeline.open_due(events, actor, game):
             raise MalformedMessageError(
                 "the next dealer's shares must ride on its action that ends the hand, "
                 "and only there",
@@ -1146,26 +1069,13 @@ class Session:
                 self._deal_own(redeal=True)
         self._after_action(actor, events, opened)
 
-    def _open_due(self, events: Sequence[Event], actor: Player) -> bool:
-        """Whether the action that produced ``events`` must carry ``open``: it ends a
-        hand (not the game) whose successor is pre-dealt, and its sender deals next."""
-        if self._predeal != 2 or any(isinstance(e, GameEnded) for e in events):
-            return False
-        game = self._game
-        assert game is not None
-        ended = any(isinstance(e, RoundEnded) for e in events)
-        # ``events`` may come from a copy: before the round ends, the next dealer is
-        # the current non-dealer.
-        next_dealer = game.dealer if game.phase is Phase.DEAL else game.dealer.other
-        return ended and actor == next_dealer
-
     def _after_action(
         self, actor: Player, events: Sequence[Event], opened: list[bytes] | None = None
     ) -> None:
         holds = conditions_after_action(
-            events, audit_mode=self.audit_mode, hands=self._hand + 1, audited=self._audited
+            events, audit_mode=self.audit_mode, hands=self._hand + 1, audited=self._audit.audited
         )
-        holds.update(predeal_conditions(holds[Cond.ROUND_OVER], self._predeal or 0))
+        holds.update(self._pipeline.conditions(holds[Cond.ROUND_OVER]))
         holds[Cond.OPENED] = opened is not None
         if holds[Cond.ROUND_OVER]:
             self._hand_ender = actor
@@ -1175,8 +1085,7 @@ class Session:
         elif self.stage is Stage.V2_DECK3:
             # The new dealer's shares rode on its action that ended the hand.
             assert opened is not None
-            hand = self._promote_next()
-            hand.pending_open = None
+            hand = self._open_next()
             if actor != self.me:
                 d3 = hand.deck.receive_d2_shares(opened)
                 hand.pending_d3 = list(d3["shares"])
@@ -1184,15 +1093,9 @@ class Session:
                 self._your_turn()
         elif self.stage in (Stage.V2_DECK2, Stage.V2_OPEN):
             # The pre-dealt hand starts: its dealer sends what it held back.
-            nxt = self._promote_next()
+            hand = self._open_next()
             if self._expected_sender() == self.me:
-                shares = nxt.pending_open
-                assert shares is not None and nxt.pending_d2 is not None
-                nxt.pending_open = None
-                if self.stage is Stage.V2_OPEN:
-                    self._emit(MessageType.V2OPEN, {"hand": self._hand, "shares": shares})
-                else:
-                    self._emit(MessageType.V2DECK2, {**nxt.pending_d2, "shares": shares})
+                self._pipeline.release(hand, self.stage)
         elif self.stage is Stage.REVEAL_FIRST:
             self._maybe_reveal()
         elif self.stage is Stage.RESULT_FIRST:  # deck v2: no audit, the result follows
@@ -1200,41 +1103,25 @@ class Session:
             if self._expected_sender() == self.me:
                 self._emit(MessageType.RESULT, self._expected_result)
         else:
-            self._predeal_flush = self.pipeline
+            self._pipeline.turn_handed()
             self._your_turn()
 
     # -- audit and result ----------------------------------------------------------
 
     def _maybe_reveal(self) -> None:
         if self._expected_sender() == self.me:
-            first = self._audited
-            seeds = [self._seed(h) for h in range(first, self._hand + 1)]
-            self._emit(MessageType.REVEAL, {"first": first, "seeds": seeds})
+            self._emit(MessageType.REVEAL, self._audit.reveal(self._hand))
 
     def _on_reveal(self, env: Envelope, mine: bool) -> None:
         if not mine:
-            first, seeds = env.payload["first"], env.payload["seeds"]
-            expected = list(range(self._audited, self._hand + 1))
-            if first != self._audited or len(seeds) != len(expected):
-                raise AuditFailedError(
-                    f"reveal covers hands {first}..{first + len(seeds) - 1}, "
-                    f"expected {expected[0]}..{expected[-1]}",
-                    step="reveal",
-                    message_no=env.seq,
-                )
-            self._reveal_env = env.raw
-            for hand, seed in zip(expected, seeds, strict=True):
-                state = self._hands[hand]
-                assert isinstance(state, HandState)
-                state.peer_seed = seed
-            self._run_audit(expected, env)
+            self._run_audit(self._audit.receive(env, self._hand), env)
         first_stage = self.stage is Stage.REVEAL_FIRST
         game_over = self._game is not None and self._game.phase is Phase.OVER
         self._advance({Cond.GAME_OVER: game_over})
         if first_stage:
             self._maybe_reveal()
             return
-        self._audited = self._hand + 1
+        self._audit.passed(self._hand)
         if self.stage is Stage.DECK1:
             self._start_hand()
         elif self.stage is Stage.RESULT_FIRST:
@@ -1243,10 +1130,8 @@ class Session:
                 self._emit(MessageType.RESULT, self._expected_result)
 
     def _run_audit(self, hands: list[int], env: Envelope) -> None:
-        for hand in hands:
-            state = self._hands[hand]
-            assert isinstance(state, HandState)
-            state.audit(env)
+        """Audit ``hands`` against the peer's reveal ``env`` and report it."""
+        self._audit.check(hands, env)
         self._events.append(AuditPassed(hands=tuple(hands)))
 
     def _result_payload(self) -> dict[str, Any]:
