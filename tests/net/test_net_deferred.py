@@ -26,9 +26,12 @@ class Thinker:
         self.bot: BotStrategy = bot(seed)
         self.thinking = False
         self.left_for_the_move = 0
+        self.thoughts: list[tuple[float, float]] = []
 
     async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        start = trio.current_time()
         await trio.sleep(1)
+        self.thoughts.append((start, trio.current_time()))
         self.thinking = True
         self.left_for_the_move += self.session.work()
         self.thinking = False
@@ -53,8 +56,20 @@ async def test_the_next_hands_deck_work_runs_while_the_player_thinks(
             return found
 
         session.work = spy  # type: ignore[method-assign]
-    run = await run_game(dict(thinkers), sessions=sessions)
+    predeals: list[float] = []  # when the host's pre-deal messages left it
+
+    async def watch(n: int, envelope: bytes, joiner: trio.abc.Stream) -> bool:
+        env = decode_envelope(envelope)
+        if env.type in ("v2deck1", "v2deck2") and "shares" not in env.payload:
+            predeals.append(trio.current_time())
+        return await forward(n, envelope, joiner)
+
+    run = await run_game(dict(thinkers), sessions=sessions, tamper=watch)
     assert {o.end for o in run.outcomes.values()} == {End.FINISHED}
+    # The host's pre-deal messages went out while it thought, not with its move.
+    assert predeals and all(
+        any(start <= t < end for start, end in thinkers[P1].thoughts) for t in predeals
+    )
     assert run.outcomes[P0].hands >= 2
     # Each pre-deal message the player received was checked and answered while it
     # thought, by the loop; none was left for the moment it moved.

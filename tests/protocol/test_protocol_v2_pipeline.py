@@ -427,8 +427,14 @@ def test_the_turn_comes_before_the_pre_deal_is_checked_and_answered(
     # its v2deck2 (about 18 ms) wait for work(), i.e. while the player thinks.
     pair, dealer, _ = _pre_deal_flight(first_dealer, None)
     session = pair.sessions[dealer]
+    assert session.data_to_send() == b""
     assert session.work() is True
+    # ... and the v2deck2 it owes is made then, to be sent while the player thinks.
+    (made,) = pair.collect(dealer)
+    env = decode_envelope(made)
+    assert env.type == "v2deck2" and env.payload["hand"] == 1 and "shares" not in env.payload
     assert session.work() is False
+    assert session.data_to_send() == b""
     pair.bots[dealer] = PLAYER
     pair.act(dealer, PLAYER.choose(session.game))
     pair.finish()

@@ -362,6 +362,12 @@ class _GameLoop:
             interrupt.append(exc)
             scope.cancel()
             return
+        # Our pre-deal message, if we owed one, goes out now: the peer checks it
+        # and makes its answer while we think, not after our move.
+        data = self.session.data_to_send()
+        if data:
+            with contextlib.suppress(LinkBroken):  # the reader sees the link go; a resume resends
+                await self.keeper.send(data)
         while True:
             item = await self.keeper.link.receive()
             if item is None:  # pragma: no cover - no deadline here

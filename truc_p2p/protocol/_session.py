@@ -340,20 +340,25 @@ class Session:
             self._receive(raw)
 
     def work(self) -> bool:
-        """Do the deck work put off so far; True if there was any.
+        """Do the deck work of the next hand that is waiting; True if there was any.
 
-        With the pipelined deal, checking the peer's pre-deal message of the next
-        hand and computing the answer to it waits until there is time for it, so
-        that the player is handed its turn without waiting on the deck (wire.md
-        section 6b). Call this while the local player thinks. :meth:`next_event`
-        does it before returning :data:`NEED_DATA`, and the session does it when a
-        message needs it: before its own next pre-deal message and before the next
-        hand opens. Raises :class:`RemoteProtocolError` (and the session fails) if
-        that message cheats; the error names that message.
+        With the pipelined deal (wire.md section 6b) the player is handed its turn
+        first and the next hand's deck work waits: the pre-deal message we owe
+        (our shuffle and its proofs), and checking the peer's pre-deal message and
+        computing our answer to it. Call this while the local player thinks, then
+        send :meth:`data_to_send`: the peer gets our pre-deal message before our
+        move and can do its part while we think. Otherwise :meth:`next_event`
+        does the checking before it returns :data:`NEED_DATA`, and the session
+        does whatever a message needs when it needs it. Raises
+        :class:`RemoteProtocolError` (and the session fails) if the peer's
+        pre-deal message cheats; the error names that message.
         """
         if self._error is not None:
             raise self._error
-        return self._pipeline.work()
+        position = self._chain.seq
+        self._make_owed_predeal()
+        made = self._chain.seq != position
+        return self._pipeline.work() or made
 
     def data_to_send(self) -> bytes:
         """Framed bytes of every message queued since the last call."""
