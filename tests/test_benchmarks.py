@@ -1,0 +1,37 @@
+"""The benchmark scripts still run and report every figure (their numbers are read
+by people, not asserted here: speed is not a unit test)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _run(script: str, *args: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert isinstance(report, dict)
+    return report
+
+
+def test_turn_latency_reports_the_wait_before_each_turn() -> None:
+    report = _run("turn_latency.py", "--games", "1")
+    assert isinstance(report["turns"], int) and report["turns"] > 0
+    assert 0 <= report["median_ms"] <= report["p90_ms"] <= report["p99_ms"] <= report["max_ms"]  # type: ignore[operator]
+
+
+def test_net_loopback_plays_two_processes_against_the_cpu_floor() -> None:
+    report = _run("net_loopback.py", "--games", "1")
+    assert report["failures"] == []
+    assert report["wall_to_floor"] and report["cpu_to_floor"] and report["deals_per_hand"]
+    assert report["deals_per_hand"] >= 1  # type: ignore[operator]
