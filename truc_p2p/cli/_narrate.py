@@ -118,7 +118,7 @@ def _describe(
         r = event.result
         return (
             f"== result co-signed by both: {names[r.winner]} {_agree(names[r.winner], 'wins')} "
-            f"{r.scores[0]}-{r.scores[1]} after {r.hands} hands ({r.reason})"
+            f"{r.scores[0]}-{r.scores[1]} after {r.hands} hand{'s' * (r.hands != 1)} ({r.reason})"
         )
     if isinstance(event, PeerAborted):
         return f"!! peer ended the game: {event.reason} {event.detail}".rstrip()

@@ -558,8 +558,8 @@ class _GameLoop:
         names = {s.me: s.name, s.me.other: s.peer_name or "opponent"}
         return self._outcome(
             End.FINISHED,
-            f"{names[r.winner]} wins {r.scores[0]}-{r.scores[1]} after {r.hands} hand(s) "
-            f"({r.reason}); result co-signed by both players",
+            f"{names[r.winner]} wins {r.scores[0]}-{r.scores[1]} after {r.hands} "
+            f"hand{'s' * (r.hands != 1)} ({r.reason}); result co-signed by both players",
         )
 
 
