@@ -331,3 +331,59 @@ def test_truc_p2p_host_web_against_a_joining_bot(browser: Any, tmp_path: Path) -
     assert host.returncode == 0, err
     assert joiner.returncode == 0
     assert "result co-signed by both players" in out
+
+
+def test_leave_while_the_opponent_thinks(browser: Any, tmp_path: Path) -> None:
+    """``q`` works when it is not our turn too: the real command leaves at once with a
+    signed quit (exit 1, as a quit at one's turn; not 130, no signal came)."""
+    cmd = [sys.executable, "-m", "truc_p2p.cli", "play", "--web", "--no-browser"]
+    cmd += ["--bot", "search", "--think", "60", "--target", "2", "--timeout", "120"]
+    cmd += ["--out", str(tmp_path / "games"), "--name", "bob"]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    watchdog = threading.Timer(LIMIT, proc.kill)  # never hang the suite
+    watchdog.start()
+    try:
+        assert proc.stdout is not None
+        url = ""
+        for _ in range(10):
+            found = re.search(
+                r"web table: (http://127\.0\.0\.1:\d+/\?token=\S+)", proc.stdout.readline()
+            )
+            if found:
+                url = found.group(1)
+                break
+        assert url, "no URL printed"
+        page = new_page(browser)
+        page.goto(url)
+        # The game has started (keys and coin exchanged); when the bot leads, our cards
+        # come only with its first move, so it may be thinking already.
+        page.wait_for_function(
+            "window.truc && window.truc.state && window.truc.state.started"
+            " && window.truc.state.table"
+        )
+        table = page.evaluate("window.truc.state.table")
+        if table["turn"] is not None:  # we move first: one card, then the bot thinks
+            card = next(c for c in table["hand"] if c["action"])
+            page.click(f"#my-hand .card[data-card='{card['card']}']")
+            page.wait_for_function("window.truc.state.table.turn == null")
+        dialogs: list[str] = []
+
+        def confirm(dialog: Any) -> None:
+            dialogs.append(dialog.message)
+            dialog.accept()
+
+        page.on("dialog", confirm)
+        page.keyboard.press("q")
+        page.locator("#final").wait_for(state="visible")
+        assert dialogs and dialogs[0].startswith("Leave the game?")
+        assert page.locator("#final-headline").inner_text() == "Game not finished"
+        out, err = proc.communicate(timeout=60)  # well before the bot's 60 s of thought
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 1, (out, err)
+    assert "you left the game" in out + err

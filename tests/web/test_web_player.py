@@ -274,3 +274,15 @@ def _walk(node: Any) -> list[dict[str, Any]]:
         for value in node:
             found += _walk(value)
     return found
+
+
+async def test_leaving_while_the_opponent_thinks_sets_the_leave_event() -> None:
+    page = Recorder()
+    player = WebPlayer("alice")
+    player.publisher = page
+    player.receive({"type": "quit", "turn": None})  # no command wired it: refused
+    assert page.of("notice")[-1]["text"] == "that is not possible now"
+    player.leave = trio.Event()
+    player.receive({"type": "quit", "turn": None})
+    assert player.leave.is_set()
+    assert "leaving" in page.of("notice")[-1]["text"]

@@ -272,15 +272,17 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
             print(f"verify it with: truc-p2p verify {outcome.transcript}", flush=True)
 
 
-#: The signal that set the stop event (Ctrl-C unless another one came).
-_stopped_by: list[int] = [signal.SIGINT]
+#: The signals that set the stop event in this run (none when the player left
+#: another way, e.g. from the web table).
+_stopped_by: list[int] = []
 
 
 def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
-    """The command's exit status: 128 + the signal when one ended the game, else the outcome's."""
+    """The command's exit status: 128 + the signal when one ended the game, else the
+    outcome's (also when the player left from the web table)."""
     from truc_p2p.net import End
 
-    if outcome.end is End.QUIT and stop.is_set():
+    if outcome.end is End.QUIT and stop.is_set() and _stopped_by:
         return 128 + _stopped_by[-1]  # 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP
     return outcome.exit_code
 
@@ -292,6 +294,7 @@ def run_until_interrupted(main: Callable[[trio.Event], Awaitable[int]]) -> int:
     import trio
 
     async def runner() -> int:
+        _stopped_by.clear()
         stop = trio.Event()
         status: list[int] = []
         async with trio.open_nursery() as nursery:

@@ -86,11 +86,25 @@ def with_web(
                 webbrowser.open, server.url
             ):
                 print("(no browser could be started: open the link yourself)", file=out)
+            # Leaving from the page while the opponent thinks stops the game like Ctrl-C.
+            leaving = trio.Event()
+            player.leave = leaving
+            either = trio.Event()
+
+            async def forward(event: trio.Event) -> None:
+                await event.wait()
+                either.set()
+
             try:
-                status = await main(stop)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(forward, stop)
+                    nursery.start_soon(forward, leaving)
+                    status = await main(either)
+                    nursery.cancel_scope.cancel()
                 await server.drain()
             finally:
                 player.publisher = None
+                player.leave = None
         return status
 
     return run

@@ -14,8 +14,9 @@ Messages to the page (JSON objects with a ``type``): ``state``, ``log``
 (one line: a move, a trick, a round), ``peer_disconnected`` /
 ``peer_reconnected`` (the reconnect countdown), ``final`` (the end screen).
 The page ignores types it does not know.  Messages from the page: ``act``
-(``turn`` and ``action`` text) and ``quit`` (``turn``); a stale turn or an
-action that is not legal is refused with a ``notice``.
+(``turn`` and ``action`` text) and ``quit`` (``turn``, or none while the
+opponent thinks: the player leaves at once); a stale turn or an action that
+is not legal is refused with a ``notice``.
 """
 
 from __future__ import annotations
@@ -109,6 +110,9 @@ class WebPlayer:
         self._audit = "not yet"
         self._disconnect_deadline: float | None = None
         self._final: dict[str, Any] | None = None
+        #: Set when the player leaves while the opponent thinks (the command passes it
+        #: to the game loop as its ``stop``: a signed quit, as with Ctrl-C).
+        self.leave: trio.Event | None = None
 
     # -- what the page gets ----------------------------------------------------------
 
@@ -298,6 +302,10 @@ class WebPlayer:
         """A message from the page: an action for the current turn, or leave."""
         kind = message.get("type")
         if kind not in ("act", "quit"):
+            return
+        if kind == "quit" and not self._legal and self._final is None and self.leave is not None:
+            self.leave.set()  # not our turn: leave now, the opponent is told
+            self._send({"type": "notice", "text": "leaving the game: the opponent is told"})
             return
         if not self._legal or message.get("turn") != self._turn:
             self._send({"type": "notice", "text": "that is not possible now"})

@@ -65,10 +65,10 @@ function act(action) {
   render();
 }
 function leave() {
+  if (ui.final) return;
   const t = ui.state && ui.state.table;
-  if (!t || t.turn == null) { toast("you can leave at your turn"); return; }
   if (confirm("Leave the game? The opponent is told, and the game ends unfinished.")) {
-    send({ type: "quit", turn: t.turn });
+    send({ type: "quit", turn: t && t.turn != null ? t.turn : null });
   }
 }
 
