@@ -9,6 +9,8 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -210,15 +212,16 @@ def test_leave_with_q(browser: Any, tmp_path: Path, artifacts: Path) -> None:
     assert game.outcome is not None and game.outcome.end is End.QUIT
 
 
-def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
-    """The real command: ``truc-p2p play --web --no-browser`` prints the URL, the
-    page plays the game to the end, and the command exits 0."""
-    cmd = [sys.executable, "-m", "truc_p2p.cli", "play", "--web", "--no-browser"]
-    cmd += ["--target", "2", "--seed", "3", "--out", str(tmp_path / "games"), "--name", "bob"]
+@contextmanager
+def play_web(tmp_path: Path, *args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``truc-p2p play --web --no-browser ARGS`` running, with the URL it printed;
+    killed on the way out if still running (and by a watchdog: never hang the suite)."""
+    cmd = [sys.executable, "-m", "truc_p2p.cli", "play", "--web", "--no-browser", *args]
+    cmd += ["--out", str(tmp_path / "games"), "--name", "bob"]
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
     )
-    watchdog = threading.Timer(LIMIT, proc.kill)  # never hang the suite
+    watchdog = threading.Timer(LIMIT, proc.kill)
     watchdog.start()
     try:
         assert proc.stdout is not None
@@ -230,17 +233,24 @@ def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
                 url = found.group(1)
                 break
         assert url, "no URL printed"
+        yield proc, url
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
+    """The real command: ``truc-p2p play --web --no-browser`` prints the URL, the
+    page plays the game to the end, and the command exits 0."""
+    with play_web(tmp_path, "--target", "2", "--seed", "3") as (proc, url):
         page = new_page(browser)
         page.goto(url)
         play_to_the_end(page)
         page.locator("#final").wait_for(state="visible")
         assert "verified" in page.locator("#final").inner_text()
         out, err = proc.communicate(timeout=60)
-    finally:
-        watchdog.cancel()
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 0, err
     assert "result co-signed by both players" in out
 
@@ -336,25 +346,8 @@ def test_truc_p2p_host_web_against_a_joining_bot(browser: Any, tmp_path: Path) -
 def test_leave_while_the_opponent_thinks(browser: Any, tmp_path: Path) -> None:
     """``q`` works when it is not our turn too: the real command leaves at once with a
     signed quit (exit 1, as a quit at one's turn; not 130, no signal came)."""
-    cmd = [sys.executable, "-m", "truc_p2p.cli", "play", "--web", "--no-browser"]
-    cmd += ["--bot", "search", "--think", "60", "--target", "2", "--timeout", "120"]
-    cmd += ["--out", str(tmp_path / "games"), "--name", "bob"]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
-    )
-    watchdog = threading.Timer(LIMIT, proc.kill)  # never hang the suite
-    watchdog.start()
-    try:
-        assert proc.stdout is not None
-        url = ""
-        for _ in range(10):
-            found = re.search(
-                r"web table: (http://127\.0\.0\.1:\d+/\?token=\S+)", proc.stdout.readline()
-            )
-            if found:
-                url = found.group(1)
-                break
-        assert url, "no URL printed"
+    args = ("--bot", "search", "--think", "60", "--target", "2", "--timeout", "120")
+    with play_web(tmp_path, *args) as (proc, url):
         page = new_page(browser)
         page.goto(url)
         # The game has started (keys and coin exchanged); when the bot leads, our cards
@@ -380,10 +373,5 @@ def test_leave_while_the_opponent_thinks(browser: Any, tmp_path: Path) -> None:
         assert dialogs and dialogs[0].startswith("Leave the game?")
         assert page.locator("#final-headline").inner_text() == "Game not finished"
         out, err = proc.communicate(timeout=60)  # well before the bot's 60 s of thought
-    finally:
-        watchdog.cancel()
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 1, (out, err)
     assert "you left the game" in out + err
