@@ -355,9 +355,7 @@ class Session:
         """
         if self._error is not None:
             raise self._error
-        position = self._chain.seq
-        self._make_owed_predeal()
-        made = self._chain.seq != position
+        made = self._make_owed_predeal()
         return self._pipeline.work() or made
 
     def data_to_send(self) -> bytes:
@@ -860,12 +858,13 @@ class Session:
 
     def _make_owed_predeal(self) -> bool:
         """Make the pre-deal message owed since our last :class:`YourTurn`, if we are
-        the player due (wire.md 6b); True if one could be owed."""
+        the player due (wire.md 6b); True if it made one."""
         if not self._pipeline.flush_due():
             return False
         due = self._due_stage()
-        if due is not self.stage and self._expected_sender() == self.me:
-            self._pipeline.send_predeal(due, self._hand + 1, self._chain.prev)
+        if due is self.stage or self._expected_sender() != self.me:
+            return False
+        self._pipeline.send_predeal(due, self._hand + 1, self._chain.prev)
         return True
 
     def _open_next(self) -> HandStateV2:
