@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from truc_p2p.deck import DeckSideV2, Role, positions, verify_hand_v2
-from truc_p2p.deck._ec import gmul
-from truc_p2p.deck._v2_derive import (
+from truc_p2p.deck.v2._derive import (
     derived_permutation,
     derived_scalar,
     digest,
     hand_digest,
     side_key,
 )
-from truc_p2p.deck._v2_points import card_counters, card_points, generators
+from truc_p2p.deck.v2._ec import gmul
+from truc_p2p.deck.v2._points import card_counters, card_points, generators
 
 HERE = Path(__file__).resolve().parent
 VECTORS = HERE / "vectors" / "deck_v2.json"

@@ -19,7 +19,7 @@ import sys
 from truc_p2p.cli import main
 status = main(sys.argv[1:])
 HEAVY = ("trio", "truc_p2p.net", "truc_p2p.bots._search", "truc_p2p.protocol._session",
-         "truc_p2p.deck._steps", "truc_p2p.deck._v2_side")
+         "truc_p2p.deck.legacy_v1._steps", "truc_p2p.deck.v2._side")
 heavy = sorted(m for m in HEAVY if m in sys.modules)
 print("LOADED", ",".join(heavy))
 sys.exit(status)
@@ -54,7 +54,7 @@ def test_every_command_is_registered_by_its_module() -> None:
 def test_the_lazily_loaded_names_are_still_there() -> None:
     import truc_p2p.deck as deck
     import truc_p2p.protocol as protocol
-    from truc_p2p.deck._v2_side import DeckSideV2
+    from truc_p2p.deck.v2._side import DeckSideV2
     from truc_p2p.protocol import Session
     from truc_p2p.protocol._session import Session as Direct
 

@@ -6,8 +6,8 @@ import hashlib
 from dataclasses import dataclass
 
 from truc_p2p.deck import DeckSide, Role, card_encodings, positions
-from truc_p2p.deck import _group as group
-from truc_p2p.deck._secrets import Secrets, derive_secrets
+from truc_p2p.deck.legacy_v1 import _group as group
+from truc_p2p.deck.legacy_v1._secrets import Secrets, derive_secrets
 
 GAME_ID = bytes(range(0x40, 0x60))
 N = group.ORDER

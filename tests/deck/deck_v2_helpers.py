@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from truc_p2p.deck import CheatError, DeckSideV2, HandRecordV2, Role, verify_hand_v2
-from truc_p2p.deck import _ec as ec
-from truc_p2p.deck._v2_derive import derived_scalar, hand_digest, side_key
-from truc_p2p.deck._v2_hand import _Hand, binding, share_binding
-from truc_p2p.deck._v2_points import card_points
-from truc_p2p.deck._v2_proofs import dleq_prove, pok_prove, shuffle_prove
+from truc_p2p.deck.v2 import _ec as ec
+from truc_p2p.deck.v2._derive import derived_scalar, hand_digest, side_key
+from truc_p2p.deck.v2._hand import _Hand, binding, share_binding
+from truc_p2p.deck.v2._points import card_points
+from truc_p2p.deck.v2._proofs import dleq_prove, pok_prove, shuffle_prove
 
 GAME_ID = bytes(range(0x40, 0x60))
 CONTEXT = hashlib.sha256(b"truc-p2p tests chain").digest()

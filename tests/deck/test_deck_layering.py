@@ -29,7 +29,7 @@ def test_importing_the_deck_pulls_in_no_other_layer() -> None:
 
 def test_no_io_and_no_global_randomness_in_the_core() -> None:
     forbidden_imports = {"socket", "trio", "random", "secrets", "os", "time", "asyncio"}
-    for path in DECK_DIR.glob("_*.py"):
+    for path in DECK_DIR.rglob("_*.py"):
         if path.name in ("_vectors.py",):
             continue  # tools, not the protocol core
         tree = ast.parse(path.read_text())

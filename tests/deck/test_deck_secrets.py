@@ -13,8 +13,8 @@ import pytest
 from deck_helpers import GAME_ID, N, inv, mul
 
 from truc_p2p.deck import DeckError, Role, card_encodings
-from truc_p2p.deck import _group as group
-from truc_p2p.deck import _secrets as sec
+from truc_p2p.deck.legacy_v1 import _group as group
+from truc_p2p.deck.legacy_v1 import _secrets as sec
 
 
 def chi_square(counts: Counter[object], categories: list[object], total: int) -> float:

@@ -31,7 +31,7 @@ from truc_p2p.deck import (
     new_seed,
     positions,
 )
-from truc_p2p.deck import _group as group
+from truc_p2p.deck.legacy_v1 import _group as group
 
 
 def test_schedule() -> None:

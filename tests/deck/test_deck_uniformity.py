@@ -13,7 +13,7 @@ from collections import Counter
 from deck_helpers import GAME_ID
 
 from truc_p2p.deck import Role
-from truc_p2p.deck._secrets import derive_permutation
+from truc_p2p.deck.legacy_v1._secrets import derive_permutation
 
 DEALS = 12800
 

@@ -45,8 +45,8 @@ from truc_p2p.deck import (
     Role,
     WrongPositionError,
 )
-from truc_p2p.deck import _ec as ec
-from truc_p2p.deck._v2_hand import _Hand
+from truc_p2p.deck.v2 import _ec as ec
+from truc_p2p.deck.v2._hand import _Hand
 
 ND, DL = Role.NONDEALER, Role.DEALER
 
@@ -260,7 +260,7 @@ def test_d2_share_for_the_wrong_position() -> None:
         pub = _Hand(game_id=GAME_ID, hand=0, context=CONTEXT)
         pub.accept_d1(d1, verify=False)
         pub.accept_d2_deck(d2, verify=False)
-        from truc_p2p.deck._v2_derive import derived_scalar, side_key
+        from truc_p2p.deck.v2._derive import derived_scalar, side_key
 
         x = derived_scalar(side_key(DEALER_SEED, pub.t0, b"\x00"), b"key", b"", 0)
         return [d2["shares"][0], make_share(pub, DL, x, 2, "D2", base_pos=3), d2["shares"][2]]
@@ -344,7 +344,7 @@ def test_d3_share_cheats() -> None:
 def test_show_cheats() -> None:
     deal = honest_deal()
     pub = public_after(deal)
-    from truc_p2p.deck._v2_derive import derived_scalar, side_key
+    from truc_p2p.deck.v2._derive import derived_scalar, side_key
 
     xb = derived_scalar(side_key(NONDEALER_SEED, pub.t0, b"\x01"), b"key", b"", 0)
     good = deal.b.show(2)

@@ -15,9 +15,9 @@ from coincurve import PublicKey
 from deck_v2_helpers import DEALER_SEED, NONDEALER_SEED, honest_deal
 
 from truc_p2p.deck import Role, positions, verify_hand_v2
-from truc_p2p.deck import _ec as ec
-from truc_p2p.deck._v2_derive import derived_scalar, hand_digest, side_key
-from truc_p2p.deck._v2_points import card_lookup
+from truc_p2p.deck.v2 import _ec as ec
+from truc_p2p.deck.v2._derive import derived_scalar, hand_digest, side_key
+from truc_p2p.deck.v2._points import card_lookup
 
 
 def _blobs(value: Any) -> list[bytes]:

@@ -16,7 +16,7 @@ from truc_p2p.deck import (
     positions,
     verify_hand_v2,
 )
-from truc_p2p.deck._v2_hand import SHARE_SIZE
+from truc_p2p.deck.v2._hand import SHARE_SIZE
 
 
 def test_three_messages_deal_and_the_first_player_knows_its_cards_after_two() -> None:

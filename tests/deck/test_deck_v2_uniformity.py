@@ -15,7 +15,7 @@ from deck_v2_helpers import CONTEXT, GAME_ID, honest_deal
 from test_deck_uniformity import chi2, chi2_critical
 
 from truc_p2p.deck import Role
-from truc_p2p.deck._v2_derive import derived_permutation, digest, hand_digest, side_key
+from truc_p2p.deck.v2._derive import derived_permutation, digest, hand_digest, side_key
 
 DEALS = 12800
 

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from truc_p2p.deck import Role, audit_hand, card_encodings, commitment
-from truc_p2p.deck._record import HandRecord
-from truc_p2p.deck._vectors import build
+from truc_p2p.deck.legacy_v1._record import HandRecord
+from truc_p2p.deck.legacy_v1._vectors import build
 
 VECTORS = Path(__file__).resolve().parents[2] / "protocol_spec" / "vectors" / "deck_v1.json"
 
@@ -258,6 +258,6 @@ def test_vector_case_passes_the_audit(vectors: dict[str, Any], case_index: int) 
 
 
 def test_file_text_is_rendered_exactly() -> None:
-    from truc_p2p.deck._vectors import render
+    from truc_p2p.deck.legacy_v1._vectors import render
 
     assert VECTORS.read_text() == render()

@@ -22,8 +22,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import Bot, make_bot
 from truc_p2p.deck import Role
-from truc_p2p.deck import _group as group
-from truc_p2p.deck._secrets import Secrets, derive_secrets
+from truc_p2p.deck.legacy_v1 import _group as group
+from truc_p2p.deck.legacy_v1._secrets import Secrets, derive_secrets
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,

@@ -45,7 +45,7 @@ from protocol_helpers import (
 )
 
 from truc_p2p.deck import DeckSide, Role, card_encodings, positions
-from truc_p2p.deck._secrets import derive_secrets
+from truc_p2p.deck.legacy_v1._secrets import derive_secrets
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,

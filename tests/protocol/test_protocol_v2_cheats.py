@@ -28,11 +28,11 @@ from protocol_helpers import (
 )
 
 from truc_p2p.deck import Role
-from truc_p2p.deck import _ec as ec
-from truc_p2p.deck._v2_derive import derived_scalar, hand_digest, side_key
-from truc_p2p.deck._v2_hand import _Hand, binding
-from truc_p2p.deck._v2_points import card_points
-from truc_p2p.deck._v2_proofs import pok_prove, shuffle_prove
+from truc_p2p.deck.v2 import _ec as ec
+from truc_p2p.deck.v2._derive import derived_scalar, hand_digest, side_key
+from truc_p2p.deck.v2._hand import _Hand, binding
+from truc_p2p.deck.v2._points import card_points
+from truc_p2p.deck.v2._proofs import pok_prove, shuffle_prove
 from truc_p2p.protocol import CheatDetectedError, MalformedMessageError, decode_envelope
 from truc_p2p.protocol._session import local_seed_v2
 from truc_p2p.protocol._wire import envelope_hash

@@ -41,18 +41,18 @@ from truc_p2p.deck import (
     DeckSideV2,
     HandVerifierV2,
     Role,
-    _ec,
-    _group,
-    _v2_derive,
-    _v2_hand,
-    _v2_proofs,
-    _v2_side,
     audit_hand,
     card_encodings,
     positions,
     verify_hand_v2,
 )
-from truc_p2p.deck._steps import OpCounts
+from truc_p2p.deck.legacy_v1 import _group
+from truc_p2p.deck.legacy_v1._steps import OpCounts
+from truc_p2p.deck.v2 import _derive as _v2_derive
+from truc_p2p.deck.v2 import _ec
+from truc_p2p.deck.v2 import _hand as _v2_hand
+from truc_p2p.deck.v2 import _proofs as _v2_proofs
+from truc_p2p.deck.v2 import _side as _v2_side
 
 __all__ = ["main", "run"]
 

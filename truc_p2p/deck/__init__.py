@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truc_p2p.deck._audit import AuditReport, audit_hand
-from truc_p2p.deck._encoding import card_encodings
 from truc_p2p.deck._errors import (
     AuditMismatchError,
     CardAlreadySeenError,
@@ -43,23 +41,25 @@ from truc_p2p.deck._errors import (
     UnchangedEntryError,
     WrongPositionError,
 )
-from truc_p2p.deck._group import canonical_key
-from truc_p2p.deck._record import HandRecord
 from truc_p2p.deck._schedule import HAND_SIZE, N_CARDS, Role, positions
-from truc_p2p.deck._secrets import commitment, new_seed
-from truc_p2p.deck._v2_record import DeckReportV2, HandRecordV2
-from truc_p2p.deck._v2_verify import HandVerifierV2, verify_hand_v2
+from truc_p2p.deck.legacy_v1._audit import AuditReport, audit_hand
+from truc_p2p.deck.legacy_v1._encoding import card_encodings
+from truc_p2p.deck.legacy_v1._group import canonical_key
+from truc_p2p.deck.legacy_v1._record import HandRecord
+from truc_p2p.deck.legacy_v1._secrets import commitment, new_seed
+from truc_p2p.deck.v2._record import DeckReportV2, HandRecordV2
+from truc_p2p.deck.v2._verify import HandVerifierV2, verify_hand_v2
 
 if TYPE_CHECKING:
-    from truc_p2p.deck._steps import DeckSide, OpCounts
-    from truc_p2p.deck._v2_side import DeckSideV2
+    from truc_p2p.deck.legacy_v1._steps import DeckSide, OpCounts
+    from truc_p2p.deck.v2._side import DeckSideV2
 
 #: The two sides of a deal load on first use: verifying a transcript needs only
 #: the public checks (the audit and the v2 hand verifier).
 _LAZY = {
-    "DeckSide": "truc_p2p.deck._steps",
-    "OpCounts": "truc_p2p.deck._steps",
-    "DeckSideV2": "truc_p2p.deck._v2_side",
+    "DeckSide": "truc_p2p.deck.legacy_v1._steps",
+    "OpCounts": "truc_p2p.deck.legacy_v1._steps",
+    "DeckSideV2": "truc_p2p.deck.v2._side",
 }
 
 

@@ -41,7 +41,7 @@ from dataclasses import replace
 
 import trio
 
-from truc_p2p.net._link import Closed, LinkBroken
+from truc_p2p.net._bytepipe import Closed, LinkBroken
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._reconnect import (
     Abandoned,

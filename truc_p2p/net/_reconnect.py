@@ -29,7 +29,7 @@ from typing import Protocol
 
 import trio
 
-from truc_p2p.net._link import Link, LinkBroken
+from truc_p2p.net._bytepipe import Link, LinkBroken
 from truc_p2p.net._outcome import GameOutcome
 from truc_p2p.protocol import (
     CLOSED,

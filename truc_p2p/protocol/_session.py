@@ -46,8 +46,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 from truc_p2p.deck import DeckSide, DeckSideV2, Role, positions
-from truc_p2p.protocol._audit import SeedAudit
 from truc_p2p.protocol._chain import Chain
+from truc_p2p.protocol._control import ControlPlane
 from truc_p2p.protocol._errors import (
     AuditRefusedError,
     CheatDetectedError,
@@ -77,9 +77,7 @@ from truc_p2p.protocol._events import (
     PeerAborted,
     YourTurn,
 )
-from truc_p2p.protocol._hand import HandState, PlayedHand
 from truc_p2p.protocol._hand_v2 import HandStateV2
-from truc_p2p.protocol._link import ControlPlane
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
     DECK_VERSIONS,
@@ -124,6 +122,8 @@ from truc_p2p.protocol._wire import (
     sign_envelope,
     verify_signature,
 )
+from truc_p2p.protocol.legacy_v1._audit import SeedAudit
+from truc_p2p.protocol.legacy_v1._hand import HandState, PlayedHand
 from truc_p2p.rules import (
     Action,
     ActionKind,

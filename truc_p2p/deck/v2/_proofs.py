@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 from coincurve import PublicKey
 
-from truc_p2p.deck import _ec
-from truc_p2p.deck._ec import ORDER, POINT_SIZE, SCALAR_SIZE, Point
-from truc_p2p.deck._v2_derive import challenge, derived_scalar, digest
-from truc_p2p.deck._v2_points import generators, minus_generator_sum
+from truc_p2p.deck.v2 import _ec
+from truc_p2p.deck.v2._derive import challenge, derived_scalar, digest
+from truc_p2p.deck.v2._ec import ORDER, POINT_SIZE, SCALAR_SIZE, Point
+from truc_p2p.deck.v2._points import generators, minus_generator_sum
 
 __all__ = [
     "DLEQ_SIZE",

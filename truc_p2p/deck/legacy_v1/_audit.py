@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from truc_p2p.deck import _group
-from truc_p2p.deck._encoding import card_points
 from truc_p2p.deck._errors import AuditMismatchError, CommitmentMismatchError, DeckUsageError
-from truc_p2p.deck._record import HandRecord
 from truc_p2p.deck._schedule import N_CARDS, Role, positions
-from truc_p2p.deck._secrets import SEED_SIZE, commitment, context_bytes, derive_secrets
+from truc_p2p.deck.legacy_v1 import _group
+from truc_p2p.deck.legacy_v1._encoding import card_points
+from truc_p2p.deck.legacy_v1._record import HandRecord
+from truc_p2p.deck.legacy_v1._secrets import SEED_SIZE, commitment, context_bytes, derive_secrets
 
 __all__ = ["AuditReport", "audit_hand"]
 

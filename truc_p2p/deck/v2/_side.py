@@ -20,21 +20,21 @@ from typing import Any
 
 from coincurve import PublicKey
 
-from truc_p2p.deck import _ec
-from truc_p2p.deck._ec import Point
 from truc_p2p.deck._errors import CheatError, DeckUsageError
 from truc_p2p.deck._schedule import N_CARDS, Role, positions
-from truc_p2p.deck._v2_derive import derived_permutation, derived_scalar, side_key
-from truc_p2p.deck._v2_hand import (
+from truc_p2p.deck.v2 import _ec
+from truc_p2p.deck.v2._derive import derived_permutation, derived_scalar, side_key
+from truc_p2p.deck.v2._ec import Point
+from truc_p2p.deck.v2._hand import (
     _as_payload,
     _field,
     _Hand,
     binding,
     share_binding,
 )
-from truc_p2p.deck._v2_points import card_points
-from truc_p2p.deck._v2_proofs import dleq_prove, pok_prove, shuffle_prove
-from truc_p2p.deck._v2_record import HandRecordV2
+from truc_p2p.deck.v2._points import card_points
+from truc_p2p.deck.v2._proofs import dleq_prove, pok_prove, shuffle_prove
+from truc_p2p.deck.v2._record import HandRecordV2
 
 __all__ = ["DeckSideV2"]
 

@@ -32,8 +32,6 @@ from typing import Any
 
 from coincurve import PublicKey
 
-from truc_p2p.deck import _ec
-from truc_p2p.deck._ec import POINT_SIZE, Point
 from truc_p2p.deck._errors import (
     CardAlreadySeenError,
     DeckUsageError,
@@ -50,16 +48,18 @@ from truc_p2p.deck._errors import (
     WrongPositionError,
 )
 from truc_p2p.deck._schedule import N_CARDS, Role, positions
-from truc_p2p.deck._v2_derive import CONTEXT_SIZE, GAME_ID_SIZE, digest, hand_digest
-from truc_p2p.deck._v2_points import card_lookup, card_points
-from truc_p2p.deck._v2_proofs import (
+from truc_p2p.deck.v2 import _ec
+from truc_p2p.deck.v2._derive import CONTEXT_SIZE, GAME_ID_SIZE, digest, hand_digest
+from truc_p2p.deck.v2._ec import POINT_SIZE, Point
+from truc_p2p.deck.v2._points import card_lookup, card_points
+from truc_p2p.deck.v2._proofs import (
     DLEQ_SIZE,
     ProofFormatError,
     ShuffleProof,
     dleq_verify,
     pok_verify,
 )
-from truc_p2p.deck._v2_proofs import shuffle_verify as _shuffle_verify
+from truc_p2p.deck.v2._proofs import shuffle_verify as _shuffle_verify
 
 __all__ = [
     "D1_ENTRY_SIZE",

@@ -16,8 +16,8 @@ from types import MappingProxyType
 
 from coincurve import PublicKey
 
-from truc_p2p.deck._ec import add, hash_to_point, neg
 from truc_p2p.deck._schedule import N_CARDS
+from truc_p2p.deck.v2._ec import add, hash_to_point, neg
 
 __all__ = [
     "CARD_TAG",

@@ -14,8 +14,8 @@ from typing import Any
 
 from truc_p2p.deck._errors import CheatError, DeckUsageError
 from truc_p2p.deck._schedule import Role, positions
-from truc_p2p.deck._v2_hand import _as_payload, _field, _Hand
-from truc_p2p.deck._v2_record import DeckReportV2, HandRecordV2
+from truc_p2p.deck.v2._hand import _as_payload, _field, _Hand
+from truc_p2p.deck.v2._record import DeckReportV2, HandRecordV2
 
 __all__ = ["HandVerifierV2", "verify_hand_v2"]
 

@@ -2,7 +2,7 @@
 
 Regenerate the file with::
 
-    python -c "from truc_p2p.deck._vectors import render; \
+    python -c "from truc_p2p.deck.legacy_v1._vectors import render; \
         open('protocol_spec/vectors/deck_v1.json', 'w').write(render())"
 
 ``tests/deck/test_deck_vectors.py`` checks it against this module and against
@@ -16,11 +16,11 @@ import hashlib
 import json
 from typing import Any
 
-from truc_p2p.deck import _group
-from truc_p2p.deck._encoding import CARD_TAG, card_encodings
 from truc_p2p.deck._schedule import N_CARDS, Role, positions
-from truc_p2p.deck._secrets import derive_secrets
-from truc_p2p.deck._steps import DeckSide
+from truc_p2p.deck.legacy_v1 import _group
+from truc_p2p.deck.legacy_v1._encoding import CARD_TAG, card_encodings
+from truc_p2p.deck.legacy_v1._secrets import derive_secrets
+from truc_p2p.deck.legacy_v1._steps import DeckSide
 
 __all__ = ["CASES", "build", "render"]
 

@@ -20,7 +20,7 @@ import hmac
 import struct
 from collections.abc import Iterator
 
-from truc_p2p.deck._ec import ORDER
+from truc_p2p.deck.v2._ec import ORDER
 
 __all__ = [
     "CONTEXT_SIZE",

@@ -34,8 +34,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from truc_p2p.deck._errors import DeckError, DeckUsageError
-from truc_p2p.deck._group import ORDER
 from truc_p2p.deck._schedule import N_CARDS, Role
+from truc_p2p.deck.legacy_v1._group import ORDER
 
 __all__ = [
     "SEED_SIZE",

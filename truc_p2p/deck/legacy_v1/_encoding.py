@@ -15,8 +15,8 @@ from types import MappingProxyType
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from truc_p2p.deck import _group
 from truc_p2p.deck._schedule import N_CARDS
+from truc_p2p.deck.legacy_v1 import _group
 
 __all__ = ["card_encodings", "card_index", "card_points", "encoding_set"]
 

@@ -31,9 +31,6 @@ from dataclasses import dataclass
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from truc_p2p.deck import _group
-from truc_p2p.deck._audit import AuditReport, audit_hand
-from truc_p2p.deck._encoding import card_index, card_points, encoding_set
 from truc_p2p.deck._errors import (
     CardAlreadySeenError,
     CheatError,
@@ -48,9 +45,12 @@ from truc_p2p.deck._errors import (
     UnchangedEntryError,
     WrongPositionError,
 )
-from truc_p2p.deck._record import HandRecord
 from truc_p2p.deck._schedule import N_CARDS, Role, positions
-from truc_p2p.deck._secrets import commitment, derive_secrets
+from truc_p2p.deck.legacy_v1 import _group
+from truc_p2p.deck.legacy_v1._audit import AuditReport, audit_hand
+from truc_p2p.deck.legacy_v1._encoding import card_index, card_points, encoding_set
+from truc_p2p.deck.legacy_v1._record import HandRecord
+from truc_p2p.deck.legacy_v1._secrets import commitment, derive_secrets
 
 __all__ = ["DeckSide", "OpCounts"]
 
