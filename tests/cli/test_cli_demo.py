@@ -44,7 +44,10 @@ def test_demo_narrates_a_complete_game(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["demo", "--seed", "3", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("game ") and "alice vs bob" in out
-    assert "-- hand 1" in out and "holds" in out
+    assert "-- hand 1" in out and "alice gets" in out and "bob gets" in out
+    assert "player 0" not in out and "player 1" not in out  # a narrator names both players
+    # every hand's score line is in seat order, alice first: "→ alice 2 – bob 0"
+    assert "→ alice " in out and "→ bob " not in out
     assert "== result co-signed by both" in out and "transcripts:" in out
     assert main(["demo", "--seed", "3", "--ascii", "--quiet", "--out", str(tmp_path)]) == 0
     quiet = capsys.readouterr().out

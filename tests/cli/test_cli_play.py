@@ -64,7 +64,8 @@ def test_answer_keys_when_a_raise_is_pending() -> None:
     screen = ui.render(game, legal)
     assert "bob asks “2 more?”" in screen and "[a] accept" in screen
     assert "your hand: [1] 7♠  [2] 10♥  [3] A♦" in screen
-    assert "score: you 0 – bob 0 (first to 12)" in screen and "round worth 1" in screen
+    assert "score: you 0 – bob 0 (first to 12)" in screen and "hand worth 1" in screen
+    assert "[x] refuse: bob scores 1 point now" in screen
 
 
 def test_ascii_fallback() -> None:
@@ -111,10 +112,17 @@ def test_play_through_a_pipe_for_a_whole_game(tmp_path: Path) -> None:
     done = run(tmp_path, "play", "--seed", "5", "--out", "games", stdin="\n".join(KEYS) + "\n")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     out = done.stdout
-    assert "you play the search bot" in out and "your move:" in out
+    assert "playing against search-bot" in out and "your move (" in out
+    # no transport jargon or keys against a bot (that is --verbose)
+    assert "loopback" not in out and "key " not in out
     assert "> 1" in out  # input from a pipe is echoed after the prompt
     assert "result co-signed by both" in out
     transcript = next((tmp_path / "games").glob("*.truc"))
+    # the bot's side of the game is kept out of sight, in games/.bot/
+    assert sorted(p.name for p in (tmp_path / "games").iterdir() if p.is_file()) == sorted(
+        [transcript.name, transcript.name + ".secret", transcript.name + ".meta.json"]
+    )
+    assert (tmp_path / "games" / ".bot" / (transcript.name + ".opponent")).exists()
     assert run(tmp_path, "verify", transcript).returncode == 0
 
 
@@ -142,7 +150,7 @@ def test_ctrl_c_leaves_cleanly(tmp_path: Path) -> None:
     try:
         assert proc.stderr is not None
         seen = ""
-        while "your move:" not in seen:  # wait for the first decision
+        while "your move (" not in seen:  # wait for the first decision
             line = proc.stderr.readline()
             assert line, seen
             seen += line

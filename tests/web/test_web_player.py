@@ -83,7 +83,18 @@ def test_answer_buttons_come_first_for_a_pending_raise() -> None:
     game.push(Action.RAISE, player=Player.P1)  # the opponent asks "2 more?"
     legal = tuple(game.legal_actions())
     state = table_state(game, Player.P0, legal=legal, turn=1)
-    assert state["pending"] == {"kind": "raise", "by": "opp", "to": 2}
+    assert state["pending"] == {
+        "kind": "raise",
+        "by": "opp",
+        "to": 2,
+        "text": "opponent asks “2 more?” (to 2)",
+    }
+    costs = {b["kind"]: b["cost"] for b in state["buttons"]}
+    assert costs == {
+        "accept": "the hand is worth 2",
+        "refuse": "opponent scores 1 point now",
+        "fold": "opponent scores 1 point now",
+    }
     assert [(b["action"], b["key"]) for b in state["buttons"]] == [
         ("accept", "a"),
         ("refuse", "x"),

@@ -30,7 +30,8 @@ from truc_p2p.cli._common import (
     ruleset_from_args,
     use_ascii,
 )
-from truc_p2p.cli._narrate import describe
+from truc_p2p.cli._narrate import Tally, describe
+from truc_p2p.cli._texts import Voice
 from truc_p2p.local import make_pair, run_pair
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
@@ -41,7 +42,14 @@ from truc_p2p.net import (
     play_game,
     serve_game,
 )
-from truc_p2p.protocol import AnyEvent, CardsDealt, GameResult, Session, SessionEvent
+from truc_p2p.protocol import (
+    AnyEvent,
+    CardsDealt,
+    GameResult,
+    GameStarted,
+    Session,
+    SessionEvent,
+)
 from truc_p2p.rules import Event, Player
 from truc_p2p.transcript import TranscriptWriteError, TranscriptWriter
 
@@ -217,10 +225,15 @@ def _demo(args: argparse.Namespace) -> int:
             for p in (Player.P0, Player.P1)
         }
 
-        def on_event(me: Player, event: Event | SessionEvent | NetEvent) -> None:
+        tally = Tally()  # a neutral narrator: both players by name, follows P0's events
+
+        def on_event(
+            me: Player, event: Event | SessionEvent | NetEvent, tally: Tally = tally
+        ) -> None:
             if not show or (me is Player.P1 and not isinstance(event, CardsDealt)):
                 return
-            line = describe(event, names, me=me, ascii=ascii)
+            side = None if isinstance(event, GameStarted) else me
+            line = describe(event, Voice(names, None, ascii, side=side), tally)
             if line:
                 print(line, flush=True)
 

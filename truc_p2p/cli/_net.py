@@ -30,6 +30,7 @@ from truc_p2p.cli._common import (
     use_ascii,
 )
 from truc_p2p.cli._hosts import describe
+from truc_p2p.cli._i18n import _
 from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._narrate import Narrator
 from truc_p2p.cli._tui import StdinLines, TerminalPlayer
@@ -98,6 +99,11 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
     parser.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also show keys, game ids and how the peers are connected",
+    )
     add_ruleset_args(parser)
 
 
@@ -261,11 +267,19 @@ def _player(args: argparse.Namespace, name: str, ascii: bool) -> tuple[Strategy,
     if getattr(args, "bot", None):
         bot = BotStrategy(make_bot(args.bot, args.seed))
         quiet = args.quiet or args.json
-        return bot, None if quiet else Narrator(name, ascii=ascii, out=out)
+        return bot, None if quiet else Narrator(name, ascii=ascii, out=out, verbose=args.verbose)
     web = web_player(args, name)
     if web is not None:
         return web, web
-    human = TerminalPlayer(StdinLines(), name, ascii=ascii, out=out, echo=not _stdin_is_tty())
+    human = TerminalPlayer(
+        StdinLines(),
+        name,
+        ascii=ascii,
+        out=out,
+        echo=not _stdin_is_tty(),
+        move_seconds=args.timeout,
+        verbose=args.verbose,
+    )
     return human, human
 
 
@@ -336,7 +350,9 @@ def _host(args: argparse.Namespace) -> int:
             seed = None if args.seed is None else args.seed + games_played[0]
             bot = BotStrategy(make_bot(args.bot, seed))
             quiet = args.quiet or args.json
-            return bot, None if quiet else Narrator(name, ascii=ascii, out=info)
+            return bot, None if quiet else Narrator(
+                name, ascii=ascii, out=info, verbose=args.verbose
+            )
         return strategy, hook
 
     def on_outcome(outcome: GameOutcome) -> None:
@@ -547,19 +563,31 @@ def _play(args: argparse.Namespace) -> int:
     ascii = use_ascii(args.ascii)
     out = _info_stream(args)
     human = web_player(args, name) or TerminalPlayer(
-        StdinLines(), name, ascii=ascii, out=out, echo=not _stdin_is_tty()
+        StdinLines(),
+        name,
+        ascii=ascii,
+        out=out,
+        echo=not _stdin_is_tty(),
+        move_seconds=args.timeout,
+        verbose=args.verbose,
     )
-    print(
-        f"{name}, you play the {args.bot} bot through the full protocol over a loopback TCP "
-        "connection. Type ? for help, q to quit.",
-        file=out,
-        flush=True,
-    )
+    if args.verbose:
+        print(
+            _(
+                "{name}, you play the {bot} bot through the full protocol over a loopback "
+                "TCP connection.",
+                name=name,
+                bot=args.bot,
+            ),
+            file=out,
+            flush=True,
+        )
 
     async def main(stop: trio.Event) -> int:
         path = transcript_path(args.out, f"play-{name}")
         bot_key = Identity.ephemeral().key
         try:
+            (path.parent / BOT_DIR).mkdir(exist_ok=True)
             mine = prepare_game(
                 identity=ident.key,
                 role=Player.P0,
@@ -577,11 +605,9 @@ def _play(args: argparse.Namespace) -> int:
             # What `truc-p2p resume` needs to rebuild both sides after a crash.
             own_key = ident.path
             if own_key is None:
-                own_key = path.with_name(path.name + ".key")
+                own_key = path.parent / BOT_DIR / (path.name + ".key")
                 write_private_file(own_key, _raw_key(ident.key))
-            write_private_file(
-                _opponent_path(path).with_name(path.name + ".opponent.key"), _raw_key(bot_key)
-            )
+            write_private_file(_opponent_key_path(path), _raw_key(bot_key))
             write_meta(
                 path,
                 {
@@ -617,9 +643,26 @@ def _play(args: argparse.Namespace) -> int:
     return run_until_interrupted(with_web(args, human, main))
 
 
+#: The subfolder where ``play`` keeps the bot's side of each game (its transcript,
+#: secret and key) and the player's own throwaway key: what ``resume`` needs, out of
+#: the player's sight.
+BOT_DIR = ".bot"
+
+
 def _opponent_path(transcript: Path) -> Path:
-    """Where ``play`` keeps the bot's own transcript (beside the player's)."""
-    return transcript.with_name(transcript.name + ".opponent")
+    """Where ``play`` keeps the bot's own transcript; games from before the
+    subfolder kept it beside the player's, and still resume from there."""
+    old = transcript.with_name(transcript.name + ".opponent")
+    if old.exists():
+        return old
+    return transcript.parent / BOT_DIR / (transcript.name + ".opponent")
+
+
+def _opponent_key_path(transcript: Path) -> Path:
+    old = transcript.with_name(transcript.name + ".opponent.key")
+    if old.exists():
+        return old
+    return transcript.parent / BOT_DIR / (transcript.name + ".opponent.key")
 
 
 def _raw_key(key: Ed25519PrivateKey) -> bytes:
@@ -680,7 +723,7 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
     try:
         ruleset = Ruleset.from_dict(meta["ruleset"])
         ident = load_identity(meta["identity"])
-        bot_ident = load_identity(path.with_name(path.name + ".opponent.key"))
+        bot_ident = load_identity(_opponent_key_path(path))
         mine = restore_game(
             path,
             identity=ident.key,
@@ -707,7 +750,13 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
     ascii = use_ascii(args.ascii)
     name = str(meta["name"])
     human = web_player(args, name) or TerminalPlayer(
-        StdinLines(), name, ascii=ascii, out=out, echo=not _stdin_is_tty()
+        StdinLines(),
+        name,
+        ascii=ascii,
+        out=out,
+        echo=not _stdin_is_tty(),
+        move_seconds=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
+        verbose=getattr(args, "verbose", False),
     )
     _announce(human, mine.session, ruleset, str(meta["audit"]))
     print(f"{name}, your game against the {meta['bot']} bot goes on.", file=out, flush=True)

@@ -16,24 +16,29 @@ from __future__ import annotations
 import math
 import os
 import sys
+import textwrap
 import threading
 from collections.abc import Iterable
 from typing import Protocol, TextIO
 
 import trio
 
-from truc_p2p.cli._narrate import Narrator, describe_action, plain
+from truc_p2p.cli._i18n import N_, _
+from truc_p2p.cli._narrate import Tally, describe
+from truc_p2p.cli._table import TableModel, keymap
+from truc_p2p.cli._texts import HELP, plain
 from truc_p2p.net import NetEvent, QuitGame
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import (
     Acted,
     Action,
     ActionError,
-    ActionKind,
     Event,
     Game,
+    GameEnded,
     Player,
-    RulesetError,
+    RoundEnded,
+    TrickEnded,
 )
 
 __all__ = [
@@ -45,53 +50,6 @@ __all__ = [
     "keymap",
     "parse_choice",
 ]
-
-HELP = """\
-Le Truc for two, in short (protocol_spec/rules.md has every detail)
-  * 32 cards; suits never matter. Strength, high to low: 7 8 A K Q J 10 9.
-  * Each hand: three cards each, up to three tricks. Win two tricks (or the
-    first trick won, when the others are spoiled) to win the round.
-    Equal ranks spoil a trick: nobody wins it, the leader leads again.
-  * A round is worth 1 point. Before playing a card you may ask "2 more?"
-    (raise, key r): accepted, the round is worth more (1, 2, 6, 8, 10...);
-    refused, you score the value before the request and the round ends.
-  * "My rest" (key m) stakes the whole game on this round; refused, its
-    declarer wins the game.
-  * Fold (key f) at any of your turns: the opponent scores the round value.
-  * The non-dealer's very first action may ask for a redeal (key d); the
-    dealer accepts (d) or declines (n).
-  * First to the target score (12 by default) wins.
-Keys: 1-3 play the card with that number, r raise, m my rest, a accept,
-x refuse, f fold, d redeal, n decline redeal, ? this help, q quit."""
-
-_KEYS: dict[ActionKind, str] = {
-    ActionKind.RAISE: "r",
-    ActionKind.REST: "m",
-    ActionKind.ACCEPT: "a",
-    ActionKind.REFUSE: "x",
-    ActionKind.FOLD: "f",
-    ActionKind.ASK_REDEAL: "d",
-    ActionKind.ACCEPT_REDEAL: "d",
-    ActionKind.DECLINE_REDEAL: "n",
-}
-
-
-_MY_WORDS: dict[ActionKind, str] = {
-    ActionKind.RAISE: "ask “2 more?”",
-    ActionKind.REST: "declare “my rest”",
-    ActionKind.ACCEPT: "accept",
-    ActionKind.REFUSE: "refuse",
-    ActionKind.FOLD: "fold",
-    ActionKind.ASK_REDEAL: "ask for a redeal",
-    ActionKind.ACCEPT_REDEAL: "accept the redeal",
-    ActionKind.DECLINE_REDEAL: "decline the redeal",
-}
-
-
-def _my_action(action: Action, *, ascii: bool) -> str:
-    if action.card is not None:
-        return f"play {action.card.pretty(ascii=ascii)}"
-    return _MY_WORDS[action.kind]
 
 
 class LineSource(Protocol):
@@ -123,17 +81,25 @@ class StdinLines:
 
     def __init__(self, fd: int = 0) -> None:
         self._fd = fd
-        self._send, self._recv = trio.open_memory_channel[str | None](math.inf)
+        self._send, self._recv = trio.open_memory_channel[tuple[str | None, float]](math.inf)
         self._started = False
         self._eof = False
+        #: Lines from a terminal carry when they were typed (for type-ahead); a pipe's
+        #: lines are a script, never typed ahead of anything.
+        self.stamped = os.isatty(fd)
+        #: When the line last returned by :meth:`readline` arrived (trio time).
+        self.stamp: float | None = None
 
     def _start(self) -> None:
         token = trio.lowlevel.current_trio_token()
         send = self._send.send_nowait
 
+        def arrive(item: str | None) -> None:
+            send((item, trio.current_time()))
+
         def deliver(item: str | None) -> bool:
             try:
-                token.run_sync_soon(send, item)
+                token.run_sync_soon(arrive, item)
             except trio.RunFinishedError:
                 return False
             return True
@@ -165,57 +131,29 @@ class StdinLines:
             return None
         if not self._started:
             self._start()
-        line = await self._recv.receive()
+        line, stamp = await self._recv.receive()
+        self.stamp = stamp if self.stamped else None
         if line is None:
             self._eof = True
         return line
 
 
-def keymap(game: Game, legal: Iterable[Action]) -> dict[str, Action]:
-    """Key -> legal action: digits for the cards in hand order, letters for the rest."""
-    legal = tuple(legal)
-    keys: dict[str, Action] = {}
-    me = game.view if game.view is not None else game.to_act
-    hand = game.hand(me) if me is not None else None
-    for i, card in enumerate(hand or ()):
-        action = Action.play(card)
-        if action in legal:
-            keys[str(i + 1)] = action
-    for action in legal:
-        key = _KEYS.get(action.kind)
-        if key is not None:
-            keys[key] = action
-    return keys
-
-
-def _label(action: Action, game: Game) -> str:
-    kind = action.kind
-    if kind is ActionKind.RAISE:
-        try:
-            return f"“2 more?” (to {game.ruleset.next_value(game.round_value)})"
-        except RulesetError:  # pragma: no cover - the engine only offers reachable raises
-            return "“2 more?”"
-    if kind is ActionKind.REST:
-        return "“my rest”"
-    if kind is ActionKind.ACCEPT:
-        return "accept (“my rest” too)" if game.pending is ActionKind.REST else "accept"
-    if kind is ActionKind.REFUSE:
-        return "refuse"
-    if kind is ActionKind.FOLD:
-        return "fold"
-    if kind is ActionKind.ASK_REDEAL:
-        return "ask for a redeal"
-    if kind is ActionKind.ACCEPT_REDEAL:
-        return "accept the redeal"
-    if kind is ActionKind.DECLINE_REDEAL:
-        return "decline the redeal"
-    return str(action)
+#: Keys that exist but may not fit the moment: what to say then.
+_NOT_NOW = {
+    "a": N_("nothing to accept now"),
+    "x": N_("nothing to refuse now"),
+    "n": N_("no redeal to decline now"),
+    "d": N_("no redeal to ask for or accept now"),
+    "r": N_("you cannot ask “2 more?” now"),
+    "m": N_("you cannot call “my rest” now"),
+    "f": N_("you cannot fold now"),
+}
 
 
 def parse_choice(line: str, game: Game, legal: tuple[Action, ...]) -> Action | str:
     """The action a line of input picks, or a message to show (help, or why not).
 
-    Raises :class:`QuitGame` for ``q``.
+    Raises :class:`QuitGame` for ``q`` (the caller confirms it first).
     """
     text = line.strip()
     key = text.lower()
@@ -223,24 +161,54 @@ def parse_choice(line: str, game: Game, legal: tuple[Action, ...]) -> Action | s
         raise QuitGame("the player quit")
     if key in ("?", "h", "help"):
         return HELP
-    if not key:
-        return "type a key from the list (? for help)"
     keys = keymap(game, legal)
+    choose = ", ".join(keys)
+    if not key:
+        return _("type a key from the list (? for help)")
     if key in keys:
         return keys[key]
     if key.isdigit():
-        return f"no card {key} to play now; choose from: {', '.join(keys)}"
+        return _("no card {key} to play now; choose from: {keys}", key=key, keys=choose)
+    if key in _NOT_NOW:
+        return _("{why}; choose from: {keys}", why=_(_NOT_NOW[key]), keys=choose)
     try:
         action = Action.from_str(text)
     except ActionError:
-        return f"unknown key {text!r}; choose from: {', '.join(keys)} (? for help)"
+        return _("unknown key {key!r}; choose from: {keys} (? for help)", key=text, keys=choose)
     if action in legal:
         return action
-    return f"{action} is not possible now; choose from: {', '.join(keys)} (? for help)"
+    return _(
+        "{action} is not possible now; choose from: {keys} (? for help)",
+        action=str(action),
+        keys=choose,
+    )
 
 
-class TerminalPlayer(Narrator):
-    """A human at a terminal: an ``on_event`` hook (call it) and a :class:`Strategy`."""
+def _pack(items: list[str], width: int, indent: str, *, sep: str = "  ") -> list[str]:
+    """Items on lines of at most ``width`` columns, never split inside an item."""
+    lines: list[str] = []
+    line = indent
+    for item in items:
+        if line.strip() and len(line) + len(sep) + len(item) > width:
+            lines.append(line.rstrip())
+            line = indent
+        line += (sep if line.strip() else "") + item
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+#: The terminal's width for the screen (the layout never splits a word).
+WIDTH = 80
+
+
+class TerminalPlayer:
+    """A human at a terminal: an ``on_event`` hook (call it) and a :class:`Strategy`.
+
+    It renders the :class:`~._table.TableModel`: the narrated moves from the
+    viewer's side, the table before each decision, and "waiting for Bob (4:59
+    left)" whenever the turn passes.
+    """
 
     def __init__(
         self,
@@ -250,100 +218,254 @@ class TerminalPlayer(Narrator):
         ascii: bool = False,
         out: TextIO | None = None,
         echo: bool = False,
+        move_seconds: float | None = None,
+        verbose: bool = False,
+        confirm_quit: bool | None = None,
     ) -> None:
-        super().__init__(my_name, ascii=ascii, out=out)
         self.lines = lines
+        self.ascii = ascii
+        self.out = out
         #: Repeat each input line after the prompt (input from a pipe is not echoed).
         self.echo = echo
+        #: Show keys, game ids and the transport (a person against a bot needs none).
+        self.verbose = verbose
+        #: Ask before leaving on ``q`` (default: when the input is a terminal).
+        self.confirm_quit = (
+            getattr(lines, "stamped", False) if confirm_quit is None else confirm_quit
+        )
+        self.model = TableModel(my_name, move_seconds=move_seconds, ascii=ascii, now=_now)
+        self.tally = Tally()
+        #: When the last trick or hand ended (type-ahead across it is dropped).
+        self._boundary: float | None = None
+        self._waiting_shown = False
 
-    def _name(self, player: Player) -> str:
-        return "you" if player is self.me else self.names[player]
+    # -- what the model is, seen from outside (tests, the web) ----------------
+
+    @property
+    def me(self) -> Player:
+        return self.model.me
+
+    @property
+    def names(self) -> dict[Player, str]:
+        return self.model.names
+
+    @names.setter
+    def names(self, names: dict[Player, str]) -> None:
+        self.model.names = names
+
+    def write(self, line: str) -> None:
+        print(plain(line) if self.ascii else line, file=self.out or sys.stdout, flush=True)
+
+    # -- events ----------------------------------------------------------------
 
     def __call__(self, event: Event | SessionEvent | NetEvent) -> None:
+        model = self.model
+        voice = model.voice
         if isinstance(event, GameStarted):
-            self.start(event)
-            self.names[event.me] = "you"  # the terminal player reads about itself
-            peer = self.names[event.me.other]
-            self.write(
-                f"playing against {peer} (key {event.peer_fingerprint[:16]}…), "
-                f"first to {event.ruleset.target} points; "
-                f"first dealer: {self._name(event.first_dealer)}. Type ? for help."
+            model.start(
+                me=event.me,
+                peer_name=event.peer_name,
+                game=Game(event.ruleset, first_dealer=event.first_dealer, view=event.me),
             )
+            describe(event, voice, self.tally)  # the tally learns the ruleset
+            opp = model.opp_name
+            first = (
+                _("you deal first")
+                if event.first_dealer is event.me
+                else _("{name} deals first", name=opp)
+            )
+            self.write(
+                _(
+                    "playing against {name}, first to {target} points; {first}. Type ? for help.",
+                    name=opp,
+                    target=event.ruleset.target,
+                    first=first,
+                )
+            )
+            if self.verbose:
+                self.write(
+                    _(
+                        "({name}'s key {key}…, game {game}, deck {deck})",
+                        name=opp,
+                        key=event.peer_fingerprint[:16],
+                        game=event.game_id.hex()[:16],
+                        deck=event.deck,
+                    )
+                )
             return
         if isinstance(event, CardsDealt):
-            what = "redeal" if event.redeal else f"hand {event.round_no + 1}"
-            cards = "  ".join(c.pretty(ascii=self.ascii) for c in event.cards)
-            self.write(f"\n-- {what}, dealer {self._name(event.dealer)}: you get {cards}")
+            model.dealt(event.cards, redeal=event.redeal)
+            self._boundary = _now()
+            self.write("")
+            self.write(
+                model.voice.dealt(
+                    hand_no=event.round_no,
+                    dealer=event.dealer,
+                    holder=model.me,
+                    cards=event.cards,
+                    redeal=event.redeal,
+                )
+            )
+            self._after_event()
             return
         if isinstance(event, Acted):
-            if event.player is self.me:
-                self.write(f"   you {_my_action(event.action, ascii=self.ascii)}")
-            else:
-                text = describe_action(event.action, ascii=self.ascii)
-                self.write(f">> {self.names[event.player]} {text}")
+            self.tally.push(event.action)
+            line = model.acted(event)
+            self.write(("   " if event.player is model.me else ">> ") + line)
+            self._after_event()
             return
-        super().__call__(event)
+        if isinstance(event, TrickEnded):
+            self._boundary = _now()
+            self.write("   " + model.trick_ended(event))
+            return
+        if isinstance(event, RoundEnded):
+            self._boundary = _now()
+            game_over = event.points == 0 and event.winner is not None
+            text = model.round_ended(event, game_over=game_over)
+            if not game_over:
+                text = _("{result} → {score}", result=text, score=model.voice.score(event.scores))
+            self.write("   " + text)
+            return
+        if isinstance(event, GameEnded):
+            self.write("== " + model.game_ended(event))
+            return
+        told = describe(event, voice, self.tally, verbose=self.verbose)
+        if told:
+            self.write(told)
+
+    def _after_event(self) -> None:
+        """Say "waiting for Bob (4:59 left)" once each time the turn passes to Bob."""
+        model = self.model
+        if model.waiting_for_opponent():
+            if not self._waiting_shown:
+                view = model.view()
+                if view is not None:
+                    self.write("   … " + view.status)
+                self._waiting_shown = True
+        else:
+            self._waiting_shown = False
+
+    # -- the screen --------------------------------------------------------------
 
     def render(self, game: Game, legal: tuple[Action, ...]) -> str:
         """The screen shown before each decision."""
-        me = self.me
-        opp = self.names[me.other]
-        scores = game.scores
-        head = (
-            f"hand {game.round_no + 1}, trick {game.trick_no + 1} · round worth "
-            f"{game.round_value} · score: you {scores[me]} – {opp} {scores[me.other]} "
-            f"(first to {game.ruleset.target}) · dealer: {self._name(game.dealer)}"
+        model = self.model
+        if model.game is None or model.legal != tuple(legal):
+            model.begin_turn(game, legal)
+        view = model.view()
+        assert view is not None
+        voice = model.voice
+        dealer = voice.name(model.me if view.dealer == "me" else model.me.other)
+        head = _(
+            "hand {hand}, trick {trick} · {worth} · score: {score} (first to {target}) · "
+            "dealer: {dealer}",
+            hand=view.hand_no,
+            trick=view.trick_no,
+            worth=view.worth,
+            score=view.score_line,
+            target=view.target,
+            dealer=dealer,
         )
-        table = game.table
-        if table:
+        lines = _pack(head.split(" · "), WIDTH, "", sep=" · ")
+        lines.append("   " + view.tricks_line)
+        if view.table:
             on_table = ", ".join(
-                f"{self._name(p)} played {c.pretty(ascii=self.ascii)}" for p, c in table
+                _("{name} played {card}", name=voice.name(self._player(s)), card=voice.card(c))
+                for s, c in view.table
             )
         else:
-            lead = "you lead" if game.leader is me else f"{opp} leads"
-            on_table = f"empty ({lead})"
-        lines = [head, f"   table: {on_table}"]
-        if game.requester is not me.other:
-            pass
-        elif game.pending is ActionKind.RAISE:
-            lines.append(f"   {opp} asks “2 more?” — answer: a accept, x refuse, f fold")
-        elif game.pending is ActionKind.REST:
-            lines.append(f"   {opp} declares “my rest” — answer: a accept, x refuse, f fold")
-        elif game.pending is ActionKind.ASK_REDEAL:
-            lines.append(f"   {opp} asks for a redeal — answer: d accept, n decline, f fold")
-        hand = game.hand(me) or ()
-        cards = "  ".join(f"[{i + 1}] {c.pretty(ascii=self.ascii)}" for i, c in enumerate(hand))
-        lines.append(f"   your hand: {cards}")
-        keys = keymap(game, legal)
-        digits = [k for k in keys if k.isdigit()]
-        menu = []
+            lead = _("you lead") if view.leader == "me" else _("{name} leads", name=model.opp_name)
+            on_table = _("empty ({lead})", lead=lead)
+        lines.append("   " + _("table: {cards}", cards=on_table))
+        if view.pending is not None and view.pending.by == "opp":
+            lines.append("   " + view.pending.text)
+        cards = "  ".join(f"[{i + 1}] {voice.card(c)}" for i, c in enumerate(view.hand))
+        lines.append("   " + _("your hand: {cards}", cards=cards))
+        lines.append("   " + view.status + ":")
+        answers = [
+            f"[{c.key}] {c.label}" + (f": {c.cost}" if c.cost else "")
+            for c in view.choices
+            if not c.key.isdigit()
+        ]
+        digits = [c.key for c in view.choices if c.key.isdigit()]
+        menu: list[str] = []
         if digits:
-            menu.append(f"[{digits[0]}-{digits[-1]}] play" if len(digits) > 1 else "[1] play")
-        menu += [f"[{k}] {_label(a, game)}" for k, a in keys.items() if not k.isdigit()]
-        menu += ["[?] help", "[q] quit"]
-        lines.append("   your move: " + "  ".join(menu))
+            menu.append(
+                _("[{first}-{last}] play", first=digits[0], last=digits[-1])
+                if len(digits) > 1
+                else _("[{key}] play", key=digits[0])
+            )
+        menu += [_("[?] help"), _("[q] leave")]
+        for item in answers:
+            lines += _pack([item], WIDTH, "     ") if len(item) + 5 <= WIDTH else _wrap(item)
+        lines += _pack(menu, WIDTH, "     ")
         screen = "\n".join(lines)
         return plain(screen) if self.ascii else screen
 
+    def _player(self, side: str) -> Player:
+        return self.model.me if side == "me" else self.model.me.other
+
     async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
-        self.write(self.render(game, legal))
-        while True:
-            self.prompt()
-            line = await self.lines.readline()
-            if line is None:
-                self.write("(end of input: leaving the game)")
-                raise QuitGame("end of input")
-            if self.echo:
-                self.write(line)
-            choice = parse_choice(line, game, legal)
-            if isinstance(choice, Action):
-                return choice
-            self.write(choice)
+        self.model.begin_turn(game, legal)
+        self._waiting_shown = False
+        try:
+            self.write(self.render(game, legal))
+            while True:
+                self.prompt()
+                line = await self.lines.readline()
+                if line is None:
+                    self.write(_("(end of input: leaving the game)"))
+                    raise QuitGame("end of input")
+                if self.echo:
+                    self.write(line)
+                stamp = getattr(self.lines, "stamp", None)
+                if stamp is not None and self._boundary is not None and stamp < self._boundary:
+                    self.write(
+                        _(
+                            "(dropped {key!r}: it was typed before the last trick ended; "
+                            "look at the table and choose again)",
+                            key=line.strip(),
+                        )
+                    )
+                    continue
+                try:
+                    choice = parse_choice(line, game, legal)
+                except QuitGame:
+                    if not self.confirm_quit or await self._confirm_leave():
+                        raise
+                    self.write(_("(you stay in the game)"))
+                    continue
+                if isinstance(choice, Action):
+                    return choice
+                self.write(choice)
+        finally:
+            self.model.end_turn()
+
+    async def _confirm_leave(self) -> bool:
+        self.write(
+            _(
+                "leave the game? You resign: {name} wins the game. Type y to leave, "
+                "anything else to stay.",
+                name=self.model.opp_name,
+            )
+        )
+        self.prompt()
+        answer = await self.lines.readline()
+        return answer is None or answer.strip().lower() in ("y", "yes")
 
     def prompt(self) -> None:
         out = self.out or sys.stdout
         out.write("> ")
         out.flush()
 
-    def write(self, line: str) -> None:
-        super().write(plain(line) if self.ascii else line)
+
+def _wrap(item: str) -> list[str]:
+    """A long choice on as many lines as it needs, split at word boundaries."""
+    return textwrap.wrap(item, WIDTH, initial_indent="     ", subsequent_indent="         ")
+
+
+def _now() -> float:
+    try:
+        return trio.current_time()
+    except RuntimeError:  # outside trio (unit tests of the screen)
+        return 0.0

@@ -26,55 +26,34 @@ from typing import Any, Protocol
 
 import trio
 
-from truc_p2p.cli._narrate import describe_action
+from truc_p2p.cli._i18n import _
+from truc_p2p.cli._narrate import Tally, describe
+from truc_p2p.cli._table import TableModel, seat
 from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame
 from truc_p2p.protocol import (
     AuditPassed,
     CardsDealt,
-    GameFinished,
     GameStarted,
-    PeerAborted,
     SessionEvent,
 )
 from truc_p2p.rules import (
     Acted,
     Action,
     ActionError,
-    ActionKind,
     Event,
     Game,
     GameEnded,
     Player,
     RoundEnded,
-    RulesError,
     TrickEnded,
 )
 
-from ._view import card_json, seat, table_state
+from ._view import view_json
 
 __all__ = ["Publisher", "WebPlayer"]
 
 #: Log lines kept for a page that (re)connects.
 LOG_SIZE = 40
-
-_MY_WORDS = {
-    ActionKind.RAISE: "ask “2 more?”",
-    ActionKind.REST: "declare “my rest”",
-    ActionKind.ACCEPT: "accept",
-    ActionKind.REFUSE: "refuse",
-    ActionKind.FOLD: "fold",
-    ActionKind.ASK_REDEAL: "ask for a redeal",
-    ActionKind.ACCEPT_REDEAL: "accept the redeal",
-    ActionKind.DECLINE_REDEAL: "decline the redeal",
-}
-_ROUND_WHY = {
-    "tricks": "on tricks",
-    "spoiled": "every trick spoiled",
-    "refused": "the raise was refused",
-    "rest-refused": "“my rest” was refused",
-    "folded": "a fold",
-    "rest-won": "“my rest” was answered",
-}
 
 
 class Publisher(Protocol):
@@ -94,25 +73,31 @@ class WebPlayer:
     def __init__(self, my_name: str, *, move_seconds: float | None = None) -> None:
         self.my_name = my_name
         self.move_seconds = move_seconds
-        self.me = Player.P0
-        self.names = {Player.P0: my_name, Player.P1: "opponent"}
+        self.model = TableModel(my_name, move_seconds=move_seconds, now=self._now)
+        self.tally = Tally()
         self.publisher: Publisher | None = None
         self._started: dict[str, Any] | None = None
-        self._game: Game | None = None
         self._log: deque[dict[str, Any]] = deque(maxlen=LOG_SIZE)
-        self._turn = 0
-        self._legal: tuple[Action, ...] = ()
         self._picked: Action | _Quit | None = None
         self._answered = trio.Event()
-        self._clock_start: float | None = None
-        self._last_round: dict[str, Any] | None = None
-        self._round_tricks: list[dict[str, Any]] = []
         self._audit = "not yet"
         self._disconnect_deadline: float | None = None
         self._final: dict[str, Any] | None = None
         #: Set when the player leaves while the opponent thinks (the command passes it
         #: to the game loop as its ``stop``: a signed quit, as with Ctrl-C).
         self.leave: trio.Event | None = None
+
+    @property
+    def me(self) -> Player:
+        return self.model.me
+
+    @property
+    def names(self) -> dict[Player, str]:
+        return self.model.names
+
+    @property
+    def _legal(self) -> tuple[Action, ...]:
+        return self.model.legal
 
     # -- what the page gets ----------------------------------------------------------
 
@@ -125,20 +110,19 @@ class WebPlayer:
     def state(self) -> dict[str, Any]:
         """The ``state`` message: everything the table shows right now."""
         message: dict[str, Any] = {"type": "state", "started": self._started}
-        game = self._game
-        if game is not None:
-            my_turn = bool(self._legal)
-            message["table"] = table_state(
-                game, self.me, legal=self._legal, turn=self._turn if my_turn else None
-            )
-        else:
-            message["table"] = None
-        message["last_round"] = self._last_round
+        view = self.model.view()
+        message["table"] = view_json(view) if view is not None else None
+        result = self.model.hand_result
+        message["last_round"] = (
+            {"text": result.text, "winner": result.winner, "seq": result.seq}
+            if result is not None
+            else None
+        )
         message["audit"] = self._audit
-        left = None
-        if self.move_seconds is not None and self._clock_start is not None:
-            left = max(0.0, self._clock_start + self.move_seconds - self._now())
-        message["seconds_left"] = left
+        message["seconds_left"] = self.model.seconds_left()
+        message["title"] = (
+            _("(your turn) truc-p2p") if self.model.legal else _("Le Truc — truc-p2p")
+        )
         return message
 
     def snapshot(self) -> list[dict[str, Any]]:
@@ -163,22 +147,15 @@ class WebPlayer:
         self._log.append(line)
         self._send(line)
 
-    def _name(self, player: Player | None) -> str:
-        if player is None:
-            return "nobody"
-        return "you" if player is self.me else self.names[player]
-
     # -- the event hook --------------------------------------------------------------
 
     def __call__(self, event: Event | SessionEvent | object) -> None:
         """Take one game event; unknown events are ignored (never raises on them)."""
-        try:
-            self._on_event(event)
-        except RulesError:  # the mirror is out of step: the next turn resyncs it
-            self._game = None
+        self._on_event(event)
         self._push()
 
     def _on_event(self, event: object) -> None:
+        model = self.model
         if isinstance(event, PeerDisconnected):
             self.on_disconnect(event.seconds_left)
             return
@@ -186,11 +163,13 @@ class WebPlayer:
             self.on_reconnect()
             return
         if isinstance(event, GameStarted):
-            self.me = event.me
-            peer = event.peer_name
-            if peer == self.my_name:
-                peer = f"{peer} (opponent)"
-            self.names = {event.me: self.my_name, event.me.other: peer}
+            model.start(
+                me=event.me,
+                peer_name=event.peer_name,
+                game=Game(event.ruleset, first_dealer=event.first_dealer, view=event.me),
+            )
+            describe(event, model.voice, self.tally)
+            peer = model.opp_name
             self._started = {
                 "me": self.my_name,
                 "opp": peer,
@@ -204,94 +183,56 @@ class WebPlayer:
             }
             if event.deck == "v2":  # every deal message is proven on arrival: nothing to audit
                 self._audit = "proofs"
-            self._game = Game(event.ruleset, first_dealer=event.first_dealer, view=event.me)
-            deals = "deal" if event.first_dealer is self.me else "deals"
+            first = (
+                _("you deal first")
+                if event.first_dealer is event.me
+                else _("{name} deals first", name=peer)
+            )
             self._say(
-                f"playing {peer}, first to {event.ruleset.target} points; "
-                f"{self._name(event.first_dealer)} {deals} first"
+                _(
+                    "playing {name}, first to {target} points; {first}",
+                    name=peer,
+                    target=event.ruleset.target,
+                    first=first,
+                )
             )
         elif isinstance(event, CardsDealt):
-            if self._game is not None:
-                self._game.deal({self.me: event.cards})
-            what = "redeal" if event.redeal else f"hand {event.round_no + 1}"
-            self._say(f"{what}: dealer {self._name(event.dealer)}")
-            self._clock_start = self._now()
+            model.dealt(event.cards, redeal=event.redeal)
+            self._say(
+                _("redeal of hand {hand}", hand=event.round_no + 1)
+                if event.redeal
+                else _("hand {hand}", hand=event.round_no + 1)
+            )
         elif isinstance(event, Acted):
-            self._acted(event)
+            self.tally.push(event.action)
+            self._say(model.acted(event), "me" if event.player is model.me else "opp")
         elif isinstance(event, TrickEnded):
-            self._round_tricks.append(_trick_json(event, self.me))
-            who = "spoiled" if event.winner is None else f"won by {self._name(event.winner)}"
-            self._say(f"trick {event.trick_no + 1} {who}")
+            self._say(model.trick_ended(event))
         elif isinstance(event, RoundEnded):
-            self._round_ended(event)
+            game_over = event.points == 0 and event.winner is not None
+            self._say(model.round_ended(event, game_over=game_over))
         elif isinstance(event, GameEnded):
-            o = event.outcome
-            self._say(f"game over: {self._name(o.winner)} won ({o.reason.value})")
+            self._say(model.game_ended(event))
         elif isinstance(event, AuditPassed):
             self._audit = "passed"
-            self._say("deck audit passed: the shuffle was fair")
-        elif isinstance(event, GameFinished):
-            self._say("result co-signed by both players")
-        elif isinstance(event, PeerAborted):
-            self._say(f"{self.names[self.me.other]} ended the game: {event.reason}", "opp")
-
-    def _acted(self, event: Acted) -> None:
-        game = self._game
-        first_play = (
-            game is not None
-            and event.action.kind is ActionKind.PLAY
-            and game.trick_no == 0
-            and not game.table
-        )
-        if first_play:
-            self._last_round = None
-        if game is not None:
-            game.push(event.action, player=event.player)
-        self._clock_start = self._now()
-        action = event.action
-        if event.player is self.me:
-            words = (
-                f"play {action.card.pretty()}"
-                if action.card is not None
-                else _MY_WORDS[action.kind]
-            )
-            self._say(f"you {words}", "me")
+            self._say(_("deck audit passed: the shuffle was fair"))
         else:
-            self._say(f"{self.names[event.player]} {describe_action(action)}", "opp")
-
-    def _round_ended(self, event: RoundEnded) -> None:
-        why = _ROUND_WHY.get(event.reason.value, event.reason.value)
-        if event.winner is None:
-            text = f"hand {event.round_no + 1}: nobody scores ({why})"
-        elif event.points:
-            pts = f"{event.points} point{'s' if event.points != 1 else ''}"
-            text = f"hand {event.round_no + 1}: {self._name(event.winner)} +{pts} ({why})"
-        else:
-            wins = "win" if event.winner is self.me else "wins"
-            text = f"hand {event.round_no + 1}: {self._name(event.winner)} {wins} ({why})"
-        self._last_round = {
-            "text": text,
-            "winner": seat(event.winner, self.me),
-            "tricks": self._round_tricks,
-        }
-        self._round_tricks = []
-        self._say(text)
+            line = describe(event, model.voice, self.tally)  # type: ignore[arg-type]
+            if line:
+                self._say(line.lstrip("=!. "), "opp" if line.startswith("!!") else "info")
 
     # -- the strategy ----------------------------------------------------------------
 
     async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
         """Show the table with buttons for ``legal`` and wait for the page's answer."""
-        self._game = game.copy()
-        self._clock_start = self._now()
-        self._turn += 1
-        self._legal = tuple(legal)
+        self.model.begin_turn(game, legal)
         self._picked = None
         self._answered = trio.Event()
         self._push()
         try:
             await self._answered.wait()
         finally:
-            self._legal = ()
+            self.model.end_turn()
             self._push()
         picked = self._picked
         if isinstance(picked, _Quit) or picked is None:
@@ -305,10 +246,10 @@ class WebPlayer:
             return
         if kind == "quit" and not self._legal and self._final is None and self.leave is not None:
             self.leave.set()  # not our turn: leave now, the opponent is told
-            self._send({"type": "notice", "text": "leaving the game: the opponent is told"})
+            self._send({"type": "notice", "text": _("leaving the game: the opponent is told")})
             return
-        if not self._legal or message.get("turn") != self._turn:
-            self._send({"type": "notice", "text": "that is not possible now"})
+        if not self._legal or message.get("turn") != self.model.turn:
+            self._send({"type": "notice", "text": _("that is not possible now")})
             return
         if kind == "quit":
             self._picked = _Quit()
@@ -320,10 +261,15 @@ class WebPlayer:
         except ActionError:
             action = None
         if action is None or action not in self._legal:
-            self._send({"type": "notice", "text": f"{text!s:.40} is not possible now"})
+            self._send(
+                {
+                    "type": "notice",
+                    "text": _("{action} is not possible now", action=f"{text!s:.40}"),
+                }
+            )
             return
         self._picked = action
-        self._legal = ()
+        self.model.end_turn()
         self._answered.set()
 
     # -- disconnection countdown and the end -----------------------------------------
@@ -340,18 +286,9 @@ class WebPlayer:
 
     def finish(self, final: dict[str, Any]) -> None:
         """Show the end screen (``final`` is built by :func:`final_message`)."""
-        self._legal = ()
+        self.model.end_turn()
+        self.model.over = True
         self._disconnect_deadline = None
         self._final = {"type": "final", **final}
         self._push()
         self._send(self._final)
-
-
-def _trick_json(trick: TrickEnded, me: Player) -> dict[str, Any]:
-    return {
-        "winner": seat(trick.winner, me),
-        "cards": [
-            {"by": seat(trick.leader, me), **card_json(trick.cards[0])},
-            {"by": seat(trick.leader.other, me), **card_json(trick.cards[1])},
-        ],
-    }

@@ -1,9 +1,11 @@
-"""What the page is sent: one player's view of the game as plain JSON-able dicts.
+"""What the page is sent: a :class:`~truc_p2p.cli._table.TableView` as plain
+JSON-able dicts.
 
 Only what this player may know goes in: its own hand, the cards on the
 table, the finished tricks, the scores and requests, and the opponent's
 card *count*.  Seats are told as ``"me"`` / ``"opp"`` so the page never
-needs to know which protocol seat it is.
+needs to know which protocol seat it is.  Every text is already in the
+view (from :mod:`truc_p2p.cli._texts`); the page only places it.
 """
 
 from __future__ import annotations
@@ -11,30 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from truc_p2p.cli._tui import keymap
-from truc_p2p.rules import Action, ActionKind, Card, Game, Player, RulesetError, Suit
+from truc_p2p.cli._table import Choice, TableView, TrickView, build_view, choices, seat
+from truc_p2p.cli._texts import Voice
+from truc_p2p.rules import Action, Card, Game, Player, Suit
 
-__all__ = ["action_buttons", "card_json", "seat", "table_state"]
+__all__ = ["action_buttons", "card_json", "seat", "table_state", "view_json"]
 
 _RED = frozenset({Suit.HEARTS, Suit.DIAMONDS})
-
-_BUTTON_ORDER = (
-    ActionKind.ACCEPT,
-    ActionKind.REFUSE,
-    ActionKind.ACCEPT_REDEAL,
-    ActionKind.DECLINE_REDEAL,
-    ActionKind.RAISE,
-    ActionKind.REST,
-    ActionKind.ASK_REDEAL,
-    ActionKind.FOLD,
-)
-
-
-def seat(player: Player | None, me: Player) -> str | None:
-    """``"me"``, ``"opp"`` or ``None``."""
-    if player is None:
-        return None
-    return "me" if player is me else "opp"
 
 
 def card_json(card: Card) -> dict[str, Any]:
@@ -48,37 +33,88 @@ def card_json(card: Card) -> dict[str, Any]:
     }
 
 
-def _label(action: Action, game: Game) -> str:
-    kind = action.kind
-    if kind is ActionKind.RAISE:
-        try:
-            return f"“2 more?” (to {game.ruleset.next_value(game.round_value)})"
-        except RulesetError:  # pragma: no cover - the engine only offers reachable raises
-            return "“2 more?”"
-    if kind is ActionKind.ACCEPT and game.pending is ActionKind.REST:
-        return "accept “my rest”"
+def _button(choice: Choice) -> dict[str, Any]:
     return {
-        ActionKind.REST: "“my rest”",
-        ActionKind.ACCEPT: "accept",
-        ActionKind.REFUSE: "refuse",
-        ActionKind.FOLD: "fold",
-        ActionKind.ASK_REDEAL: "ask for a redeal",
-        ActionKind.ACCEPT_REDEAL: "accept the redeal",
-        ActionKind.DECLINE_REDEAL: "decline the redeal",
-    }.get(kind, str(action))
+        "action": str(choice.action),
+        "kind": choice.action.kind.value,
+        "key": choice.key,
+        "label": choice.label,
+        "cost": choice.cost,
+    }
+
+
+def _trick(trick: TrickView) -> dict[str, Any]:
+    return {
+        "no": trick.no + 1,
+        "winner": trick.winner,
+        "text": trick.text,
+        "cards": [{"by": by, **card_json(c)} for by, c in trick.cards],
+    }
 
 
 def action_buttons(game: Game, legal: Iterable[Action]) -> list[dict[str, Any]]:
     """One button per legal action that is not a card play, with its key (as in the
-    terminal) and label, answers first."""
-    by_action = {action: key for key, action in keymap(game, legal).items()}
-    buttons = [
-        {"action": str(a), "kind": a.kind.value, "key": k, "label": _label(a, game)}
-        for a, k in by_action.items()
-        if a.kind is not ActionKind.PLAY
-    ]
-    order = {kind.value: i for i, kind in enumerate(_BUTTON_ORDER)}
-    return sorted(buttons, key=lambda b: order[b["kind"]])
+    terminal), label and what it costs, answers first."""
+    me = game.view if game.view is not None else game.to_act
+    assert me is not None
+    voice = Voice({me: "you", me.other: "opponent"}, me)
+    return [_button(c) for c in choices(game, legal, voice) if not c.key.isdigit()]
+
+
+def view_json(view: TableView) -> dict[str, Any]:
+    """The whole table as the page draws it."""
+    hand = []
+    for card, (action, key) in zip(view.hand, view.hand_actions, strict=True):
+        item = card_json(card)
+        item["action"] = str(action) if action is not None else None
+        item["key"] = key
+        hand.append(item)
+    pending: dict[str, Any] | None = None
+    if view.pending is not None:
+        pending = {"kind": view.pending.kind.value, "by": view.pending.by}
+        if view.pending.to is not None:
+            pending["to"] = view.pending.to
+        pending["text"] = view.pending.text
+    result = view.hand_result
+    return {
+        "hand_no": view.hand_no,
+        "trick_no": view.trick_no,
+        "phase": view.phase,
+        "scores": dict(view.scores),
+        "score_line": view.score_line,
+        "target": view.target,
+        "round_value": view.round_value,
+        "rest_answered": view.rest_on,
+        "worth": view.worth,
+        "dealer": view.dealer,
+        "leader": view.leader,
+        "to_act": view.to_act,
+        "hand": hand,
+        "opp_cards": view.opp_cards,
+        "table": [{"by": by, **card_json(c)} for by, c in view.table],
+        "tricks": [
+            {k: v for k, v in _trick(t).items() if k in ("winner", "cards")} for t in view.tricks
+        ],
+        "trick_marks": list(view.trick_marks),
+        "tricks_line": view.tricks_line,
+        "last_trick": _trick(view.last_trick) if view.last_trick is not None else None,
+        "pending": pending,
+        "turn": view.turn,
+        "buttons": [_button(c) for c in view.choices if not c.key.isdigit()],
+        "status": view.status,
+        "hand_result": (
+            {
+                "seq": result.seq,
+                "hand_no": result.hand_no,
+                "winner": result.winner,
+                "points": result.points,
+                "text": result.text,
+                "game_over": result.game_over,
+            }
+            if result is not None
+            else None
+        ),
+    }
 
 
 def table_state(
@@ -87,50 +123,9 @@ def table_state(
     *,
     legal: tuple[Action, ...] = (),
     turn: int | None = None,
+    names: dict[Player, str] | None = None,
 ) -> dict[str, Any]:
-    """The whole table from ``me``'s view; ``legal`` and ``turn`` when ``me`` is to act."""
-    keys = {action: key for key, action in keymap(game, legal).items()} if legal else {}
-    hand = []
-    for card in game.hand(me) or ():
-        item = card_json(card)
-        play = Action.play(card)
-        item["action"] = str(play) if play in keys else None
-        item["key"] = keys.get(play)
-        hand.append(item)
-    pending: dict[str, Any] | None = None
-    if game.pending is not None:
-        pending = {"kind": game.pending.value, "by": seat(game.requester, me)}
-        if game.pending is ActionKind.RAISE:
-            try:
-                pending["to"] = game.ruleset.next_value(game.round_value)
-            except RulesetError:  # pragma: no cover - a pending raise is reachable
-                pending["to"] = None
-    scores = game.scores
-    return {
-        "hand_no": game.round_no + 1,
-        "trick_no": min(game.trick_no + 1, 3),
-        "phase": game.phase.value,
-        "scores": {"me": scores[me], "opp": scores[me.other]},
-        "target": game.ruleset.target,
-        "round_value": game.round_value,
-        "rest_answered": game.rest_answered,
-        "dealer": seat(game.dealer, me),
-        "leader": seat(game.leader, me),
-        "to_act": seat(game.to_act, me),
-        "hand": hand,
-        "opp_cards": game.hand_size(me.other),
-        "table": [{"by": seat(p, me), **card_json(c)} for p, c in game.table],
-        "tricks": [
-            {
-                "winner": seat(t.winner, me),
-                "cards": [
-                    {"by": seat(t.leader, me), **card_json(t.cards[0])},
-                    {"by": seat(t.leader.other, me), **card_json(t.cards[1])},
-                ],
-            }
-            for t in game.tricks
-        ],
-        "pending": pending,
-        "turn": turn if legal else None,
-        "buttons": action_buttons(game, legal) if legal else [],
-    }
+    """The whole table from ``me``'s view of ``game``; ``legal`` and ``turn`` when
+    ``me`` is to act."""
+    voice = Voice(names or {me: "you", me.other: "opponent"}, me)
+    return view_json(build_view(game, me, voice, legal=legal, turn=turn))
