@@ -217,14 +217,12 @@ def _cost(game: Game, action: Action, voice: Voice) -> str | None:
         refused = _ending(trial, Action.REFUSE, voice)
         if kind is ActionKind.RAISE:
             return _(
-                "if {name} refuses: {refused} · accepted: the hand is worth {value}",
-                name=opp,
+                "if refused, {refused}; if accepted, the hand is worth {value}",
                 refused=refused,
                 value=_next_value(game),
             )
         return _(
-            "if {name} refuses: {refused} · accepted: this hand decides the game",
-            name=opp,
+            "if refused, {refused}; if accepted, this hand decides the game",
             refused=refused,
         )
     if kind is ActionKind.ASK_REDEAL:

@@ -253,8 +253,23 @@ class TerminalPlayer:
     def names(self, names: dict[Player, str]) -> None:
         self.model.names = names
 
-    def write(self, line: str) -> None:
-        print(plain(line) if self.ascii else line, file=self.out or sys.stdout, flush=True)
+    def write(self, text: str) -> None:
+        """Print ``text``, each line wrapped at word boundaries to the screen's width."""
+        lines = []
+        for line in text.split("\n"):
+            if len(line) <= WIDTH:
+                lines.append(line)
+                continue
+            indent = " " * (len(line) - len(line.lstrip()))
+            lines += textwrap.wrap(
+                line,
+                WIDTH,
+                subsequent_indent=indent + "   ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        text = "\n".join(lines)
+        print(plain(text) if self.ascii else text, file=self.out or sys.stdout, flush=True)
 
     # -- events ----------------------------------------------------------------
 
@@ -310,13 +325,16 @@ class TerminalPlayer:
             return
         if isinstance(event, Acted):
             self.tally.push(event.action)
+            before = _progress(model.game)
             line = model.acted(event)
             self.write(("   " if event.player is model.me else ">> ") + line)
-            self._after_event()
+            if _progress(model.game) == before:  # else the trick's end says who is next
+                self._after_event()
             return
         if isinstance(event, TrickEnded):
             self._boundary = _now()
             self.write("   " + model.trick_ended(event))
+            self._after_event()
             return
         if isinstance(event, RoundEnded):
             self._boundary = _now()
@@ -376,11 +394,23 @@ class TerminalPlayer:
         else:
             lead = _("you lead") if view.leader == "me" else _("{name} leads", name=model.opp_name)
             on_table = _("empty ({lead})", lead=lead)
+        if view.last_trick is not None and not view.table:
+            last = view.last_trick
+            played = ", ".join(
+                _("{name} {card}", name=voice.name(self._player(s)), card=voice.card(c))
+                for s, c in last.cards
+            )
+            lines.append(
+                "   " + _("last trick: {cards} · {result}", cards=played, result=last.text)
+            )
         lines.append("   " + _("table: {cards}", cards=on_table))
         if view.pending is not None and view.pending.by == "opp":
             lines.append("   " + view.pending.text)
         cards = "  ".join(f"[{i + 1}] {voice.card(c)}" for i, c in enumerate(view.hand))
-        lines.append("   " + _("your hand: {cards}", cards=cards))
+        lines.append(
+            "   "
+            + (_("your hand: {cards}", cards=cards) if cards else _("your hand: (no cards left)"))
+        )
         lines.append("   " + view.status + ":")
         answers = [
             f"[{c.key}] {c.label}" + (f": {c.cost}" if c.cost else "")
@@ -388,17 +418,18 @@ class TerminalPlayer:
             if not c.key.isdigit()
         ]
         digits = [c.key for c in view.choices if c.key.isdigit()]
-        menu: list[str] = []
         if digits:
-            menu.append(
-                _("[{first}-{last}] play", first=digits[0], last=digits[-1])
-                if len(digits) > 1
-                else _("[{key}] play", key=digits[0])
+            lines.append(
+                "     "
+                + (
+                    _("[{first}-{last}] play a card", first=digits[0], last=digits[-1])
+                    if len(digits) > 1
+                    else _("[{key}] play your card", key=digits[0])
+                )
             )
-        menu += [_("[?] help"), _("[q] leave")]
         for item in answers:
             lines += _pack([item], WIDTH, "     ") if len(item) + 5 <= WIDTH else _wrap(item)
-        lines += _pack(menu, WIDTH, "     ")
+        lines += _pack([_("[?] help"), _("[q] leave")], WIDTH, "     ")
         screen = "\n".join(lines)
         return plain(screen) if self.ascii else screen
 
@@ -457,6 +488,11 @@ class TerminalPlayer:
         out = self.out or sys.stdout
         out.write("> ")
         out.flush()
+
+
+def _progress(game: Game | None) -> tuple[int, int] | None:
+    """How far the hand is: (hand, tricks played)."""
+    return (game.round_no, len(game.tricks)) if game is not None else None
 
 
 def _wrap(item: str) -> list[str]:

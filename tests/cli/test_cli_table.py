@@ -1,0 +1,251 @@
+"""The presentation model: one viewpoint everywhere, what each answer costs, whose
+turn and how long, what just happened, and the terminal that renders it."""
+
+from __future__ import annotations
+
+import io
+
+from truc_p2p.cli._narrate import Narrator
+from truc_p2p.cli._table import TableModel
+from truc_p2p.cli._texts import Voice
+from truc_p2p.cli._tui import ScriptedLines, TerminalPlayer, parse_choice
+from truc_p2p.protocol import CardsDealt, GameStarted
+from truc_p2p.rules import (
+    Acted,
+    Action,
+    Card,
+    Game,
+    GameEnded,
+    GameEndReason,
+    Outcome,
+    Player,
+    RoundEnded,
+    RoundEndReason,
+    Ruleset,
+    TrickEnded,
+)
+
+ME, OPP = Player.P1, Player.P0  # the viewer sits in seat 1: scores must not come in seat order
+NAMES = {ME: "alice", OPP: "bob"}
+
+
+def cards(*texts: str) -> tuple[Card, ...]:
+    return tuple(Card.from_str(t) for t in texts)
+
+
+def started(first_dealer: Player = ME) -> GameStarted:
+    return GameStarted(
+        game_id=bytes(32),
+        me=ME,
+        peer_name="bob",
+        peer_fingerprint="ab" * 32,
+        ruleset=Ruleset(),
+        audit="game",
+        first_dealer=first_dealer,
+        deck="v2",
+    )
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def model_after_deal(clock: Clock | None = None) -> TableModel:
+    """alice deals (seat 1), so bob (seat 0) is to act first."""
+    model = TableModel("alice", move_seconds=300, now=clock or Clock())
+    event = started()
+    model.start(
+        me=ME,
+        peer_name="bob",
+        game=Game(event.ruleset, first_dealer=event.first_dealer, view=ME),
+    )
+    model.dealt(cards("7S", "9H", "AD"), redeal=False)
+    return model
+
+
+def test_scores_and_results_are_told_from_the_viewers_side() -> None:
+    voice = Voice(NAMES, ME)
+    # seat 0 (bob) leads 5-0 in seat order; alice reads her own score first
+    assert voice.score((5, 0)) == "you 0 – bob 5"
+    assert (
+        voice.hand_result(
+            hand_no=1, winner=ME, points=2, reason=RoundEndReason.REFUSED, game_over=False
+        )
+        == "you win hand 2: +2 points (bob refused “2 more?”)"
+    )
+    assert (
+        voice.hand_result(
+            hand_no=0, winner=OPP, points=1, reason=RoundEndReason.FOLDED, game_over=False
+        )
+        == "bob wins hand 1: +1 point (you folded)"
+    )
+    # a game won by "my rest" at 0-0 explains itself in one line
+    line = voice.game_result(winner=OPP, reason=GameEndReason.REST_WON, scores=(0, 0), hand_no=0)
+    assert line == (
+        "bob wins the game: “my rest” was accepted in hand 1 and bob won that hand (you 0 – bob 0)"
+    )
+    assert "you wins" not in line
+    refused = voice.game_result(
+        winner=ME, reason=GameEndReason.REST_REFUSED, scores=(3, 4), hand_no=2
+    )
+    assert refused == "you win the game: bob turned down your “my rest” in hand 3 (you 4 – bob 3)"
+
+
+def test_a_neutral_narrator_names_both_players_and_puts_its_own_side_first() -> None:
+    out = io.StringIO()
+    narrator = Narrator("alice", out=out)
+    narrator(started())
+    narrator(
+        RoundEnded(round_no=0, winner=OPP, points=2, reason=RoundEndReason.TRICKS, scores=(2, 0))
+    )
+    narrator(GameEnded(outcome=Outcome(winner=OPP, reason=GameEndReason.TARGET, scores=(12, 5))))
+    text = out.getvalue()
+    assert "bob wins hand 1: +2 points (on tricks) → alice 0 – bob 2" in text
+    assert "bob wins the game, alice 5 – bob 12" in text
+    assert "you" not in text and "player 0" not in text
+
+
+def test_each_answer_says_what_it_costs() -> None:
+    model = model_after_deal()
+    model.acted(Acted(player=OPP, action=Action.RAISE))
+    game = model.game
+    assert game is not None
+    model.begin_turn(game, tuple(game.legal_actions()))
+    view = model.view()
+    assert view is not None and view.pending is not None
+    assert view.pending.text == "bob asks “2 more?” (to 2)"
+    costs = {c.key: c.cost for c in view.choices}
+    assert costs == {
+        "a": "the hand is worth 2",
+        "x": "bob scores 1 point now",
+        "f": "bob scores 1 point now",
+    }
+
+
+def test_my_rest_says_the_game_is_at_stake() -> None:
+    model = model_after_deal()
+    model.acted(Acted(player=OPP, action=Action.REST))
+    game = model.game
+    assert game is not None
+    model.begin_turn(game, tuple(game.legal_actions()))
+    view = model.view()
+    assert view is not None
+    costs = {c.key: c.cost for c in view.choices}
+    assert costs["a"] == "this hand decides the game"
+    assert costs["x"] == "bob wins the game now" and costs["f"] == "bob wins the game now"
+    labels = {c.key: c.label for c in view.choices}
+    assert labels["a"] == "accept “my rest”"
+    model.end_turn()
+    line = model.acted(Acted(player=ME, action=Action.ACCEPT))
+    assert line == "you accept “my rest”: this hand decides the game"
+    after = model.view()
+    assert after is not None and after.rest_on
+    assert after.worth == "MY REST: this hand decides the game"
+
+
+def test_whose_turn_and_how_long() -> None:
+    clock = Clock()
+    model = model_after_deal(clock)
+    view = model.view()
+    assert view is not None and view.status == "waiting for bob (5:00 left)"
+    clock.t += 61
+    view = model.view()
+    assert view is not None and view.status == "waiting for bob (3:59 left)"
+    model.acted(Acted(player=OPP, action=Action.play(Card.from_str("KC"))))
+    game = model.game
+    assert game is not None
+    model.begin_turn(game, tuple(game.legal_actions()))
+    view = model.view()
+    assert view is not None and view.status == "your move (5:00 left)"
+
+
+def test_the_last_trick_stays_until_the_next_card_and_a_new_hand_is_clean() -> None:
+    model = model_after_deal()
+    model.acted(Acted(player=OPP, action=Action.play(Card.from_str("KC"))))
+    model.acted(Acted(player=ME, action=Action.play(Card.from_str("7S"))))
+    model.trick_ended(TrickEnded(trick_no=0, leader=OPP, cards=cards("KC", "7S"), winner=ME))
+    view = model.view()
+    assert view is not None and view.last_trick is not None
+    assert view.last_trick.winner == "me" and view.last_trick.text == "trick 1: you win it"
+    assert view.trick_marks == ("won", "–", "–") and view.tricks_line == "tricks: won · – · –"
+    model.acted(Acted(player=ME, action=Action.play(Card.from_str("9H"))))
+    view = model.view()
+    assert view is not None and view.last_trick is None  # swept by the next card
+    model.round_ended(
+        RoundEnded(round_no=0, winner=ME, points=1, reason=RoundEndReason.FOLDED, scores=(0, 1)),
+        game_over=False,
+    )
+    assert model.hand_result is not None
+    assert model.hand_result.text == "you win hand 1: +1 point (bob folded)"
+
+
+def test_keys_that_exist_but_do_not_fit_say_why() -> None:
+    game = Game(first_dealer=ME, view=OPP)
+    game.deal({OPP: cards("7S", "9H", "AD")})
+    legal = tuple(game.legal_actions())
+    assert parse_choice("a", game, legal).startswith("nothing to accept now")  # type: ignore[union-attr]
+    assert parse_choice("x", game, legal).startswith("nothing to refuse now")  # type: ignore[union-attr]
+    assert "unknown key" in str(parse_choice("zz", game, legal))
+
+
+class StampedLines:
+    """Lines that carry when they were typed, like a terminal's."""
+
+    def __init__(self, lines: list[tuple[str, float]]) -> None:
+        self._lines = lines
+        self.stamp: float | None = None
+
+    async def readline(self) -> str | None:
+        if not self._lines:
+            return None
+        line, self.stamp = self._lines.pop(0)
+        return line
+
+
+async def test_type_ahead_across_a_trick_is_dropped_with_a_note() -> None:
+    import trio
+
+    out = io.StringIO()
+    now = trio.current_time()
+    ui = TerminalPlayer(
+        StampedLines([("3", now - 5), ("1", now + 5)]), "alice", out=out, confirm_quit=False
+    )
+    ui(started(first_dealer=ME))
+    ui(CardsDealt(round_no=0, dealer=ME, cards=cards("7S", "9H", "AD"), redeal=False))
+    ui(Acted(player=OPP, action=Action.play(Card.from_str("KC"))))
+    game = ui.model.game
+    assert game is not None
+    chosen = await ui.choose(game.copy(), tuple(game.legal_actions()))
+    assert chosen == Action.play(Card.from_str("7S"))  # "3", typed before the deal, was dropped
+    assert "dropped '3'" in out.getvalue()
+
+
+async def test_q_asks_before_leaving() -> None:
+    out = io.StringIO()
+    ui = TerminalPlayer(ScriptedLines(["q", "n", "1"]), "alice", out=out, confirm_quit=True)
+    ui(started(first_dealer=ME))
+    ui(CardsDealt(round_no=0, dealer=ME, cards=cards("7S", "9H", "AD"), redeal=False))
+    ui(Acted(player=OPP, action=Action.play(Card.from_str("KC"))))
+    game = ui.model.game
+    assert game is not None
+    chosen = await ui.choose(game.copy(), tuple(game.legal_actions()))
+    assert chosen == Action.play(Card.from_str("7S"))
+    text = out.getvalue()
+    assert "leave the game? You resign: bob wins the game." in text
+    assert "(you stay in the game)" in text
+
+
+def test_the_screen_fits_80_columns_without_splitting_words() -> None:
+    ui = TerminalPlayer(ScriptedLines([]), "alice", out=io.StringIO())
+    ui(started(first_dealer=ME))
+    ui(CardsDealt(round_no=0, dealer=ME, cards=cards("7S", "9H", "AD"), redeal=False))
+    ui(Acted(player=OPP, action=Action.play(Card.from_str("KC"))))
+    game = ui.model.game
+    assert game is not None
+    screen = ui.render(game.copy(), tuple(game.legal_actions()))
+    assert all(len(line) <= 80 for line in screen.splitlines())
+    assert "[m] “my rest”: if refused, you win the game now; if accepted, this hand" in screen
