@@ -287,11 +287,23 @@ def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
     return outcome.exit_code
 
 
-def run_until_interrupted(main: Callable[[trio.Event], Awaitable[int]]) -> int:
+#: Seconds within which a second Ctrl-C confirms leaving a game played at the terminal.
+CONFIRM_WINDOW = 3.0
+
+
+def run_until_interrupted(
+    main: Callable[[trio.Event], Awaitable[int]], *, confirm: bool = False
+) -> int:
     """Run ``main(stop)`` under trio; the first Ctrl-C sets ``stop`` (leave cleanly and
-    tell the opponent), a second one gives up at once (exit 130)."""
+    tell the opponent), a second one gives up at once (exit 130).
+
+    With ``confirm`` (a person playing at the terminal), a lone Ctrl-C only asks:
+    leaving resigns the game, so it takes a second Ctrl-C within
+    :data:`CONFIRM_WINDOW` seconds.  SIGTERM and SIGHUP never ask."""
 
     import trio
+
+    from truc_p2p.cli._i18n import _
 
     async def runner() -> int:
         _stopped_by.clear()
@@ -304,7 +316,23 @@ def run_until_interrupted(main: Callable[[trio.Event], Awaitable[int]]) -> int:
                 with trio.open_signal_receiver(
                     signal.SIGINT, signal.SIGTERM, signal.SIGHUP
                 ) as signals:
+                    asked: float | None = None
                     async for signum in signals:
+                        if confirm and signum == signal.SIGINT and not stop.is_set():
+                            now = trio.current_time()
+                            if asked is None or now - asked > CONFIRM_WINDOW:
+                                asked = now
+                                print(
+                                    "\n"
+                                    + _(
+                                        "press Ctrl-C again within {seconds} s to leave: "
+                                        "you resign the game",
+                                        seconds=f"{CONFIRM_WINDOW:g}",
+                                    ),
+                                    file=sys.stderr,
+                                    flush=True,
+                                )
+                                continue
                         if stop.is_set():
                             print("\ninterrupted again: giving up", file=sys.stderr)
                             status.append(128 + signum)

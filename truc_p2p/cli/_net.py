@@ -251,6 +251,11 @@ def register(subparsers: Any) -> None:
     play.set_defaults(func=_play)
 
 
+def _asks_to_leave(player: object) -> bool:
+    """Whether a lone Ctrl-C should only ask (a person at a terminal plays)."""
+    return isinstance(player, TerminalPlayer) and _stdin_is_tty()
+
+
 def _stdin_is_tty() -> bool:
     try:
         return os.isatty(sys.stdin.fileno())
@@ -440,7 +445,7 @@ def _host(args: argparse.Namespace) -> int:
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, strategy, main))
+    return run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
 
 
 def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any]:
@@ -541,7 +546,7 @@ def _join(args: argparse.Namespace) -> int:
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, strategy, main))
+    return run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -640,7 +645,7 @@ def _play(args: argparse.Namespace) -> int:
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, human, main))
+    return run_until_interrupted(with_web(args, human, main), confirm=_asks_to_leave(human))
 
 
 #: The subfolder where ``play`` keeps the bot's side of each game (its transcript,
@@ -779,7 +784,7 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, human, main))
+    return run_until_interrupted(with_web(args, human, main), confirm=_asks_to_leave(human))
 
 
 def _announce(hook: Any, session: Session, ruleset: Ruleset, audit: str) -> None:
@@ -903,4 +908,4 @@ def _resume(args: argparse.Namespace) -> int:
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, strategy, main))
+    return run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))

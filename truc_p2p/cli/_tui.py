@@ -125,6 +125,12 @@ class StdinLines:
         threading.Thread(target=worker, name="truc-p2p-stdin", daemon=True).start()
         self._started = True
 
+    def start(self) -> None:
+        """Start reading now (from trio), so that what a person types before its
+        first turn is stamped with when it was typed."""
+        if not self._started:
+            self._start()
+
     async def readline(self) -> str | None:
         if self._eof:
             await trio.lowlevel.checkpoint()
@@ -283,6 +289,9 @@ class TerminalPlayer:
                 game=Game(event.ruleset, first_dealer=event.first_dealer, view=event.me),
             )
             describe(event, voice, self.tally)  # the tally learns the ruleset
+            start = getattr(self.lines, "start", None)
+            if getattr(self.lines, "stamped", False) and start is not None:
+                start()  # type-ahead is stamped from now on
             opp = model.opp_name
             first = (
                 _("you deal first")

@@ -1,0 +1,126 @@
+"""The terminal game in a real pseudo-terminal, as a person sees it: whose turn and
+how long, what each answer costs, type-ahead dropped across a deal, and leaving
+with Ctrl-C or ``q`` only after the player confirms."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from cli_helpers import LIMIT, command, env
+
+
+class Terminal:
+    """``truc-p2p`` on the slave side of a pty; we read and type on the master side."""
+
+    def __init__(self, tmp_path: Path, *args: str) -> None:
+        master, slave = pty.openpty()
+        self.master = master
+        self.proc = subprocess.Popen(
+            command(*args),
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env={**env(tmp_path), "COLUMNS": "80", "LINES": "40"},
+            cwd=tmp_path,
+            start_new_session=True,
+        )
+        os.close(slave)
+        self.seen = ""
+        #: Where the last match ended: the next read starts there.
+        self.pos = 0
+
+    def type(self, text: str) -> None:
+        os.write(self.master, text.encode())
+
+    def read_until(self, pattern: str, timeout: float = LIMIT) -> str:
+        """Everything shown until ``pattern`` (a regex) appears after what was already read."""
+        start = self.pos
+        deadline = time.monotonic() + timeout
+        while not re.search(pattern, self.seen[start:]):
+            left = deadline - time.monotonic()
+            assert left > 0, f"no {pattern!r} in:\n{self.seen[start:][-3000:]}"
+            ready, _w, _x = select.select([self.master], [], [], min(left, 0.5))
+            if ready:
+                try:
+                    chunk = os.read(self.master, 65536)
+                except OSError:  # the child closed the terminal
+                    chunk = b""
+                if not chunk:
+                    assert re.search(pattern, self.seen[start:]), self.seen[start:][-3000:]
+                    break
+                self.seen += chunk.decode(errors="replace").replace("\r\n", "\n")
+        match = re.search(pattern, self.seen[start:])
+        self.pos = start + (match.end() if match else len(self.seen) - start)
+        return self.seen[start : self.pos]
+
+    def close(self) -> int:
+        try:
+            status = self.proc.wait(timeout=LIMIT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            os.close(self.master)
+        return status
+
+
+def any_move(screen: str) -> str:
+    """A key the last screen offers: a card, else decline a redeal, else accept."""
+    last = screen[screen.rfind("your move (") :]
+    for key in ("1", "n", "a"):
+        if f"[{key}" in last:
+            return key
+    raise AssertionError(f"no move offered in:\n{last}")
+
+
+def test_a_person_at_the_terminal(tmp_path: Path) -> None:
+    term = Terminal(tmp_path, "play", "--bot", "heuristic", "--seed", "3", "--name", "alice")
+    try:
+        term.type("3\n")  # typed before the cards are dealt: must not play a card
+        first = term.read_until(r"your move \(\d:\d\d left\):[^>]*\[q\] leave")
+        assert "dropped '3'" in term.read_until(r"dropped '3'[^\n]*\n", timeout=10)
+        assert "playing against heuristic-bot" in first
+        assert "key " not in first and "loopback" not in first  # no jargon against a bot
+        # every answer says what it costs
+        assert re.search(r"\[f\] fold: heuristic-bot scores \d+ points? now", first)
+        # one Ctrl-C only asks; the game goes on
+        os.killpg(term.proc.pid, signal.SIGINT)
+        assert "press Ctrl-C again within 3 s" in term.read_until("press Ctrl-C again within 3 s")
+        # move: the turn passes and the screen says to whom, with the time left
+        screen = first
+        for _turn in range(12):
+            term.type(any_move(screen) + "\n")
+            shown = term.read_until(
+                r"waiting for heuristic-bot \(\d:\d\d left\)|your move \([^>]*\[q\] leave"
+            )
+            if "waiting for heuristic-bot" in shown:
+                break
+            screen = shown
+        else:
+            raise AssertionError("the turn never passed to the bot")
+        term.read_until(r"your move \(\d:\d\d left\):")
+        # q asks first; "n" stays
+        term.type("q\n")
+        assert "You resign: heuristic-bot wins the game." in term.read_until(
+            r"You resign: heuristic-bot wins the game\."
+        )
+        term.type("n\n")
+        assert "(you stay in the game)" in term.read_until(r"\(you stay in the game\)")
+        term.type("q\n")
+        term.read_until("You resign")
+        term.type("y\n")
+        term.read_until(r"transcript: ")
+        status = term.close()
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+    assert status != 0 or "wins" in term.seen
+    assert "Traceback" not in term.seen
+    wide = [line for line in term.seen.splitlines() if len(line) > 80]
+    assert not wide, wide
