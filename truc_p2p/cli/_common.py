@@ -21,7 +21,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO, TypeVar
 
-from truc_p2p.rules import MAX_TARGET, Ladder, RestRefused, RulesError, Ruleset
+from truc_p2p.cli._i18n import _
+from truc_p2p.cli._texts import Voice
+from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
 
 if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
     import trio
@@ -265,7 +267,17 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
         print(json.dumps(outcome.to_json()), flush=True)
         return
     stream = sys.stdout if outcome.valid else sys.stderr
-    print(("" if outcome.valid else "game not finished: ") + outcome.message, file=stream)
+    result = outcome.result
+    if outcome.valid and result is not None:
+        names = {
+            p: outcome.names[p] or ("opponent" if p is not outcome.me else "you") for p in Player
+        }
+        line = Voice(names, outcome.me).cosigned(
+            winner=result.winner, scores=result.scores, hands=result.hands
+        )
+        print(line, file=stream)
+    else:
+        print(_("game not finished: {why}", why=outcome.message), file=stream)
     if outcome.transcript is not None:
         print(f"transcript: {outcome.transcript}", flush=True)
         if not quiet:
@@ -302,8 +314,6 @@ def run_until_interrupted(
     :data:`CONFIRM_WINDOW` seconds.  SIGTERM and SIGHUP never ask."""
 
     import trio
-
-    from truc_p2p.cli._i18n import _
 
     async def runner() -> int:
         _stopped_by.clear()

@@ -272,7 +272,9 @@ def _player(args: argparse.Namespace, name: str, ascii: bool) -> tuple[Strategy,
     if getattr(args, "bot", None):
         bot = BotStrategy(make_bot(args.bot, args.seed))
         quiet = args.quiet or args.json
-        return bot, None if quiet else Narrator(name, ascii=ascii, out=out, verbose=args.verbose)
+        return bot, None if quiet else Narrator(
+            name, ascii=ascii, out=out, verbose=getattr(args, "verbose", False)
+        )
     web = web_player(args, name)
     if web is not None:
         return web, web
@@ -282,8 +284,8 @@ def _player(args: argparse.Namespace, name: str, ascii: bool) -> tuple[Strategy,
         ascii=ascii,
         out=out,
         echo=not _stdin_is_tty(),
-        move_seconds=args.timeout,
-        verbose=args.verbose,
+        move_seconds=getattr(args, "timeout", None),
+        verbose=getattr(args, "verbose", False),
     )
     return human, human
 
@@ -356,7 +358,7 @@ def _host(args: argparse.Namespace) -> int:
             bot = BotStrategy(make_bot(args.bot, seed))
             quiet = args.quiet or args.json
             return bot, None if quiet else Narrator(
-                name, ascii=ascii, out=info, verbose=args.verbose
+                name, ascii=ascii, out=info, verbose=getattr(args, "verbose", False)
             )
         return strategy, hook
 
@@ -574,7 +576,7 @@ def _play(args: argparse.Namespace) -> int:
         out=out,
         echo=not _stdin_is_tty(),
         move_seconds=args.timeout,
-        verbose=args.verbose,
+        verbose=getattr(args, "verbose", False),
     )
     if args.verbose:
         print(

@@ -556,9 +556,11 @@ class _GameLoop:
         if r is None:  # pragma: no cover - CLOSED without a result means we aborted
             return self._outcome(End.LOCAL_ERROR, "the session closed without a result")
         names = {s.me: s.name, s.me.other: s.peer_name or "opponent"}
-        return self._outcome(
+        me, opp = s.me, s.me.other
+        winner = "you win" if r.winner is me else f"{names[r.winner]} wins"
+        return self._outcome(  # scores from our side: "you 12 – bob 7"
             End.FINISHED,
-            f"{names[r.winner]} wins {r.scores[0]}-{r.scores[1]} after {r.hands} "
+            f"{winner}, you {r.scores[me]} – {names[opp]} {r.scores[opp]}, after {r.hands} "
             f"hand{'s' * (r.hands != 1)} ({r.reason}); result co-signed by both players",
         )
 
