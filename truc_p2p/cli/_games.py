@@ -50,9 +50,7 @@ def _candidates(folder: Path) -> list[Path]:
     return sorted(
         p
         for p in folder.iterdir()
-        if not p.name.startswith(".")
-        and not p.name.endswith(SKIPPED_SUFFIXES)
-        and not p.is_dir()
+        if not p.name.startswith(".") and not p.name.endswith(SKIPPED_SUFFIXES) and not p.is_dir()
     )
 
 
@@ -84,7 +82,7 @@ def _opponent(game: GameFile) -> _Opponent | None:
 
 
 def _result_word(game: GameFile) -> str | None:
-    """"won" / "lost" from the owner's side, or ``None`` (no owner or no winner)."""
+    """ "won" / "lost" from the owner's side, or ``None`` (no owner or no winner)."""
     winner = game.report.winner
     if game.owner is None or winner is None or not game.finished:
         return None
@@ -170,7 +168,9 @@ def _game_json(game: GameFile) -> dict[str, Any]:
         "result": _result_word(game),
         "winner": report.winner,
         "reason": report.reason,
-        "score": None if scores is None else {"you": scores[0], "opponent": scores[1]}
+        "score": None
+        if scores is None
+        else {"you": scores[0], "opponent": scores[1]}
         if game.owner is not None
         else None,
         "scores": list(report.score) if report.score is not None else None,

@@ -166,8 +166,8 @@ def _when(path: Path) -> datetime:
         except ValueError:
             pass
     try:
-        return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).astimezone().replace(
-            tzinfo=None
+        return (
+            datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).astimezone().replace(tzinfo=None)
         )
     except OSError:
         return datetime.min

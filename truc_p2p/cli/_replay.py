@@ -155,8 +155,11 @@ def interactive(replay: Replay, inp: TextIO, out: TextIO, prompt: TextIO | None)
             if target not in starts:
                 print(
                     replay.voice.out(
-                        _("no hand {hand}: the game has hands 1 to {hands}", hand=target + 1,
-                          hands=replay.hands)
+                        _(
+                            "no hand {hand}: the game has hands 1 to {hands}",
+                            hand=target + 1,
+                            hands=replay.hands,
+                        )
                     ),
                     file=out,
                 )

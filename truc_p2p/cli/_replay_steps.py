@@ -50,6 +50,8 @@ class ReplayStep:
     #: the transcript message of this step, if any
     message: int | None
     view: TableView
+    #: how many unplayed cards each side holds (never which)
+    held: dict[str, int]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,6 +98,9 @@ class _Builder:
         self.hand_result: HandResult | None = None
         self.results = 0
         self.over = False
+
+    def held(self, game: Game) -> dict[str, int]:
+        return {"me": game.hand_size(self.me), "opp": game.hand_size(self.me.other)}
 
     def view(self, game: Game) -> TableView:
         return build_view(
@@ -151,6 +156,7 @@ class _Builder:
                 proof=self.voice.out(self.deal_proof(move.hand)),
                 message=None,
                 view=self.view(game),
+                held=self.held(game),
             )
         )
 
@@ -213,6 +219,7 @@ class _Builder:
                 proof=self.move_proof(move),
                 message=move.message,
                 view=self.view(move.after),
+                held=self.held(move.after),
             )
         )
 
@@ -242,6 +249,7 @@ class _Builder:
                 proof=voice.out(proof),
                 message=report.error_message_no if not report.valid else None,
                 view=self.view(game),
+                held=self.held(game),
             )
         )
 
