@@ -92,12 +92,14 @@ def render_step(replay: Replay, index: int) -> list[str]:
 
 
 def _hand_banner(replay: Replay, hand: int) -> str:
-    return replay.voice.out(_("── hand {hand} of {hands} ──", hand=hand + 1, hands=replay.hands))
+    return replay.voice.out(_("== hand {hand} of {hands} ==", hand=hand + 1, hands=replay.hands))
 
 
 def print_all(replay: Replay, out: TextIO) -> None:
     for line in replay.header:
         print(line, file=out)
+    if not replay.steps:
+        print(_("nothing to replay: the transcript stops before the first hand"), file=out)
     shown = -1
     for i, step in enumerate(replay.steps):
         if step.hand != shown:

@@ -298,7 +298,12 @@ def build_replay(record: GameFile, *, ascii: bool = False) -> Replay:
             builder.deal(move)
         builder.move(move)
         last = move
-    builder.end(last.after if last is not None else None, last.hand if last is not None else 0)
+    if last is not None:
+        builder.end(last.after, last.hand)
+    else:
+        ruleset, first = record.ruleset(), record.report.first_dealer
+        if ruleset is not None and first is not None:
+            builder.end(Game(ruleset, first_dealer=Player(first), spectator=True), 0)
     hands = max((s.hand for s in builder.steps), default=-1) + 1
     return Replay(
         header=_header(record, voice),
