@@ -4,7 +4,13 @@ hand by hand (never a card that was not shown), and the plain-text record."""
 from __future__ import annotations
 
 import json
+import os
+import pty
 import re
+import select
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -281,3 +287,77 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, command: str) -> None:
         assert done.stdout == ""
         assert done.stderr.count("\n") == 1, done.stderr
         assert done.stderr.startswith(f"truc-p2p {command}: cannot read {target}: ")
+
+
+# -- a real terminal, and what the commands load ------------------------------------------
+
+
+def _read_until(fd: int, want: str, seen: list[str], limit: float = 20.0) -> str:
+    """Read the pseudo-terminal until ``want`` appears in what came since the last call."""
+    deadline = time.monotonic() + limit
+    chunk = ""
+    while want not in chunk:
+        left = deadline - time.monotonic()
+        assert left > 0, f"{want!r} never came; got {chunk!r}"
+        ready, _w, _x = select.select([fd], [], [], left)
+        if ready:
+            try:
+                data = os.read(fd, 4096).decode("utf-8", "replace")
+            except OSError:  # the child closed the terminal
+                break
+            chunk += data
+    seen.append(chunk)
+    return chunk
+
+
+def test_replay_in_a_pseudo_terminal(story: StoryGame, tmp_path: Path) -> None:
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "truc_p2p.cli", "replay", str(story.paths[P0])],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        close_fds=True,
+    )
+    os.close(slave)
+    seen: list[str] = []
+    try:
+        first = _read_until(master, "> ", seen)  # the prompt: only on a terminal
+        assert "[hand 1/3 · step 1/" in first
+        os.write(master, b"\n")
+        assert "step 2/" in _read_until(master, "> ", seen)
+        os.write(master, b"3\n")
+        assert "== hand 3 of 3 ==" in _read_until(master, "> ", seen)
+        os.write(master, b"q\n")
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+
+
+PROBE = """
+import sys
+from truc_p2p.cli import main
+status = main(sys.argv[1:])
+HEAVY = ("trio", "truc_p2p.net", "truc_p2p.protocol._session")
+heavy = sorted(m for m in HEAVY if m in sys.modules)
+print("LOADED", ",".join(heavy))
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize(
+    "command", [["games", "{dir}"], ["replay", "--all", "{file}"], ["export", "{file}"]]
+)
+def test_history_commands_load_neither_trio_nor_the_session(
+    story: StoryGame, command: list[str]
+) -> None:
+    path = story.paths[P0]
+    args = [a.format(dir=path.parent, file=path) for a in command]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("LOADED"), done.stdout[-200:]

@@ -42,10 +42,17 @@ def register(subparsers: Any) -> None:
     web = parser.add_argument_group("web page")
     web.add_argument("--web", action="store_true", help="show the replay in your browser")
     web.add_argument(
-        "--web-port", type=int, default=0, metavar="N", help="port on 127.0.0.1 (default: free)"
+        "--web-port", type=_port, default=0, metavar="N", help="port on 127.0.0.1 (default: free)"
     )
     web.add_argument("--no-browser", action="store_true", help="with --web: only print the URL")
     parser.set_defaults(func=_replay)
+
+
+def _port(text: str) -> int:
+    """argparse type: a TCP port, 0 for a free one."""
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"not a port in 0..65535: {text!r}")
+    return int(text)
 
 
 def _seat_name(replay: Replay, view_seat: str, me_name: str, opp_name: str) -> str:

@@ -89,15 +89,17 @@ class ReplayTable:
 
 
 def serve_replay(record: GameFile, replay: Replay, *, port: int, browser: bool) -> int:
-    """Serve the replay page until interrupted; 0, or 2 when the port cannot be bound."""
+    """Serve the replay page until Ctrl-C (or SIGTERM, SIGHUP); 0, or 2 when the port
+    cannot be bound."""
+    import signal
+
     import trio
 
-    from truc_p2p.cli._common import run_until_interrupted
     from truc_p2p.cli._web._server import bind_table, serve_table
 
     table = ReplayTable(replay)
 
-    async def main(stop: trio.Event) -> int:
+    async def main() -> int:
         try:
             listeners = await bind_table(port)
         except OSError as exc:
@@ -110,13 +112,15 @@ def serve_replay(record: GameFile, replay: Replay, *, port: int, browser: bool) 
                 file=sys.stderr,
             )
             return 2
-        async with serve_table(table, listeners) as server:
-            url = server.url.replace("/?token=", "/replay.html?token=")
-            print(_("replay of {file}: {url}", file=record.path, url=url), flush=True)
-            print(_("(Ctrl-C stops it)"), file=sys.stderr, flush=True)
-            if browser:
-                webbrowser.open(url)
-            await stop.wait()
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+            async with serve_table(table, listeners) as server:
+                url = server.url.replace("/?token=", "/replay.html?token=")
+                print(_("replay of {file}: {url}", file=record.path, url=url), flush=True)
+                print(_("(Ctrl-C stops it)"), file=sys.stderr, flush=True)
+                if browser:
+                    webbrowser.open(url)
+                async for _signum in signals:
+                    break
         return 0
 
-    return run_until_interrupted(main)
+    return trio.run(main)
