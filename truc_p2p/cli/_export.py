@@ -21,6 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from truc_p2p.cli._i18n import _
 from truc_p2p.cli._record import GameFile, UnreadableGame, public_moves, read_game
 from truc_p2p.rules import ActionKind, GameEnded, Player, RoundEnded, TrickEnded
 
@@ -151,7 +152,10 @@ def _export(args: argparse.Namespace) -> int:
     try:
         record = read_game(args.file)
     except UnreadableGame as exc:
-        print(f"truc-p2p export: cannot read {args.file}: {exc.reason}", file=sys.stderr)
+        print(
+            _("truc-p2p export: cannot read {file}: {reason}", file=args.file, reason=exc.reason),
+            file=sys.stderr,
+        )
         return 2
     text = export_record(record)
     if args.output:
@@ -160,7 +164,11 @@ def _export(args: argparse.Namespace) -> int:
                 f.write(text)
         except OSError as exc:
             print(
-                f"truc-p2p export: cannot write {args.output}: {exc.strerror or exc}",
+                _(
+                    "truc-p2p export: cannot write {file}: {reason}",
+                    file=args.output,
+                    reason=exc.strerror or exc,
+                ),
                 file=sys.stderr,
             )
             return 2

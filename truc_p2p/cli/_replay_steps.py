@@ -290,7 +290,11 @@ def _header(record: GameFile, voice: Voice) -> tuple[str, ...]:
 def build_replay(record: GameFile, *, ascii: bool = False) -> Replay:
     """The steps of ``record``'s game, told to its owner (or neutrally)."""
     me = record.owner
-    voice = Voice(record.names(), me, ascii)
+    names = record.names()
+    if names[Player.P0] == names[Player.P1]:  # told apart, as on the game screens
+        other = me.other if me is not None else Player.P1
+        names[other] = _("{name} (opponent)", name=names[other])
+    voice = Voice(names, me, ascii)
     builder = _Builder(record, voice, me if me is not None else Player.P0)
     last: Move | None = None
     for move in public_moves(record):
