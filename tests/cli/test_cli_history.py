@@ -361,3 +361,23 @@ def test_history_commands_load_neither_trio_nor_the_session(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().endswith("LOADED"), done.stdout[-200:]
+
+
+def test_a_tampered_game_replays_and_exports_only_up_to_the_violation(
+    story: StoryGame, tmp_path: Path
+) -> None:
+    data = story.paths[P0].read_bytes()
+    path = tmp_path / "tampered.truc"
+    path.write_bytes(_flip(data, len(data) // 2))
+    report = read_game(path).report
+    assert not report.valid and report.error_message_no is not None
+    done = run(tmp_path, "replay", "--all", path)
+    assert done.returncode == 1
+    assert f"✘ violation: {report.error} (message {report.error_message_no})" in done.stdout
+    messages = [int(n) for n in re.findall(r"\(message (\d+)\)", done.stdout)]
+    assert max(messages) == report.error_message_no  # nothing past the violation
+    record = run(tmp_path, "export", path)
+    assert record.returncode == 1
+    parsed = parse_record(record.stdout)
+    assert parsed.tags["Verified"] == f"no {report.error_code}"
+    assert parsed.result[:2] == ["*", "unverified"]

@@ -98,7 +98,9 @@ def export_record(record: GameFile) -> str:
     if finished:
         lines.append(f"result {report.winner} {report.reason} {score[0]}-{score[1]}")
     else:
-        lines.append(f"result * unfinished {score[0]}-{score[1]}")
+        # a tampered finished game: only what the verifier accepted is recorded
+        why = "unverified" if record.finished else "unfinished"
+        lines.append(f"result * {why} {score[0]}-{score[1]}")
     return "\n".join(lines) + "\n"
 
 

@@ -80,7 +80,9 @@ def render_step(replay: Replay, index: int) -> list[str]:
         )
     ]
     out += [f"  {line}" for line in step.lines]
-    if step.proof:
+    if step.proof and step.kind == "end" and not replay.valid:
+        out.append(voice.out(_("  ✘ {proof}", proof=step.proof)))
+    elif step.proof:
         out.append(voice.out(_("  ✔ {proof}", proof=step.proof)))
     table = v.table
     if not table and step.kind == "move" and v.last_trick is not None:

@@ -235,7 +235,7 @@ class _Builder:
             proof = _("the whole transcript verifies: every signature, the chain and the result")
         elif self.record.finished:
             lines.append(_("the transcript does not verify"))
-            proof = _("violation: {error}", error=report.error or "?")
+            proof = _at(_("violation: {error}", error=report.error or "?"), report.error_message_no)
         else:
             lines.append(_("the transcript ends here: the game is unfinished"))
             proof = _("the verifier says: {error}", error=report.error or "?")

@@ -68,6 +68,7 @@
     $("trick-caption").textContent = caption;
     $("lines").replaceChildren(...s.lines.map((t) => el("p", null, t)));
     $("proof").textContent = s.proof || "";
+    $("proof").classList.toggle("bad", s.kind === "end" && !replay.valid);
     $("step-of").textContent = fill(L.step, { i: index + 1, n: replay.steps.length });
     $("prev").disabled = index === 0;
     $("next").disabled = index === replay.steps.length - 1;
