@@ -4,11 +4,12 @@ Every transcript in the folder (default ``games/``, where the commands write)
 is read and verified; ``.bot/`` (the bot's side of ``play`` games), hidden
 files and the files written beside a transcript (``*.secret``,
 ``*.meta.json``, ``*.key``) are skipped.  "You" is the player whose secret
-(or ``.meta.json``) lies beside the transcript.
+(or ``.meta.json``) lies beside the transcript.  ``--web`` shows the list on
+a page where each game opens its replay (:mod:`._games_web`).
 
 Exit status: 0 when every game file was read; 1 when the list was printed
 but some file could not be read (each named on one line); 2 when the folder
-is missing or cannot be read.
+is missing or cannot be read, or the page cannot be served.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from typing import Any
 
 from truc_p2p.cli._i18n import _, ngettext
 from truc_p2p.cli._record import GameFile, UnreadableGame, read_game
+from truc_p2p.cli._replay import port_number
 from truc_p2p.rules import Player
 
-__all__ = ["list_games", "register"]
+__all__ = ["game_row", "list_games", "records_of", "register"]
 
 #: Files the commands write beside a transcript, never transcripts themselves.
 SKIPPED_SUFFIXES = (".secret", ".meta.json", ".key", ".tmp", ".opponent")
@@ -43,6 +45,14 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("dir", nargs="?", default="games", metavar="DIR", help="default games/")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    web = parser.add_argument_group("web page")
+    web.add_argument(
+        "--web", action="store_true", help="show the list in your browser, each game a replay"
+    )
+    web.add_argument(
+        "--web-port", type=port_number, default=0, metavar="N", help="port on 127.0.0.1"
+    )
+    web.add_argument("--no-browser", action="store_true", help="with --web: only print the URL")
     parser.set_defaults(func=_games)
 
 
@@ -137,7 +147,7 @@ def _status_text(game: GameFile) -> str:
     }[game.status]
 
 
-def _records(games: list[GameFile]) -> list[tuple[_Opponent, int, int]]:
+def records_of(games: list[GameFile]) -> list[tuple[_Opponent, int, int]]:
     """(opponent, won, lost) over the finished games that verify, most played first."""
     tally: dict[str, tuple[_Opponent, int, int]] = {}
     for game in games:
@@ -182,19 +192,21 @@ def _game_json(game: GameFile) -> dict[str, Any]:
     }
 
 
+def game_row(g: GameFile) -> tuple[str, str, str, str, str, str]:
+    """One game's cells: date, opponent, result, hands, state, verified."""
+    return (
+        g.when.strftime("%Y-%m-%d %H:%M"),
+        _opponent_text(g),
+        _result_text(g),
+        str(g.report.hands),
+        _status_text(g),
+        _("yes") if g.verifies else _("NO"),
+    )
+
+
 def _print_table(games: list[GameFile]) -> None:
     header = (_("date"), _("opponent"), _("result"), _("hands"), _("state"), _("verified"))
-    rows = [
-        (
-            g.when.strftime("%Y-%m-%d %H:%M"),
-            _opponent_text(g),
-            _result_text(g),
-            str(g.report.hands),
-            _status_text(g),
-            _("yes") if g.verifies else _("NO"),
-        )
-        for g in games
-    ]
+    rows = [game_row(g) for g in games]
     widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
     for row in (header, *rows):
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
@@ -216,7 +228,17 @@ def _games(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    records = _records(games)
+    records = records_of(games)
+    if args.web:
+        from truc_p2p.cli._games_web import serve_history
+
+        for b in bad:
+            print(
+                _("truc-p2p games: cannot read {file}: {reason}", file=b.path, reason=b.reason),
+                file=sys.stderr,
+            )
+        served = serve_history(folder, games, port=args.web_port, browser=not args.no_browser)
+        return served if served else (1 if bad else 0)
     if args.json:
         print(
             json.dumps(

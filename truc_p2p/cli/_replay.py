@@ -24,7 +24,7 @@ from truc_p2p.cli._i18n import _
 from truc_p2p.cli._record import UnreadableGame, read_game
 from truc_p2p.cli._replay_steps import Replay, ReplayStep, build_replay
 
-__all__ = ["register", "render_step"]
+__all__ = ["port_number", "register", "render_step"]
 
 
 def register(subparsers: Any) -> None:
@@ -42,13 +42,17 @@ def register(subparsers: Any) -> None:
     web = parser.add_argument_group("web page")
     web.add_argument("--web", action="store_true", help="show the replay in your browser")
     web.add_argument(
-        "--web-port", type=_port, default=0, metavar="N", help="port on 127.0.0.1 (default: free)"
+        "--web-port",
+        type=port_number,
+        default=0,
+        metavar="N",
+        help="port on 127.0.0.1 (default: free)",
     )
     web.add_argument("--no-browser", action="store_true", help="with --web: only print the URL")
     parser.set_defaults(func=_replay)
 
 
-def _port(text: str) -> int:
+def port_number(text: str) -> int:
     """argparse type: a TCP port, 0 for a free one."""
     if not text.isdigit() or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"not a port in 0..65535: {text!r}")

@@ -88,16 +88,15 @@ class ReplayTable:
         """The page steps through the replay itself: nothing to answer."""
 
 
-def serve_replay(record: GameFile, replay: Replay, *, port: int, browser: bool) -> int:
-    """Serve the replay page until Ctrl-C (or SIGTERM, SIGHUP); 0, or 2 when the port
-    cannot be bound."""
+def serve_page(table: Any, *, command: str, page: str, title: str, port: int, browser: bool) -> int:
+    """Serve ``table`` and print the URL of ``page`` (after ``title``) until Ctrl-C
+    (or SIGTERM, SIGHUP); 0, or 2 when the port cannot be bound.  ``table`` may take
+    the running server in a ``server`` attribute, to push answers to its pages."""
     import signal
 
     import trio
 
     from truc_p2p.cli._web._server import bind_table, serve_table
-
-    table = ReplayTable(replay)
 
     async def main() -> int:
         try:
@@ -105,7 +104,8 @@ def serve_replay(record: GameFile, replay: Replay, *, port: int, browser: bool) 
         except OSError as exc:
             print(
                 _(
-                    "truc-p2p replay: cannot serve the page on port {port}: {reason}",
+                    "truc-p2p {command}: cannot serve the page on port {port}: {reason}",
+                    command=command,
                     port=port,
                     reason=exc.strerror or exc,
                 ),
@@ -114,8 +114,10 @@ def serve_replay(record: GameFile, replay: Replay, *, port: int, browser: bool) 
             return 2
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
             async with serve_table(table, listeners) as server:
-                url = server.url.replace("/?token=", "/replay.html?token=")
-                print(_("replay of {file}: {url}", file=record.path, url=url), flush=True)
+                if hasattr(table, "server"):
+                    table.server = server
+                url = server.url.replace("/?token=", f"/{page}?token=")
+                print(_("{title}: {url}", title=title, url=url), flush=True)
                 print(_("(Ctrl-C stops it)"), file=sys.stderr, flush=True)
                 if browser:
                     webbrowser.open(url)
@@ -124,3 +126,15 @@ def serve_replay(record: GameFile, replay: Replay, *, port: int, browser: bool) 
         return 0
 
     return trio.run(main)
+
+
+def serve_replay(record: GameFile, replay: Replay, *, port: int, browser: bool) -> int:
+    """``replay --web``: the replay page until Ctrl-C."""
+    return serve_page(
+        ReplayTable(replay),
+        command="replay",
+        page="replay.html",
+        title=_("replay of {file}", file=record.path),
+        port=port,
+        browser=browser,
+    )

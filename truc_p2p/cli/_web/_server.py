@@ -57,6 +57,9 @@ _STATIC = {
     "/replay.html": ("replay.html", "text/html; charset=utf-8"),
     "/replay.js": ("replay.js", "text/javascript; charset=utf-8"),
     "/replay.css": ("replay.css", "text/css; charset=utf-8"),
+    # the history page (truc-p2p games --web)
+    "/games.html": ("games.html", "text/html; charset=utf-8"),
+    "/games.js": ("games.js", "text/javascript; charset=utf-8"),
 }
 
 

@@ -2,7 +2,10 @@
 // Every text comes from the server (already translated); this only places it.
 "use strict";
 (function () {
-  const token = new URLSearchParams(location.search).get("token") || "";
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token") || "";
+  // From the history page: ask the server for this game's replay.
+  const wanted = params.has("game") ? Number(params.get("game")) : null;
   const $ = (id) => document.getElementById(id);
   let replay = null;
   let index = 0;
@@ -130,9 +133,18 @@
   });
 
   const ws = new WebSocket("ws://" + location.host + "/ws?token=" + encodeURIComponent(token));
+  ws.addEventListener("open", () => {
+    if (wanted !== null) ws.send(JSON.stringify({ type: "open", game: wanted }));
+  });
   ws.addEventListener("message", (e) => {
     const m = JSON.parse(e.data);
-    if (m.type === "replay") setup(m);
+    if (m.type === "replay" && (wanted === null || m.game === wanted) && !replay) setup(m);
+    if (m.type === "games" && wanted !== null) {
+      const back = $("back");
+      back.href = "games.html?token=" + encodeURIComponent(token);
+      back.textContent = m.labels.title;
+      back.hidden = false;
+    }
   });
   ws.addEventListener("close", () => { if (!replay) $("status").textContent = "disconnected"; });
 })();
