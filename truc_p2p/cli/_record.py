@@ -47,6 +47,8 @@ __all__ = [
 Status = Literal["finished", "unfinished", "resumable"]
 
 _DATE = re.compile(r"game-(\d{8}-\d{6})-")
+_DEAL_FIRST = frozenset({"deck1", "v2deck1"})
+_DEAL_LAST = frozenset({"deck4", "v2deck2"})
 
 
 class UnreadableGame(Exception):
@@ -118,6 +120,13 @@ class GameFile:
             if isinstance(payload.get("act"), str) or isinstance(payload.get("action"), dict):
                 found.append(n)
         return found
+
+    def deal_messages(self) -> dict[int, tuple[int, int]]:
+        """Hand -> (first, last) message of its deal: ``deck1``..``deck4`` (v1), or
+        ``v2deck1`` and ``v2deck2`` (v2, whose proofs those messages carry)."""
+        firsts = [n for n, (kind, _s, _p) in enumerate(self.messages) if kind in _DEAL_FIRST]
+        lasts = [n for n, (kind, _s, _p) in enumerate(self.messages) if kind in _DEAL_LAST]
+        return dict(enumerate(zip(firsts, lasts, strict=False)))
 
     def reveal_messages(self) -> dict[int, int]:
         """Deck v1: hand -> the message that completed its seeds' reveal (both players')."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from typing import Any, TextIO
 
 from truc_p2p.cli._common import use_ascii
@@ -101,7 +102,22 @@ def render_step(replay: Replay, index: int) -> list[str]:
             for s, c in table
         )
         out.append(voice.out(_("  on the table: {cards}", cards=cards)))
-    return out
+    return [part for line in out for part in _wrap(line)]
+
+
+#: Columns of the terminal replay: longer lines wrap, words never split.
+WIDTH = 80
+
+
+def _wrap(line: str) -> list[str]:
+    indent = " " * (len(line) - len(line.lstrip()) + 2)
+    return textwrap.wrap(
+        line,
+        WIDTH,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [line]
 
 
 def _hand_banner(replay: Replay, hand: int) -> str:

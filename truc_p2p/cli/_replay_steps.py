@@ -93,6 +93,7 @@ class _Builder:
         self.voice = voice
         self.me = me
         self.audits = record.reveal_messages() if record.deck == "v1" else {}
+        self.deals = record.deal_messages()
         self.steps: list[ReplayStep] = []
         self.last_trick: TrickView | None = None
         self.hand_result: HandResult | None = None
@@ -112,8 +113,18 @@ class _Builder:
             over=self.over,
         )
 
-    def deal_proof(self, hand: int) -> str:
+    def deal_proof(self, hand: int, redeal: bool) -> str:
         deck = self.record.deck
+        span = self.deals.get(hand)
+        if deck == "v2" and redeal:
+            return _("new cards opened with proofs from the same proven shuffle")
+        if deck == "v2" and span is not None:
+            return _(
+                "shuffle proven: both shuffles and every key checked with their proofs "
+                "(messages {first}–{last})",
+                first=span[0],
+                last=span[1],
+            )
         if deck == "v2":
             return _("shuffle proven: both shuffles and every key checked with their proofs")
         if deck == "v1":
@@ -153,7 +164,7 @@ class _Builder:
                 hand=move.hand,
                 kind="deal",
                 lines=(self.voice.out(text),),
-                proof=self.voice.out(self.deal_proof(move.hand)),
+                proof=self.voice.out(self.deal_proof(move.hand, move.redeal)),
                 message=None,
                 view=self.view(game),
                 held=self.held(game),
