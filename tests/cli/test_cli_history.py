@@ -381,3 +381,27 @@ def test_a_tampered_game_replays_and_exports_only_up_to_the_violation(
     parsed = parse_record(record.stdout)
     assert parsed.tags["Verified"] == f"no {report.error_code}"
     assert parsed.result[:2] == ["*", "unverified"]
+
+
+def test_history_page_pushes_only_a_known_game_s_replay(story: StoryGame) -> None:
+    from truc_p2p.cli._games_web import HistoryTable
+
+    class Server:
+        def __init__(self) -> None:
+            self.sent: list[dict[str, object]] = []
+
+        def publish(self, message: dict[str, object]) -> None:
+            self.sent.append(message)
+
+    game = read_game(story.paths[P0])
+    table = HistoryTable(story.paths[P0].parent, [game])
+    table.server = server = Server()
+    (listing,) = table.snapshot()
+    assert listing["type"] == "games" and len(listing["games"]) == 1
+    for bad in ({"type": "open", "game": 1}, {"type": "open", "game": "0"}, {"game": 0}):
+        table.receive(bad)
+    assert server.sent == []
+    table.receive({"type": "open", "game": 0})
+    (replay,) = server.sent
+    assert replay["type"] == "replay" and replay["game"] == 0
+    assert replay["steps"] == replay_json(build_replay(game))["steps"]

@@ -64,12 +64,22 @@ def _candidates(folder: Path) -> list[Path]:
     )
 
 
-def list_games(folder: Path) -> tuple[list[GameFile], list[UnreadableGame]]:
+def list_games(
+    folder: Path, *, progress: bool = False
+) -> tuple[list[GameFile], list[UnreadableGame]]:
     """The readable games, newest first, and the files that could not be read
-    (``OSError`` when the folder itself cannot be listed)."""
+    (``OSError`` when the folder itself cannot be listed).  ``progress``: say on
+    stderr that many transcripts are being verified (about half a second each)."""
     games: list[GameFile] = []
     bad: list[UnreadableGame] = []
-    for path in _candidates(folder):
+    paths = _candidates(folder)
+    if progress and len(paths) > 4:
+        print(
+            ngettext("verifying {n} transcript…", "verifying {n} transcripts…", len(paths)),
+            file=sys.stderr,
+            flush=True,
+        )
+    for path in paths:
         try:
             games.append(read_game(path))
         except UnreadableGame as exc:
@@ -218,7 +228,7 @@ def _games(args: argparse.Namespace) -> int:
         if not folder.is_dir():
             reason = _("no such folder") if not folder.exists() else _("not a folder")
             raise NotADirectoryError(reason)
-        games, bad = list_games(folder)
+        games, bad = list_games(folder, progress=sys.stderr.isatty())
     except OSError as exc:
         reason = exc.strerror or str(exc)
         if args.json:
