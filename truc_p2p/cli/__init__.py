@@ -31,6 +31,9 @@ COMMANDS: dict[str, str] = {
     "relay": "_relay",
     "identity": "_identity",
     "verify": "_verify",
+    "games": "_games",
+    "replay": "_replay",
+    "export": "_export",
     "bench": "_bench",
 }
 

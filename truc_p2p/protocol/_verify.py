@@ -138,6 +138,12 @@ class VerifyReport:
     #: cards never played that the transcript discloses: v1's audit reveals the
     #: whole deck of every hand whose two seeds are revealed; v2 never any
     hidden_cards_revealed: int | None = None
+    #: the dealer of the first hand (None before the coin was opened)
+    first_dealer: int | None = None
+    #: every move the replay accepted, in order, as (player, action): a played
+    #: card is the card shown, so a spectator engine replays the game from these
+    #: alone (``truc-p2p replay``, ``export``); not part of :meth:`to_json`
+    moves: tuple[tuple[int, Action], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -972,6 +978,8 @@ def verify_transcript(
         local_secret_of=int(secret_owner) if secret_owner is not None else None,
         deck=referee.deck,
         hidden_cards_revealed=hidden,
+        first_dealer=int(game.first_dealer) if game is not None else None,
+        moves=tuple((int(p), a) for p, a in game.history) if game is not None else (),
     )
 
 

@@ -53,6 +53,13 @@ _STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/table.js": ("table.js", "text/javascript; charset=utf-8"),
     "/table.css": ("table.css", "text/css; charset=utf-8"),
+    # the replay page (truc-p2p replay --web)
+    "/replay.html": ("replay.html", "text/html; charset=utf-8"),
+    "/replay.js": ("replay.js", "text/javascript; charset=utf-8"),
+    "/replay.css": ("replay.css", "text/css; charset=utf-8"),
+    # the history page (truc-p2p games --web)
+    "/games.html": ("games.html", "text/html; charset=utf-8"),
+    "/games.js": ("games.js", "text/javascript; charset=utf-8"),
 }
 
 
@@ -160,7 +167,7 @@ class TableServer:
             return
         name, ctype = _STATIC[path]
         body = static_file(name)
-        if name == "index.html":
+        if name.endswith(".html"):
             body = body.replace(b"__TOKEN__", self.token.encode())
         await _respond(stream, conn, 200, body, ctype, csp=self._csp())
 

@@ -1,0 +1,104 @@
+"""Games for the history, replay and export tests: real sessions, real transcripts.
+
+:func:`story_game` plays one deterministic game in memory with a redeal in
+hand 1, a fold in hand 2 and "my rest" accepted in hand 3 (which decides the
+game), writes both players' transcripts and secrets like the commands do,
+and keeps the cards each player was really dealt and played.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truc_p2p.local import make_pair, run_pair
+from truc_p2p.protocol import AnyEvent, CardsDealt, encode_transcript
+from truc_p2p.rules import Acted, Action, ActionKind, Card, Game, Player
+
+P0, P1 = Player.P0, Player.P1
+
+
+class StoryBot:
+    """Redeal asked and accepted in hand 1, a fold in hand 2, "my rest" from hand 3
+    on, every request accepted, otherwise the lowest card."""
+
+    name = "story"
+
+    def choose(self, game: Game) -> Action:
+        legal = list(game.legal_actions())
+        kinds = {a.kind: a for a in legal}
+        hand = game.round_no
+        if ActionKind.ACCEPT_REDEAL in kinds:
+            return kinds[ActionKind.ACCEPT_REDEAL]
+        if hand == 0 and ActionKind.ASK_REDEAL in kinds:
+            return kinds[ActionKind.ASK_REDEAL]
+        if hand == 1 and ActionKind.FOLD in kinds:
+            return kinds[ActionKind.FOLD]
+        if hand >= 2 and ActionKind.REST in kinds:
+            return kinds[ActionKind.REST]
+        if ActionKind.ACCEPT in kinds:
+            return kinds[ActionKind.ACCEPT]
+        plays = [a for a in legal if a.kind is ActionKind.PLAY]
+        return min(plays, key=lambda a: a.card.index if a.card else 0) if plays else legal[0]
+
+
+def _digest(tag: str) -> bytes:
+    return hashlib.sha256(b"truc-p2p history tests/" + tag.encode()).digest()
+
+
+def key(name: str) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(_digest("key/" + name))
+
+
+@dataclass
+class StoryGame:
+    paths: dict[Player, Path]
+    records: dict[Player, list[bytes]]
+    #: (0-based hand, player) -> the cards dealt to the player (a redeal's too)
+    dealt: dict[tuple[int, Player], set[Card]] = field(default_factory=dict)
+    #: (0-based hand, player) -> the cards the player played
+    played: dict[tuple[int, Player], set[Card]] = field(default_factory=dict)
+
+
+def story_game(
+    folders: dict[Player, Path],
+    *,
+    deck: str = "v2",
+    stamp: str = "20261201-100000",
+    names: tuple[str, str] = ("alice", "bob"),
+    tag: str = "story",
+) -> StoryGame:
+    """Play the story game; write ``game-<stamp>-<tag>-<name>.truc`` (and its
+    ``.secret``) for each player into ``folders[player]``."""
+    records: dict[Player, list[bytes]] = {P0: [], P1: []}
+    secrets = (_digest(f"secret/{tag}/0"), _digest(f"secret/{tag}/1"))
+    sessions = make_pair(
+        names=names,
+        identities=(key(names[0]), key(names[1])),
+        secrets=secrets,
+        records=(records[P0].append, records[P1].append),
+        deck=deck,
+    )
+    dealt: dict[tuple[int, Player], set[Card]] = {}
+    played: dict[tuple[int, Player], set[Card]] = {}
+    hand = {P0: 0, P1: 0}
+
+    def hook(me: Player, event: AnyEvent) -> None:
+        if isinstance(event, CardsDealt):
+            hand[me] = event.round_no
+            dealt.setdefault((event.round_no, me), set()).update(event.cards)
+        elif isinstance(event, Acted) and event.action.card is not None and me is P0:
+            played.setdefault((hand[me], event.player), set()).add(event.action.card)
+
+    run_pair(sessions, {P0: StoryBot(), P1: StoryBot()}, on_event=hook)
+    paths = {}
+    for p in (P0, P1):
+        folders[p].mkdir(parents=True, exist_ok=True)
+        path = folders[p] / f"game-{stamp}-{tag}-{names[p]}.truc"
+        path.write_bytes(encode_transcript(records[p]))
+        path.with_name(path.name + ".secret").write_bytes(secrets[p])
+        paths[p] = path
+    return StoryGame(paths=paths, records=records, dealt=dealt, played=played)

@@ -1,0 +1,147 @@
+"""``truc-p2p replay --web`` in a real headless Chromium: step, jump to a hand, go
+back; only played cards are ever on the page.  Screenshots go to
+``test-artifacts/web/replay-*.png``."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from test_web_browser import new_page
+from web_helpers import ROOT
+
+from truc_p2p.cli._record import read_game
+from truc_p2p.rules import Card
+
+sys.path.insert(0, str(ROOT / "tests" / "cli"))
+from history_helpers import P0, P1, story_game
+
+LIMIT = 60
+
+
+def _serve(*args: str) -> tuple[subprocess.Popen[str], str, threading.Timer]:
+    """Start ``truc-p2p ARGS --web --no-browser``; the process and its page's URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "truc_p2p.cli", *args, "--web", "--no-browser"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+    timer = threading.Timer(LIMIT, proc.kill)
+    timer.start()
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert "?token=" in line, line
+    return proc, line.rsplit(": ", 1)[1].strip(), timer
+
+
+def _stop(proc: subprocess.Popen[str], timer: threading.Timer) -> int:
+    proc.send_signal(signal.SIGINT)
+    try:
+        _out, err = proc.communicate(timeout=10)
+    finally:
+        timer.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert "Traceback" not in err, err
+    return proc.returncode
+
+
+def test_history_page_opens_each_game_s_replay(
+    browser: Any, tmp_path: Path, artifacts: Path
+) -> None:
+    games = tmp_path / "games"
+    first = story_game({P0: games, P1: tmp_path / "b"}, stamp="20261201-100000", tag="one")
+    second = story_game({P0: games, P1: tmp_path / "b"}, stamp="20261202-100000", tag="two")
+    proc, url, timer = _serve("games", str(games))
+    try:
+        assert "/games.html?token=" in url
+        page = new_page(browser)
+        page.goto(url)
+        page.wait_for_function("document.body.dataset.ready === '1'")
+        rows = page.locator("#rows tr")
+        assert rows.count() == 2
+        assert rows.nth(0).inner_text().startswith("2026-12-02 10:00")  # newest first
+        assert "bob (" in rows.nth(0).inner_text()
+        assert "against bob (" in page.locator("#records").inner_text()
+        page.screenshot(path=artifacts / "history-1-list.png", full_page=True)
+        rows.nth(1).locator("a.replay").click()  # the older game
+        page.wait_for_function("document.body.dataset.step === '0'")
+        assert "/replay.html" in page.url
+        header = page.locator("#header").inner_text()
+        assert read_game(first.paths[P0]).report.game_id in header
+        assert read_game(second.paths[P0]).report.game_id not in header
+        page.click("#hands button[data-hand='3']")
+        assert page.locator("#hand-of").inner_text().startswith("hand 3 of 3")
+        page.screenshot(path=artifacts / "history-2-replay-hand-3.png", full_page=True)
+        page.click("#back")
+        page.wait_for_function("document.body.dataset.ready === '1'")
+        assert page.errors == []
+    finally:
+        status = _stop(proc, timer)
+    assert status == 0
+
+
+def test_replay_page(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    story = story_game({P0: tmp_path / "alice", P1: tmp_path / "bob"}, deck="v2")
+    command = [sys.executable, "-m", "truc_p2p.cli", "replay", "--web", "--no-browser"]
+    proc = subprocess.Popen(
+        [*command, str(story.paths[P0])],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+    timer = threading.Timer(LIMIT, proc.kill)
+    timer.start()
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "/replay.html?token=" in line, line
+        url = line.split(": ", 1)[1].strip()
+        page = new_page(browser)
+        page.goto(url)
+        page.wait_for_function("document.body.dataset.step === '0'")
+        assert page.locator("#me-name").inner_text() == "alice"
+        assert page.locator("#opp-name").inner_text() == "bob"
+        assert "shuffle proven" in page.locator("#proof").inner_text()
+        assert page.locator("#hands button").count() == 3
+        assert page.locator("#opp-hand .card.back").count() == 3
+        page.screenshot(path=artifacts / "replay-1-deal.png", full_page=True)
+        seen: set[Card] = set()
+        steps = 0
+        while not page.locator("#next").is_disabled():
+            page.click("#next")
+            steps += 1
+            page.wait_for_function(f"document.body.dataset.step === '{steps}'")
+            for card in page.locator("#table .card").all():
+                seen.add(Card.from_str(str(card.get_attribute("data-card"))))
+            if steps == 5:
+                page.screenshot(path=artifacts / "replay-2-trick.png", full_page=True)
+        text = page.locator("#lines").inner_text()
+        assert "result co-signed by both players" in text
+        assert seen == set().union(*story.played.values())  # only played cards, all of them
+        page.click("#hands button[data-hand='2']")
+        page.wait_for_function(f"document.body.dataset.step !== '{steps}'")
+        assert "hand 2: " in page.locator("#lines").inner_text()
+        page.screenshot(path=artifacts / "replay-3-hand-2.png", full_page=True)
+        page.click("#prev-hand")
+        assert page.locator("#hand-of").inner_text().startswith("hand 1 of 3")
+        page.keyboard.press("ArrowRight")
+        assert "redeal" in page.locator("#lines").inner_text()
+        assert page.errors == []
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _out, err = proc.communicate(timeout=10)
+        finally:
+            timer.cancel()
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 0, err

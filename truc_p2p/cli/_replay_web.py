@@ -1,0 +1,140 @@
+"""``truc-p2p replay --web FILE``: the replay's steps on a page in the browser.
+
+The web table's server (:mod:`._web._server`: loopback, token, Host and
+Origin checks) serves ``replay.html``; the page gets every step at once as
+one JSON message and steps through them itself (next / previous step and
+hand, jump to a hand, the arrow keys).  The steps are exactly those of the
+terminal (:mod:`._replay_steps`): only cards that were played.
+"""
+
+from __future__ import annotations
+
+import sys
+import webbrowser
+from typing import Any
+
+from truc_p2p.cli._i18n import _
+from truc_p2p.cli._record import GameFile
+from truc_p2p.cli._replay_steps import Replay, ReplayStep
+from truc_p2p.cli._web._view import card_json
+
+__all__ = ["ReplayTable", "replay_json", "serve_replay"]
+
+
+def _step_json(step: ReplayStep) -> dict[str, Any]:
+    v = step.view
+    last = v.last_trick
+    return {
+        "hand": step.hand + 1,
+        "kind": step.kind,
+        "lines": list(step.lines),
+        "proof": step.proof,
+        "message": step.message,
+        "scores": v.scores,
+        "score_line": v.score_line,
+        "worth": v.worth,
+        "rest_on": v.rest_on,
+        "dealer": v.dealer,
+        "me_name": v.me_name,
+        "opp_name": v.opp_name,
+        "held": step.held,
+        "table": [{"by": by, **card_json(c)} for by, c in v.table],
+        "last_trick": None
+        if last is None
+        else {
+            "no": last.no + 1,
+            "winner": last.winner,
+            "text": last.text,
+            "cards": [{"by": by, **card_json(c)} for by, c in last.cards],
+        },
+        "tricks_line": v.tricks_line,
+        "hand_result": v.hand_result.text if v.hand_result is not None else None,
+    }
+
+
+def replay_json(replay: Replay) -> dict[str, Any]:
+    """The whole replay as the page's one message."""
+    return {
+        "type": "replay",
+        "header": list(replay.header),
+        "hands": replay.hands,
+        "valid": replay.valid,
+        "labels": {
+            "next": _("next ▶"),
+            "previous": _("◀ previous"),
+            "next_hand": _("next hand ⏭"),
+            "previous_hand": _("⏮ previous hand"),
+            "hand": _("hand"),
+            "step": _("step {i} of {n}"),
+            "hand_of": _("hand {hand} of {hands}"),
+            "verifier": _("verifier"),
+            "table": _("on the table"),
+            "last_trick": _("last trick"),
+        },
+        "steps": [_step_json(s) for s in replay.steps],
+    }
+
+
+class ReplayTable:
+    """What the server shows: the replay, sent once to every page."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.message = replay_json(replay)
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        return [self.message]
+
+    def receive(self, message: dict[str, Any]) -> None:
+        """The page steps through the replay itself: nothing to answer."""
+
+
+def serve_page(table: Any, *, command: str, page: str, title: str, port: int, browser: bool) -> int:
+    """Serve ``table`` and print the URL of ``page`` (after ``title``) until Ctrl-C
+    (or SIGTERM, SIGHUP); 0, or 2 when the port cannot be bound.  ``table`` may take
+    the running server in a ``server`` attribute, to push answers to its pages."""
+    import signal
+
+    import trio
+
+    from truc_p2p.cli._web._server import bind_table, serve_table
+
+    async def main() -> int:
+        try:
+            listeners = await bind_table(port)
+        except OSError as exc:
+            print(
+                _(
+                    "truc-p2p {command}: cannot serve the page on port {port}: {reason}",
+                    command=command,
+                    port=port,
+                    reason=exc.strerror or exc,
+                ),
+                file=sys.stderr,
+            )
+            return 2
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+            async with serve_table(table, listeners) as server:
+                if hasattr(table, "server"):
+                    table.server = server
+                url = server.url.replace("/?token=", f"/{page}?token=")
+                print(_("{title}: {url}", title=title, url=url), flush=True)
+                print(_("(Ctrl-C stops it)"), file=sys.stderr, flush=True)
+                if browser:
+                    webbrowser.open(url)
+                async for _signum in signals:
+                    break
+        return 0
+
+    return trio.run(main)
+
+
+def serve_replay(record: GameFile, replay: Replay, *, port: int, browser: bool) -> int:
+    """``replay --web``: the replay page until Ctrl-C."""
+    return serve_page(
+        ReplayTable(replay),
+        command="replay",
+        page="replay.html",
+        title=_("replay of {file}", file=record.path),
+        port=port,
+        browser=browser,
+    )

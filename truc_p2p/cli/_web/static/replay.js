@@ -1,0 +1,150 @@
+// The replay page: gets every step of the game at once and steps through them.
+// Every text comes from the server (already translated); this only places it.
+"use strict";
+(function () {
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token") || "";
+  // From the history page: ask the server for this game's replay.
+  const wanted = params.has("game") ? Number(params.get("game")) : null;
+  const $ = (id) => document.getElementById(id);
+  let replay = null;
+  let index = 0;
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+
+  function card(c, who) {
+    const e = el("div", "card" + (c.red ? " red" : ""));
+    e.dataset.card = c.card;
+    e.appendChild(el("span", "rank", c.rank));
+    e.appendChild(el("span", "pip", c.symbol));
+    if (who) e.appendChild(el("span", "who", who));
+    return e;
+  }
+
+  function backs(n) {
+    const box = document.createDocumentFragment();
+    for (let i = 0; i < n; i++) box.appendChild(el("div", "card back"));
+    return box;
+  }
+
+  function starts() {
+    const found = {};
+    replay.steps.forEach((s, i) => { if (!(s.hand in found)) found[s.hand] = i; });
+    return found;
+  }
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+  }
+
+  function render() {
+    const s = replay.steps[index];
+    const L = replay.labels;
+    $("me-name").textContent = s.me_name;
+    $("opp-name").textContent = s.opp_name;
+    $("me-label").textContent = s.me_name;
+    $("opp-label").textContent = s.opp_name;
+    $("me-score").textContent = s.scores.me;
+    $("opp-score").textContent = s.scores.opp;
+    $("worth").textContent = s.worth;
+    $("hand-of").textContent = fill(L.hand_of, { hand: s.hand, hands: replay.hands });
+    $("me-dealer").hidden = s.dealer !== "me";
+    $("opp-dealer").hidden = s.dealer !== "opp";
+    $("me-hand").replaceChildren(backs(s.held.me));
+    $("opp-hand").replaceChildren(backs(s.held.opp));
+    const names = { me: s.me_name, opp: s.opp_name };
+    const table = $("table");
+    table.replaceChildren();
+    let caption = "";
+    if (s.table.length) {
+      s.table.forEach((c) => table.appendChild(card(c, names[c.by])));
+      caption = L.table;
+    } else if (s.kind === "move" && s.last_trick) {
+      s.last_trick.cards.forEach((c) => table.appendChild(card(c, names[c.by])));
+      caption = s.last_trick.text;
+    }
+    $("trick-caption").textContent = caption;
+    $("lines").replaceChildren(...s.lines.map((t) => el("p", null, t)));
+    $("proof").textContent = s.proof || "";
+    $("proof").classList.toggle("bad", s.kind === "end" && !replay.valid);
+    $("step-of").textContent = fill(L.step, { i: index + 1, n: replay.steps.length });
+    $("prev").disabled = index === 0;
+    $("next").disabled = index === replay.steps.length - 1;
+    const st = starts();
+    $("prev-hand").disabled = index === 0;
+    $("next-hand").disabled = !((s.hand + 1) in st);
+    Array.from($("hands").children).forEach((b) => {
+      b.classList.toggle("current", Number(b.dataset.hand) === s.hand);
+    });
+    document.body.dataset.step = String(index);
+  }
+
+  function go(i) {
+    index = Math.max(0, Math.min(replay.steps.length - 1, i));
+    render();
+  }
+
+  function hand(h) {
+    const st = starts();
+    if (h in st) go(st[h]);
+  }
+
+  function setup(message) {
+    replay = message;
+    const L = replay.labels;
+    $("header").replaceChildren(...replay.header.map((t) => el("li", null, t)));
+    $("prev").textContent = L.previous;
+    $("next").textContent = L.next;
+    $("prev-hand").textContent = L.previous_hand;
+    $("next-hand").textContent = L.next_hand;
+    const nav = $("hands");
+    nav.replaceChildren();
+    for (let h = 1; h <= replay.hands; h++) {
+      const b = el("button", null, L.hand + " " + h);
+      b.type = "button";
+      b.dataset.hand = String(h);
+      b.addEventListener("click", () => hand(h));
+      nav.appendChild(b);
+    }
+    $("status").textContent = "";
+    if (replay.steps.length) go(0);
+  }
+
+  $("next").addEventListener("click", () => go(index + 1));
+  $("prev").addEventListener("click", () => go(index - 1));
+  $("next-hand").addEventListener("click", () => hand(replay.steps[index].hand + 1));
+  $("prev-hand").addEventListener("click", () => {
+    const s = replay.steps[index];
+    const st = starts();
+    hand(index === st[s.hand] ? s.hand - 1 : s.hand);
+  });
+  document.addEventListener("keydown", (e) => {
+    if (!replay) return;
+    if (e.key === "ArrowRight" || e.key === "Enter" || e.key === " ") go(index + 1);
+    else if (e.key === "ArrowLeft") go(index - 1);
+    else if (e.key === "n") hand(replay.steps[index].hand + 1);
+    else if (e.key === "p") $("prev-hand").click();
+    else if (/^[1-9]$/.test(e.key)) hand(Number(e.key));
+  });
+
+  const ws = new WebSocket("ws://" + location.host + "/ws?token=" + encodeURIComponent(token));
+  ws.addEventListener("open", () => {
+    if (wanted !== null) ws.send(JSON.stringify({ type: "open", game: wanted }));
+  });
+  ws.addEventListener("message", (e) => {
+    const m = JSON.parse(e.data);
+    if (m.type === "replay" && (wanted === null || m.game === wanted) && !replay) setup(m);
+    if (m.type === "games" && wanted !== null) {
+      const back = $("back");
+      back.href = "games.html?token=" + encodeURIComponent(token);
+      back.textContent = m.labels.title;
+      back.hidden = false;
+    }
+  });
+  ws.addEventListener("close", () => { if (!replay) $("status").textContent = "disconnected"; });
+})();
