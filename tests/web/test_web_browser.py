@@ -214,6 +214,7 @@ def test_leave_with_q(browser: Any, tmp_path: Path, artifacts: Path) -> None:
         assert verdict.get_attribute("data-status") == "unfinished"
         assert "every move up to there checks" in verdict.inner_text()
         assert "✘" not in final.inner_text()
+        assert page.title() == "Le Truc — truc-p2p"  # no longer "(your turn)"
         assert verdict.evaluate("(e) => getComputedStyle(e).color") != "rgb(198, 40, 40)"
         page.screenshot(path=artifacts / "7-left-the-game.png")
     finally:
