@@ -164,6 +164,7 @@ def test_trick_stays_then_is_swept_and_the_hand_toast(
                 assert record["sweptAt"] - record["shownAt"] >= 1400, record
                 assert page.locator("#table .card").count() == len(table["table"])
                 checked_trick = True
+            page.wait_for_function("window.truc.held == null")  # a player who watches
             toasts = page.evaluate("window.truc.toasts")
             if toasts and not checked_toast:
                 # the result stays even when the state already moved on to the next hand
@@ -174,9 +175,7 @@ def test_trick_stays_then_is_swept_and_the_hand_toast(
                 assert result["text"] in [line["text"] for line in page.evaluate("window.truc.log")]
                 page.screenshot(path=artifacts / "hand-toast.png")
                 # a new hand starts on a clean felt (once the last trick is swept)...
-                page.wait_for_function(
-                    "window.truc.held == null && window.truc.state.table.hand_no == 2"
-                )
+                assert table["hand_no"] == 2
                 now = page.evaluate("window.truc.state.table")
                 assert page.locator("#table .card").count() == len(now["table"])
                 assert page.locator("#tricks .trick.me, #tricks .trick.opp").count() == 0

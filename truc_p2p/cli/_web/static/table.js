@@ -22,7 +22,7 @@ const ui = {
   state: null, log: [], disconnect: null, final: null, connected: false, received: 0,
   deadline: null, texts: {}, invite: null,
   held: null, queue: [], seenTricks: new Set(), tricks: [],  // tricks: what was shown, when
-  handToast: null, lastSeq: null, toasts: [],
+  handToast: null, nextToast: null, lastSeq: null, toasts: [],
   muted: false, sounds: [],
 };
 window.truc = ui;
@@ -68,7 +68,7 @@ const handlers = {
     const hr = t.hand_result;
     if (hr && hr.seq !== ui.lastSeq) {
       ui.lastSeq = hr.seq;
-      showHandToast(hr);
+      ui.nextToast = hr;  // shown once the hand's tricks are on the felt (see pump)
     }
     if (t.turn != null && (!before || before.turn !== t.turn)) sound("turn");
     else if (before && t.table.length > before.table.length) sound("card");
@@ -107,7 +107,11 @@ function act(action) {
   if (!t || t.turn == null) return;
   send({ type: "act", turn: t.turn, action });
   t.turn = null;  // no double clicks; the next state message redraws
-  if (ui.held && !ui.held.sweeping) sweep();  // the next click ends the wait
+  // The next click ends the wait: the player has moved on, so the trick on show is
+  // swept and those queued behind it are dropped (tricks ended by this click still come).
+  ui.queue.length = 0;
+  if (ui.held && !ui.held.sweeping) sweep();
+  flushToast();
   render();
 }
 function leave() {
@@ -130,13 +134,22 @@ function toast(text) {
 
 // -- what stays visible: the finished trick and the hand's result ---------------------
 function pump() {
-  if (ui.held || !ui.queue.length) return;
+  if (ui.held || !ui.queue.length) { flushToast(); return; }
   const held = ui.queue.shift();
   held.since = performance.now();
   held.sweeping = false;
   ui.held = held;
   ui.tricks.push({ key: held.key, winner: held.winner, text: held.text, shownAt: held.since, sweptAt: null });
   held.timer = setTimeout(sweep, ui.queue.length ? HOLD_NEXT_MS : HOLD_MS);
+  flushToast();
+}
+// The hand's result comes with its last trick on the felt, not before its other tricks.
+function flushToast() {
+  if (ui.nextToast && !ui.queue.length) {
+    const result = ui.nextToast;
+    ui.nextToast = null;
+    showHandToast(result);
+  }
 }
 function sweep() {
   const held = ui.held;
@@ -282,6 +295,7 @@ function render() {
   const started = s && s.started;
   const myTurn = !!(t && t.turn != null);
   document.body.classList.toggle("my-turn", myTurn);
+  document.body.classList.toggle("no-table", !t);
   document.title = (s && s.title) || tx("title", "Le Truc — truc-p2p");
   setFavicon(myTurn);
   if (started) {
@@ -341,7 +355,7 @@ function renderTable(t) {
   const buttons = $("buttons");
   buttons.replaceChildren();
   if (!t) {
-    $("score-line").textContent = "…";
+    $("score-line").textContent = tx("title", "Le Truc — truc-p2p");
     drawTable(null);
     return;
   }
