@@ -73,5 +73,8 @@ def test_end_screen_of_an_unfinished_game(tmp_path: Path) -> None:
     broken.write_bytes(b"not a transcript")
     final = final_message(GameOutcome(end=End.QUIT, message="", me=Player.P0, transcript=broken))
     assert final["verdict"]["valid"] is False
+    # not a cheat: a transcript that cannot be read is told apart from a violation
+    assert final["verdict"]["status"] == "unreadable"
     assert final["verdict"]["summary"].startswith("cannot read the transcript")
+    assert final["cosigned_line"].startswith("no co-signed result")
     assert final["transcript"] == str(broken)

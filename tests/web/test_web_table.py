@@ -114,11 +114,16 @@ def test_layout_title_clock_and_what_a_raise_costs(
         game.stop()
 
 
-def test_touch_screen_hides_key_hints(browser: Any, tmp_path: Path) -> None:
+def test_touch_screen_hides_key_hints_and_motion_can_be_reduced(
+    browser: Any, tmp_path: Path
+) -> None:
     game = HostedGame(tmp_path, seed=SEED, target=6)
     url = game.start()
     context = browser.new_context(
-        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+        viewport={"width": 390, "height": 844},
+        has_touch=True,
+        is_mobile=True,
+        reduced_motion="reduce",
     )
     try:
         page = context.new_page()
@@ -128,6 +133,12 @@ def test_touch_screen_hides_key_hints(browser: Any, tmp_path: Path) -> None:
         assert page.evaluate("matchMedia('(hover: none)').matches")
         assert page.locator("#my-hand .card .key").first.is_hidden()
         assert page.locator("#buttons kbd").first.is_hidden()
+        # prefers-reduced-motion: cards do not fly in (nor are swept) visibly
+        durations = page.evaluate(
+            """() => { const c = getComputedStyle(document.querySelector('#my-hand .card'));
+                       return [c.animationDuration, c.transitionDuration]; }"""
+        )
+        assert all(d.split(",")[0] in ("0.001s", "1e-03s", "0s") for d in durations), durations
     finally:
         context.close()
         game.stop()
@@ -234,5 +245,89 @@ def test_my_rest_says_what_each_answer_costs(browser: Any, tmp_path: Path, artif
         assert_fits_width(page, 390)
         page.screenshot(path=artifacts / "rest-holds-390px.png", full_page=True)
         assert page.errors == []
+    finally:
+        game.stop()
+
+
+def test_sound_can_be_muted_and_stays_muted(browser: Any, tmp_path: Path) -> None:
+    game = HostedGame(tmp_path, seed=SEED, target=6)
+    url = game.start()
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        page.goto(url)
+        page.wait_for_function(TURN_JS, arg=None)
+        button = page.locator("#sound-btn")
+        assert button.inner_text() == "sound on"
+        assert "turn" in page.evaluate("window.truc.sounds")  # your turn rings
+        button.click()
+        assert button.inner_text() == "sound off"
+        assert page.evaluate("localStorage.getItem('truc-p2p.muted')") == "1"
+        page.reload()
+        page.wait_for_function(TURN_JS, arg=None)
+        assert page.locator("#sound-btn").inner_text() == "sound off"
+        assert page.evaluate("window.truc.muted") is True
+        assert page.evaluate("window.truc.sounds") == []
+    finally:
+        context.close()
+        game.stop()
+
+
+def test_resignation_end_screen(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    """The end screen shows a resignation as the program words it (``final`` from
+    ``final_message``): a won game, verified complete, never a red ✘."""
+    game = HostedGame(tmp_path, seed=SEED, target=6)
+    url = game.start()
+    try:
+        page = new_page(browser, 1280, 800)
+        page.goto(url)
+        page.wait_for_function(TURN_JS, arg=None)
+        final = {
+            "headline": "You win!",
+            "message": "heuristic-bot resigned in hand 1; you win the game",
+            "outcome": "resigned",
+            "won": True,
+            "score": {"me": 0, "opp": 0},
+            "score_line": "you 0 – heuristic-bot 0",
+            "hands": 1,
+            "cosigned": True,
+            "cosigned_line": "✔ result co-signed by both players",
+            "verdict": {
+                "valid": True,
+                "status": "complete",
+                "line": "✔ verified: the transcript replays as a fair, complete game",
+                "summary": "transcript: VALID",
+            },
+            "transcript": str(tmp_path / "alice.truc"),
+        }
+        assert game.player is not None
+        game.call(game.player.finish, final)
+        panel = page.locator("#final")
+        panel.wait_for(state="visible")
+        assert page.locator("#final-headline").inner_text() == "You win!"
+        assert page.locator("#final-score").inner_text() == "you 0 – heuristic-bot 0"
+        assert "heuristic-bot resigned in hand 1" in panel.inner_text()
+        line = page.locator("#final-verdict-line")
+        assert line.get_attribute("data-status") == "complete"
+        assert line.get_attribute("class") == "ok"
+        assert "✘" not in panel.inner_text()
+        page.screenshot(path=artifacts / "resigned-end-screen.png")
+        # an older verifier without "status": a game that stopped early is not a cheat
+        game.call(
+            game.player.finish,
+            {
+                **final,
+                "headline": "Game not finished",
+                "won": False,
+                "cosigned": False,
+                "outcome": "quit",
+                "verdict": {"valid": False, "summary": "transcript: INVALID"},
+            },
+        )
+        page.wait_for_function(
+            "document.querySelector('#final-verdict-line').dataset.status === 'unfinished'"
+        )
+        assert page.locator("#final-verdict-line").get_attribute("class") == "neutral"
     finally:
         game.stop()

@@ -484,7 +484,9 @@ function renderFinal() {
   const v = f.verdict;
   // complete / unfinished (left, resigned, lost connection) / violation: only a
   // violation is shown as a fault
-  const status = v ? (v.status || (v.valid ? "complete" : "violation")) : null;
+  const status = v
+    ? (v.status || (v.valid ? "complete" : f.outcome === "protocol-error" ? "violation" : "unfinished"))
+    : null;
   const line = $("final-verdict-line");
   line.textContent = v ? (v.line || status) : tx("no_transcript", "no transcript was written");
   line.className = status === "complete" ? "ok" : status === "violation" ? "bad" : "neutral";
