@@ -268,7 +268,7 @@ function applyTexts() {
   $("help-btn").textContent = tx("help_button", "? rules & keys");
   $("quit-btn").textContent = tx("leave_button", "leave (q)");
   $("help-close").textContent = tx("close", "close");
-  if (ui.texts.help) $("help-text").textContent = ui.texts.help;
+  if (ui.texts.help) drawHelp(ui.texts.help);
   $("invite-title").textContent = tx("invite_title", "Send this invite to your opponent");
   $("invite-copy").textContent = tx("copy", "copy");
   $("invite-qr").alt = tx("invite_qr", "QR code of the invite");
@@ -278,6 +278,22 @@ function applyTexts() {
   $("final-closed").textContent = tx("close_tab", "You can close this tab.");
   document.querySelectorAll(".chip").forEach((c) => { c.textContent = tx("dealer", "dealer"); });
   renderTools();
+}
+
+// The help is the terminal's (one text to translate): its first line is the title,
+// "  * " starts a point, an indented line continues one, the rest is the keys paragraph.
+function drawHelp(text) {
+  const box = $("help-text");
+  box.replaceChildren();
+  const [title, ...lines] = text.split("\n");
+  const list = el("ul");
+  const after = [];
+  for (const line of lines) {
+    if (/^\s*\* /.test(line)) list.append(el("li", "", line.replace(/^\s*\* /, "")));
+    else if (/^\s{3,}\S/.test(line) && list.lastChild && !after.length) list.lastChild.textContent += " " + line.trim();
+    else after.push(line.trim());
+  }
+  box.append(el("h2", "", title), list, el("p", "keys", after.join(" ")));
 }
 
 function renderTools() {
