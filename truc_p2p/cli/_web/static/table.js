@@ -77,7 +77,7 @@ const handlers = {
   notice(m) { toast(m.text); },
   peer_disconnected(m) { ui.disconnect = performance.now() + m.seconds_left * 1000; },
   peer_reconnected() { ui.disconnect = null; },
-  final(m) { ui.final = m; ui.disconnect = null; },
+  final(m) { ui.final = m; ui.disconnect = null; ui.finalAt = null; },
 };
 
 function handle(message) {
@@ -486,9 +486,29 @@ function renderLog() {
   for (const line of ui.log.slice(-14).reverse()) log.append(el("li", line.who, line.text));
 }
 
+// The end screen waits until the last trick was on the felt and the last hand's
+// result was read (a click or a key shows it at once).
+function finalReady() {
+  if (!ui.final) return false;
+  if (ui.finalAt === 0) return true;
+  if (ui.held || ui.queue.length) return false;
+  if (ui.finalAt == null) {
+    const toast = ui.handToast;
+    ui.finalAt = toast ? Math.max(performance.now(), toast.shownAt + 2200) : 0;
+  }
+  return performance.now() >= ui.finalAt;
+}
+function hurryFinal() {
+  if (!ui.final || ui.finalAt === 0) return;
+  ui.finalAt = 0;
+  ui.queue.length = 0;
+  if (ui.held && !ui.held.sweeping) sweep();
+  renderFinal();
+}
+
 function renderFinal() {
   const f = ui.final;
-  $("final").hidden = !f;
+  $("final").hidden = !finalReady();
   if (!f) return;
   $("final-headline").textContent = f.headline;
   $("final").classList.toggle("won", !!f.won);
@@ -529,6 +549,7 @@ function tick() {
   } else {
     status.textContent = ui.connected ? tx("waiting_start", "waiting for the game to start…") : tx("connecting", "connecting…");
   }
+  if (ui.final && $("final").hidden) renderFinal();
   const b = $("banner-disconnect");
   b.hidden = ui.disconnect == null;
   if (ui.disconnect != null) {
@@ -540,6 +561,7 @@ setInterval(tick, 250);
 
 document.addEventListener("keydown", (e) => {
   wakeAudio();
+  hurryFinal();
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   const key = e.key.toLowerCase();
   if (key === "escape") { $("help").hidden = true; return; }
@@ -552,7 +574,7 @@ document.addEventListener("keydown", (e) => {
   if (c) act(c.action);
   else if (b) act(b.action);
 });
-document.addEventListener("pointerdown", wakeAudio);
+document.addEventListener("pointerdown", () => { wakeAudio(); hurryFinal(); });
 $("help-btn").addEventListener("click", () => { $("help").hidden = false; });
 $("help-close").addEventListener("click", () => { $("help").hidden = true; });
 $("quit-btn").addEventListener("click", leave);
