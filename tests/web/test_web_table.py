@@ -69,6 +69,10 @@ def test_layout_title_clock_and_what_a_raise_costs(
         main.wait_for_timeout(2200)
         later = CLOCK.fullmatch(main.locator("#status").inner_text())
         assert later and later.group(1) < first.group(1), (first.group(1), later)
+        # a key that exists but does nothing now says why
+        main.keyboard.press("a")
+        assert main.locator("#notice").inner_text() == "nothing to accept now"
+        assert main.evaluate("window.truc.state.table.turn") == table["turn"]
         # the score from the viewer's side
         assert main.locator("#score-line").inner_text() == "you 0 – heuristic-bot 0"
         assert main.locator("#worth").inner_text() == "hand worth 1"

@@ -568,11 +568,17 @@ document.addEventListener("keydown", (e) => {
   if (key === "?" || key === "h") { $("help").hidden = !$("help").hidden; return; }
   if (key === "q") { leave(); return; }
   const t = ui.state && ui.state.table;
-  if (!t || t.turn == null) return;
+  const notNow = ui.texts.not_now || {};
+  const gameKey = key in notNow || /^[1-3]$/.test(key);
+  if (!t || ui.final || !gameKey) return;
+  // a key that exists but does nothing now says why (never plays into the next turn)
+  if (t.turn == null) { toast(tx("not_your_turn", "wait for your turn")); return; }
   const c = t.hand.find((x) => x.key === key && x.action);
   const b = t.buttons.find((x) => x.key === key);
   if (c) act(c.action);
   else if (b) act(b.action);
+  else if (/^[1-3]$/.test(key)) toast(tx("no_card", "no card {key} to play now", { key }));
+  else toast(notNow[key]);
 });
 document.addEventListener("pointerdown", () => { wakeAudio(); hurryFinal(); });
 $("help-btn").addEventListener("click", () => { $("help").hidden = false; });
