@@ -157,7 +157,7 @@ def test_trick_stays_then_is_swept_and_the_hand_toast(
         page = new_page(browser, 1280, 800)
         page.goto(url)
         last: int | None = None
-        checked_trick = checked_toast = False
+        checked_trick = checked_toast = checked_click = False
         for _ in range(80):
             table = wait_turn(page, last)
             assert table is not None, "the game ended before a hand did"
@@ -179,6 +179,20 @@ def test_trick_stays_then_is_swept_and_the_hand_toast(
                 assert record["sweptAt"] - record["shownAt"] >= 1400, record
                 assert page.locator("#table .card").count() == len(table["table"])
                 checked_trick = True
+            elif held and not checked_click and table["table"] and not table["pending"]:
+                # a click (answering the next lead at once) ends the wait
+                key = page.evaluate("window.truc.held.key")
+                first_card(page, table)
+                page.wait_for_function(
+                    "(key) => window.truc.tricks.find((r) => r.key === key).sweptAt != null",
+                    arg=key,
+                )
+                record = page.evaluate(
+                    "(key) => window.truc.tricks.find((r) => r.key === key)", key
+                )
+                assert record["sweptAt"] - record["shownAt"] < 1400, record
+                checked_click = True
+                continue
             page.wait_for_function("window.truc.held == null")  # a player who watches
             toasts = page.evaluate("window.truc.toasts")
             if toasts and not checked_toast:
@@ -207,7 +221,7 @@ def test_trick_stays_then_is_swept_and_the_hand_toast(
                 page.keyboard.press("a")
             else:
                 first_card(page, table)
-        assert checked_trick and checked_toast
+        assert checked_trick and checked_toast and checked_click
         # the score line stays the viewer's: "you" first
         assert page.locator("#score-line").inner_text().startswith("you ")
         assert page.errors == []
