@@ -317,4 +317,4 @@ def test_snapshot_brings_the_page_texts_and_the_hosts_invite() -> None:
     state = messages[2]
     assert state["type"] == "state" and state["table"] is None
     assert state["status_template"] is None
-    assert state["texts"]["leave_confirm"] == "Leave the game? You resign: opponent wins the game."
+    assert state["texts"]["leave_confirm"] == "Stop and leave? No game has started yet."

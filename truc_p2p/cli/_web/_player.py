@@ -128,8 +128,10 @@ class WebPlayer:
             _("(your turn) truc-p2p") if self.model.legal else _("Le Truc — truc-p2p")
         )
         message["texts"] = {
-            "leave_confirm": _(
-                "Leave the game? You resign: {name} wins the game.", name=self.model.opp_name
+            "leave_confirm": (
+                _("Leave the game? You resign: {name} wins the game.", name=self.model.opp_name)
+                if self._started is not None
+                else _("Stop and leave? No game has started yet.")
             ),
         }
         return message
