@@ -70,8 +70,9 @@ const handlers = {
       ui.lastSeq = hr.seq;
       ui.nextToast = hr;  // shown once the hand's tricks are on the felt (see pump)
     }
+    const played = (x) => x.tricks.length * 2 + x.table.length;  // cards played this hand
+    if (before && before.hand_no === t.hand_no && played(t) > played(before)) sound("card");
     if (t.turn != null && (!before || before.turn !== t.turn)) sound("turn");
-    else if (before && t.table.length > before.table.length) sound("card");
   },
   log(m) { ui.log.push(m); if (ui.log.length > 40) ui.log.shift(); },
   notice(m) { toast(m.text); },
