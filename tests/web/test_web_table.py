@@ -235,6 +235,8 @@ def test_my_rest_says_what_each_answer_costs(browser: Any, tmp_path: Path, artif
     try:
         page = new_page(browser, 390, 844)
         page.goto(url)
+        laptop = new_page(browser, 1280, 800)  # the same table on a laptop screen
+        laptop.goto(url)
         last: int | None = None
         for _ in range(30):
             table = wait_turn(page, last)
@@ -255,6 +257,8 @@ def test_my_rest_says_what_each_answer_costs(browser: Any, tmp_path: Path, artif
         assert accept.locator(".cost").inner_text() == "this hand decides the game"
         assert_fits_width(page, 390)
         page.screenshot(path=artifacts / "rest-to-answer-390px.png", full_page=True)
+        laptop.locator("button.act[data-action='accept']").wait_for()
+        assert_no_vertical_scroll(laptop)
         page.keyboard.press("a")
         banner = page.locator("#rest-banner")
         banner.wait_for(state="visible")
@@ -262,6 +266,10 @@ def test_my_rest_says_what_each_answer_costs(browser: Any, tmp_path: Path, artif
         assert page.locator("#worth").inner_text() == "MY REST: this hand decides the game"
         assert_fits_width(page, 390)
         page.screenshot(path=artifacts / "rest-holds-390px.png", full_page=True)
+        laptop.locator("#rest-banner").wait_for(state="visible")
+        laptop.wait_for_function("window.truc.held == null")
+        laptop.screenshot(path=artifacts / "rest-holds-1280.png")
+        assert_no_vertical_scroll(laptop)
         assert page.errors == []
     finally:
         game.stop()

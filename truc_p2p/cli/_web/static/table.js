@@ -389,6 +389,7 @@ function renderTable(t) {
   drawTable(t);
   const tricks = $("tricks");
   tricks.replaceChildren();
+  if (t.tricks_line) tricks.setAttribute("aria-label", t.tricks_line);
   (t.trick_marks || ["–", "–", "–"]).forEach((mark, i) => {
     const trick = t.tricks[i];
     const chip = el("span", "trick", mark);
