@@ -214,7 +214,7 @@ def show_invite(player: object, invite: Invite, *, relay: str | None = None) -> 
         hint = _(
             "registered with the relay {relay}: your friend can join from behind NAT, "
             "no port forwarding needed",
-            relay=relay or "",
+            relay=relay or f"{invite.relay[0]}:{invite.relay[1]}",
         )
     else:
         try:
