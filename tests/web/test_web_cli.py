@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -102,3 +103,30 @@ def test_host_web_shows_the_invite_with_a_hint(invite: Invite, hint: str | None)
         if invite.relay is None:
             assert "--relay" in shown["hint"]  # how to reach a friend behind NAT
     show_invite(object(), invite)  # not a web player: nothing to show
+
+
+@pytest.mark.parametrize(
+    ("end", "headline", "won"),
+    [
+        ("resigned", "You resigned: bob wins", False),
+        ("opponent-resigned", "bob resigned: you win", True),
+    ],
+)
+def test_end_screen_of_a_resignation(end: str, headline: str, won: bool) -> None:
+    """However the protocol names it, a resignation reads as one (never "not finished")."""
+    outcome = SimpleNamespace(
+        me=Player.P0,
+        names=("alice", "bob"),
+        scores=(3, 1),
+        valid=False,
+        winner=None,
+        end=SimpleNamespace(value=end),
+        message="the game ended by resignation",
+        hands=2,
+        transcript=None,
+    )
+    final = final_message(outcome)  # type: ignore[arg-type]
+    assert final["headline"] == headline
+    assert final["won"] is won
+    assert final["outcome"] == end
+    assert final["score_line"] == "you 3 – bob 1"

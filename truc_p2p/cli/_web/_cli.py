@@ -130,7 +130,18 @@ def final_message(outcome: GameOutcome) -> dict[str, Any]:
     me = outcome.me
     names = outcome.names
     scores = outcome.scores
-    if outcome.valid and outcome.winner is not None:
+    opp = names[me.other] or _("your opponent")
+    end = outcome.end.value
+    won = outcome.valid and outcome.winner is me
+    if "resign" in end:  # a resignation ends the game: its winner is the other side
+        they = end.startswith("opponent") or outcome.winner is me
+        won = they
+        headline = (
+            _("{name} resigned: you win", name=opp)
+            if they
+            else _("You resigned: {name} wins", name=opp)
+        )
+    elif outcome.valid and outcome.winner is not None:
         headline = (
             _("You win!")
             if outcome.winner is me
@@ -150,7 +161,7 @@ def final_message(outcome: GameOutcome) -> dict[str, Any]:
         "headline": headline,
         "message": outcome.message,
         "outcome": outcome.end.value,
-        "won": outcome.valid and outcome.winner is me,
+        "won": won,
         "score": {"me": scores[me], "opp": scores[me.other]} if scores is not None else None,
         "score_line": score_line,
         "hands": outcome.hands,
