@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from web_helpers import ROOT, HostedGame
+from web_helpers import ARTIFACTS, ROOT, HostedGame
 
 from truc_p2p.net import End
 
@@ -61,7 +61,7 @@ def play_to_the_end(page: Any, shots: Path | None = None) -> dict[str, bool]:
         if pending and pending["by"] == "opp" and pending["kind"] == "raise":
             if shots is not None and not did["answered a raise"]:
                 page.screenshot(path=shots / "2-raise-to-answer.png", full_page=True)
-            assert page.locator("#pending").inner_text().endswith("your answer?")
+            assert page.locator("#pending").inner_text() == pending["text"]
             page.keyboard.press("a")  # the terminal's key works in the page too
             did["answered a raise"] = True
         elif pending and pending["by"] == "opp":
@@ -88,7 +88,9 @@ def test_whole_game_by_clicking(browser: Any, tmp_path: Path, artifacts: Path) -
         page.screenshot(path=artifacts / "1-first-turn.png", full_page=True)
         # the table shows the opponent, the score and the hand as cards
         assert page.locator("#opp-name").inner_text() == "heuristic-bot"
-        assert page.locator("#opp-fp").inner_text().startswith("key ")
+        # the key is there for who wants it, not shown in a game against a bot
+        assert re.fullmatch(r"[0-9a-f]{64}", page.locator("#opp-name").get_attribute("title"))
+        assert page.locator("#score-line").inner_text() == "you 0 – heuristic-bot 0"
         assert page.locator("#my-hand .card").count() == 3
         assert "first to 6" in page.locator("#target").inner_text()
         did = play_to_the_end(page, artifacts)
@@ -154,7 +156,7 @@ def test_phone_width(browser: Any, tmp_path: Path, artifacts: Path) -> None:
         page.goto(url)
         page.wait_for_function(TURN_JS, arg=None)
         assert page.locator("#opp-name").inner_text() == evil
-        assert page.locator("img").count() == 0 and page.errors == []
+        assert page.locator("img:not(#invite-qr)").count() == 0 and page.errors == []
         page.screenshot(path=artifacts / "4-phone-390px.png", full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         cards = page.locator("#my-hand .card")
@@ -204,9 +206,17 @@ def test_leave_with_q(browser: Any, tmp_path: Path, artifacts: Path) -> None:
         final = page.locator("#final")
         final.wait_for(state="visible")
         assert dialogs and dialogs[0].startswith("Leave the game?")
+        assert dialogs[0] == "Leave the game? You resign: heuristic-bot wins the game."
         assert page.locator("#final-headline").inner_text() == "Game not finished"
         assert "no co-signed result" in final.inner_text()
-        assert "does not accept this transcript" in final.inner_text()
+        # a game left unfinished is not a cheat: no red ✘ "INVALID"
+        verdict = page.locator("#final-verdict-line")
+        assert verdict.get_attribute("data-status") == "unfinished"
+        assert "every move up to there checks" in verdict.inner_text()
+        assert "✘" not in final.inner_text()
+        assert page.title() == "Le Truc — truc-p2p"  # no longer "(your turn)"
+        assert verdict.evaluate("(e) => getComputedStyle(e).color") != "rgb(198, 40, 40)"
+        page.screenshot(path=artifacts / "7-left-the-game.png")
     finally:
         game.stop()
     assert game.outcome is not None and game.outcome.end is End.QUIT
@@ -303,9 +313,24 @@ def test_truc_p2p_host_web_against_a_joining_bot(browser: Any, tmp_path: Path) -
                 invite = line.strip()
                 break
         assert url and invite
-        page = new_page(browser)
+        context = browser.new_context(
+            viewport={"width": 800, "height": 900},
+            permissions=["clipboard-read", "clipboard-write"],
+        )
+        page = context.new_page()
+        page.set_default_timeout(30_000)
         page.goto(url)
-        page.locator("#status").filter(has_text="waiting for the game to start").wait_for()
+        # the invite is on the page, with a copy button, a QR code and the --relay hint
+        page.locator("#invite").wait_for(state="visible")
+        page.locator("#status").filter(has_text="waiting for your opponent to join").wait_for()
+        assert page.locator("#invite-text").inner_text() == invite
+        assert page.locator("#invite-qr").evaluate("(img) => img.complete && img.naturalWidth") > 50
+        assert page.locator("#invite-qr").get_attribute("src").startswith("data:image/svg+xml")
+        assert "--relay" in page.locator("#invite-hint").inner_text()
+        page.screenshot(path=ARTIFACTS / "8-host-invite.png")
+        page.click("#invite-copy")
+        page.locator("#invite-copy").filter(has_text="copied").wait_for()
+        assert page.evaluate("navigator.clipboard.readText()") == invite
         joiner = subprocess.Popen(
             [
                 *cli,
@@ -328,8 +353,10 @@ def test_truc_p2p_host_web_against_a_joining_bot(browser: Any, tmp_path: Path) -
             cwd=tmp_path,
             env=env,
         )
+        page.locator("#invite").wait_for(state="hidden")  # the game started
         play_to_the_end(page)
         assert "verified" in page.locator("#final").inner_text()
+        context.close()
         out, err = host.communicate(timeout=60)
         joiner.communicate(timeout=60)
     finally:

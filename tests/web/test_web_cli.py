@@ -6,12 +6,13 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from truc_p2p.cli import build_parser
-from truc_p2p.cli._web import final_message
-from truc_p2p.net import End, GameOutcome
+from truc_p2p.cli._web import WebPlayer, final_message, show_invite
+from truc_p2p.net import End, GameOutcome, Invite
 from truc_p2p.rules import Player
 
 COMMAND = [sys.executable, "-m", "truc_p2p.cli", "play", "--web", "--no-browser"]
@@ -73,5 +74,59 @@ def test_end_screen_of_an_unfinished_game(tmp_path: Path) -> None:
     broken.write_bytes(b"not a transcript")
     final = final_message(GameOutcome(end=End.QUIT, message="", me=Player.P0, transcript=broken))
     assert final["verdict"]["valid"] is False
+    # not a cheat: a transcript that cannot be read is told apart from a violation
+    assert final["verdict"]["status"] == "unreadable"
     assert final["verdict"]["summary"].startswith("cannot read the transcript")
+    assert final["cosigned_line"].startswith("no co-signed result")
     assert final["transcript"] == str(broken)
+
+
+@pytest.mark.parametrize(
+    ("invite", "hint"),
+    [
+        (Invite("127.0.0.1", 4455, "0" * 64), "only works on this machine"),
+        (Invite("192.168.1.20", 4455, "0" * 64), "forward TCP port 4455"),
+        (Invite("192.168.1.20", 4455, "0" * 64, ("relay.example", 7000), "abc123"), "relay"),
+        (Invite("93.184.216.34", 4455, "0" * 64), None),
+    ],
+)
+def test_host_web_shows_the_invite_with_a_hint(invite: Invite, hint: str | None) -> None:
+    player = WebPlayer("carol")
+    show_invite(player, invite)
+    shown = next(m for m in player.snapshot() if m["type"] == "invite")
+    assert shown["text"] == str(invite)
+    assert shown["qr"].startswith("data:image/svg+xml")
+    if hint is None:
+        assert shown["hint"] is None
+    else:
+        assert hint in shown["hint"]
+        if invite.relay is None:
+            assert "--relay" in shown["hint"]  # how to reach a friend behind NAT
+    show_invite(object(), invite)  # not a web player: nothing to show
+
+
+@pytest.mark.parametrize(
+    ("end", "headline", "won"),
+    [
+        ("resigned", "You resigned: bob wins", False),
+        ("opponent-resigned", "bob resigned: you win", True),
+    ],
+)
+def test_end_screen_of_a_resignation(end: str, headline: str, won: bool) -> None:
+    """However the protocol names it, a resignation reads as one (never "not finished")."""
+    outcome = SimpleNamespace(
+        me=Player.P0,
+        names=("alice", "bob"),
+        scores=(3, 1),
+        valid=False,
+        winner=None,
+        end=SimpleNamespace(value=end),
+        message="the game ended by resignation",
+        hands=2,
+        transcript=None,
+    )
+    final = final_message(outcome)  # type: ignore[arg-type]
+    assert final["headline"] == headline
+    assert final["won"] is won
+    assert final["outcome"] == end
+    assert final["score_line"] == "you 3 – bob 1"

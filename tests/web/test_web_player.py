@@ -297,3 +297,24 @@ async def test_leaving_while_the_opponent_thinks_sets_the_leave_event() -> None:
     player.receive({"type": "quit", "turn": None})
     assert player.leave.is_set()
     assert "leaving" in page.of("notice")[-1]["text"]
+
+
+def test_snapshot_brings_the_page_texts_and_the_hosts_invite() -> None:
+    player = WebPlayer("alice", move_seconds=300)
+    invite = "truc://127.0.0.1:4455/?fp=" + "0" * 64
+    player.invite(invite, "host with --relay HOST:PORT")
+    messages = player.snapshot()
+    texts = messages[0]
+    assert texts["type"] == "texts"
+    # every fixed text of the page comes from here (a catalog can translate it)
+    assert texts["copy"] == "copy" and "Keys:" in texts["help"]
+    assert texts["not_now"]["a"] == "nothing to accept now"
+    assert all(isinstance(v, str) and v for k, v in texts.items() if k != "not_now")
+    shown = messages[1]
+    assert shown["type"] == "invite" and shown["text"] == invite
+    assert shown["hint"] == "host with --relay HOST:PORT"
+    assert shown["qr"].startswith("data:image/svg+xml")
+    state = messages[2]
+    assert state["type"] == "state" and state["table"] is None
+    assert state["status_template"] is None
+    assert state["texts"]["leave_confirm"] == "Stop and leave? No game has started yet."

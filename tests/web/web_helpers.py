@@ -61,14 +61,33 @@ class RaisingBot:
         return action
 
 
+class RestBot:
+    """The heuristic bot, except that it calls "my rest" at its first chance of the
+    game, so the person has "my rest" to answer."""
+
+    def __init__(self, seed: int) -> None:
+        self.bot = BotStrategy(make_bot("heuristic", seed))
+        self.called = False
+
+    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        if not self.called and Action.REST in legal:
+            self.called = True
+            await trio.lowlevel.checkpoint()
+            return Action.REST
+        return await self.bot.choose(game, legal)
+
+
 @dataclass
 class HostedGame:
-    """A game between a :class:`WebPlayer` (the browser) and :class:`RaisingBot`."""
+    """A game between a :class:`WebPlayer` (the browser) and a bot
+    (:class:`RaisingBot` unless told)."""
 
     out: Path
     seed: int = 1
     target: int = 6
     bot_name: str = "heuristic-bot"
+    #: The opponent's strategy, made from the seed.
+    bot: Callable[[int], Any] = RaisingBot
     url: str = ""
     outcome: GameOutcome | None = None
     final: dict[str, Any] | None = None
@@ -120,7 +139,7 @@ class HostedGame:
                 ready.put(server.url)
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(
-                        play_game, theirs, games[Player.P1].session, RaisingBot(self.seed)
+                        play_game, theirs, games[Player.P1].session, self.bot(self.seed)
                     )
                     try:
                         outcome = await play_game(

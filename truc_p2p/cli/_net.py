@@ -34,7 +34,7 @@ from truc_p2p.cli._i18n import _
 from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._narrate import Narrator
 from truc_p2p.cli._tui import StdinLines, TerminalPlayer
-from truc_p2p.cli._web import add_web_args, show_web_result, web_player, with_web
+from truc_p2p.cli._web import add_web_args, show_invite, show_web_result, web_player, with_web
 from truc_p2p.identity import (
     Identity,
     IdentityError,
@@ -375,6 +375,7 @@ def _host(args: argparse.Namespace) -> int:
             flush=True,
         )
         print(str(invite), flush=True)
+        show_invite(strategy, invite, relay=args.relay)  # host --web: on the page too
         if invite.relay is not None:
             print(
                 f"registered with the relay {args.relay} (one-time code {invite.code}); "

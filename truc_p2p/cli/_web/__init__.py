@@ -8,7 +8,14 @@ elsewhere.  See :mod:`._server` for the safety rules (token, Host, Origin).
 
 from __future__ import annotations
 
-from ._cli import add_web_args, final_message, show_web_result, web_player, with_web
+from ._cli import (
+    add_web_args,
+    final_message,
+    show_invite,
+    show_web_result,
+    web_player,
+    with_web,
+)
 from ._player import WebPlayer
 from ._server import TableServer, bind_table, serve_table
 from ._view import action_buttons, card_json, table_state
@@ -22,6 +29,7 @@ __all__ = [
     "card_json",
     "final_message",
     "serve_table",
+    "show_invite",
     "show_web_result",
     "table_state",
     "web_player",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import sys
 import webbrowser
 from collections.abc import Awaitable, Callable
@@ -11,14 +12,24 @@ from typing import Any
 
 import trio
 
-from truc_p2p.net import GameOutcome
+from truc_p2p.cli._i18n import _
+from truc_p2p.cli._texts import Voice
+from truc_p2p.net import GameOutcome, Invite
 from truc_p2p.protocol import TranscriptFormatError, verify_transcript
+from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
 
 from ._player import WebPlayer
 from ._server import bind_table, serve_table
 
-__all__ = ["add_web_args", "final_message", "show_web_result", "web_player", "with_web"]
+__all__ = [
+    "add_web_args",
+    "final_message",
+    "show_invite",
+    "show_web_result",
+    "web_player",
+    "with_web",
+]
 
 
 def _port(text: str) -> int:
@@ -111,37 +122,131 @@ def with_web(
 
 
 def final_message(outcome: GameOutcome) -> dict[str, Any]:
-    """The end screen: result, co-signed status and the verifier's verdict."""
+    """The end screen: result, co-signed status and the verifier's verdict.
+
+    ``verdict.status`` tells a complete game from an unfinished one (left, timed
+    out, connection lost: every move up to there checks) and from a violation;
+    ``verdict.line`` / ``cosigned_line`` are the sentences the page shows."""
     me = outcome.me
     names = outcome.names
     scores = outcome.scores
-    if outcome.valid and outcome.winner is not None:
-        headline = "You win!" if outcome.winner is me else f"{names[outcome.winner]} wins"
+    opp = names[me.other] or _("your opponent")
+    end = outcome.end.value
+    won = outcome.valid and outcome.winner is me
+    if "resign" in end:  # a resignation ends the game: its winner is the other side
+        they = end.startswith("opponent") or outcome.winner is me
+        won = they
+        headline = (
+            _("{name} resigned: you win", name=opp)
+            if they
+            else _("You resigned: {name} wins", name=opp)
+        )
+    elif outcome.valid and outcome.winner is not None:
+        headline = (
+            _("You win!")
+            if outcome.winner is me
+            else _("{name} wins", name=names[outcome.winner] or _("your opponent"))
+        )
     else:
-        headline = "Game not finished"
+        headline = _("Game not finished")
     verdict: dict[str, Any] | None = None
     path = outcome.transcript
     if path is not None:
         verdict = _verify(path)
+    score_line = None
+    if scores is not None:
+        voice = Voice({p: names[p] or (_("you") if p is me else _("opponent")) for p in Player}, me)
+        score_line = voice.score(scores)
     return {
         "headline": headline,
         "message": outcome.message,
         "outcome": outcome.end.value,
-        "won": outcome.valid and outcome.winner is me,
+        "won": won,
         "score": {"me": scores[me], "opp": scores[me.other]} if scores is not None else None,
+        "score_line": score_line,
         "hands": outcome.hands,
         "cosigned": outcome.valid,
+        "cosigned_line": (
+            _("✔ result co-signed by both players")
+            if outcome.valid
+            else _("no co-signed result: the game did not reach its end")
+        ),
         "verdict": verdict,
         "transcript": str(path) if path is not None else None,
     }
+
+
+#: What the end screen says of the transcript, by ``verdict.status``.
+_VERDICT_LINES = {
+    "complete": lambda: _("✔ verified: the transcript replays as a fair, complete game"),
+    "unfinished": lambda: _(
+        "unfinished: the game stopped before its end; every move up to there checks"
+    ),
+    "violation": lambda: _("✘ the verifier found a violation in this transcript"),
+    "unreadable": lambda: _("the transcript could not be read"),
+}
+#: Verifier error codes that only mean "stopped early", not a fault.
+_UNFINISHED = frozenset({"incomplete", "aborted"})
 
 
 def _verify(path: Path) -> dict[str, Any]:
     try:
         report = verify_transcript(read_transcript(path))
     except (OSError, TranscriptFormatError) as exc:
-        return {"valid": False, "summary": f"cannot read the transcript: {exc}"}
-    return {"valid": report.valid, "summary": report.summary()}
+        return {
+            "valid": False,
+            "status": "unreadable",
+            "line": _VERDICT_LINES["unreadable"](),
+            "summary": f"cannot read the transcript: {exc}",
+        }
+    status = getattr(report, "status", None)  # a verifier that tells it itself
+    if not isinstance(status, str):
+        if report.valid:
+            status = "complete"
+        elif report.error_code in _UNFINISHED:
+            status = "unfinished"
+        else:
+            status = "violation"
+    line = _VERDICT_LINES.get(status)
+    return {
+        "valid": report.valid,
+        "status": status,
+        "line": line() if line is not None else status,
+        "summary": report.summary(),
+    }
+
+
+def show_invite(player: object, invite: Invite, *, relay: str | None = None) -> None:
+    """``host --web``: put the invite on the page, with how a friend reaches us."""
+    if not isinstance(player, WebPlayer):
+        return
+    hint: str | None
+    if invite.relay is not None:
+        hint = _(
+            "registered with the relay {relay}: your friend can join from behind NAT, "
+            "no port forwarding needed",
+            relay=relay or f"{invite.relay[0]}:{invite.relay[1]}",
+        )
+    else:
+        try:
+            address = ipaddress.ip_address(invite.host)
+        except ValueError:
+            address = None
+        if address is not None and address.is_loopback:
+            hint = _(
+                "this invite only works on this machine; to play over the internet, host "
+                "with --relay HOST:PORT (a truc-p2p relay) or --advertise YOUR_PUBLIC_ADDRESS"
+            )
+        elif address is not None and address.is_private:
+            hint = _(
+                "this invite works on your local network; over the internet, host with "
+                "--relay HOST:PORT (a truc-p2p relay), or forward TCP port {port} on your "
+                "router and add --advertise YOUR_PUBLIC_ADDRESS",
+                port=invite.port,
+            )
+        else:
+            hint = None
+    player.invite(str(invite), hint)
 
 
 async def show_web_result(player: object, outcome: GameOutcome) -> None:

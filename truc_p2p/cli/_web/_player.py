@@ -10,7 +10,9 @@ the session's own view replaces the mirror.  Every change is pushed to the
 page as one ``state`` message holding the whole table; the page redraws
 from it, so a reloaded page only needs the last one.
 
-Messages to the page (JSON objects with a ``type``): ``state``, ``log``
+Messages to the page (JSON objects with a ``type``): ``texts`` (the page's
+fixed texts, first, once per connection), ``invite`` (``host --web``: the
+invite, its QR code and a hint, until the game starts), ``state``, ``log``
 (one line: a move, a trick, a round), ``peer_disconnected`` /
 ``peer_reconnected`` (the reconnect countdown), ``final`` (the end screen).
 The page ignores types it does not know.  Messages from the page: ``act``
@@ -28,7 +30,7 @@ import trio
 
 from truc_p2p.cli._i18n import _
 from truc_p2p.cli._narrate import Tally, describe
-from truc_p2p.cli._table import TableModel, seat
+from truc_p2p.cli._table import TableModel, TableView, seat
 from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame
 from truc_p2p.protocol import (
     AuditPassed,
@@ -48,7 +50,7 @@ from truc_p2p.rules import (
     TrickEnded,
 )
 
-from ._view import view_json
+from ._view import invite_json, page_texts, view_json
 
 __all__ = ["Publisher", "WebPlayer"]
 
@@ -83,6 +85,7 @@ class WebPlayer:
         self._audit = "not yet"
         self._disconnect_deadline: float | None = None
         self._final: dict[str, Any] | None = None
+        self._invite: dict[str, Any] | None = None
         #: Set when the player leaves while the opponent thinks (the command passes it
         #: to the game loop as its ``stop``: a signed quit, as with Ctrl-C).
         self.leave: trio.Event | None = None
@@ -120,14 +123,39 @@ class WebPlayer:
         )
         message["audit"] = self._audit
         message["seconds_left"] = self.model.seconds_left()
+        message["status_template"] = self._status_template(view)
         message["title"] = (
             _("(your turn) truc-p2p") if self.model.legal else _("Le Truc — truc-p2p")
         )
+        message["texts"] = {
+            "leave_confirm": (
+                _("Leave the game? You resign: {name} wins the game.", name=self.model.opp_name)
+                if self._started is not None
+                else _("Stop and leave? No game has started yet.")
+            ),
+        }
         return message
+
+    def _status_template(self, view: TableView | None) -> str | None:
+        """The status line with ``{time}`` where the page ticks the clock itself
+        (``None`` when no clock runs)."""
+        if view is None or view.seconds_left is None or self.model.over:
+            return None
+        time = "{time}"
+        if view.turn is not None:
+            text = _("your move ({time} left)", time=time)
+        elif view.to_act == "opp":
+            text = _("waiting for {name} ({time} left)", name=view.opp_name, time=time)
+        else:
+            return None
+        return self.model.voice.out(text)
 
     def snapshot(self) -> list[dict[str, Any]]:
         """Messages for a page that just connected."""
-        messages = [self.state(), *self._log]
+        messages: list[dict[str, Any]] = [{"type": "texts", **page_texts()}]
+        if self._invite is not None and self._started is None:
+            messages.append(self._invite)
+        messages += [self.state(), *self._log]
         if self._disconnect_deadline is not None:
             left = max(0.0, self._disconnect_deadline - self._now())
             messages.append({"type": "peer_disconnected", "seconds_left": left})
@@ -271,6 +299,12 @@ class WebPlayer:
         self._picked = action
         self.model.end_turn()
         self._answered.set()
+
+    def invite(self, text: str, hint: str | None = None) -> None:
+        """``host --web``: show the invite (with a QR code and ``hint``) until the game
+        starts."""
+        self._invite = invite_json(text, hint)
+        self._send(self._invite)
 
     # -- disconnection countdown and the end -----------------------------------------
 

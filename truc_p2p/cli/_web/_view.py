@@ -13,11 +13,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import segno
+
+from truc_p2p.cli._i18n import N_, _
 from truc_p2p.cli._table import Choice, TableView, TrickView, build_view, choices, seat
-from truc_p2p.cli._texts import Voice
+from truc_p2p.cli._texts import Voice, help_text
 from truc_p2p.rules import Action, Card, Game, Player, Suit
 
-__all__ = ["action_buttons", "card_json", "seat", "table_state", "view_json"]
+__all__ = [
+    "action_buttons",
+    "card_json",
+    "invite_json",
+    "page_texts",
+    "seat",
+    "table_state",
+    "view_json",
+]
 
 _RED = frozenset({Suit.HEARTS, Suit.DIAMONDS})
 
@@ -129,3 +140,67 @@ def table_state(
     ``me`` is to act."""
     voice = Voice(names or {me: "you", me.other: "opponent"}, me)
     return view_json(build_view(game, me, voice, legal=legal, turn=turn))
+
+
+#: Keys that exist but may not fit the moment: what to say then (the terminal's
+#: messages, so one translation serves both).
+_NOT_NOW = {
+    "a": N_("nothing to accept now"),
+    "x": N_("nothing to refuse now"),
+    "n": N_("no redeal to decline now"),
+    "d": N_("no redeal to ask for or accept now"),
+    "r": N_("you cannot ask “2 more?” now"),
+    "m": N_("you cannot call “my rest” now"),
+    "f": N_("you cannot fold now"),
+}
+
+
+def page_texts() -> dict[str, Any]:
+    """The page's fixed texts (buttons, help, end screen), sent once as a ``texts``
+    message so a catalog translates them like every other text; ``{name}`` and
+    ``{time}`` are filled by the page."""
+    return {
+        "title": _("Le Truc — truc-p2p"),
+        "connecting": _("connecting…"),
+        "waiting_start": _("waiting for the game to start…"),
+        "waiting_joiner": _("waiting for your opponent to join…"),
+        "conn_lost": _("lost the connection to the game program; retrying…"),
+        "disconnected": _("opponent disconnected — waiting {time} for them to come back"),
+        "dealer": _("dealer"),
+        "you": _("{name} (you)"),
+        "you_short": _("you"),
+        "target": _("first to {n}"),
+        "help_button": _("? rules & keys"),
+        "leave_button": _("leave (q)"),
+        "leave_confirm": _("Leave the game? You resign: your opponent wins the game."),
+        "sound_on": _("sound on"),
+        "sound_off": _("sound off"),
+        "help": help_text(),
+        "close": _("close"),
+        "copy": _("copy"),
+        "copied": _("copied"),
+        "copy_failed": _("select the invite and copy it"),
+        "invite_title": _("Send this invite to your opponent"),
+        "invite_qr": _("QR code of the invite"),
+        "tricks": _("tricks this hand"),
+        "log": _("what happened"),
+        "verifier_report": _("verifier report"),
+        "transcript": _("Transcript: {path}"),
+        "no_transcript": _("no transcript was written"),
+        "close_tab": _("You can close this tab."),
+        "not_your_turn": _("wait for your turn"),
+        "no_card": _("no card {key} to play now"),
+        "not_now": {key: _(text) for key, text in _NOT_NOW.items()},
+    }
+
+
+def invite_json(text: str, hint: str | None) -> dict[str, Any]:
+    """The ``invite`` message: the invite, a QR code of it (an SVG ``data:`` URL,
+    which the page's CSP allows as an image) and how to reach a host behind NAT."""
+    qr = segno.make(text, error="m", micro=False)
+    return {
+        "type": "invite",
+        "text": text,
+        "hint": hint,
+        "qr": qr.svg_data_uri(scale=4, border=2, dark="#111111", light="#ffffff"),
+    }

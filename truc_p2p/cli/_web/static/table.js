@@ -1,21 +1,45 @@
 // The web table: draws the state the local peer pushes and sends back clicks.
-// Everything shown comes from the server's messages; unknown types are ignored.
+// Everything shown comes from the server's messages (texts included: the English
+// strings here are only fallbacks); unknown message types are ignored.
+//
+// Beside the last state, the page keeps what a player must get to see even when
+// the program has already moved on: each finished trick stays on the felt
+// (HOLD_MS, or until the next click), then is swept towards its winner; each
+// hand's result stays as a toast (TOAST_MS).  Sounds are synthesized here with
+// WebAudio (the project's own, MIT, like the rest of the page); muting is
+// remembered in localStorage.
 "use strict";
 
+const HOLD_MS = 1500;      // a finished trick stays this long on the felt...
+const HOLD_NEXT_MS = 800;  // ...or this long when another one waits behind it
+const SWEEP_MS = 420;      // then it is swept to its winner
+const TOAST_MS = 4500;     // a hand's result stays this long
+const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
 const token = new URLSearchParams(location.search).get("token") || "";
-// Page state: the last "state" message, the log, the banners and the end screen.
-// window.truc is read by the tests.
-const ui = { state: null, log: [], disconnect: null, final: null, connected: false,
-             received: 0, deadline: null };
+// Page state, read by the tests as window.truc.
+const ui = {
+  state: null, log: [], disconnect: null, final: null, connected: false, received: 0,
+  deadline: null, texts: {}, invite: null,
+  held: null, queue: [], seenTricks: new Set(), tricks: [],  // tricks: what was shown, when
+  handToast: null, nextToast: null, lastSeq: null, toasts: [],
+  muted: false, sounds: [],
+};
 window.truc = ui;
+try { ui.muted = localStorage.getItem("truc-p2p.muted") === "1"; } catch (err) { /* no storage */ }
 let ws = null;
 
 const $ = (id) => document.getElementById(id);
 function el(tag, cls, text) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
+  if (text !== undefined && text !== null) node.textContent = text;
   return node;
+}
+function tx(key, fallback, values) {
+  let text = ui.texts[key] || fallback;
+  for (const [k, v] of Object.entries(values || {})) text = text.split(`{${k}}`).join(String(v));
+  return text;
 }
 function clock(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
@@ -25,21 +49,43 @@ function secondsTo(deadline) { return (deadline - performance.now()) / 1000; }
 
 // -- messages from the peer ------------------------------------------------------
 const handlers = {
+  texts(m) { ui.texts = { ...ui.texts, ...m }; applyTexts(); },
+  invite(m) { ui.invite = m; },
   state(m) {
+    const before = ui.state && ui.state.table;
     ui.state = m;
     ui.deadline = m.seconds_left == null ? null : performance.now() + m.seconds_left * 1000;
+    const t = m.table;
+    if (!t) return;
+    const lt = t.last_trick;
+    if (lt) {
+      const key = `${t.hand_no}/${lt.no}/${lt.cards.map((c) => c.card).join(",")}`;
+      if (!ui.seenTricks.has(key)) {
+        ui.seenTricks.add(key);
+        ui.queue.push({ key, ...lt, hand: t.hand_no });
+      }
+    }
+    const hr = t.hand_result;
+    if (hr && hr.seq !== ui.lastSeq) {
+      ui.lastSeq = hr.seq;
+      ui.nextToast = hr;  // shown once the hand's tricks are on the felt (see pump)
+    }
+    const played = (x) => x.tricks.length * 2 + x.table.length;  // cards played this hand
+    if (before && before.hand_no === t.hand_no && played(t) > played(before)) sound("card");
+    if (t.turn != null && (!before || before.turn !== t.turn)) sound("turn");
   },
   log(m) { ui.log.push(m); if (ui.log.length > 40) ui.log.shift(); },
   notice(m) { toast(m.text); },
   peer_disconnected(m) { ui.disconnect = performance.now() + m.seconds_left * 1000; },
   peer_reconnected() { ui.disconnect = null; },
-  final(m) { ui.final = m; ui.disconnect = null; },
+  final(m) { ui.final = m; ui.disconnect = null; ui.finalAt = null; },
 };
 
 function handle(message) {
   ui.received += 1;
   const handler = message && handlers[message.type];
   if (handler) handler(message);
+  pump();
   render();
 }
 
@@ -62,14 +108,20 @@ function act(action) {
   if (!t || t.turn == null) return;
   send({ type: "act", turn: t.turn, action });
   t.turn = null;  // no double clicks; the next state message redraws
+  // The next click ends the wait: the player has moved on, so the trick on show is
+  // swept and those queued behind it are dropped (tricks ended by this click still come).
+  ui.queue.length = 0;
+  if (ui.held && !ui.held.sweeping) sweep();
+  flushToast();
   render();
 }
 function leave() {
   if (ui.final) return;
-  const t = ui.state && ui.state.table;
-  if (confirm("Leave the game? The opponent is told, and the game ends unfinished.")) {
-    send({ type: "quit", turn: t && t.turn != null ? t.turn : null });
-  }
+  const s = ui.state;
+  const t = s && s.table;
+  const text = (s && s.texts && s.texts.leave_confirm) ||
+    tx("leave_confirm", "Leave the game? You resign: your opponent wins the game.");
+  if (confirm(text)) send({ type: "quit", turn: t && t.turn != null ? t.turn : null });
 }
 
 let toastTimer = null;
@@ -79,6 +131,120 @@ function toast(text) {
   box.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { box.hidden = true; }, 2500);
+}
+
+// -- what stays visible: the finished trick and the hand's result ---------------------
+function pump() {
+  if (ui.held || !ui.queue.length) { flushToast(); return; }
+  const held = ui.queue.shift();
+  held.since = performance.now();
+  held.sweeping = false;
+  ui.held = held;
+  ui.tricks.push({ key: held.key, winner: held.winner, text: held.text, shownAt: held.since, sweptAt: null });
+  held.timer = setTimeout(sweep, ui.queue.length ? HOLD_NEXT_MS : HOLD_MS);
+  flushToast();
+}
+// The hand's result comes with its last trick on the felt, not before its other tricks.
+function flushToast() {
+  if (ui.nextToast && !ui.queue.length) {
+    const result = ui.nextToast;
+    ui.nextToast = null;
+    showHandToast(result);
+  }
+}
+function sweep() {
+  const held = ui.held;
+  if (!held || held.sweeping) return;
+  clearTimeout(held.timer);
+  held.sweeping = true;
+  const record = ui.tricks.find((r) => r.key === held.key);
+  if (record) record.sweptAt = performance.now();
+  const table = $("table");
+  table.classList.add(`sweep-${held.winner || "none"}`);
+  for (const node of table.querySelectorAll(".card")) node.classList.add("sweep");
+  setTimeout(() => {
+    if (ui.held === held) ui.held = null;
+    pump();
+    render();
+  }, reducedMotion() ? 0 : SWEEP_MS);
+}
+// If a new trick queued up while one is held, do not keep the player waiting long.
+setInterval(() => {
+  const h = ui.held;
+  if (h && !h.sweeping && ui.queue.length && performance.now() - h.since > HOLD_NEXT_MS) sweep();
+}, 200);
+
+let handToastTimer = null;
+function showHandToast(result) {
+  const box = $("hand-toast");
+  box.textContent = result.text;
+  box.className = `hand-toast ${result.winner || "none"}`;
+  box.hidden = false;
+  const record = { seq: result.seq, text: result.text, shownAt: performance.now(), hiddenAt: null };
+  ui.toasts.push(record);
+  ui.handToast = record;
+  sound(result.winner === "me" ? "won" : result.winner === "opp" ? "lost" : "card");
+  clearTimeout(handToastTimer);
+  handToastTimer = setTimeout(() => {
+    box.hidden = true;
+    record.hiddenAt = performance.now();
+    ui.handToast = null;
+  }, result.game_over ? TOAST_MS * 2 : TOAST_MS);
+}
+
+// -- sounds: synthesized, never downloaded -----------------------------------------
+let audio = null;
+function wakeAudio() {
+  if (ui.muted) return;
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (!audio && Ctx) { try { audio = new Ctx(); } catch (err) { audio = null; } }
+  if (audio && audio.state === "suspended") audio.resume();
+}
+function tone(freq, at, length, type = "sine", level = 0.12) {
+  const t0 = audio.currentTime + at;
+  const osc = audio.createOscillator();
+  const gain = audio.createGain();
+  osc.type = type;
+  osc.frequency.setValueAtTime(freq, t0);
+  gain.gain.setValueAtTime(0.0001, t0);
+  gain.gain.exponentialRampToValueAtTime(level, t0 + 0.01);
+  gain.gain.exponentialRampToValueAtTime(0.0001, t0 + length);
+  osc.connect(gain).connect(audio.destination);
+  osc.start(t0);
+  osc.stop(t0 + length + 0.02);
+}
+function snap() {  // a card on the felt: a short filtered noise burst
+  const length = 0.07;
+  const buffer = audio.createBuffer(1, Math.floor(audio.sampleRate * length), audio.sampleRate);
+  const data = buffer.getChannelData(0);
+  for (let i = 0; i < data.length; i++) data[i] = (Math.random() * 2 - 1) * (1 - i / data.length) ** 3;
+  const src = audio.createBufferSource();
+  const filter = audio.createBiquadFilter();
+  const gain = audio.createGain();
+  src.buffer = buffer;
+  filter.type = "bandpass";
+  filter.frequency.value = 1800;
+  gain.gain.value = 0.5;
+  src.connect(filter).connect(gain).connect(audio.destination);
+  src.start();
+}
+const SOUNDS = {
+  card: snap,
+  turn() { tone(660, 0, 0.14); tone(880, 0.12, 0.22); },
+  won() { tone(523, 0, 0.16, "triangle"); tone(659, 0.12, 0.16, "triangle"); tone(784, 0.24, 0.32, "triangle"); },
+  lost() { tone(392, 0, 0.2, "triangle"); tone(311, 0.18, 0.36, "triangle"); },
+};
+function sound(name) {
+  if (ui.muted) return;
+  ui.sounds.push(name);
+  if (!audio || audio.state !== "running") return;
+  try { SOUNDS[name](); } catch (err) { /* never break the table for a sound */ }
+}
+function toggleSound() {
+  ui.muted = !ui.muted;
+  try { localStorage.setItem("truc-p2p.muted", ui.muted ? "1" : "0"); } catch (err) { /* ignore */ }
+  if (!ui.muted) wakeAudio();
+  renderTools();
 }
 
 // -- drawing ---------------------------------------------------------------------
@@ -99,145 +265,329 @@ function card(c, opts = {}) {
 }
 function back() { return el("div", "card back"); }
 
+function applyTexts() {
+  $("help-btn").textContent = tx("help_button", "? rules & keys");
+  $("quit-btn").textContent = tx("leave_button", "leave (q)");
+  $("help-close").textContent = tx("close", "close");
+  if (ui.texts.help) drawHelp(ui.texts.help);
+  $("invite-title").textContent = tx("invite_title", "Send this invite to your opponent");
+  $("invite-copy").textContent = tx("copy", "copy");
+  $("invite-qr").alt = tx("invite_qr", "QR code of the invite");
+  $("tricks").setAttribute("aria-label", tx("tricks", "tricks this hand"));
+  $("log").setAttribute("aria-label", tx("log", "what happened"));
+  $("final-report-label").textContent = tx("verifier_report", "verifier report");
+  $("final-closed").textContent = tx("close_tab", "You can close this tab.");
+  document.querySelectorAll(".chip").forEach((c) => { c.textContent = tx("dealer", "dealer"); });
+  renderTools();
+}
+
+// The help is the terminal's (one text to translate): its first line is the title,
+// "  * " starts a point, an indented line continues one, the rest is the keys paragraph.
+function drawHelp(text) {
+  const box = $("help-text");
+  box.replaceChildren();
+  const [title, ...lines] = text.split("\n");
+  const list = el("ul");
+  const after = [];
+  for (const line of lines) {
+    if (/^\s*\* /.test(line)) list.append(el("li", "", line.replace(/^\s*\* /, "")));
+    else if (/^\s{3,}\S/.test(line) && list.lastChild && !after.length) list.lastChild.textContent += " " + line.trim();
+    else after.push(line.trim());
+  }
+  box.append(el("h2", "", title), list, el("p", "keys", after.join(" ")));
+}
+
+function renderTools() {
+  const b = $("sound-btn");
+  b.textContent = ui.muted ? tx("sound_off", "sound off") : tx("sound_on", "sound on");
+  b.setAttribute("aria-pressed", ui.muted ? "true" : "false");
+}
+
+const drawn = { table: null, hand: null, opp: null };
+const seenCards = new Set();  // cards already animated in (hand/trick/card)
+
 function render() {
   const s = ui.state;
   const t = s && s.table;
   const started = s && s.started;
-  document.body.classList.toggle("my-turn", !!(t && t.turn != null));
+  const myTurn = !!(t && t.turn != null);
+  document.body.classList.toggle("my-turn", myTurn);
+  document.body.classList.toggle("no-table", !t);
+  document.title = (s && s.title) || tx("title", "Le Truc — truc-p2p");
+  setFavicon(myTurn);
   if (started) {
-    $("me-name").textContent = started.me;
+    $("me-name").textContent = tx("you", "{name} (you)", { name: started.me });
     $("opp-name").textContent = started.opp;
-    $("me-label").textContent = `${started.me} (you)`;
-    $("opp-label").textContent = started.opp;
-    $("opp-fp").textContent = `key ${started.opp_fingerprint.slice(0, 16)}…`;
-    $("opp-fp").title = started.opp_fingerprint;
-    $("target").textContent = `first to ${started.target}`;
+    $("opp-name").title = started.opp_fingerprint;
   }
   $("banner-conn").hidden = ui.connected || !!ui.final;
-  $("banner-conn").textContent = "lost the connection to the game program; retrying…";
-  renderTable(t, s);
+  $("banner-conn").textContent = tx("conn_lost", "lost the connection to the game program; retrying…");
+  renderInvite(started);
+  renderTable(t);
   renderLog();
-  renderDisconnect();
   renderFinal();
   tick();
 }
 
-function renderTable(t, s) {
-  const hand = $("my-hand"), opp = $("opp-hand"), table = $("table"), tricks = $("tricks");
+let favicon = null;
+function setFavicon(mine) {
+  if (favicon === mine) return;
+  favicon = mine;
+  const colour = mine ? "%23ffca28" : "%231f6b45";
+  const ring = mine ? "%23c62828" : "%230a2c1d";
+  $("favicon").href = "data:image/svg+xml," +
+    `<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><circle cx='8' cy='8' r='6.5' fill='${colour}' stroke='${ring}' stroke-width='2'/></svg>`;
+}
+
+function renderInvite(started) {
+  const box = $("invite");
+  const inv = ui.invite;
+  box.hidden = !inv || !!started;
+  if (box.hidden) return;
+  $("invite-text").textContent = inv.text;
+  if ($("invite-qr").getAttribute("src") !== inv.qr) $("invite-qr").src = inv.qr;
+  $("invite-hint").textContent = inv.hint || "";
+  $("invite-hint").hidden = !inv.hint;
+}
+
+async function copyInvite() {
+  const inv = ui.invite;
+  if (!inv) return;
+  const button = $("invite-copy");
+  let ok = false;
+  try { await navigator.clipboard.writeText(inv.text); ok = true; } catch (err) { ok = false; }
+  if (!ok) {
+    const range = document.createRange();
+    range.selectNodeContents($("invite-text"));
+    const sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    try { ok = document.execCommand("copy"); } catch (err) { ok = false; }
+  }
+  button.textContent = ok ? tx("copied", "copied") : tx("copy_failed", "select the invite and copy it");
+  setTimeout(() => { button.textContent = tx("copy", "copy"); }, 2000);
+}
+
+function renderTable(t) {
   const buttons = $("buttons");
-  hand.replaceChildren(); opp.replaceChildren(); table.replaceChildren();
-  tricks.replaceChildren(); buttons.replaceChildren();
-  if (!t) { $("status").textContent = ui.connected ? "waiting for the game to start…" : "connecting…"; return; }
-  $("me-score").textContent = t.scores.me;
-  $("opp-score").textContent = t.scores.opp;
-  $("worth").textContent = `hand ${t.hand_no} · worth ${t.round_value}` + (t.rest_answered ? " · my rest!" : "");
+  buttons.replaceChildren();
+  if (!t) {
+    $("score-line").textContent = tx("title", "Le Truc — truc-p2p");
+    drawTable(null);
+    return;
+  }
+  const s = ui.state;
+  $("score-line").textContent = t.score_line;
+  $("target").textContent = s.started ? tx("target", "first to {n}", { n: s.started.target }) : "";
+  $("worth").textContent = t.worth;
+  $("worth").classList.toggle("rest", !!t.rest_answered);
+  $("rest-banner").hidden = !t.rest_answered;
+  $("rest-banner").textContent = t.worth;
   $("me-dealer").hidden = t.dealer !== "me";
   $("opp-dealer").hidden = t.dealer !== "opp";
-  for (const c of t.hand) hand.append(card(c, { action: t.turn != null ? c.action : null, key: c.key }));
-  for (let i = 0; i < t.opp_cards; i++) opp.append(back());
-  const last = s.last_round;
-  const shown = t.tricks.length || t.table.length || !last ? t.tricks : last.tricks;
-  const oppName = s.started ? s.started.opp : "opponent";
-  const who = (by) => (by === "me" ? "you" : oppName);
-  // the table, or else the trick just finished (faded), so the answer to a lead is seen
-  const done = !t.table.length && shown.length ? shown[shown.length - 1] : null;
-  for (const c of done ? done.cards : t.table) {
-    const node = card(c, { by: c.by });
-    node.append(el("span", "by", who(c.by)));
-    if (done) node.classList.add("done");
-    table.append(node);
-  }
-  for (let i = 0; i < 3; i++) {
-    const trick = shown[i];
-    const pip = el("span", "trick", trick ? (trick.winner === "me" ? "won" : trick.winner === "opp" ? "lost" : "spoiled") : `trick ${i + 1}`);
-    pip.classList.add(trick ? (trick.winner || "none") : "todo");
-    tricks.append(pip);
-  }
-  $("last-round").hidden = !(last && !t.table.length && !t.tricks.length);
-  $("last-round").textContent = last ? last.text : "";
-  const lead = t.leader === "me" ? "you lead" : `${oppName} leads`;
-  const doneText = done ? `trick ${shown.length}: ${done.winner ? `won by ${who(done.winner)}` : "spoiled"} · ` : "";
-  $("lead").textContent = t.table.length ? "" : doneText + lead;
+  drawHands(t);
+  drawTable(t);
+  const tricks = $("tricks");
+  tricks.replaceChildren();
+  if (t.tricks_line) tricks.setAttribute("aria-label", t.tricks_line);
+  (t.trick_marks || ["–", "–", "–"]).forEach((mark, i) => {
+    const trick = t.tricks[i];
+    const chip = el("span", "trick", mark);
+    chip.classList.add(trick ? (trick.winner || "none") : "todo");
+    tricks.append(chip);
+  });
   const p = t.pending;
   const pend = $("pending");
   pend.hidden = !p;
-  if (p) {
-    const what = p.kind === "raise" ? `“2 more?” (to ${p.to})` : p.kind === "rest" ? "“my rest”" : "a redeal";
-    pend.textContent = p.by === "opp" ? `${oppName} asks ${what} — your answer?` : `you asked ${what}; waiting for the answer`;
-  }
+  pend.textContent = p ? p.text : "";
   for (const b of t.buttons) {
     const node = el("button", `act ${b.kind}`);
     node.type = "button";
     node.dataset.action = b.action;
-    node.append(el("span", "label", b.label), el("kbd", "", b.key));
+    const top = el("span", "label", b.label);
+    top.append(el("kbd", "", b.key));
+    node.append(top);
+    if (b.cost) node.append(el("span", "cost", b.cost));
     node.addEventListener("click", () => act(b.action));
     buttons.append(node);
+  }
+}
+
+function drawHands(t) {
+  const mine = t.turn != null;
+  const handSig = `${t.hand_no}|${mine ? t.turn : "-"}|` + t.hand.map((c) => `${c.card}:${mine ? c.action : ""}`).join(",");
+  if (drawn.hand !== handSig) {
+    drawn.hand = handSig;
+    const hand = $("my-hand");
+    hand.replaceChildren();
+    t.hand.forEach((c, i) => {
+      const node = card(c, { action: mine ? c.action : null, key: c.key });
+      const id = `hand/${t.hand_no}/${c.card}`;
+      if (!seenCards.has(id)) {
+        seenCards.add(id);
+        node.classList.add("deal");
+        node.style.setProperty("--i", String(i));
+      }
+      hand.append(node);
+    });
+  }
+  const oppSig = `${t.hand_no}|${t.opp_cards}`;
+  if (drawn.opp !== oppSig) {
+    drawn.opp = oppSig;
+    const opp = $("opp-hand");
+    const before = opp.children.length;
+    opp.replaceChildren();
+    for (let i = 0; i < t.opp_cards; i++) {
+      const node = back();
+      if (t.opp_cards > before && i >= before) {
+        node.classList.add("deal");
+        node.style.setProperty("--i", String(i));
+      }
+      opp.append(node);
+    }
+  }
+}
+
+function drawTable(t) {
+  const held = ui.held;
+  const table = $("table");
+  const caption = $("trick-caption");
+  const oppName = ui.state && ui.state.started ? ui.state.started.opp : "";
+  const who = (by) => (by === "me" ? tx("you_short", "you") : oppName);
+  let sig;
+  let cards;
+  if (held) {
+    sig = `held|${held.key}`;
+    cards = held.cards;
+    caption.textContent = held.text;
+  } else {
+    cards = t ? t.table : [];
+    sig = `table|${t ? t.hand_no : ""}|` + cards.map((c) => c.card).join(",");
+    caption.textContent = "";
+  }
+  if (drawn.table === sig) return;
+  drawn.table = sig;
+  table.className = "";
+  table.replaceChildren();
+  for (const c of cards) {
+    const node = card(c, { by: c.by });
+    node.append(el("span", "by", who(c.by)));
+    if (held) node.classList.add(held.winner == null ? "spoiled" : held.winner === c.by ? "won" : "beaten");
+    const id = `table/${held ? held.hand : t.hand_no}/${c.card}`;
+    if (!seenCards.has(id)) {
+      seenCards.add(id);
+      node.classList.add("enter");
+    }
+    table.append(node);
   }
 }
 
 function renderLog() {
   const log = $("log");
   log.replaceChildren();
-  for (const line of ui.log.slice(-8).reverse()) log.append(el("li", line.who, line.text));
+  for (const line of ui.log.slice(-14).reverse()) log.append(el("li", line.who, line.text));
 }
 
-function renderDisconnect() {
-  const b = $("banner-disconnect");
-  b.hidden = ui.disconnect == null;
+// The end screen waits until the last trick was on the felt and the last hand's
+// result was read (a click or a key shows it at once).
+function finalReady() {
+  if (!ui.final) return false;
+  if (ui.finalAt === 0) return true;
+  if (ui.held || ui.queue.length) return false;
+  if (ui.finalAt == null) {
+    const toast = ui.handToast;
+    ui.finalAt = toast ? Math.max(performance.now(), toast.shownAt + 2200) : 0;
+  }
+  return performance.now() >= ui.finalAt;
+}
+function hurryFinal() {
+  if (!ui.final || ui.finalAt === 0) return;
+  ui.finalAt = 0;
+  ui.queue.length = 0;
+  if (ui.held && !ui.held.sweeping) sweep();
+  renderFinal();
 }
 
 function renderFinal() {
   const f = ui.final;
-  $("final").hidden = !f;
+  $("final").hidden = !finalReady();
   if (!f) return;
   $("final-headline").textContent = f.headline;
   $("final").classList.toggle("won", !!f.won);
-  $("final-score").textContent = f.score ? `${f.score.me} – ${f.score.opp}` : "";
+  $("final-score").textContent = f.score_line || (f.score ? `${f.score.me} – ${f.score.opp}` : "");
   $("final-message").textContent = f.message;
-  $("final-cosigned").textContent = f.cosigned ? "✔ result co-signed by both players" : "✘ no co-signed result";
+  $("final-cosigned").textContent = f.cosigned_line ||
+    (f.cosigned ? "✔ result co-signed by both players" : "no co-signed result");
+  $("final-cosigned").className = f.cosigned ? "ok" : "neutral";
   const v = f.verdict;
-  $("final-verdict-line").textContent = v ? (v.valid ? "✔ verified: the transcript replays as a fair, complete game" : "✘ the verifier does not accept this transcript as a complete game") : "no transcript was written";
-  $("final-verdict-line").className = v && v.valid ? "ok" : "bad";
+  // complete / unfinished (left, resigned, lost connection) / violation: only a
+  // violation is shown as a fault
+  const status = v
+    ? (v.status || (v.valid ? "complete" : f.outcome === "protocol-error" ? "violation" : "unfinished"))
+    : null;
+  const line = $("final-verdict-line");
+  line.textContent = v ? (v.line || status) : tx("no_transcript", "no transcript was written");
+  line.className = status === "complete" ? "ok" : status === "violation" ? "bad" : "neutral";
+  line.dataset.status = status || "none";
   $("final-verdict").textContent = v ? v.summary : "";
-  $("final-transcript").textContent = f.transcript || "none";
+  $("final-transcript").textContent = f.transcript ? tx("transcript", "Transcript: {path}", { path: f.transcript }) : "";
   $("final-closed").hidden = ui.connected;
 }
 
 // The move clock and the reconnect countdown tick without server messages.
 function tick() {
-  const t = ui.state && ui.state.table;
+  const s = ui.state;
+  const t = s && s.table;
   const status = $("status");
-  if (t && !ui.final) {
-    const left = ui.deadline == null ? "" : ` · ${clock(secondsTo(ui.deadline))} left`;
-    const oppName = ui.state.started ? ui.state.started.opp : "opponent";
-    if (t.turn != null) status.textContent = `your move${left}`;
-    else if (t.to_act === "opp") status.textContent = `waiting for ${oppName}${left}`;
-    else status.textContent = t.phase === "over" ? "game over: checking the deck…" : "dealing…";
-  } else if (ui.final) {
-    status.textContent = "game over";
+  if (ui.final) {
+    status.textContent = t ? t.status : "";
+  } else if (t) {
+    const template = s.status_template;
+    status.textContent = template && ui.deadline != null
+      ? template.split("{time}").join(clock(secondsTo(ui.deadline)))
+      : t.status;
+  } else if (ui.invite && ui.connected) {
+    status.textContent = tx("waiting_joiner", "waiting for your opponent to join…");
+  } else {
+    status.textContent = ui.connected ? tx("waiting_start", "waiting for the game to start…") : tx("connecting", "connecting…");
   }
+  if (ui.final && $("final").hidden) renderFinal();
+  const b = $("banner-disconnect");
+  b.hidden = ui.disconnect == null;
   if (ui.disconnect != null) {
-    $("banner-disconnect").textContent =
-      `opponent disconnected — waiting ${clock(secondsTo(ui.disconnect))} for them to come back`;
+    b.textContent = tx("disconnected", "opponent disconnected — waiting {time} for them to come back",
+      { time: clock(secondsTo(ui.disconnect)) });
   }
 }
 setInterval(tick, 250);
 
 document.addEventListener("keydown", (e) => {
+  wakeAudio();
+  hurryFinal();
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   const key = e.key.toLowerCase();
   if (key === "escape") { $("help").hidden = true; return; }
   if (key === "?" || key === "h") { $("help").hidden = !$("help").hidden; return; }
   if (key === "q") { leave(); return; }
   const t = ui.state && ui.state.table;
-  if (!t || t.turn == null) return;
+  const notNow = ui.texts.not_now || {};
+  const gameKey = key in notNow || /^[1-3]$/.test(key);
+  if (!t || ui.final || !gameKey) return;
+  // a key that exists but does nothing now says why (never plays into the next turn)
+  if (t.turn == null) { toast(tx("not_your_turn", "wait for your turn")); return; }
   const c = t.hand.find((x) => x.key === key && x.action);
   const b = t.buttons.find((x) => x.key === key);
   if (c) act(c.action);
   else if (b) act(b.action);
+  else if (/^[1-3]$/.test(key)) toast(tx("no_card", "no card {key} to play now", { key }));
+  else toast(notNow[key]);
 });
+document.addEventListener("pointerdown", () => { wakeAudio(); hurryFinal(); });
 $("help-btn").addEventListener("click", () => { $("help").hidden = false; });
 $("help-close").addEventListener("click", () => { $("help").hidden = true; });
 $("quit-btn").addEventListener("click", leave);
+$("sound-btn").addEventListener("click", toggleSound);
+$("invite-copy").addEventListener("click", copyInvite);
+applyTexts();
 connect();
 render();
