@@ -191,6 +191,8 @@ class TableView:
     choices: tuple[Choice, ...]
     turn: int | None
     status: str
+    #: ``status`` with ``{time}`` where the countdown goes (``None``: no clock runs).
+    status_template: str | None
     seconds_left: float | None
     hand_result: HandResult | None = None
 
@@ -351,19 +353,22 @@ def build_view(
     marks = _marks(tricks)
     opp = voice.name(me.other)
     to_act = seat(game.to_act, me)
-    time = clock(seconds_left) if seconds_left is not None else None
+    # the status with "{time}" left open, for a screen that ticks the clock itself
+    template: str | None = None
     if over or game.phase is Phase.OVER:
         status = _("game over")
     elif my_turn:
-        status = _("your move ({time} left)", time=time) if time else _("your move")
+        status = _("your move")
+        template = _("your move ({time} left)", time="{time}")
     elif to_act == "opp":
-        status = (
-            _("waiting for {name} ({time} left)", name=opp, time=time)
-            if time
-            else _("waiting for {name}", name=opp)
-        )
+        status = _("waiting for {name}", name=opp)
+        template = _("waiting for {name} ({time} left)", name=opp, time="{time}")
     else:
         status = _("dealing…")
+    if seconds_left is None:
+        template = None
+    elif template is not None:
+        status = template.replace("{time}", clock(seconds_left))
     rest_on = game.rest_answered
     worth = (
         _("MY REST: this hand decides the game")
@@ -397,6 +402,7 @@ def build_view(
         choices=picks,
         turn=turn if my_turn else None,
         status=voice.out(status),
+        status_template=voice.out(template) if template is not None else None,
         seconds_left=seconds_left,
         hand_result=hand_result,
     )

@@ -28,6 +28,7 @@ from truc_p2p.rules import (
 __all__ = [
     "HELP",
     "KEY_NAMES",
+    "NOT_NOW",
     "Voice",
     "action_label",
     "clock",
@@ -64,6 +65,19 @@ KEY_NAMES: dict[str, str] = {
     "f": N_("fold"),
     "d": N_("redeal"),
     "n": N_("decline the redeal"),
+}
+
+
+#: Keys that exist but may not fit the moment: what to say then (the terminal and
+#: the web table say the same).
+NOT_NOW: dict[str, str] = {
+    "a": N_("nothing to accept now"),
+    "x": N_("nothing to refuse now"),
+    "n": N_("no redeal to decline now"),
+    "d": N_("no redeal to ask for or accept now"),
+    "r": N_("you cannot ask “2 more?” now"),
+    "m": N_("you cannot call “my rest” now"),
+    "f": N_("you cannot fold now"),
 }
 
 

@@ -23,10 +23,10 @@ from typing import Protocol, TextIO
 
 import trio
 
-from truc_p2p.cli._i18n import N_, _
+from truc_p2p.cli._i18n import _
 from truc_p2p.cli._narrate import Tally, describe
 from truc_p2p.cli._table import TableModel, keymap
-from truc_p2p.cli._texts import HELP, plain
+from truc_p2p.cli._texts import HELP, NOT_NOW, plain
 from truc_p2p.net import NetEvent, QuitGame
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import (
@@ -144,18 +144,6 @@ class StdinLines:
         return line
 
 
-#: Keys that exist but may not fit the moment: what to say then.
-_NOT_NOW = {
-    "a": N_("nothing to accept now"),
-    "x": N_("nothing to refuse now"),
-    "n": N_("no redeal to decline now"),
-    "d": N_("no redeal to ask for or accept now"),
-    "r": N_("you cannot ask “2 more?” now"),
-    "m": N_("you cannot call “my rest” now"),
-    "f": N_("you cannot fold now"),
-}
-
-
 def parse_choice(line: str, game: Game, legal: tuple[Action, ...]) -> Action | str:
     """The action a line of input picks, or a message to show (help, or why not).
 
@@ -175,8 +163,8 @@ def parse_choice(line: str, game: Game, legal: tuple[Action, ...]) -> Action | s
         return keys[key]
     if key.isdigit():
         return _("no card {key} to play now; choose from: {keys}", key=key, keys=choose)
-    if key in _NOT_NOW:
-        return _("{why}; choose from: {keys}", why=_(_NOT_NOW[key]), keys=choose)
+    if key in NOT_NOW:
+        return _("{why}; choose from: {keys}", why=_(NOT_NOW[key]), keys=choose)
     try:
         action = Action.from_str(text)
     except ActionError:

@@ -139,16 +139,9 @@ class WebPlayer:
     def _status_template(self, view: TableView | None) -> str | None:
         """The status line with ``{time}`` where the page ticks the clock itself
         (``None`` when no clock runs)."""
-        if view is None or view.seconds_left is None or self.model.over:
+        if view is None or self.model.over:
             return None
-        time = "{time}"
-        if view.turn is not None:
-            text = _("your move ({time} left)", time=time)
-        elif view.to_act == "opp":
-            text = _("waiting for {name} ({time} left)", name=view.opp_name, time=time)
-        else:
-            return None
-        return self.model.voice.out(text)
+        return view.status_template
 
     def snapshot(self) -> list[dict[str, Any]]:
         """Messages for a page that just connected."""

@@ -15,9 +15,9 @@ from typing import Any
 
 import segno
 
-from truc_p2p.cli._i18n import N_, _
+from truc_p2p.cli._i18n import _
 from truc_p2p.cli._table import Choice, TableView, TrickView, build_view, choices, seat
-from truc_p2p.cli._texts import Voice, help_text
+from truc_p2p.cli._texts import NOT_NOW, Voice, help_text
 from truc_p2p.rules import Action, Card, Game, Player, Suit
 
 __all__ = [
@@ -142,19 +142,6 @@ def table_state(
     return view_json(build_view(game, me, voice, legal=legal, turn=turn))
 
 
-#: Keys that exist but may not fit the moment: what to say then (the terminal's
-#: messages, so one translation serves both).
-_NOT_NOW = {
-    "a": N_("nothing to accept now"),
-    "x": N_("nothing to refuse now"),
-    "n": N_("no redeal to decline now"),
-    "d": N_("no redeal to ask for or accept now"),
-    "r": N_("you cannot ask “2 more?” now"),
-    "m": N_("you cannot call “my rest” now"),
-    "f": N_("you cannot fold now"),
-}
-
-
 def page_texts() -> dict[str, Any]:
     """The page's fixed texts (buttons, help, end screen), sent once as a ``texts``
     message so a catalog translates them like every other text; ``{name}`` and
@@ -190,7 +177,7 @@ def page_texts() -> dict[str, Any]:
         "close_tab": _("You can close this tab."),
         "not_your_turn": _("wait for your turn"),
         "no_card": _("no card {key} to play now"),
-        "not_now": {key: _(text) for key, text in _NOT_NOW.items()},
+        "not_now": {key: _(text) for key, text in NOT_NOW.items()},
     }
 
 
