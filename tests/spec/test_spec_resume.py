@@ -146,3 +146,19 @@ def test_v2_the_cut_is_inside_a_pipelined_deal() -> None:
     text = " ".join((SPEC / "wire.md").read_text().split())
     assert f"hand {hand}'s `v2deck1` (envelope {d1}," in text
     assert f"`v2action` {cut} —" in text and f"*have* {cut + 1}" in text
+
+
+@pytest.mark.parametrize("name", VECTORS)
+def test_the_action_list_is_the_transcripts(name: str) -> None:
+    """Each vector lists the script's actions, [player, action], as the wire vectors do;
+    they are the actions the transcript carries, in chain order."""
+    vector = VECTORS[name]
+    carried = []
+    for raw in (bytes.fromhex(h) for h in vector["transcript"]):
+        _, _, _, _, sender, mtype, payload = _body(raw)
+        if mtype in ("deck4", "v2deck3"):
+            payload = payload["action"]
+        elif mtype not in ("action", "v2action"):
+            continue
+        carried.append([sender, payload["act"]])
+    assert [[p, a.split()[0]] for p, a in vector["actions"]] == carried

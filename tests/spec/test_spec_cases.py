@@ -1,0 +1,144 @@
+"""``wire_v2_cases.json``: the cases no scripted game covers, checked against wire.md.
+
+An action carrying both redeal ``shares`` and the pipelined ``open`` (valid),
+and transcripts that a receiver and the verifier must reject: a pipelined
+deal message without ``hand``, a short frame, an equivocating envelope.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import msgpack
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truc_p2p.protocol import (
+    RemoteProtocolError,
+    Session,
+    decode_envelope,
+    frame,
+    verify_transcript,
+)
+from truc_p2p.protocol._transcript import scan_transcript
+from truc_p2p.rules import Player, Ruleset
+
+SPEC = Path(__file__).resolve().parents[2] / "protocol_spec"
+VECTOR: dict[str, Any] = json.loads((SPEC / "vectors" / "wire_v2_cases.json").read_text())
+GAME: dict[str, Any] = VECTOR["game"]
+CASES = {case["case"]: case for case in VECTOR["rejected"]}
+
+
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("truc_spec_generate", SPEC / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_cases_vector_is_reproduced_byte_for_byte() -> None:
+    assert _generator().cases_vector() == VECTOR
+
+
+def test_an_action_with_both_shares_and_open_is_valid_in_the_canonical_order() -> None:
+    raws = [bytes.fromhex(e["hex"]) for e in GAME["envelopes"]]
+    report = verify_transcript(raws)
+    assert report.valid, report.summary()
+    assert report.hands == GAME["result"]["hands"]
+    n = GAME["both_shares_and_open"]
+    # An independent decoding keeps the map's key order as sent (wire.md section 2).
+    body = msgpack.unpackb(raws[n][:-64], raw=False)
+    _, _, seq, _, sender, mtype, payload = body
+    assert (seq, mtype) == (n, "v2action")
+    assert list(payload) == ["act", "shares", "open"] and payload["act"] == "fold"
+    assert len(payload["shares"]) == len(payload["open"]) == 3
+    # ... the fold of the non-dealer right after its redeal was accepted, and both
+    # pre-deal messages of the next hand are on the chain before it (wire.md 6b, 3).
+    envs = [decode_envelope(raw) for raw in raws]
+    before = [(e.type, e.payload.get("hand")) for e in envs[:n]]
+    assert ("v2deck1", 1) in before and ("v2deck2", 1) in before
+    assert envs[n - 2].payload.get("act") == "accept-redeal"
+    # The next message is the next non-dealer's v2deck3 of hand 1: nothing in between.
+    assert (envs[n + 1].type, envs[n + 1].payload["hand"], envs[n + 1].sender) == (
+        "v2deck3",
+        1,
+        1 - sender,
+    )
+
+
+def _receiver(envelopes: list[bytes], receiver: int) -> Session:
+    """The receiving player's session, rebuilt from the transcript before the bad message."""
+    return Session.restore(
+        envelopes,
+        identity=Ed25519PrivateKey.from_private_bytes(bytes.fromhex(GAME["identities"][receiver])),
+        role=Player(receiver),
+        secret=bytes.fromhex(GAME["secrets"][receiver]),
+        ruleset=Ruleset.from_dict(GAME["ruleset"]),
+        name=GAME["names"][receiver],
+    )
+
+
+def _live_error(envelopes: list[bytes], bad: bytes, receiver: int) -> RemoteProtocolError:
+    session = _receiver(envelopes, receiver)
+    session.receive_data(bad)
+    with pytest.raises(RemoteProtocolError) as info:
+        for _ in range(8):
+            session.next_event()
+    return info.value
+
+
+@pytest.mark.parametrize("name", ["missing-hand", "equivocation"])
+def test_rejected_transcripts(name: str) -> None:
+    case = CASES[name]
+    raws = [bytes.fromhex(h) for h in case["envelopes"]]
+    report = verify_transcript(raws)
+    assert not report.valid
+    assert (report.error_code, report.error_message_no) == (
+        case["error"]["code"],
+        case["error"]["message_no"],
+    )
+    # The receiving player rejects the last envelope live with the same code.
+    bad = raws[-1]
+    receiver = 1 - decode_envelope(bad).sender
+    error = _live_error(raws[:-1], frame(bad), receiver)
+    assert error.code == case["error"]["code"]
+    assert error.message_no == case["error"]["message_no"]
+
+
+def test_missing_hand_is_the_only_difference() -> None:
+    raws = [bytes.fromhex(h) for h in CASES["missing-hand"]["envelopes"]]
+    bad = decode_envelope(raws[-1])
+    good = decode_envelope(bytes.fromhex(GAME["envelopes"][bad.seq]["hex"]))
+    assert bad.type == "v2deck1" and "hand" not in bad.payload
+    assert good.payload == {"hand": good.payload["hand"], **bad.payload}
+    assert good.payload["hand"] > 0  # a pre-dealt hand
+
+
+def test_a_short_frame_is_whole_in_a_file_and_oversize() -> None:
+    case = CASES["short-frame"]
+    data = bytes.fromhex(case["file_hex"])
+    scan = scan_transcript(data)
+    assert scan.damage is None  # neither torn nor corrupt (wire.md section 1)
+    n = case["error"]["message_no"]
+    assert len(scan.envelopes) == n + 1 and len(scan.envelopes[n]) == 10
+    report = verify_transcript(scan.envelopes)
+    assert (report.error_code, report.error_message_no) == ("oversize", n)
+    # On a connection the header alone is refused.
+    session = _receiver(scan.envelopes[:n], 1)
+    session.receive_data(frame(scan.envelopes[n])[:4])
+    with pytest.raises(RemoteProtocolError) as info:
+        session.next_event()
+    assert info.value.code == "oversize"
+
+
+def test_wire_md_names_the_cases_vector_and_the_v2_action_key_order() -> None:
+    text = " ".join((SPEC / "wire.md").read_text().split())
+    assert "wire_v2_cases.json" in text
+    assert "**`act`, `shares`, `pos`, `share`, `open`**" in text
