@@ -19,10 +19,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import (
     add_bot_arg,
+    add_pipeline_arg,
     add_ruleset_args,
     check_out_dir,
     default_name,
     exit_status,
+    pipeline_of,
     positive_seconds,
     print_outcome,
     ruleset_from_args,
@@ -99,6 +101,7 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
     parser.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
     parser.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
     add_ruleset_args(parser)
+    add_pipeline_arg(parser)
 
 
 def _network_args(parser: argparse.ArgumentParser) -> None:
@@ -389,6 +392,7 @@ def _host(args: argparse.Namespace) -> int:
                 advertise=args.advertise,
                 ruleset=ruleset,
                 name=name,
+                pipeline=pipeline_of(args),
                 out_dir=args.out,
                 turn_timeout=args.timeout,
                 hello_timeout=args.hello_timeout,
@@ -511,6 +515,7 @@ def _join(args: argparse.Namespace) -> int:
             identity=ident.key,
             ruleset=ruleset,
             name=name,
+            pipeline=pipeline_of(args),
             out_dir=args.out,
             turn_timeout=args.timeout,
             hello_timeout=args.hello_timeout,
@@ -566,6 +571,7 @@ def _play(args: argparse.Namespace) -> int:
                 transcript=path,
                 ruleset=ruleset,
                 name=name,
+                pipeline=pipeline_of(args),
             )
             theirs = prepare_game(
                 identity=bot_key,
@@ -573,6 +579,7 @@ def _play(args: argparse.Namespace) -> int:
                 transcript=_opponent_path(path),
                 ruleset=ruleset,
                 name=bot_name,
+                pipeline=pipeline_of(args),
             )
             # What `truc-p2p resume` needs to rebuild both sides after a crash.
             own_key = ident.path
