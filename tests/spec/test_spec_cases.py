@@ -142,3 +142,26 @@ def test_wire_md_names_the_cases_vector_and_the_v2_action_key_order() -> None:
     text = " ".join((SPEC / "wire.md").read_text().split())
     assert "wire_v2_cases.json" in text
     assert "**`act`, `shares`, `pos`, `share`, `open`**" in text
+
+
+def test_a_receiver_accepts_any_key_order() -> None:
+    """Receivers never re-encode (wire.md section 2): the last result with its payload keys
+    reversed, signed again, still verifies."""
+    from truc_p2p.protocol._wire import sign_envelope
+
+    raws = [bytes.fromhex(e["hex"]) for e in GAME["envelopes"]]
+    last = decode_envelope(raws[-1])
+    reordered = dict(reversed(list(last.payload.items())))
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(GAME["identities"][last.sender]))
+    raw = sign_envelope(
+        key,
+        game_id=last.game_id,
+        seq=last.seq,
+        prev=last.prev,
+        sender=last.sender,
+        type=last.type,
+        payload=reordered,
+    )
+    assert raw != raws[-1] and decode_envelope(raw).payload == last.payload
+    report = verify_transcript([*raws[:-1], raw])
+    assert report.valid, report.summary()
