@@ -165,3 +165,57 @@ def test_a_receiver_accepts_any_key_order() -> None:
     assert raw != raws[-1] and decode_envelope(raw).payload == last.payload
     report = verify_transcript([*raws[:-1], raw])
     assert report.valid, report.summary()
+
+
+def _first(envs: list[Any], mtype: str, act: str) -> int:
+    return next(
+        e.seq
+        for e in envs
+        if e.type == mtype and (e.payload.get("action") or e.payload).get("act") == act
+    )
+
+
+def _forged(n: int, mtype: str, payload: dict[str, Any]) -> list[bytes]:
+    """The cases game up to message ``n``, replaced by ``mtype``/``payload`` signed again."""
+    from truc_p2p.protocol._wire import sign_envelope
+
+    raws = [bytes.fromhex(e["hex"]) for e in GAME["envelopes"]]
+    env = decode_envelope(raws[n])
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(GAME["identities"][env.sender]))
+    raw = sign_envelope(
+        key,
+        game_id=env.game_id,
+        seq=env.seq,
+        prev=env.prev,
+        sender=env.sender,
+        type=mtype,
+        payload=payload,
+    )
+    return [*raws[:n], raw]
+
+
+@pytest.mark.parametrize("forgery", ["v1-action", "play-without-share", "fold-with-pos", "illegal"])
+def test_deck_v2_receiver_checks(forgery: str) -> None:
+    """wire.md sections 3, 5, 6a on a deck v2 game: a deck v1 message is
+    ``unexpected-message``; a play needs ``pos`` and ``share`` and nothing else carries
+    them (``malformed``); an action the rules do not allow is ``illegal-move``."""
+    envs = [decode_envelope(bytes.fromhex(e["hex"])) for e in GAME["envelopes"]]
+    play = next(e for e in envs if e.type == "v2action" and e.payload["act"] == "play")
+    if forgery == "v1-action":
+        raws = _forged(play.seq, "action", {"act": "play", "pos": play.payload["pos"],
+                                             "key": bytes(32)})  # fmt: skip
+        code = "unexpected-message"
+    elif forgery == "play-without-share":
+        raws = _forged(play.seq, "v2action", {"act": "play", "pos": play.payload["pos"]})
+        code = "malformed"
+    elif forgery == "fold-with-pos":
+        payload = {"act": "fold", "pos": play.payload["pos"], "share": play.payload["share"]}
+        raws = _forged(play.seq, "v2action", payload)
+        code = "malformed"
+    else:  # the first action of the game, 'redeal' in v2deck3, becomes an 'accept'
+        n = _first(envs, "v2deck3", "redeal")
+        payload = {**envs[n].payload, "action": {"act": "accept"}}
+        raws = _forged(n, "v2deck3", payload)
+        code = "illegal-move"
+    report = verify_transcript(raws)
+    assert (report.error_code, report.error_message_no) == (code, len(raws) - 1), report.error
