@@ -10,11 +10,14 @@ no ``pipeline`` option, no ``hand`` field) whose transcripts verify.
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import last_json, run, start_host
+from cli_helpers import LIMIT, command, env, last_json, run, start_host
 
 from truc_p2p.cli import main
 from truc_p2p.protocol import decode_envelope
@@ -109,3 +112,45 @@ def test_play_with_no_pipeline_counts_its_game(tmp_path: Path) -> None:
     verified = _verify_json(tmp_path, tmp_path / result["transcript"])
     assert (result["messages"], result["bytes"]) == (verified["messages"], verified["bytes"])
     _check_deal(tmp_path / result["transcript"], pipeline=False)
+
+
+def test_counters_after_a_kill_and_resume_of_a_classic_game(tmp_path: Path) -> None:
+    """The joiner of a --no-pipeline game is killed mid-game and resumed: both sides'
+    counters are still their whole transcript's, and the classic deal resumes."""
+    host = start_host(
+        tmp_path, "--bot", "random", "--seed", "8", "--json", "--quiet", "--no-pipeline",
+        "--identity", "host.key", "--out", "h", "--timeout", "30", "--grace", "40",
+    )  # fmt: skip
+    args = [
+        "join", host.invite, "--bot", "random", "--seed", "9", "--json", "--quiet",
+        "--no-pipeline", "--identity", "join.key", "--out", "j", "--timeout", "30",
+        "--grace", "40",
+    ]  # fmt: skip
+    join = subprocess.Popen(
+        command(*args),
+        cwd=tmp_path,
+        env=env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + LIMIT
+    while time.monotonic() < deadline:
+        files = list((tmp_path / "j").glob("*.truc"))
+        if files and files[0].stat().st_size >= 9_000:
+            break
+        assert join.poll() is None, "the game ended before the cut"
+        time.sleep(0.002)
+    join.send_signal(signal.SIGKILL)
+    join.communicate()
+    (transcript,) = list((tmp_path / "j").glob("*.truc"))
+    resumed = run(tmp_path, "resume", transcript, "--bot", "random", "--json", "--quiet")
+    status, out, err = host.finish()
+    assert resumed.returncode == 0, resumed.stderr
+    assert status == 0, err
+    for result in (last_json(resumed.stdout), last_json(out)):
+        assert result["valid"], result
+        path = tmp_path / result["transcript"]
+        verified = _verify_json(tmp_path, path)
+        assert (result["messages"], result["bytes"]) == (verified["messages"], verified["bytes"])
+        _check_deal(path, pipeline=False)
