@@ -7,9 +7,18 @@ The message catalogue and the state machine tables in ``wire.md`` are
 rendered from :data:`truc_p2p.protocol.CATALOGUE`, ``STAGES`` and
 ``TRANSITIONS`` -- the same tables the session and the verifier run on.  The
 wire vectors are scripted games (``wire_v1.json`` with deck v1,
-``wire_v2.json`` with deck v2) played by two sessions with fixed identity
-keys and fixed session secrets; every envelope is reproducible byte for byte
-(Ed25519 signatures and every deck secret and proof nonce are deterministic).
+``wire_v2.json`` with deck v2, ``wire_v2_pipelined.json`` with the pipelined
+deck v2 deal) played by two sessions with fixed identity keys and fixed
+session secrets; every envelope is reproducible byte for byte (Ed25519
+signatures and every deck secret and proof nonce are deterministic).
+
+``wire_v2_cases.json`` holds the cases no scripted game above covers: a
+pipelined game whose first hand ends with a ``fold`` carrying both redeal
+``shares`` and ``open`` (accepted), and transcripts derived from it that a
+receiver and the verifier must reject, each with the error code and message
+number: a pipelined deal message without its ``hand``, a short frame, and
+an equivocating envelope (re-signed with the sender's fixed key, so that
+the rejection is for the stated reason and not the signature).
 """
 
 from __future__ import annotations
@@ -35,8 +44,10 @@ from truc_p2p.protocol import (
     Session,
     YourTurn,
     decode_envelope,
+    frame,
 )
 from truc_p2p.protocol._messages import ACTION_FIELDS, V2_ACTION_FIELDS
+from truc_p2p.protocol._wire import sign_envelope
 from truc_p2p.rules import Action, Player, Ruleset
 
 HERE = Path(__file__).resolve().parent
@@ -44,6 +55,7 @@ WIRE_MD = HERE / "wire.md"
 WIRE_VECTOR = HERE / "vectors" / "wire_v1.json"
 WIRE_VECTOR_V2 = HERE / "vectors" / "wire_v2.json"
 WIRE_VECTOR_V2_PIPELINED = HERE / "vectors" / "wire_v2_pipelined.json"
+WIRE_VECTOR_V2_CASES = HERE / "vectors" / "wire_v2_cases.json"
 
 
 def _fixed(label: str) -> bytes:
@@ -160,12 +172,22 @@ def _pipelined_choice(session: Session, event: YourTurn, step: int) -> Action:
     return plays[0]
 
 
-def wire_vector(deck: str = "v1", pipeline: bool = False) -> dict[str, Any]:
+def wire_vector(
+    deck: str = "v1",
+    pipeline: bool = False,
+    *,
+    tag: str | None = None,
+    ruleset: Ruleset | None = None,
+    choose: Any = None,
+) -> dict[str, Any]:
     """The scripted game with ``deck``; v1 keeps its original labels, v2 has its own,
-    the pipelined v2 deal its own too."""
-    tag = "" if deck == "v1" else "v2/pipelined/" if pipeline else "v2/"
-    ruleset = PIPELINED_RULESET if pipeline else SCRIPT_RULESET
-    choose = _pipelined_choice if pipeline else _script_choice
+    the pipelined v2 deal its own too (``tag``, ``ruleset``, ``choose``: another script)."""
+    if tag is None:
+        tag = "" if deck == "v1" else "v2/pipelined/" if pipeline else "v2/"
+    if ruleset is None:
+        ruleset = PIPELINED_RULESET if pipeline else SCRIPT_RULESET
+    if choose is None:
+        choose = _pipelined_choice if pipeline else _script_choice
     keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
     secrets = [_fixed(f"{tag}secret{p}") for p in (0, 1)]
     names = ("alice", "bob")
@@ -249,6 +271,92 @@ def wire_vector(deck: str = "v1", pipeline: bool = False) -> dict[str, Any]:
     }
 
 
+#: The cases script: target 2, so the fold of hand 0 does not end the game.
+CASES_RULESET = Ruleset.from_dict({"target": 2, "ladder": "literal", "rest_refused": "game"})
+
+
+def _cases_choice(session: Session, event: YourTurn, step: int) -> Action:
+    """The pipelined script, except that the non-dealer of hand 0 folds right after its
+    redeal was accepted: that fold carries its redeal shares and, ending the hand with
+    both pre-deal messages of hand 1 on the chain, ``open`` (wire.md 6b)."""
+    if step == 2:
+        (fold,) = (a for a in event.legal_actions if a.kind.value == "fold")
+        return fold
+    return _pipelined_choice(session, event, step)
+
+
+def _resigned(key: Ed25519PrivateKey, raw: bytes, payload: dict[str, Any]) -> str:
+    """``raw`` with another payload, signed again by its sender's fixed key (hex)."""
+    env = decode_envelope(raw)
+    return sign_envelope(
+        key,
+        game_id=env.game_id,
+        seq=env.seq,
+        prev=env.prev,
+        sender=env.sender,
+        type=env.type,
+        payload=payload,
+    ).hex()
+
+
+def cases_vector() -> dict[str, Any]:
+    """wire_v2_cases.json: an action with both ``shares`` and ``open``, and rejections."""
+    game = wire_vector("v2", True, tag="v2/cases/", ruleset=CASES_RULESET, choose=_cases_choice)
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in game["identities"]]
+    raws = [bytes.fromhex(e["hex"]) for e in game["envelopes"]]
+    envs = [decode_envelope(raw) for raw in raws]
+    (both,) = (
+        e.seq
+        for e in envs
+        if e.type == "v2action" and "shares" in e.payload and "open" in e.payload
+    )
+    assert list(envs[both].payload) == ["act", "shares", "open"]
+    # A pipelined deal message without its hand: the first pre-dealt v2deck1.
+    pre = next(e.seq for e in envs if e.type == "v2deck1" and e.payload.get("hand", 0) > 0)
+    no_hand = {k: v for k, v in envs[pre].payload.items() if k != "hand"}
+    # A short frame: a 10-byte frame after the two hellos.
+    short = b"TRUC-P2P transcript v1\n" + b"".join(frame(r) for r in raws[:2])
+    short += frame(bytes(range(10)))
+    # Equivocation: player 0 signs a second coin at position 2, after message 2.
+    other_coin = {"coin": hashlib.sha256(b"another coin").digest()}
+    return {
+        "description": "Cases no other vector covers (wire.md sections 1, 2, 6b, 10). 'game': "
+        "a pipelined deck-v2 game (target 2) whose hand 0 ends with the non-dealer's "
+        "fold right after its redeal was accepted: that v2action carries act, shares "
+        "(its redeal shares) and open (its shares for hand 1, pre-dealt), in that key "
+        "order; it is valid. 'rejected': transcripts derived from it, each with the "
+        "error code and the message number a receiver and the verifier report; an "
+        "altered envelope is signed again with its sender's fixed key. 'short-frame' "
+        "is the bytes of a transcript file (magic line and frames).",
+        "game": {**game, "both_shares_and_open": both},
+        "rejected": [
+            {
+                "case": "missing-hand",
+                "detail": f"message {pre}, a pre-dealt v2deck1 of a pipelined game, "
+                "without its 'hand' field",
+                "envelopes": [r.hex() for r in raws[:pre]]
+                + [_resigned(keys[envs[pre].sender], raws[pre], no_hand)],
+                "error": {"code": "malformed", "message_no": pre},
+            },
+            {
+                "case": "short-frame",
+                "detail": "a frame of 10 bytes (a header declaring 10) after the two hellos",
+                "file_hex": short.hex(),
+                "error": {"code": "oversize", "message_no": 2},
+            },
+            {
+                "case": "equivocation",
+                "detail": "player 1 received player 0's coin (message 2) and sent its "
+                "v2deck1 (message 3); then a second coin signed by player 0 for position "
+                "2 arrives and is appended as message 4",
+                "envelopes": [r.hex() for r in raws[:4]]
+                + [_resigned(keys[0], raws[2], other_coin)],
+                "error": {"code": "equivocation", "message_no": 4},
+            },
+        ],
+    }
+
+
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     stale = []
@@ -262,6 +370,7 @@ def main(argv: list[str]) -> int:
             (WIRE_VECTOR_V2_PIPELINED, "v2", True),
         )
     }
+    vectors[WIRE_VECTOR_V2_CASES] = json.dumps(cases_vector(), indent=1) + "\n"
     if new_md != md:
         stale.append(str(WIRE_MD))
     for path, vector in vectors.items():

@@ -15,8 +15,10 @@ action that ends hand n and carries ``open`` (its shares for hand n + 1) is
 lost, so the hand is not opened yet.  Here the dialer is the side that resends.
 
 In both, the two sides reconnect with fixed nonces (the initiator dials): the
-vector holds the two signed ``resume`` messages, the envelopes sent again, and
-the whole transcript up to the co-signed result, byte for byte (Ed25519
+vector holds the list of actions the script chose (``[player, action]`` in
+the order played, as in the wire vectors), the two signed ``resume``
+messages, the envelopes sent again, and the whole transcript up to the
+co-signed result, byte for byte (Ed25519
 signatures and every deck-v2 secret and proof nonce are deterministic).  See
 wire.md section 13.
 """
@@ -106,6 +108,7 @@ def _play(
     wire: dict[Player, bytes] = {Player.P0: b"", Player.P1: b""}  # bytes towards p
     control: list[dict[str, Any]] = []
     resent: list[str] = []
+    actions: list[list[Any]] = []
     cut_done = False
 
     def lost(data: bytes) -> bool:
@@ -152,6 +155,7 @@ def _play(
             elif isinstance(event, YourTurn):
                 action = choose(s, event, step)
                 step += 1
+                actions.append([int(me), str(action)])
                 data = s.send(action)
                 if not lost(data):
                     wire[me.other] += data
@@ -166,6 +170,7 @@ def _play(
         "secrets": [x.hex() for x in secrets],
         "nonces": [n.hex() for n in nonces],
         "ruleset": dict(ruleset.to_dict()),
+        "actions": actions,
         "resume_messages": control,
         "resent": resent,
         "game_id": result.game_id.hex(),

@@ -94,8 +94,6 @@ def run_pair(
             event = session.next_event()
             out = session.data_to_send()
             if out:
-                result.messages += 1
-                result.nbytes += len(out)
                 peer.receive_data(out)
                 progressed = True
             if event is NEED_DATA:
@@ -109,12 +107,13 @@ def run_pair(
             if isinstance(event, YourTurn):
                 action = bots[me].choose(session.game)
                 data = session.send(action)
-                result.messages += 1
-                result.nbytes += len(data)
                 peer.receive_data(data)
         if len(closed) == 2:
             break
         if not progressed:
             raise RuntimeError("in-memory pair is stuck: both sessions need data")
     result.results = {p: sessions[p].result for p in (Player.P0, Player.P1)}
+    # The game's messages and bytes, as its transcript holds them (not the flights).
+    result.messages = sessions[Player.P0].transcript_messages
+    result.nbytes = sessions[Player.P0].transcript_bytes
     return result

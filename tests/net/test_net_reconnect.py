@@ -166,6 +166,9 @@ def check_finished(outcome: GameOutcome) -> None:
     envelopes = read_transcript(outcome.transcript)
     report = verify_transcript(envelopes)
     assert report.valid, report.error
+    # The counters are the game's, across every cut and resume (not the links' traffic).
+    assert outcome.messages == report.messages == len(envelopes)
+    assert outcome.nbytes == sum(4 + len(e) for e in envelopes)
 
 
 async def test_one_game_survives_three_cuts(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.protocol import verify_transcript
+from truc_p2p.rules import Player
 
 SPEC = Path(__file__).resolve().parents[2] / "protocol_spec"
 VECTORS: dict[str, dict[str, Any]] = {
@@ -146,3 +147,62 @@ def test_v2_the_cut_is_inside_a_pipelined_deal() -> None:
     text = " ".join((SPEC / "wire.md").read_text().split())
     assert f"hand {hand}'s `v2deck1` (envelope {d1}," in text
     assert f"`v2action` {cut} —" in text and f"*have* {cut + 1}" in text
+
+
+@pytest.mark.parametrize("name", VECTORS)
+def test_the_action_list_is_the_transcripts(name: str) -> None:
+    """Each vector lists the script's actions, [player, action], as the wire vectors do;
+    they are the actions the transcript carries, in chain order."""
+    vector = VECTORS[name]
+    carried = []
+    for raw in (bytes.fromhex(h) for h in vector["transcript"]):
+        _, _, _, _, sender, mtype, payload = _body(raw)
+        if mtype in ("deck4", "v2deck3"):
+            payload = payload["action"]
+        elif mtype not in ("action", "v2action"):
+            continue
+        carried.append([sender, payload["act"]])
+    assert [[p, a.split()[0]] for p, a in vector["actions"]] == carried
+
+
+@pytest.mark.parametrize(
+    ("claim", "code"),
+    [("another-prev", "broken-chain"), ("lacks-its-own", "bad-sequence")],
+)
+def test_a_resume_that_contradicts_the_chain_ends_the_game(claim: str, code: str) -> None:
+    """Section 13.1, 5: a fresh, signed resume whose prev is not ours, or that says its
+    sender lacks its own signed envelope, is a signed statement that ends the game."""
+    from truc_p2p.protocol import RemoteProtocolError, Session, frame
+    from truc_p2p.protocol._wire import sign_envelope
+    from truc_p2p.rules import Ruleset
+
+    transcript = [bytes.fromhex(h) for h in VECTOR["transcript"]]
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in VECTOR["identities"]]
+    listener = Session.restore(
+        transcript,
+        identity=keys[1],
+        role=Player.P1,
+        secret=bytes.fromhex(VECTOR["secrets"][1]),
+        ruleset=Ruleset.from_dict(VECTOR["ruleset"]),
+        name="bob",
+        deck="v1",
+    )
+    # have = the position of one of the dialer's (player 0's) own envelopes
+    have = next(i for i in range(3, len(transcript)) if _body(transcript[i])[4] == 0)
+    prev = hashlib.sha256(transcript[have - 1]).digest()
+    if claim == "another-prev":
+        prev = hashlib.sha256(b"another chain").digest()
+    resume = sign_envelope(
+        keys[0],
+        game_id=bytes.fromhex(VECTOR["game_id"]),
+        seq=have,
+        prev=prev,
+        sender=0,
+        type="resume",
+        payload={"nonce": bytes(16), "echo": b""},
+    )
+    listener.reconnect(b"\x01" * 16, dialer=False)
+    listener.receive_data(frame(resume))
+    with pytest.raises(RemoteProtocolError) as info:
+        listener.next_event()
+    assert info.value.code == code

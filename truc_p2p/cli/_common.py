@@ -34,6 +34,7 @@ __all__ = [
     "MAX_NAME",
     "UsageError",
     "add_bot_arg",
+    "add_pipeline_arg",
     "add_ruleset_args",
     "bot_name",
     "check_name",
@@ -42,6 +43,7 @@ __all__ = [
     "default_name",
     "exit_status",
     "first_exception",
+    "pipeline_of",
     "player_name",
     "positive_seconds",
     "print_outcome",
@@ -77,6 +79,22 @@ def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
         default=RestRefused.GAME.value,
         help="a refused 'my rest' wins the game (default) or scores the round value",
     )
+
+
+def add_pipeline_arg(parser: argparse.ArgumentParser) -> None:
+    """``--no-pipeline``: the classic deck v2 deal (both peers must choose the same)."""
+    parser.add_argument(
+        "--no-pipeline",
+        action="store_true",
+        help="deal each hand only once the previous one ended (the classic deck v2 deal, "
+        "wire.md section 6a) instead of during it (section 6b); both players must choose "
+        "the same",
+    )
+
+
+def pipeline_of(args: argparse.Namespace) -> bool | None:
+    """The session's ``pipeline``: False with ``--no-pipeline``, else the default."""
+    return False if getattr(args, "no_pipeline", False) else None
 
 
 def ruleset_from_args(args: argparse.Namespace) -> Ruleset:

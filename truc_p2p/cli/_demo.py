@@ -24,9 +24,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from truc_p2p.bots import BOT_NAMES, Bot, make_bot
 from truc_p2p.cli._common import (
     UsageError,
+    add_pipeline_arg,
     add_ruleset_args,
     check_out_dir,
     first_exception,
+    pipeline_of,
     ruleset_from_args,
     use_ascii,
 )
@@ -89,6 +91,7 @@ def register(subparsers: Any) -> None:
         help="pass the bytes between the two sessions in memory instead of over TCP",
     )
     add_ruleset_args(parser)
+    add_pipeline_arg(parser)
     parser.set_defaults(func=_demo)
 
 
@@ -137,7 +140,7 @@ async def _play_tcp(
             await side(Player.P0, stream)
     first = outcomes[Player.P0]
     problems = [o.message for o in outcomes.values() if not o.valid]
-    return _Played(
+    return _Played(  # first's counters: its transcript's messages and bytes
         results={p: o.result for p, o in outcomes.items()},
         messages=first.messages,
         nbytes=first.nbytes,
@@ -218,6 +221,7 @@ def _demo(args: argparse.Namespace) -> int:
             identities=(keys[0], keys[1]),
             secrets=game_secrets,
             records=(_recorder(writers[0], write_errors), _recorder(writers[1], write_errors)),
+            pipeline=pipeline_of(args),
         )
         bot_seed = None if args.seed is None else args.seed * 1000 + g
         bots = {
@@ -275,6 +279,7 @@ def _demo(args: argparse.Namespace) -> int:
                         "bytes": played.nbytes,
                         "transport": "memory" if args.in_memory else "tcp",
                         "deck": sessions[Player.P0].deck,
+                        "pipeline": sessions[Player.P0].pipeline,
                         "transcript": str(paths[0]),
                         "transcripts": [str(p) for p in paths],
                     }

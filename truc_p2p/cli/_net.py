@@ -19,10 +19,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import (
     add_bot_arg,
+    add_pipeline_arg,
     add_ruleset_args,
     check_out_dir,
     default_name,
     exit_status,
+    pipeline_of,
     positive_seconds,
     print_outcome,
     ruleset_from_args,
@@ -105,6 +107,7 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
         help="also show keys, game ids and how the peers are connected",
     )
     add_ruleset_args(parser)
+    add_pipeline_arg(parser)
 
 
 def _network_args(parser: argparse.ArgumentParser) -> None:
@@ -413,6 +416,7 @@ def _host(args: argparse.Namespace) -> int:
                 advertise=args.advertise,
                 ruleset=ruleset,
                 name=name,
+                pipeline=pipeline_of(args),
                 out_dir=args.out,
                 turn_timeout=args.timeout,
                 hello_timeout=args.hello_timeout,
@@ -535,6 +539,7 @@ def _join(args: argparse.Namespace) -> int:
             identity=ident.key,
             ruleset=ruleset,
             name=name,
+            pipeline=pipeline_of(args),
             out_dir=args.out,
             turn_timeout=args.timeout,
             hello_timeout=args.hello_timeout,
@@ -602,6 +607,7 @@ def _play(args: argparse.Namespace) -> int:
                 transcript=path,
                 ruleset=ruleset,
                 name=name,
+                pipeline=pipeline_of(args),
             )
             theirs = prepare_game(
                 identity=bot_key,
@@ -609,6 +615,7 @@ def _play(args: argparse.Namespace) -> int:
                 transcript=_opponent_path(path),
                 ruleset=ruleset,
                 name=bot_name,
+                pipeline=pipeline_of(args),
             )
             # What `truc-p2p resume` needs to rebuild both sides after a crash.
             own_key = ident.path

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
+from truc_p2p.protocol._wire import FRAME_HEADER
 from truc_p2p.transcript import TranscriptScan, scan_transcript_file
 
 
@@ -106,6 +107,9 @@ def _verify(args: argparse.Namespace) -> int:
     report = _with_damage(verify_transcript(envelopes, local_secret=secret), scan)
     if args.json:
         obj = report.to_json()
+        # The whole frames' bytes (4-byte length + envelope each), as `--json` of the
+        # game commands counts them.
+        obj["bytes"] = sum(FRAME_HEADER + len(e) for e in envelopes)
         obj["damage"] = (
             None
             if scan.damage is None

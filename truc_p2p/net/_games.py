@@ -149,6 +149,7 @@ def prepare_game(
     lazy_sync: bool = True,
     expected_peer_fingerprint: str | None = None,
     deck: str = "v2",
+    pipeline: bool | None = None,
     meta: dict[str, Any] | None = None,
 ) -> LocalGame:
     """Create a session recording into ``transcript`` (``None``: no files).
@@ -181,6 +182,7 @@ def prepare_game(
         record=writer.append if writer is not None else None,
         expected_peer_fingerprint=expected_peer_fingerprint,
         deck=deck,
+        pipeline=pipeline,
     )
     return LocalGame(session, path, writer)
 
@@ -279,6 +281,7 @@ async def host_game(
     name: str = "host",
     audit: str = "game",
     deck: str = "v2",
+    pipeline: bool | None = None,
     out_dir: str | os.PathLike[str] | None = "games",
     turn_timeout: float = DEFAULT_TURN_TIMEOUT,
     hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
@@ -369,6 +372,7 @@ async def host_game(
                     fsync=fsync,
                     lazy_sync=not sync_each,
                     deck=deck,
+                    pipeline=pipeline,
                     meta={**(meta or {}), **relay_meta, "role": "host", "port": listener.port},
                 )
             except OSError as exc:
@@ -458,6 +462,7 @@ async def join_game(
     name: str = "guest",
     audit: str = "game",
     deck: str = "v2",
+    pipeline: bool | None = None,
     out_dir: str | os.PathLike[str] | None = "games",
     turn_timeout: float = DEFAULT_TURN_TIMEOUT,
     hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
@@ -489,6 +494,7 @@ async def join_game(
             name=name,
             audit=audit,
             deck=deck,
+            pipeline=pipeline,
             out_dir=out_dir,
             turn_timeout=turn_timeout,
             hello_timeout=hello_timeout,
@@ -525,6 +531,7 @@ async def _join_once(
     name: str,
     audit: str,
     deck: str,
+    pipeline: bool | None,
     out_dir: str | os.PathLike[str] | None,
     turn_timeout: float,
     hello_timeout: float,
@@ -568,6 +575,7 @@ async def _join_once(
             lazy_sync=not sync_each,
             expected_peer_fingerprint=inv.fingerprint.lower(),
             deck=deck,
+            pipeline=pipeline,
             meta={**(meta or {}), "role": "join", "invite": str(inv)},
         )
     except OSError as exc:

@@ -81,6 +81,9 @@ class GameOutcome:
     #: ``code`` and message number of the peer's protocol error.
     error_code: str | None = None
     error_message_no: int | None = None
+    #: Envelopes of the game in our transcript (sent and received, each once, across
+    #: reconnections and restarts; not ``resume``/``bye``) and their framed bytes:
+    #: what ``truc-p2p verify`` counts in that transcript.
     messages: int = 0
     nbytes: int = 0
     transcript: Path | None = None

@@ -422,8 +422,8 @@ class _GameLoop:
             result=s.result if end is End.FINISHED else None,
             scores=scores,
             hands=s.hands_dealt,
-            messages=self.keeper.messages,
-            nbytes=self.keeper.nbytes,
+            messages=s.transcript_messages,
+            nbytes=s.transcript_bytes,
             **fields,  # type: ignore[arg-type]
         )
 

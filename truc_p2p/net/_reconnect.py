@@ -129,6 +129,11 @@ class _FrameCounter:
         self._left = 0
         self.count = 0
 
+    def restart(self) -> None:
+        """A new link starts at a frame boundary: forget a frame the old one cut."""
+        self._header.clear()
+        self._left = 0
+
     def feed(self, data: bytes) -> int:
         """Feed bytes; return how many frames they completed."""
         before, i = self.count, 0
@@ -248,6 +253,8 @@ class LinkKeeper:
 
     async def _drop_link(self) -> None:
         self._reader_scope.cancel()
+        self._sent.restart()
+        self._received.restart()
         self._bytes_before += self.link.bytes_sent + self.link.bytes_received
         with trio.CancelScope(shield=True), trio.move_on_after(1), contextlib.suppress(Exception):
             await self.link.stream.aclose()

@@ -260,7 +260,9 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
         "winner": Field("int 0..1", _int(0, 1)),
         "scores": Field("array of 2 int", _list(_int(0, 1 << 16), 2, 2)),
         "reason": Field("str", _str(1, 40), doc="GameEndReason value"),
-        "hands": Field("int", _int(1, 1 << 20), doc="hands dealt"),
+        "hands": Field(
+            "int", _int(1, 1 << 20), doc="hands opened (not a pre-dealt hand never opened)"
+        ),
         "chain": Field("bin(32)", _bin(32), doc="hash of the last envelope before the results"),
     },
     MessageType.ABORT: {

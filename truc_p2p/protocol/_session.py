@@ -112,6 +112,7 @@ from truc_p2p.protocol._values import (
     session_options,
 )
 from truc_p2p.protocol._wire import (
+    FRAME_HEADER,
     Envelope,
     FrameBuffer,
     decode_envelope,
@@ -208,6 +209,8 @@ class Session:
         #: deck v2 only: deal hand n + 1 while hand n is played (wire.md section 6b)
         self.pipeline = bool(pipeline)
         self._record = record
+        # Envelopes recorded (or, without ``record``, that would be) and their framed bytes.
+        self._recorded = [0, 0]
         self._expected_peer = expected_peer_fingerprint
 
         self._frames = FrameBuffer()
@@ -272,6 +275,18 @@ class Session:
     @property
     def hands_dealt(self) -> int:
         return self._hand + 1
+
+    @property
+    def transcript_messages(self) -> int:
+        """Envelopes of this game in this side's transcript: every one sent or received,
+        once, over every connection and restart (``resume`` and ``bye`` are not in it).
+        What ``verify`` counts as the transcript's messages."""
+        return self._recorded[0]
+
+    @property
+    def transcript_bytes(self) -> int:
+        """Bytes of those envelopes framed as in the transcript (4-byte length each)."""
+        return self._recorded[1]
 
     @property
     def error(self) -> ProtocolError | None:
@@ -587,6 +602,7 @@ class Session:
             type=mtype,
             payload=payload,
         )
+        self._tally(raw)
         if self._record is not None:
             self._record(raw)
         if not self._control.reconnecting:  # else it is resent once the peer says what it lacks
@@ -599,8 +615,13 @@ class Session:
         env = decode_envelope(raw)
         self._apply(env, mine=True)
 
+    def _tally(self, raw: bytes) -> None:
+        self._recorded[0] += 1
+        self._recorded[1] += FRAME_HEADER + len(raw)
+
     def _receive(self, raw: bytes) -> None:
         position = self._chain.seq  # where ``raw`` sits in the transcript
+        self._tally(raw)
         if self._record is not None:
             self._record(raw)
         try:

@@ -1,0 +1,52 @@
+"""protocol_spec/conformance.md names real tests and real vectors."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXT = (ROOT / "protocol_spec" / "conformance.md").read_text(encoding="utf-8")
+TESTS = {p.name: p for p in (ROOT / "tests").rglob("test_*.py")}
+
+
+def _references() -> list[tuple[str, str | None]]:
+    """(file, function) for every `file.py::name` and following `::name` of a cell."""
+    refs: list[tuple[str, str | None]] = []
+    for line in TEXT.splitlines():
+        if not line.startswith("| "):
+            continue
+        current: str | None = None
+        for code in re.findall(r"`([^`]+)`", line):
+            m = re.fullmatch(r"(test_\w+\.py)(?:::(\w+))?(?:\[.*\])?", code)
+            if m:
+                current = m.group(1)
+                refs.append((current, m.group(2)))
+                continue
+            m = re.fullmatch(r"::(\w+)(?:\[.*\])?", code)
+            if m:
+                assert current is not None, f"{code} without a file before it: {line}"
+                refs.append((current, m.group(1)))
+    return refs
+
+
+def test_every_named_test_exists() -> None:
+    refs = _references()
+    assert len(refs) > 80
+    for name, function in refs:
+        assert name in TESTS, f"conformance.md names a missing test file {name}"
+        if function is not None:
+            source = TESTS[name].read_text(encoding="utf-8")
+            assert re.search(rf"def {function}\(", source), f"{name}::{function} is missing"
+
+
+def test_every_named_vector_exists() -> None:
+    vectors = {p.stem for p in (ROOT / "protocol_spec" / "vectors").glob("*.json")}
+    named = set(re.findall(r"`((?:wire|resume|deck)_v\d\w*)`", TEXT))
+    assert {"wire_v2_cases", "resume_v2", "deck_v2"} <= named
+    assert named <= vectors, named - vectors
+
+
+def test_numbering_is_unique() -> None:
+    ids = re.findall(r"^\| ([A-Z]\d+) \|", TEXT, re.M)
+    assert len(ids) == len(set(ids)) and len(ids) > 60
