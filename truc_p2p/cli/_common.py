@@ -278,11 +278,12 @@ _stopped_by: list[int] = []
 
 
 def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
-    """The command's exit status: 128 + the signal when one ended the game, else the
-    outcome's (also when the player left from the web table)."""
+    """The command's exit status: 128 + the signal when one made us leave (quit or
+    resign), else the outcome's (1 when the player left from the web table or with
+    ``q``: resigning is not a crash, but the command did not finish the game)."""
     from truc_p2p.net import End
 
-    if outcome.end is End.QUIT and stop.is_set() and _stopped_by:
+    if outcome.end in (End.QUIT, End.RESIGNED) and stop.is_set() and _stopped_by:
         return 128 + _stopped_by[-1]  # 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP
     return outcome.exit_code
 
