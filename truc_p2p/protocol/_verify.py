@@ -330,8 +330,8 @@ class VerifyReport:
             where = (
                 f"message {self.error_message_no}: " if self.error_message_no is not None else ""
             )
-            label = "violation: " if self.status == "violation" else "unfinished:"
-            lines.append(f"{label} {where}{self.error} [{self.error_code}]")
+            label = "violation:" if self.status == "violation" else "unfinished:"
+            lines.append(f"{label:<12}{where}{self.error} [{self.error_code}]")
         return "\n".join(lines)
 
 
