@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from truc_p2p.cli import main
-from truc_p2p.protocol import decode_envelope, encode_transcript
+from truc_p2p.protocol import RemoteProtocolError, encode_transcript
 from truc_p2p.rules import Player, Ruleset
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from protocol_helpers import Pair, bot, transcript_types  # noqa: E402
+from protocol_helpers import Pair, bot, transcript_types
 
 P0, P1 = Player.P0, Player.P1
 
@@ -114,9 +114,7 @@ def test_a_tampered_file_names_the_violation_and_claims_nothing_after_it(
     code, lines = _verify(tmp_path, records, capsys)
     assert code == 1
     assert lines[0].startswith(f"Violation at message {index}")
-    assert lines[0].endswith(
-        f"the {index} messages before it check, nothing from it on is proven."
-    )
+    assert lines[0].endswith(f"the {index} messages before it check, nothing from it on is proven.")
     text = "\n".join(lines)
     assert "every shuffle, key and card proven" not in text
     assert "Fair and complete" not in text and "VALID (" not in text.replace("INVALID", "")
@@ -133,7 +131,7 @@ def test_a_forged_move_is_blamed_on_its_signer(
     idle = P1 if pair.waiting[P0] else P0  # not its turn: any action is out of turn
     forged = pair.forge_next(idle, "v2action", {"act": "fold"})
     pair.inject(idle, forged)
-    with pytest.raises(Exception):
+    with pytest.raises(RemoteProtocolError):
         pair.pull(idle.other)
     code, lines = _verify(tmp_path, pair.records[idle.other], capsys)
     assert code == 1
@@ -189,4 +187,3 @@ def test_verify_help_documents_the_exit_statuses(capsys: pytest.CaptureFixture[s
     text = " ".join(capsys.readouterr().out.split())
     for words in ("0 complete", "1 violation", "2 the file cannot be read", "3 unfinished"):
         assert words in text
-

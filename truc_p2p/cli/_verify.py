@@ -57,11 +57,8 @@ def register(subparsers: Any) -> None:
 def _unreadable(args: argparse.Namespace, exc: OSError | TranscriptFormatError) -> int:
     reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     if args.json:
-        print(
-            json.dumps(
-                {"valid": False, "status": "unreadable", "error": f"cannot read transcript: {reason}"}
-            )
-        )
+        error = f"cannot read transcript: {reason}"
+        print(json.dumps({"valid": False, "status": "unreadable", "error": error}))
     print(f"truc-p2p verify: cannot read {args.file}: {reason}", file=sys.stderr)
     return 2
 

@@ -451,9 +451,7 @@ class Session:
     def can_resign(self) -> bool:
         """Whether :meth:`resign` would give the game away now: resignation is agreed,
         the game started and is not decided, and no reveal or result is due."""
-        return (
-            self._error is None and self.resign_agreed and resignable(self.stage, self._game)
-        )
+        return self._error is None and self.resign_agreed and resignable(self.stage, self._game)
 
     def resign(self, detail: str = "") -> bytes:
         """Give the game to the opponent with a signed ``abort`` {reason: ``resign``}.
@@ -466,8 +464,10 @@ class Session:
         decided): leave with :meth:`abort` ``"quit"`` then.  Returns the bytes to send.
         """
         if not self.can_resign:
-            why = "the peer does not support it" if not self.resign_agreed else (
-                f"not in stage {self.stage.value}"
+            why = (
+                "the peer does not support it"
+                if not self.resign_agreed
+                else (f"not in stage {self.stage.value}")
             )
             raise LocalProtocolError(f"cannot resign now: {why}")
         game = self._game

@@ -191,9 +191,7 @@ class VerifyReport:
             )
         if self.status == "complete":
             proven = (
-                "every card was proven"
-                if self.deck == "v2"
-                else "the audit checked every card"
+                "every card was proven" if self.deck == "v2" else "the audit checked every card"
             )
             assert self.winner is not None and self.score is not None
             won = f"{self.score[self.winner]}-{self.score[1 - self.winner]}"
@@ -223,8 +221,7 @@ class VerifyReport:
         who = f", sent by {self.name(self.culprit)}" if self.culprit is not None else ""
         where = f" at {where}{who}" if where else (f" by {self.name(self.culprit)}" if who else "")
         before = (
-            f"the {self.error_message_no} messages before it check, nothing from it on "
-            "is proven"
+            f"the {self.error_message_no} messages before it check, nothing from it on is proven"
             if self.error_message_no is not None
             else "nothing is proven"
         )
