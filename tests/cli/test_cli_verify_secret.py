@@ -41,10 +41,11 @@ def test_secret_replays_the_unrevealed_hand(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _quit_mid_hand(tmp_path)
-    assert main(["verify", str(path)]) == 1
+    assert main(["verify", str(path)]) == 3  # unfinished: a quit is no violation
     out = capsys.readouterr().out
     assert "[aborted]" in out and "--secret" in out  # the hint names the option
-    assert main(["verify", str(path), "--secret", f"{path}.secret", "--json"]) == 1
+    assert out.startswith("Unfinished: bob ended the game in hand 1")
+    assert main(["verify", str(path), "--secret", f"{path}.secret", "--json"]) == 3
     report = json.loads(capsys.readouterr().out)
     assert report["error_code"] == "aborted" and report["local_secret_of"] == 0
     assert report["hands"] == 1
