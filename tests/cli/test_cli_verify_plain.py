@@ -187,3 +187,30 @@ def test_verify_help_documents_the_exit_statuses(capsys: pytest.CaptureFixture[s
     text = " ".join(capsys.readouterr().out.split())
     for words in ("0 complete", "1 violation", "2 the file cannot be read", "3 unfinished"):
         assert words in text
+
+
+def test_the_end_of_game_verdict_uses_the_same_words_and_statuses(
+    finished: Pair, tmp_path: Path
+) -> None:
+    """``transcript_verdict`` (for the web and terminal end screens): a game that
+    stopped is unfinished, never a violation; the headline is verify's first line."""
+    from truc_p2p.cli._common import transcript_verdict
+
+    path = tmp_path / "game.truc"
+    path.write_bytes(encode_transcript(finished.records[P0]))
+    done = transcript_verdict(path)
+    assert done["status"] == "complete" and done["valid"] is True
+    assert str(done["headline"]).startswith("Fair and complete: alice and bob")
+    assert str(done["summary"]).startswith(str(done["headline"]))
+    path.write_bytes(encode_transcript(finished.records[P0][:12]))
+    stopped = transcript_verdict(path)
+    assert stopped["status"] == "unfinished" and stopped["valid"] is False
+    assert str(stopped["headline"]).startswith("Unfinished:")
+    path.write_bytes(encode_transcript(finished.records[P0])[:-5])
+    assert transcript_verdict(path)["status"] == "unfinished"  # torn by a crash
+    records = list(finished.records[P0])
+    records[5] = records[5][:-1] + bytes([records[5][-1] ^ 1])
+    path.write_bytes(encode_transcript(records))
+    assert transcript_verdict(path)["status"] == "violation"
+    missing = transcript_verdict(tmp_path / "nope.truc")
+    assert missing["status"] == "unreadable" and missing["valid"] is False

@@ -45,6 +45,7 @@ __all__ = [
     "print_outcome",
     "ruleset_from_args",
     "run_until_interrupted",
+    "transcript_verdict",
     "use_ascii",
 ]
 
@@ -257,6 +258,35 @@ def use_ascii(requested: bool, stream: TextIO | None = None) -> bool:
     except (UnicodeEncodeError, LookupError):
         return True
     return False
+
+
+def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
+    """The verifier's verdict on a game's transcript, for the end-of-game screens.
+
+    The same words and statuses as ``truc-p2p verify``: ``status`` is
+    ``"complete"`` (a co-signed result or a resignation), ``"unfinished"`` (the
+    game stopped, or a player left without resigning: not a cheat),
+    ``"violation"`` or ``"unreadable"``; ``headline`` is its one plain sentence
+    with the players' names, ``summary`` the whole report, ``valid`` true only
+    when complete.  Views should colour by ``status``, not by ``valid``, so a game
+    that merely stopped is never shown as a cheat.
+    """
+    from truc_p2p.cli._verify import with_damage
+    from truc_p2p.protocol import TranscriptFormatError, verify_transcript
+    from truc_p2p.transcript import scan_transcript_file
+
+    try:
+        scan = scan_transcript_file(path)
+    except (OSError, TranscriptFormatError) as exc:
+        text = f"cannot read the transcript: {exc}"
+        return {"valid": False, "status": "unreadable", "headline": text, "summary": text}
+    report = with_damage(verify_transcript(scan.envelopes), scan)
+    return {
+        "valid": report.valid,
+        "status": report.status,
+        "headline": report.headline(),
+        "summary": report.summary(),
+    }
 
 
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:

@@ -79,7 +79,7 @@ def _damage_line(scan: TranscriptScan) -> str:
 EXIT_STATUS = {"complete": 0, "violation": 1, "unfinished": 3}
 
 
-def _with_damage(report: VerifyReport, scan: TranscriptScan) -> VerifyReport:
+def with_damage(report: VerifyReport, scan: TranscriptScan) -> VerifyReport:
     """A damaged file is never complete, even when its whole messages are: a torn one
     (a crash while writing) is unfinished, a corrupt one a violation at the cut."""
     if scan.damage is None or report.status == "violation":
@@ -123,7 +123,7 @@ def _verify(args: argparse.Namespace) -> int:
         if len(secret) != 32:
             print(f"truc-p2p verify: {args.secret} is not a 32-byte secret", file=sys.stderr)
             return 2
-    report = _with_damage(verify_transcript(envelopes, local_secret=secret), scan)
+    report = with_damage(verify_transcript(envelopes, local_secret=secret), scan)
     if args.json:
         obj = report.to_json()
         obj["damage"] = (
