@@ -125,7 +125,8 @@ def test_end_of_input_resigns_and_tells_the_bot(tmp_path: Path) -> None:
     assert done.returncode == 1
     result = last_json(done.stdout)
     assert result["outcome"] == "resigned" and result["abort"]["reason"] == "resign"
-    assert result["reason"] == "resigned" and result["valid"] is True
+    assert result["reason"] == "resigned" and result["complete"] is True
+    assert result["valid"] is False  # nobody co-signed: the resigner alone signed
     assert result["resigned_by"] == result["me"] and result["winner"] != result["me"]
     assert "end of input" in done.stderr and done.stderr.isascii()
     transcript = next((tmp_path / "games").glob("*.truc"))

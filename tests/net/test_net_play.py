@@ -202,7 +202,8 @@ async def test_stop_while_the_opponent_thinks_resigns(autojump_clock: trio.abc.C
     a, b = run.outcomes[P0], run.outcomes[P1]
     assert a.end is End.RESIGNED and a.abort_reason == "resign" and a.exit_code == 1
     assert b.end is End.OPPONENT_RESIGNED and b.exit_code == 0
-    assert a.valid and b.valid and a.winner is b.winner is P1
+    assert a.complete and b.complete and not (a.valid or b.valid)  # not co-signed
+    assert a.winner is b.winner is P1
     assert a.resigned_by is b.resigned_by is P0 and a.scores == b.scores
     assert "you resigned in hand 1" in a.message and "joiner resigned" in b.message
     assert b.to_json()["reason"] == "resigned" and b.to_json()["resigned_by_name"] == "joiner"
@@ -222,7 +223,7 @@ async def test_stop_against_an_old_peer_sends_a_signed_quit(
     strategies: dict[Player, Strategy] = {P0: bot(1), P1: _StopOnFirstTurn(stop)}
     run = await run_game(strategies, sessions=sessions, stops={P0: stop})
     a, b = run.outcomes[P0], run.outcomes[P1]
-    assert a.end is End.QUIT and a.abort_reason == "quit" and not a.valid
+    assert a.end is End.QUIT and a.abort_reason == "quit" and not a.complete
     assert b.end is End.OPPONENT_ABORTED and b.abort_reason == "quit"
     assert "left the game" in b.message
     report = verify_transcript(record)

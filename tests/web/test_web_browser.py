@@ -206,10 +206,13 @@ def test_leave_with_q(browser: Any, tmp_path: Path, artifacts: Path) -> None:
         assert dialogs and dialogs[0].startswith("Leave the game?")
         assert page.locator("#final-headline").inner_text() == "Game not finished"
         assert "no co-signed result" in final.inner_text()
-        assert "does not accept this transcript" in final.inner_text()
+        # leaving is resigning: the transcript verifies as a complete game
+        assert "verified: the transcript replays as a fair, complete game" in final.inner_text()
+        assert "resigned in hand 1" in final.inner_text()
     finally:
         game.stop()
-    assert game.outcome is not None and game.outcome.end is End.QUIT
+    assert game.outcome is not None and game.outcome.end is End.RESIGNED
+    assert game.outcome.complete and game.outcome.resigned_by is not None
 
 
 @contextmanager
@@ -373,5 +376,5 @@ def test_leave_while_the_opponent_thinks(browser: Any, tmp_path: Path) -> None:
         assert dialogs and dialogs[0].startswith("Leave the game?")
         assert page.locator("#final-headline").inner_text() == "Game not finished"
         out, err = proc.communicate(timeout=60)  # well before the bot's 60 s of thought
-    assert proc.returncode == 1, (out, err)
-    assert "you left the game" in out + err
+    assert proc.returncode == 1, (out, err)  # resigning from the page: exit 1, no signal
+    assert "you resigned in hand 1" in out + err

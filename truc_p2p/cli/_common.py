@@ -294,8 +294,8 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)
         return
-    stream = sys.stdout if outcome.valid else sys.stderr
-    print(("" if outcome.valid else "game not finished: ") + outcome.message, file=stream)
+    stream = sys.stdout if outcome.complete else sys.stderr
+    print(("" if outcome.complete else "game not finished: ") + outcome.message, file=stream)
     if outcome.transcript is not None:
         print(f"transcript: {outcome.transcript}", flush=True)
         if not quiet:

@@ -75,8 +75,9 @@ class GameOutcome:
     ``error``, ``complete`` and ``resigned_by`` / ``resigned_by_name``.
 
     A resigned game (``end`` :attr:`End.RESIGNED` or :attr:`End.OPPONENT_RESIGNED`)
-    is complete and ``valid``: ``winner`` is the player who did not resign,
-    ``reason`` is ``"resigned"``, ``resignation`` holds the signed message.
+    is ``complete`` but not ``valid`` (nobody co-signed it): ``winner`` is the
+    player who did not resign, ``reason`` is ``"resigned"``, ``resignation``
+    holds the signed message.
     """
 
     end: End
@@ -107,11 +108,17 @@ class GameOutcome:
 
     @property
     def valid(self) -> bool:
-        """True for a complete game: a co-signed result, or a signed resignation
-        (``truc-p2p verify`` accepts both transcripts)."""
+        """True only for a finished game with a co-signed result (signed by both)."""
+        return self.end is End.FINISHED and self.result is not None
+
+    @property
+    def complete(self) -> bool:
+        """True when the game has a verifiable result: co-signed (:attr:`valid`), or a
+        signed resignation, which the resigner alone signs; ``truc-p2p verify``
+        accepts both transcripts."""
         if self.end in (End.RESIGNED, End.OPPONENT_RESIGNED):
             return self.resignation is not None
-        return self.end is End.FINISHED and self.result is not None
+        return self.valid
 
     @property
     def resigned_by(self) -> Player | None:
@@ -148,7 +155,7 @@ class GameOutcome:
             reason = self.resignation.reason
         return {
             "valid": self.valid,
-            "complete": self.valid,
+            "complete": self.complete,
             "outcome": self.end.value,
             "message": self.message,
             "game_id": self.game_id.hex() if self.game_id else None,
