@@ -10,6 +10,8 @@ and unnegotiated resignations are rejected by the session and by the verifier.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from protocol_helpers import (
     P0,
@@ -245,3 +247,40 @@ def test_a_quit_stays_a_quit_with_resignation_agreed() -> None:
     report = verify_transcript(pair.records[actor.other])
     assert report.status == "unfinished" and report.abort_reason == "quit"
     assert report.resigned_by is None and not report.valid
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_resigning_anywhere_gives_both_sides_the_same_result(seed: int) -> None:
+    """A random player resigns at a random point of a random game (any deal), while
+    the other may still send a few messages that cross it: both sessions hold the
+    same resignation and both transcripts verify to it (hand, and score in v2)."""
+    rng = random.Random(seed)
+    deck, pipeline = rng.choice(DEALS)
+    pair = Pair(
+        deck=deck,
+        pipeline=pipeline,
+        ruleset=Ruleset(target=3),
+        tag=f"resign-anywhere/{seed}",
+        bots={P0: bot("random", seed), P1: bot("random", seed + 1)},
+    )
+    ticks, stop_at = [0], rng.randrange(2, 14)
+
+    def reached() -> bool:
+        ticks[0] += 1
+        return ticks[0] >= stop_at
+
+    try:
+        pair.run(when=reached)
+    except AssertionError:  # the game ended first: nothing to resign
+        assert pair.closed == {P0, P1}
+        return
+    resigner = rng.choice(list(Player))
+    if not pair.sessions[resigner].can_resign:  # the game is decided: nothing to test
+        return
+    pair.collect(resigner, pair.sessions[resigner].resign())
+    for _ in range(rng.randrange(4)):  # the other side goes on: its messages cross
+        pair.pull(resigner.other)
+        if pair.inflight[resigner.other]:
+            pair.deliver(resigner.other)
+    _settle(pair)
+    _check_both(pair, resigner)
