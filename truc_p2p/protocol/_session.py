@@ -228,6 +228,7 @@ class Session:
         # score and hands dealt it would record (a resign may chain to an earlier
         # point than our last message when our move crossed it, wire.md section 8).
         self._marks: list[tuple[bool, tuple[int, int] | None, int]] = []
+        self._v1_deals = 0  # deck1 messages on the chain: a v1 resignation's hand number
 
         self._frames = FrameBuffer()
         self._events: deque[AnyEvent] = deque()
@@ -473,7 +474,7 @@ class Session:
         game = self._game
         assert game is not None
         detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
-        scores, hand = game.scores, self._hand + 1
+        scores, hand = game.scores, self._resign_hand()
         self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})
         self.stage = Stage.ABORTED
         self.resignation = Resignation(
@@ -664,7 +665,7 @@ class Session:
             self._outbox.append(raw)
         if self._sent_log is not None:
             self._sent_log.append(raw)
-        self._mark()
+        self._mark(mtype)
         self._chain.append(int(self.me), raw, envelope_hash(raw))
         if mtype == MessageType.ABORT:
             return
@@ -682,7 +683,7 @@ class Session:
                 return
             self._chain.check_equivocation(env, int(self.me.other), self._peer_key)
             self._check_envelope(env)
-            self._mark()
+            self._mark(env.type)
             self._chain.append(env.sender, raw, env.hash)
             if env.type == MessageType.ABORT and env.payload["reason"] == "resign":
                 self._on_resign(env)
@@ -719,16 +720,24 @@ class Session:
             self._fail(exc)
             raise
 
-    def _mark(self) -> None:
-        """Note, before the next chain position, what a resignation there would record."""
+    def _resign_hand(self) -> int:
+        """The hand a resignation now is in (from 1).  Deck v1 counts the hands whose
+        ``deck1`` is on the chain, which a verifier without the seeds can count too;
+        deck v2 the hands started (the verifier replays every v2 hand)."""
+        return max(1, self._v1_deals) if self.deck == "v1" else self._hand + 1
+
+    def _mark(self, mtype: str) -> None:
+        """Note, before the next chain position, what a resignation there would record;
+        ``mtype`` is the type of the envelope that takes the position."""
         game = self._game
         self._marks.append(
             (
                 resignable(self.stage, game),
                 game.scores if game is not None else None,
-                self._hand + 1,
+                self._resign_hand(),
             )
         )
+        self._v1_deals += mtype == MessageType.DECK1
 
     def _on_resign(self, env: Envelope) -> None:
         """The peer's signed resignation (wire.md section 8): the game is ours.

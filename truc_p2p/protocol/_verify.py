@@ -489,13 +489,15 @@ class _Referee:
         # resignation would record before each position, and the one that ended the game.
         self.features: list[int] = []
         self.marks: list[_Mark] = []
+        self.v1_deals = 0  # deck1 messages before the current position
         self.resigned: tuple[Player, _Mark] | None = None
 
     # -- driving -------------------------------------------------------------------
 
     def run(self) -> RemoteProtocolError | None:
         for n, env in enumerate(self.scan.envelopes):
-            self.marks.append(self.mark(n))
+            self.marks.append(self.mark())
+            self.v1_deals += env.type == MessageType.DECK1
             # A hand without both seeds cannot be replayed, but an abort needs no
             # game state: still say who ended the game.
             if self.blind_hand is not None and not (
@@ -533,17 +535,19 @@ class _Referee:
             self.prev = env.hash
         return None
 
-    def mark(self, n: int) -> _Mark:
-        """What a resignation at position ``n`` would record: the chain 0..n-1 as replayed
-        (with a hand that cannot be replayed, only that the game had started)."""
+    def mark(self) -> _Mark:
+        """What a resignation at the next position would record: the chain before it as
+        replayed (with a hand that cannot be replayed, only that the game had started)."""
         game = self.game
+        hands = self.hand + 1
+        if self.deck == "v1":  # the hands whose deck1 is on the chain, as the session counts
+            hands = max(1, self.v1_deals)
         if self.blind_hand is not None:
-            hands = sum(1 for e in self.scan.envelopes[:n] if e.type == MessageType.DECK1)
             return _Mark(allowed=game is not None, scores=None, hands=hands)
         return _Mark(
             allowed=resignable(self.stage, game),
             scores=game.scores if game is not None else None,
-            hands=self.hand + 1,
+            hands=hands,
         )
 
     def on_resign(self, env: Envelope, n: int) -> None:
