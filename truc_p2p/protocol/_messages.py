@@ -268,7 +268,7 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
             "str",
             _one_of(*ABORT_REASONS),
             doc="why the sender ends the game (section 8); `resign` only when both "
-            "hellos announce it (section 4)",
+            "hellos announce it (section 8.1)",
         ),
         "detail": Field("str 0..200", _str(0, 200), doc="human-readable detail"),
     },

@@ -109,7 +109,7 @@ def _replay_own_decision(session: Session, raw: bytes) -> None:
 
 
 def own_features(envelopes: Sequence[bytes], me: Player) -> int:
-    """The features this player's hello in ``envelopes`` announces (wire.md section 4);
+    """The features this player's hello in ``envelopes`` announces (wire.md section 8.1);
     a new game (no hello recorded yet) announces resignation, as new sessions do."""
     for raw in envelopes[:2]:
         env = decode_envelope(raw)

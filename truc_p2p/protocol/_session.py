@@ -174,7 +174,7 @@ class Session:
     every message, nothing revealed) or ``"v1"`` (seed audit after the game);
     both players must choose the same one, as for the ruleset and ``audit``
     (which only matters for v1).  ``resign`` announces in the hello that this
-    player understands resignation (wire.md sections 4 and 8); it is agreed
+    player understands resignation (wire.md section 8.1); it is agreed
     when both hellos announce it, and then :meth:`resign` ends the game with
     a signed resignation instead of a plain ``quit``.
     """
@@ -219,7 +219,7 @@ class Session:
         self.pipeline = bool(pipeline)
         self._record = record
         self._expected_peer = expected_peer_fingerprint
-        #: whether our hello announces resignation (wire.md section 4)
+        #: whether our hello announces resignation (wire.md section 8.1)
         self.resign_feature = resign
         self._peer_features = 0
         #: the signed resignation that ended the game (ours or the peer's), if any
@@ -427,7 +427,8 @@ class Session:
     def abort(self, reason: str, detail: str = "") -> bytes:
         """End the game early with a signed ``abort`` (quit, timeout, cheat, ...).
 
-        Returns the bytes to send (empty if nothing can be sent any more).
+        Returns the bytes to send (empty if nothing can be sent any more).  Reason
+        ``"resign"`` is :meth:`resign`: a complete result, with its own checks.
         """
         if reason not in ABORT_REASONS:
             raise LocalProtocolError(f"abort reason must be one of {', '.join(ABORT_REASONS)}")
@@ -445,7 +446,7 @@ class Session:
 
     @property
     def resign_agreed(self) -> bool:
-        """Both hellos announce resignation (wire.md section 4): :meth:`resign` may be used."""
+        """Both hellos announce resignation (wire.md section 8.1): :meth:`resign` may be used."""
         return self.resign_feature and bool(self._peer_features & FEATURE_RESIGN)
 
     @property

@@ -47,11 +47,11 @@ AUDIT_MODES = ("game", "hand")
 PIPELINE_DEFAULT = True
 _COIN_TAG = b"truc-p2p/v1/coin"
 _GAME_TAG = b"truc-p2p/v1/game"
-#: Features a hello announces in the last 8 bytes of its nonce (wire.md section 4):
+#: Features a hello announces in the last 8 bytes of its nonce (wire.md section 8.1):
 #: this tag, then a 32-bit big-endian mask.  Old peers treat the nonce as opaque
 #: random bytes, so announcing a feature never breaks them.
 FEATURE_TAG = b"trc\x01"
-#: The feature bit of resignation (wire.md section 8): ``abort`` reason ``resign``.
+#: The feature bit of resignation (wire.md section 8.1): ``abort`` reason ``resign``.
 FEATURE_RESIGN = 1
 
 

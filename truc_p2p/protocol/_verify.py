@@ -22,6 +22,14 @@ reveal: each hand is replayed with :class:`~truc_p2p.deck.HandVerifierV2`,
 which checks every key, shuffle and share proof of every deal message,
 redeal and shown card from the signed payloads alone, and a spectator's
 rules engine (no hand known, only the cards shown) checks every action.
+
+A game may also end with a signed resignation (``abort`` reason ``resign``,
+wire.md section 8.1), valid when both hellos announce it and the chain before
+it (its ``seq``: moves that crossed it are void) has a game under way.  Pass 2
+notes before every position what a resignation there would record (a
+:class:`_Mark`), so a crossed resignation reads its score and hand from the
+point its sender had seen.  Every report has a status -- complete, unfinished
+or violation -- and a one-sentence :meth:`VerifyReport.headline`.
 """
 
 from __future__ import annotations
