@@ -73,7 +73,7 @@ def test_an_unfinished_game_is_not_a_violation(
     records = finished.records[P0][: transcript_types(finished.records[P0]).index("v2action") + 2]
     code, lines = _verify(tmp_path, records, capsys)
     assert code == 3
-    assert lines[0].startswith("Unfinished: the game stops in hand 1")
+    assert lines[0].startswith("Unfinished: the transcript stops in hand 1 at alice 0, bob 0")
     assert lines[0].endswith("every move up to there checks.")
     text = "\n".join(lines)
     assert "INVALID" not in text and "violation" not in text.lower()

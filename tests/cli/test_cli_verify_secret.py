@@ -61,3 +61,14 @@ def test_a_secret_of_another_game_is_refused(
     assert json.loads(capsys.readouterr().out)["error_code"] == "bad-secret"
     other.write_bytes(b"short")
     assert main(["verify", str(path), "--secret", str(other)]) == 2
+
+
+def test_a_foreign_secret_is_not_called_a_violation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _quit_mid_hand(tmp_path)
+    other = tmp_path / "other.secret"
+    other.write_bytes(bytes(32))
+    assert main(["verify", str(path), "--secret", str(other)]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "Not checked: the local secret does not belong to this transcript."

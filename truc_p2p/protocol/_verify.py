@@ -217,7 +217,7 @@ class VerifyReport:
             elif self.error_code in ("torn", "corrupt"):
                 stop = f"the file is cut{where}{score} (a crash or a full disk?)"
             else:
-                stop = f"the game stops{where}{score} before its end (a lost connection?)"
+                stop = f"the transcript stops{where}{score} (a lost connection?)"
             checks = (
                 "every move up to there checks"
                 if self.deck != "v1" or self.local_secret_of is not None
@@ -225,6 +225,8 @@ class VerifyReport:
                 "since the last audit can only be checked with their seeds (--secret)"
             )
             return f"Unfinished: {stop}; {checks}."
+        if self.error_code == "bad-secret":
+            return f"Not checked: {self.error}."
         where = f"message {self.error_message_no}" if self.error_message_no is not None else ""
         who = f", sent by {self.name(self.culprit)}" if self.culprit is not None else ""
         where = f" at {where}{who}" if where else (f" by {self.name(self.culprit)}" if who else "")
