@@ -203,7 +203,7 @@ class VerifyReport:
             )
             assert self.winner is not None and self.score is not None
             won = f"{self.score[self.winner]}-{self.score[1 - self.winner]}"
-            how = "" if self.reason in (None, "target") else f" ({self.reason})"
+            how = _END_WORDS.get(self.reason or "", f" ({self.reason})")
             return (
                 f"Fair and complete: {both} each shuffled and {proven}; "
                 f"{self.name(self.winner)} won {won}{how} after {self._hands_text()}."
@@ -341,6 +341,13 @@ class VerifyReport:
             lines.append(f"{label:<12}{where}{self.error} [{self.error_code}]")
         return "\n".join(lines)
 
+
+#: How the headline words the reason a complete game ended (GameEndReason values).
+_END_WORDS = {
+    "target": "",
+    "rest-won": " (a won 'my rest')",
+    "rest-refused": " ('my rest' refused)",
+}
 
 #: How the headline words the reason of an ``abort`` that ends an unfinished game.
 _ABORT_WORDS = {
