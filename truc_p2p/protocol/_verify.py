@@ -34,6 +34,7 @@ or violation -- and a one-sentence :meth:`VerifyReport.headline`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -327,7 +328,8 @@ class VerifyReport:
         if deck is not None:
             lines.append(deck)
         if self.ended_by:
-            lines.append(f"ended by:   {self.ended_by}")
+            who = re.sub(r"^player ([01])", lambda m: self.name(int(m[1])), self.ended_by)
+            lines.append(f"ended by:   {who}")
         if self.local_secret_of is not None:
             lines.append(
                 f"local key:  {self.name(self.local_secret_of)}'s session secret replayed "
