@@ -79,6 +79,7 @@ def _check_both(pair: Pair, resigner: Player) -> None:
             int(resigner),
         )
         assert report.hands == r.hand
+        assert report.audit == ("proofs" if pair.sessions[p].deck == "v2" else "not reached")
         if pair.sessions[p].deck == "v2":
             assert report.score == r.scores
         headline = report.headline()

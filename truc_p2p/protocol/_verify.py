@@ -1167,8 +1167,13 @@ def verify_transcript(
         resigner, mark = referee.resigned
         resigned_by, winner, reason = int(resigner), int(resigner.other), "resigned"
         score, hands = mark.scores, mark.hands
+    audited = valid and resigned_by is None  # a resignation needs (and gets) no audit
     audit = (
-        "passed" if valid else "failed" if isinstance(error, CheatDetectedError) else "not reached"
+        "passed"
+        if audited
+        else "failed"
+        if isinstance(error, CheatDetectedError)
+        else "not reached"
     )
     hidden: int | None = None
     if referee.deck == "v2":
