@@ -28,13 +28,8 @@ def check(path: str) -> bool:
     if scan.damage is not None and report.valid:
         print(f"{path}: INVALID: {scan.damage} after a complete game")
         return False
-    if report.valid:
-        names = " vs ".join(p.name for p in report.players)
-        assert report.score is not None and report.winner is not None
-        print(
-            f"{path}: valid; {names}; player {report.winner} wins "
-            f"{report.score[0]}-{report.score[1]} after {report.hands} hands ({report.reason})"
-        )
+    if report.valid:  # a co-signed result, or a resignation (which may have no score)
+        print(f"{path}: valid; {report.headline()}")
     else:
         print(f"{path}: INVALID at message {report.error_message_no}: {report.error}")
         if report.ended_by:

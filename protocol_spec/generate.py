@@ -56,6 +56,7 @@ WIRE_VECTOR = HERE / "vectors" / "wire_v1.json"
 WIRE_VECTOR_V2 = HERE / "vectors" / "wire_v2.json"
 WIRE_VECTOR_V2_PIPELINED = HERE / "vectors" / "wire_v2_pipelined.json"
 WIRE_VECTOR_V2_CASES = HERE / "vectors" / "wire_v2_cases.json"
+WIRE_VECTOR_RESIGN = HERE / "vectors" / "wire_v2_resign.json"
 
 
 def _fixed(label: str) -> bytes:
@@ -202,6 +203,7 @@ def wire_vector(
             record=transcript.append if p is Player.P0 else None,
             deck=deck,
             pipeline=pipeline if deck == "v2" else None,
+            resign=False,  # these vectors predate resignation: no feature tag in the nonce
         )
         for p in (Player.P0, Player.P1)
     }
@@ -357,6 +359,105 @@ def cases_vector() -> dict[str, Any]:
     }
 
 
+#: The resignation script: the pipelined deal of the pipelined vector, and after
+#: this many actions bob resigns while alice is to act, and alice's move crosses it.
+RESIGN_AFTER = 9
+
+
+def resign_vector() -> dict[str, Any]:
+    """A pipelined deck v2 game that bob resigns (wire.md section 8) while it is
+    alice's turn; her move crosses the resignation, so the two transcripts differ
+    (hers holds her crossed move, then his ``abort`` naming the earlier position)."""
+    tag = "v2/resign/"
+    keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
+    secrets = [_fixed(f"{tag}secret{p}") for p in (0, 1)]
+    names = ("alice", "bob")
+    transcripts: dict[Player, list[bytes]] = {Player.P0: [], Player.P1: []}
+    sessions = {
+        p: Session(
+            identity=keys[p],
+            role=p,
+            secret=secrets[p],
+            ruleset=PIPELINED_RULESET,
+            name=names[p],
+            record=transcripts[p].append,
+            deck="v2",
+            pipeline=True,
+        )
+        for p in (Player.P0, Player.P1)
+    }
+    resigner, winner = Player.P1, Player.P0
+    actions: list[list[Any]] = []
+    wire: dict[Player, bytes] = {Player.P0: b"", Player.P1: b""}  # bytes towards p
+    resigned_at = -1
+    while resigned_at < 0:
+        for me in (Player.P0, Player.P1):
+            s = sessions[me]
+            s.receive_data(wire[me])
+            wire[me] = b""
+            event = s.next_event()
+            wire[me.other] += s.data_to_send()
+            if not isinstance(event, YourTurn):
+                continue
+            action = _pipelined_choice(s, event, len(actions))
+            if len(actions) >= RESIGN_AFTER and me is winner:
+                # bob resigns before he sees alice's move: the two cross on the wire
+                resigned_at = len(transcripts[resigner])
+                wire[winner] += sessions[resigner].resign("bob resigns")
+                wire[resigner] += s.send(action)
+                actions.append([int(me), str(action)])
+                break
+            actions.append([int(me), str(action)])
+            wire[me.other] += s.send(action)
+    for me in (winner, resigner):  # deliver what crossed: the resigner drops it
+        s = sessions[me]
+        s.receive_data(wire[me])
+        while s.next_event() not in (NEED_DATA, CLOSED):
+            pass
+    resignation = sessions[winner].resignation
+    assert resignation is not None and resignation == sessions[resigner].resignation
+    return {
+        "deck": "v2",
+        "pipeline": True,
+        "description": "A resigned game (wire.md section 8): fixed identities and session "
+        "secrets produce these envelopes byte for byte. Both hellos announce resignation "
+        "in the last 8 bytes of their nonce ('trc' 0x01, then the feature mask 00000001). "
+        "After the listed actions bob (player 1) resigns while alice is to act; alice's "
+        "last listed action crosses the resignation. Bob's transcript ends with his "
+        "abort; alice's holds her crossed action and then bob's abort, whose seq and prev "
+        "name the earlier position. Both verify: alice wins at the score before the "
+        "resignation.",
+        "protocol_version": PROTOCOL_VERSION,
+        "identities": [k.private_bytes_raw().hex() for k in keys],
+        "public_keys": [k.public_key().public_bytes_raw().hex() for k in keys],
+        "secrets": [s.hex() for s in secrets],
+        "names": list(names),
+        "ruleset": dict(PIPELINED_RULESET.to_dict()),
+        "audit": "game",
+        "actions": actions,
+        "game_id": resignation.game_id.hex(),
+        "resignation": {
+            "by": int(resignation.by),
+            "seq": resigned_at,
+            "detail": resignation.detail,
+        },
+        "result": {
+            "winner": int(resignation.winner),
+            "resigned_by": int(resignation.by),
+            "scores": list(resignation.scores),
+            "reason": "resigned",
+            "hands": resignation.hand,
+        },
+        "transcripts": [
+            [
+                {"seq": i, "type": decode_envelope(raw).type, "hex": raw.hex()}
+                for i, raw in enumerate(transcripts[p])
+            ]
+            for p in (Player.P0, Player.P1)
+        ],
+    }
+
+
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     stale = []
@@ -371,6 +472,7 @@ def main(argv: list[str]) -> int:
         )
     }
     vectors[WIRE_VECTOR_V2_CASES] = json.dumps(cases_vector(), indent=1) + "\n"
+    vectors[WIRE_VECTOR_RESIGN] = json.dumps(resign_vector(), indent=1) + "\n"
     if new_md != md:
         stale.append(str(WIRE_MD))
     for path, vector in vectors.items():

@@ -102,6 +102,7 @@ def _play(
             record=transcripts[p].append,
             deck=deck,
             pipeline=deck == "v2",
+            resign=False,  # these vectors predate resignation: no feature tag in the nonce
         )
         for p in (Player.P0, Player.P1)
     }

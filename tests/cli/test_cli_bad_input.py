@@ -257,23 +257,26 @@ def test_help_survives_a_percent_in_home(
 # ------------------------------------------------------------- verify: damaged files
 
 
-def test_verify_torn_transcript_is_incomplete_not_unreadable(
+def test_verify_torn_transcript_is_unfinished_not_unreadable(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A tear is a crash while writing, not a cheat: unfinished (exit 3)."""
     game = _transcript(home)
     data = game.read_bytes()
     torn = home / "torn.truc"
     torn.write_bytes(data[: len(data) * 2 // 3])
     capsys.readouterr()
     ran = run_main(capsys, ["verify", str(torn)])
-    assert ran.code == 1
+    assert ran.code == 3
     first = ran.out.splitlines()[0]
-    assert first.startswith("the transcript is incomplete: cut inside message "), first
-    assert "(a crash or a full disk while writing?)" in first and "were checked" in first
-    assert "INVALID" in ran.out
+    assert first.startswith("Unfinished: the file is cut in hand "), first
+    (damage,) = [ln for ln in ran.out.splitlines() if "the transcript is incomplete" in ln]
+    assert "cut inside message " in damage
+    assert "(a crash or a full disk while writing?)" in damage and "were checked" in damage
+    assert "UNFINISHED" in ran.out and "INVALID" not in ran.out
     ran = run_main(capsys, ["verify", "--json", str(torn)])
     report = json.loads(ran.out)
-    assert ran.code == 1 and not report["valid"]
+    assert ran.code == 3 and not report["valid"] and report["status"] == "unfinished"
     damage = report["damage"]
     assert damage["kind"] == "torn" and damage["message"] == report["messages"]
     assert damage["offset"] + damage["dropped_bytes"] == len(data) * 2 // 3
@@ -288,9 +291,10 @@ def test_verify_whole_game_with_a_torn_tail_is_not_valid(
     capsys.readouterr()
     ran = run_main(capsys, ["verify", "--json", str(torn)])
     report = json.loads(ran.out)
-    assert ran.code == 1 and report["error_code"] == "torn" and report["winner"] is not None
+    assert ran.code == 3 and report["error_code"] == "torn" and report["winner"] is not None
     ran = run_main(capsys, ["verify", str(torn)])
-    assert ran.code == 1 and ran.out.startswith("transcript: INVALID")
+    assert ran.code == 3 and ran.out.startswith("Unfinished: the file is cut")
+    assert ran.out.splitlines()[1].startswith("transcript: UNFINISHED")
     assert ran.out.count("the transcript is incomplete: cut inside message") == 1
 
 
@@ -303,14 +307,16 @@ def test_verify_corrupt_transcript(home: Path, capsys: pytest.CaptureFixture[str
     capsys.readouterr()
     ran = run_main(capsys, ["verify", str(bad)])
     assert ran.code == 1
-    assert ran.out.startswith("the transcript is corrupt: message 0 at byte 23 declares")
+    assert ran.out.startswith(
+        "Violation at message 0: the transcript is corrupt: message 0 at byte 23 declares"
+    )
 
 
 def test_verify_cut_inside_the_magic_line(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cut = home / "cut.truc"
     cut.write_bytes(TRANSCRIPT_MAGIC[:7])
     ran = run_main(capsys, ["verify", str(cut)])
-    assert ran.code == 1 and "cut inside the magic line" in ran.out
+    assert ran.code == 3 and "cut inside the magic line" in ran.out
 
 
 @settings(
@@ -321,7 +327,8 @@ def test_verify_any_file_content(
     home: Path, capsys: pytest.CaptureFixture[str], data: st.DataObject
 ) -> None:
     """Whatever the bytes (junk, a cut, a flipped byte, junk appended), verify answers
-    1 or 2 with no traceback, and 2 only for what is not a transcript at all."""
+    1, 2 or 3 with no traceback, 2 only for what is not a transcript at all, and 3
+    (unfinished) only for a file that stops early with nothing wrong before."""
     game = home / "game.truc"
     if not game.exists():
         assert main(["demo", "--quiet", "--in-memory", "--seed", "9", "--out", str(home)]) == 0
@@ -345,7 +352,12 @@ def test_verify_any_file_content(
         is_transcript = content.startswith(TRANSCRIPT_MAGIC) or (
             bool(content) and TRANSCRIPT_MAGIC.startswith(content)
         )
-        assert ran.code == (1 if is_transcript else 2), (kind, ran)
+        if not is_transcript:
+            assert ran.code == 2, (kind, ran)
+        elif kind in ("flip", "append", "junk"):
+            assert ran.code in (1, 3), (kind, ran)
+        else:  # a cut of an honest transcript: never a violation
+            assert ran.code == 3, (kind, ran)
 
 
 def test_an_unexpected_os_error_is_one_line(

@@ -53,9 +53,10 @@ def test_a_full_disk_mid_game(
         scan = scan_transcript_file(path)
         assert scan.damage is None, scan.detail  # no torn frame: only whole messages
         code, report_text, err = _run(capsys, ["verify", "--json", str(path)])
-        assert code == 1, err  # invalid (incomplete), not unreadable (2)
+        assert code == 3, err  # unfinished (it stops early), neither a violation nor unreadable
         report = json.loads(report_text)
         assert report["error_code"] in ("incomplete", "aborted"), report
+        assert report["status"] == "unfinished"
         assert report["messages"] == len(scan.envelopes) > 0
     # Space is back: the transcripts can be continued.
     filler.unlink()

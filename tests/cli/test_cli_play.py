@@ -126,12 +126,21 @@ def test_play_through_a_pipe_for_a_whole_game(tmp_path: Path) -> None:
     assert run(tmp_path, "verify", transcript).returncode == 0
 
 
-def test_end_of_input_leaves_the_game_and_tells_the_bot(tmp_path: Path) -> None:
-    done = run(tmp_path, "play", "--json", "--ascii", stdin="")
+def test_end_of_input_resigns_and_tells_the_bot(tmp_path: Path) -> None:
+    """Leaving is resigning: the bot wins, the transcript verifies as complete (exit 0),
+    and the command that left still exits 1 (it did not finish the game)."""
+    done = run(tmp_path, "play", "--json", "--ascii", "--out", "games", stdin="")
     assert done.returncode == 1
     result = last_json(done.stdout)
-    assert result["outcome"] == "quit" and result["abort"]["reason"] == "quit"
+    assert result["outcome"] == "resigned" and result["abort"]["reason"] == "resign"
+    assert result["reason"] == "resigned" and result["complete"] is True
+    assert result["valid"] is False  # nobody co-signed: the resigner alone signed
+    assert result["resigned_by"] == result["me"] and result["winner"] != result["me"]
     assert "end of input" in done.stderr and done.stderr.isascii()
+    transcript = next((tmp_path / "games").glob("*.truc"))
+    checked = run(tmp_path, "verify", transcript)
+    assert checked.returncode == 0, checked.stdout
+    assert " resigned in hand 1; " in checked.stdout.splitlines()[0]
 
 
 def test_ctrl_c_leaves_cleanly(tmp_path: Path) -> None:
@@ -162,4 +171,4 @@ def test_ctrl_c_leaves_cleanly(tmp_path: Path) -> None:
             proc.kill()
     assert proc.returncode == 130
     assert "Traceback" not in err and "interrupted" in err
-    assert last_json(out)["outcome"] == "quit"
+    assert last_json(out)["outcome"] == "resigned"

@@ -115,12 +115,30 @@ def test_a_person_at_the_terminal(tmp_path: Path) -> None:
         term.type("q\n")
         term.read_until("You resign")
         term.type("y\n")
-        term.read_until(r"transcript: ")
+        end = term.read_until(r"transcript: (\S+)\n")
         status = term.close()
     finally:
         if term.proc.poll() is None:
             term.proc.kill()
-    assert status != 0 or "wins" in term.seen
+    # leaving resigned the game: one line from the player's side, a complete transcript
+    assert status == 1  # the player did not finish the game: it left
+    assert re.search(
+        r"you resigned in hand \d+: heuristic-bot wins the game \(you \d+ – heuristic-bot \d+\)",
+        end,
+    )
+    transcript = re.search(r"transcript: (\S+)\n", end)
+    assert transcript is not None
+    checked = subprocess.run(
+        command("verify", transcript.group(1)),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env(tmp_path),
+        timeout=LIMIT,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "alice resigned in hand" in checked.stdout.splitlines()[0]
     assert "Traceback" not in term.seen
-    wide = [line for line in term.seen.splitlines() if len(line) > 80]
+    screen = term.seen[: term.seen.rfind("you resigned in hand")]
+    wide = [line for line in screen.splitlines() if len(line) > 80]
     assert not wide, wide

@@ -5,7 +5,7 @@ is killed with SIGKILL once its transcript holds a random number of bytes
 (so the cut falls anywhere: the deal, the play, the audit), then
 ``truc-p2p resume FILE`` continues it; the other side waited within its
 grace period.  Both must exit 0 with transcripts that verify.  SIGTERM must
-leave like Ctrl-C: a signed quit.
+leave like Ctrl-C: a signed resignation.
 """
 
 from __future__ import annotations
@@ -131,16 +131,19 @@ def test_a_torn_last_frame_is_repaired_on_resume(tmp_path: Path) -> None:
     _verify(tmp_path / "j")
 
 
-def test_sigterm_leaves_with_a_signed_quit(tmp_path: Path) -> None:
+def test_sigterm_leaves_with_a_signed_resignation(tmp_path: Path) -> None:
+    """SIGTERM during the game leaves like Ctrl-C: a signed resignation; the host wins
+    (exit 0), the joiner exits 143."""
     host, join = _host_and_join(tmp_path, 7, "--quiet", "--json")
     _wait_for_bytes(tmp_path / "j", 3_000, join)
     join.send_signal(signal.SIGTERM)
     j_out, j_err = join.communicate(timeout=60)
     h_out, _ = host.communicate(timeout=60)
     assert join.returncode == 143
+    assert host.returncode == 0
     assert "SIGTERM: leaving the game" in j_err
-    assert '"abort": {"reason": "quit"' in j_out
-    assert '"outcome": "opponent-aborted"' in h_out and "the opponent left the game" in h_out
+    assert '"abort": {"reason": "resign"' in j_out and '"outcome": "resigned"' in j_out
+    assert '"outcome": "opponent-resigned"' in h_out and '"reason": "resigned"' in h_out
 
 
 def test_play_killed_mid_game_is_resumed_with_its_bot(tmp_path: Path) -> None:

@@ -41,10 +41,11 @@ def test_secret_replays_the_unrevealed_hand(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _quit_mid_hand(tmp_path)
-    assert main(["verify", str(path)]) == 1
+    assert main(["verify", str(path)]) == 3  # unfinished: a quit is no violation
     out = capsys.readouterr().out
     assert "[aborted]" in out and "--secret" in out  # the hint names the option
-    assert main(["verify", str(path), "--secret", f"{path}.secret", "--json"]) == 1
+    assert out.startswith("Unfinished: bob ended the game in hand 1")
+    assert main(["verify", str(path), "--secret", f"{path}.secret", "--json"]) == 3
     report = json.loads(capsys.readouterr().out)
     assert report["error_code"] == "aborted" and report["local_secret_of"] == 0
     assert report["hands"] == 1
@@ -60,3 +61,14 @@ def test_a_secret_of_another_game_is_refused(
     assert json.loads(capsys.readouterr().out)["error_code"] == "bad-secret"
     other.write_bytes(b"short")
     assert main(["verify", str(path), "--secret", str(other)]) == 2
+
+
+def test_a_foreign_secret_is_not_called_a_violation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _quit_mid_hand(tmp_path)
+    other = tmp_path / "other.secret"
+    other.write_bytes(bytes(32))
+    assert main(["verify", str(path), "--secret", str(other)]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "Not checked: the local secret does not belong to this transcript."

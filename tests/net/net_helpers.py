@@ -37,6 +37,7 @@ def new_session(
     ruleset: Ruleset | None = None,
     record: list[bytes] | None = None,
     seed: int = 0,
+    resign: bool = True,
 ) -> Session:
     """A session with a key and secret derived from ``seed`` (reproducible games)."""
 
@@ -50,6 +51,7 @@ def new_session(
         ruleset=ruleset,
         name=name or ("joiner" if role is Player.P0 else "host"),
         record=record.append if record is not None else None,
+        resign=resign,
     )
 
 

@@ -180,35 +180,67 @@ async def test_ruleset_mismatch_is_refused_before_any_card(autojump_clock: trio.
         assert not any(isinstance(e, CardsDealt) for e in run.events[p])
 
 
-async def test_stop_while_the_opponent_thinks_sends_a_signed_quit(
-    autojump_clock: trio.abc.Clock,
-) -> None:
+class _StopOnFirstTurn:
+    """A player who thinks forever, and whose owner leaves (sets ``stop``) at once."""
+
+    def __init__(self, stop: trio.Event) -> None:
+        self.stop = stop
+
+    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        self.stop.set()
+        await trio.sleep_forever()
+        raise AssertionError
+
+
+async def test_stop_while_the_opponent_thinks_resigns(autojump_clock: trio.abc.Clock) -> None:
+    """Leaving while the opponent is to act is a signed resignation: the opponent wins,
+    both transcripts verify as complete, and only the winner's command exits 0."""
     stop = trio.Event()
-
-    class StopOnFirstTurn:
-        async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
-            stop.set()
-            await trio.sleep_forever()
-            raise AssertionError
-
     # P1 thinks forever; P0's owner leaves: P1 is told at once.
-    strategies: dict[Player, Strategy] = {P0: bot(1), P1: StopOnFirstTurn()}
+    strategies: dict[Player, Strategy] = {P0: bot(1), P1: _StopOnFirstTurn(stop)}
     run = await run_game(strategies, stops={P0: stop})
     a, b = run.outcomes[P0], run.outcomes[P1]
-    assert a.end is End.QUIT and a.abort_reason == "quit"
+    assert a.end is End.RESIGNED and a.abort_reason == "resign" and a.exit_code == 1
+    assert b.end is End.OPPONENT_RESIGNED and b.exit_code == 0
+    assert a.complete and b.complete and not (a.valid or b.valid)  # not co-signed
+    assert a.winner is b.winner is P1
+    assert a.resigned_by is b.resigned_by is P0 and a.scores == b.scores
+    assert "you resigned in hand 1" in a.message and "joiner resigned" in b.message
+    assert b.to_json()["reason"] == "resigned" and b.to_json()["resigned_by_name"] == "joiner"
+    for p in (P0, P1):
+        report = verify_transcript(run.records[p])
+        assert report.valid and report.status == "complete" and report.reason == "resigned"
+        assert report.headline().startswith("joiner resigned in hand 1; host wins")
+
+
+async def test_stop_against_an_old_peer_sends_a_signed_quit(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """A peer of the older spec (no resignation in its hello) gets today's quit."""
+    stop = trio.Event()
+    record: list[bytes] = []
+    sessions = {P0: new_session(P0), P1: new_session(P1, resign=False, record=record)}
+    strategies: dict[Player, Strategy] = {P0: bot(1), P1: _StopOnFirstTurn(stop)}
+    run = await run_game(strategies, sessions=sessions, stops={P0: stop})
+    a, b = run.outcomes[P0], run.outcomes[P1]
+    assert a.end is End.QUIT and a.abort_reason == "quit" and not a.complete
     assert b.end is End.OPPONENT_ABORTED and b.abort_reason == "quit"
     assert "left the game" in b.message
+    report = verify_transcript(record)
+    assert report.status == "unfinished" and (report.aborted_by, report.abort_reason) == (0, "quit")
+    assert report.headline().startswith("Unfinished: joiner ended the game in hand 1")
 
 
-async def test_quitgame_from_the_player(autojump_clock: trio.abc.Clock) -> None:
+async def test_quitgame_from_the_player_resigns(autojump_clock: trio.abc.Clock) -> None:
     class Quitter:
         async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
             raise QuitGame("bored")
 
     run = await run_game({P0: Quitter(), P1: bot(2)})
-    assert {o.end for o in run.outcomes.values()} <= {End.QUIT, End.OPPONENT_ABORTED}
-    quitter = next(o for o in run.outcomes.values() if o.end is End.QUIT)
-    assert quitter.me is P0 and run.outcomes[P1].abort_reason == "quit"
+    assert {o.end for o in run.outcomes.values()} == {End.RESIGNED, End.OPPONENT_RESIGNED}
+    quitter = next(o for o in run.outcomes.values() if o.end is End.RESIGNED)
+    assert quitter.me is P0 and run.outcomes[P1].abort_reason == "resign"
+    assert run.outcomes[P1].winner is P1 and run.outcomes[P1].exit_code == 0
 
 
 async def test_illegal_choice_is_a_local_error(autojump_clock: trio.abc.Clock) -> None:

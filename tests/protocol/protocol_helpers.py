@@ -143,6 +143,8 @@ class Pair:
     #: pipelined deal (deck v2); None: the session's default
     pipeline: bool | None = None
     pipelines: tuple[bool | None, bool | None] | None = None
+    #: whether each session announces resignation (False: a peer of the older spec)
+    resigns: tuple[bool, bool] = (True, True)
 
     def __post_init__(self) -> None:
         self.keys = {P0: identity(self.tag + "/0"), P1: identity(self.tag + "/1")}
@@ -164,6 +166,7 @@ class Pair:
                 record=self.records[p].append,
                 deck=decks[p],
                 pipeline=pipelines[p] if decks[p] == "v2" else None,
+                resign=self.resigns[p],
             )
             for p in Player
         }

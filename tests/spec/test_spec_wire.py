@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -218,3 +219,49 @@ def test_pipelined_v2_vector_is_reproduced_and_verifies(generator: ModuleType) -
     plain = json.loads((SPEC / "vectors" / "wire_v2.json").read_text())
     for e in plain["envelopes"]:
         assert "hand" not in decode_envelope(bytes.fromhex(e["hex"])).payload
+
+
+def _resign_vector() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((SPEC / "vectors" / "wire_v2_resign.json").read_text())
+    return data
+
+
+def test_resign_vector_is_reproduced_byte_for_byte(generator: ModuleType) -> None:
+    """Both transcripts of the resigned game (wire.md section 8), the crossed move too."""
+    vector = _resign_vector()
+    fresh = generator.resign_vector()
+    assert fresh["transcripts"] == vector["transcripts"]
+    assert fresh["actions"] == vector["actions"]
+    assert fresh["result"] == vector["result"] and fresh["resignation"] == vector["resignation"]
+
+
+def test_resign_vector_verifies_from_both_sides_as_the_resignation_says() -> None:
+    vector = _resign_vector()
+    by, seq = vector["resignation"]["by"], vector["resignation"]["seq"]
+    result = vector["result"]
+    for transcript in vector["transcripts"]:
+        raws = [bytes.fromhex(e["hex"]) for e in transcript]
+        # both hellos announce the feature in the last 8 bytes of their nonce
+        for hello in raws[:2]:
+            assert decode_envelope(hello).payload["nonce"][24:] == b"trc\x01\x00\x00\x00\x01"
+        last = decode_envelope(raws[-1])
+        assert (last.type, last.sender, last.seq) == ("abort", by, seq)
+        assert last.payload == {"reason": "resign", "detail": vector["resignation"]["detail"]}
+        report = verify_transcript(raws)
+        assert report.valid and report.status == "complete", report.summary()
+        assert report.reason == result["reason"] == "resigned"
+        assert (report.winner, report.resigned_by) == (result["winner"], result["resigned_by"])
+        assert list(report.score or ()) == result["scores"] and report.hands == result["hands"]
+    alice, bob = (len(t) for t in vector["transcripts"])
+    assert alice == bob + 1 == seq + 2  # alice holds her move that crossed the resignation
+
+
+def test_resign_vector_rejects_an_altered_resignation() -> None:
+    """The resignation is signed: another detail, a changed sender or a broken signature fails."""
+    vector = _resign_vector()
+    raws = [bytes.fromhex(e["hex"]) for e in vector["transcripts"][1]]
+    last = bytearray(raws[-1])
+    last[-1] ^= 1  # the signature
+    report = verify_transcript([*raws[:-1], bytes(last)])
+    assert not report.valid and report.status == "violation"
+    assert report.error_code == "bad-signature" and report.resigned_by is None

@@ -207,19 +207,19 @@ def test_leave_with_q(browser: Any, tmp_path: Path, artifacts: Path) -> None:
         final.wait_for(state="visible")
         assert dialogs and dialogs[0].startswith("Leave the game?")
         assert dialogs[0] == "Leave the game? You resign: heuristic-bot wins the game."
-        assert page.locator("#final-headline").inner_text() == "Game not finished"
-        assert "no co-signed result" in final.inner_text()
-        # a game left unfinished is not a cheat: no red ✘ "INVALID"
+        assert page.locator("#final-headline").inner_text() == "You resigned: heuristic-bot wins"
+        # leaving is resigning: the transcript verifies as a complete game, never a red ✘
         verdict = page.locator("#final-verdict-line")
-        assert verdict.get_attribute("data-status") == "unfinished"
-        assert "every move up to there checks" in verdict.inner_text()
+        assert verdict.get_attribute("data-status") == "complete"
+        assert "verified: the transcript replays as a fair, complete game" in final.inner_text()
+        assert "resigned in hand 1" in final.inner_text()
         assert "✘" not in final.inner_text()
         assert page.title() == "Le Truc — truc-p2p"  # no longer "(your turn)"
-        assert verdict.evaluate("(e) => getComputedStyle(e).color") != "rgb(198, 40, 40)"
         page.screenshot(path=artifacts / "7-left-the-game.png")
     finally:
         game.stop()
-    assert game.outcome is not None and game.outcome.end is End.QUIT
+    assert game.outcome is not None and game.outcome.end is End.RESIGNED
+    assert game.outcome.complete and game.outcome.resigned_by is not None
 
 
 @contextmanager
@@ -398,7 +398,7 @@ def test_leave_while_the_opponent_thinks(browser: Any, tmp_path: Path) -> None:
         page.keyboard.press("q")
         page.locator("#final").wait_for(state="visible")
         assert dialogs and dialogs[0].startswith("Leave the game?")
-        assert page.locator("#final-headline").inner_text() == "Game not finished"
+        assert page.locator("#final-headline").inner_text().startswith("You resigned: ")
         out, err = proc.communicate(timeout=60)  # well before the bot's 60 s of thought
-    assert proc.returncode == 1, (out, err)
-    assert "you left the game" in out + err
+    assert proc.returncode == 1, (out, err)  # resigning from the page: exit 1, no signal
+    assert "you resigned in hand 1" in out + err

@@ -119,7 +119,8 @@ def test_end_screen_of_a_resignation(end: str, headline: str, won: bool) -> None
         names=("alice", "bob"),
         scores=(3, 1),
         valid=False,
-        winner=None,
+        complete=True,  # a resignation is a complete result, signed by the loser
+        winner=Player.P0 if won else Player.P1,
         end=SimpleNamespace(value=end),
         message="the game ended by resignation",
         hands=2,

@@ -49,6 +49,7 @@ __all__ = [
     "print_outcome",
     "ruleset_from_args",
     "run_until_interrupted",
+    "transcript_verdict",
     "use_ascii",
 ]
 
@@ -279,12 +280,41 @@ def use_ascii(requested: bool, stream: TextIO | None = None) -> bool:
     return False
 
 
+def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
+    """The verifier's verdict on a game's transcript, for the end-of-game screens.
+
+    The same words and statuses as ``truc-p2p verify``: ``status`` is
+    ``"complete"`` (a co-signed result or a resignation), ``"unfinished"`` (the
+    game stopped, or a player left without resigning: not a cheat),
+    ``"violation"`` or ``"unreadable"``; ``headline`` is its one plain sentence
+    with the players' names, ``summary`` the whole report, ``valid`` true only
+    when complete.  Views should colour by ``status``, not by ``valid``, so a game
+    that merely stopped is never shown as a cheat.
+    """
+    from truc_p2p.cli._verify import with_damage
+    from truc_p2p.protocol import TranscriptFormatError, verify_transcript
+    from truc_p2p.transcript import scan_transcript_file
+
+    try:
+        scan = scan_transcript_file(path)
+    except (OSError, TranscriptFormatError) as exc:
+        text = f"cannot read the transcript: {exc}"
+        return {"valid": False, "status": "unreadable", "headline": text, "summary": text}
+    report = with_damage(verify_transcript(scan.envelopes), scan)
+    return {
+        "valid": report.valid,
+        "status": report.status,
+        "headline": report.headline(),
+        "summary": report.summary(),
+    }
+
+
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)
         return
-    stream = sys.stdout if outcome.valid else sys.stderr
+    stream = sys.stdout if outcome.complete else sys.stderr
     result = outcome.result
     if outcome.valid and result is not None:
         names = {
@@ -294,6 +324,14 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
             winner=result.winner, scores=result.scores, hands=result.hands
         )
         print(line, file=stream)
+    elif outcome.complete and outcome.resignation is not None:
+        r = outcome.resignation
+        names = {
+            p: outcome.names[p] or ("opponent" if p is not outcome.me else "you") for p in Player
+        }
+        print(Voice(names, outcome.me).resigned(by=r.by, hand=r.hand, scores=r.scores), file=stream)
+    elif outcome.complete:
+        print(outcome.message, file=stream)
     else:
         print(_("game not finished: {why}", why=outcome.message), file=stream)
     if outcome.transcript is not None:
@@ -308,11 +346,12 @@ _stopped_by: list[int] = []
 
 
 def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
-    """The command's exit status: 128 + the signal when one ended the game, else the
-    outcome's (also when the player left from the web table)."""
+    """The command's exit status: 128 + the signal when one made us leave (quit or
+    resign), else the outcome's (1 when the player left from the web table or with
+    ``q``: resigning is not a crash, but the command did not finish the game)."""
     from truc_p2p.net import End
 
-    if outcome.end is End.QUIT and stop.is_set() and _stopped_by:
+    if outcome.end in (End.QUIT, End.RESIGNED) and stop.is_set() and _stopped_by:
         return 128 + _stopped_by[-1]  # 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP
     return outcome.exit_code
 

@@ -21,6 +21,7 @@ from truc_p2p.protocol import (
     GameFinished,
     GameStarted,
     PeerAborted,
+    PeerResigned,
     SessionEvent,
 )
 from truc_p2p.rules import (
@@ -187,6 +188,9 @@ def _describe(
     if isinstance(event, GameFinished):
         r = event.result
         return "== " + voice.cosigned(winner=r.winner, scores=r.scores, hands=r.hands)
+    if isinstance(event, PeerResigned):
+        res = event.resignation
+        return "== " + voice.resigned(by=res.by, hand=res.hand, scores=res.scores)
     if isinstance(event, PeerAborted):
         who = names[voice.me.other] if voice.me is not None else _("the opponent")
         return (

@@ -15,14 +15,12 @@ played can ever be shown, on any deck version.
 from __future__ import annotations
 
 import dataclasses
-import hmac
 import json
 import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from hashlib import sha256
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +30,7 @@ from truc_p2p.protocol import (
     decode_envelope,
     verify_transcript,
 )
+from truc_p2p.protocol._values import nonce_is_from
 from truc_p2p.rules import Action, Event, Game, Phase, Player, RulesError, Ruleset
 from truc_p2p.transcript import scan_transcript_file
 
@@ -153,9 +152,9 @@ def _owner_by_secret(secret: bytes | None, hellos: list[dict[str, Any]]) -> Play
     section 9: ``HMAC(secret, "truc-p2p/v1/local/nonce")``)."""
     if secret is None:
         return None
-    nonce = hmac.new(secret, b"truc-p2p/v1/local/nonce", sha256).digest()
     for seat, hello in enumerate(hellos[:2]):
-        if hello.get("nonce") == nonce:
+        nonce = hello.get("nonce")
+        if isinstance(nonce, bytes) and nonce_is_from(nonce, secret):
             return Player(seat)
     return None
 

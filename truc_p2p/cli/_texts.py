@@ -335,6 +335,33 @@ class Voice:
             )
         return self.out(text)
 
+    def resigned(self, *, by: Player, hand: int, scores: tuple[int, int]) -> str:
+        """ "you resigned in hand 3: bob wins the game (you 4 – bob 7)"."""
+        score = self.score(scores)
+        if self.is_me(by):
+            text = _(
+                "you resigned in hand {hand}: {name} wins the game ({score})",
+                hand=hand,
+                name=self.name(by.other),
+                score=score,
+            )
+        elif self.is_me(by.other):
+            text = _(
+                "{name} resigned in hand {hand}: you win the game ({score})",
+                hand=hand,
+                name=self.names[by],
+                score=score,
+            )
+        else:
+            text = _(
+                "{name} resigned in hand {hand}: {winner} wins the game ({score})",
+                hand=hand,
+                name=self.names[by],
+                winner=self.names[by.other],
+                score=score,
+            )
+        return self.out(text)
+
     def cosigned(self, *, winner: Player, scores: tuple[int, int], hands: int) -> str:
         score = self.score(scores)
         if self.is_me(winner):

@@ -426,7 +426,7 @@ class TerminalPlayer:
             )
         for item in answers:
             lines += _pack([item], WIDTH, "     ") if len(item) + 5 <= WIDTH else _wrap(item)
-        lines += _pack([_("[?] help"), _("[q] leave")], WIDTH, "     ")
+        lines += _pack([_("[?] help"), _("[q] leave (resign)")], WIDTH, "     ")
         screen = "\n".join(lines)
         return plain(screen) if self.ascii else screen
 

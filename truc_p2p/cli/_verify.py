@@ -1,12 +1,16 @@
-"""``truc-p2p verify FILE``: check a finished game's transcript offline.
+"""``truc-p2p verify FILE``: check a game's transcript offline.
 
-Exit status: 0 for a complete, fair, co-signed game; 1 when the file is a
-transcript (it starts with the magic line) whose content does not verify,
-including a transcript cut inside a frame by a crash or a full disk (torn:
-the whole messages before the cut are checked and the cut is reported) and
-one damaged in a way no writer produces (corrupt); 2 when the file cannot be
-read or is not a transcript at all (missing, a directory, permission denied,
-empty, bad magic line), or ``--secret`` cannot be used.
+The first line printed is the verdict in one sentence with the players' names
+(:meth:`VerifyReport.headline`); the details follow.  Exit status (wire.md
+section 10): 0 **complete** -- a fair game with a co-signed result, or one a
+player resigned; 1 **violation** -- a message breaks the protocol (a cheat,
+a forged or altered message, a refused audit), or the file is damaged in a
+way no writer produces (corrupt); 2 the file cannot be read or is not a
+transcript at all (missing, a directory, permission denied, empty, bad magic
+line), or ``--secret`` cannot be used; 3 **unfinished** -- the game stops
+before its end (a lost connection, a player who left without resigning, a
+file cut inside a frame by a crash or a full disk) and every whole message
+up to there checks.  A game that stopped is not a cheat, so it never exits 1.
 """
 
 from __future__ import annotations
@@ -29,10 +33,15 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "verify",
         help="verify a game transcript: signatures, chain, rules, deck audit, result",
-        description="Exit 0 when the transcript is a complete, fair, co-signed game; "
-        "1 when it is not (the first violation is named; a transcript cut inside a "
-        "message by a crash is checked up to the cut and reported as incomplete); "
-        "2 when the file cannot be read or is not a transcript.",
+        description="Check every signature, the chain, every move and every card of a "
+        "game's transcript; the first line says the verdict in plain words. Exit "
+        "statuses: 0 complete (a fair game with a co-signed result, or one a player "
+        "resigned); 1 violation (a message breaks the protocol: the first one is "
+        "named, and nothing after it is claimed; also a corrupt file); 2 the file "
+        "cannot be read or is not a transcript, or --secret cannot be used; 3 "
+        "unfinished (the game stops before its end -- a lost connection, a player who "
+        "left without resigning, a file cut by a crash -- and every message up to "
+        "there checks).",
     )
     parser.add_argument("file", help="transcript file (.truc)")
     parser.add_argument(
@@ -49,7 +58,8 @@ def register(subparsers: Any) -> None:
 def _unreadable(args: argparse.Namespace, exc: OSError | TranscriptFormatError) -> int:
     reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     if args.json:
-        print(json.dumps({"valid": False, "error": f"cannot read transcript: {reason}"}))
+        error = f"cannot read transcript: {reason}"
+        print(json.dumps({"valid": False, "status": "unreadable", "error": error}))
     print(f"truc-p2p verify: cannot read {args.file}: {reason}", file=sys.stderr)
     return 2
 
@@ -66,12 +76,22 @@ def _damage_line(scan: TranscriptScan) -> str:
     return f"the transcript is corrupt: {scan.detail}; {checked}"
 
 
-def _with_damage(report: VerifyReport, scan: TranscriptScan) -> VerifyReport:
-    """A damaged file is never valid, even when its whole messages are."""
-    if scan.damage is None or not report.valid:
+#: Exit status of ``truc-p2p verify`` by the report's status.
+EXIT_STATUS = {"complete": 0, "violation": 1, "unfinished": 3}
+
+
+def with_damage(report: VerifyReport, scan: TranscriptScan) -> VerifyReport:
+    """A damaged file is never complete, even when its whole messages are: a torn one
+    (a crash while writing) is unfinished, a corrupt one a violation at the cut."""
+    if scan.damage is None or report.status == "violation":
         return report
     return dataclasses.replace(
-        report, valid=False, error=_damage_line(scan), error_code=scan.damage
+        report,
+        valid=False,
+        error=_damage_line(scan),
+        error_code=scan.damage,
+        error_message_no=scan.cut_message,
+        status="unfinished" if scan.torn else "violation",
     )
 
 
@@ -104,7 +124,7 @@ def _verify(args: argparse.Namespace) -> int:
         if len(secret) != 32:
             print(f"truc-p2p verify: {args.secret} is not a 32-byte secret", file=sys.stderr)
             return 2
-    report = _with_damage(verify_transcript(envelopes, local_secret=secret), scan)
+    report = with_damage(verify_transcript(envelopes, local_secret=secret), scan)
     if args.json:
         obj = report.to_json()
         # The whole frames' bytes (4-byte length + envelope each), as `--json` of the
@@ -122,14 +142,16 @@ def _verify(args: argparse.Namespace) -> int:
             }
         )
         print(json.dumps(obj))
-        return 0 if report.valid else 1
+        return EXIT_STATUS[report.status]
+    summary = report.summary().split("\n")
+    print(summary[0])  # the verdict in one sentence comes first
     if scan.damage is not None and report.error_code != scan.damage:
-        print(_damage_line(scan))  # else the summary's violation line says it
-    print(report.summary())
+        print(_damage_line(scan))  # else the summary's last line says it
+    print("\n".join(summary[1:]))
     beside = Path(args.file + ".secret")
     if secret is None and report.error_code in ("aborted", "incomplete") and beside.exists():
         print(
             f"hint: 'truc-p2p verify {args.file} --secret {beside}' replays the hands "
             "never revealed from your side"
         )
-    return 0 if report.valid else 1
+    return EXIT_STATUS[report.status]

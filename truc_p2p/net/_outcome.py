@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.protocol import GameResult
+from truc_p2p.protocol import GameResult, Resignation
 from truc_p2p.rules import Player
 
 __all__ = ["End", "GameOutcome"]
@@ -33,8 +33,15 @@ class End(enum.Enum):
     INCOMPATIBLE = "incompatible"
     #: The host's key does not have the invite's fingerprint: nothing was played.
     FINGERPRINT_MISMATCH = "fingerprint-mismatch"
-    #: We left the game (Ctrl-C, ``q`` or end of input); the opponent was told.
+    #: We left the game (Ctrl-C, ``q`` or end of input) where resigning was not
+    #: possible (an opponent of the older spec, before the coin, or after the game
+    #: was decided); the opponent was told with a signed ``quit``.
     QUIT = "quit"
+    #: We left the game and resigned: a signed ``resign`` gave it to the opponent;
+    #: both transcripts hold a complete result (``resignation``).
+    RESIGNED = "resigned"
+    #: The opponent resigned: we win (``resignation``); a complete result.
+    OPPONENT_RESIGNED = "opponent-resigned"
     #: Our own player (strategy) failed, e.g. chose an illegal action.
     LOCAL_ERROR = "local-error"
     #: The opponent stayed disconnected for the whole grace period; we sent
@@ -47,7 +54,12 @@ class End(enum.Enum):
     DISK_ERROR = "disk-error"
 
 
-_EXIT_CODES = {End.FINISHED: 0, End.FINGERPRINT_MISMATCH: 3, End.CONNECTION_FAILED: 4}
+_EXIT_CODES = {
+    End.FINISHED: 0,
+    End.OPPONENT_RESIGNED: 0,
+    End.FINGERPRINT_MISMATCH: 3,
+    End.CONNECTION_FAILED: 4,
+}
 #: Exit codes of a refusal, by its reason.
 _REFUSED_CODES = {"busy": 5, "not-allowed": 6}
 
@@ -59,8 +71,13 @@ class GameOutcome:
     ``to_json`` uses the same keys as ``truc-p2p demo --json`` (``valid``,
     ``game_id``, ``players``, ``winner``, ``winner_name``, ``score``,
     ``hands``, ``reason``, ``messages``, ``bytes``, ``transcript``) plus
-    ``outcome``, ``message``, ``me``, ``peer_fingerprint``, ``abort`` and
-    ``error``.
+    ``outcome``, ``message``, ``me``, ``peer_fingerprint``, ``abort``,
+    ``error``, ``complete`` and ``resigned_by`` / ``resigned_by_name``.
+
+    A resigned game (``end`` :attr:`End.RESIGNED` or :attr:`End.OPPONENT_RESIGNED`)
+    is ``complete`` but not ``valid`` (nobody co-signed it): ``winner`` is the
+    player who did not resign, ``reason`` is ``"resigned"``, ``resignation``
+    holds the signed message.
     """
 
     end: End
@@ -89,20 +106,40 @@ class GameOutcome:
     transcript: Path | None = None
     #: How the connection was made: ``direct``, ``punched`` or ``relayed``.
     path: str | None = None
+    #: The signed resignation that ended the game (ours or the opponent's).
+    resignation: Resignation | None = field(default=None, repr=False)
 
     @property
     def valid(self) -> bool:
-        """True only for a finished game with a co-signed result."""
+        """True only for a finished game with a co-signed result (signed by both)."""
         return self.end is End.FINISHED and self.result is not None
 
     @property
+    def complete(self) -> bool:
+        """True when the game has a verifiable result: co-signed (:attr:`valid`), or a
+        signed resignation, which the resigner alone signs; ``truc-p2p verify``
+        accepts both transcripts."""
+        if self.end in (End.RESIGNED, End.OPPONENT_RESIGNED):
+            return self.resignation is not None
+        return self.valid
+
+    @property
+    def resigned_by(self) -> Player | None:
+        """The player who resigned, when a resignation ended the game."""
+        return self.resignation.by if self.resignation is not None else None
+
+    @property
     def winner(self) -> Player | None:
+        if self.resignation is not None:
+            return self.resignation.winner
         return self.result.winner if self.result is not None else None
 
     @property
     def exit_code(self) -> int:
-        """0 finished, 3 host refused (fingerprint), 4 cannot connect, 5 host busy,
-        6 not admitted by the host's --allow list, 1 otherwise."""
+        """0 finished or the opponent resigned (we won), 3 host refused (fingerprint),
+        4 cannot connect, 5 host busy, 6 not admitted by the host's --allow list,
+        1 otherwise -- also when we resigned or quit (the command did not finish the
+        game; 128 + the signal instead when one made us leave)."""
         if self.end is End.REFUSED:
             return _REFUSED_CODES.get(self.abort_reason or "", 1)
         return _EXIT_CODES.get(self.end, 1)
@@ -114,9 +151,14 @@ class GameOutcome:
 
     def to_json(self) -> dict[str, Any]:
         result = self.result
-        winner = result.winner if result is not None else None
+        winner = self.winner
+        resigned_by = self.resigned_by
+        reason = result.reason if result is not None else self.end.value
+        if self.resignation is not None:
+            reason = self.resignation.reason
         return {
             "valid": self.valid,
+            "complete": self.complete,
             "outcome": self.end.value,
             "message": self.message,
             "game_id": self.game_id.hex() if self.game_id else None,
@@ -126,7 +168,9 @@ class GameOutcome:
             "winner_name": self.names[winner] if winner is not None else None,
             "score": list(self.scores) if self.scores is not None else None,
             "hands": self.hands,
-            "reason": result.reason if result is not None else self.end.value,
+            "reason": reason,
+            "resigned_by": int(resigned_by) if resigned_by is not None else None,
+            "resigned_by_name": self.names[resigned_by] if resigned_by is not None else None,
             "peer_fingerprint": self.peer_fingerprint,
             "abort": (
                 {"reason": self.abort_reason, "detail": self.abort_detail}

@@ -62,6 +62,7 @@ from truc_p2p.protocol import (
     LocalProtocolError,
     PeerAborted,
     PeerKeyMismatchError,
+    PeerResigned,
     Refused,
     RemoteProtocolError,
     ResultMismatchError,
@@ -176,12 +177,7 @@ class _GameLoop:
                     if outcome.end is End.FINISHED:
                         await self.keeper.confirm_delivery()
                 if outcome is None:
-                    outcome = await self._end_by_us(
-                        End.QUIT,
-                        "quit",
-                        "the player left",
-                        "you left the game; the opponent was told",
-                    )
+                    outcome = await self._leave()
                 await self.keeper.link.finish(linger=self.linger)
                 await self.keeper.release()
             except OSError as exc:  # the transcript (``record``) failed: disk full, I/O error
@@ -326,9 +322,7 @@ class _GameLoop:
         if any(isinstance(e, PeerAborted) for e in self._pending):
             return None  # the main loop reports it
         if quit_game:
-            return await self._end_by_us(
-                End.QUIT, "quit", "the player left", "you left the game; the opponent was told"
-            )
+            return await self._leave()
         assert action is not None
         try:
             data = s.send(action)
@@ -405,7 +399,10 @@ class _GameLoop:
         names[s.me] = s.name
         names[s.me.other] = s.peer_name
         scores: tuple[int, int] | None = None
-        if s.result is not None:
+        hands = s.hands_dealt
+        if s.resignation is not None:  # the score before the resignation: crossed moves are void
+            scores, hands = s.resignation.scores, s.resignation.hand
+        elif s.result is not None:
             scores = s.result.scores
         elif s.stage.value not in ("hello-initiator", "hello-responder", "coin"):
             try:
@@ -421,7 +418,7 @@ class _GameLoop:
             game_id=s.game_id or None,
             result=s.result if end is End.FINISHED else None,
             scores=scores,
-            hands=s.hands_dealt,
+            hands=hands,
             messages=s.transcript_messages,
             nbytes=s.transcript_bytes,
             **fields,  # type: ignore[arg-type]
@@ -439,6 +436,37 @@ class _GameLoop:
             with contextlib.suppress(LinkBroken):
                 await self.keeper.send(data)
         return self._outcome(end, message, abort_reason=reason, abort_detail=detail)
+
+    async def _leave(self) -> GameOutcome:
+        """Our player left on purpose (``q``, Ctrl-C, the web's leave button).
+
+        With a peer that agreed to it, and while the game is under way, leaving is
+        a signed resignation (wire.md section 8.1): the opponent wins and both
+        transcripts hold a complete result.  Otherwise (an opponent of the older
+        spec, before the coin, once the game is decided) it is today's ``quit``.
+        """
+        s = self.session
+        if not s.can_resign:
+            return await self._end_by_us(
+                End.QUIT, "quit", "the player left", "you left the game; the opponent was told"
+            )
+        detail = "the player resigned"
+        data = s.resign(detail)
+        if data:
+            with contextlib.suppress(LinkBroken):
+                await self.keeper.send(data)
+        r = s.resignation
+        assert r is not None
+        peer = s.peer_name or "the opponent"
+        return self._outcome(
+            End.RESIGNED,
+            f"you resigned in hand {r.hand}; {peer} wins "
+            f"(score {s.name} {r.scores[s.me]}, {peer} {r.scores[s.me.other]}); "
+            "both transcripts record the resignation",
+            abort_reason="resign",
+            abort_detail=detail,
+            resignation=r,
+        )
 
     async def _timeout(self) -> GameOutcome:
         if self.session.peer_fingerprint is None:
@@ -536,6 +564,18 @@ class _GameLoop:
         return replace(outcome, error_code=exc.code, error_message_no=exc.message_no)
 
     def _peer_aborted(self, event: PeerAborted) -> GameOutcome:
+        if isinstance(event, PeerResigned):
+            r, s = event.resignation, self.session
+            peer = s.peer_name or "the opponent"
+            return self._outcome(
+                End.OPPONENT_RESIGNED,
+                f"{peer} resigned in hand {r.hand}; you win "
+                f"(score {s.name} {r.scores[s.me]}, {peer} {r.scores[s.me.other]}); "
+                "the signed resignation is in your transcript",
+                abort_reason=event.reason,
+                abort_detail=event.detail,
+                resignation=r,
+            )
         what = {
             "quit": "the opponent left the game",
             "timeout": "the opponent ended the game because we took too long",
@@ -589,7 +629,9 @@ async def play_game(
     long the opponent may stay silent while we wait for it (``hello_timeout``
     before its hello).  ``expected_fingerprint`` pins the peer's key (the
     joiner passes the invite's).  ``on_event`` sees every event.  Setting
-    ``stop`` leaves the game with a signed ``quit``.  The stream is
+    ``stop`` (or the strategy raising ``QuitGame``) leaves the game: a signed
+    resignation when the peer agreed to it and the game is under way
+    (:attr:`End.RESIGNED`), else a signed ``quit`` (:attr:`End.QUIT`).  The stream is
     half-closed but not closed: the caller owns it.
 
     ``reconnector`` supplies a new stream when the connection drops after the

@@ -23,7 +23,9 @@ __all__ = [
     "GameResult",
     "GameStarted",
     "PeerAborted",
+    "PeerResigned",
     "Refused",
+    "Resignation",
     "Resumed",
     "Sentinel",
     "SessionEvent",
@@ -114,6 +116,37 @@ class PeerAborted(SessionEvent):
     reason: str
     detail: str
     envelope: bytes
+
+
+@dataclass(frozen=True, kw_only=True)
+class Resignation:
+    """A signed resignation (``abort`` reason ``resign``, wire.md section 8): a complete
+    result, signed by the loser alone.  ``scores`` and ``hand`` are those on the chain
+    before the resignation (a move that crossed it is void); ``hand`` counts from 1."""
+
+    game_id: bytes
+    by: Player
+    winner: Player
+    scores: tuple[int, int]
+    hand: int
+    detail: str
+    #: the signed ``abort`` envelope
+    envelope: bytes
+
+    @property
+    def reason(self) -> str:
+        """The end reason a report gives a resigned game."""
+        return "resigned"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PeerResigned(PeerAborted):
+    """The peer resigned: the game is ours (``resignation`` says the score and hand).
+
+    A :class:`PeerAborted` with ``reason`` ``"resign"``, so code that only knows
+    aborts still sees the game end."""
+
+    resignation: Resignation
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 #: Why a player may end a game early (the ``reason`` of an ``abort``).
-ABORT_REASONS = ("quit", "timeout", "cheat", "error", "incompatible", "abandoned")
+ABORT_REASONS = ("quit", "timeout", "cheat", "error", "incompatible", "abandoned", "resign")
 #: Why a host turns a connection away (the ``reason`` of a ``refuse``).
 REFUSE_REASONS = ("busy", "not-allowed", "unknown-game")
 #: Bytes of the fresh nonce in a ``resume``.
@@ -269,7 +269,8 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
         "reason": Field(
             "str",
             _one_of(*ABORT_REASONS),
-            doc="why the sender ends the game",
+            doc="why the sender ends the game (section 8); `resign` only when both "
+            "hellos announce it (section 8.1)",
         ),
         "detail": Field("str 0..200", _str(0, 200), doc="human-readable detail"),
     },

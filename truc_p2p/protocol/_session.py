@@ -75,6 +75,8 @@ from truc_p2p.protocol._events import (
     GameResult,
     GameStarted,
     PeerAborted,
+    PeerResigned,
+    Resignation,
     YourTurn,
 )
 from truc_p2p.protocol._hand_v2 import HandStateV2
@@ -85,7 +87,7 @@ from truc_p2p.protocol._messages import (
     validate_payload,
 )
 from truc_p2p.protocol._pipeline import Pipeline
-from truc_p2p.protocol._restore import deck_settings, replay
+from truc_p2p.protocol._restore import deck_settings, own_features, replay
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
     FIRST_DEAL_STAGES,
@@ -100,14 +102,18 @@ from truc_p2p.protocol._state import (
 )
 from truc_p2p.protocol._values import (
     AUDIT_MODES,
+    FEATURE_RESIGN,
     PIPELINE_DEFAULT,
     coin_commitment,
     first_dealer_from_coins,
     game_id_of,
+    hello_nonce,
     local_seed,
     local_seed_v2,
     local_value,
+    nonce_features,
     refusal,
+    resignable,
     result_payload,
     session_options,
 )
@@ -168,7 +174,10 @@ class Session:
     ``deck`` is the mental-poker deck, ``"v2"`` (default: proofs checked at
     every message, nothing revealed) or ``"v1"`` (seed audit after the game);
     both players must choose the same one, as for the ruleset and ``audit``
-    (which only matters for v1).
+    (which only matters for v1).  ``resign`` announces in the hello that this
+    player understands resignation (wire.md section 8.1); it is agreed
+    when both hellos announce it, and then :meth:`resign` ends the game with
+    a signed resignation instead of a plain ``quit``.
     """
 
     def __init__(
@@ -184,6 +193,7 @@ class Session:
         expected_peer_fingerprint: str | None = None,
         deck: str = "v2",
         pipeline: bool | None = None,
+        resign: bool = True,
     ) -> None:
         if pipeline is None:
             pipeline = deck == "v2" and PIPELINE_DEFAULT
@@ -212,6 +222,16 @@ class Session:
         # Envelopes recorded (or, without ``record``, that would be) and their framed bytes.
         self._recorded = [0, 0]
         self._expected_peer = expected_peer_fingerprint
+        #: whether our hello announces resignation (wire.md section 8.1)
+        self.resign_feature = resign
+        self._peer_features = 0
+        #: the signed resignation that ended the game (ours or the peer's), if any
+        self.resignation: Resignation | None = None
+        # Before each chain position: whether a resignation may sit there, and the
+        # score and hands dealt it would record (a resign may chain to an earlier
+        # point than our last message when our move crossed it, wire.md section 8).
+        self._marks: list[tuple[bool, tuple[int, int] | None, int]] = []
+        self._v1_deals = 0  # deck1 messages on the chain: a v1 resignation's hand number
 
         self._frames = FrameBuffer()
         self._events: deque[AnyEvent] = deque()
@@ -422,10 +442,13 @@ class Session:
     def abort(self, reason: str, detail: str = "") -> bytes:
         """End the game early with a signed ``abort`` (quit, timeout, cheat, ...).
 
-        Returns the bytes to send (empty if nothing can be sent any more).
+        Returns the bytes to send (empty if nothing can be sent any more).  Reason
+        ``"resign"`` is :meth:`resign`: a complete result, with its own checks.
         """
         if reason not in ABORT_REASONS:
             raise LocalProtocolError(f"abort reason must be one of {', '.join(ABORT_REASONS)}")
+        if reason == "resign":
+            return self.resign(detail)
         if self.stage in (Stage.DONE, Stage.ABORTED):
             return b""
         detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
@@ -434,6 +457,51 @@ class Session:
             return b""
         self._emit(MessageType.ABORT, {"reason": reason, "detail": detail})
         self.stage = Stage.ABORTED
+        return self.data_to_send()
+
+    @property
+    def resign_agreed(self) -> bool:
+        """Both hellos announce resignation (wire.md section 8.1): :meth:`resign` may be used."""
+        return self.resign_feature and bool(self._peer_features & FEATURE_RESIGN)
+
+    @property
+    def can_resign(self) -> bool:
+        """Whether :meth:`resign` would give the game away now: resignation is agreed,
+        the game started and is not decided, and no reveal or result is due."""
+        return self._error is None and self.resign_agreed and resignable(self.stage, self._game)
+
+    def resign(self, detail: str = "") -> bytes:
+        """Give the game to the opponent with a signed ``abort`` {reason: ``resign``}.
+
+        Unlike a ``quit`` this is a complete result (wire.md section 8): the opponent
+        wins, the score is the one on the chain now, and both transcripts verify.
+        It may be sent at any time during the deal and play, also while the
+        opponent is to act.  Raises :class:`LocalProtocolError` when
+        :attr:`can_resign` is false (an old peer, no game yet, or the game is
+        decided): leave with :meth:`abort` ``"quit"`` then.  Returns the bytes to send.
+        """
+        if not self.can_resign:
+            why = (
+                "the peer does not support it"
+                if not self.resign_agreed
+                else (f"not in stage {self.stage.value}")
+            )
+            raise LocalProtocolError(f"cannot resign now: {why}")
+        game = self._game
+        assert game is not None
+        detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
+        scores, hand = game.scores, self._resign_hand()
+        self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})
+        self.stage = Stage.ABORTED
+        self.resignation = Resignation(
+            game_id=self.game_id,
+            by=self.me,
+            winner=self.me.other,
+            scores=scores,
+            hand=hand,
+            detail=detail,
+            envelope=self._chain.raw(self._chain.seq - 1),
+        )
         return self.data_to_send()
 
     @property
@@ -533,6 +601,7 @@ class Session:
         record: Callable[[bytes], None] | None = None,
         deck: str | None = None,
         pipeline: bool | None = None,
+        resign: bool | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
 
@@ -543,10 +612,13 @@ class Session:
         messages the replay produces past the transcript's end (the process died
         between recording the peer's message and its answer, e.g. a D2) are then
         recorded; :meth:`reconnect` sends them.  ``deck`` defaults to the version
-        named by this player's hello in the transcript.
+        named by this player's hello in the transcript, ``resign`` to whether that
+        hello announced resignation.
         """
         envelopes = list(envelopes)
         deck, pipeline = deck_settings(envelopes, Player(role), deck, pipeline)
+        if resign is None:
+            resign = own_features(envelopes, Player(role)) & FEATURE_RESIGN != 0
         session = cls(
             identity=identity,
             role=role,
@@ -556,6 +628,7 @@ class Session:
             audit=audit,
             deck=deck,
             pipeline=pipeline,
+            resign=resign,
         )
         replay(session, envelopes, record)
         return session
@@ -579,7 +652,7 @@ class Session:
         return {
             "name": self.name,
             "key": self._public,
-            "nonce": self._derive(b"nonce"),
+            "nonce": hello_nonce(self._secret, FEATURE_RESIGN if self.resign_feature else 0),
             "ruleset": dict(self.ruleset.to_dict()),
             "options": self._options(),
             "coin": coin,
@@ -609,6 +682,7 @@ class Session:
             self._outbox.append(raw)
         if self._sent_log is not None:
             self._sent_log.append(raw)
+        self._mark(mtype)
         self._chain.append(int(self.me), raw, envelope_hash(raw))
         if mtype == MessageType.ABORT:
             return
@@ -631,7 +705,11 @@ class Session:
                 return
             self._chain.check_equivocation(env, int(self.me.other), self._peer_key)
             self._check_envelope(env)
+            self._mark(env.type)
             self._chain.append(env.sender, raw, env.hash)
+            if env.type == MessageType.ABORT and env.payload["reason"] == "resign":
+                self._on_resign(env)
+                return
             if env.type == MessageType.ABORT:
                 refused = (
                     self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND)
@@ -663,6 +741,61 @@ class Session:
             exc.message_no = position
             self._fail(exc)
             raise
+
+    def _resign_hand(self) -> int:
+        """The hand a resignation now is in (from 1).  Deck v1 counts the hands whose
+        ``deck1`` is on the chain, which a verifier without the seeds can count too;
+        deck v2 the hands started (the verifier replays every v2 hand)."""
+        return max(1, self._v1_deals) if self.deck == "v1" else self._hand + 1
+
+    def _mark(self, mtype: str) -> None:
+        """Note, before the next chain position, what a resignation there would record;
+        ``mtype`` is the type of the envelope that takes the position."""
+        game = self._game
+        self._marks.append(
+            (
+                resignable(self.stage, game),
+                game.scores if game is not None else None,
+                self._resign_hand(),
+            )
+        )
+        self._v1_deals += mtype == MessageType.DECK1
+
+    def _on_resign(self, env: Envelope) -> None:
+        """The peer's signed resignation (wire.md section 8): the game is ours.
+
+        It is valid only if both hellos announced resignation and, on the chain
+        before it (its ``seq`` may be earlier than our last message when our move
+        crossed it), the game was under way and not decided.
+        """
+        if not self.resign_agreed:
+            raise MalformedMessageError(
+                "abort reason 'resign' was not announced in both hellos", message_no=env.seq
+            )
+        allowed, scores, hand = self._marks[env.seq]
+        if not allowed or scores is None:
+            raise UnexpectedMessageError(
+                "a resignation before the game started or after it was decided",
+                message_no=env.seq,
+            )
+        self.stage = Stage.ABORTED
+        self.resignation = Resignation(
+            game_id=self.game_id,
+            by=self.me.other,
+            winner=self.me,
+            scores=scores,
+            hand=hand,
+            detail=env.payload["detail"],
+            envelope=env.raw,
+        )
+        self._events.append(
+            PeerResigned(
+                reason="resign",
+                detail=env.payload["detail"],
+                envelope=env.raw,
+                resignation=self.resignation,
+            )
+        )
 
     def _check_envelope(self, env: Envelope) -> None:
         """Signature, sender, game id, sequence, chain, turn and payload shape."""
@@ -770,6 +903,7 @@ class Session:
                     message_no=env.seq,
                 )
             self._peer_key = Ed25519PublicKey.from_public_bytes(p["key"])
+            self._peer_features = nonce_features(p["nonce"])
             self.peer_name = p["name"]
             self.peer_fingerprint = peer_fingerprint
             self._peer_coin = p["coin"]

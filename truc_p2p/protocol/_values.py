@@ -16,21 +16,28 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.protocol._errors import LocalProtocolError
 from truc_p2p.protocol._messages import DECK_VERSIONS, REFUSE_REASONS, MessageType
+from truc_p2p.protocol._state import Stage
 from truc_p2p.protocol._wire import GENESIS, frame, public_key_bytes, sign_envelope
-from truc_p2p.rules import Outcome, Player
+from truc_p2p.rules import Game, Outcome, Phase, Player
 
 __all__ = [
     "AUDIT_MODES",
+    "FEATURE_RESIGN",
+    "FEATURE_TAG",
     "PIPELINE_DEFAULT",
     "coin_commitment",
     "deck_of_options",
     "first_dealer_from_coins",
     "game_id_of",
+    "hello_nonce",
     "local_seed",
     "local_seed_v2",
     "local_value",
+    "nonce_features",
+    "nonce_is_from",
     "parse_options",
     "refusal",
+    "resignable",
     "result_payload",
     "session_options",
 ]
@@ -40,6 +47,12 @@ AUDIT_MODES = ("game", "hand")
 PIPELINE_DEFAULT = True
 _COIN_TAG = b"truc-p2p/v1/coin"
 _GAME_TAG = b"truc-p2p/v1/game"
+#: Features a hello announces in the last 8 bytes of its nonce (wire.md section 8.1):
+#: this tag, then a 32-bit big-endian mask.  Old peers treat the nonce as opaque
+#: random bytes, so announcing a feature never breaks them.
+FEATURE_TAG = b"trc\x01"
+#: The feature bit of resignation (wire.md section 8.1): ``abort`` reason ``resign``.
+FEATURE_RESIGN = 1
 
 
 def local_value(secret: bytes, label: bytes) -> bytes:
@@ -55,6 +68,28 @@ def local_seed(secret: bytes, hand: int) -> bytes:
 def local_seed_v2(secret: bytes, hand: int) -> bytes:
     """The deck v2 seed of ``hand`` (never revealed: nothing is audited in v2)."""
     return local_value(secret, b"v2seed" + hand.to_bytes(4, "big"))
+
+
+def hello_nonce(secret: bytes, features: int) -> bytes:
+    """The hello nonce (wire.md sections 4 and 9): 32 bytes derived from the secret,
+    or, when the sender announces ``features``, 24 of them, the tag and the mask."""
+    nonce = local_value(secret, b"nonce")
+    if not features:
+        return nonce
+    return nonce[:24] + FEATURE_TAG + features.to_bytes(4, "big")
+
+
+def nonce_features(nonce: bytes) -> int:
+    """The feature mask a hello nonce announces (0 for a nonce without the tag)."""
+    if len(nonce) != 32 or nonce[24:28] != FEATURE_TAG:
+        return 0
+    return int.from_bytes(nonce[28:], "big")
+
+
+def nonce_is_from(nonce: bytes, secret: bytes) -> bool:
+    """Whether ``secret`` derives this hello nonce, whatever features it announces."""
+    derived = local_value(secret, b"nonce")
+    return nonce == derived or (nonce_features(nonce) != 0 and nonce[:24] == derived[:24])
 
 
 def session_options(audit: str, deck: str, pipeline: bool = False) -> dict[str, Any]:
@@ -110,6 +145,31 @@ def result_payload(outcome: Outcome, *, hands: int, chain: bytes) -> dict[str, A
         "hands": hands,
         "chain": chain,
     }
+
+
+#: Stages in which nobody may resign (wire.md section 8): before the coin, and once the
+#: game is decided (the audit and the result are due) or over.
+_NO_RESIGN = frozenset(
+    {
+        Stage.HELLO_INITIATOR,
+        Stage.HELLO_RESPONDER,
+        Stage.COIN,
+        Stage.REVEAL_FIRST,
+        Stage.REVEAL_SECOND,
+        Stage.RESULT_FIRST,
+        Stage.RESULT_SECOND,
+        Stage.DONE,
+        Stage.ABORTED,
+        Stage.ERROR,
+    }
+)
+
+
+def resignable(stage: Stage, game: Game | None) -> bool:
+    """Whether a player may resign at this point of the chain: the coin is flipped,
+    the game is not decided, and no reveal or result is due.  The session and the
+    verifier ask it about the chain *before* the ``resign``."""
+    return game is not None and game.phase is not Phase.OVER and stage not in _NO_RESIGN
 
 
 def refusal(identity: Ed25519PrivateKey, reason: str, detail: str = "") -> bytes:

@@ -22,10 +22,19 @@ reveal: each hand is replayed with :class:`~truc_p2p.deck.HandVerifierV2`,
 which checks every key, shuffle and share proof of every deal message,
 redeal and shown card from the signed payloads alone, and a spectator's
 rules engine (no hand known, only the cards shown) checks every action.
+
+A game may also end with a signed resignation (``abort`` reason ``resign``,
+wire.md section 8.1), valid when both hellos announce it and the chain before
+it (its ``seq``: moves that crossed it are void) has a game under way.  Pass 2
+notes before every position what a resignation there would record (a
+:class:`_Mark`), so a crossed resignation reads its score and hand from the
+point its sender had seen.  Every report has a status -- complete, unfinished
+or violation -- and a one-sentence :meth:`VerifyReport.headline`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -70,12 +79,15 @@ from truc_p2p.protocol._state import (
     predeal_conditions,
 )
 from truc_p2p.protocol._values import (
+    FEATURE_RESIGN,
     coin_commitment,
     deck_of_options,
     first_dealer_from_coins,
     game_id_of,
     local_seed,
-    local_value,
+    nonce_features,
+    nonce_is_from,
+    resignable,
     result_payload,
 )
 from truc_p2p.protocol._wire import (
@@ -113,8 +125,14 @@ class PlayerInfo:
 
 @dataclass(frozen=True, kw_only=True)
 class VerifyReport:
-    """What :func:`verify_transcript` found.  ``valid`` only for a complete,
-    audited game whose co-signed result matches the replay."""
+    """What :func:`verify_transcript` found.  ``valid`` only for a complete game: a
+    co-signed result that matches the replay (audited, for deck v1), or a valid signed
+    resignation (wire.md section 8).
+
+    ``status`` sorts every transcript three ways: ``"complete"`` (``valid``),
+    ``"unfinished"`` (it stops, or a player left without resigning, and every message
+    up to there checks) and ``"violation"`` (a message breaks the protocol: the
+    error names it).  :meth:`headline` says it in one sentence with the names."""
 
     valid: bool
     messages: int
@@ -144,32 +162,156 @@ class VerifyReport:
     #: card is the card shown, so a spectator engine replays the game from these
     #: alone (``truc-p2p replay``, ``export``); not part of :meth:`to_json`
     moves: tuple[tuple[int, Action], ...] = ()
+    #: "complete", "unfinished" or "violation"
+    status: str = "violation"
+    #: the player whose signed resignation ended the game
+    resigned_by: int | None = None
+    #: the player a violation is proven against (None when it cannot be told)
+    culprit: int | None = None
+    #: the player whose ``abort`` ends the transcript, and its reason
+    aborted_by: int | None = None
+    abort_reason: str | None = None
+
+    def name(self, player: int | None) -> str:
+        """A player's name from the hellos ("player N" before they are known)."""
+        if player is None:
+            return "nobody"
+        if player < len(self.players):
+            return self.players[player].name
+        return f"player {player}"
+
+    def _score_text(self) -> str:
+        if self.score is None:
+            return ""
+        return f"{self.name(0)} {self.score[0]}, {self.name(1)} {self.score[1]}"
+
+    def _hands_text(self) -> str:
+        return f"{self.hands} hand{'' if self.hands == 1 else 's'}"
+
+    def headline(self) -> str:
+        """The verdict in one sentence a player understands, with the players' names."""
+        both = f"{self.name(0)} and {self.name(1)}"
+        if self.status == "complete" and self.resigned_by is not None:
+            winner = self.name(1 - self.resigned_by)
+            score = f" (score {self._score_text()})" if self.score is not None else ""
+            checked = (
+                "every move up to the resignation checks"
+                if self.score is not None
+                else "the hands since the last audit were never audited (a resignation "
+                "needs no audit)"
+            )
+            return (
+                f"{self.name(self.resigned_by)} resigned in hand {self.hands}; "
+                f"{winner} wins{score}; {checked}."
+            )
+        if self.status == "complete":
+            proven = (
+                "every card was proven" if self.deck == "v2" else "the audit checked every card"
+            )
+            assert self.winner is not None and self.score is not None
+            won = f"{self.score[self.winner]}-{self.score[1 - self.winner]}"
+            how = _END_WORDS.get(self.reason or "", f" ({self.reason})")
+            return (
+                f"Fair and complete: {both} each shuffled and {proven}; "
+                f"{self.name(self.winner)} won {won}{how} after {self._hands_text()}."
+            )
+        if self.status == "unfinished":
+            where = f" in hand {self.hands}" if self.hands else " before the first deal"
+            score = f" at {self._score_text()}" if self.score is not None else ""
+            if self.aborted_by is not None:
+                why = _ABORT_WORDS.get(self.abort_reason or "", f"({self.abort_reason})")
+                stop = f"{self.name(self.aborted_by)} ended the game{where}{score}: {why}"
+            elif self.error_code in ("torn", "corrupt"):
+                stop = f"the file is cut{where}{score} (a crash or a full disk?)"
+            else:
+                stop = f"the transcript stops{where}{score} (a lost connection?)"
+            checks = (
+                "every move up to there checks"
+                if self.deck != "v1" or self.local_secret_of is not None
+                else "every message up to there is signed and in order, and the hands "
+                "since the last audit can only be checked with their seeds (--secret)"
+            )
+            return f"Unfinished: {stop}; {checks}."
+        if self.error_code == "bad-secret":
+            return f"Not checked: {self.error}."
+        where = f"message {self.error_message_no}" if self.error_message_no is not None else ""
+        who = f", sent by {self.name(self.culprit)}" if self.culprit is not None else ""
+        where = f" at {where}{who}" if where else (f" by {self.name(self.culprit)}" if who else "")
+        before = (
+            f"the {self.error_message_no} messages before it check, nothing from it on is proven"
+            if self.error_message_no is not None
+            else "nothing is proven"
+        )
+        return f"Violation{where}: {self.error} [{self.error_code}]; {before}."
 
     def to_json(self) -> dict[str, Any]:
+        names = [p.name for p in self.players]
         return {
             "valid": self.valid,
+            "status": self.status,
+            "headline": self.headline(),
             "game_id": self.game_id,
             "players": [{"name": p.name, "fingerprint": p.fingerprint} for p in self.players],
+            "names": names,
             "ruleset": self.ruleset,
             "audit_mode": self.audit_mode,
             "messages": self.messages,
             "hands": self.hands,
             "score": list(self.score) if self.score is not None else None,
             "winner": self.winner,
+            "winner_name": self.name(self.winner) if self.winner is not None else None,
             "reason": self.reason,
+            "resigned_by": self.resigned_by,
+            "resigned_by_name": (
+                self.name(self.resigned_by) if self.resigned_by is not None else None
+            ),
             "audit": self.audit,
             "error": self.error,
             "error_code": self.error_code,
             "error_message": self.error_message_no,
+            "culprit": self.culprit,
             "ended_by": self.ended_by,
+            "aborted_by": self.aborted_by,
+            "abort_reason": self.abort_reason,
             "local_secret_of": self.local_secret_of,
             "deck": self.deck,
             "hidden_cards_revealed": self.hidden_cards_revealed,
         }
 
+    def _deck_line(self) -> str | None:
+        """What the deck checks established, never past a violation."""
+        if self.deck is None:
+            return None
+        failed = self.status == "violation"
+        upto = (
+            f"up to message {self.error_message_no - 1}; message {self.error_message_no} "
+            "is where it failed"
+            if failed and self.error_message_no
+            else "nowhere (see the violation)"
+            if failed
+            else None
+        )
+        if self.deck == "v2":
+            if upto is not None:
+                return f"deck:       v2: shuffles, keys and cards proven {upto}"
+            scope = "at its message" if self.status == "complete" else "up to the last message"
+            return (
+                f"deck:       v2: every shuffle, key and card proven {scope}; "
+                f"{self.hidden_cards_revealed} unplayed cards revealed"
+            )
+        if upto is not None:
+            return f"deck:       v1: audit {self.audit}; checked {upto}"
+        if self.audit != "passed":
+            return f"deck:       v1: audit {self.audit}"
+        return (
+            "deck:       v1: checked by the seed audit; "
+            f"{self.hidden_cards_revealed} unplayed cards revealed by it"
+        )
+
     def summary(self) -> str:
-        """A one-screen human summary."""
-        lines = [f"transcript: {'VALID' if self.valid else 'INVALID'} ({self.messages} messages)"]
+        """A one-screen human summary: the headline, then the details."""
+        word = {"complete": "VALID", "unfinished": "UNFINISHED"}.get(self.status, "INVALID")
+        lines = [self.headline(), f"transcript: {word} ({self.messages} messages)"]
         if self.game_id:
             lines.append(f"game id:    {self.game_id}")
         for i, p in enumerate(self.players):
@@ -185,32 +327,55 @@ class VerifyReport:
         lines.append(f"hands:      {self.hands}")
         if self.score is not None:
             lines.append(f"score:      {self.score[0]} - {self.score[1]}")
-        if self.winner is not None:
-            lines.append(f"winner:     player {self.winner} ({self.reason})")
+        if self.winner is not None and self.status == "complete":
+            lines.append(f"winner:     {self.name(self.winner)} ({self.reason})")
         lines.append(f"audit:      {self.audit}")
-        if self.deck == "v2":
-            lines.append(
-                "deck:       v2: every shuffle, key and card proven at its message; "
-                f"{self.hidden_cards_revealed} unplayed cards revealed"
-            )
-        elif self.deck == "v1":
-            lines.append(
-                "deck:       v1: checked by the seed audit; "
-                f"{self.hidden_cards_revealed} unplayed cards revealed by it"
-            )
+        deck = self._deck_line()
+        if deck is not None:
+            lines.append(deck)
         if self.ended_by:
-            lines.append(f"ended by:   {self.ended_by}")
+            who = re.sub(r"^player ([01])", lambda m: self.name(int(m[1])), self.ended_by)
+            lines.append(f"ended by:   {who}")
         if self.local_secret_of is not None:
             lines.append(
-                f"local key:  player {self.local_secret_of}'s session secret replayed its "
-                "unrevealed hands (only that player can show these findings)"
+                f"local key:  {self.name(self.local_secret_of)}'s session secret replayed "
+                "its unrevealed hands (only that player can show these findings)"
             )
         if self.error:
             where = (
                 f"message {self.error_message_no}: " if self.error_message_no is not None else ""
             )
-            lines.append(f"violation:  {where}{self.error} [{self.error_code}]")
+            label = "violation:" if self.status == "violation" else "unfinished:"
+            lines.append(f"{label:<12}{where}{self.error} [{self.error_code}]")
         return "\n".join(lines)
+
+
+#: How the headline words the reason a complete game ended (GameEndReason values).
+_END_WORDS = {
+    "target": "",
+    "rest-won": " (a won 'my rest')",
+    "rest-refused": " ('my rest' refused)",
+}
+
+#: How the headline words the reason of an ``abort`` that ends an unfinished game.
+_ABORT_WORDS = {
+    "quit": "left without resigning",
+    "timeout": "the other player did not move in time",
+    "abandoned": "the other player's connection was lost for good",
+    "error": "a failure on that side",
+    "incompatible": "the settings did not match",
+    "cheat": "it reports a cheat that this transcript alone does not show "
+    "(its recorder can try --secret)",
+}
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """Before a chain position: may a player resign there, and what would it record."""
+
+    allowed: bool
+    scores: tuple[int, int] | None
+    hands: int
 
 
 @dataclass
@@ -345,22 +510,30 @@ class _Referee:
         self.pipeline = False
         self.v2_next: HandVerifierV2 | None = None
         self.predeal: int | None = None
+        # Resignation (wire.md section 8): the features each hello announces, what a
+        # resignation would record before each position, and the one that ended the game.
+        self.features: list[int] = []
+        self.marks: list[_Mark] = []
+        self.v1_deals = 0  # deck1 messages before the current position
+        self.resigned: tuple[Player, _Mark] | None = None
 
     # -- driving -------------------------------------------------------------------
 
     def run(self) -> RemoteProtocolError | None:
-        for env in self.scan.envelopes:
-            if self.blind_hand is not None:
-                # The hand cannot be replayed without both seeds, but an abort
-                # needs no game state: still say who ended the game.
-                if env.type == MessageType.ABORT and self.ended_by is None:
-                    self.step(env)
+        for n, env in enumerate(self.scan.envelopes):
+            self.marks.append(self.mark())
+            self.v1_deals += env.type == MessageType.DECK1
+            # A hand without both seeds cannot be replayed, but an abort needs no
+            # game state: still say who ended the game.
+            if self.blind_hand is not None and not (
+                env.type == MessageType.ABORT and self.ended_by is None
+            ):
                 continue
             try:
                 self.step(env)
             except RemoteProtocolError as exc:
                 if exc.message_no is None:
-                    exc.message_no = env.seq
+                    exc.message_no = n if env.type == MessageType.ABORT else env.seq
                 return exc
             except CheatError as exc:
                 return CheatDetectedError(
@@ -387,10 +560,47 @@ class _Referee:
             self.prev = env.hash
         return None
 
+    def mark(self) -> _Mark:
+        """What a resignation at the next position would record: the chain before it as
+        replayed (with a hand that cannot be replayed, only that the game had started)."""
+        game = self.game
+        hands = self.hand + 1
+        if self.deck == "v1":  # the hands whose deck1 is on the chain, as the session counts
+            hands = max(1, self.v1_deals)
+        if self.blind_hand is not None:
+            return _Mark(allowed=game is not None, scores=None, hands=hands)
+        return _Mark(
+            allowed=resignable(self.stage, game),
+            scores=game.scores if game is not None else None,
+            hands=hands,
+        )
+
+    def on_resign(self, env: Envelope, n: int) -> None:
+        """A signed resignation at position ``n`` (its ``seq`` names the point of the
+        chain its sender had seen): the other player wins (wire.md section 8)."""
+        ev = (env.raw,)
+        if len(self.features) != 2 or not all(f & FEATURE_RESIGN for f in self.features):
+            raise MalformedMessageError(
+                "abort reason 'resign' was not announced in both hellos", evidence=ev
+            )
+        mark = self.marks[env.seq]
+        if not mark.allowed:
+            raise UnexpectedMessageError(
+                "a resignation before the game started or after it was decided", evidence=ev
+            )
+        self.resigned = (Player(env.sender), mark)
+        self.ended_by = f"player {env.sender} resigned at message {n}" + (
+            f" ({env.payload['detail']})" if env.payload["detail"] else ""
+        )
+        self.stage = Stage.ABORTED
+
     def step(self, env: Envelope) -> None:
         ev, n = (env.raw,), env.seq
         if self.stage is Stage.DONE:
             raise UnexpectedMessageError("message after the co-signed result", evidence=ev)
+        if env.type == MessageType.ABORT and env.payload["reason"] == "resign":
+            self.on_resign(env, len(self.marks) - 1)
+            return
         if env.type == MessageType.ABORT:
             self.ended_by = (
                 f"player {env.sender} aborted at message {n}: {env.payload['reason']}"
@@ -453,6 +663,7 @@ class _Referee:
             self.responder_coin = p["coin"]
             self.game_id = game_id_of(self.scan.envelopes[0].raw, env.raw)
         self.players.append(PlayerInfo(name=p["name"], fingerprint=fingerprint(p["key"])))
+        self.features.append(nonce_features(p["nonce"]))
         self.advance()
 
     def on_coin(self, env: Envelope, sender: Player) -> None:
@@ -880,10 +1091,9 @@ def _add_local_seeds(scan: _Scan, secret: bytes) -> Player | None:
     The owner is the player whose hello carries the nonce the secret derives
     (wire.md section 9); ``None`` if the secret fits neither player.
     """
-    nonce = local_value(secret, b"nonce")
     owner = None
     for env in scan.envelopes[:2]:
-        if env.payload.get("nonce") == nonce:
+        if nonce_is_from(env.payload["nonce"], secret):
             owner = Player(env.sender)
     if owner is None:
         return None
@@ -917,7 +1127,7 @@ def verify_transcript(
     error = referee.run()
     if error is None:
         error = scan.error
-    complete = referee.stage is Stage.DONE
+    complete = referee.stage is Stage.DONE or referee.resigned is not None
     if error is None and referee.blind_hand is not None and len(scan.reveals) % 2 == 1:
         error = _check_lone_reveal(scan)
     refuser = referee.refused_by
@@ -934,6 +1144,11 @@ def verify_transcript(
             if last is not None and last.type == MessageType.ABORT
             else None,
         )
+    aborter: int | None = None
+    abort_reason: str | None = None
+    last = scan.envelopes[-1] if scan.envelopes else None
+    if last is not None and last.type == MessageType.ABORT:
+        aborter, abort_reason = last.sender, last.payload["reason"]
     if error is None and not complete:
         if referee.ended_by is not None:
             error = _GameAborted(f"the game did not finish: {referee.ended_by}")
@@ -949,8 +1164,22 @@ def verify_transcript(
     game = referee.game
     outcome = game.outcome() if game is not None else None
     valid = error is None and complete
+    score = outcome.scores if outcome else (game.scores if game else None)
+    winner = int(outcome.winner) if outcome else None
+    reason = outcome.reason.value if outcome else None
+    hands = referee.hand + 1
+    resigned_by: int | None = None
+    if referee.resigned is not None and error is None:
+        resigner, mark = referee.resigned
+        resigned_by, winner, reason = int(resigner), int(resigner.other), "resigned"
+        score, hands = mark.scores, mark.hands
+    audited = valid and resigned_by is None  # a resignation needs (and gets) no audit
     audit = (
-        "passed" if valid else "failed" if isinstance(error, CheatDetectedError) else "not reached"
+        "passed"
+        if audited
+        else "failed"
+        if isinstance(error, CheatDetectedError)
+        else "not reached"
     )
     hidden: int | None = None
     if referee.deck == "v2":
@@ -966,10 +1195,10 @@ def verify_transcript(
         players=tuple(referee.players),
         ruleset=dict(referee.ruleset.to_dict()) if referee.ruleset else None,
         audit_mode=referee.audit_mode,
-        hands=referee.hand + 1,
-        score=outcome.scores if outcome else (game.scores if game else None),
-        winner=int(outcome.winner) if outcome else None,
-        reason=outcome.reason.value if outcome else None,
+        hands=hands,
+        score=score,
+        winner=winner,
+        reason=reason,
         audit=audit,
         error=None if error is None else str(error.args[0]),
         error_code=None if error is None else error.code,
@@ -980,7 +1209,37 @@ def verify_transcript(
         hidden_cards_revealed=hidden,
         first_dealer=int(game.first_dealer) if game is not None else None,
         moves=tuple((int(p), a) for p, a in game.history) if game is not None else (),
+        status=_status(valid, error),
+        resigned_by=resigned_by,
+        culprit=_culprit(scan, referee, error),
+        aborted_by=aborter,
+        abort_reason=abort_reason,
     )
+
+
+def _status(valid: bool, error: RemoteProtocolError | None) -> str:
+    """complete, unfinished (stops or was left without a violation) or violation."""
+    if valid:
+        return "complete"
+    if isinstance(error, _GameAborted | _GameIncomplete):
+        return "unfinished"
+    return "violation"
+
+
+def _culprit(scan: _Scan, referee: _Referee, error: RemoteProtocolError | None) -> int | None:
+    """The player a violation is proven against: the signer of the failing message
+    once its signature checked (pass 2), or the player who refused the audit."""
+    if error is None or isinstance(error, _GameAborted | _GameIncomplete):
+        return None
+    if isinstance(error, AuditRefusedError):
+        refuser = referee.refused_by
+        if refuser is None and referee.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
+            refuser = expected_sender(referee.stage, referee.game, referee.hand_ender)
+        return int(refuser) if refuser is not None else None
+    n = error.message_no
+    if error is scan.error or n is None or n >= len(scan.envelopes):
+        return None  # found before the signature could be trusted: nobody is proven
+    return scan.envelopes[n].sender
 
 
 def _v1_hidden_cards(scan: _Scan) -> int:

@@ -12,12 +12,11 @@ from typing import Any
 
 import trio
 
+from truc_p2p.cli._common import transcript_verdict
 from truc_p2p.cli._i18n import _
 from truc_p2p.cli._texts import Voice
 from truc_p2p.net import GameOutcome, Invite
-from truc_p2p.protocol import TranscriptFormatError, verify_transcript
 from truc_p2p.rules import Player
-from truc_p2p.transcript import read_transcript
 
 from ._player import WebPlayer
 from ._server import bind_table, serve_table
@@ -132,7 +131,7 @@ def final_message(outcome: GameOutcome) -> dict[str, Any]:
     scores = outcome.scores
     opp = names[me.other] or _("your opponent")
     end = outcome.end.value
-    won = outcome.valid and outcome.winner is me
+    won = outcome.complete and outcome.winner is me
     if "resign" in end:  # a resignation ends the game: its winner is the other side
         they = end.startswith("opponent") or outcome.winner is me
         won = they
@@ -190,29 +189,16 @@ _UNFINISHED = frozenset({"incomplete", "aborted"})
 
 
 def _verify(path: Path) -> dict[str, Any]:
-    try:
-        report = verify_transcript(read_transcript(path))
-    except (OSError, TranscriptFormatError) as exc:
-        return {
-            "valid": False,
-            "status": "unreadable",
-            "line": _VERDICT_LINES["unreadable"](),
-            "summary": f"cannot read the transcript: {exc}",
-        }
-    status = getattr(report, "status", None)  # a verifier that tells it itself
-    if not isinstance(status, str):
-        if report.valid:
-            status = "complete"
-        elif report.error_code in _UNFINISHED:
-            status = "unfinished"
-        else:
-            status = "violation"
+    """The verifier's verdict, in ``truc-p2p verify``'s own words and statuses."""
+    verdict = transcript_verdict(path)
+    status = str(verdict["status"])
     line = _VERDICT_LINES.get(status)
     return {
-        "valid": report.valid,
+        "valid": bool(verdict["valid"]),
         "status": status,
         "line": line() if line is not None else status,
-        "summary": report.summary(),
+        "headline": verdict["headline"],
+        "summary": verdict["summary"],
     }
 
 
