@@ -7,7 +7,9 @@ The message catalogue and the state machine tables in ``wire.md`` are
 rendered from :data:`truc_p2p.protocol.CATALOGUE`, ``STAGES`` and
 ``TRANSITIONS`` -- the same tables the session and the verifier run on.  The
 wire vectors are scripted games (``wire_v1.json`` with deck v1,
-``wire_v2.json`` with deck v2) played by two sessions with fixed identity
+``wire_v2.json`` with deck v2, ``wire_v2_pipelined.json`` with the pipelined
+deal, ``wire_v2_early.json`` and ``wire_v2_pipelined_early.json`` with early
+cards) played by two sessions with fixed identity
 keys and fixed session secrets; every envelope is reproducible byte for byte
 (Ed25519 signatures and every deck secret and proof nonce are deterministic).
 """
@@ -44,6 +46,8 @@ WIRE_MD = HERE / "wire.md"
 WIRE_VECTOR = HERE / "vectors" / "wire_v1.json"
 WIRE_VECTOR_V2 = HERE / "vectors" / "wire_v2.json"
 WIRE_VECTOR_V2_PIPELINED = HERE / "vectors" / "wire_v2_pipelined.json"
+WIRE_VECTOR_V2_EARLY = HERE / "vectors" / "wire_v2_early.json"
+WIRE_VECTOR_V2_PIPELINED_EARLY = HERE / "vectors" / "wire_v2_pipelined_early.json"
 
 
 def _fixed(label: str) -> bytes:
@@ -160,10 +164,19 @@ def _pipelined_choice(session: Session, event: YourTurn, step: int) -> Action:
     return plays[0]
 
 
-def wire_vector(deck: str = "v1", pipeline: bool = False) -> dict[str, Any]:
+def wire_vector(deck: str = "v1", pipeline: bool = False, early: bool = False) -> dict[str, Any]:
     """The scripted game with ``deck``; v1 keeps its original labels, v2 has its own,
-    the pipelined v2 deal its own too."""
+    the pipelined v2 deal its own too, and each v2 script with early cards its own.
+
+    With ``early`` a player that *thinks* calls ``work()`` at each of its turns and
+    sends what that made before it chooses, as the game loop does, so as the
+    non-dealer it sends its ``v2deck3`` without ``action``; one that answers at once
+    has its first action ride on its ``v2deck3``.  Both think in the one-hand
+    classic script; in the pipelined script player 0 thinks and player 1 does not,
+    so both forms occur."""
     tag = "" if deck == "v1" else "v2/pipelined/" if pipeline else "v2/"
+    if early:
+        tag += "early/"
     ruleset = PIPELINED_RULESET if pipeline else SCRIPT_RULESET
     choose = _pipelined_choice if pipeline else _script_choice
     keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
@@ -180,6 +193,7 @@ def wire_vector(deck: str = "v1", pipeline: bool = False) -> dict[str, Any]:
             record=transcript.append if p is Player.P0 else None,
             deck=deck,
             pipeline=pipeline if deck == "v2" else None,
+            early=early if deck == "v2" else None,
         )
         for p in (Player.P0, Player.P1)
     }
@@ -196,6 +210,9 @@ def wire_vector(deck: str = "v1", pipeline: bool = False) -> dict[str, Any]:
             if event is CLOSED:
                 closed.add(me)
             elif isinstance(event, YourTurn):
+                if early and (me is Player.P0 or not pipeline):
+                    s.work()  # player 0 thinks: what work() made goes out first
+                    sessions[me.other].receive_data(s.data_to_send())
                 action = choose(s, event, step)
                 step += 1
                 actions.append([int(me), str(action)])
@@ -220,6 +237,15 @@ def wire_vector(deck: str = "v1", pipeline: bool = False) -> dict[str, Any]:
             "shares) interleave with hand n's actions and carry 'hand'; the context is "
             "still the envelope just before that v2deck1, wherever it sits. The dealer's "
             "shares follow in v2open once hand n ended; the last hand's pre-deal dangles."
+        )
+    if early:
+        extra["early"] = True
+        extra["deck_note"] += (
+            " Early cards (wire.md section 6a): both hellos carry 'early': true; a player "
+            "that thinks (calls work() at each turn and sends its output first) sends, as "
+            "the non-dealer, v2deck3 without 'action' and its first action follows as a "
+            "v2action; one that answers at once has its action ride on its v2deck3. "
+            + ("Player 0 thinks, player 1 does not." if pipeline else "Both players think.")
         )
     return {
         **extra,
@@ -255,11 +281,13 @@ def main(argv: list[str]) -> int:
     md = WIRE_MD.read_text()
     new_md = render_wire_md(md)
     vectors = {
-        path: json.dumps(wire_vector(deck, pipeline), indent=1) + "\n"
-        for path, deck, pipeline in (
-            (WIRE_VECTOR, "v1", False),
-            (WIRE_VECTOR_V2, "v2", False),
-            (WIRE_VECTOR_V2_PIPELINED, "v2", True),
+        path: json.dumps(wire_vector(deck, pipeline, early), indent=1) + "\n"
+        for path, deck, pipeline, early in (
+            (WIRE_VECTOR, "v1", False, False),
+            (WIRE_VECTOR_V2, "v2", False, False),
+            (WIRE_VECTOR_V2_PIPELINED, "v2", True, False),
+            (WIRE_VECTOR_V2_EARLY, "v2", False, True),
+            (WIRE_VECTOR_V2_PIPELINED_EARLY, "v2", True, True),
         )
     }
     if new_md != md:

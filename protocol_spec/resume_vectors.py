@@ -100,6 +100,7 @@ def _play(
             record=transcripts[p].append,
             deck=deck,
             pipeline=deck == "v2",
+            early=False if deck == "v2" else None,  # the vectors predate early cards
         )
         for p in (Player.P0, Player.P1)
     }

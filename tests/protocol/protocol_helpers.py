@@ -143,6 +143,12 @@ class Pair:
     #: pipelined deal (deck v2); None: the session's default
     pipeline: bool | None = None
     pipelines: tuple[bool | None, bool | None] | None = None
+    #: early cards (deck v2, wire.md 6a); None: the session's default
+    early: bool | None = None
+    earlies: tuple[bool | None, bool | None] | None = None
+    #: players that *think*: handed a turn, they call ``work()`` and send what it
+    #: made before their bot answers (as the trio game loop does)
+    think: frozenset[Player] = frozenset()
 
     def __post_init__(self) -> None:
         self.keys = {P0: identity(self.tag + "/0"), P1: identity(self.tag + "/1")}
@@ -152,6 +158,7 @@ class Pair:
         audits = self.audits or (self.audit, self.audit)
         decks = self.decks or (self.deck, self.deck)
         pipelines = self.pipelines or (self.pipeline, self.pipeline)
+        earlies = self.earlies or (self.early, self.early)
         self.records: dict[Player, list[bytes]] = {P0: [], P1: []}
         self.sessions = {
             p: Session(
@@ -164,6 +171,7 @@ class Pair:
                 record=self.records[p].append,
                 deck=decks[p],
                 pipeline=pipelines[p] if decks[p] == "v2" else None,
+                early=earlies[p] if decks[p] == "v2" else None,
             )
             for p in Player
         }
@@ -202,6 +210,9 @@ class Pair:
             progressed = True
             self.events[p].append(event)
             if isinstance(event, YourTurn):
+                if p in self.think:
+                    session.work()
+                    self.collect(p)
                 player = self.bots[p]
                 if player is None:
                     self.waiting[p] = event

@@ -76,7 +76,9 @@ from truc_p2p.protocol._values import (
     game_id_of,
     local_seed,
     local_value,
+    parse_options,
     result_payload,
+    without_early,
 )
 from truc_p2p.protocol._wire import (
     GENESIS,
@@ -339,6 +341,9 @@ class _Referee:
         self.pipeline = False
         self.v2_next: HandVerifierV2 | None = None
         self.predeal: int | None = None
+        # Early cards (wire.md 6a): proposed by the initiator, on when the responder
+        # agreed too.
+        self.early = False
 
     # -- driving -------------------------------------------------------------------
 
@@ -438,12 +443,22 @@ class _Referee:
             self.ruleset, self.audit_mode, self.coin_commit = ruleset, audit, p["coin"]
             self.deck = deck
             self.pipeline = p["options"].get("pipeline", False) is True
+            self.early = p["options"].get("early", False) is True
             self.initiator_options = p["options"]
         else:
-            if ruleset != self.ruleset or p["options"] != self.initiator_options:
+            if parse_options(p["options"]) is None:
+                raise MalformedMessageError(f"bad options {p['options']}", evidence=(env.raw,))
+            # Early cards are negotiated down: the responder may leave them out, never add them.
+            answered = p["options"].get("early", False) is True
+            if (
+                ruleset != self.ruleset
+                or without_early(p["options"]) != without_early(self.initiator_options)
+                or (answered and not self.early)
+            ):
                 raise RulesetMismatchError(
                     "the players proposed different rulesets or options", evidence=(env.raw,)
                 )
+            self.early = answered
             self.responder_coin = p["coin"]
             self.game_id = game_id_of(self.scan.envelopes[0].raw, env.raw)
         self.players.append(PlayerInfo(name=p["name"], fingerprint=fingerprint(p["key"])))
@@ -556,11 +571,20 @@ class _Referee:
 
     def on_v2deck3(self, env: Envelope, sender: Player) -> None:
         payload = self.hand_payload(env, self.hand)
+        early = "action" not in payload
+        if early and not self.early:
+            raise MalformedMessageError(
+                "v2deck3 without the non-dealer's first action (early cards are off)",
+                evidence=(env.raw,),
+            )
         self.hand_v2.d3({"shares": payload["shares"]})
         assert self.game is not None
         self.game.deal({})
         if self.pipeline:
             self.predeal = 0  # this hand is dealt: the next may be pre-dealt
+        if early:  # the first action follows as a v2action (stage v2first)
+            self.advance({Cond.EARLY: True})
+            return
         self.play_v2(env, sender, payload["action"])
 
     def on_v2action(self, env: Envelope, sender: Player) -> None:
