@@ -104,10 +104,9 @@ class Cond(enum.Enum):
     AUDIT_DUE = "game over, or audit after every hand, or 32 hands since the last audit"
     ROUND_OVER = "the round ended (and no earlier condition holds)"
     GAME_OVER = "the game is over"
-    EARLY = "the v2deck3 carried no `action` (early cards, both hellos have `\"early\": true`)"
+    EARLY = 'the v2deck3 carried no `action` (early cards, both hellos have `"early": true`)'
     OPENED = (
-        "the action ended the round and carried the pre-dealt hand's `open` shares "
-        "(pipelined deal)"
+        "the action ended the round and carried the pre-dealt hand's `open` shares (pipelined deal)"
     )
     PREDEALT = (
         "the action ended the round (not the game) and the next hand's v2deck1 and "
