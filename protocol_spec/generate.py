@@ -89,8 +89,10 @@ def states_md() -> str:
     for stage, inters in INTERJECTIONS.items():
         names = " or ".join(f"`{i.value}`" for i in inters)
         lines.append(
-            f"Interjections of `{stage.value}`: before its message, the player due sends "
-            f"{names} first when it owes it (then `{stage.value}` is due again)."
+            f"Interjections of `{stage.value}`: before its message, the player due must "
+            f"send {names} first when it owes it, at the first chance (then "
+            f"`{stage.value}` is due again; its message in place of the owed one is "
+            "`unexpected-message`)."
         )
         lines.append("")
     lines.append("```mermaid\nstateDiagram-v2")
