@@ -5,16 +5,26 @@ before that move -- in every hand, classic and pipelined deal."""
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot
+from net_helpers import bot, hosting
 
-from truc_p2p.net import BotStrategy, End, play_game
-from truc_p2p.protocol import CardsDealt, Session, decode_envelope, verify_transcript
+from truc_p2p.net import BotStrategy, End, _games, join_game, play_game
+from truc_p2p.protocol import (
+    CardsDealt,
+    RulesetMismatchError,
+    Session,
+    decode_envelope,
+    verify_transcript,
+)
+from truc_p2p.protocol._wire import Envelope
 from truc_p2p.rules import Action, Game, Player, Ruleset
+from truc_p2p.transcript import read_transcript
 
 P0, P1 = Player.P0, Player.P1
 THINK_S = 3.0
@@ -113,3 +123,56 @@ async def test_without_early_cards_the_dealer_waits_for_the_first_move(
         for when, event in dealt[p]:
             if event.dealer == p:
                 assert when >= thinkers[p.other].first_moves[event.round_no]
+
+
+class _OldHostSession(Session):
+    """A responder as implemented before early cards: it compares the hellos' whole
+    options maps, so it answers a hello proposing early cards with its own hello and
+    then reports the mismatch (wire.md 4, 11)."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**{**kw, "early": False})
+
+    def _on_hello(self, env: Envelope, mine: bool) -> None:
+        super()._on_hello(env, mine)
+        if not mine and "early" in env.payload["options"]:
+            raise RulesetMismatchError(
+                f"peer proposes options {env.payload['options']}, we use {self._options()}",
+                message_no=env.seq,
+            )
+
+
+async def test_a_joiner_plays_with_a_host_that_predates_early_cards(
+    autojump_clock: trio.abc.Clock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host turns the early-cards proposal down as incompatible (nothing is played,
+    the host goes on listening); the joiner joins again without proposing them and the
+    game is played in today's protocol."""
+
+    def make_session(**kw: Any) -> Session:
+        return _OldHostSession(**kw) if kw["role"] is P1 else Session(**kw)
+
+    monkeypatch.setattr(_games, "Session", make_session)
+    ruleset = Ruleset(target=2)
+    notices: list[str] = []
+    with trio.fail_after(600):  # without the second try the host would wait forever
+        async with hosting(
+            strategy=bot(1),
+            identity=Ed25519PrivateKey.generate(),
+            ruleset=ruleset,
+            out_dir=tmp_path / "host",
+            on_notice=notices.append,
+        ) as (invite, results):
+            joined = await join_game(
+                invite, bot(2), identity=Ed25519PrivateKey.generate(), ruleset=ruleset,
+                out_dir=tmp_path / "join", fsync=False,
+            )  # fmt: skip
+    assert joined.end is End.FINISHED, joined.message
+    assert results["host"].end is End.FINISHED
+    assert any("incompatible" in n or "options" in n for n in notices), notices
+    assert joined.transcript is not None
+    envelopes = read_transcript(joined.transcript)
+    hellos = [decode_envelope(envelopes[i]).payload["options"] for i in (0, 1)]
+    assert "early" not in hellos[0] and "early" not in hellos[1]
+    assert verify_transcript(envelopes).valid
+    assert len(list((tmp_path / "join").glob("*.truc"))) == 1  # the refused try is gone

@@ -218,6 +218,8 @@ class Session:
         #: action (wire.md section 6a).  What we propose; after the hellos, what both
         #: agreed (negotiated down when the peer's hello lacks it, wire.md section 4).
         self.early = bool(early)
+        #: what our hello proposed (``early`` may be negotiated down by the peer's hello)
+        self.early_proposed = self.early
         self._record = record
         self._expected_peer = expected_peer_fingerprint
 
