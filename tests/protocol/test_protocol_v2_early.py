@@ -111,8 +111,16 @@ def test_the_dealer_holds_its_cards_before_the_nondealer_acts_in_every_hand(
     for p in Player:
         report = verify_transcript(pair.records[p])
         assert report.valid, report.summary()
-    early = [raw for raw in pair.records[P0] if is_early_d3(raw)]
-    assert len(early) == result.hands
+    envs = [decode_envelope(raw) for raw in pair.records[P0]]
+    before = [
+        envs[i - 1].type + ("+open" if "open" in envs[i - 1].payload else "")
+        for i, env in enumerate(envs)
+        if is_early_d3(env.raw)
+    ]
+    assert len(before) == result.hands
+    # every way a hand opens is followed by the shares-only v2deck3
+    opens = {"v2deck2", "v2open", "v2action+open"} if pipeline else {"v2deck2"}
+    assert set(before) == opens
     hello = decode_envelope(pair.records[P0][1]).payload["options"]
     assert hello.get("early") is True
 
