@@ -55,8 +55,9 @@ from truc_p2p.rules import Action, Player, RoundEnded, Ruleset
 
 __all__ = ["CpuFloor", "main", "run"]
 
-#: Message types that only deal (no action rides on them).
-_DEAL_ONLY = {"deck1", "deck2", "deck3", "v2deck1", "v2deck2", "v2open"}
+#: Message types that only deal (no action rides on them); ``v2deck3/shares`` is a
+#: ``v2deck3`` without ``action`` (early cards, wire.md 6a).
+_DEAL_ONLY = {"deck1", "deck2", "deck3", "v2deck1", "v2deck2", "v2open", "v2deck3/shares"}
 #: Message types that carry an action.
 _ACTIONS = {"action", "deck4", "v2action", "v2deck3"}
 
@@ -68,7 +69,11 @@ def _cpu() -> float:
 def analyse(transcript: list[bytes]) -> dict[str, float]:
     """Messages, flights, deal flights (all, on the critical path, forced) and bytes."""
     envs = [decode_envelope(raw) for raw in transcript]
-    facts = analyse_flow([(e.sender, e.type) for e in envs])
+    kinds = [
+        "v2deck3/shares" if e.type == "v2deck3" and "action" not in e.payload else e.type
+        for e in envs
+    ]
+    facts = analyse_flow([(e.sender, kind) for e, kind in zip(envs, kinds, strict=True)])
     facts["bytes_per_hand"] = sum(4 + len(raw) for raw in transcript) / facts["hands"]
     return facts
 
