@@ -446,19 +446,19 @@ class _Referee:
             self.early = p["options"].get("early", False) is True
             self.initiator_options = p["options"]
         else:
-            if parse_options(p["options"]) is None:
-                raise MalformedMessageError(f"bad options {p['options']}", evidence=(env.raw,))
             # Early cards are negotiated down: the responder may leave them out, never add them.
-            answered = p["options"].get("early", False) is True
+            answered = p["options"].get("early", False)
             if (
                 ruleset != self.ruleset
                 or without_early(p["options"]) != without_early(self.initiator_options)
-                or (answered and not self.early)
+                or (answered is True and not self.early)
             ):
                 raise RulesetMismatchError(
                     "the players proposed different rulesets or options", evidence=(env.raw,)
                 )
-            self.early = answered
+            if parse_options(p["options"]) is None:  # e.g. "early": false
+                raise MalformedMessageError(f"bad options {p['options']}", evidence=(env.raw,))
+            self.early = answered is True
             self.responder_coin = p["coin"]
             self.game_id = game_id_of(self.scan.envelopes[0].raw, env.raw)
         self.players.append(PlayerInfo(name=p["name"], fingerprint=fingerprint(p["key"])))
