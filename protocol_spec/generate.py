@@ -8,7 +8,8 @@ rendered from :data:`truc_p2p.protocol.CATALOGUE`, ``STAGES`` and
 ``TRANSITIONS`` -- the same tables the session and the verifier run on.  The
 wire vectors are scripted games (``wire_v1.json`` with deck v1,
 ``wire_v2.json`` with deck v2, ``wire_v2_pipelined.json`` with the pipelined
-deck v2 deal) played by two sessions with fixed identity keys and fixed
+deck v2 deal, ``wire_v2_early.json`` and ``wire_v2_pipelined_early.json`` with
+early cards) played by two sessions with fixed identity keys and fixed
 session secrets; every envelope is reproducible byte for byte (Ed25519
 signatures and every deck secret and proof nonce are deterministic).
 
@@ -56,6 +57,8 @@ WIRE_VECTOR = HERE / "vectors" / "wire_v1.json"
 WIRE_VECTOR_V2 = HERE / "vectors" / "wire_v2.json"
 WIRE_VECTOR_V2_PIPELINED = HERE / "vectors" / "wire_v2_pipelined.json"
 WIRE_VECTOR_V2_CASES = HERE / "vectors" / "wire_v2_cases.json"
+WIRE_VECTOR_V2_EARLY = HERE / "vectors" / "wire_v2_early.json"
+WIRE_VECTOR_V2_PIPELINED_EARLY = HERE / "vectors" / "wire_v2_pipelined_early.json"
 WIRE_VECTOR_RESIGN = HERE / "vectors" / "wire_v2_resign.json"
 
 
@@ -98,8 +101,10 @@ def states_md() -> str:
     for stage, inters in INTERJECTIONS.items():
         names = " or ".join(f"`{i.value}`" for i in inters)
         lines.append(
-            f"Interjections of `{stage.value}`: before its message, the player due sends "
-            f"{names} first when it owes it (then `{stage.value}` is due again)."
+            f"Interjections of `{stage.value}`: before its message, the player due must "
+            f"send {names} first when it owes it, at the first chance (then "
+            f"`{stage.value}` is due again; its message in place of the owed one is "
+            "`unexpected-message`)."
         )
         lines.append("")
     lines.append("```mermaid\nstateDiagram-v2")
@@ -176,15 +181,26 @@ def _pipelined_choice(session: Session, event: YourTurn, step: int) -> Action:
 def wire_vector(
     deck: str = "v1",
     pipeline: bool = False,
+    early: bool = False,
     *,
     tag: str | None = None,
     ruleset: Ruleset | None = None,
     choose: Any = None,
 ) -> dict[str, Any]:
     """The scripted game with ``deck``; v1 keeps its original labels, v2 has its own,
-    the pipelined v2 deal its own too (``tag``, ``ruleset``, ``choose``: another script)."""
+    the pipelined v2 deal its own too, and each v2 script with early cards its own
+    (``tag``, ``ruleset``, ``choose``: another script).
+
+    With ``early`` a player that *thinks* calls ``work()`` at each of its turns and
+    sends what that made before it chooses, as the game loop does, so as the
+    non-dealer it sends its ``v2deck3`` without ``action``; one that answers at once
+    has its first action ride on its ``v2deck3``.  Both think in the one-hand
+    classic script; in the pipelined script player 0 thinks and player 1 does not,
+    so both forms occur."""
     if tag is None:
         tag = "" if deck == "v1" else "v2/pipelined/" if pipeline else "v2/"
+        if early:
+            tag += "early/"
     if ruleset is None:
         ruleset = PIPELINED_RULESET if pipeline else SCRIPT_RULESET
     if choose is None:
@@ -204,6 +220,7 @@ def wire_vector(
             deck=deck,
             pipeline=pipeline if deck == "v2" else None,
             resign=False,  # these vectors predate resignation: no feature tag in the nonce
+            early=early if deck == "v2" else None,
         )
         for p in (Player.P0, Player.P1)
     }
@@ -220,6 +237,9 @@ def wire_vector(
             if event is CLOSED:
                 closed.add(me)
             elif isinstance(event, YourTurn):
+                if early and (me is Player.P0 or not pipeline):
+                    s.work()  # player 0 thinks: what work() made goes out first
+                    sessions[me.other].receive_data(s.data_to_send())
                 action = choose(s, event, step)
                 step += 1
                 actions.append([int(me), str(action)])
@@ -244,6 +264,15 @@ def wire_vector(
             "shares) interleave with hand n's actions and carry 'hand'; the context is "
             "still the envelope just before that v2deck1, wherever it sits. The dealer's "
             "shares follow in v2open once hand n ended; the last hand's pre-deal dangles."
+        )
+    if early:
+        extra["early"] = True
+        extra["deck_note"] += (
+            " Early cards (wire.md section 6a): both hellos carry 'early': true; a player "
+            "that thinks (calls work() at each turn and sends its output first) sends, as "
+            "the non-dealer, v2deck3 without 'action' and its first action follows as a "
+            "v2action; one that answers at once has its action ride on its v2deck3. "
+            + ("Player 0 thinks, player 1 does not." if pipeline else "Both players think.")
         )
     return {
         **extra,
@@ -383,6 +412,7 @@ def resign_vector() -> dict[str, Any]:
             record=transcripts[p].append,
             deck="v2",
             pipeline=True,
+            early=False,  # the vector predates early cards
         )
         for p in (Player.P0, Player.P1)
     }
@@ -464,11 +494,13 @@ def main(argv: list[str]) -> int:
     md = WIRE_MD.read_text()
     new_md = render_wire_md(md)
     vectors = {
-        path: json.dumps(wire_vector(deck, pipeline), indent=1) + "\n"
-        for path, deck, pipeline in (
-            (WIRE_VECTOR, "v1", False),
-            (WIRE_VECTOR_V2, "v2", False),
-            (WIRE_VECTOR_V2_PIPELINED, "v2", True),
+        path: json.dumps(wire_vector(deck, pipeline, early), indent=1) + "\n"
+        for path, deck, pipeline, early in (
+            (WIRE_VECTOR, "v1", False, False),
+            (WIRE_VECTOR_V2, "v2", False, False),
+            (WIRE_VECTOR_V2_PIPELINED, "v2", True, False),
+            (WIRE_VECTOR_V2_EARLY, "v2", False, True),
+            (WIRE_VECTOR_V2_PIPELINED_EARLY, "v2", True, True),
         )
     }
     vectors[WIRE_VECTOR_V2_CASES] = json.dumps(cases_vector(), indent=1) + "\n"

@@ -103,6 +103,7 @@ def _play(
             deck=deck,
             pipeline=deck == "v2",
             resign=False,  # these vectors predate resignation: no feature tag in the nonce
+            early=False if deck == "v2" else None,  # the vectors predate early cards
         )
         for p in (Player.P0, Player.P1)
     }

@@ -50,6 +50,7 @@ def make_pair(
     records: tuple[Callable[[bytes], None] | None, Callable[[bytes], None] | None] = (None, None),
     deck: str = "v2",
     pipeline: bool | None = None,
+    early: bool | None = None,
 ) -> dict[Player, Session]:
     """Two fresh sessions (initiator P0 and responder P1) with the same settings."""
     keys = identities or (Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate())
@@ -65,6 +66,7 @@ def make_pair(
             record=records[p],
             deck=deck,
             pipeline=pipeline,
+            early=early,
         )
         for p in (Player.P0, Player.P1)
     }

@@ -51,6 +51,14 @@ def test_bench_game_reports_every_figure(capsys: pytest.CaptureFixture[str]) -> 
     for variant in ("pipelined", "classic"):
         assert all(key in report[variant] for key in keys)
         assert report[variant]["wall_s_per_game"] >= 0.005  # at least the flights' delays
+    assert report["think_flights"] >= 2
+    for variant in ("pipelined", "classic"):
+        # early cards (wire.md 6a): the dealer holds its cards at most one flight after
+        # the non-dealer, which thinks; without them the dealer waits for the decision
+        early = report[variant]["flights_until_cards"]
+        old = report[variant]["flights_until_cards_without_early"]
+        assert 1 <= early["nondealer"] <= 3 and early["dealer"] - early["nondealer"] <= 1
+        assert old["dealer"] - old["nondealer"] > report["think_flights"]
     row = report["concurrency"][0]
     assert row["games"] == 2 and row["cpu_ms_per_hand"] > 0 and 0 < row["cpu_share"] <= 1.5
     assert main(["bench", "game", "--concurrency", "x"]) == 2
@@ -93,3 +101,19 @@ def test_forced_deal_flights_are_those_between_two_actions_of_one_player() -> No
     assert facts["hands"] == 2 and facts["flights"] == len(flow)
     assert facts["critical_deal_flights_per_hand"] == 3  # 1 + 2, over one steady hand
     assert facts["forced_deal_flights_per_hand"] == 1
+
+
+@pytest.mark.parametrize("pipeline", [False, True], ids=["classic", "pipelined"])
+def test_with_early_cards_the_dealer_holds_its_cards_one_flight_after_the_nondealer(
+    pipeline: bool,
+) -> None:
+    from truc_p2p.cli._bench_game import THINK_FLIGHTS, flights_until_cards
+
+    early = flights_until_cards(0, 3, pipeline=pipeline, early=True)
+    assert len(early["dealer"]) == len(early["nondealer"]) >= 1
+    # every hand: the shares-only v2deck3 leaves when the non-dealer gets its cards
+    pairs = list(zip(early["dealer"], early["nondealer"], strict=True))
+    assert all(d == n + 1 and 1 <= n <= 3 for d, n in pairs), pairs
+    old = flights_until_cards(0, 3, pipeline=pipeline, early=False)
+    pairs = list(zip(old["dealer"], old["nondealer"], strict=True))
+    assert all(d == n + THINK_FLIGHTS + 1 for d, n in pairs), pairs

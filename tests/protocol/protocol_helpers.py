@@ -145,6 +145,12 @@ class Pair:
     pipelines: tuple[bool | None, bool | None] | None = None
     #: whether each session announces resignation (False: a peer of the older spec)
     resigns: tuple[bool, bool] = (True, True)
+    #: early cards (deck v2, wire.md 6a); None: the session's default
+    early: bool | None = None
+    earlies: tuple[bool | None, bool | None] | None = None
+    #: players that *think*: handed a turn, they call ``work()`` and send what it
+    #: made before their bot answers (as the trio game loop does)
+    think: frozenset[Player] = frozenset()
 
     def __post_init__(self) -> None:
         self.keys = {P0: identity(self.tag + "/0"), P1: identity(self.tag + "/1")}
@@ -154,6 +160,7 @@ class Pair:
         audits = self.audits or (self.audit, self.audit)
         decks = self.decks or (self.deck, self.deck)
         pipelines = self.pipelines or (self.pipeline, self.pipeline)
+        earlies = self.earlies or (self.early, self.early)
         self.records: dict[Player, list[bytes]] = {P0: [], P1: []}
         self.sessions = {
             p: Session(
@@ -167,6 +174,7 @@ class Pair:
                 deck=decks[p],
                 pipeline=pipelines[p] if decks[p] == "v2" else None,
                 resign=self.resigns[p],
+                early=earlies[p] if decks[p] == "v2" else None,
             )
             for p in Player
         }
@@ -205,6 +213,9 @@ class Pair:
             progressed = True
             self.events[p].append(event)
             if isinstance(event, YourTurn):
+                if p in self.think:
+                    session.work()
+                    self.collect(p)
                 player = self.bots[p]
                 if player is None:
                     self.waiting[p] = event

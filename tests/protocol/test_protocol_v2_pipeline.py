@@ -396,7 +396,11 @@ def _pre_deal_flight(
     """Hand 1's v2deck1 and the action after it (one flight), delivered together to the
     next dealer, which is pumped only up to its turn: it is never idle in between.
     Returns the pair, the next dealer and the place of v2deck1 in its transcript."""
-    pair = pipelined("pipe-defer", first_dealer=first_dealer, bots={P0: PLAYER, P1: PLAYER})
+    # The script depends on the cards dealt, hence on the hellos: pinned to the
+    # options it was written for (no early cards).
+    pair = pipelined(
+        "pipe-defer", first_dealer=first_dealer, bots={P0: PLAYER, P1: PLAYER}, early=False
+    )
     sender, raw = pair.run(until=_pre_deal("v2deck1"))
     dealer = sender.other
     pair.bots[dealer] = None

@@ -140,12 +140,12 @@ def test_wire_v1_vector_reports_what_its_audit_disclosed(vector: dict[str, objec
     assert report.deck == "v1" and report.hidden_cards_revealed == 32 - plays
 
 
-def test_wire_v2_vector_context_binding_and_cards_independently(
-    vector_v2: dict[str, object],
-) -> None:
+@pytest.mark.parametrize("name", ["wire_v2.json", "wire_v2_early.json"])
+def test_wire_v2_vector_context_binding_and_cards_independently(name: str) -> None:
     """Recompute what wire.md section 6a says from the raw bytes alone: the game id, each
     hand's context (SHA-256 of the envelope before its v2deck1), every proof with the deck
-    library's third-party verifier, and the cards the shown shares open."""
+    library's third-party verifier, and the cards the shown shares open (with early cards
+    too: a v2deck3 of shares only, then the first action as a v2action)."""
     import hashlib
 
     import msgpack
@@ -153,6 +153,7 @@ def test_wire_v2_vector_context_binding_and_cards_independently(
     from truc_p2p.deck import HandVerifierV2, Role
     from truc_p2p.rules import Card
 
+    vector_v2 = json.loads((SPEC / "vectors" / name).read_text())
     raws = [bytes.fromhex(e["hex"]) for e in vector_v2["envelopes"]]  # type: ignore[attr-defined]
     bodies = [msgpack.unpackb(r[:-64], raw=False) for r in raws]
     game_id = hashlib.sha256(b"truc-p2p/v1/game" + raws[0] + raws[1]).digest()
@@ -175,9 +176,13 @@ def test_wire_v2_vector_context_binding_and_cards_independently(
             verifier.d2(payload)
         if mtype in ("v2deck3", "v2action"):
             assert verifier is not None
-            action = payload["action"] if mtype == "v2deck3" else payload
+            action = payload.get("action") if mtype == "v2deck3" else payload
             if mtype == "v2deck3":
                 verifier.d3({"shares": payload["shares"]})
+            if action is None:  # early cards: the first action follows as a v2action
+                assert list(payload) == ["shares"] and bodies[i + 1][5] == "v2action"
+                assert bodies[i + 1][4] == sender
+                continue
             if "shares" in action:
                 verifier.redeal(roles[sender], action["shares"])
                 shares_due = Role.NONDEALER if action["act"] == "accept-redeal" else None
@@ -265,3 +270,46 @@ def test_resign_vector_rejects_an_altered_resignation() -> None:
     report = verify_transcript([*raws[:-1], bytes(last)])
     assert not report.valid and report.status == "violation"
     assert report.error_code == "bad-signature" and report.resigned_by is None
+
+
+@pytest.mark.parametrize(
+    ("name", "pipeline"),
+    [("wire_v2_early.json", False), ("wire_v2_pipelined_early.json", True)],
+)
+def test_early_cards_vectors_are_reproduced_and_verify(
+    generator: ModuleType, name: str, pipeline: bool
+) -> None:
+    """wire_v2_early.json and wire_v2_pipelined_early.json (wire.md 6a, early cards):
+    byte for byte, verified, and checked against the spec with a plain msgpack decoding:
+    the option is last in both hellos' options, every v2deck3 has the keys [hand,]
+    shares[, action] in that order, and a shares-only one is followed at once by its
+    sender's first action as a v2action."""
+    import msgpack
+
+    stored = json.loads((SPEC / "vectors" / name).read_text())
+    fresh = generator.wire_vector("v2", pipeline=pipeline, early=True)
+    assert fresh == stored
+    raws = [bytes.fromhex(e["hex"]) for e in stored["envelopes"]]
+    report = verify_transcript(raws)
+    assert report.valid, report.summary()
+    bodies = [msgpack.unpackb(r[:-64], raw=False) for r in raws]
+    for i in (0, 1):
+        assert list(bodies[i][6]["options"]) == ["audit", "deck"] + (
+            ["pipeline"] if pipeline else []
+        ) + ["early"]
+        assert bodies[i][6]["options"]["early"] is True
+    forms = {"with-action": 0, "shares-only": 0}
+    head = ["hand"] if pipeline else []
+    for i, (_, _, _, _, sender, mtype, payload) in enumerate(bodies):
+        if mtype != "v2deck3":
+            continue
+        if "action" in payload:
+            assert list(payload) == [*head, "shares", "action"]
+            forms["with-action"] += 1
+        else:
+            assert list(payload) == [*head, "shares"]
+            assert bodies[i + 1][5] == "v2action" and bodies[i + 1][4] == sender
+            forms["shares-only"] += 1
+    assert forms["shares-only"] >= 1
+    if pipeline:
+        assert forms["with-action"] >= 1  # player 1 answers at once: the old form too

@@ -19,6 +19,11 @@ Three measurements, each printed beside the limit it is compared with:
 4. With ``--concurrency``, N games at once in one process (no delay):
    games per second and CPU per game, so the cost of many games on one
    machine is set by CPU alone.
+5. **Flights until cards** (wire.md 6a, early cards): per hand, in a game
+   played flight by flight where the non-dealer *thinks* over its first
+   decision (:data:`THINK_FLIGHTS` flights), how many flights after the end of
+   the previous hand (or the coin) each player holds its cards; the median over
+   hands, with early cards (the default) and without.
 """
 
 from __future__ import annotations
@@ -36,13 +41,23 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from truc_p2p.bots import make_bot
 from truc_p2p.local import make_pair
 from truc_p2p.net import BotStrategy, play_game
-from truc_p2p.protocol import CLOSED, NEED_DATA, Session, YourTurn, decode_envelope
-from truc_p2p.rules import Player, Ruleset
+from truc_p2p.protocol import (
+    CLOSED,
+    NEED_DATA,
+    CardsDealt,
+    GameStarted,
+    Session,
+    Stage,
+    YourTurn,
+    decode_envelope,
+)
+from truc_p2p.rules import Action, Player, RoundEnded, Ruleset
 
 __all__ = ["CpuFloor", "main", "run"]
 
-#: Message types that only deal (no action rides on them).
-_DEAL_ONLY = {"deck1", "deck2", "deck3", "v2deck1", "v2deck2", "v2open"}
+#: Message types that only deal (no action rides on them); ``v2deck3/shares`` is a
+#: ``v2deck3`` without ``action`` (early cards, wire.md 6a).
+_DEAL_ONLY = {"deck1", "deck2", "deck3", "v2deck1", "v2deck2", "v2open", "v2deck3/shares"}
 #: Message types that carry an action.
 _ACTIONS = {"action", "deck4", "v2action", "v2deck3"}
 
@@ -54,7 +69,11 @@ def _cpu() -> float:
 def analyse(transcript: list[bytes]) -> dict[str, float]:
     """Messages, flights, deal flights (all, on the critical path, forced) and bytes."""
     envs = [decode_envelope(raw) for raw in transcript]
-    facts = analyse_flow([(e.sender, e.type) for e in envs])
+    kinds = [
+        "v2deck3/shares" if e.type == "v2deck3" and "action" not in e.payload else e.type
+        for e in envs
+    ]
+    facts = analyse_flow([(e.sender, kind) for e, kind in zip(envs, kinds, strict=True)])
     facts["bytes_per_hand"] = sum(4 + len(raw) for raw in transcript) / facts["hands"]
     return facts
 
@@ -91,6 +110,86 @@ def analyse_flow(messages: list[tuple[int, str]]) -> dict[str, float]:
         "critical_deal_flights_per_hand": critical / steady_hands,
         "forced_deal_flights_per_hand": forced / steady_hands,
         "flights": len(flights),
+    }
+
+
+#: How long the non-dealer thinks over the first decision of a hand, in flights (one
+#: flight = one one-way delay).  People think for seconds, a flight takes tens of ms:
+#: anything above one flight shows whether the dealer's cards wait for the decision.
+THINK_FLIGHTS = 4
+
+
+def flights_until_cards(
+    seed: int, target: int, *, pipeline: bool, early: bool, think: int = THINK_FLIGHTS
+) -> dict[str, list[int]]:
+    """One bot game played flight by flight: whatever a side sends at flight ``t``
+    arrives at ``t + 1``.  The non-dealer, handed its first turn of a hand, calls
+    ``work()`` (its output leaves at once, as in the trio loop) and acts ``think``
+    flights later; every other decision is immediate.  Returns, per role, for each
+    hand, the flights from the end of the previous hand (the flight that carried its
+    last message; for the first hand, the coin's) until that player holds its cards,
+    in hand order."""
+    sessions = make_pair(ruleset=Ruleset(target=target), pipeline=pipeline, early=early)
+    bots = {p: make_bot("heuristic", seed * 2 + int(p)) for p in (Player.P0, Player.P1)}
+    arrivals: list[tuple[int, Player, bytes]] = []  # (flight it arrives, receiver, bytes)
+    decisions: dict[Player, tuple[int, Action]] = {}
+    starts: dict[int, int] = {}  # hand -> flight its predecessor ended (or the coin's)
+    held: dict[Player, list[tuple[int, bool]]] = {Player.P0: [], Player.P1: []}
+    closed: set[Player] = set()
+    tick = 0
+    while len(closed) < 2:
+        progressed = True
+        while progressed:  # everything a side does within one flight
+            progressed = False
+            for when, receiver, data in [a for a in arrivals if a[0] == tick]:
+                arrivals.remove((when, receiver, data))
+                sessions[receiver].receive_data(data)
+            for p in (Player.P0, Player.P1):
+                s = sessions[p]
+                due = decisions.get(p)
+                if due is not None and due[0] <= tick:
+                    del decisions[p]
+                    arrivals.append((tick + 1, p.other, s.send(due[1])))
+                    progressed = True
+                while p not in closed and (event := s.next_event()) is not NEED_DATA:
+                    progressed = True
+                    if event is CLOSED:
+                        closed.add(p)
+                    elif isinstance(event, GameStarted):
+                        starts.setdefault(0, tick)
+                    elif isinstance(event, RoundEnded):
+                        starts.setdefault(event.round_no + 1, tick)
+                    elif isinstance(event, CardsDealt) and not event.redeal:
+                        held[p].append((tick, event.dealer == p))
+                    elif isinstance(event, YourTurn):
+                        thinks = s.stage is Stage.V2_DECK3  # its first decision of the hand
+                        if thinks:
+                            s.work()
+                        choice = bots[p].choose(s.game)
+                        decisions[p] = (tick + (think if thinks else 0), choice)
+                out = s.data_to_send()
+                if out:
+                    arrivals.append((tick + 1, p.other, out))
+        if len(closed) < 2 and not arrivals and not decisions:
+            raise RuntimeError("the flight-by-flight game is stuck")  # pragma: no cover
+        tick += 1
+    rounds = sorted(starts)
+    per_hand: dict[int, dict[str, int]] = {}
+    for hands in held.values():
+        for index, (when, dealer) in enumerate(hands):
+            role = "dealer" if dealer else "nondealer"
+            per_hand.setdefault(index, {})[role] = when - starts[rounds[index]]
+    return {role: [per_hand[k][role] for k in sorted(per_hand)] for role in ("dealer", "nondealer")}
+
+
+def _median_flights(games: int, target: int, *, pipeline: bool, early: bool) -> dict[str, float]:
+    """The median over every hand of ``games`` games of :func:`flights_until_cards`."""
+    runs = [
+        flights_until_cards(seed, target, pipeline=pipeline, early=early) for seed in range(games)
+    ]
+    return {
+        role: float(statistics.median(v for run in runs for v in run[role]))
+        for role in ("dealer", "nondealer")
     }
 
 
@@ -327,6 +426,10 @@ def _variant(
     # Games differ in length (random deals): per hand is the figure to compare.
     out["wall_ms_per_hand"] = round(sum(w["wall"] for w in walls) / _hands(walls) * 1000, 1)
     out["model_ms_per_hand"] = round(sum(w["model"] for w in walls) / _hands(walls) * 1000, 1)
+    out["flights_until_cards"] = _median_flights(games, target, pipeline=pipeline, early=True)
+    out["flights_until_cards_without_early"] = _median_flights(
+        games, target, pipeline=pipeline, early=False
+    )
     loops = [trio.run(_loopback_game, seed, target, pipeline) for seed in range(games)]
     out["loopback_ms_per_hand"] = round(sum(w["wall"] for w in loops) / _hands(loops) * 1000, 1)
     # One process runs both peers, so the floor to compare with is both peers' CPU floors.
@@ -355,6 +458,7 @@ def run(*, games: int, rtt_ms: float, target: int, concurrency: list[int]) -> di
             "verify": round(floor.verify_s * 1e6, 1),
         },
         "deck_floor_ms_per_hand": round(floor.deck_ms, 2),
+        "think_flights": THINK_FLIGHTS,
         "pipelined": _variant(games, target, one_way, True, floor_of),
         "classic": _variant(games, target, one_way, False, floor_of),
         "concurrency": [trio.run(_concurrent, n, target) for n in concurrency],
@@ -394,6 +498,13 @@ def main(*, games: int, rtt_ms: float, target: int, concurrency: list[int], as_j
             f"at {r['rtt_ms']:g} ms round trip: {v['wall_ms_per_hand']} ms per hand (model "
             f"{v['model_ms_per_hand']} ms), {v['wall_s_per_game']} s per game vs model "
             f"{v['model_s_per_game']} s ({v['wall_to_model']}x)"
+        )
+        fc, old = v["flights_until_cards"], v["flights_until_cards_without_early"]
+        out(
+            f"    flights until cards (median per hand, the non-dealer thinks "
+            f"{r['think_flights']} flights): dealer {fc['dealer']:g}, non-dealer "
+            f"{fc['nondealer']:g} (without early cards: dealer {old['dealer']:g}, "
+            f"non-dealer {old['nondealer']:g})"
         )
         out(
             f"    over loopback TCP (no delay): {v['loopback_ms_per_hand']} ms per hand, "

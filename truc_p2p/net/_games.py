@@ -151,8 +151,11 @@ def prepare_game(
     deck: str = "v2",
     pipeline: bool | None = None,
     meta: dict[str, Any] | None = None,
+    early: bool | None = None,
 ) -> LocalGame:
     """Create a session recording into ``transcript`` (``None``: no files).
+
+    ``early`` proposes early cards (wire.md 6a; ``None``: the session's default).
 
     The 32-byte ``secret`` (fresh random by default) is written to
     ``<transcript>.secret`` with mode 0600; it is never printed or logged.  ``meta``
@@ -183,6 +186,7 @@ def prepare_game(
         expected_peer_fingerprint=expected_peer_fingerprint,
         deck=deck,
         pipeline=pipeline,
+        early=early,
     )
     return LocalGame(session, path, writer)
 
@@ -485,6 +489,7 @@ async def join_game(
     """
     if isinstance(invite, str):
         invite = Invite.parse(invite)
+    early: bool | None = None  # the session's default, until a host turns it down
     for attempt in range(1, HANDSHAKE_ATTEMPTS + 1):
         outcome = await _join_once(
             invite,
@@ -507,8 +512,12 @@ async def join_game(
             meta=meta,
             direct_window=direct_window,
             on_path=on_path,
+            early=early,
         )
-        if outcome is not None:
+        if outcome is _WITHOUT_EARLY:
+            early = False  # a host that predates early cards: join again without them
+            continue
+        if isinstance(outcome, GameOutcome):
             return outcome
         await trio.sleep(0.2 * attempt)
     return GameOutcome(
@@ -520,6 +529,23 @@ async def join_game(
 
 #: How often a joiner starts over when the connection drops before the game began.
 HANDSHAKE_ATTEMPTS = 5
+#: ``_join_once``'s answer when the host predates early cards (wire.md 6a, 11): it
+#: answered our hello with options that lack only ``early`` and then aborted with
+#: ``incompatible``.  The joiner starts a new game without proposing them.
+_WITHOUT_EARLY = "without-early"
+
+
+def _host_refused_early(session: Session, outcome: GameOutcome) -> bool:
+    """Whether ``outcome`` is an older host turning down our early-cards proposal: our
+    hello proposed them, the host's hello left them out (everything else matched, or
+    we would have found the mismatch ourselves) and the host aborted as incompatible."""
+    return (
+        session.early_proposed
+        and not session.early
+        and session.peer_fingerprint is not None
+        and outcome.end is End.OPPONENT_ABORTED
+        and outcome.abort_reason == "incompatible"
+    )
 
 
 async def _join_once(
@@ -544,8 +570,10 @@ async def _join_once(
     meta: dict[str, Any] | None,
     direct_window: float,
     on_path: Callable[[str], None] | None,
-) -> GameOutcome | None:
-    """One attempt; ``None`` when the connection dropped before the game id existed."""
+    early: bool | None = None,
+) -> GameOutcome | str | None:
+    """One attempt; ``None`` when the connection dropped before the game id existed,
+    :data:`_WITHOUT_EARLY` when the host predates early cards."""
     path = transcript_path(out_dir, f"join-{name}") if out_dir is not None else None
     try:
         connected = await _unless_stopped(
@@ -576,6 +604,7 @@ async def _join_once(
             expected_peer_fingerprint=inv.fingerprint.lower(),
             deck=deck,
             pipeline=pipeline,
+            early=early,
             meta={**(meta or {}), "role": "join", "invite": str(inv)},
         )
     except OSError as exc:
@@ -608,6 +637,9 @@ async def _join_once(
     if not _started(local.session) and outcome.end is End.REFUSED:
         local.discard()
         return outcome
+    if _host_refused_early(local.session, outcome):
+        local.discard()  # nothing was played: the host never took the coin
+        return _WITHOUT_EARLY
     return replace(outcome, transcript=local.transcript, path=route)
 
 

@@ -175,8 +175,9 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
             "map",
             _map,
             doc='session options: deck v1 {"audit": "game"|"hand"}; '
-            'deck v2 {"audit": "game"|"hand", "deck": "v2"}, pipelined deal: '
-            '{"audit": "game"|"hand", "deck": "v2", "pipeline": true}',
+            'deck v2 {"audit": "game"|"hand", "deck": "v2"}, then `"pipeline": true` for '
+            'the pipelined deal and `"early": true` for early cards, in that order, each '
+            "absent when off (wire.md 4)",
         ),
         "coin": Field(
             "bin(32)",
@@ -245,7 +246,14 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
             _list(_bin(_SHARE), 3, 3),
             doc="non-dealer's shares for positions 1, 3, 5",
         ),
-        "action": Field("map", _map, doc="the non-dealer's first action (v2 action payload)"),
+        "action": Field(
+            "map",
+            _map,
+            required=False,
+            doc="the non-dealer's first action (v2 action payload); may be absent only "
+            'when both hellos have `"early": true` (early cards, wire.md 6a): the action '
+            "then follows as a `v2action`",
+        ),
     },
     MessageType.V2ACTION: V2_ACTION_FIELDS,
     MessageType.REVEAL: {
@@ -324,7 +332,8 @@ def validate_payload(
     problems = validate_fields(payload, fields, mtype)
     if not problems and mtype == MessageType.DECK4:
         problems = validate_fields(payload["action"], ACTION_FIELDS, "deck4.action")
-    if not problems and mtype == MessageType.V2DECK3:
+    v2deck3_action = mtype == MessageType.V2DECK3 and "action" in payload  # early cards: absent
+    if not problems and v2deck3_action:
         problems = validate_fields(payload["action"], V2_ACTION_FIELDS, "v2deck3.action")
     if not problems and mtype == MessageType.ACTION:
         problems = _action_problems(payload)
@@ -332,7 +341,7 @@ def validate_payload(
         problems = _action_problems(payload["action"])
     if not problems and mtype == MessageType.V2ACTION:
         problems = _action_problems(payload, "share")
-    if not problems and mtype == MessageType.V2DECK3:
+    if not problems and v2deck3_action:
         problems = _action_problems(payload["action"], "share")
     if problems:
         raise MalformedMessageError("; ".join(problems), evidence=evidence, message_no=message_no)

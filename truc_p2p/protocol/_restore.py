@@ -29,15 +29,24 @@ __all__ = ["deck_settings", "own_features", "replay"]
 
 
 def deck_settings(
-    envelopes: Sequence[bytes], me: Player, deck: str | None, pipeline: bool | None
-) -> tuple[str, bool | None]:
-    """(deck, pipeline) to restore with: those given, else what our hello named."""
+    envelopes: Sequence[bytes],
+    me: Player,
+    deck: str | None,
+    pipeline: bool | None,
+    early: bool | None = None,
+) -> tuple[str, bool | None, bool | None]:
+    """(deck, pipeline, early) to restore with: those given, else what our hello named
+    (for early cards the hello names what we proposed, or as responder what was agreed,
+    so the replayed hello is the same either way)."""
     own = _options_of_own_hello(envelopes, me)
     if deck is None:
         deck = own[1] if own is not None else "v2"
-    if pipeline is None and own is not None and own[1] == deck:
-        pipeline = own[2]
-    return deck, pipeline
+    if own is not None and own[1] == deck:
+        if pipeline is None:
+            pipeline = own[2]
+        if early is None:
+            early = own[3]
+    return deck, pipeline, early
 
 
 def replay(
@@ -58,6 +67,8 @@ def replay(
         if sender == session.me:
             if cursor >= len(sent):
                 session._make_owed_predeal()  # an owed pre-deal comes first
+            if cursor >= len(sent) and _is_early_d3(raw):
+                session._make_early_d3()  # made while the player thought (wire.md 6a)
             if cursor >= len(sent):
                 _replay_own_decision(session, raw)
             produced = sent[cursor]
@@ -119,8 +130,16 @@ def own_features(envelopes: Sequence[bytes], me: Player) -> int:
     return FEATURE_RESIGN
 
 
-def _options_of_own_hello(envelopes: Sequence[bytes], me: Player) -> tuple[str, str, bool] | None:
-    """(audit, deck, pipeline) this player's hello in ``envelopes`` names, if any."""
+def _is_early_d3(raw: bytes) -> bool:
+    """Whether ``raw`` is a ``v2deck3`` without ``action`` (early cards, wire.md 6a)."""
+    env = decode_envelope(raw)
+    return env.type == MessageType.V2DECK3 and "action" not in env.payload
+
+
+def _options_of_own_hello(
+    envelopes: Sequence[bytes], me: Player
+) -> tuple[str, str, bool, bool] | None:
+    """(audit, deck, pipeline, early) this player's hello in ``envelopes`` names, if any."""
     for raw in envelopes[:2]:
         env = decode_envelope(raw)
         if env.type == MessageType.HELLO and env.sender == int(me):

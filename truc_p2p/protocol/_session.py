@@ -102,6 +102,7 @@ from truc_p2p.protocol._state import (
 )
 from truc_p2p.protocol._values import (
     AUDIT_MODES,
+    EARLY_DEFAULT,
     FEATURE_RESIGN,
     PIPELINE_DEFAULT,
     coin_commitment,
@@ -116,6 +117,7 @@ from truc_p2p.protocol._values import (
     resignable,
     result_payload,
     session_options,
+    without_early,
 )
 from truc_p2p.protocol._wire import (
     FRAME_HEADER,
@@ -194,11 +196,16 @@ class Session:
         deck: str = "v2",
         pipeline: bool | None = None,
         resign: bool = True,
+        early: bool | None = None,
     ) -> None:
         if pipeline is None:
             pipeline = deck == "v2" and PIPELINE_DEFAULT
         if pipeline and deck != "v2":
             raise LocalProtocolError("the pipelined deal needs deck v2")
+        if early is None:
+            early = deck == "v2" and EARLY_DEFAULT
+        if early and deck != "v2":
+            raise LocalProtocolError("early cards need deck v2")
         if len(secret) != 32:
             raise LocalProtocolError("secret must be 32 bytes of fresh randomness")
         if audit not in AUDIT_MODES:
@@ -218,6 +225,12 @@ class Session:
         self.deck = deck
         #: deck v2 only: deal hand n + 1 while hand n is played (wire.md section 6b)
         self.pipeline = bool(pipeline)
+        #: deck v2 only: the non-dealer may send its v2deck3 shares before its first
+        #: action (wire.md section 6a).  What we propose; after the hellos, what both
+        #: agreed (negotiated down when the peer's hello lacks it, wire.md section 4).
+        self.early = bool(early)
+        #: what our hello proposed (``early`` may be negotiated down by the peer's hello)
+        self.early_proposed = self.early
         self._record = record
         # Envelopes recorded (or, without ``record``, that would be) and their framed bytes.
         self._recorded = [0, 0]
@@ -387,10 +400,15 @@ class Session:
         does whatever a message needs when it needs it. Raises
         :class:`RemoteProtocolError` (and the session fails) if the peer's
         pre-deal message cheats; the error names that message.
+
+        With early cards (wire.md section 6a) a non-dealer that was just handed
+        the first turn of a hand makes its ``v2deck3`` here, shares only: send it
+        at once and the dealer sees its cards while we think.  If :meth:`send`
+        comes first, the action rides on the ``v2deck3`` as without early cards.
         """
         if self._error is not None:
             raise self._error
-        made = self._make_owed_predeal()
+        made = self._make_owed_predeal() or self._make_early_d3()
         return self._pipeline.work() or made
 
     def data_to_send(self) -> bytes:
@@ -602,6 +620,7 @@ class Session:
         deck: str | None = None,
         pipeline: bool | None = None,
         resign: bool | None = None,
+        early: bool | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
 
@@ -616,7 +635,7 @@ class Session:
         hello announced resignation.
         """
         envelopes = list(envelopes)
-        deck, pipeline = deck_settings(envelopes, Player(role), deck, pipeline)
+        deck, pipeline, early = deck_settings(envelopes, Player(role), deck, pipeline, early)
         if resign is None:
             resign = own_features(envelopes, Player(role)) & FEATURE_RESIGN != 0
         session = cls(
@@ -629,6 +648,7 @@ class Session:
             deck=deck,
             pipeline=pipeline,
             resign=resign,
+            early=early,
         )
         replay(session, envelopes, record)
         return session
@@ -646,7 +666,7 @@ class Session:
         return local_seed(self._secret, hand)
 
     def _options(self) -> dict[str, Any]:
-        return session_options(self.audit_mode, self.deck, self.pipeline)
+        return session_options(self.audit_mode, self.deck, self.pipeline, self.early)
 
     def _hello_payload(self, coin: bytes) -> dict[str, Any]:
         return {
@@ -911,11 +931,26 @@ class Session:
                 theirs = Ruleset.from_dict(p["ruleset"])
             except ValueError as exc:
                 raise MalformedMessageError(f"bad ruleset: {exc}", message_no=env.seq) from None
+            early = p["options"].get("early")
+            if early is not None and early is not True:  # `false` is never sent
+                raise MalformedMessageError(f"bad options {p['options']}", message_no=env.seq)
             if self.me is Player.P1:
+                # Early cards are on when both propose them: we answer with the key only
+                # if the initiator's hello has it (an old initiator never sees it).
+                self.early = self.early and early is True
                 # Answer first so the initiator sees our settings, then complain.
                 self._advance()
                 self._emit(MessageType.HELLO, self._hello_payload(self._coin))
-            if theirs != self.ruleset or p["options"] != self._options():
+            elif early is True and not self.early:
+                raise RulesetMismatchError(
+                    "the responder turned on early cards, which we did not propose",
+                    message_no=env.seq,
+                )
+            else:
+                self.early = early is True  # negotiated down when the responder lacks it
+            if theirs != self.ruleset or without_early(p["options"]) != without_early(
+                self._options()
+            ):
                 raise RulesetMismatchError(
                     f"peer proposes ruleset {theirs.to_dict()} options {p['options']}, "
                     f"we use {self.ruleset.to_dict()} options {self._options()}",
@@ -1022,6 +1057,19 @@ class Session:
         self._pipeline.send_predeal(due, self._hand + 1, self._chain.prev)
         return True
 
+    def _make_early_d3(self) -> bool:
+        """Early cards: as the non-dealer due to send ``v2deck3``, send it now with our
+        shares only (wire.md section 6a); the first action follows as a ``v2action``.
+        True if it made one."""
+        if not self.early or self.stage is not Stage.V2_DECK3:
+            return False
+        if self._expected_sender() != self.me or self._cur_v2.pending_d3 is None:
+            return False
+        hand = self._cur_v2
+        shares, hand.pending_d3 = hand.pending_d3, None
+        self._emit(MessageType.V2DECK3, {**self._hand_field(self._hand), "shares": shares})
+        return True
+
     def _open_next(self) -> HandStateV2:
         """The pre-dealt hand becomes the current one (the previous hand ended)."""
         self._current = self._pipeline.open()
@@ -1101,10 +1149,19 @@ class Session:
 
     def _on_v2deck3(self, env: Envelope, mine: bool) -> None:
         payload = self._check_hand_field(env, self._hand)
+        early = "action" not in payload
+        if early and not self.early:
+            raise MalformedMessageError(
+                "v2deck3 without the non-dealer's first action (early cards are off)",
+                message_no=env.seq,
+            )
         if not mine:
             self._cur_v2.deck.receive_d3({"shares": payload["shares"]})
             self._deal_own(redeal=False)
         self._pipeline.hand_dealt()
+        if early:  # the dealer holds its cards; the first action follows as a v2action
+            self._advance({Cond.EARLY: True})
+            return
         self._play_action(env, payload["action"], mine)
 
     # -- deck v1 deal ----------------------------------------------------------------

@@ -23,8 +23,13 @@ non-dealer's ``v2deck1``, owed from the end of hand *n*'s deal;
 first transition that holds picks up the deal where the pre-deal left it:
 the new dealer's shares rode on its hand-ending action (``open``,
 ``Cond.OPENED``) or follow in ``v2open``, or the deal resumes at ``v2deck2``
-or ``v2deck1``.  ``abort`` may be sent by either
-player in any stage before ``DONE``.
+or ``v2deck1``.
+
+**Early cards** (deck v2 with ``"early": true`` in both hellos): the
+non-dealer may send its ``v2deck3`` without ``action`` as soon as it holds
+its cards (``Cond.EARLY``), so the dealer sees its hand while the non-dealer
+thinks; its first action then follows in ``v2first`` as a ``v2action``.
+``abort`` may be sent by either player in any stage before ``DONE``.
 """
 
 from __future__ import annotations
@@ -65,6 +70,7 @@ class Stage(enum.Enum):
     V2_DECK1 = "v2deck1"
     V2_DECK2 = "v2deck2"
     V2_DECK3 = "v2deck3"
+    V2_FIRST = "v2first"
     V2_PLAY = "v2play"
     V2_PREDEAL1 = "v2predeal1"
     V2_PREDEAL2 = "v2predeal2"
@@ -98,9 +104,18 @@ class Cond(enum.Enum):
     AUDIT_DUE = "game over, or audit after every hand, or 32 hands since the last audit"
     ROUND_OVER = "the round ended (and no earlier condition holds)"
     GAME_OVER = "the game is over"
-    OPENED = "the action carried the pre-dealt hand's `open` shares (pipelined deal)"
-    PREDEALT = "the next hand's v2deck1 and v2deck2 are on the chain (pipelined deal)"
-    PREDEAL_STARTED = "only the next hand's v2deck1 is on the chain (pipelined deal)"
+    EARLY = 'the v2deck3 carried no `action` (early cards, both hellos have `"early": true`)'
+    OPENED = (
+        "the action ended the round and carried the pre-dealt hand's `open` shares (pipelined deal)"
+    )
+    PREDEALT = (
+        "the action ended the round (not the game) and the next hand's v2deck1 and "
+        "v2deck2 are on the chain (pipelined deal)"
+    )
+    PREDEAL_STARTED = (
+        "the action ended the round (not the game) and only the next hand's v2deck1 "
+        "is on the chain (pipelined deal)"
+    )
     OTHERWISE = "otherwise"
 
 
@@ -139,7 +154,14 @@ STAGES: Mapping[Stage, tuple[Sender, str, str]] = {
     Stage.V2_DECK3: (
         Sender.NONDEALER,
         MessageType.V2DECK3,
-        "v2 D3: shares for the dealer's cards and the non-dealer's first action",
+        "v2 D3: shares for the dealer's cards, and the non-dealer's first action "
+        "unless the players chose early cards and the sender sends it later",
+    ),
+    Stage.V2_FIRST: (
+        Sender.NONDEALER,
+        MessageType.V2ACTION,
+        "early cards: the non-dealer's first action of the hand, after its v2deck3 "
+        "without `action`",
     ),
     Stage.V2_PLAY: (
         Sender.TO_ACT,
@@ -204,7 +226,8 @@ TRANSITIONS: Mapping[Stage, tuple[tuple[Cond, Stage], ...]] = {
     ),
     Stage.V2_DECK1: ((Cond.ALWAYS, Stage.V2_DECK2),),
     Stage.V2_DECK2: ((Cond.ALWAYS, Stage.V2_DECK3),),
-    Stage.V2_DECK3: _V2_AFTER_ACTION,
+    Stage.V2_DECK3: ((Cond.EARLY, Stage.V2_FIRST), *_V2_AFTER_ACTION),
+    Stage.V2_FIRST: _V2_AFTER_ACTION,
     Stage.V2_PLAY: _V2_AFTER_ACTION,
     # Interjections: after one, the stage it interrupted is due again.
     Stage.V2_PREDEAL1: ((Cond.ALWAYS, Stage.V2_PLAY),),
@@ -222,6 +245,7 @@ ACTION_STAGES: Mapping[Stage, str] = {
     Stage.DECK4: MessageType.DECK4,
     Stage.PLAY: MessageType.ACTION,
     Stage.V2_DECK3: MessageType.V2DECK3,
+    Stage.V2_FIRST: MessageType.V2ACTION,
     Stage.V2_PLAY: MessageType.V2ACTION,
 }
 #: stage -> interjections, in order: before the stage's own message, the player

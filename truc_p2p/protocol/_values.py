@@ -22,6 +22,7 @@ from truc_p2p.rules import Game, Outcome, Phase, Player
 
 __all__ = [
     "AUDIT_MODES",
+    "EARLY_DEFAULT",
     "FEATURE_RESIGN",
     "FEATURE_TAG",
     "PIPELINE_DEFAULT",
@@ -40,11 +41,14 @@ __all__ = [
     "resignable",
     "result_payload",
     "session_options",
+    "without_early",
 ]
 
 AUDIT_MODES = ("game", "hand")
 #: Whether deck v2 sessions pipeline the deal unless told otherwise.
 PIPELINE_DEFAULT = True
+#: Whether deck v2 sessions propose early cards (wire.md section 6a) unless told otherwise.
+EARLY_DEFAULT = True
 _COIN_TAG = b"truc-p2p/v1/coin"
 _GAME_TAG = b"truc-p2p/v1/game"
 #: Features a hello announces in the last 8 bytes of its nonce (wire.md section 8.1):
@@ -92,14 +96,20 @@ def nonce_is_from(nonce: bytes, secret: bytes) -> bool:
     return nonce == derived or (nonce_features(nonce) != 0 and nonce[:24] == derived[:24])
 
 
-def session_options(audit: str, deck: str, pipeline: bool = False) -> dict[str, Any]:
+def session_options(
+    audit: str, deck: str, pipeline: bool = False, early: bool = False
+) -> dict[str, Any]:
     """The hello's ``options``: v1 hellos keep their original shape (no ``deck`` key);
-    a pipelined deck v2 deal adds ``"pipeline": true`` (absent when off)."""
+    deck v2 adds ``"pipeline": true`` for the pipelined deal and ``"early": true`` for
+    early cards, in that key order, each absent when off."""
     if deck == "v1":
         return {"audit": audit}
+    options: dict[str, Any] = {"audit": audit, "deck": deck}
     if pipeline:
-        return {"audit": audit, "deck": deck, "pipeline": True}
-    return {"audit": audit, "deck": deck}
+        options["pipeline"] = True
+    if early:
+        options["early"] = True
+    return options
 
 
 def deck_of_options(options: dict[str, Any]) -> str | None:
@@ -108,16 +118,29 @@ def deck_of_options(options: dict[str, Any]) -> str | None:
     return parsed[1] if parsed is not None else None
 
 
-def parse_options(options: dict[str, Any]) -> tuple[str, str, bool] | None:
-    """(audit, deck, pipeline) of a hello's ``options``, ``None`` if malformed."""
+def parse_options(options: dict[str, Any]) -> tuple[str, str, bool, bool] | None:
+    """(audit, deck, pipeline, early) of a hello's ``options``, ``None`` if malformed:
+    an unknown key, a value other than those listed, ``false`` spelled out, or a
+    deck v2 option with deck v1."""
     audit = options.get("audit")
     deck = options.get("deck", "v1")
     pipeline = options.get("pipeline", False)
-    if audit not in AUDIT_MODES or deck not in DECK_VERSIONS or pipeline not in (True, False):
+    early = options.get("early", False)
+    if audit not in AUDIT_MODES or deck not in DECK_VERSIONS:
         return None
-    if options != session_options(audit, deck, pipeline) or (pipeline and deck != "v2"):
+    if pipeline not in (True, False) or early not in (True, False):
         return None
-    return audit, deck, pipeline
+    if (pipeline or early) and deck != "v2":
+        return None
+    if options != session_options(audit, deck, pipeline, early):
+        return None
+    return audit, deck, pipeline is True, early is True
+
+
+def without_early(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` without the ``early`` key: the part both hellos must agree on
+    (early cards are negotiated down, wire.md section 4)."""
+    return {k: v for k, v in options.items() if k != "early"}
 
 
 def coin_commitment(coin: bytes) -> bytes:

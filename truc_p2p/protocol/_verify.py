@@ -87,8 +87,10 @@ from truc_p2p.protocol._values import (
     local_seed,
     nonce_features,
     nonce_is_from,
+    parse_options,
     resignable,
     result_payload,
+    without_early,
 )
 from truc_p2p.protocol._wire import (
     GENESIS,
@@ -516,6 +518,9 @@ class _Referee:
         self.marks: list[_Mark] = []
         self.v1_deals = 0  # deck1 messages before the current position
         self.resigned: tuple[Player, _Mark] | None = None
+        # Early cards (wire.md 6a): proposed by the initiator, on when the responder
+        # agreed too.
+        self.early = False
 
     # -- driving -------------------------------------------------------------------
 
@@ -654,12 +659,22 @@ class _Referee:
             self.ruleset, self.audit_mode, self.coin_commit = ruleset, audit, p["coin"]
             self.deck = deck
             self.pipeline = p["options"].get("pipeline", False) is True
+            self.early = p["options"].get("early", False) is True
             self.initiator_options = p["options"]
         else:
-            if ruleset != self.ruleset or p["options"] != self.initiator_options:
+            # Early cards are negotiated down: the responder may leave them out, never add them.
+            answered = p["options"].get("early", False)
+            if (
+                ruleset != self.ruleset
+                or without_early(p["options"]) != without_early(self.initiator_options)
+                or (answered is True and not self.early)
+            ):
                 raise RulesetMismatchError(
                     "the players proposed different rulesets or options", evidence=(env.raw,)
                 )
+            if parse_options(p["options"]) is None:  # e.g. "early": false
+                raise MalformedMessageError(f"bad options {p['options']}", evidence=(env.raw,))
+            self.early = answered is True
             self.responder_coin = p["coin"]
             self.game_id = game_id_of(self.scan.envelopes[0].raw, env.raw)
         self.players.append(PlayerInfo(name=p["name"], fingerprint=fingerprint(p["key"])))
@@ -773,11 +788,20 @@ class _Referee:
 
     def on_v2deck3(self, env: Envelope, sender: Player) -> None:
         payload = self.hand_payload(env, self.hand)
+        early = "action" not in payload
+        if early and not self.early:
+            raise MalformedMessageError(
+                "v2deck3 without the non-dealer's first action (early cards are off)",
+                evidence=(env.raw,),
+            )
         self.hand_v2.d3({"shares": payload["shares"]})
         assert self.game is not None
         self.game.deal({})
         if self.pipeline:
             self.predeal = 0  # this hand is dealt: the next may be pre-dealt
+        if early:  # the first action follows as a v2action (stage v2first)
+            self.advance({Cond.EARLY: True})
+            return
         self.play_v2(env, sender, payload["action"])
 
     def on_v2action(self, env: Envelope, sender: Player) -> None:

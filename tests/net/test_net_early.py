@@ -1,0 +1,178 @@
+"""Early cards in the game loop (wire.md section 6a): while the non-dealer thinks over
+its first move, its shares-only ``v2deck3`` is already out, so the dealer's hand shows
+before that move -- in every hand, classic and pipelined deal."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from net_helpers import bot, hosting
+
+from truc_p2p.net import BotStrategy, End, _games, join_game, play_game
+from truc_p2p.protocol import (
+    CardsDealt,
+    RulesetMismatchError,
+    Session,
+    decode_envelope,
+    verify_transcript,
+)
+from truc_p2p.protocol._wire import Envelope
+from truc_p2p.rules import Action, Game, Player, Ruleset
+from truc_p2p.transcript import read_transcript
+
+P0, P1 = Player.P0, Player.P1
+THINK_S = 3.0
+
+
+class SlowThinker:
+    """A bot that thinks :data:`THINK_S` seconds over every move; it notes when it
+    made the first move of each round as the non-dealer."""
+
+    def __init__(self, me: Player, seed: int) -> None:
+        self.me = me
+        self.bot: BotStrategy = bot(seed)
+        self.first_moves: dict[int, float] = {}
+
+    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        await trio.sleep(THINK_S)
+        if game.dealer != self.me:
+            self.first_moves.setdefault(game.round_no, trio.current_time())
+        return await self.bot.choose(game, legal)
+
+
+def _session(me: Player, record: list[bytes], *, pipeline: bool, early: bool) -> Session:
+    def derive(label: str) -> bytes:
+        return hashlib.sha256(f"net-early/{int(me)}/{label}".encode()).digest()
+
+    return Session(
+        identity=Ed25519PrivateKey.from_private_bytes(derive("key")),
+        role=me,
+        secret=derive("secret"),
+        ruleset=Ruleset(target=3),
+        name=("joiner", "host")[me],
+        record=record.append,
+        pipeline=pipeline,
+        early=early,
+    )
+
+
+async def _play(
+    *, pipeline: bool, early: bool
+) -> tuple[dict[Player, SlowThinker], dict[Player, list[tuple[float, CardsDealt]]], list[bytes]]:
+    records: dict[Player, list[bytes]] = {P0: [], P1: []}
+    sessions = {p: _session(p, records[p], pipeline=pipeline, early=early) for p in Player}
+    thinkers = {p: SlowThinker(p, int(p) + 5) for p in Player}
+    dealt: dict[Player, list[tuple[float, CardsDealt]]] = {P0: [], P1: []}
+    streams = trio.testing.memory_stream_pair()
+    ends: dict[Player, End] = {}
+
+    async def side(me: Player) -> None:
+        def on_event(event: object) -> None:
+            if isinstance(event, CardsDealt) and not event.redeal:
+                dealt[me].append((trio.current_time(), event))
+
+        outcome = await play_game(
+            streams[me], sessions[me], thinkers[me], on_event=on_event, linger=0
+        )
+        ends[me] = outcome.end
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for p in Player:
+                nursery.start_soon(side, p)
+    assert ends == {P0: End.FINISHED, P1: End.FINISHED}
+    for p in Player:
+        assert verify_transcript(records[p]).valid
+    return thinkers, dealt, records[P0]
+
+
+@pytest.mark.parametrize("pipeline", [False, True], ids=["classic", "pipelined"])
+async def test_the_dealers_hand_shows_before_the_nondealers_first_move(
+    autojump_clock: trio.abc.Clock, pipeline: bool
+) -> None:
+    thinkers, dealt, record = await _play(pipeline=pipeline, early=True)
+    hands = 0
+    for p in Player:
+        for when, event in dealt[p]:
+            if event.dealer != p:
+                continue
+            hands += 1
+            # The non-dealer moved THINK_S after it was handed its turn; the dealer
+            # held its cards from the start of that thought.
+            moved = thinkers[p.other].first_moves[event.round_no]
+            assert when <= moved - THINK_S + 0.001, (event.round_no, when, moved)
+    assert hands >= 2
+    assert any(
+        decode_envelope(r).type == "v2deck3" and "action" not in decode_envelope(r).payload
+        for r in record
+    )
+
+
+async def test_without_early_cards_the_dealer_waits_for_the_first_move(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """The same game with the option off: the measurement above can fail."""
+    thinkers, dealt, _ = await _play(pipeline=False, early=False)
+    for p in Player:
+        for when, event in dealt[p]:
+            if event.dealer == p:
+                assert when >= thinkers[p.other].first_moves[event.round_no]
+
+
+class _OldHostSession(Session):
+    """A responder as implemented before early cards: it compares the hellos' whole
+    options maps, so it answers a hello proposing early cards with its own hello and
+    then reports the mismatch (wire.md 4, 11)."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**{**kw, "early": False})
+
+    def _on_hello(self, env: Envelope, mine: bool) -> None:
+        super()._on_hello(env, mine)
+        if not mine and "early" in env.payload["options"]:
+            raise RulesetMismatchError(
+                f"peer proposes options {env.payload['options']}, we use {self._options()}",
+                message_no=env.seq,
+            )
+
+
+async def test_a_joiner_plays_with_a_host_that_predates_early_cards(
+    autojump_clock: trio.abc.Clock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host turns the early-cards proposal down as incompatible (nothing is played,
+    the host goes on listening); the joiner joins again without proposing them and the
+    game is played in today's protocol."""
+
+    def make_session(**kw: Any) -> Session:
+        return _OldHostSession(**kw) if kw["role"] is P1 else Session(**kw)
+
+    monkeypatch.setattr(_games, "Session", make_session)
+    ruleset = Ruleset(target=2)
+    notices: list[str] = []
+    with trio.fail_after(600):  # without the second try the host would wait forever
+        async with hosting(
+            strategy=bot(1),
+            identity=Ed25519PrivateKey.generate(),
+            ruleset=ruleset,
+            out_dir=tmp_path / "host",
+            on_notice=notices.append,
+        ) as (invite, results):
+            joined = await join_game(
+                invite, bot(2), identity=Ed25519PrivateKey.generate(), ruleset=ruleset,
+                out_dir=tmp_path / "join", fsync=False,
+            )  # fmt: skip
+    assert joined.end is End.FINISHED, joined.message
+    assert results["host"].end is End.FINISHED
+    assert any("incompatible" in n or "options" in n for n in notices), notices
+    assert joined.transcript is not None
+    envelopes = read_transcript(joined.transcript)
+    hellos = [decode_envelope(envelopes[i]).payload["options"] for i in (0, 1)]
+    assert "early" not in hellos[0] and "early" not in hellos[1]
+    assert verify_transcript(envelopes).valid
+    assert len(list((tmp_path / "join").glob("*.truc"))) == 1  # the refused try is gone
