@@ -49,10 +49,15 @@ from truc_p2p.net import (
     DEFAULT_TURN_TIMEOUT,
     BotStrategy,
     ConnectError,
+    Dial,
     EventHook,
     GameOutcome,
+    GameSettings,
     Invite,
     InviteError,
+    Listen,
+    Reporting,
+    Storage,
     Strategy,
     find_games,
     host_game,
@@ -384,29 +389,28 @@ def _host(args: argparse.Namespace) -> int:
             outcome = await host_game(
                 strategy,
                 identity=ident.key,
-                bind=args.bind,
-                port=args.port,
-                advertise=args.advertise,
-                ruleset=ruleset,
-                name=name,
-                out_dir=args.out,
-                turn_timeout=args.timeout,
-                hello_timeout=args.hello_timeout,
-                grace=args.grace,
-                on_invite=on_invite,
-                on_event=hook,
-                on_notice=on_notice,
+                settings=_game_settings(args, ruleset, name),
+                listen=Listen(
+                    bind=args.bind,
+                    port=args.port,
+                    advertise=args.advertise,
+                    relay=relay,
+                    portmap=not args.no_portmap,
+                    announce=not args.no_announce,
+                    capacity=capacity,
+                    allow=allow,
+                ),
+                storage=Storage(out_dir=args.out, meta=_meta(args, name, ident)),
+                report=Reporting(
+                    on_invite=on_invite,
+                    on_event=hook,
+                    on_notice=on_notice,
+                    on_outcome=on_outcome,
+                    on_path=on_path,
+                ),
                 stop=stop,
                 forever=args.forever,
-                capacity=capacity,
-                allow=allow,
                 players=players,
-                on_outcome=on_outcome,
-                meta=_meta(args, name, ident),
-                relay=relay,
-                portmap=not args.no_portmap,
-                announce=not args.no_announce,
-                on_path=on_path,
             )
         except ConnectError as exc:
             print(f"truc-p2p host: {exc}", file=sys.stderr)
@@ -425,6 +429,17 @@ def _host(args: argparse.Namespace) -> int:
         return exit_status(outcome, stop)
 
     return run_until_interrupted(with_web(args, strategy, main))
+
+
+def _game_settings(args: argparse.Namespace, ruleset: Ruleset, name: str) -> GameSettings:
+    """The game and its clocks, as the command line gives them."""
+    return GameSettings(
+        ruleset=ruleset,
+        name=name,
+        turn_timeout=args.timeout,
+        hello_timeout=args.hello_timeout,
+        grace=args.grace,
+    )
 
 
 def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any]:
@@ -499,7 +514,7 @@ def _join(args: argparse.Namespace) -> int:
 
     connections = [0]
 
-    def on_path(path: str) -> None:
+    def on_path(path: str, peer: str) -> None:
         again = "re" if connections[0] else ""
         connections[0] += 1
         print(f"{again}connected ({path} path)", file=_info_stream(args), flush=True)
@@ -509,17 +524,11 @@ def _join(args: argparse.Namespace) -> int:
             invite,
             strategy,
             identity=ident.key,
-            ruleset=ruleset,
-            name=name,
-            out_dir=args.out,
-            turn_timeout=args.timeout,
-            hello_timeout=args.hello_timeout,
-            connect_timeout=args.connect_timeout,
-            grace=args.grace,
-            on_event=hook,
+            settings=_game_settings(args, ruleset, name),
+            dial=Dial(connect_timeout=args.connect_timeout),
+            storage=Storage(out_dir=args.out, meta=_meta(args, name, ident)),
+            report=Reporting(on_event=hook, on_path=on_path),
             stop=stop,
-            meta=_meta(args, name, ident),
-            on_path=on_path,
         )
         await show_web_result(strategy, outcome)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
@@ -835,16 +844,17 @@ def _resume(args: argparse.Namespace) -> int:
                 restored,
                 strategy,
                 identity=ident.key,
-                host=(meta.get("bind"), int(meta["port"])) if invite is None else None,
+                listen=Listen(bind=meta.get("bind"), port=int(meta["port"]), relay=relay)
+                if invite is None
+                else None,
                 invite=invite,
-                turn_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
-                hello_timeout=float(meta.get("hello_timeout", DEFAULT_HELLO_TIMEOUT)),
-                grace=grace,
-                on_event=hook,
-                on_notice=on_notice,
-                on_listening=on_listening,
+                settings=GameSettings(
+                    turn_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
+                    hello_timeout=float(meta.get("hello_timeout", DEFAULT_HELLO_TIMEOUT)),
+                    grace=grace,
+                ),
+                report=Reporting(on_event=hook, on_notice=on_notice, on_listening=on_listening),
                 stop=stop,
-                relay=relay,
                 claim=claim,
             )
         except OSError as exc:

@@ -13,7 +13,9 @@ bytes, keeps time and decides how a game ends::
                                   expected_fingerprint=invite.fingerprint)
 
 :func:`host_game` and :func:`join_game` do all of it (session, transcript,
-secret file) in one call, including the ways through NAT
+secret file) in one call, told what to do by a few settings groups
+(:class:`GameSettings`, :class:`Listen`, :class:`Dial`, :class:`Storage`,
+:class:`Reporting`), including the ways through NAT
 (``protocol_spec/connect.md``): a host registered with a relay
 (:func:`open_rendezvous`) is joined by :func:`connect` over a ``direct``,
 ``punched`` or ``relayed`` path; :func:`map_port` asks the router to forward
@@ -62,6 +64,7 @@ from truc_p2p.net._play import (
 from truc_p2p.net._portmap import PortMapping, map_port
 from truc_p2p.net._reconnect import NetEvent, PeerDisconnected, PeerReconnected, Reconnector
 from truc_p2p.net._relay import DEFAULT_RELAY_PORT, RelayLimits, RelayServer, SessionReport
+from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import BotStrategy, QuitGame, Strategy
 from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
 
@@ -77,14 +80,17 @@ __all__ = [
     "SERVICE_TYPE",
     "BotStrategy",
     "ConnectError",
+    "Dial",
     "End",
     "EventHook",
     "FoundGame",
     "GameListener",
     "GameOutcome",
+    "GameSettings",
     "Incoming",
     "Invite",
     "InviteError",
+    "Listen",
     "LocalGame",
     "NetEvent",
     "PeerDisconnected",
@@ -96,8 +102,10 @@ __all__ = [
     "RelayLimits",
     "RelayServer",
     "Rendezvous",
+    "Reporting",
     "Restored",
     "SessionReport",
+    "Storage",
     "Strategy",
     "advertise_game",
     "connect",
