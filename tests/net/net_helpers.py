@@ -32,7 +32,7 @@ from truc_p2p.net import (
     host_game,
     play_game,
 )
-from truc_p2p.protocol import FrameBuffer, Session, frame
+from truc_p2p.protocol import Session, frame
 from truc_p2p.rules import Action, Event, Game, Player, Ruleset
 
 #: Called with (frame number from the host, envelope, the joiner-side stream).
@@ -105,12 +105,17 @@ async def _pump(src: trio.abc.Stream, dst: trio.abc.Stream) -> None:
 
 
 async def _pump_frames(src: trio.abc.Stream, dst: trio.abc.Stream, tamper: Tamper) -> None:
-    buf = FrameBuffer(max_envelope=1 << 30)
+    buf = bytearray()
     n = 0
     try:
         while data := await src.receive_some(65536):
-            buf.feed(bytes(data))
-            while (envelope := buf.next_envelope()) is not None:
+            buf += data
+            while len(buf) >= 4 and len(buf) >= 4 + (size := int.from_bytes(buf[:4], "big")):
+                envelope = bytes(buf[4 : 4 + size])
+                del buf[: 4 + size]
+                if not size:  # a heartbeat (wire.md 13.3): not a message, passed on
+                    await dst.send_all(frame(b""))
+                    continue
                 if not await tamper(n, envelope, dst):
                     return
                 n += 1

@@ -55,7 +55,9 @@ from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError, parse_host_p
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
     DEFAULT_BOT_TIMEOUT,
+    DEFAULT_DEAD_AFTER,
     DEFAULT_GRACE,
+    DEFAULT_HEARTBEAT,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     EventHook,
@@ -70,7 +72,9 @@ from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_
 
 __all__ = [
     "DEFAULT_BOT_TIMEOUT",
+    "DEFAULT_DEAD_AFTER",
     "DEFAULT_GRACE",
+    "DEFAULT_HEARTBEAT",
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_PORT",
     "DEFAULT_RELAY_PORT",

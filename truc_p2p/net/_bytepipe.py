@@ -6,6 +6,14 @@ TCP flow control, not buffered without limit) and turns EOF and transport
 failures into values instead of exceptions.  Every send goes through one
 lock, so a send from another task (an abort) never interleaves with one in
 progress.
+
+With a :class:`~._gate.FrameGate` the reader hands on whole, checked frames
+only: heartbeats are dropped and a damaged frame ends the link like a reset
+(wire.md section 13.4).  :meth:`Link.run_liveness` sends a heartbeat when we
+have sent nothing for ``heartbeat`` seconds and declares the link dead when
+no frame came for ``dead_after`` seconds (a half-open connection: the peer's
+side was forgotten by a middlebox, ours stays open and silent), so that the
+game resumes on a new one (section 13.3).
 """
 
 from __future__ import annotations
@@ -14,6 +22,8 @@ import math
 from dataclasses import dataclass
 
 import trio
+
+from truc_p2p.net._gate import HEARTBEAT, FrameGate, LinkFault
 
 __all__ = ["Closed", "Link", "LinkBroken"]
 
@@ -27,6 +37,8 @@ class Closed:
     reason: str
     #: True for an orderly EOF, False for a reset or other transport error.
     eof: bool
+    #: True when the bytes themselves were damaged (a frame failed its checks).
+    fault: bool = False
 
 
 class LinkBroken(Exception):
@@ -36,12 +48,66 @@ class LinkBroken(Exception):
 class Link:
     """Use :meth:`run_reader` as a task, :meth:`receive` and :meth:`send` from the game."""
 
-    def __init__(self, stream: trio.abc.Stream) -> None:
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        *,
+        gate: FrameGate | None = None,
+        heartbeat: float = math.inf,
+        dead_after: float = math.inf,
+    ) -> None:
         self.stream = stream
         self._send_lock = trio.Lock()
         self._tx, self._rx = trio.open_memory_channel[bytes | Closed](4)
         self.bytes_sent = 0
         self.bytes_received = 0
+        self.gate = gate
+        self.heartbeat = heartbeat
+        self.dead_after = dead_after
+        self.heartbeats_sent = 0
+        now = trio.current_time()
+        self._last_sent = now
+        self._last_frame = now
+        self._finishing = False
+        self._cut: str | None = None
+
+    def admit(self, data: bytes) -> bytes | None:
+        """Pass bytes read before the reader started (the host's first frame) through
+        the gate: the checked frames, or ``None`` if one was damaged."""
+        if self.gate is None:
+            return data
+        try:
+            return self.gate.feed(data)
+        except LinkFault:
+            return None
+
+    async def cut(self, reason: str) -> None:
+        """End this link now: the reader reports ``Closed(reason)``."""
+        if self._cut is None:
+            self._cut = reason
+        with trio.CancelScope(shield=True), trio.move_on_after(1):
+            await trio.aclose_forcefully(self.stream)
+
+    async def run_liveness(self) -> None:
+        """Send heartbeats while we are silent; cut the link when the peer is (never
+        raises).  Heartbeats start once we sent something (the first frame is a
+        hello or a resume, never a heartbeat)."""
+        if math.isinf(self.heartbeat) and math.isinf(self.dead_after):
+            return
+        while self._cut is None:
+            now = trio.current_time()
+            if now - self._last_frame >= self.dead_after:
+                await self.cut(f"no sign of life from the peer for {self.dead_after:g} s")
+                return
+            if now - self._last_sent >= self.heartbeat and self.bytes_sent and not self._finishing:
+                try:
+                    await self.send(HEARTBEAT, timeout=min(self.dead_after, 60.0))
+                except LinkBroken as exc:
+                    await self.cut(f"the connection broke: {exc}")
+                    return
+                self.heartbeats_sent += 1
+            wake = min(self._last_frame + self.dead_after, self._last_sent + self.heartbeat)
+            await trio.sleep_until(max(wake, trio.current_time() + 0.01))
 
     async def run_reader(self) -> None:
         """Read until EOF or failure; never raises (except cancellation)."""
@@ -53,8 +119,25 @@ class Link:
                         await self._tx.send(Closed("the peer closed the connection", eof=True))
                         return
                     self.bytes_received += len(data)
+                    if self.gate is not None:
+                        frames = self.gate.frames
+                        try:
+                            data = self.gate.feed(data)
+                        except LinkFault as exc:
+                            self._cut = f"damaged data on the link: {exc}"
+                            await self._tx.send(Closed(self._cut, eof=False, fault=True))
+                            return
+                        if self.gate.frames != frames:
+                            self._last_frame = trio.current_time()
+                        if not data:
+                            continue
+                    else:
+                        self._last_frame = trio.current_time()
                     await self._tx.send(bytes(data))
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                if self._cut is not None:
+                    await self._tx.send(Closed(self._cut, eof=False))
+                    return
                 cause = exc.__cause__ or exc
                 text = str(cause) or type(cause).__name__
                 await self._tx.send(Closed(f"the connection broke: {text}", eof=False))
@@ -83,12 +166,14 @@ class Link:
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                     raise LinkBroken(str(exc.__cause__ or exc) or "connection lost") from None
                 self.bytes_sent += len(data)
+                self._last_sent = trio.current_time()
             if scope.cancelled_caught:
                 raise LinkBroken(f"the peer did not read for {timeout:g} s")
 
     async def finish(self, *, linger: float = 2.0) -> None:
         """Half-close and drain what the peer still sends, so our last message is
         delivered instead of being reset by a close with unread data."""
+        self._finishing = True
         with trio.CancelScope(shield=True), trio.move_on_after(linger):
             if isinstance(self.stream, trio.abc.HalfCloseableStream):
                 async with self._send_lock:

@@ -376,6 +376,8 @@ async def host_game(
                             prefix=first,
                             reconnector=slot.reconnector,
                             grace=settings.grace,
+                            heartbeat=settings.heartbeat,
+                            dead_after=settings.dead_after,
                             before_send=local.sync,
                         )
             finally:
@@ -542,6 +544,8 @@ async def _join_once(
                 stop=stop,
                 reconnector=Redialer(inv, on_path=on_path),
                 grace=settings.grace,
+                heartbeat=settings.heartbeat,
+                dead_after=settings.dead_after,
                 before_send=local.sync,
             )
     finally:
@@ -671,6 +675,8 @@ async def resume_game(
                 stop=stop,
                 reconnector=source,
                 grace=grace,
+                heartbeat=settings.heartbeat,
+                dead_after=settings.dead_after,
                 prefix=prefix,
                 resuming=dialled,
                 before_send=restored.writer.sync,

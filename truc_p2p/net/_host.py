@@ -12,11 +12,12 @@ frame routes the connection:
 * a ``hello`` starts a new game (unless the host is full: a signed
   ``refuse`` ``busy``; or the key is not on the ``--allow`` list: ``refuse``
   ``not-allowed``);
-* a ``resume`` naming a running game is handed to that game's
-  :class:`ChannelReconnector` (the game's session checks the signature, the
-  key and the freshness; a bad one is refused by the session and the game
-  goes on); a ``resume`` for no running game gets ``refuse``
-  ``unknown-game``;
+* a ``resume`` naming a running game and signed by its opponent is handed
+  to that game's :class:`ChannelReconnector`, which also replaces the link
+  the game still holds (the peer gave it up: a half-open connection); the
+  game's session checks the freshness, and a bad one only costs that
+  connection; a ``resume`` for no running game, or not signed by its
+  opponent, gets ``refuse`` ``unknown-game``;
 * anything else is closed.
 
 A game whose connection dropped stays registered for its grace period, so
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import trio
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.protocol import (
@@ -70,6 +72,22 @@ class ChannelReconnector:
 
     def __init__(self) -> None:
         self.tx, self.rx = trio.open_memory_channel[tuple[trio.abc.Stream, bytes]](4)
+        self._offer = trio.Event()
+
+    def offer(self, stream: trio.abc.Stream, first: bytes) -> bool:
+        """Queue a new connection for the game (False: too many are waiting)."""
+        try:
+            self.tx.send_nowait((stream, first))
+        except trio.WouldBlock:
+            return False
+        self._offer.set()
+        return True
+
+    async def offered(self) -> None:
+        """Return once a connection is waiting (the game's link keeper takes it over)."""
+        while self.rx.statistics().current_buffer_used == 0:
+            await self._offer.wait()
+            self._offer = trio.Event()
 
     async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
         stream, prefix = await self.rx.receive()
@@ -250,11 +268,25 @@ class HostLoop:
         """Hand a resume to its game (True: the game owns the stream now)."""
         for slot in self.games:
             if slot.session.game_id == game_id and slot.session.resumable:
-                try:
-                    slot.reconnector.tx.send_nowait((stream, first))
-                except trio.WouldBlock:
+                if not _signed_by_peer(first, slot.session):
+                    break
+                if not slot.reconnector.offer(stream, first):
                     break
                 return True
         self.notice(f"refused a reconnection from {peer}: no such game here")
         await self._refuse(stream, "unknown-game", "this host has no such game running")
         return False
+
+
+def _signed_by_peer(first: bytes, session: Session) -> bool:
+    """Whether the frame ``first`` carries the opponent's signature (a stranger's or a
+    damaged ``resume`` must not take a running game's link away)."""
+    key = session.peer_key
+    if key is None:
+        return False
+    raw = first[4:]
+    try:
+        key.verify(raw[-64:], raw[:-64])
+    except InvalidSignature:
+        return False
+    return True

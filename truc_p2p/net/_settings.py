@@ -27,7 +27,9 @@ from truc_p2p.net._connect import DIRECT_WINDOW
 from truc_p2p.net._invite import DEFAULT_PORT, Invite
 from truc_p2p.net._outcome import GameOutcome
 from truc_p2p.net._play import (
+    DEFAULT_DEAD_AFTER,
     DEFAULT_GRACE,
+    DEFAULT_HEARTBEAT,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     EventHook,
@@ -44,7 +46,9 @@ class GameSettings:
     ``name`` is shown to the opponent (``None``: ``"host"`` or ``"guest"`` by
     role); ``turn_timeout`` bounds an opponent's move, ``hello_timeout`` a new
     connection's first message, ``grace`` how long a dropped opponent has to
-    come back.
+    come back.  ``heartbeat`` is how long we stay silent on a link before a
+    heartbeat, ``dead_after`` how long without any frame from the peer before
+    its link counts as dead and the game resumes on a new one (wire.md 13.3).
     """
 
     ruleset: Ruleset | None = None
@@ -54,6 +58,8 @@ class GameSettings:
     turn_timeout: float = DEFAULT_TURN_TIMEOUT
     hello_timeout: float = DEFAULT_HELLO_TIMEOUT
     grace: float = DEFAULT_GRACE
+    heartbeat: float = DEFAULT_HEARTBEAT
+    dead_after: float = DEFAULT_DEAD_AFTER
 
 
 @dataclass(frozen=True, kw_only=True)

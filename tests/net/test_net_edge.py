@@ -1,0 +1,117 @@
+"""No game lost at the edge: half-open links and damaged frames (wire.md 13.3, 13.4).
+
+Games run through :class:`edge_helpers.FaultyProxy` on loopback, host and
+joiner in this process.  Every game must finish with a co-signed result and
+two transcripts that verify.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+from edge_helpers import ProxiedGame, play_via_proxy
+
+from truc_p2p.net import End, GameSettings, PeerDisconnected, PeerReconnected
+from truc_p2p.protocol import verify_transcript
+from truc_p2p.rules import Ruleset
+from truc_p2p.transcript import read_transcript
+
+
+def _both_finish_and_verify(game: ProxiedGame) -> None:
+    for outcome in (game.host, game.join):
+        assert outcome.end is End.FINISHED, outcome.message
+        assert outcome.transcript is not None
+        report = verify_transcript(read_transcript(outcome.transcript))
+        assert report.valid, report
+    assert game.host.result == game.join.result
+
+
+def _settings(**changes: float) -> GameSettings:
+    return GameSettings(
+        **{"ruleset": Ruleset(target=2), "turn_timeout": 30, "grace": 20, **changes}
+    )
+
+
+async def test_half_open_joiner_side_the_resume_replaces_the_link_the_host_holds(
+    tmp_path: Path,
+) -> None:
+    """The joiner's socket is closed, the host's is left open and silent.  The host
+    would notice only after 60 s: the joiner's resume must take the game over."""
+    with trio.fail_after(60):
+        game = await play_via_proxy(
+            tmp_path,
+            half_open=("joiner", "down", "v2action"),
+            host_settings=_settings(heartbeat=5, dead_after=60),
+            join_settings=_settings(heartbeat=0.2, dead_after=1),
+        )
+    _both_finish_and_verify(game)
+    back = [
+        t
+        for e, t in zip(game.host_events, game.host_times, strict=True)
+        if isinstance(e, PeerReconnected)
+    ]
+    assert back, "the host never resumed"
+    assert back[0] - game.proxy.cut_at < 10  # not the 60 s of silence
+    assert any(
+        isinstance(e, PeerDisconnected) and "reconnected on a new connection" in e.reason
+        for e in game.host_events
+    )
+
+
+async def test_half_open_host_side_the_joiner_notices_the_silence(tmp_path: Path) -> None:
+    """The host's socket is closed, the joiner's is left open and silent: the
+    joiner's liveness check gives the link up and redials."""
+    with trio.fail_after(60):
+        game = await play_via_proxy(
+            tmp_path,
+            half_open=("host", "down", "v2action"),
+            join_settings=_settings(heartbeat=0.2, dead_after=1),
+        )
+    _both_finish_and_verify(game)
+    noticed = [
+        t
+        for e, t in zip(game.join_events, game.join_times, strict=True)
+        if isinstance(e, PeerDisconnected) and "no sign of life" in e.reason
+    ]
+    assert noticed, game.join_events
+    assert 0.9 <= noticed[0] - game.proxy.cut_at < 5
+
+
+KINDS = ["hello", "coin", "v2deck1", "v2action", "result"]
+
+
+@pytest.mark.parametrize("direction", ["down", "up"])
+async def test_a_byte_flipped_in_flight_costs_the_link_not_the_game(
+    tmp_path: Path, direction: str
+) -> None:
+    with trio.fail_after(90):
+        game = await play_via_proxy(tmp_path, flips={direction: list(KINDS)})
+    assert len(game.proxy.flipped) == len(KINDS), game.proxy.flipped
+    _both_finish_and_verify(game)
+    assert game.proxy.connections >= 3  # damaged frames cost connections (some share one)
+
+
+async def test_a_link_that_damages_every_frame_is_abandoned_not_accused(tmp_path: Path) -> None:
+    """Every ``v2action`` from the host arrives damaged, on every connection: each
+    resume makes no progress, so the grace runs out; nobody is called a cheat."""
+    quick = _settings(grace=3)
+    with trio.fail_after(60):
+        game = await play_via_proxy(
+            tmp_path,
+            flips={"down": ["v2action"]},
+            sticky=True,
+            host_settings=quick,
+            join_settings=quick,
+        )
+    assert game.join.end is End.OPPONENT_ABANDONED, game.join.message
+    assert game.join.abort_reason == "abandoned"
+    assert game.host.end in (End.OPPONENT_ABANDONED, End.OPPONENT_ABORTED), game.host.message
+    assert game.host.abort_reason == "abandoned"
+    assert len(game.proxy.flipped) >= 3  # it kept trying
+    for outcome in (game.host, game.join):
+        assert outcome.transcript is not None
+        report = verify_transcript(read_transcript(outcome.transcript))
+        assert report.ended_by is not None and "abandoned" in report.ended_by
+        assert "cheat" not in report.ended_by
