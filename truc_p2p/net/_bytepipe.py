@@ -9,11 +9,14 @@ progress.
 
 With a :class:`~._gate.FrameGate` the reader hands on whole, checked frames
 only: heartbeats are dropped and a damaged frame ends the link like a reset
-(wire.md section 13.4).  :meth:`Link.run_liveness` sends a heartbeat when we
+(wire.md section 13.7).  :meth:`Link.run_liveness` sends a heartbeat when we
 have sent nothing for ``heartbeat`` seconds and declares the link dead when
 no frame came for ``dead_after`` seconds (a half-open connection: the peer's
 side was forgotten by a middlebox, ours stays open and silent), so that the
-game resumes on a new one (section 13.3).
+game resumes on a new one (section 13.6).  Heartbeats are offered, not
+imposed: the dialer (``announce``) sends one right after its first frame; the
+other side sends heartbeats, and either side expects them, only once one
+arrived, so a peer that knows nothing of them never sees one.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ class Link:
         gate: FrameGate | None = None,
         heartbeat: float = math.inf,
         dead_after: float = math.inf,
+        announce: bool = False,
     ) -> None:
         self.stream = stream
         self._send_lock = trio.Lock()
@@ -65,6 +69,9 @@ class Link:
         self.heartbeat = heartbeat
         self.dead_after = dead_after
         self.heartbeats_sent = 0
+        #: We dialled: offer heartbeats after our first frame (wire.md 13.6).
+        self.announce = announce
+        self._answered = False
         now = trio.current_time()
         self._last_sent = now
         self._last_frame = now
@@ -88,25 +95,39 @@ class Link:
         with trio.CancelScope(shield=True), trio.move_on_after(1):
             await trio.aclose_forcefully(self.stream)
 
+    @property
+    def peer_beats(self) -> bool:
+        """Whether the peer sent a heartbeat on this link (it speaks them)."""
+        return self.gate is not None and self.gate.heartbeats > 0
+
     async def run_liveness(self) -> None:
         """Send heartbeats while we are silent; cut the link when the peer is (never
         raises).  Heartbeats start once we sent something (the first frame is a
-        hello or a resume, never a heartbeat)."""
+        hello or a resume, never a heartbeat), and only if we dialled or the peer
+        sent one; silence counts only against a peer that sends them."""
         if math.isinf(self.heartbeat) and math.isinf(self.dead_after):
             return
         while self._cut is None:
             now = trio.current_time()
-            if now - self._last_frame >= self.dead_after:
+            beats = self.peer_beats
+            if beats and now - self._last_frame >= self.dead_after:
                 await self.cut(f"no sign of life from the peer for {self.dead_after:g} s")
                 return
-            if now - self._last_sent >= self.heartbeat and self.bytes_sent and not self._finishing:
+            may = (self.announce or beats) and self.bytes_sent and not self._finishing
+            due = now - self._last_sent >= self.heartbeat or (beats and not self._answered)
+            if may and due:
+                self._answered = True
                 try:
                     await self.send(HEARTBEAT, timeout=min(self.dead_after, 60.0))
                 except LinkBroken as exc:
                     await self.cut(f"the connection broke: {exc}")
                     return
                 self.heartbeats_sent += 1
-            wake = min(self._last_frame + self.dead_after, self._last_sent + self.heartbeat)
+            wake = self._last_sent + self.heartbeat if may else math.inf
+            if beats:
+                wake = min(wake, self._last_frame + self.dead_after)
+            # Until the peer's first heartbeat, look again now and then (it may come).
+            wake = min(wake, trio.current_time() + (1.0 if beats else 0.25))
             await trio.sleep_until(max(wake, trio.current_time() + 0.01))
 
     async def run_reader(self) -> None:
@@ -160,6 +181,8 @@ class Link:
         if not data:
             return
         async with self._send_lock:
+            if self.announce and not self.bytes_sent and data != HEARTBEAT:
+                data = data + HEARTBEAT  # we dialled: offer heartbeats (wire.md 13.6)
             with trio.CancelScope(shield=True), trio.move_on_after(timeout) as scope:
                 try:
                     await self.stream.send_all(data)

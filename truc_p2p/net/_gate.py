@@ -60,6 +60,8 @@ class FrameGate:
         self._buf = bytearray()
         #: Whole frames (heartbeats included) that passed so far.
         self.frames = 0
+        #: Heartbeats among them (the peer speaks heartbeats once this is non-zero).
+        self.heartbeats = 0
 
     def feed(self, data: bytes | bytearray) -> bytes:
         """The whole, checked frames that ``data`` completes (heartbeats removed);
@@ -71,6 +73,7 @@ class FrameGate:
             if size == 0:
                 del self._buf[:_HEADER]
                 self.frames += 1
+                self.heartbeats += 1
                 continue
             if not _SIGNATURE < size <= MAX_ENVELOPE:
                 raise LinkFault(f"a frame announces {size} bytes")

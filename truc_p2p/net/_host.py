@@ -223,7 +223,7 @@ class HostLoop:
                 await stream.aclose()
             return
         try:
-            env = decode_envelope(first[4:])
+            env = decode_envelope(_first_envelope(first))
         except RemoteProtocolError as exc:
             self.notice(f"dropped a connection from {peer}: {exc}")
             with contextlib.suppress(Exception):
@@ -284,9 +284,14 @@ def _signed_by_peer(first: bytes, session: Session) -> bool:
     key = session.peer_key
     if key is None:
         return False
-    raw = first[4:]
+    raw = _first_envelope(first)
     try:
         key.verify(raw[-64:], raw[:-64])
     except InvalidSignature:
         return False
     return True
+
+
+def _first_envelope(first: bytes) -> bytes:
+    """The envelope of the first frame (a heartbeat may follow it in the same read)."""
+    return first[4 : 4 + int.from_bytes(first[:4], "big")]

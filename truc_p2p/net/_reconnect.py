@@ -53,6 +53,7 @@ from truc_p2p.protocol import (
     ResumeRefusedError,
     Session,
 )
+from truc_p2p.rules import Player
 
 __all__ = [
     "Abandoned",
@@ -248,6 +249,7 @@ class LinkKeeper:
             gate=FrameGate(lambda: self.session.peer_key),
             heartbeat=self._heartbeat,
             dead_after=self._dead_after,
+            announce=self.session.me is Player.P0,  # the joiner dials every link
         )
 
     async def _watch_takeovers(self) -> None:
