@@ -7,14 +7,25 @@ two transcripts that verify.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
 import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from edge_helpers import ProxiedGame, play_via_proxy
+from net_helpers import bot, hosting
 
-from truc_p2p.net import End, GameSettings, PeerDisconnected, PeerReconnected
-from truc_p2p.protocol import verify_transcript
+from truc_p2p.net import (
+    End,
+    GameSettings,
+    PeerDisconnected,
+    PeerReconnected,
+    Reporting,
+    Storage,
+    join_game,
+)
+from truc_p2p.protocol import GameStarted, verify_transcript
 from truc_p2p.rules import Ruleset
 from truc_p2p.transcript import read_transcript
 
@@ -115,3 +126,71 @@ async def test_a_link_that_damages_every_frame_is_abandoned_not_accused(tmp_path
         report = verify_transcript(read_transcript(outcome.transcript))
         assert report.ended_by is not None and "abandoned" in report.ended_by
         assert "cheat" not in report.ended_by
+
+
+async def _flood(
+    port: int, n: int, source: str, opened: list[int], task_status: trio.TaskStatus[None]
+) -> None:
+    """Keep ``n`` silent connections from ``source`` open, re-opening each as it drops."""
+
+    async def one() -> None:
+        while True:
+            try:
+                stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=source)
+            except OSError:
+                await trio.sleep(0.05)
+                continue
+            opened[0] += 1
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                async with stream:
+                    while await stream.receive_some(4096):
+                        pass
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(n):
+            nursery.start_soon(one)
+        while opened[0] < n:
+            await trio.sleep(0.01)
+        task_status.started()
+
+
+@pytest.mark.parametrize("silent", [64, 500])
+async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
+    tmp_path: Path, silent: int
+) -> None:
+    """``silent`` connections from 127.0.0.2, re-opened as they drop, with a hello
+    timeout of 3 s: a joiner from 127.0.0.1 starts its game at once, not after it."""
+    opened = [0]
+    started: list[float] = []
+    with trio.fail_after(60):
+        async with (
+            hosting(
+                strategy=bot(1),
+                identity=Ed25519PrivateKey.generate(),
+                settings=_settings(hello_timeout=3),
+                storage=Storage(out_dir=tmp_path / "host"),
+            ) as (invite, results),
+            trio.open_nursery() as flood,
+        ):
+            await flood.start(_flood, invite.port, silent, "127.0.0.2", opened)
+            await trio.sleep(0.5)  # the flood is in full swing
+            knocked = trio.current_time()
+            joined = await join_game(
+                invite,
+                bot(2),
+                identity=Ed25519PrivateKey.generate(),
+                settings=_settings(),
+                storage=Storage(out_dir=tmp_path / "join", fsync=False),
+                report=Reporting(
+                    on_event=lambda e: (
+                        started.append(trio.current_time())
+                        if isinstance(e, GameStarted) and not started
+                        else None
+                    )
+                ),
+            )
+            flood.cancel_scope.cancel()
+    assert joined.end is End.FINISHED, joined.message
+    assert results["host"].end is End.FINISHED
+    assert opened[0] > silent  # the host did close flooders, and they came back
+    assert started and started[0] - knocked < 1.5, started[0] - knocked  # not the 3 s timeout

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import Any
 
-from truc_p2p.cli._common import UsageError, bot_name
+from truc_p2p.cli._common import UsageError, bot_name, count, cpu_jobs
 from truc_p2p.rules import Ladder, RestRefused, RulesError, Ruleset
 
 
@@ -14,7 +15,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("bench", help="run a benchmark and print figures")
     sub = parser.add_subparsers(dest="bench", metavar="WHAT", required=True)
     deck = sub.add_parser("deck", help="mental-poker deck: per-operation and per-hand cost")
-    deck.add_argument("--hands", type=int, default=20, help="hands to time (default 20)")
+    deck.add_argument("--hands", type=count, default=20, help="hands to time (default 20)")
     deck.add_argument("--json", action="store_true", help="print one JSON object")
     deck.set_defaults(func=_bench_deck)
 
@@ -29,10 +30,13 @@ def register(subparsers: Any) -> None:
     )
     bots.add_argument("--a", type=bot_name, default="search", metavar="NAME", help="bot A")
     bots.add_argument("--b", type=bot_name, default="heuristic", metavar="NAME", help="bot B")
-    bots.add_argument("--games", type=_positive_int, default=200, help="games (default 200)")
+    bots.add_argument("--games", type=count, default=200, help="games (default 200)")
     bots.add_argument("--seed", type=int, default=0, help="seed of the shuffles and bots")
     bots.add_argument(
-        "--jobs", type=_positive_int, default=1, help="processes to play on (default 1)"
+        "--jobs",
+        type=cpu_jobs,
+        default=1,
+        help="processes to play on (default 1; at most the number of CPUs)",
     )
     bots.add_argument("--target", type=int, default=12, help="points to win (default 12)")
     bots.add_argument("--ladder", choices=[x.value for x in Ladder], default=Ladder.LITERAL.value)
@@ -51,9 +55,13 @@ def register(subparsers: Any) -> None:
         "the model (CPU + flights x one-way delay), and with --concurrency N,M,... many "
         "games at once.",
     )
-    game.add_argument("--games", type=_positive_int, default=10, help="games (default 10)")
+    game.add_argument("--games", type=count, default=10, help="games (default 10)")
     game.add_argument(
-        "--rtt", type=float, default=50.0, metavar="MS", help="round trip in ms (default 50)"
+        "--rtt",
+        type=_rtt_ms,
+        default=50.0,
+        metavar="MS",
+        help="round trip in ms, 0 to 60000 (default 50)",
     )
     game.add_argument("--target", type=_positive_int, default=12, help="points (default 12)")
     game.add_argument(
@@ -64,6 +72,17 @@ def register(subparsers: Any) -> None:
     )
     game.add_argument("--json", action="store_true", help="print one JSON object")
     game.set_defaults(func=_bench_game)
+
+
+def _rtt_ms(text: str) -> float:
+    """argparse type: a round trip in milliseconds, finite, from 0 to a minute."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of milliseconds: {text!r}") from None
+    if not (math.isfinite(value) and 0 <= value <= 60_000):
+        raise argparse.ArgumentTypeError(f"must be from 0 to 60000 ms, not {text!r}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -113,7 +132,12 @@ def _bench_bots(args: argparse.Namespace) -> int:
         print(f"truc-p2p bench bots: bad ruleset option: {exc}")
         return 2
     report = bench_bots(
-        args.a, args.b, games=args.games, seed=args.seed, jobs=args.jobs, ruleset=ruleset
+        args.a,
+        args.b,
+        games=args.games,
+        seed=args.seed,
+        jobs=min(args.jobs, args.games),  # no idle workers
+        ruleset=ruleset,
     )
     if args.json:
         print(json.dumps(report.to_json()))

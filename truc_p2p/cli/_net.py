@@ -74,7 +74,7 @@ from truc_p2p.net import (
     transcript_path,
     write_meta,
 )
-from truc_p2p.protocol import GameStarted, Session
+from truc_p2p.protocol import GameStarted, LocalProtocolError, Session
 from truc_p2p.rules import Player, RulesError, Ruleset
 
 __all__ = ["register"]
@@ -796,6 +796,13 @@ def _resume(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"truc-p2p resume: cannot continue {path}: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, OSError) else 1
+    except LocalProtocolError as exc:  # another key or a damaged secret beside it
+        print(
+            f"truc-p2p resume: cannot continue {path}: its key or its secret file does not "
+            f"match the transcript ({exc})",
+            file=sys.stderr,
+        )
+        return 2
     info = _info_stream(args)
     if restored.torn_bytes:
         print(

@@ -59,6 +59,7 @@ class Link:
         heartbeat: float = math.inf,
         dead_after: float = math.inf,
         announce: bool = False,
+        expect_beats: bool = False,
     ) -> None:
         self.stream = stream
         self._send_lock = trio.Lock()
@@ -71,7 +72,10 @@ class Link:
         self.heartbeats_sent = 0
         #: We dialled: offer heartbeats after our first frame (wire.md 13.6).
         self.announce = announce
+        #: The peer sent heartbeats on an earlier link of this game: expect them here.
+        self.expect_beats = expect_beats
         self._answered = False
+        self._poke = trio.Event()  # wakes the liveness task: first send, first heartbeat
         now = trio.current_time()
         self._last_sent = now
         self._last_frame = now
@@ -87,6 +91,8 @@ class Link:
             return self.gate.feed(data)
         except LinkFault:
             return None
+        finally:
+            self._poke.set()
 
     async def cut(self, reason: str) -> None:
         """End this link now: the reader reports ``Closed(reason)``."""
@@ -98,7 +104,7 @@ class Link:
     @property
     def peer_beats(self) -> bool:
         """Whether the peer sent a heartbeat on this link (it speaks them)."""
-        return self.gate is not None and self.gate.heartbeats > 0
+        return self.expect_beats or (self.gate is not None and self.gate.heartbeats > 0)
 
     async def run_liveness(self) -> None:
         """Send heartbeats while we are silent; cut the link when the peer is (never
@@ -126,9 +132,9 @@ class Link:
             wake = self._last_sent + self.heartbeat if may else math.inf
             if beats:
                 wake = min(wake, self._last_frame + self.dead_after)
-            # Until the peer's first heartbeat, look again now and then (it may come).
-            wake = min(wake, trio.current_time() + (1.0 if beats else 0.25))
-            await trio.sleep_until(max(wake, trio.current_time() + 0.01))
+            with trio.move_on_at(max(wake, trio.current_time() + 0.01)):
+                await self._poke.wait()
+            self._poke = trio.Event()
 
     async def run_reader(self) -> None:
         """Read until EOF or failure; never raises (except cancellation)."""
@@ -150,6 +156,8 @@ class Link:
                             return
                         if self.gate.frames != frames:
                             self._last_frame = trio.current_time()
+                        if self.gate.heartbeats and not self._answered:
+                            self._poke.set()
                         if not data:
                             continue
                     else:
@@ -188,6 +196,8 @@ class Link:
                     await self.stream.send_all(data)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                     raise LinkBroken(str(exc.__cause__ or exc) or "connection lost") from None
+                if not self.bytes_sent:
+                    self._poke.set()
                 self.bytes_sent += len(data)
                 self._last_sent = trio.current_time()
             if scope.cancelled_caught:

@@ -352,9 +352,10 @@ async def host_game(
                     meta={**storage.meta, **relay_meta, "role": "host", "port": listener.port},
                 )
             except OSError as exc:
-                report.notice(f"cannot start a game with {peer}: {exc.strerror or exc}")
-                with trio.CancelScope(shield=True):
-                    await trio.aclose_forcefully(stream)
+                why = exc.strerror or str(exc)
+                report.notice(f"cannot start a game with {peer}: {why}")
+                with trio.CancelScope(shield=True):  # the joiner is told, not left guessing
+                    await loop.refuse(stream, "busy", f"the host cannot write a transcript: {why}")
                 return
             slot = GameSlot(local.session, peer=peer)
             loop.games.append(slot)
@@ -450,7 +451,14 @@ async def join_game(
     """
     if isinstance(invite, str):
         invite = Invite.parse(invite)
-    for attempt in range(1, HANDSHAKE_ATTEMPTS + 1):
+    # A host whose waiting places are taken (someone floods it) closes us on
+    # arrival: keep trying, with backoff, across at least one hello timeout (the
+    # time in which any place frees up), and at least HANDSHAKE_ATTEMPTS times.
+    started = trio.current_time()
+    patience = settings.hello_timeout + HANDSHAKE_MARGIN
+    attempt, delay = 0, HANDSHAKE_FIRST_DELAY
+    while True:
+        attempt += 1
         outcome = await _join_once(
             invite,
             strategy,
@@ -463,16 +471,26 @@ async def join_game(
         )
         if outcome is not None:
             return outcome
-        await trio.sleep(0.2 * attempt)
+        waited = trio.current_time() - started
+        if attempt >= HANDSHAKE_ATTEMPTS and waited >= patience:
+            break
+        await trio.sleep(delay)
+        delay = min(delay * 2, HANDSHAKE_MAX_DELAY)
     return GameOutcome(
         end=End.CONNECTION_LOST,
-        message=f"the connection dropped during the handshake {HANDSHAKE_ATTEMPTS} times",
+        message=f"the connection dropped during the handshake {attempt} times in "
+        f"{trio.current_time() - started:.0f} s (the host may be flooded or restarting)",
         me=Player.P0,
     )
 
 
-#: How often a joiner starts over when the connection drops before the game began.
+#: How often a joiner starts over, at least, when the connection drops before the game began.
 HANDSHAKE_ATTEMPTS = 5
+#: Seconds beyond the hello timeout a joiner keeps starting over.
+HANDSHAKE_MARGIN = 5.0
+#: The joiner's backoff between two handshake attempts: first and largest delay.
+HANDSHAKE_FIRST_DELAY = 0.25
+HANDSHAKE_MAX_DELAY = 4.0
 
 
 async def _join_once(

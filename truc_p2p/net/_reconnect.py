@@ -209,6 +209,7 @@ class LinkKeeper:
         dead_after: float = math.inf,
     ) -> None:
         self.session = session
+        self._peer_beats = False  # the peer sent heartbeats on an earlier link
         self._heartbeat = heartbeat
         self._dead_after = dead_after
         self.link = self._new_link(stream)
@@ -250,6 +251,7 @@ class LinkKeeper:
             heartbeat=self._heartbeat,
             dead_after=self._dead_after,
             announce=self.session.me is Player.P0,  # the joiner dials every link
+            expect_beats=self._peer_beats,
         )
 
     async def _watch_takeovers(self) -> None:
@@ -309,6 +311,7 @@ class LinkKeeper:
         self._nursery.start_soon(read)
 
     async def _drop_link(self) -> None:
+        self._peer_beats = self._peer_beats or self.link.peer_beats
         self._reader_scope.cancel()
         self._bytes_before += self.link.bytes_sent + self.link.bytes_received
         with trio.CancelScope(shield=True), trio.move_on_after(1), contextlib.suppress(Exception):
