@@ -19,15 +19,20 @@ from net_helpers import bot, hosting
 from truc_p2p.net import (
     End,
     GameSettings,
+    Listen,
     PeerDisconnected,
     PeerReconnected,
     Reporting,
     Storage,
     join_game,
+    restore_game,
+    resume_game,
 )
 from truc_p2p.protocol import GameStarted, verify_transcript
-from truc_p2p.rules import Ruleset
+from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import read_transcript
+
+P1 = Player.P1
 
 
 def _both_finish_and_verify(game: ProxiedGame) -> None:
@@ -87,7 +92,7 @@ async def test_half_open_host_side_the_joiner_notices_the_silence(tmp_path: Path
         if isinstance(e, PeerDisconnected) and "no sign of life" in e.reason
     ]
     assert noticed, game.join_events
-    assert 0.9 <= noticed[0] - game.proxy.cut_at < 5
+    assert 0 < noticed[0] - game.proxy.cut_at < 5  # dead_after 1 s: not the turn timeout
 
 
 KINDS = ["hello", "coin", "v2deck1", "v2action", "result"]
@@ -194,3 +199,44 @@ async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
     assert results["host"].end is End.FINISHED
     assert opened[0] > silent  # the host did close flooders, and they came back
     assert started and started[0] - knocked < 1.5, started[0] - knocked  # not the 3 s timeout
+
+
+async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
+    tmp_path: Path,
+) -> None:
+    """Issue 21 point 7: no 120 s of redialling and no claim of an abort never written."""
+    host_key = Ed25519PrivateKey.generate()
+    ruleset = Ruleset(target=2)
+    with trio.fail_after(60):
+        async with hosting(
+            strategy=bot(1),
+            identity=host_key,
+            settings=GameSettings(ruleset=ruleset, name="h"),
+            storage=Storage(out_dir=tmp_path / "host"),
+        ) as (invite, results):
+            await join_game(
+                invite,
+                bot(2),
+                identity=Ed25519PrivateKey.generate(),
+                settings=GameSettings(ruleset=ruleset),
+                storage=Storage(out_dir=tmp_path / "join", fsync=False),
+            )
+    played = results["host"]
+    assert played.end is End.FINISHED and played.transcript is not None
+    before = played.transcript.read_bytes()
+    restored = restore_game(
+        played.transcript, identity=host_key, ruleset=ruleset, name="h", audit="game", role=P1
+    )
+    started = trio.current_time()
+    with trio.fail_after(30):
+        again = await resume_game(
+            restored,
+            bot(1),
+            identity=host_key,
+            listen=Listen(bind="127.0.0.1", port=0),
+            settings=GameSettings(grace=120),
+        )
+    assert again.end is End.FINISHED and again.result == played.result, again.message
+    assert "nothing more was signed" in again.message
+    assert trio.current_time() - started < 20  # the bye window, not the 120 s grace
+    assert played.transcript.read_bytes() == before

@@ -34,7 +34,7 @@ from truc_p2p.net._invite import Invite
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import EventHook, play_game
 from truc_p2p.net._reach import open_reach
-from truc_p2p.net._reconnect import Reconnector
+from truc_p2p.net._reconnect import BYE_WINDOW, Reconnector
 from truc_p2p.net._relay_wire import CLAIM_LEN, code_for_claim
 from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
@@ -665,6 +665,10 @@ async def resume_game(
     session = restored.session
     me = session.me
     grace = settings.grace
+    if session.result is not None:
+        # Already co-signed: the opponent may only lack our last message; it redials
+        # for that soon after the cut, or never (it has everything).
+        grace = min(grace, BYE_WINDOW)
     stop = stop if stop is not None else trio.Event()
     if not session.resumable:
         restored.writer.close()
@@ -679,7 +683,8 @@ async def resume_game(
         with trio.move_on_after(grace):
             got = await _unless_stopped(stop, source.next_stream)
         if got is None:
-            _abandon(session, grace, stop)
+            if session.result is None:  # a finished game is not abandoned: nothing to sign
+                _abandon(session, grace, stop)
             return None
         stream, prefix, dialled = got
         async with stream:
@@ -744,6 +749,19 @@ async def resume_game(
             where = "the opponent did not come back"
     finally:
         restored.writer.close()
+    result = session.result
+    if outcome is None and result is not None:
+        return GameOutcome(
+            end=End.FINISHED,
+            message=f"the game had already ended {result.scores[0]}-{result.scores[1]} with "
+            f"a co-signed result; the opponent did not come back for our last message "
+            f"within {grace:g} s (it may already hold it); nothing more was signed",
+            me=me,
+            result=result,
+            scores=result.scores,
+            game_id=session.game_id or None,
+            transcript=restored.writer.path,
+        )
     if outcome is None:
         return GameOutcome(
             end=End.QUIT if stop.is_set() else End.OPPONENT_ABANDONED,
