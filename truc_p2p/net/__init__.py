@@ -37,6 +37,13 @@ from truc_p2p.net._connect import (
     open_rendezvous,
 )
 from truc_p2p.net._discovery import SERVICE_TYPE, FoundGame, advertise_game, find_games
+from truc_p2p.net._evidence import (
+    Finding,
+    check_evidence,
+    evidence_path_for,
+    keep_evidence,
+    read_evidence,
+)
 from truc_p2p.net._games import (
     LocalGame,
     Redialer,
@@ -87,6 +94,7 @@ __all__ = [
     "Dial",
     "End",
     "EventHook",
+    "Finding",
     "FoundGame",
     "GameListener",
     "GameOutcome",
@@ -112,11 +120,14 @@ __all__ = [
     "Storage",
     "Strategy",
     "advertise_game",
+    "check_evidence",
     "connect",
+    "evidence_path_for",
     "find_games",
     "guess_lan_address",
     "host_game",
     "join_game",
+    "keep_evidence",
     "lan_addresses",
     "map_port",
     "open_game",
@@ -124,6 +135,7 @@ __all__ = [
     "parse_host_port",
     "play_game",
     "prepare_game",
+    "read_evidence",
     "read_meta",
     "relay_claim",
     "restore_game",

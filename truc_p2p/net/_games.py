@@ -13,6 +13,7 @@ awaited by the host for ``grace`` seconds.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -29,6 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.identity import write_private_file
 from truc_p2p.net._connect import DIRECT_WINDOW, connect
+from truc_p2p.net._evidence import keep_evidence
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite
 from truc_p2p.net._outcome import End, GameOutcome
@@ -39,7 +41,7 @@ from truc_p2p.net._relay_wire import CLAIM_LEN, code_for_claim
 from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game
-from truc_p2p.protocol import Session, fingerprint
+from truc_p2p.protocol import RemoteProtocolError, Session, fingerprint
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter
 
@@ -90,6 +92,12 @@ class LocalGame:
         """Our own envelopes reach the disk before their bytes leave (no equivocation)."""
         if self.writer is not None:
             self.writer.sync()
+
+    def keep_evidence(self, error: RemoteProtocolError) -> None:
+        """Keep the signed control messages of ``error`` beside the transcript."""
+        if self.transcript is not None:
+            with contextlib.suppress(OSError):  # the abort still says what happened
+                keep_evidence(self.transcript, error)
 
     def discard(self) -> None:
         """Close and delete the files (a connection that never started a game)."""
@@ -380,6 +388,7 @@ async def host_game(
                             heartbeat=settings.heartbeat,
                             dead_after=settings.dead_after,
                             before_send=local.sync,
+                            on_evidence=local.keep_evidence,
                         )
             finally:
                 local.close()
@@ -565,6 +574,7 @@ async def _join_once(
                 heartbeat=settings.heartbeat,
                 dead_after=settings.dead_after,
                 before_send=local.sync,
+                on_evidence=local.keep_evidence,
             )
     finally:
         local.close()
@@ -575,6 +585,11 @@ async def _join_once(
         local.discard()
         return outcome
     return replace(outcome, transcript=local.transcript, path=route)
+
+
+def _keep(transcript: Path, error: RemoteProtocolError) -> None:
+    with contextlib.suppress(OSError):
+        keep_evidence(transcript, error)
 
 
 def _joiner_path_hook(report: Reporting, inv: Invite) -> Callable[[str], None] | None:
@@ -703,6 +718,7 @@ async def resume_game(
                 prefix=prefix,
                 resuming=dialled,
                 before_send=restored.writer.sync,
+                on_evidence=lambda exc: _keep(restored.writer.path, exc),
             )
 
     outcome: GameOutcome | None = None

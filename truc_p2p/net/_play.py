@@ -136,8 +136,10 @@ class _GameLoop:
         before_send: Callable[[], object] | None = None,
         heartbeat: float = DEFAULT_HEARTBEAT,
         dead_after: float = DEFAULT_DEAD_AFTER,
+        on_evidence: Callable[[RemoteProtocolError], object] | None = None,
     ) -> None:
         self.session = session
+        self.on_evidence = on_evidence
         self.strategy = strategy
         self._prefix = prefix
         #: ``None``: a new game; else resume a restored session on ``stream``
@@ -537,6 +539,8 @@ class _GameLoop:
     async def _remote_error(self, exc: RemoteProtocolError) -> GameOutcome:
         with contextlib.suppress(LinkBroken):  # e.g. the responder's hello, queued
             await self._flush()  # before it saw the mismatch
+        if self.on_evidence is not None and exc.evidence:
+            self.on_evidence(exc)  # kept before the abort that it backs is signed
         reason = _abort_reason(exc)
         where = f" at message {exc.message_no}" if exc.message_no is not None else ""
         detail = f"{exc.code}{where}: {exc}"
@@ -600,6 +604,7 @@ async def play_game(
     before_send: Callable[[], object] | None = None,
     heartbeat: float = DEFAULT_HEARTBEAT,
     dead_after: float = DEFAULT_DEAD_AFTER,
+    on_evidence: Callable[[RemoteProtocolError], object] | None = None,
 ) -> GameOutcome:
     """Play one game of ``session`` over ``stream`` until it ends; return the outcome.
 
@@ -618,7 +623,9 @@ async def play_game(
     :meth:`Session.restore`.  ``before_send`` runs before any bytes leave
     (the transcript's fsync: our own envelopes are durable first).
     ``heartbeat`` and ``dead_after`` keep each link alive and notice a dead
-    one (``math.inf`` turns either off).
+    one (``math.inf`` turns either off).  ``on_evidence`` gets a peer's
+    protocol error before our abort is signed, to keep signed evidence the
+    transcript cannot hold (a ``resume``, wire.md section 13.8).
 
     Network and peer failures are outcomes, not exceptions; only a failure
     of ``strategy`` or ``on_event`` propagates (after a signed ``error``
@@ -642,5 +649,6 @@ async def play_game(
         before_send=before_send,
         heartbeat=heartbeat,
         dead_after=dead_after,
+        on_evidence=on_evidence,
     )
     return await loop.run()
