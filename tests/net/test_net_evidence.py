@@ -13,7 +13,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from net_helpers import new_session
 
 from truc_p2p.bots import make_bot
-from truc_p2p.net import check_evidence, evidence_path_for, keep_evidence
+from truc_p2p.cli import main
+from truc_p2p.evidence import check_evidence, evidence_path_for, keep_evidence
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -27,7 +28,7 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.protocol._wire import envelope_hash, sign_envelope
 from truc_p2p.rules import Player
-from truc_p2p.transcript import read_transcript
+from truc_p2p.transcript import TranscriptWriter, read_transcript
 
 P0, P1 = Player.P0, Player.P1
 
@@ -70,7 +71,7 @@ def _resume(liar: Player, victim: Session, chain: list[bytes], have: int) -> byt
 
 
 def test_a_resume_claiming_to_lack_its_own_message_is_kept_and_names_the_liar(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sessions, records = _play_some(8)
     victim, chain = sessions[P1], list(records[P1])
@@ -88,6 +89,14 @@ def test_a_resume_claiming_to_lack_its_own_message_is_kept_and_names_the_liar(
     assert finding.player == 0 and finding.message_no == own
     assert finding.fingerprint == fingerprint(_key(P0).public_key())
     assert "which it signed itself" in str(finding) and "player 0" in str(finding)
+    # ``truc-p2p verify`` on the victim's transcript names the liar.
+    writer = TranscriptWriter(transcript, sync="never")
+    for raw in chain:
+        writer.append(raw)
+    writer.close()
+    assert main(["verify", str(transcript)]) == 1  # an unfinished game
+    out = capsys.readouterr().out
+    assert f"evidence (game.truc.evidence): player 0 (key {finding.fingerprint[:16]}" in out
 
 
 def test_evidence_that_proves_nothing_is_refused() -> None:

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from truc_p2p.evidence import evidence_lines
 from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
 from truc_p2p.transcript import TranscriptScan, scan_transcript_file
 
@@ -117,11 +118,14 @@ def _verify(args: argparse.Namespace) -> int:
                 "detail": scan.detail,
             }
         )
+        obj["evidence"] = evidence_lines(Path(args.file), envelopes)  # wire.md 13.8
         print(json.dumps(obj))
         return 0 if report.valid else 1
     if scan.damage is not None and report.error_code != scan.damage:
         print(_damage_line(scan))  # else the summary's violation line says it
     print(report.summary())
+    for line in evidence_lines(Path(args.file), envelopes):  # wire.md 13.8
+        print(line)
     beside = Path(args.file + ".secret")
     if secret is None and report.error_code in ("aborted", "incomplete") and beside.exists():
         print(

@@ -26,6 +26,13 @@ the port; :func:`advertise_game` and :func:`find_games` use mDNS on the LAN;
 
 from __future__ import annotations
 
+from truc_p2p.evidence import (
+    Finding,
+    check_evidence,
+    evidence_path_for,
+    keep_evidence,
+    read_evidence,
+)
 from truc_p2p.net._connect import (
     DIRECT_WINDOW,
     PATHS,
@@ -37,13 +44,6 @@ from truc_p2p.net._connect import (
     open_rendezvous,
 )
 from truc_p2p.net._discovery import SERVICE_TYPE, FoundGame, advertise_game, find_games
-from truc_p2p.net._evidence import (
-    Finding,
-    check_evidence,
-    evidence_path_for,
-    keep_evidence,
-    read_evidence,
-)
 from truc_p2p.net._games import (
     LocalGame,
     Redialer,

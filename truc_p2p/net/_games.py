@@ -28,9 +28,9 @@ from typing import Any, TypeVar
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
 from truc_p2p.net._connect import DIRECT_WINDOW, connect
-from truc_p2p.net._evidence import keep_evidence
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite
 from truc_p2p.net._outcome import End, GameOutcome

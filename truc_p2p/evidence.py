@@ -13,8 +13,9 @@ framed envelopes) holding only such signed control messages.
 :func:`check_evidence` reads it against the transcript: each envelope must
 verify under the key its sender presented in its hello, and its claim must
 contradict the transcript; each finding names the player (seat and key
-fingerprint) it proves against.  The transcript itself, its chain and its
-verification are unchanged.
+fingerprint) it proves against; :func:`evidence_lines` is what ``truc-p2p
+verify`` prints.  The transcript itself, its chain and its verification are
+unchanged.  No network code here: ``verify`` imports this.
 """
 
 from __future__ import annotations
@@ -29,7 +30,14 @@ from truc_p2p.protocol import MessageType, RemoteProtocolError, decode_envelope,
 from truc_p2p.protocol._wire import GENESIS, envelope_hash, verify_signature
 from truc_p2p.transcript import TranscriptWriter, read_transcript
 
-__all__ = ["Finding", "check_evidence", "evidence_path_for", "keep_evidence", "read_evidence"]
+__all__ = [
+    "Finding",
+    "check_evidence",
+    "evidence_lines",
+    "evidence_path_for",
+    "keep_evidence",
+    "read_evidence",
+]
 
 
 def evidence_path_for(transcript: Path) -> Path:
@@ -159,3 +167,20 @@ def read_evidence(transcript: Path) -> list[bytes] | None:
     """The evidence kept beside ``transcript``, or ``None`` if there is none."""
     path = evidence_path_for(transcript)
     return read_transcript(path) if path.exists() else None
+
+
+def evidence_lines(transcript: Path, envelopes: Sequence[bytes]) -> list[str]:
+    """What ``truc-p2p verify`` says about the evidence kept beside ``transcript``
+    (nothing when there is none); never raises."""
+    path = evidence_path_for(transcript)
+    try:
+        evidence = read_evidence(transcript)
+    except (OSError, ValueError) as exc:
+        return [f"evidence: cannot read {path.name}: {exc}"]
+    if not evidence:
+        return []
+    try:
+        findings = check_evidence(envelopes, evidence)
+    except (ValueError, IndexError) as exc:
+        return [f"evidence: {path.name} proves nothing: {exc}"]
+    return [f"evidence ({path.name}): {finding}" for finding in findings]
