@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from typing import Any
 
-from truc_p2p.cli._common import UsageError, bot_name, count, cpu_jobs
+from truc_p2p.cli._common import MAX_COUNT, UsageError, bot_name, count, cpu_jobs
 from truc_p2p.rules import Ladder, RestRefused, RulesError, Ruleset
 
 
@@ -15,7 +16,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("bench", help="run a benchmark and print figures")
     sub = parser.add_subparsers(dest="bench", metavar="WHAT", required=True)
     deck = sub.add_parser("deck", help="mental-poker deck: per-operation and per-hand cost")
-    deck.add_argument("--hands", type=count, default=20, help="hands to time (default 20)")
+    deck.add_argument("--hands", type=int, default=20, help="hands to time (default 20)")
     deck.add_argument("--json", action="store_true", help="print one JSON object")
     deck.set_defaults(func=_bench_deck)
 
@@ -118,6 +119,12 @@ def _bench_game(args: argparse.Namespace) -> int:
 def _bench_deck(args: argparse.Namespace) -> int:
     from truc_p2p.cli._bench_deck import main as bench_main
 
+    if args.hands > MAX_COUNT:
+        print(
+            f"truc-p2p bench: --hands must be at most {MAX_COUNT}, not {args.hands}",
+            file=sys.stderr,
+        )
+        return 2
     return bench_main(hands=args.hands, as_json=args.json)
 
 
