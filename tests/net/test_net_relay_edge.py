@@ -153,3 +153,17 @@ async def test_other_accept_errors_are_not_swallowed(error: int) -> None:
 
     with pytest.raises(BaseExceptionGroup):
         await RelayServer().serve([Broken()])  # type: ignore[list-item]
+
+
+async def test_a_host_listener_waits_out_a_shortage_of_file_descriptors(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    from truc_p2p.net._tcp import accept_patiently
+
+    class Recovering(_Exhausted):
+        async def accept(self) -> trio.SocketStream:
+            if self.left:
+                return await super().accept()
+            return "a connection"  # type: ignore[return-value]
+
+    assert await accept_patiently(Recovering(5)) == "a connection"  # type: ignore[arg-type]

@@ -40,7 +40,6 @@ every :data:`NOTICE_EVERY` seconds, never a traceback.
 from __future__ import annotations
 
 import base64
-import errno
 import secrets
 import time
 from collections import Counter
@@ -66,6 +65,7 @@ from truc_p2p.net._relay_wire import (
     read_exactly,
     read_message,
 )
+from truc_p2p.net._tcp import ACCEPT_SHORTAGE
 
 __all__ = ["DEFAULT_RELAY_PORT", "RelayLimits", "RelayServer", "SessionReport"]
 
@@ -74,8 +74,7 @@ DEFAULT_RELAY_PORT = 4456
 LINGER = 2.0
 #: Seconds between two notices about the same resource shortage.
 NOTICE_EVERY = 10.0
-#: accept() errors that mean "out of resources, try again soon".
-_SHORTAGE = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+
 #: The counters in :attr:`RelayServer.stats`.
 STAT_KEYS = (
     "connections",
@@ -235,7 +234,7 @@ class RelayServer:
             try:
                 stream = await listener.accept()
             except OSError as exc:
-                if exc.errno not in _SHORTAGE:
+                if exc.errno not in ACCEPT_SHORTAGE:
                     raise
                 self.stats["accept_shortages"] += 1
                 now = trio.current_time()
