@@ -108,8 +108,8 @@ class RelayLimits:
     max_per_ip: int = 128
     max_registrations: int = 512
     #: Registrations from one address: room for a dormitory behind one NAT, yet
-    #: less than a tenth of the relay for whoever floods from one address.
-    max_registrations_per_ip: int = 48
+    #: a sixteenth of the relay at most for whoever floods from one address.
+    max_registrations_per_ip: int = 32
     max_sessions_per_registration: int = 16
     #: Meetings one joiner address may hold with one registration at once.
     max_sessions_per_joiner_ip: int = 2
