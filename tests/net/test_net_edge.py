@@ -240,3 +240,27 @@ async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
     assert "nothing more was signed" in again.message
     assert trio.current_time() - started < 20  # the bye window, not the 120 s grace
     assert played.transcript.read_bytes() == before
+
+
+async def test_a_host_that_cannot_write_a_transcript_tells_the_joiner_why(
+    tmp_path: Path,
+) -> None:
+    """Issue 21 point 8: not "the connection dropped during the handshake 5 times"."""
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    with trio.fail_after(30):
+        async with hosting(
+            strategy=bot(1),
+            identity=Ed25519PrivateKey.generate(),
+            storage=Storage(out_dir=blocker / "games"),
+            stop=(stop := trio.Event()),
+        ) as (invite, _):
+            joined = await join_game(
+                invite,
+                bot(2),
+                identity=Ed25519PrivateKey.generate(),
+                storage=Storage(out_dir=tmp_path / "join", fsync=False),
+            )
+            stop.set()
+    assert joined.end is End.REFUSED and joined.exit_code == 5, joined.message
+    assert "cannot write a transcript" in joined.message
