@@ -815,7 +815,17 @@ def _resume(args: argparse.Namespace) -> int:
     strategy, hook = _player(args, name, ascii)
     _announce(hook, session, ruleset, audit)
     invite = Invite.parse(meta["invite"]) if role is Player.P0 else None
-    grace = float(meta.get("grace", DEFAULT_GRACE))
+    try:
+        clocks = GameSettings(
+            turn_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
+            hello_timeout=float(meta.get("hello_timeout", DEFAULT_HELLO_TIMEOUT)),
+            grace=float(meta.get("grace", DEFAULT_GRACE)),
+        )
+    except (TypeError, ValueError) as exc:
+        restored.writer.close()
+        print(f"truc-p2p resume: bad settings beside {path}: {exc}", file=sys.stderr)
+        return 2
+    grace = clocks.grace
     relay: tuple[str, int] | None = None
     claim: bytes | None = None
     if invite is None and meta.get("relay") is not None:
@@ -855,11 +865,7 @@ def _resume(args: argparse.Namespace) -> int:
                 if invite is None
                 else None,
                 invite=invite,
-                settings=GameSettings(
-                    turn_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
-                    hello_timeout=float(meta.get("hello_timeout", DEFAULT_HELLO_TIMEOUT)),
-                    grace=grace,
-                ),
+                settings=clocks,
                 report=Reporting(on_event=hook, on_notice=on_notice, on_listening=on_listening),
                 stop=stop,
                 claim=claim,

@@ -18,6 +18,7 @@ person at a terminal wants, so a caller names only what differs::
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -48,7 +49,9 @@ class GameSettings:
     connection's first message, ``grace`` how long a dropped opponent has to
     come back.  ``heartbeat`` is how long we stay silent on a link before a
     heartbeat, ``dead_after`` how long without any frame from the peer before
-    its link counts as dead and the game resumes on a new one (wire.md 13.3).
+    its link counts as dead and the game resumes on a new one (wire.md 13.6;
+    ``math.inf`` turns either off).  A clock that is not a finite number above 0
+    raises ``ValueError``: an infinite timeout would silently turn a guard off.
     """
 
     ruleset: Ruleset | None = None
@@ -60,6 +63,16 @@ class GameSettings:
     grace: float = DEFAULT_GRACE
     heartbeat: float = DEFAULT_HEARTBEAT
     dead_after: float = DEFAULT_DEAD_AFTER
+
+    def __post_init__(self) -> None:
+        for key in ("turn_timeout", "hello_timeout", "grace"):
+            value = getattr(self, key)
+            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                raise ValueError(f"GameSettings.{key} must be finite and above 0, not {value!r}")
+        for key in ("heartbeat", "dead_after"):  # math.inf turns it off
+            value = getattr(self, key)
+            if not (isinstance(value, int | float) and value > 0):
+                raise ValueError(f"GameSettings.{key} must be above 0, not {value!r}")
 
 
 @dataclass(frozen=True, kw_only=True)
