@@ -40,7 +40,10 @@ from truc_p2p.net import (
     BotStrategy,
     GameOutcome,
     Invite,
+    Listen,
     PeerReconnected,
+    Reporting,
+    Storage,
     host_game,
     join_game,
 )
@@ -64,11 +67,9 @@ async def _one_game(tmp: Path, seed: int, *, sync_each: bool) -> tuple[float, in
             result["host"] = await host_game(
                 BotStrategy(make_bot("heuristic", seed)),
                 identity=host_key,
-                bind="127.0.0.1",
-                port=0,
-                out_dir=tmp / f"h{seed}",
-                on_invite=on_invite,
-                sync_each=sync_each,
+                listen=Listen(bind="127.0.0.1", port=0),
+                storage=Storage(out_dir=tmp / f"h{seed}", sync_each=sync_each),
+                report=Reporting(on_invite=on_invite),
             )
 
         nursery.start_soon(host)
@@ -78,8 +79,7 @@ async def _one_game(tmp: Path, seed: int, *, sync_each: bool) -> tuple[float, in
             Invite("127.0.0.1", port[0], fingerprint(host_key.public_key())),
             BotStrategy(make_bot("heuristic", seed + 1)),
             identity=join_key,
-            out_dir=tmp / f"j{seed}",
-            sync_each=sync_each,
+            storage=Storage(out_dir=tmp / f"j{seed}", sync_each=sync_each),
         )
         wall = time.perf_counter() - start
     if not joined.valid:

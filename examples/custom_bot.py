@@ -17,7 +17,7 @@ import sys
 import trio
 
 from truc_p2p.identity import Identity
-from truc_p2p.net import join_game
+from truc_p2p.net import GameSettings, Storage, join_game
 from truc_p2p.rules import Action, ActionKind, Game
 
 
@@ -41,10 +41,9 @@ async def main(invite: str, out: str) -> int:
     outcome = await join_game(
         invite,
         HighCardBot(),
-        identity=Identity.ephemeral().key,  # or load_or_create_identity().key
-        name="highcard",
-        out_dir=out,
-        turn_timeout=30,
+        identity=Identity.ephemeral().key,
+        settings=GameSettings(name="highcard", turn_timeout=30),
+        storage=Storage(out_dir=out),
     )
     print(outcome.summary())
     return outcome.exit_code

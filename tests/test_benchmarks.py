@@ -35,3 +35,16 @@ def test_net_loopback_plays_two_processes_against_the_cpu_floor() -> None:
     assert report["failures"] == []
     assert report["wall_to_floor"] and report["cpu_to_floor"] and report["deals_per_hand"]
     assert report["deals_per_hand"] >= 1  # type: ignore[operator]
+
+
+def test_edge_reports_dead_link_resume_and_admission_times() -> None:
+    report = _run("edge.py", "--quick", "--rounds", "1", "--flood", "64")
+    assert report["failures"] == []
+    for key in (
+        "notice_dead_link",
+        "resume_after_silent_cut",
+        "resume_replacing_held_link",
+        "join_while_flooded",
+    ):
+        figure = report[key]
+        assert isinstance(figure, dict) and figure["median_s"] is not None, key

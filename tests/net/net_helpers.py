@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import trio
@@ -21,8 +21,18 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
-from truc_p2p.net import BotStrategy, GameOutcome, Invite, Strategy, host_game, play_game
-from truc_p2p.protocol import FrameBuffer, Session, frame
+from truc_p2p.net import (
+    BotStrategy,
+    GameOutcome,
+    Invite,
+    Listen,
+    Reporting,
+    Storage,
+    Strategy,
+    host_game,
+    play_game,
+)
+from truc_p2p.protocol import Session, frame
 from truc_p2p.rules import Action, Event, Game, Player, Ruleset
 
 #: Called with (frame number from the host, envelope, the joiner-side stream).
@@ -97,12 +107,17 @@ async def _pump(src: trio.abc.Stream, dst: trio.abc.Stream) -> None:
 
 
 async def _pump_frames(src: trio.abc.Stream, dst: trio.abc.Stream, tamper: Tamper) -> None:
-    buf = FrameBuffer(max_envelope=1 << 30)
+    buf = bytearray()
     n = 0
     try:
         while data := await src.receive_some(65536):
-            buf.feed(bytes(data))
-            while (envelope := buf.next_envelope()) is not None:
+            buf += data
+            while len(buf) >= 4 and len(buf) >= 4 + (size := int.from_bytes(buf[:4], "big")):
+                envelope = bytes(buf[4 : 4 + size])
+                del buf[: 4 + size]
+                if not size:  # a heartbeat (wire.md 13.3): not a message, passed on
+                    await dst.send_all(frame(b""))
+                    continue
                 if not await tamper(n, envelope, dst):
                     return
                 n += 1
@@ -160,10 +175,17 @@ async def run_game(
 
 
 @asynccontextmanager
-async def hosting(**options: Any) -> AsyncIterator[tuple[Invite, dict[str, GameOutcome]]]:
-    """Run ``host_game(**options)`` on 127.0.0.1 in the background; yield its invite
-    and a dict that holds the host's outcome (key ``"host"``) once it returns.
-    Leaving the block waits for the host (set its ``stop`` to end a forever host)."""
+async def hosting(
+    *,
+    listen: Listen = Listen(),
+    storage: Storage = Storage(),
+    report: Reporting = Reporting(),
+    **options: Any,
+) -> AsyncIterator[tuple[Invite, dict[str, GameOutcome]]]:
+    """Run ``host_game(**options)`` on 127.0.0.1 (an ephemeral port, no fsync) in the
+    background; yield its invite and a dict that holds the host's outcome (key
+    ``"host"``) once it returns.  Leaving the block waits for the host (set its
+    ``stop`` to end a forever host)."""
     invites: list[Invite] = []
     ready = trio.Event()
     result: dict[str, GameOutcome] = {}
@@ -174,7 +196,10 @@ async def hosting(**options: Any) -> AsyncIterator[tuple[Invite, dict[str, GameO
 
     async def host() -> None:
         result["host"] = await host_game(
-            bind="127.0.0.1", port=0, on_invite=on_invite, fsync=False, **options
+            listen=replace(listen, bind="127.0.0.1", port=0),
+            storage=replace(storage, fsync=False),
+            report=replace(report, on_invite=on_invite),
+            **options,
         )
 
     async with trio.open_nursery() as nursery:

@@ -16,7 +16,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from net_helpers import bot, hosting
 
-from truc_p2p.net import End, join_game
+from truc_p2p.net import End, GameSettings, Storage, join_game
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import scan_transcript_file
 
@@ -28,14 +28,17 @@ async def test_a_full_disk_ends_the_joiners_game_cleanly(tmpfs: Mount, tmp_path:
     (disk / "filler").write_bytes(bytes(52 * 1024))  # room for the start of a game only
     with trio.fail_after(60):
         async with hosting(
-            strategy=bot(1), identity=Ed25519PrivateKey.generate(), out_dir=tmp_path, grace=5
+            strategy=bot(1),
+            identity=Ed25519PrivateKey.generate(),
+            settings=GameSettings(grace=5),
+            storage=Storage(out_dir=tmp_path),
         ) as (invite, results):
             joined = await join_game(
                 invite,
                 bot(2),
                 identity=Ed25519PrivateKey.generate(),
-                out_dir=disk / "games",
-                grace=5,
+                settings=GameSettings(grace=5),
+                storage=Storage(out_dir=disk / "games"),
             )
     hosted = results["host"]
     assert joined.end is End.DISK_ERROR, joined.message

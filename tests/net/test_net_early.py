@@ -14,7 +14,16 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from net_helpers import bot, hosting
 
-from truc_p2p.net import BotStrategy, End, _games, join_game, play_game
+from truc_p2p.net import (
+    BotStrategy,
+    End,
+    GameSettings,
+    Reporting,
+    Storage,
+    _games,
+    join_game,
+    play_game,
+)
 from truc_p2p.protocol import (
     CardsDealt,
     RulesetMismatchError,
@@ -159,14 +168,17 @@ async def test_a_joiner_plays_with_a_host_that_predates_early_cards(
         async with hosting(
             strategy=bot(1),
             identity=Ed25519PrivateKey.generate(),
-            ruleset=ruleset,
-            out_dir=tmp_path / "host",
-            on_notice=notices.append,
+            settings=GameSettings(ruleset=ruleset),
+            storage=Storage(out_dir=tmp_path / "host"),
+            report=Reporting(on_notice=notices.append),
         ) as (invite, results):
             joined = await join_game(
-                invite, bot(2), identity=Ed25519PrivateKey.generate(), ruleset=ruleset,
-                out_dir=tmp_path / "join", fsync=False,
-            )  # fmt: skip
+                invite,
+                bot(2),
+                identity=Ed25519PrivateKey.generate(),
+                settings=GameSettings(ruleset=ruleset),
+                storage=Storage(out_dir=tmp_path / "join", fsync=False),
+            )
     assert joined.end is End.FINISHED, joined.message
     assert results["host"].end is End.FINISHED
     assert any("incompatible" in n or "options" in n for n in notices), notices

@@ -17,7 +17,17 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from net_helpers import bot, hosting
 
-from truc_p2p.net import BotStrategy, End, GameOutcome, Invite, join_game
+from truc_p2p.net import (
+    BotStrategy,
+    End,
+    GameOutcome,
+    GameSettings,
+    Invite,
+    Listen,
+    Reporting,
+    Storage,
+    join_game,
+)
 from truc_p2p.protocol import fingerprint, verify_transcript
 from truc_p2p.rules import Ruleset
 from truc_p2p.transcript import read_transcript
@@ -47,20 +57,18 @@ async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) 
     async with hosting(
         strategy=bot(1),
         identity=host_key,
-        ruleset=ruleset,
-        out_dir=tmp_path / "host",
-        hello_timeout=HELLO_TIMEOUT,
-        allow=allowed,
-        on_notice=notices.append,
+        settings=GameSettings(ruleset=ruleset, hello_timeout=HELLO_TIMEOUT),
+        listen=Listen(allow=allowed),
+        storage=Storage(out_dir=tmp_path / "host"),
+        report=Reporting(on_notice=notices.append),
     ) as (invite, results):
         held = await _jam(invite.port)
         refused = await join_game(
             invite,
             bot(9),
             identity=stranger,
-            ruleset=ruleset,
-            out_dir=tmp_path / "s",
-            fsync=False,
+            settings=GameSettings(ruleset=ruleset),
+            storage=Storage(out_dir=tmp_path / "s", fsync=False),
         )
         assert refused.end is End.REFUSED and refused.exit_code == 6
         assert "--allow" in refused.message
@@ -75,10 +83,9 @@ async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) 
                 invite,
                 bot(2),
                 identity=friend,
-                ruleset=ruleset,
-                out_dir=tmp_path / "j",
-                on_event=on_event,
-                fsync=False,
+                settings=GameSettings(ruleset=ruleset),
+                storage=Storage(out_dir=tmp_path / "j", fsync=False),
+                report=Reporting(on_event=on_event),
             )
 
         async with trio.open_nursery() as nursery:
@@ -89,9 +96,8 @@ async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) 
                 invite,
                 bot(3),
                 identity=late,
-                ruleset=ruleset,
-                out_dir=tmp_path / "late",
-                fsync=False,
+                settings=GameSettings(ruleset=ruleset),
+                storage=Storage(out_dir=tmp_path / "late", fsync=False),
             )
             assert busy.end is End.REFUSED and busy.exit_code == 5
             assert "busy" in busy.message
@@ -116,9 +122,9 @@ async def test_idle_connections_are_dropped_after_the_hello_timeout(tmp_path: Pa
     async with hosting(
         strategy=bot(1),
         identity=Ed25519PrivateKey.generate(),
-        out_dir=tmp_path,
-        hello_timeout=0.5,
-        on_notice=notices.append,
+        settings=GameSettings(hello_timeout=0.5),
+        storage=Storage(out_dir=tmp_path),
+        report=Reporting(on_notice=notices.append),
         stop=stop,
     ) as (invite, _):
         idle = await trio.open_tcp_stream("127.0.0.1", invite.port)
@@ -146,9 +152,8 @@ async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> 
                 invite,
                 bot(100 + seed),
                 identity=Ed25519PrivateKey.generate(),
-                ruleset=Ruleset(target=2),
-                out_dir=tmp_path / f"j{seed}",
-                fsync=False,
+                settings=GameSettings(ruleset=Ruleset(target=2)),
+                storage=Storage(out_dir=tmp_path / f"j{seed}", fsync=False),
             )
         )
 
@@ -156,12 +161,12 @@ async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> 
         async with hosting(
             strategy=bot(0),
             identity=Ed25519PrivateKey.generate(),
-            ruleset=Ruleset(target=2),
-            out_dir=tmp_path / "host",
+            settings=GameSettings(ruleset=Ruleset(target=2)),
+            listen=Listen(capacity=3),
+            storage=Storage(out_dir=tmp_path / "host"),
+            report=Reporting(on_outcome=finished.append),
             forever=True,
-            capacity=3,
             players=players,
-            on_outcome=finished.append,
             stop=stop,
         ) as (invite, _):
             async with trio.open_nursery() as wave:  # three games at once

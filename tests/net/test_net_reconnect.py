@@ -22,9 +22,13 @@ from truc_p2p.net import (
     BotStrategy,
     End,
     GameOutcome,
+    GameSettings,
     Invite,
+    Listen,
     PeerDisconnected,
     PeerReconnected,
+    Reporting,
+    Storage,
     host_game,
     join_game,
 )
@@ -128,14 +132,10 @@ async def play_through_proxy(
             outcomes["host"] = await host_game(
                 BotStrategy(make_bot("random", seed)),
                 identity=host_id,
-                bind="127.0.0.1",
-                port=0,
-                ruleset=ruleset,
-                out_dir=tmp / "host",
-                turn_timeout=30,
-                grace=20,
-                on_invite=on_invite,
-                fsync=False,
+                settings=GameSettings(ruleset=ruleset, turn_timeout=30, grace=20),
+                listen=Listen(bind="127.0.0.1", port=0),
+                storage=Storage(out_dir=tmp / "host", fsync=False),
+                report=Reporting(on_invite=on_invite),
             )
 
         nursery.start_soon(host)
@@ -146,12 +146,9 @@ async def play_through_proxy(
             Invite("127.0.0.1", proxy_port, Identity(host_id, None).fingerprint),
             BotStrategy(make_bot("random", seed + 1)),
             identity=join_id,
-            ruleset=ruleset,
-            out_dir=tmp / "join",
-            turn_timeout=30,
-            grace=20,
-            on_event=seen.append,
-            fsync=False,
+            settings=GameSettings(ruleset=ruleset, turn_timeout=30, grace=20),
+            storage=Storage(out_dir=tmp / "join", fsync=False),
+            report=Reporting(on_event=seen.append),
         )
         with trio.fail_after(30):
             while "host" not in outcomes:

@@ -25,10 +25,14 @@ from truc_p2p.net import (
     ConnectError,
     End,
     GameOutcome,
+    GameSettings,
     Invite,
+    Listen,
     RelayLimits,
     RelayServer,
+    Reporting,
     SessionReport,
+    Storage,
     connect,
     host_game,
     join_game,
@@ -301,14 +305,10 @@ async def test_a_dropped_game_reconnects_through_the_relay(
                 outcomes["host"] = await host_game(
                     bot(3),
                     identity=host_id,
-                    bind="127.0.0.1",
-                    port=0,
-                    out_dir=tmp_path / "host",
-                    turn_timeout=30,
-                    grace=20,
-                    relay=("127.0.0.1", port),
-                    on_invite=on_invite,
-                    fsync=False,
+                    settings=GameSettings(turn_timeout=30, grace=20),
+                    listen=Listen(bind="127.0.0.1", port=0, relay=("127.0.0.1", port)),
+                    storage=Storage(out_dir=tmp_path / "host", fsync=False),
+                    report=Reporting(on_invite=on_invite),
                 )
 
             nursery.start_soon(host)
@@ -318,11 +318,9 @@ async def test_a_dropped_game_reconnects_through_the_relay(
                 invites[0],
                 strategy,
                 identity=join_id,
-                out_dir=tmp_path / "join",
-                turn_timeout=30,
-                grace=20,
-                on_path=paths.append,
-                fsync=False,
+                settings=GameSettings(turn_timeout=30, grace=20),
+                storage=Storage(out_dir=tmp_path / "join", fsync=False),
+                report=Reporting(on_path=lambda route, _peer: paths.append(route)),
             )
             with trio.fail_after(20):
                 while "host" not in outcomes:

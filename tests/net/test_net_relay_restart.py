@@ -22,8 +22,12 @@ from truc_p2p.net import (
     BotStrategy,
     End,
     GameOutcome,
+    GameSettings,
     Invite,
+    Listen,
     RelayServer,
+    Reporting,
+    Storage,
     connect,
     host_game,
     join_game,
@@ -140,20 +144,17 @@ async def test_a_restarted_relay_gets_the_host_back_with_the_same_invite(
                 await host_game(
                     bot(3),
                     identity=host_id,
-                    bind="127.0.0.1",
-                    port=0,
-                    out_dir=tmp_path / "host",
-                    turn_timeout=30,
-                    grace=30,
-                    relay=("127.0.0.1", relay.port),
-                    on_invite=on_invite,
-                    on_notice=on_notice,
-                    on_outcome=host_outcomes.append,
+                    settings=GameSettings(turn_timeout=30, grace=30),
+                    listen=Listen(
+                        bind="127.0.0.1", port=0, relay=("127.0.0.1", relay.port), capacity=2
+                    ),
+                    storage=Storage(out_dir=tmp_path / "host", fsync=False),
+                    report=Reporting(
+                        on_invite=on_invite, on_notice=on_notice, on_outcome=host_outcomes.append
+                    ),
                     forever=True,
-                    capacity=2,
                     players=lambda: (bot(len(host_outcomes) + 3), None),
                     stop=stop,
-                    fsync=False,
                 )
                 host_done.set()
 
@@ -174,11 +175,9 @@ async def test_a_restarted_relay_gets_the_host_back_with_the_same_invite(
                     invite,
                     strategy,
                     identity=Identity.ephemeral().key,
-                    out_dir=tmp_path / label,
-                    turn_timeout=30,
-                    grace=30,
-                    on_path=paths[label].append,
-                    fsync=False,
+                    settings=GameSettings(turn_timeout=30, grace=30),
+                    storage=Storage(out_dir=tmp_path / label, fsync=False),
+                    report=Reporting(on_path=lambda route, _peer: paths[label].append(route)),
                 )
 
             nursery.start_soon(join, "first", first)

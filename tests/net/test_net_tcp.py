@@ -14,7 +14,11 @@ from net_helpers import bot, hosting
 from truc_p2p.net import (
     End,
     GameOutcome,
+    GameSettings,
     Invite,
+    Listen,
+    Reporting,
+    Storage,
     host_game,
     join_game,
     open_game,
@@ -56,13 +60,10 @@ async def _host_and_join(
         results["host"] = await host_game(
             bot(1),
             identity=host_key,
-            bind=bind,
-            port=0,
-            name="h",
-            out_dir=tmp_path / "host",
-            on_invite=on_invite,
-            on_notice=notices.append,
-            fsync=False,
+            settings=GameSettings(name="h"),
+            listen=Listen(bind=bind, port=0),
+            storage=Storage(out_dir=tmp_path / "host", fsync=False),
+            report=Reporting(on_invite=on_invite, on_notice=notices.append),
         )
 
     with trio.fail_after(30):
@@ -76,16 +77,19 @@ async def _host_and_join(
             if fp is not None:
                 invite = Invite(invite.host, invite.port, fp)
             results["join"] = await join_game(
-                invite, bot(2), identity=join_key, name="j", out_dir=tmp_path / "join", fsync=False
+                invite,
+                bot(2),
+                identity=join_key,
+                settings=GameSettings(name="j"),
+                storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )
             if then_real:  # the right invite, after the wrong one
                 await join_game(
                     invites[0],
                     bot(3),
                     identity=join_key,
-                    name="j2",
-                    out_dir=tmp_path / "j2",
-                    fsync=False,
+                    settings=GameSettings(name="j2"),
+                    storage=Storage(out_dir=tmp_path / "j2", fsync=False),
                 )
     assert invites[0].fingerprint == fingerprint(host_key.public_key())
     return results["join"], results["host"], notices
@@ -139,7 +143,7 @@ async def test_join_reports_a_refused_connection(tmp_path: Path) -> None:
         Invite("127.0.0.1", port, "a" * 64),
         bot(),
         identity=Ed25519PrivateKey.generate(),
-        out_dir=tmp_path,
+        storage=Storage(out_dir=tmp_path),
     )
     assert outcome.end is End.CONNECTION_FAILED and outcome.exit_code == 4
     assert f"127.0.0.1:{port}" in outcome.message
@@ -162,17 +166,16 @@ async def _host_join_decks(tmp_path: Path, host_deck: str, join_deck: str) -> Ga
     async with hosting(
         strategy=bot(1),
         identity=Ed25519PrivateKey.generate(),
-        deck=host_deck,
-        out_dir=tmp_path / "h",
+        settings=GameSettings(deck=host_deck),
+        storage=Storage(out_dir=tmp_path / "h"),
         stop=stop,
     ) as (invite, _):
         joined = await join_game(
             invite,
             bot(2),
             identity=Ed25519PrivateKey.generate(),
-            deck=join_deck,
-            out_dir=tmp_path / "j",
-            fsync=False,
+            settings=GameSettings(deck=join_deck),
+            storage=Storage(out_dir=tmp_path / "j", fsync=False),
         )
         stop.set()
     return joined

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import sys
 from typing import Any
 
-from truc_p2p.cli._common import UsageError, bot_name
+from truc_p2p.cli._common import MAX_COUNT, UsageError, bot_name, count, cpu_jobs
 from truc_p2p.rules import Ladder, RestRefused, RulesError, Ruleset
 
 
@@ -29,10 +31,13 @@ def register(subparsers: Any) -> None:
     )
     bots.add_argument("--a", type=bot_name, default="search", metavar="NAME", help="bot A")
     bots.add_argument("--b", type=bot_name, default="heuristic", metavar="NAME", help="bot B")
-    bots.add_argument("--games", type=_positive_int, default=200, help="games (default 200)")
+    bots.add_argument("--games", type=count, default=200, help="games (default 200)")
     bots.add_argument("--seed", type=int, default=0, help="seed of the shuffles and bots")
     bots.add_argument(
-        "--jobs", type=_positive_int, default=1, help="processes to play on (default 1)"
+        "--jobs",
+        type=cpu_jobs,
+        default=1,
+        help="processes to play on (default 1; at most the number of CPUs)",
     )
     bots.add_argument("--target", type=int, default=12, help="points to win (default 12)")
     bots.add_argument("--ladder", choices=[x.value for x in Ladder], default=Ladder.LITERAL.value)
@@ -51,9 +56,13 @@ def register(subparsers: Any) -> None:
         "the model (CPU + flights x one-way delay), and with --concurrency N,M,... many "
         "games at once.",
     )
-    game.add_argument("--games", type=_positive_int, default=10, help="games (default 10)")
+    game.add_argument("--games", type=count, default=10, help="games (default 10)")
     game.add_argument(
-        "--rtt", type=float, default=50.0, metavar="MS", help="round trip in ms (default 50)"
+        "--rtt",
+        type=_rtt_ms,
+        default=50.0,
+        metavar="MS",
+        help="round trip in ms, 0 to 60000 (default 50)",
     )
     game.add_argument("--target", type=_positive_int, default=12, help="points (default 12)")
     game.add_argument(
@@ -64,6 +73,17 @@ def register(subparsers: Any) -> None:
     )
     game.add_argument("--json", action="store_true", help="print one JSON object")
     game.set_defaults(func=_bench_game)
+
+
+def _rtt_ms(text: str) -> float:
+    """argparse type: a round trip in milliseconds, finite, from 0 to a minute."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of milliseconds: {text!r}") from None
+    if not (math.isfinite(value) and 0 <= value <= 60_000):
+        raise argparse.ArgumentTypeError(f"must be from 0 to 60000 ms, not {text!r}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -99,6 +119,12 @@ def _bench_game(args: argparse.Namespace) -> int:
 def _bench_deck(args: argparse.Namespace) -> int:
     from truc_p2p.cli._bench_deck import main as bench_main
 
+    if args.hands > MAX_COUNT:
+        print(
+            f"truc-p2p bench: --hands must be at most {MAX_COUNT}, not {args.hands}",
+            file=sys.stderr,
+        )
+        return 2
     return bench_main(hands=args.hands, as_json=args.json)
 
 
@@ -113,7 +139,12 @@ def _bench_bots(args: argparse.Namespace) -> int:
         print(f"truc-p2p bench bots: bad ruleset option: {exc}")
         return 2
     report = bench_bots(
-        args.a, args.b, games=args.games, seed=args.seed, jobs=args.jobs, ruleset=ruleset
+        args.a,
+        args.b,
+        games=args.games,
+        seed=args.seed,
+        jobs=min(args.jobs, args.games),  # no idle workers
+        ruleset=ruleset,
     )
     if args.json:
         print(json.dumps(report.to_json()))

@@ -12,6 +12,7 @@ import argparse
 import errno
 import getpass
 import json
+import math
 import os
 import re
 import signal
@@ -31,15 +32,20 @@ if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the net
     from truc_p2p.net import GameOutcome
 
 __all__ = [
+    "MAX_COUNT",
     "MAX_NAME",
+    "MAX_SECONDS",
     "UsageError",
     "add_bot_arg",
     "add_pipeline_arg",
     "add_ruleset_args",
     "bot_name",
+    "bounded_int",
     "check_name",
     "check_out_dir",
     "check_shared_args",
+    "count",
+    "cpu_jobs",
     "default_name",
     "exit_status",
     "first_exception",
@@ -246,15 +252,50 @@ def add_bot_arg(parser: argparse.ArgumentParser, *, default: str | None, help: s
     )
 
 
+#: The longest duration any option takes (a week): more turns a timer off in effect.
+MAX_SECONDS: Final = 7 * 24 * 3600.0
+#: The largest count any option takes (games, hands): more only never ends.
+MAX_COUNT: Final = 1_000_000
+
+
 def positive_seconds(text: str) -> float:
-    """argparse type: a number of seconds > 0."""
+    """argparse type: a finite number of seconds, more than 0 and at most a week
+    (``inf``, ``nan``, negatives and absurd sizes are usage errors, exit 2)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0 seconds")
+    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds more than 0 and at most {MAX_SECONDS:g} "
+            f"(a week), not {text!r}"
+        )
     return value
+
+
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """argparse type: a whole number from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
+        return value
+
+    return parse
+
+
+def count(text: str) -> int:
+    """argparse type: how many (games, hands): from 1 to :data:`MAX_COUNT`."""
+    return bounded_int(1, MAX_COUNT)(text)
+
+
+def cpu_jobs(text: str) -> int:
+    """argparse type: worker processes, from 1 to the number of CPUs of this machine."""
+    return bounded_int(1, os.cpu_count() or 1)(text)
 
 
 def default_name(fallback: str) -> str:

@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import BOT_NAMES, Bot, make_bot
 from truc_p2p.cli._common import (
+    MAX_COUNT,
     UsageError,
     add_pipeline_arg,
     add_ruleset_args,
@@ -194,6 +195,8 @@ def _demo(args: argparse.Namespace) -> int:
     ruleset = ruleset_from_args(args)
     if args.games < 1:
         raise UsageError(f"--games must be at least 1, not {args.games}")
+    if args.games > MAX_COUNT:
+        raise UsageError(f"--games must be at most {MAX_COUNT}, not {args.games}")
     ascii = use_ascii(args.ascii)
     out = Path(args.out)
     if (status := check_out_dir(out, "demo")) is not None:

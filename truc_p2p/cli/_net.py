@@ -52,10 +52,15 @@ from truc_p2p.net import (
     DEFAULT_TURN_TIMEOUT,
     BotStrategy,
     ConnectError,
+    Dial,
     EventHook,
     GameOutcome,
+    GameSettings,
     Invite,
     InviteError,
+    Listen,
+    Reporting,
+    Storage,
     Strategy,
     find_games,
     host_game,
@@ -72,7 +77,7 @@ from truc_p2p.net import (
     transcript_path,
     write_meta,
 )
-from truc_p2p.protocol import GameStarted, Session
+from truc_p2p.protocol import GameStarted, LocalProtocolError, Session
 from truc_p2p.rules import Player, RulesError, Ruleset
 
 __all__ = ["register"]
@@ -411,30 +416,28 @@ def _host(args: argparse.Namespace) -> int:
             outcome = await host_game(
                 strategy,
                 identity=ident.key,
-                bind=args.bind,
-                port=args.port,
-                advertise=args.advertise,
-                ruleset=ruleset,
-                name=name,
-                pipeline=pipeline_of(args),
-                out_dir=args.out,
-                turn_timeout=args.timeout,
-                hello_timeout=args.hello_timeout,
-                grace=args.grace,
-                on_invite=on_invite,
-                on_event=hook,
-                on_notice=on_notice,
+                settings=_game_settings(args, ruleset, name),
+                listen=Listen(
+                    bind=args.bind,
+                    port=args.port,
+                    advertise=args.advertise,
+                    relay=relay,
+                    portmap=not args.no_portmap,
+                    announce=not args.no_announce,
+                    capacity=capacity,
+                    allow=allow,
+                ),
+                storage=Storage(out_dir=args.out, meta=_meta(args, name, ident)),
+                report=Reporting(
+                    on_invite=on_invite,
+                    on_event=hook,
+                    on_notice=on_notice,
+                    on_outcome=on_outcome,
+                    on_path=on_path,
+                ),
                 stop=stop,
                 forever=args.forever,
-                capacity=capacity,
-                allow=allow,
                 players=players,
-                on_outcome=on_outcome,
-                meta=_meta(args, name, ident),
-                relay=relay,
-                portmap=not args.no_portmap,
-                announce=not args.no_announce,
-                on_path=on_path,
             )
         except ConnectError as exc:
             print(f"truc-p2p host: {exc}", file=sys.stderr)
@@ -453,6 +456,18 @@ def _host(args: argparse.Namespace) -> int:
         return exit_status(outcome, stop)
 
     return run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
+
+
+def _game_settings(args: argparse.Namespace, ruleset: Ruleset, name: str) -> GameSettings:
+    """The game and its clocks, as the command line gives them."""
+    return GameSettings(
+        ruleset=ruleset,
+        name=name,
+        pipeline=pipeline_of(args),
+        turn_timeout=args.timeout,
+        hello_timeout=args.hello_timeout,
+        grace=args.grace,
+    )
 
 
 def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any]:
@@ -527,7 +542,7 @@ def _join(args: argparse.Namespace) -> int:
 
     connections = [0]
 
-    def on_path(path: str) -> None:
+    def on_path(path: str, peer: str) -> None:
         again = "re" if connections[0] else ""
         connections[0] += 1
         print(f"{again}connected ({path} path)", file=_info_stream(args), flush=True)
@@ -537,18 +552,11 @@ def _join(args: argparse.Namespace) -> int:
             invite,
             strategy,
             identity=ident.key,
-            ruleset=ruleset,
-            name=name,
-            pipeline=pipeline_of(args),
-            out_dir=args.out,
-            turn_timeout=args.timeout,
-            hello_timeout=args.hello_timeout,
-            connect_timeout=args.connect_timeout,
-            grace=args.grace,
-            on_event=hook,
+            settings=_game_settings(args, ruleset, name),
+            dial=Dial(connect_timeout=args.connect_timeout),
+            storage=Storage(out_dir=args.out, meta=_meta(args, name, ident)),
+            report=Reporting(on_event=hook, on_path=on_path),
             stop=stop,
-            meta=_meta(args, name, ident),
-            on_path=on_path,
         )
         await show_web_result(strategy, outcome)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
@@ -851,6 +859,13 @@ def _resume(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"truc-p2p resume: cannot continue {path}: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, OSError) else 1
+    except LocalProtocolError as exc:  # another key or a damaged secret beside it
+        print(
+            f"truc-p2p resume: cannot continue {path}: its key or its secret file does not "
+            f"match the transcript ({exc})",
+            file=sys.stderr,
+        )
+        return 2
     info = _info_stream(args)
     if restored.torn_bytes:
         print(
@@ -863,7 +878,17 @@ def _resume(args: argparse.Namespace) -> int:
     strategy, hook = _player(args, name, ascii)
     _announce(hook, session, ruleset, audit)
     invite = Invite.parse(meta["invite"]) if role is Player.P0 else None
-    grace = float(meta.get("grace", DEFAULT_GRACE))
+    try:
+        clocks = GameSettings(
+            turn_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
+            hello_timeout=float(meta.get("hello_timeout", DEFAULT_HELLO_TIMEOUT)),
+            grace=float(meta.get("grace", DEFAULT_GRACE)),
+        )
+    except (TypeError, ValueError) as exc:
+        restored.writer.close()
+        print(f"truc-p2p resume: bad settings beside {path}: {exc}", file=sys.stderr)
+        return 2
+    grace = clocks.grace
     relay: tuple[str, int] | None = None
     claim: bytes | None = None
     if invite is None and meta.get("relay") is not None:
@@ -899,16 +924,13 @@ def _resume(args: argparse.Namespace) -> int:
                 restored,
                 strategy,
                 identity=ident.key,
-                host=(meta.get("bind"), int(meta["port"])) if invite is None else None,
+                listen=Listen(bind=meta.get("bind"), port=int(meta["port"]), relay=relay)
+                if invite is None
+                else None,
                 invite=invite,
-                turn_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
-                hello_timeout=float(meta.get("hello_timeout", DEFAULT_HELLO_TIMEOUT)),
-                grace=grace,
-                on_event=hook,
-                on_notice=on_notice,
-                on_listening=on_listening,
+                settings=clocks,
+                report=Reporting(on_event=hook, on_notice=on_notice, on_listening=on_listening),
                 stop=stop,
-                relay=relay,
                 claim=claim,
             )
         except OSError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from typing import Any
 
 import trio
@@ -38,6 +39,10 @@ def register(subparsers: Any) -> None:
         "--json", action="store_true", help="print one JSON object per line (start, sessions)"
     )
     relay.set_defaults(func=_relay)
+
+
+def _to_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 def _relay(args: argparse.Namespace) -> int:
@@ -75,7 +80,11 @@ def _relay(args: argparse.Namespace) -> int:
             where = ", ".join(f"{a}:{p}" for a, p in addresses)
             print(f"relay listening on {where} (Ctrl-C to stop)", flush=True)
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.serve_listeners, server.handle, listeners)
+            nursery.start_soon(
+                partial(
+                    server.serve, listeners, on_notice=lambda text: print(text, file=sys.stderr)
+                )
+            )
             await stop.wait()
             nursery.cancel_scope.cancel()
         totals = dict(server.stats)

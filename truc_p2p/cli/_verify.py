@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from truc_p2p.evidence import evidence_lines
 from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
 from truc_p2p.protocol._wire import FRAME_HEADER
 from truc_p2p.transcript import TranscriptScan, scan_transcript_file
@@ -141,6 +142,7 @@ def _verify(args: argparse.Namespace) -> int:
                 "detail": scan.detail,
             }
         )
+        obj["evidence"] = evidence_lines(Path(args.file), envelopes)  # wire.md 13.8
         print(json.dumps(obj))
         return EXIT_STATUS[report.status]
     summary = report.summary().split("\n")
@@ -148,6 +150,8 @@ def _verify(args: argparse.Namespace) -> int:
     if scan.damage is not None and report.error_code != scan.damage:
         print(_damage_line(scan))  # else the summary's last line says it
     print("\n".join(summary[1:]))
+    for line in evidence_lines(Path(args.file), envelopes):  # wire.md 13.8
+        print(line)
     beside = Path(args.file + ".secret")
     if secret is None and report.error_code in ("aborted", "incomplete") and beside.exists():
         print(

@@ -13,7 +13,9 @@ bytes, keeps time and decides how a game ends::
                                   expected_fingerprint=invite.fingerprint)
 
 :func:`host_game` and :func:`join_game` do all of it (session, transcript,
-secret file) in one call, including the ways through NAT
+secret file) in one call, told what to do by a few settings groups
+(:class:`GameSettings`, :class:`Listen`, :class:`Dial`, :class:`Storage`,
+:class:`Reporting`), including the ways through NAT
 (``protocol_spec/connect.md``): a host registered with a relay
 (:func:`open_rendezvous`) is joined by :func:`connect` over a ``direct``,
 ``punched`` or ``relayed`` path; :func:`map_port` asks the router to forward
@@ -24,6 +26,13 @@ the port; :func:`advertise_game` and :func:`find_games` use mDNS on the LAN;
 
 from __future__ import annotations
 
+from truc_p2p.evidence import (
+    Finding,
+    check_evidence,
+    evidence_path_for,
+    keep_evidence,
+    read_evidence,
+)
 from truc_p2p.net._connect import (
     DIRECT_WINDOW,
     PATHS,
@@ -53,7 +62,9 @@ from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError, parse_host_p
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
     DEFAULT_BOT_TIMEOUT,
+    DEFAULT_DEAD_AFTER,
     DEFAULT_GRACE,
+    DEFAULT_HEARTBEAT,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     EventHook,
@@ -62,12 +73,15 @@ from truc_p2p.net._play import (
 from truc_p2p.net._portmap import PortMapping, map_port
 from truc_p2p.net._reconnect import NetEvent, PeerDisconnected, PeerReconnected, Reconnector
 from truc_p2p.net._relay import DEFAULT_RELAY_PORT, RelayLimits, RelayServer, SessionReport
+from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import BotStrategy, QuitGame, Strategy
 from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
 
 __all__ = [
     "DEFAULT_BOT_TIMEOUT",
+    "DEFAULT_DEAD_AFTER",
     "DEFAULT_GRACE",
+    "DEFAULT_HEARTBEAT",
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_PORT",
     "DEFAULT_RELAY_PORT",
@@ -77,14 +91,18 @@ __all__ = [
     "SERVICE_TYPE",
     "BotStrategy",
     "ConnectError",
+    "Dial",
     "End",
     "EventHook",
+    "Finding",
     "FoundGame",
     "GameListener",
     "GameOutcome",
+    "GameSettings",
     "Incoming",
     "Invite",
     "InviteError",
+    "Listen",
     "LocalGame",
     "NetEvent",
     "PeerDisconnected",
@@ -96,15 +114,20 @@ __all__ = [
     "RelayLimits",
     "RelayServer",
     "Rendezvous",
+    "Reporting",
     "Restored",
     "SessionReport",
+    "Storage",
     "Strategy",
     "advertise_game",
+    "check_evidence",
     "connect",
+    "evidence_path_for",
     "find_games",
     "guess_lan_address",
     "host_game",
     "join_game",
+    "keep_evidence",
     "lan_addresses",
     "map_port",
     "open_game",
@@ -112,6 +135,7 @@ __all__ = [
     "parse_host_port",
     "play_game",
     "prepare_game",
+    "read_evidence",
     "read_meta",
     "relay_claim",
     "restore_game",

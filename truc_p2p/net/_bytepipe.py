@@ -6,6 +6,17 @@ TCP flow control, not buffered without limit) and turns EOF and transport
 failures into values instead of exceptions.  Every send goes through one
 lock, so a send from another task (an abort) never interleaves with one in
 progress.
+
+With a :class:`~._gate.FrameGate` the reader hands on whole, checked frames
+only: heartbeats are dropped and a damaged frame ends the link like a reset
+(wire.md section 13.7).  :meth:`Link.run_liveness` sends a heartbeat when we
+have sent nothing for ``heartbeat`` seconds and declares the link dead when
+no frame came for ``dead_after`` seconds (a half-open connection: the peer's
+side was forgotten by a middlebox, ours stays open and silent), so that the
+game resumes on a new one (section 13.6).  Heartbeats are offered, not
+imposed: the dialer (``announce``) sends one right after its first frame; the
+other side sends heartbeats, and either side expects them, only once one
+arrived, so a peer that knows nothing of them never sees one.
 """
 
 from __future__ import annotations
@@ -14,6 +25,8 @@ import math
 from dataclasses import dataclass
 
 import trio
+
+from truc_p2p.net._gate import HEARTBEAT, FrameGate, LinkFault
 
 __all__ = ["Closed", "Link", "LinkBroken"]
 
@@ -27,6 +40,8 @@ class Closed:
     reason: str
     #: True for an orderly EOF, False for a reset or other transport error.
     eof: bool
+    #: True when the bytes themselves were damaged (a frame failed its checks).
+    fault: bool = False
 
 
 class LinkBroken(Exception):
@@ -36,12 +51,90 @@ class LinkBroken(Exception):
 class Link:
     """Use :meth:`run_reader` as a task, :meth:`receive` and :meth:`send` from the game."""
 
-    def __init__(self, stream: trio.abc.Stream) -> None:
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        *,
+        gate: FrameGate | None = None,
+        heartbeat: float = math.inf,
+        dead_after: float = math.inf,
+        announce: bool = False,
+        expect_beats: bool = False,
+    ) -> None:
         self.stream = stream
         self._send_lock = trio.Lock()
         self._tx, self._rx = trio.open_memory_channel[bytes | Closed](4)
         self.bytes_sent = 0
         self.bytes_received = 0
+        self.gate = gate
+        self.heartbeat = heartbeat
+        self.dead_after = dead_after
+        self.heartbeats_sent = 0
+        #: We dialled: offer heartbeats after our first frame (wire.md 13.6).
+        self.announce = announce
+        #: The peer sent heartbeats on an earlier link of this game: expect them here.
+        self.expect_beats = expect_beats
+        self._answered = False
+        self._poke = trio.Event()  # wakes the liveness task: first send, first heartbeat
+        now = trio.current_time()
+        self._last_sent = now
+        self._last_frame = now
+        self._finishing = False
+        self._cut: str | None = None
+
+    def admit(self, data: bytes) -> bytes | None:
+        """Pass bytes read before the reader started (the host's first frame) through
+        the gate: the checked frames, or ``None`` if one was damaged."""
+        if self.gate is None:
+            return data
+        try:
+            return self.gate.feed(data)
+        except LinkFault:
+            return None
+        finally:
+            self._poke.set()
+
+    async def cut(self, reason: str) -> None:
+        """End this link now: the reader reports ``Closed(reason)``."""
+        if self._cut is None:
+            self._cut = reason
+        with trio.CancelScope(shield=True), trio.move_on_after(1):
+            await trio.aclose_forcefully(self.stream)
+
+    @property
+    def peer_beats(self) -> bool:
+        """Whether the peer sent a heartbeat on this link (it speaks them)."""
+        return self.expect_beats or (self.gate is not None and self.gate.heartbeats > 0)
+
+    async def run_liveness(self) -> None:
+        """Send heartbeats while we are silent; cut the link when the peer is (never
+        raises).  Heartbeats start once we sent something (the first frame is a
+        hello or a resume, never a heartbeat), and only if we dialled or the peer
+        sent one; silence counts only against a peer that sends them."""
+        if math.isinf(self.heartbeat) and math.isinf(self.dead_after):
+            return
+        while self._cut is None:
+            now = trio.current_time()
+            beats = self.peer_beats
+            if beats and now - self._last_frame >= self.dead_after:
+                await self.cut(f"no sign of life from the peer for {self.dead_after:g} s")
+                return
+            may = (self.announce or beats) and self.bytes_sent and not self._finishing
+            due = now - self._last_sent >= self.heartbeat or (beats and not self._answered)
+            if may and due:
+                self._answered = True
+                try:
+                    await self.send(HEARTBEAT, timeout=min(self.dead_after, 60.0))
+                except LinkBroken as exc:
+                    await self.cut(f"the connection broke: {exc}")
+                    return
+                self.heartbeats_sent += 1
+            wake = self._last_sent + self.heartbeat if may else math.inf
+            if beats:
+                wake = min(wake, self._last_frame + self.dead_after)
+            with trio.move_on_at(max(wake, trio.current_time() + 0.01)):
+                await self._poke.wait()
+            self._poke = trio.Event()
 
     async def run_reader(self) -> None:
         """Read until EOF or failure; never raises (except cancellation)."""
@@ -53,8 +146,27 @@ class Link:
                         await self._tx.send(Closed("the peer closed the connection", eof=True))
                         return
                     self.bytes_received += len(data)
+                    if self.gate is not None:
+                        frames = self.gate.frames
+                        try:
+                            data = self.gate.feed(data)
+                        except LinkFault as exc:
+                            self._cut = f"damaged data on the link: {exc}"
+                            await self._tx.send(Closed(self._cut, eof=False, fault=True))
+                            return
+                        if self.gate.frames != frames:
+                            self._last_frame = trio.current_time()
+                        if self.gate.heartbeats and not self._answered:
+                            self._poke.set()
+                        if not data:
+                            continue
+                    else:
+                        self._last_frame = trio.current_time()
                     await self._tx.send(bytes(data))
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                if self._cut is not None:
+                    await self._tx.send(Closed(self._cut, eof=False))
+                    return
                 cause = exc.__cause__ or exc
                 text = str(cause) or type(cause).__name__
                 await self._tx.send(Closed(f"the connection broke: {text}", eof=False))
@@ -77,18 +189,24 @@ class Link:
         if not data:
             return
         async with self._send_lock:
+            if self.announce and not self.bytes_sent and data != HEARTBEAT:
+                data = data + HEARTBEAT  # we dialled: offer heartbeats (wire.md 13.6)
             with trio.CancelScope(shield=True), trio.move_on_after(timeout) as scope:
                 try:
                     await self.stream.send_all(data)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                     raise LinkBroken(str(exc.__cause__ or exc) or "connection lost") from None
+                if not self.bytes_sent:
+                    self._poke.set()
                 self.bytes_sent += len(data)
+                self._last_sent = trio.current_time()
             if scope.cancelled_caught:
                 raise LinkBroken(f"the peer did not read for {timeout:g} s")
 
     async def finish(self, *, linger: float = 2.0) -> None:
         """Half-close and drain what the peer still sends, so our last message is
         delivered instead of being reset by a close with unread data."""
+        self._finishing = True
         with trio.CancelScope(shield=True), trio.move_on_after(linger):
             if isinstance(self.stream, trio.abc.HalfCloseableStream):
                 async with self._send_lock:

@@ -491,6 +491,41 @@ class Rendezvous:
                 await trio.aclose_forcefully(stream)
 
 
+#: Seconds a host that needs the relay keeps trying to register before giving up
+#: (a relay at its connection limit, or restarting, frees places within seconds).
+FIRST_REGISTRATION_PATIENCE = 30.0
+
+
+async def _register_patiently(
+    relay: tuple[str, int],
+    claim: bytes,
+    timeout: float,
+    rendezvous: Rendezvous,
+    required: bool,
+) -> _Registration:
+    """The first registration; when ``required``, a relay that is full, draining
+    or not answering is tried again with backoff (0.5 s doubling to 8 s) for
+    :data:`FIRST_REGISTRATION_PATIENCE` seconds, saying so through ``on_notice``."""
+    if not required:
+        return await _register(relay, claim, timeout)
+    give_up = trio.current_time() + FIRST_REGISTRATION_PATIENCE
+    delay = 0.5
+    while True:
+        try:
+            return await _register(relay, claim, timeout)
+        except _OtherCode:
+            raise
+        except OSError as exc:
+            if trio.current_time() + delay > give_up:
+                raise
+            rendezvous._notice(
+                f"cannot register with the relay {relay[0]}:{relay[1]} ({exc}); "
+                f"trying again in {delay:g} s"
+            )
+        await trio.sleep(delay)
+        delay = min(delay * 2, 8.0)
+
+
 @asynccontextmanager
 async def open_rendezvous(
     relay: tuple[str, int],
@@ -506,15 +541,16 @@ async def open_rendezvous(
     code (:func:`~._relay_wire.code_for_claim`); the same claim registers the
     same code again, after a dropped control connection or in a resumed host.
     Raises :class:`ConnectError` (an ``OSError``) when the relay cannot be
-    reached or refuses, unless not ``required``: then the first registration
-    is retried in the background like a lost one.  Leaving the block closes
+    reached or refuses for :data:`FIRST_REGISTRATION_PATIENCE` seconds (tried
+    again with backoff meanwhile), unless not ``required``: then the first
+    registration is retried in the background like a lost one.  Leaving the block closes
     everything.
     """
     claim = secrets.token_bytes(CLAIM_LEN) if claim is None else claim
     rendezvous = Rendezvous(relay, claim, on_notice=on_notice)
     first: _Registration | None
     try:
-        first = await _register(relay, claim, timeout)
+        first = await _register_patiently(relay, claim, timeout, rendezvous, required)
     except OSError as exc:
         if required:
             raise

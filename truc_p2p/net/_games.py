@@ -13,6 +13,7 @@ awaited by the host for ``grace`` seconds.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -27,24 +28,20 @@ from typing import Any, TypeVar
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
 from truc_p2p.net._connect import DIRECT_WINDOW, connect
 from truc_p2p.net._host import GameSlot, HostLoop
-from truc_p2p.net._invite import DEFAULT_PORT, Invite
+from truc_p2p.net._invite import Invite
 from truc_p2p.net._outcome import End, GameOutcome
-from truc_p2p.net._play import (
-    DEFAULT_GRACE,
-    DEFAULT_HELLO_TIMEOUT,
-    DEFAULT_TURN_TIMEOUT,
-    EventHook,
-    play_game,
-)
+from truc_p2p.net._play import EventHook, play_game
 from truc_p2p.net._reach import open_reach
-from truc_p2p.net._reconnect import Reconnector
+from truc_p2p.net._reconnect import BYE_WINDOW, Reconnector
 from truc_p2p.net._relay_wire import CLAIM_LEN, code_for_claim
+from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game
-from truc_p2p.protocol import Session, fingerprint
+from truc_p2p.protocol import RemoteProtocolError, Session, fingerprint
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter
 
@@ -95,6 +92,12 @@ class LocalGame:
         """Our own envelopes reach the disk before their bytes leave (no equivocation)."""
         if self.writer is not None:
             self.writer.sync()
+
+    def keep_evidence(self, error: RemoteProtocolError) -> None:
+        """Keep the signed control messages of ``error`` beside the transcript."""
+        if self.transcript is not None:
+            with contextlib.suppress(OSError):  # the abort still says what happened
+                keep_evidence(self.transcript, error)
 
     def discard(self) -> None:
         """Close and delete the files (a connection that never started a game)."""
@@ -278,64 +281,47 @@ async def host_game(
     strategy: Strategy,
     *,
     identity: Ed25519PrivateKey,
-    bind: str | None = None,
-    port: int = DEFAULT_PORT,
-    advertise: str | None = None,
-    ruleset: Ruleset | None = None,
-    name: str = "host",
-    audit: str = "game",
-    deck: str = "v2",
-    pipeline: bool | None = None,
-    out_dir: str | os.PathLike[str] | None = "games",
-    turn_timeout: float = DEFAULT_TURN_TIMEOUT,
-    hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
-    grace: float = DEFAULT_GRACE,
-    on_invite: Callable[[Invite], None] | None = None,
-    on_event: EventHook | None = None,
-    on_notice: Callable[[str], None] | None = None,
+    settings: GameSettings = GameSettings(),
+    listen: Listen = Listen(),
+    storage: Storage = Storage(),
+    report: Reporting = Reporting(),
     stop: trio.Event | None = None,
-    fsync: bool = True,
-    sync_each: bool = False,
     forever: bool = False,
-    capacity: int = 1,
-    allow: frozenset[str] | None = None,
     players: Callable[[], tuple[Strategy, EventHook | None]] | None = None,
-    on_outcome: Callable[[GameOutcome], None] | None = None,
-    meta: dict[str, Any] | None = None,
-    relay: tuple[str, int] | None = None,
-    portmap: bool = True,
-    announce: bool = True,
-    on_path: Callable[[str, str], None] | None = None,
 ) -> GameOutcome:
     """Listen, hand the invite to ``on_invite``, and play.
 
     Connections are served concurrently (:class:`~._host.HostLoop`): one
-    that sends no valid hello within ``hello_timeout`` is dropped, joiners
-    beyond ``capacity`` running games are told the host is busy, keys not
-    in ``allow`` (fingerprints) are refused, and none of that ends the host.
+    that sends no valid hello within ``settings.hello_timeout`` is dropped,
+    joiners beyond ``listen.capacity`` running games are told the host is busy,
+    keys not in ``listen.allow`` (fingerprints) are refused, and none of that
+    ends the host.
     Without ``forever`` the host returns the outcome of its first game that
     started (a joiner who drops during the handshake or proposes other
     settings does not count); with it, every game's outcome goes to
-    ``on_outcome`` until ``stop`` is set.  ``players`` makes a fresh
+    ``report.on_outcome`` until ``stop`` is set.  ``players`` makes a fresh
     strategy and event hook per game (needed when games run at once).
 
-    Beyond the listening port (:func:`~._reach.open_reach`): ``relay`` (host,
-    port) registers with a relay so joiners behind NAT get in by a direct,
-    punched or relayed path, ``portmap`` asks the router to forward the port,
-    ``announce`` advertises the game on the LAN (both skipped on a loopback
-    ``bind``), and ``on_path(path, peer)`` hears how each connection came.
+    Beyond the listening port (:func:`~._reach.open_reach`): ``listen.relay``
+    (host, port) registers with a relay so joiners behind NAT get in by a
+    direct, punched or relayed path, ``listen.portmap`` asks the router to
+    forward the port, ``listen.announce`` advertises the game on the LAN (both
+    skipped on a loopback ``bind``), and ``report.on_path(path, peer)`` hears
+    how each connection came.
     Raises ``OSError`` if the address cannot be bound or the relay cannot be
     reached.
     """
     outcomes: list[GameOutcome] = []
     finished = trio.Event()
     stop = stop if stop is not None else trio.Event()
-    rules = ruleset or Ruleset()
-    settings = {
+    rules = settings.ruleset or Ruleset()
+    name = settings.name or "host"
+    relay = listen.relay
+    advertised = {
         "target": str(rules.target),
         "ladder": rules.ladder.value,
         "rest": rules.rest_refused.value,
-        "audit": audit,
+        "audit": settings.audit,
     }
     relay_nonce = secrets.token_bytes(16)
     claim = relay_claim(identity, relay_nonce) if relay is not None else None
@@ -347,49 +333,51 @@ async def host_game(
             "relay_code": code_for_claim(claim),
         }
     async with (
-        serve_game(bind=bind, port=port) as listener,
+        serve_game(bind=listen.bind, port=listen.port) as listener,
         open_reach(
             listener,
             fingerprint=fingerprint(identity.public_key()),
             name=name,
-            advertise=advertise,
+            advertise=listen.advertise,
             relay=relay,
             relay_claim=claim,
-            portmap=portmap,
-            announce=announce,
-            settings=settings,
-            on_notice=on_notice,
+            portmap=listen.portmap,
+            announce=listen.announce,
+            settings=advertised,
+            on_notice=report.on_notice,
         ) as reach,
     ):
         invite = reach.invite()
 
         async def start(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
+            out_dir = storage.out_dir
             path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
             try:
                 local = prepare_game(
                     identity=identity,
                     role=Player.P1,
                     transcript=path,
-                    ruleset=ruleset,
+                    ruleset=settings.ruleset,
                     name=name,
-                    audit=audit,
-                    fsync=fsync,
-                    lazy_sync=not sync_each,
-                    deck=deck,
-                    pipeline=pipeline,
-                    meta={**(meta or {}), **relay_meta, "role": "host", "port": listener.port},
+                    audit=settings.audit,
+                    fsync=storage.fsync,
+                    lazy_sync=not storage.sync_each,
+                    deck=settings.deck,
+                    pipeline=settings.pipeline,
+                    early=settings.early,
+                    meta={**storage.meta, **relay_meta, "role": "host", "port": listener.port},
                 )
             except OSError as exc:
-                if on_notice is not None:
-                    on_notice(f"cannot start a game with {peer}: {exc.strerror or exc}")
-                with trio.CancelScope(shield=True):
-                    await trio.aclose_forcefully(stream)
+                why = exc.strerror or str(exc)
+                report.notice(f"cannot start a game with {peer}: {why}")
+                with trio.CancelScope(shield=True):  # the joiner is told, not left guessing
+                    await loop.refuse(stream, "busy", f"the host cannot write a transcript: {why}")
                 return
             slot = GameSlot(local.session, peer=peer)
             loop.games.append(slot)
-            if on_path is not None:
-                on_path(reach.path_of(stream), reach.peer_of(stream, peer))
-            strat, hook = players() if players is not None else (strategy, on_event)
+            if report.on_path is not None:
+                report.on_path(reach.path_of(stream), reach.peer_of(stream, peer))
+            strat, hook = players() if players is not None else (strategy, report.on_event)
             outcome: GameOutcome | None = None
             try:
                 with slot.scope:
@@ -398,14 +386,17 @@ async def host_game(
                             stream,
                             local.session,
                             strat,
-                            turn_timeout=turn_timeout,
-                            hello_timeout=hello_timeout,
+                            turn_timeout=settings.turn_timeout,
+                            hello_timeout=settings.hello_timeout,
                             on_event=hook,
                             stop=stop,
                             prefix=first,
                             reconnector=slot.reconnector,
-                            grace=grace,
+                            grace=settings.grace,
+                            heartbeat=settings.heartbeat,
+                            dead_after=settings.dead_after,
                             before_send=local.sync,
+                            on_evidence=local.keep_evidence,
                         )
             finally:
                 local.close()
@@ -415,13 +406,12 @@ async def host_game(
                 local.discard()
                 if outcome is None:
                     return  # replaced by a new joiner before the game started
-                if on_notice is not None:
-                    on_notice(f"no game with {peer}: {outcome.message}")
+                report.notice(f"no game with {peer}: {outcome.message}")
                 return
             outcome = replace(outcome, transcript=local.transcript, path=reach.path_of(stream))
             outcomes.append(outcome)
-            if on_outcome is not None:
-                on_outcome(outcome)
+            if report.on_outcome is not None:
+                report.on_outcome(outcome)
             if not forever:
                 loop.accepting = False
                 finished.set()
@@ -430,13 +420,13 @@ async def host_game(
             reach,
             identity,
             start,
-            hello_timeout=hello_timeout,
-            capacity=capacity,
-            allow=allow,
-            on_notice=on_notice,
+            hello_timeout=settings.hello_timeout,
+            capacity=listen.capacity,
+            allow=listen.allow,
+            on_notice=report.on_notice,
         )
-        if on_invite is not None:
-            on_invite(invite)
+        if report.on_invite is not None:
+            report.on_invite(invite)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(loop.serve)
 
@@ -462,73 +452,66 @@ async def join_game(
     strategy: Strategy,
     *,
     identity: Ed25519PrivateKey,
-    ruleset: Ruleset | None = None,
-    name: str = "guest",
-    audit: str = "game",
-    deck: str = "v2",
-    pipeline: bool | None = None,
-    out_dir: str | os.PathLike[str] | None = "games",
-    turn_timeout: float = DEFAULT_TURN_TIMEOUT,
-    hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
-    connect_timeout: float = 15.0,
-    grace: float = DEFAULT_GRACE,
-    on_event: EventHook | None = None,
+    settings: GameSettings = GameSettings(),
+    dial: Dial = Dial(),
+    storage: Storage = Storage(),
+    report: Reporting = Reporting(),
     stop: trio.Event | None = None,
-    fsync: bool = True,
-    sync_each: bool = False,
-    meta: dict[str, Any] | None = None,
-    direct_window: float = DIRECT_WINDOW,
-    on_path: Callable[[str], None] | None = None,
 ) -> GameOutcome:
     """Connect to the host of ``invite`` and play one game, refusing a host whose key
     does not have the invite's fingerprint; a dropped connection is redialled for
-    ``grace`` seconds.  Raises :class:`InviteError` for a malformed invite; every
+    ``settings.grace`` seconds.  Raises :class:`InviteError` for a malformed invite; every
     other failure is an outcome.  An invite with a relay races direct paths,
     hole punching and a relay splice (:func:`~truc_p2p.net.connect`), on the
-    first connection and on every redial; ``on_path`` hears which path won.
+    first connection and on every redial; ``report.on_path(path, host)`` hears
+    which path won.
     """
     if isinstance(invite, str):
         invite = Invite.parse(invite)
-    early: bool | None = None  # the session's default, until a host turns it down
-    for attempt in range(1, HANDSHAKE_ATTEMPTS + 1):
+    # A host whose waiting places are taken (someone floods it) closes us on
+    # arrival: keep trying, with backoff, across at least one hello timeout (the
+    # time in which any place frees up), and at least HANDSHAKE_ATTEMPTS times.
+    started = trio.current_time()
+    patience = settings.hello_timeout + HANDSHAKE_MARGIN
+    attempt, delay = 0, HANDSHAKE_FIRST_DELAY
+    while True:
+        attempt += 1
         outcome = await _join_once(
             invite,
             strategy,
             identity=identity,
-            ruleset=ruleset,
-            name=name,
-            audit=audit,
-            deck=deck,
-            pipeline=pipeline,
-            out_dir=out_dir,
-            turn_timeout=turn_timeout,
-            hello_timeout=hello_timeout,
-            connect_timeout=connect_timeout,
-            grace=grace,
-            on_event=on_event,
+            settings=settings,
+            dial=dial,
+            storage=storage,
+            report=report,
             stop=stop,
-            fsync=fsync,
-            sync_each=sync_each,
-            meta=meta,
-            direct_window=direct_window,
-            on_path=on_path,
-            early=early,
         )
-        if outcome is _WITHOUT_EARLY:
-            early = False  # a host that predates early cards: join again without them
+        if outcome == _WITHOUT_EARLY:
+            # a host that predates early cards: join again without proposing them
+            settings = replace(settings, early=False)
             continue
         if isinstance(outcome, GameOutcome):
             return outcome
-        await trio.sleep(0.2 * attempt)
+        waited = trio.current_time() - started
+        if attempt >= HANDSHAKE_ATTEMPTS and waited >= patience:
+            break
+        await trio.sleep(delay)
+        delay = min(delay * 2, HANDSHAKE_MAX_DELAY)
     return GameOutcome(
         end=End.CONNECTION_LOST,
-        message=f"the connection dropped during the handshake {HANDSHAKE_ATTEMPTS} times",
+        message=f"the connection dropped during the handshake {attempt} times in "
+        f"{trio.current_time() - started:.0f} s (the host may be flooded or restarting)",
         me=Player.P0,
     )
 
 
-#: How often a joiner starts over when the connection drops before the game began.
+#: How often a joiner starts over, at least, when the connection drops before the game began.
 HANDSHAKE_ATTEMPTS = 5
+#: Seconds beyond the hello timeout a joiner keeps starting over.
+HANDSHAKE_MARGIN = 5.0
+#: The joiner's backoff between two handshake attempts: first and largest delay.
+HANDSHAKE_FIRST_DELAY = 0.25
+HANDSHAKE_MAX_DELAY = 4.0
 #: ``_join_once``'s answer when the host predates early cards (wire.md 6a, 11): it
 #: answered our hello with options that lack only ``early`` and then aborted with
 #: ``incompatible``.  The joiner starts a new game without proposing them.
@@ -553,31 +536,23 @@ async def _join_once(
     strategy: Strategy,
     *,
     identity: Ed25519PrivateKey,
-    ruleset: Ruleset | None,
-    name: str,
-    audit: str,
-    deck: str,
-    pipeline: bool | None,
-    out_dir: str | os.PathLike[str] | None,
-    turn_timeout: float,
-    hello_timeout: float,
-    connect_timeout: float,
-    grace: float,
-    on_event: EventHook | None,
+    settings: GameSettings,
+    dial: Dial,
+    storage: Storage,
+    report: Reporting,
     stop: trio.Event | None,
-    fsync: bool,
-    sync_each: bool,
-    meta: dict[str, Any] | None,
-    direct_window: float,
-    on_path: Callable[[str], None] | None,
-    early: bool | None = None,
 ) -> GameOutcome | str | None:
     """One attempt; ``None`` when the connection dropped before the game id existed,
     :data:`_WITHOUT_EARLY` when the host predates early cards."""
+    name = settings.name or "guest"
+    out_dir = storage.out_dir
     path = transcript_path(out_dir, f"join-{name}") if out_dir is not None else None
     try:
         connected = await _unless_stopped(
-            stop, lambda: connect(inv, connect_timeout=connect_timeout, direct_window=direct_window)
+            stop,
+            lambda: connect(
+                inv, connect_timeout=dial.connect_timeout, direct_window=dial.direct_window
+            ),
         )
     except OSError as exc:
         where = f"[{inv.host}]" if inv.is_ipv6 else inv.host
@@ -589,6 +564,7 @@ async def _join_once(
     if connected is None:
         return GameOutcome(end=End.QUIT, message="stopped before connecting", me=Player.P0)
     stream, route = connected
+    on_path = _joiner_path_hook(report, inv)
     if on_path is not None:
         on_path(route)
     try:
@@ -596,16 +572,16 @@ async def _join_once(
             identity=identity,
             role=Player.P0,
             transcript=path,
-            ruleset=ruleset,
+            ruleset=settings.ruleset,
             name=name,
-            audit=audit,
-            fsync=fsync,
-            lazy_sync=not sync_each,
+            audit=settings.audit,
+            fsync=storage.fsync,
+            lazy_sync=not storage.sync_each,
             expected_peer_fingerprint=inv.fingerprint.lower(),
-            deck=deck,
-            pipeline=pipeline,
-            early=early,
-            meta={**(meta or {}), "role": "join", "invite": str(inv)},
+            deck=settings.deck,
+            pipeline=settings.pipeline,
+            early=settings.early,
+            meta={**storage.meta, "role": "join", "invite": str(inv)},
         )
     except OSError as exc:
         await trio.aclose_forcefully(stream)
@@ -620,14 +596,17 @@ async def _join_once(
                 stream,
                 local.session,
                 strategy,
-                turn_timeout=turn_timeout,
-                hello_timeout=hello_timeout,
+                turn_timeout=settings.turn_timeout,
+                hello_timeout=settings.hello_timeout,
                 expected_fingerprint=inv.fingerprint,
-                on_event=on_event,
+                on_event=report.on_event,
                 stop=stop,
                 reconnector=Redialer(inv, on_path=on_path),
-                grace=grace,
+                grace=settings.grace,
+                heartbeat=settings.heartbeat,
+                dead_after=settings.dead_after,
                 before_send=local.sync,
+                on_evidence=local.keep_evidence,
             )
     finally:
         local.close()
@@ -641,6 +620,20 @@ async def _join_once(
         local.discard()  # nothing was played: the host never took the coin
         return _WITHOUT_EARLY
     return replace(outcome, transcript=local.transcript, path=route)
+
+
+def _keep(transcript: Path, error: RemoteProtocolError) -> None:
+    with contextlib.suppress(OSError):
+        keep_evidence(transcript, error)
+
+
+def _joiner_path_hook(report: Reporting, inv: Invite) -> Callable[[str], None] | None:
+    """``report.on_path`` with the host's address as the peer, for the joiner's side."""
+    hook = report.on_path
+    if hook is None:
+        return None
+    peer = f"[{inv.host}]:{inv.port}" if inv.is_ipv6 else f"{inv.host}:{inv.port}"
+    return lambda route: hook(route, peer)
 
 
 def _abandon(session: Session, grace: float, stop: trio.Event) -> None:
@@ -702,21 +695,18 @@ async def resume_game(
     strategy: Strategy,
     *,
     identity: Ed25519PrivateKey,
-    host: tuple[str | None, int] | None = None,
+    listen: Listen | None = None,
     invite: Invite | None = None,
-    turn_timeout: float = DEFAULT_TURN_TIMEOUT,
-    hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
-    grace: float = DEFAULT_GRACE,
-    on_event: EventHook | None = None,
-    on_notice: Callable[[str], None] | None = None,
-    on_listening: Callable[[int], None] | None = None,
+    settings: GameSettings = GameSettings(),
+    report: Reporting = Reporting(),
     stop: trio.Event | None = None,
-    relay: tuple[str, int] | None = None,
     claim: bytes | None = None,
 ) -> GameOutcome:
-    """Finish a restored game: a joiner (``invite``) redials, a host (``host`` =
-    ``(bind, port)``) listens again on its port.  The opponent, still waiting in
-    its grace period, resumes; the game then goes on to its end.
+    """Finish a restored game: a joiner (``invite``) redials, a host (``listen``:
+    its ``bind``, ``port`` and ``relay``) listens again on its port.  Of
+    ``settings`` only the clocks count (the rest is in the transcript).  The
+    opponent, still waiting in its grace period, resumes; the game then goes on
+    to its end.
 
     A host that was registered with a relay passes it and its ``claim``
     (:func:`relay_claim` of the stored nonce): it registers the same code again
@@ -724,6 +714,11 @@ async def resume_game(
     behind NAT redials through the relay route of its invite."""
     session = restored.session
     me = session.me
+    grace = settings.grace
+    if session.result is not None:
+        # Already co-signed: the opponent may only lack our last message; it redials
+        # for that soon after the cut, or never (it has everything).
+        grace = min(grace, BYE_WINDOW)
     stop = stop if stop is not None else trio.Event()
     if not session.resumable:
         restored.writer.close()
@@ -738,7 +733,8 @@ async def resume_game(
         with trio.move_on_after(grace):
             got = await _unless_stopped(stop, source.next_stream)
         if got is None:
-            _abandon(session, grace, stop)
+            if session.result is None:  # a finished game is not abandoned: nothing to sign
+                _abandon(session, grace, stop)
             return None
         stream, prefix, dialled = got
         async with stream:
@@ -746,15 +742,18 @@ async def resume_game(
                 stream,
                 session,
                 strategy,
-                turn_timeout=turn_timeout,
-                hello_timeout=hello_timeout,
-                on_event=on_event,
+                turn_timeout=settings.turn_timeout,
+                hello_timeout=settings.hello_timeout,
+                on_event=report.on_event,
                 stop=stop,
                 reconnector=source,
                 grace=grace,
+                heartbeat=settings.heartbeat,
+                dead_after=settings.dead_after,
                 prefix=prefix,
                 resuming=dialled,
                 before_send=restored.writer.sync,
+                on_evidence=lambda exc: _keep(restored.writer.path, exc),
             )
 
     outcome: GameOutcome | None = None
@@ -763,37 +762,36 @@ async def resume_game(
             outcome = await play(Redialer(invite))
             where = f"could not reach the host at {invite.host}:{invite.port}"
         else:
-            assert host is not None
-            bind, port = host
+            assert listen is not None
             slot = GameSlot(session)
 
             async def no_new_games(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
                 raise AssertionError("capacity 0: unreachable")  # pragma: no cover
 
             async with (
-                serve_game(bind=bind, port=port) as listener,
+                serve_game(bind=listen.bind, port=listen.port) as listener,
                 open_reach(
                     listener,
                     fingerprint=session.fingerprint,
-                    relay=relay,
+                    relay=listen.relay,
                     relay_claim=claim,
                     relay_required=False,
                     portmap=False,
                     announce=False,
-                    on_notice=on_notice,
+                    on_notice=report.on_notice,
                 ) as reach,
             ):
                 loop = HostLoop(
                     reach,
                     identity,
                     no_new_games,
-                    hello_timeout=hello_timeout,
+                    hello_timeout=settings.hello_timeout,
                     capacity=0,
-                    on_notice=on_notice,
+                    on_notice=report.on_notice,
                 )
                 loop.games.append(slot)
-                if on_listening is not None:
-                    on_listening(listener.port)
+                if report.on_listening is not None:
+                    report.on_listening(listener.port)
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(loop.serve)
                     outcome = await play(slot.reconnector)
@@ -802,6 +800,19 @@ async def resume_game(
             where = "the opponent did not come back"
     finally:
         restored.writer.close()
+    result = session.result
+    if outcome is None and result is not None:
+        return GameOutcome(
+            end=End.FINISHED,
+            message=f"the game had already ended {result.scores[0]}-{result.scores[1]} with "
+            f"a co-signed result; the opponent did not come back for our last message "
+            f"within {grace:g} s (it may already hold it); nothing more was signed",
+            me=me,
+            result=result,
+            scores=result.scores,
+            game_id=session.game_id or None,
+            transcript=restored.writer.path,
+        )
     if outcome is None:
         return GameOutcome(
             end=End.QUIT if stop.is_set() else End.OPPONENT_ABANDONED,

@@ -3,20 +3,26 @@
 Theory of operation
 -------------------
 Every accepted connection gets its own task.  It must deliver one whole
-frame within ``hello_timeout`` seconds, and at most ``max_pending``
-connections may be waiting for that at once (more are closed on arrival),
-so idle sockets, port scanners, garbage and oversize length prefixes cost
-one task for a few seconds each and never delay a real joiner.  The first
-frame routes the connection:
+frame within ``hello_timeout`` seconds.  At most ``max_pending`` connections
+may be waiting for that at once, and at most ``max_pending_per_address``
+from one address (an IPv6 /64 counts as one): a newcomer from an address
+at its limit takes the place of that address's oldest waiting connection,
+and when all places are taken, of the oldest one of the address that holds
+the most (more than the newcomer's).  So idle sockets, port scanners,
+garbage and oversize length prefixes cost one task for a few seconds each,
+and one address re-opening silent connections as fast as they drop cannot
+keep a joiner from another address out: a honest joiner needs its place for
+a few milliseconds only.  The first frame routes the connection:
 
 * a ``hello`` starts a new game (unless the host is full: a signed
   ``refuse`` ``busy``; or the key is not on the ``--allow`` list: ``refuse``
   ``not-allowed``);
-* a ``resume`` naming a running game is handed to that game's
-  :class:`ChannelReconnector` (the game's session checks the signature, the
-  key and the freshness; a bad one is refused by the session and the game
-  goes on); a ``resume`` for no running game gets ``refuse``
-  ``unknown-game``;
+* a ``resume`` naming a running game and signed by its opponent is handed
+  to that game's :class:`ChannelReconnector`, which also replaces the link
+  the game still holds (the peer gave it up: a half-open connection); the
+  game's session checks the freshness, and a bad one only costs that
+  connection; a ``resume`` for no running game, or not signed by its
+  opponent, gets ``refuse`` ``unknown-game``;
 * anything else is closed.
 
 A game whose connection dropped stays registered for its grace period, so
@@ -27,11 +33,14 @@ sends: only the caller stops it.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import trio
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.protocol import (
@@ -46,6 +55,7 @@ from truc_p2p.protocol import (
 
 __all__ = [
     "DEFAULT_MAX_PENDING",
+    "DEFAULT_MAX_PENDING_PER_ADDRESS",
     "ChannelReconnector",
     "GameSlot",
     "HostLoop",
@@ -63,6 +73,29 @@ class StreamSource(Protocol):
 
 #: Connections that may be waiting for their first frame at once.
 DEFAULT_MAX_PENDING = 64
+#: Of those, how many may come from one address (an IPv6 /64).
+DEFAULT_MAX_PENDING_PER_ADDRESS = 8
+
+
+def address_key(peer: str) -> str:
+    """Who counts as one address for the pending limits: an IPv4 address, or the
+    /64 prefix of an IPv6 one (a host gets a whole /64 and picks any address in it)."""
+    try:
+        ip = ipaddress.ip_address(peer.split("%")[0])
+    except ValueError:
+        return peer
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip.ipv4_mapped or ip) if isinstance(ip, ipaddress.IPv6Address) else str(ip)
+
+
+@dataclass(eq=False)
+class _Pending:
+    """A connection waiting for its first frame."""
+
+    address: str
+    since: float
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
 
 
 class ChannelReconnector:
@@ -70,6 +103,22 @@ class ChannelReconnector:
 
     def __init__(self) -> None:
         self.tx, self.rx = trio.open_memory_channel[tuple[trio.abc.Stream, bytes]](4)
+        self._offer = trio.Event()
+
+    def offer(self, stream: trio.abc.Stream, first: bytes) -> bool:
+        """Queue a new connection for the game (False: too many are waiting)."""
+        try:
+            self.tx.send_nowait((stream, first))
+        except trio.WouldBlock:
+            return False
+        self._offer.set()
+        return True
+
+    async def offered(self) -> None:
+        """Return once a connection is waiting (the game's link keeper takes it over)."""
+        while self.rx.statistics().current_buffer_used == 0:
+            await self._offer.wait()
+            self._offer = trio.Event()
 
     async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
         stream, prefix = await self.rx.receive()
@@ -137,6 +186,7 @@ class HostLoop:
         capacity: int = 1,
         allow: frozenset[str] | None = None,
         max_pending: int = DEFAULT_MAX_PENDING,
+        max_pending_per_address: int = DEFAULT_MAX_PENDING_PER_ADDRESS,
         on_notice: Callable[[str], None] | None = None,
     ) -> None:
         self.listener = listener
@@ -146,7 +196,12 @@ class HostLoop:
         self.capacity = capacity
         self.allow = None if allow is None else frozenset(a.lower() for a in allow)
         self.max_pending = max_pending
+        self.max_pending_per_address = max_pending_per_address
         self.on_notice = on_notice
+        self._waiting: list[_Pending] = []  # oldest first
+        self._by_address: Counter[str] = Counter()
+        #: Waiting connections closed to make room for a newcomer, since the start.
+        self.evicted = 0
         self.games: list[GameSlot] = []
         #: Games starting or running (a game counts from its hello on).
         self.running = 0
@@ -162,14 +217,50 @@ class HostLoop:
         async with trio.open_nursery() as nursery:
             while True:
                 stream = await self.listener.accept()
-                if self.pending >= self.max_pending:
+                waiting = self._admit(self._peer(stream))
+                if waiting is None:
                     with contextlib.suppress(Exception):
                         await stream.aclose()
                     continue
                 self.pending += 1
-                nursery.start_soon(self._handle, stream)
+                nursery.start_soon(self._handle, stream, waiting)
 
-    async def _refuse(self, stream: trio.abc.Stream, reason: str, detail: str) -> None:
+    def _peer(self, stream: trio.abc.Stream) -> str:
+        peer_of = getattr(self.listener, "peer_of", None)
+        if peer_of is not None:  # a relayed stream: the joiner's address, not the relay's
+            return str(peer_of(stream, _socket_peer(stream)))
+        return _socket_peer(stream)
+
+    def _admit(self, peer: str) -> _Pending | None:
+        """A place for a new connection from ``peer``, making room if its address may
+        have one (see the module docstring); ``None``: close it."""
+        address = address_key(peer)
+        victim: _Pending | None = None
+        if self._by_address[address] >= self.max_pending_per_address:
+            victim = next(w for w in self._waiting if w.address == address)
+        elif len(self._waiting) >= self.max_pending:
+            top, held = self._by_address.most_common(1)[0]
+            if held <= self._by_address[address] + 1:
+                return None  # every address holds its fair share: the newcomer waits
+            victim = next(w for w in self._waiting if w.address == top)
+        if victim is not None:
+            self._forget(victim)
+            victim.scope.cancel()
+            self.evicted += 1
+        waiting = _Pending(address, trio.current_time())
+        self._waiting.append(waiting)
+        self._by_address[address] += 1
+        return waiting
+
+    def _forget(self, waiting: _Pending) -> None:
+        if waiting in self._waiting:
+            self._waiting.remove(waiting)
+            self._by_address[waiting.address] -= 1
+            if not self._by_address[waiting.address]:
+                del self._by_address[waiting.address]
+
+    async def refuse(self, stream: trio.abc.Stream, reason: str, detail: str) -> None:
+        """Answer ``stream`` with a signed ``refuse`` and close it."""
         with trio.move_on_after(2), contextlib.suppress(Exception):
             await stream.send_all(refusal(self.identity, reason, detail))
             with contextlib.suppress(Exception):
@@ -181,31 +272,35 @@ class HostLoop:
         with contextlib.suppress(Exception):
             await stream.aclose()
 
-    async def _handle(self, stream: trio.abc.Stream) -> None:
+    async def _handle(self, stream: trio.abc.Stream, waiting: _Pending) -> None:
         handed = [False]
         try:
-            await self._route(stream, handed)
+            await self._route(stream, handed, waiting)
         finally:
             if not handed[0]:
                 with trio.CancelScope(shield=True), contextlib.suppress(Exception):
                     await trio.aclose_forcefully(stream)
 
-    async def _route(self, stream: trio.abc.Stream, handed: list[bool]) -> None:
+    async def _route(self, stream: trio.abc.Stream, handed: list[bool], waiting: _Pending) -> None:
+        peer = self._peer(stream)
+        first: bytes | None = None
         try:
-            peer = str(stream.socket.getpeername()[0])  # type: ignore[attr-defined]
-        except (OSError, AttributeError):
-            peer = "?"
-        try:
-            first = await read_first_frame(stream, self.hello_timeout)
+            with waiting.scope:
+                first = await read_first_frame(stream, self.hello_timeout)
         finally:
             self.pending -= 1
+            self._forget(waiting)
+        if waiting.scope.cancelled_caught:
+            with contextlib.suppress(Exception):
+                await stream.aclose()
+            return
         if first is None:
             self.notice(f"dropped a connection from {peer}: no valid first message")
             with contextlib.suppress(Exception):
                 await stream.aclose()
             return
         try:
-            env = decode_envelope(first[4:])
+            env = decode_envelope(_first_envelope(first))
         except RemoteProtocolError as exc:
             self.notice(f"dropped a connection from {peer}: {exc}")
             with contextlib.suppress(Exception):
@@ -223,7 +318,7 @@ class HostLoop:
         fp = fingerprint(key) if isinstance(key, bytes) and len(key) == 32 else "?"
         if self.allow is not None and fp not in self.allow:
             self.notice(f"refused {peer}: key {fp[:16]}… is not on the --allow list")
-            await self._refuse(stream, "not-allowed", "this host admits only the keys it allows")
+            await self.refuse(stream, "not-allowed", "this host admits only the keys it allows")
             return
         room = self.running < self.capacity
         if self.accepting and not room:
@@ -235,7 +330,7 @@ class HostLoop:
                     break
         if not self.accepting or not room:
             self.notice(f"told {peer} the host is busy")
-            await self._refuse(stream, "busy", "a game is in progress; try again later")
+            await self.refuse(stream, "busy", "a game is in progress; try again later")
             return
         self.running += 1
         handed[0] = True  # the game closes it
@@ -250,11 +345,37 @@ class HostLoop:
         """Hand a resume to its game (True: the game owns the stream now)."""
         for slot in self.games:
             if slot.session.game_id == game_id and slot.session.resumable:
-                try:
-                    slot.reconnector.tx.send_nowait((stream, first))
-                except trio.WouldBlock:
+                if not _signed_by_peer(first, slot.session):
+                    break
+                if not slot.reconnector.offer(stream, first):
                     break
                 return True
         self.notice(f"refused a reconnection from {peer}: no such game here")
-        await self._refuse(stream, "unknown-game", "this host has no such game running")
+        await self.refuse(stream, "unknown-game", "this host has no such game running")
         return False
+
+
+def _signed_by_peer(first: bytes, session: Session) -> bool:
+    """Whether the frame ``first`` carries the opponent's signature (a stranger's or a
+    damaged ``resume`` must not take a running game's link away)."""
+    key = session.peer_key
+    if key is None:
+        return False
+    raw = _first_envelope(first)
+    try:
+        key.verify(raw[-64:], raw[:-64])
+    except InvalidSignature:
+        return False
+    return True
+
+
+def _first_envelope(first: bytes) -> bytes:
+    """The envelope of the first frame (a heartbeat may follow it in the same read)."""
+    return first[4 : 4 + int.from_bytes(first[:4], "big")]
+
+
+def _socket_peer(stream: trio.abc.Stream) -> str:
+    try:
+        return str(stream.socket.getpeername()[0])  # type: ignore[attr-defined]
+    except (OSError, AttributeError):
+        return "?"

@@ -19,7 +19,11 @@ like every envelope) and end with :attr:`End.OPPONENT_TIMEOUT`.
 A lost connection does not end a game that has started: the loop's
 :class:`~._reconnect.LinkKeeper` holds the link, and with a
 :class:`Reconnector` it waits up to ``grace`` seconds for a new one and
-resumes the session on it, so the loop goes on where it stopped.
+resumes the session on it, so the loop goes on where it stopped.  Each
+link sends a heartbeat when we have been silent for ``heartbeat`` seconds
+and is given up when no frame came for ``dead_after`` seconds (a half-open
+connection); a frame that fails its framing or signature check ends the
+link, not the game (wire.md section 13.3, 13.4).
 
 Everything the peer or the network can do ends in a :class:`GameOutcome`,
 never an exception: EOF and resets without a reconnector (no abort is
@@ -76,7 +80,9 @@ from truc_p2p.rules import Action, Event
 
 __all__ = [
     "DEFAULT_BOT_TIMEOUT",
+    "DEFAULT_DEAD_AFTER",
     "DEFAULT_GRACE",
+    "DEFAULT_HEARTBEAT",
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_TURN_TIMEOUT",
     "EventHook",
@@ -91,6 +97,10 @@ DEFAULT_BOT_TIMEOUT = 30.0
 DEFAULT_HELLO_TIMEOUT = 10.0
 #: Seconds a disconnected opponent has to come back before the game is abandoned.
 DEFAULT_GRACE = 120.0
+#: Seconds of silence on our side after which we send a heartbeat (wire.md 13.3).
+DEFAULT_HEARTBEAT = 5.0
+#: Seconds without any frame from the peer after which its link counts as dead.
+DEFAULT_DEAD_AFTER = 20.0
 
 #: Called with every session, rules and transport event, in order (never the sentinels).
 EventHook = Callable[[Event | SessionEvent | NetEvent], None]
@@ -125,8 +135,12 @@ class _GameLoop:
         prefix: bytes = b"",
         resuming: bool | None = None,
         before_send: Callable[[], object] | None = None,
+        heartbeat: float = DEFAULT_HEARTBEAT,
+        dead_after: float = DEFAULT_DEAD_AFTER,
+        on_evidence: Callable[[RemoteProtocolError], object] | None = None,
     ) -> None:
         self.session = session
+        self.on_evidence = on_evidence
         self.strategy = strategy
         self._prefix = prefix
         #: ``None``: a new game; else resume a restored session on ``stream``
@@ -152,6 +166,8 @@ class _GameLoop:
             reconnector=reconnector,
             grace=grace,
             hello_timeout=hello_timeout,
+            heartbeat=heartbeat,
+            dead_after=dead_after,
         )
         self._deadline = math.inf
         self._main_scope = trio.CancelScope()
@@ -171,7 +187,11 @@ class _GameLoop:
                     if self._resuming is not None:
                         outcome = await self.keeper.resume_first(self._prefix, self._resuming)
                     elif self._prefix:
-                        self._feed(self._prefix)
+                        admitted = self.keeper.link.admit(self._prefix)
+                        if admitted is None:
+                            await self.keeper.link.cut("damaged data on the link: first frame")
+                        else:
+                            self._feed(admitted)
                     if outcome is None:
                         outcome = await self._loop()
                     if outcome.end is End.FINISHED:
@@ -547,6 +567,8 @@ class _GameLoop:
     async def _remote_error(self, exc: RemoteProtocolError) -> GameOutcome:
         with contextlib.suppress(LinkBroken):  # e.g. the responder's hello, queued
             await self._flush()  # before it saw the mismatch
+        if self.on_evidence is not None and exc.evidence:
+            self.on_evidence(exc)  # kept before the abort that it backs is signed
         reason = _abort_reason(exc)
         where = f" at message {exc.message_no}" if exc.message_no is not None else ""
         detail = f"{exc.code}{where}: {exc}"
@@ -622,6 +644,9 @@ async def play_game(
     prefix: bytes = b"",
     resuming: bool | None = None,
     before_send: Callable[[], object] | None = None,
+    heartbeat: float = DEFAULT_HEARTBEAT,
+    dead_after: float = DEFAULT_DEAD_AFTER,
+    on_evidence: Callable[[RemoteProtocolError], object] | None = None,
 ) -> GameOutcome:
     """Play one game of ``session`` over ``stream`` until it ends; return the outcome.
 
@@ -641,6 +666,10 @@ async def play_game(
     dialled) starts with the resume exchange, for a session rebuilt with
     :meth:`Session.restore`.  ``before_send`` runs before any bytes leave
     (the transcript's fsync: our own envelopes are durable first).
+    ``heartbeat`` and ``dead_after`` keep each link alive and notice a dead
+    one (``math.inf`` turns either off).  ``on_evidence`` gets a peer's
+    protocol error before our abort is signed, to keep signed evidence the
+    transcript cannot hold (a ``resume``, wire.md section 13.8).
 
     Network and peer failures are outcomes, not exceptions; only a failure
     of ``strategy`` or ``on_event`` propagates (after a signed ``error``
@@ -662,5 +691,8 @@ async def play_game(
         prefix=prefix,
         resuming=resuming,
         before_send=before_send,
+        heartbeat=heartbeat,
+        dead_after=dead_after,
+        on_evidence=on_evidence,
     )
     return await loop.run()

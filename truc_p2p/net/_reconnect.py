@@ -14,6 +14,16 @@ costs that attempt.  When the grace runs out the game ends with a signed
 ``abort`` ``abandoned``.  After a co-signed result the keeper stays
 reachable until the peer's ``bye`` says it has our last message too.
 
+Every link runs a :class:`~._gate.FrameGate` and a liveness task
+(:meth:`~._bytepipe.Link.run_liveness`): a damaged frame or a silent peer
+ends the link, never the game.  The grace clock of a drop is only stopped
+once the game moved on the new link (a checked frame from the peer beyond
+the resume exchange, or :data:`PROBATION` seconds without another drop), so
+a peer whose every link breaks at once is abandoned after ``grace``, not
+given a new grace by each resume.  A reconnector that can announce a new
+connection (:class:`Takeover`, the host's) replaces a link the peer has
+given up on: the peer's valid ``resume`` takes the game over at once.
+
 The keeper owns the link's reader task and counts frames and bytes over all
 the links of a game.  It never decides how a game ends: it hands the loop
 an :data:`Ending` and the loop makes the :class:`GameOutcome`.
@@ -22,6 +32,7 @@ an :data:`Ending` and the loop makes the :class:`GameOutcome`.
 from __future__ import annotations
 
 import contextlib
+import math
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -30,6 +41,7 @@ from typing import Protocol
 import trio
 
 from truc_p2p.net._bytepipe import Link, LinkBroken
+from truc_p2p.net._gate import FrameGate
 from truc_p2p.net._outcome import GameOutcome
 from truc_p2p.protocol import (
     CLOSED,
@@ -41,6 +53,7 @@ from truc_p2p.protocol import (
     ResumeRefusedError,
     Session,
 )
+from truc_p2p.rules import Player
 
 __all__ = [
     "Abandoned",
@@ -52,6 +65,7 @@ __all__ = [
     "PeerReconnected",
     "Reconnector",
     "SessionClosed",
+    "Takeover",
 ]
 
 #: Seconds one reconnection attempt may take (connect, resume and its answer).
@@ -60,6 +74,9 @@ RESUME_TIMEOUT = 10.0
 BYE_WINDOW = 15.0
 #: Seconds between two countdown events while the opponent is away.
 COUNTDOWN_EVERY = 15.0
+#: Seconds a resumed link must last (when no frame moved the game) before a new
+#: drop starts a new grace period rather than continuing the last one.
+PROBATION = 30.0
 
 
 class NetEvent:
@@ -94,6 +111,14 @@ class Reconnector(Protocol):
 
     async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
         """Return ``(stream, bytes already read from it, we_dialled)``; may wait forever."""
+        ...
+
+
+class Takeover(Protocol):
+    """A reconnector that can tell that a new connection for the game is waiting."""
+
+    async def offered(self) -> None:
+        """Return once a new connection is waiting to be taken."""
         ...
 
 
@@ -185,9 +210,14 @@ class LinkKeeper:
         reconnector: Reconnector | None,
         grace: float,
         hello_timeout: float,
+        heartbeat: float = math.inf,
+        dead_after: float = math.inf,
     ) -> None:
         self.session = session
-        self.link = Link(stream)
+        self._peer_beats = False  # the peer sent heartbeats on an earlier link
+        self._heartbeat = heartbeat
+        self._dead_after = dead_after
+        self.link = self._new_link(stream)
         self._first_stream = stream
         self._end = end
         self._notify = notify
@@ -205,6 +235,10 @@ class LinkKeeper:
         self._grace_deadline: float | None = None
         self._away_since = 0.0
         self._recovering: trio.Event | None = None
+        #: When the last resume happened (the grace clock runs until the game moves).
+        self._resumed_at: float | None = None
+        #: Links that ended on damaged data, over the game.
+        self.faults = 0
 
     # -- the current link ------------------------------------------------------------
 
@@ -212,6 +246,28 @@ class LinkKeeper:
         """Run the readers in ``nursery``, starting with the first stream's."""
         self._nursery = nursery
         self._start_reader(self.link)
+        if hasattr(self._reconnector, "offered"):
+            nursery.start_soon(self._watch_takeovers)
+
+    def _new_link(self, stream: trio.abc.Stream) -> Link:
+        return Link(
+            stream,
+            gate=FrameGate(lambda: self.session.peer_key),
+            heartbeat=self._heartbeat,
+            dead_after=self._dead_after,
+            announce=self.session.me is Player.P0,  # the joiner dials every link
+            expect_beats=self._peer_beats,
+        )
+
+    async def _watch_takeovers(self) -> None:
+        """The peer redialled while we still hold its old link (it gave that up, say
+        after a half-open cut): end the old link so the game takes the new one."""
+        takeover: Takeover = self._reconnector  # type: ignore[assignment]
+        while True:
+            await takeover.offered()
+            if self._recovering is None:
+                await self.link.cut("the peer reconnected on a new connection")
+            await trio.sleep(0.05)  # until the game's recovery took it
 
     @property
     def messages(self) -> int:
@@ -224,8 +280,13 @@ class LinkKeeper:
         return self._bytes_before + self.link.bytes_sent + self.link.bytes_received
 
     def received(self, data: bytes) -> int:
-        """Count the frames that ``data``, just read, completes."""
-        return self._received.feed(data)
+        """Count the frames that ``data``, just read, completes; a frame after a
+        resume shows that the new link works (the grace clock stops)."""
+        frames = self._received.feed(data)
+        if frames and self._recovering is None:
+            self._resumed_at = None
+            self._grace_deadline = None
+        return frames
 
     async def send(self, data: bytes) -> None:
         """Send bytes on the current link, once our own envelopes in them are durable."""
@@ -247,11 +308,15 @@ class LinkKeeper:
 
         async def read() -> None:
             with scope:
-                await link.run_reader()
+                async with trio.open_nursery() as inner:
+                    inner.start_soon(link.run_liveness)
+                    await link.run_reader()
+                    inner.cancel_scope.cancel()
 
         self._nursery.start_soon(read)
 
     async def _drop_link(self) -> None:
+        self._peer_beats = self._peer_beats or self.link.peer_beats
         self._reader_scope.cancel()
         self._sent.restart()
         self._received.restart()
@@ -272,6 +337,11 @@ class LinkKeeper:
         if self._reconnector is None or not s.resumable:
             return await self._end(Lost(reason))
         now = trio.current_time()
+        if reason.startswith("damaged data"):
+            self.faults += 1
+        if self._resumed_at is not None and now - self._resumed_at >= PROBATION:
+            self._grace_deadline = None  # the last link held: this is a new drop
+        self._resumed_at = None
         if self._grace_deadline is None:
             # A game that never started (no coin yet) is not worth a long wait.
             grace = self._grace if s.started else min(self._grace, self._hello_timeout)
@@ -286,7 +356,7 @@ class LinkKeeper:
                     try:
                         while True:
                             stream, prefix, dialled = await self._reconnector.next_stream()
-                            self.link = Link(stream)
+                            self.link = self._new_link(stream)
                             self._start_reader(self.link)
                             ended = await self._attach(prefix, dialled)
                             if not isinstance(ended, _Retry):
@@ -356,7 +426,10 @@ class LinkKeeper:
         s = self.session
         s.reconnect(secrets.token_bytes(16), dialer=dialled)
         if prefix:
-            s.receive_data(prefix)
+            admitted = self.link.admit(prefix)
+            if admitted is None:
+                return _RETRY
+            s.receive_data(admitted)
         with trio.move_on_after(RESUME_TIMEOUT):
             try:
                 await self.send(s.data_to_send())
@@ -384,7 +457,7 @@ class LinkKeeper:
                     except LinkBroken:
                         return _RETRY
                     after = trio.current_time() - self._away_since
-                    self._grace_deadline = None
+                    self._resumed_at = trio.current_time()  # the grace clock stops later
                     self._notify(
                         PeerReconnected(
                             after=after,

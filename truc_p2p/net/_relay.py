@@ -20,6 +20,21 @@ so it can drop or delay a game, never forge one.  Everything it holds is
 bounded (:class:`RelayLimits`): connections overall and per IP address,
 registrations, sessions per registration, bytes per session, and idle
 time at every stage.
+
+Fair to shared addresses, hard on hoarders.  Many homes share one public
+address (carrier-grade NAT, a dormitory), so one address may hold many
+registrations, but never more than a small share of the relay.  A code is a
+secret that can leak: whoever holds it may JOIN, but one joiner address
+holds at most ``max_sessions_per_joiner_ip`` meetings of a registration,
+and when a registration's meetings are all taken a newcomer takes the place
+of the oldest meeting not yet spliced of the address that holds the most
+(more than the newcomer's), so a leaked code cannot keep the real joiner
+out.  Spliced sessions are left alone: the host's own handshake (hello
+timeout, key pinning, per-address admission) decides about them.
+
+Out of file descriptors (``EMFILE``) the relay keeps going: the accept loop
+(:meth:`RelayServer.serve`) waits a moment and says so in one line at most
+every :data:`NOTICE_EVERY` seconds, never a traceback.
 """
 
 from __future__ import annotations
@@ -50,12 +65,16 @@ from truc_p2p.net._relay_wire import (
     read_exactly,
     read_message,
 )
+from truc_p2p.net._tcp import ACCEPT_SHORTAGE
 
 __all__ = ["DEFAULT_RELAY_PORT", "RelayLimits", "RelayServer", "SessionReport"]
 
 DEFAULT_RELAY_PORT = 4456
 #: Seconds a splice still carries one direction after the other failed.
 LINGER = 2.0
+#: Seconds between two notices about the same resource shortage.
+NOTICE_EVERY = 10.0
+
 #: The counters in :attr:`RelayServer.stats`.
 STAT_KEYS = (
     "connections",
@@ -66,6 +85,8 @@ STAT_KEYS = (
     "refused_registrations",
     "unknown_codes",
     "meetings",
+    "evicted_meetings",
+    "accept_shortages",
     "splices",
     "bytes",
 )
@@ -83,10 +104,15 @@ class RelayLimits:
     """What one relay will hold at most, and how long it waits at each stage."""
 
     max_connections: int = 1024
-    max_per_ip: int = 32
+    #: Connections from one address: a shared one (CGNAT) carries many hosts.
+    max_per_ip: int = 128
     max_registrations: int = 512
-    max_registrations_per_ip: int = 4
-    max_sessions_per_registration: int = 4
+    #: Registrations from one address: room for a dormitory behind one NAT, yet
+    #: a sixteenth of the relay at most for whoever floods from one address.
+    max_registrations_per_ip: int = 32
+    max_sessions_per_registration: int = 16
+    #: Meetings one joiner address may hold with one registration at once.
+    max_sessions_per_joiner_ip: int = 2
     #: The magic and first message must arrive within this many seconds.
     first_message_timeout: float = 10.0
     #: A host that sends nothing (no ``PING``) for this long is dropped.
@@ -131,6 +157,8 @@ class _Registration:
     ip: str
     send_lock: trio.Lock = field(default_factory=trio.Lock)
     sessions: int = 0
+    #: Its meetings, oldest first.
+    meetings: list[_Meeting] = field(default_factory=list)
     #: Cancelled when a newer ``REGISTER`` with the same claim takes the code over.
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
 
@@ -144,6 +172,10 @@ class _Meeting:
     attach_event: trio.Event = field(default_factory=trio.Event)
     done: trio.Event = field(default_factory=trio.Event)
     connections: int = 1
+    joiner_ip: str = ""
+    spliced: bool = False
+    #: Cancelled when a newer joiner takes this meeting's place.
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
 
 
 def _observed(stream: trio.SocketStream) -> Addr:
@@ -174,6 +206,51 @@ class RelayServer:
         self.connections = 0
         #: Totals since start, for ``--json`` stats and the tests.
         self.stats: Counter[str] = Counter({key: 0 for key in STAT_KEYS})
+        self._last_notice = -NOTICE_EVERY
+        self._quiet = 0
+
+    async def serve(
+        self,
+        listeners: list[trio.SocketListener],
+        *,
+        on_notice: Callable[[str], None] | None = None,
+    ) -> None:
+        """Accept on every listener and :meth:`handle` each connection, forever.
+
+        Unlike :func:`trio.serve_listeners`, running out of file descriptors or
+        buffers is one line to ``on_notice`` (at most every :data:`NOTICE_EVERY`
+        seconds, with the count of those left unsaid), never a traceback."""
+        async with trio.open_nursery() as nursery:
+            for listener in listeners:
+                nursery.start_soon(self._accept_loop, listener, nursery, on_notice)
+
+    async def _accept_loop(
+        self,
+        listener: trio.SocketListener,
+        nursery: trio.Nursery,
+        on_notice: Callable[[str], None] | None,
+    ) -> None:
+        while True:
+            try:
+                stream = await listener.accept()
+            except OSError as exc:
+                if exc.errno not in ACCEPT_SHORTAGE:
+                    raise
+                self.stats["accept_shortages"] += 1
+                now = trio.current_time()
+                if now - self._last_notice >= NOTICE_EVERY:
+                    more = f" ({self._quiet} more since the last notice)" if self._quiet else ""
+                    if on_notice is not None:
+                        on_notice(
+                            f"relay: cannot accept connections: {exc.strerror or exc}; "
+                            f"waiting for some to close{more}"
+                        )
+                    self._last_notice, self._quiet = now, 0
+                else:
+                    self._quiet += 1
+                await trio.sleep(0.1)
+                continue
+            nursery.start_soon(self.handle, stream)
 
     async def handle(self, stream: trio.SocketStream) -> None:
         """One client connection, from the magic to its end; never raises."""
@@ -211,7 +288,7 @@ class RelayServer:
         if kind == Msg.REGISTER:
             await self._host(stream, ip, body)
         elif kind == Msg.JOIN:
-            await self._join(stream, body)
+            await self._join(stream, ip, body)
         elif kind == Msg.ATTACH:
             await self._attach(stream, body)
         elif kind == Msg.PING:
@@ -272,7 +349,30 @@ class RelayServer:
             async with reg.send_lock:
                 await stream.send_all(encode(Msg.PONG))
 
-    async def _join(self, stream: trio.SocketStream, body: bytes) -> None:
+    def _make_room(self, reg: _Registration, ip: str) -> bool:
+        """Whether a joiner from ``ip`` may meet ``reg``, evicting the oldest waiting
+        meeting of its own address, or of the address holding the most (see above)."""
+        limits = self.limits
+        waiting = [m for m in reg.meetings if not m.spliced and not m.scope.cancel_called]
+        mine = [m for m in waiting if m.joiner_ip == ip]
+        held = Counter(m.joiner_ip for m in reg.meetings if not m.scope.cancel_called)
+        victim: _Meeting | None = None
+        if held[ip] >= limits.max_sessions_per_joiner_ip:
+            if not mine:
+                return False
+            victim = mine[0]
+        elif sum(held.values()) >= limits.max_sessions_per_registration:
+            top = [a for a, n in held.most_common() if n > held[ip] + 1]
+            candidates = [m for m in waiting if m.joiner_ip in top]
+            if not candidates:
+                return False
+            victim = candidates[0]
+        if victim is not None:
+            victim.scope.cancel()
+            self.stats["evicted_meetings"] += 1
+        return True
+
+    async def _join(self, stream: trio.SocketStream, ip: str, body: bytes) -> None:
         if not body or len(body) < 1 + body[0]:
             raise RelayProtocolError("bad JOIN")
         code = body[1 : 1 + body[0]].decode("ascii", "replace")
@@ -284,11 +384,12 @@ class RelayServer:
             self.stats["unknown_codes"] += 1
             await _error(stream, "no host is registered with this code")
             return
-        if reg.sessions >= self.limits.max_sessions_per_registration:
+        if not self._make_room(reg, ip):
             await _error(stream, "the host has too many joiners at once")
             return
-        meeting = _Meeting(secrets.token_bytes(SESSION_LEN), reg, time.monotonic())
+        meeting = _Meeting(secrets.token_bytes(SESSION_LEN), reg, time.monotonic(), joiner_ip=ip)
         self._meetings[meeting.session] = meeting
+        reg.meetings.append(meeting)
         reg.sessions += 1
         self.stats["meetings"] += 1
         joiner = _observed(stream)
@@ -296,31 +397,16 @@ class RelayServer:
         spliced = False
         end_reason = "closed"
         try:
-            async with reg.send_lock:
-                with trio.fail_after(10):
-                    await reg.stream.send_all(
-                        Meet(meeting.session, reg.observed, joiner, lan).encode()
-                    )
-            await stream.send_all(Meet(meeting.session, joiner, reg.observed, reg.lan).encode())
-            with trio.move_on_after(self.limits.meeting_timeout) as waiting:
-                kind, _ = await read_message(stream)
-                if kind != Msg.SPLICE:
-                    raise RelayProtocolError("a joiner may only send SPLICE")
-                await meeting.attach_event.wait()
-            if waiting.cancelled_caught or meeting.attached is None:
-                end_reason = "timeout"
-                await _error(stream, "the host did not attach in time")
-                return
-            spliced = True
-            self.stats["splices"] += 1
-            host = meeting.attached
-            await host.send_all(encode(Msg.SPLICED))
-            await stream.send_all(encode(Msg.SPLICED))
-            end_reason = await self._pipe(stream, host, counted)
+            with meeting.scope:
+                spliced, end_reason = await self._meet(stream, meeting, joiner, lan, counted)
+            if meeting.scope.cancelled_caught:
+                end_reason = "evicted"
+                await _error(stream, "another joiner took this place (too many from one address)")
         except RelayProtocolError:
             end_reason = "direct"  # the joiner closed: a direct path won
         finally:
             reg.sessions -= 1
+            reg.meetings.remove(meeting)
             del self._meetings[meeting.session]
             meeting.done.set()
             self.stats["bytes"] += counted[0]
@@ -328,13 +414,46 @@ class RelayServer:
                 self.on_report(
                     SessionReport(
                         session=meeting.session.hex()[:12],
-                        spliced=spliced,
+                        spliced=spliced or meeting.spliced,
                         bytes=counted[0],
                         connections=meeting.connections + 1,
                         seconds=time.monotonic() - meeting.started,
                         end=end_reason,
                     )
                 )
+
+    async def _meet(
+        self,
+        stream: trio.SocketStream,
+        meeting: _Meeting,
+        joiner: Addr,
+        lan: list[Addr],
+        counted: list[int],
+    ) -> tuple[bool, str]:
+        """MEET both sides, wait for SPLICE and the host's ATTACH, then copy bytes;
+        returns (spliced, end reason)."""
+        reg = meeting.registration
+        spliced = False
+        end_reason = "closed"
+        async with reg.send_lock:
+            with trio.fail_after(10):
+                await reg.stream.send_all(Meet(meeting.session, reg.observed, joiner, lan).encode())
+        await stream.send_all(Meet(meeting.session, joiner, reg.observed, reg.lan).encode())
+        with trio.move_on_after(self.limits.meeting_timeout) as waiting:
+            kind, _ = await read_message(stream)
+            if kind != Msg.SPLICE:
+                raise RelayProtocolError("a joiner may only send SPLICE")
+            await meeting.attach_event.wait()
+        if waiting.cancelled_caught or meeting.attached is None:
+            await _error(stream, "the host did not attach in time")
+            return spliced, "timeout"
+        spliced = meeting.spliced = True
+        self.stats["splices"] += 1
+        host = meeting.attached
+        await host.send_all(encode(Msg.SPLICED))
+        await stream.send_all(encode(Msg.SPLICED))
+        end_reason = await self._pipe(stream, host, counted)
+        return spliced, end_reason
 
     async def _attach(self, stream: trio.SocketStream, body: bytes) -> None:
         meeting = self._meetings.get(body) if len(body) == SESSION_LEN else None

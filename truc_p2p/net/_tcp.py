@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import socket
 from collections.abc import AsyncIterator
@@ -62,14 +63,14 @@ class GameListener:
     async def accept(self) -> trio.SocketStream:
         """Wait for the next connection on any of the sockets."""
         if len(self.listeners) == 1:
-            return await self.listeners[0].accept()
+            return await accept_patiently(self.listeners[0])
         got: list[trio.SocketStream] = []
         errors: list[OSError] = []
         async with trio.open_nursery() as nursery:
 
             async def one(listener: trio.SocketListener) -> None:
                 try:
-                    got.append(await listener.accept())
+                    got.append(await accept_patiently(listener))
                 except OSError as exc:
                     errors.append(exc)
                 nursery.cancel_scope.cancel()
@@ -81,6 +82,22 @@ class GameListener:
         if not got:
             raise errors[0]
         return got[0]
+
+
+#: accept() errors that mean "out of file descriptors or memory for now".
+ACCEPT_SHORTAGE = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+
+
+async def accept_patiently(listener: trio.SocketListener) -> trio.SocketStream:
+    """``listener.accept()``, waiting out a shortage of file descriptors or memory
+    (a flood that will drain) instead of failing."""
+    while True:
+        try:
+            return await listener.accept()
+        except OSError as exc:
+            if exc.errno not in ACCEPT_SHORTAGE:
+                raise
+        await trio.sleep(0.1)
 
 
 async def _open_listeners(bind: str | None, port: int) -> list[trio.SocketListener]:

@@ -294,6 +294,12 @@ class Session:
         return fingerprint(self._public)
 
     @property
+    def peer_key(self) -> Ed25519PublicKey | None:
+        """The opponent's public key, once its hello is in (the transport checks
+        signatures with it to tell a damaged frame from a signed one)."""
+        return self._peer_key
+
+    @property
     def game(self) -> Game:
         """A copy of this player's view of the rules engine (after the coin flip)."""
         if self._game is None:

@@ -1,0 +1,266 @@
+"""No game lost at the edge: half-open links and damaged frames (wire.md 13.3, 13.4).
+
+Games run through :class:`edge_helpers.FaultyProxy` on loopback, host and
+joiner in this process.  Every game must finish with a co-signed result and
+two transcripts that verify.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import pytest
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from edge_helpers import ProxiedGame, play_via_proxy
+from net_helpers import bot, hosting
+
+from truc_p2p.net import (
+    End,
+    GameSettings,
+    Listen,
+    PeerDisconnected,
+    PeerReconnected,
+    Reporting,
+    Storage,
+    join_game,
+    restore_game,
+    resume_game,
+)
+from truc_p2p.protocol import GameStarted, verify_transcript
+from truc_p2p.rules import Player, Ruleset
+from truc_p2p.transcript import read_transcript
+
+P1 = Player.P1
+
+
+def _both_finish_and_verify(game: ProxiedGame) -> None:
+    for outcome in (game.host, game.join):
+        assert outcome.end is End.FINISHED, outcome.message
+        assert outcome.transcript is not None
+        report = verify_transcript(read_transcript(outcome.transcript))
+        assert report.valid, report
+    assert game.host.result == game.join.result
+
+
+def _settings(**changes: float) -> GameSettings:
+    return GameSettings(
+        **{"ruleset": Ruleset(target=2), "turn_timeout": 30, "grace": 20, **changes}
+    )
+
+
+async def test_half_open_joiner_side_the_resume_replaces_the_link_the_host_holds(
+    tmp_path: Path,
+) -> None:
+    """The joiner's socket is closed, the host's is left open and silent.  The host
+    would notice only after 60 s: the joiner's resume must take the game over."""
+    with trio.fail_after(60):
+        game = await play_via_proxy(
+            tmp_path,
+            half_open=("joiner", "down", "v2action"),
+            host_settings=_settings(heartbeat=5, dead_after=60),
+            join_settings=_settings(heartbeat=0.2, dead_after=1),
+        )
+    _both_finish_and_verify(game)
+    back = [
+        t
+        for e, t in zip(game.host_events, game.host_times, strict=True)
+        if isinstance(e, PeerReconnected)
+    ]
+    assert back, "the host never resumed"
+    assert back[0] - game.proxy.cut_at < 10  # not the 60 s of silence
+    assert any(
+        isinstance(e, PeerDisconnected) and "reconnected on a new connection" in e.reason
+        for e in game.host_events
+    )
+
+
+async def test_half_open_host_side_the_joiner_notices_the_silence(tmp_path: Path) -> None:
+    """The host's socket is closed, the joiner's is left open and silent: the
+    joiner's liveness check gives the link up and redials."""
+    with trio.fail_after(60):
+        game = await play_via_proxy(
+            tmp_path,
+            half_open=("host", "down", "v2action"),
+            join_settings=_settings(heartbeat=0.2, dead_after=1),
+        )
+    _both_finish_and_verify(game)
+    noticed = [
+        t
+        for e, t in zip(game.join_events, game.join_times, strict=True)
+        if isinstance(e, PeerDisconnected) and "no sign of life" in e.reason
+    ]
+    assert noticed, game.join_events
+    assert 0 < noticed[0] - game.proxy.cut_at < 5  # dead_after 1 s: not the turn timeout
+
+
+KINDS = ["hello", "coin", "v2deck1", "v2action", "result"]
+
+
+@pytest.mark.parametrize("direction", ["down", "up"])
+async def test_a_byte_flipped_in_flight_costs_the_link_not_the_game(
+    tmp_path: Path, direction: str
+) -> None:
+    with trio.fail_after(90):
+        game = await play_via_proxy(tmp_path, flips={direction: list(KINDS)})
+    assert len(game.proxy.flipped) == len(KINDS), game.proxy.flipped
+    _both_finish_and_verify(game)
+    assert game.proxy.connections >= 3  # damaged frames cost connections (some share one)
+
+
+async def test_a_link_that_damages_every_frame_is_abandoned_not_accused(tmp_path: Path) -> None:
+    """Every ``v2action`` from the host arrives damaged, on every connection: each
+    resume makes no progress, so the grace runs out; nobody is called a cheat."""
+    quick = _settings(grace=3)
+    with trio.fail_after(60):
+        game = await play_via_proxy(
+            tmp_path,
+            flips={"down": ["v2action"]},
+            sticky=True,
+            host_settings=quick,
+            join_settings=quick,
+        )
+    assert game.join.end is End.OPPONENT_ABANDONED, game.join.message
+    assert game.join.abort_reason == "abandoned"
+    assert game.host.end in (End.OPPONENT_ABANDONED, End.OPPONENT_ABORTED), game.host.message
+    assert game.host.abort_reason == "abandoned"
+    assert len(game.proxy.flipped) >= 3  # it kept trying
+    for outcome in (game.host, game.join):
+        assert outcome.transcript is not None
+        report = verify_transcript(read_transcript(outcome.transcript))
+        assert report.ended_by is not None and "abandoned" in report.ended_by
+        assert "cheat" not in report.ended_by
+
+
+async def _flood(
+    port: int, n: int, source: str, opened: list[int], task_status: trio.TaskStatus[None]
+) -> None:
+    """Keep ``n`` silent connections from ``source`` open, re-opening each as it drops."""
+
+    async def one() -> None:
+        while True:
+            try:
+                stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=source)
+            except OSError:
+                await trio.sleep(0.05)
+                continue
+            opened[0] += 1
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                async with stream:
+                    while await stream.receive_some(4096):
+                        pass
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(n):
+            nursery.start_soon(one)
+        while opened[0] < n:
+            await trio.sleep(0.01)
+        task_status.started()
+
+
+@pytest.mark.parametrize("silent", [64, 500])
+async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
+    tmp_path: Path, silent: int
+) -> None:
+    """``silent`` connections from 127.0.0.2, re-opened as they drop, with a hello
+    timeout of 3 s: a joiner from 127.0.0.1 starts its game at once, not after it."""
+    opened = [0]
+    started: list[float] = []
+    with trio.fail_after(60):
+        async with (
+            hosting(
+                strategy=bot(1),
+                identity=Ed25519PrivateKey.generate(),
+                settings=_settings(hello_timeout=3),
+                storage=Storage(out_dir=tmp_path / "host"),
+            ) as (invite, results),
+            trio.open_nursery() as flood,
+        ):
+            await flood.start(_flood, invite.port, silent, "127.0.0.2", opened)
+            await trio.sleep(0.5)  # the flood is in full swing
+            knocked = trio.current_time()
+            joined = await join_game(
+                invite,
+                bot(2),
+                identity=Ed25519PrivateKey.generate(),
+                settings=_settings(),
+                storage=Storage(out_dir=tmp_path / "join", fsync=False),
+                report=Reporting(
+                    on_event=lambda e: (
+                        started.append(trio.current_time())
+                        if isinstance(e, GameStarted) and not started
+                        else None
+                    )
+                ),
+            )
+            flood.cancel_scope.cancel()
+    assert joined.end is End.FINISHED, joined.message
+    assert results["host"].end is End.FINISHED
+    assert opened[0] > silent  # the host did close flooders, and they came back
+    assert started and started[0] - knocked < 1.5, started[0] - knocked  # not the 3 s timeout
+
+
+async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
+    tmp_path: Path,
+) -> None:
+    """Issue 21 point 7: no 120 s of redialling and no claim of an abort never written."""
+    host_key = Ed25519PrivateKey.generate()
+    ruleset = Ruleset(target=2)
+    with trio.fail_after(60):
+        async with hosting(
+            strategy=bot(1),
+            identity=host_key,
+            settings=GameSettings(ruleset=ruleset, name="h"),
+            storage=Storage(out_dir=tmp_path / "host"),
+        ) as (invite, results):
+            await join_game(
+                invite,
+                bot(2),
+                identity=Ed25519PrivateKey.generate(),
+                settings=GameSettings(ruleset=ruleset),
+                storage=Storage(out_dir=tmp_path / "join", fsync=False),
+            )
+    played = results["host"]
+    assert played.end is End.FINISHED and played.transcript is not None
+    before = played.transcript.read_bytes()
+    restored = restore_game(
+        played.transcript, identity=host_key, ruleset=ruleset, name="h", audit="game", role=P1
+    )
+    started = trio.current_time()
+    with trio.fail_after(30):
+        again = await resume_game(
+            restored,
+            bot(1),
+            identity=host_key,
+            listen=Listen(bind="127.0.0.1", port=0),
+            settings=GameSettings(grace=120),
+        )
+    assert again.end is End.FINISHED and again.result == played.result, again.message
+    assert "nothing more was signed" in again.message
+    assert trio.current_time() - started < 20  # the bye window, not the 120 s grace
+    assert played.transcript.read_bytes() == before
+
+
+async def test_a_host_that_cannot_write_a_transcript_tells_the_joiner_why(
+    tmp_path: Path,
+) -> None:
+    """Issue 21 point 8: not "the connection dropped during the handshake 5 times"."""
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    with trio.fail_after(30):
+        async with hosting(
+            strategy=bot(1),
+            identity=Ed25519PrivateKey.generate(),
+            storage=Storage(out_dir=blocker / "games"),
+            stop=(stop := trio.Event()),
+        ) as (invite, _):
+            joined = await join_game(
+                invite,
+                bot(2),
+                identity=Ed25519PrivateKey.generate(),
+                storage=Storage(out_dir=tmp_path / "join", fsync=False),
+            )
+            stop.set()
+    assert joined.end is End.REFUSED and joined.exit_code == 5, joined.message
+    assert "cannot write a transcript" in joined.message

@@ -1,0 +1,147 @@
+"""What :func:`~truc_p2p.net.host_game`, :func:`~truc_p2p.net.join_game` and
+:func:`~truc_p2p.net.resume_game` are told, grouped by concern.
+
+Each group is a small frozen, keyword-only dataclass with the defaults a
+person at a terminal wants, so a caller names only what differs::
+
+    await host_game(bot, identity=key,
+                    settings=GameSettings(name="ana", turn_timeout=30),
+                    listen=Listen(port=0, relay=("relay.example", 7790)),
+                    report=Reporting(on_invite=print))
+
+* :class:`GameSettings` — the game and its clocks (both sides);
+* :class:`Listen` — where and how a host is reached, and whom it admits;
+* :class:`Dial` — how a joiner reaches a host;
+* :class:`Reporting` — the hooks that hear what happens;
+* :class:`Storage` — where the transcript goes and how hard it is synced.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from truc_p2p.net._connect import DIRECT_WINDOW
+from truc_p2p.net._invite import DEFAULT_PORT, Invite
+from truc_p2p.net._outcome import GameOutcome
+from truc_p2p.net._play import (
+    DEFAULT_DEAD_AFTER,
+    DEFAULT_GRACE,
+    DEFAULT_HEARTBEAT,
+    DEFAULT_HELLO_TIMEOUT,
+    DEFAULT_TURN_TIMEOUT,
+    EventHook,
+)
+from truc_p2p.rules import Ruleset
+
+__all__ = ["Dial", "GameSettings", "Listen", "Reporting", "Storage"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameSettings:
+    """The game both sides agree on and the clocks that bound it.
+
+    ``name`` is shown to the opponent (``None``: ``"host"`` or ``"guest"`` by
+    role); ``turn_timeout`` bounds an opponent's move, ``hello_timeout`` a new
+    connection's first message, ``grace`` how long a dropped opponent has to
+    come back.  ``heartbeat`` is how long we stay silent on a link before a
+    heartbeat, ``dead_after`` how long without any frame from the peer before
+    its link counts as dead and the game resumes on a new one (wire.md 13.6;
+    ``math.inf`` turns either off).  A clock that is not a finite number above 0
+    raises ``ValueError``: an infinite timeout would silently turn a guard off.
+    """
+
+    ruleset: Ruleset | None = None
+    name: str | None = None
+    audit: str = "game"
+    deck: str = "v2"
+    #: deck v2: the pipelined deal (wire.md 6b) and early cards (6a); ``None``: the
+    #: session's default (both on)
+    pipeline: bool | None = None
+    early: bool | None = None
+    turn_timeout: float = DEFAULT_TURN_TIMEOUT
+    hello_timeout: float = DEFAULT_HELLO_TIMEOUT
+    grace: float = DEFAULT_GRACE
+    heartbeat: float = DEFAULT_HEARTBEAT
+    dead_after: float = DEFAULT_DEAD_AFTER
+
+    def __post_init__(self) -> None:
+        for key in ("turn_timeout", "hello_timeout", "grace"):
+            value = getattr(self, key)
+            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                raise ValueError(f"GameSettings.{key} must be finite and above 0, not {value!r}")
+        for key in ("heartbeat", "dead_after"):  # math.inf turns it off
+            value = getattr(self, key)
+            if not (isinstance(value, int | float) and value > 0):
+                raise ValueError(f"GameSettings.{key} must be above 0, not {value!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Listen:
+    """Where a host listens and whom it lets in.
+
+    ``advertise`` is the address put in the invite; ``relay`` (host, port)
+    registers with a relay for joiners behind NAT; ``portmap`` asks the router
+    to forward the port and ``announce`` advertises the game on the LAN (both
+    skipped on a loopback ``bind``).  ``capacity`` games run at once; ``allow``
+    (fingerprints) limits who may join.
+    """
+
+    bind: str | None = None
+    port: int = DEFAULT_PORT
+    advertise: str | None = None
+    relay: tuple[str, int] | None = None
+    portmap: bool = True
+    announce: bool = True
+    capacity: int = 1
+    allow: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dial:
+    """How a joiner reaches the host of an invite (:func:`~truc_p2p.net.connect`)."""
+
+    connect_timeout: float = 15.0
+    direct_window: float = DIRECT_WINDOW
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reporting:
+    """Hooks that hear what happens; every one is optional.
+
+    ``on_event`` gets the game's events, ``on_notice`` one-line notices for a
+    person, ``on_invite`` the host's invite, ``on_path(path, peer)`` how each
+    connection came (``direct``, ``punched``, ``relayed``), ``on_outcome``
+    each finished game of a host that plays ``forever``, ``on_listening`` the
+    port a resumed host listens on again.
+    """
+
+    on_event: EventHook | None = None
+    on_notice: Callable[[str], None] | None = None
+    on_invite: Callable[[Invite], None] | None = None
+    on_path: Callable[[str, str], None] | None = None
+    on_outcome: Callable[[GameOutcome], None] | None = None
+    on_listening: Callable[[int], None] | None = None
+
+    def notice(self, text: str) -> None:
+        """Pass ``text`` to ``on_notice`` if there is one."""
+        if self.on_notice is not None:
+            self.on_notice(text)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Storage:
+    """Where the transcript is written and how.
+
+    ``out_dir`` ``None`` writes no files; ``fsync`` off skips every fsync (tests);
+    ``sync_each`` fsyncs every envelope rather than only our own before they
+    are sent; ``meta`` is stored beside the transcript for ``truc-p2p resume``.
+    """
+
+    out_dir: str | os.PathLike[str] | None = "games"
+    fsync: bool = True
+    sync_each: bool = False
+    meta: Mapping[str, Any] = field(default_factory=dict)
