@@ -142,3 +142,28 @@ def test_a_person_at_the_terminal(tmp_path: Path) -> None:
     screen = term.seen[: term.seen.rfind("you resigned in hand")]
     wide = [line for line in screen.splitlines() if len(line) > 80]
     assert not wide, wide
+
+
+def test_q_while_the_opponent_thinks_asks_then_resigns(tmp_path: Path) -> None:
+    """Leaving does not wait for one's turn: ``q`` while the bot thinks asks first, and
+    ``y`` resigns at once (the transcript verifies as complete)."""
+    term = Terminal(tmp_path, "play", "--bot", "search", "--think", "20", "--name", "alice")
+    try:
+        shown = term.read_until(r"waiting for search[^\n]*left\)\n|your move \([^>]*\[q\] leave[^\n]*\n> ")
+        if "your move" in shown:
+            term.type(any_move(shown) + "\n")
+            term.read_until(r"waiting for search[^\n]*left\)\n")
+        term.type("q\n")
+        assert "You resign: search:20s-bot wins the game." in term.read_until(
+            r"You resign: search:20s-bot wins the game\."
+        )
+        term.type("y\n")
+        end = term.read_until(r"transcript: (\S+)\n", timeout=15)  # not after 20 s of thought
+        status = term.close()
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+    assert status == 1
+    assert re.search(r"you resigned in hand \d+: search:20s-bot wins the game", end)
+    assert "(leaving the game: you resign)" in term.seen  # left between turns
+    assert "Traceback" not in term.seen

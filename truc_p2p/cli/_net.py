@@ -35,7 +35,7 @@ from truc_p2p.cli._hosts import describe
 from truc_p2p.cli._i18n import _
 from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._narrate import Narrator
-from truc_p2p.cli._tui import StdinLines, TerminalPlayer
+from truc_p2p.cli._tui import StdinLines, TerminalPlayer, with_terminal
 from truc_p2p.cli._web import add_web_args, show_invite, show_web_result, web_player, with_web
 from truc_p2p.identity import (
     Identity,
@@ -455,7 +455,9 @@ def _host(args: argparse.Namespace) -> int:
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
+    return run_until_interrupted(
+        with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
+    )
 
 
 def _game_settings(args: argparse.Namespace, ruleset: Ruleset, name: str) -> GameSettings:
@@ -562,7 +564,9 @@ def _join(args: argparse.Namespace) -> int:
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
+    return run_until_interrupted(
+        with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
+    )
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -663,7 +667,9 @@ def _play(args: argparse.Namespace) -> int:
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, human, main), confirm=_asks_to_leave(human))
+    return run_until_interrupted(
+        with_web(args, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
+    )
 
 
 #: The subfolder where ``play`` keeps the bot's side of each game (its transcript,
@@ -802,7 +808,9 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, human, main), confirm=_asks_to_leave(human))
+    return run_until_interrupted(
+        with_web(args, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
+    )
 
 
 def _announce(hook: Any, session: Session, ruleset: Ruleset, audit: str) -> None:
@@ -940,4 +948,6 @@ def _resume(args: argparse.Namespace) -> int:
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
+    return run_until_interrupted(
+        with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
+    )

@@ -18,7 +18,7 @@ import os
 import sys
 import textwrap
 import threading
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol, TextIO
 
 import trio
@@ -49,6 +49,7 @@ __all__ = [
     "TerminalPlayer",
     "keymap",
     "parse_choice",
+    "with_terminal",
 ]
 
 
@@ -228,6 +229,16 @@ class TerminalPlayer:
             getattr(lines, "stamped", False) if confirm_quit is None else confirm_quit
         )
         self.model = TableModel(my_name, move_seconds=move_seconds, ascii=ascii, now=_now)
+        #: Set when the player leaves between its turns (``q`` while the opponent thinks):
+        #: the command passes it to the game loop as its ``stop``, a signed resignation.
+        self.leave: trio.Event | None = None
+        # Lines read by :meth:`pump` (when it runs) for :meth:`choose`, with their stamps.
+        self._inbox_send, self._inbox = trio.open_memory_channel[tuple[str | None, float | None]](
+            math.inf
+        )
+        self._pumped = False
+        self._choosing = False
+        self._confirming = False
         self.tally = Tally()
         #: When the last trick or hand ended (type-ahead across it is dropped).
         self._boundary: float | None = None
@@ -433,20 +444,54 @@ class TerminalPlayer:
     def _player(self, side: str) -> Player:
         return self.model.me if side == "me" else self.model.me.other
 
+    async def pump(self) -> None:
+        """Read the player's lines all the time, not only at its turns (run beside the
+        game): at a terminal, ``q`` while the opponent thinks asks, then leaves (sets
+        :attr:`leave`); every other line waits for the next turn, stamped."""
+        self._pumped = True
+        while True:
+            line = await self.lines.readline()
+            stamp = getattr(self.lines, "stamp", None)
+            between = not self._choosing and self.confirm_quit and line is not None
+            if between and self._confirming:
+                self._confirming = False
+                assert line is not None
+                if line.strip().lower() in ("y", "yes") and self.leave is not None:
+                    self.write(_("(leaving the game: you resign)"))
+                    self.leave.set()
+                else:
+                    self.write(_("(you stay in the game)"))
+                continue
+            if between and line is not None and line.strip().lower() in ("q", "quit", "exit"):
+                self._confirming = True
+                self._ask_leave()
+                continue
+            self._inbox_send.send_nowait((line, stamp))
+            if line is None:
+                return
+
+    async def _read(self) -> tuple[str | None, float | None]:
+        """The next line and when it was typed (``None``: not stamped)."""
+        if self._pumped:
+            return await self._inbox.receive()
+        line = await self.lines.readline()
+        return line, getattr(self.lines, "stamp", None)
+
     async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
         self.model.begin_turn(game, legal)
         self._waiting_shown = False
+        self._choosing = True
+        self._confirming = False
         try:
             self.write(self.render(game, legal))
             while True:
                 self.prompt()
-                line = await self.lines.readline()
+                line, stamp = await self._read()
                 if line is None:
                     self.write(_("(end of input: leaving the game)"))
                     raise QuitGame("end of input")
                 if self.echo:
                     self.write(line)
-                stamp = getattr(self.lines, "stamp", None)
                 if stamp is not None and self._boundary is not None and stamp < self._boundary:
                     self.write(
                         _(
@@ -467,9 +512,10 @@ class TerminalPlayer:
                     return choice
                 self.write(choice)
         finally:
+            self._choosing = False
             self.model.end_turn()
 
-    async def _confirm_leave(self) -> bool:
+    def _ask_leave(self) -> None:
         self.write(
             _(
                 "leave the game? You resign: {name} wins the game. Type y to leave, "
@@ -478,7 +524,10 @@ class TerminalPlayer:
             )
         )
         self.prompt()
-        answer = await self.lines.readline()
+
+    async def _confirm_leave(self) -> bool:
+        self._ask_leave()
+        answer, _stamp = await self._read()
         return answer is None or answer.strip().lower() in ("y", "yes")
 
     def prompt(self) -> None:
@@ -502,3 +551,32 @@ def _now() -> float:
         return trio.current_time()
     except RuntimeError:  # outside trio (unit tests of the screen)
         return 0.0
+
+
+def with_terminal(
+    player: object, main: Callable[[trio.Event], Awaitable[int]]
+) -> Callable[[trio.Event], Awaitable[int]]:
+    """``main`` with the terminal player's input read all along (:meth:`TerminalPlayer.pump`),
+    so that leaving between turns stops the game like Ctrl-C: a signed resignation."""
+    if not isinstance(player, TerminalPlayer):
+        return main
+
+    async def run(stop: trio.Event) -> int:
+        leaving = trio.Event()
+        player.leave = leaving
+        either = trio.Event()
+
+        async def forward(event: trio.Event) -> None:
+            await event.wait()
+            either.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(forward, stop)
+            nursery.start_soon(forward, leaving)
+            nursery.start_soon(player.pump)
+            status = await main(either)
+            nursery.cancel_scope.cancel()
+        player.leave = None
+        return status
+
+    return run
