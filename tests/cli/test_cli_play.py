@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import signal
 import subprocess
 import threading
@@ -140,7 +141,8 @@ def test_end_of_input_resigns_and_tells_the_bot(tmp_path: Path) -> None:
     transcript = next((tmp_path / "games").glob("*.truc"))
     checked = run(tmp_path, "verify", transcript)
     assert checked.returncode == 0, checked.stdout
-    assert " resigned in hand 1; " in checked.stdout.splitlines()[0]
+    # the first hand may end before the player's first turn (the bot folds at once)
+    assert re.search(r" resigned in hand \d+; ", checked.stdout.splitlines()[0])
 
 
 def test_ctrl_c_leaves_cleanly(tmp_path: Path) -> None:
