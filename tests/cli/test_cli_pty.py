@@ -149,7 +149,9 @@ def test_q_while_the_opponent_thinks_asks_then_resigns(tmp_path: Path) -> None:
     ``y`` resigns at once (the transcript verifies as complete)."""
     term = Terminal(tmp_path, "play", "--bot", "search", "--think", "20", "--name", "alice")
     try:
-        shown = term.read_until(r"waiting for search[^\n]*left\)\n|your move \([^>]*\[q\] leave[^\n]*\n> ")
+        shown = term.read_until(
+            r"waiting for search[^\n]*left\)\n|your move \([^>]*\[q\] leave[^\n]*\n> "
+        )
         if "your move" in shown:
             term.type(any_move(shown) + "\n")
             term.read_until(r"waiting for search[^\n]*left\)\n")
