@@ -55,6 +55,7 @@ def extract(output: Path = POT) -> None:
         *KEYWORDS,
         "--add-location=file",
         "--sort-by-file",
+        "--ignore-dirs=.* __pycache__",  # not the default ._*: cli/_web holds the web table
         "--project=truc-p2p",
         "--copyright-holder=truc-p2p authors",
         "--msgid-bugs-address=https://github.com/truc-p2p/truc-p2p/issues",
@@ -103,6 +104,12 @@ def mo_bytes(po: Path) -> bytes:
     """``po`` compiled (fuzzy and empty translations left out: they show English)."""
     with po.open("rb") as f:
         catalog = read_po(f)
+    for message in list(catalog):
+        forms = message.string if isinstance(message.string, tuple) else (message.string,)
+        if message.id and not all(forms):
+            # Babel keeps a plural message whose forms are all empty: gettext would show
+            # an empty text, so leave it out (English shows instead), like msgfmt does
+            catalog.delete(message.id)
     out = io.BytesIO()
     write_mo(out, catalog, use_fuzzy=False)
     return out.getvalue()

@@ -104,6 +104,7 @@ def help_text() -> str:
     )
 
 
+#: The help in English (import time); views call :func:`help_text` for the language in use.
 HELP = help_text()
 
 
