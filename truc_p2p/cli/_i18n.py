@@ -55,8 +55,8 @@ from typing import Any
 __all__ = [
     "DOMAIN",
     "LANGUAGES",
-    "Completeness",
     "N_",
+    "Completeness",
     "UnknownLanguage",
     "_",
     "completeness",
