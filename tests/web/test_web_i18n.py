@@ -1,0 +1,106 @@
+"""The web table in another language: the page's fixed texts and the table's texts
+under a catalog, the browser's ``Accept-Language``, and the language menu."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from truc_p2p.cli._i18n import LANGUAGES, current, use_language
+from truc_p2p.cli._web import WebPlayer, table_state
+from truc_p2p.cli._web._view import page_texts
+from truc_p2p.rules import Card, Game, Player
+
+#: Texts that read the same in French (the title and names).
+SAME = {"title"}
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def publish(self, message: dict[str, Any]) -> None:
+        json.dumps(message)
+        self.messages.append(message)
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m["type"] == kind]
+
+
+def _strings(texts: dict[str, Any]) -> dict[str, str]:
+    flat = {k: v for k, v in texts.items() if isinstance(v, str) and k != "lang"}
+    flat.update({f"not_now.{k}": v for k, v in texts["not_now"].items()})
+    return flat
+
+
+def test_page_texts_in_french() -> None:
+    english = _strings(page_texts())
+    use_language("fr")
+    texts = page_texts()
+    french = _strings(texts)
+    assert french.keys() == english.keys()
+    same = {k for k in english if french[k] == english[k]}
+    assert same == SAME, f"left in English: {same - SAME}"
+    assert texts["help_button"] == "? règles et touches"
+    assert texts["help"].startswith("Le Truc à deux, en bref")
+    assert texts["not_now"]["r"] == "vous ne pouvez pas demander « 2 de plus ? » maintenant"
+    # the language menu: every language in its own name, French chosen
+    assert texts["lang"] == "fr"
+    assert [(x["code"], x["name"]) for x in texts["languages"]] == list(LANGUAGES.items())
+    # placeholders the page fills are still there
+    assert "{time}" in texts["disconnected"] and "{name}" in texts["you"]
+
+
+def _to_lead() -> Game:
+    game = Game(first_dealer=Player.P1, view=Player.P0)
+    game.deal({Player.P0: [Card.from_str(t) for t in ("7S", "9H", "AD")]})
+    return game
+
+
+def test_table_texts_in_french() -> None:
+    game = _to_lead()
+    legal = tuple(game.legal_actions())
+    english = table_state(game, Player.P0, legal=legal, turn=1)
+    use_language("fr")
+    state = table_state(game, Player.P0, legal=legal, turn=1)
+    labels = {b["kind"]: b["label"] for b in state["buttons"]}
+    assert labels["raise"].startswith("« 2 de plus ? »")
+    assert labels["rest"] == "« mon reste »" and labels["fold"] == "se coucher"
+    assert state["status"] != english["status"] and state["status"].startswith("à vous")
+    assert "vous 0" in state["score_line"]
+    # what the page acts on stays language-neutral
+    assert [b["action"] for b in state["buttons"]] == [b["action"] for b in english["buttons"]]
+    assert [c["action"] for c in state["hand"]] == [c["action"] for c in english["hand"]]
+
+
+def test_the_browser_language_unless_one_was_chosen() -> None:
+    player = WebPlayer("alice")
+    player.greet("de-DE,de;q=0.9,es;q=0.8")
+    assert current() == "es"
+    assert player.snapshot()[0]["copy"] == "copiar"
+    pinned = WebPlayer("bob", lang_pinned=True)  # --lang was given
+    use_language("fr")
+    pinned.greet("es")
+    assert current() == "fr"
+
+
+def test_the_language_menu_rerenders_the_page() -> None:
+    page = Recorder()
+    player = WebPlayer("alice")
+    player.publisher = page
+    player.receive({"type": "lang", "lang": "es"})
+    assert current() == "es" and player.lang_pinned
+    texts = page.of("texts")[-1]
+    assert texts["lang"] == "es" and texts["help_button"] == "? reglas y teclas"
+    state = page.of("state")[-1]
+    assert (
+        state["texts"]["leave_confirm"] == "¿Parar e irte? Todavía no ha empezado ninguna partida."
+    )
+    # a later page keeps the chosen language, whatever its browser asks
+    player.greet("fr")
+    assert current() == "es"
+    # nonsense is ignored
+    before = len(page.messages)
+    player.receive({"type": "lang", "lang": "xx"})
+    player.receive({"type": "lang", "lang": 3})
+    assert len(page.messages) == before and current() == "es"
