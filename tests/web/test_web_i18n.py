@@ -6,8 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import trio
+from wsproto import ConnectionType, WSConnection
+from wsproto.events import Request, TextMessage
+
 from truc_p2p.cli._i18n import LANGUAGES, current, use_language
 from truc_p2p.cli._web import WebPlayer, table_state
+from truc_p2p.cli._web._server import bind_table, serve_table
 from truc_p2p.cli._web._view import page_texts
 from truc_p2p.rules import Card, Game, Player
 
@@ -104,3 +109,38 @@ def test_the_language_menu_rerenders_the_page() -> None:
     player.receive({"type": "lang", "lang": "xx"})
     player.receive({"type": "lang", "lang": 3})
     assert len(page.messages) == before and current() == "es"
+
+
+class GreetedTable:
+    """A table that records the browser's languages before its snapshot is taken."""
+
+    def __init__(self) -> None:
+        self.heard: list[str] = []
+
+    def greet(self, accept_language: str) -> None:
+        self.heard.append(accept_language)
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        return [{"type": "texts", "heard": list(self.heard)}]
+
+    def receive(self, message: dict[str, Any]) -> None:
+        pass
+
+
+async def test_the_server_hands_the_browser_languages_to_the_table() -> None:
+    table = GreetedTable()
+    async with serve_table(table, await bind_table(0)) as server:
+        host = f"127.0.0.1:{server.port}"
+        stream = await trio.open_tcp_stream("127.0.0.1", server.port)
+        async with stream:
+            ws = WSConnection(ConnectionType.CLIENT)
+            headers = [(b"Origin", f"http://{host}".encode()), (b"Accept-Language", b"gd, en")]
+            target = f"/ws?token={server.token}"
+            await stream.send_all(ws.send(Request(host=host, target=target, extra_headers=headers)))
+            with trio.fail_after(5):
+                while True:
+                    ws.receive_data(await stream.receive_some(65536))
+                    texts = [e for e in ws.events() if isinstance(e, TextMessage)]
+                    if texts:
+                        break
+    assert json.loads(texts[0].data) == {"type": "texts", "heard": ["gd, en"]}
