@@ -163,3 +163,21 @@ def test_a_whole_bot_game_in_french_shows_no_english(tmp_path: Path) -> None:
     # the check can fail: the same game in English is caught
     english = run(tmp_path, "play", "--bot", "random", "--seed", "1", stdin=stdin).stdout
     assert {"hand", "trick", "your", "wins"} <= set(english_left(english))
+
+
+def test_json_output_is_language_neutral(tmp_path: Path) -> None:
+    stdin = "\n".join(KEYS) + "\n"
+    args = ("play", "--lang", "fr", "--bot", "random", "--seed", "2", "--out", "g")
+    done = run(tmp_path, *args, stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    transcript = next((tmp_path / "g").glob("*.truc"))
+    for args in (  # type: ignore[assignment]
+        ("verify", "--json", str(transcript)),
+        ("games", "--json", "g"),
+        ("games", "--json", "no-such-folder"),
+    ):
+        english = run(tmp_path, *args)
+        for code in ("fr", "es", "uk"):
+            other = run(tmp_path, "--lang", code, *args)
+            assert (other.returncode, other.stdout) == (english.returncode, english.stdout), args
+    assert "no such folder" in run(tmp_path, "games", "--json", "no-such-folder").stdout
