@@ -171,13 +171,13 @@ def test_json_output_is_language_neutral(tmp_path: Path) -> None:
     done = run(tmp_path, *args, stdin=stdin)
     assert done.returncode == 0, done.stderr
     transcript = next((tmp_path / "g").glob("*.truc"))
-    for args in (  # type: ignore[assignment]
+    for command in (
         ("verify", "--json", str(transcript)),
         ("games", "--json", "g"),
         ("games", "--json", "no-such-folder"),
     ):
-        english = run(tmp_path, *args)
+        english = run(tmp_path, *command)
         for code in ("fr", "es", "uk"):
-            other = run(tmp_path, "--lang", code, *args)
-            assert (other.returncode, other.stdout) == (english.returncode, english.stdout), args
+            other = run(tmp_path, "--lang", code, *command)
+            assert (other.returncode, other.stdout) == (english.returncode, english.stdout), command
     assert "no such folder" in run(tmp_path, "games", "--json", "no-such-folder").stdout
