@@ -48,7 +48,11 @@ def test_page_texts_in_french() -> None:
     assert same == SAME, f"left in English: {same - SAME}"
     assert texts["help_button"] == "? règles et touches"
     assert texts["help"].startswith("Le Truc à deux, en bref")
-    assert texts["not_now"]["r"] == "vous ne pouvez pas demander « 2 de plus ? » maintenant"
+    # French typography: no-break spaces inside « » and before ? : ;
+    assert (
+        texts["not_now"]["r"]
+        == "vous ne pouvez pas demander «\u00a02 de plus\u00a0?\u00a0» maintenant"
+    )
     # the language menu: every language in its own name, French chosen
     assert texts["lang"] == "fr"
     assert [(x["code"], x["name"]) for x in texts["languages"]] == list(LANGUAGES.items())
@@ -68,7 +72,7 @@ def test_table_texts_in_french() -> None:
     english = table_state(game, Player.P0, legal=legal, turn=1)
     use_language("fr")
     state = table_state(game, Player.P0, legal=legal, turn=1)
-    labels = {b["kind"]: b["label"] for b in state["buttons"]}
+    labels = {b["kind"]: b["label"].replace("\u00a0", " ") for b in state["buttons"]}
     assert labels["raise"].startswith("« 2 de plus ? »")
     assert labels["rest"] == "« mon reste »" and labels["fold"] == "se coucher"
     assert state["status"] != english["status"] and state["status"].startswith("à vous")

@@ -43,6 +43,7 @@ _PLAIN = str.maketrans(
         "«": '"',  # French, Spanish, Catalan, Occitan quotes (the catalogs)
         "»": '"',
         "’": "'",
+        "\u00a0": " ",  # the no-break space of French typography (« 2 de plus ? »)
         "–": "-",
         "—": "-",
         "·": "|",
