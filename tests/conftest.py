@@ -37,3 +37,15 @@ def tmpfs(tmp_path: Path) -> Iterator[Mount]:
     yield mount
     for where in reversed(mounted):
         subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+@pytest.fixture(autouse=True)
+def english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests read English texts: whatever the developer's locale, commands run in English
+    (``LANGUAGE`` comes first, as for gettext) unless a test chooses another language,
+    and a test that switches the process's language leaves it English."""
+    from truc_p2p.cli._i18n import use_language
+
+    monkeypatch.setenv("LANGUAGE", "en")
+    yield
+    use_language("en")

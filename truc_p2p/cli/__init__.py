@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from truc_p2p import __version__
 from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
+from truc_p2p.cli._i18n import UnknownLanguage, resolve, use_language
 
 __all__ = ["build_parser", "main"]
 
@@ -35,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "replay": "_replay",
     "export": "_export",
     "bench": "_bench",
+    "languages": "_languages",
 }
 
 
@@ -46,16 +48,56 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Play Le Truc peer to peer with a verifiable, dealerless shuffle.",
     )
     parser.add_argument("--version", action="version", version=f"truc-p2p {__version__}")
+    parser.add_argument("--lang", metavar="CODE", help=_LANG_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
     for name in wanted:
         importlib.import_module(f"truc_p2p.cli.{name}").register(subparsers)
+    _lang_everywhere(parser)
     return parser
+
+
+def _lang_everywhere(parser: argparse.ArgumentParser) -> None:
+    """``--lang`` after any (nested) sub-command too; SUPPRESS keeps one given before."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.add_argument(
+                    "--lang", metavar="CODE", default=argparse.SUPPRESS, help=_LANG_HELP
+                )
+                _lang_everywhere(sub)
+
+
+_LANG_HELP = (
+    "language of the texts: en, fr, ca, oc, es, gd, is, et, gu, uk (default: from "
+    "LANGUAGE, LC_ALL, LC_MESSAGES or LANG, else en; truc-p2p languages lists them)"
+)
+
+
+def _lang_option(argv: Sequence[str]) -> str | None:
+    """The ``--lang CODE`` (or ``--lang=CODE``) of the command line, read before the
+    parser is built so that every module already speaks the language."""
+    found: str | None = None
+    for index, word in enumerate(argv):
+        if word == "--":
+            break
+        if word == "--lang" and index + 1 < len(argv):
+            found = argv[index + 1]
+        elif word.startswith("--lang="):
+            found = word.partition("=")[2]
+    return found
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
     """The sub-command named on the command line (the first word not an option)."""
+    after_lang = False
     for word in argv:
+        if after_lang:  # the CODE of ``--lang CODE``
+            after_lang = False
+            continue
+        if word == "--lang":
+            after_lang = True
+            continue
         if not word.startswith("-"):
             return word
         if word in ("-h", "--help", "--version"):
@@ -75,6 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``truc-p2p`` console script; returns the exit status."""
     _tolerant_output()
     words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        use_language(resolve(_lang_option(words)))
+    except UnknownLanguage as exc:
+        print(f"truc-p2p: {exc}", file=sys.stderr)
+        return 2
     parser = build_parser(_command_of(words))
     args = parser.parse_args(words)
     if args.command is None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.cli._i18n import _, ngettext
+from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.cli._record import GameFile, UnreadableGame, read_game
 from truc_p2p.cli._replay import port_number
 from truc_p2p.rules import Player
@@ -226,7 +226,8 @@ def _games(args: argparse.Namespace) -> int:
     folder = Path(args.dir)
     try:
         if not folder.is_dir():
-            reason = _("no such folder") if not folder.exists() else _("not a folder")
+            # English in the JSON (language-neutral), translated for the person
+            reason = N_("no such folder") if not folder.exists() else N_("not a folder")
             raise NotADirectoryError(reason)
         games, bad = list_games(folder, progress=sys.stderr.isatty())
     except OSError as exc:
@@ -234,7 +235,7 @@ def _games(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"folder": str(folder), "error": reason}))
         print(
-            _("truc-p2p games: cannot list {dir}: {reason}", dir=folder, reason=reason),
+            _("truc-p2p games: cannot list {dir}: {reason}", dir=folder, reason=_(reason)),
             file=sys.stderr,
         )
         return 2

@@ -21,7 +21,7 @@ import textwrap
 from typing import Any, TextIO
 
 from truc_p2p.cli._common import use_ascii
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._i18n import N_, _
 from truc_p2p.cli._record import UnreadableGame, read_game
 from truc_p2p.cli._replay_steps import Replay, ReplayStep, build_replay
 
@@ -138,7 +138,7 @@ def print_all(replay: Replay, out: TextIO) -> None:
             print(line, file=out)
 
 
-_KEYS_HELP = "Enter: next step · n/p: next/previous hand · 1-{hands}: that hand · q: quit"
+_KEYS_HELP = N_("Enter: next step · n/p: next/previous hand · 1-{hands}: that hand · q: quit")
 
 
 def interactive(replay: Replay, inp: TextIO, out: TextIO, prompt: TextIO | None) -> None:

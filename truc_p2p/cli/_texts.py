@@ -37,7 +37,21 @@ __all__ = [
 ]
 
 _PLAIN = str.maketrans(
-    {"“": '"', "”": '"', "–": "-", "—": "-", "·": "|", "…": "...", "→": "->", "✔": "ok", "✘": "x"}
+    {
+        "“": '"',
+        "”": '"',
+        "«": '"',  # French, Spanish, Catalan, Occitan quotes (the catalogs)
+        "»": '"',
+        "’": "'",
+        "\u00a0": " ",  # the no-break space of French typography (« 2 de plus ? »)
+        "–": "-",
+        "—": "-",
+        "·": "|",
+        "…": "...",
+        "→": "->",
+        "✔": "ok",
+        "✘": "x",
+    }
 )
 
 
@@ -104,6 +118,7 @@ def help_text() -> str:
     )
 
 
+#: The help in English (import time); views call :func:`help_text` for the language in use.
 HELP = help_text()
 
 

@@ -26,7 +26,7 @@ import trio
 from truc_p2p.cli._i18n import _
 from truc_p2p.cli._narrate import Tally, describe
 from truc_p2p.cli._table import TableModel, keymap
-from truc_p2p.cli._texts import HELP, NOT_NOW, plain
+from truc_p2p.cli._texts import HELP, NOT_NOW, help_text, plain
 from truc_p2p.net import NetEvent, QuitGame
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import (
@@ -155,7 +155,7 @@ def parse_choice(line: str, game: Game, legal: tuple[Action, ...]) -> Action | s
     if key in ("q", "quit", "exit"):
         raise QuitGame("the player quit")
     if key in ("?", "h", "help"):
-        return HELP
+        return help_text()  # in the language of now, not of import time
     keys = keymap(game, legal)
     choose = ", ".join(keys)
     if not key:

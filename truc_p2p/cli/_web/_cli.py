@@ -65,7 +65,11 @@ def web_player(args: argparse.Namespace, name: str) -> WebPlayer | None:
     """The browser player when ``--web`` was given, else ``None``."""
     if not getattr(args, "web", False):
         return None
-    return WebPlayer(name, move_seconds=getattr(args, "timeout", None))
+    return WebPlayer(
+        name,
+        move_seconds=getattr(args, "timeout", None),
+        lang_pinned=getattr(args, "lang", None) is not None,
+    )
 
 
 def with_web(

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 import trio
 
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._i18n import LANGUAGES, _, from_accept_language, use_language
 from truc_p2p.cli._narrate import Tally, describe
 from truc_p2p.cli._table import TableModel, TableView, seat
 from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame
@@ -72,8 +72,13 @@ class WebPlayer:
     """A person playing in the browser: ``choose`` waits for a click, ``__call__``
     takes the game's events.  ``move_seconds`` is the per-move timeout shown."""
 
-    def __init__(self, my_name: str, *, move_seconds: float | None = None) -> None:
+    def __init__(
+        self, my_name: str, *, move_seconds: float | None = None, lang_pinned: bool = False
+    ) -> None:
         self.my_name = my_name
+        #: ``--lang`` was given, or the page chose a language: the browser's
+        #: ``Accept-Language`` no longer decides.
+        self.lang_pinned = lang_pinned
         self.move_seconds = move_seconds
         self.model = TableModel(my_name, move_seconds=move_seconds, now=self._now)
         self.tally = Tally()
@@ -260,9 +265,29 @@ class WebPlayer:
             raise QuitGame("the player left the game")
         return picked
 
+    def greet(self, accept_language: str) -> None:
+        """A page connects: speak the browser's language unless one was chosen."""
+        code = from_accept_language(accept_language)
+        if not self.lang_pinned and code is not None:
+            use_language(code)
+
+    def switch_language(self, code: object) -> None:
+        """The page's language menu: every text again in ``code``.  The catalog is the
+        process's, so the terminal's few lines follow too; lines already in the log
+        stay as they were said."""
+        if not isinstance(code, str) or code not in LANGUAGES:
+            return
+        use_language(code)
+        self.lang_pinned = True
+        self._send({"type": "texts", **page_texts()})
+        self._push()
+
     def receive(self, message: dict[str, Any]) -> None:
-        """A message from the page: an action for the current turn, or leave."""
+        """A message from the page: an action for the current turn, leave, or a language."""
         kind = message.get("type")
+        if kind == "lang":
+            self.switch_language(message.get("lang"))
+            return
         if kind not in ("act", "quit"):
             return
         if kind == "quit" and not self._legal and self._final is None and self.leave is not None:

@@ -223,6 +223,10 @@ class TableServer:
             async with lock:
                 await stream.send_all(data)
 
+        # the page's language: a table that can speak several hears the browser's wish
+        greet = getattr(self.table, "greet", None)
+        if callable(greet):
+            greet(headers.get("accept-language", ""))
         for message in self.table.snapshot():
             send.send_nowait(json.dumps(message, ensure_ascii=False))
             client.unsent += 1

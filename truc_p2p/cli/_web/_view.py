@@ -15,7 +15,7 @@ from typing import Any
 
 import segno
 
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._i18n import LANGUAGES, _, current
 from truc_p2p.cli._table import Choice, TableView, TrickView, build_view, choices, seat
 from truc_p2p.cli._texts import NOT_NOW, Voice, help_text
 from truc_p2p.rules import Action, Card, Game, Player, Suit
@@ -178,6 +178,10 @@ def page_texts() -> dict[str, Any]:
         "not_your_turn": _("wait for your turn"),
         "no_card": _("no card {key} to play now"),
         "not_now": {key: _(text) for key, text in NOT_NOW.items()},
+        # the language menu: each language in its own name, and the one in use
+        "lang": current(),
+        "language": _("language"),
+        "languages": [{"code": code, "name": name} for code, name in LANGUAGES.items()],
     }
 
 

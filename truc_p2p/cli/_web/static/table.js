@@ -278,7 +278,22 @@ function applyTexts() {
   $("final-report-label").textContent = tx("verifier_report", "verifier report");
   $("final-closed").textContent = tx("close_tab", "You can close this tab.");
   document.querySelectorAll(".chip").forEach((c) => { c.textContent = tx("dealer", "dealer"); });
+  drawLanguages();
   renderTools();
+}
+
+// The language menu: the server sends the languages and the one in use with the texts,
+// and answers a {"type": "lang"} message with every text again in that language.
+function drawLanguages() {
+  const menu = $("lang-menu");
+  const langs = ui.texts.languages || [];
+  if (ui.texts.lang) document.documentElement.lang = ui.texts.lang;
+  menu.setAttribute("aria-label", tx("language", "language"));
+  menu.hidden = langs.length === 0;
+  if (menu.options.length !== langs.length) {
+    menu.replaceChildren(...langs.map((l) => { const o = el("option", "", l.name); o.value = l.code; return o; }));
+  }
+  if (ui.texts.lang) menu.value = ui.texts.lang;
 }
 
 // The help is the terminal's (one text to translate): its first line is the title,
@@ -587,6 +602,7 @@ $("help-btn").addEventListener("click", () => { $("help").hidden = false; });
 $("help-close").addEventListener("click", () => { $("help").hidden = true; });
 $("quit-btn").addEventListener("click", leave);
 $("sound-btn").addEventListener("click", toggleSound);
+$("lang-menu").addEventListener("change", (e) => { send({ type: "lang", lang: e.target.value }); e.target.blur(); });
 $("invite-copy").addEventListener("click", copyInvite);
 applyTexts();
 connect();

@@ -1,0 +1,183 @@
+"""Choosing the language: ``--lang`` anywhere, the environment, ``languages``, an
+unknown code; and a whole bot game in French with no English left on the screen."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+from cli_helpers import ROOT, run
+
+from truc_p2p.cli._i18n import (
+    LANGUAGES,
+    UnknownLanguage,
+    from_accept_language,
+    from_environment,
+    normalize,
+    resolve,
+)
+
+KEYS = ["?"] + ["1", "a", "n"] * 400
+
+
+def test_normalize_locale_names() -> None:
+    assert normalize("fr_FR.UTF-8") == "fr"
+    assert normalize("gd_GB.UTF-8@euro") == "gd"
+    assert normalize("pt-BR") == "pt"
+    assert normalize("UK") == "uk"
+    assert normalize("C.UTF-8") is None and normalize("POSIX") is None and normalize("") is None
+
+
+@pytest.mark.parametrize(
+    ("environ", "code"),
+    [
+        ({}, None),
+        ({"LANG": "fr_FR.UTF-8"}, "fr"),
+        ({"LANG": "fr_FR.UTF-8", "LC_MESSAGES": "es_ES.UTF-8"}, "es"),
+        ({"LC_MESSAGES": "es_ES.UTF-8", "LC_ALL": "uk_UA.UTF-8"}, "uk"),
+        ({"LC_ALL": "uk_UA.UTF-8", "LANGUAGE": "de:gd:fr"}, "gd"),
+        ({"LANGUAGE": "", "LANG": "is_IS.UTF-8"}, "is"),  # empty counts as unset
+        ({"LANG": "de_DE.UTF-8"}, None),  # a language the game does not speak: English
+        ({"LANG": "C.UTF-8", "LANGUAGE": ""}, None),
+    ],
+)
+def test_environment_in_gettexts_order(environ: dict[str, str], code: str | None) -> None:
+    assert from_environment(environ) == code
+    assert resolve(None, environ) == (code or "en")
+
+
+def test_option_beats_environment_and_unknown_codes_are_refused() -> None:
+    assert resolve("ES", {"LANG": "fr_FR.UTF-8"}) == "es"
+    assert resolve("fr_CA", {}) == "fr"
+    with pytest.raises(UnknownLanguage, match="unknown language 'xx'"):
+        resolve("xx", {})
+
+
+def test_accept_language() -> None:
+    assert from_accept_language("fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5") == "fr"
+    assert from_accept_language("de-DE,de;q=0.9,uk;q=0.8,es;q=0.7") == "uk"
+    assert from_accept_language("en;q=0.2, gu") == "gu"
+    assert from_accept_language("es;q=0, ca;q=0.5") == "ca"
+    assert from_accept_language("de, ja") is None and from_accept_language("") is None
+
+
+def _total() -> int:
+    with (ROOT / "truc_p2p" / "locale" / "truc_p2p.pot").open("rb") as f:
+        return sum(1 for m in read_po(f) if m.id)
+
+
+def test_languages_json_reports_completeness(tmp_path: Path) -> None:
+    done = run(tmp_path, "languages", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {row["code"]: row for row in json.loads(done.stdout)}
+    assert list(rows) == list(LANGUAGES)
+    total = _total()
+    assert total > 250
+    for code, row in rows.items():
+        assert row["total"] == total and row["name"] == LANGUAGES[code]
+        assert 0 <= row["translated"] <= total
+        assert row["complete"] is (row["translated"] == total)
+    assert rows["en"]["complete"] and rows["fr"]["complete"] and rows["es"]["complete"]
+    # the JSON stays language-neutral: the same bytes in every language
+    assert run(tmp_path, "--lang", "uk", "languages", "--json").stdout == done.stdout
+
+
+def test_lang_before_or_after_the_command_and_from_the_environment(tmp_path: Path) -> None:
+    def chosen(*args: str) -> str:
+        done = run(tmp_path, *args)
+        assert done.returncode == 0, done.stderr
+        return next(line.split()[1] for line in done.stdout.splitlines() if line[0] == "*")
+
+    assert chosen("languages") == "en"
+    assert chosen("--lang", "fr", "languages") == "fr"
+    assert chosen("languages", "--lang", "es") == "es"
+    assert chosen("languages", "--lang=gd") == "gd"
+    done = run(tmp_path, "--lang", "fr", "languages")
+    assert "289/289 messages (100 %)" in done.stdout or "messages (100 %)" in done.stdout
+
+
+def test_language_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LANGUAGE")
+    monkeypatch.setenv("LC_ALL", "es_ES.UTF-8")
+    done = run(tmp_path, "languages")
+    assert "* es" in done.stdout and "mensajes" in done.stdout
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_unknown_language_is_one_clear_line_and_exit_2(tmp_path: Path, where: str) -> None:
+    args = ["--lang", "xx", "play"] if where == "before" else ["play", "--lang", "xx"]
+    done = run(tmp_path, *args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "unknown language 'xx'" in lines[0] and "fr" in lines[0]
+
+
+# -- no English left on the game screens ---------------------------------------------
+
+#: English words of the game screens that may stay: names, the program, card faces.
+ALLOWED = {"truc", "random", "bot", "random-bot", "p2p", "truc-p2p"}
+#: Lines printed after the game by modules this work did not sweep yet (README).
+NOT_YET = ("transcript:", "verify it with:")
+
+
+def english_words() -> set[str]:
+    """Distinctive words of the English messages (4 letters or more, not placeholders),
+    minus those French uses too (``message``, ``date``...)."""
+    with (ROOT / "truc_p2p" / "locale" / "truc_p2p.pot").open("rb") as f:
+        english = " ".join(
+            " ".join(m.id) if isinstance(m.id, tuple) else m.id for m in read_po(f) if m.id
+        )
+    with (ROOT / "truc_p2p" / "locale" / "fr" / "LC_MESSAGES" / "truc_p2p.po").open("rb") as f:
+        french = " ".join(
+            " ".join(m.string) if isinstance(m.string, tuple) else m.string
+            for m in read_po(f)
+            if m.id
+        )
+    words = set(re.findall(r"[a-z]{4,}", re.sub(r"\{[^}]*\}", " ", english.lower())))
+    same = set(re.findall(r"[a-zà-ÿ]{4,}", re.sub(r"\{[^}]*\}", " ", french.lower())))
+    return words - same - ALLOWED
+
+
+def english_left(screen: str) -> list[str]:
+    words = english_words()
+    left = []
+    for line in screen.splitlines():
+        if line.strip().startswith(NOT_YET):
+            continue
+        left += [w for w in re.findall(r"[a-z]+", line.lower()) if w in words]
+    return left
+
+
+def test_a_whole_bot_game_in_french_shows_no_english(tmp_path: Path) -> None:
+    stdin = "\n".join(KEYS) + "\n"
+    done = run(tmp_path, "play", "--lang", "fr", "--bot", "random", "--seed", "1", stdin=stdin)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    screen = done.stdout
+    for french in ("Le Truc à deux, en bref", "vous jouez", "main 1", "résultat cosigné"):
+        assert french in screen
+    assert english_left(screen) == []
+    # the check can fail: the same game in English is caught
+    english = run(tmp_path, "play", "--bot", "random", "--seed", "1", stdin=stdin).stdout
+    assert {"hand", "trick", "your", "wins"} <= set(english_left(english))
+
+
+def test_json_output_is_language_neutral(tmp_path: Path) -> None:
+    stdin = "\n".join(KEYS) + "\n"
+    args = ("play", "--lang", "fr", "--bot", "random", "--seed", "2", "--out", "g")
+    done = run(tmp_path, *args, stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    transcript = next((tmp_path / "g").glob("*.truc"))
+    for command in (
+        ("verify", "--json", str(transcript)),
+        ("games", "--json", "g"),
+        ("games", "--json", "no-such-folder"),
+    ):
+        english = run(tmp_path, *command)
+        for code in ("fr", "es", "uk"):
+            other = run(tmp_path, "--lang", code, *command)
+            assert (other.returncode, other.stdout) == (english.returncode, english.stdout), command
+    assert "no such folder" in run(tmp_path, "games", "--json", "no-such-folder").stdout

@@ -1,0 +1,39 @@
+"""The language menu in a real headless Chromium: switching to French mid-game
+re-renders the page's texts and the table's, and nothing overflows at 390 px."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from test_web_browser import SEED, TURN_JS, new_page
+from web_helpers import HostedGame
+
+
+def test_switch_the_page_to_french_mid_game(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    game = HostedGame(tmp_path, seed=SEED)
+    url = game.start()
+    try:
+        page = new_page(browser, width=390, height=844)
+        page.goto(url)
+        page.wait_for_function(TURN_JS, arg=None)
+        assert page.locator("#help-btn").inner_text() == "? rules & keys"
+        menu = page.locator("#lang-menu")
+        assert menu.is_visible() and menu.input_value() == "en"
+        assert menu.locator("option").count() == 10
+        menu.select_option("fr")
+        page.wait_for_function("document.documentElement.lang === 'fr'")
+        page.wait_for_function(
+            "document.getElementById('help-btn').textContent === '? règles et touches'"
+        )
+        labels = page.locator("#buttons button").all_inner_texts()
+        assert any("se coucher" in label for label in labels), labels
+        assert page.locator("#status").inner_text().startswith("à vous de jouer")
+        page.screenshot(path=artifacts / "i18n-fr-390px.png", full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        for button in page.locator("#buttons button").all():
+            box = button.bounding_box()
+            assert box is not None and box["x"] + box["width"] <= 390
+        assert page.errors == []
+    finally:
+        game.stop()
