@@ -419,9 +419,13 @@ class TerminalPlayer:
             "   "
             + (_("your hand: {cards}", cards=cards) if cards else _("your hand: (no cards left)"))
         )
-        lines.append("   " + view.status + ":")
+        lines.append("   " + _("{status}:", status=view.status))
         answers = [
-            f"[{c.key}] {c.label}" + (f": {c.cost}" if c.cost else "")
+            (
+                _("[{key}] {label}: {cost}", key=c.key, label=c.label, cost=c.cost)
+                if c.cost
+                else _("[{key}] {label}", key=c.key, label=c.label)
+            )
             for c in view.choices
             if not c.key.isdigit()
         ]
