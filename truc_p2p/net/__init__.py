@@ -59,6 +59,7 @@ from truc_p2p.net._games import (
     write_meta,
 )
 from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError, parse_host_port
+from truc_p2p.net._lobby import ListingError, LobbyGame, LobbyListing, fetch_lobby
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
     DEFAULT_BOT_TIMEOUT,
@@ -103,6 +104,9 @@ __all__ = [
     "Invite",
     "InviteError",
     "Listen",
+    "ListingError",
+    "LobbyGame",
+    "LobbyListing",
     "LocalGame",
     "NetEvent",
     "PeerDisconnected",
@@ -123,6 +127,7 @@ __all__ = [
     "check_evidence",
     "connect",
     "evidence_path_for",
+    "fetch_lobby",
     "find_games",
     "guess_lan_address",
     "host_game",
