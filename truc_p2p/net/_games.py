@@ -416,7 +416,11 @@ async def host_game(
                 local.close()
                 loop.games.remove(slot)
                 await slot.reconnector.aclose()
-                if forever and loop.accepting and not stop.is_set():
+                if (
+                    loop.accepting
+                    and not stop.is_set()
+                    and (forever or not _started(local.session))
+                ):
                     with trio.CancelScope(shield=True), trio.move_on_after(5):
                         await set_listed(True)  # a place is free again
             if outcome is None or (not _started(local.session) and not stop.is_set()):
