@@ -27,8 +27,16 @@ from truc_p2p.net import (
     fetch_lobby,
     host_game,
     join_game,
+    open_rendezvous,
 )
-from truc_p2p.net._relay_wire import MAGIC, Msg, code_for_claim, encode, read_message
+from truc_p2p.net._relay_wire import (
+    MAGIC,
+    Msg,
+    RelayProtocolError,
+    code_for_claim,
+    encode,
+    read_message,
+)
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.rules import Ladder, Ruleset
 from truc_p2p.transcript import read_transcript
@@ -235,3 +243,30 @@ def test_a_listing_is_bound_to_its_code_and_key() -> None:
         LobbyListing.verify(signed[:-1], "abcd2345abcd2345")
     invite = Invite("10.0.0.1", 4455, listing.fingerprint, relay=("r.example", 1), code="abcd")
     assert invite.fingerprint == listing.fingerprint
+
+
+class _NoLobby(RelayServer):
+    """A relay from before the lobby: a LIST is a protocol error that closes the host."""
+
+    def _list(self, reg: object, listing: bytes) -> str:
+        raise RelayProtocolError("a host may only send PING")
+
+
+async def test_a_relay_without_a_lobby_keeps_the_host_registered_unlisted() -> None:
+    notices: list[str] = []
+    key = Identity.ephemeral().key
+    with trio.fail_after(15):
+        async with (
+            running_relay(server=_NoLobby()) as (server, port),
+            open_rendezvous(("127.0.0.1", port), on_notice=notices.append) as rendezvous,
+        ):
+            listing = LobbyListing(key=_raw_key(key), addr=("127.0.0.1", 9), fields={"name": "a"})
+            await rendezvous.set_listing(listing.sign(key, rendezvous.code))
+            while rendezvous.registrations < 2:
+                await trio.sleep(0.05)
+            await trio.sleep(0.3)
+            assert rendezvous.no_lobby and rendezvous.lost is None
+            assert any("without a lobby" in n for n in notices), notices
+            await rendezvous.set_listing(listing.sign(key, rendezvous.code))  # not again
+            await trio.sleep(0.3)
+            assert rendezvous.registrations == 2 and server.stats["registrations"] == 2
