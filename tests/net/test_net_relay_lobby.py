@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 import trio
 from net_helpers import bot
+from test_net_relay_restart import RestartableRelay, _free_port
 
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
+    BotStrategy,
     End,
     GameOutcome,
     GameSettings,
@@ -38,7 +40,7 @@ from truc_p2p.net._relay_wire import (
     read_message,
 )
 from truc_p2p.protocol import verify_transcript
-from truc_p2p.rules import Ladder, Ruleset
+from truc_p2p.rules import Action, Game, Ladder, Ruleset
 from truc_p2p.transcript import read_transcript
 
 
@@ -270,3 +272,75 @@ async def test_a_relay_without_a_lobby_keeps_the_host_registered_unlisted() -> N
             await rendezvous.set_listing(listing.sign(key, rendezvous.code))  # not again
             await trio.sleep(0.3)
             assert rendezvous.registrations == 2 and server.stats["registrations"] == 2
+
+
+async def test_a_host_is_listed_again_after_the_relay_restarts() -> None:
+    """The listing is part of the registration: a restarted relay gets it back
+    with the code (same claim), without the host doing anything."""
+    key = Identity.ephemeral().key
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            relay = RestartableRelay(nursery, _free_port())
+            await relay.start()
+            async with open_rendezvous(("127.0.0.1", relay.port)) as rendezvous:
+                listing = LobbyListing(
+                    key=_raw_key(key), addr=("127.0.0.1", 9), fields={"name": "ana"}
+                )
+                await rendezvous.set_listing(listing.sign(key, rendezvous.code))
+                while await _lobby_names(relay.port) != ["ana"]:
+                    await trio.sleep(0.05)
+                relay.kill()
+                await trio.sleep(0.2)
+                await relay.start()
+                assert await _lobby_names(relay.port) == []
+                while await _lobby_names(relay.port) != ["ana"]:
+                    await trio.sleep(0.1)
+                games, _ = await fetch_lobby(("127.0.0.1", relay.port))
+                assert games[0].code == rendezvous.code
+                await rendezvous.set_listing(None)
+                assert await _lobby_names(relay.port) == []
+            nursery.cancel_scope.cancel()
+
+
+class _Peek:
+    """The joiner's bot, which looks at the lobby at its first move."""
+
+    def __init__(self, inner: BotStrategy, port: int) -> None:
+        self.inner, self.port = inner, port
+        self.seen: list[str] | None = None
+
+    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        if self.seen is None:
+            self.seen = await _lobby_names(self.port)
+        return await self.inner.choose(game, legal)
+
+
+async def test_a_host_playing_its_game_is_off_the_lobby(tmp_path: Path) -> None:
+    key, joe = Identity.ephemeral().key, Identity.ephemeral().key
+    outcome: list[GameOutcome] = []
+    with trio.fail_after(60):
+        async with running_relay() as (_, port), trio.open_nursery() as nursery:
+
+            async def host() -> None:
+                outcome.append(
+                    await host_game(
+                        bot(3),
+                        identity=key,
+                        settings=GameSettings(name="ana", turn_timeout=30),
+                        listen=Listen(
+                            bind="127.0.0.1", port=0, relay=("127.0.0.1", port), public=True
+                        ),
+                        storage=Storage(out_dir=None),
+                    )
+                )
+
+            nursery.start_soon(host)
+            while await _lobby_names(port) != ["ana"]:
+                await trio.sleep(0.05)
+            games, _ = await fetch_lobby(("127.0.0.1", port))
+            peek = _Peek(bot(4), port)
+            mine = await join_game(
+                games[0].invite, peek, identity=joe, storage=Storage(out_dir=None)
+            )
+            assert mine.end is End.FINISHED, mine.message
+            assert peek.seen == []
