@@ -303,15 +303,19 @@ async def test_a_host_is_listed_again_after_the_relay_restarts() -> None:
 
 
 class _Peek:
-    """The joiner's bot, which looks at the lobby at its first move."""
+    """The joiner's bot, which looks at the lobby at its first move (for up to 5 s,
+    its opponent waiting: the host is listed all along unless it took its game off)."""
 
     def __init__(self, inner: BotStrategy, port: int) -> None:
         self.inner, self.port = inner, port
         self.seen: list[str] | None = None
 
     async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
-        if self.seen is None:
-            self.seen = await _lobby_names(self.port)
+        if self.seen is None:  # the host's empty LIST may still be on its way
+            with trio.move_on_after(5):
+                while self.seen != []:
+                    self.seen = await _lobby_names(self.port)
+                    await trio.sleep(0.05)
         return await self.inner.choose(game, legal)
 
 
