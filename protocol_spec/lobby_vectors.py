@@ -119,6 +119,14 @@ def vectors() -> dict[str, Any]:
         _bad("moved", "listed under another code", code_for_claim(b"\x01" * 16), signed),
         _bad("rekeyed", "another key over the host's signature", code, rekeyed),
         _bad("cut", "the signature cut short", code, signed[:-1]),
+        _bad(
+            "escape",
+            "signed by the host, but a name with a terminal escape sequence",
+            code,
+            LobbyListing(
+                key=_raw(host), addr=("192.0.2.7", 4455), fields={**fields, "name": "\x1b[2Jana"}
+            ).sign(host, code),
+        ),
     ]
     assert renamed != signed and retargeted != signed
     return {

@@ -43,6 +43,8 @@ __all__ = ["LISTING_CONTEXT", "ListingError", "LobbyGame", "LobbyListing", "fetc
 LISTING_CONTEXT = b"truc-p2p lobby listing v1"
 #: Characters of a listed name at most.
 MAX_NAME = 40
+#: Characters of any listed field's value at most.
+MAX_VALUE = 64
 _SIG_LEN = 64
 _KEY_LEN = 32
 
@@ -118,6 +120,11 @@ class LobbyListing:
         except UnicodeDecodeError:
             raise ListingError("listing fields are not UTF-8") from None
         fields = {k: v for k, v in parse_qsl(text, keep_blank_values=True)}
+        for k, v in fields.items():  # shown on terminals: no escape sequences
+            if not (k + v).isprintable() or len(v) > MAX_VALUE:
+                raise ListingError(f"the listing's {k[:20]!r} is not short printable text")
+        if not 1 <= len(fields.get("name", "?")) <= MAX_NAME:
+            raise ListingError(f"a listed name has 1 to {MAX_NAME} characters")
         return cls(key=key, addr=addr, fields=fields)
 
 
