@@ -25,6 +25,7 @@ from truc_p2p.net import (
     LobbyListing,
     RelayLimits,
     RelayServer,
+    Reporting,
     Storage,
     fetch_lobby,
     host_game,
@@ -348,3 +349,39 @@ async def test_a_host_playing_its_game_is_off_the_lobby(tmp_path: Path) -> None:
             )
             assert mine.end is End.FINISHED, mine.message
             assert peek.seen == []
+
+
+async def test_a_forever_host_is_listed_again_after_each_game() -> None:
+    key, joe = Identity.ephemeral().key, Identity.ephemeral().key
+    stop = trio.Event()
+    outcomes: list[GameOutcome] = []
+    with trio.fail_after(60):
+        async with running_relay() as (server, port), trio.open_nursery() as nursery:
+
+            async def host() -> None:
+                await host_game(
+                    bot(3),
+                    identity=key,
+                    settings=GameSettings(name="ana", turn_timeout=30),
+                    listen=Listen(bind="127.0.0.1", port=0, relay=("127.0.0.1", port), public=True),
+                    storage=Storage(out_dir=None),
+                    report=Reporting(on_outcome=outcomes.append),
+                    forever=True,
+                    stop=stop,
+                )
+
+            nursery.start_soon(host)
+            for n in range(2):
+                while await _lobby_names(port) != ["ana"]:
+                    await trio.sleep(0.05)
+                games, _ = await fetch_lobby(("127.0.0.1", port))
+                mine = await join_game(
+                    games[0].invite, bot(4 + n), identity=joe, storage=Storage(out_dir=None)
+                )
+                assert mine.end is End.FINISHED, mine.message
+            while len(outcomes) < 2:
+                await trio.sleep(0.05)
+            while await _lobby_names(port) != ["ana"]:
+                await trio.sleep(0.05)
+            stop.set()
+    assert server.stats["listings"] == 3
