@@ -64,3 +64,19 @@ def test_an_altered_listing_is_dropped(case: dict[str, Any]) -> None:
 def test_the_spec_names_the_vectors_and_the_context() -> None:
     assert "vectors/lobby_v1.json" in SPEC and "lobby_vectors.py" in SPEC
     assert '"truc-p2p lobby listing v1"' in SPEC
+
+
+def test_the_lobby_limits_quoted_in_the_spec_are_the_relays() -> None:
+    from truc_p2p.net import RelayLimits
+    from truc_p2p.net._lobby import MAX_NAME, MAX_VALUE
+
+    limits = RelayLimits()
+    for text in (
+        f"{limits.max_listings} listings, {limits.max_listings_per_ip} per\nhost address",
+        f"{limits.listing_ttl:g} s of life after the last renewal",
+        f"{limits.max_lobby_games} games per LOBBY",
+        f"at most **{limits.listing_ttl:g} s** after its last renewal",
+        f"≤ {MAX_LISTING} bytes",
+        f"at most {MAX_VALUE} characters and the name 1 to {MAX_NAME}",
+    ):
+        assert text in SPEC, text
