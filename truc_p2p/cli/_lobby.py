@@ -184,6 +184,8 @@ def adopt_listing(args: argparse.Namespace, game: LobbyGame) -> None:
         args.rest_refused = f["rest"]
     if "pipeline" in f:
         args.no_pipeline = f["pipeline"] == "0"
+    if hasattr(args, "match"):  # a match of N games (``--match``), when join has it
+        args.match = game.listing.match
 
 
 def pick_relay_game(args: argparse.Namespace, relay: tuple[str, int]) -> LobbyGame | int:
