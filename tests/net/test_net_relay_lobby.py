@@ -4,6 +4,7 @@ expiry hold, and a listing the relay altered is dropped by the joiner."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -385,3 +386,22 @@ async def test_a_forever_host_is_listed_again_after_each_game() -> None:
                 await trio.sleep(0.05)
             stop.set()
     assert server.stats["listings"] == 3
+
+
+async def test_lobby_and_join_name_a_dropped_listing_in_one_line() -> None:
+    from truc_p2p.cli._lobby import describe_game, fetch
+
+    async with running_relay(server=_Tampering()) as (_, port):
+        ana, code = await _register(port, b"\x01" * 16)
+        assert await _list(ana, code, "ana") == ""
+        bob, code = await _register(port, b"\x02" * 16)
+        assert await _list(bob, code, "bob") == ""
+        out = io.StringIO()
+        games = await trio.to_thread.run_sync(fetch, ("127.0.0.1", port), 5.0, "lobby", out)
+        assert games is not None and [g.listing.name for g in games] == ["bob"]
+        assert out.getvalue() == (
+            "truc-p2p lobby: dropped a listing: the listing's signature does not hold\n"
+        )
+        assert describe_game(games[0]).startswith("bob  key ")
+        await ana.aclose()
+        await bob.aclose()
