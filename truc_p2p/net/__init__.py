@@ -20,7 +20,10 @@ secret file) in one call, told what to do by a few settings groups
 (:func:`open_rendezvous`) is joined by :func:`connect` over a ``direct``,
 ``punched`` or ``relayed`` path; :func:`map_port` asks the router to forward
 the port; :func:`advertise_game` and :func:`find_games` use mDNS on the LAN;
-:class:`RelayServer` is ``truc-p2p relay``.  Every network or peer failure is a
+:class:`RelayServer` is ``truc-p2p relay``; a host with ``Listen(public=True)``
+lists a signed :class:`LobbyListing` in the relay's lobby, which
+:func:`fetch_lobby` reads back (verified) as :class:`LobbyGame` entries that
+carry an :class:`Invite`.  Every network or peer failure is a
 :class:`GameOutcome` with an :class:`End`, never an exception.
 """
 
