@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from netns import (
     NAT_PMP_DAEMON,
+    RELAY,
     Lab,
     Proc,
     start_host,
@@ -204,3 +205,29 @@ def test_an_empty_lan_lists_no_game_and_join_says_so(lab: Lab, tmp_path: Path) -
     joiner = start_join(lab, "ha", tmp_path, "--wait", "0.5", stdin="")
     assert joiner.finish() == 4
     assert "no game found on this LAN" in joiner.text()
+
+
+@pytest.mark.parametrize("randomized", [False, True], ids=["punched", "relayed"])
+def test_a_public_host_behind_nat_is_found_in_the_lobby_and_joined(
+    lab: Lab, tmp_path: Path, randomized: bool
+) -> None:
+    """``host --public`` in one home, ``lobby`` from an outsider, ``join --relay --pick``
+    from another home: the listing carries what an invite does, the paths are the same."""
+    lab.home("a")
+    lab.home("b", random_ports=randomized)
+    lab.outsider("x", "198.18.0.99")
+    relay = start_relay(lab, tmp_path)
+    try:
+        host, invite = start_host(lab, "ha", tmp_path, "--public")
+        listed = lab.run("x", *truc_command(), "lobby", "198.18.0.1", "--json", check=False)
+        assert listed.returncode == 0, listed.stderr
+        (game,) = json.loads(listed.stdout)["games"]
+        assert game["invite"] == invite and game["name"] == "host"
+        joiner = start_join(
+            lab, "hb", tmp_path, "--relay", f"{RELAY[0]}:{RELAY[1]}", "--pick", "1", "--json"
+        )
+        _check_game(tmp_path, host, joiner, "relayed" if randomized else "punched")
+        gone = lab.run("x", *truc_command(), "lobby", "198.18.0.1", check=False)
+        assert gone.returncode == 1 and "no open game" in gone.stderr
+    finally:
+        relay.stop()

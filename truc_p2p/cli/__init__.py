@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "resume": "_net",
     "play": "_net",
     "hosts": "_hosts",
+    "lobby": "_lobby",
     "relay": "_relay",
     "identity": "_identity",
     "verify": "_verify",

@@ -160,6 +160,12 @@ def register(subparsers: Any) -> None:
         "without port forwarding; the invite carries the relay and a one-time code",
     )
     host.add_argument(
+        "--public",
+        action="store_true",
+        help="with --relay: list the game in the relay's lobby (name, key, rules; signed "
+        "with your key) so anyone can join with truc-p2p join --relay",
+    )
+    host.add_argument(
         "--no-portmap",
         action="store_true",
         help="do not ask the router to forward the port (UPnP-IGD, NAT-PMP, PCP)",
@@ -204,9 +210,23 @@ def register(subparsers: Any) -> None:
         description="Connect to the host of INVITE (truc://HOST:PORT/?fp=FINGERPRINT, "
         "maybe with &relay=...&code=...) and play; refuse the host if its key does not "
         "have the invite's fingerprint. Without INVITE, list the games announced on the "
-        "LAN and read the number of the one to join from the input.",
+        "LAN, or with --relay the games in that relay's lobby, and read the number of the "
+        "one to join from the input (or --pick N).",
     )
     join.add_argument("invite", nargs="?", default=None, help="the host's invite, truc://...")
+    join.add_argument(
+        "--relay",
+        default=None,
+        metavar="HOST[:PORT]",
+        help="without an invite: pick a game from this relay's lobby (with --web: on a page)",
+    )
+    join.add_argument(
+        "--pick",
+        type=int,
+        default=None,
+        metavar="N",
+        help="take game number N of the list instead of asking (for scripts)",
+    )
     join.add_argument(
         "--wait",
         type=positive_seconds,
@@ -330,6 +350,12 @@ def _host(args: argparse.Namespace) -> int:
     except InviteError as exc:
         print(f"truc-p2p host: {exc}", file=sys.stderr)
         return 2
+    if args.public and relay is None:
+        print(
+            "truc-p2p host: --public lists the game on a relay: add --relay HOST:PORT",
+            file=sys.stderr,
+        )
+        return 2
     allow: frozenset[str] | None = None
     if args.allow:
         bad = [a for a in args.allow if not re.fullmatch(r"[0-9a-fA-F]{64}", a)]
@@ -390,6 +416,16 @@ def _host(args: argparse.Namespace) -> int:
                 "your friend can join from behind NAT, no port forwarding needed",
                 file=info,
             )
+        if args.public:
+            print(
+                _(
+                    "listed in the relay's lobby as {name}: anyone can join with "
+                    "truc-p2p join --relay {relay}",
+                    name=name,
+                    relay=args.relay,
+                ),
+                file=info,
+            )
         if not args.advertise and not args.quiet and invite.relay is None:
             try:
                 address = ipaddress.ip_address(invite.host)
@@ -426,6 +462,7 @@ def _host(args: argparse.Namespace) -> int:
                     announce=not args.no_announce,
                     capacity=capacity,
                     allow=allow,
+                    public=args.public,
                 ),
                 storage=Storage(out_dir=args.out, meta=_meta(args, name, ident)),
                 report=Reporting(
@@ -500,16 +537,56 @@ def _pick_lan_game(args: argparse.Namespace) -> Invite | int:
         return 4
     for i, game in enumerate(games, 1):
         print(f"{i}. {describe(game)}", file=out)
-    print(f"which game (1-{len(games)})? ", end="", file=out, flush=True)
-    line = sys.stdin.readline().strip()
+    if args.pick is not None:
+        line = str(args.pick)
+    else:
+        print(f"which game (1-{len(games)})? ", end="", file=out, flush=True)
+        line = sys.stdin.readline().strip()
     if not line.isdigit() or not 1 <= int(line) <= len(games):
         print(f"\ntruc-p2p join: no game picked ({line!r})", file=out)
         return 2
     return games[int(line) - 1].invite
 
 
+def _pick_relay_game(args: argparse.Namespace) -> Invite | int:
+    """The game picked from the lobby of ``--relay``: on the terminal, or with
+    ``--web`` (and no ``--pick``) on the lobby page."""
+    from truc_p2p.cli._lobby import adopt_listing, parse_relay, pick_relay_game
+
+    try:
+        relay = parse_relay(args.relay)
+    except InviteError as exc:
+        print(f"truc-p2p join: {exc}", file=sys.stderr)
+        return 2
+    if getattr(args, "web", False) and args.pick is None and not getattr(args, "bot", None):
+        from truc_p2p.cli._lobby_web import pick_on_page
+
+        picked = pick_on_page(args, relay)
+    else:
+        picked = pick_relay_game(args, relay)
+    if isinstance(picked, int):
+        return picked
+    adopt_listing(args, picked)
+    return picked.invite
+
+
 def _join(args: argparse.Namespace) -> int:
-    if args.invite is None:
+    if args.invite is not None and args.relay is not None:
+        print(
+            "truc-p2p join: an invite names its own relay; --relay is for picking a game "
+            "from a relay's lobby without one",
+            file=sys.stderr,
+        )
+        return 2
+    if args.pick is not None and args.invite is not None:
+        print("truc-p2p join: --pick takes a game from a list: give no invite", file=sys.stderr)
+        return 2
+    if args.relay is not None:
+        picked = _pick_relay_game(args)
+        if isinstance(picked, int):
+            return picked
+        invite = picked
+    elif args.invite is None:
         picked = _pick_lan_game(args)
         if isinstance(picked, int):
             return picked

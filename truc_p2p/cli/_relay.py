@@ -22,7 +22,8 @@ def register(subparsers: Any) -> None:
         help="run a rendezvous and relay server (on a machine with a public address)",
         description="Help players behind NAT meet: hosts register (host --relay HOST:PORT), "
         "joiners find them by the invite's one-time code, both try direct paths and hole "
-        "punching, and the relay copies bytes between them when nothing else works. The "
+        "punching, and the relay copies bytes between them when nothing else works. Hosts "
+        "with --public are listed in its lobby (truc-p2p lobby, join --relay). The "
         "relay is untrusted: it sees addresses and signed moves, never hidden cards, and "
         "cannot forge, reorder or impersonate.",
     )

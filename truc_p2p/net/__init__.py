@@ -20,7 +20,10 @@ secret file) in one call, told what to do by a few settings groups
 (:func:`open_rendezvous`) is joined by :func:`connect` over a ``direct``,
 ``punched`` or ``relayed`` path; :func:`map_port` asks the router to forward
 the port; :func:`advertise_game` and :func:`find_games` use mDNS on the LAN;
-:class:`RelayServer` is ``truc-p2p relay``.  Every network or peer failure is a
+:class:`RelayServer` is ``truc-p2p relay``; a host with ``Listen(public=True)``
+lists a signed :class:`LobbyListing` in the relay's lobby, which
+:func:`fetch_lobby` reads back (verified) as :class:`LobbyGame` entries that
+carry an :class:`Invite`.  Every network or peer failure is a
 :class:`GameOutcome` with an :class:`End`, never an exception.
 """
 
@@ -59,6 +62,7 @@ from truc_p2p.net._games import (
     write_meta,
 )
 from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError, parse_host_port
+from truc_p2p.net._lobby import ListingError, LobbyGame, LobbyListing, fetch_lobby
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
     DEFAULT_BOT_TIMEOUT,
@@ -103,6 +107,9 @@ __all__ = [
     "Invite",
     "InviteError",
     "Listen",
+    "ListingError",
+    "LobbyGame",
+    "LobbyListing",
     "LocalGame",
     "NetEvent",
     "PeerDisconnected",
@@ -123,6 +130,7 @@ __all__ = [
     "check_evidence",
     "connect",
     "evidence_path_for",
+    "fetch_lobby",
     "find_games",
     "guess_lan_address",
     "host_game",

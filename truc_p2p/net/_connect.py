@@ -280,6 +280,33 @@ class Rendezvous:
         #: True once the relay said a newer registration took the code: no more tries.
         self.replaced = False
         self._probes = 0
+        #: The signed lobby listing (``LIST`` body) sent after each registration, if any.
+        self.listing: bytes | None = None
+        #: Why the relay last refused the listing (``None``: listed or not asked).
+        self.unlisted_because: str | None = None
+        #: True once a relay closed the control connection on our LIST (no lobby there).
+        self.no_lobby = False
+        self._list_unanswered = False
+        self._control: trio.SocketStream | None = None
+        self._send_lock = trio.Lock()
+
+    async def set_listing(self, listing: bytes | None) -> None:
+        """List the game in the relay's lobby (``listing``: a signed ``LIST`` body) or
+        take it off (``None``); kept across registrations, renewed by each ``PING``."""
+        if listing == self.listing or self.no_lobby:
+            return
+        self.listing = listing
+        if self._control is not None:
+            with suppress(*_NET_ERRORS):  # a lost control connection lists it again later
+                await self._send_list(self._control)
+
+    async def _send_list(self, stream: trio.SocketStream) -> None:
+        self._list_unanswered = True
+        await self._send(stream, encode(Msg.LIST, self.listing or b""))
+
+    async def _send(self, stream: trio.SocketStream, data: bytes) -> None:
+        async with self._send_lock:
+            await stream.send_all(data)
 
     def invite(self, base: Invite) -> Invite:
         """``base`` (the direct address) with this relay and code added."""
@@ -322,6 +349,14 @@ class Rendezvous:
                 delay = REREGISTER_FIRST  # a flapping relay keeps the grown delay
             self.lost = self.lost or "the relay closed the connection"
             self.lost_event.set()
+            if self._list_unanswered and self.listing is not None:
+                # A relay without a lobby closes the connection on LIST: not again.
+                self._list_unanswered = False
+                self.listing, self.no_lobby = None, True
+                self._notice(
+                    "the relay closed the connection on our lobby listing (a relay "
+                    "without a lobby?): registering again without it; the invite still works"
+                )
             if self.replaced:
                 self._notice(
                     f"the relay {self.relay[0]}:{self.relay[1]} gave our code to a newer "
@@ -371,12 +406,17 @@ class Rendezvous:
             control.start_soon(self._listen, nursery, registration.listener)
             control.start_soon(self._ping, registration.control, control.cancel_scope)
             try:
+                self._control = registration.control
+                if self.listing is not None:
+                    await self._send_list(registration.control)
                 await self._read_control(nursery, registration.control)
             except (*_NET_ERRORS, trio.TooSlowError) as exc:
                 if isinstance(exc, trio.TooSlowError):
                     self.lost = f"no word from the relay for {PING_INTERVAL + PONG_TIMEOUT:g} s"
                 else:
                     self.lost = str(exc) or type(exc).__name__
+            finally:
+                self._control = None
             control.cancel_scope.cancel()
 
     async def _read_control(self, nursery: trio.Nursery, stream: trio.SocketStream) -> None:
@@ -394,6 +434,12 @@ class Rendezvous:
                 reason = body.decode("utf-8", "replace")
                 self.replaced = reason == REPLACED
                 raise ConnectError("the relay says: " + reason)
+            elif kind == Msg.LISTED:
+                self._list_unanswered = False
+                refusal = body.decode("utf-8", "replace") or None
+                if refusal is not None and refusal != self.unlisted_because:
+                    self._notice(f"the relay did not list the game in its lobby: {refusal}")
+                self.unlisted_because = refusal
             elif kind != Msg.PONG:
                 raise RelayProtocolError(f"unexpected message {kind:#x} from the relay")
 
@@ -401,7 +447,7 @@ class Rendezvous:
         while True:
             await trio.sleep(PING_INTERVAL)
             try:
-                await stream.send_all(encode(Msg.PING))
+                await self._send(stream, encode(Msg.PING))
             except _NET_ERRORS as exc:
                 self.lost = str(exc) or type(exc).__name__
                 scope.cancel()

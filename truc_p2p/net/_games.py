@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import ipaddress
 import json
 import os
 import re
@@ -27,12 +28,14 @@ from typing import Any, TypeVar
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
-from truc_p2p.net._connect import DIRECT_WINDOW, connect
+from truc_p2p.net._connect import DIRECT_WINDOW, Rendezvous, connect
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite
+from truc_p2p.net._lobby import LobbyListing, listing_fields
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import EventHook, play_game
 from truc_p2p.net._reach import open_reach
@@ -348,6 +351,15 @@ async def host_game(
         ) as reach,
     ):
         invite = reach.invite()
+        listing = (
+            _lobby_listing(identity, settings, name, invite, reach.rendezvous)
+            if listen.public and reach.rendezvous is not None
+            else None
+        )
+
+        async def set_listed(listed: bool) -> None:
+            if listing is not None and reach.rendezvous is not None:
+                await reach.rendezvous.set_listing(listing if listed else None)
 
         async def start(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
             out_dir = storage.out_dir
@@ -375,6 +387,8 @@ async def host_game(
                 return
             slot = GameSlot(local.session, peer=peer)
             loop.games.append(slot)
+            if len(loop.games) >= listen.capacity:
+                await set_listed(False)  # no place left: off the lobby
             if report.on_path is not None:
                 report.on_path(reach.path_of(stream), reach.peer_of(stream, peer))
             strat, hook = players() if players is not None else (strategy, report.on_event)
@@ -402,6 +416,13 @@ async def host_game(
                 local.close()
                 loop.games.remove(slot)
                 await slot.reconnector.aclose()
+                if (
+                    loop.accepting
+                    and not stop.is_set()
+                    and (forever or not _started(local.session))
+                ):
+                    with trio.CancelScope(shield=True), trio.move_on_after(5):
+                        await set_listed(True)  # a place is free again
             if outcome is None or (not _started(local.session) and not stop.is_set()):
                 local.discard()
                 if outcome is None:
@@ -427,6 +448,7 @@ async def host_game(
         )
         if report.on_invite is not None:
             report.on_invite(invite)
+        await set_listed(True)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(loop.serve)
 
@@ -445,6 +467,37 @@ async def host_game(
     if outcomes:
         return outcomes[-1]
     return GameOutcome(end=End.QUIT, message="stopped before anyone joined", me=Player.P1)
+
+
+def _lobby_listing(
+    identity: Ed25519PrivateKey,
+    settings: GameSettings,
+    name: str,
+    invite: Invite,
+    rendezvous: Rendezvous,
+) -> bytes:
+    """The signed ``LIST`` body of a public host (``connect.md`` §2.2)."""
+    rules = settings.ruleset or Ruleset()
+    host = invite.host
+    try:
+        ipaddress.ip_address(host)
+        addr = (host, invite.port)
+    except ValueError:  # an advertised DNS name: the listing carries an address
+        addr = (rendezvous.observed[0] if rendezvous.observed else "0.0.0.0", invite.port)
+    listing = LobbyListing(
+        key=identity.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw),
+        addr=addr,
+        fields=listing_fields(
+            name=name,
+            ruleset=rules.to_dict(),
+            audit=settings.audit,
+            deck=settings.deck,
+            pipeline=settings.pipeline,
+            early=settings.early,
+            match=getattr(settings, "match", 1),
+        ),
+    )
+    return listing.sign(identity, rendezvous.code)
 
 
 async def join_game(

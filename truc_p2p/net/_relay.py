@@ -32,6 +32,15 @@ of the oldest meeting not yet spliced of the address that holds the most
 out.  Spliced sessions are left alone: the host's own handshake (hello
 timeout, key pinning, per-address admission) decides about them.
 
+The lobby.  A registered host may **list** its game (``LIST`` on its control
+connection, a listing signed by its own key, opaque to the relay); anyone
+may ask for the open games (``LOBBY`` on a new connection: one ``GAME`` per
+listing, then ``END``).  A listing lives only as long as its registration
+and expires ``listing_ttl`` seconds after its last renewal (a ``PING`` or a
+new ``LIST``); listings are bounded overall and per host address, counted
+like registrations.  The joiner checks the signature and pins the key: the
+relay can hide a game, never dress one up.
+
 Out of file descriptors (``EMFILE``) the relay keeps going: the accept loop
 (:meth:`RelayServer.serve`) waits a moment and says so in one line at most
 every :data:`NOTICE_EVERY` seconds, never a traceback.
@@ -41,6 +50,7 @@ from __future__ import annotations
 
 import base64
 import secrets
+import struct
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -52,6 +62,7 @@ import trio
 from truc_p2p.net._relay_wire import (
     CLAIM_LEN,
     MAGIC,
+    MAX_LISTING,
     REPLACED,
     SESSION_LEN,
     Addr,
@@ -83,6 +94,9 @@ STAT_KEYS = (
     "registrations",
     "replaced_registrations",
     "refused_registrations",
+    "listings",
+    "refused_listings",
+    "lobby_requests",
     "unknown_codes",
     "meetings",
     "evicted_meetings",
@@ -123,6 +137,13 @@ class RelayLimits:
     splice_idle: float = 900.0
     #: Bytes a spliced session may carry (both directions); a game needs ~100 kB.
     max_session_bytes: int = 8 << 20
+    #: Lobby listings at once, and from one host address.
+    max_listings: int = 256
+    max_listings_per_ip: int = 4
+    #: A listing not renewed (``PING`` or ``LIST``) for this long leaves the lobby.
+    listing_ttl: float = 60.0
+    #: Games in one ``LOBBY`` answer at most (those waiting longest first).
+    max_lobby_games: int = 64
 
 
 @dataclass
@@ -161,6 +182,10 @@ class _Registration:
     meetings: list[_Meeting] = field(default_factory=list)
     #: Cancelled when a newer ``REGISTER`` with the same claim takes the code over.
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    #: The signed lobby listing (opaque here), when it first was listed, last renewed.
+    listing: bytes | None = None
+    listed_at: float = 0.0
+    renewed: float = 0.0
 
 
 @dataclass(eq=False)
@@ -203,6 +228,7 @@ class RelayServer:
         self._meetings: dict[bytes, _Meeting] = {}
         self._per_ip: Counter[str] = Counter()
         self._regs_per_ip: Counter[str] = Counter()
+        self._lists_per_ip: Counter[str] = Counter()
         self.connections = 0
         #: Totals since start, for ``--json`` stats and the tests.
         self.stats: Counter[str] = Counter({key: 0 for key in STAT_KEYS})
@@ -293,6 +319,8 @@ class RelayServer:
             await self._attach(stream, body)
         elif kind == Msg.PING:
             await stream.send_all(encode(Msg.PONG))
+        elif kind == Msg.LOBBY:
+            await self._lobby(stream, body)
         else:
             await _error(stream, "unexpected message")
 
@@ -322,6 +350,7 @@ class RelayServer:
             with reg.scope:
                 await self._serve_host(reg)
         finally:
+            self._unlist(reg)
             if self._registrations.get(code) is reg:
                 del self._registrations[code]
             self._regs_per_ip[ip] -= 1
@@ -341,13 +370,84 @@ class RelayServer:
             )
         while True:
             with trio.move_on_after(self.limits.registration_idle) as idle:
-                kind, _ = await read_message(stream)
+                kind, body = await read_message(stream)
             if idle.cancelled_caught:
                 return
-            if kind != Msg.PING:
-                raise RelayProtocolError("a host may only send PING")
+            if kind == Msg.LIST:
+                answer = encode(Msg.LISTED, self._list(reg, body).encode())
+            elif kind == Msg.PING:
+                if reg.listing is not None:
+                    reg.renewed = trio.current_time()
+                answer = encode(Msg.PONG)
+            else:
+                raise RelayProtocolError("a host may only send PING or LIST")
             async with reg.send_lock:
-                await stream.send_all(encode(Msg.PONG))
+                await stream.send_all(answer)
+
+    def _expire(self) -> None:
+        """Drop the listings not renewed for ``listing_ttl`` seconds."""
+        now = trio.current_time()
+        for reg in list(self._registrations.values()):
+            if reg.listing is not None and now - reg.renewed > self.limits.listing_ttl:
+                self._unlist(reg)
+
+    def _unlist(self, reg: _Registration) -> None:
+        if reg.listing is None:
+            return
+        reg.listing = None
+        self._lists_per_ip[reg.ip] -= 1
+        if not self._lists_per_ip[reg.ip]:
+            del self._lists_per_ip[reg.ip]
+
+    def _list(self, reg: _Registration, listing: bytes) -> str:
+        """List (or with an empty body unlist) ``reg``'s game; the reason it is not
+        listed, or ``""``."""
+        if len(listing) > MAX_LISTING:
+            raise RelayProtocolError("listing too long")
+        now = trio.current_time()
+        if not listing:
+            self._unlist(reg)
+            return ""
+        if reg.listing is None:
+            self._expire()
+            limits = self.limits
+            if sum(self._lists_per_ip.values()) >= limits.max_listings:
+                self.stats["refused_listings"] += 1
+                return "lobby full: too many games listed"
+            if self._lists_per_ip[reg.ip] >= limits.max_listings_per_ip:
+                self.stats["refused_listings"] += 1
+                return "lobby full: too many games listed from your address"
+            self._lists_per_ip[reg.ip] += 1
+            reg.listed_at = now
+            self.stats["listings"] += 1
+        reg.listing, reg.renewed = listing, now
+        return ""
+
+    async def _lobby(self, stream: trio.SocketStream, body: bytes) -> None:
+        """Answer ``LOBBY``: the listed games, those waiting longest first, then ``END``."""
+        if body:
+            raise RelayProtocolError("trailing bytes in LOBBY")
+        self.stats["lobby_requests"] += 1
+        self._expire()
+        listed = sorted(
+            (r for r in self._registrations.values() if r.listing is not None),
+            key=lambda r: r.listed_at,
+        )
+        now = trio.current_time()
+        out = bytearray()
+        for reg in listed[: self.limits.max_lobby_games]:
+            assert reg.listing is not None
+            waiting = min(int(now - reg.listed_at), 0xFFFFFFFF)
+            out += encode(
+                Msg.GAME,
+                bytes([len(reg.code)])
+                + reg.code.encode()
+                + struct.pack("!I", waiting)
+                + reg.listing,
+            )
+        out += encode(Msg.END, struct.pack("!H", min(len(listed), 0xFFFF)))
+        with trio.fail_after(10):
+            await stream.send_all(bytes(out))
 
     def _make_room(self, reg: _Registration, ip: str) -> bool:
         """Whether a joiner from ``ip`` may meet ``reg``, evicting the oldest waiting

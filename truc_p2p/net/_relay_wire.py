@@ -23,6 +23,7 @@ __all__ = [
     "CLAIM_LEN",
     "MAGIC",
     "MAX_BODY",
+    "MAX_LISTING",
     "PROBE_MAGIC",
     "REPLACED",
     "Addr",
@@ -42,6 +43,8 @@ MAGIC = b"TRUCRLY1"
 PROBE_MAGIC = b"TRUCPRB1"
 MAX_BODY = 512
 MAX_ADDRS = 8
+#: Bytes of a lobby listing (``LIST`` body) at most, signature included.
+MAX_LISTING = 400
 SESSION_LEN = 16
 #: Bytes of the claim a host may append to ``REGISTER`` (its code is derived from it).
 CLAIM_LEN = 16
@@ -58,10 +61,20 @@ class Msg:
     ATTACH = 0x03
     SPLICE = 0x04
     PING = 0x05
+    #: host → relay on its control connection: list (body: a signed listing) or unlist (empty)
+    LIST = 0x06
+    #: first message of a lobby connection: ask for the open games
+    LOBBY = 0x07
     REGISTERED = 0x81
     MEET = 0x82
     SPLICED = 0x84
     PONG = 0x85
+    #: relay → host after LIST: empty when listed (or unlisted), else why not
+    LISTED = 0x86
+    #: relay → lobby client: one open game (code, seconds waiting, listing)
+    GAME = 0x87
+    #: relay → lobby client: no more games (body: 2-byte count of games listed in all)
+    END = 0x88
     ERROR = 0xEE
 
 

@@ -87,7 +87,8 @@ class Listen:
     registers with a relay for joiners behind NAT; ``portmap`` asks the router
     to forward the port and ``announce`` advertises the game on the LAN (both
     skipped on a loopback ``bind``).  ``capacity`` games run at once; ``allow``
-    (fingerprints) limits who may join.
+    (fingerprints) limits who may join.  ``public`` lists the game in the
+    relay's lobby (signed by the host's key) while a place is free.
     """
 
     bind: str | None = None
@@ -98,6 +99,7 @@ class Listen:
     announce: bool = True
     capacity: int = 1
     allow: frozenset[str] | None = None
+    public: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

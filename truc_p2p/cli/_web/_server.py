@@ -60,6 +60,9 @@ _STATIC = {
     # the history page (truc-p2p games --web)
     "/games.html": ("games.html", "text/html; charset=utf-8"),
     "/games.js": ("games.js", "text/javascript; charset=utf-8"),
+    # the lobby page (truc-p2p join --relay R --web)
+    "/lobby.html": ("lobby.html", "text/html; charset=utf-8"),
+    "/lobby.js": ("lobby.js", "text/javascript; charset=utf-8"),
 }
 
 

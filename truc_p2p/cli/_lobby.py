@@ -1,0 +1,211 @@
+"""``truc-p2p lobby RELAY``: the open games listed on a relay, and the picking
+``join --relay RELAY`` does without an invite (``connect.md`` §2.2).
+
+Every listing is checked here (the host's signature over what it listed and
+its relay code) before a person sees it; one that fails is dropped with a
+note on stderr.  A picked listing becomes an :class:`~truc_p2p.net.Invite`,
+so the join pins the listed key exactly as an invite would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+import trio
+
+from truc_p2p.cli._common import positive_seconds
+from truc_p2p.cli._i18n import _
+from truc_p2p.net import DEFAULT_RELAY_PORT, InviteError, LobbyGame, fetch_lobby
+from truc_p2p.net._invite import parse_host_port
+from truc_p2p.net._relay_wire import RelayProtocolError
+
+__all__ = [
+    "adopt_listing",
+    "describe_game",
+    "fetch_lobby_for_page",
+    "lobby_json",
+    "parse_relay",
+    "pick_relay_game",
+    "register",
+]
+
+
+#: What asking a relay may raise: unreachable, silent, or answering nonsense.
+_UNREACHABLE = (OSError, trio.TooSlowError, RelayProtocolError)
+
+
+def register(subparsers: Any) -> None:
+    lobby = subparsers.add_parser(
+        "lobby",
+        help="list the open games of a relay's lobby",
+        description="Ask the relay RELAY (HOST[:PORT], a truc-p2p relay) for the games "
+        "listed with host --relay RELAY --public: name, key fingerprint, rules, deck, "
+        "match length and how long the host has waited. Each listing is signed by its "
+        "host; one the relay altered is dropped with a note. Join one with "
+        "truc-p2p join --relay RELAY.",
+    )
+    lobby.add_argument("relay", metavar="RELAY", help=f"HOST[:PORT] (port {DEFAULT_RELAY_PORT})")
+    lobby.add_argument("--json", action="store_true", help="print one JSON object")
+    lobby.add_argument(
+        "--timeout", type=positive_seconds, default=10.0, metavar="S", help="default 10"
+    )
+    lobby.set_defaults(func=_lobby)
+
+
+def parse_relay(text: str) -> tuple[str, int]:
+    """``HOST[:PORT]`` (IPv6 in brackets) as (host, port); :class:`InviteError` if bad."""
+    text = text.strip()
+    if (text.startswith("[") and text.endswith("]")) or (":" not in text):
+        text = f"{text}:{DEFAULT_RELAY_PORT}"
+    return parse_host_port(text, what="relay")
+
+
+def _waited(seconds: int) -> str:
+    if seconds < 60:
+        return _("waiting {n} s", n=seconds)
+    if seconds < 3600:
+        return _("waiting {n} min", n=seconds // 60)
+    return _("waiting {n} h", n=seconds // 3600)
+
+
+def describe_game(game: LobbyGame) -> str:
+    """One line for a person: name, key prefix, rules, deck, match, waiting time."""
+    f = game.listing.fields
+    match = game.listing.match
+    return _(
+        "{name}  key {fp}…  to {target}, {ladder} ladder, refused rest: {rest}  "
+        "deck {deck}  {match}  {waited}",
+        name=game.listing.name,
+        fp=game.listing.fingerprint[:16],
+        target=f.get("target", "?"),
+        ladder=f.get("ladder", "?"),
+        rest=f.get("rest", "?"),
+        deck=f.get("deck", "?"),
+        match=_("single game") if match == 1 else _("match of {n} games", n=match),
+        waited=_waited(game.waiting),
+    )
+
+
+def lobby_json(relay: tuple[str, int], games: list[LobbyGame], notes: list[str]) -> dict[str, Any]:
+    return {
+        "relay": f"{relay[0]}:{relay[1]}" if ":" not in relay[0] else f"[{relay[0]}]:{relay[1]}",
+        "games": [g.to_json() for g in games],
+        "dropped": notes,
+    }
+
+
+def fetch(
+    relay: tuple[str, int], timeout: float, command: str, out: TextIO
+) -> list[LobbyGame] | None:
+    """The verified games (notes for dropped ones to ``out``), or ``None`` after one
+    line on ``out`` when the relay cannot be asked."""
+    try:
+        games, notes = trio.run(_fetch, relay, timeout)
+    except _UNREACHABLE as exc:
+        reason = "no answer in time" if isinstance(exc, trio.TooSlowError) else str(exc)
+        print(
+            _(
+                "truc-p2p {command}: cannot reach the relay {relay}: {reason}",
+                command=command,
+                relay=f"{relay[0]}:{relay[1]}",
+                reason=reason or type(exc).__name__,
+            ),
+            file=out,
+        )
+        return None
+    for note in notes:
+        print(_("truc-p2p {command}: {note}", command=command, note=note), file=out)
+    return games
+
+
+async def fetch_lobby_for_page(
+    relay: tuple[str, int], timeout: float
+) -> tuple[list[LobbyGame], list[str], str | None]:
+    """Like :func:`fetch` inside trio, for the lobby page: games, notes, and the one
+    line saying why the relay could not be asked (``None`` when it answered)."""
+    try:
+        games, notes = await fetch_lobby(relay, timeout=timeout)
+    except _UNREACHABLE as exc:
+        reason = "no answer in time" if isinstance(exc, trio.TooSlowError) else str(exc)
+        return (
+            [],
+            [],
+            _(
+                "cannot reach the relay {relay}: {reason}",
+                relay=f"{relay[0]}:{relay[1]}",
+                reason=reason or type(exc).__name__,
+            ),
+        )
+    return games, notes, None
+
+
+async def _fetch(relay: tuple[str, int], timeout: float) -> tuple[list[LobbyGame], list[str]]:
+    return await fetch_lobby(relay, timeout=timeout)
+
+
+def _lobby(args: argparse.Namespace) -> int:
+    try:
+        relay = parse_relay(args.relay)
+    except InviteError as exc:
+        print(f"truc-p2p lobby: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        try:
+            games, notes = trio.run(_fetch, relay, args.timeout)
+        except _UNREACHABLE as exc:
+            reason = "no answer in time" if isinstance(exc, trio.TooSlowError) else str(exc)
+            print(json.dumps({**lobby_json(relay, [], []), "error": reason}), flush=True)
+            return 4
+        print(json.dumps(lobby_json(relay, games, notes)), flush=True)
+        return 0
+    found = fetch(relay, args.timeout, "lobby", sys.stderr)
+    if found is None:
+        return 4
+    if not found:
+        print(_("no open game at the relay {relay}", relay=args.relay), file=sys.stderr)
+        return 1
+    for i, game in enumerate(found, 1):
+        print(f"{i}. {describe_game(game)}")
+    print(_("join one with: truc-p2p join --relay {relay}", relay=args.relay), file=sys.stderr)
+    return 0
+
+
+def adopt_listing(args: argparse.Namespace, game: LobbyGame) -> None:
+    """Play the picked game by its listed rules and deal (the host refuses others)."""
+    f = game.listing.fields
+    if f.get("target", "").isdigit():
+        args.target = int(f["target"])
+    if "ladder" in f:
+        args.ladder = f["ladder"]
+    if "rest" in f:
+        args.rest_refused = f["rest"]
+    if "pipeline" in f:
+        args.no_pipeline = f["pipeline"] == "0"
+    if hasattr(args, "match"):  # a match of N games (``--match``), when join has it
+        args.match = game.listing.match
+
+
+def pick_relay_game(args: argparse.Namespace, relay: tuple[str, int]) -> LobbyGame | int:
+    """``join --relay R`` without an invite: list the lobby on stderr and take the game
+    numbered ``--pick N`` or read from stdin; the game, or an exit status."""
+    out = sys.stderr
+    games = fetch(relay, args.connect_timeout, "join", out)
+    if games is None:
+        return 4
+    if not games:
+        print(_("truc-p2p join: no open game at the relay {relay}", relay=args.relay), file=out)
+        return 4
+    for i, game in enumerate(games, 1):
+        print(f"{i}. {describe_game(game)}", file=out)
+    if args.pick is not None:
+        line = str(args.pick)
+    else:
+        print(_("which game (1-{n})? ", n=len(games)), end="", file=out, flush=True)
+        line = sys.stdin.readline().strip()
+    if not line.isdigit() or not 1 <= int(line) <= len(games):
+        print(_("truc-p2p join: no game picked ({line})", line=repr(line)), file=out)
+        return 2
+    return games[int(line) - 1]

@@ -1,0 +1,169 @@
+"""``truc-p2p join --relay RELAY --web``: the relay's lobby on a page in the browser.
+
+The web table's server (:mod:`._web._server`: loopback, token, Host and Origin
+checks) serves ``lobby.html``; the program asks the relay again every
+:data:`REFRESH` seconds and pushes the list (listings checked as in the
+terminal, dropped ones named).  A join button sends ``{"type": "join",
+"code": C}``: the page is told the game is being joined, the lobby server
+stops, and ``join`` goes on with that game's invite on the web table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import webbrowser
+from typing import Any
+
+import trio
+
+from truc_p2p.cli._i18n import _
+from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page
+from truc_p2p.net import LobbyGame
+
+__all__ = ["REFRESH", "LobbyPage", "pick_on_page"]
+
+#: Seconds between two looks at the relay's lobby.
+REFRESH = 5.0
+
+
+class LobbyPage:
+    """What the server shows: the latest list; what it hears: the game picked."""
+
+    def __init__(self, relay: tuple[str, int], label: str) -> None:
+        self.relay = relay
+        self.label = label
+        self.server: Any = None
+        self.games: list[LobbyGame] = []
+        self.picked: LobbyGame | None = None
+        self.picked_event = trio.Event()
+        self.message: dict[str, Any] = self._message([], [], _("asking the relay…"))
+
+    def _message(self, games: list[LobbyGame], notes: list[str], status: str) -> dict[str, Any]:
+        header = (_("name"), _("key"), _("rules"), _("deck"), _("match"), _("waiting"))
+        rows = []
+        for g in games:
+            f = g.listing.fields
+            match = g.listing.match
+            rows.append(
+                {
+                    "code": g.code,
+                    "fingerprint": g.listing.fingerprint,
+                    "cells": [
+                        g.listing.name,
+                        g.listing.fingerprint[:16] + "…",
+                        _(
+                            "to {target}, {ladder} ladder, refused rest: {rest}",
+                            target=f.get("target", "?"),
+                            ladder=f.get("ladder", "?"),
+                            rest=f.get("rest", "?"),
+                        ),
+                        f.get("deck", "?"),
+                        _("single game") if match == 1 else _("match of {n} games", n=match),
+                        _("{n} s", n=g.waiting),
+                    ],
+                }
+            )
+        return {
+            "type": "lobby",
+            "columns": list(header),
+            "games": rows,
+            "notes": notes,
+            "status": status,
+            "labels": {
+                "title": _("open games at the relay {relay}", relay=self.label),
+                "join": _("join"),
+                "none": _("no open game yet: the list refreshes by itself"),
+            },
+        }
+
+    def show(self, games: list[LobbyGame], notes: list[str], status: str) -> None:
+        self.games = games
+        self.message = self._message(games, notes, status)
+        if self.server is not None:
+            self.server.publish(self.message)
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        return [self.message]
+
+    def receive(self, message: dict[str, Any]) -> None:
+        """``{"type": "join", "code": C}``: the game listed under code C, if still listed."""
+        code = message.get("code")
+        if message.get("type") != "join" or not isinstance(code, str) or self.picked:
+            return
+        for game in self.games:
+            if game.code == code:
+                self.picked = game
+                if self.server is not None:
+                    self.server.publish(
+                        {
+                            "type": "joining",
+                            "text": _(
+                                "joining {name}: the table opens in a new tab",
+                                name=game.listing.name,
+                            ),
+                        }
+                    )
+                self.picked_event.set()
+                return
+
+
+async def refresh(page: LobbyPage, every: float = REFRESH, timeout: float = 10.0) -> None:
+    """Ask the relay for its lobby now and every ``every`` seconds, forever."""
+    while True:
+        games, notes, problem = await fetch_lobby_for_page(page.relay, timeout)
+        status = problem or _("{n} open games, refreshed every {s} s", n=len(games), s=f"{every:g}")
+        page.show(games, notes, status)
+        await trio.sleep(every)
+
+
+def pick_on_page(args: argparse.Namespace, relay: tuple[str, int]) -> LobbyGame | int:
+    """Serve the lobby page until a game is picked (the game) or Ctrl-C (130)."""
+    from truc_p2p.cli._web._server import bind_table, serve_table
+
+    out = sys.stderr if getattr(args, "json", False) else sys.stdout
+    page = LobbyPage(relay, args.relay)
+
+    async def main() -> LobbyGame | int:
+        try:
+            listeners = await bind_table(args.web_port)
+        except OSError as exc:
+            print(
+                _(
+                    "truc-p2p {command}: cannot serve the page on port {port}: {reason}",
+                    command="join",
+                    port=args.web_port,
+                    reason=exc.strerror or exc,
+                ),
+                file=sys.stderr,
+            )
+            return 2
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+            async with serve_table(page, listeners) as server, trio.open_nursery() as nursery:
+                page.server = server
+                url = server.url.replace("/?token=", "/lobby.html?token=")
+                print(_("lobby: {url}", url=url), file=out, flush=True)
+                if not args.no_browser:
+                    await trio.to_thread.run_sync(webbrowser.open, url)
+                nursery.start_soon(refresh, page)
+
+                async def interrupted() -> None:
+                    async for _signum in signals:
+                        break
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(interrupted)
+                await page.picked_event.wait()
+                await server.drain()
+                nursery.cancel_scope.cancel()
+        if page.picked is None:
+            return 130
+        print(
+            _("picked {game}", game=describe_game(page.picked)),
+            file=out,
+            flush=True,
+        )
+        return page.picked
+
+    return trio.run(main)

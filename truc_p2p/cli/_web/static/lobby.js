@@ -1,0 +1,51 @@
+// The lobby page: the open games of a relay, refreshed by the program, each with
+// a join button. Every text comes from the server (already translated).
+"use strict";
+(function () {
+  const token = new URLSearchParams(location.search).get("token") || "";
+  const $ = (id) => document.getElementById(id);
+  let ws = null;
+  let joining = false;
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+
+  function show(m) {
+    $("title").textContent = m.labels.title;
+    $("columns").replaceChildren(...m.columns.map((c) => el("th", null, c)), el("th"));
+    $("rows").replaceChildren(...m.games.map((g) => {
+      const row = el("tr", "ok");
+      row.dataset.code = g.code;
+      g.cells.forEach((c) => row.appendChild(el("td", null, c)));
+      const button = el("button", "join", m.labels.join);
+      button.disabled = joining;
+      button.title = g.fingerprint;
+      button.addEventListener("click", () => {
+        joining = true;
+        ws.send(JSON.stringify({ type: "join", code: g.code }));
+        document.querySelectorAll("button.join").forEach((b) => { b.disabled = true; });
+      });
+      const cell = el("td");
+      cell.appendChild(button);
+      row.appendChild(cell);
+      return row;
+    }));
+    $("none").hidden = m.games.length > 0;
+    $("none").textContent = m.labels.none;
+    $("notes").replaceChildren(...m.notes.map((n) => el("li", null, n)));
+    $("status").textContent = m.status;
+    document.body.dataset.ready = "1";
+  }
+
+  ws = new WebSocket("ws://" + location.host + "/ws?token=" + encodeURIComponent(token));
+  ws.addEventListener("message", (e) => {
+    const m = JSON.parse(e.data);
+    if (m.type === "lobby") show(m);
+    if (m.type === "joining") { joining = true; $("status").textContent = m.text; }
+  });
+  ws.addEventListener("close", () => { if (!joining) $("status").textContent = "disconnected"; });
+})();

@@ -1,0 +1,240 @@
+"""The lobby on a relay: signed listings of open games (``connect.md`` §2.2).
+
+Theory of operation.  A public host signs, with its own Ed25519 key, what it
+lists: its key, its game address and a short text of fields (name, rules,
+deck options, match length), bound to its relay code.  The relay stores the
+bytes unread and hands them to whoever sends ``LOBBY``; the joiner checks the
+signature and builds an :class:`~._invite.Invite` from the listing (game
+address, fingerprint of the listed key, relay, code), so joining a listed game
+is joining by invite: the hello pins the key.  A relay can hide or delay a
+listing, or show it under another code (the signature then fails); it cannot
+change a name or a rule, nor list a game under someone else's key.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+import trio
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from truc_p2p.net._invite import Invite, InviteError
+from truc_p2p.net._relay_wire import (
+    MAGIC,
+    MAX_LISTING,
+    Addr,
+    Msg,
+    RelayProtocolError,
+    decode_addr,
+    encode,
+    encode_addr,
+    read_message,
+)
+from truc_p2p.protocol import fingerprint
+
+__all__ = ["LISTING_CONTEXT", "ListingError", "LobbyGame", "LobbyListing", "fetch_lobby"]
+
+#: What every listing signature starts with (domain separation).
+LISTING_CONTEXT = b"truc-p2p lobby listing v1"
+#: Characters of a listed name at most.
+MAX_NAME = 40
+#: Characters of any listed field's value at most.
+MAX_VALUE = 64
+_SIG_LEN = 64
+_KEY_LEN = 32
+
+
+class ListingError(ValueError):
+    """A listing that is malformed or whose signature does not hold."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LobbyListing:
+    """What a public host lists: its key, where it listens, and the game.
+
+    ``fields`` are text keys (``name``, ``target``, ``ladder``, ``rest``,
+    ``audit``, ``deck``, ``pipeline``, ``early``, ``match``); a reader ignores
+    keys it does not know, so later versions may add some.
+    """
+
+    key: bytes
+    addr: Addr
+    fields: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.key)
+
+    @property
+    def name(self) -> str:
+        return self.fields.get("name", "?")
+
+    @property
+    def match(self) -> int:
+        """Games in the match (1: a single game)."""
+        try:
+            return max(1, int(self.fields.get("match", "1")))
+        except ValueError:
+            return 1
+
+    def _unsigned(self) -> bytes:
+        text = urlencode(sorted(self.fields.items())).encode()
+        return self.key + encode_addr(self.addr) + struct.pack("!H", len(text)) + text
+
+    def sign(self, identity: Ed25519PrivateKey, code: str) -> bytes:
+        """The ``LIST`` body: this listing and its signature over it and ``code``."""
+        body = self._unsigned()
+        signature = identity.sign(_signed(code, body))
+        out = body + signature
+        if len(out) > MAX_LISTING:
+            raise ListingError(f"listing of {len(out)} bytes (at most {MAX_LISTING})")
+        return out
+
+    @classmethod
+    def verify(cls, data: bytes, code: str) -> LobbyListing:
+        """The listing in ``data`` if its signature by its own key holds for ``code``."""
+        if len(data) < _KEY_LEN + _SIG_LEN + 2:
+            raise ListingError("short listing")
+        key = data[:_KEY_LEN]
+        try:
+            addr, at = decode_addr(data, _KEY_LEN)
+        except RelayProtocolError as exc:
+            raise ListingError(str(exc)) from None
+        if at + 2 > len(data):
+            raise ListingError("short listing")
+        (size,) = struct.unpack("!H", data[at : at + 2])
+        end = at + 2 + size
+        if end + _SIG_LEN != len(data):
+            raise ListingError("listing length does not add up")
+        try:
+            Ed25519PublicKey.from_public_bytes(key).verify(data[end:], _signed(code, data[:end]))
+        except (InvalidSignature, ValueError):
+            raise ListingError("the listing's signature does not hold") from None
+        try:
+            text = data[at + 2 : end].decode()
+        except UnicodeDecodeError:
+            raise ListingError("listing fields are not UTF-8") from None
+        fields = {k: v for k, v in parse_qsl(text, keep_blank_values=True)}
+        for k, v in fields.items():  # shown on terminals: no escape sequences
+            if not (k + v).isprintable() or len(v) > MAX_VALUE:
+                raise ListingError(f"the listing's {k[:20]!r} is not short printable text")
+        if not 1 <= len(fields.get("name", "?")) <= MAX_NAME:
+            raise ListingError(f"a listed name has 1 to {MAX_NAME} characters")
+        return cls(key=key, addr=addr, fields=fields)
+
+
+def _signed(code: str, body: bytes) -> bytes:
+    raw = code.encode("ascii")
+    return LISTING_CONTEXT + bytes([len(raw)]) + raw + body
+
+
+def listing_fields(
+    *,
+    name: str,
+    ruleset: dict[str, Any],
+    audit: str,
+    deck: str,
+    pipeline: bool | None,
+    early: bool | None,
+    match: int = 1,
+) -> dict[str, str]:
+    """The text fields of a listing, from a host's settings."""
+    fields = {
+        "name": name[:MAX_NAME],
+        "target": str(ruleset.get("target", 12)),
+        "ladder": str(ruleset.get("ladder", "literal")),
+        "rest": str(ruleset.get("rest_refused", "game")),
+        "audit": audit,
+        "deck": deck,
+        "match": str(match),
+    }
+    if pipeline is not None:
+        fields["pipeline"] = "1" if pipeline else "0"
+    if early is not None:
+        fields["early"] = "1" if early else "0"
+    return fields
+
+
+@dataclass(frozen=True)
+class LobbyGame:
+    """One open game of a relay's lobby, its listing verified."""
+
+    code: str
+    waiting: int
+    listing: LobbyListing
+    invite: Invite
+
+    def to_json(self) -> dict[str, Any]:
+        f = self.listing.fields
+        return {
+            "name": self.listing.name,
+            "fingerprint": self.listing.fingerprint,
+            "target": _int(f.get("target")),
+            "ladder": f.get("ladder"),
+            "rest": f.get("rest"),
+            "audit": f.get("audit"),
+            "deck": f.get("deck"),
+            "pipeline": _flag(f.get("pipeline")),
+            "early": _flag(f.get("early")),
+            "match": self.listing.match,
+            "waiting_seconds": self.waiting,
+            "code": self.code,
+            "invite": str(self.invite),
+        }
+
+
+def _int(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() else None
+
+
+def _flag(text: str | None) -> bool | None:
+    return None if text is None else text == "1"
+
+
+def parse_game(body: bytes, relay: tuple[str, int]) -> LobbyGame:
+    """A ``GAME`` body as a verified :class:`LobbyGame` (:class:`ListingError` otherwise)."""
+    if not body or len(body) < 1 + body[0] + 4:
+        raise ListingError("short GAME")
+    code = body[1 : 1 + body[0]].decode("ascii", "replace")
+    (waiting,) = struct.unpack("!I", body[1 + body[0] : 5 + body[0]])
+    listing = LobbyListing.verify(body[5 + body[0] :], code)
+    try:
+        invite = Invite(
+            listing.addr[0], listing.addr[1], listing.fingerprint, relay=relay, code=code
+        )
+    except InviteError as exc:
+        raise ListingError(f"the listing makes no invite: {exc}") from None
+    return LobbyGame(code, waiting, listing, invite)
+
+
+async def fetch_lobby(
+    relay: tuple[str, int], *, timeout: float = 10.0
+) -> tuple[list[LobbyGame], list[str]]:
+    """The open games at ``relay`` whose listings verify, and one note per listing
+    dropped (bad signature, malformed).  ``OSError`` (or ``trio.TooSlowError``
+    past ``timeout``) when the relay cannot be asked; :class:`RelayProtocolError`
+    when it answers nonsense."""
+    games: list[LobbyGame] = []
+    notes: list[str] = []
+    with trio.fail_after(timeout if math.isfinite(timeout) else 3600.0):
+        stream = await trio.open_tcp_stream(*relay)
+        async with stream:
+            await stream.send_all(MAGIC + encode(Msg.LOBBY))
+            while True:
+                kind, body = await read_message(stream)
+                if kind == Msg.END:
+                    break
+                if kind == Msg.ERROR:
+                    raise RelayProtocolError("the relay says: " + body.decode("utf-8", "replace"))
+                if kind != Msg.GAME:
+                    raise RelayProtocolError(f"unexpected message {kind:#x} in the lobby")
+                try:
+                    games.append(parse_game(body, relay))
+                except ListingError as exc:
+                    notes.append(f"dropped a listing: {exc}")
+    return games, notes
