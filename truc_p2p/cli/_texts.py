@@ -42,7 +42,10 @@ _PLAIN = str.maketrans(
         "”": '"',
         "«": '"',  # French, Spanish, Catalan, Occitan quotes (the catalogs)
         "»": '"',
+        "„": '"',  # Icelandic, Estonian, German-style opening quote
+        "‘": "'",
         "’": "'",
+        "\u202f": " ",  # narrow no-break space
         "\u00a0": " ",  # the no-break space of French typography (« 2 de plus ? »)
         "–": "-",
         "—": "-",
