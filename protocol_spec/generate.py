@@ -335,7 +335,8 @@ def rest_final_vector() -> dict[str, Any]:
     game = wire_vector("v2", True, tag="v2/rest-final/", choose=_rest_choice, rest_final=True)
     game["deck_note"] += (
         " Rest-final rule (wire.md section 6b): both hello nonces announce feature mask "
-        "00000002 (bit 1, the rest-final rule; not resignation, not early cards); from the moment 'my rest' decides the hand "
+        "00000002 (bit 1, the rest-final rule; not resignation, not early cards); "
+        "from the moment 'my rest' decides the hand "
         "(pending with rest_refused 'game', or accepted) no pre-deal message is owed, so "
         "hand 1, where the non-dealer's v2deck3 says 'rest' and the dealer accepts, has no "
         "pre-deal of hand 2 on the chain."
