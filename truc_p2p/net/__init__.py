@@ -58,7 +58,15 @@ from truc_p2p.net._games import (
     transcript_path,
     write_meta,
 )
-from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError, parse_host_port
+from truc_p2p.net._invite import (
+    DEFAULT_PORT,
+    SETTING_KEYS,
+    HostSettings,
+    Invite,
+    InviteError,
+    parse_host_port,
+    settings_fields,
+)
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
     DEFAULT_BOT_TIMEOUT,
@@ -89,6 +97,7 @@ __all__ = [
     "DIRECT_WINDOW",
     "PATHS",
     "SERVICE_TYPE",
+    "SETTING_KEYS",
     "BotStrategy",
     "ConnectError",
     "Dial",
@@ -99,6 +108,7 @@ __all__ = [
     "GameListener",
     "GameOutcome",
     "GameSettings",
+    "HostSettings",
     "Incoming",
     "Invite",
     "InviteError",
@@ -141,6 +151,7 @@ __all__ = [
     "restore_game",
     "resume_game",
     "serve_game",
+    "settings_fields",
     "transcript_path",
     "write_meta",
 ]
