@@ -87,6 +87,8 @@ def analyse(transcript: list[bytes]) -> dict[str, float]:
         for e, raw in zip(envs, transcript, strict=True)
         if e.type in ("v2deck1", "v2deck2") and e.payload.get("hand", -1) > last
     ]
+    facts["v2deck1"] = sum(1 for e in envs if e.type == "v2deck1")
+    facts["v2deck2"] = sum(1 for e in envs if e.type == "v2deck2")
     facts["unplayed_predeal_messages"] = len(unplayed)
     facts["unplayed_predeal_d1"] = sum(1 for t, _ in unplayed if t == "v2deck1")
     facts["unplayed_predeal_d2"] = sum(1 for t, _ in unplayed if t == "v2deck2")
@@ -452,10 +454,6 @@ def _per_game(timed: list[dict[str, Any]], key: str) -> float:
     return float(sum(t["facts"][key] for t in timed)) / max(1, len(timed))
 
 
-def _cpu_both(t: dict[str, Any]) -> float:
-    return float(t["cpu"][Player.P0] + t["cpu"][Player.P1])
-
-
 def _predeal_figures(
     games: int, target: int, timed: list[dict[str, Any]], predeal_ms: tuple[float, float]
 ) -> dict[str, Any]:
@@ -472,11 +470,14 @@ def _predeal_figures(
         ),
     }
     without = [_timed_game(seed, target, True, rest_final=False) for seed in range(games)]
+    # CPU saved: the deck work of the messages not sent, at the timed cost per
+    # message (a whole game's CPU varies by more than one pre-deal from run to run).
     diffs = [
         (
             w["facts"]["messages"] - t["facts"]["messages"],
             w["facts"]["bytes"] - t["facts"]["bytes"],
-            _cpu_both(w) - _cpu_both(t),
+            (w["facts"]["v2deck1"] - t["facts"]["v2deck1"]) * d1_ms / 1000
+            + (w["facts"]["v2deck2"] - t["facts"]["v2deck2"]) * d2_ms / 1000,
         )
         for t, w in zip(timed, without, strict=True)
     ]
@@ -494,7 +495,11 @@ def _predeal_figures(
         "bytes_per_game": round(sum(d[1] for d in diffs) / n),
         "cpu_ms_per_game_both_peers": round(sum(d[2] for d in diffs) / n * 1000, 1),
     }
-    return {"unplayed_predeal": unplayed, "rest_final_saves": saves}
+    return {
+        "predeal_ms": {"v2deck1": round(d1_ms, 2), "v2deck2": round(d2_ms, 2)},
+        "unplayed_predeal": unplayed,
+        "rest_final_saves": saves,
+    }
 
 
 def _variant(
@@ -605,6 +610,11 @@ def main(*, games: int, rtt_ms: float, target: int, concurrency: list[int], as_j
         if "unplayed_predeal" in v:
             u, sv = v["unplayed_predeal"], v["rest_final_saves"]
             wa = sv["where_applied"]
+            out(
+                f"    a pre-deal message's deck work (both peers, timed here): v2deck1 "
+                f"{v['predeal_ms']['v2deck1']} ms, pre-dealt v2deck2 "
+                f"{v['predeal_ms']['v2deck2']} ms"
+            )
             out(
                 f"    unplayed pre-deal (a hand dealt ahead that never opens), per game: "
                 f"{u['messages_per_game']} messages, {u['bytes_per_game']} bytes, "
