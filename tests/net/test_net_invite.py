@@ -248,3 +248,27 @@ def test_join_adopts_what_the_invite_says_and_keeps_agreeing_options() -> None:
     before = vars(args).copy()
     assert _adopt_host_settings(args, Invite.parse(args.invite)) is None
     assert vars(args) == before
+
+
+async def test_the_hosts_invite_carries_the_settings_it_plays() -> None:
+    import trio
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from net_helpers import bot, hosting
+
+    from truc_p2p.net import GameSettings, HostSettings, Listen
+
+    rules = Ruleset.from_dict({"target": 5, "ladder": "even", "rest_refused": "value"})
+    stop = trio.Event()
+    with trio.fail_after(20):
+        async with hosting(
+            strategy=bot(),
+            identity=Ed25519PrivateKey.generate(),
+            settings=GameSettings(ruleset=rules, pipeline=False),
+            listen=Listen(announce=False, portmap=False),
+            stop=stop,
+        ) as (invite, _):
+            stop.set()
+    assert invite.settings == HostSettings(
+        target=5, ladder="even", rest="value", audit="game", deck="v2", pipeline=False
+    )
+    assert str(invite).endswith("&target=5&ladder=even&rest=value&audit=game&deck=v2&pipeline=0")
