@@ -180,7 +180,9 @@ class Session:
     (which only matters for v1).  ``resign`` announces in the hello that this
     player understands resignation (wire.md section 8.1); it is agreed
     when both hellos announce it, and then :meth:`resign` ends the game with
-    a signed resignation instead of a plain ``quit``.
+    a signed resignation instead of a plain ``quit``.  ``rest_final`` announces
+    the rest-final rule (wire.md section 6b): when both hellos announce it, no
+    pre-deal message is owed while "my rest" decides the hand (:attr:`rest_final`).
     """
 
     def __init__(
