@@ -140,3 +140,46 @@ def test_a_predeal_where_the_rule_forbids_it_is_rejected() -> None:
     with pytest.raises(UnexpectedMessageError):
         while keeper.next_event() is not NEED_DATA:
             pass
+
+
+@pytest.mark.parametrize("rest_refused", ["game", "value"])
+def test_random_games_full_of_rests_finish_and_verify(rest_refused: str) -> None:
+    """Players that say and answer "my rest" often, under both rest variants (with
+    "value" a pending rest does not decide the hand, a refused one lets the game go
+    on): both sessions finish on the same result and every transcript verifies."""
+    import random
+
+    from truc_p2p.local import make_pair
+
+    rests = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        records: list[bytes] = []
+        ruleset = Ruleset.from_dict(
+            {"target": 6, "ladder": "literal", "rest_refused": rest_refused}
+        )
+        sessions = make_pair(ruleset=ruleset, records=(records.append, None), pipeline=True)
+        closed: set[Player] = set()
+        while len(closed) < 2:
+            for me in (Player.P0, Player.P1):
+                if me in closed:
+                    continue
+                s = sessions[me]
+                event = s.next_event()
+                sessions[me.other].receive_data(s.data_to_send())
+                if event is CLOSED:
+                    closed.add(me)
+                elif isinstance(event, YourTurn):
+                    kinds = {a.kind.value: a for a in event.legal_actions}
+                    if "rest" in kinds and rng.random() < 0.5:
+                        action, rests = kinds["rest"], rests + 1
+                    elif "accept" in kinds and rng.random() < 0.7:
+                        action = kinds["accept"]
+                    else:
+                        action = rng.choice(event.legal_actions)
+                    sessions[me.other].receive_data(s.send(action))
+        result = sessions[Player.P0].result
+        assert result is not None and result == sessions[Player.P1].result
+        report = verify_transcript(records)
+        assert report.valid, report.summary()
+    assert rests >= 3
