@@ -37,6 +37,7 @@ from truc_p2p.protocol import (
     CATALOGUE,
     CLOSED,
     INTERJECTIONS,
+    INTERJECTIONS_WAIVED,
     MAX_ENVELOPE,
     NEED_DATA,
     PROTOCOL_VERSION,
@@ -105,7 +106,7 @@ def states_md() -> str:
             f"Interjections of `{stage.value}`: before its message, the player due must "
             f"send {names} first when it owes it, at the first chance (then "
             f"`{stage.value}` is due again; its message in place of the owed one is "
-            "`unexpected-message`)."
+            f"`unexpected-message`); {INTERJECTIONS_WAIVED} (§6b, 5)."
         )
         lines.append("")
     lines.append("```mermaid\nstateDiagram-v2")

@@ -52,6 +52,7 @@ __all__ = [
     "ACTION_STAGES",
     "FIRST_DEAL_STAGES",
     "INTERJECTIONS",
+    "INTERJECTIONS_WAIVED",
     "STAGES",
     "TRANSITIONS",
     "V2_DEAL_STARTS",
@@ -267,6 +268,11 @@ ACTION_STAGES: Mapping[Stage, str] = {
 INTERJECTIONS: Mapping[Stage, tuple[Stage, ...]] = {
     Stage.V2_PLAY: (Stage.V2_PREDEAL1, Stage.V2_PREDEAL2),
 }
+#: When no interjection is owed although one would be (wire.md 6b.5, ``due_stage``).
+INTERJECTIONS_WAIVED = (
+    'with the rest-final rule (both hello nonces announce bit 1) nothing is owed while "my '
+    'rest" decides the hand: accepted, or pending with `rest_refused` "game"'
+)
 #: Stages whose message starts the deal of a hand after the previous one ended.
 V2_DEAL_STARTS: tuple[Stage, ...] = (Stage.V2_DECK1, Stage.V2_DECK2, Stage.V2_OPEN)
 #: The stage that starts each hand, by deck version.
