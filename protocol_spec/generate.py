@@ -37,6 +37,7 @@ from truc_p2p.protocol import (
     CATALOGUE,
     CLOSED,
     INTERJECTIONS,
+    INTERJECTIONS_WAIVED,
     MAX_ENVELOPE,
     NEED_DATA,
     PROTOCOL_VERSION,
@@ -60,6 +61,7 @@ WIRE_VECTOR_V2_CASES = HERE / "vectors" / "wire_v2_cases.json"
 WIRE_VECTOR_V2_EARLY = HERE / "vectors" / "wire_v2_early.json"
 WIRE_VECTOR_V2_PIPELINED_EARLY = HERE / "vectors" / "wire_v2_pipelined_early.json"
 WIRE_VECTOR_RESIGN = HERE / "vectors" / "wire_v2_resign.json"
+WIRE_VECTOR_REST_FINAL = HERE / "vectors" / "wire_v2_rest_final.json"
 
 
 def _fixed(label: str) -> bytes:
@@ -104,7 +106,7 @@ def states_md() -> str:
             f"Interjections of `{stage.value}`: before its message, the player due must "
             f"send {names} first when it owes it, at the first chance (then "
             f"`{stage.value}` is due again; its message in place of the owed one is "
-            "`unexpected-message`)."
+            f"`unexpected-message`); {INTERJECTIONS_WAIVED} (§6b, 5)."
         )
         lines.append("")
     lines.append("```mermaid\nstateDiagram-v2")
@@ -186,6 +188,7 @@ def wire_vector(
     tag: str | None = None,
     ruleset: Ruleset | None = None,
     choose: Any = None,
+    rest_final: bool = False,
 ) -> dict[str, Any]:
     """The scripted game with ``deck``; v1 keeps its original labels, v2 has its own,
     the pipelined v2 deal its own too, and each v2 script with early cards its own
@@ -221,6 +224,7 @@ def wire_vector(
             pipeline=pipeline if deck == "v2" else None,
             resign=False,  # these vectors predate resignation: no feature tag in the nonce
             early=early if deck == "v2" else None,
+            rest_final=rest_final,
         )
         for p in (Player.P0, Player.P1)
     }
@@ -314,6 +318,31 @@ def _cases_choice(session: Session, event: YourTurn, step: int) -> Action:
         (fold,) = (a for a in event.legal_actions if a.kind.value == "fold")
         return fold
     return _pipelined_choice(session, event, step)
+
+
+def _rest_choice(session: Session, event: YourTurn, step: int) -> Action:
+    """The pipelined script, except that from hand 1 on the non-dealer says "my rest"
+    as its first action (riding on its v2deck3) and the dealer accepts it."""
+    kinds = {a.kind.value: a for a in event.legal_actions}
+    if session.game.round_no >= 1 and "rest" in kinds:
+        return kinds["rest"]
+    return _pipelined_choice(session, event, step)
+
+
+def rest_final_vector() -> dict[str, Any]:
+    """wire_v2_rest_final.json: a pipelined game with the rest-final rule (both hellos
+    announce it, wire.md 6b) in which "my rest" is said and accepted in hand 1: no
+    pre-deal message of hand 2 is on the chain, since that hand decides the game."""
+    game = wire_vector("v2", True, tag="v2/rest-final/", choose=_rest_choice, rest_final=True)
+    game["deck_note"] += (
+        " Rest-final rule (wire.md section 6b): both hello nonces announce feature mask "
+        "00000002 (bit 1, the rest-final rule; not resignation, not early cards); "
+        "from the moment 'my rest' decides the hand "
+        "(pending with rest_refused 'game', or accepted) no pre-deal message is owed, so "
+        "hand 1, where the non-dealer's v2deck3 says 'rest' and the dealer accepts, has no "
+        "pre-deal of hand 2 on the chain."
+    )
+    return game
 
 
 def _resigned(key: Ed25519PrivateKey, raw: bytes, payload: dict[str, Any]) -> str:
@@ -413,6 +442,7 @@ def resign_vector() -> dict[str, Any]:
             deck="v2",
             pipeline=True,
             early=False,  # the vector predates early cards
+            rest_final=False,  # and the rest-final rule: its nonce announces resignation only
         )
         for p in (Player.P0, Player.P1)
     }
@@ -505,6 +535,7 @@ def main(argv: list[str]) -> int:
     }
     vectors[WIRE_VECTOR_V2_CASES] = json.dumps(cases_vector(), indent=1) + "\n"
     vectors[WIRE_VECTOR_RESIGN] = json.dumps(resign_vector(), indent=1) + "\n"
+    vectors[WIRE_VECTOR_REST_FINAL] = json.dumps(rest_final_vector(), indent=1) + "\n"
     if new_md != md:
         stale.append(str(WIRE_MD))
     for path, vector in vectors.items():

@@ -104,6 +104,7 @@ def _play(
             pipeline=deck == "v2",
             resign=False,  # these vectors predate resignation: no feature tag in the nonce
             early=False if deck == "v2" else None,  # the vectors predate early cards
+            rest_final=False,  # and the rest-final rule (wire.md section 6b)
         )
         for p in (Player.P0, Player.P1)
     }

@@ -51,6 +51,7 @@ def make_pair(
     deck: str = "v2",
     pipeline: bool | None = None,
     early: bool | None = None,
+    rest_final: bool = True,
 ) -> dict[Player, Session]:
     """Two fresh sessions (initiator P0 and responder P1) with the same settings."""
     keys = identities or (Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate())
@@ -67,6 +68,7 @@ def make_pair(
             deck=deck,
             pipeline=pipeline,
             early=early,
+            rest_final=rest_final,
         )
         for p in (Player.P0, Player.P1)
     }

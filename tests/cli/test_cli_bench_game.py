@@ -59,6 +59,12 @@ def test_bench_game_reports_every_figure(capsys: pytest.CaptureFixture[str]) -> 
         old = report[variant]["flights_until_cards_without_early"]
         assert 1 <= early["nondealer"] <= 3 and early["dealer"] - early["nondealer"] <= 1
         assert old["dealer"] - old["nondealer"] > report["think_flights"]
+    pipelined = report["pipelined"]
+    assert pipelined["unplayed_predeal"]["messages_per_game"] >= 0
+    assert set(pipelined["rest_final_saves"]) >= {"messages_per_game", "bytes_per_game",
+                                                 "cpu_ms_per_game_both_peers",
+                                                 "games_where_it_applied"}  # fmt: skip
+    assert "unplayed_predeal" not in report["classic"]
     row = report["concurrency"][0]
     assert row["games"] == 2 and row["cpu_ms_per_hand"] > 0 and 0 < row["cpu_share"] <= 1.5
     assert main(["bench", "game", "--concurrency", "x"]) == 2
@@ -117,3 +123,42 @@ def test_with_early_cards_the_dealer_holds_its_cards_one_flight_after_the_nondea
     old = flights_until_cards(0, 3, pipeline=pipeline, early=False)
     pairs = list(zip(old["dealer"], old["nondealer"], strict=True))
     assert all(d == n + THINK_FLIGHTS + 1 for d, n in pairs), pairs
+
+
+def test_per_hand_figures_count_hands_played_not_the_unplayed_pre_deal() -> None:
+    """A pipelined game pre-deals a hand that never opens: it is not a hand played
+    (the result's ``hands`` does not count it either); it is reported on its own."""
+    from truc_p2p.protocol import verify_transcript
+
+    for seed in range(20):
+        records = _transcript("v2", seed, target=3, pipeline=True)
+        facts = analyse(records)
+        if facts["unplayed_predeal_messages"]:
+            break
+    else:  # pragma: no cover - every few games ends with a pre-deal on the chain
+        pytest.fail("no game ended with a dangling pre-deal")
+    report = verify_transcript(records)
+    assert report.valid and facts["hands"] == report.hands
+    total = sum(4 + len(r) for r in records)
+    assert facts["bytes_per_hand"] == total / report.hands
+    assert 0 < facts["unplayed_predeal_bytes"] < total
+    assert facts["unplayed_predeal_messages"] == (
+        facts["unplayed_predeal_d1"] + facts["unplayed_predeal_d2"]
+    )
+
+
+def test_the_rest_final_saving_is_measured_on_the_same_game() -> None:
+    """Without the rule the same game (same deals and bots) carries the pre-deal the
+    rest made useless; with it that pre-deal is missing, and nothing else differs."""
+    from truc_p2p.cli._bench_game import _timed_game
+
+    for seed in range(30):
+        on = _timed_game(seed, 3, True)
+        off = _timed_game(seed, 3, True, rest_final=False)
+        if off["facts"]["messages"] > on["facts"]["messages"]:
+            break
+    else:  # pragma: no cover
+        pytest.fail("no game where 'my rest' decided a hand")
+    assert on["facts"]["hands"] == off["facts"]["hands"]
+    assert 1 <= off["facts"]["messages"] - on["facts"]["messages"] <= 2
+    assert off["facts"]["bytes"] - on["facts"]["bytes"] > 4_000

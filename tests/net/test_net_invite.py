@@ -14,6 +14,7 @@ from truc_p2p.identity import (
     load_or_create_identity,
 )
 from truc_p2p.net import Invite, InviteError
+from truc_p2p.rules import Ruleset
 
 FP = "0123456789abcdef" * 4
 
@@ -116,3 +117,158 @@ def test_default_identity_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("XDG_DATA_HOME", "relative/ignored")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert default_identity_path() == tmp_path / "home/.local/share/truc-p2p/identity.key"
+
+
+# -- the host's settings in the invite (connect.md 1.1) ---------------------------
+
+SETTINGS_TAIL = "&target=24&ladder=even&rest=value&audit=game&deck=v2&pipeline=0"
+
+
+def test_settings_fields_are_what_invite_record_and_listing_carry() -> None:
+    from truc_p2p.net import SETTING_KEYS, settings_fields
+    from truc_p2p.rules import Ruleset
+
+    assert settings_fields(Ruleset()) == {
+        "target": "12",
+        "ladder": "literal",
+        "rest": "game",
+        "audit": "game",
+        "deck": "v2",
+        "pipeline": "1",
+    }
+    fields = settings_fields(
+        Ruleset.from_dict({"target": 24, "ladder": "even", "rest_refused": "value"}),
+        pipeline=False,
+    )
+    assert list(fields) == list(SETTING_KEYS)
+    assert "&" + "&".join(f"{k}={v}" for k, v in fields.items()) == SETTINGS_TAIL
+
+
+def test_an_invite_with_settings_round_trips_and_an_old_one_says_none() -> None:
+    from truc_p2p.net import HostSettings
+
+    text = f"truc://10.1.0.2:4455/?fp={FP}&relay=r.example:4456&code=abcd1234{SETTINGS_TAIL}"
+    invite = Invite.parse(text)
+    assert invite.settings == HostSettings(
+        target=24, ladder="even", rest="value", audit="game", deck="v2", pipeline=False
+    )
+    assert str(invite) == text and Invite.parse(str(invite)) == invite
+    assert invite.settings.describe() == (
+        "to 24, ladder even, refused rest: value, audit game, deck v2 classic"
+    )
+    old = Invite.parse(f"truc://10.1.0.2:4455/?fp={FP}")
+    assert old.settings.empty and old.settings == HostSettings()
+    # only some keys: the others are not said
+    some = Invite.parse(f"truc://10.1.0.2:4455/?fp={FP}&target=3")
+    assert some.settings.fields() == {"target": "3"}
+
+
+@pytest.mark.parametrize(
+    ("tail", "why"),
+    [
+        ("&target=0", "target must be in"),
+        ("&target=x", "target must be a number"),
+        ("&target=3&target=4", "more than one target="),
+        ("&ladder=odd", "not a ladder"),
+        ("&rest=never", "not a rest rule"),
+        ("&audit=never", "audit must be"),
+        ("&deck=v9", "deck must be"),
+        ("&pipeline=yes", "pipeline must be 0 or 1"),
+        ("&deck=v1&pipeline=1", "needs deck v2"),
+    ],
+)
+def test_bad_settings_in_an_invite_are_rejected(tail: str, why: str) -> None:
+    with pytest.raises(InviteError, match=why):
+        Invite.parse(f"truc://1.2.3.4:1/?fp={FP}{tail}")
+
+
+def test_the_mdns_record_carries_the_settings_and_its_invite_too() -> None:
+    from truc_p2p.net import FoundGame, HostSettings, settings_fields
+    from truc_p2p.net._discovery import _properties
+    from truc_p2p.rules import Ruleset
+
+    props = _properties("ana", FP, settings_fields(Ruleset(target=24)))
+    assert props == {"v": "1", "fp": FP, "name": "ana", "target": "24", "ladder": "literal",
+                     "rest": "game", "audit": "game", "deck": "v2", "pipeline": "1"}  # fmt: skip
+    settings = {k: v for k, v in props.items() if k not in ("v", "fp", "name")}
+    found = FoundGame("ana", FP, ("192.168.1.20",), 4455, settings)
+    assert found.invite.settings == HostSettings.of_game(
+        Ruleset(target=24), audit="game", deck="v2", pipeline=True
+    )
+    assert str(found.invite).endswith(
+        "&target=24&ladder=literal&rest=game&audit=game&deck=v2&pipeline=1"
+    )
+    # an older host's record (no deck, no pipeline) and a bad value: nothing trusted
+    assert FoundGame("b", FP, ("10.0.0.1",), 1, {"target": "x"}).invite.settings.empty
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        (["--target", "12"], "use --target 24 or leave the option out"),
+        (["--ladder", "literal"], "use --ladder even or leave the option out"),
+        (["--rest-refused", "game"], "use --rest-refused value or leave the option out"),
+    ],
+)
+def test_join_with_a_conflicting_option_says_so_in_one_line_before_connecting(
+    options: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from truc_p2p.cli import main
+
+    # port 1 on 127.0.0.1 answers nobody: the line comes before any connection attempt
+    invite = f"truc://127.0.0.1:1/?fp={FP}{SETTINGS_TAIL}"
+    argv = ["join", invite, *options, "--out", str(tmp_path), "--bot", "random"]
+    assert main([*argv, "--identity", str(tmp_path / "id")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "truc-p2p join: the host plays to 24, ladder even, refused rest: value, audit game, "
+        f"deck v2 classic; {says}."
+    ]
+
+
+def test_join_adopts_what_the_invite_says_and_keeps_agreeing_options() -> None:
+    from truc_p2p.cli import build_parser
+    from truc_p2p.cli._net import _adopt_host_settings, _game_settings
+
+    invite = Invite.parse(f"truc://127.0.0.1:1/?fp={FP}{SETTINGS_TAIL}")
+    args = build_parser().parse_args(["join", str(invite), "--target", "24"])
+    assert _adopt_host_settings(args, invite) is None
+    settings = _game_settings(args, Ruleset.from_dict(
+        {"target": args.target, "ladder": args.ladder, "rest_refused": args.rest_refused}
+    ), "guest")  # fmt: skip
+    assert settings.ruleset is not None and settings.ruleset.to_dict() == {
+        "target": 24, "ladder": "even", "rest_refused": "value"}  # fmt: skip
+    assert settings.pipeline is False and settings.audit == "game" and settings.deck == "v2"
+    # --no-pipeline against a pipelining host: one line
+    piped = Invite.parse(f"truc://127.0.0.1:1/?fp={FP}&pipeline=1")
+    args = build_parser().parse_args(["join", str(piped), "--no-pipeline"])
+    assert "leave out --no-pipeline" in (_adopt_host_settings(args, piped) or "")
+    # an invite without settings changes nothing
+    args = build_parser().parse_args(["join", f"truc://127.0.0.1:1/?fp={FP}"])
+    before = vars(args).copy()
+    assert _adopt_host_settings(args, Invite.parse(args.invite)) is None
+    assert vars(args) == before
+
+
+async def test_the_hosts_invite_carries_the_settings_it_plays() -> None:
+    import trio
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from net_helpers import bot, hosting
+
+    from truc_p2p.net import GameSettings, HostSettings, Listen
+
+    rules = Ruleset.from_dict({"target": 5, "ladder": "even", "rest_refused": "value"})
+    stop = trio.Event()
+    with trio.fail_after(20):
+        async with hosting(
+            strategy=bot(),
+            identity=Ed25519PrivateKey.generate(),
+            settings=GameSettings(ruleset=rules, pipeline=False),
+            listen=Listen(announce=False, portmap=False),
+            stop=stop,
+        ) as (invite, _):
+            stop.set()
+    assert invite.settings == HostSettings(
+        target=5, ladder="even", rest="value", audit="game", deck="v2", pipeline=False
+    )
+    assert str(invite).endswith("&target=5&ladder=even&rest=value&audit=game&deck=v2&pipeline=0")

@@ -174,6 +174,7 @@ class Pair:
                 deck=decks[p],
                 pipeline=pipelines[p] if decks[p] == "v2" else None,
                 resign=self.resigns[p],
+                rest_final=self.resigns[p],  # a peer of the older spec announces neither
                 early=earlies[p] if decks[p] == "v2" else None,
             )
             for p in Player

@@ -48,3 +48,27 @@ def test_the_code_of_a_claim_matches_the_spec_vectors() -> None:
         expected = base64.b32encode(digest).decode().lower()  # 80 bits: 16 characters
         assert code_for_claim(claim) == expected
         assert re.search(rf"{re.escape(text)} gives\s+`{expected}`", SPEC), (text, expected)
+
+
+def test_the_invite_settings_vectors_of_section_1_1() -> None:
+    """connect.md 1.1: the settings fields, their order and the full invite."""
+    from truc_p2p.net import SETTING_KEYS, Invite, settings_fields
+    from truc_p2p.rules import Ruleset
+
+    assert re.search(r"^\| `target` \|", SPEC, flags=re.M)
+    keys = re.findall(r"^\| `(\w+)` \| .* \| `(?:ruleset|options)\.", SPEC, flags=re.M)
+    assert tuple(keys) == SETTING_KEYS
+    default = "&" + "&".join(f"{k}={v}" for k, v in settings_fields(Ruleset()).items())
+    assert f"`{default}`" in SPEC
+    other = Ruleset.from_dict({"target": 24, "ladder": "even", "rest_refused": "value"})
+    fields = settings_fields(other, audit="game", deck="v2", pipeline=False)
+    tail = "&" + "&".join(f"{k}={v}" for k, v in fields.items())
+    assert f"`{tail}`" in SPEC
+    full = re.search(r"`(truc://10\.1\.0\.2:4455/\?fp=0{64}&[^`]*)`", SPEC)
+    assert full is not None
+    invite = Invite.parse(full.group(1))
+    assert invite.settings.fields() == fields and str(invite) == full.group(1)
+    # the TXT keys of section 7 are the same keys, in the same order
+    section7 = SPEC.split("## 7. LAN discovery")[1].split("## 8.")[0]
+    listed = re.findall(r"`(\w+)`", section7.split("settings of §1.1")[1].split("(older")[0])
+    assert tuple(listed) == SETTING_KEYS

@@ -313,3 +313,28 @@ def test_early_cards_vectors_are_reproduced_and_verify(
     assert forms["shares-only"] >= 1
     if pipeline:
         assert forms["with-action"] >= 1  # player 1 answers at once: the old form too
+
+
+def test_rest_final_vector_is_reproduced_and_has_no_predeal_after_the_rest(
+    generator: ModuleType,
+) -> None:
+    """wire_v2_rest_final.json (wire.md 6b, the rest-final rule): byte for byte,
+    verified; both nonces announce mask 2; no v2deck1/v2deck2 of a later hand
+    follows the "rest", while every earlier hand boundary was pre-dealt."""
+    stored = json.loads((SPEC / "vectors" / "wire_v2_rest_final.json").read_text())
+    assert generator.rest_final_vector() == stored
+    raws = [bytes.fromhex(e["hex"]) for e in stored["envelopes"]]
+    report = verify_transcript(raws)
+    assert report.valid, report.summary()
+    envs = [decode_envelope(raw) for raw in raws]
+    for hello in envs[:2]:
+        assert hello.payload["nonce"][24:] == b"trc\x01\x00\x00\x00\x02"
+    rest = next(
+        i
+        for i, e in enumerate(envs)
+        if e.type == "v2deck3" and e.payload.get("action", {}).get("act") == "rest"
+    )
+    assert envs[rest + 1].type == "v2action" and envs[rest + 1].payload["act"] == "accept"
+    assert not [e for e in envs[rest:] if e.type in ("v2deck1", "v2deck2")]
+    assert [e.payload["hand"] for e in envs[:rest] if e.type == "v2deck1"] == [0, 1]
+    assert stored["result"]["reason"] == "rest-won"

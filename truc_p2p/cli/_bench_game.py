@@ -28,6 +28,7 @@ Three measurements, each printed beside the limit it is compared with:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import statistics
 import time
@@ -39,6 +40,7 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
+from truc_p2p.deck import DeckSideV2, Role
 from truc_p2p.local import make_pair
 from truc_p2p.net import BotStrategy, play_game
 from truc_p2p.protocol import (
@@ -75,12 +77,31 @@ def analyse(transcript: list[bytes]) -> dict[str, float]:
     ]
     facts = analyse_flow([(e.sender, kind) for e, kind in zip(envs, kinds, strict=True)])
     facts["bytes_per_hand"] = sum(4 + len(raw) for raw in transcript) / facts["hands"]
+    facts["messages"] = len(transcript)
+    facts["bytes"] = sum(4 + len(raw) for raw in transcript)
+    # The pre-deal of a hand that never opens (wire.md 6b.4): deal messages naming a
+    # hand after the last one played.  Not a hand played: counted on its own.
+    last = int(facts["hands"]) - 1
+    unplayed = [
+        (e.type, 4 + len(raw))
+        for e, raw in zip(envs, transcript, strict=True)
+        if e.type in ("v2deck1", "v2deck2") and e.payload.get("hand", -1) > last
+    ]
+    facts["v2deck1"] = sum(1 for e in envs if e.type == "v2deck1")
+    facts["v2deck2"] = sum(1 for e in envs if e.type == "v2deck2")
+    facts["unplayed_predeal_messages"] = len(unplayed)
+    facts["unplayed_predeal_d1"] = sum(1 for t, _ in unplayed if t == "v2deck1")
+    facts["unplayed_predeal_d2"] = sum(1 for t, _ in unplayed if t == "v2deck2")
+    facts["unplayed_predeal_bytes"] = sum(n for _, n in unplayed)
     return facts
 
 
 def analyse_flow(messages: list[tuple[int, str]]) -> dict[str, float]:
-    """The flight figures of a chain given as (sender, message type) pairs."""
-    hands = max(1, sum(1 for _, mtype in messages if mtype in ("deck1", "v2deck1")))
+    """The flight figures of a chain given as (sender, message type) pairs; per hand
+    means per hand **played**: a hand whose deal completed (its ``deck4`` or
+    ``v2deck3``), so a pre-dealt hand that never opens is not counted."""
+    played = ("deck4", "v2deck3", "v2deck3/shares")
+    hands = max(1, sum(1 for _, mtype in messages if mtype in played))
     flights: list[tuple[int, set[str]]] = []
     for sender, mtype in messages:
         if not flights or flights[-1][0] != sender:
@@ -229,11 +250,22 @@ def _deck_floor_ms() -> float:
     return float(statistics.mean(floors.values()))
 
 
-def _timed_game(seed: int, target: int, pipeline: bool) -> dict[str, Any]:
-    """One in-memory game; CPU of each side's protocol calls (bots excluded)."""
+def _timed_game(seed: int, target: int, pipeline: bool, rest_final: bool = True) -> dict[str, Any]:
+    """One in-memory game; CPU of each side's protocol calls (bots excluded).  The
+    keys and secrets follow from ``seed``.  Without ``rest_final`` the hellos still
+    announce the rule (so the game id, hence every deal, is the same game's) but both
+    sessions then owe the pre-deal as without it: the same game, minus the rule."""
     records: list[bytes] = []
+    fixed = [hashlib.sha256(f"bench-game/{seed}/{p}".encode()).digest() for p in (0, 1)]
     sessions = make_pair(
-        ruleset=Ruleset(target=target), records=(records.append, None), pipeline=pipeline
+        ruleset=Ruleset(target=target),
+        records=(records.append, None),
+        pipeline=pipeline,
+        identities=(
+            Ed25519PrivateKey.from_private_bytes(fixed[0]),
+            Ed25519PrivateKey.from_private_bytes(fixed[1]),
+        ),
+        secrets=(hashlib.sha256(fixed[0]).digest(), hashlib.sha256(fixed[1]).digest()),
     )
     bots = {p: make_bot("heuristic", seed * 2 + int(p)) for p in (Player.P0, Player.P1)}
     cpu = {Player.P0: 0.0, Player.P1: 0.0}
@@ -244,6 +276,8 @@ def _timed_game(seed: int, target: int, pipeline: bool) -> dict[str, Any]:
             if me in closed:
                 continue
             s, peer = sessions[me], sessions[me.other]
+            if not rest_final and len(records) >= 2:  # both hellos are out
+                s.rest_final_feature = False
             start = _cpu()
             event = s.next_event()
             out = s.data_to_send()
@@ -396,13 +430,93 @@ async def _concurrent(n: int, target: int) -> dict[str, float]:
     }
 
 
-def _variant(
-    games: int, target: int, one_way: float, pipeline: bool, floor_of: Callable[[float], float]
+def _predeal_cpu_ms() -> tuple[float, float]:
+    """CPU (ms, both peers) of one pre-deal message that is never opened, timed here
+    with the deck library: a ``v2deck1`` costs its maker's shuffle and proofs and the
+    receiver's check and answer; a pre-dealt ``v2deck2`` its receiver's check."""
+    game_id, context = bytes(32), bytes(32)
+    runs: list[tuple[float, float]] = []
+    for h in range(3):
+        b = DeckSideV2(Role.NONDEALER, bytes([h]) * 32, game_id=game_id, hand=h, context=context)
+        a = DeckSideV2(Role.DEALER, bytes([h + 9]) * 32, game_id=game_id, hand=h, context=context)
+        start = _cpu()
+        d2 = a.receive_d1(b.d1())
+        mid = _cpu()
+        b.receive_d2_deck({k: v for k, v in d2.items() if k != "shares"})
+        runs.append((mid - start, _cpu() - mid))
+    return (
+        statistics.median(r[0] for r in runs) * 1000,
+        statistics.median(r[1] for r in runs) * 1000,
+    )
+
+
+def _per_game(timed: list[dict[str, Any]], key: str) -> float:
+    return float(sum(t["facts"][key] for t in timed)) / max(1, len(timed))
+
+
+def _predeal_figures(
+    games: int, target: int, timed: list[dict[str, Any]], predeal_ms: tuple[float, float]
 ) -> dict[str, Any]:
-    """Every per-hand figure for the classic (``pipeline=False``) or pipelined deal."""
+    """The unplayed pre-deal per game, and what the rest-final rule (wire.md 6b.5)
+    saves per game: the same games (same keys, secrets and bots) without the rule."""
+    d1_ms, d2_ms = predeal_ms
+    unplayed = {
+        "messages_per_game": round(_per_game(timed, "unplayed_predeal_messages"), 2),
+        "bytes_per_game": round(_per_game(timed, "unplayed_predeal_bytes")),
+        "cpu_ms_per_game_both_peers": round(
+            _per_game(timed, "unplayed_predeal_d1") * d1_ms
+            + _per_game(timed, "unplayed_predeal_d2") * d2_ms,
+            1,
+        ),
+    }
+    without = [_timed_game(seed, target, True, rest_final=False) for seed in range(games)]
+    # CPU saved: the deck work of the messages not sent, at the timed cost per
+    # message (a whole game's CPU varies by more than one pre-deal from run to run).
+    diffs = [
+        (
+            w["facts"]["messages"] - t["facts"]["messages"],
+            w["facts"]["bytes"] - t["facts"]["bytes"],
+            (w["facts"]["v2deck1"] - t["facts"]["v2deck1"]) * d1_ms / 1000
+            + (w["facts"]["v2deck2"] - t["facts"]["v2deck2"]) * d2_ms / 1000,
+        )
+        for t, w in zip(timed, without, strict=True)
+    ]
+    n = max(1, len(diffs))
+    hit = [d for d in diffs if d[0] > 0]
+    m = max(1, len(hit))
+    saves = {
+        "games_where_it_applied": len(hit),
+        "where_applied": {
+            "messages_per_game": round(sum(d[0] for d in hit) / m, 2),
+            "bytes_per_game": round(sum(d[1] for d in hit) / m),
+            "cpu_ms_per_game_both_peers": round(sum(d[2] for d in hit) / m * 1000, 1),
+        },
+        "messages_per_game": round(sum(d[0] for d in diffs) / n, 2),
+        "bytes_per_game": round(sum(d[1] for d in diffs) / n),
+        "cpu_ms_per_game_both_peers": round(sum(d[2] for d in diffs) / n * 1000, 1),
+    }
+    return {
+        "predeal_ms": {"v2deck1": round(d1_ms, 2), "v2deck2": round(d2_ms, 2)},
+        "unplayed_predeal": unplayed,
+        "rest_final_saves": saves,
+    }
+
+
+def _variant(
+    games: int,
+    target: int,
+    one_way: float,
+    pipeline: bool,
+    floor_of: Callable[[float], float],
+    predeal_ms: tuple[float, float] = (0.0, 0.0),
+) -> dict[str, Any]:
+    """Every per-hand figure (per hand played) for the classic (``pipeline=False``)
+    or pipelined deal."""
     timed = [_timed_game(seed, target, pipeline) for seed in range(games)]
     hands = sum(t["facts"]["hands"] for t in timed)
     out: dict[str, Any] = {"hands": hands}
+    if pipeline:
+        out.update(_predeal_figures(games, target, timed, predeal_ms))
     for key in (
         "messages_per_hand",
         "flights_per_hand",
@@ -459,7 +573,7 @@ def run(*, games: int, rtt_ms: float, target: int, concurrency: list[int]) -> di
         },
         "deck_floor_ms_per_hand": round(floor.deck_ms, 2),
         "think_flights": THINK_FLIGHTS,
-        "pipelined": _variant(games, target, one_way, True, floor_of),
+        "pipelined": _variant(games, target, one_way, True, floor_of, _predeal_cpu_ms()),
         "classic": _variant(games, target, one_way, False, floor_of),
         "concurrency": [trio.run(_concurrent, n, target) for n in concurrency],
     }
@@ -486,14 +600,37 @@ def main(*, games: int, rtt_ms: float, target: int, concurrency: list[int], as_j
         v = r[name]
         cpu, ratio = v["cpu_ms_per_hand"], v["cpu_ratio_to_floor"]
         out(
-            f"  {name} deal ({v['hands']} hands), per hand: {v['messages_per_hand']} messages, "
+            f"  {name} deal ({v['hands']} hands played), per hand played: "
+            f"{v['messages_per_hand']} messages, "
             f"{v['flights_per_hand']} flights, {v['deal_flights_per_hand']} deal flights "
             f"({v['critical_deal_flights_per_hand']} on the critical path, of which "
             f"{v['forced_deal_flights_per_hand']} forced by fairness), "
             f"{v['bytes_per_hand']:.0f} bytes"
         )
+        if "unplayed_predeal" in v:
+            u, sv = v["unplayed_predeal"], v["rest_final_saves"]
+            wa = sv["where_applied"]
+            out(
+                f"    a pre-deal message's deck work (both peers, timed here): v2deck1 "
+                f"{v['predeal_ms']['v2deck1']} ms, pre-dealt v2deck2 "
+                f"{v['predeal_ms']['v2deck2']} ms"
+            )
+            out(
+                f"    unplayed pre-deal (a hand dealt ahead that never opens), per game: "
+                f"{u['messages_per_game']} messages, {u['bytes_per_game']} bytes, "
+                f"{u['cpu_ms_per_game_both_peers']} ms CPU (both peers)"
+            )
+            out(
+                f'    rest-final rule (no pre-deal once "my rest" decides the hand) saves '
+                f"per game: {sv['messages_per_game']} messages, {sv['bytes_per_game']} bytes, "
+                f"{sv['cpu_ms_per_game_both_peers']} ms CPU (both peers); it applied in "
+                f"{sv['games_where_it_applied']} of {r['games']} games, saving there "
+                f"{wa['messages_per_game']} messages, {wa['bytes_per_game']} bytes, "
+                f"{wa['cpu_ms_per_game_both_peers']} ms CPU per game"
+            )
         out(
-            f"    CPU per hand: P0 {cpu['P0']} ms, P1 {cpu['P1']} ms (floor "
+            f"    whole-game CPU per hand played: P0 {cpu['P0']} ms, P1 {cpu['P1']} ms, "
+            f"beside the deck alone {r['deck_floor_ms_per_hand']} ms (floor "
             f"{v['cpu_floor_ms_per_hand_per_peer']} ms; ratio {ratio['P0']} / {ratio['P1']}); "
             f"at {r['rtt_ms']:g} ms round trip: {v['wall_ms_per_hand']} ms per hand (model "
             f"{v['model_ms_per_hand']} ms), {v['wall_s_per_game']} s per game vs model "

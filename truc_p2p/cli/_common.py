@@ -20,7 +20,7 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TextIO, TypeVar
 
 from truc_p2p.cli._i18n import _
 from truc_p2p.cli._texts import Voice
@@ -71,17 +71,47 @@ class UsageError(ValueError):
 _SAMPLE = "♠♥♦♣“”·–"
 
 
+class _StoreExplicit(argparse.Action):
+    """``store``, and remember that the option was given (:func:`explicit_options`)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        given: frozenset[str] = getattr(namespace, "explicit_options", frozenset())
+        namespace.explicit_options = frozenset(given) | {self.dest}
+
+
+def explicit_options(args: argparse.Namespace) -> frozenset[str]:
+    """The ruleset options the user actually gave (dest names), and ``no_pipeline``
+    when ``--no-pipeline`` was given: what a joiner insists on (connect.md 1.1)."""
+    given = frozenset(getattr(args, "explicit_options", frozenset()))
+    return given | ({"no_pipeline"} if getattr(args, "no_pipeline", False) else frozenset())
+
+
 def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
     """Options that choose the Ruleset (both peers must pass the same ones)."""
-    parser.add_argument("--target", type=int, default=12, help="points to win (default 12)")
+    parser.add_argument(
+        "--target",
+        type=int,
+        default=12,
+        action=_StoreExplicit,
+        help="points to win (default 12)",
+    )
     parser.add_argument(
         "--ladder",
+        action=_StoreExplicit,
         choices=[x.value for x in Ladder],
         default=Ladder.LITERAL.value,
         help="raise ladder: literal 1,2,6,8,10... (default) or even 1,2,4,6,8...",
     )
     parser.add_argument(
         "--rest-refused",
+        action=_StoreExplicit,
         choices=[x.value for x in RestRefused],
         default=RestRefused.GAME.value,
         help="a refused 'my rest' wins the game (default) or scores the round value",

@@ -24,6 +24,7 @@ from truc_p2p.cli._common import (
     check_out_dir,
     default_name,
     exit_status,
+    explicit_options,
     pipeline_of,
     positive_seconds,
     print_outcome,
@@ -56,6 +57,7 @@ from truc_p2p.net import (
     EventHook,
     GameOutcome,
     GameSettings,
+    HostSettings,
     Invite,
     InviteError,
     Listen,
@@ -498,10 +500,13 @@ def _host(args: argparse.Namespace) -> int:
 
 
 def _game_settings(args: argparse.Namespace, ruleset: Ruleset, name: str) -> GameSettings:
-    """The game and its clocks, as the command line gives them."""
+    """The game and its clocks, as the command line gives them (a joiner: with what
+    the invite says the host plays, :func:`_adopt_host_settings`)."""
     return GameSettings(
         ruleset=ruleset,
         name=name,
+        audit=getattr(args, "host_audit", None) or "game",
+        deck=getattr(args, "host_deck", None) or "v2",
         pipeline=pipeline_of(args),
         turn_timeout=args.timeout,
         hello_timeout=args.hello_timeout,
@@ -518,7 +523,7 @@ def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any
             "ladder": args.ladder,
             "rest_refused": args.rest_refused,
         },
-        "audit": "game",
+        "audit": getattr(args, "host_audit", None) or "game",
         "identity": str(ident.path.resolve()) if ident.path is not None else None,
         "bind": getattr(args, "bind", None),
         "timeout": args.timeout,
@@ -570,6 +575,51 @@ def _pick_relay_game(args: argparse.Namespace) -> Invite | int:
     return picked.invite
 
 
+#: setting key -> (the join option that sets it, its dest)
+_JOIN_OPTIONS = {
+    "target": ("--target", "target"),
+    "ladder": ("--ladder", "ladder"),
+    "rest": ("--rest-refused", "rest_refused"),
+    "pipeline": ("--no-pipeline", "no_pipeline"),
+}
+
+
+def _adopt_host_settings(args: argparse.Namespace, invite: Invite) -> str | None:
+    """Play what the invite says the host plays (connect.md 1.1): each setting the
+    user gave no option for is taken from the invite.  Returns the one line to print
+    (then exit 2, before any connection) when a given option conflicts, else None."""
+    host = invite.settings
+    if host.empty:
+        return None  # an older host's invite: a mismatch shows only in its hello
+    given = explicit_options(args)
+    mine = HostSettings(
+        target=args.target if "target" in given else None,
+        ladder=args.ladder if "ladder" in given else None,
+        rest=args.rest_refused if "rest_refused" in given else None,
+        pipeline=False if "no_pipeline" in given else None,
+    )
+    clashes = host.conflicts(mine)
+    if clashes:
+        fixes = []
+        for key in clashes:
+            option = _JOIN_OPTIONS[key][0]
+            if key == "pipeline":
+                fixes.append(f"leave out {option}")
+            else:
+                fixes.append(f"use {option} {host.fields()[key]} or leave the option out")
+        return f"truc-p2p join: the host plays {host.describe()}; " + "; ".join(fixes) + "."
+    if host.target is not None:
+        args.target = host.target
+    if host.ladder is not None:
+        args.ladder = host.ladder
+    if host.rest is not None:
+        args.rest_refused = host.rest
+    if host.pipeline is False:
+        args.no_pipeline = True
+    args.host_audit, args.host_deck = host.audit, host.deck
+    return None
+
+
 def _join(args: argparse.Namespace) -> int:
     if args.invite is not None and args.relay is not None:
         print(
@@ -597,6 +647,10 @@ def _join(args: argparse.Namespace) -> int:
         except InviteError as exc:
             print(f"truc-p2p join: bad invite: {exc}", file=sys.stderr)
             return 2
+    clash = _adopt_host_settings(args, invite)
+    if clash is not None:
+        print(clash, file=sys.stderr)
+        return 2
     out_problem = check_out_dir(args.out, args.command)
     if out_problem is not None:
         return out_problem
@@ -618,6 +672,12 @@ def _join(args: argparse.Namespace) -> int:
         file=_info_stream(args),
         flush=True,
     )
+    if not invite.settings.empty:
+        print(
+            f"the host plays {invite.settings.describe()}",
+            file=_info_stream(args),
+            flush=True,
+        )
 
     connections = [0]
 

@@ -61,7 +61,15 @@ from truc_p2p.net._games import (
     transcript_path,
     write_meta,
 )
-from truc_p2p.net._invite import DEFAULT_PORT, Invite, InviteError, parse_host_port
+from truc_p2p.net._invite import (
+    DEFAULT_PORT,
+    SETTING_KEYS,
+    HostSettings,
+    Invite,
+    InviteError,
+    parse_host_port,
+    settings_fields,
+)
 from truc_p2p.net._lobby import ListingError, LobbyGame, LobbyListing, fetch_lobby
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
@@ -93,6 +101,7 @@ __all__ = [
     "DIRECT_WINDOW",
     "PATHS",
     "SERVICE_TYPE",
+    "SETTING_KEYS",
     "BotStrategy",
     "ConnectError",
     "Dial",
@@ -103,6 +112,7 @@ __all__ = [
     "GameListener",
     "GameOutcome",
     "GameSettings",
+    "HostSettings",
     "Incoming",
     "Invite",
     "InviteError",
@@ -149,6 +159,7 @@ __all__ = [
     "restore_game",
     "resume_game",
     "serve_game",
+    "settings_fields",
     "transcript_path",
     "write_meta",
 ]

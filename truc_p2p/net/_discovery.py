@@ -4,7 +4,8 @@
 API is called here from worker threads (:func:`trio.to_thread.run_sync`), so
 the trio side never blocks.  A host's service carries its game port and
 addresses, and TXT keys ``v`` (1), ``fp`` (the key fingerprint), ``name``,
-``target``, ``ladder``, ``rest`` and ``audit``.  The fingerprint is only a
+and the host's settings as in its invite: ``target``, ``ladder``, ``rest``,
+``audit``, ``deck`` and ``pipeline`` (connect.md 1.1, 7).  The fingerprint is only a
 hint to choose by: the joiner still pins the one it picked, so a spoofed
 announcement can waste a click, not steal a game.
 """
@@ -20,12 +21,13 @@ from typing import Any
 
 import trio
 
-from truc_p2p.net._invite import Invite, InviteError
+from truc_p2p.net._invite import SETTING_KEYS, HostSettings, Invite, InviteError
 
 __all__ = ["SERVICE_TYPE", "FoundGame", "advertise_game", "find_games"]
 
 SERVICE_TYPE = "_truc._tcp.local."
-_SETTINGS = ("target", "ladder", "rest", "audit")
+#: TXT keys of the host's settings: those of the invite (connect.md 1.1, 7).
+_SETTINGS = SETTING_KEYS
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,13 @@ class FoundGame:
 
     @property
     def invite(self) -> Invite:
-        """An invite to the first announced address (IPv4 first)."""
-        return Invite(self.addresses[0], self.port, self.fingerprint)
+        """An invite to the first announced address (IPv4 first), with the settings
+        the record carries (a bad value is left out, never trusted)."""
+        try:
+            settings = HostSettings.from_fields(self.settings)
+        except InviteError:
+            settings = HostSettings()
+        return Invite(self.addresses[0], self.port, self.fingerprint, settings=settings)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -34,7 +34,7 @@ from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
 from truc_p2p.net._connect import DIRECT_WINDOW, Rendezvous, connect
 from truc_p2p.net._host import GameSlot, HostLoop
-from truc_p2p.net._invite import Invite
+from truc_p2p.net._invite import Invite, settings_fields
 from truc_p2p.net._lobby import LobbyListing, listing_fields
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import EventHook, play_game
@@ -320,12 +320,10 @@ async def host_game(
     rules = settings.ruleset or Ruleset()
     name = settings.name or "host"
     relay = listen.relay
-    advertised = {
-        "target": str(rules.target),
-        "ladder": rules.ladder.value,
-        "rest": rules.rest_refused.value,
-        "audit": settings.audit,
-    }
+    # What a joiner must agree to: in the invite, the mDNS record (connect.md 1.1, 7)
+    advertised = settings_fields(
+        rules, audit=settings.audit, deck=settings.deck, pipeline=settings.pipeline
+    )
     relay_nonce = secrets.token_bytes(16)
     claim = relay_claim(identity, relay_nonce) if relay is not None else None
     relay_meta: dict[str, Any] = {}

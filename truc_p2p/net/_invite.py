@@ -1,4 +1,4 @@
-"""Invites: ``truc://HOST:PORT/?fp=FINGERPRINT[&relay=RHOST:RPORT&code=CODE]``.
+"""Invites: ``truc://HOST:PORT/?fp=FINGERPRINT[&relay=RHOST:RPORT&code=CODE][&SETTINGS]``.
 
 An invite tells a friend where the host listens and which key the host will
 present.  ``HOST`` is a DNS name, a dotted IPv4 address or an IPv6 address in
@@ -7,22 +7,40 @@ host's key fingerprint, 64 lowercase hex digits
 (:func:`truc_p2p.protocol.fingerprint`).  A host registered with a relay
 adds ``relay`` (the relay's ``HOST:PORT``, IPv6 in brackets) and ``code``
 (its one-time code, 4 to 32 lowercase letters and digits); both or neither.
-Unknown query parameters are ignored so later versions may add some, and
-an older reader simply ignores ``relay`` and ``code``.  Examples::
+The host's game settings — what a joiner must agree to, else the hellos
+do not match (wire.md 4) — follow as ``target``, ``ladder``, ``rest``,
+``audit``, ``deck`` and ``pipeline`` (:class:`HostSettings`, connect.md
+1.1); the same keys and values are the mDNS TXT record's and a lobby
+listing's (:func:`settings_fields`).  Each is optional: an invite without
+them (an older host's) still works, and the joiner then learns a mismatch
+only from the host's hello.  Unknown query parameters are ignored so later
+versions may add some, and an older reader simply ignores ``relay``,
+``code`` and the settings.  Examples::
 
     truc://192.168.1.20:4455/?fp=3f0c…
     truc://[2001:db8::7]:4455/?fp=3f0c…
     truc://192.168.1.20:4455/?fp=3f0c…&relay=relay.example.org:4456&code=k3j…
+    truc://192.168.1.20:4455/?fp=3f0c…&target=24&ladder=literal&rest=game&audit=game&deck=v2&pipeline=1
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["DEFAULT_PORT", "Invite", "InviteError"]
+from truc_p2p.rules import MAX_TARGET, Ladder, RestRefused, Ruleset
+
+__all__ = [
+    "DEFAULT_PORT",
+    "SETTING_KEYS",
+    "HostSettings",
+    "Invite",
+    "InviteError",
+    "settings_fields",
+]
 
 #: The port ``truc-p2p host`` listens on unless told otherwise.
 DEFAULT_PORT = 4455
@@ -36,6 +54,126 @@ _NAME_RE = re.compile(
 
 class InviteError(ValueError):
     """Text that is not a valid ``truc://`` invite."""
+
+
+#: The settings keys of an invite, an mDNS TXT record and a lobby listing, in order.
+SETTING_KEYS = ("target", "ladder", "rest", "audit", "deck", "pipeline")
+_AUDITS = ("game", "hand")
+_DECKS = ("v1", "v2")
+
+
+@dataclass(frozen=True)
+class HostSettings:
+    """What a joiner must agree to (connect.md 1.1): the host's ruleset, audit
+    mode, deck version and whether the deal is pipelined.  ``None``: not said
+    (an older invite or record), so nothing can be checked before the hello."""
+
+    target: int | None = None
+    ladder: str | None = None
+    rest: str | None = None
+    audit: str | None = None
+    deck: str | None = None
+    pipeline: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.target is not None and (
+            type(self.target) is not int or not 1 <= self.target <= MAX_TARGET
+        ):
+            raise InviteError(f"target must be in 1..{MAX_TARGET}, not {self.target!r}")
+        if self.ladder is not None and self.ladder not in {x.value for x in Ladder}:
+            raise InviteError(f"not a ladder: {self.ladder!r}")
+        if self.rest is not None and self.rest not in {x.value for x in RestRefused}:
+            raise InviteError(f"not a rest rule: {self.rest!r}")
+        if self.audit is not None and self.audit not in _AUDITS:
+            raise InviteError(f"audit must be game or hand, not {self.audit!r}")
+        if self.deck is not None and self.deck not in _DECKS:
+            raise InviteError(f"deck must be v1 or v2, not {self.deck!r}")
+        if self.pipeline and self.deck == "v1":
+            raise InviteError("the pipelined deal needs deck v2")
+
+    @classmethod
+    def of_game(
+        cls, ruleset: Ruleset | None, *, audit: str, deck: str, pipeline: bool | None
+    ) -> HostSettings:
+        """The settings of a game the way the host plays it (``pipeline`` ``None``:
+        the session's default, on with deck v2)."""
+        rules = ruleset or Ruleset()
+        return cls(
+            target=rules.target,
+            ladder=rules.ladder.value,
+            rest=rules.rest_refused.value,
+            audit=audit,
+            deck=deck,
+            pipeline=(deck == "v2") if pipeline is None else (pipeline and deck == "v2"),
+        )
+
+    @property
+    def empty(self) -> bool:
+        return not self.fields()
+
+    def fields(self) -> dict[str, str]:
+        """The settings said, as text fields in :data:`SETTING_KEYS` order."""
+        out: dict[str, str] = {}
+        for key in SETTING_KEYS:
+            value = getattr(self, key)
+            if value is None:
+                continue
+            out[key] = ("1" if value else "0") if key == "pipeline" else str(value)
+        return out
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, str]) -> HostSettings:
+        """Read the settings keys of ``fields`` (others are ignored); a bad value
+        raises :class:`InviteError`."""
+        values: dict[str, object] = {}
+        for key in SETTING_KEYS:
+            text = fields.get(key)
+            if text is None:
+                continue
+            if key == "target":
+                if not re.fullmatch(r"[0-9]{1,4}", text):
+                    raise InviteError(f"target must be a number, not {text!r}")
+                values[key] = int(text)
+            elif key == "pipeline":
+                if text not in ("0", "1"):
+                    raise InviteError(f"pipeline must be 0 or 1, not {text!r}")
+                values[key] = text == "1"
+            else:
+                values[key] = text.lower()
+        return cls(**values)  # type: ignore[arg-type]
+
+    def conflicts(self, mine: HostSettings) -> list[str]:
+        """The keys (:data:`SETTING_KEYS` order) that both name with other values:
+        ``mine`` is what a joiner insists on, ``self`` what the host said."""
+        theirs, ours = self.fields(), mine.fields()
+        return [k for k in SETTING_KEYS if k in theirs and k in ours and theirs[k] != ours[k]]
+
+    def describe(self) -> str:
+        """The settings in words, e.g. ``to 24, ladder literal, a refused rest
+        loses the game, audit game, deck v2 pipelined``."""
+        parts = []
+        if self.target is not None:
+            parts.append(f"to {self.target}")
+        if self.ladder is not None:
+            parts.append(f"ladder {self.ladder}")
+        if self.rest is not None:
+            parts.append(f"refused rest: {self.rest}")
+        if self.audit is not None:
+            parts.append(f"audit {self.audit}")
+        if self.deck is not None:
+            deal = "" if self.pipeline is None else " pipelined" if self.pipeline else " classic"
+            parts.append(f"deck {self.deck}{deal}")
+        elif self.pipeline is not None:
+            parts.append("pipelined deal" if self.pipeline else "classic deal")
+        return ", ".join(parts)
+
+
+def settings_fields(
+    ruleset: Ruleset | None, *, audit: str = "game", deck: str = "v2", pipeline: bool | None = None
+) -> dict[str, str]:
+    """A host's game settings as the text fields of its invite, its mDNS TXT record
+    and a lobby listing (connect.md 1.1): keys :data:`SETTING_KEYS`, in that order."""
+    return HostSettings.of_game(ruleset, audit=audit, deck=deck, pipeline=pipeline).fields()
 
 
 def _check_host(host: str) -> str:
@@ -59,6 +197,8 @@ class Invite:
     relay: tuple[str, int] | None = None
     #: The host's one-time code at that relay.
     code: str | None = None
+    #: What a joiner must agree to, as far as the invite says (connect.md 1.1).
+    settings: HostSettings = HostSettings()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "host", _check_host(self.host))
@@ -84,6 +224,8 @@ class Invite:
         text = f"{SCHEME}://{_bracket(self.host)}:{self.port}/?fp={self.fingerprint}"
         if self.relay is not None:
             text += f"&relay={_bracket(self.relay[0])}:{self.relay[1]}&code={self.code}"
+        for key, value in self.settings.fields().items():
+            text += f"&{key}={value}"
         return text
 
     @classmethod
@@ -116,7 +258,14 @@ class Invite:
             raise InviteError("the invite carries more than one relay= or code=")
         relay = _parse_relay(relays[0]) if relays else None
         code = codes[0].lower() if codes else None
-        return cls(host, port, fps[0].lower(), relay=relay, code=code)
+        said: dict[str, str] = {}
+        for k, v in query:
+            if k in SETTING_KEYS:
+                if k in said:
+                    raise InviteError(f"the invite carries more than one {k}=")
+                said[k] = v
+        settings = HostSettings.from_fields(said)
+        return cls(host, port, fps[0].lower(), relay=relay, code=code, settings=settings)
 
 
 def _bracket(host: str) -> str:

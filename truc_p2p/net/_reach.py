@@ -10,6 +10,7 @@ invite that names them.
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import weakref
 from collections.abc import AsyncIterator, Callable
@@ -19,7 +20,7 @@ import trio
 
 from truc_p2p.net._connect import Incoming, Rendezvous, lan_addresses, open_rendezvous
 from truc_p2p.net._discovery import advertise_game
-from truc_p2p.net._invite import Invite
+from truc_p2p.net._invite import HostSettings, Invite
 from truc_p2p.net._portmap import PortMapping, map_port
 from truc_p2p.net._tcp import GameListener
 
@@ -46,8 +47,16 @@ def _is_ip(text: str) -> bool:
 class Reach:
     """A host's listener plus its relay registration, port mapping and announcement."""
 
-    def __init__(self, listener: GameListener, fingerprint: str, advertise: str | None) -> None:
+    def __init__(
+        self,
+        listener: GameListener,
+        fingerprint: str,
+        advertise: str | None,
+        settings: HostSettings | None = None,
+    ) -> None:
         self.listener = listener
+        #: what a joiner must agree to, carried by the invite (connect.md 1.1)
+        self.settings = settings if settings is not None else HostSettings()
         self.fingerprint = fingerprint
         self.advertise = advertise
         self.rendezvous: Rendezvous | None = None
@@ -64,7 +73,8 @@ class Reach:
             base = Invite(self.mapping.external_ip, self.mapping.external_port, self.fingerprint)
         else:
             base = self.listener.invite(self.fingerprint, advertise=self.advertise)
-        return self.rendezvous.invite(base) if self.rendezvous is not None else base
+        invite = self.rendezvous.invite(base) if self.rendezvous is not None else base
+        return dataclasses.replace(invite, settings=self.settings)
 
     async def accept_incoming(self) -> Incoming:
         """The next connection from any source (listener: path ``direct``)."""
@@ -135,7 +145,7 @@ async def open_reach(
     with again, ``on_notice`` hearing about it; a router without port mapping or a LAN without
     multicast is skipped (``on_notice`` hears what the router did).
     """
-    reach = Reach(listener, fingerprint, advertise)
+    reach = Reach(listener, fingerprint, advertise, HostSettings.from_fields(settings or {}))
     local_only = _is_loopback(listener.bind)
     async with AsyncExitStack() as stack:
         if relay is not None:

@@ -68,7 +68,13 @@ from truc_p2p.protocol._messages import (
     DECK_VERSIONS,
     MessageType,
 )
-from truc_p2p.protocol._state import INTERJECTIONS, STAGES, TRANSITIONS, Stage
+from truc_p2p.protocol._state import (
+    INTERJECTIONS,
+    INTERJECTIONS_WAIVED,
+    STAGES,
+    TRANSITIONS,
+    Stage,
+)
 from truc_p2p.protocol._transcript import (
     TRANSCRIPT_MAGIC,
     TranscriptFormatError,
@@ -109,6 +115,7 @@ __all__ = [
     "CONTROL",
     "DECK_VERSIONS",
     "INTERJECTIONS",
+    "INTERJECTIONS_WAIVED",
     "MAX_ENVELOPE",
     "NEED_DATA",
     "PROTOCOL_VERSION",

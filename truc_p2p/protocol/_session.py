@@ -104,6 +104,7 @@ from truc_p2p.protocol._values import (
     AUDIT_MODES,
     EARLY_DEFAULT,
     FEATURE_RESIGN,
+    FEATURE_REST_FINAL,
     PIPELINE_DEFAULT,
     coin_commitment,
     first_dealer_from_coins,
@@ -179,7 +180,9 @@ class Session:
     (which only matters for v1).  ``resign`` announces in the hello that this
     player understands resignation (wire.md section 8.1); it is agreed
     when both hellos announce it, and then :meth:`resign` ends the game with
-    a signed resignation instead of a plain ``quit``.
+    a signed resignation instead of a plain ``quit``.  ``rest_final`` announces
+    the rest-final rule (wire.md section 6b): when both hellos announce it, no
+    pre-deal message is owed while "my rest" decides the hand (:attr:`rest_final`).
     """
 
     def __init__(
@@ -197,6 +200,7 @@ class Session:
         pipeline: bool | None = None,
         resign: bool = True,
         early: bool | None = None,
+        rest_final: bool = True,
     ) -> None:
         if pipeline is None:
             pipeline = deck == "v2" and PIPELINE_DEFAULT
@@ -237,6 +241,9 @@ class Session:
         self._expected_peer = expected_peer_fingerprint
         #: whether our hello announces resignation (wire.md section 8.1)
         self.resign_feature = resign
+        #: whether our hello announces the rest-final rule (wire.md section 6b): no
+        #: pre-deal is owed while "my rest" decides the hand, when both announce it
+        self.rest_final_feature = rest_final
         self._peer_features = 0
         #: the signed resignation that ended the game (ours or the peer's), if any
         self.resignation: Resignation | None = None
@@ -627,6 +634,7 @@ class Session:
         pipeline: bool | None = None,
         resign: bool | None = None,
         early: bool | None = None,
+        rest_final: bool | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
 
@@ -644,6 +652,8 @@ class Session:
         deck, pipeline, early = deck_settings(envelopes, Player(role), deck, pipeline, early)
         if resign is None:
             resign = own_features(envelopes, Player(role)) & FEATURE_RESIGN != 0
+        if rest_final is None:
+            rest_final = own_features(envelopes, Player(role)) & FEATURE_REST_FINAL != 0
         session = cls(
             identity=identity,
             role=role,
@@ -655,6 +665,7 @@ class Session:
             pipeline=pipeline,
             resign=resign,
             early=early,
+            rest_final=rest_final,
         )
         replay(session, envelopes, record)
         return session
@@ -678,11 +689,22 @@ class Session:
         return {
             "name": self.name,
             "key": self._public,
-            "nonce": hello_nonce(self._secret, FEATURE_RESIGN if self.resign_feature else 0),
+            "nonce": hello_nonce(self._secret, self._features()),
             "ruleset": dict(self.ruleset.to_dict()),
             "options": self._options(),
             "coin": coin,
         }
+
+    def _features(self) -> int:
+        """The feature mask our hello nonce announces (wire.md section 8.1)."""
+        mask = FEATURE_RESIGN if self.resign_feature else 0
+        return mask | (FEATURE_REST_FINAL if self.rest_final_feature else 0)
+
+    @property
+    def rest_final(self) -> bool:
+        """Whether the rest-final rule is agreed (both hellos announce it, wire.md
+        section 6b): no pre-deal is owed while "my rest" decides the hand."""
+        return self.rest_final_feature and bool(self._peer_features & FEATURE_REST_FINAL)
 
     def _fail(self, exc: ProtocolError) -> None:
         self._error = exc
@@ -1050,7 +1072,13 @@ class Session:
     def _due_stage(self) -> Stage:
         """The stage whose message is due: an owed pre-deal message of the next
         hand (an interjection) from the player due, else the stage itself."""
-        return due_stage(self.stage, self._game, self._hand_ender, self._pipeline.on_chain)
+        return due_stage(
+            self.stage,
+            self._game,
+            self._hand_ender,
+            self._pipeline.on_chain,
+            rest_final=self.rest_final,
+        )
 
     def _make_owed_predeal(self) -> bool:
         """Make the pre-deal message owed since our last :class:`YourTurn`, if we are

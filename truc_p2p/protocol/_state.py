@@ -38,12 +38,21 @@ import enum
 from collections.abc import Mapping, Sequence
 
 from truc_p2p.protocol._messages import MAX_SEEDS_PER_REVEAL, MessageType
-from truc_p2p.rules import Event, Game, GameEnded, Player, RoundEnded
+from truc_p2p.rules import (
+    ActionKind,
+    Event,
+    Game,
+    GameEnded,
+    Player,
+    RestRefused,
+    RoundEnded,
+)
 
 __all__ = [
     "ACTION_STAGES",
     "FIRST_DEAL_STAGES",
     "INTERJECTIONS",
+    "INTERJECTIONS_WAIVED",
     "STAGES",
     "TRANSITIONS",
     "V2_DEAL_STARTS",
@@ -55,6 +64,7 @@ __all__ = [
     "expected_sender",
     "next_stage",
     "predeal_conditions",
+    "rest_decides",
 ]
 
 
@@ -252,11 +262,17 @@ ACTION_STAGES: Mapping[Stage, str] = {
 #: due sends the first interjection it owes (pipelined deal: the pre-deal of the
 #: next hand).  Owed means: ``v2predeal1`` from the end of the current hand's
 #: deal (its ``v2deck3``) until the next hand's ``v2deck1`` is on the chain;
-#: ``v2predeal2`` from then until its ``v2deck2`` is.  The interjection's
-#: transition leads back to the interrupted stage.
+#: ``v2predeal2`` from then until its ``v2deck2`` is; with the rest-final rule
+#: (wire.md 6b) neither while "my rest" decides the hand (``rest_decides``).
+#: The interjection's transition leads back to the interrupted stage.
 INTERJECTIONS: Mapping[Stage, tuple[Stage, ...]] = {
     Stage.V2_PLAY: (Stage.V2_PREDEAL1, Stage.V2_PREDEAL2),
 }
+#: When no interjection is owed although one would be (wire.md 6b.5, ``due_stage``).
+INTERJECTIONS_WAIVED = (
+    'with the rest-final rule (both hello nonces announce bit 1) nothing is owed while "my '
+    'rest" decides the hand: accepted, or pending with `rest_refused` "game"'
+)
 #: Stages whose message starts the deal of a hand after the previous one ended.
 V2_DEAL_STARTS: tuple[Stage, ...] = (Stage.V2_DECK1, Stage.V2_DECK2, Stage.V2_OPEN)
 #: The stage that starts each hand, by deck version.
@@ -320,19 +336,40 @@ INTERJECTION_OWED: Mapping[Stage, int] = {Stage.V2_PREDEAL1: 0, Stage.V2_PREDEAL
 
 
 def due_stage(
-    stage: Stage, game: Game | None, hand_ender: Player | None, predeal: int | None
+    stage: Stage,
+    game: Game | None,
+    hand_ender: Player | None,
+    predeal: int | None,
+    *,
+    rest_final: bool = False,
 ) -> Stage:
     """The stage whose message comes next: the first interjection of ``stage`` owed
     by the player due (``predeal`` pre-deal messages of the next hand are on the
-    chain; ``None`` while no pre-deal may run), else ``stage`` itself."""
+    chain; ``None`` while no pre-deal may run), else ``stage`` itself.
+
+    With ``rest_final`` (both hellos announce the rest-final feature, wire.md 6b)
+    nothing is owed while the hand is final (:func:`rest_decides`).
+    """
     inters = INTERJECTIONS.get(stage, ())
     if not inters or predeal is None:
+        return stage
+    if rest_final and game is not None and rest_decides(game):
         return stage
     due = expected_sender(stage, game, hand_ender)
     for inter in inters:
         if predeal == INTERJECTION_OWED[inter] and expected_sender(inter, game, hand_ender) == due:
             return inter
     return stage
+
+
+def rest_decides(game: Game) -> bool:
+    """Whether "my rest" makes the current hand decide the game whatever is still
+    played (wire.md 6b, the rest-final rule): it was accepted (the rules engine's
+    ``rest_answered``), or it is pending and a refusal ends the game too
+    (``rest_refused`` "game").  Only a spoiled hand then leads to another one."""
+    if game.rest_answered:
+        return True
+    return game.pending is ActionKind.REST and game.ruleset.rest_refused is RestRefused.GAME
 
 
 def predeal_conditions(round_over: bool, predeal_sent: int) -> dict[Cond, bool]:

@@ -24,6 +24,7 @@ __all__ = [
     "AUDIT_MODES",
     "EARLY_DEFAULT",
     "FEATURE_RESIGN",
+    "FEATURE_REST_FINAL",
     "FEATURE_TAG",
     "PIPELINE_DEFAULT",
     "coin_commitment",
@@ -57,6 +58,9 @@ _GAME_TAG = b"truc-p2p/v1/game"
 FEATURE_TAG = b"trc\x01"
 #: The feature bit of resignation (wire.md section 8.1): ``abort`` reason ``resign``.
 FEATURE_RESIGN = 1
+#: The feature bit of the rest-final rule (wire.md section 6b): with the pipelined
+#: deal, no pre-deal message is owed while "my rest" decides the hand.
+FEATURE_REST_FINAL = 2
 
 
 def local_value(secret: bytes, label: bytes) -> bytes:

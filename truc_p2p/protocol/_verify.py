@@ -80,6 +80,7 @@ from truc_p2p.protocol._state import (
 )
 from truc_p2p.protocol._values import (
     FEATURE_RESIGN,
+    FEATURE_REST_FINAL,
     coin_commitment,
     deck_of_options,
     first_dealer_from_coins,
@@ -628,7 +629,12 @@ class _Referee:
             raise UnexpectedMessageError("message after an abort", evidence=ev)
         sender = Player(env.sender)
         if self.stage in INTERJECTIONS:
-            self.stage = due_stage(self.stage, self.game, self.hand_ender, self.predeal)
+            rest_final = len(self.features) == 2 and all(
+                f & FEATURE_REST_FINAL for f in self.features
+            )
+            self.stage = due_stage(
+                self.stage, self.game, self.hand_ender, self.predeal, rest_final=rest_final
+            )
         due = expected_sender(self.stage, self.game, self.hand_ender)
         mtype = STAGES[self.stage][1]
         if sender != due:
