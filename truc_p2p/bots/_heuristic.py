@@ -96,9 +96,11 @@ class HeuristicBot:
 
     name = "heuristic"
 
-    def __init__(self, seed: int | None = None, *, samples: int = 40) -> None:
+    def __init__(self, seed: int | None = None, *, samples: int = 40, blunder: float = 0.0) -> None:
         self._rng = random.Random(seed)
         self._samples = samples
+        #: Chance of playing a random card instead of the judged one (the easy level).
+        self._blunder = blunder
 
     # ------------------------------------------------------------ estimates
 
@@ -197,6 +199,8 @@ class HeuristicBot:
         return self._choose_card(game, me, legal.cards())
 
     def _choose_card(self, game: Game, me: Player, cards: Sequence[Card]) -> Action:
+        if self._blunder and self._rng.random() < self._blunder:
+            return Action.play(self._rng.choice(sorted(cards, key=lambda c: c.index)))
         by_strength: dict[int, Card] = {}
         for card in sorted(cards, key=lambda c: c.index):
             by_strength.setdefault(card.strength, card)
