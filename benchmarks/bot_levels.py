@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import itertools
 
+from truc_p2p.bots import make_bot, play_local_game
 from truc_p2p.bots._bench import bench_bots
+from truc_p2p.rules import Event, GameEndReason, RoundEnded
 
 DEFAULT = ("random", "easy", "medium", "hard", "strongest", "search")
 
@@ -35,14 +37,52 @@ def elo(names: list[str], wins: dict[tuple[str, str], tuple[int, int]]) -> dict[
     return {k: v - anchor for k, v in r.items()}
 
 
+def game_length(name: str, proxy: str, games: int, seed: int) -> tuple[float, float, float]:
+    """Against ``proxy`` (a stand-in for a person): rounds per game, the share of
+    games ended by "my rest", and the share of rounds the level gave up by folding."""
+    rounds = rest_games = folds = 0
+    for i in range(games):
+        events: list[Event] = []
+        bots = [make_bot(name, 2 * i), make_bot(proxy, 2 * i + 1)]
+        if i % 2:
+            bots.reverse()
+        outcome = play_local_game(*bots, seed=seed * 7919 + i, on_event=events.append)
+        ended = [e for e in events if isinstance(e, RoundEnded)]
+        rounds += len(ended)
+        rest_games += outcome.reason is not GameEndReason.TARGET
+        level_seat = i % 2
+        folds += sum(
+            1
+            for e in ended
+            if e.reason.value == "folded" and e.winner is not None and int(e.winner) != level_seat
+        )
+    return rounds / games, rest_games / games, folds / max(1, rounds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per pair (default 200)")
     parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
     parser.add_argument("--bots", default=",".join(DEFAULT), help="comma-separated names")
+    parser.add_argument(
+        "--length",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: N games of each level against the heuristic bot as a stand-in for "
+        "a person; rounds per game, games ended by my rest, rounds given up by folding",
+    )
     args = parser.parse_args()
     names = args.bots.split(",")
+    if args.length:
+        print("| level | rounds per game | games ended by my rest | rounds it folds |")
+        print("|---|---:|---:|---:|")
+        for name in names:
+            r, rest, fold = game_length(name, "heuristic", args.length, args.seed)
+            print(f"| {name} | {r:.1f} | {100 * rest:.0f}% | {100 * fold:.0f}% |", flush=True)
+        print(f"\n{args.length} games each against the heuristic bot, seed {args.seed}.")
+        return
     wins: dict[tuple[str, str], tuple[int, int]] = {}
     think: dict[str, list[tuple[float, float]]] = {n: [] for n in names}
     for a, b in itertools.combinations(names, 2):
