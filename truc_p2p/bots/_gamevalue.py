@@ -23,8 +23,9 @@ round between two equal players:
 * a round that does not end the game is worth 1 point most often, sometimes
   2, rarely the big raised values (:data:`POINTS`, the shares seen in games
   between the project's bots);
-* with chance ``game_ends`` a round ends the game through "my rest", won with
-  the same odds as any round.  The bots estimate ``game_ends`` from the
+* with chance ``game_ends`` a round ends the game through "my rest", an even
+  bet: a rest is declared by whoever likes its cards, so the skill edge of
+  ordinary rounds does not carry over.  The bots estimate ``game_ends`` from the
   opponent's record: against an opponent who stakes the game often, a lead is
   worth less and patience gains nothing.
 
@@ -62,7 +63,9 @@ def _table(
             for d in (0, 1):
                 q = min(0.99, max(0.01, (dealer_wins if d else 1.0 - dealer_wins) + edge))
                 nxt = 1 - d
-                chance = game_ends * q
+                # A rest is declared by whoever likes its cards: an even bet,
+                # whatever the skill edge in ordinary rounds.
+                chance = game_ends * 0.5
                 for k, p in points:
                     mine = 1.0 if a + k >= target else t[a + k][b][nxt]
                     theirs = 0.0 if b + k >= target else t[a][b + k][nxt]

@@ -55,6 +55,11 @@ BOT_NAMES: Final[tuple[str, ...]] = (
 #: The default opponent of ``truc-p2p play``: see the README ("Levels").
 DEFAULT_OPPONENT: Final = "medium"
 
+#: The expert bot's game model: skill edge in ordinary rounds and prior chance
+#: that a round ends the game by "my rest" (tuned against search, heuristic and
+#: stake:0.5 over 200-game runs; see the README).
+EXPERT_EDGE: Final = 0.2
+EXPERT_ENDS: Final = 0.12
 #: The expert bot's mixing margin and bluff chance (see ``SearchBot._pick``).
 EXPERT_MIX: Final = 0.01
 EXPERT_BLUFF: Final = 0.05
@@ -132,6 +137,8 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
                 iterations=budget.iterations,
                 think=budget.think,
                 game_model=True,
+                model_edge=EXPERT_EDGE,
+                model_ends=EXPERT_ENDS,
                 mix=EXPERT_MIX,
                 bluff=EXPERT_BLUFF,
             )

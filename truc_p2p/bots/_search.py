@@ -35,6 +35,34 @@ patient with a lead, it stakes the game only on a near-certain round), while
 the tree's opponent judges the game even.  An opponent that folds at its own
 turn — never better than playing on — reads as erratic: the bot then trusts
 its requests less and is less patient, as whims are not outplayed by waiting.
+
+The expert bot (``game_model``)
+-------------------------------
+The same search with three changes, each a fix for a way the search above
+could be bullied (issue 20):
+
+* **Stakes valued by the game.**  Round ends are scored by ``W(my score,
+  opponent's score, who deals next)`` (:mod:`truc_p2p.bots._gamevalue`), the
+  chance of winning the game under a model of the rounds to come, and the
+  tree's opponent gets exactly ``1 - W``: the search is zero-sum, so a raise,
+  a "my rest", an answer, a fold or a redeal is worth its expected change in
+  ``W``.  The model's skill edge (``model_edge``: ordinary rounds are won a
+  little more often than an even player would) makes the bot patient with a
+  lead, and a prior chance that a round ends the game by "my rest"
+  (``model_ends``) makes it stake the game sooner than a bot that assumes
+  nobody rests — a rest is an even bet whoever declares it, so the opponent's
+  rests flatten ``W`` towards the round's own odds.
+* **Answers that make sense.**  A redeal request is never answered by
+  folding (declining costs nothing now and leaves every later choice open),
+  and where the bot would give up a round at its first action it asks for a
+  redeal first, for the same reason.  A refused "my rest" that loses the game
+  is never searched; under the ``value`` variant refusing is weighed like
+  any other answer.
+* **A mixed strategy** (``mix``, ``bluff``): near-equal root actions are
+  played in proportion to their visits rather than always the most visited
+  one, and a raise within reach of the best action is made now and then as a
+  bluff, so that neither its raises nor its card play can be read off its
+  hand.
 """
 
 from __future__ import annotations
@@ -84,6 +112,8 @@ _MAX_DRAWS: Final = 24
 _ERRATIC_PRIOR: Final = 1.0
 #: How far below folding's value the search must put playing on to give a round up.
 _CONCEDE_MARGIN: Final = 0.03
+#: How far below the best action a raise may be and still be made as a bluff.
+_BLUFF_REACH: Final = 0.05
 
 
 def _quality(hand: Sequence[int]) -> float:
@@ -392,6 +422,11 @@ class SearchBot:
             and (better[i] == 0 or root.mean(i) + _CONCEDE_MARGIN <= fold_value)
         )
         if concede:
+            if self.game_model and Action.ASK_REDEAL in legal:
+                # Asking for new cards first costs nothing: declined, the round
+                # can still be given up at the same price; accepted, new cards
+                # beat cards worth giving up.
+                return Action.ASK_REDEAL
             # Refusing a raise is folding by another name; say it that way.
             return Action.REFUSE if Action.REFUSE in legal else Action.FOLD
         return self._action(game, me, code)
@@ -424,7 +459,8 @@ class SearchBot:
         top = root.mean(j)
         if free and self.bluff and best not in (_sim.RAISE, _sim.REST) and _sim.RAISE in root.codes:
             r = root.codes.index(_sim.RAISE)
-            if root.counts[r] and root.mean(r) >= top - 4 * self.mix and rng.random() < self.bluff:
+            reach = root.mean(r) >= top - _BLUFF_REACH
+            if root.counts[r] and reach and rng.random() < self.bluff:
                 return _sim.RAISE
         if not self.mix:
             return best
