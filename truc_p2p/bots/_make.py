@@ -4,7 +4,8 @@ Levels a person chooses from (:data:`LEVELS`), each an alias of a bot below,
 calibrated by a round robin (``benchmarks/bot_levels.py``, the table in the
 README):
 
-* ``easy`` — the heuristic bot that misjudges a third of its cards;
+* ``easy`` — the heuristic bot acting like a beginner three times in four
+  (any card, raise or answer, but it never folds nor stakes the game);
 * ``medium`` — the heuristic bot: raises on good hands, refuses bad ones;
 * ``hard`` — the expert bot on a small budget (``expert:fast``);
 * ``strongest`` — the expert bot (``expert``): information-set search valuing
@@ -55,6 +56,8 @@ BOT_NAMES: Final[tuple[str, ...]] = (
 #: The default opponent of ``truc-p2p play``: see the README ("Levels").
 DEFAULT_OPPONENT: Final = "medium"
 
+#: How often the easy level acts like a beginner (see ``HeuristicBot._novice``).
+EASY_BLUNDER: Final = 0.75
 #: The expert bot's game model: skill edge in ordinary rounds and prior chance
 #: that a round ends the game by "my rest" (tuned against search, heuristic and
 #: stake:0.5 over 200-game runs; see the README).
@@ -128,7 +131,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     elif kind == "heuristic":
         bot = HeuristicBot(seed)
     elif kind == "easy":
-        bot = HeuristicBot(seed, samples=8, blunder=0.3)
+        bot = HeuristicBot(seed, samples=8, blunder=EASY_BLUNDER)
     else:
         assert budget is not None
         if kind == "expert":
