@@ -11,7 +11,7 @@ import random
 import pytest
 from bots_helpers import P0, P1, view
 
-from truc_p2p.bots import make_bot
+from truc_p2p.bots import SearchBot, make_bot
 from truc_p2p.rules import Action, Card, Game, RestRefused, Ruleset
 
 STRONGEST = "strongest"
@@ -89,3 +89,13 @@ def test_my_rest_is_refused_only_where_accepting_is_worse() -> None:
     assert _answers(strong) == {Action.ACCEPT}
     even = view([("7C 7D 8S", ["rest"])], seat=P1, ruleset=value)
     assert _answers(even) == {Action.ACCEPT}
+
+
+def test_my_rest_needs_a_margin_over_the_next_best_action() -> None:
+    # Three sevens and eights: the round is nearly won, and "my rest" is best by far...
+    game = view([("7C 7D 8S", [])])
+    assert _answers(game) == {Action.REST}
+    # ... but not by more than the whole range of values.
+    assert SearchBot(1, iterations=1000, game_model=True, rest_margin=1.0).choose(game) != (
+        Action.REST
+    )

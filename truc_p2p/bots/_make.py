@@ -63,6 +63,8 @@ EASY_BLUNDER: Final = 0.75
 #: stake:0.5 over 200-game runs; see the README).
 EXPERT_EDGE: Final = 0.2
 EXPERT_ENDS: Final = 0.12
+#: How much better than the next best action the expert's "my rest" must look.
+EXPERT_REST_MARGIN: Final = 0.05
 #: The expert bot's mixing margin and bluff chance (see ``SearchBot._pick``).
 EXPERT_MIX: Final = 0.01
 EXPERT_BLUFF: Final = 0.05
@@ -144,6 +146,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
                 model_ends=EXPERT_ENDS,
                 mix=EXPERT_MIX,
                 bluff=EXPERT_BLUFF,
+                rest_margin=EXPERT_REST_MARGIN,
             )
         else:
             bot = SearchBot(seed, iterations=budget.iterations, think=budget.think)

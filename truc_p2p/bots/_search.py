@@ -58,6 +58,11 @@ could be bullied (issue 20):
   redeal first, for the same reason.  A refused "my rest" that loses the game
   is never searched; under the ``value`` variant refusing is weighed like
   any other answer.
+* **A rest needs a margin** (``rest_margin``): determinisation lets each
+  sampled world's play see the opponent's cards, so the search is
+  over-optimistic about the round (strategy fusion), and "my rest" stakes the
+  whole game on that estimate: it is declared only when it beats the next
+  best action by the margin.
 * **A mixed strategy** (``mix``, ``bluff``): near-equal root actions are
   played in proportion to their visits rather than always the most visited
   one, and a raise within reach of the best action is made now and then as a
@@ -367,6 +372,7 @@ class SearchBot:
         model_ends: float = DEFAULT_GAME_ENDS,
         mix: float = 0.0,
         bluff: float = 0.0,
+        rest_margin: float = 0.0,
     ) -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -386,6 +392,10 @@ class SearchBot:
         self.mix = mix
         #: Chance of a bluff raise where raising is within reach of the best action.
         self.bluff = bluff
+        #: How much better than the next best action "my rest" must look to be
+        #: declared (determinisation makes the search over-optimistic about the
+        #: round, and a rest stakes the whole game on that estimate).
+        self.rest_margin = rest_margin
 
     def choose(self, game: Game) -> Action:
         """The action the search prefers for the player to act in ``game`` (a view)."""
@@ -452,6 +462,13 @@ class SearchBot:
         although it is not the best: raises then say less about the hand.
         """
         best = root.best()
+        if best == _sim.REST and self.rest_margin > 0:
+            i = root.codes.index(best)
+            others = [j for j, n in enumerate(root.counts) if n > 0 and j != i]
+            if others:
+                j = max(others, key=root.mean)
+                if root.mean(j) >= root.mean(i) - self.rest_margin:
+                    return root.codes[j]
         if not self.mix and not self.bluff:
             return best
         rng = self._rng
