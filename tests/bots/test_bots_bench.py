@@ -8,6 +8,7 @@ import pytest
 
 from truc_p2p.bots import (
     BOT_NAMES,
+    DEFAULT_OPPONENT,
     Bot,
     HeuristicBot,
     RandomBot,
@@ -123,7 +124,8 @@ def test_bench_bots_command(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_bot_names() -> None:
-    assert BOT_NAMES == ("random", "heuristic", "search", "search:fast", "search:strong")
+    assert BOT_NAMES[:4] == ("easy", "medium", "hard", "strongest")  # the levels, weakest first
+    assert {"random", "heuristic", "search", "search:fast", "search:strong"} <= set(BOT_NAMES)
     for name in BOT_NAMES:
         bot = make_bot(name, 1)
         assert isinstance(bot, Bot) and bot.name == name
@@ -136,7 +138,20 @@ def test_bot_names() -> None:
     assert isinstance(custom, SearchBot) and custom.iterations == 2500 and custom.think is None
     timed = make_bot("search:0.25s")
     assert isinstance(timed, SearchBot) and timed.think == 0.25
-    for bad in ("perfect", "random:fast", "search:", "search:slow", "search:0", "search:-1s"):
+    expert = make_bot("strongest")
+    assert isinstance(expert, SearchBot) and expert.game_model and expert.mix > 0
+    assert isinstance(make_bot("hard"), SearchBot) and make_bot("expert:0.2s").name == "expert:0.2s"
+    for bad in (
+        "perfect",
+        "random:fast",
+        "search:",
+        "search:slow",
+        "search:0",
+        "search:-1s",
+        "medium:fast",
+        "stake:",
+        "stake:2",
+    ):
         with pytest.raises(ValueError):
             parse_bot_name(bad)
     assert with_think("search:fast", 0.5) == "search:0.5s"
@@ -144,10 +159,12 @@ def test_bot_names() -> None:
         with_think("heuristic", 1)
 
 
-def test_play_defaults_to_the_search_bot_and_think_sets_its_time() -> None:
+def test_play_defaults_to_the_medium_level_and_think_sets_its_time() -> None:
     parser = build_parser()
-    assert parser.parse_args(["play"]).bot == "search"
-    assert parser.parse_args(["play", "--think", "0.5"]).bot == "search:0.5s"
+    assert parser.parse_args(["play"]).bot == DEFAULT_OPPONENT == "medium"
+    assert parser.parse_args(["play", "--think", "2"]).bot == "expert:2s"
+    assert parser.parse_args(["play", "--bot", "strongest", "--think", "0.5"]).bot == "expert:0.5s"
+    assert parser.parse_args(["play", "--bot", "search", "--think", "0.5"]).bot == "search:0.5s"
     assert parser.parse_args(["play", "--think", "2", "--bot", "search:fast"]).bot == "search:2s"
     assert parser.parse_args(["host", "--bot", "search:strong"]).bot == "search:strong"
     assert parser.parse_args(["join", "truc://x", "--bot", "random"]).bot == "random"

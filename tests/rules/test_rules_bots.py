@@ -37,7 +37,8 @@ VARIANTS = [
 
 
 def test_make_bot_and_names() -> None:
-    assert BOT_NAMES[:2] == ("random", "heuristic")  # and the search bot's levels
+    assert BOT_NAMES[:4] == ("easy", "medium", "hard", "strongest")  # the levels first
+    assert {"random", "heuristic", "search"} <= set(BOT_NAMES)
     for name in BOT_NAMES:
         bot = make_bot(name, 1)
         assert isinstance(bot, Bot)

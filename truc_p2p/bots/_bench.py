@@ -113,6 +113,7 @@ class _Timed:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
         self.name = bot.name
+        self.omniscient = getattr(bot, "omniscient", False)
         self.times: list[float] = []
 
     def choose(self, game: Game) -> Action:
@@ -218,3 +219,57 @@ def _times(results: list[_GameResult], side: str) -> list[float]:
     for r in results:
         out.extend(r.a_times if side == "a" else r.b_times)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class ExploitRow:
+    """One opponent of :func:`exploit_table`: the bot's and the oracle's results."""
+
+    opponent: str
+    bot: BotFigures
+    oracle: BotFigures | None
+
+    @property
+    def kept(self) -> float | None:
+        """The share of the oracle's margin over 50 % that the bot keeps."""
+        if self.oracle is None or self.oracle.win_rate <= 0.5:
+            return None
+        return (self.bot.win_rate - 0.5) / (self.oracle.win_rate - 0.5)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "opponent": self.opponent,
+            "bot": self.bot.to_json(),
+            "oracle": None if self.oracle is None else self.oracle.to_json(),
+            "margin_kept": self.kept,
+        }
+
+
+def exploit_table(
+    name: str,
+    opponents: Iterable[str],
+    *,
+    games: int,
+    seed: int = 0,
+    jobs: int = 1,
+    ruleset: Ruleset = DEFAULT_RULESET,
+    reference: str = "oracle",
+) -> list[ExploitRow]:
+    """Bot ``name`` and the all-seeing ``reference`` against each opponent, on the same deals.
+
+    Every bench plays duplicate deals (pairs on the same shuffles, seats
+    swapped) and every opponent is met on the same shuffles, by the bot and by
+    the reference alike.  Plain opponents (not exploiters) get no reference row.
+    """
+    from truc_p2p.bots._exploit import is_exploiter
+
+    rows = []
+    for opponent in opponents:
+        mine = bench_bots(name, opponent, games=games, seed=seed, jobs=jobs, ruleset=ruleset).a
+        ref = None
+        if is_exploiter(opponent):
+            ref = bench_bots(
+                reference, opponent, games=games, seed=seed, jobs=jobs, ruleset=ruleset
+            ).a
+        rows.append(ExploitRow(opponent=opponent, bot=mine, oracle=ref))
+    return rows

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from truc_p2p.rules import (
@@ -96,9 +96,11 @@ class HeuristicBot:
 
     name = "heuristic"
 
-    def __init__(self, seed: int | None = None, *, samples: int = 40) -> None:
+    def __init__(self, seed: int | None = None, *, samples: int = 40, blunder: float = 0.0) -> None:
         self._rng = random.Random(seed)
         self._samples = samples
+        #: Chance of acting like a beginner instead of judging (the easy level).
+        self._blunder = blunder
 
     # ------------------------------------------------------------ estimates
 
@@ -153,6 +155,8 @@ class HeuristicBot:
             raise ValueError("no legal action: it is not this bot's turn")
         if len(legal) == 1:
             return next(iter(legal))
+        if self._blunder and self._rng.random() < self._blunder:
+            return self._novice(game, legal)
         opp_requested = game.pending is not None and game.requester is me.other
         est = self._scores(game, me, [None], opp_requested)[0]
         my_score, opp_score = game.scores[me], game.scores[me.other]
@@ -195,6 +199,17 @@ class HeuristicBot:
             if est.edge >= threshold or bluff:
                 return Action.RAISE
         return self._choose_card(game, me, legal.cards())
+
+    def _novice(self, game: Game, legal: Iterable[Action]) -> Action:
+        """What a beginner might do: any action but folding, "my rest" or refusing one."""
+        rest_pending = game.pending is ActionKind.REST
+        options = [
+            a
+            for a in legal
+            if a.kind not in (ActionKind.FOLD, ActionKind.REST)
+            and not (rest_pending and a.kind is ActionKind.REFUSE)
+        ]
+        return self._rng.choice(sorted(options, key=str))
 
     def _choose_card(self, game: Game, me: Player, cards: Sequence[Card]) -> Action:
         by_strength: dict[int, Card] = {}

@@ -1,9 +1,21 @@
-"""Bot names: ``random``, ``heuristic``, ``search[:LEVEL]`` and how to build them.
+"""Bot names: levels for people, ``random``, ``heuristic``, ``search[:LEVEL]``, ``expert[:LEVEL]``.
 
-A search bot's name may carry its budget: ``search:fast``/``search:default``/
-``search:strong`` (fixed iteration budgets, reproducible under a seed),
-``search:N`` (N iterations per decision) or ``search:Ss`` (S seconds of
-thinking per decision, e.g. ``search:0.5s``).
+Levels a person chooses from (:data:`LEVELS`), each an alias of a bot below,
+calibrated by a round robin (``benchmarks/bot_levels.py``, the table in the
+README):
+
+* ``easy`` — the heuristic bot acting like a beginner three times in four
+  (any card, raise or answer, but it never folds nor stakes the game);
+* ``medium`` — the heuristic bot: raises on good hands, refuses bad ones;
+* ``hard`` — the expert bot on a small budget (``expert:fast``);
+* ``strongest`` — the expert bot (``expert``): information-set search valuing
+  every stake by its effect on winning the game, with a mixed strategy.
+
+A search or expert bot's name may carry its budget: ``:fast``/``:default``/
+``:strong`` (fixed iteration budgets, reproducible under a seed), ``:N``
+(N iterations per decision) or ``:Ss`` (S seconds of thinking per decision,
+e.g. ``expert:0.5s``).  ``search`` is the earlier search bot, kept as it was
+to measure against.
 """
 
 from __future__ import annotations
@@ -15,32 +27,71 @@ from truc_p2p.bots._base import Bot, RandomBot
 from truc_p2p.bots._heuristic import HeuristicBot
 from truc_p2p.bots._search import STRENGTHS, SearchBot, Strength
 
-__all__ = ["BOT_NAMES", "make_bot", "parse_bot_name", "with_think"]
+__all__ = ["BOT_NAMES", "DEFAULT_OPPONENT", "LEVELS", "make_bot", "parse_bot_name", "with_think"]
 
-#: The names :func:`make_bot` accepts (plus ``search:N`` and ``search:Ss``).
+#: The levels for people, weakest first, and the bot each one is.
+LEVELS: Final[dict[str, str]] = {
+    "easy": "easy",
+    "medium": "heuristic",
+    "hard": "expert:fast",
+    "strongest": "expert",
+}
+
+#: The names :func:`make_bot` accepts (plus ``search:N``, ``search:Ss``, ``expert:N``…).
 BOT_NAMES: Final[tuple[str, ...]] = (
+    "easy",
+    "medium",
+    "hard",
+    "strongest",
     "random",
     "heuristic",
     "search",
     "search:fast",
     "search:strong",
+    "expert",
+    "expert:fast",
+    "expert:strong",
 )
 
-#: The strongest bot that answers in time: the default opponent of ``truc-p2p play``.
-DEFAULT_OPPONENT: Final = "search"
+#: The default opponent of ``truc-p2p play``: see the README ("Levels").
+DEFAULT_OPPONENT: Final = "medium"
+
+#: How often the easy level acts like a beginner (see ``HeuristicBot._novice``).
+EASY_BLUNDER: Final = 0.75
+#: The expert bot's game model: skill edge in ordinary rounds and prior chance
+#: that a round ends the game by "my rest" (tuned against search, heuristic and
+#: stake:0.5 over 200-game runs; see the README).
+EXPERT_EDGE: Final = 0.2
+EXPERT_ENDS: Final = 0.12
+#: How much better than the next best action the expert's "my rest" must look.
+EXPERT_REST_MARGIN: Final = 0.05
+#: The expert bot's mixing margin and bluff chance (see ``SearchBot._pick``).
+EXPERT_MIX: Final = 0.01
+EXPERT_BLUFF: Final = 0.05
+
+_KINDS: Final = ("random", "heuristic", "easy")
+
+
+def _resolve(name: str) -> str:
+    """The bot a level name stands for (other names unchanged)."""
+    return LEVELS.get(name, name)
 
 
 def parse_bot_name(name: str) -> tuple[str, Strength | None]:
     """``(kind, budget)`` of a bot name; raises :class:`ValueError` for unknown names.
 
-    ``budget`` is ``None`` except for the search bot.
+    ``budget`` is ``None`` except for the search and expert bots.
     """
     if not isinstance(name, str):
         raise ValueError(f"a bot name must be a str, not {type(name).__name__}")
-    kind, colon, level = name.partition(":")
-    if kind in ("random", "heuristic") and not colon:
+    from truc_p2p.bots._exploit import is_exploiter
+
+    if is_exploiter(name):
+        return name.partition(":")[0], None
+    kind, colon, level = _resolve(name).partition(":")
+    if kind in _KINDS and not colon:
         return kind, None
-    if kind == "search":
+    if kind in ("search", "expert"):
         if not colon:
             return kind, STRENGTHS["default"]
         if level in STRENGTHS:
@@ -55,28 +106,49 @@ def parse_bot_name(name: str) -> tuple[str, Strength | None]:
         except ValueError:
             pass
         raise ValueError(
-            f"bad search level {level!r}: use {', '.join(STRENGTHS)}, "
-            "a number of iterations (search:5000) or seconds (search:0.5s)"
+            f"bad {kind} level {level!r}: use {', '.join(STRENGTHS)}, "
+            f"a number of iterations ({kind}:5000) or seconds ({kind}:0.5s)"
         )
     raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}")
 
 
 def with_think(name: str, seconds: float) -> str:
-    """The search bot ``name`` made to think ``seconds`` per decision."""
+    """The search or expert bot ``name`` made to think ``seconds`` per decision."""
     kind, _ = parse_bot_name(name)
-    if kind != "search":
-        raise ValueError(f"only a search bot thinks for a set time, not {name!r}")
-    return f"search:{seconds:g}s"
+    if kind not in ("search", "expert"):
+        raise ValueError(f"only a search or expert bot thinks for a set time, not {name!r}")
+    return f"{kind}:{seconds:g}s"
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
     """Build the bot called ``name`` (see :data:`BOT_NAMES`), seeded for reproducibility."""
+    from truc_p2p.bots._exploit import is_exploiter, make_exploiter
+
+    if is_exploiter(name):
+        return make_exploiter(name, seed)
     kind, budget = parse_bot_name(name)
+    bot: Bot
     if kind == "random":
-        return RandomBot(seed)
-    if kind == "heuristic":
-        return HeuristicBot(seed)
-    assert budget is not None
-    bot = SearchBot(seed, iterations=budget.iterations, think=budget.think)
+        bot = RandomBot(seed)
+    elif kind == "heuristic":
+        bot = HeuristicBot(seed)
+    elif kind == "easy":
+        bot = HeuristicBot(seed, samples=8, blunder=EASY_BLUNDER)
+    else:
+        assert budget is not None
+        if kind == "expert":
+            bot = SearchBot(
+                seed,
+                iterations=budget.iterations,
+                think=budget.think,
+                game_model=True,
+                model_edge=EXPERT_EDGE,
+                model_ends=EXPERT_ENDS,
+                mix=EXPERT_MIX,
+                bluff=EXPERT_BLUFF,
+                rest_margin=EXPERT_REST_MARGIN,
+            )
+        else:
+            bot = SearchBot(seed, iterations=budget.iterations, think=budget.think)
     bot.name = name
     return bot

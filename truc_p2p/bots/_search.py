@@ -35,6 +35,39 @@ patient with a lead, it stakes the game only on a near-certain round), while
 the tree's opponent judges the game even.  An opponent that folds at its own
 turn — never better than playing on — reads as erratic: the bot then trusts
 its requests less and is less patient, as whims are not outplayed by waiting.
+
+The expert bot (``game_model``)
+-------------------------------
+The same search with three changes, each a fix for a way the search above
+could be bullied (issue 20):
+
+* **Stakes valued by the game.**  Round ends are scored by ``W(my score,
+  opponent's score, who deals next)`` (:mod:`truc_p2p.bots._gamevalue`), the
+  chance of winning the game under a model of the rounds to come, and the
+  tree's opponent gets exactly ``1 - W``: the search is zero-sum, so a raise,
+  a "my rest", an answer, a fold or a redeal is worth its expected change in
+  ``W``.  The model's skill edge (``model_edge``: ordinary rounds are won a
+  little more often than an even player would) makes the bot patient with a
+  lead, and a prior chance that a round ends the game by "my rest"
+  (``model_ends``) makes it stake the game sooner than a bot that assumes
+  nobody rests — a rest is an even bet whoever declares it, so the opponent's
+  rests flatten ``W`` towards the round's own odds.
+* **Answers that make sense.**  A redeal request is never answered by
+  folding (declining costs nothing now and leaves every later choice open),
+  and where the bot would give up a round at its first action it asks for a
+  redeal first, for the same reason.  A refused "my rest" that loses the game
+  is never searched; under the ``value`` variant refusing is weighed like
+  any other answer.
+* **A rest needs a margin** (``rest_margin``): determinisation lets each
+  sampled world's play see the opponent's cards, so the search is
+  over-optimistic about the round (strategy fusion), and "my rest" stakes the
+  whole game on that estimate: it is declared only when it beats the next
+  best action by the margin.
+* **A mixed strategy** (``mix``, ``bluff``): near-equal root actions are
+  played in proportion to their visits rather than always the most visited
+  one, and a raise within reach of the best action is made now and then as a
+  bluff, so that neither its raises nor its card play can be read off its
+  hand.
 """
 
 from __future__ import annotations
@@ -48,6 +81,7 @@ from typing import Final
 
 from truc_p2p.bots import _sim
 from truc_p2p.bots._equity import DEFAULT_GAME_ENDS, EDGE, win_chance
+from truc_p2p.bots._gamevalue import game_value
 from truc_p2p.bots._sim import RoundSim
 from truc_p2p.rules import Action, ActionKind, Card, Game, Phase, Player
 
@@ -83,6 +117,8 @@ _MAX_DRAWS: Final = 24
 _ERRATIC_PRIOR: Final = 1.0
 #: How far below folding's value the search must put playing on to give a round up.
 _CONCEDE_MARGIN: Final = 0.03
+#: How far below the best action a raise may be and still be made as a bluff.
+_BLUFF_REACH: Final = 0.05
 
 
 def _quality(hand: Sequence[int]) -> float:
@@ -161,14 +197,35 @@ def _value(sim: RoundSim, me: int, game_ends: float, *, edge: float = EDGE) -> f
     return win_chance(scores[me], scores[1 - me], target, game_ends=game_ends, edge=edge)
 
 
-def _game_ends(game: Game, opponent: Player) -> float:
+def _game_value(sim: RoundSim, me: int, game_ends: float, edge: float) -> float:
+    """``me``'s chance of winning the game once the round ``sim`` is over, by ``W``.
+
+    The dealer alternates, so the next round is dealt by the one who did not
+    deal this one (:func:`~truc_p2p.bots._gamevalue.game_value`).
+    """
+    if sim.game_winner >= 0:
+        return 1.0 if sim.game_winner == me else 0.0
+    scores = sim.scores
+    return game_value(
+        scores[me],
+        scores[1 - me],
+        sim.target,
+        i_deal=sim.dealer != me,
+        game_ends=game_ends,
+        edge=edge,
+    )
+
+
+def _game_ends(game: Game, opponent: Player, prior: float | None = None) -> float:
     """How often a round will end the game by "my rest", judging by the opponent so far.
 
     The opponent's rests per round, smoothed towards :data:`DEFAULT_GAME_ENDS`.
     """
     rests = sum(1 for p, a in game.history if p is opponent and a.kind is ActionKind.REST)
     weight = 4
-    return (rests + DEFAULT_GAME_ENDS * weight) / (game.round_no + 1 + weight)
+    if prior is None:
+        prior = DEFAULT_GAME_ENDS
+    return (rests + prior * weight) / (game.round_no + 1 + weight)
 
 
 class _Node:
@@ -310,6 +367,12 @@ class SearchBot:
         *,
         iterations: int = STRENGTHS["default"].iterations,
         think: float | None = None,
+        game_model: bool = False,
+        model_edge: float = 0.0,
+        model_ends: float = DEFAULT_GAME_ENDS,
+        mix: float = 0.0,
+        bluff: float = 0.0,
+        rest_margin: float = 0.0,
     ) -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -319,6 +382,20 @@ class SearchBot:
         self._replayer = _Replayer()
         self.iterations = iterations
         self.think = think
+        #: Score round ends by ``W`` (both sides alike) instead of the confident
+        #: equity, and answer a redeal request by value only (never fold).
+        self.game_model = game_model
+        #: The game model's round edge and prior chance that a round ends the game.
+        self.model_edge = model_edge
+        self.model_ends = model_ends
+        #: Play at random among root actions whose mean is within ``mix`` of the best.
+        self.mix = mix
+        #: Chance of a bluff raise where raising is within reach of the best action.
+        self.bluff = bluff
+        #: How much better than the next best action "my rest" must look to be
+        #: declared (determinisation makes the search over-optimistic about the
+        #: round, and a rest stakes the whole game on that estimate).
+        self.rest_margin = rest_margin
 
     def choose(self, game: Game) -> Action:
         """The action the search prefers for the player to act in ``game`` (a view)."""
@@ -334,27 +411,86 @@ class SearchBot:
         draw = self._sampler(game, me, public)
         template = draw()
         moves = _moves(template)
-        game_ends = _game_ends(game, me.other)
+        game_ends = _game_ends(game, me.other, self.model_ends if self.game_model else None)
         # The bot expects to outplay a sensible opponent, which makes it patient;
         # against an erratic one patience only gives its whims more rounds.
         edge = EDGE * (1.0 - _erratic(public))
         folded = template.copy()
         folded.apply(_sim.FOLD)
-        fold_value = _value(folded, me, game_ends, edge=edge)
+        fold_value = self._leaf(folded, int(me), game_ends, edge)[0]
         if len(moves) == 1:
             return self._action(game, me, moves[0])
         root, better = self._search(draw, int(me), game_ends, edge, fold_value)
-        code = root.best()
+        code = self._pick(root, game.pending is None)
         i = root.codes.index(code)
         concede = (
             Action.FOLD in legal
             and folded.game_winner < 0  # never fold a game away: playing on is no worse
+            # Declining a redeal costs nothing now and leaves every later choice
+            # open (folding included): with the game model, answer it by value.
+            and not (self.game_model and game.pending is ActionKind.ASK_REDEAL)
             and (better[i] == 0 or root.mean(i) + _CONCEDE_MARGIN <= fold_value)
         )
         if concede:
+            if self.game_model and Action.ASK_REDEAL in legal:
+                # Asking for new cards first costs nothing: declined, the round
+                # can still be given up at the same price; accepted, new cards
+                # beat cards worth giving up.
+                return Action.ASK_REDEAL
             # Refusing a raise is folding by another name; say it that way.
             return Action.REFUSE if Action.REFUSE in legal else Action.FOLD
         return self._action(game, me, code)
+
+    def _leaf(self, sim: RoundSim, me: int, game_ends: float, edge: float) -> tuple[float, float]:
+        """The values of a finished round ``sim``: ``me``'s and what the tree's opponent gets."""
+        if self.game_model:
+            u = _game_value(sim, me, game_ends, self.model_edge)
+            return u, 1.0 - u
+        # The opponent is modelled as judging the game even, not as the
+        # underdog the bot's confident equity makes it (which would make it
+        # stake the game on any hand).
+        return _value(sim, me, game_ends, edge=edge), 1.0 - _value(sim, me, game_ends, edge=0.0)
+
+    def _pick(self, root: _Node, free: bool) -> int:
+        """The root action to play: the most visited one, or a mixed choice.
+
+        With :attr:`mix`, any action whose mean is within ``mix`` of the most
+        visited one's (and that was searched enough to tell) may be played, in
+        proportion to its visits: near-equal actions are not played the same
+        way every time.  With :attr:`bluff` (``free``: no request pending), a
+        raise that is within reach of the best action is made now and then
+        although it is not the best: raises then say less about the hand.
+        """
+        best = root.best()
+        if best == _sim.REST and self.rest_margin > 0:
+            i = root.codes.index(best)
+            others = [j for j, n in enumerate(root.counts) if n > 0 and j != i]
+            if others:
+                j = max(others, key=root.mean)
+                if root.mean(j) >= root.mean(i) - self.rest_margin:
+                    return root.codes[j]
+        if not self.mix and not self.bluff:
+            return best
+        rng = self._rng
+        j = root.codes.index(best)
+        top = root.mean(j)
+        if free and self.bluff and best not in (_sim.RAISE, _sim.REST) and _sim.RAISE in root.codes:
+            r = root.codes.index(_sim.RAISE)
+            reach = root.mean(r) >= top - _BLUFF_REACH
+            if root.counts[r] and reach and rng.random() < self.bluff:
+                return _sim.RAISE
+        if not self.mix:
+            return best
+        floor = 0.1 * root.counts[j]
+        near = [
+            i
+            for i, n in enumerate(root.counts)
+            if n >= floor and n > 0 and root.mean(i) >= top - self.mix
+        ]
+        if len(near) <= 1:
+            return best
+        pick = rng.choices(near, weights=[root.counts[i] for i in near])[0]
+        return root.codes[pick]
 
     # ---------------------------------------------------------- determinising
 
@@ -458,13 +594,9 @@ class SearchBot:
                     _rollout(sim)
                     break
                 path = (*path, code)
-            u = _value(sim, me, game_ends, edge=edge)
+            u, theirs = self._leaf(sim, me, game_ends, edge)
             if u > floor + 1e-9:
                 better[visited[0][1]] += 1
-            # The opponent is modelled as judging the game even, not as the
-            # underdog the bot's confident equity makes it (which would make it
-            # stake the game on any hand).
-            theirs = 1.0 - _value(sim, me, game_ends, edge=0.0)
             for node, i, actor in visited:
                 node.update(i, u if actor == me else theirs)
         assert root is not None

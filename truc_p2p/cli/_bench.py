@@ -44,6 +44,23 @@ def register(subparsers: Any) -> None:
     bots.add_argument(
         "--rest-refused", choices=[x.value for x in RestRefused], default=RestRefused.GAME.value
     )
+    bots.add_argument(
+        "--exploit",
+        type=bot_name,
+        default=None,
+        metavar="NAME",
+        help="instead of A vs B: bot NAME and the all-seeing oracle against every "
+        "exploiter (stake:T, always-rest, always-raise, always-refuse, fold-bait, "
+        "redeal-spam) and random, heuristic, search, on the same duplicate deals; "
+        "prints each win rate with its 95%% interval and the share of the oracle's "
+        "margin the bot keeps",
+    )
+    bots.add_argument(
+        "--against",
+        default="",
+        metavar="A,B,...",
+        help="with --exploit: only these opponents (default: all)",
+    )
     bots.add_argument("--json", action="store_true", help="print one JSON object")
     bots.set_defaults(func=_bench_bots)
 
@@ -138,6 +155,8 @@ def _bench_bots(args: argparse.Namespace) -> int:
     except RulesError as exc:
         print(f"truc-p2p bench bots: bad ruleset option: {exc}")
         return 2
+    if args.exploit is not None:
+        return _bench_exploit(args, ruleset)
     report = bench_bots(
         args.a,
         args.b,
@@ -168,4 +187,55 @@ def _bench_bots(args: argparse.Namespace) -> int:
     )
     print(row(report.a))
     print(row(report.b))
+    return 0
+
+
+def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
+    from truc_p2p.bots._bench import exploit_table
+    from truc_p2p.bots._exploit import EXPLOITERS
+
+    opponents = [x.strip() for x in args.against.split(",") if x.strip()] or [
+        "random",
+        "heuristic",
+        "search",
+        *EXPLOITERS,
+    ]
+    for name in opponents:
+        bot_name(name)
+    rows = exploit_table(
+        args.exploit, opponents, games=args.games, seed=args.seed, jobs=args.jobs, ruleset=ruleset
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "bot": args.exploit,
+                    "games": args.games,
+                    "seed": args.seed,
+                    "rows": [r.to_json() for r in rows],
+                }
+            )
+        )
+        return 0
+    print(
+        f"{args.exploit} and the all-seeing oracle, {args.games} duplicate-deal games "
+        f"per opponent, seed {args.seed}"
+    )
+    print(
+        f"{'opponent':<14} {'bot win':>8}  {'95% interval':<16}  {'oracle':>7}  "
+        f"{'95% interval':<16}  {'margin kept':>11}"
+    )
+    for r in rows:
+        b, o = r.bot, r.oracle
+        line = (
+            f"{r.opponent:<14} {100 * b.win_rate:>7.1f}%  "
+            f"[{100 * b.ci_low:5.1f}%, {100 * b.ci_high:5.1f}%]"
+        )
+        if o is not None:
+            kept = "-" if r.kept is None else f"{100 * r.kept:.0f}%"
+            line += (
+                f"  {100 * o.win_rate:>6.1f}%  [{100 * o.ci_low:5.1f}%, "
+                f"{100 * o.ci_high:5.1f}%]  {kept:>11}"
+            )
+        print(line)
     return 0

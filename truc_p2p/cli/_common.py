@@ -255,7 +255,11 @@ class _BotAction(argparse.Action):
 
                 namespace.bot = with_think(bot, think)
             except ValueError as exc:
-                parser.error(str(exc))
+                if bot != parser.get_default("bot"):
+                    parser.error(str(exc))
+                # --think with the default level, which does not think: the bot
+                # that does (a later --bot still picks another one).
+                namespace.bot = with_think("strongest", think)
 
 
 def add_bot_arg(parser: argparse.ArgumentParser, *, default: str | None, help: str) -> None:

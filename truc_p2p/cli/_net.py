@@ -16,7 +16,7 @@ import trio
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from truc_p2p.bots import make_bot
+from truc_p2p.bots import DEFAULT_OPPONENT, make_bot
 from truc_p2p.cli._common import (
     add_bot_arg,
     add_pipeline_arg,
@@ -272,7 +272,9 @@ def register(subparsers: Any) -> None:
         "connection: no second machine needed. Keys: 1-3 play a card, r raise, m my rest, "
         "a accept, x refuse, f fold, d redeal, n decline, ? help, q quit.",
     )
-    add_bot_arg(play, default="search", help="the opponent bot (default search)")
+    add_bot_arg(
+        play, default=DEFAULT_OPPONENT, help=f"the opponent bot (default {DEFAULT_OPPONENT})"
+    )
     play.add_argument(
         "--identity", metavar="FILE", default=None, help="your key file (default: a one-off key)"
     )
