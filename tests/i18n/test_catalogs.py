@@ -21,11 +21,7 @@ LOCALE = ROOT / "truc_p2p" / "locale"
 POT = LOCALE / "truc_p2p.pot"
 
 #: Languages whose catalog must hold every message (the others may be partial).
-<<<<<<< HEAD
 COMPLETE = ("fr", "es", "ca", "oc", "gd", "is", "et", "gu", "uk")
-=======
-COMPLETE = ("fr", "es", "ca", "oc", "gd", "is", "et", "gu", "uk")
->>>>>>> wip-tr-gdis
 #: The number of plural forms of each language, and sample counts for each form.
 PLURALS: dict[str, tuple[int, dict[int, int]]] = {
     "fr": (2, {0: 0, 1: 0, 2: 1, 11: 1}),
