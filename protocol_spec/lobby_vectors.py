@@ -70,6 +70,12 @@ def _case(
         "invite": (
             f"truc://{addr[0] if ':' not in addr[0] else '[' + addr[0] + ']'}:{addr[1]}"
             f"/?fp={read.fingerprint}&relay={RELAY[0]}:{RELAY[1]}&code={code}"
+            # the host's settings, as its invite carries them (connect.md 1.1)
+            + "".join(
+                f"&{key}={fields[key]}"
+                for key in ("target", "ladder", "rest", "audit", "deck", "pipeline")
+                if key in fields
+            )
         ),
     }
 

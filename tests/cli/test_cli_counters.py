@@ -92,8 +92,16 @@ def test_a_pipelined_host_and_a_classic_joiner_are_incompatible(tmp_path: Path) 
         tmp_path, "--bot", "heuristic", "--json", "--identity", "host.key", "--out", "h",
         "--timeout", "30",
     )  # fmt: skip
-    joined = run(
+    # the invite says the host pipelines: the joiner is told before it connects
+    told = run(
         tmp_path, "join", host.invite, "--bot", "random", "--json", "--no-pipeline",
+        "--identity", "join.key", "--out", "j", "--timeout", "30",
+    )  # fmt: skip
+    assert told.returncode == 2 and "leave out --no-pipeline" in told.stderr, told.stderr
+    # an invite without the host's settings (an older host's): the hellos disagree
+    bare = host.invite.split("&target=")[0]
+    joined = run(
+        tmp_path, "join", bare, "--bot", "random", "--json", "--no-pipeline",
         "--identity", "join.key", "--out", "j", "--timeout", "30",
     )  # fmt: skip
     host.proc.kill()  # a host keeps listening after a mismatched hello

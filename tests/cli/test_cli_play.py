@@ -113,7 +113,7 @@ def test_play_through_a_pipe_for_a_whole_game(tmp_path: Path) -> None:
     done = run(tmp_path, "play", "--seed", "5", "--out", "games", stdin="\n".join(KEYS) + "\n")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     out = done.stdout
-    assert "playing against search-bot" in out and "your move (" in out
+    assert "playing against medium-bot" in out and "your move (" in out
     # no transport jargon or keys against a bot (that is --verbose)
     assert "loopback" not in out and "key " not in out
     assert "> 1" in out  # input from a pipe is echoed after the prompt

@@ -102,6 +102,8 @@ def test_same_lan_goes_direct_and_is_found_by_mdns(lab: Lab, tmp_path: Path) -> 
             "ladder": "literal",
             "rest": "game",
             "audit": "game",
+            "deck": "v2",  # the invite's settings (connect.md 1.1)
+            "pipeline": "1",
         }
         joiner = start_join(lab, "ha2", tmp_path, "--json", stdin="1\n")
         _check_game(tmp_path, host, joiner, "direct")

@@ -490,7 +490,10 @@ def _lobby_listing(
             ruleset=rules.to_dict(),
             audit=settings.audit,
             deck=settings.deck,
-            pipeline=settings.pipeline,
+            # the deal as the host plays it, as its invite says (None: the default, on)
+            pipeline=(settings.deck == "v2")
+            if settings.pipeline is None
+            else (settings.pipeline and settings.deck == "v2"),
             early=settings.early,
             match=getattr(settings, "match", 1),
         ),

@@ -23,7 +23,7 @@ import trio
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from truc_p2p.net._invite import Invite, InviteError
+from truc_p2p.net._invite import HostSettings, Invite, InviteError
 from truc_p2p.net._relay_wire import (
     MAGIC,
     MAX_LISTING,
@@ -205,7 +205,12 @@ def parse_game(body: bytes, relay: tuple[str, int]) -> LobbyGame:
     listing = LobbyListing.verify(body[5 + body[0] :], code)
     try:
         invite = Invite(
-            listing.addr[0], listing.addr[1], listing.fingerprint, relay=relay, code=code
+            listing.addr[0],
+            listing.addr[1],
+            listing.fingerprint,
+            relay=relay,
+            code=code,
+            settings=HostSettings.from_fields(listing.fields),  # as the host's invite says
         )
     except InviteError as exc:
         raise ListingError(f"the listing makes no invite: {exc}") from None
