@@ -34,7 +34,9 @@ from truc_p2p.cli._common import (
 from truc_p2p.cli._hosts import describe
 from truc_p2p.cli._i18n import _
 from truc_p2p.cli._identity import add_identity_arg
+from truc_p2p.cli._match import MatchRecord
 from truc_p2p.cli._narrate import Narrator
+from truc_p2p.cli._texts import Voice
 from truc_p2p.cli._tui import StdinLines, TerminalPlayer
 from truc_p2p.cli._web import add_web_args, show_invite, show_web_result, web_player, with_web
 from truc_p2p.identity import (
@@ -113,6 +115,24 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
     )
     add_ruleset_args(parser)
     add_pipeline_arg(parser)
+    parser.add_argument(
+        "--match",
+        type=_match_length,
+        default=1,
+        metavar="N",
+        help="play a match (partie liée) of N games: the first to win ceil(N/2) games "
+        "wins it; the opponent must ask for the same N (default 1: one game)",
+    )
+
+
+def _match_length(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of games: {text!r}") from None
+    if not 1 <= n <= 99:
+        raise argparse.ArgumentTypeError("a match is 1 to 99 games")
+    return n
 
 
 def _network_args(parser: argparse.ArgumentParser) -> None:
@@ -604,9 +624,12 @@ def _play(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    async def main(stop: trio.Event) -> int:
+    record = MatchRecord(games=args.match, folder=Path(args.out))
+
+    async def one_game(stop: trio.Event) -> tuple[GameOutcome, Session] | int:
         path = transcript_path(args.out, f"play-{name}")
         bot_key = Identity.ephemeral().key
+        series = record.series()
         try:
             (path.parent / BOT_DIR).mkdir(exist_ok=True)
             mine = prepare_game(
@@ -616,6 +639,7 @@ def _play(args: argparse.Namespace) -> int:
                 ruleset=ruleset,
                 name=name,
                 pipeline=pipeline_of(args),
+                series=series,
             )
             theirs = prepare_game(
                 identity=bot_key,
@@ -624,6 +648,7 @@ def _play(args: argparse.Namespace) -> int:
                 ruleset=ruleset,
                 name=bot_name,
                 pipeline=pipeline_of(args),
+                series=series,
             )
             # What `truc-p2p resume` needs to rebuild both sides after a crash.
             own_key = ident.path
@@ -639,6 +664,7 @@ def _play(args: argparse.Namespace) -> int:
                     "bot": args.bot,
                     "seed": args.seed,
                     "bot_name": bot_name,
+                    **_match_meta(record),
                 },
             )
         except OSError as exc:
@@ -658,10 +684,16 @@ def _play(args: argparse.Namespace) -> int:
         )
         mine.close()
         theirs.close()
-        outcome = replace(outcome, transcript=mine.transcript)
-        await show_web_result(human, outcome)
-        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
-        return exit_status(outcome, stop)
+        return replace(outcome, transcript=mine.transcript), mine.session
+
+    async def main(stop: trio.Event) -> int:
+        while True:
+            played = await one_game(stop)
+            if isinstance(played, int):
+                return played
+            outcome, session = played
+            if not await _after_game(human, outcome, session, record, args, stop):
+                return exit_status(outcome, stop)
 
     return run_until_interrupted(with_web(args, human, main), confirm=_asks_to_leave(human))
 
@@ -803,6 +835,81 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
         return exit_status(outcome, stop)
 
     return run_until_interrupted(with_web(args, human, main), confirm=_asks_to_leave(human))
+
+
+def _match_meta(record: MatchRecord) -> dict[str, Any]:
+    """What ``resume`` needs to go on with a match after the game it resumes."""
+    if not record.is_match:
+        return {}
+    return {"match": record.to_json()}
+
+
+async def _after_game(
+    player: object,
+    outcome: GameOutcome,
+    session: Session,
+    record: MatchRecord,
+    args: argparse.Namespace,
+    stop: trio.Event,
+) -> bool:
+    """Show the end of a game, count it in the match, and say whether another game
+    follows: the next game of a match not yet won, or a rematch the player asks for
+    (``y``/Enter at the terminal, "play again" on the web table)."""
+    await show_web_result(player, outcome)
+    print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+    if not outcome.complete or stop.is_set() or not session.started:
+        return False
+    assert session.peer_fingerprint is not None
+    names = (
+        (session.name, session.peer_name or "")
+        if session.me is Player.P0
+        else (session.peer_name or "", session.name)
+    )
+    fingerprint = session.fingerprint
+    fps = (
+        (fingerprint, session.peer_fingerprint)
+        if session.me is Player.P0
+        else (session.peer_fingerprint, fingerprint)
+    )
+    record.add(
+        game_id=session.game_id,
+        first_dealer=session.game.first_dealer,
+        winner=outcome.winner,
+        transcript=outcome.transcript,
+        names=names,
+        fingerprints=fps,
+    )
+    voice = Voice(
+        {session.me: _("you"), session.me.other: session.peer_name or _("opponent")}, session.me
+    )
+    match_line = None
+    if record.is_match:
+        try:
+            where = record.write()
+        except OSError as exc:
+            print(f"truc-p2p: cannot write the match record: {exc}", file=sys.stderr)
+            where = None
+        match_line = voice.match_score(record.wins, games=record.games)
+        winner = record.winner
+        shown = voice.match_won(winner, record.wins) if winner is not None else match_line
+        show = getattr(player, "show_match", None)
+        if show is not None:
+            show(shown)
+        if not args.json:
+            print(shown, flush=True)
+            if where is not None and winner is not None:
+                print(f"match record: {where}", flush=True)
+                print(f"verify it with: truc-p2p verify --match {where}", flush=True)
+        if winner is not None:
+            return False
+    else:
+        ask = getattr(player, "ask_again", None)
+        if ask is None or not await ask():
+            return False
+    new_game = getattr(player, "new_game", None)
+    if new_game is not None:
+        new_game(match_line)
+    return True
 
 
 def _announce(hook: Any, session: Session, ruleset: Ruleset, audit: str) -> None:

@@ -41,7 +41,7 @@ from truc_p2p.net._relay_wire import CLAIM_LEN, code_for_claim
 from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game
-from truc_p2p.protocol import RemoteProtocolError, Session, fingerprint
+from truc_p2p.protocol import RemoteProtocolError, Series, Session, fingerprint
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter
 
@@ -155,6 +155,7 @@ def prepare_game(
     pipeline: bool | None = None,
     meta: dict[str, Any] | None = None,
     early: bool | None = None,
+    series: Series | None = None,
 ) -> LocalGame:
     """Create a session recording into ``transcript`` (``None``: no files).
 
@@ -190,6 +191,7 @@ def prepare_game(
         deck=deck,
         pipeline=pipeline,
         early=early,
+        series=series,
     )
     return LocalGame(session, path, writer)
 

@@ -87,7 +87,7 @@ from truc_p2p.protocol._messages import (
     validate_payload,
 )
 from truc_p2p.protocol._pipeline import Pipeline
-from truc_p2p.protocol._restore import deck_settings, own_features, replay
+from truc_p2p.protocol._restore import deck_settings, own_features, own_series, replay
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
     FIRST_DEAL_STAGES,
@@ -105,6 +105,7 @@ from truc_p2p.protocol._values import (
     EARLY_DEFAULT,
     FEATURE_RESIGN,
     PIPELINE_DEFAULT,
+    Series,
     coin_commitment,
     first_dealer_from_coins,
     game_id_of,
@@ -197,6 +198,7 @@ class Session:
         pipeline: bool | None = None,
         resign: bool = True,
         early: bool | None = None,
+        series: Series | None = None,
     ) -> None:
         if pipeline is None:
             pipeline = deck == "v2" and PIPELINE_DEFAULT
@@ -231,6 +233,8 @@ class Session:
         self.early = bool(early)
         #: what our hello proposed (``early`` may be negotiated down by the peer's hello)
         self.early_proposed = self.early
+        #: the linked games this one belongs to (rematch, match; wire.md section 4.1)
+        self.series = series if series is not None else Series()
         self._record = record
         # Envelopes recorded (or, without ``record``, that would be) and their framed bytes.
         self._recorded = [0, 0]
@@ -627,6 +631,7 @@ class Session:
         pipeline: bool | None = None,
         resign: bool | None = None,
         early: bool | None = None,
+        series: Series | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
 
@@ -644,6 +649,8 @@ class Session:
         deck, pipeline, early = deck_settings(envelopes, Player(role), deck, pipeline, early)
         if resign is None:
             resign = own_features(envelopes, Player(role)) & FEATURE_RESIGN != 0
+        if series is None:
+            series = own_series(envelopes, Player(role))
         session = cls(
             identity=identity,
             role=role,
@@ -655,6 +662,7 @@ class Session:
             pipeline=pipeline,
             resign=resign,
             early=early,
+            series=series,
         )
         replay(session, envelopes, record)
         return session
@@ -672,7 +680,7 @@ class Session:
         return local_seed(self._secret, hand)
 
     def _options(self) -> dict[str, Any]:
-        return session_options(self.audit_mode, self.deck, self.pipeline, self.early)
+        return session_options(self.audit_mode, self.deck, self.pipeline, self.early, self.series)
 
     def _hello_payload(self, coin: bytes) -> dict[str, Any]:
         return {
@@ -973,7 +981,15 @@ class Session:
                 self._emit(MessageType.COIN, {"coin": self._coin})
 
     def _on_coin(self, env: Envelope, mine: bool) -> None:
-        if mine:
+        if self.series.dealer is not None:  # a linked game: the dealers alternate (4.1)
+            first = self.series.dealer
+            if not mine and coin_commitment(env.payload["coin"]) != self._peer_coin:
+                raise CheatDetectedError(
+                    "coin does not open the initiator's commitment",
+                    step="coin",
+                    message_no=env.seq,
+                )
+        elif mine:
             first = first_dealer_from_coins(self._coin, self._peer_coin)
         else:
             if coin_commitment(env.payload["coin"]) != self._peer_coin:

@@ -86,6 +86,10 @@ class WebPlayer:
         self._disconnect_deadline: float | None = None
         self._final: dict[str, Any] | None = None
         self._invite: dict[str, Any] | None = None
+        self._again: trio.Event | None = None
+        self._again_yes = False
+        #: the match score ("match: you 1 – bob 0"), shown on the table and the end screen
+        self.match_line: str | None = None
         #: Set when the player leaves while the opponent thinks (the command passes it
         #: to the game loop as its ``stop``: a signed quit, as with Ctrl-C).
         self.leave: trio.Event | None = None
@@ -263,6 +267,10 @@ class WebPlayer:
     def receive(self, message: dict[str, Any]) -> None:
         """A message from the page: an action for the current turn, or leave."""
         kind = message.get("type")
+        if kind == "again" and self._again is not None:
+            self._again_yes = message.get("yes") is True
+            self._again.set()
+            return
         if kind not in ("act", "quit"):
             return
         if kind == "quit" and not self._legal and self._final is None and self.leave is not None:
@@ -311,11 +319,41 @@ class WebPlayer:
         self._disconnect_deadline = None
         self._send({"type": "peer_reconnected"})
 
+    async def ask_again(self) -> bool:
+        """The end screen offers "play again"; wait for the page's answer."""
+        self._again = trio.Event()
+        self._again_yes = False
+        if self._final is not None:
+            self._final["again"] = True
+            self._send(self._final)
+        await self._again.wait()
+        self._again = None
+        return self._again_yes
+
+    def new_game(self, match_line: str | None = None) -> None:
+        """A fresh table for the next game: the page drops the end screen."""
+        self.model = TableModel(self.my_name, move_seconds=self.move_seconds, now=self._now)
+        self.tally = Tally()
+        self._started = None
+        self._final = None
+        self._disconnect_deadline = None
+        self._audit = "not yet"
+        self.match_line = match_line
+        self._send({"type": "new_game", "match_line": match_line})
+        self._push()
+
+    def show_match(self, line: str) -> None:
+        """The match score after a game, on the end screen."""
+        self.match_line = line
+        if self._final is not None:
+            self._final["match_line"] = line
+            self._send(self._final)
+
     def finish(self, final: dict[str, Any]) -> None:
         """Show the end screen (``final`` is built by :func:`final_message`)."""
         self.model.end_turn()
         self.model.over = True
         self._disconnect_deadline = None
-        self._final = {"type": "final", **final}
+        self._final = {"type": "final", **final, "match_line": self.match_line}
         self._push()
         self._send(self._final)

@@ -175,6 +175,8 @@ def page_texts() -> dict[str, Any]:
         "transcript": _("Transcript: {path}"),
         "no_transcript": _("no transcript was written"),
         "close_tab": _("You can close this tab."),
+        "play_again": _("play again"),
+        "again_waiting": _("starting the next game…"),
         "not_your_turn": _("wait for your turn"),
         "no_card": _("no card {key} to play now"),
         "not_now": {key: _(text) for key, text in NOT_NOW.items()},

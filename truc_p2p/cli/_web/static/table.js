@@ -79,6 +79,13 @@ const handlers = {
   peer_disconnected(m) { ui.disconnect = performance.now() + m.seconds_left * 1000; },
   peer_reconnected() { ui.disconnect = null; },
   final(m) { ui.final = m; ui.disconnect = null; ui.finalAt = null; },
+  new_game(m) {  // a rematch or the next game of a match: a clean table
+    ui.final = null; ui.state = null; ui.invite = null; ui.disconnect = null; ui.finalAt = null;
+    ui.held = null; ui.queue.length = 0; ui.seenTricks = new Set(); ui.tricks = [];
+    ui.handToast = null; ui.nextToast = null; ui.lastSeq = null; ui.games = (ui.games || 1) + 1;
+    ui.matchLine = m.match_line || null;
+    $("final").hidden = true;
+  },
 };
 
 function handle(message) {
@@ -277,6 +284,7 @@ function applyTexts() {
   $("log").setAttribute("aria-label", tx("log", "what happened"));
   $("final-report-label").textContent = tx("verifier_report", "verifier report");
   $("final-closed").textContent = tx("close_tab", "You can close this tab.");
+  $("final-again").textContent = tx("play_again", "play again");
   document.querySelectorAll(".chip").forEach((c) => { c.textContent = tx("dealer", "dealer"); });
   renderTools();
 }
@@ -531,7 +539,24 @@ function renderFinal() {
   line.dataset.status = status || "none";
   $("final-verdict").textContent = v ? v.summary : "";
   $("final-transcript").textContent = f.transcript ? tx("transcript", "Transcript: {path}", { path: f.transcript }) : "";
-  $("final-closed").hidden = ui.connected;
+  $("final-closed").hidden = ui.connected || !!f.again;
+  const matchLine = $("final-match");
+  matchLine.hidden = !f.match_line;
+  matchLine.textContent = f.match_line || "";
+  const again = $("final-again");
+  again.hidden = !f.again;
+  if (!f.again) {
+    again.disabled = false;
+    again.textContent = tx("play_again", "play again");
+  }
+}
+
+function playAgain() {
+  const again = $("final-again");
+  if (again.disabled) return;
+  again.disabled = true;
+  again.textContent = tx("again_waiting", "starting the next game…");
+  send({ type: "again", yes: true });
 }
 
 // The move clock and the reconnect countdown tick without server messages.
@@ -568,6 +593,7 @@ document.addEventListener("keydown", (e) => {
   const key = e.key.toLowerCase();
   if (key === "escape") { $("help").hidden = true; return; }
   if (key === "?" || key === "h") { $("help").hidden = !$("help").hidden; return; }
+  if (ui.final && ui.final.again && (key === "enter" || key === "y")) { playAgain(); return; }
   if (key === "q") { leave(); return; }
   const t = ui.state && ui.state.table;
   const notNow = ui.texts.not_now || {};
@@ -588,6 +614,7 @@ $("help-close").addEventListener("click", () => { $("help").hidden = true; });
 $("quit-btn").addEventListener("click", leave);
 $("sound-btn").addEventListener("click", toggleSound);
 $("invite-copy").addEventListener("click", copyInvite);
+$("final-again").addEventListener("click", playAgain);
 applyTexts();
 connect();
 render();
