@@ -4,6 +4,7 @@ token and Origin refusals, and the phone-width layout.  Screenshots are written 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -260,9 +261,52 @@ def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
         play_to_the_end(page)
         page.locator("#final").wait_for(state="visible")
         assert "verified" in page.locator("#final").inner_text()
+        page.locator("#final-again").wait_for(state="visible")  # the rematch is offered
+        page.keyboard.press("q")  # no rematch: the command ends
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "result co-signed by both players" in out
+
+
+def test_play_again_in_the_browser(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    """``play --web``: the end screen's "play again" starts a second game at once, the
+    other player deals first, it is played by clicking to its end, and both games'
+    transcripts verify."""
+    with play_web(tmp_path, "--target", "2", "--seed", "3") as (proc, url):
+        page = new_page(browser)
+        page.goto(url)
+        play_to_the_end(page)
+        first = page.evaluate("window.truc.final")
+        page.locator("#final-again").wait_for(state="visible")
+        page.screenshot(path=artifacts / "8-play-again.png", full_page=True)
+        page.click("#final-again")
+        page.wait_for_function(
+            "() => !window.truc.final && window.truc.state && window.truc.state.started"
+        )
+        started = page.evaluate("window.truc.state.started")
+        assert page.locator("#final").is_hidden()
+        play_to_the_end(page)
+        page.locator("#final").wait_for(state="visible")
+        second = page.evaluate("window.truc.final")
+        assert second["transcript"] != first["transcript"]
+        assert "verified" in page.locator("#final").inner_text()
+        page.click("#final-stop")  # no third game
+        out, err = proc.communicate(timeout=60)
+        assert page.errors == []
+    assert proc.returncode == 0, err
+    assert out.count("result co-signed by both players") == 2
+    assert started["game_id"] not in first["transcript"]
+    dealers = []
+    for final in (first, second):
+        done = subprocess.run(
+            [sys.executable, "-m", "truc_p2p.cli", "verify", "--json", final["transcript"]],
+            capture_output=True,
+            text=True,
+            timeout=LIMIT,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        dealers.append(json.loads(done.stdout.splitlines()[-1])["first_dealer"])
+    assert sorted(dealers) == [0, 1]  # the first dealer alternates
 
 
 HOST_ARGS = ["--identity", "host.key", "--target", "2", "--timeout", "30", "--name", "carol"]

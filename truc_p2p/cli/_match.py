@@ -107,9 +107,7 @@ class MatchRecord:
         if winner is not None:
             self.wins[winner] += 1
         if not self.players:
-            self.players = [
-                {"name": names[i], "fingerprint": fingerprints[i]} for i in range(2)
-            ]
+            self.players = [{"name": names[i], "fingerprint": fingerprints[i]} for i in range(2)]
         entry: dict[str, Any] = {
             "game_id": game_id.hex(),
             "first_dealer": int(first_dealer),

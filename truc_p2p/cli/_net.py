@@ -625,10 +625,10 @@ def _play(args: argparse.Namespace) -> int:
         )
 
     record = MatchRecord(games=args.match, folder=Path(args.out))
+    bot_key = Identity.ephemeral().key  # the same bot across the games of a match
 
     async def one_game(stop: trio.Event) -> tuple[GameOutcome, Session] | int:
         path = transcript_path(args.out, f"play-{name}")
-        bot_key = Identity.ephemeral().key
         series = record.series()
         try:
             (path.parent / BOT_DIR).mkdir(exist_ok=True)
@@ -896,7 +896,8 @@ async def _after_game(
         if show is not None:
             show(shown)
         if not args.json:
-            print(shown, flush=True)
+            if not isinstance(player, TerminalPlayer):
+                print(shown, flush=True)
             if where is not None and winner is not None:
                 print(f"match record: {where}", flush=True)
                 print(f"verify it with: truc-p2p verify --match {where}", flush=True)

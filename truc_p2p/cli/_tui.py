@@ -507,8 +507,6 @@ class TerminalPlayer:
         self.tally = Tally()
         self._boundary = None
         self._waiting_shown = False
-        if match_line:
-            self.write(match_line)
 
     def show_match(self, line: str) -> None:
         """The match score after a game ("match: you 1 – bob 0")."""

@@ -278,6 +278,7 @@ class VerifyReport:
             "abort_reason": self.abort_reason,
             "local_secret_of": self.local_secret_of,
             "deck": self.deck,
+            "first_dealer": self.first_dealer,
             "hidden_cards_revealed": self.hidden_cards_revealed,
         }
 

@@ -123,7 +123,14 @@ function act(action) {
   render();
 }
 function leave() {
-  if (ui.final) return;
+  if (ui.final) {  // the end screen: no rematch, the command ends
+    if (ui.final.again && !$("final-again").disabled) {
+      send({ type: "again", yes: false });
+      ui.final.again = false;
+      renderFinal();
+    }
+    return;
+  }
   const s = ui.state;
   const t = s && s.table;
   const text = (s && s.texts && s.texts.leave_confirm) ||
@@ -285,6 +292,7 @@ function applyTexts() {
   $("final-report-label").textContent = tx("verifier_report", "verifier report");
   $("final-closed").textContent = tx("close_tab", "You can close this tab.");
   $("final-again").textContent = tx("play_again", "play again");
+  $("final-stop").textContent = tx("stop_here", "stop here");
   document.querySelectorAll(".chip").forEach((c) => { c.textContent = tx("dealer", "dealer"); });
   renderTools();
 }
@@ -545,6 +553,7 @@ function renderFinal() {
   matchLine.textContent = f.match_line || "";
   const again = $("final-again");
   again.hidden = !f.again;
+  $("final-stop").hidden = !f.again || again.disabled;
   if (!f.again) {
     again.disabled = false;
     again.textContent = tx("play_again", "play again");
@@ -556,6 +565,7 @@ function playAgain() {
   if (again.disabled) return;
   again.disabled = true;
   again.textContent = tx("again_waiting", "starting the next game…");
+  $("final-stop").hidden = true;
   send({ type: "again", yes: true });
 }
 
@@ -615,6 +625,7 @@ $("quit-btn").addEventListener("click", leave);
 $("sound-btn").addEventListener("click", toggleSound);
 $("invite-copy").addEventListener("click", copyInvite);
 $("final-again").addEventListener("click", playAgain);
+$("final-stop").addEventListener("click", leave);
 applyTexts();
 connect();
 render();
