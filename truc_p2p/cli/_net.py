@@ -55,6 +55,7 @@ from truc_p2p.net import (
     BotStrategy,
     ConnectError,
     Dial,
+    End,
     EventHook,
     GameOutcome,
     GameSettings,
@@ -83,6 +84,10 @@ from truc_p2p.protocol import GameStarted, LocalProtocolError, Session
 from truc_p2p.rules import Player, RulesError, Ruleset
 
 __all__ = ["register"]
+
+
+#: Seconds a joiner who asked to play again waits for the host to listen again.
+REMATCH_WAIT = 120.0
 
 
 def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None:
@@ -236,6 +241,14 @@ def register(subparsers: Any) -> None:
     )
     join.add_argument(
         "--connect-timeout", type=positive_seconds, default=15.0, metavar="S", help="default 15"
+    )
+    join.add_argument(
+        "--again-wait",
+        type=positive_seconds,
+        default=REMATCH_WAIT,
+        metavar="S",
+        help=f"after a game you want to play again (or inside a match): how long to wait "
+        f"for the host to listen again (default {REMATCH_WAIT:g})",
     )
     add_identity_arg(join)
     _common_args(join)
@@ -431,49 +444,68 @@ def _host(args: argparse.Namespace) -> int:
     def on_path(path: str, peer: str) -> None:
         print(f"connection from {peer} ({path} path)", file=info, flush=True)
 
+    record = MatchRecord(games=args.match, folder=Path(args.out))
+    port = [args.port]  # a rematch listens again where the invite points
+
+    def on_invite_again(invite: Invite) -> None:
+        print(
+            f"waiting for your opponent to join again on port {invite.port} (the same "
+            "invite; Ctrl-C to stop)...",
+            file=info,
+            flush=True,
+        )
+
+    def remember_port(invite: Invite) -> None:
+        port[0] = invite.port
+        (on_invite if not record.played else on_invite_again)(invite)
+
     async def main(stop: trio.Event) -> int:
-        try:
-            outcome = await host_game(
-                strategy,
-                identity=ident.key,
-                settings=_game_settings(args, ruleset, name),
-                listen=Listen(
-                    bind=args.bind,
-                    port=args.port,
-                    advertise=args.advertise,
-                    relay=relay,
-                    portmap=not args.no_portmap,
-                    announce=not args.no_announce,
-                    capacity=capacity,
-                    allow=allow,
-                ),
-                storage=Storage(out_dir=args.out, meta=_meta(args, name, ident)),
-                report=Reporting(
-                    on_invite=on_invite,
-                    on_event=hook,
-                    on_notice=on_notice,
-                    on_outcome=on_outcome,
-                    on_path=on_path,
-                ),
-                stop=stop,
-                forever=args.forever,
-                players=players,
-            )
-        except ConnectError as exc:
-            print(f"truc-p2p host: {exc}", file=sys.stderr)
-            return 4
-        except OSError as exc:
-            print(
-                f"truc-p2p host: cannot listen on {args.bind or 'all interfaces'} port "
-                f"{args.port}: {exc.strerror or exc}",
-                file=sys.stderr,
-            )
-            return 2
-        await show_web_result(strategy, outcome)
-        if args.forever:
-            return 0 if stop.is_set() else exit_status(outcome, stop)
-        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
-        return exit_status(outcome, stop)
+        while True:
+            try:
+                outcome = await host_game(
+                    strategy,
+                    identity=ident.key,
+                    settings=replace(_game_settings(args, ruleset, name), series=record.series()),
+                    listen=Listen(
+                        bind=args.bind,
+                        port=port[0],
+                        advertise=args.advertise,
+                        relay=relay,
+                        portmap=not args.no_portmap,
+                        announce=not args.no_announce,
+                        capacity=capacity,
+                        allow=allow,
+                    ),
+                    storage=Storage(
+                        out_dir=args.out,
+                        meta={**_meta(args, name, ident), **_match_meta(record)},
+                    ),
+                    report=Reporting(
+                        on_invite=remember_port,
+                        on_event=hook,
+                        on_notice=on_notice,
+                        on_outcome=on_outcome,
+                        on_path=on_path,
+                    ),
+                    stop=stop,
+                    forever=args.forever,
+                    players=players,
+                )
+            except ConnectError as exc:
+                print(f"truc-p2p host: {exc}", file=sys.stderr)
+                return 4
+            except OSError as exc:
+                print(
+                    f"truc-p2p host: cannot listen on {args.bind or 'all interfaces'} port "
+                    f"{port[0]}: {exc.strerror or exc}",
+                    file=sys.stderr,
+                )
+                return 2
+            if args.forever:
+                await show_web_result(strategy, outcome)
+                return 0 if stop.is_set() else exit_status(outcome, stop)
+            if not await _after_game(strategy, outcome, record, args, stop):
+                return exit_status(outcome, stop)
 
     return run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
 
@@ -567,20 +599,45 @@ def _join(args: argparse.Namespace) -> int:
         connections[0] += 1
         print(f"{again}connected ({path} path)", file=_info_stream(args), flush=True)
 
+    record = MatchRecord(games=args.match, folder=Path(args.out))
+
+    async def one_game(stop: trio.Event) -> GameOutcome:
+        """Join (again): after a game the host may still be deciding, or not yet
+        listening again, so a refused connection is retried for a while."""
+        waited = 0.0
+        while True:
+            outcome = await join_game(
+                invite,
+                strategy,
+                identity=ident.key,
+                settings=replace(_game_settings(args, ruleset, name), series=record.series()),
+                dial=Dial(connect_timeout=args.connect_timeout),
+                storage=Storage(
+                    out_dir=args.out, meta={**_meta(args, name, ident), **_match_meta(record)}
+                ),
+                report=Reporting(on_event=hook, on_path=on_path),
+                stop=stop,
+            )
+            if not record.played or outcome.end is not End.CONNECTION_FAILED:
+                return outcome
+            if waited == 0.0:
+                print(
+                    "waiting for the host to start the next game (Ctrl-C to stop)...",
+                    file=_info_stream(args),
+                    flush=True,
+                )
+            if waited >= args.again_wait or stop.is_set():
+                return replace(
+                    outcome, message=f"the host did not start another game: {outcome.message}"
+                )
+            await trio.sleep(0.5)
+            waited += 0.5
+
     async def main(stop: trio.Event) -> int:
-        outcome = await join_game(
-            invite,
-            strategy,
-            identity=ident.key,
-            settings=_game_settings(args, ruleset, name),
-            dial=Dial(connect_timeout=args.connect_timeout),
-            storage=Storage(out_dir=args.out, meta=_meta(args, name, ident)),
-            report=Reporting(on_event=hook, on_path=on_path),
-            stop=stop,
-        )
-        await show_web_result(strategy, outcome)
-        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
-        return exit_status(outcome, stop)
+        while True:
+            outcome = await one_game(stop)
+            if not await _after_game(strategy, outcome, record, args, stop):
+                return exit_status(outcome, stop)
 
     return run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
 
@@ -627,7 +684,7 @@ def _play(args: argparse.Namespace) -> int:
     record = MatchRecord(games=args.match, folder=Path(args.out))
     bot_key = Identity.ephemeral().key  # the same bot across the games of a match
 
-    async def one_game(stop: trio.Event) -> tuple[GameOutcome, Session] | int:
+    async def one_game(stop: trio.Event) -> GameOutcome | int:
         path = transcript_path(args.out, f"play-{name}")
         series = record.series()
         try:
@@ -684,15 +741,14 @@ def _play(args: argparse.Namespace) -> int:
         )
         mine.close()
         theirs.close()
-        return replace(outcome, transcript=mine.transcript), mine.session
+        return replace(outcome, transcript=mine.transcript)
 
     async def main(stop: trio.Event) -> int:
         while True:
-            played = await one_game(stop)
-            if isinstance(played, int):
-                return played
-            outcome, session = played
-            if not await _after_game(human, outcome, session, record, args, stop):
+            outcome = await one_game(stop)
+            if isinstance(outcome, int):
+                return outcome
+            if not await _after_game(human, outcome, record, args, stop):
                 return exit_status(outcome, stop)
 
     return run_until_interrupted(with_web(args, human, main), confirm=_asks_to_leave(human))
@@ -847,41 +903,33 @@ def _match_meta(record: MatchRecord) -> dict[str, Any]:
 async def _after_game(
     player: object,
     outcome: GameOutcome,
-    session: Session,
     record: MatchRecord,
     args: argparse.Namespace,
     stop: trio.Event,
+    *,
+    ask: bool = True,
 ) -> bool:
     """Show the end of a game, count it in the match, and say whether another game
     follows: the next game of a match not yet won, or a rematch the player asks for
-    (``y``/Enter at the terminal, "play again" on the web table)."""
+    (``y``/Enter at the terminal, "play again" on the web table; only when ``ask``)."""
     await show_web_result(player, outcome)
     print_outcome(outcome, as_json=args.json, quiet=args.quiet)
-    if not outcome.complete or stop.is_set() or not session.started:
+    if not outcome.complete or stop.is_set() or outcome.game_id is None:
         return False
-    assert session.peer_fingerprint is not None
-    names = (
-        (session.name, session.peer_name or "")
-        if session.me is Player.P0
-        else (session.peer_name or "", session.name)
-    )
-    fingerprint = session.fingerprint
-    fps = (
-        (fingerprint, session.peer_fingerprint)
-        if session.me is Player.P0
-        else (session.peer_fingerprint, fingerprint)
-    )
+    me = outcome.me
+    assert outcome.first_dealer is not None
+    assert outcome.fingerprint is not None and outcome.peer_fingerprint is not None
+    fps = {me: outcome.fingerprint, me.other: outcome.peer_fingerprint}
+    names = {p: outcome.names[p] or "" for p in Player}
     record.add(
-        game_id=session.game_id,
-        first_dealer=session.game.first_dealer,
+        game_id=outcome.game_id,
+        first_dealer=outcome.first_dealer,
         winner=outcome.winner,
         transcript=outcome.transcript,
-        names=names,
-        fingerprints=fps,
+        names=(names[Player.P0], names[Player.P1]),
+        fingerprints=(fps[Player.P0], fps[Player.P1]),
     )
-    voice = Voice(
-        {session.me: _("you"), session.me.other: session.peer_name or _("opponent")}, session.me
-    )
+    voice = Voice({me: _("you"), me.other: names[me.other] or _("opponent")}, me)
     match_line = None
     if record.is_match:
         try:
@@ -904,8 +952,8 @@ async def _after_game(
         if winner is not None:
             return False
     else:
-        ask = getattr(player, "ask_again", None)
-        if ask is None or not await ask():
+        asking = getattr(player, "ask_again", None)
+        if not ask or asking is None or not await asking():
             return False
     new_game = getattr(player, "new_game", None)
     if new_game is not None:

@@ -156,6 +156,7 @@ def prepare_game(
     meta: dict[str, Any] | None = None,
     early: bool | None = None,
     series: Series | None = None,
+    accept_series: Callable[[Series, str], bool] | None = None,
 ) -> LocalGame:
     """Create a session recording into ``transcript`` (``None``: no files).
 
@@ -192,6 +193,7 @@ def prepare_game(
         pipeline=pipeline,
         early=early,
         series=series,
+        accept_series=accept_series,
     )
     return LocalGame(session, path, writer)
 
@@ -314,6 +316,8 @@ async def host_game(
     reached.
     """
     outcomes: list[GameOutcome] = []
+    # host --forever: the games that ended, by game id: (joiner, first dealer, match length)
+    finished_with: dict[bytes, tuple[str, Player, int]] = {}
     finished = trio.Event()
     stop = stop if stop is not None else trio.Event()
     rules = settings.ruleset or Ruleset()
@@ -350,6 +354,9 @@ async def host_game(
         ) as reach,
     ):
         invite = reach.invite()
+        accept_series = settings.accept_series
+        if accept_series is None and forever:
+            accept_series = _rematch_of(finished_with, settings.series)
 
         async def start(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
             out_dir = storage.out_dir
@@ -367,6 +374,8 @@ async def host_game(
                     deck=settings.deck,
                     pipeline=settings.pipeline,
                     early=settings.early,
+                    series=settings.series,
+                    accept_series=accept_series,
                     meta={**storage.meta, **relay_meta, "role": "host", "port": listener.port},
                 )
             except OSError as exc:
@@ -412,6 +421,12 @@ async def host_game(
                 return
             outcome = replace(outcome, transcript=local.transcript, path=reach.path_of(stream))
             outcomes.append(outcome)
+            if outcome.complete and local.session.peer_fingerprint is not None:
+                finished_with[local.session.game_id] = (
+                    local.session.peer_fingerprint,
+                    local.session.game.first_dealer,
+                    local.session.series.match,
+                )
             if report.on_outcome is not None:
                 report.on_outcome(outcome)
             if not forever:
@@ -447,6 +462,28 @@ async def host_game(
     if outcomes:
         return outcomes[-1]
     return GameOutcome(end=End.QUIT, message="stopped before anyone joined", me=Player.P1)
+
+
+def _rematch_of(
+    finished_with: dict[bytes, tuple[str, Player, int]], own: Series | None
+) -> Callable[[Series, str], bool]:
+    """``host --forever``: a joiner may link its game to a game it ended with us (a
+    rematch, or the next game of a match), the other player dealing first, same
+    match length; a first game must have our match length."""
+    length = own.match if own is not None else 1
+
+    def accept(series: Series, peer: str) -> bool:
+        if series.prev is None:
+            return series.match == length
+        before = finished_with.get(series.prev)
+        return (
+            before is not None
+            and before[0] == peer
+            and series.dealer is before[1].other
+            and series.match == before[2]
+        )
+
+    return accept
 
 
 async def join_game(
@@ -583,6 +620,7 @@ async def _join_once(
             deck=settings.deck,
             pipeline=settings.pipeline,
             early=settings.early,
+            series=settings.series,
             meta={**storage.meta, "role": "join", "invite": str(inv)},
         )
     except OSError as exc:

@@ -117,6 +117,7 @@ from truc_p2p.protocol._values import (
     refusal,
     resignable,
     result_payload,
+    series_of,
     session_options,
     without_early,
 )
@@ -199,6 +200,7 @@ class Session:
         resign: bool = True,
         early: bool | None = None,
         series: Series | None = None,
+        accept_series: Callable[[Series, str], bool] | None = None,
     ) -> None:
         if pipeline is None:
             pipeline = deck == "v2" and PIPELINE_DEFAULT
@@ -235,6 +237,10 @@ class Session:
         self.early_proposed = self.early
         #: the linked games this one belongs to (rematch, match; wire.md section 4.1)
         self.series = series if series is not None else Series()
+        # Responder only: may the initiator's hello link this game to another
+        # (``accept_series(series, peer_fingerprint)``, e.g. ``host --forever``
+        # taking a rematch of a game it played)?  Without it the series must be ours.
+        self._accept_series = accept_series
         self._record = record
         # Envelopes recorded (or, without ``record``, that would be) and their framed bytes.
         self._recorded = [0, 0]
@@ -945,6 +951,15 @@ class Session:
                 theirs = Ruleset.from_dict(p["ruleset"])
             except ValueError as exc:
                 raise MalformedMessageError(f"bad ruleset: {exc}", message_no=env.seq) from None
+            theirs_series = series_of(p["options"])
+            if (
+                self.me is Player.P1
+                and self._accept_series is not None
+                and theirs_series is not None
+                and theirs_series != self.series
+                and self._accept_series(theirs_series, peer_fingerprint)
+            ):
+                self.series = theirs_series  # answered in our hello (wire.md 4.1)
             early = p["options"].get("early")
             if early is not None and early is not True:  # `false` is never sent
                 raise MalformedMessageError(f"bad options {p['options']}", message_no=env.seq)
