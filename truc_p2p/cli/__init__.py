@@ -77,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_of(words))
     args = parser.parse_args(words)
+    args.argv = words  # a match resumed after a crash goes on with the same command line
     if args.command is None:
         parser.print_help()
         return 2

@@ -119,6 +119,30 @@ class MatchRecord:
         self.played.append(entry)
         self.after = Series(match=self.games, prev=game_id, dealer=first_dealer.other)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any], folder: Path) -> MatchRecord:
+        """The record as :meth:`to_json` wrote it (``ValueError`` when it is not one)."""
+        try:
+            games = int(data["games"])
+            wins = data["wins"]
+            record = cls(
+                games=games,
+                folder=folder,
+                wins={Player.P0: int(wins[0]), Player.P1: int(wins[1])},
+                played=[dict(g) for g in data["played"]],
+                players=[dict(p) for p in data["players"]],
+            )
+            if record.played:
+                last = record.played[-1]
+                record.after = Series(
+                    match=games,
+                    prev=bytes.fromhex(last["game_id"]),
+                    dealer=Player(int(last["first_dealer"])).other,
+                )
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise ValueError(f"bad match state: {exc}") from None
+        return record
+
     def to_json(self) -> dict[str, Any]:
         winner = self.winner
         return {

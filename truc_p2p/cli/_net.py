@@ -80,8 +80,9 @@ from truc_p2p.net import (
     transcript_path,
     write_meta,
 )
-from truc_p2p.protocol import GameStarted, LocalProtocolError, Session
+from truc_p2p.protocol import GameStarted, LocalProtocolError, Session, verify_transcript
 from truc_p2p.rules import Player, RulesError, Ruleset
+from truc_p2p.transcript import read_transcript
 
 __all__ = ["register"]
 
@@ -353,7 +354,7 @@ def _setup(args: argparse.Namespace, *, fallback: str) -> tuple[Any, Identity, s
     return ruleset, ident, name
 
 
-def _host(args: argparse.Namespace) -> int:
+def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     try:
         if args.advertise:
             Invite(args.advertise, 1, "0" * 64)
@@ -444,7 +445,8 @@ def _host(args: argparse.Namespace) -> int:
     def on_path(path: str, peer: str) -> None:
         print(f"connection from {peer} ({path} path)", file=info, flush=True)
 
-    record = MatchRecord(games=args.match, folder=Path(args.out))
+    if record is None:
+        record = MatchRecord(games=args.match, folder=Path(args.out))
     port = [args.port]  # a rematch listens again where the invite points
 
     def on_invite_again(invite: Invite) -> None:
@@ -478,7 +480,7 @@ def _host(args: argparse.Namespace) -> int:
                     ),
                     storage=Storage(
                         out_dir=args.out,
-                        meta={**_meta(args, name, ident), **_match_meta(record)},
+                        meta={**_meta(args, name, ident), **_match_meta(record, args)},
                     ),
                     report=Reporting(
                         on_invite=remember_port,
@@ -558,7 +560,7 @@ def _pick_lan_game(args: argparse.Namespace) -> Invite | int:
     return games[int(line) - 1].invite
 
 
-def _join(args: argparse.Namespace) -> int:
+def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     if args.invite is None:
         picked = _pick_lan_game(args)
         if isinstance(picked, int):
@@ -599,7 +601,8 @@ def _join(args: argparse.Namespace) -> int:
         connections[0] += 1
         print(f"{again}connected ({path} path)", file=_info_stream(args), flush=True)
 
-    record = MatchRecord(games=args.match, folder=Path(args.out))
+    if record is None:
+        record = MatchRecord(games=args.match, folder=Path(args.out))
 
     async def one_game(stop: trio.Event) -> GameOutcome:
         """Join (again): after a game the host may still be deciding, or not yet
@@ -613,7 +616,7 @@ def _join(args: argparse.Namespace) -> int:
                 settings=replace(_game_settings(args, ruleset, name), series=record.series()),
                 dial=Dial(connect_timeout=args.connect_timeout),
                 storage=Storage(
-                    out_dir=args.out, meta={**_meta(args, name, ident), **_match_meta(record)}
+                    out_dir=args.out, meta={**_meta(args, name, ident), **_match_meta(record, args)}
                 ),
                 report=Reporting(on_event=hook, on_path=on_path),
                 stop=stop,
@@ -721,7 +724,7 @@ def _play(args: argparse.Namespace) -> int:
                     "bot": args.bot,
                     "seed": args.seed,
                     "bot_name": bot_name,
-                    **_match_meta(record),
+                    **_match_meta(record, args),
                 },
             )
         except OSError as exc:
@@ -893,11 +896,12 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
     return run_until_interrupted(with_web(args, human, main), confirm=_asks_to_leave(human))
 
 
-def _match_meta(record: MatchRecord) -> dict[str, Any]:
-    """What ``resume`` needs to go on with a match after the game it resumes."""
+def _match_meta(record: MatchRecord, args: argparse.Namespace) -> dict[str, Any]:
+    """What ``resume`` needs to go on with a match after the game it resumes: the
+    match so far and the command line that started it."""
     if not record.is_match:
         return {}
-    return {"match": record.to_json()}
+    return {"match": record.to_json(), "argv": list(getattr(args, "argv", []))}
 
 
 async def _after_game(
@@ -917,18 +921,12 @@ async def _after_game(
     if not outcome.complete or stop.is_set() or outcome.game_id is None:
         return False
     me = outcome.me
-    assert outcome.first_dealer is not None
-    assert outcome.fingerprint is not None and outcome.peer_fingerprint is not None
-    fps = {me: outcome.fingerprint, me.other: outcome.peer_fingerprint}
-    names = {p: outcome.names[p] or "" for p in Player}
-    record.add(
-        game_id=outcome.game_id,
-        first_dealer=outcome.first_dealer,
-        winner=outcome.winner,
-        transcript=outcome.transcript,
-        names=(names[Player.P0], names[Player.P1]),
-        fingerprints=(fps[Player.P0], fps[Player.P1]),
-    )
+    linked = await trio.to_thread.run_sync(_linked_game, outcome)
+    if linked is None:
+        print("truc-p2p: this game cannot be linked to another", file=sys.stderr)
+        return False
+    record.add(**linked)
+    names = {p: record.players[p]["name"] for p in Player}
     voice = Voice({me: _("you"), me.other: names[me.other] or _("opponent")}, me)
     match_line = None
     if record.is_match:
@@ -959,6 +957,42 @@ async def _after_game(
     if new_game is not None:
         new_game(match_line)
     return True
+
+
+def _linked_game(outcome: GameOutcome) -> dict[str, Any] | None:
+    """What a match record keeps of a finished game, from its transcript when there is
+    one (a resumed game's outcome may not know who dealt first), else the outcome."""
+    path = outcome.transcript
+    if path is not None:
+        try:
+            report = verify_transcript(read_transcript(path))
+        except (OSError, ValueError):
+            return None
+        if report.game_id is None or report.first_dealer is None or len(report.players) != 2:
+            return None
+        return {
+            "game_id": bytes.fromhex(report.game_id),
+            "first_dealer": Player(report.first_dealer),
+            "winner": Player(report.winner) if report.winner is not None else None,
+            "transcript": path,
+            "names": (report.players[0].name, report.players[1].name),
+            "fingerprints": (report.players[0].fingerprint, report.players[1].fingerprint),
+        }
+    if outcome.first_dealer is None or outcome.game_id is None:
+        return None
+    if outcome.fingerprint is None or outcome.peer_fingerprint is None:
+        return None
+    me = outcome.me
+    fps = {me: outcome.fingerprint, me.other: outcome.peer_fingerprint}
+    names = {p: outcome.names[p] or "" for p in Player}
+    return {
+        "game_id": outcome.game_id,
+        "first_dealer": outcome.first_dealer,
+        "winner": outcome.winner,
+        "transcript": None,
+        "names": (names[Player.P0], names[Player.P1]),
+        "fingerprints": (fps[Player.P0], fps[Player.P1]),
+    }
 
 
 def _announce(hook: Any, session: Session, ruleset: Ruleset, audit: str) -> None:
@@ -1092,8 +1126,39 @@ def _resume(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"truc-p2p resume: cannot listen again: {exc.strerror or exc}", file=sys.stderr)
             return 2
-        await show_web_result(strategy, outcome)
-        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+        if record is not None:  # inside a match: count this game, then maybe go on
+            outcome = replace(outcome, transcript=outcome.transcript or path)
+            goes_on.append(await _after_game(strategy, outcome, record, args, stop, ask=False))
+        else:
+            await show_web_result(strategy, outcome)
+            print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
+    record: MatchRecord | None = None
+    goes_on: list[bool] = []
+    if isinstance(meta.get("match"), dict):
+        try:
+            record = MatchRecord.from_json(meta["match"], folder=path.parent)
+        except ValueError as exc:
+            print(f"truc-p2p resume: {exc}; the match does not go on", file=sys.stderr)
+    status = run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
+    if record is None or not goes_on or not goes_on[0]:
+        return status
+    return _go_on_with_match(meta, record, port=meta.get("port"))
+
+
+def _go_on_with_match(meta: dict[str, Any], record: MatchRecord, *, port: object) -> int:
+    """After ``resume`` finished a game of a match: the next games, as the command
+    that started the match would have played them (the host on the same port)."""
+    from truc_p2p.cli import build_parser
+
+    argv = meta.get("argv")
+    if not isinstance(argv, list) or not argv or argv[0] not in ("host", "join"):
+        print("truc-p2p resume: the match's command line is not stored; it stops here")
+        return 1
+    args = build_parser(argv[0]).parse_args([str(a) for a in argv])
+    args.argv = argv
+    if args.command == "host" and isinstance(port, int):
+        args.port = port
+    print(f"the match goes on: {record.games - len(record.played)} game(s) at most to play")
+    return _host(args, record) if args.command == "host" else _join(args, record)
