@@ -446,3 +446,45 @@ def test_leave_while_the_opponent_thinks(browser: Any, tmp_path: Path) -> None:
         out, err = proc.communicate(timeout=60)  # well before the bot's 60 s of thought
     assert proc.returncode == 1, (out, err)  # resigning from the page: exit 1, no signal
     assert "you resigned in hand 1" in out + err
+
+
+def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    """``play --web --match 3``: the games follow each other, the scoreboard shows the
+    match score, and the last end screen says who won the match; the record verifies."""
+    with play_web(tmp_path, "--target", "2", "--seed", "3", "--match", "3") as (proc, url):
+        page = new_page(browser)
+        page.goto(url)
+        lines: list[str] = []
+        for _ in range(3):
+            play_to_the_end(page)
+            page.wait_for_function("() => window.truc.final && window.truc.final.match_line")
+            line = page.evaluate("window.truc.final.match_line")
+            lines.append(line)
+            if line.startswith("match over"):
+                break
+            again = page.locator("#final-again")
+            try:
+                again.wait_for(state="visible", timeout=10_000)
+            except Exception:
+                raise AssertionError(str(page.evaluate("window.truc.final"))) from None
+            assert again.inner_text() == "next game"  # each game's end stays on screen
+            again.click()
+            page.wait_for_function(
+                "() => !window.truc.final && window.truc.state && window.truc.state.started"
+            )
+            assert page.locator("#match-line").inner_text() == line
+        page.locator("#final-match").wait_for(state="visible")
+        assert page.locator("#final-match").inner_text() == lines[-1]
+        assert page.locator("#final-again").is_hidden()  # the match is over: no rematch
+        out, err = proc.communicate(timeout=60)
+        assert page.errors == []
+    assert proc.returncode == 0, err
+    assert lines[0].startswith("match: you ") and lines[-1].startswith("match over: ")
+    record = next((tmp_path / "games").glob("match-*.json"))
+    done = subprocess.run(
+        [sys.executable, "-m", "truc_p2p.cli", "verify", "--match", str(record)],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -38,7 +38,14 @@ from truc_p2p.cli._match import MatchRecord
 from truc_p2p.cli._narrate import Narrator
 from truc_p2p.cli._texts import Voice
 from truc_p2p.cli._tui import StdinLines, TerminalPlayer
-from truc_p2p.cli._web import add_web_args, show_invite, show_web_result, web_player, with_web
+from truc_p2p.cli._web import (
+    WebPlayer,
+    add_web_args,
+    show_invite,
+    show_web_result,
+    web_player,
+    with_web,
+)
 from truc_p2p.identity import (
     Identity,
     IdentityError,
@@ -920,6 +927,8 @@ async def _after_game(
     print_outcome(outcome, as_json=args.json, quiet=args.quiet)
     if not outcome.complete or stop.is_set() or outcome.game_id is None:
         return False
+    if outcome.end in (End.QUIT, End.RESIGNED):  # we left: no "play again?", match or not
+        return False
     me = outcome.me
     linked = await trio.to_thread.run_sync(_linked_game, outcome)
     if linked is None:
@@ -949,6 +958,9 @@ async def _after_game(
                 print(f"verify it with: truc-p2p verify --match {where}", flush=True)
         if winner is not None:
             return False
+        if isinstance(player, WebPlayer):  # the end screen stays until "next game"
+            if not await player.ask_again(next_game=True):
+                return False
     else:
         asking = getattr(player, "ask_again", None)
         if not ask or asking is None or not await asking():

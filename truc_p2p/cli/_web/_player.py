@@ -68,6 +68,10 @@ class _Quit:
     """The page asked to leave the game."""
 
 
+#: Seconds without any page connected after which a pending "play again?" is a no.
+PAGE_GONE_SECONDS = 5.0
+
+
 class WebPlayer:
     """A person playing in the browser: ``choose`` waits for a click, ``__call__``
     takes the game's events.  ``move_seconds`` is the per-move timeout shown."""
@@ -116,7 +120,11 @@ class WebPlayer:
 
     def state(self) -> dict[str, Any]:
         """The ``state`` message: everything the table shows right now."""
-        message: dict[str, Any] = {"type": "state", "started": self._started}
+        message: dict[str, Any] = {
+            "type": "state",
+            "started": self._started,
+            "match_line": self.match_line,
+        }
         view = self.model.view()
         message["table"] = view_json(view) if view is not None else None
         result = self.model.hand_result
@@ -319,14 +327,26 @@ class WebPlayer:
         self._disconnect_deadline = None
         self._send({"type": "peer_reconnected"})
 
-    async def ask_again(self) -> bool:
-        """The end screen offers "play again"; wait for the page's answer."""
+    async def ask_again(self, *, next_game: bool = False) -> bool:
+        """The end screen offers "play again" (``next_game``: "next game" of a match);
+        wait for the page's answer."""
         self._again = trio.Event()
         self._again_yes = False
         if self._final is not None:
-            self._final["again"] = True
+            self._final["again"] = "next" if next_game else True
             self._send(self._final)
-        await self._again.wait()
+        gone_since: float | None = None
+        while not self._again.is_set():
+            # A tab closed at the end screen (no page for a while) means no.
+            clients = getattr(self.publisher, "clients", None)
+            if isinstance(clients, int) and clients == 0:
+                gone_since = self._now() if gone_since is None else gone_since
+                if self._now() - gone_since >= PAGE_GONE_SECONDS:
+                    break
+            else:
+                gone_since = None
+            with trio.move_on_after(0.25):
+                await self._again.wait()
         self._again = None
         return self._again_yes
 
@@ -354,6 +374,6 @@ class WebPlayer:
         self.model.end_turn()
         self.model.over = True
         self._disconnect_deadline = None
-        self._final = {"type": "final", **final, "match_line": self.match_line}
+        self._final = {"type": "final", **final}  # show_match adds this game's match line
         self._push()
         self._send(self._final)

@@ -176,6 +176,7 @@ def page_texts() -> dict[str, Any]:
         "no_transcript": _("no transcript was written"),
         "close_tab": _("You can close this tab."),
         "play_again": _("play again"),
+        "next_game": _("next game"),
         "stop_here": _("stop here"),
         "again_waiting": _("starting the next game…"),
         "not_your_turn": _("wait for your turn"),

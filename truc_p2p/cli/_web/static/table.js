@@ -336,6 +336,9 @@ function render() {
     $("opp-name").textContent = started.opp;
     $("opp-name").title = started.opp_fingerprint;
   }
+  const matchLine = (s && s.match_line) || ui.matchLine || "";
+  $("match-line").hidden = !matchLine;
+  $("match-line").textContent = matchLine;
   $("banner-conn").hidden = ui.connected || !!ui.final;
   $("banner-conn").textContent = tx("conn_lost", "lost the connection to the game program; retrying…");
   renderInvite(started);
@@ -554,9 +557,9 @@ function renderFinal() {
   const again = $("final-again");
   again.hidden = !f.again;
   $("final-stop").hidden = !f.again || again.disabled;
-  if (!f.again) {
-    again.disabled = false;
-    again.textContent = tx("play_again", "play again");
+  if (!f.again) again.disabled = false;
+  if (!again.disabled) {
+    again.textContent = f.again === "next" ? tx("next_game", "next game") : tx("play_again", "play again");
   }
 }
 
