@@ -476,7 +476,7 @@ def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
         page.locator("#final-match").wait_for(state="visible")
         assert page.locator("#final-match").inner_text() == lines[-1]
         assert page.locator("#final-again").is_hidden()  # the match is over: no rematch
-        out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=60)
         assert page.errors == []
     assert proc.returncode == 0, err
     assert lines[0].startswith("match: you ") and lines[-1].startswith("match over: ")

@@ -958,9 +958,9 @@ async def _after_game(
                 print(f"verify it with: truc-p2p verify --match {where}", flush=True)
         if winner is not None:
             return False
-        if isinstance(player, WebPlayer):  # the end screen stays until "next game"
-            if not await player.ask_again(next_game=True):
-                return False
+        # the web end screen stays until "next game" (the terminal goes straight on)
+        if isinstance(player, WebPlayer) and not await player.ask_again(next_game=True):
+            return False
     else:
         asking = getattr(player, "ask_again", None)
         if not ask or asking is None or not await asking():
