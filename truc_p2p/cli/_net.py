@@ -652,7 +652,12 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     return run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
 
 
-def _play(args: argparse.Namespace) -> int:
+def _play(
+    args: argparse.Namespace,
+    record: MatchRecord | None = None,
+    keys: tuple[Identity, Ed25519PrivateKey] | None = None,
+) -> int:
+    """``keys``: the player's and the bot's keys of a match resumed after a crash."""
     out_problem = check_out_dir(args.out, "play")
     if out_problem is not None:
         return out_problem
@@ -662,7 +667,10 @@ def _play(args: argparse.Namespace) -> int:
         print(f"truc-p2p play: bad ruleset option: {exc}", file=sys.stderr)
         return 2
     try:
-        ident = load_identity(args.identity) if args.identity else Identity.ephemeral()
+        if keys is not None:
+            ident = keys[0]
+        else:
+            ident = load_identity(args.identity) if args.identity else Identity.ephemeral()
     except IdentityError as exc:
         print(f"truc-p2p play: {exc}", file=sys.stderr)
         return 2
@@ -691,8 +699,10 @@ def _play(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    record = MatchRecord(games=args.match, folder=Path(args.out))
-    bot_key = Identity.ephemeral().key  # the same bot across the games of a match
+    if record is None:
+        record = MatchRecord(games=args.match, folder=Path(args.out))
+    # the same bot across the games of a match
+    bot_key = keys[1] if keys is not None else Identity.ephemeral().key
 
     async def one_game(stop: trio.Event) -> GameOutcome | int:
         path = transcript_path(args.out, f"play-{name}")
@@ -896,11 +906,30 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
         mine.writer.close()
         theirs.writer.close()
         outcome = replace(outcome, transcript=path)
+        if record is not None:  # inside a match: count this game, then maybe go on
+            goes_on.append(await _after_game(human, outcome, record, args, stop, ask=False))
+            return exit_status(outcome, stop)
         await show_web_result(human, outcome)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(with_web(args, human, main), confirm=_asks_to_leave(human))
+    record = _stored_match(meta, path)
+    goes_on: list[bool] = []
+    status = run_until_interrupted(with_web(args, human, main), confirm=_asks_to_leave(human))
+    if record is None or not goes_on or not goes_on[0]:
+        return status
+    return _go_on_with_match(meta, record, port=None, keys=(ident, bot_ident.key))
+
+
+def _stored_match(meta: dict[str, Any], path: Path) -> MatchRecord | None:
+    """The match a resumed game belongs to, as stored beside it (``None``: no match)."""
+    if not isinstance(meta.get("match"), dict):
+        return None
+    try:
+        return MatchRecord.from_json(meta["match"], folder=path.parent)
+    except ValueError as exc:
+        print(f"truc-p2p resume: {exc}; the match does not go on", file=sys.stderr)
+        return None
 
 
 def _match_meta(record: MatchRecord, args: argparse.Namespace) -> dict[str, Any]:
@@ -1146,26 +1175,27 @@ def _resume(args: argparse.Namespace) -> int:
             print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    record: MatchRecord | None = None
+    record = _stored_match(meta, path)
     goes_on: list[bool] = []
-    if isinstance(meta.get("match"), dict):
-        try:
-            record = MatchRecord.from_json(meta["match"], folder=path.parent)
-        except ValueError as exc:
-            print(f"truc-p2p resume: {exc}; the match does not go on", file=sys.stderr)
     status = run_until_interrupted(with_web(args, strategy, main), confirm=_asks_to_leave(strategy))
     if record is None or not goes_on or not goes_on[0]:
         return status
     return _go_on_with_match(meta, record, port=meta.get("port"))
 
 
-def _go_on_with_match(meta: dict[str, Any], record: MatchRecord, *, port: object) -> int:
+def _go_on_with_match(
+    meta: dict[str, Any],
+    record: MatchRecord,
+    *,
+    port: object,
+    keys: tuple[Identity, Ed25519PrivateKey] | None = None,
+) -> int:
     """After ``resume`` finished a game of a match: the next games, as the command
     that started the match would have played them (the host on the same port)."""
     from truc_p2p.cli import build_parser
 
     argv = meta.get("argv")
-    if not isinstance(argv, list) or not argv or argv[0] not in ("host", "join"):
+    if not isinstance(argv, list) or not argv or argv[0] not in ("host", "join", "play"):
         print("truc-p2p resume: the match's command line is not stored; it stops here")
         return 1
     args = build_parser(argv[0]).parse_args([str(a) for a in argv])
@@ -1173,4 +1203,6 @@ def _go_on_with_match(meta: dict[str, Any], record: MatchRecord, *, port: object
     if args.command == "host" and isinstance(port, int):
         args.port = port
     print(f"the match goes on: {record.games - len(record.played)} game(s) at most to play")
+    if args.command == "play":
+        return _play(args, record, keys)
     return _host(args, record) if args.command == "host" else _join(args, record)
