@@ -4,10 +4,13 @@ and ``truc-p2p verify --match`` on the match records they write."""
 from __future__ import annotations
 
 import json
+import subprocess
+import threading
+import time
 from itertools import pairwise
 from pathlib import Path
 
-from cli_helpers import run
+from cli_helpers import LIMIT, command, env, run
 
 #: Keys that get through any game ("a" accepts a raise or a redeal); none
 #: of them answers "play again?": the answer lines are put between games.
@@ -115,3 +118,57 @@ def test_forged_match_records_are_rejected(tmp_path: Path) -> None:
         assert "match record rejected" in checked.stdout, what
     forged.write_text(json.dumps({**record, "winner": 1 - int(record["winner"])}))  # type: ignore[call-overload]
     assert run(tmp_path, "verify", "--match", forged).returncode == 1
+
+
+def test_a_match_against_the_bot_resumed_after_kill_9(tmp_path: Path) -> None:
+    """``play --match 3`` killed with SIGKILL in game 2: ``resume`` finishes game 2 with
+    the same keys, the match goes on if nobody has 2 wins, and the record verifies."""
+    proc = subprocess.Popen(
+        command("play", "--match", "3", "--target", "6", "--ascii", "--out", "games"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+        env=env(tmp_path),
+        cwd=tmp_path,
+    )
+    watchdog = threading.Timer(LIMIT * 2, proc.kill)
+    watchdog.start()
+    shown: list[str] = []
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        threading.Thread(target=lambda: shown.extend(proc.stdout or []), daemon=True).start()
+        keys = ["1", "a", "2", "n"] * 1000  # no "play again?" inside a match
+        seen = -1
+        while "".join(shown).count("playing against") < 2:  # one key whenever it waits
+            if len(shown) != seen:
+                seen = len(shown)
+                time.sleep(0.25)
+                continue
+            proc.stdin.write(keys.pop() + "\n")
+            proc.stdin.flush()
+            time.sleep(0.05)
+        while seen != len(shown):  # it waits for a key in game 2
+            seen = len(shown)
+            time.sleep(1.0)
+        assert "result co-signed" not in "".join(shown).split("playing against")[2]
+        proc.kill()  # kill -9
+        proc.wait()
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None and not pipe.closed:
+                pipe.close()
+    second = max((tmp_path / "games").glob("*.truc"), key=lambda p: p.stat().st_mtime)
+    resumed = run(tmp_path, "resume", second, "--ascii", stdin=GAME * 4)
+    assert "goes on" in resumed.stdout and "match over: " in resumed.stdout, resumed.stdout
+    record_path = next((tmp_path / "games").glob("match-*.json"))
+    record = json.loads(record_path.read_text())
+    assert len(record["played"]) in (2, 3) and record["winner"] is not None
+    assert ("the match goes on" in resumed.stdout) == (len(record["played"]) == 3)
+    checked = run(tmp_path, "verify", "--match", record_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
