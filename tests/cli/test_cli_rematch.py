@@ -12,9 +12,9 @@ from pathlib import Path
 
 from cli_helpers import LIMIT, command, env, run
 
-#: Keys that get through any game ("a" accepts a raise or a redeal); none
+#: Keys that get through any game ("a" accepts a raise, "f" folds, e.g. on a redeal asked); none
 #: of them answers "play again?": the answer lines are put between games.
-GAME = "\n".join(["1", "a", "2"] * 100) + "\n"
+GAME = "\n".join(["1", "a", "2", "f"] * 100) + "\n"
 
 
 def _verified(tmp_path: Path, transcript: Path) -> dict[str, object]:
@@ -61,6 +61,8 @@ def _match(tmp_path: Path) -> tuple[Path, dict[str, object]]:
     done = run(
         tmp_path,
         "play",
+        "--bot",
+        "heuristic",  # quick to answer even on a loaded machine
         "--seed",
         "7",
         "--ascii",

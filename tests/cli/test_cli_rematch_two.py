@@ -11,7 +11,7 @@ from pathlib import Path
 
 from cli_helpers import LIMIT, command, env, run
 
-GAME = "\n".join(["1", "a", "2"] * 100) + "\n"
+GAME = "\n".join(["1", "a", "2", "f"] * 100) + "\n"
 ARGS = ["--target", "2", "--ascii", "--timeout", "30"]
 #: Games long enough that game 2 cannot end on the keys already typed.
 MATCH_ARGS = ["--target", "6", "--ascii", "--timeout", "30"]
