@@ -4,6 +4,7 @@ token and Origin refusals, and the phone-width layout.  Screenshots are written 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -260,9 +261,52 @@ def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
         play_to_the_end(page)
         page.locator("#final").wait_for(state="visible")
         assert "verified" in page.locator("#final").inner_text()
+        page.locator("#final-again").wait_for(state="visible")  # the rematch is offered
+        page.keyboard.press("q")  # no rematch: the command ends
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "result co-signed by both players" in out
+
+
+def test_play_again_in_the_browser(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    """``play --web``: the end screen's "play again" starts a second game at once, the
+    other player deals first, it is played by clicking to its end, and both games'
+    transcripts verify."""
+    with play_web(tmp_path, "--target", "2", "--seed", "3") as (proc, url):
+        page = new_page(browser)
+        page.goto(url)
+        play_to_the_end(page)
+        first = page.evaluate("window.truc.final")
+        page.locator("#final-again").wait_for(state="visible")
+        page.screenshot(path=artifacts / "8-play-again.png", full_page=True)
+        page.click("#final-again")
+        page.wait_for_function(
+            "() => !window.truc.final && window.truc.state && window.truc.state.started"
+        )
+        started = page.evaluate("window.truc.state.started")
+        assert page.locator("#final").is_hidden()
+        play_to_the_end(page)
+        page.locator("#final").wait_for(state="visible")
+        second = page.evaluate("window.truc.final")
+        assert second["transcript"] != first["transcript"]
+        assert "verified" in page.locator("#final").inner_text()
+        page.click("#final-stop")  # no third game
+        out, err = proc.communicate(timeout=60)
+        assert page.errors == []
+    assert proc.returncode == 0, err
+    assert out.count("result co-signed by both players") == 2
+    assert started["game_id"] not in first["transcript"]
+    dealers = []
+    for final in (first, second):
+        done = subprocess.run(
+            [sys.executable, "-m", "truc_p2p.cli", "verify", "--json", final["transcript"]],
+            capture_output=True,
+            text=True,
+            timeout=LIMIT,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        dealers.append(json.loads(done.stdout.splitlines()[-1])["first_dealer"])
+    assert sorted(dealers) == [0, 1]  # the first dealer alternates
 
 
 HOST_ARGS = ["--identity", "host.key", "--target", "2", "--timeout", "30", "--name", "carol"]
@@ -402,3 +446,45 @@ def test_leave_while_the_opponent_thinks(browser: Any, tmp_path: Path) -> None:
         out, err = proc.communicate(timeout=60)  # well before the bot's 60 s of thought
     assert proc.returncode == 1, (out, err)  # resigning from the page: exit 1, no signal
     assert "you resigned in hand 1" in out + err
+
+
+def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    """``play --web --match 3``: the games follow each other, the scoreboard shows the
+    match score, and the last end screen says who won the match; the record verifies."""
+    with play_web(tmp_path, "--target", "2", "--seed", "3", "--match", "3") as (proc, url):
+        page = new_page(browser)
+        page.goto(url)
+        lines: list[str] = []
+        for _ in range(3):
+            play_to_the_end(page)
+            page.wait_for_function("() => window.truc.final && window.truc.final.match_line")
+            line = page.evaluate("window.truc.final.match_line")
+            lines.append(line)
+            if line.startswith("match over"):
+                break
+            again = page.locator("#final-again")
+            try:
+                again.wait_for(state="visible", timeout=10_000)
+            except Exception:
+                raise AssertionError(str(page.evaluate("window.truc.final"))) from None
+            assert again.inner_text() == "next game"  # each game's end stays on screen
+            again.click()
+            page.wait_for_function(
+                "() => !window.truc.final && window.truc.state && window.truc.state.started"
+            )
+            assert page.locator("#match-line").inner_text() == line
+        page.locator("#final-match").wait_for(state="visible")
+        assert page.locator("#final-match").inner_text() == lines[-1]
+        assert page.locator("#final-again").is_hidden()  # the match is over: no rematch
+        _out, err = proc.communicate(timeout=60)
+        assert page.errors == []
+    assert proc.returncode == 0, err
+    assert lines[0].startswith("match: you ") and lines[-1].startswith("match over: ")
+    record = next((tmp_path / "games").glob("match-*.json"))
+    done = subprocess.run(
+        [sys.executable, "-m", "truc_p2p.cli", "verify", "--match", str(record)],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

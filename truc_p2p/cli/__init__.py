@@ -125,6 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = build_parser(_command_of(words))
     args = parser.parse_args(words)
+    args.argv = words  # a match resumed after a crash goes on with the same command line
     if args.command is None:
         parser.print_help()
         return 2

@@ -35,9 +35,18 @@ from truc_p2p.cli._common import (
 from truc_p2p.cli._hosts import describe
 from truc_p2p.cli._i18n import _
 from truc_p2p.cli._identity import add_identity_arg
+from truc_p2p.cli._match import MatchRecord
 from truc_p2p.cli._narrate import Narrator
+from truc_p2p.cli._texts import Voice
 from truc_p2p.cli._tui import StdinLines, TerminalPlayer, with_terminal
-from truc_p2p.cli._web import add_web_args, show_invite, show_web_result, web_player, with_web
+from truc_p2p.cli._web import (
+    WebPlayer,
+    add_web_args,
+    show_invite,
+    show_web_result,
+    web_player,
+    with_web,
+)
 from truc_p2p.identity import (
     Identity,
     IdentityError,
@@ -54,6 +63,7 @@ from truc_p2p.net import (
     BotStrategy,
     ConnectError,
     Dial,
+    End,
     EventHook,
     GameOutcome,
     GameSettings,
@@ -79,10 +89,15 @@ from truc_p2p.net import (
     transcript_path,
     write_meta,
 )
-from truc_p2p.protocol import GameStarted, LocalProtocolError, Session
+from truc_p2p.protocol import GameStarted, LocalProtocolError, Session, verify_transcript
 from truc_p2p.rules import Player, RulesError, Ruleset
+from truc_p2p.transcript import read_transcript
 
 __all__ = ["register"]
+
+
+#: Seconds a joiner who asked to play again waits for the host to listen again.
+REMATCH_WAIT = 120.0
 
 
 def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None:
@@ -115,6 +130,24 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
     )
     add_ruleset_args(parser)
     add_pipeline_arg(parser)
+    parser.add_argument(
+        "--match",
+        type=_match_length,
+        default=1,
+        metavar="N",
+        help="play a match (partie liée) of N games: the first to win ceil(N/2) games "
+        "wins it; the opponent must ask for the same N (default 1: one game)",
+    )
+
+
+def _match_length(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of games: {text!r}") from None
+    if not 1 <= n <= 99:
+        raise argparse.ArgumentTypeError("a match is 1 to 99 games")
+    return n
 
 
 def _network_args(parser: argparse.ArgumentParser) -> None:
@@ -239,6 +272,14 @@ def register(subparsers: Any) -> None:
     join.add_argument(
         "--connect-timeout", type=positive_seconds, default=15.0, metavar="S", help="default 15"
     )
+    join.add_argument(
+        "--again-wait",
+        type=positive_seconds,
+        default=REMATCH_WAIT,
+        metavar="S",
+        help=f"after a game you want to play again (or inside a match): how long to wait "
+        f"for the host to listen again (default {REMATCH_WAIT:g})",
+    )
     add_identity_arg(join)
     _common_args(join)
     _network_args(join)
@@ -344,7 +385,7 @@ def _setup(args: argparse.Namespace, *, fallback: str) -> tuple[Any, Identity, s
     return ruleset, ident, name
 
 
-def _host(args: argparse.Namespace) -> int:
+def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     try:
         if args.advertise:
             Invite(args.advertise, 1, "0" * 64)
@@ -451,50 +492,70 @@ def _host(args: argparse.Namespace) -> int:
     def on_path(path: str, peer: str) -> None:
         print(f"connection from {peer} ({path} path)", file=info, flush=True)
 
+    if record is None:
+        record = MatchRecord(games=args.match, folder=Path(args.out))
+    port = [args.port]  # a rematch listens again where the invite points
+
+    def on_invite_again(invite: Invite) -> None:
+        print(
+            f"waiting for your opponent to join again on port {invite.port} (the same "
+            "invite; Ctrl-C to stop)...",
+            file=info,
+            flush=True,
+        )
+
+    def remember_port(invite: Invite) -> None:
+        port[0] = invite.port
+        (on_invite if not record.played else on_invite_again)(invite)
+
     async def main(stop: trio.Event) -> int:
-        try:
-            outcome = await host_game(
-                strategy,
-                identity=ident.key,
-                settings=_game_settings(args, ruleset, name),
-                listen=Listen(
-                    bind=args.bind,
-                    port=args.port,
-                    advertise=args.advertise,
-                    relay=relay,
-                    portmap=not args.no_portmap,
-                    announce=not args.no_announce,
-                    capacity=capacity,
-                    allow=allow,
-                    public=args.public,
-                ),
-                storage=Storage(out_dir=args.out, meta=_meta(args, name, ident)),
-                report=Reporting(
-                    on_invite=on_invite,
-                    on_event=hook,
-                    on_notice=on_notice,
-                    on_outcome=on_outcome,
-                    on_path=on_path,
-                ),
-                stop=stop,
-                forever=args.forever,
-                players=players,
-            )
-        except ConnectError as exc:
-            print(f"truc-p2p host: {exc}", file=sys.stderr)
-            return 4
-        except OSError as exc:
-            print(
-                f"truc-p2p host: cannot listen on {args.bind or 'all interfaces'} port "
-                f"{args.port}: {exc.strerror or exc}",
-                file=sys.stderr,
-            )
-            return 2
-        await show_web_result(strategy, outcome)
-        if args.forever:
-            return 0 if stop.is_set() else exit_status(outcome, stop)
-        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
-        return exit_status(outcome, stop)
+        while True:
+            try:
+                outcome = await host_game(
+                    strategy,
+                    identity=ident.key,
+                    settings=replace(_game_settings(args, ruleset, name), series=record.series()),
+                    listen=Listen(
+                        bind=args.bind,
+                        port=port[0],
+                        advertise=args.advertise,
+                        relay=relay,
+                        portmap=not args.no_portmap,
+                        announce=not args.no_announce,
+                        capacity=capacity,
+                        allow=allow,
+                        public=args.public,
+                    ),
+                    storage=Storage(
+                        out_dir=args.out,
+                        meta={**_meta(args, name, ident), **_match_meta(record, args)},
+                    ),
+                    report=Reporting(
+                        on_invite=remember_port,
+                        on_event=hook,
+                        on_notice=on_notice,
+                        on_outcome=on_outcome,
+                        on_path=on_path,
+                    ),
+                    stop=stop,
+                    forever=args.forever,
+                    players=players,
+                )
+            except ConnectError as exc:
+                print(f"truc-p2p host: {exc}", file=sys.stderr)
+                return 4
+            except OSError as exc:
+                print(
+                    f"truc-p2p host: cannot listen on {args.bind or 'all interfaces'} port "
+                    f"{port[0]}: {exc.strerror or exc}",
+                    file=sys.stderr,
+                )
+                return 2
+            if args.forever:
+                await show_web_result(strategy, outcome)
+                return 0 if stop.is_set() else exit_status(outcome, stop)
+            if not await _after_game(strategy, outcome, record, args, stop):
+                return exit_status(outcome, stop)
 
     return run_until_interrupted(
         with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
@@ -622,7 +683,7 @@ def _adopt_host_settings(args: argparse.Namespace, invite: Invite) -> str | None
     return None
 
 
-def _join(args: argparse.Namespace) -> int:
+def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     if args.invite is not None and args.relay is not None:
         print(
             "truc-p2p join: an invite names its own relay; --relay is for picking a game "
@@ -688,27 +749,58 @@ def _join(args: argparse.Namespace) -> int:
         connections[0] += 1
         print(f"{again}connected ({path} path)", file=_info_stream(args), flush=True)
 
+    if record is None:
+        record = MatchRecord(games=args.match, folder=Path(args.out))
+
+    async def one_game(stop: trio.Event) -> GameOutcome:
+        """Join (again): after a game the host may still be deciding, or not yet
+        listening again, so a refused connection is retried for a while."""
+        waited = 0.0
+        while True:
+            outcome = await join_game(
+                invite,
+                strategy,
+                identity=ident.key,
+                settings=replace(_game_settings(args, ruleset, name), series=record.series()),
+                dial=Dial(connect_timeout=args.connect_timeout),
+                storage=Storage(
+                    out_dir=args.out, meta={**_meta(args, name, ident), **_match_meta(record, args)}
+                ),
+                report=Reporting(on_event=hook, on_path=on_path),
+                stop=stop,
+            )
+            if not record.played or outcome.end is not End.CONNECTION_FAILED:
+                return outcome
+            if waited == 0.0:
+                print(
+                    "waiting for the host to start the next game (Ctrl-C to stop)...",
+                    file=_info_stream(args),
+                    flush=True,
+                )
+            if waited >= args.again_wait or stop.is_set():
+                return replace(
+                    outcome, message=f"the host did not start another game: {outcome.message}"
+                )
+            await trio.sleep(0.5)
+            waited += 0.5
+
     async def main(stop: trio.Event) -> int:
-        outcome = await join_game(
-            invite,
-            strategy,
-            identity=ident.key,
-            settings=_game_settings(args, ruleset, name),
-            dial=Dial(connect_timeout=args.connect_timeout),
-            storage=Storage(out_dir=args.out, meta=_meta(args, name, ident)),
-            report=Reporting(on_event=hook, on_path=on_path),
-            stop=stop,
-        )
-        await show_web_result(strategy, outcome)
-        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
-        return exit_status(outcome, stop)
+        while True:
+            outcome = await one_game(stop)
+            if not await _after_game(strategy, outcome, record, args, stop):
+                return exit_status(outcome, stop)
 
     return run_until_interrupted(
         with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
     )
 
 
-def _play(args: argparse.Namespace) -> int:
+def _play(
+    args: argparse.Namespace,
+    record: MatchRecord | None = None,
+    keys: tuple[Identity, Ed25519PrivateKey] | None = None,
+) -> int:
+    """``keys``: the player's and the bot's keys of a match resumed after a crash."""
     out_problem = check_out_dir(args.out, "play")
     if out_problem is not None:
         return out_problem
@@ -718,7 +810,10 @@ def _play(args: argparse.Namespace) -> int:
         print(f"truc-p2p play: bad ruleset option: {exc}", file=sys.stderr)
         return 2
     try:
-        ident = load_identity(args.identity) if args.identity else Identity.ephemeral()
+        if keys is not None:
+            ident = keys[0]
+        else:
+            ident = load_identity(args.identity) if args.identity else Identity.ephemeral()
     except IdentityError as exc:
         print(f"truc-p2p play: {exc}", file=sys.stderr)
         return 2
@@ -747,9 +842,14 @@ def _play(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    async def main(stop: trio.Event) -> int:
+    if record is None:
+        record = MatchRecord(games=args.match, folder=Path(args.out))
+    # the same bot across the games of a match
+    bot_key = keys[1] if keys is not None else Identity.ephemeral().key
+
+    async def one_game(stop: trio.Event) -> GameOutcome | int:
         path = transcript_path(args.out, f"play-{name}")
-        bot_key = Identity.ephemeral().key
+        series = record.series()
         try:
             (path.parent / BOT_DIR).mkdir(exist_ok=True)
             mine = prepare_game(
@@ -759,6 +859,7 @@ def _play(args: argparse.Namespace) -> int:
                 ruleset=ruleset,
                 name=name,
                 pipeline=pipeline_of(args),
+                series=series,
             )
             theirs = prepare_game(
                 identity=bot_key,
@@ -767,6 +868,7 @@ def _play(args: argparse.Namespace) -> int:
                 ruleset=ruleset,
                 name=bot_name,
                 pipeline=pipeline_of(args),
+                series=series,
             )
             # What `truc-p2p resume` needs to rebuild both sides after a crash.
             own_key = ident.path
@@ -782,6 +884,7 @@ def _play(args: argparse.Namespace) -> int:
                     "bot": args.bot,
                     "seed": args.seed,
                     "bot_name": bot_name,
+                    **_match_meta(record, args),
                 },
             )
         except OSError as exc:
@@ -801,10 +904,15 @@ def _play(args: argparse.Namespace) -> int:
         )
         mine.close()
         theirs.close()
-        outcome = replace(outcome, transcript=mine.transcript)
-        await show_web_result(human, outcome)
-        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
-        return exit_status(outcome, stop)
+        return replace(outcome, transcript=mine.transcript)
+
+    async def main(stop: trio.Event) -> int:
+        while True:
+            outcome = await one_game(stop)
+            if isinstance(outcome, int):
+                return outcome
+            if not await _after_game(human, outcome, record, args, stop):
+                return exit_status(outcome, stop)
 
     return run_until_interrupted(
         with_web(args, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
@@ -943,13 +1051,136 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
         mine.writer.close()
         theirs.writer.close()
         outcome = replace(outcome, transcript=path)
+        if record is not None:  # inside a match: count this game, then maybe go on
+            goes_on.append(await _after_game(human, outcome, record, args, stop, ask=False))
+            return exit_status(outcome, stop)
         await show_web_result(human, outcome)
         print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(
+    record = _stored_match(meta, path)
+    goes_on: list[bool] = []
+    status = run_until_interrupted(
         with_web(args, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
     )
+    if record is None or not goes_on or not goes_on[0]:
+        return status
+    return _go_on_with_match(meta, record, port=None, keys=(ident, bot_ident.key))
+
+
+def _stored_match(meta: dict[str, Any], path: Path) -> MatchRecord | None:
+    """The match a resumed game belongs to, as stored beside it (``None``: no match)."""
+    if not isinstance(meta.get("match"), dict):
+        return None
+    try:
+        return MatchRecord.from_json(meta["match"], folder=path.parent)
+    except ValueError as exc:
+        print(f"truc-p2p resume: {exc}; the match does not go on", file=sys.stderr)
+        return None
+
+
+def _match_meta(record: MatchRecord, args: argparse.Namespace) -> dict[str, Any]:
+    """What ``resume`` needs to go on with a match after the game it resumes: the
+    match so far and the command line that started it."""
+    if not record.is_match:
+        return {}
+    return {"match": record.to_json(), "argv": list(getattr(args, "argv", []))}
+
+
+async def _after_game(
+    player: object,
+    outcome: GameOutcome,
+    record: MatchRecord,
+    args: argparse.Namespace,
+    stop: trio.Event,
+    *,
+    ask: bool = True,
+) -> bool:
+    """Show the end of a game, count it in the match, and say whether another game
+    follows: the next game of a match not yet won, or a rematch the player asks for
+    (``y``/Enter at the terminal, "play again" on the web table; only when ``ask``)."""
+    await show_web_result(player, outcome)
+    print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+    if not outcome.complete or stop.is_set() or outcome.game_id is None:
+        return False
+    if outcome.end in (End.QUIT, End.RESIGNED):  # we left: no "play again?", match or not
+        return False
+    me = outcome.me
+    linked = await trio.to_thread.run_sync(_linked_game, outcome)
+    if linked is None:
+        print("truc-p2p: this game cannot be linked to another", file=sys.stderr)
+        return False
+    record.add(**linked)
+    names = {p: record.players[p]["name"] for p in Player}
+    voice = Voice({me: _("you"), me.other: names[me.other] or _("opponent")}, me)
+    match_line = None
+    if record.is_match:
+        try:
+            where = record.write()
+        except OSError as exc:
+            print(f"truc-p2p: cannot write the match record: {exc}", file=sys.stderr)
+            where = None
+        match_line = voice.match_score(record.wins, games=record.games)
+        winner = record.winner
+        shown = voice.match_won(winner, record.wins) if winner is not None else match_line
+        show = getattr(player, "show_match", None)
+        if show is not None:
+            show(shown)
+        if not args.json:
+            if not isinstance(player, TerminalPlayer):
+                print(shown, flush=True)
+            if where is not None and winner is not None:
+                print(f"match record: {where}", flush=True)
+                print(f"verify it with: truc-p2p verify --match {where}", flush=True)
+        if winner is not None:
+            return False
+        # the web end screen stays until "next game" (the terminal goes straight on)
+        if isinstance(player, WebPlayer) and not await player.ask_again(next_game=True):
+            return False
+    else:
+        asking = getattr(player, "ask_again", None)
+        if not ask or asking is None or not await asking():
+            return False
+    new_game = getattr(player, "new_game", None)
+    if new_game is not None:
+        new_game(match_line)
+    return True
+
+
+def _linked_game(outcome: GameOutcome) -> dict[str, Any] | None:
+    """What a match record keeps of a finished game, from its transcript when there is
+    one (a resumed game's outcome may not know who dealt first), else the outcome."""
+    path = outcome.transcript
+    if path is not None:
+        try:
+            report = verify_transcript(read_transcript(path))
+        except (OSError, ValueError):
+            return None
+        if report.game_id is None or report.first_dealer is None or len(report.players) != 2:
+            return None
+        return {
+            "game_id": bytes.fromhex(report.game_id),
+            "first_dealer": Player(report.first_dealer),
+            "winner": Player(report.winner) if report.winner is not None else None,
+            "transcript": path,
+            "names": (report.players[0].name, report.players[1].name),
+            "fingerprints": (report.players[0].fingerprint, report.players[1].fingerprint),
+        }
+    if outcome.first_dealer is None or outcome.game_id is None:
+        return None
+    if outcome.fingerprint is None or outcome.peer_fingerprint is None:
+        return None
+    me = outcome.me
+    fps = {me: outcome.fingerprint, me.other: outcome.peer_fingerprint}
+    names = {p: outcome.names[p] or "" for p in Player}
+    return {
+        "game_id": outcome.game_id,
+        "first_dealer": outcome.first_dealer,
+        "winner": outcome.winner,
+        "transcript": None,
+        "names": (names[Player.P0], names[Player.P1]),
+        "fingerprints": (fps[Player.P0], fps[Player.P1]),
+    }
 
 
 def _announce(hook: Any, session: Session, ruleset: Ruleset, audit: str) -> None:
@@ -1083,10 +1314,44 @@ def _resume(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"truc-p2p resume: cannot listen again: {exc.strerror or exc}", file=sys.stderr)
             return 2
-        await show_web_result(strategy, outcome)
-        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+        if record is not None:  # inside a match: count this game, then maybe go on
+            outcome = replace(outcome, transcript=outcome.transcript or path)
+            goes_on.append(await _after_game(strategy, outcome, record, args, stop, ask=False))
+        else:
+            await show_web_result(strategy, outcome)
+            print_outcome(outcome, as_json=args.json, quiet=args.quiet)
         return exit_status(outcome, stop)
 
-    return run_until_interrupted(
+    record = _stored_match(meta, path)
+    goes_on: list[bool] = []
+    status = run_until_interrupted(
         with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
     )
+    if record is None or not goes_on or not goes_on[0]:
+        return status
+    return _go_on_with_match(meta, record, port=meta.get("port"))
+
+
+def _go_on_with_match(
+    meta: dict[str, Any],
+    record: MatchRecord,
+    *,
+    port: object,
+    keys: tuple[Identity, Ed25519PrivateKey] | None = None,
+) -> int:
+    """After ``resume`` finished a game of a match: the next games, as the command
+    that started the match would have played them (the host on the same port)."""
+    from truc_p2p.cli import build_parser
+
+    argv = meta.get("argv")
+    if not isinstance(argv, list) or not argv or argv[0] not in ("host", "join", "play"):
+        print("truc-p2p resume: the match's command line is not stored; it stops here")
+        return 1
+    args = build_parser(argv[0]).parse_args([str(a) for a in argv])
+    args.argv = argv
+    if args.command == "host" and isinstance(port, int):
+        args.port = port
+    print(f"the match goes on: {record.games - len(record.played)} game(s) at most to play")
+    if args.command == "play":
+        return _play(args, record, keys)
+    return _host(args, record) if args.command == "host" else _join(args, record)

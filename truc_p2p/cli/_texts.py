@@ -380,6 +380,25 @@ class Voice:
             )
         return self.out(text)
 
+    def match_score(self, wins: Mapping[Player, int], *, games: int) -> str:
+        """ "match: you 1 – bob 0 (first to win 2 of 3 games)"."""
+        return _(
+            "match: {score} (first to win {need} of {games} games)",
+            score=self.score(wins),
+            need=games // 2 + 1 if games % 2 else games // 2,
+            games=games,
+        )
+
+    def match_won(self, winner: Player, wins: Mapping[Player, int]) -> str:
+        """The match is over: who won it, and the games score."""
+        if self.is_me(winner):
+            return _("match over: you win the match, {score}", score=self.score(wins))
+        return _(
+            "match over: {name} wins the match, {score}",
+            name=self.name(winner),
+            score=self.score(wins),
+        )
+
     def cosigned(self, *, winner: Player, scores: tuple[int, int], hands: int) -> str:
         score = self.score(scores)
         if self.is_me(winner):

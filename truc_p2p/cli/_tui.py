@@ -534,6 +534,41 @@ class TerminalPlayer:
         answer, _stamp = await self._read()
         return answer is None or answer.strip().lower() in ("y", "yes")
 
+    async def ask_again(self) -> bool:
+        """After a game: play another?  ``y`` or Enter for yes; ``n``, ``q`` or the
+        end of input for no."""
+        self.write(_("play again? Type y or press Enter to play again, n or q to stop."))
+        self._choosing = True  # the pump hands every line over, q included
+        try:
+            while True:
+                self.prompt()
+                line, _stamp = await self._read()
+                if line is None:
+                    return False
+                if self.echo:
+                    self.write(line)
+                answer = line.strip().lower()
+                if answer in ("", "y", "yes"):
+                    return True
+                if answer in ("n", "no", "q", "quit"):
+                    return False
+        finally:
+            self._choosing = False
+
+    def new_game(self, match_line: str | None = None) -> None:
+        """A fresh table for the next game (a rematch or the next game of a match)."""
+        model = self.model
+        self.model = TableModel(
+            model.my_name, move_seconds=model.move_seconds, ascii=model.ascii, now=_now
+        )
+        self.tally = Tally()
+        self._boundary = None
+        self._waiting_shown = False
+
+    def show_match(self, line: str) -> None:
+        """The match score after a game ("match: you 1 – bob 0")."""
+        self.write(line)
+
     def prompt(self) -> None:
         out = self.out or sys.stdout
         out.write("> ")

@@ -44,7 +44,14 @@ def register(subparsers: Any) -> None:
         "left without resigning, a file cut by a crash -- and every message up to "
         "there checks).",
     )
-    parser.add_argument("file", help="transcript file (.truc)")
+    parser.add_argument("file", nargs="?", default=None, help="transcript file (.truc)")
+    parser.add_argument(
+        "--match",
+        metavar="FILE",
+        default=None,
+        help="verify a match record (match-ID.json): every game it names verifies, "
+        "same two players, each game follows the previous one, and the match result",
+    )
     parser.add_argument(
         "--secret",
         metavar="PATH",
@@ -106,7 +113,48 @@ def _read_secret(path: Path) -> bytes:
         return f.read(33)
 
 
+def _verify_match(args: argparse.Namespace) -> int:
+    """``verify --match FILE``: 0 a valid match record, 1 rejected."""
+    from truc_p2p.cli._match import MatchError, verify_match
+
+    try:
+        report = verify_match(Path(args.match))
+    except MatchError as exc:
+        if args.json:
+            print(json.dumps({"valid": False, "error": str(exc)}))
+        else:
+            print(f"match record rejected: {exc}")
+        return 1
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "valid": True,
+                    "headline": report.headline(),
+                    "games": report.games,
+                    "played": report.played,
+                    "wins": list(report.wins),
+                    "winner": report.winner,
+                    "names": list(report.names),
+                    "fingerprints": list(report.fingerprints),
+                }
+            )
+        )
+    else:
+        print(report.headline())
+        print(f"match record: VALID ({report.played} games, each transcript verified)")
+    return 0
+
+
 def _verify(args: argparse.Namespace) -> int:
+    if args.match is not None:
+        if args.file is not None:
+            print("truc-p2p verify: give a transcript or --match FILE, not both", file=sys.stderr)
+            return 2
+        return _verify_match(args)
+    if args.file is None:
+        print("truc-p2p verify: give a transcript file (or --match FILE)", file=sys.stderr)
+        return 2
     try:
         scan = scan_transcript_file(args.file)
     except (OSError, ValueError) as exc:  # ValueError: TranscriptFormatError, NUL in path

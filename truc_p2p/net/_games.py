@@ -44,7 +44,7 @@ from truc_p2p.net._relay_wire import CLAIM_LEN, code_for_claim
 from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game
-from truc_p2p.protocol import RemoteProtocolError, Session, fingerprint
+from truc_p2p.protocol import RemoteProtocolError, Series, Session, fingerprint
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter
 
@@ -158,6 +158,8 @@ def prepare_game(
     pipeline: bool | None = None,
     meta: dict[str, Any] | None = None,
     early: bool | None = None,
+    series: Series | None = None,
+    accept_series: Callable[[Series, str], bool] | None = None,
 ) -> LocalGame:
     """Create a session recording into ``transcript`` (``None``: no files).
 
@@ -193,6 +195,8 @@ def prepare_game(
         deck=deck,
         pipeline=pipeline,
         early=early,
+        series=series,
+        accept_series=accept_series,
     )
     return LocalGame(session, path, writer)
 
@@ -315,6 +319,8 @@ async def host_game(
     reached.
     """
     outcomes: list[GameOutcome] = []
+    # host --forever: the games that ended, by game id: (joiner, first dealer, match length)
+    finished_with: dict[bytes, tuple[str, Player, int]] = {}
     finished = trio.Event()
     stop = stop if stop is not None else trio.Event()
     rules = settings.ruleset or Ruleset()
@@ -359,6 +365,10 @@ async def host_game(
             if listing is not None and reach.rendezvous is not None:
                 await reach.rendezvous.set_listing(listing if listed else None)
 
+        accept_series = settings.accept_series
+        if accept_series is None and forever:
+            accept_series = _rematch_of(finished_with, settings.series)
+
         async def start(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
             out_dir = storage.out_dir
             path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
@@ -375,6 +385,8 @@ async def host_game(
                     deck=settings.deck,
                     pipeline=settings.pipeline,
                     early=settings.early,
+                    series=settings.series,
+                    accept_series=accept_series,
                     meta={**storage.meta, **relay_meta, "role": "host", "port": listener.port},
                 )
             except OSError as exc:
@@ -429,6 +441,12 @@ async def host_game(
                 return
             outcome = replace(outcome, transcript=local.transcript, path=reach.path_of(stream))
             outcomes.append(outcome)
+            if outcome.complete and local.session.peer_fingerprint is not None:
+                finished_with[local.session.game_id] = (
+                    local.session.peer_fingerprint,
+                    local.session.game.first_dealer,
+                    local.session.series.match,
+                )
             if report.on_outcome is not None:
                 report.on_outcome(outcome)
             if not forever:
@@ -499,6 +517,28 @@ def _lobby_listing(
         ),
     )
     return listing.sign(identity, rendezvous.code)
+
+
+def _rematch_of(
+    finished_with: dict[bytes, tuple[str, Player, int]], own: Series | None
+) -> Callable[[Series, str], bool]:
+    """``host --forever``: a joiner may link its game to a game it ended with us (a
+    rematch, or the next game of a match), the other player dealing first, same
+    match length; a first game must have our match length."""
+    length = own.match if own is not None else 1
+
+    def accept(series: Series, peer: str) -> bool:
+        if series.prev is None:
+            return series.match == length
+        before = finished_with.get(series.prev)
+        return (
+            before is not None
+            and before[0] == peer
+            and series.dealer is before[1].other
+            and series.match == before[2]
+        )
+
+    return accept
 
 
 async def join_game(
@@ -635,6 +675,7 @@ async def _join_once(
             deck=settings.deck,
             pipeline=settings.pipeline,
             early=settings.early,
+            series=settings.series,
             meta={**storage.meta, "role": "join", "invite": str(inv)},
         )
     except OSError as exc:

@@ -108,6 +108,12 @@ class GameOutcome:
     path: str | None = None
     #: The signed resignation that ended the game (ours or the opponent's).
     resignation: Resignation | None = field(default=None, repr=False)
+    #: The dealer of the first hand (``None`` before the coins), our own key's
+    #: fingerprint, and the match length the hellos agreed (wire.md 4.1): what the
+    #: next game of a rematch or a match is linked with.
+    first_dealer: Player | None = None
+    fingerprint: str | None = None
+    match: int = 1
 
     @property
     def valid(self) -> bool:

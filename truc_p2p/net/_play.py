@@ -441,6 +441,9 @@ class _GameLoop:
             hands=hands,
             messages=s.transcript_messages,
             nbytes=s.transcript_bytes,
+            first_dealer=s.game.first_dealer if s.started else None,
+            fingerprint=s.fingerprint,
+            match=s.series.match,
             **fields,  # type: ignore[arg-type]
         )
 

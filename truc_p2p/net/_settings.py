@@ -35,6 +35,7 @@ from truc_p2p.net._play import (
     DEFAULT_TURN_TIMEOUT,
     EventHook,
 )
+from truc_p2p.protocol import Series
 from truc_p2p.rules import Ruleset
 
 __all__ = ["Dial", "GameSettings", "Listen", "Reporting", "Storage"]
@@ -67,6 +68,13 @@ class GameSettings:
     grace: float = DEFAULT_GRACE
     heartbeat: float = DEFAULT_HEARTBEAT
     dead_after: float = DEFAULT_DEAD_AFTER
+    #: linked games (wire.md 4.1): the match length, and for a rematch or the next
+    #: game of a match the game it follows and its first dealer (``None``: one game)
+    series: Series | None = None
+    #: host only: may a joiner's hello link the game to another, as
+    #: ``accept_series(series, joiner_fingerprint)`` (``host --forever`` takes
+    #: rematches of the games it played); without it the series must be ``series``
+    accept_series: Callable[[Series, str], bool] | None = None
 
     def __post_init__(self) -> None:
         for key in ("turn_timeout", "hello_timeout", "grace"):

@@ -81,7 +81,7 @@ from truc_p2p.protocol._transcript import (
     encode_transcript,
     parse_transcript,
 )
-from truc_p2p.protocol._values import AUDIT_MODES, refusal
+from truc_p2p.protocol._values import AUDIT_MODES, Series, refusal, series_of
 from truc_p2p.protocol._verify import VerifyReport, verify_transcript
 from truc_p2p.protocol._wire import (
     MAX_ENVELOPE,
@@ -153,6 +153,7 @@ __all__ = [
     "Resumed",
     "RulesetMismatchError",
     "SequenceError",
+    "Series",
     "Session",
     "SessionEvent",
     "Stage",
@@ -168,5 +169,6 @@ __all__ = [
     "frame",
     "parse_transcript",
     "refusal",
+    "series_of",
     "verify_transcript",
 ]

@@ -21,8 +21,10 @@ from truc_p2p.protocol._state import ACTION_STAGES
 from truc_p2p.protocol._values import (
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
+    Series,
     nonce_features,
     parse_options,
+    series_of,
 )
 from truc_p2p.protocol._wire import decode_envelope, frame
 from truc_p2p.rules import Action, ActionKind, Card, Player
@@ -30,7 +32,7 @@ from truc_p2p.rules import Action, ActionKind, Card, Player
 if TYPE_CHECKING:
     from truc_p2p.protocol._session import Session
 
-__all__ = ["deck_settings", "own_features", "replay"]
+__all__ = ["deck_settings", "own_features", "own_series", "replay"]
 
 
 def deck_settings(
@@ -151,4 +153,14 @@ def _options_of_own_hello(
         if env.type == MessageType.HELLO and env.sender == int(me):
             options = env.payload.get("options")
             return parse_options(options) if isinstance(options, dict) else None
+    return None
+
+
+def own_series(envelopes: Sequence[bytes], me: Player) -> Series | None:
+    """The linked games (wire.md section 4.1) this player's hello in ``envelopes`` names."""
+    for raw in envelopes[:2]:
+        env = decode_envelope(raw)
+        if env.type == MessageType.HELLO and env.sender == int(me):
+            options = env.payload.get("options")
+            return series_of(options) if isinstance(options, dict) else None
     return None

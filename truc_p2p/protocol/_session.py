@@ -87,7 +87,7 @@ from truc_p2p.protocol._messages import (
     validate_payload,
 )
 from truc_p2p.protocol._pipeline import Pipeline
-from truc_p2p.protocol._restore import deck_settings, own_features, replay
+from truc_p2p.protocol._restore import deck_settings, own_features, own_series, replay
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
     FIRST_DEAL_STAGES,
@@ -106,6 +106,7 @@ from truc_p2p.protocol._values import (
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
     PIPELINE_DEFAULT,
+    Series,
     coin_commitment,
     first_dealer_from_coins,
     game_id_of,
@@ -117,6 +118,7 @@ from truc_p2p.protocol._values import (
     refusal,
     resignable,
     result_payload,
+    series_of,
     session_options,
     without_early,
 )
@@ -201,6 +203,8 @@ class Session:
         resign: bool = True,
         early: bool | None = None,
         rest_final: bool = True,
+        series: Series | None = None,
+        accept_series: Callable[[Series, str], bool] | None = None,
     ) -> None:
         if pipeline is None:
             pipeline = deck == "v2" and PIPELINE_DEFAULT
@@ -235,6 +239,12 @@ class Session:
         self.early = bool(early)
         #: what our hello proposed (``early`` may be negotiated down by the peer's hello)
         self.early_proposed = self.early
+        #: the linked games this one belongs to (rematch, match; wire.md section 4.1)
+        self.series = series if series is not None else Series()
+        # Responder only: may the initiator's hello link this game to another
+        # (``accept_series(series, peer_fingerprint)``, e.g. ``host --forever``
+        # taking a rematch of a game it played)?  Without it the series must be ours.
+        self._accept_series = accept_series
         self._record = record
         # Envelopes recorded (or, without ``record``, that would be) and their framed bytes.
         self._recorded = [0, 0]
@@ -635,6 +645,7 @@ class Session:
         resign: bool | None = None,
         early: bool | None = None,
         rest_final: bool | None = None,
+        series: Series | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
 
@@ -654,6 +665,8 @@ class Session:
             resign = own_features(envelopes, Player(role)) & FEATURE_RESIGN != 0
         if rest_final is None:
             rest_final = own_features(envelopes, Player(role)) & FEATURE_REST_FINAL != 0
+        if series is None:
+            series = own_series(envelopes, Player(role))
         session = cls(
             identity=identity,
             role=role,
@@ -666,6 +679,7 @@ class Session:
             resign=resign,
             early=early,
             rest_final=rest_final,
+            series=series,
         )
         replay(session, envelopes, record)
         return session
@@ -683,7 +697,7 @@ class Session:
         return local_seed(self._secret, hand)
 
     def _options(self) -> dict[str, Any]:
-        return session_options(self.audit_mode, self.deck, self.pipeline, self.early)
+        return session_options(self.audit_mode, self.deck, self.pipeline, self.early, self.series)
 
     def _hello_payload(self, coin: bytes) -> dict[str, Any]:
         return {
@@ -959,6 +973,15 @@ class Session:
                 theirs = Ruleset.from_dict(p["ruleset"])
             except ValueError as exc:
                 raise MalformedMessageError(f"bad ruleset: {exc}", message_no=env.seq) from None
+            theirs_series = series_of(p["options"])
+            if (
+                self.me is Player.P1
+                and self._accept_series is not None
+                and theirs_series is not None
+                and theirs_series != self.series
+                and self._accept_series(theirs_series, peer_fingerprint)
+            ):
+                self.series = theirs_series  # answered in our hello (wire.md 4.1)
             early = p["options"].get("early")
             if early is not None and early is not True:  # `false` is never sent
                 raise MalformedMessageError(f"bad options {p['options']}", message_no=env.seq)
@@ -995,7 +1018,15 @@ class Session:
                 self._emit(MessageType.COIN, {"coin": self._coin})
 
     def _on_coin(self, env: Envelope, mine: bool) -> None:
-        if mine:
+        if self.series.dealer is not None:  # a linked game: the dealers alternate (4.1)
+            first = self.series.dealer
+            if not mine and coin_commitment(env.payload["coin"]) != self._peer_coin:
+                raise CheatDetectedError(
+                    "coin does not open the initiator's commitment",
+                    step="coin",
+                    message_no=env.seq,
+                )
+        elif mine:
             first = first_dealer_from_coins(self._coin, self._peer_coin)
         else:
             if coin_commitment(env.payload["coin"]) != self._peer_coin:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from dataclasses import dataclass
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -27,6 +28,8 @@ __all__ = [
     "FEATURE_REST_FINAL",
     "FEATURE_TAG",
     "PIPELINE_DEFAULT",
+    "SERIES_KEYS",
+    "Series",
     "coin_commitment",
     "deck_of_options",
     "first_dealer_from_coins",
@@ -41,6 +44,7 @@ __all__ = [
     "refusal",
     "resignable",
     "result_payload",
+    "series_of",
     "session_options",
     "without_early",
 ]
@@ -100,20 +104,85 @@ def nonce_is_from(nonce: bytes, secret: bytes) -> bool:
     return nonce == derived or (nonce_features(nonce) != 0 and nonce[:24] == derived[:24])
 
 
+#: The hello options of a game that follows another (wire.md section 4.1), after the others.
+SERIES_KEYS = ("match", "prev", "dealer")
+#: The longest match (``--match N``) a hello may name.
+MAX_MATCH = 99
+
+
+@dataclass(frozen=True, kw_only=True)
+class Series:
+    """Where a game sits among linked games (wire.md section 4.1).
+
+    ``match`` is the number of games of a match (*partie liée*, first to win
+    ceil(match / 2)), 1 outside a match.  ``prev`` is the game id of the game
+    this one follows (a rematch, or the previous game of the match) and
+    ``dealer`` the first dealer of this game: the player who did not deal first
+    in the previous game.  Without ``prev`` the coins draw the first dealer.
+    """
+
+    match: int = 1
+    prev: bytes | None = None
+    dealer: Player | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.match <= MAX_MATCH:
+            raise LocalProtocolError(f"a match is 1 to {MAX_MATCH} games, not {self.match}")
+        if (self.prev is None) != (self.dealer is None):
+            raise LocalProtocolError("prev and dealer go together")
+        if self.prev is not None and len(self.prev) != 32:
+            raise LocalProtocolError("prev is a 32-byte game id")
+
+    def options(self) -> dict[str, Any]:
+        """The hello option keys: each absent when off, so a first single game's
+        hello is the same as before linked games existed."""
+        out: dict[str, Any] = {}
+        if self.match > 1:
+            out["match"] = self.match
+        if self.prev is not None:
+            assert self.dealer is not None
+            out["prev"] = self.prev
+            out["dealer"] = int(self.dealer)
+        return out
+
+
+def series_of(options: dict[str, Any]) -> Series | None:
+    """The :class:`Series` a hello's ``options`` name, ``None`` if malformed."""
+    match = options.get("match", 1)
+    prev = options.get("prev")
+    dealer = options.get("dealer")
+    if type(match) is not int or ("match" in options and match < 2):
+        return None
+    if prev is not None and not isinstance(prev, bytes):
+        return None
+    if dealer is not None and (type(dealer) is not int or dealer not in (0, 1)):
+        return None
+    try:
+        return Series(match=match, prev=prev, dealer=None if dealer is None else Player(dealer))
+    except LocalProtocolError:
+        return None
+
+
 def session_options(
-    audit: str, deck: str, pipeline: bool = False, early: bool = False
+    audit: str,
+    deck: str,
+    pipeline: bool = False,
+    early: bool = False,
+    series: Series | None = None,
 ) -> dict[str, Any]:
     """The hello's ``options``: v1 hellos keep their original shape (no ``deck`` key);
     deck v2 adds ``"pipeline": true`` for the pipelined deal and ``"early": true`` for
-    early cards, in that key order, each absent when off."""
+    early cards, in that key order, each absent when off; then the keys of linked
+    games (``match``, ``prev``, ``dealer``, wire.md section 4.1), absent for a single game."""
+    extra = series.options() if series is not None else {}
     if deck == "v1":
-        return {"audit": audit}
+        return {"audit": audit, **extra}
     options: dict[str, Any] = {"audit": audit, "deck": deck}
     if pipeline:
         options["pipeline"] = True
     if early:
         options["early"] = True
-    return options
+    return {**options, **extra}
 
 
 def deck_of_options(options: dict[str, Any]) -> str | None:
@@ -136,7 +205,8 @@ def parse_options(options: dict[str, Any]) -> tuple[str, str, bool, bool] | None
         return None
     if (pipeline or early) and deck != "v2":
         return None
-    if options != session_options(audit, deck, pipeline, early):
+    series = series_of(options)
+    if series is None or options != session_options(audit, deck, pipeline, early, series):
         return None
     return audit, deck, pipeline is True, early is True
 

@@ -91,6 +91,7 @@ from truc_p2p.protocol._values import (
     parse_options,
     resignable,
     result_payload,
+    series_of,
     without_early,
 )
 from truc_p2p.protocol._wire import (
@@ -278,6 +279,7 @@ class VerifyReport:
             "abort_reason": self.abort_reason,
             "local_secret_of": self.local_secret_of,
             "deck": self.deck,
+            "first_dealer": self.first_dealer,
             "hidden_cards_revealed": self.hidden_cards_revealed,
         }
 
@@ -693,7 +695,11 @@ class _Referee:
                 "coin does not open the commitment", step="coin", evidence=(env.raw,)
             )
         assert self.ruleset is not None
-        first = first_dealer_from_coins(env.payload["coin"], self.responder_coin)
+        linked = series_of(self.initiator_options)
+        if linked is not None and linked.dealer is not None:  # wire.md 4.1: dealers alternate
+            first = linked.dealer
+        else:
+            first = first_dealer_from_coins(env.payload["coin"], self.responder_coin)
         if self.deck == "v2":
             self.game = Game(self.ruleset, first_dealer=first, spectator=True)
             self.advance({Cond.DECK_V2: True})

@@ -68,6 +68,10 @@ class _Quit:
     """The page asked to leave the game."""
 
 
+#: Seconds without any page connected after which a pending "play again?" is a no.
+PAGE_GONE_SECONDS = 5.0
+
+
 class WebPlayer:
     """A person playing in the browser: ``choose`` waits for a click, ``__call__``
     takes the game's events.  ``move_seconds`` is the per-move timeout shown."""
@@ -91,6 +95,10 @@ class WebPlayer:
         self._disconnect_deadline: float | None = None
         self._final: dict[str, Any] | None = None
         self._invite: dict[str, Any] | None = None
+        self._again: trio.Event | None = None
+        self._again_yes = False
+        #: the match score ("match: you 1 – bob 0"), shown on the table and the end screen
+        self.match_line: str | None = None
         #: Set when the player leaves while the opponent thinks (the command passes it
         #: to the game loop as its ``stop``: a signed quit, as with Ctrl-C).
         self.leave: trio.Event | None = None
@@ -117,7 +125,11 @@ class WebPlayer:
 
     def state(self) -> dict[str, Any]:
         """The ``state`` message: everything the table shows right now."""
-        message: dict[str, Any] = {"type": "state", "started": self._started}
+        message: dict[str, Any] = {
+            "type": "state",
+            "started": self._started,
+            "match_line": self.match_line,
+        }
         view = self.model.view()
         message["table"] = view_json(view) if view is not None else None
         result = self.model.hand_result
@@ -287,6 +299,9 @@ class WebPlayer:
         kind = message.get("type")
         if kind == "lang":
             self.switch_language(message.get("lang"))
+        if kind == "again" and self._again is not None:
+            self._again_yes = message.get("yes") is True
+            self._again.set()
             return
         if kind not in ("act", "quit"):
             return
@@ -336,11 +351,53 @@ class WebPlayer:
         self._disconnect_deadline = None
         self._send({"type": "peer_reconnected"})
 
+    async def ask_again(self, *, next_game: bool = False) -> bool:
+        """The end screen offers "play again" (``next_game``: "next game" of a match);
+        wait for the page's answer."""
+        self._again = trio.Event()
+        self._again_yes = False
+        if self._final is not None:
+            self._final["again"] = "next" if next_game else True
+            self._send(self._final)
+        gone_since: float | None = None
+        while not self._again.is_set():
+            # A tab closed at the end screen (no page for a while) means no.
+            clients = getattr(self.publisher, "clients", None)
+            if isinstance(clients, int) and clients == 0:
+                gone_since = self._now() if gone_since is None else gone_since
+                if self._now() - gone_since >= PAGE_GONE_SECONDS:
+                    break
+            else:
+                gone_since = None
+            with trio.move_on_after(0.25):
+                await self._again.wait()
+        self._again = None
+        return self._again_yes
+
+    def new_game(self, match_line: str | None = None) -> None:
+        """A fresh table for the next game: the page drops the end screen."""
+        self.model = TableModel(self.my_name, move_seconds=self.move_seconds, now=self._now)
+        self.tally = Tally()
+        self._started = None
+        self._final = None
+        self._disconnect_deadline = None
+        self._audit = "not yet"
+        self.match_line = match_line
+        self._send({"type": "new_game", "match_line": match_line})
+        self._push()
+
+    def show_match(self, line: str) -> None:
+        """The match score after a game, on the end screen."""
+        self.match_line = line
+        if self._final is not None:
+            self._final["match_line"] = line
+            self._send(self._final)
+
     def finish(self, final: dict[str, Any]) -> None:
         """Show the end screen (``final`` is built by :func:`final_message`)."""
         self.model.end_turn()
         self.model.over = True
         self._disconnect_deadline = None
-        self._final = {"type": "final", **final}
+        self._final = {"type": "final", **final}  # show_match adds this game's match line
         self._push()
         self._send(self._final)

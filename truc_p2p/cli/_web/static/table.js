@@ -79,6 +79,13 @@ const handlers = {
   peer_disconnected(m) { ui.disconnect = performance.now() + m.seconds_left * 1000; },
   peer_reconnected() { ui.disconnect = null; },
   final(m) { ui.final = m; ui.disconnect = null; ui.finalAt = null; },
+  new_game(m) {  // a rematch or the next game of a match: a clean table
+    ui.final = null; ui.state = null; ui.invite = null; ui.disconnect = null; ui.finalAt = null;
+    ui.held = null; ui.queue.length = 0; ui.seenTricks = new Set(); ui.tricks = [];
+    ui.handToast = null; ui.nextToast = null; ui.lastSeq = null; ui.games = (ui.games || 1) + 1;
+    ui.matchLine = m.match_line || null;
+    $("final").hidden = true;
+  },
 };
 
 function handle(message) {
@@ -116,7 +123,14 @@ function act(action) {
   render();
 }
 function leave() {
-  if (ui.final) return;
+  if (ui.final) {  // the end screen: no rematch, the command ends
+    if (ui.final.again && !$("final-again").disabled) {
+      send({ type: "again", yes: false });
+      ui.final.again = false;
+      renderFinal();
+    }
+    return;
+  }
   const s = ui.state;
   const t = s && s.table;
   const text = (s && s.texts && s.texts.leave_confirm) ||
@@ -277,6 +291,8 @@ function applyTexts() {
   $("log").setAttribute("aria-label", tx("log", "what happened"));
   $("final-report-label").textContent = tx("verifier_report", "verifier report");
   $("final-closed").textContent = tx("close_tab", "You can close this tab.");
+  $("final-again").textContent = tx("play_again", "play again");
+  $("final-stop").textContent = tx("stop_here", "stop here");
   document.querySelectorAll(".chip").forEach((c) => { c.textContent = tx("dealer", "dealer"); });
   drawLanguages();
   renderTools();
@@ -335,6 +351,9 @@ function render() {
     $("opp-name").textContent = started.opp;
     $("opp-name").title = started.opp_fingerprint;
   }
+  const matchLine = (s && s.match_line) || ui.matchLine || "";
+  $("match-line").hidden = !matchLine;
+  $("match-line").textContent = matchLine;
   $("banner-conn").hidden = ui.connected || !!ui.final;
   $("banner-conn").textContent = tx("conn_lost", "lost the connection to the game program; retrying…");
   renderInvite(started);
@@ -546,7 +565,26 @@ function renderFinal() {
   line.dataset.status = status || "none";
   $("final-verdict").textContent = v ? v.summary : "";
   $("final-transcript").textContent = f.transcript ? tx("transcript", "Transcript: {path}", { path: f.transcript }) : "";
-  $("final-closed").hidden = ui.connected;
+  $("final-closed").hidden = ui.connected || !!f.again;
+  const matchLine = $("final-match");
+  matchLine.hidden = !f.match_line;
+  matchLine.textContent = f.match_line || "";
+  const again = $("final-again");
+  again.hidden = !f.again;
+  $("final-stop").hidden = !f.again || again.disabled;
+  if (!f.again) again.disabled = false;
+  if (!again.disabled) {
+    again.textContent = f.again === "next" ? tx("next_game", "next game") : tx("play_again", "play again");
+  }
+}
+
+function playAgain() {
+  const again = $("final-again");
+  if (again.disabled) return;
+  again.disabled = true;
+  again.textContent = tx("again_waiting", "starting the next game…");
+  $("final-stop").hidden = true;
+  send({ type: "again", yes: true });
 }
 
 // The move clock and the reconnect countdown tick without server messages.
@@ -583,6 +621,7 @@ document.addEventListener("keydown", (e) => {
   const key = e.key.toLowerCase();
   if (key === "escape") { $("help").hidden = true; return; }
   if (key === "?" || key === "h") { $("help").hidden = !$("help").hidden; return; }
+  if (ui.final && ui.final.again && (key === "enter" || key === "y")) { playAgain(); return; }
   if (key === "q") { leave(); return; }
   const t = ui.state && ui.state.table;
   const notNow = ui.texts.not_now || {};
@@ -604,6 +643,8 @@ $("quit-btn").addEventListener("click", leave);
 $("sound-btn").addEventListener("click", toggleSound);
 $("lang-menu").addEventListener("change", (e) => { send({ type: "lang", lang: e.target.value }); e.target.blur(); });
 $("invite-copy").addEventListener("click", copyInvite);
+$("final-again").addEventListener("click", playAgain);
+$("final-stop").addEventListener("click", leave);
 applyTexts();
 connect();
 render();

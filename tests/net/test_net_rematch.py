@@ -1,0 +1,65 @@
+"""``host --forever`` takes a rematch (wire.md 4.1): a joiner that names a game it
+finished with the host plays again, the other player dealing first; a joiner that
+names a game it did not play, or the wrong dealer, is refused before any card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from net_helpers import bot, hosting
+
+from truc_p2p.net import End, GameOutcome, GameSettings, Reporting, Storage, join_game
+from truc_p2p.protocol import Series, verify_transcript
+from truc_p2p.rules import Ruleset
+from truc_p2p.transcript import read_transcript
+
+RULES = Ruleset(target=2)
+
+
+async def test_a_forever_host_takes_a_rematch_of_its_own_games(tmp_path: Path) -> None:
+    finished: list[GameOutcome] = []
+    stop = trio.Event()
+    me = Ed25519PrivateKey.generate()
+    stranger = Ed25519PrivateKey.generate()
+
+    async def join(n: int, series: Series | None, key: Ed25519PrivateKey = me) -> GameOutcome:
+        return await join_game(
+            invite,
+            bot(10 + n),
+            identity=key,
+            settings=GameSettings(ruleset=RULES, series=series),
+            storage=Storage(out_dir=tmp_path / f"j{n}", fsync=False),
+        )
+
+    with trio.fail_after(120):
+        async with hosting(
+            strategy=bot(0),
+            identity=Ed25519PrivateKey.generate(),
+            settings=GameSettings(ruleset=RULES),
+            storage=Storage(out_dir=tmp_path / "host"),
+            report=Reporting(on_outcome=finished.append),
+            forever=True,
+            players=lambda: (bot(len(finished) + 1), None),
+            stop=stop,
+        ) as (invite, _):
+            first = await join(1, None)
+            assert first.end is End.FINISHED and first.game_id is not None
+            assert first.first_dealer is not None
+            again = Series(prev=first.game_id, dealer=first.first_dealer.other)
+            second = await join(2, again)
+            wrong_dealer = await join(3, Series(prev=first.game_id, dealer=first.first_dealer))
+            unknown = await join(4, Series(prev=b"\x01" * 32, dealer=first.first_dealer))
+            not_yours = await join(5, again, stranger)
+            stop.set()
+    assert second.end is End.FINISHED, second.message
+    assert second.first_dealer is first.first_dealer.other
+    assert second.game_id != first.game_id
+    for refused in (wrong_dealer, unknown, not_yours):
+        assert refused.end is End.INCOMPATIBLE, refused.message
+        assert "prev" in refused.message
+    assert len(finished) == 2
+    for outcome in (first, second, *finished):
+        assert outcome.transcript is not None
+        assert verify_transcript(read_transcript(outcome.transcript)).valid

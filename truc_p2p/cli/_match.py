@@ -1,0 +1,282 @@
+"""Linked games: rematches and matches (*partie liée*, rules.md section 9).
+
+Theory of operation.  Every game after the first of a series names the game
+it follows in its hello (``prev``, wire.md section 4.1) and its first dealer
+(``dealer``: the player who did not deal first in the previous game); a match
+also names its length (``match``: N).  :class:`Series` tracks a running series
+on one side: the wins, the games played and the match record file
+``match-<id>.json`` (the match id is the first game's id) beside the
+transcripts.  :func:`verify_match` checks such a record against the
+transcripts it names, trusting nothing in the record it can check itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from truc_p2p.protocol import Series, decode_envelope, series_of, verify_transcript
+from truc_p2p.rules import Player
+from truc_p2p.transcript import read_transcript
+
+__all__ = [
+    "MATCH_FORMAT",
+    "MatchError",
+    "MatchRecord",
+    "MatchReport",
+    "to_win",
+    "verify_match",
+]
+
+#: The ``format`` field of a match record (record.md section "Match records").
+MATCH_FORMAT = "truc-p2p match 1"
+
+
+def to_win(games: int) -> int:
+    """Games a player must win to win a match of ``games``: ceil(games / 2)."""
+    return (games + 1) // 2
+
+
+class MatchError(ValueError):
+    """A match record that does not hold."""
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass
+class MatchRecord:
+    """One side's view of a series of linked games (a match when ``games`` > 1)."""
+
+    games: int
+    folder: Path
+    wins: dict[Player, int] = field(default_factory=lambda: {Player.P0: 0, Player.P1: 0})
+    played: list[dict[str, Any]] = field(default_factory=list)
+    players: list[dict[str, str]] = field(default_factory=list)
+    #: the series of the next game (``None`` before the first game: the coins draw)
+    after: Series | None = None
+
+    @property
+    def is_match(self) -> bool:
+        return self.games > 1
+
+    @property
+    def match_id(self) -> str | None:
+        return self.played[0]["game_id"] if self.played else None
+
+    @property
+    def winner(self) -> Player | None:
+        for p in Player:
+            if self.is_match and self.wins[p] >= to_win(self.games):
+                return p
+        return None
+
+    @property
+    def over(self) -> bool:
+        """A match ends when a player has won ceil(N/2) games."""
+        return self.winner is not None
+
+    @property
+    def path(self) -> Path | None:
+        match_id = self.match_id
+        if not self.is_match or match_id is None:
+            return None
+        return self.folder / f"match-{match_id[:16]}.json"
+
+    def series(self) -> Series:
+        """The hello options of the next game."""
+        if self.after is None:
+            return Series(match=self.games)
+        return self.after
+
+    def add(
+        self,
+        *,
+        game_id: bytes,
+        first_dealer: Player,
+        winner: Player | None,
+        transcript: Path | None,
+        names: tuple[str, str],
+        fingerprints: tuple[str, str],
+    ) -> None:
+        """Count a finished game and set up the next one's series."""
+        if winner is not None:
+            self.wins[winner] += 1
+        if not self.players:
+            self.players = [{"name": names[i], "fingerprint": fingerprints[i]} for i in range(2)]
+        entry: dict[str, Any] = {
+            "game_id": game_id.hex(),
+            "first_dealer": int(first_dealer),
+            "winner": int(winner) if winner is not None else None,
+        }
+        if transcript is not None:
+            entry["transcript"] = transcript.name
+            entry["sha256"] = _sha256(transcript)
+        self.played.append(entry)
+        self.after = Series(match=self.games, prev=game_id, dealer=first_dealer.other)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], folder: Path) -> MatchRecord:
+        """The record as :meth:`to_json` wrote it (``ValueError`` when it is not one)."""
+        try:
+            games = int(data["games"])
+            wins = data["wins"]
+            record = cls(
+                games=games,
+                folder=folder,
+                wins={Player.P0: int(wins[0]), Player.P1: int(wins[1])},
+                played=[dict(g) for g in data["played"]],
+                players=[dict(p) for p in data["players"]],
+            )
+            if record.played:
+                last = record.played[-1]
+                record.after = Series(
+                    match=games,
+                    prev=bytes.fromhex(last["game_id"]),
+                    dealer=Player(int(last["first_dealer"])).other,
+                )
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise ValueError(f"bad match state: {exc}") from None
+        return record
+
+    def to_json(self) -> dict[str, Any]:
+        winner = self.winner
+        return {
+            "format": MATCH_FORMAT,
+            "match_id": self.match_id,
+            "games": self.games,
+            "to_win": to_win(self.games),
+            "players": self.players,
+            "played": self.played,
+            "wins": [self.wins[Player.P0], self.wins[Player.P1]],
+            "winner": int(winner) if winner is not None else None,
+        }
+
+    def write(self) -> Path | None:
+        """Write (or rewrite) the match record file; its path, ``None`` outside a match."""
+        path = self.path
+        if path is None:
+            return None
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+
+@dataclass(frozen=True)
+class MatchReport:
+    """What :func:`verify_match` established."""
+
+    games: int
+    played: int
+    wins: tuple[int, int]
+    winner: int | None
+    names: tuple[str, str]
+    fingerprints: tuple[str, str]
+
+    def headline(self) -> str:
+        if self.winner is None:
+            return (
+                f"match of {self.games} games not finished: {self.names[0]} {self.wins[0]} – "
+                f"{self.names[1]} {self.wins[1]} after {self.played} games"
+            )
+        return (
+            f"match of {self.games} games won by {self.names[self.winner]}, "
+            f"{self.names[0]} {self.wins[0]} – {self.names[1]} {self.wins[1]}"
+        )
+
+
+def _hello_series(envelopes: list[bytes]) -> Series | None:
+    env = decode_envelope(envelopes[0])
+    options = env.payload.get("options")
+    return series_of(options) if isinstance(options, dict) else None
+
+
+def verify_match(path: Path) -> MatchReport:
+    """Check a match record and every transcript it names; :class:`MatchError` if any
+    check fails.  Checked from the transcripts, not the record: each game verifies
+    and matches the record's hash, both players are the same keys in the same seats
+    in every game, each game's hello names the match length and the previous game's
+    id (the first names none), the first dealers alternate, and the record's result
+    is the one the games give."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise MatchError(f"cannot read the match record: {exc}") from None
+    if not isinstance(record, dict) or record.get("format") != MATCH_FORMAT:
+        raise MatchError(f"not a match record (format {MATCH_FORMAT!r} expected)")
+    games = record.get("games")
+    played = record.get("played")
+    if type(games) is not int or not 2 <= games <= 99 or not isinstance(played, list):
+        raise MatchError("the record names no match length or no games")
+    if not played:
+        raise MatchError("the record names no games")
+    prev: bytes | None = None
+    prev_dealer: int | None = None
+    wins = [0, 0]
+    fingerprints: tuple[str, str] | None = None
+    names: tuple[str, str] = ("player 0", "player 1")
+    seen: set[str] = set()
+    for no, entry in enumerate(played, 1):
+        where = f"game {no}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("transcript"), str):
+            raise MatchError(f"{where}: no transcript named")
+        name = Path(entry["transcript"]).name
+        file = path.parent / name
+        try:
+            data = file.read_bytes()
+            envelopes = read_transcript(file)
+        except (OSError, ValueError) as exc:
+            raise MatchError(f"{where}: cannot read {name}: {exc}") from None
+        if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+            raise MatchError(f"{where}: {name} is not the transcript the record names (hash)")
+        report = verify_transcript(envelopes)
+        if not report.valid:
+            raise MatchError(f"{where}: {name} does not verify: {report.error or report.status}")
+        assert report.game_id is not None
+        if report.game_id in seen:
+            raise MatchError(f"{where}: the game {report.game_id[:16]}… is in the match twice")
+        seen.add(report.game_id)
+        if entry.get("game_id") != report.game_id:
+            raise MatchError(f"{where}: the record's game id is not the transcript's")
+        fps = (report.players[0].fingerprint, report.players[1].fingerprint)
+        if fingerprints is None:
+            fingerprints = fps
+            names = (report.players[0].name, report.players[1].name)
+        elif fps != fingerprints:
+            raise MatchError(f"{where}: not played by the same two players in the same seats")
+        linked = _hello_series(envelopes)
+        if linked is None or linked.match != games:
+            raise MatchError(f"{where}: its hello does not name a match of {games} games")
+        if linked.prev != prev:
+            raise MatchError(
+                f"{where}: its hello does not follow the previous game of the record "
+                "(a game out of order, or of another match)"
+            )
+        if prev_dealer is not None and report.first_dealer != 1 - prev_dealer:
+            raise MatchError(f"{where}: the first dealer does not alternate")
+        if max(wins) >= to_win(games):
+            raise MatchError(f"{where}: played after the match was won")
+        assert report.winner is not None and report.first_dealer is not None
+        wins[report.winner] += 1
+        prev = bytes.fromhex(report.game_id)
+        prev_dealer = report.first_dealer
+    assert fingerprints is not None
+    winner = next((p for p in (0, 1) if wins[p] >= to_win(games)), None)
+    if record.get("winner") != winner or record.get("wins") != wins:
+        raise MatchError(f"the record's result is not the games': they give {wins}")
+    expected = [{"name": names[i], "fingerprint": fingerprints[i]} for i in (0, 1)]
+    if record.get("players") != expected:
+        raise MatchError("the record's players are not those of the games")
+    return MatchReport(
+        games=games,
+        played=len(played),
+        wins=(wins[0], wins[1]),
+        winner=winner,
+        names=names,
+        fingerprints=fingerprints,
+    )
