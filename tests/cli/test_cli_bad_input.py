@@ -84,7 +84,7 @@ CASES: list[tuple[str, list[str], int, str | None]] = [
         2,
         "truc-p2p demo: cannot write transcripts to {file}/games: Not a directory",
     ),
-    ("verify-no-file", ["verify"], 2, None),
+    ("verify-no-file", ["verify"], 2, "truc-p2p verify: give a transcript file (or --match FILE)"),
     (
         "verify-missing",
         ["verify", "{home}/missing.truc"],
