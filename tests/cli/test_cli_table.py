@@ -249,3 +249,26 @@ def test_the_screen_fits_80_columns_without_splitting_words() -> None:
     screen = ui.render(game.copy(), tuple(game.legal_actions()))
     assert all(len(line) <= 80 for line in screen.splitlines())
     assert "[m] “my rest”: if refused, you win the game now; if accepted, this hand" in screen
+
+
+def test_input_survives_from_one_game_run_to_the_next() -> None:
+    """A command that plays its games in successive trio runs (a match resumed after a
+    crash) reads stdin through one thread: no line is lost between the runs."""
+    import os
+
+    import trio
+
+    from truc_p2p.cli._tui import StdinLines
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"first\nsecond\nthird\n")
+    os.close(write_end)
+
+    async def one_line() -> str | None:
+        return await StdinLines(read_end).readline()
+
+    try:
+        got = [trio.run(one_line) for _ in range(4)]
+    finally:
+        os.close(read_end)
+    assert got == ["first", "second", "third", None]

@@ -13,13 +13,15 @@ Full action texts (``play 7S``, ``raise``, ``accept-redeal``...) work too.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
 import textwrap
 import threading
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Protocol, TextIO
+from typing import ClassVar, Protocol, TextIO
 
 import trio
 
@@ -72,76 +74,115 @@ class ScriptedLines:
         return self._lines.pop(0) if self._lines else None
 
 
-class StdinLines:
-    """Lines from a file descriptor (stdin), read by one daemon thread.
+class _FdReader:
+    """The one reader thread of a file descriptor, shared by every :class:`StdinLines`
+    of the process: a command that plays several games, each in its own
+    ``trio.run`` (a match resumed after a crash), never has two threads racing for
+    the same input, and a line read while no game listens waits for the next one.
 
-    The thread uses ``os.read`` (no Python-level buffer lock, so it never
-    blocks interpreter shutdown) and hands complete lines to trio, so waiting
-    for input can be cancelled at any time without losing a line.
+    The thread uses ``os.read`` (no Python-level buffer lock, so it never blocks
+    interpreter shutdown) and appends complete lines to a deque; whoever listens
+    is woken through its trio token.
     """
+
+    _readers: ClassVar[dict[int, _FdReader]] = {}
+    _guard: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.lock = threading.Lock()
+        #: (line, when it arrived in trio time, or None until a listener stamps it);
+        #: a line of None is the end of input
+        self.lines: deque[tuple[str | None, float | None]] = deque()
+        self._listener: tuple[trio.lowlevel.TrioToken, Callable[[], None]] | None = None
+        threading.Thread(target=self._work, name=f"truc-p2p-fd{fd}", daemon=True).start()
+
+    @classmethod
+    def of(cls, fd: int) -> _FdReader:
+        with cls._guard:
+            if fd not in cls._readers:
+                cls._readers[fd] = cls(fd)
+            return cls._readers[fd]
+
+    def listen(self, token: trio.lowlevel.TrioToken, wake: Callable[[], None]) -> None:
+        with self.lock:
+            self._listener = (token, wake)
+
+    def _put(self, line: str | None) -> None:
+        with self.lock:
+            self.lines.append((line, None))
+            listener = self._listener
+        if listener is not None:
+            # when that game is over, the line waits for the next one
+            with contextlib.suppress(trio.RunFinishedError):
+                listener[0].run_sync_soon(listener[1])
+
+    def _work(self) -> None:
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(self.fd, 4096)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if buf:
+                    self._put(buf.decode(errors="replace"))
+                self._put(None)
+                return
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                self._put(line.decode(errors="replace").rstrip("\r"))
+
+
+class StdinLines:
+    """Lines from a file descriptor (stdin), read by one daemon thread per
+    descriptor (:class:`_FdReader`); waiting for input can be cancelled at any
+    time without losing a line."""
 
     def __init__(self, fd: int = 0) -> None:
         self._fd = fd
-        self._send, self._recv = trio.open_memory_channel[tuple[str | None, float]](math.inf)
-        self._started = False
-        self._eof = False
+        self._reader: _FdReader | None = None
+        self._event = trio.Event()
         #: Lines from a terminal carry when they were typed (for type-ahead); a pipe's
         #: lines are a script, never typed ahead of anything.
         self.stamped = os.isatty(fd)
         #: When the line last returned by :meth:`readline` arrived (trio time).
         self.stamp: float | None = None
 
-    def _start(self) -> None:
-        token = trio.lowlevel.current_trio_token()
-        send = self._send.send_nowait
-
-        def arrive(item: str | None) -> None:
-            send((item, trio.current_time()))
-
-        def deliver(item: str | None) -> bool:
-            try:
-                token.run_sync_soon(arrive, item)
-            except trio.RunFinishedError:
-                return False
-            return True
-
-        def worker() -> None:
-            buf = b""
-            while True:
-                try:
-                    chunk = os.read(self._fd, 4096)
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    if buf:
-                        deliver(buf.decode(errors="replace"))
-                    deliver(None)
-                    return
-                buf += chunk
-                while b"\n" in buf:
-                    line, buf = buf.split(b"\n", 1)
-                    if not deliver(line.decode(errors="replace").rstrip("\r")):
-                        return
-
-        threading.Thread(target=worker, name="truc-p2p-stdin", daemon=True).start()
-        self._started = True
+    def _wake(self) -> None:
+        """In trio: stamp what arrived, and wake :meth:`readline`."""
+        reader = self._reader
+        if reader is not None:
+            now = trio.current_time()
+            with reader.lock:
+                for i, (line, stamp) in enumerate(reader.lines):
+                    if stamp is None:
+                        reader.lines[i] = (line, now)
+        self._event.set()
 
     def start(self) -> None:
         """Start reading now (from trio), so that what a person types before its
         first turn is stamped with when it was typed."""
-        if not self._started:
-            self._start()
+        if self._reader is None:
+            self._reader = _FdReader.of(self._fd)
+        self._reader.listen(trio.lowlevel.current_trio_token(), self._wake)
 
     async def readline(self) -> str | None:
-        if self._eof:
-            await trio.lowlevel.checkpoint()
-            return None
-        if not self._started:
-            self._start()
-        line, stamp = await self._recv.receive()
-        self.stamp = stamp if self.stamped else None
-        if line is None:
-            self._eof = True
+        self.start()
+        reader = self._reader
+        assert reader is not None
+        while True:
+            with reader.lock:
+                if reader.lines:
+                    line, stamp = reader.lines[0]
+                    if line is not None:  # the end of input stays for every later reader
+                        reader.lines.popleft()
+                    break
+                self._event = trio.Event()
+            await self._event.wait()
+        await trio.lowlevel.checkpoint()
+        self.stamp = (stamp if stamp is not None else trio.current_time()) if self.stamped else None
         return line
 
 
