@@ -173,6 +173,7 @@ class StdinLines:
         reader = self._reader
         assert reader is not None
         while True:
+            await trio.lowlevel.checkpoint()  # a cancel comes before a line is taken
             with reader.lock:
                 if reader.lines:
                     line, stamp = reader.lines[0]
@@ -181,7 +182,7 @@ class StdinLines:
                     break
                 self._event = trio.Event()
             await self._event.wait()
-        await trio.lowlevel.checkpoint()
+        # nothing awaits from here on: a line taken is always returned
         self.stamp = (stamp if stamp is not None else trio.current_time()) if self.stamped else None
         return line
 
@@ -493,6 +494,8 @@ class TerminalPlayer:
         """Read the player's lines all the time, not only at its turns (run beside the
         game): at a terminal, ``q`` while the opponent thinks asks, then leaves (sets
         :attr:`leave`); every other line waits for the next turn, stamped."""
+        if not self.confirm_quit:
+            return  # a script (a pipe): lines are read at the turns, none read ahead
         self._pumped = True
         while True:
             line = await self.lines.readline()
