@@ -291,7 +291,8 @@ def _demo(args: argparse.Namespace) -> int:
             )
         elif result is not None and ok:
             print(
-                f"game {g + 1}: {names[result.winner]} wins {result.scores[0]}-{result.scores[1]}"
+                f"game {g + 1}: {names[result.winner]} wins ({names[Player.P0]} "
+                f"{result.scores[0]} - {names[Player.P1]} {result.scores[1]})"
                 f" after {result.hands} hand{'s' * (result.hands != 1)} ({result.reason});"
                 f" transcripts: "
                 f"{paths[0]} {paths[1]}",
