@@ -1,5 +1,5 @@
 """The language menu in a real headless Chromium: switching to French mid-game
-re-renders the page's texts and the table's, and nothing overflows at 390 px."""
+re-renders the page's texts, the table's and the log's, and nothing overflows at 390 px."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ def test_switch_the_page_to_french_mid_game(browser: Any, tmp_path: Path, artifa
         page.goto(url)
         page.wait_for_function(TURN_JS, arg=None)
         assert page.locator("#help-btn").inner_text() == "? rules & keys"
+        log = page.locator("#log li")
+        assert "playing heuristic-bot, first to 6 points" in log.all_inner_texts()[-1]
         menu = page.locator("#lang-menu")
         assert menu.is_visible() and menu.input_value() == "en"
         assert menu.locator("option").count() == 10
@@ -29,6 +31,13 @@ def test_switch_the_page_to_french_mid_game(browser: Any, tmp_path: Path, artifa
         labels = page.locator("#buttons button").all_inner_texts()
         assert any("se coucher" in label for label in labels), labels
         assert page.locator("#status").inner_text().startswith("à vous de jouer")
+        # the lines said before the switch are told again in French (the oldest is last)
+        page.wait_for_function(
+            "() => document.querySelector('#log li:last-child').textContent"
+            ".startsWith('partie contre heuristic-bot, en 6 points')"
+        )
+        lines = log.all_inner_texts()
+        assert "main 1" in lines and not any(line.startswith("hand ") for line in lines), lines
         page.screenshot(path=artifacts / "i18n-fr-390px.png", full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         for button in page.locator("#buttons button").all():

@@ -5,6 +5,7 @@ in which the page never sees a secret or an unplayed card of the opponent."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -273,6 +274,23 @@ async def test_a_whole_game_shows_no_secret_and_no_unplayed_opponent_card(
     shown = {m["card"] for m in _walk(page.messages) if "card" in m}
     assert shown <= mine_dealt | opp_played
     assert opp_played <= shown  # the opponent's moves were shown
+
+    # the language menu tells the log again: the very same lines in the same language...
+    said = [m["text"] for m in page.of("log")][-40:]
+    last_round = page.of("state")[-1]["last_round"]["text"]
+    player.switch_language("en")
+    assert [m["text"] for m in page.of("log_all")[-1]["lines"]] == said
+    # ...and every one of them in French after a switch, the hand's result too
+    player.switch_language("fr")
+    french = [m["text"] for m in page.of("log_all")[-1]["lines"]]
+    assert len(french) == len(said)
+    hands = [t for t in said if re.fullmatch(r"hand \d+", t)]
+    assert hands and [t for t in french if re.fullmatch(r"main \d+", t)] == [
+        t.replace("hand", "main") for t in hands
+    ]
+    assert sum(e != f for e, f in zip(said, french, strict=True)) >= len(said) - 2
+    assert page.of("state")[-1]["last_round"]["text"] != last_round
+    assert [m["text"] for m in player.snapshot() if m["type"] == "log"] == french
 
 
 def _walk(node: Any) -> list[dict[str, Any]]:

@@ -13,7 +13,8 @@ from it, so a reloaded page only needs the last one.
 Messages to the page (JSON objects with a ``type``): ``texts`` (the page's
 fixed texts, first, once per connection), ``invite`` (``host --web``: the
 invite, its QR code and a hint, until the game starts), ``state``, ``log``
-(one line: a move, a trick, a round), ``peer_disconnected`` /
+(one line: a move, a trick, a round), ``log_all`` (the whole log again, after a
+change of language), ``peer_disconnected`` /
 ``peer_reconnected`` (the reconnect countdown), ``final`` (the end screen).
 The page ignores types it does not know.  Messages from the page: ``act``
 (``turn`` and ``action`` text) and ``quit`` (``turn``, or none while the
@@ -28,7 +29,7 @@ from typing import Any, Protocol
 
 import trio
 
-from truc_p2p.cli._i18n import LANGUAGES, _, from_accept_language, use_language
+from truc_p2p.cli._i18n import LANGUAGES, _, current, from_accept_language, use_language
 from truc_p2p.cli._narrate import Tally, describe
 from truc_p2p.cli._table import TableModel, TableView, seat
 from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame
@@ -89,6 +90,10 @@ class WebPlayer:
         self.publisher: Publisher | None = None
         self._started: dict[str, Any] | None = None
         self._log: deque[dict[str, Any]] = deque(maxlen=LOG_SIZE)
+        #: The events of the games whose lines are in the log (the last is this game's),
+        #: and how many lines each said: the log is told again in another language.
+        self._games: list[list[object]] = [[]]
+        self._said: list[int] = [0]
         self._picked: Action | _Quit | None = None
         self._answered = trio.Event()
         self._audit = "not yet"
@@ -183,6 +188,7 @@ class WebPlayer:
     def _say(self, text: str, who: str = "info") -> None:
         line = {"type": "log", "who": who, "text": text}
         self._log.append(line)
+        self._said[-1] += 1
         self._send(line)
 
     # -- the event hook --------------------------------------------------------------
@@ -193,24 +199,17 @@ class WebPlayer:
         self._push()
 
     def _on_event(self, event: object) -> None:
-        model = self.model
         if isinstance(event, PeerDisconnected):
             self.on_disconnect(event.seconds_left)
             return
         if isinstance(event, PeerReconnected):
             self.on_reconnect()
             return
+        self._games[-1].append(event)
         if isinstance(event, GameStarted):
-            model.start(
-                me=event.me,
-                peer_name=event.peer_name,
-                game=Game(event.ruleset, first_dealer=event.first_dealer, view=event.me),
-            )
-            describe(event, model.voice, self.tally)
-            peer = model.opp_name
             self._started = {
                 "me": self.my_name,
-                "opp": peer,
+                "opp": event.peer_name,  # as the table names it: set below
                 "opp_fingerprint": event.peer_fingerprint,
                 "game_id": event.game_id.hex(),
                 "target": event.ruleset.target,
@@ -221,43 +220,27 @@ class WebPlayer:
             }
             if event.deck == "v2":  # every deal message is proven on arrival: nothing to audit
                 self._audit = "proofs"
-            first = (
-                _("you deal first")
-                if event.first_dealer is event.me
-                else _("{name} deals first", name=peer)
-            )
-            self._say(
-                _(
-                    "playing {name}, first to {target} points; {first}",
-                    name=peer,
-                    target=event.ruleset.target,
-                    first=first,
-                )
-            )
-        elif isinstance(event, CardsDealt):
-            model.dealt(event.cards, redeal=event.redeal)
-            self._say(
-                _("redeal of hand {hand}", hand=event.round_no + 1)
-                if event.redeal
-                else _("hand {hand}", hand=event.round_no + 1)
-            )
-        elif isinstance(event, Acted):
-            self.tally.push(event.action)
-            self._say(model.acted(event), "me" if event.player is model.me else "opp")
-        elif isinstance(event, TrickEnded):
-            self._say(model.trick_ended(event))
-        elif isinstance(event, RoundEnded):
-            game_over = event.points == 0 and event.winner is not None
-            self._say(model.round_ended(event, game_over=game_over))
-        elif isinstance(event, GameEnded):
-            self._say(model.game_ended(event))
         elif isinstance(event, AuditPassed):
             self._audit = "passed"
-            self._say(_("deck audit passed: the shuffle was fair"))
-        else:
-            line = describe(event, model.voice, self.tally)  # type: ignore[arg-type]
-            if line:
-                self._say(line.lstrip("=!. "), "opp" if line.startswith("!!") else "info")
+        for who, text in _lines(event, self.model, self.tally):
+            self._say(text, who)
+        if isinstance(event, GameStarted) and self._started is not None:
+            self._started["opp"] = self.model.opp_name
+
+    def _relog(self) -> None:
+        """Say the log again in the language now in use: the events of the games whose
+        lines are still in it are told again to a fresh table (nothing is sent)."""
+        lines: list[dict[str, Any]] = []
+        model = TableModel(self.my_name)
+        for events in self._games:
+            model, tally = TableModel(self.my_name), Tally()
+            for event in events:
+                for who, text in _lines(event, model, tally):
+                    lines.append({"type": "log", "who": who, "text": text})
+        self._log = deque(lines, maxlen=LOG_SIZE)
+        # what the table still shows of the last trick and hand, in the new language
+        self.model.last_trick = model.last_trick
+        self.model.hand_result = model.hand_result
 
     # -- the strategy ----------------------------------------------------------------
 
@@ -278,20 +261,24 @@ class WebPlayer:
         return picked
 
     def greet(self, accept_language: str) -> None:
-        """A page connects: speak the browser's language unless one was chosen."""
+        """A page connects: speak the browser's language unless one was chosen (the
+        log, said before the page came, is told again in it)."""
         code = from_accept_language(accept_language)
-        if not self.lang_pinned and code is not None:
+        if not self.lang_pinned and code is not None and code != current():
             use_language(code)
+            self._relog()
 
     def switch_language(self, code: object) -> None:
-        """The page's language menu: every text again in ``code``.  The catalog is the
-        process's, so the terminal's few lines follow too; lines already in the log
-        stay as they were said."""
+        """The page's language menu: every text again in ``code``, the log's lines
+        too (a ``log_all`` message).  The catalog is the process's, so the terminal's
+        few lines follow too."""
         if not isinstance(code, str) or code not in LANGUAGES:
             return
         use_language(code)
         self.lang_pinned = True
+        self._relog()
         self._send({"type": "texts", **page_texts()})
+        self._send({"type": "log_all", "lines": list(self._log)})
         self._push()
 
     def receive(self, message: dict[str, Any]) -> None:
@@ -383,6 +370,10 @@ class WebPlayer:
         self._disconnect_deadline = None
         self._audit = "not yet"
         self.match_line = match_line
+        self._games.append([])
+        self._said.append(0)
+        while len(self._games) > 1 and sum(self._said[1:]) >= LOG_SIZE:
+            del self._games[0], self._said[0]  # none of its lines is in the log any more
         self._send({"type": "new_game", "match_line": match_line})
         self._push()
 
@@ -401,3 +392,52 @@ class WebPlayer:
         self._final = {"type": "final", **final}  # show_match adds this game's match line
         self._push()
         self._send(self._final)
+
+
+def _lines(event: object, model: TableModel, tally: Tally) -> list[tuple[str, str]]:
+    """Feed ``event`` to ``model`` (and ``tally``); the log lines that tell it, each with
+    who it is about (``me``, ``opp`` or ``info``), in the language now in use."""
+    if isinstance(event, GameStarted):
+        model.start(
+            me=event.me,
+            peer_name=event.peer_name,
+            game=Game(event.ruleset, first_dealer=event.first_dealer, view=event.me),
+        )
+        describe(event, model.voice, tally)
+        first = (
+            _("you deal first")
+            if event.first_dealer is event.me
+            else _("{name} deals first", name=model.opp_name)
+        )
+        return [
+            (
+                "info",
+                _(
+                    "playing {name}, first to {target} points; {first}",
+                    name=model.opp_name,
+                    target=event.ruleset.target,
+                    first=first,
+                ),
+            )
+        ]
+    if isinstance(event, CardsDealt):
+        model.dealt(event.cards, redeal=event.redeal)
+        hand = event.round_no + 1
+        text = _("redeal of hand {hand}", hand=hand) if event.redeal else _("hand {hand}", hand=hand)
+        return [("info", text)]
+    if isinstance(event, Acted):
+        tally.push(event.action)
+        return [("me" if event.player is model.me else "opp", model.acted(event))]
+    if isinstance(event, TrickEnded):
+        return [("info", model.trick_ended(event))]
+    if isinstance(event, RoundEnded):
+        game_over = event.points == 0 and event.winner is not None
+        return [("info", model.round_ended(event, game_over=game_over))]
+    if isinstance(event, GameEnded):
+        return [("info", model.game_ended(event))]
+    if isinstance(event, AuditPassed):
+        return [("info", _("deck audit passed: the shuffle was fair"))]
+    line = describe(event, model.voice, tally)  # type: ignore[arg-type]
+    if line:
+        return [("opp" if line.startswith("!!") else "info", line.lstrip("=!. "))]
+    return []

@@ -75,6 +75,7 @@ const handlers = {
     if (t.turn != null && (!before || before.turn !== t.turn)) sound("turn");
   },
   log(m) { ui.log.push(m); if (ui.log.length > 40) ui.log.shift(); },
+  log_all(m) { ui.log = (m.lines || []).slice(-40); },  // the log again, in another language
   notice(m) { toast(m.text); },
   peer_disconnected(m) { ui.disconnect = performance.now() + m.seconds_left * 1000; },
   peer_reconnected() { ui.disconnect = null; },
