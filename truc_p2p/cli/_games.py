@@ -248,7 +248,13 @@ def _games(args: argparse.Namespace) -> int:
                 _("truc-p2p games: cannot read {file}: {reason}", file=b.path, reason=b.reason),
                 file=sys.stderr,
             )
-        served = serve_history(folder, games, port=args.web_port, browser=not args.no_browser)
+        served = serve_history(
+            folder,
+            games,
+            port=args.web_port,
+            browser=not args.no_browser,
+            lang_pinned=getattr(args, "lang", None) is not None,
+        )
         return served if served else (1 if bad else 0)
     if args.json:
         print(

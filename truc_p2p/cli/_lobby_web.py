@@ -20,6 +20,7 @@ import trio
 
 from truc_p2p.cli._i18n import _
 from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page
+from truc_p2p.cli._replay_web import PageLanguage, menu_json
 from truc_p2p.net import LobbyGame
 
 __all__ = ["REFRESH", "LobbyPage", "pick_on_page"]
@@ -31,14 +32,24 @@ REFRESH = 5.0
 class LobbyPage:
     """What the server shows: the latest list; what it hears: the game picked."""
 
-    def __init__(self, relay: tuple[str, int], label: str) -> None:
+    def __init__(self, relay: tuple[str, int], label: str, *, lang_pinned: bool = False) -> None:
         self.relay = relay
         self.label = label
         self.server: Any = None
+        self.language = PageLanguage(lang_pinned)
         self.games: list[LobbyGame] = []
+        self.notes: list[str] = []
+        #: the last look's status (``None``: not looked yet)
+        self.status: str | None = None
         self.picked: LobbyGame | None = None
         self.picked_event = trio.Event()
-        self.message: dict[str, Any] = self._message([], [], _("asking the relay…"))
+
+    @property
+    def message(self) -> dict[str, Any]:
+        """The list in the language now in use (the notes and status of the last look
+        are in the language of that look: the next one, a few seconds on, follows)."""
+        status = self.status if self.status is not None else _("asking the relay…")
+        return self._message(self.games, self.notes, status)
 
     def _message(self, games: list[LobbyGame], notes: list[str], status: str) -> dict[str, Any]:
         header = (_("name"), _("key"), _("rules"), _("deck"), _("match"), _("waiting"))
@@ -76,19 +87,29 @@ class LobbyPage:
                 "join": _("join"),
                 "none": _("no open game yet: the list refreshes by itself"),
             },
+            "menu": menu_json(),
         }
 
     def show(self, games: list[LobbyGame], notes: list[str], status: str) -> None:
         self.games = games
-        self.message = self._message(games, notes, status)
+        self.notes = notes
+        self.status = status
         if self.server is not None:
             self.server.publish(self.message)
+
+    def greet(self, accept_language: str) -> None:
+        self.language.greet(accept_language)
 
     def snapshot(self) -> list[dict[str, Any]]:
         return [self.message]
 
     def receive(self, message: dict[str, Any]) -> None:
-        """``{"type": "join", "code": C}``: the game listed under code C, if still listed."""
+        """``{"type": "join", "code": C}``: the game listed under code C, if still listed;
+        the language menu: the list again in that language."""
+        if self.language.choose(message):
+            if self.server is not None:
+                self.server.publish(self.message)
+            return
         code = message.get("code")
         if message.get("type") != "join" or not isinstance(code, str) or self.picked:
             return
@@ -123,7 +144,7 @@ def pick_on_page(args: argparse.Namespace, relay: tuple[str, int]) -> LobbyGame 
     from truc_p2p.cli._web._server import bind_table, serve_table
 
     out = sys.stderr if getattr(args, "json", False) else sys.stdout
-    page = LobbyPage(relay, args.relay)
+    page = LobbyPage(relay, args.relay, lang_pinned=getattr(args, "lang", None) is not None)
 
     async def main() -> LobbyGame | int:
         try:

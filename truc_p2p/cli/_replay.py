@@ -215,7 +215,14 @@ def _replay(args: argparse.Namespace) -> int:
     if args.web:
         from truc_p2p.cli._replay_web import serve_replay
 
-        served = serve_replay(record, replay, port=args.web_port, browser=not args.no_browser)
+        served = serve_replay(
+            record,
+            replay,
+            port=args.web_port,
+            browser=not args.no_browser,
+            lang_pinned=getattr(args, "lang", None) is not None,
+            ascii=use_ascii(args.ascii),
+        )
         return served if served else status
     if args.all:
         print_all(replay, sys.stdout)

@@ -11,14 +11,50 @@ from __future__ import annotations
 
 import sys
 import webbrowser
+from collections.abc import Callable
 from typing import Any
 
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._i18n import LANGUAGES, _, current, from_accept_language, use_language
 from truc_p2p.cli._record import GameFile
-from truc_p2p.cli._replay_steps import Replay, ReplayStep
+from truc_p2p.cli._replay_steps import Replay, ReplayStep, build_replay
 from truc_p2p.cli._web._view import card_json
 
-__all__ = ["ReplayTable", "replay_json", "serve_replay"]
+__all__ = ["PageLanguage", "ReplayTable", "menu_json", "replay_json", "serve_replay"]
+
+
+class PageLanguage:
+    """The language of the replay, history and lobby pages: the browser's
+    (``Accept-Language``) unless ``--lang`` was given (``pinned``) or the page's
+    language menu chose one.  The catalog is the process's: these commands only
+    serve the page."""
+
+    def __init__(self, pinned: bool = False) -> None:
+        self.pinned = pinned
+
+    def greet(self, accept_language: str) -> None:
+        """A page connects (before its snapshot): speak its browser's language."""
+        code = from_accept_language(accept_language)
+        if not self.pinned and code is not None and code != current():
+            use_language(code)
+
+    def choose(self, message: dict[str, Any]) -> bool:
+        """The page's menu (``{"type": "lang", "lang": CODE}``): whether it switched."""
+        code = message.get("lang")
+        if message.get("type") != "lang" or not isinstance(code, str) or code not in LANGUAGES:
+            return False
+        use_language(code)
+        self.pinned = True
+        return True
+
+
+def menu_json() -> dict[str, Any]:
+    """The language menu, as the table's: the language in use and every language in
+    its own name."""
+    return {
+        "lang": current(),
+        "label": _("language"),
+        "languages": [{"code": code, "name": name} for code, name in LANGUAGES.items()],
+    }
 
 
 def _step_json(step: ReplayStep) -> dict[str, Any]:
@@ -72,20 +108,47 @@ def replay_json(replay: Replay) -> dict[str, Any]:
             "last_trick": _("last trick"),
         },
         "steps": [_step_json(s) for s in replay.steps],
+        "menu": menu_json(),
     }
 
 
 class ReplayTable:
-    """What the server shows: the replay, sent once to every page."""
+    """What the server shows: the replay, sent once to every page, in the page's
+    language (``rebuild`` tells the replay again in another one)."""
 
-    def __init__(self, replay: Replay) -> None:
-        self.message = replay_json(replay)
+    def __init__(
+        self,
+        replay: Replay,
+        rebuild: Callable[[], Replay] | None = None,
+        *,
+        lang_pinned: bool = False,
+    ) -> None:
+        self.rebuild = rebuild
+        self.language = PageLanguage(lang_pinned)
+        self.server: Any = None
+        self._messages = {current(): replay_json(replay)}
+
+    @property
+    def message(self) -> dict[str, Any]:
+        """The replay in the language now in use."""
+        code = current()
+        if code not in self._messages:
+            if self.rebuild is None:
+                return next(iter(self._messages.values()))
+            self._messages[code] = replay_json(self.rebuild())
+        return self._messages[code]
+
+    def greet(self, accept_language: str) -> None:
+        self.language.greet(accept_language)
 
     def snapshot(self) -> list[dict[str, Any]]:
         return [self.message]
 
     def receive(self, message: dict[str, Any]) -> None:
-        """The page steps through the replay itself: nothing to answer."""
+        """The page steps through the replay itself; its language menu is answered
+        with the replay in that language."""
+        if self.language.choose(message) and self.server is not None:
+            self.server.publish(self.message)
 
 
 def serve_page(table: Any, *, command: str, page: str, title: str, port: int, browser: bool) -> int:
@@ -128,10 +191,19 @@ def serve_page(table: Any, *, command: str, page: str, title: str, port: int, br
     return trio.run(main)
 
 
-def serve_replay(record: GameFile, replay: Replay, *, port: int, browser: bool) -> int:
-    """``replay --web``: the replay page until Ctrl-C."""
+def serve_replay(
+    record: GameFile,
+    replay: Replay,
+    *,
+    port: int,
+    browser: bool,
+    lang_pinned: bool = False,
+    ascii: bool = False,
+) -> int:
+    """``replay --web``: the replay page until Ctrl-C (``lang_pinned``: ``--lang`` was
+    given, the browser's language does not decide)."""
     return serve_page(
-        ReplayTable(replay),
+        ReplayTable(replay, lambda: build_replay(record, ascii=ascii), lang_pinned=lang_pinned),
         command="replay",
         page="replay.html",
         title=_("replay of {file}", file=record.path),

@@ -423,7 +423,9 @@ def _lines(event: object, model: TableModel, tally: Tally) -> list[tuple[str, st
     if isinstance(event, CardsDealt):
         model.dealt(event.cards, redeal=event.redeal)
         hand = event.round_no + 1
-        text = _("redeal of hand {hand}", hand=hand) if event.redeal else _("hand {hand}", hand=hand)
+        text = (
+            _("redeal of hand {hand}", hand=hand) if event.redeal else _("hand {hand}", hand=hand)
+        )
         return [("info", text)]
     if isinstance(event, Acted):
         tally.push(event.action)

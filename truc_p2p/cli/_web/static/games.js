@@ -12,6 +12,25 @@
     return e;
   }
 
+  // The language menu, as on the table: the server sends the languages and the one in
+  // use with its message, and answers {"type": "lang"} with the texts in that language.
+  function drawMenu(menu, ws) {
+    const select = $("lang-menu");
+    if (!menu) return;
+    document.documentElement.lang = menu.lang;
+    select.setAttribute("aria-label", menu.label);
+    if (select.options.length !== menu.languages.length) {
+      select.replaceChildren(...menu.languages.map((l) => {
+        const o = el("option", null, l.name);
+        o.value = l.code;
+        return o;
+      }));
+      select.addEventListener("change", () => ws.send(JSON.stringify({ type: "lang", lang: select.value })));
+    }
+    select.value = menu.lang;
+    select.hidden = false;
+  }
+
   function show(m) {
     $("title").textContent = m.labels.title;
     $("columns").replaceChildren(...m.columns.map((c) => el("th", null, c)), el("th"));
@@ -38,7 +57,7 @@
   const ws = new WebSocket("ws://" + location.host + "/ws?token=" + encodeURIComponent(token));
   ws.addEventListener("message", (e) => {
     const m = JSON.parse(e.data);
-    if (m.type === "games") show(m);
+    if (m.type === "games") { show(m); drawMenu(m.menu, ws); }
   });
   ws.addEventListener("close", () => { $("status").textContent = "disconnected"; });
 })();

@@ -14,6 +14,25 @@
     return e;
   }
 
+  // The language menu, as on the table: the server sends the languages and the one in
+  // use with its message, and answers {"type": "lang"} with the texts in that language.
+  function drawMenu(menu, ws) {
+    const select = $("lang-menu");
+    if (!menu) return;
+    document.documentElement.lang = menu.lang;
+    select.setAttribute("aria-label", menu.label);
+    if (select.options.length !== menu.languages.length) {
+      select.replaceChildren(...menu.languages.map((l) => {
+        const o = el("option", null, l.name);
+        o.value = l.code;
+        return o;
+      }));
+      select.addEventListener("change", () => ws.send(JSON.stringify({ type: "lang", lang: select.value })));
+    }
+    select.value = menu.lang;
+    select.hidden = false;
+  }
+
   function show(m) {
     $("title").textContent = m.labels.title;
     $("columns").replaceChildren(...m.columns.map((c) => el("th", null, c)), el("th"));
@@ -44,7 +63,7 @@
   ws = new WebSocket("ws://" + location.host + "/ws?token=" + encodeURIComponent(token));
   ws.addEventListener("message", (e) => {
     const m = JSON.parse(e.data);
-    if (m.type === "lobby") show(m);
+    if (m.type === "lobby") { show(m); drawMenu(m.menu, ws); }
     if (m.type === "joining") { joining = true; $("status").textContent = m.text; }
   });
   ws.addEventListener("close", () => { if (!joining) $("status").textContent = "disconnected"; });

@@ -38,6 +38,25 @@
     return found;
   }
 
+  // The language menu, as on the table: the server sends the languages and the one in
+  // use with its message, and answers {"type": "lang"} with the texts in that language.
+  function drawMenu(menu, ws) {
+    const select = $("lang-menu");
+    if (!menu) return;
+    document.documentElement.lang = menu.lang;
+    select.setAttribute("aria-label", menu.label);
+    if (select.options.length !== menu.languages.length) {
+      select.replaceChildren(...menu.languages.map((l) => {
+        const o = el("option", null, l.name);
+        o.value = l.code;
+        return o;
+      }));
+      select.addEventListener("change", () => ws.send(JSON.stringify({ type: "lang", lang: select.value })));
+    }
+    select.value = menu.lang;
+    select.hidden = false;
+  }
+
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
   }
@@ -138,7 +157,15 @@
   });
   ws.addEventListener("message", (e) => {
     const m = JSON.parse(e.data);
-    if (m.type === "replay" && (wanted === null || m.game === wanted) && !replay) setup(m);
+    if (m.type === "replay" && (wanted === null || m.game === wanted)) {
+      if (!replay) setup(m);
+      else if (m.menu && replay.menu && m.menu.lang !== replay.menu.lang) {
+        const at = index;  // the same game in another language: stay on this step
+        setup(m);
+        go(at);
+      }
+      drawMenu(m.menu, ws);
+    }
     if (m.type === "games" && wanted !== null) {
       const back = $("back");
       back.href = "games.html?token=" + encodeURIComponent(token);
