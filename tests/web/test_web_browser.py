@@ -258,7 +258,12 @@ def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
     with play_web(tmp_path, "--target", "2", "--seed", "3") as (proc, url):
         page = new_page(browser)
         page.goto(url)
+        # no --bot: the page asks for the level first, the default one chosen
+        page.locator("#start").wait_for(state="visible")
+        assert page.locator("#start-levels input:checked").get_attribute("value") == "medium"
+        page.keyboard.press("Enter")
         play_to_the_end(page)
+        assert page.evaluate("window.truc.state.started.opp") == "medium-bot"
         page.locator("#final").wait_for(state="visible")
         assert "verified" in page.locator("#final").inner_text()
         page.locator("#final-again").wait_for(state="visible")  # the rematch is offered
@@ -272,10 +277,10 @@ def test_play_again_in_the_browser(browser: Any, tmp_path: Path, artifacts: Path
     """``play --web``: the end screen's "play again" starts a second game at once, the
     other player deals first, it is played by clicking to its end, and both games'
     transcripts verify."""
-    with play_web(tmp_path, "--target", "2", "--seed", "3") as (proc, url):
+    with play_web(tmp_path, "--target", "2", "--seed", "3", "--bot", "medium") as (proc, url):
         page = new_page(browser)
         page.goto(url)
-        play_to_the_end(page)
+        play_to_the_end(page)  # --bot: no start panel
         first = page.evaluate("window.truc.final")
         page.locator("#final-again").wait_for(state="visible")
         page.screenshot(path=artifacts / "8-play-again.png", full_page=True)
@@ -454,6 +459,7 @@ def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
     with play_web(tmp_path, "--target", "2", "--seed", "3", "--match", "3") as (proc, url):
         page = new_page(browser)
         page.goto(url)
+        page.click("#start-go")  # the level, once for the whole match
         lines: list[str] = []
         for _ in range(3):
             play_to_the_end(page)
@@ -468,6 +474,7 @@ def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
             except Exception:
                 raise AssertionError(str(page.evaluate("window.truc.final"))) from None
             assert again.inner_text() == "next game"  # each game's end stays on screen
+            assert page.locator("#final-level-box").is_hidden()  # the same bot all match
             again.click()
             page.wait_for_function(
                 "() => !window.truc.final && window.truc.state && window.truc.state.started"

@@ -21,7 +21,7 @@ OVERFLOWING_JS = """() => {
     "#log li", "#opp-name", "#me-name", ".overlay:not([hidden]) .panel",
     ".overlay:not([hidden]) .panel h2", ".overlay:not([hidden]) .panel p",
     ".overlay:not([hidden]) .panel button", ".overlay:not([hidden]) .panel li",
-    ".overlay:not([hidden]) .panel select",
+    ".overlay:not([hidden]) .panel select", ".overlay:not([hidden]) .panel label",
   ];
   const width = document.documentElement.clientWidth;
   const bad = [];

@@ -42,6 +42,8 @@ from truc_p2p.cli._tui import StdinLines, TerminalPlayer, with_terminal
 from truc_p2p.cli._web import (
     WebPlayer,
     add_web_args,
+    ask_bot_level,
+    bot_level,
     show_invite,
     show_web_result,
     web_player,
@@ -818,7 +820,6 @@ def _play(
         print(f"truc-p2p play: {exc}", file=sys.stderr)
         return 2
     name = args.name or default_name("you")
-    bot_name = f"{args.bot}-bot"
     ascii = use_ascii(args.ascii)
     out = _info_stream(args)
     human = web_player(args, name) or TerminalPlayer(
@@ -847,7 +848,11 @@ def _play(
     # the same bot across the games of a match
     bot_key = keys[1] if keys is not None else Identity.ephemeral().key
 
+    # --web: the page may choose the bot's level, first and for each rematch
+    ask_level = bot_level(args, human, resumed=bool(record.played))
+
     async def one_game(stop: trio.Event) -> GameOutcome | int:
+        bot_name = f"{args.bot}-bot"
         path = transcript_path(args.out, f"play-{name}")
         series = record.series()
         try:
@@ -907,16 +912,26 @@ def _play(
         return replace(outcome, transcript=mine.transcript)
 
     async def main(stop: trio.Event) -> int:
+        if ask_level and not await ask_bot_level(args, human, stop):
+            return 130 if stop.is_set() and not _left(human) else 1
         while True:
             outcome = await one_game(stop)
             if isinstance(outcome, int):
                 return outcome
             if not await _after_game(human, outcome, record, args, stop):
                 return exit_status(outcome, stop)
+            if isinstance(human, WebPlayer) and human.level is not None:
+                args.bot = human.level  # the end screen's choice for the rematch
 
     return run_until_interrupted(
         with_web(args, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
     )
+
+
+def _left(player: object) -> bool:
+    """Whether the player left from the web page (not Ctrl-C)."""
+    leave = getattr(player, "leave", None)
+    return isinstance(leave, trio.Event) and leave.is_set()
 
 
 #: The subfolder where ``play`` keeps the bot's side of each game (its transcript,

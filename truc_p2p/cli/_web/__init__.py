@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from ._cli import (
     add_web_args,
+    ask_bot_level,
+    bot_level,
     final_message,
     show_invite,
     show_web_result,
@@ -25,6 +27,8 @@ __all__ = [
     "WebPlayer",
     "action_buttons",
     "add_web_args",
+    "ask_bot_level",
+    "bot_level",
     "bind_table",
     "card_json",
     "final_message",

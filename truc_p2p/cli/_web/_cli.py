@@ -23,6 +23,7 @@ from ._server import bind_table, serve_table
 
 __all__ = [
     "add_web_args",
+    "bot_level",
     "final_message",
     "show_invite",
     "show_web_result",
@@ -70,6 +71,31 @@ def web_player(args: argparse.Namespace, name: str) -> WebPlayer | None:
         move_seconds=getattr(args, "timeout", None),
         lang_pinned=getattr(args, "lang", None) is not None,
     )
+
+
+def bot_level(args: argparse.Namespace, player: object, *, resumed: bool = False) -> bool:
+    """``play --web``: let the page choose the bot's level.  The end screen offers the
+    levels for a rematch when the bot is one; returns whether the page's start panel
+    must ask first (no ``--bot`` nor ``--think`` on the command line, not a match
+    going on after a crash)."""
+    if not isinstance(player, WebPlayer):
+        return False
+    from truc_p2p.bots import LEVELS
+
+    words = [str(w).split("=", 1)[0] for w in getattr(args, "argv", [])]
+    chosen = "--bot" in words or "--think" in words
+    if args.bot in LEVELS:
+        player.level = args.bot
+    return player.level is not None and not chosen and not resumed
+
+
+async def ask_bot_level(args: argparse.Namespace, player: object, stop: trio.Event) -> bool:
+    """The start panel: wait for the player's level (in ``args.bot``); ``False`` when
+    the player left first."""
+    if not isinstance(player, WebPlayer) or not await player.ask_level(stop):
+        return False
+    args.bot = player.level
+    return True
 
 
 def with_web(

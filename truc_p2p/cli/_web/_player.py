@@ -15,11 +15,14 @@ fixed texts, first, once per connection), ``invite`` (``host --web``: the
 invite, its QR code and a hint, until the game starts), ``state``, ``log``
 (one line: a move, a trick, a round), ``log_all`` (the whole log again, after a
 change of language), ``peer_disconnected`` /
-``peer_reconnected`` (the reconnect countdown), ``final`` (the end screen).
+``peer_reconnected`` (the reconnect countdown), ``final`` (the end screen),
+``levels`` (``play``: the start panel's bot levels, shown while ``ask``).
 The page ignores types it does not know.  Messages from the page: ``act``
 (``turn`` and ``action`` text) and ``quit`` (``turn``, or none while the
 opponent thinks: the player leaves at once); a stale turn or an action that
-is not legal is refused with a ``notice``.
+is not legal is refused with a ``notice``.  Also ``lang`` (the language menu),
+``again`` (``yes``, and the bot's ``level`` for a rematch) and ``level`` (the
+start panel's choice).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import trio
 
 from truc_p2p.cli._i18n import LANGUAGES, _, current, from_accept_language, use_language
 from truc_p2p.cli._narrate import Tally, describe
+from truc_p2p.bots import LEVELS
 from truc_p2p.cli._table import TableModel, TableView, seat
 from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame
 from truc_p2p.protocol import (
@@ -107,6 +111,10 @@ class WebPlayer:
         #: Set when the player leaves while the opponent thinks (the command passes it
         #: to the game loop as its ``stop``: a signed quit, as with Ctrl-C).
         self.leave: trio.Event | None = None
+        #: ``play``: the bot's level (one of ``LEVELS``), which the start panel and the
+        #: end screen let the player change for the next game; ``None``: no choice.
+        self.level: str | None = None
+        self._level_chosen: trio.Event | None = None
 
     @property
     def me(self) -> Player:
@@ -170,6 +178,8 @@ class WebPlayer:
         messages: list[dict[str, Any]] = [{"type": "texts", **page_texts()}]
         if self._invite is not None and self._started is None:
             messages.append(self._invite)
+        if self._level_chosen is not None:
+            messages.append({"type": "levels", "ask": True, "level": self.level})
         messages += [self.state(), *self._log]
         if self._disconnect_deadline is not None:
             left = max(0.0, self._disconnect_deadline - self._now())
@@ -288,7 +298,17 @@ class WebPlayer:
             self.switch_language(message.get("lang"))
         if kind == "again" and self._again is not None:
             self._again_yes = message.get("yes") is True
+            level = message.get("level")
+            offered = self._final is not None and self._final.get("level") is not None
+            if self._again_yes and offered and level in LEVELS:
+                self.level = str(level)  # the end screen's choice for the rematch
             self._again.set()
+            return
+        if kind == "level" and self._level_chosen is not None:
+            level = message.get("level")
+            if level in LEVELS:
+                self.level = str(level)
+                self._level_chosen.set()
             return
         if kind not in ("act", "quit"):
             return
@@ -338,13 +358,28 @@ class WebPlayer:
         self._disconnect_deadline = None
         self._send({"type": "peer_reconnected"})
 
+    async def ask_level(self, stop: trio.Event) -> bool:
+        """``play`` without ``--bot``: the page's start panel offers the levels (with
+        :attr:`level` chosen); wait until the player starts (``True``: :attr:`level` is
+        the choice) or ``stop`` is set (``False``)."""
+        chosen = self._level_chosen = trio.Event()
+        self._send({"type": "levels", "ask": True, "level": self.level})
+        while not chosen.is_set() and not stop.is_set():
+            with trio.move_on_after(0.25):
+                await chosen.wait()
+        self._level_chosen = None
+        self._send({"type": "levels", "ask": False, "level": self.level})
+        return chosen.is_set()
+
     async def ask_again(self, *, next_game: bool = False) -> bool:
         """The end screen offers "play again" (``next_game``: "next game" of a match);
-        wait for the page's answer."""
+        wait for the page's answer.  A rematch against a bot offers its levels too
+        (the choice is in :attr:`level` after a yes)."""
         self._again = trio.Event()
         self._again_yes = False
         if self._final is not None:
             self._final["again"] = "next" if next_game else True
+            self._final["level"] = None if next_game else self.level
             self._send(self._final)
         gone_since: float | None = None
         while not self._again.is_set():

@@ -182,6 +182,24 @@ def page_texts() -> dict[str, Any]:
         "not_your_turn": _("wait for your turn"),
         "no_card": _("no card {key} to play now"),
         "not_now": {key: _(text) for key, text in NOT_NOW.items()},
+        # play: the bot's level, on the start panel and for a rematch
+        "choose_level": _("Choose your opponent"),
+        "start": _("start"),
+        "next_level": _("next opponent"),
+        "levels": [
+            {"code": "easy", "name": _("easy"), "text": _("a beginner: any card, any answer")},
+            {
+                "code": "medium",
+                "name": _("medium"),
+                "text": _("raises on good hands, refuses bad ones"),
+            },
+            {"code": "hard", "name": _("hard"), "text": _("thinks ahead: a solid player")},
+            {
+                "code": "strongest",
+                "name": _("strongest"),
+                "text": _("thinks longest: the strongest bot"),
+            },
+        ],
         # the language menu: each language in its own name, and the one in use
         "lang": current(),
         "language": _("language"),

@@ -24,6 +24,7 @@ const ui = {
   held: null, queue: [], seenTricks: new Set(), tricks: [],  // tricks: what was shown, when
   handToast: null, nextToast: null, lastSeq: null, toasts: [],
   muted: false, sounds: [],
+  levels: null,  // play: {ask, level}, the start panel's bot levels
 };
 window.truc = ui;
 try { ui.muted = localStorage.getItem("truc-p2p.muted") === "1"; } catch (err) { /* no storage */ }
@@ -51,6 +52,7 @@ function secondsTo(deadline) { return (deadline - performance.now()) / 1000; }
 const handlers = {
   texts(m) { ui.texts = { ...ui.texts, ...m }; applyTexts(); },
   invite(m) { ui.invite = m; },
+  levels(m) { ui.levels = m; },
   state(m) {
     const before = ui.state && ui.state.table;
     ui.state = m;
@@ -294,6 +296,10 @@ function applyTexts() {
   $("final-closed").textContent = tx("close_tab", "You can close this tab.");
   $("final-again").textContent = tx("play_again", "play again");
   $("final-stop").textContent = tx("stop_here", "stop here");
+  $("start-title").textContent = tx("choose_level", "Choose your opponent");
+  $("start-go").textContent = tx("start", "start");
+  $("final-level-label").textContent = tx("next_level", "next opponent");
+  drawLevels();
   document.querySelectorAll(".chip").forEach((c) => { c.textContent = tx("dealer", "dealer"); });
   drawLanguages();
   renderTools();
@@ -358,6 +364,7 @@ function render() {
   $("banner-conn").hidden = ui.connected || !!ui.final;
   $("banner-conn").textContent = tx("conn_lost", "lost the connection to the game program; retrying…");
   renderInvite(started);
+  renderStart();
   renderTable(t);
   renderLog();
   renderFinal();
@@ -383,6 +390,54 @@ function renderInvite(started) {
   if ($("invite-qr").getAttribute("src") !== inv.qr) $("invite-qr").src = inv.qr;
   $("invite-hint").textContent = inv.hint || "";
   $("invite-hint").hidden = !inv.hint;
+}
+
+// play: the bot's level.  The start panel (before the first game, when no --bot was
+// given) and the end screen's menu (for a rematch) offer the levels the texts list.
+function levelChoice() {
+  const picked = document.querySelector("#start-levels input:checked");
+  return picked ? picked.value : (ui.levels && ui.levels.level) || "medium";
+}
+function drawLevels() {
+  const levels = ui.texts.levels || [];
+  const chosen = $("start-levels").children.length ? levelChoice() : null;
+  $("start-levels").replaceChildren(...levels.map((l) => {
+    const box = el("label", "level");
+    const radio = el("input");
+    radio.type = "radio";
+    radio.name = "level";
+    radio.value = l.code;
+    box.dataset.level = l.code;
+    const words = el("span");
+    words.append(el("span", "level-name", l.name), el("span", "level-text", l.text));
+    box.append(radio, words);
+    return box;
+  }));
+  const menu = $("final-level");
+  const kept = menu.value;
+  menu.replaceChildren(...levels.map((l) => {
+    const o = el("option", "", `${l.name} — ${l.text}`);
+    o.value = l.code;
+    return o;
+  }));
+  if (kept) menu.value = kept;
+  if (chosen) pickLevel(chosen);
+}
+function pickLevel(code) {
+  const radio = document.querySelector(`#start-levels input[value="${code}"]`);
+  if (radio) radio.checked = true;
+}
+function renderStart() {
+  const ask = !!(ui.levels && ui.levels.ask);
+  const panel = $("start");
+  if (ask && panel.hidden) pickLevel(ui.levels.level || "medium");
+  panel.hidden = !ask;
+}
+function startGame() {
+  if (!ui.levels || !ui.levels.ask) return;
+  send({ type: "level", level: levelChoice() });
+  ui.levels = { ...ui.levels, ask: false };
+  render();
 }
 
 async function copyInvite() {
@@ -571,6 +626,10 @@ function renderFinal() {
   matchLine.hidden = !f.match_line;
   matchLine.textContent = f.match_line || "";
   const again = $("final-again");
+  const levelBox = $("final-level-box");
+  const offerLevel = f.again === true && !!f.level && !again.disabled;
+  if (offerLevel && levelBox.hidden) $("final-level").value = f.level;  // the current level first
+  levelBox.hidden = !offerLevel;
   again.hidden = !f.again;
   $("final-stop").hidden = !f.again || again.disabled;
   if (!f.again) again.disabled = false;
@@ -585,7 +644,10 @@ function playAgain() {
   again.disabled = true;
   again.textContent = tx("again_waiting", "starting the next game…");
   $("final-stop").hidden = true;
-  send({ type: "again", yes: true });
+  const levelBox = $("final-level-box");
+  const level = levelBox.hidden ? null : $("final-level").value;
+  levelBox.hidden = true;
+  send(level ? { type: "again", yes: true, level } : { type: "again", yes: true });
 }
 
 // The move clock and the reconnect countdown tick without server messages.
@@ -622,7 +684,9 @@ document.addEventListener("keydown", (e) => {
   const key = e.key.toLowerCase();
   if (key === "escape") { $("help").hidden = true; return; }
   if (key === "?" || key === "h") { $("help").hidden = !$("help").hidden; return; }
-  if (ui.final && ui.final.again && (key === "enter" || key === "y")) { playAgain(); return; }
+  if (!$("start").hidden && key === "enter") { startGame(); return; }
+  if (ui.final && ui.final.again && (key === "enter" || key === "y") &&
+      document.activeElement !== $("final-level")) { playAgain(); return; }
   if (key === "q") { leave(); return; }
   const t = ui.state && ui.state.table;
   const notNow = ui.texts.not_now || {};
@@ -645,6 +709,7 @@ $("sound-btn").addEventListener("click", toggleSound);
 $("lang-menu").addEventListener("change", (e) => { send({ type: "lang", lang: e.target.value }); e.target.blur(); });
 $("invite-copy").addEventListener("click", copyInvite);
 $("final-again").addEventListener("click", playAgain);
+$("start-go").addEventListener("click", startGame);
 $("final-stop").addEventListener("click", leave);
 applyTexts();
 connect();
