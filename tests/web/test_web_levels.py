@@ -7,8 +7,8 @@ import argparse
 import json
 import re
 import subprocess
-from functools import partial
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 

@@ -32,9 +32,9 @@ from typing import Any, Protocol
 
 import trio
 
+from truc_p2p.bots import LEVELS
 from truc_p2p.cli._i18n import LANGUAGES, _, current, from_accept_language, use_language
 from truc_p2p.cli._narrate import Tally, describe
-from truc_p2p.bots import LEVELS
 from truc_p2p.cli._table import TableModel, TableView, seat
 from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame
 from truc_p2p.protocol import (
