@@ -14,7 +14,14 @@ from collections.abc import Sequence
 
 from truc_p2p import __version__
 from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
-from truc_p2p.cli._i18n import _, UnknownLanguage, install_argparse, LANGUAGES, resolve, use_language
+from truc_p2p.cli._i18n import (
+    LANGUAGES,
+    UnknownLanguage,
+    _,
+    install_argparse,
+    resolve,
+    use_language,
+)
 
 __all__ = ["build_parser", "main"]
 

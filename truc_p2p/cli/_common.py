@@ -175,7 +175,11 @@ def check_name(name: str, option: str = "--name") -> str:
         )
     if not name.isprintable():
         raise UsageError(
-            _("{option} must be printable characters only, not {name}", option=option, name=repr(name))
+            _(
+                "{option} must be printable characters only, not {name}",
+                option=option,
+                name=repr(name),
+            )
         )
     return name
 
@@ -326,8 +330,7 @@ def positive_seconds(text: str) -> float:
     if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
         raise argparse.ArgumentTypeError(
             _(
-                "must be a number of seconds more than 0 and at most {most} (a week), "
-                "not {text}",
+                "must be a number of seconds more than 0 and at most {most} (a week), not {text}",
                 most=f"{MAX_SECONDS:g}",
                 text=repr(text),
             )
@@ -521,9 +524,7 @@ def run_until_interrupted(
                         _stopped_by.append(signum)
                         what = signal.Signals(signum).name
                         what = _("interrupted") if signum == signal.SIGINT else what
-                        print(
-                            "\n" + _("{what}: leaving the game...", what=what), file=sys.stderr
-                        )
+                        print("\n" + _("{what}: leaving the game...", what=what), file=sys.stderr)
                         stop.set()
 
             nursery.start_soon(watch_signals)

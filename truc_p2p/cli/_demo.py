@@ -33,6 +33,7 @@ from truc_p2p.cli._common import (
     ruleset_from_args,
     use_ascii,
 )
+from truc_p2p.cli._i18n import _
 from truc_p2p.cli._narrate import Tally, describe
 from truc_p2p.cli._texts import Voice
 from truc_p2p.local import make_pair, run_pair
@@ -62,19 +63,23 @@ __all__ = ["add_ruleset_args", "register", "ruleset_from_args"]
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help="watch two bots play through the full protocol over loopback TCP",
-        description="Two bots play through two protocol sessions (real keys, real "
-        "signatures, real mental-poker deck) connected by a real TCP connection on "
-        "127.0.0.1, writing one transcript per player and game.",
+        help=_("watch two bots play through the full protocol over loopback TCP"),
+        description=_(
+            "Two bots play through two protocol sessions (real keys, real "
+            "signatures, real mental-poker deck) connected by a real TCP connection on "
+            "127.0.0.1, writing one transcript per player and game."
+        ),
     )
-    parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
+    parser.add_argument("--games", type=int, default=1, help=_("games to play (default 1)"))
     parser.add_argument(
         "--seed",
         type=int,
         default=None,
-        help="make bots, keys and shuffles reproducible (demo only: never for real games)",
+        help=_("make bots, keys and shuffles reproducible (demo only: never for real games)"),
     )
-    parser.add_argument("--out", default="games", help="directory for transcripts (default games/)")
+    parser.add_argument(
+        "--out", default="games", help=_("directory for transcripts (default games/)")
+    )
     parser.add_argument(
         "--bots",
         nargs=2,
@@ -83,13 +88,13 @@ def register(subparsers: Any) -> None:
         metavar="BOT",
         help=f"the two bots ({', '.join(BOT_NAMES)}; default heuristic heuristic)",
     )
-    parser.add_argument("--quiet", action="store_true", help="print only the results")
-    parser.add_argument("--json", action="store_true", help="one JSON object per game")
-    parser.add_argument("--ascii", action="store_true", help="plain-ASCII card names")
+    parser.add_argument("--quiet", action="store_true", help=_("print only the results"))
+    parser.add_argument("--json", action="store_true", help=_("one JSON object per game"))
+    parser.add_argument("--ascii", action="store_true", help=_("plain-ASCII card names"))
     parser.add_argument(
         "--in-memory",
         action="store_true",
-        help="pass the bytes between the two sessions in memory instead of over TCP",
+        help=_("pass the bytes between the two sessions in memory instead of over TCP"),
     )
     add_ruleset_args(parser)
     add_pipeline_arg(parser)

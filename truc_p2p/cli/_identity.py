@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from truc_p2p.cli._i18n import _
 from truc_p2p.identity import (
     IdentityError,
     default_identity_path,
@@ -36,13 +37,15 @@ def add_identity_arg(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "identity",
-        help="create or show your long-lived key and its fingerprint",
-        description="Create (mode 0600) or show the Ed25519 key that identifies you to "
-        "other players, and print its fingerprint: invites carry it, and a joiner "
-        "refuses a host whose key does not match.",
+        help=_("create or show your long-lived key and its fingerprint"),
+        description=_(
+            "Create (mode 0600) or show the Ed25519 key that identifies you to "
+            "other players, and print its fingerprint: invites carry it, and a joiner "
+            "refuses a host whose key does not match."
+        ),
     )
     add_identity_arg(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
     parser.set_defaults(func=_identity)
 
 

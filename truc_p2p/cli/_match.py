@@ -196,8 +196,7 @@ class MatchReport:
                 **values,
             )
         return _(
-            "match of {games} games won by {winner}, {first} {first_wins} – {second} "
-            "{second_wins}",
+            "match of {games} games won by {winner}, {first} {first_wins} – {second} {second_wins}",
             games=self.games,
             winner=self.names[self.winner],
             **values,

@@ -105,12 +105,12 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
         add_bot_arg(
             parser,
             default=None,
-            help="let this bot play for you (default: you play in the terminal)",
+            help=_("let this bot play for you (default: you play in the terminal)"),
         )
-    parser.add_argument("--seed", type=int, default=None, help="seed the bot's choices")
-    parser.add_argument("--name", default=None, help="your name shown to the opponent")
+    parser.add_argument("--seed", type=int, default=None, help=_("seed the bot's choices"))
+    parser.add_argument("--name", default=None, help=_("your name shown to the opponent"))
     parser.add_argument(
-        "--out", default="games", help="directory for the transcript (default games/)"
+        "--out", default="games", help=_("directory for the transcript (default games/)")
     )
     parser.add_argument(
         "--timeout",
@@ -120,13 +120,15 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
         help=f"seconds the opponent may take per move before the game ends by timeout "
         f"(default {DEFAULT_TURN_TIMEOUT:g}; {DEFAULT_BOT_TIMEOUT:g} is plenty for a bot)",
     )
-    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    parser.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
-    parser.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
+    parser.add_argument(
+        "--json", action="store_true", help=_("print the result as one JSON object")
+    )
+    parser.add_argument("--quiet", action="store_true", help=_("do not narrate a bot's game"))
+    parser.add_argument("--ascii", action="store_true", help=_("plain-ASCII cards (7S, not 7♠)"))
     parser.add_argument(
         "--verbose",
         action="store_true",
-        help="also show keys, game ids and how the peers are connected",
+        help=_("also show keys, game ids and how the peers are connected"),
     )
     add_ruleset_args(parser)
     add_pipeline_arg(parser)
@@ -135,8 +137,10 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
         type=_match_length,
         default=1,
         metavar="N",
-        help="play a match (partie liée) of N games: the first to win ceil(N/2) games "
-        "wins it; the opponent must ask for the same N (default 1: one game)",
+        help=_(
+            "play a match (partie liée) of N games: the first to win ceil(N/2) games "
+            "wins it; the opponent must ask for the same N (default 1: one game)"
+        ),
     )
 
 
@@ -172,17 +176,19 @@ def _network_args(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: Any) -> None:
     host = subparsers.add_parser(
         "host",
-        help="wait for an opponent and print an invite for them",
-        description="Listen for one opponent and print an invite (a line starting with "
-        "truc://) holding this machine's address, the port and your key fingerprint. "
-        "The host is the protocol's responder (player 1). Both players must use the "
-        "same --target/--ladder/--rest-refused.",
+        help=_("wait for an opponent and print an invite for them"),
+        description=_(
+            "Listen for one opponent and print an invite (a line starting with "
+            "truc://) holding this machine's address, the port and your key fingerprint. "
+            "The host is the protocol's responder (player 1). Both players must use the "
+            "same --target/--ladder/--rest-refused."
+        ),
     )
     host.add_argument(
         "--bind",
         default=None,
         metavar="ADDR",
-        help="address to listen on (default: all, IPv6+IPv4)",
+        help=_("address to listen on (default: all, IPv6+IPv4)"),
     )
     host.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)"
@@ -191,47 +197,51 @@ def register(subparsers: Any) -> None:
         "--relay",
         default=None,
         metavar="HOST:PORT",
-        help="register with this relay (truc-p2p relay) so a friend behind NAT can join "
-        "without port forwarding; the invite carries the relay and a one-time code",
+        help=_(
+            "register with this relay (truc-p2p relay) so a friend behind NAT can join "
+            "without port forwarding; the invite carries the relay and a one-time code"
+        ),
     )
     host.add_argument(
         "--public",
         action="store_true",
-        help="with --relay: list the game in the relay's lobby (name, key, rules; signed "
-        "with your key) so anyone can join with truc-p2p join --relay",
+        help=_(
+            "with --relay: list the game in the relay's lobby (name, key, rules; signed "
+            "with your key) so anyone can join with truc-p2p join --relay"
+        ),
     )
     host.add_argument(
         "--no-portmap",
         action="store_true",
-        help="do not ask the router to forward the port (UPnP-IGD, NAT-PMP, PCP)",
+        help=_("do not ask the router to forward the port (UPnP-IGD, NAT-PMP, PCP)"),
     )
     host.add_argument(
-        "--no-announce", action="store_true", help="do not announce the game on the LAN (mDNS)"
+        "--no-announce", action="store_true", help=_("do not announce the game on the LAN (mDNS)")
     )
     host.add_argument(
         "--advertise",
         default=None,
         metavar="ADDR",
-        help="address to put in the invite, e.g. your public IP when forwarding the port",
+        help=_("address to put in the invite, e.g. your public IP when forwarding the port"),
     )
     host.add_argument(
         "--forever",
         action="store_true",
-        help="keep hosting game after game (several at once with --bot) until Ctrl-C",
+        help=_("keep hosting game after game (several at once with --bot) until Ctrl-C"),
     )
     host.add_argument(
         "--allow",
         action="append",
         default=None,
         metavar="FINGERPRINT",
-        help="admit only this key fingerprint (repeatable); others are refused",
+        help=_("admit only this key fingerprint (repeatable); others are refused"),
     )
     host.add_argument(
         "--max-games",
         type=int,
         default=None,
         metavar="N",
-        help="games at once with --forever --bot (default 8; 1 for a human)",
+        help=_("games at once with --forever --bot (default 8; 1 for a human)"),
     )
     add_identity_arg(host)
     _common_args(host)
@@ -241,36 +251,38 @@ def register(subparsers: Any) -> None:
 
     join = subparsers.add_parser(
         "join",
-        help="join a host with its invite, or pick a game on the LAN",
-        description="Connect to the host of INVITE (truc://HOST:PORT/?fp=FINGERPRINT, "
-        "maybe with &relay=...&code=...) and play; refuse the host if its key does not "
-        "have the invite's fingerprint. Without INVITE, list the games announced on the "
-        "LAN, or with --relay the games in that relay's lobby, and read the number of the "
-        "one to join from the input (or --pick N).",
+        help=_("join a host with its invite, or pick a game on the LAN"),
+        description=_(
+            "Connect to the host of INVITE (truc://HOST:PORT/?fp=FINGERPRINT, "
+            "maybe with &relay=...&code=...) and play; refuse the host if its key does not "
+            "have the invite's fingerprint. Without INVITE, list the games announced on the "
+            "LAN, or with --relay the games in that relay's lobby, and read the number of the "
+            "one to join from the input (or --pick N)."
+        ),
     )
-    join.add_argument("invite", nargs="?", default=None, help="the host's invite, truc://...")
+    join.add_argument("invite", nargs="?", default=None, help=_("the host's invite, truc://..."))
     join.add_argument(
         "--relay",
         default=None,
         metavar="HOST[:PORT]",
-        help="without an invite: pick a game from this relay's lobby (with --web: on a page)",
+        help=_("without an invite: pick a game from this relay's lobby (with --web: on a page)"),
     )
     join.add_argument(
         "--pick",
         type=int,
         default=None,
         metavar="N",
-        help="take game number N of the list instead of asking (for scripts)",
+        help=_("take game number N of the list instead of asking (for scripts)"),
     )
     join.add_argument(
         "--wait",
         type=positive_seconds,
         default=2.0,
         metavar="S",
-        help="without an invite: listen S seconds for LAN games (default 2)",
+        help=_("without an invite: listen S seconds for LAN games (default 2)"),
     )
     join.add_argument(
-        "--connect-timeout", type=positive_seconds, default=15.0, metavar="S", help="default 15"
+        "--connect-timeout", type=positive_seconds, default=15.0, metavar="S", help=_("default 15")
     )
     join.add_argument(
         "--again-wait",
@@ -288,36 +300,44 @@ def register(subparsers: Any) -> None:
 
     resume = subparsers.add_parser(
         "resume",
-        help="finish a game whose process died, from its transcript",
-        description="Continue the game of FILE (a transcript written by host or join) "
-        "after a crash, kill -9 or reboot: the settings stored beside it "
-        "(FILE.meta.json, FILE.secret) rebuild the session; a joiner redials the host, "
-        "a host listens again on the same port so the invite still works. The opponent "
-        "must still be waiting (within its --grace).",
+        help=_("finish a game whose process died, from its transcript"),
+        description=_(
+            "Continue the game of FILE (a transcript written by host or join) "
+            "after a crash, kill -9 or reboot: the settings stored beside it "
+            "(FILE.meta.json, FILE.secret) rebuild the session; a joiner redials the host, "
+            "a host listens again on the same port so the invite still works. The opponent "
+            "must still be waiting (within its --grace)."
+        ),
     )
-    resume.add_argument("transcript", metavar="FILE", help="the transcript to continue")
+    resume.add_argument("transcript", metavar="FILE", help=_("the transcript to continue"))
     add_bot_arg(
-        resume, default=None, help="let this bot play for you (default: you play in the terminal)"
+        resume,
+        default=None,
+        help=_("let this bot play for you (default: you play in the terminal)"),
     )
-    resume.add_argument("--seed", type=int, default=None, help="seed the bot's choices")
-    resume.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    resume.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
-    resume.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
+    resume.add_argument("--seed", type=int, default=None, help=_("seed the bot's choices"))
+    resume.add_argument(
+        "--json", action="store_true", help=_("print the result as one JSON object")
+    )
+    resume.add_argument("--quiet", action="store_true", help=_("do not narrate a bot's game"))
+    resume.add_argument("--ascii", action="store_true", help=_("plain-ASCII cards (7S, not 7♠)"))
     add_web_args(resume)
     resume.set_defaults(func=_resume)
 
     play = subparsers.add_parser(
         "play",
-        help="play against a bot on this machine (over loopback TCP)",
-        description="You play a bot through the full protocol over a loopback TCP "
-        "connection: no second machine needed. Keys: 1-3 play a card, r raise, m my rest, "
-        "a accept, x refuse, f fold, d redeal, n decline, ? help, q quit.",
+        help=_("play against a bot on this machine (over loopback TCP)"),
+        description=_(
+            "You play a bot through the full protocol over a loopback TCP "
+            "connection: no second machine needed. Keys: 1-3 play a card, r raise, m my rest, "
+            "a accept, x refuse, f fold, d redeal, n decline, ? help, q quit."
+        ),
     )
     add_bot_arg(
         play, default=DEFAULT_OPPONENT, help=f"the opponent bot (default {DEFAULT_OPPONENT})"
     )
     play.add_argument(
-        "--identity", metavar="FILE", default=None, help="your key file (default: a one-off key)"
+        "--identity", metavar="FILE", default=None, help=_("your key file (default: a one-off key)")
     )
     _common_args(play, human=False)
     add_web_args(play)

@@ -11,6 +11,7 @@ from typing import Any
 import trio
 
 from truc_p2p.cli._common import run_until_interrupted
+from truc_p2p.cli._i18n import _
 from truc_p2p.net import DEFAULT_RELAY_PORT, RelayServer, SessionReport
 
 __all__ = ["register"]
@@ -19,16 +20,18 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     relay = subparsers.add_parser(
         "relay",
-        help="run a rendezvous and relay server (on a machine with a public address)",
-        description="Help players behind NAT meet: hosts register (host --relay HOST:PORT), "
-        "joiners find them by the invite's one-time code, both try direct paths and hole "
-        "punching, and the relay copies bytes between them when nothing else works. Hosts "
-        "with --public are listed in its lobby (truc-p2p lobby, join --relay). The "
-        "relay is untrusted: it sees addresses and signed moves, never hidden cards, and "
-        "cannot forge, reorder or impersonate.",
+        help=_("run a rendezvous and relay server (on a machine with a public address)"),
+        description=_(
+            "Help players behind NAT meet: hosts register (host --relay HOST:PORT), "
+            "joiners find them by the invite's one-time code, both try direct paths and hole "
+            "punching, and the relay copies bytes between them when nothing else works. Hosts "
+            "with --public are listed in its lobby (truc-p2p lobby, join --relay). The "
+            "relay is untrusted: it sees addresses and signed moves, never hidden cards, and "
+            "cannot forge, reorder or impersonate."
+        ),
     )
     relay.add_argument(
-        "--bind", default=None, metavar="ADDR", help="address to listen on (default: all)"
+        "--bind", default=None, metavar="ADDR", help=_("address to listen on (default: all)")
     )
     relay.add_argument(
         "--port",
@@ -37,7 +40,7 @@ def register(subparsers: Any) -> None:
         help=f"TCP port (default {DEFAULT_RELAY_PORT}; 0: any)",
     )
     relay.add_argument(
-        "--json", action="store_true", help="print one JSON object per line (start, sessions)"
+        "--json", action="store_true", help=_("print one JSON object per line (start, sessions)")
     )
     relay.set_defaults(func=_relay)
 

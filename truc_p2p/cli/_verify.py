@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from truc_p2p.cli._i18n import _, english, ngettext
-from truc_p2p.cli._verify_text import damage_line, verify_headline, verify_summary
+from truc_p2p.cli._verify_text import damage_line, verify_summary
 from truc_p2p.evidence import evidence_lines
 from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
 from truc_p2p.protocol._wire import FRAME_HEADER

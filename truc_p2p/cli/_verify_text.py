@@ -356,7 +356,9 @@ def verify_summary(report: VerifyReport, scan: TranscriptScan | None = None) -> 
     rows: list[tuple[str, str]] = [
         (
             _("transcript:"),
-            ngettext("{word} ({n} message)", "{word} ({n} messages)", report.messages, word=_(word)),
+            ngettext(
+                "{word} ({n} message)", "{word} ({n} messages)", report.messages, word=_(word)
+            ),
         )
     ]
     if report.game_id:
