@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from truc_p2p.cli._common import MAX_COUNT, UsageError, bot_name, count, cpu_jobs
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._i18n import _, ngettext
 from truc_p2p.rules import Ladder, RestRefused, RulesError, Ruleset
 
 
@@ -104,9 +104,13 @@ def _rtt_ms(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of milliseconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            _("not a number of milliseconds: {text}", text=repr(text))
+        ) from None
     if not (math.isfinite(value) and 0 <= value <= 60_000):
-        raise argparse.ArgumentTypeError(f"must be from 0 to 60000 ms, not {text!r}")
+        raise argparse.ArgumentTypeError(
+            _("must be from 0 to 60000 ms, not {text}", text=repr(text))
+        )
     return value
 
 
@@ -114,9 +118,9 @@ def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        raise argparse.ArgumentTypeError(_("not a whole number: {text}", text=repr(text))) from None
     if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+        raise argparse.ArgumentTypeError(_("must be at least 1"))
     return value
 
 
@@ -127,10 +131,10 @@ def _bench_game(args: argparse.Namespace) -> int:
         levels = [int(x) for x in args.concurrency.split(",") if x.strip()]
     except ValueError:
         raise UsageError(
-            f"--concurrency takes numbers like 1,10,50, not {args.concurrency!r}"
+            _("--concurrency takes numbers like 1,10,50, not {value}", value=repr(args.concurrency))
         ) from None
     if any(n < 1 for n in levels):
-        raise UsageError("--concurrency takes positive numbers")
+        raise UsageError(_("--concurrency takes positive numbers"))
     return bench_main(
         games=args.games,
         rtt_ms=args.rtt,
@@ -145,7 +149,8 @@ def _bench_deck(args: argparse.Namespace) -> int:
 
     if args.hands > MAX_COUNT:
         print(
-            f"truc-p2p bench: --hands must be at most {MAX_COUNT}, not {args.hands}",
+            "truc-p2p bench: "
+            + _("--hands must be at most {most}, not {n}", most=MAX_COUNT, n=args.hands),
             file=sys.stderr,
         )
         return 2
@@ -160,7 +165,7 @@ def _bench_bots(args: argparse.Namespace) -> int:
             {"target": args.target, "ladder": args.ladder, "rest_refused": args.rest_refused}
         )
     except RulesError as exc:
-        print(f"truc-p2p bench bots: bad ruleset option: {exc}")
+        print("truc-p2p bench bots: " + _("bad ruleset option: {reason}", reason=exc))
         return 2
     if args.exploit is not None:
         return _bench_exploit(args, ruleset)
@@ -185,8 +190,16 @@ def _bench_bots(args: argparse.Namespace) -> int:
         )
 
     print(
-        f"{report.games} games, {args.a} vs {args.b}, seed {report.seed}, "
-        f"{report.jobs} job(s), {report.elapsed:.1f} s"
+        ngettext(
+            "{n} games, {a} vs {b}, seed {seed}, {jobs} job(s), {seconds} s",
+            "{n} games, {a} vs {b}, seed {seed}, {jobs} job(s), {seconds} s",
+            report.games,
+            a=args.a,
+            b=args.b,
+            seed=report.seed,
+            jobs=report.jobs,
+            seconds=f"{report.elapsed:.1f}",
+        )
     )
     print(
         f"{'bot':<15} {'wins':>6} {'win rate':>9}  {'95% interval':<16}  {'points/game':>11}  "
@@ -225,8 +238,13 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
         )
         return 0
     print(
-        f"{args.exploit} and the all-seeing oracle, {args.games} duplicate-deal games "
-        f"per opponent, seed {args.seed}"
+        ngettext(
+            "{bot} and the all-seeing oracle, {n} duplicate-deal game per opponent, seed {seed}",
+            "{bot} and the all-seeing oracle, {n} duplicate-deal games per opponent, seed {seed}",
+            args.games,
+            bot=args.exploit,
+            seed=args.seed,
+        )
     )
     print(
         f"{'opponent':<14} {'bot win':>8}  {'95% interval':<16}  {'oracle':>7}  "

@@ -33,9 +33,10 @@ from truc_p2p.cli._common import (
     ruleset_from_args,
     use_ascii,
 )
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._i18n import _, ngettext
 from truc_p2p.cli._narrate import Tally, describe
 from truc_p2p.cli._texts import Voice
+from truc_p2p.cli._verify_text import reason_word
 from truc_p2p.local import make_pair, run_pair
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
@@ -199,9 +200,9 @@ def _open_writers(paths: list[Path]) -> list[TranscriptWriter]:
 def _demo(args: argparse.Namespace) -> int:
     ruleset = ruleset_from_args(args)
     if args.games < 1:
-        raise UsageError(f"--games must be at least 1, not {args.games}")
+        raise UsageError(_("--games must be at least 1, not {n}", n=args.games))
     if args.games > MAX_COUNT:
-        raise UsageError(f"--games must be at most {MAX_COUNT}, not {args.games}")
+        raise UsageError(_("--games must be at most {most}, not {n}", most=MAX_COUNT, n=args.games))
     ascii = use_ascii(args.ascii)
     out = Path(args.out)
     if (status := check_out_dir(out, "demo")) is not None:
@@ -221,7 +222,11 @@ def _demo(args: argparse.Namespace) -> int:
         try:
             writers = _open_writers(paths)
         except TranscriptWriteError as exc:
-            print(f"truc-p2p demo: game {g + 1} not started: {exc}", file=sys.stderr)
+            print(
+                "truc-p2p demo: "
+                + _("game {number} not started: {reason}", number=g + 1, reason=exc),
+                file=sys.stderr,
+            )
             return 1
         sessions = make_pair(
             ruleset=ruleset,
@@ -296,15 +301,32 @@ def _demo(args: argparse.Namespace) -> int:
             )
         elif result is not None and ok:
             print(
-                f"game {g + 1}: {names[result.winner]} wins ({names[Player.P0]} "
-                f"{result.scores[0]} - {names[Player.P1]} {result.scores[1]})"
-                f" after {result.hands} hand{'s' * (result.hands != 1)} ({result.reason});"
-                f" transcripts: "
-                f"{paths[0]} {paths[1]}",
+                ngettext(
+                    "game {number}: {winner} wins ({first} {first_score} - {second} "
+                    "{second_score}) after {n} hand ({reason}); transcripts: {files}",
+                    "game {number}: {winner} wins ({first} {first_score} - {second} "
+                    "{second_score}) after {n} hands ({reason}); transcripts: {files}",
+                    result.hands,
+                    number=g + 1,
+                    winner=names[result.winner],
+                    first=names[Player.P0],
+                    first_score=result.scores[0],
+                    second=names[Player.P1],
+                    second_score=result.scores[1],
+                    reason=reason_word(str(result.reason)),
+                    files=f"{paths[0]} {paths[1]}",
+                ),
                 flush=True,
             )
         else:
-            print(f"game {g + 1}: no result: {played.problem or 'results differ'}", file=sys.stderr)
+            print(
+                _(
+                    "game {number}: no result: {why}",
+                    number=g + 1,
+                    why=played.problem or _("results differ"),
+                ),
+                file=sys.stderr,
+            )
     return 1 if failures else 0
 
 
@@ -317,8 +339,13 @@ def _report_write_error(
     messages and ``verify`` reads them as incomplete games.
     """
     print(
-        f"truc-p2p demo: game {g + 1} stopped: {error} (the transcripts keep the whole "
-        "messages written before; verify reports the game as incomplete)",
+        "truc-p2p demo: "
+        + _(
+            "game {number} stopped: {reason} (the transcripts keep the whole messages "
+            "written before; verify reports the game as incomplete)",
+            number=g + 1,
+            reason=error,
+        ),
         file=sys.stderr,
     )
     if as_json:

@@ -46,7 +46,7 @@ def _hosts(args: argparse.Namespace) -> int:
         print(json.dumps([g.to_json() for g in games]), flush=True)
         return 0
     if not games:
-        print("no game found on this LAN", file=sys.stderr)
+        print(_("no game found on this LAN"), file=sys.stderr)
         return 1
     for i, game in enumerate(games, 1):
         print(f"{i}. {describe(game)}")

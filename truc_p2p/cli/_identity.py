@@ -53,7 +53,7 @@ def _identity(args: argparse.Namespace) -> int:
     try:
         ident = load_or_create_identity(args.identity)
     except IdentityError as exc:
-        print(f"truc-p2p identity: {exc}", file=sys.stderr)
+        print(f"truc-p2p identity: {exc}", file=sys.stderr)  # the identity module's words
         return 2
     assert ident.path is not None
     if args.json:
@@ -67,9 +67,11 @@ def _identity(args: argparse.Namespace) -> int:
             )
         )
     else:
-        state = "created now" if ident.created else "existing"
-        print(f"identity:    {ident.path} ({state})")
-        print(f"fingerprint: {ident.fingerprint}")
+        state = _("created now") if ident.created else _("existing")
+        rows = [(_("identity:"), f"{ident.path} ({state})"), (_("fingerprint:"), ident.fingerprint)]
+        width = max(13, *(len(label) + 1 for label, _value in rows))
+        for label, value in rows:
+            print(f"{label:<{width}}{value}")
     warning = permissions_warning(ident.path)
     if warning:
         print(warning, file=sys.stderr)

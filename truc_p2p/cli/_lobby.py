@@ -152,7 +152,7 @@ def _lobby(args: argparse.Namespace) -> int:
     try:
         relay = parse_relay(args.relay)
     except InviteError as exc:
-        print(f"truc-p2p lobby: {exc}", file=sys.stderr)
+        print(f"truc-p2p lobby: {exc}", file=sys.stderr)  # the invite parser's words
         return 2
     if args.json:
         try:

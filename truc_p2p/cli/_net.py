@@ -1406,10 +1406,12 @@ def _resume(args: argparse.Namespace) -> int:
     info = _info_stream(args)
     if restored.torn_bytes:
         print(
-            _(
+            ngettext(  # the same English for both: tests and scripts read "byte(s)"
                 "repaired {path}: dropped {n} torn byte(s) at its end (a message cut by the "
                 "crash; the opponent sends it again)",
-                n=restored.torn_bytes,
+                "repaired {path}: dropped {n} torn byte(s) at its end (a message cut by the "
+                "crash; the opponent sends it again)",
+                restored.torn_bytes,
                 path=path,
             ),
             file=info,

@@ -58,7 +58,7 @@ def register(subparsers: Any) -> None:
 def port_number(text: str) -> int:
     """argparse type: a TCP port, 0 for a free one."""
     if not text.isdigit() or not 0 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"not a port in 0..65535: {text!r}")
+        raise argparse.ArgumentTypeError(_("not a port in 0..65535: {text}", text=repr(text)))
     return int(text)
 
 

@@ -19,7 +19,7 @@ from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.protocol import VerifyReport
 from truc_p2p.transcript import TranscriptScan
 
-__all__ = ["damage_line", "verify_headline", "verify_summary"]
+__all__ = ["damage_line", "reason_word", "verify_headline", "verify_summary"]
 
 #: The words of the report's ``audit`` field.
 _AUDIT = {
@@ -53,6 +53,11 @@ _ABORT_WORDS = {
 
 def _word(table: dict[str, str], value: str | None) -> str:
     return _(table[value]) if value in table else str(value)
+
+
+def reason_word(reason: str | None) -> str:
+    """How a game ended (a GameEndReason value, or ``resigned``), in a word or two."""
+    return _word(_REASON, reason)
 
 
 def _name(report: VerifyReport, player: int | None) -> str:
@@ -377,7 +382,7 @@ def verify_summary(report: VerifyReport, scan: TranscriptScan | None = None) -> 
         rows.append((_("score:"), f"{report.score[0]} - {report.score[1]}"))
     if report.winner is not None and report.status == "complete":
         winner = _name(report, report.winner)
-        rows.append((_("winner:"), f"{winner} ({_word(_REASON, report.reason)})"))
+        rows.append((_("winner:"), f"{winner} ({reason_word(report.reason)})"))
     rows.append((_("audit:"), _word(_AUDIT, report.audit)))
     deck = _deck_line(report)
     if deck is not None:
