@@ -87,7 +87,7 @@ def register(subparsers: Any) -> None:
         default=["heuristic", "heuristic"],
         choices=BOT_NAMES,
         metavar="BOT",
-        help=f"the two bots ({', '.join(BOT_NAMES)}; default heuristic heuristic)",
+        help=_("the two bots ({names}; default heuristic heuristic)", names=", ".join(BOT_NAMES)),
     )
     parser.add_argument("--quiet", action="store_true", help=_("print only the results"))
     parser.add_argument("--json", action="store_true", help=_("one JSON object per game"))

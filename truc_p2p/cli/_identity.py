@@ -30,7 +30,7 @@ def add_identity_arg(parser: argparse.ArgumentParser) -> None:
         "--identity",
         metavar="FILE",
         default=None,
-        help=f"identity key file, created if missing (default {_default_shown()})",
+        help=_("identity key file, created if missing (default {path})", path=_default_shown()),
     )
 
 

@@ -49,7 +49,9 @@ def register(subparsers: Any) -> None:
             "truc-p2p join --relay RELAY."
         ),
     )
-    lobby.add_argument("relay", metavar="RELAY", help=f"HOST[:PORT] (port {DEFAULT_RELAY_PORT})")
+    lobby.add_argument(
+        "relay", metavar="RELAY", help=_("HOST[:PORT] (port {port})", port=DEFAULT_RELAY_PORT)
+    )
     lobby.add_argument("--json", action="store_true", help=_("print one JSON object"))
     lobby.add_argument(
         "--timeout", type=positive_seconds, default=10.0, metavar="S", help=_("default 10")
