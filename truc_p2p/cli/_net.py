@@ -274,7 +274,9 @@ def register(subparsers: Any) -> None:
             "one to join from the input (or --pick N)."
         ),
     )
-    join.add_argument("invite", nargs="?", default=None, help=_("the host's invite, truc://..."))
+    join.add_argument(
+        "invite", nargs="?", default=None, metavar="INVITE", help=_("the host's invite, truc://...")
+    )
     join.add_argument(
         "--relay",
         default=None,

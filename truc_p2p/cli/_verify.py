@@ -48,7 +48,9 @@ def register(subparsers: Any) -> None:
             "there checks)."
         ),
     )
-    parser.add_argument("file", nargs="?", default=None, help=_("transcript file (.truc)"))
+    parser.add_argument(
+        "file", nargs="?", default=None, metavar="FILE", help=_("transcript file (.truc)")
+    )
     parser.add_argument(
         "--match",
         metavar="FILE",

@@ -274,7 +274,32 @@ def _error(report: VerifyReport, scan: TranscriptScan | None) -> str:
         return _("the local secret does not belong to this transcript")
     if scan is not None and scan.damage is not None and report.error_code == scan.damage:
         return damage_line(scan)
-    return str(report.error)
+    text = str(report.error)
+    if report.error_code == "incomplete":
+        if match := _BLIND.fullmatch(text):
+            return _(
+                "the transcript ends before hand {hand} was audited (a seed was never revealed)",
+                hand=match[1],
+            )
+        if match := _STAGE.fullmatch(text):
+            return _(
+                "the transcript ends in stage {stage}, before the co-signed result",
+                stage=match[1],
+            )
+    if report.error_code == "aborted" and text.startswith(_ABORTED):
+        return _(
+            "the game did not finish: {why}",
+            why=_ended_by(report, text[len(_ABORTED) :], named=False),
+        )
+    return text
+
+
+#: The verifier's own words for a game that stops (``report.error``), worded again here.
+_BLIND = re.compile(
+    r"the transcript ends before hand (\d+) was audited \(a seed was never revealed\)"
+)
+_STAGE = re.compile(r"the transcript ends in stage ([\w-]+), before the co-signed result")
+_ABORTED = "the game did not finish: "
 
 
 def _deck_line(report: VerifyReport) -> str | None:
@@ -339,13 +364,17 @@ def _rules(report: VerifyReport) -> str:
 _ENDED = re.compile(r"player ([01]) (resigned|aborted) at message (\d+)(?:: ([\w-]+))?(.*)\Z")
 
 
-def _ended_by(report: VerifyReport) -> str:
-    """The protocol's ``ended_by`` ("player 1 aborted at message 9: quit (detail)")."""
-    text = report.ended_by or ""
+def _ended_by(report: VerifyReport, text: str, *, named: bool = True) -> str:
+    """The protocol's ``ended_by`` ("player 1 aborted at message 9: quit (detail)"),
+    the player by name (``named``) or as "player N" (the verifier's error keeps it)."""
     match = _ENDED.match(text)
     if match is None:
-        return re.sub(r"^player ([01])", lambda m: _name(report, int(m[1])), text)
-    who, n, rest = _name(report, int(match[1])), int(match[3]), match[5]
+        return (
+            re.sub(r"^player ([01])", lambda m: _name(report, int(m[1])), text) if named else text
+        )
+    player = int(match[1])
+    who = _name(report, player) if named else _("player {number}", number=player)
+    n, rest = int(match[3]), match[5]
     if match[2] == "resigned":
         return _("{who} resigned at message {n}", who=who, n=n) + rest
     return _("{who} aborted at message {n}: {reason}", who=who, n=n, reason=match[4]) + rest
@@ -388,7 +417,7 @@ def verify_summary(report: VerifyReport, scan: TranscriptScan | None = None) -> 
     if deck is not None:
         rows.append((_("deck:"), deck))
     if report.ended_by:
-        rows.append((_("ended by:"), _ended_by(report)))
+        rows.append((_("ended by:"), _ended_by(report, report.ended_by)))
     if report.local_secret_of is not None:
         rows.append(
             (
