@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
 from cli_helpers import ROOT, run
 
+from truc_p2p.bots import BOT_NAMES
+from truc_p2p.cli import COMMANDS
 from truc_p2p.cli._i18n import (
     LANGUAGES,
     UnknownLanguage,
@@ -116,53 +119,103 @@ def test_unknown_language_is_one_clear_line_and_exit_2(tmp_path: Path, where: st
     assert len(lines) == 1 and "unknown language 'xx'" in lines[0] and "fr" in lines[0]
 
 
-# -- no English left on the game screens ---------------------------------------------
+# -- no English left on the screens ---------------------------------------------------
 
-#: English words of the game screens that may stay: names, the program, card faces.
-ALLOWED = {"truc", "random", "bot", "random-bot", "p2p", "truc-p2p"}
-#: Lines printed after the game by modules this work did not sweep yet (README).
-NOT_YET = ("transcript:", "verify it with:")
+#: English words of the screens that may stay: names, the program, card faces, and the
+#: words of the command line itself (command names, bot names, option values).
+ALLOWED = {
+    "truc",
+    "random",
+    "bot",
+    "random-bot",
+    "p2p",
+    "truc-p2p",
+    *COMMANDS,
+    "bots",
+    "deck",
+    "game",
+    *BOT_NAMES,
+}
+#: Every language but the source.
+TRANSLATED = [code for code in LANGUAGES if code != "en"]
 
 
-def english_words() -> set[str]:
+def _words(text: str) -> set[str]:
+    """The words of ``text`` (any script), 4 letters or more, placeholders and
+    metavars (``YOUR_PUBLIC_ADDRESS``) left out."""
+    text = re.sub(r"\{[^}]*\}|\b[A-Z][A-Z0-9_]+\b", " ", text)
+    return set(re.findall(r"[^\W\d_]{4,}", text.lower()))
+
+
+@cache
+def english_words(code: str = "fr") -> frozenset[str]:
     """Distinctive words of the English messages (4 letters or more, not placeholders),
-    minus those French uses too (``message``, ``date``...)."""
+    minus those language ``code``'s catalog uses too (``message``, ``date``, ``match``...),
+    so a word is only caught where the translation would not show it."""
     with (ROOT / "truc_p2p" / "locale" / "truc_p2p.pot").open("rb") as f:
         english = " ".join(
             " ".join(m.id) if isinstance(m.id, tuple) else m.id for m in read_po(f) if m.id
         )
-    with (ROOT / "truc_p2p" / "locale" / "fr" / "LC_MESSAGES" / "truc_p2p.po").open("rb") as f:
-        french = " ".join(
+    with (ROOT / "truc_p2p" / "locale" / code / "LC_MESSAGES" / "truc_p2p.po").open("rb") as f:
+        translated = " ".join(
             " ".join(m.string) if isinstance(m.string, tuple) else m.string
             for m in read_po(f)
             if m.id
         )
-    words = set(re.findall(r"[a-z]{4,}", re.sub(r"\{[^}]*\}", " ", english.lower())))
-    same = set(re.findall(r"[a-zà-ÿ]{4,}", re.sub(r"\{[^}]*\}", " ", french.lower())))
-    return words - same - ALLOWED
+    english_only = {w for w in _words(english) if re.fullmatch("[a-z]+", w)}
+    return frozenset(english_only - _words(translated) - ALLOWED)
 
 
-def english_left(screen: str) -> list[str]:
-    words = english_words()
+def _command_line_words(text: str) -> str:
+    """``text`` without what a user types rather than reads: options (``--relay``),
+    metavars (``FILE``), choice lists, paths, addresses and URLs (``truc://...``)."""
+    text = re.sub(r"\S*(?:[=&/@]|\w[._:]\w)\S*", " ", text)
+    text = re.sub(r"--?[\w-]+", " ", text)
+    text = re.sub(r"\{[^}]*\}", " ", text)
+    return re.sub(r"\b[A-Z][A-Z0-9_]+\b", " ", text)
+
+
+def english_left(screen: str, code: str = "fr") -> list[str]:
+    """The English words of ``screen`` that language ``code`` should have translated."""
+    words = english_words(code)
     left = []
-    for line in screen.splitlines():
-        if line.strip().startswith(NOT_YET):
-            continue
-        left += [w for w in re.findall(r"[a-z]+", line.lower()) if w in words]
+    for line in _command_line_words(screen).splitlines():
+        left += [w for w in re.findall(r"[^\W\d_]+", line.lower()) if w in words]
     return left
 
 
-def test_a_whole_bot_game_in_french_shows_no_english(tmp_path: Path) -> None:
+#: Words each language shows in the bot game (the first hand of the text, the
+#: co-signed result, the transcript line).
+SEEN = {
+    "fr": ("Le Truc à deux, en bref", "vous jouez", "main 1", "résultat cosigné", "relevé\u00a0:"),
+    "es": ("mano 1", "acta:"),
+    "ca": ("mà 1", "acta:"),
+    "oc": ("man 1", "registre"),
+    "gd": ("làmh 1", "clàr:"),
+    "is": ("hönd 1", "leikskrá:"),
+    "et": ("käsi 1", "protokoll:"),
+    "gu": ("હાથ 1", "ટ્રાન્સક્રિપ્ટ:"),
+    "uk": ("роздача 1", "протокол:"),
+}
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_a_whole_bot_game_shows_no_english(tmp_path: Path, code: str) -> None:
+    """A whole game at the terminal, to its last lines (the transcript and how to
+    verify it), has no English word the language's catalog does not use itself."""
     stdin = "\n".join(KEYS) + "\n"
-    done = run(tmp_path, "play", "--lang", "fr", "--bot", "random", "--seed", "1", stdin=stdin)
+    done = run(tmp_path, "play", "--lang", code, "--bot", "random", "--seed", "1", stdin=stdin)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     screen = done.stdout
-    for french in ("Le Truc à deux, en bref", "vous jouez", "main 1", "résultat cosigné"):
-        assert french in screen
-    assert english_left(screen) == []
+    for seen in SEEN[code]:
+        assert seen in screen, (code, seen)
+    assert english_left(screen, code) == []
+    assert english_left(done.stderr, code) == []
     # the check can fail: the same game in English is caught
     english = run(tmp_path, "play", "--bot", "random", "--seed", "1", stdin=stdin).stdout
-    assert {"hand", "trick", "your", "wins"} <= set(english_left(english))
+    caught = set(english_left(english, code))
+    assert {"hand", "trick", "your", "wins"} <= caught
+    assert {"transcript", "with"} <= caught  # the last lines are checked too
 
 
 def test_json_output_is_language_neutral(tmp_path: Path) -> None:

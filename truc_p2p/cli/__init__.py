@@ -14,7 +14,14 @@ from collections.abc import Sequence
 
 from truc_p2p import __version__
 from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
-from truc_p2p.cli._i18n import UnknownLanguage, resolve, use_language
+from truc_p2p.cli._i18n import (
+    LANGUAGES,
+    UnknownLanguage,
+    _,
+    install_argparse,
+    resolve,
+    use_language,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -46,10 +53,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     module only, or every sub-command (``None`` or an unknown name)."""
     parser = argparse.ArgumentParser(
         prog="truc-p2p",
-        description="Play Le Truc peer to peer with a verifiable, dealerless shuffle.",
+        description=_("Play Le Truc peer to peer with a verifiable, dealerless shuffle."),
     )
-    parser.add_argument("--version", action="version", version=f"truc-p2p {__version__}")
-    parser.add_argument("--lang", metavar="CODE", help=_LANG_HELP)
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"truc-p2p {__version__}",
+        help=_("show program's version number and exit"),
+    )
+    parser.add_argument("--lang", metavar="CODE", help=_lang_help())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
     for name in wanted:
@@ -64,15 +76,17 @@ def _lang_everywhere(parser: argparse.ArgumentParser) -> None:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
                 sub.add_argument(
-                    "--lang", metavar="CODE", default=argparse.SUPPRESS, help=_LANG_HELP
+                    "--lang", metavar="CODE", default=argparse.SUPPRESS, help=_lang_help()
                 )
                 _lang_everywhere(sub)
 
 
-_LANG_HELP = (
-    "language of the texts: en, fr, ca, oc, es, gd, is, et, gu, uk (default: from "
-    "LANGUAGE, LC_ALL, LC_MESSAGES or LANG, else en; truc-p2p languages lists them)"
-)
+def _lang_help() -> str:
+    return _(
+        "language of the texts: {codes} (default: from LANGUAGE, LC_ALL, LC_MESSAGES or "
+        "LANG, else en; truc-p2p languages lists them)",
+        codes=", ".join(LANGUAGES),
+    )
 
 
 def _lang_option(argv: Sequence[str]) -> str | None:
@@ -123,6 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnknownLanguage as exc:
         print(f"truc-p2p: {exc}", file=sys.stderr)
         return 2
+    install_argparse()
     parser = build_parser(_command_of(words))
     args = parser.parse_args(words)
     args.argv = words  # a match resumed after a crash goes on with the same command line
@@ -133,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_shared_args(args)
         status: int = args.func(args)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(_("interrupted"), file=sys.stderr)
         return 130
     except BaseException as exc:
         if _only(exc, BrokenPipeError):

@@ -9,37 +9,40 @@ import sys
 from typing import Any
 
 from truc_p2p.cli._common import MAX_COUNT, UsageError, bot_name, count, cpu_jobs
+from truc_p2p.cli._i18n import _, ngettext
 from truc_p2p.rules import Ladder, RestRefused, RulesError, Ruleset
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("bench", help="run a benchmark and print figures")
+    parser = subparsers.add_parser("bench", help=_("run a benchmark and print figures"))
     sub = parser.add_subparsers(dest="bench", metavar="WHAT", required=True)
-    deck = sub.add_parser("deck", help="mental-poker deck: per-operation and per-hand cost")
-    deck.add_argument("--hands", type=int, default=20, help="hands to time (default 20)")
-    deck.add_argument("--json", action="store_true", help="print one JSON object")
+    deck = sub.add_parser("deck", help=_("mental-poker deck: per-operation and per-hand cost"))
+    deck.add_argument("--hands", type=int, default=20, help=_("hands to time (default 20)"))
+    deck.add_argument("--json", action="store_true", help=_("print one JSON object"))
     deck.set_defaults(func=_bench_deck)
 
     bots = sub.add_parser(
         "bots",
-        help="bot against bot through the rules engine: win rate, points, think time",
-        description="Play N games of bot A against bot B through the rules engine alone "
-        "(no network, no deck). Games come in pairs on the same shuffles with the seats "
-        "swapped, and the first dealer alternates between pairs. Reports each bot's win "
-        "rate with a 95%% (Wilson) interval, its average points per game and its think "
-        "time per decision (median, p95, max).",
+        help=_("bot against bot through the rules engine: win rate, points, think time"),
+        description=_(
+            "Play N games of bot A against bot B through the rules engine alone "
+            "(no network, no deck). Games come in pairs on the same shuffles with the seats "
+            "swapped, and the first dealer alternates between pairs. Reports each bot's win "
+            "rate with a 95%% (Wilson) interval, its average points per game and its think "
+            "time per decision (median, p95, max)."
+        ),
     )
-    bots.add_argument("--a", type=bot_name, default="search", metavar="NAME", help="bot A")
-    bots.add_argument("--b", type=bot_name, default="heuristic", metavar="NAME", help="bot B")
-    bots.add_argument("--games", type=count, default=200, help="games (default 200)")
-    bots.add_argument("--seed", type=int, default=0, help="seed of the shuffles and bots")
+    bots.add_argument("--a", type=bot_name, default="search", metavar="NAME", help=_("bot A"))
+    bots.add_argument("--b", type=bot_name, default="heuristic", metavar="NAME", help=_("bot B"))
+    bots.add_argument("--games", type=count, default=200, help=_("games (default 200)"))
+    bots.add_argument("--seed", type=int, default=0, help=_("seed of the shuffles and bots"))
     bots.add_argument(
         "--jobs",
         type=cpu_jobs,
         default=1,
-        help="processes to play on (default 1; at most the number of CPUs)",
+        help=_("processes to play on (default 1; at most the number of CPUs)"),
     )
-    bots.add_argument("--target", type=int, default=12, help="points to win (default 12)")
+    bots.add_argument("--target", type=int, default=12, help=_("points to win (default 12)"))
     bots.add_argument("--ladder", choices=[x.value for x in Ladder], default=Ladder.LITERAL.value)
     bots.add_argument(
         "--rest-refused", choices=[x.value for x in RestRefused], default=RestRefused.GAME.value
@@ -49,46 +52,50 @@ def register(subparsers: Any) -> None:
         type=bot_name,
         default=None,
         metavar="NAME",
-        help="instead of A vs B: bot NAME and the all-seeing oracle against every "
-        "exploiter (stake:T, always-rest, always-raise, always-refuse, fold-bait, "
-        "redeal-spam) and random, heuristic, search, on the same duplicate deals; "
-        "prints each win rate with its 95%% interval and the share of the oracle's "
-        "margin the bot keeps",
+        help=_(
+            "instead of A vs B: bot NAME and the all-seeing oracle against every "
+            "exploiter (stake:T, always-rest, always-raise, always-refuse, fold-bait, "
+            "redeal-spam) and random, heuristic, search, on the same duplicate deals; "
+            "prints each win rate with its 95%% interval and the share of the oracle's "
+            "margin the bot keeps"
+        ),
     )
     bots.add_argument(
         "--against",
         default="",
         metavar="A,B,...",
-        help="with --exploit: only these opponents (default: all)",
+        help=_("with --exploit: only these opponents (default: all)"),
     )
-    bots.add_argument("--json", action="store_true", help="print one JSON object")
+    bots.add_argument("--json", action="store_true", help=_("print one JSON object"))
     bots.set_defaults(func=_bench_bots)
 
     game = sub.add_parser(
         "game",
-        help="whole games: messages, flights, bytes, CPU and wall time per hand",
-        description="Bot games through the full protocol in one process: messages, flights "
-        "and deal flights on the critical path per hand, bytes per hand, CPU per hand per "
-        "peer beside its floor, wall time per game over a link with an emulated delay beside "
-        "the model (CPU + flights x one-way delay), and with --concurrency N,M,... many "
-        "games at once.",
+        help=_("whole games: messages, flights, bytes, CPU and wall time per hand"),
+        description=_(
+            "Bot games through the full protocol in one process: messages, flights "
+            "and deal flights on the critical path per hand, bytes per hand, CPU per hand per "
+            "peer beside its floor, wall time per game over a link with an emulated delay beside "
+            "the model (CPU + flights x one-way delay), and with --concurrency N,M,... many "
+            "games at once."
+        ),
     )
-    game.add_argument("--games", type=count, default=10, help="games (default 10)")
+    game.add_argument("--games", type=count, default=10, help=_("games (default 10)"))
     game.add_argument(
         "--rtt",
         type=_rtt_ms,
         default=50.0,
         metavar="MS",
-        help="round trip in ms, 0 to 60000 (default 50)",
+        help=_("round trip in ms, 0 to 60000 (default 50)"),
     )
-    game.add_argument("--target", type=_positive_int, default=12, help="points (default 12)")
+    game.add_argument("--target", type=_positive_int, default=12, help=_("points (default 12)"))
     game.add_argument(
         "--concurrency",
         default="",
         metavar="N,M,...",
-        help="also play N games at once (e.g. 1,10,50,200) and report games/s",
+        help=_("also play N games at once (e.g. 1,10,50,200) and report games/s"),
     )
-    game.add_argument("--json", action="store_true", help="print one JSON object")
+    game.add_argument("--json", action="store_true", help=_("print one JSON object"))
     game.set_defaults(func=_bench_game)
 
 
@@ -97,9 +104,13 @@ def _rtt_ms(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of milliseconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            _("not a number of milliseconds: {text}", text=repr(text))
+        ) from None
     if not (math.isfinite(value) and 0 <= value <= 60_000):
-        raise argparse.ArgumentTypeError(f"must be from 0 to 60000 ms, not {text!r}")
+        raise argparse.ArgumentTypeError(
+            _("must be from 0 to 60000 ms, not {text}", text=repr(text))
+        )
     return value
 
 
@@ -107,9 +118,9 @@ def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        raise argparse.ArgumentTypeError(_("not a whole number: {text}", text=repr(text))) from None
     if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+        raise argparse.ArgumentTypeError(_("must be at least 1"))
     return value
 
 
@@ -120,10 +131,10 @@ def _bench_game(args: argparse.Namespace) -> int:
         levels = [int(x) for x in args.concurrency.split(",") if x.strip()]
     except ValueError:
         raise UsageError(
-            f"--concurrency takes numbers like 1,10,50, not {args.concurrency!r}"
+            _("--concurrency takes numbers like 1,10,50, not {value}", value=repr(args.concurrency))
         ) from None
     if any(n < 1 for n in levels):
-        raise UsageError("--concurrency takes positive numbers")
+        raise UsageError(_("--concurrency takes positive numbers"))
     return bench_main(
         games=args.games,
         rtt_ms=args.rtt,
@@ -138,7 +149,8 @@ def _bench_deck(args: argparse.Namespace) -> int:
 
     if args.hands > MAX_COUNT:
         print(
-            f"truc-p2p bench: --hands must be at most {MAX_COUNT}, not {args.hands}",
+            "truc-p2p bench: "
+            + _("--hands must be at most {most}, not {n}", most=MAX_COUNT, n=args.hands),
             file=sys.stderr,
         )
         return 2
@@ -153,7 +165,7 @@ def _bench_bots(args: argparse.Namespace) -> int:
             {"target": args.target, "ladder": args.ladder, "rest_refused": args.rest_refused}
         )
     except RulesError as exc:
-        print(f"truc-p2p bench bots: bad ruleset option: {exc}")
+        print("truc-p2p bench bots: " + _("bad ruleset option: {reason}", reason=exc))
         return 2
     if args.exploit is not None:
         return _bench_exploit(args, ruleset)
@@ -178,8 +190,16 @@ def _bench_bots(args: argparse.Namespace) -> int:
         )
 
     print(
-        f"{report.games} games, {args.a} vs {args.b}, seed {report.seed}, "
-        f"{report.jobs} job(s), {report.elapsed:.1f} s"
+        ngettext(
+            "{n} games, {a} vs {b}, seed {seed}, {jobs} job(s), {seconds} s",
+            "{n} games, {a} vs {b}, seed {seed}, {jobs} job(s), {seconds} s",
+            report.games,
+            a=args.a,
+            b=args.b,
+            seed=report.seed,
+            jobs=report.jobs,
+            seconds=f"{report.elapsed:.1f}",
+        )
     )
     print(
         f"{'bot':<15} {'wins':>6} {'win rate':>9}  {'95% interval':<16}  {'points/game':>11}  "
@@ -218,8 +238,13 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
         )
         return 0
     print(
-        f"{args.exploit} and the all-seeing oracle, {args.games} duplicate-deal games "
-        f"per opponent, seed {args.seed}"
+        ngettext(
+            "{bot} and the all-seeing oracle, {n} duplicate-deal game per opponent, seed {seed}",
+            "{bot} and the all-seeing oracle, {n} duplicate-deal games per opponent, seed {seed}",
+            args.games,
+            bot=args.exploit,
+            seed=args.seed,
+        )
     )
     print(
         f"{'opponent':<14} {'bot win':>8}  {'95% interval':<16}  {'oracle':>7}  "

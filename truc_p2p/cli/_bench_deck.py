@@ -36,6 +36,7 @@ import coincurve
 import cryptography
 import msgpack
 
+from truc_p2p.cli._i18n import _
 from truc_p2p.deck import (
     DeckSide,
     DeckSideV2,
@@ -550,7 +551,10 @@ def run(hands: int) -> dict[str, Any]:
 def main(hands: int, as_json: bool) -> int:
     """Run over ``hands`` hands; print text or one JSON object."""
     if hands < 1:
-        print(f"truc-p2p bench: --hands must be at least 1, not {hands}", file=sys.stderr)
+        print(
+            "truc-p2p bench: " + _("--hands must be at least 1, not {n}", n=hands),
+            file=sys.stderr,
+        )
         return 2
     result = run(hands)
     if as_json:
@@ -594,4 +598,4 @@ def main(hands: int, as_json: bool) -> int:
     return 0
 
 
-_ = hashlib  # the v2 floor's hash cost is measured through _v2_derive.digest
+_HASHLIB = hashlib  # the v2 floor's hash cost is measured through _v2_derive.digest

@@ -100,21 +100,21 @@ def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=12,
         action=_StoreExplicit,
-        help="points to win (default 12)",
+        help=_("points to win (default 12)"),
     )
     parser.add_argument(
         "--ladder",
         action=_StoreExplicit,
         choices=[x.value for x in Ladder],
         default=Ladder.LITERAL.value,
-        help="raise ladder: literal 1,2,6,8,10... (default) or even 1,2,4,6,8...",
+        help=_("raise ladder: literal 1,2,6,8,10... (default) or even 1,2,4,6,8..."),
     )
     parser.add_argument(
         "--rest-refused",
         action=_StoreExplicit,
         choices=[x.value for x in RestRefused],
         default=RestRefused.GAME.value,
-        help="a refused 'my rest' wins the game (default) or scores the round value",
+        help=_("a refused 'my rest' wins the game (default) or scores the round value"),
     )
 
 
@@ -123,9 +123,11 @@ def add_pipeline_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-pipeline",
         action="store_true",
-        help="deal each hand only once the previous one ended (the classic deck v2 deal, "
-        "wire.md section 6a) instead of during it (section 6b); both players must choose "
-        "the same",
+        help=_(
+            "deal each hand only once the previous one ended (the classic deck v2 deal, "
+            "wire.md section 6a) instead of during it (section 6b); both players must "
+            "choose the same"
+        ),
     )
 
 
@@ -141,26 +143,44 @@ def ruleset_from_args(args: argparse.Namespace) -> Ruleset:
     ``--target 0``.
     """
     if not 1 <= args.target <= MAX_TARGET:
-        raise UsageError(f"--target must be between 1 and {MAX_TARGET} points, not {args.target}")
+        raise UsageError(
+            _(
+                "--target must be between 1 and {most} points, not {value}",
+                most=MAX_TARGET,
+                value=args.target,
+            )
+        )
     try:
         return Ruleset.from_dict(
             {"target": args.target, "ladder": args.ladder, "rest_refused": args.rest_refused}
         )
     except RulesError as exc:
-        raise UsageError(f"bad ruleset option: {exc}") from None
+        raise UsageError(_("bad ruleset option: {reason}", reason=exc)) from None
 
 
 def check_name(name: str, option: str = "--name") -> str:
     """``name`` if the protocol can carry it (1 to 40 printable characters), else
     :class:`UsageError` saying why."""
     if not name:
-        raise UsageError(f"{option} must not be empty")
+        raise UsageError(_("{option} must not be empty", option=option))
     if len(name) > MAX_NAME:
         raise UsageError(
-            f"{option} must be at most {MAX_NAME} characters, not {len(name)}: {name[:20]!r}..."
+            _(
+                "{option} must be at most {most} characters, not {length}: {start}...",
+                option=option,
+                most=MAX_NAME,
+                length=len(name),
+                start=repr(name[:20]),
+            )
         )
     if not name.isprintable():
-        raise UsageError(f"{option} must be printable characters only, not {name!r}")
+        raise UsageError(
+            _(
+                "{option} must be printable characters only, not {name}",
+                option=option,
+                name=repr(name),
+            )
+        )
     return name
 
 
@@ -221,7 +241,11 @@ def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:
             os.unlink(probe)
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        print(f"truc-p2p {command}: cannot write transcripts to {path}: {reason}", file=sys.stderr)
+        print(
+            f"truc-p2p {command}: "
+            + _("cannot write transcripts to {path}: {reason}", path=path, reason=reason),
+            file=sys.stderr,
+        )
         return 2
     return None
 
@@ -273,7 +297,7 @@ def add_bot_arg(parser: argparse.ArgumentParser, *, default: str | None, help: s
         default=default,
         action=_BotAction,
         metavar="NAME",
-        help=f"{help}; one of {names}",
+        help=_("{what}; one of {names}", what=help, names=names),
     )
     parser.add_argument(
         "--think",
@@ -281,8 +305,10 @@ def add_bot_arg(parser: argparse.ArgumentParser, *, default: str | None, help: s
         default=None,
         action=_BotAction,
         metavar="S",
-        help="let the search bot think S seconds per decision instead of a fixed "
-        "number of iterations (not reproducible under --seed)",
+        help=_(
+            "let the search bot think S seconds per decision instead of a fixed "
+            "number of iterations (not reproducible under --seed)"
+        ),
     )
 
 
@@ -298,11 +324,16 @@ def positive_seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            _("not a number of seconds: {text}", text=repr(text))
+        ) from None
     if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
         raise argparse.ArgumentTypeError(
-            f"must be a number of seconds more than 0 and at most {MAX_SECONDS:g} "
-            f"(a week), not {text!r}"
+            _(
+                "must be a number of seconds more than 0 and at most {most} (a week), not {text}",
+                most=f"{MAX_SECONDS:g}",
+                text=repr(text),
+            )
         )
     return value
 
@@ -314,9 +345,13 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                _("not a whole number: {text}", text=repr(text))
+            ) from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
+            raise argparse.ArgumentTypeError(
+                _("must be from {low} to {high}, not {value}", low=low, high=high, value=value)
+            )
         return value
 
     return parse
@@ -367,20 +402,21 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
     that merely stopped is never shown as a cheat.
     """
     from truc_p2p.cli._verify import with_damage
+    from truc_p2p.cli._verify_text import verify_headline, verify_summary
     from truc_p2p.protocol import TranscriptFormatError, verify_transcript
     from truc_p2p.transcript import scan_transcript_file
 
     try:
         scan = scan_transcript_file(path)
     except (OSError, TranscriptFormatError) as exc:
-        text = f"cannot read the transcript: {exc}"
+        text = _("cannot read the transcript: {reason}", reason=exc)
         return {"valid": False, "status": "unreadable", "headline": text, "summary": text}
     report = with_damage(verify_transcript(scan.envelopes), scan)
     return {
         "valid": report.valid,
         "status": report.status,
-        "headline": report.headline(),
-        "summary": report.summary(),
+        "headline": verify_headline(report),
+        "summary": verify_summary(report),
     }
 
 
@@ -393,7 +429,8 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
     result = outcome.result
     if outcome.valid and result is not None:
         names = {
-            p: outcome.names[p] or ("opponent" if p is not outcome.me else "you") for p in Player
+            p: outcome.names[p] or (_("opponent") if p is not outcome.me else _("you"))
+            for p in Player
         }
         line = Voice(names, outcome.me).cosigned(
             winner=result.winner, scores=result.scores, hands=result.hands
@@ -402,7 +439,8 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
     elif outcome.complete and outcome.resignation is not None:
         r = outcome.resignation
         names = {
-            p: outcome.names[p] or ("opponent" if p is not outcome.me else "you") for p in Player
+            p: outcome.names[p] or (_("opponent") if p is not outcome.me else _("you"))
+            for p in Player
         }
         print(Voice(names, outcome.me).resigned(by=r.by, hand=r.hand, scores=r.scores), file=stream)
     elif outcome.complete:
@@ -410,9 +448,12 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
     else:
         print(_("game not finished: {why}", why=outcome.message), file=stream)
     if outcome.transcript is not None:
-        print(f"transcript: {outcome.transcript}", flush=True)
+        print(_("transcript: {path}", path=outcome.transcript), flush=True)
         if not quiet:
-            print(f"verify it with: truc-p2p verify {outcome.transcript}", flush=True)
+            print(
+                _("verify it with: {command}", command=f"truc-p2p verify {outcome.transcript}"),
+                flush=True,
+            )
 
 
 #: The signals that set the stop event in this run (none when the player left
@@ -476,14 +517,14 @@ def run_until_interrupted(
                                 )
                                 continue
                         if stop.is_set():
-                            print("\ninterrupted again: giving up", file=sys.stderr)
+                            print("\n" + _("interrupted again: giving up"), file=sys.stderr)
                             status.append(128 + signum)
                             nursery.cancel_scope.cancel()
                             return
                         _stopped_by.append(signum)
                         what = signal.Signals(signum).name
-                        what = "interrupted" if signum == signal.SIGINT else what
-                        print(f"\n{what}: leaving the game...", file=sys.stderr)
+                        what = _("interrupted") if signum == signal.SIGINT else what
+                        print("\n" + _("{what}: leaving the game...", what=what), file=sys.stderr)
                         stop.set()
 
             nursery.start_soon(watch_signals)

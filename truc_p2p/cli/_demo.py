@@ -33,8 +33,10 @@ from truc_p2p.cli._common import (
     ruleset_from_args,
     use_ascii,
 )
+from truc_p2p.cli._i18n import _, ngettext
 from truc_p2p.cli._narrate import Tally, describe
 from truc_p2p.cli._texts import Voice
+from truc_p2p.cli._verify_text import reason_word
 from truc_p2p.local import make_pair, run_pair
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
@@ -62,34 +64,38 @@ __all__ = ["add_ruleset_args", "register", "ruleset_from_args"]
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help="watch two bots play through the full protocol over loopback TCP",
-        description="Two bots play through two protocol sessions (real keys, real "
-        "signatures, real mental-poker deck) connected by a real TCP connection on "
-        "127.0.0.1, writing one transcript per player and game.",
+        help=_("watch two bots play through the full protocol over loopback TCP"),
+        description=_(
+            "Two bots play through two protocol sessions (real keys, real "
+            "signatures, real mental-poker deck) connected by a real TCP connection on "
+            "127.0.0.1, writing one transcript per player and game."
+        ),
     )
-    parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
+    parser.add_argument("--games", type=int, default=1, help=_("games to play (default 1)"))
     parser.add_argument(
         "--seed",
         type=int,
         default=None,
-        help="make bots, keys and shuffles reproducible (demo only: never for real games)",
+        help=_("make bots, keys and shuffles reproducible (demo only: never for real games)"),
     )
-    parser.add_argument("--out", default="games", help="directory for transcripts (default games/)")
+    parser.add_argument(
+        "--out", default="games", help=_("directory for transcripts (default games/)")
+    )
     parser.add_argument(
         "--bots",
         nargs=2,
         default=["heuristic", "heuristic"],
         choices=BOT_NAMES,
         metavar="BOT",
-        help=f"the two bots ({', '.join(BOT_NAMES)}; default heuristic heuristic)",
+        help=_("the two bots ({names}; default heuristic heuristic)", names=", ".join(BOT_NAMES)),
     )
-    parser.add_argument("--quiet", action="store_true", help="print only the results")
-    parser.add_argument("--json", action="store_true", help="one JSON object per game")
-    parser.add_argument("--ascii", action="store_true", help="plain-ASCII card names")
+    parser.add_argument("--quiet", action="store_true", help=_("print only the results"))
+    parser.add_argument("--json", action="store_true", help=_("one JSON object per game"))
+    parser.add_argument("--ascii", action="store_true", help=_("plain-ASCII card names"))
     parser.add_argument(
         "--in-memory",
         action="store_true",
-        help="pass the bytes between the two sessions in memory instead of over TCP",
+        help=_("pass the bytes between the two sessions in memory instead of over TCP"),
     )
     add_ruleset_args(parser)
     add_pipeline_arg(parser)
@@ -194,9 +200,9 @@ def _open_writers(paths: list[Path]) -> list[TranscriptWriter]:
 def _demo(args: argparse.Namespace) -> int:
     ruleset = ruleset_from_args(args)
     if args.games < 1:
-        raise UsageError(f"--games must be at least 1, not {args.games}")
+        raise UsageError(_("--games must be at least 1, not {n}", n=args.games))
     if args.games > MAX_COUNT:
-        raise UsageError(f"--games must be at most {MAX_COUNT}, not {args.games}")
+        raise UsageError(_("--games must be at most {most}, not {n}", most=MAX_COUNT, n=args.games))
     ascii = use_ascii(args.ascii)
     out = Path(args.out)
     if (status := check_out_dir(out, "demo")) is not None:
@@ -216,7 +222,11 @@ def _demo(args: argparse.Namespace) -> int:
         try:
             writers = _open_writers(paths)
         except TranscriptWriteError as exc:
-            print(f"truc-p2p demo: game {g + 1} not started: {exc}", file=sys.stderr)
+            print(
+                "truc-p2p demo: "
+                + _("game {number} not started: {reason}", number=g + 1, reason=exc),
+                file=sys.stderr,
+            )
             return 1
         sessions = make_pair(
             ruleset=ruleset,
@@ -291,15 +301,32 @@ def _demo(args: argparse.Namespace) -> int:
             )
         elif result is not None and ok:
             print(
-                f"game {g + 1}: {names[result.winner]} wins ({names[Player.P0]} "
-                f"{result.scores[0]} - {names[Player.P1]} {result.scores[1]})"
-                f" after {result.hands} hand{'s' * (result.hands != 1)} ({result.reason});"
-                f" transcripts: "
-                f"{paths[0]} {paths[1]}",
+                ngettext(
+                    "game {number}: {winner} wins ({first} {first_score} - {second} "
+                    "{second_score}) after {n} hand ({reason}); transcripts: {files}",
+                    "game {number}: {winner} wins ({first} {first_score} - {second} "
+                    "{second_score}) after {n} hands ({reason}); transcripts: {files}",
+                    result.hands,
+                    number=g + 1,
+                    winner=names[result.winner],
+                    first=names[Player.P0],
+                    first_score=result.scores[0],
+                    second=names[Player.P1],
+                    second_score=result.scores[1],
+                    reason=reason_word(str(result.reason)),
+                    files=f"{paths[0]} {paths[1]}",
+                ),
                 flush=True,
             )
         else:
-            print(f"game {g + 1}: no result: {played.problem or 'results differ'}", file=sys.stderr)
+            print(
+                _(
+                    "game {number}: no result: {why}",
+                    number=g + 1,
+                    why=played.problem or _("results differ"),
+                ),
+                file=sys.stderr,
+            )
     return 1 if failures else 0
 
 
@@ -312,8 +339,13 @@ def _report_write_error(
     messages and ``verify`` reads them as incomplete games.
     """
     print(
-        f"truc-p2p demo: game {g + 1} stopped: {error} (the transcripts keep the whole "
-        "messages written before; verify reports the game as incomplete)",
+        "truc-p2p demo: "
+        + _(
+            "game {number} stopped: {reason} (the transcripts keep the whole messages "
+            "written before; verify reports the game as incomplete)",
+            number=g + 1,
+            reason=error,
+        ),
         file=sys.stderr,
     )
     if as_json:

@@ -33,14 +33,16 @@ FORMAT = "truc-p2p-record 1"
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "export",
-        help="print a game as a short plain-text record (protocol_spec/record.md)",
-        description="Print the game of a transcript as a plain-text record: players, rules, "
-        "each hand's moves and result, the final result, the game id (format: "
-        "protocol_spec/record.md). Exit 0 when the transcript verifies, 1 when it does not "
-        "(the record says so), 2 when the file cannot be read or is not a transcript.",
+        help=_("print a game as a short plain-text record (protocol_spec/record.md)"),
+        description=_(
+            "Print the game of a transcript as a plain-text record: players, rules, "
+            "each hand's moves and result, the final result, the game id (format: "
+            "protocol_spec/record.md). Exit 0 when the transcript verifies, 1 when it does not "
+            "(the record says so), 2 when the file cannot be read or is not a transcript."
+        ),
     )
-    parser.add_argument("file", metavar="FILE", help="transcript file (.truc)")
-    parser.add_argument("-o", "--output", metavar="PATH", help="write to PATH, not stdout")
+    parser.add_argument("file", metavar="FILE", help=_("transcript file (.truc)"))
+    parser.add_argument("-o", "--output", metavar="PATH", help=_("write to PATH, not stdout"))
     parser.set_defaults(func=_export)
 
 

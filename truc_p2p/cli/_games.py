@@ -37,22 +37,24 @@ FP = 16
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "games",
-        help="list the games in a folder: date, opponent, result, verified; record per opponent",
-        description="List the game transcripts in DIR (default games/), newest first, "
-        "and your record against each opponent. Exit 0 when every file was read, 1 when "
-        "some file could not be read (named on its own line), 2 when DIR is missing or "
-        "unreadable.",
+        help=_("list the games in a folder: date, opponent, result, verified; record per opponent"),
+        description=_(
+            "List the game transcripts in DIR (default games/), newest first, "
+            "and your record against each opponent. Exit 0 when every file was read, 1 when "
+            "some file could not be read (named on its own line), 2 when DIR is missing or "
+            "unreadable."
+        ),
     )
-    parser.add_argument("dir", nargs="?", default="games", metavar="DIR", help="default games/")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("dir", nargs="?", default="games", metavar="DIR", help=_("default games/"))
+    parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
     web = parser.add_argument_group("web page")
     web.add_argument(
-        "--web", action="store_true", help="show the list in your browser, each game a replay"
+        "--web", action="store_true", help=_("show the list in your browser, each game a replay")
     )
     web.add_argument(
-        "--web-port", type=port_number, default=0, metavar="N", help="port on 127.0.0.1"
+        "--web-port", type=port_number, default=0, metavar="N", help=_("port on 127.0.0.1")
     )
-    web.add_argument("--no-browser", action="store_true", help="with --web: only print the URL")
+    web.add_argument("--no-browser", action="store_true", help=_("with --web: only print the URL"))
     parser.set_defaults(func=_games)
 
 

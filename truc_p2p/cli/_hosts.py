@@ -10,6 +10,7 @@ from typing import Any
 import trio
 
 from truc_p2p.cli._common import positive_seconds
+from truc_p2p.cli._i18n import _
 from truc_p2p.net import FoundGame, find_games
 
 __all__ = ["describe", "register"]
@@ -18,14 +19,16 @@ __all__ = ["describe", "register"]
 def register(subparsers: Any) -> None:
     hosts = subparsers.add_parser(
         "hosts",
-        help="list the games hosted on this LAN",
-        description="Listen for games announced on the LAN by truc-p2p host (mDNS/DNS-SD, "
-        "_truc._tcp) and list them: name, fingerprint, settings and invite.",
+        help=_("list the games hosted on this LAN"),
+        description=_(
+            "Listen for games announced on the LAN by truc-p2p host (mDNS/DNS-SD, "
+            "_truc._tcp) and list them: name, fingerprint, settings and invite."
+        ),
     )
     hosts.add_argument(
-        "--wait", type=positive_seconds, default=2.0, metavar="S", help="listen S seconds (2)"
+        "--wait", type=positive_seconds, default=2.0, metavar="S", help=_("listen S seconds (2)")
     )
-    hosts.add_argument("--json", action="store_true", help="print one JSON array")
+    hosts.add_argument("--json", action="store_true", help=_("print one JSON array"))
     hosts.set_defaults(func=_hosts)
 
 
@@ -43,7 +46,7 @@ def _hosts(args: argparse.Namespace) -> int:
         print(json.dumps([g.to_json() for g in games]), flush=True)
         return 0
     if not games:
-        print("no game found on this LAN", file=sys.stderr)
+        print(_("no game found on this LAN"), file=sys.stderr)
         return 1
     for i, game in enumerate(games, 1):
         print(f"{i}. {describe(game)}")

@@ -41,12 +41,14 @@ may also follow the browser's ``Accept-Language`` (:func:`from_accept_language`)
 
 from __future__ import annotations
 
+import argparse
 import gettext as _gettext
 import io
 import os
 import re
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -61,8 +63,10 @@ __all__ = [
     "_",
     "completeness",
     "current",
+    "english",
     "from_accept_language",
     "from_environment",
+    "install_argparse",
     "load",
     "ngettext",
     "normalize",
@@ -120,6 +124,19 @@ def use_language(code: str) -> None:
     _current = code
 
 
+@contextmanager
+def english() -> Iterator[None]:
+    """The English msgids within the block (texts that must not depend on the language:
+    ``--json`` fields), whatever language is in use."""
+    global _catalog
+    saved = _catalog
+    _catalog = _gettext.NullTranslations()
+    try:
+        yield
+    finally:
+        _catalog = saved
+
+
 def current() -> str:
     """The code of the language :func:`use_language` last chose."""
     return _current
@@ -140,6 +157,58 @@ def ngettext(singular: str, plural: str, n: int, /, **values: Any) -> str:
 def N_(message: str, /) -> str:
     """Mark ``message`` for extraction without translating it yet (tables of texts)."""
     return message
+
+
+# -- argparse's own words ------------------------------------------------------
+
+#: The texts :mod:`argparse` shows users (it looks them up with its module-level
+#: ``_``/``ngettext``), byte for byte as in Python 3.11 to 3.13, so that extraction
+#: puts them in our catalogs; :func:`install_argparse` routes argparse to them.
+ARGPARSE_TEXTS = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
+    N_("show program's version number and exit"),
+    N_("%(prog)s: error: %(message)s\n"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"),
+    N_("not allowed with argument %s"),
+    N_("ignored explicit argument %r"),
+    N_("one of the arguments %s is required"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("unexpected option string: %s"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("unknown parser %(parser_name)r (choices: %(choices)s)"),
+    N_("can't open '%(filename)s': %(error)s"),
+    N_("option %(option)r is deprecated"),
+    N_("argument %(argument_name)r is deprecated"),
+    N_("command %(parser_name)r is deprecated"),
+)
+
+
+def _argparse_ngettext_texts() -> None:  # pragma: no cover - extraction only
+    ngettext("expected %s argument", "expected %s arguments", 2)
+
+
+def _gettext_raw(message: str) -> str:
+    return _catalog.gettext(message)
+
+
+def _ngettext_raw(singular: str, plural: str, n: int) -> str:
+    return _catalog.ngettext(singular, plural, n)
+
+
+def install_argparse() -> None:
+    """Let :mod:`argparse` speak the language in use: its usage, help headings and
+    error messages come from our catalog (it formats them itself, ``%`` style)."""
+    argparse._ = _gettext_raw  # type: ignore[attr-defined]
+    argparse.ngettext = _ngettext_raw  # type: ignore[attr-defined]
 
 
 # -- the catalogs ------------------------------------------------------------------

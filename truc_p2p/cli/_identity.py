@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from truc_p2p.cli._i18n import _
 from truc_p2p.identity import (
     IdentityError,
     default_identity_path,
@@ -29,20 +30,22 @@ def add_identity_arg(parser: argparse.ArgumentParser) -> None:
         "--identity",
         metavar="FILE",
         default=None,
-        help=f"identity key file, created if missing (default {_default_shown()})",
+        help=_("identity key file, created if missing (default {path})", path=_default_shown()),
     )
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "identity",
-        help="create or show your long-lived key and its fingerprint",
-        description="Create (mode 0600) or show the Ed25519 key that identifies you to "
-        "other players, and print its fingerprint: invites carry it, and a joiner "
-        "refuses a host whose key does not match.",
+        help=_("create or show your long-lived key and its fingerprint"),
+        description=_(
+            "Create (mode 0600) or show the Ed25519 key that identifies you to "
+            "other players, and print its fingerprint: invites carry it, and a joiner "
+            "refuses a host whose key does not match."
+        ),
     )
     add_identity_arg(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
     parser.set_defaults(func=_identity)
 
 
@@ -50,7 +53,7 @@ def _identity(args: argparse.Namespace) -> int:
     try:
         ident = load_or_create_identity(args.identity)
     except IdentityError as exc:
-        print(f"truc-p2p identity: {exc}", file=sys.stderr)
+        print(f"truc-p2p identity: {exc}", file=sys.stderr)  # the identity module's words
         return 2
     assert ident.path is not None
     if args.json:
@@ -64,9 +67,11 @@ def _identity(args: argparse.Namespace) -> int:
             )
         )
     else:
-        state = "created now" if ident.created else "existing"
-        print(f"identity:    {ident.path} ({state})")
-        print(f"fingerprint: {ident.fingerprint}")
+        state = _("created now") if ident.created else _("existing")
+        rows = [(_("identity:"), f"{ident.path} ({state})"), (_("fingerprint:"), ident.fingerprint)]
+        width = max(13, *(len(label) + 1 for label, _value in rows))
+        for label, value in rows:
+            print(f"{label:<{width}}{value}")
     warning = permissions_warning(ident.path)
     if warning:
         print(warning, file=sys.stderr)

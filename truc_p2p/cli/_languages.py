@@ -14,12 +14,14 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     languages = subparsers.add_parser(
         "languages",
-        help="list the languages of the game and how complete each one is",
-        description="List the languages the game speaks: code, own name and completeness "
-        "(translated messages / all messages, from the shipped catalogs).  Choose one with "
-        "--lang CODE or the environment (LANGUAGE, LC_ALL, LC_MESSAGES, LANG).",
+        help=_("list the languages of the game and how complete each one is"),
+        description=_(
+            "List the languages the game speaks: code, own name and completeness "
+            "(translated messages / all messages, from the shipped catalogs).  Choose one with "
+            "--lang CODE or the environment (LANGUAGE, LC_ALL, LC_MESSAGES, LANG)."
+        ),
     )
-    languages.add_argument("--json", action="store_true", help="print one JSON array")
+    languages.add_argument("--json", action="store_true", help=_("print one JSON array"))
     languages.set_defaults(func=_languages)
 
 

@@ -40,17 +40,21 @@ _UNREACHABLE = (OSError, trio.TooSlowError, RelayProtocolError)
 def register(subparsers: Any) -> None:
     lobby = subparsers.add_parser(
         "lobby",
-        help="list the open games of a relay's lobby",
-        description="Ask the relay RELAY (HOST[:PORT], a truc-p2p relay) for the games "
-        "listed with host --relay RELAY --public: name, key fingerprint, rules, deck, "
-        "match length and how long the host has waited. Each listing is signed by its "
-        "host; one the relay altered is dropped with a note. Join one with "
-        "truc-p2p join --relay RELAY.",
+        help=_("list the open games of a relay's lobby"),
+        description=_(
+            "Ask the relay RELAY (HOST[:PORT], a truc-p2p relay) for the games "
+            "listed with host --relay RELAY --public: name, key fingerprint, rules, deck, "
+            "match length and how long the host has waited. Each listing is signed by its "
+            "host; one the relay altered is dropped with a note. Join one with "
+            "truc-p2p join --relay RELAY."
+        ),
     )
-    lobby.add_argument("relay", metavar="RELAY", help=f"HOST[:PORT] (port {DEFAULT_RELAY_PORT})")
-    lobby.add_argument("--json", action="store_true", help="print one JSON object")
     lobby.add_argument(
-        "--timeout", type=positive_seconds, default=10.0, metavar="S", help="default 10"
+        "relay", metavar="RELAY", help=_("HOST[:PORT] (port {port})", port=DEFAULT_RELAY_PORT)
+    )
+    lobby.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    lobby.add_argument(
+        "--timeout", type=positive_seconds, default=10.0, metavar="S", help=_("default 10")
     )
     lobby.set_defaults(func=_lobby)
 
@@ -150,7 +154,7 @@ def _lobby(args: argparse.Namespace) -> int:
     try:
         relay = parse_relay(args.relay)
     except InviteError as exc:
-        print(f"truc-p2p lobby: {exc}", file=sys.stderr)
+        print(f"truc-p2p lobby: {exc}", file=sys.stderr)  # the invite parser's words
         return 2
     if args.json:
         try:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from truc_p2p.cli._i18n import _
 from truc_p2p.protocol import Series, decode_envelope, series_of, verify_transcript
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
@@ -177,6 +178,29 @@ class MatchReport:
     winner: int | None
     names: tuple[str, str]
     fingerprints: tuple[str, str]
+
+    def said(self) -> str:
+        """:meth:`headline` in the language in use (the JSON keeps the English)."""
+        values = {
+            "first": self.names[0],
+            "first_wins": self.wins[0],
+            "second": self.names[1],
+            "second_wins": self.wins[1],
+        }
+        if self.winner is None:
+            return _(
+                "match of {games} games not finished: {first} {first_wins} – {second} "
+                "{second_wins} after {played} games",
+                games=self.games,
+                played=self.played,
+                **values,
+            )
+        return _(
+            "match of {games} games won by {winner}, {first} {first_wins} – {second} {second_wins}",
+            games=self.games,
+            winner=self.names[self.winner],
+            **values,
+        )
 
     def headline(self) -> str:
         if self.winner is None:

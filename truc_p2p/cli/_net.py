@@ -33,7 +33,7 @@ from truc_p2p.cli._common import (
     use_ascii,
 )
 from truc_p2p.cli._hosts import describe
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._match import MatchRecord
 from truc_p2p.cli._narrate import Narrator
@@ -107,28 +107,34 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
         add_bot_arg(
             parser,
             default=None,
-            help="let this bot play for you (default: you play in the terminal)",
+            help=_("let this bot play for you (default: you play in the terminal)"),
         )
-    parser.add_argument("--seed", type=int, default=None, help="seed the bot's choices")
-    parser.add_argument("--name", default=None, help="your name shown to the opponent")
+    parser.add_argument("--seed", type=int, default=None, help=_("seed the bot's choices"))
+    parser.add_argument("--name", default=None, help=_("your name shown to the opponent"))
     parser.add_argument(
-        "--out", default="games", help="directory for the transcript (default games/)"
+        "--out", default="games", help=_("directory for the transcript (default games/)")
     )
     parser.add_argument(
         "--timeout",
         type=positive_seconds,
         default=DEFAULT_TURN_TIMEOUT,
         metavar="S",
-        help=f"seconds the opponent may take per move before the game ends by timeout "
-        f"(default {DEFAULT_TURN_TIMEOUT:g}; {DEFAULT_BOT_TIMEOUT:g} is plenty for a bot)",
+        help=_(
+            "seconds the opponent may take per move before the game ends by timeout "
+            "(default {default}; {bot} is plenty for a bot)",
+            default=f"{DEFAULT_TURN_TIMEOUT:g}",
+            bot=f"{DEFAULT_BOT_TIMEOUT:g}",
+        ),
     )
-    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    parser.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
-    parser.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
+    parser.add_argument(
+        "--json", action="store_true", help=_("print the result as one JSON object")
+    )
+    parser.add_argument("--quiet", action="store_true", help=_("do not narrate a bot's game"))
+    parser.add_argument("--ascii", action="store_true", help=_("plain-ASCII cards (7S, not 7♠)"))
     parser.add_argument(
         "--verbose",
         action="store_true",
-        help="also show keys, game ids and how the peers are connected",
+        help=_("also show keys, game ids and how the peers are connected"),
     )
     add_ruleset_args(parser)
     add_pipeline_arg(parser)
@@ -137,8 +143,10 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
         type=_match_length,
         default=1,
         metavar="N",
-        help="play a match (partie liée) of N games: the first to win ceil(N/2) games "
-        "wins it; the opponent must ask for the same N (default 1: one game)",
+        help=_(
+            "play a match (partie liée) of N games: the first to win ceil(N/2) games "
+            "wins it; the opponent must ask for the same N (default 1: one game)"
+        ),
     )
 
 
@@ -146,9 +154,11 @@ def _match_length(text: str) -> int:
     try:
         n = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of games: {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            _("not a number of games: {text}", text=repr(text))
+        ) from None
     if not 1 <= n <= 99:
-        raise argparse.ArgumentTypeError("a match is 1 to 99 games")
+        raise argparse.ArgumentTypeError(_("a match is 1 to 99 games"))
     return n
 
 
@@ -158,82 +168,96 @@ def _network_args(parser: argparse.ArgumentParser) -> None:
         type=positive_seconds,
         default=DEFAULT_GRACE,
         metavar="S",
-        help=f"seconds a disconnected opponent has to come back before the game counts as "
-        f"abandoned (default {DEFAULT_GRACE:g})",
+        help=_(
+            "seconds a disconnected opponent has to come back before the game counts as "
+            "abandoned (default {default})",
+            default=f"{DEFAULT_GRACE:g}",
+        ),
     )
     parser.add_argument(
         "--hello-timeout",
         type=positive_seconds,
         default=DEFAULT_HELLO_TIMEOUT,
         metavar="S",
-        help=f"seconds a new connection has to send its first message (default "
-        f"{DEFAULT_HELLO_TIMEOUT:g})",
+        help=_(
+            "seconds a new connection has to send its first message (default {default})",
+            default=f"{DEFAULT_HELLO_TIMEOUT:g}",
+        ),
     )
 
 
 def register(subparsers: Any) -> None:
     host = subparsers.add_parser(
         "host",
-        help="wait for an opponent and print an invite for them",
-        description="Listen for one opponent and print an invite (a line starting with "
-        "truc://) holding this machine's address, the port and your key fingerprint. "
-        "The host is the protocol's responder (player 1). Both players must use the "
-        "same --target/--ladder/--rest-refused.",
+        help=_("wait for an opponent and print an invite for them"),
+        description=_(
+            "Listen for one opponent and print an invite (a line starting with "
+            "truc://) holding this machine's address, the port and your key fingerprint. "
+            "The host is the protocol's responder (player 1). Both players must use the "
+            "same --target/--ladder/--rest-refused."
+        ),
     )
     host.add_argument(
         "--bind",
         default=None,
         metavar="ADDR",
-        help="address to listen on (default: all, IPv6+IPv4)",
+        help=_("address to listen on (default: all, IPv6+IPv4)"),
     )
     host.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)"
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=_("TCP port (default {default}; 0: any)", default=DEFAULT_PORT),
     )
     host.add_argument(
         "--relay",
         default=None,
         metavar="HOST:PORT",
-        help="register with this relay (truc-p2p relay) so a friend behind NAT can join "
-        "without port forwarding; the invite carries the relay and a one-time code",
+        help=_(
+            "register with this relay (truc-p2p relay) so a friend behind NAT can join "
+            "without port forwarding; the invite carries the relay and a one-time code"
+        ),
     )
     host.add_argument(
         "--public",
         action="store_true",
-        help="with --relay: list the game in the relay's lobby (name, key, rules; signed "
-        "with your key) so anyone can join with truc-p2p join --relay",
+        help=_(
+            "with --relay: list the game in the relay's lobby (name, key, rules; signed "
+            "with your key) so anyone can join with truc-p2p join --relay"
+        ),
     )
     host.add_argument(
         "--no-portmap",
         action="store_true",
-        help="do not ask the router to forward the port (UPnP-IGD, NAT-PMP, PCP)",
+        help=_("do not ask the router to forward the port (UPnP-IGD, NAT-PMP, PCP)"),
     )
     host.add_argument(
-        "--no-announce", action="store_true", help="do not announce the game on the LAN (mDNS)"
+        "--no-announce", action="store_true", help=_("do not announce the game on the LAN (mDNS)")
     )
     host.add_argument(
         "--advertise",
         default=None,
         metavar="ADDR",
-        help="address to put in the invite, e.g. your public IP when forwarding the port",
+        help=_("address to put in the invite, e.g. your public IP when forwarding the port"),
     )
     host.add_argument(
         "--forever",
         action="store_true",
-        help="keep hosting game after game (several at once with --bot) until Ctrl-C",
+        help=_("keep hosting game after game (several at once with --bot) until Ctrl-C"),
     )
     host.add_argument(
         "--allow",
         action="append",
         default=None,
         metavar="FINGERPRINT",
-        help="admit only this key fingerprint (repeatable); others are refused",
+        help=_("admit only this key fingerprint (repeatable); others are refused"),
     )
     host.add_argument(
         "--max-games",
         type=int,
         default=None,
         metavar="N",
-        help="games at once with --forever --bot (default 8; 1 for a human)",
+        help=_("games at once with --forever --bot (default 8; 1 for a human)"),
     )
     add_identity_arg(host)
     _common_args(host)
@@ -243,44 +267,51 @@ def register(subparsers: Any) -> None:
 
     join = subparsers.add_parser(
         "join",
-        help="join a host with its invite, or pick a game on the LAN",
-        description="Connect to the host of INVITE (truc://HOST:PORT/?fp=FINGERPRINT, "
-        "maybe with &relay=...&code=...) and play; refuse the host if its key does not "
-        "have the invite's fingerprint. Without INVITE, list the games announced on the "
-        "LAN, or with --relay the games in that relay's lobby, and read the number of the "
-        "one to join from the input (or --pick N).",
+        help=_("join a host with its invite, or pick a game on the LAN"),
+        description=_(
+            "Connect to the host of INVITE (truc://HOST:PORT/?fp=FINGERPRINT, "
+            "maybe with &relay=...&code=...) and play; refuse the host if its key does not "
+            "have the invite's fingerprint. Without INVITE, list the games announced on the "
+            "LAN, or with --relay the games in that relay's lobby, and read the number of the "
+            "one to join from the input (or --pick N)."
+        ),
     )
-    join.add_argument("invite", nargs="?", default=None, help="the host's invite, truc://...")
+    join.add_argument(
+        "invite", nargs="?", default=None, metavar="INVITE", help=_("the host's invite, truc://...")
+    )
     join.add_argument(
         "--relay",
         default=None,
         metavar="HOST[:PORT]",
-        help="without an invite: pick a game from this relay's lobby (with --web: on a page)",
+        help=_("without an invite: pick a game from this relay's lobby (with --web: on a page)"),
     )
     join.add_argument(
         "--pick",
         type=int,
         default=None,
         metavar="N",
-        help="take game number N of the list instead of asking (for scripts)",
+        help=_("take game number N of the list instead of asking (for scripts)"),
     )
     join.add_argument(
         "--wait",
         type=positive_seconds,
         default=2.0,
         metavar="S",
-        help="without an invite: listen S seconds for LAN games (default 2)",
+        help=_("without an invite: listen S seconds for LAN games (default 2)"),
     )
     join.add_argument(
-        "--connect-timeout", type=positive_seconds, default=15.0, metavar="S", help="default 15"
+        "--connect-timeout", type=positive_seconds, default=15.0, metavar="S", help=_("default 15")
     )
     join.add_argument(
         "--again-wait",
         type=positive_seconds,
         default=REMATCH_WAIT,
         metavar="S",
-        help=f"after a game you want to play again (or inside a match): how long to wait "
-        f"for the host to listen again (default {REMATCH_WAIT:g})",
+        help=_(
+            "after a game you want to play again (or inside a match): how long to wait "
+            "for the host to listen again (default {default})",
+            default=f"{REMATCH_WAIT:g}",
+        ),
     )
     add_identity_arg(join)
     _common_args(join)
@@ -290,36 +321,46 @@ def register(subparsers: Any) -> None:
 
     resume = subparsers.add_parser(
         "resume",
-        help="finish a game whose process died, from its transcript",
-        description="Continue the game of FILE (a transcript written by host or join) "
-        "after a crash, kill -9 or reboot: the settings stored beside it "
-        "(FILE.meta.json, FILE.secret) rebuild the session; a joiner redials the host, "
-        "a host listens again on the same port so the invite still works. The opponent "
-        "must still be waiting (within its --grace).",
+        help=_("finish a game whose process died, from its transcript"),
+        description=_(
+            "Continue the game of FILE (a transcript written by host or join) "
+            "after a crash, kill -9 or reboot: the settings stored beside it "
+            "(FILE.meta.json, FILE.secret) rebuild the session; a joiner redials the host, "
+            "a host listens again on the same port so the invite still works. The opponent "
+            "must still be waiting (within its --grace)."
+        ),
     )
-    resume.add_argument("transcript", metavar="FILE", help="the transcript to continue")
+    resume.add_argument("transcript", metavar="FILE", help=_("the transcript to continue"))
     add_bot_arg(
-        resume, default=None, help="let this bot play for you (default: you play in the terminal)"
+        resume,
+        default=None,
+        help=_("let this bot play for you (default: you play in the terminal)"),
     )
-    resume.add_argument("--seed", type=int, default=None, help="seed the bot's choices")
-    resume.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    resume.add_argument("--quiet", action="store_true", help="do not narrate a bot's game")
-    resume.add_argument("--ascii", action="store_true", help="plain-ASCII cards (7S, not 7♠)")
+    resume.add_argument("--seed", type=int, default=None, help=_("seed the bot's choices"))
+    resume.add_argument(
+        "--json", action="store_true", help=_("print the result as one JSON object")
+    )
+    resume.add_argument("--quiet", action="store_true", help=_("do not narrate a bot's game"))
+    resume.add_argument("--ascii", action="store_true", help=_("plain-ASCII cards (7S, not 7♠)"))
     add_web_args(resume)
     resume.set_defaults(func=_resume)
 
     play = subparsers.add_parser(
         "play",
-        help="play against a bot on this machine (over loopback TCP)",
-        description="You play a bot through the full protocol over a loopback TCP "
-        "connection: no second machine needed. Keys: 1-3 play a card, r raise, m my rest, "
-        "a accept, x refuse, f fold, d redeal, n decline, ? help, q quit.",
+        help=_("play against a bot on this machine (over loopback TCP)"),
+        description=_(
+            "You play a bot through the full protocol over a loopback TCP "
+            "connection: no second machine needed. Keys: 1-3 play a card, r raise, m my rest, "
+            "a accept, x refuse, f fold, d redeal, n decline, ? help, q quit."
+        ),
     )
     add_bot_arg(
-        play, default=DEFAULT_OPPONENT, help=f"the opponent bot (default {DEFAULT_OPPONENT})"
+        play,
+        default=DEFAULT_OPPONENT,
+        help=_("the opponent bot (default {default})", default=DEFAULT_OPPONENT),
     )
     play.add_argument(
-        "--identity", metavar="FILE", default=None, help="your key file (default: a one-off key)"
+        "--identity", metavar="FILE", default=None, help=_("your key file (default: a one-off key)")
     )
     _common_args(play, human=False)
     add_web_args(play)
@@ -369,12 +410,16 @@ def _setup(args: argparse.Namespace, *, fallback: str) -> tuple[Any, Identity, s
     try:
         ruleset = ruleset_from_args(args)
     except (RulesError, ValueError) as exc:
-        print(f"truc-p2p {args.command}: bad ruleset option: {exc}", file=sys.stderr)
+        print(
+            f"truc-p2p {args.command}: " + _("bad ruleset option: {reason}", reason=exc),
+            file=sys.stderr,
+        )
         return 2
     name = args.name or default_name(fallback)
     if not (1 <= len(name) <= 40 and name.isprintable()):
         print(
-            f"truc-p2p {args.command}: --name must be 1 to 40 printable characters", file=sys.stderr
+            f"truc-p2p {args.command}: " + _("--name must be 1 to 40 printable characters"),
+            file=sys.stderr,
         )
         return 2
     try:
@@ -383,7 +428,10 @@ def _setup(args: argparse.Namespace, *, fallback: str) -> tuple[Any, Identity, s
         print(f"truc-p2p {args.command}: {exc}", file=sys.stderr)
         return 2
     if ident.created and ident.path is not None:
-        print(f"created your identity key in {ident.path} (mode 0600)", file=sys.stderr)
+        print(
+            _("created your identity key in {path} (mode 0600)", path=ident.path),
+            file=sys.stderr,
+        )
     return ruleset, ident, name
 
 
@@ -392,14 +440,14 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
         if args.advertise:
             Invite(args.advertise, 1, "0" * 64)
         if not 0 <= args.port <= 65535:
-            raise InviteError(f"--port must be in 0..65535, not {args.port}")
+            raise InviteError(_("--port must be in 0..65535, not {port}", port=args.port))
         relay = parse_host_port(args.relay, what="--relay") if args.relay else None
     except InviteError as exc:
         print(f"truc-p2p host: {exc}", file=sys.stderr)
         return 2
     if args.public and relay is None:
         print(
-            "truc-p2p host: --public lists the game on a relay: add --relay HOST:PORT",
+            "truc-p2p host: " + _("--public lists the game on a relay: add --relay HOST:PORT"),
             file=sys.stderr,
         )
         return 2
@@ -408,16 +456,20 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
         bad = [a for a in args.allow if not re.fullmatch(r"[0-9a-fA-F]{64}", a)]
         if bad:
             print(
-                f"truc-p2p host: --allow takes a 64-hex-digit key fingerprint, not {bad[0]!r}",
+                "truc-p2p host: "
+                + _(
+                    "--allow takes a 64-hex-digit key fingerprint, not {value}",
+                    value=repr(bad[0]),
+                ),
                 file=sys.stderr,
             )
             return 2
         allow = frozenset(a.lower() for a in args.allow)
     if args.max_games is not None and not 1 <= args.max_games <= 256:
-        print("truc-p2p host: --max-games must be in 1..256", file=sys.stderr)
+        print("truc-p2p host: " + _("--max-games must be in 1..256"), file=sys.stderr)
         return 2
     if args.max_games is not None and not (args.forever and args.bot):
-        print("truc-p2p host: --max-games needs --forever and --bot", file=sys.stderr)
+        print("truc-p2p host: " + _("--max-games needs --forever and --bot"), file=sys.stderr)
         return 2
     capacity = (args.max_games or 8) if (args.forever and args.bot) else 1
     out_problem = check_out_dir(args.out, args.command)
@@ -448,10 +500,21 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
             print_outcome(outcome, as_json=args.json, quiet=args.quiet)
 
     def on_invite(invite: Invite) -> None:
-        where = args.bind or "all interfaces"
-        print(f"hosting as {name}, key fingerprint {ident.fingerprint}", file=info)
+        where = args.bind or _("all interfaces")
         print(
-            f"listening on {where}, TCP port {invite.port}; send this invite to your opponent:",
+            _(
+                "hosting as {name}, key fingerprint {fingerprint}",
+                name=name,
+                fingerprint=ident.fingerprint,
+            ),
+            file=info,
+        )
+        print(
+            _(
+                "listening on {where}, TCP port {port}; send this invite to your opponent:",
+                where=where,
+                port=invite.port,
+            ),
             file=info,
             flush=True,
         )
@@ -459,8 +522,12 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
         show_invite(strategy, invite, relay=args.relay)  # host --web: on the page too
         if invite.relay is not None:
             print(
-                f"registered with the relay {args.relay} (one-time code {invite.code}); "
-                "your friend can join from behind NAT, no port forwarding needed",
+                _(
+                    "registered with the relay {relay} (one-time code {code}); "
+                    "your friend can join from behind NAT, no port forwarding needed",
+                    relay=args.relay,
+                    code=invite.code,
+                ),
                 file=info,
             )
         if args.public:
@@ -481,18 +548,21 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                 private = False
             if private:
                 print(
-                    f"(this address works on your LAN; over the internet forward TCP port "
-                    f"{invite.port} on your router to this machine and add "
-                    f"--advertise YOUR_PUBLIC_ADDRESS)",
+                    _(
+                        "(this address works on your LAN; over the internet forward TCP "
+                        "port {port} on your router to this machine and add "
+                        "--advertise YOUR_PUBLIC_ADDRESS)",
+                        port=invite.port,
+                    ),
                     file=info,
                 )
-        print("waiting for an opponent (Ctrl-C to stop)...", file=info, flush=True)
+        print(_("waiting for an opponent (Ctrl-C to stop)..."), file=info, flush=True)
 
     def on_notice(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
     def on_path(path: str, peer: str) -> None:
-        print(f"connection from {peer} ({path} path)", file=info, flush=True)
+        print(_path_line(path, peer), file=info, flush=True)
 
     if record is None:
         record = MatchRecord(games=args.match, folder=Path(args.out))
@@ -500,8 +570,11 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
 
     def on_invite_again(invite: Invite) -> None:
         print(
-            f"waiting for your opponent to join again on port {invite.port} (the same "
-            "invite; Ctrl-C to stop)...",
+            _(
+                "waiting for your opponent to join again on port {port} (the same "
+                "invite; Ctrl-C to stop)...",
+                port=invite.port,
+            ),
             file=info,
             flush=True,
         )
@@ -548,8 +621,13 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                 return 4
             except OSError as exc:
                 print(
-                    f"truc-p2p host: cannot listen on {args.bind or 'all interfaces'} port "
-                    f"{port[0]}: {exc.strerror or exc}",
+                    "truc-p2p host: "
+                    + _(
+                        "cannot listen on {where} port {port}: {reason}",
+                        where=args.bind or _("all interfaces"),
+                        port=port[0],
+                        reason=exc.strerror or exc,
+                    ),
                     file=sys.stderr,
                 )
                 return 2
@@ -597,23 +675,47 @@ def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any
     }
 
 
+#: How a peer was reached (``on_path``'s path).
+_PATHS = {"direct": N_("direct"), "punched": N_("punched"), "relayed": N_("relayed")}
+
+
+def _path_word(path: str) -> str:
+    return _(_PATHS[path]) if path in _PATHS else path
+
+
+def _path_line(path: str, peer: str) -> str:
+    """The host's line on a new connection."""
+    return _("connection from {peer} ({path} path)", peer=peer, path=_path_word(path))
+
+
+def _connected_line(path: str, *, again: bool) -> str:
+    """The joiner's line on its (re)connection."""
+    if again:
+        return _("reconnected ({path} path)", path=_path_word(path))
+    return _("connected ({path} path)", path=_path_word(path))
+
+
 def _pick_lan_game(args: argparse.Namespace) -> Invite | int:
     """List the LAN's games on stderr and read the chosen number from stdin."""
     out = sys.stderr
-    print(f"looking for games on this LAN ({args.wait:g} s)...", file=out, flush=True)
+    print(
+        _("looking for games on this LAN ({seconds} s)...", seconds=f"{args.wait:g}"),
+        file=out,
+        flush=True,
+    )
     games = trio.run(find_games, args.wait)
     if not games:
-        print("truc-p2p join: no game found on this LAN; ask for an invite", file=out)
+        print("truc-p2p join: " + _("no game found on this LAN; ask for an invite"), file=out)
         return 4
     for i, game in enumerate(games, 1):
         print(f"{i}. {describe(game)}", file=out)
     if args.pick is not None:
         line = str(args.pick)
     else:
-        print(f"which game (1-{len(games)})? ", end="", file=out, flush=True)
+        print(_("which game (1-{last})? ", last=len(games)), end="", file=out, flush=True)
         line = sys.stdin.readline().strip()
     if not line.isdigit() or not 1 <= int(line) <= len(games):
-        print(f"\ntruc-p2p join: no game picked ({line!r})", file=out)
+        print("\ntruc-p2p join: " + _("no game picked ({line})", line=repr(line)), file=out)
         return 2
     return games[int(line) - 1].invite
 
@@ -669,10 +771,18 @@ def _adopt_host_settings(args: argparse.Namespace, invite: Invite) -> str | None
         for key in clashes:
             option = _JOIN_OPTIONS[key][0]
             if key == "pipeline":
-                fixes.append(f"leave out {option}")
+                fixes.append(_("leave out {option}", option=option))
             else:
-                fixes.append(f"use {option} {host.fields()[key]} or leave the option out")
-        return f"truc-p2p join: the host plays {host.describe()}; " + "; ".join(fixes) + "."
+                fixes.append(
+                    _(
+                        "use {option} {value} or leave the option out",
+                        option=option,
+                        value=host.fields()[key],
+                    )
+                )
+        return "truc-p2p join: " + _(
+            "the host plays {settings}; {fixes}.", settings=host.describe(), fixes="; ".join(fixes)
+        )
     if host.target is not None:
         args.target = host.target
     if host.ladder is not None:
@@ -688,13 +798,19 @@ def _adopt_host_settings(args: argparse.Namespace, invite: Invite) -> str | None
 def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     if args.invite is not None and args.relay is not None:
         print(
-            "truc-p2p join: an invite names its own relay; --relay is for picking a game "
-            "from a relay's lobby without one",
+            "truc-p2p join: "
+            + _(
+                "an invite names its own relay; --relay is for picking a game "
+                "from a relay's lobby without one"
+            ),
             file=sys.stderr,
         )
         return 2
     if args.pick is not None and args.invite is not None:
-        print("truc-p2p join: --pick takes a game from a list: give no invite", file=sys.stderr)
+        print(
+            "truc-p2p join: " + _("--pick takes a game from a list: give no invite"),
+            file=sys.stderr,
+        )
         return 2
     if args.relay is not None:
         picked = _pick_relay_game(args)
@@ -710,7 +826,7 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
         try:
             invite = Invite.parse(args.invite)
         except InviteError as exc:
-            print(f"truc-p2p join: bad invite: {exc}", file=sys.stderr)
+            print("truc-p2p join: " + _("bad invite: {reason}", reason=exc), file=sys.stderr)
             return 2
     clash = _adopt_host_settings(args, invite)
     if clash is not None:
@@ -725,21 +841,29 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     ruleset, ident, name = setup
     if invite.fingerprint == ident.fingerprint:
         print(
-            "truc-p2p join: this invite carries your own key; to play yourself on one "
-            "machine give one side another key with --identity FILE",
+            "truc-p2p join: "
+            + _(
+                "this invite carries your own key; to play yourself on one "
+                "machine give one side another key with --identity FILE"
+            ),
             file=sys.stderr,
         )
         return 2
     ascii = use_ascii(args.ascii)
     strategy, hook = _player(args, name, ascii)
     print(
-        f"joining {invite} as {name}; the host must present key {invite.fingerprint[:16]}…",
+        _(
+            "joining {invite} as {name}; the host must present key {fingerprint}…",
+            invite=invite,
+            name=name,
+            fingerprint=invite.fingerprint[:16],
+        ),
         file=_info_stream(args),
         flush=True,
     )
     if not invite.settings.empty:
         print(
-            f"the host plays {invite.settings.describe()}",
+            _("the host plays {settings}", settings=invite.settings.describe()),
             file=_info_stream(args),
             flush=True,
         )
@@ -747,9 +871,9 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     connections = [0]
 
     def on_path(path: str, peer: str) -> None:
-        again = "re" if connections[0] else ""
+        again = connections[0] > 0
         connections[0] += 1
-        print(f"{again}connected ({path} path)", file=_info_stream(args), flush=True)
+        print(_connected_line(path, again=again), file=_info_stream(args), flush=True)
 
     if record is None:
         record = MatchRecord(games=args.match, folder=Path(args.out))
@@ -775,13 +899,16 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                 return outcome
             if waited == 0.0:
                 print(
-                    "waiting for the host to start the next game (Ctrl-C to stop)...",
+                    _("waiting for the host to start the next game (Ctrl-C to stop)..."),
                     file=_info_stream(args),
                     flush=True,
                 )
             if waited >= args.again_wait or stop.is_set():
                 return replace(
-                    outcome, message=f"the host did not start another game: {outcome.message}"
+                    outcome,
+                    message=_(
+                        "the host did not start another game: {reason}", reason=outcome.message
+                    ),
                 )
             await trio.sleep(0.5)
             waited += 0.5
@@ -809,7 +936,7 @@ def _play(
     try:
         ruleset = ruleset_from_args(args)
     except (RulesError, ValueError) as exc:
-        print(f"truc-p2p play: bad ruleset option: {exc}", file=sys.stderr)
+        print("truc-p2p play: " + _("bad ruleset option: {reason}", reason=exc), file=sys.stderr)
         return 2
     try:
         if keys is not None:
@@ -894,7 +1021,8 @@ def _play(
             )
         except OSError as exc:
             print(
-                f"truc-p2p play: cannot write the transcript: {exc.strerror or exc}",
+                "truc-p2p play: "
+                + _("cannot write the transcript: {reason}", reason=exc.strerror or exc),
                 file=sys.stderr,
             )
             return 1
@@ -1032,11 +1160,17 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
             role=Player.P1,
         )
     except (OSError, ValueError, KeyError, TypeError, IdentityError) as exc:
-        print(f"truc-p2p resume: cannot continue {path}: {exc}", file=sys.stderr)
+        print(
+            "truc-p2p resume: " + _("cannot continue {path}: {reason}", path=path, reason=exc),
+            file=sys.stderr,
+        )
         return 2
     out = _info_stream(args)
     if not (mine.session.resumable and theirs.session.resumable):
-        print(f"truc-p2p resume: nothing to resume: the game of {path} is over", file=sys.stderr)
+        print(
+            "truc-p2p resume: " + _("nothing to resume: the game of {path} is over", path=path),
+            file=sys.stderr,
+        )
         return 1
     ascii = use_ascii(args.ascii)
     name = str(meta["name"])
@@ -1050,7 +1184,11 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
         verbose=getattr(args, "verbose", False),
     )
     _announce(human, mine.session, ruleset, str(meta["audit"]))
-    print(f"{name}, your game against the {meta['bot']} bot goes on.", file=out, flush=True)
+    print(
+        _("{name}, your game against the {bot} bot goes on.", name=name, bot=meta["bot"]),
+        file=out,
+        flush=True,
+    )
 
     async def main(stop: trio.Event) -> int:
         outcome = await _play_locally(
@@ -1090,7 +1228,10 @@ def _stored_match(meta: dict[str, Any], path: Path) -> MatchRecord | None:
     try:
         return MatchRecord.from_json(meta["match"], folder=path.parent)
     except ValueError as exc:
-        print(f"truc-p2p resume: {exc}; the match does not go on", file=sys.stderr)
+        print(
+            "truc-p2p resume: " + _("{reason}; the match does not go on", reason=exc),
+            file=sys.stderr,
+        )
         return None
 
 
@@ -1123,7 +1264,7 @@ async def _after_game(
     me = outcome.me
     linked = await trio.to_thread.run_sync(_linked_game, outcome)
     if linked is None:
-        print("truc-p2p: this game cannot be linked to another", file=sys.stderr)
+        print("truc-p2p: " + _("this game cannot be linked to another"), file=sys.stderr)
         return False
     record.add(**linked)
     names = {p: record.players[p]["name"] for p in Player}
@@ -1133,7 +1274,10 @@ async def _after_game(
         try:
             where = record.write()
         except OSError as exc:
-            print(f"truc-p2p: cannot write the match record: {exc}", file=sys.stderr)
+            print(
+                "truc-p2p: " + _("cannot write the match record: {reason}", reason=exc),
+                file=sys.stderr,
+            )
             where = None
         match_line = voice.match_score(record.wins, games=record.games)
         winner = record.winner
@@ -1145,8 +1289,11 @@ async def _after_game(
             if not isinstance(player, TerminalPlayer):
                 print(shown, flush=True)
             if where is not None and winner is not None:
-                print(f"match record: {where}", flush=True)
-                print(f"verify it with: truc-p2p verify --match {where}", flush=True)
+                print(_("match record: {path}", path=where), flush=True)
+                print(
+                    _("verify it with: {command}", command=f"truc-p2p verify --match {where}"),
+                    flush=True,
+                )
         if winner is not None:
             return False
         # the web end screen stays until "next game" (the terminal goes straight on)
@@ -1219,7 +1366,7 @@ def _announce(hook: Any, session: Session, ruleset: Ruleset, audit: str) -> None
 def _resume(args: argparse.Namespace) -> int:
     path = Path(args.transcript)
     if not path.is_file():
-        print(f"truc-p2p resume: no transcript at {path}", file=sys.stderr)
+        print("truc-p2p resume: " + _("no transcript at {path}", path=path), file=sys.stderr)
         return 2
     try:
         meta = read_meta(path)
@@ -1230,14 +1377,20 @@ def _resume(args: argparse.Namespace) -> int:
         name, audit = str(meta["name"]), str(meta["audit"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(
-            f"truc-p2p resume: cannot read the game settings stored beside {path} "
-            f"({path.name}.meta.json): {exc}",
+            "truc-p2p resume: "
+            + _(
+                "cannot read the game settings stored beside {path} ({meta}): {reason}",
+                path=path,
+                meta=f"{path.name}.meta.json",
+                reason=exc,
+            ),
             file=sys.stderr,
         )
         return 2
     if meta.get("identity") is None:
         print(
-            "truc-p2p resume: this game used a one-off key; it cannot be resumed", file=sys.stderr
+            "truc-p2p resume: " + _("this game used a one-off key; it cannot be resumed"),
+            file=sys.stderr,
         )
         return 2
     try:
@@ -1250,20 +1403,34 @@ def _resume(args: argparse.Namespace) -> int:
             path, identity=ident.key, ruleset=ruleset, name=name, audit=audit, role=role, meta=meta
         )
     except (OSError, ValueError) as exc:
-        print(f"truc-p2p resume: cannot continue {path}: {exc}", file=sys.stderr)
+        print(
+            "truc-p2p resume: " + _("cannot continue {path}: {reason}", path=path, reason=exc),
+            file=sys.stderr,
+        )
         return 2 if isinstance(exc, OSError) else 1
     except LocalProtocolError as exc:  # another key or a damaged secret beside it
         print(
-            f"truc-p2p resume: cannot continue {path}: its key or its secret file does not "
-            f"match the transcript ({exc})",
+            "truc-p2p resume: "
+            + _(
+                "cannot continue {path}: its key or its secret file does not match the "
+                "transcript ({reason})",
+                path=path,
+                reason=exc,
+            ),
             file=sys.stderr,
         )
         return 2
     info = _info_stream(args)
     if restored.torn_bytes:
         print(
-            f"repaired {path}: dropped {restored.torn_bytes} torn byte(s) at its end "
-            "(a message cut by the crash; the opponent sends it again)",
+            ngettext(  # the same English for both: tests and scripts read "byte(s)"
+                "repaired {path}: dropped {n} torn byte(s) at its end (a message cut by the "
+                "crash; the opponent sends it again)",
+                "repaired {path}: dropped {n} torn byte(s) at its end (a message cut by the "
+                "crash; the opponent sends it again)",
+                restored.torn_bytes,
+                path=path,
+            ),
             file=info,
         )
     session = restored.session
@@ -1279,7 +1446,10 @@ def _resume(args: argparse.Namespace) -> int:
         )
     except (TypeError, ValueError) as exc:
         restored.writer.close()
-        print(f"truc-p2p resume: bad settings beside {path}: {exc}", file=sys.stderr)
+        print(
+            "truc-p2p resume: " + _("bad settings beside {path}: {reason}", path=path, reason=exc),
+            file=sys.stderr,
+        )
         return 2
     grace = clocks.grace
     relay: tuple[str, int] | None = None
@@ -1289,18 +1459,29 @@ def _resume(args: argparse.Namespace) -> int:
             relay = (str(meta["relay"][0]), int(meta["relay"][1]))
             claim = relay_claim(ident.key, bytes.fromhex(str(meta["relay_nonce"])))
         except (KeyError, IndexError, TypeError, ValueError) as exc:
-            print(f"truc-p2p resume: bad relay settings beside {path}: {exc}", file=sys.stderr)
+            print(
+                "truc-p2p resume: "
+                + _("bad relay settings beside {path}: {reason}", path=path, reason=exc),
+                file=sys.stderr,
+            )
             return 2
         print(
-            f"registering with the relay {relay[0]}:{relay[1]} again "
-            f"(code {meta.get('relay_code', '?')}, the invite's)",
+            _(
+                "registering with the relay {relay} again (code {code}, the invite's)",
+                relay=f"{relay[0]}:{relay[1]}",
+                code=meta.get("relay_code", "?"),
+            ),
             file=info,
         )
 
     def on_listening(port: int) -> None:
         print(
-            f"listening again on port {port}; waiting up to {grace:g} s for the opponent "
-            "to reconnect...",
+            _(
+                "listening again on port {port}; waiting up to {seconds} s for the opponent "
+                "to reconnect...",
+                port=port,
+                seconds=f"{grace:g}",
+            ),
             file=info,
             flush=True,
         )
@@ -1309,7 +1490,13 @@ def _resume(args: argparse.Namespace) -> int:
         print(text, file=sys.stderr, flush=True)
 
     if invite is not None:
-        print(f"redialling {invite.host}:{invite.port} to resume the game...", file=info)
+        print(
+            _(
+                "redialling {address} to resume the game...",
+                address=f"{invite.host}:{invite.port}",
+            ),
+            file=info,
+        )
 
     async def main(stop: trio.Event) -> int:
         try:
@@ -1327,7 +1514,11 @@ def _resume(args: argparse.Namespace) -> int:
                 claim=claim,
             )
         except OSError as exc:
-            print(f"truc-p2p resume: cannot listen again: {exc.strerror or exc}", file=sys.stderr)
+            print(
+                "truc-p2p resume: "
+                + _("cannot listen again: {reason}", reason=exc.strerror or exc),
+                file=sys.stderr,
+            )
             return 2
         if record is not None:  # inside a match: count this game, then maybe go on
             outcome = replace(outcome, transcript=outcome.transcript or path)
@@ -1360,13 +1551,20 @@ def _go_on_with_match(
 
     argv = meta.get("argv")
     if not isinstance(argv, list) or not argv or argv[0] not in ("host", "join", "play"):
-        print("truc-p2p resume: the match's command line is not stored; it stops here")
+        print("truc-p2p resume: " + _("the match's command line is not stored; it stops here"))
         return 1
     args = build_parser(argv[0]).parse_args([str(a) for a in argv])
     args.argv = argv
     if args.command == "host" and isinstance(port, int):
         args.port = port
-    print(f"the match goes on: {record.games - len(record.played)} game(s) at most to play")
+    left = record.games - len(record.played)
+    print(
+        ngettext(
+            "the match goes on: {n} game at most to play",
+            "the match goes on: {n} games at most to play",
+            left,
+        )
+    )
     if args.command == "play":
         return _play(args, record, keys)
     return _host(args, record) if args.command == "host" else _join(args, record)

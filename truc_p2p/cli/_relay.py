@@ -11,6 +11,7 @@ from typing import Any
 import trio
 
 from truc_p2p.cli._common import run_until_interrupted
+from truc_p2p.cli._i18n import _
 from truc_p2p.net import DEFAULT_RELAY_PORT, RelayServer, SessionReport
 
 __all__ = ["register"]
@@ -19,25 +20,27 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     relay = subparsers.add_parser(
         "relay",
-        help="run a rendezvous and relay server (on a machine with a public address)",
-        description="Help players behind NAT meet: hosts register (host --relay HOST:PORT), "
-        "joiners find them by the invite's one-time code, both try direct paths and hole "
-        "punching, and the relay copies bytes between them when nothing else works. Hosts "
-        "with --public are listed in its lobby (truc-p2p lobby, join --relay). The "
-        "relay is untrusted: it sees addresses and signed moves, never hidden cards, and "
-        "cannot forge, reorder or impersonate.",
+        help=_("run a rendezvous and relay server (on a machine with a public address)"),
+        description=_(
+            "Help players behind NAT meet: hosts register (host --relay HOST:PORT), "
+            "joiners find them by the invite's one-time code, both try direct paths and hole "
+            "punching, and the relay copies bytes between them when nothing else works. Hosts "
+            "with --public are listed in its lobby (truc-p2p lobby, join --relay). The "
+            "relay is untrusted: it sees addresses and signed moves, never hidden cards, and "
+            "cannot forge, reorder or impersonate."
+        ),
     )
     relay.add_argument(
-        "--bind", default=None, metavar="ADDR", help="address to listen on (default: all)"
+        "--bind", default=None, metavar="ADDR", help=_("address to listen on (default: all)")
     )
     relay.add_argument(
         "--port",
         type=int,
         default=DEFAULT_RELAY_PORT,
-        help=f"TCP port (default {DEFAULT_RELAY_PORT}; 0: any)",
+        help=_("TCP port (default {default}; 0: any)", default=DEFAULT_RELAY_PORT),
     )
     relay.add_argument(
-        "--json", action="store_true", help="print one JSON object per line (start, sessions)"
+        "--json", action="store_true", help=_("print one JSON object per line (start, sessions)")
     )
     relay.set_defaults(func=_relay)
 
@@ -48,17 +51,28 @@ def _to_stderr(text: str) -> None:
 
 def _relay(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
-        print(f"truc-p2p relay: --port must be in 0..65535, not {args.port}", file=sys.stderr)
+        print(
+            "truc-p2p relay: " + _("--port must be in 0..65535, not {port}", port=args.port),
+            file=sys.stderr,
+        )
         return 2
 
     def report(item: SessionReport) -> None:
         if args.json:
             print(json.dumps(item.to_json()), flush=True)
         else:
-            how = "spliced" if item.spliced else "not spliced (direct path)"
+            how = _("spliced") if item.spliced else _("not spliced (direct path)")
             print(
-                f"session {item.session}: {how}, {item.bytes} bytes, "
-                f"{item.connections} connections, {item.seconds:.1f} s, end: {item.end}",
+                _(
+                    "session {session}: {how}, {bytes} bytes, {connections} connections, "
+                    "{seconds} s, end: {end}",
+                    session=item.session,
+                    how=how,
+                    bytes=item.bytes,
+                    connections=item.connections,
+                    seconds=f"{item.seconds:.1f}",
+                    end=item.end,
+                ),
                 flush=True,
             )
 
@@ -69,8 +83,13 @@ def _relay(args: argparse.Namespace) -> int:
             listeners = await trio.open_tcp_listeners(args.port, host=args.bind)
         except OSError as exc:
             print(
-                f"truc-p2p relay: cannot listen on {args.bind or 'all interfaces'} port "
-                f"{args.port}: {exc.strerror or exc}",
+                "truc-p2p relay: "
+                + _(
+                    "cannot listen on {where} port {port}: {reason}",
+                    where=args.bind or _("all interfaces"),
+                    port=args.port,
+                    reason=exc.strerror or exc,
+                ),
                 file=sys.stderr,
             )
             return 2
@@ -79,7 +98,7 @@ def _relay(args: argparse.Namespace) -> int:
             print(json.dumps({"event": "listening", "addresses": addresses}), flush=True)
         else:
             where = ", ".join(f"{a}:{p}" for a, p in addresses)
-            print(f"relay listening on {where} (Ctrl-C to stop)", flush=True)
+            print(_("relay listening on {where} (Ctrl-C to stop)", where=where), flush=True)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 partial(
@@ -92,7 +111,7 @@ def _relay(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"event": "stopped", **totals}), flush=True)
         else:
-            print(f"relay stopped: {totals}", flush=True)
+            print(_("relay stopped: {totals}", totals=totals), flush=True)
         return 0
 
     return run_until_interrupted(main)

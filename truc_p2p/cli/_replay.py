@@ -31,32 +31,34 @@ __all__ = ["port_number", "register", "render_step"]
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "replay",
-        help="replay a game from its transcript, hand by hand (only the cards that were shown)",
-        description="Step through a game: Enter next step, n/p next/previous hand, a number "
-        "jumps to that hand, q quits (works from a pipe). Exit 0 when the transcript "
-        "verifies, 1 when it does not (shown up to where the verifier stopped), 2 when the "
-        "file cannot be read or is not a transcript.",
+        help=_("replay a game from its transcript, hand by hand (only the cards that were shown)"),
+        description=_(
+            "Step through a game: Enter next step, n/p next/previous hand, a number "
+            "jumps to that hand, q quits (works from a pipe). Exit 0 when the transcript "
+            "verifies, 1 when it does not (shown up to where the verifier stopped), 2 when the "
+            "file cannot be read or is not a transcript."
+        ),
     )
-    parser.add_argument("file", metavar="FILE", help="transcript file (.truc)")
-    parser.add_argument("--all", action="store_true", help="print the whole replay at once")
-    parser.add_argument("--ascii", action="store_true", help="cards as 7S, not 7♠")
+    parser.add_argument("file", metavar="FILE", help=_("transcript file (.truc)"))
+    parser.add_argument("--all", action="store_true", help=_("print the whole replay at once"))
+    parser.add_argument("--ascii", action="store_true", help=_("cards as 7S, not 7♠"))
     web = parser.add_argument_group("web page")
-    web.add_argument("--web", action="store_true", help="show the replay in your browser")
+    web.add_argument("--web", action="store_true", help=_("show the replay in your browser"))
     web.add_argument(
         "--web-port",
         type=port_number,
         default=0,
         metavar="N",
-        help="port on 127.0.0.1 (default: free)",
+        help=_("port on 127.0.0.1 (default: free)"),
     )
-    web.add_argument("--no-browser", action="store_true", help="with --web: only print the URL")
+    web.add_argument("--no-browser", action="store_true", help=_("with --web: only print the URL"))
     parser.set_defaults(func=_replay)
 
 
 def port_number(text: str) -> int:
     """argparse type: a TCP port, 0 for a free one."""
     if not text.isdigit() or not 0 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"not a port in 0..65535: {text!r}")
+        raise argparse.ArgumentTypeError(_("not a port in 0..65535: {text}", text=repr(text)))
     return int(text)
 
 

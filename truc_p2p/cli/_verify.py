@@ -24,6 +24,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from truc_p2p.cli._i18n import _, english, ngettext
+from truc_p2p.cli._verify_text import damage_line, verify_summary
 from truc_p2p.evidence import evidence_lines
 from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
 from truc_p2p.protocol._wire import FRAME_HEADER
@@ -33,33 +35,41 @@ from truc_p2p.transcript import TranscriptScan, scan_transcript_file
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "verify",
-        help="verify a game transcript: signatures, chain, rules, deck audit, result",
-        description="Check every signature, the chain, every move and every card of a "
-        "game's transcript; the first line says the verdict in plain words. Exit "
-        "statuses: 0 complete (a fair game with a co-signed result, or one a player "
-        "resigned); 1 violation (a message breaks the protocol: the first one is "
-        "named, and nothing after it is claimed; also a corrupt file); 2 the file "
-        "cannot be read or is not a transcript, or --secret cannot be used; 3 "
-        "unfinished (the game stops before its end -- a lost connection, a player who "
-        "left without resigning, a file cut by a crash -- and every message up to "
-        "there checks).",
+        help=_("verify a game transcript: signatures, chain, rules, deck audit, result"),
+        description=_(
+            "Check every signature, the chain, every move and every card of a "
+            "game's transcript; the first line says the verdict in plain words. Exit "
+            "statuses: 0 complete (a fair game with a co-signed result, or one a player "
+            "resigned); 1 violation (a message breaks the protocol: the first one is "
+            "named, and nothing after it is claimed; also a corrupt file); 2 the file "
+            "cannot be read or is not a transcript, or --secret cannot be used; 3 "
+            "unfinished (the game stops before its end -- a lost connection, a player who "
+            "left without resigning, a file cut by a crash -- and every message up to "
+            "there checks)."
+        ),
     )
-    parser.add_argument("file", nargs="?", default=None, help="transcript file (.truc)")
+    parser.add_argument(
+        "file", nargs="?", default=None, metavar="FILE", help=_("transcript file (.truc)")
+    )
     parser.add_argument(
         "--match",
         metavar="FILE",
         default=None,
-        help="verify a match record (match-ID.json): every game it names verifies, "
-        "same two players, each game follows the previous one, and the match result",
+        help=_(
+            "verify a match record (match-ID.json): every game it names verifies, "
+            "same two players, each game follows the previous one, and the match result"
+        ),
     )
     parser.add_argument(
         "--secret",
         metavar="PATH",
-        help="your session secret for this game (FILE.secret, written beside your "
-        "transcript): replays hands whose seeds were never revealed from your side, "
-        "so a cheat in a game that stopped before its audit is pinpointed too",
+        help=_(
+            "your session secret for this game (FILE.secret, written beside your "
+            "transcript): replays hands whose seeds were never revealed from your side, "
+            "so a cheat in a game that stopped before its audit is pinpointed too"
+        ),
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
     parser.set_defaults(func=_verify)
 
 
@@ -68,20 +78,18 @@ def _unreadable(args: argparse.Namespace, exc: OSError | TranscriptFormatError) 
     if args.json:
         error = f"cannot read transcript: {reason}"
         print(json.dumps({"valid": False, "status": "unreadable", "error": error}))
-    print(f"truc-p2p verify: cannot read {args.file}: {reason}", file=sys.stderr)
+    print(
+        "truc-p2p verify: " + _("cannot read {path}: {reason}", path=args.file, reason=reason),
+        file=sys.stderr,
+    )
     return 2
 
 
 def _damage_line(scan: TranscriptScan) -> str:
-    """One sentence on a torn or corrupt transcript: where, and what was still checked."""
-    n = len(scan.envelopes)
-    checked = f"the {n} whole message{'' if n == 1 else 's'} before it were checked"
-    if scan.torn:
-        return (
-            f"the transcript is incomplete: {scan.detail} (a crash or a full disk while "
-            f"writing?); {checked}"
-        )
-    return f"the transcript is corrupt: {scan.detail}; {checked}"
+    """One sentence on a torn or corrupt transcript (English: the report's ``error``,
+    as ``--json`` gives it; :func:`damage_line` words it in the language in use)."""
+    with english():
+        return damage_line(scan)
 
 
 #: Exit status of ``truc-p2p verify`` by the report's status.
@@ -123,7 +131,7 @@ def _verify_match(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"valid": False, "error": str(exc)}))
         else:
-            print(f"match record rejected: {exc}")
+            print(_("match record rejected: {reason}", reason=exc))
         return 1
     if args.json:
         print(
@@ -141,19 +149,28 @@ def _verify_match(args: argparse.Namespace) -> int:
             )
         )
     else:
-        print(report.headline())
-        print(f"match record: VALID ({report.played} games, each transcript verified)")
+        print(report.said())
+        print(
+            ngettext(
+                "match record: VALID ({n} game, each transcript verified)",
+                "match record: VALID ({n} games, each transcript verified)",
+                report.played,
+            )
+        )
     return 0
 
 
 def _verify(args: argparse.Namespace) -> int:
     if args.match is not None:
         if args.file is not None:
-            print("truc-p2p verify: give a transcript or --match FILE, not both", file=sys.stderr)
+            print(
+                "truc-p2p verify: " + _("give a transcript or --match FILE, not both"),
+                file=sys.stderr,
+            )
             return 2
         return _verify_match(args)
     if args.file is None:
-        print("truc-p2p verify: give a transcript file (or --match FILE)", file=sys.stderr)
+        print("truc-p2p verify: " + _("give a transcript file (or --match FILE)"), file=sys.stderr)
         return 2
     try:
         scan = scan_transcript_file(args.file)
@@ -168,10 +185,17 @@ def _verify(args: argparse.Namespace) -> int:
             secret = _read_secret(Path(args.secret))
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            print(f"truc-p2p verify: cannot read {args.secret}: {reason}", file=sys.stderr)
+            print(
+                "truc-p2p verify: "
+                + _("cannot read {path}: {reason}", path=args.secret, reason=reason),
+                file=sys.stderr,
+            )
             return 2
         if len(secret) != 32:
-            print(f"truc-p2p verify: {args.secret} is not a 32-byte secret", file=sys.stderr)
+            print(
+                "truc-p2p verify: " + _("{path} is not a 32-byte secret", path=args.secret),
+                file=sys.stderr,
+            )
             return 2
     report = with_damage(verify_transcript(envelopes, local_secret=secret), scan)
     if args.json:
@@ -193,17 +217,19 @@ def _verify(args: argparse.Namespace) -> int:
         obj["evidence"] = evidence_lines(Path(args.file), envelopes)  # wire.md 13.8
         print(json.dumps(obj))
         return EXIT_STATUS[report.status]
-    summary = report.summary().split("\n")
+    summary = verify_summary(report, scan).split("\n")
     print(summary[0])  # the verdict in one sentence comes first
     if scan.damage is not None and report.error_code != scan.damage:
-        print(_damage_line(scan))  # else the summary's last line says it
+        print(damage_line(scan))  # else the summary's last line says it
     print("\n".join(summary[1:]))
     for line in evidence_lines(Path(args.file), envelopes):  # wire.md 13.8
         print(line)
     beside = Path(args.file + ".secret")
     if secret is None and report.error_code in ("aborted", "incomplete") and beside.exists():
         print(
-            f"hint: 'truc-p2p verify {args.file} --secret {beside}' replays the hands "
-            "never revealed from your side"
+            _(
+                "hint: '{command}' replays the hands never revealed from your side",
+                command=f"truc-p2p verify {args.file} --secret {beside}",
+            )
         )
     return EXIT_STATUS[report.status]

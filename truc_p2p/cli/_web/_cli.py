@@ -48,17 +48,17 @@ def add_web_args(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--web",
         action="store_true",
-        help="play in your browser: serve the table on 127.0.0.1 and open it",
+        help=_("play in your browser: serve the table on 127.0.0.1 and open it"),
     )
     group.add_argument(
         "--web-port",
         type=_port,
         default=0,
         metavar="N",
-        help="port of the web table on 127.0.0.1 (default: a free one)",
+        help=_("port of the web table on 127.0.0.1 (default: a free one)"),
     )
     group.add_argument(
-        "--no-browser", action="store_true", help="with --web: only print the table's URL"
+        "--no-browser", action="store_true", help=_("with --web: only print the table's URL")
     )
 
 
@@ -104,7 +104,7 @@ def with_web(
     """``main`` run beside the web table's server when ``player`` is a :class:`WebPlayer`."""
     if not isinstance(player, WebPlayer):
         if getattr(args, "web", False):
-            print("(--web ignored: a bot plays for you)", file=sys.stderr)
+            print(_("(--web ignored: a bot plays for you)"), file=sys.stderr)
         return main
     out = sys.stderr if getattr(args, "json", False) else sys.stdout
 
@@ -113,19 +113,23 @@ def with_web(
             listeners = await bind_table(args.web_port)
         except OSError as exc:
             print(
-                f"truc-p2p {args.command}: cannot serve the web table on 127.0.0.1 port "
-                f"{args.web_port}: {exc.strerror or exc}",
+                f"truc-p2p {args.command}: "
+                + _(
+                    "cannot serve the web table on 127.0.0.1 port {port}: {reason}",
+                    port=args.web_port,
+                    reason=exc.strerror or exc,
+                ),
                 file=sys.stderr,
             )
             return 2
         async with serve_table(player, listeners) as server:
             player.publisher = server
-            print(f"web table: {server.url}", file=out, flush=True)
-            print("(open it in a browser on this machine; the link is yours alone)", file=out)
+            print(_("web table: {url}", url=server.url), file=out, flush=True)
+            print(_("(open it in a browser on this machine; the link is yours alone)"), file=out)
             if not args.no_browser and not await trio.to_thread.run_sync(
                 webbrowser.open, server.url
             ):
-                print("(no browser could be started: open the link yourself)", file=out)
+                print(_("(no browser could be started: open the link yourself)"), file=out)
             # Leaving from the page while the opponent thinks stops the game like Ctrl-C.
             leaving = trio.Event()
             player.leave = leaving
