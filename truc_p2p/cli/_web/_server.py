@@ -53,6 +53,8 @@ _STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/table.js": ("table.js", "text/javascript; charset=utf-8"),
     "/table.css": ("table.css", "text/css; charset=utf-8"),
+    # what the replay, history and lobby pages share
+    "/pages.js": ("pages.js", "text/javascript; charset=utf-8"),
     # the replay page (truc-p2p replay --web)
     "/replay.html": ("replay.html", "text/html; charset=utf-8"),
     "/replay.js": ("replay.js", "text/javascript; charset=utf-8"),

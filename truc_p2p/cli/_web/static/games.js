@@ -5,31 +5,7 @@
   const token = new URLSearchParams(location.search).get("token") || "";
   const $ = (id) => document.getElementById(id);
 
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = text;
-    return e;
-  }
-
-  // The language menu, as on the table: the server sends the languages and the one in
-  // use with its message, and answers {"type": "lang"} with the texts in that language.
-  function drawMenu(menu, ws) {
-    const select = $("lang-menu");
-    if (!menu) return;
-    document.documentElement.lang = menu.lang;
-    select.setAttribute("aria-label", menu.label);
-    if (select.options.length !== menu.languages.length) {
-      select.replaceChildren(...menu.languages.map((l) => {
-        const o = el("option", null, l.name);
-        o.value = l.code;
-        return o;
-      }));
-      select.addEventListener("change", () => ws.send(JSON.stringify({ type: "lang", lang: select.value })));
-    }
-    select.value = menu.lang;
-    select.hidden = false;
-  }
+  const { el, drawMenu } = window.TrucPages;
 
   function show(m) {
     $("title").textContent = m.labels.title;

@@ -10,12 +10,7 @@
   let replay = null;
   let index = 0;
 
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = text;
-    return e;
-  }
+  const { el, drawMenu } = window.TrucPages;
 
   function card(c, who) {
     const e = el("div", "card" + (c.red ? " red" : ""));
@@ -36,25 +31,6 @@
     const found = {};
     replay.steps.forEach((s, i) => { if (!(s.hand in found)) found[s.hand] = i; });
     return found;
-  }
-
-  // The language menu, as on the table: the server sends the languages and the one in
-  // use with its message, and answers {"type": "lang"} with the texts in that language.
-  function drawMenu(menu, ws) {
-    const select = $("lang-menu");
-    if (!menu) return;
-    document.documentElement.lang = menu.lang;
-    select.setAttribute("aria-label", menu.label);
-    if (select.options.length !== menu.languages.length) {
-      select.replaceChildren(...menu.languages.map((l) => {
-        const o = el("option", null, l.name);
-        o.value = l.code;
-        return o;
-      }));
-      select.addEventListener("change", () => ws.send(JSON.stringify({ type: "lang", lang: select.value })));
-    }
-    select.value = menu.lang;
-    select.hidden = false;
   }
 
   function fill(template, values) {
