@@ -422,6 +422,8 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
 
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
+    from truc_p2p.cli._outcome_text import outcome_text
+
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)
         return
@@ -444,9 +446,9 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
         }
         print(Voice(names, outcome.me).resigned(by=r.by, hand=r.hand, scores=r.scores), file=stream)
     elif outcome.complete:
-        print(outcome.message, file=stream)
+        print(outcome_text(outcome), file=stream)
     else:
-        print(_("game not finished: {why}", why=outcome.message), file=stream)
+        print(_("game not finished: {why}", why=outcome_text(outcome)), file=stream)
     if outcome.transcript is not None:
         print(_("transcript: {path}", path=outcome.transcript), flush=True)
         if not quiet:

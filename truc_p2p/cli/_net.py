@@ -904,11 +904,11 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                     flush=True,
                 )
             if waited >= args.again_wait or stop.is_set():
-                return replace(
-                    outcome,
-                    message=_(
-                        "the host did not start another game: {reason}", reason=outcome.message
-                    ),
+                return GameOutcome.told(
+                    outcome.end,
+                    "no-next-game",
+                    {"kind": outcome.kind, "facts": outcome.facts},
+                    me=outcome.me,
                 )
             await trio.sleep(0.5)
             waited += 0.5

@@ -14,6 +14,7 @@ import trio
 
 from truc_p2p.cli._common import transcript_verdict
 from truc_p2p.cli._i18n import _
+from truc_p2p.cli._outcome_text import outcome_text
 from truc_p2p.cli._texts import Voice
 from truc_p2p.net import GameOutcome, Invite
 from truc_p2p.rules import Player
@@ -192,7 +193,7 @@ def final_message(outcome: GameOutcome) -> dict[str, Any]:
         score_line = voice.score(scores)
     return {
         "headline": headline,
-        "message": outcome.message,
+        "message": outcome_text(outcome),
         "outcome": outcome.end.value,
         "won": won,
         "score": {"me": scores[me], "opp": scores[me.other]} if scores is not None else None,
