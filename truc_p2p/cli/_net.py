@@ -1284,7 +1284,7 @@ async def _after_game(
         shown = voice.match_won(winner, record.wins) if winner is not None else match_line
         show = getattr(player, "show_match", None)
         if show is not None:
-            show(shown)
+            show(shown, lambda: _match_words(me, names, record))
         if not args.json:
             if not isinstance(player, TerminalPlayer):
                 print(shown, flush=True)
@@ -1307,6 +1307,14 @@ async def _after_game(
     if new_game is not None:
         new_game(match_line)
     return True
+
+
+def _match_words(me: Player, names: dict[Player, Any], record: MatchRecord) -> str:
+    """The match line of the end screen, in the language in use."""
+    voice = Voice({me: _("you"), me.other: names[me.other] or _("opponent")}, me)
+    if record.winner is not None:
+        return voice.match_won(record.winner, record.wins)
+    return voice.match_score(record.wins, games=record.games)
 
 
 def _linked_game(outcome: GameOutcome) -> dict[str, Any] | None:

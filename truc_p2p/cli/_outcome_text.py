@@ -192,6 +192,7 @@ def render_outcome(kind: str, facts: Mapping[str, Any]) -> str:
 
 def outcome_text(outcome: GameOutcome) -> str:
     """What happened, in the language in use (``outcome.message`` in English)."""
-    if not outcome.kind:
+    kind = getattr(outcome, "kind", "")  # an outcome-like object may carry no kind
+    if not kind:
         return outcome.message
-    return render_outcome(outcome.kind, outcome.facts)
+    return render_outcome(kind, outcome.facts)
