@@ -119,6 +119,19 @@ def test_unknown_language_is_one_clear_line_and_exit_2(tmp_path: Path, where: st
     assert len(lines) == 1 and "unknown language 'xx'" in lines[0] and "fr" in lines[0]
 
 
+def test_unknown_language_is_said_in_the_environments_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANGUAGE", "fr_FR")
+    done = run(tmp_path, "--lang", "xx", "play")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1
+    assert lines[0].startswith("truc-p2p: langue inconnue 'xx'") and "uk" in lines[0]
+    monkeypatch.setenv("LANGUAGE", "pt_BR")  # a language the game does not speak: English
+    done = run(tmp_path, "play", "--lang=xx")
+    assert done.stderr.startswith("truc-p2p: unknown language 'xx'; choose one of: en, fr")
+
+
 # -- no English left on the screens ---------------------------------------------------
 
 #: English words of the screens that may stay: names, the program, card faces, and the

@@ -148,4 +148,4 @@ async def test_cannot_connect() -> None:
 
 def test_nothing_to_resume() -> None:
     outcome = GameOutcome.told(End.LOCAL_ERROR, "nothing-to-resume-ended", {}, me=P0)
-    assert _french(outcome) == "rien à reprendre : la partie est déjà terminée"
+    assert _french(outcome) == "rien à reprendre\u00a0: la partie est déjà terminée"

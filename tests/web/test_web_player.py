@@ -381,7 +381,7 @@ def test_the_end_screen_is_told_again_in_a_new_language(tmp_path: Path) -> None:
     player.switch_language("fr")
     french = page.of("final")[-1]
     assert french is not english and french["again"] is True
-    assert french["message"].startswith("vous avez abandonné à la main 2 ; bob gagne")
+    assert french["message"].startswith("vous avez abandonné à la main 2\u00a0; bob gagne")
     for key in ("headline", "cosigned_line", "match_line", "score_line"):
         assert french[key] != english[key], key
     assert french["verdict"]["line"] != english["verdict"]["line"]
