@@ -247,3 +247,24 @@ def test_json_output_is_language_neutral(tmp_path: Path) -> None:
             other = run(tmp_path, "--lang", code, *command)
             assert (other.returncode, other.stdout) == (english.returncode, english.stdout), command
     assert "no such folder" in run(tmp_path, "games", "--json", "no-such-folder").stdout
+
+
+def test_a_host_stopped_before_anyone_joined_says_so_in_french(tmp_path: Path) -> None:
+    """The net layer's endings (here: nobody came) reach the terminal in the language."""
+    import signal
+
+    from cli_helpers import start_host
+
+    host = start_host(tmp_path, "--lang", "fr", "--bot", "random", "--identity", "h.key")
+    host.proc.send_signal(signal.SIGINT)
+    _status, _out, err = host.finish()
+    last = err.strip().splitlines()[-1]
+    assert last == "partie inachevée\u00a0: arrêté avant que quelqu’un ne rejoigne", err
+    assert english_left(last) == []
+
+
+def test_a_resigned_game_at_the_terminal_in_french(tmp_path: Path) -> None:
+    done = run(tmp_path, "play", "--lang", "fr", "--bot", "random", "--seed", "1", stdin="q\n")
+    tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-4:])
+    assert "abandonné" in tail, tail
+    assert english_left(tail) == []
