@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.serialization import (
 from truc_p2p.protocol import fingerprint
 
 __all__ = [
+    "IDENTITY_ERRORS",
     "Identity",
     "IdentityError",
     "default_identity_path",
@@ -42,8 +43,30 @@ _RAW_KEY_SIZE = 32
 _MAX_KEY_FILE = 64 * 1024
 
 
+#: The English sentence of each kind of :class:`IdentityError`, filled with its
+#: ``values`` (the command line shows the same in the player's language).
+IDENTITY_ERRORS: dict[str, str] = {
+    "no-home-empty": "no place for your identity key: HOME is empty and XDG_DATA_HOME is "
+    "not set; set one of them or pass --identity FILE",
+    "no-home-relative": "no place for your identity key: HOME is not an absolute path "
+    "({home}) and XDG_DATA_HOME is not set; set one of them or pass --identity FILE",
+    "cannot-read": "cannot read identity {path}: {reason}",
+    "not-pem": "{path} is not an unencrypted PEM private key: {reason}",
+    "not-ed25519": "{path} holds a {type}, not an Ed25519 key",
+    "not-a-key": "{path} is neither a PEM Ed25519 key nor 32 raw key bytes",
+    "cannot-create": "cannot create identity {path}: {reason}",
+}
+
+
 class IdentityError(Exception):
-    """The identity file cannot be read, parsed or written."""
+    """The identity file cannot be read, parsed or written: a ``kind`` of
+    :data:`IDENTITY_ERRORS` and its ``values``; ``str()`` is the English sentence."""
+
+    def __init__(self, kind: str, /, **values: object) -> None:
+        template = IDENTITY_ERRORS.get(kind)
+        super().__init__(template.format(**values) if template is not None else kind)
+        self.kind = kind if template is not None else ""
+        self.values = values
 
 
 @dataclass(frozen=True)
@@ -83,11 +106,9 @@ def default_identity_path() -> Path:
         except (RuntimeError, KeyError, OSError):
             home = ""
     if not os.path.isabs(home):
-        shown = "empty" if not home else f"not an absolute path ({home!r})"
-        raise IdentityError(
-            f"no place for your identity key: HOME is {shown} and XDG_DATA_HOME is not set; "
-            "set one of them or pass --identity FILE"
-        )
+        if not home:
+            raise IdentityError("no-home-empty")
+        raise IdentityError("no-home-relative", home=repr(home))
     return Path(home) / ".local" / "share" / "truc-p2p" / "identity.key"
 
 
@@ -135,18 +156,18 @@ def load_identity(path: str | os.PathLike[str]) -> Identity:
         data = _read_small_file(p)
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise IdentityError(f"cannot read identity {p}: {reason}") from None
+        raise IdentityError("cannot-read", path=p, reason=reason) from None
     if data.lstrip().startswith(b"-----BEGIN"):
         try:
             key = load_pem_private_key(data, password=None)
         except (ValueError, TypeError) as exc:
-            raise IdentityError(f"{p} is not an unencrypted PEM private key: {exc}") from None
+            raise IdentityError("not-pem", path=p, reason=exc) from None
         if not isinstance(key, Ed25519PrivateKey):
-            raise IdentityError(f"{p} holds a {type(key).__name__}, not an Ed25519 key")
+            raise IdentityError("not-ed25519", path=p, type=type(key).__name__)
     elif len(data) == _RAW_KEY_SIZE:
         key = Ed25519PrivateKey.from_private_bytes(data)
     else:
-        raise IdentityError(f"{p} is neither a PEM Ed25519 key nor 32 raw key bytes")
+        raise IdentityError("not-a-key", path=p)
     return Identity(key, p)
 
 
@@ -168,7 +189,7 @@ def load_or_create_identity(path: str | os.PathLike[str] | None = None) -> Ident
         return load_identity(p)
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise IdentityError(f"cannot create identity {p}: {reason}") from None
+        raise IdentityError("cannot-create", path=p, reason=reason) from None
     return Identity(key, p, created=True)
 
 

@@ -119,6 +119,19 @@ def test_unknown_language_is_one_clear_line_and_exit_2(tmp_path: Path, where: st
     assert len(lines) == 1 and "unknown language 'xx'" in lines[0] and "fr" in lines[0]
 
 
+def test_unknown_language_is_said_in_the_environments_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANGUAGE", "fr_FR")
+    done = run(tmp_path, "--lang", "xx", "play")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1
+    assert lines[0].startswith("truc-p2p: langue inconnue 'xx'") and "uk" in lines[0]
+    monkeypatch.setenv("LANGUAGE", "pt_BR")  # a language the game does not speak: English
+    done = run(tmp_path, "play", "--lang=xx")
+    assert done.stderr.startswith("truc-p2p: unknown language 'xx'; choose one of: en, fr")
+
+
 # -- no English left on the screens ---------------------------------------------------
 
 #: English words of the screens that may stay: names, the program, card faces, and the
@@ -234,3 +247,24 @@ def test_json_output_is_language_neutral(tmp_path: Path) -> None:
             other = run(tmp_path, "--lang", code, *command)
             assert (other.returncode, other.stdout) == (english.returncode, english.stdout), command
     assert "no such folder" in run(tmp_path, "games", "--json", "no-such-folder").stdout
+
+
+def test_a_host_stopped_before_anyone_joined_says_so_in_french(tmp_path: Path) -> None:
+    """The net layer's endings (here: nobody came) reach the terminal in the language."""
+    import signal
+
+    from cli_helpers import start_host
+
+    host = start_host(tmp_path, "--lang", "fr", "--bot", "random", "--identity", "h.key")
+    host.proc.send_signal(signal.SIGINT)
+    _status, _out, err = host.finish()
+    last = err.strip().splitlines()[-1]
+    assert last == "partie inachevée\u00a0: arrêté avant que quelqu’un ne rejoigne", err
+    assert english_left(last) == []
+
+
+def test_a_resigned_game_at_the_terminal_in_french(tmp_path: Path) -> None:
+    done = run(tmp_path, "play", "--lang", "fr", "--bot", "random", "--seed", "1", stdin="q\n")
+    tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-4:])
+    assert "abandonné" in tail, tail
+    assert english_left(tail) == []

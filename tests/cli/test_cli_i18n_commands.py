@@ -242,3 +242,75 @@ def test_the_english_report_is_the_verifiers_own_words(finished: Pair) -> None:
         assert verify_summary(base) != base.summary()
     finally:
         use_language("en")
+
+
+# -- identity errors, verify --match, the host's settings ------------------------------
+
+
+def test_identity_errors_are_translated(tmp_path: Path) -> None:
+    from truc_p2p import identity
+    from truc_p2p.cli import _identity
+
+    assert _identity.IDENTITY_ERRORS == identity.IDENTITY_ERRORS  # every kind has a msgid
+    bad = tmp_path / "bad.key"
+    bad.write_bytes(b"x" * 7)
+    english = run(tmp_path, "identity", "--identity", bad)
+    assert english.returncode == 2
+    assert english.stderr.strip().endswith("is neither a PEM Ed25519 key nor 32 raw key bytes")
+    french = run(tmp_path, "--lang", "fr", "identity", "--identity", bad)
+    assert french.returncode == 2
+    assert "n’est ni une clé Ed25519 PEM ni 32 octets de clé brute" in french.stderr
+    missing = tmp_path / "no" / "such" / "dir"
+    missing.parent.parent.write_text("a file, not a folder")
+    french = run(tmp_path, "--lang", "fr", "play", "--identity", missing)
+    assert "impossible de lire l’identité" in french.stderr, french.stderr
+
+
+def test_a_rejected_match_record_is_translated_and_its_json_is_not(tmp_path: Path) -> None:
+    record = tmp_path / "match-x.json"
+    record.write_text(json.dumps({"format": "truc-p2p match 1", "games": 3, "played": [{}]}))
+    english = run(tmp_path, "verify", "--match", record)
+    assert english.stdout.strip() == "match record rejected: game 1: no transcript named"
+    french = run(tmp_path, "--lang", "fr", "verify", "--match", record)
+    assert french.returncode == english.returncode == 1
+    assert "partie 1\u00a0: aucun relevé nommé" in french.stdout
+    assert english_left(french.stdout) == []
+    as_json = [
+        run(tmp_path, *lang, "verify", "--match", record, "--json").stdout
+        for lang in ((), ("--lang", "uk"))
+    ]
+    assert as_json[0] == as_json[1]
+    assert json.loads(as_json[0])["error"] == "game 1: no transcript named"
+    record.write_text("{}")
+    assert (
+        "pas une feuille de match (format 'truc-p2p match 1' attendu)"
+        in run(tmp_path, "--lang", "fr", "verify", "--match", record).stdout
+    )
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {
+            "target": 24,
+            "ladder": "literal",
+            "rest": "value",
+            "audit": "game",
+            "deck": "v2",
+            "pipeline": True,
+        },
+        {"deck": "v1"},
+        {"deck": "v2", "pipeline": False},
+        {"pipeline": True},
+        {"pipeline": False, "audit": "hand"},
+    ],
+)
+def test_the_hosts_settings_in_words(fields: dict[str, object]) -> None:
+    from truc_p2p.cli._net import settings_words
+    from truc_p2p.net._invite import HostSettings
+
+    settings = HostSettings(**fields)  # type: ignore[arg-type]
+    assert settings_words(settings) == settings.describe()
+    use_language("fr")
+    french = settings_words(settings)
+    assert french != settings.describe()

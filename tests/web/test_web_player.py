@@ -340,3 +340,53 @@ def test_snapshot_brings_the_page_texts_and_the_hosts_invite() -> None:
     assert state["type"] == "state" and state["table"] is None
     assert state["status_template"] is None
     assert state["texts"]["leave_confirm"] == "Stop and leave? No game has started yet."
+
+
+def test_the_end_screen_is_told_again_in_a_new_language(tmp_path: Path) -> None:
+    """Headline, outcome, verdict and match line of the end screen follow the page's
+    language menu after the game; what the player chose there (again, level) stays."""
+    from truc_p2p.cli._common import transcript_report
+    from truc_p2p.cli._texts import Voice
+    from truc_p2p.net import GameOutcome
+
+    player = WebPlayer("alice")
+    page = Recorder()
+    player.publisher = page
+    me = Player.P0
+    broken = tmp_path / "broken.truc"
+    broken.write_bytes(b"not a transcript")
+    outcome = GameOutcome.told(
+        End.RESIGNED,
+        "resigned",
+        {"hand": 2, "peer": "bob", "me": "alice", "my_score": 3, "peer_score": 5},
+        me=me,
+        names=("alice", "bob"),
+        scores=(3, 5),
+        hands=2,
+        transcript=broken,
+    )
+    report = transcript_report(broken)
+    player.finish(final_message(outcome, report), retell=lambda: final_message(outcome, report))
+    wins = {Player.P0: 0, Player.P1: 1}
+
+    def match() -> str:
+        return Voice({me: "you", me.other: "bob"}, me).match_score(wins, games=3)
+
+    player.show_match(match(), match)
+    player._final["again"] = True  # type: ignore[index]  # the player asked for another
+    english = page.of("final")[-1]
+    assert english["message"].startswith("you resigned in hand 2; bob wins")
+    assert english["headline"] == "You resigned: bob wins"
+    assert english["match_line"].startswith("match: ")
+    player.switch_language("fr")
+    french = page.of("final")[-1]
+    assert french is not english and french["again"] is True
+    assert french["message"].startswith("vous avez abandonné à la main 2\u00a0; bob gagne")
+    for key in ("headline", "cosigned_line", "match_line", "score_line"):
+        assert french[key] != english[key], key
+    assert french["verdict"]["line"] != english["verdict"]["line"]
+    assert french["verdict"]["status"] == english["verdict"]["status"] == "unreadable"
+    assert player.match_line == french["match_line"]
+    assert [m for m in player.snapshot() if m["type"] == "final"] == [french]
+    player.switch_language("en")
+    assert page.of("final")[-1] == {**english, "again": True}

@@ -135,7 +135,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         use_language(resolve(_lang_option(words)))
     except UnknownLanguage as exc:
-        print(f"truc-p2p: {exc}", file=sys.stderr)
+        # said in the environment's language when the game speaks it, else English
+        use_language(resolve(None))
+        text = _(
+            "unknown language {code}; choose one of: {codes} (truc-p2p languages lists them)",
+            code=repr(exc.code),
+            codes=", ".join(LANGUAGES),
+        )
+        print(f"truc-p2p: {text}", file=sys.stderr)
         return 2
     install_argparse()
     parser = build_parser(_command_of(words))

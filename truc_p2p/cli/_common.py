@@ -390,6 +390,36 @@ def use_ascii(requested: bool, stream: TextIO | None = None) -> bool:
     return False
 
 
+def transcript_report(path: str | os.PathLike[str]) -> object:
+    """The verifier's report on a transcript (with its damage), or the exception that
+    made it unreadable: the language-neutral part of :func:`transcript_verdict`."""
+    from truc_p2p.cli._verify import with_damage
+    from truc_p2p.protocol import TranscriptFormatError, verify_transcript
+    from truc_p2p.transcript import scan_transcript_file
+
+    try:
+        scan = scan_transcript_file(path)
+    except (OSError, TranscriptFormatError) as exc:
+        return exc
+    return with_damage(verify_transcript(scan.envelopes), scan)
+
+
+def verdict_words(report: object) -> dict[str, object]:
+    """:func:`transcript_verdict` of a :func:`transcript_report`, in the language in use."""
+    from truc_p2p.cli._verify_text import verify_headline, verify_summary
+    from truc_p2p.protocol import VerifyReport
+
+    if not isinstance(report, VerifyReport):
+        text = _("cannot read the transcript: {reason}", reason=report)
+        return {"valid": False, "status": "unreadable", "headline": text, "summary": text}
+    return {
+        "valid": report.valid,
+        "status": report.status,
+        "headline": verify_headline(report),
+        "summary": verify_summary(report),
+    }
+
+
 def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
     """The verifier's verdict on a game's transcript, for the end-of-game screens.
 
@@ -401,27 +431,13 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
     when complete.  Views should colour by ``status``, not by ``valid``, so a game
     that merely stopped is never shown as a cheat.
     """
-    from truc_p2p.cli._verify import with_damage
-    from truc_p2p.cli._verify_text import verify_headline, verify_summary
-    from truc_p2p.protocol import TranscriptFormatError, verify_transcript
-    from truc_p2p.transcript import scan_transcript_file
-
-    try:
-        scan = scan_transcript_file(path)
-    except (OSError, TranscriptFormatError) as exc:
-        text = _("cannot read the transcript: {reason}", reason=exc)
-        return {"valid": False, "status": "unreadable", "headline": text, "summary": text}
-    report = with_damage(verify_transcript(scan.envelopes), scan)
-    return {
-        "valid": report.valid,
-        "status": report.status,
-        "headline": verify_headline(report),
-        "summary": verify_summary(report),
-    }
+    return verdict_words(transcript_report(path))
 
 
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
+    from truc_p2p.cli._outcome_text import outcome_text
+
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)
         return
@@ -444,9 +460,9 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
         }
         print(Voice(names, outcome.me).resigned(by=r.by, hand=r.hand, scores=r.scores), file=stream)
     elif outcome.complete:
-        print(outcome.message, file=stream)
+        print(outcome_text(outcome), file=stream)
     else:
-        print(_("game not finished: {why}", why=outcome.message), file=stream)
+        print(_("game not finished: {why}", why=outcome_text(outcome)), file=stream)
     if outcome.transcript is not None:
         print(_("transcript: {path}", path=outcome.transcript), flush=True)
         if not quiet:

@@ -7,13 +7,36 @@ import json
 import sys
 from typing import Any
 
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._i18n import N_, _
 from truc_p2p.identity import (
     IdentityError,
     default_identity_path,
     load_or_create_identity,
     permissions_warning,
 )
+
+#: :data:`truc_p2p.identity.IDENTITY_ERRORS` as msgids (a test keeps them equal).
+IDENTITY_ERRORS: dict[str, str] = {
+    "no-home-empty": N_(
+        "no place for your identity key: HOME is empty and XDG_DATA_HOME is "
+        "not set; set one of them or pass --identity FILE"
+    ),
+    "no-home-relative": N_(
+        "no place for your identity key: HOME is not an absolute path "
+        "({home}) and XDG_DATA_HOME is not set; set one of them or pass --identity FILE"
+    ),
+    "cannot-read": N_("cannot read identity {path}: {reason}"),
+    "not-pem": N_("{path} is not an unencrypted PEM private key: {reason}"),
+    "not-ed25519": N_("{path} holds a {type}, not an Ed25519 key"),
+    "not-a-key": N_("{path} is neither a PEM Ed25519 key nor 32 raw key bytes"),
+    "cannot-create": N_("cannot create identity {path}: {reason}"),
+}
+
+
+def identity_error_text(exc: IdentityError) -> str:
+    """Why the identity key cannot be used, in the language in use."""
+    template = IDENTITY_ERRORS.get(exc.kind)
+    return _(template, **exc.values) if template is not None else str(exc)
 
 
 def _default_shown() -> str:
@@ -53,7 +76,7 @@ def _identity(args: argparse.Namespace) -> int:
     try:
         ident = load_or_create_identity(args.identity)
     except IdentityError as exc:
-        print(f"truc-p2p identity: {exc}", file=sys.stderr)  # the identity module's words
+        print(f"truc-p2p identity: {identity_error_text(exc)}", file=sys.stderr)
         return 2
     assert ident.path is not None
     if args.json:

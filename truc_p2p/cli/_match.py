@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._i18n import N_, _
 from truc_p2p.protocol import Series, decode_envelope, series_of, verify_transcript
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
@@ -42,7 +42,17 @@ def to_win(games: int) -> int:
 
 
 class MatchError(ValueError):
-    """A match record that does not hold."""
+    """A match record that does not hold: ``str()`` is the English sentence (``--json``),
+    :meth:`said` the same one in the language in use."""
+
+    def __init__(self, message: str, /, **values: Any) -> None:
+        super().__init__(message.format(**values))
+        self.message = message
+        self.values = values
+
+    def said(self) -> str:
+        """The reason in the language in use."""
+        return _(self.message, **self.values)
 
 
 def _sha256(path: Path) -> str:
@@ -230,15 +240,17 @@ def verify_match(path: Path) -> MatchReport:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise MatchError(f"cannot read the match record: {exc}") from None
+        raise MatchError(N_("cannot read the match record: {reason}"), reason=exc) from None
     if not isinstance(record, dict) or record.get("format") != MATCH_FORMAT:
-        raise MatchError(f"not a match record (format {MATCH_FORMAT!r} expected)")
+        raise MatchError(
+            N_("not a match record (format {format} expected)"), format=repr(MATCH_FORMAT)
+        )
     games = record.get("games")
     played = record.get("played")
     if type(games) is not int or not 2 <= games <= 99 or not isinstance(played, list):
-        raise MatchError("the record names no match length or no games")
+        raise MatchError(N_("the record names no match length or no games"))
     if not played:
-        raise MatchError("the record names no games")
+        raise MatchError(N_("the record names no games"))
     prev: bytes | None = None
     prev_dealer: int | None = None
     wins = [0, 0]
@@ -246,45 +258,68 @@ def verify_match(path: Path) -> MatchReport:
     names: tuple[str, str] = ("player 0", "player 1")
     seen: set[str] = set()
     for no, entry in enumerate(played, 1):
-        where = f"game {no}"
         if not isinstance(entry, dict) or not isinstance(entry.get("transcript"), str):
-            raise MatchError(f"{where}: no transcript named")
+            raise MatchError(N_("game {no}: no transcript named"), no=no)
         name = Path(entry["transcript"]).name
         file = path.parent / name
         try:
             data = file.read_bytes()
             envelopes = read_transcript(file)
         except (OSError, ValueError) as exc:
-            raise MatchError(f"{where}: cannot read {name}: {exc}") from None
+            raise MatchError(
+                N_("game {no}: cannot read {name}: {reason}"), no=no, name=name, reason=exc
+            ) from None
         if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
-            raise MatchError(f"{where}: {name} is not the transcript the record names (hash)")
+            raise MatchError(
+                N_("game {no}: {name} is not the transcript the record names (hash)"),
+                no=no,
+                name=name,
+            )
         report = verify_transcript(envelopes)
         if not report.valid:
-            raise MatchError(f"{where}: {name} does not verify: {report.error or report.status}")
+            raise MatchError(
+                N_("game {no}: {name} does not verify: {reason}"),
+                no=no,
+                name=name,
+                reason=report.error or report.status,
+            )
         assert report.game_id is not None
         if report.game_id in seen:
-            raise MatchError(f"{where}: the game {report.game_id[:16]}… is in the match twice")
+            raise MatchError(
+                N_("game {no}: the game {game}… is in the match twice"),
+                no=no,
+                game=report.game_id[:16],
+            )
         seen.add(report.game_id)
         if entry.get("game_id") != report.game_id:
-            raise MatchError(f"{where}: the record's game id is not the transcript's")
+            raise MatchError(N_("game {no}: the record's game id is not the transcript's"), no=no)
         fps = (report.players[0].fingerprint, report.players[1].fingerprint)
         if fingerprints is None:
             fingerprints = fps
             names = (report.players[0].name, report.players[1].name)
         elif fps != fingerprints:
-            raise MatchError(f"{where}: not played by the same two players in the same seats")
+            raise MatchError(
+                N_("game {no}: not played by the same two players in the same seats"), no=no
+            )
         linked = _hello_series(envelopes)
         if linked is None or linked.match != games:
-            raise MatchError(f"{where}: its hello does not name a match of {games} games")
+            raise MatchError(
+                N_("game {no}: its hello does not name a match of {games} games"),
+                no=no,
+                games=games,
+            )
         if linked.prev != prev:
             raise MatchError(
-                f"{where}: its hello does not follow the previous game of the record "
-                "(a game out of order, or of another match)"
+                N_(
+                    "game {no}: its hello does not follow the previous game of the record "
+                    "(a game out of order, or of another match)"
+                ),
+                no=no,
             )
         if prev_dealer is not None and report.first_dealer != 1 - prev_dealer:
-            raise MatchError(f"{where}: the first dealer does not alternate")
+            raise MatchError(N_("game {no}: the first dealer does not alternate"), no=no)
         if max(wins) >= to_win(games):
-            raise MatchError(f"{where}: played after the match was won")
+            raise MatchError(N_("game {no}: played after the match was won"), no=no)
         assert report.winner is not None and report.first_dealer is not None
         wins[report.winner] += 1
         prev = bytes.fromhex(report.game_id)
@@ -292,10 +327,12 @@ def verify_match(path: Path) -> MatchReport:
     assert fingerprints is not None
     winner = next((p for p in (0, 1) if wins[p] >= to_win(games)), None)
     if record.get("winner") != winner or record.get("wins") != wins:
-        raise MatchError(f"the record's result is not the games': they give {wins}")
+        raise MatchError(
+            N_("the record's result is not the games': they give {wins}"), wins=str(wins)
+        )
     expected = [{"name": names[i], "fingerprint": fingerprints[i]} for i in (0, 1)]
     if record.get("players") != expected:
-        raise MatchError("the record's players are not those of the games")
+        raise MatchError(N_("the record's players are not those of the games"))
     return MatchReport(
         games=games,
         played=len(played),

@@ -34,7 +34,7 @@ from truc_p2p.cli._common import (
 )
 from truc_p2p.cli._hosts import describe
 from truc_p2p.cli._i18n import N_, _, ngettext
-from truc_p2p.cli._identity import add_identity_arg
+from truc_p2p.cli._identity import add_identity_arg, identity_error_text
 from truc_p2p.cli._match import MatchRecord
 from truc_p2p.cli._narrate import Narrator
 from truc_p2p.cli._texts import Voice
@@ -425,7 +425,7 @@ def _setup(args: argparse.Namespace, *, fallback: str) -> tuple[Any, Identity, s
     try:
         ident = load_or_create_identity(args.identity)
     except IdentityError as exc:
-        print(f"truc-p2p {args.command}: {exc}", file=sys.stderr)
+        print(f"truc-p2p {args.command}: {identity_error_text(exc)}", file=sys.stderr)
         return 2
     if ident.created and ident.path is not None:
         print(
@@ -781,7 +781,9 @@ def _adopt_host_settings(args: argparse.Namespace, invite: Invite) -> str | None
                     )
                 )
         return "truc-p2p join: " + _(
-            "the host plays {settings}; {fixes}.", settings=host.describe(), fixes="; ".join(fixes)
+            "the host plays {settings}; {fixes}.",
+            settings=settings_words(host),
+            fixes="; ".join(fixes),
         )
     if host.target is not None:
         args.target = host.target
@@ -863,7 +865,7 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     )
     if not invite.settings.empty:
         print(
-            _("the host plays {settings}", settings=invite.settings.describe()),
+            _("the host plays {settings}", settings=settings_words(invite.settings)),
             file=_info_stream(args),
             flush=True,
         )
@@ -904,11 +906,11 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                     flush=True,
                 )
             if waited >= args.again_wait or stop.is_set():
-                return replace(
-                    outcome,
-                    message=_(
-                        "the host did not start another game: {reason}", reason=outcome.message
-                    ),
+                return GameOutcome.told(
+                    outcome.end,
+                    "no-next-game",
+                    {"kind": outcome.kind, "facts": outcome.facts},
+                    me=outcome.me,
                 )
             await trio.sleep(0.5)
             waited += 0.5
@@ -944,7 +946,7 @@ def _play(
         else:
             ident = load_identity(args.identity) if args.identity else Identity.ephemeral()
     except IdentityError as exc:
-        print(f"truc-p2p play: {exc}", file=sys.stderr)
+        print(f"truc-p2p play: {identity_error_text(exc)}", file=sys.stderr)
         return 2
     name = args.name or default_name("you")
     ascii = use_ascii(args.ascii)
@@ -1160,8 +1162,9 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
             role=Player.P1,
         )
     except (OSError, ValueError, KeyError, TypeError, IdentityError) as exc:
+        why = identity_error_text(exc) if isinstance(exc, IdentityError) else exc
         print(
-            "truc-p2p resume: " + _("cannot continue {path}: {reason}", path=path, reason=exc),
+            "truc-p2p resume: " + _("cannot continue {path}: {reason}", path=path, reason=why),
             file=sys.stderr,
         )
         return 2
@@ -1284,7 +1287,7 @@ async def _after_game(
         shown = voice.match_won(winner, record.wins) if winner is not None else match_line
         show = getattr(player, "show_match", None)
         if show is not None:
-            show(shown)
+            show(shown, lambda: _match_words(me, names, record))
         if not args.json:
             if not isinstance(player, TerminalPlayer):
                 print(shown, flush=True)
@@ -1307,6 +1310,38 @@ async def _after_game(
     if new_game is not None:
         new_game(match_line)
     return True
+
+
+def settings_words(settings: HostSettings) -> str:
+    """A host's settings in words, in the language in use (``HostSettings.describe()``
+    in English); option values stay the command line's words."""
+    parts = []
+    if settings.target is not None:
+        parts.append(_("to {target}", target=settings.target))
+    if settings.ladder is not None:
+        parts.append(_("ladder {ladder}", ladder=settings.ladder))
+    if settings.rest is not None:
+        parts.append(_("refused rest: {rest}", rest=settings.rest))
+    if settings.audit is not None:
+        parts.append(_("audit {audit}", audit=settings.audit))
+    if settings.deck is not None:
+        if settings.pipeline is None:
+            parts.append(_("deck {deck}", deck=settings.deck))
+        elif settings.pipeline:
+            parts.append(_("deck {deck} pipelined", deck=settings.deck))
+        else:
+            parts.append(_("deck {deck} classic", deck=settings.deck))
+    elif settings.pipeline is not None:
+        parts.append(_("pipelined deal") if settings.pipeline else _("classic deal"))
+    return ", ".join(parts)
+
+
+def _match_words(me: Player, names: dict[Player, Any], record: MatchRecord) -> str:
+    """The match line of the end screen, in the language in use."""
+    voice = Voice({me: _("you"), me.other: names[me.other] or _("opponent")}, me)
+    if record.winner is not None:
+        return voice.match_won(record.winner, record.wins)
+    return voice.match_score(record.wins, games=record.games)
 
 
 def _linked_game(outcome: GameOutcome) -> dict[str, Any] | None:
@@ -1396,7 +1431,7 @@ def _resume(args: argparse.Namespace) -> int:
     try:
         ident = load_identity(meta["identity"])
     except IdentityError as exc:
-        print(f"truc-p2p resume: {exc}", file=sys.stderr)
+        print(f"truc-p2p resume: {identity_error_text(exc)}", file=sys.stderr)
         return 2
     try:
         restored = restore_game(

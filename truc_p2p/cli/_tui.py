@@ -609,7 +609,7 @@ class TerminalPlayer:
         self._boundary = None
         self._waiting_shown = False
 
-    def show_match(self, line: str) -> None:
+    def show_match(self, line: str, retell: object = None) -> None:
         """The match score after a game ("match: you 1 – bob 0")."""
         self.write(line)
 

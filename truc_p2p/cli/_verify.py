@@ -131,7 +131,7 @@ def _verify_match(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"valid": False, "error": str(exc)}))
         else:
-            print(_("match record rejected: {reason}", reason=exc))
+            print(_("match record rejected: {reason}", reason=exc.said()))
         return 1
     if args.json:
         print(

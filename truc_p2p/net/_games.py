@@ -482,7 +482,7 @@ async def host_game(
         return outcomes[0]
     if outcomes:
         return outcomes[-1]
-    return GameOutcome(end=End.QUIT, message="stopped before anyone joined", me=Player.P1)
+    return GameOutcome.told(End.QUIT, "nobody-joined", {}, me=Player.P1)
 
 
 def _lobby_listing(
@@ -591,10 +591,10 @@ async def join_game(
             break
         await trio.sleep(delay)
         delay = min(delay * 2, HANDSHAKE_MAX_DELAY)
-    return GameOutcome(
-        end=End.CONNECTION_LOST,
-        message=f"the connection dropped during the handshake {attempt} times in "
-        f"{trio.current_time() - started:.0f} s (the host may be flooded or restarting)",
+    return GameOutcome.told(
+        End.CONNECTION_LOST,
+        "handshake-dropped",
+        {"n": attempt, "seconds": f"{trio.current_time() - started:.0f}"},
         me=Player.P0,
     )
 
@@ -650,13 +650,14 @@ async def _join_once(
         )
     except OSError as exc:
         where = f"[{inv.host}]" if inv.is_ipv6 else inv.host
-        return GameOutcome(
-            end=End.CONNECTION_FAILED,
-            message=f"cannot connect to {where}:{inv.port}: {exc.strerror or exc}",
+        return GameOutcome.told(
+            End.CONNECTION_FAILED,
+            "cannot-connect",
+            {"address": f"{where}:{inv.port}", "error": str(exc.strerror or exc)},
             me=Player.P0,
         )
     if connected is None:
-        return GameOutcome(end=End.QUIT, message="stopped before connecting", me=Player.P0)
+        return GameOutcome.told(End.QUIT, "not-connected", {}, me=Player.P0)
     stream, route = connected
     on_path = _joiner_path_hook(report, inv)
     if on_path is not None:
@@ -680,9 +681,10 @@ async def _join_once(
         )
     except OSError as exc:
         await trio.aclose_forcefully(stream)
-        return GameOutcome(
-            end=End.DISK_ERROR,
-            message=f"cannot write the transcript: {exc.strerror or exc}",
+        return GameOutcome.told(
+            End.DISK_ERROR,
+            "transcript-unwritable",
+            {"error": str(exc.strerror or exc)},
             me=Player.P0,
         )
     try:
@@ -817,10 +819,8 @@ async def resume_game(
     stop = stop if stop is not None else trio.Event()
     if not session.resumable:
         restored.writer.close()
-        what = "has already ended" if session.finished else "never started"
-        return GameOutcome(
-            end=End.LOCAL_ERROR, message=f"nothing to resume: the game {what}", me=me
-        )
+        what = "ended" if session.finished else "unstarted"
+        return GameOutcome.told(End.LOCAL_ERROR, f"nothing-to-resume-{what}", {}, me=me)
 
     async def play(source: Reconnector) -> GameOutcome | None:
         """Wait (within the grace) for the first connection from ``source`` and play."""
@@ -855,7 +855,10 @@ async def resume_game(
     try:
         if invite is not None:
             outcome = await play(Redialer(invite))
-            where = f"could not reach the host at {invite.host}:{invite.port}"
+            where: dict[str, Any] = {
+                "kind": "host-unreachable",
+                "address": f"{invite.host}:{invite.port}",
+            }
         else:
             assert listen is not None
             slot = GameSlot(session)
@@ -892,16 +895,15 @@ async def resume_game(
                     outcome = await play(slot.reconnector)
                     nursery.cancel_scope.cancel()
                 await slot.reconnector.aclose()
-            where = "the opponent did not come back"
+            where = {"kind": "opponent-gone"}
     finally:
         restored.writer.close()
     result = session.result
     if outcome is None and result is not None:
-        return GameOutcome(
-            end=End.FINISHED,
-            message=f"the game had already ended {result.scores[0]}-{result.scores[1]} with "
-            f"a co-signed result; the opponent did not come back for our last message "
-            f"within {grace:g} s (it may already hold it); nothing more was signed",
+        return GameOutcome.told(
+            End.FINISHED,
+            "already-ended",
+            {"first": result.scores[0], "second": result.scores[1], "grace": float(grace)},
             me=me,
             result=result,
             scores=result.scores,
@@ -909,12 +911,11 @@ async def resume_game(
             transcript=restored.writer.path,
         )
     if outcome is None:
-        return GameOutcome(
-            end=End.QUIT if stop.is_set() else End.OPPONENT_ABANDONED,
-            message="stopped before the opponent came back"
-            if stop.is_set()
-            else f"{where} within {grace:g} s; a signed abort 'abandoned' ends your transcript",
-            me=me,
+        if stop.is_set():
+            return GameOutcome.told(End.QUIT, "stopped-resuming", {}, me=me)
+        kind = where.pop("kind")
+        return GameOutcome.told(
+            End.OPPONENT_ABANDONED, kind, {**where, "grace": float(grace)}, me=me
         )
     assert outcome is not None
     return replace(outcome, transcript=restored.writer.path)

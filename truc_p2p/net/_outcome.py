@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from truc_p2p.protocol import GameResult, Resignation
 from truc_p2p.rules import Player
 
-__all__ = ["End", "GameOutcome"]
+__all__ = ["KINDS", "WHERE", "End", "GameOutcome", "english_text"]
 
 
 class End(enum.Enum):
@@ -54,6 +55,120 @@ class End(enum.Enum):
     DISK_ERROR = "disk-error"
 
 
+#: The English sentence of every kind of ending (``GameOutcome.kind``), filled with
+#: the outcome's ``facts``: the text of ``GameOutcome.message``, ``--json`` and the
+#: library.  A pair is the singular and plural form, chosen by the fact ``n``.  The
+#: command line renders the same facts in the player's language (its own copy of
+#: these msgids, which a test keeps equal).  ``{where}`` is a :data:`WHERE` phrase;
+#: ``{peer}`` is the opponent's name, or "the opponent"; ``{text}`` a nested kind.
+KINDS: dict[str, str | tuple[str, str]] = {
+    "key-mismatch": "refused the host: {error}; nothing was played (wrong or stale invite, "
+    "or someone is impersonating the host)",
+    "fingerprint-mismatch": "refused the host: its key has fingerprint {actual}, the invite "
+    "expects {expected}; nothing was played (wrong or stale invite, or someone is "
+    "impersonating the host)",
+    "local-refused": "our player chose an action the session refused: {error}",
+    "quit": "you left the game; the opponent was told",
+    "resigned": "you resigned in hand {hand}; {peer} wins (score {me} {my_score}, {peer} "
+    "{peer_score}); both transcripts record the resignation",
+    "opponent-resigned": "{peer} resigned in hand {hand}; you win (score {me} {my_score}, "
+    "{peer} {peer_score}); the signed resignation is in your transcript",
+    "hello-timeout": "opponent timed out: the peer sent no hello for {limit} s {where}; a "
+    "signed abort 'timeout' ends the transcript",
+    "turn-timeout": "opponent timed out: the opponent did not play for {limit} s {where}; a "
+    "signed abort 'timeout' ends the transcript",
+    "disk-error-told": "cannot write the transcript ({error}) {where}; a signed abort 'error' "
+    "told the opponent; what was written stays readable by verify",
+    "disk-error": "cannot write the transcript ({error}) {where}; nothing more was sent: free "
+    "some space and run 'truc-p2p resume' on the transcript while the opponent waits",
+    "connection-lost": "connection lost {where}: {error}",
+    "abandoned": "the opponent abandoned the game: disconnected for {grace} s {where}; a "
+    "signed abort 'abandoned' ends your transcript",
+    "refused-busy": "the host is busy with another game; try again later",
+    "refused-not-allowed": "the host does not admit your key (it hosts with --allow)",
+    "refused-unknown-game": "the host no longer has this game (it ended or was abandoned)",
+    "refused": "the host refused ({reason})",
+    "incompatible": "incompatible settings, nothing was played: {error}",
+    "protocol-error": "the opponent broke the protocol {where}: {code}: {error}",
+    "protocol-error-at": "the opponent broke the protocol {where}: {code} at message "
+    "{number}: {error}",
+    "protocol-error-kept": "the opponent broke the protocol {where}: {code}: {error} (its "
+    "signed message is kept in the transcript)",
+    "protocol-error-at-kept": "the opponent broke the protocol {where}: {code} at message "
+    "{number}: {error} (its signed message is kept in the transcript)",
+    "peer-quit": "the opponent left the game {where}",
+    "peer-timeout": "the opponent ended the game because we took too long {where}",
+    "peer-cheat": "the opponent accuses us of cheating and ended the game {where}",
+    "peer-incompatible": "the opponent uses other settings and ended the game {where}",
+    "peer-aborted": "the opponent ended the game ({reason}) {where}",
+    "no-result": "the session closed without a result",
+    "won": (
+        "you win, you {my_score} – {peer} {peer_score}, after {n} hand ({reason}); result "
+        "co-signed by both players",
+        "you win, you {my_score} – {peer} {peer_score}, after {n} hands ({reason}); result "
+        "co-signed by both players",
+    ),
+    "lost": (
+        "{peer} wins, you {my_score} – {peer} {peer_score}, after {n} hand ({reason}); "
+        "result co-signed by both players",
+        "{peer} wins, you {my_score} – {peer} {peer_score}, after {n} hands ({reason}); "
+        "result co-signed by both players",
+    ),
+    "nobody-joined": "stopped before anyone joined",
+    "handshake-dropped": (
+        "the connection dropped during the handshake {n} time in {seconds} s (the host may "
+        "be flooded or restarting)",
+        "the connection dropped during the handshake {n} times in {seconds} s (the host may "
+        "be flooded or restarting)",
+    ),
+    "cannot-connect": "cannot connect to {address}: {error}",
+    "not-connected": "stopped before connecting",
+    "transcript-unwritable": "cannot write the transcript: {error}",
+    "nothing-to-resume-ended": "nothing to resume: the game has already ended",
+    "nothing-to-resume-unstarted": "nothing to resume: the game never started",
+    "already-ended": "the game had already ended {first}-{second} with a co-signed result; the "
+    "opponent did not come back for our last message within {grace} s (it may already "
+    "hold it); nothing more was signed",
+    "stopped-resuming": "stopped before the opponent came back",
+    "host-unreachable": "could not reach the host at {address} within {grace} s; a signed "
+    "abort 'abandoned' ends your transcript",
+    "opponent-gone": "the opponent did not come back within {grace} s; a signed abort "
+    "'abandoned' ends your transcript",
+    "no-next-game": "the host did not start another game: {text}",
+}
+
+#: Where in the game it ended (the fact ``where``; ``hand`` for ``"hand"``).
+WHERE: dict[str, str] = {
+    "before-game": "before the game started",
+    "before-deal": "before the first deal",
+    "hand": "during hand {hand}",
+}
+
+#: Facts quoted as they are after the sentence (the peer's or the host's own words).
+DETAIL = "{text}: {detail}"
+
+
+def english_text(kind: str, facts: Mapping[str, Any]) -> str:
+    """The English sentence of an ending (``GameOutcome.message``)."""
+    values = dict(facts)
+    if "where" in values:
+        values["where"] = WHERE[values["where"]].format(hand=values.get("hand"))
+    if "peer" in values and values["peer"] is None:
+        values["peer"] = "opponent" if kind in ("won", "lost") else "the opponent"
+    for key in ("limit", "grace"):
+        if isinstance(values.get(key), float):
+            values[key] = f"{values[key]:g}"
+    if kind == "no-next-game":
+        values["text"] = english_text(values["kind"], values["facts"])
+    template = KINDS[kind]
+    if isinstance(template, tuple):
+        template = template[0] if values["n"] == 1 else template[1]
+    text = template.format(**values)
+    if values.get("detail"):
+        text = DETAIL.format(text=text, detail=values["detail"])
+    return text
+
+
 _EXIT_CODES = {
     End.FINISHED: 0,
     End.OPPONENT_RESIGNED: 0,
@@ -81,7 +196,7 @@ class GameOutcome:
     """
 
     end: End
-    #: One human-readable sentence saying what happened.
+    #: One human-readable sentence saying what happened, in English (:data:`KINDS`).
     message: str
     me: Player
     names: tuple[str | None, str | None] = (None, None)
@@ -114,6 +229,18 @@ class GameOutcome:
     first_dealer: Player | None = None
     fingerprint: str | None = None
     match: int = 1
+    #: What happened, without words: a key of :data:`KINDS` and the values its
+    #: sentence is filled with (``message`` is the English one); a program or a
+    #: translation builds its own text from them.  Empty for an outcome made by hand.
+    kind: str = ""
+    facts: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def told(cls, end: End, kind: str, facts: Mapping[str, Any], **fields: Any) -> GameOutcome:
+        """An outcome of ``kind``, its English ``message`` made from ``facts``."""
+        return cls(
+            end=end, message=english_text(kind, facts), kind=kind, facts=dict(facts), **fields
+        )
 
     @property
     def valid(self) -> bool:

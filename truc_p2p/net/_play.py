@@ -42,6 +42,7 @@ import math
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import trio
 
@@ -69,6 +70,7 @@ from truc_p2p.protocol import (
     PeerResigned,
     Refused,
     RemoteProtocolError,
+    Resignation,
     ResultMismatchError,
     RulesetMismatchError,
     Session,
@@ -234,9 +236,7 @@ class _GameLoop:
                 except PeerKeyMismatchError as exc:
                     # The session refused the key before sending anything more.
                     return self._outcome(
-                        End.FINGERPRINT_MISMATCH,
-                        f"refused the host: {exc}; nothing was played (wrong or stale "
-                        "invite, or someone is impersonating the host)",
+                        End.FINGERPRINT_MISMATCH, "key-mismatch", {"error": str(exc)}
                     )
                 except RemoteProtocolError as exc:
                     refused = self._check_pin()
@@ -309,9 +309,8 @@ class _GameLoop:
         self.session.data_to_send()  # drop it: nothing more goes to an impostor
         return self._outcome(
             End.FINGERPRINT_MISMATCH,
-            f"refused the host: its key has fingerprint {actual}, the invite expects "
-            f"{expected.lower()}; nothing was played (wrong or stale invite, or someone "
-            "is impersonating the host)",
+            "fingerprint-mismatch",
+            {"actual": actual, "expected": expected.lower()},
         )
 
     async def _take_turn(self, turn: YourTurn) -> GameOutcome | None:
@@ -353,7 +352,8 @@ class _GameLoop:
                 End.LOCAL_ERROR,
                 "error",
                 "local player failure",
-                f"our player chose an action the session refused: {exc}",
+                "local-refused",
+                {"error": str(exc)},
             )
         try:
             await self.keeper.send(data)
@@ -413,7 +413,9 @@ class _GameLoop:
 
     # -- endings ---------------------------------------------------------------------
 
-    def _outcome(self, end: End, message: str, **fields: object) -> GameOutcome:
+    def _outcome(
+        self, end: End, kind: str, facts: dict[str, Any] | None = None, **fields: object
+    ) -> GameOutcome:
         s = self.session
         names: list[str | None] = [None, None]
         names[s.me] = s.name
@@ -429,9 +431,10 @@ class _GameLoop:
                 scores = s.game.scores
             except LocalProtocolError:
                 scores = None
-        return GameOutcome(
-            end=end,
-            message=message,
+        return GameOutcome.told(
+            end,
+            kind,
+            facts or {},
             me=s.me,
             names=(names[0], names[1]),
             peer_fingerprint=s.peer_fingerprint,
@@ -444,21 +447,24 @@ class _GameLoop:
             first_dealer=s.game.first_dealer if s.started else None,
             fingerprint=s.fingerprint,
             match=s.series.match,
-            **fields,  # type: ignore[arg-type]
+            **fields,
         )
 
-    def _where(self) -> str:
+    def _where(self) -> dict[str, Any]:
+        """When it ended, as facts (:data:`~truc_p2p.net._outcome.WHERE`)."""
         hands = self.session.hands_dealt
         if self.session.peer_fingerprint is None:
-            return "before the game started"
-        return f"during hand {hands}" if hands else "before the first deal"
+            return {"where": "before-game"}
+        return {"where": "hand", "hand": hands} if hands else {"where": "before-deal"}
 
-    async def _end_by_us(self, end: End, reason: str, detail: str, message: str) -> GameOutcome:
+    async def _end_by_us(
+        self, end: End, reason: str, detail: str, kind: str, facts: dict[str, Any]
+    ) -> GameOutcome:
         data = self.session.abort(reason, detail)
         if data:
             with contextlib.suppress(LinkBroken):
                 await self.keeper.send(data)
-        return self._outcome(end, message, abort_reason=reason, abort_detail=detail)
+        return self._outcome(end, kind, facts, abort_reason=reason, abort_detail=detail)
 
     async def _leave(self) -> GameOutcome:
         """Our player left on purpose (``q``, Ctrl-C, the web's leave button).
@@ -470,9 +476,7 @@ class _GameLoop:
         """
         s = self.session
         if not s.can_resign:
-            return await self._end_by_us(
-                End.QUIT, "quit", "the player left", "you left the game; the opponent was told"
-            )
+            return await self._end_by_us(End.QUIT, "quit", "the player left", "quit", {})
         detail = "the player resigned"
         data = s.resign(detail)
         if data:
@@ -480,12 +484,10 @@ class _GameLoop:
                 await self.keeper.send(data)
         r = s.resignation
         assert r is not None
-        peer = s.peer_name or "the opponent"
         return self._outcome(
             End.RESIGNED,
-            f"you resigned in hand {r.hand}; {peer} wins "
-            f"(score {s.name} {r.scores[s.me]}, {peer} {r.scores[s.me.other]}); "
-            "both transcripts record the resignation",
+            "resigned",
+            self._resign_facts(r),
             abort_reason="resign",
             abort_detail=detail,
             resignation=r,
@@ -493,15 +495,15 @@ class _GameLoop:
 
     async def _timeout(self) -> GameOutcome:
         if self.session.peer_fingerprint is None:
-            limit, what = self.hello_timeout, "the peer sent no hello"
+            limit, kind = self.hello_timeout, "hello-timeout"
         else:
-            limit, what = self.turn_timeout, "the opponent did not play"
+            limit, kind = self.turn_timeout, "turn-timeout"
         return await self._end_by_us(
             End.OPPONENT_TIMEOUT,
             "timeout",
             f"no message for {limit:g} s",
-            f"opponent timed out: {what} for {limit:g} s {self._where()}; "
-            "a signed abort 'timeout' ends the transcript",
+            kind,
+            {"limit": float(limit), **self._where()},
         )
 
     async def _disk_error(self, exc: OSError) -> GameOutcome:
@@ -517,17 +519,12 @@ class _GameLoop:
                 await self.keeper.send(data)
             return self._outcome(
                 End.DISK_ERROR,
-                f"cannot write the transcript ({what}) {self._where()}; a signed abort "
-                "'error' told the opponent; what was written stays readable by verify",
+                "disk-error-told",
+                {"error": what, **self._where()},
                 abort_reason="error",
                 abort_detail="cannot write its transcript",
             )
-        return self._outcome(
-            End.DISK_ERROR,
-            f"cannot write the transcript ({what}) {self._where()}; nothing more was sent: "
-            "free some space and run 'truc-p2p resume' on the transcript while the "
-            "opponent waits",
-        )
+        return self._outcome(End.DISK_ERROR, "disk-error", {"error": what, **self._where()})
 
     async def _recover(self, reason: str) -> GameOutcome | None:
         """The link dropped: ``None`` once a new one resumed the game, or the outcome."""
@@ -540,15 +537,15 @@ class _GameLoop:
         """The outcome of a game that cannot go on on a new link (the keeper's ``end``)."""
         if isinstance(why, Lost):
             return self._outcome(
-                End.CONNECTION_LOST, f"connection lost {self._where()}: {why.reason}"
+                End.CONNECTION_LOST, "connection-lost", {"error": why.reason, **self._where()}
             )
         if isinstance(why, Abandoned):
             return await self._end_by_us(
                 End.OPPONENT_ABANDONED,
                 "abandoned",
                 f"the opponent did not come back within {why.grace:g} s",
-                f"the opponent abandoned the game: disconnected for {why.grace:g} s "
-                f"{self._where()}; a signed abort 'abandoned' ends your transcript",
+                "abandoned",
+                {"grace": float(why.grace), **self._where()},
             )
         if isinstance(why, Refused):
             return self._refused(why)
@@ -557,14 +554,13 @@ class _GameLoop:
         return self._closed()  # pragma: no cover - a resumable session is open
 
     def _refused(self, event: Refused) -> GameOutcome:
-        what = {
-            "busy": "the host is busy with another game; try again later",
-            "not-allowed": "the host does not admit your key (it hosts with --allow)",
-            "unknown-game": "the host no longer has this game (it ended or was abandoned)",
-        }.get(event.reason, f"the host refused ({event.reason})")
-        detail = f": {event.detail}" if event.detail else ""
+        known = event.reason in ("busy", "not-allowed", "unknown-game")
         return self._outcome(
-            End.REFUSED, f"{what}{detail}", abort_reason=event.reason, abort_detail=event.detail
+            End.REFUSED,
+            f"refused-{event.reason}" if known else "refused",
+            {"reason": event.reason, "detail": event.detail or None},
+            abort_reason=event.reason,
+            abort_detail=event.detail,
         )
 
     async def _remote_error(self, exc: RemoteProtocolError) -> GameOutcome:
@@ -575,42 +571,38 @@ class _GameLoop:
         reason = _abort_reason(exc)
         where = f" at message {exc.message_no}" if exc.message_no is not None else ""
         detail = f"{exc.code}{where}: {exc}"
+        facts: dict[str, Any]
         if reason == "incompatible":
-            end = End.INCOMPATIBLE
-            message = f"incompatible settings, nothing was played: {exc}"
+            end, kind, facts = End.INCOMPATIBLE, "incompatible", {"error": str(exc)}
         else:
             end = End.PROTOCOL_ERROR
-            kept = " (its signed message is kept in the transcript)" if exc.evidence else ""
-            message = (
-                f"the opponent broke the protocol {self._where()}: {exc.code}{where}: "
-                f"{exc.args[0]}{kept}"
-            )
-        outcome = await self._end_by_us(end, reason, detail, message)
+            kind = "protocol-error"
+            kind += "-at" if exc.message_no is not None else ""
+            kind += "-kept" if exc.evidence else ""
+            facts = {
+                "code": exc.code,
+                "number": exc.message_no,
+                "error": str(exc.args[0]),
+                **self._where(),
+            }
+        outcome = await self._end_by_us(end, reason, detail, kind, facts)
         return replace(outcome, error_code=exc.code, error_message_no=exc.message_no)
 
     def _peer_aborted(self, event: PeerAborted) -> GameOutcome:
         if isinstance(event, PeerResigned):
-            r, s = event.resignation, self.session
-            peer = s.peer_name or "the opponent"
             return self._outcome(
                 End.OPPONENT_RESIGNED,
-                f"{peer} resigned in hand {r.hand}; you win "
-                f"(score {s.name} {r.scores[s.me]}, {peer} {r.scores[s.me.other]}); "
-                "the signed resignation is in your transcript",
+                "opponent-resigned",
+                self._resign_facts(event.resignation),
                 abort_reason=event.reason,
                 abort_detail=event.detail,
-                resignation=r,
+                resignation=event.resignation,
             )
-        what = {
-            "quit": "the opponent left the game",
-            "timeout": "the opponent ended the game because we took too long",
-            "cheat": "the opponent accuses us of cheating and ended the game",
-            "incompatible": "the opponent uses other settings and ended the game",
-        }.get(event.reason, f"the opponent ended the game ({event.reason})")
-        detail = f": {event.detail}" if event.detail else ""
+        known = event.reason in ("quit", "timeout", "cheat", "incompatible")
         return self._outcome(
             End.OPPONENT_ABORTED,
-            f"{what} {self._where()}{detail}",
+            f"peer-{event.reason}" if known else "peer-aborted",
+            {"reason": event.reason, **self._where(), "detail": event.detail or None},
             abort_reason=event.reason,
             abort_detail=event.detail,
         )
@@ -619,15 +611,29 @@ class _GameLoop:
         s = self.session
         r = s.result
         if r is None:  # pragma: no cover - CLOSED without a result means we aborted
-            return self._outcome(End.LOCAL_ERROR, "the session closed without a result")
-        names = {s.me: s.name, s.me.other: s.peer_name or "opponent"}
+            return self._outcome(End.LOCAL_ERROR, "no-result")
         me, opp = s.me, s.me.other
-        winner = "you win" if r.winner is me else f"{names[r.winner]} wins"
         return self._outcome(  # scores from our side: "you 12 – bob 7"
             End.FINISHED,
-            f"{winner}, you {r.scores[me]} – {names[opp]} {r.scores[opp]}, after {r.hands} "
-            f"hand{'s' * (r.hands != 1)} ({r.reason}); result co-signed by both players",
+            "won" if r.winner is me else "lost",
+            {
+                "peer": s.peer_name,
+                "my_score": r.scores[me],
+                "peer_score": r.scores[opp],
+                "n": r.hands,
+                "reason": str(r.reason),
+            },
         )
+
+    def _resign_facts(self, r: Resignation) -> dict[str, Any]:
+        s = self.session
+        return {
+            "hand": r.hand,
+            "peer": s.peer_name,
+            "me": s.name,
+            "my_score": r.scores[s.me],
+            "peer_score": r.scores[s.me.other],
+        }
 
 
 async def play_game(

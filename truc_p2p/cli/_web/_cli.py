@@ -7,13 +7,13 @@ import ipaddress
 import sys
 import webbrowser
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import trio
 
-from truc_p2p.cli._common import transcript_verdict
+from truc_p2p.cli._common import transcript_report, verdict_words
 from truc_p2p.cli._i18n import _
+from truc_p2p.cli._outcome_text import outcome_text
 from truc_p2p.cli._texts import Voice
 from truc_p2p.net import GameOutcome, Invite
 from truc_p2p.rules import Player
@@ -154,8 +154,14 @@ def with_web(
     return run
 
 
-def final_message(outcome: GameOutcome) -> dict[str, Any]:
-    """The end screen: result, co-signed status and the verifier's verdict.
+#: ``final_message``'s default: verify the transcript now.
+_VERIFY_NOW: Any = object()
+
+
+def final_message(outcome: GameOutcome, report: object = _VERIFY_NOW) -> dict[str, Any]:
+    """The end screen: result, co-signed status and the verifier's verdict, in the
+    language in use (``report``: the transcript's :func:`transcript_report`, when it
+    was verified already: the end screen is told again after a change of language).
 
     ``verdict.status`` tells a complete game from an unfinished one (left, timed
     out, connection lost: every move up to there checks) and from a violation;
@@ -185,14 +191,14 @@ def final_message(outcome: GameOutcome) -> dict[str, Any]:
     verdict: dict[str, Any] | None = None
     path = outcome.transcript
     if path is not None:
-        verdict = _verify(path)
+        verdict = _verify(transcript_report(path) if report is _VERIFY_NOW else report)
     score_line = None
     if scores is not None:
         voice = Voice({p: names[p] or (_("you") if p is me else _("opponent")) for p in Player}, me)
         score_line = voice.score(scores)
     return {
         "headline": headline,
-        "message": outcome.message,
+        "message": outcome_text(outcome),
         "outcome": outcome.end.value,
         "won": won,
         "score": {"me": scores[me], "opp": scores[me.other]} if scores is not None else None,
@@ -222,9 +228,9 @@ _VERDICT_LINES = {
 _UNFINISHED = frozenset({"incomplete", "aborted"})
 
 
-def _verify(path: Path) -> dict[str, Any]:
+def _verify(report: object) -> dict[str, Any]:
     """The verifier's verdict, in ``truc-p2p verify``'s own words and statuses."""
-    verdict = transcript_verdict(path)
+    verdict = verdict_words(report)
     status = str(verdict["status"])
     line = _VERDICT_LINES.get(status)
     return {
@@ -272,5 +278,6 @@ def show_invite(player: object, invite: Invite, *, relay: str | None = None) -> 
 async def show_web_result(player: object, outcome: GameOutcome) -> None:
     """Send the end screen to the page (the transcript is verified in a thread)."""
     if isinstance(player, WebPlayer):
-        final = await trio.to_thread.run_sync(final_message, outcome)
-        player.finish(final)
+        path = outcome.transcript
+        report = None if path is None else await trio.to_thread.run_sync(transcript_report, path)
+        player.finish(final_message(outcome, report), retell=lambda: final_message(outcome, report))

@@ -28,6 +28,7 @@ start panel's choice).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import trio
@@ -103,6 +104,10 @@ class WebPlayer:
         self._audit = "not yet"
         self._disconnect_deadline: float | None = None
         self._final: dict[str, Any] | None = None
+        #: The end screen's texts and the match line made again in the language in use
+        #: (after a change of language).
+        self._final_retell: Callable[[], dict[str, Any]] | None = None
+        self._match_retell: Callable[[], str] | None = None
         self._invite: dict[str, Any] | None = None
         self._again: trio.Event | None = None
         self._again_yes = False
@@ -289,7 +294,23 @@ class WebPlayer:
         self._relog()
         self._send({"type": "texts", **page_texts()})
         self._send({"type": "log_all", "lines": list(self._log)})
+        self._retell_final()
         self._push()
+        if self._final is not None:
+            self._send(self._final)
+
+    def _retell_final(self) -> None:
+        """The end screen's texts (headline, verdict, match line) in the language now
+        in use; what the player chose there (again, level) stays."""
+        if self._match_retell is not None:
+            self.match_line = self._match_retell()
+        if self._final is None:
+            return
+        if self._final_retell is not None:
+            kept = {k: v for k, v in self._final.items() if k in ("again", "level", "match_line")}
+            self._final = {"type": "final", **self._final_retell(), **kept}
+        if self._match_retell is not None and "match_line" in self._final:
+            self._final["match_line"] = self.match_line
 
     def receive(self, message: dict[str, Any]) -> None:
         """A message from the page: an action for the current turn, leave, or a language."""
@@ -402,6 +423,8 @@ class WebPlayer:
         self.tally = Tally()
         self._started = None
         self._final = None
+        self._final_retell = None
+        self._match_retell = None
         self._disconnect_deadline = None
         self._audit = "not yet"
         self.match_line = match_line
@@ -412,15 +435,21 @@ class WebPlayer:
         self._send({"type": "new_game", "match_line": match_line})
         self._push()
 
-    def show_match(self, line: str) -> None:
-        """The match score after a game, on the end screen."""
+    def show_match(self, line: str, retell: Callable[[], str] | None = None) -> None:
+        """The match score after a game, on the end screen (``retell`` says it again
+        in another language)."""
         self.match_line = line
+        self._match_retell = retell
         if self._final is not None:
             self._final["match_line"] = line
             self._send(self._final)
 
-    def finish(self, final: dict[str, Any]) -> None:
-        """Show the end screen (``final`` is built by :func:`final_message`)."""
+    def finish(
+        self, final: dict[str, Any], retell: Callable[[], dict[str, Any]] | None = None
+    ) -> None:
+        """Show the end screen (``final`` is built by :func:`final_message`; ``retell``
+        builds it again, in the language in use after a change)."""
+        self._final_retell = retell
         self.model.end_turn()
         self.model.over = True
         self._disconnect_deadline = None

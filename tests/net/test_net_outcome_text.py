@@ -1,0 +1,151 @@
+"""How a game ended, in the player's language: the net layer's outcomes carry a kind and
+its facts (``message`` stays the English sentence of the library and ``--json``); the
+command line renders them through the catalogs."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from net_helpers import Silent, bot, hosting, new_session, run_game
+
+from truc_p2p.cli import _outcome_text as cli
+from truc_p2p.cli._i18n import use_language
+from truc_p2p.net import End, GameOutcome, Invite, join_game
+from truc_p2p.net import _outcome as net
+from truc_p2p.net._strategy import Strategy
+from truc_p2p.rules import Player
+
+P0, P1 = Player.P0, Player.P1
+
+
+@contextmanager
+def speaking(code: str) -> Iterator[None]:
+    use_language(code)
+    try:
+        yield
+    finally:
+        use_language("en")
+
+
+def _placeholders(template: str | tuple[str, str]) -> set[str]:
+    texts = template if isinstance(template, tuple) else (template,)
+    return {name for text in texts for _t, name, _f, _c in string.Formatter().parse(text) if name}
+
+
+def _facts(kind: str, where: str = "hand") -> dict[str, object]:
+    """Sample facts for every placeholder of ``kind``."""
+    facts: dict[str, object] = {}
+    for name in _placeholders(net.KINDS[kind]):
+        facts[name] = {"n": 3, "limit": 30.0, "grace": 2.5, "reason": "target"}.get(name, name)
+    if "where" in facts:
+        facts["where"], facts["hand"] = where, 2
+    if kind == "no-next-game":
+        facts = {"kind": "cannot-connect", "facts": _facts("cannot-connect")}
+    return facts
+
+
+def test_every_kind_of_ending_has_a_translation() -> None:
+    """A new kind of ending without a cli renderer fails here; the cli's msgids are the
+    net layer's English templates word for word, so English output is ``message``."""
+    assert cli.KINDS == net.KINDS
+    assert cli.WHERE == net.WHERE
+
+
+@pytest.mark.parametrize("kind", sorted(net.KINDS))
+def test_each_kind_in_english_is_the_message(kind: str) -> None:
+    for where in net.WHERE:
+        facts = _facts(kind, where)
+        assert cli.render_outcome(kind, facts) == net.english_text(kind, facts)
+    facts = {**_facts(kind), "detail": "the peer's words", "peer": None}
+    assert cli.render_outcome(kind, facts) == net.english_text(kind, facts)
+
+
+@pytest.mark.parametrize("code", ["fr", "uk", "gd"])
+@pytest.mark.parametrize("kind", sorted(net.KINDS))
+def test_each_kind_is_translated(kind: str, code: str) -> None:
+    facts = _facts(kind)
+    english = cli.render_outcome(kind, facts)
+    with speaking(code):
+        text = cli.render_outcome(kind, facts)
+    assert text != english
+    for value in ("error", "address", "code", "30", "2.5"):
+        if value in english:
+            assert value in text  # the quoted facts are kept
+
+
+def _french(outcome: GameOutcome) -> str:
+    assert outcome.kind in net.KINDS
+    assert cli.outcome_text(outcome) == outcome.message
+    with speaking("fr"):
+        text = cli.outcome_text(outcome)
+    assert text != outcome.message
+    with speaking("es"):
+        assert cli.outcome_text(outcome) not in (text, outcome.message)
+    return text
+
+
+class _StopOnFirstTurn:
+    def __init__(self, stop: trio.Event) -> None:
+        self.stop = stop
+
+    async def choose(self, game: object, legal: object) -> object:
+        self.stop.set()
+        await trio.sleep_forever()
+
+
+async def test_a_resignation_from_either_side(autojump_clock: trio.abc.Clock) -> None:
+    stop = trio.Event()
+    strategies: dict[Player, Strategy] = {P0: bot(1), P1: _StopOnFirstTurn(stop)}  # type: ignore[dict-item]
+    run = await run_game(strategies, stops={P0: stop})
+    a, b = run.outcomes[P0], run.outcomes[P1]
+    assert _french(a).startswith("vous avez abandonné à la main 1")
+    assert _french(b).startswith("joiner a abandonné à la main 1")
+
+
+async def test_the_peer_quits(autojump_clock: trio.abc.Clock) -> None:
+    stop = trio.Event()
+    sessions = {P0: new_session(P0), P1: new_session(P1, resign=False)}
+    strategies: dict[Player, Strategy] = {P0: bot(1), P1: _StopOnFirstTurn(stop)}  # type: ignore[dict-item]
+    run = await run_game(strategies, sessions=sessions, stops={P0: stop})
+    assert run.outcomes[P0].end is End.QUIT and run.outcomes[P1].kind == "peer-quit"
+    assert "l’adversaire" in _french(run.outcomes[P0])
+    assert "pendant la main 1" in _french(run.outcomes[P1])
+
+
+async def test_a_timeout(autojump_clock: trio.abc.Clock) -> None:
+    run = await run_game({P0: bot(1), P1: Silent()}, turn_timeout=5.0)
+    timed_out = [o for o in run.outcomes.values() if o.end is End.OPPONENT_TIMEOUT]
+    assert timed_out and "5 s" in _french(timed_out[0])
+    for outcome in run.outcomes.values():
+        _french(outcome)
+
+
+async def test_stopped_before_anyone_joined() -> None:
+    stop = trio.Event()
+    async with hosting(strategy=bot(1), identity=Ed25519PrivateKey.generate(), stop=stop) as (
+        _invite,
+        result,
+    ):
+        stop.set()
+    assert result["host"].kind == "nobody-joined"
+    assert _french(result["host"]) == "arrêté avant que quelqu’un ne rejoigne"
+
+
+async def test_cannot_connect() -> None:
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+    port = listener.socket.getsockname()[1]
+    await listener.aclose()
+    invite = Invite.parse(f"truc://127.0.0.1:{port}/?fp={'0' * 64}")
+    outcome = await join_game(invite, bot(1), identity=Ed25519PrivateKey.generate())
+    assert outcome.kind == "cannot-connect"
+    assert _french(outcome).startswith(f"impossible de se connecter à 127.0.0.1:{port}")
+
+
+def test_nothing_to_resume() -> None:
+    outcome = GameOutcome.told(End.LOCAL_ERROR, "nothing-to-resume-ended", {}, me=P0)
+    assert _french(outcome) == "rien à reprendre\u00a0: la partie est déjà terminée"
