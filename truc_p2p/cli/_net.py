@@ -37,6 +37,7 @@ from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.cli._identity import add_identity_arg, identity_error_text
 from truc_p2p.cli._match import MatchRecord
 from truc_p2p.cli._narrate import Narrator
+from truc_p2p.cli._notice_text import notice_text
 from truc_p2p.cli._texts import Voice
 from truc_p2p.cli._tui import StdinLines, TerminalPlayer, with_terminal
 from truc_p2p.cli._web import (
@@ -559,7 +560,7 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
         print(_("waiting for an opponent (Ctrl-C to stop)..."), file=info, flush=True)
 
     def on_notice(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
+        print(notice_text(text), file=sys.stderr, flush=True)
 
     def on_path(path: str, peer: str) -> None:
         print(_path_line(path, peer), file=info, flush=True)
@@ -1522,7 +1523,7 @@ def _resume(args: argparse.Namespace) -> int:
         )
 
     def on_notice(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
+        print(notice_text(text), file=sys.stderr, flush=True)
 
     if invite is not None:
         print(

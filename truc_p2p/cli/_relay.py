@@ -12,6 +12,7 @@ import trio
 
 from truc_p2p.cli._common import run_until_interrupted
 from truc_p2p.cli._i18n import _
+from truc_p2p.cli._notice_text import notice_text
 from truc_p2p.net import DEFAULT_RELAY_PORT, RelayServer, SessionReport
 
 __all__ = ["register"]
@@ -102,7 +103,9 @@ def _relay(args: argparse.Namespace) -> int:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 partial(
-                    server.serve, listeners, on_notice=lambda text: print(text, file=sys.stderr)
+                    server.serve,
+                    listeners,
+                    on_notice=lambda text: print(notice_text(text), file=sys.stderr),
                 )
             )
             await stop.wait()

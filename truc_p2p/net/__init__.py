@@ -71,6 +71,7 @@ from truc_p2p.net._invite import (
     settings_fields,
 )
 from truc_p2p.net._lobby import ListingError, LobbyGame, LobbyListing, fetch_lobby
+from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
     DEFAULT_BOT_TIMEOUT,
@@ -122,6 +123,7 @@ __all__ = [
     "LobbyListing",
     "LocalGame",
     "NetEvent",
+    "Notice",
     "PeerDisconnected",
     "PeerReconnected",
     "PortMapping",

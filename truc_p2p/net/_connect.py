@@ -41,6 +41,7 @@ import ifaddr
 import trio
 
 from truc_p2p.net._invite import Invite
+from truc_p2p.net._notice import Notice
 from truc_p2p.net._relay_wire import (
     CLAIM_LEN,
     MAGIC,
@@ -347,27 +348,17 @@ class Rendezvous:
             registration = None
             if trio.current_time() - since >= REREGISTER_MAX:
                 delay = REREGISTER_FIRST  # a flapping relay keeps the grown delay
-            self.lost = self.lost or "the relay closed the connection"
+            self.lost = self.lost or Notice("relay-closed")
             self.lost_event.set()
             if self._list_unanswered and self.listing is not None:
                 # A relay without a lobby closes the connection on LIST: not again.
                 self._list_unanswered = False
                 self.listing, self.no_lobby = None, True
-                self._notice(
-                    "the relay closed the connection on our lobby listing (a relay "
-                    "without a lobby?): registering again without it; the invite still works"
-                )
+                self._notice(Notice("relay-no-lobby"))
             if self.replaced:
-                self._notice(
-                    f"the relay {self.relay[0]}:{self.relay[1]} gave our code to a newer "
-                    "registration of this invite (another truc-p2p process with it?); "
-                    "not registering again; games already connected go on"
-                )
+                self._notice(Notice("relay-replaced", relay=f"{self.relay[0]}:{self.relay[1]}"))
                 return
-            self._notice(
-                f"lost the relay ({self.lost}): registering again with the same code, "
-                "so the invite stays valid; games already connected go on"
-            )
+            self._notice(Notice("relay-lost", error=self.lost))
 
     async def _register_again(self, delay: float) -> tuple[_Registration, float] | None:
         """Register with backoff from ``delay`` until it works; returns the registration
@@ -382,18 +373,18 @@ class Rendezvous:
             except OSError as exc:  # ConnectError and the like
                 reason = str(exc)
                 if isinstance(exc, _OtherCode):
-                    self._notice(
-                        f"the relay does not keep codes ({reason}): the invite no longer "
-                        "works through it; start a new host for a new invite"
-                    )
+                    self._notice(Notice("relay-codes-gone", error=reason))
                     return None
                 if reason.startswith("the relay says") and reason != told:
                     told = reason  # a refusal (e.g. relay full): say it once, keep trying
-                    self._notice(f"the relay refused to register us again ({reason}); retrying")
+                    self._notice(Notice("relay-refused-again", error=reason))
                 continue
             self._notice(
-                f"registered with the relay again after {trio.current_time() - started:.1f} s "
-                f"(same code {self.code}): the invite works as before"
+                Notice(
+                    "relay-registered-again",
+                    seconds=f"{trio.current_time() - started:.1f}",
+                    code=self.code,
+                )
             )
             return registration, delay
 
@@ -412,7 +403,7 @@ class Rendezvous:
                 await self._read_control(nursery, registration.control)
             except (*_NET_ERRORS, trio.TooSlowError) as exc:
                 if isinstance(exc, trio.TooSlowError):
-                    self.lost = f"no word from the relay for {PING_INTERVAL + PONG_TIMEOUT:g} s"
+                    self.lost = Notice("relay-silent", seconds=f"{PING_INTERVAL + PONG_TIMEOUT:g}")
                 else:
                     self.lost = str(exc) or type(exc).__name__
             finally:
@@ -438,7 +429,7 @@ class Rendezvous:
                 self._list_unanswered = False
                 refusal = body.decode("utf-8", "replace") or None
                 if refusal is not None and refusal != self.unlisted_because:
-                    self._notice(f"the relay did not list the game in its lobby: {refusal}")
+                    self._notice(Notice("relay-unlisted", reason=refusal))
                 self.unlisted_because = refusal
             elif kind != Msg.PONG:
                 raise RelayProtocolError(f"unexpected message {kind:#x} from the relay")
@@ -565,8 +556,12 @@ async def _register_patiently(
             if trio.current_time() + delay > give_up:
                 raise
             rendezvous._notice(
-                f"cannot register with the relay {relay[0]}:{relay[1]} ({exc}); "
-                f"trying again in {delay:g} s"
+                Notice(
+                    "relay-retry",
+                    relay=f"{relay[0]}:{relay[1]}",
+                    error=str(exc),
+                    seconds=f"{delay:g}",
+                )
             )
         await trio.sleep(delay)
         delay = min(delay * 2, 8.0)
@@ -604,11 +599,9 @@ async def open_rendezvous(
         rendezvous.lost = str(exc)
         if isinstance(exc, _OtherCode):
             rendezvous.replaced = True  # nothing to come back to
-            rendezvous._notice(f"the relay does not keep codes ({exc}); not registering there")
+            rendezvous._notice(Notice("relay-no-codes", error=str(exc)))
         else:
-            rendezvous._notice(
-                f"cannot register with the relay ({exc}); trying again in the background"
-            )
+            rendezvous._notice(Notice("relay-background", error=str(exc)))
     if first is not None:
         rendezvous._use(first)
     try:

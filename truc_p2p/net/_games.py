@@ -36,6 +36,7 @@ from truc_p2p.net._connect import DIRECT_WINDOW, Rendezvous, connect
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, settings_fields
 from truc_p2p.net._lobby import LobbyListing, listing_fields
+from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import EventHook, play_game
 from truc_p2p.net._reach import open_reach
@@ -391,7 +392,7 @@ async def host_game(
                 )
             except OSError as exc:
                 why = exc.strerror or str(exc)
-                report.notice(f"cannot start a game with {peer}: {why}")
+                report.notice(Notice("cannot-start", peer=peer, error=why))
                 with trio.CancelScope(shield=True):  # the joiner is told, not left guessing
                     await loop.refuse(stream, "busy", f"the host cannot write a transcript: {why}")
                 return
@@ -437,7 +438,15 @@ async def host_game(
                 local.discard()
                 if outcome is None:
                     return  # replaced by a new joiner before the game started
-                report.notice(f"no game with {peer}: {outcome.message}")
+                report.notice(
+                    Notice(
+                        "no-game",
+                        peer=peer,
+                        text=outcome.message,
+                        outcome_kind=outcome.kind,
+                        outcome_facts=dict(outcome.facts),
+                    )
+                )
                 return
             outcome = replace(outcome, transcript=local.transcript, path=reach.path_of(stream))
             outcomes.append(outcome)

@@ -43,6 +43,7 @@ import trio
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.net._notice import Notice
 from truc_p2p.protocol import (
     MAX_ENVELOPE,
     MessageType,
@@ -295,14 +296,14 @@ class HostLoop:
                 await stream.aclose()
             return
         if first is None:
-            self.notice(f"dropped a connection from {peer}: no valid first message")
+            self.notice(Notice("dropped-no-first", peer=peer))
             with contextlib.suppress(Exception):
                 await stream.aclose()
             return
         try:
             env = decode_envelope(_first_envelope(first))
         except RemoteProtocolError as exc:
-            self.notice(f"dropped a connection from {peer}: {exc}")
+            self.notice(Notice("dropped-bad-first", peer=peer, error=str(exc)))
             with contextlib.suppress(Exception):
                 await stream.aclose()
             return
@@ -310,14 +311,14 @@ class HostLoop:
             handed[0] = await self._route_resume(stream, first, env.game_id, peer)
             return
         if env.type != MessageType.HELLO:
-            self.notice(f"dropped a connection from {peer}: it began with {env.type!r}")
+            self.notice(Notice("dropped-began-with", peer=peer, type=repr(env.type)))
             with contextlib.suppress(Exception):
                 await stream.aclose()
             return
         key = env.payload.get("key")
         fp = fingerprint(key) if isinstance(key, bytes) and len(key) == 32 else "?"
         if self.allow is not None and fp not in self.allow:
-            self.notice(f"refused {peer}: key {fp[:16]}… is not on the --allow list")
+            self.notice(Notice("not-allowed", peer=peer, key=fp[:16]))
             await self.refuse(stream, "not-allowed", "this host admits only the keys it allows")
             return
         room = self.running < self.capacity
@@ -329,7 +330,7 @@ class HostLoop:
                     room = True
                     break
         if not self.accepting or not room:
-            self.notice(f"told {peer} the host is busy")
+            self.notice(Notice("busy", peer=peer))
             await self.refuse(stream, "busy", "a game is in progress; try again later")
             return
         self.running += 1
@@ -350,7 +351,7 @@ class HostLoop:
                 if not slot.reconnector.offer(stream, first):
                     break
                 return True
-        self.notice(f"refused a reconnection from {peer}: no such game here")
+        self.notice(Notice("unknown-game", peer=peer))
         await self.refuse(stream, "unknown-game", "this host has no such game running")
         return False
 

@@ -21,6 +21,7 @@ import trio
 from truc_p2p.net._connect import Incoming, Rendezvous, lan_addresses, open_rendezvous
 from truc_p2p.net._discovery import advertise_game
 from truc_p2p.net._invite import HostSettings, Invite
+from truc_p2p.net._notice import Notice
 from truc_p2p.net._portmap import PortMapping, map_port
 from truc_p2p.net._tcp import GameListener
 
@@ -159,8 +160,9 @@ async def open_reach(
             if reach.mapping is not None and on_notice is not None:
                 m = reach.mapping
                 on_notice(
-                    f"your router forwards {m.external_ip}:{m.external_port} to this machine "
-                    f"({m.method}, removed when you stop)"
+                    Notice(
+                        "port-mapped", address=f"{m.external_ip}:{m.external_port}", method=m.method
+                    )
                 )
         if announce and not local_only:
             addresses = [

@@ -59,6 +59,7 @@ from typing import Any
 
 import trio
 
+from truc_p2p.net._notice import Notice
 from truc_p2p.net._relay_wire import (
     CLAIM_LEN,
     MAGIC,
@@ -265,11 +266,12 @@ class RelayServer:
                 self.stats["accept_shortages"] += 1
                 now = trio.current_time()
                 if now - self._last_notice >= NOTICE_EVERY:
-                    more = f" ({self._quiet} more since the last notice)" if self._quiet else ""
                     if on_notice is not None:
+                        error = str(exc.strerror or exc)
                         on_notice(
-                            f"relay: cannot accept connections: {exc.strerror or exc}; "
-                            f"waiting for some to close{more}"
+                            Notice("accept-shortage-more", error=error, n=self._quiet)
+                            if self._quiet
+                            else Notice("accept-shortage", error=error)
                         )
                     self._last_notice, self._quiet = now, 0
                 else:

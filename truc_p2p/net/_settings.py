@@ -123,10 +123,11 @@ class Reporting:
     """Hooks that hear what happens; every one is optional.
 
     ``on_event`` gets the game's events, ``on_notice`` one-line notices for a
-    person, ``on_invite`` the host's invite, ``on_path(path, peer)`` how each
-    connection came (``direct``, ``punched``, ``relayed``), ``on_outcome``
-    each finished game of a host that plays ``forever``, ``on_listening`` the
-    port a resumed host listens on again.
+    person (each a :class:`~truc_p2p.net.Notice`: the English sentence, a ``str``,
+    with its ``kind`` and ``facts`` for a translation), ``on_invite`` the host's
+    invite, ``on_path(path, peer)`` how each connection came (``direct``,
+    ``punched``, ``relayed``), ``on_outcome`` each finished game of a host that
+    plays ``forever``, ``on_listening`` the port a resumed host listens on again.
     """
 
     on_event: EventHook | None = None

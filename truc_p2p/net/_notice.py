@@ -1,0 +1,91 @@
+"""One-line notices for a person (``on_notice``), language-neutral.
+
+A :class:`Notice` *is* the English sentence (a ``str``, so an ``on_notice``
+written for plain strings keeps working) and carries what happened without
+words: a ``kind`` (a key of :data:`KINDS`) and its ``facts``.  The command line
+renders the same facts in the player's language (its own copy of these msgids,
+which a test keeps equal); error texts from the operating system, exception
+details and the relay's or the peer's own words are facts quoted as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["KINDS", "Notice", "english_text"]
+
+#: The English sentence of every kind of notice, filled with its facts.  A pair is
+#: the singular and plural form, chosen by the fact ``n``.  A fact that is itself a
+#: :class:`Notice` (``error`` of ``relay-lost``) is rendered in its turn; ``text`` of
+#: ``no-game`` is a game outcome's sentence (facts ``outcome_kind``, ``outcome_facts``).
+KINDS: dict[str, str | tuple[str, str]] = {
+    # the host, per connection
+    "cannot-start": "cannot start a game with {peer}: {error}",
+    "no-game": "no game with {peer}: {text}",
+    "dropped-no-first": "dropped a connection from {peer}: no valid first message",
+    "dropped-bad-first": "dropped a connection from {peer}: {error}",
+    "dropped-began-with": "dropped a connection from {peer}: it began with {type}",
+    "not-allowed": "refused {peer}: key {key}… is not on the --allow list",
+    "busy": "told {peer} the host is busy",
+    "unknown-game": "refused a reconnection from {peer}: no such game here",
+    # the router
+    "port-mapped": "your router forwards {address} to this machine ({method}, removed "
+    "when you stop)",
+    # a relay server
+    "accept-shortage": "relay: cannot accept connections: {error}; waiting for some to close",
+    "accept-shortage-more": (
+        "relay: cannot accept connections: {error}; waiting for some to close ({n} more "
+        "since the last notice)",
+        "relay: cannot accept connections: {error}; waiting for some to close ({n} more "
+        "since the last notice)",
+    ),
+    # a host registered with a relay
+    "relay-no-lobby": "the relay closed the connection on our lobby listing (a relay without "
+    "a lobby?): registering again without it; the invite still works",
+    "relay-replaced": "the relay {relay} gave our code to a newer registration of this "
+    "invite (another truc-p2p process with it?); not registering again; games already "
+    "connected go on",
+    "relay-lost": "lost the relay ({error}): registering again with the same code, so the "
+    "invite stays valid; games already connected go on",
+    "relay-closed": "the relay closed the connection",
+    "relay-silent": "no word from the relay for {seconds} s",
+    "relay-codes-gone": "the relay does not keep codes ({error}): the invite no longer works "
+    "through it; start a new host for a new invite",
+    "relay-refused-again": "the relay refused to register us again ({error}); retrying",
+    "relay-registered-again": "registered with the relay again after {seconds} s (same code "
+    "{code}): the invite works as before",
+    "relay-unlisted": "the relay did not list the game in its lobby: {reason}",
+    "relay-retry": "cannot register with the relay {relay} ({error}); trying again in {seconds} s",
+    "relay-no-codes": "the relay does not keep codes ({error}); not registering there",
+    "relay-background": "cannot register with the relay ({error}); trying again in the background",
+}
+
+
+def english_text(kind: str, facts: Mapping[str, Any]) -> str:
+    """The English sentence of a notice of ``kind`` with ``facts``."""
+    values = {k: str(v) if isinstance(v, Notice) else v for k, v in facts.items()}
+    template = KINDS[kind]
+    if isinstance(template, tuple):
+        template = template[0] if values["n"] == 1 else template[1]
+    return template.format(**values)
+
+
+def _restore(kind: str, facts: dict[str, Any]) -> Notice:
+    return Notice(kind, **facts)
+
+
+class Notice(str):
+    """A notice: its English sentence (the ``str`` itself), ``kind`` and ``facts``."""
+
+    kind: str
+    facts: Mapping[str, Any]
+
+    def __new__(cls, kind: str, /, **facts: Any) -> Notice:
+        self = super().__new__(cls, english_text(kind, facts))
+        self.kind = kind
+        self.facts = facts
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (self.kind, dict(self.facts)))
