@@ -8,6 +8,7 @@ import math
 import sys
 from typing import Any
 
+from truc_p2p.cli._bench_text import Column, table
 from truc_p2p.cli._common import MAX_COUNT, UsageError, bot_name, count, cpu_jobs
 from truc_p2p.cli._i18n import _, ngettext
 from truc_p2p.rules import Ladder, RestRefused, RulesError, Ruleset
@@ -181,13 +182,18 @@ def _bench_bots(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json()))
         return 0
 
-    def row(f: BotFigures) -> str:
-        return (
-            f"{f.name:<15} {f.wins:>6} {100 * f.win_rate:>8.1f}%  "
-            f"[{100 * f.ci_low:5.1f}%, {100 * f.ci_high:5.1f}%]  {f.avg_points:>11.2f}  "
-            f"{f.decisions:>9}  {1000 * f.think_median:>9.1f}  {1000 * f.think_p95:>9.1f}  "
-            f"{1000 * f.think_max:>9.1f}"
-        )
+    def row(f: BotFigures) -> list[str]:
+        return [
+            f.name,
+            str(f.wins),
+            f"{100 * f.win_rate:.1f}%",
+            _interval(f.ci_low, f.ci_high),
+            f"{f.avg_points:.2f}",
+            str(f.decisions),
+            f"{1000 * f.think_median:.1f}",
+            f"{1000 * f.think_p95:.1f}",
+            f"{1000 * f.think_max:.1f}",
+        ]
 
     print(
         ngettext(
@@ -201,13 +207,23 @@ def _bench_bots(args: argparse.Namespace) -> int:
             seconds=f"{report.elapsed:.1f}",
         )
     )
-    print(
-        f"{'bot':<15} {'wins':>6} {'win rate':>9}  {'95% interval':<16}  {'points/game':>11}  "
-        f"{'decisions':>9}  {'median ms':>9}  {'p95 ms':>9}  {'max ms':>9}"
-    )
-    print(row(report.a))
-    print(row(report.b))
+    columns = [
+        Column(_("bot"), "<", 15),
+        Column(_("wins"), ">", 6, " "),
+        Column(_("win rate"), ">", 9, " "),
+        Column(_("95% interval"), "<", 16),
+        Column(_("points/game"), ">", 11),
+        Column(_("decisions"), ">", 9),
+        Column(_("median ms"), ">", 9),
+        Column(_("p95 ms"), ">", 9),
+        Column(_("max ms"), ">", 9),
+    ]
+    print("\n".join(table(columns, [row(report.a), row(report.b)])))
     return 0
+
+
+def _interval(low: float, high: float) -> str:
+    return f"[{100 * low:5.1f}%, {100 * high:5.1f}%]"
 
 
 def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
@@ -246,21 +262,21 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
             seed=args.seed,
         )
     )
-    print(
-        f"{'opponent':<14} {'bot win':>8}  {'95% interval':<16}  {'oracle':>7}  "
-        f"{'95% interval':<16}  {'margin kept':>11}"
-    )
+    columns = [
+        Column(_("opponent"), "<", 14),
+        Column(_("bot win"), ">", 8, " "),
+        Column(_("95% interval"), "<", 16),
+        Column(_("oracle"), ">", 7),
+        Column(_("95% interval"), "<", 16),
+        Column(_("margin kept"), ">", 11),
+    ]
+    lines = []
     for r in rows:
         b, o = r.bot, r.oracle
-        line = (
-            f"{r.opponent:<14} {100 * b.win_rate:>7.1f}%  "
-            f"[{100 * b.ci_low:5.1f}%, {100 * b.ci_high:5.1f}%]"
-        )
+        cells = [r.opponent, f"{100 * b.win_rate:.1f}%", _interval(b.ci_low, b.ci_high)]
         if o is not None:
             kept = "-" if r.kept is None else f"{100 * r.kept:.0f}%"
-            line += (
-                f"  {100 * o.win_rate:>6.1f}%  [{100 * o.ci_low:5.1f}%, "
-                f"{100 * o.ci_high:5.1f}%]  {kept:>11}"
-            )
-        print(line)
+            cells += [f"{100 * o.win_rate:.1f}%", _interval(o.ci_low, o.ci_high), kept]
+        lines.append(cells)
+    print("\n".join(table(columns, lines)))
     return 0
