@@ -36,7 +36,8 @@ import coincurve
 import cryptography
 import msgpack
 
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._bench_text import pad, widest
+from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.deck import (
     DeckSide,
     DeckSideV2,
@@ -55,7 +56,7 @@ from truc_p2p.deck.v2 import _hand as _v2_hand
 from truc_p2p.deck.v2 import _proofs as _v2_proofs
 from truc_p2p.deck.v2 import _side as _v2_side
 
-__all__ = ["main", "run"]
+__all__ = ["main", "report_lines", "run"]
 
 _BATCH = 16
 BUDGET_MS = {"peer": 300.0, "peer_stretch": 60.0, "verifier": 300.0}
@@ -560,42 +561,114 @@ def main(hands: int, as_json: bool) -> int:
     if as_json:
         print(json.dumps(result, sort_keys=True))
         return 0
+    print("\n".join(report_lines(result)))
+    return 0
+
+
+#: The names of the roles and steps in the text report (``--json`` keeps the keys).
+ROLES = {"dealer": N_("dealer"), "nondealer": N_("non-dealer"), "either": N_("either player")}
+STEPS = {"show": N_("show")}
+
+
+def report_lines(result: dict[str, Any]) -> list[str]:
+    """The text report of :func:`run`'s result, in the language in use; the role
+    and step names are padded to the widest, so the columns stay aligned."""
     v1, v2 = result["v1"], result["v2"]
-    lines = [f"deck bench: {hands} hands, process CPU time, medians", "", f"v1  {v1['group']}"]
+    roles = {key: _(text) for key, text in ROLES.items()}
+    role_width = widest(roles.values(), 10)
+    steps = {key: _(STEPS.get(key, key)) for key in v2["steps"]}
+    step_width = widest(steps.values(), 5)
+
+    def role(key: str) -> str:
+        return pad(roles[key], role_width)
+
+    lines = [
+        ngettext(
+            "deck bench: {n} hand, process CPU time, medians",
+            "deck bench: {n} hands, process CPU time, medians",
+            result["hands"],
+        ),
+        "",
+        f"v1  {v1['group']}",
+    ]
     for r in ("dealer", "nondealer"):
         lines.append(
-            f"  {r:10} hand {v1['hand_ms'][r]:7.2f} ms  floor {v1['floor_ms'][r]:7.2f} ms  "
-            f"ratio {v1['ratio'][r]:.2f}  (old floor {v1['old_floor_ms'][r]:.2f} ms)"
+            "  "
+            + _(
+                "{role} hand {hand} ms  floor {floor} ms  ratio {ratio}  (old floor {old} ms)",
+                role=role(r),
+                hand=f"{v1['hand_ms'][r]:7.2f}",
+                floor=f"{v1['floor_ms'][r]:7.2f}",
+                ratio=f"{v1['ratio'][r]:.2f}",
+                old=f"{v1['old_floor_ms'][r]:.2f}",
+            )
         )
     lines.append(
-        f"  audit {v1['verifier_ms']:.2f} ms (floor {v1['verifier_floor_ms']:.2f}); "
-        f"{v1['bytes_per_hand']} bytes per hand; soundness none (audit); "
-        f"{v1['hidden_cards_revealed']} hidden cards revealed"
+        "  "
+        + ngettext(
+            "audit {audit} ms (floor {floor}); {bytes} bytes per hand; soundness none "
+            "(audit); {n} hidden card revealed",
+            "audit {audit} ms (floor {floor}); {bytes} bytes per hand; soundness none "
+            "(audit); {n} hidden cards revealed",
+            v1["hidden_cards_revealed"],
+            audit=f"{v1['verifier_ms']:.2f}",
+            floor=f"{v1['verifier_floor_ms']:.2f}",
+            bytes=v1["bytes_per_hand"],
+        )
     )
     lines += ["", f"v2  {v2['group']}"]
     for s, d in v2["steps"].items():
         lines.append(
-            f"  {s:5} {d['sender']:10} prove {d['prove_ms']:7.2f} ms (floor "
-            f"{d['prove_floor_ms']:6.2f})  verify {d['verify_ms']:7.2f} ms (floor "
-            f"{d['verify_floor_ms']:6.2f})  {d['bytes']:6} bytes  {d['soundness_bits']} bits"
+            "  "
+            + _(
+                "{step} {sender} prove {prove} ms (floor {prove_floor})  verify {verify} ms "
+                "(floor {verify_floor})  {bytes} bytes  {bits} bits",
+                step=pad(steps[s], step_width),
+                sender=role(d["sender"]),
+                prove=f"{d['prove_ms']:7.2f}",
+                prove_floor=f"{d['prove_floor_ms']:6.2f}",
+                verify=f"{d['verify_ms']:7.2f}",
+                verify_floor=f"{d['verify_floor_ms']:6.2f}",
+                bytes=f"{d['bytes']:6}",
+                bits=d["soundness_bits"],
+            )
         )
     for r in ("dealer", "nondealer"):
         lines.append(
-            f"  {r:10} hand {v2['hand_ms'][r]:7.2f} ms  floor {v2['hand_floor_ms'][r]:7.2f} ms  "
-            f"ratio {v2['ratio'][r]:.2f}  (curve operations alone "
-            f"{v2['hand_curve_floor_ms'][r]:.2f} ms)"
+            "  "
+            + _(
+                "{role} hand {hand} ms  floor {floor} ms  ratio {ratio}  (curve operations "
+                "alone {curve} ms)",
+                role=role(r),
+                hand=f"{v2['hand_ms'][r]:7.2f}",
+                floor=f"{v2['hand_floor_ms'][r]:7.2f}",
+                ratio=f"{v2['ratio'][r]:.2f}",
+                curve=f"{v2['hand_curve_floor_ms'][r]:.2f}",
+            )
         )
     lines.append(
-        f"  verifier {v2['verifier_ms']:.2f} ms (floor {v2['verifier_floor_ms']:.2f}); "
-        f"{v2['bytes_per_hand']} bytes per hand; 0 hidden cards revealed"
+        "  "
+        + _(
+            "verifier {verifier} ms (floor {floor}); {bytes} bytes per hand; 0 hidden cards "
+            "revealed",
+            verifier=f"{v2['verifier_ms']:.2f}",
+            floor=f"{v2['verifier_floor_ms']:.2f}",
+            bytes=v2["bytes_per_hand"],
+        )
     )
     b = result["budget_ms"]
     lines.append(
-        f"  budget: peer <= {b['peer']:.0f} ms ({'ok' if result['ok'] else 'OVER'}), "
-        f"stretch <= {b['peer_stretch']:.0f} ms ({'ok' if result['stretch_ok'] else 'over'})"
+        "  "
+        + _(
+            "budget: peer <= {peer} ms ({peer_verdict}), stretch <= {stretch} ms "
+            "({stretch_verdict})",
+            peer=f"{b['peer']:.0f}",
+            peer_verdict=_("ok") if result["ok"] else _("OVER"),
+            stretch=f"{b['peer_stretch']:.0f}",
+            stretch_verdict=_("ok") if result["stretch_ok"] else _("over"),
+        )
     )
-    print("\n".join(lines))
-    return 0
+    return lines
 
 
 _HASHLIB = hashlib  # the v2 floor's hash cost is measured through _v2_derive.digest
