@@ -40,6 +40,7 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
+from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.deck import DeckSideV2, Role
 from truc_p2p.local import make_pair
 from truc_p2p.net import BotStrategy, play_game
@@ -55,7 +56,7 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Action, Player, RoundEnded, Ruleset
 
-__all__ = ["CpuFloor", "main", "run"]
+__all__ = ["CpuFloor", "main", "report_lines", "run"]
 
 #: Message types that only deal (no action rides on them); ``v2deck3/shares`` is a
 #: ``v2deck3`` without ``action`` (early cards, wire.md 6a).
@@ -590,68 +591,158 @@ def main(*, games: int, rtt_ms: float, target: int, concurrency: list[int], as_j
     if as_json:
         print(json.dumps(r))
         return 0
-    out: Callable[[str], None] = print
-    out(
-        f"bench game: {r['games']} heuristic-bot games to {r['target']}, deck {r['deck']}; "
-        f"CPU floor per hand per peer = deck {r['deck_floor_ms_per_hand']} ms + signatures "
-        f"at {r['primitives_us']['sign']} / {r['primitives_us']['verify']} us"
-    )
+    print("\n".join(report_lines(r)))
+    return 0
+
+
+#: The names of the two deals in the text report (``--json`` keeps the keys).
+DEALS = {"pipelined": N_("pipelined deal"), "classic": N_("classic deal")}
+
+
+def report_lines(r: dict[str, Any]) -> list[str]:
+    """The text report of :func:`run`'s result, in the language in use."""
+    lines = [
+        ngettext(
+            "bench game: {n} heuristic-bot game to {target}, deck {deck}; CPU floor per hand "
+            "per peer = deck {deck_ms} ms + signatures at {sign} / {verify} us",
+            "bench game: {n} heuristic-bot games to {target}, deck {deck}; CPU floor per hand "
+            "per peer = deck {deck_ms} ms + signatures at {sign} / {verify} us",
+            r["games"],
+            target=r["target"],
+            deck=r["deck"],
+            deck_ms=r["deck_floor_ms_per_hand"],
+            sign=r["primitives_us"]["sign"],
+            verify=r["primitives_us"]["verify"],
+        )
+    ]
+    out = lines.append
     for name in ("pipelined", "classic"):
         v = r[name]
         cpu, ratio = v["cpu_ms_per_hand"], v["cpu_ratio_to_floor"]
         out(
-            f"  {name} deal ({v['hands']} hands played), per hand played: "
-            f"{v['messages_per_hand']} messages, "
-            f"{v['flights_per_hand']} flights, {v['deal_flights_per_hand']} deal flights "
-            f"({v['critical_deal_flights_per_hand']} on the critical path, of which "
-            f"{v['forced_deal_flights_per_hand']} forced by fairness), "
-            f"{v['bytes_per_hand']:.0f} bytes"
+            "  "
+            + ngettext(
+                "{deal} ({n} hand played), per hand played: {messages} messages, {flights} "
+                "flights, {deal_flights} deal flights ({critical} on the critical path, of "
+                "which {forced} forced by fairness), {bytes} bytes",
+                "{deal} ({n} hands played), per hand played: {messages} messages, {flights} "
+                "flights, {deal_flights} deal flights ({critical} on the critical path, of "
+                "which {forced} forced by fairness), {bytes} bytes",
+                v["hands"],
+                deal=_(DEALS[name]),
+                messages=v["messages_per_hand"],
+                flights=v["flights_per_hand"],
+                deal_flights=v["deal_flights_per_hand"],
+                critical=v["critical_deal_flights_per_hand"],
+                forced=v["forced_deal_flights_per_hand"],
+                bytes=f"{v['bytes_per_hand']:.0f}",
+            )
         )
         if "unplayed_predeal" in v:
             u, sv = v["unplayed_predeal"], v["rest_final_saves"]
             wa = sv["where_applied"]
             out(
-                f"    a pre-deal message's deck work (both peers, timed here): v2deck1 "
-                f"{v['predeal_ms']['v2deck1']} ms, pre-dealt v2deck2 "
-                f"{v['predeal_ms']['v2deck2']} ms"
+                "    "
+                + _(
+                    "a pre-deal message's deck work (both peers, timed here): v2deck1 "
+                    "{d1} ms, pre-dealt v2deck2 {d2} ms",
+                    d1=v["predeal_ms"]["v2deck1"],
+                    d2=v["predeal_ms"]["v2deck2"],
+                )
             )
             out(
-                f"    unplayed pre-deal (a hand dealt ahead that never opens), per game: "
-                f"{u['messages_per_game']} messages, {u['bytes_per_game']} bytes, "
-                f"{u['cpu_ms_per_game_both_peers']} ms CPU (both peers)"
+                "    "
+                + _(
+                    "unplayed pre-deal (a hand dealt ahead that never opens), per game: "
+                    "{messages} messages, {bytes} bytes, {cpu} ms CPU (both peers)",
+                    messages=u["messages_per_game"],
+                    bytes=u["bytes_per_game"],
+                    cpu=u["cpu_ms_per_game_both_peers"],
+                )
             )
             out(
-                f'    rest-final rule (no pre-deal once "my rest" decides the hand) saves '
-                f"per game: {sv['messages_per_game']} messages, {sv['bytes_per_game']} bytes, "
-                f"{sv['cpu_ms_per_game_both_peers']} ms CPU (both peers); it applied in "
-                f"{sv['games_where_it_applied']} of {r['games']} games, saving there "
-                f"{wa['messages_per_game']} messages, {wa['bytes_per_game']} bytes, "
-                f"{wa['cpu_ms_per_game_both_peers']} ms CPU per game"
+                "    "
+                + ngettext(
+                    'rest-final rule (no pre-deal once "my rest" decides the hand) saves per '
+                    "game: {messages} messages, {bytes} bytes, {cpu} ms CPU (both peers); it "
+                    "applied in {applied} of {n} game, saving there {where_messages} messages, "
+                    "{where_bytes} bytes, {where_cpu} ms CPU per game",
+                    'rest-final rule (no pre-deal once "my rest" decides the hand) saves per '
+                    "game: {messages} messages, {bytes} bytes, {cpu} ms CPU (both peers); it "
+                    "applied in {applied} of {n} games, saving there {where_messages} "
+                    "messages, {where_bytes} bytes, {where_cpu} ms CPU per game",
+                    r["games"],
+                    messages=sv["messages_per_game"],
+                    bytes=sv["bytes_per_game"],
+                    cpu=sv["cpu_ms_per_game_both_peers"],
+                    applied=sv["games_where_it_applied"],
+                    where_messages=wa["messages_per_game"],
+                    where_bytes=wa["bytes_per_game"],
+                    where_cpu=wa["cpu_ms_per_game_both_peers"],
+                )
             )
         out(
-            f"    whole-game CPU per hand played: P0 {cpu['P0']} ms, P1 {cpu['P1']} ms, "
-            f"beside the deck alone {r['deck_floor_ms_per_hand']} ms (floor "
-            f"{v['cpu_floor_ms_per_hand_per_peer']} ms; ratio {ratio['P0']} / {ratio['P1']}); "
-            f"at {r['rtt_ms']:g} ms round trip: {v['wall_ms_per_hand']} ms per hand (model "
-            f"{v['model_ms_per_hand']} ms), {v['wall_s_per_game']} s per game vs model "
-            f"{v['model_s_per_game']} s ({v['wall_to_model']}x)"
+            "    "
+            + _(
+                "whole-game CPU per hand played: P0 {p0} ms, P1 {p1} ms, beside the deck alone "
+                "{deck} ms (floor {floor} ms; ratio {ratio0} / {ratio1}); at {rtt} ms round "
+                "trip: {wall_hand} ms per hand (model {model_hand} ms), {wall_game} s per game "
+                "vs model {model_game} s ({times}x)",
+                p0=cpu["P0"],
+                p1=cpu["P1"],
+                deck=r["deck_floor_ms_per_hand"],
+                floor=v["cpu_floor_ms_per_hand_per_peer"],
+                ratio0=ratio["P0"],
+                ratio1=ratio["P1"],
+                rtt=f"{r['rtt_ms']:g}",
+                wall_hand=v["wall_ms_per_hand"],
+                model_hand=v["model_ms_per_hand"],
+                wall_game=v["wall_s_per_game"],
+                model_game=v["model_s_per_game"],
+                times=v["wall_to_model"],
+            )
         )
         fc, old = v["flights_until_cards"], v["flights_until_cards_without_early"]
         out(
-            f"    flights until cards (median per hand, the non-dealer thinks "
-            f"{r['think_flights']} flights): dealer {fc['dealer']:g}, non-dealer "
-            f"{fc['nondealer']:g} (without early cards: dealer {old['dealer']:g}, "
-            f"non-dealer {old['nondealer']:g})"
+            "    "
+            + ngettext(
+                "flights until cards (median per hand, the non-dealer thinks {n} flight): "
+                "dealer {dealer}, non-dealer {nondealer} (without early cards: dealer "
+                "{old_dealer}, non-dealer {old_nondealer})",
+                "flights until cards (median per hand, the non-dealer thinks {n} flights): "
+                "dealer {dealer}, non-dealer {nondealer} (without early cards: dealer "
+                "{old_dealer}, non-dealer {old_nondealer})",
+                r["think_flights"],
+                dealer=f"{fc['dealer']:g}",
+                nondealer=f"{fc['nondealer']:g}",
+                old_dealer=f"{old['dealer']:g}",
+                old_nondealer=f"{old['nondealer']:g}",
+            )
         )
         out(
-            f"    over loopback TCP (no delay): {v['loopback_ms_per_hand']} ms per hand, "
-            f"{v['loopback_to_floor']}x the CPU floor of both peers "
-            f"({2 * v['cpu_floor_ms_per_hand_per_peer']:.1f} ms)"
+            "    "
+            + _(
+                "over loopback TCP (no delay): {wall} ms per hand, {times}x the CPU floor of "
+                "both peers ({floor} ms)",
+                wall=v["loopback_ms_per_hand"],
+                times=v["loopback_to_floor"],
+                floor=f"{2 * v['cpu_floor_ms_per_hand_per_peer']:.1f}",
+            )
         )
     for row in r["concurrency"]:
         out(
-            f"  {row['games']:>4} games at once: {row['games_per_s']} games/s, "
-            f"{row['cpu_ms_per_game']} ms CPU per game ({row['cpu_ms_per_hand']} ms per hand, "
-            f"both peers); CPU busy {row['cpu_share']:.0%} of the wall time"
+            "  "
+            + ngettext(
+                "{games} game at once: {rate} games/s, {cpu} ms CPU per game ({per_hand} ms "
+                "per hand, both peers); CPU busy {busy} of the wall time",
+                "{games} games at once: {rate} games/s, {cpu} ms CPU per game ({per_hand} ms "
+                "per hand, both peers); CPU busy {busy} of the wall time",
+                row["games"],
+                games=f"{row['games']:>4}",
+                rate=row["games_per_s"],
+                cpu=row["cpu_ms_per_game"],
+                per_hand=row["cpu_ms_per_hand"],
+                busy=f"{row['cpu_share']:.0%}",
+            )
         )
-    return 0
+    return lines
