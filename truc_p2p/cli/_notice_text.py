@@ -37,14 +37,10 @@ KINDS: dict[str, str | tuple[str, str]] = {
     ),
     "accept-shortage": N_("relay: cannot accept connections: {error}; waiting for some to close"),
     "accept-shortage-more": (
-        (
-            "relay: cannot accept connections: {error}; waiting for some to close ({n} "
-            "more since the last notice)"
-        ),
-        (
-            "relay: cannot accept connections: {error}; waiting for some to close ({n} "
-            "more since the last notice)"
-        ),
+        "relay: cannot accept connections: {error}; waiting for some to close ({n} "
+        "more since the last notice)",
+        "relay: cannot accept connections: {error}; waiting for some to close ({n} "
+        "more since the last notice)",
     ),
     "relay-no-lobby": N_(
         "the relay closed the connection on our lobby listing (a relay without a "
@@ -82,14 +78,10 @@ KINDS: dict[str, str | tuple[str, str]] = {
 
 def _plural_texts() -> None:  # pragma: no cover - extraction only
     ngettext(
-        (
-            "relay: cannot accept connections: {error}; waiting for some to close ({n} "
-            "more since the last notice)"
-        ),
-        (
-            "relay: cannot accept connections: {error}; waiting for some to close ({n} "
-            "more since the last notice)"
-        ),
+        "relay: cannot accept connections: {error}; waiting for some to close ({n} "
+        "more since the last notice)",
+        "relay: cannot accept connections: {error}; waiting for some to close ({n} "
+        "more since the last notice)",
         1,
     )
 
