@@ -146,7 +146,7 @@ def _tampered(pair: Pair) -> list[bytes]:
             "complete",
             "fr",
             0,
-            ("Honnête et complète\u00a0: alice et bob", "relevé\u00a0:", "VALIDE ("),
+            ("Équitable et complète\u00a0: alice et bob", "relevé\u00a0:", "VALIDE ("),
         ),
         ("complete", "uk", 0, ("Чесна й повна: alice і bob", "протокол:", "ДІЙСНИЙ (")),
         ("unfinished", "fr", 3, ("Inachevée\u00a0: le relevé s’arrête à la main 1", "INACHEVÉ")),
