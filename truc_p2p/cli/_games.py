@@ -47,7 +47,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("dir", nargs="?", default="games", metavar="DIR", help=_("default games/"))
     parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
-    web = parser.add_argument_group("web page")
+    web = parser.add_argument_group(_("web page"))
     web.add_argument(
         "--web", action="store_true", help=_("show the list in your browser, each game a replay")
     )

@@ -42,7 +42,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("file", metavar="FILE", help=_("transcript file (.truc)"))
     parser.add_argument("--all", action="store_true", help=_("print the whole replay at once"))
     parser.add_argument("--ascii", action="store_true", help=_("cards as 7S, not 7♠"))
-    web = parser.add_argument_group("web page")
+    web = parser.add_argument_group(_("web page"))
     web.add_argument("--web", action="store_true", help=_("show the replay in your browser"))
     web.add_argument(
         "--web-port",

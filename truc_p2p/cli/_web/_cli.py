@@ -36,15 +36,17 @@ def _port(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+        raise argparse.ArgumentTypeError(_("not a port number: {text}", text=repr(text))) from None
     if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError("must be in 0..65535")
+        raise argparse.ArgumentTypeError(
+            _("must be from {low} to {high}, not {value}", low=0, high=65535, value=value)
+        )
     return value
 
 
 def add_web_args(parser: argparse.ArgumentParser) -> None:
     """``--web``, ``--web-port N`` and ``--no-browser``."""
-    group = parser.add_argument_group("web table")
+    group = parser.add_argument_group(_("web table"))
     group.add_argument(
         "--web",
         action="store_true",
