@@ -37,7 +37,7 @@ def test_web_port_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:
         build_parser().parse_args(["play", "--web", "--web-port", "70000"])
     assert stop.value.code == 2
-    assert "must be in 0..65535" in capsys.readouterr().err
+    assert "must be from 0 to 65535" in capsys.readouterr().err
 
 
 def test_busy_web_port_is_a_usage_error(tmp_path: Path) -> None:
@@ -125,9 +125,52 @@ def test_end_screen_of_a_resignation(end: str, headline: str, won: bool) -> None
         message="the game ended by resignation",
         hands=2,
         transcript=None,
+        resignation=None,
     )
     final = final_message(outcome)  # type: ignore[arg-type]
     assert final["headline"] == headline
     assert final["won"] is won
     assert final["outcome"] == end
     assert final["score_line"] == "you 3 – bob 1"
+
+
+@pytest.mark.parametrize("end", [End.RESIGNED, End.OPPONENT_RESIGNED])
+def test_end_screen_of_a_resigned_game_says_it_is_over(end: End) -> None:
+    """A signed resignation is a complete result: the end screen does not say "no
+    co-signed result", and names the players from the viewer's side."""
+    from truc_p2p.cli._i18n import use_language
+    from truc_p2p.protocol import Resignation
+
+    by = Player.P1 if end is End.RESIGNED else Player.P0
+    resignation = Resignation(
+        game_id=b"g" * 32,
+        by=by,
+        winner=by.other,
+        scores=(4, 7),
+        hand=3,
+        detail="",
+        envelope=b"",
+    )
+    outcome = GameOutcome(
+        end=end,
+        message="",
+        me=Player.P1,
+        names=("bob", "alice"),
+        scores=(4, 7),
+        hands=3,
+        resignation=resignation,
+    )
+    final = final_message(outcome)
+    assert final["cosigned"] is True
+    assert final["cosigned_line"] == "✔ the resignation is signed: the game is over"
+    if end is End.RESIGNED:
+        assert final["message"] == "you resigned in hand 3: bob wins the game (you 7 – bob 4)"
+    else:
+        assert final["message"] == "bob resigned in hand 3: you win the game (you 7 – bob 4)"
+    use_language("fr")
+    try:
+        french = final_message(outcome)
+    finally:
+        use_language("en")
+    assert french["cosigned_line"] == "✔ abandon signé\u00a0: la partie est terminée"
+    assert "main 3" in french["message"]

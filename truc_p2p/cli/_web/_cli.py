@@ -194,24 +194,30 @@ def final_message(outcome: GameOutcome, report: object = _VERIFY_NOW) -> dict[st
     path = outcome.transcript
     if path is not None:
         verdict = _verify(transcript_report(path) if report is _VERIFY_NOW else report)
-    score_line = None
-    if scores is not None:
-        voice = Voice({p: names[p] or (_("you") if p is me else _("opponent")) for p in Player}, me)
-        score_line = voice.score(scores)
+    voice = Voice({p: names[p] or (_("you") if p is me else _("opponent")) for p in Player}, me)
+    score_line = voice.score(scores) if scores is not None else None
+    message = outcome_text(outcome)
+    cosigned_line = (
+        _("✔ result co-signed by both players")
+        if outcome.valid
+        else _("no co-signed result: the game did not reach its end")
+    )
+    resignation = outcome.resignation
+    if outcome.complete and resignation is not None:
+        # a signed resignation ends the game: no co-signed result is owed, and the
+        # players' own names read better than the library's sentence
+        message = voice.resigned(by=resignation.by, hand=resignation.hand, scores=resignation.scores)
+        cosigned_line = _("✔ the resignation is signed: the game is over")
     return {
         "headline": headline,
-        "message": outcome_text(outcome),
+        "message": message,
         "outcome": outcome.end.value,
         "won": won,
         "score": {"me": scores[me], "opp": scores[me.other]} if scores is not None else None,
         "score_line": score_line,
         "hands": outcome.hands,
-        "cosigned": outcome.valid,
-        "cosigned_line": (
-            _("✔ result co-signed by both players")
-            if outcome.valid
-            else _("no co-signed result: the game did not reach its end")
-        ),
+        "cosigned": outcome.valid or (outcome.complete and resignation is not None),
+        "cosigned_line": cosigned_line,
         "verdict": verdict,
         "transcript": str(path) if path is not None else None,
     }
