@@ -206,7 +206,9 @@ def final_message(outcome: GameOutcome, report: object = _VERIFY_NOW) -> dict[st
     if outcome.complete and resignation is not None:
         # a signed resignation ends the game: no co-signed result is owed, and the
         # players' own names read better than the library's sentence
-        message = voice.resigned(by=resignation.by, hand=resignation.hand, scores=resignation.scores)
+        message = voice.resigned(
+            by=resignation.by, hand=resignation.hand, scores=resignation.scores
+        )
         cosigned_line = _("✔ the resignation is signed: the game is over")
     return {
         "headline": headline,
