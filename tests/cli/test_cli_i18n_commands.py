@@ -104,6 +104,23 @@ def test_a_usage_error_of_a_command_is_translated(tmp_path: Path) -> None:
     assert done.stderr.strip() == "truc-p2p verify: dé un archivo de acta (o --match FILE)"
 
 
+@pytest.mark.parametrize(
+    ("bot", "english", "french"),
+    [
+        ("zz", "unknown bot 'zz'; choose from easy", "bot 'zz' inconnu\u00a0; choisissez parmi"),
+        ("search:zz", "bad level 'zz' for the search", "niveau 'zz' inconnu pour le bot search"),
+    ],
+)
+def test_a_bad_bot_name_is_one_translated_line(
+    tmp_path: Path, bot: str, english: str, french: str
+) -> None:
+    done = run(tmp_path, "play", "--bot", bot)
+    assert done.returncode == 2 and english in done.stderr.splitlines()[-1]
+    done = run(tmp_path, "--lang", "fr", "play", "--bot", bot)
+    assert done.returncode == 2 and done.stdout == ""
+    assert french in done.stderr.splitlines()[-1] and english not in done.stderr
+
+
 # -- verify's report ------------------------------------------------------------------
 
 

@@ -252,12 +252,28 @@ def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:
 
 def bot_name(text: str) -> str:
     """argparse type: a bot name as :func:`~truc_p2p.bots.make_bot` takes it."""
-    try:
-        from truc_p2p.bots import parse_bot_name
+    from truc_p2p.bots import BOT_NAMES, parse_bot_name
 
+    try:
         parse_bot_name(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except ValueError:
+        kind, _colon, level = text.partition(":")
+        levels = [n.partition(":")[2] for n in BOT_NAMES if n.startswith(kind + ":")]
+        if level and levels:
+            why = _(
+                "bad level {level} for the {kind} bot: use {levels}, a number of "
+                "iterations ({kind}:5000) or seconds ({kind}:0.5s)",
+                level=repr(level),
+                kind=kind,
+                levels=", ".join(["default", *levels] if "default" not in levels else levels),
+            )
+        else:
+            why = _(
+                "unknown bot {name}; choose from {names}",
+                name=repr(text),
+                names=", ".join(BOT_NAMES),
+            )
+        raise argparse.ArgumentTypeError(why) from None
     return text
 
 
