@@ -51,6 +51,9 @@ BOT_NAMES: Final[tuple[str, ...]] = (
     "expert",
     "expert:fast",
     "expert:strong",
+    "cfr",
+    "cfr:fast",
+    "cfr:strong",
 )
 
 #: The default opponent of ``truc-p2p play``: see the README ("Levels").
@@ -91,7 +94,7 @@ def parse_bot_name(name: str) -> tuple[str, Strength | None]:
     kind, colon, level = _resolve(name).partition(":")
     if kind in _KINDS and not colon:
         return kind, None
-    if kind in ("search", "expert"):
+    if kind in ("search", "expert", "cfr"):
         if not colon:
             return kind, STRENGTHS["default"]
         if level in STRENGTHS:
@@ -115,7 +118,7 @@ def parse_bot_name(name: str) -> tuple[str, Strength | None]:
 def with_think(name: str, seconds: float) -> str:
     """The search or expert bot ``name`` made to think ``seconds`` per decision."""
     kind, _ = parse_bot_name(name)
-    if kind not in ("search", "expert"):
+    if kind not in ("search", "expert", "cfr"):
         raise ValueError(f"only a search or expert bot thinks for a set time, not {name!r}")
     return f"{kind}:{seconds:g}s"
 
@@ -136,7 +139,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         bot = HeuristicBot(seed, samples=8, blunder=EASY_BLUNDER)
     else:
         assert budget is not None
-        if kind == "expert":
+        if kind in ("expert", "cfr"):
             bot = SearchBot(
                 seed,
                 iterations=budget.iterations,
@@ -148,6 +151,10 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
                 bluff=EXPERT_BLUFF,
                 rest_margin=EXPERT_REST_MARGIN,
             )
+            if kind == "cfr":
+                from truc_p2p.bots._cfr import CfrBot
+
+                bot = CfrBot(None if seed is None else seed + 7_000_003, bot)
         else:
             bot = SearchBot(seed, iterations=budget.iterations, think=budget.think)
     bot.name = name

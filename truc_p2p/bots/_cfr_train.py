@@ -1,0 +1,237 @@
+"""Solving the opening (:mod:`truc_p2p.bots._cfr_game`) by CFR+, offline, with numpy.
+
+Theory of operation
+-------------------
+Counterfactual regret minimisation on the public tree, vectorised over the
+hands: at each node the player to act holds a regret per (hand, action);
+each iteration walks the tree once per player with the other player's reach
+probabilities per hand, and at a terminal the counterfactual values of all
+120 hands are one matrix product (the deal's chance times the payoff, with
+card removal).  CFR+ keeps regrets non-negative, updates the players in
+turn and weights the average strategy by the iteration number; the average
+strategy converges to an equilibrium of the opening, and :func:`exploitability`
+measures how far it is (what two best responses would gain).
+
+Only this training code needs numpy (it comes with the test extra); the bot
+reads the table it writes (:mod:`truc_p2p.bots._cfr`) with the standard
+library alone.  ``python tools/train_cfr.py`` rebuilds the table; the
+training is deterministic (no sampling), so the table is reproducible.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from truc_p2p.bots._cfr_game import DEALER, LEADER, Node, build_tree, outcomes, prior
+from truc_p2p.bots._cfr_game import terminal_utility as _utility
+
+__all__ = ["Solution", "exploitability", "solve", "solve_score"]
+
+Array = npt.NDArray[np.float64]
+
+#: A hand whose information set the average strategy reaches less often than
+#: this (relative to its chance) plays its best response there.
+_UNREACHED = 1e-4
+
+
+@functools.cache
+def _matrices() -> tuple[Array, Array, Array, Array]:
+    """The deal's chance ``P`` and the showdown chances (leader, dealer, spoiled)."""
+    p = np.array(prior(), dtype=np.float64)
+    o = np.array(outcomes(), dtype=np.float64)
+    return p, o[:, :, 0], o[:, :, 1], o[:, :, 2]
+
+
+@dataclass
+class Solution:
+    """The opening solved for one score: its tree and average strategies.
+
+    ``strategy[n]`` is, for a decision node ``n``, an array (hands × actions)
+    of the average strategy; ``value`` is the leader's expected payoff when
+    both play it.
+    """
+
+    nodes: list[Node]
+    strategy: dict[int, Array]
+    value: float
+
+
+class _Solver:
+    def __init__(
+        self,
+        nodes: list[Node],
+        scores: tuple[int, int],
+        target: int,
+        redeal_value: float,
+        p: Array,
+        lw: Array,
+        dw: Array,
+        sp: Array,
+    ) -> None:
+        self.nodes = nodes
+        n_hands = p.shape[0]
+        #: Per terminal, per player: the matrix giving that player's values from
+        #: the other's reach (rows: own hands).
+        self.payoff: dict[int, tuple[Array, Array]] = {}
+        self.regret: dict[int, Array] = {}
+        #: Per decision node, its player's values per (hand, action) from the last
+        #: :meth:`evaluate`.
+        self.values: dict[int, Array] = {}
+        self.total: dict[int, Array] = {}
+        for i, node in enumerate(nodes):
+            if node.player < 0:
+                u = _utility(node, scores, target, redeal_value)
+                if isinstance(u, float):
+                    mine = p * u
+                    theirs = p * (1.0 - u)
+                else:
+                    ul = lw * u[0] + dw * u[1] + sp * u[2]
+                    mine = p * ul
+                    theirs = p * (1.0 - ul)
+                self.payoff[i] = (mine, np.ascontiguousarray(theirs.T))
+            else:
+                shape = (n_hands, len(node.actions))
+                self.regret[i] = np.zeros(shape)
+                self.total[i] = np.zeros(shape)
+
+    def current(self, i: int) -> Array:
+        r = self.regret[i]
+        s = r.sum(axis=1, keepdims=True)
+        n = r.shape[1]
+        return np.where(s > 0, r / np.where(s > 0, s, 1.0), 1.0 / n)
+
+    def average(self, i: int) -> Array:
+        t = self.total[i]
+        s = t.sum(axis=1, keepdims=True)
+        n = t.shape[1]
+        return np.where(s > 0, t / np.where(s > 0, s, 1.0), 1.0 / n)
+
+    def walk(self, i: int, player: int, own: Array, other: Array, weight: float) -> Array:
+        """``player``'s counterfactual values per hand at node ``i``; updates its regrets."""
+        node = self.nodes[i]
+        if node.player < 0:
+            return self.payoff[i][player] @ other
+        sigma = self.current(i)
+        if node.player == player:
+            values = np.stack(
+                [
+                    self.walk(c, player, own * sigma[:, a], other, weight)
+                    for a, c in enumerate(node.children)
+                ],
+                axis=1,
+            )
+            v = (sigma * values).sum(axis=1)
+            self.regret[i] = np.maximum(self.regret[i] + values - v[:, None], 0.0)
+            self.total[i] += weight * own[:, None] * sigma
+            return v
+        out = np.zeros_like(own)
+        for a, c in enumerate(node.children):
+            out += self.walk(c, player, own, other * sigma[:, a], weight)
+        return out
+
+    def evaluate(self, i: int, player: int, other: Array, best: bool) -> Array:
+        """``player``'s values per hand with the average strategies, or its best response."""
+        node = self.nodes[i]
+        if node.player < 0:
+            return self.payoff[i][player] @ other
+        if node.player == player:
+            values = np.stack(
+                [self.evaluate(c, player, other, best) for c in node.children], axis=1
+            )
+            self.values[i] = values
+            if best:
+                return values.max(axis=1)
+            return (self.average(i) * values).sum(axis=1)
+        sigma = self.average(i)
+        out = np.zeros(other.shape[0])
+        for a, c in enumerate(node.children):
+            out += self.evaluate(c, player, other * sigma[:, a], best)
+        return out
+
+
+def _make(
+    redeal: bool, scores: tuple[int, int], target: int, redeal_value: float
+) -> _Solver:
+    p, lw, dw, sp = _matrices()
+    return _Solver(build_tree(redeal), scores, target, redeal_value, p, lw, dw, sp)
+
+
+def solve(
+    redeal: bool,
+    scores: tuple[int, int],
+    target: int,
+    iterations: int,
+    redeal_value: float = 0.5,
+) -> tuple[Solution, _Solver]:
+    """Run CFR+ for ``iterations`` on the opening at ``scores`` (leader's, dealer's)."""
+    solver = _make(redeal, scores, target, redeal_value)
+    ones = np.ones(len(prior()))
+    for t in range(1, iterations + 1):
+        for player in (LEADER, DEALER):
+            solver.walk(0, player, ones, ones, float(t))
+    value = float(solver.evaluate(0, LEADER, ones, best=False).sum())
+    solver.evaluate(0, DEALER, ones, best=False)
+    # Where the average strategy never (or hardly ever) reaches a hand's
+    # information set, it is noise: play the best action there against the
+    # other's average strategy instead (the opponent may go where the
+    # equilibrium does not, and the bot must still answer well).
+    reached_norm = iterations * (iterations + 1) / 2
+    strategy = {}
+    for i in solver.regret:
+        avg = solver.average(i)
+        unreached = solver.total[i].sum(axis=1) < _UNREACHED * reached_norm
+        best = np.eye(avg.shape[1])[solver.values[i].argmax(axis=1)]
+        strategy[i] = np.where(unreached[:, None], best, avg)
+    return Solution(solver.nodes, strategy, value), solver
+
+
+def exploitability(solver: _Solver) -> float:
+    """How much two best responses to the average strategies gain together (≥ 0)."""
+    ones = np.ones(len(prior()))
+    br_leader = float(solver.evaluate(0, LEADER, ones, best=True).sum())
+    br_dealer = float(solver.evaluate(0, DEALER, ones, best=True).sum())
+    return br_leader + br_dealer - 1.0
+
+
+def solve_score(
+    scores: tuple[int, int], target: int, iterations: int
+) -> tuple[Solution, Solution]:
+    """The openings without and with a redeal at ``scores``; an accepted redeal
+    is worth the value of the first (fresh cards, no second redeal)."""
+    plain, _ = solve(False, scores, target, iterations)
+    with_redeal, _ = solve(True, scores, target, iterations, redeal_value=plain.value)
+    return plain, with_redeal
+
+
+def quantize(probs: Array) -> bytes:
+    """Rows of probabilities as bytes summing to 255 per row (largest remainders)."""
+    out = bytearray()
+    for row in probs:
+        scaled = row * 255.0
+        q = np.floor(scaled).astype(int)
+        short = 255 - int(q.sum())
+        order = np.argsort(-(scaled - q), kind="stable")
+        for k in order[:short]:
+            q[k] += 1
+        out.extend(int(x) for x in q)
+    return bytes(out)
+
+
+def build_table(iterations: int, target: int = 12, progress: bool = False) -> bytes:
+    """The bot's table (:func:`truc_p2p.bots._cfr.encode_table`) for every score."""
+    from truc_p2p.bots._cfr import encode_table
+
+    blobs: list[bytes] = []
+    for a in range(target):
+        for b in range(target):
+            plain, with_redeal = solve_score((a, b), target, iterations)
+            for sol in (plain, with_redeal):
+                for i in sorted(sol.strategy):
+                    blobs.append(quantize(sol.strategy[i]))
+        if progress:
+            print(f"scores {a}-*: done", flush=True)
+    return encode_table(b"".join(blobs), target=target, iterations=iterations)
