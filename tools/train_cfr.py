@@ -20,11 +20,17 @@ from truc_p2p.bots._cfr import TABLE_FILE
 from truc_p2p.bots._cfr_train import build_table
 
 DEFAULT_ITERATIONS = 400
+#: The bot's skill edge in the rounds to come, in W (see _cfr_game.terminal_utility).
+DEFAULT_EDGE = 0.2
+#: How much each player trembles in the training (off-path answers, see _cfr_train).
+DEFAULT_TREMBLE = 0.05
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS)
+    parser.add_argument("--edge", type=float, default=DEFAULT_EDGE)
+    parser.add_argument("--tremble", type=float, default=DEFAULT_TREMBLE)
     parser.add_argument(
         "--out",
         type=Path,
@@ -32,7 +38,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     started = time.perf_counter()
-    data = build_table(args.iterations, progress=True)
+    data = build_table(args.iterations, args.edge, args.tremble, progress=True)
     args.out.write_bytes(data)
     print(
         f"{args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}, "

@@ -53,8 +53,8 @@ from truc_p2p.bots._cfr_game import (
     CHECK,
     DEALER,
     FOLD,
-    HANDS,
     HAND_INDEX,
+    HANDS,
     LEADER,
     RAISE,
     REDEAL,
@@ -93,23 +93,38 @@ _TREES, _OFFSETS, _BLOCK = _layout()
 _PATHS: Final = [{n.path: i for i, n in enumerate(nodes)} for nodes in _TREES]
 
 
-def encode_table(strategies: bytes, *, target: int, iterations: int) -> bytes:
-    """The table file: a header line, a JSON description, then the zlib'd strategies."""
-    if len(strategies) != target * target * _BLOCK:
+def encode_table(
+    strategies: bytes, *, target: int, iterations: int, edge: float, tremble: float
+) -> bytes:
+    """The table file: a header line, a JSON description, then the zlib'd strategies.
+
+    The strategies are, for each score (leader's, dealer's) and each seat of
+    the bot (leader, dealer), the block of :func:`_layout`.
+    """
+    if len(strategies) != target * target * 2 * _BLOCK:
         raise ValueError("the strategies do not fit the layout")
-    header = {"target": target, "iterations": iterations, "hands": len(HANDS), "block": _BLOCK}
-    return _MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + zlib.compress(strategies, 9)
+    header = {
+        "target": target,
+        "iterations": iterations,
+        "edge": edge,
+        "tremble": tremble,
+        "hands": len(HANDS),
+        "block": _BLOCK,
+    }
+    return (
+        _MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + zlib.compress(strategies, 9)
+    )
 
 
-def decode_table(data: bytes) -> tuple[dict[str, int], bytes]:
+def decode_table(data: bytes) -> tuple[dict[str, float], bytes]:
     """``(header, strategies)`` of a table file."""
     if not data.startswith(_MAGIC):
         raise ValueError("not a CFR opening table")
     head, _, body = data[len(_MAGIC) :].partition(b"\n")
     header = json.loads(head)
     strategies = zlib.decompress(body)
-    target = header["target"]
-    if header["block"] != _BLOCK or len(strategies) != target * target * _BLOCK:
+    target = int(header["target"])
+    if header["block"] != _BLOCK or len(strategies) != target * target * 2 * _BLOCK:
         raise ValueError("the table does not fit this version's opening tree")
     return header, strategies
 
@@ -122,16 +137,17 @@ def _table() -> tuple[int, bytes] | None:
     except (FileNotFoundError, OSError):
         return None
     header, strategies = decode_table(data)
-    return header["target"], strategies
+    return int(header["target"]), strategies
 
 
 def opening_strategy(
-    scores: tuple[int, int], redeal: bool, path: str, hand: tuple[int, ...]
+    scores: tuple[int, int], role: int, redeal: bool, path: str, hand: tuple[int, ...]
 ) -> dict[str, float] | None:
     """The table's mixed strategy at an opening node, or ``None`` if it has none.
 
-    ``scores`` are (leader's, dealer's); ``redeal``: the round still allows a
-    redeal (nobody accepted one); ``path`` the opening's public actions.
+    ``scores`` are (leader's, dealer's); ``role`` the bot's seat (leader or
+    dealer); ``redeal``: the round still allows a redeal (nobody accepted
+    one); ``path`` the opening's public actions.
     """
     table = _table()
     if table is None:
@@ -148,7 +164,11 @@ def opening_strategy(
     if node.player < 0:
         return None
     k = len(node.actions)
-    base = (a * target + b) * _BLOCK + _OFFSETS[tree][i] + HAND_INDEX[tuple(sorted(hand))] * k
+    base = (
+        ((a * target + b) * 2 + role) * _BLOCK
+        + _OFFSETS[tree][i]
+        + HAND_INDEX[tuple(sorted(hand))] * k
+    )
     row = strategies[base : base + k]
     return {act: row[j] / 255.0 for j, act in enumerate(node.actions)}
 
@@ -157,9 +177,7 @@ class _Outside(Exception):
     """The position is not in the opening model."""
 
 
-def opening_path(
-    deal_actions: list[tuple[Player, Action]], leader: Player
-) -> str:
+def opening_path(deal_actions: list[tuple[Player, Action]], leader: Player) -> str:
     """The opening model's path for the actions since the cards in play were dealt.
 
     Raises :class:`_Outside` when the round has gone past the opening (the
@@ -238,7 +256,7 @@ class CfrBot:
             return None
         a, b = game.scores
         scores = (a, b) if leader is Player.P0 else (b, a)
-        strategy = opening_strategy(scores, not redealt, path, hand)
+        strategy = opening_strategy(scores, role, not redealt, path, hand)
         if strategy is None:
             return None
         return self._sample(game, strategy)

@@ -250,17 +250,30 @@ def build_tree(redeal: bool) -> list[Node]:
 
 
 def terminal_utility(
-    node: Node, scores: tuple[int, int], target: int, redeal_value: float
+    node: Node,
+    scores: tuple[int, int],
+    target: int,
+    redeal_value: float,
+    *,
+    bot: int = LEADER,
+    edge: float = 0.0,
 ) -> tuple[float, float, float] | float:
     """The leader's payoff at a terminal, for the scores ``(leader's, dealer's)``.
 
     A float when it does not depend on the cards; else the payoffs ``(if the
-    leader wins the round, if the dealer wins it, if it is spoiled)``.
+    leader wins the round, if the dealer wins it, if it is spoiled)``.  The
+    game is constant-sum: the payoffs are ``bot``'s chances of winning the
+    game by ``W`` with its skill ``edge`` in the rounds to come (the other
+    player gets the rest), so with an edge the bot is patient with a lead and
+    the opponent it plays against is modelled as the underdog it would be.
     """
     a, b = scores
 
     def w(x: int, y: int) -> float:
-        return game_value(x, y, target, i_deal=True, game_ends=GAME_ENDS)
+        """The leader's payoff for the scores ``(x, y)`` after the round."""
+        if bot == LEADER:
+            return game_value(x, y, target, i_deal=True, game_ends=GAME_ENDS, edge=edge)
+        return 1.0 - game_value(y, x, target, i_deal=False, game_ends=GAME_ENDS, edge=edge)
 
     if node.kind == "points":
         return w(a + node.value, b) if node.winner == LEADER else w(a, b + node.value)

@@ -71,8 +71,12 @@ class _Solver:
         lw: Array,
         dw: Array,
         sp: Array,
+        bot: int,
+        edge: float,
+        tremble: float,
     ) -> None:
         self.nodes = nodes
+        self.tremble = tremble
         n_hands = p.shape[0]
         #: Per terminal, per player: the matrix giving that player's values from
         #: the other's reach (rows: own hands).
@@ -84,7 +88,7 @@ class _Solver:
         self.total: dict[int, Array] = {}
         for i, node in enumerate(nodes):
             if node.player < 0:
-                u = _utility(node, scores, target, redeal_value)
+                u = _utility(node, scores, target, redeal_value, bot=bot, edge=edge)
                 if isinstance(u, float):
                     mine = p * u
                     theirs = p * (1.0 - u)
@@ -103,6 +107,14 @@ class _Solver:
         s = r.sum(axis=1, keepdims=True)
         n = r.shape[1]
         return np.where(s > 0, r / np.where(s > 0, s, 1.0), 1.0 / n)
+
+    def shaken(self, sigma: Array) -> Array:
+        """``sigma`` as the other player sees it: each action kept with at least
+        :attr:`tremble` / n (a trembling hand), so that every node is reached
+        by every hand and off-path answers are best responses to a sensible range."""
+        if not self.tremble:
+            return sigma
+        return (1.0 - self.tremble) * sigma + self.tremble / sigma.shape[1]
 
     def average(self, i: int) -> Array:
         t = self.total[i]
@@ -129,35 +141,49 @@ class _Solver:
             self.total[i] += weight * own[:, None] * sigma
             return v
         out = np.zeros_like(own)
+        sigma = self.shaken(sigma)
         for a, c in enumerate(node.children):
             out += self.walk(c, player, own, other * sigma[:, a], weight)
         return out
 
-    def evaluate(self, i: int, player: int, other: Array, best: bool) -> Array:
-        """``player``'s values per hand with the average strategies, or its best response."""
+    def evaluate(
+        self, i: int, player: int, other: Array, best: bool, shaken: bool = False
+    ) -> Array:
+        """``player``'s values per hand with the average strategies, or its best
+        response; ``shaken``: the other player trembles (see :meth:`shaken`)."""
         node = self.nodes[i]
         if node.player < 0:
             return self.payoff[i][player] @ other
         if node.player == player:
             values = np.stack(
-                [self.evaluate(c, player, other, best) for c in node.children], axis=1
+                [self.evaluate(c, player, other, best, shaken) for c in node.children], axis=1
             )
             self.values[i] = values
             if best:
                 return values.max(axis=1)
             return (self.average(i) * values).sum(axis=1)
         sigma = self.average(i)
+        if shaken:
+            sigma = self.shaken(sigma)
         out = np.zeros(other.shape[0])
         for a, c in enumerate(node.children):
-            out += self.evaluate(c, player, other * sigma[:, a], best)
+            out += self.evaluate(c, player, other * sigma[:, a], best, shaken)
         return out
 
 
 def _make(
-    redeal: bool, scores: tuple[int, int], target: int, redeal_value: float
+    redeal: bool,
+    scores: tuple[int, int],
+    target: int,
+    redeal_value: float,
+    bot: int,
+    edge: float,
+    tremble: float,
 ) -> _Solver:
     p, lw, dw, sp = _matrices()
-    return _Solver(build_tree(redeal), scores, target, redeal_value, p, lw, dw, sp)
+    return _Solver(
+        build_tree(redeal), scores, target, redeal_value, p, lw, dw, sp, bot, edge, tremble
+    )
 
 
 def solve(
@@ -166,15 +192,24 @@ def solve(
     target: int,
     iterations: int,
     redeal_value: float = 0.5,
+    *,
+    bot: int = LEADER,
+    edge: float = 0.0,
+    tremble: float = 0.0,
 ) -> tuple[Solution, _Solver]:
-    """Run CFR+ for ``iterations`` on the opening at ``scores`` (leader's, dealer's)."""
-    solver = _make(redeal, scores, target, redeal_value)
+    """Run CFR+ for ``iterations`` on the opening at ``scores`` (leader's, dealer's);
+    payoffs are ``bot``'s chances of winning the game with ``edge`` (see
+    :func:`~truc_p2p.bots._cfr_game.terminal_utility`)."""
+    solver = _make(redeal, scores, target, redeal_value, bot, edge, tremble)
     ones = np.ones(len(prior()))
     for t in range(1, iterations + 1):
         for player in (LEADER, DEALER):
             solver.walk(0, player, ones, ones, float(t))
     value = float(solver.evaluate(0, LEADER, ones, best=False).sum())
-    solver.evaluate(0, DEALER, ones, best=False)
+    # Each player's values per action with the other trembling: the answers
+    # off the equilibrium path (below) are made against a sensible range.
+    solver.evaluate(0, LEADER, ones, best=False, shaken=True)
+    solver.evaluate(0, DEALER, ones, best=False, shaken=True)
     # Where the average strategy never (or hardly ever) reaches a hand's
     # information set, it is noise: play the best action there against the
     # other's average strategy instead (the opponent may go where the
@@ -198,12 +233,27 @@ def exploitability(solver: _Solver) -> float:
 
 
 def solve_score(
-    scores: tuple[int, int], target: int, iterations: int
+    scores: tuple[int, int],
+    target: int,
+    iterations: int,
+    *,
+    bot: int,
+    edge: float,
+    tremble: float,
 ) -> tuple[Solution, Solution]:
     """The openings without and with a redeal at ``scores``; an accepted redeal
     is worth the value of the first (fresh cards, no second redeal)."""
-    plain, _ = solve(False, scores, target, iterations)
-    with_redeal, _ = solve(True, scores, target, iterations, redeal_value=plain.value)
+    plain, _ = solve(False, scores, target, iterations, bot=bot, edge=edge, tremble=tremble)
+    with_redeal, _ = solve(
+        True,
+        scores,
+        target,
+        iterations,
+        redeal_value=plain.value,
+        bot=bot,
+        edge=edge,
+        tremble=tremble,
+    )
     return plain, with_redeal
 
 
@@ -221,17 +271,25 @@ def quantize(probs: Array) -> bytes:
     return bytes(out)
 
 
-def build_table(iterations: int, target: int = 12, progress: bool = False) -> bytes:
-    """The bot's table (:func:`truc_p2p.bots._cfr.encode_table`) for every score."""
+def build_table(
+    iterations: int, edge: float, tremble: float, target: int = 12, progress: bool = False
+) -> bytes:
+    """The bot's table (:func:`truc_p2p.bots._cfr.encode_table`) for every score
+    and both seats of the bot."""
     from truc_p2p.bots._cfr import encode_table
 
     blobs: list[bytes] = []
     for a in range(target):
         for b in range(target):
-            plain, with_redeal = solve_score((a, b), target, iterations)
-            for sol in (plain, with_redeal):
-                for i in sorted(sol.strategy):
-                    blobs.append(quantize(sol.strategy[i]))
+            for bot in (LEADER, DEALER):
+                plain, with_redeal = solve_score(
+                    (a, b), target, iterations, bot=bot, edge=edge, tremble=tremble
+                )
+                for sol in (plain, with_redeal):
+                    for i in sorted(sol.strategy):
+                        blobs.append(quantize(sol.strategy[i]))
         if progress:
             print(f"scores {a}-*: done", flush=True)
-    return encode_table(b"".join(blobs), target=target, iterations=iterations)
+    return encode_table(
+        b"".join(blobs), target=target, iterations=iterations, edge=edge, tremble=tremble
+    )
