@@ -114,7 +114,8 @@ class _Solver:
         by every hand and off-path answers are best responses to a sensible range."""
         if not self.tremble:
             return sigma
-        return (1.0 - self.tremble) * sigma + self.tremble / sigma.shape[1]
+        shaken: Array = (1.0 - self.tremble) * sigma + self.tremble / sigma.shape[1]
+        return shaken
 
     def average(self, i: int) -> Array:
         t = self.total[i]
@@ -136,7 +137,7 @@ class _Solver:
                 ],
                 axis=1,
             )
-            v = (sigma * values).sum(axis=1)
+            v: Array = (sigma * values).sum(axis=1)
             self.regret[i] = np.maximum(self.regret[i] + values - v[:, None], 0.0)
             self.total[i] += weight * own[:, None] * sigma
             return v
@@ -159,9 +160,8 @@ class _Solver:
                 [self.evaluate(c, player, other, best, shaken) for c in node.children], axis=1
             )
             self.values[i] = values
-            if best:
-                return values.max(axis=1)
-            return (self.average(i) * values).sum(axis=1)
+            out: Array = values.max(axis=1) if best else (self.average(i) * values).sum(axis=1)
+            return out
         sigma = self.average(i)
         if shaken:
             sigma = self.shaken(sigma)
@@ -218,8 +218,12 @@ def solve(
     strategy = {}
     for i in solver.regret:
         avg = solver.average(i)
+        values = solver.values[i]
         unreached = solver.total[i].sum(axis=1) < _UNREACHED * reached_norm
-        best = np.eye(avg.shape[1])[solver.values[i].argmax(axis=1)]
+        # A hand for which every action is worth the same (a rest it cannot
+        # win) takes the first one (accept before refuse: no worse, and sane).
+        unreached |= values.max(axis=1) - values.min(axis=1) < 1e-12
+        best = np.eye(avg.shape[1])[values.argmax(axis=1)]
         strategy[i] = np.where(unreached[:, None], best, avg)
     return Solution(solver.nodes, strategy, value), solver
 
