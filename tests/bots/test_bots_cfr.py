@@ -93,9 +93,9 @@ def test_the_opening_path_follows_the_public_history() -> None:
     bot = make_bot("cfr", 1)
     assert isinstance(bot, _cfr.CfrBot)
     deal_actions = bot._search.deal_actions(game)
-    assert _cfr.opening_path(deal_actions, P0) == "qncr"
+    assert _cfr.opening_path(deal_actions, P0) == "qn7r"
     game = view([("7C 7D 8S", ["raise", "accept", "play 9C"])], seat=P1)
-    assert _cfr.opening_path(bot._search.deal_actions(game), P0) == "ra"
+    assert _cfr.opening_path(bot._search.deal_actions(game), P0) == "ra0"
     # Past the opening once the dealer has played.
     game = view([("7C 7D 8S", ["play 9C", "play 7C"])], seat=P1)
     with pytest.raises(_cfr._Outside):

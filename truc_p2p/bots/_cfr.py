@@ -188,13 +188,7 @@ def opening_path(deal_actions: list[tuple[Player, Action]], leader: Player) -> s
         if action.card is not None:
             if player is not leader:
                 raise _Outside
-            # The leader's card is the opening's "check" unless it follows
-            # the leader's own (accepted) request.
-            trimmed = path[2:] if path.startswith(REDEAL + REFUSE) else path
-            if not trimmed:
-                path += CHECK
-            elif trimmed[0] not in (RAISE, REST):
-                raise _Outside
+            path += str(action.card.strength)
             continue
         letter = _LETTERS.get(action.kind)
         if letter is None:
@@ -268,6 +262,11 @@ class CfrBot:
             return None
         letter = self._rng.choices(letters, weights=weights)[0]
         pending = game.pending
+        if letter.isdigit():
+            me = game.to_act
+            held = (game.hand(me) if me is not None else None) or ()
+            cards = [c for c in held if c.strength == int(letter)]
+            return Action.play(min(cards, key=lambda c: c.index)) if cards else None
         if letter == CHECK:
             return self._search.choose_card(game)
         if letter == ACCEPT:

@@ -54,6 +54,8 @@ __all__ = [
     "HAND_INDEX",
     "Node",
     "build_tree",
+    "lead_of",
+    "legal",
     "outcomes",
     "prior",
     "terminal_utility",
@@ -72,8 +74,9 @@ DEALER: Final = 1
 #: The prior chance that a round ends the game by "my rest" in the game model W.
 GAME_ENDS: Final = 0.12
 
-#: Action letters of the opening's public history.
-CHECK: Final = "c"  # play a card without a request
+#: Action letters of the opening's public history; the leader's card is the
+#: digit of its strength.
+CHECK: Final = "c"  # the dealer plays its card without a request
 RAISE: Final = "r"
 REST: Final = "s"
 FOLD: Final = "f"
@@ -110,7 +113,7 @@ def prior() -> tuple[tuple[float, ...], ...]:
     return tuple(rows)
 
 
-def _rollout_winner(leader_hand: tuple[int, ...], dealer_hand: tuple[int, ...]) -> int:
+def _rollout_winner(leader_hand: tuple[int, ...], dealer_hand: tuple[int, ...], lead: int) -> int:
     from truc_p2p.bots._search import _rollout
 
     sim = _sim.RoundSim(
@@ -120,21 +123,37 @@ def _rollout_winner(leader_hand: tuple[int, ...], dealer_hand: tuple[int, ...]) 
         scores=(0, 0),
         target=1000,
     )
+    if lead >= 0:
+        sim.apply(lead)
     _rollout(sim)
     return sim.winner
 
 
+#: The showdown chances ``(leader wins, dealer wins, spoiled)`` per hand pair.
+Outcomes = tuple[tuple[tuple[float, float, float], ...], ...]
+
+
 @functools.cache
-def outcomes() -> tuple[tuple[tuple[float, float, float], ...], ...]:
-    """``O[i][j] = (leader wins, dealer wins, spoiled)``: the round's chances at a showdown."""
+def outcomes(lead: int = -1) -> Outcomes:
+    """``O[i][j] = (leader wins, dealer wins, spoiled)``: the round's chances at a showdown.
+
+    ``lead``: the strength the leader led to the first trick (-1: not yet
+    chosen); hands without it get ``(0, 0, 1)`` (they never get there).
+    """
     from truc_p2p.bots._exploit import _minimax
 
     table = []
     for h in HANDS:
         row = []
+        if lead >= 0 and lead not in h:
+            table.append(tuple((0.0, 0.0, 1.0) for _ in HANDS))
+            continue
+        rest = list(h)
+        if lead >= 0:
+            rest.remove(lead)
         for g in HANDS:
-            exact = _minimax((h, g), -1, (), LEADER)
-            rolled = _rollout_winner(h, g)
+            exact = _minimax((tuple(rest), g), lead, (), LEADER)
+            rolled = _rollout_winner(h, g, lead)
             lw = 0.5 * (exact == 1) + 0.5 * (rolled == LEADER)
             dw = 0.5 * (exact == -1) + 0.5 * (rolled == DEALER)
             row.append((lw, dw, 1.0 - lw - dw))
@@ -152,6 +171,8 @@ class Node:
     ``value``), ``"game"`` (``winner`` wins the game), ``"show"`` (the round
     decides ``value`` points), ``"rest"`` (the round decides the game) or
     ``"redeal"`` (the opening starts over on fresh cards) — and ``player`` -1.
+    The leader's card is one of its actions: the digit of its strength (legal
+    only for hands that hold it).
     """
 
     path: str
@@ -161,10 +182,20 @@ class Node:
     kind: str = ""
     winner: int = -1
     value: int = 0
+    #: The strength the leader led (-1: none yet): showdowns are counted from it.
+    lead: int = -1
 
 
 def _next_value(value: int) -> int:
     return 2 if value == 1 else (6 if value == 2 else value + 2)
+
+
+def lead_of(path: str) -> int:
+    """The strength the leader led on ``path``, or -1."""
+    for ch in path:
+        if ch.isdigit():
+            return int(ch)
+    return -1
 
 
 def build_tree(redeal: bool) -> list[Node]:
@@ -175,11 +206,11 @@ def build_tree(redeal: bool) -> list[Node]:
     nodes: list[Node] = []
 
     def terminal(path: str, kind: str, winner: int = -1, value: int = 0) -> int:
-        nodes.append(Node(path, kind=kind, winner=winner, value=value))
+        nodes.append(Node(path, kind=kind, winner=winner, value=value, lead=lead_of(path)))
         return len(nodes) - 1
 
     def decision(path: str, player: int, moves: list[tuple[str, object]]) -> int:
-        node = Node(path, player=player, actions=tuple(a for a, _ in moves))
+        node = Node(path, player=player, actions=tuple(a for a, _ in moves), lead=lead_of(path))
         nodes.append(node)
         index = len(nodes) - 1
         for action, make in moves:
@@ -221,6 +252,12 @@ def build_tree(redeal: bool) -> list[Node]:
     def show(path: str, value: int) -> int:
         return terminal(path, "show", value=value)
 
+    def lead(path: str, value: int) -> int:
+        """The leader plays its card (after an accepted raise: no other choice)."""
+        return decision(
+            path, LEADER, [(str(k), lambda p, v=value: dealer_turn(p, v)) for k in range(8)]
+        )
+
     def leader_turn(path: str, with_redeal: bool) -> int:
         moves: list[tuple[str, object]] = []
         if with_redeal:
@@ -237,9 +274,9 @@ def build_tree(redeal: bool) -> list[Node]:
                     ),
                 )
             )
+        moves += [(str(k), lambda p: dealer_turn(p, 1)) for k in range(8)]
         moves += [
-            (CHECK, lambda p: dealer_turn(p, 1)),
-            (RAISE, lambda p: answer(p, LEADER, 1, False, lambda q: dealer_turn(q, 2))),
+            (RAISE, lambda p: answer(p, LEADER, 1, False, lambda q: lead(q, 2))),
             (REST, lambda p: answer(p, LEADER, 1, True, None)),
             (FOLD, lambda p: terminal(p, "points", DEALER, 1)),
         ]
@@ -247,6 +284,11 @@ def build_tree(redeal: bool) -> list[Node]:
 
     leader_turn("", redeal)
     return nodes
+
+
+def legal(node: Node) -> tuple[tuple[bool, ...], ...]:
+    """Per hand, which of ``node``'s actions it may take (a card only if held)."""
+    return tuple(tuple(not a.isdigit() or int(a) in hand for a in node.actions) for hand in HANDS)
 
 
 def terminal_utility(

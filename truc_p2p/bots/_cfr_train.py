@@ -26,7 +26,15 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from truc_p2p.bots._cfr_game import DEALER, LEADER, Node, build_tree, outcomes, prior
+from truc_p2p.bots._cfr_game import (
+    DEALER,
+    LEADER,
+    Node,
+    build_tree,
+    legal,
+    outcomes,
+    prior,
+)
 from truc_p2p.bots._cfr_game import terminal_utility as _utility
 
 __all__ = ["Solution", "exploitability", "solve", "solve_score"]
@@ -39,11 +47,15 @@ _UNREACHED = 1e-4
 
 
 @functools.cache
-def _matrices() -> tuple[Array, Array, Array, Array]:
-    """The deal's chance ``P`` and the showdown chances (leader, dealer, spoiled)."""
-    p = np.array(prior(), dtype=np.float64)
-    o = np.array(outcomes(), dtype=np.float64)
-    return p, o[:, :, 0], o[:, :, 1], o[:, :, 2]
+def _prior() -> Array:
+    return np.array(prior(), dtype=np.float64)
+
+
+@functools.cache
+def _showdown(lead: int) -> tuple[Array, Array, Array]:
+    """The showdown chances (leader wins, dealer wins, spoiled) after ``lead`` (-1: none)."""
+    o = np.array(outcomes(lead), dtype=np.float64)
+    return o[:, :, 0], o[:, :, 1], o[:, :, 2]
 
 
 @dataclass
@@ -67,25 +79,24 @@ class _Solver:
         scores: tuple[int, int],
         target: int,
         redeal_value: float,
-        p: Array,
-        lw: Array,
-        dw: Array,
-        sp: Array,
         bot: int,
         edge: float,
         tremble: float,
     ) -> None:
         self.nodes = nodes
         self.tremble = tremble
+        p = _prior()
         n_hands = p.shape[0]
         #: Per terminal, per player: the matrix giving that player's values from
         #: the other's reach (rows: own hands).
         self.payoff: dict[int, tuple[Array, Array]] = {}
         self.regret: dict[int, Array] = {}
+        self.total: dict[int, Array] = {}
+        #: Per decision node, 1.0 where a hand may take an action, else 0.0.
+        self.legal: dict[int, Array] = {}
         #: Per decision node, its player's values per (hand, action) from the last
         #: :meth:`evaluate`.
         self.values: dict[int, Array] = {}
-        self.total: dict[int, Array] = {}
         for i, node in enumerate(nodes):
             if node.player < 0:
                 u = _utility(node, scores, target, redeal_value, bot=bot, edge=edge)
@@ -93,6 +104,7 @@ class _Solver:
                     mine = p * u
                     theirs = p * (1.0 - u)
                 else:
+                    lw, dw, sp = _showdown(node.lead)
                     ul = lw * u[0] + dw * u[1] + sp * u[2]
                     mine = p * ul
                     theirs = p * (1.0 - ul)
@@ -101,27 +113,36 @@ class _Solver:
                 shape = (n_hands, len(node.actions))
                 self.regret[i] = np.zeros(shape)
                 self.total[i] = np.zeros(shape)
+                self.legal[i] = np.array(legal(node), dtype=np.float64)
+
+    def _normalise(self, i: int, weights: Array) -> Array:
+        """Rows of ``weights`` made into distributions over the legal actions
+        (uniform over them where a row has no weight)."""
+        ok = self.legal[i]
+        w = weights * ok
+        s = w.sum(axis=1, keepdims=True)
+        uniform = ok / ok.sum(axis=1, keepdims=True)
+        out: Array = np.where(s > 0, w / np.where(s > 0, s, 1.0), uniform)
+        return out
 
     def current(self, i: int) -> Array:
-        r = self.regret[i]
-        s = r.sum(axis=1, keepdims=True)
-        n = r.shape[1]
-        return np.where(s > 0, r / np.where(s > 0, s, 1.0), 1.0 / n)
+        return self._normalise(i, self.regret[i])
 
-    def shaken(self, sigma: Array) -> Array:
-        """``sigma`` as the other player sees it: each action kept with at least
-        :attr:`tremble` / n (a trembling hand), so that every node is reached
-        by every hand and off-path answers are best responses to a sensible range."""
+    def shaken(self, i: int, sigma: Array) -> Array:
+        """``sigma`` as the other player sees it: each legal action kept with at
+        least :attr:`tremble` / n (a trembling hand), so that every node is
+        reached by every hand and off-path answers are best responses to a
+        sensible range."""
         if not self.tremble:
             return sigma
-        shaken: Array = (1.0 - self.tremble) * sigma + self.tremble / sigma.shape[1]
+        ok = self.legal[i]
+        shaken: Array = (1.0 - self.tremble) * sigma + self.tremble * ok / ok.sum(
+            axis=1, keepdims=True
+        )
         return shaken
 
     def average(self, i: int) -> Array:
-        t = self.total[i]
-        s = t.sum(axis=1, keepdims=True)
-        n = t.shape[1]
-        return np.where(s > 0, t / np.where(s > 0, s, 1.0), 1.0 / n)
+        return self._normalise(i, self.total[i])
 
     def walk(self, i: int, player: int, own: Array, other: Array, weight: float) -> Array:
         """``player``'s counterfactual values per hand at node ``i``; updates its regrets."""
@@ -142,7 +163,7 @@ class _Solver:
             self.total[i] += weight * own[:, None] * sigma
             return v
         out = np.zeros_like(own)
-        sigma = self.shaken(sigma)
+        sigma = self.shaken(i, sigma)
         for a, c in enumerate(node.children):
             out += self.walk(c, player, own, other * sigma[:, a], weight)
         return out
@@ -160,11 +181,14 @@ class _Solver:
                 [self.evaluate(c, player, other, best, shaken) for c in node.children], axis=1
             )
             self.values[i] = values
-            out: Array = values.max(axis=1) if best else (self.average(i) * values).sum(axis=1)
-            return out
+            if best:
+                best_values: Array = np.where(self.legal[i] > 0, values, -np.inf).max(axis=1)
+                return best_values
+            mean: Array = (self.average(i) * values).sum(axis=1)
+            return mean
         sigma = self.average(i)
         if shaken:
-            sigma = self.shaken(sigma)
+            sigma = self.shaken(i, sigma)
         out = np.zeros(other.shape[0])
         for a, c in enumerate(node.children):
             out += self.evaluate(c, player, other * sigma[:, a], best, shaken)
@@ -180,10 +204,7 @@ def _make(
     edge: float,
     tremble: float,
 ) -> _Solver:
-    p, lw, dw, sp = _matrices()
-    return _Solver(
-        build_tree(redeal), scores, target, redeal_value, p, lw, dw, sp, bot, edge, tremble
-    )
+    return _Solver(build_tree(redeal), scores, target, redeal_value, bot, edge, tremble)
 
 
 def solve(
@@ -218,11 +239,13 @@ def solve(
     strategy = {}
     for i in solver.regret:
         avg = solver.average(i)
-        values = solver.values[i]
+        ok = solver.legal[i] > 0
+        values = np.where(ok, solver.values[i], -np.inf)
+        floor = np.where(ok, solver.values[i], np.inf).min(axis=1)
         unreached = solver.total[i].sum(axis=1) < _UNREACHED * reached_norm
         # A hand for which every action is worth the same (a rest it cannot
         # win) takes the first one (accept before refuse: no worse, and sane).
-        unreached |= values.max(axis=1) - values.min(axis=1) < 1e-12
+        unreached |= values.max(axis=1) - floor < 1e-12
         best = np.eye(avg.shape[1])[values.argmax(axis=1)]
         strategy[i] = np.where(unreached[:, None], best, avg)
     return Solution(solver.nodes, strategy, value), solver
