@@ -19,9 +19,9 @@ from pathlib import Path
 from truc_p2p.bots._cfr import TABLE_FILE
 from truc_p2p.bots._cfr_train import build_table
 
-DEFAULT_ITERATIONS = 400
+DEFAULT_ITERATIONS = 150
 #: The bot's skill edge in the rounds to come, in W (see _cfr_game.terminal_utility).
-DEFAULT_EDGE = 0.2
+DEFAULT_EDGE = 0.3
 #: How much each player trembles in the training (off-path answers, see _cfr_train).
 DEFAULT_TREMBLE = 0.05
 

@@ -4,35 +4,43 @@ Theory of operation
 -------------------
 The stakes of a round are settled in its *opening* — everything before the
 dealer plays its first card: the leader's redeal request and the dealer's
-answer, the leader's "2 more?" / "my rest" / fold / plain lead, the dealer's
-answer, then the dealer's own request or fold before following, and the
-leader's answer.  In games between strong bots the game is decided there
-("my rest" within about two rounds), and it is exactly where determinised
-search goes wrong: it values a rest or an answer as if it would then know the
-other hand (strategy fusion), so it can be bullied by an opponent that stakes
-early.
+answer, the leader's "2 more?" / "my rest" / fold / lead, the dealer's
+answer, then the dealer's own request or fold before following (seeing the
+card led), and the leader's answer.  In games between strong bots the game
+is decided there ("my rest" within about two rounds), and it is exactly
+where determinised search goes wrong: it values a rest or an answer as if it
+would then know the other hand (strategy fusion), so it can be bullied by an
+opponent that stakes early.
 
 :mod:`truc_p2p.bots._cfr_game` models the opening as a two-player game of
 incomplete information — each player knows its own three cards (120 hands as
 strengths), the deal's chances count card removal, and a round that gets
-past the opening is won with the chances of a showdown at the stake reached —
-whose payoffs are the chances of winning the *game* from the score
-(``W``, :mod:`truc_p2p.bots._gamevalue`; a rest decides the game).
-:mod:`truc_p2p.bots._cfr_train` solves it by CFR+ for every score of the
-default rules, with and without a redeal still possible, and
-``tools/train_cfr.py`` stores the average strategies in
+past the opening is won with the chances of a showdown from the card led at
+the stake reached — whose payoffs are the chances of winning the *game* from
+the score (``W``, :mod:`truc_p2p.bots._gamevalue`; a rest decides the
+game).  :mod:`truc_p2p.bots._cfr_train` solves it by CFR+ for every score of
+the default rules, for each seat of the bot, with and without a redeal still
+possible, and ``tools/train_cfr.py`` stores the average strategies in
 ``cfr_opening.bin`` (one byte per hand and action; deterministic, so the
-table is reproducible).  Information sets the equilibrium never reaches play
-the best response to it, so an opponent leaving the equilibrium path is still
-answered well (a rest that must not be refused is accepted).
+table is reproducible).  The training lets each player tremble (every action
+keeps a small share), so the answers to actions the equilibrium never takes
+are best responses to a sensible range, and information sets the
+equilibrium never reaches play the best response to it: an opponent leaving
+the equilibrium path is still answered well (a rest that must not be
+refused is accepted).
+
+The payoffs carry the bot's skill ``edge`` in the rounds to come (as the
+expert bot's ``W`` does): the game stays constant-sum — the opponent gets
+``1 - W`` — so the opponent is modelled as the underdog it would be, and the
+bot is patient with a lead rather than staking the game on any fair round.
 
 At a decision of the opening the bot looks up its information set (the
 public actions of the round so far and its own hand) at the current score
 and *samples* its action from the mixed strategy with its own seeded random
-generator: its raises, rests and folds cannot be read off its hand, and no
-fixed threshold can be exploited.  "Check" there means playing a card without
-a request: the card, and every decision after the opening (the later tricks'
-requests and answers), come from the expert search bot
+generator: its raises, rests, folds and leads cannot be read off its hand,
+and no fixed threshold can be exploited.  The dealer's card ("check"), and
+every decision after the opening (the later tricks' cards, requests and
+answers), come from the expert search bot
 (:class:`~truc_p2p.bots._search.SearchBot` with the game model), whose
 opponent model reads the requests the opponent made.  Under rules the table
 was not built for (another target, ladder or refused-rest rule) the bot is
@@ -71,6 +79,8 @@ __all__ = ["TABLE_FILE", "CfrBot", "decode_table", "encode_table"]
 #: The table shipped in the package (built by ``tools/train_cfr.py``).
 TABLE_FILE: Final = "cfr_opening.bin"
 _MAGIC: Final = b"TRUC-CFR-OPENING 1\n"
+#: The least chance the opponent's range gives any of its opening actions.
+_TREMBLE: Final = 0.02
 
 
 def _layout() -> tuple[list[list[Node]], list[list[int]], int]:
@@ -183,16 +193,24 @@ def opening_path(deal_actions: list[tuple[Player, Action]], leader: Player) -> s
     Raises :class:`_Outside` when the round has gone past the opening (the
     dealer played a card) or the history does not fit the model.
     """
+    path = _opening_prefix(deal_actions, leader)
+    if len(path) < len(deal_actions):
+        raise _Outside
+    return path
+
+
+def _opening_prefix(deal_actions: list[tuple[Player, Action]], leader: Player) -> str:
+    """The path of the longest start of ``deal_actions`` inside the opening model."""
     path = ""
     for player, action in deal_actions:
         if action.card is not None:
             if player is not leader:
-                raise _Outside
+                break
             path += str(action.card.strength)
             continue
         letter = _LETTERS.get(action.kind)
         if letter is None:
-            raise _Outside
+            break
         path += letter
     return path
 
@@ -226,11 +244,64 @@ class CfrBot:
         if len(legal) == 1:
             return next(iter(legal))
         hand = game.hand(me)
-        if game.ruleset == DEFAULT_RULESET and hand is not None and len(hand) == 3:
-            action = self._opening(game, me, tuple(c.strength for c in hand))
-            if action is not None and action in legal:
-                return action
-        return self._search.choose(game)
+        self._range(game, me)
+        try:
+            if game.ruleset == DEFAULT_RULESET and hand is not None and len(hand) == 3:
+                action = self._opening(game, me, tuple(c.strength for c in hand))
+                if action is not None and action in legal:
+                    return action
+            return self._search.choose(game)
+        finally:
+            self._search.range_hint = None
+
+    def _range(self, game: Game, me: Player) -> None:
+        """Give the search the opponent's range implied by the equilibrium.
+
+        The opponent's hand is weighted by the chance that the table's
+        strategy for it takes each of its actions in the opening (never below
+        :data:`_TREMBLE`, as it may not play the equilibrium).
+        """
+        self._search.range_hint = None
+        if game.ruleset != DEFAULT_RULESET or _table() is None:
+            return
+        deal_actions = self._search.deal_actions(game)
+        history = game.history
+        before = len(history) - len(deal_actions) - 1
+        redealt = before >= 0 and history[before][1].kind is ActionKind.ACCEPT_REDEAL
+        leader = game.dealer.other
+        path = _opening_prefix(deal_actions, leader)
+        tree = int(not redealt)
+        role = LEADER if me is leader else DEALER
+        a, b = game.scores
+        scores = (a, b) if leader is Player.P0 else (b, a)
+        steps = []
+        for n in range(len(path)):
+            i = _PATHS[tree].get(path[:n])
+            if i is None or _TREES[tree][i].player == role:
+                continue
+            steps.append((path[:n], path[n]))
+        if not steps:
+            return
+        weights: dict[tuple[int, ...], float] = {}
+
+        def raw(hand: tuple[int, ...]) -> float:
+            w = 1.0
+            for prefix, letter in steps:
+                strategy = opening_strategy(scores, role, not redealt, prefix, hand)
+                if strategy is None:
+                    return 1.0
+                w *= max(_TREMBLE, strategy.get(letter, 0.0))
+            return w
+
+        top = max(raw(h) for h in HANDS)
+
+        def weight(hand: tuple[int, ...]) -> float:
+            w = weights.get(hand)
+            if w is None:
+                w = weights[hand] = raw(hand) / top if len(hand) == 3 else 1.0
+            return w
+
+        self._search.range_hint = (weight, len(path))
 
     def _opening(self, game: Game, me: Player, hand: tuple[int, ...]) -> Action | None:
         """The table's action if the position is in the opening model, else ``None``."""

@@ -10,21 +10,25 @@ other hand less likely (:func:`prior`).
 
 The *opening* is everything that happens in a round before the dealer plays
 its first card: the leader (non-dealer) may ask for a redeal, then either
-plays its card without a request ("check"), raises, stakes the game ("my
-rest") or folds; the dealer answers a request, then, before following, may
-itself raise, rest, play ("check") or fold, and the leader answers.  The
-tree (:func:`build_tree`) is that sequence of public actions; a player's
+leads a card without a request (which card is part of its choice: the digit
+of its strength in the path), raises, stakes the game ("my rest") or folds;
+the dealer answers a request (after an accepted raise the leader leads its
+card); then the dealer, *seeing the card led*, may raise, rest, play its
+card ("check") or fold before following, and the leader answers.  The tree
+(:func:`build_tree`) is that sequence of public actions; a player's
 information set is the node and its own hand.  These are the decisions that
 settle the stakes — in games between strong bots the game is settled by "my
 rest" within about two rounds — and they are exactly where determinised
-search goes wrong (it values a rest as if it would know the other hand).
+search goes wrong (it values a rest or an answer as if it would know the
+other hand).
 
 Where the opening ends without a fold or refusal, the rest of the round is a
 *showdown* at the stake reached: the round is won with the chances of
-:func:`outcomes` — half the time the result of exact card play by both
-players (as if each saw the other's hand), half the time that of the simple
-policy the bots roll out with (lead high, follow with the cheapest winner) —
-so that a hand's worth is neither the all-seeing value nor a naive one.
+:func:`outcomes` from the card led — half the time the result of exact card
+play by both players (as if each saw the other's hand), half the time that
+of the simple policy the bots roll out with (lead high, follow with the
+cheapest winner) — so that a hand's worth is neither the all-seeing value
+nor a naive one.
 
 Payoffs are chances of winning the *game*: a round won for ``v`` points
 leaves the score ``(a + v, b)`` and is worth ``W(a + v, b)``

@@ -396,6 +396,11 @@ class SearchBot:
         #: declared (determinisation makes the search over-optimistic about the
         #: round, and a rest stakes the whole game on that estimate).
         self.rest_margin = rest_margin
+        #: If set, ``(weight, n)``: how likely (0..1) the opponent is to hold a
+        #: whole hand (strengths, sorted) given the first ``n`` actions of the
+        #: deal, which then give no further signal (set by the CFR bot from its
+        #: equilibrium).
+        self.range_hint: tuple[Callable[[tuple[int, ...]], float], int] | None = None
         #: If set, the only root actions searched (see :meth:`choose_card`).
         self._root_only: frozenset[int] | None = None
 
@@ -542,11 +547,14 @@ class SearchBot:
         )
         played: list[int] = []
         signals: list[float] = []
-        for player, action in public.deal_actions:
+        hint = self.range_hint
+        for n, (player, action) in enumerate(public.deal_actions):
             if player is not opp:
                 continue
             if action.card is not None:
                 played.append(action.card.strength)
+            elif hint is not None and n < hint[1]:
+                continue  # the hint's range already accounts for it
             elif action.kind in _SIGNALS:
                 # An erratic opponent's requests say little about its cards.
                 signals.append(_SIGNALS[action.kind] * (1.0 - _erratic(public)))
@@ -560,7 +568,7 @@ class SearchBot:
             w = weights.get(key)
             if w is None:
                 q = _quality([*played, *hand])
-                w = 1.0
+                w = 1.0 if hint is None else hint[0](tuple(sorted([*played, *hand])))
                 for k in signals:
                     w *= math.exp(k * (q - 1.0)) if k > 0 else math.exp(k * q)
                 weights[key] = w
@@ -569,7 +577,7 @@ class SearchBot:
         def draw() -> RoundSim:
             for _ in range(_MAX_DRAWS):
                 cards = rng.sample(pool, size + 6) if redeal else rng.sample(pool, size)
-                if not signals or rng.random() < weight(cards[:size]):
+                if (not signals and hint is None) or rng.random() < weight(cards[:size]):
                     break
             sim = base.copy()
             sim.hands[opp].clear()
