@@ -79,8 +79,12 @@ __all__ = ["TABLE_FILE", "CfrBot", "decode_table", "encode_table"]
 #: The table shipped in the package (built by ``tools/train_cfr.py``).
 TABLE_FILE: Final = "cfr_opening.bin"
 _MAGIC: Final = b"TRUC-CFR-OPENING 1\n"
+#: After a declined redeal request, play on as if none had been made: the
+#: equilibrium asks for a redeal with weak hands only, but an opponent that
+#: asks with any hand (``redeal-spam``) would then be read as weak.
+DECLINED_IS_FRESH = True
 #: The least chance the opponent's range gives any of its opening actions.
-_TREMBLE: Final = 0.02
+_TREMBLE: Final = 0.2
 
 
 def _layout() -> tuple[list[list[Node]], list[list[int]], int]:
@@ -226,6 +230,17 @@ _LETTERS: Final[dict[ActionKind, str]] = {
 }
 
 
+def _locate(path: str, redealt: bool) -> tuple[int, str]:
+    """``(tree, path)`` to look the position up at: the tree without a redeal
+    once one was accepted; and a declined redeal request is taken to say
+    nothing about the leader's cards (:data:`DECLINED_IS_FRESH`)."""
+    if redealt:
+        return 0, path
+    if DECLINED_IS_FRESH and path.startswith(REDEAL + REFUSE):
+        return 0, path[2:]
+    return 1, path
+
+
 class CfrBot:
     """Plays the opening from the CFR table, the rest as the expert bot; see the module doc."""
 
@@ -269,8 +284,8 @@ class CfrBot:
         before = len(history) - len(deal_actions) - 1
         redealt = before >= 0 and history[before][1].kind is ActionKind.ACCEPT_REDEAL
         leader = game.dealer.other
-        path = _opening_prefix(deal_actions, leader)
-        tree = int(not redealt)
+        covered = _opening_prefix(deal_actions, leader)
+        tree, path = _locate(covered, redealt)
         role = LEADER if me is leader else DEALER
         a, b = game.scores
         scores = (a, b) if leader is Player.P0 else (b, a)
@@ -287,7 +302,7 @@ class CfrBot:
         def raw(hand: tuple[int, ...]) -> float:
             w = 1.0
             for prefix, letter in steps:
-                strategy = opening_strategy(scores, role, not redealt, prefix, hand)
+                strategy = opening_strategy(scores, role, tree == 1, prefix, hand)
                 if strategy is None:
                     return 1.0
                 w *= max(_TREMBLE, strategy.get(letter, 0.0))
@@ -301,7 +316,7 @@ class CfrBot:
                 w = weights[hand] = raw(hand) / top if len(hand) == 3 else 1.0
             return w
 
-        self._search.range_hint = (weight, len(path))
+        self._search.range_hint = (weight, len(covered))
 
     def _opening(self, game: Game, me: Player, hand: tuple[int, ...]) -> Action | None:
         """The table's action if the position is in the opening model, else ``None``."""
@@ -314,14 +329,14 @@ class CfrBot:
             path = opening_path(deal_actions, leader)
         except _Outside:
             return None
-        tree = int(not redealt)
+        tree, path = _locate(path, redealt)
         i = _PATHS[tree].get(path)
         role = LEADER if me is leader else DEALER
         if i is None or _TREES[tree][i].player != role:
             return None
         a, b = game.scores
         scores = (a, b) if leader is Player.P0 else (b, a)
-        strategy = opening_strategy(scores, role, not redealt, path, hand)
+        strategy = opening_strategy(scores, role, tree == 1, path, hand)
         if strategy is None:
             return None
         return self._sample(game, strategy)

@@ -72,6 +72,18 @@ class Solution:
     value: float
 
 
+def _leader_payoff(
+    node: Node, scores: tuple[int, int], target: int, redeal_value: float, bot: int, edge: float
+) -> Array:
+    """The leader's payoff at terminal ``node`` per hand pair (see ``terminal_utility``)."""
+    u = _utility(node, scores, target, redeal_value, bot=bot, edge=edge)
+    if isinstance(u, float):
+        return np.full_like(_prior(), u)
+    lw, dw, sp = _showdown(node.lead)
+    mixed: Array = lw * u[0] + dw * u[1] + sp * u[2]
+    return mixed
+
+
 class _Solver:
     def __init__(
         self,
@@ -82,6 +94,7 @@ class _Solver:
         bot: int,
         edge: float,
         tremble: float,
+        even_opponent: bool = False,
     ) -> None:
         self.nodes = nodes
         self.tremble = tremble
@@ -99,15 +112,15 @@ class _Solver:
         self.values: dict[int, Array] = {}
         for i, node in enumerate(nodes):
             if node.player < 0:
-                u = _utility(node, scores, target, redeal_value, bot=bot, edge=edge)
-                if isinstance(u, float):
-                    mine = p * u
-                    theirs = p * (1.0 - u)
-                else:
-                    lw, dw, sp = _showdown(node.lead)
-                    ul = lw * u[0] + dw * u[1] + sp * u[2]
-                    mine = p * ul
-                    theirs = p * (1.0 - ul)
+                ul = _leader_payoff(node, scores, target, redeal_value, bot, edge)
+                mine, theirs = p * ul, p * (1.0 - ul)
+                if even_opponent and edge:
+                    # The opponent judges the game even: its payoffs have no edge.
+                    even = _leader_payoff(node, scores, target, redeal_value, bot, 0.0)
+                    if bot == LEADER:
+                        theirs = p * (1.0 - even)
+                    else:
+                        mine = p * even
                 self.payoff[i] = (mine, np.ascontiguousarray(theirs.T))
             else:
                 shape = (n_hands, len(node.actions))
@@ -203,8 +216,11 @@ def _make(
     bot: int,
     edge: float,
     tremble: float,
+    even_opponent: bool,
 ) -> _Solver:
-    return _Solver(build_tree(redeal), scores, target, redeal_value, bot, edge, tremble)
+    return _Solver(
+        build_tree(redeal), scores, target, redeal_value, bot, edge, tremble, even_opponent
+    )
 
 
 def solve(
@@ -217,11 +233,12 @@ def solve(
     bot: int = LEADER,
     edge: float = 0.0,
     tremble: float = 0.0,
+    even_opponent: bool = False,
 ) -> tuple[Solution, _Solver]:
     """Run CFR+ for ``iterations`` on the opening at ``scores`` (leader's, dealer's);
     payoffs are ``bot``'s chances of winning the game with ``edge`` (see
     :func:`~truc_p2p.bots._cfr_game.terminal_utility`)."""
-    solver = _make(redeal, scores, target, redeal_value, bot, edge, tremble)
+    solver = _make(redeal, scores, target, redeal_value, bot, edge, tremble, even_opponent)
     ones = np.ones(len(prior()))
     for t in range(1, iterations + 1):
         for player in (LEADER, DEALER):
@@ -267,10 +284,20 @@ def solve_score(
     bot: int,
     edge: float,
     tremble: float,
+    even_opponent: bool = False,
 ) -> tuple[Solution, Solution]:
     """The openings without and with a redeal at ``scores``; an accepted redeal
     is worth the value of the first (fresh cards, no second redeal)."""
-    plain, _ = solve(False, scores, target, iterations, bot=bot, edge=edge, tremble=tremble)
+    plain, _ = solve(
+        False,
+        scores,
+        target,
+        iterations,
+        bot=bot,
+        edge=edge,
+        tremble=tremble,
+        even_opponent=even_opponent,
+    )
     with_redeal, _ = solve(
         True,
         scores,
@@ -280,6 +307,7 @@ def solve_score(
         bot=bot,
         edge=edge,
         tremble=tremble,
+        even_opponent=even_opponent,
     )
     return plain, with_redeal
 
@@ -299,7 +327,12 @@ def quantize(probs: Array) -> bytes:
 
 
 def build_table(
-    iterations: int, edge: float, tremble: float, target: int = 12, progress: bool = False
+    iterations: int,
+    edge: float,
+    tremble: float,
+    target: int = 12,
+    progress: bool = False,
+    even_opponent: bool = False,
 ) -> bytes:
     """The bot's table (:func:`truc_p2p.bots._cfr.encode_table`) for every score
     and both seats of the bot."""
@@ -310,7 +343,13 @@ def build_table(
         for b in range(target):
             for bot in (LEADER, DEALER):
                 plain, with_redeal = solve_score(
-                    (a, b), target, iterations, bot=bot, edge=edge, tremble=tremble
+                    (a, b),
+                    target,
+                    iterations,
+                    bot=bot,
+                    edge=edge,
+                    tremble=tremble,
+                    even_opponent=even_opponent,
                 )
                 for sol in (plain, with_redeal):
                     for i in sorted(sol.strategy):
