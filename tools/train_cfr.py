@@ -32,20 +32,13 @@ def main() -> None:
     parser.add_argument("--edge", type=float, default=DEFAULT_EDGE)
     parser.add_argument("--tremble", type=float, default=DEFAULT_TREMBLE)
     parser.add_argument(
-        "--even-opponent",
-        action="store_true",
-        help="the opponent's payoffs have no edge (general-sum; default: constant-sum)",
-    )
-    parser.add_argument(
         "--out",
         type=Path,
         default=Path(__file__).resolve().parents[1] / "truc_p2p" / "bots" / TABLE_FILE,
     )
     args = parser.parse_args()
     started = time.perf_counter()
-    data = build_table(
-        args.iterations, args.edge, args.tremble, progress=True, even_opponent=args.even_opponent
-    )
+    data = build_table(args.iterations, args.edge, args.tremble, progress=True)
     args.out.write_bytes(data)
     print(
         f"{args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}, "

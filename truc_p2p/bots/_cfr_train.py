@@ -94,7 +94,6 @@ class _Solver:
         bot: int,
         edge: float,
         tremble: float,
-        even_opponent: bool = False,
     ) -> None:
         self.nodes = nodes
         self.tremble = tremble
@@ -114,13 +113,6 @@ class _Solver:
             if node.player < 0:
                 ul = _leader_payoff(node, scores, target, redeal_value, bot, edge)
                 mine, theirs = p * ul, p * (1.0 - ul)
-                if even_opponent and edge:
-                    # The opponent judges the game even: its payoffs have no edge.
-                    even = _leader_payoff(node, scores, target, redeal_value, bot, 0.0)
-                    if bot == LEADER:
-                        theirs = p * (1.0 - even)
-                    else:
-                        mine = p * even
                 self.payoff[i] = (mine, np.ascontiguousarray(theirs.T))
             else:
                 shape = (n_hands, len(node.actions))
@@ -216,11 +208,8 @@ def _make(
     bot: int,
     edge: float,
     tremble: float,
-    even_opponent: bool,
 ) -> _Solver:
-    return _Solver(
-        build_tree(redeal), scores, target, redeal_value, bot, edge, tremble, even_opponent
-    )
+    return _Solver(build_tree(redeal), scores, target, redeal_value, bot, edge, tremble)
 
 
 def solve(
@@ -233,12 +222,11 @@ def solve(
     bot: int = LEADER,
     edge: float = 0.0,
     tremble: float = 0.0,
-    even_opponent: bool = False,
 ) -> tuple[Solution, _Solver]:
     """Run CFR+ for ``iterations`` on the opening at ``scores`` (leader's, dealer's);
     payoffs are ``bot``'s chances of winning the game with ``edge`` (see
     :func:`~truc_p2p.bots._cfr_game.terminal_utility`)."""
-    solver = _make(redeal, scores, target, redeal_value, bot, edge, tremble, even_opponent)
+    solver = _make(redeal, scores, target, redeal_value, bot, edge, tremble)
     ones = np.ones(len(prior()))
     for t in range(1, iterations + 1):
         for player in (LEADER, DEALER):
@@ -284,7 +272,6 @@ def solve_score(
     bot: int,
     edge: float,
     tremble: float,
-    even_opponent: bool = False,
 ) -> tuple[Solution, Solution]:
     """The openings without and with a redeal at ``scores``; an accepted redeal
     is worth the value of the first (fresh cards, no second redeal)."""
@@ -296,7 +283,6 @@ def solve_score(
         bot=bot,
         edge=edge,
         tremble=tremble,
-        even_opponent=even_opponent,
     )
     with_redeal, _ = solve(
         True,
@@ -307,7 +293,6 @@ def solve_score(
         bot=bot,
         edge=edge,
         tremble=tremble,
-        even_opponent=even_opponent,
     )
     return plain, with_redeal
 
@@ -332,7 +317,6 @@ def build_table(
     tremble: float,
     target: int = 12,
     progress: bool = False,
-    even_opponent: bool = False,
 ) -> bytes:
     """The bot's table (:func:`truc_p2p.bots._cfr.encode_table`) for every score
     and both seats of the bot."""
@@ -349,7 +333,6 @@ def build_table(
                     bot=bot,
                     edge=edge,
                     tremble=tremble,
-                    even_opponent=even_opponent,
                 )
                 for sol in (plain, with_redeal):
                     for i in sorted(sol.strategy):
