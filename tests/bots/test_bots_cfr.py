@@ -116,3 +116,15 @@ def test_the_bot_answers_from_the_table_and_plays_whole_games() -> None:
         results.append((outcome.winner, outcome.scores))
     assert results[0] == results[1]
     assert results[0][0] in (Player.P0, Player.P1)
+
+
+def test_a_declined_redeal_request_is_looked_up_as_a_fresh_opening() -> None:
+    # The equilibrium asks for a redeal with weak hands only; an opponent asking
+    # with any hand must not be read as weak: after a decline, the table of the
+    # opening without a redeal is used.
+    assert _cfr._locate("qn5", redealt=False) == (0, "5")
+    assert _cfr._locate("q", redealt=False) == (1, "q")
+    assert _cfr._locate("r", redealt=True) == (0, "r")
+    # The dealer answering a redeal request uses the table's answer.
+    game = view([("7C 7D 8S", ["redeal"])], seat=P1)
+    assert {make_bot("cfr", s).choose(game) for s in range(4)} == {Action.DECLINE_REDEAL}

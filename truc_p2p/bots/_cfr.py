@@ -41,10 +41,16 @@ generator: its raises, rests, folds and leads cannot be read off its hand,
 and no fixed threshold can be exploited.  The dealer's card ("check"), and
 every decision after the opening (the later tricks' cards, requests and
 answers), come from the expert search bot
-(:class:`~truc_p2p.bots._search.SearchBot` with the game model), whose
-opponent model reads the requests the opponent made.  Under rules the table
-was not built for (another target, ladder or refused-rest rule) the bot is
-the expert bot.
+(:class:`~truc_p2p.bots._search.SearchBot` with the game model), which draws
+the opponent's cards from the range the equilibrium implies for the
+opponent's opening actions (each hand weighted by the chance the table's
+strategy takes them, never below :data:`_TREMBLE`).  A declined redeal
+request is taken to say nothing about the leader's cards
+(:data:`DECLINED_IS_FRESH`): the equilibrium asks for a redeal with weak
+hands only, and an opponent asking with any hand would be misread (against
+``redeal-spam`` this is worth about ten points of win rate).  Under rules
+the table was not built for (another target, ladder or refused-rest rule)
+the bot is the expert bot.
 """
 
 from __future__ import annotations
