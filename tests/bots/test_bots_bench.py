@@ -19,6 +19,7 @@ from truc_p2p.bots import (
     with_think,
 )
 from truc_p2p.bots._bench import bench_bots, seating, wilson_interval
+from truc_p2p.bots._cfr import CfrBot
 from truc_p2p.bots._equity import win_chance
 from truc_p2p.cli import build_parser, main
 from truc_p2p.rules import Action, Card, Game, Player
@@ -138,8 +139,10 @@ def test_bot_names() -> None:
     assert isinstance(custom, SearchBot) and custom.iterations == 2500 and custom.think is None
     timed = make_bot("search:0.25s")
     assert isinstance(timed, SearchBot) and timed.think == 0.25
-    expert = make_bot("strongest")
+    expert = make_bot("expert")
     assert isinstance(expert, SearchBot) and expert.game_model and expert.mix > 0
+    strongest = make_bot("strongest")
+    assert isinstance(strongest, CfrBot) and make_bot("cfr:0.2s").name == "cfr:0.2s"
     assert isinstance(make_bot("hard"), SearchBot) and make_bot("expert:0.2s").name == "expert:0.2s"
     for bad in (
         "perfect",
@@ -162,8 +165,9 @@ def test_bot_names() -> None:
 def test_play_defaults_to_the_medium_level_and_think_sets_its_time() -> None:
     parser = build_parser()
     assert parser.parse_args(["play"]).bot == DEFAULT_OPPONENT == "medium"
-    assert parser.parse_args(["play", "--think", "2"]).bot == "expert:2s"
-    assert parser.parse_args(["play", "--bot", "strongest", "--think", "0.5"]).bot == "expert:0.5s"
+    assert parser.parse_args(["play", "--think", "2"]).bot == "cfr:2s"
+    assert parser.parse_args(["play", "--bot", "strongest", "--think", "0.5"]).bot == "cfr:0.5s"
+    assert parser.parse_args(["play", "--bot", "expert", "--think", "0.5"]).bot == "expert:0.5s"
     assert parser.parse_args(["play", "--bot", "search", "--think", "0.5"]).bot == "search:0.5s"
     assert parser.parse_args(["play", "--think", "2", "--bot", "search:fast"]).bot == "search:2s"
     assert parser.parse_args(["host", "--bot", "search:strong"]).bot == "search:strong"

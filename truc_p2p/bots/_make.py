@@ -1,4 +1,5 @@
-"""Bot names: levels for people, ``random``, ``heuristic``, ``search[:LEVEL]``, ``expert[:LEVEL]``.
+"""Bot names: levels for people, ``random``, ``heuristic``, ``search[:LEVEL]``,
+``expert[:LEVEL]``, ``cfr[:LEVEL]``.
 
 Levels a person chooses from (:data:`LEVELS`), each an alias of a bot below,
 calibrated by a round robin (``benchmarks/bot_levels.py``, the table in the
@@ -8,14 +9,18 @@ README):
   (any card, raise or answer, but it never folds nor stakes the game);
 * ``medium`` — the heuristic bot: raises on good hands, refuses bad ones;
 * ``hard`` — the expert bot on a small budget (``expert:fast``);
-* ``strongest`` — the expert bot (``expert``): information-set search valuing
-  every stake by its effect on winning the game, with a mixed strategy.
+* ``strongest`` — the CFR bot (``cfr``): an equilibrium (CFR+) mixed strategy
+  for the round's opening — raises, "my rest", answers, folds, redeals and
+  the lead, valued by their effect on winning the game — then the expert
+  bot's search for the rest of the round.
 
-A search or expert bot's name may carry its budget: ``:fast``/``:default``/
+A search, expert or CFR bot's name may carry its budget: ``:fast``/``:default``/
 ``:strong`` (fixed iteration budgets, reproducible under a seed), ``:N``
 (N iterations per decision) or ``:Ss`` (S seconds of thinking per decision,
-e.g. ``expert:0.5s``).  ``search`` is the earlier search bot, kept as it was
-to measure against.
+e.g. ``expert:0.5s``); the CFR bot's budget is its search's.  ``search`` is
+the earlier search bot, kept as it was to measure against; ``expert`` the
+information-set search valuing every stake by its effect on winning the game
+(``strongest`` before the CFR bot).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ LEVELS: Final[dict[str, str]] = {
     "easy": "easy",
     "medium": "heuristic",
     "hard": "expert:fast",
-    "strongest": "expert",
+    "strongest": "cfr",
 }
 
 #: The names :func:`make_bot` accepts (plus ``search:N``, ``search:Ss``, ``expert:N``…).
@@ -51,6 +56,9 @@ BOT_NAMES: Final[tuple[str, ...]] = (
     "expert",
     "expert:fast",
     "expert:strong",
+    "cfr",
+    "cfr:fast",
+    "cfr:strong",
 )
 
 #: The default opponent of ``truc-p2p play``: see the README ("Levels").
@@ -80,7 +88,7 @@ def _resolve(name: str) -> str:
 def parse_bot_name(name: str) -> tuple[str, Strength | None]:
     """``(kind, budget)`` of a bot name; raises :class:`ValueError` for unknown names.
 
-    ``budget`` is ``None`` except for the search and expert bots.
+    ``budget`` is ``None`` except for the search, expert and CFR bots.
     """
     if not isinstance(name, str):
         raise ValueError(f"a bot name must be a str, not {type(name).__name__}")
@@ -91,7 +99,7 @@ def parse_bot_name(name: str) -> tuple[str, Strength | None]:
     kind, colon, level = _resolve(name).partition(":")
     if kind in _KINDS and not colon:
         return kind, None
-    if kind in ("search", "expert"):
+    if kind in ("search", "expert", "cfr"):
         if not colon:
             return kind, STRENGTHS["default"]
         if level in STRENGTHS:
@@ -113,10 +121,10 @@ def parse_bot_name(name: str) -> tuple[str, Strength | None]:
 
 
 def with_think(name: str, seconds: float) -> str:
-    """The search or expert bot ``name`` made to think ``seconds`` per decision."""
+    """The search, expert or CFR bot ``name`` made to think ``seconds`` per decision."""
     kind, _ = parse_bot_name(name)
-    if kind not in ("search", "expert"):
-        raise ValueError(f"only a search or expert bot thinks for a set time, not {name!r}")
+    if kind not in ("search", "expert", "cfr"):
+        raise ValueError(f"only a search, expert or CFR bot thinks for a set time, not {name!r}")
     return f"{kind}:{seconds:g}s"
 
 
@@ -136,7 +144,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         bot = HeuristicBot(seed, samples=8, blunder=EASY_BLUNDER)
     else:
         assert budget is not None
-        if kind == "expert":
+        if kind in ("expert", "cfr"):
             bot = SearchBot(
                 seed,
                 iterations=budget.iterations,
@@ -148,6 +156,10 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
                 bluff=EXPERT_BLUFF,
                 rest_margin=EXPERT_REST_MARGIN,
             )
+            if kind == "cfr":
+                from truc_p2p.bots._cfr import CfrBot
+
+                bot = CfrBot(None if seed is None else seed + 7_000_003, bot)
         else:
             bot = SearchBot(seed, iterations=budget.iterations, think=budget.think)
     bot.name = name

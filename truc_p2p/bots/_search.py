@@ -396,6 +396,13 @@ class SearchBot:
         #: declared (determinisation makes the search over-optimistic about the
         #: round, and a rest stakes the whole game on that estimate).
         self.rest_margin = rest_margin
+        #: If set, ``(weight, n)``: how likely (0..1) the opponent is to hold a
+        #: whole hand (strengths, sorted) given the first ``n`` actions of the
+        #: deal, which then give no further signal (set by the CFR bot from its
+        #: equilibrium).
+        self.range_hint: tuple[Callable[[tuple[int, ...]], float], int] | None = None
+        #: If set, the only root actions searched (see :meth:`choose_card`).
+        self._root_only: frozenset[int] | None = None
 
     def choose(self, game: Game) -> Action:
         """The action the search prefers for the player to act in ``game`` (a view)."""
@@ -440,6 +447,38 @@ class SearchBot:
             # Refusing a raise is folding by another name; say it that way.
             return Action.REFUSE if Action.REFUSE in legal else Action.FOLD
         return self._action(game, me, code)
+
+    def deal_actions(self, game: Game) -> list[tuple[Player, Action]]:
+        """The actions pushed since the cards in play were dealt (``game`` a view)."""
+        me = game.to_act
+        if me is None:
+            raise ValueError("nobody is to act in this game")
+        return self._replayer.public(game, me.other).deal_actions
+
+    def choose_card(self, game: Game) -> Action:
+        """The card the search prefers to play now (no request, no fold).
+
+        For a bot that settled the stakes already and only needs the card:
+        the search's root is restricted to the cards in hand.
+        """
+        me = game.to_act
+        if me is None:
+            raise ValueError("no legal action: it is not this bot's turn")
+        cards = game.legal_actions().cards()
+        if not cards:
+            raise ValueError("no card can be played now")
+        if len({c.strength for c in cards}) == 1:
+            return Action.play(min(cards, key=lambda c: c.index))
+        public = self._replayer.public(game, me.other)
+        draw = self._sampler(game, me, public)
+        game_ends = _game_ends(game, me.other, self.model_ends if self.game_model else None)
+        edge = EDGE * (1.0 - _erratic(public))
+        self._root_only = frozenset(c.strength for c in cards)
+        try:
+            root, _ = self._search(draw, int(me), game_ends, edge, 0.0)
+        finally:
+            self._root_only = None
+        return self._action(game, me, self._pick(root, False))
 
     def _leaf(self, sim: RoundSim, me: int, game_ends: float, edge: float) -> tuple[float, float]:
         """The values of a finished round ``sim``: ``me``'s and what the tree's opponent gets."""
@@ -508,11 +547,14 @@ class SearchBot:
         )
         played: list[int] = []
         signals: list[float] = []
-        for player, action in public.deal_actions:
+        hint = self.range_hint
+        for n, (player, action) in enumerate(public.deal_actions):
             if player is not opp:
                 continue
             if action.card is not None:
                 played.append(action.card.strength)
+            elif hint is not None and n < hint[1]:
+                continue  # the hint's range already accounts for it
             elif action.kind in _SIGNALS:
                 # An erratic opponent's requests say little about its cards.
                 signals.append(_SIGNALS[action.kind] * (1.0 - _erratic(public)))
@@ -526,7 +568,7 @@ class SearchBot:
             w = weights.get(key)
             if w is None:
                 q = _quality([*played, *hand])
-                w = 1.0
+                w = 1.0 if hint is None else hint[0](tuple(sorted([*played, *hand])))
                 for k in signals:
                     w *= math.exp(k * (q - 1.0)) if k > 0 else math.exp(k * q)
                 weights[key] = w
@@ -535,7 +577,7 @@ class SearchBot:
         def draw() -> RoundSim:
             for _ in range(_MAX_DRAWS):
                 cards = rng.sample(pool, size + 6) if redeal else rng.sample(pool, size)
-                if not signals or rng.random() < weight(cards[:size]):
+                if (not signals and hint is None) or rng.random() < weight(cards[:size]):
                     break
             sim = base.copy()
             sim.hands[opp].clear()
@@ -582,7 +624,10 @@ class SearchBot:
                 key = (path, _private(sim, actor))
                 node = tree.get(key)
                 if node is None:
-                    node = tree[key] = _Node(_moves(sim))
+                    codes = _moves(sim)
+                    if root is None and self._root_only is not None:
+                        codes = [c for c in codes if c in self._root_only]
+                    node = tree[key] = _Node(codes)
                 if root is None:
                     root = node
                     better = [0] * len(node.codes)

@@ -1,0 +1,130 @@
+"""The CFR bot: its opening game, the CFR+ solver, the shipped table and the bot."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from bots_helpers import P0, P1, view
+
+from truc_p2p.bots import _cfr, _cfr_game, make_bot, play_local_game
+from truc_p2p.bots._cfr_game import DEALER, HAND_INDEX, HANDS, LEADER
+from truc_p2p.rules import Action, Game, Player
+
+np = pytest.importorskip("numpy")  # the training code's only dependency (test extra)
+
+from truc_p2p.bots import _cfr_train  # noqa: E402
+
+
+def test_hands_and_deal_chances() -> None:
+    assert len(HANDS) == 120
+    p = _cfr_game.prior()
+    assert sum(map(sum, p)) == pytest.approx(1.0)
+    # Card removal: four sevens exist, so two hands of three sevens cannot be dealt.
+    sevens = HAND_INDEX[(7, 7, 7)]
+    assert p[sevens][sevens] == 0.0
+    assert p[sevens][HAND_INDEX[(0, 0, 7)]] > 0.0
+
+
+def test_showdown_chances() -> None:
+    o = _cfr_game.outcomes()
+    best, worst = HAND_INDEX[(6, 7, 7)], HAND_INDEX[(0, 0, 1)]
+    assert o[best][worst] == (1.0, 0.0, 0.0)
+    assert o[worst][best] == (0.0, 1.0, 0.0)
+    for row in o:
+        for lw, dw, sp in row:
+            assert min(lw, dw, sp) >= 0.0 and lw + dw + sp == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("redeal", "scores"), [(False, (0, 0)), (True, (9, 4))])
+def test_cfr_exploitability_goes_down(redeal: bool, scores: tuple[int, int]) -> None:
+    # Exact best responses on the whole opening: CFR+ converges to an equilibrium.
+    gaps = []
+    for iterations in (2, 10, 60):
+        _, solver = _cfr_train.solve(redeal, scores, 12, iterations)
+        gaps.append(_cfr_train.exploitability(solver))
+    assert gaps[0] > gaps[1] > gaps[2] >= -1e-9
+    assert gaps[2] < 0.005
+    # A uniformly random strategy is far from it.
+    _, uniform = _cfr_train.solve(redeal, scores, 12, 0)
+    assert _cfr_train.exploitability(uniform) > 0.1
+
+
+def test_the_equilibrium_stakes_the_game_on_great_hands_and_folds_hopeless_ones() -> None:
+    solution, _ = _cfr_train.solve(False, (0, 0), 12, 100)
+    root = solution.strategy[0]
+    actions = solution.nodes[0].actions
+    assert root[HAND_INDEX[(6, 7, 7)], actions.index("s")] > 0.99
+    assert root[HAND_INDEX[(0, 0, 1)], actions.index("s")] < 0.01
+    # Answering a rest that refusing would lose the game: always accept.
+    answer = next(i for i, n in enumerate(solution.nodes) if n.path == "s")
+    assert (solution.strategy[answer][:, solution.nodes[answer].actions.index("a")] > 0.99).all()
+
+
+def test_the_table_build_is_deterministic() -> None:
+    a = _cfr_train.build_table(3, 0.2, 0.05, target=2)
+    b = _cfr_train.build_table(3, 0.2, 0.05, target=2)
+    assert a == b
+    header, strategies = _cfr.decode_table(a)
+    assert header["target"] == 2 and len(strategies) == 2 * 2 * 2 * _cfr._BLOCK
+
+
+def test_the_shipped_table_fits_and_is_made_of_distributions() -> None:
+    table = _cfr._table()
+    assert table is not None, "truc_p2p/bots/cfr_opening.bin is missing"
+    assert table[0] == 12
+    rng = random.Random(1)
+    for _ in range(200):
+        scores = (rng.randrange(12), rng.randrange(12))
+        redeal = rng.random() < 0.5
+        nodes = _cfr._TREES[int(redeal)]
+        node = rng.choice([n for n in nodes if n.player >= 0])
+        hand = rng.choice(HANDS)
+        role = rng.choice((LEADER, DEALER))
+        strategy = _cfr.opening_strategy(scores, role, redeal, node.path, hand)
+        assert strategy is not None and set(strategy) == set(node.actions)
+        assert sum(strategy.values()) == pytest.approx(1.0)
+
+
+def test_the_opening_path_follows_the_public_history() -> None:
+    # P1 deals (first dealer): P0 leads.
+    game = view([("7C 7D 8S", ["redeal", "decline-redeal", "play 7C", "raise"])], seat=P0)
+    assert game.to_act is P0
+    bot = make_bot("cfr", 1)
+    assert isinstance(bot, _cfr.CfrBot)
+    deal_actions = bot._search.deal_actions(game)
+    assert _cfr.opening_path(deal_actions, P0) == "qn7r"
+    game = view([("7C 7D 8S", ["raise", "accept", "play 9C"])], seat=P1)
+    assert _cfr.opening_path(bot._search.deal_actions(game), P0) == "ra0"
+    # Past the opening once the dealer has played.
+    game = view([("7C 7D 8S", ["play 9C", "play 7C"])], seat=P1)
+    with pytest.raises(_cfr._Outside):
+        _cfr.opening_path(bot._search.deal_actions(game), P0)
+
+
+def _first_action(game: Game) -> Action:
+    return make_bot("cfr", 3).choose(game)
+
+
+def test_the_bot_answers_from_the_table_and_plays_whole_games() -> None:
+    # The dealer answers a rest from the table: with any hand, accept (refusing loses).
+    assert _first_action(view([("9C 9D 10S", ["rest"])], seat=P1)) == Action.ACCEPT
+    # Whole games against the expert, reproducible under a seed.
+    results = []
+    for _ in range(2):
+        outcome = play_local_game(make_bot("cfr", 5), make_bot("expert", 6), seed=11)
+        results.append((outcome.winner, outcome.scores))
+    assert results[0] == results[1]
+    assert results[0][0] in (Player.P0, Player.P1)
+
+
+def test_a_declined_redeal_request_is_looked_up_as_a_fresh_opening() -> None:
+    # The equilibrium asks for a redeal with weak hands only; an opponent asking
+    # with any hand must not be read as weak: after a decline, the table of the
+    # opening without a redeal is used.
+    assert _cfr._locate("qn5", redealt=False) == (0, "5")
+    assert _cfr._locate("q", redealt=False) == (1, "q")
+    assert _cfr._locate("r", redealt=True) == (0, "r")
+    # The dealer answering a redeal request uses the table's answer.
+    game = view([("7C 7D 8S", ["redeal"])], seat=P1)
+    assert {make_bot("cfr", s).choose(game) for s in range(4)} == {Action.DECLINE_REDEAL}

@@ -1,0 +1,376 @@
+"""The CFR bot: an equilibrium of the round's opening, then the expert's search.
+
+Theory of operation
+-------------------
+The stakes of a round are settled in its *opening* — everything before the
+dealer plays its first card: the leader's redeal request and the dealer's
+answer, the leader's "2 more?" / "my rest" / fold / lead, the dealer's
+answer, then the dealer's own request or fold before following (seeing the
+card led), and the leader's answer.  In games between strong bots the game
+is decided there ("my rest" within about two rounds), and it is exactly
+where determinised search goes wrong: it values a rest or an answer as if it
+would then know the other hand (strategy fusion), so it can be bullied by an
+opponent that stakes early.
+
+:mod:`truc_p2p.bots._cfr_game` models the opening as a two-player game of
+incomplete information — each player knows its own three cards (120 hands as
+strengths), the deal's chances count card removal, and a round that gets
+past the opening is won with the chances of a showdown from the card led at
+the stake reached — whose payoffs are the chances of winning the *game* from
+the score (``W``, :mod:`truc_p2p.bots._gamevalue`; a rest decides the
+game).  :mod:`truc_p2p.bots._cfr_train` solves it by CFR+ for every score of
+the default rules, for each seat of the bot, with and without a redeal still
+possible, and ``tools/train_cfr.py`` stores the average strategies in
+``cfr_opening.bin`` (one byte per hand and action; deterministic, so the
+table is reproducible).  The training lets each player tremble (every action
+keeps a small share), so the answers to actions the equilibrium never takes
+are best responses to a sensible range, and information sets the
+equilibrium never reaches play the best response to it: an opponent leaving
+the equilibrium path is still answered well (a rest that must not be
+refused is accepted).
+
+The payoffs carry the bot's skill ``edge`` in the rounds to come (as the
+expert bot's ``W`` does): the game stays constant-sum — the opponent gets
+``1 - W`` — so the opponent is modelled as the underdog it would be, and the
+bot is patient with a lead rather than staking the game on any fair round.
+
+At a decision of the opening the bot looks up its information set (the
+public actions of the round so far and its own hand) at the current score
+and *samples* its action from the mixed strategy with its own seeded random
+generator: its raises, rests, folds and leads cannot be read off its hand,
+and no fixed threshold can be exploited.  The dealer's card ("check"), and
+every decision after the opening (the later tricks' cards, requests and
+answers), come from the expert search bot
+(:class:`~truc_p2p.bots._search.SearchBot` with the game model), which draws
+the opponent's cards from the range the equilibrium implies for the
+opponent's opening actions (each hand weighted by the chance the table's
+strategy takes them, never below :data:`_TREMBLE`).  A declined redeal
+request is taken to say nothing about the leader's cards
+(:data:`DECLINED_IS_FRESH`): the equilibrium asks for a redeal with weak
+hands only, and an opponent asking with any hand would be misread (against
+``redeal-spam`` this is worth about ten points of win rate).  Under rules
+the table was not built for (another target, ladder or refused-rest rule)
+the bot is the expert bot.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import zlib
+from importlib import resources
+from typing import Final
+
+from truc_p2p.bots._cfr_game import (
+    ACCEPT,
+    CHECK,
+    DEALER,
+    FOLD,
+    HAND_INDEX,
+    HANDS,
+    LEADER,
+    RAISE,
+    REDEAL,
+    REFUSE,
+    REST,
+    Node,
+    build_tree,
+)
+from truc_p2p.bots._search import SearchBot
+from truc_p2p.rules import DEFAULT_RULESET, Action, ActionKind, Game, Player
+
+__all__ = ["TABLE_FILE", "CfrBot", "decode_table", "encode_table"]
+
+#: The table shipped in the package (built by ``tools/train_cfr.py``).
+TABLE_FILE: Final = "cfr_opening.bin"
+_MAGIC: Final = b"TRUC-CFR-OPENING 1\n"
+#: After a declined redeal request, play on as if none had been made: the
+#: equilibrium asks for a redeal with weak hands only, but an opponent that
+#: asks with any hand (``redeal-spam``) would then be read as weak.
+DECLINED_IS_FRESH = True
+#: The least chance the opponent's range gives any of its opening actions.
+_TREMBLE: Final = 0.2
+
+
+def _layout() -> tuple[list[list[Node]], list[list[int]], int]:
+    """The two trees (no redeal, redeal), each decision node's byte offset
+    within a score's block, and the block's size."""
+    trees = [build_tree(False), build_tree(True)]
+    offsets: list[list[int]] = []
+    size = 0
+    for nodes in trees:
+        offs = [-1] * len(nodes)
+        for i, node in enumerate(nodes):
+            if node.player >= 0:
+                offs[i] = size
+                size += len(HANDS) * len(node.actions)
+        offsets.append(offs)
+    return trees, offsets, size
+
+
+_TREES, _OFFSETS, _BLOCK = _layout()
+_PATHS: Final = [{n.path: i for i, n in enumerate(nodes)} for nodes in _TREES]
+
+
+def encode_table(
+    strategies: bytes, *, target: int, iterations: int, edge: float, tremble: float
+) -> bytes:
+    """The table file: a header line, a JSON description, then the zlib'd strategies.
+
+    The strategies are, for each score (leader's, dealer's) and each seat of
+    the bot (leader, dealer), the block of :func:`_layout`.
+    """
+    if len(strategies) != target * target * 2 * _BLOCK:
+        raise ValueError("the strategies do not fit the layout")
+    header = {
+        "target": target,
+        "iterations": iterations,
+        "edge": edge,
+        "tremble": tremble,
+        "hands": len(HANDS),
+        "block": _BLOCK,
+    }
+    return (
+        _MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + zlib.compress(strategies, 9)
+    )
+
+
+def decode_table(data: bytes) -> tuple[dict[str, float], bytes]:
+    """``(header, strategies)`` of a table file."""
+    if not data.startswith(_MAGIC):
+        raise ValueError("not a CFR opening table")
+    head, _, body = data[len(_MAGIC) :].partition(b"\n")
+    header = json.loads(head)
+    strategies = zlib.decompress(body)
+    target = int(header["target"])
+    if header["block"] != _BLOCK or len(strategies) != target * target * 2 * _BLOCK:
+        raise ValueError("the table does not fit this version's opening tree")
+    return header, strategies
+
+
+@functools.cache
+def _table() -> tuple[int, bytes] | None:
+    """``(target, strategies)`` of the shipped table, or ``None`` if it is missing."""
+    try:
+        data = resources.files("truc_p2p.bots").joinpath(TABLE_FILE).read_bytes()
+    except (FileNotFoundError, OSError):
+        return None
+    header, strategies = decode_table(data)
+    return int(header["target"]), strategies
+
+
+def opening_strategy(
+    scores: tuple[int, int], role: int, redeal: bool, path: str, hand: tuple[int, ...]
+) -> dict[str, float] | None:
+    """The table's mixed strategy at an opening node, or ``None`` if it has none.
+
+    ``scores`` are (leader's, dealer's); ``role`` the bot's seat (leader or
+    dealer); ``redeal``: the round still allows a redeal (nobody accepted
+    one); ``path`` the opening's public actions.
+    """
+    table = _table()
+    if table is None:
+        return None
+    target, strategies = table
+    a, b = scores
+    if not (0 <= a < target and 0 <= b < target):
+        return None
+    tree = int(redeal)
+    i = _PATHS[tree].get(path)
+    if i is None:
+        return None
+    node = _TREES[tree][i]
+    if node.player < 0:
+        return None
+    k = len(node.actions)
+    base = (
+        ((a * target + b) * 2 + role) * _BLOCK
+        + _OFFSETS[tree][i]
+        + HAND_INDEX[tuple(sorted(hand))] * k
+    )
+    row = strategies[base : base + k]
+    return {act: row[j] / 255.0 for j, act in enumerate(node.actions)}
+
+
+class _Outside(Exception):
+    """The position is not in the opening model."""
+
+
+def opening_path(deal_actions: list[tuple[Player, Action]], leader: Player) -> str:
+    """The opening model's path for the actions since the cards in play were dealt.
+
+    Raises :class:`_Outside` when the round has gone past the opening (the
+    dealer played a card) or the history does not fit the model.
+    """
+    path = _opening_prefix(deal_actions, leader)
+    if len(path) < len(deal_actions):
+        raise _Outside
+    return path
+
+
+def _opening_prefix(deal_actions: list[tuple[Player, Action]], leader: Player) -> str:
+    """The path of the longest start of ``deal_actions`` inside the opening model."""
+    path = ""
+    for player, action in deal_actions:
+        if action.card is not None:
+            if player is not leader:
+                break
+            path += str(action.card.strength)
+            continue
+        letter = _LETTERS.get(action.kind)
+        if letter is None:
+            break
+        path += letter
+    return path
+
+
+_LETTERS: Final[dict[ActionKind, str]] = {
+    ActionKind.ASK_REDEAL: REDEAL,
+    ActionKind.DECLINE_REDEAL: REFUSE,
+    ActionKind.RAISE: RAISE,
+    ActionKind.REST: REST,
+    ActionKind.ACCEPT: ACCEPT,
+    ActionKind.REFUSE: REFUSE,
+    ActionKind.FOLD: FOLD,
+}
+
+
+def _locate(path: str, redealt: bool) -> tuple[int, str]:
+    """``(tree, path)`` to look the position up at: the tree without a redeal
+    once one was accepted; and a declined redeal request is taken to say
+    nothing about the leader's cards (:data:`DECLINED_IS_FRESH`)."""
+    if redealt:
+        return 0, path
+    if DECLINED_IS_FRESH and path.startswith(REDEAL + REFUSE):
+        return 0, path[2:]
+    return 1, path
+
+
+class CfrBot:
+    """Plays the opening from the CFR table, the rest as the expert bot; see the module doc."""
+
+    name = "cfr"
+
+    def __init__(self, seed: int | None, search: SearchBot) -> None:
+        self._rng = random.Random(seed)
+        self._search = search
+
+    def choose(self, game: Game) -> Action:
+        """The bot's action for the player to act in ``game`` (its view)."""
+        me = game.to_act
+        legal = game.legal_actions()
+        if me is None or not legal:
+            raise ValueError("no legal action: it is not this bot's turn")
+        if len(legal) == 1:
+            return next(iter(legal))
+        hand = game.hand(me)
+        self._range(game, me)
+        try:
+            if game.ruleset == DEFAULT_RULESET and hand is not None and len(hand) == 3:
+                action = self._opening(game, me, tuple(c.strength for c in hand))
+                if action is not None and action in legal:
+                    return action
+            return self._search.choose(game)
+        finally:
+            self._search.range_hint = None
+
+    def _range(self, game: Game, me: Player) -> None:
+        """Give the search the opponent's range implied by the equilibrium.
+
+        The opponent's hand is weighted by the chance that the table's
+        strategy for it takes each of its actions in the opening (never below
+        :data:`_TREMBLE`, as it may not play the equilibrium).
+        """
+        self._search.range_hint = None
+        if game.ruleset != DEFAULT_RULESET or _table() is None:
+            return
+        deal_actions = self._search.deal_actions(game)
+        history = game.history
+        before = len(history) - len(deal_actions) - 1
+        redealt = before >= 0 and history[before][1].kind is ActionKind.ACCEPT_REDEAL
+        leader = game.dealer.other
+        covered = _opening_prefix(deal_actions, leader)
+        tree, path = _locate(covered, redealt)
+        role = LEADER if me is leader else DEALER
+        a, b = game.scores
+        scores = (a, b) if leader is Player.P0 else (b, a)
+        steps = []
+        for n in range(len(path)):
+            i = _PATHS[tree].get(path[:n])
+            if i is None or _TREES[tree][i].player == role:
+                continue
+            steps.append((path[:n], path[n]))
+        if not steps:
+            return
+        weights: dict[tuple[int, ...], float] = {}
+
+        def raw(hand: tuple[int, ...]) -> float:
+            w = 1.0
+            for prefix, letter in steps:
+                strategy = opening_strategy(scores, role, tree == 1, prefix, hand)
+                if strategy is None:
+                    return 1.0
+                w *= max(_TREMBLE, strategy.get(letter, 0.0))
+            return w
+
+        top = max(raw(h) for h in HANDS)
+
+        def weight(hand: tuple[int, ...]) -> float:
+            w = weights.get(hand)
+            if w is None:
+                w = weights[hand] = raw(hand) / top if len(hand) == 3 else 1.0
+            return w
+
+        self._search.range_hint = (weight, len(covered))
+
+    def _opening(self, game: Game, me: Player, hand: tuple[int, ...]) -> Action | None:
+        """The table's action if the position is in the opening model, else ``None``."""
+        deal_actions = self._search.deal_actions(game)
+        history = game.history
+        before = len(history) - len(deal_actions) - 1
+        redealt = before >= 0 and history[before][1].kind is ActionKind.ACCEPT_REDEAL
+        leader = game.dealer.other
+        try:
+            path = opening_path(deal_actions, leader)
+        except _Outside:
+            return None
+        tree, path = _locate(path, redealt)
+        i = _PATHS[tree].get(path)
+        role = LEADER if me is leader else DEALER
+        if i is None or _TREES[tree][i].player != role:
+            return None
+        a, b = game.scores
+        scores = (a, b) if leader is Player.P0 else (b, a)
+        strategy = opening_strategy(scores, role, tree == 1, path, hand)
+        if strategy is None:
+            return None
+        return self._sample(game, strategy)
+
+    def _sample(self, game: Game, strategy: dict[str, float]) -> Action | None:
+        letters = list(strategy)
+        weights = [strategy[x] for x in letters]
+        if sum(weights) <= 0:
+            return None
+        letter = self._rng.choices(letters, weights=weights)[0]
+        pending = game.pending
+        if letter.isdigit():
+            me = game.to_act
+            held = (game.hand(me) if me is not None else None) or ()
+            cards = [c for c in held if c.strength == int(letter)]
+            return Action.play(min(cards, key=lambda c: c.index)) if cards else None
+        if letter == CHECK:
+            return self._search.choose_card(game)
+        if letter == ACCEPT:
+            return Action.ACCEPT_REDEAL if pending is ActionKind.ASK_REDEAL else Action.ACCEPT
+        if letter == REFUSE:
+            return Action.DECLINE_REDEAL if pending is ActionKind.ASK_REDEAL else Action.REFUSE
+        return _PLAIN_ACTIONS[letter]
+
+
+_PLAIN_ACTIONS: Final[dict[str, Action]] = {
+    RAISE: Action.RAISE,
+    REST: Action.REST,
+    FOLD: Action.FOLD,
+    REDEAL: Action.ASK_REDEAL,
+}
