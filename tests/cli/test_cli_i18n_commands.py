@@ -107,8 +107,8 @@ def test_a_usage_error_of_a_command_is_translated(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("bot", "english", "french"),
     [
-        ("zz", "unknown bot 'zz'; choose from easy", "bot 'zz' inconnu\u00a0; choisissez parmi"),
-        ("search:zz", "bad level 'zz' for the search", "niveau 'zz' inconnu pour le bot search"),
+        ("zz", "unknown bot 'zz'; choose from easy", "robot 'zz' inconnu\u00a0; choisissez parmi"),
+        ("search:zz", "bad level 'zz' for the search", "niveau 'zz' inconnu pour le robot search"),
     ],
 )
 def test_a_bad_bot_name_is_one_translated_line(

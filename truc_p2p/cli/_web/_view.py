@@ -197,7 +197,7 @@ def page_texts() -> dict[str, Any]:
             {
                 "code": "strongest",
                 "name": _("strongest"),
-                "text": _("thinks longest: the strongest bot"),
+                "text": _("mixes its bets so it cannot be read: the strongest bot"),
             },
         ],
         # the language menu: each language in its own name, and the one in use
