@@ -12,7 +12,7 @@ from typing import Any
 import trio
 
 from truc_p2p.cli._common import transcript_report, verdict_words
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._i18n import _, ngettext
 from truc_p2p.cli._outcome_text import outcome_text
 from truc_p2p.cli._texts import Voice
 from truc_p2p.net import GameOutcome, Invite
@@ -203,7 +203,10 @@ def final_message(outcome: GameOutcome, report: object = _VERIFY_NOW) -> dict[st
         else _("no co-signed result: the game did not reach its end")
     )
     resignation = outcome.resignation
-    if outcome.complete and resignation is not None:
+    if outcome.valid and outcome.result is not None:
+        # the headline, the score and the co-signed line say the rest
+        message = ngettext("{n} hand played", "{n} hands played", outcome.result.hands)
+    elif outcome.complete and resignation is not None:
         # a signed resignation ends the game: no co-signed result is owed, and the
         # players' own names read better than the library's sentence
         message = voice.resigned(
