@@ -262,7 +262,8 @@ async def test_a_whole_game_shows_no_secret_and_no_unplayed_opponent_card(
     assert final["transcript"] == str(tmp_path / "alice.truc")
     # the headline, score and co-signed line say who won: the message does not repeat it
     assert outcome.result is not None
-    assert final["message"] == f"{outcome.result.hands} hands played"
+    n = outcome.result.hands
+    assert final["message"] == (f"{n} hand played" if n == 1 else f"{n} hands played")
     assert page.of("final")[-1]["type"] == "final"
 
     everything = json.dumps(page.messages, ensure_ascii=False)
