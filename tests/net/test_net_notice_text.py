@@ -6,24 +6,13 @@ from __future__ import annotations
 
 import pickle
 import string
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 
 from truc_p2p.cli import _notice_text as cli
-from truc_p2p.cli._i18n import use_language
+from truc_p2p.cli._i18n import speaking
 from truc_p2p.net import Notice
 from truc_p2p.net import _notice as net
-
-
-@contextmanager
-def speaking(code: str) -> Iterator[None]:
-    use_language(code)
-    try:
-        yield
-    finally:
-        use_language("en")
 
 
 def _placeholders(template: str | tuple[str, str]) -> set[str]:

@@ -5,8 +5,6 @@ command line renders them through the catalogs."""
 from __future__ import annotations
 
 import string
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 import trio
@@ -14,22 +12,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from net_helpers import Silent, bot, hosting, new_session, run_game
 
 from truc_p2p.cli import _outcome_text as cli
-from truc_p2p.cli._i18n import use_language
+from truc_p2p.cli._i18n import speaking
 from truc_p2p.net import End, GameOutcome, Invite, join_game
 from truc_p2p.net import _outcome as net
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.rules import Player
 
 P0, P1 = Player.P0, Player.P1
-
-
-@contextmanager
-def speaking(code: str) -> Iterator[None]:
-    use_language(code)
-    try:
-        yield
-    finally:
-        use_language("en")
 
 
 def _placeholders(template: str | tuple[str, str]) -> set[str]:

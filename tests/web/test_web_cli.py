@@ -138,7 +138,7 @@ def test_end_screen_of_a_resignation(end: str, headline: str, won: bool) -> None
 def test_end_screen_of_a_resigned_game_says_it_is_over(end: End) -> None:
     """A signed resignation is a complete result: the end screen does not say "no
     co-signed result", and names the players from the viewer's side."""
-    from truc_p2p.cli._i18n import use_language
+    from truc_p2p.cli._i18n import speaking
     from truc_p2p.protocol import Resignation
 
     by = Player.P1 if end is End.RESIGNED else Player.P0
@@ -167,10 +167,7 @@ def test_end_screen_of_a_resigned_game_says_it_is_over(end: End) -> None:
         assert final["message"] == "you resigned in hand 3: bob wins the game (you 7 – bob 4)"
     else:
         assert final["message"] == "bob resigned in hand 3: you win the game (you 7 – bob 4)"
-    use_language("fr")
-    try:
+    with speaking("fr"):
         french = final_message(outcome)
-    finally:
-        use_language("en")
     assert french["cosigned_line"] == "✔ abandon signé\u00a0: la partie est terminée"
     assert "main 3" in french["message"]

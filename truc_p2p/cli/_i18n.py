@@ -71,6 +71,7 @@ __all__ = [
     "ngettext",
     "normalize",
     "resolve",
+    "speaking",
     "use",
     "use_language",
 ]
@@ -122,6 +123,18 @@ def use_language(code: str) -> None:
     catalog = load(code)
     use(catalog)
     _current = code
+
+
+@contextmanager
+def speaking(code: str) -> Iterator[None]:
+    """Language ``code`` within the block, then the language in use before it."""
+    global _catalog, _current
+    saved = _catalog, _current
+    use_language(code)
+    try:
+        yield
+    finally:
+        _catalog, _current = saved
 
 
 @contextmanager
