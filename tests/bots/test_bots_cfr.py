@@ -155,7 +155,7 @@ class _Scripted:
 
 class _Watched:
     """The CFR bot, noting at each decision whether it reads the opponent as
-    passive, and at the first such decision the patient search bot's choice."""
+    passive, and at the first such turn of its own the patient search bot's choice."""
 
     def __init__(self, seed: int) -> None:
         bot = make_bot("cfr", seed)
@@ -167,7 +167,7 @@ class _Watched:
     def choose(self, game: Game) -> Action:
         passive = self.bot.passive(game)
         self.flags.append(passive)
-        if passive and self.first is None:
+        if passive and self.first is None and game.pending is None:
             # The same decision by a fresh patient search bot (what the CFR bot
             # builds for a passive opponent, seeded alike).
             cfr_seed = self.seed + 7_000_003

@@ -63,9 +63,11 @@ does neither lets rounds be played out for a point or two.  The posterior
 mean of that rate under a Beta prior (:data:`PASSIVE_PRIOR`: 0.15, worth two
 chances) below :data:`PASSIVE_BELOW` marks the opponent *passive*: from one
 chance not taken on, until it stakes or folds again.  Against a passive
-opponent the bot plays as the patient search bot (``search``: it assumes it
-outplays its opponent, so it stakes the game only on a near-certain round
-and grinds out points).  Against the heuristic bot the opponent reads as
+opponent the bot takes its own turns (nothing pending) as the patient search
+bot (``search``: it assumes it outplays its opponent, so it stakes the game
+only on a near-certain round and grinds out points); its answers to requests
+stay the table's and the expert's (the plain search would fold to a redeal
+request or refuse an even raise).  Against the heuristic bot the opponent reads as
 passive in most decisions; against ``search``, ``expert`` and the stakers
 (``stake:T``, ``always-rest``) seldom or never, and the table stands.  The
 record is the game's own, so it starts afresh with each game.
@@ -291,7 +293,7 @@ class CfrBot:
         if len(legal) == 1:
             return next(iter(legal))
         hand = game.hand(me)
-        if self.passive(game):
+        if game.pending is None and self.passive(game):
             if self._patient is None:
                 self._patient = SearchBot(
                     self._patient_seed, iterations=self._search.iterations, think=self._search.think
