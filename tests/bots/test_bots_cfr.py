@@ -9,7 +9,9 @@ from bots_helpers import P0, P1, view
 
 from truc_p2p.bots import _cfr, _cfr_game, make_bot, play_local_game
 from truc_p2p.bots._cfr_game import DEALER, HAND_INDEX, HANDS, LEADER
-from truc_p2p.rules import Action, Game, Player
+from truc_p2p.bots._make import STRENGTHS
+from truc_p2p.bots._search import SearchBot
+from truc_p2p.rules import Action, ActionKind, Game, Player
 
 np = pytest.importorskip("numpy")  # the training code's only dependency (test extra)
 
@@ -128,3 +130,75 @@ def test_a_declined_redeal_request_is_looked_up_as_a_fresh_opening() -> None:
     # The dealer answering a redeal request uses the table's answer.
     game = view([("7C 7D 8S", ["redeal"])], seat=P1)
     assert {make_bot("cfr", s).choose(game) for s in range(4)} == {Action.DECLINE_REDEAL}
+
+
+class _Scripted:
+    """Never stakes the game: plays its lowest card, accepts every request;
+    ``folds`` gives up every round at its first turn instead."""
+
+    def __init__(self, folds: bool) -> None:
+        self.name = "folder" if folds else "passive"
+        self.folds = folds
+
+    def choose(self, game: Game) -> Action:
+        legal = game.legal_actions()
+        if self.folds and Action.FOLD in legal and game.pending is None:
+            return Action.FOLD
+        for action in (Action.ACCEPT, Action.ACCEPT_REDEAL):
+            if action in legal:
+                return action
+        plays = [a for a in legal if a.card is not None]
+        if plays:
+            return min(plays, key=lambda a: (a.card.strength, a.card.index) if a.card else (0, 0))
+        return next(a for a in legal if a.kind is not ActionKind.FOLD)
+
+
+class _Watched:
+    """The CFR bot, noting at each decision whether it reads the opponent as
+    passive, and at the first such turn of its own the patient search bot's choice."""
+
+    def __init__(self, seed: int) -> None:
+        bot = make_bot("cfr", seed)
+        assert isinstance(bot, _cfr.CfrBot)
+        self.bot, self.name, self.seed = bot, bot.name, seed
+        self.flags: list[bool] = []
+        self.first: tuple[Action, Action] | None = None
+
+    def choose(self, game: Game) -> Action:
+        passive = self.bot.passive(game)
+        self.flags.append(passive)
+        if passive and self.first is None and game.pending is None:
+            # The same decision by a fresh patient search bot (what the CFR bot
+            # builds for a passive opponent, seeded alike).
+            cfr_seed = self.seed + 7_000_003
+            patient = SearchBot(cfr_seed + 1, iterations=STRENGTHS["default"].iterations)
+            expected = patient.choose(game)
+            action = self.bot.choose(game)
+            self.first = (action, expected)
+            return action
+        return self.bot.choose(game)
+
+
+def test_a_passive_opponent_is_played_by_the_patient_search_and_a_staking_one_by_the_table() -> (
+    None
+):
+    # An opponent that neither stakes the game nor gives a round up: after its
+    # first chances to, the bot stops playing the equilibrium (which folds weak
+    # hands expecting to be bullied) and plays the patient search bot.
+    watched = _Watched(5)
+    play_local_game(watched, _Scripted(folds=False), seed=3)
+    assert any(watched.flags)
+    assert watched.first is not None and watched.first[0] == watched.first[1]
+    assert watched.bot._patient is not None
+    # One that gives up every round plays for the stakes: the table stands.
+    watched = _Watched(5)
+    play_local_game(watched, _Scripted(folds=True), seed=3)
+    assert not any(watched.flags)
+    assert watched.bot._patient is None
+    # Straight from the record: the prior (no chance seen yet), a rest at the
+    # opponent's first chance, a lead without one.
+    bot = make_bot("cfr", 1)
+    assert isinstance(bot, _cfr.CfrBot)
+    assert not bot.passive(view([("9C 9D 10S", [])], seat=P0))
+    assert bot.passive(view([("9C 9D 10S", ["play 7C"])], seat=P1))
+    assert not bot.passive(view([("9C 9D 10S", ["rest"])], seat=P1))

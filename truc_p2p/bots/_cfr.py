@@ -51,6 +51,26 @@ hands only, and an opponent asking with any hand would be misread (against
 ``redeal-spam`` this is worth about ten points of win rate).  Under rules
 the table was not built for (another target, ladder or refused-rest rule)
 the bot is the expert bot.
+
+An equilibrium does not exploit weak play: it gives up weak hands expecting
+the other side to stake the game, and a passive opponent rarely would.  So
+the bot keeps a model of its opponent from the game's public record (what the
+opponent did in this game's earlier rounds and this one): at the opponent's
+turns where it could declare "my rest", how often it declared it *or folded*
+— both are playing for the game's stakes, as the equilibrium and the search
+bots do (they give up a quarter to half of their hands), while a bot that
+does neither lets rounds be played out for a point or two.  The posterior
+mean of that rate under a Beta prior (:data:`PASSIVE_PRIOR`: 0.15, worth two
+chances) below :data:`PASSIVE_BELOW` marks the opponent *passive*: from one
+chance not taken on, until it stakes or folds again.  Against a passive
+opponent the bot takes its own turns (nothing pending) as the patient search
+bot (``search``: it assumes it outplays its opponent, so it stakes the game
+only on a near-certain round and grinds out points); its answers to requests
+stay the table's and the expert's (the plain search would fold to a redeal
+request or refuse an even raise).  Against the heuristic bot the opponent reads as
+passive in most decisions; against ``search``, ``expert`` and the stakers
+(``stake:T``, ``always-rest``) seldom or never, and the table stands.  The
+record is the game's own, so it starts afresh with each game.
 """
 
 from __future__ import annotations
@@ -91,6 +111,11 @@ _MAGIC: Final = b"TRUC-CFR-OPENING 1\n"
 DECLINED_IS_FRESH = True
 #: The least chance the opponent's range gives any of its opening actions.
 _TREMBLE: Final = 0.2
+#: The opponent model's prior (Beta): ``(stakes or folds, chances)`` — a
+#: rate of 0.15, an equilibrium's order, worth two chances.
+PASSIVE_PRIOR: Final = (0.3, 2.0)
+#: Below this estimated rate of rests or folds the opponent is passive.
+PASSIVE_BELOW: Final = 0.12
 
 
 def _layout() -> tuple[list[list[Node]], list[list[int]], int]:
@@ -255,6 +280,9 @@ class CfrBot:
     def __init__(self, seed: int | None, search: SearchBot) -> None:
         self._rng = random.Random(seed)
         self._search = search
+        self._patient_seed = None if seed is None else seed + 1
+        #: The patient search bot, against a passive opponent (made when needed).
+        self._patient: SearchBot | None = None
 
     def choose(self, game: Game) -> Action:
         """The bot's action for the player to act in ``game`` (its view)."""
@@ -265,6 +293,12 @@ class CfrBot:
         if len(legal) == 1:
             return next(iter(legal))
         hand = game.hand(me)
+        if game.pending is None and self.passive(game):
+            if self._patient is None:
+                self._patient = SearchBot(
+                    self._patient_seed, iterations=self._search.iterations, think=self._search.think
+                )
+            return self._patient.choose(game)
         self._range(game, me)
         try:
             if game.ruleset == DEFAULT_RULESET and hand is not None and len(hand) == 3:
@@ -274,6 +308,14 @@ class CfrBot:
             return self._search.choose(game)
         finally:
             self._search.range_hint = None
+
+    def passive(self, game: Game) -> bool:
+        """Whether the record of ``game`` (a view) shows a passive opponent: the
+        posterior mean of its rate of rests or folds, at its turns where it
+        could declare "my rest", is below :data:`PASSIVE_BELOW`."""
+        chances, taken = self._search.opponent_stakes(game)
+        a, n = PASSIVE_PRIOR
+        return (a + taken) / (n + chances) < PASSIVE_BELOW
 
     def _range(self, game: Game, me: Player) -> None:
         """Give the search the opponent's range implied by the equilibrium.

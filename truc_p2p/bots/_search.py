@@ -278,6 +278,10 @@ class _Public:
     #: often a uniformly random player would have: the sum of 1 / (its choices).
     folds: int
     fold_odds: float
+    #: How often the opponent could declare "my rest" (at its own turn), and
+    #: how often it then played for the game's stakes: a rest or a fold.
+    rest_chances: int = 0
+    rests_or_folds: int = 0
 
 
 class _Replayer:
@@ -294,7 +298,7 @@ class _Replayer:
         self._replay = replay
         self._history: list[tuple[Player, Action]] = []
         self._deals: list[dict[Player, tuple[Card, ...]]] = []
-        self._start = self._folds = 0
+        self._start = self._folds = self._rest_chances = self._rests_or_folds = 0
         self._odds = 0.0
 
     def _fits(self, game: Game) -> bool:
@@ -325,14 +329,22 @@ class _Replayer:
             elif i < len(history):
                 player, action = history[i]
                 if player is opponent and replay.pending is None:
-                    self._odds += 1.0 / len(replay.legal_actions())
+                    legal = replay.legal_actions()
+                    self._odds += 1.0 / len(legal)
                     self._folds += action.kind is ActionKind.FOLD
+                    if Action.REST in legal:
+                        self._rest_chances += 1
+                        self._rests_or_folds += action.kind in (ActionKind.REST, ActionKind.FOLD)
                 replay.push(action)
                 self._history.append(history[i])
                 i += 1
             else:
                 return _Public(
-                    deal_actions=history[self._start :], folds=self._folds, fold_odds=self._odds
+                    deal_actions=history[self._start :],
+                    folds=self._folds,
+                    fold_odds=self._odds,
+                    rest_chances=self._rest_chances,
+                    rests_or_folds=self._rests_or_folds,
                 )
 
 
@@ -454,6 +466,16 @@ class SearchBot:
         if me is None:
             raise ValueError("nobody is to act in this game")
         return self._replayer.public(game, me.other).deal_actions
+
+    def opponent_stakes(self, game: Game) -> tuple[int, int]:
+        """``(chances, taken)``: how often, in the game so far, the opponent of
+        the player to act in ``game`` (a view) could declare "my rest" at its
+        own turn, and how often it then declared it or folded."""
+        me = game.to_act
+        if me is None:
+            raise ValueError("nobody is to act in this game")
+        public = self._replayer.public(game, me.other)
+        return public.rest_chances, public.rests_or_folds
 
     def choose_card(self, game: Game) -> Action:
         """The card the search prefers to play now (no request, no fold).
