@@ -202,3 +202,70 @@ def test_a_passive_opponent_is_played_by_the_patient_search_and_a_staking_one_by
     assert not bot.passive(view([("9C 9D 10S", [])], seat=P0))
     assert bot.passive(view([("9C 9D 10S", ["play 7C"])], seat=P1))
     assert not bot.passive(view([("9C 9D 10S", ["rest"])], seat=P1))
+
+
+def _follows(rounds: list[tuple[str, list[str]]]) -> tuple[int, int]:
+    game = view(rounds, seat=P0)
+    assert game.to_act is P0
+    return SearchBot(0, iterations=1).opponent_follows(game)
+
+
+def test_dominated_follows_are_read_from_the_cards_played_later() -> None:
+    # P0 leads both tricks; the opponent's second card tells what it kept.
+    nxt = ("8C 8D 8H", ["play 10S"])  # a second round, so that P0 is to act
+    # Lost the first trick with a king while keeping a nine: dominated.
+    assert _follows([("7C 7D 7H", ["play 7C", "play KS", "play 7D", "play 9S"]), nxt]) == (1, 1)
+    # Lost it with the nine, kept the king: sensible.
+    assert _follows([("7C 7D 7H", ["play 7C", "play 9S", "play 7D", "play KS"]), nxt]) == (1, 0)
+    # Won with an ace while keeping a king that also beat the ten: dominated.
+    won = [("10C JC QC", ["play 10C", "play AS", "play KS", "play QC"]), nxt]
+    game = view(won, seat=P0)
+    assert game.to_act is P0
+    assert SearchBot(0, iterations=1).opponent_follows(game) == (1, 1)
+    bot = make_bot("cfr", 1)
+    assert isinstance(bot, _cfr.CfrBot)
+    assert bot.careless(game)
+    assert not bot.careless(view([("7C 7D 7H", ["play 7C", "play 9S", "play 7D", "play KS"]), nxt]))
+
+
+def _answerer_choice(game: Game, seed: int) -> Action:
+    """What the CFR bot's answerer for a weak opponent (seeded alike) would play."""
+    search = SearchBot(
+        seed + 7_000_003 + 1,
+        iterations=STRENGTHS["default"].iterations,
+        game_model=True,
+        model_edge=_cfr.WEAK_EDGE,
+        model_ends=_cfr.WEAK_ENDS,
+        mix=0.01,
+        rest_margin=0.05,
+    )
+    return search.choose(game)
+
+
+def test_a_weak_opponents_raise_is_answered_as_by_a_player_who_outplays_it() -> None:
+    # Round 1: the opponent (P1) plays its cards without staking the game or
+    # folding; round 2: it raises at once.  The answer comes from the search
+    # that counts on outplaying it (a refusal costs a point, not a coin flip
+    # for the game).
+    passive = [
+        ("7C 7D 7H", ["play 7C", "play 9S", "play 7D", "play 10S"]),
+        ("QC JD 10H", ["raise"]),
+    ]
+    game = view(passive, seat=P0)
+    assert game.pending is ActionKind.RAISE and game.to_act is P0
+    for seed in range(3):
+        bot = make_bot("cfr", seed)
+        assert isinstance(bot, _cfr.CfrBot)
+        assert bot.passive(game)
+        assert bot.choose(game) == _answerer_choice(game, seed)
+        assert bot._answerer is not None
+    # An opponent that gave a round up plays for the stakes: the table and
+    # the expert answer, and the weak opponent's answerer is never built.
+    staking = [("7C 7D 7H", ["play 7C", "fold"]), ("QC JD 10H", ["raise"])]
+    game = view(staking, seat=P0)
+    assert game.pending is ActionKind.RAISE and game.to_act is P0
+    bot = make_bot("cfr", 0)
+    assert isinstance(bot, _cfr.CfrBot)
+    assert not bot.passive(game) and not bot.careless(game)
+    bot.choose(game)
+    assert bot._answerer is None

@@ -69,8 +69,21 @@ only on a near-certain round and grinds out points); its answers to requests
 stay the table's and the expert's (the plain search would fold to a redeal
 request or refuse an even raise).  Against the heuristic bot the opponent reads as
 passive in most decisions; against ``search``, ``expert`` and the stakers
-(``stake:T``, ``always-rest``) seldom or never, and the table stands.  The
-record is the game's own, so it starts afresh with each game.
+(``stake:T``, ``always-rest``) seldom or never, and the table stands.
+
+A weak opponent's requests (a raise, a redeal, a rest) are answered by the
+expert search with a game model that counts on outplaying it
+(:data:`WEAK_EDGE`, :data:`WEAK_ENDS`): a refusal then costs a point or two,
+not a coin flip for the game, where the table's answers assume an even
+opponent.  Weak is passive, or *careless*: the record shows the opponent
+following a trick with a card that a card it kept later in the same deal
+dominated — it lost the trick with a higher card than one it kept, or won it
+with a higher card than a cheaper winner it kept (the Beta posterior mean of
+that rate, prior :data:`CARELESS_PRIOR`, above :data:`CARELESS_ABOVE`).
+The heuristic, search and CFR bots and the stakers never or almost never do
+that (0 to 1 in 67 judged follows); a beginner does it about a quarter of
+the time, a random player half.  The record is the game's own, so the model
+starts afresh with each game.
 """
 
 from __future__ import annotations
@@ -116,6 +129,15 @@ _TREMBLE: Final = 0.2
 PASSIVE_PRIOR: Final = (0.3, 2.0)
 #: Below this estimated rate of rests or folds the opponent is passive.
 PASSIVE_BELOW: Final = 0.12
+#: The opponent model's prior on dominated follows: ``(dominated, judged)``.
+CARELESS_PRIOR: Final = (0.05, 1.0)
+#: Above this estimated rate of dominated follows the opponent is careless.
+CARELESS_ABOVE: Final = 0.2
+#: The game model of the bot's answers to a weak (passive or careless)
+#: opponent: its skill edge in ordinary rounds and the chance that a round
+#: ends the game by "my rest".
+WEAK_EDGE: Final = 0.5
+WEAK_ENDS: Final = 0.03
 
 
 def _layout() -> tuple[list[list[Node]], list[list[int]], int]:
@@ -283,6 +305,8 @@ class CfrBot:
         self._patient_seed = None if seed is None else seed + 1
         #: The patient search bot, against a passive opponent (made when needed).
         self._patient: SearchBot | None = None
+        #: The expert search that answers a weak opponent (made when needed).
+        self._answerer: SearchBot | None = None
 
     def choose(self, game: Game) -> Action:
         """The bot's action for the player to act in ``game`` (its view)."""
@@ -299,6 +323,8 @@ class CfrBot:
                     self._patient_seed, iterations=self._search.iterations, think=self._search.think
                 )
             return self._patient.choose(game)
+        if game.pending is not None and (self.passive(game) or self.careless(game)):
+            return self._weak_answer(game)
         self._range(game, me)
         try:
             if game.ruleset == DEFAULT_RULESET and hand is not None and len(hand) == 3:
@@ -316,6 +342,34 @@ class CfrBot:
         chances, taken = self._search.opponent_stakes(game)
         a, n = PASSIVE_PRIOR
         return (a + taken) / (n + chances) < PASSIVE_BELOW
+
+    def careless(self, game: Game) -> bool:
+        """Whether the record of ``game`` (a view) shows a careless opponent: the
+        posterior mean of its rate of dominated follows (a card thrown away
+        or spent where a cheaper one it kept would have done) is above
+        :data:`CARELESS_ABOVE`."""
+        judged, dominated = self._search.opponent_follows(game)
+        a, n = CARELESS_PRIOR
+        return (a + dominated) / (n + judged) > CARELESS_ABOVE
+
+    def _weak_answer(self, game: Game) -> Action:
+        """Answer a weak opponent's request as the expert search would if it
+        knew it outplays that opponent (:data:`WEAK_EDGE`) and that the game
+        will seldom be staked (:data:`WEAK_ENDS`): refusing costs less against
+        a weak player than a coin flip for the game."""
+        if self._answerer is None:
+            search = self._search
+            self._answerer = SearchBot(
+                self._patient_seed,
+                iterations=search.iterations,
+                think=search.think,
+                game_model=True,
+                model_edge=WEAK_EDGE,
+                model_ends=WEAK_ENDS,
+                mix=search.mix,
+                rest_margin=search.rest_margin,
+            )
+        return self._answerer.choose(game)
 
     def _range(self, game: Game, me: Player) -> None:
         """Give the search the opponent's range implied by the equilibrium.

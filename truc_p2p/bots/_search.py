@@ -282,6 +282,14 @@ class _Public:
     #: how often it then played for the game's stakes: a rest or a fold.
     rest_chances: int = 0
     rests_or_folds: int = 0
+    #: How many of the opponent's follows could be judged by a card it played
+    #: later in the same deal, and how many of those were dominated: it lost
+    #: the trick with a higher card than one it kept, or won it with a higher
+    #: card than a cheaper winner it kept.  A sensible player never does
+    #: either (the card kept is worth less in every later trick); a random
+    #: player does it about a third of the time.
+    follows_judged: int = 0
+    follows_dominated: int = 0
 
 
 class _Replayer:
@@ -300,6 +308,9 @@ class _Replayer:
         self._deals: list[dict[Player, tuple[Card, ...]]] = []
         self._start = self._folds = self._rest_chances = self._rests_or_folds = 0
         self._odds = 0.0
+        self._judged = self._dominated = 0
+        #: The opponent's follows in this deal: [lead, card, judged, dominated].
+        self._follows: list[list[int | bool]] = []
 
     def _fits(self, game: Game) -> bool:
         replay, done = self._replay, len(self._history)
@@ -326,6 +337,7 @@ class _Replayer:
                 replay.deal(deal)
                 self._deals.append(deal)
                 self._start = i
+                self._follows = []
             elif i < len(history):
                 player, action = history[i]
                 if player is opponent and replay.pending is None:
@@ -335,6 +347,8 @@ class _Replayer:
                     if Action.REST in legal:
                         self._rest_chances += 1
                         self._rests_or_folds += action.kind in (ActionKind.REST, ActionKind.FOLD)
+                if player is opponent and action.card is not None:
+                    self._judge(replay, action.card.strength)
                 replay.push(action)
                 self._history.append(history[i])
                 i += 1
@@ -345,7 +359,24 @@ class _Replayer:
                     fold_odds=self._odds,
                     rest_chances=self._rest_chances,
                     rests_or_folds=self._rests_or_folds,
+                    follows_judged=self._judged,
+                    follows_dominated=self._dominated,
                 )
+
+    def _judge(self, replay: Game, card: int) -> None:
+        """The opponent plays ``card``: judge its earlier follows of this deal by it."""
+        for follow in self._follows:
+            lead, played, judged, dominated = follow
+            assert isinstance(lead, int) and isinstance(played, int)
+            if not judged:
+                follow[2] = True
+                self._judged += 1
+            if not dominated and (card < played < lead or lead < card < played):
+                follow[3] = True
+                self._dominated += 1
+        table = replay.table
+        if table:
+            self._follows.append([table[0][1].strength, card, False, False])
 
 
 def _replay(game: Game, opponent: Player) -> _Public:
@@ -476,6 +507,16 @@ class SearchBot:
             raise ValueError("nobody is to act in this game")
         public = self._replayer.public(game, me.other)
         return public.rest_chances, public.rests_or_folds
+
+    def opponent_follows(self, game: Game) -> tuple[int, int]:
+        """``(judged, dominated)``: how many of the opponent's follows in the game
+        so far could be judged by a card it played later in the same deal, and
+        how many of those were dominated (see :class:`_Public`)."""
+        me = game.to_act
+        if me is None:
+            raise ValueError("nobody is to act in this game")
+        public = self._replayer.public(game, me.other)
+        return public.follows_judged, public.follows_dominated
 
     def choose_card(self, game: Game) -> Action:
         """The card the search prefers to play now (no request, no fold).
