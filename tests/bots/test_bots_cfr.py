@@ -171,7 +171,11 @@ class _Watched:
             # The same decision by a fresh patient search bot (what the CFR bot
             # builds for a passive opponent, seeded alike).
             cfr_seed = self.seed + 7_000_003
-            patient = SearchBot(cfr_seed + 1, iterations=STRENGTHS["default"].iterations)
+            patient = SearchBot(
+                cfr_seed + 1,
+                iterations=STRENGTHS["default"].iterations,
+                rest_margin=_cfr.PATIENT_REST_MARGIN,
+            )
             expected = patient.choose(game)
             action = self.bot.choose(game)
             self.first = (action, expected)

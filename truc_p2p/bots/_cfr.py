@@ -65,7 +65,9 @@ chances) below :data:`PASSIVE_BELOW` marks the opponent *passive*: from one
 chance not taken on, until it stakes or folds again.  Against a passive
 opponent the bot takes its own turns (nothing pending) as the patient search
 bot (``search``: it assumes it outplays its opponent, so it stakes the game
-only on a near-certain round and grinds out points); its answers to requests
+only on a near-certain round and grinds out points), with a margin on "my
+rest" (:data:`PATIENT_REST_MARGIN`, as the expert's: the determinised search
+is over-optimistic about the round it would stake); its answers to requests
 stay the table's and the expert's (the plain search would fold to a redeal
 request or refuse an even raise).  Against the heuristic bot the opponent reads as
 passive in most decisions; against ``search``, ``expert`` and the stakers
@@ -129,6 +131,10 @@ _TREMBLE: Final = 0.2
 PASSIVE_PRIOR: Final = (0.3, 2.0)
 #: Below this estimated rate of rests or folds the opponent is passive.
 PASSIVE_BELOW: Final = 0.12
+#: How much better than the next best action the patient search's "my rest"
+#: must look against a passive opponent (its determinised search is
+#: over-optimistic about the round, and the opponent accepts every rest).
+PATIENT_REST_MARGIN: Final = 0.08
 #: The opponent model's prior on dominated follows: ``(dominated, judged)``.
 CARELESS_PRIOR: Final = (0.05, 1.0)
 #: Above this estimated rate of dominated follows the opponent is careless.
@@ -320,7 +326,10 @@ class CfrBot:
         if game.pending is None and self.passive(game):
             if self._patient is None:
                 self._patient = SearchBot(
-                    self._patient_seed, iterations=self._search.iterations, think=self._search.think
+                    self._patient_seed,
+                    iterations=self._search.iterations,
+                    think=self._search.think,
+                    rest_margin=PATIENT_REST_MARGIN,
                 )
             return self._patient.choose(game)
         if game.pending is not None and (self.passive(game) or self.careless(game)):
