@@ -273,3 +273,28 @@ def test_a_weak_opponents_raise_is_answered_as_by_a_player_who_outplays_it() -> 
     assert not bot.passive(game) and not bot.careless(game)
     bot.choose(game)
     assert bot._answerer is None
+
+
+def test_raises_made_at_every_chance_are_not_answered_as_a_weak_players() -> None:
+    # The record counts the opponent's raises at its chances to raise.
+    game = view(
+        [
+            ("7C 7D 7H", ["play 7C", "raise", "accept", "play 9S", "play 7D", "play 10S"]),
+            ("QC JD 10H", ["raise"]),
+        ],
+        seat=P0,
+    )
+    chances, raised = SearchBot(0, iterations=1).opponent_raises(game)
+    assert raised == 2 and chances >= raised
+    bot = make_bot("cfr", 0)
+    assert isinstance(bot, _cfr.CfrBot)
+    # A raise now and then says something about the cards; one at every
+    # chance does not, and is answered by the table and the expert instead.
+    bot._search.opponent_raises = lambda game: (6, 1)  # type: ignore[method-assign]
+    assert bot.selective(game)
+    bot._search.opponent_raises = lambda game: (3, 3)  # type: ignore[method-assign]
+    assert not bot.selective(game)
+    bot._search.opponent_stakes = lambda game: (9, 0)  # type: ignore[method-assign]
+    assert bot.passive(game)
+    bot.choose(game)
+    assert bot._answerer is None

@@ -139,6 +139,11 @@ PATIENT_REST_MARGIN: Final = 0.08
 CARELESS_PRIOR: Final = (0.05, 1.0)
 #: Above this estimated rate of dominated follows the opponent is careless.
 CARELESS_ABOVE: Final = 0.2
+#: The prior on the opponent's raises at its chances to raise: ``(raises, chances)``.
+SELECTIVE_PRIOR: Final = (0.3, 2.0)
+#: Below this estimated raise rate the opponent's raises are selective (they
+#: say something about its cards).
+SELECTIVE_BELOW: Final = 0.5
 #: The game model of the bot's answers to a weak (passive or careless)
 #: opponent: its skill edge in ordinary rounds and the chance that a round
 #: ends the game by "my rest".
@@ -332,7 +337,11 @@ class CfrBot:
                     rest_margin=PATIENT_REST_MARGIN,
                 )
             return self._patient.choose(game)
-        if game.pending is not None and (self.passive(game) or self.careless(game)):
+        if (
+            game.pending is not None
+            and (self.passive(game) or self.careless(game))
+            and self.selective(game)
+        ):
             return self._weak_answer(game)
         self._range(game, me)
         try:
@@ -360,6 +369,15 @@ class CfrBot:
         judged, dominated = self._search.opponent_follows(game)
         a, n = CARELESS_PRIOR
         return (a + dominated) / (n + judged) > CARELESS_ABOVE
+
+    def selective(self, game: Game) -> bool:
+        """Whether the opponent's raises say something about its cards: the
+        posterior mean of its raise rate, at its turns where it could raise,
+        is below :data:`SELECTIVE_BELOW` (a bot raising at every chance is not
+        answered as a weak player's raise, which would be a strong hand)."""
+        chances, raised = self._search.opponent_raises(game)
+        a, n = SELECTIVE_PRIOR
+        return (a + raised) / (n + chances) < SELECTIVE_BELOW
 
     def _weak_answer(self, game: Game) -> Action:
         """Answer a weak opponent's request as the expert search would if it

@@ -290,6 +290,9 @@ class _Public:
     #: player does it about a third of the time.
     follows_judged: int = 0
     follows_dominated: int = 0
+    #: How often the opponent could raise at its own turn, and did.
+    raise_chances: int = 0
+    raises: int = 0
 
 
 class _Replayer:
@@ -308,7 +311,7 @@ class _Replayer:
         self._deals: list[dict[Player, tuple[Card, ...]]] = []
         self._start = self._folds = self._rest_chances = self._rests_or_folds = 0
         self._odds = 0.0
-        self._judged = self._dominated = 0
+        self._judged = self._dominated = self._raise_chances = self._raises = 0
         #: The opponent's follows in this deal: [lead, card, judged, dominated].
         self._follows: list[list[int | bool]] = []
 
@@ -347,6 +350,9 @@ class _Replayer:
                     if Action.REST in legal:
                         self._rest_chances += 1
                         self._rests_or_folds += action.kind in (ActionKind.REST, ActionKind.FOLD)
+                    if Action.RAISE in legal:
+                        self._raise_chances += 1
+                        self._raises += action.kind is ActionKind.RAISE
                 if player is opponent and action.card is not None:
                     self._judge(replay, action.card.strength)
                 replay.push(action)
@@ -361,6 +367,8 @@ class _Replayer:
                     rests_or_folds=self._rests_or_folds,
                     follows_judged=self._judged,
                     follows_dominated=self._dominated,
+                    raise_chances=self._raise_chances,
+                    raises=self._raises,
                 )
 
     def _judge(self, replay: Game, card: int) -> None:
@@ -517,6 +525,15 @@ class SearchBot:
             raise ValueError("nobody is to act in this game")
         public = self._replayer.public(game, me.other)
         return public.follows_judged, public.follows_dominated
+
+    def opponent_raises(self, game: Game) -> tuple[int, int]:
+        """``(chances, raised)``: how often, in the game so far, the opponent could
+        raise at its own turn, and how often it did."""
+        me = game.to_act
+        if me is None:
+            raise ValueError("nobody is to act in this game")
+        public = self._replayer.public(game, me.other)
+        return public.raise_chances, public.raises
 
     def choose_card(self, game: Game) -> Action:
         """The card the search prefers to play now (no request, no fold).
