@@ -77,7 +77,11 @@ A weak opponent's requests (a raise, a redeal, a rest) are answered by the
 expert search with a game model that counts on outplaying it
 (:data:`WEAK_EDGE`, :data:`WEAK_ENDS`): a refusal then costs a point or two,
 not a coin flip for the game, where the table's answers assume an even
-opponent.  Weak is passive, or *careless*: the record shows the opponent
+opponent — while its raises are *selective* (its raise rate at its chances
+to raise, posterior mean under :data:`SELECTIVE_PRIOR`, below
+:data:`SELECTIVE_BELOW`): a bot raising at every chance says nothing about
+its cards by raising, and is answered by the table and the expert.  Weak
+is passive, or *careless*: the record shows the opponent
 following a trick with a card that a card it kept later in the same deal
 dominated — it lost the trick with a higher card than one it kept, or won it
 with a higher card than a cheaper winner it kept (the Beta posterior mean of
