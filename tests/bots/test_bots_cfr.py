@@ -247,16 +247,27 @@ def _answerer_choice(game: Game, seed: int) -> Action:
 
 
 def test_a_weak_opponents_raise_is_answered_as_by_a_player_who_outplays_it() -> None:
-    # Round 1: the opponent (P1) plays its cards without staking the game or
-    # folding; round 2: it raises at once.  The answer comes from the search
+    # Rounds 1 and 2: the opponent (P1) plays its cards without staking the
+    # game or folding; round 3: it raises.  The answer comes from the search
     # that counts on outplaying it (a refusal costs a point, not a coin flip
     # for the game).
     passive = [
         ("7C 7D 7H", ["play 7C", "play 9S", "play 7D", "play 10S"]),
-        ("QC JD 10H", ["raise"]),
+        ("8C 8D 8H", ["play 9C", "play 8C", "play 8D", "play 10C"]),
+        ("QC JD 10H", ["play QC", "raise"]),
     ]
     game = view(passive, seat=P0)
     assert game.pending is ActionKind.RAISE and game.to_act is P0
+    chances, taken = SearchBot(0, iterations=1).opponent_stakes(game)
+    assert chances >= _cfr.WEAK_EVIDENCE and taken == 0
+    # Its first raise, before it has let that many chances pass, is answered
+    # by the table and the expert.
+    early = view([("7C 7D 7H", ["play 7C", "raise"])], seat=P0)
+    bot = make_bot("cfr", 0)
+    assert isinstance(bot, _cfr.CfrBot)
+    assert bot.passive(early)
+    bot.choose(early)
+    assert bot._answerer is None
     for seed in range(3):
         bot = make_bot("cfr", seed)
         assert isinstance(bot, _cfr.CfrBot)

@@ -151,8 +151,11 @@ SELECTIVE_BELOW: Final = 0.5
 #: The game model of the bot's answers to a weak (passive or careless)
 #: opponent: its skill edge in ordinary rounds and the chance that a round
 #: ends the game by "my rest".
-WEAK_EDGE: Final = 0.5
+WEAK_EDGE: Final = 0.3
 WEAK_ENDS: Final = 0.03
+#: How many chances to stake the game a passive opponent must have let pass
+#: before its requests are answered as a weak player's.
+WEAK_EVIDENCE: Final = 2
 
 
 def _layout() -> tuple[list[list[Node]], list[list[int]], int]:
@@ -343,7 +346,7 @@ class CfrBot:
             return self._patient.choose(game)
         if (
             game.pending is not None
-            and (self.passive(game) or self.careless(game))
+            and ((self.passive(game) and self._seen_enough(game)) or self.careless(game))
             and self.selective(game)
         ):
             return self._weak_answer(game)
@@ -364,6 +367,12 @@ class CfrBot:
         chances, taken = self._search.opponent_stakes(game)
         a, n = PASSIVE_PRIOR
         return (a + taken) / (n + chances) < PASSIVE_BELOW
+
+    def _seen_enough(self, game: Game) -> bool:
+        """Whether the opponent has had :data:`WEAK_EVIDENCE` chances to stake
+        the game: a first request of the game is answered by the table."""
+        chances, _ = self._search.opponent_stakes(game)
+        return chances >= WEAK_EVIDENCE
 
     def careless(self, game: Game) -> bool:
         """Whether the record of ``game`` (a view) shows a careless opponent: the
