@@ -77,7 +77,8 @@ A weak opponent's requests (a raise, a redeal, a rest) are answered by the
 expert search with a game model that counts on outplaying it
 (:data:`WEAK_EDGE`, :data:`WEAK_ENDS`): a refusal then costs a point or two,
 not a coin flip for the game, where the table's answers assume an even
-opponent — while its raises are *selective* (its raise rate at its chances
+opponent — once a passive opponent has let :data:`WEAK_EVIDENCE` chances to
+stake the game pass, and while its raises are *selective* (its raise rate at its chances
 to raise, posterior mean under :data:`SELECTIVE_PRIOR`, below
 :data:`SELECTIVE_BELOW`): a bot raising at every chance says nothing about
 its cards by raising, and is answered by the table and the expert.  Weak
