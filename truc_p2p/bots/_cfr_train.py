@@ -200,18 +200,6 @@ class _Solver:
         return out
 
 
-def _make(
-    redeal: bool,
-    scores: tuple[int, int],
-    target: int,
-    redeal_value: float,
-    bot: int,
-    edge: float,
-    tremble: float,
-) -> _Solver:
-    return _Solver(build_tree(redeal), scores, target, redeal_value, bot, edge, tremble)
-
-
 def solve(
     redeal: bool,
     scores: tuple[int, int],
@@ -226,7 +214,7 @@ def solve(
     """Run CFR+ for ``iterations`` on the opening at ``scores`` (leader's, dealer's);
     payoffs are ``bot``'s chances of winning the game with ``edge`` (see
     :func:`~truc_p2p.bots._cfr_game.terminal_utility`)."""
-    solver = _make(redeal, scores, target, redeal_value, bot, edge, tremble)
+    solver = _Solver(build_tree(redeal), scores, target, redeal_value, bot, edge, tremble)
     ones = np.ones(len(prior()))
     for t in range(1, iterations + 1):
         for player in (LEADER, DEALER):
