@@ -1,6 +1,7 @@
 """Build the CFR bot's table: the opening solved by CFR+ for every score.
 
     python tools/train_cfr.py                  # writes truc_p2p/bots/cfr_opening.bin
+    python tools/train_cfr.py --game-ends 0.5 --out /tmp/t.bin   # rounds often end the game
     python tools/train_cfr.py --iterations 50 --out /tmp/t.bin
 
 The training is deterministic (CFR+ on the whole opening tree, no sampling),
@@ -17,6 +18,7 @@ import time
 from pathlib import Path
 
 from truc_p2p.bots._cfr import TABLE_FILE
+from truc_p2p.bots._cfr_game import GAME_ENDS
 from truc_p2p.bots._cfr_train import build_table
 
 DEFAULT_ITERATIONS = 150
@@ -32,16 +34,23 @@ def main() -> None:
     parser.add_argument("--edge", type=float, default=DEFAULT_EDGE)
     parser.add_argument("--tremble", type=float, default=DEFAULT_TREMBLE)
     parser.add_argument(
+        "--game-ends",
+        type=float,
+        default=GAME_ENDS,
+        help=f"W's chance that a round to come ends the game by 'my rest' (default {GAME_ENDS})",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         default=Path(__file__).resolve().parents[1] / "truc_p2p" / "bots" / TABLE_FILE,
     )
     args = parser.parse_args()
+    out, game_ends = args.out, args.game_ends
     started = time.perf_counter()
-    data = build_table(args.iterations, args.edge, args.tremble, progress=True)
-    args.out.write_bytes(data)
+    data = build_table(args.iterations, args.edge, args.tremble, progress=True, game_ends=game_ends)
+    out.write_bytes(data)
     print(
-        f"{args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}, "
+        f"{out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}, "
         f"{time.perf_counter() - started:.0f} s"
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from importlib import resources
 
 import pytest
 from bots_helpers import P0, P1, view
@@ -69,12 +70,19 @@ def test_the_table_build_is_deterministic() -> None:
     assert a == b
     header, strategies = _cfr.decode_table(a)
     assert header["target"] == 2 and len(strategies) == 2 * 2 * 2 * _cfr._BLOCK
+    assert header["game_ends"] == _cfr_game.GAME_ENDS
+    # Another model of the rounds to come is another game.
+    staking = _cfr_train.build_table(3, 0.2, 0.05, target=2, game_ends=0.5)
+    header, other = _cfr.decode_table(staking)
+    assert header["game_ends"] == 0.5 and other != strategies
 
 
 def test_the_shipped_table_fits_and_is_made_of_distributions() -> None:
     table = _cfr._table()
     assert table is not None, "truc_p2p/bots/cfr_opening.bin is missing"
     assert table[0] == 12
+    data = (resources.files("truc_p2p.bots") / _cfr.TABLE_FILE).read_bytes()
+    assert _cfr.decode_table(data)[0]["game_ends"] == _cfr_game.GAME_ENDS
     rng = random.Random(1)
     for _ in range(200):
         scores = (rng.randrange(12), rng.randrange(12))
@@ -301,11 +309,82 @@ def test_raises_made_at_every_chance_are_not_answered_as_a_weak_players() -> Non
     assert isinstance(bot, _cfr.CfrBot)
     # A raise now and then says something about the cards; one at every
     # chance does not, and is answered by the table and the expert instead.
-    bot._search.opponent_raises = lambda game: (6, 1)  # type: ignore[method-assign]
+    # (the record: stake chances, stakes, judged follows, dominated, raise chances, raises)
+    bot.record = lambda game: (0, 0, 0, 0, 6, 1)  # type: ignore[method-assign]
     assert bot.selective(game)
-    bot._search.opponent_raises = lambda game: (3, 3)  # type: ignore[method-assign]
+    bot.record = lambda game: (0, 0, 0, 0, 3, 3)  # type: ignore[method-assign]
     assert not bot.selective(game)
-    bot._search.opponent_stakes = lambda game: (9, 0)  # type: ignore[method-assign]
+    bot.record = lambda game: (9, 0, 0, 0, 3, 3)  # type: ignore[method-assign]
     assert bot.passive(game)
     bot.choose(game)
     assert bot._answerer is None
+
+
+class _Recorder:
+    """Wraps a CFR bot and notes, at its first decision of each game, what it reads."""
+
+    def __init__(self, bot: _cfr.CfrBot) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.reads: list[tuple[bool, int]] = []
+        self._game: Game | None = None
+
+    def choose(self, game: Game) -> Action:
+        if game is not self._game:
+            self._game = game
+            self.bot._carry(game)
+            taken = self.bot.record(game)[1]
+            self.reads.append((self.bot.passive(game), taken))
+        return self.bot.choose(game)
+
+
+def _two_games(opponent: str, *, remember: bool) -> list[tuple[bool, int]]:
+    """(passive, stakes or folds on record) as the CFR bot reads its opponent at the
+    first decision of two games; ``remember``: the same bot object plays both."""
+    reads = []
+    cfr = make_bot("cfr", 5)
+    assert isinstance(cfr, _cfr.CfrBot)
+    recorder = _Recorder(cfr)
+    for game in range(2):
+        if not remember:
+            fresh = make_bot("cfr", 5)
+            assert isinstance(fresh, _cfr.CfrBot)
+            recorder = _Recorder(fresh)
+        # the CFR bot leads the first round: it decides before the opponent acts
+        play_local_game(recorder, make_bot(opponent, 9), seed=40 + game, first_dealer=P1)
+        reads.append(recorder.reads[-1])
+    return reads
+
+
+def test_a_rematch_starts_from_what_the_bot_learnt_of_its_opponent() -> None:
+    # always-rest stakes the game at its first chance: the first game ends on it.
+    # A new bot knows nothing at its first decision; the same bot remembers.
+    assert _two_games("always-rest", remember=False) == [(False, 0), (False, 0)]
+    assert _two_games("always-rest", remember=True) == [(False, 0), (False, 1)]
+    # The heuristic bot lets its chances pass: passive from the rematch's first move.
+    assert _two_games("heuristic", remember=True)[1] == (True, 0)
+    assert _two_games("heuristic", remember=False)[1] == (False, 0)
+
+
+def test_the_record_of_earlier_games_adds_to_this_games() -> None:
+    cfr = make_bot("cfr", 2)
+    assert isinstance(cfr, _cfr.CfrBot)
+    first: list[Game] = []
+
+    class Keep:
+        name = "keep"
+
+        def choose(self, game: Game) -> Action:
+            if not first or first[-1] is not game:
+                first.append(game)
+            return cfr.choose(game)
+
+    play_local_game(Keep(), make_bot("heuristic", 3), seed=7)
+    earlier = cfr._counts(first[0], first[0].view.other)  # type: ignore[union-attr]
+    assert earlier[0] > 0  # the heuristic bot had chances to stake the game
+    play_local_game(Keep(), make_bot("heuristic", 4), seed=8)
+    second = first[1]
+    assert cfr._carried == earlier
+    assert second.view is not None
+    now = cfr._counts(second, second.view.other)
+    assert cfr.record(second) == tuple(x + y for x, y in zip(now, earlier, strict=True))

@@ -89,8 +89,13 @@ with a higher card than a cheaper winner it kept (the Beta posterior mean of
 that rate, prior :data:`CARELESS_PRIOR`, above :data:`CARELESS_ABOVE`).
 The heuristic, search and CFR bots and the stakers never or almost never do
 that (0 to 1 in 67 judged follows); a beginner does it about a quarter of
-the time, a random player half.  The record is the game's own, so the model
-starts afresh with each game.
+the time, a random player half.
+
+The record is the game's and the earlier games' this bot object played (a
+match, or "play again": ``play`` keeps one bot per level), so a rematch
+starts from what the bot learnt: against the heuristic bot the patient play
+from the first move (the first game's first decisions are the table's, as
+nothing is known yet).
 """
 
 from __future__ import annotations
@@ -180,7 +185,13 @@ _PATHS: Final = [{n.path: i for i, n in enumerate(nodes)} for nodes in _TREES]
 
 
 def encode_table(
-    strategies: bytes, *, target: int, iterations: int, edge: float, tremble: float
+    strategies: bytes,
+    *,
+    target: int,
+    iterations: int,
+    edge: float,
+    tremble: float,
+    game_ends: float,
 ) -> bytes:
     """The table file: a header line, a JSON description, then the zlib'd strategies.
 
@@ -193,6 +204,7 @@ def encode_table(
         "target": target,
         "iterations": iterations,
         "edge": edge,
+        "game_ends": game_ends,
         "tremble": tremble,
         "hands": len(HANDS),
         "block": _BLOCK,
@@ -227,7 +239,11 @@ def _table() -> tuple[int, bytes] | None:
 
 
 def opening_strategy(
-    scores: tuple[int, int], role: int, redeal: bool, path: str, hand: tuple[int, ...]
+    scores: tuple[int, int],
+    role: int,
+    redeal: bool,
+    path: str,
+    hand: tuple[int, ...],
 ) -> dict[str, float] | None:
     """The table's mixed strategy at an opening node, or ``None`` if it has none.
 
@@ -235,10 +251,10 @@ def opening_strategy(
     dealer); ``redeal``: the round still allows a redeal (nobody accepted
     one); ``path`` the opening's public actions.
     """
-    table = _table()
-    if table is None:
+    loaded = _table()
+    if loaded is None:
         return None
-    target, strategies = table
+    target, strategies = loaded
     a, b = scores
     if not (0 <= a < target and 0 <= b < target):
         return None
@@ -326,6 +342,11 @@ class CfrBot:
         self._patient: SearchBot | None = None
         #: The expert search that answers a weak opponent (made when needed).
         self._answerer: SearchBot | None = None
+        #: The game (a view) of the last decision, and the opponent's record in
+        #: the earlier games this bot played (a match, a rematch): the sums of
+        #: :meth:`_counts`.
+        self._game: Game | None = None
+        self._carried: tuple[int, ...] = (0,) * 6
 
     def choose(self, game: Game) -> Action:
         """The bot's action for the player to act in ``game`` (its view)."""
@@ -333,6 +354,7 @@ class CfrBot:
         legal = game.legal_actions()
         if me is None or not legal:
             raise ValueError("no legal action: it is not this bot's turn")
+        self._carry(game)
         if len(legal) == 1:
             return next(iter(legal))
         hand = game.hand(me)
@@ -361,26 +383,61 @@ class CfrBot:
         finally:
             self._search.range_hint = None
 
+    def _counts(self, game: Game, opponent: Player) -> tuple[int, ...]:
+        """The opponent's record in ``game`` (a view): its chances to stake the
+        game and stakes or folds, judged and dominated follows, chances to
+        raise and raises."""
+        public = self._search.public_record(game, opponent)
+        return (
+            public.rest_chances,
+            public.rests_or_folds,
+            public.follows_judged,
+            public.follows_dominated,
+            public.raise_chances,
+            public.raises,
+        )
+
+    def _carry(self, game: Game) -> None:
+        """On the first decision of a new game, add the opponent's record in the
+        game before to what the bot remembers of it."""
+        last = self._game
+        if last is game:
+            return
+        self._game = game
+        if last is None or last.view is None or game.to_act is None:
+            return
+        earlier = self._counts(last, last.view.other)
+        self._carried = tuple(x + y for x, y in zip(self._carried, earlier, strict=True))
+
+    def record(self, game: Game) -> tuple[int, ...]:
+        """The opponent's record (see :meth:`_counts`) in ``game`` (the bot's
+        view) and in the games this bot played before."""
+        me = game.view if game.view is not None else game.to_act
+        if me is None:
+            raise ValueError("nobody is to act in this game")
+        now = self._counts(game, me.other)
+        return tuple(x + y for x, y in zip(now, self._carried, strict=True))
+
     def passive(self, game: Game) -> bool:
-        """Whether the record of ``game`` (a view) shows a passive opponent: the
-        posterior mean of its rate of rests or folds, at its turns where it
-        could declare "my rest", is below :data:`PASSIVE_BELOW`."""
-        chances, taken = self._search.opponent_stakes(game)
+        """Whether the record of the opponent (this game's and the earlier
+        games') shows a passive opponent: the posterior mean of its rate of
+        rests or folds, at its turns where it could declare "my rest", is below
+        :data:`PASSIVE_BELOW`."""
+        chances, taken = self.record(game)[0:2]
         a, n = PASSIVE_PRIOR
         return (a + taken) / (n + chances) < PASSIVE_BELOW
 
     def _seen_enough(self, game: Game) -> bool:
         """Whether the opponent has had :data:`WEAK_EVIDENCE` chances to stake
-        the game: a first request of the game is answered by the table."""
-        chances, _ = self._search.opponent_stakes(game)
-        return chances >= WEAK_EVIDENCE
+        the game: a first request of the first game is answered by the table."""
+        return self.record(game)[0] >= WEAK_EVIDENCE
 
     def careless(self, game: Game) -> bool:
-        """Whether the record of ``game`` (a view) shows a careless opponent: the
+        """Whether the opponent's record shows a careless opponent: the
         posterior mean of its rate of dominated follows (a card thrown away
         or spent where a cheaper one it kept would have done) is above
         :data:`CARELESS_ABOVE`."""
-        judged, dominated = self._search.opponent_follows(game)
+        judged, dominated = self.record(game)[2:4]
         a, n = CARELESS_PRIOR
         return (a + dominated) / (n + judged) > CARELESS_ABOVE
 
@@ -389,7 +446,7 @@ class CfrBot:
         posterior mean of its raise rate, at its turns where it could raise,
         is below :data:`SELECTIVE_BELOW` (a bot raising at every chance is not
         answered as a weak player's raise, which would be a strong hand)."""
-        chances, raised = self._search.opponent_raises(game)
+        chances, raised = self.record(game)[4:6]
         a, n = SELECTIVE_PRIOR
         return (a + raised) / (n + chances) < SELECTIVE_BELOW
 

@@ -303,6 +303,7 @@ def terminal_utility(
     *,
     bot: int = LEADER,
     edge: float = 0.0,
+    game_ends: float = GAME_ENDS,
 ) -> tuple[float, float, float] | float:
     """The leader's payoff at a terminal, for the scores ``(leader's, dealer's)``.
 
@@ -311,15 +312,16 @@ def terminal_utility(
     game is constant-sum: the payoffs are ``bot``'s chances of winning the
     game by ``W`` with its skill ``edge`` in the rounds to come (the other
     player gets the rest), so with an edge the bot is patient with a lead and
-    the opponent it plays against is modelled as the underdog it would be.
+    the opponent it plays against is modelled as the underdog it would be;
+    ``game_ends`` is W's chance that a round to come ends the game by "my rest".
     """
     a, b = scores
 
     def w(x: int, y: int) -> float:
         """The leader's payoff for the scores ``(x, y)`` after the round."""
         if bot == LEADER:
-            return game_value(x, y, target, i_deal=True, game_ends=GAME_ENDS, edge=edge)
-        return 1.0 - game_value(y, x, target, i_deal=False, game_ends=GAME_ENDS, edge=edge)
+            return game_value(x, y, target, i_deal=True, game_ends=game_ends, edge=edge)
+        return 1.0 - game_value(y, x, target, i_deal=False, game_ends=game_ends, edge=edge)
 
     if node.kind == "points":
         return w(a + node.value, b) if node.winner == LEADER else w(a, b + node.value)

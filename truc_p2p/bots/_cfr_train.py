@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from truc_p2p.bots._cfr_game import (
     DEALER,
+    GAME_ENDS,
     LEADER,
     Node,
     build_tree,
@@ -73,10 +74,16 @@ class Solution:
 
 
 def _leader_payoff(
-    node: Node, scores: tuple[int, int], target: int, redeal_value: float, bot: int, edge: float
+    node: Node,
+    scores: tuple[int, int],
+    target: int,
+    redeal_value: float,
+    bot: int,
+    edge: float,
+    game_ends: float,
 ) -> Array:
     """The leader's payoff at terminal ``node`` per hand pair (see ``terminal_utility``)."""
-    u = _utility(node, scores, target, redeal_value, bot=bot, edge=edge)
+    u = _utility(node, scores, target, redeal_value, bot=bot, edge=edge, game_ends=game_ends)
     if isinstance(u, float):
         return np.full_like(_prior(), u)
     lw, dw, sp = _showdown(node.lead)
@@ -94,6 +101,7 @@ class _Solver:
         bot: int,
         edge: float,
         tremble: float,
+        game_ends: float,
     ) -> None:
         self.nodes = nodes
         self.tremble = tremble
@@ -111,7 +119,7 @@ class _Solver:
         self.values: dict[int, Array] = {}
         for i, node in enumerate(nodes):
             if node.player < 0:
-                ul = _leader_payoff(node, scores, target, redeal_value, bot, edge)
+                ul = _leader_payoff(node, scores, target, redeal_value, bot, edge, game_ends)
                 mine, theirs = p * ul, p * (1.0 - ul)
                 self.payoff[i] = (mine, np.ascontiguousarray(theirs.T))
             else:
@@ -210,11 +218,15 @@ def solve(
     bot: int = LEADER,
     edge: float = 0.0,
     tremble: float = 0.0,
+    game_ends: float = GAME_ENDS,
 ) -> tuple[Solution, _Solver]:
     """Run CFR+ for ``iterations`` on the opening at ``scores`` (leader's, dealer's);
-    payoffs are ``bot``'s chances of winning the game with ``edge`` (see
+    payoffs are ``bot``'s chances of winning the game with ``edge`` and
+    ``game_ends`` (see
     :func:`~truc_p2p.bots._cfr_game.terminal_utility`)."""
-    solver = _Solver(build_tree(redeal), scores, target, redeal_value, bot, edge, tremble)
+    solver = _Solver(
+        build_tree(redeal), scores, target, redeal_value, bot, edge, tremble, game_ends
+    )
     ones = np.ones(len(prior()))
     for t in range(1, iterations + 1):
         for player in (LEADER, DEALER):
@@ -260,6 +272,7 @@ def solve_score(
     bot: int,
     edge: float,
     tremble: float,
+    game_ends: float = GAME_ENDS,
 ) -> tuple[Solution, Solution]:
     """The openings without and with a redeal at ``scores``; an accepted redeal
     is worth the value of the first (fresh cards, no second redeal)."""
@@ -271,6 +284,7 @@ def solve_score(
         bot=bot,
         edge=edge,
         tremble=tremble,
+        game_ends=game_ends,
     )
     with_redeal, _ = solve(
         True,
@@ -281,6 +295,7 @@ def solve_score(
         bot=bot,
         edge=edge,
         tremble=tremble,
+        game_ends=game_ends,
     )
     return plain, with_redeal
 
@@ -305,6 +320,7 @@ def build_table(
     tremble: float,
     target: int = 12,
     progress: bool = False,
+    game_ends: float = GAME_ENDS,
 ) -> bytes:
     """The bot's table (:func:`truc_p2p.bots._cfr.encode_table`) for every score
     and both seats of the bot."""
@@ -321,6 +337,7 @@ def build_table(
                     bot=bot,
                     edge=edge,
                     tremble=tremble,
+                    game_ends=game_ends,
                 )
                 for sol in (plain, with_redeal):
                     for i in sorted(sol.strategy):
@@ -328,5 +345,10 @@ def build_table(
         if progress:
             print(f"scores {a}-*: done", flush=True)
     return encode_table(
-        b"".join(blobs), target=target, iterations=iterations, edge=edge, tremble=tremble
+        b"".join(blobs),
+        target=target,
+        iterations=iterations,
+        edge=edge,
+        tremble=tremble,
+        game_ends=game_ends,
     )

@@ -506,6 +506,10 @@ class SearchBot:
             raise ValueError("nobody is to act in this game")
         return self._replayer.public(game, me.other)
 
+    def public_record(self, game: Game, opponent: Player) -> _Public:
+        """What the record of ``game`` (a view, finished or not) says about ``opponent``."""
+        return self._replayer.public(game, opponent)
+
     def deal_actions(self, game: Game) -> list[tuple[Player, Action]]:
         """The actions pushed since the cards in play were dealt (``game`` a view)."""
         return self._record(game).deal_actions

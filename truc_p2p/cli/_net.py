@@ -16,7 +16,7 @@ import trio
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from truc_p2p.bots import DEFAULT_OPPONENT, make_bot
+from truc_p2p.bots import DEFAULT_OPPONENT, Bot, make_bot
 from truc_p2p.cli._common import (
     add_bot_arg,
     add_pipeline_arg,
@@ -980,6 +980,15 @@ def _play(
 
     # --web: the page may choose the bot's level, first and for each rematch
     ask_level = bot_level(args, human, resumed=bool(record.played))
+    # one bot object per level through the games: a rematch meets a bot that
+    # remembers how this player played (the strongest level reads it)
+    bots: dict[str, Bot] = {}
+
+    def the_bot() -> Bot:
+        bot = bots.get(args.bot)
+        if bot is None:
+            bot = bots[args.bot] = make_bot(args.bot, args.seed)
+        return bot
 
     async def one_game(stop: trio.Event) -> GameOutcome | int:
         bot_name = f"{args.bot}-bot"
@@ -1033,7 +1042,7 @@ def _play(
             mine.session,
             theirs.session,
             human,
-            BotStrategy(make_bot(args.bot, args.seed)),
+            BotStrategy(the_bot()),
             bot_timeout=args.timeout,
             stop=stop,
             syncs=(mine.sync, theirs.sync),
