@@ -45,12 +45,13 @@ def main() -> None:
         default=Path(__file__).resolve().parents[1] / "truc_p2p" / "bots" / TABLE_FILE,
     )
     args = parser.parse_args()
-    out, game_ends = args.out, args.game_ends
     started = time.perf_counter()
-    data = build_table(args.iterations, args.edge, args.tremble, progress=True, game_ends=game_ends)
-    out.write_bytes(data)
+    data = build_table(
+        args.iterations, args.edge, args.tremble, progress=True, game_ends=args.game_ends
+    )
+    args.out.write_bytes(data)
     print(
-        f"{out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}, "
+        f"{args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}, "
         f"{time.perf_counter() - started:.0f} s"
     )
 

@@ -216,10 +216,18 @@ def test_a_passive_opponent_is_played_by_the_patient_search_and_a_staking_one_by
     assert not bot.passive(view([("9C 9D 10S", ["rest"])], seat=P1))
 
 
-def _follows(rounds: list[tuple[str, list[str]]]) -> tuple[int, int]:
+def _record(game: Game) -> tuple[int, ...]:
+    """The opponent's record as a new CFR bot reads it: stake chances, stakes or
+    folds, judged follows, dominated ones, raise chances, raises."""
+    bot = make_bot("cfr", 0)
+    assert isinstance(bot, _cfr.CfrBot)
+    return bot.record(game)
+
+
+def _follows(rounds: list[tuple[str, list[str]]]) -> tuple[int, ...]:
     game = view(rounds, seat=P0)
     assert game.to_act is P0
-    return SearchBot(0, iterations=1).opponent_follows(game)
+    return _record(game)[2:4]
 
 
 def test_dominated_follows_are_read_from_the_cards_played_later() -> None:
@@ -233,7 +241,7 @@ def test_dominated_follows_are_read_from_the_cards_played_later() -> None:
     won = [("10C JC QC", ["play 10C", "play AS", "play KS", "play QC"]), nxt]
     game = view(won, seat=P0)
     assert game.to_act is P0
-    assert SearchBot(0, iterations=1).opponent_follows(game) == (1, 1)
+    assert _record(game)[2:4] == (1, 1)
     bot = make_bot("cfr", 1)
     assert isinstance(bot, _cfr.CfrBot)
     assert bot.careless(game)
@@ -266,7 +274,7 @@ def test_a_weak_opponents_raise_is_answered_as_by_a_player_who_outplays_it() -> 
     ]
     game = view(passive, seat=P0)
     assert game.pending is ActionKind.RAISE and game.to_act is P0
-    chances, taken = SearchBot(0, iterations=1).opponent_stakes(game)
+    chances, taken = _record(game)[0:2]
     assert chances >= _cfr.WEAK_EVIDENCE and taken == 0
     # Its first raise, before it has let that many chances pass, is answered
     # by the table and the expert.
@@ -303,7 +311,7 @@ def test_raises_made_at_every_chance_are_not_answered_as_a_weak_players() -> Non
         ],
         seat=P0,
     )
-    chances, raised = SearchBot(0, iterations=1).opponent_raises(game)
+    chances, raised = _record(game)[4:6]
     assert raised == 2 and chances >= raised
     bot = make_bot("cfr", 0)
     assert isinstance(bot, _cfr.CfrBot)

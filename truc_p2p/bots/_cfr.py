@@ -239,11 +239,7 @@ def _table() -> tuple[int, bytes] | None:
 
 
 def opening_strategy(
-    scores: tuple[int, int],
-    role: int,
-    redeal: bool,
-    path: str,
-    hand: tuple[int, ...],
+    scores: tuple[int, int], role: int, redeal: bool, path: str, hand: tuple[int, ...]
 ) -> dict[str, float] | None:
     """The table's mixed strategy at an opening node, or ``None`` if it has none.
 
@@ -251,10 +247,10 @@ def opening_strategy(
     dealer); ``redeal``: the round still allows a redeal (nobody accepted
     one); ``path`` the opening's public actions.
     """
-    loaded = _table()
-    if loaded is None:
+    table = _table()
+    if table is None:
         return None
-    target, strategies = loaded
+    target, strategies = table
     a, b = scores
     if not (0 <= a < target and 0 <= b < target):
         return None
@@ -404,7 +400,7 @@ class CfrBot:
         if last is game:
             return
         self._game = game
-        if last is None or last.view is None or game.to_act is None:
+        if last is None or last.view is None:
             return
         earlier = self._counts(last, last.view.other)
         self._carried = tuple(x + y for x, y in zip(self._carried, earlier, strict=True))

@@ -504,7 +504,7 @@ class SearchBot:
         me = game.to_act
         if me is None:
             raise ValueError("nobody is to act in this game")
-        return self._replayer.public(game, me.other)
+        return self.public_record(game, me.other)
 
     def public_record(self, game: Game, opponent: Player) -> _Public:
         """What the record of ``game`` (a view, finished or not) says about ``opponent``."""
@@ -513,26 +513,6 @@ class SearchBot:
     def deal_actions(self, game: Game) -> list[tuple[Player, Action]]:
         """The actions pushed since the cards in play were dealt (``game`` a view)."""
         return self._record(game).deal_actions
-
-    def opponent_stakes(self, game: Game) -> tuple[int, int]:
-        """``(chances, taken)``: how often, in the game so far, the opponent of
-        the player to act in ``game`` (a view) could declare "my rest" at its
-        own turn, and how often it then declared it or folded."""
-        public = self._record(game)
-        return public.rest_chances, public.rests_or_folds
-
-    def opponent_follows(self, game: Game) -> tuple[int, int]:
-        """``(judged, dominated)``: how many of the opponent's follows in the game
-        so far could be judged by a card it played later in the same deal, and
-        how many of those were dominated (see :class:`_Public`)."""
-        public = self._record(game)
-        return public.follows_judged, public.follows_dominated
-
-    def opponent_raises(self, game: Game) -> tuple[int, int]:
-        """``(chances, raised)``: how often, in the game so far, the opponent could
-        raise at its own turn, and how often it did."""
-        public = self._record(game)
-        return public.raise_chances, public.raises
 
     def choose_card(self, game: Game) -> Action:
         """The card the search prefers to play now (no request, no fold).
