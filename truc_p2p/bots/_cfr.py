@@ -125,7 +125,14 @@ from truc_p2p.bots._cfr_game import (
 from truc_p2p.bots._search import SearchBot
 from truc_p2p.rules import DEFAULT_RULESET, Action, ActionKind, Game, Player
 
-__all__ = ["TABLE_FILE", "CfrBot", "decode_table", "encode_table"]
+__all__ = [
+    "TABLE_FILE",
+    "CfrBot",
+    "decode_table",
+    "encode_table",
+    "opening_letter",
+    "opening_position",
+]
 
 #: The table shipped in the package (built by ``tools/train_cfr.py``).
 TABLE_FILE: Final = "cfr_opening.bin"
@@ -325,6 +332,48 @@ def _locate(path: str, redealt: bool) -> tuple[int, str]:
     return 1, path
 
 
+def opening_position(
+    game: Game, deal_actions: list[tuple[Player, Action]]
+) -> tuple[tuple[int, int], int, int, str] | None:
+    """Where the player to act in ``game`` stands in the opening model, or ``None``.
+
+    ``deal_actions`` are the actions since the cards in play were dealt.  The
+    result is ``(scores, role, tree, path)``: the scores (leader's, dealer's),
+    the player's seat in the opening (leader or dealer), the tree (1 while a
+    redeal is possible) and the node's path, as :func:`opening_strategy`
+    takes them.
+    """
+    me = game.to_act
+    if me is None:
+        return None
+    history = game.history
+    before = len(history) - len(deal_actions) - 1
+    redealt = before >= 0 and history[before][1].kind is ActionKind.ACCEPT_REDEAL
+    leader = game.dealer.other
+    try:
+        path = opening_path(deal_actions, leader)
+    except _Outside:
+        return None
+    tree, path = _locate(path, redealt)
+    i = _PATHS[tree].get(path)
+    role = LEADER if me is leader else DEALER
+    if i is None or _TREES[tree][i].player != role:
+        return None
+    a, b = game.scores
+    return ((a, b) if leader is Player.P0 else (b, a)), role, tree, path
+
+
+def opening_letter(action: Action, role: int) -> str | None:
+    """The opening model's letter for ``action`` taken in ``role`` (``None``
+    if the model has none): the leader's card is its strength's digit, the
+    dealer's card is :data:`CHECK`."""
+    if action.card is not None:
+        return str(action.card.strength) if role == LEADER else CHECK
+    if action.kind is ActionKind.ACCEPT_REDEAL:
+        return ACCEPT
+    return _LETTERS.get(action.kind)
+
+
 class CfrBot:
     """Plays the opening from the CFR table, the rest as the expert bot; see the module doc."""
 
@@ -372,7 +421,7 @@ class CfrBot:
         self._range(game, me)
         try:
             if game.ruleset == DEFAULT_RULESET and hand is not None and len(hand) == 3:
-                action = self._opening(game, me, tuple(c.strength for c in hand))
+                action = self._opening(game, tuple(c.strength for c in hand))
                 if action is not None and action in legal:
                     return action
             return self._search.choose(game)
@@ -514,24 +563,12 @@ class CfrBot:
 
         self._search.range_hint = (weight, len(covered))
 
-    def _opening(self, game: Game, me: Player, hand: tuple[int, ...]) -> Action | None:
+    def _opening(self, game: Game, hand: tuple[int, ...]) -> Action | None:
         """The table's action if the position is in the opening model, else ``None``."""
-        deal_actions = self._search.deal_actions(game)
-        history = game.history
-        before = len(history) - len(deal_actions) - 1
-        redealt = before >= 0 and history[before][1].kind is ActionKind.ACCEPT_REDEAL
-        leader = game.dealer.other
-        try:
-            path = opening_path(deal_actions, leader)
-        except _Outside:
+        position = opening_position(game, self._search.deal_actions(game))
+        if position is None:
             return None
-        tree, path = _locate(path, redealt)
-        i = _PATHS[tree].get(path)
-        role = LEADER if me is leader else DEALER
-        if i is None or _TREES[tree][i].player != role:
-            return None
-        a, b = game.scores
-        scores = (a, b) if leader is Player.P0 else (b, a)
+        scores, role, tree, path = position
         strategy = opening_strategy(scores, role, tree == 1, path, hand)
         if strategy is None:
             return None

@@ -1,0 +1,95 @@
+"""The best response to a measured opening (benchmarks/bot_best_response.py) and
+the opening positions and letters it records."""
+
+from __future__ import annotations
+
+import pytest
+from bots_helpers import P0, P1, view
+
+from truc_p2p.bots import _cfr, make_bot
+from truc_p2p.bots._cfr_game import ACCEPT, DEALER, FOLD, HANDS, LEADER, REFUSE, REST
+from truc_p2p.rules import Action, Game
+
+np = pytest.importorskip("numpy")  # the offline analysis's only dependency (test extra)
+
+from truc_p2p.bots._cfr_response import OpeningPolicy, game_values  # noqa: E402
+
+
+def _position(game: Game) -> tuple[tuple[int, int], int, int, str] | None:
+    bot = make_bot("cfr", 1)
+    assert isinstance(bot, _cfr.CfrBot)
+    return _cfr.opening_position(game, bot._search.deal_actions(game))
+
+
+def test_opening_positions_and_letters() -> None:
+    # P1 deals first: P0 leads, and may still ask for a redeal (tree 1).
+    game = view([("7C 7D 8S", [])], seat=P0)
+    assert _position(game) == ((0, 0), LEADER, 1, "")
+    # After the leader's nine, the dealer decides at node "0".
+    game = view([("7C 7D 8S", ["play 9C"])], seat=P1)
+    assert _position(game) == ((0, 0), DEALER, 1, "0")
+    # After a declined redeal request, the opening is looked up without one.
+    game = view([("7C 7D 8S", ["redeal", "decline-redeal"])], seat=P0)
+    assert _position(game) == ((0, 0), LEADER, 0, "")
+    # Past the opening: no position.
+    game = view([("7C 7D 8S", ["play 9C", "play 7C"])], seat=P1)
+    assert _position(game) is None
+    assert _cfr.opening_letter(Action.REST, LEADER) == REST
+    assert _cfr.opening_letter(Action.ACCEPT_REDEAL, DEALER) == "a"
+    assert _cfr.opening_letter(Action.DECLINE_REDEAL, DEALER) == REFUSE
+
+
+def test_decisions_are_counted_at_their_node_and_unknown_ones_set_aside() -> None:
+    policy = OpeningPolicy.from_decisions(
+        [
+            (LEADER, 1, "", (7, 7, 7), REST),
+            (LEADER, 1, "", (0, 0, 1), FOLD),
+            (LEADER, 1, "", (0, 0, 2), FOLD),
+            (DEALER, 1, "q", (0, 1, 2), FOLD),  # no fold in answer to a redeal in the model
+            (DEALER, 1, "", (0, 1, 2), FOLD),  # not the dealer's node
+        ]
+    )
+    assert policy.decisions == 3
+    assert policy.outside == {("q", FOLD): 1}
+    first = policy.frequencies(LEADER, 1, "")
+    assert first[REST] == pytest.approx(1 / 3) and first[FOLD] == pytest.approx(2 / 3)
+    assert policy.frequencies(DEALER, 1, "q") == {}
+
+
+def _always(first: str, second: str) -> OpeningPolicy:
+    """An opponent taking ``first`` wherever it may, else ``second``."""
+    decisions = []
+    for tree in (0, 1):
+        for node in _cfr._TREES[tree]:
+            letter = first if first in node.actions else second
+            if node.player >= 0 and letter in node.actions:
+                decisions += [(node.player, tree, node.path, hand, letter) for hand in HANDS]
+    return OpeningPolicy.from_decisions(decisions)
+
+
+def test_the_best_response_wins_every_game_against_an_opponent_who_gives_up() -> None:
+    # It folds wherever it may and refuses every request: every round is the
+    # bot's, or the game is (a refused rest).
+    best = game_values(_always(FOLD, REFUSE), best=True, smoothing=0.0)
+    assert best.start(LEADER) == pytest.approx(1.0)
+    assert best.start(DEALER) == pytest.approx(1.0)
+
+
+def test_the_best_response_gains_on_the_table_against_a_staker() -> None:
+    # It stakes the game wherever it may and accepts every request.
+    staker = _always(REST, ACCEPT)
+    best = game_values(staker, best=True, smoothing=0.0)
+    table = game_values(staker, best=False, smoothing=0.0)
+    assert (best.values >= table.values - 1e-9).all()
+    assert best.first_game() > table.first_game() + 0.01
+
+
+def test_the_best_response_to_the_table_is_never_worse_than_the_table() -> None:
+    table = game_values(None, best=False)
+    best = game_values(None, best=True)
+    assert (best.values >= table.values - 1e-9).all()
+    # The table is an equilibrium of rounds valued with a skill edge, not of
+    # the game itself: a best response gains, but little (its exploitability).
+    gain = best.first_game() - table.first_game()
+    assert 0.0 < gain < 0.05
+    assert 0.4 < table.first_game() < 0.6
