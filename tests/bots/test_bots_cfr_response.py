@@ -7,7 +7,17 @@ import pytest
 from bots_helpers import P0, P1, view
 
 from truc_p2p.bots import _cfr, make_bot
-from truc_p2p.bots._cfr_game import ACCEPT, DEALER, FOLD, HANDS, LEADER, REFUSE, REST
+from truc_p2p.bots._cfr_game import (
+    ACCEPT,
+    DEALER,
+    FOLD,
+    HANDS,
+    LEADER,
+    RAISE,
+    REDEAL,
+    REFUSE,
+    REST,
+)
 from truc_p2p.rules import Action, Game
 
 np = pytest.importorskip("numpy")  # the offline analysis's only dependency (test extra)
@@ -45,15 +55,18 @@ def test_decisions_are_counted_at_their_node_and_unknown_ones_set_aside() -> Non
             (LEADER, 1, "", (7, 7, 7), REST),
             (LEADER, 1, "", (0, 0, 1), FOLD),
             (LEADER, 1, "", (0, 0, 2), FOLD),
-            (DEALER, 1, "q", (0, 1, 2), FOLD),  # no fold in answer to a redeal in the model
+            (DEALER, 1, "q", (0, 1, 2), FOLD),  # a fold the model has no action for
+            (DEALER, 1, "q", (0, 1, 3), ACCEPT),
+            (DEALER, 1, "q", (0, 1, 3), RAISE),  # not an answer to a redeal request
             (DEALER, 1, "", (0, 1, 2), FOLD),  # not the dealer's node
         ]
     )
-    assert policy.decisions == 3
-    assert policy.outside == {("q", FOLD): 1}
+    assert policy.decisions == 5
+    assert policy.outside == {("q", RAISE): 1}
     first = policy.frequencies(LEADER, 1, "")
     assert first[REST] == pytest.approx(1 / 3) and first[FOLD] == pytest.approx(2 / 3)
-    assert policy.frequencies(DEALER, 1, "q") == {}
+    assert policy.frequencies(DEALER, 1, "q") == {ACCEPT: 0.5, REFUSE: 0.0, FOLD: 0.5}
+    assert policy.frequencies(DEALER, 0, "") == {}
 
 
 def _always(first: str, second: str) -> OpeningPolicy:
@@ -93,3 +106,17 @@ def test_the_best_response_to_the_table_is_never_worse_than_the_table() -> None:
     gain = best.first_game() - table.first_game()
     assert 0.0 < gain < 0.05
     assert 0.4 < table.first_game() < 0.6
+
+
+def test_a_fold_in_answer_to_a_redeal_request_is_a_point_for_the_bot() -> None:
+    # The model's dealer may only accept or decline a redeal request; an
+    # opponent who folds instead gives the leader the round (a point), which
+    # the best response takes by asking: at 11 points it wins the game so.
+    folds = OpeningPolicy.from_decisions((DEALER, 1, REDEAL, h, FOLD) for h in HANDS)
+    declines = OpeningPolicy.from_decisions((DEALER, 1, REDEAL, h, REFUSE) for h in HANDS)
+    against_folds = game_values(folds, best=True, smoothing=0.0).values[LEADER]
+    against_declines = game_values(declines, best=True, smoothing=0.0).values[LEADER]
+    assert against_folds[11][11] == pytest.approx(1.0)
+    assert against_declines[11][11] < 0.95
+    assert (against_folds >= against_declines - 1e-9).all()
+    assert against_folds[0][0] > against_declines[0][0]

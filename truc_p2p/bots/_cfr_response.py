@@ -11,7 +11,9 @@ The opponent's opening is measured, not assumed: :class:`OpeningPolicy`
 counts its decisions (its seat, the node, its hand, the action) over games
 against the CFR bot, and at each of its nodes plays the counts smoothed
 towards the table's strategy there (``smoothing`` pseudo-decisions per hand;
-a node it was never seen at plays the table).  Its play after the opening is
+a node it was never seen at plays the table).  A fold the model has no action
+for (in answer to a redeal request, after its own raise was accepted) is kept
+too: it gives the bot the round at its value there.  Its play after the opening is
 the showdown of the model, as the bot's.
 
 Then the *whole game* is solved in the opening abstraction: ``G[role][x][y]``
@@ -36,6 +38,7 @@ exploitability at the level of the game.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -44,7 +47,19 @@ import numpy as np
 import numpy.typing as npt
 
 from truc_p2p.bots import _cfr
-from truc_p2p.bots._cfr_game import DEALER, HAND_INDEX, HANDS, LEADER, Node, outcomes, prior
+from truc_p2p.bots._cfr_game import (
+    ACCEPT,
+    DEALER,
+    FOLD,
+    HAND_INDEX,
+    HANDS,
+    LEADER,
+    RAISE,
+    Node,
+    _next_value,
+    outcomes,
+    prior,
+)
 
 __all__ = ["GameValues", "OpeningPolicy", "game_values"]
 
@@ -77,8 +92,11 @@ class OpeningPolicy:
 
     counts: dict[tuple[int, int, int], Array] = field(default_factory=dict)
     decisions: int = 0
-    #: Decisions the model has no action for, by ``(path, letter)`` (a fold in
-    #: answer to a redeal request, a fold after one's own raise was accepted).
+    #: Folds at nodes where the model has no fold (in answer to a redeal
+    #: request, after one's own raise was accepted), per hand: the round is
+    #: then the other player's at its current value.
+    folds: dict[tuple[int, int, int], Array] = field(default_factory=dict)
+    #: Other decisions the model has no action for, by ``(path, letter)``.
     outside: Counter[tuple[str, str]] = field(default_factory=Counter)
 
     @classmethod
@@ -92,13 +110,17 @@ class OpeningPolicy:
             node = _cfr._TREES[tree][i]
             if node.player != role or len(hand) != 3:
                 continue
-            if letter not in node.actions:
-                policy.outside[(path, letter)] += 1
-                continue
-            key = (role, tree, i)
+            key, h = (role, tree, i), HAND_INDEX[tuple(sorted(hand))]
             if key not in policy.counts:
                 policy.counts[key] = np.zeros((len(HANDS), len(node.actions)))
-            policy.counts[key][HAND_INDEX[tuple(sorted(hand))], node.actions.index(letter)] += 1
+                policy.folds[key] = np.zeros(len(HANDS))
+            if letter in node.actions:
+                policy.counts[key][h, node.actions.index(letter)] += 1
+            elif letter == FOLD:
+                policy.folds[key][h] += 1
+            else:
+                policy.outside[(path, letter)] += 1
+                continue
             policy.decisions += 1
         return policy
 
@@ -106,10 +128,15 @@ class OpeningPolicy:
         """How often the opponent took each action at a node (over all hands)."""
         i = _cfr._PATHS[tree][path]
         counts = self.counts.get((role, tree, i))
-        if counts is None or counts.sum() == 0:
+        if counts is None:
             return {}
-        totals = counts.sum(axis=0) / counts.sum()
-        return {a: float(t) for a, t in zip(_cfr._TREES[tree][i].actions, totals, strict=True)}
+        folds = float(self.folds[(role, tree, i)].sum())
+        seen = float(counts.sum()) + folds
+        actions = _cfr._TREES[tree][i].actions
+        out = {a: float(t) / seen for a, t in zip(actions, counts.sum(axis=0), strict=True)}
+        if FOLD not in out:
+            out[FOLD] = folds / seen
+        return out
 
 
 @dataclass(frozen=True)
@@ -230,16 +257,30 @@ class _Round:
         )
         return by_leader if self.role == LEADER else by_leader.T
 
-    def _opponent_strategy(self, tree: int, i: int) -> Array:
+    def _opponent_strategy(self, tree: int, i: int) -> tuple[Array, Array | None]:
+        """The opponent's strategy at node ``i`` per hand, and its chance of a
+        fold the model has no action for (``None``: never)."""
         table = _table_strategy(self.scores, self.role, tree, i)
         if self.opponent is None:
-            return table
-        counts = self.opponent.counts.get((1 - self.role, tree, i))
+            return table, None
+        key = (1 - self.role, tree, i)
+        counts = self.opponent.counts.get(key)
         if counts is None:
-            return table
-        seen = counts.sum(axis=1, keepdims=True)
-        mixed: Array = (counts + self.smoothing * table) / (seen + self.smoothing)
-        return mixed
+            return table, None
+        folds = self.opponent.folds[key]
+        seen = counts.sum(axis=1) + folds + self.smoothing
+        mixed: Array = (counts + self.smoothing * table) / seen[:, None]
+        return mixed, (folds / seen if folds.any() else None)
+
+    def _fold_payoff(self, path: str) -> float:
+        """The bot's payoff when the opponent folds at ``path`` (a node without a
+        fold): the bot wins the round at its value there."""
+        value = 1
+        for request, answer in itertools.pairwise(path):
+            if request == RAISE and answer == ACCEPT:
+                value = _next_value(value)
+        x, y = self.scores
+        return self._after(x + value, y) if self.role == LEADER else self._after(x, y + value)
 
     def value(self, tree: int, redeal_value: float) -> float:
         """The bot's chance of winning the game over the round's deals (tree 1: redeal possible)."""
@@ -263,8 +304,10 @@ class _Round:
                     axis=1
                 )
                 return played
-            strategy = self._opponent_strategy(tree, i)
+            strategy, folds = self._opponent_strategy(tree, i)
             total = np.zeros(len(HANDS))
+            if folds is not None:
+                total += self._fold_payoff(node.path) * (self.chances @ (reach * folds))
             for j, c in enumerate(node.children):
                 weights = strategy[:, j]
                 if weights.any():
