@@ -13,7 +13,10 @@ against the CFR bot, and at each of its nodes plays the counts smoothed
 towards the table's strategy there (``smoothing`` pseudo-decisions per hand;
 a node it was never seen at plays the table).  A fold the model has no action
 for (in answer to a redeal request, after its own raise was accepted) is kept
-too: it gives the bot the round at its value there.  Its play after the opening is
+too: it gives the bot the round at its value there.  After a declined redeal
+request both players' strategies are those of the opening without a redeal,
+where the bot looks them up and the opponent's decisions are recorded.  Its
+play after the opening is
 the showdown of the model, as the bot's.
 
 Then the *whole game* is solved in the opening abstraction: ``G[role][x][y]``
@@ -55,6 +58,7 @@ from truc_p2p.bots._cfr_game import (
     HANDS,
     LEADER,
     RAISE,
+    REDEAL,
     Node,
     _next_value,
     outcomes,
@@ -152,6 +156,18 @@ class GameValues:
     def first_game(self) -> float:
         """From 0–0 with the first dealer drawn at random."""
         return (self.start(LEADER) + self.start(DEALER)) / 2
+
+
+@functools.cache
+def _looked_up(tree: int, i: int) -> tuple[int, int]:
+    """The node the bot looks its strategy up at for node ``i`` of ``tree``, and
+    where an opponent's decisions there are recorded: after a declined redeal
+    request, the opening without a redeal (``DECLINED_IS_FRESH`` in
+    :mod:`truc_p2p.bots._cfr`)."""
+    if tree == 0:
+        return tree, i
+    tree, path = _cfr._locate(_cfr._TREES[1][i].path, redealt=False)
+    return tree, _cfr._PATHS[tree][path]
 
 
 def _table_strategy(scores: tuple[int, int], role: int, tree: int, i: int) -> Array:
@@ -257,9 +273,22 @@ class _Round:
         )
         return by_leader if self.role == LEADER else by_leader.T
 
+    def _bot_strategy(self, tree: int, i: int) -> Array:
+        """The bot's strategy at node ``i`` per hand: the table's, asking for a
+        redeal where it would fold (``ASK_BEFORE_FOLDING`` in :mod:`truc_p2p.bots._cfr`)."""
+        strategy = _table_strategy(self.scores, self.role, *_looked_up(tree, i))
+        actions = _cfr._TREES[tree][i].actions
+        if _cfr.ASK_BEFORE_FOLDING and REDEAL in actions and FOLD in actions:
+            strategy = strategy.copy()
+            ask, fold = actions.index(REDEAL), actions.index(FOLD)
+            strategy[:, ask] += strategy[:, fold]
+            strategy[:, fold] = 0.0
+        return strategy
+
     def _opponent_strategy(self, tree: int, i: int) -> tuple[Array, Array | None]:
         """The opponent's strategy at node ``i`` per hand, and its chance of a
         fold the model has no action for (``None``: never)."""
+        tree, i = _looked_up(tree, i)
         table = _table_strategy(self.scores, self.role, tree, i)
         if self.opponent is None:
             return table, None
@@ -300,9 +329,7 @@ class _Round:
                 if self.best:
                     best: Array = np.where(_legal(node.actions), below, -np.inf).max(axis=1)
                     return best
-                played: Array = (below * _table_strategy(self.scores, self.role, tree, i)).sum(
-                    axis=1
-                )
+                played: Array = (below * self._bot_strategy(tree, i)).sum(axis=1)
                 return played
             strategy, folds = self._opponent_strategy(tree, i)
             total = np.zeros(len(HANDS))
