@@ -22,7 +22,7 @@ import argparse
 from concurrent.futures import ProcessPoolExecutor
 
 from truc_p2p.bots import make_bot, play_local_game
-from truc_p2p.bots._bench import seating, wilson_interval
+from truc_p2p.bots._bench import bot_name_arg, seating, wilson_interval
 from truc_p2p.bots._cfr import CfrBot, opening_letter, opening_position
 from truc_p2p.bots._cfr_game import DEALER, LEADER
 from truc_p2p.bots._cfr_response import Decision, OpeningPolicy, game_values
@@ -72,8 +72,12 @@ def _percent(x: float) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--opponent", default="search", help="the opponent (default search)")
-    parser.add_argument("--bot", default="strongest", help="a CFR bot (default strongest)")
+    parser.add_argument(
+        "--opponent", type=bot_name_arg, default="search", help="the opponent (default search)"
+    )
+    parser.add_argument(
+        "--bot", type=bot_name_arg, default="strongest", help="a CFR bot (default strongest)"
+    )
     parser.add_argument("--games", type=int, default=2000, help="games, an even number")
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--jobs", type=int, default=1)
@@ -86,11 +90,6 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 2 or args.games % 2 or args.jobs < 1 or args.smoothing < 0:
         parser.error("--games must be even and at least 2, --jobs at least 1, --smoothing ≥ 0")
-    for name in (args.bot, args.opponent):
-        try:
-            make_bot(name, 0)
-        except ValueError as exc:  # one line here, not a worker's traceback
-            parser.error(str(exc))
     if not isinstance(make_bot(args.bot, 0), CfrBot):
         parser.error(f"--bot must be a CFR bot (strongest, cfr…), not {args.bot!r}")
     tasks = [(args.bot, args.opponent, args.seed, i) for i in range(args.games)]

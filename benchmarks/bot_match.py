@@ -20,7 +20,7 @@ import argparse
 from concurrent.futures import ProcessPoolExecutor
 
 from truc_p2p.bots import make_bot, play_local_game
-from truc_p2p.bots._bench import wilson_interval
+from truc_p2p.bots._bench import bot_name_arg, wilson_interval
 from truc_p2p.rules import Player
 
 
@@ -47,8 +47,12 @@ def play_match(task: tuple[str, str, int, int, int, bool]) -> list[bool]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--a", default="strongest", help="the bot measured (default strongest)")
-    parser.add_argument("--b", default="search", help="its opponent (default search)")
+    parser.add_argument(
+        "--a", type=bot_name_arg, default="strongest", help="the bot measured (default strongest)"
+    )
+    parser.add_argument(
+        "--b", type=bot_name_arg, default="search", help="its opponent (default search)"
+    )
     parser.add_argument("--matches", type=int, default=100, help="pairs of matches (default 100)")
     parser.add_argument("--games", type=int, default=4, help="games per match (default 4)")
     parser.add_argument("--seed", type=int, default=0)
@@ -56,11 +60,6 @@ def main() -> None:
     args = parser.parse_args()
     if args.matches < 1 or not 2 <= args.games <= 64 or args.jobs < 1:
         parser.error("--matches and --jobs must be at least 1, --games in 2..64")
-    for name in (args.a, args.b):
-        try:
-            make_bot(name, 0)
-        except ValueError as exc:  # one line here, not a worker's traceback
-            parser.error(str(exc))
     n = 2 * args.matches
     tasks = [
         (args.a, args.b, args.seed, i, args.games, fresh)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
@@ -18,7 +19,7 @@ from truc_p2p.bots import (
     play_local_game,
     with_think,
 )
-from truc_p2p.bots._bench import bench_bots, seating, wilson_interval
+from truc_p2p.bots._bench import bench_bots, bot_name_arg, seating, wilson_interval
 from truc_p2p.bots._cfr import CfrBot
 from truc_p2p.bots._equity import win_chance
 from truc_p2p.cli import build_parser, main
@@ -196,3 +197,10 @@ def test_win_chances_are_sane(target: int) -> None:
             here = win_chance(a, b, target)
             assert 0.0 < here < 1.0
             assert win_chance(a + 1, b, target) >= here >= win_chance(a, b + 1, target)
+
+
+def test_benchmark_scripts_take_bot_names_as_the_cli_does() -> None:
+    assert bot_name_arg("strongest") == "strongest"
+    assert bot_name_arg("stake:0.5") == "stake:0.5"
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown bot 'nosuch'"):
+        bot_name_arg("nosuch")

@@ -10,6 +10,7 @@ from the measured times.
 
 from __future__ import annotations
 
+import argparse
 import math
 import multiprocessing
 import statistics
@@ -22,7 +23,7 @@ from truc_p2p.bots._local import play_local_game
 from truc_p2p.bots._make import make_bot, parse_bot_name
 from truc_p2p.rules import DEFAULT_RULESET, Action, Game, Player, Ruleset
 
-__all__ = ["BenchReport", "BotFigures", "bench_bots", "seating", "wilson_interval"]
+__all__ = ["BenchReport", "BotFigures", "bench_bots", "bot_name_arg", "seating", "wilson_interval"]
 
 _Z95 = 1.959963984540054
 
@@ -121,6 +122,17 @@ class _Timed:
         action = self.bot.choose(game)
         self.times.append(time.perf_counter() - start)
         return action
+
+
+def bot_name_arg(name: str) -> str:
+    """An ``argparse`` type for a bot name: an unknown one is a one-line usage error."""
+    from truc_p2p.bots._make import parse_bot_name
+
+    try:
+        parse_bot_name(name)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name
 
 
 def seating(seed: int, index: int) -> tuple[Player, int, Player]:
