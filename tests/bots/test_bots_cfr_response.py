@@ -3,6 +3,9 @@ the opening positions and letters it records."""
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 from bots_helpers import P0, P1, view
 
@@ -136,3 +139,20 @@ def test_a_fold_in_answer_to_a_redeal_request_is_a_point_for_the_bot() -> None:
     assert against_declines[11][11] < 0.95
     assert (against_folds >= against_declines - 1e-9).all()
     assert against_folds[0][0] > against_declines[0][0]
+
+
+def test_the_benchmark_records_the_opponents_opening_decisions() -> None:
+    path = Path(__file__).parents[2] / "benchmarks" / "bot_best_response.py"
+    spec = importlib.util.spec_from_file_location("bot_best_response", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    won, decisions = script.play_one(("strongest", "always-rest", 3, 0))
+    assert isinstance(won, bool) and decisions
+    for role, tree, path_, hand, letter in decisions:
+        node = _cfr._TREES[tree][_cfr._PATHS[tree][path_]]
+        assert node.player == role and len(hand) == 3
+        assert letter in node.actions or letter == FOLD
+    # always-rest stakes the game at every first decision of a round it leads.
+    firsts = {letter for role, _, path_, _, letter in decisions if role == LEADER and path_ == ""}
+    assert firsts == {REST}
