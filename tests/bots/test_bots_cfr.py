@@ -140,25 +140,6 @@ def test_a_declined_redeal_request_is_looked_up_as_a_fresh_opening() -> None:
     assert {make_bot("cfr", s).choose(game) for s in range(4)} == {Action.DECLINE_REDEAL}
 
 
-def test_the_leader_asks_for_a_redeal_before_folding_a_hopeless_hand() -> None:
-    # The table folds these hands at once about half the time and asks for a
-    # redeal otherwise; asking is never worse (a declined request costs the
-    # same point as the fold), so the bot always asks first ...
-    for hand in ("9C 9D 10S", "9C JD 8S"):
-        game = view([(hand, [])], seat=P0)
-        strategy = _cfr.opening_strategy((0, 0), LEADER, True, "", _strengths(hand))
-        assert strategy is not None and strategy["f"] > 0.3
-        choices = {make_bot("cfr", s).choose(game) for s in range(12)}
-        assert choices == {Action.ASK_REDEAL}
-        # ... and folds after a declined request.
-        game = view([(hand, ["redeal", "decline-redeal"])], seat=P0)
-        assert {make_bot("cfr", s).choose(game) for s in range(12)} == {Action.FOLD}
-
-
-def _strengths(hand: str) -> tuple[int, ...]:
-    return tuple(sorted(c.strength for c in view([(hand, [])], seat=P0).hand(P0) or ()))
-
-
 class _Scripted:
     """Never stakes the game: plays its lowest card, accepts every request;
     ``folds`` gives up every round at its first turn instead."""

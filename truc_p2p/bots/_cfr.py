@@ -48,14 +48,7 @@ strategy takes them, never below :data:`_TREMBLE`).  A declined redeal
 request is taken to say nothing about the leader's cards
 (:data:`DECLINED_IS_FRESH`): the equilibrium asks for a redeal with weak
 hands only, and an opponent asking with any hand would be misread (against
-``redeal-spam`` this is worth about ten points of win rate).  For the same
-reason the bot, as the leader, asks for a redeal where the table would fold
-at once (:data:`ASK_BEFORE_FOLDING`): a dealer who declines gets the point
-the fold would have given (the bot then plays its hand as a fresh opening,
-and folds it), one who accepts gives the bot new cards, one who folds gives
-it the point.  Against the table's own dealer, which declines every request,
-the two are worth the same — so the equilibrium mixes them about evenly —
-but against any other answer asking is better.  Under rules
+``redeal-spam`` this is worth about ten points of win rate).  Under rules
 the table was not built for (another target, ladder or refused-rest rule)
 the bot is the expert bot.
 
@@ -148,10 +141,6 @@ _MAGIC: Final = b"TRUC-CFR-OPENING 1\n"
 #: equilibrium asks for a redeal with weak hands only, but an opponent that
 #: asks with any hand (``redeal-spam``) would then be read as weak.
 DECLINED_IS_FRESH = True
-#: As the leader with a redeal possible, ask for it rather than fold at once
-#: (see the module doc): never worse, since the bot can still fold after a
-#: declined request and learnt nothing (:data:`DECLINED_IS_FRESH`).
-ASK_BEFORE_FOLDING = True
 #: The least chance the opponent's range gives any of its opening actions.
 _TREMBLE: Final = 0.2
 #: The opponent model's prior (Beta): ``(stakes or folds, chances)`` — a
@@ -583,9 +572,6 @@ class CfrBot:
         strategy = opening_strategy(scores, role, tree == 1, path, hand)
         if strategy is None:
             return None
-        if ASK_BEFORE_FOLDING and REDEAL in strategy and FOLD in strategy:
-            strategy[REDEAL] += strategy[FOLD]
-            strategy[FOLD] = 0.0
         return self._sample(game, strategy)
 
     def _sample(self, game: Game, strategy: dict[str, float]) -> Action | None:

@@ -58,7 +58,6 @@ from truc_p2p.bots._cfr_game import (
     HANDS,
     LEADER,
     RAISE,
-    REDEAL,
     Node,
     _next_value,
     outcomes,
@@ -273,18 +272,6 @@ class _Round:
         )
         return by_leader if self.role == LEADER else by_leader.T
 
-    def _bot_strategy(self, tree: int, i: int) -> Array:
-        """The bot's strategy at node ``i`` per hand: the table's, asking for a
-        redeal where it would fold (``ASK_BEFORE_FOLDING`` in :mod:`truc_p2p.bots._cfr`)."""
-        strategy = _table_strategy(self.scores, self.role, *_looked_up(tree, i))
-        actions = _cfr._TREES[tree][i].actions
-        if _cfr.ASK_BEFORE_FOLDING and REDEAL in actions and FOLD in actions:
-            strategy = strategy.copy()
-            ask, fold = actions.index(REDEAL), actions.index(FOLD)
-            strategy[:, ask] += strategy[:, fold]
-            strategy[:, fold] = 0.0
-        return strategy
-
     def _opponent_strategy(self, tree: int, i: int) -> tuple[Array, Array | None]:
         """The opponent's strategy at node ``i`` per hand, and its chance of a
         fold the model has no action for (``None``: never)."""
@@ -329,7 +316,8 @@ class _Round:
                 if self.best:
                     best: Array = np.where(_legal(node.actions), below, -np.inf).max(axis=1)
                     return best
-                played: Array = (below * self._bot_strategy(tree, i)).sum(axis=1)
+                strategy = _table_strategy(self.scores, self.role, *_looked_up(tree, i))
+                played: Array = (below * strategy).sum(axis=1)
                 return played
             strategy, folds = self._opponent_strategy(tree, i)
             total = np.zeros(len(HANDS))
