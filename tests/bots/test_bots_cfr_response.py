@@ -72,6 +72,15 @@ def test_decisions_are_counted_at_their_node_and_unknown_ones_set_aside() -> Non
     assert policy.frequencies(DEALER, 0, "") == {}
 
 
+def test_hands_never_seen_at_a_node_play_the_table_even_without_smoothing() -> None:
+    # One hand measured at the leader's first decision, the other 119 unseen.
+    one = OpeningPolicy.from_decisions([(LEADER, 1, "", (7, 7, 7), REST)])
+    values = game_values(one, best=False, smoothing=0.0).values
+    assert np.isfinite(values).all()
+    table = game_values(None, best=False).values
+    assert np.abs(values - table).max() < 0.01
+
+
 def _always(first: str, second: str) -> OpeningPolicy:
     """An opponent taking ``first`` wherever it may, else ``second``."""
     decisions = []

@@ -126,8 +126,6 @@ class _Timed:
 
 def bot_name_arg(name: str) -> str:
     """An ``argparse`` type for a bot name: an unknown one is a one-line usage error."""
-    from truc_p2p.bots._make import parse_bot_name
-
     try:
         parse_bot_name(name)
     except ValueError as exc:

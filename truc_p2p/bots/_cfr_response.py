@@ -113,17 +113,17 @@ class OpeningPolicy:
             node = _cfr._TREES[tree][i]
             if node.player != role or len(hand) != 3:
                 continue
+            if letter not in node.actions and letter != FOLD:
+                policy.outside[(path, letter)] += 1
+                continue
             key, h = (role, tree, i), HAND_INDEX[tuple(sorted(hand))]
             if key not in policy.counts:
                 policy.counts[key] = np.zeros((len(HANDS), len(node.actions)))
                 policy.folds[key] = np.zeros(len(HANDS))
             if letter in node.actions:
                 policy.counts[key][h, node.actions.index(letter)] += 1
-            elif letter == FOLD:
-                policy.folds[key][h] += 1
             else:
-                policy.outside[(path, letter)] += 1
-                continue
+                policy.folds[key][h] += 1
             policy.decisions += 1
         return policy
 
@@ -285,7 +285,10 @@ class _Round:
             return table, None
         folds = self.opponent.folds[key]
         seen = counts.sum(axis=1) + folds + self.smoothing
+        unseen = seen == 0  # possible without smoothing: the table plays those hands
+        seen[unseen] = 1.0
         mixed: Array = (counts + self.smoothing * table) / seen[:, None]
+        mixed[unseen] = table[unseen]
         return mixed, (folds / seen if folds.any() else None)
 
     def _fold_payoff(self, path: str) -> float:
