@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ProcessPoolExecutor
 
-from truc_p2p.bots import make_bot, play_local_game
+from truc_p2p.bots import Bot, make_bot, play_local_game
 from truc_p2p.bots._bench import bot_name_arg, seating, wilson_interval
 from truc_p2p.bots._cfr import CfrBot, opening_letter, opening_position
 from truc_p2p.bots._cfr_game import DEALER, LEADER
@@ -33,14 +33,14 @@ from truc_p2p.rules import Action, Game, Player
 class _Recorder:
     """Plays as ``bot`` and records its decisions inside the opening model."""
 
-    def __init__(self, bot: object, decisions: list[Decision]) -> None:
+    def __init__(self, bot: Bot, decisions: list[Decision]) -> None:
         self._bot = bot
-        self.name = getattr(bot, "name", "bot")
+        self.name = bot.name
         self._decisions = decisions
         self._reader = SearchBot(0)  # only for its reading of the public record
 
     def choose(self, game: Game) -> Action:
-        action: Action = self._bot.choose(game)  # type: ignore[attr-defined]
+        action = self._bot.choose(game)
         me = game.to_act
         hand = game.hand(me) if me is not None else None
         position = opening_position(game, self._reader.deal_actions(game))
