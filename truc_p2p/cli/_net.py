@@ -92,7 +92,7 @@ from truc_p2p.net import (
     transcript_path,
     write_meta,
 )
-from truc_p2p.protocol import GameStarted, LocalProtocolError, Session, verify_transcript
+from truc_p2p.protocol import LocalProtocolError, Session, verify_transcript
 from truc_p2p.rules import Player, RulesError, Ruleset
 from truc_p2p.transcript import read_transcript
 
@@ -1196,7 +1196,6 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
         move_seconds=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
         verbose=getattr(args, "verbose", False),
     )
-    _announce(human, mine.session, ruleset, str(meta["audit"]))
     print(
         _("{name}, your game against the {bot} bot goes on.", name=name, bot=meta["bot"]),
         file=out,
@@ -1390,24 +1389,6 @@ def _linked_game(outcome: GameOutcome) -> dict[str, Any] | None:
     }
 
 
-def _announce(hook: Any, session: Session, ruleset: Ruleset, audit: str) -> None:
-    """Tell a player's screen who it plays (the GameStarted it saw before the crash)."""
-    if hook is None or not session.started or not session.peer_name:
-        return
-    assert session.peer_fingerprint is not None
-    hook(
-        GameStarted(
-            game_id=session.game_id,
-            me=session.me,
-            peer_name=session.peer_name,
-            peer_fingerprint=session.peer_fingerprint,
-            ruleset=ruleset,
-            audit=audit,
-            first_dealer=session.game.first_dealer,
-        )
-    )
-
-
 def _resume(args: argparse.Namespace) -> int:
     path = Path(args.transcript)
     if not path.is_file():
@@ -1478,10 +1459,6 @@ def _resume(args: argparse.Namespace) -> int:
             ),
             file=info,
         )
-    session = restored.session
-    ascii = use_ascii(args.ascii)
-    strategy, hook = _player(args, name, ascii)
-    _announce(hook, session, ruleset, audit)
     invite = Invite.parse(meta["invite"]) if role is Player.P0 else None
     try:
         clocks = GameSettings(
@@ -1496,6 +1473,8 @@ def _resume(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    args.timeout = clocks.turn_timeout  # the screen's clock, as the game was started
+    strategy, hook = _player(args, name, use_ascii(args.ascii))
     grace = clocks.grace
     relay: tuple[str, int] | None = None
     claim: bytes | None = None

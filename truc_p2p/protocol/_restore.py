@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from truc_p2p.protocol._errors import LocalProtocolError
-from truc_p2p.protocol._events import CLOSED, NEED_DATA, YourTurn
+from truc_p2p.protocol._events import CLOSED, NEED_DATA, SessionEvent, YourTurn
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import ACTION_STAGES
 from truc_p2p.protocol._values import (
@@ -27,7 +27,7 @@ from truc_p2p.protocol._values import (
     series_of,
 )
 from truc_p2p.protocol._wire import decode_envelope, frame
-from truc_p2p.rules import Action, ActionKind, Card, Player
+from truc_p2p.rules import Action, ActionKind, Card, Event, Player
 
 if TYPE_CHECKING:
     from truc_p2p.protocol._session import Session
@@ -62,12 +62,14 @@ def replay(
     """Replay ``envelopes`` into a new ``session``, then attach ``record``.
 
     Raises :class:`LocalProtocolError` when an own envelope differs from
-    what the session makes.  Pending events are dropped, except the
-    :class:`YourTurn` that is due.  Own automatic messages made past the
-    transcript's end are recorded, not sent: :meth:`Session.reconnect`
-    sends them.
+    what the session makes.  The events the replay produced are kept, in
+    order, for :meth:`Session.take_history` (every one but the turns already
+    taken); only the :class:`YourTurn` that is due stays pending.  Own
+    automatic messages made past the transcript's end are recorded, not
+    sent: :meth:`Session.reconnect` sends them.
     """
     sent = session._sent_log = list(session._outbox)
+    history: list[SessionEvent | Event] = []
     cursor = 0
     for raw in envelopes:
         sender = decode_envelope(raw).sender
@@ -87,14 +89,22 @@ def replay(
                 )
         else:
             session.receive_data(frame(raw))
-            while session.next_event() not in (NEED_DATA, CLOSED):
-                pass
+            while (event := session.next_event()) not in (NEED_DATA, CLOSED):
+                if isinstance(event, SessionEvent | Event) and not isinstance(event, YourTurn):
+                    history.append(event)
     # Automatic messages the replay produced after the transcript's end (the
     # process died between recording the peer's message and its answer) were
     # never recorded: record them now, before anything can send them.
     unrecorded = sent[cursor:]
     session._sent_log = None
     session._outbox.clear()
+    # our last decisions' events (no peer envelope came after them to drain them)
+    history += (
+        e
+        for e in session._events
+        if isinstance(e, SessionEvent | Event) and not isinstance(e, YourTurn)
+    )
+    session._history = history
     session._events.clear()
     game = session._game
     if game is not None and game.to_act == session.me:
