@@ -1,0 +1,125 @@
+"""A person at a terminal whose game dies with ``kill -9`` comes back, as a person
+would: with ``truc-p2p resume FILE``, or by running the same ``join`` again.  The
+other side is a bot host waiting within its grace.  The resumed screen must show
+the game as it was (the log before the crash, the hand, the clock) and the game
+must go on to its co-signed end."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from pathlib import Path
+
+from cli_helpers import command, start_host
+from test_cli_pty import Terminal, any_move
+
+from truc_p2p.protocol import verify_transcript
+from truc_p2p.transcript import read_transcript
+
+#: The screen at our turn, with its clock.
+TURN = r"your move \(\d:\d\d left\):[^>]*\[q\] leave[^>]*>"
+
+
+def _keys(tmp_path: Path) -> tuple[Path, Path]:
+    import subprocess
+
+    for who in ("host", "join"):
+        subprocess.run(
+            command("identity", "--identity", tmp_path / f"{who}.key"),
+            check=True,
+            capture_output=True,
+            cwd=tmp_path,
+        )
+    return tmp_path / "host.key", tmp_path / "join.key"
+
+
+def _join_args(invite: str, key: Path) -> list[str]:
+    return ["join", invite, "--identity", str(key), "--out", "j", "--name", "alice",
+            "--timeout", "60", "--grace", "30"]  # fmt: skip
+
+
+def _play_some(term: Terminal, moves: int) -> str:
+    """Make ``moves`` moves; the screen of the turn after them."""
+    screen = term.read_until(TURN)
+    for _i in range(moves):
+        term.type(any_move(screen) + "\n")
+        screen = term.read_until(TURN)
+    return screen
+
+
+def _kill(term: Terminal) -> None:
+    os.killpg(term.proc.pid, signal.SIGKILL)
+    term.proc.wait(timeout=10)
+    os.close(term.master)
+
+
+def _finish(term: Terminal, screen: str) -> str:
+    """Play on to the end of the game; everything shown from ``screen`` on."""
+    shown = screen
+    for _i in range(400):
+        term.type(any_move(screen) + "\n")
+        screen = term.read_until(TURN + r"|transcript: \S+\n")
+        shown += screen
+        if re.search(r"transcript: \S+\n", screen):
+            return shown
+    raise AssertionError("the game did not end")
+
+
+def _resumed_screen_is_the_old_one(before: str, after: str) -> None:
+    """The log before the crash is told again, with the hand and the clock."""
+    for line in re.findall(r"^ {3}you play \S+$", before, flags=re.M):
+        assert line in after, f"{line!r} missing from the resumed screen:\n{after}"
+    assert "playing against host-bot" in after
+    hand = re.findall(r"your hand: .*", before)[-1]
+    assert hand in after
+    assert re.search(r"your move \(\d:\d\d left\):", after)
+
+
+def _check_end(shown: str, tmp_path: Path) -> None:
+    assert "result co-signed by both players" in shown
+    (path,) = (tmp_path / "j").glob("*.truc")
+    assert verify_transcript(read_transcript(path)).valid
+
+
+def _game(tmp_path: Path) -> tuple[object, str, Path, Terminal, str]:
+    host_key, join_key = _keys(tmp_path)
+    host = start_host(tmp_path, "--identity", host_key, "--out", "h", "--bot", "heuristic",
+                      "--seed", "4", "--name", "host-bot", "--grace", "30", "--quiet")  # fmt: skip
+    term = Terminal(tmp_path, *_join_args(host.invite, join_key))
+    before = _play_some(term, 3)
+    return host, host.invite, join_key, term, before
+
+
+def test_killed_then_resume_file_finishes_the_game(tmp_path: Path) -> None:
+    host, _invite, _key, term, before = _game(tmp_path)
+    _kill(term)
+    (path,) = (tmp_path / "j").glob("*.truc")
+    term = Terminal(tmp_path, "resume", str(path.relative_to(tmp_path)))
+    try:
+        after = term.read_until(TURN)
+        _resumed_screen_is_the_old_one(before, after)
+        _check_end(_finish(term, after), tmp_path)
+        assert term.close() == 0
+    finally:
+        status, _out, err = host.finish()  # type: ignore[attr-defined]
+    assert status == 0, err
+
+
+def test_killed_then_the_same_join_again_finishes_the_game(tmp_path: Path) -> None:
+    host, invite, key, term, before = _game(tmp_path)
+    _kill(term)
+    (path,) = (tmp_path / "j").glob("*.truc")
+    term = Terminal(tmp_path, *_join_args(invite, key))
+    try:
+        after = term.read_until(TURN)
+        said = f"your game j/{path.name} did not finish: resuming it (truc-p2p resume j/{path.name})"
+        assert said in after
+        assert "busy" not in after
+        _resumed_screen_is_the_old_one(before, after)
+        _check_end(_finish(term, after), tmp_path)
+        assert term.close() == 0
+    finally:
+        status, _out, err = host.finish()  # type: ignore[attr-defined]
+    assert status == 0, err
+    assert len(list((tmp_path / "j").glob("*.truc"))) == 1  # no second game was started
