@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
 from pathlib import Path
 
 from cli_helpers import command, start_host
@@ -22,8 +23,6 @@ TURN = r"your move \(\d:\d\d left\):[^>]*\[q\] leave[^>]*>"
 
 
 def _keys(tmp_path: Path) -> tuple[Path, Path]:
-    import subprocess
-
     for who in ("host", "join"):
         subprocess.run(
             command("identity", "--identity", tmp_path / f"{who}.key"),
@@ -113,7 +112,8 @@ def test_killed_then_the_same_join_again_finishes_the_game(tmp_path: Path) -> No
     term = Terminal(tmp_path, *_join_args(invite, key))
     try:
         after = term.read_until(TURN)
-        said = f"your game j/{path.name} did not finish: resuming it (truc-p2p resume j/{path.name})"
+        where = f"j/{path.name}"
+        said = f"your game {where} did not finish: resuming it (truc-p2p resume {where})"
         assert said in after
         assert "busy" not in after
         _resumed_screen_is_the_old_one(before, after)
