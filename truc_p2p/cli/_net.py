@@ -1279,6 +1279,7 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
         return exit_status(outcome, stop)
 
     record = _stored_match(meta, path)
+    _match_so_far(human, record, Player.P0)
     goes_on: list[bool] = []
     status = run_until_interrupted(
         with_web(args, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
@@ -1300,6 +1301,20 @@ def _stored_match(meta: dict[str, Any], path: Path) -> MatchRecord | None:
             file=sys.stderr,
         )
         return None
+
+
+def _match_so_far(player: object, record: MatchRecord | None, me: Player) -> None:
+    """A resumed game of a match: the screen shows the match score before it, as the
+    game started (``new_game`` with the match line)."""
+    if record is None or not record.is_match or not record.played or not record.players:
+        return
+    names = {p: record.players[p]["name"] for p in Player}
+    line = _match_words(me, names, record)
+    new_game = getattr(player, "new_game", None)
+    if new_game is not None:
+        new_game(line)
+    if isinstance(player, TerminalPlayer):
+        player.show_match(line)
 
 
 def _match_meta(record: MatchRecord, args: argparse.Namespace) -> dict[str, Any]:
@@ -1643,6 +1658,7 @@ def _resume(args: argparse.Namespace, *, fallback: bool = False) -> int:
         return exit_status(outcome, stop)
 
     record = _stored_match(meta, path)
+    _match_so_far(strategy, record, role)
     goes_on: list[bool] = []
     gone: list[bool] = []
     status = run_until_interrupted(
