@@ -12,7 +12,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from cli_helpers import command, start_host
+from cli_helpers import Host, command, start_host
 from test_cli_pty import Terminal, any_move
 
 from truc_p2p.protocol import verify_transcript
@@ -81,7 +81,7 @@ def _check_end(shown: str, tmp_path: Path) -> None:
     assert verify_transcript(read_transcript(path)).valid
 
 
-def _game(tmp_path: Path) -> tuple[object, str, Path, Terminal, str]:
+def _game(tmp_path: Path) -> tuple[Host, str, Path, Terminal, str]:
     host_key, join_key = _keys(tmp_path)
     host = start_host(tmp_path, "--identity", host_key, "--out", "h", "--bot", "heuristic",
                       "--seed", "4", "--name", "host-bot", "--grace", "30", "--quiet")  # fmt: skip
@@ -101,7 +101,7 @@ def test_killed_then_resume_file_finishes_the_game(tmp_path: Path) -> None:
         _check_end(_finish(term, after), tmp_path)
         assert term.close() == 0
     finally:
-        status, _out, err = host.finish()  # type: ignore[attr-defined]
+        status, _out, err = host.finish()
     assert status == 0, err
 
 
@@ -120,6 +120,39 @@ def test_killed_then_the_same_join_again_finishes_the_game(tmp_path: Path) -> No
         _check_end(_finish(term, after), tmp_path)
         assert term.close() == 0
     finally:
-        status, _out, err = host.finish()  # type: ignore[attr-defined]
+        status, _out, err = host.finish()
     assert status == 0, err
     assert len(list((tmp_path / "j").glob("*.truc"))) == 1  # no second game was started
+
+
+def test_busy_says_its_advice_once_and_names_the_command(tmp_path: Path) -> None:
+    from truc_p2p.cli._comeback import busy_hint
+    from truc_p2p.cli._outcome_text import render_outcome
+
+    text = render_outcome(
+        "refused-busy", {"reason": "busy", "detail": "a game is in progress; try again later"}
+    )
+    assert text.count("try again later") == 1
+    hint = busy_hint(
+        tmp_path, identity=tmp_path / "k", host_fingerprint="0" * 64, command="truc-p2p join X"
+    )
+    assert hint == "to join again: truc-p2p join X"
+
+
+def test_a_stopped_game_is_found_for_the_busy_hint(tmp_path: Path) -> None:
+    from truc_p2p.cli._comeback import busy_hint, find_unfinished
+    from truc_p2p.net import Invite
+
+    host, invite, key, term, _before = _game(tmp_path)
+    _kill(term)
+    (path,) = (tmp_path / "j").glob("*.truc")
+    fp = Invite.parse(invite).fingerprint
+    assert find_unfinished(tmp_path / "j", role="join", identity=key, host_fingerprint=fp) == path
+    assert (
+        find_unfinished(tmp_path / "j", role="join", identity=key, host_fingerprint="0" * 64)
+        is None
+    )
+    hint = busy_hint(tmp_path / "j", identity=key, host_fingerprint=fp, command="x")
+    assert hint == f"if that game is yours, resume it: truc-p2p resume {path}"
+    host.proc.kill()
+    host.proc.communicate()
