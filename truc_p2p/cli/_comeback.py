@@ -17,7 +17,7 @@ from typing import Any
 
 from truc_p2p.cli._i18n import _
 from truc_p2p.net import Invite, InviteError, read_meta
-from truc_p2p.protocol import verify_transcript
+from truc_p2p.protocol import MessageType, ProtocolError, decode_envelope, verify_transcript
 from truc_p2p.transcript import scan_transcript_file
 
 __all__ = ["busy_hint", "find_unfinished", "resume_command"]
@@ -54,6 +54,12 @@ def _unfinished(path: Path) -> bool:
         return False
     if scan.damage == "corrupt" or len(scan.envelopes) < 2:
         return False
+    try:  # a signed abort or both results at the end: no need to verify the game
+        last = [decode_envelope(raw).type for raw in scan.envelopes[-2:]]
+        if last[-1] == MessageType.ABORT or last == [MessageType.RESULT] * 2:
+            return False
+    except (ValueError, ProtocolError):
+        return False
     try:
         report = verify_transcript(scan.envelopes)
     except ValueError:
@@ -71,10 +77,10 @@ def find_unfinished(
     name: str | None = None,
     within: float | None = None,
 ) -> Path | None:
-    """The newest unfinished game of ``role`` in ``out_dir``: with this ``identity``
-    (``join``, ``host``), against the host of ``host_fingerprint`` (``join``) or the
-    ``bot`` as ``name`` (``play``); ``within``: last written at most that many
-    seconds ago."""
+    """The last game of ``role`` in ``out_dir`` with this ``identity`` (``join``,
+    ``host``), against the host of ``host_fingerprint`` (``join``) or the ``bot`` as
+    ``name`` (``play``), if it is unfinished; ``within``: last written at most that
+    many seconds ago."""
     folder = Path(out_dir)
     try:
         files = sorted(folder.glob("*.truc"), key=lambda p: p.stat().st_mtime, reverse=True)
@@ -96,8 +102,8 @@ def find_unfinished(
             continue
         if host_fingerprint is not None and _invited_by(meta) != host_fingerprint:
             continue
-        if _unfinished(path):
-            return path
+        # only the last game with them: an older one was left behind long ago
+        return path if _unfinished(path) else None
     return None
 
 
