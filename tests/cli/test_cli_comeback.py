@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 from pathlib import Path
 
@@ -81,10 +82,18 @@ def _check_end(shown: str, tmp_path: Path) -> None:
     assert verify_transcript(read_transcript(path)).valid
 
 
-def _game(tmp_path: Path) -> tuple[Host, str, Path, Terminal, str]:
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _game(tmp_path: Path, port: int = 0) -> tuple[Host, str, Path, Terminal, str]:
     host_key, join_key = _keys(tmp_path)
     host = start_host(tmp_path, "--identity", host_key, "--out", "h", "--bot", "heuristic",
-                      "--seed", "4", "--name", "host-bot", "--grace", "30", "--quiet")  # fmt: skip
+                      "--seed", "4", "--name", "host-bot", "--grace", "30", "--quiet",
+                      "--port", str(port))  # fmt: skip
     term = Terminal(tmp_path, *_join_args(host.invite, join_key))
     before = _play_some(term, 3)
     return host, host.invite, join_key, term, before
@@ -156,3 +165,30 @@ def test_a_stopped_game_is_found_for_the_busy_hint(tmp_path: Path) -> None:
     assert hint == f"if that game is yours, resume it: truc-p2p resume {path}"
     host.proc.kill()
     host.proc.communicate()
+
+
+def test_join_again_starts_a_new_game_when_the_host_forgot_the_old_one(tmp_path: Path) -> None:
+    port = _free_port()  # the new host listens where the old invite points
+    host, _invite, key, term, _before = _game(tmp_path, port)
+    _kill(term)
+    host.proc.kill()
+    host.proc.communicate()
+    (old,) = (tmp_path / "j").glob("*.truc")
+    host_key = tmp_path / "host.key"
+    fresh = start_host(tmp_path, "--identity", host_key, "--out", "h2", "--bot", "random",
+                       "--name", "host-bot", "--quiet", "--port", str(port))  # fmt: skip
+    done = subprocess.run(
+        command(*_join_args(fresh.invite, key), "--bot", "random", "--quiet"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")},
+    )
+    status, _out, err = fresh.finish()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"j/{old.name} cannot go on; starting a new game instead" in done.stdout
+    assert "the host no longer has this game" in done.stderr
+    assert "result co-signed by both players" in done.stdout
+    assert status == 0, err
+    assert len(list((tmp_path / "j").glob("*.truc"))) == 2
