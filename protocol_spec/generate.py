@@ -189,6 +189,7 @@ def wire_vector(
     ruleset: Ruleset | None = None,
     choose: Any = None,
     rest_final: bool = False,
+    early_redeal: bool = False,
 ) -> dict[str, Any]:
     """The scripted game with ``deck``; v1 keeps its original labels, v2 has its own,
     the pipelined v2 deal its own too, and each v2 script with early cards its own
@@ -225,6 +226,7 @@ def wire_vector(
             resign=False,  # these vectors predate resignation: no feature tag in the nonce
             early=early if deck == "v2" else None,
             rest_final=rest_final,
+            early_redeal=early_redeal,
         )
         for p in (Player.P0, Player.P1)
     }
@@ -443,6 +445,7 @@ def resign_vector() -> dict[str, Any]:
             pipeline=True,
             early=False,  # the vector predates early cards
             rest_final=False,  # and the rest-final rule: its nonce announces resignation only
+            early_redeal=False,  # and early redeal cards
         )
         for p in (Player.P0, Player.P1)
     }

@@ -43,6 +43,7 @@ def _start(series: Series | None, tag: str) -> dict[str, Any]:
             name=("bob", "ann")[p],
             series=series,
             rest_final=False,  # the vector predates the rest-final feature bit
+            early_redeal=False,  # and the early-redeal one
         )
         for p in (0, 1)
     ]

@@ -105,6 +105,7 @@ def _play(
             resign=False,  # these vectors predate resignation: no feature tag in the nonce
             early=False if deck == "v2" else None,  # the vectors predate early cards
             rest_final=False,  # and the rest-final rule (wire.md section 6b)
+            early_redeal=False,  # and early redeal cards (wire.md section 6a)
         )
         for p in (Player.P0, Player.P1)
     }

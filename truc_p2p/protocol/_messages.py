@@ -53,6 +53,7 @@ class MessageType:
     V2DECK3 = "v2deck3"
     V2ACTION = "v2action"
     V2OPEN = "v2open"
+    V2REDEAL = "v2redeal"
     REVEAL = "reveal"
     RESULT = "result"
     ABORT = "abort"
@@ -256,6 +257,15 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
         ),
     },
     MessageType.V2ACTION: V2_ACTION_FIELDS,
+    MessageType.V2REDEAL: {
+        "shares": Field(
+            f"array of 3 bin({_SHARE})",
+            _list(_bin(_SHARE), 3, 3),
+            doc="early redeal cards (feature bit 2, wire.md 6a): the non-dealer's shares "
+            "for the dealer's redeal positions 7, 9, 11, right after the dealer's "
+            "`accept-redeal`; its next action then carries no `shares`",
+        ),
+    },
     MessageType.REVEAL: {
         "first": Field("int", _int(0, 1 << 20), doc="hand number of the first seed"),
         "seeds": Field(

@@ -19,6 +19,7 @@ from truc_p2p.protocol._events import CLOSED, NEED_DATA, YourTurn
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import ACTION_STAGES
 from truc_p2p.protocol._values import (
+    FEATURE_EARLY_REDEAL,
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
     Series,
@@ -128,14 +129,14 @@ def _replay_own_decision(session: Session, raw: bytes) -> None:
 
 def own_features(envelopes: Sequence[bytes], me: Player) -> int:
     """The features this player's hello in ``envelopes`` announces (wire.md section 8.1);
-    a new game (no hello recorded yet) announces resignation and the rest-final rule,
-    as new sessions do."""
+    a new game (no hello recorded yet) announces resignation, the rest-final rule and
+    early redeal cards, as new sessions do."""
     for raw in envelopes[:2]:
         env = decode_envelope(raw)
         if env.type == MessageType.HELLO and env.sender == int(me):
             nonce = env.payload.get("nonce")
             return nonce_features(nonce) if isinstance(nonce, bytes) else 0
-    return FEATURE_RESIGN | FEATURE_REST_FINAL
+    return FEATURE_RESIGN | FEATURE_REST_FINAL | FEATURE_EARLY_REDEAL
 
 
 def _is_early_d3(raw: bytes) -> bool:

@@ -103,6 +103,7 @@ from truc_p2p.protocol._state import (
 from truc_p2p.protocol._values import (
     AUDIT_MODES,
     EARLY_DEFAULT,
+    FEATURE_EARLY_REDEAL,
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
     PIPELINE_DEFAULT,
@@ -185,6 +186,10 @@ class Session:
     a signed resignation instead of a plain ``quit``.  ``rest_final`` announces
     the rest-final rule (wire.md section 6b): when both hellos announce it, no
     pre-deal message is owed while "my rest" decides the hand (:attr:`rest_final`).
+    ``early_redeal`` announces early redeal cards (wire.md section 6a): when both
+    hellos announce it, the non-dealer sends its shares for the dealer's redealt
+    cards in a ``v2redeal`` right after the ``accept-redeal``, before it decides
+    (:attr:`early_redeal`).
     """
 
     def __init__(
@@ -205,6 +210,7 @@ class Session:
         rest_final: bool = True,
         series: Series | None = None,
         accept_series: Callable[[Series, str], bool] | None = None,
+        early_redeal: bool = True,
     ) -> None:
         if pipeline is None:
             pipeline = deck == "v2" and PIPELINE_DEFAULT
@@ -254,6 +260,8 @@ class Session:
         #: whether our hello announces the rest-final rule (wire.md section 6b): no
         #: pre-deal is owed while "my rest" decides the hand, when both announce it
         self.rest_final_feature = rest_final
+        #: whether our hello announces early redeal cards (wire.md section 6a)
+        self.early_redeal_feature = early_redeal
         self._peer_features = 0
         #: the signed resignation that ended the game (ours or the peer's), if any
         self.resignation: Resignation | None = None
@@ -646,6 +654,7 @@ class Session:
         early: bool | None = None,
         rest_final: bool | None = None,
         series: Series | None = None,
+        early_redeal: bool | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
 
@@ -665,6 +674,8 @@ class Session:
             resign = own_features(envelopes, Player(role)) & FEATURE_RESIGN != 0
         if rest_final is None:
             rest_final = own_features(envelopes, Player(role)) & FEATURE_REST_FINAL != 0
+        if early_redeal is None:
+            early_redeal = own_features(envelopes, Player(role)) & FEATURE_EARLY_REDEAL != 0
         if series is None:
             series = own_series(envelopes, Player(role))
         session = cls(
@@ -680,6 +691,7 @@ class Session:
             early=early,
             rest_final=rest_final,
             series=series,
+            early_redeal=early_redeal,
         )
         replay(session, envelopes, record)
         return session
@@ -712,13 +724,25 @@ class Session:
     def _features(self) -> int:
         """The feature mask our hello nonce announces (wire.md section 8.1)."""
         mask = FEATURE_RESIGN if self.resign_feature else 0
-        return mask | (FEATURE_REST_FINAL if self.rest_final_feature else 0)
+        mask |= FEATURE_REST_FINAL if self.rest_final_feature else 0
+        return mask | (FEATURE_EARLY_REDEAL if self.early_redeal_feature else 0)
 
     @property
     def rest_final(self) -> bool:
         """Whether the rest-final rule is agreed (both hellos announce it, wire.md
         section 6b): no pre-deal is owed while "my rest" decides the hand."""
         return self.rest_final_feature and bool(self._peer_features & FEATURE_REST_FINAL)
+
+    @property
+    def early_redeal(self) -> bool:
+        """Whether early redeal cards are agreed (both hellos announce them, wire.md
+        section 6a): the non-dealer's shares for the dealer's redealt cards follow the
+        ``accept-redeal`` at once, in a ``v2redeal``."""
+        return (
+            self.deck == "v2"
+            and self.early_redeal_feature
+            and bool(self._peer_features & FEATURE_EARLY_REDEAL)
+        )
 
     def _fail(self, exc: ProtocolError) -> None:
         self._error = exc
@@ -930,6 +954,7 @@ class Session:
             MessageType.V2DECK3: self._on_v2deck3,
             MessageType.V2ACTION: self._on_action,
             MessageType.V2OPEN: self._on_v2open,
+            MessageType.V2REDEAL: self._on_v2redeal,
             MessageType.REVEAL: self._on_reveal,
             MessageType.RESULT: self._on_result,
         }[env.type]
@@ -1354,7 +1379,11 @@ class Session:
         self, actor: Player, events: Sequence[Event], opened: list[bytes] | None = None
     ) -> None:
         holds = conditions_after_action(
-            events, audit_mode=self.audit_mode, hands=self._hand + 1, audited=self._audit.audited
+            events,
+            audit_mode=self.audit_mode,
+            hands=self._hand + 1,
+            audited=self._audit.audited,
+            early_redeal=self.early_redeal,
         )
         holds.update(self._pipeline.conditions(holds[Cond.ROUND_OVER]))
         holds[Cond.OPENED] = opened is not None
@@ -1383,9 +1412,28 @@ class Session:
             self._expected_result = self._result_payload()
             if self._expected_sender() == self.me:
                 self._emit(MessageType.RESULT, self._expected_result)
+        elif self.stage is Stage.V2_REDEAL:
+            # Early redeal cards: as the non-dealer, our shares for the dealer's new
+            # cards go at once, before we decide (our turn is handed after them).
+            if self._expected_sender() == self.me:
+                self._emit(MessageType.V2REDEAL, {"shares": self._cur.redeal_material()})
         else:
             self._pipeline.turn_handed()
             self._your_turn()
+
+    def _on_v2redeal(self, env: Envelope, mine: bool) -> None:
+        """Early redeal cards: the non-dealer's shares for the dealer's redeal cards,
+        right after the dealer's ``accept-redeal`` (wire.md section 6a)."""
+        hand = self._cur
+        if mine:
+            hand.owe_redeal = False
+        else:
+            hand.receive_redeal(env.payload["shares"])
+            hand.peer_owes_redeal = False
+            self._deal_own(redeal=True)
+        self._advance()
+        self._pipeline.turn_handed()
+        self._your_turn()
 
     # -- audit and result ----------------------------------------------------------
 

@@ -24,6 +24,7 @@ from truc_p2p.rules import Game, Outcome, Phase, Player
 __all__ = [
     "AUDIT_MODES",
     "EARLY_DEFAULT",
+    "FEATURE_EARLY_REDEAL",
     "FEATURE_RESIGN",
     "FEATURE_REST_FINAL",
     "FEATURE_TAG",
@@ -65,6 +66,10 @@ FEATURE_RESIGN = 1
 #: The feature bit of the rest-final rule (wire.md section 6b): with the pipelined
 #: deal, no pre-deal message is owed while "my rest" decides the hand.
 FEATURE_REST_FINAL = 2
+#: The feature bit of early redeal cards (wire.md section 6a): after an accepted redeal
+#: the non-dealer sends its shares for the dealer's new cards at once, in ``v2redeal``,
+#: and decides afterwards.
+FEATURE_EARLY_REDEAL = 4
 
 
 def local_value(secret: bytes, label: bytes) -> bytes:

@@ -79,6 +79,7 @@ from truc_p2p.protocol._state import (
     predeal_conditions,
 )
 from truc_p2p.protocol._values import (
+    FEATURE_EARLY_REDEAL,
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
     coin_commitment,
@@ -819,6 +820,19 @@ class _Referee:
     def on_v2action(self, env: Envelope, sender: Player) -> None:
         self.play_v2(env, sender, env.payload)
 
+    def agreed(self, feature: int) -> bool:
+        """Whether both hello nonces announce ``feature`` (wire.md section 8.1)."""
+        return len(self.features) == 2 and all(f & feature for f in self.features)
+
+    def on_v2redeal(self, env: Envelope, sender: Player) -> None:
+        """Early redeal cards (wire.md 6a): the non-dealer's shares for the dealer's
+        redeal positions, right after the accept-redeal (stage ``v2redeal``)."""
+        assert self.game is not None and self.shares_due is Role.NONDEALER
+        self.hand_v2.redeal(Role.NONDEALER, env.payload["shares"])
+        self.shares_due = None
+        self.game.deal({})
+        self.advance()
+
     def play_v2(self, env: Envelope, sender: Player, payload: dict[str, Any]) -> None:
         """One v2 action, in the order a receiving session checks it."""
         game, hand = self.game, self.hand_v2
@@ -1022,7 +1036,11 @@ class _Referee:
         opened: list[bytes] | None = None,
     ) -> None:
         holds = conditions_after_action(
-            events, audit_mode=self.audit_mode or "game", hands=self.hand + 1, audited=self.audited
+            events,
+            audit_mode=self.audit_mode or "game",
+            hands=self.hand + 1,
+            audited=self.audited,
+            early_redeal=self.deck == "v2" and self.agreed(FEATURE_EARLY_REDEAL),
         )
         holds.update(predeal_conditions(holds[Cond.ROUND_OVER], self.predeal or 0))
         holds[Cond.OPENED] = opened is not None
