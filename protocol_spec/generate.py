@@ -9,7 +9,7 @@ rendered from :data:`truc_p2p.protocol.CATALOGUE`, ``STAGES`` and
 wire vectors are scripted games (``wire_v1.json`` with deck v1,
 ``wire_v2.json`` with deck v2, ``wire_v2_pipelined.json`` with the pipelined
 deck v2 deal, ``wire_v2_early.json`` and ``wire_v2_pipelined_early.json`` with
-early cards) played by two sessions with fixed identity keys and fixed
+early cards, ``wire_v2_early_redeal.json`` with early redeal cards) played by two sessions with fixed identity keys and fixed
 session secrets; every envelope is reproducible byte for byte (Ed25519
 signatures and every deck secret and proof nonce are deterministic).
 
@@ -62,6 +62,7 @@ WIRE_VECTOR_V2_EARLY = HERE / "vectors" / "wire_v2_early.json"
 WIRE_VECTOR_V2_PIPELINED_EARLY = HERE / "vectors" / "wire_v2_pipelined_early.json"
 WIRE_VECTOR_RESIGN = HERE / "vectors" / "wire_v2_resign.json"
 WIRE_VECTOR_REST_FINAL = HERE / "vectors" / "wire_v2_rest_final.json"
+WIRE_VECTOR_EARLY_REDEAL = HERE / "vectors" / "wire_v2_early_redeal.json"
 
 
 def _fixed(label: str) -> bytes:
@@ -347,6 +348,24 @@ def rest_final_vector() -> dict[str, Any]:
     return game
 
 
+def early_redeal_vector() -> dict[str, Any]:
+    """wire_v2_early_redeal.json: the pipelined script with early cards (every hand
+    redealt) and early redeal cards (both hellos announce feature bit 2, wire.md 6a):
+    each ``accept-redeal`` is followed at once by the non-dealer's ``v2redeal``, and
+    its next action carries no ``shares``."""
+    game = wire_vector("v2", True, True, tag="v2/early-redeal/", early_redeal=True)
+    game["early_redeal"] = True
+    game["deck_note"] += (
+        " Early redeal cards (wire.md section 6a): both hello nonces announce feature mask "
+        "00000004 (bit 2, early redeal cards; not resignation, not the rest-final rule). "
+        "Right after the dealer's accept-redeal (which carries its shares for positions 6, "
+        "8, 10) the non-dealer sends v2redeal {shares}: its shares for the dealer's positions "
+        "7, 9, 11, so the dealer holds its redealt cards before the non-dealer decides; the "
+        "non-dealer's next action (after any pre-deal message it owes) carries no shares."
+    )
+    return game
+
+
 def _resigned(key: Ed25519PrivateKey, raw: bytes, payload: dict[str, Any]) -> str:
     """``raw`` with another payload, signed again by its sender's fixed key (hex)."""
     env = decode_envelope(raw)
@@ -539,6 +558,7 @@ def main(argv: list[str]) -> int:
     vectors[WIRE_VECTOR_V2_CASES] = json.dumps(cases_vector(), indent=1) + "\n"
     vectors[WIRE_VECTOR_RESIGN] = json.dumps(resign_vector(), indent=1) + "\n"
     vectors[WIRE_VECTOR_REST_FINAL] = json.dumps(rest_final_vector(), indent=1) + "\n"
+    vectors[WIRE_VECTOR_EARLY_REDEAL] = json.dumps(early_redeal_vector(), indent=1) + "\n"
     if new_md != md:
         stale.append(str(WIRE_MD))
     for path, vector in vectors.items():
