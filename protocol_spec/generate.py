@@ -9,9 +9,10 @@ rendered from :data:`truc_p2p.protocol.CATALOGUE`, ``STAGES`` and
 wire vectors are scripted games (``wire_v1.json`` with deck v1,
 ``wire_v2.json`` with deck v2, ``wire_v2_pipelined.json`` with the pipelined
 deck v2 deal, ``wire_v2_early.json`` and ``wire_v2_pipelined_early.json`` with
-early cards, ``wire_v2_early_redeal.json`` with early redeal cards) played by two sessions with fixed identity keys and fixed
-session secrets; every envelope is reproducible byte for byte (Ed25519
-signatures and every deck secret and proof nonce are deterministic).
+early cards, ``wire_v2_early_redeal.json`` with early redeal cards) played by two
+sessions with fixed identity keys and fixed session secrets; every envelope is
+reproducible byte for byte (Ed25519 signatures and every deck secret and proof
+nonce are deterministic).
 
 ``wire_v2_cases.json`` holds the cases no scripted game above covers: a
 pipelined game whose first hand ends with a ``fold`` carrying both redeal
