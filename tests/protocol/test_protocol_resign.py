@@ -143,13 +143,13 @@ def test_a_move_that_crosses_the_resignation_is_void(deck: str, pipeline: bool |
 
 
 def test_an_old_peer_gets_a_quit_and_the_game_is_unfinished() -> None:
-    """A peer of the older spec announces nothing (we announce resignation and the
-    rest-final rule): resign() is refused and leaving is
+    """A peer of the older spec announces nothing (we announce resignation, the
+    rest-final rule and early redeal cards): resign() is refused and leaving is
     today's ``quit``; the transcript verifies as unfinished, not as a violation."""
     pair = Pair(deck="v2", tag="resign-old", bots={P0: None, P1: None}, resigns=(True, False))
     actor = _to_first_turn(pair)
     nonces = [decode_envelope(r).payload["nonce"] for r in pair.records[P0][:2]]
-    assert [nonce_features(n) for n in nonces] == [3, 0]
+    assert [nonce_features(n) for n in nonces] == [7, 0]
     assert nonces[0][24:28] == FEATURE_TAG
     for p in Player:
         assert not pair.sessions[p].resign_agreed and not pair.sessions[p].can_resign
