@@ -5,6 +5,7 @@ page is a recorder of the state messages it is sent, with the time of each."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +120,80 @@ async def test_without_early_redeal_cards_the_page_says_dealing_meanwhile(
     for start, end in opponent.thinking:
         table = _while_thinking(states, start, end)
         assert table["hand"] == [] and table["status"] == "dealing…", table
+
+
+# -- the same in a real headless Chromium ------------------------------------------------
+
+BROWSER_THINK_S = 4.0
+
+
+class SlowRedealer:
+    """The opponent of the browser test: asks for every redeal it may, thinks
+    :data:`BROWSER_THINK_S` (real time) over its first move after a redeal was
+    accepted, otherwise plays its lowest card at once.  ``moved`` notes, per round,
+    when that thought ended (``time.monotonic()``, read from the test's thread)."""
+
+    def __init__(self) -> None:
+        self.moved: dict[int, float] = {}
+
+    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        if Action.ASK_REDEAL in legal:
+            await trio.lowlevel.checkpoint()
+            return Action.ASK_REDEAL
+        if game.redealt and game.round_no not in self.moved and game.dealer != game.view:
+            await trio.sleep(BROWSER_THINK_S)
+            self.moved[game.round_no] = time.monotonic()
+        else:
+            await trio.lowlevel.checkpoint()
+        plays = [x for x in legal if x.card is not None]
+        return min(plays, key=lambda x: x.card.index if x.card else 0) if plays else legal[0]
+
+
+SHOWN_JS = """() => document.querySelectorAll('#my-hand .card').length === 3
+    && window.truc.state.table.to_act === 'opp'"""
+
+
+def test_the_dealers_page_in_chromium_shows_the_redealt_cards_at_once(
+    browser: Any, tmp_path: Path, artifacts: Path
+) -> None:
+    """alice accepts the bot's redeal by clicking; her three new cards are on the page
+    well before the bot, thinking 4 s, moves (without the feature: after it)."""
+    from test_web_browser import new_page, wait_turn
+    from web_helpers import HostedGame
+
+    opponent = SlowRedealer()
+    game = HostedGame(tmp_path, seed=SEED, target=3, bot=lambda _seed: opponent)
+    url = game.start()
+    shown: list[float] = []
+    try:
+        page = new_page(browser)
+        page.goto(url)
+        last: int | None = None
+        for _ in range(200):
+            table = wait_turn(page, last)
+            if table is None:
+                break
+            last = table["turn"]
+            actions = [b["action"] for b in table["buttons"]]
+            if "accept-redeal" in actions:
+                round_no = table["hand_no"] - 1
+                page.click("button.act[data-action='accept-redeal']")
+                clicked = time.monotonic()
+                page.wait_for_function(SHOWN_JS, timeout=BROWSER_THINK_S * 1000 / 2)
+                shown.append(time.monotonic() - clicked)
+                assert round_no not in opponent.moved, "the bot moved before the cards showed"
+                status = page.locator("#status").inner_text()
+                assert "dealing" not in status and "bot" in status, status
+                if len(shown) == 1:
+                    page.screenshot(path=artifacts / "redeal-cards-while-the-opponent-thinks.png")
+                continue
+            card = next((c["card"] for c in table["hand"] if c["action"]), None)
+            if card is not None:
+                page.click(f"#my-hand .card[data-card='{card}']")
+            else:
+                page.click(f"button.act[data-action='{actions[0]}']")
+        assert page.errors == []
+    finally:
+        game.stop()
+    assert game.outcome is not None and game.outcome.end is End.FINISHED
+    assert shown and max(shown) < BROWSER_THINK_S / 2, shown
