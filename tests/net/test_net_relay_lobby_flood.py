@@ -20,11 +20,11 @@ from truc_p2p.cli import main as cli_main
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     GameSettings,
+    Listen,
     LobbyFilter,
     LobbyListing,
     RelayLimits,
     RelayServer,
-    Listen,
     Storage,
     fetch_lobby_answer,
     host_game,
