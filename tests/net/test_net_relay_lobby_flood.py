@@ -30,7 +30,7 @@ from truc_p2p.net import (
     host_game,
 )
 from truc_p2p.net._host import address_key
-from truc_p2p.net._relay_wire import Msg, encode, read_message
+from truc_p2p.net._relay_wire import Msg, RelayProtocolError, encode, read_message
 
 #: The flooding addresses: 40 loopback addresses, never any other.
 FLOODERS = [f"127.0.0.{i}" for i in range(2, 42)]
@@ -177,3 +177,35 @@ async def test_listings_from_one_ipv6_64_are_capped_as_one_address() -> None:
     assert {r.ip for r in ranked[:2]} == {"2001:db8:0:7::/64", "2001:db8:0:8::/64"}
     ranked, _, matching = server._ranked(LobbyFilter(name="bea"))
     assert matching == 1 and ranked == [other]  # type: ignore[comparison-overlap]
+
+
+class _Unfiltering(RelayServer):
+    """A relay that predates filters: a non-empty LOBBY closes the connection, and END
+    carries only the count held."""
+
+    async def _lobby(self, stream: trio.SocketStream, body: bytes) -> None:
+        if body:
+            raise RelayProtocolError("trailing bytes in LOBBY")
+        ranked, held, _ = self._ranked(LobbyFilter())
+        out = bytearray()
+        for reg in ranked:
+            assert reg.listing is not None
+            out += encode(
+                Msg.GAME, bytes([len(reg.code)]) + reg.code.encode() + bytes(4) + reg.listing
+            )
+        await stream.send_all(bytes(out) + encode(Msg.END, held.to_bytes(2, "big")))
+
+
+async def test_a_filter_works_with_a_relay_that_predates_filters() -> None:
+    """connect.md 2.2: the joiner asks again without the filter and filters itself."""
+    async with running_relay(server=_Unfiltering()) as (_, port):
+        streams = []
+        for i, name in enumerate(("ana", "bea", "Anabel")):
+            stream, code = await _register(port, bytes([i]) * 16)
+            streams.append(stream)
+            assert await _list_raw(stream, _signed(code, name)) == ""
+        answer = await fetch_lobby_answer(("127.0.0.1", port), wanted=LobbyFilter(name="ANA"))
+        assert sorted(g.listing.name for g in answer.games) == ["Anabel", "ana"]
+        assert (answer.held, answer.matching, answer.shown) == (3, 3, 3)
+        for stream in streams:
+            await stream.aclose()
