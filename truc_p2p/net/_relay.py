@@ -463,6 +463,9 @@ class RelayServer:
         if not listing:
             self._unlist(reg)
             return ""
+        if listing == reg.listing:  # the same listing again: a renewal, checked already
+            reg.renewed = now
+            return ""
         try:
             parsed = LobbyListing.verify(listing, reg.code)
         except ListingError as exc:
