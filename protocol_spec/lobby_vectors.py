@@ -25,7 +25,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from truc_p2p.net._lobby import LISTING_CONTEXT, LobbyListing, listing_fields
+from truc_p2p.net._lobby import LISTING_CONTEXT, LobbyFilter, LobbyListing, listing_fields
 from truc_p2p.net._relay_wire import MAGIC, Msg, code_for_claim, encode
 
 OUT = Path(__file__).resolve().parent / "vectors" / "lobby_v1.json"
@@ -135,13 +135,31 @@ def vectors() -> dict[str, Any]:
         ),
     ]
     assert renamed != signed and retargeted != signed
+    wanted = LobbyFilter(name="ana", fingerprint=good["fingerprint"][:8])
+    filtered = {
+        "name": wanted.name,
+        "fp": wanted.fingerprint,
+        "lobby_request": (MAGIC + encode(Msg.LOBBY, wanted.encode())).hex(),
+        "matches": {
+            case["label"]: wanted.matches(
+                LobbyListing.verify(bytes.fromhex(case["list_message"])[3:], case["code"])
+            )
+            for case in (good, v6)
+        },
+        # 2 listings held, 1 matching the filter: the newer END (a reader that knows
+        # only the first count reads it as before).
+        "end_message": encode(Msg.END, struct.pack("!HH", 2, 1)).hex(),
+    }
     return {
-        "description": "Relay lobby listings (connect.md section 2.2), lobby_vectors.py",
+        "description": "Relay lobby listings (connect.md section 2.2), lobby_vectors.py; "
+        "'filtered': a LOBBY with a filter (name and fingerprint prefix), which listed "
+        "games it matches, and the END of an answer to it (held, then matching)",
         "relay": list(RELAY),
         "lobby_request": (MAGIC + encode(Msg.LOBBY)).hex(),
         "end_message": encode(Msg.END, struct.pack("!H", 2)).hex(),
         "unlist_message": encode(Msg.LIST).hex(),
         "listed": [good, v6],
+        "filtered": filtered,
         "dropped": bad,
     }
 

@@ -80,3 +80,28 @@ def test_the_lobby_limits_quoted_in_the_spec_are_the_relays() -> None:
         f"at most {MAX_VALUE} characters and the name 1 to {MAX_NAME}",
     ):
         assert text in SPEC, text
+
+
+def test_a_filtered_lobby_request_and_the_newer_end() -> None:
+    """connect.md 2.2: the filter's bytes, which listings it matches (a name part in
+    any case, a fingerprint prefix), and END's two counts; the old END still reads."""
+    from truc_p2p.net import LobbyFilter
+
+    case = VECTORS["filtered"]
+    request = bytes.fromhex(case["lobby_request"])
+    assert request[:8] == b"TRUCRLY1"
+    wanted = LobbyFilter.decode(_body(request[8:].hex(), 0x07))
+    assert (wanted.name, wanted.fingerprint) == (case["name"], case["fp"])
+    assert wanted.encode() == _body(request[8:].hex(), 0x07)
+    for listed in VECTORS["listed"]:
+        listing = LobbyListing.verify(_body(listed["list_message"], 0x06), listed["code"])
+        assert wanted.matches(listing) is case["matches"][listed["label"]]
+    assert LobbyFilter.decode(b"name=ANA&later=1") == LobbyFilter(name="ANA")  # unknown: ignored
+    for bad in (b"fp=XYZ", b"\xff", b"name=" + b"a" * 41):
+        with pytest.raises(ListingError):
+            LobbyFilter.decode(bad)
+    end = _body(case["end_message"], 0x88)
+    assert (int.from_bytes(end[:2], "big"), int.from_bytes(end[2:4], "big")) == (2, 1)
+    old_end = _body(VECTORS["end_message"], 0x88)
+    assert len(old_end) == 2  # what a relay that predates filters sends
+    assert "name=TEXT and/or fp=HEX" in SPEC

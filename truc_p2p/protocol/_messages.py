@@ -269,7 +269,10 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
         "scores": Field("array of 2 int", _list(_int(0, 1 << 16), 2, 2)),
         "reason": Field("str", _str(1, 40), doc="GameEndReason value"),
         "hands": Field(
-            "int", _int(1, 1 << 20), doc="hands opened (not a pre-dealt hand never opened)"
+            "int",
+            _int(1, 1 << 20),
+            doc="hands started, as a resignation counts them (section 8.1); a pre-dealt "
+            "hand the end left unstarted is not counted",
         ),
         "chain": Field("bin(32)", _bin(32), doc="hash of the last envelope before the results"),
     },
