@@ -328,8 +328,9 @@ async def host_game(
     name = settings.name or "host"
     relay = listen.relay
     # What a joiner must agree to: in the invite, the mDNS record (connect.md 1.1, 7)
+    match = settings.series.match if settings.series is not None else 1
     advertised = settings_fields(
-        rules, audit=settings.audit, deck=settings.deck, pipeline=settings.pipeline
+        rules, audit=settings.audit, deck=settings.deck, pipeline=settings.pipeline, match=match
     )
     relay_nonce = secrets.token_bytes(16)
     claim = relay_claim(identity, relay_nonce) if relay is not None else None
@@ -522,7 +523,7 @@ def _lobby_listing(
             if settings.pipeline is None
             else (settings.pipeline and settings.deck == "v2"),
             early=settings.early,
-            match=getattr(settings, "match", 1),
+            match=settings.series.match if settings.series is not None else 1,
         ),
     )
     return listing.sign(identity, rendezvous.code)
