@@ -106,7 +106,9 @@ class LocalGame:
     def discard(self) -> None:
         """Close and delete the files (a connection that never started a game)."""
         self.close()
-        for path in (self.transcript, self.secret_path):
+        if self.transcript is None:
+            return
+        for path in (self.transcript, self.secret_path, meta_path_for(self.transcript)):
             if path is not None:
                 path.unlink(missing_ok=True)
 
@@ -726,7 +728,19 @@ async def _join_once(
     if _host_refused_early(local.session, outcome):
         local.discard()  # nothing was played: the host never took the coin
         return _WITHOUT_EARLY
+    if not _started(local.session) and _incompatible(outcome):
+        # The hellos differ: nothing was played, and a transcript ending in the host's
+        # honest hello would read as its violation (wire.md 4): keep none, as the host.
+        local.discard()
+        return outcome
     return replace(outcome, transcript=local.transcript, path=route)
+
+
+def _incompatible(outcome: GameOutcome) -> bool:
+    """Whether a game ended because the two sides' settings differ (either side said so)."""
+    return outcome.end is End.INCOMPATIBLE or (
+        outcome.end is End.OPPONENT_ABORTED and outcome.abort_reason == "incompatible"
+    )
 
 
 def _keep(transcript: Path, error: RemoteProtocolError) -> None:

@@ -89,6 +89,14 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "refused-unknown-game": "the host no longer has this game (it ended or was abandoned)",
     "refused": "the host refused ({reason})",
     "incompatible": "incompatible settings, nothing was played: {error}",
+    "host-plays-match": "{host} plays a match of {n} games: join with --match {n}",
+    "host-plays-single": "{host} plays a single game: join without --match",
+    "joiner-asks-single": "{joiner} asked for a single game, you host a match of {n} games: "
+    "nothing was played",
+    "joiner-asks-match": "{joiner} asked for a match of {asked} games, you host a single game: "
+    "nothing was played",
+    "joiner-asks-other-match": "{joiner} asked for a match of {asked} games, you host a match "
+    "of {n} games: nothing was played",
     "protocol-error": "the opponent broke the protocol {where}: {code}: {error}",
     "protocol-error-at": "the opponent broke the protocol {where}: {code} at message "
     "{number}: {error}",

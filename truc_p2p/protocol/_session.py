@@ -282,6 +282,8 @@ class Session:
         self._peer_key: Ed25519PublicKey | None = None
         self.peer_name: str | None = None
         self.peer_fingerprint: str | None = None
+        #: the series the peer's hello names (wire.md 4.1; ``None``: not yet, or malformed)
+        self.peer_series: Series | None = None
         self._peer_coin: bytes = b""  # commitment (we are responder) or coin (initiator)
 
         self._game: Game | None = None
@@ -973,7 +975,7 @@ class Session:
                 theirs = Ruleset.from_dict(p["ruleset"])
             except ValueError as exc:
                 raise MalformedMessageError(f"bad ruleset: {exc}", message_no=env.seq) from None
-            theirs_series = series_of(p["options"])
+            theirs_series = self.peer_series = series_of(p["options"])
             if (
                 self.me is Player.P1
                 and self._accept_series is not None
