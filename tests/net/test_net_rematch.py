@@ -48,11 +48,20 @@ async def test_a_forever_host_takes_a_rematch_of_its_own_games(tmp_path: Path) -
             assert first.end is End.FINISHED and first.game_id is not None
             assert first.first_dealer is not None
             again = Series(prev=first.game_id, dealer=first.first_dealer.other)
-            second = await join(2, again)
+            # refused hellos do not take the place of the game after the first
             wrong_dealer = await join(3, Series(prev=first.game_id, dealer=first.first_dealer))
             unknown = await join(4, Series(prev=b"\x01" * 32, dealer=first.first_dealer))
             not_yours = await join(5, again, stranger)
+            second = await join(2, again)
+            # the game after the first was played: naming it again is a replay
+            replayed = await join(6, again)
+            replayed_by_another = await join(7, again, stranger)
             stop.set()
+    for outcome in (replayed, replayed_by_another):
+        assert outcome.end is End.REFUSED and outcome.kind == "refused-played", outcome.message
+        assert outcome.transcript is None
+        assert "played once" in outcome.message
+    assert not list((tmp_path / "j6").glob("*.truc"))
     assert second.end is End.FINISHED, second.message
     assert second.first_dealer is first.first_dealer.other
     assert second.game_id != first.game_id

@@ -104,6 +104,11 @@ class MatchRecord:
             return Series(match=self.games)
         return self.after
 
+    def followed(self) -> frozenset[bytes]:
+        """The games of the match already followed by another (all but the last): a
+        hello naming one as ``prev`` would play a game of the match again."""
+        return frozenset(bytes.fromhex(g["game_id"]) for g in self.played[:-1])
+
     def add(
         self,
         *,

@@ -592,7 +592,11 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                 outcome = await host_game(
                     strategy,
                     identity=ident.key,
-                    settings=replace(_game_settings(args, ruleset, name), series=record.series()),
+                    settings=replace(
+                        _game_settings(args, ruleset, name),
+                        series=record.series(),
+                        played=record.followed(),
+                    ),
                     listen=Listen(
                         bind=args.bind,
                         port=port[0],

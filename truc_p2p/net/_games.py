@@ -45,7 +45,14 @@ from truc_p2p.net._relay_wire import CLAIM_LEN, code_for_claim
 from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game
-from truc_p2p.protocol import RemoteProtocolError, Series, Session, fingerprint
+from truc_p2p.protocol import (
+    MessageType,
+    RemoteProtocolError,
+    Series,
+    Session,
+    decode_envelope,
+    fingerprint,
+)
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter
 
@@ -372,8 +379,29 @@ async def host_game(
         accept_series = settings.accept_series
         if accept_series is None and forever:
             accept_series = _rematch_of(finished_with, settings.series)
+        # wire.md 4.1: a game is followed once; the prevs of games started here
+        followed: set[bytes] = set(settings.played)
 
         async def start(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
+            prev = _hello_prev(first)
+            if prev is not None and prev in followed:
+                report.notice(Notice("played", peer=peer, game=prev.hex()[:16]))
+                await loop.refuse(
+                    stream, "played", "the game after this one was played already"
+                )
+                return
+            if prev is not None:
+                followed.add(prev)  # taken now: a second hello naming it is refused
+            try:
+                await play_linked(stream, first, peer)
+            finally:
+                if prev is not None and not started_with.pop(prev, False):
+                    followed.discard(prev)  # no game started: the place is free again
+
+        started_with: dict[bytes, bool] = {}
+
+        async def play_linked(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
+            prev = _hello_prev(first)
             out_dir = storage.out_dir
             path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
             try:
@@ -427,6 +455,8 @@ async def host_game(
                             on_evidence=local.keep_evidence,
                         )
             finally:
+                if prev is not None:
+                    started_with[prev] = _started(local.session)
                 local.close()
                 loop.games.remove(slot)
                 await slot.reconnector.aclose()
@@ -495,6 +525,17 @@ async def host_game(
     if outcomes:
         return outcomes[-1]
     return GameOutcome.told(End.QUIT, "nobody-joined", {}, me=Player.P1)
+
+
+def _hello_prev(first: bytes) -> bytes | None:
+    """The ``prev`` a joiner's first frame (its hello) names, if any (wire.md 4.1)."""
+    try:
+        env = decode_envelope(first[4 : 4 + int.from_bytes(first[:4], "big")])
+    except RemoteProtocolError:
+        return None
+    options = env.payload.get("options") if env.type == MessageType.HELLO else None
+    prev = options.get("prev") if isinstance(options, dict) else None
+    return prev if isinstance(prev, bytes) and len(prev) == 32 else None
 
 
 def _lobby_listing(

@@ -554,7 +554,7 @@ class _GameLoop:
         return self._closed()  # pragma: no cover - a resumable session is open
 
     def _refused(self, event: Refused) -> GameOutcome:
-        known = event.reason in ("busy", "not-allowed", "unknown-game")
+        known = event.reason in ("busy", "not-allowed", "unknown-game", "played")
         return self._outcome(
             End.REFUSED,
             f"refused-{event.reason}" if known else "refused",
