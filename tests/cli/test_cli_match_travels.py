@@ -55,7 +55,7 @@ def test_another_match_length_is_one_sentence_before_connecting(tmp_path: Path) 
         ), told.stderr
         assert "{" not in told.stderr
     host.proc.kill()
-    _, out, err = host.finish()
+    _, out, _err = host.finish()
     assert "connection from" not in out  # the joiner never connected
     assert not (tmp_path / "joined").exists() or not list((tmp_path / "joined").iterdir())
 
@@ -70,7 +70,7 @@ def test_hellos_that_differ_in_the_match_are_a_sentence_and_leave_no_transcript(
         "--out", "joined", "--json", *BOT,
     )  # fmt: skip
     host.proc.kill()  # a host keeps listening after it
-    _, out, err = host.finish()
+    _, _out, err = host.finish()
     result = json.loads(joined.stdout.strip().splitlines()[-1])
     assert result["outcome"] == "incompatible" and result["transcript"] is None, result
     assert result["message"] == "ann plays a match of 3 games: join with --match 3"

@@ -150,7 +150,7 @@ def test_a_replayed_game_is_rejected_whichever_the_record_lists(
         match=3, prev=bytes.fromhex(first["game_id"]), dealer=Player(first["first_dealer"]).other
     )
     replay = _play(tmp_path, again, "g2-again")
-    with pytest.raises(MatchError, match="game 2 was played twice: game-g2-again.truc"):
+    with pytest.raises(MatchError, match=r"game 2 was played twice: game-g2-again\.truc"):
         verify_match(path)
     # the record of the replay (a new game 2, then the games after it) is rejected too
     other = MatchRecord(games=3, folder=tmp_path / "other")
@@ -167,7 +167,7 @@ def test_a_replayed_game_is_rejected_whichever_the_record_lists(
         _add(other, _play(tmp_path / "other", other.series(), f"o{len(other.played) + 1}"))
     replayed_record = other.write()
     assert replayed_record is not None
-    with pytest.raises(MatchError, match="game 2 was played twice: game-g2.truc"):
+    with pytest.raises(MatchError, match=r"game 2 was played twice: game-g2\.truc"):
         verify_match(replayed_record)
     # without the other game 2 beside it, each record verifies on its own
     (tmp_path / "other" / "game-g2.truc").unlink()

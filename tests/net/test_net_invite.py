@@ -173,7 +173,9 @@ def test_an_invite_carries_the_match_length_and_round_trips() -> None:
     fields = settings_fields(other, pipeline=False, match=3)
     assert "&" + "&".join(f"{k}={v}" for k, v in fields.items()) == SETTINGS_TAIL + "&match=3"
     assert settings_fields(other, pipeline=False, match=1) == settings_fields(other, pipeline=False)
-    text = f"truc://10.1.0.2:4455/?fp={FP}&relay=r.example:4456&code=abcd1234{SETTINGS_TAIL}&match=3"
+    text = (
+        f"truc://10.1.0.2:4455/?fp={FP}&relay=r.example:4456&code=abcd1234{SETTINGS_TAIL}&match=3"
+    )
     invite = Invite.parse(text)
     assert invite.settings.match == 3 and invite.settings == HostSettings.of_game(
         other, audit="game", deck="v2", pipeline=False, match=3

@@ -386,9 +386,7 @@ async def host_game(
             prev = _hello_prev(first)
             if prev is not None and prev in followed:
                 report.notice(Notice("played", peer=peer, game=prev.hex()[:16]))
-                await loop.refuse(
-                    stream, "played", "the game after this one was played already"
-                )
+                await loop.refuse(stream, "played", "the game after this one was played already")
                 return
             if prev is not None:
                 followed.add(prev)  # taken now: a second hello naming it is refused
