@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.net import ListingError, LobbyListing
 from truc_p2p.net._lobby import parse_game
@@ -53,6 +54,14 @@ def test_a_listed_game_reads_as_its_invite(case: dict[str, Any]) -> None:
     signed = bytes.fromhex(case["signed_bytes"])
     assert signed.startswith(b"truc-p2p lobby listing v1" + bytes([len(case["code"])]))
     assert case["fields_text"].encode() in signed
+    # the key's seed is in the vector: the signature can be made again
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(case["key_seed"]))
+    assert key.public_key().public_bytes_raw().hex() == case["public_key"]
+    assert key.sign(signed).hex() == case["signature"]
+    # the match length travels: a joiner of this listing plays the host's match
+    games = int(case["fields"]["match"])
+    assert game.invite.settings.match == (games if games > 1 else None)
+    assert ("&match=" in case["invite"]) == (games > 1)
 
 
 @pytest.mark.parametrize("case", VECTORS["dropped"], ids=lambda c: c["label"])

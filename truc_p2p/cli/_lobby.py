@@ -256,8 +256,8 @@ def adopt_listing(args: argparse.Namespace, game: LobbyGame) -> None:
         args.rest_refused = f["rest"]
     if "pipeline" in f:
         args.no_pipeline = f["pipeline"] == "0"
-    if hasattr(args, "match"):  # a match of N games (``--match``), when join has it
-        args.match = game.listing.match
+    # the match length travels in the invite (game.invite.settings.match), which
+    # the join adopts like an invite's, checking it against an explicit --match
 
 
 def pick_relay_game(args: argparse.Namespace, relay: tuple[str, int]) -> LobbyGame | int:

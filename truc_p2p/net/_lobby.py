@@ -258,6 +258,9 @@ def parse_game(body: bytes, relay: tuple[str, int]) -> LobbyGame:
     code = body[1 : 1 + body[0]].decode("ascii", "replace")
     (waiting,) = struct.unpack("!I", body[1 + body[0] : 5 + body[0]])
     listing = LobbyListing.verify(body[5 + body[0] :], code)
+    said = dict(listing.fields)
+    if said.get("match") == "1":  # a single game: its host's invite names no match
+        del said["match"]
     try:
         invite = Invite(
             listing.addr[0],
@@ -265,7 +268,7 @@ def parse_game(body: bytes, relay: tuple[str, int]) -> LobbyGame:
             listing.fingerprint,
             relay=relay,
             code=code,
-            settings=HostSettings.from_fields(listing.fields),  # as the host's invite says
+            settings=HostSettings.from_fields(said),  # as the host's invite says
         )
     except InviteError as exc:
         raise ListingError(f"the listing makes no invite: {exc}") from None

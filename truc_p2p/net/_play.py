@@ -78,7 +78,7 @@ from truc_p2p.protocol import (
     VersionMismatchError,
     YourTurn,
 )
-from truc_p2p.rules import Action, Event
+from truc_p2p.rules import Action, Event, Player
 
 __all__ = [
     "DEFAULT_BOT_TIMEOUT",
@@ -554,7 +554,7 @@ class _GameLoop:
         return self._closed()  # pragma: no cover - a resumable session is open
 
     def _refused(self, event: Refused) -> GameOutcome:
-        known = event.reason in ("busy", "not-allowed", "unknown-game")
+        known = event.reason in ("busy", "not-allowed", "unknown-game", "played")
         return self._outcome(
             End.REFUSED,
             f"refused-{event.reason}" if known else "refused",
@@ -574,6 +574,7 @@ class _GameLoop:
         facts: dict[str, Any]
         if reason == "incompatible":
             end, kind, facts = End.INCOMPATIBLE, "incompatible", {"error": str(exc)}
+            kind, facts = self._match_differs() or (kind, facts)
         else:
             end = End.PROTOCOL_ERROR
             kind = "protocol-error"
@@ -587,6 +588,27 @@ class _GameLoop:
             }
         outcome = await self._end_by_us(end, reason, detail, kind, facts)
         return replace(outcome, error_code=exc.code, error_message_no=exc.message_no)
+
+    def _match_differs(self) -> tuple[str, dict[str, Any]] | None:
+        """The kind and facts of hellos that differ in the match length (wire.md 4.1):
+        one sentence saying what the other side plays, not the two option maps."""
+        s = self.session
+        theirs, ours = s.peer_series, s.series
+        if theirs is None or theirs.match == ours.match:
+            return None
+        if s.me is Player.P0:  # the joiner: what the host plays, and the option to use
+            if theirs.match == 1:
+                return "host-plays-single", {"host": s.peer_name}
+            return "host-plays-match", {"host": s.peer_name, "n": theirs.match}
+        if theirs.match == 1:
+            return "joiner-asks-single", {"joiner": s.peer_name, "n": ours.match}
+        if ours.match == 1:
+            return "joiner-asks-match", {"joiner": s.peer_name, "asked": theirs.match}
+        return "joiner-asks-other-match", {
+            "joiner": s.peer_name,
+            "asked": theirs.match,
+            "n": ours.match,
+        }
 
     def _peer_aborted(self, event: PeerAborted) -> GameOutcome:
         if isinstance(event, PeerResigned):

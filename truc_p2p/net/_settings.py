@@ -75,6 +75,10 @@ class GameSettings:
     #: ``accept_series(series, joiner_fingerprint)`` (``host --forever`` takes
     #: rematches of the games it played); without it the series must be ``series``
     accept_series: Callable[[Series, str], bool] | None = None
+    #: host only: game ids already followed by a game (the earlier games of a match);
+    #: a hello naming one as ``prev`` is refused, ``played`` (wire.md 4.1), like one
+    #: naming a game this host has already played the next game of
+    played: frozenset[bytes] = frozenset()
 
     def __post_init__(self) -> None:
         for key in ("turn_timeout", "hello_timeout", "grace"):

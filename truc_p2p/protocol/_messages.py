@@ -28,7 +28,7 @@ __all__ = [
 #: Why a player may end a game early (the ``reason`` of an ``abort``).
 ABORT_REASONS = ("quit", "timeout", "cheat", "error", "incompatible", "abandoned", "resign")
 #: Why a host turns a connection away (the ``reason`` of a ``refuse``).
-REFUSE_REASONS = ("busy", "not-allowed", "unknown-game")
+REFUSE_REASONS = ("busy", "not-allowed", "unknown-game", "played")
 #: Bytes of the fresh nonce in a ``resume``.
 RESUME_NONCE_SIZE = 16
 #: Seeds are revealed at least every this many hands so a reveal stays small.

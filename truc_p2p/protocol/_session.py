@@ -282,6 +282,8 @@ class Session:
         self._peer_key: Ed25519PublicKey | None = None
         self.peer_name: str | None = None
         self.peer_fingerprint: str | None = None
+        #: the series the peer's hello names (wire.md 4.1; ``None``: not yet, or malformed)
+        self.peer_series: Series | None = None
         self._peer_coin: bytes = b""  # commitment (we are responder) or coin (initiator)
 
         self._game: Game | None = None
@@ -983,7 +985,7 @@ class Session:
                 raise MalformedMessageError(f"bad ruleset: {exc}", message_no=env.seq) from None
             # Malformed before any comparison, as the verifier judges it (one function).
             early = check_options(p["options"], message_no=env.seq)[3]
-            theirs_series = series_of(p["options"])
+            theirs_series = self.peer_series = series_of(p["options"])
             if (
                 self.me is Player.P1
                 and self._accept_series is not None
