@@ -226,3 +226,36 @@ def test_a_resume_that_contradicts_the_chain_ends_the_game(claim: str, code: str
         listener.next_event()
     assert info.value.code == code
     assert isinstance(info.value, ResumeLieError)
+
+
+EVIDENCE = json.loads((SPEC / "vectors" / "evidence_v1.json").read_text())
+
+
+def test_the_evidence_vector_is_reproduced_byte_for_byte() -> None:
+    assert _generator().evidence_vector() == EVIDENCE
+
+
+@pytest.mark.parametrize("case", EVIDENCE["cases"], ids=lambda c: c["name"])
+def test_evidence_is_judged_against_the_chain_before_the_abort_it_backs(
+    case: dict[str, Any],
+) -> None:
+    """Section 13.8: a kept resume proves misbehaviour only against the chain its
+    receiver held when it signed the ``abort`` ``cheat`` that cites it."""
+    from truc_p2p.evidence import check_evidence
+
+    full = [bytes.fromhex(h) for h in VECTOR["transcript"]]
+    if case["abort"] is None:
+        transcript = full
+    else:
+        transcript = full[: EVIDENCE["held"]] + [bytes.fromhex(case["abort"])]
+    evidence = [bytes.fromhex(h) for h in case["evidence"]]
+    expected = case["finding"]
+    if expected is None:
+        with pytest.raises(ValueError, match=case["why"]):
+            check_evidence(transcript, evidence)
+        return
+    (finding,) = check_evidence(transcript, evidence)
+    assert finding.player == expected["player"]
+    assert finding.message_no == expected["message_no"]
+    word = {"bad-sequence": "which it signed itself", "broken-chain": "names another"}
+    assert word[expected["code"]] in finding.what
