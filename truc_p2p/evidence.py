@@ -15,10 +15,11 @@ verify under the key its sender presented in its hello, the transcript must
 end with the other player's ``abort`` ``cheat`` that cites it, and its claim
 must contradict the chain as that player held it when it signed the abort
 (the first *N* envelopes, *N* the abort's ``seq``) -- never envelopes after it,
-which the resume's sender may well have signed after its resume; each finding names the player (seat and key
-fingerprint) it proves against; :func:`evidence_lines` is what ``truc-p2p
-verify`` prints.  The transcript itself, its chain and its verification are
-unchanged.  No network code here: ``verify`` imports this.
+which the resume's sender may well have signed after its resume; each
+finding names the player (seat and key fingerprint) it proves against;
+:func:`evidence_lines` is what ``truc-p2p verify`` prints.  The transcript
+itself, its chain and its verification are unchanged.  No network code here:
+``verify`` imports this.
 """
 
 from __future__ import annotations

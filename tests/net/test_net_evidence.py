@@ -5,10 +5,9 @@ abort it backs, and :func:`check_evidence` names the liar."""
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 from pathlib import Path
-
-import math
 
 import pytest
 import trio
@@ -18,8 +17,8 @@ from net_helpers import Silent, new_session
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli import main
-from truc_p2p.net import GameOutcome, play_game
 from truc_p2p.evidence import check_evidence, evidence_path_for, keep_evidence
+from truc_p2p.net import GameOutcome, play_game
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,

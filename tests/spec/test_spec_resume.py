@@ -247,7 +247,7 @@ def test_evidence_is_judged_against_the_chain_before_the_abort_it_backs(
     if case["abort"] is None:
         transcript = full
     else:
-        transcript = full[: EVIDENCE["held"]] + [bytes.fromhex(case["abort"])]
+        transcript = [*full[: EVIDENCE["held"]], bytes.fromhex(case["abort"])]
     evidence = [bytes.fromhex(h) for h in case["evidence"]]
     expected = case["finding"]
     if expected is None:

@@ -14,8 +14,9 @@ EOF or garbage from the opponent interrupts the choice at once instead of
 after it.  While waiting for the opponent, a deadline runs: it restarts
 whenever we send something or a complete frame arrives, and it stops while
 the link is down (a resume goes on with the time that was left, never a new
-turn timeout); when it passes we send a signed ``abort`` with reason ``timeout`` (recorded in the transcript
-like every envelope) and end with :attr:`End.OPPONENT_TIMEOUT`.
+turn timeout); when it passes we send a signed ``abort`` with reason
+``timeout`` (recorded in the transcript like every envelope) and end with
+:attr:`End.OPPONENT_TIMEOUT`.
 
 A lost connection does not end a game that has started: the loop's
 :class:`~._reconnect.LinkKeeper` holds the link, and with a

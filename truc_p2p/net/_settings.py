@@ -50,8 +50,9 @@ class GameSettings:
     role); ``turn_timeout`` bounds an opponent's move, ``hello_timeout`` a new
     connection's first message, ``grace`` how long a dropped opponent has to
     come back, ``away_budget`` how long it may be away over the whole game, all
-    drops together (wire.md 13.4; a resume suspends the turn clock, 13.5).  ``heartbeat`` is how long we stay silent on a link before a
-    heartbeat, ``dead_after`` how long without any frame from the peer before
+    drops together (wire.md 13.4; a resume suspends the turn clock, 13.5).
+    ``heartbeat`` is how long we stay silent on a link before a heartbeat,
+    ``dead_after`` how long without any frame from the peer before
     its link counts as dead and the game resumes on a new one (wire.md 13.6;
     ``math.inf`` turns either off).  A clock that is not a finite number above 0
     raises ``ValueError``: an infinite timeout would silently turn a guard off.
