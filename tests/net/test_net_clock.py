@@ -91,6 +91,8 @@ async def _stall(
     grace: float,
     away_budget: float,
     strategies: dict[Player, Strategy] | None = None,
+    kept: list[object] | None = None,
+    links: list[int] | None = None,
 ) -> tuple[dict[Player, GameOutcome], float]:
     """Play until a side ends the game while the link is cut every ``up`` seconds;
     the outcomes and how long the game lasted."""
@@ -114,6 +116,7 @@ async def _stall(
             heartbeat=math.inf,
             dead_after=math.inf,
             linger=0.0,
+            on_evidence=(kept if kept is not None else []).append,
         )
 
     async with trio.open_nursery() as nursery:
@@ -122,6 +125,8 @@ async def _stall(
             players.start_soon(side, P1, host)
             players.start_soon(side, P0, joiner)
         nursery.cancel_scope.cancel()
+    if links is not None:
+        links.append(len(wires.joiner_ends))
     return outcomes, trio.current_time() - start
 
 
@@ -160,8 +165,12 @@ async def test_the_time_away_in_a_game_is_bounded(
 async def test_an_honest_game_with_drops_still_finishes(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
+    kept: list[object] = []
+    links: list[int] = []
     with trio.fail_after(3000):
         outcomes, _ = await _stall(
+            kept=kept,
+            links=links,
             up=7,
             away=[1.0] * 200,
             turn_timeout=50,
@@ -170,3 +179,5 @@ async def test_an_honest_game_with_drops_still_finishes(
             strategies={P0: _Thinking(1, 3.0), P1: _Thinking(2, 3.0)},
         )
     assert {o.end for o in outcomes.values()} == {End.FINISHED}, outcomes
+    assert kept == []  # an honest resume is never evidence (wire.md 13.8)
+    assert links[0] >= 5  # it was cut and resumed, mid-game, several times
