@@ -20,7 +20,10 @@ pipelined game whose first hand ends with a ``fold`` carrying both redeal
 receiver and the verifier must reject, each with the error code and message
 number: a pipelined deal message without its ``hand``, a short frame, and
 an equivocating envelope (re-signed with the sender's fixed key, so that
-the rejection is for the stated reason and not the signature).
+the rejection is for the stated reason and not the signature); and, from the
+resigned game of ``wire_v2_resign.json``, transcripts with a second ending
+(a resignation after a resignation, a resignation after a ``quit``): a game
+has one ending (wire.md section 8).
 """
 
 from __future__ import annotations
@@ -401,6 +404,7 @@ def cases_vector() -> dict[str, Any]:
     short += frame(bytes(range(10)))
     # Equivocation: player 0 signs a second coin at position 2, after message 2.
     other_coin = {"coin": hashlib.sha256(b"another coin").digest()}
+    second = _second_endings()
     return {
         "description": "Cases no other vector covers (wire.md sections 1, 2, 6b, 10). 'game': "
         "a pipelined deck-v2 game (target 2) whose hand 0 ends with the non-dealer's "
@@ -409,7 +413,9 @@ def cases_vector() -> dict[str, Any]:
         "order; it is valid. 'rejected': transcripts derived from it, each with the "
         "error code and the message number a receiver and the verifier report; an "
         "altered envelope is signed again with its sender's fixed key. 'short-frame' "
-        "is the bytes of a transcript file (magic line and frames).",
+        "is the bytes of a transcript file (magic line and frames). 'second-resignation' "
+        "and 'resignation-after-quit' derive from bob's transcript of wire_v2_resign.json "
+        "(its fixed keys): a game has one ending (section 8).",
         "game": {**game, "both_shares_and_open": both},
         "rejected": [
             {
@@ -435,8 +441,52 @@ def cases_vector() -> dict[str, Any]:
                 + [_resigned(keys[0], raws[2], other_coin)],
                 "error": {"code": "equivocation", "message_no": 4},
             },
+            *second,
         ],
     }
+
+
+def _second_endings() -> list[dict[str, Any]]:
+    """Two rejected cases from bob's transcript of the resigned game: alice's
+    resignation crossing his (both resign at once), and bob's ``quit`` in place of
+    his resignation followed by alice's crossing resignation (wire.md section 8:
+    one ending per game; before, the last ending won and both verified)."""
+    game = resign_vector()
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in game["identities"]]
+    bob = [bytes.fromhex(e["hex"]) for e in game["transcripts"][1]]
+    m = len(bob) - 1  # bob's resignation, the last message of his transcript
+    resign = decode_envelope(bob[m])
+    assert resign.payload["reason"] == "resign" and resign.seq == m
+
+    def alice_resigns(seq: int) -> bytes:
+        return sign_envelope(
+            keys[0],
+            game_id=resign.game_id,
+            seq=seq,
+            prev=resign.prev,
+            sender=0,
+            type="abort",
+            payload={"reason": "resign", "detail": "alice resigns too"},
+        )
+
+    quit_ = _resigned(keys[1], bob[m], {"reason": "quit", "detail": ""})
+    return [
+        {
+            "case": "second-resignation",
+            "detail": f"bob's transcript of the resigned game (his resignation is message "
+            f"{m}), then alice's resignation chained to the same point (seq {m}): both "
+            "resigned at once, and a second ending is unexpected-message",
+            "envelopes": [r.hex() for r in bob] + [alice_resigns(m).hex()],
+            "error": {"code": "unexpected-message", "message_no": m + 1},
+        },
+        {
+            "case": "resignation-after-quit",
+            "detail": f"bob's transcript with a quit in place of his resignation (message "
+            f"{m}), then alice's resignation chained to the same point (seq {m})",
+            "envelopes": [r.hex() for r in bob[:m]] + [quit_, alice_resigns(m).hex()],
+            "error": {"code": "unexpected-message", "message_no": m + 1},
+        },
+    ]
 
 
 #: The resignation script: the pipelined deal of the pipelined vector, and after

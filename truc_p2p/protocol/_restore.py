@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from truc_p2p.protocol._errors import LocalProtocolError
+from truc_p2p.protocol._errors import LocalProtocolError, RemoteProtocolError
 from truc_p2p.protocol._events import CLOSED, NEED_DATA, YourTurn
+from truc_p2p.protocol._judge import check_not_ended
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import ACTION_STAGES
 from truc_p2p.protocol._values import (
@@ -63,15 +64,24 @@ def replay(
     """Replay ``envelopes`` into a new ``session``, then attach ``record``.
 
     Raises :class:`LocalProtocolError` when an own envelope differs from
-    what the session makes.  Pending events are dropped, except the
+    what the session makes, and ``unexpected-message`` for any envelope after
+    the game ended (a second ending: :func:`~._judge.check_not_ended`, as the
+    verifier judges it).  Pending events are dropped, except the
     :class:`YourTurn` that is due.  Own automatic messages made past the
     transcript's end are recorded, not sent: :meth:`Session.reconnect`
     sends them.
     """
     sent = session._sent_log = list(session._outbox)
     cursor = 0
-    for raw in envelopes:
-        sender = decode_envelope(raw).sender
+    for n, raw in enumerate(envelopes):
+        env = decode_envelope(raw, message_no=n)
+        sender = env.sender
+        if sender != session.me or cursor >= len(sent):  # not one the replay made already
+            try:  # one ending per game (wire.md 8): a transcript that goes on is refused
+                check_not_ended(session.stage, session.ending, env)
+            except RemoteProtocolError as exc:
+                exc.message_no = n
+                raise
         if sender == session.me:
             if cursor >= len(sent):
                 session._make_owed_predeal()  # an owed pre-deal comes first

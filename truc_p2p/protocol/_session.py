@@ -80,6 +80,7 @@ from truc_p2p.protocol._events import (
     YourTurn,
 )
 from truc_p2p.protocol._hand_v2 import HandStateV2
+from truc_p2p.protocol._judge import answer_agrees, check_options
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
     DECK_VERSIONS,
@@ -121,7 +122,6 @@ from truc_p2p.protocol._values import (
     result_payload,
     series_of,
     session_options,
-    without_early,
 )
 from truc_p2p.protocol._wire import (
     FRAME_HEADER,
@@ -290,6 +290,8 @@ class Session:
         self._peer_key: Ed25519PublicKey | None = None
         self.peer_name: str | None = None
         self.peer_fingerprint: str | None = None
+        #: the series the peer's hello names (wire.md 4.1; ``None``: not yet, or malformed)
+        self.peer_series: Series | None = None
         self._peer_coin: bytes = b""  # commitment (we are responder) or coin (initiator)
 
         self._game: Game | None = None
@@ -552,6 +554,14 @@ class Session:
             envelope=self._chain.raw(self._chain.seq - 1),
         )
         return self.data_to_send()
+
+    @property
+    def ending(self) -> str:
+        """How the game ended, in the words of a second ending's error: ``"a
+        resignation"``, ``"an abort"`` or ``"the co-signed result"``."""
+        if self.stage is Stage.DONE:
+            return "the co-signed result"
+        return "a resignation" if self.resignation is not None else "an abort"
 
     @property
     def started(self) -> bool:
@@ -998,7 +1008,9 @@ class Session:
                 theirs = Ruleset.from_dict(p["ruleset"])
             except ValueError as exc:
                 raise MalformedMessageError(f"bad ruleset: {exc}", message_no=env.seq) from None
-            theirs_series = series_of(p["options"])
+            # Malformed before any comparison, as the verifier judges it (one function).
+            early = check_options(p["options"], message_no=env.seq)[3]
+            theirs_series = self.peer_series = series_of(p["options"])
             if (
                 self.me is Player.P1
                 and self._accept_series is not None
@@ -1007,26 +1019,23 @@ class Session:
                 and self._accept_series(theirs_series, peer_fingerprint)
             ):
                 self.series = theirs_series  # answered in our hello (wire.md 4.1)
-            early = p["options"].get("early")
-            if early is not None and early is not True:  # `false` is never sent
-                raise MalformedMessageError(f"bad options {p['options']}", message_no=env.seq)
             if self.me is Player.P1:
                 # Early cards are on when both propose them: we answer with the key only
                 # if the initiator's hello has it (an old initiator never sees it).
-                self.early = self.early and early is True
+                self.early = self.early and early
                 # Answer first so the initiator sees our settings, then complain.
                 self._advance()
                 self._emit(MessageType.HELLO, self._hello_payload(self._coin))
-            elif early is True and not self.early:
+                agree = answer_agrees(p["options"], self._options())
+            elif early and not self.early:
                 raise RulesetMismatchError(
                     "the responder turned on early cards, which we did not propose",
                     message_no=env.seq,
                 )
             else:
-                self.early = early is True  # negotiated down when the responder lacks it
-            if theirs != self.ruleset or without_early(p["options"]) != without_early(
-                self._options()
-            ):
+                agree = answer_agrees(self._options(), p["options"])
+                self.early = early  # negotiated down when the responder lacks it
+            if theirs != self.ruleset or not agree:
                 raise RulesetMismatchError(
                     f"peer proposes ruleset {theirs.to_dict()} options {p['options']}, "
                     f"we use {self.ruleset.to_dict()} options {self._options()}",
