@@ -13,7 +13,7 @@ lists option maps a peer must refuse as malformed.
 
 What reproduces every byte is in the vector too: ``seeds`` holds each
 player's name and 32-byte Ed25519 seed (player 0, the initiator, first) and
-the hello features (``rest_final`` off); each game holds both players'
+the hello features (``rest_final`` and ``early_redeal`` off); each game holds both players'
 32-byte session ``secrets``.  Every hello nonce, coin and signature then
 follows deterministically (``SHA-256("truc-p2p linked-games vector/" + tag)``
 is how this script chose them: ``key/0``, ``key/1``, ``secret/<game>/<p>``).
@@ -129,6 +129,7 @@ def linked_vector() -> dict[str, Any]:
             "names": list(NAMES),
             "key": [_digest(f"key/{p}").hex() for p in (0, 1)],
             "rest_final": False,
+            "early_redeal": False,
         },
         "first": first,
         "rematch": rematch,

@@ -61,6 +61,7 @@ def test_the_vector_is_reproduced_from_its_own_seeds(vector: dict[str, Any], gam
             name=seeds["names"][p],
             series=series,
             rest_final=seeds["rest_final"],
+            early_redeal=seeds["early_redeal"],
         )
         for p in (0, 1)
     ]
