@@ -36,7 +36,9 @@ def test_a_cut_transcript_tells_the_game_up_to_the_cut(fraction: float) -> None:
     live = _past(pair.events[P0])
     assert history and history == live[: len(history)]
     kinds = {type(e).__name__ for e in history}
-    assert {"GameStarted", "CardsDealt", "Acted"} <= kinds
+    assert "GameStarted" in kinds
+    if fraction >= 0.5:  # past the first deal: the cards and the moves are told again
+        assert {"CardsDealt", "Acted"} <= kinds
 
 
 def test_a_new_session_has_no_past() -> None:
