@@ -6,6 +6,7 @@ import argparse
 import ipaddress
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -17,6 +18,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import DEFAULT_OPPONENT, Bot, make_bot
+from truc_p2p.cli._comeback import busy_hint, find_unfinished, resume_command
 from truc_p2p.cli._common import (
     StoreExplicit,
     add_bot_arg,
@@ -93,7 +95,7 @@ from truc_p2p.net import (
     transcript_path,
     write_meta,
 )
-from truc_p2p.protocol import GameStarted, LocalProtocolError, Session, verify_transcript
+from truc_p2p.protocol import LocalProtocolError, Session, verify_transcript
 from truc_p2p.rules import Player, RulesError, Ruleset
 from truc_p2p.transcript import read_transcript
 
@@ -482,6 +484,10 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     if isinstance(setup, int):
         return setup
     ruleset, ident, name = setup
+    if record is None:  # hosting again after a crash: the game the joiner waits for
+        back = _host_again(args, ident)
+        if back is not None:
+            return back
     ascii = use_ascii(args.ascii)
     info = _info_stream(args)
     strategy, hook = _player(args, name, ascii)
@@ -647,6 +653,28 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     return run_until_interrupted(
         with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
     )
+
+
+def _host_again(args: argparse.Namespace, ident: Identity) -> int | None:
+    """An unfinished game of this host: resumed when the opponent may still wait for
+    it (written within the grace), else the command that resumes it, in one line."""
+    recent = None
+    if not args.forever:
+        recent = find_unfinished(args.out, role="host", identity=ident.path, within=args.grace)
+    if recent is not None:
+        return _come_back(args, recent)
+    older = find_unfinished(args.out, role="host", identity=ident.path)
+    if older is not None:
+        print(
+            _(
+                "your game {path} did not finish; to resume it while the opponent waits: {command}",
+                path=older,
+                command=resume_command(older),
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
+    return None
 
 
 def _game_settings(args: argparse.Namespace, ruleset: Ruleset, name: str) -> GameSettings:
@@ -862,6 +890,12 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    if record is None:  # the same join again after a crash: that game goes on
+        unfinished = find_unfinished(
+            args.out, role="join", identity=ident.path, host_fingerprint=invite.fingerprint
+        )
+        if unfinished is not None and (back := _come_back(args, unfinished)) is not None:
+            return back
     ascii = use_ascii(args.ascii)
     strategy, hook = _player(args, name, ascii)
     print(
@@ -929,12 +963,29 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     async def main(stop: trio.Event) -> int:
         while True:
             outcome = await one_game(stop)
-            if not await _after_game(strategy, outcome, record, args, stop):
+            again = await _after_game(strategy, outcome, record, args, stop)
+            if outcome.kind == "refused-busy":  # what to run: once, after the reason
+                hint = busy_hint(
+                    args.out,
+                    identity=ident.path,
+                    host_fingerprint=invite.fingerprint,
+                    command=_join_command(args, invite),
+                )
+                print(hint, file=sys.stderr, flush=True)
+            if not again:
                 return exit_status(outcome, stop)
 
     return run_until_interrupted(
         with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
     )
+
+
+def _join_command(args: argparse.Namespace, invite: Invite) -> str:
+    """The command line of this join, to type again."""
+    argv = [str(a) for a in getattr(args, "argv", [])]
+    if not argv:
+        argv = ["join", str(invite)]
+    return "truc-p2p " + " ".join(shlex.quote(a) for a in argv)
 
 
 def _play(
@@ -960,6 +1011,10 @@ def _play(
         print(f"truc-p2p play: {identity_error_text(exc)}", file=sys.stderr)
         return 2
     name = args.name or default_name("you")
+    if record is None and keys is None:  # the same play again after a crash
+        unfinished = find_unfinished(args.out, role="play", bot=args.bot, name=name)
+        if unfinished is not None and (back := _come_back(args, unfinished)) is not None:
+            return back
     ascii = use_ascii(args.ascii)
     out = _info_stream(args)
     human = web_player(args, name) or TerminalPlayer(
@@ -1206,7 +1261,6 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
         move_seconds=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
         verbose=getattr(args, "verbose", False),
     )
-    _announce(human, mine.session, ruleset, str(meta["audit"]))
     print(
         _("{name}, your game against the {bot} bot goes on.", name=name, bot=meta["bot"]),
         file=out,
@@ -1235,6 +1289,7 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
         return exit_status(outcome, stop)
 
     record = _stored_match(meta, path)
+    _match_so_far(human, record, Player.P0)
     goes_on: list[bool] = []
     status = run_until_interrupted(
         with_web(args, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
@@ -1256,6 +1311,20 @@ def _stored_match(meta: dict[str, Any], path: Path) -> MatchRecord | None:
             file=sys.stderr,
         )
         return None
+
+
+def _match_so_far(player: object, record: MatchRecord | None, me: Player) -> None:
+    """A resumed game of a match: the screen shows the match score before it, as the
+    game started (``new_game`` with the match line)."""
+    if record is None or not record.is_match or not record.played or not record.players:
+        return
+    names = {p: record.players[p]["name"] for p in Player}
+    line = _match_words(me, names, record)
+    new_game = getattr(player, "new_game", None)
+    if new_game is not None:
+        new_game(line)
+    if isinstance(player, TerminalPlayer):
+        player.show_match(line)
 
 
 def _match_meta(record: MatchRecord, args: argparse.Namespace) -> dict[str, Any]:
@@ -1410,25 +1479,38 @@ def _linked_game(outcome: GameOutcome) -> dict[str, Any] | None:
     }
 
 
-def _announce(hook: Any, session: Session, ruleset: Ruleset, audit: str) -> None:
-    """Tell a player's screen who it plays (the GameStarted it saw before the crash)."""
-    if hook is None or not session.started or not session.peer_name:
-        return
-    assert session.peer_fingerprint is not None
-    hook(
-        GameStarted(
-            game_id=session.game_id,
-            me=session.me,
-            peer_name=session.peer_name,
-            peer_fingerprint=session.peer_fingerprint,
-            ruleset=ruleset,
-            audit=audit,
-            first_dealer=session.game.first_dealer,
-        )
+#: What ``_resume(..., fallback=True)`` returns when the game cannot go on (the host
+#: no longer has it, the opponent never came back): the command starts a new game.
+GONE = -1
+#: The endings of a resume that leave room for a new game.
+_GONE_KINDS = frozenset({"refused-unknown-game", "opponent-gone", "nothing-to-resume-ended"})
+
+
+def _come_back(args: argparse.Namespace, path: Path) -> int | None:
+    """``join``/``play``/``host`` run again with an unfinished game: resume it, saying
+    so in one line; ``None`` when it cannot go on and a new game should start."""
+    print(
+        _(
+            "your game {path} did not finish: resuming it ({command})",
+            path=path,
+            command=resume_command(path),
+        ),
+        file=_info_stream(args),
+        flush=True,
     )
+    args.transcript = str(path)
+    status = _resume(args, fallback=True)
+    if status != GONE:
+        return status
+    print(
+        _("{path} cannot go on; starting a new game instead", path=path),
+        file=_info_stream(args),
+        flush=True,
+    )
+    return None
 
 
-def _resume(args: argparse.Namespace) -> int:
+def _resume(args: argparse.Namespace, *, fallback: bool = False) -> int:
     path = Path(args.transcript)
     if not path.is_file():
         print("truc-p2p resume: " + _("no transcript at {path}", path=path), file=sys.stderr)
@@ -1498,10 +1580,6 @@ def _resume(args: argparse.Namespace) -> int:
             ),
             file=info,
         )
-    session = restored.session
-    ascii = use_ascii(args.ascii)
-    strategy, hook = _player(args, name, ascii)
-    _announce(hook, session, ruleset, audit)
     invite = Invite.parse(meta["invite"]) if role is Player.P0 else None
     try:
         clocks = GameSettings(
@@ -1516,6 +1594,8 @@ def _resume(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    args.timeout = clocks.turn_timeout  # the screen's clock, as the game was started
+    strategy, hook = _player(args, name, use_ascii(args.ascii))
     grace = clocks.grace
     relay: tuple[str, int] | None = None
     claim: bytes | None = None
@@ -1585,6 +1665,10 @@ def _resume(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+        if fallback and outcome.kind in _GONE_KINDS and not stop.is_set():
+            gone.append(True)  # the command goes on with a new game
+            print_outcome(outcome, as_json=False, quiet=True)
+            return 1
         if record is not None:  # inside a match: count this game, then maybe go on
             outcome = replace(outcome, transcript=outcome.transcript or path)
             goes_on.append(await _after_game(strategy, outcome, record, args, stop, ask=False))
@@ -1594,10 +1678,14 @@ def _resume(args: argparse.Namespace) -> int:
         return exit_status(outcome, stop)
 
     record = _stored_match(meta, path)
+    _match_so_far(strategy, record, role)
     goes_on: list[bool] = []
+    gone: list[bool] = []
     status = run_until_interrupted(
         with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
     )
+    if gone:
+        return GONE
     if record is None or not goes_on or not goes_on[0]:
         return status
     return _go_on_with_match(meta, record, port=meta.get("port"))

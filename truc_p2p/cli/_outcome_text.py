@@ -196,6 +196,8 @@ def render_outcome(kind: str, facts: Mapping[str, Any]) -> str:
         values["text"] = render_outcome(values["kind"], values["facts"])
     template = KINDS[kind]
     detail = values.pop("detail", None)
+    if kind == "refused-busy":
+        detail = None  # the host's own "try again later" would say the advice twice
     if isinstance(template, tuple):
         n = values.pop("n")
         text = ngettext(template[0], template[1], n, **values)

@@ -9,8 +9,10 @@ never what deck v1's audit discloses.  Each deal and each move is one
 :class:`ReplayStep`: the sentences that tell it (from :class:`._texts.Voice`,
 "you" being the owner of the transcript), what the verifier established at
 that message (shuffle proven, card opened with a proof...), and the table as
-:func:`._table.build_view` derives it from the owner's seat.  Both players'
-transcripts of one game give the same steps, told from the other side.
+:class:`._table.TableModel` derives it from the owner's seat: the same model
+that renders live play and a resumed game, fed the trick and hand endings
+as they come.  Both players' transcripts of one game give the same steps,
+told from the other side.
 
 The terminal (:mod:`._replay`) and the web page (:mod:`._replay_web`) are
 two views of these steps.
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 
 from truc_p2p.cli._i18n import _, ngettext
 from truc_p2p.cli._record import GameFile, Move, public_moves
-from truc_p2p.cli._table import HandResult, TableView, TrickView, build_view, seat
+from truc_p2p.cli._table import TableModel, TableView
 from truc_p2p.cli._texts import Voice
 from truc_p2p.rules import (
     ActionKind,
@@ -95,23 +97,24 @@ class _Builder:
         self.audits = record.reveal_messages() if record.deck == "v1" else {}
         self.deals = record.deal_messages()
         self.steps: list[ReplayStep] = []
-        self.last_trick: TrickView | None = None
-        self.hand_result: HandResult | None = None
-        self.results = 0
-        self.over = False
+        # the same table model as live play and resume: it keeps the trick just
+        # finished, the last hand's result and the end, and derives the view
+        self.model = TableModel(
+            voice.names[me],
+            ascii=voice.ascii,
+            me=me,
+            names=dict(voice.names),
+            spectator=voice.me is None,
+        )
 
     def held(self, game: Game) -> dict[str, int]:
         return {"me": game.hand_size(self.me), "opp": game.hand_size(self.me.other)}
 
     def view(self, game: Game) -> TableView:
-        return build_view(
-            game,
-            self.me,
-            self.voice,
-            last_trick=self.last_trick,
-            hand_result=self.hand_result,
-            over=self.over,
-        )
+        self.model.game = game
+        view = self.model.view()
+        assert view is not None
+        return view
 
     def deal_proof(self, hand: int, redeal: bool) -> str:
         deck = self.record.deck
@@ -149,7 +152,7 @@ class _Builder:
 
     def deal(self, move: Move) -> None:
         game = move.before
-        self.last_trick = None
+        self.model.last_trick = None
         h = move.hand + 1
         if move.redeal:
             text = _("hand {hand}: the cards are dealt again, face down", hand=h)
@@ -158,7 +161,7 @@ class _Builder:
         else:
             text = _("hand {hand}: {name} deals", hand=h, name=self.voice.names[game.dealer])
         if not move.redeal:
-            self.hand_result = None
+            self.model.hand_result = None
         self.steps.append(
             ReplayStep(
                 hand=move.hand,
@@ -172,9 +175,9 @@ class _Builder:
         )
 
     def move(self, move: Move) -> None:
-        before, voice = move.before, self.voice
+        before, voice, model = move.before, self.voice, self.model
         if move.action.kind is ActionKind.PLAY:
-            self.last_trick = None
+            model.last_trick = None
         lines = [
             voice.acted(
                 move.player,
@@ -187,35 +190,11 @@ class _Builder:
         game_over = any(isinstance(e, GameEnded) for e in move.events)
         for event in move.events:
             if isinstance(event, TrickEnded):
-                s1, s2 = seat(event.leader, self.me), seat(event.leader.other, self.me)
-                assert s1 is not None and s2 is not None
-                self.last_trick = TrickView(
-                    no=event.trick_no,
-                    cards=((s1, event.cards[0]), (s2, event.cards[1])),
-                    winner=seat(event.winner, self.me),
-                    text=voice.trick(event.trick_no, event.winner),
-                )
-                lines.append(self.last_trick.text)
+                lines.append(model.trick_ended(event))
             elif isinstance(event, RoundEnded):
-                text = voice.hand_result(
-                    hand_no=event.round_no,
-                    winner=event.winner,
-                    points=event.points,
-                    reason=event.reason,
-                    game_over=game_over,
-                )
-                self.results += 1
-                self.hand_result = HandResult(
-                    seq=self.results,
-                    hand_no=event.round_no + 1,
-                    winner=seat(event.winner, self.me),
-                    points=event.points,
-                    text=text,
-                    game_over=game_over,
-                )
-                lines.append(text)
+                lines.append(model.round_ended(event, game_over=game_over))
             elif isinstance(event, GameEnded):
-                self.over = True
+                model.over = True
                 o = event.outcome
                 lines.append(
                     voice.game_result(

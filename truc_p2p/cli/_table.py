@@ -433,6 +433,8 @@ class TableModel:
     hand_result: HandResult | None = None
     over: bool = False
     last_hand_no: int = 0
+    #: Told to nobody in particular (a replay of someone else's game): no "you".
+    spectator: bool = False
     _clock: _Clock = field(default_factory=_Clock)
     _results: int = 0
 
@@ -442,7 +444,7 @@ class TableModel:
 
     @property
     def voice(self) -> Voice:
-        return Voice(self.names, self.me, self.ascii)
+        return Voice(self.names, None if self.spectator else self.me, self.ascii)
 
     @property
     def opp_name(self) -> str:

@@ -199,6 +199,10 @@ class _GameLoop:
                 nursery.start_soon(self._watch_stop, self.stop)
             try:
                 with self._main_scope:
+                    # One road into a game: a restored session's past goes to the
+                    # screen first, as it went live (a new game has none).
+                    for past in self.session.take_history():
+                        self._notify(past)
                     if self._resuming is not None:
                         outcome = await self.keeper.resume_first(self._prefix, self._resuming)
                     elif self._prefix:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from truc_p2p.protocol._errors import LocalProtocolError, RemoteProtocolError
-from truc_p2p.protocol._events import CLOSED, NEED_DATA, YourTurn
+from truc_p2p.protocol._events import CLOSED, NEED_DATA, SessionEvent, YourTurn
 from truc_p2p.protocol._judge import check_not_ended
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import ACTION_STAGES
@@ -29,7 +29,7 @@ from truc_p2p.protocol._values import (
     series_of,
 )
 from truc_p2p.protocol._wire import decode_envelope, frame
-from truc_p2p.rules import Action, ActionKind, Card, Player
+from truc_p2p.rules import Action, ActionKind, Card, Event, Player
 
 if TYPE_CHECKING:
     from truc_p2p.protocol._session import Session
@@ -66,12 +66,14 @@ def replay(
     Raises :class:`LocalProtocolError` when an own envelope differs from
     what the session makes, and ``unexpected-message`` for any envelope after
     the game ended (a second ending: :func:`~._judge.check_not_ended`, as the
-    verifier judges it).  Pending events are dropped, except the
-    :class:`YourTurn` that is due.  Own automatic messages made past the
-    transcript's end are recorded, not sent: :meth:`Session.reconnect`
-    sends them.
+    verifier judges it).  The events the replay produced are kept, in order,
+    for :meth:`Session.take_history` (every one but the turns already taken);
+    only the :class:`YourTurn` that is due stays pending.  Own automatic
+    messages made past the transcript's end are recorded, not sent:
+    :meth:`Session.reconnect` sends them.
     """
     sent = session._sent_log = list(session._outbox)
+    history: list[SessionEvent | Event] = []
     cursor = 0
     for n, raw in enumerate(envelopes):
         env = decode_envelope(raw, message_no=n)
@@ -98,14 +100,22 @@ def replay(
                 )
         else:
             session.receive_data(frame(raw))
-            while session.next_event() not in (NEED_DATA, CLOSED):
-                pass
+            while (event := session.next_event()) not in (NEED_DATA, CLOSED):
+                if isinstance(event, SessionEvent | Event) and not isinstance(event, YourTurn):
+                    history.append(event)
     # Automatic messages the replay produced after the transcript's end (the
     # process died between recording the peer's message and its answer) were
     # never recorded: record them now, before anything can send them.
     unrecorded = sent[cursor:]
     session._sent_log = None
     session._outbox.clear()
+    # our last decisions' events (no peer envelope came after them to drain them)
+    history += (
+        e
+        for e in session._events
+        if isinstance(e, SessionEvent | Event) and not isinstance(e, YourTurn)
+    )
+    session._history = history
     session._events.clear()
     game = session._game
     if game is not None and game.to_act == session.me:

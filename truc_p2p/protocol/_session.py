@@ -77,6 +77,7 @@ from truc_p2p.protocol._events import (
     PeerAborted,
     PeerResigned,
     Resignation,
+    SessionEvent,
     YourTurn,
 )
 from truc_p2p.protocol._hand_v2 import HandStateV2
@@ -273,6 +274,8 @@ class Session:
 
         self._frames = FrameBuffer()
         self._events: deque[AnyEvent] = deque()
+        #: the events a restore replayed from the transcript (see :meth:`take_history`)
+        self._history: list[SessionEvent | Event] = []
         self._outbox: list[bytes] = []
         self._error: ProtocolError | None = None
 
@@ -567,6 +570,14 @@ class Session:
     def started(self) -> bool:
         """Whether the game began from our side: hellos exchanged and the coin flipped."""
         return self._game is not None
+
+    def take_history(self) -> tuple[SessionEvent | Event, ...]:
+        """The events of the game so far that no one was handed yet: those the replay
+        of a restored transcript produced, in order (a new session has none).  A game
+        loop hands them to its screen before anything else, so a resumed game's table
+        is rebuilt by the same road as a live one; they are handed out once."""
+        history, self._history = tuple(self._history), []
+        return history
 
     @property
     def resumable(self) -> bool:

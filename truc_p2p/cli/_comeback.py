@@ -1,0 +1,120 @@
+"""Coming back to a game: the unfinished transcript that ``join``, ``play`` and
+``host`` run again should resume instead of starting a new game.
+
+A game whose process died leaves its transcript in ``games/`` with no ending
+(no co-signed result, no signed abort or resignation) and the settings
+``resume`` needs beside it.  Running the same command again is the obvious
+thing to do, so these commands look for such a transcript first: the newest
+one of this player's key against the same opponent (the host's key for
+``join``, the bot for ``play``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from truc_p2p.cli._i18n import _
+from truc_p2p.net import Invite, InviteError, read_meta
+from truc_p2p.protocol import MessageType, ProtocolError, decode_envelope, verify_transcript
+from truc_p2p.transcript import scan_transcript_file
+
+__all__ = ["busy_hint", "find_unfinished", "resume_command"]
+
+
+def resume_command(path: Path) -> str:
+    """The command that resumes ``path``, as the player would type it."""
+    return f"truc-p2p resume {path}"
+
+
+def _same_key(meta: dict[str, Any], identity: Path | None) -> bool:
+    stored = meta.get("identity")
+    if identity is None or not isinstance(stored, str):
+        return False
+    try:
+        return Path(stored).resolve() == identity.resolve()
+    except OSError:
+        return False
+
+
+def _invited_by(meta: dict[str, Any]) -> str | None:
+    """The host key fingerprint of the invite a joiner's game was joined with."""
+    try:
+        return Invite.parse(str(meta.get("invite"))).fingerprint
+    except InviteError:
+        return None
+
+
+def _unfinished(path: Path) -> bool:
+    """Whether the transcript stops without an ending (a crash, a kill -9)."""
+    try:
+        scan = scan_transcript_file(path)
+    except (OSError, ValueError):
+        return False
+    if scan.damage == "corrupt" or len(scan.envelopes) < 2:
+        return False
+    try:  # a signed abort or both results at the end: no need to verify the game
+        last = [decode_envelope(raw).type for raw in scan.envelopes[-2:]]
+        if last[-1] == MessageType.ABORT or last == [MessageType.RESULT] * 2:
+            return False
+    except (ValueError, ProtocolError):
+        return False
+    try:
+        report = verify_transcript(scan.envelopes)
+    except ValueError:
+        return False
+    return report.status == "unfinished" and report.ended_by is None
+
+
+def find_unfinished(
+    out_dir: str | Path,
+    *,
+    role: str,
+    identity: Path | None = None,
+    host_fingerprint: str | None = None,
+    bot: str | None = None,
+    name: str | None = None,
+    within: float | None = None,
+) -> Path | None:
+    """The last game of ``role`` in ``out_dir`` with this ``identity`` (``join``,
+    ``host``), against the host of ``host_fingerprint`` (``join``) or the ``bot`` as
+    ``name`` (``play``), if it is unfinished; ``within``: last written at most that
+    many seconds ago."""
+    folder = Path(out_dir)
+    try:
+        files = sorted(folder.glob("*.truc"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return None
+    now = time.time()
+    for path in files:
+        try:
+            meta = read_meta(path)
+            age = now - path.stat().st_mtime
+        except (OSError, ValueError):
+            continue
+        if meta.get("role") != role or (within is not None and age > within):
+            continue
+        if role == "play":
+            if meta.get("bot") != bot or (name is not None and meta.get("name") != name):
+                continue
+        elif not _same_key(meta, identity):
+            continue
+        if host_fingerprint is not None and _invited_by(meta) != host_fingerprint:
+            continue
+        # only the last game with them: an older one was left behind long ago
+        return path if _unfinished(path) else None
+    return None
+
+
+def busy_hint(
+    out_dir: str | Path, *, identity: Path | None, host_fingerprint: str, command: str
+) -> str:
+    """What to do when the host is busy: resume our own stopped game with it, if
+    there is one, else run the same command again later."""
+    mine = find_unfinished(
+        out_dir, role="join", identity=identity, host_fingerprint=host_fingerprint
+    )
+    if mine is not None:
+        return _("if that game is yours, resume it: {command}", command=resume_command(mine))
+    return _("to join again: {command}", command=command)
