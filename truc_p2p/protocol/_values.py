@@ -24,6 +24,7 @@ from truc_p2p.rules import Game, Outcome, Phase, Player
 __all__ = [
     "AUDIT_MODES",
     "EARLY_DEFAULT",
+    "FEATURE_HEARTBEAT",
     "FEATURE_RESIGN",
     "FEATURE_REST_FINAL",
     "FEATURE_TAG",
@@ -65,6 +66,10 @@ FEATURE_RESIGN = 1
 #: The feature bit of the rest-final rule (wire.md section 6b): with the pipelined
 #: deal, no pre-deal message is owed while "my rest" decides the hand.
 FEATURE_REST_FINAL = 2
+#: The feature bit of heartbeats (wire.md sections 11.1 and 13.6): the sender drops
+#: zero-length frames and answers them.  A joiner sends heartbeats only to a host
+#: whose hello announces this bit (and its own hello does too).
+FEATURE_HEARTBEAT = 4
 
 
 def local_value(secret: bytes, label: bytes) -> bytes:
