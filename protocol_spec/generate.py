@@ -9,9 +9,10 @@ rendered from :data:`truc_p2p.protocol.CATALOGUE`, ``STAGES`` and
 wire vectors are scripted games (``wire_v1.json`` with deck v1,
 ``wire_v2.json`` with deck v2, ``wire_v2_pipelined.json`` with the pipelined
 deck v2 deal, ``wire_v2_early.json`` and ``wire_v2_pipelined_early.json`` with
-early cards) played by two sessions with fixed identity keys and fixed
-session secrets; every envelope is reproducible byte for byte (Ed25519
-signatures and every deck secret and proof nonce are deterministic).
+early cards, ``wire_v2_early_redeal.json`` with early redeal cards) played by two
+sessions with fixed identity keys and fixed session secrets; every envelope is
+reproducible byte for byte (Ed25519 signatures and every deck secret and proof
+nonce are deterministic).
 
 ``wire_v2_cases.json`` holds the cases no scripted game above covers: a
 pipelined game whose first hand ends with a ``fold`` carrying both redeal
@@ -19,7 +20,10 @@ pipelined game whose first hand ends with a ``fold`` carrying both redeal
 receiver and the verifier must reject, each with the error code and message
 number: a pipelined deal message without its ``hand``, a short frame, and
 an equivocating envelope (re-signed with the sender's fixed key, so that
-the rejection is for the stated reason and not the signature).
+the rejection is for the stated reason and not the signature); and, from the
+resigned game of ``wire_v2_resign.json``, transcripts with a second ending
+(a resignation after a resignation, a resignation after a ``quit``): a game
+has one ending (wire.md section 8).
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ WIRE_VECTOR_V2_EARLY = HERE / "vectors" / "wire_v2_early.json"
 WIRE_VECTOR_V2_PIPELINED_EARLY = HERE / "vectors" / "wire_v2_pipelined_early.json"
 WIRE_VECTOR_RESIGN = HERE / "vectors" / "wire_v2_resign.json"
 WIRE_VECTOR_REST_FINAL = HERE / "vectors" / "wire_v2_rest_final.json"
+WIRE_VECTOR_EARLY_REDEAL = HERE / "vectors" / "wire_v2_early_redeal.json"
 
 
 def _fixed(label: str) -> bytes:
@@ -189,6 +194,7 @@ def wire_vector(
     ruleset: Ruleset | None = None,
     choose: Any = None,
     rest_final: bool = False,
+    early_redeal: bool = False,
 ) -> dict[str, Any]:
     """The scripted game with ``deck``; v1 keeps its original labels, v2 has its own,
     the pipelined v2 deal its own too, and each v2 script with early cards its own
@@ -225,6 +231,7 @@ def wire_vector(
             resign=False,  # these vectors predate resignation: no feature tag in the nonce
             early=early if deck == "v2" else None,
             rest_final=rest_final,
+            early_redeal=early_redeal,
         )
         for p in (Player.P0, Player.P1)
     }
@@ -345,6 +352,24 @@ def rest_final_vector() -> dict[str, Any]:
     return game
 
 
+def early_redeal_vector() -> dict[str, Any]:
+    """wire_v2_early_redeal.json: the pipelined script with early cards (every hand
+    redealt) and early redeal cards (both hellos announce feature bit 2, wire.md 6a):
+    each ``accept-redeal`` is followed at once by the non-dealer's ``v2redeal``, and
+    its next action carries no ``shares``."""
+    game = wire_vector("v2", True, True, tag="v2/early-redeal/", early_redeal=True)
+    game["early_redeal"] = True
+    game["deck_note"] += (
+        " Early redeal cards (wire.md section 6a): both hello nonces announce feature mask "
+        "00000004 (bit 2, early redeal cards; not resignation, not the rest-final rule). "
+        "Right after the dealer's accept-redeal (which carries its shares for positions 6, "
+        "8, 10) the non-dealer sends v2redeal {shares}: its shares for the dealer's positions "
+        "7, 9, 11, so the dealer holds its redealt cards before the non-dealer decides; the "
+        "non-dealer's next action (after any pre-deal message it owes) carries no shares."
+    )
+    return game
+
+
 def _resigned(key: Ed25519PrivateKey, raw: bytes, payload: dict[str, Any]) -> str:
     """``raw`` with another payload, signed again by its sender's fixed key (hex)."""
     env = decode_envelope(raw)
@@ -379,6 +404,7 @@ def cases_vector() -> dict[str, Any]:
     short += frame(bytes(range(10)))
     # Equivocation: player 0 signs a second coin at position 2, after message 2.
     other_coin = {"coin": hashlib.sha256(b"another coin").digest()}
+    second = _second_endings()
     return {
         "description": "Cases no other vector covers (wire.md sections 1, 2, 6b, 10). 'game': "
         "a pipelined deck-v2 game (target 2) whose hand 0 ends with the non-dealer's "
@@ -387,7 +413,9 @@ def cases_vector() -> dict[str, Any]:
         "order; it is valid. 'rejected': transcripts derived from it, each with the "
         "error code and the message number a receiver and the verifier report; an "
         "altered envelope is signed again with its sender's fixed key. 'short-frame' "
-        "is the bytes of a transcript file (magic line and frames).",
+        "is the bytes of a transcript file (magic line and frames). 'second-resignation' "
+        "and 'resignation-after-quit' derive from bob's transcript of wire_v2_resign.json "
+        "(its fixed keys): a game has one ending (section 8).",
         "game": {**game, "both_shares_and_open": both},
         "rejected": [
             {
@@ -413,8 +441,52 @@ def cases_vector() -> dict[str, Any]:
                 + [_resigned(keys[0], raws[2], other_coin)],
                 "error": {"code": "equivocation", "message_no": 4},
             },
+            *second,
         ],
     }
+
+
+def _second_endings() -> list[dict[str, Any]]:
+    """Two rejected cases from bob's transcript of the resigned game: alice's
+    resignation crossing his (both resign at once), and bob's ``quit`` in place of
+    his resignation followed by alice's crossing resignation (wire.md section 8:
+    one ending per game; before, the last ending won and both verified)."""
+    game = resign_vector()
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in game["identities"]]
+    bob = [bytes.fromhex(e["hex"]) for e in game["transcripts"][1]]
+    m = len(bob) - 1  # bob's resignation, the last message of his transcript
+    resign = decode_envelope(bob[m])
+    assert resign.payload["reason"] == "resign" and resign.seq == m
+
+    def alice_resigns(seq: int) -> bytes:
+        return sign_envelope(
+            keys[0],
+            game_id=resign.game_id,
+            seq=seq,
+            prev=resign.prev,
+            sender=0,
+            type="abort",
+            payload={"reason": "resign", "detail": "alice resigns too"},
+        )
+
+    quit_ = _resigned(keys[1], bob[m], {"reason": "quit", "detail": ""})
+    return [
+        {
+            "case": "second-resignation",
+            "detail": f"bob's transcript of the resigned game (his resignation is message "
+            f"{m}), then alice's resignation chained to the same point (seq {m}): both "
+            "resigned at once, and a second ending is unexpected-message",
+            "envelopes": [r.hex() for r in bob] + [alice_resigns(m).hex()],
+            "error": {"code": "unexpected-message", "message_no": m + 1},
+        },
+        {
+            "case": "resignation-after-quit",
+            "detail": f"bob's transcript with a quit in place of his resignation (message "
+            f"{m}), then alice's resignation chained to the same point (seq {m})",
+            "envelopes": [r.hex() for r in bob[:m]] + [quit_, alice_resigns(m).hex()],
+            "error": {"code": "unexpected-message", "message_no": m + 1},
+        },
+    ]
 
 
 #: The resignation script: the pipelined deal of the pipelined vector, and after
@@ -443,6 +515,7 @@ def resign_vector() -> dict[str, Any]:
             pipeline=True,
             early=False,  # the vector predates early cards
             rest_final=False,  # and the rest-final rule: its nonce announces resignation only
+            early_redeal=False,  # and early redeal cards
         )
         for p in (Player.P0, Player.P1)
     }
@@ -536,6 +609,7 @@ def main(argv: list[str]) -> int:
     vectors[WIRE_VECTOR_V2_CASES] = json.dumps(cases_vector(), indent=1) + "\n"
     vectors[WIRE_VECTOR_RESIGN] = json.dumps(resign_vector(), indent=1) + "\n"
     vectors[WIRE_VECTOR_REST_FINAL] = json.dumps(rest_final_vector(), indent=1) + "\n"
+    vectors[WIRE_VECTOR_EARLY_REDEAL] = json.dumps(early_redeal_vector(), indent=1) + "\n"
     if new_md != md:
         stale.append(str(WIRE_MD))
     for path, vector in vectors.items():

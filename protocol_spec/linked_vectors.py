@@ -10,6 +10,13 @@ both raw hello envelopes and the initiator's ``coin`` (hex), the game id,
 the dealer the coins draw and the first dealer the game actually has.  With
 ``prev`` the coins are still exchanged, but ``dealer`` decides.  ``rejected``
 lists option maps a peer must refuse as malformed.
+
+What reproduces every byte is in the vector too: ``seeds`` holds each
+player's name and 32-byte Ed25519 seed (player 0, the initiator, first) and
+the hello features (``rest_final`` and ``early_redeal`` off); each game holds both players'
+32-byte session ``secrets``.  Every hello nonce, coin and signature then
+follows deterministically (``SHA-256("truc-p2p linked-games vector/" + tag)``
+is how this script chose them: ``key/0``, ``key/1``, ``secret/<game>/<p>``).
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ from truc_p2p.protocol._wire import decode_envelope
 from truc_p2p.rules import Player
 
 VECTOR = Path(__file__).resolve().parent / "vectors" / "linked_games.json"
+#: The players' names: player 0 (the initiator, the joiner), player 1.
+NAMES = ("bob", "ann")
 
 
 def _digest(tag: str) -> bytes:
@@ -40,9 +49,10 @@ def _start(series: Series | None, tag: str) -> dict[str, Any]:
             identity=Ed25519PrivateKey.from_private_bytes(_digest(f"key/{p}")),
             role=Player(p),
             secret=_digest(f"secret/{tag}/{p}"),
-            name=("bob", "ann")[p],
+            name=NAMES[p],
             series=series,
             rest_final=False,  # the vector predates the rest-final feature bit
+            early_redeal=False,  # and the early-redeal one
         )
         for p in (0, 1)
     ]
@@ -69,6 +79,7 @@ def _start(series: Series | None, tag: str) -> dict[str, Any]:
     c1 = decode_envelope(hellos[1]).payload["coin"]
     options = decode_envelope(hellos[0]).payload["options"]
     return {
+        "secrets": [_digest(f"secret/{tag}/{p}").hex() for p in (0, 1)],
         "options": {k: (v.hex() if isinstance(v, bytes) else v) for k, v in options.items()},
         "hello_initiator": hellos[0].hex(),
         "hello_responder": hellos[1].hex(),
@@ -114,6 +125,12 @@ def linked_vector() -> dict[str, Any]:
         {**base, "prev": {"bin": "00" * 32}},
     ]
     return {
+        "seeds": {
+            "names": list(NAMES),
+            "key": [_digest(f"key/{p}").hex() for p in (0, 1)],
+            "rest_final": False,
+            "early_redeal": False,
+        },
         "first": first,
         "rematch": rematch,
         "match_game_1": match1,

@@ -3,9 +3,12 @@
     python protocol_spec/lobby_vectors.py          # rewrite vectors/lobby_v1.json
     python protocol_spec/lobby_vectors.py --check  # exit 1 if it is out of date
 
-A host with a fixed Ed25519 key (seed ``SHA-256("truc-p2p lobby vector <label>")``)
-registered with the claim of 16 zero bytes (code ``45sjajpekleh2ojq``) lists its
-game: the vector holds the whole ``LIST`` message, the bytes its signature
+A host with a fixed Ed25519 key registered with the claim of 16 zero bytes
+(code ``45sjajpekleh2ojq``) lists its game.  Each key's seed is
+``SHA-256("truc-p2p lobby vector " + key label)``, the key label being ``host``,
+``other host`` or ``impostor`` (not a case's ``label``); each listed case names
+its ``key_label`` and ``key_seed`` (hex), so the signatures can be made again.
+The vector holds the vector holds the whole ``LIST`` message, the bytes its signature
 covers, the ``GAME`` message a relay sends for it (waiting 42 s), the listing
 as a joiner reads it (fields, fingerprint, invite), and listings a joiner must
 drop: altered by the relay (a name, a rule, the address), moved to another
@@ -25,16 +28,20 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from truc_p2p.net._lobby import LISTING_CONTEXT, LobbyListing, listing_fields
+from truc_p2p.net._lobby import LISTING_CONTEXT, LobbyFilter, LobbyListing, listing_fields
 from truc_p2p.net._relay_wire import MAGIC, Msg, code_for_claim, encode
 
 OUT = Path(__file__).resolve().parent / "vectors" / "lobby_v1.json"
 RELAY = ("relay.example.org", 4456)
 
 
-def _key(label: str) -> Ed25519PrivateKey:
-    seed = hashlib.sha256(b"truc-p2p lobby vector " + label.encode()).digest()
-    return Ed25519PrivateKey.from_private_bytes(seed)
+def _seed(key_label: str) -> bytes:
+    """The Ed25519 seed of the key called ``key_label`` (not a case's label)."""
+    return hashlib.sha256(b"truc-p2p lobby vector " + key_label.encode()).digest()
+
+
+def _key(key_label: str) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(_seed(key_label))
 
 
 def _raw(key: Ed25519PrivateKey) -> bytes:
@@ -48,14 +55,17 @@ def _game(code: str, waiting: int, listing: bytes) -> bytes:
 
 
 def _case(
-    label: str, key: Ed25519PrivateKey, addr: tuple[str, int], fields: dict[str, str], code: str
+    label: str, key_label: str, addr: tuple[str, int], fields: dict[str, str], code: str
 ) -> dict[str, Any]:
+    key = _key(key_label)
     listing = LobbyListing(key=_raw(key), addr=addr, fields=fields)
     signed = listing.sign(key, code)
     unsigned = signed[:-64]
     read = LobbyListing.verify(signed, code)
     return {
         "label": label,
+        "key_label": key_label,
+        "key_seed": _seed(key_label).hex(),
         "public_key": _raw(key).hex(),
         "code": code,
         "addr": list(addr),
@@ -70,11 +80,12 @@ def _case(
         "invite": (
             f"truc://{addr[0] if ':' not in addr[0] else '[' + addr[0] + ']'}:{addr[1]}"
             f"/?fp={read.fingerprint}&relay={RELAY[0]}:{RELAY[1]}&code={code}"
-            # the host's settings, as its invite carries them (connect.md 1.1)
+            # the host's settings, as its invite carries them (connect.md 1.1):
+            # the match length only for a match (a single game's invite names none)
             + "".join(
                 f"&{key}={fields[key]}"
-                for key in ("target", "ladder", "rest", "audit", "deck", "pipeline")
-                if key in fields
+                for key in ("target", "ladder", "rest", "audit", "deck", "pipeline", "match")
+                if key in fields and not (key == "match" and fields[key] == "1")
             )
         ),
     }
@@ -108,10 +119,13 @@ def vectors() -> dict[str, Any]:
         early=None,
         match=3,
     )
-    good = _case("ipv4, a match of 3", host, ("192.0.2.7", 4455), fields, code)
-    v6_fields = {**fields, "name": "Bèa & co", "target": "6", "pipeline": "0"}
+    good = _case("ipv4, a match of 3", "host", ("192.0.2.7", 4455), fields, code)
+    v6_fields = {**fields, "name": "Bèa & co", "target": "6", "pipeline": "0", "match": "1"}
     v6_code = code_for_claim(bytes(range(16)))
-    v6 = _case("ipv6, no pipelining", _key("other host"), ("2001:db8::7", 4455), v6_fields, v6_code)
+    v6 = _case(
+        "ipv6, a single game, no pipelining", "other host", ("2001:db8::7", 4455), v6_fields,
+        v6_code,
+    )  # fmt: skip
     signed = bytes.fromhex(good["list_message"])[3:]
     other = _key("impostor")
     renamed = signed.replace(b"Ana+Soler", b"Eve+Soler")
@@ -135,13 +149,31 @@ def vectors() -> dict[str, Any]:
         ),
     ]
     assert renamed != signed and retargeted != signed
+    wanted = LobbyFilter(name="ana", fingerprint=good["fingerprint"][:8])
+    filtered = {
+        "name": wanted.name,
+        "fp": wanted.fingerprint,
+        "lobby_request": (MAGIC + encode(Msg.LOBBY, wanted.encode())).hex(),
+        "matches": {
+            case["label"]: wanted.matches(
+                LobbyListing.verify(bytes.fromhex(case["list_message"])[3:], case["code"])
+            )
+            for case in (good, v6)
+        },
+        # 2 listings held, 1 matching the filter: the newer END (a reader that knows
+        # only the first count reads it as before).
+        "end_message": encode(Msg.END, struct.pack("!HH", 2, 1)).hex(),
+    }
     return {
-        "description": "Relay lobby listings (connect.md section 2.2), lobby_vectors.py",
+        "description": "Relay lobby listings (connect.md section 2.2), lobby_vectors.py; "
+        "'filtered': a LOBBY with a filter (name and fingerprint prefix), which listed "
+        "games it matches, and the END of an answer to it (held, then matching)",
         "relay": list(RELAY),
         "lobby_request": (MAGIC + encode(Msg.LOBBY)).hex(),
         "end_message": encode(Msg.END, struct.pack("!H", 2)).hex(),
         "unlist_message": encode(Msg.LIST).hex(),
         "listed": [good, v6],
+        "filtered": filtered,
         "dropped": bad,
     }
 

@@ -1,6 +1,6 @@
 """Generate (or check) the test vectors of a game interrupted and resumed.
 
-    python protocol_spec/resume_vectors.py          # rewrite vectors/resume_v1.json and _v2
+    python protocol_spec/resume_vectors.py          # rewrite resume_v1/_v2, evidence_v1.json
     python protocol_spec/resume_vectors.py --check  # exit 1 if either is out of date
 
 ``resume_v1.json``: two sessions with fixed identity keys and secrets play the
@@ -105,6 +105,7 @@ def _play(
             resign=False,  # these vectors predate resignation: no feature tag in the nonce
             early=False if deck == "v2" else None,  # the vectors predate early cards
             rest_final=False,  # and the rest-final rule (wire.md section 6b)
+            early_redeal=False,  # and early redeal cards (wire.md section 6a)
         )
         for p in (Player.P0, Player.P1)
     }
@@ -236,9 +237,94 @@ def resume_vector_v2() -> dict[str, Any]:
     }
 
 
+def _signed(key: Ed25519PrivateKey, sender: int, chain: list[bytes], **fields: Any) -> str:
+    from truc_p2p.protocol._wire import sign_envelope
+
+    game_id = decode_envelope(chain[-1]).game_id
+    seq = fields.pop("seq", len(chain))
+    prev = fields.pop("prev", hashlib.sha256(chain[seq - 1]).digest())
+    raw = sign_envelope(key, game_id=game_id, seq=seq, prev=prev, sender=sender, **fields)
+    return raw.hex()
+
+
+def evidence_vector() -> dict[str, Any]:
+    """evidence_v1.json: resumes kept as evidence (wire.md 13.8), judged against the
+    chain the accuser held when it signed its ``abort`` ``cheat``."""
+    base = resume_vector()
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in base["identities"]]
+    full = [bytes.fromhex(h) for h in base["transcript"]]
+    senders = [decode_envelope(raw).sender for raw in full]
+    held = 14  # what player 0 (the dialer) held when it judged
+    chain = full[:held]
+    own = max(p for p in range(held) if senders[p] == 1)  # player 1's last, before held
+    nonce = bytes.fromhex("0e" * 16)
+
+    def abort(code: str) -> str:
+        payload = {"reason": "cheat", "detail": f"{code}: the peer's resume contradicts the chain"}
+        return _signed(keys[0], 0, chain, type="abort", payload=payload)
+
+    def resume(have: int, *, echo: bytes, prev: bytes | None = None) -> str:
+        extra = {} if prev is None else {"prev": prev}
+        payload = {"nonce": bytes.fromhex("1f" * 16), "echo": echo}
+        return _signed(keys[1], 1, chain, type="resume", seq=have, payload=payload, **extra)
+
+    another = hashlib.sha256(b"another chain").digest()
+    return {
+        "description": "Evidence files of wire.md section 13.8, over the game of "
+        "resume_v1.json (its keys). In each case 'transcript' is the first 'held' "
+        "envelopes of that game followed by the case's 'abort' (player 0's abort cheat, "
+        "signed at seq = held), or the whole finished game when 'abort' is null; "
+        "'evidence' is the evidence file's envelopes. 'finding' is what a verifier "
+        "proves (the player, its claim, the position it contradicts), or null when the "
+        "evidence proves nothing ('why'). A resume is judged against the chain before "
+        "the abort that cites it, never against later envelopes; a claim to lack one's "
+        "own message convicts only in an answer (echo = the accuser's nonce).",
+        "held": held,
+        "nonce": nonce.hex(),
+        "cases": [
+            {
+                "name": "answer-lacks-its-own",
+                "abort": abort("bad-sequence"),
+                "evidence": [resume(own, echo=nonce)],
+                "finding": {"player": 1, "code": "bad-sequence", "message_no": own},
+            },
+            {
+                "name": "another-prev",
+                "abort": abort("broken-chain"),
+                "evidence": [resume(own, echo=b"", prev=another)],
+                "finding": {"player": 1, "code": "broken-chain", "message_no": own - 1},
+            },
+            {
+                "name": "dialer-lacks-its-own",
+                "abort": abort("bad-sequence"),
+                "evidence": [resume(own, echo=b"")],
+                "finding": None,
+                "why": "may be older",
+            },
+            {
+                "name": "honest-resume-against-the-finished-game",
+                "abort": None,
+                "evidence": [base["resume_messages"][1]["hex"]],
+                "finding": None,
+                "why": "does not end with",
+            },
+            {
+                "name": "abort-cites-another-claim",
+                "abort": abort("broken-chain"),
+                "evidence": [resume(own, echo=nonce)],
+                "finding": None,
+                "why": "does not cite",
+            },
+        ],
+    }
+
+
+VECTOR_EVIDENCE = HERE / "vectors" / "evidence_v1.json"
+
 VECTORS: dict[Path, Callable[[], dict[str, Any]]] = {
     VECTOR: resume_vector,
     VECTOR_V2: resume_vector_v2,
+    VECTOR_EVIDENCE: evidence_vector,
 }
 
 

@@ -11,11 +11,15 @@ refused message is written, before the abort is signed, to
 framed envelopes) holding only such signed control messages.
 
 :func:`check_evidence` reads it against the transcript: each envelope must
-verify under the key its sender presented in its hello, and its claim must
-contradict the transcript; each finding names the player (seat and key
-fingerprint) it proves against; :func:`evidence_lines` is what ``truc-p2p
-verify`` prints.  The transcript itself, its chain and its verification are
-unchanged.  No network code here: ``verify`` imports this.
+verify under the key its sender presented in its hello, the transcript must
+end with the other player's ``abort`` ``cheat`` that cites it, and its claim
+must contradict the chain as that player held it when it signed the abort
+(the first *N* envelopes, *N* the abort's ``seq``) -- never envelopes after it,
+which the resume's sender may well have signed after its resume; each
+finding names the player (seat and key fingerprint) it proves against;
+:func:`evidence_lines` is what ``truc-p2p verify`` prints.  The transcript
+itself, its chain and its verification are unchanged.  No network code here:
+``verify`` imports this.
 """
 
 from __future__ import annotations
@@ -26,7 +30,13 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from truc_p2p.protocol import MessageType, RemoteProtocolError, decode_envelope, fingerprint
+from truc_p2p.protocol import (
+    MessageType,
+    RemoteProtocolError,
+    ResumeLieError,
+    decode_envelope,
+    fingerprint,
+)
 from truc_p2p.protocol._wire import GENESIS, envelope_hash, verify_signature
 from truc_p2p.transcript import TranscriptWriter, read_transcript
 
@@ -46,15 +56,20 @@ def evidence_path_for(transcript: Path) -> Path:
 
 
 def keep_evidence(transcript: Path, error: RemoteProtocolError) -> int:
-    """Append the signed control messages among ``error``'s evidence (those the
-    transcript cannot hold) to the evidence file, synced; how many were kept."""
+    """Append the lying ``resume`` of ``error`` (a :class:`ResumeLieError`, the one
+    that the coming ``abort`` ``cheat`` cites) to the evidence file, synced; how
+    many envelopes were kept.  Any other error keeps nothing: its evidence is on
+    the chain, or it proves nothing (an honest resume, a stale one, a resume
+    where a chain message was due)."""
+    if not isinstance(error, ResumeLieError):
+        return 0
     kept = []
     for raw in error.evidence:
         try:
             env = decode_envelope(raw)
         except RemoteProtocolError:
             continue
-        if env.type in (MessageType.RESUME, MessageType.BYE):
+        if env.type == MessageType.RESUME:
             kept.append(raw)
     if not kept:
         return 0
@@ -103,15 +118,42 @@ def _keys(transcript: Sequence[bytes]) -> dict[int, bytes]:
     return keys
 
 
+def _ending(transcript: Sequence[bytes]) -> tuple[int, int, bytes, str] | None:
+    """The transcript's last envelope, if it is an ``abort`` ``cheat``: its sender,
+    the chain position it was signed at (its ``seq``), its ``prev`` and its detail."""
+    if not transcript:
+        return None
+    try:
+        env = decode_envelope(transcript[-1])
+    except RemoteProtocolError:
+        return None
+    if env.type != MessageType.ABORT or env.payload.get("reason") != "cheat":
+        return None
+    detail = env.payload.get("detail")
+    return env.sender, env.seq, env.prev, detail if isinstance(detail, str) else ""
+
+
 def check_evidence(transcript: Sequence[bytes], evidence: Sequence[bytes]) -> list[Finding]:
     """The findings that ``evidence`` proves against the players of ``transcript``;
     raises ``ValueError`` for evidence that proves nothing (unsigned, another
-    game's, or a claim the transcript agrees with)."""
+    game's, not cited by the transcript's ending, or a claim that the chain as
+    the accuser held it agrees with).
+
+    Signatures carry no time, so a resume is judged only against what its
+    receiver held when it judged it: the transcript must end with the receiver's
+    signed ``abort`` ``cheat`` naming the claim (its detail starts with
+    ``broken-chain`` or ``bad-sequence``), and the resume is checked against the
+    chain before that abort's ``seq`` *N*, never against envelopes after it
+    (wire.md section 13.8).  A claim to lack one's own message convicts only in
+    an answer (its ``echo`` is the receiver's nonce): a dialer's resume may be an
+    old one, signed before the messages it lacks.
+    """
     keys = _keys(transcript)
     chain = [env for env in transcript if _chained(env)]
     hashes = [envelope_hash(raw) for raw in chain]
     senders = [decode_envelope(raw).sender for raw in chain]
     game_id = decode_envelope(chain[1]).game_id if len(chain) > 1 else b""
+    ending = _ending(transcript)
     findings = []
     for n, raw in enumerate(evidence):
         try:
@@ -127,31 +169,46 @@ def check_evidence(transcript: Sequence[bytes], evidence: Sequence[bytes]) -> li
             raise ValueError(f"evidence {n} is not signed by player {env.sender}") from None
         if game_id and env.game_id != game_id:
             raise ValueError(f"evidence {n} names another game")
+        if ending is None or ending[0] == env.sender:
+            raise ValueError(
+                f"evidence {n} proves nothing: the transcript does not end with the "
+                f"other player's abort cheat that it backs"
+            )
+        accuser, held, at_prev, detail = ending
+        if held > len(chain) or at_prev != (hashes[held - 1] if held else GENESIS):
+            raise ValueError(f"evidence {n} proves nothing: the abort is not on the chain")
         have = env.seq
-        if have > len(chain):
-            raise ValueError(f"evidence {n} claims more messages than the transcript holds")
+        if have > held:
+            raise ValueError(
+                f"evidence {n} claims more messages than player {accuser} held when it judged"
+            )
         expected = hashes[have - 1] if have else GENESIS
         if env.prev != expected:
-            findings.append(
-                Finding(
-                    env.sender,
-                    fingerprint(key),
-                    f"names another message {have - 1} than the transcript's",
-                    max(have - 1, 0),
-                )
+            code, what, at = (
+                "broken-chain",
+                f"names another message {have - 1} than the transcript's",
+                max(have - 1, 0),
             )
-            continue
-        lost = [p for p in range(have, len(chain)) if senders[p] == env.sender]
-        if not lost:
-            raise ValueError(f"evidence {n} agrees with the transcript: it proves nothing")
-        findings.append(
-            Finding(
-                env.sender,
-                fingerprint(key),
+        else:
+            lost = [p for p in range(have, held) if senders[p] == env.sender]
+            if not lost:
+                raise ValueError(
+                    f"evidence {n} agrees with the chain player {accuser} held "
+                    f"({held} messages): it proves nothing"
+                )
+            if not env.payload.get("echo"):
+                raise ValueError(
+                    f"evidence {n} proves nothing: a dialer's resume that lacks message "
+                    f"{lost[0]} may be older than that message"
+                )
+            code, what, at = (
+                "bad-sequence",
                 f"says it lacks message {lost[0]}, which it signed itself",
                 lost[0],
             )
-        )
+        if not detail.startswith(code):
+            raise ValueError(f"evidence {n} proves nothing: the abort does not cite {code}")
+        findings.append(Finding(env.sender, fingerprint(key), what, at))
     return findings
 
 

@@ -411,3 +411,41 @@ def test_history_page_pushes_only_a_known_game_s_replay(story: StoryGame) -> Non
     (replay,) = server.sent
     assert replay["type"] == "replay" and replay["game"] == 0
     assert replay["steps"] == replay_json(build_replay(game))["steps"]
+
+
+def test_games_counts_an_abandoned_game_as_unconfirmed(tmp_path: Path) -> None:
+    """Issue 30: the side that stayed signs ``abort`` ``abandoned`` (wire.md 13.4);
+    ``games`` shows "abandoned by bob", counts it in the record, and says that it is
+    unconfirmed (a transcript cannot prove who left)."""
+    from history_helpers import _digest, key
+
+    from truc_p2p.protocol import decode_envelope
+    from truc_p2p.protocol._wire import envelope_hash, sign_envelope
+
+    games = tmp_path / "games"
+    story = story_game({P0: games, P1: tmp_path / "bob"}, stamp="20261201-100000", tag="left")
+    story.paths[P0].unlink()  # alice keeps only the abandoned game
+    held = story.records[P0][:12]
+    secret = _digest("secret/left/0")
+    abort = sign_envelope(  # what alice's game loop signs when bob's grace runs out
+        key("alice"),
+        game_id=decode_envelope(held[-1]).game_id,
+        seq=len(held),
+        prev=envelope_hash(held[-1]),
+        sender=0,
+        type="abort",
+        payload={"reason": "abandoned", "detail": "the opponent did not come back within 120 s"},
+    )
+    kept = [abort]
+    left = games / "game-20261202-100000-left-alice.truc"
+    left.write_bytes(encode_transcript(story.records[P0][:12] + kept[-1:]))
+    left.with_name(left.name + ".secret").write_bytes(secret)
+
+    listing = json.loads(run(tmp_path, "games", "--json").stdout)
+    (game,) = listing["games"]
+    assert game["abandoned_by"] == 1 and game["status"] == "unfinished"
+    assert game["error_code"] == "aborted" and game["result"] is None
+    text = run(tmp_path, "games")
+    assert text.returncode == 0, text.stderr
+    assert "abandoned by bob at " in text.stdout and "(unconfirmed)" in text.stdout
+    assert "won 0, lost 0, abandoned by them 1 (unconfirmed)" in text.stdout

@@ -62,7 +62,8 @@ def new_session(
         name=name or ("joiner" if role is Player.P0 else "host"),
         record=record.append if record is not None else None,
         resign=resign,
-        rest_final=resign,  # a peer of the older spec announces neither feature
+        rest_final=resign,  # a peer of the older spec announces no feature
+        early_redeal=resign,
     )
 
 

@@ -68,6 +68,7 @@ def _session(me: Player, record: list[bytes], *, pipeline: bool, early: bool) ->
         record=record.append,
         pipeline=pipeline,
         early=early,
+        early_redeal=False,  # the games (hence the hellos) this test was written for
     )
 
 

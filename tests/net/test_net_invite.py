@@ -140,7 +140,8 @@ def test_settings_fields_are_what_invite_record_and_listing_carry() -> None:
         Ruleset.from_dict({"target": 24, "ladder": "even", "rest_refused": "value"}),
         pipeline=False,
     )
-    assert list(fields) == list(SETTING_KEYS)
+    assert list(fields) == list(SETTING_KEYS[:-1])  # a single game names no match
+    assert list(settings_fields(Ruleset(), match=2)) == list(SETTING_KEYS)
     assert "&" + "&".join(f"{k}={v}" for k, v in fields.items()) == SETTINGS_TAIL
 
 
@@ -163,9 +164,48 @@ def test_an_invite_with_settings_round_trips_and_an_old_one_says_none() -> None:
     assert some.settings.fields() == {"target": "3"}
 
 
+def test_an_invite_carries_the_match_length_and_round_trips() -> None:
+    """connect.md 1.1: ``match=N`` last, for a match only; absent, a single game."""
+    from truc_p2p.net import HostSettings, settings_fields
+    from truc_p2p.rules import Ruleset
+
+    other = Ruleset.from_dict({"target": 24, "ladder": "even", "rest_refused": "value"})
+    fields = settings_fields(other, pipeline=False, match=3)
+    assert "&" + "&".join(f"{k}={v}" for k, v in fields.items()) == SETTINGS_TAIL + "&match=3"
+    assert settings_fields(other, pipeline=False, match=1) == settings_fields(other, pipeline=False)
+    text = (
+        f"truc://10.1.0.2:4455/?fp={FP}&relay=r.example:4456&code=abcd1234{SETTINGS_TAIL}&match=3"
+    )
+    invite = Invite.parse(text)
+    assert invite.settings.match == 3 and invite.settings == HostSettings.of_game(
+        other, audit="game", deck="v2", pipeline=False, match=3
+    )
+    assert str(invite) == text and Invite.parse(str(invite)) == invite
+    assert invite.settings.describe().endswith("deck v2 classic, a match of 3 games")
+    # an older invite, or a single game's: no match said
+    assert Invite.parse(f"truc://10.1.0.2:4455/?fp={FP}{SETTINGS_TAIL}").settings.match is None
+    assert Invite.parse(f"truc://10.1.0.2:4455/?fp={FP}&MATCH=5").settings.match == 5
+
+
+def test_the_mdns_record_carries_the_match_length() -> None:
+    from truc_p2p.net import FoundGame, settings_fields
+    from truc_p2p.net._discovery import _properties
+    from truc_p2p.rules import Ruleset
+
+    props = _properties("ana", FP, settings_fields(Ruleset(), match=5))
+    assert props["match"] == "5"
+    settings = {k: v for k, v in props.items() if k not in ("v", "fp", "name")}
+    found = FoundGame("ana", FP, ("192.168.1.20",), 4455, settings)
+    assert found.invite.settings.match == 5 and str(found.invite).endswith("&match=5")
+
+
 @pytest.mark.parametrize(
     ("tail", "why"),
     [
+        ("&match=0", "match must be in"),
+        ("&match=100", "match must be in"),
+        ("&match=three", "match must be a number"),
+        ("&match=3&match=3", "more than one match="),
         ("&target=0", "target must be in"),
         ("&target=x", "target must be a number"),
         ("&target=3&target=4", "more than one target="),

@@ -12,7 +12,7 @@ from net_helpers import bot, hosting
 
 from truc_p2p.net import End, GameOutcome, GameSettings, Reporting, Storage, join_game
 from truc_p2p.protocol import Series, verify_transcript
-from truc_p2p.rules import Ruleset
+from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import read_transcript
 
 RULES = Ruleset(target=2)
@@ -48,11 +48,20 @@ async def test_a_forever_host_takes_a_rematch_of_its_own_games(tmp_path: Path) -
             assert first.end is End.FINISHED and first.game_id is not None
             assert first.first_dealer is not None
             again = Series(prev=first.game_id, dealer=first.first_dealer.other)
-            second = await join(2, again)
+            # refused hellos do not take the place of the game after the first
             wrong_dealer = await join(3, Series(prev=first.game_id, dealer=first.first_dealer))
             unknown = await join(4, Series(prev=b"\x01" * 32, dealer=first.first_dealer))
             not_yours = await join(5, again, stranger)
+            second = await join(2, again)
+            # the game after the first was played: naming it again is a replay
+            replayed = await join(6, again)
+            replayed_by_another = await join(7, again, stranger)
             stop.set()
+    for outcome in (replayed, replayed_by_another):
+        assert outcome.end is End.REFUSED and outcome.kind == "refused-played", outcome.message
+        assert outcome.transcript is None
+        assert "played once" in outcome.message
+    assert not list((tmp_path / "j6").glob("*.truc"))
     assert second.end is End.FINISHED, second.message
     assert second.first_dealer is first.first_dealer.other
     assert second.game_id != first.game_id
@@ -63,3 +72,41 @@ async def test_a_forever_host_takes_a_rematch_of_its_own_games(tmp_path: Path) -
     for outcome in (first, second, *finished):
         assert outcome.transcript is not None
         assert verify_transcript(read_transcript(outcome.transcript)).valid
+
+
+async def test_a_match_host_refuses_a_game_naming_an_earlier_game_of_its_match(
+    tmp_path: Path,
+) -> None:
+    """The host of game 3 of a match (it follows game 2) knows game 1 was followed by
+    game 2 (``GameSettings.played``): a hello naming game 1 again is refused ``played``
+    before any game message, and the game 3 it waits for still comes."""
+    me = Ed25519PrivateKey.generate()
+    one, two = b"\x01" * 32, b"\x02" * 32
+    expected = Series(match=3, prev=two, dealer=Player.P0)
+    with trio.fail_after(60):
+        async with hosting(
+            strategy=bot(0),
+            identity=Ed25519PrivateKey.generate(),
+            settings=GameSettings(ruleset=RULES, series=expected, played=frozenset({one})),
+            storage=Storage(out_dir=tmp_path / "host"),
+        ) as (invite, _):
+            again = await join_game(
+                invite,
+                bot(1),
+                identity=me,
+                settings=GameSettings(
+                    ruleset=RULES, series=Series(match=3, prev=one, dealer=Player.P1)
+                ),
+                storage=Storage(out_dir=tmp_path / "j1", fsync=False),
+            )
+            third = await join_game(
+                invite,
+                bot(2),
+                identity=me,
+                settings=GameSettings(ruleset=RULES, series=expected),
+                storage=Storage(out_dir=tmp_path / "j2", fsync=False),
+            )
+    assert again.end is End.REFUSED and again.kind == "refused-played", again.message
+    assert not list((tmp_path / "j1").glob("*"))
+    assert third.end is End.FINISHED, third.message
+    assert third.first_dealer is Player.P0

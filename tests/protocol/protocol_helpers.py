@@ -145,6 +145,8 @@ class Pair:
     pipelines: tuple[bool | None, bool | None] | None = None
     #: whether each session announces resignation (False: a peer of the older spec)
     resigns: tuple[bool, bool] = (True, True)
+    #: whether each session announces early redeal cards (None: as ``resigns``)
+    early_redeals: tuple[bool, bool] | None = None
     #: early cards (deck v2, wire.md 6a); None: the session's default
     early: bool | None = None
     earlies: tuple[bool | None, bool | None] | None = None
@@ -175,6 +177,7 @@ class Pair:
                 pipeline=pipelines[p] if decks[p] == "v2" else None,
                 resign=self.resigns[p],
                 rest_final=self.resigns[p],  # a peer of the older spec announces neither
+                early_redeal=(self.early_redeals or self.resigns)[p],
                 early=earlies[p] if decks[p] == "v2" else None,
             )
             for p in Player

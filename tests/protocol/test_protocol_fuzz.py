@@ -17,7 +17,18 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from protocol_helpers import P0, P1, PLAYER, N, Pair, body_fields, is_type, pack_body, sign_body
+from protocol_helpers import (
+    P0,
+    P1,
+    PLAYER,
+    REDEALER,
+    N,
+    Pair,
+    body_fields,
+    is_type,
+    pack_body,
+    sign_body,
+)
 
 from truc_p2p.deck import card_encodings
 from truc_p2p.protocol import (
@@ -63,6 +74,8 @@ STAGES = {
     "v2p-predeal1": ("v2deck1/1", None, "v2p"),
     "v2p-predeal2": ("v2deck2/1", None, "v2p"),
     "v2p-play": ("v2action", None, "v2p"),
+    # early redeal cards ("v2r": every hand redealt): the dealer waits for the v2redeal
+    "v2r-redeal": ("v2redeal", None, "v2r"),
 }
 RULESET = Ruleset(target=1)
 
@@ -101,7 +114,7 @@ def point(stage: str) -> Point:
         ruleset=RULESET,
         tag="fuzz",
         first_dealer=P0,
-        bots={P0: PLAYER, P1: PLAYER},
+        bots={P0: REDEALER, P1: REDEALER} if deck == "v2r" else {P0: PLAYER, P1: PLAYER},
         deck=deck[:2],
         pipeline=deck == "v2p",
     )
@@ -328,6 +341,7 @@ def test_every_catalogue_type_with_a_shaped_payload(stage: str) -> None:
         "v2deck3": {"shares": [bytes(97)] * 3, "action": {"act": "fold"}},
         "v2action": {"act": "fold"},
         "v2open": {"hand": 0, "shares": [bytes(97)] * 3},
+        "v2redeal": {"shares": [bytes(97)] * 3},
         "reveal": {"first": 0, "seeds": [bytes(32)]},
         "result": {"winner": 0, "scores": [1, 0], "reason": "target", "hands": 1, "chain": keys[0]},
         "abort": {"reason": "quit", "detail": ""},

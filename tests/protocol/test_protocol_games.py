@@ -70,6 +70,7 @@ def check_finished_game(pair: Pair, *, first_dealer: Player | None = None) -> No
             "v2open",
             "v2deck3",
             "v2action",
+            "v2redeal",
             "result",
         }
     else:
@@ -84,8 +85,12 @@ def check_finished_game(pair: Pair, *, first_dealer: Player | None = None) -> No
             "v2deck2",
             "v2deck3",
             "v2action",
+            "v2redeal",
             "result",
         }
+    if deck == "v2":  # early redeal cards: one v2redeal per accepted redeal, when agreed
+        accepted = sum(decode_envelope(r).payload.get("act") == "accept-redeal" for r in records)
+        assert types.count("v2redeal") == (accepted if s0.early_redeal else 0)
     # The result is the rules engine's outcome, the same in both views.
     outcome = s0.outcome
     assert outcome is not None and outcome == s1.outcome

@@ -143,13 +143,13 @@ def test_a_move_that_crosses_the_resignation_is_void(deck: str, pipeline: bool |
 
 
 def test_an_old_peer_gets_a_quit_and_the_game_is_unfinished() -> None:
-    """A peer of the older spec announces nothing (we announce resignation and the
-    rest-final rule): resign() is refused and leaving is
+    """A peer of the older spec announces nothing (we announce resignation, the
+    rest-final rule and early redeal cards): resign() is refused and leaving is
     today's ``quit``; the transcript verifies as unfinished, not as a violation."""
     pair = Pair(deck="v2", tag="resign-old", bots={P0: None, P1: None}, resigns=(True, False))
     actor = _to_first_turn(pair)
     nonces = [decode_envelope(r).payload["nonce"] for r in pair.records[P0][:2]]
-    assert [nonce_features(n) for n in nonces] == [3, 0]
+    assert [nonce_features(n) for n in nonces] == [7, 0]
     assert nonces[0][24:28] == FEATURE_TAG
     for p in Player:
         assert not pair.sessions[p].resign_agreed and not pair.sessions[p].can_resign
@@ -286,3 +286,36 @@ def test_resigning_anywhere_gives_both_sides_the_same_result(seed: int) -> None:
             pair.deliver(resigner.other)
     _settle(pair)
     _check_both(pair, resigner)
+
+
+@pytest.mark.parametrize(("deck", "pipeline"), DEALS, ids=DEAL_IDS)
+def test_a_resignation_lost_in_a_cut_leaves_two_true_records(
+    deck: str, pipeline: bool | None
+) -> None:
+    """wire.md 8.1: a ``resign`` the cut swallowed is never redelivered (the resigner
+    cannot resume); the opponent records ``abandoned``.  The resigner's transcript is
+    complete, the opponent's unfinished; the ``resign`` in place of the ``abandoned``
+    completes the opponent's, appended after it is a second ending."""
+    pair = Pair(deck=deck, pipeline=pipeline, tag=f"resign-cut/{deck}", bots={P0: None, P1: None})
+    _to_first_turn(pair)
+    resigner, other = P1, P0
+    [raw] = pair.collect(resigner, pair.sessions[resigner].resign("bye"))
+    pair.inflight[resigner].clear()  # the connection drops with it
+    assert not pair.sessions[resigner].resumable
+    with pytest.raises(LocalProtocolError):
+        pair.sessions[resigner].reconnect(bytes(16), dialer=True)
+    pair.sessions[other].abort("abandoned")  # its grace period ran out
+    mine, theirs = pair.records[resigner], pair.records[other]
+    complete = verify_transcript(mine)
+    assert (complete.status, complete.resigned_by, complete.winner) == ("complete", 1, 0)
+    abandoned = verify_transcript(theirs)
+    assert (abandoned.status, abandoned.abort_reason, abandoned.winner) == (
+        "unfinished",
+        "abandoned",
+        None,
+    )
+    in_place = verify_transcript([*theirs[:-1], raw])
+    assert (in_place.status, in_place.resigned_by) == ("complete", 1), in_place.summary()
+    after = verify_transcript([*theirs, raw])
+    assert (after.status, after.error_code) == ("violation", "unexpected-message")
+    assert "second ending" in (after.error or "")

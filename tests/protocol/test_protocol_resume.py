@@ -315,13 +315,23 @@ def test_refusal_is_an_event_for_the_joiner_and_checked_against_the_pin() -> Non
 
 
 @pytest.mark.parametrize(
-    ("deck", "answer"), [("v1", "deck3"), ("v2", "v2deck2"), ("v2p", "v2deck2")]
+    ("deck", "answer"),
+    [
+        ("v1", "deck3"),
+        ("v2", "v2deck2"),
+        ("v2p", "v2deck2"),
+        ("v2", "v2redeal"),
+        ("v2p", "v2redeal"),
+    ],
 )
 def test_a_crash_between_a_message_and_its_automatic_answer(deck: str, answer: str) -> None:
     """The process died after recording the peer's deal message but before recording the
-    one it answers with automatically (v1: deck3 after deck2; v2: v2deck2 after v2deck1):
-    the restored session records and sends that answer."""
+    one it answers with automatically (v1: deck3 after deck2; v2: v2deck2 after v2deck1;
+    with early redeal cards, the non-dealer's v2redeal after the accept-redeal): the
+    restored session records and sends that answer."""
     game = LossyGame(31, target=1, deck=deck)
+    if answer == "v2redeal":
+        game.bots = {P0: REDEALER, P1: REDEALER}
     found = False
     while not found:
         for p in (P0, P1):
@@ -339,7 +349,8 @@ def test_a_crash_between_a_message_and_its_automatic_answer(deck: str, answer: s
         game.wire[p].clear()
     del game.records[answerer][cut_at:]  # the answer never reached the disk
     game.crash(answerer)
-    assert decode_envelope(game.records[answerer][-1]).type == answer  # recorded on restore
+    # recorded on restore (a v2redeal may be followed by the pre-deal the player owes)
+    assert decode_envelope(game.records[answerer][cut_at]).type == answer
     for p in (P0, P1):
         game.sessions[p].reconnect(bytes([int(p)]) * 16, dialer=p is P0)
         game.send(p, game.sessions[p].data_to_send())
@@ -361,15 +372,21 @@ def _opens(env: Envelope) -> bool:
     return env.type == "v2open" or "open" in env.payload
 
 
-@pytest.mark.parametrize("what", ["predeal", "open"])
+@pytest.mark.parametrize("what", ["predeal", "open", "redeal"])
 @pytest.mark.parametrize("crash", ["sender", "receiver", "none"])
 @pytest.mark.parametrize("seed", range(3))
 def test_cut_and_crash_in_the_middle_of_a_pipelined_deal(seed: int, crash: str, what: str) -> None:
     """The connection drops (and a side may die) right after a pre-deal message of the
-    next hand or its opening shares (v2open or a riding open) was recorded by its sender
-    and before the peer got it: resume and restore carry on."""
+    next hand, its opening shares (v2open or a riding open) or, with early redeal cards,
+    a v2redeal was recorded by its sender and before the peer got it: resume and restore
+    carry on."""
     game = LossyGame(500 + seed, target=8, deck="v2p")
     game.bots = {P0: PLAYER, P1: REDEALER if seed % 2 else PLAYER}  # long games, no rest
+    if what == "redeal":
+        game.bots = {P0: REDEALER, P1: REDEALER}
+    found = {"predeal": _is_pre_deal, "open": lambda r: _opens(decode_envelope(r))}.get(
+        what, lambda r: decode_envelope(r).type == "v2redeal"
+    )
     hit = None
     for _ in range(200_000):
         p = game.rng.choice((P0, P1))
@@ -379,8 +396,7 @@ def test_cut_and_crash_in_the_middle_of_a_pipelined_deal(seed: int, crash: str, 
             # q's pre-deal (or v2open) is among its last two records and still in flight
             tail = [decode_envelope(r) for r in game.records[q][-2:]]
             if len(game.records[q.other]) < len(game.records[q]) and any(
-                e.sender == q and (_is_pre_deal(e.raw) if what == "predeal" else _opens(e))
-                for e in tail
+                e.sender == q and found(e.raw) for e in tail
             ):
                 hit = q
         if hit is not None or all(s.finished for s in game.sessions.values()):

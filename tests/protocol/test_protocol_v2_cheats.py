@@ -55,13 +55,14 @@ def swap(items: list[Any], i: int, j: int) -> None:
     items[i], items[j] = items[j], items[i]
 
 
-def v2_pair(first_dealer: Player, *, bots: Any = PLAYER, target: int = 1) -> Pair:
+def v2_pair(first_dealer: Player, *, bots: Any = PLAYER, target: int = 1, **kw: Any) -> Pair:
     return Pair(
         ruleset=Ruleset(target=target),
         tag="v2-cheats",
         first_dealer=first_dealer,
         bots={P0: bots, P1: bots},
         deck="v2",
+        **kw,
     )
 
 
@@ -167,14 +168,19 @@ def test_showing_a_position_of_the_opponent_is_caught(first_dealer: Player) -> N
     assert error.step == "show"
 
 
-@pytest.mark.parametrize("who", ["dealer", "non-dealer"])
+@pytest.mark.parametrize("who", ["dealer", "non-dealer", "non-dealer-on-action"])
 def test_forged_redeal_shares_are_caught(first_dealer: Player, who: str) -> None:
-    """The dealer's shares ride on its accept-redeal, the non-dealer's on its next action."""
-    pair = v2_pair(first_dealer, bots=REDEALER)
+    """The dealer's shares ride on its accept-redeal; the non-dealer's follow at once in
+    its v2redeal (early redeal cards, wire.md 6a), or, without that feature, ride on its
+    next action."""
+    on_action = who == "non-dealer-on-action"
+    pair = v2_pair(first_dealer, bots=REDEALER, early_redeals=(not on_action, not on_action))
     if who == "dealer":
         stop = is_action(first_dealer, "accept-redeal")
-    else:
+    elif on_action:
         stop = is_action(first_dealer.other, nth=2)  # its redeal request, then the next action
+    else:
+        stop = is_type("v2redeal", first_dealer.other)
     edit = _played_share(lambda a: swap(a["shares"], 0, 2))
     error, _, _ = tamper_and_catch(pair, stop, edit)
     assert error.step == "redeal"

@@ -60,15 +60,19 @@ def test_v2_random_games_over_many_seeds(seed: int) -> None:
     check_finished_game(pair)
 
 
-def test_v2_redeals_travel_as_shares(first_dealer: Player) -> None:
+@pytest.mark.parametrize("early_redeal", [False, True], ids=["on-action", "v2redeal"])
+def test_v2_redeals_travel_as_shares(first_dealer: Player, early_redeal: bool) -> None:
     """Every redeal asked and accepted: the dealer's shares ride on its accept-redeal,
-    the non-dealer's on its next action; the redeal cards are distinct and verified."""
+    the non-dealer's on its next action -- or, with early redeal cards (wire.md 6a),
+    in a v2redeal of their own right after it; the redeal cards are distinct and
+    verified."""
     pair = Pair(
         ruleset=Ruleset(target=3),
         first_dealer=first_dealer,
         tag="v2-redeal",
         bots={P0: REDEALER, P1: REDEALER},
         deck="v2",
+        early_redeals=(early_redeal, early_redeal),
     )
     pair.finish()
     check_finished_game(pair, first_dealer=first_dealer)
@@ -83,7 +87,10 @@ def test_v2_redeals_travel_as_shares(first_dealer: Player) -> None:
     ]
     payloads = [e.payload for e in envs]
     carrying = [a for a in actions if "shares" in a]
-    assert len(carrying) == 2 * result.hands
+    alone = [e.payload for e in envs if e.type == "v2redeal"]
+    assert len(alone) == (result.hands if early_redeal else 0)
+    assert len(carrying) == (2 - early_redeal) * result.hands
+    assert all(len(p["shares"]) == 3 for p in alone)
     assert [p["act"] for p in carrying[:1]] == ["accept-redeal"]
     assert all(len(p["shares"]) == 3 for p in carrying)
     assert not any("keys" in a or "key" in a for a in actions)

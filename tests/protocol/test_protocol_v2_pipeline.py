@@ -397,9 +397,13 @@ def _pre_deal_flight(
     next dealer, which is pumped only up to its turn: it is never idle in between.
     Returns the pair, the next dealer and the place of v2deck1 in its transcript."""
     # The script depends on the cards dealt, hence on the hellos: pinned to the
-    # options it was written for (no early cards).
+    # options it was written for (no early cards, no early redeal cards).
     pair = pipelined(
-        "pipe-defer", first_dealer=first_dealer, bots={P0: PLAYER, P1: PLAYER}, early=False
+        "pipe-defer",
+        first_dealer=first_dealer,
+        bots={P0: PLAYER, P1: PLAYER},
+        early=False,
+        early_redeals=(False, False),
     )
     sender, raw = pair.run(until=_pre_deal("v2deck1"))
     dealer = sender.other

@@ -70,6 +70,21 @@ def test_shallow_values_still_reach_the_ruleset_check() -> None:
     raw = hello_with("options", 3)  # [[["x"]]] inside options: depth 6 in all
     session = Session(identity=ME, role=Player.P1, secret=bytes(32))
     session.receive_data(frame(raw))
+    # The decoder lets it through; the options judgement (issue 33: the session and
+    # the verifier judge alike, malformed before any comparison) refuses it.
+    with pytest.raises(MalformedMessageError, match="bad options"):
+        while session.next_event() is not NEED_DATA:
+            pass
+    assert verify_transcript([raw]).error_code == "malformed"
+    # A well-formed hello with other settings still reaches the comparison.
+    payload = msgpack.unpackb(hello_with("ladder", 0)[:-64])[-1]
+    payload["ruleset"]["ladder"] = "even"  # a valid ladder, not ours
+    body = msgpack.packb(
+        [PROTOCOL_VERSION, b"", 0, GENESIS, 0, "hello", payload], use_bin_type=True
+    )
+    raw = body + PEER.sign(body)
+    session = Session(identity=ME, role=Player.P1, secret=bytes(32))
+    session.receive_data(frame(raw))
     with pytest.raises(RulesetMismatchError):
         while session.next_event() is not NEED_DATA:
             pass

@@ -19,6 +19,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.protocol import (
+    CLOSED,
     RemoteProtocolError,
     Session,
     decode_envelope,
@@ -219,3 +220,47 @@ def test_deck_v2_receiver_checks(forgery: str) -> None:
         code = "illegal-move"
     report = verify_transcript(raws)
     assert (report.error_code, report.error_message_no) == (code, len(raws) - 1), report.error
+
+
+RESIGN: dict[str, Any] = json.loads((SPEC / "vectors" / "wire_v2_resign.json").read_text())
+
+
+@pytest.mark.parametrize("name", ["second-resignation", "resignation-after-quit"])
+def test_a_game_has_one_ending(name: str) -> None:
+    """wire.md section 8: after an abort or a resignation, another ending is
+    ``unexpected-message`` for the verifier, and a session will not restore from such
+    a transcript; live, a receiver drops what arrives after the end (never recorded)."""
+    case = CASES[name]
+    raws = [bytes.fromhex(h) for h in case["envelopes"]]
+    code, n = case["error"]["code"], case["error"]["message_no"]
+    report = verify_transcript(raws)
+    assert (report.status, report.error_code, report.error_message_no) == ("violation", code, n)
+    assert "second ending" in (report.error or "")
+    # The transcript without the second ending verifies (or stops) with one ending.
+    first = verify_transcript(raws[:-1])
+    assert first.status in ("complete", "unfinished") and first.resigned_by in (1, None)
+    identities = RESIGN["identities"]
+    for role in (0, 1):
+        with pytest.raises(RemoteProtocolError) as info:
+            Session.restore(
+                raws,
+                identity=Ed25519PrivateKey.from_private_bytes(bytes.fromhex(identities[role])),
+                role=Player(role),
+                secret=bytes.fromhex(RESIGN["secrets"][role]),
+                ruleset=Ruleset.from_dict(RESIGN["ruleset"]),
+                name=RESIGN["names"][role],
+            )
+        assert (info.value.code, info.value.message_no) == (code, n)
+    # Live, bob's session has ended at his own abort: alice's ending is dropped.
+    recorded: list[bytes] = []
+    bob = Session.restore(
+        raws[:-1],
+        identity=Ed25519PrivateKey.from_private_bytes(bytes.fromhex(identities[1])),
+        role=Player.P1,
+        secret=bytes.fromhex(RESIGN["secrets"][1]),
+        ruleset=Ruleset.from_dict(RESIGN["ruleset"]),
+        name="bob",
+        record=recorded.append,
+    )
+    bob.receive_data(frame(raws[-1]))
+    assert bob.next_event() is CLOSED and not recorded

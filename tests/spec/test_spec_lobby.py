@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.net import ListingError, LobbyListing
 from truc_p2p.net._lobby import parse_game
@@ -53,6 +54,14 @@ def test_a_listed_game_reads_as_its_invite(case: dict[str, Any]) -> None:
     signed = bytes.fromhex(case["signed_bytes"])
     assert signed.startswith(b"truc-p2p lobby listing v1" + bytes([len(case["code"])]))
     assert case["fields_text"].encode() in signed
+    # the key's seed is in the vector: the signature can be made again
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(case["key_seed"]))
+    assert key.public_key().public_bytes_raw().hex() == case["public_key"]
+    assert key.sign(signed).hex() == case["signature"]
+    # the match length travels: a joiner of this listing plays the host's match
+    games = int(case["fields"]["match"])
+    assert game.invite.settings.match == (games if games > 1 else None)
+    assert ("&match=" in case["invite"]) == (games > 1)
 
 
 @pytest.mark.parametrize("case", VECTORS["dropped"], ids=lambda c: c["label"])
@@ -80,3 +89,28 @@ def test_the_lobby_limits_quoted_in_the_spec_are_the_relays() -> None:
         f"at most {MAX_VALUE} characters and the name 1 to {MAX_NAME}",
     ):
         assert text in SPEC, text
+
+
+def test_a_filtered_lobby_request_and_the_newer_end() -> None:
+    """connect.md 2.2: the filter's bytes, which listings it matches (a name part in
+    any case, a fingerprint prefix), and END's two counts; the old END still reads."""
+    from truc_p2p.net import LobbyFilter
+
+    case = VECTORS["filtered"]
+    request = bytes.fromhex(case["lobby_request"])
+    assert request[:8] == b"TRUCRLY1"
+    wanted = LobbyFilter.decode(_body(request[8:].hex(), 0x07))
+    assert (wanted.name, wanted.fingerprint) == (case["name"], case["fp"])
+    assert wanted.encode() == _body(request[8:].hex(), 0x07)
+    for listed in VECTORS["listed"]:
+        listing = LobbyListing.verify(_body(listed["list_message"], 0x06), listed["code"])
+        assert wanted.matches(listing) is case["matches"][listed["label"]]
+    assert LobbyFilter.decode(b"name=ANA&later=1") == LobbyFilter(name="ANA")  # unknown: ignored
+    for bad in (b"fp=XYZ", b"\xff", b"name=" + b"a" * 41):
+        with pytest.raises(ListingError):
+            LobbyFilter.decode(bad)
+    end = _body(case["end_message"], 0x88)
+    assert (int.from_bytes(end[:2], "big"), int.from_bytes(end[2:4], "big")) == (2, 1)
+    old_end = _body(VECTORS["end_message"], 0x88)
+    assert len(old_end) == 2  # what a relay that predates filters sends
+    assert "name=TEXT and/or fp=HEX" in SPEC

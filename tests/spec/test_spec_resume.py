@@ -167,12 +167,24 @@ def test_the_action_list_is_the_transcripts(name: str) -> None:
 
 @pytest.mark.parametrize(
     ("claim", "code"),
-    [("another-prev", "broken-chain"), ("lacks-its-own", "bad-sequence")],
+    [
+        ("another-prev", "broken-chain"),
+        ("lacks-its-own", "bad-sequence"),
+        ("stale-lacks-its-own", "stale"),
+    ],
 )
 def test_a_resume_that_contradicts_the_chain_ends_the_game(claim: str, code: str) -> None:
-    """Section 13.1, 5: a fresh, signed resume whose prev is not ours, or that says its
-    sender lacks its own signed envelope, is a signed statement that ends the game."""
-    from truc_p2p.protocol import RemoteProtocolError, Session, frame
+    """Section 13.1, 5 and 13.8: a fresh, signed resume whose prev is not ours, or an
+    answer to our nonce that says its sender lacks its own signed envelope, is a
+    signed lie that ends the game (``abort`` ``cheat``); a dialer's resume that lacks
+    its sender's envelopes may be an old one and only costs its connection."""
+    from truc_p2p.protocol import (
+        RemoteProtocolError,
+        ResumeLieError,
+        ResumeRefusedError,
+        Session,
+        frame,
+    )
     from truc_p2p.protocol._wire import sign_envelope
     from truc_p2p.rules import Ruleset
 
@@ -187,11 +199,12 @@ def test_a_resume_that_contradicts_the_chain_ends_the_game(claim: str, code: str
         name="bob",
         deck="v1",
     )
-    # have = the position of one of the dialer's (player 0's) own envelopes
+    # have = the position of one of player 0's own envelopes
     have = next(i for i in range(3, len(transcript)) if _body(transcript[i])[4] == 0)
     prev = hashlib.sha256(transcript[have - 1]).digest()
     if claim == "another-prev":
         prev = hashlib.sha256(b"another chain").digest()
+    answer = claim == "lacks-its-own"  # player 1 dialled: the resume answers its nonce
     resume = sign_envelope(
         keys[0],
         game_id=bytes.fromhex(VECTOR["game_id"]),
@@ -199,10 +212,50 @@ def test_a_resume_that_contradicts_the_chain_ends_the_game(claim: str, code: str
         prev=prev,
         sender=0,
         type="resume",
-        payload={"nonce": bytes(16), "echo": b""},
+        payload={"nonce": bytes(16), "echo": b"\x01" * 16 if answer else b""},
     )
-    listener.reconnect(b"\x01" * 16, dialer=False)
+    listener.reconnect(b"\x01" * 16, dialer=answer)
+    listener.data_to_send()
     listener.receive_data(frame(resume))
+    if code == "stale":
+        with pytest.raises(ResumeRefusedError, match="stale"):
+            listener.next_event()
+        assert listener.resumable
+        return
     with pytest.raises(RemoteProtocolError) as info:
         listener.next_event()
     assert info.value.code == code
+    assert isinstance(info.value, ResumeLieError)
+
+
+EVIDENCE = json.loads((SPEC / "vectors" / "evidence_v1.json").read_text())
+
+
+def test_the_evidence_vector_is_reproduced_byte_for_byte() -> None:
+    assert _generator().evidence_vector() == EVIDENCE
+
+
+@pytest.mark.parametrize("case", EVIDENCE["cases"], ids=lambda c: c["name"])
+def test_evidence_is_judged_against_the_chain_before_the_abort_it_backs(
+    case: dict[str, Any],
+) -> None:
+    """Section 13.8: a kept resume proves misbehaviour only against the chain its
+    receiver held when it signed the ``abort`` ``cheat`` that cites it."""
+    from truc_p2p.evidence import check_evidence
+
+    full = [bytes.fromhex(h) for h in VECTOR["transcript"]]
+    if case["abort"] is None:
+        transcript = full
+    else:
+        transcript = [*full[: EVIDENCE["held"]], bytes.fromhex(case["abort"])]
+    evidence = [bytes.fromhex(h) for h in case["evidence"]]
+    expected = case["finding"]
+    if expected is None:
+        with pytest.raises(ValueError, match=case["why"]):
+            check_evidence(transcript, evidence)
+        return
+    (finding,) = check_evidence(transcript, evidence)
+    assert finding.player == expected["player"]
+    assert finding.message_no == expected["message_no"]
+    word = {"bad-sequence": "which it signed itself", "broken-chain": "names another"}
+    assert word[expected["code"]] in finding.what

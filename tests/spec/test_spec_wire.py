@@ -338,3 +338,35 @@ def test_rest_final_vector_is_reproduced_and_has_no_predeal_after_the_rest(
     assert not [e for e in envs[rest:] if e.type in ("v2deck1", "v2deck2")]
     assert [e.payload["hand"] for e in envs[:rest] if e.type == "v2deck1"] == [0, 1]
     assert stored["result"]["reason"] == "rest-won"
+
+
+def test_early_redeal_vector_is_reproduced_and_sends_the_shares_at_once(
+    generator: ModuleType,
+) -> None:
+    """wire_v2_early_redeal.json (wire.md 6a, early redeal cards): byte for byte,
+    verified, and checked with a plain msgpack decoding: both nonces announce mask 4
+    only, every accept-redeal is followed at once by the other player's v2redeal
+    {shares} (3 shares of 97 bytes), whose next action carries no shares; the
+    non-dealer's pre-deal message, when owed, sits between the two."""
+    import msgpack
+
+    stored = json.loads((SPEC / "vectors" / "wire_v2_early_redeal.json").read_text())
+    assert generator.early_redeal_vector() == stored
+    raws = [bytes.fromhex(e["hex"]) for e in stored["envelopes"]]
+    report = verify_transcript(raws)
+    assert report.valid, report.summary()
+    bodies = [msgpack.unpackb(r[:-64], raw=False) for r in raws]
+    for i in (0, 1):
+        assert bodies[i][6]["nonce"][24:] == b"trc\x01\x00\x00\x00\x04"
+    accepts = [i for i, b in enumerate(bodies) if b[6].get("act") == "accept-redeal"]
+    assert len(accepts) == stored["result"]["hands"]  # every hand opened is redealt
+    for i in accepts:
+        _, _, _, _, dealer, _, _ = bodies[i]
+        _, _, _, _, sender, mtype, payload = bodies[i + 1]
+        assert (mtype, sender) == ("v2redeal", 1 - dealer)
+        assert list(payload) == ["shares"] and [len(s) for s in payload["shares"]] == [97] * 3
+        nxt = next(b for b in bodies[i + 2 :] if b[5] == "v2action")
+        assert nxt[4] == sender and "shares" not in nxt[6]
+        between = [b[5] for b in bodies[i + 2 : bodies.index(nxt)]]
+        assert between in ([], ["v2deck2"])
+    assert [b[5] for b in bodies].count("v2redeal") == len(accepts)

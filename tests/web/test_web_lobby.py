@@ -70,11 +70,11 @@ class _Proc:
         return "\n".join(self.lines)
 
 
-def _host(cwd: Path, port: int, name: str) -> _Proc:
+def _host(cwd: Path, port: int, name: str, *more: str) -> _Proc:
     proc = _Proc(
         cwd, "host", "--relay", f"127.0.0.1:{port}", "--public", "--bind", "127.0.0.1",
         "--port", "0", "--bot", "random", "--timeout", "60", "--name", name,
-        "--identity", f"{name}.key", "--out", name,
+        "--identity", f"{name}.key", "--out", name, *more,
     )  # fmt: skip
     proc.wait_for("listed in the relay's lobby")
     return proc
@@ -115,6 +115,48 @@ def test_lobby_page_lists_refreshes_and_joins(
     finally:
         outputs = [p.stop() for p in reversed(procs)]
     assert not any("Traceback" in text for text in outputs), outputs
+
+
+def test_the_lobby_page_joins_a_match_and_opens_the_table(
+    browser: Any, tmp_path: Path, artifacts: Path
+) -> None:
+    """A public ``host --match 3``: the lobby lists a match of 3 games, its join button
+    opens the table and the game starts (the joiner plays the host's match; before,
+    the hellos differed and the page stayed on "the table opens in a new tab")."""
+    relay = _Proc(tmp_path, "relay", "--bind", "127.0.0.1", "--port", "0", "--json")
+    procs = [relay]
+    try:
+        port = json.loads(relay.wait_for('"listening"'))["addresses"][0][1]
+        host = _host(tmp_path, port, "cai", "--match", "3")
+        procs.append(host)
+        joiner = _Proc(
+            tmp_path, "join", "--relay", f"127.0.0.1:{port}", "--web", "--no-browser",
+            "--identity", "j.key", "--out", "j", "--timeout", "60", "--name", "joe",
+        )  # fmt: skip
+        procs.append(joiner)
+        url = joiner.wait_for("/lobby.html?token=").rsplit(": ", 1)[1].strip()
+        page = new_page(browser)
+        page.goto(url)
+        page.wait_for_function("document.querySelectorAll('#rows tr').length === 1")
+        assert "match of 3 games" in page.locator("#rows tr").nth(0).inner_text()
+        page.locator("#rows tr", has_text="cai").locator("button.join").click()
+        joiner.wait_for("picked cai")
+        table = joiner.wait_for("web table: ").rsplit(": ", 1)[1].strip()
+        page.goto(table)
+        page.wait_for_function("window.truc && window.truc.state")
+        # the game started: the host dealt with the joiner, no settings differed
+        host.wait_for("connection from")
+        page.wait_for_function(
+            "window.truc.state.started && window.truc.state.table", timeout=30_000
+        )
+        assert page.evaluate("window.truc.state.started.opp") == "cai"
+        page.screenshot(path=artifacts / "lobby-3-match-table.png", full_page=True)
+        assert page.errors == []
+    finally:
+        outputs = [p.stop() for p in reversed(procs)]
+    assert not any("Traceback" in text for text in outputs), outputs
+    assert not any("asked for a single game" in text for text in outputs), outputs
+    assert not any("incompatible" in text for text in outputs), outputs
 
 
 def _game(name: str, code: str = "abcd2345abcd2345") -> LobbyGame:

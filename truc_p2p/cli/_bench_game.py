@@ -59,8 +59,18 @@ from truc_p2p.rules import Action, Player, RoundEnded, Ruleset
 __all__ = ["CpuFloor", "main", "report_lines", "run"]
 
 #: Message types that only deal (no action rides on them); ``v2deck3/shares`` is a
-#: ``v2deck3`` without ``action`` (early cards, wire.md 6a).
-_DEAL_ONLY = {"deck1", "deck2", "deck3", "v2deck1", "v2deck2", "v2open", "v2deck3/shares"}
+#: ``v2deck3`` without ``action`` (early cards, wire.md 6a); ``v2redeal`` carries the
+#: non-dealer's redeal shares alone (early redeal cards, wire.md 6a).
+_DEAL_ONLY = {
+    "deck1",
+    "deck2",
+    "deck3",
+    "v2deck1",
+    "v2deck2",
+    "v2open",
+    "v2deck3/shares",
+    "v2redeal",
+}
 #: Message types that carry an action.
 _ACTIONS = {"action", "deck4", "v2action", "v2deck3"}
 

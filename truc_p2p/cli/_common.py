@@ -35,6 +35,7 @@ __all__ = [
     "MAX_COUNT",
     "MAX_NAME",
     "MAX_SECONDS",
+    "StoreExplicit",
     "UsageError",
     "add_bot_arg",
     "add_pipeline_arg",
@@ -71,7 +72,7 @@ class UsageError(ValueError):
 _SAMPLE = "♠♥♦♣“”·–"
 
 
-class _StoreExplicit(argparse.Action):
+class StoreExplicit(argparse.Action):
     """``store``, and remember that the option was given (:func:`explicit_options`)."""
 
     def __call__(
@@ -99,19 +100,19 @@ def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
         "--target",
         type=int,
         default=12,
-        action=_StoreExplicit,
+        action=StoreExplicit,
         help=_("points to win (default 12)"),
     )
     parser.add_argument(
         "--ladder",
-        action=_StoreExplicit,
+        action=StoreExplicit,
         choices=[x.value for x in Ladder],
         default=Ladder.LITERAL.value,
         help=_("raise ladder: literal 1,2,6,8,10... (default) or even 1,2,4,6,8..."),
     )
     parser.add_argument(
         "--rest-refused",
-        action=_StoreExplicit,
+        action=StoreExplicit,
         choices=[x.value for x in RestRefused],
         default=RestRefused.GAME.value,
         help=_("a refused 'my rest' wins the game (default) or scores the round value"),

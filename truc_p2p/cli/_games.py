@@ -127,6 +127,9 @@ def _result_text(game: GameFile) -> str:
     if scores is None:
         return _("not started")
     x, y = scores
+    left = game.abandoned_by
+    if left is not None:  # only the side that stayed says so (wire.md 13.4)
+        return _("abandoned by {name} at {x}–{y} (unconfirmed)", name=game.name(left), x=x, y=y)
     rest = game.report.reason in ("rest-won", "rest-refused")
     if word == "won" and rest:
         return _("you won on “my rest”, {x}–{y}", x=x, y=y)
@@ -171,6 +174,22 @@ def records_of(games: list[GameFile]) -> list[tuple[_Opponent, int, int]]:
     return sorted(tally.values(), key=lambda r: (-(r[1] + r[2]), r[0].name))
 
 
+def abandons_of(games: list[GameFile]) -> dict[str, tuple[_Opponent, int]]:
+    """Opponent fingerprint -> (opponent, the games whose chain verifies up to the
+    abort where it abandoned us), as our transcripts say: unconfirmed (wire.md 13.4)."""
+    tally: dict[str, tuple[_Opponent, int]] = {}
+    for game in games:
+        opp = _opponent(game)
+        # the chain verifies up to the abort (an aborted game never "verifies")
+        intact = game.damage is None and game.report.error_code == "aborted"
+        if opp is None or not intact or game.owner is None:
+            continue
+        if game.abandoned_by is game.owner.other:
+            _o, n = tally.get(opp.fingerprint, (opp, 0))
+            tally[opp.fingerprint] = (opp, n + 1)
+    return tally
+
+
 def _game_json(game: GameFile) -> dict[str, Any]:
     report = game.report
     opp = _opponent(game)
@@ -188,6 +207,8 @@ def _game_json(game: GameFile) -> dict[str, Any]:
         "opponent": None if opp is None else {"name": opp.name, "fingerprint": opp.fingerprint},
         "players": [{"name": p.name, "fingerprint": p.fingerprint} for p in report.players],
         "result": _result_word(game),
+        # the seat that left, as the one who stayed recorded it (unconfirmed)
+        "abandoned_by": int(game.abandoned_by) if game.abandoned_by is not None else None,
         "winner": report.winner,
         "reason": report.reason,
         "score": None
@@ -281,20 +302,24 @@ def _games(args: argparse.Namespace) -> int:
             _print_table(games)
         else:
             print(_("no games in {dir}", dir=folder))
-        if records:
+        abandons = abandons_of(games)
+        rows = [(o, won, lost, abandons.pop(o.fingerprint, (o, 0))[1]) for o, won, lost in records]
+        rows += [(o, 0, 0, n) for o, n in abandons.values()]
+        if rows:
             print()
             print(_("your record:"))
-            for opp, won, lost in records:
-                print(
-                    "  "
-                    + _(
-                        "against {name} ({fp}): won {won}, lost {lost}",
-                        name=opp.name,
-                        fp=opp.fingerprint[:FP],
-                        won=won,
-                        lost=lost,
+            for opp, won, lost, left in rows:
+                facts = {"name": opp.name, "fp": opp.fingerprint[:FP], "won": won, "lost": lost}
+                if left:
+                    line = _(
+                        "against {name} ({fp}): won {won}, lost {lost}, "
+                        "abandoned by them {left} (unconfirmed)",
+                        left=left,
+                        **facts,
                     )
-                )
+                else:
+                    line = _("against {name} ({fp}): won {won}, lost {lost}", **facts)
+                print("  " + line)
         total = len(games)
         if total:
             print(ngettext("{n} game", "{n} games", total))

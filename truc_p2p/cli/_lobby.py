@@ -12,13 +12,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from typing import Any, TextIO
 
 import trio
 
 from truc_p2p.cli._common import positive_seconds
 from truc_p2p.cli._i18n import _
-from truc_p2p.net import DEFAULT_RELAY_PORT, InviteError, LobbyGame, fetch_lobby
+from truc_p2p.net import (
+    DEFAULT_RELAY_PORT,
+    InviteError,
+    ListingError,
+    LobbyAnswer,
+    LobbyFilter,
+    LobbyGame,
+    fetch_lobby,
+    fetch_lobby_answer,
+)
 from truc_p2p.net._invite import parse_host_port
 from truc_p2p.net._relay_wire import RelayProtocolError
 
@@ -53,6 +63,19 @@ def register(subparsers: Any) -> None:
         "relay", metavar="RELAY", help=_("HOST[:PORT] (port {port})", port=DEFAULT_RELAY_PORT)
     )
     lobby.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    lobby.add_argument(
+        "--name",
+        dest="name_filter",  # not a player's --name: empty is fine, no length rule
+        default="",
+        metavar="TEXT",
+        help=_("only games whose name contains TEXT (any case)"),
+    )
+    lobby.add_argument(
+        "--fingerprint",
+        default="",
+        metavar="HEX",
+        help=_("only games whose host key fingerprint starts with HEX"),
+    )
     lobby.add_argument(
         "--timeout", type=positive_seconds, default=10.0, metavar="S", help=_("default 10")
     )
@@ -93,12 +116,31 @@ def describe_game(game: LobbyGame) -> str:
     )
 
 
-def lobby_json(relay: tuple[str, int], games: list[LobbyGame], notes: list[str]) -> dict[str, Any]:
-    return {
+def lobby_json(
+    relay: tuple[str, int],
+    games: list[LobbyGame],
+    notes: list[str],
+    answer: LobbyAnswer | None = None,
+) -> dict[str, Any]:
+    """``lobby --json``; with the relay's ``answer``, also how many listings it holds,
+    how many match the filter and how many it showed (connect.md 2.2)."""
+    out: dict[str, Any] = {
         "relay": f"{relay[0]}:{relay[1]}" if ":" not in relay[0] else f"[{relay[0]}]:{relay[1]}",
         "games": [g.to_json() for g in games],
         "dropped": notes,
     }
+    if answer is not None:
+        out["listings_held"] = answer.held
+        out["listings_matching"] = answer.matching
+        out["listings_shown"] = answer.shown
+    return out
+
+
+def lobby_filter(name: str, fingerprint: str) -> LobbyFilter:
+    """``--name`` and ``--fingerprint`` as a filter (a fingerprint may be given in
+    any case, with colons or spaces); :class:`ListingError` if unusable."""
+    fp = "".join(c for c in fingerprint.lower() if c not in ": ")
+    return LobbyFilter(name=name.strip(), fingerprint=fp)
 
 
 def fetch(
@@ -156,18 +198,44 @@ def _lobby(args: argparse.Namespace) -> int:
     except InviteError as exc:
         print(f"truc-p2p lobby: {exc}", file=sys.stderr)  # the invite parser's words
         return 2
-    if args.json:
-        try:
-            games, notes = trio.run(_fetch, relay, args.timeout)
-        except _UNREACHABLE as exc:
-            reason = "no answer in time" if isinstance(exc, trio.TooSlowError) else str(exc)
+    try:
+        wanted = lobby_filter(args.name_filter, args.fingerprint)
+    except ListingError as exc:
+        print(f"truc-p2p lobby: {exc}", file=sys.stderr)
+        return 2
+    try:
+        answer = trio.run(partial(fetch_lobby_answer, relay, timeout=args.timeout, wanted=wanted))
+    except _UNREACHABLE as exc:
+        reason = "no answer in time" if isinstance(exc, trio.TooSlowError) else str(exc)
+        if args.json:
             print(json.dumps({**lobby_json(relay, [], []), "error": reason}), flush=True)
-            return 4
-        print(json.dumps(lobby_json(relay, games, notes)), flush=True)
-        return 0
-    found = fetch(relay, args.timeout, "lobby", sys.stderr)
-    if found is None:
+        else:
+            print(
+                _(
+                    "truc-p2p {command}: cannot reach the relay {relay}: {reason}",
+                    command="lobby",
+                    relay=f"{relay[0]}:{relay[1]}",
+                    reason=reason or type(exc).__name__,
+                ),
+                file=sys.stderr,
+            )
         return 4
+    if args.json:
+        print(json.dumps(lobby_json(relay, answer.games, answer.notes, answer)), flush=True)
+        return 0
+    for note in answer.notes:
+        print(_("truc-p2p {command}: {note}", command="lobby", note=note), file=sys.stderr)
+    if answer.matching > answer.shown:
+        print(
+            _(
+                "the relay holds {held} games and showed {shown}: "
+                "narrow them with --name or --fingerprint",
+                held=answer.matching,
+                shown=answer.shown,
+            ),
+            file=sys.stderr,
+        )
+    found = answer.games
     if not found:
         print(_("no open game at the relay {relay}", relay=args.relay), file=sys.stderr)
         return 1
@@ -188,8 +256,8 @@ def adopt_listing(args: argparse.Namespace, game: LobbyGame) -> None:
         args.rest_refused = f["rest"]
     if "pipeline" in f:
         args.no_pipeline = f["pipeline"] == "0"
-    if hasattr(args, "match"):  # a match of N games (``--match``), when join has it
-        args.match = game.listing.match
+    # the match length travels in the invite (game.invite.settings.match), which
+    # the join adopts like an invite's, checking it against an explicit --match
 
 
 def pick_relay_game(args: argparse.Namespace, relay: tuple[str, int]) -> LobbyGame | int:

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from truc_p2p.cli._i18n import N_, _
-from truc_p2p.protocol import Series, decode_envelope, series_of, verify_transcript
+from truc_p2p.protocol import (
+    RemoteProtocolError,
+    Series,
+    decode_envelope,
+    series_of,
+    verify_transcript,
+)
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
 
@@ -103,6 +109,11 @@ class MatchRecord:
         if self.after is None:
             return Series(match=self.games)
         return self.after
+
+    def followed(self) -> frozenset[bytes]:
+        """The games of the match already followed by another (all but the last): a
+        hello naming one as ``prev`` would play a game of the match again."""
+        return frozenset(bytes.fromhex(g["game_id"]) for g in self.played[:-1])
 
     def add(
         self,
@@ -230,13 +241,62 @@ def _hello_series(envelopes: list[bytes]) -> Series | None:
     return series_of(options) if isinstance(options, dict) else None
 
 
+def _same_int(value: object, expected: int | None) -> bool:
+    """``value`` is the JSON integer ``expected`` (or null for ``None``): ``true`` is not
+    1 and ``1.0`` is not 1 (a record is checked, not coerced)."""
+    if expected is None:
+        return value is None
+    return type(value) is int and value == expected
+
+
+def _no_replayed_game(
+    folder: Path,
+    places: list[tuple[int, bytes, str]],
+    fingerprints: tuple[str, str],
+    listed: set[str],
+) -> None:
+    """:class:`MatchError` if a transcript beside the record, between the same two keys
+    in the same seats, started a game at a place of the match that the record fills
+    with another game: that place was played twice (wire.md 4.1)."""
+    wanted = {prev: (no, game_id) for no, prev, game_id in places}
+    if not wanted:
+        return
+    for file in sorted(folder.glob("*.truc")):
+        if file.name in listed:
+            continue
+        try:
+            envelopes = read_transcript(file)
+            linked = _hello_series(envelopes) if envelopes else None
+        except (OSError, ValueError, RemoteProtocolError):
+            continue
+        if linked is None or linked.prev not in wanted:
+            continue
+        no, game_id = wanted[linked.prev]
+        report = verify_transcript(envelopes)
+        fps = tuple(p.fingerprint for p in report.players)
+        if report.game_id in (None, game_id) or report.first_dealer is None:
+            continue  # the same game, or one that never started
+        if fps != fingerprints:
+            continue
+        raise MatchError(
+            N_(
+                "game {no} was played twice: {name} beside the record is another game "
+                "after the same game (a replayed game of the match)"
+            ),
+            no=no,
+            name=file.name,
+        )
+
+
 def verify_match(path: Path) -> MatchReport:
     """Check a match record and every transcript it names; :class:`MatchError` if any
     check fails.  Checked from the transcripts, not the record: each game verifies
     and matches the record's hash, both players are the same keys in the same seats
     in every game, each game's hello names the match length and the previous game's
-    id (the first names none), the first dealers alternate, and the record's result
-    is the one the games give."""
+    id (the first names none), the first dealers alternate, each entry's game id,
+    first dealer and winner and the record's match id, wins and winner are the
+    games' (JSON integers: ``true`` and ``1.0`` are not 1), and no transcript beside
+    the record started another game at one of its places (a replayed game)."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -257,6 +317,8 @@ def verify_match(path: Path) -> MatchReport:
     fingerprints: tuple[str, str] | None = None
     names: tuple[str, str] = ("player 0", "player 1")
     seen: set[str] = set()
+    # (game number, the game it follows, its id): the places a replay would take again
+    places: list[tuple[int, bytes, str]] = []
     for no, entry in enumerate(played, 1):
         if not isinstance(entry, dict) or not isinstance(entry.get("transcript"), str):
             raise MatchError(N_("game {no}: no transcript named"), no=no)
@@ -293,6 +355,12 @@ def verify_match(path: Path) -> MatchReport:
         seen.add(report.game_id)
         if entry.get("game_id") != report.game_id:
             raise MatchError(N_("game {no}: the record's game id is not the transcript's"), no=no)
+        if not _same_int(entry.get("first_dealer"), report.first_dealer):
+            raise MatchError(
+                N_("game {no}: the record's first dealer is not the transcript's"), no=no
+            )
+        if not _same_int(entry.get("winner"), report.winner):
+            raise MatchError(N_("game {no}: the record's winner is not the transcript's"), no=no)
         fps = (report.players[0].fingerprint, report.players[1].fingerprint)
         if fingerprints is None:
             fingerprints = fps
@@ -321,15 +389,28 @@ def verify_match(path: Path) -> MatchReport:
         if max(wins) >= to_win(games):
             raise MatchError(N_("game {no}: played after the match was won"), no=no)
         assert report.winner is not None and report.first_dealer is not None
+        if prev is not None:
+            places.append((no, prev, report.game_id))
         wins[report.winner] += 1
         prev = bytes.fromhex(report.game_id)
         prev_dealer = report.first_dealer
     assert fingerprints is not None
+    if record.get("match_id") != played[0].get("game_id"):
+        raise MatchError(N_("the record's match id is not its first game's id"))
     winner = next((p for p in (0, 1) if wins[p] >= to_win(games)), None)
-    if record.get("winner") != winner or record.get("wins") != wins:
+    claimed = record.get("wins")
+    if (
+        not _same_int(record.get("winner"), winner)
+        or not isinstance(claimed, list)
+        or len(claimed) != 2
+        or not all(_same_int(c, w) for c, w in zip(claimed, wins, strict=True))
+        or not _same_int(record.get("to_win"), to_win(games))
+    ):
         raise MatchError(
             N_("the record's result is not the games': they give {wins}"), wins=str(wins)
         )
+    listed = {Path(g["transcript"]).name for g in played}
+    _no_replayed_game(path.parent, places, fingerprints, listed)
     expected = [{"name": names[i], "fingerprint": fingerprints[i]} for i in (0, 1)]
     if record.get("players") != expected:
         raise MatchError(N_("the record's players are not those of the games"))

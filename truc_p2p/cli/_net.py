@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import DEFAULT_OPPONENT, Bot, make_bot
 from truc_p2p.cli._common import (
+    StoreExplicit,
     add_bot_arg,
     add_pipeline_arg,
     add_ruleset_args,
@@ -143,6 +144,7 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
         "--match",
         type=_match_length,
         default=1,
+        action=StoreExplicit,
         metavar="N",
         help=_(
             "play a match (partie liée) of N games: the first to win ceil(N/2) games "
@@ -590,7 +592,11 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                 outcome = await host_game(
                     strategy,
                     identity=ident.key,
-                    settings=replace(_game_settings(args, ruleset, name), series=record.series()),
+                    settings=replace(
+                        _game_settings(args, ruleset, name),
+                        series=record.series(),
+                        played=record.followed(),
+                    ),
                     listen=Listen(
                         bind=args.bind,
                         port=port[0],
@@ -760,6 +766,10 @@ def _adopt_host_settings(args: argparse.Namespace, invite: Invite) -> str | None
     if host.empty:
         return None  # an older host's invite: a mismatch shows only in its hello
     given = explicit_options(args)
+    if host.match is not None:  # the host's match length (wire.md 4.1)
+        if "match" in given and args.match != host.match:
+            return "truc-p2p join: " + match_differs(_("the host"), host.match)
+        args.match = host.match
     mine = HostSettings(
         target=args.target if "target" in given else None,
         ladder=args.ladder if "ladder" in given else None,
@@ -1322,6 +1332,14 @@ async def _after_game(
     return True
 
 
+def match_differs(host: str, games: int) -> str:
+    """The one sentence a joiner gets when it asked for another match length than
+    the host's ``games`` (1: a single game): what the host plays and what to type."""
+    if games == 1:
+        return _("{host} plays a single game: join without --match", host=host)
+    return _("{host} plays a match of {n} games: join with --match {n}", host=host, n=games)
+
+
 def settings_words(settings: HostSettings) -> str:
     """A host's settings in words, in the language in use (``HostSettings.describe()``
     in English); option values stay the command line's words."""
@@ -1343,6 +1361,8 @@ def settings_words(settings: HostSettings) -> str:
             parts.append(_("deck {deck} classic", deck=settings.deck))
     elif settings.pipeline is not None:
         parts.append(_("pipelined deal") if settings.pipeline else _("classic deal"))
+    if settings.match is not None and settings.match > 1:
+        parts.append(_("match of {n} games", n=settings.match))
     return ", ".join(parts)
 
 

@@ -32,6 +32,7 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "not-allowed": N_("refused {peer}: key {key}… is not on the --allow list"),
     "busy": N_("told {peer} the host is busy"),
     "unknown-game": N_("refused a reconnection from {peer}: no such game here"),
+    "played": N_("refused {peer}: the game after {game}… was played already"),
     "port-mapped": N_(
         "your router forwards {address} to this machine ({method}, removed when you stop)"
     ),

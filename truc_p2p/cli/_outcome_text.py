@@ -71,8 +71,24 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "refused-busy": N_("the host is busy with another game; try again later"),
     "refused-not-allowed": N_("the host does not admit your key (it hosts with --allow)"),
     "refused-unknown-game": N_("the host no longer has this game (it ended or was abandoned)"),
+    "refused-played": N_(
+        "the host has already played the game that follows this one: each game "
+        "of a match, and each rematch, is played once"
+    ),
     "refused": N_("the host refused ({reason})"),
     "incompatible": N_("incompatible settings, nothing was played: {error}"),
+    "host-plays-match": N_("{host} plays a match of {n} games: join with --match {n}"),
+    "host-plays-single": N_("{host} plays a single game: join without --match"),
+    "joiner-asks-single": N_(
+        "{joiner} asked for a single game, you host a match of {n} games: nothing was played"
+    ),
+    "joiner-asks-match": N_(
+        "{joiner} asked for a match of {asked} games, you host a single game: nothing was played"
+    ),
+    "joiner-asks-other-match": N_(
+        "{joiner} asked for a match of {asked} games, you host a match of {n} games: nothing "
+        "was played"
+    ),
     "protocol-error": N_("the opponent broke the protocol {where}: {code}: {error}"),
     "protocol-error-at": N_(
         "the opponent broke the protocol {where}: {code} at message {number}: {error}"

@@ -84,6 +84,18 @@ class GameFile:
         return self.report.winner is not None or len(results) == 2
 
     @property
+    def abandoned_by(self) -> Player | None:
+        """Who left, when the game ends with the other player's ``abort`` ``abandoned``
+        (wire.md 13.4): the one who stayed signed it.  Unconfirmed: a transcript
+        cannot prove who left, only who said so."""
+        if self.finished or not self.messages:
+            return None
+        kind, sender, payload = self.messages[-1]
+        if kind != "abort" or payload.get("reason") != "abandoned" or sender not in (0, 1):
+            return None
+        return Player(sender).other
+
+    @property
     def status(self) -> Status:
         if self.finished:
             return "finished"

@@ -70,7 +70,15 @@ from truc_p2p.net._invite import (
     parse_host_port,
     settings_fields,
 )
-from truc_p2p.net._lobby import ListingError, LobbyGame, LobbyListing, fetch_lobby
+from truc_p2p.net._lobby import (
+    ListingError,
+    LobbyAnswer,
+    LobbyFilter,
+    LobbyGame,
+    LobbyListing,
+    fetch_lobby,
+    fetch_lobby_answer,
+)
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import (
@@ -119,6 +127,8 @@ __all__ = [
     "InviteError",
     "Listen",
     "ListingError",
+    "LobbyAnswer",
+    "LobbyFilter",
     "LobbyGame",
     "LobbyListing",
     "LocalGame",
@@ -143,6 +153,7 @@ __all__ = [
     "connect",
     "evidence_path_for",
     "fetch_lobby",
+    "fetch_lobby_answer",
     "find_games",
     "guess_lan_address",
     "host_game",

@@ -45,7 +45,14 @@ from truc_p2p.net._relay_wire import CLAIM_LEN, code_for_claim
 from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game
-from truc_p2p.protocol import RemoteProtocolError, Series, Session, fingerprint
+from truc_p2p.protocol import (
+    MessageType,
+    RemoteProtocolError,
+    Series,
+    Session,
+    decode_envelope,
+    fingerprint,
+)
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter
 
@@ -106,7 +113,9 @@ class LocalGame:
     def discard(self) -> None:
         """Close and delete the files (a connection that never started a game)."""
         self.close()
-        for path in (self.transcript, self.secret_path):
+        if self.transcript is None:
+            return
+        for path in (self.transcript, self.secret_path, meta_path_for(self.transcript)):
             if path is not None:
                 path.unlink(missing_ok=True)
 
@@ -329,8 +338,9 @@ async def host_game(
     name = settings.name or "host"
     relay = listen.relay
     # What a joiner must agree to: in the invite, the mDNS record (connect.md 1.1, 7)
+    match = settings.series.match if settings.series is not None else 1
     advertised = settings_fields(
-        rules, audit=settings.audit, deck=settings.deck, pipeline=settings.pipeline
+        rules, audit=settings.audit, deck=settings.deck, pipeline=settings.pipeline, match=match
     )
     relay_nonce = secrets.token_bytes(16)
     claim = relay_claim(identity, relay_nonce) if relay is not None else None
@@ -370,8 +380,27 @@ async def host_game(
         accept_series = settings.accept_series
         if accept_series is None and forever:
             accept_series = _rematch_of(finished_with, settings.series)
+        # wire.md 4.1: a game is followed once; the prevs of games started here
+        followed: set[bytes] = set(settings.played)
 
         async def start(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
+            prev = _hello_prev(first)
+            if prev is not None and prev in followed:
+                report.notice(Notice("played", peer=peer, game=prev.hex()[:16]))
+                await loop.refuse(stream, "played", "the game after this one was played already")
+                return
+            if prev is not None:
+                followed.add(prev)  # taken now: a second hello naming it is refused
+            try:
+                await play_linked(stream, first, peer)
+            finally:
+                if prev is not None and not started_with.pop(prev, False):
+                    followed.discard(prev)  # no game started: the place is free again
+
+        started_with: dict[bytes, bool] = {}
+
+        async def play_linked(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
+            prev = _hello_prev(first)
             out_dir = storage.out_dir
             path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
             try:
@@ -419,12 +448,15 @@ async def host_game(
                             prefix=first,
                             reconnector=slot.reconnector,
                             grace=settings.grace,
+                            away_budget=settings.away_budget,
                             heartbeat=settings.heartbeat,
                             dead_after=settings.dead_after,
                             before_send=local.sync,
                             on_evidence=local.keep_evidence,
                         )
             finally:
+                if prev is not None:
+                    started_with[prev] = _started(local.session)
                 local.close()
                 loop.games.remove(slot)
                 await slot.reconnector.aclose()
@@ -495,6 +527,17 @@ async def host_game(
     return GameOutcome.told(End.QUIT, "nobody-joined", {}, me=Player.P1)
 
 
+def _hello_prev(first: bytes) -> bytes | None:
+    """The ``prev`` a joiner's first frame (its hello) names, if any (wire.md 4.1)."""
+    try:
+        env = decode_envelope(first[4 : 4 + int.from_bytes(first[:4], "big")])
+    except RemoteProtocolError:
+        return None
+    options = env.payload.get("options") if env.type == MessageType.HELLO else None
+    prev = options.get("prev") if isinstance(options, dict) else None
+    return prev if isinstance(prev, bytes) and len(prev) == 32 else None
+
+
 def _lobby_listing(
     identity: Ed25519PrivateKey,
     settings: GameSettings,
@@ -523,7 +566,7 @@ def _lobby_listing(
             if settings.pipeline is None
             else (settings.pipeline and settings.deck == "v2"),
             early=settings.early,
-            match=getattr(settings, "match", 1),
+            match=settings.series.match if settings.series is not None else 1,
         ),
     )
     return listing.sign(identity, rendezvous.code)
@@ -729,6 +772,7 @@ async def _join_once(
                 stop=stop,
                 reconnector=Redialer(inv, on_path=on_path),
                 grace=settings.grace,
+                away_budget=settings.away_budget,
                 heartbeat=settings.heartbeat,
                 dead_after=settings.dead_after,
                 before_send=local.sync,
@@ -745,7 +789,19 @@ async def _join_once(
     if not _started(local.session) and outcome.end is End.REFUSED:
         local.discard()
         return outcome
+    if not _started(local.session) and _incompatible(outcome):
+        # The hellos differ: nothing was played, and a transcript ending in the host's
+        # honest hello would read as its violation (wire.md 4): keep none, as the host.
+        local.discard()
+        return outcome
     return replace(outcome, transcript=local.transcript, path=route)
+
+
+def _incompatible(outcome: GameOutcome) -> bool:
+    """Whether a game ended because the two sides' settings differ (either side said so)."""
+    return outcome.end is End.INCOMPATIBLE or (
+        outcome.end is End.OPPONENT_ABORTED and outcome.abort_reason == "incompatible"
+    )
 
 
 def _keep(transcript: Path, error: RemoteProtocolError) -> None:
@@ -872,6 +928,7 @@ async def resume_game(
                 stop=stop,
                 reconnector=source,
                 grace=grace,
+                away_budget=settings.away_budget,
                 heartbeat=settings.heartbeat,
                 dead_after=settings.dead_after,
                 prefix=prefix,

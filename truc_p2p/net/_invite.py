@@ -10,8 +10,10 @@ adds ``relay`` (the relay's ``HOST:PORT``, IPv6 in brackets) and ``code``
 The host's game settings — what a joiner must agree to, else the hellos
 do not match (wire.md 4) — follow as ``target``, ``ladder``, ``rest``,
 ``audit``, ``deck`` and ``pipeline`` (:class:`HostSettings`, connect.md
-1.1); the same keys and values are the mDNS TXT record's and a lobby
-listing's (:func:`settings_fields`).  Each is optional: an invite without
+1.1), then ``match``, the games of the host's match (wire.md 4.1; only for
+a match of 2 games or more: absent, a single game); the same keys and
+values are the mDNS TXT record's and a lobby listing's
+(:func:`settings_fields`).  Each is optional: an invite without
 them (an older host's) still works, and the joiner then learns a mismatch
 only from the host's hello.  Unknown query parameters are ignored so later
 versions may add some, and an older reader simply ignores ``relay``,
@@ -21,6 +23,7 @@ versions may add some, and an older reader simply ignores ``relay``,
     truc://[2001:db8::7]:4455/?fp=3f0c…
     truc://192.168.1.20:4455/?fp=3f0c…&relay=relay.example.org:4456&code=k3j…
     truc://192.168.1.20:4455/?fp=3f0c…&target=24&ladder=literal&rest=game&audit=game&deck=v2&pipeline=1
+    truc://192.168.1.20:4455/?fp=3f0c…&target=12&ladder=literal&rest=game&audit=game&deck=v2&pipeline=1&match=3
 """
 
 from __future__ import annotations
@@ -57,7 +60,9 @@ class InviteError(ValueError):
 
 
 #: The settings keys of an invite, an mDNS TXT record and a lobby listing, in order.
-SETTING_KEYS = ("target", "ladder", "rest", "audit", "deck", "pipeline")
+SETTING_KEYS = ("target", "ladder", "rest", "audit", "deck", "pipeline", "match")
+#: The most games a match may have (wire.md 4.1).
+MAX_MATCH = 99
 _AUDITS = ("game", "hand")
 _DECKS = ("v1", "v2")
 
@@ -65,8 +70,10 @@ _DECKS = ("v1", "v2")
 @dataclass(frozen=True)
 class HostSettings:
     """What a joiner must agree to (connect.md 1.1): the host's ruleset, audit
-    mode, deck version and whether the deal is pipelined.  ``None``: not said
-    (an older invite or record), so nothing can be checked before the hello."""
+    mode, deck version, whether the deal is pipelined, and the games of its
+    match (wire.md 4.1; 1: a single game).  ``None``: not said (an older invite
+    or record, or a host's single game), so nothing can be checked before the
+    hello."""
 
     target: int | None = None
     ladder: str | None = None
@@ -74,6 +81,7 @@ class HostSettings:
     audit: str | None = None
     deck: str | None = None
     pipeline: bool | None = None
+    match: int | None = None
 
     def __post_init__(self) -> None:
         if self.target is not None and (
@@ -90,13 +98,24 @@ class HostSettings:
             raise InviteError(f"deck must be v1 or v2, not {self.deck!r}")
         if self.pipeline and self.deck == "v1":
             raise InviteError("the pipelined deal needs deck v2")
+        if self.match is not None and (
+            type(self.match) is not int or not 1 <= self.match <= MAX_MATCH
+        ):
+            raise InviteError(f"match must be in 1..{MAX_MATCH} games, not {self.match!r}")
 
     @classmethod
     def of_game(
-        cls, ruleset: Ruleset | None, *, audit: str, deck: str, pipeline: bool | None
+        cls,
+        ruleset: Ruleset | None,
+        *,
+        audit: str,
+        deck: str,
+        pipeline: bool | None,
+        match: int = 1,
     ) -> HostSettings:
         """The settings of a game the way the host plays it (``pipeline`` ``None``:
-        the session's default, on with deck v2)."""
+        the session's default, on with deck v2).  A single game (``match`` 1) says
+        no ``match``, so its invite is an older host's, byte for byte."""
         rules = ruleset or Ruleset()
         return cls(
             target=rules.target,
@@ -105,6 +124,7 @@ class HostSettings:
             audit=audit,
             deck=deck,
             pipeline=(deck == "v2") if pipeline is None else (pipeline and deck == "v2"),
+            match=match if match > 1 else None,
         )
 
     @property
@@ -130,9 +150,9 @@ class HostSettings:
             text = fields.get(key)
             if text is None:
                 continue
-            if key == "target":
+            if key in ("target", "match"):
                 if not re.fullmatch(r"[0-9]{1,4}", text):
-                    raise InviteError(f"target must be a number, not {text!r}")
+                    raise InviteError(f"{key} must be a number, not {text!r}")
                 values[key] = int(text)
             elif key == "pipeline":
                 if text not in ("0", "1"):
@@ -165,15 +185,25 @@ class HostSettings:
             parts.append(f"deck {self.deck}{deal}")
         elif self.pipeline is not None:
             parts.append("pipelined deal" if self.pipeline else "classic deal")
+        if self.match is not None:
+            parts.append("a single game" if self.match == 1 else f"a match of {self.match} games")
         return ", ".join(parts)
 
 
 def settings_fields(
-    ruleset: Ruleset | None, *, audit: str = "game", deck: str = "v2", pipeline: bool | None = None
+    ruleset: Ruleset | None,
+    *,
+    audit: str = "game",
+    deck: str = "v2",
+    pipeline: bool | None = None,
+    match: int = 1,
 ) -> dict[str, str]:
     """A host's game settings as the text fields of its invite, its mDNS TXT record
-    and a lobby listing (connect.md 1.1): keys :data:`SETTING_KEYS`, in that order."""
-    return HostSettings.of_game(ruleset, audit=audit, deck=deck, pipeline=pipeline).fields()
+    and a lobby listing (connect.md 1.1): keys :data:`SETTING_KEYS`, in that order
+    (``match`` only for a match of 2 games or more)."""
+    return HostSettings.of_game(
+        ruleset, audit=audit, deck=deck, pipeline=pipeline, match=match
+    ).fields()
 
 
 def _check_host(host: str) -> str:

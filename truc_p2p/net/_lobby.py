@@ -3,8 +3,10 @@
 Theory of operation.  A public host signs, with its own Ed25519 key, what it
 lists: its key, its game address and a short text of fields (name, rules,
 deck options, match length), bound to its relay code.  The relay stores the
-bytes unread and hands them to whoever sends ``LOBBY``; the joiner checks the
-signature and builds an :class:`~._invite.Invite` from the listing (game
+bytes after checking their shape and signature (so it stores no junk) and
+hands them to whoever sends ``LOBBY``, optionally filtered by name or
+fingerprint (:class:`LobbyFilter`); the joiner checks the signature again
+(the relay is not trusted) and builds an :class:`~._invite.Invite` from the listing (game
 address, fingerprint of the listed key, relay, code), so joining a listed game
 is joining by invite: the hello pins the key.  A relay can hide or delay a
 listing, or show it under another code (the signature then fails); it cannot
@@ -37,7 +39,16 @@ from truc_p2p.net._relay_wire import (
 )
 from truc_p2p.protocol import fingerprint
 
-__all__ = ["LISTING_CONTEXT", "ListingError", "LobbyGame", "LobbyListing", "fetch_lobby"]
+__all__ = [
+    "LISTING_CONTEXT",
+    "ListingError",
+    "LobbyAnswer",
+    "LobbyFilter",
+    "LobbyGame",
+    "LobbyListing",
+    "fetch_lobby",
+    "fetch_lobby_answer",
+]
 
 #: What every listing signature starts with (domain separation).
 LISTING_CONTEXT = b"truc-p2p lobby listing v1"
@@ -128,6 +139,50 @@ class LobbyListing:
         return cls(key=key, addr=addr, fields=fields)
 
 
+@dataclass(frozen=True, kw_only=True)
+class LobbyFilter:
+    """Which games a ``LOBBY`` asks for (connect.md 2.2): those whose name contains
+    ``name`` (case-insensitively) and whose fingerprint starts with ``fingerprint``
+    (hex); empty matches every game.  The relay applies it before it cuts its
+    answer short, and the joiner applies it again (the relay is not trusted)."""
+
+    name: str = ""
+    fingerprint: str = ""
+
+    def __post_init__(self) -> None:
+        if len(self.name) > MAX_NAME or not (self.name + self.fingerprint).isprintable():
+            raise ListingError(f"a name filter is printable text of at most {MAX_NAME} characters")
+        fp = self.fingerprint
+        if len(fp) > 64 or any(c not in "0123456789abcdef" for c in fp):
+            raise ListingError("a fingerprint filter is lowercase hex, at most 64 digits")
+
+    def __bool__(self) -> bool:
+        return bool(self.name or self.fingerprint)
+
+    def matches(self, listing: LobbyListing) -> bool:
+        return self.name.casefold() in listing.name.casefold() and listing.fingerprint.startswith(
+            self.fingerprint
+        )
+
+    def encode(self) -> bytes:
+        """The ``LOBBY`` body: empty without a filter, else ``name=…&fp=…`` (form-encoded,
+        each key only when set)."""
+        fields = [("name", self.name), ("fp", self.fingerprint)]
+        return urlencode([(k, v) for k, v in fields if v]).encode()
+
+    @classmethod
+    def decode(cls, body: bytes) -> LobbyFilter:
+        """A ``LOBBY`` body; keys other than ``name`` and ``fp`` are ignored (later
+        versions may add some).  :class:`ListingError` if malformed."""
+        if not body:
+            return cls()
+        try:
+            fields = dict(parse_qsl(body.decode(), keep_blank_values=True, strict_parsing=True))
+        except (UnicodeDecodeError, ValueError):
+            raise ListingError("a LOBBY filter is form-encoded UTF-8 text") from None
+        return cls(name=fields.get("name", ""), fingerprint=fields.get("fp", ""))
+
+
 def _signed(code: str, body: bytes) -> bytes:
     raw = code.encode("ascii")
     return LISTING_CONTEXT + bytes([len(raw)]) + raw + body
@@ -203,6 +258,9 @@ def parse_game(body: bytes, relay: tuple[str, int]) -> LobbyGame:
     code = body[1 : 1 + body[0]].decode("ascii", "replace")
     (waiting,) = struct.unpack("!I", body[1 + body[0] : 5 + body[0]])
     listing = LobbyListing.verify(body[5 + body[0] :], code)
+    said = dict(listing.fields)
+    if said.get("match") == "1":  # a single game: its host's invite names no match
+        del said["match"]
     try:
         invite = Invite(
             listing.addr[0],
@@ -210,36 +268,83 @@ def parse_game(body: bytes, relay: tuple[str, int]) -> LobbyGame:
             listing.fingerprint,
             relay=relay,
             code=code,
-            settings=HostSettings.from_fields(listing.fields),  # as the host's invite says
+            settings=HostSettings.from_fields(said),  # as the host's invite says
         )
     except InviteError as exc:
         raise ListingError(f"the listing makes no invite: {exc}") from None
     return LobbyGame(code, waiting, listing, invite)
 
 
+@dataclass(frozen=True, kw_only=True)
+class LobbyAnswer:
+    """What a relay answered to ``LOBBY``: the games that verify and match the filter,
+    a note per listing dropped, and the relay's counts: listings it holds in all
+    (``held``), those matching the filter (``matching``; a relay that predates
+    filters reports none, then it is ``held``) and GAMEs it sent (``shown``)."""
+
+    games: list[LobbyGame]
+    notes: list[str]
+    held: int
+    matching: int
+    shown: int
+
+
+async def fetch_lobby_answer(
+    relay: tuple[str, int], *, timeout: float = 10.0, wanted: LobbyFilter | None = None
+) -> LobbyAnswer:
+    """Ask ``relay`` for its open games (those matching ``wanted``).  ``OSError`` (or
+    ``trio.TooSlowError`` past ``timeout``) when the relay cannot be asked;
+    :class:`RelayProtocolError` when it answers nonsense.  A relay that predates
+    filters closes the connection on one: then the games are asked for unfiltered
+    and filtered here."""
+    wanted = wanted or LobbyFilter()
+    with trio.fail_after(timeout if math.isfinite(timeout) else 3600.0):
+        try:
+            answer = await _ask_lobby(relay, wanted.encode())
+        except RelayProtocolError:
+            if not wanted:
+                raise
+            answer = await _ask_lobby(relay, b"")  # an old relay: filter here alone
+    games = [g for g in answer.games if wanted.matches(g.listing)]
+    return LobbyAnswer(
+        games=games,
+        notes=answer.notes,
+        held=answer.held,
+        matching=answer.matching,
+        shown=answer.shown,
+    )
+
+
+async def _ask_lobby(relay: tuple[str, int], body: bytes) -> LobbyAnswer:
+    games: list[LobbyGame] = []
+    notes: list[str] = []
+    shown = 0
+    stream = await trio.open_tcp_stream(*relay)
+    async with stream:
+        await stream.send_all(MAGIC + encode(Msg.LOBBY, body))
+        while True:
+            kind, body = await read_message(stream)
+            if kind == Msg.END:
+                break
+            if kind == Msg.ERROR:
+                raise RelayProtocolError("the relay says: " + body.decode("utf-8", "replace"))
+            if kind != Msg.GAME:
+                raise RelayProtocolError(f"unexpected message {kind:#x} in the lobby")
+            shown += 1
+            try:
+                games.append(parse_game(body, relay))
+            except ListingError as exc:
+                notes.append(f"dropped a listing: {exc}")
+    # END: held in all (2 bytes), then matching the filter (2 bytes, newer relays).
+    held = struct.unpack("!H", body[:2])[0] if len(body) >= 2 else shown
+    matching = struct.unpack("!H", body[2:4])[0] if len(body) >= 4 else held
+    return LobbyAnswer(games=games, notes=notes, held=held, matching=matching, shown=shown)
+
+
 async def fetch_lobby(
     relay: tuple[str, int], *, timeout: float = 10.0
 ) -> tuple[list[LobbyGame], list[str]]:
     """The open games at ``relay`` whose listings verify, and one note per listing
-    dropped (bad signature, malformed).  ``OSError`` (or ``trio.TooSlowError``
-    past ``timeout``) when the relay cannot be asked; :class:`RelayProtocolError`
-    when it answers nonsense."""
-    games: list[LobbyGame] = []
-    notes: list[str] = []
-    with trio.fail_after(timeout if math.isfinite(timeout) else 3600.0):
-        stream = await trio.open_tcp_stream(*relay)
-        async with stream:
-            await stream.send_all(MAGIC + encode(Msg.LOBBY))
-            while True:
-                kind, body = await read_message(stream)
-                if kind == Msg.END:
-                    break
-                if kind == Msg.ERROR:
-                    raise RelayProtocolError("the relay says: " + body.decode("utf-8", "replace"))
-                if kind != Msg.GAME:
-                    raise RelayProtocolError(f"unexpected message {kind:#x} in the lobby")
-                try:
-                    games.append(parse_game(body, relay))
-                except ListingError as exc:
-                    notes.append(f"dropped a listing: {exc}")
-    return games, notes
+    dropped (bad signature, malformed); see :func:`fetch_lobby_answer`."""
+    answer = await fetch_lobby_answer(relay, timeout=timeout)
+    return answer.games, answer.notes

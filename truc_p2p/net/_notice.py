@@ -29,6 +29,7 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "not-allowed": "refused {peer}: key {key}… is not on the --allow list",
     "busy": "told {peer} the host is busy",
     "unknown-game": "refused a reconnection from {peer}: no such game here",
+    "played": "refused {peer}: the game after {game}… was played already",
     # the router
     "port-mapped": "your router forwards {address} to this machine ({method}, removed "
     "when you stop)",

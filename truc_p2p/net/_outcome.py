@@ -87,8 +87,18 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "refused-busy": "the host is busy with another game; try again later",
     "refused-not-allowed": "the host does not admit your key (it hosts with --allow)",
     "refused-unknown-game": "the host no longer has this game (it ended or was abandoned)",
+    "refused-played": "the host has already played the game that follows this one: each game "
+    "of a match, and each rematch, is played once",
     "refused": "the host refused ({reason})",
     "incompatible": "incompatible settings, nothing was played: {error}",
+    "host-plays-match": "{host} plays a match of {n} games: join with --match {n}",
+    "host-plays-single": "{host} plays a single game: join without --match",
+    "joiner-asks-single": "{joiner} asked for a single game, you host a match of {n} games: "
+    "nothing was played",
+    "joiner-asks-match": "{joiner} asked for a match of {asked} games, you host a single game: "
+    "nothing was played",
+    "joiner-asks-other-match": "{joiner} asked for a match of {asked} games, you host a match "
+    "of {n} games: nothing was played",
     "protocol-error": "the opponent broke the protocol {where}: {code}: {error}",
     "protocol-error-at": "the opponent broke the protocol {where}: {code} at message "
     "{number}: {error}",

@@ -12,9 +12,11 @@ send goes through one lock.
 While the local player thinks, a watcher task keeps reading, so an abort,
 EOF or garbage from the opponent interrupts the choice at once instead of
 after it.  While waiting for the opponent, a deadline runs: it restarts
-whenever we send something or a complete frame arrives; when it passes we
-send a signed ``abort`` with reason ``timeout`` (recorded in the transcript
-like every envelope) and end with :attr:`End.OPPONENT_TIMEOUT`.
+whenever we send something or a complete frame arrives, and it stops while
+the link is down (a resume goes on with the time that was left, never a new
+turn timeout); when it passes we send a signed ``abort`` with reason
+``timeout`` (recorded in the transcript like every envelope) and end with
+:attr:`End.OPPONENT_TIMEOUT`.
 
 A lost connection does not end a game that has started: the loop's
 :class:`~._reconnect.LinkKeeper` holds the link, and with a
@@ -72,15 +74,17 @@ from truc_p2p.protocol import (
     RemoteProtocolError,
     Resignation,
     ResultMismatchError,
+    ResumeLieError,
     RulesetMismatchError,
     Session,
     SessionEvent,
     VersionMismatchError,
     YourTurn,
 )
-from truc_p2p.rules import Action, Event
+from truc_p2p.rules import Action, Event, Player
 
 __all__ = [
+    "DEFAULT_AWAY_BUDGET",
     "DEFAULT_BOT_TIMEOUT",
     "DEFAULT_DEAD_AFTER",
     "DEFAULT_GRACE",
@@ -99,6 +103,8 @@ DEFAULT_BOT_TIMEOUT = 30.0
 DEFAULT_HELLO_TIMEOUT = 10.0
 #: Seconds a disconnected opponent has to come back before the game is abandoned.
 DEFAULT_GRACE = 120.0
+#: Seconds the opponent may be away over a whole game, all drops together (wire.md 13.4).
+DEFAULT_AWAY_BUDGET = 600.0
 #: Seconds of silence on our side after which we send a heartbeat (wire.md 13.3).
 DEFAULT_HEARTBEAT = 5.0
 #: Seconds without any frame from the peer after which its link counts as dead.
@@ -112,7 +118,12 @@ def _abort_reason(exc: RemoteProtocolError) -> str:
     if isinstance(exc, RulesetMismatchError | VersionMismatchError):
         return "incompatible"
     if isinstance(
-        exc, CheatDetectedError | IllegalMoveError | BadSignatureError | ResultMismatchError
+        exc,
+        CheatDetectedError
+        | IllegalMoveError
+        | BadSignatureError
+        | ResultMismatchError
+        | ResumeLieError,  # a signed resume that lies about the chain (wire.md 13.8)
     ):
         return "cheat"
     return "error"
@@ -140,6 +151,7 @@ class _GameLoop:
         heartbeat: float = DEFAULT_HEARTBEAT,
         dead_after: float = DEFAULT_DEAD_AFTER,
         on_evidence: Callable[[RemoteProtocolError], object] | None = None,
+        away_budget: float = DEFAULT_AWAY_BUDGET,
     ) -> None:
         self.session = session
         self.on_evidence = on_evidence
@@ -170,6 +182,7 @@ class _GameLoop:
             hello_timeout=hello_timeout,
             heartbeat=heartbeat,
             dead_after=dead_after,
+            away_budget=away_budget,
         )
         self._deadline = math.inf
         self._main_scope = trio.CancelScope()
@@ -527,10 +540,16 @@ class _GameLoop:
         return self._outcome(End.DISK_ERROR, "disk-error", {"error": what, **self._where()})
 
     async def _recover(self, reason: str) -> GameOutcome | None:
-        """The link dropped: ``None`` once a new one resumed the game, or the outcome."""
+        """The link dropped: ``None`` once a new one resumed the game, or the outcome.
+
+        The turn clock is suspended while disconnected and goes on after the resume
+        with the time it had left at the drop (wire.md 13.5): a resume never gives
+        the player to act a new turn timeout.  The time away is bounded by the
+        grace of each drop and the game's away budget (13.4)."""
+        left = max(0.0, self._deadline - trio.current_time())
         ended = await self.keeper.recover(reason)
         if ended is None:
-            self._restart_clock()
+            self._deadline = trio.current_time() + left
         return ended
 
     async def _ended(self, why: Ending) -> GameOutcome:
@@ -540,10 +559,13 @@ class _GameLoop:
                 End.CONNECTION_LOST, "connection-lost", {"error": why.reason, **self._where()}
             )
         if isinstance(why, Abandoned):
+            detail = f"the opponent did not come back within {why.grace:g} s"
+            if why.budget is not None:
+                detail += f" (it used the {why.budget:g} s it may be away in a game)"
             return await self._end_by_us(
                 End.OPPONENT_ABANDONED,
                 "abandoned",
-                f"the opponent did not come back within {why.grace:g} s",
+                detail,
                 "abandoned",
                 {"grace": float(why.grace), **self._where()},
             )
@@ -554,7 +576,7 @@ class _GameLoop:
         return self._closed()  # pragma: no cover - a resumable session is open
 
     def _refused(self, event: Refused) -> GameOutcome:
-        known = event.reason in ("busy", "not-allowed", "unknown-game")
+        known = event.reason in ("busy", "not-allowed", "unknown-game", "played")
         return self._outcome(
             End.REFUSED,
             f"refused-{event.reason}" if known else "refused",
@@ -574,6 +596,7 @@ class _GameLoop:
         facts: dict[str, Any]
         if reason == "incompatible":
             end, kind, facts = End.INCOMPATIBLE, "incompatible", {"error": str(exc)}
+            kind, facts = self._match_differs() or (kind, facts)
         else:
             end = End.PROTOCOL_ERROR
             kind = "protocol-error"
@@ -587,6 +610,27 @@ class _GameLoop:
             }
         outcome = await self._end_by_us(end, reason, detail, kind, facts)
         return replace(outcome, error_code=exc.code, error_message_no=exc.message_no)
+
+    def _match_differs(self) -> tuple[str, dict[str, Any]] | None:
+        """The kind and facts of hellos that differ in the match length (wire.md 4.1):
+        one sentence saying what the other side plays, not the two option maps."""
+        s = self.session
+        theirs, ours = s.peer_series, s.series
+        if theirs is None or theirs.match == ours.match:
+            return None
+        if s.me is Player.P0:  # the joiner: what the host plays, and the option to use
+            if theirs.match == 1:
+                return "host-plays-single", {"host": s.peer_name}
+            return "host-plays-match", {"host": s.peer_name, "n": theirs.match}
+        if theirs.match == 1:
+            return "joiner-asks-single", {"joiner": s.peer_name, "n": ours.match}
+        if ours.match == 1:
+            return "joiner-asks-match", {"joiner": s.peer_name, "asked": theirs.match}
+        return "joiner-asks-other-match", {
+            "joiner": s.peer_name,
+            "asked": theirs.match,
+            "n": ours.match,
+        }
 
     def _peer_aborted(self, event: PeerAborted) -> GameOutcome:
         if isinstance(event, PeerResigned):
@@ -656,6 +700,7 @@ async def play_game(
     heartbeat: float = DEFAULT_HEARTBEAT,
     dead_after: float = DEFAULT_DEAD_AFTER,
     on_evidence: Callable[[RemoteProtocolError], object] | None = None,
+    away_budget: float = DEFAULT_AWAY_BUDGET,
 ) -> GameOutcome:
     """Play one game of ``session`` over ``stream`` until it ends; return the outcome.
 
@@ -679,6 +724,9 @@ async def play_game(
     one (``math.inf`` turns either off).  ``on_evidence`` gets a peer's
     protocol error before our abort is signed, to keep signed evidence the
     transcript cannot hold (a ``resume``, wire.md section 13.8).
+    ``away_budget`` bounds the time the opponent may be away over the whole
+    game, all drops together; a resume suspends the turn clock, never restarts
+    it (wire.md sections 13.4, 13.5).
 
     Network and peer failures are outcomes, not exceptions; only a failure
     of ``strategy`` or ``on_event`` propagates (after a signed ``error``
@@ -703,5 +751,6 @@ async def play_game(
         heartbeat=heartbeat,
         dead_after=dead_after,
         on_evidence=on_evidence,
+        away_budget=away_budget,
     )
     return await loop.run()

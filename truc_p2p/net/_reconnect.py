@@ -131,9 +131,11 @@ class Lost:
 
 @dataclass(frozen=True)
 class Abandoned:
-    """The opponent did not come back within ``grace`` seconds."""
+    """The opponent did not come back within ``grace`` seconds (the wait of this
+    drop); ``budget`` is the game's away budget when that ran out first."""
 
     grace: float
+    budget: float | None = None
 
 
 @dataclass(frozen=True)
@@ -212,8 +214,15 @@ class LinkKeeper:
         hello_timeout: float,
         heartbeat: float = math.inf,
         dead_after: float = math.inf,
+        away_budget: float = math.inf,
     ) -> None:
         self.session = session
+        #: Seconds the peer may be away over the whole game (wire.md 13.4).
+        self._away_budget = away_budget
+        #: Seconds it has been away so far: from each drop to the resume that ended it.
+        self.away_total = 0.0
+        #: When the wait of the drop in progress ends (grace or budget, the earlier).
+        self._wait_until = math.inf
         self._peer_beats = False  # the peer sent heartbeats on an earlier link
         self._heartbeat = heartbeat
         self._dead_after = dead_after
@@ -351,11 +360,15 @@ class LinkKeeper:
             # A game that never started (no coin yet) is not worth a long wait.
             grace = self._grace if s.started else min(self._grace, self._hello_timeout)
             self._grace_deadline = now + grace
-            self._away_since = now
+        self._away_since = now
+        # The game's away budget bounds every wait together (a peer that drops and
+        # resumes over and over cannot stall the game for ever).
+        budget_end = now + max(0.0, self._away_budget - self.away_total)
+        self._wait_until = min(self._grace_deadline, budget_end)
         self._recovering = done = trio.Event()
         try:
             await self._drop_link()
-            with trio.move_on_at(self._grace_deadline):
+            with trio.move_on_at(self._wait_until):
                 async with trio.open_nursery() as nursery:
                     await nursery.start(self._started_countdown, reason)
                     try:
@@ -372,12 +385,22 @@ class LinkKeeper:
         finally:
             self._recovering = None
             done.set()
+        self.away_total += trio.current_time() - now
+        if budget_end < self._grace_deadline:
+            return await self._end(Abandoned(self._wait_until - now, budget=self._away_budget))
         return await self._end(Abandoned(self._grace))
+
+    @property
+    def away_left(self) -> float:
+        """Seconds of the game's away budget the peer has not used."""
+        return max(0.0, self._away_budget - self.away_total)
 
     async def resume_first(self, prefix: bytes, dialled: bool) -> GameOutcome | None:
         """Resume a restored session on the first stream (``truc-p2p resume``)."""
-        self._grace_deadline = trio.current_time() + self._grace
-        self._away_since = trio.current_time()
+        now = trio.current_time()
+        self._grace_deadline = now + self._grace
+        self._away_since = now
+        self._wait_until = min(self._grace_deadline, now + self.away_left)
         ended = await self._attach(prefix, dialled)
         if isinstance(ended, _Retry):
             return await self.recover("the first reconnection attempt failed")
@@ -418,10 +441,9 @@ class LinkKeeper:
 
     async def _countdown(self, reason: str) -> None:
         """Tell the player at once that the opponent is away, then count down."""
-        assert self._grace_deadline is not None
-        grace = self._grace_deadline - self._away_since
+        grace = self._wait_until - self._away_since
         while True:
-            left = max(0.0, self._grace_deadline - trio.current_time())
+            left = max(0.0, self._wait_until - trio.current_time())
             self._notify(PeerDisconnected(reason=reason, seconds_left=left, grace=grace))
             await trio.sleep(min(COUNTDOWN_EVERY, left) or COUNTDOWN_EVERY)
 
@@ -462,6 +484,7 @@ class LinkKeeper:
                     except LinkBroken:
                         return _RETRY
                     after = trio.current_time() - self._away_since
+                    self.away_total += after  # the away budget stops now
                     self._resumed_at = trio.current_time()  # the grace clock stops later
                     self._notify(
                         PeerReconnected(

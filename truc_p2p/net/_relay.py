@@ -32,14 +32,29 @@ of the oldest meeting not yet spliced of the address that holds the most
 out.  Spliced sessions are left alone: the host's own handshake (hello
 timeout, key pinning, per-address admission) decides about them.
 
+One address is an address group (:func:`~._host.address_key`): an IPv4
+address, or the /64 of an IPv6 one, since a host gets a whole /64 and may
+pick any address in it.  Every per-address limit (connections,
+registrations, listings, a joiner's meetings) counts groups.
+
 The lobby.  A registered host may **list** its game (``LIST`` on its control
-connection, a listing signed by its own key, opaque to the relay); anyone
-may ask for the open games (``LOBBY`` on a new connection: one ``GAME`` per
-listing, then ``END``).  A listing lives only as long as its registration
-and expires ``listing_ttl`` seconds after its last renewal (a ``PING`` or a
-new ``LIST``); listings are bounded overall and per host address, counted
-like registrations.  The joiner checks the signature and pins the key: the
-relay can hide a game, never dress one up.
+connection, a listing signed by its own key); anyone may ask for the open
+games (``LOBBY`` on a new connection, optionally with a filter by name or
+fingerprint: one ``GAME`` per listing, then ``END``).  The relay checks a
+listing's shape and signature (for the registration's code) before it
+stores it, so junk costs a flooder a key and a signature per listing and
+can only ever be listings of its own.  A listing lives only as long as its
+registration and expires ``listing_ttl`` seconds after its last renewal (a
+``PING`` or a new ``LIST``); listings are bounded overall and per address
+group, and a full lobby makes room for a newcomer from a group holding
+fewer by dropping the oldest listing of the group holding the most.  An
+answer takes its games round by round, one listing of every group per
+round (the groups of a round in a fresh random order, a group's listings
+oldest first), so the number of games shown per group is fair and neither
+the oldest nor the newest listings can crowd a live host out: with at most
+``max_lobby_games`` groups listing, every group's first game is shown.
+The joiner checks the signature again and pins the key: the relay can hide
+a game, never dress one up.
 
 Out of file descriptors (``EMFILE``) the relay keeps going: the accept loop
 (:meth:`RelayServer.serve`) waits a moment and says so in one line at most
@@ -49,6 +64,7 @@ every :data:`NOTICE_EVERY` seconds, never a traceback.
 from __future__ import annotations
 
 import base64
+import random
 import secrets
 import struct
 import time
@@ -59,6 +75,8 @@ from typing import Any
 
 import trio
 
+from truc_p2p.net._host import address_key
+from truc_p2p.net._lobby import ListingError, LobbyFilter, LobbyListing
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._relay_wire import (
     CLAIM_LEN,
@@ -97,6 +115,8 @@ STAT_KEYS = (
     "refused_registrations",
     "listings",
     "refused_listings",
+    "invalid_listings",
+    "evicted_listings",
     "lobby_requests",
     "unknown_codes",
     "meetings",
@@ -120,6 +140,7 @@ class RelayLimits:
 
     max_connections: int = 1024
     #: Connections from one address: a shared one (CGNAT) carries many hosts.
+    #: Here and below, one address is an IPv4 address or an IPv6 /64.
     max_per_ip: int = 128
     max_registrations: int = 512
     #: Registrations from one address: room for a dormitory behind one NAT, yet
@@ -143,7 +164,7 @@ class RelayLimits:
     max_listings_per_ip: int = 4
     #: A listing not renewed (``PING`` or ``LIST``) for this long leaves the lobby.
     listing_ttl: float = 60.0
-    #: Games in one ``LOBBY`` answer at most (those waiting longest first).
+    #: Games in one ``LOBBY`` answer at most (round by round over the addresses).
     max_lobby_games: int = 64
 
 
@@ -176,6 +197,7 @@ class _Registration:
     stream: trio.SocketStream
     observed: Addr
     lan: list[Addr]
+    #: The host's address group (:func:`~._host.address_key`).
     ip: str
     send_lock: trio.Lock = field(default_factory=trio.Lock)
     sessions: int = 0
@@ -183,8 +205,9 @@ class _Registration:
     meetings: list[_Meeting] = field(default_factory=list)
     #: Cancelled when a newer ``REGISTER`` with the same claim takes the code over.
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
-    #: The signed lobby listing (opaque here), when it first was listed, last renewed.
+    #: The signed lobby listing as sent (checked), when it first was listed, last renewed.
     listing: bytes | None = None
+    parsed: LobbyListing | None = None
     listed_at: float = 0.0
     renewed: float = 0.0
 
@@ -198,6 +221,7 @@ class _Meeting:
     attach_event: trio.Event = field(default_factory=trio.Event)
     done: trio.Event = field(default_factory=trio.Event)
     connections: int = 1
+    #: The joiner's address group.
     joiner_ip: str = ""
     spliced: bool = False
     #: Cancelled when a newer joiner takes this meeting's place.
@@ -222,9 +246,12 @@ class RelayServer:
         limits: RelayLimits | None = None,
         *,
         on_report: Callable[[SessionReport], None] | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         self.limits = limits or RelayLimits()
         self.on_report = on_report
+        #: Orders the address groups of each round of a lobby answer.
+        self._rng = rng or random.Random(secrets.randbits(64))
         self._registrations: dict[str, _Registration] = {}
         self._meetings: dict[bytes, _Meeting] = {}
         self._per_ip: Counter[str] = Counter()
@@ -283,7 +310,7 @@ class RelayServer:
     async def handle(self, stream: trio.SocketStream) -> None:
         """One client connection, from the magic to its end; never raises."""
         try:
-            ip = _observed(stream)[0]
+            ip = address_key(_observed(stream)[0])
         except OSError:
             await stream.aclose()
             return
@@ -396,48 +423,102 @@ class RelayServer:
     def _unlist(self, reg: _Registration) -> None:
         if reg.listing is None:
             return
-        reg.listing = None
+        reg.listing = reg.parsed = None
         self._lists_per_ip[reg.ip] -= 1
         if not self._lists_per_ip[reg.ip]:
             del self._lists_per_ip[reg.ip]
 
+    def _listed(self) -> list[_Registration]:
+        return [r for r in self._registrations.values() if r.listing is not None]
+
+    def _make_listing_room(self, reg: _Registration) -> str:
+        """Room for ``reg``'s first listing: ``""``, or why there is none.  A full lobby
+        drops the oldest listing of the address group holding the most, if that holds
+        more than one beyond the newcomer's group (as :meth:`_make_room` does for
+        meetings): a flood fills at most its share of the lobby."""
+        limits = self.limits
+        held = self._lists_per_ip
+        if held[reg.ip] >= limits.max_listings_per_ip:
+            return "lobby full: too many games listed from your address"
+        if sum(held.values()) < limits.max_listings:
+            return ""
+        top = {a for a, n in held.items() if n > held[reg.ip] + 1}
+        victims = sorted((r for r in self._listed() if r.ip in top), key=lambda r: r.listed_at)
+        if not victims:
+            return "lobby full: too many games listed"
+        # Of the groups holding the most, the one whose oldest listing is oldest.
+        most = max(held[r.ip] for r in victims)
+        victim = next(r for r in victims if held[r.ip] == most)
+        self._unlist(victim)
+        self.stats["evicted_listings"] += 1
+        return ""
+
     def _list(self, reg: _Registration, listing: bytes) -> str:
         """List (or with an empty body unlist) ``reg``'s game; the reason it is not
-        listed, or ``""``."""
+        listed, or ``""``.  A listing whose shape or signature (for ``reg``'s code)
+        does not hold is refused and not stored (connect.md 2.2)."""
         if len(listing) > MAX_LISTING:
             raise RelayProtocolError("listing too long")
         now = trio.current_time()
         if not listing:
             self._unlist(reg)
             return ""
+        if listing == reg.listing:  # the same listing again: a renewal, checked already
+            reg.renewed = now
+            return ""
+        try:
+            parsed = LobbyListing.verify(listing, reg.code)
+        except ListingError as exc:
+            self.stats["invalid_listings"] += 1
+            return f"listing refused: {exc}"
         if reg.listing is None:
             self._expire()
-            limits = self.limits
-            if sum(self._lists_per_ip.values()) >= limits.max_listings:
+            why = self._make_listing_room(reg)
+            if why:
                 self.stats["refused_listings"] += 1
-                return "lobby full: too many games listed"
-            if self._lists_per_ip[reg.ip] >= limits.max_listings_per_ip:
-                self.stats["refused_listings"] += 1
-                return "lobby full: too many games listed from your address"
+                return why
             self._lists_per_ip[reg.ip] += 1
             reg.listed_at = now
             self.stats["listings"] += 1
-        reg.listing, reg.renewed = listing, now
+        reg.listing, reg.parsed, reg.renewed = listing, parsed, now
         return ""
 
+    def _ranked(self, wanted: LobbyFilter) -> tuple[list[_Registration], int, int]:
+        """The listings matching ``wanted`` in the order of an answer, and how many are
+        held in all and match: round by round, one listing of each address group per
+        round, the groups of a round in a random order, a group's listings oldest
+        first (connect.md 2.2)."""
+        listed = self._listed()
+        groups: dict[str, list[_Registration]] = {}
+        matching = 0
+        for reg in sorted(listed, key=lambda r: r.listed_at):
+            assert reg.parsed is not None
+            if wanted.matches(reg.parsed):
+                groups.setdefault(reg.ip, []).append(reg)
+                matching += 1
+        order: list[_Registration] = []
+        rounds = list(groups.values())
+        depth = 0
+        while len(order) < matching:
+            this = [regs[depth] for regs in rounds if depth < len(regs)]
+            self._rng.shuffle(this)
+            order += this
+            depth += 1
+        return order, len(listed), matching
+
     async def _lobby(self, stream: trio.SocketStream, body: bytes) -> None:
-        """Answer ``LOBBY``: the listed games, those waiting longest first, then ``END``."""
-        if body:
-            raise RelayProtocolError("trailing bytes in LOBBY")
+        """Answer ``LOBBY``: the listed games that match its filter, ranked by
+        :meth:`_ranked`, then ``END`` with the counts held and matching."""
+        try:
+            wanted = LobbyFilter.decode(body)
+        except ListingError as exc:
+            raise RelayProtocolError(f"bad LOBBY: {exc}") from None
         self.stats["lobby_requests"] += 1
         self._expire()
-        listed = sorted(
-            (r for r in self._registrations.values() if r.listing is not None),
-            key=lambda r: r.listed_at,
-        )
+        ranked, held, matching = self._ranked(wanted)
         now = trio.current_time()
         out = bytearray()
-        for reg in listed[: self.limits.max_lobby_games]:
+        for reg in ranked[: self.limits.max_lobby_games]:
             assert reg.listing is not None
             waiting = min(int(now - reg.listed_at), 0xFFFFFFFF)
             out += encode(
@@ -447,7 +528,7 @@ class RelayServer:
                 + struct.pack("!I", waiting)
                 + reg.listing,
             )
-        out += encode(Msg.END, struct.pack("!H", min(len(listed), 0xFFFF)))
+        out += encode(Msg.END, struct.pack("!HH", min(held, 0xFFFF), min(matching, 0xFFFF)))
         with trio.fail_after(10):
             await stream.send_all(bytes(out))
 

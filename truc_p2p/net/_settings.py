@@ -28,6 +28,7 @@ from truc_p2p.net._connect import DIRECT_WINDOW
 from truc_p2p.net._invite import DEFAULT_PORT, Invite
 from truc_p2p.net._outcome import GameOutcome
 from truc_p2p.net._play import (
+    DEFAULT_AWAY_BUDGET,
     DEFAULT_DEAD_AFTER,
     DEFAULT_GRACE,
     DEFAULT_HEARTBEAT,
@@ -48,8 +49,10 @@ class GameSettings:
     ``name`` is shown to the opponent (``None``: ``"host"`` or ``"guest"`` by
     role); ``turn_timeout`` bounds an opponent's move, ``hello_timeout`` a new
     connection's first message, ``grace`` how long a dropped opponent has to
-    come back.  ``heartbeat`` is how long we stay silent on a link before a
-    heartbeat, ``dead_after`` how long without any frame from the peer before
+    come back, ``away_budget`` how long it may be away over the whole game, all
+    drops together (wire.md 13.4; a resume suspends the turn clock, 13.5).
+    ``heartbeat`` is how long we stay silent on a link before a heartbeat,
+    ``dead_after`` how long without any frame from the peer before
     its link counts as dead and the game resumes on a new one (wire.md 13.6;
     ``math.inf`` turns either off).  A clock that is not a finite number above 0
     raises ``ValueError``: an infinite timeout would silently turn a guard off.
@@ -66,6 +69,7 @@ class GameSettings:
     turn_timeout: float = DEFAULT_TURN_TIMEOUT
     hello_timeout: float = DEFAULT_HELLO_TIMEOUT
     grace: float = DEFAULT_GRACE
+    away_budget: float = DEFAULT_AWAY_BUDGET
     heartbeat: float = DEFAULT_HEARTBEAT
     dead_after: float = DEFAULT_DEAD_AFTER
     #: linked games (wire.md 4.1): the match length, and for a rematch or the next
@@ -75,9 +79,13 @@ class GameSettings:
     #: ``accept_series(series, joiner_fingerprint)`` (``host --forever`` takes
     #: rematches of the games it played); without it the series must be ``series``
     accept_series: Callable[[Series, str], bool] | None = None
+    #: host only: game ids already followed by a game (the earlier games of a match);
+    #: a hello naming one as ``prev`` is refused, ``played`` (wire.md 4.1), like one
+    #: naming a game this host has already played the next game of
+    played: frozenset[bytes] = frozenset()
 
     def __post_init__(self) -> None:
-        for key in ("turn_timeout", "hello_timeout", "grace"):
+        for key in ("turn_timeout", "hello_timeout", "grace", "away_budget"):
             value = getattr(self, key)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"GameSettings.{key} must be finite and above 0, not {value!r}")

@@ -27,13 +27,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from truc_p2p.protocol._chain import Chain
 from truc_p2p.protocol._errors import (
     BadSignatureError,
-    ChainError,
     LocalProtocolError,
     MalformedMessageError,
     PeerKeyMismatchError,
     RemoteProtocolError,
+    ResumeChainError,
     ResumeRefusedError,
-    SequenceError,
+    ResumeSequenceError,
 )
 from truc_p2p.protocol._events import Refused, Resumed
 from truc_p2p.protocol._messages import (
@@ -135,9 +135,10 @@ class ControlPlane:
         ours the peer lacks).
 
         Raises :class:`ResumeRefusedError` when the message is not a fresh,
-        valid ``resume`` (nor, for the dialer, a valid refusal), and
-        :class:`ChainError` or :class:`SequenceError` when a valid one claims a
-        chain that contradicts ours: signed claims that condemn the game.
+        valid ``resume`` (nor, for the dialer, a valid refusal; nor a dialer's
+        resume that may be stale), and :class:`ResumeChainError` or
+        :class:`ResumeSequenceError` when a valid one claims a chain that
+        contradicts ours: signed lies that condemn the game (``abort`` ``cheat``).
         """
         state = self._reconnecting
         assert state is not None and self._peer_key is not None
@@ -171,13 +172,21 @@ class ControlPlane:
         have, held = env.seq, chain.seq
         if have <= held:
             if env.prev != chain.hash_before(have):
-                raise ChainError(
+                raise ResumeChainError(
                     f"the peer's resume names another message {have - 1} than ours",
                     evidence=(raw,),
                 )
             lost = [p for p in range(have, held) if chain.sender(p) != mine]
+            if lost and not state.dialer:
+                # A dialer's resume echoes nothing of ours: it may be an old one that
+                # waited in a queue or on the path while its sender redialled and
+                # played on (signatures carry no time).  It proves nothing: the
+                # connection is refused, never the game (wire.md section 13.8).
+                raise _refuse(raw, f"a stale resume: it lacks message {lost[0]} of its sender")
             if lost:
-                raise SequenceError(
+                # The answer to our fresh nonce: signed after it saw our resume, when
+                # its sender held every message it had signed.  A signed lie.
+                raise ResumeSequenceError(
                     f"the peer says it lacks its own signed message {lost[0]}",
                     evidence=(raw,),
                 )

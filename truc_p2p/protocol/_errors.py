@@ -36,7 +36,10 @@ __all__ = [
     "ProtocolError",
     "RemoteProtocolError",
     "ResultMismatchError",
+    "ResumeChainError",
+    "ResumeLieError",
     "ResumeRefusedError",
+    "ResumeSequenceError",
     "RulesetMismatchError",
     "SequenceError",
     "UnexpectedMessageError",
@@ -126,6 +129,23 @@ class ChainError(RemoteProtocolError):
     """The envelope does not chain to the previous envelope's hash."""
 
     code = "broken-chain"
+
+
+class ResumeLieError(RemoteProtocolError):
+    """A fresh, signed ``resume`` whose claim contradicts the chain (wire.md 13.8):
+    a signed lie, answered with ``abort`` ``cheat``; its evidence is the resume."""
+
+
+class ResumeChainError(ResumeLieError, ChainError):
+    """The peer's resume names another message *have* - 1 than ours."""
+
+    code = "broken-chain"
+
+
+class ResumeSequenceError(ResumeLieError, SequenceError):
+    """The peer's fresh resume says it lacks a message it signed itself."""
+
+    code = "bad-sequence"
 
 
 class OutOfTurnError(RemoteProtocolError):

@@ -165,7 +165,8 @@ class Resumed(SessionEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class Refused(SessionEvent):
-    """The host turned this connection away (``busy``, ``not-allowed``, ``unknown-game``)."""
+    """The host turned this connection away (``busy``, ``not-allowed``, ``unknown-game``,
+    ``played``: the game the hello follows was followed already, wire.md 4.1)."""
 
     reason: str
     detail: str

@@ -28,7 +28,7 @@ __all__ = [
 #: Why a player may end a game early (the ``reason`` of an ``abort``).
 ABORT_REASONS = ("quit", "timeout", "cheat", "error", "incompatible", "abandoned", "resign")
 #: Why a host turns a connection away (the ``reason`` of a ``refuse``).
-REFUSE_REASONS = ("busy", "not-allowed", "unknown-game")
+REFUSE_REASONS = ("busy", "not-allowed", "unknown-game", "played")
 #: Bytes of the fresh nonce in a ``resume``.
 RESUME_NONCE_SIZE = 16
 #: Seeds are revealed at least every this many hands so a reveal stays small.
@@ -53,6 +53,7 @@ class MessageType:
     V2DECK3 = "v2deck3"
     V2ACTION = "v2action"
     V2OPEN = "v2open"
+    V2REDEAL = "v2redeal"
     REVEAL = "reveal"
     RESULT = "result"
     ABORT = "abort"
@@ -256,6 +257,15 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
         ),
     },
     MessageType.V2ACTION: V2_ACTION_FIELDS,
+    MessageType.V2REDEAL: {
+        "shares": Field(
+            f"array of 3 bin({_SHARE})",
+            _list(_bin(_SHARE), 3, 3),
+            doc="early redeal cards (feature bit 2, wire.md 6a): the non-dealer's shares "
+            "for the dealer's redeal positions 7, 9, 11, right after the dealer's "
+            "`accept-redeal`; its next action then carries no `shares`",
+        ),
+    },
     MessageType.REVEAL: {
         "first": Field("int", _int(0, 1 << 20), doc="hand number of the first seed"),
         "seeds": Field(
@@ -269,7 +279,10 @@ CATALOGUE: Mapping[str, Mapping[str, Field]] = {
         "scores": Field("array of 2 int", _list(_int(0, 1 << 16), 2, 2)),
         "reason": Field("str", _str(1, 40), doc="GameEndReason value"),
         "hands": Field(
-            "int", _int(1, 1 << 20), doc="hands opened (not a pre-dealt hand never opened)"
+            "int",
+            _int(1, 1 << 20),
+            doc="hands started, as a resignation counts them (section 8.1); a pre-dealt "
+            "hand the end left unstarted is not counted",
         ),
         "chain": Field("bin(32)", _bin(32), doc="hash of the last envelope before the results"),
     },

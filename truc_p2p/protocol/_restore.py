@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from truc_p2p.protocol._errors import LocalProtocolError
+from truc_p2p.protocol._errors import LocalProtocolError, RemoteProtocolError
 from truc_p2p.protocol._events import CLOSED, NEED_DATA, YourTurn
+from truc_p2p.protocol._judge import check_not_ended
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import ACTION_STAGES
 from truc_p2p.protocol._values import (
+    FEATURE_EARLY_REDEAL,
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
     Series,
@@ -62,15 +64,24 @@ def replay(
     """Replay ``envelopes`` into a new ``session``, then attach ``record``.
 
     Raises :class:`LocalProtocolError` when an own envelope differs from
-    what the session makes.  Pending events are dropped, except the
+    what the session makes, and ``unexpected-message`` for any envelope after
+    the game ended (a second ending: :func:`~._judge.check_not_ended`, as the
+    verifier judges it).  Pending events are dropped, except the
     :class:`YourTurn` that is due.  Own automatic messages made past the
     transcript's end are recorded, not sent: :meth:`Session.reconnect`
     sends them.
     """
     sent = session._sent_log = list(session._outbox)
     cursor = 0
-    for raw in envelopes:
-        sender = decode_envelope(raw).sender
+    for n, raw in enumerate(envelopes):
+        env = decode_envelope(raw, message_no=n)
+        sender = env.sender
+        if sender != session.me or cursor >= len(sent):  # not one the replay made already
+            try:  # one ending per game (wire.md 8): a transcript that goes on is refused
+                check_not_ended(session.stage, session.ending, env)
+            except RemoteProtocolError as exc:
+                exc.message_no = n
+                raise
         if sender == session.me:
             if cursor >= len(sent):
                 session._make_owed_predeal()  # an owed pre-deal comes first
@@ -128,14 +139,14 @@ def _replay_own_decision(session: Session, raw: bytes) -> None:
 
 def own_features(envelopes: Sequence[bytes], me: Player) -> int:
     """The features this player's hello in ``envelopes`` announces (wire.md section 8.1);
-    a new game (no hello recorded yet) announces resignation and the rest-final rule,
-    as new sessions do."""
+    a new game (no hello recorded yet) announces resignation, the rest-final rule and
+    early redeal cards, as new sessions do."""
     for raw in envelopes[:2]:
         env = decode_envelope(raw)
         if env.type == MessageType.HELLO and env.sender == int(me):
             nonce = env.payload.get("nonce")
             return nonce_features(nonce) if isinstance(nonce, bytes) else 0
-    return FEATURE_RESIGN | FEATURE_REST_FINAL
+    return FEATURE_RESIGN | FEATURE_REST_FINAL | FEATURE_EARLY_REDEAL
 
 
 def _is_early_d3(raw: bytes) -> bool:

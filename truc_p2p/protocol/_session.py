@@ -80,6 +80,7 @@ from truc_p2p.protocol._events import (
     YourTurn,
 )
 from truc_p2p.protocol._hand_v2 import HandStateV2
+from truc_p2p.protocol._judge import answer_agrees, check_options
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
     DECK_VERSIONS,
@@ -103,6 +104,7 @@ from truc_p2p.protocol._state import (
 from truc_p2p.protocol._values import (
     AUDIT_MODES,
     EARLY_DEFAULT,
+    FEATURE_EARLY_REDEAL,
     FEATURE_HEARTBEAT,
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
@@ -121,7 +123,6 @@ from truc_p2p.protocol._values import (
     result_payload,
     series_of,
     session_options,
-    without_early,
 )
 from truc_p2p.protocol._wire import (
     FRAME_HEADER,
@@ -186,6 +187,10 @@ class Session:
     a signed resignation instead of a plain ``quit``.  ``rest_final`` announces
     the rest-final rule (wire.md section 6b): when both hellos announce it, no
     pre-deal message is owed while "my rest" decides the hand (:attr:`rest_final`).
+    ``early_redeal`` announces early redeal cards (wire.md section 6a): when both
+    hellos announce it, the non-dealer sends its shares for the dealer's redealt
+    cards in a ``v2redeal`` right after the ``accept-redeal``, before it decides
+    (:attr:`early_redeal`).
     """
 
     def __init__(
@@ -206,6 +211,7 @@ class Session:
         rest_final: bool = True,
         series: Series | None = None,
         accept_series: Callable[[Series, str], bool] | None = None,
+        early_redeal: bool = True,
         heartbeat: bool = False,
     ) -> None:
         if pipeline is None:
@@ -256,6 +262,8 @@ class Session:
         #: whether our hello announces the rest-final rule (wire.md section 6b): no
         #: pre-deal is owed while "my rest" decides the hand, when both announce it
         self.rest_final_feature = rest_final
+        #: whether our hello announces early redeal cards (wire.md section 6a)
+        self.early_redeal_feature = early_redeal
         #: whether our hello announces heartbeats (wire.md sections 11.1, 13.6): a
         #: transport feature, so off unless the network layer speaks them
         self.heartbeat_feature = heartbeat
@@ -287,6 +295,8 @@ class Session:
         self._peer_key: Ed25519PublicKey | None = None
         self.peer_name: str | None = None
         self.peer_fingerprint: str | None = None
+        #: the series the peer's hello names (wire.md 4.1; ``None``: not yet, or malformed)
+        self.peer_series: Series | None = None
         self._peer_coin: bytes = b""  # commitment (we are responder) or coin (initiator)
 
         self._game: Game | None = None
@@ -551,6 +561,14 @@ class Session:
         return self.data_to_send()
 
     @property
+    def ending(self) -> str:
+        """How the game ended, in the words of a second ending's error: ``"a
+        resignation"``, ``"an abort"`` or ``"the co-signed result"``."""
+        if self.stage is Stage.DONE:
+            return "the co-signed result"
+        return "a resignation" if self.resignation is not None else "an abort"
+
+    @property
     def started(self) -> bool:
         """Whether the game began from our side: hellos exchanged and the coin flipped."""
         return self._game is not None
@@ -661,6 +679,7 @@ class Session:
         early: bool | None = None,
         rest_final: bool | None = None,
         series: Series | None = None,
+        early_redeal: bool | None = None,
         heartbeat: bool | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
@@ -681,6 +700,8 @@ class Session:
             resign = own_features(envelopes, Player(role)) & FEATURE_RESIGN != 0
         if rest_final is None:
             rest_final = own_features(envelopes, Player(role)) & FEATURE_REST_FINAL != 0
+        if early_redeal is None:
+            early_redeal = own_features(envelopes, Player(role)) & FEATURE_EARLY_REDEAL != 0
         if heartbeat is None:
             heartbeat = own_features(envelopes, Player(role)) & FEATURE_HEARTBEAT != 0
         if series is None:
@@ -698,6 +719,7 @@ class Session:
             early=early,
             rest_final=rest_final,
             series=series,
+            early_redeal=early_redeal,
             heartbeat=heartbeat,
         )
         replay(session, envelopes, record)
@@ -732,6 +754,7 @@ class Session:
         """The feature mask our hello nonce announces (wire.md section 8.1)."""
         mask = FEATURE_RESIGN if self.resign_feature else 0
         mask |= FEATURE_REST_FINAL if self.rest_final_feature else 0
+        mask |= FEATURE_EARLY_REDEAL if self.early_redeal_feature else 0
         return mask | (FEATURE_HEARTBEAT if self.heartbeat_feature else 0)
 
     @property
@@ -745,6 +768,17 @@ class Session:
         """Whether the rest-final rule is agreed (both hellos announce it, wire.md
         section 6b): no pre-deal is owed while "my rest" decides the hand."""
         return self.rest_final_feature and bool(self._peer_features & FEATURE_REST_FINAL)
+
+    @property
+    def early_redeal(self) -> bool:
+        """Whether early redeal cards are agreed (both hellos announce them, wire.md
+        section 6a): the non-dealer's shares for the dealer's redealt cards follow the
+        ``accept-redeal`` at once, in a ``v2redeal``."""
+        return (
+            self.deck == "v2"
+            and self.early_redeal_feature
+            and bool(self._peer_features & FEATURE_EARLY_REDEAL)
+        )
 
     def _fail(self, exc: ProtocolError) -> None:
         self._error = exc
@@ -956,6 +990,7 @@ class Session:
             MessageType.V2DECK3: self._on_v2deck3,
             MessageType.V2ACTION: self._on_action,
             MessageType.V2OPEN: self._on_v2open,
+            MessageType.V2REDEAL: self._on_v2redeal,
             MessageType.REVEAL: self._on_reveal,
             MessageType.RESULT: self._on_result,
         }[env.type]
@@ -999,7 +1034,9 @@ class Session:
                 theirs = Ruleset.from_dict(p["ruleset"])
             except ValueError as exc:
                 raise MalformedMessageError(f"bad ruleset: {exc}", message_no=env.seq) from None
-            theirs_series = series_of(p["options"])
+            # Malformed before any comparison, as the verifier judges it (one function).
+            early = check_options(p["options"], message_no=env.seq)[3]
+            theirs_series = self.peer_series = series_of(p["options"])
             if (
                 self.me is Player.P1
                 and self._accept_series is not None
@@ -1008,26 +1045,23 @@ class Session:
                 and self._accept_series(theirs_series, peer_fingerprint)
             ):
                 self.series = theirs_series  # answered in our hello (wire.md 4.1)
-            early = p["options"].get("early")
-            if early is not None and early is not True:  # `false` is never sent
-                raise MalformedMessageError(f"bad options {p['options']}", message_no=env.seq)
             if self.me is Player.P1:
                 # Early cards are on when both propose them: we answer with the key only
                 # if the initiator's hello has it (an old initiator never sees it).
-                self.early = self.early and early is True
+                self.early = self.early and early
                 # Answer first so the initiator sees our settings, then complain.
                 self._advance()
                 self._emit(MessageType.HELLO, self._hello_payload(self._coin))
-            elif early is True and not self.early:
+                agree = answer_agrees(p["options"], self._options())
+            elif early and not self.early:
                 raise RulesetMismatchError(
                     "the responder turned on early cards, which we did not propose",
                     message_no=env.seq,
                 )
             else:
-                self.early = early is True  # negotiated down when the responder lacks it
-            if theirs != self.ruleset or without_early(p["options"]) != without_early(
-                self._options()
-            ):
+                agree = answer_agrees(self._options(), p["options"])
+                self.early = early  # negotiated down when the responder lacks it
+            if theirs != self.ruleset or not agree:
                 raise RulesetMismatchError(
                     f"peer proposes ruleset {theirs.to_dict()} options {p['options']}, "
                     f"we use {self.ruleset.to_dict()} options {self._options()}",
@@ -1380,7 +1414,11 @@ class Session:
         self, actor: Player, events: Sequence[Event], opened: list[bytes] | None = None
     ) -> None:
         holds = conditions_after_action(
-            events, audit_mode=self.audit_mode, hands=self._hand + 1, audited=self._audit.audited
+            events,
+            audit_mode=self.audit_mode,
+            hands=self._hand + 1,
+            audited=self._audit.audited,
+            early_redeal=self.early_redeal,
         )
         holds.update(self._pipeline.conditions(holds[Cond.ROUND_OVER]))
         holds[Cond.OPENED] = opened is not None
@@ -1409,9 +1447,28 @@ class Session:
             self._expected_result = self._result_payload()
             if self._expected_sender() == self.me:
                 self._emit(MessageType.RESULT, self._expected_result)
+        elif self.stage is Stage.V2_REDEAL:
+            # Early redeal cards: as the non-dealer, our shares for the dealer's new
+            # cards go at once, before we decide (our turn is handed after them).
+            if self._expected_sender() == self.me:
+                self._emit(MessageType.V2REDEAL, {"shares": self._cur.redeal_material()})
         else:
             self._pipeline.turn_handed()
             self._your_turn()
+
+    def _on_v2redeal(self, env: Envelope, mine: bool) -> None:
+        """Early redeal cards: the non-dealer's shares for the dealer's redeal cards,
+        right after the dealer's ``accept-redeal`` (wire.md section 6a)."""
+        hand = self._cur
+        if mine:
+            hand.owe_redeal = False
+        else:
+            hand.receive_redeal(env.payload["shares"])
+            hand.peer_owes_redeal = False
+            self._deal_own(redeal=True)
+        self._advance()
+        self._pipeline.turn_handed()
+        self._your_turn()
 
     # -- audit and result ----------------------------------------------------------
 

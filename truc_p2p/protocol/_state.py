@@ -29,6 +29,12 @@ or ``v2deck1``.
 non-dealer may send its ``v2deck3`` without ``action`` as soon as it holds
 its cards (``Cond.EARLY``), so the dealer sees its hand while the non-dealer
 thinks; its first action then follows in ``v2first`` as a ``v2action``.
+
+**Early redeal cards** (deck v2, both hello nonces announce feature bit 2):
+right after the dealer's ``accept-redeal`` the non-dealer sends its shares
+for the dealer's new cards in a ``v2redeal`` of their own (``Cond.REDEALT``,
+stage ``v2redeal``), so the dealer sees its redealt hand while the
+non-dealer thinks; the non-dealer's next action then carries no ``shares``.
 ``abort`` may be sent by either player in any stage before ``DONE``.
 """
 
@@ -39,6 +45,7 @@ from collections.abc import Mapping, Sequence
 
 from truc_p2p.protocol._messages import MAX_SEEDS_PER_REVEAL, MessageType
 from truc_p2p.rules import (
+    Acted,
     ActionKind,
     Event,
     Game,
@@ -82,6 +89,7 @@ class Stage(enum.Enum):
     V2_DECK3 = "v2deck3"
     V2_FIRST = "v2first"
     V2_PLAY = "v2play"
+    V2_REDEAL = "v2redeal"
     V2_PREDEAL1 = "v2predeal1"
     V2_PREDEAL2 = "v2predeal2"
     V2_OPEN = "v2open"
@@ -125,6 +133,10 @@ class Cond(enum.Enum):
     PREDEAL_STARTED = (
         "the action ended the round (not the game) and only the next hand's v2deck1 "
         "is on the chain (pipelined deal)"
+    )
+    REDEALT = (
+        "the action was the dealer's `accept-redeal` and both hello nonces announce "
+        "bit 2 (early redeal cards)"
     )
     OTHERWISE = "otherwise"
 
@@ -177,6 +189,12 @@ STAGES: Mapping[Stage, tuple[Sender, str, str]] = {
         Sender.TO_ACT,
         MessageType.V2ACTION,
         "one action of the rules engine (cards shown by shares)",
+    ),
+    Stage.V2_REDEAL: (
+        Sender.NONDEALER,
+        MessageType.V2REDEAL,
+        "early redeal cards: the non-dealer's shares for the dealer's redeal cards, "
+        "before its next action",
     ),
     Stage.V2_PREDEAL1: (
         Sender.NEXT_NONDEALER,
@@ -238,7 +256,8 @@ TRANSITIONS: Mapping[Stage, tuple[tuple[Cond, Stage], ...]] = {
     Stage.V2_DECK2: ((Cond.ALWAYS, Stage.V2_DECK3),),
     Stage.V2_DECK3: ((Cond.EARLY, Stage.V2_FIRST), *_V2_AFTER_ACTION),
     Stage.V2_FIRST: _V2_AFTER_ACTION,
-    Stage.V2_PLAY: _V2_AFTER_ACTION,
+    Stage.V2_PLAY: (*_V2_AFTER_ACTION[:-1], (Cond.REDEALT, Stage.V2_REDEAL), _V2_AFTER_ACTION[-1]),
+    Stage.V2_REDEAL: ((Cond.ALWAYS, Stage.V2_PLAY),),
     # Interjections: after one, the stage it interrupted is due again.
     Stage.V2_PREDEAL1: ((Cond.ALWAYS, Stage.V2_PLAY),),
     Stage.V2_PREDEAL2: ((Cond.ALWAYS, Stage.V2_PLAY),),
@@ -315,19 +334,33 @@ def expected_sender(stage: Stage, game: Game | None, hand_ender: Player | None) 
 
 
 def conditions_after_action(
-    events: Sequence[Event], *, audit_mode: str, hands: int, audited: int
+    events: Sequence[Event],
+    *,
+    audit_mode: str,
+    hands: int,
+    audited: int,
+    early_redeal: bool = False,
 ) -> dict[Cond, bool]:
     """Which transition conditions hold after an action produced ``events``.
 
     ``hands`` is the number of hands dealt so far and ``audited`` how many of
-    them were already audited.
+    them were already audited; ``early_redeal``: both hellos announce early
+    redeal cards (feature bit 2, wire.md 6a).
     """
     round_over = any(isinstance(e, RoundEnded) for e in events)
     game_over = any(isinstance(e, GameEnded) for e in events)
     audit_due = round_over and (
         game_over or audit_mode == "hand" or hands - audited >= MAX_SEEDS_PER_REVEAL
     )
-    return {Cond.AUDIT_DUE: audit_due, Cond.ROUND_OVER: round_over, Cond.GAME_OVER: game_over}
+    redealt = early_redeal and any(
+        isinstance(e, Acted) and e.action.kind is ActionKind.ACCEPT_REDEAL for e in events
+    )
+    return {
+        Cond.AUDIT_DUE: audit_due,
+        Cond.ROUND_OVER: round_over,
+        Cond.GAME_OVER: game_over,
+        Cond.REDEALT: redealt,
+    }
 
 
 #: interjection -> how many pre-deal messages of the next hand are on the chain

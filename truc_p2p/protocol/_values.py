@@ -24,6 +24,7 @@ from truc_p2p.rules import Game, Outcome, Phase, Player
 __all__ = [
     "AUDIT_MODES",
     "EARLY_DEFAULT",
+    "FEATURE_EARLY_REDEAL",
     "FEATURE_HEARTBEAT",
     "FEATURE_RESIGN",
     "FEATURE_REST_FINAL",
@@ -66,10 +67,14 @@ FEATURE_RESIGN = 1
 #: The feature bit of the rest-final rule (wire.md section 6b): with the pipelined
 #: deal, no pre-deal message is owed while "my rest" decides the hand.
 FEATURE_REST_FINAL = 2
+#: The feature bit of early redeal cards (wire.md section 6a): after an accepted redeal
+#: the non-dealer sends its shares for the dealer's new cards at once, in ``v2redeal``,
+#: and decides afterwards.
+FEATURE_EARLY_REDEAL = 4
 #: The feature bit of heartbeats (wire.md sections 11.1 and 13.6): the sender drops
 #: zero-length frames and answers them.  A joiner sends heartbeats only to a host
 #: whose hello announces this bit (and its own hello does too).
-FEATURE_HEARTBEAT = 4
+FEATURE_HEARTBEAT = 8
 
 
 def local_value(secret: bytes, label: bytes) -> bytes:
@@ -198,15 +203,19 @@ def deck_of_options(options: dict[str, Any]) -> str | None:
 
 def parse_options(options: dict[str, Any]) -> tuple[str, str, bool, bool] | None:
     """(audit, deck, pipeline, early) of a hello's ``options``, ``None`` if malformed:
-    an unknown key, a value other than those listed, ``false`` spelled out, or a
-    deck v2 option with deck v1."""
+    an unknown key, a value other than those listed (a flag is ``true``: ``nil``,
+    ``1`` or a string is malformed), ``false`` spelled out, or a deck v2 option
+    with deck v1.  The session and the verifier both judge by it
+    (:func:`~._judge.check_options`)."""
     audit = options.get("audit")
     deck = options.get("deck", "v1")
     pipeline = options.get("pipeline", False)
     early = options.get("early", False)
-    if audit not in AUDIT_MODES or deck not in DECK_VERSIONS:
+    if type(audit) is not str or audit not in AUDIT_MODES:
         return None
-    if pipeline not in (True, False) or early not in (True, False):
+    if type(deck) is not str or deck not in DECK_VERSIONS:
+        return None
+    if type(pipeline) is not bool or type(early) is not bool:
         return None
     if (pipeline or early) and deck != "v2":
         return None

@@ -66,6 +66,7 @@ from truc_p2p.protocol._errors import (
     UnexpectedMessageError,
     WrongGameError,
 )
+from truc_p2p.protocol._judge import answer_agrees, check_not_ended, check_options
 from truc_p2p.protocol._messages import MessageType, validate_payload
 from truc_p2p.protocol._state import (
     INTERJECTIONS,
@@ -79,20 +80,18 @@ from truc_p2p.protocol._state import (
     predeal_conditions,
 )
 from truc_p2p.protocol._values import (
+    FEATURE_EARLY_REDEAL,
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
     coin_commitment,
-    deck_of_options,
     first_dealer_from_coins,
     game_id_of,
     local_seed,
     nonce_features,
     nonce_is_from,
-    parse_options,
     resignable,
     result_payload,
     series_of,
-    without_early,
 )
 from truc_p2p.protocol._wire import (
     GENESIS,
@@ -532,9 +531,9 @@ class _Referee:
             self.marks.append(self.mark())
             self.v1_deals += env.type == MessageType.DECK1
             # A hand without both seeds cannot be replayed, but an abort needs no
-            # game state: still say who ended the game.
+            # game state: still say who ended the game, and that it ends once.
             if self.blind_hand is not None and not (
-                env.type == MessageType.ABORT and self.ended_by is None
+                env.type == MessageType.ABORT or self.stage is Stage.ABORTED
             ):
                 continue
             try:
@@ -604,8 +603,8 @@ class _Referee:
 
     def step(self, env: Envelope) -> None:
         ev, n = (env.raw,), env.seq
-        if self.stage is Stage.DONE:
-            raise UnexpectedMessageError("message after the co-signed result", evidence=ev)
+        # One ending per game: nothing after it, and no abort or resignation ends it again.
+        check_not_ended(self.stage, "a resignation" if self.resigned else "an abort", env)
         if env.type == MessageType.ABORT and env.payload["reason"] == "resign":
             self.on_resign(env, len(self.marks) - 1)
             return
@@ -627,8 +626,6 @@ class _Referee:
                     self.refused_by = due
             self.stage = Stage.ABORTED
             return
-        if self.stage is Stage.ABORTED:
-            raise UnexpectedMessageError("message after an abort", evidence=ev)
         sender = Player(env.sender)
         if self.stage in INTERJECTIONS:
             rest_final = len(self.features) == 2 and all(
@@ -659,30 +656,22 @@ class _Referee:
             ruleset = Ruleset.from_dict(p["ruleset"])
         except ValueError as exc:
             raise MalformedMessageError(f"bad ruleset: {exc}", evidence=(env.raw,)) from None
-        audit = p["options"].get("audit")
+        try:  # malformed before any comparison, as the session judges it (one function)
+            audit, deck, pipeline, early = check_options(p["options"])
+        except MalformedMessageError as exc:
+            exc.evidence = (env.raw,)
+            raise
         if sender is Player.P0:
-            deck = deck_of_options(p["options"])
-            if deck is None:
-                raise MalformedMessageError(f"bad options {p['options']}", evidence=(env.raw,))
             self.ruleset, self.audit_mode, self.coin_commit = ruleset, audit, p["coin"]
-            self.deck = deck
-            self.pipeline = p["options"].get("pipeline", False) is True
-            self.early = p["options"].get("early", False) is True
+            self.deck, self.pipeline, self.early = deck, pipeline, early
             self.initiator_options = p["options"]
         else:
             # Early cards are negotiated down: the responder may leave them out, never add them.
-            answered = p["options"].get("early", False)
-            if (
-                ruleset != self.ruleset
-                or without_early(p["options"]) != without_early(self.initiator_options)
-                or (answered is True and not self.early)
-            ):
+            if ruleset != self.ruleset or not answer_agrees(self.initiator_options, p["options"]):
                 raise RulesetMismatchError(
                     "the players proposed different rulesets or options", evidence=(env.raw,)
                 )
-            if parse_options(p["options"]) is None:  # e.g. "early": false
-                raise MalformedMessageError(f"bad options {p['options']}", evidence=(env.raw,))
-            self.early = answered is True
+            self.early = early
             self.responder_coin = p["coin"]
             self.game_id = game_id_of(self.scan.envelopes[0].raw, env.raw)
         self.players.append(PlayerInfo(name=p["name"], fingerprint=fingerprint(p["key"])))
@@ -818,6 +807,19 @@ class _Referee:
 
     def on_v2action(self, env: Envelope, sender: Player) -> None:
         self.play_v2(env, sender, env.payload)
+
+    def agreed(self, feature: int) -> bool:
+        """Whether both hello nonces announce ``feature`` (wire.md section 8.1)."""
+        return len(self.features) == 2 and all(f & feature for f in self.features)
+
+    def on_v2redeal(self, env: Envelope, sender: Player) -> None:
+        """Early redeal cards (wire.md 6a): the non-dealer's shares for the dealer's
+        redeal positions, right after the accept-redeal (stage ``v2redeal``)."""
+        assert self.game is not None and self.shares_due is Role.NONDEALER
+        self.hand_v2.redeal(Role.NONDEALER, env.payload["shares"])
+        self.shares_due = None
+        self.game.deal({})
+        self.advance()
 
     def play_v2(self, env: Envelope, sender: Player, payload: dict[str, Any]) -> None:
         """One v2 action, in the order a receiving session checks it."""
@@ -1022,7 +1024,11 @@ class _Referee:
         opened: list[bytes] | None = None,
     ) -> None:
         holds = conditions_after_action(
-            events, audit_mode=self.audit_mode or "game", hands=self.hand + 1, audited=self.audited
+            events,
+            audit_mode=self.audit_mode or "game",
+            hands=self.hand + 1,
+            audited=self.audited,
+            early_redeal=self.deck == "v2" and self.agreed(FEATURE_EARLY_REDEAL),
         )
         holds.update(predeal_conditions(holds[Cond.ROUND_OVER], self.predeal or 0))
         holds[Cond.OPENED] = opened is not None
