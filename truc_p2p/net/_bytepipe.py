@@ -13,15 +13,17 @@ only: heartbeats are dropped and a damaged frame ends the link like a reset
 have sent nothing for ``heartbeat`` seconds and declares the link dead when
 no frame came for ``dead_after`` seconds (a half-open connection: the peer's
 side was forgotten by a middlebox, ours stays open and silent), so that the
-game resumes on a new one (section 13.6).  Heartbeats are offered, not
-imposed: the dialer (``announce``) sends one right after its first frame; the
-other side sends heartbeats, and either side expects them, only once one
-arrived, so a peer that knows nothing of them never sees one.
+game resumes on a new one (section 13.6).  Heartbeats are used only when
+both hellos announced them (sections 11.1, 13.6): the dialer (``offer``, true
+once it knows that) sends one right after the first frame it sends from then
+on; the other side sends heartbeats, and either side expects them, only once
+one arrived, so a peer that knows nothing of them never sees one.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import trio
@@ -58,7 +60,7 @@ class Link:
         gate: FrameGate | None = None,
         heartbeat: float = math.inf,
         dead_after: float = math.inf,
-        announce: bool = False,
+        offer: Callable[[], bool] | None = None,
         expect_beats: bool = False,
     ) -> None:
         self.stream = stream
@@ -70,8 +72,11 @@ class Link:
         self.heartbeat = heartbeat
         self.dead_after = dead_after
         self.heartbeats_sent = 0
-        #: We dialled: offer heartbeats after our first frame (wire.md 13.6).
-        self.announce = announce
+        #: We dialled: whether both hellos announced heartbeats, so that we may offer
+        #: them after our next frame (wire.md 13.6); ``None``: we never offer them.
+        self.offer = offer
+        #: We offered heartbeats on this link (sent the first one unprompted).
+        self.offered = False
         #: The peer sent heartbeats on an earlier link of this game: expect them here.
         self.expect_beats = expect_beats
         self._answered = False
@@ -119,7 +124,7 @@ class Link:
             if beats and now - self._last_frame >= self.dead_after:
                 await self.cut(f"no sign of life from the peer for {self.dead_after:g} s")
                 return
-            may = (self.announce or beats) and self.bytes_sent and not self._finishing
+            may = (self.offered or beats) and self.bytes_sent and not self._finishing
             due = now - self._last_sent >= self.heartbeat or (beats and not self._answered)
             if may and due:
                 self._answered = True
@@ -189,14 +194,19 @@ class Link:
         if not data:
             return
         async with self._send_lock:
-            if self.announce and not self.bytes_sent and data != HEARTBEAT:
-                data = data + HEARTBEAT  # we dialled: offer heartbeats (wire.md 13.6)
+            offering = False
+            if not self.offered and self.offer is not None and data != HEARTBEAT:
+                # we dialled and both hellos announce heartbeats: offer them (wire.md 13.6)
+                offering = self.offer()
+                if offering:
+                    data = data + HEARTBEAT
             with trio.CancelScope(shield=True), trio.move_on_after(timeout) as scope:
                 try:
                     await self.stream.send_all(data)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                     raise LinkBroken(str(exc.__cause__ or exc) or "connection lost") from None
-                if not self.bytes_sent:
+                if not self.bytes_sent or offering:
+                    self.offered = self.offered or offering
                     self._poke.set()
                 self.bytes_sent += len(data)
                 self._last_sent = trio.current_time()

@@ -207,6 +207,7 @@ def prepare_game(
         early=early,
         series=series,
         accept_series=accept_series,
+        heartbeat=True,  # we speak heartbeats (wire.md 11.1, 13.6): our hello says so
     )
     return LocalGame(session, path, writer)
 
@@ -620,6 +621,8 @@ async def join_game(
     started = trio.current_time()
     patience = settings.hello_timeout + HANDSHAKE_MARGIN
     attempt, delay = 0, HANDSHAKE_FIRST_DELAY
+    if _host_key(invite) in _HOSTS_WITHOUT_EARLY and settings.early is not False:
+        settings = replace(settings, early=False)  # this host turned them down before
     while True:
         attempt += 1
         outcome = await _join_once(
@@ -633,7 +636,9 @@ async def join_game(
             stop=stop,
         )
         if outcome == _WITHOUT_EARLY:
-            # a host that predates early cards: join again without proposing them
+            # a host that predates early cards: join again, once, without proposing
+            # them, and never propose them to it again (wire.md 11.1)
+            _HOSTS_WITHOUT_EARLY.add(_host_key(invite))
             settings = replace(settings, early=False)
             continue
         if isinstance(outcome, GameOutcome):
@@ -658,23 +663,38 @@ HANDSHAKE_MARGIN = 5.0
 #: The joiner's backoff between two handshake attempts: first and largest delay.
 HANDSHAKE_FIRST_DELAY = 0.25
 HANDSHAKE_MAX_DELAY = 4.0
-#: ``_join_once``'s answer when the host predates early cards (wire.md 6a, 11): it
-#: answered our hello with options that lack only ``early`` and then aborted with
-#: ``incompatible``.  The joiner starts a new game without proposing them.
+#: ``_join_once``'s answer when the host may predate early cards (wire.md 6a, 11.1):
+#: our hello proposed them and the game ended before the coin was flipped the ways
+#: older hosts answer an option they do not know (see :func:`_host_refused_early`).
+#: The joiner starts a new game, once, without proposing them.
 _WITHOUT_EARLY = "without-early"
+#: Hosts (key, address, port) that turned early cards down in this process: the
+#: games that follow with them (a rematch, the rest of a match) do not propose them.
+_HOSTS_WITHOUT_EARLY: set[tuple[str, str, int]] = set()
+#: The abort reasons with which hosts of earlier specs refuse an unknown option:
+#: ``malformed`` (the option map has another shape) or ``incompatible``.
+_REFUSALS_OF_EARLY = frozenset({"malformed", "incompatible"})
+
+
+def _host_key(inv: Invite) -> tuple[str, str, int]:
+    return (inv.fingerprint.lower(), inv.host, inv.port)
 
 
 def _host_refused_early(session: Session, outcome: GameOutcome) -> bool:
-    """Whether ``outcome`` is an older host turning down our early-cards proposal: our
-    hello proposed them, the host's hello left them out (everything else matched, or
-    we would have found the mismatch ourselves) and the host aborted as incompatible."""
-    return (
-        session.early_proposed
-        and not session.early
-        and session.peer_fingerprint is not None
-        and outcome.end is End.OPPONENT_ABORTED
-        and outcome.abort_reason == "incompatible"
-    )
+    """Whether ``outcome`` may be an older host turning down our early-cards proposal
+    (wire.md 11.1): our hello proposed them, the host signed nothing but perhaps a
+    hello and the abort, and the host either aborted ``malformed`` or ``incompatible`` -- after
+    a hello that lacks only ``early`` (anything else we would have found ourselves)
+    or without a hello -- or closed the connection before its hello.  A new host
+    that merely dropped us is then played without early cards: a small loss, where
+    a wrong guess the other way loses the game."""
+    if not session.early_proposed or session.peer_played:
+        return False
+    if session.peer_fingerprint is not None and session.early:
+        return False  # its hello took early cards: the refusal is of something else
+    if outcome.end is End.OPPONENT_ABORTED:
+        return outcome.abort_reason in _REFUSALS_OF_EARLY
+    return outcome.end is End.CONNECTION_LOST and session.peer_fingerprint is None
 
 
 async def _join_once(
@@ -760,15 +780,15 @@ async def _join_once(
             )
     finally:
         local.close()
+    if _host_refused_early(local.session, outcome):
+        local.discard()  # nothing was played: the host never took the coin
+        return _WITHOUT_EARLY
     if not local.session.game_id and outcome.end is End.CONNECTION_LOST:
         local.discard()
         return None  # cut during the handshake: start over
     if not _started(local.session) and outcome.end is End.REFUSED:
         local.discard()
         return outcome
-    if _host_refused_early(local.session, outcome):
-        local.discard()  # nothing was played: the host never took the coin
-        return _WITHOUT_EARLY
     if not _started(local.session) and _incompatible(outcome):
         # The hellos differ: nothing was played, and a transcript ending in the host's
         # honest hello would read as its violation (wire.md 4): keep none, as the host.

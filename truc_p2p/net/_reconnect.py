@@ -264,9 +264,14 @@ class LinkKeeper:
             gate=FrameGate(lambda: self.session.peer_key),
             heartbeat=self._heartbeat,
             dead_after=self._dead_after,
-            announce=self.session.me is Player.P0,  # the joiner dials every link
+            # the joiner dials every link; it offers heartbeats once both hellos
+            # announce them (on a resume link the game's hellos already tell)
+            offer=self._heartbeats_agreed if self.session.me is Player.P0 else None,
             expect_beats=self._peer_beats,
         )
+
+    def _heartbeats_agreed(self) -> bool:
+        return self.session.heartbeats_agreed
 
     async def _watch_takeovers(self) -> None:
         """The peer redialled while we still hold its old link (it gave that up, say

@@ -106,6 +106,7 @@ from truc_p2p.protocol._values import (
     AUDIT_MODES,
     EARLY_DEFAULT,
     FEATURE_EARLY_REDEAL,
+    FEATURE_HEARTBEAT,
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
     PIPELINE_DEFAULT,
@@ -212,6 +213,7 @@ class Session:
         series: Series | None = None,
         accept_series: Callable[[Series, str], bool] | None = None,
         early_redeal: bool = True,
+        heartbeat: bool = False,
     ) -> None:
         if pipeline is None:
             pipeline = deck == "v2" and PIPELINE_DEFAULT
@@ -263,6 +265,9 @@ class Session:
         self.rest_final_feature = rest_final
         #: whether our hello announces early redeal cards (wire.md section 6a)
         self.early_redeal_feature = early_redeal
+        #: whether our hello announces heartbeats (wire.md sections 11.1, 13.6): a
+        #: transport feature, so off unless the network layer speaks them
+        self.heartbeat_feature = heartbeat
         self._peer_features = 0
         #: the signed resignation that ended the game (ours or the peer's), if any
         self.resignation: Resignation | None = None
@@ -580,6 +585,16 @@ class Session:
         return history
 
     @property
+    def peer_played(self) -> bool:
+        """Whether the peer signed a message of the game beyond its hello and an abort
+        (a host that turns our options down after its hello played nothing)."""
+        peer = int(self.me.other)
+        mine = [n for n in range(self._chain.seq) if self._chain.sender(n) == peer]
+        if mine and decode_envelope(self._chain.raw(mine[-1])).type == MessageType.ABORT:
+            mine.pop()
+        return len(mine) > 1
+
+    @property
     def resumable(self) -> bool:
         """Whether a lost connection can be resumed: the game id exists and the game was
         neither aborted nor broken (a finished game still resends its last messages)."""
@@ -676,6 +691,7 @@ class Session:
         rest_final: bool | None = None,
         series: Series | None = None,
         early_redeal: bool | None = None,
+        heartbeat: bool | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
 
@@ -687,7 +703,7 @@ class Session:
         between recording the peer's message and its answer, e.g. a D2) are then
         recorded; :meth:`reconnect` sends them.  ``deck`` defaults to the version
         named by this player's hello in the transcript, ``resign`` to whether that
-        hello announced resignation.
+        hello announced resignation (``rest_final`` and ``heartbeat`` likewise).
         """
         envelopes = list(envelopes)
         deck, pipeline, early = deck_settings(envelopes, Player(role), deck, pipeline, early)
@@ -697,6 +713,8 @@ class Session:
             rest_final = own_features(envelopes, Player(role)) & FEATURE_REST_FINAL != 0
         if early_redeal is None:
             early_redeal = own_features(envelopes, Player(role)) & FEATURE_EARLY_REDEAL != 0
+        if heartbeat is None:
+            heartbeat = own_features(envelopes, Player(role)) & FEATURE_HEARTBEAT != 0
         if series is None:
             series = own_series(envelopes, Player(role))
         session = cls(
@@ -713,6 +731,7 @@ class Session:
             rest_final=rest_final,
             series=series,
             early_redeal=early_redeal,
+            heartbeat=heartbeat,
         )
         replay(session, envelopes, record)
         return session
@@ -746,7 +765,14 @@ class Session:
         """The feature mask our hello nonce announces (wire.md section 8.1)."""
         mask = FEATURE_RESIGN if self.resign_feature else 0
         mask |= FEATURE_REST_FINAL if self.rest_final_feature else 0
-        return mask | (FEATURE_EARLY_REDEAL if self.early_redeal_feature else 0)
+        mask |= FEATURE_EARLY_REDEAL if self.early_redeal_feature else 0
+        return mask | (FEATURE_HEARTBEAT if self.heartbeat_feature else 0)
+
+    @property
+    def heartbeats_agreed(self) -> bool:
+        """Whether both hellos announce heartbeats (wire.md sections 11.1 and 13.6):
+        only then does the joiner send them.  ``False`` until the peer's hello."""
+        return self.heartbeat_feature and bool(self._peer_features & FEATURE_HEARTBEAT)
 
     @property
     def rest_final(self) -> bool:

@@ -25,6 +25,7 @@ __all__ = [
     "AUDIT_MODES",
     "EARLY_DEFAULT",
     "FEATURE_EARLY_REDEAL",
+    "FEATURE_HEARTBEAT",
     "FEATURE_RESIGN",
     "FEATURE_REST_FINAL",
     "FEATURE_TAG",
@@ -70,6 +71,10 @@ FEATURE_REST_FINAL = 2
 #: the non-dealer sends its shares for the dealer's new cards at once, in ``v2redeal``,
 #: and decides afterwards.
 FEATURE_EARLY_REDEAL = 4
+#: The feature bit of heartbeats (wire.md sections 11.1 and 13.6): the sender drops
+#: zero-length frames and answers them.  A joiner sends heartbeats only to a host
+#: whose hello announces this bit (and its own hello does too).
+FEATURE_HEARTBEAT = 8
 
 
 def local_value(secret: bytes, label: bytes) -> bytes:
