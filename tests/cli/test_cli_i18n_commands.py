@@ -131,6 +131,7 @@ def finished() -> Pair:
         ruleset=Ruleset(target=3),
         tag="i18n-verify",
         bots={P0: bot("random", 1), P1: bot("heuristic", 2)},
+        early_redeals=(False, False),  # the hellos (and so the deals) it was written for
     )
     pair.finish()
     return pair
