@@ -74,6 +74,9 @@ def _resumed_screen_is_the_old_one(before: str, after: str) -> None:
     hand = re.findall(r"your hand: .*", before)[-1]
     assert hand in after
     assert re.search(r"your move \(\d:\d\d left\):", after)
+    # we came back, not the opponent
+    assert "back at the table with host-bot; the game goes on where it stopped" in after
+    assert "host-bot is back after" not in after
 
 
 def _check_end(shown: str, tmp_path: Path) -> None:

@@ -219,6 +219,11 @@ def _describe(
             seconds=left,
         )
     if isinstance(event, PeerReconnected):
+        if event.we_came_back:
+            return "== " + _(
+                "back at the table with {name}; the game goes on where it stopped",
+                name=_peer(voice),
+            )
         if event.resent:
             return "== " + ngettext(
                 "{name} is back after {seconds} s, {n} message sent again; play goes on",

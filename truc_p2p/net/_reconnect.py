@@ -99,11 +99,16 @@ class PeerDisconnected(NetEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class PeerReconnected(NetEvent):
-    """Play goes on after ``after`` seconds away; ``resent`` of our messages were sent again."""
+    """Play goes on after ``after`` seconds away; ``resent`` of our messages were sent again.
+
+    ``we_came_back`` is true when this side restarted (``truc-p2p resume``, or the
+    same command again) and this is its first connection: nobody else came back.
+    """
 
     after: float
     resent: int
     received_again: int
+    we_came_back: bool = False
 
 
 class Reconnector(Protocol):
@@ -243,6 +248,7 @@ class LinkKeeper:
         self._received = _FrameCounter()
         self._grace_deadline: float | None = None
         self._away_since = 0.0
+        self._restarted = False  # until the first resume of a restored session is done
         self._recovering: trio.Event | None = None
         #: When the last resume happened (the grace clock runs until the game moves).
         self._resumed_at: float | None = None
@@ -401,6 +407,7 @@ class LinkKeeper:
         self._grace_deadline = now + self._grace
         self._away_since = now
         self._wait_until = min(self._grace_deadline, now + self.away_left)
+        self._restarted = True
         ended = await self._attach(prefix, dialled)
         if isinstance(ended, _Retry):
             return await self.recover("the first reconnection attempt failed")
@@ -491,8 +498,10 @@ class LinkKeeper:
                             after=after,
                             resent=event.resent,
                             received_again=max(0, event.peer_has - event.we_have),
+                            we_came_back=self._restarted,
                         )
                     )
+                    self._restarted = False
                     return None
                 if event is CLOSED:  # pragma: no cover - a resumable session is open
                     return await self._end(SessionClosed())
