@@ -11,7 +11,7 @@ cost no real time.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -92,6 +92,32 @@ class Run:
     outcomes: dict[Player, GameOutcome]
     records: dict[Player, list[bytes]]
     events: dict[Player, list[Event | object]] = field(default_factory=dict)
+
+
+async def play_pair(
+    sessions: Mapping[Player, Session],
+    strategies: Mapping[Player, Strategy],
+    on_event: Callable[[Player, object], None],
+) -> dict[Player, Any]:
+    """Play one game between two sessions over a memory link; each side's end."""
+    streams = trio.testing.memory_stream_pair()
+    ends: dict[Player, Any] = {}
+
+    async def side(me: Player) -> None:
+        outcome = await play_game(
+            streams[me],
+            sessions[me],
+            strategies[me],
+            on_event=lambda event: on_event(me, event),
+            linger=0,
+        )
+        ends[me] = outcome.end
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            for p in Player:
+                nursery.start_soon(side, p)
+    return ends
 
 
 async def forward(frame_no: int, envelope: bytes, joiner: trio.abc.Stream) -> bool:

@@ -12,7 +12,7 @@ import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot, hosting
+from net_helpers import bot, hosting, play_pair
 
 from truc_p2p.net import (
     BotStrategy,
@@ -22,7 +22,6 @@ from truc_p2p.net import (
     Storage,
     _games,
     join_game,
-    play_game,
 )
 from truc_p2p.protocol import (
     CardsDealt,
@@ -79,23 +78,12 @@ async def _play(
     sessions = {p: _session(p, records[p], pipeline=pipeline, early=early) for p in Player}
     thinkers = {p: SlowThinker(p, int(p) + 5) for p in Player}
     dealt: dict[Player, list[tuple[float, CardsDealt]]] = {P0: [], P1: []}
-    streams = trio.testing.memory_stream_pair()
-    ends: dict[Player, End] = {}
 
-    async def side(me: Player) -> None:
-        def on_event(event: object) -> None:
-            if isinstance(event, CardsDealt) and not event.redeal:
-                dealt[me].append((trio.current_time(), event))
+    def on_event(me: Player, event: object) -> None:
+        if isinstance(event, CardsDealt) and not event.redeal:
+            dealt[me].append((trio.current_time(), event))
 
-        outcome = await play_game(
-            streams[me], sessions[me], thinkers[me], on_event=on_event, linger=0
-        )
-        ends[me] = outcome.end
-
-    with trio.fail_after(3600):
-        async with trio.open_nursery() as nursery:
-            for p in Player:
-                nursery.start_soon(side, p)
+    ends = await play_pair(sessions, thinkers, on_event)
     assert ends == {P0: End.FINISHED, P1: End.FINISHED}
     for p in Player:
         assert verify_transcript(records[p]).valid

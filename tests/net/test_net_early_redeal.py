@@ -11,9 +11,9 @@ import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot
+from net_helpers import bot, play_pair
 
-from truc_p2p.net import BotStrategy, End, play_game
+from truc_p2p.net import BotStrategy, End
 from truc_p2p.protocol import CardsDealt, Session, decode_envelope, verify_transcript
 from truc_p2p.rules import Action, ActionKind, Game, Player, Ruleset
 
@@ -70,23 +70,12 @@ async def _play(
     }
     thinkers = {p: RedealThinker(p, int(p) + 5) for p in Player}
     redealt: dict[Player, dict[int, float]] = {P0: {}, P1: {}}
-    streams = trio.testing.memory_stream_pair()
-    ends: dict[Player, End] = {}
 
-    async def side(me: Player) -> None:
-        def on_event(event: object) -> None:
-            if isinstance(event, CardsDealt) and event.redeal:
-                redealt[me][event.round_no] = trio.current_time()
+    def on_event(me: Player, event: object) -> None:
+        if isinstance(event, CardsDealt) and event.redeal:
+            redealt[me][event.round_no] = trio.current_time()
 
-        outcome = await play_game(
-            streams[me], sessions[me], thinkers[me], on_event=on_event, linger=0
-        )
-        ends[me] = outcome.end
-
-    with trio.fail_after(3600):
-        async with trio.open_nursery() as nursery:
-            for p in Player:
-                nursery.start_soon(side, p)
+    ends = await play_pair(sessions, thinkers, on_event)
     assert ends == {P0: End.FINISHED, P1: End.FINISHED}
     for p in Player:
         assert verify_transcript(records[p]).valid
