@@ -197,7 +197,13 @@ def test_a_match_with_a_kill_and_a_resume_inside(tmp_path: Path) -> None:
         def in_game_2() -> bool:
             return "".join(host_out).count("playing against bob") >= 2
 
-        feed_until(in_game_2)
+        # keys for game 1 only: one typed while game 2 is being set up would be read by
+        # its first prompt and could end it before the kill (a refused rest ends a game)
+        feed_until(lambda: "result co-signed" in "".join(host_out))
+        for _i in range(int(LIMIT / 0.25)):
+            if in_game_2() or host.poll() is not None:
+                break
+            time.sleep(0.25)
         assert in_game_2(), "the match stopped after one game"
         seen = -1
         while seen != len(host_out):  # the host waits for a key in game 2: nothing moves

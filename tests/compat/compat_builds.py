@@ -124,6 +124,23 @@ BOT = ("--bot", "heuristic")
 SLOW_BOT = ("--bot", "search", "--think", "0.1")
 
 
+def _dealing(transcript: Path) -> bool:
+    """Whether the host has sent a deal message on this transcript's chain: the game
+    started (a discarded attempt, ended by an old host's abort after its hello, never
+    gets there) and the joiner is past the first deal's start."""
+    from truc_p2p.protocol import decode_envelope
+    from truc_p2p.transcript import read_transcript
+
+    try:
+        records = read_transcript(transcript)
+        kinds = [(decode_envelope(r).sender, decode_envelope(r).type) for r in records]
+    except (OSError, ValueError):  # torn while being written: look again
+        return False
+    return any(sender == 1 and kind not in ("hello", "abort") for sender, kind in kinds) and all(
+        kind != "abort" for _sender, kind in kinds
+    )
+
+
 def play(
     tmp: Path, host: tuple[str, ...], joiner: tuple[str, ...], *, kill_joiner: bool = False
 ) -> tuple[Side, Side]:
@@ -158,7 +175,7 @@ def play(
         deadline = time.monotonic() + LIMIT
         while jproc.poll() is None and time.monotonic() < deadline:
             done = _transcripts(tmp / "j")
-            if done and done[-1].stat().st_size > 6000:  # past the first deal
+            if done and _dealing(done[-1]):
                 jproc.send_signal(signal.SIGKILL)
                 j.killed = True
                 break

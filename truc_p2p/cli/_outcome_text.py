@@ -196,8 +196,10 @@ def render_outcome(kind: str, facts: Mapping[str, Any]) -> str:
         values["text"] = render_outcome(values["kind"], values["facts"])
     template = KINDS[kind]
     detail = values.pop("detail", None)
-    if kind == "refused-busy":
-        detail = None  # the host's own "try again later" would say the advice twice
+    if kind == "refused-busy" and isinstance(detail, str):
+        # as net's shown_detail (the test of each kind holds them equal): an older
+        # host's own "try again later" would say the advice twice
+        detail = detail.removesuffix("try again later").rstrip("; ")
     if isinstance(template, tuple):
         n = values.pop("n")
         text = ngettext(template[0], template[1], n, **values)

@@ -331,7 +331,7 @@ class HostLoop:
                     break
         if not self.accepting or not room:
             self.notice(Notice("busy", peer=peer))
-            await self.refuse(stream, "busy", "a game is in progress; try again later")
+            await self.refuse(stream, "busy", "a game is in progress")
             return
         self.running += 1
         handed[0] = True  # the game closes it

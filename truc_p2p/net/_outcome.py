@@ -158,6 +158,16 @@ WHERE: dict[str, str] = {
 DETAIL = "{text}: {detail}"
 
 
+def shown_detail(kind: str, detail: object) -> str | None:
+    """The peer's detail as an ending shows it: a busy host's own "try again later"
+    (every host before this one said so) is dropped, the sentence gives that advice."""
+    if not isinstance(detail, str) or not detail:
+        return None
+    if kind == "refused-busy":
+        detail = detail.removesuffix("try again later").rstrip("; ")
+    return detail or None
+
+
 def english_text(kind: str, facts: Mapping[str, Any]) -> str:
     """The English sentence of an ending (``GameOutcome.message``)."""
     values = dict(facts)
@@ -174,8 +184,9 @@ def english_text(kind: str, facts: Mapping[str, Any]) -> str:
     if isinstance(template, tuple):
         template = template[0] if values["n"] == 1 else template[1]
     text = template.format(**values)
-    if values.get("detail"):
-        text = DETAIL.format(text=text, detail=values["detail"])
+    detail = shown_detail(kind, values.get("detail"))
+    if detail:
+        text = DETAIL.format(text=text, detail=detail)
     return text
 
 
