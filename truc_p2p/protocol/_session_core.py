@@ -1,0 +1,277 @@
+"""The state every part of a :class:`~._session.Session` shares, and the chain's
+two doors: :meth:`SessionCore._emit` (our messages) and the bookkeeping of every
+message (what a resignation before it would record, the transcript's size).
+
+The session is built in layers, each a class with one job, each on top of this one:
+:class:`~._hello.HelloNegotiation` (the hellos: options, features, the peer's
+identity), :class:`~._play.HandPlay` (the coin, the hands' deal, play, audit and
+result), :class:`~._session_control.ControlSide` (aborts, resignations, reconnection
+and farewells) and :class:`~._session.Session`, the public facade that reads and
+checks the peer's bytes.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+
+from truc_p2p.deck import DeckSideV2, Role
+from truc_p2p.protocol._chain import Chain
+from truc_p2p.protocol._control import ControlPlane
+from truc_p2p.protocol._errors import (
+    LocalProtocolError,
+    ProtocolError,
+)
+from truc_p2p.protocol._events import (
+    AnyEvent,
+    GameResult,
+    Resignation,
+    SessionEvent,
+)
+from truc_p2p.protocol._hand_v2 import HandStateV2
+from truc_p2p.protocol._messages import (
+    MessageType,
+)
+from truc_p2p.protocol._options import SessionOptions
+from truc_p2p.protocol._pipeline import Pipeline
+from truc_p2p.protocol._state import (
+    Cond,
+    Stage,
+    expected_sender,
+    next_stage,
+)
+from truc_p2p.protocol._values import (
+    Series,
+    local_seed,
+    local_seed_v2,
+    local_value,
+    resignable,
+)
+from truc_p2p.protocol._wire import (
+    FRAME_HEADER,
+    Envelope,
+    FrameBuffer,
+    decode_envelope,
+    envelope_hash,
+    frame,
+    public_key_bytes,
+    sign_envelope,
+)
+from truc_p2p.protocol.legacy_v1._audit import SeedAudit
+from truc_p2p.protocol.legacy_v1._hand import HandState
+from truc_p2p.rules import (
+    Event,
+    Game,
+    Outcome,
+    Player,
+)
+
+__all__ = ["SessionCore"]
+
+
+class SessionCore:
+    """The session's state and the door our messages go out by; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        identity: Ed25519PrivateKey,
+        role: Player,
+        secret: bytes,
+        options: SessionOptions,
+        record: Callable[[bytes], None] | None,
+        expected_peer: str | None,
+        accept_series: Callable[[Series, str], bool] | None,
+    ) -> None:
+        if len(secret) != 32:
+            raise LocalProtocolError("secret must be 32 bytes of fresh randomness")
+        #: the local settings this session was made with
+        self.options = options
+        self._identity = identity
+        self._public = public_key_bytes(identity.public_key())
+        self.me = Player(role)
+        self._secret = secret
+        self.ruleset = options.ruleset
+        self.name = options.name
+        self.audit_mode = options.audit
+        #: the deck version: "v1" (seed audit) or "v2" (proofs at every message)
+        self.deck = options.deck
+        #: deck v2 only: deal hand n + 1 while hand n is played (wire.md section 6b)
+        self.pipeline = options.pipeline
+        #: deck v2 only: the non-dealer may send its v2deck3 shares before its first
+        #: action (wire.md section 6a).  What we propose; after the hellos, what both
+        #: agreed (negotiated down when the peer's hello lacks it, wire.md section 4).
+        self.early = options.early
+        #: what our hello proposed (``early`` may be negotiated down by the peer's hello)
+        self.early_proposed = self.early
+        #: the linked games this one belongs to (rematch, match; wire.md section 4.1)
+        self.series = options.series
+        # Responder only: may the initiator's hello link this game to another
+        # (``accept_series(series, peer_fingerprint)``, e.g. ``host --forever``
+        # taking a rematch of a game it played)?  Without it the series must be ours.
+        self._accept_series = accept_series
+        self._record = record
+        # Envelopes recorded (or, without ``record``, that would be) and their framed bytes.
+        self._recorded = [0, 0]
+        self._expected_peer = expected_peer
+        #: whether our hello announces resignation (wire.md section 8.1)
+        self.resign_feature = options.resign
+        #: whether our hello announces the rest-final rule (wire.md section 6b): no
+        #: pre-deal is owed while "my rest" decides the hand, when both announce it
+        self.rest_final_feature = options.rest_final
+        #: whether our hello announces early redeal cards (wire.md section 6a)
+        self.early_redeal_feature = options.early_redeal
+        #: whether our hello announces heartbeats (wire.md sections 11.1, 13.6): a
+        #: transport feature, so off unless the network layer speaks them
+        self.heartbeat_feature = options.heartbeat
+        self._peer_features = 0
+        #: the signed resignation that ended the game (ours or the peer's), if any
+        self.resignation: Resignation | None = None
+        # Before each chain position: whether a resignation may sit there, and the
+        # score and hands dealt it would record (a resign may chain to an earlier
+        # point than our last message when our move crossed it, wire.md section 8).
+        self._marks: list[tuple[bool, tuple[int, int] | None, int]] = []
+        self._v1_deals = 0  # deck1 messages on the chain: a v1 resignation's hand number
+
+        self._frames = FrameBuffer()
+        self._events: deque[AnyEvent] = deque()
+        #: the events a restore replayed from the transcript (see :meth:`take_history`)
+        self._history: list[SessionEvent | Event] = []
+        self._outbox: list[bytes] = []
+        self._error: ProtocolError | None = None
+
+        self.stage = Stage.HELLO_INITIATOR
+        self._chain = Chain()
+        # resume, refuse and bye: signed, outside the chain.
+        self._control = ControlPlane(
+            identity=identity,
+            me=self.me,
+            expected_peer=expected_peer,
+            chain=self._chain,
+        )
+        self.game_id = b""
+        self._hellos: list[bytes] = []
+        self._peer_key: Ed25519PublicKey | None = None
+        self.peer_name: str | None = None
+        self.peer_fingerprint: str | None = None
+        #: the series the peer's hello names (wire.md 4.1; ``None``: not yet, or malformed)
+        self.peer_series: Series | None = None
+        self._peer_coin: bytes = b""  # commitment (we are responder) or coin (initiator)
+
+        self._game: Game | None = None
+        self._hand = -1
+        # One per-hand state per hand dealt; ``_current`` is the hand being played.
+        self._hands: dict[int, HandState | HandStateV2] = {}
+        self._current: HandState | HandStateV2 | None = None
+        # Pipelined deal: hand n + 1, pre-dealt while ``_current`` is played.
+        self._pipeline = Pipeline(
+            enabled=self.pipeline, new_hand=self._new_v2_hand, emit=self._emit, fail=self._fail
+        )
+        self._hand_ender: Player | None = None
+        self._audit = SeedAudit(hands=self._hands, seed=self._seed)  # deck v1 only
+        self._expected_result: dict[str, Any] | None = None
+        self._result_envs: list[bytes] = []
+        self.result: GameResult | None = None
+        self._sent_log: list[bytes] | None = None  # own envelopes, while restoring
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The rules outcome once the last action is played (before the audit)."""
+        return self._game.outcome() if self._game is not None else None
+
+    def data_to_send(self) -> bytes:
+        """Framed bytes of every message queued since the last call."""
+        out = b"".join(frame(env) for env in self._outbox)
+        self._outbox.clear()
+        return out
+
+    def _apply(self, env: Envelope, *, mine: bool) -> None:
+        """Act on a message now on the chain (the hand play layer's dispatch)."""
+        raise NotImplementedError
+
+    def _new_v2_hand(self, index: int, role: Role, context: bytes) -> HandStateV2:
+        side = DeckSideV2(
+            role,
+            local_seed_v2(self._secret, index),
+            game_id=self.game_id,
+            hand=index,
+            context=context,
+        )
+        hand = self._hands[index] = HandStateV2(index, side, context)
+        return hand
+
+    def _derive(self, label: bytes) -> bytes:
+        return local_value(self._secret, label)
+
+    @property
+    def _coin(self) -> bytes:
+        return self._derive(b"coin")
+
+    def _seed(self, hand: int) -> bytes:
+        return local_seed(self._secret, hand)
+
+    def _fail(self, exc: ProtocolError) -> None:
+        self._error = exc
+        self.stage = Stage.ERROR
+        # Events are queued one envelope at a time, so any still queued came from
+        # the rejected envelope (e.g. the cards of a bad deck4): drop them.
+        self._events.clear()
+
+    def _emit(self, mtype: str, payload: dict[str, Any]) -> None:
+        raw = sign_envelope(
+            self._identity,
+            game_id=self.game_id,
+            seq=self._chain.seq,
+            prev=self._chain.prev,
+            sender=int(self.me),
+            type=mtype,
+            payload=payload,
+        )
+        self._tally(raw)
+        if self._record is not None:
+            self._record(raw)
+        if not self._control.reconnecting:  # else it is resent once the peer says what it lacks
+            self._outbox.append(raw)
+        if self._sent_log is not None:
+            self._sent_log.append(raw)
+        self._mark(mtype)
+        self._chain.append(int(self.me), raw, envelope_hash(raw))
+        if mtype == MessageType.ABORT:
+            return
+        env = decode_envelope(raw)
+        self._apply(env, mine=True)
+
+    def _tally(self, raw: bytes) -> None:
+        self._recorded[0] += 1
+        self._recorded[1] += FRAME_HEADER + len(raw)
+
+    def _mark(self, mtype: str) -> None:
+        """Note, before the next chain position, what a resignation there would record;
+        ``mtype`` is the type of the envelope that takes the position."""
+        game = self._game
+        self._marks.append(
+            (
+                resignable(self.stage, game),
+                game.scores if game is not None else None,
+                self._resign_hand(),
+            )
+        )
+        self._v1_deals += mtype == MessageType.DECK1
+
+    def _resign_hand(self) -> int:
+        """The hand a resignation now is in (from 1).  Deck v1 counts the hands whose
+        ``deck1`` is on the chain, which a verifier without the seeds can count too;
+        deck v2 the hands started (the verifier replays every v2 hand)."""
+        return max(1, self._v1_deals) if self.deck == "v1" else self._hand + 1
+
+    def _advance(self, holds: dict[Cond, bool] | None = None) -> None:
+        self.stage = next_stage(self.stage, holds or {})
+
+    def _expected_sender(self) -> Player:
+        return expected_sender(self.stage, self._game, self._hand_ender)
