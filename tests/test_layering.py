@@ -1,64 +1,290 @@
-"""The pure layers never import trio and do no I/O (after trio's test_exports)."""
+"""The package's one declared layer order (``truc_p2p/_layers.py``), checked over
+every import in the package, at module level and inside functions:
+
+* every top-level part is declared (a new module or package must be placed);
+* a part imports only parts of lower layers (no cycle, no ``protocol -> net``);
+* a part imports only another part's public names (no ``truc_p2p.deck.v2._side``
+  from outside ``deck``), but for the reaches ``REACH_EXCEPTIONS`` lists with a reason;
+* the pure parts import no I/O, clock or randomness module and call no
+  ``open``/``print``/``input``; the rules engine uses the standard library only.
+
+The checker is keyed on part names, not file paths, and is tested on packages
+built in a temporary directory so that it is known to fail.
+"""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from truc_p2p import _layers
+
 PACKAGE = Path(__file__).resolve().parents[1] / "truc_p2p"
-PURE = ("rules", "deck", "protocol")
+ROOT = "truc_p2p"
+
 #: Modules whose import means I/O, networking, clocks or global randomness.
-FORBIDDEN = {"trio", "socket", "asyncio", "selectors", "subprocess", "random", "time", "os"}
-FORBIDDEN_CALLS = {"open", "print", "input"}
+IO_MODULES = frozenset(
+    {"trio", "socket", "asyncio", "selectors", "subprocess", "random", "secrets", "time", "os"}
+)
+IO_CALLS = frozenset({"open", "print", "input"})
+#: What the rules engine may import besides itself: the standard library's pure parts.
+RULES_STDLIB = frozenset(
+    {"__future__", "collections", "dataclasses", "enum", "functools", "itertools", "typing"}
+)
+#: Tools shipped with a pure part, not part of its core (they write test vectors).
+PURE_TOOLS = frozenset({"truc_p2p.deck.legacy_v1._vectors"})
 
 
-def _modules(layer: str) -> list[Path]:
-    return sorted((PACKAGE / layer).rglob("*.py"))
+@dataclass(frozen=True)
+class Import:
+    module: str  # the importing module's dotted name
+    target: str  # the dotted name imported (``from a import b`` gives ``a.b`` and ``a``)
+    line: int
+
+    def where(self) -> str:
+        return f"{self.module}:{self.line}"
 
 
-@pytest.mark.parametrize("layer", PURE)
-def test_pure_layer_imports_no_io_module(layer: str) -> None:
-    offenders = []
-    for path in _modules(layer):
-        tree = ast.parse(path.read_text(), filename=str(path))
-        for node in ast.walk(tree):
-            names: list[str] = []
+def module_name(package: Path, path: Path) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def part_of(dotted: str, package: Path) -> str:
+    """The top-level part a dotted name of the package belongs to."""
+    names = dotted.split(".")
+    if len(names) == 1:
+        return "__init__"
+    top = names[1]
+    if (package / top).is_dir() or (package / f"{top}.py").exists():
+        return top
+    return "__init__"  # an attribute of the package itself, e.g. ``__version__``
+
+
+def imports(package: Path) -> Iterator[Import]:
+    """Every import of the package's own modules, relative ones resolved."""
+    for path in sorted(package.rglob("*.py")):
+        name = module_name(package, path)
+        is_pkg = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-            for name in names:
-                if name.split(".")[0] in FORBIDDEN:
-                    offenders.append(f"{path.name}:{node.lineno} imports {name}")
+                for alias in node.names:
+                    yield Import(name, alias.name, node.lineno)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    here = name.split(".") if is_pkg else name.split(".")[:-1]
+                    here = here[: len(here) - (node.level - 1)]
+                    base = ".".join([*here, base] if base else here)
+                yield Import(name, base, node.lineno)
+                for alias in node.names:
+                    yield Import(name, f"{base}.{alias.name}", node.lineno)
+
+
+def declared_parts() -> set[str]:
+    return {part for layer in _layers.LAYERS for part in layer}
+
+
+def undeclared_parts(package: Path) -> list[str]:
+    found = set()
+    for entry in package.iterdir():
+        if entry.is_dir() and (entry / "__init__.py").exists():
+            found.add(entry.name)
+        elif entry.suffix == ".py":
+            found.add(entry.stem)
+    return sorted(found - declared_parts())
+
+
+def private_module(target: str, package: Path) -> str | None:
+    """The private module ``target`` names inside its part, if any (``truc_p2p.deck.v2._ec``
+    for ``truc_p2p.deck.v2._ec.mul``); names re-exported by a part's ``__init__`` are public."""
+    names = target.split(".")
+    for depth in range(2, len(names)):
+        name = names[depth]
+        if name.startswith("_") and not name.startswith("__"):
+            return ".".join(names[: depth + 1])
+    return None
+
+
+def layering_faults(package: Path) -> list[str]:
+    faults = [
+        f"{part}: a part that is not in truc_p2p/_layers.py LAYERS (place it)"
+        for part in undeclared_parts(package)
+    ]
+    declared = declared_parts()
+    seen: set[tuple[str, str]] = set()
+    for imp in imports(package):
+        if imp.target.split(".")[0] != ROOT or (imp.module, imp.target) in seen:
+            continue
+        seen.add((imp.module, imp.target))
+        mine, theirs = part_of(imp.module, package), part_of(imp.target, package)
+        if mine == theirs or mine not in declared or theirs not in declared:
+            continue
+        if _layers.layer_of(theirs) >= _layers.layer_of(mine):
+            faults.append(f"{imp.where()} imports {imp.target}: {theirs} is not below {mine}")
+        private = private_module(imp.target, package)
+        if private is not None:
+            allowed = next(
+                (
+                    parts
+                    for name, (parts, _why) in _layers.REACH_EXCEPTIONS.items()
+                    if private == name or private.startswith(name + ".")
+                ),
+                frozenset(),
+            )
+            if mine not in allowed:
+                faults.append(f"{imp.where()} reaches into {theirs}'s private {private}")
+    return faults
+
+
+def purity_faults(package: Path, part: str) -> list[str]:
+    faults = []
+    base = package / part
+    paths = sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+    for path in paths:
+        name = module_name(package, path)
+        if name in PURE_TOOLS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)
-                and node.func.id in FORBIDDEN_CALLS
+                and node.func.id in IO_CALLS
             ):
-                offenders.append(f"{path.name}:{node.lineno} calls {node.func.id}()")
-    assert offenders == []
+                faults.append(f"{name}:{node.lineno} calls {node.func.id}()")
+    for imp in imports(package):
+        if part_of(imp.module, package) != part or imp.module in PURE_TOOLS:
+            continue
+        top = imp.target.split(".")[0]
+        if top in IO_MODULES:
+            faults.append(f"{imp.where()} imports {imp.target}")
+        names = imp.target.split(".")
+        prefixes = {".".join(names[: n + 1]) for n in range(len(names))}
+        if part == "rules" and top != ROOT and not prefixes & RULES_STDLIB:
+            faults.append(f"{imp.where()} imports {imp.target} (rules: stdlib only)")
+    return faults
 
 
-@pytest.mark.parametrize("layer", PURE)
-def test_importing_a_pure_layer_does_not_load_trio(layer: str) -> None:
+# ---------------------------------------------------------------- the package
+
+
+def test_the_package_keeps_its_declared_layer_order() -> None:
+    assert layering_faults(PACKAGE) == []
+
+
+@pytest.mark.parametrize("part", _layers.PURE)
+def test_pure_parts_do_no_io(part: str) -> None:
+    assert purity_faults(PACKAGE, part) == []
+
+
+def test_the_table_is_well_formed() -> None:
+    parts = [part for layer in _layers.LAYERS for part in layer]
+    assert len(parts) == len(set(parts))
+    assert set(_layers.PURE) <= set(parts)
+    for name, (importers, why) in _layers.REACH_EXCEPTIONS.items():
+        assert private_module(name, PACKAGE) == name, name
+        assert importers <= set(parts) and why, name
+    with pytest.raises(KeyError):
+        _layers.layer_of("no-such-part")
+
+
+def test_importing_the_pure_parts_loads_no_io_library() -> None:
     code = (
-        f"import sys, truc_p2p.{layer}; "
-        "bad = sorted(m for m in ('trio', 'socket', 'asyncio') if m in sys.modules); "
-        "print(','.join(bad))"
+        "import sys, truc_p2p.rules, truc_p2p.deck, truc_p2p.protocol, truc_p2p.bots\n"
+        "bad = {'trio', 'socket', 'asyncio'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in bad))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    assert out == ""
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"
 
 
-def test_layering_check_catches_a_trio_import(tmp_path: Path) -> None:
-    bad = tmp_path / "mod.py"
-    bad.write_text("import trio\n")
-    tree = ast.parse(bad.read_text())
-    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-    assert "trio" in imported and "trio" in FORBIDDEN
+def test_the_rules_engine_and_bots_load_no_crypto_or_wire_library() -> None:
+    code = (
+        "import sys, truc_p2p.rules, truc_p2p.bots\n"
+        "bad = {'trio', 'cryptography', 'msgpack', 'socket', 'asyncio'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in bad))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------- the checker fails
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> Path:
+    package = tmp_path / ROOT
+    for rel, text in {"__init__.py": "", **files}.items():
+        path = package / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return package
+
+
+def test_the_checker_catches_an_upward_import_inside_a_function(tmp_path: Path) -> None:
+    package = _package(
+        tmp_path,
+        {
+            "protocol/__init__.py": "",
+            "protocol/_session.py": "def f() -> None:\n    from truc_p2p.net import x\n",
+            "net/__init__.py": "from truc_p2p.protocol import Session\n",
+        },
+    )
+    assert layering_faults(package) == [
+        "truc_p2p.protocol._session:2 imports truc_p2p.net: net is not below protocol",
+        "truc_p2p.protocol._session:2 imports truc_p2p.net.x: net is not below protocol",
+    ]
+
+
+def test_the_checker_catches_a_reach_into_private_modules(tmp_path: Path) -> None:
+    package = _package(
+        tmp_path,
+        {
+            "deck/__init__.py": "",
+            "deck/v2/__init__.py": "",
+            "deck/v2/_side.py": "",
+            "bots/__init__.py": "import truc_p2p.deck.v2._side\nfrom truc_p2p.deck import v2\n",
+            "cli/__init__.py": "from truc_p2p.deck.legacy_v1._steps import OpCounts\n",
+            "net/__init__.py": "from ..deck.v2 import _side\n",
+        },
+    )
+    assert layering_faults(package) == [
+        "truc_p2p.bots:1 reaches into deck's private truc_p2p.deck.v2._side",
+        "truc_p2p.net:1 reaches into deck's private truc_p2p.deck.v2._side",
+    ]
+
+
+def test_the_checker_names_a_part_missing_from_the_table(tmp_path: Path) -> None:
+    package = _package(tmp_path, {"gadgets/__init__.py": "", "widget.py": "", "rules/a.py": ""})
+    faults = layering_faults(package)
+    assert faults[:2] == [
+        "gadgets: a part that is not in truc_p2p/_layers.py LAYERS (place it)",
+        "widget: a part that is not in truc_p2p/_layers.py LAYERS (place it)",
+    ]
+
+
+def test_the_purity_check_catches_io(tmp_path: Path) -> None:
+    package = _package(
+        tmp_path,
+        {
+            "rules/__init__.py": "import msgpack\n",
+            "rules/_game.py": "def f() -> None:\n    import time\n    print(1)\n",
+        },
+    )
+    assert purity_faults(package, "rules") == [
+        "truc_p2p.rules._game:3 calls print()",
+        "truc_p2p.rules:1 imports msgpack (rules: stdlib only)",
+        "truc_p2p.rules._game:2 imports time",
+        "truc_p2p.rules._game:2 imports time (rules: stdlib only)",
+    ]

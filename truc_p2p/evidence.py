@@ -31,13 +31,15 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from truc_p2p.protocol import (
+    GENESIS,
     MessageType,
     RemoteProtocolError,
     ResumeLieError,
     decode_envelope,
+    envelope_hash,
     fingerprint,
+    verify_signature,
 )
-from truc_p2p.protocol._wire import GENESIS, envelope_hash, verify_signature
 from truc_p2p.transcript import TranscriptWriter, read_transcript
 
 __all__ = [

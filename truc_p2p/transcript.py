@@ -45,8 +45,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final, Literal
 
-from truc_p2p.protocol import TRANSCRIPT_MAGIC, TranscriptFormatError, frame, parse_transcript
-from truc_p2p.protocol._transcript import TranscriptScan, scan_transcript
+from truc_p2p.protocol import (
+    TRANSCRIPT_MAGIC,
+    TranscriptFormatError,
+    TranscriptScan,
+    frame,
+    parse_transcript,
+    scan_transcript,
+)
 
 __all__ = [
     "SYNC_POLICIES",

@@ -71,6 +71,7 @@ from truc_p2p.protocol._messages import (
     DECK_VERSIONS,
     MessageType,
 )
+from truc_p2p.protocol._options import SessionOptions
 from truc_p2p.protocol._state import (
     INTERJECTIONS,
     INTERJECTIONS_WAIVED,
@@ -81,18 +82,24 @@ from truc_p2p.protocol._state import (
 from truc_p2p.protocol._transcript import (
     TRANSCRIPT_MAGIC,
     TranscriptFormatError,
+    TranscriptScan,
     encode_transcript,
     parse_transcript,
+    scan_transcript,
 )
-from truc_p2p.protocol._values import AUDIT_MODES, Series, refusal, series_of
+from truc_p2p.protocol._values import AUDIT_MODES, Series, nonce_is_from, refusal, series_of
 from truc_p2p.protocol._verify import VerifyReport, verify_transcript
 from truc_p2p.protocol._wire import (
+    FRAME_HEADER,
+    GENESIS,
     MAX_ENVELOPE,
     PROTOCOL_VERSION,
     FrameBuffer,
     decode_envelope,
+    envelope_hash,
     fingerprint,
     frame,
+    verify_signature,
 )
 
 if TYPE_CHECKING:
@@ -117,6 +124,8 @@ __all__ = [
     "CLOSED",
     "CONTROL",
     "DECK_VERSIONS",
+    "FRAME_HEADER",
+    "GENESIS",
     "INTERJECTIONS",
     "INTERJECTIONS_WAIVED",
     "MAX_ENVELOPE",
@@ -162,8 +171,10 @@ __all__ = [
     "Series",
     "Session",
     "SessionEvent",
+    "SessionOptions",
     "Stage",
     "TranscriptFormatError",
+    "TranscriptScan",
     "UnexpectedMessageError",
     "VerifyReport",
     "VersionMismatchError",
@@ -171,10 +182,14 @@ __all__ = [
     "YourTurn",
     "decode_envelope",
     "encode_transcript",
+    "envelope_hash",
     "fingerprint",
     "frame",
+    "nonce_is_from",
     "parse_transcript",
     "refusal",
+    "scan_transcript",
     "series_of",
+    "verify_signature",
     "verify_transcript",
 ]

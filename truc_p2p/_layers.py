@@ -1,0 +1,93 @@
+"""The package's parts in their one declared order, lowest first.
+
+A part is a top-level module or package of ``truc_p2p`` (``rules``, ``net``,
+``__main__``; the package's own ``__init__`` is the part ``__init__``).  A part
+may import only parts of a *lower* layer, never one of its own layer or above,
+and only their public names: ``truc_p2p.deck.v2._side`` is private to ``deck``
+(a name starting with ``_`` below the part's top), while what ``deck/__init__``
+re-exports is public.  ``tests/test_layering.py`` checks every import in the
+package against this table, at module level and inside functions, and fails on
+a part that is not in it.
+
+This module imports nothing: it is data, read by the test and by whoever wants
+to know where a new module goes.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LAYERS", "PURE", "REACH_EXCEPTIONS", "layer_of"]
+
+#: Lowest first.  Parts in one tuple share a layer and may not import each other.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("__init__", "_layers"),  # the package's version; this table
+    ("rules",),  # the rules engine: pure, standard library only
+    ("deck",),  # mental poker (ElGamal on secp256k1); its deal positions come from rules
+    ("protocol",),  # the sans-IO session and the offline verifier
+    ("transcript", "identity"),  # transcript files; the long-term key on disk
+    ("evidence",),  # cheat evidence bundles
+    ("bots",),  # strategies, on the public rules interface
+    ("local", "memory_pair"),  # two sessions and two bots in memory (the demo, tests)
+    ("net",),  # the trio transport, relay and lobby
+    ("ui",),  # presentation: table model, texts, terminal, web
+    ("history",),  # saved games: replay, export, records, matches
+    ("bench",),  # the bench sub-commands' measurements
+    ("cli",),  # the commands
+    ("__main__",),  # ``python -m truc_p2p``
+)
+
+#: Parts that do no I/O, read no clock and draw no global randomness (sans-IO).
+PURE: tuple[str, ...] = ("rules", "deck", "protocol")
+
+#: Reaches into another part's private modules allowed anyway: the private module's
+#: dotted name (it and everything below it) -> (the parts that may import it, why).
+_DECK_BENCH = (
+    frozenset({"cli", "bench"}),
+    "the deck benchmark times the deck's internals one by one (group operations, "
+    "proofs, each step), which are no API",
+)
+REACH_EXCEPTIONS: dict[str, tuple[frozenset[str], str]] = {
+    **{
+        f"truc_p2p.deck.{name}": _DECK_BENCH
+        for name in (
+            "legacy_v1._group",
+            "legacy_v1._steps",
+            "v2._derive",
+            "v2._ec",
+            "v2._hand",
+            "v2._proofs",
+            "v2._side",
+        )
+    },
+    "truc_p2p.bots._bench": (
+        frozenset({"cli", "bench"}),
+        "the bench sub-command drives the bots' own measurement loop",
+    ),
+    "truc_p2p.bots._exploit": (
+        frozenset({"cli", "bench"}),
+        "the bench sub-command lists the exploiting opponents it measures against",
+    ),
+    "truc_p2p.net._invite": (
+        frozenset({"cli"}),
+        "the lobby command parses host:port as the network layer does (cli/net being moved)",
+    ),
+    "truc_p2p.net._relay_wire": (
+        frozenset({"cli"}),
+        "the lobby command reports a relay's protocol error by type (cli/net being moved)",
+    ),
+    "truc_p2p.protocol._values": (
+        frozenset({"cli", "history"}),
+        "a game's record tells own hellos by their nonce (nonce_is_from)",
+    ),
+    "truc_p2p.protocol._wire": (
+        frozenset({"cli"}),
+        "verify reports the transcript's framed size (FRAME_HEADER)",
+    ),
+}
+
+
+def layer_of(part: str) -> int:
+    """The layer of ``part`` (0 is the lowest); :class:`KeyError` if it is not declared."""
+    for index, parts in enumerate(LAYERS):
+        if part in parts:
+            return index
+    raise KeyError(part)
