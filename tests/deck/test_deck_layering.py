@@ -77,3 +77,15 @@ def test_bench_text(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "v1" in out and "v2" in out and "ratio" in out and "verifier" in out
     assert _bench.main(hands=0, as_json=False) == 2
+
+
+def test_the_deck_deals_the_rules_positions() -> None:
+    from truc_p2p.rules import Player, deal_positions
+
+    for dealer in Player:
+        for redeal in (False, True):
+            by_player = deal_positions(dealer, redeal=redeal)
+            assert deck.positions(deck.Role.DEALER, redeal) == by_player[dealer]
+            assert deck.positions(deck.Role.NONDEALER, redeal) == by_player[dealer.other]
+    seats = [deck.positions(role, redeal) for role in deck.Role for redeal in (False, True)]
+    assert sorted(p for seat in seats for p in seat) == list(range(2 * 2 * deck.HAND_SIZE))

@@ -1,18 +1,21 @@
-"""The mental-poker deck: a dealerless shuffle of 32 cards on P-256.
+"""The mental-poker deck: a dealerless shuffle of 32 cards.
 
-Two peers encrypt, shuffle and re-key the deck in four messages (D1-D4) with a
-commutative cipher on P-256 x-coordinates; each player opens its own cards with
-the other's per-card keys, shows a played card with its own key, and after the
-game both reveal the seeds they committed to so the whole hand can be
-recomputed byte for byte (:func:`audit_hand`).  The layer works on card indices
-``0..31`` and knows nothing of the rules; it does no I/O and takes its
-randomness from the caller.  See ``protocol_spec/deck.md``.
-
-Deck v2 (:class:`DeckSideV2`, :class:`HandVerifierV2`, :func:`verify_hand_v2`)
-deals in three messages on secp256k1 with two-layer ElGamal, a verifiable
-shuffle and Chaum-Pedersen decryption shares: every message carries proofs the
-receiver checks at once, and no seed is ever revealed.  See
+Deck v2 (:class:`DeckSideV2`, :class:`HandVerifierV2`, :func:`verify_hand_v2`),
+the default, deals in three messages on secp256k1 with two-layer ElGamal, a
+verifiable shuffle and Chaum-Pedersen decryption shares: every message carries
+proofs the receiver checks at once, and no seed is ever revealed.  See
 ``protocol_spec/deck_v2.md``.
+
+Deck v1 (:class:`DeckSide`, :func:`audit_hand`), kept to play and verify older
+games: two peers encrypt, shuffle and re-key the deck in four messages (D1-D4)
+with a commutative cipher on P-256 x-coordinates; each player opens its own
+cards with the other's per-card keys, shows a played card with its own key, and
+after the game both reveal the seeds they committed to so the whole hand can be
+recomputed byte for byte.  See ``protocol_spec/deck.md``.
+
+Both work on card indices ``0..31``; of the rules they know only which deck
+positions the deal gives each seat (:func:`positions`, the rules'
+``deal_positions``).  They do no I/O and take their randomness from the caller.
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ class UnchangedEntryError(DuplicateEntryError):
 
 
 class InvalidPointError(CheatError):
-    """A deck entry is not the x-coordinate of a P-256 point."""
+    """A deck entry is not the x-coordinate of a point of the curve (deck v1: P-256)."""
 
 
 class InvalidKeyError(CheatError):

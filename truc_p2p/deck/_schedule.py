@@ -1,8 +1,11 @@
-"""Roles and the deal schedule: which positions of the final deck each player holds."""
+"""Roles and the deal schedule: which positions of the final deck each player holds
+(the rules engine's :func:`~truc_p2p.rules.deal_positions`, by role)."""
 
 from __future__ import annotations
 
 import enum
+
+from truc_p2p.rules import Player, deal_positions
 
 __all__ = ["HAND_SIZE", "N_CARDS", "Role", "positions"]
 
@@ -30,11 +33,15 @@ class Role(enum.Enum):
         return b"\x00" if self is Role.DEALER else b"\x01"
 
 
+def _seats(redeal: bool) -> dict[Role, tuple[int, int, int]]:
+    # The deal's positions are the rules' (one card at a time from the non-dealer):
+    # the deck only names the seats by role instead of by player.
+    by_player = deal_positions(Player.P0, redeal=redeal)
+    return {Role.DEALER: by_player[Player.P0], Role.NONDEALER: by_player[Player.P1]}
+
+
 _POSITIONS: dict[tuple[Role, bool], tuple[int, int, int]] = {
-    (Role.NONDEALER, False): (0, 2, 4),
-    (Role.DEALER, False): (1, 3, 5),
-    (Role.NONDEALER, True): (6, 8, 10),
-    (Role.DEALER, True): (7, 9, 11),
+    (role, redeal): seat for redeal in (False, True) for role, seat in _seats(redeal).items()
 }
 
 
