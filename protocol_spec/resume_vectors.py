@@ -38,13 +38,26 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
+    FrameBuffer,
     Resumed,
     Session,
     YourTurn,
     decode_envelope,
 )
-from truc_p2p.protocol._wire import Envelope, split_frames
+from truc_p2p.protocol._wire import Envelope
 from truc_p2p.rules import Player
+
+
+def split_frames(data: bytes) -> list[bytes]:
+    """The whole envelopes of ``data``, a run of frames (a connection's output)."""
+    buf = FrameBuffer()
+    buf.feed(data)
+    out = []
+    while (env := buf.next_envelope()) is not None:
+        out.append(env)
+    assert not buf.pending, f"{buf.pending} trailing bytes do not form a whole frame"
+    return out
+
 
 HERE = Path(__file__).resolve().parent
 VECTOR = HERE / "vectors" / "resume_v1.json"

@@ -3,7 +3,7 @@
 With ``"pipeline": true`` two v2 hands are alive at once: the session's
 current hand *n*, which is played, and hand *n + 1*, whose two heavy deal
 messages travel meanwhile.  :class:`Pipeline` holds that next hand
-(a :class:`~._hand_v2.HandStateV2`) and its bookkeeping: how many of its
+(a :class:`~.v2._hand.HandStateV2`) and its bookkeeping: how many of its
 pre-deal messages are on the chain, whether we may owe one since we were
 handed our turn, the put-off check of the peer's pre-deal message (and our
 answer to it), and the shares its dealer holds back until hand *n* is over.
@@ -25,10 +25,10 @@ from typing import Any
 
 from truc_p2p.deck import Role
 from truc_p2p.protocol._errors import ProtocolError, RemoteProtocolError, blame
-from truc_p2p.protocol._hand_v2 import HandStateV2
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import Cond, Stage, predeal_conditions
 from truc_p2p.protocol._wire import Envelope
+from truc_p2p.protocol.v2._hand import HandStateV2
 from truc_p2p.rules import Event, Game, GameEnded, Phase, Player, RoundEnded
 
 __all__ = ["Pipeline"]

@@ -28,7 +28,6 @@ from truc_p2p.protocol._events import (
     GameStarted,
     YourTurn,
 )
-from truc_p2p.protocol._hand_v2 import HandStateV2
 from truc_p2p.protocol._hello import HelloNegotiation
 from truc_p2p.protocol._messages import (
     MessageType,
@@ -50,6 +49,7 @@ from truc_p2p.protocol._wire import (
     Envelope,
 )
 from truc_p2p.protocol.legacy_v1._hand import HandState, PlayedHand
+from truc_p2p.protocol.v2._hand import HandStateV2
 from truc_p2p.rules import (
     Action,
     ActionKind,

@@ -12,11 +12,18 @@ from which every local random value is derived (hello nonce, coin, one deck
 seed per hand), so a session can be rebuilt from that secret and its
 transcript (:meth:`Session.restore`, replayed by :mod:`._restore`).
 
-Every message, sent or received, goes through :meth:`_apply`, which keeps
+The session is built in layers, one job each: :class:`~._session_core.SessionCore`
+(the state and the door our messages go out by), :class:`~._hello.HelloNegotiation`
+(the hellos), :class:`~._play.HandPlay` (the hands' deal, play, audit and result),
+:class:`~._session_control.ControlSide` (abort, resignation, resume, bye) and this
+facade, which reads and checks the peer's bytes.  Its settings are one
+:class:`~._options.SessionOptions` (or the same keywords).
+
+Every message, sent or received, goes through :meth:`HandPlay._apply`, which keeps
 the chain (a :class:`~._chain.Chain` and the game id), the stage table of
 :mod:`._state`, the deck layer (one per-hand state object per hand: a
-:class:`~._hand.HandState` around :class:`~truc_p2p.deck.DeckSide` for deck
-v1, a :class:`~._hand_v2.HandStateV2` around
+:class:`~.legacy_v1._hand.HandState` around :class:`~truc_p2p.deck.DeckSide` for deck
+v1, a :class:`~.v2._hand.HandStateV2` around
 :class:`~truc_p2p.deck.DeckSideV2` for deck v2) and this player's view of the
 rules engine in step.  The deck version is negotiated in the hellos'
 ``options``; actions are handled through the per-hand objects' common
@@ -30,7 +37,7 @@ With the pipelined deal (wire.md section 6b) two hands are alive at once:
 the session plays ``_current`` while its :class:`~._pipeline.Pipeline`
 holds hand n + 1, pre-dealt meanwhile, until that hand opens.  The messages
 outside the chain (``resume``, ``refuse``, ``bye``) belong to the session's
-:class:`~._link.ControlPlane`; the session frames them and queues what it
+:class:`~._control.ControlPlane`; the session frames them and queues what it
 returns.
 """
 

@@ -34,7 +34,6 @@ from truc_p2p.protocol._events import (
     Resignation,
     SessionEvent,
 )
-from truc_p2p.protocol._hand_v2 import HandStateV2
 from truc_p2p.protocol._messages import (
     MessageType,
 )
@@ -65,6 +64,7 @@ from truc_p2p.protocol._wire import (
 )
 from truc_p2p.protocol.legacy_v1._audit import SeedAudit
 from truc_p2p.protocol.legacy_v1._hand import HandState
+from truc_p2p.protocol.v2._hand import HandStateV2
 from truc_p2p.rules import (
     Event,
     Game,

@@ -283,18 +283,3 @@ def sign_envelope(
     """Encode and sign one envelope; returns the raw envelope bytes (unframed)."""
     body = pack([PROTOCOL_VERSION, game_id, seq, prev, sender, type, payload])
     return body + key.sign(body)
-
-
-def split_frames(data: bytes) -> list[bytes]:
-    """Cut a whole byte string (e.g. a transcript body) into envelopes.
-
-    Raises :class:`MalformedMessageError` on a truncated trailing frame.
-    """
-    buf = FrameBuffer()
-    buf.feed(data)
-    out = []
-    while (env := buf.next_envelope()) is not None:
-        out.append(env)
-    if buf.pending:
-        raise MalformedMessageError(f"{buf.pending} trailing bytes do not form a whole frame")
-    return out

@@ -1,3 +1,3 @@
 """The session's deck v1 path, kept so old games verify and resume: a hand's
 v1 deck state (``_hand``) and the seed audit (``_audit``).  Deck v2 games never
-use it (``_hand_v2`` is their hand state)."""
+use it (``protocol.v2`` holds their hand state)."""

@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from truc_p2p.protocol._errors import AuditFailedError
-from truc_p2p.protocol._hand_v2 import HandStateV2
 from truc_p2p.protocol._wire import Envelope
 from truc_p2p.protocol.legacy_v1._hand import HandState
+from truc_p2p.protocol.v2._hand import HandStateV2
 
 __all__ = ["SeedAudit"]
 

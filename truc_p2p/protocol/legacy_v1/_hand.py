@@ -7,7 +7,7 @@ action to ride on it, who still owes redeal keys, and the opponent's
 revealed seed once the audit reaches the hand (the hand audits itself).  The session keeps one
 :class:`HandState` per hand dealt; a pipelined deal is two of them alive at
 once, not more session fields.  Deck v2 hands use
-:class:`~truc_p2p.protocol._hand_v2.HandStateV2`; both offer the small
+:class:`~truc_p2p.protocol.v2._hand.HandStateV2`; both offer the small
 interface of :class:`PlayedHand` that the session's action handling runs on
 (own cards, showing a card, the redeal material), so actions are
 version-agnostic and only the deal differs.
