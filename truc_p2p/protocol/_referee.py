@@ -1,0 +1,188 @@
+"""The verifier's second pass: the hellos, the coin, the end of each hand and the
+result, over the deck v1 and v2 hands of :mod:`.legacy_v1._referee` and
+:mod:`.v2._referee`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from truc_p2p.protocol._errors import (
+    AuditFailedError,
+    CheatDetectedError,
+    MalformedMessageError,
+    ResultMismatchError,
+    RulesetMismatchError,
+)
+from truc_p2p.protocol._judge import answer_agrees, check_options
+from truc_p2p.protocol._messages import MessageType
+from truc_p2p.protocol._state import (
+    Cond,
+    Stage,
+    conditions_after_action,
+    predeal_conditions,
+)
+from truc_p2p.protocol._values import (
+    FEATURE_EARLY_REDEAL,
+    coin_commitment,
+    first_dealer_from_coins,
+    game_id_of,
+    nonce_features,
+    result_payload,
+    series_of,
+)
+from truc_p2p.protocol._wire import (
+    Envelope,
+    fingerprint,
+)
+from truc_p2p.rules import (
+    Event,
+    Game,
+    Phase,
+    Player,
+    Ruleset,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+from truc_p2p.protocol._verify_report import PlayerInfo
+from truc_p2p.protocol.legacy_v1._referee import RefereeV1
+from truc_p2p.protocol.v2._referee import RefereeV2
+
+__all__ = ["Referee"]
+
+
+class Referee(RefereeV1, RefereeV2):
+    """The referee; see :class:`~._referee_state.RefereeState`."""
+
+    def on_hello(self, env: Envelope, sender: Player) -> None:
+        p = env.payload
+        try:
+            ruleset = Ruleset.from_dict(p["ruleset"])
+        except ValueError as exc:
+            raise MalformedMessageError(f"bad ruleset: {exc}", evidence=(env.raw,)) from None
+        try:  # malformed before any comparison, as the session judges it (one function)
+            audit, deck, pipeline, early = check_options(p["options"])
+        except MalformedMessageError as exc:
+            exc.evidence = (env.raw,)
+            raise
+        if sender is Player.P0:
+            self.ruleset, self.audit_mode, self.coin_commit = ruleset, audit, p["coin"]
+            self.deck, self.pipeline, self.early = deck, pipeline, early
+            self.initiator_options = p["options"]
+        else:
+            # Early cards are negotiated down: the responder may leave them out, never add them.
+            if ruleset != self.ruleset or not answer_agrees(self.initiator_options, p["options"]):
+                raise RulesetMismatchError(
+                    "the players proposed different rulesets or options", evidence=(env.raw,)
+                )
+            self.early = early
+            self.responder_coin = p["coin"]
+            self.game_id = game_id_of(self.scan.envelopes[0].raw, env.raw)
+        self.players.append(PlayerInfo(name=p["name"], fingerprint=fingerprint(p["key"])))
+        self.features.append(nonce_features(p["nonce"]))
+        self.advance()
+
+    def on_coin(self, env: Envelope, sender: Player) -> None:
+        if coin_commitment(env.payload["coin"]) != self.coin_commit:
+            raise CheatDetectedError(
+                "coin does not open the commitment", step="coin", evidence=(env.raw,)
+            )
+        assert self.ruleset is not None
+        linked = series_of(self.initiator_options)
+        if linked is not None and linked.dealer is not None:  # wire.md 4.1: dealers alternate
+            first = linked.dealer
+        else:
+            first = first_dealer_from_coins(env.payload["coin"], self.responder_coin)
+        if self.deck == "v2":
+            self.game = Game(self.ruleset, first_dealer=first, spectator=True)
+            self.advance({Cond.DECK_V2: True})
+            self.start_hand_v2(env.hash)
+            return
+        hands = sum(1 for e in self.scan.envelopes if e.type == MessageType.DECK1)
+        complete = {
+            p: all((p, h) in self.scan.seeds for h in range(hands)) for p in (Player.P0, Player.P1)
+        }
+        if not all(complete.values()) and any(complete.values()):
+            self.view = Player.P0 if complete[Player.P0] else Player.P1
+        self.game = Game(self.ruleset, first_dealer=first, view=self.view)
+        self.advance()
+        self.start_hand()
+
+    def after_action(
+        self,
+        actor: Player,
+        events: Sequence[Event],
+        env: Envelope,
+        opened: list[bytes] | None = None,
+    ) -> None:
+        holds = conditions_after_action(
+            events,
+            audit_mode=self.audit_mode or "game",
+            hands=self.hand + 1,
+            audited=self.audited,
+            early_redeal=self.deck == "v2" and self.agreed(FEATURE_EARLY_REDEAL),
+        )
+        holds.update(predeal_conditions(holds[Cond.ROUND_OVER], self.predeal or 0))
+        holds[Cond.OPENED] = opened is not None
+        if holds[Cond.ROUND_OVER]:
+            self.hand_ender = actor
+            if self.v2 is not None:
+                self.v2_hidden += self.v2.report().hidden_cards_revealed
+        self.advance(holds)
+        if self.stage is Stage.DECK1:
+            self.start_hand()
+        elif self.stage is Stage.V2_DECK1:
+            self.start_hand_v2(env.hash)
+        elif self.stage in (Stage.V2_DECK2, Stage.V2_OPEN, Stage.V2_DECK3):
+            # the pre-dealt hand starts (V2_DECK3: its dealer's shares rode on the action)
+            self.hand += 1
+            self.v2, self.v2_next, self.predeal, self.shares_due = self.v2_next, None, None, None
+            if opened is not None:
+                self.hand_v2.d2_shares(opened)
+        elif self.stage is Stage.RESULT_FIRST:  # deck v2: the result follows the last action
+            assert self.game is not None
+            outcome = self.game.outcome()
+            assert outcome is not None
+            self.expected_result = result_payload(outcome, hands=self.hand + 1, chain=env.hash)
+
+    def on_reveal(self, env: Envelope, sender: Player) -> None:
+        first, seeds = env.payload["first"], env.payload["seeds"]
+        if first != self.audited or first + len(seeds) != self.hand + 1:
+            raise AuditFailedError(
+                f"reveal covers hands {first}..{first + len(seeds) - 1}, expected "
+                f"{self.audited}..{self.hand}",
+                step="reveal",
+                evidence=(env.raw,),
+            )
+        for k, seed in enumerate(seeds):
+            if self.scan.seeds.get((sender, first + k), (b"", -1))[0] != seed:
+                raise AuditFailedError(
+                    f"hand {first + k}: seed differs from the one revealed before",
+                    step="reveal",
+                    evidence=(env.raw,),
+                )
+        second = self.stage is Stage.REVEAL_SECOND
+        assert self.game is not None
+        self.advance({Cond.GAME_OVER: self.game.phase is Phase.OVER})
+        if second:
+            self.audited = self.hand + 1
+            if self.stage is Stage.DECK1:
+                self.start_hand()
+            elif self.stage is Stage.RESULT_FIRST:
+                outcome = self.game.outcome()
+                assert outcome is not None
+                self.expected_result = result_payload(outcome, hands=self.hand + 1, chain=env.hash)
+
+    def on_result(self, env: Envelope, sender: Player) -> None:
+        if env.payload != self.expected_result:
+            raise ResultMismatchError(
+                f"player {sender}'s result {env.payload} disagrees with the replay "
+                f"{self.expected_result}",
+                evidence=(env.raw,),
+            )
+        self.results.append(env.payload)
+        self.advance()

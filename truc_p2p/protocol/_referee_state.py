@@ -1,0 +1,253 @@
+"""The verifier's second pass, its state and driving: the game replayed message by
+message, who was due to send what, and how it ended (abort, resignation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from truc_p2p.deck import (
+    CheatError,
+    DeckError,
+    HandVerifierV2,
+    Role,
+)
+from truc_p2p.protocol._errors import (
+    CheatDetectedError,
+    IllegalMoveError,
+    MalformedMessageError,
+    OutOfTurnError,
+    RemoteProtocolError,
+    UnexpectedMessageError,
+)
+from truc_p2p.protocol._judge import check_not_ended
+from truc_p2p.protocol._messages import MessageType
+from truc_p2p.protocol._state import (
+    INTERJECTIONS,
+    STAGES,
+    Cond,
+    Stage,
+    due_stage,
+    expected_sender,
+    next_stage,
+)
+from truc_p2p.protocol._values import (
+    FEATURE_RESIGN,
+    FEATURE_REST_FINAL,
+    resignable,
+)
+from truc_p2p.protocol._wire import (
+    GENESIS,
+    Envelope,
+)
+from truc_p2p.rules import (
+    Event,
+    Game,
+    IllegalActionError,
+    Player,
+    RulesError,
+    Ruleset,
+)
+
+if TYPE_CHECKING:
+    from truc_p2p.deck import DeckSide
+
+
+from truc_p2p.protocol._verify_report import PlayerInfo
+from truc_p2p.protocol._verify_scan import Mark, Scan
+
+__all__ = ["RefereeState"]
+
+
+class RefereeState:
+    """Pass 2: the game replayed with the players' deck state and a rules engine.
+
+    With both players' seeds the engine is omniscient and both deck sides are
+    rebuilt.  When only one player ``X`` revealed every hand (the other
+    refused or the game stopped at the audit), the replay runs from ``X``'s
+    view: each deck message is a function of its sender's seed and what it
+    received, so ``X``'s messages are still audited byte for byte and the
+    other player's pass every check ``X`` ran as receiver.
+    """
+
+    def __init__(self, scan: Scan) -> None:
+        self.scan = scan
+        self.stage = Stage.HELLO_INITIATOR
+        self.game: Game | None = None
+        self.ruleset: Ruleset | None = None
+        self.audit_mode: str | None = None
+        self.game_id = b""
+        self.players: list[PlayerInfo] = []
+        self.coin_commit = b""
+        self.initiator_options: dict[str, Any] = {}
+        self.responder_coin = b""
+        self.hand = -1
+        self.sides: dict[Role, DeckSide] = {}
+        self.expect: dict[str, Any] = {}
+        self.redeal_keys_due: Role | None = None
+        self.hand_ender: Player | None = None
+        self.audited = 0
+        self.results: list[dict[str, Any]] = []
+        self.expected_result: dict[str, Any] | None = None
+        self.blind_hand: int | None = None
+        self.ended_by: str | None = None
+        self.refused_by: Player | None = None
+        self.refusal = "did not reveal its seeds when the audit was due"
+        self.prev = GENESIS
+        self.view: Player | None = None
+        self.seed_msgs: dict[Role, int] = {}
+        self.deck: str | None = None
+        self.v2: HandVerifierV2 | None = None
+        self.v2_hidden = 0
+        self.shares_due: Role | None = None
+        # Pipelined deal (wire.md 6b): the pre-dealt next hand and how many of its
+        # two pre-deal messages are on the chain (None while no pre-deal may run).
+        self.pipeline = False
+        self.v2_next: HandVerifierV2 | None = None
+        self.predeal: int | None = None
+        # Resignation (wire.md section 8): the features each hello announces, what a
+        # resignation would record before each position, and the one that ended the game.
+        self.features: list[int] = []
+        self.marks: list[Mark] = []
+        self.v1_deals = 0  # deck1 messages before the current position
+        self.resigned: tuple[Player, Mark] | None = None
+        # Early cards (wire.md 6a): proposed by the initiator, on when the responder
+        # agreed too.
+        self.early = False
+
+    def run(self) -> RemoteProtocolError | None:
+        for n, env in enumerate(self.scan.envelopes):
+            self.marks.append(self.mark())
+            self.v1_deals += env.type == MessageType.DECK1
+            # A hand without both seeds cannot be replayed, but an abort needs no
+            # game state: still say who ended the game, and that it ends once.
+            if self.blind_hand is not None and not (
+                env.type == MessageType.ABORT or self.stage is Stage.ABORTED
+            ):
+                continue
+            try:
+                self.step(env)
+            except RemoteProtocolError as exc:
+                if exc.message_no is None:
+                    exc.message_no = n if env.type == MessageType.ABORT else env.seq
+                return exc
+            except CheatError as exc:
+                return CheatDetectedError(
+                    f"player {env.sender}'s {env.type} fails the deck check at {exc.step}: {exc}",
+                    step=exc.step,
+                    position=exc.position,
+                    evidence=(env.raw,),
+                    message_no=env.seq,
+                )
+            except DeckError as exc:
+                return CheatDetectedError(
+                    f"player {env.sender}'s {env.type} is rejected by the deck layer: {exc}",
+                    evidence=(env.raw,),
+                    message_no=env.seq,
+                )
+            except IllegalActionError as exc:
+                return IllegalMoveError(
+                    f"player {env.sender}: {exc}", evidence=(env.raw,), message_no=env.seq
+                )
+            except RulesError as exc:
+                return MalformedMessageError(
+                    f"player {env.sender}: {exc}", evidence=(env.raw,), message_no=env.seq
+                )
+            self.prev = env.hash
+        return None
+
+    def mark(self) -> Mark:
+        """What a resignation at the next position would record: the chain before it as
+        replayed (with a hand that cannot be replayed, only that the game had started)."""
+        game = self.game
+        hands = self.hand + 1
+        if self.deck == "v1":  # the hands whose deck1 is on the chain, as the session counts
+            hands = max(1, self.v1_deals)
+        if self.blind_hand is not None:
+            return Mark(allowed=game is not None, scores=None, hands=hands)
+        return Mark(
+            allowed=resignable(self.stage, game),
+            scores=game.scores if game is not None else None,
+            hands=hands,
+        )
+
+    def on_resign(self, env: Envelope, n: int) -> None:
+        """A signed resignation at position ``n`` (its ``seq`` names the point of the
+        chain its sender had seen): the other player wins (wire.md section 8)."""
+        ev = (env.raw,)
+        if len(self.features) != 2 or not all(f & FEATURE_RESIGN for f in self.features):
+            raise MalformedMessageError(
+                "abort reason 'resign' was not announced in both hellos", evidence=ev
+            )
+        mark = self.marks[env.seq]
+        if not mark.allowed:
+            raise UnexpectedMessageError(
+                "a resignation before the game started or after it was decided", evidence=ev
+            )
+        self.resigned = (Player(env.sender), mark)
+        self.ended_by = f"player {env.sender} resigned at message {n}" + (
+            f" ({env.payload['detail']})" if env.payload["detail"] else ""
+        )
+        self.stage = Stage.ABORTED
+
+    def step(self, env: Envelope) -> None:
+        ev, n = (env.raw,), env.seq
+        # One ending per game: nothing after it, and no abort or resignation ends it again.
+        check_not_ended(self.stage, "a resignation" if self.resigned else "an abort", env)
+        if env.type == MessageType.ABORT and env.payload["reason"] == "resign":
+            self.on_resign(env, len(self.marks) - 1)
+            return
+        if env.type == MessageType.ABORT:
+            self.ended_by = (
+                f"player {env.sender} aborted at message {n}: {env.payload['reason']}"
+                + (f" ({env.payload['detail']})" if env.payload["detail"] else "")
+            )
+            if self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
+                # The player whose reveal was due refused it, if it aborted or the
+                # other timed it out; a player that quits while waiting for the
+                # other's reveal broke the audit off itself.
+                due = expected_sender(self.stage, self.game, self.hand_ender)
+                aborter = Player(env.sender)
+                if aborter != due and env.payload["reason"] != "timeout":
+                    self.refused_by = aborter
+                    self.refusal = "aborted while waiting for the other player's reveal"
+                else:
+                    self.refused_by = due
+            self.stage = Stage.ABORTED
+            return
+        sender = Player(env.sender)
+        if self.stage in INTERJECTIONS:
+            rest_final = len(self.features) == 2 and all(
+                f & FEATURE_REST_FINAL for f in self.features
+            )
+            self.stage = due_stage(
+                self.stage, self.game, self.hand_ender, self.predeal, rest_final=rest_final
+            )
+        due = expected_sender(self.stage, self.game, self.hand_ender)
+        mtype = STAGES[self.stage][1]
+        if sender != due:
+            raise OutOfTurnError(
+                f"player {sender} sent {env.type!r}; player {due} was due to send {mtype!r}",
+                evidence=ev,
+            )
+        if env.type != mtype:
+            raise UnexpectedMessageError(f"{env.type!r} where {mtype!r} is due", evidence=ev)
+        getattr(self, "on_" + env.type)(env, sender)
+
+    def advance(self, holds: dict[Cond, bool] | None = None) -> None:
+        self.stage = next_stage(self.stage, holds or {})
+
+    def role_of(self, player: Player) -> Role:
+        assert self.game is not None
+        return Role.DEALER if player == self.game.dealer else Role.NONDEALER
+
+    def after_action(
+        self,
+        actor: Player,
+        events: Sequence[Event],
+        env: Envelope,
+        opened: list[bytes] | None = None,
+    ) -> None:
+        """What follows an action (the referee's own layer: the hand's end, the audit)."""
+        raise NotImplementedError

@@ -1,0 +1,206 @@
+"""The verifier's first pass (:func:`first_pass`: what needs no game state) and the
+facts about a transcript the passes share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from truc_p2p.deck import (
+    N_CARDS,
+    canonical_key,
+)
+from truc_p2p.protocol._errors import (
+    AuditFailedError,
+    ChainError,
+    EquivocationError,
+    MalformedMessageError,
+    RemoteProtocolError,
+    SequenceError,
+    UnexpectedMessageError,
+    WrongGameError,
+)
+from truc_p2p.protocol._messages import MessageType, validate_payload
+from truc_p2p.protocol._values import (
+    game_id_of,
+    local_seed,
+    nonce_is_from,
+)
+from truc_p2p.protocol._wire import (
+    GENESIS,
+    Envelope,
+    decode_envelope,
+    verify_signature,
+)
+from truc_p2p.rules import (
+    Player,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+__all__ = [
+    "Mark",
+    "Scan",
+    "add_local_seeds",
+    "canonical_keys",
+    "check_lone_reveal",
+    "first_pass",
+    "v1_hidden_cards",
+]
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Before a chain position: may a player resign there, and what would it record."""
+
+    allowed: bool
+    scores: tuple[int, int] | None
+    hands: int
+
+
+@dataclass
+class Scan:
+    envelopes: list[Envelope] = field(default_factory=list)
+    keys: list[Ed25519PublicKey] = field(default_factory=list)
+    # (player, hand) -> (seed, message number of the reveal)
+    seeds: dict[tuple[Player, int], tuple[bytes, int]] = field(default_factory=dict)
+    # (sender, message number) of every reveal, in order
+    reveals: list[tuple[Player, int]] = field(default_factory=list)
+    error: RemoteProtocolError | None = None
+
+
+def first_pass(raws: Sequence[bytes]) -> Scan:
+    """Pass 1: envelopes, signatures, chain, sequence, game id, payload shapes."""
+    scan = Scan()
+    prev, game_id = GENESIS, b""
+    chain: list[tuple[int, bytes]] = []  # (sender, hash) of every envelope so far
+    hellos: list[Envelope] = []
+    for n, raw in enumerate(raws):
+        try:
+            env = decode_envelope(raw, message_no=n)
+            ev = (raw,)
+            if n < 2:
+                if env.type != MessageType.HELLO or env.sender != n:
+                    raise UnexpectedMessageError(
+                        f"message {n} must be player {n}'s hello", evidence=ev, message_no=n
+                    )
+                validate_payload(env.type, env.payload, evidence=ev, message_no=n)
+                try:
+                    key = Ed25519PublicKey.from_public_bytes(env.payload["key"])
+                except ValueError:
+                    raise MalformedMessageError("bad public key", evidence=ev) from None
+                scan.keys.append(key)
+                if n == 1 and env.payload["key"] == hellos[0].payload["key"]:
+                    raise MalformedMessageError("both players use one key", evidence=ev)
+                hellos.append(env)
+            verify_signature(env, scan.keys[env.sender])
+            if env.game_id != game_id:
+                raise WrongGameError("envelope names another game", evidence=ev, message_no=n)
+            if env.type == MessageType.ABORT:
+                # An abort may chain to an earlier point when the other player's
+                # messages crossed it in flight (wire.md section 8).
+                k = env.seq
+                if k > n or any(s == env.sender for s, _ in chain[k:]):
+                    raise SequenceError(f"abort with sequence number {k}", evidence=ev)
+                if env.prev != (chain[k - 1][1] if k else GENESIS):
+                    raise ChainError("abort does not chain to its message", evidence=ev)
+            else:
+                k = env.seq
+                if (
+                    k < n
+                    and scan.envelopes[k].sender == env.sender
+                    and scan.envelopes[k].raw != raw
+                ):
+                    raise EquivocationError(
+                        f"player {env.sender} signed two different messages at position {k}",
+                        step="chain",
+                        evidence=(scan.envelopes[k].raw, raw),
+                        message_no=n,
+                    )
+                if k != n:
+                    raise SequenceError(f"sequence number {env.seq}", evidence=ev, message_no=n)
+                if env.prev != prev:
+                    raise ChainError("previous-hash does not match", evidence=ev, message_no=n)
+            validate_payload(env.type, env.payload, evidence=ev, message_no=n)
+            if env.type == MessageType.REVEAL:
+                sender = Player(env.sender)
+                scan.reveals.append((sender, n))
+                for k, seed in enumerate(env.payload["seeds"]):
+                    scan.seeds.setdefault((sender, env.payload["first"] + k), (seed, n))
+        except RemoteProtocolError as exc:
+            exc.message_no = n
+            scan.error = exc
+            break
+        scan.envelopes.append(env)
+        prev = env.hash
+        chain.append((env.sender, prev))
+        if n == 1:
+            game_id = game_id_of(hellos[0].raw, hellos[1].raw)
+    return scan
+
+
+def canonical_keys(keys: Sequence[bytes]) -> list[bytes]:
+    """Keys compared as the audit compares them: ``k`` and ``n - k`` are one key."""
+    return [canonical_key(k) for k in keys]
+
+
+def check_lone_reveal(scan: Scan) -> RemoteProtocolError | None:
+    """A reveal that is not answered must still cover exactly the unaudited hands."""
+    revealer, at = scan.reveals[-1]
+    reveal = scan.envelopes[at].payload
+    hands = sum(1 for e in scan.envelopes[:at] if e.type == MessageType.DECK1)
+    start = 0
+    if len(scan.reveals) > 1:
+        last = scan.envelopes[scan.reveals[-2][1]].payload
+        start = last["first"] + len(last["seeds"])
+    first, count = reveal["first"], len(reveal["seeds"])
+    if first == start and first + count == hands:
+        return None
+    return AuditFailedError(
+        f"player {int(revealer)}'s reveal covers hands {first}..{first + count - 1}, "
+        f"expected {start}..{hands - 1}",
+        step="reveal",
+        evidence=(scan.envelopes[at].raw,),
+        message_no=at,
+    )
+
+
+def add_local_seeds(scan: Scan, secret: bytes) -> Player | None:
+    """Add the seeds a session secret derives for its owner's unrevealed hands.
+
+    The owner is the player whose hello carries the nonce the secret derives
+    (wire.md section 9); ``None`` if the secret fits neither player.
+    """
+    owner = None
+    for env in scan.envelopes[:2]:
+        if nonce_is_from(env.payload["nonce"], secret):
+            owner = Player(env.sender)
+    if owner is None:
+        return None
+    hands = sum(1 for e in scan.envelopes if e.type == MessageType.DECK1)
+    for hand in range(hands):
+        scan.seeds.setdefault((owner, hand), (local_seed(secret, hand), -1))
+    return owner
+
+
+def v1_hidden_cards(scan: Scan) -> int:
+    """Cards never played that v1's audit disclosed: with both seeds of a hand
+    revealed, anyone can open all 32 positions of its deck."""
+    plays: list[int] = []
+    for env in scan.envelopes:
+        if env.type == MessageType.DECK1:
+            plays.append(0)
+        action = env.payload.get("action") if env.type == MessageType.DECK4 else env.payload
+        if plays and env.type in (MessageType.DECK4, MessageType.ACTION):
+            plays[-1] += isinstance(action, dict) and action.get("act") == "play"
+    revealed = [
+        hand
+        for hand in range(len(plays))
+        if all(scan.seeds.get((p, hand), (b"", -1))[1] >= 0 for p in Player)
+    ]
+    return sum(N_CARDS - plays[hand] for hand in revealed)
