@@ -14,11 +14,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 from truc_p2p.protocol._errors import (
-    MalformedMessageError,
     PeerKeyMismatchError,
     RulesetMismatchError,
 )
-from truc_p2p.protocol._judge import answer_agrees, check_options
+from truc_p2p.protocol._judge import hello_terms, hellos_agree
 from truc_p2p.protocol._messages import (
     MessageType,
 )
@@ -40,7 +39,6 @@ from truc_p2p.protocol._wire import (
 )
 from truc_p2p.rules import (
     Player,
-    Ruleset,
 )
 
 __all__ = ["HelloNegotiation"]
@@ -114,12 +112,9 @@ class HelloNegotiation(SessionCore):
             self.peer_name = p["name"]
             self.peer_fingerprint = peer_fingerprint
             self._peer_coin = p["coin"]
-            try:
-                theirs = Ruleset.from_dict(p["ruleset"])
-            except ValueError as exc:
-                raise MalformedMessageError(f"bad ruleset: {exc}", message_no=env.seq) from None
             # Malformed before any comparison, as the verifier judges it (one function).
-            early = check_options(p["options"], message_no=env.seq)[3]
+            terms = hello_terms(p, message_no=env.seq)
+            theirs, early = terms.ruleset, terms.early
             theirs_series = self.peer_series = series_of(p["options"])
             if (
                 self.me is Player.P1
@@ -136,16 +131,16 @@ class HelloNegotiation(SessionCore):
                 # Answer first so the initiator sees our settings, then complain.
                 self._advance()
                 self._emit(MessageType.HELLO, self._hello_payload(self._coin))
-                agree = answer_agrees(p["options"], self._options())
+                agree = hellos_agree(p["options"], self._options(), rulesets=(theirs, self.ruleset))
             elif early and not self.early:
                 raise RulesetMismatchError(
                     "the responder turned on early cards, which we did not propose",
                     message_no=env.seq,
                 )
             else:
-                agree = answer_agrees(self._options(), p["options"])
+                agree = hellos_agree(self._options(), p["options"], rulesets=(self.ruleset, theirs))
                 self.early = early  # negotiated down when the responder lacks it
-            if theirs != self.ruleset or not agree:
+            if not agree:
                 raise RulesetMismatchError(
                     f"peer proposes ruleset {theirs.to_dict()} options {p['options']}, "
                     f"we use {self.ruleset.to_dict()} options {self._options()}",

@@ -2,20 +2,74 @@
 
 Where a receiver and a referee must reach the same verdict on the same
 bytes, they call one function here rather than keeping two copies in step:
-what hello options are well formed and whether the responder's answer the
-initiator's (wire.md section 4), and that a game has one ending (section 8).
+what a hello's terms are and whether they are well formed, whether the
+responder's answer the initiator's (wire.md section 4), who may resign where and
+what a resignation records, and that a game has one ending (section 8).
+``tests/protocol/test_protocol_one_judge.py`` feeds both the same hostile
+messages and checks that they agree.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from truc_p2p.protocol._errors import MalformedMessageError, UnexpectedMessageError
 from truc_p2p.protocol._state import Stage
-from truc_p2p.protocol._values import parse_options, without_early
+from truc_p2p.protocol._values import parse_options, resignable, without_early
 from truc_p2p.protocol._wire import Envelope
+from truc_p2p.rules import Game, Ruleset
 
-__all__ = ["answer_agrees", "check_not_ended", "check_options"]
+__all__ = [
+    "HelloTerms",
+    "Mark",
+    "answer_agrees",
+    "check_not_ended",
+    "check_options",
+    "check_resignation",
+    "hello_terms",
+    "hellos_agree",
+    "mark_before",
+    "resignation_hand",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class HelloTerms:
+    """What a hello proposes: the ruleset and the parsed options."""
+
+    ruleset: Ruleset
+    audit: str
+    deck: str
+    pipeline: bool
+    early: bool
+
+
+def hello_terms(
+    payload: dict[str, Any], *, message_no: int | None = None, evidence: tuple[bytes, ...] = ()
+) -> HelloTerms:
+    """The terms of a (shape-checked) hello's payload, or ``malformed``: a ruleset
+    the rules refuse, options :func:`check_options` refuses."""
+    try:
+        ruleset = Ruleset.from_dict(payload["ruleset"])
+    except ValueError as exc:
+        raise MalformedMessageError(
+            f"bad ruleset: {exc}", evidence=evidence, message_no=message_no
+        ) from None
+    try:
+        audit, deck, pipeline, early = check_options(payload["options"], message_no=message_no)
+    except MalformedMessageError as exc:
+        exc.evidence = evidence
+        raise
+    return HelloTerms(ruleset=ruleset, audit=audit, deck=deck, pipeline=pipeline, early=early)
+
+
+def hellos_agree(
+    initiator: dict[str, Any], responder: dict[str, Any], *, rulesets: tuple[Ruleset, Ruleset]
+) -> bool:
+    """Whether two well-formed hellos make one game: one ruleset (the initiator's and
+    the responder's ``rulesets``) and the responder's ``options`` answer the initiator's."""
+    return rulesets[0] == rulesets[1] and answer_agrees(initiator, responder)
 
 
 def check_options(options: Any, *, message_no: int | None = None) -> tuple[str, str, bool, bool]:
@@ -52,3 +106,49 @@ def check_not_ended(stage: Stage, ending: str, env: Envelope) -> None:
         )
     after = "the co-signed result" if stage is Stage.DONE else ending
     raise UnexpectedMessageError(f"message after {after}", evidence=(env.raw,))
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Before a chain position: may a player resign there, and what would it record
+    (the score, ``None`` when the referee cannot replay the hand, and the hand from 1)."""
+
+    allowed: bool
+    scores: tuple[int, int] | None
+    hands: int
+
+
+def resignation_hand(deck: str | None, *, v1_deals: int, hand: int) -> int:
+    """The hand (from 1) a resignation records: deck v1 counts the hands whose
+    ``deck1`` is on the chain (what a verifier without the seeds can count too),
+    deck v2 the hands started (``hand`` is the current one, from 0)."""
+    return max(1, v1_deals) if deck == "v1" else hand + 1
+
+
+def mark_before(stage: Stage, game: Game | None, *, hands: int) -> Mark:
+    """The mark before the next position, with the game as replayed so far."""
+    return Mark(
+        allowed=resignable(stage, game),
+        scores=game.scores if game is not None else None,
+        hands=hands,
+    )
+
+
+def check_resignation(
+    agreed: bool, mark: Mark, *, message_no: int | None = None, evidence: tuple[bytes, ...] = ()
+) -> None:
+    """A resignation (``abort`` reason ``resign``) is valid only when both hellos
+    announced resignation (``agreed``; else ``malformed``) and, at the point of the
+    chain its ``seq`` names (``mark``), the game was under way and not decided."""
+    if not agreed:
+        raise MalformedMessageError(
+            "abort reason 'resign' was not announced in both hellos",
+            evidence=evidence,
+            message_no=message_no,
+        )
+    if not mark.allowed:
+        raise UnexpectedMessageError(
+            "a resignation before the game started or after it was decided",
+            evidence=evidence,
+            message_no=message_no,
+        )

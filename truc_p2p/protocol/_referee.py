@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING
 from truc_p2p.protocol._errors import (
     AuditFailedError,
     CheatDetectedError,
-    MalformedMessageError,
     ResultMismatchError,
     RulesetMismatchError,
 )
-from truc_p2p.protocol._judge import answer_agrees, check_options
+from truc_p2p.protocol._judge import hello_terms, hellos_agree
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import (
     Cond,
@@ -41,7 +40,6 @@ from truc_p2p.rules import (
     Game,
     Phase,
     Player,
-    Ruleset,
 )
 
 if TYPE_CHECKING:
@@ -60,22 +58,24 @@ class Referee(RefereeV1, RefereeV2):
 
     def on_hello(self, env: Envelope, sender: Player) -> None:
         p = env.payload
-        try:
-            ruleset = Ruleset.from_dict(p["ruleset"])
-        except ValueError as exc:
-            raise MalformedMessageError(f"bad ruleset: {exc}", evidence=(env.raw,)) from None
-        try:  # malformed before any comparison, as the session judges it (one function)
-            audit, deck, pipeline, early = check_options(p["options"])
-        except MalformedMessageError as exc:
-            exc.evidence = (env.raw,)
-            raise
+        # malformed before any comparison, as the session judges it (one function)
+        terms = hello_terms(p, evidence=(env.raw,))
+        ruleset, audit, deck, pipeline, early = (
+            terms.ruleset,
+            terms.audit,
+            terms.deck,
+            terms.pipeline,
+            terms.early,
+        )
         if sender is Player.P0:
             self.ruleset, self.audit_mode, self.coin_commit = ruleset, audit, p["coin"]
             self.deck, self.pipeline, self.early = deck, pipeline, early
             self.initiator_options = p["options"]
         else:
             # Early cards are negotiated down: the responder may leave them out, never add them.
-            if ruleset != self.ruleset or not answer_agrees(self.initiator_options, p["options"]):
+            assert self.ruleset is not None
+            rulesets = (self.ruleset, ruleset)
+            if not hellos_agree(self.initiator_options, p["options"], rulesets=rulesets):
                 raise RulesetMismatchError(
                     "the players proposed different rulesets or options", evidence=(env.raw,)
                 )

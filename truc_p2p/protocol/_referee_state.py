@@ -35,7 +35,6 @@ from truc_p2p.protocol._state import (
 from truc_p2p.protocol._values import (
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
-    resignable,
 )
 from truc_p2p.protocol._wire import (
     GENESIS,
@@ -54,8 +53,9 @@ if TYPE_CHECKING:
     from truc_p2p.deck import DeckSide
 
 
+from truc_p2p.protocol._judge import Mark, check_resignation, mark_before, resignation_hand
 from truc_p2p.protocol._verify_report import PlayerInfo
-from truc_p2p.protocol._verify_scan import Mark, Scan
+from truc_p2p.protocol._verify_scan import Scan
 
 __all__ = ["RefereeState"]
 
@@ -160,31 +160,17 @@ class RefereeState:
     def mark(self) -> Mark:
         """What a resignation at the next position would record: the chain before it as
         replayed (with a hand that cannot be replayed, only that the game had started)."""
-        game = self.game
-        hands = self.hand + 1
-        if self.deck == "v1":  # the hands whose deck1 is on the chain, as the session counts
-            hands = max(1, self.v1_deals)
+        hands = resignation_hand(self.deck, v1_deals=self.v1_deals, hand=self.hand)
         if self.blind_hand is not None:
-            return Mark(allowed=game is not None, scores=None, hands=hands)
-        return Mark(
-            allowed=resignable(self.stage, game),
-            scores=game.scores if game is not None else None,
-            hands=hands,
-        )
+            return Mark(allowed=self.game is not None, scores=None, hands=hands)
+        return mark_before(self.stage, self.game, hands=hands)
 
     def on_resign(self, env: Envelope, n: int) -> None:
         """A signed resignation at position ``n`` (its ``seq`` names the point of the
         chain its sender had seen): the other player wins (wire.md section 8)."""
-        ev = (env.raw,)
-        if len(self.features) != 2 or not all(f & FEATURE_RESIGN for f in self.features):
-            raise MalformedMessageError(
-                "abort reason 'resign' was not announced in both hellos", evidence=ev
-            )
+        agreed = len(self.features) == 2 and all(f & FEATURE_RESIGN for f in self.features)
         mark = self.marks[env.seq]
-        if not mark.allowed:
-            raise UnexpectedMessageError(
-                "a resignation before the game started or after it was decided", evidence=ev
-            )
+        check_resignation(agreed, mark, evidence=(env.raw,))
         self.resigned = (Player(env.sender), mark)
         self.ended_by = f"player {env.sender} resigned at message {n}" + (
             f" ({env.payload['detail']})" if env.payload["detail"] else ""

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from truc_p2p.protocol._errors import (
     LocalProtocolError,
-    MalformedMessageError,
     RemoteProtocolError,
     ResumeRefusedError,
-    UnexpectedMessageError,
 )
 from truc_p2p.protocol._events import (
     PeerResigned,
     Resignation,
 )
+from truc_p2p.protocol._judge import check_resignation
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
     MessageType,
@@ -206,16 +205,10 @@ class ControlSide(HandPlay):
         before it (its ``seq`` may be earlier than our last message when our move
         crossed it), the game was under way and not decided.
         """
-        if not self.resign_agreed:
-            raise MalformedMessageError(
-                "abort reason 'resign' was not announced in both hellos", message_no=env.seq
-            )
-        allowed, scores, hand = self._marks[env.seq]
-        if not allowed or scores is None:
-            raise UnexpectedMessageError(
-                "a resignation before the game started or after it was decided",
-                message_no=env.seq,
-            )
+        mark = self._marks[env.seq]
+        check_resignation(self.resign_agreed, mark, message_no=env.seq)
+        scores, hand = mark.scores, mark.hands
+        assert scores is not None  # the session replays every hand it plays
         self.stage = Stage.ABORTED
         self.resignation = Resignation(
             game_id=self.game_id,

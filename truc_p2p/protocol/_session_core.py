@@ -34,6 +34,7 @@ from truc_p2p.protocol._events import (
     Resignation,
     SessionEvent,
 )
+from truc_p2p.protocol._judge import Mark, mark_before, resignation_hand
 from truc_p2p.protocol._messages import (
     MessageType,
 )
@@ -50,7 +51,6 @@ from truc_p2p.protocol._values import (
     local_seed,
     local_seed_v2,
     local_value,
-    resignable,
 )
 from truc_p2p.protocol._wire import (
     FRAME_HEADER,
@@ -136,7 +136,7 @@ class SessionCore:
         # Before each chain position: whether a resignation may sit there, and the
         # score and hands dealt it would record (a resign may chain to an earlier
         # point than our last message when our move crossed it, wire.md section 8).
-        self._marks: list[tuple[bool, tuple[int, int] | None, int]] = []
+        self._marks: list[Mark] = []
         self._v1_deals = 0  # deck1 messages on the chain: a v1 resignation's hand number
 
         self._frames = FrameBuffer()
@@ -255,20 +255,14 @@ class SessionCore:
         """Note, before the next chain position, what a resignation there would record;
         ``mtype`` is the type of the envelope that takes the position."""
         game = self._game
-        self._marks.append(
-            (
-                resignable(self.stage, game),
-                game.scores if game is not None else None,
-                self._resign_hand(),
-            )
-        )
+        self._marks.append(mark_before(self.stage, game, hands=self._resign_hand()))
         self._v1_deals += mtype == MessageType.DECK1
 
     def _resign_hand(self) -> int:
         """The hand a resignation now is in (from 1).  Deck v1 counts the hands whose
         ``deck1`` is on the chain, which a verifier without the seeds can count too;
         deck v2 the hands started (the verifier replays every v2 hand)."""
-        return max(1, self._v1_deals) if self.deck == "v1" else self._hand + 1
+        return resignation_hand(self.deck, v1_deals=self._v1_deals, hand=self._hand)
 
     def _advance(self, holds: dict[Cond, bool] | None = None) -> None:
         self.stage = next_stage(self.stage, holds or {})

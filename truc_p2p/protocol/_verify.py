@@ -27,7 +27,7 @@ A game may also end with a signed resignation (``abort`` reason ``resign``,
 wire.md section 8.1), valid when both hellos announce it and the chain before
 it (its ``seq``: moves that crossed it are void) has a game under way.  Pass 2
 notes before every position what a resignation there would record (a
-:class:`Mark`), so a crossed resignation reads its score and hand from the
+:class:`~._judge.Mark`), so a crossed resignation reads its score and hand from the
 point its sender had seen.  Every report has a status -- complete, unfinished
 or violation -- and a one-sentence :meth:`VerifyReport.headline`.
 """

@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
 
 __all__ = [
-    "Mark",
     "Scan",
     "add_local_seeds",
     "canonical_keys",
@@ -52,15 +51,6 @@ __all__ = [
     "first_pass",
     "v1_hidden_cards",
 ]
-
-
-@dataclass(frozen=True)
-class Mark:
-    """Before a chain position: may a player resign there, and what would it record."""
-
-    allowed: bool
-    scores: tuple[int, int] | None
-    hands: int
 
 
 @dataclass
