@@ -97,21 +97,7 @@ class SessionCore:
         self._public = public_key_bytes(identity.public_key())
         self.me = Player(role)
         self._secret = secret
-        self.ruleset = options.ruleset
-        self.name = options.name
-        self.audit_mode = options.audit
-        #: the deck version: "v1" (seed audit) or "v2" (proofs at every message)
-        self.deck = options.deck
-        #: deck v2 only: deal hand n + 1 while hand n is played (wire.md section 6b)
-        self.pipeline = options.pipeline
-        #: deck v2 only: the non-dealer may send its v2deck3 shares before its first
-        #: action (wire.md section 6a).  What we propose; after the hellos, what both
-        #: agreed (negotiated down when the peer's hello lacks it, wire.md section 4).
-        self.early = options.early
-        #: what our hello proposed (``early`` may be negotiated down by the peer's hello)
-        self.early_proposed = self.early
-        #: the linked games this one belongs to (rematch, match; wire.md section 4.1)
-        self.series = options.series
+        self._take_options(options)
         # Responder only: may the initiator's hello link this game to another
         # (``accept_series(series, peer_fingerprint)``, e.g. ``host --forever``
         # taking a rematch of a game it played)?  Without it the series must be ours.
@@ -120,16 +106,6 @@ class SessionCore:
         # Envelopes recorded (or, without ``record``, that would be) and their framed bytes.
         self._recorded = [0, 0]
         self._expected_peer = expected_peer
-        #: whether our hello announces resignation (wire.md section 8.1)
-        self.resign_feature = options.resign
-        #: whether our hello announces the rest-final rule (wire.md section 6b): no
-        #: pre-deal is owed while "my rest" decides the hand, when both announce it
-        self.rest_final_feature = options.rest_final
-        #: whether our hello announces early redeal cards (wire.md section 6a)
-        self.early_redeal_feature = options.early_redeal
-        #: whether our hello announces heartbeats (wire.md sections 11.1, 13.6): a
-        #: transport feature, so off unless the network layer speaks them
-        self.heartbeat_feature = options.heartbeat
         self._peer_features = 0
         #: the signed resignation that ended the game (ours or the peer's), if any
         self.resignation: Resignation | None = None
@@ -179,6 +155,34 @@ class SessionCore:
         self._result_envs: list[bytes] = []
         self.result: GameResult | None = None
         self._sent_log: list[bytes] | None = None  # own envelopes, while restoring
+
+    def _take_options(self, options: SessionOptions) -> None:
+        """The settings as the attributes callers read (``session.deck``, ...)."""
+        self.ruleset = options.ruleset
+        self.name = options.name
+        self.audit_mode = options.audit
+        #: the deck version: "v1" (seed audit) or "v2" (proofs at every message)
+        self.deck = options.deck
+        #: deck v2 only: deal hand n + 1 while hand n is played (wire.md section 6b)
+        self.pipeline = options.pipeline
+        #: deck v2 only: the non-dealer may send its v2deck3 shares before its first
+        #: action (wire.md section 6a).  What we propose; after the hellos, what both
+        #: agreed (negotiated down when the peer's hello lacks it, wire.md section 4).
+        self.early = options.early
+        #: what our hello proposed (``early`` may be negotiated down by the peer's hello)
+        self.early_proposed = self.early
+        #: the linked games this one belongs to (rematch, match; wire.md section 4.1)
+        self.series = options.series
+        #: whether our hello announces resignation (wire.md section 8.1)
+        self.resign_feature = options.resign
+        #: whether our hello announces the rest-final rule (wire.md section 6b): no
+        #: pre-deal is owed while "my rest" decides the hand, when both announce it
+        self.rest_final_feature = options.rest_final
+        #: whether our hello announces early redeal cards (wire.md section 6a)
+        self.early_redeal_feature = options.early_redeal
+        #: whether our hello announces heartbeats (wire.md sections 11.1, 13.6): a
+        #: transport feature, so off unless the network layer speaks them
+        self.heartbeat_feature = options.heartbeat
 
     @property
     def outcome(self) -> Outcome | None:

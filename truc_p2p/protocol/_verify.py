@@ -77,6 +77,44 @@ class _GameIncomplete(RemoteProtocolError):
     code = "incomplete"
 
 
+def _first_fault(scan: Scan, referee: Referee) -> tuple[RemoteProtocolError | None, bool]:
+    """Replay the game: the first fault of either pass (a refused audit, an aborted or
+    unfinished game included), and whether the game ended completely."""
+    error = referee.run()
+    if error is None:
+        error = scan.error
+    complete = referee.stage is Stage.DONE or referee.resigned is not None
+    if error is None and referee.blind_hand is not None and len(scan.reveals) % 2 == 1:
+        error = check_lone_reveal(scan)
+    refuser = referee.refused_by
+    if refuser is None and referee.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
+        refuser = expected_sender(referee.stage, referee.game, referee.hand_ender)
+    if error is None and not complete and refuser is not None:
+        last = scan.envelopes[-1] if scan.envelopes else None
+        error = AuditRefusedError(
+            f"player {int(refuser)} {referee.refusal}: the audit was refused"
+            + (f"; {referee.ended_by}" if referee.ended_by else ""),
+            step="reveal",
+            # an abort sits at its position in the transcript (its seq may be earlier)
+            message_no=len(scan.envelopes) - 1
+            if last is not None and last.type == MessageType.ABORT
+            else None,
+        )
+    if error is None and not complete:
+        if referee.ended_by is not None:
+            error = _GameAborted(f"the game did not finish: {referee.ended_by}")
+        elif referee.blind_hand is not None:
+            error = _GameIncomplete(
+                f"the transcript ends before hand {referee.blind_hand} was audited "
+                "(a seed was never revealed)"
+            )
+        else:
+            error = _GameIncomplete(
+                f"the transcript ends in stage {referee.stage.value}, before the co-signed result"
+            )
+    return error, complete
+
+
 def verify_transcript(
     envelopes: Sequence[bytes], *, local_secret: bytes | None = None
 ) -> VerifyReport:
@@ -98,43 +136,12 @@ def verify_transcript(
             error_code="bad-secret",
         )
     referee = Referee(scan)
-    error = referee.run()
-    if error is None:
-        error = scan.error
-    complete = referee.stage is Stage.DONE or referee.resigned is not None
-    if error is None and referee.blind_hand is not None and len(scan.reveals) % 2 == 1:
-        error = check_lone_reveal(scan)
-    refuser = referee.refused_by
-    if refuser is None and referee.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
-        refuser = expected_sender(referee.stage, referee.game, referee.hand_ender)
-    if error is None and not complete and refuser is not None:
-        last = scan.envelopes[-1] if scan.envelopes else None
-        error = AuditRefusedError(
-            f"player {int(refuser)} {referee.refusal}: the audit was refused"
-            + (f"; {referee.ended_by}" if referee.ended_by else ""),
-            step="reveal",
-            # an abort sits at its position in the transcript (its seq may be earlier)
-            message_no=len(scan.envelopes) - 1
-            if last is not None and last.type == MessageType.ABORT
-            else None,
-        )
+    error, complete = _first_fault(scan, referee)
     aborter: int | None = None
     abort_reason: str | None = None
     last = scan.envelopes[-1] if scan.envelopes else None
     if last is not None and last.type == MessageType.ABORT:
         aborter, abort_reason = last.sender, last.payload["reason"]
-    if error is None and not complete:
-        if referee.ended_by is not None:
-            error = _GameAborted(f"the game did not finish: {referee.ended_by}")
-        elif referee.blind_hand is not None:
-            error = _GameIncomplete(
-                f"the transcript ends before hand {referee.blind_hand} was audited "
-                "(a seed was never revealed)"
-            )
-        else:
-            error = _GameIncomplete(
-                f"the transcript ends in stage {referee.stage.value}, before the co-signed result"
-            )
     game = referee.game
     outcome = game.outcome() if game is not None else None
     valid = error is None and complete
