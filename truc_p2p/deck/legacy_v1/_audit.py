@@ -96,6 +96,42 @@ def _compare_keys(
             raise _mismatch("key differs from what the seed gives", step, pos, culprit)
 
 
+def _decks_present(record: HandRecord) -> int:
+    """How many of D1..D4 the record holds; :class:`DeckUsageError` if it is inconsistent."""
+    game_id, hand = record.game_id, record.hand
+    context_bytes(game_id=game_id, hand=hand, role=Role.DEALER)  # validates the context
+    decks = (record.d1, record.d2, record.d3, record.d4)
+    present = 0
+    while present < 4 and decks[present]:
+        present += 1
+    if any(decks[present:]):
+        raise DeckUsageError(f"record has a deck after a missing D{present + 1}")
+    if record.d3_keys and present < 3:
+        raise DeckUsageError("record has D3 keys but no D3")
+    if record.d4_keys and present < 4:
+        raise DeckUsageError("record has D4 keys but no D4")
+    return present
+
+
+def _check_seeds(record: HandRecord, dealer_seed: bytes, nondealer_seed: bytes) -> None:
+    """Both revealed seeds open their commitments (:class:`CommitmentMismatchError`)."""
+    game_id, hand = record.game_id, record.hand
+    for role, seed, committed in (
+        (Role.DEALER, dealer_seed, record.dealer_commitment),
+        (Role.NONDEALER, nondealer_seed, record.nondealer_commitment),
+    ):
+        if (
+            not isinstance(seed, bytes)
+            or len(seed) != SEED_SIZE
+            or commitment(seed, game_id=game_id, hand=hand, role=role) != committed
+        ):
+            raise CommitmentMismatchError(
+                f"the {role.value}'s revealed seed does not match its commitment",
+                step="audit",
+                culprit=role,
+            )
+
+
 def audit_hand(
     record: HandRecord,
     *,
@@ -119,32 +155,8 @@ def audit_hand(
     if not isinstance(record, HandRecord):
         raise DeckUsageError("audit_hand needs a HandRecord")
     game_id, hand = record.game_id, record.hand
-    context_bytes(game_id=game_id, hand=hand, role=Role.DEALER)  # validates the context
-    decks = (record.d1, record.d2, record.d3, record.d4)
-    present = 0
-    while present < 4 and decks[present]:
-        present += 1
-    if any(decks[present:]):
-        raise DeckUsageError(f"record has a deck after a missing D{present + 1}")
-    if record.d3_keys and present < 3:
-        raise DeckUsageError("record has D3 keys but no D3")
-    if record.d4_keys and present < 4:
-        raise DeckUsageError("record has D4 keys but no D4")
-
-    for role, seed, committed in (
-        (Role.DEALER, dealer_seed, record.dealer_commitment),
-        (Role.NONDEALER, nondealer_seed, record.nondealer_commitment),
-    ):
-        if (
-            not isinstance(seed, bytes)
-            or len(seed) != SEED_SIZE
-            or commitment(seed, game_id=game_id, hand=hand, role=role) != committed
-        ):
-            raise CommitmentMismatchError(
-                f"the {role.value}'s revealed seed does not match its commitment",
-                step="audit",
-                culprit=role,
-            )
+    present = _decks_present(record)
+    _check_seeds(record, dealer_seed, nondealer_seed)
 
     sa = derive_secrets(dealer_seed, game_id=game_id, hand=hand, role=Role.DEALER)
     sb = derive_secrets(nondealer_seed, game_id=game_id, hand=hand, role=Role.NONDEALER)
