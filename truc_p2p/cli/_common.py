@@ -22,9 +22,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO, TypeVar
 
-from truc_p2p.cli._i18n import _
-from truc_p2p.cli._texts import Voice
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
+from truc_p2p.ui._i18n import _
+from truc_p2p.ui._texts import Voice
 
 if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
     import trio
@@ -423,8 +423,8 @@ def transcript_report(path: str | os.PathLike[str]) -> object:
 
 def verdict_words(report: object) -> dict[str, object]:
     """:func:`transcript_verdict` of a :func:`transcript_report`, in the language in use."""
-    from truc_p2p.cli._verify_text import verify_headline, verify_summary
     from truc_p2p.protocol import VerifyReport
+    from truc_p2p.ui._verify_text import verify_headline, verify_summary
 
     if not isinstance(report, VerifyReport):
         text = _("cannot read the transcript: {reason}", reason=report)
@@ -453,7 +453,7 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
 
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
-    from truc_p2p.cli._outcome_text import outcome_text
+    from truc_p2p.ui._outcome_text import outcome_text
 
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)

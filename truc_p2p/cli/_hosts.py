@@ -10,8 +10,8 @@ from typing import Any
 import trio
 
 from truc_p2p.cli._common import positive_seconds
-from truc_p2p.cli._i18n import _
 from truc_p2p.net import FoundGame, find_games
+from truc_p2p.ui._i18n import _
 
 __all__ = ["describe", "register"]
 

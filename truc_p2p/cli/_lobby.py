@@ -18,7 +18,6 @@ from typing import Any, TextIO
 import trio
 
 from truc_p2p.cli._common import positive_seconds
-from truc_p2p.cli._i18n import _
 from truc_p2p.net import (
     DEFAULT_RELAY_PORT,
     InviteError,
@@ -31,6 +30,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.net._invite import parse_host_port
 from truc_p2p.net._relay_wire import RelayProtocolError
+from truc_p2p.ui._i18n import _
 
 __all__ = [
     "adopt_listing",

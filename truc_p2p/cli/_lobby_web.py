@@ -18,10 +18,10 @@ from typing import Any
 
 import trio
 
-from truc_p2p.cli._i18n import _
 from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page
-from truc_p2p.cli._replay_web import PageLanguage, menu_json
+from truc_p2p.history._replay_web import PageLanguage, menu_json
 from truc_p2p.net import LobbyGame
+from truc_p2p.ui._i18n import _
 
 __all__ = ["REFRESH", "LobbyPage", "pick_on_page"]
 
@@ -141,7 +141,7 @@ async def refresh(page: LobbyPage, every: float = REFRESH, timeout: float = 10.0
 
 def pick_on_page(args: argparse.Namespace, relay: tuple[str, int]) -> LobbyGame | int:
     """Serve the lobby page until a game is picked (the game) or Ctrl-C (130)."""
-    from truc_p2p.cli._web._server import bind_table, serve_table
+    from truc_p2p.ui._web._server import bind_table, serve_table
 
     out = sys.stderr if getattr(args, "json", False) else sys.stdout
     page = LobbyPage(relay, args.relay, lang_pinned=getattr(args, "lang", None) is not None)

@@ -36,23 +36,8 @@ from truc_p2p.cli._common import (
     use_ascii,
 )
 from truc_p2p.cli._hosts import describe
-from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.cli._identity import add_identity_arg, identity_error_text
-from truc_p2p.cli._match import MatchRecord
-from truc_p2p.cli._narrate import Narrator
-from truc_p2p.cli._notice_text import notice_text
-from truc_p2p.cli._texts import Voice
-from truc_p2p.cli._tui import StdinLines, TerminalPlayer, with_terminal
-from truc_p2p.cli._web import (
-    WebPlayer,
-    add_web_args,
-    ask_bot_level,
-    bot_level,
-    show_invite,
-    show_web_result,
-    web_player,
-    with_web,
-)
+from truc_p2p.history._match import MatchRecord
 from truc_p2p.identity import (
     Identity,
     IdentityError,
@@ -98,6 +83,21 @@ from truc_p2p.net import (
 from truc_p2p.protocol import LocalProtocolError, Session, verify_transcript
 from truc_p2p.rules import Player, RulesError, Ruleset
 from truc_p2p.transcript import read_transcript
+from truc_p2p.ui._i18n import N_, _, ngettext
+from truc_p2p.ui._narrate import Narrator
+from truc_p2p.ui._notice_text import notice_text
+from truc_p2p.ui._texts import Voice
+from truc_p2p.ui._tui import StdinLines, TerminalPlayer, with_terminal
+from truc_p2p.ui._web import (
+    WebPlayer,
+    add_web_args,
+    ask_bot_level,
+    bot_level,
+    show_invite,
+    show_web_result,
+    web_player,
+    with_web,
+)
 
 __all__ = ["register"]
 

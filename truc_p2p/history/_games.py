@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.cli._i18n import N_, _, ngettext
-from truc_p2p.cli._record import GameFile, UnreadableGame, read_game
-from truc_p2p.cli._replay import port_number
+from truc_p2p.history._record import GameFile, UnreadableGame, read_game
+from truc_p2p.history._replay import port_number
 from truc_p2p.rules import Player
+from truc_p2p.ui._i18n import N_, _, ngettext
 
 __all__ = ["game_row", "list_games", "records_of", "register"]
 
@@ -264,7 +264,7 @@ def _games(args: argparse.Namespace) -> int:
         return 2
     records = records_of(games)
     if args.web:
-        from truc_p2p.cli._games_web import serve_history
+        from truc_p2p.history._games_web import serve_history
 
         for b in bad:
             print(

@@ -34,9 +34,6 @@ from typing import Any, Protocol
 import trio
 
 from truc_p2p.bots import LEVELS
-from truc_p2p.cli._i18n import LANGUAGES, _, current, from_accept_language, use_language
-from truc_p2p.cli._narrate import Tally, describe
-from truc_p2p.cli._table import TableModel, TableView, seat
 from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame
 from truc_p2p.protocol import (
     AuditPassed,
@@ -55,6 +52,9 @@ from truc_p2p.rules import (
     RoundEnded,
     TrickEnded,
 )
+from truc_p2p.ui._i18n import LANGUAGES, _, current, from_accept_language, use_language
+from truc_p2p.ui._narrate import Tally, describe
+from truc_p2p.ui._table import TableModel, TableView, seat
 
 from ._view import invite_json, page_texts, view_json
 

@@ -11,8 +11,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from truc_p2p.cli._i18n import _, ngettext
-from truc_p2p.cli._texts import Voice, plain, show_cards
 from truc_p2p.net import NetEvent, PeerDisconnected, PeerReconnected
 from truc_p2p.protocol import (
     AnyEvent,
@@ -36,6 +34,8 @@ from truc_p2p.rules import (
     RulesetError,
     TrickEnded,
 )
+from truc_p2p.ui._i18n import _, ngettext
+from truc_p2p.ui._texts import Voice, plain, show_cards
 
 __all__ = ["Narrator", "Tally", "describe", "describe_action", "plain", "show_cards"]
 

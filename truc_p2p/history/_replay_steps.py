@@ -22,10 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from truc_p2p.cli._i18n import _, ngettext
-from truc_p2p.cli._record import GameFile, Move, public_moves
-from truc_p2p.cli._table import TableModel, TableView
-from truc_p2p.cli._texts import Voice
+from truc_p2p.history._record import GameFile, Move, public_moves
 from truc_p2p.rules import (
     ActionKind,
     Game,
@@ -35,6 +32,9 @@ from truc_p2p.rules import (
     RulesetError,
     TrickEnded,
 )
+from truc_p2p.ui._i18n import _, ngettext
+from truc_p2p.ui._table import TableModel, TableView
+from truc_p2p.ui._texts import Voice
 
 __all__ = ["Replay", "ReplayStep", "build_replay"]
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from truc_p2p.cli._i18n import N_, _, ngettext
-from truc_p2p.cli._outcome_text import render_outcome
+from truc_p2p.ui._i18n import N_, _, ngettext
+from truc_p2p.ui._outcome_text import render_outcome
 
 __all__ = ["KINDS", "notice_text", "render_notice"]
 

@@ -40,9 +40,8 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
-from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.deck import DeckSideV2, Role
-from truc_p2p.local import make_pair
+from truc_p2p.memory_pair import make_pair
 from truc_p2p.net import BotStrategy, play_game
 from truc_p2p.protocol import (
     CLOSED,
@@ -55,6 +54,7 @@ from truc_p2p.protocol import (
     decode_envelope,
 )
 from truc_p2p.rules import Action, Player, RoundEnded, Ruleset
+from truc_p2p.ui._i18n import N_, _, ngettext
 
 __all__ = ["CpuFloor", "main", "report_lines", "run"]
 
@@ -255,7 +255,7 @@ def _signature_costs() -> tuple[float, float]:
 
 
 def _deck_floor_ms() -> float:
-    from truc_p2p.cli._bench_deck import bench_v2
+    from truc_p2p.bench._deck import bench_v2
 
     floors = bench_v2(5)["hand_floor_ms"]
     return float(statistics.mean(floors.values()))

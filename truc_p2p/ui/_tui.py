@@ -25,10 +25,6 @@ from typing import ClassVar, Protocol, TextIO
 
 import trio
 
-from truc_p2p.cli._i18n import _
-from truc_p2p.cli._narrate import Tally, describe
-from truc_p2p.cli._table import TableModel, keymap
-from truc_p2p.cli._texts import HELP, NOT_NOW, help_text, plain
 from truc_p2p.net import NetEvent, QuitGame
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import (
@@ -42,6 +38,10 @@ from truc_p2p.rules import (
     RoundEnded,
     TrickEnded,
 )
+from truc_p2p.ui._i18n import _
+from truc_p2p.ui._narrate import Tally, describe
+from truc_p2p.ui._table import TableModel, keymap
+from truc_p2p.ui._texts import HELP, NOT_NOW, help_text, plain
 
 __all__ = [
     "HELP",

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 
-from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.protocol import VerifyReport
 from truc_p2p.transcript import TranscriptScan
+from truc_p2p.ui._i18n import N_, _, ngettext
 
 __all__ = ["damage_line", "reason_word", "verify_headline", "verify_summary"]
 

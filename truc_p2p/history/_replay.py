@@ -21,9 +21,9 @@ import textwrap
 from typing import Any, TextIO
 
 from truc_p2p.cli._common import use_ascii
-from truc_p2p.cli._i18n import N_, _
-from truc_p2p.cli._record import UnreadableGame, read_game
-from truc_p2p.cli._replay_steps import Replay, ReplayStep, build_replay
+from truc_p2p.history._record import UnreadableGame, read_game
+from truc_p2p.history._replay_steps import Replay, ReplayStep, build_replay
+from truc_p2p.ui._i18n import N_, _
 
 __all__ = ["port_number", "register", "render_step"]
 
@@ -215,7 +215,7 @@ def _replay(args: argparse.Namespace) -> int:
     replay = build_replay(record, ascii=use_ascii(args.ascii))
     status = 0 if replay.valid else 1
     if args.web:
-        from truc_p2p.cli._replay_web import serve_replay
+        from truc_p2p.history._replay_web import serve_replay
 
         served = serve_replay(
             record,

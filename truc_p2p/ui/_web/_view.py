@@ -1,11 +1,11 @@
-"""What the page is sent: a :class:`~truc_p2p.cli._table.TableView` as plain
+"""What the page is sent: a :class:`~truc_p2p.ui._table.TableView` as plain
 JSON-able dicts.
 
 Only what this player may know goes in: its own hand, the cards on the
 table, the finished tricks, the scores and requests, and the opponent's
 card *count*.  Seats are told as ``"me"`` / ``"opp"`` so the page never
 needs to know which protocol seat it is.  Every text is already in the
-view (from :mod:`truc_p2p.cli._texts`); the page only places it.
+view (from :mod:`truc_p2p.ui._texts`); the page only places it.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 
 import segno
 
-from truc_p2p.cli._i18n import LANGUAGES, _, current
-from truc_p2p.cli._table import Choice, TableView, TrickView, build_view, choices, seat
-from truc_p2p.cli._texts import NOT_NOW, Voice, help_text
 from truc_p2p.rules import Action, Card, Game, Player, Suit
+from truc_p2p.ui._i18n import LANGUAGES, _, current
+from truc_p2p.ui._table import Choice, TableView, TrickView, build_view, choices, seat
+from truc_p2p.ui._texts import NOT_NOW, Voice, help_text
 
 __all__ = [
     "action_buttons",

@@ -36,8 +36,7 @@ import coincurve
 import cryptography
 import msgpack
 
-from truc_p2p.cli._bench_text import pad, widest
-from truc_p2p.cli._i18n import N_, _, ngettext
+from truc_p2p.bench._text import pad, widest
 from truc_p2p.deck import (
     DeckSide,
     DeckSideV2,
@@ -55,6 +54,7 @@ from truc_p2p.deck.v2 import _ec
 from truc_p2p.deck.v2 import _hand as _v2_hand
 from truc_p2p.deck.v2 import _proofs as _v2_proofs
 from truc_p2p.deck.v2 import _side as _v2_side
+from truc_p2p.ui._i18n import N_, _, ngettext
 
 __all__ = ["main", "report_lines", "run"]
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.rules import (
     Action,
     ActionKind,
@@ -24,6 +23,7 @@ from truc_p2p.rules import (
     Player,
     RoundEndReason,
 )
+from truc_p2p.ui._i18n import N_, _, ngettext
 
 __all__ = [
     "HELP",

@@ -27,8 +27,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from truc_p2p.cli._i18n import _, ngettext
-from truc_p2p.cli._texts import Voice, action_label, clock
 from truc_p2p.rules import (
     Acted,
     Action,
@@ -43,6 +41,8 @@ from truc_p2p.rules import (
     RulesetError,
     TrickEnded,
 )
+from truc_p2p.ui._i18n import _, ngettext
+from truc_p2p.ui._texts import Voice, action_label, clock
 
 __all__ = [
     "Choice",
