@@ -332,7 +332,7 @@ def test_a_rejected_match_record_is_translated_and_its_json_is_not(tmp_path: Pat
     ],
 )
 def test_the_hosts_settings_in_words(fields: dict[str, object]) -> None:
-    from truc_p2p.cli._net import settings_words
+    from truc_p2p.cli._lifecycle import settings_words
     from truc_p2p.net._invite import HostSettings
 
     settings = HostSettings(**fields)  # type: ignore[arg-type]

@@ -268,7 +268,8 @@ def test_join_with_a_conflicting_option_says_so_in_one_line_before_connecting(
 
 def test_join_adopts_what_the_invite_says_and_keeps_agreeing_options() -> None:
     from truc_p2p.cli import build_parser
-    from truc_p2p.cli._net import _adopt_host_settings, _game_settings
+    from truc_p2p.cli._join import _adopt_host_settings
+    from truc_p2p.cli._lifecycle import _game_settings
 
     invite = Invite.parse(f"truc://127.0.0.1:1/?fp={FP}{SETTINGS_TAIL}")
     args = build_parser().parse_args(["join", str(invite), "--target", "24"])

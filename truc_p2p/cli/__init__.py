@@ -31,10 +31,10 @@ __all__ = ["build_parser", "main"]
 #: network stack); ``--help`` and unknown commands load them all.
 COMMANDS: dict[str, str] = {
     "demo": "truc_p2p.cli._demo",
-    "host": "truc_p2p.cli._net",
-    "join": "truc_p2p.cli._net",
-    "resume": "truc_p2p.cli._net",
-    "play": "truc_p2p.cli._net",
+    "host": "truc_p2p.cli._host",
+    "join": "truc_p2p.cli._join",
+    "resume": "truc_p2p.cli._resume",
+    "play": "truc_p2p.cli._play",
     "hosts": "truc_p2p.cli._hosts",
     "lobby": "truc_p2p.cli._lobby",
     "relay": "truc_p2p.cli._relay",

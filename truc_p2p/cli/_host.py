@@ -1,0 +1,385 @@
+"""``truc-p2p host``: wait for an opponent (LAN, invite, relay) and play."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import re
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from truc_p2p.bots import make_bot
+from truc_p2p.cli._comeback import find_unfinished, resume_command
+from truc_p2p.cli._common import (
+    check_out_dir,
+    exit_status,
+    print_outcome,
+    run_until_interrupted,
+    use_ascii,
+)
+from truc_p2p.cli._game_args import _common_args, _network_args
+from truc_p2p.cli._identity import add_identity_arg
+from truc_p2p.cli._lifecycle import (
+    _after_game,
+    _asks_to_leave,
+    _game_settings,
+    _info_stream,
+    _match_meta,
+    _meta,
+    _path_line,
+    _player,
+    _setup,
+)
+from truc_p2p.cli._resume import _come_back
+from truc_p2p.history._match import MatchRecord
+from truc_p2p.identity import (
+    Identity,
+)
+from truc_p2p.net import (
+    DEFAULT_PORT,
+    BotStrategy,
+    ConnectError,
+    EventHook,
+    GameOutcome,
+    Invite,
+    InviteError,
+    Listen,
+    Reporting,
+    Storage,
+    Strategy,
+    host_game,
+    parse_host_port,
+)
+from truc_p2p.ui._i18n import _
+from truc_p2p.ui._narrate import Narrator
+from truc_p2p.ui._notice_text import notice_text
+from truc_p2p.ui._tui import with_terminal
+from truc_p2p.ui._web import (
+    add_web_args,
+    show_invite,
+    show_web_result,
+    with_web,
+)
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    host = subparsers.add_parser(
+        "host",
+        help=_("wait for an opponent and print an invite for them"),
+        description=_(
+            "Listen for one opponent and print an invite (a line starting with "
+            "truc://) holding this machine's address, the port and your key fingerprint. "
+            "The host is the protocol's responder (player 1). Both players must use the "
+            "same --target/--ladder/--rest-refused."
+        ),
+    )
+    host.add_argument(
+        "--bind",
+        default=None,
+        metavar="ADDR",
+        help=_("address to listen on (default: all, IPv6+IPv4)"),
+    )
+    host.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=_("TCP port (default {default}; 0: any)", default=DEFAULT_PORT),
+    )
+    host.add_argument(
+        "--relay",
+        default=None,
+        metavar="HOST:PORT",
+        help=_(
+            "register with this relay (truc-p2p relay) so a friend behind NAT can join "
+            "without port forwarding; the invite carries the relay and a one-time code"
+        ),
+    )
+    host.add_argument(
+        "--public",
+        action="store_true",
+        help=_(
+            "with --relay: list the game in the relay's lobby (name, key, rules; signed "
+            "with your key) so anyone can join with truc-p2p join --relay"
+        ),
+    )
+    host.add_argument(
+        "--no-portmap",
+        action="store_true",
+        help=_("do not ask the router to forward the port (UPnP-IGD, NAT-PMP, PCP)"),
+    )
+    host.add_argument(
+        "--no-announce", action="store_true", help=_("do not announce the game on the LAN (mDNS)")
+    )
+    host.add_argument(
+        "--advertise",
+        default=None,
+        metavar="ADDR",
+        help=_("address to put in the invite, e.g. your public IP when forwarding the port"),
+    )
+    host.add_argument(
+        "--forever",
+        action="store_true",
+        help=_("keep hosting game after game (several at once with --bot) until Ctrl-C"),
+    )
+    host.add_argument(
+        "--allow",
+        action="append",
+        default=None,
+        metavar="FINGERPRINT",
+        help=_("admit only this key fingerprint (repeatable); others are refused"),
+    )
+    host.add_argument(
+        "--max-games",
+        type=int,
+        default=None,
+        metavar="N",
+        help=_("games at once with --forever --bot (default 8; 1 for a human)"),
+    )
+    add_identity_arg(host)
+    _common_args(host)
+    _network_args(host)
+    add_web_args(host)
+    host.set_defaults(func=_host)
+
+
+def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
+    try:
+        if args.advertise:
+            Invite(args.advertise, 1, "0" * 64)
+        if not 0 <= args.port <= 65535:
+            raise InviteError(_("--port must be in 0..65535, not {port}", port=args.port))
+        relay = parse_host_port(args.relay, what="--relay") if args.relay else None
+    except InviteError as exc:
+        print(f"truc-p2p host: {exc}", file=sys.stderr)
+        return 2
+    if args.public and relay is None:
+        print(
+            "truc-p2p host: " + _("--public lists the game on a relay: add --relay HOST:PORT"),
+            file=sys.stderr,
+        )
+        return 2
+    allow: frozenset[str] | None = None
+    if args.allow:
+        bad = [a for a in args.allow if not re.fullmatch(r"[0-9a-fA-F]{64}", a)]
+        if bad:
+            print(
+                "truc-p2p host: "
+                + _(
+                    "--allow takes a 64-hex-digit key fingerprint, not {value}",
+                    value=repr(bad[0]),
+                ),
+                file=sys.stderr,
+            )
+            return 2
+        allow = frozenset(a.lower() for a in args.allow)
+    if args.max_games is not None and not 1 <= args.max_games <= 256:
+        print("truc-p2p host: " + _("--max-games must be in 1..256"), file=sys.stderr)
+        return 2
+    if args.max_games is not None and not (args.forever and args.bot):
+        print("truc-p2p host: " + _("--max-games needs --forever and --bot"), file=sys.stderr)
+        return 2
+    capacity = (args.max_games or 8) if (args.forever and args.bot) else 1
+    out_problem = check_out_dir(args.out, args.command)
+    if out_problem is not None:
+        return out_problem
+    setup = _setup(args, fallback="host")
+    if isinstance(setup, int):
+        return setup
+    ruleset, ident, name = setup
+    if record is None:  # hosting again after a crash: the game the joiner waits for
+        back = _host_again(args, ident)
+        if back is not None:
+            return back
+    ascii = use_ascii(args.ascii)
+    info = _info_stream(args)
+    strategy, hook = _player(args, name, ascii)
+    games_played = [0]
+
+    def players() -> tuple[Strategy, EventHook | None]:
+        if capacity > 1:  # games at once: each needs its own bot and narrator
+            games_played[0] += 1
+            seed = None if args.seed is None else args.seed + games_played[0]
+            bot = BotStrategy(make_bot(args.bot, seed))
+            quiet = args.quiet or args.json
+            return bot, None if quiet else Narrator(
+                name, ascii=ascii, out=info, verbose=getattr(args, "verbose", False)
+            )
+        return strategy, hook
+
+    def on_outcome(outcome: GameOutcome) -> None:
+        if args.forever:
+            print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+
+    def on_invite(invite: Invite) -> None:
+        where = args.bind or _("all interfaces")
+        print(
+            _(
+                "hosting as {name}, key fingerprint {fingerprint}",
+                name=name,
+                fingerprint=ident.fingerprint,
+            ),
+            file=info,
+        )
+        print(
+            _(
+                "listening on {where}, TCP port {port}; send this invite to your opponent:",
+                where=where,
+                port=invite.port,
+            ),
+            file=info,
+            flush=True,
+        )
+        print(str(invite), flush=True)
+        show_invite(strategy, invite, relay=args.relay)  # host --web: on the page too
+        if invite.relay is not None:
+            print(
+                _(
+                    "registered with the relay {relay} (one-time code {code}); "
+                    "your friend can join from behind NAT, no port forwarding needed",
+                    relay=args.relay,
+                    code=invite.code,
+                ),
+                file=info,
+            )
+        if args.public:
+            print(
+                _(
+                    "listed in the relay's lobby as {name}: anyone can join with "
+                    "truc-p2p join --relay {relay}",
+                    name=name,
+                    relay=args.relay,
+                ),
+                file=info,
+            )
+        if not args.advertise and not args.quiet and invite.relay is None:
+            try:
+                address = ipaddress.ip_address(invite.host)
+                private = address.is_private and not address.is_loopback
+            except ValueError:
+                private = False
+            if private:
+                print(
+                    _(
+                        "(this address works on your LAN; over the internet forward TCP "
+                        "port {port} on your router to this machine and add "
+                        "--advertise YOUR_PUBLIC_ADDRESS)",
+                        port=invite.port,
+                    ),
+                    file=info,
+                )
+        print(_("waiting for an opponent (Ctrl-C to stop)..."), file=info, flush=True)
+
+    def on_notice(text: str) -> None:
+        print(notice_text(text), file=sys.stderr, flush=True)
+
+    def on_path(path: str, peer: str) -> None:
+        print(_path_line(path, peer), file=info, flush=True)
+
+    if record is None:
+        record = MatchRecord(games=args.match, folder=Path(args.out))
+    port = [args.port]  # a rematch listens again where the invite points
+
+    def on_invite_again(invite: Invite) -> None:
+        print(
+            _(
+                "waiting for your opponent to join again on port {port} (the same "
+                "invite; Ctrl-C to stop)...",
+                port=invite.port,
+            ),
+            file=info,
+            flush=True,
+        )
+
+    def remember_port(invite: Invite) -> None:
+        port[0] = invite.port
+        (on_invite if not record.played else on_invite_again)(invite)
+
+    async def main(stop: trio.Event) -> int:
+        while True:
+            try:
+                outcome = await host_game(
+                    strategy,
+                    identity=ident.key,
+                    settings=replace(
+                        _game_settings(args, ruleset, name),
+                        series=record.series(),
+                        played=record.followed(),
+                    ),
+                    listen=Listen(
+                        bind=args.bind,
+                        port=port[0],
+                        advertise=args.advertise,
+                        relay=relay,
+                        portmap=not args.no_portmap,
+                        announce=not args.no_announce,
+                        capacity=capacity,
+                        allow=allow,
+                        public=args.public,
+                    ),
+                    storage=Storage(
+                        out_dir=args.out,
+                        meta={**_meta(args, name, ident), **_match_meta(record, args)},
+                    ),
+                    report=Reporting(
+                        on_invite=remember_port,
+                        on_event=hook,
+                        on_notice=on_notice,
+                        on_outcome=on_outcome,
+                        on_path=on_path,
+                    ),
+                    stop=stop,
+                    forever=args.forever,
+                    players=players,
+                )
+            except ConnectError as exc:
+                print(f"truc-p2p host: {exc}", file=sys.stderr)
+                return 4
+            except OSError as exc:
+                print(
+                    "truc-p2p host: "
+                    + _(
+                        "cannot listen on {where} port {port}: {reason}",
+                        where=args.bind or _("all interfaces"),
+                        port=port[0],
+                        reason=exc.strerror or exc,
+                    ),
+                    file=sys.stderr,
+                )
+                return 2
+            if args.forever:
+                await show_web_result(strategy, outcome)
+                return 0 if stop.is_set() else exit_status(outcome, stop)
+            if not await _after_game(strategy, outcome, record, args, stop):
+                return exit_status(outcome, stop)
+
+    return run_until_interrupted(
+        with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
+    )
+
+
+def _host_again(args: argparse.Namespace, ident: Identity) -> int | None:
+    """An unfinished game of this host: resumed when the opponent may still wait for
+    it (written within the grace), else the command that resumes it, in one line."""
+    recent = None
+    if not args.forever:
+        recent = find_unfinished(args.out, role="host", identity=ident.path, within=args.grace)
+    if recent is not None:
+        return _come_back(args, recent)
+    older = find_unfinished(args.out, role="host", identity=ident.path)
+    if older is not None:
+        print(
+            _(
+                "your game {path} did not finish; to resume it while the opponent waits: {command}",
+                path=older,
+                command=resume_command(older),
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
+    return None
