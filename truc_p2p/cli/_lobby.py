@@ -28,7 +28,7 @@ from truc_p2p.net import (
     fetch_lobby,
     fetch_lobby_answer,
 )
-from truc_p2p.net._invite import parse_host_port
+from truc_p2p.net._invite import host_port, parse_host_port
 from truc_p2p.net._relay_wire import RelayProtocolError
 from truc_p2p.ui._i18n import _
 
@@ -125,7 +125,7 @@ def lobby_json(
     """``lobby --json``; with the relay's ``answer``, also how many listings it holds,
     how many match the filter and how many it showed (connect.md 2.2)."""
     out: dict[str, Any] = {
-        "relay": f"{relay[0]}:{relay[1]}" if ":" not in relay[0] else f"[{relay[0]}]:{relay[1]}",
+        "relay": host_port(*relay),
         "games": [g.to_json() for g in games],
         "dropped": notes,
     }
@@ -156,7 +156,7 @@ def fetch(
             _(
                 "truc-p2p {command}: cannot reach the relay {relay}: {reason}",
                 command=command,
-                relay=f"{relay[0]}:{relay[1]}",
+                relay=host_port(*relay),
                 reason=reason or type(exc).__name__,
             ),
             file=out,
@@ -181,7 +181,7 @@ async def fetch_lobby_for_page(
             [],
             _(
                 "cannot reach the relay {relay}: {reason}",
-                relay=f"{relay[0]}:{relay[1]}",
+                relay=host_port(*relay),
                 reason=reason or type(exc).__name__,
             ),
         )
@@ -214,7 +214,7 @@ def _lobby(args: argparse.Namespace) -> int:
                 _(
                     "truc-p2p {command}: cannot reach the relay {relay}: {reason}",
                     command="lobby",
-                    relay=f"{relay[0]}:{relay[1]}",
+                    relay=host_port(*relay),
                     reason=reason or type(exc).__name__,
                 ),
                 file=sys.stderr,

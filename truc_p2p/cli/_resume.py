@@ -45,6 +45,7 @@ from truc_p2p.net import (
     Invite,
     Listen,
     Reporting,
+    host_port,
     read_meta,
     relay_claim,
     restore_game,
@@ -314,7 +315,7 @@ def _resume(args: argparse.Namespace, *, fallback: bool = False) -> int:
         print(
             _(
                 "registering with the relay {relay} again (code {code}, the invite's)",
-                relay=f"{relay[0]}:{relay[1]}",
+                relay=host_port(*relay),
                 code=meta.get("relay_code", "?"),
             ),
             file=info,
@@ -339,7 +340,7 @@ def _resume(args: argparse.Namespace, *, fallback: bool = False) -> int:
         print(
             _(
                 "redialling {address} to resume the game...",
-                address=f"{invite.host}:{invite.port}",
+                address=host_port(invite.host, invite.port),
             ),
             file=info,
         )

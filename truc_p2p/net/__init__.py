@@ -67,6 +67,7 @@ from truc_p2p.net._invite import (
     HostSettings,
     Invite,
     InviteError,
+    host_port,
     parse_host_port,
     settings_fields,
 )
@@ -157,6 +158,7 @@ __all__ = [
     "find_games",
     "guess_lan_address",
     "host_game",
+    "host_port",
     "join_game",
     "keep_evidence",
     "lan_addresses",

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import ifaddr
 import trio
 
-from truc_p2p.net._invite import Invite
+from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._relay_wire import (
     CLAIM_LEN,
@@ -154,7 +154,7 @@ async def _open_relay(relay: tuple[str, int], timeout: float) -> trio.SocketStre
     with trio.move_on_after(timeout):
         stream = await _connect_from(0, addr, family)
         return stream
-    raise ConnectError(f"no answer from the relay {relay[0]}:{relay[1]} within {timeout:g} s")
+    raise ConnectError(f"no answer from the relay {host_port(*relay)} within {timeout:g} s")
 
 
 async def _expect(stream: trio.SocketStream, want: int, timeout: float) -> bytes:
@@ -201,7 +201,7 @@ async def _register(relay: tuple[str, int], claim: bytes, timeout: float) -> _Re
     except OSError as exc:
         if isinstance(exc, ConnectError):
             raise
-        raise ConnectError(f"cannot reach the relay {relay[0]}:{relay[1]}: {exc}") from None
+        raise ConnectError(f"cannot reach the relay {host_port(*relay)}: {exc}") from None
     listener: trio.SocketListener | None = None
     try:
         port = int(control.socket.getsockname()[1])
@@ -356,7 +356,7 @@ class Rendezvous:
                 self.listing, self.no_lobby = None, True
                 self._notice(Notice("relay-no-lobby"))
             if self.replaced:
-                self._notice(Notice("relay-replaced", relay=f"{self.relay[0]}:{self.relay[1]}"))
+                self._notice(Notice("relay-replaced", relay=host_port(*self.relay)))
                 return
             self._notice(Notice("relay-lost", error=self.lost))
 
@@ -558,7 +558,7 @@ async def _register_patiently(
             rendezvous._notice(
                 Notice(
                     "relay-retry",
-                    relay=f"{relay[0]}:{relay[1]}",
+                    relay=host_port(*relay),
                     error=str(exc),
                     seconds=f"{delay:g}",
                 )

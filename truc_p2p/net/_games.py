@@ -34,7 +34,7 @@ from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
 from truc_p2p.net._connect import DIRECT_WINDOW, Rendezvous, connect
 from truc_p2p.net._host import GameSlot, HostLoop
-from truc_p2p.net._invite import Invite, settings_fields
+from truc_p2p.net._invite import Invite, host_port, settings_fields
 from truc_p2p.net._lobby import LobbyListing, listing_fields
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
@@ -721,11 +721,10 @@ async def _join_once(
             ),
         )
     except OSError as exc:
-        where = f"[{inv.host}]" if inv.is_ipv6 else inv.host
         return GameOutcome.told(
             End.CONNECTION_FAILED,
             "cannot-connect",
-            {"address": f"{where}:{inv.port}", "error": str(exc.strerror or exc)},
+            {"address": host_port(inv.host, inv.port), "error": str(exc.strerror or exc)},
             me=Player.P0,
         )
     if connected is None:
@@ -814,7 +813,7 @@ def _joiner_path_hook(report: Reporting, inv: Invite) -> Callable[[str], None] |
     hook = report.on_path
     if hook is None:
         return None
-    peer = f"[{inv.host}]:{inv.port}" if inv.is_ipv6 else f"{inv.host}:{inv.port}"
+    peer = host_port(inv.host, inv.port)
     return lambda route: hook(route, peer)
 
 
@@ -943,7 +942,7 @@ async def resume_game(
             outcome = await play(Redialer(invite))
             where: dict[str, Any] = {
                 "kind": "host-unreachable",
-                "address": f"{invite.host}:{invite.port}",
+                "address": host_port(invite.host, invite.port),
             }
         else:
             assert listen is not None

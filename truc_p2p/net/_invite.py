@@ -42,6 +42,7 @@ __all__ = [
     "HostSettings",
     "Invite",
     "InviteError",
+    "host_port",
     "settings_fields",
 ]
 
@@ -300,6 +301,12 @@ class Invite:
 
 def _bracket(host: str) -> str:
     return f"[{host}]" if ":" in host else host
+
+
+def host_port(host: str, port: int) -> str:
+    """``HOST:PORT`` as a person types it back: an IPv6 address in brackets
+    (``[fe80::1]:7777``, never the ambiguous ``fe80::1:7777``)."""
+    return f"{_bracket(host)}:{port}"
 
 
 def parse_host_port(text: str, *, what: str = "address") -> tuple[str, int]:
