@@ -42,6 +42,7 @@ from truc_p2p.rules import Player, RulesError, Ruleset
 from truc_p2p.transcript import read_transcript
 from truc_p2p.ui._i18n import N_, _
 from truc_p2p.ui._narrate import Narrator
+from truc_p2p.ui._screen import Screen
 from truc_p2p.ui._texts import Voice
 from truc_p2p.ui._tui import StdinLines, TerminalPlayer
 from truc_p2p.ui._web import (
@@ -176,8 +177,7 @@ def _connected_line(path: str, *, again: bool) -> str:
 
 def _left(player: object) -> bool:
     """Whether the player left from the web page (not Ctrl-C)."""
-    leave = getattr(player, "leave", None)
-    return isinstance(leave, trio.Event) and leave.is_set()
+    return isinstance(player, Screen) and player.leave is not None and player.leave.is_set()
 
 
 def _stored_match(meta: dict[str, Any], path: Path) -> MatchRecord | None:
@@ -201,9 +201,8 @@ def _match_so_far(player: object, record: MatchRecord | None, me: Player) -> Non
         return
     names = {p: record.players[p]["name"] for p in Player}
     line = _match_words(me, names, record)
-    new_game = getattr(player, "new_game", None)
-    if new_game is not None:
-        new_game(line)
+    if isinstance(player, Screen):
+        player.new_game(line)
     if isinstance(player, TerminalPlayer):
         player.show_match(line)
 
@@ -255,9 +254,8 @@ async def _after_game(
         match_line = voice.match_score(record.wins, games=record.games)
         winner = record.winner
         shown = voice.match_won(winner, record.wins) if winner is not None else match_line
-        show = getattr(player, "show_match", None)
-        if show is not None:
-            show(shown, lambda: _match_words(me, names, record))
+        if isinstance(player, Screen):
+            player.show_match(shown, lambda: _match_words(me, names, record))
         if not args.json:
             if not isinstance(player, TerminalPlayer):
                 print(shown, flush=True)
@@ -273,12 +271,10 @@ async def _after_game(
         if isinstance(player, WebPlayer) and not await player.ask_again(next_game=True):
             return False
     else:
-        asking = getattr(player, "ask_again", None)
-        if not ask or asking is None or not await asking():
+        if not ask or not isinstance(player, Screen) or not await player.ask_again():
             return False
-    new_game = getattr(player, "new_game", None)
-    if new_game is not None:
-        new_game(match_line)
+    if isinstance(player, Screen):
+        player.new_game(match_line)
     return True
 
 

@@ -578,9 +578,9 @@ class TerminalPlayer:
         answer, _stamp = await self._read()
         return answer is None or answer.strip().lower() in ("y", "yes")
 
-    async def ask_again(self) -> bool:
+    async def ask_again(self, *, next_game: bool = False) -> bool:
         """After a game: play another?  ``y`` or Enter for yes; ``n``, ``q`` or the
-        end of input for no."""
+        end of input for no (the same question for the next game of a match)."""
         self.write(_("play again? Type y or press Enter to play again, n or q to stop."))
         self._choosing = True  # the pump hands every line over, q included
         try:
@@ -609,7 +609,7 @@ class TerminalPlayer:
         self._boundary = None
         self._waiting_shown = False
 
-    def show_match(self, line: str, retell: object = None) -> None:
+    def show_match(self, line: str, retell: Callable[[], str] | None = None) -> None:
         """The match score after a game ("match: you 1 – bob 0")."""
         self.write(line)
 
