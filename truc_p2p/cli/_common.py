@@ -20,7 +20,7 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar
 
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
 from truc_p2p.ui._i18n import _
@@ -73,7 +73,7 @@ _SAMPLE = "♠♥♦♣“”·–"
 
 
 class StoreExplicit(argparse.Action):
-    """``store``, and remember that the option was given (:func:`explicit_options`)."""
+    """``store``, and remember that the option was given (in ``explicit_options``)."""
 
     def __call__(
         self,
@@ -85,13 +85,6 @@ class StoreExplicit(argparse.Action):
         setattr(namespace, self.dest, values)
         given: frozenset[str] = getattr(namespace, "explicit_options", frozenset())
         namespace.explicit_options = frozenset(given) | {self.dest}
-
-
-def explicit_options(args: argparse.Namespace) -> frozenset[str]:
-    """The ruleset options the user actually gave (dest names), and ``no_pipeline``
-    when ``--no-pipeline`` was given: what a joiner insists on (connect.md 1.1)."""
-    given = frozenset(getattr(args, "explicit_options", frozenset()))
-    return given | ({"no_pipeline"} if getattr(args, "no_pipeline", False) else frozenset())
 
 
 def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
@@ -137,7 +130,18 @@ def pipeline_of(args: argparse.Namespace) -> bool | None:
     return False if getattr(args, "no_pipeline", False) else None
 
 
-def ruleset_from_args(args: argparse.Namespace) -> Ruleset:
+class RulesetOptions(Protocol):
+    """What :func:`ruleset_from_args` reads: argparse's namespace or typed options."""
+
+    @property
+    def target(self) -> int: ...
+    @property
+    def ladder(self) -> str: ...
+    @property
+    def rest_refused(self) -> str: ...
+
+
+def ruleset_from_args(args: RulesetOptions) -> Ruleset:
     """The Ruleset chosen by :func:`add_ruleset_args`'s options.
 
     Raises :class:`UsageError` (a ``ValueError``) naming the option, e.g. for

@@ -1,8 +1,14 @@
-"""The options ``host``, ``join``, ``resume`` and ``play`` share (argparse only)."""
+"""The options of ``host``, ``join``, ``resume`` and ``play``: the argparse
+definitions they share, and :class:`GameOptions`, what the command line said as
+one typed, frozen value, read from argparse once at the edge (no ``args`` below)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import TextIO
 
 from truc_p2p.cli._common import (
     StoreExplicit,
@@ -19,11 +25,103 @@ from truc_p2p.net import (
 )
 from truc_p2p.ui._i18n import _
 
-__all__: list[str] = []
+__all__ = ["GameOptions"]
 
 
 #: Seconds a joiner who asked to play again waits for the host to listen again.
 REMATCH_WAIT = 120.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameOptions:
+    """Everything a game command was told, typed.  An option the command does not
+    have keeps the default here (``resume`` has no ``--timeout``: ``None``; ``play``
+    no ``--grace``: the protocol's); the parser's own defaults come in through
+    :meth:`from_args`."""
+
+    command: str
+    #: The command line as typed (a match resumed after a crash goes on with it).
+    argv: tuple[str, ...] = ()
+    # who plays
+    name: str | None = None
+    identity: str | None = None
+    bot: str | None = None
+    think: float | None = None
+    seed: int | None = None
+    # the game (a joiner: as the invite or the lobby says the host plays)
+    target: int = 12
+    ladder: str = "literal"
+    rest_refused: str = "game"
+    no_pipeline: bool = False
+    match: int = 1
+    #: The ruleset and match options given on the command line (dest names).
+    explicit_options: frozenset[str] = frozenset()
+    host_audit: str | None = None
+    host_deck: str | None = None
+    # clocks
+    timeout: float | None = None
+    hello_timeout: float = DEFAULT_HELLO_TIMEOUT
+    grace: float = DEFAULT_GRACE
+    connect_timeout: float = 15.0
+    again_wait: float = REMATCH_WAIT
+    wait: float = 2.0
+    # output and screen
+    out: str = "games"
+    json: bool = False
+    quiet: bool = False
+    verbose: bool = False
+    ascii: bool = False
+    lang: str | None = None
+    web: bool = False
+    web_port: int = 0
+    no_browser: bool = False
+    # host
+    bind: str | None = None
+    port: int = 4455
+    advertise: str | None = None
+    relay: str | None = None
+    public: bool = False
+    allow: tuple[str, ...] | None = None
+    max_games: int | None = None
+    forever: bool = False
+    no_portmap: bool = False
+    no_announce: bool = False
+    # join
+    invite: str | None = None
+    pick: int | None = None
+    # resume
+    transcript: str | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> GameOptions:
+        """The options argparse parsed (the only place that reads its namespace)."""
+        given = vars(args)
+        values = {f.name: given[f.name] for f in fields(cls) if f.name in given}
+        for key in ("argv", "allow"):
+            if values.get(key) is not None:
+                values[key] = tuple(values[key])
+        return cls(**values)
+
+    @property
+    def given(self) -> frozenset[str]:
+        """The ruleset options the user actually gave, and ``no_pipeline`` when
+        ``--no-pipeline`` was given: what a joiner insists on (connect.md 1.1)."""
+        return self.explicit_options | ({"no_pipeline"} if self.no_pipeline else frozenset())
+
+    @property
+    def turn_timeout(self) -> float:
+        """Seconds per move (``--timeout``; ``resume`` reads them from the game)."""
+        return DEFAULT_TURN_TIMEOUT if self.timeout is None else self.timeout
+
+    @property
+    def pipeline(self) -> bool | None:
+        """The session's ``pipeline``: False with ``--no-pipeline``, else the default."""
+        return False if self.no_pipeline else None
+
+    @property
+    def info(self) -> TextIO:
+        """Where the command's lines for a person go (stderr when stdout is JSON)."""
+        return sys.stderr if self.json else sys.stdout
 
 
 def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None:
@@ -109,3 +207,13 @@ def _network_args(parser: argparse.ArgumentParser) -> None:
             default=f"{DEFAULT_HELLO_TIMEOUT:g}",
         ),
     )
+
+
+def with_options(command: Callable[[GameOptions], int]) -> Callable[[argparse.Namespace], int]:
+    """For ``set_defaults(func=...)``: ``command`` run with its options read from
+    argparse once, here."""
+
+    def run(args: argparse.Namespace) -> int:
+        return command(GameOptions.from_args(args))
+
+    return run

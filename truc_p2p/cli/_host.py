@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import ipaddress
 import re
 import sys
@@ -21,7 +20,7 @@ from truc_p2p.cli._common import (
     run_until_interrupted,
     use_ascii,
 )
-from truc_p2p.cli._game_args import _common_args, _network_args
+from truc_p2p.cli._game_args import GameOptions, _common_args, _network_args, with_options
 from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._lifecycle import (
     _after_game,
@@ -145,28 +144,28 @@ def register(subparsers: Any) -> None:
     _common_args(host)
     _network_args(host)
     add_web_args(host)
-    host.set_defaults(func=_host)
+    host.set_defaults(func=with_options(_host))
 
 
-def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
+def _host(opts: GameOptions, record: MatchRecord | None = None) -> int:
     try:
-        if args.advertise:
-            Invite(args.advertise, 1, "0" * 64)
-        if not 0 <= args.port <= 65535:
-            raise InviteError(_("--port must be in 0..65535, not {port}", port=args.port))
-        relay = parse_host_port(args.relay, what="--relay") if args.relay else None
+        if opts.advertise:
+            Invite(opts.advertise, 1, "0" * 64)
+        if not 0 <= opts.port <= 65535:
+            raise InviteError(_("--port must be in 0..65535, not {port}", port=opts.port))
+        relay = parse_host_port(opts.relay, what="--relay") if opts.relay else None
     except InviteError as exc:
         print(f"truc-p2p host: {exc}", file=sys.stderr)
         return 2
-    if args.public and relay is None:
+    if opts.public and relay is None:
         print(
             "truc-p2p host: " + _("--public lists the game on a relay: add --relay HOST:PORT"),
             file=sys.stderr,
         )
         return 2
     allow: frozenset[str] | None = None
-    if args.allow:
-        bad = [a for a in args.allow if not re.fullmatch(r"[0-9a-fA-F]{64}", a)]
+    if opts.allow:
+        bad = [a for a in opts.allow if not re.fullmatch(r"[0-9a-fA-F]{64}", a)]
         if bad:
             print(
                 "truc-p2p host: "
@@ -177,47 +176,48 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-        allow = frozenset(a.lower() for a in args.allow)
-    if args.max_games is not None and not 1 <= args.max_games <= 256:
+        allow = frozenset(a.lower() for a in opts.allow)
+    if opts.max_games is not None and not 1 <= opts.max_games <= 256:
         print("truc-p2p host: " + _("--max-games must be in 1..256"), file=sys.stderr)
         return 2
-    if args.max_games is not None and not (args.forever and args.bot):
+    if opts.max_games is not None and not (opts.forever and opts.bot):
         print("truc-p2p host: " + _("--max-games needs --forever and --bot"), file=sys.stderr)
         return 2
-    capacity = (args.max_games or 8) if (args.forever and args.bot) else 1
-    out_problem = check_out_dir(args.out, args.command)
+    capacity = (opts.max_games or 8) if (opts.forever and opts.bot) else 1
+    out_problem = check_out_dir(opts.out, opts.command)
     if out_problem is not None:
         return out_problem
-    setup = _setup(args, fallback="host")
+    setup = _setup(opts, fallback="host")
     if isinstance(setup, int):
         return setup
     ruleset, ident, name = setup
     if record is None:  # hosting again after a crash: the game the joiner waits for
-        back = _host_again(args, ident)
+        back = _host_again(opts, ident)
         if back is not None:
             return back
-    ascii = use_ascii(args.ascii)
-    info = _info_stream(args)
-    strategy, hook = _player(args, name, ascii)
+    ascii = use_ascii(opts.ascii)
+    info = _info_stream(opts)
+    strategy, hook = _player(opts, name, ascii)
     games_played = [0]
 
     def players() -> tuple[Strategy, EventHook | None]:
         if capacity > 1:  # games at once: each needs its own bot and narrator
             games_played[0] += 1
-            seed = None if args.seed is None else args.seed + games_played[0]
-            bot = BotStrategy(make_bot(args.bot, seed))
-            quiet = args.quiet or args.json
+            seed = None if opts.seed is None else opts.seed + games_played[0]
+            assert opts.bot is not None  # several games at once need --bot
+            bot = BotStrategy(make_bot(opts.bot, seed))
+            quiet = opts.quiet or opts.json
             return bot, None if quiet else Narrator(
-                name, ascii=ascii, out=info, verbose=getattr(args, "verbose", False)
+                name, ascii=ascii, out=info, verbose=opts.verbose
             )
         return strategy, hook
 
     def on_outcome(outcome: GameOutcome) -> None:
-        if args.forever:
-            print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+        if opts.forever:
+            print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
 
     def on_invite(invite: Invite) -> None:
-        where = args.bind or _("all interfaces")
+        where = opts.bind or _("all interfaces")
         print(
             _(
                 "hosting as {name}, key fingerprint {fingerprint}",
@@ -236,28 +236,28 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
             flush=True,
         )
         print(str(invite), flush=True)
-        show_invite(strategy, invite, relay=args.relay)  # host --web: on the page too
+        show_invite(strategy, invite, relay=opts.relay)  # host --web: on the page too
         if invite.relay is not None:
             print(
                 _(
                     "registered with the relay {relay} (one-time code {code}); "
                     "your friend can join from behind NAT, no port forwarding needed",
-                    relay=args.relay,
+                    relay=opts.relay,
                     code=invite.code,
                 ),
                 file=info,
             )
-        if args.public:
+        if opts.public:
             print(
                 _(
                     "listed in the relay's lobby as {name}: anyone can join with "
                     "truc-p2p join --relay {relay}",
                     name=name,
-                    relay=args.relay,
+                    relay=opts.relay,
                 ),
                 file=info,
             )
-        if not args.advertise and not args.quiet and invite.relay is None:
+        if not opts.advertise and not opts.quiet and invite.relay is None:
             try:
                 address = ipaddress.ip_address(invite.host)
                 private = address.is_private and not address.is_loopback
@@ -282,8 +282,8 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
         print(_path_line(path, peer), file=info, flush=True)
 
     if record is None:
-        record = MatchRecord(games=args.match, folder=Path(args.out))
-    port = [args.port]  # a rematch listens again where the invite points
+        record = MatchRecord(games=opts.match, folder=Path(opts.out))
+    port = [opts.port]  # a rematch listens again where the invite points
 
     def on_invite_again(invite: Invite) -> None:
         print(
@@ -307,24 +307,24 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                     strategy,
                     identity=ident.key,
                     settings=replace(
-                        _game_settings(args, ruleset, name),
+                        _game_settings(opts, ruleset, name),
                         series=record.series(),
                         played=record.followed(),
                     ),
                     listen=Listen(
-                        bind=args.bind,
+                        bind=opts.bind,
                         port=port[0],
-                        advertise=args.advertise,
+                        advertise=opts.advertise,
                         relay=relay,
-                        portmap=not args.no_portmap,
-                        announce=not args.no_announce,
+                        portmap=not opts.no_portmap,
+                        announce=not opts.no_announce,
                         capacity=capacity,
                         allow=allow,
-                        public=args.public,
+                        public=opts.public,
                     ),
                     storage=Storage(
-                        out_dir=args.out,
-                        meta={**_meta(args, name, ident), **_match_meta(record, args)},
+                        out_dir=opts.out,
+                        meta={**_meta(opts, name, ident), **_match_meta(record, opts)},
                     ),
                     report=Reporting(
                         on_invite=remember_port,
@@ -334,7 +334,7 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                         on_path=on_path,
                     ),
                     stop=stop,
-                    forever=args.forever,
+                    forever=opts.forever,
                     players=players,
                 )
             except ConnectError as exc:
@@ -345,33 +345,33 @@ def _host(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                     "truc-p2p host: "
                     + _(
                         "cannot listen on {where} port {port}: {reason}",
-                        where=args.bind or _("all interfaces"),
+                        where=opts.bind or _("all interfaces"),
                         port=port[0],
                         reason=exc.strerror or exc,
                     ),
                     file=sys.stderr,
                 )
                 return 2
-            if args.forever:
+            if opts.forever:
                 await show_web_result(strategy, outcome)
                 return 0 if stop.is_set() else exit_status(outcome, stop)
-            if not await _after_game(strategy, outcome, record, args, stop):
+            if not await _after_game(strategy, outcome, record, opts, stop):
                 return exit_status(outcome, stop)
 
     return run_until_interrupted(
-        with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
+        with_web(opts, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
     )
 
 
-def _host_again(args: argparse.Namespace, ident: Identity) -> int | None:
+def _host_again(opts: GameOptions, ident: Identity) -> int | None:
     """An unfinished game of this host: resumed when the opponent may still wait for
     it (written within the grace), else the command that resumes it, in one line."""
     recent = None
-    if not args.forever:
-        recent = find_unfinished(args.out, role="host", identity=ident.path, within=args.grace)
+    if not opts.forever:
+        recent = find_unfinished(opts.out, role="host", identity=ident.path, within=opts.grace)
     if recent is not None:
-        return _come_back(args, recent)
-    older = find_unfinished(args.out, role="host", identity=ident.path)
+        return _come_back(opts, recent)
+    older = find_unfinished(opts.out, role="host", identity=ident.path)
     if older is not None:
         print(
             _(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import sys
 from dataclasses import replace
@@ -15,12 +14,17 @@ from truc_p2p.cli._comeback import busy_hint, find_unfinished
 from truc_p2p.cli._common import (
     check_out_dir,
     exit_status,
-    explicit_options,
     positive_seconds,
     run_until_interrupted,
     use_ascii,
 )
-from truc_p2p.cli._game_args import REMATCH_WAIT, _common_args, _network_args
+from truc_p2p.cli._game_args import (
+    REMATCH_WAIT,
+    GameOptions,
+    _common_args,
+    _network_args,
+    with_options,
+)
 from truc_p2p.cli._hosts import describe
 from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._lifecycle import (
@@ -45,6 +49,7 @@ from truc_p2p.net import (
     HostSettings,
     Invite,
     InviteError,
+    LobbyGame,
     Reporting,
     Storage,
     find_games,
@@ -113,25 +118,25 @@ def register(subparsers: Any) -> None:
     _common_args(join)
     _network_args(join)
     add_web_args(join)
-    join.set_defaults(func=_join)
+    join.set_defaults(func=with_options(_join))
 
 
-def _pick_lan_game(args: argparse.Namespace) -> Invite | int:
+def _pick_lan_game(opts: GameOptions) -> Invite | int:
     """List the LAN's games on stderr and read the chosen number from stdin."""
     out = sys.stderr
     print(
-        _("looking for games on this LAN ({seconds} s)...", seconds=f"{args.wait:g}"),
+        _("looking for games on this LAN ({seconds} s)...", seconds=f"{opts.wait:g}"),
         file=out,
         flush=True,
     )
-    games = trio.run(find_games, args.wait)
+    games = trio.run(find_games, opts.wait)
     if not games:
         print("truc-p2p join: " + _("no game found on this LAN; ask for an invite"), file=out)
         return 4
     for i, game in enumerate(games, 1):
         print(f"{i}. {describe(game)}", file=out)
-    if args.pick is not None:
-        line = str(args.pick)
+    if opts.pick is not None:
+        line = str(opts.pick)
     else:
         print(_("which game (1-{last})? ", last=len(games)), end="", file=out, flush=True)
         line = sys.stdin.readline().strip()
@@ -141,26 +146,24 @@ def _pick_lan_game(args: argparse.Namespace) -> Invite | int:
     return games[int(line) - 1].invite
 
 
-def _pick_relay_game(args: argparse.Namespace) -> Invite | int:
+def _pick_relay_game(opts: GameOptions) -> LobbyGame | int:
     """The game picked from the lobby of ``--relay``: on the terminal, or with
     ``--web`` (and no ``--pick``) on the lobby page."""
-    from truc_p2p.cli._lobby import adopt_listing, parse_relay, pick_relay_game
+    from truc_p2p.cli._lobby import parse_relay, pick_relay_game
 
+    assert opts.relay is not None  # join --relay
     try:
-        relay = parse_relay(args.relay)
+        relay = parse_relay(opts.relay)
     except InviteError as exc:
         print(f"truc-p2p join: {exc}", file=sys.stderr)
         return 2
-    if getattr(args, "web", False) and args.pick is None and not getattr(args, "bot", None):
+    if opts.web and opts.pick is None and not opts.bot:
         from truc_p2p.cli._lobby_web import pick_on_page
 
-        picked = pick_on_page(args, relay)
+        picked = pick_on_page(opts, relay)
     else:
-        picked = pick_relay_game(args, relay)
-    if isinstance(picked, int):
-        return picked
-    adopt_listing(args, picked)
-    return picked.invite
+        picked = pick_relay_game(opts, relay)
+    return picked
 
 
 #: setting key -> (the join option that sets it, its dest)
@@ -172,22 +175,23 @@ _JOIN_OPTIONS = {
 }
 
 
-def _adopt_host_settings(args: argparse.Namespace, invite: Invite) -> str | None:
+def _adopt_host_settings(opts: GameOptions, invite: Invite) -> GameOptions | str:
     """Play what the invite says the host plays (connect.md 1.1): each setting the
-    user gave no option for is taken from the invite.  Returns the one line to print
-    (then exit 2, before any connection) when a given option conflicts, else None."""
+    user gave no option for is taken from the invite.  Returns the options to play
+    with, or the one line to print (then exit 2, before any connection) when a given
+    option conflicts."""
     host = invite.settings
     if host.empty:
-        return None  # an older host's invite: a mismatch shows only in its hello
-    given = explicit_options(args)
+        return opts  # an older host's invite: a mismatch shows only in its hello
+    given = opts.given
     if host.match is not None:  # the host's match length (wire.md 4.1)
-        if "match" in given and args.match != host.match:
+        if "match" in given and opts.match != host.match:
             return "truc-p2p join: " + match_differs(_("the host"), host.match)
-        args.match = host.match
+        opts = replace(opts, match=host.match)
     mine = HostSettings(
-        target=args.target if "target" in given else None,
-        ladder=args.ladder if "ladder" in given else None,
-        rest=args.rest_refused if "rest_refused" in given else None,
+        target=opts.target if "target" in given else None,
+        ladder=opts.ladder if "ladder" in given else None,
+        rest=opts.rest_refused if "rest_refused" in given else None,
         pipeline=False if "no_pipeline" in given else None,
     )
     clashes = host.conflicts(mine)
@@ -210,20 +214,19 @@ def _adopt_host_settings(args: argparse.Namespace, invite: Invite) -> str | None
             settings=settings_words(host),
             fixes="; ".join(fixes),
         )
-    if host.target is not None:
-        args.target = host.target
-    if host.ladder is not None:
-        args.ladder = host.ladder
-    if host.rest is not None:
-        args.rest_refused = host.rest
-    if host.pipeline is False:
-        args.no_pipeline = True
-    args.host_audit, args.host_deck = host.audit, host.deck
-    return None
+    return replace(
+        opts,
+        target=opts.target if host.target is None else host.target,
+        ladder=opts.ladder if host.ladder is None else host.ladder,
+        rest_refused=opts.rest_refused if host.rest is None else host.rest,
+        no_pipeline=True if host.pipeline is False else opts.no_pipeline,
+        host_audit=host.audit,
+        host_deck=host.deck,
+    )
 
 
-def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
-    if args.invite is not None and args.relay is not None:
+def _join(opts: GameOptions, record: MatchRecord | None = None) -> int:
+    if opts.invite is not None and opts.relay is not None:
         print(
             "truc-p2p join: "
             + _(
@@ -233,36 +236,40 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.pick is not None and args.invite is not None:
+    if opts.pick is not None and opts.invite is not None:
         print(
             "truc-p2p join: " + _("--pick takes a game from a list: give no invite"),
             file=sys.stderr,
         )
         return 2
-    if args.relay is not None:
-        picked = _pick_relay_game(args)
-        if isinstance(picked, int):
-            return picked
-        invite = picked
-    elif args.invite is None:
-        picked = _pick_lan_game(args)
+    if opts.relay is not None:
+        from truc_p2p.cli._lobby import adopt_listing
+
+        listed = _pick_relay_game(opts)
+        if isinstance(listed, int):
+            return listed
+        opts = adopt_listing(opts, listed)
+        invite = listed.invite
+    elif opts.invite is None:
+        picked = _pick_lan_game(opts)
         if isinstance(picked, int):
             return picked
         invite = picked
     else:
         try:
-            invite = Invite.parse(args.invite)
+            invite = Invite.parse(opts.invite)
         except InviteError as exc:
             print("truc-p2p join: " + _("bad invite: {reason}", reason=exc), file=sys.stderr)
             return 2
-    clash = _adopt_host_settings(args, invite)
-    if clash is not None:
-        print(clash, file=sys.stderr)
+    adopted = _adopt_host_settings(opts, invite)
+    if isinstance(adopted, str):
+        print(adopted, file=sys.stderr)
         return 2
-    out_problem = check_out_dir(args.out, args.command)
+    opts = adopted
+    out_problem = check_out_dir(opts.out, opts.command)
     if out_problem is not None:
         return out_problem
-    setup = _setup(args, fallback="guest")
+    setup = _setup(opts, fallback="guest")
     if isinstance(setup, int):
         return setup
     ruleset, ident, name = setup
@@ -278,12 +285,12 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
         return 2
     if record is None:  # the same join again after a crash: that game goes on
         unfinished = find_unfinished(
-            args.out, role="join", identity=ident.path, host_fingerprint=invite.fingerprint
+            opts.out, role="join", identity=ident.path, host_fingerprint=invite.fingerprint
         )
-        if unfinished is not None and (back := _come_back(args, unfinished)) is not None:
+        if unfinished is not None and (back := _come_back(opts, unfinished)) is not None:
             return back
-    ascii = use_ascii(args.ascii)
-    strategy, hook = _player(args, name, ascii)
+    ascii = use_ascii(opts.ascii)
+    strategy, hook = _player(opts, name, ascii)
     print(
         _(
             "joining {invite} as {name}; the host must present key {fingerprint}…",
@@ -291,13 +298,13 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
             name=name,
             fingerprint=invite.fingerprint[:16],
         ),
-        file=_info_stream(args),
+        file=_info_stream(opts),
         flush=True,
     )
     if not invite.settings.empty:
         print(
             _("the host plays {settings}", settings=settings_words(invite.settings)),
-            file=_info_stream(args),
+            file=_info_stream(opts),
             flush=True,
         )
 
@@ -306,10 +313,10 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     def on_path(path: str, peer: str) -> None:
         again = connections[0] > 0
         connections[0] += 1
-        print(_connected_line(path, again=again), file=_info_stream(args), flush=True)
+        print(_connected_line(path, again=again), file=_info_stream(opts), flush=True)
 
     if record is None:
-        record = MatchRecord(games=args.match, folder=Path(args.out))
+        record = MatchRecord(games=opts.match, folder=Path(opts.out))
 
     async def one_game(stop: trio.Event) -> GameOutcome:
         """Join (again): after a game the host may still be deciding, or not yet
@@ -320,10 +327,10 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
                 invite,
                 strategy,
                 identity=ident.key,
-                settings=replace(_game_settings(args, ruleset, name), series=record.series()),
-                dial=Dial(connect_timeout=args.connect_timeout),
+                settings=replace(_game_settings(opts, ruleset, name), series=record.series()),
+                dial=Dial(connect_timeout=opts.connect_timeout),
                 storage=Storage(
-                    out_dir=args.out, meta={**_meta(args, name, ident), **_match_meta(record, args)}
+                    out_dir=opts.out, meta={**_meta(opts, name, ident), **_match_meta(record, opts)}
                 ),
                 report=Reporting(on_event=hook, on_path=on_path),
                 stop=stop,
@@ -333,10 +340,10 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
             if waited == 0.0:
                 print(
                     _("waiting for the host to start the next game (Ctrl-C to stop)..."),
-                    file=_info_stream(args),
+                    file=_info_stream(opts),
                     flush=True,
                 )
-            if waited >= args.again_wait or stop.is_set():
+            if waited >= opts.again_wait or stop.is_set():
                 return GameOutcome.told(
                     outcome.end,
                     "no-next-game",
@@ -349,26 +356,26 @@ def _join(args: argparse.Namespace, record: MatchRecord | None = None) -> int:
     async def main(stop: trio.Event) -> int:
         while True:
             outcome = await one_game(stop)
-            again = await _after_game(strategy, outcome, record, args, stop)
+            again = await _after_game(strategy, outcome, record, opts, stop)
             if outcome.kind == "refused-busy":  # what to run: once, after the reason
                 hint = busy_hint(
-                    args.out,
+                    opts.out,
                     identity=ident.path,
                     host_fingerprint=invite.fingerprint,
-                    command=_join_command(args, invite),
+                    command=_join_command(opts, invite),
                 )
                 print(hint, file=sys.stderr, flush=True)
             if not again:
                 return exit_status(outcome, stop)
 
     return run_until_interrupted(
-        with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
+        with_web(opts, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
     )
 
 
-def _join_command(args: argparse.Namespace, invite: Invite) -> str:
+def _join_command(opts: GameOptions, invite: Invite) -> str:
     """The command line of this join, to type again."""
-    argv = [str(a) for a in getattr(args, "argv", [])]
+    argv = [str(a) for a in opts.argv]
     if not argv:
         argv = ["join", str(invite)]
     return "truc-p2p " + " ".join(shlex.quote(a) for a in argv)

@@ -4,7 +4,6 @@ match: its record, the words for it, and whether to play again."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -15,10 +14,10 @@ import trio
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import (
     default_name,
-    pipeline_of,
     print_outcome,
     ruleset_from_args,
 )
+from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.history._match import MatchRecord
 from truc_p2p.identity import (
@@ -27,8 +26,6 @@ from truc_p2p.identity import (
     load_or_create_identity,
 )
 from truc_p2p.net import (
-    DEFAULT_GRACE,
-    DEFAULT_HELLO_TIMEOUT,
     BotStrategy,
     End,
     EventHook,
@@ -66,19 +63,17 @@ def _stdin_is_tty() -> bool:
         return False
 
 
-def _info_stream(args: argparse.Namespace) -> TextIO:
-    return sys.stderr if args.json else sys.stdout
+def _info_stream(opts: GameOptions) -> TextIO:
+    return sys.stderr if opts.json else sys.stdout
 
 
-def _player(args: argparse.Namespace, name: str, ascii: bool) -> tuple[Strategy, EventHook | None]:
-    out = _info_stream(args)
-    if getattr(args, "bot", None):
-        bot = BotStrategy(make_bot(args.bot, args.seed))
-        quiet = args.quiet or args.json
-        return bot, None if quiet else Narrator(
-            name, ascii=ascii, out=out, verbose=getattr(args, "verbose", False)
-        )
-    web = web_player(args, name)
+def _player(opts: GameOptions, name: str, ascii: bool) -> tuple[Strategy, EventHook | None]:
+    out = _info_stream(opts)
+    if opts.bot:
+        bot = BotStrategy(make_bot(opts.bot, opts.seed))
+        quiet = opts.quiet or opts.json
+        return bot, None if quiet else Narrator(name, ascii=ascii, out=out, verbose=opts.verbose)
+    web = web_player(opts, name)
     if web is not None:
         return web, web
     human = TerminalPlayer(
@@ -87,32 +82,32 @@ def _player(args: argparse.Namespace, name: str, ascii: bool) -> tuple[Strategy,
         ascii=ascii,
         out=out,
         echo=not _stdin_is_tty(),
-        move_seconds=getattr(args, "timeout", None),
-        verbose=getattr(args, "verbose", False),
+        move_seconds=opts.timeout,
+        verbose=opts.verbose,
     )
     return human, human
 
 
-def _setup(args: argparse.Namespace, *, fallback: str) -> tuple[Any, Identity, str] | int:
+def _setup(opts: GameOptions, *, fallback: str) -> tuple[Any, Identity, str] | int:
     try:
-        ruleset = ruleset_from_args(args)
+        ruleset = ruleset_from_args(opts)
     except (RulesError, ValueError) as exc:
         print(
-            f"truc-p2p {args.command}: " + _("bad ruleset option: {reason}", reason=exc),
+            f"truc-p2p {opts.command}: " + _("bad ruleset option: {reason}", reason=exc),
             file=sys.stderr,
         )
         return 2
-    name = args.name or default_name(fallback)
+    name = opts.name or default_name(fallback)
     if not (1 <= len(name) <= 40 and name.isprintable()):
         print(
-            f"truc-p2p {args.command}: " + _("--name must be 1 to 40 printable characters"),
+            f"truc-p2p {opts.command}: " + _("--name must be 1 to 40 printable characters"),
             file=sys.stderr,
         )
         return 2
     try:
-        ident = load_or_create_identity(args.identity)
+        ident = load_or_create_identity(opts.identity)
     except IdentityError as exc:
-        print(f"truc-p2p {args.command}: {identity_error_text(exc)}", file=sys.stderr)
+        print(f"truc-p2p {opts.command}: {identity_error_text(exc)}", file=sys.stderr)
         return 2
     if ident.created and ident.path is not None:
         print(
@@ -122,36 +117,36 @@ def _setup(args: argparse.Namespace, *, fallback: str) -> tuple[Any, Identity, s
     return ruleset, ident, name
 
 
-def _game_settings(args: argparse.Namespace, ruleset: Ruleset, name: str) -> GameSettings:
+def _game_settings(opts: GameOptions, ruleset: Ruleset, name: str) -> GameSettings:
     """The game and its clocks, as the command line gives them (a joiner: with what
     the invite says the host plays, :func:`_adopt_host_settings`)."""
     return GameSettings(
         ruleset=ruleset,
         name=name,
-        audit=getattr(args, "host_audit", None) or "game",
-        deck=getattr(args, "host_deck", None) or "v2",
-        pipeline=pipeline_of(args),
-        turn_timeout=args.timeout,
-        hello_timeout=args.hello_timeout,
-        grace=args.grace,
+        audit=opts.host_audit or "game",
+        deck=opts.host_deck or "v2",
+        pipeline=opts.pipeline,
+        turn_timeout=opts.turn_timeout,
+        hello_timeout=opts.hello_timeout,
+        grace=opts.grace,
     )
 
 
-def _meta(args: argparse.Namespace, name: str, ident: Identity) -> dict[str, Any]:
+def _meta(opts: GameOptions, name: str, ident: Identity) -> dict[str, Any]:
     """What ``truc-p2p resume`` needs to continue this game (no secrets)."""
     return {
         "name": name,
         "ruleset": {
-            "target": args.target,
-            "ladder": args.ladder,
-            "rest_refused": args.rest_refused,
+            "target": opts.target,
+            "ladder": opts.ladder,
+            "rest_refused": opts.rest_refused,
         },
-        "audit": getattr(args, "host_audit", None) or "game",
+        "audit": opts.host_audit or "game",
         "identity": str(ident.path.resolve()) if ident.path is not None else None,
-        "bind": getattr(args, "bind", None),
-        "timeout": args.timeout,
-        "grace": getattr(args, "grace", DEFAULT_GRACE),
-        "hello_timeout": getattr(args, "hello_timeout", DEFAULT_HELLO_TIMEOUT),
+        "bind": opts.bind,
+        "timeout": opts.timeout,
+        "grace": opts.grace,
+        "hello_timeout": opts.hello_timeout,
     }
 
 
@@ -207,19 +202,19 @@ def _match_so_far(player: object, record: MatchRecord | None, me: Player) -> Non
         player.show_match(line)
 
 
-def _match_meta(record: MatchRecord, args: argparse.Namespace) -> dict[str, Any]:
+def _match_meta(record: MatchRecord, opts: GameOptions) -> dict[str, Any]:
     """What ``resume`` needs to go on with a match after the game it resumes: the
     match so far and the command line that started it."""
     if not record.is_match:
         return {}
-    return {"match": record.to_json(), "argv": list(getattr(args, "argv", []))}
+    return {"match": record.to_json(), "argv": list(opts.argv)}
 
 
 async def _after_game(
     player: object,
     outcome: GameOutcome,
     record: MatchRecord,
-    args: argparse.Namespace,
+    opts: GameOptions,
     stop: trio.Event,
     *,
     ask: bool = True,
@@ -228,7 +223,7 @@ async def _after_game(
     follows: the next game of a match not yet won, or a rematch the player asks for
     (``y``/Enter at the terminal, "play again" on the web table; only when ``ask``)."""
     await show_web_result(player, outcome)
-    print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+    print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
     if not outcome.complete or stop.is_set() or outcome.game_id is None:
         return False
     if outcome.end in (End.QUIT, End.RESIGNED):  # we left: no "play again?", match or not
@@ -256,7 +251,7 @@ async def _after_game(
         shown = voice.match_won(winner, record.wins) if winner is not None else match_line
         if isinstance(player, Screen):
             player.show_match(shown, lambda: _match_words(me, names, record))
-        if not args.json:
+        if not opts.json:
             if not isinstance(player, TerminalPlayer):
                 print(shown, flush=True)
             if where is not None and winner is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -20,12 +19,11 @@ from truc_p2p.cli._common import (
     check_out_dir,
     default_name,
     exit_status,
-    pipeline_of,
     ruleset_from_args,
     run_until_interrupted,
     use_ascii,
 )
-from truc_p2p.cli._game_args import _common_args
+from truc_p2p.cli._game_args import GameOptions, _common_args, with_options
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import (
     _after_game,
@@ -92,20 +90,20 @@ def register(subparsers: Any) -> None:
     )
     _common_args(play, human=False)
     add_web_args(play)
-    play.set_defaults(func=_play)
+    play.set_defaults(func=with_options(_play))
 
 
 def _play(
-    args: argparse.Namespace,
+    opts: GameOptions,
     record: MatchRecord | None = None,
     keys: tuple[Identity, Ed25519PrivateKey] | None = None,
 ) -> int:
     """``keys``: the player's and the bot's keys of a match resumed after a crash."""
-    out_problem = check_out_dir(args.out, "play")
+    out_problem = check_out_dir(opts.out, "play")
     if out_problem is not None:
         return out_problem
     try:
-        ruleset = ruleset_from_args(args)
+        ruleset = ruleset_from_args(opts)
     except (RulesError, ValueError) as exc:
         print("truc-p2p play: " + _("bad ruleset option: {reason}", reason=exc), file=sys.stderr)
         return 2
@@ -113,58 +111,60 @@ def _play(
         if keys is not None:
             ident = keys[0]
         else:
-            ident = load_identity(args.identity) if args.identity else Identity.ephemeral()
+            ident = load_identity(opts.identity) if opts.identity else Identity.ephemeral()
     except IdentityError as exc:
         print(f"truc-p2p play: {identity_error_text(exc)}", file=sys.stderr)
         return 2
-    name = args.name or default_name("you")
+    name = opts.name or default_name("you")
     if record is None and keys is None:  # the same play again after a crash
-        unfinished = find_unfinished(args.out, role="play", bot=args.bot, name=name)
-        if unfinished is not None and (back := _come_back(args, unfinished)) is not None:
+        unfinished = find_unfinished(opts.out, role="play", bot=opts.bot, name=name)
+        if unfinished is not None and (back := _come_back(opts, unfinished)) is not None:
             return back
-    ascii = use_ascii(args.ascii)
-    out = _info_stream(args)
-    human = web_player(args, name) or TerminalPlayer(
+    ascii = use_ascii(opts.ascii)
+    out = _info_stream(opts)
+    human = web_player(opts, name) or TerminalPlayer(
         StdinLines(),
         name,
         ascii=ascii,
         out=out,
         echo=not _stdin_is_tty(),
-        move_seconds=args.timeout,
-        verbose=getattr(args, "verbose", False),
+        move_seconds=opts.timeout,
+        verbose=opts.verbose,
     )
-    if args.verbose:
+    if opts.verbose:
         print(
             _(
                 "{name}, you play the {bot} bot through the full protocol over a loopback "
                 "TCP connection.",
                 name=name,
-                bot=args.bot,
+                bot=opts.bot,
             ),
             file=out,
             flush=True,
         )
 
     if record is None:
-        record = MatchRecord(games=args.match, folder=Path(args.out))
+        record = MatchRecord(games=opts.match, folder=Path(opts.out))
     # the same bot across the games of a match
     bot_key = keys[1] if keys is not None else Identity.ephemeral().key
 
     # --web: the page may choose the bot's level, first and for each rematch
-    ask_level = bot_level(args, human, resumed=bool(record.played))
+    ask_level = bot_level(opts, human, resumed=bool(record.played))
     # one bot object per level through the games: a rematch meets a bot that
     # remembers how this player played (the strongest level reads it)
     bots: dict[str, Bot] = {}
 
     def the_bot() -> Bot:
-        bot = bots.get(args.bot)
+        level = opts.bot
+        assert level is not None  # play's --bot has a default
+        bot = bots.get(level)
         if bot is None:
-            bot = bots[args.bot] = make_bot(args.bot, args.seed)
+            bot = bots[level] = make_bot(level, opts.seed)
         return bot
 
     async def one_game(stop: trio.Event) -> GameOutcome | int:
-        bot_name = f"{args.bot}-bot"
-        path = transcript_path(args.out, f"play-{name}")
+        bot_name = f"{opts.bot}-bot"
+        path = transcript_path(opts.out, f"play-{name}")
         series = record.series()
         try:
             (path.parent / BOT_DIR).mkdir(exist_ok=True)
@@ -174,7 +174,7 @@ def _play(
                 transcript=path,
                 ruleset=ruleset,
                 name=name,
-                pipeline=pipeline_of(args),
+                pipeline=opts.pipeline,
                 series=series,
             )
             theirs = prepare_game(
@@ -183,7 +183,7 @@ def _play(
                 transcript=_opponent_path(path),
                 ruleset=ruleset,
                 name=bot_name,
-                pipeline=pipeline_of(args),
+                pipeline=opts.pipeline,
                 series=series,
             )
             # What `truc-p2p resume` needs to rebuild both sides after a crash.
@@ -195,12 +195,12 @@ def _play(
             write_meta(
                 path,
                 {
-                    **_meta(args, name, Identity(ident.key, own_key)),
+                    **_meta(opts, name, Identity(ident.key, own_key)),
                     "role": "play",
-                    "bot": args.bot,
-                    "seed": args.seed,
+                    "bot": opts.bot,
+                    "seed": opts.seed,
                     "bot_name": bot_name,
-                    **_match_meta(record, args),
+                    **_match_meta(record, opts),
                 },
             )
         except OSError as exc:
@@ -215,7 +215,7 @@ def _play(
             theirs.session,
             human,
             BotStrategy(the_bot()),
-            bot_timeout=args.timeout,
+            bot_timeout=opts.turn_timeout,
             stop=stop,
             syncs=(mine.sync, theirs.sync),
         )
@@ -224,19 +224,23 @@ def _play(
         return replace(outcome, transcript=mine.transcript)
 
     async def main(stop: trio.Event) -> int:
-        if ask_level and not await ask_bot_level(args, human, stop):
-            return 130 if stop.is_set() and not _left(human) else 1
+        nonlocal opts
+        if ask_level:
+            if not await ask_bot_level(human, stop):
+                return 130 if stop.is_set() and not _left(human) else 1
+            assert isinstance(human, WebPlayer)  # the page asked
+            opts = replace(opts, bot=human.level)
         while True:
             outcome = await one_game(stop)
             if isinstance(outcome, int):
                 return outcome
-            if not await _after_game(human, outcome, record, args, stop):
+            if not await _after_game(human, outcome, record, opts, stop):
                 return exit_status(outcome, stop)
             if isinstance(human, WebPlayer) and human.level is not None:
-                args.bot = human.level  # the end screen's choice for the rematch
+                opts = replace(opts, bot=human.level)  # the end screen's choice for the rematch
 
     return run_until_interrupted(
-        with_web(args, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
+        with_web(opts, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
     )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +19,7 @@ from truc_p2p.cli._common import (
     run_until_interrupted,
     use_ascii,
 )
+from truc_p2p.cli._game_args import GameOptions, with_options
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import (
     _after_game,
@@ -91,10 +91,10 @@ def register(subparsers: Any) -> None:
     resume.add_argument("--quiet", action="store_true", help=_("do not narrate a bot's game"))
     resume.add_argument("--ascii", action="store_true", help=_("plain-ASCII cards (7S, not 7♠)"))
     add_web_args(resume)
-    resume.set_defaults(func=_resume)
+    resume.set_defaults(func=with_options(_resume))
 
 
-def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> int:
+def _resume_play(opts: GameOptions, path: Path, meta: dict[str, Any]) -> int:
     """Both sides of a ``play`` game died with the process: rebuild both and go on."""
     from truc_p2p.cli._play import _opponent_key_path, _opponent_path, _play_locally
 
@@ -125,23 +125,23 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
             file=sys.stderr,
         )
         return 2
-    out = _info_stream(args)
+    out = _info_stream(opts)
     if not (mine.session.resumable and theirs.session.resumable):
         print(
             "truc-p2p resume: " + _("nothing to resume: the game of {path} is over", path=path),
             file=sys.stderr,
         )
         return 1
-    ascii = use_ascii(args.ascii)
+    ascii = use_ascii(opts.ascii)
     name = str(meta["name"])
-    human = web_player(args, name) or TerminalPlayer(
+    human = web_player(opts, name) or TerminalPlayer(
         StdinLines(),
         name,
         ascii=ascii,
         out=out,
         echo=not _stdin_is_tty(),
         move_seconds=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
-        verbose=getattr(args, "verbose", False),
+        verbose=opts.verbose,
     )
     print(
         _("{name}, your game against the {bot} bot goes on.", name=name, bot=meta["bot"]),
@@ -164,17 +164,17 @@ def _resume_play(args: argparse.Namespace, path: Path, meta: dict[str, Any]) -> 
         theirs.writer.close()
         outcome = replace(outcome, transcript=path)
         if record is not None:  # inside a match: count this game, then maybe go on
-            goes_on.append(await _after_game(human, outcome, record, args, stop, ask=False))
+            goes_on.append(await _after_game(human, outcome, record, opts, stop, ask=False))
             return exit_status(outcome, stop)
         await show_web_result(human, outcome)
-        print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+        print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
         return exit_status(outcome, stop)
 
     record = _stored_match(meta, path)
     _match_so_far(human, record, Player.P0)
     goes_on: list[bool] = []
     status = run_until_interrupted(
-        with_web(args, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
+        with_web(opts, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
     )
     if record is None or not goes_on or not goes_on[0]:
         return status
@@ -188,7 +188,7 @@ GONE = -1
 _GONE_KINDS = frozenset({"refused-unknown-game", "opponent-gone", "nothing-to-resume-ended"})
 
 
-def _come_back(args: argparse.Namespace, path: Path) -> int | None:
+def _come_back(opts: GameOptions, path: Path) -> int | None:
     """``join``/``play``/``host`` run again with an unfinished game: resume it, saying
     so in one line; ``None`` when it cannot go on and a new game should start."""
     print(
@@ -197,30 +197,29 @@ def _come_back(args: argparse.Namespace, path: Path) -> int | None:
             path=path,
             command=resume_command(path),
         ),
-        file=_info_stream(args),
+        file=_info_stream(opts),
         flush=True,
     )
-    args.transcript = str(path)
-    status = _resume(args, fallback=True)
+    status = _resume(replace(opts, transcript=str(path)), fallback=True)
     if status != GONE:
         return status
     print(
         _("{path} cannot go on; starting a new game instead", path=path),
-        file=_info_stream(args),
+        file=_info_stream(opts),
         flush=True,
     )
     return None
 
 
-def _resume(args: argparse.Namespace, *, fallback: bool = False) -> int:
-    path = Path(args.transcript)
+def _resume(opts: GameOptions, *, fallback: bool = False) -> int:
+    path = Path(opts.transcript or "")
     if not path.is_file():
         print("truc-p2p resume: " + _("no transcript at {path}", path=path), file=sys.stderr)
         return 2
     try:
         meta = read_meta(path)
         if meta.get("role") == "play":
-            return _resume_play(args, path, meta)
+            return _resume_play(opts, path, meta)
         role = {"host": Player.P1, "join": Player.P0}[meta["role"]]
         ruleset = Ruleset.from_dict(meta["ruleset"])
         name, audit = str(meta["name"]), str(meta["audit"])
@@ -269,7 +268,7 @@ def _resume(args: argparse.Namespace, *, fallback: bool = False) -> int:
             file=sys.stderr,
         )
         return 2
-    info = _info_stream(args)
+    info = _info_stream(opts)
     if restored.torn_bytes:
         print(
             ngettext(  # the same English for both: tests and scripts read "byte(s)"
@@ -296,8 +295,8 @@ def _resume(args: argparse.Namespace, *, fallback: bool = False) -> int:
             file=sys.stderr,
         )
         return 2
-    args.timeout = clocks.turn_timeout  # the screen's clock, as the game was started
-    strategy, hook = _player(args, name, use_ascii(args.ascii))
+    opts = replace(opts, timeout=clocks.turn_timeout)  # the screen's clock, as the game was started
+    strategy, hook = _player(opts, name, use_ascii(opts.ascii))
     grace = clocks.grace
     relay: tuple[str, int] | None = None
     claim: bytes | None = None
@@ -373,10 +372,10 @@ def _resume(args: argparse.Namespace, *, fallback: bool = False) -> int:
             return 1
         if record is not None:  # inside a match: count this game, then maybe go on
             outcome = replace(outcome, transcript=outcome.transcript or path)
-            goes_on.append(await _after_game(strategy, outcome, record, args, stop, ask=False))
+            goes_on.append(await _after_game(strategy, outcome, record, opts, stop, ask=False))
         else:
             await show_web_result(strategy, outcome)
-            print_outcome(outcome, as_json=args.json, quiet=args.quiet)
+            print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
         return exit_status(outcome, stop)
 
     record = _stored_match(meta, path)
@@ -384,7 +383,7 @@ def _resume(args: argparse.Namespace, *, fallback: bool = False) -> int:
     goes_on: list[bool] = []
     gone: list[bool] = []
     status = run_until_interrupted(
-        with_web(args, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
+        with_web(opts, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
     )
     if gone:
         return GONE
@@ -412,9 +411,9 @@ def _go_on_with_match(
         print("truc-p2p resume: " + _("the match's command line is not stored; it stops here"))
         return 1
     args = build_parser(argv[0]).parse_args([str(a) for a in argv])
-    args.argv = argv
-    if args.command == "host" and isinstance(port, int):
-        args.port = port
+    opts = replace(GameOptions.from_args(args), argv=tuple(str(a) for a in argv))
+    if opts.command == "host" and isinstance(port, int):
+        opts = replace(opts, port=port)
     left = record.games - len(record.played)
     print(
         ngettext(
@@ -423,6 +422,6 @@ def _go_on_with_match(
             left,
         )
     )
-    if args.command == "play":
-        return _play(args, record, keys)
-    return _host(args, record) if args.command == "host" else _join(args, record)
+    if opts.command == "play":
+        return _play(opts, record, keys)
+    return _host(opts, record) if opts.command == "host" else _join(opts, record)

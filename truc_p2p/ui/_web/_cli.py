@@ -6,8 +6,8 @@ import argparse
 import ipaddress
 import sys
 import webbrowser
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol
 
 import trio
 
@@ -64,18 +64,42 @@ def add_web_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def web_player(args: argparse.Namespace, name: str) -> WebPlayer | None:
+class WebOptions(Protocol):
+    """The command-line options the web table reads (a game command's typed options)."""
+
+    @property
+    def command(self) -> str: ...
+    @property
+    def web(self) -> bool: ...
+    @property
+    def web_port(self) -> int: ...
+    @property
+    def no_browser(self) -> bool: ...
+    @property
+    def json(self) -> bool: ...
+    @property
+    def lang(self) -> str | None: ...
+    @property
+    def timeout(self) -> float | None: ...
+
+
+class LevelOptions(Protocol):
+    """What :func:`bot_level` reads: the bot chosen and the command line as typed."""
+
+    @property
+    def bot(self) -> str | None: ...
+    @property
+    def argv(self) -> Sequence[str]: ...
+
+
+def web_player(args: WebOptions, name: str) -> WebPlayer | None:
     """The browser player when ``--web`` was given, else ``None``."""
-    if not getattr(args, "web", False):
+    if not args.web:
         return None
-    return WebPlayer(
-        name,
-        move_seconds=getattr(args, "timeout", None),
-        lang_pinned=getattr(args, "lang", None) is not None,
-    )
+    return WebPlayer(name, move_seconds=args.timeout, lang_pinned=args.lang is not None)
 
 
-def bot_level(args: argparse.Namespace, player: object, *, resumed: bool = False) -> bool:
+def bot_level(args: LevelOptions, player: object, *, resumed: bool = False) -> bool:
     """``play --web``: let the page choose the bot's level.  The end screen offers the
     levels for a rematch when the bot is one; returns whether the page's start panel
     must ask first (no ``--bot`` nor ``--think`` on the command line, not a match
@@ -84,31 +108,28 @@ def bot_level(args: argparse.Namespace, player: object, *, resumed: bool = False
         return False
     from truc_p2p.bots import LEVELS
 
-    words = [str(w).split("=", 1)[0] for w in getattr(args, "argv", [])]
+    words = [str(w).split("=", 1)[0] for w in args.argv]
     chosen = "--bot" in words or "--think" in words
     if args.bot in LEVELS:
         player.level = args.bot
     return player.level is not None and not chosen and not resumed
 
 
-async def ask_bot_level(args: argparse.Namespace, player: object, stop: trio.Event) -> bool:
-    """The start panel: wait for the player's level (in ``args.bot``); ``False`` when
-    the player left first."""
-    if not isinstance(player, WebPlayer) or not await player.ask_level(stop):
-        return False
-    args.bot = player.level
-    return True
+async def ask_bot_level(player: object, stop: trio.Event) -> bool:
+    """The start panel: wait for the player's level (then in ``player.level``);
+    ``False`` when the player left first."""
+    return isinstance(player, WebPlayer) and await player.ask_level(stop)
 
 
 def with_web(
-    args: argparse.Namespace, player: object, main: Callable[[trio.Event], Awaitable[int]]
+    args: WebOptions, player: object, main: Callable[[trio.Event], Awaitable[int]]
 ) -> Callable[[trio.Event], Awaitable[int]]:
     """``main`` run beside the web table's server when ``player`` is a :class:`WebPlayer`."""
     if not isinstance(player, WebPlayer):
-        if getattr(args, "web", False):
+        if args.web:
             print(_("(--web ignored: a bot plays for you)"), file=sys.stderr)
         return main
-    out = sys.stderr if getattr(args, "json", False) else sys.stdout
+    out = sys.stderr if args.json else sys.stdout
 
     async def run(stop: trio.Event) -> int:
         try:
