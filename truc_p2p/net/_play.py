@@ -5,7 +5,7 @@ Theory of operation
 :func:`play_game` is the h11-style loop around the session: pull an event,
 flush whatever the session queued, and then either wait for bytes
 (``NEED_DATA``), ask the local :class:`Strategy` for an action
-(``YourTurn``) or stop (``CLOSED``).  A :class:`~._link.Link` owns the
+(``YourTurn``) or stop (``CLOSED``).  A :class:`~._bytepipe.Link` owns the
 stream: one reader task feeds chunks through a bounded channel and every
 send goes through one lock.
 
@@ -43,8 +43,8 @@ import hmac
 import math
 from collections import deque
 from collections.abc import Callable
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, TypedDict, Unpack
 
 import trio
 
@@ -53,6 +53,7 @@ from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._reconnect import (
     Abandoned,
     Ending,
+    LinkClocks,
     LinkKeeper,
     Lost,
     NetEvent,
@@ -92,6 +93,8 @@ __all__ = [
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_TURN_TIMEOUT",
     "EventHook",
+    "PlayKnobs",
+    "PlayOptions",
     "play_game",
 ]
 
@@ -129,45 +132,81 @@ def _abort_reason(exc: RemoteProtocolError) -> str:
     return "error"
 
 
+class PlayKnobs(TypedDict, total=False):
+    """The keyword arguments of :func:`play_game` (each one a field of :class:`PlayOptions`)."""
+
+    turn_timeout: float
+    hello_timeout: float
+    expected_fingerprint: str | None
+    on_event: EventHook | None
+    stop: trio.Event | None
+    send_timeout: float
+    linger: float
+    reconnector: Reconnector | None
+    grace: float
+    prefix: bytes
+    resuming: bool | None
+    before_send: Callable[[], object] | None
+    heartbeat: float
+    dead_after: float
+    on_evidence: Callable[[RemoteProtocolError], object] | None
+    away_budget: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayOptions:
+    """How :func:`play_game` plays one game: its clocks, the peer's pinned key, the
+    hooks that see it, and how it resumes; see :func:`play_game` for each."""
+
+    turn_timeout: float = DEFAULT_TURN_TIMEOUT
+    hello_timeout: float = DEFAULT_HELLO_TIMEOUT
+    expected_fingerprint: str | None = None
+    on_event: EventHook | None = None
+    stop: trio.Event | None = None
+    send_timeout: float = 60.0
+    linger: float = 2.0
+    reconnector: Reconnector | None = None
+    grace: float = DEFAULT_GRACE
+    prefix: bytes = b""
+    resuming: bool | None = None
+    before_send: Callable[[], object] | None = None
+    heartbeat: float = DEFAULT_HEARTBEAT
+    dead_after: float = DEFAULT_DEAD_AFTER
+    on_evidence: Callable[[RemoteProtocolError], object] | None = None
+    away_budget: float = DEFAULT_AWAY_BUDGET
+
+    @property
+    def link_clocks(self) -> LinkClocks:
+        """The clocks of the connection (its :class:`~._reconnect.LinkKeeper`)."""
+        return LinkClocks(
+            send_timeout=self.send_timeout,
+            grace=self.grace,
+            hello_timeout=self.hello_timeout,
+            heartbeat=self.heartbeat,
+            dead_after=self.dead_after,
+            away_budget=self.away_budget,
+        )
+
+
 class _GameLoop:
     def __init__(
-        self,
-        stream: trio.abc.Stream,
-        session: Session,
-        strategy: Strategy,
-        *,
-        turn_timeout: float,
-        hello_timeout: float,
-        expected_fingerprint: str | None,
-        on_event: EventHook | None,
-        stop: trio.Event | None,
-        send_timeout: float,
-        linger: float,
-        reconnector: Reconnector | None = None,
-        grace: float = DEFAULT_GRACE,
-        prefix: bytes = b"",
-        resuming: bool | None = None,
-        before_send: Callable[[], object] | None = None,
-        heartbeat: float = DEFAULT_HEARTBEAT,
-        dead_after: float = DEFAULT_DEAD_AFTER,
-        on_evidence: Callable[[RemoteProtocolError], object] | None = None,
-        away_budget: float = DEFAULT_AWAY_BUDGET,
+        self, stream: trio.abc.Stream, session: Session, strategy: Strategy, options: PlayOptions
     ) -> None:
         self.session = session
-        self.on_evidence = on_evidence
+        self.on_evidence = options.on_evidence
         self.strategy = strategy
-        self._prefix = prefix
+        self._prefix = options.prefix
         #: ``None``: a new game; else resume a restored session on ``stream``
         #: (True: we dialled it).
-        self._resuming = resuming
-        self.turn_timeout = turn_timeout
-        self.hello_timeout = hello_timeout
-        self.expected_fingerprint = expected_fingerprint
-        self.on_event = on_event
-        self.stop = stop
-        self.send_timeout = send_timeout
-        self.linger = linger
-        self._pin_checked = expected_fingerprint is None
+        self._resuming = options.resuming
+        self.turn_timeout = options.turn_timeout
+        self.hello_timeout = options.hello_timeout
+        self.expected_fingerprint = options.expected_fingerprint
+        self.on_event = options.on_event
+        self.stop = options.stop
+        self.send_timeout = options.send_timeout
+        self.linger = options.linger
+        self._pin_checked = options.expected_fingerprint is None
         self._pending: deque[AnyEvent] = deque()
         self.keeper = LinkKeeper(
             stream,
@@ -175,14 +214,9 @@ class _GameLoop:
             end=self._ended,
             notify=self._notify,
             queue=self._pending.append,
-            send_timeout=send_timeout,
-            before_send=before_send,
-            reconnector=reconnector,
-            grace=grace,
-            hello_timeout=hello_timeout,
-            heartbeat=heartbeat,
-            dead_after=dead_after,
-            away_budget=away_budget,
+            clocks=options.link_clocks,
+            before_send=options.before_send,
+            reconnector=options.reconnector,
         )
         self._deadline = math.inf
         self._main_scope = trio.CancelScope()
@@ -685,30 +719,12 @@ class _GameLoop:
 
 
 async def play_game(
-    stream: trio.abc.Stream,
-    session: Session,
-    strategy: Strategy,
-    *,
-    turn_timeout: float = DEFAULT_TURN_TIMEOUT,
-    hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
-    expected_fingerprint: str | None = None,
-    on_event: EventHook | None = None,
-    stop: trio.Event | None = None,
-    send_timeout: float = 60.0,
-    linger: float = 2.0,
-    reconnector: Reconnector | None = None,
-    grace: float = DEFAULT_GRACE,
-    prefix: bytes = b"",
-    resuming: bool | None = None,
-    before_send: Callable[[], object] | None = None,
-    heartbeat: float = DEFAULT_HEARTBEAT,
-    dead_after: float = DEFAULT_DEAD_AFTER,
-    on_evidence: Callable[[RemoteProtocolError], object] | None = None,
-    away_budget: float = DEFAULT_AWAY_BUDGET,
+    stream: trio.abc.Stream, session: Session, strategy: Strategy, **knobs: Unpack[PlayKnobs]
 ) -> GameOutcome:
     """Play one game of ``session`` over ``stream`` until it ends; return the outcome.
 
-    ``strategy`` chooses the local player's actions.  ``turn_timeout`` is how
+    ``strategy`` chooses the local player's actions; the keyword arguments are
+    the fields of :class:`PlayOptions`.  ``turn_timeout`` is how
     long the opponent may stay silent while we wait for it (``hello_timeout``
     before its hello).  ``expected_fingerprint`` pins the peer's key (the
     joiner passes the invite's).  ``on_event`` sees every event.  Setting
@@ -736,25 +752,5 @@ async def play_game(
     of ``strategy`` or ``on_event`` propagates (after a signed ``error``
     abort was attempted).
     """
-    loop = _GameLoop(
-        stream,
-        session,
-        strategy,
-        turn_timeout=turn_timeout,
-        hello_timeout=hello_timeout,
-        expected_fingerprint=expected_fingerprint,
-        on_event=on_event,
-        stop=stop,
-        send_timeout=send_timeout,
-        linger=linger,
-        reconnector=reconnector,
-        grace=grace,
-        prefix=prefix,
-        resuming=resuming,
-        before_send=before_send,
-        heartbeat=heartbeat,
-        dead_after=dead_after,
-        on_evidence=on_evidence,
-        away_budget=away_budget,
-    )
+    loop = _GameLoop(stream, session, strategy, PlayOptions(**knobs))
     return await loop.run()
