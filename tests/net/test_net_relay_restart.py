@@ -16,7 +16,7 @@ import trio
 from net_helpers import bot
 
 import truc_p2p.net._connect as connect_module
-import truc_p2p.net._games as games_module
+import truc_p2p.net._join_game as games_module
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,

@@ -47,20 +47,8 @@ from truc_p2p.net._connect import (
     open_rendezvous,
 )
 from truc_p2p.net._discovery import SERVICE_TYPE, FoundGame, advertise_game, find_games
-from truc_p2p.net._games import (
-    LocalGame,
-    Redialer,
-    Restored,
-    host_game,
-    join_game,
-    prepare_game,
-    read_meta,
-    relay_claim,
-    restore_game,
-    resume_game,
-    transcript_path,
-    write_meta,
-)
+from truc_p2p.net._games import Restored, restore_game, resume_game
+from truc_p2p.net._host_game import host_game
 from truc_p2p.net._invite import (
     DEFAULT_PORT,
     SETTING_KEYS,
@@ -71,6 +59,7 @@ from truc_p2p.net._invite import (
     parse_host_port,
     settings_fields,
 )
+from truc_p2p.net._join_game import Redialer, join_game
 from truc_p2p.net._lobby import (
     ListingError,
     LobbyAnswer,
@@ -79,6 +68,14 @@ from truc_p2p.net._lobby import (
     LobbyListing,
     fetch_lobby,
     fetch_lobby_answer,
+)
+from truc_p2p.net._local_game import (
+    LocalGame,
+    prepare_game,
+    read_meta,
+    relay_claim,
+    transcript_path,
+    write_meta,
 )
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
