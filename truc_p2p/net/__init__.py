@@ -79,7 +79,8 @@ from truc_p2p.net._local_game import (
 )
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
-from truc_p2p.net._play import (
+from truc_p2p.net._play import play_game
+from truc_p2p.net._play_options import (
     DEFAULT_BOT_TIMEOUT,
     DEFAULT_DEAD_AFTER,
     DEFAULT_GRACE,
@@ -87,7 +88,7 @@ from truc_p2p.net._play import (
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     EventHook,
-    play_game,
+    PlayOptions,
 )
 from truc_p2p.net._portmap import PortMapping, map_port
 from truc_p2p.net._reconnect import NetEvent, PeerDisconnected, PeerReconnected, Reconnector
@@ -134,6 +135,7 @@ __all__ = [
     "Notice",
     "PeerDisconnected",
     "PeerReconnected",
+    "PlayOptions",
     "PortMapping",
     "QuitGame",
     "Reconnector",

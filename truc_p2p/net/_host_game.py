@@ -24,7 +24,8 @@ from truc_p2p.net._lobby import LobbyListing, listing_fields
 from truc_p2p.net._local_game import _started, prepare_game, relay_claim, transcript_path
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
-from truc_p2p.net._play import EventHook, play_game
+from truc_p2p.net._play import play_game
+from truc_p2p.net._play_options import EventHook
 from truc_p2p.net._reach import open_reach
 from truc_p2p.net._relay_wire import code_for_claim
 from truc_p2p.net._settings import GameSettings, Listen, Reporting, Storage

@@ -27,7 +27,7 @@ from typing import Any
 from truc_p2p.net._connect import DIRECT_WINDOW
 from truc_p2p.net._invite import DEFAULT_PORT, Invite
 from truc_p2p.net._outcome import GameOutcome
-from truc_p2p.net._play import (
+from truc_p2p.net._play_options import (
     DEFAULT_AWAY_BUDGET,
     DEFAULT_DEAD_AFTER,
     DEFAULT_GRACE,
