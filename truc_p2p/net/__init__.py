@@ -41,10 +41,8 @@ from truc_p2p.net._connect import (
     PATHS,
     ConnectError,
     Incoming,
-    Rendezvous,
     connect,
     lan_addresses,
-    open_rendezvous,
 )
 from truc_p2p.net._discovery import SERVICE_TYPE, FoundGame, advertise_game, find_games
 from truc_p2p.net._games import Restored, restore_game, resume_game
@@ -93,6 +91,7 @@ from truc_p2p.net._play_options import (
 from truc_p2p.net._portmap import PortMapping, map_port
 from truc_p2p.net._reconnect import NetEvent, PeerDisconnected, PeerReconnected, Reconnector
 from truc_p2p.net._relay import DEFAULT_RELAY_PORT, RelayLimits, RelayServer, SessionReport
+from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
 from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import BotStrategy, QuitGame, Strategy
 from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game

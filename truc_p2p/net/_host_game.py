@@ -17,7 +17,6 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from truc_p2p.net._connect import Rendezvous
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, settings_fields
 from truc_p2p.net._lobby import LobbyListing, listing_fields
@@ -28,6 +27,7 @@ from truc_p2p.net._play import play_game
 from truc_p2p.net._play_options import EventHook
 from truc_p2p.net._reach import open_reach
 from truc_p2p.net._relay_wire import code_for_claim
+from truc_p2p.net._rendezvous import Rendezvous
 from truc_p2p.net._settings import GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game

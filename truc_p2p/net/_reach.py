@@ -18,11 +18,12 @@ from contextlib import AsyncExitStack, asynccontextmanager, suppress
 
 import trio
 
-from truc_p2p.net._connect import Incoming, Rendezvous, lan_addresses, open_rendezvous
+from truc_p2p.net._connect import Incoming, lan_addresses
 from truc_p2p.net._discovery import advertise_game
 from truc_p2p.net._invite import HostSettings, Invite, host_port
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._portmap import PortMapping, map_port
+from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
 from truc_p2p.net._tcp import GameListener
 
 __all__ = ["Reach", "open_reach"]
