@@ -90,7 +90,8 @@ from truc_p2p.net._play_options import (
 )
 from truc_p2p.net._portmap import PortMapping, map_port
 from truc_p2p.net._reconnect import NetEvent, PeerDisconnected, PeerReconnected, Reconnector
-from truc_p2p.net._relay import DEFAULT_RELAY_PORT, RelayLimits, RelayServer, SessionReport
+from truc_p2p.net._relay import RelayServer
+from truc_p2p.net._relay_state import DEFAULT_RELAY_PORT, RelayLimits, SessionReport
 from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
 from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import BotStrategy, QuitGame, Strategy
