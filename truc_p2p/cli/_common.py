@@ -10,21 +10,18 @@ from __future__ import annotations
 
 import argparse
 import errno
-import getpass
 import json
 import math
 import os
 import re
 import signal
 import sys
-import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar
 
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
 from truc_p2p.ui._i18n import _
-from truc_p2p.ui._texts import Voice
 
 if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
     import trio
@@ -238,6 +235,8 @@ def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:
         if where.exists() and not where.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(where))
         where.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only the commands that write games need it
+
         fd, probe = tempfile.mkstemp(prefix=".truc-p2p-check-", dir=where)
         try:
             os.write(fd, b"\n")
@@ -390,6 +389,8 @@ def cpu_jobs(text: str) -> int:
 
 def default_name(fallback: str) -> str:
     """The login name made protocol-safe (1-40 printable characters), else ``fallback``."""
+    import getpass  # only the commands that name the player need it
+
     try:
         name = getpass.getuser()
     except Exception:  # no login name in containers without a passwd entry
@@ -458,6 +459,7 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
     from truc_p2p.ui._outcome_text import outcome_text
+    from truc_p2p.ui._texts import Voice
 
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)
