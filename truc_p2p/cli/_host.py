@@ -5,9 +5,9 @@ from __future__ import annotations
 import ipaddress
 import re
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import trio
 
@@ -147,7 +147,31 @@ def register(subparsers: Any) -> None:
     host.set_defaults(func=with_options(_host))
 
 
-def _host(opts: GameOptions, record: MatchRecord | None = None) -> int:
+@dataclass(frozen=True)
+class _Where:
+    """Where a host listens, as its options say once checked."""
+
+    relay: tuple[str, int] | None
+    allow: frozenset[str] | None
+    capacity: int
+
+    def listen(self, opts: GameOptions, port: int) -> Listen:
+        """Where and how to listen, on ``port`` (a rematch: where the invite points)."""
+        return Listen(
+            bind=opts.bind,
+            port=port,
+            advertise=opts.advertise,
+            relay=self.relay,
+            portmap=not opts.no_portmap,
+            announce=not opts.no_announce,
+            capacity=self.capacity,
+            allow=self.allow,
+            public=opts.public,
+        )
+
+
+def _checked(opts: GameOptions) -> _Where | int:
+    """The host's address options checked (exit status 2 and one line when wrong)."""
     try:
         if opts.advertise:
             Invite(opts.advertise, 1, "0" * 64)
@@ -184,6 +208,105 @@ def _host(opts: GameOptions, record: MatchRecord | None = None) -> int:
         print("truc-p2p host: " + _("--max-games needs --forever and --bot"), file=sys.stderr)
         return 2
     capacity = (opts.max_games or 8) if (opts.forever and opts.bot) else 1
+    return _Where(relay, allow, capacity)
+
+
+def _announce(
+    invite: Invite, opts: GameOptions, *, name: str, fingerprint: str, screen: object, info: TextIO
+) -> None:
+    """The host's lines once it listens: who, where, the invite, how to be reached."""
+    where = opts.bind or _("all interfaces")
+    print(
+        _(
+            "hosting as {name}, key fingerprint {fingerprint}",
+            name=name,
+            fingerprint=fingerprint,
+        ),
+        file=info,
+    )
+    print(
+        _(
+            "listening on {where}, TCP port {port}; send this invite to your opponent:",
+            where=where,
+            port=invite.port,
+        ),
+        file=info,
+        flush=True,
+    )
+    print(str(invite), flush=True)
+    show_invite(screen, invite, relay=opts.relay)  # host --web: on the page too
+    if invite.relay is not None:
+        print(
+            _(
+                "registered with the relay {relay} (one-time code {code}); "
+                "your friend can join from behind NAT, no port forwarding needed",
+                relay=opts.relay,
+                code=invite.code,
+            ),
+            file=info,
+        )
+    if opts.public:
+        print(
+            _(
+                "listed in the relay's lobby as {name}: anyone can join with "
+                "truc-p2p join --relay {relay}",
+                name=name,
+                relay=opts.relay,
+            ),
+            file=info,
+        )
+    if not opts.advertise and not opts.quiet and invite.relay is None:
+        try:
+            address = ipaddress.ip_address(invite.host)
+            private = address.is_private and not address.is_loopback
+        except ValueError:
+            private = False
+        if private:
+            print(
+                _(
+                    "(this address works on your LAN; over the internet forward TCP "
+                    "port {port} on your router to this machine and add "
+                    "--advertise YOUR_PUBLIC_ADDRESS)",
+                    port=invite.port,
+                ),
+                file=info,
+            )
+    print(_("waiting for an opponent (Ctrl-C to stop)..."), file=info, flush=True)
+
+
+def _announce_again(invite: Invite, info: TextIO) -> None:
+    """The host's line when it listens again for a rematch."""
+    print(
+        _(
+            "waiting for your opponent to join again on port {port} (the same "
+            "invite; Ctrl-C to stop)...",
+            port=invite.port,
+        ),
+        file=info,
+        flush=True,
+    )
+
+
+def _cannot_listen(opts: GameOptions, port: int, exc: OSError) -> int:
+    """The one line when the port cannot be listened on; exit status 2."""
+    print(
+        "truc-p2p host: "
+        + _(
+            "cannot listen on {where} port {port}: {reason}",
+            where=opts.bind or _("all interfaces"),
+            port=port,
+            reason=exc.strerror or exc,
+        ),
+        file=sys.stderr,
+    )
+    return 2
+
+
+def _host(opts: GameOptions, record: MatchRecord | None = None) -> int:
+    where = _checked(opts)
+    if isinstance(where, int):
+        return where
+    capacity = where.capacity
     out_problem = check_out_dir(opts.out, opts.command)
     if out_problem is not None:
         return out_problem
@@ -217,63 +340,9 @@ def _host(opts: GameOptions, record: MatchRecord | None = None) -> int:
             print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
 
     def on_invite(invite: Invite) -> None:
-        where = opts.bind or _("all interfaces")
-        print(
-            _(
-                "hosting as {name}, key fingerprint {fingerprint}",
-                name=name,
-                fingerprint=ident.fingerprint,
-            ),
-            file=info,
+        _announce(
+            invite, opts, name=name, fingerprint=ident.fingerprint, screen=strategy, info=info
         )
-        print(
-            _(
-                "listening on {where}, TCP port {port}; send this invite to your opponent:",
-                where=where,
-                port=invite.port,
-            ),
-            file=info,
-            flush=True,
-        )
-        print(str(invite), flush=True)
-        show_invite(strategy, invite, relay=opts.relay)  # host --web: on the page too
-        if invite.relay is not None:
-            print(
-                _(
-                    "registered with the relay {relay} (one-time code {code}); "
-                    "your friend can join from behind NAT, no port forwarding needed",
-                    relay=opts.relay,
-                    code=invite.code,
-                ),
-                file=info,
-            )
-        if opts.public:
-            print(
-                _(
-                    "listed in the relay's lobby as {name}: anyone can join with "
-                    "truc-p2p join --relay {relay}",
-                    name=name,
-                    relay=opts.relay,
-                ),
-                file=info,
-            )
-        if not opts.advertise and not opts.quiet and invite.relay is None:
-            try:
-                address = ipaddress.ip_address(invite.host)
-                private = address.is_private and not address.is_loopback
-            except ValueError:
-                private = False
-            if private:
-                print(
-                    _(
-                        "(this address works on your LAN; over the internet forward TCP "
-                        "port {port} on your router to this machine and add "
-                        "--advertise YOUR_PUBLIC_ADDRESS)",
-                        port=invite.port,
-                    ),
-                    file=info,
-                )
-        print(_("waiting for an opponent (Ctrl-C to stop)..."), file=info, flush=True)
 
     def on_notice(text: str) -> None:
         print(notice_text(text), file=sys.stderr, flush=True)
@@ -285,20 +354,12 @@ def _host(opts: GameOptions, record: MatchRecord | None = None) -> int:
         record = MatchRecord(games=opts.match, folder=Path(opts.out))
     port = [opts.port]  # a rematch listens again where the invite points
 
-    def on_invite_again(invite: Invite) -> None:
-        print(
-            _(
-                "waiting for your opponent to join again on port {port} (the same "
-                "invite; Ctrl-C to stop)...",
-                port=invite.port,
-            ),
-            file=info,
-            flush=True,
-        )
-
     def remember_port(invite: Invite) -> None:
         port[0] = invite.port
-        (on_invite if not record.played else on_invite_again)(invite)
+        if not record.played:
+            on_invite(invite)
+        else:
+            _announce_again(invite, info)
 
     async def main(stop: trio.Event) -> int:
         while True:
@@ -311,17 +372,7 @@ def _host(opts: GameOptions, record: MatchRecord | None = None) -> int:
                         series=record.series(),
                         played=record.followed(),
                     ),
-                    listen=Listen(
-                        bind=opts.bind,
-                        port=port[0],
-                        advertise=opts.advertise,
-                        relay=relay,
-                        portmap=not opts.no_portmap,
-                        announce=not opts.no_announce,
-                        capacity=capacity,
-                        allow=allow,
-                        public=opts.public,
-                    ),
+                    listen=where.listen(opts, port[0]),
                     storage=Storage(
                         out_dir=opts.out,
                         meta={**_meta(opts, name, ident), **_match_meta(record, opts)},
@@ -341,17 +392,7 @@ def _host(opts: GameOptions, record: MatchRecord | None = None) -> int:
                 print(f"truc-p2p host: {exc}", file=sys.stderr)
                 return 4
             except OSError as exc:
-                print(
-                    "truc-p2p host: "
-                    + _(
-                        "cannot listen on {where} port {port}: {reason}",
-                        where=opts.bind or _("all interfaces"),
-                        port=port[0],
-                        reason=exc.strerror or exc,
-                    ),
-                    file=sys.stderr,
-                )
-                return 2
+                return _cannot_listen(opts, port[0], exc)
             if opts.forever:
                 await show_web_result(strategy, outcome)
                 return 0 if stop.is_set() else exit_status(outcome, stop)
