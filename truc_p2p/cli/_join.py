@@ -6,7 +6,7 @@ import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import trio
 
@@ -225,7 +225,29 @@ def _adopt_host_settings(opts: GameOptions, invite: Invite) -> GameOptions | str
     )
 
 
-def _join(opts: GameOptions, record: MatchRecord | None = None) -> int:
+def _say_joining(invite: Invite, name: str, info: TextIO) -> None:
+    """The joiner's first lines: whom it joins, as whom, and what the host plays."""
+    print(
+        _(
+            "joining {invite} as {name}; the host must present key {fingerprint}…",
+            invite=invite,
+            name=name,
+            fingerprint=invite.fingerprint[:16],
+        ),
+        file=info,
+        flush=True,
+    )
+    if not invite.settings.empty:
+        print(
+            _("the host plays {settings}", settings=settings_words(invite.settings)),
+            file=info,
+            flush=True,
+        )
+
+
+def _invite_of(opts: GameOptions) -> tuple[Invite, GameOptions] | int:
+    """The invite to join (given, picked on the LAN or from a relay's lobby) and the
+    options to play it with (the host's settings adopted); an exit status if none."""
     if opts.invite is not None and opts.relay is not None:
         print(
             "truc-p2p join: "
@@ -266,6 +288,14 @@ def _join(opts: GameOptions, record: MatchRecord | None = None) -> int:
         print(adopted, file=sys.stderr)
         return 2
     opts = adopted
+    return invite, opts
+
+
+def _join(opts: GameOptions, record: MatchRecord | None = None) -> int:
+    chosen = _invite_of(opts)
+    if isinstance(chosen, int):
+        return chosen
+    invite, opts = chosen
     out_problem = check_out_dir(opts.out, opts.command)
     if out_problem is not None:
         return out_problem
@@ -291,22 +321,7 @@ def _join(opts: GameOptions, record: MatchRecord | None = None) -> int:
             return back
     ascii = use_ascii(opts.ascii)
     strategy, hook = _player(opts, name, ascii)
-    print(
-        _(
-            "joining {invite} as {name}; the host must present key {fingerprint}…",
-            invite=invite,
-            name=name,
-            fingerprint=invite.fingerprint[:16],
-        ),
-        file=_info_stream(opts),
-        flush=True,
-    )
-    if not invite.settings.empty:
-        print(
-            _("the host plays {settings}", settings=settings_words(invite.settings)),
-            file=_info_stream(opts),
-            flush=True,
-        )
+    _say_joining(invite, name, opts.info)
 
     connections = [0]
 

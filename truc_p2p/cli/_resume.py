@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -45,6 +45,7 @@ from truc_p2p.net import (
     Invite,
     Listen,
     Reporting,
+    Restored,
     host_port,
     read_meta,
     relay_claim,
@@ -211,30 +212,11 @@ def _come_back(opts: GameOptions, path: Path) -> int | None:
     return None
 
 
-def _resume(opts: GameOptions, *, fallback: bool = False) -> int:
-    path = Path(opts.transcript or "")
-    if not path.is_file():
-        print("truc-p2p resume: " + _("no transcript at {path}", path=path), file=sys.stderr)
-        return 2
-    try:
-        meta = read_meta(path)
-        if meta.get("role") == "play":
-            return _resume_play(opts, path, meta)
-        role = {"host": Player.P1, "join": Player.P0}[meta["role"]]
-        ruleset = Ruleset.from_dict(meta["ruleset"])
-        name, audit = str(meta["name"]), str(meta["audit"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        print(
-            "truc-p2p resume: "
-            + _(
-                "cannot read the game settings stored beside {path} ({meta}): {reason}",
-                path=path,
-                meta=f"{path.name}.meta.json",
-                reason=exc,
-            ),
-            file=sys.stderr,
-        )
-        return 2
+def _restore(
+    path: Path, meta: dict[str, Any], *, ruleset: Ruleset, name: str, audit: str, role: Player
+) -> tuple[Identity, Restored] | int:
+    """The player's key and the game rebuilt from ``path``; an exit status and one
+    line when it cannot be."""
     if meta.get("identity") is None:
         print(
             "truc-p2p resume: " + _("this game used a one-off key; it cannot be resumed"),
@@ -268,81 +250,136 @@ def _resume(opts: GameOptions, *, fallback: bool = False) -> int:
             file=sys.stderr,
         )
         return 2
-    info = _info_stream(opts)
-    if restored.torn_bytes:
-        print(
-            ngettext(  # the same English for both: tests and scripts read "byte(s)"
-                "repaired {path}: dropped {n} torn byte(s) at its end (a message cut by the "
-                "crash; the opponent sends it again)",
-                "repaired {path}: dropped {n} torn byte(s) at its end (a message cut by the "
-                "crash; the opponent sends it again)",
-                restored.torn_bytes,
-                path=path,
-            ),
-            file=info,
-        )
-    invite = Invite.parse(meta["invite"]) if role is Player.P0 else None
+    return ident, restored
+
+
+def _relay_again(
+    meta: dict[str, Any], ident: Identity, path: Path, info: TextIO
+) -> tuple[tuple[str, int], bytes] | int:
+    """A host that registered with a relay: the relay and its claim again (the same
+    code), said in one line; exit status 2 when the stored settings are bad."""
     try:
-        clocks = GameSettings(
+        relay = (str(meta["relay"][0]), int(meta["relay"][1]))
+        claim = relay_claim(ident.key, bytes.fromhex(str(meta["relay_nonce"])))
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        print(
+            "truc-p2p resume: "
+            + _("bad relay settings beside {path}: {reason}", path=path, reason=exc),
+            file=sys.stderr,
+        )
+        return 2
+    print(
+        _(
+            "registering with the relay {relay} again (code {code}, the invite's)",
+            relay=host_port(*relay),
+            code=meta.get("relay_code", "?"),
+        ),
+        file=info,
+    )
+    return relay, claim
+
+
+def _say_listening(port: int, grace: float, info: TextIO) -> None:
+    """The host's line when it listens again for the opponent of a resumed game."""
+    print(
+        _(
+            "listening again on port {port}; waiting up to {seconds} s for the opponent "
+            "to reconnect...",
+            port=port,
+            seconds=f"{grace:g}",
+        ),
+        file=info,
+        flush=True,
+    )
+
+
+def _say_repaired(path: Path, torn: int, info: TextIO) -> None:
+    """The line when the crash cut a message at the transcript's end."""
+    print(
+        ngettext(  # the same English for both: tests and scripts read "byte(s)"
+            "repaired {path}: dropped {n} torn byte(s) at its end (a message cut by the "
+            "crash; the opponent sends it again)",
+            "repaired {path}: dropped {n} torn byte(s) at its end (a message cut by the "
+            "crash; the opponent sends it again)",
+            torn,
+            path=path,
+        ),
+        file=info,
+    )
+
+
+def _stored_clocks(meta: dict[str, Any], path: Path) -> GameSettings | int:
+    """The clocks the game was started with, as stored beside it; exit status 2 and
+    one line when they are bad."""
+    try:
+        return GameSettings(
             turn_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
             hello_timeout=float(meta.get("hello_timeout", DEFAULT_HELLO_TIMEOUT)),
             grace=float(meta.get("grace", DEFAULT_GRACE)),
         )
     except (TypeError, ValueError) as exc:
-        restored.writer.close()
         print(
             "truc-p2p resume: " + _("bad settings beside {path}: {reason}", path=path, reason=exc),
             file=sys.stderr,
         )
         return 2
+
+
+def _resume(opts: GameOptions, *, fallback: bool = False) -> int:
+    path = Path(opts.transcript or "")
+    if not path.is_file():
+        print("truc-p2p resume: " + _("no transcript at {path}", path=path), file=sys.stderr)
+        return 2
+    try:
+        meta = read_meta(path)
+        if meta.get("role") == "play":
+            return _resume_play(opts, path, meta)
+        role = {"host": Player.P1, "join": Player.P0}[meta["role"]]
+        ruleset = Ruleset.from_dict(meta["ruleset"])
+        name, audit = str(meta["name"]), str(meta["audit"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(
+            "truc-p2p resume: "
+            + _(
+                "cannot read the game settings stored beside {path} ({meta}): {reason}",
+                path=path,
+                meta=f"{path.name}.meta.json",
+                reason=exc,
+            ),
+            file=sys.stderr,
+        )
+        return 2
+    back = _restore(path, meta, ruleset=ruleset, name=name, audit=audit, role=role)
+    if isinstance(back, int):
+        return back
+    ident, restored = back
+    info = _info_stream(opts)
+    if restored.torn_bytes:
+        _say_repaired(path, restored.torn_bytes, info)
+    invite = Invite.parse(meta["invite"]) if role is Player.P0 else None
+    clocks = _stored_clocks(meta, path)
+    if isinstance(clocks, int):
+        restored.writer.close()
+        return clocks
     opts = replace(opts, timeout=clocks.turn_timeout)  # the screen's clock, as the game was started
     strategy, hook = _player(opts, name, use_ascii(opts.ascii))
     grace = clocks.grace
     relay: tuple[str, int] | None = None
     claim: bytes | None = None
     if invite is None and meta.get("relay") is not None:
-        try:
-            relay = (str(meta["relay"][0]), int(meta["relay"][1]))
-            claim = relay_claim(ident.key, bytes.fromhex(str(meta["relay_nonce"])))
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
-            print(
-                "truc-p2p resume: "
-                + _("bad relay settings beside {path}: {reason}", path=path, reason=exc),
-                file=sys.stderr,
-            )
-            return 2
-        print(
-            _(
-                "registering with the relay {relay} again (code {code}, the invite's)",
-                relay=host_port(*relay),
-                code=meta.get("relay_code", "?"),
-            ),
-            file=info,
-        )
+        again = _relay_again(meta, ident, path, info)
+        if isinstance(again, int):
+            return again
+        relay, claim = again
 
     def on_listening(port: int) -> None:
-        print(
-            _(
-                "listening again on port {port}; waiting up to {seconds} s for the opponent "
-                "to reconnect...",
-                port=port,
-                seconds=f"{grace:g}",
-            ),
-            file=info,
-            flush=True,
-        )
+        _say_listening(port, grace, info)
 
     def on_notice(text: str) -> None:
         print(notice_text(text), file=sys.stderr, flush=True)
 
     if invite is not None:
-        print(
-            _(
-                "redialling {address} to resume the game...",
-                address=host_port(invite.host, invite.port),
-            ),
-            file=info,
-        )
+        print(_("redialling {address} to resume the game...", address=invite.address), file=info)
 
     async def main(stop: trio.Event) -> int:
         try:
@@ -360,9 +397,9 @@ def _resume(opts: GameOptions, *, fallback: bool = False) -> int:
                 claim=claim,
             )
         except OSError as exc:
+            reason = exc.strerror or exc
             print(
-                "truc-p2p resume: "
-                + _("cannot listen again: {reason}", reason=exc.strerror or exc),
+                "truc-p2p resume: " + _("cannot listen again: {reason}", reason=reason),
                 file=sys.stderr,
             )
             return 2

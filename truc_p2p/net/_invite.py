@@ -251,6 +251,11 @@ class Invite:
     def is_ipv6(self) -> bool:
         return ":" in self.host
 
+    @property
+    def address(self) -> str:
+        """The host's address as a person types it back (IPv6 in brackets)."""
+        return host_port(self.host, self.port)
+
     def __str__(self) -> str:
         text = f"{SCHEME}://{_bracket(self.host)}:{self.port}/?fp={self.fingerprint}"
         if self.relay is not None:
