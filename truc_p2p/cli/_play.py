@@ -46,6 +46,7 @@ from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     BotStrategy,
     GameOutcome,
+    LocalGame,
     Strategy,
     open_game,
     play_game,
@@ -55,7 +56,7 @@ from truc_p2p.net import (
     write_meta,
 )
 from truc_p2p.protocol import Session
-from truc_p2p.rules import Player, RulesError
+from truc_p2p.rules import Player, RulesError, Ruleset
 from truc_p2p.ui._i18n import _
 from truc_p2p.ui._tui import StdinLines, TerminalPlayer, with_terminal
 from truc_p2p.ui._web import (
@@ -93,15 +94,11 @@ def register(subparsers: Any) -> None:
     play.set_defaults(func=with_options(_play))
 
 
-def _play(
-    opts: GameOptions,
-    record: MatchRecord | None = None,
-    keys: tuple[Identity, Ed25519PrivateKey] | None = None,
-) -> int:
-    """``keys``: the player's and the bot's keys of a match resumed after a crash."""
-    out_problem = check_out_dir(opts.out, "play")
-    if out_problem is not None:
-        return out_problem
+def _setup_play(
+    opts: GameOptions, keys: tuple[Identity, Ed25519PrivateKey] | None
+) -> tuple[Ruleset, Identity] | int:
+    """The ruleset and the player's key (its own, a throwaway one, or a resumed
+    match's); exit status 2 and one line when an option is wrong."""
     try:
         ruleset = ruleset_from_args(opts)
     except (RulesError, ValueError) as exc:
@@ -115,6 +112,95 @@ def _play(
     except IdentityError as exc:
         print(f"truc-p2p play: {identity_error_text(exc)}", file=sys.stderr)
         return 2
+    return ruleset, ident
+
+
+def _keep_for_resume(
+    path: Path,
+    opts: GameOptions,
+    name: str,
+    ident: Identity,
+    bot_key: Ed25519PrivateKey,
+    bot_name: str,
+    record: MatchRecord,
+) -> None:
+    """What ``truc-p2p resume`` needs to rebuild both sides after a crash: both keys
+    (the player's throwaway one too) and the meta beside the transcript."""
+    own_key = ident.path
+    if own_key is None:
+        own_key = path.parent / BOT_DIR / (path.name + ".key")
+        write_private_file(own_key, _raw_key(ident.key))
+    write_private_file(_opponent_key_path(path), _raw_key(bot_key))
+    write_meta(
+        path,
+        {
+            **_meta(opts, name, Identity(ident.key, own_key)),
+            "role": "play",
+            "bot": opts.bot,
+            "seed": opts.seed,
+            "bot_name": bot_name,
+            **_match_meta(record, opts),
+        },
+    )
+
+
+def _two_sides(
+    path: Path,
+    opts: GameOptions,
+    ruleset: Ruleset,
+    name: str,
+    ident: Identity,
+    bot_key: Ed25519PrivateKey,
+    record: MatchRecord,
+) -> tuple[LocalGame, LocalGame] | int:
+    """The player's side (P0, into ``path``) and the bot's (P1, in :data:`BOT_DIR`),
+    and what a resume needs beside them; exit status 1 when they cannot be written."""
+    bot_name = f"{opts.bot}-bot"
+    series = record.series()
+    try:
+        (path.parent / BOT_DIR).mkdir(exist_ok=True)
+        mine = prepare_game(
+            identity=ident.key,
+            role=Player.P0,
+            transcript=path,
+            ruleset=ruleset,
+            name=name,
+            pipeline=opts.pipeline,
+            series=series,
+        )
+        theirs = prepare_game(
+            identity=bot_key,
+            role=Player.P1,
+            transcript=_opponent_path(path),
+            ruleset=ruleset,
+            name=bot_name,
+            pipeline=opts.pipeline,
+            series=series,
+        )
+        _keep_for_resume(path, opts, name, ident, bot_key, bot_name, record)
+    except OSError as exc:
+        print(
+            "truc-p2p play: "
+            + _("cannot write the transcript: {reason}", reason=exc.strerror or exc),
+            file=sys.stderr,
+        )
+        return 1
+    return mine, theirs
+
+
+def _play(
+    opts: GameOptions,
+    record: MatchRecord | None = None,
+    keys: tuple[Identity, Ed25519PrivateKey] | None = None,
+) -> int:
+    """``keys``: the player's and the bot's keys of a match resumed after a crash."""
+    out_problem = check_out_dir(opts.out, "play")
+    if out_problem is not None:
+        return out_problem
+    setup = _setup_play(opts, keys)
+    if isinstance(setup, int):
+        return setup
+    ruleset, ident = setup
     name = opts.name or default_name("you")
     if record is None and keys is None:  # the same play again after a crash
         unfinished = find_unfinished(opts.out, role="play", bot=opts.bot, name=name)
@@ -163,53 +249,11 @@ def _play(
         return bot
 
     async def one_game(stop: trio.Event) -> GameOutcome | int:
-        bot_name = f"{opts.bot}-bot"
         path = transcript_path(opts.out, f"play-{name}")
-        series = record.series()
-        try:
-            (path.parent / BOT_DIR).mkdir(exist_ok=True)
-            mine = prepare_game(
-                identity=ident.key,
-                role=Player.P0,
-                transcript=path,
-                ruleset=ruleset,
-                name=name,
-                pipeline=opts.pipeline,
-                series=series,
-            )
-            theirs = prepare_game(
-                identity=bot_key,
-                role=Player.P1,
-                transcript=_opponent_path(path),
-                ruleset=ruleset,
-                name=bot_name,
-                pipeline=opts.pipeline,
-                series=series,
-            )
-            # What `truc-p2p resume` needs to rebuild both sides after a crash.
-            own_key = ident.path
-            if own_key is None:
-                own_key = path.parent / BOT_DIR / (path.name + ".key")
-                write_private_file(own_key, _raw_key(ident.key))
-            write_private_file(_opponent_key_path(path), _raw_key(bot_key))
-            write_meta(
-                path,
-                {
-                    **_meta(opts, name, Identity(ident.key, own_key)),
-                    "role": "play",
-                    "bot": opts.bot,
-                    "seed": opts.seed,
-                    "bot_name": bot_name,
-                    **_match_meta(record, opts),
-                },
-            )
-        except OSError as exc:
-            print(
-                "truc-p2p play: "
-                + _("cannot write the transcript: {reason}", reason=exc.strerror or exc),
-                file=sys.stderr,
-            )
-            return 1
+        sides = _two_sides(path, opts, ruleset, name, ident, bot_key, record)
+        if isinstance(sides, int):
+            return sides
+        mine, theirs = sides
         outcome = await _play_locally(
             mine.session,
             theirs.session,
