@@ -329,8 +329,11 @@ class _GameLoop:
         # and makes its answer while we think, not after our move.
         data = self.session.data_to_send()
         if data:
-            with contextlib.suppress(LinkBroken):  # the reader sees the link go; a resume resends
-                await self.keeper.send(data)
+            # Shielded: these bytes are out of the session now; a choice made meanwhile
+            # cancels this watcher, and cancelled before its turn at the send lock they
+            # would be lost while our move after them goes out (the peer: bad-sequence).
+            with trio.CancelScope(shield=True), contextlib.suppress(LinkBroken):
+                await self.keeper.send(data)  # the reader sees the link go; a resume resends
         while True:
             item = await self.keeper.link.receive()
             if item is None:  # pragma: no cover - no deadline here
