@@ -1,6 +1,6 @@
 """``truc-p2p join --relay RELAY --web``: the relay's lobby on a page in the browser.
 
-The web table's server (:mod:`._web._server`: loopback, token, Host and Origin
+The web table's server (:mod:`truc_p2p.ui._web._server`: loopback, token, Host and Origin
 checks) serves ``lobby.html``; the program asks the relay again every
 :data:`REFRESH` seconds and pushes the list (listings checked as in the
 terminal, dropped ones named).  A join button sends ``{"type": "join",

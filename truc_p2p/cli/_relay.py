@@ -46,10 +46,6 @@ def register(subparsers: Any) -> None:
     relay.set_defaults(func=_relay)
 
 
-def _to_stderr(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
 def _relay(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         print(

@@ -6,10 +6,10 @@ Theory of operation
 spectator's rules engine, so a step can only ever show a card that was
 played: never a hand before it is played, never the cards of a folded hand,
 never what deck v1's audit discloses.  Each deal and each move is one
-:class:`ReplayStep`: the sentences that tell it (from :class:`._texts.Voice`,
+:class:`ReplayStep`: the sentences that tell it (from :class:`truc_p2p.ui._texts.Voice`,
 "you" being the owner of the transcript), what the verifier established at
 that message (shuffle proven, card opened with a proof...), and the table as
-:class:`._table.TableModel` derives it from the owner's seat: the same model
+:class:`truc_p2p.ui._table.TableModel` derives it from the owner's seat: the same model
 that renders live play and a resumed game, fed the trick and hand endings
 as they come.  Both players' transcripts of one game give the same steps,
 told from the other side.

@@ -1,6 +1,6 @@
 """``truc-p2p replay --web FILE``: the replay's steps on a page in the browser.
 
-The web table's server (:mod:`._web._server`: loopback, token, Host and
+The web table's server (:mod:`truc_p2p.ui._web._server`: loopback, token, Host and
 Origin checks) serves ``replay.html``; the page gets every step at once as
 one JSON message and steps through them itself (next / previous step and
 hand, jump to a hand, the arrow keys).  The steps are exactly those of the
