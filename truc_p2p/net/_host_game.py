@@ -11,6 +11,7 @@ import ipaddress
 import secrets
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -20,7 +21,13 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, settings_fields
 from truc_p2p.net._lobby import LobbyListing, listing_fields
-from truc_p2p.net._local_game import _started, prepare_game, relay_claim, transcript_path
+from truc_p2p.net._local_game import (
+    LocalGame,
+    _started,
+    prepare_game,
+    relay_claim,
+    transcript_path,
+)
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
@@ -41,6 +48,51 @@ from truc_p2p.protocol import (
 from truc_p2p.rules import Player, Ruleset
 
 __all__ = ["host_game"]
+
+
+def _hosted(
+    identity: Ed25519PrivateKey,
+    path: Path | None,
+    settings: GameSettings,
+    storage: Storage,
+    name: str,
+    accept_series: Callable[[Series, str], bool] | None,
+    meta: dict[str, Any],
+) -> LocalGame:
+    """The host's side (P1) of one game, recording into ``path``."""
+    return prepare_game(
+        identity=identity,
+        role=Player.P1,
+        transcript=path,
+        ruleset=settings.ruleset,
+        name=name,
+        audit=settings.audit,
+        fsync=storage.fsync,
+        lazy_sync=not storage.sync_each,
+        deck=settings.deck,
+        pipeline=settings.pipeline,
+        early=settings.early,
+        series=settings.series,
+        accept_series=accept_series,
+        meta=meta,
+    )
+
+
+def _relay_claim(
+    identity: Ed25519PrivateKey, relay: tuple[str, int] | None
+) -> tuple[bytes | None, dict[str, Any]]:
+    """The claim a host registers with at ``relay`` (its code derives from it), and
+    what a resumed host needs to register again with the same code."""
+    if relay is None:
+        return None, {}
+    relay_nonce = secrets.token_bytes(16)
+    claim = relay_claim(identity, relay_nonce)
+    meta = {
+        "relay": [relay[0], relay[1]],
+        "relay_nonce": relay_nonce.hex(),
+        "relay_code": code_for_claim(claim),
+    }
+    return claim, meta
 
 
 async def host_game(
@@ -90,15 +142,7 @@ async def host_game(
     advertised = settings_fields(
         rules, audit=settings.audit, deck=settings.deck, pipeline=settings.pipeline, match=match
     )
-    relay_nonce = secrets.token_bytes(16)
-    claim = relay_claim(identity, relay_nonce) if relay is not None else None
-    relay_meta: dict[str, Any] = {}
-    if relay is not None and claim is not None:  # what a resumed host registers again with
-        relay_meta = {
-            "relay": [relay[0], relay[1]],
-            "relay_nonce": relay_nonce.hex(),
-            "relay_code": code_for_claim(claim),
-        }
+    claim, relay_meta = _relay_claim(identity, relay)
     async with (
         serve_game(bind=listen.bind, port=listen.port) as listener,
         open_reach(
@@ -152,22 +196,8 @@ async def host_game(
             out_dir = storage.out_dir
             path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
             try:
-                local = prepare_game(
-                    identity=identity,
-                    role=Player.P1,
-                    transcript=path,
-                    ruleset=settings.ruleset,
-                    name=name,
-                    audit=settings.audit,
-                    fsync=storage.fsync,
-                    lazy_sync=not storage.sync_each,
-                    deck=settings.deck,
-                    pipeline=settings.pipeline,
-                    early=settings.early,
-                    series=settings.series,
-                    accept_series=accept_series,
-                    meta={**storage.meta, **relay_meta, "role": "host", "port": listener.port},
-                )
+                meta = {**storage.meta, **relay_meta, "role": "host", "port": listener.port}
+                local = _hosted(identity, path, settings, storage, name, accept_series, meta)
             except OSError as exc:
                 why = exc.strerror or str(exc)
                 report.notice(Notice("cannot-start", peer=peer, error=why))
@@ -189,16 +219,11 @@ async def host_game(
                             stream,
                             local.session,
                             strat,
-                            turn_timeout=settings.turn_timeout,
-                            hello_timeout=settings.hello_timeout,
+                            **settings.clocks(),
                             on_event=hook,
                             stop=stop,
                             prefix=first,
                             reconnector=slot.reconnector,
-                            grace=settings.grace,
-                            away_budget=settings.away_budget,
-                            heartbeat=settings.heartbeat,
-                            dead_after=settings.dead_after,
                             before_send=local.sync,
                             on_evidence=local.keep_evidence,
                         )

@@ -22,6 +22,7 @@ __all__ = [
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_TURN_TIMEOUT",
     "EventHook",
+    "PlayClocks",
     "PlayKnobs",
     "PlayOptions",
 ]
@@ -43,6 +44,18 @@ DEFAULT_DEAD_AFTER = 20.0
 
 #: Called with every session, rules and transport event, in order (never the sentinels).
 EventHook = Callable[[Event | SessionEvent | NetEvent], None]
+
+
+class PlayClocks(TypedDict):
+    """The clocks of :func:`~._play.play_game` a game's settings give
+    (:meth:`~._settings.GameSettings.clocks`), to pass on as keywords."""
+
+    turn_timeout: float
+    hello_timeout: float
+    grace: float
+    away_budget: float
+    heartbeat: float
+    dead_after: float
 
 
 class PlayKnobs(TypedDict, total=False):
