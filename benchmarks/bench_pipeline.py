@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from truc_p2p.bots import make_bot
-from truc_p2p.local import make_pair, run_pair
+from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import decode_envelope
 from truc_p2p.protocol._wire import Envelope
 from truc_p2p.rules import Player, Ruleset

@@ -26,8 +26,8 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.bench._game import CpuFloor
 from truc_p2p.bots import make_bot
-from truc_p2p.cli._bench_game import CpuFloor
 from truc_p2p.net import (
     BotStrategy,
     Invite,

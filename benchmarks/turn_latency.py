@@ -19,7 +19,7 @@ import statistics
 import time
 
 from truc_p2p.bots import make_bot
-from truc_p2p.local import make_pair
+from truc_p2p.memory_pair import make_pair
 from truc_p2p.protocol import CLOSED, NEED_DATA, YourTurn
 from truc_p2p.rules import Player, Ruleset
 

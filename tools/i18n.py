@@ -7,7 +7,7 @@
     python tools/i18n.py all            # extract, update, compile
 
 The program itself never needs Babel: it reads the compiled ``.mo`` files with
-the standard library (see ``truc_p2p/cli/_i18n.py`` for why this design).
+the standard library (see ``truc_p2p/ui/_i18n.py`` for why this design).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _babel(*args: str) -> None:
 def extract(output: Path = POT) -> None:
     """Every marked message of the package into ``output`` (a ``.pot``)."""
     output.parent.mkdir(parents=True, exist_ok=True)
-    os.chdir(ROOT)  # locations relative to the repository: truc_p2p/cli/_texts.py
+    os.chdir(ROOT)  # locations relative to the repository: truc_p2p/ui/_texts.py
     _babel(
         "extract",
         "-F",
@@ -55,7 +55,7 @@ def extract(output: Path = POT) -> None:
         *KEYWORDS,
         "--add-location=file",
         "--sort-by-file",
-        "--ignore-dirs=.* __pycache__",  # not the default ._*: cli/_web holds the web table
+        "--ignore-dirs=.* __pycache__",  # not the default ._*: ui/_web holds the web table
         "--project=truc-p2p",
         "--copyright-holder=truc-p2p authors",
         "--msgid-bugs-address=https://github.com/truc-p2p/truc-p2p/issues",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from truc_p2p.local import make_pair, run_pair
+from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import AnyEvent, CardsDealt, encode_transcript
 from truc_p2p.rules import Acted, Action, ActionKind, Card, Game, Player
 

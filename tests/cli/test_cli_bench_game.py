@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from truc_p2p.bench._game import analyse, analyse_flow
 from truc_p2p.bots import make_bot
 from truc_p2p.cli import main
-from truc_p2p.cli._bench_game import analyse, analyse_flow
-from truc_p2p.local import make_pair, run_pair
+from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.rules import Player, Ruleset
 
 
@@ -113,7 +113,7 @@ def test_forced_deal_flights_are_those_between_two_actions_of_one_player() -> No
 def test_with_early_cards_the_dealer_holds_its_cards_one_flight_after_the_nondealer(
     pipeline: bool,
 ) -> None:
-    from truc_p2p.cli._bench_game import THINK_FLIGHTS, flights_until_cards
+    from truc_p2p.bench._game import THINK_FLIGHTS, flights_until_cards
 
     early = flights_until_cards(0, 3, pipeline=pipeline, early=True)
     assert len(early["dealer"]) == len(early["nondealer"]) >= 1
@@ -150,7 +150,7 @@ def test_per_hand_figures_count_hands_played_not_the_unplayed_pre_deal() -> None
 def test_the_rest_final_saving_is_measured_on_the_same_game() -> None:
     """Without the rule the same game (same deals and bots) carries the pre-deal the
     rest made useless; with it that pre-deal is missing, and nothing else differs."""
-    from truc_p2p.cli._bench_game import _timed_game
+    from truc_p2p.bench._game import _timed_game
 
     for seed in range(30):
         on = _timed_game(seed, 3, True)

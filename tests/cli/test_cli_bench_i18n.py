@@ -11,9 +11,11 @@ import pytest
 from cli_helpers import run
 from test_cli_i18n import TRANSLATED, english_left
 
-from truc_p2p.cli import _bench_deck, _bench_game, main
-from truc_p2p.cli._bench_text import width
-from truc_p2p.cli._i18n import use_language
+from truc_p2p.bench import _deck as _bench_deck
+from truc_p2p.bench import _game as _bench_game
+from truc_p2p.bench._text import width
+from truc_p2p.cli import main
+from truc_p2p.ui._i18n import use_language
 
 
 @pytest.fixture(scope="module")

@@ -139,7 +139,7 @@ def test_killed_then_the_same_join_again_finishes_the_game(tmp_path: Path) -> No
 
 def test_busy_says_its_advice_once_and_names_the_command(tmp_path: Path) -> None:
     from truc_p2p.cli._comeback import busy_hint
-    from truc_p2p.cli._outcome_text import render_outcome
+    from truc_p2p.ui._outcome_text import render_outcome
 
     text = render_outcome(
         "refused-busy", {"reason": "busy", "detail": "a game is in progress; try again later"}

@@ -10,7 +10,7 @@ import pytest
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli import main
-from truc_p2p.local import make_pair, run_pair
+from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import encode_transcript, verify_transcript
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import read_transcript

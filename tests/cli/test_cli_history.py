@@ -17,10 +17,10 @@ import pytest
 from cli_helpers import run
 from history_helpers import P0, P1, StoryGame, story_game
 
-from truc_p2p.cli._export import export_record, parse_record
-from truc_p2p.cli._record import read_game
-from truc_p2p.cli._replay_steps import build_replay
-from truc_p2p.cli._replay_web import replay_json
+from truc_p2p.history._export import export_record, parse_record
+from truc_p2p.history._record import read_game
+from truc_p2p.history._replay_steps import build_replay
+from truc_p2p.history._replay_web import replay_json
 from truc_p2p.protocol import encode_transcript, verify_transcript
 from truc_p2p.rules import Action, Card, Game, Player, Ruleset
 
@@ -390,7 +390,7 @@ def test_a_tampered_game_replays_and_exports_only_up_to_the_violation(
 
 
 def test_history_page_pushes_only_a_known_game_s_replay(story: StoryGame) -> None:
-    from truc_p2p.cli._games_web import HistoryTable
+    from truc_p2p.history._games_web import HistoryTable
 
     class Server:
         def __init__(self) -> None:

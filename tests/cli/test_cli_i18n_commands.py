@@ -15,11 +15,11 @@ from cli_helpers import run
 from test_cli_i18n import TRANSLATED, english_left
 
 from truc_p2p.cli import COMMANDS, main
-from truc_p2p.cli._i18n import use_language
-from truc_p2p.cli._verify_text import verify_headline, verify_summary
 from truc_p2p.protocol import VerifyReport, encode_transcript
 from truc_p2p.protocol._verify import PlayerInfo
 from truc_p2p.rules import Player, Ruleset
+from truc_p2p.ui._i18n import use_language
+from truc_p2p.ui._verify_text import verify_headline, verify_summary
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from protocol_helpers import Pair, bot, transcript_types
@@ -332,7 +332,7 @@ def test_a_rejected_match_record_is_translated_and_its_json_is_not(tmp_path: Pat
     ],
 )
 def test_the_hosts_settings_in_words(fields: dict[str, object]) -> None:
-    from truc_p2p.cli._net import settings_words
+    from truc_p2p.cli._lifecycle import settings_words
     from truc_p2p.net._invite import HostSettings
 
     settings = HostSettings(**fields)  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli import COMMANDS, build_parser
-from truc_p2p.local import make_pair, run_pair
+from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import encode_transcript
 from truc_p2p.rules import Player, Ruleset
 

@@ -14,8 +14,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
-from truc_p2p.cli._match import MatchError, MatchRecord, verify_match
-from truc_p2p.local import run_pair
+from truc_p2p.history._match import MatchError, MatchRecord, verify_match
+from truc_p2p.memory_pair import run_pair
 from truc_p2p.protocol import Series, Session, verify_transcript
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter, read_transcript

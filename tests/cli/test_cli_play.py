@@ -17,9 +17,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import use_ascii
-from truc_p2p.cli._tui import HELP, ScriptedLines, TerminalPlayer, keymap, parse_choice
 from truc_p2p.net import BotStrategy, End, QuitGame, play_game, prepare_game
 from truc_p2p.rules import Action, Card, Game, Player
+from truc_p2p.ui._tui import HELP, ScriptedLines, TerminalPlayer, keymap, parse_choice
 
 #: Enough answers for any game: play the first card, accept, decline a redeal.
 KEYS = ["1", "a", "n"] * 400

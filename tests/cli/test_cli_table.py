@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import io
 
-from truc_p2p.cli._narrate import Narrator
-from truc_p2p.cli._table import TableModel
-from truc_p2p.cli._texts import Voice
-from truc_p2p.cli._tui import ScriptedLines, TerminalPlayer, parse_choice
 from truc_p2p.protocol import CardsDealt, GameStarted
 from truc_p2p.rules import (
     Acted,
@@ -24,6 +20,10 @@ from truc_p2p.rules import (
     Ruleset,
     TrickEnded,
 )
+from truc_p2p.ui._narrate import Narrator
+from truc_p2p.ui._table import TableModel
+from truc_p2p.ui._texts import Voice
+from truc_p2p.ui._tui import ScriptedLines, TerminalPlayer, parse_choice
 
 ME, OPP = Player.P1, Player.P0  # the viewer sits in seat 1: scores must not come in seat order
 NAMES = {ME: "alice", OPP: "bob"}
@@ -258,7 +258,7 @@ def test_input_survives_from_one_game_run_to_the_next() -> None:
 
     import trio
 
-    from truc_p2p.cli._tui import StdinLines
+    from truc_p2p.ui._tui import StdinLines
 
     read_end, write_end = os.pipe()
     os.write(write_end, b"first\nsecond\nthird\n")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from truc_p2p.cli import main
-from truc_p2p.local import make_pair
+from truc_p2p.memory_pair import make_pair
 from truc_p2p.protocol import NEED_DATA, YourTurn
 from truc_p2p.rules import Player
 from truc_p2p.transcript import TranscriptWriter

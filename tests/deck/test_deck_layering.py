@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import truc_p2p.deck as deck
-from truc_p2p.cli import _bench_deck as _bench
+from truc_p2p.bench import _deck as _bench
 
 DECK_DIR = Path(deck.__file__).resolve().parent
 

@@ -21,7 +21,16 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from net_helpers import bot, hosting
 
-from truc_p2p.net import End, GameOutcome, GameSettings, Invite, Storage, _games, join_game
+from truc_p2p.net import (
+    End,
+    GameOutcome,
+    GameSettings,
+    Invite,
+    Storage,
+    _join_game,
+    _local_game,
+    join_game,
+)
 from truc_p2p.protocol import Session, decode_envelope, verify_transcript
 from truc_p2p.protocol._wire import frame, sign_envelope
 from truc_p2p.rules import Player, Ruleset
@@ -133,7 +142,7 @@ async def _play_through(
                 kw["heartbeat"] = False
             return Session(**kw)
 
-        monkeypatch.setattr(_games, "Session", make_session)
+        monkeypatch.setattr(_local_game, "Session", make_session)
     fast = GameSettings(ruleset=RULESET, heartbeat=0.05, dead_after=5)
     with trio.fail_after(60):
         async with hosting(
@@ -191,4 +200,4 @@ async def test_a_host_that_refuses_early_cards_is_dialled_once_more_without_them
     assert verify_transcript(envelopes).valid
     assert len(list((tmp_path / "join").glob("*.truc"))) == 1  # the refused try is gone
     # The next game with that host (a rematch, a match) does not propose them again.
-    assert _games._host_key(via) in _games._HOSTS_WITHOUT_EARLY
+    assert _join_game._host_key(via) in _join_game._HOSTS_WITHOUT_EARLY

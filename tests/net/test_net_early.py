@@ -20,7 +20,7 @@ from truc_p2p.net import (
     GameSettings,
     Reporting,
     Storage,
-    _games,
+    _local_game,
     join_game,
 )
 from truc_p2p.protocol import (
@@ -150,7 +150,7 @@ async def test_a_joiner_plays_with_a_host_that_predates_early_cards(
     def make_session(**kw: Any) -> Session:
         return _OldHostSession(**kw) if kw["role"] is P1 else Session(**kw)
 
-    monkeypatch.setattr(_games, "Session", make_session)
+    monkeypatch.setattr(_local_game, "Session", make_session)
     ruleset = Ruleset(target=2)
     notices: list[str] = []
     with trio.fail_after(600):  # without the second try the host would wait forever

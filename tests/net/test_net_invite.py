@@ -268,26 +268,30 @@ def test_join_with_a_conflicting_option_says_so_in_one_line_before_connecting(
 
 def test_join_adopts_what_the_invite_says_and_keeps_agreeing_options() -> None:
     from truc_p2p.cli import build_parser
-    from truc_p2p.cli._net import _adopt_host_settings, _game_settings
+    from truc_p2p.cli._game_args import GameOptions
+    from truc_p2p.cli._join import _adopt_host_settings
+    from truc_p2p.cli._lifecycle import _game_settings
+
+    def options(*argv: str) -> GameOptions:
+        return GameOptions.from_args(build_parser().parse_args(list(argv)))
 
     invite = Invite.parse(f"truc://127.0.0.1:1/?fp={FP}{SETTINGS_TAIL}")
-    args = build_parser().parse_args(["join", str(invite), "--target", "24"])
-    assert _adopt_host_settings(args, invite) is None
-    settings = _game_settings(args, Ruleset.from_dict(
-        {"target": args.target, "ladder": args.ladder, "rest_refused": args.rest_refused}
+    opts = _adopt_host_settings(options("join", str(invite), "--target", "24"), invite)
+    assert isinstance(opts, GameOptions)
+    settings = _game_settings(opts, Ruleset.from_dict(
+        {"target": opts.target, "ladder": opts.ladder, "rest_refused": opts.rest_refused}
     ), "guest")  # fmt: skip
     assert settings.ruleset is not None and settings.ruleset.to_dict() == {
         "target": 24, "ladder": "even", "rest_refused": "value"}  # fmt: skip
     assert settings.pipeline is False and settings.audit == "game" and settings.deck == "v2"
     # --no-pipeline against a pipelining host: one line
     piped = Invite.parse(f"truc://127.0.0.1:1/?fp={FP}&pipeline=1")
-    args = build_parser().parse_args(["join", str(piped), "--no-pipeline"])
-    assert "leave out --no-pipeline" in (_adopt_host_settings(args, piped) or "")
+    clash = _adopt_host_settings(options("join", str(piped), "--no-pipeline"), piped)
+    assert isinstance(clash, str) and "leave out --no-pipeline" in clash
     # an invite without settings changes nothing
-    args = build_parser().parse_args(["join", f"truc://127.0.0.1:1/?fp={FP}"])
-    before = vars(args).copy()
-    assert _adopt_host_settings(args, Invite.parse(args.invite)) is None
-    assert vars(args) == before
+    before = options("join", f"truc://127.0.0.1:1/?fp={FP}")
+    assert before.invite is not None
+    assert _adopt_host_settings(before, Invite.parse(before.invite)) == before
 
 
 async def test_the_hosts_invite_carries_the_settings_it_plays() -> None:

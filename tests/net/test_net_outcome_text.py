@@ -11,12 +11,12 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from net_helpers import Silent, bot, hosting, new_session, run_game
 
-from truc_p2p.cli import _outcome_text as cli
-from truc_p2p.cli._i18n import speaking
 from truc_p2p.net import End, GameOutcome, Invite, join_game
 from truc_p2p.net import _outcome as net
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.rules import Player
+from truc_p2p.ui import _outcome_text as cli
+from truc_p2p.ui._i18n import speaking
 
 P0, P1 = Player.P0, Player.P1
 

@@ -18,7 +18,7 @@ import pytest
 import trio
 from net_helpers import bot, new_session
 
-import truc_p2p.net._games as games_module
+import truc_p2p.net._join_game as games_module
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,

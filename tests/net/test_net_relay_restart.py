@@ -15,8 +15,8 @@ import pytest
 import trio
 from net_helpers import bot
 
-import truc_p2p.net._connect as connect_module
-import truc_p2p.net._games as games_module
+import truc_p2p.net._join_game as games_module
+import truc_p2p.net._rendezvous as rendezvous_module
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
@@ -215,9 +215,9 @@ async def test_a_silent_relay_is_noticed_and_registered_with_again(
 ) -> None:
     """A control connection that goes quiet (a NAT dropped it without a reset) is
     given up after a PING without PONG, and the host registers again."""
-    monkeypatch.setattr(connect_module, "PING_INTERVAL", 0.2)
-    monkeypatch.setattr(connect_module, "PONG_TIMEOUT", 0.3)
-    monkeypatch.setattr(connect_module, "REREGISTER_FIRST", 0.1)
+    monkeypatch.setattr(rendezvous_module, "PING_INTERVAL", 0.2)
+    monkeypatch.setattr(rendezvous_module, "PONG_TIMEOUT", 0.3)
+    monkeypatch.setattr(rendezvous_module, "REREGISTER_FIRST", 0.1)
     accepted: list[trio.SocketStream] = []
 
     async def mute_relay(stream: trio.SocketStream) -> None:

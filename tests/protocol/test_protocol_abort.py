@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from truc_p2p.local import make_pair
+from truc_p2p.memory_pair import make_pair
 from truc_p2p.protocol import (
     NEED_DATA,
     LocalProtocolError,

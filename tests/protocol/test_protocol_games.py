@@ -7,7 +7,7 @@ import itertools
 import pytest
 from protocol_helpers import P0, P1, Pair, bot, transcript_types
 
-from truc_p2p.local import make_pair, run_pair
+from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import (
     AuditPassed,
     CardsDealt,
@@ -196,7 +196,7 @@ def test_redeals_travel_through_the_protocol(audit: str, first_dealer: Player) -
 
 
 def test_run_pair_and_make_pair_play_a_valid_game() -> None:
-    """The public in-memory helpers of ``truc_p2p.local`` (what the demo uses)."""
+    """The public in-memory helpers of ``truc_p2p.memory_pair`` (what the demo uses)."""
     records: dict[Player, list[bytes]] = {P0: [], P1: []}
     sessions = make_pair(
         ruleset=Ruleset(target=4, ladder=Ladder.EVEN),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from truc_p2p.local import make_pair, run_pair
+from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import AuditPassed, decode_envelope, verify_transcript
 from truc_p2p.protocol._messages import MAX_SEEDS_PER_REVEAL
 from truc_p2p.rules import Action, ActionKind, Game, Player, Ruleset

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from protocol_helpers import P0, P1, PLAYER, REDEALER, identity, resign
 
 from truc_p2p.bots import make_bot
-from truc_p2p.local import make_pair
+from truc_p2p.memory_pair import make_pair
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,

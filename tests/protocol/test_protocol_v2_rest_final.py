@@ -149,7 +149,7 @@ def test_random_games_full_of_rests_finish_and_verify(rest_refused: str) -> None
     on): both sessions finish on the same result and every transcript verifies."""
     import random
 
-    from truc_p2p.local import make_pair
+    from truc_p2p.memory_pair import make_pair
 
     rests = 0
     for seed in range(6):

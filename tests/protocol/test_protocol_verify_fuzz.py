@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from truc_p2p.bots import make_bot
-from truc_p2p.local import make_pair, run_pair
+from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import decode_envelope, verify_transcript
 from truc_p2p.protocol._session import game_id_of
 from truc_p2p.protocol._wire import GENESIS, envelope_hash, sign_envelope

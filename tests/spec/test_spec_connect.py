@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 from truc_p2p.net import DEFAULT_RELAY_PORT, DIRECT_WINDOW, RelayLimits
-from truc_p2p.net._connect import PING_INTERVAL, PUNCH_TIME
+from truc_p2p.net._connect import PUNCH_TIME
 from truc_p2p.net._relay_wire import MAGIC, MAX_ADDRS, MAX_BODY, PROBE_MAGIC, Msg
+from truc_p2p.net._rendezvous import PING_INTERVAL
 
 SPEC = (Path(__file__).resolve().parents[2] / "protocol_spec" / "connect.md").read_text()
 

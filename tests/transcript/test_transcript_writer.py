@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truc_p2p.bots import make_bot
-from truc_p2p.local import make_pair, run_pair
+from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import (
     TRANSCRIPT_MAGIC,
     TranscriptFormatError,

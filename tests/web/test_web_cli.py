@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 
 from truc_p2p.cli import build_parser
-from truc_p2p.cli._web import WebPlayer, final_message, show_invite
 from truc_p2p.net import End, GameOutcome, Invite
 from truc_p2p.rules import Player
+from truc_p2p.ui._web import WebPlayer, final_message, show_invite
 
 COMMAND = [sys.executable, "-m", "truc_p2p.cli", "play", "--web", "--no-browser"]
 
@@ -138,8 +138,8 @@ def test_end_screen_of_a_resignation(end: str, headline: str, won: bool) -> None
 def test_end_screen_of_a_resigned_game_says_it_is_over(end: End) -> None:
     """A signed resignation is a complete result: the end screen does not say "no
     co-signed result", and names the players from the viewer's side."""
-    from truc_p2p.cli._i18n import speaking
     from truc_p2p.protocol import Resignation
+    from truc_p2p.ui._i18n import speaking
 
     by = Player.P1 if end is End.RESIGNED else Player.P0
     resignation = Resignation(

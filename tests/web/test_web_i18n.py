@@ -10,11 +10,11 @@ import trio
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request, TextMessage
 
-from truc_p2p.cli._i18n import LANGUAGES, current, use_language
-from truc_p2p.cli._web import WebPlayer, table_state
-from truc_p2p.cli._web._server import bind_table, serve_table
-from truc_p2p.cli._web._view import page_texts
 from truc_p2p.rules import Card, Game, Player
+from truc_p2p.ui._i18n import LANGUAGES, current, use_language
+from truc_p2p.ui._web import WebPlayer, table_state
+from truc_p2p.ui._web._server import bind_table, serve_table
+from truc_p2p.ui._web._view import page_texts
 
 #: Texts that read the same in French (the title and names).
 SAME = {"title"}

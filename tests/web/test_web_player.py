@@ -16,10 +16,10 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from web_helpers import RaisingBot, derive
 
-from truc_p2p.cli._web import WebPlayer, action_buttons, card_json, final_message, table_state
 from truc_p2p.net import End, QuitGame, play_game, prepare_game
 from truc_p2p.protocol import CardsDealt
 from truc_p2p.rules import Acted, Action, Card, Game, Player, Ruleset
+from truc_p2p.ui._web import WebPlayer, action_buttons, card_json, final_message, table_state
 
 
 def cards(*texts: str) -> list[Card]:
@@ -350,8 +350,8 @@ def test_the_end_screen_is_told_again_in_a_new_language(tmp_path: Path) -> None:
     """Headline, outcome, verdict and match line of the end screen follow the page's
     language menu after the game; what the player chose there (again, level) stays."""
     from truc_p2p.cli._common import transcript_report
-    from truc_p2p.cli._texts import Voice
     from truc_p2p.net import GameOutcome
+    from truc_p2p.ui._texts import Voice
 
     player = WebPlayer("alice")
     page = Recorder()

@@ -14,9 +14,9 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from web_helpers import derive
 
-from truc_p2p.cli._web import WebPlayer
 from truc_p2p.net import End, play_game, prepare_game
 from truc_p2p.rules import Action, Game, Player, Ruleset
+from truc_p2p.ui._web import WebPlayer
 
 THINK_S = 5.0
 SEED = 9

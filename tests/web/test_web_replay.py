@@ -14,7 +14,7 @@ from typing import Any
 from test_web_browser import new_page
 from web_helpers import ROOT
 
-from truc_p2p.cli._record import read_game
+from truc_p2p.history._record import read_game
 from truc_p2p.rules import Card
 
 sys.path.insert(0, str(ROOT / "tests" / "cli"))

@@ -13,8 +13,8 @@ import trio
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, RejectConnection, Request, TextMessage
 
-from truc_p2p.cli._web import TableServer, bind_table, serve_table
-from truc_p2p.cli._web._server import QUEUE_SIZE
+from truc_p2p.ui._web import TableServer, bind_table, serve_table
+from truc_p2p.ui._web._server import QUEUE_SIZE
 
 
 class FakeTable:

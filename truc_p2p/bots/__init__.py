@@ -11,7 +11,7 @@ in memory.
 
 from __future__ import annotations
 
-from truc_p2p.bots._base import Bot, RandomBot
+from truc_p2p.bots._base import Bot, RandomBot, thinks_in_thread
 from truc_p2p.bots._heuristic import HeuristicBot
 from truc_p2p.bots._local import ViewsOutOfSyncError, play_local_game
 from truc_p2p.bots._make import (
@@ -38,5 +38,6 @@ __all__ = [
     "make_bot",
     "parse_bot_name",
     "play_local_game",
+    "thinks_in_thread",
     "with_think",
 ]

@@ -7,7 +7,15 @@ from typing import Protocol, runtime_checkable
 
 from truc_p2p.rules import Action, Game
 
-__all__ = ["Bot", "RandomBot"]
+__all__ = ["Bot", "RandomBot", "thinks_in_thread"]
+
+
+def thinks_in_thread(bot: Bot) -> bool:
+    """Whether ``bot`` thinks long enough that a game loop should ask it in a worker
+    thread (and keep reading the peer meanwhile).  A bot says so with a true class
+    attribute ``thinks_in_thread`` (the searching bot does); other bots are asked
+    in the loop itself."""
+    return getattr(bot, "thinks_in_thread", False) is True
 
 
 @runtime_checkable

@@ -411,6 +411,8 @@ class SearchBot:
     """
 
     name = "search"
+    #: It searches: a game loop asks it in a worker thread (:func:`~._base.thinks_in_thread`).
+    thinks_in_thread = True
 
     def __init__(
         self,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from truc_p2p import __version__
 from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
-from truc_p2p.cli._i18n import (
+from truc_p2p.ui._i18n import (
     LANGUAGES,
     UnknownLanguage,
     _,
@@ -26,25 +26,25 @@ from truc_p2p.cli._i18n import (
 __all__ = ["build_parser", "main"]
 
 
-#: Sub-command -> the private module that registers it.  Only the module of the
+#: Sub-command -> the module that registers it.  Only the module of the
 #: command being run is imported (``truc-p2p verify`` never loads trio or the
 #: network stack); ``--help`` and unknown commands load them all.
 COMMANDS: dict[str, str] = {
-    "demo": "_demo",
-    "host": "_net",
-    "join": "_net",
-    "resume": "_net",
-    "play": "_net",
-    "hosts": "_hosts",
-    "lobby": "_lobby",
-    "relay": "_relay",
-    "identity": "_identity",
-    "verify": "_verify",
-    "games": "_games",
-    "replay": "_replay",
-    "export": "_export",
-    "bench": "_bench",
-    "languages": "_languages",
+    "demo": "truc_p2p.cli._demo",
+    "host": "truc_p2p.cli._host",
+    "join": "truc_p2p.cli._join",
+    "resume": "truc_p2p.cli._resume",
+    "play": "truc_p2p.cli._play",
+    "hosts": "truc_p2p.cli._hosts",
+    "lobby": "truc_p2p.cli._lobby",
+    "relay": "truc_p2p.cli._relay",
+    "identity": "truc_p2p.cli._identity",
+    "verify": "truc_p2p.cli._verify",
+    "games": "truc_p2p.history._games",
+    "replay": "truc_p2p.history._replay",
+    "export": "truc_p2p.history._export",
+    "bench": "truc_p2p.bench._commands",
+    "languages": "truc_p2p.cli._languages",
 }
 
 
@@ -65,7 +65,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
     for name in wanted:
-        importlib.import_module(f"truc_p2p.cli.{name}").register(subparsers)
+        importlib.import_module(name).register(subparsers)
     _lang_everywhere(parser)
     return parser
 

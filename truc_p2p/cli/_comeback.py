@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.cli._i18n import _
 from truc_p2p.net import Invite, InviteError, read_meta
 from truc_p2p.protocol import MessageType, ProtocolError, decode_envelope, verify_transcript
 from truc_p2p.transcript import scan_transcript_file
+from truc_p2p.ui._i18n import _
 
 __all__ = ["busy_hint", "find_unfinished", "resume_command"]
 

@@ -10,21 +10,18 @@ from __future__ import annotations
 
 import argparse
 import errno
-import getpass
 import json
 import math
 import os
 import re
 import signal
 import sys
-import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar
 
-from truc_p2p.cli._i18n import _
-from truc_p2p.cli._texts import Voice
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
+from truc_p2p.ui._i18n import _
 
 if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
     import trio
@@ -73,7 +70,7 @@ _SAMPLE = "♠♥♦♣“”·–"
 
 
 class StoreExplicit(argparse.Action):
-    """``store``, and remember that the option was given (:func:`explicit_options`)."""
+    """``store``, and remember that the option was given (in ``explicit_options``)."""
 
     def __call__(
         self,
@@ -85,13 +82,6 @@ class StoreExplicit(argparse.Action):
         setattr(namespace, self.dest, values)
         given: frozenset[str] = getattr(namespace, "explicit_options", frozenset())
         namespace.explicit_options = frozenset(given) | {self.dest}
-
-
-def explicit_options(args: argparse.Namespace) -> frozenset[str]:
-    """The ruleset options the user actually gave (dest names), and ``no_pipeline``
-    when ``--no-pipeline`` was given: what a joiner insists on (connect.md 1.1)."""
-    given = frozenset(getattr(args, "explicit_options", frozenset()))
-    return given | ({"no_pipeline"} if getattr(args, "no_pipeline", False) else frozenset())
 
 
 def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
@@ -137,7 +127,18 @@ def pipeline_of(args: argparse.Namespace) -> bool | None:
     return False if getattr(args, "no_pipeline", False) else None
 
 
-def ruleset_from_args(args: argparse.Namespace) -> Ruleset:
+class RulesetOptions(Protocol):
+    """What :func:`ruleset_from_args` reads: argparse's namespace or typed options."""
+
+    @property
+    def target(self) -> int: ...
+    @property
+    def ladder(self) -> str: ...
+    @property
+    def rest_refused(self) -> str: ...
+
+
+def ruleset_from_args(args: RulesetOptions) -> Ruleset:
     """The Ruleset chosen by :func:`add_ruleset_args`'s options.
 
     Raises :class:`UsageError` (a ``ValueError``) naming the option, e.g. for
@@ -234,6 +235,8 @@ def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:
         if where.exists() and not where.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(where))
         where.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only the commands that write games need it
+
         fd, probe = tempfile.mkstemp(prefix=".truc-p2p-check-", dir=where)
         try:
             os.write(fd, b"\n")
@@ -386,6 +389,8 @@ def cpu_jobs(text: str) -> int:
 
 def default_name(fallback: str) -> str:
     """The login name made protocol-safe (1-40 printable characters), else ``fallback``."""
+    import getpass  # only the commands that name the player need it
+
     try:
         name = getpass.getuser()
     except Exception:  # no login name in containers without a passwd entry
@@ -423,8 +428,8 @@ def transcript_report(path: str | os.PathLike[str]) -> object:
 
 def verdict_words(report: object) -> dict[str, object]:
     """:func:`transcript_verdict` of a :func:`transcript_report`, in the language in use."""
-    from truc_p2p.cli._verify_text import verify_headline, verify_summary
     from truc_p2p.protocol import VerifyReport
+    from truc_p2p.ui._verify_text import verify_headline, verify_summary
 
     if not isinstance(report, VerifyReport):
         text = _("cannot read the transcript: {reason}", reason=report)
@@ -453,7 +458,8 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
 
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
-    from truc_p2p.cli._outcome_text import outcome_text
+    from truc_p2p.ui._outcome_text import outcome_text
+    from truc_p2p.ui._texts import Voice
 
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)

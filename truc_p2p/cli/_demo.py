@@ -33,11 +33,7 @@ from truc_p2p.cli._common import (
     ruleset_from_args,
     use_ascii,
 )
-from truc_p2p.cli._i18n import _, ngettext
-from truc_p2p.cli._narrate import Tally, describe
-from truc_p2p.cli._texts import Voice
-from truc_p2p.cli._verify_text import reason_word
-from truc_p2p.local import make_pair, run_pair
+from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     BotStrategy,
@@ -57,6 +53,10 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Event, Player
 from truc_p2p.transcript import TranscriptWriteError, TranscriptWriter
+from truc_p2p.ui._i18n import _, ngettext
+from truc_p2p.ui._narrate import Tally, describe
+from truc_p2p.ui._texts import Voice
+from truc_p2p.ui._verify_text import reason_word
 
 __all__ = ["add_ruleset_args", "register", "ruleset_from_args"]
 

@@ -10,8 +10,8 @@ from typing import Any
 import trio
 
 from truc_p2p.cli._common import positive_seconds
-from truc_p2p.cli._i18n import _
-from truc_p2p.net import FoundGame, find_games
+from truc_p2p.net import FoundGame, find_games, host_port
+from truc_p2p.ui._i18n import _
 
 __all__ = ["describe", "register"]
 
@@ -35,9 +35,8 @@ def register(subparsers: Any) -> None:
 def describe(game: FoundGame) -> str:
     """One line for a person: name, fingerprint prefix, settings, address."""
     settings = " ".join(f"{k}={v}" for k, v in sorted(game.settings.items()))
-    where = game.addresses[0]
-    where = f"[{where}]" if ":" in where else where
-    return f"{game.name}  key {game.fingerprint[:16]}…  {settings}  at {where}:{game.port}"
+    where = host_port(game.addresses[0], game.port)
+    return f"{game.name}  key {game.fingerprint[:16]}…  {settings}  at {where}"
 
 
 def _hosts(args: argparse.Namespace) -> int:

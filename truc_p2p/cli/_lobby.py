@@ -12,13 +12,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from functools import partial
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
 from truc_p2p.cli._common import positive_seconds
-from truc_p2p.cli._i18n import _
+
+if TYPE_CHECKING:
+    from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.net import (
     DEFAULT_RELAY_PORT,
     InviteError,
@@ -29,8 +32,9 @@ from truc_p2p.net import (
     fetch_lobby,
     fetch_lobby_answer,
 )
-from truc_p2p.net._invite import parse_host_port
+from truc_p2p.net._invite import host_port, parse_host_port
 from truc_p2p.net._relay_wire import RelayProtocolError
+from truc_p2p.ui._i18n import _
 
 __all__ = [
     "adopt_listing",
@@ -125,7 +129,7 @@ def lobby_json(
     """``lobby --json``; with the relay's ``answer``, also how many listings it holds,
     how many match the filter and how many it showed (connect.md 2.2)."""
     out: dict[str, Any] = {
-        "relay": f"{relay[0]}:{relay[1]}" if ":" not in relay[0] else f"[{relay[0]}]:{relay[1]}",
+        "relay": host_port(*relay),
         "games": [g.to_json() for g in games],
         "dropped": notes,
     }
@@ -156,7 +160,7 @@ def fetch(
             _(
                 "truc-p2p {command}: cannot reach the relay {relay}: {reason}",
                 command=command,
-                relay=f"{relay[0]}:{relay[1]}",
+                relay=host_port(*relay),
                 reason=reason or type(exc).__name__,
             ),
             file=out,
@@ -181,7 +185,7 @@ async def fetch_lobby_for_page(
             [],
             _(
                 "cannot reach the relay {relay}: {reason}",
-                relay=f"{relay[0]}:{relay[1]}",
+                relay=host_port(*relay),
                 reason=reason or type(exc).__name__,
             ),
         )
@@ -214,7 +218,7 @@ def _lobby(args: argparse.Namespace) -> int:
                 _(
                     "truc-p2p {command}: cannot reach the relay {relay}: {reason}",
                     command="lobby",
-                    relay=f"{relay[0]}:{relay[1]}",
+                    relay=host_port(*relay),
                     reason=reason or type(exc).__name__,
                 ),
                 file=sys.stderr,
@@ -245,35 +249,34 @@ def _lobby(args: argparse.Namespace) -> int:
     return 0
 
 
-def adopt_listing(args: argparse.Namespace, game: LobbyGame) -> None:
+def adopt_listing(opts: GameOptions, game: LobbyGame) -> GameOptions:
     """Play the picked game by its listed rules and deal (the host refuses others)."""
     f = game.listing.fields
-    if f.get("target", "").isdigit():
-        args.target = int(f["target"])
-    if "ladder" in f:
-        args.ladder = f["ladder"]
-    if "rest" in f:
-        args.rest_refused = f["rest"]
-    if "pipeline" in f:
-        args.no_pipeline = f["pipeline"] == "0"
+    return replace(
+        opts,
+        target=int(f["target"]) if f.get("target", "").isdigit() else opts.target,
+        ladder=f.get("ladder", opts.ladder),
+        rest_refused=f.get("rest", opts.rest_refused),
+        no_pipeline=f["pipeline"] == "0" if "pipeline" in f else opts.no_pipeline,
+    )
     # the match length travels in the invite (game.invite.settings.match), which
     # the join adopts like an invite's, checking it against an explicit --match
 
 
-def pick_relay_game(args: argparse.Namespace, relay: tuple[str, int]) -> LobbyGame | int:
+def pick_relay_game(opts: GameOptions, relay: tuple[str, int]) -> LobbyGame | int:
     """``join --relay R`` without an invite: list the lobby on stderr and take the game
     numbered ``--pick N`` or read from stdin; the game, or an exit status."""
     out = sys.stderr
-    games = fetch(relay, args.connect_timeout, "join", out)
+    games = fetch(relay, opts.connect_timeout, "join", out)
     if games is None:
         return 4
     if not games:
-        print(_("truc-p2p join: no open game at the relay {relay}", relay=args.relay), file=out)
+        print(_("truc-p2p join: no open game at the relay {relay}", relay=opts.relay), file=out)
         return 4
     for i, game in enumerate(games, 1):
         print(f"{i}. {describe_game(game)}", file=out)
-    if args.pick is not None:
-        line = str(args.pick)
+    if opts.pick is not None:
+        line = str(opts.pick)
     else:
         print(_("which game (1-{n})? ", n=len(games)), end="", file=out, flush=True)
         line = sys.stdin.readline().strip()

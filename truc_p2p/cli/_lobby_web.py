@@ -1,6 +1,6 @@
 """``truc-p2p join --relay RELAY --web``: the relay's lobby on a page in the browser.
 
-The web table's server (:mod:`._web._server`: loopback, token, Host and Origin
+The web table's server (:mod:`truc_p2p.ui._web._server`: loopback, token, Host and Origin
 checks) serves ``lobby.html``; the program asks the relay again every
 :data:`REFRESH` seconds and pushes the list (listings checked as in the
 terminal, dropped ones named).  A join button sends ``{"type": "join",
@@ -10,18 +10,20 @@ stops, and ``join`` goes on with that game's invite on the web table.
 
 from __future__ import annotations
 
-import argparse
 import signal
 import sys
 import webbrowser
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
-from truc_p2p.cli._i18n import _
 from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page
-from truc_p2p.cli._replay_web import PageLanguage, menu_json
+
+if TYPE_CHECKING:
+    from truc_p2p.cli._game_args import GameOptions
+from truc_p2p.history._replay_web import PageLanguage, menu_json
 from truc_p2p.net import LobbyGame
+from truc_p2p.ui._i18n import _
 
 __all__ = ["REFRESH", "LobbyPage", "pick_on_page"]
 
@@ -139,22 +141,22 @@ async def refresh(page: LobbyPage, every: float = REFRESH, timeout: float = 10.0
         await trio.sleep(every)
 
 
-def pick_on_page(args: argparse.Namespace, relay: tuple[str, int]) -> LobbyGame | int:
+def pick_on_page(opts: GameOptions, relay: tuple[str, int]) -> LobbyGame | int:
     """Serve the lobby page until a game is picked (the game) or Ctrl-C (130)."""
-    from truc_p2p.cli._web._server import bind_table, serve_table
+    from truc_p2p.ui._web._server import bind_table, serve_table
 
-    out = sys.stderr if getattr(args, "json", False) else sys.stdout
-    page = LobbyPage(relay, args.relay, lang_pinned=getattr(args, "lang", None) is not None)
+    out = opts.info
+    page = LobbyPage(relay, opts.relay or "", lang_pinned=opts.lang is not None)
 
     async def main() -> LobbyGame | int:
         try:
-            listeners = await bind_table(args.web_port)
+            listeners = await bind_table(opts.web_port)
         except OSError as exc:
             print(
                 _(
                     "truc-p2p {command}: cannot serve the page on port {port}: {reason}",
                     command="join",
-                    port=args.web_port,
+                    port=opts.web_port,
                     reason=exc.strerror or exc,
                 ),
                 file=sys.stderr,
@@ -165,7 +167,7 @@ def pick_on_page(args: argparse.Namespace, relay: tuple[str, int]) -> LobbyGame 
                 page.server = server
                 url = server.url.replace("/?token=", "/lobby.html?token=")
                 print(_("lobby: {url}", url=url), file=out, flush=True)
-                if not args.no_browser:
+                if not opts.no_browser:
                     await trio.to_thread.run_sync(webbrowser.open, url)
                 nursery.start_soon(refresh, page)
 

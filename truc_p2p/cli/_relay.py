@@ -11,9 +11,9 @@ from typing import Any
 import trio
 
 from truc_p2p.cli._common import run_until_interrupted
-from truc_p2p.cli._i18n import _
-from truc_p2p.cli._notice_text import notice_text
-from truc_p2p.net import DEFAULT_RELAY_PORT, RelayServer, SessionReport
+from truc_p2p.net import DEFAULT_RELAY_PORT, RelayServer, SessionReport, host_port
+from truc_p2p.ui._i18n import _
+from truc_p2p.ui._notice_text import notice_text
 
 __all__ = ["register"]
 
@@ -44,10 +44,6 @@ def register(subparsers: Any) -> None:
         "--json", action="store_true", help=_("print one JSON object per line (start, sessions)")
     )
     relay.set_defaults(func=_relay)
-
-
-def _to_stderr(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
 
 
 def _relay(args: argparse.Namespace) -> int:
@@ -98,7 +94,7 @@ def _relay(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"event": "listening", "addresses": addresses}), flush=True)
         else:
-            where = ", ".join(f"{a}:{p}" for a, p in addresses)
+            where = ", ".join(host_port(a, p) for a, p in addresses)
             print(_("relay listening on {where} (Ctrl-C to stop)", where=where), flush=True)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(

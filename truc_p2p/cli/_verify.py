@@ -24,12 +24,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.cli._i18n import _, english, ngettext
-from truc_p2p.cli._verify_text import damage_line, verify_summary
 from truc_p2p.evidence import evidence_lines
 from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
 from truc_p2p.protocol._wire import FRAME_HEADER
 from truc_p2p.transcript import TranscriptScan, scan_transcript_file
+from truc_p2p.ui._i18n import _, english, ngettext
+from truc_p2p.ui._verify_text import damage_line, verify_summary
 
 
 def register(subparsers: Any) -> None:
@@ -123,7 +123,7 @@ def _read_secret(path: Path) -> bytes:
 
 def _verify_match(args: argparse.Namespace) -> int:
     """``verify --match FILE``: 0 a valid match record, 1 rejected."""
-    from truc_p2p.cli._match import MatchError, verify_match
+    from truc_p2p.history._match import MatchError, verify_match
 
     try:
         report = verify_match(Path(args.match))

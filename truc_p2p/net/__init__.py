@@ -41,35 +41,23 @@ from truc_p2p.net._connect import (
     PATHS,
     ConnectError,
     Incoming,
-    Rendezvous,
     connect,
     lan_addresses,
-    open_rendezvous,
 )
 from truc_p2p.net._discovery import SERVICE_TYPE, FoundGame, advertise_game, find_games
-from truc_p2p.net._games import (
-    LocalGame,
-    Redialer,
-    Restored,
-    host_game,
-    join_game,
-    prepare_game,
-    read_meta,
-    relay_claim,
-    restore_game,
-    resume_game,
-    transcript_path,
-    write_meta,
-)
+from truc_p2p.net._games import Restored, restore_game, resume_game
+from truc_p2p.net._host_game import host_game
 from truc_p2p.net._invite import (
     DEFAULT_PORT,
     SETTING_KEYS,
     HostSettings,
     Invite,
     InviteError,
+    host_port,
     parse_host_port,
     settings_fields,
 )
+from truc_p2p.net._join_game import Redialer, join_game
 from truc_p2p.net._lobby import (
     ListingError,
     LobbyAnswer,
@@ -79,9 +67,18 @@ from truc_p2p.net._lobby import (
     fetch_lobby,
     fetch_lobby_answer,
 )
+from truc_p2p.net._local_game import (
+    LocalGame,
+    prepare_game,
+    read_meta,
+    relay_claim,
+    transcript_path,
+    write_meta,
+)
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
-from truc_p2p.net._play import (
+from truc_p2p.net._play import play_game
+from truc_p2p.net._play_options import (
     DEFAULT_BOT_TIMEOUT,
     DEFAULT_DEAD_AFTER,
     DEFAULT_GRACE,
@@ -89,11 +86,13 @@ from truc_p2p.net._play import (
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     EventHook,
-    play_game,
+    PlayOptions,
 )
 from truc_p2p.net._portmap import PortMapping, map_port
 from truc_p2p.net._reconnect import NetEvent, PeerDisconnected, PeerReconnected, Reconnector
-from truc_p2p.net._relay import DEFAULT_RELAY_PORT, RelayLimits, RelayServer, SessionReport
+from truc_p2p.net._relay import RelayServer
+from truc_p2p.net._relay_state import DEFAULT_RELAY_PORT, RelayLimits, SessionReport
+from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
 from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import BotStrategy, QuitGame, Strategy
 from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
@@ -136,6 +135,7 @@ __all__ = [
     "Notice",
     "PeerDisconnected",
     "PeerReconnected",
+    "PlayOptions",
     "PortMapping",
     "QuitGame",
     "Reconnector",
@@ -157,6 +157,7 @@ __all__ = [
     "find_games",
     "guess_lan_address",
     "host_game",
+    "host_port",
     "join_game",
     "keep_evidence",
     "lan_addresses",

@@ -1,7 +1,7 @@
 """Reach a host through NAT: direct paths, TCP hole punching, or a relay splice.
 
 Theory of operation (``protocol_spec/connect.md``).  The host keeps a
-control connection to a relay (:func:`open_rendezvous`) from a local port
+control connection to a relay (:func:`~._rendezvous.open_rendezvous`) from a local port
 ``P`` and listens on ``P`` as well (``SO_REUSEPORT``).  A joiner
 (:func:`connect`) sends ``JOIN code`` to the relay from its own port ``Q``;
 the relay's ``MEET`` tells each side the other's observed address.  Then, in
@@ -19,7 +19,7 @@ The host's ``REGISTER`` carries a **claim** from which the relay derives the
 code, so when the control connection drops (the relay restarted, a NAT forgot
 the mapping) the host registers again with backoff and gets the same code:
 the invite it printed stays valid, and a resumed host (``truc-p2p resume``)
-gets it back too (:class:`Rendezvous`).
+gets it back too (:class:`~._rendezvous.Rendezvous`).
 
 Every candidate connection first carries a **probe** (the joiner sends
 ``TRUCPRB1`` + session + path letter, the host echoes it with ``A``); the
@@ -30,57 +30,32 @@ consumes a byte of the game.
 
 from __future__ import annotations
 
-import random
-import secrets
 import socket
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass, field
+from contextlib import suppress
+from dataclasses import dataclass
 
 import ifaddr
 import trio
 
-from truc_p2p.net._invite import Invite
-from truc_p2p.net._notice import Notice
+from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._relay_wire import (
-    CLAIM_LEN,
     MAGIC,
     PROBE_MAGIC,
-    REPLACED,
-    SESSION_LEN,
     Addr,
     Meet,
     Msg,
     RelayProtocolError,
-    code_for_claim,
-    decode_addr,
     encode,
     encode_addrs,
     read_exactly,
     read_message,
 )
 
-__all__ = [
-    "DIRECT_WINDOW",
-    "PATHS",
-    "ConnectError",
-    "Incoming",
-    "Rendezvous",
-    "connect",
-    "lan_addresses",
-    "open_rendezvous",
-]
+__all__ = ["DIRECT_WINDOW", "PATHS", "ConnectError", "Incoming", "connect", "lan_addresses"]
+
 
 #: Seconds the joiner tries direct paths alone before asking for a relay splice.
 DIRECT_WINDOW = 3.0
-#: Seconds between PINGs on the host's control connection (keeps NAT mappings too).
-PING_INTERVAL = 25.0
-#: Seconds past a PING interval without a word from the relay that end a control connection.
-PONG_TIMEOUT = 15.0
-#: The first delay (at most; jittered) before registering again after a lost control
-#: connection; it doubles up to :data:`REREGISTER_MAX`.
-REREGISTER_FIRST = 1.0
-REREGISTER_MAX = 60.0
 #: How long each side keeps punching after a MEET.
 PUNCH_TIME = 10.0
 PROBE_TIMEOUT = 5.0
@@ -154,7 +129,7 @@ async def _open_relay(relay: tuple[str, int], timeout: float) -> trio.SocketStre
     with trio.move_on_after(timeout):
         stream = await _connect_from(0, addr, family)
         return stream
-    raise ConnectError(f"no answer from the relay {relay[0]}:{relay[1]} within {timeout:g} s")
+    raise ConnectError(f"no answer from the relay {host_port(*relay)} within {timeout:g} s")
 
 
 async def _expect(stream: trio.SocketStream, want: int, timeout: float) -> bytes:
@@ -165,466 +140,6 @@ async def _expect(stream: trio.SocketStream, want: int, timeout: float) -> bytes
     if kind != want:
         raise RelayProtocolError(f"expected message {want:#x}, got {kind:#x}")
     return body
-
-
-# --------------------------------------------------------------------------- host
-
-
-@dataclass(eq=False)
-class _Pending:
-    meet: Meet
-    resolved: trio.CancelScope = field(default_factory=trio.CancelScope)
-
-
-@dataclass(eq=False)
-class _Registration:
-    """One control connection and the listener on its local port."""
-
-    control: trio.SocketStream
-    listener: trio.SocketListener
-    observed: Addr
-
-    @property
-    def port(self) -> int:
-        return int(self.control.socket.getsockname()[1])
-
-
-class _OtherCode(ConnectError):
-    """The relay registered us under another code than our claim's."""
-
-
-async def _register(relay: tuple[str, int], claim: bytes, timeout: float) -> _Registration:
-    """Connect to the relay, listen on the same local port and ``REGISTER`` with
-    ``claim``; :class:`ConnectError` when the relay cannot be reached or refuses."""
-    try:
-        control = await _open_relay(relay, timeout)
-    except OSError as exc:
-        if isinstance(exc, ConnectError):
-            raise
-        raise ConnectError(f"cannot reach the relay {relay[0]}:{relay[1]}: {exc}") from None
-    listener: trio.SocketListener | None = None
-    try:
-        port = int(control.socket.getsockname()[1])
-        sock = _reusable(control.socket.family)
-        try:
-            await sock.bind(("::" if control.socket.family == socket.AF_INET6 else "0.0.0.0", port))
-            sock.listen(16)
-        except BaseException:
-            sock.close()
-            raise
-        listener = trio.SocketListener(sock)
-        try:
-            await control.send_all(
-                MAGIC + encode(Msg.REGISTER, encode_addrs(lan_addresses(port)) + claim)
-            )
-            body = await _expect(control, Msg.REGISTERED, timeout)
-        except (*_NET_ERRORS, trio.TooSlowError) as exc:
-            if isinstance(exc, ConnectError):
-                raise
-            raise ConnectError(f"the relay did not register us: {exc}") from None
-        if not body or len(body) < 1 + body[0]:
-            raise ConnectError("bad REGISTERED from the relay")
-        code = body[1 : 1 + body[0]].decode("ascii", "replace")
-        if code != code_for_claim(claim):
-            raise _OtherCode(f"the relay gave the code {code!r}, not the one of our claim")
-        try:
-            observed, _ = decode_addr(body, 1 + body[0])
-        except RelayProtocolError as exc:
-            raise ConnectError(f"bad REGISTERED from the relay: {exc}") from None
-    except BaseException:
-        if listener is not None:
-            await trio.aclose_forcefully(listener)
-        await trio.aclose_forcefully(control)
-        raise
-    return _Registration(control, listener, observed)
-
-
-class Rendezvous:
-    """A host's registration with a relay; :meth:`accept` yields game connections.
-
-    When the control connection drops (the relay restarted, a NAT forgot the
-    mapping, no ``PONG`` for :data:`PONG_TIMEOUT` seconds after a ``PING``), the
-    host registers again with the same claim, so the same code and the printed
-    invite stay valid: first after up to :data:`REREGISTER_FIRST` seconds, then
-    with the delay doubling up to :data:`REREGISTER_MAX` (each delay jittered
-    down to half, so the hosts of a restarted relay do not all come back at
-    once).  It stops only when the relay says another registration with the
-    same claim replaced this one.  ``on_notice`` hears the loss and the return.
-    """
-
-    def __init__(
-        self,
-        relay: tuple[str, int],
-        claim: bytes,
-        *,
-        on_notice: Callable[[str], None] | None = None,
-    ) -> None:
-        self.relay = relay
-        self.claim = claim
-        #: The code in the invite (derived from the claim, the same for every registration).
-        self.code = code_for_claim(claim)
-        #: The host's address and port as the relay sees them (``None`` before registering).
-        self.observed: Addr | None = None
-        self.on_notice = on_notice
-        self.local_port = 0
-        self.family = socket.AF_INET
-        self._pending: dict[bytes, _Pending] = {}
-        self._tx, self._rx = trio.open_memory_channel[Incoming](0)
-        #: Why the control connection to the relay ended (``None`` while it is up).
-        self.lost: str | None = None
-        #: Set when the control connection ended (see :attr:`lost`).
-        self.lost_event = trio.Event()
-        #: Successful registrations so far (the first one included).
-        self.registrations = 0
-        #: Set (and replaced by a fresh event) each time a registration succeeds.
-        self.registered_event = trio.Event()
-        #: True once the relay said a newer registration took the code: no more tries.
-        self.replaced = False
-        self._probes = 0
-        #: The signed lobby listing (``LIST`` body) sent after each registration, if any.
-        self.listing: bytes | None = None
-        #: Why the relay last refused the listing (``None``: listed or not asked).
-        self.unlisted_because: str | None = None
-        #: True once a relay closed the control connection on our LIST (no lobby there).
-        self.no_lobby = False
-        self._list_unanswered = False
-        self._control: trio.SocketStream | None = None
-        self._send_lock = trio.Lock()
-
-    async def set_listing(self, listing: bytes | None) -> None:
-        """List the game in the relay's lobby (``listing``: a signed ``LIST`` body) or
-        take it off (``None``); kept across registrations, renewed by each ``PING``."""
-        if listing == self.listing or self.no_lobby:
-            return
-        self.listing = listing
-        if self._control is not None:
-            with suppress(*_NET_ERRORS):  # a lost control connection lists it again later
-                await self._send_list(self._control)
-
-    async def _send_list(self, stream: trio.SocketStream) -> None:
-        self._list_unanswered = True
-        await self._send(stream, encode(Msg.LIST, self.listing or b""))
-
-    async def _send(self, stream: trio.SocketStream, data: bytes) -> None:
-        async with self._send_lock:
-            await stream.send_all(data)
-
-    def invite(self, base: Invite) -> Invite:
-        """``base`` (the direct address) with this relay and code added."""
-        return Invite(base.host, base.port, base.fingerprint, relay=self.relay, code=self.code)
-
-    async def accept(self) -> Incoming:
-        """The next connection whose probe was committed (its path is known)."""
-        return await self._rx.receive()
-
-    def _notice(self, text: str) -> None:
-        if self.on_notice is not None:
-            self.on_notice(text)
-
-    def _use(self, registration: _Registration) -> None:
-        self.observed = registration.observed
-        self.local_port = registration.port
-        self.family = registration.control.socket.family
-        self.lost = None
-        self.lost_event = trio.Event()
-        self.registrations += 1
-        self.registered_event.set()
-        self.registered_event = trio.Event()
-
-    async def _run(self, nursery: trio.Nursery, first: _Registration | None) -> None:
-        """Serve MEETs, registering again whenever the control connection drops.
-        Games already connected (direct, punched, relayed) do not depend on it."""
-        registration = first  # already in use (open_rendezvous)
-        delay = REREGISTER_FIRST
-        while True:
-            if registration is None:
-                got = await self._register_again(delay)
-                if got is None:
-                    return
-                registration, delay = got
-                self._use(registration)
-            since = trio.current_time()
-            await self._serve(nursery, registration)
-            registration = None
-            if trio.current_time() - since >= REREGISTER_MAX:
-                delay = REREGISTER_FIRST  # a flapping relay keeps the grown delay
-            self.lost = self.lost or Notice("relay-closed")
-            self.lost_event.set()
-            if self._list_unanswered and self.listing is not None:
-                # A relay without a lobby closes the connection on LIST: not again.
-                self._list_unanswered = False
-                self.listing, self.no_lobby = None, True
-                self._notice(Notice("relay-no-lobby"))
-            if self.replaced:
-                self._notice(Notice("relay-replaced", relay=f"{self.relay[0]}:{self.relay[1]}"))
-                return
-            self._notice(Notice("relay-lost", error=self.lost))
-
-    async def _register_again(self, delay: float) -> tuple[_Registration, float] | None:
-        """Register with backoff from ``delay`` until it works; returns the registration
-        and the next delay (``None``: the code is gone for good)."""
-        started = trio.current_time()
-        told = ""
-        while True:
-            await trio.sleep(delay * random.uniform(0.5, 1.0))
-            delay = min(delay * 2, REREGISTER_MAX)
-            try:
-                registration = await _register(self.relay, self.claim, 10.0)
-            except OSError as exc:  # ConnectError and the like
-                reason = str(exc)
-                if isinstance(exc, _OtherCode):
-                    self._notice(Notice("relay-codes-gone", error=reason))
-                    return None
-                if reason.startswith("the relay says") and reason != told:
-                    told = reason  # a refusal (e.g. relay full): say it once, keep trying
-                    self._notice(Notice("relay-refused-again", error=reason))
-                continue
-            self._notice(
-                Notice(
-                    "relay-registered-again",
-                    seconds=f"{trio.current_time() - started:.1f}",
-                    code=self.code,
-                )
-            )
-            return registration, delay
-
-    async def _serve(self, nursery: trio.Nursery, registration: _Registration) -> None:
-        async with (
-            registration.control,
-            registration.listener,
-            trio.open_nursery() as control,
-        ):
-            control.start_soon(self._listen, nursery, registration.listener)
-            control.start_soon(self._ping, registration.control, control.cancel_scope)
-            try:
-                self._control = registration.control
-                if self.listing is not None:
-                    await self._send_list(registration.control)
-                await self._read_control(nursery, registration.control)
-            except (*_NET_ERRORS, trio.TooSlowError) as exc:
-                if isinstance(exc, trio.TooSlowError):
-                    self.lost = Notice("relay-silent", seconds=f"{PING_INTERVAL + PONG_TIMEOUT:g}")
-                else:
-                    self.lost = str(exc) or type(exc).__name__
-            finally:
-                self._control = None
-            control.cancel_scope.cancel()
-
-    async def _read_control(self, nursery: trio.Nursery, stream: trio.SocketStream) -> None:
-        while True:
-            # The relay answers every PING: silence past one PING and its answer is a
-            # dead connection (a NAT that dropped the mapping sends no RST).
-            with trio.fail_after(PING_INTERVAL + PONG_TIMEOUT):
-                kind, body = await read_message(stream)
-            if kind == Msg.MEET:
-                meet = Meet.decode(body)
-                pending = _Pending(meet)
-                self._pending[meet.session] = pending
-                nursery.start_soon(self._meeting, nursery, pending)
-            elif kind == Msg.ERROR:
-                reason = body.decode("utf-8", "replace")
-                self.replaced = reason == REPLACED
-                raise ConnectError("the relay says: " + reason)
-            elif kind == Msg.LISTED:
-                self._list_unanswered = False
-                refusal = body.decode("utf-8", "replace") or None
-                if refusal is not None and refusal != self.unlisted_because:
-                    self._notice(Notice("relay-unlisted", reason=refusal))
-                self.unlisted_because = refusal
-            elif kind != Msg.PONG:
-                raise RelayProtocolError(f"unexpected message {kind:#x} from the relay")
-
-    async def _ping(self, stream: trio.SocketStream, scope: trio.CancelScope) -> None:
-        while True:
-            await trio.sleep(PING_INTERVAL)
-            try:
-                await self._send(stream, encode(Msg.PING))
-            except _NET_ERRORS as exc:
-                self.lost = str(exc) or type(exc).__name__
-                scope.cancel()
-                return
-
-    async def _listen(self, nursery: trio.Nursery, listener: trio.SocketListener) -> None:
-        while True:
-            try:
-                stream = await listener.accept()
-            except OSError:  # out of file descriptors and the like: try again later
-                await trio.sleep(0.5)
-                continue
-            if self._probes >= MAX_PROBES:
-                await trio.aclose_forcefully(stream)
-                continue
-            nursery.start_soon(self._answer_probe, stream)
-
-    async def _meeting(self, nursery: trio.Nursery, pending: _Pending) -> None:
-        """Punch towards the joiner and attach to the relay, until one path commits."""
-        try:
-            # The session stays open for probes until one commits or the joiner must
-            # have given up, even when punching and attaching are over.
-            with pending.resolved, trio.move_on_after(MEETING_TIME):
-                async with trio.open_nursery() as inner:
-                    inner.start_soon(self._punch, nursery, pending.meet.peer)
-                    inner.start_soon(self._attach, nursery, pending.meet.session)
-                    inner.start_soon(trio.sleep_forever)
-        finally:
-            self._pending.pop(pending.meet.session, None)
-
-    async def _punch(self, nursery: trio.Nursery, peer: Addr) -> None:
-        with trio.move_on_after(PUNCH_TIME):
-            while True:
-                try:
-                    with trio.fail_after(1.5):
-                        stream = await _connect_from(self.local_port, peer, self.family)
-                except (OSError, trio.TooSlowError):
-                    await trio.sleep(0.1)
-                    continue
-                nursery.start_soon(self._answer_probe, stream)
-                return
-
-    async def _attach(self, nursery: trio.Nursery, session: bytes) -> None:
-        try:
-            stream = await _open_relay(self.relay, 5)
-        except _NET_ERRORS:
-            return
-        try:
-            await stream.send_all(MAGIC + encode(Msg.ATTACH, session))
-            await _expect(stream, Msg.SPLICED, DIRECT_WINDOW + 30)
-        except BaseException as exc:
-            await trio.aclose_forcefully(stream)
-            if isinstance(exc, (*_NET_ERRORS, trio.TooSlowError)):
-                return
-            raise
-        nursery.start_soon(self._answer_probe, stream)
-
-    async def _answer_probe(self, stream: trio.SocketStream) -> None:
-        """Echo a valid probe, wait for the commit, hand the stream to :meth:`accept`."""
-        handed = False
-        self._probes += 1
-        try:
-            peer = (str(stream.socket.getpeername()[0]), int(stream.socket.getpeername()[1]))
-            with trio.fail_after(PROBE_TIMEOUT):
-                probe = await read_exactly(stream, len(PROBE_MAGIC) + SESSION_LEN + 1)
-            session = probe[len(PROBE_MAGIC) : -1]
-            path = PATHS.get(probe[-1:])
-            pending = self._pending.get(session)
-            if not probe.startswith(PROBE_MAGIC) or path is None or pending is None:
-                raise RelayProtocolError("bad probe")
-            if path == "relayed":
-                peer = pending.meet.peer  # the joiner, not the relay
-            await stream.send_all(probe[:-1] + b"A")
-            with trio.fail_after(PROBE_TIMEOUT):
-                commit = await read_exactly(stream, 1)
-            if commit != b"C" or session not in self._pending:
-                raise RelayProtocolError("bad commit")
-            pending.resolved.cancel()
-            self._pending.pop(session, None)
-            await self._tx.send(Incoming(stream, path, peer))
-            handed = True
-        except (*_NET_ERRORS, trio.TooSlowError):
-            return
-        finally:
-            self._probes -= 1
-            if not handed:
-                await trio.aclose_forcefully(stream)
-
-
-#: Seconds a host that needs the relay keeps trying to register before giving up
-#: (a relay at its connection limit, or restarting, frees places within seconds).
-FIRST_REGISTRATION_PATIENCE = 30.0
-
-
-async def _register_patiently(
-    relay: tuple[str, int],
-    claim: bytes,
-    timeout: float,
-    rendezvous: Rendezvous,
-    required: bool,
-) -> _Registration:
-    """The first registration; when ``required``, a relay that is full, draining
-    or not answering is tried again with backoff (0.5 s doubling to 8 s) for
-    :data:`FIRST_REGISTRATION_PATIENCE` seconds, saying so through ``on_notice``."""
-    if not required:
-        return await _register(relay, claim, timeout)
-    give_up = trio.current_time() + FIRST_REGISTRATION_PATIENCE
-    delay = 0.5
-    while True:
-        try:
-            return await _register(relay, claim, timeout)
-        except _OtherCode:
-            raise
-        except OSError as exc:
-            if trio.current_time() + delay > give_up:
-                raise
-            rendezvous._notice(
-                Notice(
-                    "relay-retry",
-                    relay=f"{relay[0]}:{relay[1]}",
-                    error=str(exc),
-                    seconds=f"{delay:g}",
-                )
-            )
-        await trio.sleep(delay)
-        delay = min(delay * 2, 8.0)
-
-
-@asynccontextmanager
-async def open_rendezvous(
-    relay: tuple[str, int],
-    *,
-    timeout: float = 10.0,
-    claim: bytes | None = None,
-    on_notice: Callable[[str], None] | None = None,
-    required: bool = True,
-) -> AsyncIterator[Rendezvous]:
-    """Register with ``relay`` (host, port) and listen on the same local port.
-
-    ``claim`` (:data:`CLAIM_LEN` bytes, fresh random by default) fixes the
-    code (:func:`~._relay_wire.code_for_claim`); the same claim registers the
-    same code again, after a dropped control connection or in a resumed host.
-    Raises :class:`ConnectError` (an ``OSError``) when the relay cannot be
-    reached or refuses for :data:`FIRST_REGISTRATION_PATIENCE` seconds (tried
-    again with backoff meanwhile), unless not ``required``: then the first
-    registration is retried in the background like a lost one.  Leaving the block closes
-    everything.
-    """
-    claim = secrets.token_bytes(CLAIM_LEN) if claim is None else claim
-    rendezvous = Rendezvous(relay, claim, on_notice=on_notice)
-    first: _Registration | None
-    try:
-        first = await _register_patiently(relay, claim, timeout, rendezvous, required)
-    except OSError as exc:
-        if required:
-            raise
-        first = None
-        rendezvous.lost = str(exc)
-        if isinstance(exc, _OtherCode):
-            rendezvous.replaced = True  # nothing to come back to
-            rendezvous._notice(Notice("relay-no-codes", error=str(exc)))
-        else:
-            rendezvous._notice(Notice("relay-background", error=str(exc)))
-    if first is not None:
-        rendezvous._use(first)
-    try:
-        async with trio.open_nursery() as nursery:
-            if not rendezvous.replaced:
-                nursery.start_soon(rendezvous._run, nursery, first)
-            first = None  # _run owns it now
-            try:
-                yield rendezvous
-            finally:
-                nursery.cancel_scope.cancel()
-                rendezvous._tx.close()
-                while True:
-                    try:
-                        leftover = rendezvous._rx.receive_nowait()
-                    except (trio.WouldBlock, trio.EndOfChannel):
-                        break
-                    with suppress(*_NET_ERRORS):
-                        await leftover.stream.aclose()
-    finally:
-        if first is not None:
-            await trio.aclose_forcefully(first.listener)
-            await trio.aclose_forcefully(first.control)
 
 
 # --------------------------------------------------------------------------- joiner

@@ -42,6 +42,7 @@ __all__ = [
     "HostSettings",
     "Invite",
     "InviteError",
+    "host_port",
     "settings_fields",
 ]
 
@@ -250,6 +251,11 @@ class Invite:
     def is_ipv6(self) -> bool:
         return ":" in self.host
 
+    @property
+    def address(self) -> str:
+        """The host's address as a person types it back (IPv6 in brackets)."""
+        return host_port(self.host, self.port)
+
     def __str__(self) -> str:
         text = f"{SCHEME}://{_bracket(self.host)}:{self.port}/?fp={self.fingerprint}"
         if self.relay is not None:
@@ -300,6 +306,12 @@ class Invite:
 
 def _bracket(host: str) -> str:
     return f"[{host}]" if ":" in host else host
+
+
+def host_port(host: str, port: int) -> str:
+    """``HOST:PORT`` as a person types it back: an IPv6 address in brackets
+    (``[fe80::1]:7777``, never the ambiguous ``fe80::1:7777``)."""
+    return f"{_bracket(host)}:{port}"
 
 
 def parse_host_port(text: str, *, what: str = "address") -> tuple[str, int]:

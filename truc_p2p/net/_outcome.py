@@ -8,7 +8,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.protocol import GameResult, Resignation
+from truc_p2p.protocol import (
+    BadSignatureError,
+    CheatDetectedError,
+    GameResult,
+    IllegalMoveError,
+    LocalProtocolError,
+    RemoteProtocolError,
+    Resignation,
+    ResultMismatchError,
+    ResumeLieError,
+    RulesetMismatchError,
+    Session,
+    VersionMismatchError,
+)
 from truc_p2p.rules import Player
 
 __all__ = ["KINDS", "WHERE", "End", "GameOutcome", "english_text"]
@@ -341,3 +354,97 @@ class GameOutcome:
             "transcript": str(self.transcript) if self.transcript is not None else None,
             "path": self.path,
         }
+
+
+def abort_reason(exc: RemoteProtocolError) -> str:
+    """The abort reason we sign for a peer's protocol error."""
+    if isinstance(exc, RulesetMismatchError | VersionMismatchError):
+        return "incompatible"
+    if isinstance(
+        exc,
+        CheatDetectedError
+        | IllegalMoveError
+        | BadSignatureError
+        | ResultMismatchError
+        | ResumeLieError,  # a signed resume that lies about the chain (wire.md 13.8)
+    ):
+        return "cheat"
+    return "error"
+
+
+def match_differs(s: Session) -> tuple[str, dict[str, Any]] | None:
+    """The kind and facts of hellos that differ in the match length (wire.md 4.1):
+    one sentence saying what the other side plays, not the two option maps."""
+    theirs, ours = s.peer_series, s.series
+    if theirs is None or theirs.match == ours.match:
+        return None
+    if s.me is Player.P0:  # the joiner: what the host plays, and the option to use
+        if theirs.match == 1:
+            return "host-plays-single", {"host": s.peer_name}
+        return "host-plays-match", {"host": s.peer_name, "n": theirs.match}
+    if theirs.match == 1:
+        return "joiner-asks-single", {"joiner": s.peer_name, "n": ours.match}
+    if ours.match == 1:
+        return "joiner-asks-match", {"joiner": s.peer_name, "asked": theirs.match}
+    return "joiner-asks-other-match", {
+        "joiner": s.peer_name,
+        "asked": theirs.match,
+        "n": ours.match,
+    }
+
+
+def resign_facts(s: Session, r: Resignation) -> dict[str, Any]:
+    """The facts of a resignation, from our side."""
+    return {
+        "hand": r.hand,
+        "peer": s.peer_name,
+        "me": s.name,
+        "my_score": r.scores[s.me],
+        "peer_score": r.scores[s.me.other],
+    }
+
+
+def session_outcome(
+    s: Session, end: End, kind: str, facts: dict[str, Any] | None = None, **fields: object
+) -> GameOutcome:
+    """The outcome ``end`` of the game ``s`` plays, as its session knows it so far."""
+    names: list[str | None] = [None, None]
+    names[s.me] = s.name
+    names[s.me.other] = s.peer_name
+    scores: tuple[int, int] | None = None
+    hands = s.hands_dealt
+    if s.resignation is not None:  # the score before the resignation: crossed moves are void
+        scores, hands = s.resignation.scores, s.resignation.hand
+    elif s.result is not None:
+        scores = s.result.scores
+    elif s.stage.value not in ("hello-initiator", "hello-responder", "coin"):
+        try:
+            scores = s.game.scores
+        except LocalProtocolError:
+            scores = None
+    return GameOutcome.told(
+        end,
+        kind,
+        facts or {},
+        me=s.me,
+        names=(names[0], names[1]),
+        peer_fingerprint=s.peer_fingerprint,
+        game_id=s.game_id or None,
+        result=s.result if end is End.FINISHED else None,
+        scores=scores,
+        hands=hands,
+        messages=s.transcript_messages,
+        nbytes=s.transcript_bytes,
+        first_dealer=s.game.first_dealer if s.started else None,
+        fingerprint=s.fingerprint,
+        match=s.series.match,
+        **fields,
+    )
+
+
+def where_of(s: Session) -> dict[str, Any]:
+    """When the game ``s`` plays ended, as facts (:data:`WHERE`)."""
+    hands = s.hands_dealt
+    if s.peer_fingerprint is None:
+        return {"where": "before-game"}
+    return {"where": "hand", "hand": hands} if hands else {"where": "before-deal"}

@@ -5,7 +5,7 @@ Theory of operation
 :func:`play_game` is the h11-style loop around the session: pull an event,
 flush whatever the session queued, and then either wait for bytes
 (``NEED_DATA``), ask the local :class:`Strategy` for an action
-(``YourTurn``) or stop (``CLOSED``).  A :class:`~._link.Link` owns the
+(``YourTurn``) or stop (``CLOSED``).  A :class:`~._bytepipe.Link` owns the
 stream: one reader task feeds chunks through a bounded channel and every
 send goes through one lock.
 
@@ -42,132 +42,68 @@ import contextlib
 import hmac
 import math
 from collections import deque
-from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Unpack
 
 import trio
 
 from truc_p2p.net._bytepipe import Closed, LinkBroken
-from truc_p2p.net._outcome import End, GameOutcome
+from truc_p2p.net._outcome import (
+    End,
+    GameOutcome,
+    abort_reason,
+    match_differs,
+    resign_facts,
+    session_outcome,
+    where_of,
+)
+from truc_p2p.net._play_options import PlayKnobs, PlayOptions
 from truc_p2p.net._reconnect import (
     Abandoned,
     Ending,
     LinkKeeper,
     Lost,
     NetEvent,
-    Reconnector,
 )
 from truc_p2p.net._strategy import QuitGame, Strategy
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
     AnyEvent,
-    BadSignatureError,
-    CheatDetectedError,
-    IllegalMoveError,
     LocalProtocolError,
     PeerAborted,
     PeerKeyMismatchError,
     PeerResigned,
     Refused,
     RemoteProtocolError,
-    Resignation,
-    ResultMismatchError,
-    ResumeLieError,
-    RulesetMismatchError,
     Session,
     SessionEvent,
-    VersionMismatchError,
     YourTurn,
 )
-from truc_p2p.rules import Action, Event, Player
+from truc_p2p.rules import Action, Event
 
-__all__ = [
-    "DEFAULT_AWAY_BUDGET",
-    "DEFAULT_BOT_TIMEOUT",
-    "DEFAULT_DEAD_AFTER",
-    "DEFAULT_GRACE",
-    "DEFAULT_HEARTBEAT",
-    "DEFAULT_HELLO_TIMEOUT",
-    "DEFAULT_TURN_TIMEOUT",
-    "EventHook",
-    "play_game",
-]
-
-#: Seconds the opponent may take for a move when it may be a human.
-DEFAULT_TURN_TIMEOUT = 300.0
-#: Seconds a bot opponent may take (``truc-p2p demo``).
-DEFAULT_BOT_TIMEOUT = 30.0
-#: Seconds the peer may take to send its hello after connecting.
-DEFAULT_HELLO_TIMEOUT = 10.0
-#: Seconds a disconnected opponent has to come back before the game is abandoned.
-DEFAULT_GRACE = 120.0
-#: Seconds the opponent may be away over a whole game, all drops together (wire.md 13.4).
-DEFAULT_AWAY_BUDGET = 600.0
-#: Seconds of silence on our side after which we send a heartbeat (wire.md 13.3).
-DEFAULT_HEARTBEAT = 5.0
-#: Seconds without any frame from the peer after which its link counts as dead.
-DEFAULT_DEAD_AFTER = 20.0
-
-#: Called with every session, rules and transport event, in order (never the sentinels).
-EventHook = Callable[[Event | SessionEvent | NetEvent], None]
-
-
-def _abort_reason(exc: RemoteProtocolError) -> str:
-    if isinstance(exc, RulesetMismatchError | VersionMismatchError):
-        return "incompatible"
-    if isinstance(
-        exc,
-        CheatDetectedError
-        | IllegalMoveError
-        | BadSignatureError
-        | ResultMismatchError
-        | ResumeLieError,  # a signed resume that lies about the chain (wire.md 13.8)
-    ):
-        return "cheat"
-    return "error"
+__all__ = ["play_game"]
 
 
 class _GameLoop:
     def __init__(
-        self,
-        stream: trio.abc.Stream,
-        session: Session,
-        strategy: Strategy,
-        *,
-        turn_timeout: float,
-        hello_timeout: float,
-        expected_fingerprint: str | None,
-        on_event: EventHook | None,
-        stop: trio.Event | None,
-        send_timeout: float,
-        linger: float,
-        reconnector: Reconnector | None = None,
-        grace: float = DEFAULT_GRACE,
-        prefix: bytes = b"",
-        resuming: bool | None = None,
-        before_send: Callable[[], object] | None = None,
-        heartbeat: float = DEFAULT_HEARTBEAT,
-        dead_after: float = DEFAULT_DEAD_AFTER,
-        on_evidence: Callable[[RemoteProtocolError], object] | None = None,
-        away_budget: float = DEFAULT_AWAY_BUDGET,
+        self, stream: trio.abc.Stream, session: Session, strategy: Strategy, options: PlayOptions
     ) -> None:
         self.session = session
-        self.on_evidence = on_evidence
+        self.on_evidence = options.on_evidence
         self.strategy = strategy
-        self._prefix = prefix
+        self._prefix = options.prefix
         #: ``None``: a new game; else resume a restored session on ``stream``
         #: (True: we dialled it).
-        self._resuming = resuming
-        self.turn_timeout = turn_timeout
-        self.hello_timeout = hello_timeout
-        self.expected_fingerprint = expected_fingerprint
-        self.on_event = on_event
-        self.stop = stop
-        self.send_timeout = send_timeout
-        self.linger = linger
-        self._pin_checked = expected_fingerprint is None
+        self._resuming = options.resuming
+        self.turn_timeout = options.turn_timeout
+        self.hello_timeout = options.hello_timeout
+        self.expected_fingerprint = options.expected_fingerprint
+        self.on_event = options.on_event
+        self.stop = options.stop
+        self.send_timeout = options.send_timeout
+        self.linger = options.linger
+        self._pin_checked = options.expected_fingerprint is None
         self._pending: deque[AnyEvent] = deque()
         self.keeper = LinkKeeper(
             stream,
@@ -175,14 +111,9 @@ class _GameLoop:
             end=self._ended,
             notify=self._notify,
             queue=self._pending.append,
-            send_timeout=send_timeout,
-            before_send=before_send,
-            reconnector=reconnector,
-            grace=grace,
-            hello_timeout=hello_timeout,
-            heartbeat=heartbeat,
-            dead_after=dead_after,
-            away_budget=away_budget,
+            clocks=options.link_clocks,
+            before_send=options.before_send,
+            reconnector=options.reconnector,
         )
         self._deadline = math.inf
         self._main_scope = trio.CancelScope()
@@ -252,8 +183,8 @@ class _GameLoop:
                     event = s.next_event()
                 except PeerKeyMismatchError as exc:
                     # The session refused the key before sending anything more.
-                    return self._outcome(
-                        End.FINGERPRINT_MISMATCH, "key-mismatch", {"error": str(exc)}
+                    return session_outcome(
+                        self.session, End.FINGERPRINT_MISMATCH, "key-mismatch", {"error": str(exc)}
                     )
                 except RemoteProtocolError as exc:
                     refused = self._check_pin()
@@ -324,7 +255,8 @@ class _GameLoop:
             self._pin_checked = True
             return None
         self.session.data_to_send()  # drop it: nothing more goes to an impostor
-        return self._outcome(
+        return session_outcome(
+            self.session,
             End.FINGERPRINT_MISMATCH,
             "fingerprint-mismatch",
             {"actual": actual, "expected": expected.lower()},
@@ -397,8 +329,11 @@ class _GameLoop:
         # and makes its answer while we think, not after our move.
         data = self.session.data_to_send()
         if data:
-            with contextlib.suppress(LinkBroken):  # the reader sees the link go; a resume resends
-                await self.keeper.send(data)
+            # Shielded: these bytes are out of the session now; a choice made meanwhile
+            # cancels this watcher, and cancelled before its turn at the send lock they
+            # would be lost while our move after them goes out (the peer: bad-sequence).
+            with trio.CancelScope(shield=True), contextlib.suppress(LinkBroken):
+                await self.keeper.send(data)  # the reader sees the link go; a resume resends
         while True:
             item = await self.keeper.link.receive()
             if item is None:  # pragma: no cover - no deadline here
@@ -430,50 +365,6 @@ class _GameLoop:
 
     # -- endings ---------------------------------------------------------------------
 
-    def _outcome(
-        self, end: End, kind: str, facts: dict[str, Any] | None = None, **fields: object
-    ) -> GameOutcome:
-        s = self.session
-        names: list[str | None] = [None, None]
-        names[s.me] = s.name
-        names[s.me.other] = s.peer_name
-        scores: tuple[int, int] | None = None
-        hands = s.hands_dealt
-        if s.resignation is not None:  # the score before the resignation: crossed moves are void
-            scores, hands = s.resignation.scores, s.resignation.hand
-        elif s.result is not None:
-            scores = s.result.scores
-        elif s.stage.value not in ("hello-initiator", "hello-responder", "coin"):
-            try:
-                scores = s.game.scores
-            except LocalProtocolError:
-                scores = None
-        return GameOutcome.told(
-            end,
-            kind,
-            facts or {},
-            me=s.me,
-            names=(names[0], names[1]),
-            peer_fingerprint=s.peer_fingerprint,
-            game_id=s.game_id or None,
-            result=s.result if end is End.FINISHED else None,
-            scores=scores,
-            hands=hands,
-            messages=s.transcript_messages,
-            nbytes=s.transcript_bytes,
-            first_dealer=s.game.first_dealer if s.started else None,
-            fingerprint=s.fingerprint,
-            match=s.series.match,
-            **fields,
-        )
-
-    def _where(self) -> dict[str, Any]:
-        """When it ended, as facts (:data:`~truc_p2p.net._outcome.WHERE`)."""
-        hands = self.session.hands_dealt
-        if self.session.peer_fingerprint is None:
-            return {"where": "before-game"}
-        return {"where": "hand", "hand": hands} if hands else {"where": "before-deal"}
-
     async def _end_by_us(
         self, end: End, reason: str, detail: str, kind: str, facts: dict[str, Any]
     ) -> GameOutcome:
@@ -481,7 +372,9 @@ class _GameLoop:
         if data:
             with contextlib.suppress(LinkBroken):
                 await self.keeper.send(data)
-        return self._outcome(end, kind, facts, abort_reason=reason, abort_detail=detail)
+        return session_outcome(
+            self.session, end, kind, facts, abort_reason=reason, abort_detail=detail
+        )
 
     async def _leave(self) -> GameOutcome:
         """Our player left on purpose (``q``, Ctrl-C, the web's leave button).
@@ -501,10 +394,11 @@ class _GameLoop:
                 await self.keeper.send(data)
         r = s.resignation
         assert r is not None
-        return self._outcome(
+        return session_outcome(
+            self.session,
             End.RESIGNED,
             "resigned",
-            self._resign_facts(r),
+            resign_facts(s, r),
             abort_reason="resign",
             abort_detail=detail,
             resignation=r,
@@ -520,7 +414,7 @@ class _GameLoop:
             "timeout",
             f"no message for {limit:g} s",
             kind,
-            {"limit": float(limit), **self._where()},
+            {"limit": float(limit), **where_of(self.session)},
         )
 
     async def _disk_error(self, exc: OSError) -> GameOutcome:
@@ -534,14 +428,17 @@ class _GameLoop:
         if data:
             with contextlib.suppress(LinkBroken):
                 await self.keeper.send(data)
-            return self._outcome(
+            return session_outcome(
+                self.session,
                 End.DISK_ERROR,
                 "disk-error-told",
-                {"error": what, **self._where()},
+                {"error": what, **where_of(self.session)},
                 abort_reason="error",
                 abort_detail="cannot write its transcript",
             )
-        return self._outcome(End.DISK_ERROR, "disk-error", {"error": what, **self._where()})
+        return session_outcome(
+            self.session, End.DISK_ERROR, "disk-error", {"error": what, **where_of(self.session)}
+        )
 
     async def _recover(self, reason: str) -> GameOutcome | None:
         """The link dropped: ``None`` once a new one resumed the game, or the outcome.
@@ -559,8 +456,11 @@ class _GameLoop:
     async def _ended(self, why: Ending) -> GameOutcome:
         """The outcome of a game that cannot go on on a new link (the keeper's ``end``)."""
         if isinstance(why, Lost):
-            return self._outcome(
-                End.CONNECTION_LOST, "connection-lost", {"error": why.reason, **self._where()}
+            return session_outcome(
+                self.session,
+                End.CONNECTION_LOST,
+                "connection-lost",
+                {"error": why.reason, **where_of(self.session)},
             )
         if isinstance(why, Abandoned):
             detail = f"the opponent did not come back within {why.grace:g} s"
@@ -571,7 +471,7 @@ class _GameLoop:
                 "abandoned",
                 detail,
                 "abandoned",
-                {"grace": float(why.grace), **self._where()},
+                {"grace": float(why.grace), **where_of(self.session)},
             )
         if isinstance(why, Refused):
             return self._refused(why)
@@ -581,7 +481,8 @@ class _GameLoop:
 
     def _refused(self, event: Refused) -> GameOutcome:
         known = event.reason in ("busy", "not-allowed", "unknown-game", "played")
-        return self._outcome(
+        return session_outcome(
+            self.session,
             End.REFUSED,
             f"refused-{event.reason}" if known else "refused",
             {"reason": event.reason, "detail": event.detail or None},
@@ -594,13 +495,13 @@ class _GameLoop:
             await self._flush()  # before it saw the mismatch
         if self.on_evidence is not None and exc.evidence:
             self.on_evidence(exc)  # kept before the abort that it backs is signed
-        reason = _abort_reason(exc)
+        reason = abort_reason(exc)
         where = f" at message {exc.message_no}" if exc.message_no is not None else ""
         detail = f"{exc.code}{where}: {exc}"
         facts: dict[str, Any]
         if reason == "incompatible":
             end, kind, facts = End.INCOMPATIBLE, "incompatible", {"error": str(exc)}
-            kind, facts = self._match_differs() or (kind, facts)
+            kind, facts = match_differs(self.session) or (kind, facts)
         else:
             end = End.PROTOCOL_ERROR
             kind = "protocol-error"
@@ -610,47 +511,28 @@ class _GameLoop:
                 "code": exc.code,
                 "number": exc.message_no,
                 "error": str(exc.args[0]),
-                **self._where(),
+                **where_of(self.session),
             }
         outcome = await self._end_by_us(end, reason, detail, kind, facts)
         return replace(outcome, error_code=exc.code, error_message_no=exc.message_no)
 
-    def _match_differs(self) -> tuple[str, dict[str, Any]] | None:
-        """The kind and facts of hellos that differ in the match length (wire.md 4.1):
-        one sentence saying what the other side plays, not the two option maps."""
-        s = self.session
-        theirs, ours = s.peer_series, s.series
-        if theirs is None or theirs.match == ours.match:
-            return None
-        if s.me is Player.P0:  # the joiner: what the host plays, and the option to use
-            if theirs.match == 1:
-                return "host-plays-single", {"host": s.peer_name}
-            return "host-plays-match", {"host": s.peer_name, "n": theirs.match}
-        if theirs.match == 1:
-            return "joiner-asks-single", {"joiner": s.peer_name, "n": ours.match}
-        if ours.match == 1:
-            return "joiner-asks-match", {"joiner": s.peer_name, "asked": theirs.match}
-        return "joiner-asks-other-match", {
-            "joiner": s.peer_name,
-            "asked": theirs.match,
-            "n": ours.match,
-        }
-
     def _peer_aborted(self, event: PeerAborted) -> GameOutcome:
         if isinstance(event, PeerResigned):
-            return self._outcome(
+            return session_outcome(
+                self.session,
                 End.OPPONENT_RESIGNED,
                 "opponent-resigned",
-                self._resign_facts(event.resignation),
+                resign_facts(self.session, event.resignation),
                 abort_reason=event.reason,
                 abort_detail=event.detail,
                 resignation=event.resignation,
             )
         known = event.reason in ("quit", "timeout", "cheat", "incompatible")
-        return self._outcome(
+        return session_outcome(
+            self.session,
             End.OPPONENT_ABORTED,
             f"peer-{event.reason}" if known else "peer-aborted",
-            {"reason": event.reason, **self._where(), "detail": event.detail or None},
+            {"reason": event.reason, **where_of(self.session), "detail": event.detail or None},
             abort_reason=event.reason,
             abort_detail=event.detail,
         )
@@ -659,9 +541,10 @@ class _GameLoop:
         s = self.session
         r = s.result
         if r is None:  # pragma: no cover - CLOSED without a result means we aborted
-            return self._outcome(End.LOCAL_ERROR, "no-result")
+            return session_outcome(self.session, End.LOCAL_ERROR, "no-result")
         me, opp = s.me, s.me.other
-        return self._outcome(  # scores from our side: "you 12 – bob 7"
+        return session_outcome(
+            self.session,  # scores from our side: "you 12 – bob 7"
             End.FINISHED,
             "won" if r.winner is me else "lost",
             {
@@ -673,42 +556,14 @@ class _GameLoop:
             },
         )
 
-    def _resign_facts(self, r: Resignation) -> dict[str, Any]:
-        s = self.session
-        return {
-            "hand": r.hand,
-            "peer": s.peer_name,
-            "me": s.name,
-            "my_score": r.scores[s.me],
-            "peer_score": r.scores[s.me.other],
-        }
-
 
 async def play_game(
-    stream: trio.abc.Stream,
-    session: Session,
-    strategy: Strategy,
-    *,
-    turn_timeout: float = DEFAULT_TURN_TIMEOUT,
-    hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
-    expected_fingerprint: str | None = None,
-    on_event: EventHook | None = None,
-    stop: trio.Event | None = None,
-    send_timeout: float = 60.0,
-    linger: float = 2.0,
-    reconnector: Reconnector | None = None,
-    grace: float = DEFAULT_GRACE,
-    prefix: bytes = b"",
-    resuming: bool | None = None,
-    before_send: Callable[[], object] | None = None,
-    heartbeat: float = DEFAULT_HEARTBEAT,
-    dead_after: float = DEFAULT_DEAD_AFTER,
-    on_evidence: Callable[[RemoteProtocolError], object] | None = None,
-    away_budget: float = DEFAULT_AWAY_BUDGET,
+    stream: trio.abc.Stream, session: Session, strategy: Strategy, **knobs: Unpack[PlayKnobs]
 ) -> GameOutcome:
     """Play one game of ``session`` over ``stream`` until it ends; return the outcome.
 
-    ``strategy`` chooses the local player's actions.  ``turn_timeout`` is how
+    ``strategy`` chooses the local player's actions; the keyword arguments are
+    the fields of :class:`PlayOptions`.  ``turn_timeout`` is how
     long the opponent may stay silent while we wait for it (``hello_timeout``
     before its hello).  ``expected_fingerprint`` pins the peer's key (the
     joiner passes the invite's).  ``on_event`` sees every event.  Setting
@@ -736,25 +591,5 @@ async def play_game(
     of ``strategy`` or ``on_event`` propagates (after a signed ``error``
     abort was attempted).
     """
-    loop = _GameLoop(
-        stream,
-        session,
-        strategy,
-        turn_timeout=turn_timeout,
-        hello_timeout=hello_timeout,
-        expected_fingerprint=expected_fingerprint,
-        on_event=on_event,
-        stop=stop,
-        send_timeout=send_timeout,
-        linger=linger,
-        reconnector=reconnector,
-        grace=grace,
-        prefix=prefix,
-        resuming=resuming,
-        before_send=before_send,
-        heartbeat=heartbeat,
-        dead_after=dead_after,
-        on_evidence=on_evidence,
-        away_budget=away_budget,
-    )
+    loop = _GameLoop(stream, session, strategy, PlayOptions(**knobs))
     return await loop.run()

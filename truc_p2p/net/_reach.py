@@ -18,11 +18,12 @@ from contextlib import AsyncExitStack, asynccontextmanager, suppress
 
 import trio
 
-from truc_p2p.net._connect import Incoming, Rendezvous, lan_addresses, open_rendezvous
+from truc_p2p.net._connect import Incoming, lan_addresses
 from truc_p2p.net._discovery import advertise_game
-from truc_p2p.net._invite import HostSettings, Invite
+from truc_p2p.net._invite import HostSettings, Invite, host_port
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._portmap import PortMapping, map_port
+from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
 from truc_p2p.net._tcp import GameListener
 
 __all__ = ["Reach", "open_reach"]
@@ -161,7 +162,9 @@ async def open_reach(
                 m = reach.mapping
                 on_notice(
                     Notice(
-                        "port-mapped", address=f"{m.external_ip}:{m.external_port}", method=m.method
+                        "port-mapped",
+                        address=host_port(m.external_ip, m.external_port),
+                        method=m.method,
                     )
                 )
         if announce and not local_only:

@@ -58,6 +58,7 @@ from truc_p2p.rules import Player
 __all__ = [
     "Abandoned",
     "Ending",
+    "LinkClocks",
     "LinkKeeper",
     "Lost",
     "NetEvent",
@@ -195,6 +196,21 @@ class _Retry:
 _RETRY = _Retry()
 
 
+@dataclass(frozen=True, kw_only=True)
+class LinkClocks:
+    """The clocks of a game's connection: a send's bound, the opponent's ``grace``
+    to come back and its hello's bound on a new link, our heartbeat when silent,
+    a peer silent ``dead_after`` seconds counting as gone, and the time it may be
+    away over the whole game (``math.inf`` turns a clock off)."""
+
+    send_timeout: float
+    grace: float
+    hello_timeout: float
+    heartbeat: float = math.inf
+    dead_after: float = math.inf
+    away_budget: float = math.inf
+
+
 class LinkKeeper:
     """A game's connection across drops: the current :attr:`link` and its reader,
     what went over all its links, and the resume on a new one.
@@ -212,35 +228,30 @@ class LinkKeeper:
         end: Callable[[Ending], Awaitable[GameOutcome]],
         notify: Callable[[NetEvent], None],
         queue: Callable[[AnyEvent], None],
-        send_timeout: float,
+        clocks: LinkClocks,
         before_send: Callable[[], object] | None,
         reconnector: Reconnector | None,
-        grace: float,
-        hello_timeout: float,
-        heartbeat: float = math.inf,
-        dead_after: float = math.inf,
-        away_budget: float = math.inf,
     ) -> None:
         self.session = session
         #: Seconds the peer may be away over the whole game (wire.md 13.4).
-        self._away_budget = away_budget
+        self._away_budget = clocks.away_budget
         #: Seconds it has been away so far: from each drop to the resume that ended it.
         self.away_total = 0.0
         #: When the wait of the drop in progress ends (grace or budget, the earlier).
         self._wait_until = math.inf
         self._peer_beats = False  # the peer sent heartbeats on an earlier link
-        self._heartbeat = heartbeat
-        self._dead_after = dead_after
+        self._heartbeat = clocks.heartbeat
+        self._dead_after = clocks.dead_after
         self.link = self._new_link(stream)
         self._first_stream = stream
         self._end = end
         self._notify = notify
         self._queue = queue
-        self._send_timeout = send_timeout
+        self._send_timeout = clocks.send_timeout
         self._before_send = before_send
         self._reconnector = reconnector
-        self._grace = grace
-        self._hello_timeout = hello_timeout
+        self._grace = clocks.grace
+        self._hello_timeout = clocks.hello_timeout
         self._nursery: trio.Nursery | None = None
         self._reader_scope = trio.CancelScope()
         self._bytes_before = 0

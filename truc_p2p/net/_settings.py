@@ -27,7 +27,7 @@ from typing import Any
 from truc_p2p.net._connect import DIRECT_WINDOW
 from truc_p2p.net._invite import DEFAULT_PORT, Invite
 from truc_p2p.net._outcome import GameOutcome
-from truc_p2p.net._play import (
+from truc_p2p.net._play_options import (
     DEFAULT_AWAY_BUDGET,
     DEFAULT_DEAD_AFTER,
     DEFAULT_GRACE,
@@ -35,6 +35,7 @@ from truc_p2p.net._play import (
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     EventHook,
+    PlayClocks,
 )
 from truc_p2p.protocol import Series
 from truc_p2p.rules import Ruleset
@@ -93,6 +94,17 @@ class GameSettings:
             value = getattr(self, key)
             if not (isinstance(value, int | float) and value > 0):
                 raise ValueError(f"GameSettings.{key} must be above 0, not {value!r}")
+
+    def clocks(self) -> PlayClocks:
+        """The clocks of :func:`~._play.play_game` these settings give, in one place."""
+        return PlayClocks(
+            turn_timeout=self.turn_timeout,
+            hello_timeout=self.hello_timeout,
+            grace=self.grace,
+            away_budget=self.away_budget,
+            heartbeat=self.heartbeat,
+            dead_after=self.dead_after,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

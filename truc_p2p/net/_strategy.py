@@ -2,7 +2,8 @@
 
 :func:`~._play.play_game` asks its :class:`Strategy` for an action on each
 of our turns and keeps reading the peer meanwhile; :class:`BotStrategy`
-makes a synchronous bot one, thinking in a worker thread when it searches.
+makes a synchronous bot one, thinking in a worker thread when the bot says it
+thinks long (:func:`truc_p2p.bots.thinks_in_thread`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Protocol, runtime_checkable
 
 import trio
 
-from truc_p2p.bots import Bot, SearchBot
+from truc_p2p.bots import Bot, thinks_in_thread
 from truc_p2p.rules import Action, Game
 
 __all__ = ["BotStrategy", "QuitGame", "Strategy"]
@@ -35,9 +36,9 @@ class BotStrategy:
 
     def __init__(self, bot: Bot, *, threaded: bool | None = None) -> None:
         self.bot = bot
-        #: Think in a worker thread (default: for a searching bot), so the game loop
-        #: keeps reading the peer -- an abort, a dropped link -- while it thinks.
-        self.threaded = isinstance(bot, SearchBot) if threaded is None else threaded
+        #: Think in a worker thread (default: when the bot says it thinks long), so the
+        #: game loop keeps reading the peer -- an abort, a dropped link -- while it thinks.
+        self.threaded = thinks_in_thread(bot) if threaded is None else threaded
 
     async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
         if self.threaded:

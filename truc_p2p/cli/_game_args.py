@@ -1,0 +1,219 @@
+"""The options of ``host``, ``join``, ``resume`` and ``play``: the argparse
+definitions they share, and :class:`GameOptions`, what the command line said as
+one typed, frozen value, read from argparse once at the edge (no ``args`` below)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import TextIO
+
+from truc_p2p.cli._common import (
+    StoreExplicit,
+    add_bot_arg,
+    add_pipeline_arg,
+    add_ruleset_args,
+    positive_seconds,
+)
+from truc_p2p.net import (
+    DEFAULT_BOT_TIMEOUT,
+    DEFAULT_GRACE,
+    DEFAULT_HELLO_TIMEOUT,
+    DEFAULT_TURN_TIMEOUT,
+)
+from truc_p2p.ui._i18n import _
+
+__all__ = ["GameOptions"]
+
+
+#: Seconds a joiner who asked to play again waits for the host to listen again.
+REMATCH_WAIT = 120.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameOptions:
+    """Everything a game command was told, typed.  An option the command does not
+    have keeps the default here (``resume`` has no ``--timeout``: ``None``; ``play``
+    no ``--grace``: the protocol's); the parser's own defaults come in through
+    :meth:`from_args`."""
+
+    command: str
+    #: The command line as typed (a match resumed after a crash goes on with it).
+    argv: tuple[str, ...] = ()
+    # who plays
+    name: str | None = None
+    identity: str | None = None
+    bot: str | None = None
+    think: float | None = None
+    seed: int | None = None
+    # the game (a joiner: as the invite or the lobby says the host plays)
+    target: int = 12
+    ladder: str = "literal"
+    rest_refused: str = "game"
+    no_pipeline: bool = False
+    match: int = 1
+    #: The ruleset and match options given on the command line (dest names).
+    explicit_options: frozenset[str] = frozenset()
+    host_audit: str | None = None
+    host_deck: str | None = None
+    # clocks
+    timeout: float | None = None
+    hello_timeout: float = DEFAULT_HELLO_TIMEOUT
+    grace: float = DEFAULT_GRACE
+    connect_timeout: float = 15.0
+    again_wait: float = REMATCH_WAIT
+    wait: float = 2.0
+    # output and screen
+    out: str = "games"
+    json: bool = False
+    quiet: bool = False
+    verbose: bool = False
+    ascii: bool = False
+    lang: str | None = None
+    web: bool = False
+    web_port: int = 0
+    no_browser: bool = False
+    # host
+    bind: str | None = None
+    port: int = 4455
+    advertise: str | None = None
+    relay: str | None = None
+    public: bool = False
+    allow: tuple[str, ...] | None = None
+    max_games: int | None = None
+    forever: bool = False
+    no_portmap: bool = False
+    no_announce: bool = False
+    # join
+    invite: str | None = None
+    pick: int | None = None
+    # resume
+    transcript: str | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> GameOptions:
+        """The options argparse parsed (the only place that reads its namespace)."""
+        given = vars(args)
+        values = {f.name: given[f.name] for f in fields(cls) if f.name in given}
+        for key in ("argv", "allow"):
+            if values.get(key) is not None:
+                values[key] = tuple(values[key])
+        return cls(**values)
+
+    @property
+    def given(self) -> frozenset[str]:
+        """The ruleset options the user actually gave, and ``no_pipeline`` when
+        ``--no-pipeline`` was given: what a joiner insists on (connect.md 1.1)."""
+        return self.explicit_options | ({"no_pipeline"} if self.no_pipeline else frozenset())
+
+    @property
+    def turn_timeout(self) -> float:
+        """Seconds per move (``--timeout``; ``resume`` reads them from the game)."""
+        return DEFAULT_TURN_TIMEOUT if self.timeout is None else self.timeout
+
+    @property
+    def pipeline(self) -> bool | None:
+        """The session's ``pipeline``: False with ``--no-pipeline``, else the default."""
+        return False if self.no_pipeline else None
+
+    @property
+    def info(self) -> TextIO:
+        """Where the command's lines for a person go (stderr when stdout is JSON)."""
+        return sys.stderr if self.json else sys.stdout
+
+
+def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None:
+    if human:
+        add_bot_arg(
+            parser,
+            default=None,
+            help=_("let this bot play for you (default: you play in the terminal)"),
+        )
+    parser.add_argument("--seed", type=int, default=None, help=_("seed the bot's choices"))
+    parser.add_argument("--name", default=None, help=_("your name shown to the opponent"))
+    parser.add_argument(
+        "--out", default="games", help=_("directory for the transcript (default games/)")
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=DEFAULT_TURN_TIMEOUT,
+        metavar="S",
+        help=_(
+            "seconds the opponent may take per move before the game ends by timeout "
+            "(default {default}; {bot} is plenty for a bot)",
+            default=f"{DEFAULT_TURN_TIMEOUT:g}",
+            bot=f"{DEFAULT_BOT_TIMEOUT:g}",
+        ),
+    )
+    parser.add_argument(
+        "--json", action="store_true", help=_("print the result as one JSON object")
+    )
+    parser.add_argument("--quiet", action="store_true", help=_("do not narrate a bot's game"))
+    parser.add_argument("--ascii", action="store_true", help=_("plain-ASCII cards (7S, not 7♠)"))
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help=_("also show keys, game ids and how the peers are connected"),
+    )
+    add_ruleset_args(parser)
+    add_pipeline_arg(parser)
+    parser.add_argument(
+        "--match",
+        type=_match_length,
+        default=1,
+        action=StoreExplicit,
+        metavar="N",
+        help=_(
+            "play a match (partie liée) of N games: the first to win ceil(N/2) games "
+            "wins it; the opponent must ask for the same N (default 1: one game)"
+        ),
+    )
+
+
+def _match_length(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            _("not a number of games: {text}", text=repr(text))
+        ) from None
+    if not 1 <= n <= 99:
+        raise argparse.ArgumentTypeError(_("a match is 1 to 99 games"))
+    return n
+
+
+def _network_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--grace",
+        type=positive_seconds,
+        default=DEFAULT_GRACE,
+        metavar="S",
+        help=_(
+            "seconds a disconnected opponent has to come back before the game counts as "
+            "abandoned (default {default})",
+            default=f"{DEFAULT_GRACE:g}",
+        ),
+    )
+    parser.add_argument(
+        "--hello-timeout",
+        type=positive_seconds,
+        default=DEFAULT_HELLO_TIMEOUT,
+        metavar="S",
+        help=_(
+            "seconds a new connection has to send its first message (default {default})",
+            default=f"{DEFAULT_HELLO_TIMEOUT:g}",
+        ),
+    )
+
+
+def with_options(command: Callable[[GameOptions], int]) -> Callable[[argparse.Namespace], int]:
+    """For ``set_defaults(func=...)``: ``command`` run with its options read from
+    argparse once, here."""
+
+    def run(args: argparse.Namespace) -> int:
+        return command(GameOptions.from_args(args))
+
+    return run

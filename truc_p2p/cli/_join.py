@@ -1,0 +1,396 @@
+"""``truc-p2p join``: reach a host (invite, LAN pick or relay lobby) and play."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TextIO
+
+import trio
+
+from truc_p2p.cli._comeback import busy_hint, find_unfinished
+from truc_p2p.cli._common import (
+    check_out_dir,
+    exit_status,
+    positive_seconds,
+    run_until_interrupted,
+    use_ascii,
+)
+from truc_p2p.cli._game_args import (
+    REMATCH_WAIT,
+    GameOptions,
+    _common_args,
+    _network_args,
+    with_options,
+)
+from truc_p2p.cli._hosts import describe
+from truc_p2p.cli._identity import add_identity_arg
+from truc_p2p.cli._lifecycle import (
+    _after_game,
+    _asks_to_leave,
+    _connected_line,
+    _game_settings,
+    _info_stream,
+    _match_meta,
+    _meta,
+    _player,
+    _setup,
+    match_differs,
+    settings_words,
+)
+from truc_p2p.cli._resume import _come_back
+from truc_p2p.history._match import MatchRecord
+from truc_p2p.net import (
+    Dial,
+    End,
+    GameOutcome,
+    HostSettings,
+    Invite,
+    InviteError,
+    LobbyGame,
+    Reporting,
+    Storage,
+    find_games,
+    join_game,
+)
+from truc_p2p.ui._i18n import _
+from truc_p2p.ui._tui import with_terminal
+from truc_p2p.ui._web import (
+    add_web_args,
+    with_web,
+)
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    join = subparsers.add_parser(
+        "join",
+        help=_("join a host with its invite, or pick a game on the LAN"),
+        description=_(
+            "Connect to the host of INVITE (truc://HOST:PORT/?fp=FINGERPRINT, "
+            "maybe with &relay=...&code=...) and play; refuse the host if its key does not "
+            "have the invite's fingerprint. Without INVITE, list the games announced on the "
+            "LAN, or with --relay the games in that relay's lobby, and read the number of the "
+            "one to join from the input (or --pick N)."
+        ),
+    )
+    join.add_argument(
+        "invite", nargs="?", default=None, metavar="INVITE", help=_("the host's invite, truc://...")
+    )
+    join.add_argument(
+        "--relay",
+        default=None,
+        metavar="HOST[:PORT]",
+        help=_("without an invite: pick a game from this relay's lobby (with --web: on a page)"),
+    )
+    join.add_argument(
+        "--pick",
+        type=int,
+        default=None,
+        metavar="N",
+        help=_("take game number N of the list instead of asking (for scripts)"),
+    )
+    join.add_argument(
+        "--wait",
+        type=positive_seconds,
+        default=2.0,
+        metavar="S",
+        help=_("without an invite: listen S seconds for LAN games (default 2)"),
+    )
+    join.add_argument(
+        "--connect-timeout", type=positive_seconds, default=15.0, metavar="S", help=_("default 15")
+    )
+    join.add_argument(
+        "--again-wait",
+        type=positive_seconds,
+        default=REMATCH_WAIT,
+        metavar="S",
+        help=_(
+            "after a game you want to play again (or inside a match): how long to wait "
+            "for the host to listen again (default {default})",
+            default=f"{REMATCH_WAIT:g}",
+        ),
+    )
+    add_identity_arg(join)
+    _common_args(join)
+    _network_args(join)
+    add_web_args(join)
+    join.set_defaults(func=with_options(_join))
+
+
+def _pick_lan_game(opts: GameOptions) -> Invite | int:
+    """List the LAN's games on stderr and read the chosen number from stdin."""
+    out = sys.stderr
+    print(
+        _("looking for games on this LAN ({seconds} s)...", seconds=f"{opts.wait:g}"),
+        file=out,
+        flush=True,
+    )
+    games = trio.run(find_games, opts.wait)
+    if not games:
+        print("truc-p2p join: " + _("no game found on this LAN; ask for an invite"), file=out)
+        return 4
+    for i, game in enumerate(games, 1):
+        print(f"{i}. {describe(game)}", file=out)
+    if opts.pick is not None:
+        line = str(opts.pick)
+    else:
+        print(_("which game (1-{last})? ", last=len(games)), end="", file=out, flush=True)
+        line = sys.stdin.readline().strip()
+    if not line.isdigit() or not 1 <= int(line) <= len(games):
+        print("\ntruc-p2p join: " + _("no game picked ({line})", line=repr(line)), file=out)
+        return 2
+    return games[int(line) - 1].invite
+
+
+def _pick_relay_game(opts: GameOptions) -> LobbyGame | int:
+    """The game picked from the lobby of ``--relay``: on the terminal, or with
+    ``--web`` (and no ``--pick``) on the lobby page."""
+    from truc_p2p.cli._lobby import parse_relay, pick_relay_game
+
+    assert opts.relay is not None  # join --relay
+    try:
+        relay = parse_relay(opts.relay)
+    except InviteError as exc:
+        print(f"truc-p2p join: {exc}", file=sys.stderr)
+        return 2
+    if opts.web and opts.pick is None and not opts.bot:
+        from truc_p2p.cli._lobby_web import pick_on_page
+
+        picked = pick_on_page(opts, relay)
+    else:
+        picked = pick_relay_game(opts, relay)
+    return picked
+
+
+#: setting key -> (the join option that sets it, its dest)
+_JOIN_OPTIONS = {
+    "target": ("--target", "target"),
+    "ladder": ("--ladder", "ladder"),
+    "rest": ("--rest-refused", "rest_refused"),
+    "pipeline": ("--no-pipeline", "no_pipeline"),
+}
+
+
+def _adopt_host_settings(opts: GameOptions, invite: Invite) -> GameOptions | str:
+    """Play what the invite says the host plays (connect.md 1.1): each setting the
+    user gave no option for is taken from the invite.  Returns the options to play
+    with, or the one line to print (then exit 2, before any connection) when a given
+    option conflicts."""
+    host = invite.settings
+    if host.empty:
+        return opts  # an older host's invite: a mismatch shows only in its hello
+    given = opts.given
+    if host.match is not None:  # the host's match length (wire.md 4.1)
+        if "match" in given and opts.match != host.match:
+            return "truc-p2p join: " + match_differs(_("the host"), host.match)
+        opts = replace(opts, match=host.match)
+    mine = HostSettings(
+        target=opts.target if "target" in given else None,
+        ladder=opts.ladder if "ladder" in given else None,
+        rest=opts.rest_refused if "rest_refused" in given else None,
+        pipeline=False if "no_pipeline" in given else None,
+    )
+    clashes = host.conflicts(mine)
+    if clashes:
+        fixes = []
+        for key in clashes:
+            option = _JOIN_OPTIONS[key][0]
+            if key == "pipeline":
+                fixes.append(_("leave out {option}", option=option))
+            else:
+                fixes.append(
+                    _(
+                        "use {option} {value} or leave the option out",
+                        option=option,
+                        value=host.fields()[key],
+                    )
+                )
+        return "truc-p2p join: " + _(
+            "the host plays {settings}; {fixes}.",
+            settings=settings_words(host),
+            fixes="; ".join(fixes),
+        )
+    return replace(
+        opts,
+        target=opts.target if host.target is None else host.target,
+        ladder=opts.ladder if host.ladder is None else host.ladder,
+        rest_refused=opts.rest_refused if host.rest is None else host.rest,
+        no_pipeline=True if host.pipeline is False else opts.no_pipeline,
+        host_audit=host.audit,
+        host_deck=host.deck,
+    )
+
+
+def _say_joining(invite: Invite, name: str, info: TextIO) -> None:
+    """The joiner's first lines: whom it joins, as whom, and what the host plays."""
+    print(
+        _(
+            "joining {invite} as {name}; the host must present key {fingerprint}…",
+            invite=invite,
+            name=name,
+            fingerprint=invite.fingerprint[:16],
+        ),
+        file=info,
+        flush=True,
+    )
+    if not invite.settings.empty:
+        print(
+            _("the host plays {settings}", settings=settings_words(invite.settings)),
+            file=info,
+            flush=True,
+        )
+
+
+def _invite_of(opts: GameOptions) -> tuple[Invite, GameOptions] | int:
+    """The invite to join (given, picked on the LAN or from a relay's lobby) and the
+    options to play it with (the host's settings adopted); an exit status if none."""
+    if opts.invite is not None and opts.relay is not None:
+        print(
+            "truc-p2p join: "
+            + _(
+                "an invite names its own relay; --relay is for picking a game "
+                "from a relay's lobby without one"
+            ),
+            file=sys.stderr,
+        )
+        return 2
+    if opts.pick is not None and opts.invite is not None:
+        print(
+            "truc-p2p join: " + _("--pick takes a game from a list: give no invite"),
+            file=sys.stderr,
+        )
+        return 2
+    if opts.relay is not None:
+        from truc_p2p.cli._lobby import adopt_listing
+
+        listed = _pick_relay_game(opts)
+        if isinstance(listed, int):
+            return listed
+        opts = adopt_listing(opts, listed)
+        invite = listed.invite
+    elif opts.invite is None:
+        picked = _pick_lan_game(opts)
+        if isinstance(picked, int):
+            return picked
+        invite = picked
+    else:
+        try:
+            invite = Invite.parse(opts.invite)
+        except InviteError as exc:
+            print("truc-p2p join: " + _("bad invite: {reason}", reason=exc), file=sys.stderr)
+            return 2
+    adopted = _adopt_host_settings(opts, invite)
+    if isinstance(adopted, str):
+        print(adopted, file=sys.stderr)
+        return 2
+    opts = adopted
+    return invite, opts
+
+
+def _join(opts: GameOptions, record: MatchRecord | None = None) -> int:
+    chosen = _invite_of(opts)
+    if isinstance(chosen, int):
+        return chosen
+    invite, opts = chosen
+    out_problem = check_out_dir(opts.out, opts.command)
+    if out_problem is not None:
+        return out_problem
+    setup = _setup(opts, fallback="guest")
+    if isinstance(setup, int):
+        return setup
+    ruleset, ident, name = setup
+    if invite.fingerprint == ident.fingerprint:
+        print(
+            "truc-p2p join: "
+            + _(
+                "this invite carries your own key; to play yourself on one "
+                "machine give one side another key with --identity FILE"
+            ),
+            file=sys.stderr,
+        )
+        return 2
+    if record is None:  # the same join again after a crash: that game goes on
+        unfinished = find_unfinished(
+            opts.out, role="join", identity=ident.path, host_fingerprint=invite.fingerprint
+        )
+        if unfinished is not None and (back := _come_back(opts, unfinished)) is not None:
+            return back
+    ascii = use_ascii(opts.ascii)
+    strategy, hook = _player(opts, name, ascii)
+    _say_joining(invite, name, opts.info)
+
+    connections = [0]
+
+    def on_path(path: str, peer: str) -> None:
+        again = connections[0] > 0
+        connections[0] += 1
+        print(_connected_line(path, again=again), file=_info_stream(opts), flush=True)
+
+    if record is None:
+        record = MatchRecord(games=opts.match, folder=Path(opts.out))
+
+    async def one_game(stop: trio.Event) -> GameOutcome:
+        """Join (again): after a game the host may still be deciding, or not yet
+        listening again, so a refused connection is retried for a while."""
+        waited = 0.0
+        while True:
+            outcome = await join_game(
+                invite,
+                strategy,
+                identity=ident.key,
+                settings=replace(_game_settings(opts, ruleset, name), series=record.series()),
+                dial=Dial(connect_timeout=opts.connect_timeout),
+                storage=Storage(
+                    out_dir=opts.out, meta={**_meta(opts, name, ident), **_match_meta(record, opts)}
+                ),
+                report=Reporting(on_event=hook, on_path=on_path),
+                stop=stop,
+            )
+            if not record.played or outcome.end is not End.CONNECTION_FAILED:
+                return outcome
+            if waited == 0.0:
+                print(
+                    _("waiting for the host to start the next game (Ctrl-C to stop)..."),
+                    file=_info_stream(opts),
+                    flush=True,
+                )
+            if waited >= opts.again_wait or stop.is_set():
+                return GameOutcome.told(
+                    outcome.end,
+                    "no-next-game",
+                    {"kind": outcome.kind, "facts": outcome.facts},
+                    me=outcome.me,
+                )
+            await trio.sleep(0.5)
+            waited += 0.5
+
+    async def main(stop: trio.Event) -> int:
+        while True:
+            outcome = await one_game(stop)
+            again = await _after_game(strategy, outcome, record, opts, stop)
+            if outcome.kind == "refused-busy":  # what to run: once, after the reason
+                hint = busy_hint(
+                    opts.out,
+                    identity=ident.path,
+                    host_fingerprint=invite.fingerprint,
+                    command=_join_command(opts, invite),
+                )
+                print(hint, file=sys.stderr, flush=True)
+            if not again:
+                return exit_status(outcome, stop)
+
+    return run_until_interrupted(
+        with_web(opts, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
+    )
+
+
+def _join_command(opts: GameOptions, invite: Invite) -> str:
+    """The command line of this join, to type again."""
+    argv = [str(a) for a in opts.argv]
+    if not argv:
+        argv = ["join", str(invite)]
+    return "truc-p2p " + " ".join(shlex.quote(a) for a in argv)

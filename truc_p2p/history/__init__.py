@@ -1,0 +1,1 @@
+"""Played games on disk: records, the games list, replay, export, matches."""

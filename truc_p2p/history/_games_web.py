@@ -1,0 +1,117 @@
+"""``truc-p2p games --web``: the history page, each game a link to its replay.
+
+The page (``games.html``) gets the list as one JSON message; a replay link
+opens ``replay.html?game=N`` on the same server, whose page asks for game N
+(``{"type": "open", "game": N}``) and gets its replay pushed back, built on
+first demand with :func:`._replay_steps.build_replay` (only played cards).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from truc_p2p.history._games import game_row, records_of
+from truc_p2p.history._record import GameFile
+from truc_p2p.history._replay_steps import build_replay
+from truc_p2p.history._replay_web import PageLanguage, menu_json, replay_json, serve_page
+from truc_p2p.ui._i18n import _, current
+
+__all__ = ["HistoryTable", "serve_history"]
+
+
+class HistoryTable:
+    """What the server shows: the list of games, and a game's replay on demand."""
+
+    def __init__(self, folder: Path, games: list[GameFile], *, lang_pinned: bool = False) -> None:
+        self.folder = folder
+        self.games = games
+        self.server: Any = None
+        self.language = PageLanguage(lang_pinned)
+        #: replays by game and language; the games a page opened
+        self._replays: dict[tuple[int, str], dict[str, Any]] = {}
+        self._opened: set[int] = set()
+        self._listings: dict[str, dict[str, Any]] = {}
+
+    @property
+    def listing(self) -> dict[str, Any]:
+        """The list of games in the language now in use."""
+        code = current()
+        if code not in self._listings:
+            self._listings[code] = self._listing()
+        return self._listings[code]
+
+    def _listing(self) -> dict[str, Any]:
+        folder, games = self.folder, self.games
+        header = (_("date"), _("opponent"), _("result"), _("hands"), _("state"), _("verified"))
+        return {
+            "type": "games",
+            "folder": str(folder),
+            "columns": list(header),
+            "games": [
+                {"game": i, "file": g.path.name, "cells": list(game_row(g)), "ok": g.verifies}
+                for i, g in enumerate(games)
+            ],
+            "records_title": _("your record:"),
+            "records": [
+                _(
+                    "against {name} ({fp}): won {won}, lost {lost}",
+                    name=o.name,
+                    fp=o.fingerprint[:16],
+                    won=won,
+                    lost=lost,
+                )
+                for o, won, lost in records_of(games)
+            ],
+            "labels": {
+                "title": _("your games in {dir}", dir=folder),
+                "replay": _("replay"),
+                "none": _("no games in {dir}", dir=folder),
+            },
+            "menu": menu_json(),
+        }
+
+    def _replay(self, game: int) -> dict[str, Any]:
+        key = (game, current())
+        if key not in self._replays:
+            self._replays[key] = {**replay_json(build_replay(self.games[game])), "game": game}
+        return self._replays[key]
+
+    def greet(self, accept_language: str) -> None:
+        self.language.greet(accept_language)
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        return [self.listing]
+
+    def receive(self, message: dict[str, Any]) -> None:
+        """``{"type": "open", "game": N}``: push game N's replay to the pages; the
+        language menu: the list and the open replays again in that language."""
+        if self.language.choose(message):
+            if self.server is not None:
+                self.server.publish(self.listing)
+                for opened in sorted(self._opened):
+                    self.server.publish(self._replay(opened))
+            return
+        game = message.get("game")
+        if message.get("type") != "open" or type(game) is not int:
+            return
+        if not 0 <= game < len(self.games):
+            return
+        self._opened.add(game)
+        if self.server is not None:
+            self.server.publish(self._replay(game))
+
+
+def serve_history(
+    folder: Path, games: list[GameFile], *, port: int, browser: bool, lang_pinned: bool = False
+) -> int:
+    """``games --web``: the history page until Ctrl-C (``lang_pinned``: ``--lang`` was
+    given, the browser's language does not decide)."""
+    return serve_page(
+        HistoryTable(folder, games, lang_pinned=lang_pinned),
+        command="games",
+        page="games.html",
+        title=_("your games in {dir}", dir=folder),
+        port=port,
+        browser=browser,
+    )

@@ -1,0 +1,308 @@
+"""A finished game as a list of replay steps, from the transcript owner's side.
+
+Theory of operation
+-------------------
+:func:`~._record.public_moves` replays the moves the verifier accepted on a
+spectator's rules engine, so a step can only ever show a card that was
+played: never a hand before it is played, never the cards of a folded hand,
+never what deck v1's audit discloses.  Each deal and each move is one
+:class:`ReplayStep`: the sentences that tell it (from :class:`truc_p2p.ui._texts.Voice`,
+"you" being the owner of the transcript), what the verifier established at
+that message (shuffle proven, card opened with a proof...), and the table as
+:class:`truc_p2p.ui._table.TableModel` derives it from the owner's seat: the same model
+that renders live play and a resumed game, fed the trick and hand endings
+as they come.  Both players' transcripts of one game give the same steps,
+told from the other side.
+
+The terminal (:mod:`._replay`) and the web page (:mod:`._replay_web`) are
+two views of these steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from truc_p2p.history._record import GameFile, Move, public_moves
+from truc_p2p.rules import (
+    ActionKind,
+    Game,
+    GameEnded,
+    Player,
+    RoundEnded,
+    RulesetError,
+    TrickEnded,
+)
+from truc_p2p.ui._i18n import _, ngettext
+from truc_p2p.ui._table import TableModel, TableView
+from truc_p2p.ui._texts import Voice
+
+__all__ = ["Replay", "ReplayStep", "build_replay"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplayStep:
+    """One step: a deal, a move, or the end."""
+
+    #: 0-based hand
+    hand: int
+    kind: str  # "deal", "move" or "end"
+    lines: tuple[str, ...]
+    #: what the verifier established at this step, or ``None``
+    proof: str | None
+    #: the transcript message of this step, if any
+    message: int | None
+    view: TableView
+    #: how many unplayed cards each side holds (never which)
+    held: dict[str, int]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Replay:
+    """Every step of a game and the lines that introduce it."""
+
+    header: tuple[str, ...]
+    steps: tuple[ReplayStep, ...]
+    hands: int
+    voice: Voice
+    #: the transcript verifies as a complete, fair game
+    valid: bool
+
+    def hand_starts(self) -> dict[int, int]:
+        """0-based hand -> index of its first step."""
+        starts: dict[int, int] = {}
+        for i, step in enumerate(self.steps):
+            starts.setdefault(step.hand, i)
+        return starts
+
+
+def _next_value(game: Game) -> int | None:
+    try:
+        return game.ruleset.next_value(game.round_value)
+    except RulesetError:
+        return None
+
+
+def _at(text: str, message: int | None) -> str:
+    """``text`` with the transcript message it rests on."""
+    if message is None:
+        return text
+    return _("{what} (message {n})", what=text, n=message)
+
+
+class _Builder:
+    def __init__(self, record: GameFile, voice: Voice, me: Player) -> None:
+        self.record = record
+        self.voice = voice
+        self.me = me
+        self.audits = record.reveal_messages() if record.deck == "v1" else {}
+        self.deals = record.deal_messages()
+        self.steps: list[ReplayStep] = []
+        # the same table model as live play and resume: it keeps the trick just
+        # finished, the last hand's result and the end, and derives the view
+        self.model = TableModel(
+            voice.names[me],
+            ascii=voice.ascii,
+            me=me,
+            names=dict(voice.names),
+            spectator=voice.me is None,
+        )
+
+    def held(self, game: Game) -> dict[str, int]:
+        return {"me": game.hand_size(self.me), "opp": game.hand_size(self.me.other)}
+
+    def view(self, game: Game) -> TableView:
+        self.model.game = game
+        view = self.model.view()
+        assert view is not None
+        return view
+
+    def deal_proof(self, hand: int, redeal: bool) -> str:
+        deck = self.record.deck
+        span = self.deals.get(hand)
+        if deck == "v2" and redeal:
+            return _("new cards opened with proofs from the same proven shuffle")
+        if deck == "v2" and span is not None:
+            return _(
+                "shuffle proven: both shuffles and every key checked with their proofs "
+                "(messages {first}–{last})",
+                first=span[0],
+                last=span[1],
+            )
+        if deck == "v2":
+            return _("shuffle proven: both shuffles and every key checked with their proofs")
+        if deck == "v1":
+            audit = self.audits.get(hand)
+            if audit is None:
+                return _("shuffle not audited: the seeds of this hand were never revealed")
+            return _("shuffle checked by the seed audit at message {n}", n=audit)
+        return _("shuffle: deck version unknown, not checked")
+
+    def move_proof(self, move: Move) -> str:
+        deck = self.record.deck
+        if move.action.kind is ActionKind.PLAY:
+            if deck == "v2":
+                text = _("card opened with a proof")
+            elif deck == "v1" and move.hand in self.audits:
+                text = _("card opened with its key, checked by the seed audit")
+            else:
+                text = _("card opened with its key")
+        else:
+            text = _("signed by {name}", name=self.voice.name(move.player))
+        return self.voice.out(_at(text, move.message))
+
+    def deal(self, move: Move) -> None:
+        game = move.before
+        self.model.last_trick = None
+        h = move.hand + 1
+        if move.redeal:
+            text = _("hand {hand}: the cards are dealt again, face down", hand=h)
+        elif self.voice.is_me(game.dealer):
+            text = _("hand {hand}: you deal", hand=h)
+        else:
+            text = _("hand {hand}: {name} deals", hand=h, name=self.voice.names[game.dealer])
+        if not move.redeal:
+            self.model.hand_result = None
+        self.steps.append(
+            ReplayStep(
+                hand=move.hand,
+                kind="deal",
+                lines=(self.voice.out(text),),
+                proof=self.voice.out(self.deal_proof(move.hand, move.redeal)),
+                message=None,
+                view=self.view(game),
+                held=self.held(game),
+            )
+        )
+
+    def move(self, move: Move) -> None:
+        before, voice, model = move.before, self.voice, self.model
+        if move.action.kind is ActionKind.PLAY:
+            model.last_trick = None
+        lines = [
+            voice.acted(
+                move.player,
+                move.action,
+                value=move.after.round_value,
+                to=_next_value(before),
+                rest=before.pending is ActionKind.REST,
+            )
+        ]
+        game_over = any(isinstance(e, GameEnded) for e in move.events)
+        for event in move.events:
+            if isinstance(event, TrickEnded):
+                lines.append(model.trick_ended(event))
+            elif isinstance(event, RoundEnded):
+                lines.append(model.round_ended(event, game_over=game_over))
+            elif isinstance(event, GameEnded):
+                model.over = True
+                o = event.outcome
+                lines.append(
+                    voice.game_result(
+                        winner=o.winner, reason=o.reason, scores=o.scores, hand_no=move.hand
+                    )
+                )
+        self.steps.append(
+            ReplayStep(
+                hand=move.hand,
+                kind="move",
+                lines=tuple(lines),
+                proof=self.move_proof(move),
+                message=move.message,
+                view=self.view(move.after),
+                held=self.held(move.after),
+            )
+        )
+
+    def end(self, game: Game | None, hand: int) -> None:
+        report, voice = self.record.report, self.voice
+        lines: list[str] = []
+        if report.valid and report.winner is not None and report.score is not None:
+            lines.append(
+                voice.cosigned(
+                    winner=Player(report.winner), scores=report.score, hands=report.hands
+                )
+            )
+            proof = _("the whole transcript verifies: every signature, the chain and the result")
+        elif self.record.finished:
+            lines.append(_("the transcript does not verify"))
+            proof = _at(_("violation: {error}", error=report.error or "?"), report.error_message_no)
+        else:
+            lines.append(_("the transcript ends here: the game is unfinished"))
+            proof = _("the verifier says: {error}", error=report.error or "?")
+        if game is None:
+            return
+        self.steps.append(
+            ReplayStep(
+                hand=hand,
+                kind="end",
+                lines=tuple(voice.out(x) for x in lines),
+                proof=voice.out(proof),
+                message=report.error_message_no if not report.valid else None,
+                view=self.view(game),
+                held=self.held(game),
+            )
+        )
+
+
+def _header(record: GameFile, voice: Voice) -> tuple[str, ...]:
+    report = record.report
+    lines = []
+    for p in Player:
+        if p < len(report.players):
+            info = report.players[p]
+            lines.append(
+                voice.out(
+                    _("you: {name} ({fp})", name=info.name, fp=info.fingerprint[:16])
+                    if voice.is_me(p)
+                    else _("player: {name} ({fp})", name=info.name, fp=info.fingerprint[:16])
+                )
+            )
+    ruleset = record.ruleset()
+    if ruleset is not None:
+        lines.append(
+            _(
+                "rules: target {target}, ladder {ladder}, refused rest {rest}, deck {deck}",
+                target=ruleset.target,
+                ladder=ruleset.ladder.value,
+                rest=ruleset.rest_refused.value,
+                deck=report.deck or "?",
+            )
+        )
+    if report.game_id:
+        lines.append(_("game id: {id}", id=report.game_id))
+    lines.append(ngettext("{n} hand played", "{n} hands played", report.hands))
+    lines.append(
+        _("the transcript verifies") if record.verifies else _("the transcript does NOT verify")
+    )
+    return tuple(voice.out(x) for x in lines)
+
+
+def build_replay(record: GameFile, *, ascii: bool = False) -> Replay:
+    """The steps of ``record``'s game, told to its owner (or neutrally)."""
+    me = record.owner
+    names = record.names()
+    if names[Player.P0] == names[Player.P1]:  # told apart, as on the game screens
+        other = me.other if me is not None else Player.P1
+        names[other] = _("{name} (opponent)", name=names[other])
+    voice = Voice(names, me, ascii)
+    builder = _Builder(record, voice, me if me is not None else Player.P0)
+    last: Move | None = None
+    for move in public_moves(record):
+        if move.dealt:
+            builder.deal(move)
+        builder.move(move)
+        last = move
+    if last is not None:
+        builder.end(last.after, last.hand)
+    else:
+        ruleset, first = record.ruleset(), record.report.first_dealer
+        if ruleset is not None and first is not None:
+            builder.end(Game(ruleset, first_dealer=Player(first), spectator=True), 0)
+    hands = max((s.hand for s in builder.steps), default=-1) + 1
+    return Replay(
+        header=_header(record, voice),
+        steps=tuple(builder.steps),
+        hands=hands,
+        voice=voice,
+        valid=record.verifies,
+    )

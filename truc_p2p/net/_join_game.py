@@ -1,0 +1,305 @@
+"""Whole games in one call, the joiner's side: :func:`join_game`.
+
+The joiner connects and speaks first, checks the host's key against the invite
+as soon as the host's hello arrives, and redials a dropped connection
+(:class:`Redialer`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truc_p2p.evidence import keep_evidence
+from truc_p2p.net._connect import DIRECT_WINDOW, connect
+from truc_p2p.net._invite import Invite, host_port
+from truc_p2p.net._local_game import _started, _unless_stopped, prepare_game, transcript_path
+from truc_p2p.net._outcome import End, GameOutcome
+from truc_p2p.net._play import play_game
+from truc_p2p.net._settings import Dial, GameSettings, Reporting, Storage
+from truc_p2p.net._strategy import Strategy
+from truc_p2p.protocol import (
+    RemoteProtocolError,
+    Session,
+)
+from truc_p2p.rules import Player
+
+__all__ = ["Redialer", "join_game"]
+
+
+async def _connect(host: str, port: int, timeout: float) -> trio.SocketStream:
+    stream: trio.SocketStream | None = None
+    with trio.move_on_after(timeout):
+        stream = await trio.open_tcp_stream(host, port)
+    if stream is None:
+        raise TimeoutError(f"no answer from {host} port {port} within {timeout:g} s")
+    return stream
+
+
+class Redialer:
+    """The joiner's reconnector: dial the host again, with backoff, until it answers.
+
+    Given an :class:`Invite` with a relay, every redial goes through
+    :func:`~truc_p2p.net.connect` (direct, punched or relayed, whichever works
+    now) and ``on_path`` hears the path.
+    """
+
+    def __init__(
+        self,
+        host: str | Invite,
+        port: int | None = None,
+        *,
+        connect_timeout: float = 5.0,
+        on_path: Callable[[str], None] | None = None,
+    ) -> None:
+        self.invite = host if isinstance(host, Invite) else None
+        self.host = host.host if isinstance(host, Invite) else host
+        self.port = host.port if isinstance(host, Invite) else port
+        self.connect_timeout = connect_timeout
+        self.on_path = on_path
+        self.attempts = 0
+
+    async def _dial(self) -> trio.abc.Stream:
+        if self.invite is None or self.invite.relay is None:
+            assert self.port is not None
+            return await _connect(self.host, self.port, self.connect_timeout)
+        timeout = max(self.connect_timeout, DIRECT_WINDOW + 5)
+        stream, route = await connect(self.invite, connect_timeout=timeout)
+        if self.on_path is not None:
+            self.on_path(route)
+        return stream
+
+    async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
+        delay = 0.25
+        while True:
+            self.attempts += 1
+            try:
+                stream = await self._dial()
+            except OSError:
+                await trio.sleep(delay)
+                delay = min(delay * 2, 4.0)
+                continue
+            return stream, b"", True
+
+
+async def join_game(
+    invite: Invite | str,
+    strategy: Strategy,
+    *,
+    identity: Ed25519PrivateKey,
+    settings: GameSettings = GameSettings(),
+    dial: Dial = Dial(),
+    storage: Storage = Storage(),
+    report: Reporting = Reporting(),
+    stop: trio.Event | None = None,
+) -> GameOutcome:
+    """Connect to the host of ``invite`` and play one game, refusing a host whose key
+    does not have the invite's fingerprint; a dropped connection is redialled for
+    ``settings.grace`` seconds.  Raises :class:`InviteError` for a malformed invite; every
+    other failure is an outcome.  An invite with a relay races direct paths,
+    hole punching and a relay splice (:func:`~truc_p2p.net.connect`), on the
+    first connection and on every redial; ``report.on_path(path, host)`` hears
+    which path won.
+    """
+    if isinstance(invite, str):
+        invite = Invite.parse(invite)
+    # A host whose waiting places are taken (someone floods it) closes us on
+    # arrival: keep trying, with backoff, across at least one hello timeout (the
+    # time in which any place frees up), and at least HANDSHAKE_ATTEMPTS times.
+    started = trio.current_time()
+    patience = settings.hello_timeout + HANDSHAKE_MARGIN
+    attempt, delay = 0, HANDSHAKE_FIRST_DELAY
+    if _host_key(invite) in _HOSTS_WITHOUT_EARLY and settings.early is not False:
+        settings = replace(settings, early=False)  # this host turned them down before
+    while True:
+        attempt += 1
+        outcome = await _join_once(
+            invite,
+            strategy,
+            identity=identity,
+            settings=settings,
+            dial=dial,
+            storage=storage,
+            report=report,
+            stop=stop,
+        )
+        if outcome == _WITHOUT_EARLY:
+            # a host that predates early cards: join again, once, without proposing
+            # them, and never propose them to it again (wire.md 11.1)
+            _HOSTS_WITHOUT_EARLY.add(_host_key(invite))
+            settings = replace(settings, early=False)
+            continue
+        if isinstance(outcome, GameOutcome):
+            return outcome
+        waited = trio.current_time() - started
+        if attempt >= HANDSHAKE_ATTEMPTS and waited >= patience:
+            break
+        await trio.sleep(delay)
+        delay = min(delay * 2, HANDSHAKE_MAX_DELAY)
+    return GameOutcome.told(
+        End.CONNECTION_LOST,
+        "handshake-dropped",
+        {"n": attempt, "seconds": f"{trio.current_time() - started:.0f}"},
+        me=Player.P0,
+    )
+
+
+#: How often a joiner starts over, at least, when the connection drops before the game began.
+HANDSHAKE_ATTEMPTS = 5
+#: Seconds beyond the hello timeout a joiner keeps starting over.
+HANDSHAKE_MARGIN = 5.0
+#: The joiner's backoff between two handshake attempts: first and largest delay.
+HANDSHAKE_FIRST_DELAY = 0.25
+HANDSHAKE_MAX_DELAY = 4.0
+#: ``_join_once``'s answer when the host may predate early cards (wire.md 6a, 11.1):
+#: our hello proposed them and the game ended before the coin was flipped the ways
+#: older hosts answer an option they do not know (see :func:`_host_refused_early`).
+#: The joiner starts a new game, once, without proposing them.
+_WITHOUT_EARLY = "without-early"
+#: The abort reasons with which hosts of earlier specs refuse an unknown option:
+#: ``malformed`` (the option map has another shape) or ``incompatible``.
+_REFUSALS_OF_EARLY = frozenset({"malformed", "incompatible"})
+#: Hosts (key, address, port) that turned early cards down in this process: the
+#: games that follow with them (a rematch, the rest of a match) do not propose them.
+_HOSTS_WITHOUT_EARLY: set[tuple[str, str, int]] = set()
+
+
+def _host_key(inv: Invite) -> tuple[str, str, int]:
+    return (inv.fingerprint.lower(), inv.host, inv.port)
+
+
+def _host_refused_early(session: Session, outcome: GameOutcome) -> bool:
+    """Whether ``outcome`` may be an older host turning down our early-cards proposal
+    (wire.md 11.1): our hello proposed them, the host signed nothing but perhaps a
+    hello and the abort, and the host either aborted ``malformed`` or ``incompatible`` -- after
+    a hello that lacks only ``early`` (anything else we would have found ourselves)
+    or without a hello -- or closed the connection before its hello.  A new host
+    that merely dropped us is then played without early cards: a small loss, where
+    a wrong guess the other way loses the game."""
+    if not session.early_proposed or session.peer_played:
+        return False
+    if session.peer_fingerprint is not None and session.early:
+        return False  # its hello took early cards: the refusal is of something else
+    if outcome.end is End.OPPONENT_ABORTED:
+        return outcome.abort_reason in _REFUSALS_OF_EARLY
+    return outcome.end is End.CONNECTION_LOST and session.peer_fingerprint is None
+
+
+async def _join_once(
+    inv: Invite,
+    strategy: Strategy,
+    *,
+    identity: Ed25519PrivateKey,
+    settings: GameSettings,
+    dial: Dial,
+    storage: Storage,
+    report: Reporting,
+    stop: trio.Event | None,
+) -> GameOutcome | str | None:
+    """One attempt; ``None`` when the connection dropped before the game id existed,
+    :data:`_WITHOUT_EARLY` when the host predates early cards."""
+    name = settings.name or "guest"
+    out_dir = storage.out_dir
+    path = transcript_path(out_dir, f"join-{name}") if out_dir is not None else None
+    try:
+        connected = await _unless_stopped(
+            stop,
+            lambda: connect(
+                inv, connect_timeout=dial.connect_timeout, direct_window=dial.direct_window
+            ),
+        )
+    except OSError as exc:
+        return GameOutcome.told(
+            End.CONNECTION_FAILED,
+            "cannot-connect",
+            {"address": host_port(inv.host, inv.port), "error": str(exc.strerror or exc)},
+            me=Player.P0,
+        )
+    if connected is None:
+        return GameOutcome.told(End.QUIT, "not-connected", {}, me=Player.P0)
+    stream, route = connected
+    on_path = _joiner_path_hook(report, inv)
+    if on_path is not None:
+        on_path(route)
+    try:
+        local = prepare_game(
+            identity=identity,
+            role=Player.P0,
+            transcript=path,
+            ruleset=settings.ruleset,
+            name=name,
+            audit=settings.audit,
+            fsync=storage.fsync,
+            lazy_sync=not storage.sync_each,
+            expected_peer_fingerprint=inv.fingerprint.lower(),
+            deck=settings.deck,
+            pipeline=settings.pipeline,
+            early=settings.early,
+            series=settings.series,
+            meta={**storage.meta, "role": "join", "invite": str(inv)},
+        )
+    except OSError as exc:
+        await trio.aclose_forcefully(stream)
+        return GameOutcome.told(
+            End.DISK_ERROR,
+            "transcript-unwritable",
+            {"error": str(exc.strerror or exc)},
+            me=Player.P0,
+        )
+    try:
+        async with stream:
+            outcome = await play_game(
+                stream,
+                local.session,
+                strategy,
+                **settings.clocks(),
+                expected_fingerprint=inv.fingerprint,
+                on_event=report.on_event,
+                stop=stop,
+                reconnector=Redialer(inv, on_path=on_path),
+                before_send=local.sync,
+                on_evidence=local.keep_evidence,
+            )
+    finally:
+        local.close()
+    if _host_refused_early(local.session, outcome):
+        local.discard()  # nothing was played: the host never took the coin
+        return _WITHOUT_EARLY
+    if not local.session.game_id and outcome.end is End.CONNECTION_LOST:
+        local.discard()
+        return None  # cut during the handshake: start over
+    if not _started(local.session) and outcome.end is End.REFUSED:
+        local.discard()
+        return outcome
+    if not _started(local.session) and _incompatible(outcome):
+        # The hellos differ: nothing was played, and a transcript ending in the host's
+        # honest hello would read as its violation (wire.md 4): keep none, as the host.
+        local.discard()
+        return outcome
+    return replace(outcome, transcript=local.transcript, path=route)
+
+
+def _incompatible(outcome: GameOutcome) -> bool:
+    """Whether a game ended because the two sides' settings differ (either side said so)."""
+    return outcome.end is End.INCOMPATIBLE or (
+        outcome.end is End.OPPONENT_ABORTED and outcome.abort_reason == "incompatible"
+    )
+
+
+def _keep(transcript: Path, error: RemoteProtocolError) -> None:
+    with contextlib.suppress(OSError):
+        keep_evidence(transcript, error)
+
+
+def _joiner_path_hook(report: Reporting, inv: Invite) -> Callable[[str], None] | None:
+    """``report.on_path`` with the host's address as the peer, for the joiner's side."""
+    hook = report.on_path
+    if hook is None:
+        return None
+    peer = host_port(inv.host, inv.port)
+    return lambda route: hook(route, peer)

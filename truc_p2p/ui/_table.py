@@ -1,0 +1,576 @@
+"""What one player sees of the game: the model that every screen renders.
+
+Theory of operation
+-------------------
+:class:`TableModel` is fed the game's events (the session's, the rules
+engine's and the network's, exactly as the game loop hands them to its
+``on_event`` hook) and the start and end of each of our turns.  It keeps a
+mirror of the player's own view of the game (a rules engine with
+``view=me``), so it knows the table while the opponent thinks, not only at
+our turn; at our turn the session's own view replaces the mirror.
+
+:meth:`TableModel.view` derives, once, everything a screen shows as a frozen
+:class:`TableView`: scores from the viewer's side, whose turn and how much
+time is left, the cards, the trick just finished, the hand's tricks, the
+pending request with what each answer costs, and the result of the last
+hand.  The terminal (:mod:`._tui`) prints it and the web table
+(:mod:`._web`) sends it as JSON; neither derives anything of its own, as
+lichess keeps one round model under its board and its screen-reader view.
+Every text comes from :mod:`._texts`.
+
+Nothing here does I/O; time comes from the ``now`` callable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from truc_p2p.rules import (
+    Acted,
+    Action,
+    ActionKind,
+    Card,
+    Game,
+    GameEnded,
+    Phase,
+    Player,
+    RoundEnded,
+    RulesError,
+    RulesetError,
+    TrickEnded,
+)
+from truc_p2p.ui._i18n import _, ngettext
+from truc_p2p.ui._texts import Voice, action_label, clock
+
+__all__ = [
+    "Choice",
+    "HandResult",
+    "PendingView",
+    "Seat",
+    "TableModel",
+    "TableView",
+    "TrickView",
+    "build_view",
+    "choices",
+    "keymap",
+]
+
+Seat = Literal["me", "opp"]
+
+_KEYS: dict[ActionKind, str] = {
+    ActionKind.RAISE: "r",
+    ActionKind.REST: "m",
+    ActionKind.ACCEPT: "a",
+    ActionKind.REFUSE: "x",
+    ActionKind.FOLD: "f",
+    ActionKind.ASK_REDEAL: "d",
+    ActionKind.ACCEPT_REDEAL: "d",
+    ActionKind.DECLINE_REDEAL: "n",
+}
+
+#: Buttons in this order: answers first.
+_ORDER = (
+    ActionKind.ACCEPT,
+    ActionKind.REFUSE,
+    ActionKind.ACCEPT_REDEAL,
+    ActionKind.DECLINE_REDEAL,
+    ActionKind.RAISE,
+    ActionKind.REST,
+    ActionKind.ASK_REDEAL,
+    ActionKind.FOLD,
+)
+
+
+def seat(player: Player | None, me: Player) -> Seat | None:
+    """``"me"``, ``"opp"`` or ``None``."""
+    if player is None:
+        return None
+    return "me" if player is me else "opp"
+
+
+def keymap(game: Game, legal: Iterable[Action]) -> dict[str, Action]:
+    """Key -> legal action: digits for the cards in hand order, letters for the rest."""
+    legal = tuple(legal)
+    keys: dict[str, Action] = {}
+    me = game.view if game.view is not None else game.to_act
+    hand = game.hand(me) if me is not None else None
+    for i, card in enumerate(hand or ()):
+        action = Action.play(card)
+        if action in legal:
+            keys[str(i + 1)] = action
+    for action in legal:
+        key = _KEYS.get(action.kind)
+        if key is not None:
+            keys[key] = action
+    return keys
+
+
+def _next_value(game: Game) -> int | None:
+    try:
+        return game.ruleset.next_value(game.round_value)
+    except RulesetError:  # the engine only offers reachable raises
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Choice:
+    """One thing the player may do now, with its key, its label and what it costs."""
+
+    action: Action
+    key: str
+    label: str
+    #: What happens if chosen ("Bob scores 1 now"); ``None`` for a card.
+    cost: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingView:
+    """A request waiting for its answer."""
+
+    kind: ActionKind
+    by: Seat
+    #: The hand's worth if a raise is accepted.
+    to: int | None
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrickView:
+    """A finished trick: the two cards in play order and who won it."""
+
+    no: int
+    cards: tuple[tuple[Seat, Card], ...]
+    winner: Seat | None
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class HandResult:
+    """How the last hand ended; ``seq`` tells one result from the next."""
+
+    seq: int
+    hand_no: int
+    winner: Seat | None
+    points: int
+    text: str
+    game_over: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableView:
+    """Everything a screen shows, from the viewer's side."""
+
+    me_name: str
+    opp_name: str
+    scores: dict[Seat, int]
+    target: int
+    score_line: str
+    hand_no: int
+    trick_no: int
+    phase: str
+    round_value: int
+    #: "my rest" was accepted: this hand decides the game.
+    rest_on: bool
+    worth: str
+    dealer: Seat | None
+    leader: Seat | None
+    to_act: Seat | None
+    hand: tuple[Card, ...]
+    #: The action each card of ``hand`` plays now, and its key (at our turn).
+    hand_actions: tuple[tuple[Action | None, str | None], ...]
+    opp_cards: int
+    table: tuple[tuple[Seat, Card], ...]
+    tricks: tuple[TrickView, ...]
+    #: One word per trick of this hand from the viewer's side, "–" when not played.
+    trick_marks: tuple[str, ...]
+    tricks_line: str
+    last_trick: TrickView | None
+    pending: PendingView | None
+    choices: tuple[Choice, ...]
+    turn: int | None
+    status: str
+    #: ``status`` with ``{time}`` where the countdown goes (``None``: no clock runs).
+    status_template: str | None
+    seconds_left: float | None
+    hand_result: HandResult | None = None
+
+
+def _cost(game: Game, action: Action, voice: Voice) -> str | None:
+    """What choosing ``action`` now brings or costs, from its chooser's side."""
+    me = game.to_act
+    if me is None:
+        return None
+    opp = voice.name(me.other)
+    kind = action.kind
+    if kind is ActionKind.PLAY:
+        return None
+    if kind is ActionKind.ACCEPT:
+        if game.pending is ActionKind.REST:
+            return _("this hand decides the game")
+        to = _next_value(game)
+        return _("the hand is worth {value}", value=to)
+    if kind in (ActionKind.REFUSE, ActionKind.FOLD):
+        return _ending(game, action, voice)
+    if kind in (ActionKind.RAISE, ActionKind.REST):
+        trial = game.copy()
+        trial.push(action)
+        refused = _ending(trial, Action.REFUSE, voice)
+        if kind is ActionKind.RAISE:
+            return _(
+                "if refused, {refused}; if accepted, the hand is worth {value}",
+                refused=refused,
+                value=_next_value(game),
+            )
+        return _(
+            "if refused, {refused}; if accepted, this hand decides the game",
+            refused=refused,
+        )
+    if kind is ActionKind.ASK_REDEAL:
+        return _("new cards for both if {name} agrees", name=opp)
+    if kind is ActionKind.ACCEPT_REDEAL:
+        return _("new cards for both")
+    if kind is ActionKind.DECLINE_REDEAL:
+        return _("play these cards")
+    return None
+
+
+def _ending(game: Game, action: Action, voice: Voice) -> str:
+    """The score change ``action`` makes at once ("Bob scores 1 now")."""
+    trial = game.copy()
+    events = trial.push(action)
+    for event in events:
+        if isinstance(event, GameEnded):
+            winner = event.outcome.winner
+            if voice.is_me(winner):
+                return _("you win the game now")
+            return _("{name} wins the game now", name=voice.name(winner))
+    for event in events:
+        if isinstance(event, RoundEnded) and event.winner is not None:
+            if voice.is_me(event.winner):
+                return ngettext("you score {n} point now", "you score {n} points now", event.points)
+            return ngettext(
+                "{name} scores {n} point now",
+                "{name} scores {n} points now",
+                event.points,
+                name=voice.name(event.winner),
+            )
+    return _("nobody scores")
+
+
+def choices(game: Game, legal: Iterable[Action], voice: Voice) -> tuple[Choice, ...]:
+    """The keys and buttons for ``legal``: cards first, then the rest, answers first."""
+    keys = keymap(game, legal)
+    rest_pending = game.pending is ActionKind.REST
+    to = _next_value(game)
+    cards = [Choice(action=a, key=k, label=action_label(a)) for k, a in keys.items() if k.isdigit()]
+    others = [
+        Choice(
+            action=a,
+            key=k,
+            label=voice.out(action_label(a, to=to, rest_pending=rest_pending)),
+            cost=(c := _cost(game, a, voice)) and voice.out(c),
+        )
+        for k, a in keys.items()
+        if not k.isdigit()
+    ]
+    order = {kind: i for i, kind in enumerate(_ORDER)}
+    others.sort(key=lambda c: order[c.action.kind])
+    return (*cards, *others)
+
+
+def _pending(game: Game, me: Player, voice: Voice) -> PendingView | None:
+    kind = game.pending
+    if kind is None or game.requester is None:
+        return None
+    by = seat(game.requester, me)
+    assert by is not None
+    to = _next_value(game) if kind is ActionKind.RAISE else None
+    opp = voice.name(me.other)
+    if by == "opp":
+        text = {
+            ActionKind.RAISE: _("{name} asks “2 more?” (to {value})", name=opp, value=to),
+            ActionKind.REST: _("{name} calls “my rest”", name=opp),
+            ActionKind.ASK_REDEAL: _("{name} asks for a redeal", name=opp),
+        }[kind]
+    else:
+        text = {
+            ActionKind.RAISE: _(
+                "you asked “2 more?” (to {value}); waiting for {name}", value=to, name=opp
+            ),
+            ActionKind.REST: _("you called “my rest”; waiting for {name}", name=opp),
+            ActionKind.ASK_REDEAL: _("you asked for a redeal; waiting for {name}", name=opp),
+        }[kind]
+    return PendingView(kind=kind, by=by, to=to, text=voice.out(text))
+
+
+def _trick_view(
+    no: int, leader: Player, cards: tuple[Card, Card], winner: Player | None, voice: Voice
+) -> TrickView:
+    me = voice.me if voice.me is not None else Player.P0
+    first, second = seat(leader, me), seat(leader.other, me)
+    assert first is not None and second is not None
+    return TrickView(
+        no=no,
+        cards=((first, cards[0]), (second, cards[1])),
+        winner=seat(winner, me),
+        text=voice.trick(no, winner),
+    )
+
+
+def _marks(tricks: tuple[TrickView, ...]) -> tuple[str, ...]:
+    words = {"me": _("won"), "opp": _("lost"), None: _("spoiled")}
+    done = [words[t.winner] for t in tricks]
+    return (*done, *("–" for _i in range(3 - len(done))))
+
+
+def build_view(
+    game: Game,
+    me: Player,
+    voice: Voice,
+    *,
+    legal: tuple[Action, ...] = (),
+    turn: int | None = None,
+    seconds_left: float | None = None,
+    last_trick: TrickView | None = None,
+    hand_result: HandResult | None = None,
+    over: bool = False,
+) -> TableView:
+    """The table from ``me``'s view of ``game``; ``legal`` and ``turn`` at our turn."""
+    my_turn = bool(legal)
+    picks = choices(game, legal, voice) if my_turn else ()
+    by_action = {c.action: c.key for c in picks}
+    hand = tuple(game.hand(me) or ())
+    hand_actions = tuple(
+        (Action.play(c), by_action[Action.play(c)]) if Action.play(c) in by_action else (None, None)
+        for c in hand
+    )
+    scores = game.scores
+    tricks = tuple(
+        _trick_view(i, t.leader, t.cards, t.winner, voice) for i, t in enumerate(game.tricks)
+    )
+    marks = _marks(tricks)
+    opp = voice.name(me.other)
+    to_act = seat(game.to_act, me)
+    # the status with "{time}" left open, for a screen that ticks the clock itself
+    template: str | None = None
+    if over or game.phase is Phase.OVER:
+        status = _("game over")
+    elif my_turn:
+        status = _("your move")
+        template = _("your move ({time} left)", time="{time}")
+    elif to_act == "opp":
+        status = _("waiting for {name}", name=opp)
+        template = _("waiting for {name} ({time} left)", name=opp, time="{time}")
+    else:
+        status = _("dealing…")
+    if seconds_left is None:
+        template = None
+    elif template is not None:
+        status = template.replace("{time}", clock(seconds_left))
+    rest_on = game.rest_answered
+    worth = (
+        _("MY REST: this hand decides the game")
+        if rest_on
+        else _("hand worth {value}", value=game.round_value)
+    )
+    return TableView(
+        me_name=voice.names[me],
+        opp_name=voice.names[me.other],
+        scores={"me": scores[me], "opp": scores[me.other]},
+        target=game.ruleset.target,
+        score_line=voice.score(scores),
+        hand_no=game.round_no + 1,
+        trick_no=min(game.trick_no + 1, 3),
+        phase=game.phase.value,
+        round_value=game.round_value,
+        rest_on=rest_on,
+        worth=voice.out(worth),
+        dealer=seat(game.dealer, me),
+        leader=seat(game.leader, me),
+        to_act=to_act,
+        hand=hand,
+        hand_actions=hand_actions,
+        opp_cards=game.hand_size(me.other),
+        table=tuple((s, c) for p, c in game.table if (s := seat(p, me)) is not None),
+        tricks=tricks,
+        trick_marks=marks,
+        tricks_line=voice.out(_("tricks: {marks}", marks=" · ".join(marks))),
+        last_trick=last_trick,
+        pending=_pending(game, me, voice),
+        choices=picks,
+        turn=turn if my_turn else None,
+        status=voice.out(status),
+        status_template=voice.out(template) if template is not None else None,
+        seconds_left=seconds_left,
+        hand_result=hand_result,
+    )
+
+
+@dataclass
+class _Clock:
+    """When the player now to act started, for the countdown."""
+
+    who: Player | None = None
+    since: float | None = None
+
+
+@dataclass
+class TableModel:
+    """One player's table, fed the game's events (see the module docstring)."""
+
+    my_name: str
+    move_seconds: float | None = None
+    ascii: bool = False
+    now: Callable[[], float] = field(default=lambda: 0.0)
+    me: Player = Player.P0
+    names: dict[Player, str] = field(default_factory=dict)
+    game: Game | None = None
+    legal: tuple[Action, ...] = ()
+    turn: int = 0
+    last_trick: TrickView | None = None
+    hand_result: HandResult | None = None
+    over: bool = False
+    last_hand_no: int = 0
+    #: Told to nobody in particular (a replay of someone else's game): no "you".
+    spectator: bool = False
+    _clock: _Clock = field(default_factory=_Clock)
+    _results: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.names:
+            self.names = {Player.P0: self.my_name, Player.P1: _("opponent")}
+
+    @property
+    def voice(self) -> Voice:
+        return Voice(self.names, None if self.spectator else self.me, self.ascii)
+
+    @property
+    def opp_name(self) -> str:
+        return self.names[self.me.other]
+
+    # -- events ------------------------------------------------------------------
+
+    def start(self, *, me: Player, peer_name: str, game: Game) -> None:
+        """The game started: our seat, the opponent's name (told apart from ours)."""
+        self.me = me
+        if peer_name == self.my_name:
+            peer_name = _("{name} (opponent)", name=peer_name)
+        self.names = {me: self.my_name, me.other: peer_name}
+        self.game = game
+
+    def dealt(self, cards: tuple[Card, ...], *, redeal: bool) -> None:
+        if not redeal:
+            self.last_trick = None
+        if self.game is not None:
+            try:
+                self.game.deal({self.me: cards})
+            except RulesError:  # out of step: the next turn resyncs the mirror
+                self.game = None
+        self._tick()
+
+    def acted(self, event: Acted) -> str:
+        """Apply a move to the mirror; the line that tells it."""
+        game = self.game
+        action = event.action
+        to = _next_value(game) if game is not None else None
+        rest = game is not None and game.pending is ActionKind.REST
+        if action.kind is ActionKind.PLAY:
+            self.last_trick = None
+            if game is not None and game.trick_no == 0 and not game.table:
+                self.hand_result = None
+        if game is not None:
+            try:
+                game.push(action, player=event.player)
+            except RulesError:
+                self.game = game = None
+        value = game.round_value if game is not None else 0
+        self._tick()
+        return self.voice.acted(event.player, action, value=value, to=to, rest=rest)
+
+    def trick_ended(self, event: TrickEnded) -> str:
+        self.last_trick = _trick_view(
+            event.trick_no, event.leader, event.cards, event.winner, self.voice
+        )
+        return self.last_trick.text
+
+    def round_ended(self, event: RoundEnded, *, game_over: bool) -> str:
+        self._results += 1
+        self.last_hand_no = event.round_no
+        text = self.voice.hand_result(
+            hand_no=event.round_no,
+            winner=event.winner,
+            points=event.points,
+            reason=event.reason,
+            game_over=game_over,
+        )
+        self.hand_result = HandResult(
+            seq=self._results,
+            hand_no=event.round_no + 1,
+            winner=seat(event.winner, self.me),
+            points=event.points,
+            text=text,
+            game_over=game_over,
+        )
+        return text
+
+    def game_ended(self, event: GameEnded) -> str:
+        self.over = True
+        o = event.outcome
+        text = self.voice.game_result(
+            winner=o.winner, reason=o.reason, scores=o.scores, hand_no=self.last_hand_no
+        )
+        if self.hand_result is not None:
+            self.hand_result = HandResult(
+                seq=self.hand_result.seq,
+                hand_no=self.hand_result.hand_no,
+                winner=self.hand_result.winner,
+                points=self.hand_result.points,
+                text=text,
+                game_over=True,
+            )
+        return text
+
+    # -- our turns ---------------------------------------------------------------
+
+    def begin_turn(self, game: Game, legal: tuple[Action, ...]) -> None:
+        """Our turn: the session's view replaces the mirror."""
+        self.game = game.copy()
+        self.turn += 1
+        self.legal = tuple(legal)
+        self._clock = _Clock(self.me, self.now())
+
+    def end_turn(self) -> None:
+        self.legal = ()
+
+    def _tick(self) -> None:
+        """Restart the countdown when the player to act changes."""
+        who = self.game.to_act if self.game is not None else None
+        if who is not self._clock.who:
+            self._clock = _Clock(who, self.now() if who is not None else None)
+
+    def waiting_for_opponent(self) -> bool:
+        """Whether the opponent is now to act (the mirror says so)."""
+        return self.game is not None and self.game.to_act is self.me.other and not self.legal
+
+    def seconds_left(self) -> float | None:
+        if self.move_seconds is None or self._clock.since is None:
+            return None
+        return max(0.0, self._clock.since + self.move_seconds - self.now())
+
+    def view(self) -> TableView | None:
+        """The table now, or ``None`` before the game (or while the mirror resyncs)."""
+        if self.game is None:
+            return None
+        return build_view(
+            self.game,
+            self.me,
+            self.voice,
+            legal=self.legal,
+            turn=self.turn if self.legal else None,
+            seconds_left=self.seconds_left(),
+            last_trick=self.last_trick,
+            hand_result=self.hand_result,
+            over=self.over,
+        )

@@ -1,0 +1,665 @@
+"""The terminal player: shows the game and reads moves as short keys, one per line.
+
+It reads whole lines, so it works the same in a terminal and with stdin on a
+pipe (that is how the tests drive it).  End of input means "quit": the game
+is left with a signed ``quit`` abort.  Keys::
+
+    1-3 play that card   r "2 more?"   m "my rest"   a accept   x refuse
+    f fold   d ask for / accept a redeal   n decline the redeal
+    ? help   q quit
+
+Full action texts (``play 7S``, ``raise``, ``accept-redeal``...) work too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sys
+import textwrap
+import threading
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from typing import ClassVar, Protocol, TextIO
+
+import trio
+
+from truc_p2p.net import NetEvent, QuitGame
+from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
+from truc_p2p.rules import (
+    Acted,
+    Action,
+    ActionError,
+    Event,
+    Game,
+    GameEnded,
+    Player,
+    RoundEnded,
+    TrickEnded,
+)
+from truc_p2p.ui._i18n import _
+from truc_p2p.ui._narrate import Tally, describe
+from truc_p2p.ui._table import TableModel, keymap
+from truc_p2p.ui._texts import HELP, NOT_NOW, help_text, plain
+
+__all__ = [
+    "HELP",
+    "LineSource",
+    "ScriptedLines",
+    "StdinLines",
+    "TerminalPlayer",
+    "keymap",
+    "parse_choice",
+    "with_terminal",
+]
+
+
+class LineSource(Protocol):
+    """Where the terminal player's input comes from."""
+
+    async def readline(self) -> str | None:
+        """The next line without its newline, or ``None`` at end of input."""
+        ...
+
+
+class ScriptedLines:
+    """Lines from a list (tests, scripted play)."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = list(lines)
+
+    async def readline(self) -> str | None:
+        await trio.lowlevel.checkpoint()
+        return self._lines.pop(0) if self._lines else None
+
+
+class _FdReader:
+    """The one reader thread of a file descriptor, shared by every :class:`StdinLines`
+    of the process: a command that plays several games, each in its own
+    ``trio.run`` (a match resumed after a crash), never has two threads racing for
+    the same input, and a line read while no game listens waits for the next one.
+
+    The thread uses ``os.read`` (no Python-level buffer lock, so it never blocks
+    interpreter shutdown) and appends complete lines to a deque; whoever listens
+    is woken through its trio token.
+    """
+
+    _readers: ClassVar[dict[int, _FdReader]] = {}
+    _guard: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.lock = threading.Lock()
+        #: (line, when it arrived in trio time, or None until a listener stamps it);
+        #: a line of None is the end of input
+        self.lines: deque[tuple[str | None, float | None]] = deque()
+        self._listener: tuple[trio.lowlevel.TrioToken, Callable[[], None]] | None = None
+        threading.Thread(target=self._work, name=f"truc-p2p-fd{fd}", daemon=True).start()
+
+    @classmethod
+    def of(cls, fd: int) -> _FdReader:
+        with cls._guard:
+            if fd not in cls._readers:
+                cls._readers[fd] = cls(fd)
+            return cls._readers[fd]
+
+    def listen(self, token: trio.lowlevel.TrioToken, wake: Callable[[], None]) -> None:
+        with self.lock:
+            self._listener = (token, wake)
+
+    def _put(self, line: str | None) -> None:
+        with self.lock:
+            self.lines.append((line, None))
+            listener = self._listener
+        if listener is not None:
+            # when that game is over, the line waits for the next one
+            with contextlib.suppress(trio.RunFinishedError):
+                listener[0].run_sync_soon(listener[1])
+
+    def _work(self) -> None:
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(self.fd, 4096)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if buf:
+                    self._put(buf.decode(errors="replace"))
+                self._put(None)
+                return
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                self._put(line.decode(errors="replace").rstrip("\r"))
+
+
+class StdinLines:
+    """Lines from a file descriptor (stdin), read by one daemon thread per
+    descriptor (:class:`_FdReader`); waiting for input can be cancelled at any
+    time without losing a line."""
+
+    def __init__(self, fd: int = 0) -> None:
+        self._fd = fd
+        self._reader: _FdReader | None = None
+        self._event = trio.Event()
+        #: Lines from a terminal carry when they were typed (for type-ahead); a pipe's
+        #: lines are a script, never typed ahead of anything.
+        self.stamped = os.isatty(fd)
+        #: When the line last returned by :meth:`readline` arrived (trio time).
+        self.stamp: float | None = None
+
+    def _wake(self) -> None:
+        """In trio: stamp what arrived, and wake :meth:`readline`."""
+        reader = self._reader
+        if reader is not None:
+            now = trio.current_time()
+            with reader.lock:
+                for i, (line, stamp) in enumerate(reader.lines):
+                    if stamp is None:
+                        reader.lines[i] = (line, now)
+        self._event.set()
+
+    def start(self) -> None:
+        """Start reading now (from trio), so that what a person types before its
+        first turn is stamped with when it was typed."""
+        if self._reader is None:
+            self._reader = _FdReader.of(self._fd)
+        self._reader.listen(trio.lowlevel.current_trio_token(), self._wake)
+
+    async def readline(self) -> str | None:
+        self.start()
+        reader = self._reader
+        assert reader is not None
+        while True:
+            await trio.lowlevel.checkpoint()  # a cancel comes before a line is taken
+            with reader.lock:
+                if reader.lines:
+                    line, stamp = reader.lines[0]
+                    if line is not None:  # the end of input stays for every later reader
+                        reader.lines.popleft()
+                    break
+                self._event = trio.Event()
+            await self._event.wait()
+        # nothing awaits from here on: a line taken is always returned
+        self.stamp = (stamp if stamp is not None else trio.current_time()) if self.stamped else None
+        return line
+
+
+def parse_choice(line: str, game: Game, legal: tuple[Action, ...]) -> Action | str:
+    """The action a line of input picks, or a message to show (help, or why not).
+
+    Raises :class:`QuitGame` for ``q`` (the caller confirms it first).
+    """
+    text = line.strip()
+    key = text.lower()
+    if key in ("q", "quit", "exit"):
+        raise QuitGame("the player quit")
+    if key in ("?", "h", "help"):
+        return help_text()  # in the language of now, not of import time
+    keys = keymap(game, legal)
+    choose = ", ".join(keys)
+    if not key:
+        return _("type a key from the list (? for help)")
+    if key in keys:
+        return keys[key]
+    if key.isdigit():
+        return _("no card {key} to play now; choose from: {keys}", key=key, keys=choose)
+    if key in NOT_NOW:
+        return _("{why}; choose from: {keys}", why=_(NOT_NOW[key]), keys=choose)
+    try:
+        action = Action.from_str(text)
+    except ActionError:
+        return _("unknown key {key!r}; choose from: {keys} (? for help)", key=text, keys=choose)
+    if action in legal:
+        return action
+    return _(
+        "{action} is not possible now; choose from: {keys} (? for help)",
+        action=str(action),
+        keys=choose,
+    )
+
+
+def _pack(items: list[str], width: int, indent: str, *, sep: str = "  ") -> list[str]:
+    """Items on lines of at most ``width`` columns, never split inside an item."""
+    lines: list[str] = []
+    line = indent
+    for item in items:
+        if line.strip() and len(line) + len(sep) + len(item) > width:
+            lines.append(line.rstrip())
+            line = indent
+        line += (sep if line.strip() else "") + item
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+#: The terminal's width for the screen (the layout never splits a word).
+WIDTH = 80
+
+
+class TerminalPlayer:
+    """A human at a terminal: an ``on_event`` hook (call it) and a :class:`Strategy`.
+
+    It renders the :class:`~._table.TableModel`: the narrated moves from the
+    viewer's side, the table before each decision, and "waiting for Bob (4:59
+    left)" whenever the turn passes.
+    """
+
+    def __init__(
+        self,
+        lines: LineSource,
+        my_name: str,
+        *,
+        ascii: bool = False,
+        out: TextIO | None = None,
+        echo: bool = False,
+        move_seconds: float | None = None,
+        verbose: bool = False,
+        confirm_quit: bool | None = None,
+    ) -> None:
+        self.lines = lines
+        self.ascii = ascii
+        self.out = out
+        #: Repeat each input line after the prompt (input from a pipe is not echoed).
+        self.echo = echo
+        #: Show keys, game ids and the transport (a person against a bot needs none).
+        self.verbose = verbose
+        #: Ask before leaving on ``q`` (default: when the input is a terminal).
+        self.confirm_quit = (
+            getattr(lines, "stamped", False) if confirm_quit is None else confirm_quit
+        )
+        self.model = TableModel(my_name, move_seconds=move_seconds, ascii=ascii, now=_now)
+        #: Set when the player leaves between its turns (``q`` while the opponent thinks):
+        #: the command passes it to the game loop as its ``stop``, a signed resignation.
+        self.leave: trio.Event | None = None
+        # Lines read by :meth:`pump` (when it runs) for :meth:`choose`, with their stamps.
+        self._inbox_send, self._inbox = trio.open_memory_channel[tuple[str | None, float | None]](
+            math.inf
+        )
+        self._pumped = False
+        self._choosing = False
+        self._confirming = False
+        self.tally = Tally()
+        #: When the last trick or hand ended (type-ahead across it is dropped).
+        self._boundary: float | None = None
+        self._waiting_shown = False
+
+    # -- what the model is, seen from outside (tests, the web) ----------------
+
+    @property
+    def me(self) -> Player:
+        return self.model.me
+
+    @property
+    def names(self) -> dict[Player, str]:
+        return self.model.names
+
+    @names.setter
+    def names(self, names: dict[Player, str]) -> None:
+        self.model.names = names
+
+    def write(self, text: str) -> None:
+        """Print ``text``, each line wrapped at word boundaries to the screen's width."""
+        lines = []
+        for line in text.split("\n"):
+            if len(line) <= WIDTH:
+                lines.append(line)
+                continue
+            indent = " " * (len(line) - len(line.lstrip()))
+            lines += textwrap.wrap(
+                line,
+                WIDTH,
+                subsequent_indent=indent + "   ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        text = "\n".join(lines)
+        print(plain(text) if self.ascii else text, file=self.out or sys.stdout, flush=True)
+
+    # -- events ----------------------------------------------------------------
+
+    def __call__(self, event: Event | SessionEvent | NetEvent) -> None:
+        model = self.model
+        voice = model.voice
+        if isinstance(event, GameStarted):
+            model.start(
+                me=event.me,
+                peer_name=event.peer_name,
+                game=Game(event.ruleset, first_dealer=event.first_dealer, view=event.me),
+            )
+            describe(event, voice, self.tally)  # the tally learns the ruleset
+            start = getattr(self.lines, "start", None)
+            if getattr(self.lines, "stamped", False) and start is not None:
+                start()  # type-ahead is stamped from now on
+            opp = model.opp_name
+            first = (
+                _("you deal first")
+                if event.first_dealer is event.me
+                else _("{name} deals first", name=opp)
+            )
+            self.write(
+                _(
+                    "playing against {name}, first to {target} points; {first}. Type ? for help.",
+                    name=opp,
+                    target=event.ruleset.target,
+                    first=first,
+                )
+            )
+            if self.verbose:
+                self.write(
+                    _(
+                        "({name}'s key {key}…, game {game}, deck {deck})",
+                        name=opp,
+                        key=event.peer_fingerprint[:16],
+                        game=event.game_id.hex()[:16],
+                        deck=event.deck,
+                    )
+                )
+            return
+        if isinstance(event, CardsDealt):
+            model.dealt(event.cards, redeal=event.redeal)
+            self._boundary = _now()
+            self.write("")
+            self.write(
+                model.voice.dealt(
+                    hand_no=event.round_no,
+                    dealer=event.dealer,
+                    holder=model.me,
+                    cards=event.cards,
+                    redeal=event.redeal,
+                )
+            )
+            self._after_event()
+            return
+        if isinstance(event, Acted):
+            self.tally.push(event.action)
+            before = _progress(model.game)
+            line = model.acted(event)
+            self.write(("   " if event.player is model.me else ">> ") + line)
+            if _progress(model.game) == before:  # else the trick's end says who is next
+                self._after_event()
+            return
+        if isinstance(event, TrickEnded):
+            self._boundary = _now()
+            self.write("   " + model.trick_ended(event))
+            self._after_event()
+            return
+        if isinstance(event, RoundEnded):
+            self._boundary = _now()
+            game_over = event.points == 0 and event.winner is not None
+            text = model.round_ended(event, game_over=game_over)
+            if not game_over:
+                text = _("{result} → {score}", result=text, score=model.voice.score(event.scores))
+            self.write("   " + text)
+            return
+        if isinstance(event, GameEnded):
+            self.write("== " + model.game_ended(event))
+            return
+        told = describe(event, voice, self.tally, verbose=self.verbose)
+        if told:
+            self.write(told)
+
+    def _after_event(self) -> None:
+        """Say "waiting for Bob (4:59 left)" once each time the turn passes to Bob."""
+        model = self.model
+        if model.waiting_for_opponent():
+            if not self._waiting_shown:
+                view = model.view()
+                if view is not None:
+                    self.write("   … " + view.status)
+                self._waiting_shown = True
+        else:
+            self._waiting_shown = False
+
+    # -- the screen --------------------------------------------------------------
+
+    def render(self, game: Game, legal: tuple[Action, ...]) -> str:
+        """The screen shown before each decision."""
+        model = self.model
+        if model.game is None or model.legal != tuple(legal):
+            model.begin_turn(game, legal)
+        view = model.view()
+        assert view is not None
+        voice = model.voice
+        dealer = voice.name(model.me if view.dealer == "me" else model.me.other)
+        head = _(
+            "hand {hand}, trick {trick} · {worth} · score: {score} (first to {target}) · "
+            "dealer: {dealer}",
+            hand=view.hand_no,
+            trick=view.trick_no,
+            worth=view.worth,
+            score=view.score_line,
+            target=view.target,
+            dealer=dealer,
+        )
+        lines = _pack(head.split(" · "), WIDTH, "", sep=" · ")
+        lines.append("   " + view.tricks_line)
+        if view.table:
+            on_table = ", ".join(
+                _("{name} played {card}", name=voice.name(self._player(s)), card=voice.card(c))
+                for s, c in view.table
+            )
+        else:
+            lead = _("you lead") if view.leader == "me" else _("{name} leads", name=model.opp_name)
+            on_table = _("empty ({lead})", lead=lead)
+        if view.last_trick is not None and not view.table:
+            last = view.last_trick
+            played = ", ".join(
+                _("{name} {card}", name=voice.name(self._player(s)), card=voice.card(c))
+                for s, c in last.cards
+            )
+            lines.append(
+                "   " + _("last trick: {cards} · {result}", cards=played, result=last.text)
+            )
+        lines.append("   " + _("table: {cards}", cards=on_table))
+        if view.pending is not None and view.pending.by == "opp":
+            lines.append("   " + view.pending.text)
+        cards = "  ".join(f"[{i + 1}] {voice.card(c)}" for i, c in enumerate(view.hand))
+        lines.append(
+            "   "
+            + (_("your hand: {cards}", cards=cards) if cards else _("your hand: (no cards left)"))
+        )
+        lines.append("   " + _("{status}:", status=view.status))
+        answers = [
+            (
+                _("[{key}] {label}: {cost}", key=c.key, label=c.label, cost=c.cost)
+                if c.cost
+                else _("[{key}] {label}", key=c.key, label=c.label)
+            )
+            for c in view.choices
+            if not c.key.isdigit()
+        ]
+        digits = [c.key for c in view.choices if c.key.isdigit()]
+        if digits:
+            lines.append(
+                "     "
+                + (
+                    _("[{first}-{last}] play a card", first=digits[0], last=digits[-1])
+                    if len(digits) > 1
+                    else _("[{key}] play your card", key=digits[0])
+                )
+            )
+        for item in answers:
+            lines += _pack([item], WIDTH, "     ") if len(item) + 5 <= WIDTH else _wrap(item)
+        lines += _pack([_("[?] help"), _("[q] leave (resign)")], WIDTH, "     ")
+        screen = "\n".join(lines)
+        return plain(screen) if self.ascii else screen
+
+    def _player(self, side: str) -> Player:
+        return self.model.me if side == "me" else self.model.me.other
+
+    async def pump(self) -> None:
+        """Read the player's lines all the time, not only at its turns (run beside the
+        game): at a terminal, ``q`` while the opponent thinks asks, then leaves (sets
+        :attr:`leave`); every other line waits for the next turn, stamped."""
+        if not self.confirm_quit:
+            return  # a script (a pipe): lines are read at the turns, none read ahead
+        self._pumped = True
+        while True:
+            line = await self.lines.readline()
+            stamp = getattr(self.lines, "stamp", None)
+            between = not self._choosing and self.confirm_quit and line is not None
+            if between and self._confirming:
+                self._confirming = False
+                assert line is not None
+                if line.strip().lower() in ("y", "yes") and self.leave is not None:
+                    self.write(_("(leaving the game: you resign)"))
+                    self.leave.set()
+                else:
+                    self.write(_("(you stay in the game)"))
+                continue
+            if between and line is not None and line.strip().lower() in ("q", "quit", "exit"):
+                self._confirming = True
+                self._ask_leave()
+                continue
+            self._inbox_send.send_nowait((line, stamp))
+            if line is None:
+                return
+
+    async def _read(self) -> tuple[str | None, float | None]:
+        """The next line and when it was typed (``None``: not stamped)."""
+        if self._pumped:
+            return await self._inbox.receive()
+        line = await self.lines.readline()
+        return line, getattr(self.lines, "stamp", None)
+
+    async def choose(self, game: Game, legal: tuple[Action, ...]) -> Action:
+        self.model.begin_turn(game, legal)
+        self._waiting_shown = False
+        self._choosing = True
+        self._confirming = False
+        try:
+            self.write(self.render(game, legal))
+            while True:
+                self.prompt()
+                line, stamp = await self._read()
+                if line is None:
+                    self.write(_("(end of input: leaving the game)"))
+                    raise QuitGame("end of input")
+                if self.echo:
+                    self.write(line)
+                if stamp is not None and self._boundary is not None and stamp < self._boundary:
+                    self.write(
+                        _(
+                            "(dropped {key!r}: it was typed before the last trick ended; "
+                            "look at the table and choose again)",
+                            key=line.strip(),
+                        )
+                    )
+                    continue
+                try:
+                    choice = parse_choice(line, game, legal)
+                except QuitGame:
+                    if not self.confirm_quit or await self._confirm_leave():
+                        raise
+                    self.write(_("(you stay in the game)"))
+                    continue
+                if isinstance(choice, Action):
+                    return choice
+                self.write(choice)
+        finally:
+            self._choosing = False
+            self.model.end_turn()
+
+    def _ask_leave(self) -> None:
+        self.write(
+            _(
+                "leave the game? You resign: {name} wins the game. Type y to leave, "
+                "anything else to stay.",
+                name=self.model.opp_name,
+            )
+        )
+        self.prompt()
+
+    async def _confirm_leave(self) -> bool:
+        self._ask_leave()
+        answer, _stamp = await self._read()
+        return answer is None or answer.strip().lower() in ("y", "yes")
+
+    async def ask_again(self, *, next_game: bool = False) -> bool:
+        """After a game: play another?  ``y`` or Enter for yes; ``n``, ``q`` or the
+        end of input for no (the same question for the next game of a match)."""
+        self.write(_("play again? Type y or press Enter to play again, n or q to stop."))
+        self._choosing = True  # the pump hands every line over, q included
+        try:
+            while True:
+                self.prompt()
+                line, _stamp = await self._read()
+                if line is None:
+                    return False
+                if self.echo:
+                    self.write(line)
+                answer = line.strip().lower()
+                if answer in ("", "y", "yes"):
+                    return True
+                if answer in ("n", "no", "q", "quit"):
+                    return False
+        finally:
+            self._choosing = False
+
+    def new_game(self, match_line: str | None = None) -> None:
+        """A fresh table for the next game (a rematch or the next game of a match)."""
+        model = self.model
+        self.model = TableModel(
+            model.my_name, move_seconds=model.move_seconds, ascii=model.ascii, now=_now
+        )
+        self.tally = Tally()
+        self._boundary = None
+        self._waiting_shown = False
+
+    def show_match(self, line: str, retell: Callable[[], str] | None = None) -> None:
+        """The match score after a game ("match: you 1 – bob 0")."""
+        self.write(line)
+
+    def prompt(self) -> None:
+        out = self.out or sys.stdout
+        out.write("> ")
+        out.flush()
+
+
+def _progress(game: Game | None) -> tuple[int, int] | None:
+    """How far the hand is: (hand, tricks played)."""
+    return (game.round_no, len(game.tricks)) if game is not None else None
+
+
+def _wrap(item: str) -> list[str]:
+    """A long choice on as many lines as it needs, split at word boundaries."""
+    return textwrap.wrap(item, WIDTH, initial_indent="     ", subsequent_indent="         ")
+
+
+def _now() -> float:
+    try:
+        return trio.current_time()
+    except RuntimeError:  # outside trio (unit tests of the screen)
+        return 0.0
+
+
+def with_terminal(
+    player: object, main: Callable[[trio.Event], Awaitable[int]]
+) -> Callable[[trio.Event], Awaitable[int]]:
+    """``main`` with the terminal player's input read all along (:meth:`TerminalPlayer.pump`),
+    so that leaving between turns stops the game like Ctrl-C: a signed resignation."""
+    if not isinstance(player, TerminalPlayer):
+        return main
+
+    async def run(stop: trio.Event) -> int:
+        leaving = trio.Event()
+        player.leave = leaving
+        either = trio.Event()
+
+        async def forward(event: trio.Event) -> None:
+            await event.wait()
+            either.set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(forward, stop)
+            nursery.start_soon(forward, leaving)
+            nursery.start_soon(player.pump)
+            status = await main(either)
+            nursery.cancel_scope.cancel()
+        player.leave = None
+        return status
+
+    return run
