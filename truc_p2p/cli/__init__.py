@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "export": "_export",
     "bench": "_bench",
     "languages": "_languages",
+    "interop": "_interop",
 }
 
 
