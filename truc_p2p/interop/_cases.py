@@ -53,6 +53,10 @@ class Case:
     runner_resigns: int | None = None
     runner_thinks: bool = False
     link: str | None = None
+    #: the runner neither raises nor says "my rest" and folds when asked, so that no
+    #: round decides the game and the peer's chance (the non-dealer's first action
+    #: of a round, or any turn) surely comes
+    runner_timid: bool = False
 
 
 CASES: dict[str, Case] = {
@@ -65,10 +69,16 @@ CASES: dict[str, Case] = {
             "redeal",
             "the peer asks for a redeal at its first chance",
             peer_wants=ActionKind.ASK_REDEAL,
+            runner_timid=True,
         ),
         Case("resign-peer", "the peer resigns at its third decision", peer_resigns=3),
         Case("resign-runner", "the runner resigns at its third decision", runner_resigns=3),
-        Case("rest", "the peer declares 'my rest' at its first chance", peer_wants=ActionKind.REST),
+        Case(
+            "rest",
+            "the peer declares 'my rest' at its first chance",
+            peer_wants=ActionKind.REST,
+            runner_timid=True,
+        ),
         Case("match3", "a match of three games (first to win two)", games="match3"),
         Case("rematch", "two linked games: a game and its rematch", games="rematch"),
         Case("resume", "the runner cuts the connection mid-game; the peer resumes", link="cut"),
@@ -100,12 +110,14 @@ class Scripted:
         resign_at: int | None = None,
         think: float = 0.0,
         think_at: int = 2,
+        timid: bool = False,
     ) -> None:
         self.inner = inner
         self.wants = wants
         self.resign_at = resign_at
         self.think = think
         self.think_at = think_at
+        self.timid = timid
         self.decisions = 0
         self.done = False
         #: (start, end) of the think, in ``trio.current_time()``
@@ -124,7 +136,13 @@ class Scripted:
                 if action.kind is self.wants:
                     self.done = True
                     return action
-        return await self.inner.choose(game, legal)
+        action = await self.inner.choose(game, legal)
+        if self.timid and action.kind in (ActionKind.RAISE, ActionKind.REST):
+            plays = [a for a in legal if a.kind is ActionKind.PLAY]
+            action = plays[0] if plays else action
+        if self.timid and action.kind is ActionKind.ACCEPT and Action.FOLD in legal:
+            action = Action.FOLD
+        return action
 
 
 def reference_strategy(seed: int) -> Strategy:

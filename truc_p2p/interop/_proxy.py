@@ -83,6 +83,9 @@ class FrameProxy:
         try:
             upstream = await trio.open_tcp_stream(self.host, self.port)
         except OSError:
+            # nobody listens (yet): hold the connection a moment, so that a dialer
+            # that redials at once does not spin
+            await trio.sleep(0.2)
             await client.aclose()
             return
         async with client, upstream, trio.open_nursery() as nursery:

@@ -78,6 +78,7 @@ class RunnerConfig:
     work: Path
     timeout: float = DEFAULT_CASE_TIMEOUT
     slow_think: float = SLOW_THINK
+    linger: float = LINGER
 
 
 @dataclass(frozen=True)
@@ -99,9 +100,15 @@ class _Played:
     proxy: FrameProxy | None = None
     scripts: list[Scripted] = field(default_factory=list)
     forged: list[bytes] = field(default_factory=list)
+    #: the connection on which ``resume`` cut the link or ``bad-frame`` damaged a frame
+    link_conn: int | None = None
     rc: int | None = None
     hung: bool = False
     error: str | None = None
+    #: the runner's games were still going when the peer had exited long enough
+    runner_stuck: bool = False
+    #: the peer was still running when the runner's games had ended long enough
+    peer_stuck: bool = False
 
 
 def _free_port() -> int:
@@ -127,13 +134,20 @@ def _hook(case: Case, key: Ed25519PrivateKey, played: _Played) -> Any:
     def hook(from_runner: bool, conn: int, n: int, envelope: bytes) -> bytes | None:
         if not from_runner:
             return envelope
-        if case.link == "cut" and conn == 1 and n == LINK_FRAME:
-            return CUT
-        if case.link == "damage" and conn == 1 and n == LINK_FRAME:
+        # the first connection that carries LINK_FRAME envelopes of the runner (an
+        # earlier one may be a discarded attempt: a joiner that proposed early cards to
+        # a host that predates them starts over without, wire.md 11.1)
+        if n == LINK_FRAME and played.link_conn is None and case.link in ("cut", "damage"):
+            played.link_conn = conn
+            if case.link == "cut":
+                return CUT
             return envelope[:-1] + bytes([envelope[-1] ^ 0x01])  # the signature's last byte
-        if case.link == "forge" and not played.forged:
+        if case.link == "forge":
+            # the first shuffle of each game (an attempt the host discarded has its own id)
             env = decode_envelope(envelope)
-            if env.type in (MessageType.V2DECK1, MessageType.V2DECK2):
+            if env.type in (MessageType.V2DECK1, MessageType.V2DECK2) and env.game_id not in {
+                decode_envelope(f).game_id for f in played.forged
+            }:
                 payload = dict(env.payload)
                 proof = bytearray(payload["proof"])
                 proof[len(proof) // 2] ^= 0x01
@@ -209,6 +223,7 @@ async def _drive(
             _bot(len(played.scripts)),
             resign_at=case.runner_resigns,
             think=cfg.slow_think if case.runner_thinks else 0.0,
+            timid=case.runner_timid,
         )
         played.scripts.append(script)
         return script
@@ -257,9 +272,11 @@ async def _drive(
                 watch.start_soon(either, ev)
             await first.wait()
             watch.cancel_scope.cancel()
-        with trio.move_on_after(LINGER):
+        with trio.move_on_after(cfg.linger):
             for ev in done.values():
                 await ev.wait()
+        played.runner_stuck = not done["runner"].is_set()
+        played.peer_stuck = not done["peer"].is_set()
         nursery.cancel_scope.cancel()
 
     try:
@@ -400,18 +417,26 @@ def _judge(case: Case, role: str, played: _Played, peer_dir: Path) -> tuple[str,
     """``(result, detail)`` of one played case."""
     if played.rc == 127:
         return "unsupported", "the peer does not support this case (exit 127)"
-    if played.hung:
-        return "fail", "the case did not end within its time limit"
+    stats = played.proxy.stats if played.proxy is not None else None
+    seen = (
+        f" ({stats.connections} connections, {stats.from_peer} frames from the peer)"
+        if stats is not None
+        else ""
+    )
     if played.error is not None:
         return "fail", played.error
     peer_seat = Player.P1 if role == "host" else Player.P0
     runner_seat = peer_seat.other
+    peers = _peer_transcripts(peer_dir)
+    if case.link == "forge" and not played.hung:
+        return _judge_cheat(played, peers, peer_seat, runner_seat)
+    if played.hung:
+        return "fail", f"the case did not end within its time limit{seen}"
+    if played.runner_stuck:
+        return "fail", f"the peer exited (status {played.rc}) before the game ended{seen}"
     outcomes = played.outcomes
     if not outcomes:
-        return "fail", f"no game was played (peer exit {played.rc})"
-    peers = _peer_transcripts(peer_dir)
-    if case.link == "forge":
-        return _judge_cheat(played, peers, peer_seat, runner_seat)
+        return "fail", f"no game was played (peer exit {played.rc}){seen}"
     games: list[tuple[_Transcript, _Transcript]] = []
     for number, outcome in enumerate(outcomes, 1):
         where = f"game {number}" if len(outcomes) > 1 else "the game"
@@ -432,6 +457,8 @@ def _judge(case: Case, role: str, played: _Played, peer_dir: Path) -> tuple[str,
     reason = _criteria(case, played, games, peer_seat, runner_seat)
     if reason is not None:
         return "fail", reason
+    if played.peer_stuck:
+        return "fail", "the games verify but the peer did not exit after them"
     if played.rc != 0:
         return "fail", f"the games verify but the peer exited with status {played.rc}"
     return "pass", _summary(played, games)
@@ -465,9 +492,12 @@ def _criteria(
         return f"the peer did not resign: {outcomes[0].message}"
     if case.runner_resigns is not None and last.resigned_by != int(runner_seat):
         return f"the runner's resignation is not in the transcripts: {outcomes[0].message}"
-    if case.link == "cut" and stats is not None and (stats.cuts < 1 or stats.connections < 2):
-        return "the link was never cut (the game ended first)"
-    if case.link == "damage" and stats is not None and stats.connections < 2:
+    if case.link is not None and played.link_conn is None:
+        return "the runner sent too few messages to cut or damage (the game ended first)"
+    moved_on = stats is not None and stats.connections > (played.link_conn or 0)
+    if case.link == "cut" and not moved_on:
+        return "the game finished without a new connection after the cut"
+    if case.link == "damage" and not moved_on:
         return "the peer did not drop the link that carried a damaged frame"
     if case.runner_thinks and stats is not None:
         thought = next((s.thought for s in played.scripts if s.thought), None)
@@ -496,11 +526,11 @@ def _judge_cheat(
 ) -> tuple[str, str]:
     if not played.forged:
         return "fail", "the runner sent no shuffle proof to forge"
-    forged = played.forged[0]
-    game_id = decode_envelope(forged).game_id.hex()
-    theirs = peers.get(game_id)
-    if theirs is None:
+    kept = [f for f in played.forged if decode_envelope(f).game_id.hex() in peers]
+    if not kept:
         return "fail", "the peer wrote no transcript of the game in TRUC_OUT"
+    forged = kept[-1]
+    theirs = peers[decode_envelope(forged).game_id.hex()]
     report = theirs.report
     if report.status == "complete":
         return "fail", "the peer accepted the forged proof and finished the game"

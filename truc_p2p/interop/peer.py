@@ -12,10 +12,9 @@ other game settings, or a reaction to a dropped link.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,8 +122,8 @@ async def _play(
     hook: FrameHook | None,
     extra: Mapping[str, Any],
     on_event: EventHook | None,
+    key: Ed25519PrivateKey,
 ) -> list[GameOutcome]:
-    key = Ed25519PrivateKey.generate()
     storage = Storage(out_dir=env.out, fsync=False)
     async with trio.open_nursery() as nursery:
         proxy: FrameProxy | None = None
@@ -196,8 +195,12 @@ def run(
     hook: FrameHook | None = None,
     settings: Mapping[str, Any] | None = None,
     on_event: EventHook | None = None,
+    identity: Ed25519PrivateKey | None = None,
 ) -> int:
-    """Play the case the environment names; the exit status of the peer."""
+    """Play the case the environment names; the exit status of the peer.  ``hook``
+    sees every frame on the peer's side of its own relay (``from_runner`` false: the
+    peer's own frames), ``settings`` replace fields of its :class:`GameSettings`,
+    ``identity`` is its key (default: a new one)."""
     try:
         env = PeerEnv.read(os.environ if environ is None else environ)
     except ValueError as exc:
@@ -210,7 +213,14 @@ def run(
     env.out.mkdir(parents=True, exist_ok=True)
     try:
         outcomes = trio.run(
-            lambda: _play(env, case, hook=hook, extra=settings or {}, on_event=on_event)
+            lambda: _play(
+                env,
+                case,
+                hook=hook,
+                extra=settings or {},
+                on_event=on_event,
+                key=identity or Ed25519PrivateKey.generate(),
+            )
         )
     except InviteError as exc:
         print(f"truc-p2p interop peer: TRUC_INVITE: {exc}", file=sys.stderr)
@@ -232,8 +242,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run()
 
 
-#: Infinite clocks are refused by GameSettings; a broken peer turns heartbeats off so.
-NO_HEARTBEAT: Mapping[str, Any] = {"heartbeat": math.inf}
 
 if __name__ == "__main__":
     sys.exit(main())
