@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compat"))
-from compat_builds import BUILDS, BuildError, build  # noqa: E402
+from compat_builds import BUILDS, BuildError, build
 
 #: No build can script its bot: the peer's own redeal, "my rest" or resignation.
 SCRIPTED = {"redeal", "rest", "resign-peer"}

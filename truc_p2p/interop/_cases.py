@@ -100,7 +100,8 @@ CASE_NAMES: tuple[str, ...] = tuple(CASES)
 
 class Scripted:
     """A bot with a script: ``wants`` at its first chance, resign at decision
-    ``resign_at``, think ``think`` seconds at decision ``think_at``."""
+    ``resign_at``, think ``think`` seconds at decision ``think_at``; until the
+    opponent played ``timid``, never raise or say "my rest" and fold when asked."""
 
     def __init__(
         self,
@@ -110,7 +111,7 @@ class Scripted:
         resign_at: int | None = None,
         think: float = 0.0,
         think_at: int = 2,
-        timid: bool = False,
+        timid: ActionKind | None = None,
     ) -> None:
         self.inner = inner
         self.wants = wants
@@ -137,10 +138,14 @@ class Scripted:
                     self.done = True
                     return action
         action = await self.inner.choose(game, legal)
-        if self.timid and action.kind in (ActionKind.RAISE, ActionKind.REST):
+        me = game.to_act
+        timid = self.timid is not None and not any(
+            p is not me and a.kind is self.timid for p, a in game.history
+        )
+        if timid and action.kind in (ActionKind.RAISE, ActionKind.REST):
             plays = [a for a in legal if a.kind is ActionKind.PLAY]
             action = plays[0] if plays else action
-        if self.timid and action.kind is ActionKind.ACCEPT and Action.FOLD in legal:
+        if timid and action.kind is ActionKind.ACCEPT and Action.FOLD in legal:
             action = Action.FOLD
         return action
 

@@ -83,9 +83,7 @@ def _interop(args: argparse.Namespace) -> int:
     from truc_p2p.interop._runner import RunnerConfig, dumps, matrix_text, run_cases
 
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="truc-interop-"))
-    cfg = RunnerConfig(
-        peer=args.peer, work=work, timeout=args.timeout, slow_think=args.slow_think
-    )
+    cfg = RunnerConfig(peer=args.peer, work=work, timeout=args.timeout, slow_think=args.slow_think)
     cases = list(dict.fromkeys(args.case or CASE_NAMES))
     roles = list(dict.fromkeys(args.role or ("host", "join")))
     results = run_cases(cfg, cases, roles)

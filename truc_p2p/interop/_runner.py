@@ -45,7 +45,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import MessageType, Series, VerifyReport, decode_envelope, verify_transcript
 from truc_p2p.protocol._wire import sign_envelope
-from truc_p2p.rules import ActionKind, Player
+from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
 
 __all__ = [
@@ -168,9 +168,7 @@ def _hook(case: Case, key: Ed25519PrivateKey, played: _Played) -> Any:
     return hook
 
 
-async def _peer_process(
-    cfg: RunnerConfig, env: dict[str, str], folder: Path
-) -> trio.Process:
+async def _peer_process(cfg: RunnerConfig, env: dict[str, str], folder: Path) -> trio.Process:
     stderr = (folder / "peer.stderr").open("wb")
     try:
         return await trio.lowlevel.open_process(
@@ -190,9 +188,7 @@ def _kill(proc: trio.Process) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-async def _drive(
-    cfg: RunnerConfig, case: Case, role: str, folder: Path, played: _Played
-) -> None:
+async def _drive(cfg: RunnerConfig, case: Case, role: str, folder: Path, played: _Played) -> None:
     key = Ed25519PrivateKey.generate()
     runner_out = folder / "runner"
     peer_out = folder / "peer"
@@ -208,14 +204,18 @@ async def _drive(
     )
 
     def settings(series: Series | None) -> GameSettings:
-        return GameSettings(
+        chosen = GameSettings(
             name="runner",
             pipeline=case.pipeline,
             early=case.early,
             series=series,
             turn_timeout=cfg.timeout,
             grace=min(60.0, cfg.timeout),
-            **(clocks if case.runner_thinks else {}),
+        )
+        if not case.runner_thinks or not clocks:
+            return chosen
+        return dataclasses.replace(
+            chosen, heartbeat=clocks["heartbeat"], dead_after=clocks["dead_after"]
         )
 
     def strategy() -> Scripted:
@@ -223,7 +223,7 @@ async def _drive(
             _bot(len(played.scripts)),
             resign_at=case.runner_resigns,
             think=cfg.slow_think if case.runner_thinks else 0.0,
-            timid=case.runner_timid,
+            timid=case.peer_wants if case.runner_timid else None,
         )
         played.scripts.append(script)
         return script
@@ -255,10 +255,12 @@ async def _drive(
                             invite_line.append(word)
                             invite_seen.set()
 
-    async def wait_peer(proc: trio.Process) -> None:
+    async def wait_peer(proc: trio.Process, nursery: trio.Nursery) -> None:
         played.rc = await proc.wait()
         done["peer"].set()
         invite_seen.set()  # a peer that exits without an invite
+        if played.rc == 127:  # unsupported: nothing to wait for
+            nursery.cancel_scope.cancel()
 
     async def linger(nursery: trio.Nursery) -> None:
         first = trio.Event()
@@ -288,7 +290,7 @@ async def _drive(
                 proc = await _peer_process(cfg, env, folder)
                 assert proc.stdout is not None
                 nursery.start_soon(read_stdout, proc.stdout)
-                nursery.start_soon(wait_peer, proc)
+                nursery.start_soon(wait_peer, proc, nursery)
                 await invite_seen.wait()
                 if not invite_line:
                     played.error = "the peer printed no invite"
@@ -366,7 +368,7 @@ async def _drive(
                 proc = await _peer_process(cfg, env, folder)
                 assert proc.stdout is not None
                 nursery.start_soon(read_stdout, proc.stdout)
-                nursery.start_soon(wait_peer, proc)
+                nursery.start_soon(wait_peer, proc, nursery)
     finally:
         if proc is not None:
             _kill(proc)

@@ -100,7 +100,9 @@ def _strategy(case: Case) -> Strategy:
     return Scripted(bot, wants=case.peer_wants, resign_at=case.peer_resigns)
 
 
-def _settings(case: Case, env: PeerEnv, series: Series | None, extra: Mapping[str, Any]) -> GameSettings:
+def _settings(
+    case: Case, env: PeerEnv, series: Series | None, extra: Mapping[str, Any]
+) -> GameSettings:
     clocks: dict[str, Any] = {}
     if env.heartbeat is not None:  # the runner shortened the slow case
         clocks = {"heartbeat": env.heartbeat, "dead_after": 4 * env.heartbeat}
@@ -240,7 +242,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("usage: python -m truc_p2p.interop.peer  (reads TRUC_* variables)", file=sys.stderr)
         return 2
     return run()
-
 
 
 if __name__ == "__main__":
