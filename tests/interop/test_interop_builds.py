@@ -16,7 +16,7 @@ from interop_helpers import old_build, run
 from truc_p2p.interop import CASE_NAMES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compat"))
-from compat_builds import BUILDS, BuildError, build  # noqa: E402
+from compat_builds import BUILDS, BuildError, build
 
 P, F, U = "pass", "fail", "unsupported"
 #: (peer host, peer join) for each case; cases not named pass in both roles.
