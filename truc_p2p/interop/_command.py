@@ -11,69 +11,68 @@ from typing import Any
 __all__ = ["register"]
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value < 1e6:
-        raise argparse.ArgumentTypeError("seconds must be above 0")
-    return value
-
-
 def register(subparsers: Any) -> None:
+    from truc_p2p.cli._common import positive_seconds
+    from truc_p2p.cli._i18n import _
     from truc_p2p.interop._cases import CASE_NAMES, SLOW_THINK
     from truc_p2p.interop._runner import DEFAULT_CASE_TIMEOUT
 
     parser = subparsers.add_parser(
         "interop",
-        help="test another implementation (or build) against this one, case by case",
-        description=(
-            "Run COMMAND with sh -c once per case and role, with the TRUC_* variables of "
-            "protocol_spec/interop.md, and play the other side with this program; print "
-            "the matrix of pass, FAIL and unsupported (exit 127 of the peer). Exit 0 when "
-            "no case failed, 1 otherwise."
+        help=_("test another implementation against this one, case by case"),
+        description=_(
+            "Run COMMAND with sh -c once for each case and role, with the TRUC_* "
+            "variables of protocol_spec/interop.md, play the other side and print the "
+            "verdicts as a table. Exit 0 when no case failed, 1 otherwise."
         ),
     )
-    parser.add_argument("--peer", required=True, metavar="COMMAND", help="the peer to test")
+    parser.add_argument(
+        "--peer", required=True, metavar="COMMAND", help=_("the command of the peer under test")
+    )
     parser.add_argument(
         "--case",
         action="append",
         choices=CASE_NAMES,
         default=None,
         metavar="NAME",
-        help="only this case (repeatable): " + ", ".join(CASE_NAMES),
+        help=_("only this case (repeatable; default: all of them, in protocol_spec/interop.md)"),
     )
     parser.add_argument(
         "--role",
         action="append",
         choices=("host", "join"),
         default=None,
-        help="only this role of the peer (repeatable; default both)",
+        metavar="ROLE",
+        help=_("only this role of the peer, host or join (repeatable; default: both)"),
     )
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--json", action="store_true", help=_("print the result as one JSON object")
+    )
     parser.add_argument(
         "--work",
         default=None,
         metavar="DIR",
-        help="directory for each case's transcripts and peer output (default: a new "
-        "temporary directory, kept)",
+        help=_("directory for the files of each case (default: a new temporary directory)"),
     )
     parser.add_argument(
         "--timeout",
-        type=_seconds,
+        type=positive_seconds,
         default=DEFAULT_CASE_TIMEOUT,
         metavar="S",
-        help=f"seconds a case may take before it fails (default {DEFAULT_CASE_TIMEOUT:g}; "
-        "slow adds its think)",
+        help=_(
+            "seconds a case may take before it fails (default {default})",
+            default=f"{DEFAULT_CASE_TIMEOUT:g}",
+        ),
     )
     parser.add_argument(
         "--slow-think",
-        type=_seconds,
+        type=positive_seconds,
         default=SLOW_THINK,
         metavar="S",
-        help=f"the runner's think in the slow case (default {SLOW_THINK:g}; shorter "
-        "scales the heartbeat clocks down and passes TRUC_HEARTBEAT)",
+        help=_(
+            "seconds the runner thinks once in the slow case (default {default})",
+            default=f"{SLOW_THINK:g}",
+        ),
     )
     parser.set_defaults(func=_interop)
 
