@@ -33,6 +33,8 @@ class ProxyStats:
     """What the relay saw."""
 
     connections: int = 0
+    #: ``trio.current_time()`` at which each connection was accepted
+    opened: list[float] = field(default_factory=list)
     cuts: int = 0
     #: envelopes relayed in each direction, all connections together
     from_runner: int = 0
@@ -79,6 +81,7 @@ class FrameProxy:
 
     async def _handle(self, client: trio.SocketStream) -> None:
         self.stats.connections += 1
+        self.stats.opened.append(trio.current_time())
         conn = self.stats.connections
         try:
             upstream = await trio.open_tcp_stream(self.host, self.port)

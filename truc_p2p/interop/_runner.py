@@ -505,9 +505,10 @@ def _criteria(
         thought = next((s.thought for s in played.scripts if s.thought), None)
         if thought is None:
             return "the runner never thought (the game ended first)"
-        if stats.connections > 1:
-            return f"the link was lost during the runner's think ({stats.connections} connections)"
         start, end = thought
+        again = [t for t in stats.opened if t >= start]
+        if again:
+            return f"the link was lost during the runner's think ({len(again)} new connections)"
         beats = [t for t in stats.peer_heartbeats if start <= t <= end]
         if not beats:
             return f"the peer sent no heartbeat during the runner's {end - start:.0f} s think"
