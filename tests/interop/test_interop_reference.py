@@ -137,6 +137,10 @@ def test_the_reference_peer_reads_its_variables(tmp_path: Path) -> None:
     assert (env.role, env.port, env.invite, env.name) == ("host", 7788, None, "x")
     with pytest.raises(ValueError, match="TRUC_INVITE is not set"):
         PeerEnv.read({**base, "TRUC_ROLE": "join"})
+    with pytest.raises(ValueError, match="TRUC_PORT is not a TCP port: 'x'"):
+        PeerEnv.read({**base, "TRUC_ROLE": "host", "TRUC_PORT": "x"})
+    with pytest.raises(ValueError, match="TRUC_HEARTBEAT is not a number"):
+        PeerEnv.read({**base, "TRUC_ROLE": "join", "TRUC_INVITE": "i", "TRUC_HEARTBEAT": "-1"})
     with pytest.raises(ValueError, match="TRUC_ROLE must be host or join"):
         PeerEnv.read({**base, "TRUC_ROLE": "both"})
     assert peer_run({**base, "TRUC_ROLE": "join"}) == 2

@@ -53,6 +53,7 @@ __all__ = [
     "LINGER",
     "CaseResult",
     "RunnerConfig",
+    "dumps",
     "matrix_text",
     "run_cases",
     "to_json",
@@ -616,4 +617,5 @@ def matrix_text(results: Sequence[CaseResult]) -> str:
 
 
 def dumps(results: Sequence[CaseResult]) -> str:
+    """:func:`to_json` as the text ``--json`` prints."""
     return json.dumps(to_json(results), indent=2)

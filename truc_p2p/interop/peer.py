@@ -75,13 +75,15 @@ class PeerEnv:
             raise ValueError(f"TRUC_ROLE must be host or join, not {role!r}")
         port = invite = None
         if role == "host":
-            try:
-                port = int(need("TRUC_PORT"))
-            except ValueError as exc:
-                raise ValueError(f"TRUC_PORT: {exc}") from None
+            text = need("TRUC_PORT")
+            if not text.isdigit() or not 0 < int(text) < 65536:
+                raise ValueError(f"TRUC_PORT is not a TCP port: {text!r}")
+            port = int(text)
         else:
             invite = need("TRUC_INVITE")
         beat = env.get("TRUC_HEARTBEAT")
+        if beat and not _positive(beat):
+            raise ValueError(f"TRUC_HEARTBEAT is not a number of seconds: {beat!r}")
         return cls(
             case=need("TRUC_CASE"),
             role=role,
@@ -91,6 +93,13 @@ class PeerEnv:
             invite=invite,
             heartbeat=float(beat) if beat else None,
         )
+
+
+def _positive(text: str) -> bool:
+    try:
+        return 0 < float(text) < 1e6
+    except ValueError:
+        return False
 
 
 def _strategy(case: Case) -> Strategy:
