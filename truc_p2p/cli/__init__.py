@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "export": "truc_p2p.history._export",
     "bench": "truc_p2p.bench._commands",
     "languages": "truc_p2p.cli._languages",
+    "interop": "truc_p2p.cli._interop",
 }
 
 

@@ -1,0 +1,38 @@
+"""Shared bits of the interop runner's tests: the peer commands and a runner call."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from truc_p2p.interop import CaseResult, RunnerConfig, run_cases
+
+HERE = Path(__file__).resolve().parent
+#: This program as the peer under test.
+REFERENCE = f"{shlex.quote(sys.executable)} -m truc_p2p.interop.peer"
+#: The think of the slow case in the fast tests (the heartbeat clocks scale with it).
+SHORT_THINK = 3.0
+
+
+def broken(fault: str) -> str:
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'broken_peer.py'))} {fault}"
+
+
+def old_build(commit: str) -> str:
+    script = shlex.quote(str(HERE / "old_build_peer.py"))
+    return f"{shlex.quote(sys.executable)} {script} {commit}"
+
+
+def run(
+    peer: str,
+    work: Path,
+    cases: list[str],
+    roles: tuple[str, ...] = ("host", "join"),
+    *,
+    timeout: float = 60.0,
+    slow_think: float = SHORT_THINK,
+    linger: float = 5.0,
+) -> dict[tuple[str, str], CaseResult]:
+    cfg = RunnerConfig(peer=peer, work=work, timeout=timeout, slow_think=slow_think, linger=linger)
+    return {(r.case, r.role): r for r in run_cases(cfg, cases, roles)}

@@ -1,0 +1,30 @@
+"""The runner can fail: deliberately broken peers (``broken_peer.py``), each reported
+``fail`` with a one-line reason, whatever their exit status says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from interop_helpers import broken, run
+
+
+@pytest.mark.parametrize(
+    ("fault", "case", "role", "timeout", "reason"),
+    [
+        # every frame is a link fault: no game ever starts
+        ("bad-signature", "basic", "join", 6.0, "did not end within its time limit"),
+        ("wrong-order", "basic", "host", 60.0, "deck check failed"),
+        ("wrong-order", "basic", "join", 60.0, "deck check failed"),
+        ("illegal-move", "basic", "join", 60.0, "illegal"),
+        ("no-resume", "resume", "join", 60.0, "exited (status 0) before the game ended"),
+        ("no-heartbeat", "slow", "host", 60.0, "the link was lost during the runner's think"),
+    ],
+)
+def test_a_broken_peer_fails(
+    tmp_path: Path, fault: str, case: str, role: str, timeout: float, reason: str
+) -> None:
+    result = run(broken(fault), tmp_path, [case], (role,), timeout=timeout)[(case, role)]
+    assert result.result == "fail", result.detail
+    assert reason in result.detail
+    assert "\n" not in result.detail
