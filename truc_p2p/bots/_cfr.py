@@ -18,7 +18,7 @@ strengths), the deal's chances count card removal, and a round that gets
 past the opening is won with the chances of a showdown from the card led at
 the stake reached — whose payoffs are the chances of winning the *game* from
 the score (``W``, :mod:`truc_p2p.bots._gamevalue`; a rest decides the
-game).  :mod:`truc_p2p.bots._cfr_train` solves it by CFR+ for every score of
+game).  `tools/cfr_train.py` solves it by CFR+ for every score of
 the default rules, for each seat of the bot, with and without a redeal still
 possible, and ``tools/train_cfr.py`` stores the average strategies in
 ``cfr_opening.bin`` (one byte per hand and action; deterministic, so the
