@@ -4,6 +4,11 @@ instead of staking the game in the first rounds."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from bots_helpers import P0, P1, view
 
@@ -113,3 +118,35 @@ def test_strongest_races_to_12() -> None:
     fig = race_bench("strongest", "medium", games=20, seed=4)
     assert fig.hands_per_game >= 6.0
     assert fig.win_rate > 0.6
+
+
+def test_the_race_benchmark_prints_every_figure() -> None:
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "bot_race.py"
+    args = ["--games", "4", "--bots", "easy,medium", "--probes", "blind-raise", "--json"]
+    done = subprocess.run(
+        [sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("| A | B | A wins") and "hands per game" in lines[0]
+    rows = json.loads(lines[-1])
+    assert [(r["a"], r["b"]) for r in rows] == [
+        ("easy", "blind-raise"),
+        ("medium", "blind-raise"),
+        ("easy", "medium"),
+    ]
+    for r in rows:
+        assert r["games"] == 4 and 0 <= r["a_wins"] <= 4 and r["hands_per_game"] >= 1
+    bad = subprocess.run(
+        [sys.executable, str(script), "--games", "1", "--bots", "nobody"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert bad.returncode == 2 and "unknown bot 'nobody'" in bad.stderr
+    assert "Traceback" not in bad.stderr
