@@ -4,7 +4,7 @@ The CFR bot (``strongest``) plays ``--games`` games against ``--opponent`` on
 duplicate deals (as ``truc-p2p bench bots``) while every opening decision of
 the opponent is recorded (its seat, the node, its hand, its action).  Then the
 whole game is solved in the opening abstraction
-(:mod:`truc_p2p.bots._cfr_response`) against that measured opening, twice:
+(`benchmarks/cfr_response.py`) against that measured opening, twice:
 with the bot playing its table — what the model predicts for the games just
 played, a check of the model — and with the bot's best response at each of
 its opening decisions, knowing the opponent's measured strategy exactly.  The
@@ -21,11 +21,12 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ProcessPoolExecutor
 
+from cfr_response import Decision, OpeningPolicy, game_values
+
 from truc_p2p.bots import Bot, make_bot, play_local_game
 from truc_p2p.bots._bench import bot_name_arg, seating, wilson_interval
 from truc_p2p.bots._cfr import CfrBot, opening_letter, opening_position
 from truc_p2p.bots._cfr_game import DEALER, LEADER
-from truc_p2p.bots._cfr_response import Decision, OpeningPolicy, game_values
 from truc_p2p.bots._search import SearchBot
 from truc_p2p.rules import Action, Game, Player
 

@@ -17,14 +17,15 @@ import hashlib
 import time
 from pathlib import Path
 
+from cfr_train import build_table
+
 from truc_p2p.bots._cfr import TABLE_FILE
 from truc_p2p.bots._cfr_game import GAME_ENDS
-from truc_p2p.bots._cfr_train import build_table
 
 DEFAULT_ITERATIONS = 150
 #: The bot's skill edge in the rounds to come, in W (see _cfr_game.terminal_utility).
 DEFAULT_EDGE = 0.3
-#: How much each player trembles in the training (off-path answers, see _cfr_train).
+#: How much each player trembles in the training (off-path answers, see tools/cfr_train.py).
 DEFAULT_TREMBLE = 0.05
 
 

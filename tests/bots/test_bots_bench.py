@@ -166,8 +166,10 @@ def test_bot_names() -> None:
 def test_play_defaults_to_the_medium_level_and_think_sets_its_time() -> None:
     parser = build_parser()
     assert parser.parse_args(["play"]).bot == DEFAULT_OPPONENT == "medium"
-    assert parser.parse_args(["play", "--think", "2"]).bot == "cfr:2s"
-    assert parser.parse_args(["play", "--bot", "strongest", "--think", "0.5"]).bot == "cfr:0.5s"
+    assert parser.parse_args(["play", "--think", "2"]).bot == "cfr:2s+race"
+    assert (
+        parser.parse_args(["play", "--bot", "strongest", "--think", "0.5"]).bot == "cfr:0.5s+race"
+    )
     assert parser.parse_args(["play", "--bot", "expert", "--think", "0.5"]).bot == "expert:0.5s"
     assert parser.parse_args(["play", "--bot", "search", "--think", "0.5"]).bot == "search:0.5s"
     assert parser.parse_args(["play", "--think", "2", "--bot", "search:fast"]).bot == "search:2s"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+import sys
 from importlib import resources
+from pathlib import Path
 
 import pytest
 from bots_helpers import P0, P1, view
@@ -16,7 +18,9 @@ from truc_p2p.rules import Action, ActionKind, Game, Player
 
 np = pytest.importorskip("numpy")  # the training code's only dependency (test extra)
 
-from truc_p2p.bots import _cfr_train  # noqa: E402
+# The trainer lives beside tools/train_cfr.py, outside the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+import cfr_train as _cfr_train  # noqa: E402
 
 
 def test_hands_and_deal_chances() -> None:

@@ -4,6 +4,7 @@ the opening positions and letters it records."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,9 @@ from truc_p2p.rules import Action, Game
 
 np = pytest.importorskip("numpy")  # the offline analysis's only dependency (test extra)
 
-from truc_p2p.bots._cfr_response import OpeningPolicy, game_values  # noqa: E402
+# The analysis lives beside benchmarks/bot_best_response.py, outside the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from cfr_response import OpeningPolicy, game_values  # noqa: E402
 
 
 def _position(game: Game) -> tuple[tuple[int, int], int, int, str] | None:

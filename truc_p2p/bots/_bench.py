@@ -17,13 +17,33 @@ import statistics
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Final
 
 from truc_p2p.bots._base import Bot
 from truc_p2p.bots._local import play_local_game
 from truc_p2p.bots._make import make_bot, parse_bot_name
-from truc_p2p.rules import DEFAULT_RULESET, Action, Game, Player, Ruleset
+from truc_p2p.rules import (
+    DEFAULT_RULESET,
+    Action,
+    ActionKind,
+    Event,
+    Game,
+    GameEndReason,
+    Player,
+    RoundEnded,
+    Ruleset,
+)
 
-__all__ = ["BenchReport", "BotFigures", "bench_bots", "bot_name_arg", "seating", "wilson_interval"]
+__all__ = [
+    "BenchReport",
+    "BotFigures",
+    "RaceFigures",
+    "bench_bots",
+    "bot_name_arg",
+    "race_bench",
+    "seating",
+    "wilson_interval",
+]
 
 _Z95 = 1.959963984540054
 
@@ -283,3 +303,165 @@ def exploit_table(
             ).a
         rows.append(ExploitRow(opponent=opponent, bot=mine, oracle=ref))
     return rows
+
+
+# ------------------------------------------------------------------ the race to 12
+
+#: An answer's hand is *strong* at or above this edge against a random hand
+#: (chance of winning the round minus chance of losing it), *weak* at or below
+#: minus it (see :func:`race_bench`).
+STRONG_EDGE: Final = 0.3
+#: The hands of a short sitting: :attr:`RaceFigures.early` counts the points in them.
+SITTING: Final = 5
+
+
+@dataclass(frozen=True, slots=True)
+class RaceFigures:
+    """Bot A against bot B over duplicate deals: who wins and how the games go.
+
+    ``answers`` counts A's answers to B's "2 more?" by the strength of A's hand
+    (``"strong"``, ``"middling"``, ``"weak"``): ``(accepted, answered)``.
+    """
+
+    a: str
+    b: str
+    games: int
+    a_wins: int
+    hands: int
+    rest_games: int
+    answers: dict[str, tuple[int, int]]
+    #: A's points minus B's over the first :data:`SITTING` hands of every game.
+    early: int = 0
+
+    @property
+    def win_rate(self) -> float:
+        return self.a_wins / self.games
+
+    @property
+    def hands_per_game(self) -> float:
+        return self.hands / self.games
+
+    @property
+    def rest_share(self) -> float:
+        """The share of games ended by "my rest" (won or refused)."""
+        return self.rest_games / self.games
+
+    def accept_rate(self, strength: str) -> float | None:
+        accepted, answered = self.answers.get(strength, (0, 0))
+        return accepted / answered if answered else None
+
+    def to_json(self) -> dict[str, object]:
+        low, high = wilson_interval(self.a_wins, self.games)
+        return {
+            "a": self.a,
+            "b": self.b,
+            "games": self.games,
+            "a_wins": self.a_wins,
+            "ci95": [low, high],
+            "hands_per_game": self.hands_per_game,
+            "rest_share": self.rest_share,
+            "answers": {k: list(v) for k, v in self.answers.items()},
+            "early_points_per_game": self.early / self.games,
+        }
+
+
+class _Judge:
+    """The strength of a hand against a random one, the same for every bot."""
+
+    def __init__(self) -> None:
+        from truc_p2p.bots._heuristic import HeuristicBot
+
+        self._bot = HeuristicBot(12345, samples=200)
+
+    def strength(self, game: Game) -> str:
+        me = game.to_act
+        assert me is not None
+        est = self._bot._scores(game, me, [None], False)[0]
+        edge = est.win - est.lose
+        if edge >= STRONG_EDGE:
+            return "strong"
+        return "weak" if edge <= -STRONG_EDGE else "middling"
+
+
+class _Answers:
+    """Wraps bot A and counts its answers to the opponent's raises by hand strength."""
+
+    def __init__(self, bot: Bot, judge: _Judge, counts: dict[str, list[int]]) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.omniscient = getattr(bot, "omniscient", False)
+        self._judge = judge
+        self._counts = counts
+
+    def choose(self, game: Game) -> Action:
+        action = self.bot.choose(game)
+        if game.pending is ActionKind.RAISE and game.requester is not game.to_act:
+            row = self._counts.setdefault(self._judge.strength(game), [0, 0])
+            row[0] += action.kind is ActionKind.ACCEPT
+            row[1] += 1
+        return action
+
+
+def _race_one(
+    task: tuple[str, str, int, int, Ruleset],
+) -> tuple[bool, int, bool, dict[str, list[int]], int]:
+    a_name, b_name, seed, index, ruleset = task
+    a_seat, deal_seed, first_dealer = seating(seed, index)
+    bot_seed = (seed * 1_000_003 + index) * 2
+    counts: dict[str, list[int]] = {}
+    a = _Answers(make_bot(a_name, bot_seed), _Judge(), counts)
+    b = make_bot(b_name, bot_seed + 1)
+    seats = (a, b) if a_seat is Player.P0 else (b, a)
+    hands = early = 0
+
+    def count(event: Event) -> None:
+        nonlocal hands, early
+        if isinstance(event, RoundEnded):
+            hands += 1
+            if hands <= SITTING and event.winner is not None:
+                early += event.points if event.winner is a_seat else -event.points
+
+    outcome = play_local_game(
+        *seats, ruleset=ruleset, seed=deal_seed, first_dealer=first_dealer, on_event=count
+    )
+    rest = outcome.reason is not GameEndReason.TARGET
+    return outcome.winner is a_seat, hands, rest, counts, early
+
+
+def race_bench(
+    a: str,
+    b: str,
+    *,
+    games: int,
+    seed: int = 0,
+    jobs: int = 1,
+    ruleset: Ruleset = DEFAULT_RULESET,
+) -> RaceFigures:
+    """``games`` duplicate-deal games of ``a`` against ``b`` (as :func:`bench_bots`):
+    A's wins, hands per game, games ended by "my rest", A's answers to raises."""
+    parse_bot_name(a)
+    parse_bot_name(b)
+    if games < 1:
+        raise ValueError("play at least one game")
+    tasks = [(a, b, seed, i, ruleset) for i in range(games)]
+    if jobs == 1:
+        done = list(map(_race_one, tasks))
+    else:
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            done = pool.map(_race_one, tasks, chunksize=max(1, games // (8 * jobs)))
+    answers: dict[str, list[int]] = {}
+    for *_, counts, _early in done:
+        for k, (acc, n) in counts.items():
+            row = answers.setdefault(k, [0, 0])
+            row[0] += acc
+            row[1] += n
+    return RaceFigures(
+        a=a,
+        b=b,
+        games=games,
+        a_wins=sum(r[0] for r in done),
+        hands=sum(r[1] for r in done),
+        rest_games=sum(r[2] for r in done),
+        answers={k: (v[0], v[1]) for k, v in sorted(answers.items())},
+        early=sum(r[4] for r in done),
+    )

@@ -18,7 +18,7 @@ strengths), the deal's chances count card removal, and a round that gets
 past the opening is won with the chances of a showdown from the card led at
 the stake reached — whose payoffs are the chances of winning the *game* from
 the score (``W``, :mod:`truc_p2p.bots._gamevalue`; a rest decides the
-game).  :mod:`truc_p2p.bots._cfr_train` solves it by CFR+ for every score of
+game).  `tools/cfr_train.py` solves it by CFR+ for every score of
 the default rules, for each seat of the bot, with and without a redeal still
 possible, and ``tools/train_cfr.py`` stores the average strategies in
 ``cfr_opening.bin`` (one byte per hand and action; deterministic, so the
@@ -122,7 +122,7 @@ from truc_p2p.bots._cfr_game import (
     Node,
     build_tree,
 )
-from truc_p2p.bots._search import SearchBot
+from truc_p2p.bots._search import SearchBot, rest_open
 from truc_p2p.rules import DEFAULT_RULESET, Action, ActionKind, Game, Player
 
 __all__ = [
@@ -410,6 +410,7 @@ class CfrBot:
                     iterations=self._search.iterations,
                     think=self._search.think,
                     rest_margin=PATIENT_REST_MARGIN,
+                    rest_from=self._search.rest_from,
                 )
             return self._patient.choose(game)
         if (
@@ -511,6 +512,7 @@ class CfrBot:
                 model_ends=WEAK_ENDS,
                 mix=search.mix,
                 rest_margin=search.rest_margin,
+                rest_from=search.rest_from,
             )
         return self._answerer.choose(game)
 
@@ -575,6 +577,10 @@ class CfrBot:
         return self._sample(game, strategy)
 
     def _sample(self, game: Game, strategy: dict[str, float]) -> Action | None:
+        if REST in strategy and not rest_open(game, self._search.rest_from):
+            # Racing: the table's rests are not made yet; its other actions keep
+            # their odds (a hand that only rests leaves the choice to the search).
+            strategy = {x: w for x, w in strategy.items() if x != REST}
         letters = list(strategy)
         weights = [strategy[x] for x in letters]
         if sum(weights) <= 0:

@@ -35,7 +35,7 @@ leaves the score ``(a + v, b)`` and is worth ``W(a + v, b)``
 (:func:`~truc_p2p.bots._gamevalue.game_value`, the leader deals next); an
 answered rest is won or lost outright (1 or 0), and a spoiled round keeps
 ``W(a, b)``.  The opening is a constant-sum game between the leader and the
-dealer for each score; :mod:`truc_p2p.bots._cfr_train` solves it by CFR+ and
+dealer for each score; `tools/cfr_train.py` solves it by CFR+ and
 :mod:`truc_p2p.bots._cfr` plays the solution.  An accepted redeal is worth
 the value of the opening without a redeal (:data:`REDEAL_VALUE` node), as
 the new cards are a fresh draw.

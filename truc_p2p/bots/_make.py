@@ -8,11 +8,18 @@ README):
 * ``easy`` — the heuristic bot acting like a beginner three times in four
   (any card, raise or answer, but it never folds nor stakes the game);
 * ``medium`` — the heuristic bot: raises on good hands, refuses bad ones;
-* ``hard`` — the expert bot on a small budget (``expert:fast``);
-* ``strongest`` — the CFR bot (``cfr``): an equilibrium (CFR+) mixed strategy
-  for the round's opening — raises, "my rest", answers, folds, redeals and
-  the lead, valued by their effect on winning the game — then the expert
-  bot's search for the rest of the round.
+* ``hard`` — the expert bot on a small budget, racing (``expert:fast+race``);
+* ``strongest`` — the CFR bot, racing (``cfr+race``): an equilibrium (CFR+)
+  mixed strategy for the round's opening — raises, "my rest", answers, folds,
+  redeals and the lead, valued by their effect on winning the game — then the
+  expert bot's search for the rest of the round.
+
+*Racing* (the ``+race`` suffix of an expert or CFR bot's name): the bot
+declares "my rest" only once a player has :data:`RACE_REST_FROM` points.
+Without it the expert and CFR bots stake the game whenever their cards make
+that the best bet, and most of their games are over in two or three rounds;
+racing, a game is a race to 12 over several rounds of raises, bluffs and
+counting, as people play it (``benchmarks/bot_race.py`` measures both).
 
 A search, expert or CFR bot's name may carry its budget: ``:fast``/``:default``/
 ``:strong`` (fixed iteration budgets, reproducible under a seed), ``:N``
@@ -32,15 +39,30 @@ from truc_p2p.bots._base import Bot, RandomBot
 from truc_p2p.bots._heuristic import HeuristicBot
 from truc_p2p.bots._search import STRENGTHS, SearchBot, Strength
 
-__all__ = ["BOT_NAMES", "DEFAULT_OPPONENT", "LEVELS", "make_bot", "parse_bot_name", "with_think"]
+__all__ = [
+    "BOT_NAMES",
+    "DEFAULT_OPPONENT",
+    "LEVELS",
+    "RACE",
+    "make_bot",
+    "parse_bot_name",
+    "racing",
+    "with_think",
+]
 
 #: The levels for people, weakest first, and the bot each one is.
 LEVELS: Final[dict[str, str]] = {
     "easy": "easy",
     "medium": "heuristic",
-    "hard": "expert:fast",
-    "strongest": "cfr",
+    "hard": "expert:fast+race",
+    "strongest": "cfr+race",
 }
+
+#: The suffix of an expert or CFR bot that races to the target: it declares
+#: "my rest" only once a player has :data:`RACE_REST_FROM` points.
+RACE: Final = "+race"
+#: The score (of either player, out of 12) from which a racing bot may stake the game.
+RACE_REST_FROM: Final = 6
 
 #: The names :func:`make_bot` accepts (plus ``search:N``, ``search:Ss``, ``expert:N``…).
 BOT_NAMES: Final[tuple[str, ...]] = (
@@ -59,6 +81,8 @@ BOT_NAMES: Final[tuple[str, ...]] = (
     "cfr",
     "cfr:fast",
     "cfr:strong",
+    "expert+race",
+    "cfr+race",
 )
 
 #: The default opponent of ``truc-p2p play``: see the README ("Levels").
@@ -85,6 +109,18 @@ def _resolve(name: str) -> str:
     return LEVELS.get(name, name)
 
 
+def _race(name: str) -> tuple[str, bool]:
+    """``name`` without its :data:`RACE` suffix, and whether it had one."""
+    if name.endswith(RACE):
+        return name[: -len(RACE)], True
+    return name, False
+
+
+def racing(name: str) -> bool:
+    """Whether the bot called ``name`` races to the target (see :data:`RACE`)."""
+    return _race(_resolve(name))[1]
+
+
 def parse_bot_name(name: str) -> tuple[str, Strength | None]:
     """``(kind, budget)`` of a bot name; raises :class:`ValueError` for unknown names.
 
@@ -96,7 +132,10 @@ def parse_bot_name(name: str) -> tuple[str, Strength | None]:
 
     if is_exploiter(name):
         return name.partition(":")[0], None
-    kind, colon, level = _resolve(name).partition(":")
+    resolved, race = _race(_resolve(name))
+    kind, colon, level = resolved.partition(":")
+    if race and kind not in ("expert", "cfr"):
+        raise ValueError(f"only an expert or CFR bot races ({RACE}), not {name!r}")
     if kind in _KINDS and not colon:
         return kind, None
     if kind in ("search", "expert", "cfr"):
@@ -125,7 +164,7 @@ def with_think(name: str, seconds: float) -> str:
     kind, _ = parse_bot_name(name)
     if kind not in ("search", "expert", "cfr"):
         raise ValueError(f"only a search, expert or CFR bot thinks for a set time, not {name!r}")
-    return f"{kind}:{seconds:g}s"
+    return f"{kind}:{seconds:g}s" + (RACE if racing(name) else "")
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
@@ -155,6 +194,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
                 mix=EXPERT_MIX,
                 bluff=EXPERT_BLUFF,
                 rest_margin=EXPERT_REST_MARGIN,
+                rest_from=RACE_REST_FROM if racing(name) else None,
             )
             if kind == "cfr":
                 from truc_p2p.bots._cfr import CfrBot

@@ -85,7 +85,7 @@ from truc_p2p.bots._gamevalue import game_value
 from truc_p2p.bots._sim import RoundSim
 from truc_p2p.rules import Action, ActionKind, Card, Game, Phase, Player
 
-__all__ = ["STRENGTHS", "SearchBot", "Strength"]
+__all__ = ["STRENGTHS", "SearchBot", "Strength", "rest_open"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +403,20 @@ def _erratic(public: _Public) -> float:
     return min(1.0, public.folds / (public.fold_odds + _ERRATIC_PRIOR))
 
 
+def rest_open(game: Game, rest_from: int | None) -> bool:
+    """Whether a bot racing to the target may declare "my rest" in ``game``.
+
+    ``rest_from`` points (scaled to the ruleset's target as to 12) held by
+    either player open it; ``None`` always does.  Before that the bot raises,
+    bluffs and answers but never stakes the game: a game against it is a race
+    of several rounds, as people play it, unless the opponent stakes the game.
+    """
+    if rest_from is None:
+        return True
+    target = game.ruleset.target
+    return max(game.scores) >= math.ceil(rest_from * target / 12)
+
+
 class SearchBot:
     """Information-set MCTS over the round, from its own view only; see the module doc.
 
@@ -426,6 +440,7 @@ class SearchBot:
         mix: float = 0.0,
         bluff: float = 0.0,
         rest_margin: float = 0.0,
+        rest_from: int | None = None,
     ) -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -449,6 +464,11 @@ class SearchBot:
         #: declared (determinisation makes the search over-optimistic about the
         #: round, and a rest stakes the whole game on that estimate).
         self.rest_margin = rest_margin
+        #: If set, "my rest" is declared only once a player has this many
+        #: points (see :func:`rest_open`): a race to the target first.
+        self.rest_from = rest_from
+        #: Whether the decision under way may not declare "my rest".
+        self._no_rest = False
         #: If set, ``(weight, n)``: how likely (0..1) the opponent is to hold a
         #: whole hand (strengths, sorted) given the first ``n`` actions of the
         #: deal, which then give no further signal (set by the CFR bot from its
@@ -481,7 +501,11 @@ class SearchBot:
         if len(moves) == 1:
             return self._action(game, me, moves[0])
         root, better = self._search(draw, int(me), game_ends, edge, fold_value)
-        code = self._pick(root, game.pending is None)
+        self._no_rest = not rest_open(game, self.rest_from)
+        try:
+            code = self._pick(root, game.pending is None)
+        finally:
+            self._no_rest = False
         i = root.codes.index(code)
         concede = (
             Action.FOLD in legal
@@ -562,6 +586,10 @@ class SearchBot:
         although it is not the best: raises then say less about the hand.
         """
         best = root.best()
+        if best == _sim.REST and self._no_rest:
+            others = [j for j, c in enumerate(root.codes) if c != _sim.REST]
+            if others:
+                best = root.codes[max(others, key=lambda j: (root.counts[j], root.totals[j]))]
         if best == _sim.REST and self.rest_margin > 0:
             i = root.codes.index(best)
             others = [j for j, n in enumerate(root.counts) if n > 0 and j != i]
@@ -585,7 +613,10 @@ class SearchBot:
         near = [
             i
             for i, n in enumerate(root.counts)
-            if n >= floor and n > 0 and root.mean(i) >= top - self.mix
+            if n >= floor
+            and n > 0
+            and root.mean(i) >= top - self.mix
+            and not (self._no_rest and root.codes[i] == _sim.REST)
         ]
         if len(near) <= 1:
             return best
