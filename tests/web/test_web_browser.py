@@ -25,12 +25,14 @@ LIMIT = 120
 SEED = 1
 TURN_JS = """(last) => window.truc && (window.truc.final ||
     (window.truc.state && window.truc.state.table && window.truc.state.table.turn != null
-     && window.truc.state.table.turn !== last))"""
+     && window.truc.state.table.turn !== last && !window.truc.settling()))"""
 
 
-def new_page(browser: Any, width: int = 800, height: int = 900) -> Any:
+def new_page(browser: Any, width: int = 800, height: int = 900, *, touch: bool = False) -> Any:
     # bypass_csp: the page forbids eval, which playwright's wait_for_function uses
-    page = browser.new_page(viewport={"width": width, "height": height}, bypass_csp=True)
+    page = browser.new_page(
+        viewport={"width": width, "height": height}, bypass_csp=True, has_touch=touch
+    )
     page.set_default_timeout(30_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -394,3 +394,31 @@ def test_the_end_screen_is_told_again_in_a_new_language(tmp_path: Path) -> None:
     assert [m for m in player.snapshot() if m["type"] == "final"] == [french]
     player.switch_language("en")
     assert page.of("final")[-1] == {**english, "again": True}
+
+
+async def test_a_click_from_the_last_game_is_stale_in_the_next() -> None:
+    """Turns go on counting over a rematch: the page's move names the set of choices
+    it was shown, and game 1's turn 1 never plays game 2's turn 1."""
+    page = Recorder()
+    player = WebPlayer("alice")
+    player.publisher = page
+    for game_no in range(2):
+        game = Game(first_dealer=Player.P1, view=Player.P0)
+        game.deal({Player.P0: cards("7S", "9H", "AD")})
+        chosen: list[Action] = []
+        async with trio.open_nursery() as nursery:
+
+            async def choose(game: Game = game, chosen: list[Action] = chosen) -> None:
+                chosen.append(await player.choose(game, tuple(game.legal_actions())))
+
+            nursery.start_soon(choose)
+            await trio.testing.wait_all_tasks_blocked()
+            turn = page.of("state")[-1]["table"]["turn"]
+            assert turn == game_no + 1
+            if game_no == 1:
+                player.receive({"type": "act", "turn": 1, "action": "play 7S"})  # game 1's
+                await trio.testing.wait_all_tasks_blocked()
+                assert chosen == [] and page.of("notice")[-1]["text"] == "that is not possible now"
+            player.receive({"type": "act", "turn": turn, "action": "play 9H"})
+        assert chosen == [Action.play(Card.from_str("9H"))]
+        player.new_game()

@@ -20,7 +20,12 @@ change of language), ``peer_disconnected`` /
 The page ignores types it does not know.  Messages from the page: ``act``
 (``turn`` and ``action`` text) and ``quit`` (``turn``, or none while the
 opponent thinks: the player leaves at once); a stale turn or an action that
-is not legal is refused with a ``notice``.  Also ``lang`` (the language menu),
+is not legal is refused with a ``notice``.  ``turn`` is the version of the set
+of choices the page was shown: it grows with every turn for the player's whole
+life (a rematch and the games of a match go on counting), so a click meant for
+an earlier turn, hand or game never lands in a later one.  The page itself
+ignores input for :data:`GUARD_SECONDS` after the hand or the choices change
+(``table.js``), as the terminal drops a line typed before the last trick ended.  Also ``lang`` (the language menu),
 ``again`` (``yes``, and the bot's ``level`` for a rematch) and ``level`` (the
 start panel's choice).
 """
@@ -56,9 +61,9 @@ from truc_p2p.rules import (
     TrickEnded,
 )
 
-from ._view import invite_json, page_texts, view_json
+from ._view import GUARD_SECONDS, invite_json, page_texts, view_json
 
-__all__ = ["Publisher", "WebPlayer"]
+__all__ = ["GUARD_SECONDS", "Publisher", "WebPlayer"]
 
 #: Log lines kept for a page that (re)connects.
 LOG_SIZE = 40
@@ -157,6 +162,7 @@ class WebPlayer:
             else None
         )
         message["audit"] = self._audit
+        message["guard_ms"] = round(GUARD_SECONDS * 1000)
         message["seconds_left"] = self.model.seconds_left()
         message["status_template"] = self._status_template(view)
         message["title"] = (
@@ -419,7 +425,9 @@ class WebPlayer:
 
     def new_game(self, match_line: str | None = None) -> None:
         """A fresh table for the next game: the page drops the end screen."""
+        turn = self.model.turn  # turns go on counting: game 1's last click is stale
         self.model = TableModel(self.my_name, move_seconds=self.move_seconds, now=self._now)
+        self.model.turn = turn
         self.tally = Tally()
         self._started = None
         self._final = None

@@ -21,6 +21,7 @@ from truc_p2p.cli._texts import NOT_NOW, Voice, help_text
 from truc_p2p.rules import Action, Card, Game, Player, Suit
 
 __all__ = [
+    "GUARD_SECONDS",
     "action_buttons",
     "card_json",
     "invite_json",
@@ -29,6 +30,11 @@ __all__ = [
     "table_state",
     "view_json",
 ]
+
+#: Seconds the page ignores keys, clicks and taps after the hand or the set of
+#: choices changed (sent with each ``state`` as ``guard_ms``; ``table.js`` falls back
+#: to the same).
+GUARD_SECONDS = 0.5
 
 _RED = frozenset({Suit.HEARTS, Suit.DIAMONDS})
 

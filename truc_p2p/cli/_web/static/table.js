@@ -5,7 +5,12 @@
 // Beside the last state, the page keeps what a player must get to see even when
 // the program has already moved on: each finished trick stays on the felt
 // (HOLD_MS, or until the next click), then is swept towards its winner; each
-// hand's result stays as a toast (TOAST_MS).  Sounds are synthesized here with
+// hand's result stays as a toast (TOAST_MS).
+//
+// Input guard: for guard_ms (sent with each state, else GUARD_MS) after the hand or the set of
+// choices changes, keys, clicks and taps are ignored (counted in ui.guarded), so a key
+// meant for the last decision or a double tap never plays a card of a hand the player
+// has not seen; the move carries the turn it answers, which the peer checks.  Sounds are synthesized here with
 // WebAudio (the project's own, MIT, like the rest of the page); muting is
 // remembered in localStorage.
 "use strict";
@@ -14,6 +19,7 @@ const HOLD_MS = 1500;      // a finished trick stays this long on the felt...
 const HOLD_NEXT_MS = 800;  // ...or this long when another one waits behind it
 const SWEEP_MS = 420;      // then it is swept to its winner
 const TOAST_MS = 4500;     // a hand's result stays this long
+const GUARD_MS = 500;      // input ignored this long after the hand or the choices change
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 const token = new URLSearchParams(location.search).get("token") || "";
@@ -25,7 +31,10 @@ const ui = {
   handToast: null, nextToast: null, lastSeq: null, toasts: [],
   muted: false, sounds: [],
   levels: null,  // play: {ask, level}, the start panel's bot levels
+  choices: null, guardUntil: 0, guarded: 0,  // the input guard (see above)
 };
+// Whether input is ignored now (the hand or the choices changed less than guard_ms ago).
+ui.settling = () => performance.now() < ui.guardUntil;
 window.truc = ui;
 try { ui.muted = localStorage.getItem("truc-p2p.muted") === "1"; } catch (err) { /* no storage */ }
 let ws = null;
@@ -72,6 +81,16 @@ const handlers = {
       ui.lastSeq = hr.seq;
       ui.nextToast = hr;  // shown once the hand's tricks are on the felt (see pump)
     }
+    // the choices on offer (the hand, its playable cards, the buttons): a change starts the guard
+    const choices = `${t.hand_no}|${t.turn}|` + t.hand.map((c) => `${c.card}:${c.action}`).join(",") +
+      "|" + t.buttons.map((b) => b.action).join(",");
+    if (t.turn != null && choices !== ui.choices) {
+      const ms = Number.isFinite(m.guard_ms) ? m.guard_ms : GUARD_MS;
+      ui.guardUntil = performance.now() + ms;
+      document.body.classList.add("settling");
+      setTimeout(() => { if (!ui.settling()) document.body.classList.remove("settling"); }, ms + 20);
+    }
+    ui.choices = t.turn != null ? choices : null;
     const played = (x) => x.tricks.length * 2 + x.table.length;  // cards played this hand
     if (before && before.hand_no === t.hand_no && played(t) > played(before)) sound("card");
     if (t.turn != null && (!before || before.turn !== t.turn)) sound("turn");
@@ -116,6 +135,7 @@ function send(message) {
 function act(action) {
   const t = ui.state && ui.state.table;
   if (!t || t.turn == null) return;
+  if (ui.settling()) { ui.guarded += 1; return; }  // not seen long enough: ignored
   send({ type: "act", turn: t.turn, action });
   t.turn = null;  // no double clicks; the next state message redraws
   // The next click ends the wait: the player has moved on, so the trick on show is
