@@ -25,9 +25,9 @@ of choices the page was shown: it grows with every turn for the player's whole
 life (a rematch and the games of a match go on counting), so a click meant for
 an earlier turn, hand or game never lands in a later one.  The page itself
 ignores input for :data:`GUARD_SECONDS` after the hand or the choices change
-(``table.js``), as the terminal drops a line typed before the last trick ended.  Also ``lang`` (the language menu),
-``again`` (``yes``, and the bot's ``level`` for a rematch) and ``level`` (the
-start panel's choice).
+(``table.js``), as the terminal drops a line typed before the last trick ended.
+Also ``lang`` (the language menu), ``again`` (``yes``, and the bot's ``level``
+for a rematch) and ``level`` (the start panel's choice).
 """
 
 from __future__ import annotations
