@@ -379,13 +379,14 @@ def test_the_end_screen_is_told_again_in_a_new_language(tmp_path: Path) -> None:
     player.show_match(match(), match)
     player._final["again"] = True  # type: ignore[index]  # the player asked for another
     english = page.of("final")[-1]
-    assert english["message"].startswith("you resigned in hand 2; bob wins")
-    assert english["headline"] == "You resigned: bob wins"
+    assert english["message"] == "2 hands played"
+    assert english["headline"] == "bob won: you resigned in hand 2"
+    assert english["score_line"] == "points when you resigned: you 3 – bob 5"
     assert english["match_line"].startswith("match: ")
     player.switch_language("fr")
     french = page.of("final")[-1]
     assert french is not english and french["again"] is True
-    assert french["message"].startswith("vous avez abandonné à la main 2\u00a0; bob gagne")
+    assert french["message"] == "2 mains jouées"
     for key in ("headline", "cosigned_line", "match_line", "score_line"):
         assert french[key] != english[key], key
     assert french["verdict"]["line"] != english["verdict"]["line"]

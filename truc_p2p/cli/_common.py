@@ -453,12 +453,14 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
 
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
-    from truc_p2p.cli._outcome_text import outcome_text
+    from truc_p2p.cli._outcome_text import headline, outcome_text
 
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)
         return
     stream = sys.stdout if outcome.complete else sys.stderr
+    if outcome.kind or outcome.complete:  # the web end screen's headline: why it ended
+        print(headline(outcome), file=stream)
     result = outcome.result
     if outcome.valid and result is not None:
         names = {

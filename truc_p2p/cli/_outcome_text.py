@@ -17,14 +17,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from truc_p2p.cli._i18n import _, ngettext
+from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.cli._verify_text import reason_word
 from truc_p2p.net import _outcome as net_outcome
 
 if TYPE_CHECKING:  # pragma: no cover
     from truc_p2p.net import GameOutcome
 
-__all__ = ["KINDS", "WHERE", "outcome_text", "render_outcome"]
+__all__ = [
+    "HEADLINES",
+    "KINDS",
+    "SCORE_LABELS",
+    "WHERE",
+    "headline",
+    "headline_key",
+    "outcome_text",
+    "render_outcome",
+    "score_label",
+]
 
 #: Each kind of ending: its msgid, or the singular and plural msgids of an
 #: ``ngettext`` (chosen by the fact ``n``), and when it ended (the fact ``where``):
@@ -70,3 +80,154 @@ def outcome_text(outcome: GameOutcome) -> str:
     if not kind:
         return outcome.message
     return render_outcome(kind, outcome.facts)
+
+
+#: The one headline of each ending, from the viewer's side, naming the reason: the
+#: web end screen's title and the terminal's last word.  ``{name}`` is the
+#: opponent, ``{hand}`` the hand it ended in (counted from 1).
+HEADLINES: dict[str, str] = {
+    "won-target": N_("You won: you reached the target score first"),
+    "lost-target": N_("{name} won: {name} reached the target score first"),
+    "won-rest-won": N_(
+        "You won: the game was staked on hand {hand} (“my rest”) and you won that hand"
+    ),
+    "lost-rest-won": N_(
+        "{name} won: the game was staked on hand {hand} (“my rest”) and {name} won that hand"
+    ),
+    "won-rest-refused": N_("You won: {name} turned down your “my rest” in hand {hand}"),
+    "lost-rest-refused": N_("{name} won: you turned down the “my rest” of {name} in hand {hand}"),
+    "opponent-resigned": N_("You won: {name} resigned in hand {hand}"),
+    "resigned": N_("{name} won: you resigned in hand {hand}"),
+    "opponent-gone": N_("You won: {name} left and did not come back"),
+    "opponent-timeout": N_("You won: {name} did not play in time"),
+    "cheat": N_("Cheat caught: {name} sent a move that does not check; the game stopped"),
+    "quit": N_("You left the game: it stopped unfinished"),
+    "peer-quit": N_("{name} left the game: it stopped unfinished"),
+    "peer-timeout": N_("{name} ended the game: you took too long to play"),
+    "peer-cheat": N_("{name} ended the game, saying that you cheated"),
+    "peer-aborted": N_("{name} ended the game: it stopped unfinished"),
+    "connection-lost": N_("The connection to {name} was lost: the game stopped unfinished"),
+    "host-unreachable": N_("The host could not be reached again: the game stopped unfinished"),
+    "settings": N_("Nothing was played: you and {name} use different settings"),
+    "refused": N_("Nothing was played: the host turned you away"),
+    "wrong-host": N_("Nothing was played: the host is not the one of the invite"),
+    "no-game": N_("Nothing was played"),
+    "disk": N_("The game stopped: the transcript cannot be written"),
+    "local": N_("The game stopped: this program chose a move it may not make"),
+    "already-ended": N_("The game was already over"),
+    "unfinished": N_("The game stopped before its end"),
+}
+
+#: The headline of each kind of ending that is not a result (see :func:`headline`).
+_HEADLINE_OF_KIND = {
+    "quit": "quit",
+    "hello-timeout": "no-game",
+    "turn-timeout": "opponent-timeout",
+    "abandoned": "opponent-gone",
+    "opponent-gone": "opponent-gone",
+    "host-unreachable": "host-unreachable",
+    "protocol-error": "cheat",
+    "protocol-error-at": "cheat",
+    "protocol-error-kept": "cheat",
+    "protocol-error-at-kept": "cheat",
+    "peer-quit": "peer-quit",
+    "peer-timeout": "peer-timeout",
+    "peer-cheat": "peer-cheat",
+    "peer-incompatible": "settings",
+    "peer-aborted": "peer-aborted",
+    "connection-lost": "connection-lost",
+    "incompatible": "settings",
+    "host-plays-match": "settings",
+    "host-plays-single": "settings",
+    "joiner-asks-single": "settings",
+    "joiner-asks-match": "settings",
+    "joiner-asks-other-match": "settings",
+    "refused-busy": "refused",
+    "refused-not-allowed": "refused",
+    "refused-unknown-game": "refused",
+    "refused-played": "refused",
+    "refused": "refused",
+    "key-mismatch": "wrong-host",
+    "fingerprint-mismatch": "wrong-host",
+    "disk-error": "disk",
+    "disk-error-told": "disk",
+    "transcript-unwritable": "disk",
+    "local-refused": "local",
+    "already-ended": "already-ended",
+    "nothing-to-resume-ended": "already-ended",
+    "nobody-joined": "no-game",
+    "not-connected": "no-game",
+    "cannot-connect": "no-game",
+    "handshake-dropped": "no-game",
+    "nothing-to-resume-unstarted": "no-game",
+}
+
+#: The headline of an ending by its ``End`` value, for an outcome without a kind.
+_HEADLINE_OF_END = {
+    "quit": "quit",
+    "opponent-timeout": "opponent-timeout",
+    "opponent-aborted": "peer-aborted",
+    "opponent-abandoned": "opponent-gone",
+    "connection-lost": "connection-lost",
+    "connection-failed": "no-game",
+    "protocol-error": "cheat",
+    "incompatible": "settings",
+    "fingerprint-mismatch": "wrong-host",
+    "refused": "refused",
+    "disk-error": "disk",
+    "local-error": "local",
+}
+
+#: The game's points under the headline, labelled so they never read as a result
+#: of their own (``{score}``: the viewer first).
+SCORE_LABELS: dict[str, str] = {
+    "target": N_("points: {score}"),
+    "staked": N_("points before the staked hand: {score}"),
+    "resigned": N_("points when you resigned: {score}"),
+    "opponent-resigned": N_("points when {name} resigned: {score}"),
+    "stopped": N_("points when the game stopped: {score}"),
+}
+
+
+def headline_key(outcome: GameOutcome) -> tuple[str, int]:
+    """Which :data:`HEADLINES` entry tells ``outcome``, and the hand it ended in."""
+    result = getattr(outcome, "result", None)  # an outcome-like object may carry none
+    if outcome.valid and result is not None:
+        side = "won" if result.winner is outcome.me else "lost"
+        reason = result.reason if result.reason in ("rest-won", "rest-refused") else "target"
+        return f"{side}-{reason}", result.hands
+    end = outcome.end.value
+    resignation = outcome.resignation
+    if end in ("resigned", "opponent-resigned") or resignation is not None:
+        if resignation is not None:
+            end = "resigned" if resignation.by is outcome.me else "opponent-resigned"
+        return end, resignation.hand if resignation is not None else outcome.hands
+    kind = getattr(outcome, "kind", "")
+    if kind == "no-next-game":
+        kind = str(outcome.facts.get("kind", ""))
+    key = _HEADLINE_OF_KIND.get(kind) or _HEADLINE_OF_END.get(end, "unfinished")
+    return key, outcome.hands
+
+
+def headline(outcome: GameOutcome) -> str:
+    """The one sentence that says how the game ended, for the viewer ("You won:
+    Bob resigned in hand 3"), in the language in use."""
+    key, hand = headline_key(outcome)
+    name = outcome.names[outcome.me.other] or _("your opponent")
+    return _(HEADLINES[key], name=name, hand=hand)
+
+
+def score_label(outcome: GameOutcome, score: str) -> str:
+    """The game's points (``score``, already told from the viewer's side) under a label
+    that says what they are."""
+    key, _hand = headline_key(outcome)
+    if key.endswith("-target"):
+        label = "target"
+    elif key.startswith(("won-", "lost-")):
+        label = "staked"
+    elif key in ("resigned", "opponent-resigned"):
+        label = key
+    else:
+        label = "stopped"
+    name = outcome.names[outcome.me.other] or _("your opponent")
+    return _(SCORE_LABELS[label], score=score, name=name)
