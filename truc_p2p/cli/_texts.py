@@ -12,7 +12,7 @@ for a neutral narrator such as ``demo``, which names both players).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from truc_p2p.cli._i18n import N_, _, ngettext
@@ -260,8 +260,11 @@ class Voice:
         points: int,
         reason: RoundEndReason,
         game_over: bool,
+        tricks: Sequence[Player | None] = (),
     ) -> str:
-        """How a hand ended, from the viewer's side ("you win hand 2: +1 point")."""
+        """How a hand ended, from the viewer's side ("you win hand 2: +1 point");
+        ``tricks`` (each trick's winner, ``None`` when spoiled) tells a hand that a
+        single trick decided because another was spoiled."""
         h = hand_no + 1
         if winner is None:
             return self.out(_("hand {hand}: every trick spoiled, nobody scores", hand=h))
@@ -283,6 +286,14 @@ class Voice:
             RoundEndReason.FOLDED: _("{name} folded", name=loser),
             RoundEndReason.SPOILED: _("every trick spoiled"),
         }[reason]
+        won = [i for i, w in enumerate(tricks) if w is winner]
+        if reason is RoundEndReason.TRICKS and None in tricks and len(won) < 2 and won:
+            # e.g. trick 1 won, trick 2 spoiled: the first trick won decides the hand
+            why = _(
+                "trick {won} decided it: trick {spoiled} was spoiled",
+                won=won[0] + 1,
+                spoiled=list(tricks).index(None) + 1,
+            )
         if me:
             text = ngettext(
                 "you win hand {hand}: +{n} point ({why})",
