@@ -47,8 +47,10 @@ def test_card_json_colours() -> None:
         "suit": "H",
         "symbol": "♥",
         "red": True,
+        "name": "ten of hearts",  # what a screen reader says
     }
     assert card_json(Card.from_str("7S"))["red"] is False
+    assert card_json(Card.from_str("QC"))["name"] == "queen of clubs"
     assert card_json(Card.from_str("AD"))["red"] is True
 
 
@@ -334,7 +336,7 @@ def test_snapshot_brings_the_page_texts_and_the_hosts_invite() -> None:
     assert all(
         isinstance(v, str) and v
         for k, v in texts.items()
-        if k not in ("not_now", "languages", "levels")
+        if k not in ("not_now", "languages", "levels", "card_names")
     )
     shown = messages[1]
     assert shown["type"] == "invite" and shown["text"] == invite

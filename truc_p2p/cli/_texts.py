@@ -22,7 +22,9 @@ from truc_p2p.rules import (
     Card,
     GameEndReason,
     Player,
+    Rank,
     RoundEndReason,
+    Suit,
 )
 
 __all__ = [
@@ -31,10 +33,36 @@ __all__ = [
     "NOT_NOW",
     "Voice",
     "action_label",
+    "card_name",
     "clock",
     "plain",
     "show_cards",
 ]
+
+#: A card's rank and suit as a screen reader says them ("seven of hearts"): each
+#: suit word is only used in a card's name (a language may decline it there).
+_RANK_NAMES = {
+    Rank.SEVEN: N_("seven"),
+    Rank.EIGHT: N_("eight"),
+    Rank.NINE: N_("nine"),
+    Rank.TEN: N_("ten"),
+    Rank.JACK: N_("jack"),
+    Rank.QUEEN: N_("queen"),
+    Rank.KING: N_("king"),
+    Rank.ACE: N_("ace"),
+}
+_SUIT_NAMES = {
+    Suit.CLUBS: N_("of clubs"),
+    Suit.DIAMONDS: N_("of diamonds"),
+    Suit.HEARTS: N_("of hearts"),
+    Suit.SPADES: N_("of spades"),
+}
+
+
+def card_name(card: Card) -> str:
+    """A card's spoken name ("seven of hearts"), in the language in use."""
+    return _("{rank} {of_suit}", rank=_(_RANK_NAMES[card.rank]), of_suit=_(_SUIT_NAMES[card.suit]))
+
 
 _PLAIN = str.maketrans(
     {

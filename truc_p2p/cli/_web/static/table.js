@@ -32,11 +32,16 @@ const ui = {
   muted: false, sounds: [],
   levels: null,  // play: {ask, level}, the start panel's bot levels
   choices: null, guardUntil: 0, guarded: 0,  // the input guard (see above)
+  fourColours: false,
+  announced: [], toAnnounce: [],  // the live region: whose turn, the opponent's moves
 };
 // Whether input is ignored now (the hand or the choices changed less than guard_ms ago).
 ui.settling = () => performance.now() < ui.guardUntil;
 window.truc = ui;
-try { ui.muted = localStorage.getItem("truc-p2p.muted") === "1"; } catch (err) { /* no storage */ }
+try {
+  ui.muted = localStorage.getItem("truc-p2p.muted") === "1";
+  ui.fourColours = localStorage.getItem("truc-p2p.four-colours") === "1";
+} catch (err) { /* no storage */ }
 let ws = null;
 
 const $ = (id) => document.getElementById(id);
@@ -93,9 +98,18 @@ const handlers = {
     ui.choices = t.turn != null ? choices : null;
     const played = (x) => x.tricks.length * 2 + x.table.length;  // cards played this hand
     if (before && before.hand_no === t.hand_no && played(t) > played(before)) sound("card");
-    if (t.turn != null && (!before || before.turn !== t.turn)) sound("turn");
+    if (t.turn != null && (!before || before.turn !== t.turn)) {
+      sound("turn");
+      announce(tx("your_turn", "your move"));
+    } else if (t.turn == null && t.to_act === "opp" && before && before.to_act !== "opp") {
+      announce(tx("waiting_for", "waiting for {name}", { name: (m.started && m.started.opp) || "" }));
+    }
   },
-  log(m) { ui.log.push(m); if (ui.log.length > 40) ui.log.shift(); },
+  log(m) {
+    ui.log.push(m);
+    if (ui.log.length > 40) ui.log.shift();
+    if (m.who === "opp") announce(m.text);  // the opponent's moves and requests
+  },
   log_all(m) { ui.log = (m.lines || []).slice(-40); },  // the log again, in another language
   notice(m) { toast(m.text); },
   peer_disconnected(m) { ui.disconnect = performance.now() + m.seconds_left * 1000; },
@@ -116,6 +130,25 @@ function handle(message) {
   if (handler) handler(message);
   pump();
   render();
+  flushAnnounce();
+}
+
+// -- the live region: what a screen reader says without the player looking ---------
+// Cards are said by name ("seven of hearts", from the texts), not as "7♥".
+function spoken(text) {
+  const names = ui.texts.card_names || {};
+  const keys = Object.keys(names).sort((a, b) => b.length - a.length);
+  for (const k of keys) text = text.split(k).join(names[k]);
+  return text;
+}
+function announce(text) { if (text) ui.toAnnounce.push(spoken(text)); }
+function flushAnnounce() {
+  if (!ui.toAnnounce.length) return;
+  const text = ui.toAnnounce.join(" · ");
+  ui.toAnnounce = [];
+  ui.announced.push(text);
+  if (ui.announced.length > 20) ui.announced.shift();
+  $("announce").textContent = text;
 }
 
 function connect() {
@@ -288,7 +321,8 @@ function toggleSound() {
 function card(c, opts = {}) {
   const node = el(opts.action ? "button" : "div", "card" + (c.red ? " red" : ""));
   node.dataset.card = c.card;
-  node.setAttribute("aria-label", `${c.rank}${c.symbol}`);
+  node.setAttribute("aria-label", c.name || `${c.rank}${c.symbol}`);
+  node.classList.add(`suit-${c.suit}`);
   node.append(el("span", "corner", `${c.rank}${c.symbol}`), el("span", "pip", c.symbol));
   if (opts.by) node.classList.add(opts.by);
   if (opts.action) {
@@ -355,10 +389,20 @@ function drawHelp(text) {
   box.append(el("h2", "", title), list, el("p", "keys", after.join(" ")));
 }
 
+// Toggles keep their name; aria-pressed (and the look) says whether each is on.
 function renderTools() {
   const b = $("sound-btn");
-  b.textContent = ui.muted ? tx("sound_off", "sound off") : tx("sound_on", "sound on");
-  b.setAttribute("aria-pressed", ui.muted ? "true" : "false");
+  b.textContent = tx("sound", "sound");
+  b.setAttribute("aria-pressed", ui.muted ? "false" : "true");
+  const c = $("colours-btn");
+  c.textContent = tx("four_colours", "four-colour deck");
+  c.setAttribute("aria-pressed", ui.fourColours ? "true" : "false");
+  document.body.classList.toggle("four-colours", ui.fourColours);
+}
+function toggleColours() {
+  ui.fourColours = !ui.fourColours;
+  try { localStorage.setItem("truc-p2p.four-colours", ui.fourColours ? "1" : "0"); } catch (err) { /* ignore */ }
+  renderTools();
 }
 
 const drawn = { table: null, hand: null, opp: null };
@@ -525,7 +569,7 @@ function renderTable(t) {
 
 function drawHands(t) {
   const mine = t.turn != null;
-  const handSig = `${t.hand_no}|${mine ? t.turn : "-"}|` + t.hand.map((c) => `${c.card}:${mine ? c.action : ""}`).join(",");
+  const handSig = `${t.hand_no}|${mine ? t.turn : "-"}|` + t.hand.map((c) => `${c.card}:${mine ? c.action : ""}:${c.name}`).join(",");
   if (drawn.hand !== handSig) {
     drawn.hand = handSig;
     const hand = $("my-hand");
@@ -572,7 +616,7 @@ function drawTable(t) {
     caption.textContent = held.text;
   } else {
     cards = t ? t.table : [];
-    sig = `table|${t ? t.hand_no : ""}|` + cards.map((c) => c.card).join(",");
+    sig = `table|${t ? t.hand_no : ""}|` + cards.map((c) => `${c.card}:${c.name}`).join(",");
     caption.textContent = "";
   }
   if (drawn.table === sig) return;
@@ -726,6 +770,7 @@ $("help-btn").addEventListener("click", () => { $("help").hidden = false; });
 $("help-close").addEventListener("click", () => { $("help").hidden = true; });
 $("quit-btn").addEventListener("click", leave);
 $("sound-btn").addEventListener("click", toggleSound);
+$("colours-btn").addEventListener("click", toggleColours);
 $("lang-menu").addEventListener("change", (e) => { send({ type: "lang", lang: e.target.value }); e.target.blur(); });
 $("invite-copy").addEventListener("click", copyInvite);
 $("final-again").addEventListener("click", playAgain);
