@@ -468,7 +468,18 @@ def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
         page.goto(url)
         page.click("#start-go")  # the level, once for the whole match
         lines: list[str] = []
-        for _ in range(3):
+        # game 1 already says it is a match
+        page.wait_for_function("() => window.truc.state && window.truc.state.started")
+        assert page.locator("#match-line").inner_text() == "game 1 of 3"
+        assert page.locator("#log li.game").first.inner_text() == "game 1 of 3"
+        for number in range(1, 4):
+            if number > 1:  # the log's heading closes game 1's lines off, the table says which
+                page.wait_for_function(
+                    "(n) => [...document.querySelectorAll('#log li.game')].length >= n",
+                    arg=number,
+                )
+                assert page.locator("#log li.game").first.inner_text() == f"game {number} of 3"
+                assert page.locator("#match-line").inner_text().startswith(f"game {number} of 3")
             play_to_the_end(page)
             page.wait_for_function("() => window.truc.final && window.truc.final.match_line")
             line = page.evaluate("window.truc.final.match_line")
@@ -486,7 +497,9 @@ def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
             page.wait_for_function(
                 "() => !window.truc.final && window.truc.state && window.truc.state.started"
             )
-            assert page.locator("#match-line").inner_text() == line
+            assert page.locator("#match-line").inner_text().endswith(line)
+            # waiting for the next game, nothing of the last one stays on the table
+            assert page.locator("#rest-banner").is_hidden()
         page.locator("#final-match").wait_for(state="visible")
         assert page.locator("#final-match").inner_text() == lines[-1]
         assert page.locator("#final-again").is_hidden()  # the match is over: no rematch

@@ -425,3 +425,43 @@ async def test_a_click_from_the_last_game_is_stale_in_the_next() -> None:
             player.receive({"type": "act", "turn": turn, "action": "play 9H"})
         assert chosen == [Action.play(Card.from_str("9H"))]
         player.new_game()
+
+
+def _started() -> object:
+    from truc_p2p.protocol import GameStarted
+
+    return GameStarted(
+        game_id=bytes(32),
+        me=Player.P0,
+        peer_name="bob",
+        peer_fingerprint="ab" * 32,
+        ruleset=Ruleset(target=3),
+        audit="game",
+        first_dealer=Player.P0,
+        deck="v2",
+    )
+
+
+def test_each_game_of_a_match_has_its_heading_in_the_log_and_on_the_table() -> None:
+    """Game 1 of a match says so; the next game's lines start under their own heading
+    (told again after a change of language); a lone game has no heading."""
+    page = Recorder()
+    player = WebPlayer("alice", match_games=3)
+    player.publisher = page
+    assert player.state()["game_line"] == "game 1 of 3"
+    player(_started())
+    player.new_game("match: you 1 – bob 0 (first to win 2 of 3 games)")
+    assert player.state()["game_line"] == "game 2 of 3"
+    player(_started())
+    headings = [m["text"] for m in page.of("log") if m["who"] == "game"]
+    assert headings == ["game 1 of 3", "game 2 of 3"]
+    player.switch_language("fr")
+    again = page.of("log_all")[-1]["lines"]
+    told = [m["text"] for m in again if m["who"] == "game"]
+    assert len(told) == 2 and told != headings and all("3" in t for t in told)
+    single = WebPlayer("alice")
+    single.publisher = Recorder()
+    single(_started())
+    assert single.state()["game_line"] is None
+    single.new_game()
+    assert single.state()["game_line"] == "game 2"

@@ -428,6 +428,21 @@ class Voice:
             games=games,
         )
 
+    def match_resigned(self, by: Player, wins: Mapping[Player, int]) -> str:
+        """A resignation ended the match (the one who resigned leaves it): who, and
+        the games score with this game counted."""
+        if self.is_me(by):
+            return _(
+                "match over: you resigned, so {name} wins the match, {score}",
+                name=self.name(by.other),
+                score=self.score(wins),
+            )
+        return _(
+            "match over: {name} resigned, so you win the match, {score}",
+            name=self.name(by),
+            score=self.score(wins),
+        )
+
     def match_won(self, winner: Player, wins: Mapping[Player, int]) -> str:
         """The match is over: who won it, and the games score."""
         if self.is_me(winner):

@@ -73,6 +73,7 @@ def web_player(args: argparse.Namespace, name: str) -> WebPlayer | None:
         name,
         move_seconds=getattr(args, "timeout", None),
         lang_pinned=getattr(args, "lang", None) is not None,
+        match_games=getattr(args, "match", 1) or 1,
     )
 
 

@@ -422,7 +422,9 @@ function render() {
     $("opp-name").textContent = started.opp;
     $("opp-name").title = started.opp_fingerprint;
   }
-  const matchLine = (s && s.match_line) || ui.matchLine || "";
+  // "game 1 of 3" from the first game of a match on, then the match score beside it
+  const matchLine = [s && s.game_line, (s && s.match_line) || ui.matchLine]
+    .filter(Boolean).join(" — ");
   $("match-line").hidden = !matchLine;
   $("match-line").textContent = matchLine;
   $("banner-conn").hidden = ui.connected || !!ui.final;
@@ -525,8 +527,20 @@ async function copyInvite() {
 function renderTable(t) {
   const buttons = $("buttons");
   buttons.replaceChildren();
-  if (!t) {
+  if (!t) {  // waiting for a game: nothing of the last one stays (its "my rest" chip...)
     $("score-line").textContent = tx("title", "Le Truc — truc-p2p");
+    $("target").textContent = "";
+    $("worth").textContent = "";
+    $("worth").classList.remove("rest");
+    $("rest-banner").hidden = true;
+    $("me-dealer").hidden = true;
+    $("opp-dealer").hidden = true;
+    $("pending").hidden = true;
+    $("tricks").replaceChildren();
+    $("my-hand").replaceChildren();
+    $("opp-hand").replaceChildren();
+    drawn.hand = null;
+    drawn.opp = null;
     drawTable(null);
     return;
   }
@@ -639,7 +653,12 @@ function drawTable(t) {
 function renderLog() {
   const log = $("log");
   log.replaceChildren();
-  for (const line of ui.log.slice(-14).reverse()) log.append(el("li", line.who, line.text));
+  // newest first; a game's heading ("game 2") closes its lines off from the last game's
+  for (const line of ui.log.slice(-14).reverse()) {
+    const item = el("li", line.who, line.text);
+    if (line.who === "game") { item.setAttribute("role", "heading"); item.setAttribute("aria-level", "3"); }
+    log.append(item);
+  }
 }
 
 // The end screen waits until the last trick was on the felt and the last hand's
