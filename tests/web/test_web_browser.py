@@ -475,7 +475,7 @@ def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
         for number in range(1, 4):
             if number > 1:  # the log's heading closes game 1's lines off, the table says which
                 page.wait_for_function(
-                    "(n) => [...document.querySelectorAll('#log li.game')].length >= n",
+                    "(n) => window.truc.log.filter((l) => l.who === 'game').length >= n",
                     arg=number,
                 )
                 assert page.locator("#log li.game").first.inner_text() == f"game {number} of 3"
