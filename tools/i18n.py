@@ -27,8 +27,9 @@ LOCALE = ROOT / "truc_p2p" / "locale"
 DOMAIN = "truc_p2p"
 VERSION = "0.1.0"
 POT = LOCALE / f"{DOMAIN}.pot"
-#: The calls that mark a message: _("..."), ngettext("...", "...", n), N_("...").
-KEYWORDS = ["-k", "_", "-k", "ngettext:1,2", "-k", "N_"]
+#: The calls that mark a message: _("..."), ngettext("...", "...", n), N_("..."),
+#: Np_("...", "...") (a plural pair marked, not translated, where it is written).
+KEYWORDS = ["-k", "_", "-k", "ngettext:1,2", "-k", "N_", "-k", "Np_:1,2"]
 #: The plural rules translators and gettext teams use (Babel's newest CLDR data gives
 #: French, Spanish and Catalan a third form for millions, which no tool expects).
 PLURAL_FORMS = {

@@ -123,7 +123,8 @@ def test_a_person_at_the_terminal(tmp_path: Path) -> None:
     # leaving resigned the game: one line from the player's side, a complete transcript
     assert status == 1  # the player did not finish the game: it left
     assert re.search(
-        r"you resigned in hand \d+: heuristic-bot wins the game \(you \d+ – heuristic-bot \d+\)",
+        r"heuristic-bot won: you resigned in hand \d+\n"
+        r"points when you resigned: you \d+ – heuristic-bot \d+\n",
         end,
     )
     transcript = re.search(r"transcript: (\S+)\n", end)
@@ -166,6 +167,6 @@ def test_q_while_the_opponent_thinks_asks_then_resigns(tmp_path: Path) -> None:
         if term.proc.poll() is None:
             term.proc.kill()
     assert status == 1
-    assert re.search(r"you resigned in hand \d+: search:20s-bot wins the game", end)
+    assert re.search(r"search:20s-bot won: you resigned in hand \d+\n", end)
     assert "(leaving the game: you resign)" in term.seen  # left between turns
     assert "Traceback" not in term.seen

@@ -183,6 +183,28 @@ def test_the_last_trick_stays_until_the_next_card_and_a_new_hand_is_clean() -> N
     assert model.hand_result.text == "you win hand 1: +1 point (bob folded)"
 
 
+def test_a_hand_decided_by_trick_1_after_a_spoiled_trick_2_says_so() -> None:
+    """Trick 1 won, trick 2 spoiled: the hand is over at once, and the result says
+    which trick decided it (not a bare "on tricks")."""
+    model = model_after_deal()
+    model.trick_ended(TrickEnded(trick_no=0, leader=OPP, cards=cards("KC", "7S"), winner=ME))
+    model.trick_ended(TrickEnded(trick_no=1, leader=ME, cards=cards("9H", "9C"), winner=None))
+    text = model.round_ended(
+        RoundEnded(round_no=0, winner=ME, points=1, reason=RoundEndReason.TRICKS, scores=(0, 1)),
+        game_over=False,
+    )
+    assert text == "you win hand 1: +1 point (trick 1 decided it: trick 2 was spoiled)"
+    # the next hand starts clean: two tricks won say "on tricks"
+    model.dealt(cards("7C", "8H", "AS"), redeal=False)
+    for no in range(2):
+        model.trick_ended(TrickEnded(trick_no=no, leader=OPP, cards=cards("KC", "7S"), winner=OPP))
+    text = model.round_ended(
+        RoundEnded(round_no=1, winner=OPP, points=1, reason=RoundEndReason.TRICKS, scores=(1, 1)),
+        game_over=False,
+    )
+    assert text == "bob wins hand 2: +1 point (on tricks)"
+
+
 def test_keys_that_exist_but_do_not_fit_say_why() -> None:
     game = Game(first_dealer=ME, view=OPP)
     game.deal({OPP: cards("7S", "9H", "AD")})

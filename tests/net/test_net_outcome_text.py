@@ -4,7 +4,9 @@ command line renders them through the catalogs."""
 
 from __future__ import annotations
 
+import re
 import string
+from pathlib import Path
 
 import pytest
 import trio
@@ -38,11 +40,22 @@ def _facts(kind: str, where: str = "hand") -> dict[str, object]:
     return facts
 
 
-def test_every_kind_of_ending_has_a_translation() -> None:
-    """A new kind of ending without a cli renderer fails here; the cli's msgids are the
-    net layer's English templates word for word, so English output is ``message``."""
-    assert cli.KINDS == net.KINDS
-    assert cli.WHERE == net.WHERE
+def test_every_kind_of_ending_is_in_the_catalogs_once() -> None:
+    """The cli renders the net layer's own table (one copy of each text), and the
+    extraction finds every template there: each is a msgid of the catalogs' template."""
+    assert cli.KINDS is net.KINDS and cli.WHERE is net.WHERE
+    pot = (Path(__file__).parents[2] / "truc_p2p/locale/truc_p2p.pot").read_text("utf-8")
+    msgids = {polib_unquote(m) for m in re.findall(r'^msgid(?:_plural)? ((?:".*"\n?)+)', pot, re.M)}
+    for template in [*net.KINDS.values(), *net.WHERE.values()]:
+        for text in template if isinstance(template, tuple) else (template,):
+            assert text in msgids, text
+
+
+def polib_unquote(block: str) -> str:
+    """A .pot string (one or more quoted lines) as the text it stands for."""
+    return "".join(
+        line[1:-1].replace('\\"', '"').replace("\\\\", "\\") for line in block.strip().splitlines()
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(net.KINDS))
@@ -138,3 +151,57 @@ async def test_cannot_connect() -> None:
 def test_nothing_to_resume() -> None:
     outcome = GameOutcome.told(End.LOCAL_ERROR, "nothing-to-resume-ended", {}, me=P0)
     assert _french(outcome) == "rien à reprendre\u00a0: la partie est déjà terminée"
+
+
+#: Kinds whose ending has no more to say than "the game stopped before its end".
+PLAIN_STOPS = {"no-result", "stopped-resuming"}
+#: Kinds told with a result or a resignation (their headline comes from it, tested below
+#: and in tests/web/test_web_cli.py).
+RESULTS = {"won", "lost", "resigned", "opponent-resigned"}
+
+
+@pytest.mark.parametrize("kind", sorted(set(net.KINDS) - RESULTS))
+def test_each_kind_of_ending_has_its_own_headline(kind: str) -> None:
+    """The end screen's and the terminal's headline names why the game ended; a new
+    kind of ending without a headline falls to the plain one and fails here."""
+    from truc_p2p.ui._outcome_text import HEADLINES, headline, headline_key
+
+    outcome = GameOutcome.told(
+        End.FINISHED, kind, _facts(kind), me=P0, names=("alice", "bob"), hands=4
+    )
+    key, hand = headline_key(outcome)
+    assert key in HEADLINES and hand == 4
+    assert (key == "unfinished") == (kind in PLAIN_STOPS), key
+    text = headline(outcome)
+    assert "{" not in text and ("bob" in text or "{name}" not in HEADLINES[key])
+    with speaking("fr"):
+        assert headline(outcome) != text
+
+
+def test_a_finished_game_says_how_it_was_won_from_the_viewers_side() -> None:
+    from truc_p2p.ui._outcome_text import headline, score_label
+
+    from truc_p2p.protocol import GameResult
+
+    for reason, mine, theirs in [
+        ("target", "You won: you reached the target score first", "bob won: bob reached"),
+        ("rest-won", "You won: the game was staked on hand 3", "bob won: the game was staked"),
+        ("rest-refused", "You won: bob turned down your “my rest” in hand 3", "bob won: you"),
+    ]:
+        for winner, expected in ((P0, mine), (P1, theirs)):
+            result = GameResult(
+                game_id=b"g" * 32,
+                winner=winner,
+                scores=(0, 0),
+                reason=reason,
+                hands=3,
+                envelopes=(b"", b""),
+            )
+            outcome = GameOutcome(
+                end=End.FINISHED, message="", me=P0, names=("alice", "bob"), result=result
+            )
+            assert headline(outcome).startswith(expected), headline(outcome)
+            # a game staked on one hand may end 0-0: the points say they came before it
+            label = score_label(outcome, "you 0 – bob 0")
+            staked = "points before the staked hand: you 0 – bob 0"
+            assert label == ("points: you 0 – bob 0" if reason == "target" else staked)

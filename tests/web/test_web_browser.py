@@ -25,12 +25,14 @@ LIMIT = 120
 SEED = 1
 TURN_JS = """(last) => window.truc && (window.truc.final ||
     (window.truc.state && window.truc.state.table && window.truc.state.table.turn != null
-     && window.truc.state.table.turn !== last))"""
+     && window.truc.state.table.turn !== last && !window.truc.settling()))"""
 
 
-def new_page(browser: Any, width: int = 800, height: int = 900) -> Any:
+def new_page(browser: Any, width: int = 800, height: int = 900, *, touch: bool = False) -> Any:
     # bypass_csp: the page forbids eval, which playwright's wait_for_function uses
-    page = browser.new_page(viewport={"width": width, "height": height}, bypass_csp=True)
+    page = browser.new_page(
+        viewport={"width": width, "height": height}, bypass_csp=True, has_touch=touch
+    )
     page.set_default_timeout(30_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -109,8 +111,10 @@ def test_whole_game_by_clicking(browser: Any, tmp_path: Path, artifacts: Path) -
         game.stop()
     assert game.outcome is not None and game.outcome.end is End.FINISHED
     assert game.final is not None and game.final["verdict"]["valid"] is True
-    headline = "You win!" if game.outcome.winner == game.outcome.me else "heuristic-bot wins"
-    assert game.final["headline"] == headline
+    won = game.outcome.winner == game.outcome.me
+    # the headline says who won and why, from the viewer's side
+    assert game.final["headline"].startswith("You won: " if won else "heuristic-bot won: ")
+    assert game.final["score_line"].startswith(("points: you ", "points before the staked"))
     assert "audit passed" in log or "co-signed" in log
 
 
@@ -208,7 +212,10 @@ def test_leave_with_q(browser: Any, tmp_path: Path, artifacts: Path) -> None:
         final.wait_for(state="visible")
         assert dialogs and dialogs[0].startswith("Leave the game?")
         assert dialogs[0] == "Leave the game? You resign: heuristic-bot wins the game."
-        assert page.locator("#final-headline").inner_text() == "You resigned: heuristic-bot wins"
+        assert (
+            page.locator("#final-headline").inner_text()
+            == "heuristic-bot won: you resigned in hand 1"
+        )
         # leaving is resigning: the transcript verifies as a complete game, never a red ✘
         verdict = page.locator("#final-verdict-line")
         assert verdict.get_attribute("data-status") == "complete"
@@ -447,7 +454,7 @@ def test_leave_while_the_opponent_thinks(browser: Any, tmp_path: Path) -> None:
         page.keyboard.press("q")
         page.locator("#final").wait_for(state="visible")
         assert dialogs and dialogs[0].startswith("Leave the game?")
-        assert page.locator("#final-headline").inner_text().startswith("You resigned: ")
+        assert " won: you resigned in hand 1" in page.locator("#final-headline").inner_text()
         out, err = proc.communicate(timeout=60)  # well before the bot's 60 s of thought
     assert proc.returncode == 1, (out, err)  # resigning from the page: exit 1, no signal
     assert "you resigned in hand 1" in out + err
@@ -461,7 +468,18 @@ def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
         page.goto(url)
         page.click("#start-go")  # the level, once for the whole match
         lines: list[str] = []
-        for _ in range(3):
+        # game 1 already says it is a match
+        page.wait_for_function("() => window.truc.state && window.truc.state.started")
+        assert page.locator("#match-line").inner_text() == "game 1 of 3"
+        assert page.locator("#log li.game").first.inner_text() == "game 1 of 3"
+        for number in range(1, 4):
+            if number > 1:  # the log's heading closes game 1's lines off, the table says which
+                page.wait_for_function(
+                    "(n) => window.truc.log.filter((l) => l.who === 'game').length >= n",
+                    arg=number,
+                )
+                assert page.locator("#log li.game").first.inner_text() == f"game {number} of 3"
+                assert page.locator("#match-line").inner_text().startswith(f"game {number} of 3")
             play_to_the_end(page)
             page.wait_for_function("() => window.truc.final && window.truc.final.match_line")
             line = page.evaluate("window.truc.final.match_line")
@@ -479,7 +497,9 @@ def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
             page.wait_for_function(
                 "() => !window.truc.final && window.truc.state && window.truc.state.started"
             )
-            assert page.locator("#match-line").inner_text() == line
+            assert page.locator("#match-line").inner_text().endswith(line)
+            # waiting for the next game, nothing of the last one stays on the table
+            assert page.locator("#rest-banner").is_hidden()
         page.locator("#final-match").wait_for(state="visible")
         assert page.locator("#final-match").inner_text() == lines[-1]
         assert page.locator("#final-again").is_hidden()  # the match is over: no rematch

@@ -66,7 +66,8 @@ def test_end_screen_of_an_unfinished_game(tmp_path: Path) -> None:
         hands=2,
     )
     final = final_message(outcome)
-    assert final["headline"] == "Game not finished"
+    assert final["headline"] == "You left the game: it stopped unfinished"
+    assert final["score_line"] == "points when the game stopped: you 1 – bot 3"
     assert final["score"] == {"me": 1, "opp": 3}
     assert final["cosigned"] is False and final["won"] is False
     assert final["verdict"] is None and final["transcript"] is None
@@ -106,13 +107,13 @@ def test_host_web_shows_the_invite_with_a_hint(invite: Invite, hint: str | None)
 
 
 @pytest.mark.parametrize(
-    ("end", "headline", "won"),
+    ("end", "headline", "won", "score_line"),
     [
-        ("resigned", "You resigned: bob wins", False),
-        ("opponent-resigned", "bob resigned: you win", True),
+        ("resigned", "bob won: you resigned in hand 2", False, "points when you resigned"),
+        ("opponent-resigned", "You won: bob resigned in hand 2", True, "points when bob resigned"),
     ],
 )
-def test_end_screen_of_a_resignation(end: str, headline: str, won: bool) -> None:
+def test_end_screen_of_a_resignation(end: str, headline: str, won: bool, score_line: str) -> None:
     """However the protocol names it, a resignation reads as one (never "not finished")."""
     outcome = SimpleNamespace(
         me=Player.P0,
@@ -131,7 +132,8 @@ def test_end_screen_of_a_resignation(end: str, headline: str, won: bool) -> None
     assert final["headline"] == headline
     assert final["won"] is won
     assert final["outcome"] == end
-    assert final["score_line"] == "you 3 – bob 1"
+    # the points are labelled as those when the game was given up: never a result
+    assert final["score_line"] == f"{score_line}: you 3 – bob 1"
 
 
 @pytest.mark.parametrize("end", [End.RESIGNED, End.OPPONENT_RESIGNED])
@@ -163,11 +165,16 @@ def test_end_screen_of_a_resigned_game_says_it_is_over(end: End) -> None:
     final = final_message(outcome)
     assert final["cosigned"] is True
     assert final["cosigned_line"] == "✔ the resignation is signed: the game is over"
+    # the one who resigned may lead on points: the headline says who won and why, the
+    # points are labelled as those of the moment, never as a result
     if end is End.RESIGNED:
-        assert final["message"] == "you resigned in hand 3: bob wins the game (you 7 – bob 4)"
+        assert final["headline"] == "bob won: you resigned in hand 3"
+        assert final["score_line"] == "points when you resigned: you 7 – bob 4"
     else:
-        assert final["message"] == "bob resigned in hand 3: you win the game (you 7 – bob 4)"
+        assert final["headline"] == "You won: bob resigned in hand 3"
+        assert final["score_line"] == "points when bob resigned: you 7 – bob 4"
+    assert final["message"] == "3 hands played"
     with speaking("fr"):
         french = final_message(outcome)
     assert french["cosigned_line"] == "✔ abandon signé\u00a0: la partie est terminée"
-    assert "main 3" in french["message"]
+    assert "main 3" in french["headline"]

@@ -47,8 +47,10 @@ def test_card_json_colours() -> None:
         "suit": "H",
         "symbol": "♥",
         "red": True,
+        "name": "ten of hearts",  # what a screen reader says
     }
     assert card_json(Card.from_str("7S"))["red"] is False
+    assert card_json(Card.from_str("QC"))["name"] == "queen of clubs"
     assert card_json(Card.from_str("AD"))["red"] is True
 
 
@@ -334,7 +336,7 @@ def test_snapshot_brings_the_page_texts_and_the_hosts_invite() -> None:
     assert all(
         isinstance(v, str) and v
         for k, v in texts.items()
-        if k not in ("not_now", "languages", "levels")
+        if k not in ("not_now", "languages", "levels", "card_names")
     )
     shown = messages[1]
     assert shown["type"] == "invite" and shown["text"] == invite
@@ -380,7 +382,8 @@ def test_the_end_screen_is_told_again_in_a_new_language(tmp_path: Path) -> None:
     player._final["again"] = True  # type: ignore[index]  # the player asked for another
     english = page.of("final")[-1]
     assert english["message"].startswith("you resigned in hand 2; bob wins")
-    assert english["headline"] == "You resigned: bob wins"
+    assert english["headline"] == "bob won: you resigned in hand 2"
+    assert english["score_line"] == "points when you resigned: you 3 – bob 5"
     assert english["match_line"].startswith("match: ")
     player.switch_language("fr")
     french = page.of("final")[-1]
@@ -394,3 +397,72 @@ def test_the_end_screen_is_told_again_in_a_new_language(tmp_path: Path) -> None:
     assert [m for m in player.snapshot() if m["type"] == "final"] == [french]
     player.switch_language("en")
     assert page.of("final")[-1] == {**english, "again": True}
+
+
+async def test_a_click_from_the_last_game_is_stale_in_the_next() -> None:
+    """Turns go on counting over a rematch: the page's move names the set of choices
+    it was shown, and game 1's turn 1 never plays game 2's turn 1."""
+    page = Recorder()
+    player = WebPlayer("alice")
+    player.publisher = page
+    for game_no in range(2):
+        game = Game(first_dealer=Player.P1, view=Player.P0)
+        game.deal({Player.P0: cards("7S", "9H", "AD")})
+        chosen: list[Action] = []
+        async with trio.open_nursery() as nursery:
+
+            async def choose(game: Game = game, chosen: list[Action] = chosen) -> None:
+                chosen.append(await player.choose(game, tuple(game.legal_actions())))
+
+            nursery.start_soon(choose)
+            await trio.testing.wait_all_tasks_blocked()
+            turn = page.of("state")[-1]["table"]["turn"]
+            assert turn == game_no + 1
+            if game_no == 1:
+                player.receive({"type": "act", "turn": 1, "action": "play 7S"})  # game 1's
+                await trio.testing.wait_all_tasks_blocked()
+                assert chosen == [] and page.of("notice")[-1]["text"] == "that is not possible now"
+            player.receive({"type": "act", "turn": turn, "action": "play 9H"})
+        assert chosen == [Action.play(Card.from_str("9H"))]
+        player.new_game()
+
+
+def _started() -> object:
+    from truc_p2p.protocol import GameStarted
+
+    return GameStarted(
+        game_id=bytes(32),
+        me=Player.P0,
+        peer_name="bob",
+        peer_fingerprint="ab" * 32,
+        ruleset=Ruleset(target=3),
+        audit="game",
+        first_dealer=Player.P0,
+        deck="v2",
+    )
+
+
+def test_each_game_of_a_match_has_its_heading_in_the_log_and_on_the_table() -> None:
+    """Game 1 of a match says so; the next game's lines start under their own heading
+    (told again after a change of language); a lone game has no heading."""
+    page = Recorder()
+    player = WebPlayer("alice", match_games=3)
+    player.publisher = page
+    assert player.state()["game_line"] == "game 1 of 3"
+    player(_started())
+    player.new_game("match: you 1 – bob 0 (first to win 2 of 3 games)")
+    assert player.state()["game_line"] == "game 2 of 3"
+    player(_started())
+    headings = [m["text"] for m in page.of("log") if m["who"] == "game"]
+    assert headings == ["game 1 of 3", "game 2 of 3"]
+    player.switch_language("fr")
+    again = page.of("log_all")[-1]["lines"]
+    told = [m["text"] for m in again if m["who"] == "game"]
+    assert told == ["partie 1 sur 3", "partie 2 sur 3"]
+    player.switch_language("en")
+    single = WebPlayer("alice")
+    single.publisher = Recorder()
+    single(_started())
+    assert single.state()["game_line"] is None
+    single.new_game()
+    assert single.state()["game_line"] == "game 2"

@@ -458,13 +458,15 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
 
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
-    from truc_p2p.ui._outcome_text import outcome_text
+    from truc_p2p.ui._outcome_text import headline, outcome_text, score_label
     from truc_p2p.ui._texts import Voice
 
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)
         return
     stream = sys.stdout if outcome.complete else sys.stderr
+    if outcome.kind or outcome.complete:  # the web end screen's headline: why it ended
+        print(headline(outcome), file=stream)
     result = outcome.result
     if outcome.valid and result is not None:
         names = {
@@ -476,12 +478,13 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
         )
         print(line, file=stream)
     elif outcome.complete and outcome.resignation is not None:
+        # the headline said who resigned and who won: the points are those of then
         r = outcome.resignation
         names = {
             p: outcome.names[p] or (_("opponent") if p is not outcome.me else _("you"))
             for p in Player
         }
-        print(Voice(names, outcome.me).resigned(by=r.by, hand=r.hand, scores=r.scores), file=stream)
+        print(score_label(outcome, Voice(names, outcome.me).score(r.scores)), file=stream)
     elif outcome.complete:
         print(outcome_text(outcome), file=stream)
     else:

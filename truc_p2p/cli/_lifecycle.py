@@ -227,6 +227,7 @@ async def _after_game(
     if not outcome.complete or stop.is_set() or outcome.game_id is None:
         return False
     if outcome.end in (End.QUIT, End.RESIGNED):  # we left: no "play again?", match or not
+        _resigned_match(player, outcome, record)
         return False
     me = outcome.me
     linked = await trio.to_thread.run_sync(_linked_game, outcome)
@@ -249,8 +250,12 @@ async def _after_game(
         match_line = voice.match_score(record.wins, games=record.games)
         winner = record.winner
         shown = voice.match_won(winner, record.wins) if winner is not None else match_line
+        # the one who resigned has left the match: both ends say it is over
+        left = winner is None and outcome.resignation is not None
+        if left and outcome.resignation is not None:
+            shown = voice.match_resigned(outcome.resignation.by, record.wins)
         if isinstance(player, Screen):
-            player.show_match(shown, lambda: _match_words(me, names, record))
+            player.show_match(shown, lambda: _match_words(me, names, record, left=left))
         if not opts.json:
             if not isinstance(player, TerminalPlayer):
                 print(shown, flush=True)
@@ -260,7 +265,7 @@ async def _after_game(
                     _("verify it with: {command}", command=f"truc-p2p verify --match {where}"),
                     flush=True,
                 )
-        if winner is not None:
+        if winner is not None or left:
             return False
         # the web end screen stays until "next game" (the terminal goes straight on)
         if isinstance(player, WebPlayer) and not await player.ask_again(next_game=True):
@@ -307,9 +312,34 @@ def settings_words(settings: HostSettings) -> str:
     return ", ".join(parts)
 
 
-def _match_words(me: Player, names: dict[Player, Any], record: MatchRecord) -> str:
-    """The match line of the end screen, in the language in use."""
+def _resigned_match(player: object, outcome: GameOutcome, record: MatchRecord) -> None:
+    """We resigned a game of a match and leave it: our end screen says the match is
+    over, as the opponent's does (the games score counts this game)."""
+    resignation = outcome.resignation
+    if not record.is_match or resignation is None or record.winner is not None:
+        return
+    me = outcome.me
+    wins = dict(record.wins)
+    wins[resignation.winner] += 1
+    peer = outcome.names[me.other] or _("opponent")
+
+    def line() -> str:
+        return Voice({me: _("you"), me.other: peer}, me).match_resigned(resignation.by, wins)
+
+    if isinstance(player, Screen):
+        player.show_match(line(), line)
+    elif not isinstance(player, TerminalPlayer):
+        print(line(), flush=True)
+
+
+def _match_words(
+    me: Player, names: dict[Player, Any], record: MatchRecord, *, left: bool = False
+) -> str:
+    """The match line of the end screen, in the language in use (``left``: the
+    opponent resigned and left the match)."""
     voice = Voice({me: _("you"), me.other: names[me.other] or _("opponent")}, me)
+    if left:
+        return voice.match_resigned(me.other, record.wins)
     if record.winner is not None:
         return voice.match_won(record.winner, record.wins)
     return voice.match_score(record.wins, games=record.games)

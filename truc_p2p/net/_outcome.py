@@ -27,6 +27,16 @@ from truc_p2p.rules import Player
 __all__ = ["KINDS", "WHERE", "End", "GameOutcome", "english_text"]
 
 
+def N_(message: str) -> str:
+    """Marks an English text for the catalogs (the command line translates it)."""
+    return message
+
+
+def Np_(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a singular and plural pair for the catalogs."""
+    return singular, plural
+
+
 class End(enum.Enum):
     """Why :func:`~truc_p2p.net.play_game` returned."""
 
@@ -71,100 +81,138 @@ class End(enum.Enum):
 #: The English sentence of every kind of ending (``GameOutcome.kind``), filled with
 #: the outcome's ``facts``: the text of ``GameOutcome.message``, ``--json`` and the
 #: library.  A pair is the singular and plural form, chosen by the fact ``n``.  The
-#: command line renders the same facts in the player's language (its own copy of
-#: these msgids, which a test keeps equal).  ``{where}`` is a :data:`WHERE` phrase;
-#: ``{peer}`` is the opponent's name, or "the opponent"; ``{text}`` a nested kind.
+#: command line renders the same facts in the player's language: this table is the
+#: catalogs' only copy of these msgids (``N_`` and ``Np_`` mark them for extraction,
+#: see ``babel.cfg``; the net layer itself never translates).  ``{where}`` is a
+#: :data:`WHERE` phrase; ``{peer}`` is the opponent's name, or "the opponent";
+#: ``{text}`` a nested kind.
 KINDS: dict[str, str | tuple[str, str]] = {
-    "key-mismatch": "refused the host: {error}; nothing was played (wrong or stale invite, "
-    "or someone is impersonating the host)",
-    "fingerprint-mismatch": "refused the host: its key has fingerprint {actual}, the invite "
-    "expects {expected}; nothing was played (wrong or stale invite, or someone is "
-    "impersonating the host)",
-    "local-refused": "our player chose an action the session refused: {error}",
-    "quit": "you left the game; the opponent was told",
-    "resigned": "you resigned in hand {hand}; {peer} wins (score {me} {my_score}, {peer} "
-    "{peer_score}); both transcripts record the resignation",
-    "opponent-resigned": "{peer} resigned in hand {hand}; you win (score {me} {my_score}, "
-    "{peer} {peer_score}); the signed resignation is in your transcript",
-    "hello-timeout": "opponent timed out: the peer sent no hello for {limit} s {where}; a "
-    "signed abort 'timeout' ends the transcript",
-    "turn-timeout": "opponent timed out: the opponent did not play for {limit} s {where}; a "
-    "signed abort 'timeout' ends the transcript",
-    "disk-error-told": "cannot write the transcript ({error}) {where}; a signed abort 'error' "
-    "told the opponent; what was written stays readable by verify",
-    "disk-error": "cannot write the transcript ({error}) {where}; nothing more was sent: free "
-    "some space and run 'truc-p2p resume' on the transcript while the opponent waits",
-    "connection-lost": "connection lost {where}: {error}",
-    "abandoned": "the opponent abandoned the game: disconnected for {grace} s {where}; a "
-    "signed abort 'abandoned' ends your transcript",
-    "refused-busy": "the host is busy with another game; try again later",
-    "refused-not-allowed": "the host does not admit your key (it hosts with --allow)",
-    "refused-unknown-game": "the host no longer has this game (it ended or was abandoned)",
-    "refused-played": "the host has already played the game that follows this one: each game "
-    "of a match, and each rematch, is played once",
-    "refused": "the host refused ({reason})",
-    "incompatible": "incompatible settings, nothing was played: {error}",
-    "host-plays-match": "{host} plays a match of {n} games: join with --match {n}",
-    "host-plays-single": "{host} plays a single game: join without --match",
-    "joiner-asks-single": "{joiner} asked for a single game, you host a match of {n} games: "
-    "nothing was played",
-    "joiner-asks-match": "{joiner} asked for a match of {asked} games, you host a single game: "
-    "nothing was played",
-    "joiner-asks-other-match": "{joiner} asked for a match of {asked} games, you host a match "
-    "of {n} games: nothing was played",
-    "protocol-error": "the opponent broke the protocol {where}: {code}: {error}",
-    "protocol-error-at": "the opponent broke the protocol {where}: {code} at message "
-    "{number}: {error}",
-    "protocol-error-kept": "the opponent broke the protocol {where}: {code}: {error} (its "
-    "signed message is kept in the transcript)",
-    "protocol-error-at-kept": "the opponent broke the protocol {where}: {code} at message "
-    "{number}: {error} (its signed message is kept in the transcript)",
-    "peer-quit": "the opponent left the game {where}",
-    "peer-timeout": "the opponent ended the game because we took too long {where}",
-    "peer-cheat": "the opponent accuses us of cheating and ended the game {where}",
-    "peer-incompatible": "the opponent uses other settings and ended the game {where}",
-    "peer-aborted": "the opponent ended the game ({reason}) {where}",
-    "no-result": "the session closed without a result",
-    "won": (
-        "you win, you {my_score} – {peer} {peer_score}, after {n} hand ({reason}); result "
-        "co-signed by both players",
-        "you win, you {my_score} – {peer} {peer_score}, after {n} hands ({reason}); result "
-        "co-signed by both players",
+    "key-mismatch": N_(
+        "refused the host: {error}; nothing was played (wrong or stale invite, or "
+        "someone is impersonating the host)"
     ),
-    "lost": (
+    "fingerprint-mismatch": N_(
+        "refused the host: its key has fingerprint {actual}, the invite expects "
+        "{expected}; nothing was played (wrong or stale invite, or someone is "
+        "impersonating the host)"
+    ),
+    "local-refused": N_("our player chose an action the session refused: {error}"),
+    "quit": N_("you left the game; the opponent was told"),
+    "resigned": N_(
+        "you resigned in hand {hand}; {peer} wins (score {me} {my_score}, {peer} "
+        "{peer_score}); both transcripts record the resignation"
+    ),
+    "opponent-resigned": N_(
+        "{peer} resigned in hand {hand}; you win (score {me} {my_score}, {peer} "
+        "{peer_score}); the signed resignation is in your transcript"
+    ),
+    "hello-timeout": N_(
+        "opponent timed out: the peer sent no hello for {limit} s {where}; a signed "
+        "abort 'timeout' ends the transcript"
+    ),
+    "turn-timeout": N_(
+        "opponent timed out: the opponent did not play for {limit} s {where}; a signed "
+        "abort 'timeout' ends the transcript"
+    ),
+    "disk-error-told": N_(
+        "cannot write the transcript ({error}) {where}; a signed abort 'error' told the "
+        "opponent; what was written stays readable by verify"
+    ),
+    "disk-error": N_(
+        "cannot write the transcript ({error}) {where}; nothing more was sent: free "
+        "some space and run 'truc-p2p resume' on the transcript while the opponent "
+        "waits"
+    ),
+    "connection-lost": N_("connection lost {where}: {error}"),
+    "abandoned": N_(
+        "the opponent abandoned the game: disconnected for {grace} s {where}; a signed "
+        "abort 'abandoned' ends your transcript"
+    ),
+    "refused-busy": N_("the host is busy with another game; try again later"),
+    "refused-not-allowed": N_("the host does not admit your key (it hosts with --allow)"),
+    "refused-unknown-game": N_("the host no longer has this game (it ended or was abandoned)"),
+    "refused-played": N_(
+        "the host has already played the game that follows this one: each game of a "
+        "match, and each rematch, is played once"
+    ),
+    "refused": N_("the host refused ({reason})"),
+    "incompatible": N_("incompatible settings, nothing was played: {error}"),
+    "host-plays-match": N_("{host} plays a match of {n} games: join with --match {n}"),
+    "host-plays-single": N_("{host} plays a single game: join without --match"),
+    "joiner-asks-single": N_(
+        "{joiner} asked for a single game, you host a match of {n} games: nothing was played"
+    ),
+    "joiner-asks-match": N_(
+        "{joiner} asked for a match of {asked} games, you host a single game: nothing was played"
+    ),
+    "joiner-asks-other-match": N_(
+        "{joiner} asked for a match of {asked} games, you host a match of {n} games: "
+        "nothing was played"
+    ),
+    "protocol-error": N_("the opponent broke the protocol {where}: {code}: {error}"),
+    "protocol-error-at": N_(
+        "the opponent broke the protocol {where}: {code} at message {number}: {error}"
+    ),
+    "protocol-error-kept": N_(
+        "the opponent broke the protocol {where}: {code}: {error} (its signed message "
+        "is kept in the transcript)"
+    ),
+    "protocol-error-at-kept": N_(
+        "the opponent broke the protocol {where}: {code} at message {number}: {error} "
+        "(its signed message is kept in the transcript)"
+    ),
+    "peer-quit": N_("the opponent left the game {where}"),
+    "peer-timeout": N_("the opponent ended the game because we took too long {where}"),
+    "peer-cheat": N_("the opponent accuses us of cheating and ended the game {where}"),
+    "peer-incompatible": N_("the opponent uses other settings and ended the game {where}"),
+    "peer-aborted": N_("the opponent ended the game ({reason}) {where}"),
+    "no-result": N_("the session closed without a result"),
+    "won": Np_(
+        "you win, you {my_score} – {peer} {peer_score}, after {n} hand ({reason}); "
+        "result co-signed by both players",
+        "you win, you {my_score} – {peer} {peer_score}, after {n} hands ({reason}); "
+        "result co-signed by both players",
+    ),
+    "lost": Np_(
         "{peer} wins, you {my_score} – {peer} {peer_score}, after {n} hand ({reason}); "
         "result co-signed by both players",
         "{peer} wins, you {my_score} – {peer} {peer_score}, after {n} hands ({reason}); "
         "result co-signed by both players",
     ),
-    "nobody-joined": "stopped before anyone joined",
-    "handshake-dropped": (
-        "the connection dropped during the handshake {n} time in {seconds} s (the host may "
-        "be flooded or restarting)",
-        "the connection dropped during the handshake {n} times in {seconds} s (the host may "
-        "be flooded or restarting)",
+    "nobody-joined": N_("stopped before anyone joined"),
+    "handshake-dropped": Np_(
+        "the connection dropped during the handshake {n} time in {seconds} s (the host "
+        "may be flooded or restarting)",
+        "the connection dropped during the handshake {n} times in {seconds} s (the host "
+        "may be flooded or restarting)",
     ),
-    "cannot-connect": "cannot connect to {address}: {error}",
-    "not-connected": "stopped before connecting",
-    "transcript-unwritable": "cannot write the transcript: {error}",
-    "nothing-to-resume-ended": "nothing to resume: the game has already ended",
-    "nothing-to-resume-unstarted": "nothing to resume: the game never started",
-    "already-ended": "the game had already ended {first}-{second} with a co-signed result; the "
-    "opponent did not come back for our last message within {grace} s (it may already "
-    "hold it); nothing more was signed",
-    "stopped-resuming": "stopped before the opponent came back",
-    "host-unreachable": "could not reach the host at {address} within {grace} s; a signed "
-    "abort 'abandoned' ends your transcript",
-    "opponent-gone": "the opponent did not come back within {grace} s; a signed abort "
-    "'abandoned' ends your transcript",
-    "no-next-game": "the host did not start another game: {text}",
+    "cannot-connect": N_("cannot connect to {address}: {error}"),
+    "not-connected": N_("stopped before connecting"),
+    "transcript-unwritable": N_("cannot write the transcript: {error}"),
+    "nothing-to-resume-ended": N_("nothing to resume: the game has already ended"),
+    "nothing-to-resume-unstarted": N_("nothing to resume: the game never started"),
+    "already-ended": N_(
+        "the game had already ended {first}-{second} with a co-signed result; the "
+        "opponent did not come back for our last message within {grace} s (it may "
+        "already hold it); nothing more was signed"
+    ),
+    "stopped-resuming": N_("stopped before the opponent came back"),
+    "host-unreachable": N_(
+        "could not reach the host at {address} within {grace} s; a signed abort "
+        "'abandoned' ends your transcript"
+    ),
+    "opponent-gone": N_(
+        "the opponent did not come back within {grace} s; a signed abort 'abandoned' "
+        "ends your transcript"
+    ),
+    "no-next-game": N_("the host did not start another game: {text}"),
 }
 
 #: Where in the game it ended (the fact ``where``; ``hand`` for ``"hand"``).
 WHERE: dict[str, str] = {
-    "before-game": "before the game started",
-    "before-deal": "before the first deal",
-    "hand": "during hand {hand}",
+    "before-game": N_("before the game started"),
+    "before-deal": N_("before the first deal"),
+    "hand": N_("during hand {hand}"),
 }
 
 #: Facts quoted as they are after the sentence (the peer's or the host's own words).

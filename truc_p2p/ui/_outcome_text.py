@@ -3,10 +3,10 @@
 The net layer stays language-neutral: a :class:`~truc_p2p.net.GameOutcome`
 carries a ``kind`` and its ``facts`` (and ``message``, the English sentence of
 the library and of ``--json``).  The command line, the terminal and the web
-table render the same facts here through the catalogs.  The msgids below are
-the net layer's English templates (:data:`truc_p2p.net._outcome.KINDS`), word
-for word: a test keeps the two tables equal, so that a new kind of ending
-without a translation fails, and English output stays the library's.
+table render the same facts here through the catalogs.  The msgids are the
+net layer's English templates (:data:`truc_p2p.net._outcome.KINDS`), marked for
+extraction where they are written (one table), so English output stays the
+library's and a new kind of ending is in the catalogs at once.
 
 The peer's or the host's own words (an abort's detail), error texts from the
 operating system and protocol explanations are quoted as they are.
@@ -17,167 +17,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from truc_p2p.net import _outcome as net_outcome
 from truc_p2p.ui._i18n import N_, _, ngettext
 from truc_p2p.ui._verify_text import reason_word
 
 if TYPE_CHECKING:  # pragma: no cover
     from truc_p2p.net import GameOutcome
 
-__all__ = ["KINDS", "WHERE", "outcome_text", "render_outcome"]
+__all__ = [
+    "HEADLINES",
+    "KINDS",
+    "SCORE_LABELS",
+    "WHERE",
+    "headline",
+    "headline_key",
+    "outcome_text",
+    "render_outcome",
+    "score_label",
+]
 
 #: Each kind of ending: its msgid, or the singular and plural msgids of an
-#: ``ngettext`` (chosen by the fact ``n``; see :func:`_plural_texts`).
-KINDS: dict[str, str | tuple[str, str]] = {
-    "key-mismatch": N_(
-        "refused the host: {error}; nothing was played (wrong or stale invite, "
-        "or someone is impersonating the host)"
-    ),
-    "fingerprint-mismatch": N_(
-        "refused the host: its key has fingerprint {actual}, the invite "
-        "expects {expected}; nothing was played (wrong or stale invite, or someone is "
-        "impersonating the host)"
-    ),
-    "local-refused": N_("our player chose an action the session refused: {error}"),
-    "quit": N_("you left the game; the opponent was told"),
-    "resigned": N_(
-        "you resigned in hand {hand}; {peer} wins (score {me} {my_score}, {peer} "
-        "{peer_score}); both transcripts record the resignation"
-    ),
-    "opponent-resigned": N_(
-        "{peer} resigned in hand {hand}; you win (score {me} {my_score}, "
-        "{peer} {peer_score}); the signed resignation is in your transcript"
-    ),
-    "hello-timeout": N_(
-        "opponent timed out: the peer sent no hello for {limit} s {where}; a "
-        "signed abort 'timeout' ends the transcript"
-    ),
-    "turn-timeout": N_(
-        "opponent timed out: the opponent did not play for {limit} s {where}; a "
-        "signed abort 'timeout' ends the transcript"
-    ),
-    "disk-error-told": N_(
-        "cannot write the transcript ({error}) {where}; a signed abort 'error' "
-        "told the opponent; what was written stays readable by verify"
-    ),
-    "disk-error": N_(
-        "cannot write the transcript ({error}) {where}; nothing more was sent: free "
-        "some space and run 'truc-p2p resume' on the transcript while the opponent waits"
-    ),
-    "connection-lost": N_("connection lost {where}: {error}"),
-    "abandoned": N_(
-        "the opponent abandoned the game: disconnected for {grace} s {where}; a "
-        "signed abort 'abandoned' ends your transcript"
-    ),
-    "refused-busy": N_("the host is busy with another game; try again later"),
-    "refused-not-allowed": N_("the host does not admit your key (it hosts with --allow)"),
-    "refused-unknown-game": N_("the host no longer has this game (it ended or was abandoned)"),
-    "refused-played": N_(
-        "the host has already played the game that follows this one: each game "
-        "of a match, and each rematch, is played once"
-    ),
-    "refused": N_("the host refused ({reason})"),
-    "incompatible": N_("incompatible settings, nothing was played: {error}"),
-    "host-plays-match": N_("{host} plays a match of {n} games: join with --match {n}"),
-    "host-plays-single": N_("{host} plays a single game: join without --match"),
-    "joiner-asks-single": N_(
-        "{joiner} asked for a single game, you host a match of {n} games: nothing was played"
-    ),
-    "joiner-asks-match": N_(
-        "{joiner} asked for a match of {asked} games, you host a single game: nothing was played"
-    ),
-    "joiner-asks-other-match": N_(
-        "{joiner} asked for a match of {asked} games, you host a match of {n} games: nothing "
-        "was played"
-    ),
-    "protocol-error": N_("the opponent broke the protocol {where}: {code}: {error}"),
-    "protocol-error-at": N_(
-        "the opponent broke the protocol {where}: {code} at message {number}: {error}"
-    ),
-    "protocol-error-kept": N_(
-        "the opponent broke the protocol {where}: {code}: {error} (its "
-        "signed message is kept in the transcript)"
-    ),
-    "protocol-error-at-kept": N_(
-        "the opponent broke the protocol {where}: {code} at message "
-        "{number}: {error} (its signed message is kept in the transcript)"
-    ),
-    "peer-quit": N_("the opponent left the game {where}"),
-    "peer-timeout": N_("the opponent ended the game because we took too long {where}"),
-    "peer-cheat": N_("the opponent accuses us of cheating and ended the game {where}"),
-    "peer-incompatible": N_("the opponent uses other settings and ended the game {where}"),
-    "peer-aborted": N_("the opponent ended the game ({reason}) {where}"),
-    "no-result": N_("the session closed without a result"),
-    "won": (
-        "you win, you {my_score} – {peer} {peer_score}, after {n} hand ({reason}); result "
-        "co-signed by both players",
-        "you win, you {my_score} – {peer} {peer_score}, after {n} hands ({reason}); result "
-        "co-signed by both players",
-    ),
-    "lost": (
-        "{peer} wins, you {my_score} – {peer} {peer_score}, after {n} hand ({reason}); "
-        "result co-signed by both players",
-        "{peer} wins, you {my_score} – {peer} {peer_score}, after {n} hands ({reason}); "
-        "result co-signed by both players",
-    ),
-    "nobody-joined": N_("stopped before anyone joined"),
-    "handshake-dropped": (
-        "the connection dropped during the handshake {n} time in {seconds} s (the host may "
-        "be flooded or restarting)",
-        "the connection dropped during the handshake {n} times in {seconds} s (the host may "
-        "be flooded or restarting)",
-    ),
-    "cannot-connect": N_("cannot connect to {address}: {error}"),
-    "not-connected": N_("stopped before connecting"),
-    "transcript-unwritable": N_("cannot write the transcript: {error}"),
-    "nothing-to-resume-ended": N_("nothing to resume: the game has already ended"),
-    "nothing-to-resume-unstarted": N_("nothing to resume: the game never started"),
-    "already-ended": N_(
-        "the game had already ended {first}-{second} with a co-signed result; the "
-        "opponent did not come back for our last message within {grace} s (it may already "
-        "hold it); nothing more was signed"
-    ),
-    "stopped-resuming": N_("stopped before the opponent came back"),
-    "host-unreachable": N_(
-        "could not reach the host at {address} within {grace} s; a signed "
-        "abort 'abandoned' ends your transcript"
-    ),
-    "opponent-gone": N_(
-        "the opponent did not come back within {grace} s; a signed abort "
-        "'abandoned' ends your transcript"
-    ),
-    "no-next-game": N_("the host did not start another game: {text}"),
-}
-
-#: When it ended (the fact ``where``).
-WHERE: dict[str, str] = {
-    "before-game": N_("before the game started"),
-    "before-deal": N_("before the first deal"),
-    "hand": N_("during hand {hand}"),
-}
-
-
-def _plural_texts() -> None:  # pragma: no cover - extraction only
-    ngettext(
-        "you win, you {my_score} – {peer} {peer_score}, after {n} hand ({reason}); result "
-        "co-signed by both players",
-        "you win, you {my_score} – {peer} {peer_score}, after {n} hands ({reason}); result "
-        "co-signed by both players",
-        1,
-    )
-    ngettext(
-        "{peer} wins, you {my_score} – {peer} {peer_score}, after {n} hand ({reason}); "
-        "result co-signed by both players",
-        "{peer} wins, you {my_score} – {peer} {peer_score}, after {n} hands ({reason}); "
-        "result co-signed by both players",
-        1,
-    )
-    ngettext(
-        "the connection dropped during the handshake {n} time in {seconds} s (the host may "
-        "be flooded or restarting)",
-        "the connection dropped during the handshake {n} times in {seconds} s (the host may "
-        "be flooded or restarting)",
-        1,
-    )
+#: ``ngettext`` (chosen by the fact ``n``), and when it ended (the fact ``where``):
+#: the net layer's English templates are the catalogs' msgids (one table, marked
+#: there for extraction).
+KINDS = net_outcome.KINDS
+WHERE = net_outcome.WHERE
 
 
 def render_outcome(kind: str, facts: Mapping[str, Any]) -> str:
@@ -216,3 +80,154 @@ def outcome_text(outcome: GameOutcome) -> str:
     if not kind:
         return outcome.message
     return render_outcome(kind, outcome.facts)
+
+
+#: The one headline of each ending, from the viewer's side, naming the reason: the
+#: web end screen's title and the terminal's last word.  ``{name}`` is the
+#: opponent, ``{hand}`` the hand it ended in (counted from 1).
+HEADLINES: dict[str, str] = {
+    "won-target": N_("You won: you reached the target score first"),
+    "lost-target": N_("{name} won: {name} reached the target score first"),
+    "won-rest-won": N_(
+        "You won: the game was staked on hand {hand} (“my rest”) and you won that hand"
+    ),
+    "lost-rest-won": N_(
+        "{name} won: the game was staked on hand {hand} (“my rest”) and {name} won that hand"
+    ),
+    "won-rest-refused": N_("You won: {name} turned down your “my rest” in hand {hand}"),
+    "lost-rest-refused": N_("{name} won: you turned down the “my rest” of {name} in hand {hand}"),
+    "opponent-resigned": N_("You won: {name} resigned in hand {hand}"),
+    "resigned": N_("{name} won: you resigned in hand {hand}"),
+    "opponent-gone": N_("You won: {name} left and did not come back"),
+    "opponent-timeout": N_("You won: {name} did not play in time"),
+    "cheat": N_("Cheat caught: {name} sent a move that does not check; the game stopped"),
+    "quit": N_("You left the game: it stopped unfinished"),
+    "peer-quit": N_("{name} left the game: it stopped unfinished"),
+    "peer-timeout": N_("{name} ended the game: you took too long to play"),
+    "peer-cheat": N_("{name} ended the game, saying that you cheated"),
+    "peer-aborted": N_("{name} ended the game: it stopped unfinished"),
+    "connection-lost": N_("The connection to {name} was lost: the game stopped unfinished"),
+    "host-unreachable": N_("The host could not be reached again: the game stopped unfinished"),
+    "settings": N_("Nothing was played: you and {name} use different settings"),
+    "refused": N_("Nothing was played: the host turned you away"),
+    "wrong-host": N_("Nothing was played: the host is not the one of the invite"),
+    "no-game": N_("Nothing was played"),
+    "disk": N_("The game stopped: the transcript cannot be written"),
+    "local": N_("The game stopped: this program chose a move it may not make"),
+    "already-ended": N_("The game was already over"),
+    "unfinished": N_("The game stopped before its end"),
+}
+
+#: The headline of each kind of ending that is not a result (see :func:`headline`).
+_HEADLINE_OF_KIND = {
+    "quit": "quit",
+    "hello-timeout": "no-game",
+    "turn-timeout": "opponent-timeout",
+    "abandoned": "opponent-gone",
+    "opponent-gone": "opponent-gone",
+    "host-unreachable": "host-unreachable",
+    "protocol-error": "cheat",
+    "protocol-error-at": "cheat",
+    "protocol-error-kept": "cheat",
+    "protocol-error-at-kept": "cheat",
+    "peer-quit": "peer-quit",
+    "peer-timeout": "peer-timeout",
+    "peer-cheat": "peer-cheat",
+    "peer-incompatible": "settings",
+    "peer-aborted": "peer-aborted",
+    "connection-lost": "connection-lost",
+    "incompatible": "settings",
+    "host-plays-match": "settings",
+    "host-plays-single": "settings",
+    "joiner-asks-single": "settings",
+    "joiner-asks-match": "settings",
+    "joiner-asks-other-match": "settings",
+    "refused-busy": "refused",
+    "refused-not-allowed": "refused",
+    "refused-unknown-game": "refused",
+    "refused-played": "refused",
+    "refused": "refused",
+    "key-mismatch": "wrong-host",
+    "fingerprint-mismatch": "wrong-host",
+    "disk-error": "disk",
+    "disk-error-told": "disk",
+    "transcript-unwritable": "disk",
+    "local-refused": "local",
+    "already-ended": "already-ended",
+    "nothing-to-resume-ended": "already-ended",
+    "nobody-joined": "no-game",
+    "not-connected": "no-game",
+    "cannot-connect": "no-game",
+    "handshake-dropped": "no-game",
+    "nothing-to-resume-unstarted": "no-game",
+}
+
+#: The headline of an ending by its ``End`` value, for an outcome without a kind.
+_HEADLINE_OF_END = {
+    "quit": "quit",
+    "opponent-timeout": "opponent-timeout",
+    "opponent-aborted": "peer-aborted",
+    "opponent-abandoned": "opponent-gone",
+    "connection-lost": "connection-lost",
+    "connection-failed": "no-game",
+    "protocol-error": "cheat",
+    "incompatible": "settings",
+    "fingerprint-mismatch": "wrong-host",
+    "refused": "refused",
+    "disk-error": "disk",
+    "local-error": "local",
+}
+
+#: The game's points under the headline, labelled so they never read as a result
+#: of their own (``{score}``: the viewer first).
+SCORE_LABELS: dict[str, str] = {
+    "target": N_("points: {score}"),
+    "staked": N_("points before the staked hand: {score}"),
+    "resigned": N_("points when you resigned: {score}"),
+    "opponent-resigned": N_("points when {name} resigned: {score}"),
+    "stopped": N_("points when the game stopped: {score}"),
+}
+
+
+def headline_key(outcome: GameOutcome) -> tuple[str, int]:
+    """Which :data:`HEADLINES` entry tells ``outcome``, and the hand it ended in."""
+    result = getattr(outcome, "result", None)  # an outcome-like object may carry none
+    if outcome.valid and result is not None:
+        side = "won" if result.winner is outcome.me else "lost"
+        reason = result.reason if result.reason in ("rest-won", "rest-refused") else "target"
+        return f"{side}-{reason}", result.hands
+    end = outcome.end.value
+    resignation = outcome.resignation
+    if end in ("resigned", "opponent-resigned") or resignation is not None:
+        if resignation is not None:
+            end = "resigned" if resignation.by is outcome.me else "opponent-resigned"
+        return end, resignation.hand if resignation is not None else outcome.hands
+    kind = getattr(outcome, "kind", "")
+    if kind == "no-next-game":
+        kind = str(outcome.facts.get("kind", ""))
+    key = _HEADLINE_OF_KIND.get(kind) or _HEADLINE_OF_END.get(end, "unfinished")
+    return key, outcome.hands
+
+
+def headline(outcome: GameOutcome) -> str:
+    """The one sentence that says how the game ended, for the viewer ("You won:
+    Bob resigned in hand 3"), in the language in use."""
+    key, hand = headline_key(outcome)
+    name = outcome.names[outcome.me.other] or _("your opponent")
+    return _(HEADLINES[key], name=name, hand=hand)
+
+
+def score_label(outcome: GameOutcome, score: str) -> str:
+    """The game's points (``score``, already told from the viewer's side) under a label
+    that says what they are."""
+    key, _hand = headline_key(outcome)
+    if key.endswith("-target"):
+        label = "target"
+    elif key.startswith(("won-", "lost-")):
+        label = "staked"
+    elif key in ("resigned", "opponent-resigned"):
+        label = key
+    else:
+        label = "stopped"
+    name = outcome.names[outcome.me.other] or _("your opponent")
+    return _(SCORE_LABELS[label], score=score, name=name)

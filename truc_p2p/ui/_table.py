@@ -437,6 +437,8 @@ class TableModel:
     spectator: bool = False
     _clock: _Clock = field(default_factory=_Clock)
     _results: int = 0
+    #: Who won each trick of this hand (``None``: spoiled), for the hand's result.
+    _tricks: list[Player | None] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.names:
@@ -461,6 +463,7 @@ class TableModel:
         self.game = game
 
     def dealt(self, cards: tuple[Card, ...], *, redeal: bool) -> None:
+        self._tricks = []
         if not redeal:
             self.last_trick = None
         if self.game is not None:
@@ -490,6 +493,7 @@ class TableModel:
         return self.voice.acted(event.player, action, value=value, to=to, rest=rest)
 
     def trick_ended(self, event: TrickEnded) -> str:
+        self._tricks.append(event.winner)
         self.last_trick = _trick_view(
             event.trick_no, event.leader, event.cards, event.winner, self.voice
         )
@@ -504,6 +508,7 @@ class TableModel:
             points=event.points,
             reason=event.reason,
             game_over=game_over,
+            tricks=self._tricks,
         )
         self.hand_result = HandResult(
             seq=self._results,

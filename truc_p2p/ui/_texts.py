@@ -12,7 +12,7 @@ for a neutral narrator such as ``demo``, which names both players).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from truc_p2p.rules import (
@@ -21,7 +21,9 @@ from truc_p2p.rules import (
     Card,
     GameEndReason,
     Player,
+    Rank,
     RoundEndReason,
+    Suit,
 )
 from truc_p2p.ui._i18n import N_, _, ngettext
 
@@ -31,10 +33,36 @@ __all__ = [
     "NOT_NOW",
     "Voice",
     "action_label",
+    "card_name",
     "clock",
     "plain",
     "show_cards",
 ]
+
+#: A card's rank and suit as a screen reader says them ("seven of hearts"): each
+#: suit word is only used in a card's name (a language may decline it there).
+_RANK_NAMES = {
+    Rank.SEVEN: N_("seven"),
+    Rank.EIGHT: N_("eight"),
+    Rank.NINE: N_("nine"),
+    Rank.TEN: N_("ten"),
+    Rank.JACK: N_("jack"),
+    Rank.QUEEN: N_("queen"),
+    Rank.KING: N_("king"),
+    Rank.ACE: N_("ace"),
+}
+_SUIT_NAMES = {
+    Suit.CLUBS: N_("of clubs"),
+    Suit.DIAMONDS: N_("of diamonds"),
+    Suit.HEARTS: N_("of hearts"),
+    Suit.SPADES: N_("of spades"),
+}
+
+
+def card_name(card: Card) -> str:
+    """A card's spoken name ("seven of hearts"), in the language in use."""
+    return _("{rank} {of_suit}", rank=_(_RANK_NAMES[card.rank]), of_suit=_(_SUIT_NAMES[card.suit]))
+
 
 _PLAIN = str.maketrans(
     {
@@ -260,8 +288,11 @@ class Voice:
         points: int,
         reason: RoundEndReason,
         game_over: bool,
+        tricks: Sequence[Player | None] = (),
     ) -> str:
-        """How a hand ended, from the viewer's side ("you win hand 2: +1 point")."""
+        """How a hand ended, from the viewer's side ("you win hand 2: +1 point");
+        ``tricks`` (each trick's winner, ``None`` when spoiled) tells a hand that a
+        single trick decided because another was spoiled."""
         h = hand_no + 1
         if winner is None:
             return self.out(_("hand {hand}: every trick spoiled, nobody scores", hand=h))
@@ -283,6 +314,14 @@ class Voice:
             RoundEndReason.FOLDED: _("{name} folded", name=loser),
             RoundEndReason.SPOILED: _("every trick spoiled"),
         }[reason]
+        won = [i for i, w in enumerate(tricks) if w is winner]
+        if reason is RoundEndReason.TRICKS and None in tricks and len(won) < 2 and won:
+            # e.g. trick 1 won, trick 2 spoiled: the first trick won decides the hand
+            why = _(
+                "trick {won} decided it: trick {spoiled} was spoiled",
+                won=won[0] + 1,
+                spoiled=list(tricks).index(None) + 1,
+            )
         if me:
             text = ngettext(
                 "you win hand {hand}: +{n} point ({why})",
@@ -387,6 +426,21 @@ class Voice:
             score=self.score(wins),
             need=games // 2 + 1 if games % 2 else games // 2,
             games=games,
+        )
+
+    def match_resigned(self, by: Player, wins: Mapping[Player, int]) -> str:
+        """A resignation ended the match (the one who resigned leaves it): who, and
+        the games score with this game counted."""
+        if self.is_me(by):
+            return _(
+                "match over: you resigned, so {name} wins the match, {score}",
+                name=self.name(by.other),
+                score=self.score(wins),
+            )
+        return _(
+            "match over: {name} resigned, so you win the match, {score}",
+            name=self.name(by),
+            score=self.score(wins),
         )
 
     def match_won(self, winner: Player, wins: Mapping[Player, int]) -> str:

@@ -15,7 +15,8 @@ from truc_p2p.cli._common import transcript_report, verdict_words
 from truc_p2p.net import GameOutcome, Invite
 from truc_p2p.rules import Player
 from truc_p2p.ui._i18n import _, ngettext
-from truc_p2p.ui._outcome_text import outcome_text
+from truc_p2p.ui._outcome_text import headline as headline_text
+from truc_p2p.ui._outcome_text import headline_key, outcome_text, score_label
 from truc_p2p.ui._texts import Voice
 
 from ._player import WebPlayer
@@ -81,6 +82,8 @@ class WebOptions(Protocol):
     def lang(self) -> str | None: ...
     @property
     def timeout(self) -> float | None: ...
+    @property
+    def match(self) -> int: ...
 
 
 class LevelOptions(Protocol):
@@ -96,7 +99,12 @@ def web_player(args: WebOptions, name: str) -> WebPlayer | None:
     """The browser player when ``--web`` was given, else ``None``."""
     if not args.web:
         return None
-    return WebPlayer(name, move_seconds=args.timeout, lang_pinned=args.lang is not None)
+    return WebPlayer(
+        name,
+        move_seconds=args.timeout,
+        lang_pinned=args.lang is not None,
+        match_games=args.match,
+    )
 
 
 def bot_level(args: LevelOptions, player: object, *, resumed: bool = False) -> bool:
@@ -177,6 +185,9 @@ def with_web(
     return run
 
 
+#: Headlines (besides a won result) that the end screen shows as a win.
+_WON = frozenset({"opponent-resigned", "opponent-gone", "opponent-timeout"})
+
 #: ``final_message``'s default: verify the transcript now.
 _VERIFY_NOW: Any = object()
 
@@ -192,31 +203,16 @@ def final_message(outcome: GameOutcome, report: object = _VERIFY_NOW) -> dict[st
     me = outcome.me
     names = outcome.names
     scores = outcome.scores
-    opp = names[me.other] or _("your opponent")
-    end = outcome.end.value
-    won = outcome.complete and outcome.winner is me
-    if "resign" in end:  # a resignation ends the game: its winner is the other side
-        they = end.startswith("opponent") or outcome.winner is me
-        won = they
-        headline = (
-            _("{name} resigned: you win", name=opp)
-            if they
-            else _("You resigned: {name} wins", name=opp)
-        )
-    elif outcome.valid and outcome.winner is not None:
-        headline = (
-            _("You win!")
-            if outcome.winner is me
-            else _("{name} wins", name=names[outcome.winner] or _("your opponent"))
-        )
-    else:
-        headline = _("Game not finished")
+    key, _hand = headline_key(outcome)
+    # the headline names the reason from the viewer's side (one table of them)
+    headline = headline_text(outcome)
+    won = key.startswith("won-") or key in _WON
     verdict: dict[str, Any] | None = None
     path = outcome.transcript
     if path is not None:
         verdict = _verify(transcript_report(path) if report is _VERIFY_NOW else report)
     voice = Voice({p: names[p] or (_("you") if p is me else _("opponent")) for p in Player}, me)
-    score_line = voice.score(scores) if scores is not None else None
+    score_line = score_label(outcome, voice.score(scores)) if scores is not None else None
     message = outcome_text(outcome)
     cosigned_line = (
         _("✔ result co-signed by both players")
@@ -228,11 +224,9 @@ def final_message(outcome: GameOutcome, report: object = _VERIFY_NOW) -> dict[st
         # the headline, the score and the co-signed line say the rest
         message = ngettext("{n} hand played", "{n} hands played", outcome.result.hands)
     elif outcome.complete and resignation is not None:
-        # a signed resignation ends the game: no co-signed result is owed, and the
-        # players' own names read better than the library's sentence
-        message = voice.resigned(
-            by=resignation.by, hand=resignation.hand, scores=resignation.scores
-        )
+        # a signed resignation ends the game: no co-signed result is owed; the headline
+        # says who resigned and when, the points are labelled as the score then
+        message = ngettext("{n} hand played", "{n} hands played", resignation.hand)
         cosigned_line = _("✔ the resignation is signed: the game is over")
     return {
         "headline": headline,

@@ -17,12 +17,19 @@ invite, its QR code and a hint, until the game starts), ``state``, ``log``
 change of language), ``peer_disconnected`` /
 ``peer_reconnected`` (the reconnect countdown), ``final`` (the end screen),
 ``levels`` (``play``: the start panel's bot levels, shown while ``ask``).
+A log line's ``who`` is ``me``, ``opp``, ``info`` or ``game`` (the heading that
+starts each game of a match or after a rematch).
 The page ignores types it does not know.  Messages from the page: ``act``
 (``turn`` and ``action`` text) and ``quit`` (``turn``, or none while the
 opponent thinks: the player leaves at once); a stale turn or an action that
-is not legal is refused with a ``notice``.  Also ``lang`` (the language menu),
-``again`` (``yes``, and the bot's ``level`` for a rematch) and ``level`` (the
-start panel's choice).
+is not legal is refused with a ``notice``.  ``turn`` is the version of the set
+of choices the page was shown: it grows with every turn for the player's whole
+life (a rematch and the games of a match go on counting), so a click meant for
+an earlier turn, hand or game never lands in a later one.  The page itself
+ignores input for :data:`GUARD_SECONDS` after the hand or the choices change
+(``table.js``), as the terminal drops a line typed before the last trick ended.
+Also ``lang`` (the language menu), ``again`` (``yes``, and the bot's ``level``
+for a rematch) and ``level`` (the start panel's choice).
 """
 
 from __future__ import annotations
@@ -56,9 +63,9 @@ from truc_p2p.ui._i18n import LANGUAGES, _, current, from_accept_language, use_l
 from truc_p2p.ui._narrate import Tally, describe
 from truc_p2p.ui._table import TableModel, TableView, seat
 
-from ._view import invite_json, page_texts, view_json
+from ._view import GUARD_SECONDS, invite_json, page_texts, view_json
 
-__all__ = ["Publisher", "WebPlayer"]
+__all__ = ["GUARD_SECONDS", "Publisher", "WebPlayer"]
 
 #: Log lines kept for a page that (re)connects.
 LOG_SIZE = 40
@@ -83,9 +90,18 @@ class WebPlayer:
     takes the game's events.  ``move_seconds`` is the per-move timeout shown."""
 
     def __init__(
-        self, my_name: str, *, move_seconds: float | None = None, lang_pinned: bool = False
+        self,
+        my_name: str,
+        *,
+        move_seconds: float | None = None,
+        lang_pinned: bool = False,
+        match_games: int = 1,
     ) -> None:
         self.my_name = my_name
+        #: The match's length (1: a single game, then rematches) and this game's number
+        #: (the log's headings, "game 1 of 3" on the table).
+        self.match_games = match_games
+        self.game_no = 1
         #: ``--lang`` was given, or the page chose a language: the browser's
         #: ``Accept-Language`` no longer decides.
         self.lang_pinned = lang_pinned
@@ -147,6 +163,7 @@ class WebPlayer:
             "type": "state",
             "started": self._started,
             "match_line": self.match_line,
+            "game_line": self._game_heading(self.game_no),
         }
         view = self.model.view()
         message["table"] = view_json(view) if view is not None else None
@@ -157,6 +174,7 @@ class WebPlayer:
             else None
         )
         message["audit"] = self._audit
+        message["guard_ms"] = round(GUARD_SECONDS * 1000)
         message["seconds_left"] = self.model.seconds_left()
         message["status_template"] = self._status_template(view)
         message["title"] = (
@@ -170,6 +188,12 @@ class WebPlayer:
             ),
         }
         return message
+
+    def _game_heading(self, number: int) -> str | None:
+        """ "game 2 of 3" in a match, "game 2" for a rematch, nothing for a lone game."""
+        if self.match_games > 1:
+            return _("game {n} of {games}", n=number, games=self.match_games)
+        return _("game {n}", n=number) if number > 1 else None
 
     def _status_template(self, view: TableView | None) -> str | None:
         """The status line with ``{time}`` where the page ticks the clock itself
@@ -237,6 +261,9 @@ class WebPlayer:
                 self._audit = "proofs"
         elif isinstance(event, AuditPassed):
             self._audit = "passed"
+        heading = self._game_heading(self.game_no) if isinstance(event, GameStarted) else None
+        if heading is not None:  # the log tells each game of a series apart
+            self._say(heading, "game")
         for who, text in _lines(event, self.model, self.tally):
             self._say(text, who)
         if isinstance(event, GameStarted) and self._started is not None:
@@ -247,9 +274,13 @@ class WebPlayer:
         lines are still in it are told again to a fresh table (nothing is sent)."""
         lines: list[dict[str, Any]] = []
         model = TableModel(self.my_name)
-        for events in self._games:
+        first = self.game_no - len(self._games) + 1  # the number of the oldest game kept
+        for number, events in enumerate(self._games, start=first):
             model, tally = TableModel(self.my_name), Tally()
             for event in events:
+                heading = self._game_heading(number) if isinstance(event, GameStarted) else None
+                if heading is not None:
+                    lines.append({"type": "log", "who": "game", "text": heading})
                 for who, text in _lines(event, model, tally):
                     lines.append({"type": "log", "who": who, "text": text})
         self._log = deque(lines, maxlen=LOG_SIZE)
@@ -419,7 +450,9 @@ class WebPlayer:
 
     def new_game(self, match_line: str | None = None) -> None:
         """A fresh table for the next game: the page drops the end screen."""
+        turn = self.model.turn  # turns go on counting: game 1's last click is stale
         self.model = TableModel(self.my_name, move_seconds=self.move_seconds, now=self._now)
+        self.model.turn = turn
         self.tally = Tally()
         self._started = None
         self._final = None
@@ -428,6 +461,7 @@ class WebPlayer:
         self._disconnect_deadline = None
         self._audit = "not yet"
         self.match_line = match_line
+        self.game_no += 1
         self._games.append([])
         self._said.append(0)
         while len(self._games) > 1 and sum(self._said[1:]) >= LOG_SIZE:

@@ -15,12 +15,13 @@ from typing import Any
 
 import segno
 
-from truc_p2p.rules import Action, Card, Game, Player, Suit
+from truc_p2p.rules import ALL_CARDS, Action, Card, Game, Player, Suit
 from truc_p2p.ui._i18n import LANGUAGES, _, current
 from truc_p2p.ui._table import Choice, TableView, TrickView, build_view, choices, seat
-from truc_p2p.ui._texts import NOT_NOW, Voice, help_text
+from truc_p2p.ui._texts import NOT_NOW, Voice, card_name, help_text
 
 __all__ = [
+    "GUARD_SECONDS",
     "action_buttons",
     "card_json",
     "invite_json",
@@ -29,6 +30,11 @@ __all__ = [
     "table_state",
     "view_json",
 ]
+
+#: Seconds the page ignores keys, clicks and taps after the hand or the set of
+#: choices changed (sent with each ``state`` as ``guard_ms``; ``table.js`` falls back
+#: to the same).
+GUARD_SECONDS = 0.5
 
 _RED = frozenset({Suit.HEARTS, Suit.DIAMONDS})
 
@@ -41,6 +47,7 @@ def card_json(card: Card) -> dict[str, Any]:
         "suit": card.suit.value,
         "symbol": card.suit.symbol,
         "red": card.suit in _RED,
+        "name": card_name(card),  # as a screen reader says it ("seven of hearts")
     }
 
 
@@ -160,8 +167,11 @@ def page_texts() -> dict[str, Any]:
         "help_button": _("? rules & keys"),
         "leave_button": _("leave (q)"),
         "leave_confirm": _("Leave the game? You resign: your opponent wins the game."),
-        "sound_on": _("sound on"),
-        "sound_off": _("sound off"),
+        # a toggle's name stays the same; aria-pressed says whether it is on
+        "sound": _("sound"),
+        "four_colours": _("four-colour deck"),
+        "your_turn": _("your move"),
+        "waiting_for": _("waiting for {name}"),
         "help": help_text(),
         "close": _("close"),
         "copy": _("copy"),
@@ -182,6 +192,8 @@ def page_texts() -> dict[str, Any]:
         "not_your_turn": _("wait for your turn"),
         "no_card": _("no card {key} to play now"),
         "not_now": {key: _(text) for key, text in NOT_NOW.items()},
+        # what a screen reader says for each card as the texts show it ("7♠")
+        "card_names": {card.pretty(): card_name(card) for card in ALL_CARDS},
         # play: the bot's level, on the start panel and for a rematch
         "choose_level": _("Choose your opponent"),
         "start": _("start"),

@@ -5,7 +5,12 @@
 // Beside the last state, the page keeps what a player must get to see even when
 // the program has already moved on: each finished trick stays on the felt
 // (HOLD_MS, or until the next click), then is swept towards its winner; each
-// hand's result stays as a toast (TOAST_MS).  Sounds are synthesized here with
+// hand's result stays as a toast (TOAST_MS).
+//
+// Input guard: for guard_ms (sent with each state, else GUARD_MS) after the hand or the set of
+// choices changes, keys, clicks and taps are ignored (counted in ui.guarded), so a key
+// meant for the last decision or a double tap never plays a card of a hand the player
+// has not seen; the move carries the turn it answers, which the peer checks.  Sounds are synthesized here with
 // WebAudio (the project's own, MIT, like the rest of the page); muting is
 // remembered in localStorage.
 "use strict";
@@ -14,6 +19,7 @@ const HOLD_MS = 1500;      // a finished trick stays this long on the felt...
 const HOLD_NEXT_MS = 800;  // ...or this long when another one waits behind it
 const SWEEP_MS = 420;      // then it is swept to its winner
 const TOAST_MS = 4500;     // a hand's result stays this long
+const GUARD_MS = 500;      // input ignored this long after the hand or the choices change
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 const token = new URLSearchParams(location.search).get("token") || "";
@@ -25,9 +31,17 @@ const ui = {
   handToast: null, nextToast: null, lastSeq: null, toasts: [],
   muted: false, sounds: [],
   levels: null,  // play: {ask, level}, the start panel's bot levels
+  choices: null, guardUntil: 0, guarded: 0,  // the input guard (see above)
+  fourColours: false,
+  announced: [], toAnnounce: [],  // the live region: whose turn, the opponent's moves
 };
+// Whether input is ignored now (the hand or the choices changed less than guard_ms ago).
+ui.settling = () => performance.now() < ui.guardUntil;
 window.truc = ui;
-try { ui.muted = localStorage.getItem("truc-p2p.muted") === "1"; } catch (err) { /* no storage */ }
+try {
+  ui.muted = localStorage.getItem("truc-p2p.muted") === "1";
+  ui.fourColours = localStorage.getItem("truc-p2p.four-colours") === "1";
+} catch (err) { /* no storage */ }
 let ws = null;
 
 const $ = (id) => document.getElementById(id);
@@ -72,11 +86,30 @@ const handlers = {
       ui.lastSeq = hr.seq;
       ui.nextToast = hr;  // shown once the hand's tricks are on the felt (see pump)
     }
+    // the choices on offer (the hand, its playable cards, the buttons): a change starts the guard
+    const choices = `${t.hand_no}|${t.turn}|` + t.hand.map((c) => `${c.card}:${c.action}`).join(",") +
+      "|" + t.buttons.map((b) => b.action).join(",");
+    if (t.turn != null && choices !== ui.choices) {
+      const ms = Number.isFinite(m.guard_ms) ? m.guard_ms : GUARD_MS;
+      ui.guardUntil = performance.now() + ms;
+      document.body.classList.add("settling");
+      setTimeout(() => { if (!ui.settling()) document.body.classList.remove("settling"); }, ms + 20);
+    }
+    ui.choices = t.turn != null ? choices : null;
     const played = (x) => x.tricks.length * 2 + x.table.length;  // cards played this hand
     if (before && before.hand_no === t.hand_no && played(t) > played(before)) sound("card");
-    if (t.turn != null && (!before || before.turn !== t.turn)) sound("turn");
+    if (t.turn != null && (!before || before.turn !== t.turn)) {
+      sound("turn");
+      announce(tx("your_turn", "your move"));
+    } else if (t.turn == null && t.to_act === "opp" && before && before.to_act !== "opp") {
+      announce(tx("waiting_for", "waiting for {name}", { name: (m.started && m.started.opp) || "" }));
+    }
   },
-  log(m) { ui.log.push(m); if (ui.log.length > 40) ui.log.shift(); },
+  log(m) {
+    ui.log.push(m);
+    if (ui.log.length > 40) ui.log.shift();
+    if (m.who === "opp") announce(m.text);  // the opponent's moves and requests
+  },
   log_all(m) { ui.log = (m.lines || []).slice(-40); },  // the log again, in another language
   notice(m) { toast(m.text); },
   peer_disconnected(m) { ui.disconnect = performance.now() + m.seconds_left * 1000; },
@@ -97,6 +130,25 @@ function handle(message) {
   if (handler) handler(message);
   pump();
   render();
+  flushAnnounce();
+}
+
+// -- the live region: what a screen reader says without the player looking ---------
+// Cards are said by name ("seven of hearts", from the texts), not as "7♥".
+function spoken(text) {
+  const names = ui.texts.card_names || {};
+  const keys = Object.keys(names).sort((a, b) => b.length - a.length);
+  for (const k of keys) text = text.split(k).join(names[k]);
+  return text;
+}
+function announce(text) { if (text) ui.toAnnounce.push(spoken(text)); }
+function flushAnnounce() {
+  if (!ui.toAnnounce.length) return;
+  const text = ui.toAnnounce.join(" · ");
+  ui.toAnnounce = [];
+  ui.announced.push(text);
+  if (ui.announced.length > 20) ui.announced.shift();
+  $("announce").textContent = text;
 }
 
 function connect() {
@@ -116,6 +168,7 @@ function send(message) {
 function act(action) {
   const t = ui.state && ui.state.table;
   if (!t || t.turn == null) return;
+  if (ui.settling()) { ui.guarded += 1; return; }  // not seen long enough: ignored
   send({ type: "act", turn: t.turn, action });
   t.turn = null;  // no double clicks; the next state message redraws
   // The next click ends the wait: the player has moved on, so the trick on show is
@@ -268,7 +321,8 @@ function toggleSound() {
 function card(c, opts = {}) {
   const node = el(opts.action ? "button" : "div", "card" + (c.red ? " red" : ""));
   node.dataset.card = c.card;
-  node.setAttribute("aria-label", `${c.rank}${c.symbol}`);
+  node.setAttribute("aria-label", c.name || `${c.rank}${c.symbol}`);
+  node.classList.add(`suit-${c.suit}`);
   node.append(el("span", "corner", `${c.rank}${c.symbol}`), el("span", "pip", c.symbol));
   if (opts.by) node.classList.add(opts.by);
   if (opts.action) {
@@ -335,10 +389,20 @@ function drawHelp(text) {
   box.append(el("h2", "", title), list, el("p", "keys", after.join(" ")));
 }
 
+// Toggles keep their name; aria-pressed (and the look) says whether each is on.
 function renderTools() {
   const b = $("sound-btn");
-  b.textContent = ui.muted ? tx("sound_off", "sound off") : tx("sound_on", "sound on");
-  b.setAttribute("aria-pressed", ui.muted ? "true" : "false");
+  b.textContent = tx("sound", "sound");
+  b.setAttribute("aria-pressed", ui.muted ? "false" : "true");
+  const c = $("colours-btn");
+  c.textContent = tx("four_colours", "four-colour deck");
+  c.setAttribute("aria-pressed", ui.fourColours ? "true" : "false");
+  document.body.classList.toggle("four-colours", ui.fourColours);
+}
+function toggleColours() {
+  ui.fourColours = !ui.fourColours;
+  try { localStorage.setItem("truc-p2p.four-colours", ui.fourColours ? "1" : "0"); } catch (err) { /* ignore */ }
+  renderTools();
 }
 
 const drawn = { table: null, hand: null, opp: null };
@@ -358,7 +422,9 @@ function render() {
     $("opp-name").textContent = started.opp;
     $("opp-name").title = started.opp_fingerprint;
   }
-  const matchLine = (s && s.match_line) || ui.matchLine || "";
+  // "game 1 of 3" from the first game of a match on, then the match score beside it
+  const matchLine = [s && s.game_line, (s && s.match_line) || ui.matchLine]
+    .filter(Boolean).join(" — ");
   $("match-line").hidden = !matchLine;
   $("match-line").textContent = matchLine;
   $("banner-conn").hidden = ui.connected || !!ui.final;
@@ -461,8 +527,20 @@ async function copyInvite() {
 function renderTable(t) {
   const buttons = $("buttons");
   buttons.replaceChildren();
-  if (!t) {
+  if (!t) {  // waiting for a game: nothing of the last one stays (its "my rest" chip...)
     $("score-line").textContent = tx("title", "Le Truc — truc-p2p");
+    $("target").textContent = "";
+    $("worth").textContent = "";
+    $("worth").classList.remove("rest");
+    $("rest-banner").hidden = true;
+    $("me-dealer").hidden = true;
+    $("opp-dealer").hidden = true;
+    $("pending").hidden = true;
+    $("tricks").replaceChildren();
+    $("my-hand").replaceChildren();
+    $("opp-hand").replaceChildren();
+    drawn.hand = null;
+    drawn.opp = null;
     drawTable(null);
     return;
   }
@@ -505,7 +583,7 @@ function renderTable(t) {
 
 function drawHands(t) {
   const mine = t.turn != null;
-  const handSig = `${t.hand_no}|${mine ? t.turn : "-"}|` + t.hand.map((c) => `${c.card}:${mine ? c.action : ""}`).join(",");
+  const handSig = `${t.hand_no}|${mine ? t.turn : "-"}|` + t.hand.map((c) => `${c.card}:${mine ? c.action : ""}:${c.name}`).join(",");
   if (drawn.hand !== handSig) {
     drawn.hand = handSig;
     const hand = $("my-hand");
@@ -552,7 +630,7 @@ function drawTable(t) {
     caption.textContent = held.text;
   } else {
     cards = t ? t.table : [];
-    sig = `table|${t ? t.hand_no : ""}|` + cards.map((c) => c.card).join(",");
+    sig = `table|${t ? t.hand_no : ""}|` + cards.map((c) => `${c.card}:${c.name}`).join(",");
     caption.textContent = "";
   }
   if (drawn.table === sig) return;
@@ -575,7 +653,12 @@ function drawTable(t) {
 function renderLog() {
   const log = $("log");
   log.replaceChildren();
-  for (const line of ui.log.slice(-14).reverse()) log.append(el("li", line.who, line.text));
+  // newest first; a game's heading ("game 2") closes its lines off from the last game's
+  for (const line of ui.log.slice(-14).reverse()) {
+    const item = el("li", line.who, line.text);
+    if (line.who === "game") { item.setAttribute("role", "heading"); item.setAttribute("aria-level", "3"); }
+    log.append(item);
+  }
 }
 
 // The end screen waits until the last trick was on the felt and the last hand's
@@ -706,6 +789,7 @@ $("help-btn").addEventListener("click", () => { $("help").hidden = false; });
 $("help-close").addEventListener("click", () => { $("help").hidden = true; });
 $("quit-btn").addEventListener("click", leave);
 $("sound-btn").addEventListener("click", toggleSound);
+$("colours-btn").addEventListener("click", toggleColours);
 $("lang-menu").addEventListener("change", (e) => { send({ type: "lang", lang: e.target.value }); e.target.blur(); });
 $("invite-copy").addEventListener("click", copyInvite);
 $("final-again").addEventListener("click", playAgain);
