@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO, TypeVar
 
-from truc_p2p.cli._i18n import _
+from truc_p2p.cli._i18n import N_, _
 from truc_p2p.cli._texts import Voice
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the net
     from truc_p2p.net import GameOutcome
 
 __all__ = [
+    "GAMES_FOLDER_HELP",
     "MAX_COUNT",
     "MAX_NAME",
     "MAX_SECONDS",
@@ -47,6 +48,7 @@ __all__ = [
     "check_shared_args",
     "count",
     "cpu_jobs",
+    "default_games_folder",
     "default_name",
     "exit_status",
     "first_exception",
@@ -218,6 +220,22 @@ def first_exception(exc: BaseException, kind: type[E]) -> E | None:
             if found is not None:
                 return found
     return None
+
+
+#: ``--out`` / ``games DIR`` help (``{path}``: :func:`default_games_folder`).
+GAMES_FOLDER_HELP: Final = N_("folder of your games (default {path}, or $TRUC_P2P_GAMES if set)")
+
+
+def default_games_folder() -> Path:
+    """The games folder the commands write to and ``games`` lists by default
+    (:func:`truc_p2p.identity.default_games_dir`); ``games`` in the current
+    folder, as before, when there is no home directory to keep it in."""
+    from truc_p2p.identity import IdentityError, default_games_dir
+
+    try:
+        return default_games_dir()
+    except IdentityError:
+        return Path("games")
 
 
 def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:

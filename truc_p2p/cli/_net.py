@@ -20,11 +20,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from truc_p2p.bots import DEFAULT_OPPONENT, Bot, make_bot
 from truc_p2p.cli._comeback import busy_hint, find_unfinished, resume_command
 from truc_p2p.cli._common import (
+    GAMES_FOLDER_HELP,
     StoreExplicit,
     add_bot_arg,
     add_pipeline_arg,
     add_ruleset_args,
     check_out_dir,
+    default_games_folder,
     default_name,
     exit_status,
     explicit_options,
@@ -41,7 +43,7 @@ from truc_p2p.cli._identity import add_identity_arg, identity_error_text
 from truc_p2p.cli._match import MatchRecord
 from truc_p2p.cli._narrate import Narrator
 from truc_p2p.cli._notice_text import notice_text
-from truc_p2p.cli._texts import Voice
+from truc_p2p.cli._texts import Voice, bot_player_name
 from truc_p2p.cli._tui import StdinLines, TerminalPlayer, with_terminal
 from truc_p2p.cli._web import (
     WebPlayer,
@@ -116,7 +118,10 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
     parser.add_argument("--seed", type=int, default=None, help=_("seed the bot's choices"))
     parser.add_argument("--name", default=None, help=_("your name shown to the opponent"))
     parser.add_argument(
-        "--out", default="games", help=_("directory for the transcript (default games/)")
+        "--out",
+        default=str(default_games_folder()),
+        metavar="DIR",
+        help=_(GAMES_FOLDER_HELP, path=str(default_games_folder()).replace("%", "%%")),
     )
     parser.add_argument(
         "--timeout",
@@ -1056,7 +1061,7 @@ def _play(
         return bot
 
     async def one_game(stop: trio.Event) -> GameOutcome | int:
-        bot_name = f"{args.bot}-bot"
+        bot_name = bot_player_name(args.bot)
         path = transcript_path(args.out, f"play-{name}")
         series = record.series()
         try:

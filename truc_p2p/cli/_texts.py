@@ -31,6 +31,7 @@ __all__ = [
     "NOT_NOW",
     "Voice",
     "action_label",
+    "bot_player_name",
     "clock",
     "plain",
     "show_cards",
@@ -71,6 +72,26 @@ def clock(seconds: float) -> str:
     """``m:ss`` for a countdown (never negative)."""
     s = max(0, int(seconds + 0.999))
     return f"{s // 60}:{s % 60:02d}"
+
+
+#: The name a level's bot plays under in ``truc-p2p play`` (its hello carries it).
+BOT_PLAYER_NAMES: dict[str, str] = {
+    # Translators: the name of the opponent bot of level "easy" (as a player's name)
+    "easy": N_("easy-bot"),
+    # Translators: the name of the opponent bot of level "medium" (as a player's name)
+    "medium": N_("medium-bot"),
+    # Translators: the name of the opponent bot of level "hard" (as a player's name)
+    "hard": N_("hard-bot"),
+    # Translators: the name of the opponent bot of level "strongest" (as a player's name)
+    "strongest": N_("strongest-bot"),
+}
+
+
+def bot_player_name(level: str) -> str:
+    """The opponent's name for bot ``level`` in the language in use (``LEVEL-bot``
+    for a bot that is not one of the levels, e.g. ``search:fast-bot``)."""
+    known = BOT_PLAYER_NAMES.get(level)
+    return _(known) if known is not None else f"{level}-bot"
 
 
 #: What a key does, for the help and for "nothing to … now".
