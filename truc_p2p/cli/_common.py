@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO, TypeVar
 
 from truc_p2p.cli._i18n import N_, _
-from truc_p2p.cli._texts import Voice
+from truc_p2p.cli._texts import Voice, fit, screen_width
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
 
 if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
@@ -486,16 +486,17 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
         line = Voice(names, outcome.me).cosigned(
             winner=result.winner, scores=result.scores, hands=result.hands
         )
-        print(line, file=stream)
+        print(fit(line, screen_width(stream)), file=stream)
     elif outcome.complete and outcome.resignation is not None:
         r = outcome.resignation
         names = {
             p: outcome.names[p] or (_("opponent") if p is not outcome.me else _("you"))
             for p in Player
         }
-        print(Voice(names, outcome.me).resigned(by=r.by, hand=r.hand, scores=r.scores), file=stream)
+        line = Voice(names, outcome.me).resigned(by=r.by, hand=r.hand, scores=r.scores)
+        print(fit(line, screen_width(stream)), file=stream)
     elif outcome.complete:
-        print(outcome_text(outcome), file=stream)
+        print(fit(outcome_text(outcome), screen_width(stream)), file=stream)
     else:
         print(_("game not finished: {why}", why=outcome_text(outcome)), file=stream)
     if outcome.transcript is not None:
@@ -528,14 +529,16 @@ CONFIRM_WINDOW = 3.0
 
 
 def run_until_interrupted(
-    main: Callable[[trio.Event], Awaitable[int]], *, confirm: bool = False
+    main: Callable[[trio.Event], Awaitable[int]], *, confirm: bool | Callable[[], bool] = False
 ) -> int:
     """Run ``main(stop)`` under trio; the first Ctrl-C sets ``stop`` (leave cleanly and
     tell the opponent), a second one gives up at once (exit 130).
 
     With ``confirm`` (a person playing at the terminal), a lone Ctrl-C only asks:
     leaving resigns the game, so it takes a second Ctrl-C within
-    :data:`CONFIRM_WINDOW` seconds.  SIGTERM and SIGHUP never ask."""
+    :data:`CONFIRM_WINDOW` seconds; a callable ``confirm`` says whether a game is
+    on (a host still waiting for its opponent stops at once: nothing to resign).
+    SIGTERM and SIGHUP never ask."""
 
     import trio
 
@@ -552,7 +555,17 @@ def run_until_interrupted(
                 ) as signals:
                     asked: float | None = None
                     async for signum in signals:
-                        if confirm and signum == signal.SIGINT and not stop.is_set():
+                        playing = confirm() if callable(confirm) else confirm
+                        waiting = callable(confirm) and not playing
+                        if waiting and signum == signal.SIGINT and not stop.is_set():
+                            _stopped_by.append(signum)
+                            print(
+                                "\n" + _("interrupted: no game started, stopping"),
+                                file=sys.stderr,
+                            )
+                            stop.set()
+                            continue
+                        if playing and signum == signal.SIGINT and not stop.is_set():
                             now = trio.current_time()
                             if asked is None or now - asked > CONFIRM_WINDOW:
                                 asked = now

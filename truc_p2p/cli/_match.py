@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.cli._i18n import N_, _
+from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.protocol import (
     RemoteProtocolError,
     Series,
@@ -209,11 +209,13 @@ class MatchReport:
             "second_wins": self.wins[1],
         }
         if self.winner is None:
-            return _(
+            return ngettext(
                 "match of {games} games not finished: {first} {first_wins} – {second} "
-                "{second_wins} after {played} games",
+                "{second_wins} after {n} game",
+                "match of {games} games not finished: {first} {first_wins} – {second} "
+                "{second_wins} after {n} games",
+                self.played,
                 games=self.games,
-                played=self.played,
                 **values,
             )
         return _(

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from truc_p2p.cli._i18n import _, ngettext
-from truc_p2p.cli._texts import Voice, plain, show_cards
+from truc_p2p.cli._texts import Voice, fit, plain, screen_width, show_cards
 from truc_p2p.net import NetEvent, PeerDisconnected, PeerReconnected
 from truc_p2p.protocol import (
     AnyEvent,
@@ -185,11 +185,18 @@ def _describe(
             len(hands),
             hands=span,
         )
+    # A player's command prints the result once, at the end (print_outcome): the
+    # narration tells it only to a spectator (demo)
+    spectator = voice.me is None and voice.side is None
     if isinstance(event, GameFinished):
         r = event.result
+        if not spectator:
+            return None
         return "== " + voice.cosigned(winner=r.winner, scores=r.scores, hands=r.hands)
     if isinstance(event, PeerResigned):
         res = event.resignation
+        if not spectator:
+            return None
         return "== " + voice.resigned(by=res.by, hand=res.hand, scores=res.scores)
     if isinstance(event, PeerAborted):
         who = names[voice.me.other] if voice.me is not None else _("the opponent")
@@ -278,7 +285,9 @@ class Narrator:
         self.names = {event.me: self.my_name, event.me.other: peer}
 
     def write(self, line: str) -> None:
-        print(plain(line) if self.ascii else line, file=self.out or sys.stdout, flush=True)
+        out = self.out or sys.stdout
+        line = fit(line, screen_width(out))
+        print(plain(line) if self.ascii else line, file=out, flush=True)
 
     def __call__(self, event: Event | SessionEvent | NetEvent) -> None:
         if isinstance(event, GameStarted):

@@ -377,9 +377,12 @@ def register(subparsers: Any) -> None:
     play.set_defaults(func=_play)
 
 
-def _asks_to_leave(player: object) -> bool:
-    """Whether a lone Ctrl-C should only ask (a person at a terminal plays)."""
-    return isinstance(player, TerminalPlayer) and _stdin_is_tty()
+def _asks_to_leave(player: object) -> Callable[[], bool] | bool:
+    """Whether a lone Ctrl-C should only ask (a person at a terminal plays a game; a
+    host still waiting for its opponent just stops)."""
+    if isinstance(player, TerminalPlayer) and _stdin_is_tty():
+        return lambda: player.model.game is not None
+    return False
 
 
 def _stdin_is_tty() -> bool:
@@ -1397,6 +1400,8 @@ async def _after_game(
         if isinstance(player, WebPlayer) and not await player.ask_again(next_game=True):
             return False
     else:
+        if outcome.end is End.OPPONENT_RESIGNED:
+            return False  # a resignation leaves the table: nobody to play again with
         asking = getattr(player, "ask_again", None)
         if not ask or asking is None or not await asking():
             return False

@@ -12,8 +12,11 @@ for a neutral narrator such as ``demo``, which names both players).
 
 from __future__ import annotations
 
+import os
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TextIO
 
 from truc_p2p.cli._i18n import N_, _, ngettext
 from truc_p2p.rules import (
@@ -33,7 +36,9 @@ __all__ = [
     "action_label",
     "bot_player_name",
     "clock",
+    "fit",
     "plain",
+    "screen_width",
     "show_cards",
 ]
 
@@ -62,6 +67,50 @@ _PLAIN = str.maketrans(
 def plain(text: str) -> str:
     """Replace typographic punctuation with ASCII."""
     return text.translate(_PLAIN)
+
+
+#: The width of what is not a terminal (a pipe, a file): the layout tests read.
+WIDTH = 80
+#: Narrower than this, a terminal is taken to be this wide (words still whole).
+MIN_WIDTH = 30
+
+
+def screen_width(stream: TextIO | None) -> int:
+    """The columns of the terminal ``stream`` writes to (``$COLUMNS`` first, as the
+    shell sets it, then the terminal's own size), else :data:`WIDTH`."""
+    try:
+        if stream is None or not stream.isatty():
+            return WIDTH
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return WIDTH
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(MIN_WIDTH, int(columns))
+    try:
+        size = os.get_terminal_size(fd).columns
+    except OSError:
+        return WIDTH
+    return max(MIN_WIDTH, size) if size > 0 else WIDTH
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` with each line wrapped at word boundaries to ``width`` columns; the
+    lines a long one is cut into are indented three more than it."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip()))
+        lines += textwrap.wrap(
+            line,
+            width,
+            subsequent_indent=indent + "   ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        ) or [line]
+    return "\n".join(lines)
 
 
 def show_cards(cards: tuple[Card, ...] | list[Card], *, ascii: bool = False) -> str:
@@ -288,7 +337,7 @@ class Voice:
             return self.out(_("hand {hand}: every trick spoiled, nobody scores", hand=h))
         me = self.is_me(winner)
         who = self.names[winner]
-        loser = self.name(winner.other)
+        loser = self.names[winner.other]
         if points == 0 and game_over:
             # "my rest" decided the game: the game line says how
             return self.out(
@@ -299,9 +348,16 @@ class Voice:
         why = {
             RoundEndReason.TRICKS: _("on tricks"),
             RoundEndReason.REST_WON: _("on tricks"),
-            RoundEndReason.REFUSED: _("{name} refused “2 more?”", name=loser),
-            RoundEndReason.REST_REFUSED: _("{name} turned down “my rest”", name=loser),
-            RoundEndReason.FOLDED: _("{name} folded", name=loser),
+            # "you" is its own sentence: the verb agrees with it (never "{name}" = "you")
+            RoundEndReason.REFUSED: _("you refused “2 more?”")
+            if self.is_me(winner.other)
+            else _("{name} refused “2 more?”", name=loser),
+            RoundEndReason.REST_REFUSED: _("you turned down “my rest”")
+            if self.is_me(winner.other)
+            else _("{name} turned down “my rest”", name=loser),
+            RoundEndReason.FOLDED: _("you folded")
+            if self.is_me(winner.other)
+            else _("{name} folded", name=loser),
             RoundEndReason.SPOILED: _("every trick spoiled"),
         }[reason]
         if me:
