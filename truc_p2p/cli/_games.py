@@ -395,7 +395,7 @@ def match_heading(match: MatchFile, game: GameFile) -> str:
     against = opp.text() if opp is not None else _opponent_text(game)
     mine, theirs = match.wins if owner is not Player.P1 else (match.wins[1], match.wins[0])
     if owner is None:
-        state = _("{x}–{y}", x=mine, y=theirs)
+        state = f"{mine}–{theirs}"
     elif match.winner is None:
         state = _("not finished, you {x}–{y}", x=mine, y=theirs)
     elif match.winner == owner:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from truc_p2p.cli._i18n import _, ngettext
-from truc_p2p.cli._texts import Voice, fit, plain, screen_width, show_cards
+from truc_p2p.cli._texts import Voice, card_text, fit, plain, screen_width, show_cards
 from truc_p2p.net import NetEvent, PeerDisconnected, PeerReconnected
 from truc_p2p.protocol import (
     AnyEvent,
@@ -43,7 +43,7 @@ __all__ = ["Narrator", "Tally", "describe", "describe_action", "plain", "show_ca
 def describe_action(action: Action, *, ascii: bool = False) -> str:
     """An action in the third person without its subject ("plays 7♠"), for lists."""
     if action.kind is ActionKind.PLAY and action.card is not None:
-        return _("plays {card}", card=action.card.pretty(ascii=ascii))
+        return _("plays {card}", card=card_text(action.card, ascii=ascii))
     text = {
         ActionKind.RAISE: _("asks “2 more?”"),
         ActionKind.REST: _("calls “my rest”"),

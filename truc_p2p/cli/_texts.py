@@ -25,6 +25,7 @@ from truc_p2p.rules import (
     Card,
     GameEndReason,
     Player,
+    Rank,
     RoundEndReason,
 )
 
@@ -35,6 +36,7 @@ __all__ = [
     "Voice",
     "action_label",
     "bot_player_name",
+    "card_text",
     "clock",
     "fit",
     "plain",
@@ -113,8 +115,31 @@ def fit(text: str, width: int) -> str:
     return "\n".join(lines)
 
 
+#: The face cards' letters as a table of that language prints them (French V D R).
+RANK_LETTERS: dict[Rank, str] = {
+    # Translators: the jack as the one letter printed on the card (French "V", valet)
+    Rank.JACK: N_("J"),
+    # Translators: the queen as the one letter printed on the card (French "D", dame)
+    Rank.QUEEN: N_("Q"),
+    # Translators: the king as the one letter printed on the card (French "R", roi)
+    Rank.KING: N_("K"),
+    # Translators: the ace as the one letter printed on the card (French "A", as)
+    Rank.ACE: N_("A"),
+}
+
+
+def card_text(card: Card, *, ascii: bool = False) -> str:
+    """``"D♥"`` in French for the queen of hearts: the rank as the language's cards
+    print it (``--ascii`` keeps the protocol's letters, ``QH``, which the tools read)."""
+    if ascii:
+        return card.pretty(ascii=True)
+    letter = RANK_LETTERS.get(card.rank)
+    rank = _(letter) if letter is not None else card.rank.symbol
+    return f"{rank}{card.suit.symbol}"
+
+
 def show_cards(cards: tuple[Card, ...] | list[Card], *, ascii: bool = False) -> str:
-    return " ".join(c.pretty(ascii=ascii) for c in cards)
+    return " ".join(card_text(c, ascii=ascii) for c in cards)
 
 
 def clock(seconds: float) -> str:
@@ -199,7 +224,7 @@ def action_label(action: Action, *, to: int | None = None, rest_pending: bool = 
     """The short name of an action on a key or a button."""
     kind = action.kind
     if kind is ActionKind.PLAY and action.card is not None:
-        return _("play {card}", card=action.card.pretty())
+        return _("play {card}", card=card_text(action.card))
     if kind is ActionKind.RAISE:
         return _("“2 more?” (to {value})", value=to) if to is not None else _("“2 more?”")
     if kind is ActionKind.ACCEPT:
@@ -237,7 +262,7 @@ class Voice:
         return plain(text) if self.ascii else text
 
     def card(self, card: Card) -> str:
-        return card.pretty(ascii=self.ascii)
+        return card_text(card, ascii=self.ascii)
 
     # -- scores, always from the viewer's side -------------------------------
 
