@@ -256,6 +256,7 @@ def _opponent_text(game: GameFile) -> str:
 
 
 def _status_text(game: GameFile) -> str:
+    # Translators: the state of a game in the games list (a column)
     return {
         "finished": _("finished"),
         "unfinished": _("unfinished"),
@@ -412,6 +413,8 @@ def match_heading(match: MatchFile, game: GameFile) -> str:
 
 
 def _print_table(groups: list[_Group]) -> None:
+    # Translators: column headings of the games list: "hands" is how many hands the
+    # game lasted, "state" finished / unfinished / resumable, "verified" yes / NO
     header = (_("date"), _("opponent"), _("result"), _("hands"), _("state"), _("verified"))
     lines: list[str | tuple[str, ...]] = [header]
     for group in groups:

@@ -172,9 +172,13 @@ def bot_player_name(level: str) -> str:
 KEY_NAMES: dict[str, str] = {
     "r": N_("“2 more?”"),
     "m": N_("“my rest”"),
+    # Translators: what key a does: accept the opponent's "2 more?" or "my rest"
     "a": N_("accept"),
+    # Translators: what key x does: refuse the opponent's "2 more?" or "my rest"
     "x": N_("refuse"),
+    # Translators: what key f does: give up the hand (the opponent scores it)
     "f": N_("fold"),
+    # Translators: what key d does: ask for (or accept) new cards for both players
     "d": N_("redeal"),
     "n": N_("decline the redeal"),
 }
