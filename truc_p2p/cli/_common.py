@@ -529,14 +529,18 @@ CONFIRM_WINDOW = 3.0
 
 
 def run_until_interrupted(
-    main: Callable[[trio.Event], Awaitable[int]], *, confirm: bool | Callable[[], bool] = False
+    main: Callable[[trio.Event], Awaitable[int]],
+    *,
+    confirm: bool | Callable[[], bool] = False,
+    stopping: str | None = None,
 ) -> int:
     """Run ``main(stop)`` under trio; the first Ctrl-C sets ``stop`` (leave cleanly and
     tell the opponent), a second one gives up at once (exit 130).
 
     With ``confirm`` (a person playing at the terminal), a lone Ctrl-C only asks:
     leaving resigns the game, so it takes a second Ctrl-C within
-    :data:`CONFIRM_WINDOW` seconds; a callable ``confirm`` says whether a game is
+    :data:`CONFIRM_WINDOW` seconds (``stopping`` says what the command does then,
+    by default "leaving the game..."); a callable ``confirm`` says whether a game is
     on (a host still waiting for its opponent stops at once: nothing to resign).
     SIGTERM and SIGHUP never ask."""
 
@@ -588,7 +592,8 @@ def run_until_interrupted(
                         _stopped_by.append(signum)
                         what = signal.Signals(signum).name
                         what = _("interrupted") if signum == signal.SIGINT else what
-                        print("\n" + _("{what}: leaving the game...", what=what), file=sys.stderr)
+                        said = stopping or _("leaving the game...")
+                        print("\n" + _("{what}: {doing}", what=what, doing=said), file=sys.stderr)
                         stop.set()
 
             nursery.start_soon(watch_signals)

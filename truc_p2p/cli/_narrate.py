@@ -187,7 +187,7 @@ def _describe(
         )
     # A player's command prints the result once, at the end (print_outcome): the
     # narration tells it only to a spectator (demo)
-    spectator = voice.me is None and voice.side is None
+    spectator = voice.me is None  # (a bot's operator reads it too, as before)
     if isinstance(event, GameFinished):
         r = event.result
         if not spectator:

@@ -28,7 +28,16 @@ import trio
 from truc_p2p.cli._i18n import _
 from truc_p2p.cli._narrate import Tally, describe
 from truc_p2p.cli._table import TableModel, keymap
-from truc_p2p.cli._texts import HELP, NOT_NOW, fit, help_text, plain, screen_width
+from truc_p2p.cli._texts import (
+    HELP,
+    NOT_NOW,
+    action_label,
+    card_text,
+    fit,
+    help_text,
+    plain,
+    screen_width,
+)
 from truc_p2p.net import NetEvent, QuitGame
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import (
@@ -232,9 +241,15 @@ def parse_choice(line: str, game: Game, legal: tuple[Action, ...]) -> Action | s
         return _("unknown key {key!r}; choose from: {keys} (? for help)", key=text, keys=choose)
     if action in legal:
         return action
+    if action.card is not None:
+        held = game.hand(game.view) if game.view is not None else None
+        card = card_text(action.card)
+        if held is not None and action.card not in held:
+            return _("you do not hold {card}; choose from: {keys}", card=card, keys=choose)
+        return _("you cannot play {card} now; choose from: {keys}", card=card, keys=choose)
     return _(
         "{action} is not possible now; choose from: {keys} (? for help)",
-        action=str(action),
+        action=action_label(action),
         keys=choose,
     )
 
