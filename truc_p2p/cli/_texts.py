@@ -13,6 +13,7 @@ for a neutral narrator such as ``demo``, which names both players).
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -96,10 +97,16 @@ def screen_width(stream: TextIO | None) -> int:
     return max(MIN_WIDTH, size) if size > 0 else WIDTH
 
 
+#: Spaces that must not become a line break: just inside «…» (« 2 de plus ? »).
+_KEEP_TOGETHER = re.compile(r"(?<=«) | (?=»)")
+
+
 def fit(text: str, width: int) -> str:
     """``text`` with each line wrapped at word boundaries to ``width`` columns; the
     lines a long one is cut into are indented three more than it."""
     lines: list[str] = []
+    # a quote mark stays with its words (« 2 de plus ? »)
+    text = _KEEP_TOGETHER.sub("\u00a0", text)
     for line in text.split("\n"):
         if len(line) <= width:
             lines.append(line)
