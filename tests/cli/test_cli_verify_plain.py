@@ -126,7 +126,8 @@ def test_a_tampered_file_names_the_violation_and_claims_nothing_after_it(
     # and in the player's language, the whole line (no English left in it)
     code, lines = _verify(tmp_path, records, capsys, "--lang", "fr")
     assert code == 1
-    assert lines[0].startswith(f"Ce fichier a été modifié après la partie\u00a0: le message {index} ")
+    edited = "Ce fichier a été modifié après la partie\u00a0: le message"
+    assert lines[0].startswith(f"{edited} {index} ")
     assert "signature" in lines[0] and "changed" not in "\n".join(lines)
 
 
