@@ -49,3 +49,11 @@ def english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("LANGUAGE", "en")
     yield
     use_language("en")
+
+
+@pytest.fixture(autouse=True)
+def games_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands write and read ``games/`` in their current folder, as the tests were
+    written for, never the developer's own history (``$TRUC_P2P_GAMES``; a test of the
+    per-person default removes it: tests/cli/test_cli_games_home.py)."""
+    monkeypatch.setenv("TRUC_P2P_GAMES", "games")

@@ -55,6 +55,7 @@ def extract(output: Path = POT) -> None:
         "--no-default-keywords",
         *KEYWORDS,
         "--add-location=file",
+        "--add-comments=Translators:",  # a "# Translators: ..." comment says what a word means
         "--sort-by-file",
         "--ignore-dirs=.* __pycache__",  # not the default ._*: ui/_web holds the web table
         "--project=truc-p2p",

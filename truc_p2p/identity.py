@@ -28,9 +28,12 @@ from cryptography.hazmat.primitives.serialization import (
 from truc_p2p.protocol import fingerprint
 
 __all__ = [
+    "GAMES_ENV",
     "IDENTITY_ERRORS",
     "Identity",
     "IdentityError",
+    "default_data_dir",
+    "default_games_dir",
     "default_identity_path",
     "load_identity",
     "load_or_create_identity",
@@ -88,8 +91,9 @@ class Identity:
         return cls(Ed25519PrivateKey.generate(), None, created=True)
 
 
-def default_identity_path() -> Path:
-    """``$XDG_DATA_HOME/truc-p2p/identity.key``, else ``~/.local/share/truc-p2p/identity.key``.
+def default_data_dir() -> Path:
+    """``$XDG_DATA_HOME/truc-p2p``, else ``~/.local/share/truc-p2p``: one person's
+    identity key and game history, wherever the commands are run from.
 
     Following the XDG base directory spec, a relative ``XDG_DATA_HOME`` is
     ignored.  Raises :class:`IdentityError` when there is no usable home
@@ -98,7 +102,7 @@ def default_identity_path() -> Path:
     """
     base = os.environ.get("XDG_DATA_HOME") or ""
     if os.path.isabs(base):
-        return Path(base) / "truc-p2p" / "identity.key"
+        return Path(base) / "truc-p2p"
     home = os.environ.get("HOME")
     if home is None:
         try:
@@ -109,7 +113,28 @@ def default_identity_path() -> Path:
         if not home:
             raise IdentityError("no-home-empty")
         raise IdentityError("no-home-relative", home=repr(home))
-    return Path(home) / ".local" / "share" / "truc-p2p" / "identity.key"
+    return Path(home) / ".local" / "share" / "truc-p2p"
+
+
+def default_identity_path() -> Path:
+    """``$XDG_DATA_HOME/truc-p2p/identity.key``, else ``~/.local/share/truc-p2p/identity.key``
+    (:func:`default_data_dir`)."""
+    return default_data_dir() / "identity.key"
+
+
+#: The environment variable naming the games folder (a relative path is taken
+#: from the current folder, as ``--out`` is).
+GAMES_ENV = "TRUC_P2P_GAMES"
+
+
+def default_games_dir() -> Path:
+    """Where the commands write transcripts and ``games`` reads them: ``$TRUC_P2P_GAMES``
+    when set, else ``games`` in :func:`default_data_dir` (one history per person,
+    not one per folder the commands were run from)."""
+    chosen = os.environ.get(GAMES_ENV) or ""
+    if chosen:
+        return Path(chosen)
+    return default_data_dir() / "games"
 
 
 def write_private_file(path: Path, data: bytes) -> None:

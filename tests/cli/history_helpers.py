@@ -102,3 +102,54 @@ def story_game(
         path.with_name(path.name + ".secret").write_bytes(secrets[p])
         paths[p] = path
     return StoryGame(paths=paths, records=records, dealt=dealt, played=played)
+
+
+def match_games(folder: Path, *, names: tuple[str, str] = ("bob", "ann")) -> Path:
+    """A best-of-three match between two fixed keys, played in memory: player 0's
+    transcripts (with their secrets) and the match record in ``folder``; the record."""
+    from truc_p2p.bots import make_bot
+    from truc_p2p.history._match import MatchRecord
+    from truc_p2p.protocol import Series, Session, verify_transcript
+    from truc_p2p.rules import Ruleset
+    from truc_p2p.transcript import TranscriptWriter, read_transcript
+
+    folder.mkdir(parents=True, exist_ok=True)
+    keys = (key("match/" + names[0]), key("match/" + names[1]))
+    record = MatchRecord(games=3, folder=folder)
+
+    def play(series: Series, number: int) -> Path:
+        path = folder / f"game-2026120{number}-120000-m{number}-{names[0]}.truc"
+        secret = _digest(f"match/{number}/0")
+        writer = TranscriptWriter(path, sync="never")
+        sessions = {
+            p: Session(
+                identity=keys[p],
+                role=p,
+                secret=secret if p is P0 else _digest(f"match/{number}/1"),
+                ruleset=Ruleset(target=2),
+                name=names[p],
+                series=series,
+                record=writer.append if p is P0 else None,
+            )
+            for p in (P0, P1)
+        }
+        run_pair(sessions, {p: make_bot("random", 7 * number + int(p)) for p in (P0, P1)})
+        writer.close()
+        path.with_name(path.name + ".secret").write_bytes(secret)
+        return path
+
+    while not record.over:
+        path = play(record.series(), len(record.played) + 1)
+        report = verify_transcript(read_transcript(path))
+        assert report.valid and report.game_id and report.first_dealer is not None
+        record.add(
+            game_id=bytes.fromhex(report.game_id),
+            first_dealer=Player(report.first_dealer),
+            winner=Player(report.winner) if report.winner is not None else None,
+            transcript=path,
+            names=names,
+            fingerprints=(report.players[0].fingerprint, report.players[1].fingerprint),
+        )
+    written = record.write()
+    assert written is not None
+    return written

@@ -105,7 +105,10 @@ def test_games_json_over_finished_unfinished_resumable_and_tampered(tmp_path: Pa
 
     text = run(tmp_path, "games")
     assert text.returncode == 0, text.stderr
-    assert "against bob (" in text.stdout and f"won {wins}, lost {2 - wins}" in text.stdout
+    assert "against bob (" in text.stdout
+    assert f"won {wins} game{'s' * (wins != 1)}, lost {2 - wins} game{'s' * (wins != 1)}" in (
+        text.stdout
+    )
     assert "resumable" in text.stdout and "NO" in text.stdout
 
 
@@ -448,4 +451,4 @@ def test_games_counts_an_abandoned_game_as_unconfirmed(tmp_path: Path) -> None:
     text = run(tmp_path, "games")
     assert text.returncode == 0, text.stderr
     assert "abandoned by bob at " in text.stdout and "(unconfirmed)" in text.stdout
-    assert "won 0, lost 0, abandoned by them 1 (unconfirmed)" in text.stdout
+    assert "won 0 games, lost 0 games, abandoned by them 1 time (unconfirmed)" in text.stdout

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from truc_p2p.history._match import MatchRecord
 from truc_p2p.cli._lifecycle import _resigned_match
-from truc_p2p.ui._web import WebPlayer
-
+from truc_p2p.history._match import MatchRecord
 from truc_p2p.net import End, GameOutcome
 from truc_p2p.protocol import Resignation
 from truc_p2p.rules import Player
+from truc_p2p.ui._web import WebPlayer
 
 
 def _resigned(me: Player, by: Player) -> GameOutcome:

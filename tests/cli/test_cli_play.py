@@ -54,6 +54,18 @@ def test_keys_map_to_legal_actions() -> None:
         parse_choice("q", game, legal)
 
 
+def test_a_card_you_do_not_hold_is_named_as_such() -> None:
+    """Issue 32: "play 7S is not possible now" read as a rule; the player does not hold it."""
+    game = _game_to_lead()
+    legal = tuple(game.legal_actions())
+    said = str(parse_choice("play 8C", game, legal))
+    assert said.startswith("you do not hold 8♣; choose from: 1, 2, 3")
+    game.push(Action.RAISE)  # now a card of the hand cannot be played: an answer is due
+    game.push(Action.ACCEPT, player=Player.P1)
+    legal = tuple(game.legal_actions())
+    assert str(parse_choice("accept", game, legal)).startswith("accept is not possible now")
+
+
 def test_answer_keys_when_a_raise_is_pending() -> None:
     game = Game(first_dealer=Player.P0, view=Player.P0)
     game.deal({Player.P0: _cards("7S", "10H", "AD")})
@@ -106,7 +118,9 @@ async def test_terminal_player_plays_a_whole_game_against_a_bot(
     text = out.getvalue()
     for expected in ("playing against bot", "your hand: [1]", "table:", "score: you", ">> bot"):
         assert expected in text
-    assert "Le Truc for two, in short" in text and "result co-signed" in text
+    assert "Le Truc for two, in short" in text and "wins the game" in text
+    # the command prints the co-signed result once, at the end (print_outcome), not here
+    assert "result co-signed" not in text
 
 
 def test_play_through_a_pipe_for_a_whole_game(tmp_path: Path) -> None:
@@ -117,7 +131,7 @@ def test_play_through_a_pipe_for_a_whole_game(tmp_path: Path) -> None:
     # no transport jargon or keys against a bot (that is --verbose)
     assert "loopback" not in out and "key " not in out
     assert "> 1" in out  # input from a pipe is echoed after the prompt
-    assert "result co-signed by both" in out
+    assert out.count("result co-signed by both") == 1  # once, not narrated too
     transcript = next((tmp_path / "games").glob("*.truc"))
     # the bot's side of the game is kept out of sight, in games/.bot/
     assert sorted(p.name for p in (tmp_path / "games").iterdir() if p.is_file()) == sorted(

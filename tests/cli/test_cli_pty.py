@@ -4,12 +4,15 @@ with Ctrl-C or ``q`` only after the player confirms."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import re
 import select
 import signal
+import struct
 import subprocess
+import termios
 import time
 from pathlib import Path
 
@@ -19,15 +22,20 @@ from cli_helpers import LIMIT, command, env
 class Terminal:
     """``truc-p2p`` on the slave side of a pty; we read and type on the master side."""
 
-    def __init__(self, tmp_path: Path, *args: str) -> None:
+    def __init__(self, tmp_path: Path, *args: str, columns: int | None = None) -> None:
         master, slave = pty.openpty()
         self.master = master
+        sizes = {"COLUMNS": "80", "LINES": "40"}
+        if columns is not None:  # the terminal's own size, as a window has it (no $COLUMNS)
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+            sizes = {}
+        child_env = {k: v for k, v in env(tmp_path).items() if k not in ("COLUMNS", "LINES")}
         self.proc = subprocess.Popen(
             command(*args),
             stdin=slave,
             stdout=slave,
             stderr=slave,
-            env={**env(tmp_path), "COLUMNS": "80", "LINES": "40"},
+            env={**child_env, **sizes},
             cwd=tmp_path,
             start_new_session=True,
         )
@@ -170,3 +178,78 @@ def test_q_while_the_opponent_thinks_asks_then_resigns(tmp_path: Path) -> None:
     assert re.search(r"search:20s-bot won: you resigned in hand \d+\n", end)
     assert "(leaving the game: you resign)" in term.seen  # left between turns
     assert "Traceback" not in term.seen
+
+
+#: The screen before each decision, up to its prompt.
+YOUR_MOVE = r"your move \([^>]*\[q\] leave[^\n]*\n> "
+
+
+def test_at_60_columns_nothing_is_split_and_the_result_shows_once(tmp_path: Path) -> None:
+    """A terminal 60 columns wide: every line fits (the terminal never cuts a word),
+    and the end of the game says its result once."""
+    term = Terminal(tmp_path, "play", "--target", "2", "--seed", "5", "--name", "alice", columns=60)
+    try:
+        for _turn in range(40):
+            shown = term.read_until(YOUR_MOVE + r"|transcript: \S+\n")
+            if "transcript: " in shown:
+                break
+            term.type(any_move(shown) + "\n")
+        else:
+            raise AssertionError("the game did not end")
+        term.read_until("play again")
+        term.type("n\n")
+        term.close()
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+    shown = term.seen
+    assert "Traceback" not in shown
+    # long lines were wrapped at words to 60 columns (only a path may be longer)
+    wide = [
+        line
+        for line in shown.splitlines()
+        if len(line) > 60 and not line.startswith(("transcript: ", "verify it with: "))
+    ]
+    assert not wide, wide
+    assert any(len(line) > 50 for line in shown.splitlines())  # the width is used
+    flat = " ".join(shown.split())
+    assert flat.count("result co-signed by both players") == 1, flat[-600:]
+    assert "== result co-signed" not in flat
+
+
+def test_ctrl_d_asks_before_resigning_like_q(tmp_path: Path) -> None:
+    term = Terminal(tmp_path, "play", "--seed", "3", "--name", "alice")
+    try:
+        term.read_until(YOUR_MOVE)
+        term.type("\x04")  # Ctrl-D
+        assert "You resign: medium-bot wins the game." in term.read_until(
+            r"You resign: medium-bot wins the game\.[^>]*> "
+        )
+        term.type("n\n")
+        term.read_until(r"\(you stay in the game\)")
+        assert term.proc.poll() is None  # still playing
+        term.type("\x04")
+        term.read_until("You resign")
+        term.type("\x04")  # a second Ctrl-D: yes, leave
+        end = term.read_until(r"transcript: (\S+)\n")
+        status = term.close()
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+    assert status == 1
+    assert re.search(r"medium-bot won: you resigned in hand \d+\n", end), end
+    assert "Traceback" not in term.seen
+
+
+def test_ctrl_c_while_hosting_cancels_without_talk_of_resigning(tmp_path: Path) -> None:
+    term = Terminal(tmp_path, "host", "--port", "0", "--bind", "127.0.0.1")
+    try:
+        term.read_until(r"waiting for an opponent")
+        os.killpg(term.proc.pid, signal.SIGINT)
+        shown = term.read_until(r"no game started, stopping")
+        status = term.close()
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+    assert status == 130
+    assert "resign" not in shown and "resign" not in term.seen

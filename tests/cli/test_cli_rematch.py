@@ -174,3 +174,45 @@ def test_a_match_against_the_bot_resumed_after_kill_9(tmp_path: Path) -> None:
     assert ("the match goes on" in resumed.stdout) == (len(record["played"]) == 3)
     checked = run(tmp_path, "verify", "--match", record_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_no_play_again_after_the_opponent_resigned_and_left(tmp_path: Path) -> None:
+    """Issue 32: the host was asked "play again?" by a joiner that had resigned and gone."""
+    proc = subprocess.Popen(
+        command("host", "--port", "0", "--bind", "127.0.0.1", "--name", "hana", "--ascii"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        env=env(tmp_path),
+        cwd=tmp_path,
+    )
+    timer = threading.Timer(LIMIT, proc.kill)
+    timer.start()
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith("truc://"):
+                break
+        invite = lines[-1].strip()
+        # the host's keys play on (it may lead the first trick, so they are there before
+        # the joiner comes); a "y" among them would answer a "play again?"
+        proc.stdin.write(GAME + "y\n" + GAME)
+        proc.stdin.flush()
+        # the joiner resigns at its first turn ("q" through a pipe leaves at once)
+        joined = run(
+            tmp_path, "join", invite, "--name", "jo", "--identity", "jo.key", "--ascii", stdin="q\n"
+        )
+        assert "you resigned" in joined.stdout, joined.stdout[-1500:] + joined.stderr
+        out, err = proc.communicate(timeout=LIMIT)
+    finally:
+        timer.cancel()
+        if proc.poll() is None:
+            proc.kill()
+    shown = "".join(lines) + out
+    assert "jo resigned in hand" in shown, shown[-1500:] + err
+    assert "play again?" not in shown
+    assert proc.returncode == 0, err

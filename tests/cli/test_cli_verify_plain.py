@@ -112,13 +112,34 @@ def test_a_tampered_file_names_the_violation_and_claims_nothing_after_it(
     records[index] = bytes(raw)
     code, lines = _verify(tmp_path, records, capsys)
     assert code == 1
-    assert lines[0].startswith(f"Violation at message {index}")
-    assert lines[0].endswith(f"the {index} messages before it check, nothing from it on is proven.")
+    # an edited file, told apart from a move its signer made illegal (issue 32)
+    assert lines[0] == (
+        f"This file was changed after the game: message {index} no longer matches its "
+        f"signature; the {index} messages before it check [bad-signature]."
+    )
     text = "\n".join(lines)
+    assert "v2deck2" not in text and "does not verify" not in text
     assert "every shuffle, key and card proven" not in text
     assert "Fair and complete" not in text and "VALID (" not in text.replace("INVALID", "")
     assert f"proven up to message {index - 1}; message {index} is where it failed" in text
     assert "sent by" not in lines[0]  # a broken signature proves nothing about who sent it
+    # and in the player's language, the whole line (no English left in it)
+    code, lines = _verify(tmp_path, records, capsys, "--lang", "fr")
+    assert code == 1
+    edited = "Ce fichier a été modifié après la partie\u00a0: le message"
+    assert lines[0].startswith(f"{edited} {index} ")
+    assert "signature" in lines[0] and "changed" not in "\n".join(lines)
+
+
+def test_a_removed_message_is_an_edited_file_too(
+    finished: Pair, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = list(finished.records[P0])
+    del records[12]
+    code, lines = _verify(tmp_path, records, capsys)
+    assert code == 1
+    assert lines[0].startswith("This file was changed after the game: message 12 no longer ")
+    assert "sent by" not in lines[0]
 
 
 def test_a_forged_move_is_blamed_on_its_signer(

@@ -179,9 +179,8 @@ def test_each_kind_of_ending_has_its_own_headline(kind: str) -> None:
 
 
 def test_a_finished_game_says_how_it_was_won_from_the_viewers_side() -> None:
-    from truc_p2p.ui._outcome_text import headline, score_label
-
     from truc_p2p.protocol import GameResult
+    from truc_p2p.ui._outcome_text import headline, score_label
 
     for reason, mine, theirs in [
         ("target", "You won: you reached the target score first", "bob won: bob reached"),

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar
 
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
-from truc_p2p.ui._i18n import _
+from truc_p2p.ui._i18n import N_, _
+from truc_p2p.ui._texts import Voice, fit, screen_width
 
 if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
     import trio
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the net
     from truc_p2p.net import GameOutcome
 
 __all__ = [
+    "GAMES_FOLDER_HELP",
     "MAX_COUNT",
     "MAX_NAME",
     "MAX_SECONDS",
@@ -44,6 +46,7 @@ __all__ = [
     "check_shared_args",
     "count",
     "cpu_jobs",
+    "default_games_folder",
     "default_name",
     "exit_status",
     "first_exception",
@@ -219,6 +222,22 @@ def first_exception(exc: BaseException, kind: type[E]) -> E | None:
             if found is not None:
                 return found
     return None
+
+
+#: ``--out`` / ``games DIR`` help (``{path}``: :func:`default_games_folder`).
+GAMES_FOLDER_HELP: Final = N_("folder of your games (default {path}, or $TRUC_P2P_GAMES if set)")
+
+
+def default_games_folder() -> Path:
+    """The games folder the commands write to and ``games`` lists by default
+    (:func:`truc_p2p.identity.default_games_dir`); ``games`` in the current
+    folder, as before, when there is no home directory to keep it in."""
+    from truc_p2p.identity import IdentityError, default_games_dir
+
+    try:
+        return default_games_dir()
+    except IdentityError:
+        return Path("games")
 
 
 def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:
@@ -459,7 +478,6 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
     from truc_p2p.ui._outcome_text import headline, outcome_text, score_label
-    from truc_p2p.ui._texts import Voice
 
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)
@@ -476,7 +494,7 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
         line = Voice(names, outcome.me).cosigned(
             winner=result.winner, scores=result.scores, hands=result.hands
         )
-        print(line, file=stream)
+        print(fit(line, screen_width(stream)), file=stream)
     elif outcome.complete and outcome.resignation is not None:
         # the headline said who resigned and who won: the points are those of then
         r = outcome.resignation
@@ -486,7 +504,7 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
         }
         print(score_label(outcome, Voice(names, outcome.me).score(r.scores)), file=stream)
     elif outcome.complete:
-        print(outcome_text(outcome), file=stream)
+        print(fit(outcome_text(outcome), screen_width(stream)), file=stream)
     else:
         print(_("game not finished: {why}", why=outcome_text(outcome)), file=stream)
     if outcome.transcript is not None:
@@ -519,14 +537,20 @@ CONFIRM_WINDOW = 3.0
 
 
 def run_until_interrupted(
-    main: Callable[[trio.Event], Awaitable[int]], *, confirm: bool = False
+    main: Callable[[trio.Event], Awaitable[int]],
+    *,
+    confirm: bool | Callable[[], bool] = False,
+    stopping: str | None = None,
 ) -> int:
     """Run ``main(stop)`` under trio; the first Ctrl-C sets ``stop`` (leave cleanly and
     tell the opponent), a second one gives up at once (exit 130).
 
     With ``confirm`` (a person playing at the terminal), a lone Ctrl-C only asks:
     leaving resigns the game, so it takes a second Ctrl-C within
-    :data:`CONFIRM_WINDOW` seconds.  SIGTERM and SIGHUP never ask."""
+    :data:`CONFIRM_WINDOW` seconds (``stopping`` says what the command does then,
+    by default "leaving the game..."); a callable ``confirm`` says whether a game is
+    on (a host still waiting for its opponent stops at once: nothing to resign).
+    SIGTERM and SIGHUP never ask."""
 
     import trio
 
@@ -543,7 +567,17 @@ def run_until_interrupted(
                 ) as signals:
                     asked: float | None = None
                     async for signum in signals:
-                        if confirm and signum == signal.SIGINT and not stop.is_set():
+                        playing = confirm() if callable(confirm) else confirm
+                        waiting = callable(confirm) and not playing
+                        if waiting and signum == signal.SIGINT and not stop.is_set():
+                            _stopped_by.append(signum)
+                            print(
+                                "\n" + _("interrupted: no game started, stopping"),
+                                file=sys.stderr,
+                            )
+                            stop.set()
+                            continue
+                        if playing and signum == signal.SIGINT and not stop.is_set():
                             now = trio.current_time()
                             if asked is None or now - asked > CONFIRM_WINDOW:
                                 asked = now
@@ -566,7 +600,8 @@ def run_until_interrupted(
                         _stopped_by.append(signum)
                         what = signal.Signals(signum).name
                         what = _("interrupted") if signum == signal.SIGINT else what
-                        print("\n" + _("{what}: leaving the game...", what=what), file=sys.stderr)
+                        said = stopping or _("leaving the game...")
+                        print("\n" + _("{what}: {doing}", what=what, doing=said), file=sys.stderr)
                         stop.set()
 
             nursery.start_soon(watch_signals)

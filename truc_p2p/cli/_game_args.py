@@ -11,10 +11,12 @@ from dataclasses import dataclass, fields
 from typing import TextIO
 
 from truc_p2p.cli._common import (
+    GAMES_FOLDER_HELP,
     StoreExplicit,
     add_bot_arg,
     add_pipeline_arg,
     add_ruleset_args,
+    default_games_folder,
     positive_seconds,
 )
 from truc_p2p.net import (
@@ -134,7 +136,10 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
     parser.add_argument("--seed", type=int, default=None, help=_("seed the bot's choices"))
     parser.add_argument("--name", default=None, help=_("your name shown to the opponent"))
     parser.add_argument(
-        "--out", default="games", help=_("directory for the transcript (default games/)")
+        "--out",
+        default=str(default_games_folder()),
+        metavar="DIR",
+        help=_(GAMES_FOLDER_HELP, path=str(default_games_folder()).replace("%", "%%")),
     )
     parser.add_argument(
         "--timeout",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -51,9 +52,12 @@ from truc_p2p.ui._web import (
 __all__: list[str] = []
 
 
-def _asks_to_leave(player: object) -> bool:
-    """Whether a lone Ctrl-C should only ask (a person at a terminal plays)."""
-    return isinstance(player, TerminalPlayer) and _stdin_is_tty()
+def _asks_to_leave(player: object) -> Callable[[], bool] | bool:
+    """Whether a lone Ctrl-C should only ask (a person at a terminal plays a game; a
+    host still waiting for its opponent just stops)."""
+    if isinstance(player, TerminalPlayer) and _stdin_is_tty():
+        return lambda: player.model.game is not None
+    return False
 
 
 def _stdin_is_tty() -> bool:
@@ -271,6 +275,8 @@ async def _after_game(
         if isinstance(player, WebPlayer) and not await player.ask_again(next_game=True):
             return False
     else:
+        if outcome.end is End.OPPONENT_RESIGNED:
+            return False  # a resignation leaves the table: nobody to play again with
         if not ask or not isinstance(player, Screen) or not await player.ask_again():
             return False
     if isinstance(player, Screen):

@@ -245,6 +245,8 @@ def _lobby(args: argparse.Namespace) -> int:
         return 1
     for i, game in enumerate(found, 1):
         print(f"{i}. {describe_game(game)}")
+    # the list is out before the hint, which goes to stderr (a script reads only the list)
+    sys.stdout.flush()
     print(_("join one with: truc-p2p join --relay {relay}", relay=args.relay), file=sys.stderr)
     return 0
 

@@ -58,6 +58,7 @@ from truc_p2p.net import (
 from truc_p2p.protocol import Session
 from truc_p2p.rules import Player, RulesError, Ruleset
 from truc_p2p.ui._i18n import _
+from truc_p2p.ui._texts import bot_player_name
 from truc_p2p.ui._tui import StdinLines, TerminalPlayer, with_terminal
 from truc_p2p.ui._web import (
     WebPlayer,
@@ -155,7 +156,7 @@ def _two_sides(
 ) -> tuple[LocalGame, LocalGame] | int:
     """The player's side (P0, into ``path``) and the bot's (P1, in :data:`BOT_DIR`),
     and what a resume needs beside them; exit status 1 when they cannot be written."""
-    bot_name = f"{opts.bot}-bot"
+    bot_name = bot_player_name(opts.bot or DEFAULT_OPPONENT)
     series = record.series()
     try:
         (path.parent / BOT_DIR).mkdir(exist_ok=True)

@@ -110,7 +110,17 @@ def _relay(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"event": "stopped", **totals}), flush=True)
         else:
-            print(_("relay stopped: {totals}", totals=totals), flush=True)
+            print(
+                _(
+                    "relay stopped: connections {connections}, meetings {meetings}, "
+                    "relayed {splices}, bytes copied {bytes}",
+                    connections=totals.get("connections", 0),
+                    meetings=totals.get("meetings", 0),
+                    splices=totals.get("splices", 0),
+                    bytes=totals.get("bytes", 0),
+                ),
+                flush=True,
+            )
         return 0
 
-    return run_until_interrupted(main)
+    return run_until_interrupted(main, stopping=_("stopping the relay..."))

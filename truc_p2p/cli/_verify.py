@@ -29,7 +29,7 @@ from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transc
 from truc_p2p.protocol._wire import FRAME_HEADER
 from truc_p2p.transcript import TranscriptScan, scan_transcript_file
 from truc_p2p.ui._i18n import _, english, ngettext
-from truc_p2p.ui._verify_text import damage_line, verify_summary
+from truc_p2p.ui._verify_text import EDITED, damage_line, verify_headline, verify_summary
 
 
 def register(subparsers: Any) -> None:
@@ -215,6 +215,12 @@ def _verify(args: argparse.Namespace) -> int:
             }
         )
         obj["evidence"] = evidence_lines(Path(args.file), envelopes)  # wire.md 13.8
+        # a file changed after the game: the sentence verify prints first, in English
+        obj["edited"] = report.status == "violation" and report.error_code in EDITED
+        if obj["edited"]:
+            with english():
+                obj["headline"] = verify_headline(report, scan)
+                obj["summary"] = verify_summary(report, scan)
         print(json.dumps(obj))
         return EXIT_STATUS[report.status]
     summary = verify_summary(report, scan).split("\n")

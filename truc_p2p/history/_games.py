@@ -1,11 +1,18 @@
 """``truc-p2p games [DIR]``: the games in a folder, newest first, and a record per opponent.
 
-Every transcript in the folder (default ``games/``, where the commands write)
-is read and verified; ``.bot/`` (the bot's side of ``play`` games), hidden
-files and the files written beside a transcript (``*.secret``,
-``*.meta.json``, ``*.key``) are skipped.  "You" is the player whose secret
-(or ``.meta.json``) lies beside the transcript.  ``--web`` shows the list on
-a page where each game opens its replay (:mod:`._games_web`).
+Every transcript in the folder is read and verified.  The default folder is
+the person's own (``games`` in the data folder that also keeps the identity,
+:func:`truc_p2p.identity.default_games_dir`), so one person has one history
+wherever the commands run; ``games/`` in the current folder, where earlier
+versions wrote, is listed with it (a notice on stderr says so).  ``.bot/``
+(the bot's side of ``play`` games), hidden files, the files written beside a
+transcript (``*.secret``, ``*.meta.json``, ``*.key``) and match records
+(``match-*.json``, which group their games) are not read as transcripts.
+Games against a level of ``play`` count as one opponent per level (the bot's
+key is new each game); connections that never reached the deal are counted,
+not listed.  "You" is the player whose secret (or ``.meta.json``) lies beside
+the transcript.  ``--web`` shows the list on a page where each game opens its
+replay (:mod:`._games_web`).
 
 Exit status: 0 when every game file was read; 1 when the list was printed
 but some file could not be read (each named on one line); 2 when the folder
@@ -16,22 +23,30 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from truc_p2p.cli._common import GAMES_FOLDER_HELP, default_games_folder
+from truc_p2p.history._match import MATCH_FORMAT
 from truc_p2p.history._record import GameFile, UnreadableGame, read_game
 from truc_p2p.history._replay import port_number
 from truc_p2p.rules import Player
 from truc_p2p.ui._i18n import N_, _, ngettext
+from truc_p2p.ui._texts import bot_player_name
 
-__all__ = ["game_row", "list_games", "records_of", "register"]
+__all__ = ["MatchFile", "game_row", "list_games", "read_matches", "records_of", "register"]
 
 #: Files the commands write beside a transcript, never transcripts themselves.
 SKIPPED_SUFFIXES = (".secret", ".meta.json", ".key", ".tmp", ".opponent")
 #: Characters of a fingerprint shown (as in the game screens).
 FP = 16
+#: The name :class:`truc_p2p.history._match.MatchRecord` gives its file.
+MATCH_FILE = re.compile(r"^match-[0-9a-f]+\.json$")
+#: Where commands wrote transcripts before the per-person default (a relative folder).
+LEGACY_FOLDER = Path("games")
 
 
 def register(subparsers: Any) -> None:
@@ -39,13 +54,20 @@ def register(subparsers: Any) -> None:
         "games",
         help=_("list the games in a folder: date, opponent, result, verified; record per opponent"),
         description=_(
-            "List the game transcripts in DIR (default games/), newest first, "
-            "and your record against each opponent. Exit 0 when every file was read, 1 when "
-            "some file could not be read (named on its own line), 2 when DIR is missing or "
-            "unreadable."
+            "List the game transcripts in DIR (default: your games folder, and games/ "
+            "in the current folder if there is one), newest first, the games of a match "
+            "together, and your record against each opponent (one per bot level). Exit 0 "
+            "when every file was read, 1 when some file could not be read (named on its own "
+            "line), 2 when DIR is missing or unreadable."
         ),
     )
-    parser.add_argument("dir", nargs="?", default="games", metavar="DIR", help=_("default games/"))
+    parser.add_argument(
+        "dir",
+        nargs="?",
+        default=None,
+        metavar="DIR",
+        help=_(GAMES_FOLDER_HELP, path=str(default_games_folder()).replace("%", "%%")),
+    )
     parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
     web = parser.add_argument_group(_("web page"))
     web.add_argument(
@@ -62,8 +84,57 @@ def _candidates(folder: Path) -> list[Path]:
     return sorted(
         p
         for p in folder.iterdir()
-        if not p.name.startswith(".") and not p.name.endswith(SKIPPED_SUFFIXES) and not p.is_dir()
+        if not p.name.startswith(".")
+        and not p.name.endswith(SKIPPED_SUFFIXES)
+        and not MATCH_FILE.match(p.name)
+        and not p.is_dir()
     )
+
+
+@dataclass(frozen=True)
+class MatchFile:
+    """A match record beside the games (``match-<id>.json``), as far as ``games`` needs."""
+
+    path: Path
+    match_id: str
+    games: int
+    #: wins per seat (the record's ``wins``)
+    wins: tuple[int, int]
+    winner: int | None
+    #: the file names of its games' transcripts, in order
+    transcripts: tuple[str, ...]
+
+
+def read_matches(folder: Path) -> tuple[list[MatchFile], list[UnreadableGame]]:
+    """The match records in ``folder``, and those that cannot be read."""
+    found: list[MatchFile] = []
+    bad: list[UnreadableGame] = []
+    for path in sorted(folder.iterdir()):
+        if not MATCH_FILE.match(path.name) or path.is_dir():
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("format") != MATCH_FORMAT:
+                raise ValueError("not a match record")
+            wins = data["wins"]
+            winner = data.get("winner")
+            found.append(
+                MatchFile(
+                    path=path,
+                    match_id=str(data["match_id"]),
+                    games=int(data["games"]),
+                    wins=(int(wins[0]), int(wins[1])),
+                    winner=int(winner) if isinstance(winner, int) else None,
+                    transcripts=tuple(
+                        str(g["transcript"]) for g in data["played"] if "transcript" in g
+                    ),
+                )
+            )
+        except OSError as exc:
+            bad.append(UnreadableGame(path, exc.strerror or str(exc)))
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            bad.append(UnreadableGame(path, _("not a match record: {reason}", reason=exc)))
+    return found, bad
 
 
 def list_games(
@@ -94,13 +165,34 @@ def list_games(
 class _Opponent:
     name: str
     fingerprint: str
+    #: the level of a ``play`` bot (its key is new each game: the level is the opponent)
+    level: str | None = None
+
+    @property
+    def key(self) -> str:
+        """What makes two games the same opponent's."""
+        return f"level:{self.level}" if self.level is not None else self.fingerprint
+
+    def text(self) -> str:
+        """The name, and for a person the start of the key (a level's bot is its name)."""
+        if self.level is not None:
+            return self.name
+        return _("{name} ({fp})", name=self.name, fp=self.fingerprint[:FP])
 
 
 def _opponent(game: GameFile) -> _Opponent | None:
     if game.owner is None or len(game.report.players) < 2:
         return None
     info = game.report.players[game.owner.other]
+    if game.bot is not None:
+        return _Opponent(bot_player_name(game.bot), info.fingerprint, game.bot)
     return _Opponent(info.name, info.fingerprint)
+
+
+def started(game: GameFile) -> bool:
+    """The game reached its deal (a failed handshake leaves a transcript that did not),
+    or it can be resumed."""
+    return game.report.score is not None or game.status == "resumable"
 
 
 def _result_word(game: GameFile) -> str | None:
@@ -130,6 +222,15 @@ def _result_text(game: GameFile) -> str:
     left = game.abandoned_by
     if left is not None:  # only the side that stayed says so (wire.md 13.4)
         return _("abandoned by {name} at {x}–{y} (unconfirmed)", name=game.name(left), x=x, y=y)
+    resigned = game.report.resigned_by
+    if resigned is not None:
+        if game.owner is not None and resigned == game.owner:
+            return _("you resigned at {x}–{y}", x=x, y=y)
+        if game.owner is not None:
+            return _(
+                "you won: {name} resigned at {x}–{y}", name=game.name(Player(resigned)), x=x, y=y
+            )
+        return _("{name} resigned at {x}–{y}", name=game.name(Player(resigned)), x=x, y=y)
     rest = game.report.reason in ("rest-won", "rest-refused")
     if word == "won" and rest:
         return _("you won on “my rest”, {x}–{y}", x=x, y=y)
@@ -148,13 +249,14 @@ def _result_text(game: GameFile) -> str:
 def _opponent_text(game: GameFile) -> str:
     opp = _opponent(game)
     if opp is not None:
-        return _("{name} ({fp})", name=opp.name, fp=opp.fingerprint[:FP])
+        return opp.text()
     if len(game.report.players) == 2:
         return _("{a} vs {b}", a=game.name(Player.P0), b=game.name(Player.P1))
     return "?"
 
 
 def _status_text(game: GameFile) -> str:
+    # Translators: the state of a game in the games list (a column)
     return {
         "finished": _("finished"),
         "unfinished": _("unfinished"),
@@ -169,13 +271,13 @@ def records_of(games: list[GameFile]) -> list[tuple[_Opponent, int, int]]:
         opp, word = _opponent(game), _result_word(game)
         if opp is None or word is None or not game.verifies:
             continue
-        _o, won, lost = tally.get(opp.fingerprint, (opp, 0, 0))
-        tally[opp.fingerprint] = (opp, won + (word == "won"), lost + (word == "lost"))
+        _o, won, lost = tally.get(opp.key, (opp, 0, 0))
+        tally[opp.key] = (opp, won + (word == "won"), lost + (word == "lost"))
     return sorted(tally.values(), key=lambda r: (-(r[1] + r[2]), r[0].name))
 
 
 def abandons_of(games: list[GameFile]) -> dict[str, tuple[_Opponent, int]]:
-    """Opponent fingerprint -> (opponent, the games whose chain verifies up to the
+    """Opponent key (:attr:`_Opponent.key`) -> (opponent, the games whose chain verifies up to the
     abort where it abandoned us), as our transcripts say: unconfirmed (wire.md 13.4)."""
     tally: dict[str, tuple[_Opponent, int]] = {}
     for game in games:
@@ -185,12 +287,12 @@ def abandons_of(games: list[GameFile]) -> dict[str, tuple[_Opponent, int]]:
         if opp is None or not intact or game.owner is None:
             continue
         if game.abandoned_by is game.owner.other:
-            _o, n = tally.get(opp.fingerprint, (opp, 0))
-            tally[opp.fingerprint] = (opp, n + 1)
+            _o, n = tally.get(opp.key, (opp, 0))
+            tally[opp.key] = (opp, n + 1)
     return tally
 
 
-def _game_json(game: GameFile) -> dict[str, Any]:
+def _game_json(game: GameFile, match: str | None = None) -> dict[str, Any]:
     report = game.report
     opp = _opponent(game)
     me = None
@@ -204,7 +306,9 @@ def _game_json(game: GameFile) -> dict[str, Any]:
         "game_id": report.game_id,
         "seat": int(game.owner) if game.owner is not None else None,
         "you": me,
-        "opponent": None if opp is None else {"name": opp.name, "fingerprint": opp.fingerprint},
+        "opponent": None
+        if opp is None
+        else {"name": opp.name, "fingerprint": opp.fingerprint, "level": opp.level},
         "players": [{"name": p.name, "fingerprint": p.fingerprint} for p in report.players],
         "result": _result_word(game),
         # the seat that left, as the one who stayed recorded it (unconfirmed)
@@ -218,6 +322,8 @@ def _game_json(game: GameFile) -> dict[str, Any]:
         else None,
         "scores": list(report.score) if report.score is not None else None,
         "hands": report.hands,
+        "resigned_by": report.resigned_by,
+        "match": match,
         "status": game.status,
         "verifies": game.verifies,
         "error_code": game.damage if game.damage and report.valid else report.error_code,
@@ -237,22 +343,150 @@ def game_row(g: GameFile) -> tuple[str, str, str, str, str, str]:
     )
 
 
-def _print_table(games: list[GameFile]) -> None:
+def record_line(opp: _Opponent, won: int, lost: int, left: int = 0) -> str:
+    """ "against bob (…): won 2 games, lost 1 game" in the language in use."""
+    facts = {
+        "name": opp.text(),
+        "won": ngettext("won {n} game", "won {n} games", won),
+        "lost": ngettext("lost {n} game", "lost {n} games", lost),
+    }
+    if left:
+        abandoned = ngettext(
+            "abandoned by them {n} time (unconfirmed)",
+            "abandoned by them {n} times (unconfirmed)",
+            left,
+        )
+        return _("against {name}: {won}, {lost}, {abandoned}", abandoned=abandoned, **facts)
+    return _("against {name}: {won}, {lost}", **facts)
+
+
+@dataclass(frozen=True)
+class _Group:
+    """One line of the history: a game alone, or a match and its games."""
+
+    games: list[GameFile]
+    match: MatchFile | None = None
+
+    @property
+    def when(self) -> tuple[Any, str]:
+        newest = max(self.games, key=lambda g: (g.when, g.path.name))
+        return newest.when, newest.path.name
+
+
+def _grouped(games: list[GameFile], matches: list[MatchFile]) -> list[_Group]:
+    """The games, newest first, those of a match together (in the order played)
+    under the match, placed by its latest game."""
+    by_name = {g.path.name: g for g in games}
+    groups: list[_Group] = []
+    taken: set[str] = set()
+    for match in matches:
+        members = [by_name[n] for n in match.transcripts if n in by_name and n not in taken]
+        if members:
+            taken.update(g.path.name for g in members)
+            groups.append(_Group(members, match))
+    groups += [_Group([g]) for g in games if g.path.name not in taken]
+    groups.sort(key=lambda grp: grp.when, reverse=True)
+    return groups
+
+
+def match_heading(match: MatchFile, game: GameFile) -> str:
+    """ "match of 3 games against bob: you won 2–1" from the owner's side of ``game``."""
+    owner = game.owner
+    opp = _opponent(game)
+    against = opp.text() if opp is not None else _opponent_text(game)
+    mine, theirs = match.wins if owner is not Player.P1 else (match.wins[1], match.wins[0])
+    if owner is None:
+        state = f"{mine}–{theirs}"
+    elif match.winner is None:
+        state = _("not finished, you {x}–{y}", x=mine, y=theirs)
+    elif match.winner == owner:
+        state = _("you won {x}–{y}", x=mine, y=theirs)
+    else:
+        state = _("you lost {x}–{y}", x=mine, y=theirs)
+    return ngettext(
+        "match of {n} game against {name}: {state}",
+        "match of {n} games against {name}: {state}",
+        match.games,
+        name=against,
+        state=state,
+    )
+
+
+def _print_table(groups: list[_Group]) -> None:
+    # Translators: column headings of the games list: "hands" is how many hands the
+    # game lasted, "state" finished / unfinished / resumable, "verified" yes / NO
     header = (_("date"), _("opponent"), _("result"), _("hands"), _("state"), _("verified"))
-    rows = [game_row(g) for g in games]
-    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
-    for row in (header, *rows):
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    lines: list[str | tuple[str, ...]] = [header]
+    for group in groups:
+        if group.match is not None:
+            lines.append(match_heading(group.match, group.games[0]))
+            for g in group.games:
+                date, *rest = game_row(g)
+                lines.append(("  " + date, *rest))
+        else:
+            lines.append(game_row(group.games[0]))
+    rows = [line for line in lines if isinstance(line, tuple)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    for line in lines:
+        if isinstance(line, str):
+            print(line)
+        else:
+            print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
+
+
+def _folders(args: argparse.Namespace) -> tuple[Path, list[Path]]:
+    """The folder to list, and the older folders listed with it: ``games/`` here,
+    where earlier versions wrote, when no DIR was given and it is another folder."""
+    if args.dir is not None:
+        return Path(args.dir), []
+    folder = default_games_folder()
+    try:
+        same = LEGACY_FOLDER.resolve() == folder.resolve()
+    except OSError:
+        same = False
+    extra = [LEGACY_FOLDER] if LEGACY_FOLDER.is_dir() and not same else []
+    return folder, extra
 
 
 def _games(args: argparse.Namespace) -> int:
-    folder = Path(args.dir)
+    folder, older = _folders(args)
     try:
         if not folder.is_dir():
-            # English in the JSON (language-neutral), translated for the person
-            reason = N_("no such folder") if not folder.exists() else N_("not a folder")
-            raise NotADirectoryError(reason)
+            if older and not folder.exists():
+                # nothing written to the new place yet: the old folder is the history
+                print(
+                    _(
+                        "truc-p2p games: listing {old} in this folder, where earlier "
+                        "versions wrote; new games go to {dir}",
+                        old=older[0],
+                        dir=folder,
+                    ),
+                    file=sys.stderr,
+                )
+                folder, older = older[0], []
+            else:
+                # English in the JSON (language-neutral), translated for the person
+                reason = N_("no such folder") if not folder.exists() else N_("not a folder")
+                raise NotADirectoryError(reason)
         games, bad = list_games(folder, progress=sys.stderr.isatty())
+        matches, bad_matches = read_matches(folder)
+        for extra in older:
+            more, more_bad = list_games(extra, progress=sys.stderr.isatty())
+            more_matches, more_bad_matches = read_matches(extra)
+            games += more
+            bad += more_bad
+            matches += more_matches
+            bad_matches += more_bad_matches
+            print(
+                _(
+                    "truc-p2p games: also listing {old} in this folder, where earlier "
+                    "versions wrote; move its files into {dir} to keep one history",
+                    old=extra,
+                    dir=folder,
+                ),
+                file=sys.stderr,
+            )
+        bad += bad_matches
     except OSError as exc:
         reason = exc.strerror or str(exc)
         if args.json:
@@ -262,6 +496,10 @@ def _games(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    never = [g for g in games if not started(g)]
+    games = [g for g in games if started(g)]
+    games.sort(key=lambda g: (g.when, g.path.name), reverse=True)
+    groups = _grouped(games, matches)
     records = records_of(games)
     if args.web:
         from truc_p2p.history._games_web import serve_history
@@ -273,56 +511,79 @@ def _games(args: argparse.Namespace) -> int:
             )
         served = serve_history(
             folder,
-            games,
+            [g for grp in groups for g in grp.games],
             port=args.web_port,
             browser=not args.no_browser,
             lang_pinned=getattr(args, "lang", None) is not None,
         )
         return served if served else (1 if bad else 0)
     if args.json:
+        match_of = {
+            g.path.name: grp.match.match_id for grp in groups if grp.match for g in grp.games
+        }
         print(
             json.dumps(
                 {
                     "folder": str(folder),
-                    "games": [_game_json(g) for g in games],
+                    "also": [str(f) for f in older],
+                    "games": [
+                        _game_json(g, match_of.get(g.path.name))
+                        for grp in groups
+                        for g in grp.games
+                    ],
+                    "matches": [
+                        {
+                            "file": str(grp.match.path),
+                            "match_id": grp.match.match_id,
+                            "games": grp.match.games,
+                            "wins": list(grp.match.wins),
+                            "winner": grp.match.winner,
+                            "transcripts": [str(g.path) for g in grp.games],
+                        }
+                        for grp in groups
+                        if grp.match is not None
+                    ],
                     "records": [
                         {
-                            "opponent": {"name": o.name, "fingerprint": o.fingerprint},
+                            "opponent": {
+                                "name": o.name,
+                                "fingerprint": o.fingerprint,
+                                "level": o.level,
+                            },
                             "won": won,
                             "lost": lost,
                         }
                         for o, won, lost in records
                     ],
+                    "not_started": [str(g.path) for g in never],
                     "unreadable": [{"file": str(b.path), "error": b.reason} for b in bad],
                 }
             )
         )
     else:
         if games:
-            _print_table(games)
+            _print_table(groups)
         else:
             print(_("no games in {dir}", dir=folder))
         abandons = abandons_of(games)
-        rows = [(o, won, lost, abandons.pop(o.fingerprint, (o, 0))[1]) for o, won, lost in records]
+        rows = [(o, won, lost, abandons.pop(o.key, (o, 0))[1]) for o, won, lost in records]
         rows += [(o, 0, 0, n) for o, n in abandons.values()]
         if rows:
             print()
             print(_("your record:"))
             for opp, won, lost, left in rows:
-                facts = {"name": opp.name, "fp": opp.fingerprint[:FP], "won": won, "lost": lost}
-                if left:
-                    line = _(
-                        "against {name} ({fp}): won {won}, lost {lost}, "
-                        "abandoned by them {left} (unconfirmed)",
-                        left=left,
-                        **facts,
-                    )
-                else:
-                    line = _("against {name} ({fp}): won {won}, lost {lost}", **facts)
-                print("  " + line)
+                print("  " + record_line(opp, won, lost, left))
         total = len(games)
         if total:
             print(ngettext("{n} game", "{n} games", total))
+        if never:
+            print(
+                ngettext(
+                    "{n} connection that never reached the deal is not listed",
+                    "{n} connections that never reached the deal are not listed",
+                    len(never),
+                )
+            )
     for b in bad:
         print(
             _("truc-p2p games: cannot read {file}: {reason}", file=b.path, reason=b.reason),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.history._games import game_row, records_of
+from truc_p2p.history._games import game_row, record_line, records_of
 from truc_p2p.history._record import GameFile
 from truc_p2p.history._replay_steps import build_replay
 from truc_p2p.history._replay_web import PageLanguage, menu_json, replay_json, serve_page
@@ -53,16 +53,7 @@ class HistoryTable:
                 for i, g in enumerate(games)
             ],
             "records_title": _("your record:"),
-            "records": [
-                _(
-                    "against {name} ({fp}): won {won}, lost {lost}",
-                    name=o.name,
-                    fp=o.fingerprint[:16],
-                    won=won,
-                    lost=lost,
-                )
-                for o, won, lost in records_of(games)
-            ],
+            "records": [record_line(o, won, lost) for o, won, lost in records_of(games)],
             "labels": {
                 "title": _("your games in {dir}", dir=folder),
                 "replay": _("replay"),

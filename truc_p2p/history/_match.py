@@ -27,7 +27,7 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
-from truc_p2p.ui._i18n import N_, _
+from truc_p2p.ui._i18n import N_, _, ngettext
 
 __all__ = [
     "MATCH_FORMAT",
@@ -209,11 +209,13 @@ class MatchReport:
             "second_wins": self.wins[1],
         }
         if self.winner is None:
-            return _(
+            return ngettext(
                 "match of {games} games not finished: {first} {first_wins} – {second} "
-                "{second_wins} after {played} games",
+                "{second_wins} after {n} game",
+                "match of {games} games not finished: {first} {first_wins} – {second} "
+                "{second_wins} after {n} games",
+                self.played,
                 games=self.games,
-                played=self.played,
                 **values,
             )
         return _(

@@ -75,6 +75,8 @@ class GameFile:
     has_meta: bool
     #: when the game started: from the file name the commands give, else the file's time
     when: datetime
+    #: the level of the bot the owner played (``truc-p2p play``; from ``.meta.json``)
+    bot: str | None = None
 
     @property
     def finished(self) -> bool:
@@ -238,7 +240,16 @@ def read_game(path: str | os.PathLike[str]) -> GameFile:
         owner=owner,
         has_meta=meta is not None,
         when=_when(where),
+        bot=_bot_level(meta),
     )
+
+
+def _bot_level(meta: dict[str, Any] | None) -> str | None:
+    """The bot level of a ``play`` game, as its ``.meta.json`` names it."""
+    if meta is None or meta.get("role") != "play":
+        return None
+    level = meta.get("bot")
+    return level if isinstance(level, str) and level else None
 
 
 @dataclass(frozen=True, kw_only=True)

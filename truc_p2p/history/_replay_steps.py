@@ -147,7 +147,11 @@ class _Builder:
             else:
                 text = _("card opened with its key")
         else:
-            text = _("signed by {name}", name=self.voice.name(move.player))
+            text = (
+                _("signed by you")
+                if self.voice.is_me(move.player)
+                else _("signed by {name}", name=self.voice.name(move.player))
+            )
         return self.voice.out(_at(text, move.message))
 
     def deal(self, move: Move) -> None:

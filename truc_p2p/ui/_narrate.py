@@ -35,7 +35,7 @@ from truc_p2p.rules import (
     TrickEnded,
 )
 from truc_p2p.ui._i18n import _, ngettext
-from truc_p2p.ui._texts import Voice, plain, show_cards
+from truc_p2p.ui._texts import Voice, card_text, fit, plain, screen_width, show_cards
 
 __all__ = ["Narrator", "Tally", "describe", "describe_action", "plain", "show_cards"]
 
@@ -43,7 +43,7 @@ __all__ = ["Narrator", "Tally", "describe", "describe_action", "plain", "show_ca
 def describe_action(action: Action, *, ascii: bool = False) -> str:
     """An action in the third person without its subject ("plays 7♠"), for lists."""
     if action.kind is ActionKind.PLAY and action.card is not None:
-        return _("plays {card}", card=action.card.pretty(ascii=ascii))
+        return _("plays {card}", card=card_text(action.card, ascii=ascii))
     text = {
         ActionKind.RAISE: _("asks “2 more?”"),
         ActionKind.REST: _("calls “my rest”"),
@@ -185,11 +185,18 @@ def _describe(
             len(hands),
             hands=span,
         )
+    # A player's command prints the result once, at the end (print_outcome): the
+    # narration tells it only to a spectator (demo)
+    spectator = voice.me is None  # (a bot's operator reads it too, as before)
     if isinstance(event, GameFinished):
         r = event.result
+        if not spectator:
+            return None
         return "== " + voice.cosigned(winner=r.winner, scores=r.scores, hands=r.hands)
     if isinstance(event, PeerResigned):
         res = event.resignation
+        if not spectator:
+            return None
         return "== " + voice.resigned(by=res.by, hand=res.hand, scores=res.scores)
     if isinstance(event, PeerAborted):
         who = names[voice.me.other] if voice.me is not None else _("the opponent")
@@ -278,7 +285,9 @@ class Narrator:
         self.names = {event.me: self.my_name, event.me.other: peer}
 
     def write(self, line: str) -> None:
-        print(plain(line) if self.ascii else line, file=self.out or sys.stdout, flush=True)
+        out = self.out or sys.stdout
+        line = fit(line, screen_width(out))
+        print(plain(line) if self.ascii else line, file=out, flush=True)
 
     def __call__(self, event: Event | SessionEvent | NetEvent) -> None:
         if isinstance(event, GameStarted):

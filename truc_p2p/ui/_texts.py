@@ -12,8 +12,12 @@ for a neutral narrator such as ``demo``, which names both players).
 
 from __future__ import annotations
 
+import os
+import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TextIO
 
 from truc_p2p.rules import (
     Action,
@@ -33,9 +37,13 @@ __all__ = [
     "NOT_NOW",
     "Voice",
     "action_label",
+    "bot_player_name",
     "card_name",
+    "card_text",
     "clock",
+    "fit",
     "plain",
+    "screen_width",
     "show_cards",
 ]
 
@@ -91,8 +99,81 @@ def plain(text: str) -> str:
     return text.translate(_PLAIN)
 
 
+#: The width of what is not a terminal (a pipe, a file): the layout tests read.
+WIDTH = 80
+#: Narrower than this, a terminal is taken to be this wide (words still whole).
+MIN_WIDTH = 30
+
+
+def screen_width(stream: TextIO | None) -> int:
+    """The columns of the terminal ``stream`` writes to (``$COLUMNS`` first, as the
+    shell sets it, then the terminal's own size), else :data:`WIDTH`."""
+    try:
+        if stream is None or not stream.isatty():
+            return WIDTH
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return WIDTH
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(MIN_WIDTH, int(columns))
+    try:
+        size = os.get_terminal_size(fd).columns
+    except OSError:
+        return WIDTH
+    return max(MIN_WIDTH, size) if size > 0 else WIDTH
+
+
+#: Spaces that must not become a line break: just inside «…» (« 2 de plus ? »).
+_KEEP_TOGETHER = re.compile(r"(?<=«) | (?=»)")
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` with each line wrapped at word boundaries to ``width`` columns; the
+    lines a long one is cut into are indented three more than it."""
+    lines: list[str] = []
+    # a quote mark stays with its words (« 2 de plus ? »)
+    text = _KEEP_TOGETHER.sub("\u00a0", text)
+    for line in text.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip()))
+        lines += textwrap.wrap(
+            line,
+            width,
+            subsequent_indent=indent + "   ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        ) or [line]
+    return "\n".join(lines)
+
+
+#: The face cards' letters as a table of that language prints them (French V D R).
+RANK_LETTERS: dict[Rank, str] = {
+    # Translators: the jack as the one letter printed on the card (French "V", valet)
+    Rank.JACK: N_("J"),
+    # Translators: the queen as the one letter printed on the card (French "D", dame)
+    Rank.QUEEN: N_("Q"),
+    # Translators: the king as the one letter printed on the card (French "R", roi)
+    Rank.KING: N_("K"),
+    # Translators: the ace as the one letter printed on the card (French "A", as)
+    Rank.ACE: N_("A"),
+}
+
+
+def card_text(card: Card, *, ascii: bool = False) -> str:
+    """``"D♥"`` in French for the queen of hearts: the rank as the language's cards
+    print it (``--ascii`` keeps the protocol's letters, ``QH``, which the tools read)."""
+    if ascii:
+        return card.pretty(ascii=True)
+    letter = RANK_LETTERS.get(card.rank)
+    rank = _(letter) if letter is not None else card.rank.symbol
+    return f"{rank}{card.suit.symbol}"
+
+
 def show_cards(cards: tuple[Card, ...] | list[Card], *, ascii: bool = False) -> str:
-    return " ".join(c.pretty(ascii=ascii) for c in cards)
+    return " ".join(card_text(c, ascii=ascii) for c in cards)
 
 
 def clock(seconds: float) -> str:
@@ -101,13 +182,37 @@ def clock(seconds: float) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
+#: The name a level's bot plays under in ``truc-p2p play`` (its hello carries it).
+BOT_PLAYER_NAMES: dict[str, str] = {
+    # Translators: the name of the opponent bot of level "easy" (as a player's name)
+    "easy": N_("easy-bot"),
+    # Translators: the name of the opponent bot of level "medium" (as a player's name)
+    "medium": N_("medium-bot"),
+    # Translators: the name of the opponent bot of level "hard" (as a player's name)
+    "hard": N_("hard-bot"),
+    # Translators: the name of the opponent bot of level "strongest" (as a player's name)
+    "strongest": N_("strongest-bot"),
+}
+
+
+def bot_player_name(level: str) -> str:
+    """The opponent's name for bot ``level`` in the language in use (``LEVEL-bot``
+    for a bot that is not one of the levels, e.g. ``search:fast-bot``)."""
+    known = BOT_PLAYER_NAMES.get(level)
+    return _(known) if known is not None else f"{level}-bot"
+
+
 #: What a key does, for the help and for "nothing to … now".
 KEY_NAMES: dict[str, str] = {
     "r": N_("“2 more?”"),
     "m": N_("“my rest”"),
+    # Translators: what key a does: accept the opponent's "2 more?" or "my rest"
     "a": N_("accept"),
+    # Translators: what key x does: refuse the opponent's "2 more?" or "my rest"
     "x": N_("refuse"),
+    # Translators: what key f does: give up the hand (the opponent scores it)
     "f": N_("fold"),
+    # Translators: what key d does: ask for (or accept) new cards for both players
     "d": N_("redeal"),
     "n": N_("decline the redeal"),
 }
@@ -157,7 +262,7 @@ def action_label(action: Action, *, to: int | None = None, rest_pending: bool = 
     """The short name of an action on a key or a button."""
     kind = action.kind
     if kind is ActionKind.PLAY and action.card is not None:
-        return _("play {card}", card=action.card.pretty())
+        return _("play {card}", card=card_text(action.card))
     if kind is ActionKind.RAISE:
         return _("“2 more?” (to {value})", value=to) if to is not None else _("“2 more?”")
     if kind is ActionKind.ACCEPT:
@@ -195,7 +300,7 @@ class Voice:
         return plain(text) if self.ascii else text
 
     def card(self, card: Card) -> str:
-        return card.pretty(ascii=self.ascii)
+        return card_text(card, ascii=self.ascii)
 
     # -- scores, always from the viewer's side -------------------------------
 
@@ -298,7 +403,7 @@ class Voice:
             return self.out(_("hand {hand}: every trick spoiled, nobody scores", hand=h))
         me = self.is_me(winner)
         who = self.names[winner]
-        loser = self.name(winner.other)
+        loser = self.names[winner.other]
         if points == 0 and game_over:
             # "my rest" decided the game: the game line says how
             return self.out(
@@ -309,9 +414,16 @@ class Voice:
         why = {
             RoundEndReason.TRICKS: _("on tricks"),
             RoundEndReason.REST_WON: _("on tricks"),
-            RoundEndReason.REFUSED: _("{name} refused “2 more?”", name=loser),
-            RoundEndReason.REST_REFUSED: _("{name} turned down “my rest”", name=loser),
-            RoundEndReason.FOLDED: _("{name} folded", name=loser),
+            # "you" is its own sentence: the verb agrees with it (never "{name}" = "you")
+            RoundEndReason.REFUSED: _("you refused “2 more?”")
+            if self.is_me(winner.other)
+            else _("{name} refused “2 more?”", name=loser),
+            RoundEndReason.REST_REFUSED: _("you turned down “my rest”")
+            if self.is_me(winner.other)
+            else _("{name} turned down “my rest”", name=loser),
+            RoundEndReason.FOLDED: _("you folded")
+            if self.is_me(winner.other)
+            else _("{name} folded", name=loser),
             RoundEndReason.SPOILED: _("every trick spoiled"),
         }[reason]
         won = [i for i, w in enumerate(tricks) if w is winner]

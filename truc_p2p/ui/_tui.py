@@ -41,7 +41,16 @@ from truc_p2p.rules import (
 from truc_p2p.ui._i18n import _
 from truc_p2p.ui._narrate import Tally, describe
 from truc_p2p.ui._table import TableModel, keymap
-from truc_p2p.ui._texts import HELP, NOT_NOW, help_text, plain
+from truc_p2p.ui._texts import (
+    HELP,
+    NOT_NOW,
+    action_label,
+    card_text,
+    fit,
+    help_text,
+    plain,
+    screen_width,
+)
 
 __all__ = [
     "HELP",
@@ -95,6 +104,10 @@ class _FdReader:
         #: a line of None is the end of input
         self.lines: deque[tuple[str | None, float | None]] = deque()
         self._listener: tuple[trio.lowlevel.TrioToken, Callable[[], None]] | None = None
+        #: A terminal: Ctrl-D ends one read, not the input (the player is asked first)
+        self.tty = os.isatty(fd)
+        #: The input is over for good (a pipe's end, a terminal hung up)
+        self.ended = False
         threading.Thread(target=self._work, name=f"truc-p2p-fd{fd}", daemon=True).start()
 
     @classmethod
@@ -120,13 +133,19 @@ class _FdReader:
     def _work(self) -> None:
         buf = b""
         while True:
+            failed = False
             try:
                 chunk = os.read(self.fd, 4096)
             except OSError:
-                chunk = b""
+                chunk, failed = b"", True
             if not chunk:
                 if buf:
                     self._put(buf.decode(errors="replace"))
+                    buf = b""
+                if self.tty and not failed:
+                    self._put(None)  # Ctrl-D: the terminal can still be read
+                    continue
+                self.ended = True
                 self._put(None)
                 return
             buf += chunk
@@ -168,6 +187,13 @@ class StdinLines:
             self._reader = _FdReader.of(self._fd)
         self._reader.listen(trio.lowlevel.current_trio_token(), self._wake)
 
+    @property
+    def ended(self) -> bool:
+        """No line will come any more (``readline`` returned ``None`` for good): not
+        after a Ctrl-D at a terminal, which ends one read only."""
+        reader = self._reader
+        return reader is None or not reader.tty or reader.ended
+
     async def readline(self) -> str | None:
         self.start()
         reader = self._reader
@@ -177,7 +203,8 @@ class StdinLines:
             with reader.lock:
                 if reader.lines:
                     line, stamp = reader.lines[0]
-                    if line is not None:  # the end of input stays for every later reader
+                    # the end of input stays for every later reader; a Ctrl-D does not
+                    if line is not None or not reader.ended:
                         reader.lines.popleft()
                     break
                 self._event = trio.Event()
@@ -214,9 +241,15 @@ def parse_choice(line: str, game: Game, legal: tuple[Action, ...]) -> Action | s
         return _("unknown key {key!r}; choose from: {keys} (? for help)", key=text, keys=choose)
     if action in legal:
         return action
+    if action.card is not None:
+        held = game.hand(game.view) if game.view is not None else None
+        card = card_text(action.card)
+        if held is not None and action.card not in held:
+            return _("you do not hold {card}; choose from: {keys}", card=card, keys=choose)
+        return _("you cannot play {card} now; choose from: {keys}", card=card, keys=choose)
     return _(
         "{action} is not possible now; choose from: {keys} (? for help)",
-        action=str(action),
+        action=action_label(action),
         keys=choose,
     )
 
@@ -235,7 +268,8 @@ def _pack(items: list[str], width: int, indent: str, *, sep: str = "  ") -> list
     return lines
 
 
-#: The terminal's width for the screen (the layout never splits a word).
+#: The screen's width when the output is not a terminal (the layout never splits a word;
+#: at a terminal, its own width: :func:`~._texts.screen_width`).
 WIDTH = 80
 
 
@@ -300,22 +334,14 @@ class TerminalPlayer:
     def names(self, names: dict[Player, str]) -> None:
         self.model.names = names
 
+    @property
+    def width(self) -> int:
+        """The columns of the screen, asked each time (a terminal may be resized)."""
+        return screen_width(self.out or sys.stdout)
+
     def write(self, text: str) -> None:
         """Print ``text``, each line wrapped at word boundaries to the screen's width."""
-        lines = []
-        for line in text.split("\n"):
-            if len(line) <= WIDTH:
-                lines.append(line)
-                continue
-            indent = " " * (len(line) - len(line.lstrip()))
-            lines += textwrap.wrap(
-                line,
-                WIDTH,
-                subsequent_indent=indent + "   ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-        text = "\n".join(lines)
+        text = fit(text, self.width)
         print(plain(text) if self.ascii else text, file=self.out or sys.stdout, flush=True)
 
     # -- events ----------------------------------------------------------------
@@ -434,11 +460,14 @@ class TerminalPlayer:
             target=view.target,
             dealer=dealer,
         )
-        lines = _pack(head.split(" · "), WIDTH, "", sep=" · ")
+        width = self.width
+        lines = _pack(head.split(" · "), width, "", sep=" · ")
         lines.append("   " + view.tricks_line)
         if view.table:
             on_table = ", ".join(
-                _("{name} played {card}", name=voice.name(self._player(s)), card=voice.card(c))
+                _("you played {card}", card=voice.card(c))
+                if voice.is_me(self._player(s))
+                else _("{name} played {card}", name=voice.name(self._player(s)), card=voice.card(c))
                 for s, c in view.table
             )
         else:
@@ -482,8 +511,8 @@ class TerminalPlayer:
                 )
             )
         for item in answers:
-            lines += _pack([item], WIDTH, "     ") if len(item) + 5 <= WIDTH else _wrap(item)
-        lines += _pack([_("[?] help"), _("[q] leave (resign)")], WIDTH, "     ")
+            lines += _pack([item], width, "     ") if len(item) + 5 <= width else _wrap(item, width)
+        lines += _pack([_("[?] help"), _("[q] leave (resign)")], width, "     ")
         screen = "\n".join(lines)
         return plain(screen) if self.ascii else screen
 
@@ -500,6 +529,19 @@ class TerminalPlayer:
         while True:
             line = await self.lines.readline()
             stamp = getattr(self.lines, "stamp", None)
+            ended = getattr(self.lines, "ended", True)
+            if line is None and not ended and not self._choosing:
+                # Ctrl-D while the opponent thinks: asked like q; a second one leaves
+                if self._confirming:
+                    self._confirming = False
+                    if self.leave is not None:
+                        self.write(_("(leaving the game: you resign)"))
+                        self.leave.set()
+                else:
+                    self._confirming = True
+                    self.write("")
+                    self._ask_leave()
+                continue
             between = not self._choosing and self.confirm_quit and line is not None
             if between and self._confirming:
                 self._confirming = False
@@ -515,7 +557,7 @@ class TerminalPlayer:
                 self._ask_leave()
                 continue
             self._inbox_send.send_nowait((line, stamp))
-            if line is None:
+            if line is None and ended:
                 return
 
     async def _read(self) -> tuple[str | None, float | None]:
@@ -536,6 +578,12 @@ class TerminalPlayer:
                 self.prompt()
                 line, stamp = await self._read()
                 if line is None:
+                    if not getattr(self.lines, "ended", True) and self.confirm_quit:
+                        # Ctrl-D at a terminal: asked like q (a second Ctrl-D leaves)
+                        self.write("")
+                        if not await self._confirm_leave():
+                            self.write(_("(you stay in the game)"))
+                            continue
                     self.write(_("(end of input: leaving the game)"))
                     raise QuitGame("end of input")
                 if self.echo:
@@ -624,9 +672,16 @@ def _progress(game: Game | None) -> tuple[int, int] | None:
     return (game.round_no, len(game.tricks)) if game is not None else None
 
 
-def _wrap(item: str) -> list[str]:
+def _wrap(item: str, width: int) -> list[str]:
     """A long choice on as many lines as it needs, split at word boundaries."""
-    return textwrap.wrap(item, WIDTH, initial_indent="     ", subsequent_indent="         ")
+    return textwrap.wrap(
+        item,
+        width,
+        initial_indent="     ",
+        subsequent_indent="         ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _now() -> float:

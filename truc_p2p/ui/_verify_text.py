@@ -14,6 +14,7 @@ after its translated frame and its ``[code]``.
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from truc_p2p.protocol import VerifyReport
 from truc_p2p.transcript import TranscriptScan
@@ -23,6 +24,7 @@ __all__ = ["damage_line", "reason_word", "verify_headline", "verify_summary"]
 
 #: The words of the report's ``audit`` field.
 _AUDIT = {
+    # Translators: the audit (a check of the deck after the game) passed
     "passed": N_("passed"),
     "failed": N_("failed"),
     "not reached": N_("not reached"),
@@ -31,9 +33,14 @@ _AUDIT = {
 
 #: The reason a game ended (GameEndReason values, and a resignation).
 _REASON = {
+    # Translators: how a game ended, alone after "reason:": a player reached the
+    # target score (12 points by default)
     "target": N_("target"),
+    # Translators: how a game ended: "my rest" was accepted and its caller won the hand
     "rest-won": N_("rest-won"),
+    # Translators: how a game ended: "my rest" was refused, so its caller won the game
     "rest-refused": N_("rest-refused"),
+    # Translators: how a game ended: a player resigned
     "resigned": N_("resigned"),
 }
 
@@ -244,21 +251,32 @@ def verify_headline(report: VerifyReport, scan: TranscriptScan | None = None) ->
         )
     if report.error_code == "bad-secret":
         return _("Not checked: {error}.", error=_error(report, scan))
+    edited = _edited(report, scan)
+    if edited is not None:
+        return edited
     values: dict[str, object] = {"error": _error(report, scan), "code": report.error_code}
     number, culprit = report.error_message_no, report.culprit
     if number is not None:
         values["n"] = number
         if culprit is not None:
-            return _(
+            return ngettext(
+                "Violation at message {n}, sent by {who}: {error} [{code}]; the {n} message "
+                "before it checks, nothing from it on is proven.",
                 "Violation at message {n}, sent by {who}: {error} [{code}]; the {n} messages "
                 "before it check, nothing from it on is proven.",
+                number,
                 who=_name(report, culprit),
-                **values,
+                error=values["error"],
+                code=values["code"],
             )
-        return _(
+        return ngettext(
+            "Violation at message {n}: {error} [{code}]; the {n} message before it checks, "
+            "nothing from it on is proven.",
             "Violation at message {n}: {error} [{code}]; the {n} messages before it check, "
             "nothing from it on is proven.",
-            **values,
+            number,
+            error=values["error"],
+            code=values["code"],
         )
     if culprit is not None:
         return _(
@@ -269,9 +287,52 @@ def verify_headline(report: VerifyReport, scan: TranscriptScan | None = None) ->
     return _("Violation: {error} [{code}]; nothing is proven.", **values)
 
 
+#: Errors a player's own file shows only when its bytes changed after the game: the
+#: game loop checks every signature and link before it writes a message, so a
+#: message whose signature or chain no longer holds was edited, inserted or
+#: removed since (a move its own signer made illegal is a violation *by* them).
+EDITED: Final = frozenset({"bad-signature", "broken-chain", "bad-sequence"})
+
+
+def _edited(report: VerifyReport, scan: TranscriptScan | None) -> str | None:
+    """The verdict on a file changed after the game, or ``None``."""
+    if report.error_code not in EDITED or (scan is not None and scan.damage is not None):
+        return None
+    number = report.error_message_no
+    if number is None:
+        return _(
+            "This file was changed after the game: a message no longer matches its "
+            "signature or its place; nothing is proven [{code}].",
+            code=report.error_code,
+        )
+    if report.error_code == "bad-signature":
+        return ngettext(
+            "This file was changed after the game: message {n} no longer matches its "
+            "signature; the {n} message before it checks [{code}].",
+            "This file was changed after the game: message {n} no longer matches its "
+            "signature; the {n} messages before it check [{code}].",
+            number,
+            code=report.error_code,
+        )
+    return ngettext(
+        "This file was changed after the game: message {n} no longer follows the one "
+        "before it (a message was removed, added or moved); the {n} message before it "
+        "checks [{code}].",
+        "This file was changed after the game: message {n} no longer follows the one "
+        "before it (a message was removed, added or moved); the {n} messages before it "
+        "check [{code}].",
+        number,
+        code=report.error_code,
+    )
+
+
 def _error(report: VerifyReport, scan: TranscriptScan | None) -> str:
     if report.error_code == "bad-secret":
         return _("the local secret does not belong to this transcript")
+    if report.error_code == "bad-signature":
+        return _("the message no longer matches its signature (changed after the game)")
+    if report.error_code in EDITED:
+        return _("the message no longer follows the one before it (changed after the game)")
     if scan is not None and scan.damage is not None and report.error_code == scan.damage:
         return damage_line(scan)
     text = str(report.error)
@@ -319,15 +380,18 @@ def _deck_line(report: VerifyReport) -> str | None:
         if failed:
             return _("v2: shuffles, keys and cards proven nowhere (see the violation)")
         if report.status == "complete":
-            return _(
-                "v2: every shuffle, key and card proven at its message; {cards} unplayed "
+            return ngettext(
+                "v2: every shuffle, key and card proven at its message; {n} unplayed card revealed",
+                "v2: every shuffle, key and card proven at its message; {n} unplayed "
                 "cards revealed",
-                cards=report.hidden_cards_revealed,
+                report.hidden_cards_revealed or 0,
             )
-        return _(
-            "v2: every shuffle, key and card proven up to the last message; {cards} "
+        return ngettext(
+            "v2: every shuffle, key and card proven up to the last message; {n} "
+            "unplayed card revealed",
+            "v2: every shuffle, key and card proven up to the last message; {n} "
             "unplayed cards revealed",
-            cards=report.hidden_cards_revealed,
+            report.hidden_cards_revealed or 0,
         )
     audit = _word(_AUDIT, report.audit)
     if failed and number:
@@ -341,9 +405,10 @@ def _deck_line(report: VerifyReport) -> str | None:
         return _("v1: audit {audit}; checked nowhere (see the violation)", audit=audit)
     if report.audit != "passed":
         return _("v1: audit {audit}", audit=audit)
-    return _(
-        "v1: checked by the seed audit; {cards} unplayed cards revealed by it",
-        cards=report.hidden_cards_revealed,
+    return ngettext(
+        "v1: checked by the seed audit; {n} unplayed card revealed by it",
+        "v1: checked by the seed audit; {n} unplayed cards revealed by it",
+        report.hidden_cards_revealed or 0,
     )
 
 
