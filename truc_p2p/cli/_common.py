@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar
 
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
 from truc_p2p.ui._i18n import N_, _
-from truc_p2p.ui._texts import Voice, fit, screen_width
 
 if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
     import trio
@@ -478,6 +477,7 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
     from truc_p2p.ui._outcome_text import headline, outcome_text, score_label
+    from truc_p2p.ui._texts import Voice, fit, screen_width
 
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)
