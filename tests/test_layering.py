@@ -103,10 +103,32 @@ def undeclared_parts(package: Path) -> list[str]:
     return sorted(found - declared_parts())
 
 
+def public_names(package: Path, part: str) -> frozenset[str]:
+    """The names a package part's ``__init__`` lists in ``__all__`` (``ui`` exports ``_``)."""
+    init = package / part / "__init__.py"
+    if not init.exists():
+        return frozenset()
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+            and isinstance(node.value, ast.List | ast.Tuple)
+        ):
+            return frozenset(
+                e.value
+                for e in node.value.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            )
+    return frozenset()
+
+
 def private_module(target: str, package: Path) -> str | None:
     """The private module ``target`` names inside its part, if any (``truc_p2p.deck.v2._ec``
-    for ``truc_p2p.deck.v2._ec.mul``); names re-exported by a part's ``__init__`` are public."""
+    for ``truc_p2p.deck.v2._ec.mul``); names re-exported by a part's ``__init__`` (its
+    ``__all__``) are public, even ``_`` (gettext's)."""
     names = target.split(".")
+    if len(names) > 2 and names[2] in public_names(package, names[1]):
+        return None
     for depth in range(2, len(names)):
         name = names[depth]
         if name.startswith("_") and not name.startswith("__"):
@@ -263,6 +285,26 @@ def test_the_checker_catches_a_reach_into_private_modules(tmp_path: Path) -> Non
         "truc_p2p.bots:1 reaches into deck's private truc_p2p.deck.v2._side",
         "truc_p2p.net:1 reaches into deck's private truc_p2p.deck.v2._side",
     ]
+
+
+def test_the_checker_takes_a_parts_all_as_public(tmp_path: Path) -> None:
+    package = _package(
+        tmp_path,
+        {
+            "ui/__init__.py": '__all__ = ["_", "Voice"]\n',
+            "ui/_i18n.py": "",
+            "cli/__init__.py": "from truc_p2p.ui import _, Voice, _hidden\n",
+        },
+    )
+    assert layering_faults(package) == [
+        "truc_p2p.cli:1 reaches into ui's private truc_p2p.ui._hidden",
+    ]
+
+
+def test_a_declared_part_may_be_absent(tmp_path: Path) -> None:
+    assert "interop" in declared_parts()  # declared before it lands
+    package = _package(tmp_path, {"cli/__init__.py": "from truc_p2p.net import x\n"})
+    assert layering_faults(package) == []
 
 
 def test_the_checker_names_a_part_missing_from_the_table(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ui",),  # presentation: table model, texts, terminal, web
     ("history",),  # saved games: replay, export, records, matches
     ("bench",),  # the bench sub-commands' measurements
+    ("interop",),  # the interop runner (net, the verifier, bots), a command of cli's
     ("cli",),  # the commands
     ("__main__",),  # ``python -m truc_p2p``
 )
