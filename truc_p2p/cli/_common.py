@@ -18,10 +18,10 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
-from truc_p2p.ui._i18n import _
+from truc_p2p.ui import _, use_ascii
 
 if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
     import trio
@@ -64,9 +64,6 @@ MAX_NAME: Final = 40
 class UsageError(ValueError):
     """A bad argument: :func:`truc_p2p.cli.main` prints ``truc-p2p COMMAND: <message>``
     and exits with status 2."""
-
-
-_SAMPLE = "♠♥♦♣“”·–"
 
 
 class StoreExplicit(argparse.Action):
@@ -399,19 +396,6 @@ def default_name(fallback: str) -> str:
     return name if name.isprintable() and name else fallback
 
 
-def use_ascii(requested: bool, stream: TextIO | None = None) -> bool:
-    """ASCII cards if asked for, or if ``stream`` cannot encode suit symbols."""
-    if requested:
-        return True
-    stream = stream if stream is not None else sys.stdout
-    encoding = getattr(stream, "encoding", None) or "ascii"
-    try:
-        _SAMPLE.encode(encoding)
-    except (UnicodeEncodeError, LookupError):
-        return True
-    return False
-
-
 def transcript_report(path: str | os.PathLike[str]) -> object:
     """The verifier's report on a transcript (with its damage), or the exception that
     made it unreadable: the language-neutral part of :func:`transcript_verdict`."""
@@ -429,7 +413,7 @@ def transcript_report(path: str | os.PathLike[str]) -> object:
 def verdict_words(report: object) -> dict[str, object]:
     """:func:`transcript_verdict` of a :func:`transcript_report`, in the language in use."""
     from truc_p2p.protocol import VerifyReport
-    from truc_p2p.ui._verify_text import verify_headline, verify_summary
+    from truc_p2p.ui import verify_headline, verify_summary
 
     if not isinstance(report, VerifyReport):
         text = _("cannot read the transcript: {reason}", reason=report)
@@ -458,8 +442,7 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
 
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
-    from truc_p2p.ui._outcome_text import outcome_text
-    from truc_p2p.ui._texts import Voice
+    from truc_p2p.ui import Voice, outcome_text
 
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)

@@ -23,7 +23,7 @@ from truc_p2p.net import (
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
 )
-from truc_p2p.ui._i18n import _
+from truc_p2p.ui import _
 
 __all__ = ["GameOptions"]
 

@@ -24,7 +24,7 @@ from typing import Any
 from truc_p2p.history._record import GameFile, UnreadableGame, read_game
 from truc_p2p.history._replay import port_number
 from truc_p2p.rules import Player
-from truc_p2p.ui._i18n import N_, _, ngettext
+from truc_p2p.ui import N_, _, ngettext
 
 __all__ = ["game_row", "list_games", "records_of", "register"]
 
