@@ -15,6 +15,8 @@ built in a temporary directory so that it is known to fail.
 from __future__ import annotations
 
 import ast
+import importlib
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -240,6 +242,33 @@ def test_the_rules_engine_and_bots_load_no_crypto_or_wire_library() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert out.stdout.strip() == "[]"
+
+
+#: Parts whose ``__init__`` re-exports its private modules' names lazily (PEP 562).
+LAZY_SURFACES = ("ui", "history", "bench")
+
+
+@pytest.mark.parametrize("part", LAZY_SURFACES)
+def test_a_lazy_public_surface_gives_every_name_it_lists(part: str) -> None:
+    module = importlib.import_module(f"{ROOT}.{part}")
+    assert set(module._HOME) == set(module.__all__)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+        assert name in dir(module)
+    with pytest.raises(AttributeError):
+        module.no_such_name  # noqa: B018
+
+
+def test_importing_the_public_surfaces_loads_none_of_their_modules() -> None:
+    code = (
+        f"import json, sys, {', '.join(f'{ROOT}.{p}' for p in LAZY_SURFACES)}\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    below = tuple(f"{ROOT}.{part}." for part in LAZY_SURFACES)
+    assert [m for m in json.loads(out.stdout) if m.startswith(below)] == []
 
 
 # ---------------------------------------------------------------- the checker fails
