@@ -15,6 +15,8 @@ built in a temporary directory so that it is known to fail.
 from __future__ import annotations
 
 import ast
+import importlib
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -103,10 +105,32 @@ def undeclared_parts(package: Path) -> list[str]:
     return sorted(found - declared_parts())
 
 
+def public_names(package: Path, part: str) -> frozenset[str]:
+    """The names a package part's ``__init__`` lists in ``__all__`` (``ui`` exports ``_``)."""
+    init = package / part / "__init__.py"
+    if not init.exists():
+        return frozenset()
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+            and isinstance(node.value, ast.List | ast.Tuple)
+        ):
+            return frozenset(
+                e.value
+                for e in node.value.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            )
+    return frozenset()
+
+
 def private_module(target: str, package: Path) -> str | None:
     """The private module ``target`` names inside its part, if any (``truc_p2p.deck.v2._ec``
-    for ``truc_p2p.deck.v2._ec.mul``); names re-exported by a part's ``__init__`` are public."""
+    for ``truc_p2p.deck.v2._ec.mul``); names re-exported by a part's ``__init__`` (its
+    ``__all__``) are public, even ``_`` (gettext's)."""
     names = target.split(".")
+    if len(names) > 2 and names[2] in public_names(package, names[1]):
+        return None
     for depth in range(2, len(names)):
         name = names[depth]
         if name.startswith("_") and not name.startswith("__"):
@@ -220,6 +244,33 @@ def test_the_rules_engine_and_bots_load_no_crypto_or_wire_library() -> None:
     assert out.stdout.strip() == "[]"
 
 
+#: Parts whose ``__init__`` re-exports its private modules' names lazily (PEP 562).
+LAZY_SURFACES = ("ui", "history", "bench")
+
+
+@pytest.mark.parametrize("part", LAZY_SURFACES)
+def test_a_lazy_public_surface_gives_every_name_it_lists(part: str) -> None:
+    module = importlib.import_module(f"{ROOT}.{part}")
+    assert set(module._HOME) == set(module.__all__)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+        assert name in dir(module)
+    with pytest.raises(AttributeError):
+        module.no_such_name  # noqa: B018
+
+
+def test_importing_the_public_surfaces_loads_none_of_their_modules() -> None:
+    code = (
+        f"import json, sys, {', '.join(f'{ROOT}.{p}' for p in LAZY_SURFACES)}\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    below = tuple(f"{ROOT}.{part}." for part in LAZY_SURFACES)
+    assert [m for m in json.loads(out.stdout) if m.startswith(below)] == []
+
+
 # ---------------------------------------------------------------- the checker fails
 
 
@@ -263,6 +314,26 @@ def test_the_checker_catches_a_reach_into_private_modules(tmp_path: Path) -> Non
         "truc_p2p.bots:1 reaches into deck's private truc_p2p.deck.v2._side",
         "truc_p2p.net:1 reaches into deck's private truc_p2p.deck.v2._side",
     ]
+
+
+def test_the_checker_takes_a_parts_all_as_public(tmp_path: Path) -> None:
+    package = _package(
+        tmp_path,
+        {
+            "ui/__init__.py": '__all__ = ["_", "Voice"]\n',
+            "ui/_i18n.py": "",
+            "cli/__init__.py": "from truc_p2p.ui import _, Voice, _hidden\n",
+        },
+    )
+    assert layering_faults(package) == [
+        "truc_p2p.cli:1 reaches into ui's private truc_p2p.ui._hidden",
+    ]
+
+
+def test_a_declared_part_may_be_absent(tmp_path: Path) -> None:
+    assert "interop" in declared_parts()  # declared before it lands
+    package = _package(tmp_path, {"cli/__init__.py": "from truc_p2p.net import x\n"})
+    assert layering_faults(package) == []
 
 
 def test_the_checker_names_a_part_missing_from_the_table(tmp_path: Path) -> None:

@@ -5,9 +5,11 @@ A part is a top-level module or package of ``truc_p2p`` (``rules``, ``net``,
 may import only parts of a *lower* layer, never one of its own layer or above,
 and only their public names: ``truc_p2p.deck.v2._side`` is private to ``deck``
 (a name starting with ``_`` below the part's top), while what ``deck/__init__``
-re-exports is public.  ``tests/test_layering.py`` checks every import in the
-package against this table, at module level and inside functions, and fails on
-a part that is not in it.
+re-exports is public (``ui``, ``history`` and ``bench`` list theirs in
+``__all__`` and load each on first use, PEP 562, so start-up stays light).
+``tests/test_layering.py`` checks every import in the package against this
+table, at module level and inside functions, and fails on a part that is not
+in it.
 
 This module imports nothing: it is data, read by the test and by whoever wants
 to know where a new module goes.
@@ -31,6 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ui",),  # presentation: table model, texts, terminal, web
     ("history",),  # saved games: replay, export, records, matches
     ("bench",),  # the bench sub-commands' measurements
+    ("interop",),  # the interop runner (net, the verifier, bots), a command of cli's
     ("cli",),  # the commands
     ("__main__",),  # ``python -m truc_p2p``
 )

@@ -11,9 +11,10 @@ from types import SimpleNamespace
 import pytest
 
 from truc_p2p.cli import build_parser
+from truc_p2p.cli._web import final_message, show_invite
 from truc_p2p.net import End, GameOutcome, Invite
 from truc_p2p.rules import Player
-from truc_p2p.ui._web import WebPlayer, final_message, show_invite
+from truc_p2p.ui._web import WebPlayer
 
 COMMAND = [sys.executable, "-m", "truc_p2p.cli", "play", "--web", "--no-browser"]
 

@@ -18,7 +18,8 @@ from test_web_overflow_browser import OVERFLOWING_JS
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request, TextMessage
 
-from truc_p2p.ui._web import WebPlayer, bot_level
+from truc_p2p.cli._web import bot_level
+from truc_p2p.ui._web import WebPlayer
 from truc_p2p.ui._web._view import page_texts
 
 

@@ -16,10 +16,11 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from web_helpers import RaisingBot, derive
 
+from truc_p2p.cli._web import final_message
 from truc_p2p.net import End, QuitGame, play_game, prepare_game
 from truc_p2p.protocol import CardsDealt
 from truc_p2p.rules import Acted, Action, Card, Game, Player, Ruleset
-from truc_p2p.ui._web import WebPlayer, action_buttons, card_json, final_message, table_state
+from truc_p2p.ui._web import WebPlayer, action_buttons, card_json, table_state
 
 
 def cards(*texts: str) -> list[Card]:

@@ -17,9 +17,10 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
+from truc_p2p.cli._web import final_message
 from truc_p2p.net import BotStrategy, GameOutcome, play_game, prepare_game
 from truc_p2p.rules import Action, ActionKind, Game, Player, Ruleset
-from truc_p2p.ui._web import WebPlayer, bind_table, final_message, serve_table
+from truc_p2p.ui._web import WebPlayer, bind_table, serve_table
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Screenshots land here (git-ignored), so CI and people can look at them.

@@ -54,7 +54,7 @@ from truc_p2p.deck.v2 import _ec
 from truc_p2p.deck.v2 import _hand as _v2_hand
 from truc_p2p.deck.v2 import _proofs as _v2_proofs
 from truc_p2p.deck.v2 import _side as _v2_side
-from truc_p2p.ui._i18n import N_, _, ngettext
+from truc_p2p.ui import N_, _, ngettext
 
 __all__ = ["main", "report_lines", "run"]
 

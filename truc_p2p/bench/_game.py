@@ -54,7 +54,7 @@ from truc_p2p.protocol import (
     decode_envelope,
 )
 from truc_p2p.rules import Action, Player, RoundEnded, Ruleset
-from truc_p2p.ui._i18n import N_, _, ngettext
+from truc_p2p.ui import N_, _, ngettext
 
 __all__ = ["CpuFloor", "main", "report_lines", "run"]
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from truc_p2p import __version__
 from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
-from truc_p2p.ui._i18n import (
+from truc_p2p.ui import (
     LANGUAGES,
     UnknownLanguage,
     _,
@@ -43,7 +43,7 @@ COMMANDS: dict[str, str] = {
     "games": "truc_p2p.history._games",
     "replay": "truc_p2p.history._replay",
     "export": "truc_p2p.history._export",
-    "bench": "truc_p2p.bench._commands",
+    "bench": "truc_p2p.cli._bench",
     "languages": "truc_p2p.cli._languages",
     "interop": "truc_p2p.cli._interop",
 }

@@ -18,7 +18,7 @@ from typing import Any
 from truc_p2p.net import Invite, InviteError, read_meta
 from truc_p2p.protocol import MessageType, ProtocolError, decode_envelope, verify_transcript
 from truc_p2p.transcript import scan_transcript_file
-from truc_p2p.ui._i18n import _
+from truc_p2p.ui import _
 
 __all__ = ["busy_hint", "find_unfinished", "resume_command"]
 

@@ -18,10 +18,10 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
-from truc_p2p.ui._i18n import N_, _
+from truc_p2p.ui import _, use_ascii
 
 if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
     import trio
@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the net
     from truc_p2p.net import GameOutcome
 
 __all__ = [
-    "GAMES_FOLDER_HELP",
     "MAX_COUNT",
     "MAX_NAME",
     "MAX_SECONDS",
@@ -45,7 +44,6 @@ __all__ = [
     "check_shared_args",
     "count",
     "cpu_jobs",
-    "default_games_folder",
     "default_name",
     "exit_status",
     "first_exception",
@@ -66,9 +64,6 @@ MAX_NAME: Final = 40
 class UsageError(ValueError):
     """A bad argument: :func:`truc_p2p.cli.main` prints ``truc-p2p COMMAND: <message>``
     and exits with status 2."""
-
-
-_SAMPLE = "♠♥♦♣“”·–"
 
 
 class StoreExplicit(argparse.Action):
@@ -224,21 +219,6 @@ def first_exception(exc: BaseException, kind: type[E]) -> E | None:
 
 
 #: ``--out`` / ``games DIR`` help (``{path}``: :func:`default_games_folder`).
-GAMES_FOLDER_HELP: Final = N_("folder of your games (default {path}, or $TRUC_P2P_GAMES if set)")
-
-
-def default_games_folder() -> Path:
-    """The games folder the commands write to and ``games`` lists by default
-    (:func:`truc_p2p.identity.default_games_dir`); ``games`` in the current
-    folder, as before, when there is no home directory to keep it in."""
-    from truc_p2p.identity import IdentityError, default_games_dir
-
-    try:
-        return default_games_dir()
-    except IdentityError:
-        return Path("games")
-
-
 def check_out_dir(path: str | os.PathLike[str], command: str) -> int | None:
     """Make sure transcripts can be written into directory ``path``, before anything happens.
 
@@ -417,19 +397,6 @@ def default_name(fallback: str) -> str:
     return name if name.isprintable() and name else fallback
 
 
-def use_ascii(requested: bool, stream: TextIO | None = None) -> bool:
-    """ASCII cards if asked for, or if ``stream`` cannot encode suit symbols."""
-    if requested:
-        return True
-    stream = stream if stream is not None else sys.stdout
-    encoding = getattr(stream, "encoding", None) or "ascii"
-    try:
-        _SAMPLE.encode(encoding)
-    except (UnicodeEncodeError, LookupError):
-        return True
-    return False
-
-
 def transcript_report(path: str | os.PathLike[str]) -> object:
     """The verifier's report on a transcript (with its damage), or the exception that
     made it unreadable: the language-neutral part of :func:`transcript_verdict`."""
@@ -447,7 +414,7 @@ def transcript_report(path: str | os.PathLike[str]) -> object:
 def verdict_words(report: object) -> dict[str, object]:
     """:func:`transcript_verdict` of a :func:`transcript_report`, in the language in use."""
     from truc_p2p.protocol import VerifyReport
-    from truc_p2p.ui._verify_text import verify_headline, verify_summary
+    from truc_p2p.ui import verify_headline, verify_summary
 
     if not isinstance(report, VerifyReport):
         text = _("cannot read the transcript: {reason}", reason=report)
@@ -476,8 +443,7 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
 
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
-    from truc_p2p.ui._outcome_text import headline, outcome_text, score_label
-    from truc_p2p.ui._texts import Voice, fit, screen_width
+    from truc_p2p.ui import Voice, fit, headline, outcome_text, score_label, screen_width
 
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)

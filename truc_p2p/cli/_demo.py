@@ -53,10 +53,7 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Event, Player
 from truc_p2p.transcript import TranscriptWriteError, TranscriptWriter
-from truc_p2p.ui._i18n import _, ngettext
-from truc_p2p.ui._narrate import Tally, describe
-from truc_p2p.ui._texts import Voice
-from truc_p2p.ui._verify_text import reason_word
+from truc_p2p.ui import Tally, Voice, _, describe, ngettext, reason_word
 
 __all__ = ["add_ruleset_args", "register", "ruleset_from_args"]
 

@@ -11,21 +11,20 @@ from dataclasses import dataclass, fields
 from typing import TextIO
 
 from truc_p2p.cli._common import (
-    GAMES_FOLDER_HELP,
     StoreExplicit,
     add_bot_arg,
     add_pipeline_arg,
     add_ruleset_args,
-    default_games_folder,
     positive_seconds,
 )
+from truc_p2p.history import GAMES_FOLDER_HELP, default_games_folder
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     DEFAULT_GRACE,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
 )
-from truc_p2p.ui._i18n import _
+from truc_p2p.ui import _
 
 __all__ = ["GameOptions"]
 

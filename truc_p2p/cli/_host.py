@@ -34,7 +34,8 @@ from truc_p2p.cli._lifecycle import (
     _setup,
 )
 from truc_p2p.cli._resume import _come_back
-from truc_p2p.history._match import MatchRecord
+from truc_p2p.cli._web import add_web_args, show_invite, show_web_result, with_web
+from truc_p2p.history import MatchRecord
 from truc_p2p.identity import (
     Identity,
 )
@@ -53,16 +54,7 @@ from truc_p2p.net import (
     host_game,
     parse_host_port,
 )
-from truc_p2p.ui._i18n import _
-from truc_p2p.ui._narrate import Narrator
-from truc_p2p.ui._notice_text import notice_text
-from truc_p2p.ui._tui import with_terminal
-from truc_p2p.ui._web import (
-    add_web_args,
-    show_invite,
-    show_web_result,
-    with_web,
-)
+from truc_p2p.ui import Narrator, _, notice_text, with_terminal
 
 __all__ = ["register"]
 

@@ -41,7 +41,8 @@ from truc_p2p.cli._lifecycle import (
     settings_words,
 )
 from truc_p2p.cli._resume import _come_back
-from truc_p2p.history._match import MatchRecord
+from truc_p2p.cli._web import add_web_args, with_web
+from truc_p2p.history import MatchRecord
 from truc_p2p.net import (
     Dial,
     End,
@@ -55,12 +56,7 @@ from truc_p2p.net import (
     find_games,
     join_game,
 )
-from truc_p2p.ui._i18n import _
-from truc_p2p.ui._tui import with_terminal
-from truc_p2p.ui._web import (
-    add_web_args,
-    with_web,
-)
+from truc_p2p.ui import _, with_terminal
 
 __all__ = ["register"]
 

@@ -20,7 +20,8 @@ from truc_p2p.cli._common import (
 )
 from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.cli._identity import identity_error_text
-from truc_p2p.history._match import MatchRecord
+from truc_p2p.cli._web import show_web_result, web_player
+from truc_p2p.history import MatchRecord
 from truc_p2p.identity import (
     Identity,
     IdentityError,
@@ -38,16 +39,7 @@ from truc_p2p.net import (
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.rules import Player, RulesError, Ruleset
 from truc_p2p.transcript import read_transcript
-from truc_p2p.ui._i18n import N_, _
-from truc_p2p.ui._narrate import Narrator
-from truc_p2p.ui._screen import Screen
-from truc_p2p.ui._texts import Voice
-from truc_p2p.ui._tui import StdinLines, TerminalPlayer
-from truc_p2p.ui._web import (
-    WebPlayer,
-    show_web_result,
-    web_player,
-)
+from truc_p2p.ui import N_, Narrator, Screen, StdinLines, TerminalPlayer, Voice, WebPlayer, _
 
 __all__: list[str] = []
 

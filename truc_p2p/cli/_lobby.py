@@ -34,7 +34,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.net._invite import host_port, parse_host_port
 from truc_p2p.net._relay_wire import RelayProtocolError
-from truc_p2p.ui._i18n import _
+from truc_p2p.ui import _
 
 __all__ = [
     "adopt_listing",

@@ -21,9 +21,9 @@ from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
-from truc_p2p.history._replay_web import PageLanguage, menu_json
+from truc_p2p.history import PageLanguage, menu_json
 from truc_p2p.net import LobbyGame
-from truc_p2p.ui._i18n import _
+from truc_p2p.ui import _
 
 __all__ = ["REFRESH", "LobbyPage", "pick_on_page"]
 
@@ -143,7 +143,7 @@ async def refresh(page: LobbyPage, every: float = REFRESH, timeout: float = 10.0
 
 def pick_on_page(opts: GameOptions, relay: tuple[str, int]) -> LobbyGame | int:
     """Serve the lobby page until a game is picked (the game) or Ctrl-C (130)."""
-    from truc_p2p.ui._web._server import bind_table, serve_table
+    from truc_p2p.ui import bind_table, serve_table
 
     out = opts.info
     page = LobbyPage(relay, opts.relay or "", lang_pinned=opts.lang is not None)

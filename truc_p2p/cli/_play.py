@@ -35,7 +35,8 @@ from truc_p2p.cli._lifecycle import (
     _stdin_is_tty,
 )
 from truc_p2p.cli._resume import _come_back
-from truc_p2p.history._match import MatchRecord
+from truc_p2p.cli._web import add_web_args, ask_bot_level, bot_level, web_player, with_web
+from truc_p2p.history import MatchRecord
 from truc_p2p.identity import (
     Identity,
     IdentityError,
@@ -57,17 +58,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import Session
 from truc_p2p.rules import Player, RulesError, Ruleset
-from truc_p2p.ui._i18n import _
-from truc_p2p.ui._texts import bot_player_name
-from truc_p2p.ui._tui import StdinLines, TerminalPlayer, with_terminal
-from truc_p2p.ui._web import (
-    WebPlayer,
-    add_web_args,
-    ask_bot_level,
-    bot_level,
-    web_player,
-    with_web,
-)
+from truc_p2p.ui import StdinLines, TerminalPlayer, WebPlayer, _, bot_player_name, with_terminal
 
 __all__ = ["register"]
 

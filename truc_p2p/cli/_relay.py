@@ -12,8 +12,7 @@ import trio
 
 from truc_p2p.cli._common import run_until_interrupted
 from truc_p2p.net import DEFAULT_RELAY_PORT, RelayServer, SessionReport, host_port
-from truc_p2p.ui._i18n import _
-from truc_p2p.ui._notice_text import notice_text
+from truc_p2p.ui import _, notice_text
 
 __all__ = ["register"]
 

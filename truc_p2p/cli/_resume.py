@@ -30,7 +30,8 @@ from truc_p2p.cli._lifecycle import (
     _stdin_is_tty,
     _stored_match,
 )
-from truc_p2p.history._match import MatchRecord
+from truc_p2p.cli._web import add_web_args, show_web_result, web_player, with_web
+from truc_p2p.history import MatchRecord
 from truc_p2p.identity import (
     Identity,
     IdentityError,
@@ -54,15 +55,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import LocalProtocolError
 from truc_p2p.rules import Player, Ruleset
-from truc_p2p.ui._i18n import _, ngettext
-from truc_p2p.ui._notice_text import notice_text
-from truc_p2p.ui._tui import StdinLines, TerminalPlayer, with_terminal
-from truc_p2p.ui._web import (
-    add_web_args,
-    show_web_result,
-    web_player,
-    with_web,
-)
+from truc_p2p.ui import StdinLines, TerminalPlayer, _, ngettext, notice_text, with_terminal
 
 __all__ = ["register"]
 

@@ -28,8 +28,7 @@ from truc_p2p.evidence import evidence_lines
 from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
 from truc_p2p.protocol._wire import FRAME_HEADER
 from truc_p2p.transcript import TranscriptScan, scan_transcript_file
-from truc_p2p.ui._i18n import _, english, ngettext
-from truc_p2p.ui._verify_text import EDITED, damage_line, verify_headline, verify_summary
+from truc_p2p.ui import EDITED, _, damage_line, english, ngettext, verify_headline, verify_summary
 
 
 def register(subparsers: Any) -> None:
@@ -123,7 +122,7 @@ def _read_secret(path: Path) -> bytes:
 
 def _verify_match(args: argparse.Namespace) -> int:
     """``verify --match FILE``: 0 a valid match record, 1 rejected."""
-    from truc_p2p.history._match import MatchError, verify_match
+    from truc_p2p.history import MatchError, verify_match
 
     try:
         report = verify_match(Path(args.match))

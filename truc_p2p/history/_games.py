@@ -29,13 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.cli._common import GAMES_FOLDER_HELP, default_games_folder
+from truc_p2p.history._folder import GAMES_FOLDER_HELP, default_games_folder
 from truc_p2p.history._match import MATCH_FORMAT
 from truc_p2p.history._record import GameFile, UnreadableGame, read_game
 from truc_p2p.history._replay import port_number
 from truc_p2p.rules import Player
-from truc_p2p.ui._i18n import N_, _, ngettext
-from truc_p2p.ui._texts import bot_player_name
+from truc_p2p.ui import N_, _, bot_player_name, ngettext
 
 __all__ = ["MatchFile", "game_row", "list_games", "read_matches", "records_of", "register"]
 

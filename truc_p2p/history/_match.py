@@ -27,7 +27,7 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
-from truc_p2p.ui._i18n import N_, _, ngettext
+from truc_p2p.ui import N_, _, ngettext
 
 __all__ = [
     "MATCH_FORMAT",

@@ -20,10 +20,9 @@ import sys
 import textwrap
 from typing import Any, TextIO
 
-from truc_p2p.cli._common import use_ascii
 from truc_p2p.history._record import UnreadableGame, read_game
 from truc_p2p.history._replay_steps import Replay, ReplayStep, build_replay
-from truc_p2p.ui._i18n import N_, _
+from truc_p2p.ui import N_, _, use_ascii
 
 __all__ = ["port_number", "register", "render_step"]
 

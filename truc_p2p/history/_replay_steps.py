@@ -32,9 +32,7 @@ from truc_p2p.rules import (
     RulesetError,
     TrickEnded,
 )
-from truc_p2p.ui._i18n import _, ngettext
-from truc_p2p.ui._table import TableModel, TableView
-from truc_p2p.ui._texts import Voice
+from truc_p2p.ui import TableModel, TableView, Voice, _, ngettext
 
 __all__ = ["Replay", "ReplayStep", "build_replay"]
 

@@ -16,8 +16,7 @@ from typing import Any
 
 from truc_p2p.history._record import GameFile
 from truc_p2p.history._replay_steps import Replay, ReplayStep, build_replay
-from truc_p2p.ui._i18n import LANGUAGES, _, current, from_accept_language, use_language
-from truc_p2p.ui._web._view import card_json
+from truc_p2p.ui import LANGUAGES, _, card_json, current, from_accept_language, use_language
 
 __all__ = ["PageLanguage", "ReplayTable", "menu_json", "replay_json", "serve_replay"]
 
@@ -159,7 +158,7 @@ def serve_page(table: Any, *, command: str, page: str, title: str, port: int, br
 
     import trio
 
-    from truc_p2p.ui._web._server import bind_table, serve_table
+    from truc_p2p.ui import bind_table, serve_table
 
     async def main() -> int:
         try:

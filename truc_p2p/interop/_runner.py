@@ -43,8 +43,14 @@ from truc_p2p.net import (
     host_game,
     join_game,
 )
-from truc_p2p.protocol import MessageType, Series, VerifyReport, decode_envelope, verify_transcript
-from truc_p2p.protocol._wire import sign_envelope
+from truc_p2p.protocol import (
+    MessageType,
+    Series,
+    VerifyReport,
+    decode_envelope,
+    sign_envelope,
+    verify_transcript,
+)
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
 

@@ -76,6 +76,8 @@ from truc_p2p.net._local_game import (
     write_meta,
 )
 from truc_p2p.net._notice import Notice
+from truc_p2p.net._outcome import KINDS as OUTCOME_KINDS
+from truc_p2p.net._outcome import WHERE as OUTCOME_WHERE
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
 from truc_p2p.net._play_options import (
@@ -107,6 +109,8 @@ __all__ = [
     "DEFAULT_RELAY_PORT",
     "DEFAULT_TURN_TIMEOUT",
     "DIRECT_WINDOW",
+    "OUTCOME_KINDS",
+    "OUTCOME_WHERE",
     "PATHS",
     "SERVICE_TYPE",
     "SETTING_KEYS",

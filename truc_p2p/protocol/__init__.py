@@ -99,6 +99,7 @@ from truc_p2p.protocol._wire import (
     envelope_hash,
     fingerprint,
     frame,
+    sign_envelope,
     verify_signature,
 )
 
@@ -190,6 +191,7 @@ __all__ = [
     "refusal",
     "scan_transcript",
     "series_of",
+    "sign_envelope",
     "verify_signature",
     "verify_transcript",
 ]

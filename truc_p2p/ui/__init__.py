@@ -1,1 +1,147 @@
-"""The presentation layer: the table model, the texts, the terminal and the web player, i18n."""
+"""The presentation layer: the table model, the texts, the terminal and the web player, i18n.
+
+Other parts import these names from ``truc_p2p.ui`` only, never from its private
+modules.  Each name is imported from its module on first use (PEP 562), so that
+``truc-p2p verify`` loads its texts without the terminal, the web player or trio.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._glyphs import use_ascii
+    from ._i18n import (
+        LANGUAGES,
+        N_,
+        UnknownLanguage,
+        _,
+        completeness,
+        current,
+        english,
+        from_accept_language,
+        install_argparse,
+        ngettext,
+        resolve,
+        use_language,
+    )
+    from ._narrate import Narrator, Tally, describe
+    from ._notice_text import notice_text
+    from ._outcome_text import headline, headline_key, outcome_text, score_label
+    from ._screen import Screen
+    from ._table import TableModel, TableView
+    from ._texts import Voice, bot_player_name, fit, screen_width
+    from ._tui import StdinLines, TerminalPlayer, with_terminal
+    from ._verify_text import EDITED, damage_line, reason_word, verify_headline, verify_summary
+    from ._web import (
+        TableServer,
+        WebPlayer,
+        action_buttons,
+        bind_table,
+        card_json,
+        serve_table,
+        table_state,
+    )
+
+__all__ = [
+    "EDITED",
+    "LANGUAGES",
+    "N_",
+    "Narrator",
+    "Screen",
+    "StdinLines",
+    "TableModel",
+    "TableServer",
+    "TableView",
+    "Tally",
+    "TerminalPlayer",
+    "UnknownLanguage",
+    "Voice",
+    "WebPlayer",
+    "_",
+    "action_buttons",
+    "bind_table",
+    "bot_player_name",
+    "card_json",
+    "completeness",
+    "current",
+    "damage_line",
+    "describe",
+    "english",
+    "fit",
+    "from_accept_language",
+    "headline",
+    "headline_key",
+    "install_argparse",
+    "ngettext",
+    "notice_text",
+    "outcome_text",
+    "reason_word",
+    "resolve",
+    "score_label",
+    "screen_width",
+    "serve_table",
+    "table_state",
+    "use_ascii",
+    "use_language",
+    "verify_headline",
+    "verify_summary",
+    "with_terminal",
+]
+
+#: The private module each public name lives in.
+_HOME: dict[str, str] = {
+    **dict.fromkeys(["use_ascii"], "_glyphs"),
+    **dict.fromkeys(
+        [
+            "LANGUAGES",
+            "N_",
+            "UnknownLanguage",
+            "_",
+            "completeness",
+            "current",
+            "english",
+            "from_accept_language",
+            "install_argparse",
+            "ngettext",
+            "resolve",
+            "use_language",
+        ],
+        "_i18n",
+    ),
+    **dict.fromkeys(["Narrator", "Tally", "describe"], "_narrate"),
+    **dict.fromkeys(["notice_text"], "_notice_text"),
+    **dict.fromkeys(["headline", "headline_key", "outcome_text", "score_label"], "_outcome_text"),
+    **dict.fromkeys(["Screen"], "_screen"),
+    **dict.fromkeys(["TableModel", "TableView"], "_table"),
+    **dict.fromkeys(["Voice", "bot_player_name", "fit", "screen_width"], "_texts"),
+    **dict.fromkeys(["StdinLines", "TerminalPlayer", "with_terminal"], "_tui"),
+    **dict.fromkeys(
+        ["EDITED", "damage_line", "reason_word", "verify_headline", "verify_summary"],
+        "_verify_text",
+    ),
+    **dict.fromkeys(
+        [
+            "TableServer",
+            "WebPlayer",
+            "action_buttons",
+            "bind_table",
+            "card_json",
+            "serve_table",
+            "table_state",
+        ],
+        "_web",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from truc_p2p.net import _outcome as net_outcome
+from truc_p2p.net import OUTCOME_KINDS, OUTCOME_WHERE
 from truc_p2p.ui._i18n import N_, _, ngettext
 from truc_p2p.ui._verify_text import reason_word
 
@@ -40,8 +40,8 @@ __all__ = [
 #: ``ngettext`` (chosen by the fact ``n``), and when it ended (the fact ``where``):
 #: the net layer's English templates are the catalogs' msgids (one table, marked
 #: there for extraction).
-KINDS = net_outcome.KINDS
-WHERE = net_outcome.WHERE
+KINDS = OUTCOME_KINDS
+WHERE = OUTCOME_WHERE
 
 
 def render_outcome(kind: str, facts: Mapping[str, Any]) -> str:

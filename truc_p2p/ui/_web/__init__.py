@@ -8,16 +8,6 @@ elsewhere.  See :mod:`._server` for the safety rules (token, Host, Origin).
 
 from __future__ import annotations
 
-from ._cli import (
-    add_web_args,
-    ask_bot_level,
-    bot_level,
-    final_message,
-    show_invite,
-    show_web_result,
-    web_player,
-    with_web,
-)
 from ._player import WebPlayer
 from ._server import TableServer, bind_table, serve_table
 from ._view import action_buttons, card_json, table_state
@@ -26,16 +16,8 @@ __all__ = [
     "TableServer",
     "WebPlayer",
     "action_buttons",
-    "add_web_args",
-    "ask_bot_level",
     "bind_table",
-    "bot_level",
     "card_json",
-    "final_message",
     "serve_table",
-    "show_invite",
-    "show_web_result",
     "table_state",
-    "web_player",
-    "with_web",
 ]

@@ -14,13 +14,18 @@ import trio
 from truc_p2p.cli._common import transcript_report, verdict_words
 from truc_p2p.net import GameOutcome, Invite
 from truc_p2p.rules import Player
-from truc_p2p.ui._i18n import _, ngettext
-from truc_p2p.ui._outcome_text import headline as headline_text
-from truc_p2p.ui._outcome_text import headline_key, outcome_text, score_label
-from truc_p2p.ui._texts import Voice
-
-from ._player import WebPlayer
-from ._server import bind_table, serve_table
+from truc_p2p.ui import (
+    Voice,
+    WebPlayer,
+    _,
+    bind_table,
+    headline_key,
+    ngettext,
+    outcome_text,
+    score_label,
+    serve_table,
+)
+from truc_p2p.ui import headline as headline_text
 
 __all__ = [
     "add_web_args",

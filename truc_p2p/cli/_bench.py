@@ -8,10 +8,10 @@ import math
 import sys
 from typing import Any
 
-from truc_p2p.bench._text import Column, table
+from truc_p2p.bench import Column, table
 from truc_p2p.cli._common import MAX_COUNT, UsageError, bot_name, count, cpu_jobs
 from truc_p2p.rules import Ladder, RestRefused, RulesError, Ruleset
-from truc_p2p.ui._i18n import _, ngettext
+from truc_p2p.ui import _, ngettext
 
 
 def register(subparsers: Any) -> None:
@@ -126,7 +126,7 @@ def _positive_int(text: str) -> int:
 
 
 def _bench_game(args: argparse.Namespace) -> int:
-    from truc_p2p.bench._game import main as bench_main
+    from truc_p2p.bench import game_main as bench_main
 
     try:
         levels = [int(x) for x in args.concurrency.split(",") if x.strip()]
@@ -146,7 +146,7 @@ def _bench_game(args: argparse.Namespace) -> int:
 
 
 def _bench_deck(args: argparse.Namespace) -> int:
-    from truc_p2p.bench._deck import main as bench_main
+    from truc_p2p.bench import deck_main as bench_main
 
     if args.hands > MAX_COUNT:
         print(
