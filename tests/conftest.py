@@ -49,3 +49,10 @@ def english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("LANGUAGE", "en")
     yield
     use_language("en")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives the browser (the ``browser`` fixture of tests/web) is slow."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

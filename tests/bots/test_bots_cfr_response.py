@@ -23,6 +23,9 @@ from truc_p2p.bots._cfr_game import (
 )
 from truc_p2p.rules import Action, Game
 
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
+
 np = pytest.importorskip("numpy")  # the offline analysis's only dependency (test extra)
 
 from truc_p2p.bots._cfr_response import OpeningPolicy, game_values  # noqa: E402

@@ -17,6 +17,9 @@ from truc_p2p.net import Invite, _connect
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import read_transcript
 
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
+
 
 def _proc(cwd: Path, *args: str, stdin: str | None = None) -> Proc:
     return Proc(None, None, cwd, *args, stdin=stdin)
