@@ -57,3 +57,10 @@ def games_here(monkeypatch: pytest.MonkeyPatch) -> None:
     written for, never the developer's own history (``$TRUC_P2P_GAMES``; a test of the
     per-person default removes it: tests/cli/test_cli_games_home.py)."""
     monkeypatch.setenv("TRUC_P2P_GAMES", "games")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives the browser (the ``browser`` fixture of tests/web) is slow."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

@@ -68,6 +68,7 @@ def test_the_equilibrium_stakes_the_game_on_great_hands_and_folds_hopeless_ones(
     assert (solution.strategy[answer][:, solution.nodes[answer].actions.index("a")] > 0.99).all()
 
 
+@pytest.mark.slow
 def test_the_table_build_is_deterministic() -> None:
     a = _cfr_train.build_table(3, 0.2, 0.05, target=2)
     b = _cfr_train.build_table(3, 0.2, 0.05, target=2)

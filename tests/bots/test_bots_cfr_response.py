@@ -24,6 +24,9 @@ from truc_p2p.bots._cfr_game import (
 )
 from truc_p2p.rules import Action, Game
 
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
+
 np = pytest.importorskip("numpy")  # the offline analysis's only dependency (test extra)
 
 # The analysis lives beside benchmarks/bot_best_response.py, outside the installed package.

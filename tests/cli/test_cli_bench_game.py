@@ -82,6 +82,7 @@ def test_the_pipelined_deal_waits_for_fewer_deal_flights_between_hands() -> None
     assert steady(True) < steady(False)
 
 
+@pytest.mark.slow
 def test_every_deal_flight_left_between_pipelined_hands_is_forced() -> None:
     # The only deal flight a pipelined hand waits for is the one fairness forces: the
     # player who ended hand n leads hand n + 1 and needs the other's shares, sent

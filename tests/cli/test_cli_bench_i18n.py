@@ -28,6 +28,7 @@ def game_result() -> dict[str, Any]:
     return _bench_game.run(games=1, rtt_ms=0.0, target=1, concurrency=[1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["deck", "--hands", "1"],
                                      ["game", "--games", "1", "--target", "1", "--rtt", "0",
                                       "--concurrency", "1"]])  # fmt: skip

@@ -13,11 +13,15 @@ import socket
 import subprocess
 from pathlib import Path
 
+import pytest
 from cli_helpers import Host, command, start_host
 from test_cli_pty import Terminal, any_move
 
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import read_transcript
+
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
 
 #: The screen at our turn, with its clock.
 TURN = r"your move \(\d:\d\d left\):[^>]*\[q\] leave[^>]*>"

@@ -23,6 +23,9 @@ from truc_p2p.cli import main
 from truc_p2p.protocol import decode_envelope
 from truc_p2p.transcript import read_transcript
 
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
+
 #: Enough answers for any game: play the first card, accept, decline a redeal.
 KEYS = ["1", "a", "n"] * 400
 

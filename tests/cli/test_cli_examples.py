@@ -6,7 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from cli_helpers import EXAMPLES, LIMIT, env, run, start_host
+
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
 
 
 def _example(tmp_path: Path, name: str, *args: str | Path) -> subprocess.CompletedProcess[str]:

@@ -212,6 +212,7 @@ SEEN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", TRANSLATED)
 def test_a_whole_bot_game_shows_no_english(tmp_path: Path, code: str) -> None:
     """A whole game at the terminal, to its last lines (the transcript and how to
@@ -231,6 +232,7 @@ def test_a_whole_bot_game_shows_no_english(tmp_path: Path, code: str) -> None:
     assert {"transcript", "with"} <= caught  # the last lines are checked too
 
 
+@pytest.mark.slow
 def test_json_output_is_language_neutral(tmp_path: Path) -> None:
     stdin = "\n".join(KEYS) + "\n"
     args = ("play", "--lang", "fr", "--bot", "random", "--seed", "2", "--out", "g")

@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_helpers import Host, run, start_host
+
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
 
 BOT = ["--target", "2", "--timeout", "30", "--quiet"]
 

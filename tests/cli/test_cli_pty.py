@@ -16,7 +16,11 @@ import termios
 import time
 from pathlib import Path
 
+import pytest
 from cli_helpers import LIMIT, command, env
+
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
 
 
 class Terminal:

@@ -10,7 +10,11 @@ import time
 from itertools import pairwise
 from pathlib import Path
 
+import pytest
 from cli_helpers import LIMIT, command, env, run
+
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
 
 #: Keys that get through any game ("a" accepts a raise, "f" folds, e.g. on a redeal asked); none
 #: of them answers "play again?": the answer lines are put between games.

@@ -9,7 +9,11 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from cli_helpers import LIMIT, command, env, run
+
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
 
 GAME = "\n".join(["1", "a", "2", "f"] * 100) + "\n"
 ARGS = ["--target", "2", "--ascii", "--timeout", "30"]

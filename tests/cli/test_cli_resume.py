@@ -23,6 +23,9 @@ import pytest
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import read_transcript
 
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
+
 CLI = [sys.executable, "-m", "truc_p2p.cli"]
 
 

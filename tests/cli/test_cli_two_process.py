@@ -11,6 +11,9 @@ from cli_helpers import last_json, run, start_host
 from truc_p2p.cli import main
 from truc_p2p.net import Invite
 
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
+
 
 def test_two_processes_play_one_game_and_both_transcripts_verify(tmp_path: Path) -> None:
     host = start_host(

@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 from compat_builds import BUILDS, TODAY, BuildError, Side, build, play, verify
 
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module", params=sorted(BUILDS))
 def old(request: pytest.FixtureRequest) -> tuple[str, ...]:

@@ -28,6 +28,9 @@ from netns import (
     verify,
 )
 
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def lab() -> Iterator[Lab]:

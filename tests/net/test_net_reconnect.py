@@ -182,6 +182,7 @@ GAMES = 200
 BATCH = 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch", range(GAMES // BATCH))
 async def test_many_games_with_cuts_all_finish_and_verify(batch: int, tmp_path: Path) -> None:
     results: list[tuple[GameOutcome, GameOutcome, CuttingProxy]] = []

@@ -9,11 +9,16 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from netns import LIMIT, Proc, truc_command
 
-from truc_p2p.net import Invite
+from truc_p2p.cli import main as cli_main
+from truc_p2p.net import Invite, _connect
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import read_transcript
+
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
 
 
 def _proc(cwd: Path, *args: str, stdin: str | None = None) -> Proc:
@@ -56,16 +61,25 @@ def test_relay_refuses_a_bad_port() -> None:
     assert done.returncode == 2 and "--port" in done.stderr
 
 
-def test_host_with_an_unreachable_relay_says_so(tmp_path: Path) -> None:
+def test_host_with_an_unreachable_relay_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # in-process, with the first registration's patience cut from 30 s to 1.2 s: the
+    # host still retries (0.5 s, then 1 s would pass the limit) and then gives up
+    monkeypatch.setattr(_connect, "FIRST_REGISTRATION_PATIENCE", 1.2)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))
         dead = unused.getsockname()[1]
-    host = _proc(
-        tmp_path, "host", "--relay", f"127.0.0.1:{dead}", "--bind", "127.0.0.1", "--port", "0",
-        "--bot", "random", "--identity", "h.key",
+    status = cli_main(
+        ["host", "--relay", f"127.0.0.1:{dead}", "--bind", "127.0.0.1", "--port", "0",
+         "--bot", "random", "--identity", "h.key"]
     )  # fmt: skip
-    assert host.finish() == 4
-    assert "cannot reach the relay" in host.text()
+    out, err = capsys.readouterr()
+    assert status == 4
+    assert "cannot reach the relay" in out + err
+    assert "trying again in 0.5 s" in out + err, out + err
     done = subprocess.run(
         [*truc_command(), "host", "--relay", "nowhere", "--identity", str(tmp_path / "k")],
         capture_output=True, text=True, timeout=LIMIT,

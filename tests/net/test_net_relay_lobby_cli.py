@@ -8,10 +8,14 @@ import socket
 import subprocess
 from pathlib import Path
 
+import pytest
 from netns import LIMIT, Proc, truc_command
 
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import read_transcript
+
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
 
 
 def _proc(cwd: Path, *args: str, stdin: str | None = None) -> Proc:

@@ -46,6 +46,9 @@ from truc_p2p.protocol import verify_transcript
 from truc_p2p.rules import Action, Game
 from truc_p2p.transcript import read_transcript
 
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
+
 FP = "ab" * 32
 
 

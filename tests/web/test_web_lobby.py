@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 from test_web_browser import new_page
 
@@ -21,6 +22,9 @@ from truc_p2p.identity import Identity
 from truc_p2p.net import LobbyGame, LobbyListing
 from truc_p2p.net._lobby import parse_game
 from truc_p2p.net._relay_wire import encode
+
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
 
 LIMIT = 90
 

@@ -14,10 +14,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_web_browser import new_page, play_to_the_end, wait_turn
 
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import read_transcript
+
+#: processes, namespaces or long games: left out of the fast loop
+pytestmark = pytest.mark.slow
 
 LIMIT = 90
 CLI = [sys.executable, "-m", "truc_p2p.cli"]
