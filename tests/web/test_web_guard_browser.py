@@ -8,8 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_web_browser import SEED, TURN_JS, new_page
 from web_helpers import HostedGame
+
+from truc_p2p.ui._web import _player
 
 #: Our turn has arrived, whether or not the guard is over.
 ARRIVED_JS = """(last) => window.truc && window.truc.state && window.truc.state.table
@@ -17,8 +20,11 @@ ARRIVED_JS = """(last) => window.truc && window.truc.state && window.truc.state.
 
 
 def test_input_is_ignored_just_after_the_choices_change(
-    browser: Any, tmp_path: Path, artifacts: Path
+    browser: Any, tmp_path: Path, artifacts: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # a longer guard than the table's half second, so that a loaded machine cannot let it
+    # run out between the test seeing the choices and pressing the key
+    monkeypatch.setattr(_player, "GUARD_SECONDS", 3.0)
     game = HostedGame(tmp_path, seed=SEED, target=6)
     url = game.start()
     try:
