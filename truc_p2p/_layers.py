@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("transcript", "identity"),  # transcript files; the long-term key on disk
     ("evidence",),  # cheat evidence bundles
     ("bots",),  # strategies, on the public rules interface
-    ("local", "memory_pair"),  # two sessions and two bots in memory (the demo, tests)
+    ("memory_pair",),  # two sessions and two bots in memory (the demo, tests)
     ("net",),  # the trio transport, relay and lobby
     ("ui",),  # presentation: table model, texts, terminal, web
     ("history",),  # saved games: replay, export, records, matches
