@@ -19,6 +19,7 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request, TextMessage
 
 from truc_p2p.cli._web import bot_level
+from truc_p2p.ui import bot_player_name, use_language
 from truc_p2p.ui._web import WebPlayer
 from truc_p2p.ui._web._view import page_texts
 
@@ -157,7 +158,8 @@ def test_pick_a_level_and_another_for_the_rematch(
         page.click("#start-go")
         page.locator("#start").wait_for(state="hidden")
         play_to_the_end(page)
-        assert page.evaluate("window.truc.state.started.opp") == "easy-bot"
+        # the bot is named in the player's language, the page's (Gujarati) here
+        assert page.evaluate("window.truc.state.started.opp") == _named("easy", "gu")
         page.locator("#final-again").wait_for(state="visible")
         box = page.locator("#final-level-box")
         assert box.is_visible() and page.locator("#final-level").input_value() == "easy"
@@ -168,7 +170,7 @@ def test_pick_a_level_and_another_for_the_rematch(
         page.wait_for_function(
             "() => !window.truc.final && window.truc.state && window.truc.state.started"
         )
-        assert page.evaluate("window.truc.state.started.opp") == "hard-bot"
+        assert page.evaluate("window.truc.state.started.opp") == _named("hard", "gu")
         play_to_the_end(page)
         page.locator("#final-again").wait_for(state="visible")
         assert page.locator("#final-level").input_value() == "hard"
@@ -191,4 +193,13 @@ def test_pick_a_level_and_another_for_the_rematch(
         assert verified.returncode == 0, verified.stdout + verified.stderr
         report = json.loads(verified.stdout.splitlines()[-1])
         names |= {p["name"] for p in report["players"]}
-    assert {"easy-bot", "hard-bot"} <= names
+    assert {_named("easy", "gu"), _named("hard", "gu")} <= names
+
+
+def _named(level: str, lang: str) -> str:
+    """The name of bot ``level`` in language ``lang``."""
+    use_language(lang)
+    try:
+        return bot_player_name(level)
+    finally:
+        use_language("en")
