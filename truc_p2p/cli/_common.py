@@ -88,7 +88,7 @@ def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=12,
         action=StoreExplicit,
-        help=_("points to win (default 12)"),
+        help=_("points to win the game (default 12 points)"),
     )
     parser.add_argument(
         "--ladder",
@@ -112,9 +112,9 @@ def add_pipeline_arg(parser: argparse.ArgumentParser) -> None:
         "--no-pipeline",
         action="store_true",
         help=_(
-            "deal each hand only once the previous one ended (the classic deck v2 deal, "
-            "wire.md section 6a) instead of during it (section 6b); both players must "
-            "choose the same"
+            "shuffle and deal each hand only after the previous one ended, instead of "
+            "while it is played (a little wait between hands); both players must choose "
+            "the same"
         ),
     )
 
@@ -324,8 +324,9 @@ def add_bot_arg(parser: argparse.ArgumentParser, *, default: str | None, help: s
         action=_BotAction,
         metavar="S",
         help=_(
-            "let the search bot think S seconds per decision instead of a fixed "
-            "number of iterations (not reproducible under --seed)"
+            "let the bot weigh each decision for S seconds: the longer, the stronger "
+            "and slower it plays (without --bot: the strongest level); its choices then "
+            "differ from run to run even with --seed"
         ),
     )
 

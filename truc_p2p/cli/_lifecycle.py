@@ -39,7 +39,17 @@ from truc_p2p.net import (
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.rules import Player, RulesError, Ruleset
 from truc_p2p.transcript import read_transcript
-from truc_p2p.ui import N_, Narrator, Screen, StdinLines, TerminalPlayer, Voice, WebPlayer, _
+from truc_p2p.ui import (
+    N_,
+    Narrator,
+    Screen,
+    StdinLines,
+    TerminalPlayer,
+    Voice,
+    WebPlayer,
+    _,
+    ngettext,
+)
 
 __all__: list[str] = []
 
@@ -284,9 +294,28 @@ def match_differs(host: str, games: int) -> str:
     return _("{host} plays a match of {n} games: join with --match {n}", host=host, n=games)
 
 
-def settings_words(settings: HostSettings) -> str:
-    """A host's settings in words, in the language in use (``HostSettings.describe()``
-    in English); option values stay the command line's words."""
+def settings_words(settings: HostSettings, *, verbose: bool = False) -> str:
+    """A host's settings in a player's words, in the language in use: the points to
+    play to, what refusing "my rest" costs, an uncommon raise ladder, a match; how
+    the deck is dealt and audited only with ``verbose``, in the technical words
+    (``HostSettings.describe()`` in English)."""
+    if verbose:
+        return _technical_settings_words(settings)
+    parts = []
+    if settings.target is not None:
+        parts.append(ngettext("to {n} point", "to {n} points", settings.target))
+    if settings.rest == "game":
+        parts.append(_("refusing “my rest” loses the game"))
+    elif settings.rest == "value":
+        parts.append(_("refusing “my rest” costs only the points at stake"))
+    if settings.ladder == "even":
+        parts.append(_("raises go 1, 2, 4, 6, 8…"))
+    if settings.match is not None and settings.match > 1:
+        parts.append(_("match of {n} games", n=settings.match))
+    return "; ".join(parts)
+
+
+def _technical_settings_words(settings: HostSettings) -> str:
     parts = []
     if settings.target is not None:
         parts.append(_("to {target}", target=settings.target))

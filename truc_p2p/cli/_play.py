@@ -23,7 +23,7 @@ from truc_p2p.cli._common import (
     run_until_interrupted,
     use_ascii,
 )
-from truc_p2p.cli._game_args import GameOptions, _common_args, with_options
+from truc_p2p.cli._game_args import GameOptions, _common_args, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import (
     _after_game,
@@ -83,6 +83,7 @@ def register(subparsers: Any) -> None:
     )
     _common_args(play, human=False)
     add_web_args(play)
+    group_options(play)
     play.set_defaults(func=with_options(_play))
 
 
