@@ -73,9 +73,7 @@ def _serve(page: LobbyPage, ready: threading.Event, urls: list[str], done: threa
     trio.run(main)
 
 
-def test_the_lobby_fits_a_phone_and_speaks_a_players_words(
-    browser: Any, artifacts: Path
-) -> None:
+def test_the_lobby_fits_a_phone_and_speaks_a_players_words(browser: Any, artifacts: Path) -> None:
     page_model = LobbyPage(("127.0.0.1", 4456), "relay.example:4456", opens_tab=False)
     ready, done, urls = threading.Event(), threading.Event(), []
     thread = threading.Thread(target=_serve, args=(page_model, ready, urls, done), daemon=True)

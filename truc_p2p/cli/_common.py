@@ -18,7 +18,7 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar
 
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
 from truc_p2p.ui import _, use_ascii
@@ -55,6 +55,7 @@ __all__ = [
     "run_until_interrupted",
     "transcript_verdict",
     "use_ascii",
+    "your_name",
 ]
 
 #: Longest player name the protocol carries (``hello.name``: 1..40 printable characters).
@@ -396,6 +397,65 @@ def default_name(fallback: str) -> str:
         return fallback
     name = re.sub(r"[^\w.-]+", "", name)[:MAX_NAME]
     return name if name.isprintable() and name else fallback
+
+
+#: The file in the data folder (beside the identity key) that keeps your name.
+NAME_FILE: Final = "name"
+
+
+def saved_name_path() -> Path | None:
+    """Where your name is kept (the data folder), ``None`` when there is no home."""
+    from truc_p2p.identity import IdentityError, default_data_dir
+
+    try:
+        return default_data_dir() / NAME_FILE
+    except IdentityError:
+        return None
+
+
+def _usable(name: str) -> bool:
+    return 1 <= len(name) <= MAX_NAME and name.isprintable()
+
+
+def your_name(fallback: str, *, ask: bool, stdin: TextIO | None = None) -> str:
+    """The name shown to the opponent when no ``--name`` is given: the one kept in
+    the data folder; else, when ``ask`` (a person at a terminal, on a first game),
+    the one typed at the prompt, kept for the next games (Enter: the login name);
+    else the login name (:func:`default_name`)."""
+    path = saved_name_path()
+    if path is not None:
+        try:
+            saved = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            saved = ""
+        if _usable(saved):
+            return saved
+    default = default_name(fallback)
+    if not ask or path is None:
+        return default
+    print(
+        _("your name, shown to your opponent (Enter: {default}): ", default=default),
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+    typed = (stdin or sys.stdin).readline().strip()
+    name = typed if _usable(typed) else default
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(name + "\n", encoding="utf-8")
+    except OSError:
+        return name  # not kept: asked again next time
+    print(
+        _(
+            "you play as {name} from now on (kept in {path}; --name changes it for a game)",
+            name=name,
+            path=path,
+        ),
+        file=sys.stderr,
+        flush=True,
+    )
+    return name
 
 
 def transcript_report(path: str | os.PathLike[str]) -> object:

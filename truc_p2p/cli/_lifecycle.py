@@ -14,9 +14,9 @@ import trio
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import (
-    default_name,
     print_outcome,
     ruleset_from_args,
+    your_name,
 )
 from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.cli._identity import identity_error_text
@@ -69,6 +69,17 @@ def _stdin_is_tty() -> bool:
         return False
 
 
+def asks_for_name(opts: GameOptions) -> bool:
+    """Whether a game without ``--name`` may ask for one: a person plays at this
+    terminal (no bot, no web page, no JSON), its input and output a terminal."""
+    if opts.bot or opts.web or opts.json:
+        return False
+    try:
+        return _stdin_is_tty() and os.isatty(sys.stdout.fileno())
+    except (OSError, ValueError):
+        return False
+
+
 def _info_stream(opts: GameOptions) -> TextIO:
     return sys.stderr if opts.json else sys.stdout
 
@@ -103,7 +114,7 @@ def _setup(opts: GameOptions, *, fallback: str) -> tuple[Any, Identity, str] | i
             file=sys.stderr,
         )
         return 2
-    name = opts.name or default_name(fallback)
+    name = opts.name or your_name(fallback, ask=asks_for_name(opts))
     if not (1 <= len(name) <= 40 and name.isprintable()):
         print(
             f"truc-p2p {opts.command}: " + _("--name must be 1 to 40 printable characters"),

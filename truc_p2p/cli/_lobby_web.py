@@ -129,8 +129,7 @@ class LobbyPage:
                             )
                             if self.opens_tab
                             else _(
-                                "joining {name}: open the table at the address "
-                                "the terminal shows",
+                                "joining {name}: open the table at the address the terminal shows",
                                 name=game.listing.name,
                             ),
                         }
