@@ -38,7 +38,7 @@ from truc_p2p.rules import (
     RoundEnded,
     TrickEnded,
 )
-from truc_p2p.ui._i18n import _
+from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._narrate import Tally, describe
 from truc_p2p.ui._table import TableModel, keymap
 from truc_p2p.ui._texts import (
@@ -373,6 +373,8 @@ class TerminalPlayer:
                     first=first,
                 )
             )
+            if model.move_seconds is not None:  # said once: the clock of every move
+                self.write(_move_clock_words(model.move_seconds))
             if self.verbose:
                 self.write(
                     _(
@@ -718,3 +720,20 @@ def with_terminal(
         return status
 
     return run
+
+
+def _move_clock_words(seconds: float) -> str:
+    """How long the player has for each move, in whole minutes when it is."""
+    if seconds >= 60 and seconds % 60 == 0:
+        minutes = int(seconds // 60)
+        return ngettext(
+            "you have {n} minute for each move; the clock shows what is left",
+            "you have {n} minutes for each move; the clock shows what is left",
+            minutes,
+        )
+    whole = max(1, round(seconds))
+    return ngettext(
+        "you have {n} second for each move; the clock shows what is left",
+        "you have {n} seconds for each move; the clock shows what is left",
+        whole,
+    )
