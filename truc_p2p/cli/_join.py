@@ -213,7 +213,8 @@ def _adopt_host_settings(opts: GameOptions, invite: Invite) -> GameOptions | str
                 )
         return "truc-p2p join: " + _(
             "the host plays {settings}; {fixes}.",
-            settings=settings_words(host),
+            # the options' own words: the fixes name --ladder even, --rest-refused value
+            settings=settings_words(host, verbose=True),
             fixes="; ".join(fixes),
         )
     return replace(
