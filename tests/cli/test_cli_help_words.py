@@ -8,8 +8,10 @@ from __future__ import annotations
 import argparse
 import io
 import re
+from pathlib import Path
 
 import pytest
+from cli_helpers import run
 
 from truc_p2p.cli import build_parser
 from truc_p2p.cli._join import _say_joining
@@ -78,3 +80,17 @@ def test_the_joiner_reads_the_hosts_settings_in_a_players_words() -> None:
     _say_joining(invite, "ana", out)
     catalan = out.getvalue().splitlines()[1]
     assert "joc fora" in catalan and "12 punts" in catalan and "v2" not in catalan
+
+
+def test_the_game_says_once_how_long_each_move_may_take(tmp_path: Path) -> None:
+    done = run(tmp_path, "play", "--target", "1", "--seed", "3", "--timeout", "45", stdin="")
+    assert done.stdout.count("you have 45 seconds for each move") == 1, done.stdout
+    done = run(tmp_path, "play", "--target", "1", "--seed", "3", stdin="")
+    assert "you have 5 minutes for each move" in done.stdout
+    # a person at the terminal of a network game is told its away budget too
+    from truc_p2p.cli._game_args import GameOptions
+    from truc_p2p.cli._lifecycle import _player
+    from truc_p2p.ui import TerminalPlayer
+
+    human, _hook = _player(GameOptions(command="join"), "ana", ascii=True)
+    assert isinstance(human, TerminalPlayer) and human.away_seconds == 600

@@ -28,6 +28,7 @@ from truc_p2p.identity import (
     load_or_create_identity,
 )
 from truc_p2p.net import (
+    DEFAULT_AWAY_BUDGET,
     BotStrategy,
     End,
     EventHook,
@@ -101,6 +102,7 @@ def _player(opts: GameOptions, name: str, ascii: bool) -> tuple[Strategy, EventH
         echo=not _stdin_is_tty(),
         move_seconds=opts.timeout,
         verbose=opts.verbose,
+        away_seconds=DEFAULT_AWAY_BUDGET,  # a game over the network: how long away
     )
     return human, human
 

@@ -292,8 +292,11 @@ class TerminalPlayer:
         move_seconds: float | None = None,
         verbose: bool = False,
         confirm_quit: bool | None = None,
+        away_seconds: float | None = None,
     ) -> None:
         self.lines = lines
+        #: How long the player may be away over a network game (said once at its start).
+        self.away_seconds = away_seconds
         self.ascii = ascii
         self.out = out
         #: Repeat each input line after the prompt (input from a pipe is not echoed).
@@ -375,6 +378,17 @@ class TerminalPlayer:
             )
             if model.move_seconds is not None:  # said once: the clock of every move
                 self.write(_move_clock_words(model.move_seconds))
+            if self.away_seconds is not None:
+                minutes = max(1, round(self.away_seconds / 60))
+                self.write(
+                    ngettext(
+                        "if your connection drops, you may be away {n} minute in all "
+                        "during the game",
+                        "if your connection drops, you may be away {n} minutes in all "
+                        "during the game",
+                        minutes,
+                    )
+                )
             if self.verbose:
                 self.write(
                     _(
