@@ -13,17 +13,16 @@ from __future__ import annotations
 import signal
 import sys
 import webbrowser
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import trio
 
-from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page
+from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page, game_words, waiting_words
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.history import PageLanguage, menu_json
-from truc_p2p.net import HostSettings, InviteError, LobbyGame
+from truc_p2p.net import LobbyGame
 from truc_p2p.ui import _, ngettext
 
 __all__ = ["REFRESH", "LobbyPage", "pick_on_page"]
@@ -74,8 +73,8 @@ class LobbyPage:
                     # the host has waited; the key's start last, for who checks it
                     "cells": [
                         g.listing.name,
-                        _game_words(g),
-                        _waiting_words(g.waiting),
+                        game_words(g),
+                        waiting_words(g.waiting),
                         _("key {fingerprint}…", fingerprint=g.listing.fingerprint[:16]),
                     ],
                 }
@@ -136,31 +135,6 @@ class LobbyPage:
                     )
                 self.picked_event.set()
                 return
-
-
-def _game_words(game: LobbyGame) -> str:
-    """The listed game's rules in a player's words (the points, a refused "my rest",
-    a match), as the joiner's first lines say them."""
-    from truc_p2p.cli._lifecycle import settings_words
-
-    fields = game.listing.fields
-    try:
-        settings = HostSettings.from_fields(fields)
-    except InviteError:
-        settings = HostSettings()
-    words = settings_words(replace(settings, match=game.listing.match))
-    if game.listing.match == 1:
-        words = "; ".join(w for w in (words, _("single game")) if w)
-    return words
-
-
-def _waiting_words(seconds: int) -> str:
-    """How long the host has waited, in seconds, minutes or hours."""
-    if seconds < 60:
-        return ngettext("waiting for {n} second", "waiting for {n} seconds", seconds)
-    if seconds < 3600:
-        return ngettext("waiting for {n} minute", "waiting for {n} minutes", seconds // 60)
-    return ngettext("waiting for {n} hour", "waiting for {n} hours", seconds // 3600)
 
 
 def status_words(count: int, every: float) -> str:
