@@ -350,7 +350,28 @@ def test_the_hosts_settings_in_words(fields: dict[str, object]) -> None:
     from truc_p2p.net._invite import HostSettings
 
     settings = HostSettings(**fields)  # type: ignore[arg-type]
-    assert settings_words(settings) == settings.describe()
+    assert settings_words(settings, verbose=True) == settings.describe()
     use_language("fr")
-    french = settings_words(settings)
+    french = settings_words(settings, verbose=True)
     assert french != settings.describe()
+
+
+def test_the_hosts_settings_in_a_players_words() -> None:
+    """A joiner reads the points, what refusing "my rest" costs, an uncommon ladder
+    and a match; the deck, its audit and its deal only with --verbose."""
+    from truc_p2p.cli._lifecycle import settings_words
+    from truc_p2p.net._invite import HostSettings
+
+    settings = HostSettings(
+        target=12, ladder="literal", rest="game", audit="game", deck="v2", pipeline=True
+    )
+    assert settings_words(settings) == "to 12 points; refusing “my rest” loses the game"
+    other = HostSettings(target=1, ladder="even", rest="value", match=3)
+    assert settings_words(other) == (
+        "to 1 point; refusing “my rest” costs only the points at stake; "
+        "raises go 1, 2, 4, 6, 8…; match of 3 games"
+    )
+    assert "pipelined" in settings_words(settings, verbose=True)
+    use_language("ca")
+    catalan = settings_words(settings)
+    assert "joc fora" in catalan and "12" in catalan and "deck" not in catalan

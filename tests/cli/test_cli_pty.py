@@ -246,7 +246,7 @@ def test_ctrl_d_asks_before_resigning_like_q(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_while_hosting_cancels_without_talk_of_resigning(tmp_path: Path) -> None:
-    term = Terminal(tmp_path, "host", "--port", "0", "--bind", "127.0.0.1")
+    term = Terminal(tmp_path, "host", "--port", "0", "--bind", "127.0.0.1", "--name", "ana")
     try:
         term.read_until(r"waiting for an opponent")
         os.killpg(term.proc.pid, signal.SIGINT)

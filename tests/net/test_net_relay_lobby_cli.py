@@ -54,8 +54,8 @@ def test_two_public_hosts_are_listed_and_joined_by_number(tmp_path: Path) -> Non
         assert games[1]["target"] == 6 and games[1]["ladder"] == "even"
         assert games[1]["match"] == 1 and len(games[1]["fingerprint"]) == 64
         text = _run(tmp_path, "lobby", f"127.0.0.1:{port}")
-        assert text.stdout.splitlines()[1].startswith("2. bea  key ")
-        assert "to 6, even ladder" in text.stdout
+        assert text.stdout.splitlines()[1].startswith("2. bea  to 6 points; ")
+        assert "raises go 1, 2, 4, 6, 8…" in text.stdout and "  key " in text.stdout
         # --pick for scripts: the listed rules are adopted (the host refuses others).
         joiner = _proc(
             tmp_path, "join", "--relay", f"127.0.0.1:{port}", "--pick", "2", "--bot",

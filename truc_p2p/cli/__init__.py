@@ -55,6 +55,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="truc-p2p",
         description=_("Play Le Truc peer to peer with a verifiable, dealerless shuffle."),
+        epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--version",
@@ -67,8 +69,30 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     wanted = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
     for name in wanted:
         importlib.import_module(name).register(subparsers)
+    # the developers' commands are named in the epilog, not among the player's
+    subparsers._choices_actions = [
+        a for a in subparsers._choices_actions if a.dest not in DEVELOPER_COMMANDS
+    ]
     _lang_everywhere(parser)
     return parser
+
+
+#: Commands for developers (measurements, other implementations): listed apart.
+DEVELOPER_COMMANDS = ("bench", "interop")
+
+
+def _epilog() -> str:
+    """Where a player starts, and the developers' commands, under the command list."""
+    lines = [_("start with: truc-p2p play (you against the computer, in this terminal)")]
+    if "learn" in COMMANDS:
+        lines.append(_("new to Le Truc? truc-p2p learn plays a guided first hand"))
+    lines.append(
+        _(
+            "for developers: {commands} (truc-p2p COMMAND --help)",
+            commands=", ".join(DEVELOPER_COMMANDS),
+        )
+    )
+    return "\n".join(lines)
 
 
 def _lang_everywhere(parser: argparse.ArgumentParser) -> None:

@@ -18,7 +18,7 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar
 
 from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
 from truc_p2p.ui import _, use_ascii
@@ -55,6 +55,7 @@ __all__ = [
     "run_until_interrupted",
     "transcript_verdict",
     "use_ascii",
+    "your_name",
 ]
 
 #: Longest player name the protocol carries (``hello.name``: 1..40 printable characters).
@@ -88,7 +89,7 @@ def add_ruleset_args(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=12,
         action=StoreExplicit,
-        help=_("points to win (default 12)"),
+        help=_("points to win the game (default 12 points)"),
     )
     parser.add_argument(
         "--ladder",
@@ -112,9 +113,9 @@ def add_pipeline_arg(parser: argparse.ArgumentParser) -> None:
         "--no-pipeline",
         action="store_true",
         help=_(
-            "deal each hand only once the previous one ended (the classic deck v2 deal, "
-            "wire.md section 6a) instead of during it (section 6b); both players must "
-            "choose the same"
+            "shuffle and deal each hand only after the previous one ended, instead of "
+            "while it is played (a little wait between hands); both players must choose "
+            "the same"
         ),
     )
 
@@ -324,8 +325,9 @@ def add_bot_arg(parser: argparse.ArgumentParser, *, default: str | None, help: s
         action=_BotAction,
         metavar="S",
         help=_(
-            "let the search bot think S seconds per decision instead of a fixed "
-            "number of iterations (not reproducible under --seed)"
+            "let the bot weigh each decision for S seconds: the longer, the stronger "
+            "and slower it plays (without --bot: the strongest level); its choices then "
+            "differ from run to run even with --seed"
         ),
     )
 
@@ -395,6 +397,65 @@ def default_name(fallback: str) -> str:
         return fallback
     name = re.sub(r"[^\w.-]+", "", name)[:MAX_NAME]
     return name if name.isprintable() and name else fallback
+
+
+#: The file in the data folder (beside the identity key) that keeps your name.
+NAME_FILE: Final = "name"
+
+
+def saved_name_path() -> Path | None:
+    """Where your name is kept (the data folder), ``None`` when there is no home."""
+    from truc_p2p.identity import IdentityError, default_data_dir
+
+    try:
+        return default_data_dir() / NAME_FILE
+    except IdentityError:
+        return None
+
+
+def _usable(name: str) -> bool:
+    return 1 <= len(name) <= MAX_NAME and name.isprintable()
+
+
+def your_name(fallback: str, *, ask: bool, stdin: TextIO | None = None) -> str:
+    """The name shown to the opponent when no ``--name`` is given: the one kept in
+    the data folder; else, when ``ask`` (a person at a terminal, on a first game),
+    the one typed at the prompt, kept for the next games (Enter: the login name);
+    else the login name (:func:`default_name`)."""
+    path = saved_name_path()
+    if path is not None:
+        try:
+            saved = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            saved = ""
+        if _usable(saved):
+            return saved
+    default = default_name(fallback)
+    if not ask or path is None:
+        return default
+    print(
+        _("your name, shown to your opponent (Enter: {default}): ", default=default),
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+    typed = (stdin or sys.stdin).readline().strip()
+    name = typed if _usable(typed) else default
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(name + "\n", encoding="utf-8")
+    except OSError:
+        return name  # not kept: asked again next time
+    print(
+        _(
+            "you play as {name} from now on (kept in {path}; --name changes it for a game)",
+            name=name,
+            path=path,
+        ),
+        file=sys.stderr,
+        flush=True,
+    )
+    return name
 
 
 def transcript_report(path: str | os.PathLike[str]) -> object:

@@ -24,7 +24,7 @@ from truc_p2p.net import (
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
 )
-from truc_p2p.ui import _
+from truc_p2p.ui import N_, _
 
 __all__ = ["GameOptions"]
 
@@ -147,7 +147,7 @@ def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None
         metavar="S",
         help=_(
             "seconds the opponent may take per move before the game ends by timeout "
-            "(default {default}; {bot} is plenty for a bot)",
+            "(default {default} seconds; {bot} seconds is plenty for a bot)",
             default=f"{DEFAULT_TURN_TIMEOUT:g}",
             bot=f"{DEFAULT_BOT_TIMEOUT:g}",
         ),
@@ -197,7 +197,7 @@ def _network_args(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help=_(
             "seconds a disconnected opponent has to come back before the game counts as "
-            "abandoned (default {default})",
+            "abandoned (default {default} seconds)",
             default=f"{DEFAULT_GRACE:g}",
         ),
     )
@@ -207,10 +207,59 @@ def _network_args(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_HELLO_TIMEOUT,
         metavar="S",
         help=_(
-            "seconds a new connection has to send its first message (default {default})",
+            "seconds a new connection has to send its first message (default {default} seconds)",
             default=f"{DEFAULT_HELLO_TIMEOUT:g}",
         ),
     )
+
+
+#: The option groups of a game command's ``--help``, in order: title -> the dests in it.
+#: What a player sets first comes first; an option in no group stays under "options".
+_GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        N_("the game"),
+        frozenset(
+            {"opponent", "bot", "think", "seed", "name", "target", "ladder", "rest_refused"}
+            | {"match", "timeout"}
+        ),
+    ),
+    (
+        N_("the connection"),
+        frozenset(
+            {"bind", "port", "relay", "public", "advertise", "no_portmap", "no_announce"}
+            | {"allow", "pick", "wait", "connect_timeout", "again_wait"}
+        ),
+    ),
+    (
+        N_("the screen"),
+        frozenset({"web", "web_port", "no_browser", "ascii", "quiet", "verbose", "json"}),
+    ),
+    (
+        N_("advanced"),
+        frozenset(
+            {"identity", "out", "no_pipeline", "grace", "hello_timeout", "forever"} | {"max_games"}
+        ),
+    ),
+)
+
+
+def group_options(parser: argparse.ArgumentParser) -> None:
+    """Sort a game command's options, once all are added, into the groups of
+    :data:`_GROUPS` (the game, the connection, the screen, advanced) for ``--help``."""
+    groups = [(parser.add_argument_group(_(title)), dests) for title, dests in _GROUPS]
+    for old in list(parser._action_groups):
+        if any(old is group for group, _dests in groups):
+            continue
+        for action in list(old._group_actions):
+            if not action.option_strings:
+                continue  # positionals stay where they are
+            for group, dests in groups:
+                if action.dest in dests:
+                    old._group_actions.remove(action)
+                    group._group_actions.append(action)
+                    break
+        if not old._group_actions and old not in (parser._positionals, parser._optionals):
+            parser._action_groups.remove(old)
 
 
 def with_options(command: Callable[[GameOptions], int]) -> Callable[[argparse.Namespace], int]:

@@ -20,7 +20,13 @@ from truc_p2p.cli._common import (
     run_until_interrupted,
     use_ascii,
 )
-from truc_p2p.cli._game_args import GameOptions, _common_args, _network_args, with_options
+from truc_p2p.cli._game_args import (
+    GameOptions,
+    _common_args,
+    _network_args,
+    group_options,
+    with_options,
+)
 from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._lifecycle import (
     _after_game,
@@ -136,6 +142,7 @@ def register(subparsers: Any) -> None:
     _common_args(host)
     _network_args(host)
     add_web_args(host)
+    group_options(host)
     host.set_defaults(func=with_options(_host))
 
 
@@ -256,8 +263,9 @@ def _announce(
         if private:
             print(
                 _(
-                    "(this address works on your LAN; over the internet forward TCP "
-                    "port {port} on your router to this machine and add "
+                    "(this address works on your LAN; over the internet either host "
+                    "through a relay with --relay HOST:PORT (no router settings), or "
+                    "forward TCP port {port} on your router to this machine and add "
                     "--advertise YOUR_PUBLIC_ADDRESS)",
                     port=invite.port,
                 ),

@@ -23,6 +23,7 @@ from truc_p2p.cli._game_args import (
     GameOptions,
     _common_args,
     _network_args,
+    group_options,
     with_options,
 )
 from truc_p2p.cli._hosts import describe
@@ -94,10 +95,14 @@ def register(subparsers: Any) -> None:
         type=positive_seconds,
         default=2.0,
         metavar="S",
-        help=_("without an invite: listen S seconds for LAN games (default 2)"),
+        help=_("without an invite: listen S seconds for LAN games (default 2 seconds)"),
     )
     join.add_argument(
-        "--connect-timeout", type=positive_seconds, default=15.0, metavar="S", help=_("default 15")
+        "--connect-timeout",
+        type=positive_seconds,
+        default=15.0,
+        metavar="S",
+        help=_("seconds to reach the host before giving up (default 15 seconds)"),
     )
     join.add_argument(
         "--again-wait",
@@ -106,7 +111,7 @@ def register(subparsers: Any) -> None:
         metavar="S",
         help=_(
             "after a game you want to play again (or inside a match): how long to wait "
-            "for the host to listen again (default {default})",
+            "for the host to listen again (default {default} seconds)",
             default=f"{REMATCH_WAIT:g}",
         ),
     )
@@ -114,6 +119,7 @@ def register(subparsers: Any) -> None:
     _common_args(join)
     _network_args(join)
     add_web_args(join)
+    group_options(join)
     join.set_defaults(func=with_options(_join))
 
 
@@ -207,7 +213,8 @@ def _adopt_host_settings(opts: GameOptions, invite: Invite) -> GameOptions | str
                 )
         return "truc-p2p join: " + _(
             "the host plays {settings}; {fixes}.",
-            settings=settings_words(host),
+            # the options' own words: the fixes name --ladder even, --rest-refused value
+            settings=settings_words(host, verbose=True),
             fixes="; ".join(fixes),
         )
     return replace(
@@ -221,7 +228,7 @@ def _adopt_host_settings(opts: GameOptions, invite: Invite) -> GameOptions | str
     )
 
 
-def _say_joining(invite: Invite, name: str, info: TextIO) -> None:
+def _say_joining(invite: Invite, name: str, info: TextIO, *, verbose: bool = False) -> None:
     """The joiner's first lines: whom it joins, as whom, and what the host plays."""
     print(
         _(
@@ -235,7 +242,10 @@ def _say_joining(invite: Invite, name: str, info: TextIO) -> None:
     )
     if not invite.settings.empty:
         print(
-            _("the host plays {settings}", settings=settings_words(invite.settings)),
+            _(
+                "the host plays {settings}",
+                settings=settings_words(invite.settings, verbose=verbose),
+            ),
             file=info,
             flush=True,
         )
@@ -317,7 +327,7 @@ def _join(opts: GameOptions, record: MatchRecord | None = None) -> int:
             return back
     ascii = use_ascii(opts.ascii)
     strategy, hook = _player(opts, name, ascii)
-    _say_joining(invite, name, opts.info)
+    _say_joining(invite, name, opts.info, verbose=opts.verbose)
 
     connections = [0]
 

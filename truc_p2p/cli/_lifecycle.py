@@ -14,9 +14,9 @@ import trio
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import (
-    default_name,
     print_outcome,
     ruleset_from_args,
+    your_name,
 )
 from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.cli._identity import identity_error_text
@@ -28,6 +28,7 @@ from truc_p2p.identity import (
     load_or_create_identity,
 )
 from truc_p2p.net import (
+    DEFAULT_AWAY_BUDGET,
     BotStrategy,
     End,
     EventHook,
@@ -39,7 +40,17 @@ from truc_p2p.net import (
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.rules import Player, RulesError, Ruleset
 from truc_p2p.transcript import read_transcript
-from truc_p2p.ui import N_, Narrator, Screen, StdinLines, TerminalPlayer, Voice, WebPlayer, _
+from truc_p2p.ui import (
+    N_,
+    Narrator,
+    Screen,
+    StdinLines,
+    TerminalPlayer,
+    Voice,
+    WebPlayer,
+    _,
+    ngettext,
+)
 
 __all__: list[str] = []
 
@@ -55,6 +66,17 @@ def _asks_to_leave(player: object) -> Callable[[], bool] | bool:
 def _stdin_is_tty() -> bool:
     try:
         return os.isatty(sys.stdin.fileno())
+    except (OSError, ValueError):
+        return False
+
+
+def asks_for_name(opts: GameOptions) -> bool:
+    """Whether a game without ``--name`` may ask for one: a person plays at this
+    terminal (no bot, no web page, no JSON), its input and output a terminal."""
+    if opts.bot or opts.web or opts.json:
+        return False
+    try:
+        return _stdin_is_tty() and os.isatty(sys.stdout.fileno())
     except (OSError, ValueError):
         return False
 
@@ -80,6 +102,7 @@ def _player(opts: GameOptions, name: str, ascii: bool) -> tuple[Strategy, EventH
         echo=not _stdin_is_tty(),
         move_seconds=opts.timeout,
         verbose=opts.verbose,
+        away_seconds=DEFAULT_AWAY_BUDGET,  # a game over the network: how long away
     )
     return human, human
 
@@ -93,7 +116,7 @@ def _setup(opts: GameOptions, *, fallback: str) -> tuple[Any, Identity, str] | i
             file=sys.stderr,
         )
         return 2
-    name = opts.name or default_name(fallback)
+    name = opts.name or your_name(fallback, ask=asks_for_name(opts))
     if not (1 <= len(name) <= 40 and name.isprintable()):
         print(
             f"truc-p2p {opts.command}: " + _("--name must be 1 to 40 printable characters"),
@@ -284,9 +307,28 @@ def match_differs(host: str, games: int) -> str:
     return _("{host} plays a match of {n} games: join with --match {n}", host=host, n=games)
 
 
-def settings_words(settings: HostSettings) -> str:
-    """A host's settings in words, in the language in use (``HostSettings.describe()``
-    in English); option values stay the command line's words."""
+def settings_words(settings: HostSettings, *, verbose: bool = False) -> str:
+    """A host's settings in a player's words, in the language in use: the points to
+    play to, what refusing "my rest" costs, an uncommon raise ladder, a match; how
+    the deck is dealt and audited only with ``verbose``, in the technical words
+    (``HostSettings.describe()`` in English)."""
+    if verbose:
+        return _technical_settings_words(settings)
+    parts = []
+    if settings.target is not None:
+        parts.append(ngettext("to {n} point", "to {n} points", settings.target))
+    if settings.rest == "game":
+        parts.append(_("refusing “my rest” loses the game"))
+    elif settings.rest == "value":
+        parts.append(_("refusing “my rest” costs only the points at stake"))
+    if settings.ladder == "even":
+        parts.append(_("raises go 1, 2, 4, 6, 8…"))
+    if settings.match is not None and settings.match > 1:
+        parts.append(_("match of {n} games", n=settings.match))
+    return "; ".join(parts)
+
+
+def _technical_settings_words(settings: HostSettings) -> str:
     parts = []
     if settings.target is not None:
         parts.append(_("to {target}", target=settings.target))

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.net import (
     DEFAULT_RELAY_PORT,
+    HostSettings,
     InviteError,
     ListingError,
     LobbyAnswer,
@@ -34,16 +35,18 @@ from truc_p2p.net import (
 )
 from truc_p2p.net._invite import host_port, parse_host_port
 from truc_p2p.net._relay_wire import RelayProtocolError
-from truc_p2p.ui import _
+from truc_p2p.ui import _, ngettext
 
 __all__ = [
     "adopt_listing",
     "describe_game",
     "fetch_lobby_for_page",
+    "game_words",
     "lobby_json",
     "parse_relay",
     "pick_relay_game",
     "register",
+    "waiting_words",
 ]
 
 
@@ -94,30 +97,40 @@ def parse_relay(text: str) -> tuple[str, int]:
     return parse_host_port(text, what="relay")
 
 
-def _waited(seconds: int) -> str:
-    if seconds < 60:
-        return _("waiting {n} s", n=seconds)
-    if seconds < 3600:
-        return _("waiting {n} min", n=seconds // 60)
-    return _("waiting {n} h", n=seconds // 3600)
-
-
 def describe_game(game: LobbyGame) -> str:
-    """One line for a person: name, key prefix, rules, deck, match, waiting time."""
-    f = game.listing.fields
-    match = game.listing.match
+    """One line for a person: name, the game in a player's words, how long the host
+    has waited, the start of its key."""
     return _(
-        "{name}  key {fp}…  to {target}, {ladder} ladder, refused rest: {rest}  "
-        "deck {deck}  {match}  {waited}",
+        "{name}  {game}  {waited}  key {fp}…",
         name=game.listing.name,
+        game=game_words(game),
+        waited=waiting_words(game.waiting),
         fp=game.listing.fingerprint[:16],
-        target=f.get("target", "?"),
-        ladder=f.get("ladder", "?"),
-        rest=f.get("rest", "?"),
-        deck=f.get("deck", "?"),
-        match=_("single game") if match == 1 else _("match of {n} games", n=match),
-        waited=_waited(game.waiting),
     )
+
+
+def game_words(game: LobbyGame) -> str:
+    """The listed game's rules in a player's words (the points, a refused "my rest",
+    a match), as the joiner's first lines say them."""
+    from truc_p2p.cli._lifecycle import settings_words
+
+    try:
+        settings = HostSettings.from_fields(game.listing.fields)
+    except InviteError:
+        settings = HostSettings()
+    words = settings_words(replace(settings, match=game.listing.match))
+    if game.listing.match == 1:
+        words = "; ".join(w for w in (words, _("single game")) if w)
+    return words
+
+
+def waiting_words(seconds: int) -> str:
+    """How long the host has waited, in seconds, minutes or hours."""
+    if seconds < 60:
+        return ngettext("waiting for {n} second", "waiting for {n} seconds", seconds)
+    if seconds < 3600:
+        return ngettext("waiting for {n} minute", "waiting for {n} minutes", seconds // 60)
+    return ngettext("waiting for {n} hour", "waiting for {n} hours", seconds // 3600)
 
 
 def lobby_json(

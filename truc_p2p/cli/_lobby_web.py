@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page
+from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page, game_words, waiting_words
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.history import PageLanguage, menu_json
 from truc_p2p.net import LobbyGame
-from truc_p2p.ui import _
+from truc_p2p.ui import _, ngettext
 
 __all__ = ["REFRESH", "LobbyPage", "pick_on_page"]
 
@@ -34,8 +34,17 @@ REFRESH = 5.0
 class LobbyPage:
     """What the server shows: the latest list; what it hears: the game picked."""
 
-    def __init__(self, relay: tuple[str, int], label: str, *, lang_pinned: bool = False) -> None:
+    def __init__(
+        self,
+        relay: tuple[str, int],
+        label: str,
+        *,
+        lang_pinned: bool = False,
+        opens_tab: bool = True,
+    ) -> None:
         self.relay = relay
+        #: whether the table of the game picked opens in the browser (not --no-browser)
+        self.opens_tab = opens_tab
         self.label = label
         self.server: Any = None
         self.language = PageLanguage(lang_pinned)
@@ -54,33 +63,24 @@ class LobbyPage:
         return self._message(self.games, self.notes, status)
 
     def _message(self, games: list[LobbyGame], notes: list[str], status: str) -> dict[str, Any]:
-        header = (_("name"), _("key"), _("rules"), _("deck"), _("match"), _("waiting"))
         rows = []
         for g in games:
-            f = g.listing.fields
-            match = g.listing.match
             rows.append(
                 {
                     "code": g.code,
                     "fingerprint": g.listing.fingerprint,
+                    # one card per game, in a player's words: who, the game, how long
+                    # the host has waited; the key's start last, for who checks it
                     "cells": [
                         g.listing.name,
-                        g.listing.fingerprint[:16] + "…",
-                        _(
-                            "to {target}, {ladder} ladder, refused rest: {rest}",
-                            target=f.get("target", "?"),
-                            ladder=f.get("ladder", "?"),
-                            rest=f.get("rest", "?"),
-                        ),
-                        f.get("deck", "?"),
-                        _("single game") if match == 1 else _("match of {n} games", n=match),
-                        _("{n} s", n=g.waiting),
+                        game_words(g),
+                        waiting_words(g.waiting),
+                        _("key {fingerprint}…", fingerprint=g.listing.fingerprint[:16]),
                     ],
                 }
             )
         return {
             "type": "lobby",
-            "columns": list(header),
             "games": rows,
             "notes": notes,
             "status": status,
@@ -125,6 +125,11 @@ class LobbyPage:
                             "text": _(
                                 "joining {name}: the table opens in a new tab",
                                 name=game.listing.name,
+                            )
+                            if self.opens_tab
+                            else _(
+                                "joining {name}: open the table at the address the terminal shows",
+                                name=game.listing.name,
                             ),
                         }
                     )
@@ -132,11 +137,21 @@ class LobbyPage:
                 return
 
 
+def status_words(count: int, every: float) -> str:
+    """The page's status line after a look at the relay: how many games are open."""
+    return ngettext(
+        "{n} open game, the list refreshes every {s} seconds",
+        "{n} open games, the list refreshes every {s} seconds",
+        count,
+        s=f"{every:g}",
+    )
+
+
 async def refresh(page: LobbyPage, every: float = REFRESH, timeout: float = 10.0) -> None:
     """Ask the relay for its lobby now and every ``every`` seconds, forever."""
     while True:
         games, notes, problem = await fetch_lobby_for_page(page.relay, timeout)
-        status = problem or _("{n} open games, refreshed every {s} s", n=len(games), s=f"{every:g}")
+        status = problem or status_words(len(games), every)
         page.show(games, notes, status)
         await trio.sleep(every)
 
@@ -146,7 +161,9 @@ def pick_on_page(opts: GameOptions, relay: tuple[str, int]) -> LobbyGame | int:
     from truc_p2p.ui import bind_table, serve_table
 
     out = opts.info
-    page = LobbyPage(relay, opts.relay or "", lang_pinned=opts.lang is not None)
+    page = LobbyPage(
+        relay, opts.relay or "", lang_pinned=opts.lang is not None, opens_tab=not opts.no_browser
+    )
 
     async def main() -> LobbyGame | int:
         try:

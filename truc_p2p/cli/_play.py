@@ -17,13 +17,13 @@ from truc_p2p.cli._comeback import find_unfinished
 from truc_p2p.cli._common import (
     add_bot_arg,
     check_out_dir,
-    default_name,
     exit_status,
     ruleset_from_args,
     run_until_interrupted,
     use_ascii,
+    your_name,
 )
-from truc_p2p.cli._game_args import GameOptions, _common_args, with_options
+from truc_p2p.cli._game_args import GameOptions, _common_args, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import (
     _after_game,
@@ -33,6 +33,7 @@ from truc_p2p.cli._lifecycle import (
     _match_meta,
     _meta,
     _stdin_is_tty,
+    asks_for_name,
 )
 from truc_p2p.cli._resume import _come_back
 from truc_p2p.cli._web import add_web_args, ask_bot_level, bot_level, web_player, with_web
@@ -83,6 +84,7 @@ def register(subparsers: Any) -> None:
     )
     _common_args(play, human=False)
     add_web_args(play)
+    group_options(play)
     play.set_defaults(func=with_options(_play))
 
 
@@ -193,7 +195,7 @@ def _play(
     if isinstance(setup, int):
         return setup
     ruleset, ident = setup
-    name = opts.name or default_name("you")
+    name = opts.name or your_name("you", ask=asks_for_name(replace(opts, bot=None)))
     if record is None and keys is None:  # the same play again after a crash
         unfinished = find_unfinished(opts.out, role="play", bot=opts.bot, name=name)
         if unfinished is not None and (back := _come_back(opts, unfinished)) is not None:

@@ -19,7 +19,7 @@ from truc_p2p.cli._common import (
     run_until_interrupted,
     use_ascii,
 )
-from truc_p2p.cli._game_args import GameOptions, with_options
+from truc_p2p.cli._game_args import GameOptions, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import (
     _after_game,
@@ -85,6 +85,7 @@ def register(subparsers: Any) -> None:
     resume.add_argument("--quiet", action="store_true", help=_("do not narrate a bot's game"))
     resume.add_argument("--ascii", action="store_true", help=_("plain-ASCII cards (7S, not 7♠)"))
     add_web_args(resume)
+    group_options(resume)
     resume.set_defaults(func=with_options(_resume))
 
 

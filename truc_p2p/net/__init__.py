@@ -81,6 +81,7 @@ from truc_p2p.net._outcome import WHERE as OUTCOME_WHERE
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
 from truc_p2p.net._play_options import (
+    DEFAULT_AWAY_BUDGET,
     DEFAULT_BOT_TIMEOUT,
     DEFAULT_DEAD_AFTER,
     DEFAULT_GRACE,
@@ -100,6 +101,7 @@ from truc_p2p.net._strategy import BotStrategy, QuitGame, Strategy
 from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
 
 __all__ = [
+    "DEFAULT_AWAY_BUDGET",
     "DEFAULT_BOT_TIMEOUT",
     "DEFAULT_DEAD_AFTER",
     "DEFAULT_GRACE",

@@ -3,7 +3,7 @@
 PCP (RFC 6887, ``MAP``) and NAT-PMP (RFC 6886) are small UDP protocols on the
 default gateway's port 5351, implemented here directly.  UPnP-IGD needs HTTP,
 SOAP and SSDP; it is used through ``miniupnpc`` (the reference client, a
-binary wheel: ``pip install 'truc-p2p[upnp]'``) when that is installed.
+binary wheel: ``pip install '.[upnp]'`` from a checkout) when that is installed.
 Everything degrades to "no mapping" quickly (about a second) and quietly; a
 mapping is renewed at half its lifetime and deleted when the block exits.
 """

@@ -38,7 +38,7 @@ from truc_p2p.rules import (
     RoundEnded,
     TrickEnded,
 )
-from truc_p2p.ui._i18n import _
+from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._narrate import Tally, describe
 from truc_p2p.ui._table import TableModel, keymap
 from truc_p2p.ui._texts import (
@@ -292,8 +292,11 @@ class TerminalPlayer:
         move_seconds: float | None = None,
         verbose: bool = False,
         confirm_quit: bool | None = None,
+        away_seconds: float | None = None,
     ) -> None:
         self.lines = lines
+        #: How long the player may be away over a network game (said once at its start).
+        self.away_seconds = away_seconds
         self.ascii = ascii
         self.out = out
         #: Repeat each input line after the prompt (input from a pipe is not echoed).
@@ -373,6 +376,19 @@ class TerminalPlayer:
                     first=first,
                 )
             )
+            if model.move_seconds is not None:  # said once: the clock of every move
+                self.write(_move_clock_words(model.move_seconds))
+            if self.away_seconds is not None:
+                minutes = max(1, round(self.away_seconds / 60))
+                self.write(
+                    ngettext(
+                        "if your connection drops, you may be away {n} minute in all "
+                        "during the game",
+                        "if your connection drops, you may be away {n} minutes in all "
+                        "during the game",
+                        minutes,
+                    )
+                )
             if self.verbose:
                 self.write(
                     _(
@@ -718,3 +734,20 @@ def with_terminal(
         return status
 
     return run
+
+
+def _move_clock_words(seconds: float) -> str:
+    """How long the player has for each move, in whole minutes when it is."""
+    if seconds >= 60 and seconds % 60 == 0:
+        minutes = int(seconds // 60)
+        return ngettext(
+            "you have {n} minute for each move; the clock shows what is left",
+            "you have {n} minutes for each move; the clock shows what is left",
+            minutes,
+        )
+    whole = max(1, round(seconds))
+    return ngettext(
+        "you have {n} second for each move; the clock shows what is left",
+        "you have {n} seconds for each move; the clock shows what is left",
+        whole,
+    )

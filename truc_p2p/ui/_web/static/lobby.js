@@ -11,22 +11,27 @@
 
   function show(m) {
     $("title").textContent = m.labels.title;
-    $("columns").replaceChildren(...m.columns.map((c) => el("th", null, c)), el("th"));
+    // one card per game: name, rules, how long the host waits, key; join beside
     $("rows").replaceChildren(...m.games.map((g) => {
-      const row = el("tr", "ok");
+      const row = el("li", "ok");
       row.dataset.code = g.code;
-      g.cells.forEach((c) => row.appendChild(el("td", null, c)));
+      const who = el("div", "who");
+      const [name, rules, waited, key] = g.cells;
+      who.appendChild(el("div", "name", name));
+      who.appendChild(el("div", "rules", rules));
+      who.appendChild(el("div", "waited", waited));
+      who.appendChild(el("div", "key", key));
+      row.appendChild(who);
       const button = el("button", "join", m.labels.join);
       button.disabled = joining;
       button.title = g.fingerprint;
+      button.setAttribute("aria-label", m.labels.join + " " + name);
       button.addEventListener("click", () => {
         joining = true;
         ws.send(JSON.stringify({ type: "join", code: g.code }));
         document.querySelectorAll("button.join").forEach((b) => { b.disabled = true; });
       });
-      const cell = el("td");
-      cell.appendChild(button);
-      row.appendChild(cell);
+      row.appendChild(button);
       return row;
     }));
     $("none").hidden = m.games.length > 0;
