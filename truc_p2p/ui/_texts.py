@@ -232,9 +232,10 @@ NOT_NOW: dict[str, str] = {
 
 
 def help_text() -> str:
-    """The rules in short and the keys (``?`` in the terminal)."""
-    return _(
-        "Le Truc for two, in short (protocol_spec/rules.md has every detail)\n"
+    """The rules in short and the keys (``?`` in the terminal); it points to the guided
+    hand (``truc-p2p learn``), not to a file an installed package does not have."""
+    head = _("Le Truc for two, in short (truc-p2p learn plays a guided hand)")
+    return head + "\n" + _(
         "  * 32 cards; suits never matter. Strength, high to low: 7 8 A K Q J 10 9.\n"
         "  * Each hand: three cards each, up to three tricks. Win two tricks (or\n"
         "    the first trick won, when the others are spoiled) to win the hand.\n"
