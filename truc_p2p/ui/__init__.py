@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         resolve,
         use_language,
     )
-    from ._lesson import LESSON_STEPS, run_lesson
+    from ._lesson import LESSON_STEPS, run_lesson, run_web_lesson
     from ._narrate import Narrator, Tally, describe
     from ._notice_text import notice_text
     from ._outcome_text import headline, headline_key, outcome_text, score_label
@@ -82,6 +82,7 @@ __all__ = [
     "reason_word",
     "resolve",
     "run_lesson",
+    "run_web_lesson",
     "score_label",
     "screen_width",
     "serve_table",
@@ -113,7 +114,7 @@ _HOME: dict[str, str] = {
         ],
         "_i18n",
     ),
-    **dict.fromkeys(["LESSON_STEPS", "run_lesson"], "_lesson"),
+    **dict.fromkeys(["LESSON_STEPS", "run_lesson", "run_web_lesson"], "_lesson"),
     **dict.fromkeys(["Narrator", "Tally", "describe"], "_narrate"),
     **dict.fromkeys(["notice_text"], "_notice_text"),
     **dict.fromkeys(["headline", "headline_key", "outcome_text", "score_label"], "_outcome_text"),

@@ -11,17 +11,21 @@ then waits for the one move it teaches: any other move is refused with a hint.
 from __future__ import annotations
 
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from truc_p2p.net import QuitGame
-from truc_p2p.protocol import CardsDealt, GameStarted
+from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import DEFAULT_RULESET, Action, Card, Dealt, Event, Game, Player
 from truc_p2p.ui._i18n import N_, _
 from truc_p2p.ui._texts import help_text
 from truc_p2p.ui._tui import LineSource, TerminalPlayer, parse_choice
 
-__all__ = ["LESSON_STEPS", "run_lesson"]
+if TYPE_CHECKING:
+    from truc_p2p.ui._web import WebPlayer
+
+__all__ = ["LESSON_STEPS", "run_lesson", "run_web_lesson"]
 
 #: The learner's seat and the tutor's.
 ME, TUTOR = Player.P0, Player.P1
@@ -182,6 +186,52 @@ async def run_lesson(
     """Play the lesson at a terminal; 0 when it was played to its end, 1 when left."""
     out = out or sys.stdout
     player = TerminalPlayer(lines, _("you"), ascii=ascii, out=out, echo=echo, confirm_quit=False)
+
+    def say(text: str) -> None:
+        player.write("")
+        player.write("** " + text)
+
+    async def wait(step: _You) -> bool:
+        return await _wait_for(player, step)
+
+    status = await _lesson(player, say, wait)
+    if status:
+        player.write(_("(lesson left: type truc-p2p learn to start it again)"))
+    return status
+
+
+async def run_web_lesson(player: WebPlayer) -> int:
+    """Play the lesson on the web table (``learn --web``): each step is a line of the
+    table's log and a notice; a refused move gets its hint the same way."""
+
+    def say(text: str) -> None:
+        player._say(text, "info")
+        player._send({"type": "notice", "text": text})
+
+    async def wait(step: _You) -> bool:
+        mirror = player.model.game
+        assert mirror is not None
+        legal = tuple(mirror.legal_actions())
+        while True:
+            try:
+                action = await player.choose(mirror, legal)
+            except QuitGame:
+                return False
+            if action == step.action:
+                return True
+            hint = _("not in this lesson: {hint}", hint=_(step.hint))
+            player._say(hint, "info")
+            player._send({"type": "notice", "text": hint})
+
+    return await _lesson(player, say, wait)
+
+
+async def _lesson(
+    player: Callable[[Event | SessionEvent], None],
+    say: Callable[[str], None],
+    wait: Callable[[_You], Awaitable[bool]],
+) -> int:
+    """The script, told to ``player`` (its event hook); 0 at its end, 1 when left."""
     game = Game(DEFAULT_RULESET, first_dealer=TUTOR)
     player(
         GameStarted(
@@ -203,8 +253,7 @@ async def run_lesson(
 
     for item in _SCRIPT:
         if isinstance(item, _Say):
-            player.write("")
-            player.write("** " + _(item.text))
+            say(_(item.text))
             shown += 1
         elif isinstance(item, _Deal):
             round_no = game.round_no
@@ -220,18 +269,16 @@ async def run_lesson(
         elif isinstance(item, _Tutor):
             tell(game.push(item.action, player=TUTOR))
         else:
-            player.write("")
-            player.write("** " + _(item.text))
+            say(_(item.text))
             shown += 1
-            if not await _wait_for(player, game, item):
-                player.write(_("(lesson left: type truc-p2p learn to start it again)"))
+            if not await wait(item):
                 return 1
             tell(game.push(item.action, player=ME))
     assert shown == LESSON_STEPS
     return 0
 
 
-async def _wait_for(player: TerminalPlayer, game: Game, step: _You) -> bool:
+async def _wait_for(player: TerminalPlayer, step: _You) -> bool:
     """Show the table and read lines until the step's move; ``False`` if the learner left."""
     mirror = player.model.game
     assert mirror is not None
