@@ -112,3 +112,35 @@ def test_the_learn_command(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert "(lesson: type d to ask for a redeal)" in done.stdout
     assert "you win the game" in done.stdout
     assert not done.stderr
+
+
+def test_help_in_a_game_shows_the_hand_and_the_choices_again() -> None:
+    """Issue 32: ``?`` scrolled the hand and the choices away."""
+    from truc_p2p.protocol import CardsDealt, GameStarted
+    from truc_p2p.rules import DEFAULT_RULESET, Action, Card, Game, Player
+    from truc_p2p.ui._tui import TerminalPlayer
+
+    out = io.StringIO()
+    player = TerminalPlayer(ScriptedLines(["?", "1"]), "alice", ascii=True, out=out)
+    player(
+        GameStarted(
+            game_id=bytes(16),
+            me=Player.P0,
+            peer_name="bob",
+            peer_fingerprint="",
+            ruleset=DEFAULT_RULESET,
+            audit="",
+            first_dealer=Player.P1,
+        )
+    )
+    cards = tuple(Card.from_str(c) for c in ("7S", "10H", "AD"))
+    player(CardsDealt(round_no=1, dealer=Player.P1, cards=cards, redeal=False))
+    game = Game(first_dealer=Player.P1, view=Player.P0)
+    game.deal({Player.P0: cards})
+    action = trio.run(lambda: player.choose(game, tuple(game.legal_actions())))
+    assert action == Action.play("7S")
+    text = out.getvalue()
+    after = text[text.index("Le Truc for two, in short") :]
+    assert "truc-p2p learn" in after.splitlines()[0] and "rules.md" not in text
+    assert "your hand: [1] 7S  [2] 10H  [3] AD" in after
+    assert "[?] help" in after
