@@ -98,6 +98,7 @@ def test_a_person_at_the_terminal(tmp_path: Path) -> None:
         first = term.read_until(r"your move \(\d:\d\d left\):[^>]*\[q\] leave")
         assert "dropped '3'" in term.read_until(r"dropped '3'[^\n]*\n", timeout=10)
         assert "playing against heuristic-bot" in first
+        assert "(new to Le Truc? truc-p2p learn plays a guided first hand)" in first  # 1st game
         assert "key " not in first and "loopback" not in first  # no jargon against a bot
         # every answer says what it costs
         assert re.search(r"\[f\] fold: heuristic-bot scores \d+ points? now", first)
