@@ -209,9 +209,10 @@ def _play(
         move_seconds=opts.timeout,
         verbose=opts.verbose,
     )
-    if record is None and isinstance(human, TerminalPlayer) and _stdin_is_tty():
-        if _first_game(Path(opts.out)):  # a person's first game: offer the guided hand
-            print(_("(new to Le Truc? truc-p2p learn plays a guided first hand)"), file=out)
+    at_terminal = isinstance(human, TerminalPlayer) and _stdin_is_tty()
+    if record is None and at_terminal and _first_game(Path(opts.out)):
+        # a person's first game: offer the guided hand
+        print(_("(new to Le Truc? truc-p2p learn plays a guided first hand)"), file=out)
     if opts.verbose:
         print(
             _(
