@@ -63,3 +63,5 @@ def test_the_lesson_on_the_web_table(browser: Any, tmp_path: Path) -> None:
         finally:
             if proc.poll() is None:
                 proc.kill()
+            if proc.stdout is not None:
+                proc.stdout.close()
