@@ -98,6 +98,7 @@ def test_a_person_at_the_terminal(tmp_path: Path) -> None:
         first = term.read_until(r"your move \(\d:\d\d left\):[^>]*\[q\] leave")
         assert "dropped '3'" in term.read_until(r"dropped '3'[^\n]*\n", timeout=10)
         assert "playing against heuristic-bot" in first
+        assert "(new to Le Truc? truc-p2p learn plays a guided first hand)" in first  # 1st game
         assert "key " not in first and "loopback" not in first  # no jargon against a bot
         # every answer says what it costs
         assert re.search(r"\[f\] fold: heuristic-bot scores \d+ points? now", first)
@@ -257,3 +258,25 @@ def test_ctrl_c_while_hosting_cancels_without_talk_of_resigning(tmp_path: Path) 
             term.proc.kill()
     assert status == 130
     assert "resign" not in shown and "resign" not in term.seen
+
+
+def test_the_guided_hand_at_a_terminal(tmp_path: Path) -> None:
+    """``truc-p2p learn`` as a person sees it: each step waits for its move, a wrong key
+    gets the step's hint, and the lesson ends with the game won."""
+    term = Terminal(tmp_path, "learn")
+    try:
+        first = term.read_until(r"\[q\] leave[^\n]*\n> ")
+        assert "7 8 A K Q J 10 9" in " ".join(first.split())
+        assert "your hand: [1] 9♥  [2] 10♣  [3] J♦" in first
+        term.type("1\n")
+        assert "not in this lesson: type d to ask for a redeal" in term.read_until(r"\n> ")
+        for move in ["d", "1", "r", "1", "a", "m", "1"]:
+            term.type(move + "\n")
+            term.read_until(r"\[q\] leave[^\n]*\n> ")
+        term.type("1\n")
+        end = term.read_until(r"truc-p2p join\.\n")
+        assert "you win the game" in end
+        assert term.close() == 0
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()

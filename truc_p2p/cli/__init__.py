@@ -46,6 +46,7 @@ COMMANDS: dict[str, str] = {
     "bench": "truc_p2p.cli._bench",
     "languages": "truc_p2p.cli._languages",
     "interop": "truc_p2p.cli._interop",
+    "learn": "truc_p2p.cli._learn",
 }
 
 

@@ -211,6 +211,10 @@ def _play(
         move_seconds=opts.timeout,
         verbose=opts.verbose,
     )
+    at_terminal = isinstance(human, TerminalPlayer) and _stdin_is_tty()
+    if record is None and at_terminal and _first_game(Path(opts.out)):
+        # a person's first game: offer the guided hand
+        print(_("(new to Le Truc? truc-p2p learn plays a guided first hand)"), file=out)
     if opts.verbose:
         print(
             _(
@@ -355,3 +359,11 @@ async def _play_locally(
             nursery.cancel_scope.deadline = trio.current_time() + 5
     assert outcome is not None
     return outcome
+
+
+def _first_game(folder: Path) -> bool:
+    """No game saved in ``folder`` yet (an unreadable folder counts as none)."""
+    try:
+        return not any(folder.glob("*.truc"))
+    except OSError:
+        return True

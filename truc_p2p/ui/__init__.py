@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         resolve,
         use_language,
     )
+    from ._lesson import LESSON_STEPS, run_lesson, run_web_lesson
     from ._narrate import Narrator, Tally, describe
     from ._notice_text import notice_text
     from ._outcome_text import headline, headline_key, outcome_text, score_label
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EDITED",
     "LANGUAGES",
+    "LESSON_STEPS",
     "N_",
     "Narrator",
     "Screen",
@@ -79,6 +81,8 @@ __all__ = [
     "outcome_text",
     "reason_word",
     "resolve",
+    "run_lesson",
+    "run_web_lesson",
     "score_label",
     "screen_width",
     "serve_table",
@@ -110,6 +114,7 @@ _HOME: dict[str, str] = {
         ],
         "_i18n",
     ),
+    **dict.fromkeys(["LESSON_STEPS", "run_lesson", "run_web_lesson"], "_lesson"),
     **dict.fromkeys(["Narrator", "Tally", "describe"], "_narrate"),
     **dict.fromkeys(["notice_text"], "_notice_text"),
     **dict.fromkeys(["headline", "headline_key", "outcome_text", "score_label"], "_outcome_text"),

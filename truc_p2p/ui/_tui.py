@@ -623,6 +623,8 @@ class TerminalPlayer:
                 if isinstance(choice, Action):
                     return choice
                 self.write(choice)
+                if choice == help_text():  # the hand and the choices again, under the help
+                    self.write(self.render(game, legal))
         finally:
             self._choosing = False
             self.model.end_turn()
