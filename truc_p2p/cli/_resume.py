@@ -186,15 +186,16 @@ _GONE_KINDS = frozenset({"refused-unknown-game", "opponent-gone", "nothing-to-re
 def _come_back(opts: GameOptions, path: Path) -> int | None:
     """``join``/``play``/``host`` run again with an unfinished game: resume it, saying
     so in one line; ``None`` when it cannot go on and a new game should start."""
-    print(
-        _(
-            "your game {path} did not finish: resuming it ({command})",
-            path=path,
-            command=resume_command(path),
-        ),
-        file=_info_stream(opts),
-        flush=True,
+    from truc_p2p.ui import fit, screen_width
+
+    stream = _info_stream(opts)
+    line = _(
+        "your game {path} did not finish: resuming it ({command})",
+        path=path,
+        command=resume_command(path),
     )
+    # at a terminal, wrapped at its width between words (a pipe gets the line whole)
+    print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream, flush=True)
     status = _resume(replace(opts, transcript=str(path)), fallback=True)
     if status != GONE:
         return status
