@@ -4,6 +4,7 @@ match: its record, the words for it, and whether to play again."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable
@@ -325,7 +326,13 @@ def settings_words(settings: HostSettings, *, verbose: bool = False) -> str:
         parts.append(_("raises go 1, 2, 4, 6, 8…"))
     if settings.match is not None and settings.match > 1:
         parts.append(_("match of {n} games", n=settings.match))
-    return "; ".join(parts)
+    return functools.reduce(_and_then, parts) if parts else ""
+
+
+def _and_then(first: str, second: str) -> str:
+    # Translators: the separator between two of a host's settings ("to 12 points;
+    # refusing “my rest” loses the game"); French puts a space before the semicolon
+    return _("{first}; {second}", first=first, second=second)
 
 
 def _technical_settings_words(settings: HostSettings) -> str:
