@@ -34,10 +34,17 @@ from truc_p2p.rules import (
     RulesetError,
     TrickEnded,
 )
-from truc_p2p.ui._i18n import _, ngettext
+from truc_p2p.ui._i18n import N_, _, ngettext
 from truc_p2p.ui._texts import Voice, card_text, fit, plain, screen_width, show_cards
 
 __all__ = ["Narrator", "Tally", "describe", "describe_action", "plain", "show_cards"]
+
+
+#: The network layer's usual reasons for a lost link (English there), for the catalogs.
+LINK_REASONS: dict[str, str] = {
+    # Translators: why the link to the opponent was lost (in parentheses after it)
+    "the peer closed the connection": N_("the opponent's side closed the connection"),
+}
 
 
 def describe_action(action: Action, *, ascii: bool = False) -> str:
@@ -217,7 +224,9 @@ def _describe(
                 "connection to {name} lost ({reason}); waiting up to {seconds} s for {name} "
                 "to come back -- the game goes on where it stopped",
                 name=peer,
-                reason=event.reason,
+                reason=_(LINK_REASONS[event.reason])
+                if event.reason in LINK_REASONS
+                else event.reason,
                 seconds=left,
             )
         return ".. " + _(
