@@ -183,7 +183,7 @@ def test_a_finished_game_says_how_it_was_won_from_the_viewers_side() -> None:
     from truc_p2p.ui._outcome_text import headline, score_label
 
     for reason, mine, theirs in [
-        ("target", "You won: you reached the target score first", "bob won: bob reached"),
+        ("target", "You won: you reached the target score first", "bob won: first to reach"),
         ("rest-won", "You won: the game was staked on hand 3", "bob won: the game was staked"),
         ("rest-refused", "You won: bob turned down your “my rest” in hand 3", "bob won: you"),
     ]:

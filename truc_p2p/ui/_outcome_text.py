@@ -87,7 +87,7 @@ def outcome_text(outcome: GameOutcome) -> str:
 #: opponent, ``{hand}`` the hand it ended in (counted from 1).
 HEADLINES: dict[str, str] = {
     "won-target": N_("You won: you reached the target score first"),
-    "lost-target": N_("{name} won: {name} reached the target score first"),
+    "lost-target": N_("{name} won: first to reach the target score"),
     "won-rest-won": N_(
         "You won: the game was staked on hand {hand} (“my rest”) and you won that hand"
     ),
