@@ -511,7 +511,8 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
         return
     stream = sys.stdout if outcome.complete else sys.stderr
     if outcome.kind or outcome.complete:  # the web end screen's headline: why it ended
-        print(headline(outcome), file=stream)
+        line = headline(outcome)  # at a terminal, wrapped at its width between words
+        print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream)
     result = outcome.result
     if outcome.valid and result is not None:
         names = {
