@@ -443,6 +443,7 @@ def test_leave_while_the_opponent_thinks(browser: Any, tmp_path: Path) -> None:
         table = page.evaluate("window.truc.state.table")
         if table["turn"] is not None:  # we move first: one card, then the bot thinks
             card = next(c for c in table["hand"] if c["action"])
+            page.wait_for_function("() => !window.truc.settling()")  # the input guard
             page.click(f"#my-hand .card[data-card='{card['card']}']")
             page.wait_for_function("window.truc.state.table.turn == null")
         dialogs: list[str] = []
