@@ -346,7 +346,7 @@ def test_a_rejected_match_record_is_translated_and_its_json_is_not(tmp_path: Pat
     ],
 )
 def test_the_hosts_settings_in_words(fields: dict[str, object]) -> None:
-    from truc_p2p.cli._lifecycle import settings_words
+    from truc_p2p.cli._settings_words import settings_words
     from truc_p2p.net._invite import HostSettings
 
     settings = HostSettings(**fields)  # type: ignore[arg-type]
@@ -359,7 +359,7 @@ def test_the_hosts_settings_in_words(fields: dict[str, object]) -> None:
 def test_the_hosts_settings_in_a_players_words() -> None:
     """A joiner reads the points, what refusing "my rest" costs, an uncommon ladder
     and a match; the deck, its audit and its deal only with --verbose."""
-    from truc_p2p.cli._lifecycle import settings_words
+    from truc_p2p.cli._settings_words import settings_words
     from truc_p2p.net._invite import HostSettings
 
     settings = HostSettings(

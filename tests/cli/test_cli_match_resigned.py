@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from truc_p2p.cli._lifecycle import _resigned_match
+from truc_p2p.cli._after import _resigned_match
 from truc_p2p.history._match import MatchRecord
 from truc_p2p.net import End, GameOutcome
 from truc_p2p.protocol import Resignation

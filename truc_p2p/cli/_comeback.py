@@ -11,16 +11,33 @@ one of this player's key against the same opponent (the host's key for
 
 from __future__ import annotations
 
+import os
+import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from truc_p2p.net import Invite, InviteError, read_meta
 from truc_p2p.protocol import MessageType, ProtocolError, decode_envelope, verify_transcript
 from truc_p2p.transcript import scan_transcript_file
 from truc_p2p.ui import _
 
-__all__ = ["busy_hint", "find_unfinished", "resume_command"]
+if TYPE_CHECKING:
+    from truc_p2p.cli._game_args import GameOptions
+
+__all__ = [
+    "ask_resume",
+    "busy_hint",
+    "find_unfinished",
+    "games_folders",
+    "offers_resume",
+    "resume_command",
+]
+
+#: Where games were kept before the games folder moved to the data folder: ``games``
+#: in the folder the command ran from.
+OLD_GAMES = Path("games")
 
 
 def resume_command(path: Path) -> str:
@@ -67,8 +84,73 @@ def _unfinished(path: Path) -> bool:
     return report.status == "unfinished" and report.ended_by is None
 
 
+def games_folders(opts: GameOptions) -> list[Path]:
+    """Where this command looks for an unfinished game: its ``--out``, and when
+    ``--out`` was not given the old ``./games`` folder too (games were kept there
+    before they moved to the data folder)."""
+    folders = [Path(opts.out)]
+    given = any(w == "--out" or str(w).startswith("--out=") for w in opts.argv)
+    try:
+        if not given and OLD_GAMES.is_dir() and OLD_GAMES.resolve() != folders[0].resolve():
+            folders.append(OLD_GAMES)
+    except OSError:
+        pass
+    return folders
+
+
+def offers_resume(opts: GameOptions) -> bool:
+    """Whether the command may ask before resuming an older game: a person at this
+    terminal (no ``--bot``, no ``--json``), its input and output a terminal."""
+    if opts.bot or opts.json:
+        return False
+    try:
+        return os.isatty(sys.stdin.fileno()) and os.isatty(sys.stdout.fileno())
+    except (OSError, ValueError):
+        return False
+
+
+def opponent_name(path: Path) -> str | None:
+    """The opponent's name in the unfinished game of ``path`` (a host is player 1:
+    the opponent is player 0, the joiner's opponent player 1)."""
+    try:
+        them = 0 if read_meta(path).get("role") == "host" else 1
+        report = verify_transcript(scan_transcript_file(path).envelopes)
+    except (OSError, ValueError):
+        return None
+    return report.players[them].name or None if len(report.players) == 2 else None
+
+
+def ask_resume(path: Path) -> bool:
+    """Ask at the terminal whether to resume the unfinished game of ``path`` (Enter or
+    ``y``: yes); ``n`` (or the end of the input) starts a new game, and says the
+    command that resumes this one later."""
+    opponent = opponent_name(path) or _("your opponent")
+    # Translators: the answer is read as y (yes, also Enter) or n (no): keep "[Y/n]"
+    question = _(
+        "your game {path} against {opponent} did not finish: resume it? [Y/n] ",
+        path=path,
+        opponent=opponent,
+    )
+    while True:
+        print(question, end="", flush=True)
+        line = sys.stdin.readline()
+        answer = line.strip().lower()
+        if line and answer in ("", "y", "yes"):
+            return True
+        if not line or answer in ("n", "no"):
+            break
+    print(
+        _(
+            "starting a new game; to resume that one later: {command}",
+            command=resume_command(path),
+        ),
+        flush=True,
+    )
+    return False
+
+
 def find_unfinished(
-    out_dir: str | Path,
+    out_dir: str | Path | Sequence[Path],
     *,
     role: str,
     identity: Path | None = None,
@@ -77,13 +159,14 @@ def find_unfinished(
     name: str | None = None,
     within: float | None = None,
 ) -> Path | None:
-    """The last game of ``role`` in ``out_dir`` with this ``identity`` (``join``,
-    ``host``), against the host of ``host_fingerprint`` (``join``) or the ``bot`` as
-    ``name`` (``play``), if it is unfinished; ``within``: last written at most that
-    many seconds ago."""
-    folder = Path(out_dir)
+    """The last game of ``role`` in ``out_dir`` (a folder or several) with this
+    ``identity`` (``join``, ``host``), against the host of ``host_fingerprint``
+    (``join``) or the ``bot`` as ``name`` (``play``), if it is unfinished;
+    ``within``: last written at most that many seconds ago."""
+    folders = [Path(out_dir)] if isinstance(out_dir, (str, Path)) else list(out_dir)
     try:
-        files = sorted(folder.glob("*.truc"), key=lambda p: p.stat().st_mtime, reverse=True)
+        found = [path for folder in folders for path in folder.glob("*.truc")]
+        files = sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
     except OSError:
         return None
     now = time.time()
@@ -108,7 +191,11 @@ def find_unfinished(
 
 
 def busy_hint(
-    out_dir: str | Path, *, identity: Path | None, host_fingerprint: str, command: str
+    out_dir: str | Path | Sequence[Path],
+    *,
+    identity: Path | None,
+    host_fingerprint: str,
+    command: str,
 ) -> str:
     """What to do when the host is busy: resume our own stopped game with it, if
     there is one, else run the same command again later."""

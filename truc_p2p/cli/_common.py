@@ -1,5 +1,5 @@
-"""Helpers shared by the sub-commands: ruleset options, argument checks, output,
-Ctrl-C handling.
+"""Helpers shared by the sub-commands: ruleset options, argument checks, names,
+the transcript's verdict (a game's run, its Ctrl-C and last lines: :mod:`._run`).
 
 Argument problems are reported as one line ``truc-p2p COMMAND: reason`` on
 stderr with exit status 2 (bad usage): a command either returns 2 itself or
@@ -10,23 +10,16 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import math
 import os
 import re
-import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol, TextIO, TypeVar
+from typing import Any, Final, Protocol, TextIO, TypeVar
 
-from truc_p2p.rules import MAX_TARGET, Ladder, Player, RestRefused, RulesError, Ruleset
+from truc_p2p.rules import MAX_TARGET, Ladder, RestRefused, RulesError, Ruleset
 from truc_p2p.ui import _, use_ascii
-
-if TYPE_CHECKING:  # imported where used: `verify` must not load trio or the network
-    import trio
-
-    from truc_p2p.net import GameOutcome
 
 __all__ = [
     "MAX_COUNT",
@@ -45,14 +38,11 @@ __all__ = [
     "count",
     "cpu_jobs",
     "default_name",
-    "exit_status",
     "first_exception",
     "pipeline_of",
     "player_name",
     "positive_seconds",
-    "print_outcome",
     "ruleset_from_args",
-    "run_until_interrupted",
     "transcript_verdict",
     "use_ascii",
     "your_name",
@@ -500,141 +490,3 @@ def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:
     that merely stopped is never shown as a cheat.
     """
     return verdict_words(transcript_report(path))
-
-
-def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
-    """The last lines of host, join and play."""
-    from truc_p2p.ui import Voice, fit, headline, outcome_text, score_label, screen_width
-
-    if as_json:
-        print(json.dumps(outcome.to_json()), flush=True)
-        return
-    stream = sys.stdout if outcome.complete else sys.stderr
-    if outcome.kind or outcome.complete:  # the web end screen's headline: why it ended
-        line = headline(outcome)  # at a terminal, wrapped at its width between words
-        print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream)
-    result = outcome.result
-    if outcome.valid and result is not None:
-        names = {
-            p: outcome.names[p] or (_("opponent") if p is not outcome.me else _("you"))
-            for p in Player
-        }
-        line = Voice(names, outcome.me).cosigned(
-            winner=result.winner, scores=result.scores, hands=result.hands
-        )
-        print(fit(line, screen_width(stream)), file=stream)
-    elif outcome.complete and outcome.resignation is not None:
-        # the headline said who resigned and who won: the points are those of then
-        r = outcome.resignation
-        names = {
-            p: outcome.names[p] or (_("opponent") if p is not outcome.me else _("you"))
-            for p in Player
-        }
-        print(score_label(outcome, Voice(names, outcome.me).score(r.scores)), file=stream)
-    elif outcome.complete:
-        print(fit(outcome_text(outcome), screen_width(stream)), file=stream)
-    else:
-        print(_("game not finished: {why}", why=outcome_text(outcome)), file=stream)
-    if outcome.transcript is not None:
-        print(_("transcript: {path}", path=outcome.transcript), flush=True)
-        if not quiet:
-            print(
-                _("verify it with: {command}", command=f"truc-p2p verify {outcome.transcript}"),
-                flush=True,
-            )
-
-
-#: The signals that set the stop event in this run (none when the player left
-#: another way, e.g. from the web table).
-_stopped_by: list[int] = []
-
-
-def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
-    """The command's exit status: 128 + the signal when one made us leave (quit or
-    resign), else the outcome's (1 when the player left from the web table or with
-    ``q``: resigning is not a crash, but the command did not finish the game)."""
-    from truc_p2p.net import End
-
-    if outcome.end in (End.QUIT, End.RESIGNED) and stop.is_set() and _stopped_by:
-        return 128 + _stopped_by[-1]  # 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP
-    return outcome.exit_code
-
-
-#: Seconds within which a second Ctrl-C confirms leaving a game played at the terminal.
-CONFIRM_WINDOW = 3.0
-
-
-def run_until_interrupted(
-    main: Callable[[trio.Event], Awaitable[int]],
-    *,
-    confirm: bool | Callable[[], bool] = False,
-    stopping: str | None = None,
-) -> int:
-    """Run ``main(stop)`` under trio; the first Ctrl-C sets ``stop`` (leave cleanly and
-    tell the opponent), a second one gives up at once (exit 130).
-
-    With ``confirm`` (a person playing at the terminal), a lone Ctrl-C only asks:
-    leaving resigns the game, so it takes a second Ctrl-C within
-    :data:`CONFIRM_WINDOW` seconds (``stopping`` says what the command does then,
-    by default "leaving the game..."); a callable ``confirm`` says whether a game is
-    on (a host still waiting for its opponent stops at once: nothing to resign).
-    SIGTERM and SIGHUP never ask."""
-
-    import trio
-
-    async def runner() -> int:
-        _stopped_by.clear()
-        stop = trio.Event()
-        status: list[int] = []
-        async with trio.open_nursery() as nursery:
-
-            async def watch_signals() -> None:
-                # SIGTERM and SIGHUP (a closed terminal) leave like Ctrl-C: a signed quit.
-                with trio.open_signal_receiver(
-                    signal.SIGINT, signal.SIGTERM, signal.SIGHUP
-                ) as signals:
-                    asked: float | None = None
-                    async for signum in signals:
-                        playing = confirm() if callable(confirm) else confirm
-                        waiting = callable(confirm) and not playing
-                        if waiting and signum == signal.SIGINT and not stop.is_set():
-                            _stopped_by.append(signum)
-                            print(
-                                "\n" + _("interrupted: no game started, stopping"),
-                                file=sys.stderr,
-                            )
-                            stop.set()
-                            continue
-                        if playing and signum == signal.SIGINT and not stop.is_set():
-                            now = trio.current_time()
-                            if asked is None or now - asked > CONFIRM_WINDOW:
-                                asked = now
-                                print(
-                                    "\n"
-                                    + _(
-                                        "press Ctrl-C again within {seconds} s to leave: "
-                                        "you resign the game",
-                                        seconds=f"{CONFIRM_WINDOW:g}",
-                                    ),
-                                    file=sys.stderr,
-                                    flush=True,
-                                )
-                                continue
-                        if stop.is_set():
-                            print("\n" + _("interrupted again: giving up"), file=sys.stderr)
-                            status.append(128 + signum)
-                            nursery.cancel_scope.cancel()
-                            return
-                        _stopped_by.append(signum)
-                        what = signal.Signals(signum).name
-                        what = _("interrupted") if signum == signal.SIGINT else what
-                        said = stopping or _("leaving the game...")
-                        print("\n" + _("{what}: {doing}", what=what, doing=said), file=sys.stderr)
-                        stop.set()
-
-            nursery.start_soon(watch_signals)
-            status.append(await main(stop))
-            nursery.cancel_scope.cancel()
-        return status[0]
-
-    return trio.run(runner)

@@ -12,14 +12,15 @@ from typing import Any, TextIO
 import trio
 
 from truc_p2p.bots import make_bot
-from truc_p2p.cli._comeback import find_unfinished, resume_command
-from truc_p2p.cli._common import (
-    check_out_dir,
-    exit_status,
-    print_outcome,
-    run_until_interrupted,
-    use_ascii,
+from truc_p2p.cli._after import match_meta
+from truc_p2p.cli._comeback import (
+    ask_resume,
+    find_unfinished,
+    games_folders,
+    offers_resume,
+    resume_command,
 )
+from truc_p2p.cli._common import use_ascii
 from truc_p2p.cli._game_args import (
     GameOptions,
     _common_args,
@@ -29,22 +30,17 @@ from truc_p2p.cli._game_args import (
 )
 from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._lifecycle import (
-    _after_game,
-    _asks_to_leave,
+    Road,
+    Seat,
+    Table,
     _game_settings,
-    _info_stream,
-    _match_meta,
     _meta,
     _path_line,
-    _player,
-    _setup,
+    run_game,
 )
-from truc_p2p.cli._resume import _come_back
-from truc_p2p.cli._web import add_web_args, show_invite, show_web_result, with_web
-from truc_p2p.history import MatchRecord
-from truc_p2p.identity import (
-    Identity,
-)
+from truc_p2p.cli._run import exit_status, print_outcome
+from truc_p2p.cli._web import add_web_args, show_invite, show_web_result
+from truc_p2p.identity import Identity
 from truc_p2p.net import (
     DEFAULT_PORT,
     BotStrategy,
@@ -60,7 +56,7 @@ from truc_p2p.net import (
     host_game,
     parse_host_port,
 )
-from truc_p2p.ui import Narrator, _, notice_text, with_terminal
+from truc_p2p.ui import Narrator, _, notice_text
 
 __all__ = ["register"]
 
@@ -302,125 +298,129 @@ def _cannot_listen(opts: GameOptions, port: int, exc: OSError) -> int:
     return 2
 
 
-def _host(opts: GameOptions, record: MatchRecord | None = None) -> int:
-    where = _checked(opts)
-    if isinstance(where, int):
-        return where
-    capacity = where.capacity
-    out_problem = check_out_dir(opts.out, opts.command)
-    if out_problem is not None:
-        return out_problem
-    setup = _setup(opts, fallback="host")
-    if isinstance(setup, int):
-        return setup
-    ruleset, ident, name = setup
-    if record is None:  # hosting again after a crash: the game the joiner waits for
-        back = _host_again(opts, ident)
-        if back is not None:
-            return back
-    ascii = use_ascii(opts.ascii)
-    info = _info_stream(opts)
-    strategy, hook = _player(opts, name, ascii)
-    games_played = [0]
+class HostRoad(Road):
+    """``host``: the settings from the options; the connection: listen for the joiner
+    (LAN, invite, relay), on the same port again for each next game."""
 
-    def players() -> tuple[Strategy, EventHook | None]:
-        if capacity > 1:  # games at once: each needs its own bot and narrator
-            games_played[0] += 1
-            seed = None if opts.seed is None else opts.seed + games_played[0]
-            assert opts.bot is not None  # several games at once need --bot
-            bot = BotStrategy(make_bot(opts.bot, seed))
-            quiet = opts.quiet or opts.json
-            return bot, None if quiet else Narrator(
-                name, ascii=ascii, out=info, verbose=opts.verbose
+    def __init__(self) -> None:
+        self.where = _Where(None, None, 1)
+        self.port = 0
+        self.games_played = 0
+
+    def settle(self, opts: GameOptions) -> GameOptions | int:
+        where = _checked(opts)
+        if isinstance(where, int):
+            return where
+        self.where, self.port = where, opts.port
+        return opts
+
+    def unfinished(self, opts: GameOptions, seat: Seat) -> Path | None:
+        return _host_again(opts, seat.ident)
+
+    def _players(self, table: Table) -> tuple[Strategy, EventHook | None]:
+        """Who plays the next connection: with ``--forever --bot``, games at once, each
+        its own bot and narrator."""
+        opts = table.opts
+        if self.where.capacity == 1:
+            return table.player, table.hook
+        self.games_played += 1
+        seed = None if opts.seed is None else opts.seed + self.games_played
+        assert opts.bot is not None  # several games at once need --bot
+        bot = BotStrategy(make_bot(opts.bot, seed))
+        if opts.quiet or opts.json:
+            return bot, None
+        narrator = Narrator(
+            table.seat.name, ascii=use_ascii(opts.ascii), out=opts.info, verbose=opts.verbose
+        )
+        return bot, narrator
+
+    def _reporting(self, table: Table) -> Reporting:
+        opts, seat, info = table.opts, table.seat, table.opts.info
+
+        def on_invite(invite: Invite) -> None:
+            self.port = invite.port  # a rematch listens again where the invite points
+            if table.record.played:
+                _announce_again(invite, info)
+                return
+            _announce(
+                invite,
+                opts,
+                name=seat.name,
+                fingerprint=seat.ident.fingerprint,
+                screen=table.player,
+                info=info,
             )
-        return strategy, hook
 
-    def on_outcome(outcome: GameOutcome) -> None:
-        if opts.forever:
-            print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
+        def on_outcome(outcome: GameOutcome) -> None:
+            if opts.forever:
+                print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
 
-    def on_invite(invite: Invite) -> None:
-        _announce(
-            invite, opts, name=name, fingerprint=ident.fingerprint, screen=strategy, info=info
+        return Reporting(
+            on_invite=on_invite,
+            on_event=table.hook,
+            on_notice=lambda text: print(notice_text(text), file=sys.stderr, flush=True),
+            on_outcome=on_outcome,
+            on_path=lambda path, peer: print(_path_line(path, peer), file=info, flush=True),
         )
 
-    def on_notice(text: str) -> None:
-        print(notice_text(text), file=sys.stderr, flush=True)
-
-    def on_path(path: str, peer: str) -> None:
-        print(_path_line(path, peer), file=info, flush=True)
-
-    if record is None:
-        record = MatchRecord(games=opts.match, folder=Path(opts.out))
-    port = [opts.port]  # a rematch listens again where the invite points
-
-    def remember_port(invite: Invite) -> None:
-        port[0] = invite.port
-        if not record.played:
-            on_invite(invite)
-        else:
-            _announce_again(invite, info)
-
-    async def main(stop: trio.Event) -> int:
-        while True:
-            try:
-                outcome = await host_game(
-                    strategy,
-                    identity=ident.key,
-                    settings=replace(
-                        _game_settings(opts, ruleset, name),
-                        series=record.series(),
-                        played=record.followed(),
-                    ),
-                    listen=where.listen(opts, port[0]),
-                    storage=Storage(
-                        out_dir=opts.out,
-                        meta={**_meta(opts, name, ident), **_match_meta(record, opts)},
-                    ),
-                    report=Reporting(
-                        on_invite=remember_port,
-                        on_event=hook,
-                        on_notice=on_notice,
-                        on_outcome=on_outcome,
-                        on_path=on_path,
-                    ),
-                    stop=stop,
-                    forever=opts.forever,
-                    players=players,
-                )
-            except ConnectError as exc:
-                print(f"truc-p2p host: {exc}", file=sys.stderr)
-                return 4
-            except OSError as exc:
-                return _cannot_listen(opts, port[0], exc)
-            if opts.forever:
-                await show_web_result(strategy, outcome)
-                return 0 if stop.is_set() else exit_status(outcome, stop)
-            if not await _after_game(strategy, outcome, record, opts, stop):
-                return exit_status(outcome, stop)
-
-    return run_until_interrupted(
-        with_web(opts, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
-    )
+    async def game(self, table: Table, stop: trio.Event) -> GameOutcome | int:
+        opts, seat, record = table.opts, table.seat, table.record
+        try:
+            outcome = await host_game(
+                table.player,
+                identity=seat.ident.key,
+                settings=replace(
+                    _game_settings(opts, seat.ruleset, seat.name),
+                    series=record.series(),
+                    played=record.followed(),
+                ),
+                listen=self.where.listen(opts, self.port),
+                storage=Storage(
+                    out_dir=opts.out,
+                    meta={**_meta(opts, seat.name, seat.ident), **match_meta(record, opts)},
+                ),
+                report=self._reporting(table),
+                stop=stop,
+                forever=opts.forever,
+                players=lambda: self._players(table),
+            )
+        except ConnectError as exc:
+            print(f"truc-p2p host: {exc}", file=sys.stderr)
+            return 4
+        except OSError as exc:
+            return _cannot_listen(opts, self.port, exc)
+        if opts.forever:
+            await show_web_result(table.player, outcome)
+            return 0 if stop.is_set() else exit_status(outcome, stop)
+        return outcome
 
 
-def _host_again(opts: GameOptions, ident: Identity) -> int | None:
+def _host(opts: GameOptions) -> int:
+    return run_game(opts, HostRoad())
+
+
+def _host_again(opts: GameOptions, ident: Identity) -> Path | None:
     """An unfinished game of this host: resumed when the opponent may still wait for
-    it (written within the grace), else the command that resumes it, in one line."""
+    it (written within the grace); an older one is offered at a terminal (Enter
+    resumes it), else named with the command that resumes it, in one line."""
+    folders = games_folders(opts)
     recent = None
     if not opts.forever:
-        recent = find_unfinished(opts.out, role="host", identity=ident.path, within=opts.grace)
+        recent = find_unfinished(folders, role="host", identity=ident.path, within=opts.grace)
     if recent is not None:
-        return _come_back(opts, recent)
-    older = find_unfinished(opts.out, role="host", identity=ident.path)
-    if older is not None:
-        print(
-            _(
-                "your game {path} did not finish; to resume it while the opponent waits: {command}",
-                path=older,
-                command=resume_command(older),
-            ),
-            file=sys.stderr,
-            flush=True,
-        )
+        return recent
+    older = find_unfinished(folders, role="host", identity=ident.path)
+    if older is None:
+        return None
+    if not opts.forever and offers_resume(opts):
+        return older if ask_resume(older) else None  # "n": a new game, the command said
+    print(
+        _(
+            "your game {path} did not finish; to resume it while the opponent waits: {command}",
+            path=older,
+            command=resume_command(older),
+        ),
+        file=sys.stderr,
+        flush=True,
+    )
     return None

@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import trio
 
-from truc_p2p.cli._comeback import busy_hint, find_unfinished
-from truc_p2p.cli._common import (
-    check_out_dir,
-    exit_status,
-    positive_seconds,
-    run_until_interrupted,
-    use_ascii,
-)
+from truc_p2p.cli._after import match_meta
+from truc_p2p.cli._comeback import busy_hint, find_unfinished, games_folders
+from truc_p2p.cli._common import positive_seconds
 from truc_p2p.cli._game_args import (
     REMATCH_WAIT,
     GameOptions,
@@ -29,21 +25,16 @@ from truc_p2p.cli._game_args import (
 from truc_p2p.cli._hosts import describe
 from truc_p2p.cli._identity import add_identity_arg
 from truc_p2p.cli._lifecycle import (
-    _after_game,
-    _asks_to_leave,
+    Road,
+    Seat,
+    Table,
     _connected_line,
     _game_settings,
-    _info_stream,
-    _match_meta,
     _meta,
-    _player,
-    _setup,
-    match_differs,
-    settings_words,
+    run_game,
 )
-from truc_p2p.cli._resume import _come_back
-from truc_p2p.cli._web import add_web_args, with_web
-from truc_p2p.history import MatchRecord
+from truc_p2p.cli._settings_words import match_differs, settings_words
+from truc_p2p.cli._web import add_web_args
 from truc_p2p.net import (
     Dial,
     End,
@@ -57,7 +48,7 @@ from truc_p2p.net import (
     find_games,
     join_game,
 )
-from truc_p2p.ui import _, with_terminal
+from truc_p2p.ui import _
 
 __all__ = ["register"]
 
@@ -297,63 +288,77 @@ def _invite_of(opts: GameOptions) -> tuple[Invite, GameOptions] | int:
     return invite, opts
 
 
-def _join(opts: GameOptions, record: MatchRecord | None = None) -> int:
-    chosen = _invite_of(opts)
-    if isinstance(chosen, int):
-        return chosen
-    invite, opts = chosen
-    out_problem = check_out_dir(opts.out, opts.command)
-    if out_problem is not None:
-        return out_problem
-    setup = _setup(opts, fallback="guest")
-    if isinstance(setup, int):
-        return setup
-    ruleset, ident, name = setup
-    if invite.fingerprint == ident.fingerprint:
-        print(
-            "truc-p2p join: "
-            + _(
-                "this invite carries your own key; to play yourself on one "
-                "machine give one side another key with --identity FILE"
-            ),
-            file=sys.stderr,
+class JoinRoad(Road):
+    """``join``: the settings from the invite (given, picked on the LAN or from a
+    relay's lobby); the connection: dial the host, again for each next game."""
+
+    fallback = "guest"
+
+    def __init__(self) -> None:
+        self.invite = Invite("127.0.0.1", 1, "0" * 64)
+        self.connections = 0
+
+    def settle(self, opts: GameOptions) -> GameOptions | int:
+        chosen = _invite_of(opts)
+        if isinstance(chosen, int):
+            return chosen
+        self.invite, opts = chosen
+        return opts
+
+    def seat(self, opts: GameOptions) -> Seat | int:
+        seat = super().seat(opts)
+        if not isinstance(seat, int) and self.invite.fingerprint == seat.ident.fingerprint:
+            print(
+                "truc-p2p join: "
+                + _(
+                    "this invite carries your own key; to play yourself on one "
+                    "machine give one side another key with --identity FILE"
+                ),
+                file=sys.stderr,
+            )
+            return 2
+        return seat
+
+    def unfinished(self, opts: GameOptions, seat: Seat) -> Path | None:
+        return find_unfinished(
+            games_folders(opts),
+            role="join",
+            identity=seat.ident.path,
+            host_fingerprint=self.invite.fingerprint,
         )
-        return 2
-    if record is None:  # the same join again after a crash: that game goes on
-        unfinished = find_unfinished(
-            opts.out, role="join", identity=ident.path, host_fingerprint=invite.fingerprint
-        )
-        if unfinished is not None and (back := _come_back(opts, unfinished)) is not None:
-            return back
-    ascii = use_ascii(opts.ascii)
-    strategy, hook = _player(opts, name, ascii)
-    _say_joining(invite, name, opts.info, verbose=opts.verbose)
 
-    connections = [0]
+    def before(self, table: Table) -> int | None:
+        opts = table.opts
+        _say_joining(self.invite, table.seat.name, opts.info, verbose=opts.verbose)
+        return None
 
-    def on_path(path: str, peer: str) -> None:
-        again = connections[0] > 0
-        connections[0] += 1
-        print(_connected_line(path, again=again), file=_info_stream(opts), flush=True)
+    def _on_path(self, opts: GameOptions) -> Callable[[str, str], None]:
+        def on_path(path: str, peer: str) -> None:
+            again = self.connections > 0
+            self.connections += 1
+            print(_connected_line(path, again=again), file=opts.info, flush=True)
 
-    if record is None:
-        record = MatchRecord(games=opts.match, folder=Path(opts.out))
+        return on_path
 
-    async def one_game(stop: trio.Event) -> GameOutcome:
+    async def game(self, table: Table, stop: trio.Event) -> GameOutcome:
         """Join (again): after a game the host may still be deciding, or not yet
         listening again, so a refused connection is retried for a while."""
+        opts, seat, record = table.opts, table.seat, table.record
         waited = 0.0
         while True:
             outcome = await join_game(
-                invite,
-                strategy,
-                identity=ident.key,
-                settings=replace(_game_settings(opts, ruleset, name), series=record.series()),
+                self.invite,
+                table.player,
+                identity=seat.ident.key,
+                settings=replace(
+                    _game_settings(opts, seat.ruleset, seat.name), series=record.series()
+                ),
                 dial=Dial(connect_timeout=opts.connect_timeout),
                 storage=Storage(
-                    out_dir=opts.out, meta={**_meta(opts, name, ident), **_match_meta(record, opts)}
+                    out_dir=opts.out,
+                    meta={**_meta(opts, seat.name, seat.ident), **match_meta(record, opts)},
                 ),
-                report=Reporting(on_event=hook, on_path=on_path),
+                report=Reporting(on_event=table.hook, on_path=self._on_path(opts)),
                 stop=stop,
             )
             if not record.played or outcome.end is not End.CONNECTION_FAILED:
@@ -361,7 +366,7 @@ def _join(opts: GameOptions, record: MatchRecord | None = None) -> int:
             if waited == 0.0:
                 print(
                     _("waiting for the host to start the next game (Ctrl-C to stop)..."),
-                    file=_info_stream(opts),
+                    file=opts.info,
                     flush=True,
                 )
             if waited >= opts.again_wait or stop.is_set():
@@ -374,24 +379,21 @@ def _join(opts: GameOptions, record: MatchRecord | None = None) -> int:
             await trio.sleep(0.5)
             waited += 0.5
 
-    async def main(stop: trio.Event) -> int:
-        while True:
-            outcome = await one_game(stop)
-            again = await _after_game(strategy, outcome, record, opts, stop)
-            if outcome.kind == "refused-busy":  # what to run: once, after the reason
-                hint = busy_hint(
-                    opts.out,
-                    identity=ident.path,
-                    host_fingerprint=invite.fingerprint,
-                    command=_join_command(opts, invite),
-                )
-                print(hint, file=sys.stderr, flush=True)
-            if not again:
-                return exit_status(outcome, stop)
+    async def after(self, table: Table, outcome: GameOutcome, stop: trio.Event) -> bool:
+        again = await super().after(table, outcome, stop)
+        if outcome.kind == "refused-busy":  # what to run: once, after the reason
+            hint = busy_hint(
+                games_folders(table.opts),
+                identity=table.seat.ident.path,
+                host_fingerprint=self.invite.fingerprint,
+                command=_join_command(table.opts, self.invite),
+            )
+            print(hint, file=sys.stderr, flush=True)
+        return again
 
-    return run_until_interrupted(
-        with_web(opts, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
-    )
+
+def _join(opts: GameOptions) -> int:
+    return run_game(opts, JoinRoad())
 
 
 def _join_command(opts: GameOptions, invite: Invite) -> str:

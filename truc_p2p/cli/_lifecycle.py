@@ -1,59 +1,216 @@
-"""What every game command does around a game: set up the player and identity,
-the settings and the stored meta, the lines on connection, and after a game the
-match: its record, the words for it, and whether to play again."""
+"""One lifecycle for every game command.
+
+As crash-only software does it, starting a game is resuming one whose transcript
+is empty: ``host``, ``join``, ``play`` and ``resume`` (and a rematch, the next game
+of a match, a lobby join) all go through :func:`run_game`.  A :class:`Road` says
+only where the settings come from (the options, the invite or the lobby's
+listing, the transcript) and how the connection is made; the lifecycle does the
+rest, once for every road:
+
+1. the road's settings (:meth:`Road.settle`), the out-dir, the player's name and
+   key (:meth:`Road.seat`);
+2. the come-back check: an unfinished game of this player (:meth:`Road.unfinished`)
+   takes the resume road instead, and a new game starts when it cannot go on;
+3. the screen (a bot, the web table or the terminal), made and attached at once,
+   run under :func:`~._run.run_until_interrupted` with Ctrl-C handled;
+4. game after game (:meth:`Road.game`), each one's end and whether another follows
+   (:meth:`Road.after`: the match, a rematch);
+5. the road after this one (:meth:`Road.then`: a resumed game's match goes on with
+   the command that started it).
+"""
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import trio
 
 from truc_p2p.bots import make_bot
-from truc_p2p.cli._common import (
-    print_outcome,
-    ruleset_from_args,
-    your_name,
-)
+from truc_p2p.cli._after import after_game
+from truc_p2p.cli._common import check_out_dir, ruleset_from_args, use_ascii, your_name
 from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.cli._identity import identity_error_text
-from truc_p2p.cli._web import show_web_result, web_player
+from truc_p2p.cli._run import exit_status, run_until_interrupted
+from truc_p2p.cli._web import web_player, with_web
 from truc_p2p.history import MatchRecord
-from truc_p2p.identity import (
-    Identity,
-    IdentityError,
-    load_or_create_identity,
-)
+from truc_p2p.identity import Identity, IdentityError, load_or_create_identity
 from truc_p2p.net import (
     DEFAULT_AWAY_BUDGET,
     BotStrategy,
-    End,
     EventHook,
     GameOutcome,
     GameSettings,
-    HostSettings,
     Strategy,
 )
-from truc_p2p.protocol import verify_transcript
-from truc_p2p.rules import Player, RulesError, Ruleset
-from truc_p2p.transcript import read_transcript
-from truc_p2p.ui import (
-    N_,
-    Narrator,
-    Screen,
-    StdinLines,
-    TerminalPlayer,
-    Voice,
-    WebPlayer,
-    _,
-    ngettext,
-)
+from truc_p2p.rules import RulesError, Ruleset
+from truc_p2p.ui import N_, Narrator, StdinLines, TerminalPlayer, _, with_terminal
 
-__all__: list[str] = []
+__all__ = ["GONE", "Road", "Seat", "Table", "asks_for_name", "run_game"]
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who plays a road's games: the rules, the player's key and name."""
+
+    ruleset: Ruleset
+    ident: Identity
+    name: str
+
+
+@dataclass
+class Table:
+    """What the lifecycle set up for a road's games: the options (a web page may
+    change the bot between games), who plays, the screen and the match so far."""
+
+    opts: GameOptions
+    seat: Seat
+    player: Strategy
+    hook: EventHook | None
+    record: MatchRecord
+
+
+#: The road after a road's games: the options, the road and the match so far.
+Next = tuple[GameOptions, "Road", MatchRecord]
+
+#: What a come-back's resume returns when the game cannot go on (the host no longer
+#: has it, the opponent never came back): the command starts a new game.
+GONE = -1
+
+
+class Road:
+    """Where a game's settings come from and how its connection is made; every
+    method but :meth:`game` has the plain command's default."""
+
+    #: The name when none is given or kept (``your_name``'s fallback).
+    fallback = "host"
+
+    def settle(self, opts: GameOptions) -> GameOptions | int:
+        """The options to play with (a joiner: what the invite says the host plays),
+        checked; an exit status and one line when they cannot be."""
+        return opts
+
+    def out_dir(self, opts: GameOptions) -> str | None:
+        """Where the transcripts go, checked before anything happens."""
+        return opts.out
+
+    def seat(self, opts: GameOptions) -> Seat | int:
+        return _setup(opts, fallback=self.fallback)
+
+    def unfinished(self, opts: GameOptions, seat: Seat) -> Path | None:
+        """The unfinished game of this player that this command should resume."""
+        return None
+
+    def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
+        return _player(opts, seat.name, use_ascii(opts.ascii))
+
+    def record(self, opts: GameOptions) -> MatchRecord:
+        """The match the first game starts (a single game: a match of one)."""
+        return MatchRecord(games=opts.match, folder=Path(opts.out))
+
+    def before(self, table: Table) -> int | None:
+        """The lines before the games (an exit status: they cannot start)."""
+        return None
+
+    async def game(self, table: Table, stop: trio.Event) -> GameOutcome | int:
+        """One game on this road (an exit status: it could not be played)."""
+        raise NotImplementedError
+
+    async def after(self, table: Table, outcome: GameOutcome, stop: trio.Event) -> bool:
+        """The end of a game; whether another one follows on the same screen."""
+        return await after_game(table.player, outcome, table.record, table.opts, stop)
+
+    def then(self, table: Table) -> Next | int | None:
+        """The road after this one's games (an exit status: it cannot go on)."""
+        return None
+
+
+def run_game(opts: GameOptions, road: Road, record: MatchRecord | None = None) -> int:
+    """Play ``road``'s games (``record``: a match going on), then the roads after it;
+    the exit status of the last one."""
+    while True:
+        status, following = _drive(opts, road, record)
+        if following is None:
+            return status
+        if isinstance(following, int):
+            return following
+        opts, road, record = following
+
+
+def _drive(
+    opts: GameOptions, road: Road, record: MatchRecord | None
+) -> tuple[int, Next | int | None]:
+    settled = road.settle(opts)
+    if isinstance(settled, int):
+        return settled, None
+    opts = settled
+    out_dir = road.out_dir(opts)
+    problem = None if out_dir is None else check_out_dir(out_dir, opts.command)
+    if problem is not None:
+        return problem, None
+    seat = road.seat(opts)
+    if isinstance(seat, int):
+        return seat, None
+    if record is None:  # the same command again after a crash: that game goes on
+        path = road.unfinished(opts, seat)
+        if path is not None and (back := come_back(opts, path)) is not None:
+            return back, None
+    player, hook = road.screen(opts, seat)
+    table = Table(opts, seat, player, hook, record or road.record(opts))
+    problem = road.before(table)
+    if problem is not None:
+        return problem, None
+
+    async def main(stop: trio.Event) -> int:
+        while True:
+            outcome = await road.game(table, stop)
+            if isinstance(outcome, int):
+                return outcome
+            if not await road.after(table, outcome, stop):
+                return exit_status(outcome, stop)
+
+    status = run_until_interrupted(
+        with_web(opts, player, with_terminal(player, main)), confirm=_asks_to_leave(player)
+    )
+    return status, None if status == GONE else road.then(table)
+
+
+def come_back(opts: GameOptions, path: Path) -> int | None:
+    """``join``/``play``/``host`` run again with an unfinished game: resume it, saying
+    so in one line; ``None`` when it cannot go on and a new game should start."""
+    from truc_p2p.cli._comeback import resume_command
+    from truc_p2p.cli._resume import resume_road
+    from truc_p2p.ui import fit, screen_width
+
+    stream = _info_stream(opts)
+    line = _(
+        "your game {path} did not finish: resuming it ({command})",
+        path=path,
+        command=resume_command(path),
+    )
+    # at a terminal, wrapped at its width between words (a pipe gets the line whole)
+    print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream, flush=True)
+    again = _resume_options(opts, path)
+    road = resume_road(again, fallback=True)
+    status = road if isinstance(road, int) else run_game(again, road)
+    if status != GONE:
+        return status
+    print(
+        _("{path} cannot go on; starting a new game instead", path=path),
+        file=_info_stream(opts),
+        flush=True,
+    )
+    return None
+
+
+def _resume_options(opts: GameOptions, path: Path) -> GameOptions:
+    """The options of ``resume FILE`` that the command run again gives (the screen
+    and the bot as asked; the key as the game stored it)."""
+    return replace(opts, transcript=str(path), identity=None)
 
 
 def _asks_to_leave(player: object) -> Callable[[], bool] | bool:
@@ -86,7 +243,11 @@ def _info_stream(opts: GameOptions) -> TextIO:
     return sys.stderr if opts.json else sys.stdout
 
 
-def _player(opts: GameOptions, name: str, ascii: bool) -> tuple[Strategy, EventHook | None]:
+def _player(
+    opts: GameOptions, name: str, ascii: bool, *, away: float | None = DEFAULT_AWAY_BUDGET
+) -> tuple[Strategy, EventHook | None]:
+    """The screen of a game: ``--bot``'s bot (and its narrator), the web table, or a
+    person at the terminal (``away``: how long a network game lets them be away)."""
     out = _info_stream(opts)
     if opts.bot:
         bot = BotStrategy(make_bot(opts.bot, opts.seed))
@@ -103,12 +264,14 @@ def _player(opts: GameOptions, name: str, ascii: bool) -> tuple[Strategy, EventH
         echo=not _stdin_is_tty(),
         move_seconds=opts.timeout,
         verbose=opts.verbose,
-        away_seconds=DEFAULT_AWAY_BUDGET,  # a game over the network: how long away
+        away_seconds=away,
     )
     return human, human
 
 
-def _setup(opts: GameOptions, *, fallback: str) -> tuple[Any, Identity, str] | int:
+def _setup(opts: GameOptions, *, fallback: str) -> Seat | int:
+    """The ruleset of the options, the player's name and key (created when missing);
+    exit status 2 and one line when one is wrong."""
     try:
         ruleset = ruleset_from_args(opts)
     except (RulesError, ValueError) as exc:
@@ -134,7 +297,7 @@ def _setup(opts: GameOptions, *, fallback: str) -> tuple[Any, Identity, str] | i
             _("created your identity key in {path} (mode 0600)", path=ident.path),
             file=sys.stderr,
         )
-    return ruleset, ident, name
+    return Seat(ruleset, ident, name)
 
 
 def _game_settings(opts: GameOptions, ruleset: Ruleset, name: str) -> GameSettings:
@@ -188,241 +351,3 @@ def _connected_line(path: str, *, again: bool) -> str:
     if again:
         return _("reconnected ({path} path)", path=_path_word(path))
     return _("connected ({path} path)", path=_path_word(path))
-
-
-def _left(player: object) -> bool:
-    """Whether the player left from the web page (not Ctrl-C)."""
-    return isinstance(player, Screen) and player.leave is not None and player.leave.is_set()
-
-
-def _stored_match(meta: dict[str, Any], path: Path) -> MatchRecord | None:
-    """The match a resumed game belongs to, as stored beside it (``None``: no match)."""
-    if not isinstance(meta.get("match"), dict):
-        return None
-    try:
-        return MatchRecord.from_json(meta["match"], folder=path.parent)
-    except ValueError as exc:
-        print(
-            "truc-p2p resume: " + _("{reason}; the match does not go on", reason=exc),
-            file=sys.stderr,
-        )
-        return None
-
-
-def _match_so_far(player: object, record: MatchRecord | None, me: Player) -> None:
-    """A resumed game of a match: the screen shows the match score before it, as the
-    game started (``new_game`` with the match line)."""
-    if record is None or not record.is_match or not record.played or not record.players:
-        return
-    names = {p: record.players[p]["name"] for p in Player}
-    line = _match_words(me, names, record)
-    if isinstance(player, Screen):
-        player.new_game(line)
-    if isinstance(player, TerminalPlayer):
-        player.show_match(line)
-
-
-def _match_meta(record: MatchRecord, opts: GameOptions) -> dict[str, Any]:
-    """What ``resume`` needs to go on with a match after the game it resumes: the
-    match so far and the command line that started it."""
-    if not record.is_match:
-        return {}
-    return {"match": record.to_json(), "argv": list(opts.argv)}
-
-
-async def _after_game(
-    player: object,
-    outcome: GameOutcome,
-    record: MatchRecord,
-    opts: GameOptions,
-    stop: trio.Event,
-    *,
-    ask: bool = True,
-) -> bool:
-    """Show the end of a game, count it in the match, and say whether another game
-    follows: the next game of a match not yet won, or a rematch the player asks for
-    (``y``/Enter at the terminal, "play again" on the web table; only when ``ask``)."""
-    await show_web_result(player, outcome)
-    print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
-    if not outcome.complete or stop.is_set() or outcome.game_id is None:
-        return False
-    if outcome.end in (End.QUIT, End.RESIGNED):  # we left: no "play again?", match or not
-        _resigned_match(player, outcome, record)
-        return False
-    me = outcome.me
-    linked = await trio.to_thread.run_sync(_linked_game, outcome)
-    if linked is None:
-        print("truc-p2p: " + _("this game cannot be linked to another"), file=sys.stderr)
-        return False
-    record.add(**linked)
-    names = {p: record.players[p]["name"] for p in Player}
-    voice = Voice({me: _("you"), me.other: names[me.other] or _("opponent")}, me)
-    match_line = None
-    if record.is_match:
-        try:
-            where = record.write()
-        except OSError as exc:
-            print(
-                "truc-p2p: " + _("cannot write the match record: {reason}", reason=exc),
-                file=sys.stderr,
-            )
-            where = None
-        match_line = voice.match_score(record.wins, games=record.games)
-        winner = record.winner
-        shown = voice.match_won(winner, record.wins) if winner is not None else match_line
-        # the one who resigned has left the match: both ends say it is over
-        left = winner is None and outcome.resignation is not None
-        if left and outcome.resignation is not None:
-            shown = voice.match_resigned(outcome.resignation.by, record.wins)
-        if isinstance(player, Screen):
-            player.show_match(shown, lambda: _match_words(me, names, record, left=left))
-        if not opts.json:
-            if not isinstance(player, TerminalPlayer):
-                print(shown, flush=True)
-            if where is not None and winner is not None:
-                print(_("match record: {path}", path=where), flush=True)
-                print(
-                    _("verify it with: {command}", command=f"truc-p2p verify --match {where}"),
-                    flush=True,
-                )
-        if winner is not None or left:
-            return False
-        # the web end screen stays until "next game" (the terminal goes straight on)
-        if isinstance(player, WebPlayer) and not await player.ask_again(next_game=True):
-            return False
-    else:
-        if outcome.end is End.OPPONENT_RESIGNED:
-            return False  # a resignation leaves the table: nobody to play again with
-        if not ask or not isinstance(player, Screen) or not await player.ask_again():
-            return False
-    if isinstance(player, Screen):
-        player.new_game(match_line)
-    return True
-
-
-def match_differs(host: str, games: int) -> str:
-    """The one sentence a joiner gets when it asked for another match length than
-    the host's ``games`` (1: a single game): what the host plays and what to type."""
-    if games == 1:
-        return _("{host} plays a single game: join without --match", host=host)
-    return _("{host} plays a match of {n} games: join with --match {n}", host=host, n=games)
-
-
-def settings_words(settings: HostSettings, *, verbose: bool = False) -> str:
-    """A host's settings in a player's words, in the language in use: the points to
-    play to, what refusing "my rest" costs, an uncommon raise ladder, a match; how
-    the deck is dealt and audited only with ``verbose``, in the technical words
-    (``HostSettings.describe()`` in English)."""
-    if verbose:
-        return _technical_settings_words(settings)
-    parts = []
-    if settings.target is not None:
-        parts.append(ngettext("to {n} point", "to {n} points", settings.target))
-    if settings.rest == "game":
-        parts.append(_("refusing “my rest” loses the game"))
-    elif settings.rest == "value":
-        parts.append(_("refusing “my rest” costs only the points at stake"))
-    if settings.ladder == "even":
-        parts.append(_("raises go 1, 2, 4, 6, 8…"))
-    if settings.match is not None and settings.match > 1:
-        parts.append(_("match of {n} games", n=settings.match))
-    return functools.reduce(_and_then, parts) if parts else ""
-
-
-def _and_then(first: str, second: str) -> str:
-    # Translators: the separator between two of a host's settings ("to 12 points;
-    # refusing “my rest” loses the game"); French puts a space before the semicolon
-    return _("{first}; {second}", first=first, second=second)
-
-
-def _technical_settings_words(settings: HostSettings) -> str:
-    parts = []
-    if settings.target is not None:
-        parts.append(_("to {target}", target=settings.target))
-    if settings.ladder is not None:
-        parts.append(_("ladder {ladder}", ladder=settings.ladder))
-    if settings.rest is not None:
-        parts.append(_("refused rest: {rest}", rest=settings.rest))
-    if settings.audit is not None:
-        parts.append(_("audit {audit}", audit=settings.audit))
-    if settings.deck is not None:
-        if settings.pipeline is None:
-            parts.append(_("deck {deck}", deck=settings.deck))
-        elif settings.pipeline:
-            parts.append(_("deck {deck} pipelined", deck=settings.deck))
-        else:
-            parts.append(_("deck {deck} classic", deck=settings.deck))
-    elif settings.pipeline is not None:
-        parts.append(_("pipelined deal") if settings.pipeline else _("classic deal"))
-    if settings.match is not None and settings.match > 1:
-        parts.append(_("match of {n} games", n=settings.match))
-    return ", ".join(parts)
-
-
-def _resigned_match(player: object, outcome: GameOutcome, record: MatchRecord) -> None:
-    """We resigned a game of a match and leave it: our end screen says the match is
-    over, as the opponent's does (the games score counts this game)."""
-    resignation = outcome.resignation
-    if not record.is_match or resignation is None or record.winner is not None:
-        return
-    me = outcome.me
-    wins = dict(record.wins)
-    wins[resignation.winner] += 1
-    peer = outcome.names[me.other] or _("opponent")
-
-    def line() -> str:
-        return Voice({me: _("you"), me.other: peer}, me).match_resigned(resignation.by, wins)
-
-    if isinstance(player, Screen):
-        player.show_match(line(), line)
-    elif not isinstance(player, TerminalPlayer):
-        print(line(), flush=True)
-
-
-def _match_words(
-    me: Player, names: dict[Player, Any], record: MatchRecord, *, left: bool = False
-) -> str:
-    """The match line of the end screen, in the language in use (``left``: the
-    opponent resigned and left the match)."""
-    voice = Voice({me: _("you"), me.other: names[me.other] or _("opponent")}, me)
-    if left:
-        return voice.match_resigned(me.other, record.wins)
-    if record.winner is not None:
-        return voice.match_won(record.winner, record.wins)
-    return voice.match_score(record.wins, games=record.games)
-
-
-def _linked_game(outcome: GameOutcome) -> dict[str, Any] | None:
-    """What a match record keeps of a finished game, from its transcript when there is
-    one (a resumed game's outcome may not know who dealt first), else the outcome."""
-    path = outcome.transcript
-    if path is not None:
-        try:
-            report = verify_transcript(read_transcript(path))
-        except (OSError, ValueError):
-            return None
-        if report.game_id is None or report.first_dealer is None or len(report.players) != 2:
-            return None
-        return {
-            "game_id": bytes.fromhex(report.game_id),
-            "first_dealer": Player(report.first_dealer),
-            "winner": Player(report.winner) if report.winner is not None else None,
-            "transcript": path,
-            "names": (report.players[0].name, report.players[1].name),
-            "fingerprints": (report.players[0].fingerprint, report.players[1].fingerprint),
-        }
-    if outcome.first_dealer is None or outcome.game_id is None:
-        return None
-    if outcome.fingerprint is None or outcome.peer_fingerprint is None:
-        return None
-    me = outcome.me
-    fps = {me: outcome.fingerprint, me.other: outcome.peer_fingerprint}
-    names = {p: outcome.names[p] or "" for p in Player}
-    return {
-        "game_id": outcome.game_id,
-        "first_dealer": outcome.first_dealer,
-        "winner": outcome.winner,
-        "transcript": None,
-        "names": (names[Player.P0], names[Player.P1]),
-        "fingerprints": (fps[Player.P0], fps[Player.P1]),
-    }

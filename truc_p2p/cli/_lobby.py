@@ -112,7 +112,7 @@ def describe_game(game: LobbyGame) -> str:
 def game_words(game: LobbyGame) -> str:
     """The listed game's rules in a player's words (the points, a refused "my rest",
     a match), as the joiner's first lines say them."""
-    from truc_p2p.cli._lifecycle import settings_words
+    from truc_p2p.cli._settings_words import settings_words
 
     try:
         settings = HostSettings.from_fields(game.listing.fields)

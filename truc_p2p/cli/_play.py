@@ -13,40 +13,28 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import DEFAULT_OPPONENT, Bot, make_bot
-from truc_p2p.cli._comeback import find_unfinished
-from truc_p2p.cli._common import (
-    add_bot_arg,
-    check_out_dir,
-    exit_status,
-    ruleset_from_args,
-    run_until_interrupted,
-    use_ascii,
-    your_name,
-)
+from truc_p2p.cli._after import left_the_page, match_meta
+from truc_p2p.cli._comeback import find_unfinished, games_folders
+from truc_p2p.cli._common import add_bot_arg, ruleset_from_args, use_ascii, your_name
 from truc_p2p.cli._game_args import GameOptions, _common_args, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import (
-    _after_game,
-    _asks_to_leave,
-    _info_stream,
-    _left,
-    _match_meta,
+    Road,
+    Seat,
+    Table,
     _meta,
+    _player,
     _stdin_is_tty,
     asks_for_name,
+    run_game,
 )
-from truc_p2p.cli._resume import _come_back
-from truc_p2p.cli._web import add_web_args, ask_bot_level, bot_level, web_player, with_web
+from truc_p2p.cli._web import add_web_args, ask_bot_level, bot_level
 from truc_p2p.history import MatchRecord
-from truc_p2p.identity import (
-    Identity,
-    IdentityError,
-    load_identity,
-    write_private_file,
-)
+from truc_p2p.identity import Identity, IdentityError, load_identity, write_private_file
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     BotStrategy,
+    EventHook,
     GameOutcome,
     LocalGame,
     Strategy,
@@ -58,8 +46,8 @@ from truc_p2p.net import (
     write_meta,
 )
 from truc_p2p.protocol import Session
-from truc_p2p.rules import Player, RulesError, Ruleset
-from truc_p2p.ui import StdinLines, TerminalPlayer, WebPlayer, _, bot_player_name, with_terminal
+from truc_p2p.rules import Player, RulesError
+from truc_p2p.ui import TerminalPlayer, WebPlayer, _, bot_player_name
 
 __all__ = ["register"]
 
@@ -88,38 +76,17 @@ def register(subparsers: Any) -> None:
     play.set_defaults(func=with_options(_play))
 
 
-def _setup_play(
-    opts: GameOptions, keys: tuple[Identity, Ed25519PrivateKey] | None
-) -> tuple[Ruleset, Identity] | int:
-    """The ruleset and the player's key (its own, a throwaway one, or a resumed
-    match's); exit status 2 and one line when an option is wrong."""
-    try:
-        ruleset = ruleset_from_args(opts)
-    except (RulesError, ValueError) as exc:
-        print("truc-p2p play: " + _("bad ruleset option: {reason}", reason=exc), file=sys.stderr)
-        return 2
-    try:
-        if keys is not None:
-            ident = keys[0]
-        else:
-            ident = load_identity(opts.identity) if opts.identity else Identity.ephemeral()
-    except IdentityError as exc:
-        print(f"truc-p2p play: {identity_error_text(exc)}", file=sys.stderr)
-        return 2
-    return ruleset, ident
-
-
 def _keep_for_resume(
     path: Path,
     opts: GameOptions,
-    name: str,
-    ident: Identity,
+    seat: Seat,
     bot_key: Ed25519PrivateKey,
     bot_name: str,
     record: MatchRecord,
 ) -> None:
     """What ``truc-p2p resume`` needs to rebuild both sides after a crash: both keys
     (the player's throwaway one too) and the meta beside the transcript."""
+    ident = seat.ident
     own_key = ident.path
     if own_key is None:
         own_key = path.parent / BOT_DIR / (path.name + ".key")
@@ -128,24 +95,18 @@ def _keep_for_resume(
     write_meta(
         path,
         {
-            **_meta(opts, name, Identity(ident.key, own_key)),
+            **_meta(opts, seat.name, Identity(ident.key, own_key)),
             "role": "play",
             "bot": opts.bot,
             "seed": opts.seed,
             "bot_name": bot_name,
-            **_match_meta(record, opts),
+            **match_meta(record, opts),
         },
     )
 
 
 def _two_sides(
-    path: Path,
-    opts: GameOptions,
-    ruleset: Ruleset,
-    name: str,
-    ident: Identity,
-    bot_key: Ed25519PrivateKey,
-    record: MatchRecord,
+    path: Path, opts: GameOptions, seat: Seat, bot_key: Ed25519PrivateKey, record: MatchRecord
 ) -> tuple[LocalGame, LocalGame] | int:
     """The player's side (P0, into ``path``) and the bot's (P1, in :data:`BOT_DIR`),
     and what a resume needs beside them; exit status 1 when they cannot be written."""
@@ -154,11 +115,11 @@ def _two_sides(
     try:
         (path.parent / BOT_DIR).mkdir(exist_ok=True)
         mine = prepare_game(
-            identity=ident.key,
+            identity=seat.ident.key,
             role=Player.P0,
             transcript=path,
-            ruleset=ruleset,
-            name=name,
+            ruleset=seat.ruleset,
+            name=seat.name,
             pipeline=opts.pipeline,
             series=series,
         )
@@ -166,12 +127,12 @@ def _two_sides(
             identity=bot_key,
             role=Player.P1,
             transcript=_opponent_path(path),
-            ruleset=ruleset,
+            ruleset=seat.ruleset,
             name=bot_name,
             pipeline=opts.pipeline,
             series=series,
         )
-        _keep_for_resume(path, opts, name, ident, bot_key, bot_name, record)
+        _keep_for_resume(path, opts, seat, bot_key, bot_name, record)
     except OSError as exc:
         print(
             "truc-p2p play: "
@@ -182,73 +143,92 @@ def _two_sides(
     return mine, theirs
 
 
-def _play(
-    opts: GameOptions,
-    record: MatchRecord | None = None,
-    keys: tuple[Identity, Ed25519PrivateKey] | None = None,
-) -> int:
-    """``keys``: the player's and the bot's keys of a match resumed after a crash."""
-    out_problem = check_out_dir(opts.out, "play")
-    if out_problem is not None:
-        return out_problem
-    setup = _setup_play(opts, keys)
-    if isinstance(setup, int):
-        return setup
-    ruleset, ident = setup
-    name = opts.name or your_name("you", ask=asks_for_name(replace(opts, bot=None)))
-    if record is None and keys is None:  # the same play again after a crash
-        unfinished = find_unfinished(opts.out, role="play", bot=opts.bot, name=name)
-        if unfinished is not None and (back := _come_back(opts, unfinished)) is not None:
-            return back
-    ascii = use_ascii(opts.ascii)
-    out = _info_stream(opts)
-    human = web_player(opts, name) or TerminalPlayer(
-        StdinLines(),
-        name,
-        ascii=ascii,
-        out=out,
-        echo=not _stdin_is_tty(),
-        move_seconds=opts.timeout,
-        verbose=opts.verbose,
-    )
-    at_terminal = isinstance(human, TerminalPlayer) and _stdin_is_tty()
-    if record is None and at_terminal and _first_game(Path(opts.out)):
-        # a person's first game: offer the guided hand
-        print(_("(new to Le Truc? truc-p2p learn plays a guided first hand)"), file=out)
-    if opts.verbose:
-        print(
-            _(
-                "{name}, you play the {bot} bot through the full protocol over a loopback "
-                "TCP connection.",
-                name=name,
-                bot=opts.bot,
-            ),
-            file=out,
-            flush=True,
-        )
+class PlayRoad(Road):
+    """``play``: the settings from the options, the bot's side in this process; the
+    connection: loopback TCP between the two, a new pair of sessions each game."""
 
-    if record is None:
-        record = MatchRecord(games=opts.match, folder=Path(opts.out))
-    # the same bot across the games of a match
-    bot_key = keys[1] if keys is not None else Identity.ephemeral().key
+    fallback = "you"
 
-    # --web: the page may choose the bot's level, first and for each rematch
-    ask_level = bot_level(opts, human, resumed=bool(record.played))
-    # one bot object per level through the games: a rematch meets a bot that
-    # remembers how this player played (the strongest level reads it)
-    bots: dict[str, Bot] = {}
+    def __init__(self, keys: tuple[Identity, Ed25519PrivateKey] | None = None) -> None:
+        #: The player's and the bot's keys of a match resumed after a crash.
+        self.keys = keys
+        # the same bot across the games of a match
+        self.bot_key = keys[1] if keys is not None else Identity.ephemeral().key
+        # one bot object per level through the games: a rematch meets a bot that
+        # remembers how this player played (the strongest level reads it)
+        self.bots: dict[str, Bot] = {}
+        self.ask_level = False
 
-    def the_bot() -> Bot:
-        level = opts.bot
+    def seat(self, opts: GameOptions) -> Seat | int:
+        """The ruleset and the player's key (its own, a throwaway one, or a resumed
+        match's); exit status 2 and one line when an option is wrong."""
+        try:
+            ruleset = ruleset_from_args(opts)
+        except (RulesError, ValueError) as exc:
+            print(
+                "truc-p2p play: " + _("bad ruleset option: {reason}", reason=exc),
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            if self.keys is not None:
+                ident = self.keys[0]
+            else:
+                ident = load_identity(opts.identity) if opts.identity else Identity.ephemeral()
+        except IdentityError as exc:
+            print(f"truc-p2p play: {identity_error_text(exc)}", file=sys.stderr)
+            return 2
+        name = opts.name or your_name("you", ask=asks_for_name(replace(opts, bot=None)))
+        return Seat(ruleset, ident, name)
+
+    def unfinished(self, opts: GameOptions, seat: Seat) -> Path | None:
+        if self.keys is not None:
+            return None
+        return find_unfinished(games_folders(opts), role="play", bot=opts.bot, name=seat.name)
+
+    def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
+        # --bot is the opponent here; a game on this machine has no away budget
+        return _player(replace(opts, bot=None), seat.name, use_ascii(opts.ascii), away=None)
+
+    def before(self, table: Table) -> int | None:
+        opts, human, out = table.opts, table.player, table.opts.info
+        at_terminal = isinstance(human, TerminalPlayer) and _stdin_is_tty()
+        if not table.record.played and at_terminal and _first_game(Path(opts.out)):
+            # a person's first game: offer the guided hand
+            print(_("(new to Le Truc? truc-p2p learn plays a guided first hand)"), file=out)
+        if opts.verbose:
+            print(
+                _(
+                    "{name}, you play the {bot} bot through the full protocol over a loopback "
+                    "TCP connection.",
+                    name=table.seat.name,
+                    bot=opts.bot,
+                ),
+                file=out,
+                flush=True,
+            )
+        # --web: the page may choose the bot's level, first and for each rematch
+        self.ask_level = bot_level(opts, human, resumed=bool(table.record.played))
+        return None
+
+    def _bot(self, level: str | None, seed: int | None) -> Bot:
         assert level is not None  # play's --bot has a default
-        bot = bots.get(level)
+        bot = self.bots.get(level)
         if bot is None:
-            bot = bots[level] = make_bot(level, opts.seed)
+            bot = self.bots[level] = make_bot(level, seed)
         return bot
 
-    async def one_game(stop: trio.Event) -> GameOutcome | int:
-        path = transcript_path(opts.out, f"play-{name}")
-        sides = _two_sides(path, opts, ruleset, name, ident, bot_key, record)
+    async def game(self, table: Table, stop: trio.Event) -> GameOutcome | int:
+        human = table.player
+        if self.ask_level:
+            self.ask_level = False
+            if not await ask_bot_level(human, stop):
+                return 130 if stop.is_set() and not left_the_page(human) else 1
+            assert isinstance(human, WebPlayer)  # the page asked
+            table.opts = replace(table.opts, bot=human.level)
+        opts, seat = table.opts, table.seat
+        path = transcript_path(opts.out, f"play-{seat.name}")
+        sides = _two_sides(path, opts, seat, self.bot_key, table.record)
         if isinstance(sides, int):
             return sides
         mine, theirs = sides
@@ -256,7 +236,7 @@ def _play(
             mine.session,
             theirs.session,
             human,
-            BotStrategy(the_bot()),
+            BotStrategy(self._bot(opts.bot, opts.seed)),
             bot_timeout=opts.turn_timeout,
             stop=stop,
             syncs=(mine.sync, theirs.sync),
@@ -265,25 +245,17 @@ def _play(
         theirs.close()
         return replace(outcome, transcript=mine.transcript)
 
-    async def main(stop: trio.Event) -> int:
-        nonlocal opts
-        if ask_level:
-            if not await ask_bot_level(human, stop):
-                return 130 if stop.is_set() and not _left(human) else 1
-            assert isinstance(human, WebPlayer)  # the page asked
-            opts = replace(opts, bot=human.level)
-        while True:
-            outcome = await one_game(stop)
-            if isinstance(outcome, int):
-                return outcome
-            if not await _after_game(human, outcome, record, opts, stop):
-                return exit_status(outcome, stop)
-            if isinstance(human, WebPlayer) and human.level is not None:
-                opts = replace(opts, bot=human.level)  # the end screen's choice for the rematch
+    async def after(self, table: Table, outcome: GameOutcome, stop: trio.Event) -> bool:
+        if not await super().after(table, outcome, stop):
+            return False
+        human = table.player
+        if isinstance(human, WebPlayer) and human.level is not None:
+            table.opts = replace(table.opts, bot=human.level)  # the end screen's choice
+        return True
 
-    return run_until_interrupted(
-        with_web(opts, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
-    )
+
+def _play(opts: GameOptions) -> int:
+    return run_game(opts, PlayRoad())
 
 
 #: The subfolder where ``play`` keeps the bot's side of each game (its transcript,

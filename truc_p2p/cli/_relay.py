@@ -10,7 +10,7 @@ from typing import Any
 
 import trio
 
-from truc_p2p.cli._common import run_until_interrupted
+from truc_p2p.cli._run import run_until_interrupted
 from truc_p2p.net import DEFAULT_RELAY_PORT, RelayServer, SessionReport, host_port
 from truc_p2p.ui import _, notice_text
 

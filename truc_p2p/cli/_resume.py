@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -11,42 +12,29 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
-from truc_p2p.cli._comeback import resume_command
-from truc_p2p.cli._common import (
-    add_bot_arg,
-    exit_status,
-    print_outcome,
-    run_until_interrupted,
-    use_ascii,
-)
+from truc_p2p.cli._after import after_game, match_so_far, stored_match
+from truc_p2p.cli._comeback import games_folders, resume_command
+from truc_p2p.cli._common import add_bot_arg, use_ascii
 from truc_p2p.cli._game_args import GameOptions, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
-from truc_p2p.cli._lifecycle import (
-    _after_game,
-    _asks_to_leave,
-    _info_stream,
-    _match_so_far,
-    _player,
-    _stdin_is_tty,
-    _stored_match,
-)
-from truc_p2p.cli._web import add_web_args, show_web_result, web_player, with_web
+from truc_p2p.cli._lifecycle import GONE, Next, Road, Seat, Table, _player, run_game
+from truc_p2p.cli._run import print_outcome
+from truc_p2p.cli._web import add_web_args, show_web_result
 from truc_p2p.history import MatchRecord
-from truc_p2p.identity import (
-    Identity,
-    IdentityError,
-    load_identity,
-)
+from truc_p2p.identity import Identity, IdentityError, load_identity
 from truc_p2p.net import (
     DEFAULT_GRACE,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
     BotStrategy,
+    EventHook,
+    GameOutcome,
     GameSettings,
     Invite,
     Listen,
     Reporting,
     Restored,
+    Strategy,
     host_port,
     read_meta,
     relay_claim,
@@ -55,7 +43,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import LocalProtocolError
 from truc_p2p.rules import Player, Ruleset
-from truc_p2p.ui import StdinLines, TerminalPlayer, _, ngettext, notice_text, with_terminal
+from truc_p2p.ui import _, ngettext, notice_text
 
 __all__ = ["register"]
 
@@ -78,6 +66,12 @@ def register(subparsers: Any) -> None:
         default=None,
         help=_("let this bot play for you (default: you play in the terminal)"),
     )
+    resume.add_argument(
+        "--identity",
+        metavar="FILE",
+        default=None,
+        help=_("the key file the game was played with (default: the one stored beside it)"),
+    )
     resume.add_argument("--seed", type=int, default=None, help=_("seed the bot's choices"))
     resume.add_argument(
         "--json", action="store_true", help=_("print the result as one JSON object")
@@ -89,163 +83,384 @@ def register(subparsers: Any) -> None:
     resume.set_defaults(func=with_options(_resume))
 
 
-def _resume_play(opts: GameOptions, path: Path, meta: dict[str, Any]) -> int:
-    """Both sides of a ``play`` game died with the process: rebuild both and go on."""
-    from truc_p2p.cli._play import _opponent_key_path, _opponent_path, _play_locally
+@dataclass(frozen=True)
+class _Stored:
+    """What the meta beside a network game says of it: its side, rules and name."""
 
-    try:
-        ruleset = Ruleset.from_dict(meta["ruleset"])
-        ident = load_identity(meta["identity"])
-        bot_ident = load_identity(_opponent_key_path(path))
-        mine = restore_game(
-            path,
-            identity=ident.key,
-            ruleset=ruleset,
-            name=str(meta["name"]),
-            audit=str(meta["audit"]),
-            role=Player.P0,
-        )
-        theirs = restore_game(
-            _opponent_path(path),
-            identity=bot_ident.key,
-            ruleset=ruleset,
-            name=str(meta["bot_name"]),
-            audit=str(meta["audit"]),
-            role=Player.P1,
-        )
-    except (OSError, ValueError, KeyError, TypeError, IdentityError) as exc:
-        why = identity_error_text(exc) if isinstance(exc, IdentityError) else exc
+    role: Player
+    ruleset: Ruleset
+    name: str
+    audit: str
+
+
+def _resume(opts: GameOptions) -> int:
+    road = resume_road(opts, fallback=False)
+    return road if isinstance(road, int) else run_game(opts, road)
+
+
+def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
+    """The road of ``opts.transcript``'s game, as stored beside it: both sides rebuilt
+    in this process (a ``play`` game) or a network game's side (``fallback``: the
+    command run again goes on with a new game when this one cannot, :data:`GONE`)."""
+    path = _transcript(opts)
+    if path is None:
         print(
-            "truc-p2p resume: " + _("cannot continue {path}: {reason}", path=path, reason=why),
+            "truc-p2p resume: "
+            + _(
+                "no transcript at {path}; {command} lists your games",
+                path=opts.transcript or "",
+                command="truc-p2p games",
+            ),
             file=sys.stderr,
         )
         return 2
-    out = _info_stream(opts)
-    if not (mine.session.resumable and theirs.session.resumable):
+    try:
+        meta = read_meta(path)
+        if meta.get("role") == "play":
+            return _LocalResume(path, meta)
+        role = {"host": Player.P1, "join": Player.P0}[meta["role"]]
+        ruleset = Ruleset.from_dict(meta["ruleset"])
+        stored = _Stored(role, ruleset, str(meta["name"]), str(meta["audit"]))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         print(
-            "truc-p2p resume: " + _("nothing to resume: the game of {path} is over", path=path),
+            "truc-p2p resume: "
+            + _(
+                "cannot read the game settings stored beside {path} ({meta}): {reason}; "
+                "see what the game holds with {command}",
+                path=path,
+                meta=f"{path.name}.meta.json",
+                reason=exc,
+                command=f"truc-p2p verify {path}",
+            ),
             file=sys.stderr,
         )
-        return 1
-    ascii = use_ascii(opts.ascii)
-    name = str(meta["name"])
-    human = web_player(opts, name) or TerminalPlayer(
-        StdinLines(),
-        name,
-        ascii=ascii,
-        out=out,
-        echo=not _stdin_is_tty(),
-        move_seconds=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
-        verbose=opts.verbose,
-    )
-    print(
-        _("{name}, your game against the {bot} bot goes on.", name=name, bot=meta["bot"]),
-        file=out,
-        flush=True,
-    )
+        return 2
+    return _NetworkResume(path, meta, stored, fallback=fallback)
 
-    async def main(stop: trio.Event) -> int:
+
+def _transcript(opts: GameOptions) -> Path | None:
+    """The transcript to resume: the path given, else (a bare name) the file of that
+    name in the games folder or in the old ``./games`` folder."""
+    given = Path(opts.transcript or "")
+    if given.is_file():
+        return given
+    if given.parent != Path(".") or not given.name:
+        return None
+    for folder in games_folders(opts):
+        if (folder / given.name).is_file():
+            return folder / given.name
+    return None
+
+
+class _Resume(Road):
+    """A game that goes on from its transcript: the settings from the meta stored
+    beside it; after it, a match goes on with the command that started it."""
+
+    def __init__(self, path: Path, meta: dict[str, Any]) -> None:
+        self.path, self.meta = path, meta
+        self.match: MatchRecord | None = None
+        self.goes_on = False
+
+    def out_dir(self, opts: GameOptions) -> str | None:
+        return None  # the game goes on where it is
+
+    def record(self, opts: GameOptions) -> MatchRecord:
+        return MatchRecord(games=1, folder=self.path.parent)
+
+    def _match_so_far(self, table: Table, me: Player) -> None:
+        self.match = stored_match(self.meta, self.path)
+        if self.match is not None:
+            table.record = self.match
+        match_so_far(table.player, self.match, me)
+
+    async def after(self, table: Table, outcome: GameOutcome, stop: trio.Event) -> bool:
+        opts = table.opts
+        if self.match is not None:  # inside a match: count this game, then maybe go on
+            outcome = replace(outcome, transcript=outcome.transcript or self.path)
+            self.goes_on = await after_game(
+                table.player, outcome, self.match, opts, stop, ask=False
+            )
+        else:
+            await show_web_result(table.player, outcome)
+            print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
+        return False
+
+    def then(self, table: Table) -> Next | int | None:
+        if self.match is None or not self.goes_on:
+            return None
+        return self._next_games(self.match)
+
+    def _next_games(self, record: MatchRecord) -> Next | int:
+        return _match_road(self.meta, record, port=self.meta.get("port"))
+
+
+class _NetworkResume(_Resume):
+    """A network game: a joiner redials the host, a host listens again on the same
+    port (and registers with its relay again) so that the invite still works."""
+
+    def __init__(
+        self, path: Path, meta: dict[str, Any], stored: _Stored, *, fallback: bool
+    ) -> None:
+        super().__init__(path, meta)
+        self.stored, self.new_game_if_gone = stored, fallback
+        self.invite: Invite | None = None
+        self.clocks = GameSettings()
+
+    def seat(self, opts: GameOptions) -> Seat | int:
+        path, meta = self.path, self.meta
+        back = _restore(path, meta, self.stored, identity=opts.identity)
+        if isinstance(back, int):
+            return back
+        ident, self.restored = back
+        if self.restored.torn_bytes:
+            _say_repaired(path, self.restored.torn_bytes, opts.info)
+        self.invite = Invite.parse(meta["invite"]) if self.stored.role is Player.P0 else None
+        clocks = _stored_clocks(meta, path)
+        if isinstance(clocks, int):
+            self.restored.writer.close()
+            return clocks
+        self.clocks = clocks
+        return Seat(self.stored.ruleset, ident, self.stored.name)
+
+    def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
+        # the screen's clock, as the game was started
+        timed = replace(opts, timeout=self.clocks.turn_timeout)
+        return _player(timed, seat.name, use_ascii(opts.ascii))
+
+    def before(self, table: Table) -> int | None:
+        info = table.opts.info
+        self.relay: tuple[str, int] | None = None
+        self.claim: bytes | None = None
+        if self.invite is None and self.meta.get("relay") is not None:
+            again = _relay_again(self.meta, table.seat.ident, self.path, info)
+            if isinstance(again, int):
+                return again
+            self.relay, self.claim = again
+        if self.invite is not None:
+            print(
+                _("redialling {address} to resume the game...", address=self.invite.address),
+                file=info,
+            )
+        self._match_so_far(table, self.stored.role)
+        return None
+
+    def _reporting(self, table: Table) -> Reporting:
+        info, grace = table.opts.info, self.clocks.grace
+        return Reporting(
+            on_event=table.hook,
+            on_notice=lambda text: print(notice_text(text), file=sys.stderr, flush=True),
+            on_listening=lambda port: _say_listening(port, grace, info),
+        )
+
+    async def game(self, table: Table, stop: trio.Event) -> GameOutcome | int:
+        meta = self.meta
+        listen = None
+        if self.invite is None:
+            listen = Listen(bind=meta.get("bind"), port=int(meta["port"]), relay=self.relay)
+        try:
+            outcome = await resume_game(
+                self.restored,
+                table.player,
+                identity=table.seat.ident.key,
+                listen=listen,
+                invite=self.invite,
+                settings=self.clocks,
+                report=self._reporting(table),
+                stop=stop,
+                claim=self.claim,
+            )
+        except OSError as exc:
+            print(
+                "truc-p2p resume: "
+                + _(
+                    "cannot listen again: {reason}; once the port is free: {command}",
+                    reason=exc.strerror or exc,
+                    command=resume_command(self.path),
+                ),
+                file=sys.stderr,
+            )
+            return 2
+        if self.new_game_if_gone and outcome.kind in _GONE_KINDS and not stop.is_set():
+            print_outcome(outcome, as_json=False, quiet=True)
+            return GONE  # the command goes on with a new game
+        return outcome
+
+
+class _LocalResume(_Resume):
+    """A ``play`` game: both sides died with the process; both are rebuilt here."""
+
+    def seat(self, opts: GameOptions) -> Seat | int:
+        from truc_p2p.cli._play import _opponent_key_path, _opponent_path
+
+        path, meta = self.path, self.meta
+        try:
+            ruleset = Ruleset.from_dict(meta["ruleset"])
+            ident = load_identity(opts.identity or meta["identity"])
+            self.bot_ident = load_identity(_opponent_key_path(path))
+            self.mine, self.theirs = (
+                restore_game(
+                    transcript,
+                    identity=key,
+                    ruleset=ruleset,
+                    name=str(meta[name]),
+                    audit=str(meta["audit"]),
+                    role=role,
+                )
+                for transcript, key, name, role in (
+                    (path, ident.key, "name", Player.P0),
+                    (_opponent_path(path), self.bot_ident.key, "bot_name", Player.P1),
+                )
+            )
+        except (OSError, ValueError, KeyError, TypeError, IdentityError) as exc:
+            why = identity_error_text(exc) if isinstance(exc, IdentityError) else exc
+            _cannot_continue(path, meta, why)
+            return 2
+        self.ident = ident
+        if not (self.mine.session.resumable and self.theirs.session.resumable):
+            print(
+                "truc-p2p resume: "
+                + _(
+                    "nothing to resume: the game of {path} is over; verify it with "
+                    "{verify}, or see your games with {games}",
+                    path=path,
+                    verify=f"truc-p2p verify {path}",
+                    games="truc-p2p games",
+                ),
+                file=sys.stderr,
+            )
+            return 1
+        return Seat(ruleset, ident, str(meta["name"]))
+
+    def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
+        timed = replace(opts, bot=None, timeout=self._timeout())
+        return _player(timed, seat.name, use_ascii(opts.ascii), away=None)
+
+    def _timeout(self) -> float:
+        return float(self.meta.get("timeout", DEFAULT_TURN_TIMEOUT))
+
+    def before(self, table: Table) -> int | None:
+        print(
+            _(
+                "{name}, your game against the {bot} bot goes on.",
+                name=table.seat.name,
+                bot=self.meta["bot"],
+            ),
+            file=table.opts.info,
+            flush=True,
+        )
+        self._match_so_far(table, Player.P0)
+        return None
+
+    async def game(self, table: Table, stop: trio.Event) -> GameOutcome | int:
+        from truc_p2p.cli._play import _play_locally
+
+        mine, theirs = self.mine, self.theirs
         outcome = await _play_locally(
             mine.session,
             theirs.session,
-            human,
-            BotStrategy(make_bot(str(meta["bot"]), meta.get("seed"))),
-            bot_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
+            table.player,
+            BotStrategy(make_bot(str(self.meta["bot"]), self.meta.get("seed"))),
+            bot_timeout=self._timeout(),
             stop=stop,
             syncs=(mine.writer.sync, theirs.writer.sync),
             resuming=True,
         )
         mine.writer.close()
         theirs.writer.close()
-        outcome = replace(outcome, transcript=path)
-        if record is not None:  # inside a match: count this game, then maybe go on
-            goes_on.append(await _after_game(human, outcome, record, opts, stop, ask=False))
-            return exit_status(outcome, stop)
-        await show_web_result(human, outcome)
-        print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
-        return exit_status(outcome, stop)
+        return replace(outcome, transcript=self.path)
 
-    record = _stored_match(meta, path)
-    _match_so_far(human, record, Player.P0)
-    goes_on: list[bool] = []
-    status = run_until_interrupted(
-        with_web(opts, human, with_terminal(human, main)), confirm=_asks_to_leave(human)
-    )
-    if record is None or not goes_on or not goes_on[0]:
-        return status
-    return _go_on_with_match(meta, record, port=None, keys=(ident, bot_ident.key))
+    def _next_games(self, record: MatchRecord) -> Next | int:
+        return _match_road(self.meta, record, port=None, keys=(self.ident, self.bot_ident.key))
 
 
-#: What ``_resume(..., fallback=True)`` returns when the game cannot go on (the host
-#: no longer has it, the opponent never came back): the command starts a new game.
-GONE = -1
 #: The endings of a resume that leave room for a new game.
 _GONE_KINDS = frozenset({"refused-unknown-game", "opponent-gone", "nothing-to-resume-ended"})
 
 
-def _come_back(opts: GameOptions, path: Path) -> int | None:
-    """``join``/``play``/``host`` run again with an unfinished game: resume it, saying
-    so in one line; ``None`` when it cannot go on and a new game should start."""
-    from truc_p2p.ui import fit, screen_width
-
-    stream = _info_stream(opts)
-    line = _(
-        "your game {path} did not finish: resuming it ({command})",
-        path=path,
-        command=resume_command(path),
-    )
-    # at a terminal, wrapped at its width between words (a pipe gets the line whole)
-    print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream, flush=True)
-    status = _resume(replace(opts, transcript=str(path)), fallback=True)
-    if status != GONE:
-        return status
-    print(
-        _("{path} cannot go on; starting a new game instead", path=path),
-        file=_info_stream(opts),
-        flush=True,
-    )
-    return None
-
-
 def _restore(
-    path: Path, meta: dict[str, Any], *, ruleset: Ruleset, name: str, audit: str, role: Player
+    path: Path, meta: dict[str, Any], stored: _Stored, *, identity: str | None
 ) -> tuple[Identity, Restored] | int:
-    """The player's key and the game rebuilt from ``path``; an exit status and one
-    line when it cannot be."""
-    if meta.get("identity") is None:
+    """The player's key (``identity``: ``--identity``, else the one stored beside the
+    game) and the game rebuilt from ``path``; an exit status and one line, naming
+    what to run instead, when it cannot be."""
+    key_file = identity or meta.get("identity")
+    if key_file is None:
         print(
-            "truc-p2p resume: " + _("this game used a one-off key; it cannot be resumed"),
+            "truc-p2p resume: "
+            + _(
+                "this game used a one-off key; it cannot be resumed. Start a new one "
+                "({command}), with --identity FILE to be able to resume it next time",
+                command=_new_game_command(meta),
+            ),
             file=sys.stderr,
         )
         return 2
     try:
-        ident = load_identity(meta["identity"])
+        ident = load_identity(key_file)
     except IdentityError as exc:
-        print(f"truc-p2p resume: {identity_error_text(exc)}", file=sys.stderr)
+        print(
+            f"truc-p2p resume: {identity_error_text(exc)}; "
+            + _("give the key that game was played with: {command}", command=_with_key(path)),
+            file=sys.stderr,
+        )
         return 2
     try:
         restored = restore_game(
-            path, identity=ident.key, ruleset=ruleset, name=name, audit=audit, role=role, meta=meta
+            path,
+            identity=ident.key,
+            ruleset=stored.ruleset,
+            name=stored.name,
+            audit=stored.audit,
+            role=stored.role,
+            meta=meta,
         )
     except (OSError, ValueError) as exc:
-        print(
-            "truc-p2p resume: " + _("cannot continue {path}: {reason}", path=path, reason=exc),
-            file=sys.stderr,
-        )
+        _cannot_continue(path, meta, exc)
         return 2 if isinstance(exc, OSError) else 1
     except LocalProtocolError as exc:  # another key or a damaged secret beside it
         print(
             "truc-p2p resume: "
             + _(
                 "cannot continue {path}: its key or its secret file does not match the "
-                "transcript ({reason})",
+                "transcript ({reason}); if that game was played with another key: {command}",
                 path=path,
                 reason=exc,
+                command=_with_key(path),
             ),
             file=sys.stderr,
         )
         return 2
     return ident, restored
+
+
+def _with_key(path: Path) -> str:
+    return f"{resume_command(path)} --identity FILE"
+
+
+def _new_game_command(meta: dict[str, Any]) -> str:
+    """The command that starts a new game like the stored one (its command line
+    when it was kept, else the command of its role)."""
+    argv = meta.get("argv")
+    if isinstance(argv, list) and argv and argv[0] in ("host", "join", "play"):
+        return "truc-p2p " + shlex.join(str(a) for a in argv)
+    return f"truc-p2p {meta.get('role') if meta.get('role') in ('host', 'join') else 'play'}"
+
+
+def _cannot_continue(path: Path, meta: dict[str, Any], reason: object) -> None:
+    """The one line when the stored game cannot be rebuilt: what is in it, and how
+    to start a new one."""
+    print(
+        "truc-p2p resume: "
+        + _(
+            "cannot continue {path}: {reason}; see what it holds with {verify}, or start "
+            "a new game: {command}",
+            path=path,
+            reason=reason,
+            verify=f"truc-p2p verify {path}",
+            command=_new_game_command(meta),
+        ),
+        file=sys.stderr,
+    )
 
 
 def _relay_again(
@@ -320,127 +535,30 @@ def _stored_clocks(meta: dict[str, Any], path: Path) -> GameSettings | int:
         return 2
 
 
-def _resume(opts: GameOptions, *, fallback: bool = False) -> int:
-    path = Path(opts.transcript or "")
-    if not path.is_file():
-        print("truc-p2p resume: " + _("no transcript at {path}", path=path), file=sys.stderr)
-        return 2
-    try:
-        meta = read_meta(path)
-        if meta.get("role") == "play":
-            return _resume_play(opts, path, meta)
-        role = {"host": Player.P1, "join": Player.P0}[meta["role"]]
-        ruleset = Ruleset.from_dict(meta["ruleset"])
-        name, audit = str(meta["name"]), str(meta["audit"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        print(
-            "truc-p2p resume: "
-            + _(
-                "cannot read the game settings stored beside {path} ({meta}): {reason}",
-                path=path,
-                meta=f"{path.name}.meta.json",
-                reason=exc,
-            ),
-            file=sys.stderr,
-        )
-        return 2
-    back = _restore(path, meta, ruleset=ruleset, name=name, audit=audit, role=role)
-    if isinstance(back, int):
-        return back
-    ident, restored = back
-    info = _info_stream(opts)
-    if restored.torn_bytes:
-        _say_repaired(path, restored.torn_bytes, info)
-    invite = Invite.parse(meta["invite"]) if role is Player.P0 else None
-    clocks = _stored_clocks(meta, path)
-    if isinstance(clocks, int):
-        restored.writer.close()
-        return clocks
-    opts = replace(opts, timeout=clocks.turn_timeout)  # the screen's clock, as the game was started
-    strategy, hook = _player(opts, name, use_ascii(opts.ascii))
-    grace = clocks.grace
-    relay: tuple[str, int] | None = None
-    claim: bytes | None = None
-    if invite is None and meta.get("relay") is not None:
-        again = _relay_again(meta, ident, path, info)
-        if isinstance(again, int):
-            return again
-        relay, claim = again
-
-    def on_listening(port: int) -> None:
-        _say_listening(port, grace, info)
-
-    def on_notice(text: str) -> None:
-        print(notice_text(text), file=sys.stderr, flush=True)
-
-    if invite is not None:
-        print(_("redialling {address} to resume the game...", address=invite.address), file=info)
-
-    async def main(stop: trio.Event) -> int:
-        try:
-            outcome = await resume_game(
-                restored,
-                strategy,
-                identity=ident.key,
-                listen=Listen(bind=meta.get("bind"), port=int(meta["port"]), relay=relay)
-                if invite is None
-                else None,
-                invite=invite,
-                settings=clocks,
-                report=Reporting(on_event=hook, on_notice=on_notice, on_listening=on_listening),
-                stop=stop,
-                claim=claim,
-            )
-        except OSError as exc:
-            reason = exc.strerror or exc
-            print(
-                "truc-p2p resume: " + _("cannot listen again: {reason}", reason=reason),
-                file=sys.stderr,
-            )
-            return 2
-        if fallback and outcome.kind in _GONE_KINDS and not stop.is_set():
-            gone.append(True)  # the command goes on with a new game
-            print_outcome(outcome, as_json=False, quiet=True)
-            return 1
-        if record is not None:  # inside a match: count this game, then maybe go on
-            outcome = replace(outcome, transcript=outcome.transcript or path)
-            goes_on.append(await _after_game(strategy, outcome, record, opts, stop, ask=False))
-        else:
-            await show_web_result(strategy, outcome)
-            print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
-        return exit_status(outcome, stop)
-
-    record = _stored_match(meta, path)
-    _match_so_far(strategy, record, role)
-    goes_on: list[bool] = []
-    gone: list[bool] = []
-    status = run_until_interrupted(
-        with_web(opts, strategy, with_terminal(strategy, main)), confirm=_asks_to_leave(strategy)
-    )
-    if gone:
-        return GONE
-    if record is None or not goes_on or not goes_on[0]:
-        return status
-    return _go_on_with_match(meta, record, port=meta.get("port"))
-
-
-def _go_on_with_match(
+def _match_road(
     meta: dict[str, Any],
     record: MatchRecord,
     *,
     port: object,
     keys: tuple[Identity, Ed25519PrivateKey] | None = None,
-) -> int:
-    """After ``resume`` finished a game of a match: the next games, as the command
-    that started the match would have played them (the host on the same port)."""
+) -> Next | int:
+    """After ``resume`` finished a game of a match: the road of the next games, as
+    the command that started the match would have played them (the host on the
+    same port)."""
     from truc_p2p.cli import build_parser
-    from truc_p2p.cli._host import _host
-    from truc_p2p.cli._join import _join
-    from truc_p2p.cli._play import _play
+    from truc_p2p.cli._host import HostRoad
+    from truc_p2p.cli._join import JoinRoad
+    from truc_p2p.cli._play import PlayRoad
 
     argv = meta.get("argv")
     if not isinstance(argv, list) or not argv or argv[0] not in ("host", "join", "play"):
-        print("truc-p2p resume: " + _("the match's command line is not stored; it stops here"))
+        print(
+            "truc-p2p resume: "
+            + _(
+                "the match's command line is not stored; it stops here (a new match: "
+                "truc-p2p host, join or play with --match N)"
+            )
+        )
         return 1
     args = build_parser(argv[0]).parse_args([str(a) for a in argv])
     opts = replace(GameOptions.from_args(args), argv=tuple(str(a) for a in argv))
@@ -454,6 +572,7 @@ def _go_on_with_match(
             left,
         )
     )
-    if opts.command == "play":
-        return _play(opts, record, keys)
-    return _host(opts, record) if opts.command == "host" else _join(opts, record)
+    road: Road = PlayRoad(keys) if opts.command == "play" else JoinRoad()
+    if opts.command == "host":
+        road = HostRoad()
+    return opts, road, record

@@ -1,0 +1,70 @@
+"""A host's settings in a player's words (a joiner's first lines, the lobby), and the
+one sentence when a joiner asked for another match length."""
+
+from __future__ import annotations
+
+import functools
+
+from truc_p2p.net import HostSettings
+from truc_p2p.ui import _, ngettext
+
+__all__ = ["match_differs", "settings_words"]
+
+
+def match_differs(host: str, games: int) -> str:
+    """The one sentence a joiner gets when it asked for another match length than
+    the host's ``games`` (1: a single game): what the host plays and what to type."""
+    if games == 1:
+        return _("{host} plays a single game: join without --match", host=host)
+    return _("{host} plays a match of {n} games: join with --match {n}", host=host, n=games)
+
+
+def settings_words(settings: HostSettings, *, verbose: bool = False) -> str:
+    """A host's settings in a player's words, in the language in use: the points to
+    play to, what refusing "my rest" costs, an uncommon raise ladder, a match; how
+    the deck is dealt and audited only with ``verbose``, in the technical words
+    (``HostSettings.describe()`` in English)."""
+    if verbose:
+        return _technical_settings_words(settings)
+    parts = []
+    if settings.target is not None:
+        parts.append(ngettext("to {n} point", "to {n} points", settings.target))
+    if settings.rest == "game":
+        parts.append(_("refusing “my rest” loses the game"))
+    elif settings.rest == "value":
+        parts.append(_("refusing “my rest” costs only the points at stake"))
+    if settings.ladder == "even":
+        parts.append(_("raises go 1, 2, 4, 6, 8…"))
+    if settings.match is not None and settings.match > 1:
+        parts.append(_("match of {n} games", n=settings.match))
+    return functools.reduce(_and_then, parts) if parts else ""
+
+
+def _and_then(first: str, second: str) -> str:
+    # Translators: the separator between two of a host's settings ("to 12 points;
+    # refusing “my rest” loses the game"); French puts a space before the semicolon
+    return _("{first}; {second}", first=first, second=second)
+
+
+def _technical_settings_words(settings: HostSettings) -> str:
+    parts = []
+    if settings.target is not None:
+        parts.append(_("to {target}", target=settings.target))
+    if settings.ladder is not None:
+        parts.append(_("ladder {ladder}", ladder=settings.ladder))
+    if settings.rest is not None:
+        parts.append(_("refused rest: {rest}", rest=settings.rest))
+    if settings.audit is not None:
+        parts.append(_("audit {audit}", audit=settings.audit))
+    if settings.deck is not None:
+        if settings.pipeline is None:
+            parts.append(_("deck {deck}", deck=settings.deck))
+        elif settings.pipeline:
+            parts.append(_("deck {deck} pipelined", deck=settings.deck))
+        else:
+            parts.append(_("deck {deck} classic", deck=settings.deck))
+    elif settings.pipeline is not None:
+        parts.append(_("pipelined deal") if settings.pipeline else _("classic deal"))
+    if settings.match is not None and settings.match > 1:
+        parts.append(_("match of {n} games", n=settings.match))
+    return ", ".join(parts)
