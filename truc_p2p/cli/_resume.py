@@ -474,7 +474,13 @@ def _relay_again(
     except (KeyError, IndexError, TypeError, ValueError) as exc:
         print(
             "truc-p2p resume: "
-            + _("bad relay settings beside {path}: {reason}", path=path, reason=exc),
+            + _(
+                "bad relay settings beside {path}: {reason}; see what the game holds "
+                "with {command}",
+                path=path,
+                reason=exc,
+                command=f"truc-p2p verify {path}",
+            ),
             file=sys.stderr,
         )
         return 2
@@ -529,7 +535,13 @@ def _stored_clocks(meta: dict[str, Any], path: Path) -> GameSettings | int:
         )
     except (TypeError, ValueError) as exc:
         print(
-            "truc-p2p resume: " + _("bad settings beside {path}: {reason}", path=path, reason=exc),
+            "truc-p2p resume: "
+            + _(
+                "bad settings beside {path}: {reason}; see what the game holds with {command}",
+                path=path,
+                reason=exc,
+                command=f"truc-p2p verify {path}",
+            ),
             file=sys.stderr,
         )
         return 2
