@@ -30,6 +30,7 @@ __all__ = [
     "ask_resume",
     "busy_hint",
     "find_unfinished",
+    "game_is_over",
     "games_folders",
     "offers_resume",
     "resume_command",
@@ -61,6 +62,21 @@ def _invited_by(meta: dict[str, Any]) -> str | None:
         return Invite.parse(str(meta.get("invite"))).fingerprint
     except InviteError:
         return None
+
+
+def game_is_over(path: Path) -> bool:
+    """Whether the transcript of ``path`` holds its game's end (a signed abort, both
+    results, a resignation): nothing is left to resume."""
+    try:
+        scan = scan_transcript_file(path)
+        if scan.damage == "corrupt" or len(scan.envelopes) < 2:
+            return False
+        last = [decode_envelope(raw).type for raw in scan.envelopes[-2:]]
+        if last[-1] == MessageType.ABORT or last == [MessageType.RESULT] * 2:
+            return True
+        return verify_transcript(scan.envelopes).status == "complete"
+    except (OSError, ValueError, ProtocolError):
+        return False
 
 
 def _unfinished(path: Path) -> bool:

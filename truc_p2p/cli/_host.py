@@ -12,7 +12,6 @@ from typing import Any, TextIO
 import trio
 
 from truc_p2p.bots import make_bot
-from truc_p2p.cli._after import match_meta
 from truc_p2p.cli._comeback import (
     ask_resume,
     find_unfinished,
@@ -21,25 +20,10 @@ from truc_p2p.cli._comeback import (
     resume_command,
 )
 from truc_p2p.cli._common import use_ascii
-from truc_p2p.cli._game_args import (
-    GameOptions,
-    _common_args,
-    _network_args,
-    group_options,
-    with_options,
-)
-from truc_p2p.cli._identity import add_identity_arg
-from truc_p2p.cli._lifecycle import (
-    Road,
-    Seat,
-    Table,
-    _game_settings,
-    _meta,
-    _path_line,
-    run_game,
-)
+from truc_p2p.cli._game_args import GameOptions
+from truc_p2p.cli._lifecycle import Road, Seat, Table, _path_line, network_command, run_game
 from truc_p2p.cli._run import exit_status, print_outcome
-from truc_p2p.cli._web import add_web_args, show_invite, show_web_result
+from truc_p2p.cli._web import show_invite, show_web_result
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     DEFAULT_PORT,
@@ -51,7 +35,6 @@ from truc_p2p.net import (
     InviteError,
     Listen,
     Reporting,
-    Storage,
     Strategy,
     host_game,
     parse_host_port,
@@ -134,12 +117,7 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help=_("games at once with --forever --bot (default 8; 1 for a human)"),
     )
-    add_identity_arg(host)
-    _common_args(host)
-    _network_args(host)
-    add_web_args(host)
-    group_options(host)
-    host.set_defaults(func=with_options(_host))
+    network_command(host, _host)
 
 
 @dataclass(frozen=True)
@@ -364,21 +342,14 @@ class HostRoad(Road):
         )
 
     async def game(self, table: Table, stop: trio.Event) -> GameOutcome | int:
-        opts, seat, record = table.opts, table.seat, table.record
+        opts = table.opts
         try:
             outcome = await host_game(
                 table.player,
-                identity=seat.ident.key,
-                settings=replace(
-                    _game_settings(opts, seat.ruleset, seat.name),
-                    series=record.series(),
-                    played=record.followed(),
-                ),
+                identity=table.seat.ident.key,
+                settings=replace(table.settings(), played=table.record.followed()),
                 listen=self.where.listen(opts, self.port),
-                storage=Storage(
-                    out_dir=opts.out,
-                    meta={**_meta(opts, seat.name, seat.ident), **match_meta(record, opts)},
-                ),
+                storage=table.storage(),
                 report=self._reporting(table),
                 stop=stop,
                 forever=opts.forever,

@@ -11,30 +11,12 @@ from typing import Any, TextIO
 
 import trio
 
-from truc_p2p.cli._after import match_meta
 from truc_p2p.cli._comeback import busy_hint, find_unfinished, games_folders
 from truc_p2p.cli._common import positive_seconds
-from truc_p2p.cli._game_args import (
-    REMATCH_WAIT,
-    GameOptions,
-    _common_args,
-    _network_args,
-    group_options,
-    with_options,
-)
+from truc_p2p.cli._game_args import REMATCH_WAIT, GameOptions
 from truc_p2p.cli._hosts import describe
-from truc_p2p.cli._identity import add_identity_arg
-from truc_p2p.cli._lifecycle import (
-    Road,
-    Seat,
-    Table,
-    _connected_line,
-    _game_settings,
-    _meta,
-    run_game,
-)
+from truc_p2p.cli._lifecycle import Road, Seat, Table, _connected_line, network_command, run_game
 from truc_p2p.cli._settings_words import match_differs, settings_words
-from truc_p2p.cli._web import add_web_args
 from truc_p2p.net import (
     Dial,
     End,
@@ -44,7 +26,6 @@ from truc_p2p.net import (
     InviteError,
     LobbyGame,
     Reporting,
-    Storage,
     find_games,
     join_game,
 )
@@ -106,12 +87,7 @@ def register(subparsers: Any) -> None:
             default=f"{REMATCH_WAIT:g}",
         ),
     )
-    add_identity_arg(join)
-    _common_args(join)
-    _network_args(join)
-    add_web_args(join)
-    group_options(join)
-    join.set_defaults(func=with_options(_join))
+    network_command(join, _join)
 
 
 def _pick_lan_game(opts: GameOptions) -> Invite | int:
@@ -343,21 +319,16 @@ class JoinRoad(Road):
     async def game(self, table: Table, stop: trio.Event) -> GameOutcome:
         """Join (again): after a game the host may still be deciding, or not yet
         listening again, so a refused connection is retried for a while."""
-        opts, seat, record = table.opts, table.seat, table.record
+        opts, record = table.opts, table.record
         waited = 0.0
         while True:
             outcome = await join_game(
                 self.invite,
                 table.player,
-                identity=seat.ident.key,
-                settings=replace(
-                    _game_settings(opts, seat.ruleset, seat.name), series=record.series()
-                ),
+                identity=table.seat.ident.key,
+                settings=table.settings(),
                 dial=Dial(connect_timeout=opts.connect_timeout),
-                storage=Storage(
-                    out_dir=opts.out,
-                    meta={**_meta(opts, seat.name, seat.ident), **match_meta(record, opts)},
-                ),
+                storage=table.storage(),
                 report=Reporting(on_event=table.hook, on_path=self._on_path(opts)),
                 stop=stop,
             )

@@ -21,6 +21,7 @@ rest, once for every road:
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Callable
@@ -31,12 +32,18 @@ from typing import Any, TextIO
 import trio
 
 from truc_p2p.bots import make_bot
-from truc_p2p.cli._after import after_game
+from truc_p2p.cli._after import after_game, match_meta
 from truc_p2p.cli._common import check_out_dir, ruleset_from_args, use_ascii, your_name
-from truc_p2p.cli._game_args import GameOptions
-from truc_p2p.cli._identity import identity_error_text
+from truc_p2p.cli._game_args import (
+    GameOptions,
+    _common_args,
+    _network_args,
+    group_options,
+    with_options,
+)
+from truc_p2p.cli._identity import add_identity_arg, identity_error_text
 from truc_p2p.cli._run import exit_status, run_until_interrupted
-from truc_p2p.cli._web import web_player, with_web
+from truc_p2p.cli._web import add_web_args, web_player, with_web
 from truc_p2p.history import MatchRecord
 from truc_p2p.identity import Identity, IdentityError, load_or_create_identity
 from truc_p2p.net import (
@@ -45,12 +52,13 @@ from truc_p2p.net import (
     EventHook,
     GameOutcome,
     GameSettings,
+    Storage,
     Strategy,
 )
 from truc_p2p.rules import RulesError, Ruleset
 from truc_p2p.ui import N_, Narrator, StdinLines, TerminalPlayer, _, with_terminal
 
-__all__ = ["GONE", "Road", "Seat", "Table", "asks_for_name", "run_game"]
+__all__ = ["GONE", "Road", "Seat", "Table", "asks_for_name", "network_command", "run_game"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,19 @@ class Table:
     player: Strategy
     hook: EventHook | None
     record: MatchRecord
+
+    def settings(self) -> GameSettings:
+        """The next game's settings: the options' and the match's so far."""
+        seat = self.seat
+        return replace(
+            _game_settings(self.opts, seat.ruleset, seat.name), series=self.record.series()
+        )
+
+    def storage(self) -> Storage:
+        """Where the next game's transcript goes, with what a resume needs beside it."""
+        opts, seat = self.opts, self.seat
+        meta = {**_meta(opts, seat.name, seat.ident), **match_meta(self.record, opts)}
+        return Storage(out_dir=opts.out, meta=meta)
 
 
 #: The road after a road's games: the options, the road and the match so far.
@@ -127,6 +148,17 @@ class Road:
     def then(self, table: Table) -> Next | int | None:
         """The road after this one's games (an exit status: it cannot go on)."""
         return None
+
+
+def network_command(parser: argparse.ArgumentParser, run: Callable[[GameOptions], int]) -> None:
+    """What ``host`` and ``join`` take after their own options (the key, the game,
+    its clocks, the web table), grouped for ``--help``, and the command to run."""
+    add_identity_arg(parser)
+    _common_args(parser)
+    _network_args(parser)
+    add_web_args(parser)
+    group_options(parser)
+    parser.set_defaults(func=with_options(run))
 
 
 def run_game(opts: GameOptions, road: Road, record: MatchRecord | None = None) -> int:

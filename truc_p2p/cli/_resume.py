@@ -13,14 +13,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._after import after_game, match_so_far, stored_match
-from truc_p2p.cli._comeback import games_folders, resume_command
+from truc_p2p.cli._comeback import OLD_GAMES, game_is_over, resume_command
 from truc_p2p.cli._common import add_bot_arg, use_ascii
 from truc_p2p.cli._game_args import GameOptions, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import GONE, Next, Road, Seat, Table, _player, run_game
 from truc_p2p.cli._run import print_outcome
 from truc_p2p.cli._web import add_web_args, show_web_result
-from truc_p2p.history import MatchRecord
+from truc_p2p.history import MatchRecord, default_games_folder
 from truc_p2p.identity import Identity, IdentityError, load_identity
 from truc_p2p.net import (
     DEFAULT_GRACE,
@@ -114,6 +114,8 @@ def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
             file=sys.stderr,
         )
         return 2
+    if game_is_over(path):
+        return _nothing_to_resume(path)
     try:
         meta = read_meta(path)
         if meta.get("role") == "play":
@@ -140,13 +142,14 @@ def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
 
 def _transcript(opts: GameOptions) -> Path | None:
     """The transcript to resume: the path given, else (a bare name) the file of that
-    name in the games folder or in the old ``./games`` folder."""
+    name in the games folder or in the old ``./games`` folder (where games were
+    kept before the games folder moved to the data folder)."""
     given = Path(opts.transcript or "")
     if given.is_file():
         return given
     if given.parent != Path(".") or not given.name:
         return None
-    for folder in games_folders(opts):
+    for folder in (default_games_folder(), OLD_GAMES):
         if (folder / given.name).is_file():
             return folder / given.name
     return None
@@ -311,24 +314,16 @@ class _LocalResume(_Resume):
                     (_opponent_path(path), self.bot_ident.key, "bot_name", Player.P1),
                 )
             )
+        except LocalProtocolError as exc:  # another key or a damaged secret beside it
+            _not_its_key(path, exc)
+            return 2
         except (OSError, ValueError, KeyError, TypeError, IdentityError) as exc:
             why = identity_error_text(exc) if isinstance(exc, IdentityError) else exc
             _cannot_continue(path, meta, why)
             return 2
         self.ident = ident
         if not (self.mine.session.resumable and self.theirs.session.resumable):
-            print(
-                "truc-p2p resume: "
-                + _(
-                    "nothing to resume: the game of {path} is over; verify it with "
-                    "{verify}, or see your games with {games}",
-                    path=path,
-                    verify=f"truc-p2p verify {path}",
-                    games="truc-p2p games",
-                ),
-                file=sys.stderr,
-            )
-            return 1
+            return _nothing_to_resume(path)
         return Seat(ruleset, ident, str(meta["name"]))
 
     def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
@@ -418,19 +413,39 @@ def _restore(
         _cannot_continue(path, meta, exc)
         return 2 if isinstance(exc, OSError) else 1
     except LocalProtocolError as exc:  # another key or a damaged secret beside it
-        print(
-            "truc-p2p resume: "
-            + _(
-                "cannot continue {path}: its key or its secret file does not match the "
-                "transcript ({reason}); if that game was played with another key: {command}",
-                path=path,
-                reason=exc,
-                command=_with_key(path),
-            ),
-            file=sys.stderr,
-        )
+        _not_its_key(path, exc)
         return 2
     return ident, restored
+
+
+def _not_its_key(path: Path, reason: object) -> None:
+    print(
+        "truc-p2p resume: "
+        + _(
+            "cannot continue {path}: its key or its secret file does not match the "
+            "transcript ({reason}); if that game was played with another key: {command}",
+            path=path,
+            reason=reason,
+            command=_with_key(path),
+        ),
+        file=sys.stderr,
+    )
+
+
+def _nothing_to_resume(path: Path) -> int:
+    """The one line (exit status 1) when the game of ``path`` is over already."""
+    print(
+        "truc-p2p resume: "
+        + _(
+            "nothing to resume: the game of {path} is over; verify it with "
+            "{verify}, or see your games with {games}",
+            path=path,
+            verify=f"truc-p2p verify {path}",
+            games="truc-p2p games",
+        ),
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _with_key(path: Path) -> str:
