@@ -208,6 +208,9 @@ class _NetworkResume(_Resume):
         self.stored, self.new_game_if_gone = stored, fallback
         self.invite: Invite | None = None
         self.clocks = GameSettings()
+        #: A host that registered with a relay: the relay and its claim again.
+        self.relay: tuple[str, int] | None = None
+        self.claim: bytes | None = None
 
     def seat(self, opts: GameOptions) -> Seat | int:
         path, meta = self.path, self.meta
@@ -232,8 +235,6 @@ class _NetworkResume(_Resume):
 
     def before(self, table: Table) -> int | None:
         info = table.opts.info
-        self.relay: tuple[str, int] | None = None
-        self.claim: bytes | None = None
         if self.invite is None and self.meta.get("relay") is not None:
             again = _relay_again(self.meta, table.seat.ident, self.path, info)
             if isinstance(again, int):
