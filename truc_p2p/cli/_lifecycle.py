@@ -176,6 +176,7 @@ def run_game(opts: GameOptions, road: Road, record: MatchRecord | None = None) -
 def _drive(
     opts: GameOptions, road: Road, record: MatchRecord | None
 ) -> tuple[int, Next | int | None]:
+    """One road, steps 1 to 4 of the lifecycle; its exit status and what follows."""
     settled = road.settle(opts)
     if isinstance(settled, int):
         return settled, None
@@ -192,7 +193,7 @@ def _drive(
         if path is not None and (back := come_back(opts, path)) is not None:
             return back, None
     player, hook = road.screen(opts, seat)
-    table = Table(opts, seat, player, hook, record or road.record(opts))
+    table = Table(opts, seat, player, hook, road.record(opts) if record is None else record)
     problem = road.before(table)
     if problem is not None:
         return problem, None
