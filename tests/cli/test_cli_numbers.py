@@ -18,7 +18,9 @@ from test_cli_bad_input import _transcript, run_main
 
 from truc_p2p.identity import load_or_create_identity
 from truc_p2p.net import write_meta
+from truc_p2p.protocol import TRANSCRIPT_MAGIC, frame
 from truc_p2p.rules import Ruleset
+from truc_p2p.transcript import scan_transcript_file
 
 FP = "0" * 64
 INVITE = f"truc://127.0.0.1:9/?fp={FP}"
@@ -75,6 +77,9 @@ def test_resume_of_files_that_do_not_belong_together_is_one_line(
     capsys: pytest.CaptureFixture[str], home: Path, damage: str
 ) -> None:
     path = _transcript(home)
+    # a game that stopped (a finished one has nothing to resume, whatever the key)
+    envelopes = scan_transcript_file(path).envelopes[:4]
+    path.write_bytes(TRANSCRIPT_MAGIC + b"".join(frame(e) for e in envelopes))
     stranger = load_or_create_identity(home / "stranger.key")
     write_meta(
         path,
@@ -92,3 +97,4 @@ def test_resume_of_files_that_do_not_belong_together_is_one_line(
     ran = run_main(capsys, ["resume", str(path)])
     assert ran.code == 2, ran
     assert len(ran.err_lines) == 1 and ran.err_lines[0].startswith("truc-p2p resume:"), ran.err
+    assert ran.err_lines[0].endswith(f"truc-p2p resume {path} --identity FILE"), ran.err
