@@ -42,6 +42,7 @@ __all__ = [
     "card_text",
     "clock",
     "fit",
+    "move_clock_words",
     "plain",
     "screen_width",
     "show_cards",
@@ -174,6 +175,23 @@ def card_text(card: Card, *, ascii: bool = False) -> str:
 
 def show_cards(cards: tuple[Card, ...] | list[Card], *, ascii: bool = False) -> str:
     return " ".join(card_text(c, ascii=ascii) for c in cards)
+
+
+def move_clock_words(seconds: float) -> str:
+    """How long the player has for each move, in whole minutes when it is."""
+    if seconds >= 60 and seconds % 60 == 0:
+        minutes = int(seconds // 60)
+        return ngettext(
+            "you have {n} minute for each move; the clock shows what is left",
+            "you have {n} minutes for each move; the clock shows what is left",
+            minutes,
+        )
+    whole = max(1, round(seconds))
+    return ngettext(
+        "you have {n} second for each move; the clock shows what is left",
+        "you have {n} seconds for each move; the clock shows what is left",
+        whole,
+    )
 
 
 def clock(seconds: float) -> str:

@@ -48,6 +48,7 @@ from truc_p2p.ui._texts import (
     card_text,
     fit,
     help_text,
+    move_clock_words,
     plain,
     screen_width,
 )
@@ -377,7 +378,7 @@ class TerminalPlayer:
                 )
             )
             if model.move_seconds is not None:  # said once: the clock of every move
-                self.write(_move_clock_words(model.move_seconds))
+                self.write(move_clock_words(model.move_seconds))
             if self.away_seconds is not None:
                 minutes = max(1, round(self.away_seconds / 60))
                 self.write(
@@ -737,19 +738,3 @@ def with_terminal(
 
     return run
 
-
-def _move_clock_words(seconds: float) -> str:
-    """How long the player has for each move, in whole minutes when it is."""
-    if seconds >= 60 and seconds % 60 == 0:
-        minutes = int(seconds // 60)
-        return ngettext(
-            "you have {n} minute for each move; the clock shows what is left",
-            "you have {n} minutes for each move; the clock shows what is left",
-            minutes,
-        )
-    whole = max(1, round(seconds))
-    return ngettext(
-        "you have {n} second for each move; the clock shows what is left",
-        "you have {n} seconds for each move; the clock shows what is left",
-        whole,
-    )

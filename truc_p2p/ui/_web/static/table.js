@@ -343,7 +343,6 @@ function applyTexts() {
   if (ui.texts.help) drawHelp(ui.texts.help);
   $("invite-title").textContent = tx("invite_title", "Send this invite to your opponent");
   $("invite-copy").textContent = tx("copy", "copy");
-  $("invite-qr").alt = tx("invite_qr", "QR code of the invite");
   $("tricks").setAttribute("aria-label", tx("tricks", "tricks this hand"));
   $("log").setAttribute("aria-label", tx("log", "what happened"));
   $("final-report-label").textContent = tx("verifier_report", "verifier report");
@@ -431,6 +430,7 @@ function render() {
   $("banner-conn").textContent = tx("conn_lost", "lost the connection to the game program; retrying…");
   renderInvite(started);
   renderStart();
+  renderClockNote(s, t);
   renderTable(t);
   renderLog();
   renderFinal();
@@ -453,7 +453,6 @@ function renderInvite(started) {
   box.hidden = !inv || !!started;
   if (box.hidden) return;
   $("invite-text").textContent = inv.text;
-  if ($("invite-qr").getAttribute("src") !== inv.qr) $("invite-qr").src = inv.qr;
   $("invite-hint").textContent = inv.hint || "";
   $("invite-hint").hidden = !inv.hint;
 }
@@ -492,6 +491,16 @@ function drawLevels() {
 function pickLevel(code) {
   const radio = document.querySelector(`#start-levels input[value="${code}"]`);
   if (radio) radio.checked = true;
+}
+// The clock of every move, said before the game and through its first trick (as
+// the terminal says it once at the start); the status line then ticks it.
+function renderClockNote(s, t) {
+  const note = (s && s.clock_note) || "";
+  const early = !t || (t.hand_no === 1 && t.tricks.length === 0);
+  $("clock-note").hidden = !note || !early || !!ui.final;
+  $("clock-note").textContent = note;
+  $("start-clock").hidden = !note;
+  $("start-clock").textContent = note;
 }
 function renderStart() {
   const ask = !!(ui.levels && ui.levels.ask);
