@@ -186,6 +186,7 @@ async def run_lesson(
     """Play the lesson at a terminal; 0 when it was played to its end, 1 when left."""
     out = out or sys.stdout
     player = TerminalPlayer(lines, _("you"), ascii=ascii, out=out, echo=echo, confirm_quit=False)
+    player.tell_game_end = True  # no command's ending follows the lesson
 
     def say(text: str) -> None:
         player.write("")

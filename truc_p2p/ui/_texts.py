@@ -607,6 +607,19 @@ class Voice:
             )
         return self.out(text)
 
+    def signed_points(self, points: str, *, hands: int) -> str:
+        """The points under a player's ending headline (``points``, labelled by
+        :func:`~._outcome_text.score_label`), how many hands, and that both signed the
+        result: the headline alone says who won."""
+        return self.out(
+            ngettext(
+                "{points} ({n} hand) · result co-signed by both players",
+                "{points} ({n} hands) · result co-signed by both players",
+                hands,
+                points=points,
+            )
+        )
+
     def dealt(
         self,
         *,

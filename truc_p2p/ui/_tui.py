@@ -323,6 +323,9 @@ class TerminalPlayer:
         #: When the last trick or hand ended (type-ahead across it is dropped).
         self._boundary: float | None = None
         self._waiting_shown = False
+        #: Say the game's result when it ends: for a game whose command prints no
+        #: ending of its own (the lesson); ``play``, ``host`` and ``join`` print it once.
+        self.tell_game_end = False
 
     # -- what the model is, seen from outside (tests, the web) ----------------
 
@@ -433,12 +436,16 @@ class TerminalPlayer:
             self._boundary = _now()
             game_over = event.points == 0 and event.winner is not None
             text = model.round_ended(event, game_over=game_over)
-            if not game_over:
-                text = _("{result} → {score}", result=text, score=model.voice.score(event.scores))
+            if game_over:  # the staked hand's end is the game's: its headline tells it once
+                return
+            text = _("{result} → {score}", result=text, score=model.voice.score(event.scores))
             self.write("   " + text)
             return
         if isinstance(event, GameEnded):
-            self.write("== " + model.game_ended(event))
+            # the command's end tells the result once (headline, points, transcript);
+            # only a game without one (the lesson) says it here
+            ended = model.game_ended(event)
+            self.write("== " + ended if self.tell_game_end else "")
             return
         told = describe(event, voice, self.tally, verbose=self.verbose)
         if told:
