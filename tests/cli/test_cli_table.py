@@ -22,8 +22,8 @@ from truc_p2p.rules import (
 )
 from truc_p2p.ui._narrate import Narrator
 from truc_p2p.ui._table import TableModel
-from truc_p2p.ui._texts import Voice
 from truc_p2p.ui._tui import ScriptedLines, TerminalPlayer, parse_choice
+from truc_p2p.ui._voice import Voice
 
 ME, OPP = Player.P1, Player.P0  # the viewer sits in seat 1: scores must not come in seat order
 NAMES = {ME: "alice", OPP: "bob"}

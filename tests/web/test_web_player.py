@@ -372,7 +372,7 @@ def test_the_end_screen_is_told_again_in_a_new_language(tmp_path: Path) -> None:
     language menu after the game; what the player chose there (again, level) stays."""
     from truc_p2p.cli._common import transcript_report
     from truc_p2p.net import GameOutcome
-    from truc_p2p.ui._texts import Voice
+    from truc_p2p.ui._voice import Voice
 
     player = WebPlayer("alice")
     page = Recorder()

@@ -43,6 +43,7 @@ from truc_p2p.rules import Player, RulesError, Ruleset
 from truc_p2p.transcript import read_transcript
 from truc_p2p.ui import (
     N_,
+    Clocks,
     Narrator,
     Screen,
     StdinLines,
@@ -101,9 +102,9 @@ def _player(opts: GameOptions, name: str, ascii: bool) -> tuple[Strategy, EventH
         ascii=ascii,
         out=out,
         echo=not _stdin_is_tty(),
-        move_seconds=opts.timeout,
+        # a game over the network: how long away too
+        clocks=Clocks(move_seconds=opts.timeout, away_seconds=DEFAULT_AWAY_BUDGET),
         verbose=opts.verbose,
-        away_seconds=DEFAULT_AWAY_BUDGET,  # a game over the network: how long away
     )
     return human, human
 

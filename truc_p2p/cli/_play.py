@@ -59,7 +59,15 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import Session
 from truc_p2p.rules import Player, RulesError, Ruleset
-from truc_p2p.ui import StdinLines, TerminalPlayer, WebPlayer, _, bot_player_name, with_terminal
+from truc_p2p.ui import (
+    Clocks,
+    StdinLines,
+    TerminalPlayer,
+    WebPlayer,
+    _,
+    bot_player_name,
+    with_terminal,
+)
 
 __all__ = ["register"]
 
@@ -208,7 +216,7 @@ def _play(
         ascii=ascii,
         out=out,
         echo=not _stdin_is_tty(),
-        move_seconds=opts.timeout,
+        clocks=Clocks(move_seconds=opts.timeout),
         verbose=opts.verbose,
     )
     at_terminal = isinstance(human, TerminalPlayer) and _stdin_is_tty()

@@ -55,7 +55,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import LocalProtocolError
 from truc_p2p.rules import Player, Ruleset
-from truc_p2p.ui import StdinLines, TerminalPlayer, _, ngettext, notice_text, with_terminal
+from truc_p2p.ui import Clocks, StdinLines, TerminalPlayer, _, ngettext, notice_text, with_terminal
 
 __all__ = ["register"]
 
@@ -135,7 +135,7 @@ def _resume_play(opts: GameOptions, path: Path, meta: dict[str, Any]) -> int:
         ascii=ascii,
         out=out,
         echo=not _stdin_is_tty(),
-        move_seconds=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
+        clocks=Clocks(move_seconds=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT))),
         verbose=opts.verbose,
     )
     print(

@@ -16,7 +16,8 @@ from typing import Any
 from truc_p2p.rules import ALL_CARDS, Action, Card, Game, Player, Suit
 from truc_p2p.ui._i18n import LANGUAGES, _, current
 from truc_p2p.ui._table import Choice, TableView, TrickView, build_view, choices, seat
-from truc_p2p.ui._texts import NOT_NOW, Voice, card_name, help_text
+from truc_p2p.ui._texts import NOT_NOW, card_name, help_text
+from truc_p2p.ui._voice import Voice
 
 __all__ = [
     "GUARD_SECONDS",
