@@ -73,6 +73,7 @@ def _step_json(step: ReplayStep) -> dict[str, Any]:
         "me_name": v.me_name,
         "opp_name": v.opp_name,
         "held": step.held,
+        "mine": [card_json(c) for c in step.mine],
         "table": [{"by": by, **card_json(c)} for by, c in v.table],
         "last_trick": None
         if last is None
@@ -105,6 +106,7 @@ def replay_json(replay: Replay) -> dict[str, Any]:
             "verifier": _("verifier"),
             "table": _("on the table"),
             "last_trick": _("last trick"),
+            "dealer": _("dealer"),
         },
         "steps": [_step_json(s) for s in replay.steps],
         "menu": menu_json(),
