@@ -137,6 +137,10 @@ class WebPlayer:
         #: end screen let the player change for the next game; ``None``: no choice.
         self.level: str | None = None
         self._level_chosen: trio.Event | None = None
+        #: ``learn --web``: the lesson's step now (``step``: "step 2 of 9", ``texts``: what
+        #: happened since the last move and what to do now, ``hint``: why the last move
+        #: was refused), shown as a panel above the hand; ``None`` outside the lesson.
+        self.lesson: dict[str, Any] | None = None
 
     @property
     def me(self) -> Player:
@@ -175,6 +179,7 @@ class WebPlayer:
             else None
         )
         message["audit"] = self._audit
+        message["lesson"] = self.lesson
         # the clock of every move, said at the start as the terminal says it
         seconds = self.model.move_seconds
         message["clock_note"] = move_clock_words(seconds) if seconds is not None else None

@@ -417,7 +417,9 @@ function render() {
   document.title = (s && s.title) || tx("title", "Le Truc — truc-p2p");
   setFavicon(myTurn);
   if (started) {
-    $("me-name").textContent = tx("you", "{name} (you)", { name: started.me });
+    // "you (you)" says nothing: a player named "you" (the lesson's learner) is just that
+    const you = tx("you_short", "you");
+    $("me-name").textContent = started.me === you ? you : tx("you", "{name} (you)", { name: started.me });
     $("opp-name").textContent = started.opp;
     $("opp-name").title = started.opp_fingerprint;
   }
@@ -431,6 +433,7 @@ function render() {
   renderInvite(started);
   renderStart();
   renderClockNote(s, t);
+  renderLesson(s);
   renderTable(t);
   renderLog();
   renderFinal();
@@ -501,6 +504,17 @@ function renderClockNote(s, t) {
   $("clock-note").textContent = note;
   $("start-clock").hidden = !note;
   $("start-clock").textContent = note;
+}
+// learn --web: the lesson's step as a panel above the hand (what happens, what to do,
+// and why the last move was refused), as an online game's tutorial shows it.
+function renderLesson(s) {
+  const lesson = s && s.lesson;
+  $("lesson").hidden = !lesson;
+  if (!lesson) return;
+  $("lesson-step").textContent = lesson.step;
+  $("lesson-text").replaceChildren(...(lesson.texts || []).map((t) => el("p", null, t)));
+  $("lesson-hint").hidden = !lesson.hint;
+  $("lesson-hint").textContent = lesson.hint || "";
 }
 function renderStart() {
   const ask = !!(ui.levels && ui.levels.ask);
