@@ -95,6 +95,8 @@ def replay_json(replay: Replay) -> dict[str, Any]:
         "header": list(replay.header),
         "hands": replay.hands,
         "valid": replay.valid,
+        # the replay of the reader's own transcript: its seat is "you", as on the table
+        "own": replay.voice.me is not None,
         "labels": {
             "next": _("next ▶"),
             "previous": _("◀ previous"),
@@ -107,6 +109,7 @@ def replay_json(replay: Replay) -> dict[str, Any]:
             "table": _("on the table"),
             "last_trick": _("last trick"),
             "dealer": _("dealer"),
+            "you": _("you"),
         },
         "steps": [_step_json(s) for s in replay.steps],
         "menu": menu_json(),

@@ -69,7 +69,8 @@
     $("me-hand").replaceChildren(ownHand(s));
     $("me-hand").classList.toggle("small", !(s.mine && s.mine.length));
     $("opp-hand").replaceChildren(backs(s.held.opp));
-    const names = { me: s.me_name, opp: s.opp_name };
+    // under a played card: "you" in the replay of your own transcript, as on the table
+    const names = { me: replay.own ? (L.you || s.me_name) : s.me_name, opp: s.opp_name };
     const table = $("table");
     table.replaceChildren();
     let caption = "";
