@@ -220,6 +220,15 @@ def test_at_60_columns_nothing_is_split_and_the_result_shows_once(tmp_path: Path
     flat = " ".join(shown.split())
     assert flat.count("result co-signed by both players") == 1, flat[-600:]
     assert "== result co-signed" not in flat
+    # the end, once: the headline with its reason, the points (signed), the transcript
+    end = flat[flat.rindex("trick ") :]
+    found = re.search(
+        r"(You|[\w-]+-bot) won: .+? (points[^·]*: you \d+ – [\w-]+-bot \d+) "
+        r"\(\d+ hands?\) · result co-signed by both players transcript: \S+ verify it with",
+        end,
+    )
+    assert found, end
+    assert not re.search(r"wins? the game|and with it the game", end), end
 
 
 def test_ctrl_d_asks_before_resigning_like_q(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ and ``truc-p2p verify --match`` on the match records they write."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import threading
 import time
@@ -44,8 +45,10 @@ def test_play_again_in_the_terminal(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     out = done.stdout
     assert out.count("play again? Type y or press Enter to play again, n or q to stop.") == 2
-    ends = [line for line in out.splitlines() if line.startswith("result co-signed by both")]
-    assert len(ends) == 2
+    # each game's end: its headline, then its points with the co-signature (once each)
+    ends = [line for line in out.splitlines() if line.endswith("result co-signed by both players")]
+    assert len(ends) == 2 and all(line.startswith("points") for line in ends), ends
+    assert len(re.findall(r"^(You|[\w-]+) won: ", out, re.MULTILINE)) == 2
     transcripts = sorted((tmp_path / "games").glob("*.truc"))
     assert len(transcripts) == 2
     reports = [_verified(tmp_path, t) for t in transcripts]

@@ -22,8 +22,8 @@ from truc_p2p.rules import (
 )
 from truc_p2p.ui._narrate import Narrator
 from truc_p2p.ui._table import TableModel
-from truc_p2p.ui._texts import Voice
 from truc_p2p.ui._tui import ScriptedLines, TerminalPlayer, parse_choice
+from truc_p2p.ui._voice import Voice
 
 ME, OPP = Player.P1, Player.P0  # the viewer sits in seat 1: scores must not come in seat order
 NAMES = {ME: "alice", OPP: "bob"}
@@ -294,3 +294,26 @@ def test_input_survives_from_one_game_run_to_the_next() -> None:
     finally:
         os.close(read_end)
     assert got == ["first", "second", "third", None]
+
+
+def test_the_terminal_leaves_the_games_result_to_the_ending_and_the_lesson_says_it() -> None:
+    """``play``/``host``/``join`` print the ending once (headline, points, transcript):
+    the narration does not tell the result before it; the lesson, which prints none,
+    says it in the narration."""
+    for tells in (False, True):
+        out = io.StringIO()
+        ui = TerminalPlayer(ScriptedLines([]), "alice", out=out)
+        ui.tell_game_end = tells
+        ui(started())
+        ui(CardsDealt(round_no=0, dealer=ME, cards=cards("7S", "9H", "AD"), redeal=False))
+        ui(RoundEnded(round_no=0, winner=ME, points=0, reason=RoundEndReason.TRICKS, scores=(0, 0)))
+        ui(GameEnded(outcome=Outcome(winner=ME, reason=GameEndReason.REST_WON, scores=(0, 0))))
+        text = out.getvalue()
+        assert "and with it the game" not in text
+        said = text.count("you win the game")
+        assert said == (1 if tells else 0), text
+
+
+def test_the_signed_points_say_no_winner() -> None:
+    line = Voice(NAMES, ME).signed_points("points: you 12 – bob 5", hands=7)
+    assert line == "points: you 12 – bob 5 (7 hands) · result co-signed by both players"

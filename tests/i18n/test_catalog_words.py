@@ -12,7 +12,8 @@ from babel.messages.pofile import read_po
 
 from truc_p2p.rules import Card, Player, RoundEndReason
 from truc_p2p.ui._i18n import _, use_language
-from truc_p2p.ui._texts import Voice, card_text, help_text
+from truc_p2p.ui._texts import card_text, help_text
+from truc_p2p.ui._voice import Voice
 
 LOCALE = Path(__file__).resolve().parents[2] / "truc_p2p" / "locale"
 LANGS = ("ca", "es", "et", "fr", "gd", "gu", "is", "oc", "uk")

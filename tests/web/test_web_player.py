@@ -342,11 +342,29 @@ def test_snapshot_brings_the_page_texts_and_the_hosts_invite() -> None:
     shown = messages[1]
     assert shown["type"] == "invite" and shown["text"] == invite
     assert shown["hint"] == "host with --relay HOST:PORT"
-    assert shown["qr"].startswith("data:image/svg+xml")
+    assert "qr" not in shown  # a truc:// address no phone camera opens
     state = messages[2]
     assert state["type"] == "state" and state["table"] is None
     assert state["status_template"] is None
     assert state["texts"]["leave_confirm"] == "Stop and leave? No game has started yet."
+    # the clock of every move is said before the game, as the terminal says it
+    assert state["clock_note"] == "you have 5 minutes for each move; the clock shows what is left"
+    assert WebPlayer("alice").state()["clock_note"] is None
+
+
+def test_the_clock_of_each_move_is_in_the_log_at_the_start_and_in_french_after() -> None:
+    page = Recorder()
+    player = WebPlayer("alice", move_seconds=90)
+    player.publisher = page
+    player(_started())
+    said = [m["text"] for m in page.of("log")]
+    assert said[1] == "you have 90 seconds for each move; the clock shows what is left"
+    player.switch_language("fr")
+    try:
+        again = [m["text"] for m in page.of("log_all")[-1]["lines"]]
+        assert "90 secondes" in again[1] and "90 secondes" in player.state()["clock_note"]
+    finally:
+        player.switch_language("en")
 
 
 def test_the_end_screen_is_told_again_in_a_new_language(tmp_path: Path) -> None:
@@ -354,7 +372,7 @@ def test_the_end_screen_is_told_again_in_a_new_language(tmp_path: Path) -> None:
     language menu after the game; what the player chose there (again, level) stays."""
     from truc_p2p.cli._common import transcript_report
     from truc_p2p.net import GameOutcome
-    from truc_p2p.ui._texts import Voice
+    from truc_p2p.ui._voice import Voice
 
     player = WebPlayer("alice")
     page = Recorder()

@@ -4,6 +4,7 @@ back; only played cards are ever on the page.  Screenshots go to
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import subprocess
 import sys
@@ -113,6 +114,8 @@ def test_replay_page(browser: Any, tmp_path: Path, artifacts: Path) -> None:
         assert "shuffle proven" in page.locator("#proof").inner_text()
         assert page.locator("#hands button").count() == 3
         assert page.locator("#opp-hand .card.back").count() == 3
+        assert page.locator("#score-line").inner_text() == "you 0 – bob 0"  # as on the table
+        faced: set[Card] = set()  # alice's own cards shown face up in her hand
         page.screenshot(path=artifacts / "replay-1-deal.png", full_page=True)
         seen: set[Card] = set()
         steps = 0
@@ -122,11 +125,17 @@ def test_replay_page(browser: Any, tmp_path: Path, artifacts: Path) -> None:
             page.wait_for_function(f"document.body.dataset.step === '{steps}'")
             for card in page.locator("#table .card").all():
                 seen.add(Card.from_str(str(card.get_attribute("data-card"))))
+            for card in page.locator("#me-hand .card:not(.back)").all():
+                faced.add(Card.from_str(str(card.get_attribute("data-card"))))
+            assert page.locator("#opp-hand .card:not(.back)").count() == 0  # never bob's
             if steps == 5:
                 page.screenshot(path=artifacts / "replay-2-trick.png", full_page=True)
         text = page.locator("#lines").inner_text()
         assert "result co-signed by both players" in text
         assert seen == set().union(*story.played.values())  # only played cards, all of them
+        # alice's own replay showed her own cards face up (those she played), no other
+        mine = set().union(*(c for (_h, p), c in story.played.items() if p is P0))
+        assert faced and faced <= mine
         page.click("#hands button[data-hand='2']")
         page.wait_for_function(f"document.body.dataset.step !== '{steps}'")
         assert "hand 2: " in page.locator("#lines").inner_text()
@@ -145,3 +154,28 @@ def test_replay_page(browser: Any, tmp_path: Path, artifacts: Path) -> None:
             if proc.poll() is None:
                 proc.kill()
     assert proc.returncode == 0, err
+
+
+def test_a_replay_shows_its_owner_the_cards_it_played_and_nobody_else_any(
+    tmp_path: Path,
+) -> None:
+    """Each step of the owner's replay holds, face up, the owner's cards it plays later
+    in that deal (so they are in its hand); a spectator's replay holds none."""
+    from truc_p2p.history._replay import render_step
+    from truc_p2p.history._replay_steps import build_replay
+
+    story = story_game({P0: tmp_path / "alice", P1: tmp_path / "bob"}, deck="v2")
+    record = read_game(story.paths[P0])
+    replay = build_replay(record)
+    assert replay.voice.me is P0
+    faced = 0
+    for i, step in enumerate(replay.steps):
+        assert set(step.mine) <= story.played.get((step.hand, P0), set()), step
+        assert len(step.mine) <= step.held["me"]
+        faced += len(step.mine)
+        if step.mine:
+            text = "\n".join(render_step(replay, i))
+            assert "your hand: " + replay.voice.card(step.mine[0]) in text
+    assert faced > 0
+    spectator = build_replay(dataclasses.replace(record, owner=None))
+    assert all(step.mine == () for step in spectator.steps)

@@ -56,7 +56,7 @@ from truc_p2p.net import (
     Strategy,
 )
 from truc_p2p.rules import RulesError, Ruleset
-from truc_p2p.ui import N_, Narrator, StdinLines, TerminalPlayer, _, with_terminal
+from truc_p2p.ui import N_, Clocks, Narrator, StdinLines, TerminalPlayer, _, with_terminal
 
 __all__ = ["GONE", "Road", "Seat", "Table", "asks_for_name", "network_command", "run_game"]
 
@@ -295,9 +295,8 @@ def _player(
         ascii=ascii,
         out=out,
         echo=not _stdin_is_tty(),
-        move_seconds=opts.timeout,
+        clocks=Clocks(move_seconds=opts.timeout, away_seconds=away),
         verbose=opts.verbose,
-        away_seconds=away,
     )
     return human, human
 

@@ -37,10 +37,10 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
             p: outcome.names[p] or (_("opponent") if p is not outcome.me else _("you"))
             for p in Player
         }
-        line = Voice(names, outcome.me).cosigned(
-            winner=result.winner, scores=result.scores, hands=result.hands
-        )
-        print(fit(line, screen_width(stream)), file=stream)
+        voice = Voice(names, outcome.me)  # the headline said who won: the points, signed
+        points = score_label(outcome, voice.score(result.scores))
+        line = voice.signed_points(points, hands=result.hands)
+        print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream)
     elif outcome.complete and outcome.resignation is not None:
         # the headline said who resigned and who won: the points are those of then
         r = outcome.resignation

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 from truc_p2p.history._record import UnreadableGame, read_game
 from truc_p2p.history._replay_steps import Replay, ReplayStep, build_replay
-from truc_p2p.ui import N_, _, use_ascii
+from truc_p2p.ui import N_, _, ngettext, use_ascii
 
 __all__ = ["port_number", "register", "render_step"]
 
@@ -103,7 +103,40 @@ def render_step(replay: Replay, index: int) -> list[str]:
             for s, c in table
         )
         out.append(voice.out(_("  on the table: {cards}", cards=cards)))
+    out += _own_hand(replay, step)
     return [part for line in out for part in _wrap(line)]
+
+
+def _own_hand(replay: Replay, step: ReplayStep) -> list[str]:
+    """The owner's own hand in the replay of its own transcript: the cards it played
+    later in this deal face up, the rest (never played, never shown) counted."""
+    held = step.held["me"]
+    if replay.voice.me is None or held == 0:
+        return []
+    cards = " ".join(replay.voice.card(c) for c in step.mine)
+    unseen = held - len(step.mine)
+    if not unseen:
+        return [replay.voice.out(_("  your hand: {cards}", cards=cards))]
+    if not cards:
+        return [
+            replay.voice.out(
+                ngettext(
+                    "  your hand: {n} card you did not play",
+                    "  your hand: {n} cards you did not play",
+                    unseen,
+                )
+            )
+        ]
+    return [
+        replay.voice.out(
+            ngettext(
+                "  your hand: {cards} and {n} card you did not play",
+                "  your hand: {cards} and {n} cards you did not play",
+                unseen,
+                cards=cards,
+            )
+        )
+    ]
 
 
 #: Columns of the terminal replay: longer lines wrap, words never split.

@@ -20,11 +20,12 @@ two views of these steps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from truc_p2p.history._record import GameFile, Move, public_moves
 from truc_p2p.rules import (
     ActionKind,
+    Card,
     Game,
     GameEnded,
     Player,
@@ -52,6 +53,10 @@ class ReplayStep:
     view: TableView
     #: how many unplayed cards each side holds (never which)
     held: dict[str, int]
+    #: the transcript owner's own unplayed cards that its replay may show face up:
+    #: those it plays later in this deal (its own hand, which it saw); a card it never
+    #: played stays face down, the opponent's always do.  Empty for a spectator.
+    mine: tuple[Card, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,6 +100,8 @@ class _Builder:
         self.audits = record.reveal_messages() if record.deck == "v1" else {}
         self.deals = record.deal_messages()
         self.steps: list[ReplayStep] = []
+        #: step index -> the card the owner played at that step
+        self.own_plays: dict[int, Card] = {}
         # the same table model as live play and resume: it keeps the trick just
         # finished, the last hand's result and the end, and derives the view
         self.model = TableModel(
@@ -189,6 +196,8 @@ class _Builder:
                 rest=before.pending is ActionKind.REST,
             )
         ]
+        if move.player is self.me and move.action.card is not None:
+            self.own_plays[len(self.steps)] = move.action.card
         game_over = any(isinstance(e, GameEnded) for e in move.events)
         for event in move.events:
             if isinstance(event, TrickEnded):
@@ -279,6 +288,22 @@ def _header(record: GameFile, voice: Voice) -> tuple[str, ...]:
     return tuple(voice.out(x) for x in lines)
 
 
+def _with_own_cards(steps: list[ReplayStep], plays: dict[int, Card]) -> list[ReplayStep]:
+    """Each step with the owner's own cards still in hand that it plays later in the
+    same deal (a deal or a redeal starts a new hand of cards): its own hand, face up
+    in its own replay, in the order it played them."""
+    out: list[ReplayStep] = []
+    later: list[Card] = []  # the owner's plays after this step, in this deal
+    for i in range(len(steps) - 1, -1, -1):
+        step = steps[i]
+        out.append(replace(step, mine=tuple(later)))
+        if i in plays:
+            later.insert(0, plays[i])
+        if step.kind == "deal":
+            later = []
+    return out[::-1]
+
+
 def build_replay(record: GameFile, *, ascii: bool = False) -> Replay:
     """The steps of ``record``'s game, told to its owner (or neutrally)."""
     me = record.owner
@@ -296,6 +321,8 @@ def build_replay(record: GameFile, *, ascii: bool = False) -> Replay:
         last = move
     if last is not None:
         builder.end(last.after, last.hand)
+    if voice.me is not None:
+        builder.steps = _with_own_cards(builder.steps, builder.own_plays)
     else:
         ruleset, first = record.ruleset(), record.report.first_dealer
         if ruleset is not None and first is not None:

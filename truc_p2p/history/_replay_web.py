@@ -73,6 +73,7 @@ def _step_json(step: ReplayStep) -> dict[str, Any]:
         "me_name": v.me_name,
         "opp_name": v.opp_name,
         "held": step.held,
+        "mine": [card_json(c) for c in step.mine],
         "table": [{"by": by, **card_json(c)} for by, c in v.table],
         "last_trick": None
         if last is None
@@ -94,6 +95,8 @@ def replay_json(replay: Replay) -> dict[str, Any]:
         "header": list(replay.header),
         "hands": replay.hands,
         "valid": replay.valid,
+        # the replay of the reader's own transcript: its seat is "you", as on the table
+        "own": replay.voice.me is not None,
         "labels": {
             "next": _("next ▶"),
             "previous": _("◀ previous"),
@@ -105,6 +108,8 @@ def replay_json(replay: Replay) -> dict[str, Any]:
             "verifier": _("verifier"),
             "table": _("on the table"),
             "last_trick": _("last trick"),
+            "dealer": _("dealer"),
+            "you": _("you"),
         },
         "steps": [_step_json(s) for s in replay.steps],
         "menu": menu_json(),

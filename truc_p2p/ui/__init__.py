@@ -32,9 +32,10 @@ if TYPE_CHECKING:
     from ._outcome_text import headline, headline_key, outcome_text, score_label
     from ._screen import Screen
     from ._table import TableModel, TableView
-    from ._texts import Voice, bot_player_name, fit, screen_width
-    from ._tui import StdinLines, TerminalPlayer, with_terminal
+    from ._texts import bot_player_name, fit, screen_width
+    from ._tui import Clocks, StdinLines, TerminalPlayer, with_terminal
     from ._verify_text import EDITED, damage_line, reason_word, verify_headline, verify_summary
+    from ._voice import Voice
     from ._web import (
         TableServer,
         WebPlayer,
@@ -50,6 +51,7 @@ __all__ = [
     "LANGUAGES",
     "LESSON_STEPS",
     "N_",
+    "Clocks",
     "Narrator",
     "Screen",
     "StdinLines",
@@ -120,8 +122,9 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(["headline", "headline_key", "outcome_text", "score_label"], "_outcome_text"),
     **dict.fromkeys(["Screen"], "_screen"),
     **dict.fromkeys(["TableModel", "TableView"], "_table"),
-    **dict.fromkeys(["Voice", "bot_player_name", "fit", "screen_width"], "_texts"),
-    **dict.fromkeys(["StdinLines", "TerminalPlayer", "with_terminal"], "_tui"),
+    **dict.fromkeys(["bot_player_name", "fit", "screen_width"], "_texts"),
+    **dict.fromkeys(["Voice"], "_voice"),
+    **dict.fromkeys(["Clocks", "StdinLines", "TerminalPlayer", "with_terminal"], "_tui"),
     **dict.fromkeys(
         ["EDITED", "damage_line", "reason_word", "verify_headline", "verify_summary"],
         "_verify_text",

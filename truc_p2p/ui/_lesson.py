@@ -186,6 +186,7 @@ async def run_lesson(
     """Play the lesson at a terminal; 0 when it was played to its end, 1 when left."""
     out = out or sys.stdout
     player = TerminalPlayer(lines, _("you"), ascii=ascii, out=out, echo=echo, confirm_quit=False)
+    player.tell_game_end = True  # no command's ending follows the lesson
 
     def say(text: str) -> None:
         player.write("")
@@ -201,12 +202,23 @@ async def run_lesson(
 
 
 async def run_web_lesson(player: WebPlayer) -> int:
-    """Play the lesson on the web table (``learn --web``): each step is a line of the
-    table's log and a notice; a refused move gets its hint the same way."""
+    """Play the lesson on the web table (``learn --web``): each step is a panel above
+    the hand (its number, what happens and what to do), as an online game's tutorial
+    shows it, and a line of the table's log; a refused move's hint goes in the panel."""
+    shown = 0
+    told: list[str] = []  # the texts since the learner's last move: one panel
 
     def say(text: str) -> None:
+        nonlocal shown
+        shown += 1
+        told.append(text)
+        player.lesson = {
+            "step": _("step {i} of {n}", i=shown, n=LESSON_STEPS),
+            "texts": list(told),
+            "hint": None,
+        }
         player._say(text, "info")
-        player._send({"type": "notice", "text": text})
+        player._push()
 
     async def wait(step: _You) -> bool:
         mirror = player.model.game
@@ -218,10 +230,13 @@ async def run_web_lesson(player: WebPlayer) -> int:
             except QuitGame:
                 return False
             if action == step.action:
+                told.clear()  # the next step's panel starts afresh
                 return True
             hint = _("not in this lesson: {hint}", hint=_(step.hint))
+            if player.lesson is not None:
+                player.lesson = {**player.lesson, "hint": hint}
             player._say(hint, "info")
-            player._send({"type": "notice", "text": hint})
+            player._push()
 
     return await _lesson(player, say, wait)
 

@@ -35,7 +35,8 @@ from truc_p2p.rules import (
     TrickEnded,
 )
 from truc_p2p.ui._i18n import N_, _, ngettext
-from truc_p2p.ui._texts import Voice, card_text, fit, plain, screen_width, show_cards
+from truc_p2p.ui._texts import card_text, fit, plain, screen_width, show_cards
+from truc_p2p.ui._voice import Voice
 
 __all__ = ["Narrator", "Tally", "describe", "describe_action", "plain", "show_cards"]
 
@@ -116,40 +117,7 @@ def _describe(
 ) -> str | None:
     names = voice.names
     if isinstance(event, GameStarted):
-        tally.ruleset = event.ruleset
-        tally.new_round(0)
-        first = voice.name(event.first_dealer)
-        deals = (
-            _("you deal first")
-            if voice.is_me(event.first_dealer)
-            else _("{name} deals first", name=first)
-        )
-        if voice.me is None and voice.side is None:  # a spectator: demo
-            return _(
-                "game {game}: {a} vs {b}, first to {target} points; {deals} (deck {deck})",
-                game=event.game_id.hex()[:16],
-                a=names[Player.P0],
-                b=names[Player.P1],
-                target=event.ruleset.target,
-                deals=deals,
-                deck=event.deck,
-            )
-        line = _(
-            "{a} vs {b}, first to {target} points; {deals}",
-            a=voice.name(Player.P0),
-            b=voice.name(Player.P1),
-            target=event.ruleset.target,
-            deals=deals,
-        )
-        if verbose:
-            rules = ", ".join(f"{k}={v}" for k, v in event.ruleset.to_dict().items())
-            line += " " + _(
-                "(game {game}, rules {rules}, deck {deck})",
-                game=event.game_id.hex()[:16],
-                rules=rules,
-                deck=event.deck,
-            )
-        return line
+        return _started(event, voice, tally, verbose=verbose)
     if isinstance(event, CardsDealt):
         holder = voice.me if voice.me is not None else (voice.side or Player.P0)
         return voice.dealt(
@@ -216,6 +184,52 @@ def _describe(
                 detail=event.detail,
             ).rstrip()
         )
+    if isinstance(event, PeerDisconnected | PeerReconnected):
+        return _link(event, voice)
+    return None
+
+
+def _started(event: GameStarted, voice: Voice, tally: Tally, *, verbose: bool) -> str:
+    """The game's first line: who plays whom, to how many points, who deals first."""
+    names = voice.names
+    tally.ruleset = event.ruleset
+    tally.new_round(0)
+    first = voice.name(event.first_dealer)
+    deals = (
+        _("you deal first")
+        if voice.is_me(event.first_dealer)
+        else _("{name} deals first", name=first)
+    )
+    if voice.me is None and voice.side is None:  # a spectator: demo
+        return _(
+            "game {game}: {a} vs {b}, first to {target} points; {deals} (deck {deck})",
+            game=event.game_id.hex()[:16],
+            a=names[Player.P0],
+            b=names[Player.P1],
+            target=event.ruleset.target,
+            deals=deals,
+            deck=event.deck,
+        )
+    line = _(
+        "{a} vs {b}, first to {target} points; {deals}",
+        a=voice.name(Player.P0),
+        b=voice.name(Player.P1),
+        target=event.ruleset.target,
+        deals=deals,
+    )
+    if verbose:
+        rules = ", ".join(f"{k}={v}" for k, v in event.ruleset.to_dict().items())
+        line += " " + _(
+            "(game {game}, rules {rules}, deck {deck})",
+            game=event.game_id.hex()[:16],
+            rules=rules,
+            deck=event.deck,
+        )
+    return line
+
+
+def _link(event: PeerDisconnected | PeerReconnected, voice: Voice) -> str:
+    """The line of a lost or restored link to the opponent."""
     if isinstance(event, PeerDisconnected):
         peer = _peer(voice)
         left = f"{event.seconds_left:.0f}"
@@ -234,26 +248,24 @@ def _describe(
             name=peer,
             seconds=left,
         )
-    if isinstance(event, PeerReconnected):
-        if event.we_came_back:
-            return "== " + _(
-                "back at the table with {name}; the game goes on where it stopped",
-                name=_peer(voice),
-            )
-        if event.resent:
-            return "== " + ngettext(
-                "{name} is back after {seconds} s, {n} message sent again; play goes on",
-                "{name} is back after {seconds} s, {n} messages sent again; play goes on",
-                event.resent,
-                name=_peer(voice),
-                seconds=f"{event.after:.1f}",
-            )
+    if event.we_came_back:
         return "== " + _(
-            "{name} is back after {seconds} s; play goes on",
+            "back at the table with {name}; the game goes on where it stopped",
+            name=_peer(voice),
+        )
+    if event.resent:
+        return "== " + ngettext(
+            "{name} is back after {seconds} s, {n} message sent again; play goes on",
+            "{name} is back after {seconds} s, {n} messages sent again; play goes on",
+            event.resent,
             name=_peer(voice),
             seconds=f"{event.after:.1f}",
         )
-    return None
+    return "== " + _(
+        "{name} is back after {seconds} s; play goes on",
+        name=_peer(voice),
+        seconds=f"{event.after:.1f}",
+    )
 
 
 def _peer(voice: Voice) -> str:

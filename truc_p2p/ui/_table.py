@@ -42,11 +42,13 @@ from truc_p2p.rules import (
     TrickEnded,
 )
 from truc_p2p.ui._i18n import _, ngettext
-from truc_p2p.ui._texts import Voice, action_label, clock
+from truc_p2p.ui._texts import action_label, clock
+from truc_p2p.ui._voice import Voice
 
 __all__ = [
     "Choice",
     "HandResult",
+    "Moment",
     "PendingView",
     "Seat",
     "TableModel",
@@ -325,6 +327,18 @@ def _marks(tricks: tuple[TrickView, ...]) -> tuple[str, ...]:
     return (*done, *("–" for _i in range(3 - len(done))))
 
 
+@dataclass(frozen=True, kw_only=True)
+class Moment:
+    """What the table shows beyond the game's own state: the time left to the player
+    to act, the trick just finished, the last hand's result, and whether the game
+    is over for this screen (it may end before the rules say so: a resignation)."""
+
+    seconds_left: float | None = None
+    last_trick: TrickView | None = None
+    hand_result: HandResult | None = None
+    over: bool = False
+
+
 def build_view(
     game: Game,
     me: Player,
@@ -332,12 +346,11 @@ def build_view(
     *,
     legal: tuple[Action, ...] = (),
     turn: int | None = None,
-    seconds_left: float | None = None,
-    last_trick: TrickView | None = None,
-    hand_result: HandResult | None = None,
-    over: bool = False,
+    moment: Moment = Moment(),
 ) -> TableView:
-    """The table from ``me``'s view of ``game``; ``legal`` and ``turn`` at our turn."""
+    """The table from ``me``'s view of ``game``; ``legal`` and ``turn`` at our turn;
+    ``moment`` what the model knows beyond the game (the clock, the last trick and hand)."""
+    seconds_left = moment.seconds_left
     my_turn = bool(legal)
     picks = choices(game, legal, voice) if my_turn else ()
     by_action = {c.action: c.key for c in picks}
@@ -355,7 +368,7 @@ def build_view(
     to_act = seat(game.to_act, me)
     # the status with "{time}" left open, for a screen that ticks the clock itself
     template: str | None = None
-    if over or game.phase is Phase.OVER:
+    if moment.over or game.phase is Phase.OVER:
         status = _("game over")
     elif my_turn:
         status = _("your move")
@@ -397,14 +410,14 @@ def build_view(
         tricks=tricks,
         trick_marks=marks,
         tricks_line=voice.out(_("tricks: {marks}", marks=" · ".join(marks))),
-        last_trick=last_trick,
+        last_trick=moment.last_trick,
         pending=_pending(game, me, voice),
         choices=picks,
         turn=turn if my_turn else None,
         status=voice.out(status),
         status_template=voice.out(template) if template is not None else None,
         seconds_left=seconds_left,
-        hand_result=hand_result,
+        hand_result=moment.hand_result,
     )
 
 
@@ -574,8 +587,10 @@ class TableModel:
             self.voice,
             legal=self.legal,
             turn=self.turn if self.legal else None,
-            seconds_left=self.seconds_left(),
-            last_trick=self.last_trick,
-            hand_result=self.hand_result,
-            over=self.over,
+            moment=Moment(
+                seconds_left=self.seconds_left(),
+                last_trick=self.last_trick,
+                hand_result=self.hand_result,
+                over=self.over,
+            ),
         )

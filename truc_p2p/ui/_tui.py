@@ -13,15 +13,12 @@ Full action texts (``play 7S``, ``raise``, ``accept-redeal``...) work too.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import sys
 import textwrap
-import threading
-from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
-from typing import ClassVar, Protocol, TextIO
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TextIO
 
 import trio
 
@@ -30,7 +27,6 @@ from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import (
     Acted,
     Action,
-    ActionError,
     Event,
     Game,
     GameEnded,
@@ -39,21 +35,22 @@ from truc_p2p.rules import (
     TrickEnded,
 )
 from truc_p2p.ui._i18n import _, ngettext
+from truc_p2p.ui._lines import LineSource, ScriptedLines, StdinLines, parse_choice
 from truc_p2p.ui._narrate import Tally, describe
 from truc_p2p.ui._table import TableModel, keymap
 from truc_p2p.ui._texts import (
     HELP,
-    NOT_NOW,
-    action_label,
-    card_text,
     fit,
     help_text,
+    move_clock_words,
     plain,
     screen_width,
 )
 
 __all__ = [
     "HELP",
+    "NO_CLOCKS",
+    "Clocks",
     "LineSource",
     "ScriptedLines",
     "StdinLines",
@@ -62,196 +59,6 @@ __all__ = [
     "parse_choice",
     "with_terminal",
 ]
-
-
-class LineSource(Protocol):
-    """Where the terminal player's input comes from."""
-
-    async def readline(self) -> str | None:
-        """The next line without its newline, or ``None`` at end of input."""
-        ...
-
-
-class ScriptedLines:
-    """Lines from a list (tests, scripted play)."""
-
-    def __init__(self, lines: Iterable[str]) -> None:
-        self._lines = list(lines)
-
-    async def readline(self) -> str | None:
-        await trio.lowlevel.checkpoint()
-        return self._lines.pop(0) if self._lines else None
-
-
-class _FdReader:
-    """The one reader thread of a file descriptor, shared by every :class:`StdinLines`
-    of the process: a command that plays several games, each in its own
-    ``trio.run`` (a match resumed after a crash), never has two threads racing for
-    the same input, and a line read while no game listens waits for the next one.
-
-    The thread uses ``os.read`` (no Python-level buffer lock, so it never blocks
-    interpreter shutdown) and appends complete lines to a deque; whoever listens
-    is woken through its trio token.
-    """
-
-    _readers: ClassVar[dict[int, _FdReader]] = {}
-    _guard: ClassVar[threading.Lock] = threading.Lock()
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.lock = threading.Lock()
-        #: (line, when it arrived in trio time, or None until a listener stamps it);
-        #: a line of None is the end of input
-        self.lines: deque[tuple[str | None, float | None]] = deque()
-        self._listener: tuple[trio.lowlevel.TrioToken, Callable[[], None]] | None = None
-        #: A terminal: Ctrl-D ends one read, not the input (the player is asked first)
-        self.tty = os.isatty(fd)
-        #: The input is over for good (a pipe's end, a terminal hung up)
-        self.ended = False
-        threading.Thread(target=self._work, name=f"truc-p2p-fd{fd}", daemon=True).start()
-
-    @classmethod
-    def of(cls, fd: int) -> _FdReader:
-        with cls._guard:
-            if fd not in cls._readers:
-                cls._readers[fd] = cls(fd)
-            return cls._readers[fd]
-
-    def listen(self, token: trio.lowlevel.TrioToken, wake: Callable[[], None]) -> None:
-        with self.lock:
-            self._listener = (token, wake)
-
-    def _put(self, line: str | None) -> None:
-        with self.lock:
-            self.lines.append((line, None))
-            listener = self._listener
-        if listener is not None:
-            # when that game is over, the line waits for the next one
-            with contextlib.suppress(trio.RunFinishedError):
-                listener[0].run_sync_soon(listener[1])
-
-    def _work(self) -> None:
-        buf = b""
-        while True:
-            failed = False
-            try:
-                chunk = os.read(self.fd, 4096)
-            except OSError:
-                chunk, failed = b"", True
-            if not chunk:
-                if buf:
-                    self._put(buf.decode(errors="replace"))
-                    buf = b""
-                if self.tty and not failed:
-                    self._put(None)  # Ctrl-D: the terminal can still be read
-                    continue
-                self.ended = True
-                self._put(None)
-                return
-            buf += chunk
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                self._put(line.decode(errors="replace").rstrip("\r"))
-
-
-class StdinLines:
-    """Lines from a file descriptor (stdin), read by one daemon thread per
-    descriptor (:class:`_FdReader`); waiting for input can be cancelled at any
-    time without losing a line."""
-
-    def __init__(self, fd: int = 0) -> None:
-        self._fd = fd
-        self._reader: _FdReader | None = None
-        self._event = trio.Event()
-        #: Lines from a terminal carry when they were typed (for type-ahead); a pipe's
-        #: lines are a script, never typed ahead of anything.
-        self.stamped = os.isatty(fd)
-        #: When the line last returned by :meth:`readline` arrived (trio time).
-        self.stamp: float | None = None
-
-    def _wake(self) -> None:
-        """In trio: stamp what arrived, and wake :meth:`readline`."""
-        reader = self._reader
-        if reader is not None:
-            now = trio.current_time()
-            with reader.lock:
-                for i, (line, stamp) in enumerate(reader.lines):
-                    if stamp is None:
-                        reader.lines[i] = (line, now)
-        self._event.set()
-
-    def start(self) -> None:
-        """Start reading now (from trio), so that what a person types before its
-        first turn is stamped with when it was typed."""
-        if self._reader is None:
-            self._reader = _FdReader.of(self._fd)
-        self._reader.listen(trio.lowlevel.current_trio_token(), self._wake)
-
-    @property
-    def ended(self) -> bool:
-        """No line will come any more (``readline`` returned ``None`` for good): not
-        after a Ctrl-D at a terminal, which ends one read only."""
-        reader = self._reader
-        return reader is None or not reader.tty or reader.ended
-
-    async def readline(self) -> str | None:
-        self.start()
-        reader = self._reader
-        assert reader is not None
-        while True:
-            await trio.lowlevel.checkpoint()  # a cancel comes before a line is taken
-            with reader.lock:
-                if reader.lines:
-                    line, stamp = reader.lines[0]
-                    # the end of input stays for every later reader; a Ctrl-D does not
-                    if line is not None or not reader.ended:
-                        reader.lines.popleft()
-                    break
-                self._event = trio.Event()
-            await self._event.wait()
-        # nothing awaits from here on: a line taken is always returned
-        self.stamp = (stamp if stamp is not None else trio.current_time()) if self.stamped else None
-        return line
-
-
-def parse_choice(line: str, game: Game, legal: tuple[Action, ...]) -> Action | str:
-    """The action a line of input picks, or a message to show (help, or why not).
-
-    Raises :class:`QuitGame` for ``q`` (the caller confirms it first).
-    """
-    text = line.strip()
-    key = text.lower()
-    if key in ("q", "quit", "exit"):
-        raise QuitGame("the player quit")
-    if key in ("?", "h", "help"):
-        return help_text()  # in the language of now, not of import time
-    keys = keymap(game, legal)
-    choose = ", ".join(keys)
-    if not key:
-        return _("type a key from the list (? for help)")
-    if key in keys:
-        return keys[key]
-    if key.isdigit():
-        return _("no card {key} to play now; choose from: {keys}", key=key, keys=choose)
-    if key in NOT_NOW:
-        return _("{why}; choose from: {keys}", why=_(NOT_NOW[key]), keys=choose)
-    try:
-        action = Action.from_str(text)
-    except ActionError:
-        return _("unknown key {key!r}; choose from: {keys} (? for help)", key=text, keys=choose)
-    if action in legal:
-        return action
-    if action.card is not None:
-        held = game.hand(game.view) if game.view is not None else None
-        card = card_text(action.card)
-        if held is not None and action.card not in held:
-            return _("you do not hold {card}; choose from: {keys}", card=card, keys=choose)
-        return _("you cannot play {card} now; choose from: {keys}", card=card, keys=choose)
-    return _(
-        "{action} is not possible now; choose from: {keys} (? for help)",
-        action=action_label(action),
-        keys=choose,
-    )
 
 
 def _pack(items: list[str], width: int, indent: str, *, sep: str = "  ") -> list[str]:
@@ -273,6 +80,20 @@ def _pack(items: list[str], width: int, indent: str, *, sep: str = "  ") -> list
 WIDTH = 80
 
 
+@dataclass(frozen=True, kw_only=True)
+class Clocks:
+    """The terminal player's clocks, said once at the game's start: the time for each
+    move (``None``: no clock) and how long the player may be away in all over a
+    network game (``None``: not a network game)."""
+
+    move_seconds: float | None = None
+    away_seconds: float | None = None
+
+
+#: No clock of either kind (a scripted game, the lesson).
+NO_CLOCKS = Clocks()
+
+
 class TerminalPlayer:
     """A human at a terminal: an ``on_event`` hook (call it) and a :class:`Strategy`.
 
@@ -289,14 +110,14 @@ class TerminalPlayer:
         ascii: bool = False,
         out: TextIO | None = None,
         echo: bool = False,
-        move_seconds: float | None = None,
+        clocks: Clocks = NO_CLOCKS,
         verbose: bool = False,
         confirm_quit: bool | None = None,
-        away_seconds: float | None = None,
     ) -> None:
         self.lines = lines
+        move_seconds = clocks.move_seconds
         #: How long the player may be away over a network game (said once at its start).
-        self.away_seconds = away_seconds
+        self.away_seconds = clocks.away_seconds
         self.ascii = ascii
         self.out = out
         #: Repeat each input line after the prompt (input from a pipe is not echoed).
@@ -322,6 +143,9 @@ class TerminalPlayer:
         #: When the last trick or hand ended (type-ahead across it is dropped).
         self._boundary: float | None = None
         self._waiting_shown = False
+        #: Say the game's result when it ends: for a game whose command prints no
+        #: ending of its own (the lesson); ``play``, ``host`` and ``join`` print it once.
+        self.tell_game_end = False
 
     # -- what the model is, seen from outside (tests, the web) ----------------
 
@@ -377,7 +201,7 @@ class TerminalPlayer:
                 )
             )
             if model.move_seconds is not None:  # said once: the clock of every move
-                self.write(_move_clock_words(model.move_seconds))
+                self.write(move_clock_words(model.move_seconds))
             if self.away_seconds is not None:
                 minutes = max(1, round(self.away_seconds / 60))
                 self.write(
@@ -432,12 +256,16 @@ class TerminalPlayer:
             self._boundary = _now()
             game_over = event.points == 0 and event.winner is not None
             text = model.round_ended(event, game_over=game_over)
-            if not game_over:
-                text = _("{result} → {score}", result=text, score=model.voice.score(event.scores))
+            if game_over:  # the staked hand's end is the game's: its headline tells it once
+                return
+            text = _("{result} → {score}", result=text, score=model.voice.score(event.scores))
             self.write("   " + text)
             return
         if isinstance(event, GameEnded):
-            self.write("== " + model.game_ended(event))
+            # the command's end tells the result once (headline, points, transcript);
+            # only a game without one (the lesson) says it here
+            ended = model.game_ended(event)
+            self.write("== " + ended if self.tell_game_end else "")
             return
         told = describe(event, voice, self.tally, verbose=self.verbose)
         if told:
@@ -736,20 +564,3 @@ def with_terminal(
         return status
 
     return run
-
-
-def _move_clock_words(seconds: float) -> str:
-    """How long the player has for each move, in whole minutes when it is."""
-    if seconds >= 60 and seconds % 60 == 0:
-        minutes = int(seconds // 60)
-        return ngettext(
-            "you have {n} minute for each move; the clock shows what is left",
-            "you have {n} minutes for each move; the clock shows what is left",
-            minutes,
-        )
-    whole = max(1, round(seconds))
-    return ngettext(
-        "you have {n} second for each move; the clock shows what is left",
-        "you have {n} seconds for each move; the clock shows what is left",
-        whole,
-    )

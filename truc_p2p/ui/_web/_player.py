@@ -12,7 +12,7 @@ from it, so a reloaded page only needs the last one.
 
 Messages to the page (JSON objects with a ``type``): ``texts`` (the page's
 fixed texts, first, once per connection), ``invite`` (``host --web``: the
-invite, its QR code and a hint, until the game starts), ``state``, ``log``
+invite and a hint, until the game starts), ``state``, ``log``
 (one line: a move, a trick, a round), ``log_all`` (the whole log again, after a
 change of language), ``peer_disconnected`` /
 ``peer_reconnected`` (the reconnect countdown), ``final`` (the end screen),
@@ -62,6 +62,7 @@ from truc_p2p.rules import (
 from truc_p2p.ui._i18n import LANGUAGES, _, current, from_accept_language, use_language
 from truc_p2p.ui._narrate import Tally, describe
 from truc_p2p.ui._table import TableModel, TableView, seat
+from truc_p2p.ui._texts import move_clock_words
 
 from ._view import GUARD_SECONDS, invite_json, page_texts, view_json
 
@@ -136,6 +137,10 @@ class WebPlayer:
         #: end screen let the player change for the next game; ``None``: no choice.
         self.level: str | None = None
         self._level_chosen: trio.Event | None = None
+        #: ``learn --web``: the lesson's step now (``step``: "step 2 of 9", ``texts``: what
+        #: happened since the last move and what to do now, ``hint``: why the last move
+        #: was refused), shown as a panel above the hand; ``None`` outside the lesson.
+        self.lesson: dict[str, Any] | None = None
 
     @property
     def me(self) -> Player:
@@ -174,6 +179,10 @@ class WebPlayer:
             else None
         )
         message["audit"] = self._audit
+        message["lesson"] = self.lesson
+        # the clock of every move, said at the start as the terminal says it
+        seconds = self.model.move_seconds
+        message["clock_note"] = move_clock_words(seconds) if seconds is not None else None
         message["guard_ms"] = round(GUARD_SECONDS * 1000)
         message["seconds_left"] = self.model.seconds_left()
         message["status_template"] = self._status_template(view)
@@ -273,10 +282,10 @@ class WebPlayer:
         """Say the log again in the language now in use: the events of the games whose
         lines are still in it are told again to a fresh table (nothing is sent)."""
         lines: list[dict[str, Any]] = []
-        model = TableModel(self.my_name)
+        model = TableModel(self.my_name, move_seconds=self.move_seconds)
         first = self.game_no - len(self._games) + 1  # the number of the oldest game kept
         for number, events in enumerate(self._games, start=first):
-            model, tally = TableModel(self.my_name), Tally()
+            model, tally = TableModel(self.my_name, move_seconds=self.move_seconds), Tally()
             for event in events:
                 heading = self._game_heading(number) if isinstance(event, GameStarted) else None
                 if heading is not None:
@@ -393,7 +402,7 @@ class WebPlayer:
         self._answered.set()
 
     def invite(self, text: str, hint: str | None = None) -> None:
-        """``host --web``: show the invite (with a QR code and ``hint``) until the game
+        """``host --web``: show the invite (with ``hint``) until the game
         starts."""
         self._invite = invite_json(text, hint)
         self._send(self._invite)
@@ -507,7 +516,7 @@ def _lines(event: object, model: TableModel, tally: Tally) -> list[tuple[str, st
             if event.first_dealer is event.me
             else _("{name} deals first", name=model.opp_name)
         )
-        return [
+        said = [
             (
                 "info",
                 _(
@@ -518,6 +527,9 @@ def _lines(event: object, model: TableModel, tally: Tally) -> list[tuple[str, st
                 ),
             )
         ]
+        if model.move_seconds is not None:  # the clock of every move, as the terminal says
+            said.append(("info", move_clock_words(model.move_seconds)))
+        return said
     if isinstance(event, CardsDealt):
         model.dealt(event.cards, redeal=event.redeal)
         hand = event.round_no + 1

@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import segno
-
 from truc_p2p.rules import ALL_CARDS, Action, Card, Game, Player, Suit
 from truc_p2p.ui._i18n import LANGUAGES, _, current
 from truc_p2p.ui._table import Choice, TableView, TrickView, build_view, choices, seat
-from truc_p2p.ui._texts import NOT_NOW, Voice, card_name, help_text
+from truc_p2p.ui._texts import NOT_NOW, card_name, help_text
+from truc_p2p.ui._voice import Voice
 
 __all__ = [
     "GUARD_SECONDS",
@@ -178,7 +177,6 @@ def page_texts() -> dict[str, Any]:
         "copied": _("copied"),
         "copy_failed": _("select the invite and copy it"),
         "invite_title": _("Send this invite to your opponent"),
-        "invite_qr": _("QR code of the invite"),
         "tricks": _("tricks this hand"),
         "log": _("what happened"),
         "verifier_report": _("verifier report"),
@@ -220,12 +218,9 @@ def page_texts() -> dict[str, Any]:
 
 
 def invite_json(text: str, hint: str | None) -> dict[str, Any]:
-    """The ``invite`` message: the invite, a QR code of it (an SVG ``data:`` URL,
-    which the page's CSP allows as an image) and how to reach a host behind NAT."""
-    qr = segno.make(text, error="m", micro=False)
-    return {
-        "type": "invite",
-        "text": text,
-        "hint": hint,
-        "qr": qr.svg_data_uri(scale=4, border=2, dark="#111111", light="#ffffff"),
-    }
+    """The ``invite`` message: the invite and how to reach a host behind NAT.
+
+    No QR code: the invite is a ``truc://`` address for ``truc-p2p join`` on the other
+    player's computer, which no phone camera opens; the copy button sends it through
+    a chat or a mail, which is how an invite travels."""
+    return {"type": "invite", "text": text, "hint": hint}

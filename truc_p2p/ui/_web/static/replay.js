@@ -12,18 +12,31 @@
 
   const { el, drawMenu } = window.TrucPages;
 
+  // a card as the table draws it (table.js): its corner, its pip, its suit's colour
   function card(c, who) {
-    const e = el("div", "card" + (c.red ? " red" : ""));
+    const e = el("div", "card" + (c.red ? " red" : "") + " suit-" + c.suit);
     e.dataset.card = c.card;
-    e.appendChild(el("span", "rank", c.rank));
+    e.setAttribute("aria-label", c.name || c.rank + c.symbol);
+    e.appendChild(el("span", "corner", c.rank + c.symbol));
     e.appendChild(el("span", "pip", c.symbol));
-    if (who) e.appendChild(el("span", "who", who));
+    if (c.by) e.classList.add(c.by);
+    if (who) e.appendChild(el("span", "by", who));
     return e;
   }
 
   function backs(n) {
     const box = document.createDocumentFragment();
     for (let i = 0; i < n; i++) box.appendChild(el("div", "card back"));
+    return box;
+  }
+
+  // the owner's own hand: the cards it played later in this deal face up, the rest
+  // (never played, so never shown) face down; a spectator's replay shows only backs
+  function ownHand(s) {
+    const box = document.createDocumentFragment();
+    const mine = s.mine || [];
+    mine.forEach((c) => box.appendChild(card(c, null)));
+    box.appendChild(backs(Math.max(0, s.held.me - mine.length)));
     return box;
   }
 
@@ -42,17 +55,22 @@
     const L = replay.labels;
     $("me-name").textContent = s.me_name;
     $("opp-name").textContent = s.opp_name;
-    $("me-label").textContent = s.me_name;
-    $("opp-label").textContent = s.opp_name;
-    $("me-score").textContent = s.scores.me;
-    $("opp-score").textContent = s.scores.opp;
+    $("score-line").textContent = s.score_line;
     $("worth").textContent = s.worth;
+    $("worth").classList.toggle("rest", !!s.rest_on);
+    $("rest-banner").hidden = !s.rest_on;
+    $("rest-banner").textContent = s.worth;
+    $("tricks-line").textContent = s.tricks_line || "";
+    $("me-dealer").textContent = L.dealer || "dealer";
+    $("opp-dealer").textContent = L.dealer || "dealer";
     $("hand-of").textContent = fill(L.hand_of, { hand: s.hand, hands: replay.hands });
     $("me-dealer").hidden = s.dealer !== "me";
     $("opp-dealer").hidden = s.dealer !== "opp";
-    $("me-hand").replaceChildren(backs(s.held.me));
+    $("me-hand").replaceChildren(ownHand(s));
+    $("me-hand").classList.toggle("small", !(s.mine && s.mine.length));
     $("opp-hand").replaceChildren(backs(s.held.opp));
-    const names = { me: s.me_name, opp: s.opp_name };
+    // under a played card: "you" in the replay of your own transcript, as on the table
+    const names = { me: replay.own ? (L.you || s.me_name) : s.me_name, opp: s.opp_name };
     const table = $("table");
     table.replaceChildren();
     let caption = "";
@@ -60,7 +78,12 @@
       s.table.forEach((c) => table.appendChild(card(c, names[c.by])));
       caption = L.table;
     } else if (s.kind === "move" && s.last_trick) {
-      s.last_trick.cards.forEach((c) => table.appendChild(card(c, names[c.by])));
+      const w = s.last_trick.winner;  // the trick just finished, marked as on the table
+      s.last_trick.cards.forEach((c) => {
+        const node = card(c, names[c.by]);
+        node.classList.add(w == null ? "spoiled" : w === c.by ? "won" : "beaten");
+        table.appendChild(node);
+      });
       caption = s.last_trick.text;
     }
     $("trick-caption").textContent = caption;

@@ -343,7 +343,6 @@ function applyTexts() {
   if (ui.texts.help) drawHelp(ui.texts.help);
   $("invite-title").textContent = tx("invite_title", "Send this invite to your opponent");
   $("invite-copy").textContent = tx("copy", "copy");
-  $("invite-qr").alt = tx("invite_qr", "QR code of the invite");
   $("tricks").setAttribute("aria-label", tx("tricks", "tricks this hand"));
   $("log").setAttribute("aria-label", tx("log", "what happened"));
   $("final-report-label").textContent = tx("verifier_report", "verifier report");
@@ -418,7 +417,9 @@ function render() {
   document.title = (s && s.title) || tx("title", "Le Truc — truc-p2p");
   setFavicon(myTurn);
   if (started) {
-    $("me-name").textContent = tx("you", "{name} (you)", { name: started.me });
+    // "you (you)" says nothing: a player named "you" (the lesson's learner) is just that
+    const you = tx("you_short", "you");
+    $("me-name").textContent = started.me === you ? you : tx("you", "{name} (you)", { name: started.me });
     $("opp-name").textContent = started.opp;
     $("opp-name").title = started.opp_fingerprint;
   }
@@ -431,6 +432,8 @@ function render() {
   $("banner-conn").textContent = tx("conn_lost", "lost the connection to the game program; retrying…");
   renderInvite(started);
   renderStart();
+  renderClockNote(s, t);
+  renderLesson(s);
   renderTable(t);
   renderLog();
   renderFinal();
@@ -453,7 +456,6 @@ function renderInvite(started) {
   box.hidden = !inv || !!started;
   if (box.hidden) return;
   $("invite-text").textContent = inv.text;
-  if ($("invite-qr").getAttribute("src") !== inv.qr) $("invite-qr").src = inv.qr;
   $("invite-hint").textContent = inv.hint || "";
   $("invite-hint").hidden = !inv.hint;
 }
@@ -492,6 +494,27 @@ function drawLevels() {
 function pickLevel(code) {
   const radio = document.querySelector(`#start-levels input[value="${code}"]`);
   if (radio) radio.checked = true;
+}
+// The clock of every move, said before the game and through its first trick (as
+// the terminal says it once at the start); the status line then ticks it.
+function renderClockNote(s, t) {
+  const note = (s && s.clock_note) || "";
+  const early = !t || (t.hand_no === 1 && t.tricks.length === 0);
+  $("clock-note").hidden = !note || !early || !!ui.final;
+  $("clock-note").textContent = note;
+  $("start-clock").hidden = !note;
+  $("start-clock").textContent = note;
+}
+// learn --web: the lesson's step as a panel above the hand (what happens, what to do,
+// and why the last move was refused), as an online game's tutorial shows it.
+function renderLesson(s) {
+  const lesson = s && s.lesson;
+  $("lesson").hidden = !lesson;
+  if (!lesson) return;
+  $("lesson-step").textContent = lesson.step;
+  $("lesson-text").replaceChildren(...(lesson.texts || []).map((t) => el("p", null, t)));
+  $("lesson-hint").hidden = !lesson.hint;
+  $("lesson-hint").textContent = lesson.hint || "";
 }
 function renderStart() {
   const ask = !!(ui.levels && ui.levels.ask);
