@@ -102,7 +102,7 @@ def _signature_costs() -> tuple[float, float]:
 
 
 def _deck_floor_ms() -> float:
-    from truc_p2p.bench._deck import bench_v2
+    from truc_p2p.bench._deck_v2 import bench_v2
 
     floors = bench_v2(5)["hand_floor_ms"]
     return float(statistics.mean(floors.values()))
