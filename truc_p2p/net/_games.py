@@ -9,6 +9,7 @@ files), :mod:`._host_game` and :mod:`._join_game`.
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -165,45 +166,75 @@ async def resume_game(
             }
         else:
             assert listen is not None
-            slot = GameSlot(session)
-
-            async def no_new_games(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
-                raise AssertionError("capacity 0: unreachable")  # pragma: no cover
-
-            async with (
-                serve_game(bind=listen.bind, port=listen.port) as listener,
-                open_reach(
-                    listener,
-                    fingerprint=session.fingerprint,
-                    relay=listen.relay,
-                    relay_claim=claim,
-                    relay_required=False,
-                    portmap=False,
-                    announce=False,
-                    on_notice=report.on_notice,
-                ) as reach,
-            ):
-                loop = HostLoop(
-                    reach,
-                    identity,
-                    no_new_games,
-                    hello_timeout=settings.hello_timeout,
-                    capacity=0,
-                    on_notice=report.on_notice,
-                )
-                loop.games.append(slot)
-                if report.on_listening is not None:
-                    report.on_listening(listener.port)
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(loop.serve)
-                    outcome = await play(slot.reconnector)
-                    nursery.cancel_scope.cancel()
-                await slot.reconnector.aclose()
+            outcome = await _listen_again(
+                listen, session, identity, claim, settings=settings, report=report, play=play
+            )
             where = {"kind": "opponent-gone"}
     finally:
         restored.writer.close()
+    if outcome is None:
+        return _not_resumed(restored, grace, stop.is_set(), where)
+    return replace(outcome, transcript=restored.writer.path)
+
+
+async def _listen_again(
+    listen: Listen,
+    session: Session,
+    identity: Ed25519PrivateKey,
+    claim: bytes | None,
+    *,
+    settings: GameSettings,
+    report: Reporting,
+    play: Callable[[Reconnector], Awaitable[GameOutcome | None]],
+) -> GameOutcome | None:
+    """A resuming host: listen again on its port (and relay), admit only the
+    opponent's connections back into the game, and ``play`` it."""
+    slot = GameSlot(session)
+
+    async def no_new_games(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
+        raise AssertionError("capacity 0: unreachable")  # pragma: no cover
+
+    async with (
+        serve_game(bind=listen.bind, port=listen.port) as listener,
+        open_reach(
+            listener,
+            fingerprint=session.fingerprint,
+            relay=listen.relay,
+            relay_claim=claim,
+            relay_required=False,
+            portmap=False,
+            announce=False,
+            on_notice=report.on_notice,
+        ) as reach,
+    ):
+        loop = HostLoop(
+            reach,
+            identity,
+            no_new_games,
+            hello_timeout=settings.hello_timeout,
+            capacity=0,
+            on_notice=report.on_notice,
+        )
+        loop.games.append(slot)
+        if report.on_listening is not None:
+            report.on_listening(listener.port)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(loop.serve)
+            outcome = await play(slot.reconnector)
+            nursery.cancel_scope.cancel()
+        await slot.reconnector.aclose()
+    return outcome
+
+
+def _not_resumed(
+    restored: Restored, grace: float, stopped: bool, where: dict[str, Any]
+) -> GameOutcome:
+    """The outcome when the opponent did not come back (``where``: its kind and
+    facts): a game co-signed already has ended, else we stopped or it is gone."""
+    session = restored.session
+    me = session.me
     result = session.result
-    if outcome is None and result is not None:
+    if result is not None:
         return GameOutcome.told(
             End.FINISHED,
             "already-ended",
@@ -214,12 +245,7 @@ async def resume_game(
             game_id=session.game_id or None,
             transcript=restored.writer.path,
         )
-    if outcome is None:
-        if stop.is_set():
-            return GameOutcome.told(End.QUIT, "stopped-resuming", {}, me=me)
-        kind = where.pop("kind")
-        return GameOutcome.told(
-            End.OPPONENT_ABANDONED, kind, {**where, "grace": float(grace)}, me=me
-        )
-    assert outcome is not None
-    return replace(outcome, transcript=restored.writer.path)
+    if stopped:
+        return GameOutcome.told(End.QUIT, "stopped-resuming", {}, me=me)
+    kind = where.pop("kind")
+    return GameOutcome.told(End.OPPONENT_ABANDONED, kind, {**where, "grace": float(grace)}, me=me)
