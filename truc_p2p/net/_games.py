@@ -23,7 +23,7 @@ from truc_p2p.net._join_game import Redialer, _keep
 from truc_p2p.net._local_game import _unless_stopped, secret_path_for
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
-from truc_p2p.net._reach import open_reach
+from truc_p2p.net._reach import RelaySpot, open_reach
 from truc_p2p.net._reconnect import BYE_WINDOW, Reconnector
 from truc_p2p.net._settings import GameSettings, Listen, Reporting
 from truc_p2p.net._strategy import Strategy
@@ -199,11 +199,13 @@ async def _listen_again(
         open_reach(
             listener,
             fingerprint=session.fingerprint,
-            relay=listen.relay,
-            relay_claim=claim,
-            relay_required=False,
+            relay=(
+                RelaySpot(address=listen.relay, claim=claim, required=False)
+                if listen.relay is not None
+                else None
+            ),
             portmap=False,
-            announce=False,
+            announce_as=None,
             on_notice=report.on_notice,
         ) as reach,
     ):

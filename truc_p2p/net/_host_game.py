@@ -32,7 +32,7 @@ from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
 from truc_p2p.net._play_options import EventHook
-from truc_p2p.net._reach import Reach, open_reach
+from truc_p2p.net._reach import Reach, RelaySpot, open_reach
 from truc_p2p.net._relay_wire import code_for_claim
 from truc_p2p.net._rendezvous import Rendezvous
 from truc_p2p.net._settings import GameSettings, Listen, Reporting, Storage
@@ -191,12 +191,10 @@ class _Hosting:
             open_reach(
                 listener,
                 fingerprint=fingerprint(identity.public_key()),
-                name=self.name,
                 advertise=listen.advertise,
-                relay=relay,
-                relay_claim=claim,
+                relay=RelaySpot(address=relay, claim=claim) if relay is not None else None,
                 portmap=listen.portmap,
-                announce=listen.announce,
+                announce_as=self.name if listen.announce else None,
                 settings=advertised,
                 on_notice=report.on_notice,
             ) as reach,
