@@ -12,7 +12,7 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -34,7 +34,7 @@ from truc_p2p.protocol import (
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter
 
-__all__ = ["Restored", "restore_game", "resume_game"]
+__all__ = ["Restored", "ResumeRoute", "restore_game", "resume_game"]
 
 
 def _abandon(session: Session, grace: float, stop: trio.Event) -> None:
@@ -91,20 +91,29 @@ def restore_game(
     return Restored(session, writer, torn, meta or {})
 
 
+class ResumeRoute(TypedDict, total=False):
+    """How :func:`resume_game` gets back to the opponent: as the joiner, the host's
+    ``invite``; as the host, where to ``listen`` again and, registered with a relay,
+    the ``claim`` of its relay code."""
+
+    listen: Listen | None
+    invite: Invite | None
+    claim: bytes | None
+
+
 async def resume_game(
     restored: Restored,
     strategy: Strategy,
     *,
     identity: Ed25519PrivateKey,
-    listen: Listen | None = None,
-    invite: Invite | None = None,
     settings: GameSettings = GameSettings(),
     report: Reporting = Reporting(),
     stop: trio.Event | None = None,
-    claim: bytes | None = None,
+    **route: Unpack[ResumeRoute],
 ) -> GameOutcome:
-    """Finish a restored game: a joiner (``invite``) redials, a host (``listen``:
-    its ``bind``, ``port`` and ``relay``) listens again on its port.  Of
+    """Finish a restored game by its ``route`` (:class:`ResumeRoute`): a joiner
+    (``invite``) redials, a host (``listen``: its ``bind``, ``port`` and ``relay``)
+    listens again on its port.  Of
     ``settings`` only the clocks count (the rest is in the transcript).  The
     opponent, still waiting in its grace period, resumes; the game then goes on
     to its end.
@@ -113,6 +122,7 @@ async def resume_game(
     (:func:`relay_claim` of the stored nonce): it registers the same code again
     (retrying in the background while the relay is unreachable), so a joiner
     behind NAT redials through the relay route of its invite."""
+    listen, invite, claim = route.get("listen"), route.get("invite"), route.get("claim")
     session = restored.session
     me = session.me
     grace = settings.grace

@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -47,7 +47,7 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Player, Ruleset
 
-__all__ = ["host_game"]
+__all__ = ["Serving", "host_game"]
 
 
 def _hosted(
@@ -95,6 +95,18 @@ def _relay_claim(
     return claim, meta
 
 
+class Serving(TypedDict, total=False):
+    """How long :func:`host_game` serves, and with whom: ``forever`` (every game until
+    ``stop`` is set, not only the first; default ``False``), ``stop`` (set it to end
+    the host; default: never), ``players`` (a fresh strategy and event hook per game,
+    needed when games run at once; default: the one ``strategy`` and
+    ``report.on_event``)."""
+
+    stop: trio.Event | None
+    forever: bool
+    players: Callable[[], tuple[Strategy, EventHook | None]] | None
+
+
 async def host_game(
     strategy: Strategy,
     *,
@@ -103,11 +115,10 @@ async def host_game(
     listen: Listen = Listen(),
     storage: Storage = Storage(),
     report: Reporting = Reporting(),
-    stop: trio.Event | None = None,
-    forever: bool = False,
-    players: Callable[[], tuple[Strategy, EventHook | None]] | None = None,
+    **serving: Unpack[Serving],
 ) -> GameOutcome:
-    """Listen, hand the invite to ``on_invite``, and play.
+    """Listen, hand the invite to ``on_invite``, and play (how long: ``serving``,
+    :class:`Serving`).
 
     Connections are served concurrently (:class:`~._host.HostLoop`): one
     that sends no valid hello within ``settings.hello_timeout`` is dropped,
@@ -129,6 +140,7 @@ async def host_game(
     Raises ``OSError`` if the address cannot be bound or the relay cannot be
     reached.
     """
+    stop = serving.get("stop")
     hosting = _Hosting(
         strategy=strategy,
         identity=identity,
@@ -137,8 +149,8 @@ async def host_game(
         storage=storage,
         report=report,
         stop=stop if stop is not None else trio.Event(),
-        forever=forever,
-        players=players,
+        forever=serving.get("forever", False),
+        players=serving.get("players"),
     )
     return await hosting.run()
 
