@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets as _secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -23,7 +24,7 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Player, Ruleset
 
-__all__ = ["PairResult", "make_pair", "run_pair"]
+__all__ = ["PairKnobs", "PairResult", "make_pair", "run_pair"]
 
 #: Called with (player, event) for every event either session produces.
 EventHook = Callable[[Player, AnyEvent], None]
@@ -40,20 +41,29 @@ class PairResult:
     transcripts: dict[Player, list[bytes]] = field(default_factory=dict)
 
 
+class PairKnobs(TypedDict, total=False):
+    """The game settings both sessions of a pair share, as ``Session(...)`` takes them
+    (left out: the session's default)."""
+
+    ruleset: Ruleset | None
+    audit: str
+    deck: str
+    pipeline: bool | None
+    early: bool | None
+    rest_final: bool
+
+
 def make_pair(
     *,
-    ruleset: Ruleset | None = None,
-    audit: str = "game",
     names: tuple[str, str] = ("alice", "bob"),
     identities: tuple[Ed25519PrivateKey, Ed25519PrivateKey] | None = None,
     secrets: tuple[bytes, bytes] | None = None,
     records: tuple[Callable[[bytes], None] | None, Callable[[bytes], None] | None] = (None, None),
-    deck: str = "v2",
-    pipeline: bool | None = None,
-    early: bool | None = None,
-    rest_final: bool = True,
+    **game: Unpack[PairKnobs],
 ) -> dict[Player, Session]:
-    """Two fresh sessions (initiator P0 and responder P1) with the same settings."""
+    """Two fresh sessions (initiator P0 and responder P1) with the same settings
+    (``game``: :class:`PairKnobs`); ``names``, ``identities``, ``secrets`` and
+    ``records`` give each its own (fresh keys and secrets by default)."""
     keys = identities or (Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate())
     seeds = secrets or (_secrets.token_bytes(32), _secrets.token_bytes(32))
     return {
@@ -61,14 +71,9 @@ def make_pair(
             identity=keys[p],
             role=p,
             secret=seeds[p],
-            ruleset=ruleset,
             name=names[p],
-            audit=audit,
             record=records[p],
-            deck=deck,
-            pipeline=pipeline,
-            early=early,
-            rest_final=rest_final,
+            **game,
         )
         for p in (Player.P0, Player.P1)
     }

@@ -51,7 +51,7 @@ from truc_p2p.protocol import (
     Session,
     SessionEvent,
 )
-from truc_p2p.rules import Event, Player
+from truc_p2p.rules import Event, Player, Ruleset
 from truc_p2p.transcript import TranscriptWriteError, TranscriptWriter
 from truc_p2p.ui import Tally, Voice, _, describe, ngettext, reason_word
 
@@ -204,127 +204,151 @@ def _demo(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if (status := check_out_dir(out, "demo")) is not None:
         return status
-    names = {Player.P0: "alice", Player.P1: "bob"}
     failures = 0
-    show = not (args.quiet or args.json)
     for g in range(args.games):
-        keys = tuple(
-            Ed25519PrivateKey.from_private_bytes(_demo_secret(args.seed, g, f"key{p}"))
-            for p in (0, 1)
-        )
-        game_secrets = (_demo_secret(args.seed, g, "s0"), _demo_secret(args.seed, g, "s1"))
-        tag = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
-        paths = [out / f"game-{g + 1:03d}-{tag}-{names[p]}.truc" for p in (Player.P0, Player.P1)]
-        write_errors: list[TranscriptWriteError] = []
-        try:
-            writers = _open_writers(paths)
-        except TranscriptWriteError as exc:
-            print(
-                "truc-p2p demo: "
-                + _("game {number} not started: {reason}", number=g + 1, reason=exc),
-                file=sys.stderr,
-            )
+        ok = _demo_game(args, g, ruleset=ruleset, out=out, ascii=ascii)
+        if ok is None:
             return 1
-        sessions = make_pair(
-            ruleset=ruleset,
-            names=(names[Player.P0], names[Player.P1]),
-            identities=(keys[0], keys[1]),
-            secrets=game_secrets,
-            records=(_recorder(writers[0], write_errors), _recorder(writers[1], write_errors)),
-            pipeline=pipeline_of(args),
-        )
-        bot_seed = None if args.seed is None else args.seed * 1000 + g
-        bots = {
-            p: make_bot(args.bots[p], None if bot_seed is None else bot_seed + p)
-            for p in (Player.P0, Player.P1)
-        }
-
-        tally = Tally()  # a neutral narrator: both players by name, follows P0's events
-
-        def on_event(
-            me: Player, event: Event | SessionEvent | NetEvent, tally: Tally = tally
-        ) -> None:
-            if not show or (me is Player.P1 and not isinstance(event, CardsDealt)):
-                return
-            side = None if isinstance(event, GameStarted) else me
-            line = describe(event, Voice(names, None, ascii, side=side), tally)
-            if line:
-                print(line, flush=True)
-
-        write_error: TranscriptWriteError | None = None
-        try:
-            if args.in_memory:
-                played = _play_memory(sessions, bots, on_event)
-            else:
-                played = trio.run(_play_tcp, sessions, bots, on_event)
-        except BaseException as exc:
-            write_error = first_exception(exc, TranscriptWriteError)
-            if write_error is None:
-                raise
-        finally:
-            for w in writers:
-                w.close()
-        if write_error is None and write_errors:  # the game loop ended it as a disk error
-            write_error = write_errors[0]
-        if write_error is not None:
-            _report_write_error(g, write_error, paths, as_json=args.json)
-            return 1
-        result = played.results.get(Player.P0)
-        ok = result is not None and result == played.results.get(Player.P1)
         failures += not ok
-        if args.json:
-            print(
-                json.dumps(
-                    {
-                        "game": g + 1,
-                        "valid": ok,
-                        "game_id": result.game_id.hex() if result else None,
-                        "players": [names[Player.P0], names[Player.P1]],
-                        "winner": int(result.winner) if result else None,
-                        "winner_name": names[result.winner] if result else None,
-                        "score": list(result.scores) if result else None,
-                        "hands": result.hands if result else None,
-                        "reason": result.reason if result else played.problem,
-                        "messages": played.messages,
-                        "bytes": played.nbytes,
-                        "transport": "memory" if args.in_memory else "tcp",
-                        "deck": sessions[Player.P0].deck,
-                        "pipeline": sessions[Player.P0].pipeline,
-                        "transcript": str(paths[0]),
-                        "transcripts": [str(p) for p in paths],
-                    }
-                ),
-                flush=True,
-            )
-        elif result is not None and ok:
-            print(
-                ngettext(
-                    "game {number}: {winner} wins ({first} {first_score} - {second} "
-                    "{second_score}) after {n} hand ({reason}); transcripts: {files}",
-                    "game {number}: {winner} wins ({first} {first_score} - {second} "
-                    "{second_score}) after {n} hands ({reason}); transcripts: {files}",
-                    result.hands,
-                    number=g + 1,
-                    winner=names[result.winner],
-                    first=names[Player.P0],
-                    first_score=result.scores[0],
-                    second=names[Player.P1],
-                    second_score=result.scores[1],
-                    reason=reason_word(str(result.reason)),
-                    files=f"{paths[0]} {paths[1]}",
-                ),
-                flush=True,
-            )
-        else:
-            print(
-                _(
-                    "game {number}: no result: {why}",
-                    number=g + 1,
-                    why=played.problem or _("results differ"),
-                ),
-                file=sys.stderr,
-            )
     return 1 if failures else 0
+
+
+#: The demo's two players.
+_NAMES = {Player.P0: "alice", Player.P1: "bob"}
+
+
+def _demo_game(
+    args: argparse.Namespace, g: int, *, ruleset: Ruleset, out: Path, ascii: bool
+) -> bool | None:
+    """Play and report game ``g`` (from 0): whether both sides agree on its result, or
+    ``None`` when a transcript could not be written (said on stderr)."""
+    names = _NAMES
+    show = not (args.quiet or args.json)
+    keys = tuple(
+        Ed25519PrivateKey.from_private_bytes(_demo_secret(args.seed, g, f"key{p}")) for p in (0, 1)
+    )
+    game_secrets = (_demo_secret(args.seed, g, "s0"), _demo_secret(args.seed, g, "s1"))
+    tag = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+    paths = [out / f"game-{g + 1:03d}-{tag}-{names[p]}.truc" for p in (Player.P0, Player.P1)]
+    write_errors: list[TranscriptWriteError] = []
+    try:
+        writers = _open_writers(paths)
+    except TranscriptWriteError as exc:
+        print(
+            "truc-p2p demo: " + _("game {number} not started: {reason}", number=g + 1, reason=exc),
+            file=sys.stderr,
+        )
+        return None
+    sessions = make_pair(
+        ruleset=ruleset,
+        names=(names[Player.P0], names[Player.P1]),
+        identities=(keys[0], keys[1]),
+        secrets=game_secrets,
+        records=(_recorder(writers[0], write_errors), _recorder(writers[1], write_errors)),
+        pipeline=pipeline_of(args),
+    )
+    bot_seed = None if args.seed is None else args.seed * 1000 + g
+    bots = {
+        p: make_bot(args.bots[p], None if bot_seed is None else bot_seed + p)
+        for p in (Player.P0, Player.P1)
+    }
+
+    tally = Tally()  # a neutral narrator: both players by name, follows P0's events
+
+    def on_event(me: Player, event: Event | SessionEvent | NetEvent, tally: Tally = tally) -> None:
+        if not show or (me is Player.P1 and not isinstance(event, CardsDealt)):
+            return
+        side = None if isinstance(event, GameStarted) else me
+        line = describe(event, Voice(names, None, ascii, side=side), tally)
+        if line:
+            print(line, flush=True)
+
+    write_error: TranscriptWriteError | None = None
+    try:
+        if args.in_memory:
+            played = _play_memory(sessions, bots, on_event)
+        else:
+            played = trio.run(_play_tcp, sessions, bots, on_event)
+    except BaseException as exc:
+        write_error = first_exception(exc, TranscriptWriteError)
+        if write_error is None:
+            raise
+    finally:
+        for w in writers:
+            w.close()
+    if write_error is None and write_errors:  # the game loop ended it as a disk error
+        write_error = write_errors[0]
+    if write_error is not None:
+        _report_write_error(g, write_error, paths, as_json=args.json)
+        return None
+    return _report_game(args, g, played, sessions, paths)
+
+
+def _report_game(
+    args: argparse.Namespace,
+    g: int,
+    played: _Played,
+    sessions: dict[Player, Session],
+    paths: list[Path],
+) -> bool:
+    """Print game ``g``'s result (a JSON line, a sentence, or why there is none);
+    whether both sides agree on it."""
+    names = _NAMES
+    result = played.results.get(Player.P0)
+    ok = result is not None and result == played.results.get(Player.P1)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "game": g + 1,
+                    "valid": ok,
+                    "game_id": result.game_id.hex() if result else None,
+                    "players": [names[Player.P0], names[Player.P1]],
+                    "winner": int(result.winner) if result else None,
+                    "winner_name": names[result.winner] if result else None,
+                    "score": list(result.scores) if result else None,
+                    "hands": result.hands if result else None,
+                    "reason": result.reason if result else played.problem,
+                    "messages": played.messages,
+                    "bytes": played.nbytes,
+                    "transport": "memory" if args.in_memory else "tcp",
+                    "deck": sessions[Player.P0].deck,
+                    "pipeline": sessions[Player.P0].pipeline,
+                    "transcript": str(paths[0]),
+                    "transcripts": [str(p) for p in paths],
+                }
+            ),
+            flush=True,
+        )
+    elif result is not None and ok:
+        print(
+            ngettext(
+                "game {number}: {winner} wins ({first} {first_score} - {second} "
+                "{second_score}) after {n} hand ({reason}); transcripts: {files}",
+                "game {number}: {winner} wins ({first} {first_score} - {second} "
+                "{second_score}) after {n} hands ({reason}); transcripts: {files}",
+                result.hands,
+                number=g + 1,
+                winner=names[result.winner],
+                first=names[Player.P0],
+                first_score=result.scores[0],
+                second=names[Player.P1],
+                second_score=result.scores[1],
+                reason=reason_word(str(result.reason)),
+                files=f"{paths[0]} {paths[1]}",
+            ),
+            flush=True,
+        )
+    else:
+        print(
+            _(
+                "game {number}: no result: {why}",
+                number=g + 1,
+                why=played.problem or _("results differ"),
+            ),
+            file=sys.stderr,
+        )
+    return ok
 
 
 def _report_write_error(

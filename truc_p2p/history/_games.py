@@ -21,7 +21,6 @@ is missing or cannot be read, or the page cannot be served.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -34,7 +33,7 @@ from truc_p2p.history._match import MATCH_FORMAT
 from truc_p2p.history._record import GameFile, UnreadableGame, read_game
 from truc_p2p.history._replay import port_number
 from truc_p2p.rules import Player
-from truc_p2p.ui import N_, _, bot_player_name, ngettext
+from truc_p2p.ui import _, bot_player_name, ngettext
 
 __all__ = ["MatchFile", "game_row", "list_games", "read_matches", "records_of", "register"]
 
@@ -76,7 +75,9 @@ def register(subparsers: Any) -> None:
         "--web-port", type=port_number, default=0, metavar="N", help=_("port on 127.0.0.1")
     )
     web.add_argument("--no-browser", action="store_true", help=_("with --web: only print the URL"))
-    parser.set_defaults(func=_games)
+    from truc_p2p.history._games_list import games_command
+
+    parser.set_defaults(func=games_command)
 
 
 def _candidates(folder: Path) -> list[Path]:
@@ -409,183 +410,3 @@ def match_heading(match: MatchFile, game: GameFile) -> str:
         name=against,
         state=state,
     )
-
-
-def _print_table(groups: list[_Group]) -> None:
-    # Translators: column headings of the games list: "hands" is how many hands the
-    # game lasted, "state" finished / unfinished / resumable, "verified" yes / NO
-    header = (_("date"), _("opponent"), _("result"), _("hands"), _("state"), _("verified"))
-    lines: list[str | tuple[str, ...]] = [header]
-    for group in groups:
-        if group.match is not None:
-            lines.append(match_heading(group.match, group.games[0]))
-            for g in group.games:
-                date, *rest = game_row(g)
-                lines.append(("  " + date, *rest))
-        else:
-            lines.append(game_row(group.games[0]))
-    rows = [line for line in lines if isinstance(line, tuple)]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    for line in lines:
-        if isinstance(line, str):
-            print(line)
-        else:
-            print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
-
-
-def _folders(args: argparse.Namespace) -> tuple[Path, list[Path]]:
-    """The folder to list, and the older folders listed with it: ``games/`` here,
-    where earlier versions wrote, when no DIR was given and it is another folder."""
-    if args.dir is not None:
-        return Path(args.dir), []
-    folder = default_games_folder()
-    try:
-        same = LEGACY_FOLDER.resolve() == folder.resolve()
-    except OSError:
-        same = False
-    extra = [LEGACY_FOLDER] if LEGACY_FOLDER.is_dir() and not same else []
-    return folder, extra
-
-
-def _games(args: argparse.Namespace) -> int:
-    folder, older = _folders(args)
-    try:
-        if not folder.is_dir():
-            if older and not folder.exists():
-                # nothing written to the new place yet: the old folder is the history
-                print(
-                    _(
-                        "truc-p2p games: listing {old} in this folder, where earlier "
-                        "versions wrote; new games go to {dir}",
-                        old=older[0],
-                        dir=folder,
-                    ),
-                    file=sys.stderr,
-                )
-                folder, older = older[0], []
-            else:
-                # English in the JSON (language-neutral), translated for the person
-                reason = N_("no such folder") if not folder.exists() else N_("not a folder")
-                raise NotADirectoryError(reason)
-        games, bad = list_games(folder, progress=sys.stderr.isatty())
-        matches, bad_matches = read_matches(folder)
-        for extra in older:
-            more, more_bad = list_games(extra, progress=sys.stderr.isatty())
-            more_matches, more_bad_matches = read_matches(extra)
-            games += more
-            bad += more_bad
-            matches += more_matches
-            bad_matches += more_bad_matches
-            print(
-                _(
-                    "truc-p2p games: also listing {old} in this folder, where earlier "
-                    "versions wrote; move its files into {dir} to keep one history",
-                    old=extra,
-                    dir=folder,
-                ),
-                file=sys.stderr,
-            )
-        bad += bad_matches
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        if args.json:
-            print(json.dumps({"folder": str(folder), "error": reason}))
-        print(
-            _("truc-p2p games: cannot list {dir}: {reason}", dir=folder, reason=_(reason)),
-            file=sys.stderr,
-        )
-        return 2
-    never = [g for g in games if not started(g)]
-    games = [g for g in games if started(g)]
-    games.sort(key=lambda g: (g.when, g.path.name), reverse=True)
-    groups = _grouped(games, matches)
-    records = records_of(games)
-    if args.web:
-        from truc_p2p.history._games_web import serve_history
-
-        for b in bad:
-            print(
-                _("truc-p2p games: cannot read {file}: {reason}", file=b.path, reason=b.reason),
-                file=sys.stderr,
-            )
-        served = serve_history(
-            folder,
-            [g for grp in groups for g in grp.games],
-            port=args.web_port,
-            browser=not args.no_browser,
-            lang_pinned=getattr(args, "lang", None) is not None,
-        )
-        return served if served else (1 if bad else 0)
-    if args.json:
-        match_of = {
-            g.path.name: grp.match.match_id for grp in groups if grp.match for g in grp.games
-        }
-        print(
-            json.dumps(
-                {
-                    "folder": str(folder),
-                    "also": [str(f) for f in older],
-                    "games": [
-                        _game_json(g, match_of.get(g.path.name))
-                        for grp in groups
-                        for g in grp.games
-                    ],
-                    "matches": [
-                        {
-                            "file": str(grp.match.path),
-                            "match_id": grp.match.match_id,
-                            "games": grp.match.games,
-                            "wins": list(grp.match.wins),
-                            "winner": grp.match.winner,
-                            "transcripts": [str(g.path) for g in grp.games],
-                        }
-                        for grp in groups
-                        if grp.match is not None
-                    ],
-                    "records": [
-                        {
-                            "opponent": {
-                                "name": o.name,
-                                "fingerprint": o.fingerprint,
-                                "level": o.level,
-                            },
-                            "won": won,
-                            "lost": lost,
-                        }
-                        for o, won, lost in records
-                    ],
-                    "not_started": [str(g.path) for g in never],
-                    "unreadable": [{"file": str(b.path), "error": b.reason} for b in bad],
-                }
-            )
-        )
-    else:
-        if games:
-            _print_table(groups)
-        else:
-            print(_("no games in {dir}", dir=folder))
-        abandons = abandons_of(games)
-        rows = [(o, won, lost, abandons.pop(o.key, (o, 0))[1]) for o, won, lost in records]
-        rows += [(o, 0, 0, n) for o, n in abandons.values()]
-        if rows:
-            print()
-            print(_("your record:"))
-            for opp, won, lost, left in rows:
-                print("  " + record_line(opp, won, lost, left))
-        total = len(games)
-        if total:
-            print(ngettext("{n} game", "{n} games", total))
-        if never:
-            print(
-                ngettext(
-                    "{n} connection that never reached the deal is not listed",
-                    "{n} connections that never reached the deal are not listed",
-                    len(never),
-                )
-            )
-    for b in bad:
-        print(
-            _("truc-p2p games: cannot read {file}: {reason}", file=b.path, reason=b.reason),
-            file=sys.stderr,
-        )
-    return 1 if bad else 0

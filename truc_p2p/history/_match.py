@@ -21,6 +21,7 @@ from typing import Any
 from truc_p2p.protocol import (
     RemoteProtocolError,
     Series,
+    VerifyReport,
     decode_envelope,
     series_of,
     verify_transcript,
@@ -290,15 +291,8 @@ def _no_replayed_game(
         )
 
 
-def verify_match(path: Path) -> MatchReport:
-    """Check a match record and every transcript it names; :class:`MatchError` if any
-    check fails.  Checked from the transcripts, not the record: each game verifies
-    and matches the record's hash, both players are the same keys in the same seats
-    in every game, each game's hello names the match length and the previous game's
-    id (the first names none), the first dealers alternate, each entry's game id,
-    first dealer and winner and the record's match id, wins and winner are the
-    games' (JSON integers: ``true`` and ``1.0`` are not 1), and no transcript beside
-    the record started another game at one of its places (a replayed game)."""
+def _read_record(path: Path) -> tuple[dict[str, Any], int, list[Any]]:
+    """The match record at ``path``, its match length and its list of games played."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -313,6 +307,67 @@ def verify_match(path: Path) -> MatchReport:
         raise MatchError(N_("the record names no match length or no games"))
     if not played:
         raise MatchError(N_("the record names no games"))
+    return record, games, played
+
+
+def _checked_game(
+    path: Path, no: int, entry: Any, seen: set[str]
+) -> tuple[VerifyReport, list[bytes]]:
+    """Game ``no`` of the record at ``path`` (its ``entry``): the transcript read, its
+    hash the entry's, verified, not one of the games ``seen`` already (its id is
+    added), and the entry's game id, first dealer and winner the transcript's."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("transcript"), str):
+        raise MatchError(N_("game {no}: no transcript named"), no=no)
+    name = Path(entry["transcript"]).name
+    file = path.parent / name
+    try:
+        data = file.read_bytes()
+        envelopes = read_transcript(file)
+    except (OSError, ValueError) as exc:
+        raise MatchError(
+            N_("game {no}: cannot read {name}: {reason}"), no=no, name=name, reason=exc
+        ) from None
+    if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+        raise MatchError(
+            N_("game {no}: {name} is not the transcript the record names (hash)"),
+            no=no,
+            name=name,
+        )
+    report = verify_transcript(envelopes)
+    if not report.valid:
+        raise MatchError(
+            N_("game {no}: {name} does not verify: {reason}"),
+            no=no,
+            name=name,
+            reason=report.error or report.status,
+        )
+    assert report.game_id is not None
+    if report.game_id in seen:
+        raise MatchError(
+            N_("game {no}: the game {game}… is in the match twice"),
+            no=no,
+            game=report.game_id[:16],
+        )
+    seen.add(report.game_id)
+    if entry.get("game_id") != report.game_id:
+        raise MatchError(N_("game {no}: the record's game id is not the transcript's"), no=no)
+    if not _same_int(entry.get("first_dealer"), report.first_dealer):
+        raise MatchError(N_("game {no}: the record's first dealer is not the transcript's"), no=no)
+    if not _same_int(entry.get("winner"), report.winner):
+        raise MatchError(N_("game {no}: the record's winner is not the transcript's"), no=no)
+    return report, envelopes
+
+
+def verify_match(path: Path) -> MatchReport:
+    """Check a match record and every transcript it names; :class:`MatchError` if any
+    check fails.  Checked from the transcripts, not the record: each game verifies
+    and matches the record's hash, both players are the same keys in the same seats
+    in every game, each game's hello names the match length and the previous game's
+    id (the first names none), the first dealers alternate, each entry's game id,
+    first dealer and winner and the record's match id, wins and winner are the
+    games' (JSON integers: ``true`` and ``1.0`` are not 1), and no transcript beside
+    the record started another game at one of its places (a replayed game)."""
+    record, games, played = _read_record(path)
     prev: bytes | None = None
     prev_dealer: int | None = None
     wins = [0, 0]
@@ -322,47 +377,8 @@ def verify_match(path: Path) -> MatchReport:
     # (game number, the game it follows, its id): the places a replay would take again
     places: list[tuple[int, bytes, str]] = []
     for no, entry in enumerate(played, 1):
-        if not isinstance(entry, dict) or not isinstance(entry.get("transcript"), str):
-            raise MatchError(N_("game {no}: no transcript named"), no=no)
-        name = Path(entry["transcript"]).name
-        file = path.parent / name
-        try:
-            data = file.read_bytes()
-            envelopes = read_transcript(file)
-        except (OSError, ValueError) as exc:
-            raise MatchError(
-                N_("game {no}: cannot read {name}: {reason}"), no=no, name=name, reason=exc
-            ) from None
-        if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
-            raise MatchError(
-                N_("game {no}: {name} is not the transcript the record names (hash)"),
-                no=no,
-                name=name,
-            )
-        report = verify_transcript(envelopes)
-        if not report.valid:
-            raise MatchError(
-                N_("game {no}: {name} does not verify: {reason}"),
-                no=no,
-                name=name,
-                reason=report.error or report.status,
-            )
+        report, envelopes = _checked_game(path, no, entry, seen)
         assert report.game_id is not None
-        if report.game_id in seen:
-            raise MatchError(
-                N_("game {no}: the game {game}… is in the match twice"),
-                no=no,
-                game=report.game_id[:16],
-            )
-        seen.add(report.game_id)
-        if entry.get("game_id") != report.game_id:
-            raise MatchError(N_("game {no}: the record's game id is not the transcript's"), no=no)
-        if not _same_int(entry.get("first_dealer"), report.first_dealer):
-            raise MatchError(
-                N_("game {no}: the record's first dealer is not the transcript's"), no=no
-            )
-        if not _same_int(entry.get("winner"), report.winner):
-            raise MatchError(N_("game {no}: the record's winner is not the transcript's"), no=no)
         fps = (report.players[0].fingerprint, report.players[1].fingerprint)
         if fingerprints is None:
             fingerprints = fps

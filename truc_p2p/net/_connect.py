@@ -185,74 +185,22 @@ async def connect(
                 pass
         raise ConnectError(f"cannot reach the relay: {exc}") from None
     winner: list[tuple[trio.SocketStream, str]] = []
+    failures: list[str] = []
     try:
         code = invite.code.encode()
         await relay_stream.send_all(
             MAGIC + encode(Msg.JOIN, bytes([len(code)]) + code + encode_addrs([]))
         )
         meet = Meet.decode(await _expect(relay_stream, Msg.MEET, 10.0))
-        local_port = int(relay_stream.socket.getsockname()[1])
-        family = relay_stream.socket.family
-        failures: list[str] = []
-        async with trio.open_nursery() as nursery:
-
-            async def won(stream: trio.SocketStream, path: str) -> None:
-                if winner:
-                    await trio.aclose_forcefully(stream)
-                    return
-                winner.append((stream, path))
-                nursery.cancel_scope.cancel()
-
-            async def try_direct(addr: Addr) -> None:
-                with suppress(*_NET_ERRORS, trio.TooSlowError):
-                    with trio.fail_after(3):
-                        stream = await _connect_from(None, addr, _family_of(addr))
-                    try:
-                        await _probe(stream, meet.session, "direct")
-                    except BaseException:
-                        await trio.aclose_forcefully(stream)
-                        raise
-                    await won(stream, "direct")
-
-            async def try_punch() -> None:
-                with trio.move_on_after(PUNCH_TIME):
-                    while True:
-                        try:
-                            with trio.fail_after(1.5):
-                                stream = await _connect_from(local_port, meet.peer, family)
-                        except (OSError, trio.TooSlowError):
-                            await trio.sleep(0.1)
-                            continue
-                        with suppress(*_NET_ERRORS, trio.TooSlowError):
-                            try:
-                                await _probe(stream, meet.session, "punched")
-                            except BaseException:
-                                await trio.aclose_forcefully(stream)
-                                raise
-                            await won(stream, "punched")
-                        return
-
-            async def try_relay() -> None:
-                await trio.sleep(direct_window)
-                try:
-                    await relay_stream.send_all(encode(Msg.SPLICE))
-                    await _expect(relay_stream, Msg.SPLICED, 35.0)
-                    await _probe(relay_stream, meet.session, "relayed")
-                except (*_NET_ERRORS, trio.TooSlowError) as exc:
-                    failures.append(f"relay: {exc}")
-                    return
-                await won(relay_stream, "relayed")
-
-            if "direct" in paths:
-                for addr in meet.peer_lan:
-                    nursery.start_soon(try_direct, addr)
-                if meet.peer not in meet.peer_lan:
-                    nursery.start_soon(try_direct, meet.peer)
-            if "punched" in paths:
-                nursery.start_soon(try_punch)
-            if "relayed" in paths:
-                nursery.start_soon(try_relay)
-            nursery.cancel_scope.deadline = deadline
+        await _race_paths(
+            relay_stream,
+            meet,
+            paths=paths,
+            direct_window=direct_window,
+            deadline=deadline,
+            winner=winner,
+            failures=failures,
+        )
     except BaseException as exc:
         for stream, _ in winner:
             if stream is not relay_stream:
@@ -275,3 +223,80 @@ async def connect(
     if stream is not relay_stream:
         await relay_stream.aclose()
     return stream, path
+
+
+async def _race_paths(
+    relay_stream: trio.SocketStream,
+    meet: Meet,
+    *,
+    paths: frozenset[str],
+    direct_window: float,
+    deadline: float,
+    winner: list[tuple[trio.SocketStream, str]],
+    failures: list[str],
+) -> None:
+    """Race the kinds of path in ``paths`` to the host the relay met us with: the
+    first stream whose probe is answered goes into ``winner`` (any later one is
+    closed); a relayed path that fails says why in ``failures``.  The relay path
+    starts after ``direct_window`` seconds; nothing runs past ``deadline``."""
+    local_port = int(relay_stream.socket.getsockname()[1])
+    family = relay_stream.socket.family
+    async with trio.open_nursery() as nursery:
+
+        async def won(stream: trio.SocketStream, path: str) -> None:
+            if winner:
+                await trio.aclose_forcefully(stream)
+                return
+            winner.append((stream, path))
+            nursery.cancel_scope.cancel()
+
+        async def try_direct(addr: Addr) -> None:
+            with suppress(*_NET_ERRORS, trio.TooSlowError):
+                with trio.fail_after(3):
+                    stream = await _connect_from(None, addr, _family_of(addr))
+                try:
+                    await _probe(stream, meet.session, "direct")
+                except BaseException:
+                    await trio.aclose_forcefully(stream)
+                    raise
+                await won(stream, "direct")
+
+        async def try_punch() -> None:
+            with trio.move_on_after(PUNCH_TIME):
+                while True:
+                    try:
+                        with trio.fail_after(1.5):
+                            stream = await _connect_from(local_port, meet.peer, family)
+                    except (OSError, trio.TooSlowError):
+                        await trio.sleep(0.1)
+                        continue
+                    with suppress(*_NET_ERRORS, trio.TooSlowError):
+                        try:
+                            await _probe(stream, meet.session, "punched")
+                        except BaseException:
+                            await trio.aclose_forcefully(stream)
+                            raise
+                        await won(stream, "punched")
+                    return
+
+        async def try_relay() -> None:
+            await trio.sleep(direct_window)
+            try:
+                await relay_stream.send_all(encode(Msg.SPLICE))
+                await _expect(relay_stream, Msg.SPLICED, 35.0)
+                await _probe(relay_stream, meet.session, "relayed")
+            except (*_NET_ERRORS, trio.TooSlowError) as exc:
+                failures.append(f"relay: {exc}")
+                return
+            await won(relay_stream, "relayed")
+
+        if "direct" in paths:
+            for addr in meet.peer_lan:
+                nursery.start_soon(try_direct, addr)
+            if meet.peer not in meet.peer_lan:
+                nursery.start_soon(try_direct, meet.peer)
+        if "punched" in paths:
+            nursery.start_soon(try_punch)
+        if "relayed" in paths:
+            nursery.start_soon(try_relay)
+        nursery.cancel_scope.deadline = deadline

@@ -9,9 +9,10 @@ files), :mod:`._host_game` and :mod:`._join_game`.
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -22,7 +23,7 @@ from truc_p2p.net._join_game import Redialer, _keep
 from truc_p2p.net._local_game import _unless_stopped, secret_path_for
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
-from truc_p2p.net._reach import open_reach
+from truc_p2p.net._reach import RelaySpot, open_reach
 from truc_p2p.net._reconnect import BYE_WINDOW, Reconnector
 from truc_p2p.net._settings import GameSettings, Listen, Reporting
 from truc_p2p.net._strategy import Strategy
@@ -33,7 +34,7 @@ from truc_p2p.protocol import (
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter
 
-__all__ = ["Restored", "restore_game", "resume_game"]
+__all__ = ["Restored", "ResumeRoute", "restore_game", "resume_game"]
 
 
 def _abandon(session: Session, grace: float, stop: trio.Event) -> None:
@@ -90,20 +91,29 @@ def restore_game(
     return Restored(session, writer, torn, meta or {})
 
 
+class ResumeRoute(TypedDict, total=False):
+    """How :func:`resume_game` gets back to the opponent: as the joiner, the host's
+    ``invite``; as the host, where to ``listen`` again and, registered with a relay,
+    the ``claim`` of its relay code."""
+
+    listen: Listen | None
+    invite: Invite | None
+    claim: bytes | None
+
+
 async def resume_game(
     restored: Restored,
     strategy: Strategy,
     *,
     identity: Ed25519PrivateKey,
-    listen: Listen | None = None,
-    invite: Invite | None = None,
     settings: GameSettings = GameSettings(),
     report: Reporting = Reporting(),
     stop: trio.Event | None = None,
-    claim: bytes | None = None,
+    **route: Unpack[ResumeRoute],
 ) -> GameOutcome:
-    """Finish a restored game: a joiner (``invite``) redials, a host (``listen``:
-    its ``bind``, ``port`` and ``relay``) listens again on its port.  Of
+    """Finish a restored game by its ``route`` (:class:`ResumeRoute`): a joiner
+    (``invite``) redials, a host (``listen``: its ``bind``, ``port`` and ``relay``)
+    listens again on its port.  Of
     ``settings`` only the clocks count (the rest is in the transcript).  The
     opponent, still waiting in its grace period, resumes; the game then goes on
     to its end.
@@ -112,6 +122,7 @@ async def resume_game(
     (:func:`relay_claim` of the stored nonce): it registers the same code again
     (retrying in the background while the relay is unreachable), so a joiner
     behind NAT redials through the relay route of its invite."""
+    listen, invite, claim = route.get("listen"), route.get("invite"), route.get("claim")
     session = restored.session
     me = session.me
     grace = settings.grace
@@ -165,45 +176,77 @@ async def resume_game(
             }
         else:
             assert listen is not None
-            slot = GameSlot(session)
-
-            async def no_new_games(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
-                raise AssertionError("capacity 0: unreachable")  # pragma: no cover
-
-            async with (
-                serve_game(bind=listen.bind, port=listen.port) as listener,
-                open_reach(
-                    listener,
-                    fingerprint=session.fingerprint,
-                    relay=listen.relay,
-                    relay_claim=claim,
-                    relay_required=False,
-                    portmap=False,
-                    announce=False,
-                    on_notice=report.on_notice,
-                ) as reach,
-            ):
-                loop = HostLoop(
-                    reach,
-                    identity,
-                    no_new_games,
-                    hello_timeout=settings.hello_timeout,
-                    capacity=0,
-                    on_notice=report.on_notice,
-                )
-                loop.games.append(slot)
-                if report.on_listening is not None:
-                    report.on_listening(listener.port)
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(loop.serve)
-                    outcome = await play(slot.reconnector)
-                    nursery.cancel_scope.cancel()
-                await slot.reconnector.aclose()
+            outcome = await _listen_again(
+                listen, session, identity, claim, settings=settings, report=report, play=play
+            )
             where = {"kind": "opponent-gone"}
     finally:
         restored.writer.close()
+    if outcome is None:
+        return _not_resumed(restored, grace, stop.is_set(), where)
+    return replace(outcome, transcript=restored.writer.path)
+
+
+async def _listen_again(
+    listen: Listen,
+    session: Session,
+    identity: Ed25519PrivateKey,
+    claim: bytes | None,
+    *,
+    settings: GameSettings,
+    report: Reporting,
+    play: Callable[[Reconnector], Awaitable[GameOutcome | None]],
+) -> GameOutcome | None:
+    """A resuming host: listen again on its port (and relay), admit only the
+    opponent's connections back into the game, and ``play`` it."""
+    slot = GameSlot(session)
+
+    async def no_new_games(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
+        raise AssertionError("capacity 0: unreachable")  # pragma: no cover
+
+    async with (
+        serve_game(bind=listen.bind, port=listen.port) as listener,
+        open_reach(
+            listener,
+            fingerprint=session.fingerprint,
+            relay=(
+                RelaySpot(address=listen.relay, claim=claim, required=False)
+                if listen.relay is not None
+                else None
+            ),
+            portmap=False,
+            announce_as=None,
+            on_notice=report.on_notice,
+        ) as reach,
+    ):
+        loop = HostLoop(
+            reach,
+            identity,
+            no_new_games,
+            hello_timeout=settings.hello_timeout,
+            capacity=0,
+            on_notice=report.on_notice,
+        )
+        loop.games.append(slot)
+        if report.on_listening is not None:
+            report.on_listening(listener.port)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(loop.serve)
+            outcome = await play(slot.reconnector)
+            nursery.cancel_scope.cancel()
+        await slot.reconnector.aclose()
+    return outcome
+
+
+def _not_resumed(
+    restored: Restored, grace: float, stopped: bool, where: dict[str, Any]
+) -> GameOutcome:
+    """The outcome when the opponent did not come back (``where``: its kind and
+    facts): a game co-signed already has ended, else we stopped or it is gone."""
+    session = restored.session
+    me = session.me
     result = session.result
-    if outcome is None and result is not None:
+    if result is not None:
         return GameOutcome.told(
             End.FINISHED,
             "already-ended",
@@ -214,12 +257,7 @@ async def resume_game(
             game_id=session.game_id or None,
             transcript=restored.writer.path,
         )
-    if outcome is None:
-        if stop.is_set():
-            return GameOutcome.told(End.QUIT, "stopped-resuming", {}, me=me)
-        kind = where.pop("kind")
-        return GameOutcome.told(
-            End.OPPONENT_ABANDONED, kind, {**where, "grace": float(grace)}, me=me
-        )
-    assert outcome is not None
-    return replace(outcome, transcript=restored.writer.path)
+    if stopped:
+        return GameOutcome.told(End.QUIT, "stopped-resuming", {}, me=me)
+    kind = where.pop("kind")
+    return GameOutcome.told(End.OPPONENT_ABANDONED, kind, {**where, "grace": float(grace)}, me=me)

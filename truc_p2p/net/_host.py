@@ -60,6 +60,7 @@ __all__ = [
     "ChannelReconnector",
     "GameSlot",
     "HostLoop",
+    "PendingLimits",
     "StreamSource",
     "read_first_frame",
 ]
@@ -76,6 +77,15 @@ class StreamSource(Protocol):
 DEFAULT_MAX_PENDING = 64
 #: Of those, how many may come from one address (an IPv6 /64).
 DEFAULT_MAX_PENDING_PER_ADDRESS = 8
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingLimits:
+    """How many connections may wait for their first frame at once: in all
+    (``total``), and from one address (``per_address``)."""
+
+    total: int = DEFAULT_MAX_PENDING
+    per_address: int = DEFAULT_MAX_PENDING_PER_ADDRESS
 
 
 def address_key(peer: str) -> str:
@@ -186,8 +196,7 @@ class HostLoop:
         hello_timeout: float,
         capacity: int = 1,
         allow: frozenset[str] | None = None,
-        max_pending: int = DEFAULT_MAX_PENDING,
-        max_pending_per_address: int = DEFAULT_MAX_PENDING_PER_ADDRESS,
+        limits: PendingLimits = PendingLimits(),
         on_notice: Callable[[str], None] | None = None,
     ) -> None:
         self.listener = listener
@@ -196,8 +205,8 @@ class HostLoop:
         self.hello_timeout = hello_timeout
         self.capacity = capacity
         self.allow = None if allow is None else frozenset(a.lower() for a in allow)
-        self.max_pending = max_pending
-        self.max_pending_per_address = max_pending_per_address
+        self.max_pending = limits.total
+        self.max_pending_per_address = limits.per_address
         self.on_notice = on_notice
         self._waiting: list[_Pending] = []  # oldest first
         self._by_address: Counter[str] = Counter()

@@ -10,9 +10,9 @@ from __future__ import annotations
 import ipaddress
 import secrets
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -32,12 +32,12 @@ from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
 from truc_p2p.net._play_options import EventHook
-from truc_p2p.net._reach import open_reach
+from truc_p2p.net._reach import Reach, RelaySpot, open_reach
 from truc_p2p.net._relay_wire import code_for_claim
 from truc_p2p.net._rendezvous import Rendezvous
 from truc_p2p.net._settings import GameSettings, Listen, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
-from truc_p2p.net._tcp import serve_game
+from truc_p2p.net._tcp import GameListener, serve_game
 from truc_p2p.protocol import (
     MessageType,
     RemoteProtocolError,
@@ -47,7 +47,7 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Player, Ruleset
 
-__all__ = ["host_game"]
+__all__ = ["Serving", "host_game"]
 
 
 def _hosted(
@@ -95,6 +95,18 @@ def _relay_claim(
     return claim, meta
 
 
+class Serving(TypedDict, total=False):
+    """How long :func:`host_game` serves, and with whom: ``forever`` (every game until
+    ``stop`` is set, not only the first; default ``False``), ``stop`` (set it to end
+    the host; default: never), ``players`` (a fresh strategy and event hook per game,
+    needed when games run at once; default: the one ``strategy`` and
+    ``report.on_event``)."""
+
+    stop: trio.Event | None
+    forever: bool
+    players: Callable[[], tuple[Strategy, EventHook | None]] | None
+
+
 async def host_game(
     strategy: Strategy,
     *,
@@ -103,11 +115,10 @@ async def host_game(
     listen: Listen = Listen(),
     storage: Storage = Storage(),
     report: Reporting = Reporting(),
-    stop: trio.Event | None = None,
-    forever: bool = False,
-    players: Callable[[], tuple[Strategy, EventHook | None]] | None = None,
+    **serving: Unpack[Serving],
 ) -> GameOutcome:
-    """Listen, hand the invite to ``on_invite``, and play.
+    """Listen, hand the invite to ``on_invite``, and play (how long: ``serving``,
+    :class:`Serving`).
 
     Connections are served concurrently (:class:`~._host.HostLoop`): one
     that sends no valid hello within ``settings.hello_timeout`` is dropped,
@@ -129,175 +140,228 @@ async def host_game(
     Raises ``OSError`` if the address cannot be bound or the relay cannot be
     reached.
     """
-    outcomes: list[GameOutcome] = []
-    # host --forever: the games that ended, by game id: (joiner, first dealer, match length)
-    finished_with: dict[bytes, tuple[str, Player, int]] = {}
-    finished = trio.Event()
-    stop = stop if stop is not None else trio.Event()
-    rules = settings.ruleset or Ruleset()
-    name = settings.name or "host"
-    relay = listen.relay
-    # What a joiner must agree to: in the invite, the mDNS record (connect.md 1.1, 7)
-    match = settings.series.match if settings.series is not None else 1
-    advertised = settings_fields(
-        rules, audit=settings.audit, deck=settings.deck, pipeline=settings.pipeline, match=match
+    stop = serving.get("stop")
+    hosting = _Hosting(
+        strategy=strategy,
+        identity=identity,
+        settings=settings,
+        listen=listen,
+        storage=storage,
+        report=report,
+        stop=stop if stop is not None else trio.Event(),
+        forever=serving.get("forever", False),
+        players=serving.get("players"),
     )
-    claim, relay_meta = _relay_claim(identity, relay)
-    async with (
-        serve_game(bind=listen.bind, port=listen.port) as listener,
-        open_reach(
-            listener,
-            fingerprint=fingerprint(identity.public_key()),
-            name=name,
-            advertise=listen.advertise,
-            relay=relay,
-            relay_claim=claim,
-            portmap=listen.portmap,
-            announce=listen.announce,
-            settings=advertised,
-            on_notice=report.on_notice,
-        ) as reach,
-    ):
-        invite = reach.invite()
-        listing = (
-            _lobby_listing(identity, settings, name, invite, reach.rendezvous)
-            if listen.public and reach.rendezvous is not None
-            else None
+    return await hosting.run()
+
+
+@dataclass
+class _Hosting:
+    """One :func:`host_game` call: its options, and what the handlers of its
+    connections share (the games that ended, the prevs already followed)."""
+
+    strategy: Strategy
+    identity: Ed25519PrivateKey
+    settings: GameSettings
+    listen: Listen
+    storage: Storage
+    report: Reporting
+    stop: trio.Event
+    forever: bool
+    players: Callable[[], tuple[Strategy, EventHook | None]] | None
+    outcomes: list[GameOutcome] = field(default_factory=list)
+    # host --forever: the games that ended, by game id: (joiner, first dealer, match length)
+    finished_with: dict[bytes, tuple[str, Player, int]] = field(default_factory=dict)
+    finished: trio.Event = field(default_factory=trio.Event)
+    # wire.md 4.1: a game is followed once; the prevs of games started here
+    followed: set[bytes] = field(default_factory=set)
+    started_with: dict[bytes, bool] = field(default_factory=dict)
+    relay_meta: dict[str, Any] = field(default_factory=dict)
+    listing: bytes | None = None
+    # set by run(), once listening
+    listener: GameListener = field(init=False)
+    reach: Reach = field(init=False)
+    loop: HostLoop = field(init=False)
+    accept_series: Callable[[Series, str], bool] | None = field(init=False, default=None)
+
+    @property
+    def name(self) -> str:
+        return self.settings.name or "host"
+
+    async def run(self) -> GameOutcome:
+        settings, listen, report, identity = self.settings, self.listen, self.report, self.identity
+        rules = settings.ruleset or Ruleset()
+        relay = listen.relay
+        # What a joiner must agree to: in the invite, the mDNS record (connect.md 1.1, 7)
+        match = settings.series.match if settings.series is not None else 1
+        advertised = settings_fields(
+            rules, audit=settings.audit, deck=settings.deck, pipeline=settings.pipeline, match=match
         )
+        claim, self.relay_meta = _relay_claim(identity, relay)
+        async with (
+            serve_game(bind=listen.bind, port=listen.port) as listener,
+            open_reach(
+                listener,
+                fingerprint=fingerprint(identity.public_key()),
+                advertise=listen.advertise,
+                relay=RelaySpot(address=relay, claim=claim) if relay is not None else None,
+                portmap=listen.portmap,
+                announce_as=self.name if listen.announce else None,
+                settings=advertised,
+                on_notice=report.on_notice,
+            ) as reach,
+        ):
+            self.listener, self.reach = listener, reach
+            invite = reach.invite()
+            if listen.public and reach.rendezvous is not None:
+                self.listing = _lobby_listing(
+                    identity, settings, self.name, invite, reach.rendezvous
+                )
+            self.accept_series = settings.accept_series
+            if self.accept_series is None and self.forever:
+                self.accept_series = _rematch_of(self.finished_with, settings.series)
+            self.followed = set(settings.played)
+            self.loop = loop = HostLoop(
+                reach,
+                identity,
+                self.start,
+                hello_timeout=settings.hello_timeout,
+                capacity=listen.capacity,
+                allow=listen.allow,
+                on_notice=report.on_notice,
+            )
+            if report.on_invite is not None:
+                report.on_invite(invite)
+            await self.set_listed(True)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(loop.serve)
+                nursery.start_soon(self.until_stopped)
+                await self.finished.wait()
+                nursery.cancel_scope.cancel()
+        if self.outcomes and not self.forever:
+            return self.outcomes[0]
+        if self.outcomes:
+            return self.outcomes[-1]
+        return GameOutcome.told(End.QUIT, "nobody-joined", {}, me=Player.P1)
 
-        async def set_listed(listed: bool) -> None:
-            if listing is not None and reach.rendezvous is not None:
-                await reach.rendezvous.set_listing(listing if listed else None)
+    async def until_stopped(self) -> None:
+        await self.stop.wait()
+        self.loop.accepting = False
+        while self.loop.running:  # running games end themselves with a signed quit
+            await trio.sleep(0.05)
+        self.finished.set()
 
-        accept_series = settings.accept_series
-        if accept_series is None and forever:
-            accept_series = _rematch_of(finished_with, settings.series)
-        # wire.md 4.1: a game is followed once; the prevs of games started here
-        followed: set[bytes] = set(settings.played)
+    async def set_listed(self, listed: bool) -> None:
+        if self.listing is not None and self.reach.rendezvous is not None:
+            await self.reach.rendezvous.set_listing(self.listing if listed else None)
 
-        async def start(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
-            prev = _hello_prev(first)
-            if prev is not None and prev in followed:
-                report.notice(Notice("played", peer=peer, game=prev.hex()[:16]))
-                await loop.refuse(stream, "played", "the game after this one was played already")
-                return
-            if prev is not None:
-                followed.add(prev)  # taken now: a second hello naming it is refused
-            try:
-                await play_linked(stream, first, peer)
-            finally:
-                if prev is not None and not started_with.pop(prev, False):
-                    followed.discard(prev)  # no game started: the place is free again
+    async def start(self, stream: trio.abc.Stream, first: bytes, peer: str) -> None:
+        """A joiner's connection, its hello read (``first``): a game linked to one
+        played already is refused, else the game is played."""
+        prev = _hello_prev(first)
+        if prev is not None and prev in self.followed:
+            self.report.notice(Notice("played", peer=peer, game=prev.hex()[:16]))
+            await self.loop.refuse(stream, "played", "the game after this one was played already")
+            return
+        if prev is not None:
+            self.followed.add(prev)  # taken now: a second hello naming it is refused
+        try:
+            await self.play_linked(stream, first, peer)
+        finally:
+            if prev is not None and not self.started_with.pop(prev, False):
+                self.followed.discard(prev)  # no game started: the place is free again
 
-        started_with: dict[bytes, bool] = {}
+    def open_game(self) -> LocalGame:
+        """The host's side of a new game (``OSError``: its files cannot be written)."""
+        storage, name = self.storage, self.name
+        out_dir = storage.out_dir
+        path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
+        meta = {**storage.meta, **self.relay_meta, "role": "host", "port": self.listener.port}
+        return _hosted(self.identity, path, self.settings, storage, name, self.accept_series, meta)
 
-        async def play_linked(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
-            prev = _hello_prev(first)
-            out_dir = storage.out_dir
-            path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
-            try:
-                meta = {**storage.meta, **relay_meta, "role": "host", "port": listener.port}
-                local = _hosted(identity, path, settings, storage, name, accept_series, meta)
-            except OSError as exc:
-                why = exc.strerror or str(exc)
-                report.notice(Notice("cannot-start", peer=peer, error=why))
-                with trio.CancelScope(shield=True):  # the joiner is told, not left guessing
-                    await loop.refuse(stream, "busy", f"the host cannot write a transcript: {why}")
-                return
-            slot = GameSlot(local.session, peer=peer)
-            loop.games.append(slot)
-            if len(loop.games) >= listen.capacity:
-                await set_listed(False)  # no place left: off the lobby
-            if report.on_path is not None:
-                report.on_path(reach.path_of(stream), reach.peer_of(stream, peer))
-            strat, hook = players() if players is not None else (strategy, report.on_event)
-            outcome: GameOutcome | None = None
-            try:
-                with slot.scope:
-                    async with stream:
-                        outcome = await play_game(
-                            stream,
-                            local.session,
-                            strat,
-                            **settings.clocks(),
-                            on_event=hook,
-                            stop=stop,
-                            prefix=first,
-                            reconnector=slot.reconnector,
-                            before_send=local.sync,
-                            on_evidence=local.keep_evidence,
-                        )
-            finally:
-                if prev is not None:
-                    started_with[prev] = _started(local.session)
-                local.close()
-                loop.games.remove(slot)
-                await slot.reconnector.aclose()
-                if (
-                    loop.accepting
-                    and not stop.is_set()
-                    and (forever or not _started(local.session))
-                ):
-                    with trio.CancelScope(shield=True), trio.move_on_after(5):
-                        await set_listed(True)  # a place is free again
-            if outcome is None or (not _started(local.session) and not stop.is_set()):
-                local.discard()
-                if outcome is None:
-                    return  # replaced by a new joiner before the game started
-                report.notice(
-                    Notice(
-                        "no-game",
-                        peer=peer,
-                        text=outcome.message,
-                        outcome_kind=outcome.kind,
-                        outcome_facts=dict(outcome.facts),
+    async def play_linked(self, stream: trio.abc.Stream, first: bytes, peer: str) -> None:
+        loop, report, stop = self.loop, self.report, self.stop
+        prev = _hello_prev(first)
+        try:
+            local = self.open_game()
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            report.notice(Notice("cannot-start", peer=peer, error=why))
+            with trio.CancelScope(shield=True):  # the joiner is told, not left guessing
+                await loop.refuse(stream, "busy", f"the host cannot write a transcript: {why}")
+            return
+        slot = GameSlot(local.session, peer=peer)
+        loop.games.append(slot)
+        if len(loop.games) >= self.listen.capacity:
+            await self.set_listed(False)  # no place left: off the lobby
+        if report.on_path is not None:
+            report.on_path(self.reach.path_of(stream), self.reach.peer_of(stream, peer))
+        players = self.players
+        strat, hook = players() if players is not None else (self.strategy, report.on_event)
+        outcome: GameOutcome | None = None
+        try:
+            with slot.scope:
+                async with stream:
+                    outcome = await play_game(
+                        stream,
+                        local.session,
+                        strat,
+                        **self.settings.clocks(),
+                        on_event=hook,
+                        stop=stop,
+                        prefix=first,
+                        reconnector=slot.reconnector,
+                        before_send=local.sync,
+                        on_evidence=local.keep_evidence,
                     )
+        finally:
+            if prev is not None:
+                self.started_with[prev] = _started(local.session)
+            local.close()
+            loop.games.remove(slot)
+            await slot.reconnector.aclose()
+            if (
+                loop.accepting
+                and not stop.is_set()
+                and (self.forever or not _started(local.session))
+            ):
+                with trio.CancelScope(shield=True), trio.move_on_after(5):
+                    await self.set_listed(True)  # a place is free again
+        self.game_ended(local, outcome, stream, peer)
+
+    def game_ended(
+        self, local: LocalGame, outcome: GameOutcome | None, stream: trio.abc.Stream, peer: str
+    ) -> None:
+        """File the outcome of a game played on ``stream`` (or drop a game that never
+        started); without ``forever`` the first game's end ends the host."""
+        report = self.report
+        if outcome is None or (not _started(local.session) and not self.stop.is_set()):
+            local.discard()
+            if outcome is None:
+                return  # replaced by a new joiner before the game started
+            report.notice(
+                Notice(
+                    "no-game",
+                    peer=peer,
+                    text=outcome.message,
+                    outcome_kind=outcome.kind,
+                    outcome_facts=dict(outcome.facts),
                 )
-                return
-            outcome = replace(outcome, transcript=local.transcript, path=reach.path_of(stream))
-            outcomes.append(outcome)
-            if outcome.complete and local.session.peer_fingerprint is not None:
-                finished_with[local.session.game_id] = (
-                    local.session.peer_fingerprint,
-                    local.session.game.first_dealer,
-                    local.session.series.match,
-                )
-            if report.on_outcome is not None:
-                report.on_outcome(outcome)
-            if not forever:
-                loop.accepting = False
-                finished.set()
-
-        loop = HostLoop(
-            reach,
-            identity,
-            start,
-            hello_timeout=settings.hello_timeout,
-            capacity=listen.capacity,
-            allow=listen.allow,
-            on_notice=report.on_notice,
-        )
-        if report.on_invite is not None:
-            report.on_invite(invite)
-        await set_listed(True)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(loop.serve)
-
-            async def until_stopped() -> None:
-                await stop.wait()
-                loop.accepting = False
-                while loop.running:  # running games end themselves with a signed quit
-                    await trio.sleep(0.05)
-                finished.set()
-
-            nursery.start_soon(until_stopped)
-            await finished.wait()
-            nursery.cancel_scope.cancel()
-    if outcomes and not forever:
-        return outcomes[0]
-    if outcomes:
-        return outcomes[-1]
-    return GameOutcome.told(End.QUIT, "nobody-joined", {}, me=Player.P1)
+            )
+            return
+        outcome = replace(outcome, transcript=local.transcript, path=self.reach.path_of(stream))
+        self.outcomes.append(outcome)
+        if outcome.complete and local.session.peer_fingerprint is not None:
+            self.finished_with[local.session.game_id] = (
+                local.session.peer_fingerprint,
+                local.session.game.first_dealer,
+                local.session.series.match,
+            )
+        if report.on_outcome is not None:
+            report.on_outcome(outcome)
+        if not self.forever:
+            self.loop.accepting = False
+            self.finished.set()
 
 
 def _hello_prev(first: bytes) -> bytes | None:

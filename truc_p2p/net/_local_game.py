@@ -21,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -128,28 +128,37 @@ def relay_claim(identity: Ed25519PrivateKey, nonce: bytes) -> bytes:
     return hashlib.sha256(signature).digest()[:CLAIM_LEN]
 
 
+class GameKnobs(TypedDict, total=False):
+    """What :func:`prepare_game` hands the session as is (left out: the session's
+    default): the game proposed, our name, the peer key we expect, and whether we
+    take a linked game (``accept_series``)."""
+
+    ruleset: Ruleset | None
+    name: str
+    audit: str
+    deck: str
+    pipeline: bool | None
+    early: bool | None
+    series: Series | None
+    accept_series: Callable[[Series, str], bool] | None
+    expected_peer_fingerprint: str | None
+
+
 def prepare_game(
     *,
     identity: Ed25519PrivateKey,
     role: Player,
     transcript: str | os.PathLike[str] | None,
-    ruleset: Ruleset | None = None,
-    name: str = "player",
-    audit: str = "game",
     secret: bytes | None = None,
     fsync: bool = True,
     lazy_sync: bool = True,
-    expected_peer_fingerprint: str | None = None,
-    deck: str = "v2",
-    pipeline: bool | None = None,
     meta: dict[str, Any] | None = None,
-    early: bool | None = None,
-    series: Series | None = None,
-    accept_series: Callable[[Series, str], bool] | None = None,
+    **game: Unpack[GameKnobs],
 ) -> LocalGame:
     """Create a session recording into ``transcript`` (``None``: no files).
 
-    ``early`` proposes early cards (wire.md 6a; ``None``: the session's default).
+    ``game`` (:class:`GameKnobs`) goes to the session: ``early`` proposes early
+    cards (wire.md 6a; ``None``: the session's default), and so on.
 
     The 32-byte ``secret`` (fresh random by default) is written to
     ``<transcript>.secret`` with mode 0600; it is never printed or logged.  ``meta``
@@ -173,17 +182,9 @@ def prepare_game(
         identity=identity,
         role=role,
         secret=secret,
-        ruleset=ruleset,
-        name=name,
-        audit=audit,
         record=writer.append if writer is not None else None,
-        expected_peer_fingerprint=expected_peer_fingerprint,
-        deck=deck,
-        pipeline=pipeline,
-        early=early,
-        series=series,
-        accept_series=accept_series,
         heartbeat=True,  # we speak heartbeats (wire.md 11.1, 13.6): our hello says so
+        **game,
     )
     return LocalGame(session, path, writer)
 

@@ -15,6 +15,7 @@ import ipaddress
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from dataclasses import dataclass
 
 import trio
 
@@ -26,7 +27,19 @@ from truc_p2p.net._portmap import PortMapping, map_port
 from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
 from truc_p2p.net._tcp import GameListener
 
-__all__ = ["Reach", "open_reach"]
+__all__ = ["Reach", "RelaySpot", "open_reach"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RelaySpot:
+    """Where a host registers with a relay: its ``address`` (host, port), the
+    ``claim`` that fixes the relay code (``None``: a fresh one), and whether a relay
+    that cannot be reached is an error (``required``) or tried again in the
+    background."""
+
+    address: tuple[str, int]
+    claim: bytes | None = None
+    required: bool = True
 
 
 def _is_loopback(bind: str | None) -> bool:
@@ -128,24 +141,23 @@ async def open_reach(
     listener: GameListener,
     *,
     fingerprint: str,
-    name: str = "host",
     advertise: str | None = None,
-    relay: tuple[str, int] | None = None,
-    relay_claim: bytes | None = None,
-    relay_required: bool = True,
+    relay: RelaySpot | None = None,
     portmap: bool = True,
-    announce: bool = True,
+    announce_as: str | None = "host",
     settings: dict[str, str] | None = None,
     on_notice: Callable[[str], None] | None = None,
 ) -> AsyncIterator[Reach]:
     """Set up the extras (each skipped on a loopback bind) and yield the :class:`Reach`.
 
-    A relay that cannot be reached raises :class:`~truc_p2p.net.ConnectError`
-    (an ``OSError``) unless not ``relay_required`` (then it is tried again in
-    the background); ``relay_claim`` fixes the relay code
-    (:func:`~truc_p2p.net.open_rendezvous`), and a lost relay is registered
-    with again, ``on_notice`` hearing about it; a router without port mapping or a LAN without
-    multicast is skipped (``on_notice`` hears what the router did).
+    ``relay`` registers with a relay; one that cannot be reached raises
+    :class:`~truc_p2p.net.ConnectError` (an ``OSError``) unless not
+    ``relay.required`` (then it is tried again in the background); ``relay.claim``
+    fixes the relay code (:func:`~truc_p2p.net.open_rendezvous`), and a lost relay
+    is registered with again, ``on_notice`` hearing about it.  ``portmap`` asks the
+    router to forward the port; ``announce_as`` is the name the game is announced
+    under on the LAN (``None``: no announcement).  A router without port mapping or
+    a LAN without multicast is skipped (``on_notice`` hears what the router did).
     """
     reach = Reach(listener, fingerprint, advertise, HostSettings.from_fields(settings or {}))
     local_only = _is_loopback(listener.bind)
@@ -153,7 +165,7 @@ async def open_reach(
         if relay is not None:
             reach.rendezvous = await stack.enter_async_context(
                 open_rendezvous(
-                    relay, claim=relay_claim, on_notice=on_notice, required=relay_required
+                    relay.address, claim=relay.claim, on_notice=on_notice, required=relay.required
                 )
             )
         if portmap and not local_only and not advertise:
@@ -167,7 +179,7 @@ async def open_reach(
                         method=m.method,
                     )
                 )
-        if announce and not local_only:
+        if announce_as is not None and not local_only:
             addresses = [
                 a for a, _ in listener.addresses if _is_ip(a) and a not in ("::", "0.0.0.0")
             ]
@@ -176,7 +188,7 @@ async def open_reach(
             if addresses:
                 await stack.enter_async_context(
                     advertise_game(
-                        name=name,
+                        name=announce_as,
                         port=listener.port,
                         fingerprint=fingerprint,
                         addresses=addresses,

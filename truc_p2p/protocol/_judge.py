@@ -3,10 +3,12 @@
 Where a receiver and a referee must reach the same verdict on the same
 bytes, they call one function here rather than keeping two copies in step:
 what a hello's terms are and whether they are well formed, whether the
-responder's answer the initiator's (wire.md section 4), who may resign where and
-what a resignation records, and that a game has one ending (section 8).
-``tests/protocol/test_protocol_one_judge.py`` feeds both the same hostile
-messages and checks that they agree.
+responder's answer the initiator's (wire.md section 4), whose turn it is and
+which message is due (section 5), who may resign where and what a resignation
+records, and that a game has one ending (section 8).
+``tests/protocol/test_protocol_one_judge.py`` and
+``tests/protocol/test_protocol_turn_agreement.py`` feed both the same hostile
+messages and check that they agree.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from truc_p2p.protocol._errors import MalformedMessageError, UnexpectedMessageError
-from truc_p2p.protocol._state import Stage
+from truc_p2p.protocol._errors import (
+    MalformedMessageError,
+    OutOfTurnError,
+    UnexpectedMessageError,
+)
+from truc_p2p.protocol._state import STAGES, Stage, due_stage, expected_sender
 from truc_p2p.protocol._values import parse_options, resignable, without_early
 from truc_p2p.protocol._wire import Envelope
-from truc_p2p.rules import Game, Ruleset
+from truc_p2p.rules import Game, Player, Ruleset
 
 __all__ = [
     "HelloTerms",
@@ -27,6 +33,7 @@ __all__ = [
     "check_not_ended",
     "check_options",
     "check_resignation",
+    "check_turn",
     "hello_terms",
     "hellos_agree",
     "mark_before",
@@ -106,6 +113,42 @@ def check_not_ended(stage: Stage, ending: str, env: Envelope) -> None:
         )
     after = "the co-signed result" if stage is Stage.DONE else ending
     raise UnexpectedMessageError(f"message after {after}", evidence=(env.raw,))
+
+
+def check_turn(
+    stage: Stage,
+    env: Envelope,
+    *,
+    game: Game | None,
+    hand_ender: Player | None,
+    predeal: int | None,
+    rest_final: bool,
+    message_no: int | None = None,
+) -> Stage:
+    """The stage whose message ``env`` is (an owed interjection of ``stage`` or
+    ``stage`` itself, :func:`~._state.due_stage`), or the error: ``unexpected-message``
+    once the game ended, ``out-of-turn`` from a player who is not due, and
+    ``unexpected-message`` for a type other than the one due.  ``env``'s signature,
+    chain and payload shape are checked before, by the caller."""
+    evidence = (env.raw,)
+    if stage not in STAGES:
+        raise UnexpectedMessageError(
+            f"{env.type!r} after the game ended", evidence=evidence, message_no=message_no
+        )
+    due = due_stage(stage, game, hand_ender, predeal, rest_final=rest_final)
+    sender = expected_sender(due, game, hand_ender)
+    mtype = STAGES[due][1]
+    if env.sender != sender:
+        raise OutOfTurnError(
+            f"player {env.sender} sent {env.type!r}; player {sender} was due to send {mtype!r}",
+            evidence=evidence,
+            message_no=message_no,
+        )
+    if env.type != mtype:
+        raise UnexpectedMessageError(
+            f"{env.type!r} where {mtype!r} is due", evidence=evidence, message_no=message_no
+        )
+    return due
 
 
 @dataclass(frozen=True)

@@ -17,18 +17,13 @@ from truc_p2p.protocol._errors import (
     CheatDetectedError,
     IllegalMoveError,
     MalformedMessageError,
-    OutOfTurnError,
     RemoteProtocolError,
-    UnexpectedMessageError,
 )
-from truc_p2p.protocol._judge import check_not_ended
+from truc_p2p.protocol._judge import check_not_ended, check_turn
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import (
-    INTERJECTIONS,
-    STAGES,
     Cond,
     Stage,
-    due_stage,
     expected_sender,
     next_stage,
 )
@@ -178,7 +173,7 @@ class RefereeState:
         self.stage = Stage.ABORTED
 
     def step(self, env: Envelope) -> None:
-        ev, n = (env.raw,), env.seq
+        n = env.seq
         # One ending per game: nothing after it, and no abort or resignation ends it again.
         check_not_ended(self.stage, "a resignation" if self.resigned else "an abort", env)
         if env.type == MessageType.ABORT and env.payload["reason"] == "resign":
@@ -202,23 +197,16 @@ class RefereeState:
                     self.refused_by = due
             self.stage = Stage.ABORTED
             return
+        rest_final = len(self.features) == 2 and all(f & FEATURE_REST_FINAL for f in self.features)
+        self.stage = check_turn(
+            self.stage,
+            env,
+            game=self.game,
+            hand_ender=self.hand_ender,
+            predeal=self.predeal,
+            rest_final=rest_final,
+        )
         sender = Player(env.sender)
-        if self.stage in INTERJECTIONS:
-            rest_final = len(self.features) == 2 and all(
-                f & FEATURE_REST_FINAL for f in self.features
-            )
-            self.stage = due_stage(
-                self.stage, self.game, self.hand_ender, self.predeal, rest_final=rest_final
-            )
-        due = expected_sender(self.stage, self.game, self.hand_ender)
-        mtype = STAGES[self.stage][1]
-        if sender != due:
-            raise OutOfTurnError(
-                f"player {sender} sent {env.type!r}; player {due} was due to send {mtype!r}",
-                evidence=ev,
-            )
-        if env.type != mtype:
-            raise UnexpectedMessageError(f"{env.type!r} where {mtype!r} is due", evidence=ev)
         getattr(self, "on_" + env.type)(env, sender)
 
     def advance(self, holds: dict[Cond, bool] | None = None) -> None:

@@ -69,6 +69,7 @@ from truc_p2p.protocol._events import (
     PeerAborted,
     SessionEvent,
 )
+from truc_p2p.protocol._judge import check_turn
 from truc_p2p.protocol._messages import (
     DECK_VERSIONS,
     MessageType,
@@ -79,9 +80,7 @@ from truc_p2p.protocol._restore import deck_settings, own_features, own_series, 
 from truc_p2p.protocol._session_control import ControlSide
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
-    STAGES,
     Stage,
-    expected_sender,
 )
 from truc_p2p.protocol._values import (
     AUDIT_MODES,
@@ -492,22 +491,15 @@ class Session(ControlSide):
             return
         self._chain.check_next(env)
         validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
-        if self.stage not in STAGES:
-            raise UnexpectedMessageError(
-                f"{env.type!r} after the game ended", evidence=evidence, message_no=n
-            )
-        due = self._due_stage()
-        _, mtype, _ = STAGES[due]
-        if expected_sender(due, self._game, self._hand_ender) != self.me.other:
-            raise OutOfTurnError(
-                f"{env.type!r} while it is our turn ({self.stage.value})",
-                evidence=evidence,
-                message_no=n,
-            )
-        if env.type != mtype:
-            raise UnexpectedMessageError(
-                f"{env.type!r} where {mtype!r} is due", evidence=evidence, message_no=n
-            )
+        check_turn(
+            self.stage,
+            env,
+            game=self._game,
+            hand_ender=self._hand_ender,
+            predeal=self._pipeline.on_chain,
+            rest_final=self.rest_final,
+            message_no=n,
+        )
 
     # -- applying messages ---------------------------------------------------------
 

@@ -1,0 +1,193 @@
+"""Judging one played interop case from both sides' transcripts (each checked by
+:func:`~truc_p2p.protocol.verify_transcript` and against the other), the
+runner's outcomes and the case's own criteria (``protocol_spec/interop.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from truc_p2p.interop._cases import Case
+from truc_p2p.interop._play_case import Played
+from truc_p2p.net import (
+    End,
+)
+from truc_p2p.protocol import (
+    VerifyReport,
+    decode_envelope,
+    verify_transcript,
+)
+from truc_p2p.rules import Player
+from truc_p2p.transcript import read_transcript
+
+__all__ = ["judge"]
+
+
+@dataclass(frozen=True)
+class _Transcript:
+    path: Path
+    envelopes: list[bytes]
+    report: VerifyReport
+
+
+def _read(path: Path) -> _Transcript | None:
+    try:
+        envelopes = read_transcript(path)
+    except (OSError, ValueError):
+        return None
+    return _Transcript(path, envelopes, verify_transcript(envelopes))
+
+
+def _peer_transcripts(folder: Path) -> dict[str, _Transcript]:
+    found: dict[str, _Transcript] = {}
+    for path in sorted(folder.rglob("*.truc")):
+        t = _read(path)
+        if t is not None and t.report.game_id is not None:
+            found.setdefault(t.report.game_id, t)
+    return found
+
+
+def _why(t: _Transcript) -> str:
+    r = t.report
+    return r.error or r.ended_by or r.status
+
+
+def _first_difference(a: list[bytes], b: list[bytes]) -> int | None:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+def judge(case: Case, role: str, played: Played, peer_dir: Path) -> tuple[str, str]:
+    """``(result, detail)`` of one played case."""
+    if played.rc == 127:
+        return "unsupported", "the peer does not support this case (exit 127)"
+    stats = played.proxy.stats if played.proxy is not None else None
+    seen = (
+        f" ({stats.connections} connections, {stats.from_peer} frames from the peer)"
+        if stats is not None
+        else ""
+    )
+    if played.error is not None:
+        return "fail", played.error
+    peer_seat = Player.P1 if role == "host" else Player.P0
+    runner_seat = peer_seat.other
+    peers = _peer_transcripts(peer_dir)
+    if case.link == "forge" and not played.hung:
+        return _judge_cheat(played, peers, peer_seat, runner_seat)
+    if played.hung:
+        return "fail", f"the case did not end within its time limit{seen}"
+    if played.runner_stuck:
+        return "fail", f"the peer exited (status {played.rc}) before the game ended{seen}"
+    outcomes = played.outcomes
+    if not outcomes:
+        return "fail", f"no game was played (peer exit {played.rc}){seen}"
+    games: list[tuple[_Transcript, _Transcript]] = []
+    for number, outcome in enumerate(outcomes, 1):
+        where = f"game {number}" if len(outcomes) > 1 else "the game"
+        mine = _read(outcome.transcript) if outcome.transcript is not None else None
+        if mine is None or mine.report.game_id is None:
+            return "fail", f"{where} did not start: {outcome.message}"
+        theirs = peers.get(mine.report.game_id)
+        if mine.report.status != "complete":
+            return "fail", f"{where} did not finish: {outcome.message}"
+        if theirs is None:
+            return "fail", f"the peer wrote no transcript of {where} in TRUC_OUT"
+        if theirs.report.status != "complete":
+            return "fail", f"the peer's transcript of {where} does not verify: {_why(theirs)}"
+        diff = _first_difference(mine.envelopes, theirs.envelopes)
+        if diff is not None:
+            return "fail", f"the two transcripts of {where} differ from message {diff}"
+        games.append((mine, theirs))
+    reason = _criteria(case, played, games, peer_seat, runner_seat)
+    if reason is not None:
+        return "fail", reason
+    if played.peer_stuck:
+        return "fail", "the games verify but the peer did not exit after them"
+    if played.rc != 0:
+        return "fail", f"the games verify but the peer exited with status {played.rc}"
+    return "pass", _summary(played, games)
+
+
+def _criteria(
+    case: Case,
+    played: Played,
+    games: list[tuple[_Transcript, _Transcript]],
+    peer_seat: Player,
+    runner_seat: Player,
+) -> str | None:
+    outcomes = played.outcomes
+    stats = played.proxy.stats if played.proxy is not None else None
+    last = games[-1][0].report
+    if case.games == "one" and len(games) != 1:
+        return f"{len(games)} games were played, not one"
+    if case.games == "rematch" and len(games) != 2:
+        return f"{len(games)} game(s) of the rematch were played, not 2"
+    if case.games == "match3":
+        wins = [g[0].report.winner for g in games]
+        if max(wins.count(0), wins.count(1)) < 2:
+            return f"the match ended after {len(games)} games without a winner of two"
+    if case.peer_wants is not None:
+        kind = case.peer_wants
+        if not any(p == int(peer_seat) and a.kind is kind for p, a in last.moves):
+            return f"the peer never played {kind.value!r}"
+    if case.peer_resigns is not None and (
+        outcomes[0].end is not End.OPPONENT_RESIGNED or last.resigned_by != int(peer_seat)
+    ):
+        return f"the peer did not resign: {outcomes[0].message}"
+    if case.runner_resigns is not None and last.resigned_by != int(runner_seat):
+        return f"the runner's resignation is not in the transcripts: {outcomes[0].message}"
+    if case.link is not None and played.link_conn is None:
+        return "the runner sent too few messages to cut or damage (the game ended first)"
+    moved_on = stats is not None and stats.connections > (played.link_conn or 0)
+    if case.link == "cut" and not moved_on:
+        return "the game finished without a new connection after the cut"
+    if case.link == "damage" and not moved_on:
+        return "the peer did not drop the link that carried a damaged frame"
+    if case.runner_thinks and stats is not None:
+        thought = next((s.thought for s in played.scripts if s.thought), None)
+        if thought is None:
+            return "the runner never thought (the game ended first)"
+        start, end = thought
+        again = [t for t in stats.opened if t >= start]
+        if again:
+            return f"the link was lost during the runner's think ({len(again)} new connections)"
+        beats = [t for t in stats.peer_heartbeats if start <= t <= end]
+        if not beats:
+            return f"the peer sent no heartbeat during the runner's {end - start:.0f} s think"
+    return None
+
+
+def _summary(played: Played, games: list[tuple[_Transcript, _Transcript]]) -> str:
+    stats = played.proxy.stats if played.proxy is not None else None
+    messages = sum(len(g[0].envelopes) for g in games)
+    text = f"{len(games)} game{'s' if len(games) > 1 else ''}, {messages} messages, both verify"
+    if stats is not None and stats.connections > len(games):
+        text += f", {stats.connections} connections"
+    return text
+
+
+def _judge_cheat(
+    played: Played, peers: dict[str, _Transcript], peer_seat: Player, runner_seat: Player
+) -> tuple[str, str]:
+    if not played.forged:
+        return "fail", "the runner sent no shuffle proof to forge"
+    kept = [f for f in played.forged if decode_envelope(f).game_id.hex() in peers]
+    if not kept:
+        return "fail", "the peer wrote no transcript of the game in TRUC_OUT"
+    forged = kept[-1]
+    theirs = peers[decode_envelope(forged).game_id.hex()]
+    report = theirs.report
+    if report.status == "complete":
+        return "fail", "the peer accepted the forged proof and finished the game"
+    if forged not in theirs.envelopes:
+        return "fail", "the peer's transcript does not keep the forged message as evidence"
+    if report.status != "violation" or report.culprit != int(runner_seat):
+        return "fail", f"the peer's transcript does not prove the runner cheated: {_why(theirs)}"
+    if report.aborted_by != int(peer_seat) or report.abort_reason != "cheat":
+        return "fail", "the peer did not end the game with a signed abort 'cheat'"
+    if played.rc != 0:
+        return "fail", f"the peer ended the game as a cheat but exited with status {played.rc}"
+    return "pass", f"abort 'cheat' at message {len(theirs.envelopes) - 1}: {report.error_code}"
