@@ -57,7 +57,7 @@ from truc_p2p.net import (
     find_games,
     join_game,
 )
-from truc_p2p.ui import _, with_terminal
+from truc_p2p.ui import _, notice_text, with_terminal
 
 __all__ = ["register"]
 
@@ -353,7 +353,11 @@ def _join(opts: GameOptions, record: MatchRecord | None = None) -> int:
                 storage=Storage(
                     out_dir=opts.out, meta={**_meta(opts, name, ident), **_match_meta(record, opts)}
                 ),
-                report=Reporting(on_event=hook, on_path=on_path),
+                report=Reporting(
+                    on_event=hook,
+                    on_path=on_path,
+                    on_notice=lambda text: print(notice_text(text), file=sys.stderr, flush=True),
+                ),
                 stop=stop,
             )
             if not record.played or outcome.end is not End.CONNECTION_FAILED:

@@ -226,6 +226,7 @@ async def host_game(
                             reconnector=slot.reconnector,
                             before_send=local.sync,
                             on_evidence=local.keep_evidence,
+                            away_file=local.away_file,
                         )
             finally:
                 if prev is not None:

@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
+from truc_p2p.net._reconnect import away_path_for
 from truc_p2p.net._relay_wire import CLAIM_LEN
 from truc_p2p.protocol import (
     RemoteProtocolError,
@@ -70,6 +71,11 @@ class LocalGame:
     @property
     def secret_path(self) -> Path | None:
         return None if self.transcript is None else secret_path_for(self.transcript)
+
+    @property
+    def away_file(self) -> Path | None:
+        """Where the away time used is kept for a restart (wire.md 13.4)."""
+        return None if self.transcript is None else away_path_for(self.transcript)
 
     def close(self) -> None:
         if self.writer is not None:
@@ -184,6 +190,7 @@ def prepare_game(
         series=series,
         accept_series=accept_series,
         heartbeat=True,  # we speak heartbeats (wire.md 11.1, 13.6): our hello says so
+        resume_clock=True,  # and our resumes carry the clock (wire.md 11.1, 13.1)
     )
     return LocalGame(session, path, writer)
 

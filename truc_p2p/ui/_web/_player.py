@@ -242,6 +242,7 @@ class WebPlayer:
             self.on_disconnect(event.seconds_left)
             return
         if isinstance(event, PeerReconnected):
+            self.model.resumed(event.time_left)  # the opponent's clock of our move
             self.on_reconnect()
             return
         self._games[-1].append(event)
