@@ -246,6 +246,12 @@ class _GameLoop:
             await self.keeper.send(data)
             self._restart_clock()
 
+    def _tell_turn_clock(self) -> None:
+        """After a resume, tell the screen what the opponent's clock leaves our move."""
+        clock = self.keeper.turn_clock()
+        if clock is not None:
+            self._notify(clock)
+
     def _notify(self, event: Event | SessionEvent | NetEvent) -> None:
         if self.on_event is not None:
             self.on_event(event)
@@ -271,6 +277,7 @@ class _GameLoop:
         s = self.session
         game = s.game
         self._timing = False  # the opponent times us now, not we it
+        self._tell_turn_clock()
         interrupt: list[GameOutcome | RemoteProtocolError] = []
         action: Action | None = None
         quit_game = False
@@ -350,6 +357,7 @@ class _GameLoop:
                     interrupt.append(ended)
                     scope.cancel()
                     return
+                self._tell_turn_clock()  # we are still choosing: the peer's clock of it
                 if self._pending:  # events queued before the drop
                     scope.cancel()
                     return

@@ -73,6 +73,7 @@ __all__ = [
     "Reconnector",
     "SessionClosed",
     "Takeover",
+    "TurnClock",
     "away_path_for",
     "read_away",
     "write_away",
@@ -113,16 +114,31 @@ class PeerReconnected(NetEvent):
 
     ``we_came_back`` is true when this side restarted (``truc-p2p resume``, or the
     same command again) and this is its first connection: nobody else came back.
-    ``time_left`` is the seconds the opponent's turn clock leaves us for the move
-    due, from its ``resume`` (wire.md 13.1, 13.5: its clock is the one that counts),
-    ``None`` when it does not time us or did not say (an older peer).
     """
 
     after: float
     resent: int
     received_again: int
     we_came_back: bool = False
-    time_left: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnClock(NetEvent):
+    """Our move due is the one the opponent's turn clock timed when the link dropped:
+    it leaves us ``seconds_left`` (wire.md 13.1, 13.5: the opponent's clock is the one
+    that counts), told after a resume once the turn is ours, before we choose."""
+
+    seconds_left: float
+
+
+@dataclass(frozen=True)
+class _PeerClock:
+    """The peer's ``left`` for us after a resume: ``seconds`` as of trio time ``at``,
+    for our move at chain position ``position`` (its *have*)."""
+
+    seconds: float
+    position: int
+    at: float
 
 
 class Reconnector(Protocol):
@@ -299,6 +315,8 @@ class LinkKeeper:
         #: What our turn clock left the player it timed when the link dropped (for
         #: our ``resume``, wire.md 13.1); ``None``: we timed nobody.
         self._clock_left: float | None = None
+        #: The peer's clock of our move from its last resume, until the loop takes it.
+        self._peer_clock: _PeerClock | None = None
         #: When the wait of the drop in progress ends (grace or budget, the earlier).
         self._wait_until = math.inf
         self._peer_beats = False  # the peer sent heartbeats on an earlier link
@@ -476,6 +494,18 @@ class LinkKeeper:
             return await self._end(Abandoned(self._wait_until - now, budget=self._away_budget))
         return await self._end(Abandoned(self._grace))
 
+    def turn_clock(self) -> TurnClock | None:
+        """The peer's clock of the move we are about to choose, if its last resume
+        timed this very move: our chain is at the peer's *have* (an envelope of ours
+        in between, an automatic one, started a new turn there: its value is moot)."""
+        clock, held = self._peer_clock, self.session.transcript_messages
+        if clock is None or held < clock.position:
+            return None  # not there yet (its envelopes we lacked are on their way)
+        self._peer_clock = None
+        if held > clock.position:
+            return None
+        return TurnClock(seconds_left=max(0.0, clock.seconds - (trio.current_time() - clock.at)))
+
     def _keep_away(self) -> None:
         """Keep the away time used beside the transcript (a restart goes on from it)."""
         if self._away_file is not None:
@@ -586,13 +616,17 @@ class LinkKeeper:
                     self._keep_away()
                     self._resumed_at = trio.current_time()  # the grace clock stops later
                     mine = event.time_left_ms
+                    self._peer_clock = (
+                        None
+                        if mine is None
+                        else _PeerClock(mine / 1000, event.peer_has, trio.current_time())
+                    )
                     self._notify(
                         PeerReconnected(
                             after=after,
                             resent=event.resent,
                             received_again=max(0, event.peer_has - event.we_have),
                             we_came_back=self._restarted,
-                            time_left=None if mine is None else mine / 1000,
                         )
                     )
                     self._restarted = False

@@ -25,7 +25,7 @@ from typing import ClassVar, Protocol, TextIO
 
 import trio
 
-from truc_p2p.net import NetEvent, PeerReconnected, QuitGame
+from truc_p2p.net import NetEvent, QuitGame, TurnClock
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import (
     Acted,
@@ -439,8 +439,9 @@ class TerminalPlayer:
         if isinstance(event, GameEnded):
             self.write("== " + model.game_ended(event))
             return
-        if isinstance(event, PeerReconnected):  # the opponent's clock of our move
-            model.resumed(event.time_left)
+        if isinstance(event, TurnClock):  # after a resume: the opponent's clock of our move
+            model.resumed(event.seconds_left)
+            return
         told = describe(event, voice, self.tally, verbose=self.verbose)
         if told:
             self.write(told)

@@ -41,7 +41,7 @@ from typing import Any, Protocol
 import trio
 
 from truc_p2p.bots import LEVELS
-from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame
+from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame, TurnClock
 from truc_p2p.protocol import (
     AuditPassed,
     CardsDealt,
@@ -242,8 +242,10 @@ class WebPlayer:
             self.on_disconnect(event.seconds_left)
             return
         if isinstance(event, PeerReconnected):
-            self.model.resumed(event.time_left)  # the opponent's clock of our move
             self.on_reconnect()
+            return
+        if isinstance(event, TurnClock):  # after a resume: the opponent's clock of our move
+            self.model.resumed(event.seconds_left)
             return
         self._games[-1].append(event)
         if isinstance(event, GameStarted):
