@@ -97,7 +97,12 @@ class LocalGame:
         self.close()
         if self.transcript is None:
             return
-        for path in (self.transcript, self.secret_path, meta_path_for(self.transcript)):
+        for path in (
+            self.transcript,
+            self.secret_path,
+            meta_path_for(self.transcript),
+            self.away_file,
+        ):
             if path is not None:
                 path.unlink(missing_ok=True)
 
