@@ -39,6 +39,7 @@ from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
     FrameBuffer,
+    ResumeClock,
     Resumed,
     Session,
     YourTurn,
@@ -98,9 +99,12 @@ def _play(
     ruleset: Any,
     choose: Callable[[Session, YourTurn, int], Any],
     cut: Cut,
+    clock: tuple[ResumeClock, ResumeClock] | None = None,
 ) -> dict[str, Any]:
     """Play a scripted game whose connection drops once, on the first flight ``cut``
-    picks (that flight is lost), and is resumed; return the vector's common fields."""
+    picks (that flight is lost), and is resumed; return the vector's common fields.
+    With ``clock`` both hellos announce the clock in resume (wire.md 13.1) and each
+    side's resume carries its clock."""
     keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
     secrets = [_fixed(f"{tag}secret{p}") for p in (0, 1)]
     nonces = [_fixed(f"{tag}nonce{p}")[:16] for p in (0, 1)]
@@ -119,12 +123,14 @@ def _play(
             early=False if deck == "v2" else None,  # the vectors predate early cards
             rest_final=False,  # and the rest-final rule (wire.md section 6b)
             early_redeal=False,  # and early redeal cards (wire.md section 6a)
+            resume_clock=clock is not None,
         )
         for p in (Player.P0, Player.P1)
     }
     wire: dict[Player, bytes] = {Player.P0: b"", Player.P1: b""}  # bytes towards p
     control: list[dict[str, Any]] = []
     resent: list[str] = []
+    resumed: list[dict[str, Any]] = []
     actions: list[list[Any]] = []
     cut_done = False
 
@@ -136,7 +142,8 @@ def _play(
         cut_done = True
         for p in (Player.P0, Player.P1):
             wire[p] = b""
-            sessions[p].reconnect(nonces[p], dialer=p is Player.P0)
+            given = None if clock is None else clock[p]
+            sessions[p].reconnect(nonces[p], dialer=p is Player.P0, clock=given)
         first = sessions[Player.P0].data_to_send()
         control.append({"sender": 0, "hex": split_frames(first)[0].hex()})
         wire[Player.P1] += first
@@ -155,6 +162,16 @@ def _play(
             event = s.next_event()
             out = s.data_to_send()
             if isinstance(event, Resumed):
+                resumed.append(
+                    {
+                        "player": int(me),
+                        "peer_has": event.peer_has,
+                        "we_have": event.we_have,
+                        "peer_left": event.peer_left,
+                        "peer_away": event.peer_away,
+                        "time_left_ms": event.time_left_ms,
+                    }
+                )
                 for raw in split_frames(out):
                     env = decode_envelope(raw)
                     if env.type == "resume":
@@ -182,7 +199,9 @@ def _play(
     assert transcripts[Player.P0] == transcripts[Player.P1]
     result = sessions[Player.P0].result
     assert result is not None
+    extra = {} if clock is None else {"resumed": sorted(resumed, key=lambda r: r["player"])}
     return {
+        **extra,
         "identities": [k.private_bytes_raw().hex() for k in keys],
         "secrets": [x.hex() for x in secrets],
         "nonces": [n.hex() for n in nonces],
@@ -248,6 +267,66 @@ def resume_vector_v2() -> dict[str, Any]:
         "cut": {"hand": hand, "predeal": predeal, "lost": lost},
         **played,
     }
+
+
+def resume_clock_vector() -> dict[str, Any]:
+    """resume_clock_v1.json: resume_v2.json's cut with the clock in resume (13.1)."""
+    gen = _generator()
+    # Both sides time the other at the cut (each holds a flight the other lacks):
+    # the dialer sent the lost envelope and times the responder; the responder
+    # still waits for that move and times the initiator.
+    clock = (ResumeClock(left_ms=251_500, away_ms=12_250), ResumeClock(left_ms=187_000))
+    played = _play(
+        tag="v2/clock/",
+        deck="v2",
+        ruleset=gen.PIPELINED_RULESET,
+        choose=gen._pipelined_choice,
+        cut=_v2_cut,
+        clock=clock,
+    )
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in played["identities"]]
+    full = [bytes.fromhex(h) for h in played["transcript"]]
+    dialer = decode_envelope(bytes.fromhex(played["resume_messages"][0]["hex"]))
+
+    def bad(name: str, **payload: Any) -> dict[str, Any]:
+        fields = {"nonce": bytes.fromhex("2e" * 16), "echo": b"", "left": 1000, "away": 0}
+        fields.update(payload)
+        for key in [k for k, v in fields.items() if v is _ABSENT]:
+            del fields[key]
+        raw = _signed(keys[0], 0, full[: dialer.seq], type="resume", seq=dialer.seq, payload=fields)
+        return {"name": name, "hex": raw}
+
+    return {
+        "deck": "v2",
+        "pipeline": True,
+        "description": "The cut of resume_v2.json (the initiator's v2action that opens "
+        "the pre-dealt hand is lost) with other fixed keys and secrets, both hellos "
+        "announcing the clock in resume (feature bit 4, wire.md sections 11.1, 13.1): "
+        "each resume payload is {nonce, echo, left, away}. 'clock' holds what each "
+        "side's clock said at the drop: the dialer (player 0) timed the responder, "
+        "which lacks the lost move, and the responder timed the initiator, whose move "
+        "it has not received; the responder's left (nil when a side times nobody) is "
+        "moot for the initiator, which holds more envelopes (its resent move starts a "
+        "new turn), while the initiator's left is the time the responder has for its "
+        "move at the initiator's have. 'resumed' is what each side's session reports "
+        "(time_left_ms: the peer's left when it holds; null otherwise). 'refused': "
+        "dialer's resumes, signed by player 0, that the responder must refuse as "
+        "malformed (the connection only, the game goes on).",
+        "clock": [{"left": c.left_ms, "away": c.away_ms} for c in clock],
+        "refused": [
+            bad("left-negative", left=-1),
+            bad("left-over-a-day", left=86_400_001),
+            bad("away-over-a-day", away=86_400_001),
+            bad("away-nil", away=None),
+            bad("left-float", left=1000.0),
+            bad("away-missing", away=_ABSENT),
+            bad("extra-field", more=1),
+        ],
+        **played,
+    }
+
+
+_ABSENT = object()
 
 
 def _signed(key: Ed25519PrivateKey, sender: int, chain: list[bytes], **fields: Any) -> str:
@@ -334,9 +413,12 @@ def evidence_vector() -> dict[str, Any]:
 
 VECTOR_EVIDENCE = HERE / "vectors" / "evidence_v1.json"
 
+VECTOR_CLOCK = HERE / "vectors" / "resume_clock_v1.json"
+
 VECTORS: dict[Path, Callable[[], dict[str, Any]]] = {
     VECTOR: resume_vector,
     VECTOR_V2: resume_vector_v2,
+    VECTOR_CLOCK: resume_clock_vector,
     VECTOR_EVIDENCE: evidence_vector,
 }
 

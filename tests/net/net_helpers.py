@@ -48,6 +48,7 @@ def new_session(
     record: list[bytes] | None = None,
     seed: int = 0,
     resign: bool = True,
+    resume_clock: bool = False,
 ) -> Session:
     """A session with a key and secret derived from ``seed`` (reproducible games)."""
 
@@ -64,6 +65,7 @@ def new_session(
         resign=resign,
         rest_final=resign,  # a peer of the older spec announces no feature
         early_redeal=resign,
+        resume_clock=resume_clock,
     )
 
 

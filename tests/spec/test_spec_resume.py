@@ -259,3 +259,140 @@ def test_evidence_is_judged_against_the_chain_before_the_abort_it_backs(
     assert finding.message_no == expected["message_no"]
     word = {"bad-sequence": "which it signed itself", "broken-chain": "names another"}
     assert word[expected["code"]] in finding.what
+
+
+CLOCK = json.loads((SPEC / "vectors" / "resume_clock_v1.json").read_text())
+
+
+def test_the_clock_vector_is_reproduced_byte_for_byte() -> None:
+    assert _generator().resume_clock_vector() == CLOCK
+
+
+def test_the_clock_vector_is_one_valid_chain_whose_hellos_announce_bit_4() -> None:
+    transcript = [bytes.fromhex(h) for h in CLOCK["transcript"]]
+    report = verify_transcript(transcript)
+    assert report.valid, report.summary()
+    for raw in transcript[:2]:
+        nonce = _body(raw)[6]["nonce"]
+        assert nonce[24:28] == b"trc\x01"
+        assert int.from_bytes(nonce[28:], "big") & 16  # wire.md 11.1: bit 4
+
+
+def test_resumes_with_the_clock_carry_left_and_away_after_nonce_and_echo() -> None:
+    """wire.md 13.1: with the clock in resume agreed the payload is {nonce, echo,
+    left, away}, in that order, the values each side's clock gave (independent
+    msgpack decoding); a receiver takes the peer's left as its own time only when
+    the peer lacks none of its envelopes."""
+    nonces = [bytes.fromhex(n) for n in CLOCK["nonces"]]
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in CLOCK["identities"]]
+    messages = [bytes.fromhex(m["hex"]) for m in CLOCK["resume_messages"]]
+    for raw, sender, echo in zip(messages, (0, 1), (b"", nonces[0]), strict=True):
+        _, _, _, _, who, mtype, payload = _body(raw)
+        assert (who, mtype) == (sender, "resume")
+        keys[sender].public_key().verify(raw[-64:], raw[:-64])
+        assert list(payload) == ["nonce", "echo", "left", "away"]
+        given = CLOCK["clock"][sender]
+        assert payload == {"nonce": nonces[sender], "echo": echo, **given}
+    have = {sender: _body(raw)[2] for sender, raw in enumerate(messages)}
+    assert have[0] != have[1]  # both time the other: one of the two views is moot
+    for seen in CLOCK["resumed"]:
+        me = seen["player"]
+        peer = 1 - me
+        assert (seen["peer_has"], seen["we_have"]) == (have[peer], have[me])
+        assert seen["peer_left"] == CLOCK["clock"][peer]["left"]
+        assert seen["peer_away"] == CLOCK["clock"][peer]["away"]
+        holds = have[peer] >= have[me]
+        assert seen["time_left_ms"] == (seen["peer_left"] if holds else None)
+    assert [s["time_left_ms"] is not None for s in CLOCK["resumed"]] == [False, True]
+
+
+def _clock_listener() -> Any:
+    from truc_p2p.protocol import Session
+    from truc_p2p.rules import Ruleset
+
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in CLOCK["identities"]]
+    held = _body(bytes.fromhex(CLOCK["resume_messages"][1]["hex"]))[2]  # at the cut
+    listener = Session.restore(
+        [bytes.fromhex(h) for h in CLOCK["transcript"][:held]],
+        identity=keys[1],
+        role=Player.P1,
+        secret=bytes.fromhex(CLOCK["secrets"][1]),
+        ruleset=Ruleset.from_dict(CLOCK["ruleset"]),
+        name="bob",
+    )
+    assert listener.resume_clock_agreed  # read from its own hello, like every feature
+    listener.reconnect(b"\x05" * 16, dialer=False)
+    return listener
+
+
+@pytest.mark.parametrize("case", CLOCK["refused"], ids=lambda c: c["name"])
+def test_a_clock_out_of_range_is_a_malformed_resume_refused_not_judged(
+    case: dict[str, Any],
+) -> None:
+    """wire.md 13.1 step 2 and 4: a resume whose clock is out of range (or missing,
+    or of another type) is refused like any bad first frame: the connection, never
+    the game; the same listener then accepts the honest resume of the vector."""
+    from truc_p2p.protocol import Resumed, ResumeRefusedError, frame
+
+    listener = _clock_listener()
+    listener.receive_data(frame(bytes.fromhex(case["hex"])))
+    with pytest.raises(ResumeRefusedError, match="resume: "):
+        listener.next_event()
+    assert listener.resumable
+    listener.reconnect(b"\x06" * 16, dialer=False)
+    listener.receive_data(frame(bytes.fromhex(CLOCK["resume_messages"][0]["hex"])))
+    event = listener.next_event()
+    assert isinstance(event, Resumed)
+    assert (event.peer_left, event.peer_away) == (251_500, 12_250)
+
+
+def test_without_both_bits_the_resume_stays_nonce_and_echo() -> None:
+    """wire.md 11.1: the clock goes in a resume only when both hellos announce it;
+    with a peer that lacks the bit the payload is {nonce, echo} exactly, and a
+    resume that carries a clock anyway is malformed there."""
+    from truc_p2p.protocol import NEED_DATA, ResumeClock, ResumeRefusedError, Session, frame
+
+    def hashed(label: str) -> bytes:
+        return hashlib.sha256(b"clock-compat/" + label.encode()).digest()
+
+    for ours, theirs in ((True, False), (False, True), (True, True)):
+        sessions = [
+            Session(
+                identity=Ed25519PrivateKey.from_private_bytes(hashed(f"key{p}")),
+                role=Player(p),
+                secret=hashed(f"secret{p}"),
+                resume_clock=(ours, theirs)[p],
+            )
+            for p in (0, 1)
+        ]
+        while not all(s.game_id for s in sessions):
+            for p in (0, 1):
+                sessions[1 - p].receive_data(sessions[p].data_to_send())
+                while sessions[1 - p].next_event() is not NEED_DATA:
+                    pass
+        clock = ResumeClock(left_ms=5_000, away_ms=1_000)
+        sessions[0].reconnect(b"\x07" * 16, dialer=True, clock=clock)
+        payload = _body(sessions[0].data_to_send()[4:])[6]
+        agreed = ours and theirs
+        assert sessions[0].resume_clock_agreed is agreed
+        if agreed:
+            assert payload == {"nonce": b"\x07" * 16, "echo": b"", "left": 5_000, "away": 1_000}
+        else:
+            assert payload == {"nonce": b"\x07" * 16, "echo": b""}
+        if not theirs and ours:
+            # a peer that lacks the bit refuses a resume that carries a clock
+            from truc_p2p.protocol._wire import sign_envelope
+
+            forced = sign_envelope(
+                Ed25519PrivateKey.from_private_bytes(hashed("key0")),
+                game_id=sessions[1].game_id,
+                seq=0,
+                prev=bytes(32),
+                sender=0,
+                type="resume",
+                payload={"nonce": b"\x08" * 16, "echo": b"", "left": 5_000, "away": 0},
+            )
+            sessions[1].reconnect(b"\x09" * 16, dialer=False)
+            sessions[1].receive_data(frame(forced))
+            with pytest.raises(ResumeRefusedError, match="unknown field 'left'"):
+                sessions[1].next_event()

@@ -29,7 +29,7 @@ from truc_p2p.net import (
     find_games,
     join_game,
 )
-from truc_p2p.ui import _
+from truc_p2p.ui import _, notice_text
 
 __all__ = ["register"]
 
@@ -329,7 +329,11 @@ class JoinRoad(Road):
                 settings=table.settings(),
                 dial=Dial(connect_timeout=opts.connect_timeout),
                 storage=table.storage(),
-                report=Reporting(on_event=table.hook, on_path=self._on_path(opts)),
+                report=Reporting(
+                    on_event=table.hook,
+                    on_path=self._on_path(opts),
+                    on_notice=lambda text: print(notice_text(text), file=sys.stderr, flush=True),
+                ),
                 stop=stop,
             )
             if not record.played or outcome.end is not End.CONNECTION_FAILED:

@@ -38,7 +38,7 @@ from truc_p2p.ui import _, bot_player_name, ngettext
 __all__ = ["MatchFile", "game_row", "list_games", "read_matches", "records_of", "register"]
 
 #: Files the commands write beside a transcript, never transcripts themselves.
-SKIPPED_SUFFIXES = (".secret", ".meta.json", ".key", ".tmp", ".opponent")
+SKIPPED_SUFFIXES = (".secret", ".meta.json", ".away.json", ".key", ".tmp", ".opponent")
 #: Characters of a fingerprint shown (as in the game screens).
 FP = 16
 #: The name :class:`truc_p2p.history._match.MatchRecord` gives its file.

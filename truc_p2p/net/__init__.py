@@ -92,7 +92,13 @@ from truc_p2p.net._play_options import (
     PlayOptions,
 )
 from truc_p2p.net._portmap import PortMapping, map_port
-from truc_p2p.net._reconnect import NetEvent, PeerDisconnected, PeerReconnected, Reconnector
+from truc_p2p.net._reconnect import (
+    NetEvent,
+    PeerDisconnected,
+    PeerReconnected,
+    Reconnector,
+    TurnClock,
+)
 from truc_p2p.net._relay import RelayServer
 from truc_p2p.net._relay_state import DEFAULT_RELAY_PORT, RelayLimits, SessionReport
 from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
@@ -154,6 +160,7 @@ __all__ = [
     "SessionReport",
     "Storage",
     "Strategy",
+    "TurnClock",
     "advertise_game",
     "check_evidence",
     "connect",

@@ -24,7 +24,7 @@ from truc_p2p.net._local_game import _unless_stopped, secret_path_for
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
 from truc_p2p.net._reach import RelaySpot, open_reach
-from truc_p2p.net._reconnect import BYE_WINDOW, Reconnector
+from truc_p2p.net._reconnect import BYE_WINDOW, Reconnector, away_path_for
 from truc_p2p.net._settings import GameSettings, Listen, Reporting
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game
@@ -139,6 +139,8 @@ async def resume_game(
     async def play(source: Reconnector) -> GameOutcome | None:
         """Wait (within the grace) for the first connection from ``source`` and play."""
         got = None
+        if isinstance(source, Redialer):  # it says so at once if the host is not answering
+            source.waiting_until(trio.current_time() + grace)
         with trio.move_on_after(grace):
             got = await _unless_stopped(stop, source.next_stream)
         if got is None:
@@ -164,12 +166,15 @@ async def resume_game(
                 resuming=dialled,
                 before_send=restored.writer.sync,
                 on_evidence=lambda exc: _keep(restored.writer.path, exc),
+                away_file=away_path_for(restored.writer.path),
             )
 
     outcome: GameOutcome | None = None
     try:
         if invite is not None:
-            outcome = await play(Redialer(invite))
+            outcome = await play(
+                Redialer(invite, on_notice=report.on_notice, transcript=restored.writer.path)
+            )
             where: dict[str, Any] = {
                 "kind": "host-unreachable",
                 "address": host_port(invite.host, invite.port),

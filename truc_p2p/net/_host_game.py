@@ -313,6 +313,7 @@ class _Hosting:
                         reconnector=slot.reconnector,
                         before_send=local.sync,
                         on_evidence=local.keep_evidence,
+                        away_file=local.away_file,
                     )
         finally:
             if prev is not None:

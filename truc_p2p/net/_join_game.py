@@ -19,6 +19,7 @@ from truc_p2p.evidence import keep_evidence
 from truc_p2p.net._connect import DIRECT_WINDOW, connect
 from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._local_game import _started, _unless_stopped, prepare_game, transcript_path
+from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
 from truc_p2p.net._settings import Dial, GameSettings, Reporting, Storage
@@ -46,7 +47,10 @@ class Redialer:
 
     Given an :class:`Invite` with a relay, every redial goes through
     :func:`~truc_p2p.net.connect` (direct, punched or relayed, whichever works
-    now) and ``on_path`` hears the path.
+    now) and ``on_path`` hears the path.  When the redials fail (the host's process
+    is gone: connection refused, unreachable) ``on_notice`` is told once, within
+    :data:`NOT_ANSWERING_AFTER` seconds, that the host is not answering, how long
+    the game keeps trying and how to resume ``transcript`` later.
     """
 
     def __init__(
@@ -56,13 +60,37 @@ class Redialer:
         *,
         connect_timeout: float = 5.0,
         on_path: Callable[[str], None] | None = None,
+        on_notice: Callable[[str], None] | None = None,
+        transcript: Path | None = None,
     ) -> None:
         self.invite = host if isinstance(host, Invite) else None
         self.host = host.host if isinstance(host, Invite) else host
         self.port = host.port if isinstance(host, Invite) else port
         self.connect_timeout = connect_timeout
         self.on_path = on_path
+        self.on_notice = on_notice
+        self.transcript = transcript
         self.attempts = 0
+        self._until: float | None = None
+
+    def waiting_until(self, deadline: float) -> None:
+        """The game waits for the next stream until trio time ``deadline`` (the notice
+        says how long that is)."""
+        self._until = deadline
+
+    def _not_answering(self, exc: OSError) -> None:
+        if self.on_notice is None:
+            return
+        left = 0.0 if self._until is None else max(0.0, self._until - trio.current_time())
+        facts = {
+            "address": host_port(self.host, self.port or 0),
+            "error": str(exc.strerror or exc),
+            "seconds": f"{left:.0f}",
+        }
+        if self.transcript is None:
+            self.on_notice(Notice("host-not-answering-unsaved", **facts))
+        else:
+            self.on_notice(Notice("host-not-answering", **facts, file=str(self.transcript)))
 
     async def _dial(self) -> trio.abc.Stream:
         if self.invite is None or self.invite.relay is None:
@@ -76,11 +104,17 @@ class Redialer:
 
     async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
         delay = 0.25
+        failures, since, told = 0, trio.current_time(), False
         while True:
             self.attempts += 1
             try:
                 stream = await self._dial()
-            except OSError:
+            except OSError as exc:
+                failures += 1
+                slow = trio.current_time() - since >= NOT_ANSWERING_AFTER
+                if not told and (failures >= NOT_ANSWERING_TRIES or slow):
+                    told = True  # once per wait: the person knows, the redials go on
+                    self._not_answering(exc)
                 await trio.sleep(delay)
                 delay = min(delay * 2, 4.0)
                 continue
@@ -149,6 +183,11 @@ async def join_game(
     )
 
 
+#: A redialing joiner says the host is not answering after this many failed
+#: redials (0.25 + 0.5 s of backoff with a refused connection) ...
+NOT_ANSWERING_TRIES = 3
+#: ... or after this many seconds of failed redials (a dial that times out).
+NOT_ANSWERING_AFTER = 2.0
 #: How often a joiner starts over, at least, when the connection drops before the game began.
 HANDSHAKE_ATTEMPTS = 5
 #: Seconds beyond the hello timeout a joiner keeps starting over.
@@ -261,9 +300,12 @@ async def _join_once(
                 expected_fingerprint=inv.fingerprint,
                 on_event=report.on_event,
                 stop=stop,
-                reconnector=Redialer(inv, on_path=on_path),
+                reconnector=Redialer(
+                    inv, on_path=on_path, on_notice=report.on_notice, transcript=local.transcript
+                ),
                 before_send=local.sync,
                 on_evidence=local.keep_evidence,
+                away_file=local.away_file,
             )
     finally:
         local.close()

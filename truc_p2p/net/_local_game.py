@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
+from truc_p2p.net._reconnect import away_path_for
 from truc_p2p.net._relay_wire import CLAIM_LEN
 from truc_p2p.protocol import (
     RemoteProtocolError,
@@ -71,6 +72,11 @@ class LocalGame:
     def secret_path(self) -> Path | None:
         return None if self.transcript is None else secret_path_for(self.transcript)
 
+    @property
+    def away_file(self) -> Path | None:
+        """Where the away time used is kept for a restart (wire.md 13.4)."""
+        return None if self.transcript is None else away_path_for(self.transcript)
+
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
@@ -91,7 +97,12 @@ class LocalGame:
         self.close()
         if self.transcript is None:
             return
-        for path in (self.transcript, self.secret_path, meta_path_for(self.transcript)):
+        for path in (
+            self.transcript,
+            self.secret_path,
+            meta_path_for(self.transcript),
+            self.away_file,
+        ):
             if path is not None:
                 path.unlink(missing_ok=True)
 
@@ -185,6 +196,7 @@ def prepare_game(
         record=writer.append if writer is not None else None,
         heartbeat=True,  # we speak heartbeats (wire.md 11.1, 13.6): our hello says so
         **game,
+        resume_clock=True,  # and our resumes carry the clock (wire.md 11.1, 13.1)
     )
     return LocalGame(session, path, writer)
 

@@ -30,6 +30,12 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "busy": "told {peer} the host is busy",
     "unknown-game": "refused a reconnection from {peer}: no such game here",
     "played": "refused {peer}: the game after {game}… was played already",
+    # a joiner redialing a host that does not answer (its process is gone?)
+    "host-not-answering": "the host {address} is not answering ({error}); trying again for "
+    "the rest of the grace ({seconds} s left, Ctrl-C to stop); to come back to the game "
+    "later: truc-p2p resume {file}",
+    "host-not-answering-unsaved": "the host {address} is not answering ({error}); trying "
+    "again for the rest of the grace ({seconds} s left, Ctrl-C to stop)",
     # the router
     "port-mapped": "your router forwards {address} to this machine ({method}, removed "
     "when you stop)",

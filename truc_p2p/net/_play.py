@@ -114,8 +114,12 @@ class _GameLoop:
             clocks=options.link_clocks,
             before_send=options.before_send,
             reconnector=options.reconnector,
+            away_file=options.away_file,
         )
         self._deadline = math.inf
+        #: Whether the deadline times the opponent now (we wait for its envelope); not
+        #: while our player chooses, nor before the loop's first wait.
+        self._timing = False
         self._main_scope = trio.CancelScope()
         self._quit_requested = False
 
@@ -203,6 +207,7 @@ class _GameLoop:
             if event is CLOSED:
                 return self._closed()
             if event is NEED_DATA:
+                self._timing = True
                 item = await self.keeper.link.receive(deadline=self._deadline)
                 if item is None:
                     return await self._timeout()
@@ -241,6 +246,12 @@ class _GameLoop:
             await self.keeper.send(data)
             self._restart_clock()
 
+    def _tell_turn_clock(self) -> None:
+        """After a resume, tell the screen what the opponent's clock leaves our move."""
+        clock = self.keeper.turn_clock()
+        if clock is not None:
+            self._notify(clock)
+
     def _notify(self, event: Event | SessionEvent | NetEvent) -> None:
         if self.on_event is not None:
             self.on_event(event)
@@ -265,6 +276,8 @@ class _GameLoop:
     async def _take_turn(self, turn: YourTurn) -> GameOutcome | None:
         s = self.session
         game = s.game
+        self._timing = False  # the opponent times us now, not we it
+        self._tell_turn_clock()
         interrupt: list[GameOutcome | RemoteProtocolError] = []
         action: Action | None = None
         quit_game = False
@@ -344,6 +357,7 @@ class _GameLoop:
                     interrupt.append(ended)
                     scope.cancel()
                     return
+                self._tell_turn_clock()  # we are still choosing: the peer's clock of it
                 if self._pending:  # events queued before the drop
                     scope.cancel()
                     return
@@ -448,7 +462,9 @@ class _GameLoop:
         the player to act a new turn timeout.  The time away is bounded by the
         grace of each drop and the game's away budget (13.4)."""
         left = max(0.0, self._deadline - trio.current_time())
-        ended = await self.keeper.recover(reason)
+        # What our clock left the opponent goes in our resume (13.1): the peer, if it
+        # restarted, shows it; while our player chooses we time nobody.
+        ended = await self.keeper.recover(reason, clock_left=left if self._timing else None)
         if ended is None:
             self._deadline = trio.current_time() + left
         return ended
@@ -585,7 +601,8 @@ async def play_game(
     transcript cannot hold (a ``resume``, wire.md section 13.8).
     ``away_budget`` bounds the time the opponent may be away over the whole
     game, all drops together; a resume suspends the turn clock, never restarts
-    it (wire.md sections 13.4, 13.5).
+    it (wire.md sections 13.4, 13.5).  ``away_file`` keeps the away time used
+    across a restart (read at the start, written synced at each resume).
 
     Network and peer failures are outcomes, not exceptions; only a failure
     of ``strategy`` or ``on_event`` propagates (after a signed ``error``

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypedDict
 
 import trio
@@ -77,6 +78,7 @@ class PlayKnobs(TypedDict, total=False):
     dead_after: float
     on_evidence: Callable[[RemoteProtocolError], object] | None
     away_budget: float
+    away_file: Path | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,6 +102,7 @@ class PlayOptions:
     dead_after: float = DEFAULT_DEAD_AFTER
     on_evidence: Callable[[RemoteProtocolError], object] | None = None
     away_budget: float = DEFAULT_AWAY_BUDGET
+    away_file: Path | None = None
 
     @property
     def link_clocks(self) -> LinkClocks:

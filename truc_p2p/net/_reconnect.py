@@ -32,10 +32,13 @@ an :data:`Ending` and the loop makes the :class:`GameOutcome`.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
+import os
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 import trio
@@ -45,10 +48,12 @@ from truc_p2p.net._gate import FrameGate
 from truc_p2p.net._outcome import GameOutcome
 from truc_p2p.protocol import (
     CLOSED,
+    MAX_CLOCK_MS,
     NEED_DATA,
     AnyEvent,
     Refused,
     RemoteProtocolError,
+    ResumeClock,
     Resumed,
     ResumeRefusedError,
     Session,
@@ -62,11 +67,16 @@ __all__ = [
     "LinkKeeper",
     "Lost",
     "NetEvent",
+    "Patient",
     "PeerDisconnected",
     "PeerReconnected",
     "Reconnector",
     "SessionClosed",
     "Takeover",
+    "TurnClock",
+    "away_path_for",
+    "read_away",
+    "write_away",
 ]
 
 #: Seconds one reconnection attempt may take (connect, resume and its answer).
@@ -112,11 +122,39 @@ class PeerReconnected(NetEvent):
     we_came_back: bool = False
 
 
+@dataclass(frozen=True, kw_only=True)
+class TurnClock(NetEvent):
+    """Our move due is the one the opponent's turn clock timed when the link dropped:
+    it leaves us ``seconds_left`` (wire.md 13.1, 13.5: the opponent's clock is the one
+    that counts), told after a resume once the turn is ours, before we choose."""
+
+    seconds_left: float
+
+
+@dataclass(frozen=True)
+class _PeerClock:
+    """The peer's ``left`` for us after a resume: ``seconds`` as of trio time ``at``,
+    for our move at chain position ``position`` (its *have*)."""
+
+    seconds: float
+    position: int
+    at: float
+
+
 class Reconnector(Protocol):
     """Where the next connection of a game comes from after the last one dropped."""
 
     async def next_stream(self) -> tuple[trio.abc.Stream, bytes, bool]:
         """Return ``(stream, bytes already read from it, we_dialled)``; may wait forever."""
+        ...
+
+
+class Patient(Protocol):
+    """A reconnector that is told how long the game waits for its next stream (the
+    joiner's redialer says so when the host does not answer)."""
+
+    def waiting_until(self, deadline: float) -> None:
+        """The game waits for :meth:`Reconnector.next_stream` until trio time ``deadline``."""
         ...
 
 
@@ -189,6 +227,39 @@ class _FrameCounter:
         return self.count - before
 
 
+def away_path_for(transcript: Path) -> Path:
+    """The file beside ``transcript`` that keeps the away time used (wire.md 13.4)."""
+    return transcript.with_name(transcript.name + ".away.json")
+
+
+def read_away(path: Path | None) -> float:
+    """Seconds of the away budget used, as :func:`write_away` kept them (0 without)."""
+    if path is None:
+        return 0.0
+    try:
+        value = json.loads(path.read_text()).get("away_ms")
+    except (OSError, ValueError, AttributeError):
+        return 0.0
+    return value / 1000 if type(value) is int and 0 <= value <= MAX_CLOCK_MS else 0.0
+
+
+def write_away(path: Path, seconds: float) -> None:
+    """Keep the away time used beside the transcript, synced, replacing the last."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(json.dumps({"format": 1, "away_ms": _ms(seconds)}) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _ms(seconds: float) -> int:
+    """Whole milliseconds within a resume clock's range (wire.md 13.1)."""
+    if not math.isfinite(seconds):
+        return MAX_CLOCK_MS if seconds > 0 else 0
+    return max(0, min(MAX_CLOCK_MS, round(seconds * 1000)))
+
+
 class _Retry:
     """This connection did not resume the game: try the next one."""
 
@@ -231,12 +302,21 @@ class LinkKeeper:
         clocks: LinkClocks,
         before_send: Callable[[], object] | None,
         reconnector: Reconnector | None,
+        away_file: Path | None = None,
     ) -> None:
         self.session = session
         #: Seconds the peer may be away over the whole game (wire.md 13.4).
         self._away_budget = clocks.away_budget
-        #: Seconds it has been away so far: from each drop to the resume that ended it.
-        self.away_total = 0.0
+        #: Where the away time used is kept across a restart (``None``: nowhere).
+        self._away_file = away_file
+        #: Seconds it has been away so far: from each drop to the resume that ended it
+        #: (a restored game goes on from the count kept beside its transcript).
+        self.away_total = read_away(away_file)
+        #: What our turn clock left the player it timed when the link dropped (for
+        #: our ``resume``, wire.md 13.1); ``None``: we timed nobody.
+        self._clock_left: float | None = None
+        #: The peer's clock of our move from its last resume, until the loop takes it.
+        self._peer_clock: _PeerClock | None = None
         #: When the wait of the drop in progress ends (grace or budget, the earlier).
         self._wait_until = math.inf
         self._peer_beats = False  # the peer sent heartbeats on an earlier link
@@ -362,9 +442,13 @@ class LinkKeeper:
         if self._recovering is not None:
             await self._recovering.wait()
 
-    async def recover(self, reason: str) -> GameOutcome | None:
-        """The link is gone: get a new one within the grace period (``None``) or end."""
+    async def recover(self, reason: str, *, clock_left: float | None = None) -> GameOutcome | None:
+        """The link is gone: get a new one within the grace period (``None``) or end.
+
+        ``clock_left`` is what our turn clock left the opponent (``None``: we are not
+        timing it); our ``resume`` says so when both hellos agree (wire.md 13.1)."""
         s = self.session
+        self._clock_left = clock_left
         if self._reconnector is None or not s.resumable:
             return await self._end(Lost(reason))
         now = trio.current_time()
@@ -383,6 +467,9 @@ class LinkKeeper:
         budget_end = now + max(0.0, self._away_budget - self.away_total)
         self._wait_until = min(self._grace_deadline, budget_end)
         self._recovering = done = trio.Event()
+        if hasattr(self._reconnector, "waiting_until"):
+            patient: Patient = self._reconnector  # type: ignore[assignment]
+            patient.waiting_until(self._wait_until)
         try:
             await self._drop_link()
             with trio.move_on_at(self._wait_until):
@@ -407,6 +494,24 @@ class LinkKeeper:
             return await self._end(Abandoned(self._wait_until - now, budget=self._away_budget))
         return await self._end(Abandoned(self._grace))
 
+    def turn_clock(self) -> TurnClock | None:
+        """The peer's clock of the move we are about to choose, if its last resume
+        timed this very move: our chain is at the peer's *have* (an envelope of ours
+        in between, an automatic one, started a new turn there: its value is moot)."""
+        clock, held = self._peer_clock, self.session.transcript_messages
+        if clock is None or held < clock.position:
+            return None  # not there yet (its envelopes we lacked are on their way)
+        self._peer_clock = None
+        if held > clock.position:
+            return None
+        return TurnClock(seconds_left=max(0.0, clock.seconds - (trio.current_time() - clock.at)))
+
+    def _keep_away(self) -> None:
+        """Keep the away time used beside the transcript (a restart goes on from it)."""
+        if self._away_file is not None:
+            with contextlib.suppress(OSError):  # the count is a bound, not the game
+                write_away(self._away_file, self.away_total)
+
     @property
     def away_left(self) -> float:
         """Seconds of the game's away budget the peer has not used."""
@@ -419,6 +524,7 @@ class LinkKeeper:
         self._away_since = now
         self._wait_until = min(self._grace_deadline, now + self.away_left)
         self._restarted = True
+        self._clock_left = None  # a restarted side's clock is lost: the peer's counts
         ended = await self._attach(prefix, dialled)
         if isinstance(ended, _Retry):
             return await self.recover("the first reconnection attempt failed")
@@ -469,7 +575,9 @@ class LinkKeeper:
         """Exchange ``resume`` on the new link: ``None`` on success, :data:`_RETRY` to
         try another connection, or the outcome that ends the game."""
         s = self.session
-        s.reconnect(secrets.token_bytes(16), dialer=dialled)
+        left = None if self._clock_left is None else _ms(self._clock_left)
+        clock = ResumeClock(left_ms=left, away_ms=_ms(self.away_total))
+        s.reconnect(secrets.token_bytes(16), dialer=dialled, clock=clock)
         if prefix:
             admitted = self.link.admit(prefix)
             if admitted is None:
@@ -502,8 +610,17 @@ class LinkKeeper:
                     except LinkBroken:
                         return _RETRY
                     after = trio.current_time() - self._away_since
+                    if event.peer_away is not None:  # both count; the larger holds
+                        self.away_total = max(self.away_total, event.peer_away / 1000)
                     self.away_total += after  # the away budget stops now
+                    self._keep_away()
                     self._resumed_at = trio.current_time()  # the grace clock stops later
+                    mine = event.time_left_ms
+                    self._peer_clock = (
+                        None
+                        if mine is None
+                        else _PeerClock(mine / 1000, event.peer_has, trio.current_time())
+                    )
                     self._notify(
                         PeerReconnected(
                             after=after,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from truc_p2p.protocol._control import ResumeClock
 from truc_p2p.protocol._errors import (
     AuditFailedError,
     AuditRefusedError,
@@ -69,6 +70,7 @@ from truc_p2p.protocol._messages import (
     CATALOGUE,
     CONTROL,
     DECK_VERSIONS,
+    MAX_CLOCK_MS,
     MessageType,
 )
 from truc_p2p.protocol._options import SessionOptions
@@ -129,6 +131,7 @@ __all__ = [
     "GENESIS",
     "INTERJECTIONS",
     "INTERJECTIONS_WAIVED",
+    "MAX_CLOCK_MS",
     "MAX_ENVELOPE",
     "NEED_DATA",
     "PROTOCOL_VERSION",
@@ -163,6 +166,7 @@ __all__ = [
     "Resignation",
     "ResultMismatchError",
     "ResumeChainError",
+    "ResumeClock",
     "ResumeLieError",
     "ResumeRefusedError",
     "ResumeSequenceError",

@@ -19,6 +19,9 @@ should queue; its errors tell the session what to do:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
     Ed25519PublicKey,
@@ -38,6 +41,8 @@ from truc_p2p.protocol._errors import (
 from truc_p2p.protocol._events import Refused, Resumed
 from truc_p2p.protocol._messages import (
     CONTROL,
+    MAX_CLOCK_MS,
+    RESUME_CLOCK,
     RESUME_NONCE_SIZE,
     MessageType,
     validate_fields,
@@ -52,17 +57,38 @@ from truc_p2p.protocol._wire import (
 )
 from truc_p2p.rules import Player
 
-__all__ = ["ControlPlane"]
+__all__ = ["ControlPlane", "ResumeClock"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResumeClock:
+    """Our view of the clock for a ``resume`` (wire.md 13.1, feature bit 4).
+
+    ``left_ms`` is what our turn clock left the player it times (the peer) when it
+    stopped at the drop, ``None`` when we time nobody (we are to act, or we restarted
+    and have no clock); ``away_ms`` the away time we counted before this drop.  Both
+    are whole milliseconds in 0..:data:`MAX_CLOCK_MS` (:class:`LocalProtocolError`
+    otherwise): the caller clamps.
+    """
+
+    left_ms: int | None = None
+    away_ms: int = 0
+
+    def __post_init__(self) -> None:
+        for value in (self.left_ms, self.away_ms):
+            if value is not None and not (type(value) is int and 0 <= value <= MAX_CLOCK_MS):
+                raise LocalProtocolError(f"a resume clock is 0..{MAX_CLOCK_MS} ms, not {value!r}")
 
 
 class _Reconnecting:
-    """A reconnection in progress: our nonce and whether we dialled."""
+    """A reconnection in progress: our nonce, whether we dialled, our clock."""
 
-    __slots__ = ("dialer", "nonce")
+    __slots__ = ("clock", "dialer", "nonce")
 
-    def __init__(self, nonce: bytes, dialer: bool) -> None:
+    def __init__(self, nonce: bytes, dialer: bool, clock: ResumeClock) -> None:
         self.nonce = nonce
         self.dialer = dialer
+        self.clock = clock
 
 
 class ControlPlane:
@@ -87,21 +113,24 @@ class ControlPlane:
         self._game_id = b""
         self._peer_key: Ed25519PublicKey | None = None
         self._reconnecting: _Reconnecting | None = None
+        self._clock = False  # both hellos announce the clock in resume
         self._seen_resume_nonces: set[bytes] = set()
         #: The peer said ``bye``: it holds the whole game, nothing is owed to it.
         self.peer_done = False
 
-    def bind(self, game_id: bytes, peer_key: Ed25519PublicKey) -> None:
-        """The game exists (both hellos are in): resumes and byes name it."""
+    def bind(self, game_id: bytes, peer_key: Ed25519PublicKey, *, clock: bool = False) -> None:
+        """The game exists (both hellos are in): resumes and byes name it; ``clock``:
+        both hellos announce the clock in resume (its fields go in every resume)."""
         self._game_id = game_id
         self._peer_key = peer_key
+        self._clock = clock
 
     @property
     def reconnecting(self) -> bool:
         """True between :meth:`reconnect` and the peer's valid ``resume``."""
         return self._reconnecting is not None
 
-    def _signed(self, mtype: str, payload: dict[str, bytes]) -> bytes:
+    def _signed(self, mtype: str, payload: dict[str, Any]) -> bytes:
         # Signed, not chained: seq says how many chain envelopes we hold and
         # prev names the last of them, so the peer can check we share its chain.
         return sign_envelope(
@@ -114,20 +143,32 @@ class ControlPlane:
             payload=payload,
         )
 
-    def resume_envelope(self, nonce: bytes, *, echo: bytes) -> bytes:
-        """Our signed ``resume`` (unframed): ``echo`` is the dialer's nonce, or empty."""
-        return self._signed(MessageType.RESUME, {"nonce": nonce, "echo": echo})
+    def resume_envelope(
+        self, nonce: bytes, *, echo: bytes, clock: ResumeClock | None = None
+    ) -> bytes:
+        """Our signed ``resume`` (unframed): ``echo`` is the dialer's nonce, or empty.
+        With the clock in resume agreed, ``clock`` follows (``left``, ``away``);
+        without it the payload is {nonce, echo} exactly, as older builds expect."""
+        payload: dict[str, Any] = {"nonce": nonce, "echo": echo}
+        if self._clock:
+            clock = clock if clock is not None else ResumeClock()
+            payload.update(left=clock.left_ms, away=clock.away_ms)
+        return self._signed(MessageType.RESUME, payload)
 
     def farewell(self) -> bytes:
         """Our signed ``bye`` (unframed)."""
         return self._signed(MessageType.BYE, {})
 
-    def reconnect(self, nonce: bytes, *, dialer: bool) -> bytes | None:
-        """Expect the peer's ``resume`` next; returns ours if we dialled, else None."""
+    def reconnect(
+        self, nonce: bytes, *, dialer: bool, clock: ResumeClock | None = None
+    ) -> bytes | None:
+        """Expect the peer's ``resume`` next; returns ours if we dialled, else None.
+        ``clock`` is our view of the clock, sent in our resume (or our answer)."""
         if len(nonce) != RESUME_NONCE_SIZE:
             raise LocalProtocolError(f"nonce must be {RESUME_NONCE_SIZE} fresh random bytes")
-        self._reconnecting = _Reconnecting(nonce, dialer)
-        return self.resume_envelope(nonce, echo=b"") if dialer else None
+        clock = clock if clock is not None else ResumeClock()
+        self._reconnecting = _Reconnecting(nonce, dialer, clock)
+        return self.resume_envelope(nonce, echo=b"", clock=clock) if dialer else None
 
     def on_resume(self, raw: bytes) -> tuple[Resumed | Refused, list[bytes]]:
         """Check the first message on a new connection; returns its event and the
@@ -159,7 +200,10 @@ class ControlPlane:
             verify_signature(env, self._peer_key)
         except BadSignatureError:
             raise _refuse(raw, "resume not signed by the opponent's key") from None
-        problems = validate_fields(env.payload, CONTROL[MessageType.RESUME], "resume")
+        # With the clock in resume agreed its fields are due (a value out of range is
+        # malformed); without it the payload is {nonce, echo} exactly (wire.md 13.1).
+        fields = RESUME_CLOCK if self._clock else CONTROL[MessageType.RESUME]
+        problems = validate_fields(env.payload, fields, "resume")
         if problems:
             raise _refuse(raw, "; ".join(problems))
         nonce, echo = env.payload["nonce"], env.payload["echo"]
@@ -194,10 +238,17 @@ class ControlPlane:
         out = []
         if not state.dialer:
             self._seen_resume_nonces.add(nonce)
-            out.append(self.resume_envelope(state.nonce, echo=nonce))
+            out.append(self.resume_envelope(state.nonce, echo=nonce, clock=state.clock))
         resend = [chain.raw(p) for p in range(have, held) if chain.sender(p) == mine]
         out.extend(resend)
-        return Resumed(peer_has=have, we_have=held, resent=len(resend)), out
+        resumed = Resumed(
+            peer_has=have,
+            we_have=held,
+            resent=len(resend),
+            peer_left=env.payload.get("left"),
+            peer_away=env.payload.get("away"),
+        )
+        return resumed, out
 
     def refusal(self, env: Envelope) -> Refused:
         """The host's signed refusal of our hello or our resume."""

@@ -161,6 +161,18 @@ class Resumed(SessionEvent):
     peer_has: int
     we_have: int
     resent: int
+    #: the clock in resume (wire.md 13.1, both hellos announce it): the peer's
+    #: ``left`` (ms its turn clock leaves us, ``None``: it times nobody) and ``away``
+    #: (ms it counted away before this drop); ``None`` without the feature
+    peer_left: int | None = None
+    peer_away: int | None = None
+
+    @property
+    def time_left_ms(self) -> int | None:
+        """The milliseconds the peer's clock leaves us for the move due, when its view
+        holds: it lacks none of our envelopes (else our resent move starts a new turn
+        and its ``left`` is moot).  The peer's clock is the one that counts (13.5)."""
+        return self.peer_left if self.peer_has >= self.we_have else None
 
 
 @dataclass(frozen=True, kw_only=True)

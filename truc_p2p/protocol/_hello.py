@@ -27,6 +27,7 @@ from truc_p2p.protocol._values import (
     FEATURE_HEARTBEAT,
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
+    FEATURE_RESUME_CLOCK,
     game_id_of,
     hello_nonce,
     nonce_features,
@@ -65,7 +66,14 @@ class HelloNegotiation(SessionCore):
         mask = FEATURE_RESIGN if self.resign_feature else 0
         mask |= FEATURE_REST_FINAL if self.rest_final_feature else 0
         mask |= FEATURE_EARLY_REDEAL if self.early_redeal_feature else 0
+        mask |= FEATURE_RESUME_CLOCK if self.resume_clock_feature else 0
         return mask | (FEATURE_HEARTBEAT if self.heartbeat_feature else 0)
+
+    @property
+    def resume_clock_agreed(self) -> bool:
+        """Whether both hellos announce the clock in resume (wire.md sections 11.1,
+        13.1): our ``resume`` then carries ``left`` and ``away``, and the peer's must."""
+        return self.resume_clock_feature and bool(self._peer_features & FEATURE_RESUME_CLOCK)
 
     @property
     def heartbeats_agreed(self) -> bool:
@@ -152,6 +160,6 @@ class HelloNegotiation(SessionCore):
         if len(self._hellos) == 2:
             self.game_id = game_id_of(self._hellos[0], self._hellos[1])
             assert self._peer_key is not None
-            self._control.bind(self.game_id, self._peer_key)
+            self._control.bind(self.game_id, self._peer_key, clock=self.resume_clock_agreed)
             if self.me is Player.P0:
                 self._emit(MessageType.COIN, {"coin": self._coin})

@@ -17,8 +17,10 @@ __all__ = [
     "CATALOGUE",
     "CONTROL",
     "DECK_VERSIONS",
+    "MAX_CLOCK_MS",
     "MAX_SEEDS_PER_REVEAL",
     "REFUSE_REASONS",
+    "RESUME_CLOCK",
     "RESUME_NONCE_SIZE",
     "Field",
     "MessageType",
@@ -31,6 +33,9 @@ ABORT_REASONS = ("quit", "timeout", "cheat", "error", "incompatible", "abandoned
 REFUSE_REASONS = ("busy", "not-allowed", "unknown-game", "played")
 #: Bytes of the fresh nonce in a ``resume``.
 RESUME_NONCE_SIZE = 16
+#: The largest ``left`` and ``away`` of a ``resume`` with the clock (wire.md 13.1):
+#: one day in milliseconds.  A larger value is a malformed resume (refused).
+MAX_CLOCK_MS = 86_400_000
 #: Seeds are revealed at least every this many hands so a reveal stays small.
 MAX_SEEDS_PER_REVEAL = 32
 #: Deck versions a session can play (negotiated in the hello's ``options``).
@@ -316,6 +321,28 @@ CONTROL: Mapping[str, Mapping[str, Field]] = {
         "reason": Field("str", _one_of(*REFUSE_REASONS), doc="why the host turns us away"),
         "detail": Field("str 0..200", _str(0, 200), doc="human-readable detail"),
     },
+}
+
+
+def _clock_ms(v: Any) -> bool:
+    return type(v) is int and 0 <= v <= MAX_CLOCK_MS
+
+
+#: A ``resume`` when both hellos announce the clock in resume (feature bit 4,
+#: wire.md 11.1, 13.1): ``nonce``, ``echo``, then the sender's view of the clock.
+RESUME_CLOCK: Mapping[str, Field] = {
+    **CONTROL[MessageType.RESUME],
+    "left": Field(
+        f"int 0..{MAX_CLOCK_MS} or nil",
+        lambda v: v is None or _clock_ms(v),
+        doc="milliseconds the sender's turn clock left the player it times (the "
+        "receiver) when it stopped at the drop; nil when it times nobody",
+    ),
+    "away": Field(
+        f"int 0..{MAX_CLOCK_MS}",
+        _clock_ms,
+        doc="milliseconds of the away budget the sender counted before this drop",
+    ),
 }
 
 

@@ -33,6 +33,7 @@ class SessionKnobs(TypedDict, total=False):
     series: Series | None
     early_redeal: bool
     heartbeat: bool
+    resume_clock: bool
 
 
 class RestoreKnobs(TypedDict, total=False):
@@ -49,6 +50,7 @@ class RestoreKnobs(TypedDict, total=False):
     series: Series | None
     early_redeal: bool | None
     heartbeat: bool | None
+    resume_clock: bool | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,6 +72,7 @@ class SessionOptions:
     series: Series = field(default_factory=Series)
     early_redeal: bool = True
     heartbeat: bool = False
+    resume_clock: bool = False
 
     @classmethod
     def of(cls, knobs: SessionKnobs) -> SessionOptions:
@@ -106,4 +109,5 @@ class SessionOptions:
             series=series if series is not None else Series(),
             early_redeal=knobs.get("early_redeal", True),
             heartbeat=knobs.get("heartbeat", False),
+            resume_clock=knobs.get("resume_clock", False),
         )

@@ -88,6 +88,7 @@ from truc_p2p.protocol._values import (
     FEATURE_HEARTBEAT,
     FEATURE_RESIGN,
     FEATURE_REST_FINAL,
+    FEATURE_RESUME_CLOCK,
     Series,
     coin_commitment,
     first_dealer_from_coins,
@@ -372,7 +373,8 @@ class Session(ControlSide):
         between recording the peer's message and its answer, e.g. a D2) are then
         recorded; :meth:`reconnect` sends them.  ``deck`` defaults to the version
         named by this player's hello in the transcript, ``resign`` to whether that
-        hello announced resignation (``rest_final`` and ``heartbeat`` likewise).
+        hello announced resignation (``rest_final``, ``heartbeat`` and ``resume_clock``
+        likewise).
         """
         envelopes = list(envelopes)
         me = Player(role)
@@ -399,6 +401,7 @@ class Session(ControlSide):
                 series=series if series is not None else own_series(envelopes, me),
                 early_redeal=feature("early_redeal", FEATURE_EARLY_REDEAL),
                 heartbeat=feature("heartbeat", FEATURE_HEARTBEAT),
+                resume_clock=feature("resume_clock", FEATURE_RESUME_CLOCK),
             )
         )
         session = cls(identity=identity, role=role, secret=secret, options=options)

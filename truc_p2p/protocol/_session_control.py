@@ -8,6 +8,7 @@ stage and queues what the plane returns.
 
 from __future__ import annotations
 
+from truc_p2p.protocol._control import ResumeClock
 from truc_p2p.protocol._errors import (
     LocalProtocolError,
     RemoteProtocolError,
@@ -159,7 +160,7 @@ class ControlSide(HandPlay):
         """True between :meth:`reconnect` and the peer's valid ``resume``."""
         return self._control.reconnecting
 
-    def reconnect(self, nonce: bytes, *, dialer: bool) -> None:
+    def reconnect(self, nonce: bytes, *, dialer: bool, clock: ResumeClock | None = None) -> None:
         """Start over on a new connection after the old one was lost.
 
         Drops the old connection's partial input and unsent output (whatever the
@@ -171,10 +172,14 @@ class ControlSide(HandPlay):
         whose first message is not a valid resume raises
         :class:`ResumeRefusedError` from :meth:`next_event` and leaves the game
         intact: call :meth:`reconnect` again for the next connection.
+
+        ``clock`` is our view of the turn clock and the away time, which our resume
+        carries when both hellos announce the clock in resume (wire.md 13.1,
+        :attr:`resume_clock_agreed`); the peer's comes back in :class:`Resumed`.
         """
         if not self.resumable:
             raise LocalProtocolError(f"nothing to resume: session is {self.stage.value}")
-        resume = self._control.reconnect(nonce, dialer=dialer)
+        resume = self._control.reconnect(nonce, dialer=dialer, clock=clock)
         self._frames = FrameBuffer()
         self._outbox.clear()
         if resume is not None:

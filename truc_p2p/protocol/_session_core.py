@@ -183,6 +183,10 @@ class SessionCore:
         #: whether our hello announces heartbeats (wire.md sections 11.1, 13.6): a
         #: transport feature, so off unless the network layer speaks them
         self.heartbeat_feature = options.heartbeat
+        #: whether our hello announces the clock in resume (wire.md sections 11.1,
+        #: 13.1): a transport feature (the session has no clock), off unless the
+        #: network layer times the game
+        self.resume_clock_feature = options.resume_clock
 
     @property
     def outcome(self) -> Outcome | None:

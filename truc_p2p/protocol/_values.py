@@ -28,6 +28,7 @@ __all__ = [
     "FEATURE_HEARTBEAT",
     "FEATURE_RESIGN",
     "FEATURE_REST_FINAL",
+    "FEATURE_RESUME_CLOCK",
     "FEATURE_TAG",
     "PIPELINE_DEFAULT",
     "SERIES_KEYS",
@@ -75,6 +76,11 @@ FEATURE_EARLY_REDEAL = 4
 #: zero-length frames and answers them.  A joiner sends heartbeats only to a host
 #: whose hello announces this bit (and its own hello does too).
 FEATURE_HEARTBEAT = 8
+#: The feature bit of the clock in resume (wire.md sections 11.1, 13.1): each
+#: ``resume`` carries, after ``nonce`` and ``echo``, the time its sender's turn clock
+#: left the player it times (``left``, ms or nil) and the time away it counted
+#: (``away``, ms), so a side that restarted shows the real time left.
+FEATURE_RESUME_CLOCK = 16
 
 
 def local_value(secret: bytes, label: bytes) -> bytes:

@@ -33,6 +33,15 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "busy": N_("told {peer} the host is busy"),
     "unknown-game": N_("refused a reconnection from {peer}: no such game here"),
     "played": N_("refused {peer}: the game after {game}… was played already"),
+    "host-not-answering": N_(
+        "the host {address} is not answering ({error}); trying again for the rest of the "
+        "grace ({seconds} s left, Ctrl-C to stop); to come back to the game later: "
+        "truc-p2p resume {file}"
+    ),
+    "host-not-answering-unsaved": N_(
+        "the host {address} is not answering ({error}); trying again for the rest of the "
+        "grace ({seconds} s left, Ctrl-C to stop)"
+    ),
     "port-mapped": N_(
         "your router forwards {address} to this machine ({method}, removed when you stop)"
     ),

@@ -449,6 +449,9 @@ class TableModel:
     #: Told to nobody in particular (a replay of someone else's game): no "you".
     spectator: bool = False
     _clock: _Clock = field(default_factory=_Clock)
+    #: After a resume: the seconds the opponent's clock leaves our move due and when
+    #: it said so (wire.md 13.5: its clock counts); our next turn starts from it.
+    _resumed_left: tuple[float, float] | None = None
     _results: int = 0
     #: Who won each trick of this hand (``None``: spoiled), for the hand's result.
     _tricks: list[Player | None] = field(default_factory=list)
@@ -558,6 +561,24 @@ class TableModel:
         self.turn += 1
         self.legal = tuple(legal)
         self._clock = _Clock(self.me, self.now())
+        if self._resumed_left is not None:  # the move the opponent's clock was timing
+            self._from_resume()
+
+    def resumed(self, seconds_left: float | None) -> None:
+        """The game resumed and the opponent's clock leaves our move ``seconds_left``
+        (``None``: it does not time us, or an older peer did not say): the countdown
+        of that move shows it, now if we are choosing, else from our next turn."""
+        if seconds_left is None or self.move_seconds is None:
+            return
+        self._resumed_left = (seconds_left, self.now())
+        if self.legal:
+            self._from_resume()
+
+    def _from_resume(self) -> None:
+        assert self._resumed_left is not None and self.move_seconds is not None
+        left, said = self._resumed_left
+        self._resumed_left = None
+        self._clock = _Clock(self.me, said + left - self.move_seconds)
 
     def end_turn(self) -> None:
         self.legal = ()

@@ -22,7 +22,7 @@ from typing import TextIO
 
 import trio
 
-from truc_p2p.net import NetEvent, QuitGame
+from truc_p2p.net import NetEvent, QuitGame, TurnClock
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import (
     Acted,
@@ -266,6 +266,9 @@ class TerminalPlayer:
             # only a game without one (the lesson) says it here
             ended = model.game_ended(event)
             self.write("== " + ended if self.tell_game_end else "")
+            return
+        if isinstance(event, TurnClock):  # after a resume: the opponent's clock of our move
+            model.resumed(event.seconds_left)
             return
         told = describe(event, voice, self.tally, verbose=self.verbose)
         if told:

@@ -41,7 +41,7 @@ from typing import Any, Protocol
 import trio
 
 from truc_p2p.bots import LEVELS
-from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame
+from truc_p2p.net import PeerDisconnected, PeerReconnected, QuitGame, TurnClock
 from truc_p2p.protocol import (
     AuditPassed,
     CardsDealt,
@@ -252,6 +252,9 @@ class WebPlayer:
             return
         if isinstance(event, PeerReconnected):
             self.on_reconnect()
+            return
+        if isinstance(event, TurnClock):  # after a resume: the opponent's clock of our move
+            self.model.resumed(event.seconds_left)
             return
         self._games[-1].append(event)
         if isinstance(event, GameStarted):
