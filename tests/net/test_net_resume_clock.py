@@ -27,8 +27,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from net_helpers import bot, new_session
 
 from truc_p2p.net import End, GameOutcome, Notice, TurnClock, play_game
+from truc_p2p.net._away import away_path_for, read_away, write_away
 from truc_p2p.net._join_game import Redialer
-from truc_p2p.net._reconnect import away_path_for, read_away, write_away
 from truc_p2p.protocol import Session
 from truc_p2p.rules import Action, Game, Player
 from truc_p2p.ui._table import TableModel

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,6 +17,15 @@ from truc_p2p.cli._common import add_bot_arg, use_ascii
 from truc_p2p.cli._game_args import GameOptions, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import GONE, Next, Road, Seat, Table, _player, run_game
+from truc_p2p.cli._resume_lines import (
+    cannot_continue,
+    new_game_command,
+    not_its_key,
+    nothing_to_resume,
+    say_listening,
+    say_repaired,
+    with_key,
+)
 from truc_p2p.cli._run import print_outcome
 from truc_p2p.cli._web import add_web_args, show_web_result
 from truc_p2p.history import MatchRecord, default_games_folder
@@ -115,7 +123,7 @@ def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
         )
         return 2
     if game_is_over(path):
-        return _nothing_to_resume(path)
+        return nothing_to_resume(path)
     try:
         meta = read_meta(path)
         if meta.get("role") == "play":
@@ -219,7 +227,7 @@ class _NetworkResume(_Resume):
             return back
         ident, self.restored = back
         if self.restored.torn_bytes:
-            _say_repaired(path, self.restored.torn_bytes, opts.info)
+            say_repaired(path, self.restored.torn_bytes, opts.info)
         self.invite = Invite.parse(meta["invite"]) if self.stored.role is Player.P0 else None
         clocks = _stored_clocks(meta, path)
         if isinstance(clocks, int):
@@ -253,7 +261,7 @@ class _NetworkResume(_Resume):
         return Reporting(
             on_event=table.hook,
             on_notice=lambda text: print(notice_text(text), file=sys.stderr, flush=True),
-            on_listening=lambda port: _say_listening(port, grace, info),
+            on_listening=lambda port: say_listening(port, grace, info),
         )
 
     async def game(self, table: Table, stop: trio.Event) -> GameOutcome | int:
@@ -316,15 +324,15 @@ class _LocalResume(_Resume):
                 )
             )
         except LocalProtocolError as exc:  # another key or a damaged secret beside it
-            _not_its_key(path, exc)
+            not_its_key(path, exc)
             return 2
         except (OSError, ValueError, KeyError, TypeError, IdentityError) as exc:
             why = identity_error_text(exc) if isinstance(exc, IdentityError) else exc
-            _cannot_continue(path, meta, why)
+            cannot_continue(path, meta, why)
             return 2
         self.ident = ident
         if not (self.mine.session.resumable and self.theirs.session.resumable):
-            return _nothing_to_resume(path)
+            return nothing_to_resume(path)
         return Seat(ruleset, ident, str(meta["name"]))
 
     def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
@@ -386,7 +394,7 @@ def _restore(
             + _(
                 "this game used a one-off key; it cannot be resumed. Start a new one "
                 "({command}), with --identity FILE to be able to resume it next time",
-                command=_new_game_command(meta),
+                command=new_game_command(meta),
             ),
             file=sys.stderr,
         )
@@ -396,7 +404,7 @@ def _restore(
     except IdentityError as exc:
         print(
             f"truc-p2p resume: {identity_error_text(exc)}; "
-            + _("give the key that game was played with: {command}", command=_with_key(path)),
+            + _("give the key that game was played with: {command}", command=with_key(path)),
             file=sys.stderr,
         )
         return 2
@@ -411,72 +419,12 @@ def _restore(
             meta=meta,
         )
     except (OSError, ValueError) as exc:
-        _cannot_continue(path, meta, exc)
+        cannot_continue(path, meta, exc)
         return 2 if isinstance(exc, OSError) else 1
     except LocalProtocolError as exc:  # another key or a damaged secret beside it
-        _not_its_key(path, exc)
+        not_its_key(path, exc)
         return 2
     return ident, restored
-
-
-def _not_its_key(path: Path, reason: object) -> None:
-    print(
-        "truc-p2p resume: "
-        + _(
-            "cannot continue {path}: its key or its secret file does not match the "
-            "transcript ({reason}); if that game was played with another key: {command}",
-            path=path,
-            reason=reason,
-            command=_with_key(path),
-        ),
-        file=sys.stderr,
-    )
-
-
-def _nothing_to_resume(path: Path) -> int:
-    """The one line (exit status 1) when the game of ``path`` is over already."""
-    print(
-        "truc-p2p resume: "
-        + _(
-            "nothing to resume: the game of {path} is over; verify it with "
-            "{verify}, or see your games with {games}",
-            path=path,
-            verify=f"truc-p2p verify {path}",
-            games="truc-p2p games",
-        ),
-        file=sys.stderr,
-    )
-    return 1
-
-
-def _with_key(path: Path) -> str:
-    return f"{resume_command(path)} --identity FILE"
-
-
-def _new_game_command(meta: dict[str, Any]) -> str:
-    """The command that starts a new game like the stored one (its command line
-    when it was kept, else the command of its role)."""
-    argv = meta.get("argv")
-    if isinstance(argv, list) and argv and argv[0] in ("host", "join", "play"):
-        return "truc-p2p " + shlex.join(str(a) for a in argv)
-    return f"truc-p2p {meta.get('role') if meta.get('role') in ('host', 'join') else 'play'}"
-
-
-def _cannot_continue(path: Path, meta: dict[str, Any], reason: object) -> None:
-    """The one line when the stored game cannot be rebuilt: what is in it, and how
-    to start a new one."""
-    print(
-        "truc-p2p resume: "
-        + _(
-            "cannot continue {path}: {reason}; see what it holds with {verify}, or start "
-            "a new game: {command}",
-            path=path,
-            reason=reason,
-            verify=f"truc-p2p verify {path}",
-            command=_new_game_command(meta),
-        ),
-        file=sys.stderr,
-    )
 
 
 def _relay_again(
@@ -509,35 +457,6 @@ def _relay_again(
         file=info,
     )
     return relay, claim
-
-
-def _say_listening(port: int, grace: float, info: TextIO) -> None:
-    """The host's line when it listens again for the opponent of a resumed game."""
-    print(
-        _(
-            "listening again on port {port}; waiting up to {seconds} s for the opponent "
-            "to reconnect...",
-            port=port,
-            seconds=f"{grace:g}",
-        ),
-        file=info,
-        flush=True,
-    )
-
-
-def _say_repaired(path: Path, torn: int, info: TextIO) -> None:
-    """The line when the crash cut a message at the transcript's end."""
-    print(
-        ngettext(  # the same English for both: tests and scripts read "byte(s)"
-            "repaired {path}: dropped {n} torn byte(s) at its end (a message cut by the "
-            "crash; the opponent sends it again)",
-            "repaired {path}: dropped {n} torn byte(s) at its end (a message cut by the "
-            "crash; the opponent sends it again)",
-            torn,
-            path=path,
-        ),
-        file=info,
-    )
 
 
 def _stored_clocks(meta: dict[str, Any], path: Path) -> GameSettings | int:

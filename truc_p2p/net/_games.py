@@ -17,6 +17,7 @@ from typing import Any, TypedDict, Unpack
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.net._away import away_path_for
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._join_game import Redialer, _keep
@@ -24,7 +25,7 @@ from truc_p2p.net._local_game import _unless_stopped, secret_path_for
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
 from truc_p2p.net._reach import RelaySpot, open_reach
-from truc_p2p.net._reconnect import BYE_WINDOW, Reconnector, away_path_for
+from truc_p2p.net._reconnect import BYE_WINDOW, Reconnector
 from truc_p2p.net._settings import GameSettings, Listen, Reporting
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game

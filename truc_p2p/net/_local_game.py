@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
-from truc_p2p.net._reconnect import away_path_for
+from truc_p2p.net._away import away_path_for
 from truc_p2p.net._relay_wire import CLAIM_LEN
 from truc_p2p.protocol import (
     RemoteProtocolError,

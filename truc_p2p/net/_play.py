@@ -57,6 +57,7 @@ from truc_p2p.net._outcome import (
     session_outcome,
     where_of,
 )
+from truc_p2p.net._play_endings import closed_outcome, peer_aborted_outcome, refused_outcome
 from truc_p2p.net._play_options import PlayKnobs, PlayOptions
 from truc_p2p.net._reconnect import (
     Abandoned,
@@ -73,7 +74,6 @@ from truc_p2p.protocol import (
     LocalProtocolError,
     PeerAborted,
     PeerKeyMismatchError,
-    PeerResigned,
     Refused,
     RemoteProtocolError,
     Session,
@@ -114,7 +114,6 @@ class _GameLoop:
             clocks=options.link_clocks,
             before_send=options.before_send,
             reconnector=options.reconnector,
-            away_file=options.away_file,
         )
         self._deadline = math.inf
         #: Whether the deadline times the opponent now (we wait for its envelope); not
@@ -205,7 +204,7 @@ class _GameLoop:
                 if ended is not None:
                     return ended
             if event is CLOSED:
-                return self._closed()
+                return closed_outcome(self.session)
             if event is NEED_DATA:
                 self._timing = True
                 item = await self.keeper.link.receive(deadline=self._deadline)
@@ -221,9 +220,9 @@ class _GameLoop:
             assert not isinstance(event, type(CLOSED))
             self._notify(event)
             if isinstance(event, Refused):
-                return self._refused(event)
+                return refused_outcome(self.session, event)
             if isinstance(event, PeerAborted):
-                return self._peer_aborted(event)
+                return peer_aborted_outcome(self.session, event)
             if isinstance(event, YourTurn):
                 ended = await self._take_turn(event)
                 if ended is not None:
@@ -490,21 +489,10 @@ class _GameLoop:
                 {"grace": float(why.grace), **where_of(self.session)},
             )
         if isinstance(why, Refused):
-            return self._refused(why)
+            return refused_outcome(self.session, why)
         if isinstance(why, RemoteProtocolError):
             return await self._remote_error(why)
-        return self._closed()  # pragma: no cover - a resumable session is open
-
-    def _refused(self, event: Refused) -> GameOutcome:
-        known = event.reason in ("busy", "not-allowed", "unknown-game", "played")
-        return session_outcome(
-            self.session,
-            End.REFUSED,
-            f"refused-{event.reason}" if known else "refused",
-            {"reason": event.reason, "detail": event.detail or None},
-            abort_reason=event.reason,
-            abort_detail=event.detail,
-        )
+        return closed_outcome(self.session)  # pragma: no cover - a resumable session is open
 
     async def _remote_error(self, exc: RemoteProtocolError) -> GameOutcome:
         with contextlib.suppress(LinkBroken):  # e.g. the responder's hello, queued
@@ -531,46 +519,6 @@ class _GameLoop:
             }
         outcome = await self._end_by_us(end, reason, detail, kind, facts)
         return replace(outcome, error_code=exc.code, error_message_no=exc.message_no)
-
-    def _peer_aborted(self, event: PeerAborted) -> GameOutcome:
-        if isinstance(event, PeerResigned):
-            return session_outcome(
-                self.session,
-                End.OPPONENT_RESIGNED,
-                "opponent-resigned",
-                resign_facts(self.session, event.resignation),
-                abort_reason=event.reason,
-                abort_detail=event.detail,
-                resignation=event.resignation,
-            )
-        known = event.reason in ("quit", "timeout", "cheat", "incompatible")
-        return session_outcome(
-            self.session,
-            End.OPPONENT_ABORTED,
-            f"peer-{event.reason}" if known else "peer-aborted",
-            {"reason": event.reason, **where_of(self.session), "detail": event.detail or None},
-            abort_reason=event.reason,
-            abort_detail=event.detail,
-        )
-
-    def _closed(self) -> GameOutcome:
-        s = self.session
-        r = s.result
-        if r is None:  # pragma: no cover - CLOSED without a result means we aborted
-            return session_outcome(self.session, End.LOCAL_ERROR, "no-result")
-        me, opp = s.me, s.me.other
-        return session_outcome(
-            self.session,  # scores from our side: "you 12 – bob 7"
-            End.FINISHED,
-            "won" if r.winner is me else "lost",
-            {
-                "peer": s.peer_name,
-                "my_score": r.scores[me],
-                "peer_score": r.scores[opp],
-                "n": r.hands,
-                "reason": str(r.reason),
-            },
-        )
 
 
 async def play_game(

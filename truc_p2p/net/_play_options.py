@@ -114,4 +114,5 @@ class PlayOptions:
             heartbeat=self.heartbeat,
             dead_after=self.dead_after,
             away_budget=self.away_budget,
+            away_file=self.away_file,
         )

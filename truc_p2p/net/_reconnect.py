@@ -32,9 +32,7 @@ an :data:`Ending` and the loop makes the :class:`GameOutcome`.
 from __future__ import annotations
 
 import contextlib
-import json
 import math
-import os
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -43,12 +41,13 @@ from typing import Protocol
 
 import trio
 
+from truc_p2p.net._away import ms, read_away, write_away
 from truc_p2p.net._bytepipe import Link, LinkBroken
 from truc_p2p.net._gate import FrameGate
+from truc_p2p.net._net_events import NetEvent, PeerDisconnected, PeerReconnected, TurnClock
 from truc_p2p.net._outcome import GameOutcome
 from truc_p2p.protocol import (
     CLOSED,
-    MAX_CLOCK_MS,
     NEED_DATA,
     AnyEvent,
     Refused,
@@ -74,9 +73,6 @@ __all__ = [
     "SessionClosed",
     "Takeover",
     "TurnClock",
-    "away_path_for",
-    "read_away",
-    "write_away",
 ]
 
 #: Seconds one reconnection attempt may take (connect, resume and its answer).
@@ -88,47 +84,6 @@ COUNTDOWN_EVERY = 15.0
 #: Seconds a resumed link must last (when no frame moved the game) before a new
 #: drop starts a new grace period rather than continuing the last one.
 PROBATION = 30.0
-
-
-class NetEvent:
-    """Base class of the transport's own events (beside session and rules events)."""
-
-    __slots__ = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class PeerDisconnected(NetEvent):
-    """The connection is lost; the opponent has ``seconds_left`` to come back.
-
-    Sent when the connection drops and then every few seconds as a countdown.
-    """
-
-    reason: str
-    seconds_left: float
-    grace: float
-
-
-@dataclass(frozen=True, kw_only=True)
-class PeerReconnected(NetEvent):
-    """Play goes on after ``after`` seconds away; ``resent`` of our messages were sent again.
-
-    ``we_came_back`` is true when this side restarted (``truc-p2p resume``, or the
-    same command again) and this is its first connection: nobody else came back.
-    """
-
-    after: float
-    resent: int
-    received_again: int
-    we_came_back: bool = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class TurnClock(NetEvent):
-    """Our move due is the one the opponent's turn clock timed when the link dropped:
-    it leaves us ``seconds_left`` (wire.md 13.1, 13.5: the opponent's clock is the one
-    that counts), told after a resume once the turn is ours, before we choose."""
-
-    seconds_left: float
 
 
 @dataclass(frozen=True)
@@ -227,39 +182,6 @@ class _FrameCounter:
         return self.count - before
 
 
-def away_path_for(transcript: Path) -> Path:
-    """The file beside ``transcript`` that keeps the away time used (wire.md 13.4)."""
-    return transcript.with_name(transcript.name + ".away.json")
-
-
-def read_away(path: Path | None) -> float:
-    """Seconds of the away budget used, as :func:`write_away` kept them (0 without)."""
-    if path is None:
-        return 0.0
-    try:
-        value = json.loads(path.read_text()).get("away_ms")
-    except (OSError, ValueError, AttributeError):
-        return 0.0
-    return value / 1000 if type(value) is int and 0 <= value <= MAX_CLOCK_MS else 0.0
-
-
-def write_away(path: Path, seconds: float) -> None:
-    """Keep the away time used beside the transcript, synced, replacing the last."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as f:
-        f.write(json.dumps({"format": 1, "away_ms": _ms(seconds)}) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def _ms(seconds: float) -> int:
-    """Whole milliseconds within a resume clock's range (wire.md 13.1)."""
-    if not math.isfinite(seconds):
-        return MAX_CLOCK_MS if seconds > 0 else 0
-    return max(0, min(MAX_CLOCK_MS, round(seconds * 1000)))
-
-
 class _Retry:
     """This connection did not resume the game: try the next one."""
 
@@ -280,6 +202,8 @@ class LinkClocks:
     heartbeat: float = math.inf
     dead_after: float = math.inf
     away_budget: float = math.inf
+    #: Where the away time used is kept across a restart (``None``: nowhere).
+    away_file: Path | None = None
 
 
 class LinkKeeper:
@@ -302,16 +226,15 @@ class LinkKeeper:
         clocks: LinkClocks,
         before_send: Callable[[], object] | None,
         reconnector: Reconnector | None,
-        away_file: Path | None = None,
     ) -> None:
         self.session = session
         #: Seconds the peer may be away over the whole game (wire.md 13.4).
         self._away_budget = clocks.away_budget
         #: Where the away time used is kept across a restart (``None``: nowhere).
-        self._away_file = away_file
+        self._away_file = clocks.away_file
         #: Seconds it has been away so far: from each drop to the resume that ended it
         #: (a restored game goes on from the count kept beside its transcript).
-        self.away_total = read_away(away_file)
+        self.away_total = read_away(clocks.away_file)
         #: What our turn clock left the player it timed when the link dropped (for
         #: our ``resume``, wire.md 13.1); ``None``: we timed nobody.
         self._clock_left: float | None = None
@@ -575,8 +498,8 @@ class LinkKeeper:
         """Exchange ``resume`` on the new link: ``None`` on success, :data:`_RETRY` to
         try another connection, or the outcome that ends the game."""
         s = self.session
-        left = None if self._clock_left is None else _ms(self._clock_left)
-        clock = ResumeClock(left_ms=left, away_ms=_ms(self.away_total))
+        left = None if self._clock_left is None else ms(self._clock_left)
+        clock = ResumeClock(left_ms=left, away_ms=ms(self.away_total))
         s.reconnect(secrets.token_bytes(16), dialer=dialled, clock=clock)
         if prefix:
             admitted = self.link.admit(prefix)

@@ -23,7 +23,7 @@ Nothing here does I/O; time comes from the ``now`` callable.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -38,11 +38,11 @@ from truc_p2p.rules import (
     Player,
     RoundEnded,
     RulesError,
-    RulesetError,
     TrickEnded,
 )
-from truc_p2p.ui._i18n import _, ngettext
-from truc_p2p.ui._texts import action_label, clock
+from truc_p2p.ui._choices import Choice, choices, keymap, next_value
+from truc_p2p.ui._i18n import _
+from truc_p2p.ui._texts import clock
 from truc_p2p.ui._voice import Voice
 
 __all__ = [
@@ -61,70 +61,12 @@ __all__ = [
 
 Seat = Literal["me", "opp"]
 
-_KEYS: dict[ActionKind, str] = {
-    ActionKind.RAISE: "r",
-    ActionKind.REST: "m",
-    ActionKind.ACCEPT: "a",
-    ActionKind.REFUSE: "x",
-    ActionKind.FOLD: "f",
-    ActionKind.ASK_REDEAL: "d",
-    ActionKind.ACCEPT_REDEAL: "d",
-    ActionKind.DECLINE_REDEAL: "n",
-}
-
-#: Buttons in this order: answers first.
-_ORDER = (
-    ActionKind.ACCEPT,
-    ActionKind.REFUSE,
-    ActionKind.ACCEPT_REDEAL,
-    ActionKind.DECLINE_REDEAL,
-    ActionKind.RAISE,
-    ActionKind.REST,
-    ActionKind.ASK_REDEAL,
-    ActionKind.FOLD,
-)
-
 
 def seat(player: Player | None, me: Player) -> Seat | None:
     """``"me"``, ``"opp"`` or ``None``."""
     if player is None:
         return None
     return "me" if player is me else "opp"
-
-
-def keymap(game: Game, legal: Iterable[Action]) -> dict[str, Action]:
-    """Key -> legal action: digits for the cards in hand order, letters for the rest."""
-    legal = tuple(legal)
-    keys: dict[str, Action] = {}
-    me = game.view if game.view is not None else game.to_act
-    hand = game.hand(me) if me is not None else None
-    for i, card in enumerate(hand or ()):
-        action = Action.play(card)
-        if action in legal:
-            keys[str(i + 1)] = action
-    for action in legal:
-        key = _KEYS.get(action.kind)
-        if key is not None:
-            keys[key] = action
-    return keys
-
-
-def _next_value(game: Game) -> int | None:
-    try:
-        return game.ruleset.next_value(game.round_value)
-    except RulesetError:  # the engine only offers reachable raises
-        return None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Choice:
-    """One thing the player may do now, with its key, its label and what it costs."""
-
-    action: Action
-    key: str
-    label: str
-    #: What happens if chosen ("Bob scores 1 now"); ``None`` for a card.
-    cost: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -199,96 +141,13 @@ class TableView:
     hand_result: HandResult | None = None
 
 
-def _cost(game: Game, action: Action, voice: Voice) -> str | None:
-    """What choosing ``action`` now brings or costs, from its chooser's side."""
-    me = game.to_act
-    if me is None:
-        return None
-    opp = voice.name(me.other)
-    kind = action.kind
-    if kind is ActionKind.PLAY:
-        return None
-    if kind is ActionKind.ACCEPT:
-        if game.pending is ActionKind.REST:
-            return _("this hand decides the game")
-        to = _next_value(game)
-        return _("the hand is worth {value}", value=to)
-    if kind in (ActionKind.REFUSE, ActionKind.FOLD):
-        return _ending(game, action, voice)
-    if kind in (ActionKind.RAISE, ActionKind.REST):
-        trial = game.copy()
-        trial.push(action)
-        refused = _ending(trial, Action.REFUSE, voice)
-        if kind is ActionKind.RAISE:
-            return _(
-                "if refused, {refused}; if accepted, the hand is worth {value}",
-                refused=refused,
-                value=_next_value(game),
-            )
-        return _(
-            "if refused, {refused}; if accepted, this hand decides the game",
-            refused=refused,
-        )
-    if kind is ActionKind.ASK_REDEAL:
-        return _("new cards for both if {name} agrees", name=opp)
-    if kind is ActionKind.ACCEPT_REDEAL:
-        return _("new cards for both")
-    if kind is ActionKind.DECLINE_REDEAL:
-        return _("play these cards")
-    return None
-
-
-def _ending(game: Game, action: Action, voice: Voice) -> str:
-    """The score change ``action`` makes at once ("Bob scores 1 now")."""
-    trial = game.copy()
-    events = trial.push(action)
-    for event in events:
-        if isinstance(event, GameEnded):
-            winner = event.outcome.winner
-            if voice.is_me(winner):
-                return _("you win the game now")
-            return _("{name} wins the game now", name=voice.name(winner))
-    for event in events:
-        if isinstance(event, RoundEnded) and event.winner is not None:
-            if voice.is_me(event.winner):
-                return ngettext("you score {n} point now", "you score {n} points now", event.points)
-            return ngettext(
-                "{name} scores {n} point now",
-                "{name} scores {n} points now",
-                event.points,
-                name=voice.name(event.winner),
-            )
-    return _("nobody scores")
-
-
-def choices(game: Game, legal: Iterable[Action], voice: Voice) -> tuple[Choice, ...]:
-    """The keys and buttons for ``legal``: cards first, then the rest, answers first."""
-    keys = keymap(game, legal)
-    rest_pending = game.pending is ActionKind.REST
-    to = _next_value(game)
-    cards = [Choice(action=a, key=k, label=action_label(a)) for k, a in keys.items() if k.isdigit()]
-    others = [
-        Choice(
-            action=a,
-            key=k,
-            label=voice.out(action_label(a, to=to, rest_pending=rest_pending)),
-            cost=(c := _cost(game, a, voice)) and voice.out(c),
-        )
-        for k, a in keys.items()
-        if not k.isdigit()
-    ]
-    order = {kind: i for i, kind in enumerate(_ORDER)}
-    others.sort(key=lambda c: order[c.action.kind])
-    return (*cards, *others)
-
-
 def _pending(game: Game, me: Player, voice: Voice) -> PendingView | None:
     kind = game.pending
     if kind is None or game.requester is None:
         return None
     by = seat(game.requester, me)
     assert by is not None
-    to = _next_value(game) if kind is ActionKind.RAISE else None
+    to = next_value(game) if kind is ActionKind.RAISE else None
     opp = voice.name(me.other)
     if by == "opp":
         text = {
@@ -493,7 +352,7 @@ class TableModel:
         """Apply a move to the mirror; the line that tells it."""
         game = self.game
         action = event.action
-        to = _next_value(game) if game is not None else None
+        to = next_value(game) if game is not None else None
         rest = game is not None and game.pending is ActionKind.REST
         if action.kind is ActionKind.PLAY:
             self.last_trick = None

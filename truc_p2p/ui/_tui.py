@@ -34,10 +34,11 @@ from truc_p2p.rules import (
     RoundEnded,
     TrickEnded,
 )
+from truc_p2p.ui._choices import keymap
 from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._lines import LineSource, ScriptedLines, StdinLines, parse_choice
 from truc_p2p.ui._narrate import Tally, describe
-from truc_p2p.ui._table import TableModel, keymap
+from truc_p2p.ui._table import TableModel
 from truc_p2p.ui._texts import (
     HELP,
     fit,
