@@ -181,6 +181,7 @@ def test_restore_of_a_transcript_holding_a_remote_fault_raises_it() -> None:
     assert info.value.evidence[0] == bad and info.value.message_no == index
 
 
+@pytest.mark.slow
 @settings(max_examples=6, deadline=None, derandomize=True)
 @given(
     seed=st.integers(0, 10_000),
