@@ -108,13 +108,15 @@ def longest_first(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
     return ordered + light
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that drives the browser (the ``browser`` fixture of tests/web) is slow;
-    under xdist's worksteal the slow tests start first (:func:`longest_first`)."""
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+    """A test that drives the browser (the ``browser`` fixture of tests/web) is slow
+    (marked before ``-m`` selects); under xdist the slow tests that are left start
+    first (:func:`longest_first`)."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+    yield
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 0)
     if workers > 1:  # in an xdist worker (each orders the same collection the same way)
         items[:] = longest_first(items, workers)
