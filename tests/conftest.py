@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from suite_order import longest_first
 
 # The suite starts hundreds of Python processes (the program, peers, xdist's workers),
 # each of which imports the program: with PYTHONDONTWRITEBYTECODE set (some shells and
@@ -68,51 +69,11 @@ def games_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRUC_P2P_GAMES", "games")
 
 
-#: Where the longest tests live (processes that play whole games against earlier builds
-#: or through the interop runner, tens of seconds each): they start first.
-LONGEST = ("tests/compat/", "tests/interop/")
-
-
-def _weight(item: pytest.Item) -> int:
-    if item.get_closest_marker("slow") is None:
-        return 0
-    where = item.nodeid.replace("\\", "/")
-    return 2 if where.startswith(LONGEST) else 1
-
-
-def _chunks(count: int, workers: int) -> list[int]:
-    """The sizes of xdist's first hand-out (``--dist worksteal``): the collection cut
-    into one contiguous part per worker, each as long as what is left over the
-    workers left."""
-    sizes = []
-    for i in range(workers):
-        sizes.append(count // (workers - i))
-        count -= sizes[-1]
-    return sizes
-
-
-def longest_first(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
-    """The items in an order in which every worker starts with slow tests, the longest
-    first, and keeps the quick ones for the end: ``--dist worksteal`` gives each worker
-    a contiguous part of the collection and a worker out of work takes the end of
-    another's, so no long test is left to start when the others are done."""
-    heavy = sorted((it for it in items if _weight(it)), key=_weight, reverse=True)
-    light = [it for it in items if not _weight(it)]
-    ordered: list[pytest.Item] = []
-    for i, size in enumerate(_chunks(len(items), workers)):
-        part = heavy[i::workers]
-        take = max(0, size - len(part))
-        part += light[:take]
-        del light[:take]
-        ordered += part
-    return ordered + light
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """A test that drives the browser (the ``browser`` fixture of tests/web) is slow
     (marked before ``-m`` selects); under xdist the slow tests that are left start
-    first (:func:`longest_first`)."""
+    first (``suite_order.longest_first``)."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
