@@ -15,7 +15,7 @@ from truc_p2p.interop import CASE_NAMES, CaseResult, matrix_text, to_json
 from truc_p2p.interop.peer import PeerEnv
 from truc_p2p.interop.peer import run as peer_run
 
-#: The (case, role) pairs of the fast loop: every case in at least one role.
+#: The (case, role) pairs of the fast loop.
 FAST = [
     ("basic", "host"),
     ("classic", "join"),
@@ -36,7 +36,8 @@ FAST = [
 REST = [(c, r) for c in CASE_NAMES for r in ("host", "join") if (c, r) not in FAST]
 
 
-def _passes(tmp_path: Path, case: str, role: str) -> None:
+@pytest.mark.parametrize(("case", "role"), FAST)
+def test_the_program_passes_each_case(tmp_path: Path, case: str, role: str) -> None:
     result = run(REFERENCE, tmp_path, [case], (role,))[(case, role)]
     assert result.result == "pass", result.detail
     assert "\n" not in result.detail
@@ -46,15 +47,9 @@ def _passes(tmp_path: Path, case: str, role: str) -> None:
         assert result.detail.startswith("abort 'cheat'")
 
 
-@pytest.mark.parametrize(("case", "role"), FAST)
-def test_the_program_passes_each_case(tmp_path: Path, case: str, role: str) -> None:
-    _passes(tmp_path, case, role)
-
-
 def test_the_matrix_is_every_case_in_both_roles() -> None:
     assert len(CASE_NAMES) == 13
     assert sorted(FAST + REST) == sorted((c, r) for c in CASE_NAMES for r in ("host", "join"))
-    assert {c for c, _r in FAST} == set(CASE_NAMES)
 
 
 @pytest.mark.slow
@@ -62,20 +57,16 @@ def test_the_matrix_is_every_case_in_both_roles() -> None:
 def test_the_whole_matrix_passes_with_the_program_in_both_roles(
     tmp_path: Path, case: str, role: str
 ) -> None:
-    _passes(tmp_path, case, role)
+    result = run(REFERENCE, tmp_path, [case], (role,))[(case, role)]
+    assert result.result == "pass", result.detail
 
 
 @pytest.mark.slow
 def test_the_runner_plays_the_cases_one_after_the_other(tmp_path: Path) -> None:
-    results = run(REFERENCE, tmp_path, ["basic", "no-early"], ("join", "host"))
-    assert list(results) == [
-        ("basic", "join"),
-        ("basic", "host"),
-        ("no-early", "join"),
-        ("no-early", "host"),
-    ]
+    results = run(REFERENCE, tmp_path, ["no-early", "basic"], ("join",))
+    assert list(results) == [("no-early", "join"), ("basic", "join")]
     assert {k: r.result for k, r in results.items()} == dict.fromkeys(results, "pass")
-    assert {p.name for p in tmp_path.iterdir()} >= {"basic-join", "no-early-host"}
+    assert {p.name for p in tmp_path.iterdir()} >= {"no-early-join", "basic-join"}
 
 
 @pytest.mark.slow
