@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from suite_order import longest_first
+
+# The suite starts hundreds of Python processes (the program, peers, xdist's workers),
+# each of which imports the program: with PYTHONDONTWRITEBYTECODE set (some shells and
+# containers set it) every one of them compiles every module again, a fifth of a
+# subprocess test's time. The test run keeps them (``__pycache__``, git-ignored).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 #: ``tmpfs(size="64k", ro=False)`` -> the directory of a fresh tmpfs mount.
 Mount = Callable[..., Path]
@@ -59,8 +69,15 @@ def games_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRUC_P2P_GAMES", "games")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that drives the browser (the ``browser`` fixture of tests/web) is slow."""
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+    """A test that drives the browser (the ``browser`` fixture of tests/web) is slow
+    (marked before ``-m`` selects); under xdist the slow tests that are left start
+    first (``suite_order.longest_first``)."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+    yield
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 0)
+    if workers > 1:  # in an xdist worker (each orders the same collection the same way)
+        items[:] = longest_first(items, workers)

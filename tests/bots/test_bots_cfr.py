@@ -369,6 +369,7 @@ def _two_games(opponent: str, *, remember: bool) -> list[tuple[bool, int]]:
     return reads
 
 
+@pytest.mark.slow
 def test_a_rematch_starts_from_what_the_bot_learnt_of_its_opponent() -> None:
     # always-rest stakes the game at its first chance: the first game ends on it.
     # A new bot knows nothing at its first decision; the same bot remembers.

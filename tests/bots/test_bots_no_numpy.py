@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 _PROBE = """
 import importlib, pkgutil, sys
 sys.modules["numpy"] = None  # any "import numpy" now raises ImportError
@@ -48,6 +50,7 @@ def _probe(package: str, path: Path | None = None) -> tuple[int, list[str]]:
     return int(count), [line for line in failed if line]
 
 
+@pytest.mark.slow
 def test_every_module_imports_without_numpy() -> None:
     count, failed = _probe("truc_p2p")
     assert count > 50  # the walk found the package's modules

@@ -82,6 +82,7 @@ def test_the_blind_raiser_raises_once_a_round_whatever_its_cards() -> None:
     assert make_bot("blind-raise", 2).choose(dealer) == Action.RAISE
 
 
+@pytest.mark.slow
 def test_the_default_level_answers_a_blind_raiser_by_its_cards() -> None:
     fig = race_bench("medium", "blind-raise", games=40, seed=3)
     strong, weak = fig.accept_rate("strong"), fig.accept_rate("weak")
@@ -96,6 +97,7 @@ def test_the_default_level_answers_a_blind_raiser_by_its_cards() -> None:
     assert fig.early > 0
 
 
+@pytest.mark.slow
 def test_the_default_level_beats_a_blind_raiser() -> None:
     # ~62 % over 1000 games (benchmarks/bot_race.py); 200 seeded games keep the
     # 95 % interval clear of even.
@@ -104,6 +106,7 @@ def test_the_default_level_beats_a_blind_raiser() -> None:
     assert low > 0.5, fig
 
 
+@pytest.mark.slow
 def test_hard_races_to_12() -> None:
     racing = race_bench("hard", "medium", games=24, seed=2)
     free = race_bench("expert:fast", "medium", games=24, seed=2)
@@ -120,6 +123,7 @@ def test_strongest_races_to_12() -> None:
     assert fig.win_rate > 0.6
 
 
+@pytest.mark.slow
 def test_the_race_benchmark_prints_every_figure() -> None:
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "bot_race.py"
     args = ["--games", "4", "--bots", "easy,medium", "--probes", "blind-raise", "--json"]

@@ -144,6 +144,7 @@ def _transcript(bot_seed: int, *, game_seed: int = 7) -> list[Event]:
     return events
 
 
+@pytest.mark.slow
 def test_seeded_with_an_iteration_budget_it_is_deterministic() -> None:
     assert _transcript(3) == _transcript(3)
     assert any(_transcript(3, game_seed=s) != _transcript(4, game_seed=s) for s in range(4))
@@ -227,6 +228,7 @@ def test_the_bot_rests_when_the_round_is_won_and_answering_would_be_forced() -> 
 # ------------------------------------------------------------ legal play
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "ruleset", VARIANTS, ids=lambda r: "-".join(map(str, r.to_dict().values()))
 )

@@ -319,6 +319,7 @@ def test_verify_cut_inside_the_magic_line(home: Path, capsys: pytest.CaptureFixt
     assert ran.code == 3 and "cut inside the magic line" in ran.out
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -25,6 +25,7 @@ def _transcript(deck: str, seed: int, target: int = 3, pipeline: bool = False) -
     return records
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("deck", "deal_flights"), [("v1", 3), ("v2", 2)])
 def test_deal_flights_per_hand_are_counted_from_the_transcript(
     deck: str, deal_flights: int
@@ -40,6 +41,7 @@ def test_deal_flights_per_hand_are_counted_from_the_transcript(
     assert facts["bytes_per_hand"] > (10_000 if deck == "v2" else 3_000)
 
 
+@pytest.mark.slow
 def test_bench_game_reports_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["bench", "game", "--games", "1", "--target", "1", "--rtt", "10", "--json"]
     assert main([*argv, "--concurrency", "2"]) == 0
@@ -70,6 +72,7 @@ def test_bench_game_reports_every_figure(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["bench", "game", "--concurrency", "x"]) == 2
 
 
+@pytest.mark.slow
 def test_the_pipelined_deal_waits_for_fewer_deal_flights_between_hands() -> None:
     def steady(pipeline: bool) -> float:
         facts = next(
@@ -148,6 +151,7 @@ def test_per_hand_figures_count_hands_played_not_the_unplayed_pre_deal() -> None
     )
 
 
+@pytest.mark.slow
 def test_the_rest_final_saving_is_measured_on_the_same_game() -> None:
     """Without the rule the same game (same deals and bots) carries the pre-deal the
     rest made useless; with it that pre-deal is missing, and nothing else differs."""

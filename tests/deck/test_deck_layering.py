@@ -52,6 +52,7 @@ def test_cheat_error_carries_its_evidence() -> None:
     assert (err.step, err.position, err.culprit) == ("D3", 2, deck.Role.DEALER)
 
 
+@pytest.mark.slow
 def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert _bench.main(hands=1, as_json=True) == 0
     result = json.loads(capsys.readouterr().out)
@@ -72,6 +73,7 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert v2["verifier_ms"] > 0 and v2["bytes_per_hand"] > 0
 
 
+@pytest.mark.slow
 def test_bench_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert _bench.main(hands=1, as_json=False) == 0
     out = capsys.readouterr().out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import pytest
 from deck_v2_helpers import honest_deal, record, sides
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -49,6 +50,7 @@ masks = st.integers(1, 255)
 offsets = st.integers(0, 10_000)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.sampled_from(["key", "pok", "deck", "proof"]), st.integers(0, 31), offsets, masks)
 def test_mutated_d1_is_rejected(field: str, index: int, offset: int, mask: int) -> None:
@@ -67,6 +69,7 @@ def test_mutated_d1_is_rejected(field: str, index: int, offset: int, mask: int) 
     raise AssertionError("the verifier accepted a mutated D1")
 
 
+@pytest.mark.slow
 @FUZZ
 @given(
     st.sampled_from(["key", "pok", "deck", "proof", "shares"]), st.integers(0, 31), offsets, masks
@@ -81,6 +84,7 @@ def test_mutated_d2_is_rejected(field: str, index: int, offset: int, mask: int) 
     raise AssertionError("a mutated D2 was accepted")
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.integers(0, 2), offsets, masks)
 def test_mutated_d3_and_show_are_rejected(index: int, offset: int, mask: int) -> None:
@@ -108,6 +112,7 @@ junk = st.recursive(
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.sampled_from(["key", "pok", "deck", "proof", "shares", None]), junk)
 def test_junk_fields_give_typed_errors(field: str | None, value: Any) -> None:
@@ -131,6 +136,7 @@ def test_junk_fields_give_typed_errors(field: str | None, value: Any) -> None:
         raise AssertionError("junk was accepted")
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, derandomize=True)
 @given(junk, junk)
 def test_junk_shows_and_redeals_give_typed_errors(position: Any, share: Any) -> None:

@@ -185,12 +185,14 @@ def test_the_genuine_next_envelope_is_accepted(stage: str) -> None:
 STAGE = st.sampled_from(list(STAGES))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(stage=STAGE, data=st.binary(max_size=300))
 def test_random_bytes(stage: str, data: bytes) -> None:
     check(stage, data)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(stage=STAGE, body=st.binary(min_size=65, max_size=400))
 def test_random_frames(stage: str, body: bytes) -> None:
@@ -198,6 +200,7 @@ def test_random_frames(stage: str, body: bytes) -> None:
     check(stage, frame(body))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(stage=STAGE, flips=st.lists(st.integers(min_value=0), min_size=1, max_size=4))
 def test_bit_flips(stage: str, flips: list[int]) -> None:
@@ -208,6 +211,7 @@ def test_bit_flips(stage: str, flips: list[int]) -> None:
     check(stage, bytes(data))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(stage=STAGE, cut=st.integers(min_value=0), reframe=st.booleans())
 def test_truncations(stage: str, cut: int, reframe: bool) -> None:
@@ -216,6 +220,7 @@ def test_truncations(stage: str, cut: int, reframe: bool) -> None:
     check(stage, frame(short) if reframe else frame(raw)[: cut % (len(raw) + 4)])
 
 
+@pytest.mark.slow
 @FUZZ
 @given(stage=STAGE, data=st.data())
 def test_splices(stage: str, data: st.DataObject) -> None:
@@ -286,6 +291,7 @@ def same_shape(value: Any) -> st.SearchStrategy[Any]:
     return shaped | MSGPACK if isinstance(value, dict | list) else shaped
 
 
+@pytest.mark.slow
 @FUZZ
 @given(stage=STAGE, data=st.data())
 def test_resigned_payload_mutations(stage: str, data: st.DataObject) -> None:
@@ -298,6 +304,7 @@ def test_resigned_payload_mutations(stage: str, data: st.DataObject) -> None:
     check(stage, frame(sign_body(p.peer_key, pack_body(fields))))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(stage=STAGE, index=st.integers(0, 6), data=st.data())
 def test_resigned_field_mutations(stage: str, index: int, data: st.DataObject) -> None:

@@ -20,7 +20,12 @@ from truc_p2p.protocol import (
 from truc_p2p.rules import Event, GameEnded, Ladder, Player, RestRefused, RoundEnded, Ruleset
 
 SETTINGS = list(itertools.product(Ladder, RestRefused, ("game", "hand"), Player))
-BOTS = [("random", "random"), ("heuristic", "heuristic"), ("random", "heuristic")]
+#: The mixed pairing (each bot in both seats) in the fast loop, every pairing in CI.
+BOTS = [
+    pytest.param("random", "random", marks=pytest.mark.slow),
+    pytest.param("heuristic", "heuristic", marks=pytest.mark.slow),
+    ("random", "heuristic"),
+]
 #: (target, seed) of the games played for every setting and bot pairing: three
 #: one-hand games (target 1) and a longer one, to keep the suite fast.
 GAMES = [(1, 0), (1, 1), (1, 2), (2, 3)]

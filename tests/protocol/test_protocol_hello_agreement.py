@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -121,6 +122,7 @@ def _unframe(data: bytes) -> list[bytes]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mine=st.sampled_from(CONFIGS), theirs=options())
 @example(mine=("v2", False, True), theirs={"audit": "game", "deck": "v2", "early": None})
@@ -136,6 +138,7 @@ def test_the_initiators_options_are_judged_alike(
     assert _verdict(transcript) == code, (theirs, mine)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mine=st.sampled_from(CONFIGS), theirs=options())
 @example(mine=("v2", False, True), theirs={"audit": "game", "deck": "v2", "early": None})

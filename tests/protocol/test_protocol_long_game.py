@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import AuditPassed, decode_envelope, verify_transcript
 from truc_p2p.protocol._messages import MAX_SEEDS_PER_REVEAL
@@ -20,6 +22,7 @@ class CardsOnly:
         return next(a for a in game.legal_actions() if a.kind is ActionKind.DECLINE_REDEAL)
 
 
+@pytest.mark.slow
 def test_more_than_32_hands_are_audited_in_bounded_reveals() -> None:
     record: list[bytes] = []
     events: list[object] = []

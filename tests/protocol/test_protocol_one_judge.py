@@ -54,6 +54,7 @@ def test_both_refuse_a_message_from_the_other_player(stage: str) -> None:
     assert session is not None and verifier is not None
 
 
+@pytest.mark.slow
 @FUZZ
 @given(stage=st.sampled_from(JUDGED), data=st.data())
 def test_mutated_payloads_are_judged_alike(stage: str, data: st.DataObject) -> None:
@@ -66,6 +67,7 @@ def test_mutated_payloads_are_judged_alike(stage: str, data: st.DataObject) -> N
     same_verdict(stage, sign_body(p.peer_key, pack_body(fields)))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(stage=st.sampled_from(JUDGED), index=st.integers(5, 6), data=st.data())
 def test_mutated_types_and_payloads_are_judged_alike(

@@ -80,7 +80,11 @@ def reference(audit: str, deck: str = "v1") -> tuple[bytes, ...]:
 
 @pytest.mark.parametrize(("audit", "deck"), [("game", "v1"), ("hand", "v1"), ("game", "v2")])
 @pytest.mark.parametrize("side", list(Player), ids=lambda p: f"restore-{p.name}")
-@pytest.mark.parametrize("fraction", FRACTIONS)
+@pytest.mark.parametrize(
+    # the start, the middle and the end in the fast loop, every cut in CI
+    "fraction",
+    [f if f in (0.0, 0.5, 1.0) else pytest.param(f, marks=pytest.mark.slow) for f in FRACTIONS],
+)
 def test_restore_mid_game_and_finish(side: Player, audit: str, deck: str, fraction: float) -> None:
     """Cut the game at a point, rebuild one side from its transcript, compare it with the
     live session, swap it in and finish: the game ends exactly as if never interrupted
@@ -181,6 +185,7 @@ def test_restore_of_a_transcript_holding_a_remote_fault_raises_it() -> None:
     assert info.value.evidence[0] == bad and info.value.message_no == index
 
 
+@pytest.mark.slow
 @settings(max_examples=6, deadline=None, derandomize=True)
 @given(
     seed=st.integers(0, 10_000),
