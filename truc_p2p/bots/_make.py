@@ -37,7 +37,7 @@ from typing import Final
 
 from truc_p2p.bots._base import Bot, RandomBot
 from truc_p2p.bots._heuristic import HeuristicBot
-from truc_p2p.bots._search import STRENGTHS, SearchBot, Strength
+from truc_p2p.bots._search import STRENGTHS, SearchBot, SearchOptions, Strength
 
 __all__ = [
     "BOT_NAMES",
@@ -184,10 +184,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     else:
         assert budget is not None
         if kind in ("expert", "cfr"):
-            bot = SearchBot(
-                seed,
-                iterations=budget.iterations,
-                think=budget.think,
+            options = SearchOptions(
                 game_model=True,
                 model_edge=EXPERT_EDGE,
                 model_ends=EXPERT_ENDS,
@@ -196,6 +193,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
                 rest_margin=EXPERT_REST_MARGIN,
                 rest_from=RACE_REST_FROM if racing(name) else None,
             )
+            bot = SearchBot(seed, iterations=budget.iterations, think=budget.think, options=options)
             if kind == "cfr":
                 from truc_p2p.bots._cfr import CfrBot
 
