@@ -8,7 +8,9 @@ sides (lead the highest card; follow with the cheapest card that wins, else a
 card that spoils, else the lowest).  From the share of rounds won and lost it
 decides requests and answers; for card play it tries each of its cards and
 keeps the cheapest one that does about as well as the best, so high cards are
-kept for when they matter.
+kept for when they matter.  The medium level (``stake_sure``) also punishes a
+raise: a round the opponent raised and the bot is near-certain to win is
+staked for the game ("my rest") whatever the score.
 """
 
 from __future__ import annotations
