@@ -9,7 +9,8 @@ Wilson interval, hands per game, the share of games ended by "my rest", and
 how A answered B's "2 more?" by the strength of A's hand (the same judge for
 every bot: its edge against a random hand, strong at +0.3 or more, weak at
 -0.3 or less), and A's points minus B's over the first five hands of a game
-(a short sitting: is raising blind a point a hand?).  Run::
+(a short sitting: is raising blind a point a hand?) with the share of games B
+leads after them (more points, or the game won within them).  Run::
 
     nice -n 15 python benchmarks/bot_race.py --games 200 --jobs 2
 
@@ -39,7 +40,8 @@ def row(fig: RaceFigures) -> str:
         f"| {fig.a} | {fig.b} | {fig.a_wins}/{fig.games} = {100 * fig.win_rate:.0f}% "
         f"[{100 * low:.0f}, {100 * high:.0f}] | {fig.hands_per_game:.1f} | "
         f"{100 * fig.rest_share:.0f}% | {_rate(fig, 'strong')} | {_rate(fig, 'middling')} | "
-        f"{_rate(fig, 'weak')} | {fig.early / fig.games:+.2f} |"
+        f"{_rate(fig, 'weak')} | {fig.early / fig.games:+.2f} | "
+        f"{100 * fig.early_behind / fig.games:.0f}% |"
     )
 
 
@@ -70,9 +72,10 @@ def main() -> None:
         pairs = [(a, b) for a, b in pairs if args.only in (a, b)]
     print(
         "| A | B | A wins [95 %] | hands per game | ended by my rest "
-        "| A accepts B's raise: strong hand | middling | weak | A's net points, first 5 hands |"
+        "| A accepts B's raise: strong hand | middling | weak | A's net points, first 5 hands "
+        "| B leads after 5 hands |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     rows = []
     for a, b in pairs:
         try:

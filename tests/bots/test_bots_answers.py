@@ -12,7 +12,7 @@ import random
 import pytest
 from bots_helpers import P0, P1, view
 
-from truc_p2p.bots import SearchBot, make_bot
+from truc_p2p.bots import SearchBot, SearchOptions, make_bot
 from truc_p2p.rules import Action, Card, Game, RestRefused, Ruleset
 
 SEEDS = range(4)
@@ -103,6 +103,5 @@ def test_my_rest_needs_a_margin_over_the_next_best_action(bot: str) -> None:
     game = view([("7C 7D 8S", [])])
     assert _answers(game, bot) == {Action.REST}
     # ... but not by more than the whole range of values.
-    assert SearchBot(1, iterations=1000, game_model=True, rest_margin=1.0).choose(game) != (
-        Action.REST
-    )
+    loose = SearchOptions(game_model=True, rest_margin=1.0)
+    assert SearchBot(1, iterations=1000, options=loose).choose(game) != Action.REST

@@ -13,7 +13,7 @@ from bots_helpers import P0, P1, view
 from truc_p2p.bots import _cfr, _cfr_game, make_bot, play_local_game
 from truc_p2p.bots._cfr_game import DEALER, HAND_INDEX, HANDS, LEADER
 from truc_p2p.bots._make import STRENGTHS
-from truc_p2p.bots._search import SearchBot
+from truc_p2p.bots._search import SearchBot, SearchOptions
 from truc_p2p.rules import Action, ActionKind, Game, Player
 
 np = pytest.importorskip("numpy")  # the training code's only dependency (test extra)
@@ -187,7 +187,7 @@ class _Watched:
             patient = SearchBot(
                 cfr_seed + 1,
                 iterations=STRENGTHS["default"].iterations,
-                rest_margin=_cfr.PATIENT_REST_MARGIN,
+                options=SearchOptions(rest_margin=_cfr.PATIENT_REST_MARGIN),
             )
             expected = patient.choose(game)
             action = self.bot.choose(game)
@@ -258,11 +258,13 @@ def _answerer_choice(game: Game, seed: int) -> Action:
     search = SearchBot(
         seed + 7_000_003 + 1,
         iterations=STRENGTHS["default"].iterations,
-        game_model=True,
-        model_edge=_cfr.WEAK_EDGE,
-        model_ends=_cfr.WEAK_ENDS,
-        mix=0.01,
-        rest_margin=0.05,
+        options=SearchOptions(
+            game_model=True,
+            model_edge=_cfr.WEAK_EDGE,
+            model_ends=_cfr.WEAK_ENDS,
+            mix=0.01,
+            rest_margin=0.05,
+        ),
     )
     return search.choose(game)
 

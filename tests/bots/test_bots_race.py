@@ -93,17 +93,77 @@ def test_the_default_level_answers_a_blind_raiser_by_its_cards() -> None:
     accepted = sum(a for a, _ in fig.answers.values())
     answered = sum(n for _, n in fig.answers.values())
     assert accepted / answered >= 0.45
-    # Over the first hands of a game raising blind costs points, not gains them.
-    assert fig.early > 0
+    # After the first five hands the blind raiser seldom leads (more points, or
+    # the game won): 14 of these 40 games (the heuristic bot, not punishing the
+    # raises: 18).  The points alone no longer show it: medium wins most of its
+    # games by staking a sure round, which scores no points.
+    assert fig.early_behind <= 0.4 * fig.games
 
 
 @pytest.mark.slow
 def test_the_default_level_beats_a_blind_raiser() -> None:
-    # ~62 % over 1000 games (benchmarks/bot_race.py); 200 seeded games keep the
-    # 95 % interval clear of even.
+    # 78 % over 400 games (benchmarks/bot_race.py, seed 1); on these 200 seeded
+    # duplicate deals 157 wins, the 95 % interval clear of 70 %, where the
+    # heuristic bot (medium before issue 32) wins 124.
     fig = race_bench("medium", "blind-raise", games=200, seed=5)
     low, _ = wilson_interval(fig.a_wins, fig.games)
-    assert low > 0.5, fig
+    assert low > 0.7, fig
+    before = race_bench("heuristic", "blind-raise", games=200, seed=5)
+    assert fig.a_wins > before.a_wins + 20
+    # Still a race of several hands, not one staked hand.
+    assert fig.hands_per_game >= 3
+
+
+@pytest.mark.parametrize(
+    ("hand", "actions", "answer"),
+    [
+        # Answering "2 more?" at 1 point, before any card: the cost of refusing is 1.
+        ("7C 7D 8S", ["raise"], {Action.ACCEPT}),
+        ("AC KD JS", ["raise"], {Action.ACCEPT}),
+        ("9C 9D 10S", ["raise"], {Action.FOLD}),
+        # At 2 points (raised to 6): the opponent won trick 1 with a king over a
+        # nine and raises again; two low cards cannot win a trick back ...
+        ("9C 9D 10S", ["play KS", "raise", "accept", "play 9C", "raise"], {Action.FOLD}),
+        # ... an ace and a queen after losing trick 1 are not worth 4 more points ...
+        (
+            "AC QD 9S",
+            ["play KS", "raise", "accept", "play AC", "play QD", "raise"],
+            {Action.REFUSE},
+        ),
+        # ... and a seven in hand after winning trick 1 is the round.
+        (
+            "7C 7D 8S",
+            ["play KS", "raise", "accept", "play 8S", "play 7C", "raise"],
+            {Action.ACCEPT},
+        ),
+    ],
+)
+def test_the_default_level_answers_a_raise_by_its_cards_and_the_cost(
+    hand: str, actions: list[str], answer: set[Action]
+) -> None:
+    game = view([(hand, actions)], seat=P1)
+    assert {make_bot("medium", seed).choose(game) for seed in range(6)} == answer
+
+
+def _answer_then_act(name: str, seed: int, raised: bool) -> Action:
+    """P1 (dealing) holds 7 7 8; P0 raises or not, then leads a king: P1's action."""
+    bot = make_bot(name, seed)
+    game = view([("7C 7D 8S", [])], seat=P1)
+    if raised:
+        game.push(Action.RAISE)
+        game.push(bot.choose(game))
+    game.push(Action.from_str("play KS"))
+    return bot.choose(game)
+
+
+def test_the_default_level_stakes_a_sure_round_the_opponent_raised() -> None:
+    # 7 7 8 against a king led wins the round whatever happens: once the
+    # opponent raised, medium plays it for the game at 0-0 ...
+    assert {_answer_then_act("medium", s, raised=True) for s in range(6)} == {Action.REST}
+    # ... not unprovoked (a race of several hands), and the heuristic bot it
+    # was does not punish the raise (it raises again, for 6 points).
+    assert Action.REST not in {_answer_then_act("medium", s, raised=False) for s in range(6)}
+    assert Action.REST not in {_answer_then_act("heuristic", s, raised=True) for s in range(6)}
 
 
 @pytest.mark.slow

@@ -22,7 +22,7 @@ from truc_p2p.bots._make import (
     parse_bot_name,
     with_think,
 )
-from truc_p2p.bots._search import STRENGTHS, SearchBot, Strength
+from truc_p2p.bots._search import STRENGTHS, SearchBot, SearchOptions, Strength
 
 __all__ = [
     "BOT_NAMES",
@@ -33,6 +33,7 @@ __all__ = [
     "HeuristicBot",
     "RandomBot",
     "SearchBot",
+    "SearchOptions",
     "Strength",
     "ViewsOutOfSyncError",
     "make_bot",

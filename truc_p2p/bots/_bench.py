@@ -332,6 +332,9 @@ class RaceFigures:
     answers: dict[str, tuple[int, int]]
     #: A's points minus B's over the first :data:`SITTING` hands of every game.
     early: int = 0
+    #: The games where B leads after those hands: more points in them, or the
+    #: game won within them (a short sitting that says B is the better player).
+    early_behind: int = 0
 
     @property
     def win_rate(self) -> float:
@@ -362,6 +365,7 @@ class RaceFigures:
             "rest_share": self.rest_share,
             "answers": {k: list(v) for k, v in self.answers.items()},
             "early_points_per_game": self.early / self.games,
+            "b_leads_after_sitting": self.early_behind / self.games,
         }
 
 
@@ -404,7 +408,7 @@ class _Answers:
 
 def _race_one(
     task: tuple[str, str, int, int, Ruleset],
-) -> tuple[bool, int, bool, dict[str, list[int]], int]:
+) -> tuple[bool, int, bool, dict[str, list[int]], int, bool]:
     a_name, b_name, seed, index, ruleset = task
     a_seat, deal_seed, first_dealer = seating(seed, index)
     bot_seed = (seed * 1_000_003 + index) * 2
@@ -425,7 +429,9 @@ def _race_one(
         *seats, ruleset=ruleset, seed=deal_seed, first_dealer=first_dealer, on_event=count
     )
     rest = outcome.reason is not GameEndReason.TARGET
-    return outcome.winner is a_seat, hands, rest, counts, early
+    # A game over within the sitting is led by its winner; else by the points.
+    behind = outcome.winner is not a_seat if hands <= SITTING else early < 0
+    return outcome.winner is a_seat, hands, rest, counts, early, behind
 
 
 def race_bench(
@@ -450,7 +456,7 @@ def race_bench(
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             done = pool.map(_race_one, tasks, chunksize=max(1, games // (8 * jobs)))
     answers: dict[str, list[int]] = {}
-    for *_, counts, _early in done:
+    for *_, counts, _early, _behind in done:
         for k, (acc, n) in counts.items():
             row = answers.setdefault(k, [0, 0])
             row[0] += acc
@@ -464,4 +470,5 @@ def race_bench(
         rest_games=sum(r[2] for r in done),
         answers={k: (v[0], v[1]) for k, v in sorted(answers.items())},
         early=sum(r[4] for r in done),
+        early_behind=sum(r[5] for r in done),
     )

@@ -118,7 +118,7 @@ def prior() -> tuple[tuple[float, ...], ...]:
 
 
 def _rollout_winner(leader_hand: tuple[int, ...], dealer_hand: tuple[int, ...], lead: int) -> int:
-    from truc_p2p.bots._search import _rollout
+    from truc_p2p.bots._tree import _rollout
 
     sim = _sim.RoundSim(
         hands=(list(leader_hand), list(dealer_hand)),

@@ -106,8 +106,8 @@ def game_value(
 
 def measure_dealer_wins(deals: int, seed: int) -> float:
     """The dealer's share of decided rounds over ``deals`` random deals (simple policy)."""
-    from truc_p2p.bots._search import _rollout
     from truc_p2p.bots._sim import RoundSim
+    from truc_p2p.bots._tree import _rollout
 
     rng = random.Random(seed)
     pack = [s for s in range(8) for _ in range(4)]

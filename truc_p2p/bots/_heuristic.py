@@ -8,7 +8,9 @@ sides (lead the highest card; follow with the cheapest card that wins, else a
 card that spoils, else the lowest).  From the share of rounds won and lost it
 decides requests and answers; for card play it tries each of its cards and
 keeps the cheapest one that does about as well as the best, so high cards are
-kept for when they matter.
+kept for when they matter.  The medium level (``stake_sure``) also punishes a
+raise: a round the opponent raised and the bot is near-certain to win is
+staked for the game ("my rest") whatever the score.
 """
 
 from __future__ import annotations
@@ -96,11 +98,32 @@ class HeuristicBot:
 
     name = "heuristic"
 
-    def __init__(self, seed: int | None = None, *, samples: int = 40, blunder: float = 0.0) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        samples: int = 40,
+        blunder: float = 0.0,
+        stake_sure: bool = False,
+    ) -> None:
         self._rng = random.Random(seed)
         self._samples = samples
         #: Chance of acting like a beginner instead of judging (the easy level).
         self._blunder = blunder
+        #: Declare "my rest" with a near-certain round the opponent raised,
+        #: whatever the score (the medium level): see :meth:`choose`.
+        self.stake_sure = stake_sure
+        #: The round the opponent last raised in: (number, scores, history length).
+        self._raised_in: tuple[int, tuple[int, int], int] | None = None
+
+    def _opponent_raised(self, game: Game) -> bool:
+        """Whether the opponent raised in the round under way (the bot answered it)."""
+        seen = self._raised_in
+        return (
+            seen is not None
+            and seen[:2] == (game.round_no, game.scores)
+            and len(game.history) >= seen[2]
+        )
 
     # ------------------------------------------------------------ estimates
 
@@ -153,6 +176,8 @@ class HeuristicBot:
         me = game.to_act
         if me is None or not legal:
             raise ValueError("no legal action: it is not this bot's turn")
+        if game.pending is ActionKind.RAISE and game.requester is me.other:
+            self._raised_in = (game.round_no, game.scores, len(game.history))
         if len(legal) == 1:
             return next(iter(legal))
         if self._blunder and self._rng.random() < self._blunder:
@@ -185,9 +210,15 @@ class HeuristicBot:
         if Action.REST in legal:
             # "My rest" stakes the whole game on this round.  The bot plays it like a
             # cautious human: with a near-certain round once the game is under way and
-            # it is not ahead, or when the opponent is about to win anyway.
+            # it is not ahead, or when the opponent is about to win anyway.  With
+            # ``stake_sure`` it also punishes a raise: a near-certain round the
+            # opponent raised is staked at any score, for such a round is worth
+            # the game, more than its points.  (The leak a blind raiser exploits,
+            # issue 32: the bot refused its raises with middling and weak hands,
+            # a point each, and cashed the sure rounds it accepted for two.)
             certain = est.win >= 0.97 and est.lose <= 0.01
-            under_way = my_score <= opp_score and opp_score >= target // 2
+            punish = self.stake_sure and self._opponent_raised(game)
+            under_way = punish or (my_score <= opp_score and opp_score >= target // 2)
             desperate = opp_score >= target - 2 and my_score < target - 2
             if (certain and under_way) or (desperate and est.edge > 0.2):
                 return Action.REST

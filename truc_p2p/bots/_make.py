@@ -7,7 +7,9 @@ README):
 
 * ``easy`` — the heuristic bot acting like a beginner three times in four
   (any card, raise or answer, but it never folds nor stakes the game);
-* ``medium`` — the heuristic bot: raises on good hands, refuses bad ones;
+* ``medium`` — the heuristic bot staking a near-certain round at any score
+  (``stake_sure``): raises on good hands, refuses bad ones, and a round as
+  good as won is played for the game (against a blind raiser, issue 32);
 * ``hard`` — the expert bot on a small budget, racing (``expert:fast+race``);
 * ``strongest`` — the CFR bot, racing (``cfr+race``): an equilibrium (CFR+)
   mixed strategy for the round's opening — raises, "my rest", answers, folds,
@@ -37,7 +39,7 @@ from typing import Final
 
 from truc_p2p.bots._base import Bot, RandomBot
 from truc_p2p.bots._heuristic import HeuristicBot
-from truc_p2p.bots._search import STRENGTHS, SearchBot, Strength
+from truc_p2p.bots._search import STRENGTHS, SearchBot, SearchOptions, Strength
 
 __all__ = [
     "BOT_NAMES",
@@ -53,7 +55,7 @@ __all__ = [
 #: The levels for people, weakest first, and the bot each one is.
 LEVELS: Final[dict[str, str]] = {
     "easy": "easy",
-    "medium": "heuristic",
+    "medium": "medium",
     "hard": "expert:fast+race",
     "strongest": "cfr+race",
 }
@@ -101,7 +103,7 @@ EXPERT_REST_MARGIN: Final = 0.05
 EXPERT_MIX: Final = 0.01
 EXPERT_BLUFF: Final = 0.05
 
-_KINDS: Final = ("random", "heuristic", "easy")
+_KINDS: Final = ("random", "heuristic", "easy", "medium")
 
 
 def _resolve(name: str) -> str:
@@ -179,15 +181,14 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         bot = RandomBot(seed)
     elif kind == "heuristic":
         bot = HeuristicBot(seed)
+    elif kind == "medium":
+        bot = HeuristicBot(seed, stake_sure=True)
     elif kind == "easy":
         bot = HeuristicBot(seed, samples=8, blunder=EASY_BLUNDER)
     else:
         assert budget is not None
         if kind in ("expert", "cfr"):
-            bot = SearchBot(
-                seed,
-                iterations=budget.iterations,
-                think=budget.think,
+            options = SearchOptions(
                 game_model=True,
                 model_edge=EXPERT_EDGE,
                 model_ends=EXPERT_ENDS,
@@ -196,6 +197,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
                 rest_margin=EXPERT_REST_MARGIN,
                 rest_from=RACE_REST_FROM if racing(name) else None,
             )
+            bot = SearchBot(seed, iterations=budget.iterations, think=budget.think, options=options)
             if kind == "cfr":
                 from truc_p2p.bots._cfr import CfrBot
 

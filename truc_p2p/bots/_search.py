@@ -82,10 +82,12 @@ from typing import Final
 from truc_p2p.bots import _sim
 from truc_p2p.bots._equity import DEFAULT_GAME_ENDS, EDGE, win_chance
 from truc_p2p.bots._gamevalue import game_value
+from truc_p2p.bots._record import _erratic, _Public, _replay, _Replayer
 from truc_p2p.bots._sim import RoundSim
-from truc_p2p.rules import Action, ActionKind, Card, Game, Phase, Player
+from truc_p2p.bots._tree import _moves, _Node, _private, _rollout
+from truc_p2p.rules import Action, ActionKind, Game, Player
 
-__all__ = ["STRENGTHS", "SearchBot", "Strength", "rest_open"]
+__all__ = ["PLAIN", "STRENGTHS", "SearchBot", "SearchOptions", "Strength", "rest_open"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +105,6 @@ STRENGTHS: Final[dict[str, Strength]] = {
     "strong": Strength(iterations=6000),
 }
 
-_EXPLORATION: Final = 0.5
 #: How sharply each opponent action of this deal points at its hand quality.
 _SIGNALS: Final[dict[ActionKind, float]] = {
     ActionKind.REST: 6.0,
@@ -113,8 +114,6 @@ _SIGNALS: Final[dict[ActionKind, float]] = {
     ActionKind.ASK_REDEAL: -2.5,
 }
 _MAX_DRAWS: Final = 24
-#: Weight, in expected random folds, of the prior that the opponent is sensible.
-_ERRATIC_PRIOR: Final = 1.0
 #: How far below folding's value the search must put playing on to give a round up.
 _CONCEDE_MARGIN: Final = 0.03
 #: How far below the best action a raise may be and still be made as a bluff.
@@ -124,69 +123,6 @@ _BLUFF_REACH: Final = 0.05
 def _quality(hand: Sequence[int]) -> float:
     """0..1: how strong a whole 3-card hand (strengths) is."""
     return (max(hand) + sum(hand) / len(hand)) / 14
-
-
-def _rollout(sim: RoundSim) -> None:
-    """Play the round out: no requests; lead high, follow cheaply; answer by strength."""
-    while not sim.done:
-        pending = sim.pending
-        if pending == _sim.ASK_REDEAL:
-            sim.apply(_sim.DECLINE_REDEAL)
-            continue
-        if pending:
-            hand = sim.hands[1 - sim.requester]
-            strong = bool(hand) and max(hand) >= 6
-            if pending == _sim.REST and sim.rest_wins_game:
-                strong = True
-            sim.apply(_sim.ACCEPT if strong else _sim.REFUSE)
-            continue
-        lead = sim.table
-        if lead < 0:
-            hand = sim.hands[sim.leader]
-            sim.apply(hand[-1])
-            continue
-        hand = sim.hands[1 - sim.leader]
-        card = hand[0]
-        for s in hand:  # sorted: the cheapest card that wins, else one that spoils
-            if s > lead:
-                card = s
-                break
-        else:
-            if lead in hand:
-                card = lead
-        sim.apply(card)
-
-
-#: Card classes for answering a request: 9-10-J, Q-K, A, 8, 7.
-_CLASS: Final = (0, 0, 0, 1, 1, 2, 3, 4)
-
-
-def _private(sim: RoundSim, actor: int) -> tuple[int, ...]:
-    """What the tree keys ``actor``'s information set on besides the public actions.
-
-    Its cards, as strengths; when answering a request, only the classes of its
-    two best cards: the answers do not depend on the exact cards, and pooling
-    similar hands gives the opponent's answers enough visits to be sensible.
-    """
-    hand = sim.hands[actor]
-    if sim.pending:
-        return tuple(_CLASS[s] for s in hand[-2:])
-    return tuple(hand)
-
-
-def _moves(sim: RoundSim) -> list[int]:
-    """The actions worth searching: the legal ones but the weakly dominated.
-
-    Folding never beats refusing or playing on, and refusing never beats
-    accepting when refusing loses the game at once.
-    """
-    moves = [a for a in sim.legal() if a != _sim.FOLD]
-    if _sim.REFUSE in moves:
-        refused = sim.copy()
-        refused.apply(_sim.REFUSE)
-        if refused.game_winner == sim.requester:
-            moves.remove(_sim.REFUSE)
-    return moves
 
 
 def _value(sim: RoundSim, me: int, game_ends: float, *, edge: float = EDGE) -> float:
@@ -228,181 +164,6 @@ def _game_ends(game: Game, opponent: Player, prior: float | None = None) -> floa
     return (rests + prior * weight) / (game.round_no + 1 + weight)
 
 
-class _Node:
-    """One information set of the tree: its actions and their statistics."""
-
-    __slots__ = ("codes", "counts", "totals", "visits")
-
-    def __init__(self, codes: list[int]) -> None:
-        self.codes = codes
-        self.counts = [0] * len(codes)
-        self.totals = [0.0] * len(codes)
-        self.visits = 0
-
-    def select(self, rng: random.Random) -> int:
-        """An unexplored action (at random), else the UCB1 choice."""
-        counts = self.counts
-        untried = [i for i, n in enumerate(counts) if n == 0]
-        if untried:
-            return untried[0] if len(untried) == 1 else rng.choice(untried)
-        log_n = math.log(self.visits)
-        totals = self.totals
-        best_i, best = 0, -1.0
-        for i, n in enumerate(counts):
-            ucb = totals[i] / n + _EXPLORATION * math.sqrt(log_n / n)
-            if ucb > best:
-                best_i, best = i, ucb
-        return best_i
-
-    def update(self, i: int, reward: float) -> None:
-        self.visits += 1
-        self.counts[i] += 1
-        self.totals[i] += reward
-
-    def mean(self, i: int) -> float:
-        return self.totals[i] / self.counts[i]
-
-    def best(self) -> int:
-        """The most visited action code (ties: the better mean)."""
-        i = max(range(len(self.codes)), key=lambda j: (self.counts[j], self.totals[j]))
-        return self.codes[i]
-
-
-@dataclass(frozen=True, slots=True)
-class _Public:
-    """What a replay of the public history tells about the game so far."""
-
-    #: The actions pushed since the cards in play were dealt.
-    deal_actions: list[tuple[Player, Action]]
-    #: How often the opponent folded at its own turn (nothing pending), and how
-    #: often a uniformly random player would have: the sum of 1 / (its choices).
-    folds: int
-    fold_odds: float
-    #: How often the opponent could declare "my rest" (at its own turn), and
-    #: how often it then played for the game's stakes: a rest or a fold.
-    rest_chances: int = 0
-    rests_or_folds: int = 0
-    #: How many of the opponent's follows could be judged by a card it played
-    #: later in the same deal, and how many of those were dominated: it lost
-    #: the trick with a higher card than one it kept, or won it with a higher
-    #: card than a cheaper winner it kept.  A sensible player never does
-    #: either (the card kept is worth less in every later trick); a random
-    #: player does it about a third of the time.
-    follows_judged: int = 0
-    follows_dominated: int = 0
-    #: How often the opponent could raise at its own turn, and did.
-    raise_chances: int = 0
-    raises: int = 0
-
-
-class _Replayer:
-    """Replays a view's public record and the viewer's own deals, incrementally.
-
-    A game's record only grows, so each decision replays only the actions
-    pushed since the last one (a new game, or any other mismatch, starts over).
-    """
-
-    def __init__(self) -> None:
-        self._reset(None)
-
-    def _reset(self, replay: Game | None) -> None:
-        self._replay = replay
-        self._history: list[tuple[Player, Action]] = []
-        self._deals: list[dict[Player, tuple[Card, ...]]] = []
-        self._start = self._folds = self._rest_chances = self._rests_or_folds = 0
-        self._odds = 0.0
-        self._judged = self._dominated = self._raise_chances = self._raises = 0
-        #: The opponent's follows in this deal: [lead, card, judged, dominated].
-        self._follows: list[list[int | bool]] = []
-
-    def _fits(self, game: Game) -> bool:
-        replay, done = self._replay, len(self._history)
-        return (
-            replay is not None
-            and replay.ruleset == game.ruleset
-            and replay.first_dealer is game.first_dealer
-            and replay.view is game.view
-            and game.history[:done] == self._history
-            and game.deals[: len(self._deals)] == self._deals
-        )
-
-    def public(self, game: Game, opponent: Player) -> _Public:
-        """What the record of ``game`` (a view) says, ``opponent`` being the other seat."""
-        if not self._fits(game):
-            self._reset(Game(game.ruleset, first_dealer=game.first_dealer, view=game.view))
-        replay = self._replay
-        assert replay is not None
-        deals, history = game.deals, game.history
-        i = len(self._history)
-        while True:
-            if replay.phase is Phase.DEAL:
-                deal = deals[len(self._deals)]
-                replay.deal(deal)
-                self._deals.append(deal)
-                self._start = i
-                self._follows = []
-            elif i < len(history):
-                player, action = history[i]
-                if player is opponent and replay.pending is None:
-                    legal = replay.legal_actions()
-                    self._odds += 1.0 / len(legal)
-                    self._folds += action.kind is ActionKind.FOLD
-                    if Action.REST in legal:
-                        self._rest_chances += 1
-                        self._rests_or_folds += action.kind in (ActionKind.REST, ActionKind.FOLD)
-                    if Action.RAISE in legal:
-                        self._raise_chances += 1
-                        self._raises += action.kind is ActionKind.RAISE
-                if player is opponent and action.card is not None:
-                    self._judge(replay, action.card.strength)
-                replay.push(action)
-                self._history.append(history[i])
-                i += 1
-            else:
-                return _Public(
-                    deal_actions=history[self._start :],
-                    folds=self._folds,
-                    fold_odds=self._odds,
-                    rest_chances=self._rest_chances,
-                    rests_or_folds=self._rests_or_folds,
-                    follows_judged=self._judged,
-                    follows_dominated=self._dominated,
-                    raise_chances=self._raise_chances,
-                    raises=self._raises,
-                )
-
-    def _judge(self, replay: Game, card: int) -> None:
-        """The opponent plays ``card``: judge its earlier follows of this deal by it."""
-        for follow in self._follows:
-            lead, played, judged, dominated = follow
-            assert isinstance(lead, int) and isinstance(played, int)
-            if not judged:
-                follow[2] = True
-                self._judged += 1
-            if not dominated and (card < played < lead or lead < card < played):
-                follow[3] = True
-                self._dominated += 1
-        table = replay.table
-        if table:
-            self._follows.append([table[0][1].strength, card, False, False])
-
-
-def _replay(game: Game, opponent: Player) -> _Public:
-    """What the record of ``game`` (a view) says, replayed from scratch."""
-    return _Replayer().public(game, opponent)
-
-
-def _erratic(public: _Public) -> float:
-    """How likely the opponent is to act at random, judging by its folds.
-
-    Folding at one's own turn is never better than playing on, and a sensible
-    player does it rarely (to give up a lost round); a random player does it
-    once in as many turns as it has choices.  The estimate is the folds over
-    their expected number for a random player, shrunk towards 0.
-    """
-    return min(1.0, public.folds / (public.fold_odds + _ERRATIC_PRIOR))
-
-
 def rest_open(game: Game, rest_from: int | None) -> bool:
     """Whether a bot racing to the target may declare "my rest" in ``game``.
 
@@ -417,11 +178,40 @@ def rest_open(game: Game, rest_from: int | None) -> bool:
     return max(game.scores) >= math.ceil(rest_from * target / 12)
 
 
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """How a search bot judges and plays, besides its budget; the defaults are
+    the plain search bot (``search``), ``make_bot`` gives the expert and CFR bots theirs."""
+
+    #: Score round ends by ``W`` (both sides alike) instead of the confident
+    #: equity, and answer a redeal request by value only (never fold).
+    game_model: bool = False
+    #: The game model's round edge and prior chance that a round ends the game.
+    model_edge: float = 0.0
+    model_ends: float = DEFAULT_GAME_ENDS
+    #: Play at random among root actions whose mean is within ``mix`` of the best.
+    mix: float = 0.0
+    #: Chance of a bluff raise where raising is within reach of the best action.
+    bluff: float = 0.0
+    #: How much better than the next best action "my rest" must look to be
+    #: declared (determinisation makes the search over-optimistic about the
+    #: round, and a rest stakes the whole game on that estimate).
+    rest_margin: float = 0.0
+    #: If set, "my rest" is declared only once a player has this many
+    #: points (see :func:`rest_open`): a race to the target first.
+    rest_from: int | None = None
+
+
+#: The plain search bot's options.
+PLAIN: Final = SearchOptions()
+
+
 class SearchBot:
     """Information-set MCTS over the round, from its own view only; see the module doc.
 
     ``iterations`` per decision make it deterministic under ``seed``;
-    ``think`` (seconds) instead searches until that time is spent.
+    ``think`` (seconds) instead searches until that time is spent;
+    ``options`` (:class:`SearchOptions`) make it the expert bot, or another.
     """
 
     name = "search"
@@ -434,13 +224,7 @@ class SearchBot:
         *,
         iterations: int = STRENGTHS["default"].iterations,
         think: float | None = None,
-        game_model: bool = False,
-        model_edge: float = 0.0,
-        model_ends: float = DEFAULT_GAME_ENDS,
-        mix: float = 0.0,
-        bluff: float = 0.0,
-        rest_margin: float = 0.0,
-        rest_from: int | None = None,
+        options: SearchOptions = PLAIN,
     ) -> None:
         if iterations < 1:
             raise ValueError("iterations must be at least 1")
@@ -450,23 +234,15 @@ class SearchBot:
         self._replayer = _Replayer()
         self.iterations = iterations
         self.think = think
-        #: Score round ends by ``W`` (both sides alike) instead of the confident
-        #: equity, and answer a redeal request by value only (never fold).
-        self.game_model = game_model
-        #: The game model's round edge and prior chance that a round ends the game.
-        self.model_edge = model_edge
-        self.model_ends = model_ends
-        #: Play at random among root actions whose mean is within ``mix`` of the best.
-        self.mix = mix
-        #: Chance of a bluff raise where raising is within reach of the best action.
-        self.bluff = bluff
-        #: How much better than the next best action "my rest" must look to be
-        #: declared (determinisation makes the search over-optimistic about the
-        #: round, and a rest stakes the whole game on that estimate).
-        self.rest_margin = rest_margin
-        #: If set, "my rest" is declared only once a player has this many
-        #: points (see :func:`rest_open`): a race to the target first.
-        self.rest_from = rest_from
+        #: How it judges and plays besides its budget (see :class:`SearchOptions`).
+        self.options = options
+        self.game_model = options.game_model
+        self.model_edge = options.model_edge
+        self.model_ends = options.model_ends
+        self.mix = options.mix
+        self.bluff = options.bluff
+        self.rest_margin = options.rest_margin
+        self.rest_from = options.rest_from
         #: Whether the decision under way may not declare "my rest".
         self._no_rest = False
         #: If set, ``(weight, n)``: how likely (0..1) the opponent is to hold a

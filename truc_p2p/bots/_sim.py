@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from truc_p2p.rules import (
@@ -44,7 +45,9 @@ __all__ = [
     "REFUSE",
     "REST",
     "SPOILED",
+    "Progress",
     "RoundSim",
+    "Variant",
     "code_of",
     "from_view",
 ]
@@ -91,6 +94,47 @@ def _decided(results: tuple[int, ...]) -> tuple[bool, int]:
     return decided, SPOILED if winner is None else int(winner)
 
 
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """The ruleset's options a round depends on besides the target."""
+
+    #: The ladder is 1 → 2 → 4 → 6 … (else the literal 1 → 2 → 6 → 8 …).
+    even_ladder: bool = False
+    #: A refused (or folded-on) "my rest" wins its declarer the game.
+    rest_wins_game: bool = True
+
+
+#: The default ruleset's variant.
+DEFAULT_VARIANT: Final = Variant()
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Where a round stands besides the hands, the seats and the scores.
+
+    The defaults are a fresh round: nothing on the table, no trick played, worth
+    1, nothing pending nor requested, no redeal possible.
+    """
+
+    #: The strength led to the trick under way (-1: none yet).
+    table: int = -1
+    #: The tricks' results so far: the winner (0 or 1) or :data:`SPOILED`.
+    results: tuple[int, ...] = ()
+    value: int = 1
+    #: The pending request's code (0: none) and who made it.
+    pending: int = 0
+    requester: int = 0
+    rest_answered: bool = False
+    #: Whether each player made its request of the trick under way.
+    requested: tuple[bool, bool] = (False, False)
+    #: Whether the non-dealer may still ask for a redeal.
+    can_redeal: bool = False
+
+
+#: A round that has not started.
+FRESH: Final = Progress()
+
+
 class RoundSim:
     """One round in progress, on strengths; :meth:`apply` until :attr:`done`.
 
@@ -129,16 +173,8 @@ class RoundSim:
         leader: int,
         scores: tuple[int, int],
         target: int,
-        even_ladder: bool = False,
-        rest_wins_game: bool = True,
-        table: int = -1,
-        results: tuple[int, ...] = (),
-        value: int = 1,
-        pending: int = 0,
-        requester: int = 0,
-        rest_answered: bool = False,
-        requested: tuple[bool, bool] = (False, False),
-        can_redeal: bool = False,
+        variant: Variant = DEFAULT_VARIANT,
+        progress: Progress = FRESH,
         redeal_hands: tuple[list[int], list[int]] | None = None,
     ) -> None:
         self.hands = hands
@@ -146,16 +182,16 @@ class RoundSim:
         self.leader = leader
         self.scores = list(scores)
         self.target = target
-        self.even_ladder = even_ladder
-        self.rest_wins_game = rest_wins_game
-        self.table = table
-        self.results = results
-        self.value = value
-        self.pending = pending
-        self.requester = requester
-        self.rest_answered = rest_answered
-        self.requested = list(requested)
-        self.can_redeal = can_redeal
+        self.even_ladder = variant.even_ladder
+        self.rest_wins_game = variant.rest_wins_game
+        self.table = progress.table
+        self.results = progress.results
+        self.value = progress.value
+        self.pending = progress.pending
+        self.requester = progress.requester
+        self.rest_answered = progress.rest_answered
+        self.requested = list(progress.requested)
+        self.can_redeal = progress.can_redeal
         #: The hands a redeal would deal, indexed by player.
         self.redeal_hands = redeal_hands
         self.done = False
@@ -343,15 +379,19 @@ def from_view(
         leader=int(game.leader),
         scores=game.scores,
         target=rules.target,
-        even_ladder=rules.ladder is Ladder.EVEN,
-        rest_wins_game=rules.rest_refused is RestRefused.GAME,
-        table=game.table[0][1].strength if game.table else -1,
-        results=tuple(SPOILED if t.winner is None else int(t.winner) for t in game.tricks),
-        value=game.round_value,
-        pending=0 if pending is None else _KIND_CODE[pending],
-        requester=0 if game.requester is None else int(game.requester),
-        rest_answered=game.rest_answered,
-        requested=(game.requested(Player.P0), game.requested(Player.P1)),
-        can_redeal=pending is None and Action.ASK_REDEAL in game.legal_actions(),
+        variant=Variant(
+            even_ladder=rules.ladder is Ladder.EVEN,
+            rest_wins_game=rules.rest_refused is RestRefused.GAME,
+        ),
+        progress=Progress(
+            table=game.table[0][1].strength if game.table else -1,
+            results=tuple(SPOILED if t.winner is None else int(t.winner) for t in game.tricks),
+            value=game.round_value,
+            pending=0 if pending is None else _KIND_CODE[pending],
+            requester=0 if game.requester is None else int(game.requester),
+            rest_answered=game.rest_answered,
+            requested=(game.requested(Player.P0), game.requested(Player.P1)),
+            can_redeal=pending is None and Action.ASK_REDEAL in game.legal_actions(),
+        ),
         redeal_hands=redeal_hands,
     )
