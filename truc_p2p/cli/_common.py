@@ -436,15 +436,14 @@ def your_name(fallback: str, *, ask: bool, stdin: TextIO | None = None) -> str:
         path.write_text(name + "\n", encoding="utf-8")
     except OSError:
         return name  # not kept: asked again next time
-    print(
-        _(
-            "you play as {name} from now on (kept in {path}; --name changes it for a game)",
-            name=name,
-            path=path,
-        ),
-        file=sys.stderr,
-        flush=True,
+    line = _(
+        "you play as {name} from now on (kept in {path}; --name changes it for a game)",
+        name=name,
+        path=path,
     )
+    from truc_p2p.ui import fit, screen_width  # at a terminal, wrapped between words
+
+    print(fit(line, screen_width(sys.stderr)) if sys.stderr.isatty() else line, file=sys.stderr)
     return name
 
 

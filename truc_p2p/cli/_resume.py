@@ -51,7 +51,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import LocalProtocolError
 from truc_p2p.rules import Player, Ruleset
-from truc_p2p.ui import _, ngettext, notice_text
+from truc_p2p.ui import _, bot_player_name, ngettext, notice_text
 
 __all__ = ["register"]
 
@@ -345,9 +345,9 @@ class _LocalResume(_Resume):
     def before(self, table: Table) -> int | None:
         print(
             _(
-                "{name}, your game against the {bot} bot goes on.",
+                "{name}, your game against {opponent} goes on.",
                 name=table.seat.name,
-                bot=self.meta["bot"],
+                opponent=bot_player_name(str(self.meta["bot"])),
             ),
             file=table.opts.info,
             flush=True,
