@@ -109,7 +109,8 @@ def test_enter_resumes_the_game_and_it_goes_on_to_its_end(tmp_path: Path) -> Non
         else:
             raise AssertionError("the game did not end")
         assert term.close() == 0
-        assert "result co-signed by both players" in term.seen
+        # the points line wraps at the terminal's width: read it across the wrap
+        assert "result co-signed by both players" in " ".join(term.seen.split())
     finally:
         if term.proc.poll() is None:
             term.proc.kill()

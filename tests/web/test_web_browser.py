@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from web_helpers import ARTIFACTS, ROOT, HostedGame
+from web_helpers import ARTIFACTS, OPEN_PAGES, ROOT, HostedGame
 
 from truc_p2p.net import End
 
@@ -33,6 +33,7 @@ def new_page(browser: Any, width: int = 800, height: int = 900, *, touch: bool =
     page = browser.new_page(
         viewport={"width": width, "height": height}, bypass_csp=True, has_touch=touch
     )
+    OPEN_PAGES.append(page)
     page.set_default_timeout(30_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -26,6 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Screenshots land here (git-ignored), so CI and people can look at them.
 ARTIFACTS = ROOT / "test-artifacts" / "web"
 CHROMIUM = Path("/usr/bin/chromium")
+#: Pages opened by ``new_page`` in the running test, closed when it ends (a page left
+#: open keeps its table's clock ticking and its socket redialling a server that is
+#: gone: dozens of them took most of both cores for the rest of the suite).
+OPEN_PAGES: list[Any] = []
 #: How this machine's Chromium must be started (no sandbox as root, no network chatter).
 CHROMIUM_FLAGS = [
     "--headless",
