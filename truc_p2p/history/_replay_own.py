@@ -51,9 +51,7 @@ def own_hands(record: GameFile) -> tuple[CardsDealt, ...] | None:
         except IdentityError:
             continue
         try:
-            ruleset = (
-                Ruleset.from_dict(meta["ruleset"]) if "ruleset" in meta else record.ruleset()
-            )
+            ruleset = Ruleset.from_dict(meta["ruleset"]) if "ruleset" in meta else record.ruleset()
             session = Session.restore(
                 scan_transcript_file(path).envelopes,
                 identity=key,
