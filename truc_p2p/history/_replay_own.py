@@ -21,7 +21,7 @@ from pathlib import Path
 
 from truc_p2p.history._record import GameFile, _meta, _secret
 from truc_p2p.identity import IdentityError, load_identity
-from truc_p2p.protocol import CardsDealt, ProtocolError, Session
+from truc_p2p.protocol import CardsDealt, ProtocolError
 from truc_p2p.rules import RulesError, Ruleset
 from truc_p2p.transcript import scan_transcript_file
 
@@ -45,6 +45,8 @@ def own_hands(record: GameFile) -> tuple[CardsDealt, ...] | None:
     meta = _meta(path)
     if me is None or secret is None or meta is None:
         return None
+    from truc_p2p.protocol import Session  # only now: the history commands start light
+
     for key_file in _key_files(path, meta.get("identity")):
         try:
             key = load_identity(key_file).key
