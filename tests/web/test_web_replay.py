@@ -5,6 +5,7 @@ back; only played cards are ever on the page.  Screenshots go to
 from __future__ import annotations
 
 import dataclasses
+import json
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 from test_web_browser import new_page
 from web_helpers import ROOT
 
@@ -19,7 +21,7 @@ from truc_p2p.history._record import read_game
 from truc_p2p.rules import Card
 
 sys.path.insert(0, str(ROOT / "tests" / "cli"))
-from history_helpers import P0, P1, story_game
+from history_helpers import P0, P1, key, story_game
 
 LIMIT = 60
 
@@ -179,3 +181,47 @@ def test_a_replay_shows_its_owner_the_cards_it_played_and_nobody_else_any(
     assert faced > 0
     spectator = build_replay(dataclasses.replace(record, owner=None))
     assert all(step.mine == () for step in spectator.steps)
+
+
+def test_your_own_replay_page_shows_the_cards_you_folded(
+    browser: Any, tmp_path: Path, artifacts: Path
+) -> None:
+    """Issue 32: with alice's key and meta beside her transcript (and her secret), the
+    page shows her whole hand from the deal on: in hand 2, which bob's fold ended
+    before she played, her three cards face up; bob's hand only ever as backs."""
+    story = story_game({P0: tmp_path / "alice", P1: tmp_path / "bob"}, deck="v2")
+    path = story.paths[P0]
+    key_file = tmp_path / "alice.key"
+    key_file.write_bytes(
+        key("alice").private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    )
+    meta = {"format": 1, "role": "join", "name": "alice", "identity": str(key_file)}
+    path.with_name(path.name + ".meta.json").write_text(json.dumps(meta))
+    assert story.played.get((1, P0), set()) == set()  # hand 2: alice never played
+    proc, url, timer = _serve("replay", str(path))
+    try:
+        page = new_page(browser)
+        page.goto(url)
+        page.wait_for_function("document.body.dataset.step === '0'")
+        first = {
+            Card.from_str(str(c.get_attribute("data-card")))
+            for c in page.locator("#me-hand .card:not(.back)").all()
+        }
+        assert len(first) == 3 and first <= story.dealt[(0, P0)]  # the deal, face up
+        assert page.locator("#opp-hand .card.back").count() == 3
+        page.click("#hands button[data-hand='2']")
+        page.wait_for_function("document.body.dataset.step !== '0'")
+        assert "hand 2: " in page.locator("#lines").inner_text()
+        faced = {
+            Card.from_str(str(c.get_attribute("data-card")))
+            for c in page.locator("#me-hand .card:not(.back)").all()
+        }
+        assert faced == story.dealt[(1, P0)]  # the folded hand, face up
+        assert page.locator("#me-hand .card.back").count() == 0
+        assert page.locator("#opp-hand .card:not(.back)").count() == 0
+        assert page.locator("#opp-hand .card.back").count() == 3
+        page.screenshot(path=artifacts / "replay-4-own-folded-hand.png", full_page=True)
+        assert page.errors == []
+    finally:
+        status = _stop(proc, timer)
+    assert status == 0

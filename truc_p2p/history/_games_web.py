@@ -3,7 +3,8 @@
 The page (``games.html``) gets the list as one JSON message; a replay link
 opens ``replay.html?game=N`` on the same server, whose page asks for game N
 (``{"type": "open", "game": N}``) and gets its replay pushed back, built on
-first demand with :func:`._replay_steps.build_replay` (only played cards).
+first demand with :func:`._replay_steps.build_replay` (only played cards, and the
+owner's own hands when :func:`._replay_own.own_hands` finds them).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from truc_p2p.history._games import game_row, record_line, records_of
 from truc_p2p.history._record import GameFile
+from truc_p2p.history._replay_own import own_hands
 from truc_p2p.history._replay_steps import build_replay
 from truc_p2p.history._replay_web import PageLanguage, menu_json, replay_json, serve_page
 from truc_p2p.ui import _, current
@@ -65,7 +67,9 @@ class HistoryTable:
     def _replay(self, game: int) -> dict[str, Any]:
         key = (game, current())
         if key not in self._replays:
-            self._replays[key] = {**replay_json(build_replay(self.games[game])), "game": game}
+            record = self.games[game]
+            replay = build_replay(record, own=own_hands(record))  # its owner's hands too
+            self._replays[key] = {**replay_json(replay), "game": game}
         return self._replays[key]
 
     def greet(self, accept_language: str) -> None:

@@ -4,8 +4,10 @@ In the terminal it reads whole lines, so it works the same from a pipe:
 Enter shows the next step, ``n`` / ``p`` the next / previous hand, a number
 jumps to that hand, ``q`` (or the end of input) quits; ``--all`` prints the
 whole replay at once.  ``--web`` shows the same steps on a page in the
-browser (:mod:`._replay_web`).  Only cards that were played are ever shown
-(see :mod:`._replay_steps`).
+browser (:mod:`._replay_web`).  Only cards that were played are ever shown,
+and in the replay of one's own transcript one's own hand: whole when the secret
+and key beside it rebuild the game (:mod:`._replay_own`), else the cards played
+later in the deal (see :mod:`._replay_steps`).
 
 Exit status: 0 when the replay was shown and the transcript verifies; 1 when
 it was shown but the transcript does not verify (unfinished, cut, or a
@@ -21,6 +23,7 @@ import textwrap
 from typing import Any, TextIO
 
 from truc_p2p.history._record import UnreadableGame, read_game
+from truc_p2p.history._replay_own import own_hands
 from truc_p2p.history._replay_steps import Replay, ReplayStep, build_replay
 from truc_p2p.ui import N_, _, ngettext, use_ascii
 
@@ -108,8 +111,9 @@ def render_step(replay: Replay, index: int) -> list[str]:
 
 
 def _own_hand(replay: Replay, step: ReplayStep) -> list[str]:
-    """The owner's own hand in the replay of its own transcript: the cards it played
-    later in this deal face up, the rest (never played, never shown) counted."""
+    """The owner's own hand in the replay of its own transcript: the cards the step
+    holds face up (its whole hand, or those it played later in this deal), the rest
+    (never played, never shown) counted."""
     held = step.held["me"]
     if replay.voice.me is None or held == 0:
         return []
@@ -244,7 +248,8 @@ def _replay(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    replay = build_replay(record, ascii=use_ascii(args.ascii))
+    own = own_hands(record)  # the owner's whole hands, when its secret and key are beside it
+    replay = build_replay(record, ascii=use_ascii(args.ascii), own=own)
     status = 0 if replay.valid else 1
     if args.web:
         from truc_p2p.history._replay_web import serve_replay
@@ -252,6 +257,7 @@ def _replay(args: argparse.Namespace) -> int:
         served = serve_replay(
             record,
             replay,
+            own=own,
             port=args.web_port,
             browser=not args.no_browser,
             lang_pinned=getattr(args, "lang", None) is not None,

@@ -14,16 +14,28 @@ that renders live play and a resumed game, fed the trick and hand endings
 as they come.  Both players' transcripts of one game give the same steps,
 told from the other side.
 
+In the replay of one's own transcript the owner's hand is shown face up.
+With its own cards of every deal (:func:`._replay_own.own_hands`: its session
+rebuilt from the secret and key beside the transcript), the model is fed them as
+in live play: it mirrors the owner's view of the game (``view=me``, dealt those
+cards, pushed every move), so each step holds the owner's whole hand from the
+deal on, the cards it never played too.  Without them (no secret or key beside
+it, or they do not match), a step holds the owner's cards it plays later in the
+deal, which the transcript shows; the opponent's unplayed cards never appear.
+
 The terminal (:mod:`._replay`) and the web page (:mod:`._replay_web`) are
 two views of these steps.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from truc_p2p.history._record import GameFile, Move, public_moves
+from truc_p2p.protocol import CardsDealt
 from truc_p2p.rules import (
+    Acted,
     ActionKind,
     Card,
     Game,
@@ -53,9 +65,10 @@ class ReplayStep:
     view: TableView
     #: how many unplayed cards each side holds (never which)
     held: dict[str, int]
-    #: the transcript owner's own unplayed cards that its replay may show face up:
-    #: those it plays later in this deal (its own hand, which it saw); a card it never
-    #: played stays face down, the opponent's always do.  Empty for a spectator.
+    #: the transcript owner's own unplayed cards that its replay shows face up: its
+    #: whole hand when its own cards are known (:func:`._replay_own.own_hands`), else
+    #: those it plays later in this deal (a card it never played stays face down).
+    #: The opponent's never are.  Empty for a spectator.
     mine: tuple[Card, ...] = ()
 
 
@@ -92,11 +105,23 @@ def _at(text: str, message: int | None) -> str:
     return _("{what} (message {n})", what=text, n=message)
 
 
+class _OutOfStep(Exception):
+    """The owner's own cards do not fit the transcript's moves."""
+
+
 class _Builder:
-    def __init__(self, record: GameFile, voice: Voice, me: Player) -> None:
+    def __init__(
+        self,
+        record: GameFile,
+        voice: Voice,
+        me: Player,
+        own: Sequence[CardsDealt] | None = None,
+    ) -> None:
         self.record = record
         self.voice = voice
         self.me = me
+        #: the owner's cards of each deal still to come (None: not known)
+        self.own = list(own) if own is not None else None
         self.audits = record.reveal_messages() if record.deck == "v1" else {}
         self.deals = record.deal_messages()
         self.steps: list[ReplayStep] = []
@@ -111,15 +136,36 @@ class _Builder:
             names=dict(voice.names),
             spectator=voice.me is None,
         )
+        ruleset, first = record.ruleset(), record.report.first_dealer
+        if self.own is not None and ruleset is not None and first is not None:
+            # the owner's view, as in live play: its cards dealt, every move pushed
+            self.model.game = Game(ruleset, first_dealer=Player(first), view=me)
 
     def held(self, game: Game) -> dict[str, int]:
         return {"me": game.hand_size(self.me), "opp": game.hand_size(self.me.other)}
 
     def view(self, game: Game) -> TableView:
-        self.model.game = game
+        """The table after a step: the owner's view the model mirrors, or else the
+        spectator's ``game``."""
+        if self.own is None:
+            self.model.game = game
         view = self.model.view()
-        assert view is not None
+        if view is None:  # the mirror refused a deal or a move
+            raise _OutOfStep
         return view
+
+    def dealt(self, move: Move) -> None:
+        """A deal: the model is dealt the owner's cards when they are known."""
+        if self.own is None:
+            self.model.game = None  # the spectator's game comes with the step's view
+            self.model.dealt((), redeal=move.redeal)
+            return
+        if not self.own:
+            raise _OutOfStep
+        cards = self.own.pop(0)
+        if cards.round_no != move.hand or cards.redeal != move.redeal:
+            raise _OutOfStep
+        self.model.dealt(cards.cards, redeal=move.redeal)
 
     def deal_proof(self, hand: int, redeal: bool) -> str:
         deck = self.record.deck
@@ -171,6 +217,8 @@ class _Builder:
             text = _("hand {hand}: {name} deals", hand=h, name=self.voice.names[game.dealer])
         if not move.redeal:
             self.model.hand_result = None
+        self.dealt(move)
+        view = self.view(game)
         self.steps.append(
             ReplayStep(
                 hand=move.hand,
@@ -178,24 +226,32 @@ class _Builder:
                 lines=(self.voice.out(text),),
                 proof=self.voice.out(self.deal_proof(move.hand, move.redeal)),
                 message=None,
-                view=self.view(game),
+                view=view,
                 held=self.held(game),
+                mine=self.mine(view),
             )
         )
+
+    def mine(self, view: TableView) -> tuple[Card, ...]:
+        """The owner's hand as the mirror holds it (none without its cards)."""
+        return view.hand if self.own is not None and self.voice.me is not None else ()
 
     def move(self, move: Move) -> None:
         before, voice, model = move.before, self.voice, self.model
         if move.action.kind is ActionKind.PLAY:
             model.last_trick = None
-        lines = [
-            voice.acted(
-                move.player,
-                move.action,
-                value=move.after.round_value,
-                to=_next_value(before),
-                rest=before.pending is ActionKind.REST,
-            )
-        ]
+        if self.own is not None:  # the owner's view plays it too (the same line)
+            lines = [model.acted(Acted(player=move.player, action=move.action))]
+        else:
+            lines = [
+                voice.acted(
+                    move.player,
+                    move.action,
+                    value=move.after.round_value,
+                    to=_next_value(before),
+                    rest=before.pending is ActionKind.REST,
+                )
+            ]
         if move.player is self.me and move.action.card is not None:
             self.own_plays[len(self.steps)] = move.action.card
         game_over = any(isinstance(e, GameEnded) for e in move.events)
@@ -212,6 +268,7 @@ class _Builder:
                         winner=o.winner, reason=o.reason, scores=o.scores, hand_no=move.hand
                     )
                 )
+        view = self.view(move.after)
         self.steps.append(
             ReplayStep(
                 hand=move.hand,
@@ -219,8 +276,9 @@ class _Builder:
                 lines=tuple(lines),
                 proof=self.move_proof(move),
                 message=move.message,
-                view=self.view(move.after),
+                view=view,
                 held=self.held(move.after),
+                mine=self.mine(view),
             )
         )
 
@@ -242,6 +300,7 @@ class _Builder:
             proof = _("the verifier says: {error}", error=report.error or "?")
         if game is None:
             return
+        view = self.view(game)
         self.steps.append(
             ReplayStep(
                 hand=hand,
@@ -249,8 +308,9 @@ class _Builder:
                 lines=tuple(voice.out(x) for x in lines),
                 proof=voice.out(proof),
                 message=report.error_message_no if not report.valid else None,
-                view=self.view(game),
+                view=view,
                 held=self.held(game),
+                mine=self.mine(view),
             )
         )
 
@@ -288,6 +348,26 @@ def _header(record: GameFile, voice: Voice) -> tuple[str, ...]:
     return tuple(voice.out(x) for x in lines)
 
 
+def _steps(record: GameFile, voice: Voice, own: Sequence[CardsDealt] | None) -> _Builder:
+    """Every step of the game, from the owner's seat (``own``: its cards, if known)."""
+    builder = _Builder(record, voice, voice.me if voice.me is not None else Player.P0, own)
+    last: Move | None = None
+    for move in public_moves(record):
+        if move.dealt:
+            builder.deal(move)
+        builder.move(move)
+        last = move
+    if last is not None:
+        builder.end(last.after, last.hand)
+    if voice.me is None:
+        ruleset, first = record.ruleset(), record.report.first_dealer
+        if ruleset is not None and first is not None:
+            builder.end(Game(ruleset, first_dealer=Player(first), spectator=True), 0)
+    elif own is None:
+        builder.steps = _with_own_cards(builder.steps, builder.own_plays)
+    return builder
+
+
 def _with_own_cards(steps: list[ReplayStep], plays: dict[int, Card]) -> list[ReplayStep]:
     """Each step with the owner's own cards still in hand that it plays later in the
     same deal (a deal or a redeal starts a new hand of cards): its own hand, face up
@@ -304,29 +384,22 @@ def _with_own_cards(steps: list[ReplayStep], plays: dict[int, Card]) -> list[Rep
     return out[::-1]
 
 
-def build_replay(record: GameFile, *, ascii: bool = False) -> Replay:
-    """The steps of ``record``'s game, told to its owner (or neutrally)."""
+def build_replay(
+    record: GameFile, *, ascii: bool = False, own: Sequence[CardsDealt] | None = None
+) -> Replay:
+    """The steps of ``record``'s game, told to its owner (or neutrally).  ``own``: the
+    owner's cards of every deal (:func:`._replay_own.own_hands`), shown face up from
+    the deal on; when they do not fit the moves the replay is told without them."""
     me = record.owner
     names = record.names()
     if names[Player.P0] == names[Player.P1]:  # told apart, as on the game screens
         other = me.other if me is not None else Player.P1
         names[other] = _("{name} (opponent)", name=names[other])
     voice = Voice(names, me, ascii)
-    builder = _Builder(record, voice, me if me is not None else Player.P0)
-    last: Move | None = None
-    for move in public_moves(record):
-        if move.dealt:
-            builder.deal(move)
-        builder.move(move)
-        last = move
-    if last is not None:
-        builder.end(last.after, last.hand)
-    if voice.me is not None:
-        builder.steps = _with_own_cards(builder.steps, builder.own_plays)
-    else:
-        ruleset, first = record.ruleset(), record.report.first_dealer
-        if ruleset is not None and first is not None:
-            builder.end(Game(ruleset, first_dealer=Player(first), spectator=True), 0)
+    try:
+        builder = _steps(record, voice, own if me is not None else None)
+    except _OutOfStep:
+        builder = _steps(record, voice, None)
     hands = max((s.hand for s in builder.steps), default=-1) + 1
     return Replay(
         header=_header(record, voice),

@@ -4,18 +4,20 @@ The web table's server (:mod:`truc_p2p.ui._web._server`: loopback, token, Host a
 Origin checks) serves ``replay.html``; the page gets every step at once as
 one JSON message and steps through them itself (next / previous step and
 hand, jump to a hand, the arrow keys).  The steps are exactly those of the
-terminal (:mod:`._replay_steps`): only cards that were played.
+terminal (:mod:`._replay_steps`): only cards that were played, and in the replay of
+one's own transcript one's own hand.
 """
 
 from __future__ import annotations
 
 import sys
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from truc_p2p.history._record import GameFile
 from truc_p2p.history._replay_steps import Replay, ReplayStep, build_replay
+from truc_p2p.protocol import CardsDealt
 from truc_p2p.ui import LANGUAGES, _, card_json, current, from_accept_language, use_language
 
 __all__ = ["PageLanguage", "ReplayTable", "menu_json", "replay_json", "serve_replay"]
@@ -203,11 +205,15 @@ def serve_replay(
     browser: bool,
     lang_pinned: bool = False,
     ascii: bool = False,
+    own: Sequence[CardsDealt] | None = None,
 ) -> int:
     """``replay --web``: the replay page until Ctrl-C (``lang_pinned``: ``--lang`` was
-    given, the browser's language does not decide)."""
+    given, the browser's language does not decide; ``own``: the owner's cards, as
+    ``replay`` was built with)."""
     return serve_page(
-        ReplayTable(replay, lambda: build_replay(record, ascii=ascii), lang_pinned=lang_pinned),
+        ReplayTable(
+            replay, lambda: build_replay(record, ascii=ascii, own=own), lang_pinned=lang_pinned
+        ),
         command="replay",
         page="replay.html",
         title=_("replay of {file}", file=record.path),

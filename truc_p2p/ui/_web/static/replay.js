@@ -30,8 +30,9 @@
     return box;
   }
 
-  // the owner's own hand: the cards it played later in this deal face up, the rest
-  // (never played, so never shown) face down; a spectator's replay shows only backs
+  // the owner's own hand: the cards the step holds face up (its whole hand when its
+  // secret and key rebuilt the game, else those it played later in this deal), the
+  // rest face down; a spectator's replay shows only backs
   function ownHand(s) {
     const box = document.createDocumentFragment();
     const mine = s.mine || [];
