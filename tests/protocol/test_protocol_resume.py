@@ -153,8 +153,14 @@ def check_both_verify(game: LossyGame) -> None:
 DECKS = pytest.mark.parametrize("deck", ["v1", "v2", "v2p"])
 
 
+def seeds(n: int, *, fast: int) -> list[object]:
+    """``range(n)`` as parameters, the first ``fast`` in the fast loop and the rest
+    marked ``slow`` (CI plays them all; README "Developing")."""
+    return [pytest.param(s, marks=() if s < fast else pytest.mark.slow) for s in range(n)]
+
+
 @DECKS
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", seeds(40, fast=10))
 def test_cut_anywhere_then_resume(seed: int, deck: str) -> None:
     game = LossyGame(seed, deck=deck)
     game.run(cut_rate=0.08)
@@ -163,7 +169,7 @@ def test_cut_anywhere_then_resume(seed: int, deck: str) -> None:
 
 
 @DECKS
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", seeds(20, fast=5))
 def test_crash_and_restore_from_the_transcript(seed: int, deck: str) -> None:
     game = LossyGame(1000 + seed, deck=deck)
     game.run(cut_rate=0.03, crash_rate=0.5)
@@ -374,7 +380,7 @@ def _opens(env: Envelope) -> bool:
 
 @pytest.mark.parametrize("what", ["predeal", "open", "redeal"])
 @pytest.mark.parametrize("crash", ["sender", "receiver", "none"])
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", seeds(3, fast=1))
 def test_cut_and_crash_in_the_middle_of_a_pipelined_deal(seed: int, crash: str, what: str) -> None:
     """The connection drops (and a side may die) right after a pre-deal message of the
     next hand, its opening shares (v2open or a riding open) or, with early redeal cards,
