@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
@@ -37,6 +39,7 @@ def test_net_loopback_plays_two_processes_against_the_cpu_floor() -> None:
     assert report["deals_per_hand"] >= 1  # type: ignore[operator]
 
 
+@pytest.mark.slow  # seconds of CPU: CI only (README "Developing")
 def test_edge_reports_dead_link_resume_and_admission_times() -> None:
     report = _run("edge.py", "--quick", "--rounds", "1", "--flood", "64")
     assert report["failures"] == []

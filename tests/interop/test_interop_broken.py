@@ -12,13 +12,35 @@ from interop_helpers import broken, run
 @pytest.mark.parametrize(
     ("fault", "case", "role", "timeout", "reason"),
     [
-        # every frame is a link fault: no game ever starts
-        ("bad-signature", "basic", "join", 6.0, "did not end within its time limit"),
+        # every frame is a link fault: no game ever starts (6 s: CI only)
+        pytest.param(
+            "bad-signature",
+            "basic",
+            "join",
+            6.0,
+            "did not end within its time limit",
+            marks=pytest.mark.slow,
+        ),
         ("wrong-order", "basic", "host", 60.0, "deck check failed"),
         ("wrong-order", "basic", "join", 60.0, "deck check failed"),
         ("illegal-move", "basic", "join", 60.0, "illegal"),
-        ("no-resume", "resume", "join", 60.0, "exited (status 0) before the game ended"),
-        ("no-heartbeat", "slow", "host", 60.0, "the link was lost during the runner's think"),
+        # 5 s each: CI only
+        pytest.param(
+            "no-resume",
+            "resume",
+            "join",
+            60.0,
+            "exited (status 0) before the game ended",
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            "no-heartbeat",
+            "slow",
+            "host",
+            60.0,
+            "the link was lost during the runner's think",
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_a_broken_peer_fails(

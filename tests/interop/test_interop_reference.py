@@ -15,7 +15,8 @@ from truc_p2p.interop import CASE_NAMES, CaseResult, matrix_text, to_json
 from truc_p2p.interop.peer import PeerEnv
 from truc_p2p.interop.peer import run as peer_run
 
-#: The (case, role) pairs of the fast loop.
+#: The (case, role) pairs of the fast loop (the seconds-long slow and rematch cases are in
+#: ``REST``).
 FAST = [
     ("basic", "host"),
     ("classic", "join"),
@@ -23,13 +24,11 @@ FAST = [
     ("resign-peer", "join"),
     ("resign-runner", "host"),
     ("rest", "join"),
-    ("rematch", "host"),
     ("resume", "join"),
     ("resume", "host"),
     ("bad-frame", "host"),
     ("cheat", "join"),
     ("cheat", "host"),
-    ("slow", "join"),
 ]
 #: The rest of the whole matrix (both roles of every case), one test item each so that
 #: xdist spreads them over the workers: the slow tests.

@@ -10,10 +10,12 @@ verify, with nothing duplicated or lost.
 
 from __future__ import annotations
 
+import itertools
 import random
 import secrets as _secrets
 
 import pytest
+from helpers.matrix import fast_first
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from protocol_helpers import P0, P1, PLAYER, REDEALER, identity, resign
@@ -153,14 +155,8 @@ def check_both_verify(game: LossyGame) -> None:
 DECKS = pytest.mark.parametrize("deck", ["v1", "v2", "v2p"])
 
 
-def seeds(n: int, *, fast: int) -> list[object]:
-    """``range(n)`` as parameters, the first ``fast`` in the fast loop and the rest
-    marked ``slow`` (CI plays them all; README "Developing")."""
-    return [pytest.param(s, marks=() if s < fast else pytest.mark.slow) for s in range(n)]
-
-
 @DECKS
-@pytest.mark.parametrize("seed", seeds(40, fast=10))
+@pytest.mark.parametrize("seed", fast_first(range(40), fast=10))
 def test_cut_anywhere_then_resume(seed: int, deck: str) -> None:
     game = LossyGame(seed, deck=deck)
     game.run(cut_rate=0.08)
@@ -169,7 +165,7 @@ def test_cut_anywhere_then_resume(seed: int, deck: str) -> None:
 
 
 @DECKS
-@pytest.mark.parametrize("seed", seeds(20, fast=5))
+@pytest.mark.parametrize("seed", fast_first(range(20), fast=5))
 def test_crash_and_restore_from_the_transcript(seed: int, deck: str) -> None:
     game = LossyGame(1000 + seed, deck=deck)
     game.run(cut_rate=0.03, crash_rate=0.5)
@@ -378,9 +374,16 @@ def _opens(env: Envelope) -> bool:
     return env.type == "v2open" or "open" in env.payload
 
 
-@pytest.mark.parametrize("what", ["predeal", "open", "redeal"])
-@pytest.mark.parametrize("crash", ["sender", "receiver", "none"])
-@pytest.mark.parametrize("seed", seeds(3, fast=1))
+#: (crash, what) of the pipelined-deal cuts: each crash and each stage once in the fast
+#: loop (the diagonal first), every pair in CI.
+_PIPELINED_CUTS = sorted(
+    itertools.product(["sender", "receiver", "none"], ["predeal", "open", "redeal"]),
+    key=lambda c: c not in {("sender", "predeal"), ("receiver", "open"), ("none", "redeal")},
+)
+
+
+@pytest.mark.parametrize(("crash", "what"), fast_first(_PIPELINED_CUTS, fast=3))
+@pytest.mark.parametrize("seed", fast_first(range(3)))
 def test_cut_and_crash_in_the_middle_of_a_pipelined_deal(seed: int, crash: str, what: str) -> None:
     """The connection drops (and a side may die) right after a pre-deal message of the
     next hand, its opening shares (v2open or a riding open) or, with early redeal cards,

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from helpers.matrix import fast_first
 from protocol_helpers import (
     P0,
     P1,
@@ -273,7 +274,7 @@ def test_the_dealer_may_not_send_where_the_v2redeal_is_due(
 
 
 @DEALS
-@pytest.mark.parametrize("old", list(Player), ids=lambda p: f"old-{p.name}")
+@pytest.mark.parametrize("old", fast_first(Player, ids=lambda p: f"old-{p.name}"))
 def test_a_peer_without_the_feature_plays_to_the_end(
     first_dealer: Player, pipeline: bool, old: Player
 ) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from helpers.matrix import fast_first
 from protocol_helpers import (
     P0,
     P1,
@@ -106,7 +107,10 @@ def critical_path(records: list[bytes]) -> list[tuple[int, int, int]]:
     return figures
 
 
-@pytest.mark.parametrize(("ladder", "rest", "dealer"), SETTINGS, ids=_id)
+@pytest.mark.parametrize(
+    ("ladder", "rest", "dealer"),
+    fast_first(SETTINGS, fast=2, ids=lambda cell: "-".join(map(_id, cell))),
+)
 def test_pipelined_full_games(ladder: Ladder, rest: RestRefused, dealer: Player) -> None:
     """Games over several seeds and bot pairings, both first dealers, every ruleset."""
     for seed, names in ((0, ("random", "heuristic")), (1, ("heuristic", "random"))):
@@ -176,7 +180,9 @@ def test_pre_deal_messages_name_their_hand_and_interleave() -> None:
 BOT_PAIRS = [("player", "player"), ("heuristic", "player"), ("random", "heuristic")]
 
 
-@pytest.mark.parametrize(("seed", "names"), list(itertools.product(range(3), BOT_PAIRS)))
+@pytest.mark.parametrize(
+    ("seed", "names"), fast_first(itertools.product(range(3), BOT_PAIRS), fast=3)
+)
 def test_no_heavy_deal_message_on_the_critical_path(seed: int, names: tuple[str, str]) -> None:
     """Between the last action of a hand and the first of the next, no v2deck1 or
     v2deck2 (no shuffle, no proof) once the pre-deal had time to complete; only the

@@ -80,6 +80,7 @@ VALUES = st.one_of(
 )
 
 
+@pytest.mark.slow  # seconds of CPU: CI only (README "Developing")
 @settings(
     max_examples=120,
     deadline=None,
