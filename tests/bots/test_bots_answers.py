@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from bots_helpers import P0, P1, view
+from helpers.bots import P0, P1, view
 
 from truc_p2p.bots import SearchBot, SearchOptions, make_bot
 from truc_p2p.rules import Action, Card, Game, RestRefused, Ruleset

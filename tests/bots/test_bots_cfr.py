@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from bots_helpers import P0, P1, view
+from helpers.bots import P0, P1, view
 
 from truc_p2p.bots import _cfr, _cfr_game, make_bot, play_local_game
 from truc_p2p.bots._cfr_game import DEALER, HAND_INDEX, HANDS, LEADER

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from bots_helpers import P0, P1, view
+from helpers.bots import P0, P1, view
 
 from truc_p2p.bots import _cfr, make_bot
 from truc_p2p.bots._cfr_game import (

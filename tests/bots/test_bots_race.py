@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from bots_helpers import P0, P1, view
+from helpers.bots import P0, P1, view
 
 from truc_p2p.bots import LEVELS, make_bot, parse_bot_name, with_think
 from truc_p2p.bots._bench import race_bench, wilson_interval

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from bots_helpers import P0, P1, cards, view
+from helpers.bots import P0, P1, cards, view
 
 from truc_p2p.bots import SearchBot, _sim, make_bot, play_local_game
 from truc_p2p.bots._search import _erratic, _replay

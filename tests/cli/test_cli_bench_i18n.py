@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import run
+from helpers.cli import run
 from test_cli_i18n import TRANSLATED, english_left
 
 from truc_p2p.bench import _deck as _bench_deck

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import Host, command, start_host
+from helpers.cli import Host, command, start_host
 from test_cli_pty import Terminal, any_move
 
 from truc_p2p.protocol import verify_transcript

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import command, env, run
+from helpers.cli import command, env, run
 
 from truc_p2p.cli._comeback import ask_resume, find_unfinished, games_folders
 from truc_p2p.cli._game_args import GameOptions

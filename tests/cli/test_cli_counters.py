@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import LIMIT, command, env, last_json, run, start_host
+from helpers.cli import LIMIT, command, env, last_json, run, start_host
 
 from truc_p2p.cli import main
 from truc_p2p.protocol import decode_envelope

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import EXAMPLES, LIMIT, env, run, start_host
+from helpers.cli import EXAMPLES, LIMIT, env, run, start_host
 
 #: processes, namespaces or long games: left out of the fast loop
 pytestmark = pytest.mark.slow

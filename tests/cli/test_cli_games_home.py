@@ -12,8 +12,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import LIMIT, command, run
-from history_helpers import P0, P1, match_games, story_game
+from helpers.cli import LIMIT, command, run
+from helpers.history import P0, P1, match_games, story_game
 
 from truc_p2p.protocol import encode_transcript, verify_transcript
 

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_helpers import run
+from helpers.cli import run
 
 from truc_p2p.cli import build_parser
 from truc_p2p.cli._join import _say_joining

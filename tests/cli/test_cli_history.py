@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import run
-from history_helpers import P0, P1, StoryGame, story_game
+from helpers.cli import run
+from helpers.history import P0, P1, StoryGame, story_game
 
 from truc_p2p.history._export import export_record, parse_record
 from truc_p2p.history._record import read_game
@@ -420,7 +420,7 @@ def test_games_counts_an_abandoned_game_as_unconfirmed(tmp_path: Path) -> None:
     """Issue 30: the side that stayed signs ``abort`` ``abandoned`` (wire.md 13.4);
     ``games`` shows "abandoned by bob", counts it in the record, and says that it is
     unconfirmed (a transcript cannot prove who left)."""
-    from history_helpers import _digest, key
+    from helpers.history import _digest, key
 
     from truc_p2p.protocol import decode_envelope
     from truc_p2p.protocol._wire import envelope_hash, sign_envelope

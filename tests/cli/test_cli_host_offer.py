@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import command, env
+from helpers.cli import command, env
 from test_cli_pty import Terminal, any_move
 
 from truc_p2p.protocol import verify_transcript

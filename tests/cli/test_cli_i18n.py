@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
-from cli_helpers import ROOT, run
+from helpers.cli import ROOT, run
 
 from truc_p2p.bots import BOT_NAMES
 from truc_p2p.cli import COMMANDS
@@ -255,7 +255,7 @@ def test_a_host_stopped_before_anyone_joined_says_so_in_french(tmp_path: Path) -
     """The net layer's endings (here: nobody came) reach the terminal in the language."""
     import signal
 
-    from cli_helpers import start_host
+    from helpers.cli import start_host
 
     host = start_host(tmp_path, "--lang", "fr", "--bot", "random", "--identity", "h.key")
     host.proc.send_signal(signal.SIGINT)

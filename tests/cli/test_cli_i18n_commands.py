@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import run
+from helpers.cli import run
 from test_cli_i18n import TRANSLATED, english_left
 
 from truc_p2p.cli import COMMANDS, main
@@ -22,7 +22,7 @@ from truc_p2p.ui._i18n import use_language
 from truc_p2p.ui._verify_text import EDITED, verify_headline, verify_summary
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from protocol_helpers import Pair, bot, transcript_types
+from helpers.protocol import Pair, bot, transcript_types
 
 P0, P1 = Player.P0, Player.P1
 

@@ -6,7 +6,7 @@ import io
 
 import pytest
 import trio
-from cli_helpers import run
+from helpers.cli import run
 
 from truc_p2p.ui import LANGUAGES, LESSON_STEPS, run_lesson, use_language
 from truc_p2p.ui._texts import help_text

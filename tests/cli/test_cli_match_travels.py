@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import Host, run, start_host
+from helpers.cli import Host, run, start_host
 
 #: processes, namespaces or long games: left out of the fast loop
 pytestmark = pytest.mark.slow

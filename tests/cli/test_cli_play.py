@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
-from cli_helpers import LIMIT, command, env, last_json, run
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from helpers.cli import LIMIT, command, env, last_json, run
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import use_ascii

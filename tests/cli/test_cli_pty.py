@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import LIMIT, command, env
+from helpers.cli import LIMIT, command, env
 
 #: processes, namespaces or long games: left out of the fast loop
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from cli_helpers import LIMIT, command, env, run
+from helpers.cli import LIMIT, command, env, run
 
 #: processes, namespaces or long games: left out of the fast loop
 pytestmark = pytest.mark.slow

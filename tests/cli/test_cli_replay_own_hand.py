@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import run
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
-from history_helpers import P0, P1, StoryGame, key, story_game
+from helpers.cli import run
+from helpers.history import P0, P1, StoryGame, key, story_game
 
 from truc_p2p.history._record import public_moves, read_game
 from truc_p2p.history._replay import render_step

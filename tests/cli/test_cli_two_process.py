@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_helpers import last_json, run, start_host
+from helpers.cli import last_json, run, start_host
 
 from truc_p2p.cli import main
 from truc_p2p.net import Invite

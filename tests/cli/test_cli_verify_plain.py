@@ -16,7 +16,7 @@ from truc_p2p.protocol import RemoteProtocolError, encode_transcript
 from truc_p2p.rules import Player, Ruleset
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from protocol_helpers import Pair, bot, transcript_types
+from helpers.protocol import Pair, bot, transcript_types
 
 P0, P1 = Player.P0, Player.P1
 

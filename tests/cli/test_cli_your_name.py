@@ -10,7 +10,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from cli_helpers import run
+from helpers.cli import run
 from test_cli_pty import Terminal
 
 from truc_p2p.cli._common import default_name, saved_name_path, your_name

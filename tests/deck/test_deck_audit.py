@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 import pytest
-from deck_helpers import (
+from helpers.deck import (
     DEALER_SEED,
     GAME_ID,
     NONDEALER_SEED,

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from deck_helpers import (
+from helpers.deck import (
     DEALER_SEED,
     GAME_ID,
     NONDEALER_SEED,

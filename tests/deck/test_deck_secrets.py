@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from deck_helpers import GAME_ID, N, inv, mul
+from helpers.deck import GAME_ID, N, inv, mul
 
 from truc_p2p.deck import DeckError, Role, card_encodings
 from truc_p2p.deck.legacy_v1 import _group as group

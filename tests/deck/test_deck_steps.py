@@ -6,7 +6,7 @@ import secrets
 from collections import Counter
 
 import pytest
-from deck_helpers import (
+from helpers.deck import (
     DEALER_SEED,
     GAME_ID,
     NONDEALER_SEED,

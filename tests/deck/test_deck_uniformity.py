@@ -10,7 +10,7 @@ import math
 import random
 from collections import Counter
 
-from deck_helpers import GAME_ID
+from helpers.deck import GAME_ID
 
 from truc_p2p.deck import Role
 from truc_p2p.deck.legacy_v1._secrets import derive_permutation

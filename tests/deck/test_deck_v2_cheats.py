@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from deck_v2_helpers import (
+from helpers.deck_v2 import (
     CONTEXT,
     DEALER_SEED,
     GAME_ID,

@@ -7,7 +7,7 @@ import functools
 from typing import Any
 
 import pytest
-from deck_v2_helpers import honest_deal, record, sides
+from helpers.deck_v2 import honest_deal, record, sides
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

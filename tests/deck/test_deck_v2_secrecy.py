@@ -12,7 +12,7 @@ from itertools import product
 from typing import Any
 
 from coincurve import PublicKey
-from deck_v2_helpers import DEALER_SEED, NONDEALER_SEED, honest_deal
+from helpers.deck_v2 import DEALER_SEED, NONDEALER_SEED, honest_deal
 
 from truc_p2p.deck import Role, positions, verify_hand_v2
 from truc_p2p.deck.v2 import _ec as ec
@@ -45,7 +45,7 @@ def test_no_secret_is_in_any_message() -> None:
     deal.a.receive_show(0, deal.b.show(0))  # the non-dealer shows one card, then folds
     rec = deal.a.record()
     data = b"".join(_blobs([rec.d1, rec.d2, rec.d3, dict(rec.nondealer_shown)]))
-    from deck_v2_helpers import CONTEXT, GAME_ID
+    from helpers.deck_v2 import CONTEXT, GAME_ID
 
     t0 = hand_digest(GAME_ID, 0, CONTEXT)
     for role, seed in ((Role.DEALER, DEALER_SEED), (Role.NONDEALER, NONDEALER_SEED)):
@@ -91,7 +91,7 @@ def test_each_player_learns_only_its_own_cards_from_the_deal() -> None:
         Role.NONDEALER: dict(zip(positions(Role.NONDEALER), rec.d2["shares"], strict=True)),  # type: ignore[index]
         Role.DEALER: dict(zip(positions(Role.DEALER), rec.d3["shares"], strict=True)),  # type: ignore[index]
     }
-    from deck_v2_helpers import CONTEXT, GAME_ID
+    from helpers.deck_v2 import CONTEXT, GAME_ID
 
     t0 = hand_digest(GAME_ID, 0, CONTEXT)
     for role, seed in ((Role.DEALER, DEALER_SEED), (Role.NONDEALER, NONDEALER_SEED)):

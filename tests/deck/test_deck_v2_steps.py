@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgpack
 import pytest
-from deck_v2_helpers import CONTEXT, DEALER_SEED, GAME_ID, NONDEALER_SEED, honest_deal, sides
+from helpers.deck_v2 import CONTEXT, DEALER_SEED, GAME_ID, NONDEALER_SEED, honest_deal, sides
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from deck_v2_helpers import CONTEXT, GAME_ID, honest_deal
+from helpers.deck_v2 import CONTEXT, GAME_ID, honest_deal
 from test_deck_uniformity import chi2, chi2_critical
 
 from truc_p2p.deck import Role
@@ -60,7 +60,7 @@ def test_pairs_of_positions_are_uniform() -> None:
 
 
 def test_the_real_deal_is_the_composition() -> None:
-    from deck_v2_helpers import DEALER_SEED, NONDEALER_SEED
+    from helpers.deck_v2 import DEALER_SEED, NONDEALER_SEED
 
     for hand in (0, 5):
         deal = honest_deal(hand)

@@ -1,2 +1,2 @@
-"""Helpers shared by every test directory (each directory's own helpers sit beside its
-tests as ``<part>_helpers.py``)."""
+"""Helpers shared by the tests: one module per part (``helpers.protocol``,
+``helpers.net``, ...) and ``helpers.matrix`` for the fast loop's matrices."""

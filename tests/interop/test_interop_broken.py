@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from interop_helpers import broken, run
+from helpers.interop import broken, run
 
 
 @pytest.mark.parametrize(

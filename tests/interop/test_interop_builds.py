@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from interop_helpers import old_build, run
+from helpers.interop import old_build, run
 
 from truc_p2p.interop import CASE_NAMES
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from interop_helpers import REFERENCE, run
+from helpers.interop import REFERENCE, run
 
 from truc_p2p.cli import main
 from truc_p2p.interop import CASE_NAMES, CaseResult, matrix_text, to_json

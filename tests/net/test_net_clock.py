@@ -14,7 +14,7 @@ import math
 
 import trio
 import trio.testing
-from net_helpers import Silent, bot, new_session
+from helpers.net import Silent, bot, new_session
 
 from truc_p2p.net import End, GameOutcome, Strategy, play_game
 from truc_p2p.net._reconnect import PROBATION

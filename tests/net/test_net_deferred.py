@@ -7,7 +7,7 @@ import hashlib
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot, forward, new_session, run_game
+from helpers.net import bot, forward, new_session, run_game
 
 from truc_p2p.net import BotStrategy, End
 from truc_p2p.protocol import Session, decode_envelope, frame

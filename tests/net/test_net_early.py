@@ -12,7 +12,7 @@ import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot, hosting, play_pair
+from helpers.net import bot, hosting, play_pair
 
 from truc_p2p.net import (
     BotStrategy,

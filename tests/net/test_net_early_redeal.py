@@ -11,7 +11,7 @@ import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot, play_pair
+from helpers.net import bot, play_pair
 
 from truc_p2p.net import BotStrategy, End
 from truc_p2p.protocol import CardsDealt, Session, decode_envelope, verify_transcript

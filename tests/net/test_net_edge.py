@@ -1,6 +1,6 @@
 """No game lost at the edge: half-open links and damaged frames (wire.md 13.3, 13.4).
 
-Games run through :class:`edge_helpers.FaultyProxy` on loopback, host and
+Games run through :class:`helpers.edge.FaultyProxy` on loopback, host and
 joiner in this process.  Every game must finish with a co-signed result and
 two transcripts that verify.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from edge_helpers import ProxiedGame, play_via_proxy
-from net_helpers import bot, hosting
+from helpers.edge import ProxiedGame, play_via_proxy
+from helpers.net import bot, hosting
 
 from truc_p2p.net import (
     End,

@@ -13,7 +13,7 @@ import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import Silent, new_session
+from helpers.net import Silent, new_session
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli import main

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot, hosting
+from helpers.net import bot, hosting
 
 from truc_p2p.net import (
     BotStrategy,

@@ -297,7 +297,7 @@ def test_join_adopts_what_the_invite_says_and_keeps_agreeing_options() -> None:
 async def test_the_hosts_invite_carries_the_settings_it_plays() -> None:
     import trio
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    from net_helpers import bot, hosting
+    from helpers.net import bot, hosting
 
     from truc_p2p.net import GameSettings, HostSettings, Listen
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import Silent, bot, hosting, new_session, run_game
+from helpers.net import Silent, bot, hosting, new_session, run_game
 
 from truc_p2p.net import End, GameOutcome, Invite, join_game
 from truc_p2p.net import _outcome as net

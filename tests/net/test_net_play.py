@@ -7,7 +7,7 @@ import re
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import Illegal, Silent, bot, forward, new_session, run_game
+from helpers.net import Illegal, Silent, bot, forward, new_session, run_game
 
 from truc_p2p.net import End, QuitGame, Strategy
 from truc_p2p.protocol import (

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import trio
-from net_helpers import bot, new_session
+from helpers.net import bot, new_session
 
 import truc_p2p.net._join_game as games_module
 from truc_p2p.identity import Identity

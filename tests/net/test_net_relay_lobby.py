@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from net_helpers import bot
+from helpers.net import bot
 from test_net_relay_restart import RestartableRelay, _free_port
 
 from truc_p2p.identity import Identity

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from net_helpers import bot
+from helpers.net import bot
 from test_net_relay_lobby import _raw_key, _register, running_relay
 
 from truc_p2p.cli import main as cli_main

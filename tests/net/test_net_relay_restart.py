@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import trio
-from net_helpers import bot
+from helpers.net import bot
 
 import truc_p2p.net._join_game as games_module
 import truc_p2p.net._rendezvous as rendezvous_module

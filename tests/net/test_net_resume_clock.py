@@ -25,7 +25,7 @@ from pathlib import Path
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from net_helpers import bot, new_session
+from helpers.net import bot, new_session
 
 from truc_p2p.net import End, GameOutcome, Notice, TurnClock, play_game
 from truc_p2p.net._away import away_path_for, read_away, write_away
@@ -102,7 +102,7 @@ class _Screen(_DiesThinking):
 
 
 def _joiner_keys() -> tuple[Ed25519PrivateKey, bytes]:
-    def derive(label: str) -> bytes:  # as net_helpers.new_session(P0) derives them
+    def derive(label: str) -> bytes:  # as helpers.net.new_session(P0) derives them
         return hashlib.sha256(f"net-tests/0/0/{label}".encode()).digest()
 
     return Ed25519PrivateKey.from_private_bytes(derive("key")), derive("secret")

@@ -7,7 +7,7 @@ import math
 
 import trio
 import trio.testing
-from net_helpers import bot, new_session
+from helpers.net import bot, new_session
 
 from truc_p2p.net import End, PlayOptions, play_game
 from truc_p2p.net._play import _GameLoop

@@ -1,10 +1,10 @@
-"""Fixtures of the protocol tests; the helpers themselves live in ``protocol_helpers``."""
+"""Fixtures of the protocol tests; the helpers themselves live in ``helpers.protocol``."""
 
 from __future__ import annotations
 
 import pytest
 from helpers.matrix import fast_first
-from protocol_helpers import Pair, bot
+from helpers.protocol import Pair, bot
 
 from truc_p2p.rules import Player, Ruleset
 

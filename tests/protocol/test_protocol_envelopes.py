@@ -15,7 +15,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from protocol_helpers import (
+from helpers.protocol import (
     P0,
     P1,
     PLAYER,

@@ -15,9 +15,7 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from protocol_helpers import (
+from helpers.protocol import (
     P0,
     P1,
     PLAYER,
@@ -29,6 +27,8 @@ from protocol_helpers import (
     pack_body,
     sign_body,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from truc_p2p.deck import card_encodings
 from truc_p2p.protocol import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from protocol_helpers import P0, P1, Pair, bot, transcript_types
+from helpers.protocol import P0, P1, Pair, bot, transcript_types
 
 from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import (

@@ -4,7 +4,7 @@ gave, in order, once (the one road into a game for ``resume``)."""
 from __future__ import annotations
 
 import pytest
-from protocol_helpers import P0, P1
+from helpers.protocol import P0, P1
 from test_protocol_replay import new_pair, restore
 
 from truc_p2p.protocol import YourTurn

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from protocol_helpers import P0, P1, PLAYER, Pair, digest, identity, is_type
+from helpers.protocol import P0, P1, PLAYER, Pair, digest, identity, is_type
 
 from truc_p2p.protocol import (
     CLOSED,

@@ -13,9 +13,9 @@ violation at that very message (after h11's fuzzing of ``Connection``).
 from __future__ import annotations
 
 import pytest
+from helpers.protocol import body_fields, pack_body, sign_body
 from hypothesis import given
 from hypothesis import strategies as st
-from protocol_helpers import body_fields, pack_body, sign_body
 from test_protocol_fuzz import FUZZ, MSGPACK, STAGES, feed, point, same_shape
 
 from truc_p2p.protocol import CATALOGUE, frame, verify_transcript

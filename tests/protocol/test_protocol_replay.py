@@ -6,9 +6,9 @@ import functools
 from typing import Any
 
 import pytest
+from helpers.protocol import P0, P1, Pair, bot, digest, identity, with_payload
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from protocol_helpers import P0, P1, Pair, bot, digest, identity, with_payload
 from test_protocol_games import check_finished_game
 
 from truc_p2p.protocol import (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from protocol_helpers import (
+from helpers.protocol import (
     P0,
     P1,
     Pair,

@@ -16,9 +16,9 @@ import secrets as _secrets
 
 import pytest
 from helpers.matrix import fast_first
+from helpers.protocol import P0, P1, PLAYER, REDEALER, identity, resign
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from protocol_helpers import P0, P1, PLAYER, REDEALER, identity, resign
 
 from truc_p2p.bots import make_bot
 from truc_p2p.memory_pair import make_pair

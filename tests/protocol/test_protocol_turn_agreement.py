@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.matrix import fast_first
-from protocol_helpers import P0, PLAYER, Pair
+from helpers.protocol import P0, PLAYER, Pair
 
 from truc_p2p.protocol import (
     CLOSED,

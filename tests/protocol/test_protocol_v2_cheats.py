@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from protocol_helpers import (
+from helpers.protocol import (
     P0,
     P1,
     PLAYER,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from protocol_helpers import P0, P1, REDEALER, Pair, bot, drain, expect_remote, transcript_types
+from helpers.protocol import P0, P1, REDEALER, Pair, bot, drain, expect_remote, transcript_types
 from test_protocol_games import check_finished_game
 
 from truc_p2p.deck import Role

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from helpers.matrix import fast_first
-from protocol_helpers import (
+from helpers.protocol import (
     P0,
     P1,
     PLAYER,

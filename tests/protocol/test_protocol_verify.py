@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from protocol_helpers import P0, P1, Pair, transcript_types
+from helpers.protocol import P0, P1, Pair, transcript_types
 
 from truc_p2p.protocol import (
     TRANSCRIPT_MAGIC,

@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 
-from protocol_helpers import REDEALER, Pair
+from helpers.protocol import REDEALER, Pair
 
 from truc_p2p.deck import canonical_key
 from truc_p2p.protocol import Session, verify_transcript

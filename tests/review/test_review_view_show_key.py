@@ -17,7 +17,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 
-from protocol_helpers import PLAYER, Pair, is_type
+from helpers.protocol import PLAYER, Pair, is_type
 
 from truc_p2p.protocol import decode_envelope, verify_transcript
 from truc_p2p.protocol._wire import envelope_hash, sign_envelope

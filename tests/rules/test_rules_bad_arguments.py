@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from helpers.rules import P0, P1, cards
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rules_helpers import P0, P1, cards
 
 from truc_p2p.rules import (
     ALL_CARDS,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rules_helpers import P0, P1, cards
+from helpers.rules import P0, P1, cards
 
 from truc_p2p.bots import (
     BOT_NAMES,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rules_helpers import P0, P1, Trio, cards
+from helpers.rules import P0, P1, Trio, cards
 
 import truc_p2p.rules as rules
 from truc_p2p.rules import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rules_helpers import P0, P1, Trio, cards, round_ends
+from helpers.rules import P0, P1, Trio, cards, round_ends
 
 from truc_p2p.rules import ALL_CARDS as DECK
 from truc_p2p.rules import (

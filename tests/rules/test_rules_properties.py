@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import random
 
+from helpers.rules import Trio, play_random
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rules_helpers import Trio, play_random
 
 from truc_p2p.rules import (
     ALL_CARDS,

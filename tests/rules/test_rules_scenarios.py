@@ -15,7 +15,7 @@ import itertools
 from dataclasses import dataclass
 
 import pytest
-from rules_helpers import P0, P1, Trio, cards, round_ends, trick_text
+from helpers.rules import P0, P1, Trio, cards, round_ends, trick_text
 
 from truc_p2p.rules import (
     DEFAULT_RULESET,

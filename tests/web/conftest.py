@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from web_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS, OPEN_PAGES
+from helpers.web import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS, OPEN_PAGES
 
 
 @pytest.fixture(scope="session")

@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from helpers.web import HostedGame
 from test_web_browser import SEED, TURN_JS, new_page, wait_turn
-from web_helpers import HostedGame
 
 SUITS = re.compile("[♠♥♦♣]")
 

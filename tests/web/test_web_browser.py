@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from web_helpers import ARTIFACTS, OPEN_PAGES, ROOT, HostedGame
+from helpers.web import ARTIFACTS, OPEN_PAGES, ROOT, HostedGame
 
 from truc_p2p.net import End
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.web import HostedGame, RaisingBot, RestBot
 from test_web_browser import SEED, new_page, wait_turn
-from web_helpers import HostedGame, RaisingBot, RestBot
 
 #: Every element whose text must fit: the elements it returns stick out of the window
 #: or clip their text (``scrollWidth > clientWidth``).  Hidden ones are skipped.

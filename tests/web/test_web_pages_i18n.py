@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from web_helpers import ROOT
+from helpers.web import ROOT
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request, TextMessage
 
@@ -23,7 +23,7 @@ from truc_p2p.ui._i18n import LANGUAGES, current, use_language
 from truc_p2p.ui._web._server import bind_table, serve_table
 
 sys.path.insert(0, str(ROOT / "tests" / "cli"))
-from history_helpers import P0, P1, story_game
+from helpers.history import P0, P1, story_game
 
 LIMIT = 60
 

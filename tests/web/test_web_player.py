@@ -14,7 +14,7 @@ import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from web_helpers import RaisingBot, derive
+from helpers.web import RaisingBot, derive
 
 from truc_p2p.cli._web import final_message
 from truc_p2p.net import End, QuitGame, play_game, prepare_game

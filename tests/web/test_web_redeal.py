@@ -12,7 +12,7 @@ from typing import Any
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from web_helpers import derive
+from helpers.web import derive
 
 from truc_p2p.net import End, play_game, prepare_game
 from truc_p2p.rules import Action, Game, Player, Ruleset
@@ -158,8 +158,8 @@ def test_the_dealers_page_in_chromium_shows_the_redealt_cards_at_once(
 ) -> None:
     """alice accepts the bot's redeal by clicking; her three new cards are on the page
     well before the bot, thinking 4 s, moves (without the feature: after it)."""
+    from helpers.web import HostedGame
     from test_web_browser import new_page, wait_turn
-    from web_helpers import HostedGame
 
     opponent = SlowRedealer()
     game = HostedGame(tmp_path, seed=SEED, target=3, bot=lambda _seed: opponent)

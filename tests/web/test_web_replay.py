@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+from helpers.web import ROOT
 from test_web_browser import new_page
-from web_helpers import ROOT
 
 from truc_p2p.history._record import read_game
 from truc_p2p.rules import Card
 
 sys.path.insert(0, str(ROOT / "tests" / "cli"))
-from history_helpers import P0, P1, key, story_game
+from helpers.history import P0, P1, key, story_game
 
 LIMIT = 60
 

@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from helpers.web import HostedGame, RestBot
 from test_web_browser import TURN_JS, new_page, wait_turn
-from web_helpers import HostedGame, RestBot
 
 SEED = 1
 #: A seed whose first hand is played to its end (no early "my rest" or fold ends the game).

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from truc_p2p.interop import CaseResult, RunnerConfig, run_cases
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "interop"
 #: This program as the peer under test.
 REFERENCE = f"{shlex.quote(sys.executable)} -m truc_p2p.interop.peer"
 #: The think of the slow case in the fast tests (the heartbeat clocks scale with it).
