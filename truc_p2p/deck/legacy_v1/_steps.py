@@ -25,8 +25,7 @@ role; the side is then dead (every later call raises :class:`DeckUsageError`).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -46,6 +45,7 @@ from truc_p2p.deck._errors import (
     WrongPositionError,
 )
 from truc_p2p.deck._schedule import N_CARDS, Role, positions
+from truc_p2p.deck._side_guard import SideGuard
 from truc_p2p.deck.legacy_v1 import _group
 from truc_p2p.deck.legacy_v1._audit import AuditReport, audit_hand
 from truc_p2p.deck.legacy_v1._encoding import card_index, card_points, encoding_set
@@ -82,7 +82,7 @@ def _is_position(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-class DeckSide:
+class DeckSide(SideGuard):
     """One peer's deck state for one hand.
 
     ``DeckSide(role, seed, game_id=..., hand=...)``; the dealer calls
@@ -93,6 +93,8 @@ class DeckSide:
     side's current hand to the redeal positions 6-11; it must come before any
     card is shown).
     """
+
+    _FAILED = _State.FAILED
 
     def __init__(self, role: Role, seed: bytes, *, game_id: bytes, hand: int) -> None:
         if not isinstance(role, Role):
@@ -178,28 +180,6 @@ class DeckSide:
         return OpCounts(self._decodes, self._derives, self._mults, self._inversions)
 
     # -- plumbing --------------------------------------------------------------------
-
-    def _require(self, *states: _State) -> None:
-        if self._failure is not None:
-            raise DeckUsageError(f"this deck side is dead after a detected cheat: {self._failure}")
-        if self._state not in states:
-            wanted = " or ".join(s.value for s in states)
-            raise DeckUsageError(
-                f"{self._role.value} is in state {self._state.value!r}, not {wanted}"
-            )
-
-    def _require_role(self, role: Role, what: str) -> None:
-        if self._role is not role:
-            raise DeckUsageError(f"only the {role.value} calls {what}")
-
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        try:
-            yield
-        except CheatError as err:
-            self._failure = err
-            self._state = _State.FAILED
-            raise
 
     def _cheat(
         self, cls: type[CheatError], message: str, step: str, position: int | None = None

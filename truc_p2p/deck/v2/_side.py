@@ -14,14 +14,14 @@ kills the side.  See ``protocol_spec/deck_v2.md``.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from coincurve import PublicKey
 
 from truc_p2p.deck._errors import CheatError, DeckUsageError
 from truc_p2p.deck._schedule import N_CARDS, Role, positions
+from truc_p2p.deck._side_guard import SideGuard
 from truc_p2p.deck.v2 import _ec
 from truc_p2p.deck.v2._derive import derived_permutation, derived_scalar, side_key
 from truc_p2p.deck.v2._ec import Point
@@ -50,7 +50,7 @@ class _State(enum.Enum):
     FAILED = "failed"
 
 
-class DeckSideV2:
+class DeckSideV2(SideGuard):
     """One peer's deck v2 state for one hand; self-contained, no global state.
 
     ``DeckSideV2(role, seed, game_id=..., hand=..., context=...)``: ``seed`` is
@@ -58,6 +58,8 @@ class DeckSideV2:
     ``context`` 32 bytes both peers agree on (e.g. the envelope chain hash the
     hand starts from); every proof is bound to both.
     """
+
+    _FAILED = _State.FAILED
 
     def __init__(
         self, role: Role, seed: bytes, *, game_id: bytes, hand: int, context: bytes
@@ -117,28 +119,6 @@ class DeckSideV2:
         return dict(self._pub.shown[self._peer])
 
     # -- plumbing --------------------------------------------------------------------------
-
-    def _require(self, *states: _State) -> None:
-        if self._failure is not None:
-            raise DeckUsageError(f"this deck side is dead after a detected cheat: {self._failure}")
-        if self._state not in states:
-            wanted = " or ".join(s.value for s in states)
-            raise DeckUsageError(
-                f"{self._role.value} is in state {self._state.value!r}, not {wanted}"
-            )
-
-    def _require_role(self, role: Role, what: str) -> None:
-        if self._role is not role:
-            raise DeckUsageError(f"only the {role.value} calls {what}")
-
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        try:
-            yield
-        except CheatError as err:
-            self._failure = err
-            self._state = _State.FAILED
-            raise
 
     def _own_component(self, position: int) -> PublicKey:
         return self._pub.component(self._role, position)
