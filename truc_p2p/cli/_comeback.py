@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from truc_p2p.net import Invite, InviteError, read_meta
 from truc_p2p.protocol import MessageType, ProtocolError, decode_envelope, verify_transcript
 from truc_p2p.transcript import scan_transcript_file
-from truc_p2p.ui import _
+from truc_p2p.ui import _, is_no, is_yes, no_word, yes_word
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
@@ -138,22 +138,23 @@ def opponent_name(path: Path) -> str | None:
 
 def ask_resume(path: Path) -> bool:
     """Ask at the terminal whether to resume the unfinished game of ``path`` (Enter or
-    ``y``: yes); ``n`` (or the end of the input) starts a new game, and says the
+    a word for yes: yes); a word for no (or the end of the input) starts a new game, and says the
     command that resumes this one later."""
     opponent = opponent_name(path) or _("your opponent")
-    # Translators: the answer is read as y (yes, also Enter) or n (no): keep "[Y/n]"
+    # Translators: {Y} and {n} are the words for yes (also Enter) and no ("[O/n]" in French)
     question = _(
-        "your game {path} against {opponent} did not finish: resume it? [Y/n] ",
+        "your game {path} against {opponent} did not finish: resume it? [{Y}/{n}] ",
         path=path,
         opponent=opponent,
+        Y=yes_word().upper(),
+        n=no_word(),
     )
     while True:
         print(question, end="", flush=True)
         line = sys.stdin.readline()
-        answer = line.strip().lower()
-        if line and answer in ("", "y", "yes"):
+        if line and (not line.strip() or is_yes(line)):
             return True
-        if not line or answer in ("n", "no"):
+        if not line or is_no(line):
             break
     print(
         _(

@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._answers import is_no, is_yes, no_word, yes_word
     from ._glyphs import use_ascii
     from ._i18n import (
         LANGUAGES,
@@ -78,7 +79,10 @@ __all__ = [
     "headline",
     "headline_key",
     "install_argparse",
+    "is_no",
+    "is_yes",
     "ngettext",
+    "no_word",
     "notice_text",
     "outcome_text",
     "reason_word",
@@ -94,10 +98,12 @@ __all__ = [
     "verify_headline",
     "verify_summary",
     "with_terminal",
+    "yes_word",
 ]
 
 #: The private module each public name lives in.
 _HOME: dict[str, str] = {
+    **dict.fromkeys(["is_no", "is_yes", "no_word", "yes_word"], "_answers"),
     **dict.fromkeys(["use_ascii"], "_glyphs"),
     **dict.fromkeys(
         [

@@ -34,6 +34,7 @@ from truc_p2p.rules import (
     RoundEnded,
     TrickEnded,
 )
+from truc_p2p.ui._answers import is_no, is_yes, no_word, yes_word
 from truc_p2p.ui._choices import keymap
 from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._lines import LineSource, ScriptedLines, StdinLines, parse_choice
@@ -394,7 +395,7 @@ class TerminalPlayer:
             if between and self._confirming:
                 self._confirming = False
                 assert line is not None
-                if line.strip().lower() in ("y", "yes") and self.leave is not None:
+                if is_yes(line) and self.leave is not None:
                     self.write(_("(leaving the game: you resign)"))
                     self.leave.set()
                 else:
@@ -464,9 +465,10 @@ class TerminalPlayer:
     def _ask_leave(self) -> None:
         self.write(
             _(
-                "leave the game? You resign: {name} wins the game. Type y to leave, "
+                "leave the game? You resign: {name} wins the game. Type {y} to leave, "
                 "anything else to stay.",
                 name=self.model.opp_name,
+                y=yes_word(),
             )
         )
         self.prompt()
@@ -474,12 +476,19 @@ class TerminalPlayer:
     async def _confirm_leave(self) -> bool:
         self._ask_leave()
         answer, _stamp = await self._read()
-        return answer is None or answer.strip().lower() in ("y", "yes")
+        return answer is None or is_yes(answer)
 
     async def ask_again(self, *, next_game: bool = False) -> bool:
-        """After a game: play another?  ``y`` or Enter for yes; ``n``, ``q`` or the
-        end of input for no (the same question for the next game of a match)."""
-        self.write(_("play again? Type y or press Enter to play again, n or q to stop."))
+        """After a game: play another?  A word for yes (``y``, in French ``o``...) or
+        Enter for yes; a word for no, ``q`` or the end of input for no (the same
+        question for the next game of a match)."""
+        self.write(
+            _(
+                "play again? Type {y} or press Enter to play again, {n} or q to stop.",
+                y=yes_word(),
+                n=no_word(),
+            )
+        )
         self._choosing = True  # the pump hands every line over, q included
         try:
             while True:
@@ -489,10 +498,9 @@ class TerminalPlayer:
                     return False
                 if self.echo:
                     self.write(line)
-                answer = line.strip().lower()
-                if answer in ("", "y", "yes"):
+                if not line.strip() or is_yes(line):
                     return True
-                if answer in ("n", "no", "q", "quit"):
+                if is_no(line) or line.strip().lower() in ("q", "quit"):
                     return False
         finally:
             self._choosing = False
