@@ -31,7 +31,8 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "net"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # helpers, then tests/net
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests" / "net"))
 
 from test_net_reconnect import play_through_proxy
 

@@ -34,10 +34,11 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "net"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # helpers, then tests/net
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests" / "net"))
 
-from edge_helpers import ProxiedGame, play_via_proxy
-from net_helpers import bot, hosting
+from helpers.edge import ProxiedGame, play_via_proxy
+from helpers.net import bot, hosting
 from test_net_edge import _flood
 
 from truc_p2p.net import (

@@ -100,6 +100,10 @@ class TableServer:
     port: int
     token: str
     _clients: list[_Client] = field(default_factory=list)
+    #: The ``Accept-Language`` of the last page served: the language wish its socket
+    #: is greeted with (a browser sends the same header on both, but an emulated
+    #: locale, as in Chromium's headless tests, reaches the page's request only).
+    _page_languages: str | None = None
 
     @property
     def url(self) -> str:
@@ -174,6 +178,7 @@ class TableServer:
         body = static_file(name)
         if name.endswith(".html"):
             body = body.replace(b"__TOKEN__", self.token.encode())
+            self._page_languages = headers.get("accept-language", self._page_languages)
         await _respond(stream, conn, 200, body, ctype, csp=self._csp())
 
     def check(self, method: str, path: str, query: str, headers: dict[str, str]) -> int:
@@ -231,7 +236,7 @@ class TableServer:
         # the page's language: a table that can speak several hears the browser's wish
         greet = getattr(self.table, "greet", None)
         if callable(greet):
-            greet(headers.get("accept-language", ""))
+            greet(self._page_languages or headers.get("accept-language", ""))
         for message in self.table.snapshot():
             send.send_nowait(json.dumps(message, ensure_ascii=False))
             client.unsent += 1
