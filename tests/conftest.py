@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from suite_order import longest_first
@@ -90,3 +92,27 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     8 min 39 s with 3 (no test failing in either)."""
     cores = os.cpu_count() or 1
     return max(1, cores + cores // 2)
+
+
+@pytest.fixture(autouse=True)
+def pipes_of_ended_processes_closed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A process a test started and that has ended (exited or killed) has its pipes
+    closed when the test ends, by whichever test started it: a pipe left to the garbage
+    collector is reported in whichever test runs next on that worker, as an unclosed
+    ``FileIO``. Processes still running (a module's server) are left alone."""
+    started: list[subprocess.Popen[Any]] = []
+    real_init = subprocess.Popen.__init__
+
+    def init(self: subprocess.Popen[Any], *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        started.append(self)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", init)
+    yield
+    for proc in started:
+        if proc.poll() is None:
+            continue
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
