@@ -1,4 +1,4 @@
-"""Yes and no at the terminal in the player's language: a French player answers
+"""Yes and no at the terminal in the player's language (and its decimals): a French player answers
 ``o``/``oui`` and ``n``/``non``, and the questions name the words the player's
 language uses; the English y/yes and n/no work in every language."""
 
@@ -55,3 +55,15 @@ async def test_english_is_unchanged() -> None:
     player = TerminalPlayer(ScriptedLines(["n"]), "ana", out=out)
     assert await player.ask_again() is False
     assert "play again? Type y or press Enter to play again, n or q to stop." in out.getvalue()
+
+
+def test_decimals_are_written_as_each_language_writes_them() -> None:
+    from truc_p2p.ui import decimal
+
+    assert decimal(7.74) == "7.7"
+    with speaking("fr"):
+        assert decimal(7.74) == "7,7"
+    with speaking("gd"):
+        assert decimal(7.74) == "7.7"
+    with speaking("uk"):
+        assert decimal(0.5, 2) == "0,50"

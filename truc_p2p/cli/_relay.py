@@ -12,7 +12,7 @@ import trio
 
 from truc_p2p.cli._run import run_until_interrupted
 from truc_p2p.net import DEFAULT_RELAY_PORT, RelayServer, SessionReport, host_port
-from truc_p2p.ui import _, notice_text
+from truc_p2p.ui import _, decimal, notice_text
 
 __all__ = ["register"]
 
@@ -66,7 +66,7 @@ def _relay(args: argparse.Namespace) -> int:
                     how=how,
                     bytes=item.bytes,
                     connections=item.connections,
-                    seconds=f"{item.seconds:.1f}",
+                    seconds=decimal(item.seconds),
                     end=item.end,
                 ),
                 flush=True,

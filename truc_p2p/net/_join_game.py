@@ -19,7 +19,7 @@ from truc_p2p.evidence import keep_evidence
 from truc_p2p.net._connect import DIRECT_WINDOW, connect
 from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._local_game import _started, _unless_stopped, prepare_game, transcript_path
-from truc_p2p.net._notice import Notice
+from truc_p2p.net._notice import Notice, os_error_facts
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
 from truc_p2p.net._settings import Dial, GameSettings, Reporting, Storage
@@ -84,7 +84,7 @@ class Redialer:
         left = 0.0 if self._until is None else max(0.0, self._until - trio.current_time())
         facts = {
             "address": host_port(self.host, self.port or 0),
-            "error": str(exc.strerror or exc),
+            **os_error_facts(exc),
             "seconds": f"{left:.0f}",
         }
         if self.transcript is None:
@@ -256,7 +256,7 @@ async def _join_once(
         return GameOutcome.told(
             End.CONNECTION_FAILED,
             "cannot-connect",
-            {"address": host_port(inv.host, inv.port), "error": str(exc.strerror or exc)},
+            {"address": host_port(inv.host, inv.port), **os_error_facts(exc)},
             me=Player.P0,
         )
     if connected is None:
@@ -287,7 +287,7 @@ async def _join_once(
         return GameOutcome.told(
             End.DISK_ERROR,
             "transcript-unwritable",
-            {"error": str(exc.strerror or exc)},
+            os_error_facts(exc),
             me=Player.P0,
         )
     try:

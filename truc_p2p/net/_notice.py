@@ -10,10 +10,12 @@ details and the relay's or the peer's own words are facts quoted as they are.
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["KINDS", "Notice", "english_text"]
+__all__ = ["KINDS", "Notice", "english_text", "os_error_facts"]
 
 #: The English sentence of every kind of notice, filled with its facts.  A pair is
 #: the singular and plural form, chosen by the fact ``n``.  A fact that is itself a
@@ -67,6 +69,28 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "relay-no-codes": "the relay does not keep codes ({error}); not registering there",
     "relay-background": "cannot register with the relay ({error}); trying again in the background",
 }
+
+
+def os_error_facts(exc: OSError) -> dict[str, str]:
+    """The facts of a failed connection or file operation: ``error``, the operating
+    system's words, and ``errno``, the name of its error code when it has one
+    (``ECONNREFUSED``), from which a screen says it in the player's language.
+
+    trio's "all attempts to connect to ... failed" stands for the error of each
+    address it tried: the first of those is the one told.
+    """
+    cause: BaseException = exc
+    group = exc.__cause__
+    if exc.errno is None and isinstance(group, BaseExceptionGroup):
+        coded = [e for e in group.exceptions if isinstance(e, OSError) and e.errno]
+        if coded:
+            cause = coded[0]
+    assert isinstance(cause, OSError)
+    name = errno.errorcode.get(cause.errno or 0)
+    if name is None:
+        return {"error": str(cause.strerror or cause)}
+    # trio's own error of one address quotes the address again before the words
+    return {"error": os.strerror(cause.errno or 0), "errno": name}
 
 
 def english_text(kind: str, facts: Mapping[str, Any]) -> str:

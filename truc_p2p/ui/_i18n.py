@@ -155,6 +155,16 @@ def current() -> str:
     return _current
 
 
+#: The languages that write a decimal comma (CLDR): "7,7 s" in French, "7.7 s" in English.
+_DECIMAL_COMMA = frozenset({"ca", "es", "et", "fr", "is", "oc", "uk"})
+
+
+def decimal(value: float, digits: int = 1) -> str:
+    """``value`` with ``digits`` decimals, written as the language in use writes them."""
+    text = f"{value:.{digits}f}"
+    return text.replace(".", ",") if _current.split("_")[0] in _DECIMAL_COMMA else text
+
+
 def _(message: str, /, **values: Any) -> str:
     """``message`` translated, its ``{placeholders}`` filled from ``values``."""
     text = _catalog.gettext(message)

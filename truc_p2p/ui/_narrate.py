@@ -34,7 +34,7 @@ from truc_p2p.rules import (
     RulesetError,
     TrickEnded,
 )
-from truc_p2p.ui._i18n import N_, _, ngettext
+from truc_p2p.ui._i18n import N_, _, decimal, ngettext
 from truc_p2p.ui._texts import card_text, fit, plain, screen_width, show_cards
 from truc_p2p.ui._voice import Voice
 
@@ -259,12 +259,12 @@ def _link(event: PeerDisconnected | PeerReconnected, voice: Voice) -> str:
             "{name} is back after {seconds} s, {n} messages sent again; play goes on",
             event.resent,
             name=_peer(voice),
-            seconds=f"{event.after:.1f}",
+            seconds=decimal(event.after),
         )
     return "== " + _(
         "{name} is back after {seconds} s; play goes on",
         name=_peer(voice),
-        seconds=f"{event.after:.1f}",
+        seconds=decimal(event.after),
     )
 
 

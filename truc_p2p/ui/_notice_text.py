@@ -7,8 +7,9 @@ English templates (:data:`truc_p2p.net._notice.KINDS`), word for word: a test ke
 the two tables equal, so that a new kind of notice without a translation fails, and
 English output stays the library's.
 
-Error texts from the operating system, exception details and the relay's or the
-peer's own words are quoted as they are.
+Exception details and the relay's or the peer's own words are quoted as they are,
+and so are the operating system's errors, except the commonest (``errno`` among the
+facts: refused, timed out, unreachable, reset), said in the player's language.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from truc_p2p.ui._i18n import N_, _, ngettext
-from truc_p2p.ui._outcome_text import render_outcome
+from truc_p2p.ui._outcome_text import os_error_words, render_outcome
 
 __all__ = ["KINDS", "notice_text", "render_notice"]
 
@@ -101,6 +102,7 @@ def render_notice(kind: str, facts: Mapping[str, Any]) -> str:
     values: dict[str, Any] = {
         key: notice_text(v) if isinstance(v, str) else v for key, v in facts.items()
     }
+    os_error_words(values)
     outcome_kind = values.pop("outcome_kind", "")
     outcome_facts: Mapping[str, Any] = values.pop("outcome_facts", {})
     if kind == "no-game" and outcome_kind:

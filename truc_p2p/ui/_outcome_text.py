@@ -31,6 +31,7 @@ __all__ = [
     "WHERE",
     "headline",
     "headline_key",
+    "os_error_words",
     "outcome_text",
     "render_outcome",
     "score_label",
@@ -43,10 +44,30 @@ __all__ = [
 KINDS = OUTCOME_KINDS
 WHERE = OUTCOME_WHERE
 
+#: The operating system's errors a player meets most, by the name of their code (the
+#: fact ``errno``): said in the player's language instead of the system's English
+#: (the msgids are the system's own words, so English output is unchanged).
+OS_ERRORS: dict[str, str] = {
+    "ECONNREFUSED": N_("Connection refused"),
+    "ETIMEDOUT": N_("Connection timed out"),
+    "EHOSTUNREACH": N_("No route to host"),
+    "ENETUNREACH": N_("Network is unreachable"),
+    "ECONNRESET": N_("Connection reset by peer"),
+}
+
+
+def os_error_words(values: dict[str, Any]) -> None:
+    """Replace the fact ``error`` by its words in the language in use when the fact
+    ``errno`` names a known error (``errno`` itself is dropped either way)."""
+    known = OS_ERRORS.get(str(values.pop("errno", "")))
+    if known is not None and "error" in values:
+        values["error"] = _(known)
+
 
 def render_outcome(kind: str, facts: Mapping[str, Any]) -> str:
     """The sentence of an ending of ``kind`` with ``facts``, in the language in use."""
     values = dict(facts)
+    os_error_words(values)
     if "where" in values:
         values["where"] = _(WHERE[values["where"]], hand=values.get("hand"))
     if "peer" in values and values["peer"] is None:
