@@ -28,6 +28,7 @@ from truc_p2p.protocol._state import (
     Stage,
 )
 from truc_p2p.protocol._values import (
+    FEATURE_RESIGN,
     resignable,
 )
 from truc_p2p.protocol._wire import (
@@ -56,7 +57,8 @@ class ControlSide(HandPlay):
         if self.stage in (Stage.DONE, Stage.ABORTED):
             return b""
         detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
-        if not self._hellos or (len(self._hellos) < 2 and self._peer_key is None):
+        hellos = self._hello.hellos
+        if not hellos or (len(hellos) < 2 and self._hello.peer_key is None):
             self.stage = Stage.ABORTED
             return b""
         self._emit(MessageType.ABORT, {"reason": reason, "detail": detail})
@@ -67,7 +69,11 @@ class ControlSide(HandPlay):
     def can_resign(self) -> bool:
         """Whether :meth:`resign` would give the game away now: resignation is agreed,
         the game started and is not decided, and no reveal or result is due."""
-        return self._error is None and self.resign_agreed and resignable(self.stage, self._game)
+        return (
+            self._error is None
+            and self._hello.agreed(FEATURE_RESIGN)
+            and resignable(self.stage, self._game)
+        )
 
     def resign(self, detail: str = "") -> bytes:
         """Give the game to the opponent with a signed ``abort`` {reason: ``resign``}.
@@ -82,7 +88,7 @@ class ControlSide(HandPlay):
         if not self.can_resign:
             why = (
                 "the peer does not support it"
-                if not self.resign_agreed
+                if not self._hello.agreed(FEATURE_RESIGN)
                 else (f"not in stage {self.stage.value}")
             )
             raise LocalProtocolError(f"cannot resign now: {why}")
@@ -93,7 +99,7 @@ class ControlSide(HandPlay):
         self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})
         self.stage = Stage.ABORTED
         self.resignation = Resignation(
-            game_id=self.game_id,
+            game_id=self._hello.game_id,
             by=self.me,
             winner=self.me.other,
             scores=scores,
@@ -125,7 +131,7 @@ class ControlSide(HandPlay):
     def resumable(self) -> bool:
         """Whether a lost connection can be resumed: the game id exists and the game was
         neither aborted nor broken (a finished game still resends its last messages)."""
-        return bool(self.game_id) and self.stage not in (Stage.ABORTED, Stage.ERROR)
+        return bool(self._hello.game_id) and self.stage not in (Stage.ABORTED, Stage.ERROR)
 
     @property
     def peer_done(self) -> bool:
@@ -200,7 +206,7 @@ class ControlSide(HandPlay):
     def _on_refuse(self, env: Envelope) -> None:
         """The host's signed refusal of our hello."""
         self._events.append(self._control.refusal(env))
-        if not self.game_id:
+        if not self._hello.game_id:
             self.stage = Stage.ABORTED
 
     def _on_resign(self, env: Envelope) -> None:
@@ -211,12 +217,12 @@ class ControlSide(HandPlay):
         crossed it), the game was under way and not decided.
         """
         mark = self._marks[env.seq]
-        check_resignation(self.resign_agreed, mark, message_no=env.seq)
+        check_resignation(self._hello.agreed(FEATURE_RESIGN), mark, message_no=env.seq)
         scores, hand = mark.scores, mark.hands
         assert scores is not None  # the session replays every hand it plays
         self.stage = Stage.ABORTED
         self.resignation = Resignation(
-            game_id=self.game_id,
+            game_id=self._hello.game_id,
             by=self.me.other,
             winner=self.me,
             scores=scores,

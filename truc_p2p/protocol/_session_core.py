@@ -1,13 +1,16 @@
-"""The state every part of a :class:`~._session.Session` shares, and the chain's
+"""The state the layers of a :class:`~._session.Session` share, and the chain's
 two doors: :meth:`SessionCore._emit` (our messages) and the bookkeeping of every
 message (what a resignation before it would record, the transcript's size).
 
 The session is built in layers, each a class with one job, each on top of this one:
-:class:`~._hello.HelloNegotiation` (the hellos: options, features, the peer's
-identity), :class:`~._play.HandPlay` (the coin, the hands' deal, play, audit and
-result), :class:`~._session_control.ControlSide` (aborts, resignations, reconnection
-and farewells) and :class:`~._session.Session`, the public facade that reads and
-checks the peer's bytes.
+:class:`~._play.HandPlay` (the coin, the hands' deal, play, audit and result),
+:class:`~._session_control.ControlSide` (aborts, resignations, reconnection and
+farewells) and :class:`~._session.Session`, the public facade that reads and
+checks the peer's bytes.  Two parts are composed objects that own their state:
+the session's :class:`~._hello.Negotiation` (``_hello``: the hellos, their
+options and features, the peer's identity and the game id), whose verdicts the
+hand play layer acts on, and its :class:`~._control.ControlPlane` (``_control``:
+the signed messages outside the chain).
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
-    Ed25519PublicKey,
 )
 
 from truc_p2p.deck import DeckSideV2, Role
@@ -34,6 +36,7 @@ from truc_p2p.protocol._events import (
     Resignation,
     SessionEvent,
 )
+from truc_p2p.protocol._hello import Negotiation
 from truc_p2p.protocol._judge import Mark, mark_before, resignation_hand
 from truc_p2p.protocol._messages import (
     MessageType,
@@ -76,7 +79,8 @@ __all__ = ["SessionCore"]
 
 
 class SessionCore:
-    """The session's state and the door our messages go out by; see the module docstring."""
+    """The session's shared state and the door our messages go out by; see the module
+    docstring."""
 
     def __init__(
         self,
@@ -98,15 +102,9 @@ class SessionCore:
         self.me = Player(role)
         self._secret = secret
         self._take_options(options)
-        # Responder only: may the initiator's hello link this game to another
-        # (``accept_series(series, peer_fingerprint)``, e.g. ``host --forever``
-        # taking a rematch of a game it played)?  Without it the series must be ours.
-        self._accept_series = accept_series
         self._record = record
         # Envelopes recorded (or, without ``record``, that would be) and their framed bytes.
         self._recorded = [0, 0]
-        self._expected_peer = expected_peer
-        self._peer_features = 0
         #: the signed resignation that ended the game (ours or the peer's), if any
         self.resignation: Resignation | None = None
         # Before each chain position: whether a resignation may sit there, and the
@@ -131,14 +129,16 @@ class SessionCore:
             expected_peer=expected_peer,
             chain=self._chain,
         )
-        self.game_id = b""
-        self._hellos: list[bytes] = []
-        self._peer_key: Ed25519PublicKey | None = None
-        self.peer_name: str | None = None
-        self.peer_fingerprint: str | None = None
-        #: the series the peer's hello names (wire.md 4.1; ``None``: not yet, or malformed)
-        self.peer_series: Series | None = None
-        self._peer_coin: bytes = b""  # commitment (we are responder) or coin (initiator)
+        # The hellos: what ours proposes, the peer's identity, the game id.
+        self._hello = Negotiation(
+            options=options,
+            me=self.me,
+            public=self._public,
+            secret=secret,
+            coin=self._coin,
+            expected_peer=expected_peer,
+            accept_series=accept_series,
+        )
 
         self._game: Game | None = None
         self._hand = -1
@@ -165,28 +165,6 @@ class SessionCore:
         self.deck = options.deck
         #: deck v2 only: deal hand n + 1 while hand n is played (wire.md section 6b)
         self.pipeline = options.pipeline
-        #: deck v2 only: the non-dealer may send its v2deck3 shares before its first
-        #: action (wire.md section 6a).  What we propose; after the hellos, what both
-        #: agreed (negotiated down when the peer's hello lacks it, wire.md section 4).
-        self.early = options.early
-        #: what our hello proposed (``early`` may be negotiated down by the peer's hello)
-        self.early_proposed = self.early
-        #: the linked games this one belongs to (rematch, match; wire.md section 4.1)
-        self.series = options.series
-        #: whether our hello announces resignation (wire.md section 8.1)
-        self.resign_feature = options.resign
-        #: whether our hello announces the rest-final rule (wire.md section 6b): no
-        #: pre-deal is owed while "my rest" decides the hand, when both announce it
-        self.rest_final_feature = options.rest_final
-        #: whether our hello announces early redeal cards (wire.md section 6a)
-        self.early_redeal_feature = options.early_redeal
-        #: whether our hello announces heartbeats (wire.md sections 11.1, 13.6): a
-        #: transport feature, so off unless the network layer speaks them
-        self.heartbeat_feature = options.heartbeat
-        #: whether our hello announces the clock in resume (wire.md sections 11.1,
-        #: 13.1): a transport feature (the session has no clock), off unless the
-        #: network layer times the game
-        self.resume_clock_feature = options.resume_clock
 
     @property
     def outcome(self) -> Outcome | None:
@@ -207,7 +185,7 @@ class SessionCore:
         side = DeckSideV2(
             role,
             local_seed_v2(self._secret, index),
-            game_id=self.game_id,
+            game_id=self._hello.game_id,
             hand=index,
             context=context,
         )
@@ -234,7 +212,7 @@ class SessionCore:
     def _emit(self, mtype: str, payload: dict[str, Any]) -> None:
         raw = sign_envelope(
             self._identity,
-            game_id=self.game_id,
+            game_id=self._hello.game_id,
             seq=self._chain.seq,
             prev=self._chain.prev,
             sender=int(self.me),
