@@ -17,7 +17,7 @@ agreed it.  The mask our nonce announces and every "agreed" answer come from it;
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, overload
 
@@ -53,7 +53,16 @@ from truc_p2p.rules import (
     Player,
 )
 
-__all__ = ["FEATURES", "Agreed", "Announced", "Feature", "Negotiation", "Verdict"]
+__all__ = [
+    "FEATURES",
+    "Agreed",
+    "Announced",
+    "Feature",
+    "Negotiation",
+    "Verdict",
+    "announced_by",
+    "feature_agreed",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,6 +131,19 @@ FEATURES: tuple[Feature, ...] = (
 _BY_BIT = {feature.bit: feature for feature in FEATURES}
 
 
+def feature_agreed(bit: int, masks: Sequence[int], deck: str | None) -> bool:
+    """Whether the feature ``bit`` is agreed: both hellos' feature ``masks`` announce
+    it and ``deck`` is the one it needs, if any.  The session and the verifier judge
+    it here alike."""
+    need = _BY_BIT[bit].deck
+    return len(masks) == 2 and all(mask & bit for mask in masks) and need in (None, deck)
+
+
+def announced_by(options: SessionOptions) -> int:
+    """The feature mask a hello made with ``options`` announces."""
+    return sum(f.bit for f in FEATURES if getattr(options, f.option))
+
+
 def _feature(field: str, name: str) -> Feature:
     """The row of :data:`FEATURES` whose ``field`` (``agreed`` or ``announced``) is ``name``."""
     for feature in FEATURES:
@@ -171,7 +193,8 @@ class Negotiation:
         self._coin = coin
         self._expected_peer = expected_peer
         self._accept_series = accept_series
-        self._announced = {f.bit: bool(getattr(options, f.option)) for f in FEATURES}
+        mask = announced_by(options)
+        self._announced = {f.bit: bool(mask & f.bit) for f in FEATURES}
         #: early cards (deck v2, wire.md section 6a): what we propose; after the
         #: hellos, what both agreed (negotiated down when the peer's hello lacks them)
         self.early = options.early
@@ -210,12 +233,7 @@ class Negotiation:
     def agreed(self, bit: int) -> bool:
         """Whether the feature ``bit`` is agreed: both hellos announce it and the deck
         it needs, if any, is played.  ``False`` until the peer's hello."""
-        feature = _BY_BIT[bit]
-        return (
-            (feature.deck is None or feature.deck == self._settings.deck)
-            and self._announced[bit]
-            and bool(self.peer_features & bit)
-        )
+        return feature_agreed(bit, (self.features, self.peer_features), self._settings.deck)
 
     def options(self) -> dict[str, Any]:
         """The ``options`` map of our hello (wire.md sections 4 and 4.1)."""

@@ -47,7 +47,8 @@ returns.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Unpack
+from dataclasses import replace
+from typing import Any, Unpack
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
@@ -72,7 +73,7 @@ from truc_p2p.protocol._events import (
     PeerAborted,
     SessionEvent,
 )
-from truc_p2p.protocol._hello import Agreed, Announced
+from truc_p2p.protocol._hello import FEATURES, Agreed, Announced, Feature
 from truc_p2p.protocol._judge import check_turn
 from truc_p2p.protocol._messages import (
     DECK_VERSIONS,
@@ -88,11 +89,7 @@ from truc_p2p.protocol._state import (
 )
 from truc_p2p.protocol._values import (
     AUDIT_MODES,
-    FEATURE_EARLY_REDEAL,
-    FEATURE_HEARTBEAT,
-    FEATURE_RESIGN,
     FEATURE_REST_FINAL,
-    FEATURE_RESUME_CLOCK,
     Series,
     coin_commitment,
     first_dealer_from_coins,
@@ -442,9 +439,9 @@ class Session(ControlSide):
         )
         features = own_features(envelopes, me)
 
-        def feature(key: str, bit: int) -> bool:
-            given: bool | None = knobs.get(key)  # type: ignore[assignment]
-            return features & bit != 0 if given is None else given
+        def feature(row: Feature) -> bool:
+            given: bool | None = knobs.get(row.option)  # type: ignore[assignment]
+            return features & row.bit != 0 if given is None else given
 
         series = knobs.get("series")
         options = SessionOptions.of(
@@ -454,15 +451,12 @@ class Session(ControlSide):
                 audit=knobs.get("audit", "game"),
                 deck=deck,
                 pipeline=pipeline,
-                resign=feature("resign", FEATURE_RESIGN),
                 early=early,
-                rest_final=feature("rest_final", FEATURE_REST_FINAL),
                 series=series if series is not None else own_series(envelopes, me),
-                early_redeal=feature("early_redeal", FEATURE_EARLY_REDEAL),
-                heartbeat=feature("heartbeat", FEATURE_HEARTBEAT),
-                resume_clock=feature("resume_clock", FEATURE_RESUME_CLOCK),
             )
         )
+        announced: dict[str, Any] = {row.option: feature(row) for row in FEATURES}
+        options = replace(options, **announced)
         session = cls(identity=identity, role=role, secret=secret, options=options)
         replay(session, envelopes, record)
         return session
