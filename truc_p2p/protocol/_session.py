@@ -19,8 +19,9 @@ The session is built in layers, one job each: :class:`~._session_core.SessionCor
 peer's bytes.  The hellos are a composed part, the session's
 :class:`~._hello.Negotiation`: it judges each hello and returns what the session
 sends; the facade's hello facts (:attr:`Session.game_id`, :attr:`Session.peer_name`,
-the features agreed, ...) read it.  Its settings are one
-:class:`~._options.SessionOptions` (or the same keywords).
+the features agreed, ...) read it.  What a resignation records is another,
+:class:`~._resignations.Resignations` (:attr:`Session.resignation`).  Its settings
+are one :class:`~._options.SessionOptions` (or the same keywords).
 
 Every message, sent or received, goes through :meth:`HandPlay._apply`, which keeps
 the chain (a :class:`~._chain.Chain` and the game id), the stage table of

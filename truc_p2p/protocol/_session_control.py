@@ -1,9 +1,11 @@
 """The control plane of a session: ending early (abort, resignation), reconnecting
 (resume, refuse) and the farewell (bye).
 
-The signed messages outside the chain go through the session's
-:class:`~._control.ControlPlane`; this layer frames them, keeps the session's
-stage and queues what the plane returns.
+This layer holds no state of its own.  The signed messages outside the chain go
+through the session's :class:`~._control.ControlPlane`, and what a resignation
+records is the session's :class:`~._resignations.Resignations`; this layer signs
+the aborts, frames the plane's messages, keeps the session's stage and queues what
+the two parts return.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from truc_p2p.protocol._events import (
     PeerResigned,
     Resignation,
 )
-from truc_p2p.protocol._judge import check_resignation
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
     MessageType,
@@ -42,7 +43,7 @@ __all__ = ["ControlSide"]
 
 
 class ControlSide(HandPlay):
-    """How a session ends early, reconnects and says goodbye."""
+    """How a session ends early, reconnects and says goodbye; see the module docstring."""
 
     def abort(self, reason: str, detail: str = "") -> bytes:
         """End the game early with a signed ``abort`` (quit, timeout, cheat, ...).
@@ -95,19 +96,22 @@ class ControlSide(HandPlay):
         game = self._game
         assert game is not None
         detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
-        scores, hand = game.scores, self._resign_hand()
+        scores, hand = game.scores, self._resignations.hand(self._hand)
         self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})
         self.stage = Stage.ABORTED
-        self.resignation = Resignation(
+        self._resignations.ours(
             game_id=self._hello.game_id,
-            by=self.me,
-            winner=self.me.other,
             scores=scores,
             hand=hand,
             detail=detail,
             envelope=self._chain.raw(self._chain.seq - 1),
         )
         return self.data_to_send()
+
+    @property
+    def resignation(self) -> Resignation | None:
+        """The signed resignation that ended the game (ours or the peer's), if any."""
+        return self._resignations.resignation
 
     @property
     def ending(self) -> str:
@@ -216,25 +220,14 @@ class ControlSide(HandPlay):
         before it (its ``seq`` may be earlier than our last message when our move
         crossed it), the game was under way and not decided.
         """
-        mark = self._marks[env.seq]
-        check_resignation(self._hello.agreed(FEATURE_RESIGN), mark, message_no=env.seq)
-        scores, hand = mark.scores, mark.hands
-        assert scores is not None  # the session replays every hand it plays
+        agreed = self._hello.agreed(FEATURE_RESIGN)
+        resignation = self._resignations.theirs(env, game_id=self._hello.game_id, agreed=agreed)
         self.stage = Stage.ABORTED
-        self.resignation = Resignation(
-            game_id=self._hello.game_id,
-            by=self.me.other,
-            winner=self.me,
-            scores=scores,
-            hand=hand,
-            detail=env.payload["detail"],
-            envelope=env.raw,
-        )
         self._events.append(
             PeerResigned(
                 reason="resign",
                 detail=env.payload["detail"],
                 envelope=env.raw,
-                resignation=self.resignation,
+                resignation=resignation,
             )
         )

@@ -6,11 +6,13 @@ The session is built in layers, each a class with one job, each on top of this o
 :class:`~._play.HandPlay` (the coin, the hands' deal, play, audit and result),
 :class:`~._session_control.ControlSide` (aborts, resignations, reconnection and
 farewells) and :class:`~._session.Session`, the public facade that reads and
-checks the peer's bytes.  Two parts are composed objects that own their state:
+checks the peer's bytes.  Three parts are composed objects that own their state:
 the session's :class:`~._hello.Negotiation` (``_hello``: the hellos, their
 options and features, the peer's identity and the game id), whose verdicts the
-hand play layer acts on, and its :class:`~._control.ControlPlane` (``_control``:
-the signed messages outside the chain).
+hand play layer acts on, its :class:`~._control.ControlPlane` (``_control``: the
+signed messages outside the chain) and its :class:`~._resignations.Resignations`
+(``_resignations``: what a resignation at each chain position records, and the one
+that ended the game), which the control layer drives.
 """
 
 from __future__ import annotations
@@ -33,16 +35,15 @@ from truc_p2p.protocol._errors import (
 from truc_p2p.protocol._events import (
     AnyEvent,
     GameResult,
-    Resignation,
     SessionEvent,
 )
 from truc_p2p.protocol._hello import Negotiation
-from truc_p2p.protocol._judge import Mark, mark_before, resignation_hand
 from truc_p2p.protocol._messages import (
     MessageType,
 )
 from truc_p2p.protocol._options import SessionOptions
 from truc_p2p.protocol._pipeline import Pipeline
+from truc_p2p.protocol._resignations import Resignations
 from truc_p2p.protocol._state import (
     Cond,
     Stage,
@@ -105,13 +106,9 @@ class SessionCore:
         self._record = record
         # Envelopes recorded (or, without ``record``, that would be) and their framed bytes.
         self._recorded = [0, 0]
-        #: the signed resignation that ended the game (ours or the peer's), if any
-        self.resignation: Resignation | None = None
-        # Before each chain position: whether a resignation may sit there, and the
-        # score and hands dealt it would record (a resign may chain to an earlier
-        # point than our last message when our move crossed it, wire.md section 8).
-        self._marks: list[Mark] = []
-        self._v1_deals = 0  # deck1 messages on the chain: a v1 resignation's hand number
+        # What a resignation before each chain position would record, and the one
+        # that ended the game.
+        self._resignations = Resignations(me=self.me, deck=self.deck)
 
         self._frames = FrameBuffer()
         self._events: deque[AnyEvent] = deque()
@@ -240,15 +237,7 @@ class SessionCore:
     def _mark(self, mtype: str) -> None:
         """Note, before the next chain position, what a resignation there would record;
         ``mtype`` is the type of the envelope that takes the position."""
-        game = self._game
-        self._marks.append(mark_before(self.stage, game, hands=self._resign_hand()))
-        self._v1_deals += mtype == MessageType.DECK1
-
-    def _resign_hand(self) -> int:
-        """The hand a resignation now is in (from 1).  Deck v1 counts the hands whose
-        ``deck1`` is on the chain, which a verifier without the seeds can count too;
-        deck v2 the hands started (the verifier replays every v2 hand)."""
-        return resignation_hand(self.deck, v1_deals=self._v1_deals, hand=self._hand)
+        self._resignations.note(mtype, self.stage, self._game, self._hand)
 
     def _advance(self, holds: dict[Cond, bool] | None = None) -> None:
         self.stage = next_stage(self.stage, holds or {})
