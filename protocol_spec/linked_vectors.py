@@ -73,7 +73,7 @@ def _start(series: Series | None, tag: str) -> dict[str, Any]:
         if len(started) == 2:
             break
     assert len(started) == 2, "the handshake did not complete"
-    hellos = list(sides[0]._hellos)  # raw hello envelopes, initiator first
+    hellos = list(sides[0]._hello.hellos)  # raw hello envelopes, initiator first
     coin = next(e for e in _envelopes(b"".join(sent)) if decode_envelope(e).type == "coin")
     c0 = decode_envelope(coin).payload["coin"]
     c1 = decode_envelope(hellos[1]).payload["coin"]

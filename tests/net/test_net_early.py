@@ -135,7 +135,7 @@ class _OldHostSession(Session):
         super()._on_hello(env, mine)
         if not mine and "early" in env.payload["options"]:
             raise RulesetMismatchError(
-                f"peer proposes options {env.payload['options']}, we use {self._options()}",
+                f"peer proposes options {env.payload['options']}, we use {self._hello.options()}",
                 message_no=env.seq,
             )
 

@@ -74,7 +74,7 @@ def test_the_vector_is_reproduced_from_its_own_seeds(vector: dict[str, Any], gam
             while sides[p].next_event() is not NEED_DATA:
                 pass
     assert sides[0].started and sides[1].started
-    hellos = sides[0]._hellos
+    hellos = sides[0]._hello.hellos
     assert [h.hex() for h in hellos] == [case["hello_initiator"], case["hello_responder"]]
     assert sides[0].game_id.hex() == sides[1].game_id.hex() == case["game_id"]
     assert int(sides[0].game.first_dealer) == case["first_dealer"]

@@ -3,7 +3,8 @@ the play, deck v1's seed audit and the co-signed result.
 
 :meth:`HandPlay._apply` dispatches a message on the chain to its handler; the
 handlers drive the stage table of :mod:`._state`, the per-hand deck states and
-this player's view of the rules engine in step.
+this player's view of the rules engine in step.  A hello goes to the session's
+:class:`~._hello.Negotiation`, and its handler sends what the verdict says.
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ from truc_p2p.protocol._events import (
     GameStarted,
     YourTurn,
 )
-from truc_p2p.protocol._hello import HelloNegotiation
 from truc_p2p.protocol._messages import (
     MessageType,
 )
+from truc_p2p.protocol._session_core import SessionCore
 from truc_p2p.protocol._state import (
     FIRST_DEAL_STAGES,
     INTERJECTIONS,
@@ -41,6 +42,9 @@ from truc_p2p.protocol._state import (
     due_stage,
 )
 from truc_p2p.protocol._values import (
+    FEATURE_EARLY_REDEAL,
+    FEATURE_REST_FINAL,
+    FEATURE_RESUME_CLOCK,
     coin_commitment,
     first_dealer_from_coins,
     result_payload,
@@ -70,7 +74,7 @@ def action_payload(action: Action) -> dict[str, Any]:
     return {"act": action.kind.value}
 
 
-class HandPlay(HelloNegotiation):
+class HandPlay(SessionCore):
     """The hand state machine of a session: deal, play, audit, result."""
 
     def _apply(self, env: Envelope, *, mine: bool) -> None:
@@ -107,19 +111,38 @@ class HandPlay(HelloNegotiation):
                 f"rejected by the rules engine: {exc}", evidence=(env.raw,), message_no=env.seq
             ) from exc
 
+    def _on_hello(self, env: Envelope, mine: bool) -> None:
+        """A hello on the chain: the negotiation judges it, we send what it answers."""
+        verdict = self._hello.take(env, mine=mine)
+        if verdict.answer is not None:  # the responder answers first, then complains
+            self._advance()
+            self._emit(MessageType.HELLO, verdict.answer)
+        if verdict.refusal is not None:
+            raise verdict.refusal
+        if verdict.answer is not None:
+            return
+        self._advance()
+        if verdict.complete:
+            hello = self._hello
+            assert hello.peer_key is not None
+            clock = hello.agreed(FEATURE_RESUME_CLOCK)
+            self._control.bind(hello.game_id, hello.peer_key, clock=clock)
+            if self.me is Player.P0:
+                self._emit(MessageType.COIN, {"coin": self._coin})
+
     def _on_coin(self, env: Envelope, mine: bool) -> None:
-        if self.series.dealer is not None:  # a linked game: the dealers alternate (4.1)
-            first = self.series.dealer
-            if not mine and coin_commitment(env.payload["coin"]) != self._peer_coin:
+        if self._hello.series.dealer is not None:  # a linked game: the dealers alternate (4.1)
+            first = self._hello.series.dealer
+            if not mine and coin_commitment(env.payload["coin"]) != self._hello.peer_coin:
                 raise CheatDetectedError(
                     "coin does not open the initiator's commitment",
                     step="coin",
                     message_no=env.seq,
                 )
         elif mine:
-            first = first_dealer_from_coins(self._coin, self._peer_coin)
+            first = first_dealer_from_coins(self._coin, self._hello.peer_coin)
         else:
-            if coin_commitment(env.payload["coin"]) != self._peer_coin:
+            if coin_commitment(env.payload["coin"]) != self._hello.peer_coin:
                 raise CheatDetectedError(
                     "coin does not open the initiator's commitment",
                     step="coin",
@@ -127,13 +150,14 @@ class HandPlay(HelloNegotiation):
                 )
             first = first_dealer_from_coins(env.payload["coin"], self._coin)
         self._game = Game(self.ruleset, first_dealer=first, view=self.me)
-        assert self.peer_name is not None and self.peer_fingerprint is not None
+        hello = self._hello
+        assert hello.peer_name is not None and hello.peer_fingerprint is not None
         self._events.append(
             GameStarted(
-                game_id=self.game_id,
+                game_id=hello.game_id,
                 me=self.me,
-                peer_name=self.peer_name,
-                peer_fingerprint=self.peer_fingerprint,
+                peer_name=hello.peer_name,
+                peer_fingerprint=hello.peer_fingerprint,
                 ruleset=self.ruleset,
                 audit=self.audit_mode,
                 first_dealer=first,
@@ -158,7 +182,7 @@ class HandPlay(HelloNegotiation):
                 side = self._current.deck
                 self._emit(MessageType.V2DECK1, {**self._hand_field(self._hand), **side.d1()})
             return
-        deck = DeckSide(role, self._seed(self._hand), game_id=self.game_id, hand=self._hand)
+        deck = DeckSide(role, self._seed(self._hand), game_id=self._hello.game_id, hand=self._hand)
         self._current = self._hands[self._hand] = HandState(self._hand, deck)
         if role is Role.DEALER:
             self._emit(MessageType.DECK1, {"deck": list(deck.d1()), "commitment": deck.commitment})
@@ -187,7 +211,7 @@ class HandPlay(HelloNegotiation):
             self._game,
             self._hand_ender,
             self._pipeline.on_chain,
-            rest_final=self.rest_final,
+            rest_final=self._hello.agreed(FEATURE_REST_FINAL),
         )
 
     def _make_owed_predeal(self) -> bool:
@@ -205,7 +229,7 @@ class HandPlay(HelloNegotiation):
         """Early cards: as the non-dealer due to send ``v2deck3``, send it now with our
         shares only (wire.md section 6a); the first action follows as a ``v2action``.
         True if it made one."""
-        if not self.early or self.stage is not Stage.V2_DECK3:
+        if not self._hello.early or self.stage is not Stage.V2_DECK3:
             return False
         if self._expected_sender() != self.me or self._cur_v2.pending_d3 is None:
             return False
@@ -292,7 +316,7 @@ class HandPlay(HelloNegotiation):
     def _on_v2deck3(self, env: Envelope, mine: bool) -> None:
         payload = self._check_hand_field(env, self._hand)
         early = "action" not in payload
-        if early and not self.early:
+        if early and not self._hello.early:
             raise MalformedMessageError(
                 "v2deck3 without the non-dealer's first action (early cards are off)",
                 message_no=env.seq,
@@ -433,7 +457,7 @@ class HandPlay(HelloNegotiation):
             audit_mode=self.audit_mode,
             hands=self._hand + 1,
             audited=self._audit.audited,
-            early_redeal=self.early_redeal,
+            early_redeal=self._hello.agreed(FEATURE_EARLY_REDEAL),
         )
         holds.update(self._pipeline.conditions(holds[Cond.ROUND_OVER]))
         holds[Cond.OPENED] = opened is not None
@@ -532,7 +556,7 @@ class HandPlay(HelloNegotiation):
         outcome = self.outcome
         assert outcome is not None
         self.result = GameResult(
-            game_id=self.game_id,
+            game_id=self._hello.game_id,
             winner=outcome.winner,
             scores=outcome.scores,
             reason=outcome.reason.value,

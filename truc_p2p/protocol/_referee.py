@@ -124,7 +124,7 @@ class Referee(RefereeV1, RefereeV2):
             audit_mode=self.audit_mode or "game",
             hands=self.hand + 1,
             audited=self.audited,
-            early_redeal=self.deck == "v2" and self.agreed(FEATURE_EARLY_REDEAL),
+            early_redeal=self.agreed(FEATURE_EARLY_REDEAL),
         )
         holds.update(predeal_conditions(holds[Cond.ROUND_OVER], self.predeal or 0))
         holds[Cond.OPENED] = opened is not None

@@ -19,6 +19,7 @@ from truc_p2p.protocol._errors import (
     MalformedMessageError,
     RemoteProtocolError,
 )
+from truc_p2p.protocol._hello import feature_agreed
 from truc_p2p.protocol._judge import check_not_ended, check_turn
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import (
@@ -160,12 +161,16 @@ class RefereeState:
             return Mark(allowed=self.game is not None, scores=None, hands=hands)
         return mark_before(self.stage, self.game, hands=hands)
 
+    def agreed(self, feature: int) -> bool:
+        """Whether both hello nonces announce ``feature`` (wire.md section 8.1) and the
+        game plays the deck it needs, as the session judges it."""
+        return feature_agreed(feature, self.features, self.deck)
+
     def on_resign(self, env: Envelope, n: int) -> None:
         """A signed resignation at position ``n`` (its ``seq`` names the point of the
         chain its sender had seen): the other player wins (wire.md section 8)."""
-        agreed = len(self.features) == 2 and all(f & FEATURE_RESIGN for f in self.features)
         mark = self.marks[env.seq]
-        check_resignation(agreed, mark, evidence=(env.raw,))
+        check_resignation(self.agreed(FEATURE_RESIGN), mark, evidence=(env.raw,))
         self.resigned = (Player(env.sender), mark)
         self.ended_by = f"player {env.sender} resigned at message {n}" + (
             f" ({env.payload['detail']})" if env.payload["detail"] else ""
@@ -197,7 +202,7 @@ class RefereeState:
                     self.refused_by = due
             self.stage = Stage.ABORTED
             return
-        rest_final = len(self.features) == 2 and all(f & FEATURE_REST_FINAL for f in self.features)
+        rest_final = self.agreed(FEATURE_REST_FINAL)
         self.stage = check_turn(
             self.stage,
             env,

@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING
 
 from truc_p2p.protocol._errors import LocalProtocolError, RemoteProtocolError
 from truc_p2p.protocol._events import CLOSED, NEED_DATA, SessionEvent, YourTurn
+from truc_p2p.protocol._hello import announced_by
 from truc_p2p.protocol._judge import check_not_ended
 from truc_p2p.protocol._messages import MessageType
+from truc_p2p.protocol._options import SessionOptions
 from truc_p2p.protocol._state import ACTION_STAGES
 from truc_p2p.protocol._values import (
-    FEATURE_EARLY_REDEAL,
-    FEATURE_RESIGN,
-    FEATURE_REST_FINAL,
     Series,
     nonce_features,
     parse_options,
@@ -149,14 +148,14 @@ def _replay_own_decision(session: Session, raw: bytes) -> None:
 
 def own_features(envelopes: Sequence[bytes], me: Player) -> int:
     """The features this player's hello in ``envelopes`` announces (wire.md section 8.1);
-    a new game (no hello recorded yet) announces resignation, the rest-final rule and
-    early redeal cards, as new sessions do."""
+    a new game (no hello recorded yet) announces what new sessions do by default
+    (resignation, the rest-final rule and early redeal cards)."""
     for raw in envelopes[:2]:
         env = decode_envelope(raw)
         if env.type == MessageType.HELLO and env.sender == int(me):
             nonce = env.payload.get("nonce")
             return nonce_features(nonce) if isinstance(nonce, bytes) else 0
-    return FEATURE_RESIGN | FEATURE_REST_FINAL | FEATURE_EARLY_REDEAL
+    return announced_by(SessionOptions())
 
 
 def _is_early_d3(raw: bytes) -> bool:

@@ -13,11 +13,15 @@ seed per hand), so a session can be rebuilt from that secret and its
 transcript (:meth:`Session.restore`, replayed by :mod:`._restore`).
 
 The session is built in layers, one job each: :class:`~._session_core.SessionCore`
-(the state and the door our messages go out by), :class:`~._hello.HelloNegotiation`
-(the hellos), :class:`~._play.HandPlay` (the hands' deal, play, audit and result),
-:class:`~._session_control.ControlSide` (abort, resignation, resume, bye) and this
-facade, which reads and checks the peer's bytes.  Its settings are one
-:class:`~._options.SessionOptions` (or the same keywords).
+(the shared state and the door our messages go out by), :class:`~._play.HandPlay`
+(the hands' deal, play, audit and result), :class:`~._session_control.ControlSide`
+(abort, resignation, resume, bye) and this facade, which reads and checks the
+peer's bytes.  The hellos are a composed part, the session's
+:class:`~._hello.Negotiation`: it judges each hello and returns what the session
+sends; the facade's hello facts (:attr:`Session.game_id`, :attr:`Session.peer_name`,
+the features agreed, ...) read it.  What a resignation records is another,
+:class:`~._resignations.Resignations` (:attr:`Session.resignation`).  Its settings
+are one :class:`~._options.SessionOptions` (or the same keywords).
 
 Every message, sent or received, goes through :meth:`HandPlay._apply`, which keeps
 the chain (a :class:`~._chain.Chain` and the game id), the stage table of
@@ -44,7 +48,8 @@ returns.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Unpack
+from dataclasses import replace
+from typing import Any, Unpack
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
@@ -69,6 +74,7 @@ from truc_p2p.protocol._events import (
     PeerAborted,
     SessionEvent,
 )
+from truc_p2p.protocol._hello import FEATURES, Agreed, Announced, Feature
 from truc_p2p.protocol._judge import check_turn
 from truc_p2p.protocol._messages import (
     DECK_VERSIONS,
@@ -84,11 +90,7 @@ from truc_p2p.protocol._state import (
 )
 from truc_p2p.protocol._values import (
     AUDIT_MODES,
-    FEATURE_EARLY_REDEAL,
-    FEATURE_HEARTBEAT,
-    FEATURE_RESIGN,
     FEATURE_REST_FINAL,
-    FEATURE_RESUME_CLOCK,
     Series,
     coin_commitment,
     first_dealer_from_coins,
@@ -175,7 +177,7 @@ class Session(ControlSide):
             accept_series=accept_series,
         )
         if self.me is Player.P0:
-            self._emit(MessageType.HELLO, self._hello_payload(coin_commitment(self._coin)))
+            self._emit(MessageType.HELLO, self._hello.hello())
 
     # ------------------------------------------------------------------ public API
 
@@ -188,7 +190,62 @@ class Session(ControlSide):
     def peer_key(self) -> Ed25519PublicKey | None:
         """The opponent's public key, once its hello is in (the transport checks
         signatures with it to tell a damaged frame from a signed one)."""
-        return self._peer_key
+        return self._hello.peer_key
+
+    # The hellos' features (the table :data:`~._hello.FEATURES`): whether ours
+    # announces each (settable until our hello is made), whether both agreed it.
+    resign_feature = Announced()
+    rest_final_feature = Announced()
+    early_redeal_feature = Announced()
+    heartbeat_feature = Announced()
+    resume_clock_feature = Announced()
+    resign_agreed = Agreed()
+    rest_final = Agreed()
+    early_redeal = Agreed()
+    heartbeats_agreed = Agreed()
+    resume_clock_agreed = Agreed()
+
+    @property
+    def game_id(self) -> bytes:
+        """The game id both hellos make (wire.md section 4); ``b""`` until then."""
+        return self._hello.game_id
+
+    @game_id.setter
+    def game_id(self, game_id: bytes) -> None:
+        self._hello.game_id = game_id
+
+    @property
+    def peer_name(self) -> str | None:
+        """The name the peer's hello gives, once it is in."""
+        return self._hello.peer_name
+
+    @property
+    def peer_fingerprint(self) -> str | None:
+        """The fingerprint of the peer's key, once its hello is in."""
+        return self._hello.peer_fingerprint
+
+    @property
+    def peer_series(self) -> Series | None:
+        """The series the peer's hello names (wire.md 4.1; ``None``: not yet, or malformed)."""
+        return self._hello.peer_series
+
+    @property
+    def series(self) -> Series:
+        """The linked games this one belongs to (rematch, match; wire.md section 4.1):
+        ours, or as responder the initiator's when ``accept_series`` took it."""
+        return self._hello.series
+
+    @property
+    def early(self) -> bool:
+        """Deck v2 only: whether the non-dealer may send its v2deck3 shares before its
+        first action (wire.md section 6a).  What we propose; after the hellos, what both
+        agreed (negotiated down when the peer's hello lacks it, wire.md section 4)."""
+        return self._hello.early
+
+    @property
+    def early_proposed(self) -> bool:
+        """What our hello proposed for early cards (:attr:`early` may be negotiated down)."""
+        return self._hello.early_proposed
 
     @property
     def game(self) -> Game:
@@ -383,9 +440,9 @@ class Session(ControlSide):
         )
         features = own_features(envelopes, me)
 
-        def feature(key: str, bit: int) -> bool:
-            given: bool | None = knobs.get(key)  # type: ignore[assignment]
-            return features & bit != 0 if given is None else given
+        def feature(row: Feature) -> bool:
+            given: bool | None = knobs.get(row.option)  # type: ignore[assignment]
+            return features & row.bit != 0 if given is None else given
 
         series = knobs.get("series")
         options = SessionOptions.of(
@@ -395,15 +452,12 @@ class Session(ControlSide):
                 audit=knobs.get("audit", "game"),
                 deck=deck,
                 pipeline=pipeline,
-                resign=feature("resign", FEATURE_RESIGN),
                 early=early,
-                rest_final=feature("rest_final", FEATURE_REST_FINAL),
                 series=series if series is not None else own_series(envelopes, me),
-                early_redeal=feature("early_redeal", FEATURE_EARLY_REDEAL),
-                heartbeat=feature("heartbeat", FEATURE_HEARTBEAT),
-                resume_clock=feature("resume_clock", FEATURE_RESUME_CLOCK),
             )
         )
+        announced: dict[str, Any] = {row.option: feature(row) for row in FEATURES}
+        options = replace(options, **announced)
         session = cls(identity=identity, role=role, secret=secret, options=options)
         replay(session, envelopes, record)
         return session
@@ -420,7 +474,7 @@ class Session(ControlSide):
             if env.type == MessageType.REFUSE and self.stage is Stage.HELLO_RESPONDER:
                 self._on_refuse(env)
                 return
-            self._chain.check_equivocation(env, int(self.me.other), self._peer_key)
+            self._chain.check_equivocation(env, int(self.me.other), self._hello.peer_key)
             self._check_envelope(env)
             self._mark(env.type)
             self._chain.append(env.sender, raw, env.hash)
@@ -465,7 +519,7 @@ class Session(ControlSide):
         n = env.seq
         if self.stage is Stage.ERROR:  # pragma: no cover - next_event raises first
             raise LocalProtocolError("session is in error")
-        if env.type == MessageType.HELLO and self._peer_key is None:
+        if env.type == MessageType.HELLO and self._hello.peer_key is None:
             key_bytes = env.payload.get("key")
             if not isinstance(key_bytes, bytes) or len(key_bytes) != 32:
                 raise MalformedMessageError("hello without a 32-byte key", message_no=n)
@@ -476,17 +530,17 @@ class Session(ControlSide):
             except ValueError:
                 raise MalformedMessageError("hello key is not an Ed25519 key") from None
             verify_signature(env, key)
-        elif self._peer_key is None:
+        elif self._hello.peer_key is None:
             raise UnexpectedMessageError(
                 f"{env.type!r} before the peer's hello", evidence=evidence, message_no=n
             )
         else:
-            verify_signature(env, self._peer_key)
+            verify_signature(env, self._hello.peer_key)
         if env.sender != int(self.me.other):
             raise OutOfTurnError(
                 f"message claims sender {env.sender}", evidence=evidence, message_no=n
             )
-        if env.game_id != self.game_id:
+        if env.game_id != self._hello.game_id:
             raise WrongGameError("envelope names another game", evidence=evidence, message_no=n)
         if env.type == MessageType.ABORT:
             validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
@@ -500,7 +554,7 @@ class Session(ControlSide):
             game=self._game,
             hand_ender=self._hand_ender,
             predeal=self._pipeline.on_chain,
-            rest_final=self.rest_final,
+            rest_final=self._hello.agreed(FEATURE_REST_FINAL),
             message_no=n,
         )
 

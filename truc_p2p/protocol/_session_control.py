@@ -1,9 +1,11 @@
 """The control plane of a session: ending early (abort, resignation), reconnecting
 (resume, refuse) and the farewell (bye).
 
-The signed messages outside the chain go through the session's
-:class:`~._control.ControlPlane`; this layer frames them, keeps the session's
-stage and queues what the plane returns.
+This layer holds no state of its own.  The signed messages outside the chain go
+through the session's :class:`~._control.ControlPlane`, and what a resignation
+records is the session's :class:`~._resignations.Resignations`; this layer signs
+the aborts, frames the plane's messages, keeps the session's stage and queues what
+the two parts return.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from truc_p2p.protocol._events import (
     PeerResigned,
     Resignation,
 )
-from truc_p2p.protocol._judge import check_resignation
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
     MessageType,
@@ -28,6 +29,7 @@ from truc_p2p.protocol._state import (
     Stage,
 )
 from truc_p2p.protocol._values import (
+    FEATURE_RESIGN,
     resignable,
 )
 from truc_p2p.protocol._wire import (
@@ -41,7 +43,7 @@ __all__ = ["ControlSide"]
 
 
 class ControlSide(HandPlay):
-    """How a session ends early, reconnects and says goodbye."""
+    """How a session ends early, reconnects and says goodbye; see the module docstring."""
 
     def abort(self, reason: str, detail: str = "") -> bytes:
         """End the game early with a signed ``abort`` (quit, timeout, cheat, ...).
@@ -56,7 +58,8 @@ class ControlSide(HandPlay):
         if self.stage in (Stage.DONE, Stage.ABORTED):
             return b""
         detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
-        if not self._hellos or (len(self._hellos) < 2 and self._peer_key is None):
+        hellos = self._hello.hellos
+        if not hellos or (len(hellos) < 2 and self._hello.peer_key is None):
             self.stage = Stage.ABORTED
             return b""
         self._emit(MessageType.ABORT, {"reason": reason, "detail": detail})
@@ -67,7 +70,11 @@ class ControlSide(HandPlay):
     def can_resign(self) -> bool:
         """Whether :meth:`resign` would give the game away now: resignation is agreed,
         the game started and is not decided, and no reveal or result is due."""
-        return self._error is None and self.resign_agreed and resignable(self.stage, self._game)
+        return (
+            self._error is None
+            and self._hello.agreed(FEATURE_RESIGN)
+            and resignable(self.stage, self._game)
+        )
 
     def resign(self, detail: str = "") -> bytes:
         """Give the game to the opponent with a signed ``abort`` {reason: ``resign``}.
@@ -82,26 +89,29 @@ class ControlSide(HandPlay):
         if not self.can_resign:
             why = (
                 "the peer does not support it"
-                if not self.resign_agreed
+                if not self._hello.agreed(FEATURE_RESIGN)
                 else (f"not in stage {self.stage.value}")
             )
             raise LocalProtocolError(f"cannot resign now: {why}")
         game = self._game
         assert game is not None
         detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
-        scores, hand = game.scores, self._resign_hand()
+        scores, hand = game.scores, self._resignations.hand(self._hand)
         self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})
         self.stage = Stage.ABORTED
-        self.resignation = Resignation(
-            game_id=self.game_id,
-            by=self.me,
-            winner=self.me.other,
+        self._resignations.ours(
+            game_id=self._hello.game_id,
             scores=scores,
             hand=hand,
             detail=detail,
             envelope=self._chain.raw(self._chain.seq - 1),
         )
         return self.data_to_send()
+
+    @property
+    def resignation(self) -> Resignation | None:
+        """The signed resignation that ended the game (ours or the peer's), if any."""
+        return self._resignations.resignation
 
     @property
     def ending(self) -> str:
@@ -125,7 +135,7 @@ class ControlSide(HandPlay):
     def resumable(self) -> bool:
         """Whether a lost connection can be resumed: the game id exists and the game was
         neither aborted nor broken (a finished game still resends its last messages)."""
-        return bool(self.game_id) and self.stage not in (Stage.ABORTED, Stage.ERROR)
+        return bool(self._hello.game_id) and self.stage not in (Stage.ABORTED, Stage.ERROR)
 
     @property
     def peer_done(self) -> bool:
@@ -200,7 +210,7 @@ class ControlSide(HandPlay):
     def _on_refuse(self, env: Envelope) -> None:
         """The host's signed refusal of our hello."""
         self._events.append(self._control.refusal(env))
-        if not self.game_id:
+        if not self._hello.game_id:
             self.stage = Stage.ABORTED
 
     def _on_resign(self, env: Envelope) -> None:
@@ -210,25 +220,14 @@ class ControlSide(HandPlay):
         before it (its ``seq`` may be earlier than our last message when our move
         crossed it), the game was under way and not decided.
         """
-        mark = self._marks[env.seq]
-        check_resignation(self.resign_agreed, mark, message_no=env.seq)
-        scores, hand = mark.scores, mark.hands
-        assert scores is not None  # the session replays every hand it plays
+        agreed = self._hello.agreed(FEATURE_RESIGN)
+        resignation = self._resignations.theirs(env, game_id=self._hello.game_id, agreed=agreed)
         self.stage = Stage.ABORTED
-        self.resignation = Resignation(
-            game_id=self.game_id,
-            by=self.me.other,
-            winner=self.me,
-            scores=scores,
-            hand=hand,
-            detail=env.payload["detail"],
-            envelope=env.raw,
-        )
         self._events.append(
             PeerResigned(
                 reason="resign",
                 detail=env.payload["detail"],
                 envelope=env.raw,
-                resignation=self.resignation,
+                resignation=resignation,
             )
         )

@@ -1,13 +1,18 @@
-"""The state every part of a :class:`~._session.Session` shares, and the chain's
+"""The state the layers of a :class:`~._session.Session` share, and the chain's
 two doors: :meth:`SessionCore._emit` (our messages) and the bookkeeping of every
 message (what a resignation before it would record, the transcript's size).
 
 The session is built in layers, each a class with one job, each on top of this one:
-:class:`~._hello.HelloNegotiation` (the hellos: options, features, the peer's
-identity), :class:`~._play.HandPlay` (the coin, the hands' deal, play, audit and
-result), :class:`~._session_control.ControlSide` (aborts, resignations, reconnection
-and farewells) and :class:`~._session.Session`, the public facade that reads and
-checks the peer's bytes.
+:class:`~._play.HandPlay` (the coin, the hands' deal, play, audit and result),
+:class:`~._session_control.ControlSide` (aborts, resignations, reconnection and
+farewells) and :class:`~._session.Session`, the public facade that reads and
+checks the peer's bytes.  Three parts are composed objects that own their state:
+the session's :class:`~._hello.Negotiation` (``_hello``: the hellos, their
+options and features, the peer's identity and the game id), whose verdicts the
+hand play layer acts on, its :class:`~._control.ControlPlane` (``_control``: the
+signed messages outside the chain) and its :class:`~._resignations.Resignations`
+(``_resignations``: what a resignation at each chain position records, and the one
+that ended the game), which the control layer drives.
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
-    Ed25519PublicKey,
 )
 
 from truc_p2p.deck import DeckSideV2, Role
@@ -31,15 +35,15 @@ from truc_p2p.protocol._errors import (
 from truc_p2p.protocol._events import (
     AnyEvent,
     GameResult,
-    Resignation,
     SessionEvent,
 )
-from truc_p2p.protocol._judge import Mark, mark_before, resignation_hand
+from truc_p2p.protocol._hello import Negotiation
 from truc_p2p.protocol._messages import (
     MessageType,
 )
 from truc_p2p.protocol._options import SessionOptions
 from truc_p2p.protocol._pipeline import Pipeline
+from truc_p2p.protocol._resignations import Resignations
 from truc_p2p.protocol._state import (
     Cond,
     Stage,
@@ -76,7 +80,8 @@ __all__ = ["SessionCore"]
 
 
 class SessionCore:
-    """The session's state and the door our messages go out by; see the module docstring."""
+    """The session's shared state and the door our messages go out by; see the module
+    docstring."""
 
     def __init__(
         self,
@@ -98,22 +103,12 @@ class SessionCore:
         self.me = Player(role)
         self._secret = secret
         self._take_options(options)
-        # Responder only: may the initiator's hello link this game to another
-        # (``accept_series(series, peer_fingerprint)``, e.g. ``host --forever``
-        # taking a rematch of a game it played)?  Without it the series must be ours.
-        self._accept_series = accept_series
         self._record = record
         # Envelopes recorded (or, without ``record``, that would be) and their framed bytes.
         self._recorded = [0, 0]
-        self._expected_peer = expected_peer
-        self._peer_features = 0
-        #: the signed resignation that ended the game (ours or the peer's), if any
-        self.resignation: Resignation | None = None
-        # Before each chain position: whether a resignation may sit there, and the
-        # score and hands dealt it would record (a resign may chain to an earlier
-        # point than our last message when our move crossed it, wire.md section 8).
-        self._marks: list[Mark] = []
-        self._v1_deals = 0  # deck1 messages on the chain: a v1 resignation's hand number
+        # What a resignation before each chain position would record, and the one
+        # that ended the game.
+        self._resignations = Resignations(me=self.me, deck=self.deck)
 
         self._frames = FrameBuffer()
         self._events: deque[AnyEvent] = deque()
@@ -131,14 +126,16 @@ class SessionCore:
             expected_peer=expected_peer,
             chain=self._chain,
         )
-        self.game_id = b""
-        self._hellos: list[bytes] = []
-        self._peer_key: Ed25519PublicKey | None = None
-        self.peer_name: str | None = None
-        self.peer_fingerprint: str | None = None
-        #: the series the peer's hello names (wire.md 4.1; ``None``: not yet, or malformed)
-        self.peer_series: Series | None = None
-        self._peer_coin: bytes = b""  # commitment (we are responder) or coin (initiator)
+        # The hellos: what ours proposes, the peer's identity, the game id.
+        self._hello = Negotiation(
+            options=options,
+            me=self.me,
+            public=self._public,
+            secret=secret,
+            coin=self._coin,
+            expected_peer=expected_peer,
+            accept_series=accept_series,
+        )
 
         self._game: Game | None = None
         self._hand = -1
@@ -165,28 +162,6 @@ class SessionCore:
         self.deck = options.deck
         #: deck v2 only: deal hand n + 1 while hand n is played (wire.md section 6b)
         self.pipeline = options.pipeline
-        #: deck v2 only: the non-dealer may send its v2deck3 shares before its first
-        #: action (wire.md section 6a).  What we propose; after the hellos, what both
-        #: agreed (negotiated down when the peer's hello lacks it, wire.md section 4).
-        self.early = options.early
-        #: what our hello proposed (``early`` may be negotiated down by the peer's hello)
-        self.early_proposed = self.early
-        #: the linked games this one belongs to (rematch, match; wire.md section 4.1)
-        self.series = options.series
-        #: whether our hello announces resignation (wire.md section 8.1)
-        self.resign_feature = options.resign
-        #: whether our hello announces the rest-final rule (wire.md section 6b): no
-        #: pre-deal is owed while "my rest" decides the hand, when both announce it
-        self.rest_final_feature = options.rest_final
-        #: whether our hello announces early redeal cards (wire.md section 6a)
-        self.early_redeal_feature = options.early_redeal
-        #: whether our hello announces heartbeats (wire.md sections 11.1, 13.6): a
-        #: transport feature, so off unless the network layer speaks them
-        self.heartbeat_feature = options.heartbeat
-        #: whether our hello announces the clock in resume (wire.md sections 11.1,
-        #: 13.1): a transport feature (the session has no clock), off unless the
-        #: network layer times the game
-        self.resume_clock_feature = options.resume_clock
 
     @property
     def outcome(self) -> Outcome | None:
@@ -207,7 +182,7 @@ class SessionCore:
         side = DeckSideV2(
             role,
             local_seed_v2(self._secret, index),
-            game_id=self.game_id,
+            game_id=self._hello.game_id,
             hand=index,
             context=context,
         )
@@ -234,7 +209,7 @@ class SessionCore:
     def _emit(self, mtype: str, payload: dict[str, Any]) -> None:
         raw = sign_envelope(
             self._identity,
-            game_id=self.game_id,
+            game_id=self._hello.game_id,
             seq=self._chain.seq,
             prev=self._chain.prev,
             sender=int(self.me),
@@ -262,15 +237,7 @@ class SessionCore:
     def _mark(self, mtype: str) -> None:
         """Note, before the next chain position, what a resignation there would record;
         ``mtype`` is the type of the envelope that takes the position."""
-        game = self._game
-        self._marks.append(mark_before(self.stage, game, hands=self._resign_hand()))
-        self._v1_deals += mtype == MessageType.DECK1
-
-    def _resign_hand(self) -> int:
-        """The hand a resignation now is in (from 1).  Deck v1 counts the hands whose
-        ``deck1`` is on the chain, which a verifier without the seeds can count too;
-        deck v2 the hands started (the verifier replays every v2 hand)."""
-        return resignation_hand(self.deck, v1_deals=self._v1_deals, hand=self._hand)
+        self._resignations.note(mtype, self.stage, self._game, self._hand)
 
     def _advance(self, holds: dict[Cond, bool] | None = None) -> None:
         self.stage = next_stage(self.stage, holds or {})

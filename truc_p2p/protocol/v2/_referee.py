@@ -124,10 +124,6 @@ class RefereeV2(RefereeState):
     def on_v2action(self, env: Envelope, sender: Player) -> None:
         self.play_v2(env, sender, env.payload)
 
-    def agreed(self, feature: int) -> bool:
-        """Whether both hello nonces announce ``feature`` (wire.md section 8.1)."""
-        return len(self.features) == 2 and all(f & feature for f in self.features)
-
     def on_v2redeal(self, env: Envelope, sender: Player) -> None:
         """Early redeal cards (wire.md 6a): the non-dealer's shares for the dealer's
         redeal positions, right after the accept-redeal (stage ``v2redeal``)."""
