@@ -283,7 +283,7 @@ def test_truc_p2p_play_web(browser: Any, tmp_path: Path) -> None:
         page.keyboard.press("q")  # no rematch: the command ends
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    assert "result co-signed by both players" in out
+    assert "result co-signed by both players" in " ".join(out.split())
 
 
 def test_play_again_in_the_browser(browser: Any, tmp_path: Path, artifacts: Path) -> None:
@@ -428,7 +428,7 @@ def test_truc_p2p_host_web_against_a_joining_bot(browser: Any, tmp_path: Path) -
                 proc.communicate()
     assert host.returncode == 0, err
     assert joiner.returncode == 0
-    assert "result co-signed by both players" in out
+    assert "result co-signed by both players" in " ".join(out.split())
 
 
 def test_leave_while_the_opponent_thinks(browser: Any, tmp_path: Path) -> None:
