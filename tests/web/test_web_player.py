@@ -17,7 +17,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.web import RaisingBot, derive
 
 from truc_p2p.cli._web import final_message
-from truc_p2p.net import End, QuitGame, play_game, prepare_game
+from truc_p2p.net import (
+    End,
+    PeerDisconnected,
+    PeerReconnected,
+    QuitGame,
+    play_game,
+    prepare_game,
+)
 from truc_p2p.protocol import CardsDealt
 from truc_p2p.rules import Acted, Action, Card, Game, Player, Ruleset
 from truc_p2p.ui._web import WebPlayer, action_buttons, card_json, table_state
@@ -198,6 +205,28 @@ async def test_disconnection_countdown(autojump_clock: trio.testing.MockClock) -
     player.on_reconnect()
     assert page.messages[-1] == {"type": "peer_reconnected"}
     assert not [m for m in player.snapshot() if m["type"] == "peer_disconnected"]
+
+
+async def test_a_lost_and_restored_link_is_told_in_the_log_as_the_terminal_tells_it(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    page = Recorder()
+    player = WebPlayer("alice")
+    player.publisher = page
+    player(PeerDisconnected(reason="eof", seconds_left=120.0, grace=120.0))
+    assert page.of("peer_disconnected")
+    player(PeerReconnected(after=7.74, resent=0, received_again=0))
+    assert page.of("peer_reconnected")
+    texts = [m["text"] for m in page.of("log")]
+    assert any(t.startswith("connection to ") and "120 s" in t for t in texts), texts
+    assert any(t.endswith("is back after 7.7 s; play goes on") for t in texts), texts
+    came_back = Recorder()
+    resumed = WebPlayer("alice")
+    resumed.publisher = came_back
+    resumed(PeerReconnected(after=0.0, resent=0, received_again=0, we_came_back=True))
+    assert any(m["text"].startswith("back at the table with") for m in came_back.of("log")), (
+        came_back.messages
+    )
 
 
 def test_unknown_events_are_ignored() -> None:

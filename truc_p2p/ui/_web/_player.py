@@ -247,12 +247,12 @@ class WebPlayer:
         self._push()
 
     def _on_event(self, event: object) -> None:
+        # a lost or restored link: the countdown on the table, and its line in the log
+        # as the terminal says it (told again in another language with the rest)
         if isinstance(event, PeerDisconnected):
             self.on_disconnect(event.seconds_left)
-            return
         if isinstance(event, PeerReconnected):
             self.on_reconnect()
-            return
         if isinstance(event, TurnClock):  # after a resume: the opponent's clock of our move
             self.model.resumed(event.seconds_left)
             return
