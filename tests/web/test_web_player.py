@@ -514,3 +514,13 @@ def test_each_game_of_a_match_has_its_heading_in_the_log_and_on_the_table() -> N
     assert single.state()["game_line"] is None
     single.new_game()
     assert single.state()["game_line"] == "game 2"
+
+
+def test_card_faces_print_the_ranks_of_the_players_cards() -> None:
+    from truc_p2p.ui._i18n import speaking
+
+    queen = Card.from_str("QH")
+    assert card_json(queen)["rank"] == "Q"
+    with speaking("fr"):
+        assert card_json(queen)["rank"] == "D"  # as the log says it: "Bernat joue D♥"
+        assert card_json(Card.from_str("10H"))["rank"] == "10"

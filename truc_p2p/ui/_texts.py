@@ -35,6 +35,7 @@ __all__ = [
     "fit",
     "move_clock_words",
     "plain",
+    "rank_text",
     "screen_width",
     "show_cards",
 ]
@@ -159,9 +160,13 @@ def card_text(card: Card, *, ascii: bool = False) -> str:
     print it (``--ascii`` keeps the protocol's letters, ``QH``, which the tools read)."""
     if ascii:
         return card.pretty(ascii=True)
+    return f"{rank_text(card)}{card.suit.symbol}"
+
+
+def rank_text(card: Card) -> str:
+    """The rank as the language's cards print it: ``"D"`` in French for a queen."""
     letter = RANK_LETTERS.get(card.rank)
-    rank = _(letter) if letter is not None else card.rank.symbol
-    return f"{rank}{card.suit.symbol}"
+    return _(letter) if letter is not None else card.rank.symbol
 
 
 def show_cards(cards: tuple[Card, ...] | list[Card], *, ascii: bool = False) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from truc_p2p.rules import ALL_CARDS, Action, Card, Game, Player, Suit
 from truc_p2p.ui._i18n import LANGUAGES, _, current
 from truc_p2p.ui._table import Choice, TableView, TrickView, build_view, choices, seat
-from truc_p2p.ui._texts import NOT_NOW, card_name, help_text
+from truc_p2p.ui._texts import NOT_NOW, card_name, help_text, rank_text
 from truc_p2p.ui._voice import Voice
 
 __all__ = [
@@ -42,7 +42,7 @@ def card_json(card: Card) -> dict[str, Any]:
     """A card as the page draws it."""
     return {
         "card": str(card),
-        "rank": card.rank.symbol,
+        "rank": rank_text(card),  # as the language's cards print it (French D for Q)
         "suit": card.suit.value,
         "symbol": card.suit.symbol,
         "red": card.suit in _RED,
