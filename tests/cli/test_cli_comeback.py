@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 from pathlib import Path
 
 import pytest
 from helpers.cli import Host, command, start_host
+from helpers.net import free_port
 from test_cli_pty import Terminal, any_move
 
 from truc_p2p.protocol import verify_transcript
@@ -88,13 +88,6 @@ def _check_end(shown: str, tmp_path: Path) -> None:
     assert "result co-signed by both players" in " ".join(shown.split())
     (path,) = (tmp_path / "j").glob("*.truc")
     assert verify_transcript(read_transcript(path)).valid
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _game(tmp_path: Path, port: int = 0) -> tuple[Host, str, Path, Terminal, str]:
@@ -176,7 +169,7 @@ def test_a_stopped_game_is_found_for_the_busy_hint(tmp_path: Path) -> None:
 
 
 def test_join_again_starts_a_new_game_when_the_host_forgot_the_old_one(tmp_path: Path) -> None:
-    port = _free_port()  # the new host listens where the old invite points
+    port = free_port()  # the new host listens where the old invite points
     host, _invite, key, term, _before = _game(tmp_path, port)
     _kill(term)
     host.proc.kill()

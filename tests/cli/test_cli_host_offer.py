@@ -8,13 +8,13 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 from helpers.cli import command, env
+from helpers.net import free_port
 from test_cli_pty import Terminal, any_move
 
 from truc_p2p.protocol import verify_transcript
@@ -26,13 +26,6 @@ pytestmark = pytest.mark.slow
 #: The screen at our turn, with its clock.
 TURN = r"your move \(\d:\d\d left\):[^>]*\[q\] leave[^>]*>"
 ASKED = r"resume it\? \[Y/n\] "
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _start(tmp_path: Path, *args: str | Path) -> subprocess.Popen[str]:
@@ -87,7 +80,7 @@ def _host_again(tmp_path: Path, port: int) -> Terminal:
 
 
 def test_enter_resumes_the_game_and_it_goes_on_to_its_end(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     join, path = _stopped_host_game(tmp_path, port)
     term = _host_again(tmp_path, port)
     try:
@@ -121,7 +114,7 @@ def test_enter_resumes_the_game_and_it_goes_on_to_its_end(tmp_path: Path) -> Non
 
 
 def test_n_starts_a_new_game_and_says_how_to_resume_the_old_one(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     join, path = _stopped_host_game(tmp_path, port)
     join.kill()
     join.communicate()

@@ -11,6 +11,7 @@ cost no real time.
 from __future__ import annotations
 
 import hashlib
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
@@ -236,3 +237,11 @@ async def hosting(
         nursery.start_soon(host)
         await ready.wait()
         yield invites[0], result
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on (just bound and let go): a host to start
+    there, or a host that is gone."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

@@ -6,21 +6,15 @@ from __future__ import annotations
 
 import errno
 import os
-import socket
 
 import pytest
 import trio
+from helpers.net import free_port
 
 from truc_p2p.net._join_game import Redialer
 from truc_p2p.net._notice import os_error_facts
 from truc_p2p.ui import notice_text
 from truc_p2p.ui._i18n import speaking
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_trios_summary_is_told_by_its_first_cause() -> None:
@@ -33,7 +27,7 @@ def test_trios_summary_is_told_by_its_first_cause() -> None:
 
 async def test_a_refused_redial_is_said_in_french() -> None:
     heard: list[str] = []
-    redialer = Redialer("127.0.0.1", _closed_port(), on_notice=heard.append)
+    redialer = Redialer("127.0.0.1", free_port(), on_notice=heard.append)
     redialer.waiting_until(trio.current_time() + 60.0)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(redialer.next_stream)

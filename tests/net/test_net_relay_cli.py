@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.net import free_port
 from netns import LIMIT, Proc, truc_command
 
 from truc_p2p.cli import main as cli_main
@@ -87,17 +88,11 @@ def test_host_with_an_unreachable_relay_says_so(
     assert done.returncode == 2 and "HOST:PORT" in done.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _unreachable(invite: str) -> str:
     """The invite with its direct address replaced by a dead port: the host is behind
     a NAT, only the relay route of the invite reaches it."""
     parsed = Invite.parse(invite)
-    return str(Invite("127.0.0.1", _free_port(), parsed.fingerprint, parsed.relay, parsed.code))
+    return str(Invite("127.0.0.1", free_port(), parsed.fingerprint, parsed.relay, parsed.code))
 
 
 def _verified(directory: Path, count: int = 1) -> None:
@@ -129,7 +124,7 @@ def test_a_relay_killed_and_restarted_gets_the_forever_host_back(tmp_path: Path)
     """``kill -9`` the relay under a ``host --forever``, start it again on its port:
     the host registers again with the same code, says so on one line, and a joiner
     behind NAT gets in with the invite printed before the restart."""
-    port = _free_port()
+    port = free_port()
     relay = _relay_on(tmp_path, port)
     host = _proc(
         tmp_path, "host", "--relay", f"127.0.0.1:{port}", "--bind", "127.0.0.1", "--port", "0",

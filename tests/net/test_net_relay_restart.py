@@ -7,13 +7,12 @@ the invite it printed keeps working, and games already running go on.
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
-from helpers.net import bot
+from helpers.net import bot, free_port
 
 import truc_p2p.net._join_game as games_module
 import truc_p2p.net._rendezvous as rendezvous_module
@@ -50,12 +49,6 @@ from truc_p2p.transcript import read_transcript
 pytestmark = pytest.mark.slow
 
 FP = "ab" * 32
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class RestartableRelay:
@@ -128,7 +121,7 @@ async def test_a_restarted_relay_gets_the_host_back_with_the_same_invite(
     stop = trio.Event()
     with trio.fail_after(90):
         async with trio.open_nursery() as nursery:
-            relay = RestartableRelay(nursery, _free_port())
+            relay = RestartableRelay(nursery, free_port())
             await relay.start()
             invites: list[Invite] = []
             ready = trio.Event()
@@ -167,7 +160,7 @@ async def test_a_restarted_relay_gets_the_host_back_with_the_same_invite(
             # The host's game port is out of the joiners' reach (a NAT): only the relay
             # route of the invite works, on the first connection and on redials.
             invite = Invite(
-                "127.0.0.1", _free_port(), invites[0].fingerprint,
+                "127.0.0.1", free_port(), invites[0].fingerprint,
                 relay=invites[0].relay, code=invites[0].code,
             )  # fmt: skip
             first = _Pausing(bot(4), at=3)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import socket
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -25,7 +24,7 @@ from pathlib import Path
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from helpers.net import bot, new_session
+from helpers.net import bot, free_port, new_session
 
 from truc_p2p.net import End, GameOutcome, Notice, TurnClock, play_game
 from truc_p2p.net._away import away_path_for, read_away, write_away
@@ -237,12 +236,6 @@ async def test_without_the_bit_a_restarted_joiner_is_told_nothing(
     assert second.clocks[0] is not None and second.clocks[0] > 295.0
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def _redial_until(redialer: Redialer, done: Callable[[], bool], limit: float) -> None:
     """Let ``redialer`` redial until ``done()`` holds, for at most ``limit`` seconds."""
     async with trio.open_nursery() as nursery:
@@ -264,7 +257,7 @@ async def test_a_dead_host_is_said_at_once(tmp_path: Path) -> None:
         when.append(trio.current_time())
 
     transcript = tmp_path / "game.truc"
-    redialer = Redialer("127.0.0.1", _closed_port(), on_notice=hear, transcript=transcript)
+    redialer = Redialer("127.0.0.1", free_port(), on_notice=hear, transcript=transcript)
     start = trio.current_time()
     redialer.waiting_until(start + 120.0)
     await _redial_until(redialer, lambda: bool(notices) and redialer.attempts > 3, 6.0)
@@ -276,6 +269,6 @@ async def test_a_dead_host_is_said_at_once(tmp_path: Path) -> None:
     assert 115 <= int(notice.facts["seconds"]) <= 120
     assert redialer.attempts > 3  # it kept trying after saying so
     unsaved: list[str] = []
-    quiet = Redialer("127.0.0.1", _closed_port(), on_notice=unsaved.append)
+    quiet = Redialer("127.0.0.1", free_port(), on_notice=unsaved.append)
     await _redial_until(quiet, lambda: bool(unsaved), 3.0)
     assert [n.kind for n in unsaved] == ["host-not-answering-unsaved"]  # type: ignore[attr-defined]
