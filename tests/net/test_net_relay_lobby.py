@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 import trio
-from helpers.net import bot
-from test_net_relay_restart import RestartableRelay, _free_port
+from helpers.net import bot, free_port
+from test_net_relay_restart import RestartableRelay
 
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
@@ -291,7 +291,7 @@ async def test_a_host_is_listed_again_after_the_relay_restarts() -> None:
     key = Identity.ephemeral().key
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
-            relay = RestartableRelay(nursery, _free_port())
+            relay = RestartableRelay(nursery, free_port())
             await relay.start()
             async with open_rendezvous(("127.0.0.1", relay.port)) as rendezvous:
                 listing = LobbyListing(
