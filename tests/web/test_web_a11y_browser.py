@@ -35,6 +35,23 @@ def test_cards_toggles_and_live_region_in_the_accessibility_tree(
         names = _names(page, "#my-hand")
         assert names == [c["name"] for c in table["hand"] if c["action"]], names
         assert all(" of " in n and not SUITS.search(n) for n in names), names
+        # in French the cards are French words (checked while the hand is full: later
+        # in the game it can be empty between deals), then back to English
+        page.select_option("#lang-menu", "fr")
+        page.wait_for_function(
+            """() => document.documentElement.lang === 'fr' && window.truc.state.table
+            && window.truc.state.table.hand.length > 0
+            && window.truc.state.table.hand.every((c) => !c.name.includes(' of '))"""
+        )
+        french = page.evaluate(
+            "[...document.querySelectorAll('#my-hand .card')].map((c) => c.ariaLabel)"
+        )
+        assert french and all(" de " in n and not SUITS.search(n) for n in french), french
+        page.select_option("#lang-menu", "en")
+        page.wait_for_function(
+            """() => document.documentElement.lang === 'en'
+            && window.truc.state.table.hand.every((c) => c.name.includes(' of '))"""
+        )
         # whose turn reached the live region (a polite log a screen reader reads out)
         region = page.get_by_role("log")
         assert region.get_attribute("aria-live") == "polite"
@@ -73,16 +90,6 @@ def test_cards_toggles_and_live_region_in_the_accessibility_tree(
         # the opponent's request ("2 more?", the raising bot's first move) was said too
         assert any("2 more?" in line for line in moves), moves
         assert not any(SUITS.search(line) for line in said), said
-        # in French the cards are French words
-        page.select_option("#lang-menu", "fr")
-        page.wait_for_function(
-            """() => document.documentElement.lang === 'fr' && window.truc.state.table
-            && window.truc.state.table.hand.every((c) => !c.name.includes(' of '))"""
-        )
-        french = page.evaluate(
-            "[...document.querySelectorAll('#my-hand .card')].map((c) => c.ariaLabel)"
-        )
-        assert french and all(" de " in n and not SUITS.search(n) for n in french), french
         assert page.errors == []
     finally:
         game.stop()
