@@ -61,6 +61,7 @@ __all__ = [
     "TranscriptScan",
     "TranscriptWriteError",
     "TranscriptWriter",
+    "being_written",
     "read_transcript",
     "scan_transcript",
     "scan_transcript_file",
@@ -143,6 +144,29 @@ def _lock(fd: int, path: Path) -> None:
     except OSError as exc:  # flock unsupported on this file system: go on unlocked
         if exc.errno not in (errno.ENOLCK, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
             raise TranscriptWriteError(path, exc) from exc
+
+
+def being_written(path: str | os.PathLike[str]) -> bool:
+    """Whether a :class:`TranscriptWriter` of another process holds ``path`` now (its
+    game is going on there); ``False`` when that cannot be told (no such file, no
+    locks on this system)."""
+    if sys.platform == "win32":  # pragma: no cover - no flock on Windows
+        return False
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | _O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing the descriptor releases a lock it took
+    return False
 
 
 def _read_all(fd: int) -> bytes:

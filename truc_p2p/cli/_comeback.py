@@ -33,7 +33,9 @@ __all__ = [
     "game_is_over",
     "games_folders",
     "offers_resume",
+    "opponent_name",
     "resume_command",
+    "unfinished",
 ]
 
 #: Where games were kept before the games folder moved to the data folder: ``games``
@@ -79,7 +81,7 @@ def game_is_over(path: Path) -> bool:
         return False
 
 
-def _unfinished(path: Path) -> bool:
+def unfinished(path: Path) -> bool:
     """Whether the transcript stops without an ending (a crash, a kill -9)."""
     try:
         scan = scan_transcript_file(path)
@@ -203,7 +205,7 @@ def find_unfinished(
         if host_fingerprint is not None and _invited_by(meta) != host_fingerprint:
             continue
         # only the last game with them: an older one was left behind long ago
-        return path if _unfinished(path) else None
+        return path if unfinished(path) else None
     return None
 
 

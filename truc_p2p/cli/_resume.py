@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._after import after_game, match_so_far, stored_match
-from truc_p2p.cli._comeback import OLD_GAMES, game_is_over, resume_command
+from truc_p2p.cli._comeback import OLD_GAMES, game_is_over, offers_resume, resume_command
 from truc_p2p.cli._common import add_bot_arg, use_ascii
 from truc_p2p.cli._game_args import GameOptions, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
@@ -26,6 +26,7 @@ from truc_p2p.cli._resume_lines import (
     say_repaired,
     with_key,
 )
+from truc_p2p.cli._resume_pick import pick_unfinished
 from truc_p2p.cli._run import print_outcome
 from truc_p2p.cli._web import add_web_args, show_web_result
 from truc_p2p.history import MatchRecord, default_games_folder
@@ -65,10 +66,20 @@ def register(subparsers: Any) -> None:
             "after a crash, kill -9 or reboot: the settings stored beside it "
             "(FILE.meta.json, FILE.secret) rebuild the session; a joiner redials the host, "
             "a host listens again on the same port so the invite still works. The opponent "
-            "must still be waiting (within its --grace)."
+            "must still be waiting (within its --grace). Without FILE, the unfinished game "
+            "in the games folder is resumed (of several, you pick one)."
         ),
     )
-    resume.add_argument("transcript", metavar="FILE", help=_("the transcript to continue"))
+    resume.add_argument(
+        "transcript",
+        metavar="FILE",
+        nargs="?",
+        default=None,
+        help=_(
+            "the transcript to continue (default: your unfinished game in the games "
+            "folder, or a choice when there are several)"
+        ),
+    )
     add_bot_arg(
         resume,
         default=None,
@@ -110,6 +121,11 @@ def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
     """The road of ``opts.transcript``'s game, as stored beside it: both sides rebuilt
     in this process (a ``play`` game) or a network game's side (``fallback``: the
     command run again goes on with a new game when this one cannot, :data:`GONE`)."""
+    if opts.transcript is None:
+        picked = pick_unfinished(ask=offers_resume(opts))
+        if isinstance(picked, int):
+            return picked
+        opts = replace(opts, transcript=str(picked))
     path = _transcript(opts)
     if path is None:
         print(
