@@ -166,3 +166,35 @@ def run_in(tmp_path: Path, folder: Path, stdin: str) -> subprocess.CompletedProc
         env={**env(tmp_path), "TRUC_P2P_GAMES": str(folder)},
         cwd=tmp_path,
     )
+
+
+def _held(path: Path) -> int:
+    """Hold ``path`` as a :class:`TranscriptWriter` of another process does."""
+    fd = os.open(path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+@pytest.mark.parametrize(
+    "again",
+    [["resume", "{path}"], ["play", "--bot", "random", "--name", "ana", "--out", "mine"]],
+    ids=["resume FILE", "the same play again"],
+)
+def test_a_game_going_on_in_another_window_is_said_in_one_line(
+    over: Path, tmp_path: Path, again: list[str]
+) -> None:
+    path = _stopped(over, tmp_path / "mine", over.name, 2_000_000)
+    fd = _held(path)
+    try:
+        done = run(tmp_path, *[word.format(path=path) for word in again])
+    finally:
+        os.close(fd)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    shown = path if again[0] == "resume" else path.relative_to(tmp_path)  # as --out said
+    assert lines == [
+        f"truc-p2p {again[0]}: your game against random-bot is going on in another "
+        f"window ({shown}); play it there"
+    ], done.stderr
+    assert "resuming" not in done.stdout
+    assert scan_transcript_file(path).envelopes == scan_transcript_file(over).envelopes[:4]

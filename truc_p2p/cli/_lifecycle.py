@@ -217,8 +217,12 @@ def come_back(opts: GameOptions, path: Path) -> int | None:
     so in one line; ``None`` when it cannot go on and a new game should start."""
     from truc_p2p.cli._comeback import resume_command
     from truc_p2p.cli._resume import resume_road
+    from truc_p2p.cli._resume_lines import going_on_elsewhere
     from truc_p2p.ui import fit, screen_width
 
+    playing = going_on_elsewhere(path, opts.command)
+    if playing is not None:
+        return playing
     stream = _info_stream(opts)
     line = _(
         "your game {path} did not finish: resuming it ({command})",

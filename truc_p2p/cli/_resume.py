@@ -19,6 +19,7 @@ from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import GONE, Next, Road, Seat, Table, _player, run_game
 from truc_p2p.cli._resume_lines import (
     cannot_continue,
+    going_on_elsewhere,
     new_game_command,
     not_its_key,
     nothing_to_resume,
@@ -140,6 +141,9 @@ def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
         return 2
     if game_is_over(path):
         return nothing_to_resume(path)
+    playing = going_on_elsewhere(path)
+    if playing is not None:
+        return playing
     try:
         meta = read_meta(path)
         if meta.get("role") == "play":

@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from truc_p2p.cli._comeback import resume_command
+from truc_p2p.cli._comeback import opponent_name, resume_command
+from truc_p2p.transcript import being_written
 from truc_p2p.ui import _, ngettext
 
 __all__ = [
     "cannot_continue",
+    "going_on_elsewhere",
     "new_game_command",
     "not_its_key",
     "nothing_to_resume",
@@ -20,6 +22,24 @@ __all__ = [
     "say_repaired",
     "with_key",
 ]
+
+
+def going_on_elsewhere(path: Path, command: str = "resume") -> int | None:
+    """The one line (exit status 1) when the game of ``path`` is being played now by
+    another process (another window): there is nothing to resume, it goes on there;
+    ``None`` when it is not."""
+    if not being_written(path):
+        return None
+    print(
+        f"truc-p2p {command}: "
+        + _(
+            "your game against {opponent} is going on in another window ({path}); play it there",
+            opponent=opponent_name(path) or _("your opponent"),
+            path=path,
+        ),
+        file=sys.stderr,
+    )
+    return 1
 
 
 def not_its_key(path: Path, reason: object) -> None:
