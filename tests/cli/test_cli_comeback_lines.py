@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers.cli import command, env, run
+from helpers.cli import command, env, finished_play, run
 
 from truc_p2p.cli._comeback import ask_resume, find_unfinished, games_folders
 from truc_p2p.cli._game_args import GameOptions
@@ -31,12 +31,7 @@ def _one_line(stderr: str) -> str:
 def over(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A ``play`` game that is over (the player left at once: a resignation), kept in
     the old ``./games`` folder of its folder."""
-    tmp = tmp_path_factory.mktemp("over")
-    done = run(tmp, "play", "--target", "1", "--seed", "3", "--bot", "random",
-               "--out", "games", "--name", "ana")  # fmt: skip
-    assert done.returncode in (0, 1), done.stderr
-    (path,) = (tmp / "games").glob("*.truc")
-    return path
+    return finished_play(tmp_path_factory.mktemp("over"))
 
 
 def _cut(path: Path, keep: int = 4) -> None:

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers.cli import command, env, run
+from helpers.cli import command, env, finished_play, run
 
 from truc_p2p.cli._resume_pick import pick_unfinished, unfinished_games
 from truc_p2p.protocol import TRANSCRIPT_MAGIC, frame
@@ -24,12 +24,7 @@ from truc_p2p.transcript import being_written, scan_transcript_file
 @pytest.fixture(scope="module")
 def over(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished ``play`` game (the player left at once: a resignation)."""
-    tmp = tmp_path_factory.mktemp("over")
-    done = run(tmp, "play", "--target", "1", "--seed", "3", "--bot", "random",
-               "--out", "games", "--name", "ana")  # fmt: skip
-    assert done.returncode in (0, 1), done.stderr
-    (path,) = (tmp / "games").glob("*.truc")
-    return path
+    return finished_play(tmp_path_factory.mktemp("over"))
 
 
 def _stopped(over: Path, folder: Path, name: str, when: float) -> Path:

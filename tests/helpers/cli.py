@@ -39,6 +39,16 @@ def run(tmp_path: Path, *args: str | Path, stdin: str = "") -> subprocess.Comple
     )
 
 
+def finished_play(tmp: Path) -> Path:
+    """A ``play`` game that is over (the player left at once: a resignation), written
+    into ``tmp/games`` by a real process; its transcript."""
+    done = run(tmp, "play", "--target", "1", "--seed", "3", "--bot", "random",
+               "--out", "games", "--name", "ana")  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    (path,) = (tmp / "games").glob("*.truc")
+    return path
+
+
 def last_json(text: str) -> dict[str, Any]:
     line = [x for x in text.splitlines() if x.startswith("{")][-1]
     data: dict[str, Any] = json.loads(line)
