@@ -84,7 +84,10 @@ def test_resume_web_shows_the_table_as_it_was(
         table = wait_turn(page, last)
         assert table is not None
         hand_before = page.evaluate("window.truc.state.table.hand")
-        log_before = page.locator("#log li").all_inner_texts()
+        # the log as the page keeps it (the last 40 lines; the page shows 14 of them, so
+        # the line the resume adds can push the oldest shown one off the screen)
+        log_js = "window.truc.log.map((line) => line.text)"
+        log_before = page.evaluate(log_js)
         assert len(log_before) >= 4
         os.killpg(join.pid, signal.SIGKILL)
         join.wait(timeout=10)
@@ -102,7 +105,9 @@ def test_resume_web_shows_the_table_as_it_was(
         state = page.evaluate("window.truc.state")
         assert state["table"]["hand"] == hand_before
         assert page.locator("#my-hand .card").count() == len(hand_before)
-        log_after = page.locator("#log li").all_inner_texts()
+        log_after = page.evaluate(log_js)
+        shown = page.locator("#log li").all_inner_texts()
+        assert shown == log_after[::-1][: len(shown)], shown
         for line in log_before:
             assert line in log_after, f"{line!r} lost from the log: {log_after}"
         assert state["seconds_left"] is not None and state["status_template"]
