@@ -42,7 +42,7 @@ class Unfinished:
             # Translators: how a game of the resume list was played
             "host": _("you host"),
             "join": _("you joined"),
-            "play": _("against a bot here"),
+            "play": _("on this machine"),
         }.get(self.role, self.role)
         return _(
             "{when}  against {opponent} ({side}): {path}",
