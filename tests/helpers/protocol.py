@@ -112,7 +112,11 @@ def secrets_for(tag: str, first_dealer: Player | None = None) -> tuple[bytes, by
         if first_dealer is None:
             return secrets
         probe = Pair(secrets=secrets, bots={P0: None, P1: None}, tag="coin-probe")
-        probe.run(until=lambda _s, _e, pr=probe: any(pr.started(p) for p in Player))
+
+        def dealt(_s: object, _e: object, pr: Pair = probe) -> bool:
+            return any(pr.started(p) for p in Player)
+
+        probe.run(until=dealt)
         started = probe.started(P0) or probe.started(P1)
         assert started is not None
         if started.first_dealer is first_dealer:
@@ -333,7 +337,7 @@ def is_action(sender: Player, act: str | None = None, *, nth: int = 1) -> Stop:
             return False
         env = decode_envelope(raw)
         bundled = env.type in ("deck4", "v2deck3")
-        payload = env.payload.get("action") if bundled else env.payload
+        payload: Any = env.payload.get("action") if bundled else env.payload
         kinds = ("action", "deck4", "v2action", "v2deck3")
         if env.type not in kinds or (act is not None and payload["act"] != act):
             return False
@@ -370,7 +374,8 @@ def sign_body(key: Ed25519PrivateKey, body: bytes) -> bytes:
 
 
 def pack_body(fields: Sequence[Any]) -> bytes:
-    return msgpack.packb(list(fields), use_bin_type=True)
+    packed: bytes = msgpack.packb(list(fields), use_bin_type=True)
+    return packed
 
 
 def with_payload(
@@ -384,7 +389,7 @@ def with_payload(
 
 def drain(session: Session) -> list[AnyEvent]:
     """``next_event`` until NEED_DATA or CLOSED (remote errors propagate)."""
-    events = []
+    events: list[AnyEvent] = []
     while (event := session.next_event()) not in (NEED_DATA, CLOSED):
         events.append(event)
     return events
