@@ -113,6 +113,25 @@ def test_a_peer_that_exits_0_without_playing_fails(tmp_path: Path, role: str) ->
     assert expected in result.detail
 
 
+@pytest.mark.parametrize(
+    ("peer", "exit_said"),
+    [
+        ("echo starting >&2; echo 'no such case here' >&2; exit 3", "status 3"),
+        ("echo 'out of memory, it says' >&2; kill -9 $$", "killed by SIGKILL"),
+    ],
+    ids=["an exit status", "a signal"],
+)
+def test_a_peer_that_dies_is_quoted_by_its_last_stderr_line(
+    tmp_path: Path, peer: str, exit_said: str
+) -> None:
+    result = run(peer, tmp_path, ["basic"], ("join",), linger=1.0)[("basic", "join")]
+    assert result.result == "fail"
+    last = "no such case here" if "exit 3" in peer else "out of memory, it says"
+    assert f"the peer exited ({exit_said}) before the game ended" in result.detail, result.detail
+    assert result.detail.endswith(f'; its stderr ends: "{last}"'), result.detail
+    assert "\n" not in result.detail
+
+
 def test_a_peer_that_hangs_fails_after_the_time_limit(tmp_path: Path) -> None:
     result = run("sleep 30", tmp_path, ["basic"], ("join",), timeout=2.0)[("basic", "join")]
     assert result.result == "fail"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from truc_p2p.interop import CASE_NAMES, DEFAULT_CASE_TIMEOUT, SLOW_THINK
+from truc_p2p.interop._judge_case import LAST_WORDS
 from truc_p2p.interop._runner import LINGER, LINK_FRAME
 from truc_p2p.interop.peer import UNSUPPORTED
 
@@ -25,6 +26,7 @@ def test_the_spec_gives_the_clocks_and_the_exit_status() -> None:
     assert f"thinks **{SLOW_THINK:g} s** once" in TEXT
     assert f"runner's {LINK_FRAME}th envelope" in TEXT
     assert f"exited **{UNSUPPORTED}**" in TEXT
+    assert f"at most **{LAST_WORDS}** characters" in TEXT
 
 
 def test_the_spec_names_every_variable_the_reference_peer_reads() -> None:

@@ -5,6 +5,7 @@ runner's outcomes and the case's own criteria (``protocol_spec/interop.md``).
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +49,36 @@ def _peer_transcripts(folder: Path) -> dict[str, _Transcript]:
     return found
 
 
+#: At most this many characters of the peer's last stderr line go into a detail.
+LAST_WORDS = 160
+
+
+def _exit(rc: int | None) -> str:
+    """The peer's exit as a detail says it: ``status 3``, ``killed by SIGKILL``."""
+    if rc is not None and rc < 0:
+        try:
+            return f"killed by {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"killed by signal {-rc}"
+    return f"status {rc}"
+
+
+def _last_words(peer_dir: Path) -> str:
+    """``; its stderr ends: "…"`` with the last line the peer wrote to its stderr
+    (``peer.stderr`` beside ``peer_dir``), or nothing when it wrote none."""
+    try:
+        text = (peer_dir.parent / "peer.stderr").read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    last = lines[-1]
+    if len(last) > LAST_WORDS:
+        last = last[: LAST_WORDS - 1] + "…"
+    return f'; its stderr ends: "{last}"'
+
+
 def _why(t: _Transcript) -> str:
     r = t.report
     return r.error or r.ended_by or r.status
@@ -80,10 +111,12 @@ def judge(case: Case, role: str, played: Played, peer_dir: Path) -> tuple[str, s
     if played.hung:
         return "fail", f"the case did not end within its time limit{seen}"
     if played.runner_stuck:
-        return "fail", f"the peer exited (status {played.rc}) before the game ended{seen}"
+        said = _last_words(peer_dir)
+        return "fail", f"the peer exited ({_exit(played.rc)}) before the game ended{seen}{said}"
     outcomes = played.outcomes
     if not outcomes:
-        return "fail", f"no game was played (peer exit {played.rc}){seen}"
+        said = _last_words(peer_dir)
+        return "fail", f"no game was played (peer exit: {_exit(played.rc)}){seen}{said}"
     games: list[tuple[_Transcript, _Transcript]] = []
     for number, outcome in enumerate(outcomes, 1):
         where = f"game {number}" if len(outcomes) > 1 else "the game"
@@ -107,7 +140,8 @@ def judge(case: Case, role: str, played: Played, peer_dir: Path) -> tuple[str, s
     if played.peer_stuck:
         return "fail", "the games verify but the peer did not exit after them"
     if played.rc != 0:
-        return "fail", f"the games verify but the peer exited with status {played.rc}"
+        said = _last_words(peer_dir)
+        return "fail", f"the games verify but the peer exited ({_exit(played.rc)}){said}"
     return "pass", _summary(played, games)
 
 
@@ -189,5 +223,5 @@ def _judge_cheat(
     if report.aborted_by != int(peer_seat) or report.abort_reason != "cheat":
         return "fail", "the peer did not end the game with a signed abort 'cheat'"
     if played.rc != 0:
-        return "fail", f"the peer ended the game as a cheat but exited with status {played.rc}"
+        return "fail", f"the peer ended the game as a cheat but exited ({_exit(played.rc)})"
     return "pass", f"abort 'cheat' at message {len(theirs.envelopes) - 1}: {report.error_code}"
