@@ -13,7 +13,9 @@ Usage: ``python tests/interop/old_build_peer.py COMMIT`` with the ``TRUC_*`` var
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -68,6 +70,12 @@ def main(argv: list[str]) -> int:
     env = {k: v for k, v in env.items() if not k.startswith("PYTHON")}
     # its stdout (the invite) goes straight to the runner
     status = subprocess.run(cmd, env=env, check=False).returncode
+    if status < 0:  # killed by a signal: say so, and end the same way
+        print(f"old_build_peer: the build was killed by {signal.Signals(-status).name}",
+              file=sys.stderr, flush=True)  # fmt: skip
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL has no handler to reset
+            signal.signal(-status, signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
     # 0 (finished) and 1 (another ending: a cheat, a resignation...) both mean it
     # played the case; the runner judges it from the transcripts
     return 0 if status in (0, 1) else status
