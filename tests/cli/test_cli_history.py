@@ -110,6 +110,9 @@ def test_games_json_over_finished_unfinished_resumable_and_tampered(tmp_path: Pa
         text.stdout
     )
     assert "resumable" in text.stdout and "NO" in text.stdout
+    # the verified column: a stopped game checked so far, a tampered one broken
+    verified = [line.rsplit("  ", 1)[-1].strip() for line in text.stdout.splitlines()[1:6]]
+    assert verified == ["NO", "so far", "so far", "yes", "yes"], text.stdout
 
 
 def test_games_names_an_unreadable_file_and_a_missing_folder_in_one_line(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from helpers.web import ROOT
 from test_web_browser import new_page
 
 from truc_p2p.history._record import read_game
+from truc_p2p.protocol import encode_transcript
 from truc_p2p.rules import Card
 
 sys.path.insert(0, str(ROOT / "tests" / "cli"))
@@ -62,6 +63,8 @@ def test_history_page_opens_each_game_s_replay(
     games = tmp_path / "games"
     first = story_game({P0: games, P1: tmp_path / "b"}, stamp="20261201-100000", tag="one")
     second = story_game({P0: games, P1: tmp_path / "b"}, stamp="20261202-100000", tag="two")
+    stopped = games / "game-20261203-100000-stopped-alice.truc"  # a game that stopped
+    stopped.write_bytes(encode_transcript(first.records[P0][:12]))
     proc, url, timer = _serve("games", str(games))
     try:
         assert "/games.html?token=" in url
@@ -69,7 +72,11 @@ def test_history_page_opens_each_game_s_replay(
         page.goto(url)
         page.wait_for_function("document.body.dataset.ready === '1'")
         rows = page.locator("#rows tr")
-        assert rows.count() == 2
+        assert rows.count() == 3
+        # the stopped game checks so far (amber), the others verify: none is "NO" (red)
+        assert [rows.nth(i).get_attribute("class") for i in range(3)] == ["so-far", "ok", "ok"]
+        assert rows.nth(0).locator("td").nth(5).inner_text() == "so far"
+        rows = page.locator("#rows tr.ok")
         assert rows.nth(0).inner_text().startswith("2026-12-02 10:00")  # newest first
         assert "bob (" in rows.nth(0).inner_text()
         assert "against bob (" in page.locator("#records").inner_text()

@@ -339,8 +339,14 @@ def game_row(g: GameFile) -> tuple[str, str, str, str, str, str]:
         _result_text(g),
         str(g.report.hands),
         _status_text(g),
-        _("yes") if g.verifies else _("NO"),
+        _checked_text(g),
     )
+
+
+def _checked_text(game: GameFile) -> str:
+    # Translators: the "verified" column of the games list; "so far": the game
+    # stopped before its end and every message up to there checks
+    return {"yes": _("yes"), "so far": _("so far"), "no": _("NO")}[game.checked]
 
 
 def record_line(opp: _Opponent, won: int, lost: int, left: int = 0) -> str:

@@ -37,7 +37,7 @@ __all__ = ["games_command"]
 
 def _print_table(groups: list[_Group]) -> None:
     # Translators: column headings of the games list: "hands" is how many hands the
-    # game lasted, "state" finished / unfinished / resumable, "verified" yes / NO
+    # game lasted, "state" finished / unfinished / resumable, "verified" yes / so far / NO
     header = (_("date"), _("opponent"), _("result"), _("hands"), _("state"), _("verified"))
     lines: list[str | tuple[str, ...]] = [header]
     for group in groups:

@@ -51,7 +51,13 @@ class HistoryTable:
             "folder": str(folder),
             "columns": list(header),
             "games": [
-                {"game": i, "file": g.path.name, "cells": list(game_row(g)), "ok": g.verifies}
+                {
+                    "game": i,
+                    "file": g.path.name,
+                    "cells": list(game_row(g)),
+                    "ok": g.verifies,
+                    "checked": g.checked,
+                }
                 for i, g in enumerate(games)
             ],
             "records_title": _("your record:"),

@@ -35,6 +35,7 @@ from truc_p2p.rules import Action, Event, Game, Phase, Player, RulesError, Rules
 from truc_p2p.transcript import scan_transcript_file
 
 __all__ = [
+    "Checked",
     "GameFile",
     "Move",
     "Status",
@@ -44,6 +45,8 @@ __all__ = [
 ]
 
 Status = Literal["finished", "unfinished", "resumable"]
+#: What a game's "verified" column says (:attr:`GameFile.checked`).
+Checked = Literal["yes", "so far", "no"]
 
 _DATE = re.compile(r"game-(\d{8}-\d{6})-")
 _DEAL_FIRST = frozenset({"deck1", "v2deck1"})
@@ -107,6 +110,17 @@ class GameFile:
     @property
     def verifies(self) -> bool:
         return self.report.valid and self.damage is None
+
+    @property
+    def checked(self) -> Checked:
+        """``"yes"`` for a game that verifies; ``"so far"`` for one that stopped
+        before its end (a crash, a lost link, a timeout) whose every message up to
+        there checks; ``"no"`` for a broken rule, signature or file."""
+        if self.verifies:
+            return "yes"
+        if self.report.status == "unfinished" and self.damage != "corrupt":
+            return "so far"
+        return "no"
 
     @property
     def deck(self) -> str | None:

@@ -11,7 +11,8 @@
     $("title").textContent = m.labels.title;
     $("columns").replaceChildren(...m.columns.map((c) => el("th", null, c)), el("th"));
     $("rows").replaceChildren(...m.games.map((g) => {
-      const row = el("tr", g.ok ? "ok" : "bad");
+      // verified, checked so far (a game that stopped), or broken
+      const row = el("tr", g.ok ? "ok" : g.checked === "so far" ? "so-far" : "bad");
       row.dataset.game = String(g.game);
       g.cells.forEach((c) => row.appendChild(el("td", null, c)));
       const link = el("a", "replay", m.labels.replay);
