@@ -492,6 +492,12 @@ def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
             page.wait_for_function("() => window.truc.final && window.truc.final.match_line")
             line = page.evaluate("window.truc.final.match_line")
             lines.append(line)
+            # the scoreboard's match line says the score after this game too
+            page.wait_for_function(
+                "(l) => document.getElementById('match-line').textContent"
+                ".endsWith(' — ' + l)",
+                arg=line,
+            )
             if line.startswith("match over"):
                 break
             again = page.locator("#final-again")

@@ -424,7 +424,9 @@ function render() {
     $("opp-name").title = started.opp_fingerprint;
   }
   // "game 1 of 3" from the first game of a match on, then the match score beside it
-  const matchLine = [s && s.game_line, (s && s.match_line) || ui.matchLine]
+  // (once a game is over, the score after it, as its end screen says it)
+  const score = (ui.final && ui.final.match_line) || (s && s.match_line) || ui.matchLine;
+  const matchLine = [s && s.game_line, score]
     .filter(Boolean).join(" — ");
   $("match-line").hidden = !matchLine;
   $("match-line").textContent = matchLine;
