@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from truc_p2p.net import Invite, InviteError, read_meta
-from truc_p2p.protocol import MessageType, ProtocolError, decode_envelope, verify_transcript
+from truc_p2p.protocol import (
+    MessageType,
+    ProtocolError,
+    VerifyReport,
+    decode_envelope,
+    verify_transcript,
+)
 from truc_p2p.transcript import scan_transcript_file
 from truc_p2p.ui import _, is_no, is_yes, no_word, yes_word
 
@@ -36,6 +42,7 @@ __all__ = [
     "opponent_name",
     "resume_command",
     "unfinished",
+    "unfinished_report",
 ]
 
 #: Where games were kept before the games folder moved to the data folder: ``games``
@@ -83,23 +90,29 @@ def game_is_over(path: Path) -> bool:
 
 def unfinished(path: Path) -> bool:
     """Whether the transcript stops without an ending (a crash, a kill -9)."""
+    return unfinished_report(path) is not None
+
+
+def unfinished_report(path: Path) -> VerifyReport | None:
+    """The verifier's report on the transcript of ``path`` if it stops without an
+    ending (a crash, a kill -9), else ``None``."""
     try:
         scan = scan_transcript_file(path)
     except (OSError, ValueError):
-        return False
+        return None
     if scan.damage == "corrupt" or len(scan.envelopes) < 2:
-        return False
+        return None
     try:  # a signed abort or both results at the end: no need to verify the game
         last = [decode_envelope(raw).type for raw in scan.envelopes[-2:]]
         if last[-1] == MessageType.ABORT or last == [MessageType.RESULT] * 2:
-            return False
+            return None
     except (ValueError, ProtocolError):
-        return False
+        return None
     try:
         report = verify_transcript(scan.envelopes)
     except ValueError:
-        return False
-    return report.status == "unfinished" and report.ended_by is None
+        return None
+    return report if report.status == "unfinished" and report.ended_by is None else None
 
 
 def games_folders(opts: GameOptions) -> list[Path]:
@@ -127,12 +140,14 @@ def offers_resume(opts: GameOptions) -> bool:
         return False
 
 
-def opponent_name(path: Path) -> str | None:
+def opponent_name(path: Path, report: VerifyReport | None = None) -> str | None:
     """The opponent's name in the unfinished game of ``path`` (a host is player 1:
-    the opponent is player 0, the joiner's opponent player 1)."""
+    the opponent is player 0, the joiner's opponent player 1), from ``report`` when
+    the transcript was verified already."""
     try:
         them = 0 if read_meta(path).get("role") == "host" else 1
-        report = verify_transcript(scan_transcript_file(path).envelopes)
+        if report is None:
+            report = verify_transcript(scan_transcript_file(path).envelopes)
     except (OSError, ValueError):
         return None
     return report.players[them].name or None if len(report.players) == 2 else None

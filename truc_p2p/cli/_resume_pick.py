@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from truc_p2p.cli._comeback import OLD_GAMES, opponent_name, resume_command, unfinished
+from truc_p2p.cli._comeback import OLD_GAMES, opponent_name, resume_command, unfinished_report
 from truc_p2p.history import default_games_folder
 from truc_p2p.net import read_meta
 from truc_p2p.transcript import being_written
@@ -82,8 +82,9 @@ def unfinished_games(folders: Sequence[Path], *, live: bool = False) -> list[Unf
                 continue
             if role not in ("host", "join", "play") or being_written(path) != live:
                 continue
-            if unfinished(path):
-                found.append(Unfinished(path, role, opponent_name(path), mtime))
+            report = unfinished_report(path)
+            if report is not None:
+                found.append(Unfinished(path, role, opponent_name(path, report), mtime))
     found.sort(key=lambda game: (game.mtime, game.path.name), reverse=True)
     return found
 
