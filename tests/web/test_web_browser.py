@@ -494,8 +494,7 @@ def test_a_match_in_the_browser(browser: Any, tmp_path: Path) -> None:
             lines.append(line)
             # the scoreboard's match line says the score after this game too
             page.wait_for_function(
-                "(l) => document.getElementById('match-line').textContent"
-                ".endsWith(' — ' + l)",
+                "(l) => document.getElementById('match-line').textContent.endsWith(' — ' + l)",
                 arg=line,
             )
             if line.startswith("match over"):
