@@ -202,7 +202,9 @@ async def test_a_restarted_relay_gets_the_host_back_with_the_same_invite(
     second_relay = relay.servers[1]
     assert second_relay.stats["registrations"] == 1
     assert second_relay.stats["splices"] >= 2  # the new joiner's and the redial's
-    assert took < 3.0, took  # retried at 0.5-1 s, then 1-2 s later
+    # retried at 0.5-1 s, then 1-2 s later: within 1.5 s of the restart, plus the
+    # relay's own start-up (a new process: up to a second or two on a loaded machine)
+    assert took < 5.0, took
     print(f"relay restart to registered again: {took:.2f} s")
 
 
