@@ -101,11 +101,16 @@ def forge_d1(
     perm: list[int] | None = None,
     tamper: Callable[[list[Entry], int], None] | None = None,
     x: int | None = None,
+    t0: bytes | None = None,
+    key: bytes | None = None,
 ) -> dict[str, Any]:
     """A non-dealer's D1 built like the honest one, with ``perm`` (maybe not a permutation)
-    and ``tamper`` applied to the outputs (given the key) before proving."""
-    t0 = hand_digest(GAME_ID, hand, CONTEXT)
-    key = side_key(NONDEALER_SEED, t0, Role.NONDEALER.wire_byte)
+    and ``tamper`` applied to the outputs (given the key) before proving; ``t0`` and
+    ``key``: a real session's hand digest and side key (default: the fixed vectors')."""
+    if t0 is None:
+        t0 = hand_digest(GAME_ID, hand, CONTEXT)
+    if key is None:
+        key = side_key(NONDEALER_SEED, t0, Role.NONDEALER.wire_byte)
     if x is None:
         x = derived_scalar(key, b"key", b"", 0)
     y = ec.gmul(x)

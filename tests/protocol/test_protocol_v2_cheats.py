@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from helpers.deck_v2 import forge_d1
 from helpers.protocol import (
     P0,
     P1,
@@ -31,7 +32,6 @@ from truc_p2p.deck import Role
 from truc_p2p.deck.v2 import _ec as ec
 from truc_p2p.deck.v2._derive import derived_scalar, hand_digest, side_key
 from truc_p2p.deck.v2._hand import _Hand, binding
-from truc_p2p.deck.v2._points import card_points
 from truc_p2p.deck.v2._proofs import pok_prove, shuffle_prove
 from truc_p2p.protocol import CheatDetectedError, MalformedMessageError, decode_envelope
 from truc_p2p.protocol._session import local_seed_v2
@@ -224,33 +224,9 @@ def test_d1_with_a_card_twice_reproved_is_caught(first_dealer: Player) -> None:
     game_id = pair.sessions[cheater].game_id
     context = envelope_hash(pair.records[cheater][-2])
     key = _cheater_key(pair, cheater, Role.NONDEALER, game_id, context)
-    t0 = hand_digest(game_id, 0, context)
-    x = derived_scalar(key, b"key", b"", 0)
-    y = ec.gmul(x)
-    assert y is not None
     perm = list(range(32))
     perm[20] = perm[3]
-    sigma = [derived_scalar(key, b"mask", t0, i) for i in range(32)]
-    cards = card_points()
-    outputs = [
-        (ec.gmul(sigma[i]), ec.add([cards[perm[i]], ec.mul(y, sigma[i])])) for i in range(32)
-    ]
-    bnd = binding(t0, "D1", Role.NONDEALER)
-    proof = shuffle_prove(
-        [(None, m) for m in cards],
-        outputs,
-        [(G, y)],
-        perm,
-        [[s] for s in sigma],
-        binding=bnd,
-        key=key,
-    )
-    forged = {
-        "key": y.format(),
-        "pok": pok_prove(x, y, binding=bnd, key=key),
-        "deck": [b"".join(ec.encode(p) for p in e) for e in outputs],
-        "proof": proof.to_bytes(),
-    }
+    forged = forge_d1(perm=perm, t0=hand_digest(game_id, 0, context), key=key)
     error, _, _ = tamper_and_catch_raw(pair, cheater, raw, lambda p: p.update(forged))
     assert error.step == "D1" and "shuffle" in str(error)
 
