@@ -13,7 +13,7 @@ import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from helpers.cli import LIMIT, command, env, last_json, run
+from helpers.cli import LIMIT, last_json, run, spawn
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import use_ascii
@@ -160,16 +160,7 @@ def test_end_of_input_resigns_and_tells_the_bot(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_leaves_cleanly(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        command("play", "--json"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        env=env(tmp_path),
-        cwd=tmp_path,
-    )
+    proc = spawn(tmp_path, "play", "--json", stdin=subprocess.PIPE)
     timer = threading.Timer(LIMIT, proc.kill)
     timer.start()
     try:

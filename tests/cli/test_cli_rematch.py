@@ -12,7 +12,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from helpers.cli import LIMIT, command, env, run
+from helpers.cli import LIMIT, command, env, run, spawn
 
 #: processes, namespaces or long games: left out of the fast loop
 pytestmark = pytest.mark.slow
@@ -185,16 +185,10 @@ def test_a_match_against_the_bot_resumed_after_kill_9(tmp_path: Path) -> None:
 
 def test_no_play_again_after_the_opponent_resigned_and_left(tmp_path: Path) -> None:
     """Issue 32: the host was asked "play again?" by a joiner that had resigned and gone."""
-    proc = subprocess.Popen(
-        command("host", "--port", "0", "--bind", "127.0.0.1", "--name", "hana", "--ascii"),
+    proc = spawn(
+        tmp_path, "host", "--port", "0", "--bind", "127.0.0.1", "--name", "hana", "--ascii",
         stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        env=env(tmp_path),
-        cwd=tmp_path,
-    )
+    )  # fmt: skip
     timer = threading.Timer(LIMIT, proc.kill)
     timer.start()
     try:

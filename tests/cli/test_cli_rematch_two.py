@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers.cli import LIMIT, command, env, run
+from helpers.cli import LIMIT, command, env, run, spawn
 
 #: processes, namespaces or long games: left out of the fast loop
 pytestmark = pytest.mark.slow
@@ -23,30 +23,10 @@ MATCH_ARGS = ["--target", "6", "--ascii", "--timeout", "30"]
 
 def _host(tmp_path: Path, stdin: str, *args: str) -> tuple[subprocess.Popen[str], str]:
     """A human ``host`` reading ``stdin``; the invite it printed."""
-    proc = subprocess.Popen(
-        command(
-            "host",
-            "--port",
-            "0",
-            "--bind",
-            "127.0.0.1",
-            "--identity",
-            "host.key",
-            "--name",
-            "ann",
-            "--out",
-            "hosted",
-            *ARGS,
-            *args,
-        ),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        env=env(tmp_path),
-        cwd=tmp_path,
-    )
+    proc = spawn(
+        tmp_path, "host", "--port", "0", "--bind", "127.0.0.1", "--identity", "host.key",
+        "--name", "ann", "--out", "hosted", *ARGS, *args, stdin=subprocess.PIPE,
+    )  # fmt: skip
     threading.Timer(LIMIT * 2, proc.kill).start()
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(stdin)

@@ -55,6 +55,23 @@ def last_json(text: str) -> dict[str, Any]:
     return data
 
 
+def spawn(
+    tmp_path: Path, *args: str | Path, stdin: int = subprocess.DEVNULL
+) -> subprocess.Popen[str]:
+    """Start ``truc-p2p ARGS`` in ``tmp_path`` (its own data directory), its stdout and
+    stderr piped as text; ``stdin``: ``subprocess.PIPE`` to type into it."""
+    return subprocess.Popen(
+        command(*args),
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        env=env(tmp_path),
+        cwd=tmp_path,
+    )
+
+
 @dataclass
 class Host:
     """A running ``truc-p2p host`` and the invite it printed."""
@@ -75,16 +92,7 @@ class Host:
 
 def start_host(tmp_path: Path, *args: str | Path) -> Host:
     """Start ``truc-p2p host ARGS`` and read stdout up to the ``truc://`` line."""
-    proc = subprocess.Popen(
-        command("host", "--port", "0", "--bind", "127.0.0.1", *args),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        env=env(tmp_path),
-        cwd=tmp_path,
-    )
+    proc = spawn(tmp_path, "host", "--port", "0", "--bind", "127.0.0.1", *args)
     timer = threading.Timer(LIMIT, proc.kill)  # never hang the suite on a stuck host
     timer.start()
     lines: list[str] = []
