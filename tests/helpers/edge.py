@@ -25,6 +25,7 @@ from pathlib import Path
 
 import trio
 
+from helpers.net import dial_target
 from truc_p2p.bots import make_bot
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
@@ -89,10 +90,8 @@ class FaultyProxy:
 
     async def _handle(self, client: trio.SocketStream) -> None:
         self.connections += 1
-        try:
-            server = await trio.open_tcp_stream("127.0.0.1", self.target_port)
-        except OSError:
-            await client.aclose()
+        server = await dial_target(client, self.target_port)
+        if server is None:
             return
         ends = {"joiner": client, "host": server}
         kept: list[trio.SocketStream] = []

@@ -245,3 +245,13 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+async def dial_target(client: trio.SocketStream, port: int) -> trio.SocketStream | None:
+    """A test proxy's connection to ``127.0.0.1:port`` for the ``client`` it accepted;
+    ``None`` (``client`` closed) when nobody listens there."""
+    try:
+        return await trio.open_tcp_stream("127.0.0.1", port)
+    except OSError:
+        await client.aclose()
+        return None

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from helpers.net import dial_target
 
 from truc_p2p.bots import make_bot
 from truc_p2p.identity import Identity
@@ -71,10 +72,8 @@ class CuttingProxy:
 
     async def _handle(self, client: trio.SocketStream) -> None:
         self.connections += 1
-        try:
-            server = await trio.open_tcp_stream("127.0.0.1", self.target_port)
-        except OSError:
-            await client.aclose()
+        server = await dial_target(client, self.target_port)
+        if server is None:
             return
         async with client, server, trio.open_nursery() as nursery:
 
