@@ -147,12 +147,17 @@ def forge_d2(
     hand: int = 0,
     perm: list[int] | None = None,
     tamper: Callable[[list[Entry], list[Entry]], None] | None = None,
+    game_id: bytes = GAME_ID,
+    context: bytes = CONTEXT,
+    key: bytes | None = None,
 ) -> dict[str, Any]:
-    """A dealer's D2 for ``d1`` built like the honest one, with hooks; honest shares."""
-    pub = _Hand(game_id=GAME_ID, hand=hand, context=CONTEXT)
+    """A dealer's D2 for ``d1`` built like the honest one, with hooks; honest shares.
+    ``game_id``, ``context`` and ``key``: a real session's (default: the fixed vectors')."""
+    pub = _Hand(game_id=game_id, hand=hand, context=context)
     pub.accept_d1(d1, verify=False)
     assert pub.d1 is not None
-    key = side_key(DEALER_SEED, pub.t0, Role.DEALER.wire_byte)
+    if key is None:
+        key = side_key(DEALER_SEED, pub.t0, Role.DEALER.wire_byte)
     x = derived_scalar(key, b"key", b"", 0)
     y = ec.gmul(x)
     assert y is not None

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from helpers.deck_v2 import forge_d1
+from helpers.deck_v2 import forge_d1, forge_d2
 from helpers.protocol import (
     P0,
     P1,
@@ -30,9 +30,7 @@ from helpers.protocol import (
 
 from truc_p2p.deck import Role
 from truc_p2p.deck.v2 import _ec as ec
-from truc_p2p.deck.v2._derive import derived_scalar, hand_digest, side_key
-from truc_p2p.deck.v2._hand import _Hand, binding
-from truc_p2p.deck.v2._proofs import pok_prove, shuffle_prove
+from truc_p2p.deck.v2._derive import hand_digest, side_key
 from truc_p2p.protocol import CheatDetectedError, MalformedMessageError, decode_envelope
 from truc_p2p.protocol._session import local_seed_v2
 from truc_p2p.protocol._wire import envelope_hash
@@ -239,43 +237,12 @@ def test_d2_copy_attack_reproved_is_caught(first_dealer: Player) -> None:
     cheater_, raw = pair.run(until=is_type("v2deck2"))
     assert cheater_ is cheater
     game_id, context, d1 = _hand_public(pair, cheater)
-    pub = _Hand(game_id=game_id, hand=0, context=context)
-    pub.accept_d1(d1, verify=False)
-    assert pub.d1 is not None
     key = _cheater_key(pair, cheater, Role.DEALER, game_id, context)
-    x = derived_scalar(key, b"key", b"", 0)
-    y = ec.gmul(x)
-    assert y is not None
-    y_b = pub.keys[Role.NONDEALER]
     perm = list(range(32))
     perm[1] = perm[0]
-    masks = [derived_scalar(key, b"mask", pub.t1, i) for i in range(64)]
-    inputs = [(a, None, b) for a, b in pub.d1.points]
-    outputs = []
-    for i in range(32):
-        s, r = masks[2 * i], masks[2 * i + 1]
-        a_b, _, b = inputs[perm[i]]
-        outputs.append(
-            (ec.add([a_b, ec.gmul(s)]), ec.gmul(r), ec.add([b, ec.mul(y_b, s), ec.mul(y, r)]))
-        )
-    bnd = binding(pub.t1, "D2", Role.DEALER)
-    proof = shuffle_prove(
-        inputs,
-        outputs,
-        [(G, None, y_b), (None, G, y)],
-        perm,
-        [[masks[2 * i], masks[2 * i + 1]] for i in range(32)],
-        binding=bnd,
-        key=key,
-    )
-    deck = [b"".join(ec.encode(p) for p in e) for e in outputs]
-    pok = pok_prove(x, y, binding=bnd, key=key)
-    error, _, _ = tamper_and_catch_raw(
-        pair,
-        cheater,
-        raw,
-        lambda p: p.update(key=y.format(), pok=pok, deck=deck, proof=proof.to_bytes()),
-    )
+    forged = forge_d2(d1, perm=perm, game_id=game_id, context=context, key=key)
+    deck = {field: forged[field] for field in ("key", "pok", "deck", "proof")}
+    error, _, _ = tamper_and_catch_raw(pair, cheater, raw, lambda p: p.update(deck))
     assert error.step == "D2" and "shuffle" in str(error)
 
 
