@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from helpers.history import add_game
 
 from truc_p2p.bots import make_bot
 from truc_p2p.history._match import MatchError, MatchRecord, verify_match
 from truc_p2p.memory_pair import run_pair
-from truc_p2p.protocol import Series, Session, verify_transcript
+from truc_p2p.protocol import Series, Session
 from truc_p2p.rules import Player, Ruleset
-from truc_p2p.transcript import TranscriptWriter, read_transcript
+from truc_p2p.transcript import TranscriptWriter
 
 #: Chosen so that the match goes to three games (2 – 1): every forgery below changes it.
 SALT = 0
@@ -51,23 +52,10 @@ def _play(folder: Path, series: Series, tag: str) -> Path:
     return path
 
 
-def _add(record: MatchRecord, path: Path) -> None:
-    report = verify_transcript(read_transcript(path))
-    assert report.valid and report.game_id and report.first_dealer is not None
-    record.add(
-        game_id=bytes.fromhex(report.game_id),
-        first_dealer=Player(report.first_dealer),
-        winner=Player(report.winner) if report.winner is not None else None,
-        transcript=path,
-        names=(report.players[0].name, report.players[1].name),
-        fingerprints=(report.players[0].fingerprint, report.players[1].fingerprint),
-    )
-
-
 def _match(folder: Path) -> tuple[Path, dict[str, Any]]:
     record = MatchRecord(games=3, folder=folder)
     while not record.over:
-        _add(record, _play(folder, record.series(), f"g{len(record.played) + 1}"))
+        add_game(record, _play(folder, record.series(), f"g{len(record.played) + 1}"))
     path = record.write()
     assert path is not None
     return path, json.loads(path.read_text())
@@ -160,12 +148,12 @@ def test_a_replayed_game_is_rejected_whichever_the_record_lists(
         (tmp_path / "other" / entry["transcript"]).write_bytes(
             (tmp_path / entry["transcript"]).read_bytes()
         )
-        _add(other, tmp_path / "other" / entry["transcript"])
+        add_game(other, tmp_path / "other" / entry["transcript"])
     (tmp_path / "other" / replay.name).write_bytes(replay.read_bytes())
-    _add(other, tmp_path / "other" / replay.name)
+    add_game(other, tmp_path / "other" / replay.name)
     (tmp_path / "other" / "game-g2.truc").write_bytes((tmp_path / "game-g2.truc").read_bytes())
     while not other.over:
-        _add(other, _play(tmp_path / "other", other.series(), f"o{len(other.played) + 1}"))
+        add_game(other, _play(tmp_path / "other", other.series(), f"o{len(other.played) + 1}"))
     replayed_record = other.write()
     assert replayed_record is not None
     with pytest.raises(MatchError, match=r"game 2 was played twice: game-g2\.truc"):

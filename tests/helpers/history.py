@@ -11,12 +11,16 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import AnyEvent, CardsDealt, encode_transcript
 from truc_p2p.rules import Acted, Action, ActionKind, Card, Game, Player
+
+if TYPE_CHECKING:
+    from truc_p2p.history._match import MatchRecord
 
 P0, P1 = Player.P0, Player.P1
 
@@ -104,14 +108,32 @@ def story_game(
     return StoryGame(paths=paths, records=records, dealt=dealt, played=played)
 
 
+def add_game(record: MatchRecord, path: Path, *, names: tuple[str, str] | None = None) -> None:
+    """Add the finished game of ``path`` to the match ``record``, as its verifier reads it
+    (``names``: the players' names, by default the ones in its hellos)."""
+    from truc_p2p.protocol import verify_transcript
+    from truc_p2p.transcript import read_transcript
+
+    report = verify_transcript(read_transcript(path))
+    assert report.valid and report.game_id and report.first_dealer is not None
+    record.add(
+        game_id=bytes.fromhex(report.game_id),
+        first_dealer=Player(report.first_dealer),
+        winner=Player(report.winner) if report.winner is not None else None,
+        transcript=path,
+        names=names or (report.players[0].name, report.players[1].name),
+        fingerprints=(report.players[0].fingerprint, report.players[1].fingerprint),
+    )
+
+
 def match_games(folder: Path, *, names: tuple[str, str] = ("bob", "ann")) -> Path:
     """A best-of-three match between two fixed keys, played in memory: player 0's
     transcripts (with their secrets) and the match record in ``folder``; the record."""
     from truc_p2p.bots import make_bot
     from truc_p2p.history._match import MatchRecord
-    from truc_p2p.protocol import Series, Session, verify_transcript
+    from truc_p2p.protocol import Series, Session
     from truc_p2p.rules import Ruleset
-    from truc_p2p.transcript import TranscriptWriter, read_transcript
+    from truc_p2p.transcript import TranscriptWriter
 
     folder.mkdir(parents=True, exist_ok=True)
     keys = (key("match/" + names[0]), key("match/" + names[1]))
@@ -139,17 +161,7 @@ def match_games(folder: Path, *, names: tuple[str, str] = ("bob", "ann")) -> Pat
         return path
 
     while not record.over:
-        path = play(record.series(), len(record.played) + 1)
-        report = verify_transcript(read_transcript(path))
-        assert report.valid and report.game_id and report.first_dealer is not None
-        record.add(
-            game_id=bytes.fromhex(report.game_id),
-            first_dealer=Player(report.first_dealer),
-            winner=Player(report.winner) if report.winner is not None else None,
-            transcript=path,
-            names=names,
-            fingerprints=(report.players[0].fingerprint, report.players[1].fingerprint),
-        )
+        add_game(record, play(record.series(), len(record.played) + 1), names=names)
     written = record.write()
     assert written is not None
     return written
