@@ -17,7 +17,7 @@ to know where a new module goes.
 
 from __future__ import annotations
 
-__all__ = ["LAYERS", "PURE", "REACH_EXCEPTIONS", "layer_of"]
+__all__ = ["LAYERS", "PAGE_NET", "PURE", "REACH_EXCEPTIONS", "layer_of"]
 
 #: Lowest first.  Parts in one tuple share a layer and may not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("memory_pair",),  # two sessions and two bots in memory (the demo, tests)
     ("net",),  # the trio transport, relay and lobby
     ("ui",),  # presentation: table model, texts, terminal, web
+    ("page",),  # the in-page game (a Web Worker): no trio, no I/O, no clock
     ("history",),  # saved games: replay, export, records, matches
     ("bench",),  # the bench sub-commands' measurements
     ("interop",),  # the interop runner (net, the verifier, bots), a command of cli's
@@ -39,7 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 
 #: Parts that do no I/O, read no clock and draw no global randomness (sans-IO).
-PURE: tuple[str, ...] = ("rules", "deck", "protocol")
+PURE: tuple[str, ...] = ("rules", "deck", "protocol", "page")
 
 #: Reaches into another part's private modules allowed anyway: the private module's
 #: dotted name (it and everything below it) -> (the parts that may import it, why).
@@ -48,6 +49,18 @@ _DECK_BENCH = (
     "the deck benchmark times the deck's internals one by one (group operations, "
     "proofs, each step), which are no API",
 )
+#: The trio-free modules of ``net`` the page may use (``tests/test_layering.py`` imports
+#: ``truc_p2p.page`` and checks that no other part of ``net``, nor trio, was loaded).
+PAGE_NET: tuple[str, ...] = (
+    "truc_p2p.net._clocks",
+    "truc_p2p.net._gate",
+    "truc_p2p.net._invite",
+    "truc_p2p.net._net_events",
+    "truc_p2p.net._outcome",
+    "truc_p2p.net._play_endings",
+    "truc_p2p.net._relay_wire",
+)
+
 REACH_EXCEPTIONS: dict[str, tuple[frozenset[str], str]] = {
     **{
         f"truc_p2p.deck.{name}": _DECK_BENCH
@@ -74,9 +87,17 @@ REACH_EXCEPTIONS: dict[str, tuple[frozenset[str], str]] = {
         "the lobby command parses host:port as the network layer does (cli/net being moved)",
     ),
     "truc_p2p.net._relay_wire": (
-        frozenset({"cli"}),
+        frozenset({"cli", "page"}),
         "the lobby command reports a relay's protocol error by type (cli/net being moved)",
     ),
+    **{
+        name: (
+            frozenset({"page"}),
+            "the page runs the trio loop's own trio-free parts: the frame gate, the "
+            "outcomes and the endings",
+        )
+        for name in ("truc_p2p.net._gate", "truc_p2p.net._outcome", "truc_p2p.net._play_endings")
+    },
     "truc_p2p.protocol._values": (
         frozenset({"cli", "history"}),
         "a game's record tells own hellos by their nonce (nonce_is_from)",

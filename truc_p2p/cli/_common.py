@@ -450,9 +450,9 @@ def your_name(fallback: str, *, ask: bool, stdin: TextIO | None = None) -> str:
 def transcript_report(path: str | os.PathLike[str]) -> object:
     """The verifier's report on a transcript (with its damage), or the exception that
     made it unreadable: the language-neutral part of :func:`transcript_verdict`."""
-    from truc_p2p.cli._verify import with_damage
     from truc_p2p.protocol import TranscriptFormatError, verify_transcript
     from truc_p2p.transcript import scan_transcript_file
+    from truc_p2p.ui import with_damage
 
     try:
         scan = scan_transcript_file(path)
@@ -463,18 +463,9 @@ def transcript_report(path: str | os.PathLike[str]) -> object:
 
 def verdict_words(report: object) -> dict[str, object]:
     """:func:`transcript_verdict` of a :func:`transcript_report`, in the language in use."""
-    from truc_p2p.protocol import VerifyReport
-    from truc_p2p.ui import verify_headline, verify_summary
+    from truc_p2p.ui import verdict_words as words
 
-    if not isinstance(report, VerifyReport):
-        text = _("cannot read the transcript: {reason}", reason=report)
-        return {"valid": False, "status": "unreadable", "headline": text, "summary": text}
-    return {
-        "valid": report.valid,
-        "status": report.status,
-        "headline": verify_headline(report),
-        "summary": verify_summary(report),
-    }
+    return words(report)
 
 
 def transcript_verdict(path: str | os.PathLike[str]) -> dict[str, object]:

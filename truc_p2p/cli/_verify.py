@@ -16,7 +16,6 @@ up to there checks.  A game that stopped is not a cheat, so it never exits 1.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import stat
@@ -25,10 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from truc_p2p.evidence import evidence_lines
-from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
-from truc_p2p.protocol._wire import FRAME_HEADER
-from truc_p2p.transcript import TranscriptScan, scan_transcript_file
-from truc_p2p.ui import EDITED, _, damage_line, english, ngettext, verify_headline, verify_summary
+from truc_p2p.protocol import TranscriptFormatError, verify_transcript
+from truc_p2p.transcript import scan_transcript_file
+from truc_p2p.ui import (
+    EXIT_STATUS,
+    _,
+    damage_line,
+    ngettext,
+    scan_json,
+    verify_summary,
+    with_damage,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -82,32 +88,6 @@ def _unreadable(args: argparse.Namespace, exc: OSError | TranscriptFormatError) 
         file=sys.stderr,
     )
     return 2
-
-
-def _damage_line(scan: TranscriptScan) -> str:
-    """One sentence on a torn or corrupt transcript (English: the report's ``error``,
-    as ``--json`` gives it; :func:`damage_line` words it in the language in use)."""
-    with english():
-        return damage_line(scan)
-
-
-#: Exit status of ``truc-p2p verify`` by the report's status.
-EXIT_STATUS = {"complete": 0, "violation": 1, "unfinished": 3}
-
-
-def with_damage(report: VerifyReport, scan: TranscriptScan) -> VerifyReport:
-    """A damaged file is never complete, even when its whole messages are: a torn one
-    (a crash while writing) is unfinished, a corrupt one a violation at the cut."""
-    if scan.damage is None or report.status == "violation":
-        return report
-    return dataclasses.replace(
-        report,
-        valid=False,
-        error=_damage_line(scan),
-        error_code=scan.damage,
-        error_message_no=scan.cut_message,
-        status="unfinished" if scan.torn else "violation",
-    )
 
 
 def _read_secret(path: Path) -> bytes:
@@ -196,32 +176,13 @@ def _verify(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    report = with_damage(verify_transcript(envelopes, local_secret=secret), scan)
     if args.json:
-        obj = report.to_json()
-        # The whole frames' bytes (4-byte length + envelope each), as `--json` of the
-        # game commands counts them.
-        obj["bytes"] = sum(FRAME_HEADER + len(e) for e in envelopes)
-        obj["damage"] = (
-            None
-            if scan.damage is None
-            else {
-                "kind": scan.damage,
-                "message": scan.cut_message,
-                "offset": scan.good_length,
-                "dropped_bytes": scan.dropped,
-                "detail": scan.detail,
-            }
-        )
-        obj["evidence"] = evidence_lines(Path(args.file), envelopes)  # wire.md 13.8
-        # a file changed after the game: the sentence verify prints first, in English
-        obj["edited"] = report.status == "violation" and report.error_code in EDITED
-        if obj["edited"]:
-            with english():
-                obj["headline"] = verify_headline(report, scan)
-                obj["summary"] = verify_summary(report, scan)
+        # one judgement with the site's verify page (ui.verify_json of a dropped file)
+        evidence = evidence_lines(Path(args.file), envelopes)  # wire.md 13.8
+        obj = scan_json(scan, local_secret=secret, evidence=evidence)
         print(json.dumps(obj))
-        return EXIT_STATUS[report.status]
+        return EXIT_STATUS[str(obj["status"])]
+    report = with_damage(verify_transcript(envelopes, local_secret=secret), scan)
     summary = verify_summary(report, scan).split("\n")
     print(summary[0])  # the verdict in one sentence comes first
     if scan.damage is not None and report.error_code != scan.damage:

@@ -29,82 +29,184 @@ carry an :class:`Invite`.  Every network or peer failure is a
 
 from __future__ import annotations
 
-from truc_p2p.evidence import (
-    Finding,
-    check_evidence,
-    evidence_path_for,
-    keep_evidence,
-    read_evidence,
-)
-from truc_p2p.net._connect import (
-    DIRECT_WINDOW,
-    PATHS,
-    ConnectError,
-    Incoming,
-    connect,
-    lan_addresses,
-)
-from truc_p2p.net._discovery import SERVICE_TYPE, FoundGame, advertise_game, find_games
-from truc_p2p.net._games import Restored, restore_game, resume_game
-from truc_p2p.net._host_game import host_game
-from truc_p2p.net._invite import (
-    DEFAULT_PORT,
-    SETTING_KEYS,
-    HostSettings,
-    Invite,
-    InviteError,
-    host_port,
-    parse_host_port,
-    settings_fields,
-)
-from truc_p2p.net._join_game import Redialer, join_game
-from truc_p2p.net._lobby import (
-    ListingError,
-    LobbyAnswer,
-    LobbyFilter,
-    LobbyGame,
-    LobbyListing,
-    fetch_lobby,
-    fetch_lobby_answer,
-)
-from truc_p2p.net._local_game import (
-    LocalGame,
-    prepare_game,
-    read_meta,
-    relay_claim,
-    transcript_path,
-    write_meta,
-)
-from truc_p2p.net._notice import Notice
-from truc_p2p.net._outcome import KINDS as OUTCOME_KINDS
-from truc_p2p.net._outcome import WHERE as OUTCOME_WHERE
-from truc_p2p.net._outcome import End, GameOutcome
-from truc_p2p.net._play import play_game
-from truc_p2p.net._play_options import (
-    DEFAULT_AWAY_BUDGET,
-    DEFAULT_BOT_TIMEOUT,
-    DEFAULT_DEAD_AFTER,
-    DEFAULT_GRACE,
-    DEFAULT_HEARTBEAT,
-    DEFAULT_HELLO_TIMEOUT,
-    DEFAULT_TURN_TIMEOUT,
-    EventHook,
-    PlayOptions,
-)
-from truc_p2p.net._portmap import PortMapping, map_port
-from truc_p2p.net._reconnect import (
-    NetEvent,
-    PeerDisconnected,
-    PeerReconnected,
-    Reconnector,
-    TurnClock,
-)
-from truc_p2p.net._relay import RelayServer
-from truc_p2p.net._relay_state import DEFAULT_RELAY_PORT, RelayLimits, SessionReport
-from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
-from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
-from truc_p2p.net._strategy import BotStrategy, QuitGame, Strategy
-from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from truc_p2p.evidence import (
+        Finding,
+        check_evidence,
+        evidence_path_for,
+        keep_evidence,
+        read_evidence,
+    )
+    from truc_p2p.net._connect import (
+        DIRECT_WINDOW,
+        PATHS,
+        ConnectError,
+        Incoming,
+        connect,
+        lan_addresses,
+    )
+    from truc_p2p.net._discovery import SERVICE_TYPE, FoundGame, advertise_game, find_games
+    from truc_p2p.net._games import Restored, restore_game, resume_game
+    from truc_p2p.net._host_game import host_game
+    from truc_p2p.net._invite import (
+        DEFAULT_PORT,
+        SETTING_KEYS,
+        HostSettings,
+        Invite,
+        InviteError,
+        host_port,
+        parse_host_port,
+        settings_fields,
+    )
+    from truc_p2p.net._join_game import Redialer, join_game
+    from truc_p2p.net._lobby import (
+        ListingError,
+        LobbyAnswer,
+        LobbyFilter,
+        LobbyGame,
+        LobbyListing,
+        fetch_lobby,
+        fetch_lobby_answer,
+    )
+    from truc_p2p.net._local_game import (
+        LocalGame,
+        prepare_game,
+        read_meta,
+        relay_claim,
+        transcript_path,
+        write_meta,
+    )
+    from truc_p2p.net._notice import Notice
+    from truc_p2p.net._outcome import KINDS as OUTCOME_KINDS
+    from truc_p2p.net._outcome import WHERE as OUTCOME_WHERE
+    from truc_p2p.net._outcome import End, GameOutcome
+    from truc_p2p.net._play import play_game
+    from truc_p2p.net._play_options import (
+        DEFAULT_AWAY_BUDGET,
+        DEFAULT_BOT_TIMEOUT,
+        DEFAULT_DEAD_AFTER,
+        DEFAULT_GRACE,
+        DEFAULT_HEARTBEAT,
+        DEFAULT_HELLO_TIMEOUT,
+        DEFAULT_TURN_TIMEOUT,
+        EventHook,
+        PlayOptions,
+    )
+    from truc_p2p.net._portmap import PortMapping, map_port
+    from truc_p2p.net._reconnect import (
+        NetEvent,
+        PeerDisconnected,
+        PeerReconnected,
+        Reconnector,
+        TurnClock,
+    )
+    from truc_p2p.net._relay import RelayServer
+    from truc_p2p.net._relay_state import DEFAULT_RELAY_PORT, RelayLimits, SessionReport
+    from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
+    from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
+    from truc_p2p.net._strategy import BotStrategy, QuitGame, Strategy
+    from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
+
+#: Each public name -> (the module that defines it, its name there).
+_WHERE: dict[str, tuple[str, str]] = {
+    "Finding": ("truc_p2p.evidence", "Finding"),
+    "check_evidence": ("truc_p2p.evidence", "check_evidence"),
+    "evidence_path_for": ("truc_p2p.evidence", "evidence_path_for"),
+    "keep_evidence": ("truc_p2p.evidence", "keep_evidence"),
+    "read_evidence": ("truc_p2p.evidence", "read_evidence"),
+    "DIRECT_WINDOW": ("truc_p2p.net._connect", "DIRECT_WINDOW"),
+    "PATHS": ("truc_p2p.net._connect", "PATHS"),
+    "ConnectError": ("truc_p2p.net._connect", "ConnectError"),
+    "Incoming": ("truc_p2p.net._connect", "Incoming"),
+    "connect": ("truc_p2p.net._connect", "connect"),
+    "lan_addresses": ("truc_p2p.net._connect", "lan_addresses"),
+    "SERVICE_TYPE": ("truc_p2p.net._discovery", "SERVICE_TYPE"),
+    "FoundGame": ("truc_p2p.net._discovery", "FoundGame"),
+    "advertise_game": ("truc_p2p.net._discovery", "advertise_game"),
+    "find_games": ("truc_p2p.net._discovery", "find_games"),
+    "Restored": ("truc_p2p.net._games", "Restored"),
+    "restore_game": ("truc_p2p.net._games", "restore_game"),
+    "resume_game": ("truc_p2p.net._games", "resume_game"),
+    "host_game": ("truc_p2p.net._host_game", "host_game"),
+    "DEFAULT_PORT": ("truc_p2p.net._invite", "DEFAULT_PORT"),
+    "SETTING_KEYS": ("truc_p2p.net._invite", "SETTING_KEYS"),
+    "HostSettings": ("truc_p2p.net._invite", "HostSettings"),
+    "Invite": ("truc_p2p.net._invite", "Invite"),
+    "InviteError": ("truc_p2p.net._invite", "InviteError"),
+    "host_port": ("truc_p2p.net._invite", "host_port"),
+    "parse_host_port": ("truc_p2p.net._invite", "parse_host_port"),
+    "settings_fields": ("truc_p2p.net._invite", "settings_fields"),
+    "Redialer": ("truc_p2p.net._join_game", "Redialer"),
+    "join_game": ("truc_p2p.net._join_game", "join_game"),
+    "ListingError": ("truc_p2p.net._lobby", "ListingError"),
+    "LobbyAnswer": ("truc_p2p.net._lobby", "LobbyAnswer"),
+    "LobbyFilter": ("truc_p2p.net._lobby", "LobbyFilter"),
+    "LobbyGame": ("truc_p2p.net._lobby", "LobbyGame"),
+    "LobbyListing": ("truc_p2p.net._lobby", "LobbyListing"),
+    "fetch_lobby": ("truc_p2p.net._lobby", "fetch_lobby"),
+    "fetch_lobby_answer": ("truc_p2p.net._lobby", "fetch_lobby_answer"),
+    "LocalGame": ("truc_p2p.net._local_game", "LocalGame"),
+    "prepare_game": ("truc_p2p.net._local_game", "prepare_game"),
+    "read_meta": ("truc_p2p.net._local_game", "read_meta"),
+    "relay_claim": ("truc_p2p.net._local_game", "relay_claim"),
+    "transcript_path": ("truc_p2p.net._local_game", "transcript_path"),
+    "write_meta": ("truc_p2p.net._local_game", "write_meta"),
+    "Notice": ("truc_p2p.net._notice", "Notice"),
+    "OUTCOME_KINDS": ("truc_p2p.net._outcome", "KINDS"),
+    "OUTCOME_WHERE": ("truc_p2p.net._outcome", "WHERE"),
+    "End": ("truc_p2p.net._outcome", "End"),
+    "GameOutcome": ("truc_p2p.net._outcome", "GameOutcome"),
+    "play_game": ("truc_p2p.net._play", "play_game"),
+    "DEFAULT_AWAY_BUDGET": ("truc_p2p.net._clocks", "DEFAULT_AWAY_BUDGET"),
+    "DEFAULT_BOT_TIMEOUT": ("truc_p2p.net._clocks", "DEFAULT_BOT_TIMEOUT"),
+    "DEFAULT_DEAD_AFTER": ("truc_p2p.net._clocks", "DEFAULT_DEAD_AFTER"),
+    "DEFAULT_GRACE": ("truc_p2p.net._clocks", "DEFAULT_GRACE"),
+    "DEFAULT_HEARTBEAT": ("truc_p2p.net._clocks", "DEFAULT_HEARTBEAT"),
+    "DEFAULT_HELLO_TIMEOUT": ("truc_p2p.net._clocks", "DEFAULT_HELLO_TIMEOUT"),
+    "DEFAULT_TURN_TIMEOUT": ("truc_p2p.net._clocks", "DEFAULT_TURN_TIMEOUT"),
+    "EventHook": ("truc_p2p.net._play_options", "EventHook"),
+    "PlayOptions": ("truc_p2p.net._play_options", "PlayOptions"),
+    "PortMapping": ("truc_p2p.net._portmap", "PortMapping"),
+    "map_port": ("truc_p2p.net._portmap", "map_port"),
+    "NetEvent": ("truc_p2p.net._net_events", "NetEvent"),
+    "PeerDisconnected": ("truc_p2p.net._net_events", "PeerDisconnected"),
+    "PeerReconnected": ("truc_p2p.net._net_events", "PeerReconnected"),
+    "Reconnector": ("truc_p2p.net._reconnect", "Reconnector"),
+    "TurnClock": ("truc_p2p.net._net_events", "TurnClock"),
+    "RelayServer": ("truc_p2p.net._relay", "RelayServer"),
+    "DEFAULT_RELAY_PORT": ("truc_p2p.net._relay_state", "DEFAULT_RELAY_PORT"),
+    "RelayLimits": ("truc_p2p.net._relay_state", "RelayLimits"),
+    "SessionReport": ("truc_p2p.net._relay_state", "SessionReport"),
+    "Rendezvous": ("truc_p2p.net._rendezvous", "Rendezvous"),
+    "open_rendezvous": ("truc_p2p.net._rendezvous", "open_rendezvous"),
+    "Dial": ("truc_p2p.net._settings", "Dial"),
+    "GameSettings": ("truc_p2p.net._settings", "GameSettings"),
+    "Listen": ("truc_p2p.net._settings", "Listen"),
+    "Reporting": ("truc_p2p.net._settings", "Reporting"),
+    "Storage": ("truc_p2p.net._settings", "Storage"),
+    "BotStrategy": ("truc_p2p.net._strategy", "BotStrategy"),
+    "QuitGame": ("truc_p2p.net._strategy", "QuitGame"),
+    "Strategy": ("truc_p2p.net._strategy", "Strategy"),
+    "GameListener": ("truc_p2p.net._tcp", "GameListener"),
+    "guess_lan_address": ("truc_p2p.net._tcp", "guess_lan_address"),
+    "open_game": ("truc_p2p.net._tcp", "open_game"),
+    "serve_game": ("truc_p2p.net._tcp", "serve_game"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first use (PEP 562)."""
+    try:
+        module, attr = _WHERE[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_AWAY_BUDGET",

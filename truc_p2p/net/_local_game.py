@@ -12,7 +12,6 @@ fsynced before they are sent) and store the session secret beside it
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -29,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
 from truc_p2p.net._away import away_path_for
-from truc_p2p.net._relay_wire import CLAIM_LEN
+from truc_p2p.net._relay_wire import relay_claim
 from truc_p2p.protocol import (
     RemoteProtocolError,
     Series,
@@ -129,14 +128,6 @@ def read_meta(transcript: Path) -> dict[str, Any]:
     if not isinstance(meta, dict) or meta.get("format") != 1:
         raise ValueError("not a truc-p2p game settings file")
     return meta
-
-
-def relay_claim(identity: Ed25519PrivateKey, nonce: bytes) -> bytes:
-    """The claim a host registers with a relay (``connect.md`` §2.1): derived from its
-    key and a random ``nonce`` (stored in the game's meta, which holds no secrets),
-    so ``truc-p2p resume`` registers the same code again and nobody else can."""
-    signature = identity.sign(b"truc-p2p relay claim v1" + nonce)  # Ed25519: deterministic
-    return hashlib.sha256(signature).digest()[:CLAIM_LEN]
 
 
 class GameKnobs(TypedDict, total=False):

@@ -42,7 +42,6 @@ import contextlib
 import hmac
 import math
 from collections import deque
-from dataclasses import replace
 from typing import Any, Unpack
 
 import trio
@@ -51,13 +50,18 @@ from truc_p2p.net._bytepipe import Closed, LinkBroken
 from truc_p2p.net._outcome import (
     End,
     GameOutcome,
-    abort_reason,
-    match_differs,
-    resign_facts,
     session_outcome,
     where_of,
 )
-from truc_p2p.net._play_endings import closed_outcome, peer_aborted_outcome, refused_outcome
+from truc_p2p.net._play_endings import (
+    closed_outcome,
+    end_by_us,
+    leave_outcome,
+    peer_aborted_outcome,
+    refused_outcome,
+    remote_error_outcome,
+    timeout_outcome,
+)
 from truc_p2p.net._play_options import PlayKnobs, PlayOptions
 from truc_p2p.net._reconnect import (
     Abandoned,
@@ -381,53 +385,25 @@ class _GameLoop:
     async def _end_by_us(
         self, end: End, reason: str, detail: str, kind: str, facts: dict[str, Any]
     ) -> GameOutcome:
-        data = self.session.abort(reason, detail)
+        return await self._send_ending(end_by_us(self.session, end, reason, detail, kind, facts))
+
+    async def _send_ending(self, ending: tuple[bytes, GameOutcome]) -> GameOutcome:
+        data, outcome = ending
         if data:
             with contextlib.suppress(LinkBroken):
                 await self.keeper.send(data)
-        return session_outcome(
-            self.session, end, kind, facts, abort_reason=reason, abort_detail=detail
-        )
+        return outcome
 
     async def _leave(self) -> GameOutcome:
-        """Our player left on purpose (``q``, Ctrl-C, the web's leave button).
-
-        With a peer that agreed to it, and while the game is under way, leaving is
-        a signed resignation (wire.md section 8.1): the opponent wins and both
-        transcripts hold a complete result.  Otherwise (an opponent of the older
-        spec, before the coin, once the game is decided) it is today's ``quit``.
-        """
-        s = self.session
-        if not s.can_resign:
-            return await self._end_by_us(End.QUIT, "quit", "the player left", "quit", {})
-        detail = "the player resigned"
-        data = s.resign(detail)
-        if data:
-            with contextlib.suppress(LinkBroken):
-                await self.keeper.send(data)
-        r = s.resignation
-        assert r is not None
-        return session_outcome(
-            self.session,
-            End.RESIGNED,
-            "resigned",
-            resign_facts(s, r),
-            abort_reason="resign",
-            abort_detail=detail,
-            resignation=r,
-        )
+        """Our player left on purpose: a signed resignation or quit
+        (:func:`~._play_endings.leave_outcome`)."""
+        return await self._send_ending(leave_outcome(self.session))
 
     async def _timeout(self) -> GameOutcome:
-        if self.session.peer_fingerprint is None:
-            limit, kind = self.hello_timeout, "hello-timeout"
-        else:
-            limit, kind = self.turn_timeout, "turn-timeout"
-        return await self._end_by_us(
-            End.OPPONENT_TIMEOUT,
-            "timeout",
-            f"no message for {limit:g} s",
-            kind,
-            {"limit": float(limit), **where_of(self.session)},
+        return await self._send_ending(
+            timeout_outcome(
+                self.session, turn_timeout=self.turn_timeout, hello_timeout=self.hello_timeout
+            )
         )
 
     async def _disk_error(self, exc: OSError) -> GameOutcome:
@@ -499,26 +475,7 @@ class _GameLoop:
             await self._flush()  # before it saw the mismatch
         if self.on_evidence is not None and exc.evidence:
             self.on_evidence(exc)  # kept before the abort that it backs is signed
-        reason = abort_reason(exc)
-        where = f" at message {exc.message_no}" if exc.message_no is not None else ""
-        detail = f"{exc.code}{where}: {exc}"
-        facts: dict[str, Any]
-        if reason == "incompatible":
-            end, kind, facts = End.INCOMPATIBLE, "incompatible", {"error": str(exc)}
-            kind, facts = match_differs(self.session) or (kind, facts)
-        else:
-            end = End.PROTOCOL_ERROR
-            kind = "protocol-error"
-            kind += "-at" if exc.message_no is not None else ""
-            kind += "-kept" if exc.evidence else ""
-            facts = {
-                "code": exc.code,
-                "number": exc.message_no,
-                "error": str(exc.args[0]),
-                **where_of(self.session),
-            }
-        outcome = await self._end_by_us(end, reason, detail, kind, facts)
-        return replace(outcome, error_code=exc.code, error_message_no=exc.message_no)
+        return await self._send_ending(remote_error_outcome(self.session, exc))
 
 
 async def play_game(

@@ -16,8 +16,11 @@ import hashlib
 import ipaddress
 import struct
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import trio
+if TYPE_CHECKING:  # the pure codec runs in the page too (no trio there)
+    import trio
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 __all__ = [
     "CLAIM_LEN",
@@ -37,6 +40,7 @@ __all__ = [
     "encode_addrs",
     "read_exactly",
     "read_message",
+    "relay_claim",
 ]
 
 MAGIC = b"TRUCRLY1"
@@ -186,3 +190,11 @@ class Meet:
         if at != len(body):
             raise RelayProtocolError("trailing bytes in MEET")
         return cls(body[:SESSION_LEN], you, peer, lan)
+
+
+def relay_claim(identity: Ed25519PrivateKey, nonce: bytes) -> bytes:
+    """The claim a host registers with a relay (``connect.md`` §2.1): derived from its
+    key and a random ``nonce`` (stored in the game's meta, which holds no secrets),
+    so ``truc-p2p resume`` registers the same code again and nobody else can."""
+    signature = identity.sign(b"truc-p2p relay claim v1" + nonce)  # Ed25519: deterministic
+    return hashlib.sha256(signature).digest()[:CLAIM_LEN]

@@ -36,20 +36,34 @@ if TYPE_CHECKING:
     from ._table import TableModel, TableView
     from ._texts import bot_player_name, fit, screen_width
     from ._tui import Clocks, StdinLines, TerminalPlayer, with_terminal
+    from ._verdict import (
+        EXIT_STATUS,
+        report_json,
+        scan_json,
+        verdict_words,
+        verify_bytes,
+        verify_json,
+        with_damage,
+    )
     from ._verify_text import EDITED, damage_line, reason_word, verify_headline, verify_summary
     from ._voice import Voice
     from ._web import (
+        TableFeed,
         TableServer,
         WebPlayer,
         action_buttons,
         bind_table,
         card_json,
+        final_message,
+        page_texts,
         serve_table,
         table_state,
+        verdict_json,
     )
 
 __all__ = [
     "EDITED",
+    "EXIT_STATUS",
     "LANGUAGES",
     "LESSON_STEPS",
     "N_",
@@ -57,6 +71,7 @@ __all__ = [
     "Narrator",
     "Screen",
     "StdinLines",
+    "TableFeed",
     "TableModel",
     "TableServer",
     "TableView",
@@ -76,6 +91,7 @@ __all__ = [
     "decimal",
     "describe",
     "english",
+    "final_message",
     "fit",
     "from_accept_language",
     "headline",
@@ -87,18 +103,26 @@ __all__ = [
     "no_word",
     "notice_text",
     "outcome_text",
+    "page_texts",
     "reason_word",
+    "report_json",
     "resolve",
     "run_lesson",
     "run_web_lesson",
+    "scan_json",
     "score_label",
     "screen_width",
     "serve_table",
     "table_state",
     "use_ascii",
     "use_language",
+    "verdict_json",
+    "verdict_words",
+    "verify_bytes",
     "verify_headline",
+    "verify_json",
     "verify_summary",
+    "with_damage",
     "with_terminal",
     "yes_word",
 ]
@@ -140,15 +164,31 @@ _HOME: dict[str, str] = {
     ),
     **dict.fromkeys(
         [
+            "TableFeed",
             "TableServer",
             "WebPlayer",
             "action_buttons",
             "bind_table",
             "card_json",
+            "final_message",
+            "page_texts",
             "serve_table",
             "table_state",
+            "verdict_json",
         ],
         "_web",
+    ),
+    **dict.fromkeys(
+        [
+            "EXIT_STATUS",
+            "report_json",
+            "scan_json",
+            "verdict_words",
+            "verify_bytes",
+            "verify_json",
+            "with_damage",
+        ],
+        "_verdict",
     ),
 }
 

@@ -1,0 +1,353 @@
+"""The page's application: one :class:`PageApp` per Web Worker (see the package doc)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import unquote
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truc_p2p.bots import LEVELS
+from truc_p2p.net import GameOutcome, Invite, InviteError, parse_host_port
+from truc_p2p.protocol import encode_transcript, fingerprint, verify_transcript
+from truc_p2p.rules import Action
+from truc_p2p.ui import (
+    LANGUAGES,
+    _,
+    final_message,
+    from_accept_language,
+    use_language,
+    verify_bytes,
+)
+
+from ._feed import PageFeed
+from ._games import BotGame, NetGame
+from ._keys import KeyFileError, key_from_file, key_to_file, raw_key
+from ._out import Outbox, Output
+from ._texts import app_texts
+
+__all__ = ["PageApp"]
+
+#: The IndexedDB keys the app keeps.
+IDENTITY_KEY = "identity"
+
+Game = BotGame | NetGame
+
+
+class PageApp:
+    """The in-page truc-p2p: every call takes the time (seconds, any steady clock the
+    worker keeps) and returns the outputs (:mod:`._out`)."""
+
+    def __init__(
+        self,
+        *,
+        randbytes: Callable[[int], bytes],
+        stored: dict[str, Any] | None = None,
+        name: str | None = None,
+        site: str = "",
+        relay: str | None = None,
+        now: float = 0.0,
+    ) -> None:
+        self._randbytes = randbytes
+        self._out = Outbox()
+        self._now = now
+        self.site = site
+        #: The relay (``host:port``) a host registers with by default: the site's own.
+        self.relay = relay
+        stored = stored or {}
+        raw = stored.get(IDENTITY_KEY)
+        key: Ed25519PrivateKey | None = None
+        if isinstance(raw, bytes | bytearray) and len(raw) == 32:
+            key = Ed25519PrivateKey.from_private_bytes(bytes(raw))
+        if key is None:
+            key = Ed25519PrivateKey.from_private_bytes(randbytes(32))
+            self._out.store(IDENTITY_KEY, raw_key(key))
+        self.key = key
+        self.name = name or _("you")
+        self.feed = self._new_feed()
+        self.game: Game | None = None
+        self.envelopes: list[bytes] = []
+        self.outcome: GameOutcome | None = None
+        self._level = "easy"
+
+    def _new_feed(self) -> PageFeed:
+        feed = PageFeed(self.name, now=lambda: self._now, answers=self)
+        feed.publisher = self._out
+        return feed
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.key.public_key())
+
+    # -- the worker's calls --------------------------------------------------------
+
+    def handle(self, message: str | dict[str, Any], now: float) -> list[Output]:
+        """A message from the page (a JSON text, or a dict when it carries bytes)."""
+        self._now = now
+        if isinstance(message, str):
+            try:
+                message = json.loads(message)
+            except ValueError:
+                message = {}
+        if isinstance(message, dict):
+            self._dispatch(message)
+        return self._done()
+
+    def receive(self, socket: str, data: bytes, now: float) -> list[Output]:
+        """Bytes from the relay WebSocket ``socket``."""
+        self._now = now
+        if self.game is not None:
+            self.game.receive(socket, bytes(data), now)
+        return self._done()
+
+    def closed(self, socket: str, now: float) -> list[Output]:
+        """The WebSocket ``socket`` closed (or never opened)."""
+        self._now = now
+        if self.game is not None:
+            self.game.closed(socket, now)
+        return self._done()
+
+    def tick(self, now: float) -> list[Output]:
+        """The timer asked for came (or any time later)."""
+        self._now = now
+        if self.game is not None:
+            self.game.tick(now)
+        return self._done()
+
+    def _done(self) -> list[Output]:
+        timer = self.game.next_timer() if self.game is not None else None
+        return self._out.take(timer)
+
+    # -- the page's messages -------------------------------------------------------
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "hello":
+            self._hello(message)
+        elif kind == "bot":
+            level = message.get("level")
+            self._start_bot(str(level) if level in LEVELS else self._level)
+        elif kind == "host":
+            self._host(message)
+        elif kind == "join":
+            self._join(message.get("invite"))
+        elif kind == "verify":
+            self._verify(message)
+        elif kind == "identity_export":
+            self._out.download("identity.pem", key_to_file(self.key))
+        elif kind == "identity_import":
+            self._import_key(message.get("data"))
+        elif kind == "download":
+            self._download()
+        elif kind == "home":
+            self._home()
+        elif kind == "lang":
+            self.feed.receive(message)
+            self._app_texts()
+        elif kind in ("act", "quit", "again", "level"):
+            self.feed.receive(message)
+
+    def _page(self, message: dict[str, Any]) -> None:
+        self._out.publish(message)
+
+    def _app_texts(self) -> None:
+        self._page({"type": "app_texts", **app_texts()})
+
+    def _hello(self, message: dict[str, Any]) -> None:
+        """The worker is up: the language, the texts and who we are."""
+        lang = message.get("lang")
+        code = lang if lang in LANGUAGES else None
+        if code is None and isinstance(lang, str):
+            code = from_accept_language(lang)
+        if code is not None:
+            use_language(code)
+        self.name = _("you")
+        self.feed = self._new_feed()
+        self.feed.publish_texts()
+        self._app_texts()
+        self._identity()
+
+    def _identity(self) -> None:
+        self._page({"type": "identity", "fingerprint": self.fingerprint})
+
+    def _error(self, text: str) -> None:
+        self._page({"type": "app_error", "text": text})
+
+    # -- games ---------------------------------------------------------------------
+
+    def _record(self, envelope: bytes) -> None:
+        self.envelopes.append(envelope)
+
+    def _fresh_table(self) -> None:
+        if self.game is not None:
+            self.game.stop()
+        self.game = None
+        self.envelopes = []
+        self.outcome = None
+        if self.feed.game_no > 1 or self.feed.state()["started"] is not None:
+            self.feed.new_game()
+        self._page({"type": "app", "screen": "table"})
+
+    def _start_bot(self, level: str) -> None:
+        self._level = level
+        self._fresh_table()
+        self.feed.level = level
+        game = BotGame(
+            key=self.key,
+            name=self.name,
+            level=level,
+            feed=self.feed,
+            randbytes=self._randbytes,
+            record=self._record,
+            ended=self._ended,
+        )
+        self.game = game
+        game.start()
+
+    def _net(self, relay: str, invite: Invite | None) -> None:
+        self._fresh_table()
+        self.feed.level = None
+        game = NetGame(
+            key=self.key,
+            name=self.name,
+            feed=self.feed,
+            out=self._out,
+            randbytes=self._randbytes,
+            record=self._record,
+            ended=self._ended,
+            now=self._now,
+            relay=relay,
+            invite=invite,
+            site=self.site,
+        )
+        self.game = game
+        game.start()
+
+    def _host(self, message: dict[str, Any]) -> None:
+        relay = message.get("relay") or self.relay
+        if isinstance(message.get("site"), str):
+            self.site = message["site"]
+        try:
+            if not isinstance(relay, str):
+                raise InviteError(_("no relay to host with"))
+            parse_host_port(relay, what="relay")
+        except (InviteError, ValueError) as exc:
+            self._error(_("cannot host: {reason}", reason=str(exc)))
+            return
+        self._net(relay, None)
+
+    def _join(self, text: object) -> None:
+        if not isinstance(text, str):
+            self._error(_("paste an invite link"))
+            return
+        text = text.strip()
+        if "#join=" in text:  # the whole link: the invite rides in its fragment
+            text = text.split("#join=", 1)[1]
+        text = unquote(text)
+        try:
+            invite = Invite.parse(text)
+        except InviteError as exc:
+            self._error(_("not an invite: {reason}", reason=str(exc)))
+            return
+        if invite.relay is None or invite.code is None:
+            self._error(_("this invite names no relay: a browser can only join through one"))
+            return
+        relay = f"{invite.relay[0]}:{invite.relay[1]}"
+        if ":" in invite.relay[0]:
+            relay = f"[{invite.relay[0]}]:{invite.relay[1]}"
+        self._net(relay, invite)
+
+    def _ended(self, outcome: GameOutcome) -> None:
+        self.outcome = outcome
+        report: object = None
+        if self.envelopes:
+            report = verify_transcript(self.envelopes)
+        name = self.transcript_name()
+
+        def final() -> dict[str, Any]:
+            message = final_message(outcome, report)
+            message["transcript"] = name
+            return message
+
+        self.feed.finish(final(), retell=final)
+        self._page({"type": "app", "screen": "table", "transcript": name})
+        if isinstance(self.game, BotGame):
+            self.feed.offer_again()
+
+    # -- the table's answers (Answers) -----------------------------------------
+
+    def picked(self, choice: Action | None) -> None:
+        if self.game is not None:
+            self.game.act(choice)
+
+    def again(self, yes: bool) -> None:
+        if yes and isinstance(self.game, BotGame):
+            self._start_bot(self.feed.level or self._level)
+        else:
+            self._home()
+
+    def level_chosen(self) -> None:
+        self._start_bot(self.feed.level or self._level)
+
+    def leave_now(self) -> bool:
+        if self.game is None or self.outcome is not None:
+            return False
+        self.game.leave()
+        return True
+
+    def _home(self) -> None:
+        if self.game is not None and self.outcome is None:
+            self.game.leave()
+        if self.game is not None:
+            self.game.stop()
+        self._page({"type": "app", "screen": "home"})
+
+    # -- files -----------------------------------------------------------------
+
+    def transcript(self) -> bytes:
+        """The game's transcript, byte for byte the desktop's ``.truc`` file."""
+        return encode_transcript(self.envelopes)
+
+    def transcript_name(self) -> str:
+        game_id = ""
+        if self.game is not None and self.game.side is not None:
+            game_id = self.game.side.session.game_id.hex()[:12]
+        return f"game-{game_id or 'unstarted'}.truc"
+
+    def _download(self) -> None:
+        if not self.envelopes:
+            self._error(_("no game to download yet"))
+            return
+        self._out.download(self.transcript_name(), self.transcript())
+
+    def _verify(self, message: dict[str, Any]) -> None:
+        data = message.get("data")
+        if not isinstance(data, bytes | bytearray | memoryview):
+            self._error(_("drop a .truc file to verify it"))
+            return
+        verdict, words = verify_bytes(bytes(data))
+        self._page(
+            {
+                "type": "verdict",
+                "name": str(message.get("name") or ""),
+                "json": verdict,
+                "status": verdict.get("status"),
+                "headline": words.get("headline"),
+                "summary": words.get("summary"),
+            }
+        )
+
+    def _import_key(self, data: object) -> None:
+        if not isinstance(data, bytes | bytearray | memoryview):
+            self._error(_("choose an identity key file"))
+            return
+        try:
+            key = key_from_file(bytes(data))
+        except KeyFileError as exc:
+            self._error(_("cannot use this key: {reason}", reason=str(exc)))
+            return
+        self.key = key
+        self._out.store(IDENTITY_KEY, raw_key(key))
+        self._identity()

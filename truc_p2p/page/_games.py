@@ -1,0 +1,437 @@
+"""The page's two kinds of game: against a bot in memory, and against a peer
+through a relay's byte stream (joined or hosted)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from truc_p2p.bots import make_bot
+from truc_p2p.net import (
+    DEFAULT_HEARTBEAT,
+    DEFAULT_HELLO_TIMEOUT,
+    DEFAULT_TURN_TIMEOUT,
+    HostSettings,
+    Invite,
+    parse_host_port,
+)
+from truc_p2p.net._gate import HEARTBEAT, FrameGate, LinkFault
+from truc_p2p.net._play_endings import timeout_outcome
+from truc_p2p.net._relay_wire import RelayProtocolError, relay_claim
+from truc_p2p.protocol import CLOSED, NEED_DATA, RemoteProtocolError, Session, YourTurn
+from truc_p2p.rules import Action, Ladder, Player, RestRefused, Ruleset
+from truc_p2p.ui import _, bot_player_name
+
+from ._feed import PageFeed
+from ._out import Outbox
+from ._relay import Attach, Control, Join, RelayRefused
+from ._side import Side
+
+if TYPE_CHECKING:
+    from truc_p2p.net import GameOutcome
+
+__all__ = ["DEAD_AFTER", "PING_EVERY", "BotGame", "NetGame"]
+
+#: Seconds between PINGs on a host's control connection (connect.md §2).
+PING_EVERY = 25.0
+#: Seconds without any frame from a peer that speaks heartbeats: its link is dead.
+DEAD_AFTER = 20.0
+
+Ended = Callable[["GameOutcome"], None]
+
+
+class BotGame:
+    """Me against a bot of ``level``: two sessions back to back in memory (real
+    crypto and signatures, as ``truc-p2p play``), the bot answering at once."""
+
+    kind = "bot"
+
+    def __init__(
+        self,
+        *,
+        key: Ed25519PrivateKey,
+        name: str,
+        level: str,
+        feed: PageFeed,
+        randbytes: Callable[[int], bytes],
+        record: Callable[[bytes], None],
+        ended: Ended,
+    ) -> None:
+        self.level = level
+        self._bot = make_bot(level, seed=int.from_bytes(randbytes(8), "big"))
+        bot_key = Ed25519PrivateKey.from_private_bytes(randbytes(32))
+        me = Session(identity=key, role=Player.P0, secret=randbytes(32), name=name, record=record)
+        self._peer = Session(
+            identity=bot_key, role=Player.P1, secret=randbytes(32), name=bot_player_name(level)
+        )
+        self._to_bot: list[bytes] = []
+        self.side = Side(me, feed, send=self._to_bot.append, ended=ended)
+
+    def start(self) -> None:
+        self.side.start()
+        self._settle()
+
+    def act(self, choice: Action | None) -> None:
+        self.side.act(choice)
+        self._settle()
+
+    def leave(self) -> None:
+        self.side.leave()
+        self._settle()
+
+    def _settle(self) -> None:
+        """Carry bytes both ways until neither side has anything to say."""
+        while True:
+            moved = False
+            if self._to_bot:
+                data = b"".join(self._to_bot)
+                self._to_bot.clear()
+                self._peer.receive_data(data)
+                moved = True
+            out = self._bot_step()
+            if out:
+                self.side.data(out)
+                moved = True
+            if not moved:
+                return
+
+    def _bot_step(self) -> bytes:
+        out = bytearray()
+        peer = self._peer
+        while True:
+            try:
+                event = peer.next_event()
+            except RemoteProtocolError:  # an honest pair: only our own abort gets here
+                return bytes(out)
+            out += peer.data_to_send()
+            if event is NEED_DATA or event is CLOSED:
+                return bytes(out)
+            if isinstance(event, YourTurn):
+                out += peer.send(self._bot.choose(peer.game))
+
+    # a bot game has no sockets and no clocks
+    def receive(self, socket: str, data: bytes, now: float) -> None:
+        pass
+
+    def closed(self, socket: str, now: float) -> None:
+        pass
+
+    def tick(self, now: float) -> None:
+        pass
+
+    def next_timer(self) -> float | None:
+        return None
+
+    def stop(self) -> None:
+        pass
+
+
+def _invite_session_knobs(settings: HostSettings) -> dict[str, object]:
+    """The session settings a joiner adopts from the host's invite (connect.md 1.1)."""
+    knobs: dict[str, object] = {}
+    if settings.target is not None or settings.ladder is not None or settings.rest is not None:
+        base = Ruleset()
+        knobs["ruleset"] = Ruleset(
+            target=settings.target if settings.target is not None else base.target,
+            ladder=Ladder(settings.ladder) if settings.ladder is not None else base.ladder,
+            rest_refused=(
+                RestRefused(settings.rest) if settings.rest is not None else base.rest_refused
+            ),
+        )
+    if settings.audit is not None:
+        knobs["audit"] = settings.audit
+    if settings.deck is not None:
+        knobs["deck"] = settings.deck
+    if settings.pipeline is not None:
+        knobs["pipeline"] = settings.pipeline
+    return knobs
+
+
+class NetGame:
+    """A game against a peer through a relay (WebSocket; the same bytes as TCP):
+    ``invite`` given, we join; else we host and hand out an invite link.
+
+    Sockets: ``game`` (a joiner's one connection), ``ctl`` (a host's control
+    connection) and ``att-N`` (a host's attach connection of meeting N)."""
+
+    kind = "net"
+
+    def __init__(
+        self,
+        *,
+        key: Ed25519PrivateKey,
+        name: str,
+        feed: PageFeed,
+        out: Outbox,
+        randbytes: Callable[[int], bytes],
+        record: Callable[[bytes], None],
+        ended: Ended,
+        now: float,
+        relay: str,
+        invite: Invite | None = None,
+        site: str = "",
+        turn_timeout: float = DEFAULT_TURN_TIMEOUT,
+        hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
+        heartbeat: float = DEFAULT_HEARTBEAT,
+    ) -> None:
+        self._key = key
+        self._name = name
+        self.feed = feed
+        self._out = out
+        self._randbytes = randbytes
+        self._record = record
+        self._ended = ended
+        self.invite = invite
+        self.relay = relay
+        self._site = site
+        self.turn_timeout = turn_timeout
+        self.hello_timeout = hello_timeout
+        self.heartbeat = heartbeat
+        self.side: Side | None = None
+        self._gate: FrameGate | None = None
+        self._socket: str | None = None  # the game's connection, once spliced
+        self._join: Join | None = None
+        self._control: Control | None = None
+        self._attach: dict[str, Attach] = {}
+        self._meetings = 0
+        self._last_sent = self._last_heard = self._last_ping = now
+        self._now = now
+        self.error: str | None = None
+        #: The invite link a host hands out (``<site>#join=<invite>``).
+        self.link: str | None = None
+
+    # -- starting ------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.invite is not None:
+            code = self.invite.code
+            assert code is not None
+            self._join = Join(code)
+            self._out.open("game", self.relay)
+            self._out.send("game", self._join.first)
+        else:
+            claim = relay_claim(self._key, self._randbytes(16))
+            self._control = Control(claim)
+            self._out.open("ctl", self.relay)
+            self._out.send("ctl", self._control.first)
+            self.feed.notice(_("registering with the relay {relay}…", relay=self.relay))
+
+    def _begin(self, socket: str, role: Player, rest: bytes) -> None:
+        """The connection is the game's now: start the session on it."""
+        self._socket = socket
+        knobs: dict[str, object] = {}
+        expected = None
+        if self.invite is not None:
+            knobs = _invite_session_knobs(self.invite.settings)
+            expected = self.invite.fingerprint
+        session = Session(
+            identity=self._key,
+            role=role,
+            secret=self._randbytes(32),
+            name=self._name,
+            record=self._record,
+            expected_peer_fingerprint=expected,
+            heartbeat=True,  # we speak heartbeats (wire.md 11.1, 13.6)
+            resume_clock=True,
+            **knobs,  # type: ignore[arg-type]
+        )
+        self._gate = FrameGate(lambda: session.peer_key)
+        self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
+        self._last_heard = self._last_sent = self._now
+        if self._control is not None:  # one game per invite: no more meetings
+            self._out.close("ctl")
+            self._control = None
+        self.side.start()
+        if rest:
+            self._frames(rest)
+
+    # -- bytes ---------------------------------------------------------------------
+
+    def _send_game(self, data: bytes) -> None:
+        if self._socket is not None:
+            self._out.send(self._socket, data)
+            self._last_sent = self._now
+
+    def receive(self, socket: str, data: bytes, now: float) -> None:
+        self._now = now
+        try:
+            if socket == self._socket and self.side is not None:
+                self._frames(data)
+            elif socket == "game" and self._join is not None:
+                step = self._join.feed(data)
+                self._out.send("game", step.send)
+                if step.game is not None:
+                    self._join = None
+                    self._begin("game", Player.P0, step.game)
+            elif socket == "ctl" and self._control is not None:
+                had = self._control.code
+                meets = self._control.feed(data)
+                if had is None and self._control.code is not None:
+                    self._registered(self._control.code)
+                for session_id in meets:
+                    self._meet(session_id)
+            elif socket in self._attach:
+                attach = self._attach[socket]
+                step = attach.feed(data)
+                self._out.send(socket, step.send)
+                if step.game is not None and self.side is None:
+                    del self._attach[socket]
+                    for other in list(self._attach):  # another meeting lost the race
+                        self._out.close(other)
+                    self._attach.clear()
+                    self._begin(socket, Player.P1, step.game)
+        except RelayRefused as exc:
+            self._fail(socket, _("the relay refused: {reason}", reason=str(exc)))
+        except (RelayProtocolError, ValueError) as exc:
+            self._fail(socket, _("the relay sent something wrong: {reason}", reason=str(exc)))
+
+    def _frames(self, data: bytes) -> None:
+        gate, side = self._gate, self.side
+        assert gate is not None and side is not None
+        before = gate.frames
+        try:
+            frames = gate.feed(data)
+        except LinkFault as exc:
+            self._link_gone(str(exc))
+            return
+        if gate.frames != before:
+            self._last_heard = self._now
+        if frames:
+            side.data(frames)
+
+    def _registered(self, code: str) -> None:
+        host, port = parse_host_port(self.relay, what="relay")
+        invite = Invite(
+            host,
+            port,
+            self._fingerprint(),
+            relay=(host, port),
+            code=code,
+            settings=HostSettings.of_game(None, audit="game", deck="v2", pipeline=None),
+        )
+        self.link = f"{self._site}#join={quote(str(invite), safe=':/?&=[]')}"
+        self.feed.invite(
+            self.link,
+            _("send this link to your friend: it opens the game in their browser"),
+        )
+
+    def _fingerprint(self) -> str:
+        from truc_p2p.protocol import fingerprint
+
+        return fingerprint(self._key.public_key())
+
+    def _meet(self, session_id: bytes) -> None:
+        if self.side is not None:
+            return
+        self._meetings += 1
+        socket = f"att-{self._meetings}"
+        attach = self._attach[socket] = Attach(session_id)
+        self._out.open(socket, self.relay)
+        self._out.send(socket, attach.first)
+
+    def closed(self, socket: str, now: float) -> None:
+        self._now = now
+        if socket == self._socket:
+            self._link_gone(_("the connection to the relay closed"))
+        elif socket in self._attach:
+            del self._attach[socket]
+        elif socket in ("ctl", "game") and self.side is None:
+            self._fail(socket, _("the connection to the relay closed"))
+
+    def _link_gone(self, reason: str) -> None:
+        if self._socket is not None:
+            self._out.close(self._socket)
+            self._socket = None
+        if self.side is not None:
+            self.side.lost(reason)
+
+    def _fail(self, socket: str, text: str) -> None:
+        """The relay handshake failed: nothing was played."""
+        self._out.close(socket)
+        if self.side is None:
+            self.error = text
+            self.stop()
+            self.feed.notice(text)
+        else:
+            self._link_gone(text)
+
+    def _over(self, outcome: GameOutcome) -> None:
+        if self._socket is not None:
+            self._out.close(self._socket)  # the worker sends what is queued first
+            self._socket = None
+        self._ended(outcome)
+
+    def stop(self) -> None:
+        """Close every connection (leaving the screen, or the handshake failed)."""
+        for socket in [*self._attach, *(["ctl"] if self._control else [])]:
+            self._out.close(socket)
+        if self._join is not None:
+            self._out.close("game")
+        self._attach.clear()
+        self._control = self._join = None
+        if self._socket is not None:
+            self._out.close(self._socket)
+            self._socket = None
+
+    # -- the player ----------------------------------------------------------------
+
+    def act(self, choice: Action | None) -> None:
+        if self.side is not None:
+            self.side.act(choice)
+
+    def leave(self) -> None:
+        if self.side is not None:
+            self.side.leave()
+        else:
+            self.stop()
+
+    # -- clocks --------------------------------------------------------------------
+
+    def _deadline(self) -> float | None:
+        side = self.side
+        if side is None or not side.waiting or self._socket is None:
+            return None
+        limit = self.turn_timeout if side.session.peer_fingerprint else self.hello_timeout
+        return max(self._last_sent, self._last_heard) + limit
+
+    def _speaks_heartbeats(self) -> bool:
+        side = self.side
+        return side is not None and bool(side.session.heartbeats_agreed)
+
+    def next_timer(self) -> float | None:
+        times: list[float] = []
+        deadline = self._deadline()
+        if deadline is not None:
+            times.append(deadline)
+        if self._socket is not None and self._speaks_heartbeats():
+            times.append(self._last_sent + self.heartbeat)
+            times.append(self._last_heard + DEAD_AFTER)
+        if self._control is not None:
+            times.append(self._last_ping + PING_EVERY)
+        return min(times) if times else None
+
+    def tick(self, now: float) -> None:
+        self._now = now
+        if self._control is not None and now >= self._last_ping + PING_EVERY:
+            self._out.send("ctl", Control.ping())
+            self._last_ping = now
+        side = self.side
+        if side is None or side.outcome is not None or self._socket is None:
+            return
+        deadline = self._deadline()
+        if deadline is not None and now >= deadline:
+            side.end_with(
+                timeout_outcome(
+                    side.session, turn_timeout=self.turn_timeout, hello_timeout=self.hello_timeout
+                )
+            )
+            return
+        if self._speaks_heartbeats():
+            if now >= self._last_heard + DEAD_AFTER:
+                self._link_gone(_("no sign of life from the opponent for {n} s", n=int(DEAD_AFTER)))
+                return
+            if now >= self._last_sent + self.heartbeat:
+                self._send_game(HEARTBEAT)
