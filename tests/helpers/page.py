@@ -91,7 +91,7 @@ class PagePlayer:
     def step(self, now: float) -> bool:
         """Answer the turn on the table, once per turn; whether it clicked."""
         actions = self.offered()
-        turn = (self.state or {}).get("table", {}).get("turn")
+        turn = ((self.state or {}).get("table") or {}).get("turn")
         if not actions or turn is None or turn == self._answered:
             return False
         self._answered = turn
@@ -122,6 +122,7 @@ class TcpWorker:
         self._seen_open = 0
         self._seen_sent: dict[str, int] = {}
         self._seen_closed = 0
+        self._retired: list[socket.socket] = []
 
     def _reader(self, name: str, sock: socket.socket) -> None:
         while True:
@@ -156,6 +157,7 @@ class TcpWorker:
         for name in p.closed[self._seen_closed :]:
             sock = self.socks.pop(name, None)
             if sock is not None:
+                self._retired.append(sock)
                 try:
                     sock.shutdown(socket.SHUT_WR)
                 except OSError:
@@ -174,9 +176,10 @@ class TcpWorker:
         return bool(inbox)
 
     def close(self) -> None:
-        for sock in self.socks.values():
+        for sock in [*self.socks.values(), *self._retired]:
             sock.close()
         self.socks.clear()
+        self._retired.clear()
 
 
 def run_page(
@@ -203,3 +206,40 @@ def run_page(
         if not moved:
             time.sleep(0.01)
     raise AssertionError("the page's game did not end in time")
+
+
+class Relay:
+    """A ``truc-p2p relay`` process on loopback (``--port 0``) and its port."""
+
+    def __init__(self, tmp_path: Any) -> None:
+        import json
+        import subprocess
+
+        from helpers.cli import LIMIT, spawn
+
+        self.proc = spawn(tmp_path, "relay", "--bind", "127.0.0.1", "--port", "0", "--json")
+        timer = threading.Timer(LIMIT, self.proc.kill)
+        timer.start()
+        try:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                if '"listening"' in line:
+                    self.port: int = json.loads(line)["addresses"][0][1]
+                    break
+            else:
+                raise AssertionError("the relay did not start")
+        finally:
+            timer.cancel()
+        self._subprocess = subprocess
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.communicate(timeout=10)
+        except self._subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()

@@ -1,0 +1,109 @@
+"""The page against real peers through a real relay: the page's WebSocket bytes carried
+over plain TCP (the same stream, SITE.md), a ``truc-p2p host`` or ``join`` process on
+the other side, or another page."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from helpers.cli import LIMIT, last_json, spawn, start_host
+from helpers.page import PagePlayer, Relay, TcpWorker, new_app, run_page
+
+from truc_p2p.protocol import scan_transcript, verify_transcript
+from truc_p2p.transcript import read_transcript
+
+#: processes and real sockets: out of the fast loop
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def relay(tmp_path: Path) -> Iterator[Relay]:
+    r = Relay(tmp_path)
+    try:
+        yield r
+    finally:
+        r.stop()
+
+
+def _page(relay: Relay, seed: int) -> tuple[PagePlayer, TcpWorker]:
+    player = PagePlayer(new_app(site="https://truc.example/"), seed=seed)
+    player.call({"type": "hello", "lang": "en"}, time.monotonic())
+    return player, TcpWorker(player, ("127.0.0.1", relay.port))
+
+
+def test_the_page_joins_a_desktop_host_through_the_relay(tmp_path: Path, relay: Relay) -> None:
+    host = start_host(
+        tmp_path, "--relay", relay.address, "--bot", "random", "--seed", "1",
+        "--timeout", "30", "--identity", "h.key", "--out", "h",
+    )  # fmt: skip
+    player, worker = _page(relay, 2)
+    try:
+        player.call({"type": "join", "invite": host.invite}, time.monotonic())
+        run_page([(player, worker)], until=lambda: player.final is not None, timeout=LIMIT)
+        status, out, err = host.finish()
+    finally:
+        worker.close()
+    assert player.final is not None
+    assert player.final["outcome"] == "finished", player.final
+    assert player.final["verdict"]["status"] == "complete"
+    assert status == 0, out + err
+    (path,) = (tmp_path / "h").glob("*.truc")
+    # both sides hold the same signed game
+    assert read_transcript(path) == player.app.envelopes
+    assert verify_transcript(player.app.envelopes).valid
+
+
+def test_the_page_hosts_and_a_desktop_joins_through_the_relay(
+    tmp_path: Path, relay: Relay
+) -> None:
+    player, worker = _page(relay, 3)
+    joiner: subprocess.Popen[str] | None = None
+    try:
+        player.call({"type": "host", "relay": relay.address}, time.monotonic())
+        run_page([(player, worker)], until=lambda: bool(player.texts("invite")), timeout=20)
+        link = player.texts("invite")[-1]["text"]
+        assert link.startswith("https://truc.example/#join=truc://")
+        invite = unquote(link.split("#join=", 1)[1])
+        joiner = spawn(
+            tmp_path, "join", invite, "--bot", "random", "--seed", "4", "--timeout", "30",
+            "--identity", "j.key", "--out", "j", "--json",
+        )  # fmt: skip
+        run_page([(player, worker)], until=lambda: player.final is not None, timeout=LIMIT)
+        out, err = joiner.communicate(timeout=LIMIT)
+    finally:
+        worker.close()
+        if joiner is not None and joiner.poll() is None:
+            joiner.kill()
+    assert player.final is not None and player.final["outcome"] == "finished", player.final
+    assert joiner.returncode == 0, out + err
+    result = last_json(out)
+    assert result["valid"] and result["path"] == "relayed"
+    (path,) = (tmp_path / "j").glob("*.truc")
+    assert read_transcript(path) == player.app.envelopes
+
+
+def test_two_pages_play_through_the_relay(relay: Relay) -> None:
+    host, host_worker = _page(relay, 5)
+    guest, guest_worker = _page(relay, 6)
+    pages = [(host, host_worker), (guest, guest_worker)]
+    try:
+        host.call({"type": "host", "relay": relay.address}, time.monotonic())
+        run_page(pages, until=lambda: bool(host.texts("invite")), timeout=20)
+        guest.call({"type": "join", "invite": host.texts("invite")[-1]["text"]}, time.monotonic())
+        run_page(
+            pages, until=lambda: host.final is not None and guest.final is not None, timeout=LIMIT
+        )
+    finally:
+        host_worker.close()
+        guest_worker.close()
+    assert host.final is not None and guest.final is not None
+    assert host.final["outcome"] == guest.final["outcome"] == "finished"
+    assert host.final["won"] != guest.final["won"]
+    assert host.app.envelopes == guest.app.envelopes
+    data = host.app.transcript()
+    assert scan_transcript(data).envelopes == host.app.envelopes
