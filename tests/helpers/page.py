@@ -4,6 +4,7 @@ relay WebSockets carried over plain TCP (the same bytes, SITE.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import socket
@@ -146,22 +147,18 @@ class TcpWorker:
         self._seen_open = len(p.opened)
         for name, chunks in p.sent.items():
             seen = self._seen_sent.get(name, 0)
-            sock = self.socks.get(name)
+            target = self.socks.get(name)
             for chunk in chunks[seen:]:
-                if sock is not None:
-                    try:
-                        sock.sendall(chunk)
-                    except OSError:
-                        pass
+                if target is not None:
+                    with contextlib.suppress(OSError):
+                        target.sendall(chunk)
             self._seen_sent[name] = len(chunks)
         for name in p.closed[self._seen_closed :]:
-            sock = self.socks.pop(name, None)
-            if sock is not None:
-                self._retired.append(sock)
-                try:
-                    sock.shutdown(socket.SHUT_WR)
-                except OSError:
-                    pass
+            gone = self.socks.pop(name, None)
+            if gone is not None:
+                self._retired.append(gone)
+                with contextlib.suppress(OSError):
+                    gone.shutdown(socket.SHUT_WR)
         self._seen_closed = len(p.closed)
 
     def pump(self, now: Callable[[], float]) -> bool:

@@ -58,9 +58,7 @@ def test_the_page_joins_a_desktop_host_through_the_relay(tmp_path: Path, relay: 
     assert verify_transcript(player.app.envelopes).valid
 
 
-def test_the_page_hosts_and_a_desktop_joins_through_the_relay(
-    tmp_path: Path, relay: Relay
-) -> None:
+def test_the_page_hosts_and_a_desktop_joins_through_the_relay(tmp_path: Path, relay: Relay) -> None:
     player, worker = _page(relay, 3)
     joiner: subprocess.Popen[str] | None = None
     try:
