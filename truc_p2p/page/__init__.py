@@ -36,6 +36,9 @@ a game's file name once it can be downloaded), ``identity`` (``fingerprint``),
 ``verdict`` (``json``: exactly ``truc-p2p verify --json``'s object; ``status``,
 ``headline``, ``summary`` in the player's language) and ``app_error`` (``text``).
 
+``worker.js`` talks to :class:`WorkerGlue`, the same calls with JSON text in and out
+(bytes as base64), so no Pyodide type conversion is involved.
+
 A browser never listens nor punches: it meets its peer spliced through the relay
 (``protocol_spec/connect.md`` §2; a host's invite is a link whose fragment holds
 the ``truc://`` invite, so the site's server never sees it).
@@ -44,6 +47,7 @@ the ``truc://`` invite, so the site's server never sees it).
 from __future__ import annotations
 
 from truc_p2p.page._app import PageApp
+from truc_p2p.page._glue import WorkerGlue
 from truc_p2p.page._out import Output
 
-__all__ = ["Output", "PageApp"]
+__all__ = ["Output", "PageApp", "WorkerGlue"]

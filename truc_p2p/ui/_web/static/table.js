@@ -151,7 +151,23 @@ function flushAnnounce() {
   $("announce").textContent = text;
 }
 
+// The transport.  --web: a WebSocket to the local peer.  The site's page runs the game
+// in a Web Worker instead: its index.html says so (<html data-transport="page">) and
+// app.js attaches its own send (to the worker) and hands the worker's messages to
+// window.trucTable.handle; the table itself is the same file either way.
+const transport = {
+  send(message) {
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+  },
+};
 function connect() {
+  if (document.documentElement.dataset.transport === "page") {
+    window.trucTable = {
+      handle,
+      attach(sendToWorker) { transport.send = sendToWorker; ui.connected = true; render(); },
+    };
+    return;
+  }
   ws = new WebSocket(`ws://${location.host}/ws?token=${encodeURIComponent(token)}`);
   ws.onopen = () => { ui.connected = true; ui.log = []; render(); };
   ws.onmessage = (e) => { try { handle(JSON.parse(e.data)); } catch (err) { console.error(err); } };
@@ -162,9 +178,7 @@ function connect() {
   };
 }
 
-function send(message) {
-  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
-}
+function send(message) { transport.send(message); }
 function act(action) {
   const t = ui.state && ui.state.table;
   if (!t || t.turn == null) return;

@@ -1,0 +1,257 @@
+// app.js: the site's main thread.  The game runs in worker.js (Python in a Web Worker);
+// this file only shows screens and passes messages: the home screen (play the computer,
+// host, join, verify a file, your identity), and the table, which is table.js, the same
+// file as `--web`, attached to the worker instead of a WebSocket.
+//
+// Every text comes from the worker, in the player's language; nothing received is
+// ever put in as HTML (textContent only).
+const $ = (id) => document.getElementById(id);
+const app = {
+  texts: {}, screen: "loading", level: "easy", levels: [], transcript: null,
+  fingerprint: null, verdict: null, ready: false, failed: null,
+};
+window.trucApp = app;  // read by the tests
+
+const worker = new Worker("worker.js", { type: "module" });
+const toWorker = (message, data) => {
+  if (data) worker.postMessage({ kind: "page", message, data }, [data.buffer]);
+  else worker.postMessage({ kind: "page", message });
+};
+
+// -- screens ---------------------------------------------------------------------------
+function show(screen) {
+  app.screen = screen;
+  for (const name of ["loading", "home", "table"]) {
+    $(`app-${name}`).hidden = name !== screen;
+    document.body.classList.toggle(`screen-${name}`, name === screen);
+  }
+  if (screen === "home") window.scrollTo(0, 0);
+}
+
+function text(id, key) {
+  const value = app.texts[key];
+  if (value) $(id).textContent = value;
+}
+function applyTexts() {
+  const t = app.texts;
+  text("t-title", "title");
+  text("t-tagline", "tagline");
+  text("t-play-bot", "play_bot");
+  text("app-bot-go", "play_bot");
+  text("t-host", "host");
+  text("t-host-text", "host_text");
+  text("app-host-go", "host");
+  text("t-relay", "relay");
+  text("t-join", "join");
+  text("t-join-text", "join_text");
+  text("app-join-go", "join_button");
+  text("t-invite-label", "invite_placeholder");
+  if (t.invite_placeholder) $("app-invite").placeholder = t.invite_placeholder;
+  text("t-verify", "verify");
+  text("t-verify-text", "verify_text");
+  text("t-choose-file", "choose_file");
+  text("t-identity", "identity");
+  text("t-identity-text", "identity_text");
+  text("t-fingerprint", "fingerprint");
+  text("app-key-export", "export_key");
+  text("t-import-key", "import_key");
+  text("app-download", "download");
+  text("app-final-download", "download");
+  text("app-home-btn", "home");
+  text("app-final-home", "home");
+  text("app-share", "share_link");
+  if (t.loading && !app.ready) $("app-progress").textContent = t.loading;
+  if (t.title) document.title = t.title;
+}
+
+// the levels and the languages come with the table's texts (ui page_texts)
+function tableTexts(m) {
+  if (Array.isArray(m.levels)) {
+    app.levels = m.levels;
+    const box = $("app-levels");
+    box.replaceChildren();
+    for (const level of m.levels) {
+      const label = document.createElement("label");
+      label.className = "app-level";
+      const input = document.createElement("input");
+      input.type = "radio";
+      input.name = "app-level";
+      input.value = level.code;
+      input.checked = level.code === app.level;
+      input.addEventListener("change", () => { app.level = level.code; });
+      const name = document.createElement("strong");
+      name.textContent = level.name;
+      const about = document.createElement("span");
+      about.textContent = level.text;
+      label.append(input, name, about);
+      box.append(label);
+    }
+  }
+  if (Array.isArray(m.languages)) {
+    const menu = $("app-lang");
+    menu.replaceChildren();
+    for (const lang of m.languages) {
+      const option = document.createElement("option");
+      option.value = lang.code;
+      option.textContent = lang.name;
+      option.selected = lang.code === m.lang;
+      menu.append(option);
+    }
+    if (m.language) menu.setAttribute("aria-label", m.language);
+    if (m.lang) document.documentElement.lang = m.lang;
+  }
+}
+
+function error(message) {
+  const box = $("app-error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+// -- messages from the worker ------------------------------------------------------------
+const appHandlers = {
+  app_texts(m) { app.texts = m; applyTexts(); },
+  app(m) {
+    if (m.transcript !== undefined) {
+      app.transcript = m.transcript;
+      $("app-download").hidden = !m.transcript;
+    }
+    if (m.screen) {
+      if (m.screen === "home") { app.transcript = null; $("app-download").hidden = true; }
+      show(m.screen);
+    }
+  },
+  identity(m) { app.fingerprint = m.fingerprint; $("app-fingerprint").textContent = m.fingerprint; },
+  verdict(m) {
+    app.verdict = m;
+    $("app-verdict").hidden = false;
+    const headline = $("app-verdict-headline");
+    headline.textContent = m.headline || m.status;
+    headline.className = `app-verdict-headline ${m.status}`;
+    $("app-verdict-summary").textContent = m.summary || "";
+  },
+  app_error(m) { error(m.text); if (app.screen !== "home") show("home"); },
+};
+
+function fromWorker(message) {
+  const handler = appHandlers[message.type];
+  if (handler) { handler(message); return; }
+  if (message.type === "texts") tableTexts(message);
+  if (message.type === "invite") $("app-share").hidden = !navigator.share;
+  if (window.trucTable) window.trucTable.handle(message);
+}
+
+function save(name, data) {
+  const url = URL.createObjectURL(new Blob([data], { type: "application/octet-stream" }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+worker.addEventListener("message", ({ data }) => {
+  if (!data) return;
+  if (data.kind === "progress") {
+    if (!app.ready) $("app-progress").textContent = app.texts.loading || data.text;
+  } else if (data.kind === "ready") {
+    app.ready = true;
+    show("home");
+    joinFromLink();
+  } else if (data.kind === "page") {
+    fromWorker(data.message);
+  } else if (data.kind === "download") {
+    save(data.name, data.data);
+  } else if (data.kind === "failed") {
+    app.failed = data.text;
+    if (!app.ready) $("app-progress").textContent = data.text;
+    else error(data.text);
+  }
+});
+worker.addEventListener("error", (event) => {
+  app.failed = event.message || "the worker failed";
+  $("app-progress").textContent = app.failed;
+});
+
+// -- the home screen's actions -----------------------------------------------------------
+function relayDefault() {
+  const port = location.port || (location.protocol === "https:" ? "443" : "80");
+  return `${location.hostname}:${port}`;
+}
+function siteBase() { return `${location.origin}${location.pathname}`; }
+
+// an invite link (<site>#join=<invite>) opens here: the invite never reaches a server
+function joinFromLink() {
+  const hash = location.hash;
+  if (!hash.startsWith("#join=")) return;
+  history.replaceState(null, "", location.pathname + location.search);
+  error("");
+  toWorker({ type: "join", invite: hash });
+}
+window.addEventListener("hashchange", () => { if (app.ready) joinFromLink(); });
+
+function readFile(input, then) {
+  const file = input.files && input.files[0];
+  input.value = "";
+  if (!file) return;
+  file.arrayBuffer().then((buffer) => then(file.name, new Uint8Array(buffer)));
+}
+function verifyFile(name, bytes) {
+  $("app-verdict").hidden = true;
+  toWorker({ type: "verify", name }, bytes);
+}
+
+function wire() {
+  $("app-bot-go").addEventListener("click", () => { error(""); toWorker({ type: "bot", level: app.level }); });
+  $("app-relay").value = relayDefault();
+  $("app-host-go").addEventListener("click", () => {
+    error("");
+    toWorker({ type: "host", relay: $("app-relay").value.trim(), site: siteBase() });
+  });
+  $("app-join-go").addEventListener("click", () => {
+    error("");
+    toWorker({ type: "join", invite: $("app-invite").value });
+  });
+  $("app-invite").addEventListener("keydown", (e) => { if (e.key === "Enter") $("app-join-go").click(); });
+  $("app-verify-file").addEventListener("change", (e) => readFile(e.target, verifyFile));
+  const drop = $("app-drop");
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (e) => {
+    e.preventDefault();
+    drop.classList.remove("over");
+    const file = e.dataTransfer && e.dataTransfer.files[0];
+    if (file) file.arrayBuffer().then((buffer) => verifyFile(file.name, new Uint8Array(buffer)));
+  });
+  $("app-key-export").addEventListener("click", () => toWorker({ type: "identity_export" }));
+  $("app-key-file").addEventListener("change", (e) => readFile(e.target, (_name, bytes) => {
+    toWorker({ type: "identity_import" }, bytes);
+  }));
+  $("app-lang").addEventListener("change", (e) => toWorker({ type: "lang", lang: e.target.value }));
+  const download = () => toWorker({ type: "download" });
+  $("app-download").addEventListener("click", download);
+  $("app-final-download").addEventListener("click", download);
+  const home = () => {
+    const ui = window.truc;  // table.js's state
+    const playing = ui && ui.state && ui.state.started && !ui.final;
+    const ask = ui && ui.state && ui.state.texts && ui.state.texts.leave_confirm;
+    if (playing && !window.confirm(ask || "Leave the game?")) return;
+    $("final").hidden = true;
+    toWorker({ type: "home" });
+  };
+  $("app-home-btn").addEventListener("click", home);
+  $("app-final-home").addEventListener("click", home);
+  $("app-share").addEventListener("click", () => {
+    const link = $("invite-text").textContent;
+    if (navigator.share && link) navigator.share({ url: link }).catch(() => {});
+  });
+  if (window.trucTable) window.trucTable.attach((message) => toWorker(message));
+  worker.postMessage({
+    kind: "start", lang: navigator.language || "en", site: siteBase(), relay: relayDefault(),
+  });
+}
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire);
+else wire();
