@@ -253,5 +253,7 @@ function wire() {
   });
 }
 
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire);
-else wire();
+// table.js (a deferred script before this module) has run by now; DOMContentLoaded waits
+// for both either way.
+if (document.readyState === "complete") wire();
+else document.addEventListener("DOMContentLoaded", wire);
