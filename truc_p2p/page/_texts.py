@@ -17,7 +17,6 @@ def app_texts() -> dict[str, Any]:
         "title": _("Le Truc — truc-p2p"),
         "tagline": _("Play Le Truc peer to peer: every card is proven, every move is signed."),
         "play_bot": _("play the computer"),
-        "level": _("level"),
         "host": _("host a game"),
         "host_text": _("Get a link to send to a friend; the game starts when they open it."),
         "relay": _("relay"),
@@ -35,6 +34,5 @@ def app_texts() -> dict[str, Any]:
         "import_key": _("import a key"),
         "download": _("download the transcript"),
         "home": _("home"),
-        "copy_link": _("copy the link"),
         "share_link": _("share"),
     }
