@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -30,8 +30,16 @@ def relay(tmp_path: Path) -> Iterator[Relay]:
         r.stop()
 
 
-def _page(relay: Relay, seed: int) -> tuple[PagePlayer, TcpWorker]:
-    player = PagePlayer(new_app(site="https://truc.example/"), seed=seed)
+def _cards_first(actions: list[str]) -> str:
+    """Play cards and accept: no early "my rest" (a game long enough to reload in)."""
+    cards = [a for a in actions if a.startswith("play")]
+    return cards[0] if cards else sorted(actions)[0]
+
+
+def _page(
+    relay: Relay, seed: int, pick: Callable[[list[str]], str] | None = None
+) -> tuple[PagePlayer, TcpWorker]:
+    player = PagePlayer(new_app(site="https://truc.example/"), seed=seed, pick=pick)
     player.call({"type": "hello", "lang": "en"}, time.monotonic())
     return player, TcpWorker(player, ("127.0.0.1", relay.port))
 
@@ -105,3 +113,54 @@ def test_two_pages_play_through_the_relay(relay: Relay) -> None:
     assert host.app.envelopes == guest.app.envelopes
     data = host.app.transcript()
     assert scan_transcript(data).envelopes == host.app.envelopes
+
+
+def test_a_reload_mid_hand_resumes_the_game(tmp_path: Path, relay: Relay) -> None:
+    """The page's tab reloads during a hand: a new app, given only what IndexedDB kept
+    (the key, the secret, the transcript), resumes the game with the desktop host."""
+    host = start_host(
+        tmp_path, "--relay", relay.address, "--bot", "random", "--seed", "7",
+        "--timeout", "60", "--identity", "h.key", "--out", "h",
+    )  # fmt: skip
+    first, first_worker = _page(relay, 8, _cards_first)
+    second: PagePlayer | None = None
+    second_worker: TcpWorker | None = None
+    try:
+        first.call({"type": "join", "invite": host.invite}, time.monotonic())
+
+        def mid_hand() -> bool:  # our turn, cards in hand: the first one always comes
+            table = (first.state or {}).get("table") or {}
+            return bool(table.get("hand")) and first.offered() != []
+
+        run_page([(first, first_worker)], until=mid_hand, timeout=LIMIT)
+        assert first.final is None
+        kept = dict(first.stored)
+        assert {"identity", "game", "secret", "env:00000"} <= set(kept)
+        first_worker.close()  # the tab is gone: its connections drop
+        second, second_worker = _page_from(relay, kept, 9)
+        assert second.app.fingerprint == first.app.fingerprint
+        resumed = second
+        run_page([(resumed, second_worker)], until=lambda: resumed.final is not None, timeout=LIMIT)
+        status, out, err = host.finish()
+    finally:
+        first_worker.close()
+        if second_worker is not None:
+            second_worker.close()
+    assert second is not None and second.final is not None
+    assert second.final["outcome"] == "finished", second.final
+    assert status == 0, out + err
+    assert any(m.get("type") == "log" and "hand" in m["text"] for m in second.messages)
+    (path,) = (tmp_path / "h").glob("*.truc")
+    assert read_transcript(path) == second.app.envelopes
+    assert verify_transcript(second.app.envelopes).status == "complete"
+    # the finished game's keys left IndexedDB; the identity stays
+    assert set(second.stored) >= {"identity"} and "game" not in second.stored
+
+
+def _page_from(relay: Relay, stored: dict[str, object], seed: int) -> tuple[PagePlayer, TcpWorker]:
+    player = PagePlayer(
+        new_app(stored=stored, site="https://truc.example/"), seed=seed, pick=_cards_first
+    )
+    player.stored = dict(stored)
+    player.call({"type": "hello", "lang": "en"}, time.monotonic())
+    return player, TcpWorker(player, ("127.0.0.1", relay.port))

@@ -10,7 +10,7 @@ from urllib.parse import unquote
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import LEVELS
-from truc_p2p.net import GameOutcome, Invite, InviteError, parse_host_port
+from truc_p2p.net import End, GameOutcome, Invite, InviteError, parse_host_port
 from truc_p2p.protocol import encode_transcript, fingerprint, verify_transcript
 from truc_p2p.rules import Action
 from truc_p2p.ui import (
@@ -23,15 +23,21 @@ from truc_p2p.ui import (
 )
 
 from ._feed import PageFeed
-from ._games import BotGame, NetGame
+from ._games import BotGame, NetGame, Restore
 from ._keys import KeyFileError, key_from_file, key_to_file, raw_key
 from ._out import Outbox, Output
 from ._texts import app_texts
 
 __all__ = ["PageApp"]
 
-#: The IndexedDB keys the app keeps.
+#: The IndexedDB keys the app keeps: the identity key (32 bytes), and while a game
+#: against a peer goes on what a reload needs to resume it (wire.md 13): its settings
+#: (``game``, JSON, no secrets), the session secret and each envelope of the transcript
+#: (``env:00000``...), each stored before the bytes that carry it are sent.
 IDENTITY_KEY = "identity"
+GAME_KEY = "game"
+SECRET_KEY = "secret"
+ENVELOPE_KEY = "env:{:05d}"
 
 Game = BotGame | NetGame
 
@@ -57,6 +63,7 @@ class PageApp:
         #: The relay (``host:port``) a host registers with by default: the site's own.
         self.relay = relay
         stored = stored or {}
+        self._stored = stored
         raw = stored.get(IDENTITY_KEY)
         key: Ed25519PrivateKey | None = None
         if isinstance(raw, bytes | bytearray) and len(raw) == 32:
@@ -71,6 +78,8 @@ class PageApp:
         self.envelopes: list[bytes] = []
         self.outcome: GameOutcome | None = None
         self._level = "easy"
+        #: Whether the game's envelopes go to IndexedDB as they are made (a peer game).
+        self._persist = False
 
     def _new_feed(self) -> PageFeed:
         feed = PageFeed(self.name, now=lambda: self._now, answers=self)
@@ -168,6 +177,7 @@ class PageApp:
         self.feed.publish_texts()
         self._app_texts()
         self._identity()
+        self._resume_stored()
 
     def _identity(self) -> None:
         self._page({"type": "identity", "fingerprint": self.fingerprint})
@@ -179,10 +189,60 @@ class PageApp:
 
     def _record(self, envelope: bytes) -> None:
         self.envelopes.append(envelope)
+        if self._persist:  # kept before the bytes that carry it leave (the outputs' order)
+            self._out.store(ENVELOPE_KEY.format(len(self.envelopes) - 1), envelope)
+
+    def _net_began(self, game: NetGame) -> None:
+        """A peer game's session exists: keep what a reload needs to resume it."""
+        meta = {
+            "format": 1,
+            "role": 0 if game.invite is not None else 1,
+            "relay": game.relay,
+            "invite": str(game.invite) if game.invite is not None else None,
+            "claim_nonce": game.claim_nonce.hex() if game.claim_nonce else None,
+            "name": self.name,
+        }
+        self._out.store(GAME_KEY, json.dumps(meta, sort_keys=True))
+        self._out.store(SECRET_KEY, game.secret)
+        self._persist = True
+        for index, envelope in enumerate(self.envelopes):
+            self._out.store(ENVELOPE_KEY.format(index), envelope)
+
+    def _forget_game(self) -> None:
+        """The game is over (or given up): its keys leave IndexedDB."""
+        if not self._persist:
+            return
+        self._persist = False
+        self._out.delete(GAME_KEY)
+        self._out.delete(SECRET_KEY)
+        for index in range(len(self.envelopes)):
+            self._out.delete(ENVELOPE_KEY.format(index))
+
+    def _resume_stored(self) -> None:
+        """A reload during a peer game: resume it from what IndexedDB kept."""
+        stored, self._stored = self._stored, {}
+        text, secret = stored.get(GAME_KEY), stored.get(SECRET_KEY)
+        if not isinstance(text, str) or not isinstance(secret, bytes | bytearray):
+            return
+        envelopes: list[bytes] = []
+        while isinstance(stored.get(ENVELOPE_KEY.format(len(envelopes))), bytes | bytearray):
+            envelopes.append(bytes(stored[ENVELOPE_KEY.format(len(envelopes))]))
+        try:
+            meta = json.loads(text)
+            invite = Invite.parse(meta["invite"]) if meta.get("invite") else None
+            relay = str(meta["relay"])
+            nonce = bytes.fromhex(meta["claim_nonce"]) if meta.get("claim_nonce") else None
+        except (ValueError, KeyError, TypeError, InviteError):
+            return
+        if not envelopes or len(secret) != 32:
+            return
+        restore = Restore(envelopes=envelopes, secret=bytes(secret), claim_nonce=nonce)
+        self._net(relay, invite, restore=restore)
 
     def _fresh_table(self) -> None:
         if self.game is not None:
             self.game.stop()
+        self._forget_game()
         self.game = None
         self.envelopes = []
         self.outcome = None
@@ -206,8 +266,11 @@ class PageApp:
         self.game = game
         game.start()
 
-    def _net(self, relay: str, invite: Invite | None) -> None:
+    def _net(self, relay: str, invite: Invite | None, restore: Restore | None = None) -> None:
         self._fresh_table()
+        if restore is not None:  # the restored session records only what comes next
+            self.envelopes = list(restore.envelopes)
+            self._persist = True
         self.feed.level = None
         game = NetGame(
             key=self.key,
@@ -221,6 +284,8 @@ class PageApp:
             relay=relay,
             invite=invite,
             site=self.site,
+            restore=restore,
+            began=self._net_began,
         )
         self.game = game
         game.start()
@@ -261,6 +326,8 @@ class PageApp:
 
     def _ended(self, outcome: GameOutcome) -> None:
         self.outcome = outcome
+        if outcome.end is not End.CONNECTION_LOST:  # else a reload may still resume it
+            self._forget_game()
         report: object = None
         if self.envelopes:
             report = verify_transcript(self.envelopes)

@@ -4,6 +4,7 @@ through a relay's byte stream (joined or hosted)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -41,6 +42,16 @@ PING_EVERY = 25.0
 DEAD_AFTER = 20.0
 
 Ended = Callable[["GameOutcome"], None]
+
+
+@dataclass(frozen=True)
+class Restore:
+    """A game to resume after a reload: its transcript's envelopes, the session secret,
+    and for a host the nonce of its relay claim (the same code again)."""
+
+    envelopes: list[bytes]
+    secret: bytes
+    claim_nonce: bytes | None = None
 
 
 class BotGame:
@@ -176,6 +187,8 @@ class NetGame:
         turn_timeout: float = DEFAULT_TURN_TIMEOUT,
         hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
         heartbeat: float = DEFAULT_HEARTBEAT,
+        restore: Restore | None = None,
+        began: Callable[[NetGame], None] | None = None,
     ) -> None:
         self._key = key
         self._name = name
@@ -202,6 +215,15 @@ class NetGame:
         self.error: str | None = None
         #: The invite link a host hands out (``<site>#join=<invite>``).
         self.link: str | None = None
+        #: A game to resume (a reload): its transcript and secret; ``None``: a new game.
+        self.restore = restore
+        self._began = began
+        #: The session secret (kept with the transcript: a reload resumes with it).
+        self.secret = restore.secret if restore is not None else randbytes(32)
+        #: The claim's nonce (a host's: registering again gives the same code).
+        self.claim_nonce = restore.claim_nonce if restore is not None else randbytes(16)
+        if restore is not None and restore.claim_nonce is None:
+            self.claim_nonce = randbytes(16)
 
     # -- starting ------------------------------------------------------------------
 
@@ -213,37 +235,52 @@ class NetGame:
             self._out.open("game", self.relay)
             self._out.send("game", self._join.first)
         else:
-            claim = relay_claim(self._key, self._randbytes(16))
+            assert self.claim_nonce is not None
+            claim = relay_claim(self._key, self.claim_nonce)
             self._control = Control(claim)
             self._out.open("ctl", self.relay)
             self._out.send("ctl", self._control.first)
             self.feed.notice(_("registering with the relay {relay}…", relay=self.relay))
 
     def _begin(self, socket: str, role: Player, rest: bytes) -> None:
-        """The connection is the game's now: start the session on it."""
+        """The connection is the game's now: start the session on it (a new one, or
+        the restored one, which resumes: wire.md 13)."""
         self._socket = socket
-        knobs: dict[str, object] = {}
-        expected = None
-        if self.invite is not None:
-            knobs = _invite_session_knobs(self.invite.settings)
-            expected = self.invite.fingerprint
-        session = Session(
-            identity=self._key,
-            role=role,
-            secret=self._randbytes(32),
-            name=self._name,
-            record=self._record,
-            expected_peer_fingerprint=expected,
-            heartbeat=True,  # we speak heartbeats (wire.md 11.1, 13.6)
-            resume_clock=True,
-            **knobs,  # type: ignore[arg-type]
-        )
+        if self.restore is not None:
+            session = Session.restore(
+                self.restore.envelopes,
+                identity=self._key,
+                role=role,
+                secret=self.secret,
+                record=self._record,
+                name=self._name,
+            )
+            session.reconnect(self._randbytes(16), dialer=role is Player.P0)
+        else:
+            knobs: dict[str, object] = {}
+            expected = None
+            if self.invite is not None:
+                knobs = _invite_session_knobs(self.invite.settings)
+                expected = self.invite.fingerprint
+            session = Session(
+                identity=self._key,
+                role=role,
+                secret=self.secret,
+                name=self._name,
+                record=self._record,
+                expected_peer_fingerprint=expected,
+                heartbeat=True,  # we speak heartbeats (wire.md 11.1, 13.6)
+                resume_clock=True,
+                **knobs,  # type: ignore[arg-type]
+            )
         self._gate = FrameGate(lambda: session.peer_key)
         self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
         self._last_heard = self._last_sent = self._now
         if self._control is not None:  # one game per invite: no more meetings
             self._out.close("ctl")
             self._control = None
+        if self._began is not None:
+            self._began(self)
         self.side.start()
         if rest:
             self._frames(rest)
