@@ -158,7 +158,7 @@ worker.addEventListener("message", ({ data }) => {
     if (!app.ready) $("app-progress").textContent = app.texts.loading || data.text;
   } else if (data.kind === "ready") {
     app.ready = true;
-    show("home");
+    if (app.screen === "loading") show("home");  // a resumed game shows its table
     joinFromLink();
   } else if (data.kind === "page") {
     fromWorker(data.message);

@@ -44,12 +44,19 @@ async function dbAll() {
     request.onerror = () => resolve(out);
   });
 }
+// resolves once the write is committed (a transcript's envelope is kept before the
+// bytes that carry it leave: see carry)
 async function dbPut(key, value) {
   const database = await db();
   if (!database) return;
-  const tx = database.transaction(STORE, "readwrite");
-  if (value === undefined) tx.objectStore(STORE).delete(key);
-  else tx.objectStore(STORE).put(value, key);
+  await new Promise((resolve) => {
+    const tx = database.transaction(STORE, "readwrite");
+    if (value === undefined) tx.objectStore(STORE).delete(key);
+    else tx.objectStore(STORE).put(value, key);
+    tx.oncomplete = resolve;
+    tx.onerror = resolve;
+    tx.onabort = resolve;
+  });
 }
 
 // -- bytes as the Python side writes them ({b64}) ----------------------------------
@@ -122,15 +129,22 @@ function closeSocket(id) {
 // -- the Python side's outputs ---------------------------------------------------------
 let glue = null;
 let timer = null;
+// The outputs are carried out in order, every call's after the previous call's: a
+// store is committed before anything after it (a send of the envelope it keeps, as
+// the desktop syncs its transcript before sending).
+let carried = Promise.resolve();
 function carry(outputs) {
+  carried = carried.then(() => carryInOrder(outputs)).catch((error) => console.error(error));
+}
+async function carryInOrder(outputs) {
   for (const out of outputs) {
     switch (out.do) {
       case "page": post({ kind: "page", message: out.message }); break;
       case "open": openSocket(out.socket, out.relay); break;
       case "send": sendSocket(out.socket, unwrap(out.data)); break;
       case "close": closeSocket(out.socket); break;
-      case "store": dbPut(out.key, unwrap(out.value)); break;
-      case "delete": dbPut(out.key, undefined); break;
+      case "store": await dbPut(out.key, unwrap(out.value)); break;
+      case "delete": await dbPut(out.key, undefined); break;
       case "download": {
         const data = unwrap(out.data);
         post({ kind: "download", name: out.name, data }, [data.buffer]);
@@ -178,8 +192,8 @@ async function start({ lang, site, relay }) {
   }
   glue = py.runPython(GLUE)(JSON.stringify(plain), site || "", relay || "", now());
   const first = glue.start(JSON.stringify({ type: "hello", lang }), now());
-  post({ kind: "ready" });
   carry(JSON.parse(first));
+  carried = carried.then(() => post({ kind: "ready" }));
 }
 
 self.addEventListener("message", ({ data }) => {
