@@ -173,3 +173,19 @@ def test_the_page_imports_no_trio_and_no_socket() -> None:
     net = {m for m in loaded if m.startswith("truc_p2p.net.")}
     assert net and net <= set(PAGE_NET)
     assert not any(m.startswith("truc_p2p.cli") for m in loaded)
+
+
+def test_the_players_name_is_kept_and_is_the_one_the_opponent_sees() -> None:
+    player = PagePlayer(new_app())
+    player.call({"type": "hello", "lang": "en"}, 0.0)
+    default = player.texts("identity")[-1]["name"]
+    assert default == f"player-{player.app.fingerprint[:4]}"
+    player.call({"type": "name", "name": "  Ana  "}, 0.0)
+    player.call({"type": "name", "name": "x" * 41}, 0.0)  # too long: kept as it was
+    player.call({"type": "name", "name": "a\nb"}, 0.0)  # not printable: kept
+    assert player.stored["name"] == "Ana" and player.texts("identity")[-1]["name"] == "Ana"
+    again = PagePlayer(new_app(stored=dict(player.stored)))
+    again.call({"type": "hello"}, 0.0)
+    again.call({"type": "bot", "level": "easy"}, 0.0)
+    assert again.state is not None and again.state["started"]["me"] == "Ana"
+    assert again.app.game is not None and again.app.game.side.session.name == "Ana"

@@ -27,12 +27,12 @@ Messages from the page: the table's own (``act``, ``quit``, ``lang``, ``again``,
 (``relay`` ``host:port``, ``site``: the link's base), ``join`` (``invite``: an
 invite or a ``<site>#join=<invite>`` link), ``verify`` (``data``: a ``.truc``
 file's bytes, ``name``), ``identity_export``, ``identity_import`` (``data``),
-``download`` and ``home``.
+``name`` (``name``: the name the opponent sees), ``download`` and ``home``.
 
 Messages to the page: the table's (``texts``, ``state``, ``log``, ``final``,
 ``invite``, ``notice``... as ``--web`` sends them) and the app's: ``app_texts``
 (the screens' texts), ``app`` (``screen``: ``table`` or ``home``; ``transcript``:
-a game's file name once it can be downloaded), ``identity`` (``fingerprint``),
+a game's file name once it can be downloaded), ``identity`` (``fingerprint``, ``name``),
 ``verdict`` (``json``: exactly ``truc-p2p verify --json``'s object; ``status``,
 ``headline``, ``summary`` in the player's language) and ``app_error`` (``text``).
 

@@ -35,11 +35,19 @@ __all__ = ["PageApp"]
 #: (``game``, JSON, no secrets), the session secret and each envelope of the transcript
 #: (``env:00000``...), each stored before the bytes that carry it are sent.
 IDENTITY_KEY = "identity"
+NAME_KEY = "name"
 GAME_KEY = "game"
 SECRET_KEY = "secret"
 ENVELOPE_KEY = "env:{:05d}"
 
 Game = BotGame | NetGame
+
+#: The longest name a player may give (as ``--name``).
+MAX_NAME = 40
+
+
+def _good_name(name: object) -> bool:
+    return isinstance(name, str) and 0 < len(name) <= MAX_NAME and name.isprintable()
 
 
 class PageApp:
@@ -72,7 +80,13 @@ class PageApp:
             key = Ed25519PrivateKey.from_private_bytes(randbytes(32))
             self._out.store(IDENTITY_KEY, raw_key(key))
         self.key = key
-        self.name = name or _("you")
+        kept = stored.get(NAME_KEY)
+        #: The name the opponent sees (the player may change it; kept in IndexedDB).
+        self.name: str = f"player-{self.fingerprint[:4]}"
+        if name:
+            self.name = name
+        elif isinstance(kept, str) and _good_name(kept):
+            self.name = kept
         self.feed = self._new_feed()
         self.game: Game | None = None
         self.envelopes: list[bytes] = []
@@ -144,6 +158,8 @@ class PageApp:
             self._join(message.get("invite"))
         elif kind == "verify":
             self._verify(message)
+        elif kind == "name":
+            self._rename(message.get("name"))
         elif kind == "identity_export":
             self._out.download("identity.pem", key_to_file(self.key))
         elif kind == "identity_import":
@@ -172,7 +188,6 @@ class PageApp:
             code = from_accept_language(lang)
         if code is not None:
             use_language(code)
-        self.name = _("you")
         self.feed = self._new_feed()
         self.feed.publish_texts()
         self._app_texts()
@@ -180,7 +195,14 @@ class PageApp:
         self._resume_stored()
 
     def _identity(self) -> None:
-        self._page({"type": "identity", "fingerprint": self.fingerprint})
+        self._page({"type": "identity", "fingerprint": self.fingerprint, "name": self.name})
+
+    def _rename(self, name: object) -> None:
+        """The player's name for the next games (the one going on keeps its own)."""
+        if isinstance(name, str) and _good_name(name.strip()):
+            self.name = name.strip()
+            self._out.store(NAME_KEY, self.name)
+        self._identity()
 
     def _error(self, text: str) -> None:
         self._page({"type": "app_error", "text": text})

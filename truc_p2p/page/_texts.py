@@ -30,6 +30,7 @@ def app_texts() -> dict[str, Any]:
         "identity": _("your identity"),
         "identity_text": _("Your key stays in this browser. Export it to keep it safe."),
         "fingerprint": _("fingerprint"),
+        "name": _("your name shown to the opponent"),
         "export_key": _("export the key"),
         "import_key": _("import a key"),
         "download": _("download the transcript"),

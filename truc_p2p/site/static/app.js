@@ -53,6 +53,7 @@ function applyTexts() {
   text("t-identity", "identity");
   text("t-identity-text", "identity_text");
   text("t-fingerprint", "fingerprint");
+  text("t-name", "name");
   text("app-key-export", "export_key");
   text("t-import-key", "import_key");
   text("app-download", "download");
@@ -121,7 +122,11 @@ const appHandlers = {
       show(m.screen);
     }
   },
-  identity(m) { app.fingerprint = m.fingerprint; $("app-fingerprint").textContent = m.fingerprint; },
+  identity(m) {
+    app.fingerprint = m.fingerprint;
+    $("app-fingerprint").textContent = m.fingerprint;
+    if (document.activeElement !== $("app-name")) $("app-name").value = m.name || "";
+  },
   verdict(m) {
     app.verdict = m;
     $("app-verdict").hidden = false;
@@ -225,6 +230,7 @@ function wire() {
     const file = e.dataTransfer && e.dataTransfer.files[0];
     if (file) file.arrayBuffer().then((buffer) => verifyFile(file.name, new Uint8Array(buffer)));
   });
+  $("app-name").addEventListener("change", (e) => toWorker({ type: "name", name: e.target.value }));
   $("app-key-export").addEventListener("click", () => toWorker({ type: "identity_export" }));
   $("app-key-file").addEventListener("change", (e) => readFile(e.target, (_name, bytes) => {
     toWorker({ type: "identity_import" }, bytes);
