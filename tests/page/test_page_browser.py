@@ -143,7 +143,8 @@ def _play(phones: list[Phone], *, shots: bool = False) -> None:
                     p.page.wait_for_timeout(300)
                     p.shot(f"table-{taps}")
         phones[0].page.wait_for_timeout(100)
-    raise AssertionError("the game did not end: " + " | ".join(p.console[-1] for p in phones if p.console))
+    said = " | ".join(p.console[-1] for p in phones if p.console)
+    raise AssertionError(f"the game did not end: {said}")
 
 
 def _no_overflow(phone: Phone) -> None:
