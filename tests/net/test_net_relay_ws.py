@@ -1,0 +1,308 @@
+"""Browsers at the relay: WebSocket clients beside TCP ones (connect.md §9), on loopback.
+
+The browser is played by :mod:`helpers.ws` (wsproto over trio, speaking what the
+page speaks); the TCP side is the real net API.  Whole games go through the
+splice in every pairing: browser host and TCP joiner, TCP host and browser
+joiner, two browsers.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+import trio
+from helpers.net import bot, new_session
+from helpers.ws import Refused, expect, open_ws, upgrade_request, ws_attach, ws_join, ws_register
+
+from truc_p2p.net import (
+    Invite,
+    RelayLimits,
+    RelayServer,
+    SessionReport,
+    connect,
+    open_rendezvous,
+    play_game,
+)
+from truc_p2p.net._relay_wire import MAGIC, Msg, encode, encode_addrs
+from truc_p2p.net._ws_stream import MAX_WS_MESSAGE, CloseCode, WebSocketStream
+from truc_p2p.protocol import Session, verify_transcript
+from truc_p2p.rules import Player
+
+
+@asynccontextmanager
+async def running_relay(
+    limits: RelayLimits | None = None, site: Path | None = None
+) -> AsyncIterator[tuple[RelayServer, int, list[SessionReport]]]:
+    """A relay on 127.0.0.1 served by :meth:`RelayServer.serve`: an exception escaping
+    a connection would end the test with it."""
+    reports: list[SessionReport] = []
+    server = RelayServer(limits, on_report=reports.append, site=site)
+    async with trio.open_nursery() as nursery:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        nursery.start_soon(server.serve, listeners)
+        try:
+            yield server, int(listeners[0].socket.getsockname()[1]), reports
+        finally:
+            nursery.cancel_scope.cancel()
+            for listener in listeners:
+                await listener.aclose()
+
+
+def _sessions() -> tuple[dict[Player, Session], dict[Player, list[bytes]]]:
+    records: dict[Player, list[bytes]] = {Player.P0: [], Player.P1: []}
+    return {p: new_session(p, record=records[p], seed=11) for p in records}, records
+
+
+def _verified(records: dict[Player, list[bytes]]) -> None:
+    for p, record in records.items():
+        assert verify_transcript(record).valid, p
+
+
+async def _play_both(
+    host: trio.abc.Stream, joiner: trio.abc.Stream, sessions: dict[Player, Session]
+) -> None:
+    outcomes = {}
+
+    async def side(me: Player, stream: trio.abc.Stream) -> None:
+        async with stream:
+            outcomes[me] = await play_game(
+                stream,
+                sessions[me],
+                bot(int(me) + 1),
+                expected_fingerprint=None if me is Player.P1 else sessions[Player.P1].fingerprint,
+            )
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(side, Player.P1, host)
+        nursery.start_soon(side, Player.P0, joiner)
+    assert outcomes[Player.P0].valid and outcomes[Player.P1].valid
+
+
+async def test_a_browser_host_plays_a_whole_game_with_a_tcp_joiner() -> None:
+    sessions, records = _sessions()
+    with trio.fail_after(60):
+        async with running_relay() as (server, port, reports):
+            control, code = await ws_register(port)
+            invite = Invite(
+                "127.0.0.1", 9, sessions[Player.P1].fingerprint, relay=("127.0.0.1", port),
+                code=code,
+            )  # fmt: skip
+            async with control, trio.open_nursery() as nursery:
+                attached: list[WebSocketStream] = []
+
+                async def host() -> None:
+                    attached.append(await ws_attach(port, control))
+
+                nursery.start_soon(host)
+                stream, path = await connect(invite, direct_window=0.2)
+                assert path == "relayed"
+            await _play_both(attached[0], stream, sessions)
+    _verified(records)
+    (report,) = reports
+    assert report.spliced and report.bytes > 10_000
+    assert server.stats["websockets"] == 2 and server.stats["splices"] == 1
+
+
+async def test_a_browser_joins_a_tcp_host_and_plays_a_whole_game() -> None:
+    sessions, records = _sessions()
+    with trio.fail_after(60):
+        async with (
+            running_relay() as (server, port, reports),
+            open_rendezvous(("127.0.0.1", port)) as rendezvous,
+        ):
+            assert rendezvous.code is not None
+            async with trio.open_nursery() as nursery:
+                incoming = []
+
+                async def host() -> None:
+                    incoming.append(await rendezvous.accept())
+
+                nursery.start_soon(host)
+                joiner = await ws_join(port, rendezvous.code)
+            assert incoming[0].path == "relayed"
+            await _play_both(incoming[0].stream, joiner, sessions)
+    _verified(records)
+    assert reports[0].spliced and server.stats["websockets"] == 1
+
+
+async def test_two_browsers_play_a_whole_game_through_the_relay() -> None:
+    sessions, records = _sessions()
+    with trio.fail_after(60):
+        async with running_relay() as (server, port, reports):
+            control, code = await ws_register(port)
+            async with control, trio.open_nursery() as nursery:
+                attached: list[WebSocketStream] = []
+
+                async def host() -> None:
+                    attached.append(await ws_attach(port, control))
+
+                nursery.start_soon(host)
+                joiner = await ws_join(port, code)
+            await _play_both(attached[0], joiner, sessions)
+    _verified(records)
+    assert reports[0].spliced and server.stats["websockets"] == 3
+
+
+# -- what a relay refuses, and how it closes ----------------------------------------------
+
+
+def _frame(opcode: int, payload: bytes, mask: bytes | None, fin: bool = True) -> bytes:
+    """One WebSocket frame built by hand (RFC 6455 §5.2)."""
+    head = bytes([(0x80 if fin else 0) | opcode])
+    bit = 0x80 if mask is not None else 0
+    n = len(payload)
+    if n < 126:
+        head += bytes([bit | n])
+    elif n < 1 << 16:
+        head += bytes([bit | 126]) + struct.pack("!H", n)
+    else:
+        head += bytes([bit | 127]) + struct.pack("!Q", n)
+    if mask is None:
+        return head + payload
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+async def _closed_with(ws: WebSocketStream) -> int | None:
+    """Read until the relay's Close; its code."""
+    with trio.fail_after(15):
+        try:
+            while await ws.receive_some():
+                pass
+        except trio.BrokenResourceError:
+            pass
+    return ws.peer_close_code
+
+
+async def _raw_ws(port: int, data: bytes) -> WebSocketStream:
+    ws = await open_ws(port)
+    await ws.transport_stream.send_all(data)
+    return ws
+
+
+MASK = b"\x37\xfa\x21\x3d"
+
+
+def _pings(size: int) -> bytes:
+    """A host's REGISTER, then PINGs, cut at ``size`` bytes."""
+    start = MAGIC + encode(Msg.REGISTER, encode_addrs([]))
+    return (start + encode(Msg.PING) * (size // 3 + 1))[:size]
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (_frame(0x1, b"TRUCRLY1", MASK), CloseCode.UNSUPPORTED_DATA),  # text
+        (_frame(0x2, MAGIC, None), CloseCode.PROTOCOL_ERROR),  # a client frame unmasked
+        (_frame(0x2, b"TRUCRLYX", MASK), CloseCode.PROTOCOL_ERROR),  # not the magic
+        (bytes([0xC2, 0x88]) + MASK + MAGIC, CloseCode.PROTOCOL_ERROR),  # RSV1: no extension
+        (_frame(0x9, b"x" * 126, MASK), CloseCode.PROTOCOL_ERROR),  # a ping too long
+        # valid relay messages (a host's PINGs), but too many bytes in one message
+        (_frame(0x2, _pings(MAX_WS_MESSAGE + 1), MASK), CloseCode.TOO_BIG),
+        # a message cut in frames is counted whole
+        (
+            _frame(0x2, _pings(MAX_WS_MESSAGE)[:-2], MASK, fin=False)
+            + _frame(0x0, b"\0\0\x05", MASK),
+            CloseCode.TOO_BIG,
+        ),
+        # a relay ERROR (unknown code) closes as policy
+        (
+            _frame(0x2, MAGIC + encode(Msg.JOIN, b"\x04nope" + encode_addrs([])), MASK),
+            CloseCode.POLICY,
+        ),
+    ],
+)
+async def test_bad_input_gets_its_close_code_and_the_relay_goes_on(data: bytes, code: int) -> None:
+    with trio.fail_after(30):
+        async with running_relay() as (server, port, _):
+            ws = await _raw_ws(port, data)
+            assert await _closed_with(ws) == code
+            await ws.aclose()
+            # the relay is still there for the next browser
+            control, code_text = await ws_register(port)
+            assert len(code_text) == 16
+            await control.aclose()
+        assert server.stats["websockets"] == 2
+
+
+async def test_a_relay_message_cut_anywhere_is_read_whole_and_a_ping_is_answered() -> None:
+    with trio.fail_after(10):
+        async with running_relay() as (_, port, _):
+            ws = await open_ws(port)
+            message = MAGIC + encode(Msg.REGISTER, encode_addrs([]))
+            await ws.transport_stream.send_all(_frame(0x9, b"hi", MASK))
+            for i in range(len(message)):  # one byte per message
+                await ws.send_all(message[i : i + 1])
+            body = await expect(ws, Msg.REGISTERED)
+            assert len(body) > 16
+            # the pong came before REGISTERED: the reader saw it and went on
+            raw = await open_ws(port)
+            await raw.transport_stream.send_all(_frame(0x9, b"hi", MASK))
+            pong = await raw.transport_stream.receive_some(100)
+            assert pong == b"\x8a\x02hi"
+            await ws.aclose()
+            await raw.aclose()
+
+
+async def test_a_splice_over_its_byte_budget_closes_the_browser_as_policy() -> None:
+    limits = RelayLimits(max_session_bytes=4000)
+    with trio.fail_after(20):
+        async with running_relay(limits) as (_, port, reports):
+            control, code = await ws_register(port)
+            async with control, trio.open_nursery() as nursery:
+                attached: list[WebSocketStream] = []
+
+                async def host() -> None:
+                    attached.append(await ws_attach(port, control))
+
+                nursery.start_soon(host)
+                joiner = await ws_join(port, code)
+            async with joiner, attached[0]:
+                for _ in range(10):
+                    await joiner.send_all(b"x" * 1000)
+                assert await _closed_with(joiner) == CloseCode.POLICY
+                assert await _closed_with(attached[0]) == CloseCode.POLICY
+    assert reports[0].end == "byte limit"
+
+
+@pytest.mark.parametrize(
+    ("drop", "add", "status"),
+    [
+        ("Sec-WebSocket-Protocol", None, 400),
+        (None, ("Sec-WebSocket-Protocol", "chat"), 400),
+        ("Sec-WebSocket-Key", None, 400),
+        (None, ("Sec-WebSocket-Key", "c2hvcnQ="), 400),  # not 16 bytes
+        ("Upgrade", None, 400),
+        (None, ("Sec-WebSocket-Version", "8"), 426),
+    ],
+)
+async def test_a_bad_handshake_gets_an_http_status(
+    drop: str | None, add: tuple[str, str] | None, status: int
+) -> None:
+    with trio.fail_after(10):
+        async with running_relay() as (server, port, _):
+            headers = upgrade_request(port, b"dGhlIHNhbXBsZSBub25jZQ==")
+            if add is not None:
+                drop = add[0]
+            headers = [h for h in headers if h[0] != drop]
+            if add is not None:
+                headers.append(add)
+            with pytest.raises(Refused) as refused:
+                await open_ws(port, headers=headers)
+            assert refused.value.status == status
+            assert server.stats["websockets"] == 0
+
+
+async def test_an_upgrade_that_never_finishes_is_dropped_in_time() -> None:
+    from truc_p2p.net._relay_http import WebLimits
+
+    async with running_relay() as (server, port, _):
+        server.web = WebLimits(request_timeout=0.3)
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        await stream.send_all(b"GET /ws HTTP/1.1\r\nHost: x\r\n")
+        with trio.fail_after(5):
+            assert await stream.receive_some(100) == b""
+        await stream.aclose()
