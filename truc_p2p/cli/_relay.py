@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -40,6 +41,16 @@ def register(subparsers: Any) -> None:
         help=_("TCP port (default {default}; 0: any)", default=DEFAULT_RELAY_PORT),
     )
     relay.add_argument(
+        "--site",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=_(
+            "also serve the built site (truc-p2p site build DIR) over HTTP on the same port; "
+            "browsers reach the relay at /ws either way"
+        ),
+    )
+    relay.add_argument(
         "--json", action="store_true", help=_("print one JSON object per line (start, sessions)")
     )
     relay.set_defaults(func=_relay)
@@ -49,6 +60,12 @@ def _relay(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         print(
             "truc-p2p relay: " + _("--port must be in 0..65535, not {port}", port=args.port),
+            file=sys.stderr,
+        )
+        return 2
+    if args.site is not None and not args.site.is_dir():
+        print(
+            "truc-p2p relay: " + _("--site {path} is not a directory", path=args.site),
             file=sys.stderr,
         )
         return 2
@@ -72,7 +89,7 @@ def _relay(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    server = RelayServer(on_report=report)
+    server = RelayServer(on_report=report, site=args.site)
 
     async def main(stop: trio.Event) -> int:
         try:
@@ -91,10 +108,23 @@ def _relay(args: argparse.Namespace) -> int:
             return 2
         addresses = [x.socket.getsockname()[:2] for x in listeners]
         if args.json:
-            print(json.dumps({"event": "listening", "addresses": addresses}), flush=True)
+            site = None if args.site is None else str(args.site)
+            print(
+                json.dumps({"event": "listening", "addresses": addresses, "site": site}),
+                flush=True,
+            )
         else:
             where = ", ".join(host_port(a, p) for a, p in addresses)
             print(_("relay listening on {where} (Ctrl-C to stop)", where=where), flush=True)
+            if args.site is not None:
+                print(
+                    _(
+                        "serving the site {path} at http://{where}/",
+                        path=args.site,
+                        where=host_port(*addresses[0]),
+                    ),
+                    flush=True,
+                )
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 partial(
