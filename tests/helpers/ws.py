@@ -68,6 +68,9 @@ async def open_ws(
     """A WebSocket to the relay on 127.0.0.1 ``port``; :class:`Refused` on another answer."""
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     key = base64.b64encode(os.urandom(16))
+    for name, value in headers or []:
+        if name.lower() == "sec-websocket-key":
+            key = value.encode()
     conn = h11.Connection(h11.CLIENT)
     request = h11.Request(
         method="GET", target=path, headers=headers or upgrade_request(port, key, path=path)

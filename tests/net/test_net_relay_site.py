@@ -32,7 +32,7 @@ async def site_relay(site: Path | None, web: WebLimits | None = None) -> AsyncIt
         finally:
             nursery.cancel_scope.cancel()
             for listener in listeners:
-                await listener.aclose()
+                listener.socket.close()  # not awaited: a failure in the body must show
 
 
 async def fetch(

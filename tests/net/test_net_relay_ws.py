@@ -8,6 +8,7 @@ joiner, two browsers.
 
 from __future__ import annotations
 
+import json
 import struct
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,6 +18,7 @@ import pytest
 import trio
 from helpers.net import bot, new_session
 from helpers.ws import Refused, expect, open_ws, upgrade_request, ws_attach, ws_join, ws_register
+from netns import Proc
 
 from truc_p2p.net import (
     Invite,
@@ -27,10 +29,11 @@ from truc_p2p.net import (
     open_rendezvous,
     play_game,
 )
-from truc_p2p.net._relay_wire import MAGIC, Msg, encode, encode_addrs
+from truc_p2p.net._relay_wire import MAGIC, Msg, decode_addr, encode, encode_addrs
 from truc_p2p.net._ws_stream import MAX_WS_MESSAGE, CloseCode, WebSocketStream
 from truc_p2p.protocol import Session, verify_transcript
 from truc_p2p.rules import Player
+from truc_p2p.transcript import read_transcript
 
 
 @asynccontextmanager
@@ -49,7 +52,7 @@ async def running_relay(
         finally:
             nursery.cancel_scope.cancel()
             for listener in listeners:
-                await listener.aclose()
+                listener.socket.close()  # not awaited: a failure in the body must show
 
 
 def _sessions() -> tuple[dict[Player, Session], dict[Player, list[bytes]]]:
@@ -306,3 +309,83 @@ async def test_an_upgrade_that_never_finishes_is_dropped_in_time() -> None:
         with trio.fail_after(5):
             assert await stream.receive_some(100) == b""
         await stream.aclose()
+
+
+@pytest.mark.slow
+def test_a_browser_joins_truc_p2p_host_through_a_relay_process(tmp_path: Path) -> None:
+    """The processes a user runs: ``truc-p2p relay`` and ``truc-p2p host --relay``; the
+    browser joins with the invite's code, pins the invite's key and plays to the end."""
+    relay = Proc(None, None, tmp_path, "relay", "--bind", "127.0.0.1", "--port", "0", "--json")
+    host: Proc | None = None
+    try:
+        _, line = relay.wait_for(lambda text: '"listening"' in text, 20)
+        port = json.loads(line)["addresses"][0][1]
+        host = Proc(
+            None, None, tmp_path, "host", "--relay", f"127.0.0.1:{port}", "--bind", "127.0.0.1",
+            "--port", "0", "--bot", "random", "--seed", "1", "--timeout", "30",
+            "--identity", "h.key", "--out", "h",
+        )  # fmt: skip
+        _, text = host.wait_for(lambda text: text.startswith("truc://"), 20)
+        invite = Invite.parse(text)
+        assert invite.code is not None
+        records: list[bytes] = []
+        session = new_session(Player.P0, record=records, seed=5)
+
+        async def browser() -> None:
+            assert invite.code is not None
+            with trio.fail_after(60):
+                async with await ws_join(port, invite.code) as ws:
+                    outcome = await play_game(
+                        ws, session, bot(5), expected_fingerprint=invite.fingerprint
+                    )
+            assert outcome.valid
+
+        trio.run(browser)
+        assert host.finish() == 0, host.text()
+        assert "(relayed path)" in host.text()
+    finally:
+        if host is not None and host.proc.poll() is None:
+            host.proc.kill()
+        relay.stop()
+    assert verify_transcript(records).valid
+    (file,) = (tmp_path / "h").glob("*.truc")
+    assert verify_transcript(read_transcript(file)).valid
+    assert '"spliced": true' in relay.text() and "Traceback" not in relay.text()
+
+
+async def _ws_from(port: int, forwarded: str | None) -> WebSocketStream:
+    headers = upgrade_request(port, b"dGhlIHNhbXBsZSBub25jZQ==")
+    if forwarded is not None:
+        headers.append(("X-Forwarded-For", forwarded))
+    ws = await open_ws(port, headers=headers)
+    await ws.send_all(MAGIC + encode(Msg.REGISTER, encode_addrs([])))
+    return ws
+
+
+async def _seen_as(ws: WebSocketStream) -> str:
+    """The address the relay saw, from its REGISTERED."""
+    body = await expect(ws, Msg.REGISTERED)
+    return decode_addr(body, 1 + body[0])[0][0]
+
+
+async def test_a_trusted_proxy_names_the_browser_for_the_limits_and_meet() -> None:
+    limits = RelayLimits(max_per_ip=2)
+    with trio.fail_after(10):
+        async with running_relay(limits) as (server, port, _):
+            # untrusted: X-Forwarded-For is ignored, the browser is the TCP peer
+            async with await _ws_from(port, "198.51.100.4") as ws:
+                assert await _seen_as(ws) == "127.0.0.1"
+            server.trusted_proxies = frozenset({"127.0.0.1"})
+            held = []
+            for n in range(4):  # 4 browsers behind one proxy address, 2 allowed per address
+                held.append(await _ws_from(port, f"10.0.0.1, 198.51.100.{n + 1}"))
+                # the last entry (the proxy's own) counts; the client may forge the others
+                assert await _seen_as(held[-1]) == f"198.51.100.{n + 1}"
+            # but one browser address is still held to its share
+            held.append(await _ws_from(port, "198.51.100.1"))
+            assert await _seen_as(held[-1]) == "198.51.100.1"
+            async with await _ws_from(port, "198.51.100.1") as third:
+                assert await _closed_with(third) == CloseCode.POLICY
+            assert server.stats["refused_connections"] == 1
+            for ws in held:
+                await ws.aclose()

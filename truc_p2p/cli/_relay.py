@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import sys
 from functools import partial
@@ -51,6 +52,16 @@ def register(subparsers: Any) -> None:
         ),
     )
     relay.add_argument(
+        "--trust-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help=_(
+            "a reverse proxy (e.g. 127.0.0.1) whose X-Forwarded-For names a browser's "
+            "address, so the per-address limits count browsers, not the proxy (repeatable)"
+        ),
+    )
+    relay.add_argument(
         "--json", action="store_true", help=_("print one JSON object per line (start, sessions)")
     )
     relay.set_defaults(func=_relay)
@@ -68,6 +79,12 @@ def _relay(args: argparse.Namespace) -> int:
             "truc-p2p relay: " + _("--site {path} is not a directory", path=args.site),
             file=sys.stderr,
         )
+        return 2
+
+    try:
+        trusted = frozenset(str(ipaddress.ip_address(a)) for a in args.trust_proxy)
+    except ValueError as exc:
+        print("truc-p2p relay: --trust-proxy: " + str(exc), file=sys.stderr)
         return 2
 
     def report(item: SessionReport) -> None:
@@ -89,7 +106,7 @@ def _relay(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    server = RelayServer(on_report=report, site=args.site)
+    server = RelayServer(on_report=report, site=args.site, trusted_proxies=trusted)
 
     async def main(stop: trio.Event) -> int:
         try:

@@ -73,6 +73,7 @@ every :data:`NOTICE_EVERY` seconds, never a traceback.
 from __future__ import annotations
 
 import base64
+import ipaddress
 import random
 import secrets
 import struct
@@ -132,6 +133,8 @@ Stream = trio.abc.HalfCloseableStream
 def _observed(stream: trio.abc.Stream) -> Addr:
     """The address a client's connection comes from (for a WebSocket: its TCP one)."""
     while isinstance(stream, WebSocketStream):
+        if stream.forwarded is not None:
+            return stream.forwarded
         stream = stream.transport_stream
     assert isinstance(stream, trio.SocketStream)
     name = stream.socket.getpeername()
@@ -154,11 +157,14 @@ class RelayServer:
         rng: random.Random | None = None,
         site: Path | None = None,
         web: WebLimits | None = None,
+        trusted_proxies: frozenset[str] = frozenset(),
     ) -> None:
         self.limits = limits or RelayLimits()
         #: The static site served over HTTP (``relay --site DIR``), if any.
         self.site = site
         self.web = web or WebLimits()
+        #: Addresses of reverse proxies whose ``X-Forwarded-For`` names a WebSocket's client.
+        self.trusted_proxies = frozenset(str(ipaddress.ip_address(a)) for a in trusted_proxies)
         self.on_report = on_report
         #: Orders the address groups of each round of a lobby answer.
         self._rng = rng or random.Random(secrets.randbits(64))
@@ -260,6 +266,7 @@ class RelayServer:
                 limits=self.web,
                 on_websocket=partial(self._serve_websocket, ip=ip),
                 served=self._served,
+                trusted=self.trusted_proxies,
             )
         except h11.ProtocolError:
             self.stats["dropped"] += 1
@@ -271,8 +278,11 @@ class RelayServer:
         """A WebSocket client: the relay protocol from its magic on, as over TCP; on
         the way out, the close code says why it ended (connect.md §9.3)."""
         try:
-            deadline = trio.current_time() + self.limits.first_message_timeout
-            await self._serve_relay(ws, ip, b"", deadline)
+            if ws.forwarded is not None:
+                await self._serve_forwarded(ws, ip, address_key(ws.forwarded[0]))
+            else:
+                deadline = trio.current_time() + self.limits.first_message_timeout
+                await self._serve_relay(ws, ip, b"", deadline)
         except RelayProtocolError:
             if ws.close_code == CloseCode.NORMAL:
                 ws.close_code = CloseCode.PROTOCOL_ERROR
@@ -285,6 +295,24 @@ class RelayServer:
         except Exception:  # a bug here must not take the relay down: 1011, no traceback
             ws.close_code = CloseCode.RELAY_ERROR
             self.stats["dropped"] += 1
+
+    async def _serve_forwarded(self, ws: WebSocketStream, proxy: str, ip: str) -> None:
+        """A WebSocket a trusted proxy forwarded: counted as a connection of its client's
+        address group (not the proxy's) while it lasts."""
+        if self._per_ip[ip] >= self.limits.max_per_ip:
+            self.stats["refused_connections"] += 1
+            ws.close_code = CloseCode.POLICY
+            return
+        self._per_ip[ip] += 1
+        self._per_ip[proxy] -= 1
+        try:
+            deadline = trio.current_time() + self.limits.first_message_timeout
+            await self._serve_relay(ws, ip, b"", deadline)
+        finally:
+            self._per_ip[proxy] += 1
+            self._per_ip[ip] -= 1
+            if not self._per_ip[ip]:
+                del self._per_ip[ip]
 
     async def _serve_relay(self, stream: Stream, ip: str, head: bytes, deadline: float) -> None:
         """A relay client from its magic (``head``: the bytes of it read already)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import ipaddress
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -151,12 +152,16 @@ class _Front:
         site: Path | None,
         limits: WebLimits,
         on_websocket: Callable[[WebSocketStream], Awaitable[None]],
+        trusted: frozenset[str] = frozenset(),
     ) -> None:
+        self.trusted = trusted
         self.stream = stream
         self.site = site
         self.limits = limits
         self.on_websocket = on_websocket
         self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=limits.max_head)
+        self.method = ""
+        self.served: Callable[[str], None] = lambda kind: None
 
     async def _next(self) -> h11.Event | type[h11.PAUSED] | None:
         """The next event; None when the client went away or took too long."""
@@ -183,6 +188,7 @@ class _Front:
         return request
 
     async def serve(self, head: bytes, served: Callable[[str], None]) -> None:
+        self.served = served
         self.conn.receive_data(head)
         for number in range(self.limits.max_requests):
             try:
@@ -194,9 +200,9 @@ class _Front:
                 return
             if request is None:
                 return
+            self.method = request.method
             last = number == self.limits.max_requests - 1
             if urlsplit(request.target).path == "/ws":
-                served("websocket")
                 await self._websocket(request)
                 return
             served("http")
@@ -212,7 +218,7 @@ class _Front:
         if close:
             headers = [*headers, ("Connection", "close")]
         data = self.conn.send(h11.Response(status_code=status, headers=_headers(headers)))
-        if body:
+        if body and self.method != "HEAD":
             data += self.conn.send(h11.Data(data=body))
         data += self.conn.send(h11.EndOfMessage())
         await self.stream.send_all(data)
@@ -263,6 +269,7 @@ class _Front:
             self.conn.send(
                 h11.InformationalResponse(
                     status_code=101,
+                    reason=b"Switching Protocols",
                     headers=[
                         (b"Upgrade", b"websocket"),
                         (b"Connection", b"Upgrade"),
@@ -272,11 +279,25 @@ class _Front:
                 )
             )
         )
+        self.served("websocket")
         ws = WebSocketStream.server(self.stream, self.conn.trailing_data[0])
+        ws.forwarded = self._forwarded(request)
         try:
             await self.on_websocket(ws)
         finally:
             await ws.aclose()
+
+    def _forwarded(self, request: _Request) -> tuple[str, int] | None:
+        """The client's address from the last ``X-Forwarded-For`` entry (the one the
+        proxy added; a client may write the others), when the connection comes from
+        a trusted proxy."""
+        if not self.trusted or _peer_ip(self.stream) not in self.trusted:
+            return None
+        entries = [e.strip() for e in request.headers.get("x-forwarded-for", "").split(",")]
+        try:
+            return (str(ipaddress.ip_address(entries[-1])), 0)
+        except ValueError:
+            return None
 
     async def _file(self, request: _Request, *, close: bool) -> bool:
         """Answer a request for a file; whether the connection may carry another."""
@@ -332,10 +353,21 @@ async def serve_http(
     limits: WebLimits,
     on_websocket: Callable[[WebSocketStream], Awaitable[None]],
     served: Callable[[str], None] = lambda kind: None,
+    trusted: frozenset[str] = frozenset(),
 ) -> None:
     """Serve the HTTP connection whose first bytes ``head`` were read already.
 
     A WebSocket upgrade of ``/ws`` is handed to ``on_websocket`` (the stream is
     closed with its :attr:`~WebSocketStream.close_code` afterwards); ``served``
-    is told ``"http"`` or ``"websocket"`` for each request answered."""
-    await _Front(stream, site, limits, on_websocket).serve(head, served)
+    is told ``"http"`` or ``"websocket"`` for each request answered.  From a peer
+    in ``trusted`` (reverse proxies), the WebSocket's
+    :attr:`~WebSocketStream.forwarded` is the client named by ``X-Forwarded-For``."""
+    await _Front(stream, site, limits, on_websocket, trusted).serve(head, served)
+
+
+def _peer_ip(stream: trio.abc.Stream) -> str:
+    if not isinstance(stream, trio.SocketStream):
+        return ""
+    ip = ipaddress.ip_address(str(stream.socket.getpeername()[0]).split("%")[0])
+    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    return str(mapped or ip)

@@ -28,6 +28,7 @@ import trio
 from wsproto import ConnectionType
 from wsproto.connection import Connection, ConnectionState
 from wsproto.events import BytesMessage, CloseConnection, Ping, TextMessage
+from wsproto.utilities import LocalProtocolError
 
 from truc_p2p.net._relay_wire import MAGIC, MAX_BODY
 from truc_p2p.protocol import FRAME_HEADER, MAX_ENVELOPE
@@ -42,8 +43,10 @@ SUBPROTOCOL = "truc-p2p.relay.v1"
 MAX_WS_MESSAGE = len(MAGIC) + 3 + MAX_BODY + FRAME_HEADER + MAX_ENVELOPE
 #: Bytes read from the transport at a time.
 _CHUNK = 16384
-#: Seconds :meth:`WebSocketStream.aclose` spends on sending its Close frame.
+#: Seconds :meth:`WebSocketStream.aclose` spends on sending its Close frame and
+#: waiting for the peer's, and the bytes it reads (and drops) meanwhile at most.
 _CLOSE_TIMEOUT = 1.0
+_DRAIN_LIMIT = 1 << 20
 
 
 class CloseCode(IntEnum):
@@ -86,6 +89,9 @@ class WebSocketStream(trio.abc.HalfCloseableStream):
         self.close_code = CloseCode.NORMAL
         #: The code of the peer's Close, once received.
         self.peer_close_code: int | None = None
+        #: The client's address as a trusted reverse proxy named it (``X-Forwarded-For``),
+        #: when one did; else the transport's peer is the client.
+        self.forwarded: tuple[str, int] | None = None
 
     @classmethod
     def client(cls, transport: trio.abc.Stream, trailing: bytes = b"") -> WebSocketStream:
@@ -194,6 +200,25 @@ class WebSocketStream(trio.abc.HalfCloseableStream):
             with trio.move_on_after(_CLOSE_TIMEOUT) as scope:
                 scope.shield = True
                 await self._send_close(self.close_code)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError):
+                await self._drain()
+        except (
+            trio.BrokenResourceError,
+            trio.ClosedResourceError,
+            trio.BusyResourceError,
+            LocalProtocolError,
+        ):
             pass
         await self.transport_stream.aclose()
+
+    async def _drain(self) -> None:
+        """Read (and drop) what the peer still sends until its Close, so closing the
+        connection with bytes unread does not reset it before our Close arrives."""
+        drained = 0
+        while self._ws.state is ConnectionState.LOCAL_CLOSING and drained < _DRAIN_LIMIT:
+            data = await self.transport_stream.receive_some(_CHUNK)
+            if not data:
+                return
+            drained += len(data)
+            self._ws.receive_data(bytes(data))
+            for _ in self._ws.events():
+                pass
