@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import base64
 import os
+import ssl
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
 
 import h11
 import trio
 from wsproto.utilities import generate_accept_token
 
+from truc_p2p.net import RelayLimits, RelayServer, SessionReport
 from truc_p2p.net._relay_wire import (
     MAGIC,
     PROBE_MAGIC,
@@ -43,11 +48,16 @@ class Refused(Exception):
 
 
 def upgrade_request(
-    port: int, key: bytes, *, path: str = "/ws", protocol: str | None = SUBPROTOCOL
+    port: int,
+    key: bytes,
+    *,
+    path: str = "/ws",
+    protocol: str | None = SUBPROTOCOL,
+    host: str | None = None,
 ) -> list[tuple[str, str]]:
     """The headers of a browser's upgrade request (an Origin of some other site)."""
     headers = [
-        ("Host", f"127.0.0.1:{port}"),
+        ("Host", host or f"127.0.0.1:{port}"),
         ("Upgrade", "websocket"),
         ("Connection", "Upgrade"),
         ("Sec-WebSocket-Key", key.decode()),
@@ -64,17 +74,22 @@ async def open_ws(
     *,
     path: str = "/ws",
     headers: list[tuple[str, str]] | None = None,
+    tls: ssl.SSLContext | None = None,
+    server_name: str | None = None,
 ) -> WebSocketStream:
-    """A WebSocket to the relay on 127.0.0.1 ``port``; :class:`Refused` on another answer."""
-    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    """A WebSocket to the relay on 127.0.0.1 ``port`` (``wss:`` with ``tls``, checking
+    the certificate of ``server_name``); :class:`Refused` on another answer."""
+    stream: trio.abc.Stream = await trio.open_tcp_stream("127.0.0.1", port)
+    if tls is not None:
+        stream = trio.SSLStream(stream, tls, server_hostname=server_name)
     key = base64.b64encode(os.urandom(16))
-    for name, value in headers or []:
+    if headers is None:
+        headers = upgrade_request(port, key, path=path, host=server_name)
+    for name, value in headers:
         if name.lower() == "sec-websocket-key":
             key = value.encode()
     conn = h11.Connection(h11.CLIENT)
-    request = h11.Request(
-        method="GET", target=path, headers=headers or upgrade_request(port, key, path=path)
-    )
+    request = h11.Request(method="GET", target=path, headers=headers)
     await stream.send_all(conn.send(request) + conn.send(h11.EndOfMessage()))
     body = b""
     status = 0
@@ -85,7 +100,7 @@ async def open_ws(
                 data = await stream.receive_some(4096)
                 if not data:
                     break
-                conn.receive_data(data)
+                conn.receive_data(bytes(data))
             elif isinstance(event, h11.InformationalResponse):
                 accept = dict(event.headers).get(b"sec-websocket-accept")
                 assert accept == generate_accept_token(key), "bad Sec-WebSocket-Accept"
@@ -117,11 +132,17 @@ async def ws_register(port: int) -> tuple[WebSocketStream, str]:
     return control, body[1 : 1 + body[0]].decode()
 
 
-async def ws_attach(port: int, control: trio.abc.Stream) -> WebSocketStream:
+async def ws_attach(
+    port: int,
+    control: trio.abc.Stream,
+    *,
+    tls: ssl.SSLContext | None = None,
+    server_name: str | None = None,
+) -> WebSocketStream:
     """For the next MEET on ``control``: attach, answer the joiner's probe, wait for its
     commit; the stream then carries the game."""
     meet = Meet.decode(await expect(control, Msg.MEET))
-    ws = await open_ws(port)
+    ws = await open_ws(port, tls=tls, server_name=server_name)
     await ws.send_all(MAGIC + encode(Msg.ATTACH, meet.session))
     await expect(ws, Msg.SPLICED)
     with trio.fail_after(10):
@@ -146,3 +167,22 @@ async def ws_join(port: int, code: str) -> WebSocketStream:
         assert await read_exactly(ws, len(probe) + 1) == probe + b"A"
     await ws.send_all(b"C")
     return ws
+
+
+@asynccontextmanager
+async def running_relay(
+    limits: RelayLimits | None = None, site: Path | None = None, port: int = 0
+) -> AsyncIterator[tuple[RelayServer, int, list[SessionReport]]]:
+    """A relay on 127.0.0.1 served by :meth:`RelayServer.serve`: an exception escaping
+    a connection would end the test with it."""
+    reports: list[SessionReport] = []
+    server = RelayServer(limits, on_report=reports.append, site=site)
+    async with trio.open_nursery() as nursery:
+        listeners = await trio.open_tcp_listeners(port, host="127.0.0.1")
+        nursery.start_soon(server.serve, listeners)
+        try:
+            yield server, int(listeners[0].socket.getsockname()[1]), reports
+        finally:
+            nursery.cancel_scope.cancel()
+            for listener in listeners:
+                listener.socket.close()  # not awaited: a failure in the body must show

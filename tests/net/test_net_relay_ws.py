@@ -10,21 +10,26 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 import trio
 from helpers.net import bot, new_session
-from helpers.ws import Refused, expect, open_ws, upgrade_request, ws_attach, ws_join, ws_register
+from helpers.ws import (
+    Refused,
+    expect,
+    open_ws,
+    running_relay,
+    upgrade_request,
+    ws_attach,
+    ws_join,
+    ws_register,
+)
 from netns import Proc
 
 from truc_p2p.net import (
     Invite,
     RelayLimits,
-    RelayServer,
-    SessionReport,
     connect,
     open_rendezvous,
     play_game,
@@ -34,25 +39,6 @@ from truc_p2p.net._ws_stream import MAX_WS_MESSAGE, CloseCode, WebSocketStream
 from truc_p2p.protocol import Session, verify_transcript
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
-
-
-@asynccontextmanager
-async def running_relay(
-    limits: RelayLimits | None = None, site: Path | None = None
-) -> AsyncIterator[tuple[RelayServer, int, list[SessionReport]]]:
-    """A relay on 127.0.0.1 served by :meth:`RelayServer.serve`: an exception escaping
-    a connection would end the test with it."""
-    reports: list[SessionReport] = []
-    server = RelayServer(limits, on_report=reports.append, site=site)
-    async with trio.open_nursery() as nursery:
-        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-        nursery.start_soon(server.serve, listeners)
-        try:
-            yield server, int(listeners[0].socket.getsockname()[1]), reports
-        finally:
-            nursery.cancel_scope.cancel()
-            for listener in listeners:
-                listener.socket.close()  # not awaited: a failure in the body must show
 
 
 def _sessions() -> tuple[dict[Player, Session], dict[Player, list[bytes]]]:
