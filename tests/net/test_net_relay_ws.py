@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from helpers.net import bot, new_session
 from helpers.ws import (
     Refused,
@@ -25,12 +26,17 @@ from helpers.ws import (
     ws_join,
     ws_register,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from netns import Proc
 
+from truc_p2p.identity import Identity
 from truc_p2p.net import (
     Invite,
+    LobbyListing,
     RelayLimits,
     connect,
+    fetch_lobby,
     open_rendezvous,
     play_game,
 )
@@ -161,8 +167,8 @@ async def _closed_with(ws: WebSocketStream) -> int | None:
         try:
             while await ws.receive_some():
                 pass
-        except trio.BrokenResourceError:
-            pass
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # a reset, or (in the fuzz test) our own EOF before an answer was due
     return ws.peer_close_code
 
 
@@ -375,3 +381,46 @@ async def test_a_trusted_proxy_names_the_browser_for_the_limits_and_meet() -> No
             assert server.stats["refused_connections"] == 1
             for ws in held:
                 await ws.aclose()
+
+
+async def test_a_browser_lists_its_game_and_another_browser_reads_the_lobby() -> None:
+    key = Identity.ephemeral().key
+    raw = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    with trio.fail_after(10):
+        async with running_relay() as (server, port, _):
+            control, code = await ws_register(port)
+            listing = LobbyListing(key=raw, addr=("127.0.0.1", 9), fields={"name": "phone"})
+            await control.send_all(encode(Msg.LIST, listing.sign(key, code)))
+            assert await expect(control, Msg.LISTED) == b""
+            async with control, await open_ws(port) as lobby:
+                await lobby.send_all(MAGIC + encode(Msg.LOBBY))
+                game = await expect(lobby, Msg.GAME)
+                assert game[1 : 1 + game[0]].decode() == code
+                await expect(lobby, Msg.END)
+                assert await _closed_with(lobby) == CloseCode.NORMAL
+                # a TCP client sees the browser's game too
+                games, notes = await fetch_lobby(("127.0.0.1", port))
+                assert not notes and [g.listing.name for g in games] == ["phone"]
+    assert server.stats["lobby_requests"] == 2
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(junk=st.binary(max_size=300), split=st.integers(1, 64))
+async def test_any_bytes_after_the_upgrade_end_in_a_close_never_a_traceback(
+    junk: bytes, split: int
+) -> None:
+    async with running_relay(RelayLimits(first_message_timeout=0.5)) as (server, port, _):
+        ws = await open_ws(port)
+        with trio.fail_after(10):
+            try:
+                for i in range(0, len(junk), split):
+                    await ws.transport_stream.send_all(junk[i : i + split])
+                await ws.transport_stream.send_eof()
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
+            await _closed_with(ws)
+        await ws.aclose()
+        # whatever came, the relay still serves
+        control, _ = await ws_register(port)
+        await control.aclose()
+    assert server.stats["websockets"] == 2
