@@ -51,3 +51,15 @@ def test_edge_reports_dead_link_resume_and_admission_times() -> None:
     ):
         figure = report[key]
         assert isinstance(figure, dict) and figure["median_s"] is not None, key
+
+
+@pytest.mark.slow  # a dozen games through a relay: CI only
+def test_relay_ws_reports_every_pairing_of_transports() -> None:
+    report = _run("relay_ws.py", "--games", "1")
+    assert report["failures"] == []
+    pairings = report["pairings"]
+    assert isinstance(pairings, dict)
+    assert set(pairings) == {"tcp-tcp", "ws-tcp", "tcp-ws", "ws-ws"}
+    # the same games whatever the transports: the relay copies the same bytes
+    assert len({p["median_relay_bytes"] for p in pairings.values()}) == 1
+    assert report["static_mb_per_s"] and report["round_trip_ms"]
