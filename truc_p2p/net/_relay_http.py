@@ -29,6 +29,7 @@ import ipaddress
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
 from urllib.parse import unquote_to_bytes, urlsplit
 
@@ -217,7 +218,10 @@ class _Front:
     ) -> None:
         if close:
             headers = [*headers, ("Connection", "close")]
-        data = self.conn.send(h11.Response(status_code=status, headers=_headers(headers)))
+        reason = HTTPStatus(status).phrase.encode()
+        data = self.conn.send(
+            h11.Response(status_code=status, reason=reason, headers=_headers(headers))
+        )
         if body and self.method != "HEAD":
             data += self.conn.send(h11.Data(data=body))
         data += self.conn.send(h11.EndOfMessage())
@@ -328,7 +332,7 @@ class _Front:
         if close:
             headers.append(("Connection", "close"))
         await self.stream.send_all(
-            self.conn.send(h11.Response(status_code=200, headers=_headers(headers)))
+            self.conn.send(h11.Response(status_code=200, reason=b"OK", headers=_headers(headers)))
         )
         if request.method == "GET":
             async with await trio.open_file(path, "rb") as file:
