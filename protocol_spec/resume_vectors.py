@@ -475,9 +475,7 @@ def evidence_vector() -> dict[str, Any]:
                 "finding": {
                     "player": 1,
                     "code": "bad-sequence",
-                    "message_no": next(
-                        p for p in range(answer_have, held) if senders[p] == 1
-                    ),
+                    "message_no": next(p for p in range(answer_have, held) if senders[p] == 1),
                 },
             },
             {
