@@ -16,10 +16,18 @@ from helpers.evidence import accusation, chain_of, game, honest_cut
 from helpers.protocol import P0, P1, Pair, split
 
 from truc_p2p.cli import main
-from truc_p2p.evidence import check_evidence, evidence_path_for
+from truc_p2p.evidence import (
+    check_evidence,
+    check_evidence_file,
+    evidence_lines,
+    evidence_path_for,
+)
 from truc_p2p.protocol import decode_envelope, verify_transcript
+from truc_p2p.protocol._wire import sign_envelope
 from truc_p2p.rules import Player
 from truc_p2p.transcript import TranscriptWriter
+from truc_p2p.ui import english, evidence_said, use_language
+from truc_p2p.ui._i18n import LANGUAGES
 
 
 def _write(path: Path, envelopes: list[bytes]) -> None:
@@ -170,8 +178,6 @@ def test_a_resume_that_contradicts_its_signers_own_messages_is_a_proof(
     chain = chain_of(pair.records[P1])
     liar = max(i for i, raw in enumerate(chain) if decode_envelope(raw).sender == 0)
     lie = decode_envelope(chain[liar])
-    from truc_p2p.protocol._wire import sign_envelope
-
     resume = sign_envelope(
         pair.keys[P0],
         game_id=lie.game_id,
@@ -189,3 +195,59 @@ def test_a_resume_that_contradicts_its_signers_own_messages_is_a_proof(
     assert "word" not in line and "player 0" in line
     findings = obj["evidence_findings"]
     assert isinstance(findings, list) and [f["weight"] for f in findings] == ["proof"]
+
+
+@pytest.mark.parametrize("kind", ["proof", "word", "old-answer", "nothing"])
+def test_verify_says_it_in_english_as_the_library_does_and_in_every_language(
+    kind: str, tmp_path: Path
+) -> None:
+    """The lines ``verify`` prints are :func:`evidence_lines` word for word in English
+    (the JSON's ``evidence``), and each catalog words the label of a finding that is
+    not a proof."""
+    pair = game("words")
+    pair.run(until=lambda _s, _raw: len(pair.records[P1]) >= 8)
+    _dial, answer = honest_cut(pair)
+    pair.run(until=lambda _s, _raw: len(pair.records[P0]) >= 16)
+    chain = chain_of(pair.records[P0])
+    if kind == "word":  # the chain ends with player 0's own envelopes: its word alone
+        chain = chain[
+            : max(i for i, raw in enumerate(chain) if decode_envelope(raw).sender == 0) + 1
+        ]
+    code = "bad-sequence" if kind == "old-answer" else "broken-chain"
+    transcript = [*chain, accusation(pair, P0, chain, code)]
+    mine = max(i for i, raw in enumerate(chain) if decode_envelope(raw).sender == 1)
+    at = {"proof": mine, "word": len(chain), "old-answer": 0, "nothing": 0}[kind]
+    kept = (
+        [answer]
+        if kind in ("old-answer", "nothing")
+        else [
+            sign_envelope(
+                pair.keys[P1],
+                game_id=pair.sessions[P0].game_id,
+                seq=at,
+                prev=bytes(32),
+                sender=1,
+                type="resume",
+                payload={"nonce": bytes(16), "echo": b""},
+            )
+        ]
+    )
+    path = tmp_path / "game.truc"
+    _write(path, transcript)
+    _write(evidence_path_for(path), kept)
+    check = check_evidence_file(path, transcript)
+    assert check is not None
+    with english():
+        said = evidence_said(check)
+    assert said == evidence_lines(path, transcript) and len(said) == 1
+    assert ("the other player's word" in said[0]) == (kind in ("word", "old-answer"))
+    assert ("proves nothing" in said[0]) == (kind == "nothing")
+    try:
+        for code_ in LANGUAGES:
+            if code_ == "en":
+                continue
+            use_language(code_)
+            (line,) = evidence_said(check)
+            assert line != said[0] and check.name in line, code_
+    finally:
+        use_language("en")
