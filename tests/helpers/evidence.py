@@ -22,6 +22,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from helpers.protocol import P0, P1, Pair, digest, split
+from truc_p2p.bots import Bot
 from truc_p2p.evidence import check_evidence
 from truc_p2p.protocol import (
     CheatDetectedError,
@@ -151,6 +152,10 @@ TAMPER_MOVES = ("equivocate", "replay")
 CODES = ("broken-chain", "bad-sequence", "equivocation")
 
 
+def _holds(records: list[bytes], count: int) -> bool:
+    return len(records) >= count
+
+
 @functools.cache
 def other_games(tag: str, number: int, count: int = 2) -> tuple[bytes, ...]:
     """Every message of ``count`` other games between the players of ``tag`` (both
@@ -159,7 +164,7 @@ def other_games(tag: str, number: int, count: int = 2) -> tuple[bytes, ...]:
     out: list[bytes] = []
     for other in range(number + 1, number + 1 + count):
         pair = game(tag, other)
-        pair.run(until=lambda _s, _raw, pr=pair: len(pr.records[P1]) >= 9)
+        pair.run(when=functools.partial(_holds, pair.records[P1], 9))
         out.extend(honest_cut(pair))
         pair.finish()
         out.extend(pair.records[P0])
@@ -241,8 +246,9 @@ class Duel:
         self.h_out = 0  # how many of the honest side's queued envelopes were seen
         if honest is P1:  # a host signs refusals for connections it does not serve
             self.seen.append(refusal(pair.keys[P1], "unknown-game")[4:])
-        self.bot = pair.bots[honest]
-        assert self.bot is not None
+        bot = pair.bots[honest]
+        assert bot is not None
+        self.bot: Bot = bot
         self.h_done = False  # the honest side ended the game (its abort is sent)
         self.a_dead = False  # the adversary's own session is broken: it only files
         original = pair.collect
