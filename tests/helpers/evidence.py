@@ -465,6 +465,7 @@ class Duel:
             for finding in findings:
                 against = "honest" if finding.player == int(self.honest) else "adversary"
                 TALLY.verdicts[f"{finding.weight}-against-{against}"] += 1
+                TALLY.verdicts[f"{finding.weight}-{finding.code}-against-{against}"] += 1
                 assert not (finding.proof and against == "honest"), (finding, transcript, one)
         report = verify_transcript(transcript)
         TALLY.verdicts[f"transcript-{report.status}"] += 1
