@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from helpers.evidence import RESUME_MOVES, TALLY, TAMPER_MOVES, Duel
 from helpers.protocol import P0, P1
 from hypothesis import HealthCheck, settings
@@ -84,6 +85,7 @@ def run(examples: int, steps: int) -> None:
     )
 
 
+@pytest.mark.slow  # seconds of CPU: the fast loop leaves it out, CI runs it
 def test_verify_never_holds_the_honest_player_responsible() -> None:
     """Small budget (a few seconds); benchmarks/evidence_property.py runs thousands."""
     examples, filed = TALLY.examples, TALLY.verdicts["filed"]
