@@ -23,13 +23,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.evidence import evidence_lines
+from truc_p2p.evidence import check_evidence_file
 from truc_p2p.protocol import TranscriptFormatError, verify_transcript
 from truc_p2p.transcript import scan_transcript_file
 from truc_p2p.ui import (
     EXIT_STATUS,
     _,
     damage_line,
+    evidence_said,
     ngettext,
     scan_json,
     verify_summary,
@@ -178,7 +179,7 @@ def _verify(args: argparse.Namespace) -> int:
             return 2
     if args.json:
         # one judgement with the site's verify page (ui.verify_json of a dropped file)
-        evidence = evidence_lines(Path(args.file), envelopes)  # wire.md 13.8
+        evidence = check_evidence_file(Path(args.file), envelopes)  # wire.md 13.8
         obj = scan_json(scan, local_secret=secret, evidence=evidence)
         print(json.dumps(obj))
         return EXIT_STATUS[str(obj["status"])]
@@ -188,7 +189,7 @@ def _verify(args: argparse.Namespace) -> int:
     if scan.damage is not None and report.error_code != scan.damage:
         print(damage_line(scan))  # else the summary's last line says it
     print("\n".join(summary[1:]))
-    for line in evidence_lines(Path(args.file), envelopes):  # wire.md 13.8
+    for line in evidence_said(check_evidence_file(Path(args.file), envelopes)):  # wire.md 13.8
         print(line)
     beside = Path(args.file + ".secret")
     if secret is None and report.error_code in ("aborted", "incomplete") and beside.exists():

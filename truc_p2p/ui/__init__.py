@@ -45,7 +45,14 @@ if TYPE_CHECKING:
         verify_json,
         with_damage,
     )
-    from ._verify_text import EDITED, damage_line, reason_word, verify_headline, verify_summary
+    from ._verify_text import (
+        EDITED,
+        damage_line,
+        evidence_said,
+        reason_word,
+        verify_headline,
+        verify_summary,
+    )
     from ._voice import Voice
     from ._web import (
         TableFeed,
@@ -91,6 +98,7 @@ __all__ = [
     "decimal",
     "describe",
     "english",
+    "evidence_said",
     "final_message",
     "fit",
     "from_accept_language",
@@ -159,7 +167,14 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(["Voice"], "_voice"),
     **dict.fromkeys(["Clocks", "StdinLines", "TerminalPlayer", "with_terminal"], "_tui"),
     **dict.fromkeys(
-        ["EDITED", "damage_line", "reason_word", "verify_headline", "verify_summary"],
+        [
+            "EDITED",
+            "damage_line",
+            "evidence_said",
+            "reason_word",
+            "verify_headline",
+            "verify_summary",
+        ],
         "_verify_text",
     ),
     **dict.fromkeys(

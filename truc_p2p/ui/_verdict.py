@@ -5,7 +5,7 @@ all give (the page has a dropped file's bytes, not a path)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from truc_p2p.protocol import (
     FRAME_HEADER,
@@ -16,7 +16,16 @@ from truc_p2p.protocol import (
     verify_transcript,
 )
 from truc_p2p.ui._i18n import _, english
-from truc_p2p.ui._verify_text import EDITED, damage_line, verify_headline, verify_summary
+from truc_p2p.ui._verify_text import (
+    EDITED,
+    damage_line,
+    evidence_said,
+    verify_headline,
+    verify_summary,
+)
+
+if TYPE_CHECKING:
+    from truc_p2p.evidence import EvidenceCheck
 
 __all__ = [
     "EXIT_STATUS",
@@ -64,10 +73,10 @@ def verdict_words(report: object) -> dict[str, object]:
 
 
 def verify_json(
-    data: bytes, *, local_secret: bytes | None = None, evidence: list[str] | None = None
+    data: bytes, *, local_secret: bytes | None = None, evidence: EvidenceCheck | None = None
 ) -> dict[str, Any]:
     """``truc-p2p verify --json``'s object for a transcript's bytes (``evidence``: the
-    lines of a kept evidence file beside it, which a dropped file has none of)."""
+    check of an evidence file kept beside it, which a dropped file has none of)."""
     try:
         scan = scan_transcript(data)
     except TranscriptFormatError as exc:
@@ -76,7 +85,10 @@ def verify_json(
 
 
 def scan_json(
-    scan: TranscriptScan, *, local_secret: bytes | None = None, evidence: list[str] | None = None
+    scan: TranscriptScan,
+    *,
+    local_secret: bytes | None = None,
+    evidence: EvidenceCheck | None = None,
 ) -> dict[str, Any]:
     """:func:`verify_json` of a transcript already scanned."""
     report = with_damage(verify_transcript(scan.envelopes, local_secret=local_secret), scan)
@@ -84,7 +96,7 @@ def scan_json(
 
 
 def report_json(
-    report: VerifyReport, scan: TranscriptScan, *, evidence: list[str] | None = None
+    report: VerifyReport, scan: TranscriptScan, *, evidence: EvidenceCheck | None = None
 ) -> dict[str, Any]:
     """The ``--json`` object of a report (:func:`with_damage` applied) on ``scan``."""
     envelopes = scan.envelopes
@@ -103,7 +115,13 @@ def report_json(
             "detail": scan.detail,
         }
     )
-    obj["evidence"] = list(evidence or [])  # wire.md 13.8
+    # wire.md 13.8: the lines verify prints, in English, and each finding with its
+    # weight ("proof", or "word": the other player's word); a dropped file has none
+    with english():
+        obj["evidence"] = evidence_said(evidence)
+    obj["evidence_findings"] = [
+        f.to_json() for f in (evidence.findings if evidence is not None else ())
+    ]
     # a file changed after the game: the sentence verify prints first, in English
     obj["edited"] = report.status == "violation" and report.error_code in EDITED
     if obj["edited"]:
