@@ -3,6 +3,7 @@ screen with the verifier's verdict, a rematch, leaving, and the transcript file.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -189,3 +190,56 @@ def test_the_players_name_is_kept_and_is_the_one_the_opponent_sees() -> None:
     again.call({"type": "bot", "level": "easy"}, 0.0)
     assert again.state is not None and again.state["started"]["me"] == "Ana"
     assert again.app.game is not None and again.app.game.side.session.name == "Ana"
+
+
+def _some_point() -> bytes:
+    """A valid compressed secp256k1 point nobody knows the logarithm of."""
+    p = 2**256 - 2**32 - 977
+    for i in range(100):
+        x = int.from_bytes(hashlib.sha256(b"page cheat %d" % i).digest(), "big") % p
+        if pow(x**3 + 7, (p - 1) // 2, p) == 1:  # x**3 + 7 is a square: x is on the curve
+            return b"\x02" + x.to_bytes(32, "big")
+    raise AssertionError("no point found")
+
+
+def test_a_cheating_peer_is_caught_at_its_message_and_the_evidence_kept() -> None:
+    """The opponent signs an action it may not play: the page refuses that message,
+    signs a ``cheat`` abort, and its transcript holds the signed cheat (verify says
+    violation there), as the desktop does."""
+    from helpers.protocol import split, with_payload
+
+    from truc_p2p.page._games import BotGame
+    from truc_p2p.protocol import decode_envelope, frame
+
+    tampered: list[int] = []
+    real_step = BotGame._bot_step
+
+    def cheat(self: BotGame) -> bytes:
+        out = real_step(self)
+        if tampered or not out:
+            return out
+        frames = []
+        for raw in split(out):
+            env = decode_envelope(raw)
+            if not tampered and env.type == "v2action" and env.payload["act"] == "play":
+                # its card's share (a point and its proof) names another point
+                other = _some_point() + env.payload["share"][33:]
+                raw = with_payload(raw, self.bot_key, lambda p: p.update(share=other))
+                tampered.append(env.seq)
+            frames.append(frame(raw))
+        return b"".join(frames)
+
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(BotGame, "_bot_step", cheat)
+    try:
+        player = _bot_game()
+        _play_to_the_end(player)
+    finally:
+        monkeypatch.undo()
+    assert tampered, "the bot never acted"
+    final = player.final
+    assert final is not None and final["outcome"] == "protocol-error", final
+    report = verify_transcript(player.app.envelopes)
+    assert report.status == "violation" and report.error_message_no == tampered[0]
+    abort = decode_envelope(player.app.envelopes[-1])
+    assert abort.type == "abort" and abort.payload["reason"] == "cheat"

@@ -73,7 +73,7 @@ class BotGame:
     ) -> None:
         self.level = level
         self._bot = make_bot(level, seed=int.from_bytes(randbytes(8), "big"))
-        bot_key = Ed25519PrivateKey.from_private_bytes(randbytes(32))
+        bot_key = self.bot_key = Ed25519PrivateKey.from_private_bytes(randbytes(32))
         me = Session(identity=key, role=Player.P0, secret=randbytes(32), name=name, record=record)
         self._peer = Session(
             identity=bot_key, role=Player.P1, secret=randbytes(32), name=bot_player_name(level)
