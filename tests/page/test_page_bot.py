@@ -224,7 +224,7 @@ def test_a_cheating_peer_is_caught_at_its_message_and_the_evidence_kept() -> Non
             if not tampered and env.type == "v2action" and env.payload["act"] == "play":
                 # its card's share (a point and its proof) names another point
                 other = _some_point() + env.payload["share"][33:]
-                raw = with_payload(raw, self.bot_key, lambda p: p.update(share=other))
+                raw = with_payload(raw, self.bot_key, lambda p, o=other: p.update(share=o))
                 tampered.append(env.seq)
             frames.append(frame(raw))
         return b"".join(frames)
