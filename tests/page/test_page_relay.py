@@ -164,3 +164,46 @@ def _page_from(relay: Relay, stored: dict[str, object], seed: int) -> tuple[Page
     player.stored = dict(stored)
     player.call({"type": "hello", "lang": "en"}, time.monotonic())
     return player, TcpWorker(player, ("127.0.0.1", relay.port))
+
+
+def test_a_hosting_page_reloads_and_the_desktop_joiner_comes_back(
+    tmp_path: Path, relay: Relay
+) -> None:
+    """The hosting page reloads mid-hand: it registers the same code again (its claim's
+    nonce was kept) and the ``truc-p2p join`` process redials it and resumes."""
+    first, first_worker = _page(relay, 10, _cards_first)
+    second: PagePlayer | None = None
+    second_worker: TcpWorker | None = None
+    joiner: subprocess.Popen[str] | None = None
+    try:
+        first.call({"type": "host", "relay": relay.address}, time.monotonic())
+        run_page([(first, first_worker)], until=lambda: bool(first.texts("invite")), timeout=20)
+        invite = unquote(first.texts("invite")[-1]["text"].split("#join=", 1)[1])
+        joiner = spawn(
+            tmp_path, "join", invite, "--bot", "random", "--seed", "11", "--timeout", "60",
+            "--identity", "j.key", "--out", "j", "--json",
+        )  # fmt: skip
+
+        def mid_hand() -> bool:
+            table = (first.state or {}).get("table") or {}
+            return bool(table.get("hand")) and first.offered() != []
+
+        run_page([(first, first_worker)], until=mid_hand, timeout=LIMIT)
+        kept = dict(first.stored)
+        first_worker.close()
+        second, second_worker = _page_from(relay, kept, 12)
+        resumed = second
+        run_page([(resumed, second_worker)], until=lambda: resumed.final is not None, timeout=LIMIT)
+        out, err = joiner.communicate(timeout=LIMIT)
+    finally:
+        first_worker.close()
+        if second_worker is not None:
+            second_worker.close()
+        if joiner is not None and joiner.poll() is None:
+            joiner.kill()
+            joiner.communicate()
+    assert second is not None and second.final is not None
+    assert second.final["outcome"] == "finished", second.final
+    assert joiner.returncode == 0, out + err
+    (path,) = (tmp_path / "j").glob("*.truc")
+    assert read_transcript(path) == second.app.envelopes
