@@ -1,0 +1,65 @@
+"""The site of tests/site and benchmarks/site_load.py: built once with the stand-in
+page of tests/site/fixtures (the page engineer's own files win where they exist), and
+served from disk by a tiny static server that sends the site's CSP as a header too."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from truc_p2p.site import CSP, SiteBuild, site_files
+
+FIXTURES = Path(__file__).resolve().parents[1] / "site" / "fixtures"
+#: What a static host must say of the site's files (a browser refuses a module script
+#: or streaming WebAssembly compile with another type).
+TYPES = {
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".wasm": "application/wasm",
+    ".json": "application/json",
+    ".webmanifest": "application/manifest+json",
+    ".svg": "image/svg+xml",
+    ".whl": "application/zip",
+    ".zip": "application/zip",
+}
+
+
+def stand_in_site(**options: Any) -> SiteBuild:
+    """This build's site with the stand-in page where the package has none."""
+    return site_files(extra_static=[FIXTURES], **options)
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def guess_type(self, path: str | os.PathLike[str]) -> str:
+        return TYPES.get(Path(path).suffix) or super().guess_type(path)
+
+    def end_headers(self) -> None:
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serve_folder(folder: Path) -> Iterator[str]:
+    """Serve ``folder`` on 127.0.0.1 (a secure context, so the service worker runs);
+    yields its base URL, ending in ``/``."""
+    handler = functools.partial(_Handler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

@@ -1,0 +1,109 @@
+"""The built site in Chromium, served from disk with the site's CSP: Python boots in a
+worker from the site's own files, this package's rules engine plays a random legal
+game there (the same game as natively, move for move), no CSP violation is reported,
+and after one visit the page loads again with the network cut (the service worker)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.site import serve_folder
+
+from truc_p2p.rules import ALL_CARDS, Game, Phase, Player, hands_from_deck
+
+pytestmark = pytest.mark.slow
+#: Booting Pyodide on a loaded 2-core machine takes seconds; this bounds it.
+BOOT_MS = 120_000
+
+
+def random_game(seed: int) -> str:
+    """The stand-in worker's game (tests/site/fixtures/worker.js), played natively."""
+    rng = random.Random(seed)
+    game = Game(first_dealer=Player.P1)
+    deck: list[Any] = []
+    steps = 0
+    while game.phase is not Phase.OVER:
+        if game.phase is Phase.DEAL:
+            if not game.redealt:
+                deck = list(ALL_CARDS)
+                rng.shuffle(deck)
+            game.deal(dict(hands_from_deck(deck, game.dealer, redeal=game.redealt)))
+            continue
+        game.push(rng.choice(list(game.legal_actions())))
+        steps += 1
+    return f"{game.outcome()} after {steps} actions"
+
+
+@pytest.fixture
+def page(browser: Any, site_dir: Path) -> Iterator[tuple[Any, str, list[str]]]:
+    """A page in a fresh context (its own service worker and caches), the site's URL,
+    and the console's messages (the CSP's reports land there, the worker's too)."""
+    with serve_folder(site_dir) as url:
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            console: list[str] = []
+            page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+            page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+            page.on("worker", lambda w: w.on("console", lambda m: console.append(m.text)))
+            yield page, url, console
+        finally:
+            context.close()
+
+
+def _played(page: Any) -> dict[str, str]:
+    page.wait_for_selector("body[data-result], body[data-error]", timeout=BOOT_MS)
+    shown: dict[str, str] = page.evaluate("() => ({...document.body.dataset})")
+    assert "error" not in shown, shown["error"]
+    return shown
+
+
+def _no_csp_violation(shown: dict[str, str], console: list[str]) -> None:
+    assert "violations" not in shown, shown["violations"]
+    reported = [line for line in console if "Content Security Policy" in line]
+    assert reported == []
+
+
+def test_python_plays_the_rules_engine_in_a_worker_and_then_offline(
+    page: tuple[Any, str, list[str]],
+) -> None:
+    tab, url, console = page
+    tab.goto(f"{url}#seed=7")
+    shown = _played(tab)
+    assert shown["result"] == random_game(7)
+    assert tab.locator("#progress").text_content().startswith("Python ready in ")
+    _no_csp_violation(shown, console)
+    # the service worker has every file of the build before the network goes
+    tab.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=BOOT_MS)
+    tab.context.set_offline(True)
+    tab.goto(f"{url}#seed=11")
+    tab.reload()
+    shown = _played(tab)
+    assert shown["result"] == random_game(11)
+    _no_csp_violation(shown, console)
+    # the check can fail: with the network cut and no service worker there is no page
+    fresh = tab.context.browser.new_context(service_workers="block")
+    try:
+        cold = fresh.new_page()
+        fresh.set_offline(True)
+        with pytest.raises(Exception, match="ERR_INTERNET_DISCONNECTED"):
+            cold.goto(url)
+    finally:
+        fresh.close()
+
+
+def test_a_csp_violation_would_be_seen(page: tuple[Any, str, list[str]], site_dir: Path) -> None:
+    """The violation check can fail: an inline script, which the CSP blocks, is reported
+    (by the page's securitypolicyviolation listener and on the console)."""
+    tab, url, console = page
+    tab.goto(f"{url}#seed=1")
+    with pytest.raises(Exception, match="violates the following Content Security Policy"):
+        tab.add_script_tag(content="document.title = 'injected'")
+    tab.wait_for_function("() => document.body.dataset.violations", timeout=10_000)
+    shown = tab.evaluate("() => ({...document.body.dataset})")
+    with pytest.raises(AssertionError):
+        _no_csp_violation(shown, console)
