@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.ui import _
+from truc_p2p.ui import _, ngettext
 
 __all__ = ["register"]
 
@@ -54,8 +54,10 @@ def _site(args: argparse.Namespace) -> int:
             built = site_files(offline=args.offline)
             write_site(built, args.dir)
             print(
-                _(
+                ngettext(
+                    "wrote the site into {dir}: {count} file, {size} MB (build {build})",
                     "wrote the site into {dir}: {count} files, {size} MB (build {build})",
+                    len(built.files),
                     dir=str(args.dir),
                     count=len(built.files),
                     size=f"{built.size / 1e6:.1f}",
@@ -71,11 +73,20 @@ def _site(args: argparse.Namespace) -> int:
     for line in report.differences:
         print(line)
     if report.identical:
-        print(_("identical to this build: {count} files checked", count=report.checked))
+        print(
+            ngettext(
+                "identical to this build: {count} file checked",
+                "identical to this build: {count} files checked",
+                report.checked,
+                count=report.checked,
+            )
+        )
         return 0
     print(
-        _(
+        ngettext(
+            "{differences} difference from this build ({count} files checked)",
             "{differences} differences from this build ({count} files checked)",
+            len(report.differences),
             differences=len(report.differences),
             count=report.checked,
         )
