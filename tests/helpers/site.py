@@ -47,13 +47,23 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def copyfile(self, source: Any, outputfile: Any) -> None:
+        data = source.read()
+        tally = getattr(self.server, "tally", None)
+        if tally is not None:
+            tally["requests"] = tally.get("requests", 0) + 1
+            tally["bytes"] = tally.get("bytes", 0) + len(data)
+        outputfile.write(data)
+
 
 @contextlib.contextmanager
-def serve_folder(folder: Path) -> Iterator[str]:
+def serve_folder(folder: Path, tally: dict[str, int] | None = None) -> Iterator[str]:
     """Serve ``folder`` on 127.0.0.1 (a secure context, so the service worker runs);
-    yields its base URL, ending in ``/``."""
+    yields its base URL, ending in ``/``.  ``tally`` counts the requests and bytes
+    served (what crossed the network)."""
     handler = functools.partial(_Handler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.tally = tally  # type: ignore[attr-defined]
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

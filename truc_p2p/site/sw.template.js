@@ -1,7 +1,8 @@
 // sw.js: the site's service worker, written by `truc-p2p site build` (do not edit DIR/sw.js).
 //
 // On install it fetches every file of this build (the files of manifest.json, each
-// checked against its SHA-256 by the browser) into a cache named after the build; it
+// checked against its SHA-256 by the browser: Subresource Integrity) into a cache
+// named after the build, taking them from the HTTP cache where it can; it
 // then answers those files from that cache first, so after one visit the site opens
 // with no network at all.  On activate it deletes the caches of other builds.  A new
 // build changes this file (its name and list are written below), which is how the
@@ -30,15 +31,19 @@ self.addEventListener("install", (event) => {
       const cache = await caches.open(CACHE);
       await Promise.all(
         Object.entries(FILES).map(async ([path, integrity]) => {
-          const request = new Request(new URL(path, scope()), {
-            cache: "reload",
-            integrity,
-          });
-          const response = await fetch(request);
+          const url = new URL(path, scope());
+          let response;
+          try {
+            // what the page is loading right now, or has in its HTTP cache: not twice
+            // over the network; the integrity check refuses another build's file
+            response = await fetch(url, { cache: "force-cache", integrity });
+          } catch {
+            response = await fetch(url, { cache: "reload", integrity });
+          }
           if (!response.ok) {
             throw new Error(`${path}: HTTP ${response.status}`);
           }
-          await cache.put(new URL(path, scope()), response);
+          await cache.put(url, response);
         }),
       );
       await self.skipWaiting();
