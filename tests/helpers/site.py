@@ -13,21 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.site import CSP, SiteBuild, site_files
+from truc_p2p.site import CONTENT_TYPES, CSP, SiteBuild, site_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "site" / "fixtures"
-#: What a static host must say of the site's files (a browser refuses a module script
-#: or streaming WebAssembly compile with another type).
-TYPES = {
-    ".js": "text/javascript",
-    ".mjs": "text/javascript",
-    ".wasm": "application/wasm",
-    ".json": "application/json",
-    ".webmanifest": "application/manifest+json",
-    ".svg": "image/svg+xml",
-    ".whl": "application/zip",
-    ".zip": "application/zip",
-}
 
 
 def stand_in_site(**options: Any) -> SiteBuild:
@@ -37,7 +25,7 @@ def stand_in_site(**options: Any) -> SiteBuild:
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
     def guess_type(self, path: str | os.PathLike[str]) -> str:
-        return TYPES.get(Path(path).suffix) or super().guess_type(path)
+        return CONTENT_TYPES.get(Path(path).suffix) or super().guess_type(path)
 
     def end_headers(self) -> None:
         self.send_header("Content-Security-Policy", CSP)

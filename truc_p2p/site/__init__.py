@@ -8,11 +8,20 @@ package's own wheel and msgpack's pure-Python modules: every download pinned in
 
 from __future__ import annotations
 
-from truc_p2p.site._build import CSP, MANIFEST, SiteBuild, build_site, site_files, write_site
+from truc_p2p.site._build import (
+    CONTENT_TYPES,
+    CSP,
+    MANIFEST,
+    SiteBuild,
+    build_site,
+    site_files,
+    write_site,
+)
 from truc_p2p.site._check import CheckReport, check_site, reader_for
 from truc_p2p.site._fetch import Pin, SiteError, cache_dir, fetch, load_pins
 
 __all__ = [
+    "CONTENT_TYPES",
     "CSP",
     "MANIFEST",
     "CheckReport",

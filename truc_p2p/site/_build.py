@@ -28,7 +28,15 @@ from truc_p2p.site._archives import msgpack_zip, npm_files, package_files, wheel
 from truc_p2p.site._fetch import Pin, SiteError, fetch, load_pins
 from truc_p2p.site._icons import THEME, png_icon, svg_icon
 
-__all__ = ["CSP", "MANIFEST", "SiteBuild", "build_site", "site_files", "write_site"]
+__all__ = [
+    "CONTENT_TYPES",
+    "CSP",
+    "MANIFEST",
+    "SiteBuild",
+    "build_site",
+    "site_files",
+    "write_site",
+]
 
 #: The Content-Security-Policy of every page of the site, as a <meta> in each HTML
 #: file and as a header where the server can send one (the header also covers the
@@ -40,6 +48,21 @@ CSP = (
     "connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'none'"
 )
+#: The Content-Type a server must give the site's files (a browser refuses a module
+#: script, or streaming WebAssembly compilation, of another type), by suffix.
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".css": "text/css",
+    ".wasm": "application/wasm",
+    ".json": "application/json",
+    ".webmanifest": "application/manifest+json",
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+    ".whl": "application/zip",
+    ".zip": "application/zip",
+}
 MANIFEST = "manifest.json"
 SERVICE_WORKER = "sw.js"
 #: The web table's files the page shares with ``--web``.

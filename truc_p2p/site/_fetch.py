@@ -111,7 +111,8 @@ def fetch(pin: Pin, *, offline: bool = False, cache: Path | None = None) -> byte
         )
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(path.name + ".part")
+        # each process its own partial file (test workers build at once), then one rename
+        partial = path.with_name(f"{path.name}.{os.getpid()}.part")
         partial.write_bytes(data)
         partial.replace(path)
     except OSError as exc:
