@@ -41,6 +41,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         if tally is not None:
             tally["requests"] = tally.get("requests", 0) + 1
             tally["bytes"] = tally.get("bytes", 0) + len(data)
+            path = self.path.split("?", 1)[0].lstrip("/") or "index.html"
+            tally[f"/{path}"] = tally.get(f"/{path}", 0) + 1
         outputfile.write(data)
 
 

@@ -14,6 +14,7 @@ import pytest
 from helpers.site import serve_folder
 
 from truc_p2p.rules import ALL_CARDS, Game, Phase, Player, hands_from_deck
+from truc_p2p.site import SiteBuild
 
 pytestmark = pytest.mark.slow
 #: Booting Pyodide on a loaded 2-core machine takes seconds; this bounds it.
@@ -113,3 +114,24 @@ def test_a_csp_violation_would_be_seen(page: tuple[Any, str, list[str]], site_di
     shown = tab.evaluate("() => ({...document.body.dataset})")
     with pytest.raises(AssertionError):
         _no_csp_violation(shown, console)
+
+
+def test_the_page_asks_for_every_pyodide_file_the_site_ships(
+    browser: Any, site: SiteBuild, site_dir: Path
+) -> None:
+    """With no service worker in the way: the files of vendor/pyodide/ are exactly
+    those loadPyodide fetches (pins.json's "take"), and the page asks for no file the
+    site lacks."""
+    tally: dict[str, int] = {}
+    with serve_folder(site_dir, tally) as url:
+        context = browser.new_context(service_workers="block")
+        try:
+            tab = context.new_page()
+            tab.goto(f"{url}#seed=3")
+            assert _played(tab)["result"] == random_game(3)
+        finally:
+            context.close()
+    asked = {key[1:] for key in tally if key.startswith("/")}
+    shipped = {path for path in site.files if path.startswith("vendor/pyodide/")}
+    assert {path for path in asked if path.startswith("vendor/pyodide/")} == shipped
+    assert asked <= set(site.files), asked - set(site.files)
