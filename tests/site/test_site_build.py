@@ -344,7 +344,7 @@ def test_the_cache_is_in_home_or_where_the_environment_says(
     assert cache_dir() == Path.home() / ".cache" / "truc-p2p" / "site"
 
 
-def test_a_folder_that_holds_something_else_is_not_touched(tmp_path: Path) -> None:
+def test_a_folder_that_holds_something_else_is_not_touched(site: SiteBuild, tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     done = subprocess.run(
         command("site", "build", "--offline", tmp_path),
