@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import statistics
 import sys
 import tempfile
@@ -56,7 +58,9 @@ def _load(page: Any, url: str, *, reload: bool) -> dict[str, float]:
         raise SystemExit("site_load: this browser reports no long tasks")
     if "error" in shown:
         raise SystemExit(f"site_load: the page failed: {shown['error']}")
+    pyodide = re.search(r"\(Pyodide (\d+) ms", page.locator("#progress").text_content() or "")
     return {
+        "pyodide_ms": float(pyodide[1]) if pyodide else float("nan"),
         "wall_ms": wall,
         "ready_ms": float(shown["readyAt"]),  # navigation start -> Python ready
         "boot_ms": float(shown["bootMs"]),  # inside the worker: bootPython()
@@ -112,6 +116,10 @@ def measure(runs: int) -> dict[str, Any]:
         "cold_boot_ms": median(cold, "boot_ms"),
         "cached_ready_ms": median(cached, "ready_ms"),
         "cached_boot_ms": median(cached, "boot_ms"),
+        "cold_pyodide_ms": median(cold, "pyodide_ms"),
+        "cached_pyodide_ms": median(cached, "pyodide_ms"),
+        "load_average": round(os.getloadavg()[0], 1),
+        "cpus": os.cpu_count(),
         "longest_stall_ms": max(row["longest_stall_ms"] for row in cold + cached),
     }
 
@@ -143,7 +151,12 @@ def main() -> int:
         f" (bootPython {report['cold_boot_ms']:.0f} ms), cached {report['cached_ready_ms']:.0f} ms"
         f" (bootPython {report['cached_boot_ms']:.0f} ms)"
     )
+    print(
+        f"of which loadPyodide: cold {report['cold_pyodide_ms']:.0f} ms, "
+        f"cached {report['cached_pyodide_ms']:.0f} ms (the rest: unpacking this package)"
+    )
     print(f"longest main-thread stall: {report['longest_stall_ms']:.0f} ms")
+    print(f"(machine: {report['cpus']} CPUs, load average {report['load_average']})")
     return 0
 
 
