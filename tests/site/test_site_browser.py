@@ -1,16 +1,20 @@
 """The built site in Chromium, served from disk with the site's CSP: Python boots in a
 worker from the site's own files, this package's rules engine plays a random legal
-game there (the same game as natively, move for move), no CSP violation is reported,
+game there (the same game as natively, move for move), Python calls the vendored noble curves
+synchronously (the same keys as natively), no CSP violation is reported,
 and after one visit the page loads again with the network cut (the service worker)."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import coincurve
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.site import serve_folder
 
 from truc_p2p.rules import ALL_CARDS, Game, Phase, Player, hands_from_deck
@@ -37,6 +41,13 @@ def random_game(seed: int) -> str:
         game.push(rng.choice(list(game.legal_actions())))
         steps += 1
     return f"{game.outcome()} after {steps} actions"
+
+
+def native_crypto(secret: bytes) -> str:
+    """What the stand-in crypto.js's probe gives, computed natively."""
+    ed = Ed25519PrivateKey.from_private_bytes(secret).public_key().public_bytes_raw()
+    point = coincurve.PrivateKey(secret).public_key.format(compressed=True)
+    return f"{hashlib.sha256(secret).hexdigest()} {ed.hex()} {point.hex()}"
 
 
 @pytest.fixture
@@ -82,6 +93,7 @@ def test_python_plays_the_rules_engine_in_a_worker_and_then_offline(
     tab.goto(f"{url}#seed=7")
     shown = _played(tab)
     assert shown["result"] == random_game(7)
+    assert shown["crypto"] == native_crypto(bytes([7] * 32))
     assert tab.locator("#progress").text_content().startswith("Python ready in ")
     _no_csp_violation(shown, console)
     # the service worker has every file of the build before the network goes
