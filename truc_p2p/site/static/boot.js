@@ -38,7 +38,11 @@ export async function bootPython({ onProgress = () => {} } = {}) {
   const started = performance.now();
   const say = (text) => onProgress(text);
   say("reading site.json");
-  const site = await (await fetch(here("site.json"), { cache: "no-cache" })).json();
+  const listing = await fetch(here("site.json"), { cache: "no-cache" });
+  if (!listing.ok) {
+    throw new Error(`site.json: HTTP ${listing.status}`);
+  }
+  const site = await listing.json();
   say("loading the crypto module");
   const cryptoLoaded = import("./crypto.js").then((module) => {
     globalThis.trucCrypto = module;
@@ -46,6 +50,10 @@ export async function bootPython({ onProgress = () => {} } = {}) {
   const archives = site.archives.map((archive) =>
     fetchChecked(archive.path, archive.sha256).then((buffer) => [archive, buffer]),
   );
+  // awaited below, in order: a failure is thrown there, not reported as unhandled
+  for (const pending of [cryptoLoaded, ...archives]) {
+    pending.catch(() => {});
+  }
   say("starting Python");
   const pyodide = await loadPyodide({
     indexURL: here(site.pyodide),
