@@ -147,3 +147,47 @@ def test_the_page_asks_for_every_pyodide_file_the_site_ships(
     shipped = {path for path in site.files if path.startswith("vendor/pyodide/")}
     assert {path for path in asked if path.startswith("vendor/pyodide/")} == shipped
     assert asked <= set(site.files), asked - set(site.files)
+
+
+def test_a_new_build_replaces_the_old_one_in_the_browser(
+    browser: Any, site: SiteBuild, tmp_path: Path
+) -> None:
+    """A new build deployed over the old: the next visit installs its service worker,
+    which caches the new files and deletes the old build's cache."""
+    from helpers.site import FIXTURES
+
+    from truc_p2p.site import site_files, write_site
+
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "notes.txt").write_text("the second build\n")
+    second = site_files(extra_static=[FIXTURES, extra], offline=True)
+    folder = tmp_path / "site"
+    write_site(site, folder)
+    with serve_folder(folder) as url:
+        context = browser.new_context()
+        try:
+            tab = context.new_page()
+            tab.goto(f"{url}#seed=5")
+            _played(tab)
+            tab.wait_for_function("() => navigator.serviceWorker.controller !== null")
+            assert _caches(tab) == [f"truc-p2p-{site.build}"]
+            write_site(second, folder)
+            tab.reload()
+            _played(tab)
+            for _ in range(600):
+                if _caches(tab) == [f"truc-p2p-{second.build}"]:
+                    break
+                tab.wait_for_timeout(100)
+            assert _caches(tab) == [f"truc-p2p-{second.build}"]
+            context.set_offline(True)
+            assert tab.evaluate("() => fetch('notes.txt').then((r) => r.text())") == (
+                "the second build\n"
+            )
+        finally:
+            context.close()
+
+
+def _caches(tab: Any) -> list[str]:
+    names: list[str] = tab.evaluate("() => caches.keys()")
+    return names
