@@ -109,6 +109,7 @@ def test_the_service_worker_precaches_every_file_under_the_builds_name(
         assert integrity == f"sha256-{digest}", path
 
 
+@pytest.mark.slow  # two more builds, in processes
 def test_the_same_inputs_give_the_same_bytes(site: SiteBuild, tmp_path: Path) -> None:
     from helpers.site import stand_in_site
 

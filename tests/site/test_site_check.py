@@ -83,6 +83,7 @@ def test_a_target_that_is_no_site_is_one_error(tmp_path: Path, site: SiteBuild) 
         check_site(reader_for("http://127.0.0.1:9/"), site)
 
 
+@pytest.mark.slow  # three builds
 def test_the_command(site: SiteBuild, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The command compares with the build the command makes (this package's files;
     ``site`` has filled the download cache)."""

@@ -47,10 +47,18 @@ def register(subparsers: Any) -> None:
 
 
 def _site(args: argparse.Namespace) -> int:
-    from truc_p2p.site import SiteError, check_site, reader_for, site_files, write_site
+    from truc_p2p.site import (
+        SiteError,
+        check_site,
+        check_target,
+        reader_for,
+        site_files,
+        write_site,
+    )
 
     try:
         if args.site_command == "build":
+            check_target(args.dir)  # before the work of a build
             built = site_files(offline=args.offline)
             write_site(built, args.dir)
             print(

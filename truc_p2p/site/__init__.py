@@ -14,6 +14,7 @@ from truc_p2p.site._build import (
     MANIFEST,
     SiteBuild,
     build_site,
+    check_target,
     site_files,
     write_site,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "build_site",
     "cache_dir",
     "check_site",
+    "check_target",
     "fetch",
     "load_pins",
     "reader_for",

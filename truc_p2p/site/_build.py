@@ -34,6 +34,7 @@ __all__ = [
     "MANIFEST",
     "SiteBuild",
     "build_site",
+    "check_target",
     "site_files",
     "write_site",
 ]
@@ -282,14 +283,20 @@ def site_files(
     return SiteBuild(files=dict(sorted(files.items())), build=build, version=version)
 
 
+def check_target(folder: Path) -> None:
+    """:class:`SiteError` unless ``folder`` may receive a site: missing, empty, or
+    holding an earlier build (its manifest.json)."""
+    if folder.exists() and not folder.is_dir():
+        raise SiteError(f"{folder} is not a folder")
+    if folder.is_dir() and any(folder.iterdir()) and not (folder / MANIFEST).is_file():
+        raise SiteError(f"{folder} is not empty and holds no site (no {MANIFEST}): not touched")
+
+
 def write_site(site: SiteBuild, folder: Path) -> None:
     """Write ``site`` into ``folder``: the files of an earlier build there that this one
     lacks are removed; a non-empty folder that holds no site is refused."""
+    check_target(folder)
     old = folder / MANIFEST
-    if folder.exists() and not folder.is_dir():
-        raise SiteError(f"{folder} is not a folder")
-    if folder.is_dir() and any(folder.iterdir()) and not old.is_file():
-        raise SiteError(f"{folder} is not empty and holds no site (no {MANIFEST}): not touched")
     stale: set[str] = set()
     if old.is_file():
         try:
