@@ -1,5 +1,5 @@
 """The site of tests/site and benchmarks/site_load.py: built once with the stand-in
-page of tests/site/fixtures (the page engineer's own files win where they exist), and
+page of tests/site/fixtures (in place of the package's own page), and
 served from disk by a tiny static server that sends the site's CSP as a header too."""
 
 from __future__ import annotations
@@ -16,11 +16,16 @@ from typing import Any
 from truc_p2p.site import CONTENT_TYPES, CSP, SiteBuild, site_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "site" / "fixtures"
+#: The stand-in page (index.html, app.js, worker.js): it replaces the package's own.
+STAND_IN_PAGE = FIXTURES / "page"
+#: Stand-ins for what another branch brings (crypto.js), used only while it is missing.
+STAND_IN_MISSING = FIXTURES / "missing"
 
 
 def stand_in_site(**options: Any) -> SiteBuild:
-    """This build's site with the stand-in page where the package has none."""
-    return site_files(extra_static=[FIXTURES], **options)
+    """This build's site with the stand-in page in place of the package's own (the
+    page's index.html, app.js and worker.js; the rest is the build's)."""
+    return site_files(override_static=[STAND_IN_PAGE], extra_static=[STAND_IN_MISSING], **options)
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):

@@ -26,7 +26,7 @@ BOOT_MS = 120_000
 
 
 def random_game(seed: int) -> str:
-    """The stand-in worker's game (tests/site/fixtures/worker.js), played natively."""
+    """The stand-in worker's game (tests/site/fixtures/page/worker.js), played natively."""
     rng = random.Random(seed)
     game = Game(first_dealer=Player.P1)
     deck: list[Any] = []
@@ -154,14 +154,16 @@ def test_a_new_build_replaces_the_old_one_in_the_browser(
 ) -> None:
     """A new build deployed over the old: the next visit installs its service worker,
     which caches the new files and deletes the old build's cache."""
-    from helpers.site import FIXTURES
+    from helpers.site import STAND_IN_MISSING, STAND_IN_PAGE
 
     from truc_p2p.site import site_files, write_site
 
     extra = tmp_path / "extra"
     extra.mkdir()
     (extra / "notes.txt").write_text("the second build\n")
-    second = site_files(extra_static=[FIXTURES, extra], offline=True)
+    second = site_files(
+        override_static=[STAND_IN_PAGE], extra_static=[STAND_IN_MISSING, extra], offline=True
+    )
     folder = tmp_path / "site"
     write_site(site, folder)
     with serve_folder(folder) as url:

@@ -138,14 +138,16 @@ def test_the_same_inputs_give_the_same_bytes(site: SiteBuild, tmp_path: Path) ->
 
 
 def test_a_change_of_one_input_changes_the_build(site: SiteBuild, tmp_path: Path) -> None:
-    from helpers.site import FIXTURES
+    from helpers.site import STAND_IN_MISSING, STAND_IN_PAGE
 
     from truc_p2p.site import site_files
 
     extra = tmp_path / "extra"
     extra.mkdir()
     (extra / "verify.html").write_text("<html><head></head><body>x</body></html>")
-    other = site_files(extra_static=[FIXTURES, extra], offline=True)
+    other = site_files(
+        override_static=[STAND_IN_PAGE], extra_static=[STAND_IN_MISSING, extra], offline=True
+    )
     assert other.build != site.build
     assert other.files["sw.js"] != site.files["sw.js"]
     assert other.files["manifest.json"] != site.files["manifest.json"]

@@ -223,15 +223,21 @@ def site_files(
     offline: bool = False,
     cache: Path | None = None,
     extra_static: Iterable[Path] = (),
+    override_static: Iterable[Path] = (),
     pins: Mapping[str, Pin] | None = None,
 ) -> SiteBuild:
     """Every file of this build's site, in memory.  ``extra_static`` folders supply
-    page files this package does not have (tests use it for stand-in pages)."""
+    page files this package does not have; ``override_static`` folders replace the
+    package's own (tests use them for stand-in pages)."""
     pins = dict(load_pins() if pins is None else pins)
     root = _package_root()
     version = truc_p2p.__version__
     static = _static_files(
-        [Path(str(resources.files("truc_p2p.site").joinpath("static"))), *extra_static]
+        [
+            *override_static,
+            Path(str(resources.files("truc_p2p.site").joinpath("static"))),
+            *extra_static,
+        ]
     )
     files: dict[str, bytes] = {}
     for path, data in static.items():
