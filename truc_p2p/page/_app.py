@@ -7,8 +7,6 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from truc_p2p.bots import LEVELS
 from truc_p2p.net import End, GameOutcome, Invite, InviteError, parse_host_port
 from truc_p2p.protocol import encode_transcript, fingerprint, verify_transcript
@@ -24,7 +22,7 @@ from truc_p2p.ui import (
 
 from ._feed import PageFeed
 from ._games import BotGame, NetGame, Restore
-from ._keys import KeyFileError, key_from_file, key_to_file, raw_key
+from ._keys import Key, KeyFileError, key_from_file, key_from_raw, key_to_file, raw_key
 from ._out import Outbox, Output
 from ._texts import app_texts
 
@@ -73,11 +71,11 @@ class PageApp:
         stored = stored or {}
         self._stored = stored
         raw = stored.get(IDENTITY_KEY)
-        key: Ed25519PrivateKey | None = None
+        key: Key | None = None
         if isinstance(raw, bytes | bytearray) and len(raw) == 32:
-            key = Ed25519PrivateKey.from_private_bytes(bytes(raw))
+            key = key_from_raw(bytes(raw))
         if key is None:
-            key = Ed25519PrivateKey.from_private_bytes(randbytes(32))
+            key = key_from_raw(randbytes(32))
             self._out.store(IDENTITY_KEY, raw_key(key))
         self.key = key
         kept = stored.get(NAME_KEY)

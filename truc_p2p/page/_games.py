@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from truc_p2p.bots import make_bot
 from truc_p2p.net import (
     DEFAULT_HEARTBEAT,
@@ -27,6 +25,7 @@ from truc_p2p.rules import Action, Ladder, Player, RestRefused, Ruleset
 from truc_p2p.ui import _, bot_player_name
 
 from ._feed import PageFeed
+from ._keys import Key, key_from_raw
 from ._out import Outbox
 from ._relay import Attach, Control, Join, RelayRefused
 from ._side import Side
@@ -63,7 +62,7 @@ class BotGame:
     def __init__(
         self,
         *,
-        key: Ed25519PrivateKey,
+        key: Key,
         name: str,
         level: str,
         feed: PageFeed,
@@ -73,7 +72,7 @@ class BotGame:
     ) -> None:
         self.level = level
         self._bot = make_bot(level, seed=int.from_bytes(randbytes(8), "big"))
-        bot_key = self.bot_key = Ed25519PrivateKey.from_private_bytes(randbytes(32))
+        bot_key = self.bot_key = key_from_raw(randbytes(32))
         me = Session(identity=key, role=Player.P0, secret=randbytes(32), name=name, record=record)
         self._peer = Session(
             identity=bot_key, role=Player.P1, secret=randbytes(32), name=bot_player_name(level)
@@ -173,7 +172,7 @@ class NetGame:
     def __init__(
         self,
         *,
-        key: Ed25519PrivateKey,
+        key: Key,
         name: str,
         feed: PageFeed,
         out: Outbox,

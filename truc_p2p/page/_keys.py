@@ -1,6 +1,7 @@
-"""The page's identity key as a file: the desktop's own format (PKCS#8 PEM, as
-``truc-p2p`` writes ``identity.pem``; 32 raw bytes are read too), without a PEM
-library: an Ed25519 PKCS#8 key is one fixed 48-byte DER structure."""
+"""The page's identity key: the one place the page names the key type (the crypto
+seam's signing key once it is in), and the key as a file in the desktop's own format
+(PKCS#8 PEM, as ``truc-p2p`` writes ``identity.pem``; 32 raw bytes are read too),
+without a PEM library: an Ed25519 PKCS#8 key is one fixed 48-byte DER structure."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ import binascii
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-__all__ = ["KeyFileError", "key_from_file", "key_to_file", "raw_key"]
+__all__ = ["Key", "KeyFileError", "key_from_file", "key_from_raw", "key_to_file", "raw_key"]
+
+#: An identity key.
+Key = Ed25519PrivateKey
+
+
+def key_from_raw(raw: bytes) -> Key:
+    """The key of 32 private bytes (fresh random ones make a new key)."""
+    return Ed25519PrivateKey.from_private_bytes(raw)
+
 
 #: The DER of an Ed25519 PKCS#8 private key up to its 32 key bytes (RFC 8410).
 _PKCS8_PREFIX = bytes.fromhex("302e020100300506032b657004220420")
