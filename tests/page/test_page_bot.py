@@ -185,6 +185,8 @@ def test_the_players_name_is_kept_and_is_the_one_the_opponent_sees() -> None:
     player.call({"type": "name", "name": "x" * 41}, 0.0)  # too long: kept as it was
     player.call({"type": "name", "name": "a\nb"}, 0.0)  # not printable: kept
     assert player.stored["name"] == "Ana" and player.texts("identity")[-1]["name"] == "Ana"
+    player.call({"type": "bot", "level": "easy"}, 0.0)  # this page's next game too
+    assert player.state is not None and player.state["started"]["me"] == "Ana"
     again = PagePlayer(new_app(stored=dict(player.stored)))
     again.call({"type": "hello"}, 0.0)
     again.call({"type": "bot", "level": "easy"}, 0.0)

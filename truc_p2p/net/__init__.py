@@ -208,6 +208,10 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
+
+
 __all__ = [
     "DEFAULT_AWAY_BUDGET",
     "DEFAULT_BOT_TIMEOUT",

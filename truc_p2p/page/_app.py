@@ -199,6 +199,7 @@ class PageApp:
         """The player's name for the next games (the one going on keeps its own)."""
         if isinstance(name, str) and _good_name(name.strip()):
             self.name = name.strip()
+            self.feed.my_name = self.name  # the next game's table says it too
             self._out.store(NAME_KEY, self.name)
         self._identity()
 
