@@ -60,6 +60,34 @@ async def test_a_leaked_code_cannot_keep_the_real_joiner_out() -> None:
                 await stream.aclose()
 
 
+async def test_a_code_leaked_to_16_addresses_cannot_keep_the_real_joiner_out() -> None:
+    """Issue 46: 16 addresses each hold one meeting of a registration (never
+    splicing), so all 16 places are taken: the real joiner still meets the host,
+    takes the oldest place, and the 16 joining again cannot take it back."""
+    leakers = [f"127.0.0.{i}" for i in range(2, 18)]
+    with trio.fail_after(20):
+        async with running_relay() as (server, port, _), _serving_host(port) as (invite, _):
+            assert invite.code is not None
+            held = []
+            for source in leakers:
+                stream = await _raw(port, _join_message(invite.code), source)
+                assert (await read_message(stream))[0] == Msg.MEET
+                held.append(stream)
+            real = await _raw(port, _join_message(invite.code))
+            kind, body = await read_message(real)
+            assert kind == Msg.MEET, body
+            again = []
+            for source in leakers * 2:
+                stream = await _raw(port, _join_message(invite.code), source)
+                again.append(stream)
+                assert (await read_message(stream))[0] == Msg.ERROR
+            await real.send_all(encode(Msg.SPLICE))
+            assert (await read_message(real))[0] == Msg.SPLICED  # its place was kept
+            assert server.stats["evicted_meetings"] == 1
+            for stream in (real, *held, *again):
+                await stream.aclose()
+
+
 async def test_an_address_holds_only_its_share_of_a_registration() -> None:
     limits = RelayLimits(max_sessions_per_registration=4, max_sessions_per_joiner_ip=2)
     with trio.fail_after(20):

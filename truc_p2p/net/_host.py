@@ -5,7 +5,7 @@ Theory of operation
 Every accepted connection gets its own task.  It must deliver one whole
 frame within ``hello_timeout`` seconds.  At most ``max_pending`` connections
 may be waiting for that at once, and at most ``max_pending_per_address``
-from one address (an IPv6 /64 counts as one): a newcomer from an address
+from one address (an IPv6 /56 counts as one, :func:`address_key`): a newcomer from an address
 at its limit takes the place of that address's oldest waiting connection,
 and when all places are taken, of the oldest one of the address that holds
 the most (more than the newcomer's).  So idle sockets, port scanners,
@@ -62,6 +62,8 @@ __all__ = [
     "HostLoop",
     "PendingLimits",
     "StreamSource",
+    "address_block",
+    "address_key",
     "read_first_frame",
 ]
 
@@ -75,7 +77,7 @@ class StreamSource(Protocol):
 
 #: Connections that may be waiting for their first frame at once.
 DEFAULT_MAX_PENDING = 64
-#: Of those, how many may come from one address (an IPv6 /64).
+#: Of those, how many may come from one address (an IPv6 /56).
 DEFAULT_MAX_PENDING_PER_ADDRESS = 8
 
 
@@ -88,16 +90,42 @@ class PendingLimits:
     per_address: int = DEFAULT_MAX_PENDING_PER_ADDRESS
 
 
-def address_key(peer: str) -> str:
-    """Who counts as one address for the pending limits: an IPv4 address, or the
-    /64 prefix of an IPv6 one (a host gets a whole /64 and picks any address in it)."""
+#: The IPv6 prefix that counts as one address group (see :func:`address_key`).
+GROUP_PREFIX = 56
+#: The wider IPv6 prefix the relay's lobby ranks and evicts by (:func:`address_block`).
+BLOCK_PREFIX = 48
+
+
+def _grouped(peer: str, prefix: int) -> str:
     try:
         ip = ipaddress.ip_address(peer.split("%")[0])
     except ValueError:
         return peer
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+        return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
     return str(ip.ipv4_mapped or ip) if isinstance(ip, ipaddress.IPv6Address) else str(ip)
+
+
+def address_key(peer: str) -> str:
+    """Who counts as one address for every per-address limit (the host's pending
+    connections, the relay's connections, registrations, listings and meetings):
+    an IPv4 address, or the /56 prefix of an IPv6 one.
+
+    Why /56: an ISP delegates a /56 (256 /64s) to a home as a rule, and the home
+    may use any address in any of its /64s, so a /64 would let one household count
+    as 256 addresses and fill the relay's lobby.  Not /48: ISPs carve their
+    customers' /56s out of shared /48s, so a /48 is typically 256 neighbouring
+    homes, who would then share one household's quota.  The relay's lobby ranks
+    and evicts by the wider :func:`address_block` instead (connect.md 2.2)."""
+    return _grouped(peer, GROUP_PREFIX)
+
+
+def address_block(peer: str) -> str:
+    """The wider group the relay's lobby ranks answers and evicts listings by: an
+    IPv4 address, or the /48 prefix of an IPv6 one (a business or a tunnel user
+    holds a whole /48, 256 groups of :func:`address_key`, and must not fill the
+    lobby nor take 256 places of an answer)."""
+    return _grouped(peer, BLOCK_PREFIX)
 
 
 @dataclass(eq=False)
