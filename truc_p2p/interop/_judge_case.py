@@ -9,6 +9,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
+from truc_p2p._text import printable
 from truc_p2p.interop._cases import Case
 from truc_p2p.interop._play_case import Played
 from truc_p2p.net import (
@@ -70,7 +71,8 @@ def _last_words(peer_dir: Path) -> str:
         text = (peer_dir.parent / "peer.stderr").read_bytes().decode("utf-8", "replace")
     except OSError:
         return ""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    # The peer's words reach the runner's table and terminal: printable text only.
+    lines = [printable(line).strip() for line in text.splitlines() if printable(line).strip()]
     if not lines:
         return ""
     last = lines[-1]

@@ -18,6 +18,7 @@ from typing import Any
 
 import trio
 
+from truc_p2p._text import printable
 from truc_p2p.interop._cases import CASES, Case
 from truc_p2p.interop._judge_case import judge
 from truc_p2p.interop._play_case import (
@@ -67,7 +68,8 @@ async def _run_one(cfg: RunnerConfig, case: Case, role: str) -> CaseResult:
             played.error = f"cannot run the case: {exc}"
     played.hung = scope.cancelled_caught
     result, detail = judge(case, role, played, folder / "peer")
-    return CaseResult(case.name, role, result, detail)
+    # A detail may quote the peer (its stderr, its transcript's words): printable only.
+    return CaseResult(case.name, role, result, printable(detail))
 
 
 def run_cases(
