@@ -99,6 +99,9 @@ class Played:
     runner_stuck: bool = False
     #: the peer was still running when the runner's games had ended long enough
     peer_stuck: bool = False
+    #: where the runner's transcripts go during the case (default: ``runner/``
+    #: beside the peer's folder); the runner keeps them out of the peer's sight
+    runner_out: Path | None = None
 
 
 def _free_port() -> int:
@@ -186,7 +189,7 @@ class _Drive:
     ) -> None:
         self.cfg, self.case, self.role, self.folder, self.played = cfg, case, role, folder, played
         self.key = Ed25519PrivateKey.generate()
-        runner_out = folder / "runner"
+        runner_out = played.runner_out or folder / "runner"
         peer_out = folder / "peer"
         peer_out.mkdir(parents=True)
         self.clocks, extra_env = _clocks(cfg)
