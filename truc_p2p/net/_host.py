@@ -5,8 +5,8 @@ Theory of operation
 Every accepted connection gets its own task.  It must deliver one whole
 frame within ``hello_timeout`` seconds.  At most ``max_pending`` connections
 may be waiting for that at once, and at most ``max_pending_per_address``
-from one address (an IPv6 /56 counts as one, :func:`address_key`): a newcomer from an address
-at its limit takes the place of that address's oldest waiting connection,
+from one address (an IPv6 /56 counts as one, :func:`address_key`): a
+newcomer from an address at its limit takes the place of that address's oldest waiting connection,
 and when all places are taken, of the oldest one of the address that holds
 the most (more than the newcomer's).  So idle sockets, port scanners,
 garbage and oversize length prefixes cost one task for a few seconds each,
@@ -16,7 +16,13 @@ a few milliseconds only.  The first frame routes the connection:
 
 * a ``hello`` starts a new game (unless the host is full: a signed
   ``refuse`` ``busy``; or the key is not on the ``--allow`` list: ``refuse``
-  ``not-allowed``);
+  ``not-allowed``).  When the host is full, a hello may take the place of a
+  game whose handshake has not reached the coin, if that game's hello came
+  under the same key (the same player starting over), or from an address
+  group that sent more hellos lately than the newcomer's (:class:`HelloCounts`:
+  a flood), or more than ``hello_timeout`` seconds ago (a handshake that died).
+  So a flood of hellos from one address cannot take an honest joiner's place
+  in the few round trips before its coin, and cannot keep one out either;
 * a ``resume`` naming a running game and signed by its opponent is handed
   to that game's :class:`ChannelReconnector`, which also replaces the link
   the game still holds (the peer gave it up: a half-open connection); the
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import math
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -128,6 +135,27 @@ def address_block(peer: str) -> str:
     return _grouped(peer, BLOCK_PREFIX)
 
 
+class HelloCounts:
+    """How many hellos each address group sent lately: a count that decays by a
+    factor *e* every ``window`` seconds, for at most :data:`MAX_GROUPS` groups (the
+    lowest are forgotten first)."""
+
+    MAX_GROUPS = 1024
+
+    def __init__(self, window: float) -> None:
+        self.window = max(window, 1.0)
+        self._counts: dict[str, tuple[float, float]] = {}
+
+    def score(self, group: str, now: float) -> float:
+        count, at = self._counts.get(group, (0.0, now))
+        return count * math.exp(-(now - at) / self.window)
+
+    def count(self, group: str, now: float) -> None:
+        if group not in self._counts and len(self._counts) >= self.MAX_GROUPS:
+            del self._counts[min(self._counts, key=lambda g: self.score(g, now))]
+        self._counts[group] = (self.score(group, now) + 1.0, now)
+
+
 @dataclass(eq=False)
 class _Pending:
     """A connection waiting for its first frame."""
@@ -183,6 +211,8 @@ class GameSlot:
     peer: str = "?"
     #: Cancelled when a new joiner takes the place of a game that never started.
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    #: ``trio.current_time()`` of its hello.
+    since: float = field(default_factory=trio.current_time)
 
 
 async def read_first_frame(stream: trio.abc.Stream, timeout: float) -> bytes | None:
@@ -237,6 +267,8 @@ class HostLoop:
         self.max_pending_per_address = limits.per_address
         self.on_notice = on_notice
         self._waiting: list[_Pending] = []  # oldest first
+        #: Hellos lately per address group: whose unstarted game a hello may replace.
+        self._hellos = HelloCounts(hello_timeout)
         self._by_address: Counter[str] = Counter()
         #: Waiting connections closed to make room for a newcomer, since the start.
         self.evicted = 0
@@ -358,14 +390,14 @@ class HostLoop:
             self.notice(Notice("not-allowed", peer=peer, key=fp[:16]))
             await self.refuse(stream, "not-allowed", "this host admits only the keys it allows")
             return
+        group = address_key(peer)
+        self._hellos.count(group, trio.current_time())
         room = self.running < self.capacity
         if self.accepting and not room:
-            # A handshake cut before the coin never became a game: make room.
-            for slot in self.games:
-                if not slot.session.started and not slot.scope.cancel_called:
-                    slot.scope.cancel()
-                    room = True
-                    break
+            victim = self._unstarted_to_replace(group, fp)
+            if victim is not None:
+                victim.scope.cancel()
+                room = True
         if not self.accepting or not room:
             self.notice(Notice("busy", peer=peer))
             await self.refuse(stream, "busy", "a game is in progress")
@@ -376,6 +408,23 @@ class HostLoop:
             await self.start_game(stream, first, peer)
         finally:
             self.running -= 1
+
+    def _unstarted_to_replace(self, group: str, fp: str) -> GameSlot | None:
+        """A game not started yet (no coin) whose place a new hello from ``group``
+        under the key of fingerprint ``fp`` may take, or ``None`` (see the module
+        docstring)."""
+        now = trio.current_time()
+        for slot in self.games:
+            if slot.session.started or slot.scope.cancel_called:
+                continue
+            theirs = slot.session.peer_key
+            if (
+                (theirs is not None and fingerprint(theirs) == fp)
+                or now - slot.since >= self.hello_timeout
+                or self._hellos.score(address_key(slot.peer), now) > self._hellos.score(group, now)
+            ):
+                return slot
+        return None
 
     async def _route_resume(
         self, stream: trio.abc.Stream, first: bytes, game_id: bytes, peer: str
