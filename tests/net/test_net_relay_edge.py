@@ -12,6 +12,8 @@ import trio
 from test_net_relay import FP, _raw, running_relay
 
 from truc_p2p.net import Invite, RelayLimits, RelayServer, connect, open_rendezvous
+from truc_p2p.net._host import address_key
+from truc_p2p.net._relay_state import _Meeting, _Registration, meeting_to_evict
 from truc_p2p.net._relay_wire import MAGIC, Msg, encode, read_message
 
 
@@ -195,3 +197,27 @@ async def test_a_host_listener_waits_out_a_shortage_of_file_descriptors(
             return "a connection"  # type: ignore[return-value]
 
     assert await accept_patiently(Recovering(5)) == "a connection"  # type: ignore[arg-type]
+
+
+async def test_a_household_joining_from_its_64s_holds_two_places_and_the_real_joiner_meets() -> None:
+    """Unit level, fabricated addresses: a leaked code used from 16 /64s of one /56
+    is one address group, so it holds 2 of the registration's places, never 16."""
+    limits = RelayLimits()
+    reg = _Registration("c" * 16, None, ("2001:db8:1::1", 9), [], address_key("2001:db8:1::1"))  # type: ignore[arg-type]
+    taken = 0
+
+    def join(peer: str) -> bool:
+        nonlocal taken
+        ip = address_key(peer)
+        room, victim = meeting_to_evict(reg, ip, limits, 0.0)
+        if victim is not None:
+            victim.scope.cancel()
+            taken += 1
+        if room:
+            reg.meetings.append(_Meeting(bytes(16), reg, 0.0, joiner_ip=ip))
+        return room
+
+    assert all(join(f"2001:db8:5:42{i:02x}::9") for i in range(16))  # each takes its own
+    live = [m for m in reg.meetings if not m.scope.cancel_called]
+    assert len(live) == 2 and taken == 14
+    assert join("2001:db8:6:100::1")  # the real joiner, from another home
