@@ -18,6 +18,7 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, hosting, new_session
+from helpers.protocol import with_payload
 
 from truc_p2p.net import (
     BotStrategy,
@@ -204,36 +205,47 @@ async def _delay_proxy(port: int, delay: float, task_status: trio.TaskStatus[int
     await trio.serve_listeners(handle, listeners)
 
 
-async def _hello_flood(port: int, until: trio.Event, held: list[trio.SocketStream]) -> int:
+async def _hello_flood(
+    port: int, until: trio.Event, held: list[trio.SocketStream], posing: bytes | None
+) -> int:
     """Validly signed hellos under fresh keys from 127.0.0.2, one every 10 ms, each
-    on a connection left open and silent after it; returns how many were sent."""
+    on a connection left open and silent after it (``posing``: each names that key
+    instead of its own, still signed by its own); returns how many were sent."""
     sent = 0
     while not until.is_set():
         sent += 1
         sock = trio.socket.socket()
+        stream = trio.SocketStream(sock)
+        held.append(stream)  # closed by the test, whatever happens
         await sock.bind(("127.0.0.2", 0))
         await sock.connect(("127.0.0.1", port))
-        stream = trio.SocketStream(sock)
-        await stream.send_all(new_session(Player.P0, seed=10_000 + sent).data_to_send())
-        held.append(stream)
+        hello = new_session(Player.P0, seed=10_000 + sent).data_to_send()
+        if posing is not None:
+            raw = with_payload(
+                hello[4:], Ed25519PrivateKey.generate(), lambda p: p.update(key=posing)
+            )
+            hello = len(raw).to_bytes(4, "big") + raw
+        await stream.send_all(hello)
         await trio.sleep(0.01)
     return sent
 
 
-@pytest.mark.parametrize("flood_first", [False, True])
+@pytest.mark.parametrize("flood", ["after", "before", "posing"])
 async def test_a_hello_flood_from_one_address_cannot_take_a_joiners_place(
-    tmp_path: Path, flood_first: bool
+    tmp_path: Path, flood: str
 ) -> None:
     """Issue 46: a capacity-1 host, a joiner 50 ms away, and one address flooding
     hellos (before the joiner comes, or once it is there): a new hello took the place
     of the joiner's game before its coin, whose resume then got ``refuse
     unknown-game``.  Now a hello takes an unstarted game's place only from an address
     group that sent fewer hellos lately (or from the same key, or once the
-    handshake is older than the hello timeout), so the joiner plays its game."""
+    handshake is older than the hello timeout), so the joiner plays its game.
+    ``posing``: the flood's hellos name the joiner's key (signed by others)."""
     ruleset = Ruleset(target=2)
     notices: list[str] = []
     held: list[trio.SocketStream] = []
-    with trio.fail_after(90):
+    with trio.fail_after(90), contextlib.ExitStack() as closing:
+        closing.callback(lambda: [s.socket.close() for s in held])
         async with hosting(
             strategy=bot(1),
             identity=Ed25519PrivateKey.generate(),
@@ -244,15 +256,14 @@ async def test_a_hello_flood_from_one_address_cannot_take_a_joiners_place(
             async with trio.open_nursery() as nursery:
                 port = await nursery.start(_delay_proxy, invite.port, 0.025)
                 stop_flood = trio.Event()
-                nursery.start_soon(_hello_flood, invite.port, stop_flood, held)
-                if flood_first:
-                    await trio.sleep(0.3)
-                else:
-                    await trio.sleep(0.005)
+                joiner = Ed25519PrivateKey.generate()
+                posing = joiner.public_key().public_bytes_raw() if flood == "posing" else None
+                nursery.start_soon(_hello_flood, invite.port, stop_flood, held, posing)
+                await trio.sleep(0.3 if flood == "before" else 0.005)
                 joined = await join_game(
                     replace(invite, port=port),
                     bot(2),
-                    identity=Ed25519PrivateKey.generate(),
+                    identity=joiner,
                     settings=GameSettings(ruleset=ruleset),
                     storage=Storage(out_dir=tmp_path / "j", fsync=False),
                 )
@@ -261,8 +272,5 @@ async def test_a_hello_flood_from_one_address_cannot_take_a_joiners_place(
             assert joined.end is End.FINISHED, joined.message
             while "host" not in results:
                 await trio.sleep(0.02)
-            for stream in held:
-                with contextlib.suppress(Exception):
-                    await stream.aclose()
     assert results["host"].end is End.FINISHED, results["host"].message
     assert any("busy" in n for n in notices)  # the flood was told, not let in

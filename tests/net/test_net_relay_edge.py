@@ -199,7 +199,7 @@ async def test_a_host_listener_waits_out_a_shortage_of_file_descriptors(
     assert await accept_patiently(Recovering(5)) == "a connection"  # type: ignore[arg-type]
 
 
-async def test_a_household_joining_from_its_64s_holds_two_places_and_the_real_joiner_meets() -> None:
+async def test_a_household_joining_from_16_of_its_64s_holds_two_places() -> None:
     """Unit level, fabricated addresses: a leaked code used from 16 /64s of one /56
     is one address group, so it holds 2 of the registration's places, never 16."""
     limits = RelayLimits()

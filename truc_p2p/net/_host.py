@@ -48,7 +48,7 @@ from typing import Protocol
 
 import trio
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from truc_p2p.net._notice import Notice
 from truc_p2p.protocol import (
@@ -394,7 +394,7 @@ class HostLoop:
         self._hellos.count(group, trio.current_time())
         room = self.running < self.capacity
         if self.accepting and not room:
-            victim = self._unstarted_to_replace(group, fp)
+            victim = self._unstarted_to_replace(group, fp, first)
             if victim is not None:
                 victim.scope.cancel()
                 room = True
@@ -409,17 +409,17 @@ class HostLoop:
         finally:
             self.running -= 1
 
-    def _unstarted_to_replace(self, group: str, fp: str) -> GameSlot | None:
-        """A game not started yet (no coin) whose place a new hello from ``group``
-        under the key of fingerprint ``fp`` may take, or ``None`` (see the module
-        docstring)."""
+    def _unstarted_to_replace(self, group: str, fp: str, first: bytes) -> GameSlot | None:
+        """A game not started yet (no coin) whose place the new hello ``first`` from
+        ``group`` under the key of fingerprint ``fp`` may take, or ``None`` (see the
+        module docstring)."""
         now = trio.current_time()
         for slot in self.games:
             if slot.session.started or slot.scope.cancel_called:
                 continue
             theirs = slot.session.peer_key
             if (
-                (theirs is not None and fingerprint(theirs) == fp)
+                (theirs is not None and fingerprint(theirs) == fp and _signed_by(first, theirs))
                 or now - slot.since >= self.hello_timeout
                 or self._hellos.score(address_key(slot.peer), now) > self._hellos.score(group, now)
             ):
@@ -446,8 +446,12 @@ def _signed_by_peer(first: bytes, session: Session) -> bool:
     """Whether the frame ``first`` carries the opponent's signature (a stranger's or a
     damaged ``resume`` must not take a running game's link away)."""
     key = session.peer_key
-    if key is None:
-        return False
+    return key is not None and _signed_by(first, key)
+
+
+def _signed_by(first: bytes, key: Ed25519PublicKey) -> bool:
+    """Whether the frame ``first`` carries ``key``'s signature (a hello that merely
+    names a joiner's key must not take that joiner's place)."""
     raw = _first_envelope(first)
     try:
         key.verify(raw[-64:], raw[:-64])
