@@ -125,3 +125,21 @@ async def test_the_proxy_closes_a_link_that_announces_an_oversize_frame() -> Non
         assert b"".join(got) == bytes(4)  # the heartbeat before it went through
         await peer.aclose()
         nursery.cancel_scope.cancel()
+
+
+@pytest.mark.slow
+def test_the_runner_never_writes_through_links_the_peer_plants(tmp_path: Path) -> None:
+    """The peer knows the case folder's layout: links it puts at ``runner/`` (and
+    where ``peer.stdout`` is) are not followed when the runner writes its files."""
+    trap = tmp_path / "trap"
+    trap.mkdir()
+    planter = (
+        f'ln -s "{trap}" "$TRUC_OUT/../runner"; '
+        f'rm -f "$TRUC_OUT/../peer.stdout"; ln -s "{trap}/out" "$TRUC_OUT/../peer.stdout"; '
+        f"exec {REFERENCE}"
+    )
+    result = _interop(planter, tmp_path / "work")
+    assert result["result"] == "pass", result
+    assert list(trap.iterdir()) == []
+    runner = tmp_path / "work" / "basic-host" / "runner"
+    assert not runner.is_symlink() and list(runner.glob("*.truc"))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from truc_p2p._text import printable
 from truc_p2p.interop._cases import Case
-from truc_p2p.interop._peer_files import peer_transcripts
+from truc_p2p.interop._peer_files import STDERR_TAIL, peer_transcripts, read_tail
 from truc_p2p.interop._play_case import Played
 from truc_p2p.net import (
     End,
@@ -74,10 +74,11 @@ def _exit(rc: int | None) -> str:
 def _last_words(peer_dir: Path) -> str:
     """``; its stderr ends: "…"`` with the last line the peer wrote to its stderr
     (``peer.stderr`` beside ``peer_dir``), or nothing when it wrote none."""
-    try:
-        text = (peer_dir.parent / "peer.stderr").read_bytes().decode("utf-8", "replace")
+    try:  # the peer may have written gigabytes, or put a pipe or a link in its place
+        tail = read_tail(peer_dir.parent / "peer.stderr", STDERR_TAIL)
     except OSError:
         return ""
+    text = tail.decode("utf-8", "replace")
     # The peer's words reach the runner's table and terminal: printable text only.
     lines = [printable(line).strip() for line in text.splitlines() if printable(line).strip()]
     if not lines:

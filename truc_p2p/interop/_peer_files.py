@@ -36,8 +36,11 @@ __all__ = [
     "MAX_ENTRIES",
     "MAX_TRANSCRIPT_BYTES",
     "READ_SECONDS",
+    "STDERR_TAIL",
     "PeerFile",
     "peer_transcripts",
+    "read_bounded",
+    "read_tail",
 ]
 
 #: Directory entries the walk below ``TRUC_OUT`` looks at, at most.
@@ -51,6 +54,8 @@ MAX_CANDIDATES = 64
 MAX_TRANSCRIPT_BYTES = 8 << 20
 #: Seconds the walk and the reads may take in all.
 READ_SECONDS = 10.0
+#: Bytes of the end of ``peer.stderr`` read for its last line.
+STDERR_TAIL = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,19 @@ def read_bounded(path: Path, limit: int = MAX_TRANSCRIPT_BYTES) -> tuple[bytes, 
         if left <= 0:
             raise OSError(errno.EFBIG, "longer than a transcript may be", str(path))
         return b"".join(chunks), st
+    finally:
+        os.close(fd)
+
+
+def read_tail(path: Path, size: int) -> bytes:
+    """The last ``size`` bytes at most of the regular file ``path`` (not a link, a
+    pipe or a device: ``OSError``)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return os.pread(fd, size, max(0, st.st_size - size))
     finally:
         os.close(fd)
 

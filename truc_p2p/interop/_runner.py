@@ -75,7 +75,10 @@ async def _run_one(cfg: RunnerConfig, case: Case, role: str) -> CaseResult:
         played.hung = scope.cancelled_caught
         result, detail = judge(case, role, played, folder / "peer")
     finally:
-        shutil.copytree(hidden, folder / "runner", dirs_exist_ok=True)
+        runner = folder / "runner"
+        if runner.is_symlink() or (runner.exists() and not runner.is_dir()):
+            runner.unlink()  # planted by the peer: never copy through it
+        shutil.copytree(hidden, runner, dirs_exist_ok=True)
         shutil.rmtree(hidden, ignore_errors=True)
     # A detail may quote the peer (its stderr, its transcript's words): printable only.
     return CaseResult(case.name, role, result, printable(detail))
