@@ -48,6 +48,8 @@ def test_edge_reports_dead_link_resume_and_admission_times() -> None:
         "resume_after_silent_cut",
         "resume_replacing_held_link",
         "join_while_flooded",
+        "notice_cut_first_heartbeat",
+        "storm_resumes_per_s",
     ):
         figure = report[key]
         assert isinstance(figure, dict) and figure["median_s"] is not None, key

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, hosting, new_session
-from helpers.protocol import with_payload
+from helpers.protocol import Pair, with_payload
 
 from truc_p2p.net import (
     BotStrategy,
@@ -31,11 +32,22 @@ from truc_p2p.net import (
     Storage,
     join_game,
 )
+from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.protocol import fingerprint, verify_transcript
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import read_transcript
 
 HELLO_TIMEOUT = 3.0
+P0, P1 = Player.P0, Player.P1
+
+
+class _NoListener:
+    async def accept(self) -> trio.SocketStream:
+        raise AssertionError("not used")
+
+
+async def _no_game(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
+    raise AssertionError("not used")
 
 
 async def _jam(port: int) -> list[trio.SocketStream]:
@@ -274,3 +286,32 @@ async def test_a_hello_flood_from_one_address_cannot_take_a_joiners_place(
                 await trio.sleep(0.02)
     assert results["host"].end is End.FINISHED, results["host"].message
     assert any("busy" in n for n in notices)  # the flood was told, not let in
+
+
+async def test_the_peers_resumes_beyond_the_games_queue_are_closed_quietly() -> None:
+    """The opponent's validly signed resumes come faster than the game takes them (the
+    resume throttle, wire.md 13.4): those the game's queue cannot hold are closed
+    without a signed ``refuse`` and without a line on the host's screen."""
+    pair = Pair(deck="v2", tag="resume-queue")
+    pair.run(when=lambda: bool(pair.started(P0) and pair.started(P1)))
+    host, joiner = pair.sessions[P1], pair.sessions[P0]
+    notices: list[str] = []
+    loop = HostLoop(
+        _NoListener(),
+        pair.keys[P1],
+        _no_game,
+        hello_timeout=HELLO_TIMEOUT,
+        on_notice=lambda n: notices.append(str(n)),
+    )
+    loop.games.append(GameSlot(session=host))
+    answers: list[tuple[bool, bytes]] = []
+    for i in range(6):
+        joiner.reconnect(bytes([i]) * 16, dialer=True)
+        first = joiner.data_to_send()
+        ours, theirs = trio.testing.memory_stream_pair()
+        taken = await loop._route_resume(ours, first, host.game_id, "127.0.0.1")
+        await ours.aclose()
+        answers.append((taken, await theirs.receive_some(65536)))
+    assert [taken for taken, _ in answers] == [True] * 4 + [False] * 2  # 4 queued
+    assert all(sent == b"" for _, sent in answers[4:])  # closed, nothing signed
+    assert notices == []

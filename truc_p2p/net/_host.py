@@ -28,7 +28,9 @@ a few milliseconds only.  The first frame routes the connection:
   the game still holds (the peer gave it up: a half-open connection); the
   game's session checks the freshness, and a bad one only costs that
   connection; a ``resume`` for no running game, or not signed by its
-  opponent, gets ``refuse`` ``unknown-game``;
+  opponent, gets ``refuse`` ``unknown-game``; one its game cannot queue (the
+  opponent's resumes come faster than the resume throttle takes them, wire.md
+  13.4) is closed without an answer;
 * anything else is closed.
 
 A game whose connection dropped stays registered for its grace period, so
@@ -434,9 +436,10 @@ class HostLoop:
             if slot.session.game_id == game_id and slot.session.resumable:
                 if not _signed_by_peer(first, slot.session):
                     break
-                if not slot.reconnector.offer(stream, first):
-                    break
-                return True
+                # False: the peer's own resumes queue up faster than the throttle
+                # answers them (wire.md 13.4): closed quietly, no refusal to sign and
+                # no line on the screen for each
+                return slot.reconnector.offer(stream, first)
         self.notice(Notice("unknown-game", peer=peer))
         await self.refuse(stream, "unknown-game", "this host has no such game running")
         return False
