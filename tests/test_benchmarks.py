@@ -60,3 +60,15 @@ def test_evidence_property_reports_examples_moves_and_verdicts() -> None:
     assert isinstance(report["examples"], int) and report["examples"] >= 3
     assert isinstance(report["moves"], int) and report["moves"] > 0
     assert isinstance(report["verdicts"], dict)
+
+
+@pytest.mark.slow  # a dozen games through a relay: CI only
+def test_relay_ws_reports_every_pairing_of_transports() -> None:
+    report = _run("relay_ws.py", "--games", "1")
+    assert report["failures"] == []
+    pairings = report["pairings"]
+    assert isinstance(pairings, dict)
+    assert set(pairings) == {"tcp-tcp", "ws-tcp", "tcp-ws", "ws-ws"}
+    # the same games whatever the transports: the relay copies the same bytes
+    assert len({p["median_relay_bytes"] for p in pairings.values()}) == 1
+    assert report["static_mb_per_s"] and report["round_trip_ms"]

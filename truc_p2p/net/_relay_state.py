@@ -38,6 +38,8 @@ STAT_KEYS = (
     "accept_shortages",
     "splices",
     "bytes",
+    "websockets",
+    "http_requests",
 )
 
 
@@ -101,7 +103,8 @@ class SessionReport:
 @dataclass(eq=False)
 class _Registration:
     code: str
-    stream: trio.SocketStream
+    #: Its control connection: TCP, or a WebSocket (``connect.md`` §9).
+    stream: trio.abc.HalfCloseableStream
     observed: Addr
     lan: list[Addr]
     #: The host's address group (:func:`~._host.address_key`).
@@ -124,7 +127,7 @@ class _Meeting:
     session: bytes
     registration: _Registration
     started: float
-    attached: trio.SocketStream | None = None
+    attached: trio.abc.HalfCloseableStream | None = None
     attach_event: trio.Event = field(default_factory=trio.Event)
     done: trio.Event = field(default_factory=trio.Event)
     connections: int = 1
