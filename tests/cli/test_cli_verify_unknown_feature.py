@@ -62,10 +62,12 @@ def _rechain(
     records: list[bytes],
     *,
     option: str | None = None,
+    only: int | None = None,
     insert: int | None = None,
 ) -> list[bytes]:
-    """``records`` re-signed with ``option`` added to both hellos' options, and, at
-    position ``insert``, a ``v9thing`` message of the player who sent the one before."""
+    """``records`` re-signed with ``option`` added to both hellos' options (to hello
+    ``only`` alone, if given), and, at position ``insert``, a ``v9thing`` message of
+    the player who sent the one before."""
     out: list[bytes] = []
     envs = [decode_envelope(raw) for raw in records]
     if insert is not None:
@@ -75,7 +77,7 @@ def _rechain(
             sender, mtype, payload = int(decode_envelope(out[-1]).sender), "v9thing", {}
         else:
             sender, mtype, payload = env.sender, env.type, dict(env.payload)
-        if n < 2 and option is not None:
+        if n < 2 and option is not None and only in (None, n):
             payload["options"] = {**payload["options"], option: True}
         fields: dict[str, Any] = {
             "game_id": game_id_of(out[0], out[1]) if n >= 2 else b"",
@@ -144,14 +146,21 @@ def test_a_whole_game_with_an_unknown_feature_is_not_called_complete(
     assert code == 0 and lines[0].startswith("Fair and complete"), lines
 
 
-def test_an_unknown_option_in_either_hello_cannot_be_judged(
+def test_an_unknown_option_in_both_hellos_cannot_be_judged(
     finished: Pair, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A setting both sides share is an agreed feature; in one hello only, the hello
+    is malformed, as a live receiver of this build finds it (one judge)."""
     pair = _play((False, False))
     later = _rechain(pair, _chain(pair.records[P0])[:2], option="zzz")
     code, lines = _verify(tmp_path, later, capsys)
     assert code == 4, lines
     assert lines[0].startswith("Cannot judge: this game uses option 'zzz', unknown"), lines[0]
+    for one in (0, 1):
+        alone = _rechain(pair, _chain(pair.records[P0])[:2], option="zzz", only=one)
+        code, lines = _verify(tmp_path, alone, capsys)
+        assert code == 1 and lines[0].startswith(f"Violation at message {one}"), lines[0]
+        assert "[malformed]" in lines[0]
 
 
 def test_the_envelopes_are_still_checked(

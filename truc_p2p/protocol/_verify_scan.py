@@ -157,9 +157,11 @@ def first_pass(raws: Sequence[bytes], *, payloads: bool = True) -> Scan:
 def unknown_features(raws: Sequence[bytes]) -> tuple[int | str, ...]:
     """What the two hellos use that this verifier does not know (wire.md section
     11.2): each nonce feature bit both hellos announce (an ``int``, the bit's
-    number) and each option key either hello carries (a ``str``), outside
-    :data:`KNOWN_FEATURES` and :data:`KNOWN_OPTIONS`.  Empty unless both hellos
-    decode and their signatures check (an edited hello is judged as usual)."""
+    number) and each option key both hellos carry (a ``str``), outside
+    :data:`KNOWN_FEATURES` and :data:`KNOWN_OPTIONS`.  A key in one hello only is
+    no agreed feature: the hello is ``malformed``, as a live receiver finds it.
+    Empty unless both hellos decode and their signatures check (an edited hello is
+    judged as usual)."""
     hellos = []
     for n, raw in enumerate(raws[:2]):
         try:
@@ -176,13 +178,8 @@ def unknown_features(raws: Sequence[bytes]) -> tuple[int | str, ...]:
     masks = [nonce_features(h["nonce"]) if isinstance(h.get("nonce"), bytes) else 0 for h in hellos]
     agreed = masks[0] & masks[1] & ~KNOWN_FEATURES
     bits: list[int | str] = [b for b in range(32) if agreed >> b & 1]
-    keys = {
-        k
-        for h in hellos
-        if isinstance(h.get("options"), dict)
-        for k in h["options"]
-        if k not in KNOWN_OPTIONS
-    }
+    options = [h["options"] if isinstance(h.get("options"), dict) else {} for h in hellos]
+    keys = {k for k in options[0] if k in options[1] and k not in KNOWN_OPTIONS}
     return (*bits, *sorted(str(k) for k in keys))
 
 
