@@ -38,6 +38,7 @@ import math
 from typing import Final
 
 from truc_p2p.bots._base import Bot, RandomBot
+from truc_p2p.bots._gate import guard
 from truc_p2p.bots._heuristic import HeuristicBot
 from truc_p2p.bots._search import STRENGTHS, SearchBot, SearchOptions, Strength
 
@@ -92,6 +93,11 @@ DEFAULT_OPPONENT: Final = "medium"
 
 #: How often the easy level acts like a beginner (see ``HeuristicBot._novice``).
 EASY_BLUNDER: Final = 0.75
+#: The share of its blunders in a round it cannot lose (refusing, folding, a
+#: redeal, a card that throws a sure round away) that the easy level makes on
+#: purpose, as a beginner would; every other bot but ``random`` makes none
+#: (the gate, :mod:`truc_p2p.bots._gate`; ``benchmarks/bot_blunders.py`` counts them).
+EASY_SLIP: Final = 0.25
 #: The expert bot's game model: skill edge in ordinary rounds and prior chance
 #: that a round ends the game by "my rest" (tuned against search, heuristic and
 #: stake:0.5 over 200-game runs; see the README).
@@ -205,4 +211,6 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         else:
             bot = SearchBot(seed, iterations=budget.iterations, think=budget.think)
     bot.name = name
+    if kind != "random":  # the uniform baseline stays uniform (Elo's zero)
+        guard(bot, slip=EASY_SLIP if kind == "easy" else 0.0, seed=seed)
     return bot
