@@ -70,7 +70,7 @@ def _over(results: tuple[int, ...]) -> int | None:
     return 0 if winner is None else (1 if winner is Player.P0 else -1)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1 << 15)  # one round's positions; bounded over a long session
 def _value(
     mine: tuple[int, ...],
     pool: tuple[int, ...],
