@@ -51,3 +51,11 @@ def test_edge_reports_dead_link_resume_and_admission_times() -> None:
     ):
         figure = report[key]
         assert isinstance(figure, dict) and figure["median_s"] is not None, key
+
+
+def test_bot_blunders_counts_each_bot_s_own_and_played_blunders() -> None:
+    report = _run("bot_blunders.py", "--games", "6", "--bots", "easy,medium")
+    assert isinstance(report["decided"], int) and report["decided"] > 0
+    bots = report["bots"]
+    assert isinstance(bots, dict) and set(bots) == {"easy", "medium"}
+    assert bots["medium"]["played"] == {}
