@@ -6,15 +6,17 @@ Theory of operation
 the decisions that matter come up often (a blind raiser, a bot that raises at
 every chance, one that stakes the game, a random one, against the heuristic
 and medium bots) and keeps every decision of either player as that player's
-view (a copy of its :class:`~truc_p2p.rules.Game`), with the deck's seed, so
-the set is the same on every run.  :func:`check` then asks a bot for its
-action in each position where the player to act cannot lose the round
-(:func:`~truc_p2p.rules.sure_round`; elsewhere no action gives a decided round
-away) and counts the blunders :func:`~truc_p2p.bots._gate.blunder` names:
-giving the round up (refusing, folding, a redeal: each costs more than any
-outcome of playing on, a win or nobody scoring) or throwing it away with a
-card.  Each position is answered by a new bot seeded from the position's
-number, so a position's answer does not depend on the ones before it.
+view (a copy of its :class:`~truc_p2p.rules.Game`); wherever the player to act
+could raise or declare "my rest", its opponent's view after that request is
+kept too (the answer a blind raiser probes for).  The set is the same on every
+run.  :func:`check` then asks a bot for its action in each position where the
+player to act cannot lose the round (:func:`~truc_p2p.rules.sure_round`;
+elsewhere no action gives a decided round away) and counts the blunders
+:func:`~truc_p2p.bots._gate.blunder` names: giving the round up (refusing,
+folding, a redeal: each costs more than any outcome of playing on, a win or
+nobody scoring), or, in a round sure to be won, a card after which it may not
+be.  Each position is answered by a new bot seeded from the position's number,
+so a position's answer does not depend on the ones before it.
 
 ``own=True`` asks the bot's own choice, before the gate
 (:mod:`truc_p2p.bots._gate`): how the level plays without it, as it did before

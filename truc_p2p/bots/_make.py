@@ -6,7 +6,8 @@ calibrated by a round robin (``benchmarks/bot_levels.py``, the table in the
 README):
 
 * ``easy`` — the heuristic bot acting like a beginner three times in four
-  (any card, raise or answer, but it never folds nor stakes the game);
+  (any card, raise or answer, but it never folds nor stakes the game); the
+  one level that may give away a hand it cannot lose (:data:`EASY_SLIP`);
 * ``medium`` — the heuristic bot staking a near-certain round at any score
   (``stake_sure``): raises on good hands, refuses bad ones, and a round as
   good as won is played for the game (against a blind raiser, issue 32);
@@ -15,6 +16,9 @@ README):
   mixed strategy for the round's opening — raises, "my rest", answers, folds,
   redeals and the lead, valued by their effect on winning the game — then the
   expert bot's search for the rest of the round.
+
+Every bot but ``random`` passes its choices through one gate
+(:mod:`truc_p2p.bots._gate`): a hand it cannot lose is never given up.
 
 *Racing* (the ``+race`` suffix of an expert or CFR bot's name): the bot
 declares "my rest" only once a player has :data:`RACE_REST_FROM` points.
