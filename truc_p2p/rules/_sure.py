@@ -92,7 +92,12 @@ def _value(
     if p_plays:
         if not mine:  # cannot happen in a consistent view
             return -1
-        return max(_after_mine(mine, pool, left, lead, results, p_leads, s) for s in set(mine))
+        best = -1
+        for s in set(mine):
+            best = max(best, _after_mine(mine, pool, left, lead, results, p_leads, s))
+            if best > 0:
+                break
+        return best
     options = [s for s in range(_RANKS) if pool[s]] if left else []
     if not options:  # cannot happen in a consistent view; nothing to fear then
         return 1
