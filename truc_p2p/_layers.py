@@ -21,7 +21,7 @@ __all__ = ["LAYERS", "PAGE_NET", "PURE", "REACH_EXCEPTIONS", "layer_of"]
 
 #: Lowest first.  Parts in one tuple share a layer and may not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "_layers"),  # the package's version; this table
+    ("__init__", "_layers", "_text"),  # the package's version; this table; terminal-safe text
     ("rules",),  # the rules engine: pure, standard library only
     ("deck",),  # mental poker (ElGamal on secp256k1); its deal positions come from rules
     ("protocol",),  # the sans-IO session and the offline verifier

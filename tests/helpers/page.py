@@ -49,6 +49,10 @@ class PagePlayer:
         self._pick = pick or (lambda actions: self._rng.choice(actions))
         self._answered: int | None = None
         self.quit_at_turn: int | None = None
+        #: Turns answered so far, and how many to answer at most (``None``: all): a
+        #: test stops the player at a turn, then reloads the page there.
+        self.answers = 0
+        self.answer_limit: int | None = None
 
     def take(self, outputs: list[Output]) -> None:
         for out in outputs:
@@ -95,7 +99,10 @@ class PagePlayer:
         turn = ((self.state or {}).get("table") or {}).get("turn")
         if not actions or turn is None or turn == self._answered:
             return False
+        if self.answer_limit is not None and self.answers >= self.answer_limit:
+            return False
         self._answered = turn
+        self.answers += 1
         if self.quit_at_turn is not None and turn >= self.quit_at_turn:
             self.call({"type": "quit", "turn": turn}, now)
             return True

@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 #: Exit status of ``truc-p2p verify`` by the report's status.
-EXIT_STATUS = {"complete": 0, "violation": 1, "unfinished": 3}
+EXIT_STATUS = {"complete": 0, "violation": 1, "unfinished": 3, "unknown-feature": 4}
 
 
 def with_damage(report: VerifyReport, scan: TranscriptScan) -> VerifyReport:
@@ -46,6 +46,8 @@ def with_damage(report: VerifyReport, scan: TranscriptScan) -> VerifyReport:
     (a crash while writing) is unfinished, a corrupt one a violation at the cut."""
     if scan.damage is None or report.status == "violation":
         return report
+    if report.status == "unknown-feature" and scan.torn:
+        return report  # cut by a crash: still not judged (a corrupt file is a violation)
     with english():  # the report's ``error``, as ``--json`` gives it
         error = damage_line(scan)
     return dataclasses.replace(
