@@ -1,0 +1,69 @@
+"""``truc-p2p lobby --nostr URL…``: the open games listed on Nostr relays (``connect.md`` §10).
+
+Every relay is asked at once, each within ``--timeout``; what they hold is
+merged, one game per host key, after the joiner's checks (the Nostr
+signature, the expiration, the host's Ed25519 signature over the listing).
+A relay that cannot be asked costs one line on stderr; a dropped listing one
+note.  Each game comes with its invite, which ``join`` takes as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from functools import partial
+from typing import Any
+
+import trio
+
+from truc_p2p.net._lobby import ListingError, LobbyFilter
+from truc_p2p.net._nostr import NostrGame
+from truc_p2p.net._nostr_client import check_relay_url, fetch_nostr_lobby
+from truc_p2p.ui import _
+
+__all__ = ["nostr_lobby", "nostr_lobby_json"]
+
+
+def nostr_lobby_json(
+    urls: list[str], games: list[NostrGame], notes: list[str], down: list[str]
+) -> dict[str, Any]:
+    """``lobby --nostr … --json``: the games (each with the relays that hold it)."""
+    return {
+        "nostr": urls,
+        "games": [{**g.game.to_json(), "relays": list(g.relays)} for g in games],
+        "dropped": notes,
+        "unreachable": down,
+    }
+
+
+def nostr_lobby(args: argparse.Namespace) -> int:
+    from truc_p2p.cli._lobby import describe_game, lobby_filter
+
+    urls: list[str] = list(args.nostr)
+    try:
+        for url in urls:
+            check_relay_url(url)
+        wanted: LobbyFilter = lobby_filter(args.name_filter, args.fingerprint)
+    except (ValueError, ListingError) as exc:
+        print(f"truc-p2p lobby: {exc}", file=sys.stderr)
+        return 2
+    games, notes, down = trio.run(
+        partial(fetch_nostr_lobby, urls, timeout=args.timeout, wanted=wanted)
+    )
+    if args.json:
+        print(json.dumps(nostr_lobby_json(urls, games, notes, down)), flush=True)
+        return 4 if len(down) == len(set(urls)) else 0
+    for line in [*down, *notes]:
+        print(f"truc-p2p lobby: {line}", file=sys.stderr)
+    if len(down) == len(set(urls)):
+        return 4
+    if not games:
+        print(_("no open game on the Nostr relays"), file=sys.stderr)
+        return 1
+    for i, found in enumerate(games, 1):
+        print(f"{i}. {describe_game(found.game)}")
+        print(f"   {found.game.invite}")
+    sys.stdout.flush()
+    print(_("join one with: truc-p2p join INVITE"), file=sys.stderr)
+    return 0
