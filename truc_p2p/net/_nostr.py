@@ -74,6 +74,7 @@ class NostrKey:
 
     def __init__(self, secret: bytes) -> None:
         self._key = PrivateKey(secret)
+        self.secret = secret
         self.pubkey = self._key.public_key_xonly.format()
 
     @property
@@ -318,29 +319,34 @@ def merge_listings(
 ) -> tuple[list[NostrGame], list[str]]:
     """The games of what several relays answered (``found``: relay URL and its
     events), each host key once (its newest verified listing), those that match
-    ``wanted``; and a note per event dropped (the same event from several relays
-    is judged once)."""
+    ``wanted``; and a note per event dropped (an exact copy from another relay
+    is noted once).  An event that fails a check hides nothing: one with the id
+    of a good event but a bad signature is dropped, and the good one still counts."""
     wanted = wanted or LobbyFilter()
     best: dict[bytes, tuple[int, str, LobbyGame, list[str]]] = {}
-    judged: dict[str, str | None] = {}
+    kept: set[str] = set()  # ids of verified events (the id fixes every field)
+    dropped: set[str] = set()  # the exact events dropped (a copy is not noted again)
     notes: list[str] = []
     for url, events in found:
         for data in events:
             eid = data.get("id") if isinstance(data, dict) else None
-            if isinstance(eid, str) and eid in judged:
-                if judged[eid] is None:  # seen and kept: count the relay too
-                    for entry in best.values():
-                        if entry[1] == eid and url not in entry[3]:
-                            entry[3].append(url)
+            if isinstance(eid, str) and eid in kept:
+                for entry in best.values():  # the same event on another relay
+                    if entry[1] == eid and url not in entry[3]:
+                        entry[3].append(url)
                 continue
             try:
                 event, game = verify_listing_event(data, now=now)
             except ListingError as exc:
-                if isinstance(eid, str):
-                    judged[eid] = str(exc)
-                notes.append(f"dropped a listing from {url}: {exc}")
+                try:
+                    exact = json.dumps(data, sort_keys=True)
+                except (TypeError, ValueError):
+                    exact = repr(data)
+                if exact not in dropped:
+                    dropped.add(exact)
+                    notes.append(f"dropped a listing from {url}: {exc}")
                 continue
-            judged[event.id] = None
+            kept.add(event.id)
             key = game.listing.key
             old = best.get(key)
             if old is None or (event.created_at, event.id) > (old[0], old[1]):
