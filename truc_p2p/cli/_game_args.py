@@ -82,7 +82,7 @@ class GameOptions:
     advertise: str | None = None
     relay: str | None = None
     public: bool = False
-    nostr: tuple[str, ...] = ()
+    nostr: tuple[str, ...] | None = None
     allow: tuple[str, ...] | None = None
     max_games: int | None = None
     forever: bool = False

@@ -36,10 +36,10 @@ from truc_p2p.net import (
     Listen,
     Reporting,
     Strategy,
+    check_relay_url,
     host_game,
     parse_host_port,
 )
-from truc_p2p.net._nostr_client import check_relay_url
 from truc_p2p.ui import Narrator, _, notice_text
 
 __all__ = ["register"]
@@ -151,7 +151,7 @@ class _Where:
             capacity=self.capacity,
             allow=self.allow,
             public=opts.public,
-            nostr=opts.nostr if opts.public else (),
+            nostr=tuple(opts.nostr or ()) if opts.public else (),
         )
 
 
@@ -175,7 +175,7 @@ def _checked(opts: GameOptions) -> _Where | int:
     if opts.nostr and not opts.public:
         print("truc-p2p host: " + _("--nostr lists the game: add --public"), file=sys.stderr)
         return 2
-    for url in opts.nostr:
+    for url in opts.nostr or ():
         try:
             check_relay_url(url)
         except ValueError as exc:

@@ -17,9 +17,7 @@ from typing import Any
 
 import trio
 
-from truc_p2p.net._lobby import ListingError, LobbyFilter
-from truc_p2p.net._nostr import NostrGame
-from truc_p2p.net._nostr_client import check_relay_url, fetch_nostr_lobby
+from truc_p2p.net import ListingError, LobbyFilter, NostrGame, check_relay_url, fetch_nostr_lobby
 from truc_p2p.ui import _
 
 __all__ = ["nostr_lobby", "nostr_lobby_json"]

@@ -75,6 +75,9 @@ from truc_p2p.net._local_game import (
     transcript_path,
     write_meta,
 )
+from truc_p2p.net._nostr import LISTING_KIND as NOSTR_LISTING_KIND
+from truc_p2p.net._nostr import NostrGame
+from truc_p2p.net._nostr_client import NostrError, NostrLister, check_relay_url, fetch_nostr_lobby
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import KINDS as OUTCOME_KINDS
 from truc_p2p.net._outcome import WHERE as OUTCOME_WHERE
@@ -117,6 +120,7 @@ __all__ = [
     "DEFAULT_RELAY_PORT",
     "DEFAULT_TURN_TIMEOUT",
     "DIRECT_WINDOW",
+    "NOSTR_LISTING_KIND",
     "OUTCOME_KINDS",
     "OUTCOME_WHERE",
     "PATHS",
@@ -144,6 +148,9 @@ __all__ = [
     "LobbyListing",
     "LocalGame",
     "NetEvent",
+    "NostrError",
+    "NostrGame",
+    "NostrLister",
     "Notice",
     "PeerDisconnected",
     "PeerReconnected",
@@ -163,10 +170,12 @@ __all__ = [
     "TurnClock",
     "advertise_game",
     "check_evidence",
+    "check_relay_url",
     "connect",
     "evidence_path_for",
     "fetch_lobby",
     "fetch_lobby_answer",
+    "fetch_nostr_lobby",
     "find_games",
     "guess_lan_address",
     "host_game",
