@@ -225,6 +225,9 @@ async def _fetch(relay: tuple[str, int], timeout: float) -> tuple[list[LobbyGame
 
 
 def _lobby(args: argparse.Namespace) -> int:
+    if args.nostr and args.relay is not None:
+        print("truc-p2p lobby: " + _("name a RELAY or --nostr URL"), file=sys.stderr)
+        return 2
     if args.nostr:
         return nostr_lobby(args)
     if args.relay is None:
