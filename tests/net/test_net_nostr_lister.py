@@ -5,6 +5,7 @@ reached costing one line within its timeout."""
 from __future__ import annotations
 
 import socket
+from functools import partial
 from typing import Any
 
 import pytest
@@ -107,3 +108,18 @@ def test_a_relay_url_is_ws_or_wss(url: str) -> None:
 def test_the_query_asks_for_listings_only() -> None:
     filt: dict[str, Any] = client.lobby_filter()
     assert filt == {"kinds": [LISTING_KIND], "limit": client.QUERY_LIMIT}
+
+
+async def test_a_tls_relay_that_is_not_tls_is_one_nostr_error() -> None:
+    async def handler(stream: trio.SocketStream) -> None:
+        await stream.send_all(b"HTTP/1.1 400 Bad Request\r\n\r\nnot tls at all\r\n" * 4)
+        await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        (listener,) = await nursery.start(partial(trio.serve_tcp, handler, 0, host="127.0.0.1"))
+        port = listener.socket.getsockname()[1]
+        with pytest.raises(client.NostrError, match="TLS"):
+            await client.query_relay(f"wss://127.0.0.1:{port}", {}, timeout=3)
+        with pytest.raises(client.NostrError, match=r"WebSocket|closed|connection"):
+            await client.query_relay(f"ws://127.0.0.1:{port}", {}, timeout=3)
+        nursery.cancel_scope.cancel()

@@ -284,7 +284,11 @@ def test_an_unreachable_or_silent_relay_costs_one_line(tmp_path: Path) -> None:
     assert "no answer in time" in answer.stderr and took < 1 + 4
     bad = _run(tmp_path, "lobby", "--nostr", "http://example.invalid/")
     assert bad.returncode == 2 and len(bad.stderr.splitlines()) == 1
-    assert "Traceback" not in answer.stderr + bad.stderr
+    host = _run(tmp_path, "host", "--public", "--nostr", "relay.example", "--bot", "random")
+    assert host.returncode == 2 and host.stderr.count("\n") == 1 and "ws://" in host.stderr
+    unlisted = _run(tmp_path, "host", "--nostr", dead, "--bot", "random")
+    assert unlisted.returncode == 2 and "--public" in unlisted.stderr
+    assert "Traceback" not in answer.stderr + bad.stderr + host.stderr + unlisted.stderr
 
 
 def test_relay_helper_starts(tmp_path: Path) -> None:

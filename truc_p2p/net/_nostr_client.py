@@ -103,12 +103,19 @@ class NostrSocket:
         try:
             if parts.scheme == "wss":
                 tls = trio.SSLStream(stream, ssl.create_default_context(), server_hostname=host)
-                await tls.do_handshake()
+                try:
+                    await tls.do_handshake()
+                except trio.BrokenResourceError as exc:
+                    cause = exc.__cause__ or exc
+                    raise NostrError(f"TLS: {cause}") from None
                 stream = tls
             ws = WSConnection(ConnectionType.CLIENT)
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             netloc = host if parts.port is None else f"{host}:{port}"
-            await stream.send_all(ws.send(Request(host=netloc, target=target)))
+            try:
+                await stream.send_all(ws.send(Request(host=netloc, target=target)))
+            except trio.BrokenResourceError as exc:
+                raise NostrError(f"connection lost: {exc}") from None
             sock = cls(stream, ws)
             while True:
                 event = await sock._next_event()
