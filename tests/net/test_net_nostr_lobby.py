@@ -142,13 +142,17 @@ def test_a_host_on_two_relays_is_joined_with_two_of_three_down(tmp_path: Path) -
             assert [g["name"] for g in data["games"]] == ["ana"]
             assert data["games"][0]["relays"] == [b.url]
             assert len(data["unreachable"]) == 2
+            # join --nostr picks from the same merged list (two relays down: two lines)
             joiner = Proc(
-                None, None, tmp_path, "join", data["games"][0]["invite"], "--bot", "random",
-                "--seed", "2", "--timeout", "30", "--identity", "j.key", "--out", "j", "--json",
+                None, None, tmp_path, "join", "--nostr", a.url, "--nostr", b.url, "--nostr",
+                c.url, "--pick", "1", "--connect-timeout", "3", "--bot", "random", "--seed",
+                "2", "--timeout", "30", "--identity", "j.key", "--out", "j", "--json",
             )  # fmt: skip
             assert joiner.finish() == 0, joiner.text()
             result = joiner.last_json()
             assert result["valid"] and result["players"][1] == "ana"
+            down = [t for _, w, t in joiner.lines if w == "err" and "cannot reach the Nostr" in t]
+            assert len(down) == 2 and "1. ana  " in joiner.text()
             assert host.finish() == 0, host.text()
             assert "Traceback" not in host.text()
             dealt, _ = host.wait_for(lambda text: text.startswith("-- hand 1,"))

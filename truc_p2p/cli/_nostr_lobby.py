@@ -13,14 +13,24 @@ import argparse
 import json
 import sys
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
-from truc_p2p.net import ListingError, LobbyFilter, NostrGame, check_relay_url, fetch_nostr_lobby
+from truc_p2p.net import (
+    ListingError,
+    LobbyFilter,
+    LobbyGame,
+    NostrGame,
+    check_relay_url,
+    fetch_nostr_lobby,
+)
 from truc_p2p.ui import _
 
-__all__ = ["nostr_lobby", "nostr_lobby_json"]
+if TYPE_CHECKING:
+    from truc_p2p.cli._game_args import GameOptions
+
+__all__ = ["nostr_lobby", "nostr_lobby_json", "pick_nostr_game"]
 
 
 def nostr_lobby_json(
@@ -65,3 +75,38 @@ def nostr_lobby(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     print(_("join one with: truc-p2p join INVITE"), file=sys.stderr)
     return 0
+
+
+def pick_nostr_game(opts: GameOptions) -> LobbyGame | int:
+    """``join --nostr URL…`` without an invite: list the games of those relays on
+    stderr and take the one numbered ``--pick N`` or read from stdin; the game, or
+    an exit status."""
+    from truc_p2p.cli._lobby import describe_game
+
+    out = sys.stderr
+    urls = list(opts.nostr or ())
+    try:
+        for url in urls:
+            check_relay_url(url)
+    except ValueError as exc:
+        print(f"truc-p2p join: {exc}", file=out)
+        return 2
+    games, notes, down = trio.run(partial(fetch_nostr_lobby, urls, timeout=opts.connect_timeout))
+    for line in [*down, *notes]:
+        print(f"truc-p2p join: {line}", file=out)
+    if len(down) == len(set(urls)):
+        return 4
+    if not games:
+        print("truc-p2p join: " + _("no open game on the Nostr relays"), file=out)
+        return 4
+    for i, found in enumerate(games, 1):
+        print(f"{i}. {describe_game(found.game)}", file=out)
+    if opts.pick is not None:
+        line = str(opts.pick)
+    else:
+        print(_("which game (1-{n})? ", n=len(games)), end="", file=out, flush=True)
+        line = sys.stdin.readline().strip()
+    if not line.isdigit() or not 1 <= int(line) <= len(games):
+        print(_("truc-p2p join: no game picked ({line})", line=repr(line)), file=out)
+        return 2
+    return games[int(line) - 1].game
