@@ -22,6 +22,7 @@ from truc_p2p.net._nostr import (
     merge_listings,
     nostr_key_for,
     serialize,
+    sign_event,
     verify_event,
     verify_listing_event,
 )
@@ -113,3 +114,15 @@ def test_junk_is_a_listing_error(junk: object) -> None:
 def test_the_spec_names_the_kind_and_the_vectors() -> None:
     assert "vectors/nostr_lobby_v1.json" in SPEC and "nostr_vectors.py" in SPEC
     assert f"kind {LISTING_KIND}" in SPEC and '"truc-p2p nostr key v1"' in SPEC
+
+
+@pytest.mark.parametrize("expiration", ["²", "1e9", "-5", " 1700000600", "9" * 40])
+def test_an_odd_expiration_is_a_listing_error(expiration: str) -> None:
+    listing = VECTORS["listing"]["event"]
+    key = NostrKey(bytes.fromhex(VECTORS["host"]["nostr_secret"]))
+    tags = [listing["tags"][0], ["expiration", expiration]]
+    event = sign_event(
+        key, created_at=NOW, kind=LISTING_KIND, tags=tags, content=listing["content"], aux=b""
+    )
+    with pytest.raises(ListingError):
+        verify_listing_event(event.to_json(), now=NOW)

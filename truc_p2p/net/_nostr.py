@@ -266,7 +266,7 @@ def verify_listing_event(data: object, *, now: int) -> tuple[NostrEvent, LobbyGa
     if event.kind != LISTING_KIND:
         raise ListingError(f"an event of kind {event.kind}, not a listing")
     text = event.tag("expiration")
-    if text is None or not text.isdigit():
+    if text is None or not re.fullmatch(r"[0-9]{1,12}", text):
         raise ListingError("a listing without an expiration")
     expiration = int(text)
     if expiration <= now:
@@ -296,7 +296,8 @@ def verify_listing_event(data: object, *, now: int) -> tuple[NostrEvent, LobbyGa
         except InviteError as exc:
             raise ListingError(f"a listing's relay: {exc}") from None
     since = body.get("since")
-    waiting = now - since if isinstance(since, int) and 0 <= since <= now else 0
+    fine = isinstance(since, int) and not isinstance(since, bool) and 0 <= since <= now
+    waiting = now - since if fine else 0
     said = dict(listing.fields)
     if said.get("match") == "1":  # a single game: its host's invite names no match
         del said["match"]
