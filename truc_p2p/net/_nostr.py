@@ -296,8 +296,9 @@ def verify_listing_event(data: object, *, now: int) -> tuple[NostrEvent, LobbyGa
         except InviteError as exc:
             raise ListingError(f"a listing's relay: {exc}") from None
     since = body.get("since")
-    fine = isinstance(since, int) and not isinstance(since, bool) and 0 <= since <= now
-    waiting = now - since if fine else 0
+    waiting = 0
+    if isinstance(since, int) and not isinstance(since, bool) and 0 <= since <= now:
+        waiting = now - since
     said = dict(listing.fields)
     if said.get("match") == "1":  # a single game: its host's invite names no match
         del said["match"]
