@@ -123,3 +123,60 @@ async def test_a_tls_relay_that_is_not_tls_is_one_nostr_error() -> None:
         with pytest.raises(client.NostrError, match=r"WebSocket|closed|connection"):
             await client.query_relay(f"ws://127.0.0.1:{port}", {}, timeout=3)
         nursery.cancel_scope.cancel()
+
+
+async def _serve_ws(answers: list[Any], stream: trio.SocketStream) -> None:
+    """A relay that completes the upgrade, reads one message, then sends ``answers``
+    (text, or bytes as raw WebSocket frames)."""
+    from wsproto import ConnectionType, WSConnection
+    from wsproto.events import AcceptConnection, Message, Ping, Request, TextMessage
+
+    ws = WSConnection(ConnectionType.SERVER)
+    got_message = False
+    while not got_message:
+        data = await stream.receive_some(65536)
+        if not data:
+            return
+        ws.receive_data(data)
+        for event in ws.events():
+            if isinstance(event, Request):
+                await stream.send_all(ws.send(AcceptConnection()))
+            elif isinstance(event, Message):
+                got_message = True
+    for answer in answers:
+        if isinstance(answer, str):
+            await stream.send_all(ws.send(TextMessage(data=answer)))
+        elif answer == "ping":
+            await stream.send_all(ws.send(Ping()))
+        else:
+            await stream.send_all(answer)
+    await trio.sleep(5)
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        ["[" * 100_000],
+        ["{}"],
+        ['"text"'],
+        ["[]"],
+        ["[1, 2]"],
+        ["not json"],
+        ["x" * (client.MAX_MESSAGE + 10)],
+        [b"\x82\x03abc"],  # a binary frame: ignored, then the relay falls silent
+        [b"\x8f\x00"],  # a reserved opcode: a broken WebSocket
+        ['["EVENT", "other", {}]', '["NOTICE", "hi"]'],
+        ['["CLOSED", "%s", "no"]'],
+    ],
+    ids=lambda a: repr(a)[:24],
+)
+async def test_a_relay_answering_nonsense_is_one_nostr_error(answers: list[Any]) -> None:
+    async with trio.open_nursery() as nursery:
+        serve = partial(trio.serve_tcp, partial(_serve_ws, answers), 0, host="127.0.0.1")
+        (listener,) = await nursery.start(serve)
+        url = f"ws://127.0.0.1:{listener.socket.getsockname()[1]}"
+        with pytest.raises(client.NostrError):
+            await client.query_relay(url, {}, timeout=1)
+        games, notes, down = await client.fetch_nostr_lobby([url], timeout=1)
+        assert games == [] and notes == [] and len(down) == 1
+        nursery.cancel_scope.cancel()

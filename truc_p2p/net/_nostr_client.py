@@ -156,7 +156,10 @@ class NostrSocket:
         while True:
             event = await self._next_event()
             if isinstance(event, Ping):
-                await self._stream.send_all(self._ws.send(event.response()))
+                try:
+                    await self._stream.send_all(self._ws.send(event.response()))
+                except (trio.BrokenResourceError, LocalProtocolError) as exc:
+                    raise NostrError(f"connection lost: {exc}") from None
             elif isinstance(event, CloseConnection):
                 raise NostrError(f"the relay closed the WebSocket ({event.code})")
             elif isinstance(event, TextMessage):
@@ -168,7 +171,7 @@ class NostrSocket:
                 text, self._text = "".join(self._text), []
                 try:
                     message = json.loads(text)
-                except ValueError:
+                except (ValueError, RecursionError):
                     raise NostrError("a relay message that is not JSON") from None
                 if isinstance(message, list) and message and isinstance(message[0], str):
                     return message
