@@ -153,6 +153,7 @@ async def _serve_ws(answers: list[Any], stream: trio.SocketStream) -> None:
     await trio.sleep(5)
 
 
+@pytest.mark.slow  # a second per case: several wait out the timeout
 @pytest.mark.parametrize(
     "answers",
     [

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from coincurve import PublicKeyXOnly
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from truc_p2p.net import ListingError
 from truc_p2p.net._nostr import (
@@ -126,3 +128,35 @@ def test_an_odd_expiration_is_a_listing_error(expiration: str) -> None:
     )
     with pytest.raises(ListingError):
         verify_listing_event(event.to_json(), now=NOW)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    field=st.sampled_from(["id", "pubkey", "created_at", "kind", "tags", "content", "sig"]),
+    value=_JSON,
+)
+def test_any_field_changed_is_a_listing_error_or_the_same_listing(
+    field: str, value: object
+) -> None:
+    event = {**VECTORS["listing"]["event"], field: value}
+    try:
+        _, game = verify_listing_event(event, now=NOW)
+    except ListingError:
+        return
+    assert str(game.invite) == VECTORS["listing"]["invite"]  # unchanged in effect
+
+
+@settings(max_examples=80, deadline=None)
+@given(events=st.lists(_JSON, max_size=6))
+def test_any_relay_answer_merges_without_raising(events: list[object]) -> None:
+    good = VECTORS["listing"]["event"]
+    games, notes = merge_listings([("wss://a", [*events, good])], now=NOW)
+    assert [g.game.listing.fingerprint for g in games] == [VECTORS["host"]["fingerprint"]]
+    assert len(notes) <= len(events)  # each bad one noted at most once
