@@ -30,7 +30,7 @@ from truc_p2p.ui import _
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
 
-__all__ = ["nostr_lobby", "nostr_lobby_json", "pick_nostr_game"]
+__all__ = ["fetch_for_page", "nostr_lobby", "nostr_lobby_json", "pick_nostr_game"]
 
 
 def nostr_lobby_json(
@@ -110,3 +110,13 @@ def pick_nostr_game(opts: GameOptions) -> LobbyGame | int:
         print(_("truc-p2p join: no game picked ({line})", line=repr(line)), file=out)
         return 2
     return games[int(line) - 1].game
+
+
+async def fetch_for_page(
+    urls: list[str], timeout: float
+) -> tuple[list[LobbyGame], list[str], str | None]:
+    """One look for the lobby page: the merged games, the notes (a relay that is
+    down is a note), and a reason only when no relay answered."""
+    games, notes, down = await fetch_nostr_lobby(urls, timeout=timeout)
+    problem = "; ".join(down) if len(down) == len(set(urls)) else None
+    return [g.game for g in games], [*down, *notes] if problem is None else notes, problem
