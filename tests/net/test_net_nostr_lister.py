@@ -181,3 +181,12 @@ async def test_a_relay_answering_nonsense_is_one_nostr_error(answers: list[Any])
         games, notes, down = await client.fetch_nostr_lobby([url], timeout=1)
         assert games == [] and notes == [] and len(down) == 1
         nursery.cancel_scope.cancel()
+
+
+async def test_a_url_that_is_no_relay_is_one_line_too() -> None:
+    lines: list[str] = []
+    lister = _lister(["http://not-a-relay"], lines, [1_700_000_000.0])
+    await lister.set_listed(True)
+    games, notes, down = await client.fetch_nostr_lobby(["relay.example"], timeout=1)
+    assert len(lines) == 1 and "ws:// or wss://" in lines[0]
+    assert games == [] and notes == [] and len(down) == 1 and "ws:// or wss://" in down[0]

@@ -268,7 +268,7 @@ async def fetch_nostr_lobby(
     async def ask(url: str) -> None:
         try:
             found.append((url, await query_relay(url, lobby_filter(), timeout=timeout)))
-        except NostrError as exc:
+        except (NostrError, ValueError) as exc:  # ValueError: not a relay URL
             failed[url] = str(exc)
 
     async with trio.open_nursery() as nursery:
@@ -316,7 +316,7 @@ class NostrLister:
         async def one(url: str) -> None:
             try:
                 await publish_event(url, event, timeout=self.timeout)
-            except NostrError as exc:
+            except (NostrError, ValueError) as exc:  # ValueError: not a relay URL
                 self.on_line(f"Nostr relay {url}: {exc}")
 
         async with trio.open_nursery() as nursery:
