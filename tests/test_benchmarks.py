@@ -74,3 +74,11 @@ def test_relay_ws_reports_every_pairing_of_transports() -> None:
     # the same games whatever the transports: the relay copies the same bytes
     assert len({p["median_relay_bytes"] for p in pairings.values()}) == 1
     assert report["static_mb_per_s"] and report["round_trip_ms"]
+
+
+def test_bot_blunders_counts_each_bot_s_own_and_played_blunders() -> None:
+    report = _run("bot_blunders.py", "--games", "6", "--bots", "easy,medium")
+    assert isinstance(report["decided"], int) and report["decided"] > 0
+    bots = report["bots"]
+    assert isinstance(bots, dict) and set(bots) == {"easy", "medium"}
+    assert bots["medium"]["played"] == {}
