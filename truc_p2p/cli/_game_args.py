@@ -82,6 +82,7 @@ class GameOptions:
     advertise: str | None = None
     relay: str | None = None
     public: bool = False
+    nostr: tuple[str, ...] | None = None
     allow: tuple[str, ...] | None = None
     max_games: int | None = None
     forever: bool = False
@@ -98,7 +99,7 @@ class GameOptions:
         """The options argparse parsed (the only place that reads its namespace)."""
         given = vars(args)
         values = {f.name: given[f.name] for f in fields(cls) if f.name in given}
-        for key in ("argv", "allow"):
+        for key in ("argv", "allow", "nostr"):
             if values.get(key) is not None:
                 values[key] = tuple(values[key])
         return cls(**values)
@@ -226,7 +227,7 @@ _GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
     (
         N_("the connection"),
         frozenset(
-            {"bind", "port", "relay", "public", "advertise", "no_portmap", "no_announce"}
+            {"bind", "port", "relay", "public", "nostr", "advertise", "no_portmap", "no_announce"}
             | {"allow", "pick", "wait", "connect_timeout", "again_wait"}
         ),
     ),

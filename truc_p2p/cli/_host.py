@@ -36,6 +36,7 @@ from truc_p2p.net import (
     Listen,
     Reporting,
     Strategy,
+    check_relay_url,
     host_game,
     parse_host_port,
 )
@@ -82,6 +83,16 @@ def register(subparsers: Any) -> None:
         help=_(
             "with --relay: list the game in the relay's lobby (name, key, rules; signed "
             "with your key) so anyone can join with truc-p2p join --relay"
+        ),
+    )
+    host.add_argument(
+        "--nostr",
+        action="append",
+        default=None,
+        metavar="URL",
+        help=_(
+            "with --public: also list the game on this Nostr relay (ws:// or wss://; "
+            "repeatable); joiners find it with truc-p2p lobby --nostr URL"
         ),
     )
     host.add_argument(
@@ -140,6 +151,7 @@ class _Where:
             capacity=self.capacity,
             allow=self.allow,
             public=opts.public,
+            nostr=tuple(opts.nostr or ()) if opts.public else (),
         )
 
 
@@ -154,12 +166,21 @@ def _checked(opts: GameOptions) -> _Where | int:
     except InviteError as exc:
         print(f"truc-p2p host: {exc}", file=sys.stderr)
         return 2
-    if opts.public and relay is None:
+    if opts.public and relay is None and not opts.nostr:
         print(
             "truc-p2p host: " + _("--public lists the game on a relay: add --relay HOST:PORT"),
             file=sys.stderr,
         )
         return 2
+    if opts.nostr and not opts.public:
+        print("truc-p2p host: " + _("--nostr lists the game: add --public"), file=sys.stderr)
+        return 2
+    for url in opts.nostr or ():
+        try:
+            check_relay_url(url)
+        except ValueError as exc:
+            print(f"truc-p2p host: --nostr: {exc}", file=sys.stderr)
+            return 2
     allow: frozenset[str] | None = None
     if opts.allow:
         bad = [a for a in opts.allow if not re.fullmatch(r"[0-9a-fA-F]{64}", a)]
@@ -218,7 +239,16 @@ def _announce(
             ),
             file=info,
         )
-    if opts.public:
+    if opts.nostr:
+        print(
+            _(
+                "listed on the Nostr relays as {name} while you wait: anyone can find "
+                "it with truc-p2p lobby --nostr URL",
+                name=name,
+            ),
+            file=info,
+        )
+    if opts.public and opts.relay:
         print(
             _(
                 "listed in the relay's lobby as {name}: anyone can join with "

@@ -56,6 +56,13 @@ def register(subparsers: Any) -> None:
         help=_("without an invite: pick a game from this relay's lobby (with --web: on a page)"),
     )
     join.add_argument(
+        "--nostr",
+        action="append",
+        default=None,
+        metavar="URL",
+        help=_("without an invite: pick a game listed on this Nostr relay (repeatable)"),
+    )
+    join.add_argument(
         "--pick",
         type=int,
         default=None,
@@ -237,10 +244,17 @@ def _invite_of(opts: GameOptions) -> tuple[Invite, GameOptions] | int:
             file=sys.stderr,
         )
         return 2
-    if opts.relay is not None:
+    if opts.nostr and (opts.invite is not None or opts.relay is not None):
+        print(
+            "truc-p2p join: " + _("--nostr picks a game from a list: give no invite or --relay"),
+            file=sys.stderr,
+        )
+        return 2
+    if opts.relay is not None or opts.nostr:
         from truc_p2p.cli._lobby import adopt_listing
+        from truc_p2p.cli._nostr_lobby import pick_nostr_game
 
-        listed = _pick_relay_game(opts)
+        listed = pick_nostr_game(opts) if opts.nostr else _pick_relay_game(opts)
         if isinstance(listed, int):
             return listed
         opts = adopt_listing(opts, listed)

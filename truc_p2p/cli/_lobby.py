@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import trio
 
 from truc_p2p.cli._common import positive_seconds
+from truc_p2p.cli._nostr_lobby import nostr_lobby
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
@@ -67,7 +68,21 @@ def register(subparsers: Any) -> None:
         ),
     )
     lobby.add_argument(
-        "relay", metavar="RELAY", help=_("HOST[:PORT] (port {port})", port=DEFAULT_RELAY_PORT)
+        "relay",
+        metavar="RELAY",
+        nargs="?",
+        default=None,
+        help=_("HOST[:PORT] (port {port})", port=DEFAULT_RELAY_PORT),
+    )
+    lobby.add_argument(
+        "--nostr",
+        action="append",
+        default=None,
+        metavar="URL",
+        help=_(
+            "ask this Nostr relay (ws:// or wss://; repeatable) instead: the games of "
+            "every relay that answers, merged"
+        ),
     )
     lobby.add_argument("--json", action="store_true", help=_("print one JSON object"))
     lobby.add_argument(
@@ -210,6 +225,14 @@ async def _fetch(relay: tuple[str, int], timeout: float) -> tuple[list[LobbyGame
 
 
 def _lobby(args: argparse.Namespace) -> int:
+    if args.nostr and args.relay is not None:
+        print("truc-p2p lobby: " + _("name a RELAY or --nostr URL"), file=sys.stderr)
+        return 2
+    if args.nostr:
+        return nostr_lobby(args)
+    if args.relay is None:
+        print("truc-p2p lobby: " + _("name a RELAY or --nostr URL"), file=sys.stderr)
+        return 2
     try:
         relay = parse_relay(args.relay)
     except InviteError as exc:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import signal
 import sys
 import webbrowser
+from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -36,13 +38,17 @@ class LobbyPage:
 
     def __init__(
         self,
-        relay: tuple[str, int],
+        relay: tuple[str, int] | None,
         label: str,
         *,
         lang_pinned: bool = False,
         opens_tab: bool = True,
+        fetch: Fetch | None = None,
     ) -> None:
         self.relay = relay
+        #: how a look gets the games (default: ask ``relay``'s lobby); ``join --nostr
+        #: --web`` asks the Nostr relays instead
+        self.fetch: Fetch = fetch or partial(_relay_fetch, relay)
         #: whether the table of the game picked opens in the browser (not --no-browser)
         self.opens_tab = opens_tab
         self.label = label
@@ -67,7 +73,7 @@ class LobbyPage:
         for g in games:
             rows.append(
                 {
-                    "code": g.code,
+                    "code": pick_id(g),
                     "fingerprint": g.listing.fingerprint,
                     # one card per game, in a player's words: who, the game, how long
                     # the host has waited; the key's start last, for who checks it
@@ -116,7 +122,7 @@ class LobbyPage:
         if message.get("type") != "join" or not isinstance(code, str) or self.picked:
             return
         for game in self.games:
-            if game.code == code:
+            if pick_id(game) == code:
                 self.picked = game
                 if self.server is not None:
                     self.server.publish(
@@ -137,6 +143,23 @@ class LobbyPage:
                 return
 
 
+#: One look at a lobby: (games, notes on dropped listings, why it failed or ``None``).
+Fetch = Callable[[float], Awaitable[tuple[list[LobbyGame], list[str], str | None]]]
+
+
+async def _relay_fetch(
+    relay: tuple[str, int] | None, timeout: float
+) -> tuple[list[LobbyGame], list[str], str | None]:
+    assert relay is not None  # a page without a fetch of its own asks a relay
+    return await fetch_lobby_for_page(relay, timeout)
+
+
+def pick_id(game: LobbyGame) -> str:
+    """What the page's join button names a game by: its relay code, or for a host
+    listed on Nostr without a relay, its key fingerprint (one game per key there)."""
+    return game.code or game.listing.fingerprint
+
+
 def status_words(count: int, every: float) -> str:
     """The page's status line after a look at the relay: how many games are open."""
     return ngettext(
@@ -150,19 +173,27 @@ def status_words(count: int, every: float) -> str:
 async def refresh(page: LobbyPage, every: float = REFRESH, timeout: float = 10.0) -> None:
     """Ask the relay for its lobby now and every ``every`` seconds, forever."""
     while True:
-        games, notes, problem = await fetch_lobby_for_page(page.relay, timeout)
+        games, notes, problem = await page.fetch(timeout)
         status = problem or status_words(len(games), every)
         page.show(games, notes, status)
         await trio.sleep(every)
 
 
-def pick_on_page(opts: GameOptions, relay: tuple[str, int]) -> LobbyGame | int:
-    """Serve the lobby page until a game is picked (the game) or Ctrl-C (130)."""
+def pick_on_page(
+    opts: GameOptions, relay: tuple[str, int] | None, *, fetch: Fetch | None = None
+) -> LobbyGame | int:
+    """Serve the lobby page until a game is picked (the game) or Ctrl-C (130);
+    ``fetch`` (``join --nostr --web``) looks somewhere else than ``relay``."""
     from truc_p2p.ui import bind_table, serve_table
 
     out = opts.info
+    label = opts.relay or " ".join(opts.nostr or ())
     page = LobbyPage(
-        relay, opts.relay or "", lang_pinned=opts.lang is not None, opens_tab=not opts.no_browser
+        relay,
+        label,
+        lang_pinned=opts.lang is not None,
+        opens_tab=not opts.no_browser,
+        fetch=fetch,
     )
 
     async def main() -> LobbyGame | int:

@@ -79,6 +79,14 @@ if TYPE_CHECKING:
         transcript_path,
         write_meta,
     )
+    from truc_p2p.net._nostr import LISTING_KIND as NOSTR_LISTING_KIND
+    from truc_p2p.net._nostr import NostrGame
+    from truc_p2p.net._nostr_client import (
+        NostrError,
+        NostrLister,
+        check_relay_url,
+        fetch_nostr_lobby,
+    )
     from truc_p2p.net._notice import Notice
     from truc_p2p.net._outcome import KINDS as OUTCOME_KINDS
     from truc_p2p.net._outcome import WHERE as OUTCOME_WHERE
@@ -154,6 +162,12 @@ _WHERE: dict[str, tuple[str, str]] = {
     "relay_claim": ("truc_p2p.net._local_game", "relay_claim"),
     "transcript_path": ("truc_p2p.net._local_game", "transcript_path"),
     "write_meta": ("truc_p2p.net._local_game", "write_meta"),
+    "NOSTR_LISTING_KIND": ("truc_p2p.net._nostr", "LISTING_KIND"),
+    "NostrGame": ("truc_p2p.net._nostr", "NostrGame"),
+    "NostrError": ("truc_p2p.net._nostr_client", "NostrError"),
+    "NostrLister": ("truc_p2p.net._nostr_client", "NostrLister"),
+    "check_relay_url": ("truc_p2p.net._nostr_client", "check_relay_url"),
+    "fetch_nostr_lobby": ("truc_p2p.net._nostr_client", "fetch_nostr_lobby"),
     "Notice": ("truc_p2p.net._notice", "Notice"),
     "OUTCOME_KINDS": ("truc_p2p.net._outcome", "KINDS"),
     "OUTCOME_WHERE": ("truc_p2p.net._outcome", "WHERE"),
@@ -223,6 +237,7 @@ __all__ = [
     "DEFAULT_RELAY_PORT",
     "DEFAULT_TURN_TIMEOUT",
     "DIRECT_WINDOW",
+    "NOSTR_LISTING_KIND",
     "OUTCOME_KINDS",
     "OUTCOME_WHERE",
     "PATHS",
@@ -250,6 +265,9 @@ __all__ = [
     "LobbyListing",
     "LocalGame",
     "NetEvent",
+    "NostrError",
+    "NostrGame",
+    "NostrLister",
     "Notice",
     "PeerDisconnected",
     "PeerReconnected",
@@ -269,10 +287,12 @@ __all__ = [
     "TurnClock",
     "advertise_game",
     "check_evidence",
+    "check_relay_url",
     "connect",
     "evidence_path_for",
     "fetch_lobby",
     "fetch_lobby_answer",
+    "fetch_nostr_lobby",
     "find_games",
     "guess_lan_address",
     "host_game",

@@ -28,6 +28,7 @@ from truc_p2p.net._local_game import (
     relay_claim,
     transcript_path,
 )
+from truc_p2p.net._nostr_client import NostrLister
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
@@ -178,6 +179,7 @@ class _Hosting:
     started_with: dict[bytes, bool] = field(default_factory=dict)
     relay_meta: dict[str, Any] = field(default_factory=dict)
     listing: bytes | None = None
+    nostr: NostrLister | None = None
     # set by run(), once listening
     listener: GameListener = field(init=False)
     reach: Reach = field(init=False)
@@ -217,6 +219,16 @@ class _Hosting:
                 self.listing = _lobby_listing(
                     identity, settings, self.name, invite, reach.rendezvous
                 )
+            if listen.public and listen.nostr:
+                self.nostr = nostr_lister(
+                    identity,
+                    settings,
+                    self.name,
+                    invite,
+                    listen.nostr,
+                    reach.rendezvous,
+                    on_line=report.notice,
+                )
             self.accept_series = settings.accept_series
             if self.accept_series is None and self.forever:
                 self.accept_series = _rematch_of(self.finished_with, settings.series)
@@ -232,12 +244,18 @@ class _Hosting:
             )
             if report.on_invite is not None:
                 report.on_invite(invite)
-            await self.set_listed(True)
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(loop.serve)
-                nursery.start_soon(self.until_stopped)
-                await self.finished.wait()
-                nursery.cancel_scope.cancel()
+            try:
+                await self.set_listed(True)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(loop.serve)
+                    nursery.start_soon(self.until_stopped)
+                    if self.nostr is not None:
+                        nursery.start_soon(self.nostr.refresh)
+                    await self.finished.wait()
+                    nursery.cancel_scope.cancel()
+            finally:
+                if self.nostr is not None:
+                    await self.nostr.close()  # a host that stops unlists itself
         if self.outcomes and not self.forever:
             return self.outcomes[0]
         if self.outcomes:
@@ -254,6 +272,8 @@ class _Hosting:
     async def set_listed(self, listed: bool) -> None:
         if self.listing is not None and self.reach.rendezvous is not None:
             await self.reach.rendezvous.set_listing(self.listing if listed else None)
+        if self.nostr is not None:
+            await self.nostr.set_listed(listed)
 
     async def start(self, stream: trio.abc.Stream, first: bytes, peer: str) -> None:
         """A joiner's connection, its hello read (``first``): a game linked to one
@@ -384,14 +404,27 @@ def _lobby_listing(
     rendezvous: Rendezvous,
 ) -> bytes:
     """The signed ``LIST`` body of a public host (``connect.md`` §2.2)."""
+    listing = _host_listing(identity, settings, name, invite, rendezvous)
+    return listing.sign(identity, rendezvous.code)
+
+
+def _host_listing(
+    identity: Ed25519PrivateKey,
+    settings: GameSettings,
+    name: str,
+    invite: Invite,
+    rendezvous: Rendezvous | None,
+) -> LobbyListing:
+    """What a public host lists, in a relay's lobby and on Nostr alike."""
     rules = settings.ruleset or Ruleset()
     host = invite.host
     try:
         ipaddress.ip_address(host)
         addr = (host, invite.port)
     except ValueError:  # an advertised DNS name: the listing carries an address
-        addr = (rendezvous.observed[0] if rendezvous.observed else "0.0.0.0", invite.port)
-    listing = LobbyListing(
+        seen = rendezvous.observed[0] if rendezvous is not None and rendezvous.observed else None
+        addr = (seen or "0.0.0.0", invite.port)
+    return LobbyListing(
         key=identity.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw),
         addr=addr,
         fields=listing_fields(
@@ -407,7 +440,29 @@ def _lobby_listing(
             match=settings.series.match if settings.series is not None else 1,
         ),
     )
-    return listing.sign(identity, rendezvous.code)
+
+
+def nostr_lister(
+    identity: Ed25519PrivateKey,
+    settings: GameSettings,
+    name: str,
+    invite: Invite,
+    urls: tuple[str, ...],
+    rendezvous: Rendezvous | None,
+    *,
+    on_line: Callable[[str], None],
+) -> NostrLister:
+    """The host's listing on Nostr relays (``connect.md`` §10): the relay lobby's
+    listing, with the truc-p2p relay and code when the host is registered."""
+    listing = _host_listing(identity, settings, name, invite, rendezvous)
+    return NostrLister(
+        identity,
+        list(urls),
+        listing,
+        relay=invite.relay,
+        code=invite.code,
+        on_line=on_line,
+    )
 
 
 def _rematch_of(

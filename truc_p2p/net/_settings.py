@@ -128,6 +128,8 @@ class Listen:
     capacity: int = 1
     allow: frozenset[str] | None = None
     public: bool = False
+    #: Nostr relays (``ws://``/``wss://`` URLs) a public host lists on (connect.md §10).
+    nostr: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
