@@ -250,6 +250,12 @@ def bot_name(text: str) -> str:
     try:
         parse_bot_name(text)
     except ValueError:
+        # ``--bot Medium``: the names are lower case, and a capital is no other bot
+        try:
+            parse_bot_name(text.lower())
+            return text.lower()
+        except ValueError:
+            pass
         kind, _colon, level = text.partition(":")
         levels = [n.partition(":")[2] for n in BOT_NAMES if n.startswith(kind + ":")]
         if level and levels:

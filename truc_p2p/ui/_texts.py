@@ -212,8 +212,22 @@ BOT_PLAYER_NAMES: dict[str, str] = {
 def bot_player_name(level: str) -> str:
     """The opponent's name for bot ``level`` in the language in use (``LEVEL-bot``
     for a bot that is not one of the levels, e.g. ``search:fast-bot``)."""
-    known = BOT_PLAYER_NAMES.get(level)
+    known = BOT_PLAYER_NAMES.get(_level_of(level))
     return _(known) if known is not None else f"{level}-bot"
+
+
+def _level_of(name: str) -> str:
+    """The level a bot name plays at: a racing CFR or expert bot made to think a set
+    time (``play --think 4``: ``cfr:4s+race``) is still the strongest or hard level."""
+    if not name.endswith("+race"):
+        return name
+    kind, _colon, level = name.removesuffix("+race").partition(":")
+    thinks = level.endswith("s") and level[:-1].replace(".", "", 1).isdigit()
+    if kind == "cfr" and (not level or thinks):
+        return "strongest"
+    if kind == "expert" and (level == "fast" or thinks):
+        return "hard"
+    return name
 
 
 #: What a key does, for the help and for "nothing to … now".

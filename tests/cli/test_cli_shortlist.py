@@ -1,0 +1,65 @@
+"""Short findings of the third table trial (issue 43), each where a test can see it."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from truc_p2p.rules import Card, Player, RoundEnded, RoundEndReason, TrickEnded
+from truc_p2p.ui._narrate import Tally, describe
+from truc_p2p.ui._voice import Voice
+
+A, B = Player.P0, Player.P1
+
+
+def _cards(*texts: str) -> tuple[Card, ...]:
+    return tuple(Card.from_str(t) for t in texts)
+
+
+def test_the_narration_says_which_earlier_trick_decided_the_hand() -> None:
+    """The narrator of a bot's or an observer's game (not only the table model): trick 1
+    won by Alice, trick 2 by Bob, trick 3 spoiled, so trick 1 decides."""
+    voice = Voice({A: "Alice", B: "Bob"}, None)
+    tally = Tally()
+    describe(TrickEnded(trick_no=0, leader=A, cards=_cards("7S", "8C"), winner=A), voice, tally)
+    describe(TrickEnded(trick_no=1, leader=A, cards=_cards("8H", "7C"), winner=B), voice, tally)
+    describe(TrickEnded(trick_no=2, leader=B, cards=_cards("9H", "9C"), winner=None), voice, tally)
+    line = describe(
+        RoundEnded(round_no=0, winner=A, points=1, reason=RoundEndReason.TRICKS, scores=(1, 0)),
+        voice,
+        tally,
+    )
+    assert line is not None and "trick 1 decided it: trick 3 was spoiled" in line
+    # the next hand starts with no tricks: two tricks won say "on tricks"
+    for no in range(2):
+        describe(TrickEnded(trick_no=no, leader=A, cards=_cards("7S", "8C"), winner=A), voice, tally)
+    line = describe(
+        RoundEnded(round_no=1, winner=A, points=1, reason=RoundEndReason.TRICKS, scores=(2, 0)),
+        voice,
+        tally,
+    )
+    assert line is not None and "on tricks" in line
+
+
+def test_a_bot_made_to_think_is_named_by_its_level() -> None:
+    """``play --think 4`` plays the strongest level thinking 4 s a move: its name is the
+    level's ("strongest-bot"), not the bot's inner name ("cfr:4s+race-bot")."""
+    from truc_p2p.bots import with_think
+    from truc_p2p.ui import bot_player_name
+
+    assert bot_player_name(with_think("strongest", 4)) == "strongest-bot"
+    assert bot_player_name(with_think("hard", 0.5)) == "hard-bot"
+    assert bot_player_name("hard") == "hard-bot"
+    assert bot_player_name("search:fast") == "search:fast-bot"  # not a level: as given
+
+
+def test_a_bot_level_is_taken_whatever_its_case() -> None:
+    """``--bot Medium`` plays the medium level (a capital is no other bot); an unknown
+    name is still one line naming the choices."""
+    from truc_p2p.cli._common import bot_name
+
+    assert bot_name("Medium") == "medium"
+    assert bot_name("CFR:Fast") == "cfr:fast"
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown bot 'Nobody'"):
+        bot_name("Nobody")
