@@ -447,9 +447,9 @@ def your_name(fallback: str, *, ask: bool, stdin: TextIO | None = None) -> str:
         name=name,
         path=path,
     )
-    from truc_p2p.ui import fit, screen_width  # at a terminal, wrapped between words
+    from truc_p2p.ui import fit_for  # at a terminal, wrapped between words
 
-    print(fit(line, screen_width(sys.stderr)) if sys.stderr.isatty() else line, file=sys.stderr)
+    print(fit_for(line, sys.stderr), file=sys.stderr)
     return name
 
 

@@ -218,7 +218,7 @@ def come_back(opts: GameOptions, path: Path) -> int | None:
     from truc_p2p.cli._comeback import resume_command
     from truc_p2p.cli._resume import resume_road
     from truc_p2p.cli._resume_lines import going_on_elsewhere
-    from truc_p2p.ui import fit, screen_width
+    from truc_p2p.ui import fit_for
 
     playing = going_on_elsewhere(path, opts.command)
     if playing is not None:
@@ -230,7 +230,7 @@ def come_back(opts: GameOptions, path: Path) -> int | None:
         command=resume_command(path),
     )
     # at a terminal, wrapped at its width between words (a pipe gets the line whole)
-    print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream, flush=True)
+    print(fit_for(line, stream), file=stream, flush=True)
     again = _resume_options(opts, path)
     road = resume_road(again, fallback=True)
     status = road if isinstance(road, int) else run_game(again, road)

@@ -22,7 +22,7 @@ __all__ = ["CONFIRM_WINDOW", "exit_status", "print_outcome", "run_until_interrup
 
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
-    from truc_p2p.ui import Voice, fit, headline, outcome_text, score_label, screen_width
+    from truc_p2p.ui import Voice, fit, fit_for, headline, outcome_text, score_label, screen_width
 
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)
@@ -30,7 +30,7 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
     stream = sys.stdout if outcome.complete else sys.stderr
     if outcome.kind or outcome.complete:  # the web end screen's headline: why it ended
         line = headline(outcome)  # at a terminal, wrapped at its width between words
-        print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream)
+        print(fit_for(line, stream), file=stream)
     result = outcome.result
     if outcome.valid and result is not None:
         names = {
@@ -40,7 +40,7 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
         voice = Voice(names, outcome.me)  # the headline said who won: the points, signed
         points = score_label(outcome, voice.score(result.scores))
         line = voice.signed_points(points, hands=result.hands)
-        print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream)
+        print(fit_for(line, stream), file=stream)
     elif outcome.complete and outcome.resignation is not None:
         # the headline said who resigned and who won: the points are those of then
         r = outcome.resignation
@@ -54,12 +54,11 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
     else:
         print(_("game not finished: {why}", why=outcome_text(outcome)), file=stream)
     if outcome.transcript is not None:
-        print(_("transcript: {path}", path=outcome.transcript), flush=True)
+        out = sys.stdout
+        print(fit_for(_("transcript: {path}", path=outcome.transcript), out), flush=True)
         if not quiet:
-            print(
-                _("verify it with: {command}", command=f"truc-p2p verify {outcome.transcript}"),
-                flush=True,
-            )
+            command = f"truc-p2p verify {outcome.transcript}"
+            print(fit_for(_("verify it with: {command}", command=command), out), flush=True)
 
 
 #: The signals that set the stop event in this run (none when the player left

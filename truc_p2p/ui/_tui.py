@@ -43,6 +43,7 @@ from truc_p2p.ui._table import TableModel
 from truc_p2p.ui._texts import (
     HELP,
     fit,
+    help_fitted,
     help_text,
     move_clock_words,
     plain,
@@ -455,9 +456,11 @@ class TerminalPlayer:
                     continue
                 if isinstance(choice, Action):
                     return choice
-                self.write(choice)
                 if choice == help_text():  # the hand and the choices again, under the help
+                    self.write(help_fitted(self.width))
                     self.write(self.render(game, legal))
+                else:
+                    self.write(choice)
         finally:
             self._choosing = False
             self.model.end_turn()
