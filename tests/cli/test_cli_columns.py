@@ -4,6 +4,7 @@ edge after being cut at 80."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 from pathlib import Path
@@ -42,7 +43,7 @@ def test_a_piped_game_follows_columns_and_the_help_wraps_once(tmp_path: Path) ->
     start = next(i for i, line in enumerate(lines) if "Le Truc for two" in line)
     end = next(i for i in range(start, len(lines)) if "q leave (resign)." in lines[i])
     block = lines[start + 1 : end + 1]
-    for line, following in zip(block, block[1:], strict=False):
+    for line, following in itertools.pairwise(block):
         if following.startswith("    ") or not following.startswith(("  *", "Keys")):
             first_word = following.split()[0]
             assert len(line) + 1 + len(first_word) > WIDTH, (line, following)

@@ -33,7 +33,8 @@ def test_the_narration_says_which_earlier_trick_decided_the_hand() -> None:
     assert line is not None and "trick 1 decided it: trick 3 was spoiled" in line
     # the next hand starts with no tricks: two tricks won say "on tricks"
     for no in range(2):
-        describe(TrickEnded(trick_no=no, leader=A, cards=_cards("7S", "8C"), winner=A), voice, tally)
+        trick = TrickEnded(trick_no=no, leader=A, cards=_cards("7S", "8C"), winner=A)
+        describe(trick, voice, tally)
     line = describe(
         RoundEnded(round_no=1, winner=A, points=1, reason=RoundEndReason.TRICKS, scores=(2, 0)),
         voice,
