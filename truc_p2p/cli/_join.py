@@ -321,6 +321,7 @@ class JoinRoad(Road):
         listening again, so a refused connection is retried for a while."""
         opts, record = table.opts, table.record
         waited = 0.0
+        self.connections = 0  # the next game of a match is connected, not reconnected
         while True:
             outcome = await join_game(
                 self.invite,

@@ -32,7 +32,7 @@ from typing import Any, TextIO
 import trio
 
 from truc_p2p.bots import make_bot
-from truc_p2p.cli._after import after_game, match_meta
+from truc_p2p.cli._after import after_game, match_meta, tell_match_cost
 from truc_p2p.cli._common import check_out_dir, ruleset_from_args, use_ascii, your_name
 from truc_p2p.cli._game_args import (
     GameOptions,
@@ -194,13 +194,14 @@ def _drive(
             return back, None
     player, hook = road.screen(opts, seat)
     table = Table(opts, seat, player, hook, road.record(opts) if record is None else record)
+    tell_match_cost(player, table.record)
     problem = road.before(table)
     if problem is not None:
         return problem, None
 
     async def main(stop: trio.Event) -> int:
         while True:
-            outcome = await road.game(table, stop)
+            outcome = await _one_game(road, table, stop)
             if isinstance(outcome, int):
                 return outcome
             if not await road.after(table, outcome, stop):
@@ -210,6 +211,28 @@ def _drive(
         with_web(opts, player, with_terminal(player, main)), confirm=_asks_to_leave(player)
     )
     return status, None if status == GONE else road.then(table)
+
+
+async def _one_game(road: Road, table: Table, stop: trio.Event) -> GameOutcome | int:
+    """One game of the road; at the terminal, conceding it between turns stops this
+    game only (the match goes on), as ``stop`` stops them all."""
+    player = table.player
+    if not isinstance(player, TerminalPlayer):
+        return await road.game(table, stop)
+    game_stop = player.conceding = trio.Event()
+
+    async def forward(event: trio.Event) -> None:
+        await event.wait()
+        game_stop.set()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(forward, stop)
+            outcome = await road.game(table, game_stop)
+            nursery.cancel_scope.cancel()
+    finally:
+        player.conceding = None
+    return outcome
 
 
 def come_back(opts: GameOptions, path: Path) -> int | None:

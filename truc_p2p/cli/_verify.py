@@ -150,7 +150,8 @@ def _verify_match(args: argparse.Namespace) -> int:
                     "games": report.games,
                     "played": report.played,
                     "wins": list(report.wins),
-                    "winner": report.winner,
+                    "winner": report.decided,
+                    "left": report.left,
                     "names": list(report.names),
                     "fingerprints": list(report.fingerprints),
                 }

@@ -71,6 +71,28 @@ def _folders(args: argparse.Namespace) -> tuple[Path, list[Path]]:
     return folder, extra
 
 
+def _my_fingerprint() -> str | None:
+    """The fingerprint of this person's key (``None``: it has none yet)."""
+    from truc_p2p.identity import IdentityError, default_identity_path, load_identity
+
+    try:
+        return load_identity(default_identity_path()).fingerprint
+    except (IdentityError, OSError, ValueError):
+        return None
+
+
+def _yours(game: GameFile, mine: str | None) -> bool:
+    """Whether this person played ``game``: its owner ("you") is known and is this
+    person's key, or it is a game against a bot of ``play`` (a key of that game only)."""
+    owner = game.owner
+    if owner is None:
+        return False  # whose it is, nothing beside it says: neither player is "you"
+    if game.bot is not None:
+        return True
+    players = game.report.players
+    return mine is not None and owner < len(players) and players[owner].fingerprint == mine
+
+
 @dataclass
 class _History:
     """What ``truc-p2p games`` read: the folder, the older ones listed with it, their
@@ -106,13 +128,19 @@ def _read_history(args: argparse.Namespace) -> _History | None:
                 raise NotADirectoryError(reason)
         games, bad = list_games(folder, progress=sys.stderr.isatty())
         matches, bad_matches = read_matches(folder)
+        mine = _my_fingerprint() if older else None
         for extra in older:
             more, more_bad = list_games(extra, progress=sys.stderr.isatty())
+            # a folder other programs write too (the demo's bots, a friend's host):
+            # only the games this person played
+            more = [g for g in more if _yours(g, mine)]
             more_matches, more_bad_matches = read_matches(extra)
             games += more
             bad += more_bad
             matches += more_matches
             bad_matches += more_bad_matches
+            if not more and not more_bad:
+                continue
             print(
                 _(
                     "truc-p2p games: also listing {old} in this folder, where earlier "
@@ -194,7 +222,8 @@ def _history_json(
                 "match_id": grp.match.match_id,
                 "games": grp.match.games,
                 "wins": list(grp.match.wins),
-                "winner": grp.match.winner,
+                "winner": grp.match.decided,
+                "left": grp.match.left,
                 "transcripts": [str(g.path) for g in grp.games],
             }
             for grp in groups
