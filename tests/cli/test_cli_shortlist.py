@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,3 +66,38 @@ def test_a_bot_level_is_taken_whatever_its_case() -> None:
     assert bot_name("CFR:Fast") == "cfr:fast"
     with pytest.raises(argparse.ArgumentTypeError, match="unknown bot 'Nobody'"):
         bot_name("Nobody")
+
+
+def test_games_lists_from_the_old_folder_only_the_games_you_played(tmp_path: Path) -> None:
+    """``./games`` holds what other programs wrote there too (the demo's bots, a host's
+    games): a game is listed only when its owner is this person's key, or it is a game
+    of ``play`` against a bot."""
+    from types import SimpleNamespace
+
+    from truc_p2p.history._games_list import _yours
+    from truc_p2p.protocol._verify_report import PlayerInfo, VerifyReport
+
+    players = (
+        PlayerInfo(name="alice", fingerprint="a" * 64),
+        PlayerInfo(name="bob", fingerprint="b" * 64),
+    )
+    report = VerifyReport(valid=True, messages=0, players=players)
+
+    def game(owner: Player | None, bot: str | None = None) -> Any:
+        return SimpleNamespace(owner=owner, report=report, bot=bot)
+
+    assert _yours(game(Player.P1), "b" * 64)  # bob's own transcript
+    assert not _yours(game(Player.P0), "b" * 64)  # alice's transcript of the game with bob
+    assert not _yours(game(None), "b" * 64)  # the demo's bots: nobody is "you"
+    assert not _yours(game(Player.P1), None)  # no key yet: no network game is yours
+    assert _yours(game(Player.P0, bot="medium"), None)  # play against a bot
+
+
+def test_the_demo_writes_apart_from_your_games(tmp_path: Path) -> None:
+    from truc_p2p.cli import main
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(tmp_path)
+        assert main(["demo", "--quiet", "--in-memory", "--seed", "3"]) == 0
+    assert not (tmp_path / "games").exists()
+    assert list((tmp_path / "demo-games").glob("*.truc"))
