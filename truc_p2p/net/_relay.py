@@ -28,14 +28,18 @@ secret that can leak: whoever holds it may JOIN, but one joiner address
 holds at most ``max_sessions_per_joiner_ip`` meetings of a registration,
 and when a registration's meetings are all taken a newcomer takes the place
 of the oldest meeting not yet spliced of the address that holds the most
-(more than the newcomer's), so a leaked code cannot keep the real joiner
-out.  Spliced sessions are left alone: the host's own handshake (hello
-timeout, key pinning, per-address admission) decides about them.
+(more than the newcomer's, and an address that lost its place so may not
+take another's for a while: :func:`~._relay_state.meeting_to_evict`), so a
+leaked code cannot keep the real joiner out.  Spliced sessions are left
+alone: the host's own handshake (hello timeout, key pinning, per-address
+admission) decides about them.
 
 One address is an address group (:func:`~._host.address_key`): an IPv4
-address, or the /64 of an IPv6 one, since a host gets a whole /64 and may
-pick any address in it.  Every per-address limit (connections,
-registrations, listings, a joiner's meetings) counts groups.
+address, or the /56 of an IPv6 one, since a home is delegated a whole /56
+and may pick any address in it.  Every per-address limit (connections,
+registrations, listings, a joiner's meetings) counts groups; the lobby ranks
+its answers and evicts listings by the wider block (:func:`~._host.address_block`,
+an IPv6 /48), so one /48 of 256 groups cannot fill it either.
 
 The lobby.  A registered host may **list** its game (``LIST`` on its control
 connection, a listing signed by its own key); anyone may ask for the open
@@ -46,13 +50,13 @@ stores it, so junk costs a flooder a key and a signature per listing and
 can only ever be listings of its own.  A listing lives only as long as its
 registration and expires ``listing_ttl`` seconds after its last renewal (a
 ``PING`` or a new ``LIST``); listings are bounded overall and per address
-group, and a full lobby makes room for a newcomer from a group holding
-fewer by dropping the oldest listing of the group holding the most.  An
-answer takes its games round by round, one listing of every group per
-round (the groups of a round in a fresh random order, a group's listings
-oldest first), so the number of games shown per group is fair and neither
+group, and a full lobby makes room for a newcomer from a block holding
+fewer by dropping the oldest listing of the block holding the most.  An
+answer takes its games round by round, one listing of every block per
+round (the blocks of a round in a fresh random order, a block's listings
+oldest first), so the number of games shown per block is fair and neither
 the oldest nor the newest listings can crowd a live host out: with at most
-``max_lobby_games`` groups listing, every group's first game is shown.
+``max_lobby_games`` blocks listing, every block's first game is shown.
 The joiner checks the signature again and pins the key: the relay can hide
 a game, never dress one up.
 
@@ -90,7 +94,14 @@ from truc_p2p.net._host import address_key
 from truc_p2p.net._lobby import ListingError, LobbyFilter, LobbyListing
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._relay_http import HTTP_STARTS, WebLimits, serve_http
-from truc_p2p.net._relay_state import STAT_KEYS, RelayLimits, SessionReport, _Meeting, _Registration
+from truc_p2p.net._relay_state import (
+    STAT_KEYS,
+    RelayLimits,
+    SessionReport,
+    _Meeting,
+    _Registration,
+    meeting_to_evict,
+)
 from truc_p2p.net._relay_wire import (
     CLAIM_LEN,
     MAGIC,
@@ -413,22 +424,23 @@ class RelayServer:
 
     def _make_listing_room(self, reg: _Registration) -> str:
         """Room for ``reg``'s first listing: ``""``, or why there is none.  A full lobby
-        drops the oldest listing of the address group holding the most, if that holds
-        more than one beyond the newcomer's group (as :meth:`_make_room` does for
-        meetings): a flood fills at most its share of the lobby."""
+        drops the oldest listing of the address block (:func:`~._host.address_block`)
+        holding the most, if that holds more than one beyond the newcomer's block: a
+        flood fills at most its share of the lobby, also from 256 groups of a /48."""
         limits = self.limits
         held = self._lists_per_ip
         if held[reg.ip] >= limits.max_listings_per_ip:
             return "lobby full: too many games listed from your address"
         if sum(held.values()) < limits.max_listings:
             return ""
-        top = {a for a, n in held.items() if n > held[reg.ip] + 1}
-        victims = sorted((r for r in self._listed() if r.ip in top), key=lambda r: r.listed_at)
+        blocks = Counter(r.block for r in self._listed())  # wider than held's groups
+        top = {b for b, n in blocks.items() if n > blocks[reg.block] + 1}
+        victims = sorted((r for r in self._listed() if r.block in top), key=lambda r: r.listed_at)
         if not victims:
             return "lobby full: too many games listed"
-        # Of the groups holding the most, the one whose oldest listing is oldest.
-        most = max(held[r.ip] for r in victims)
-        victim = next(r for r in victims if held[r.ip] == most)
+        # Of the blocks holding the most, the one whose oldest listing is oldest.
+        most = max(blocks[r.block] for r in victims)
+        victim = next(r for r in victims if blocks[r.block] == most)
         self._unlist(victim)
         self.stats["evicted_listings"] += 1
         return ""
@@ -465,7 +477,7 @@ class RelayServer:
 
     def _ranked(self, wanted: LobbyFilter) -> tuple[list[_Registration], int, int]:
         """The listings matching ``wanted`` in the order of an answer, and how many are
-        held in all and match: round by round, one listing of each address group per
+        held in all and match: round by round, one listing of each address block per
         round, the groups of a round in a random order, a group's listings oldest
         first (connect.md 2.2)."""
         listed = self._listed()
@@ -474,7 +486,7 @@ class RelayServer:
         for reg in sorted(listed, key=lambda r: r.listed_at):
             assert reg.parsed is not None
             if wanted.matches(reg.parsed):
-                groups.setdefault(reg.ip, []).append(reg)
+                groups.setdefault(reg.block, []).append(reg)
                 matching += 1
         order: list[_Registration] = []
         rounds = list(groups.values())
@@ -513,27 +525,13 @@ class RelayServer:
             await stream.send_all(bytes(out))
 
     def _make_room(self, reg: _Registration, ip: str) -> bool:
-        """Whether a joiner from ``ip`` may meet ``reg``, evicting the oldest waiting
-        meeting of its own address, or of the address holding the most (see above)."""
-        limits = self.limits
-        waiting = [m for m in reg.meetings if not m.spliced and not m.scope.cancel_called]
-        mine = [m for m in waiting if m.joiner_ip == ip]
-        held = Counter(m.joiner_ip for m in reg.meetings if not m.scope.cancel_called)
-        victim: _Meeting | None = None
-        if held[ip] >= limits.max_sessions_per_joiner_ip:
-            if not mine:
-                return False
-            victim = mine[0]
-        elif sum(held.values()) >= limits.max_sessions_per_registration:
-            top = [a for a, n in held.most_common() if n > held[ip] + 1]
-            candidates = [m for m in waiting if m.joiner_ip in top]
-            if not candidates:
-                return False
-            victim = candidates[0]
+        """Whether a joiner from ``ip`` may meet ``reg``, evicting the waiting meeting
+        :func:`~._relay_state.meeting_to_evict` names (see above)."""
+        room, victim = meeting_to_evict(reg, ip, self.limits, trio.current_time())
         if victim is not None:
             victim.scope.cancel()
             self.stats["evicted_meetings"] += 1
-        return True
+        return room
 
     async def _join(self, stream: Stream, ip: str, body: bytes) -> None:
         if not body or len(body) < 1 + body[0]:

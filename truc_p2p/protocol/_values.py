@@ -15,6 +15,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p._text import printable
 from truc_p2p.protocol._errors import LocalProtocolError
 from truc_p2p.protocol._messages import DECK_VERSIONS, REFUSE_REASONS, MessageType
 from truc_p2p.protocol._state import Stage
@@ -297,7 +298,7 @@ def refusal(identity: Ed25519PrivateKey, reason: str, detail: str = "") -> bytes
     """
     if reason not in REFUSE_REASONS:
         raise LocalProtocolError(f"refuse reason must be one of {', '.join(REFUSE_REASONS)}")
-    detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
+    detail = printable(detail, 200)
     payload = {"key": public_key_bytes(identity.public_key()), "reason": reason, "detail": detail}
     raw = sign_envelope(
         identity,

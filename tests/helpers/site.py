@@ -1,0 +1,65 @@
+"""The site of tests/site and benchmarks/site_load.py: built once with the stand-in
+page of tests/site/fixtures (the page engineer's own files win where they exist), and
+served from disk by a tiny static server that sends the site's CSP as a header too."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from truc_p2p.site import CONTENT_TYPES, CSP, SiteBuild, site_files
+
+FIXTURES = Path(__file__).resolve().parents[1] / "site" / "fixtures"
+
+
+def stand_in_site(**options: Any) -> SiteBuild:
+    """This build's site with the stand-in page where the package has none."""
+    return site_files(extra_static=[FIXTURES], **options)
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def guess_type(self, path: str | os.PathLike[str]) -> str:
+        return CONTENT_TYPES.get(Path(path).suffix) or super().guess_type(path)
+
+    def end_headers(self) -> None:
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def copyfile(self, source: Any, outputfile: Any) -> None:
+        data = source.read()
+        tally = getattr(self.server, "tally", None)
+        if tally is not None:
+            tally["requests"] = tally.get("requests", 0) + 1
+            tally["bytes"] = tally.get("bytes", 0) + len(data)
+            path = self.path.split("?", 1)[0].lstrip("/") or "index.html"
+            tally[f"/{path}"] = tally.get(f"/{path}", 0) + 1
+        outputfile.write(data)
+
+
+@contextlib.contextmanager
+def serve_folder(folder: Path, tally: dict[str, int] | None = None) -> Iterator[str]:
+    """Serve ``folder`` on 127.0.0.1 (a secure context, so the service worker runs);
+    yields its base URL, ending in ``/``.  ``tally`` counts the requests and bytes
+    served (what crossed the network)."""
+    handler = functools.partial(_Handler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.tally = tally  # type: ignore[attr-defined]
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
