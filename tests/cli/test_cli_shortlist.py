@@ -101,3 +101,21 @@ def test_the_demo_writes_apart_from_your_games(tmp_path: Path) -> None:
         assert main(["demo", "--quiet", "--in-memory", "--seed", "3"]) == 0
     assert not (tmp_path / "games").exists()
     assert list((tmp_path / "demo-games").glob("*.truc"))
+
+
+def test_the_replay_header_counts_the_hands_it_steps_through(tmp_path: Path) -> None:
+    """A game resigned between two hands states one hand more than the replay can show
+    (the next hand had started, wire.md 8.1): the header said "10 hands played" above
+    "hand 1 of 9"."""
+    import dataclasses
+
+    from truc_p2p.cli import main
+    from truc_p2p.history._record import read_game
+    from truc_p2p.history._replay_steps import build_replay
+
+    assert main(["demo", "--quiet", "--in-memory", "--seed", "2", "--out", str(tmp_path)]) == 0
+    game = read_game(next(tmp_path.glob("*.truc")))
+    started = dataclasses.replace(game.report, hands=game.report.hands + 1)
+    replay = build_replay(dataclasses.replace(game, report=started))
+    played = f"{replay.hands} hands played"
+    assert replay.hands == game.report.hands and played in replay.header
