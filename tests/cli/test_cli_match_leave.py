@@ -177,3 +177,21 @@ def test_the_spec_names_the_conceding_detail() -> None:
     """wire.md 4.1 states the exact detail another implementation must send."""
     spec = Path(__file__).resolve().parents[2] / "protocol_spec" / "wire.md"
     assert CONCEDE_DETAIL in " ".join(spec.read_text(encoding="utf-8").split())
+
+
+def test_the_web_table_takes_a_concede_of_one_game_of_a_match() -> None:
+    """The page's button can come later; the web player already takes the message: a
+    concede between turns ends this game only (its own stop), never a single game."""
+    from truc_p2p.ui._web import WebPlayer
+
+    player = WebPlayer("alice", match_games=3)
+    player.conceding = trio.Event()
+    player.leave = trio.Event()
+    player.receive({"type": "quit", "concede": True})
+    assert player.concedes and player.conceding.is_set() and not player.leave.is_set()
+    player.new_game()
+    assert not player.concedes
+    single = WebPlayer("alice")
+    single.conceding, single.leave = trio.Event(), trio.Event()
+    single.receive({"type": "quit", "concede": True})
+    assert not single.concedes and not single.conceding.is_set() and single.leave.is_set()

@@ -56,7 +56,16 @@ from truc_p2p.net import (
     Strategy,
 )
 from truc_p2p.rules import RulesError, Ruleset
-from truc_p2p.ui import N_, Clocks, Narrator, StdinLines, TerminalPlayer, _, with_terminal
+from truc_p2p.ui import (
+    N_,
+    Clocks,
+    Narrator,
+    StdinLines,
+    TerminalPlayer,
+    WebPlayer,
+    _,
+    with_terminal,
+)
 
 __all__ = ["GONE", "Road", "Seat", "Table", "asks_for_name", "network_command", "run_game"]
 
@@ -214,10 +223,10 @@ def _drive(
 
 
 async def _one_game(road: Road, table: Table, stop: trio.Event) -> GameOutcome | int:
-    """One game of the road; at the terminal, conceding it between turns stops this
-    game only (the match goes on), as ``stop`` stops them all."""
+    """One game of the road; conceding it between turns (at the terminal or on the
+    web table) stops this game only (the match goes on), as ``stop`` stops them all."""
     player = table.player
-    if not isinstance(player, TerminalPlayer):
+    if not isinstance(player, TerminalPlayer | WebPlayer):
         return await road.game(table, stop)
     game_stop = player.conceding = trio.Event()
 
