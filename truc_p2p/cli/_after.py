@@ -176,7 +176,8 @@ async def _record_left(outcome: GameOutcome, record: MatchRecord, opts: GameOpti
     if linked is None:
         return
     record.add(**linked)
-    record.left = resignation.by
+    if record.winner is None:  # else this game won the match for the opponent anyway
+        record.left = resignation.by
     try:
         where = record.write()
     except OSError as exc:
