@@ -195,3 +195,23 @@ def test_the_web_table_takes_a_concede_of_one_game_of_a_match() -> None:
     single.conceding, single.leave = trio.Event(), trio.Event()
     single.receive({"type": "quit", "concede": True})
     assert not single.concedes and not single.conceding.is_set() and single.leave.is_set()
+
+
+def test_games_web_groups_a_match_under_its_heading(tmp_path: Path) -> None:
+    """``games --web`` listed a match's games flat; the page now gets the heading the
+    terminal list prints above them, and which rows belong to it."""
+    from truc_p2p.cli import main
+    from truc_p2p.history._games_web import HistoryTable
+    from truc_p2p.history._record import read_game
+
+    args = ["demo", "--quiet", "--in-memory", "--seed", "4", "--games", "2", "--out"]
+    assert main([*args, str(tmp_path)]) == 0
+    games = [read_game(p) for p in sorted(tmp_path.glob("*-alice.truc"))]
+    heading = "match of 3 games against bob: you won 2–0"
+    table = HistoryTable(tmp_path, [*games, *games[:1]], matches=[(0, 2, lambda: heading)])
+    (listing,) = table.snapshot()
+    rows = listing["games"]
+    assert [r["match"] for r in rows] == [heading, None, None]
+    assert [r["in_match"] for r in rows] == [True, True, False]
+    script = Path(__file__).resolve().parents[2] / "truc_p2p/ui/_web/static/games.js"
+    assert "g.match" in script.read_text(encoding="utf-8")  # the page places the heading

@@ -6,8 +6,10 @@ a page (:mod:`._games_web`).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -184,9 +186,17 @@ def games_command(args: argparse.Namespace) -> int:
                 _("truc-p2p games: cannot read {file}: {reason}", file=b.path, reason=b.reason),
                 file=sys.stderr,
             )
+        matches: list[tuple[int, int, Callable[[], str]]] = []
+        first = 0
+        for grp in groups:  # a match's heading above its games, as the list prints it
+            if grp.match is not None and grp.games:
+                said = functools.partial(match_heading, grp.match, grp.games[0])
+                matches.append((first, len(grp.games), said))
+            first += len(grp.games)
         served = serve_history(
             folder,
             [g for grp in groups for g in grp.games],
+            matches=matches,
             port=args.web_port,
             browser=not args.no_browser,
             lang_pinned=getattr(args, "lang", None) is not None,
