@@ -119,3 +119,21 @@ def test_the_replay_header_counts_the_hands_it_steps_through(tmp_path: Path) -> 
     replay = build_replay(dataclasses.replace(game, report=started))
     played = f"{replay.hands} hands played"
     assert replay.hands == game.report.hands and played in replay.header
+
+
+def test_resume_waits_briefly_for_a_game_stopped_long_ago(tmp_path: Path) -> None:
+    """Issue 43: ``resume`` waited the whole grace (2 minutes) for a game the host had
+    ended long ago; a game stopped longer ago than the opponent waits gets a short try."""
+    import os
+    import time
+
+    from truc_p2p.cli._resume import STALE_WAIT, _stale_wait
+
+    path = tmp_path / "game.truc"
+    path.write_bytes(b"")
+    assert _stale_wait(path, 120.0) is None  # just stopped: the opponent still waits
+    hour_ago = time.time() - 3600
+    os.utime(path, (hour_ago, hour_ago))
+    assert _stale_wait(path, 120.0) == STALE_WAIT < 120.0
+    assert _stale_wait(path, 7200.0) is None  # a long grace: it may still wait
+    assert _stale_wait(tmp_path / "gone.truc", 120.0) is None
