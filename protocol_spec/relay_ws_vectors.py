@@ -141,7 +141,12 @@ def build() -> dict[str, Any]:
         "subprotocol": SUBPROTOCOL,
         "max_message": len(MAGIC) + 3 + 512 + 4 + 16 * 1024,
         "handshakes": [
-            {"key": key, "accept": accept(key), "request": _request(key), "response": _response(key)}
+            {
+                "key": key,
+                "accept": accept(key),
+                "request": _request(key),
+                "response": _response(key),
+            }
             for key in keys
         ],
         "frames": frames,
