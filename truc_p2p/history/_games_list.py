@@ -110,6 +110,7 @@ class _History:
 def _read_history(args: argparse.Namespace) -> _History | None:
     """The folder (``None``: it cannot be listed, said on stderr and in ``--json``)."""
     folder, older = _folders(args)
+    legacy = False  # the folder listed is ./games, which other programs write too
     try:
         if not folder.is_dir():
             if older and not folder.exists():
@@ -123,14 +124,16 @@ def _read_history(args: argparse.Namespace) -> _History | None:
                     ),
                     file=sys.stderr,
                 )
-                folder, older = older[0], []
+                folder, older, legacy = older[0], [], True
             else:
                 # English in the JSON (language-neutral), translated for the person
                 reason = N_("no such folder") if not folder.exists() else N_("not a folder")
                 raise NotADirectoryError(reason)
         games, bad = list_games(folder, progress=sys.stderr.isatty())
         matches, bad_matches = read_matches(folder)
-        mine = _my_fingerprint() if older else None
+        mine = _my_fingerprint() if older or legacy else None
+        if legacy:  # only the games this person played (not the demo's bots')
+            games = [g for g in games if _yours(g, mine)]
         for extra in older:
             more, more_bad = list_games(extra, progress=sys.stderr.isatty())
             # a folder other programs write too (the demo's bots, a friend's host):
