@@ -61,3 +61,32 @@ def test_columns_counts_for_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv("COLUMNS", "60")
         assert screen_width(stream) == 60
         assert max(map(len, fit_for("word " * 30, stream).split("\n"))) <= 60
+
+
+@pytest.mark.slow
+def test_the_host_s_lines_follow_columns_and_the_invite_stays_whole(tmp_path: Path) -> None:
+    import signal
+
+    proc = subprocess.Popen(
+        command("host", "--name", "Alice", "--bind", "127.0.0.1", "--port", "0", "--out", "g"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**env(tmp_path), "COLUMNS": str(WIDTH)},
+        cwd=tmp_path,
+        encoding="utf-8",
+    )
+    assert proc.stdout is not None
+    lines = []
+    try:
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("waiting for an opponent"):
+                break
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=LIMIT)
+    invite = [line for line in lines if line.startswith("truc://")]
+    assert len(invite) == 1  # whole, to be copied
+    long = [x for x in lines if len(x) > WIDTH and len(x.split()) > 1]
+    assert not long, long

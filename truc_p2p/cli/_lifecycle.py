@@ -64,6 +64,7 @@ from truc_p2p.ui import (
     TerminalPlayer,
     WebPlayer,
     _,
+    fit_for,
     with_terminal,
 )
 
@@ -250,7 +251,6 @@ def come_back(opts: GameOptions, path: Path) -> int | None:
     from truc_p2p.cli._comeback import resume_command
     from truc_p2p.cli._resume import resume_road
     from truc_p2p.cli._resume_lines import going_on_elsewhere
-    from truc_p2p.ui import fit_for
 
     playing = going_on_elsewhere(path, opts.command)
     if playing is not None:
@@ -361,10 +361,8 @@ def _setup(opts: GameOptions, *, fallback: str) -> Seat | int:
         print(f"truc-p2p {opts.command}: {identity_error_text(exc)}", file=sys.stderr)
         return 2
     if ident.created and ident.path is not None:
-        print(
-            _("created your identity key in {path} (mode 0600)", path=ident.path),
-            file=sys.stderr,
-        )
+        line = _("created your identity key in {path} (mode 0600)", path=ident.path)
+        print(fit_for(line, sys.stderr), file=sys.stderr)
     return Seat(ruleset, ident, name)
 
 
