@@ -218,7 +218,9 @@ def _drive(
                 return exit_status(outcome, stop)
 
     status = run_until_interrupted(
-        with_web(opts, player, with_terminal(player, main)), confirm=_asks_to_leave(player)
+        with_web(opts, player, with_terminal(player, main)),
+        confirm=_asks_to_leave(player),
+        match_cost=_match_cost(player),
     )
     return status, None if status == GONE else road.then(table)
 
@@ -288,6 +290,19 @@ def _asks_to_leave(player: object) -> Callable[[], bool] | bool:
     if isinstance(player, TerminalPlayer) and _stdin_is_tty():
         return lambda: player.model.game is not None
     return False
+
+
+def _match_cost(player: object) -> Callable[[], tuple[str, str] | None] | None:
+    """In a match at the terminal: who wins it if the player leaves now, and the games
+    score then (said by the Ctrl-C question, as by ``q``'s)."""
+    if not isinstance(player, TerminalPlayer):
+        return None
+
+    def cost() -> tuple[str, str] | None:
+        said = player.match_cost
+        return said() if said is not None and player.model.game is not None else None
+
+    return cost
 
 
 def _stdin_is_tty() -> bool:

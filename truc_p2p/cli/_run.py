@@ -86,6 +86,7 @@ def run_until_interrupted(
     *,
     confirm: bool | Callable[[], bool] = False,
     stopping: str | None = None,
+    match_cost: Callable[[], tuple[str, str] | None] | None = None,
 ) -> int:
     """Run ``main(stop)`` under trio; the first Ctrl-C sets ``stop`` (leave cleanly and
     tell the opponent), a second one gives up at once (exit 130).
@@ -95,9 +96,13 @@ def run_until_interrupted(
     :data:`CONFIRM_WINDOW` seconds (``stopping`` says what the command does then,
     by default "leaving the game..."); a callable ``confirm`` says whether a game is
     on (a host still waiting for its opponent stops at once: nothing to resign).
-    SIGTERM and SIGHUP never ask."""
+    In a match, ``match_cost`` gives who then wins the match and the games score:
+    the question says the match is left, not only the game.  SIGTERM and SIGHUP
+    never ask."""
 
     import trio
+
+    from truc_p2p.ui import fit_for
 
     async def runner() -> int:
         _stopped_by.clear()
@@ -126,16 +131,26 @@ def run_until_interrupted(
                             now = trio.current_time()
                             if asked is None or now - asked > CONFIRM_WINDOW:
                                 asked = now
-                                print(
-                                    "\n"
-                                    + _(
+                                cost = match_cost() if match_cost is not None else None
+                                seconds = f"{CONFIRM_WINDOW:g}"
+                                question = (
+                                    _(
+                                        "press Ctrl-C again within {seconds} s to leave "
+                                        "the match: you resign it, {name} wins the "
+                                        "match, {score}",
+                                        seconds=seconds,
+                                        name=cost[0],
+                                        score=cost[1],
+                                    )
+                                    if cost is not None
+                                    else _(
                                         "press Ctrl-C again within {seconds} s to leave: "
                                         "you resign the game",
-                                        seconds=f"{CONFIRM_WINDOW:g}",
-                                    ),
-                                    file=sys.stderr,
-                                    flush=True,
+                                        seconds=seconds,
+                                    )
                                 )
+                                question = fit_for(question, sys.stderr)
+                                print("\n" + question, file=sys.stderr, flush=True)
                                 continue
                         if stop.is_set():
                             print("\n" + _("interrupted again: giving up"), file=sys.stderr)
