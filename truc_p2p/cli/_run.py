@@ -54,11 +54,13 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
     else:
         print(_("game not finished: {why}", why=outcome_text(outcome)), file=stream)
     if outcome.transcript is not None:
-        out = sys.stdout
-        print(fit_for(_("transcript: {path}", path=outcome.transcript), out), flush=True)
+        # whole, as the terminal list always printed them: a path to copy
+        print(_("transcript: {path}", path=outcome.transcript), flush=True)
         if not quiet:
-            command = f"truc-p2p verify {outcome.transcript}"
-            print(fit_for(_("verify it with: {command}", command=command), out), flush=True)
+            print(
+                _("verify it with: {command}", command=f"truc-p2p verify {outcome.transcript}"),
+                flush=True,
+            )
 
 
 #: The signals that set the stop event in this run (none when the player left
