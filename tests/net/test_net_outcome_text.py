@@ -186,6 +186,8 @@ def test_a_finished_game_says_how_it_was_won_from_the_viewers_side() -> None:
         ("target", "You won: you reached the target score first", "bob won: first to reach"),
         ("rest-won", "You won: the game was staked on hand 3", "bob won: the game was staked"),
         ("rest-refused", "You won: bob turned down your “my rest” in hand 3", "bob won: you"),
+        # issue 43: not "you turned down the “my rest” of bob"
+        ("rest-refused", "You won", "bob won: you turned down “my rest” in hand 3"),
     ]:
         for winner, expected in ((P0, mine), (P1, theirs)):
             result = GameResult(
@@ -200,7 +202,8 @@ def test_a_finished_game_says_how_it_was_won_from_the_viewers_side() -> None:
                 end=End.FINISHED, message="", me=P0, names=("alice", "bob"), result=result
             )
             assert headline(outcome).startswith(expected), headline(outcome)
-            # a game staked on one hand may end 0-0: the points say they came before it
+            # a game staked on one hand may end 0-0: the points say they came before it;
+            # a refused "my rest" staked nothing (issue 43): its points are the game's
             label = score_label(outcome, "you 0 – bob 0")
             staked = "points before the staked hand: you 0 – bob 0"
-            assert label == ("points: you 0 – bob 0" if reason == "target" else staked)
+            assert label == ("points: you 0 – bob 0" if reason != "rest-won" else staked)

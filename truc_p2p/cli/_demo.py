@@ -55,7 +55,11 @@ from truc_p2p.rules import Event, Player, Ruleset
 from truc_p2p.transcript import TranscriptWriteError, TranscriptWriter
 from truc_p2p.ui import Tally, Voice, _, describe, ngettext, reason_word
 
-__all__ = ["add_ruleset_args", "register", "ruleset_from_args"]
+__all__ = ["DEMO_OUT", "add_ruleset_args", "register", "ruleset_from_args"]
+
+#: Where the demo's bot-against-bot games go: not ``games/``, which ``truc-p2p games``
+#: lists as the person's own history (issue 43).
+DEMO_OUT = "demo-games"
 
 
 def register(subparsers: Any) -> None:
@@ -76,7 +80,13 @@ def register(subparsers: Any) -> None:
         help=_("make bots, keys and shuffles reproducible (demo only: never for real games)"),
     )
     parser.add_argument(
-        "--out", default="games", help=_("directory for transcripts (default games/)")
+        "--out",
+        default=DEMO_OUT,
+        help=_(
+            "directory for the bots' transcripts (default {dir}/: apart from your own "
+            "games, which truc-p2p games lists)",
+            dir=DEMO_OUT,
+        ),
     )
     parser.add_argument(
         "--bots",

@@ -106,10 +106,18 @@ from truc_p2p.net._relay import RelayServer
 from truc_p2p.net._relay_state import DEFAULT_RELAY_PORT, RelayLimits, SessionReport
 from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
 from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
-from truc_p2p.net._strategy import BotStrategy, QuitGame, Strategy
+from truc_p2p.net._strategy import (
+    CONCEDE_DETAIL,
+    BotStrategy,
+    QuitGame,
+    Strategy,
+    conceded,
+    concedes,
+)
 from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
 
 __all__ = [
+    "CONCEDE_DETAIL",
     "DEFAULT_AWAY_BUDGET",
     "DEFAULT_BOT_TIMEOUT",
     "DEFAULT_DEAD_AFTER",
@@ -171,6 +179,8 @@ __all__ = [
     "advertise_game",
     "check_evidence",
     "check_relay_url",
+    "conceded",
+    "concedes",
     "connect",
     "evidence_path_for",
     "fetch_lobby",

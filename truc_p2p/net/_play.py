@@ -66,7 +66,7 @@ from truc_p2p.net._reconnect import (
     Lost,
     NetEvent,
 )
-from truc_p2p.net._strategy import QuitGame, Strategy
+from truc_p2p.net._strategy import CONCEDE_DETAIL, QuitGame, Strategy, concedes
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -400,7 +400,7 @@ class _GameLoop:
         s = self.session
         if not s.can_resign:
             return await self._end_by_us(End.QUIT, "quit", "the player left", "quit", {})
-        detail = "the player resigned"
+        detail = CONCEDE_DETAIL if concedes(self.strategy) else "the player resigned"
         data = s.resign(detail)
         if data:
             with contextlib.suppress(LinkBroken):

@@ -133,6 +133,12 @@ class WebPlayer:
         #: Set when the player leaves while the opponent thinks (the command passes it
         #: to the game loop as its ``stop``: a signed quit, as with Ctrl-C).
         self.leave: trio.Event | None = None
+        #: In a match, the page's ``{"type": "quit", "concede": true}`` concedes only
+        #: this game (the signed detail says the match goes on; wire.md 4.1): at its
+        #: turn through :attr:`concedes`, between turns by setting :attr:`conceding`,
+        #: which the command gives the game loop as this game's own stop.
+        self.concedes = False
+        self.conceding: trio.Event | None = None
         #: ``play``: the bot's level (one of ``LEVELS``), which the start panel and the
         #: end screen let the player change for the next game; ``None``: no choice.
         self.level: str | None = None
@@ -376,6 +382,11 @@ class WebPlayer:
             return
         if kind not in ("act", "quit"):
             return
+        if kind == "quit" and self.match_games > 1 and message.get("concede") is True:
+            self.concedes = True
+            if not self._legal and self._final is None and self.conceding is not None:
+                self.conceding.set()  # not our turn: this game ends now, the match goes on
+                return
         if kind == "quit" and not self._legal and self._final is None and self.leave is not None:
             self.leave.set()  # not our turn: leave now, the opponent is told
             self._send({"type": "notice", "text": _("leaving the game: the opponent is told")})
@@ -466,6 +477,7 @@ class WebPlayer:
         self.model = TableModel(self.my_name, move_seconds=self.move_seconds, now=self._now)
         self.model.turn = turn
         self.tally = Tally()
+        self.concedes = False
         self._started = None
         self._final = None
         self._final_retell = None
