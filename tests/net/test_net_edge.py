@@ -168,7 +168,9 @@ async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
     tmp_path: Path, silent: int
 ) -> None:
     """``silent`` connections from 127.0.0.2, re-opened as they drop, with a hello
-    timeout of 3 s: a joiner from 127.0.0.1 starts its game at once, not after it."""
+    timeout of 10 s: a joiner from 127.0.0.1 starts its game at once, not after it
+    (the bound is half the timeout, so a loaded machine's slowness is not taken for
+    waiting the timeout out)."""
     opened = [0]
     started: list[float] = []
     with trio.fail_after(60):
@@ -176,7 +178,7 @@ async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
             hosting(
                 strategy=bot(1),
                 identity=Ed25519PrivateKey.generate(),
-                settings=_settings(hello_timeout=3),
+                settings=_settings(hello_timeout=10),
                 storage=Storage(out_dir=tmp_path / "host"),
             ) as (invite, results),
             trio.open_nursery() as flood,
@@ -202,7 +204,7 @@ async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
     assert joined.end is End.FINISHED, joined.message
     assert results["host"].end is End.FINISHED
     assert opened[0] > silent  # the host did close flooders, and they came back
-    assert started and started[0] - knocked < 1.5, started[0] - knocked  # not the 3 s timeout
+    assert started and started[0] - knocked < 5, started[0] - knocked  # not the 10 s timeout
 
 
 async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
