@@ -28,8 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
+from truc_p2p.crypto import VerifyKey
 from truc_p2p.protocol import (
     GENESIS,
     MessageType,
@@ -166,7 +165,7 @@ def check_evidence(transcript: Sequence[bytes], evidence: Sequence[bytes]) -> li
             raise ValueError(f"evidence {n} is not a resume of a player of this game")
         key = keys[env.sender]
         try:
-            verify_signature(env, Ed25519PublicKey.from_public_bytes(key))
+            verify_signature(env, VerifyKey.from_bytes(key))
         except RemoteProtocolError:
             raise ValueError(f"evidence {n} is not signed by player {env.sender}") from None
         if game_id and env.game_id != game_id:

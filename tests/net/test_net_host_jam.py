@@ -14,9 +14,9 @@ import contextlib
 from pathlib import Path
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, hosting
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     BotStrategy,
     End,
@@ -49,8 +49,8 @@ async def _jam(port: int) -> list[trio.SocketStream]:
 
 
 async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) -> None:
-    host_key = Ed25519PrivateKey.generate()
-    friend, stranger, late = (Ed25519PrivateKey.generate() for _ in range(3))
+    host_key = SigningKey.generate()
+    friend, stranger, late = (SigningKey.generate() for _ in range(3))
     allowed = frozenset({fingerprint(friend.public_key()), fingerprint(late.public_key())})
     notices: list[str] = []
     ruleset = Ruleset(target=3)
@@ -121,7 +121,7 @@ async def test_idle_connections_are_dropped_after_the_hello_timeout(tmp_path: Pa
     stop = trio.Event()
     async with hosting(
         strategy=bot(1),
-        identity=Ed25519PrivateKey.generate(),
+        identity=SigningKey.generate(),
         settings=GameSettings(hello_timeout=0.5),
         storage=Storage(out_dir=tmp_path),
         report=Reporting(on_notice=notices.append),
@@ -151,7 +151,7 @@ async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> 
             await join_game(
                 invite,
                 bot(100 + seed),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 settings=GameSettings(ruleset=Ruleset(target=2)),
                 storage=Storage(out_dir=tmp_path / f"j{seed}", fsync=False),
             )
@@ -160,7 +160,7 @@ async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> 
     with trio.fail_after(120):
         async with hosting(
             strategy=bot(0),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=GameSettings(ruleset=Ruleset(target=2)),
             listen=Listen(capacity=3),
             storage=Storage(out_dir=tmp_path / "host"),

@@ -40,9 +40,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import trio
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p import crypto
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net._notice import Notice
 from truc_p2p.protocol import (
     MAX_ENVELOPE,
@@ -190,7 +190,7 @@ class HostLoop:
     def __init__(
         self,
         listener: StreamSource,
-        identity: Ed25519PrivateKey,
+        identity: SigningKey,
         start_game: StartGame,
         *,
         hello_timeout: float,
@@ -374,7 +374,7 @@ def _signed_by_peer(first: bytes, session: Session) -> bool:
     raw = _first_envelope(first)
     try:
         key.verify(raw[-64:], raw[:-64])
-    except InvalidSignature:
+    except crypto.BadSignatureError:
         return False
     return True
 

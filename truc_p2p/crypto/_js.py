@@ -1,0 +1,109 @@
+"""The ``js`` backend: the page's global ``trucCrypto`` (``truc_p2p/site/static/crypto.js``).
+
+Runs in Pyodide and calls JavaScript synchronously: bytes go over as
+``Uint8Array`` (``pyodide.ffi.to_js``), bytes come back with ``to_bytes()``;
+scalars go over as Python ints (JavaScript ``Number`` or ``BigInt``, which
+crypto.js turns into ``BigInt``).  Points stay JavaScript objects (noble
+``Point``) held by Python, so a chain of operations never re-encodes them.
+Ed25519 keys are their 32 bytes (seed or public key); ``crypto.js`` keeps
+nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import js  # type: ignore[import-not-found]  # Pyodide's bridge to the JS global scope
+from pyodide.ffi import to_js  # type: ignore[import-not-found]
+
+from truc_p2p.crypto._errors import BadSignatureError
+
+__all__ = [
+    "add",
+    "decode",
+    "ed_generate",
+    "ed_public",
+    "ed_public_key",
+    "ed_secret",
+    "ed_seed",
+    "ed_sign",
+    "ed_verify",
+    "encode",
+    "gmul",
+    "mul",
+    "neg",
+]
+
+_SIZE = 33
+_api: Any = getattr(js, "trucCrypto", None)
+if _api is None:  # pragma: no cover - only in a page without crypto.js
+    raise ImportError("the js crypto backend needs globalThis.trucCrypto (crypto.js)")
+
+
+# ------------------------------------------------------------------ secp256k1
+
+
+def decode(raw: bytes) -> Any:
+    if not isinstance(raw, bytes) or len(raw) != _SIZE or raw[0] not in (2, 3):
+        raise ValueError("not a 33-byte compressed point")
+    point = _api.pointDecode(to_js(raw))
+    if point is None:
+        raise ValueError("not a point on secp256k1")
+    return point
+
+
+def encode(point: Any) -> bytes:
+    return bytes(_api.pointEncode(point).to_bytes())
+
+
+def mul(point: Any, k: int) -> Any:
+    return _api.pointMul(point, k)
+
+
+def gmul(k: int) -> Any:
+    return _api.pointGmul(k)
+
+
+def add(points: Sequence[Any]) -> Any:
+    return _api.pointAdd(to_js(list(points)))
+
+
+def neg(point: Any) -> Any:
+    return _api.pointNeg(point)
+
+
+# ------------------------------------------------------------------ Ed25519
+
+
+def ed_generate() -> bytes:
+    return os.urandom(32)
+
+
+def ed_secret(seed: bytes) -> bytes:
+    return bytes(seed)
+
+
+def ed_seed(key: bytes) -> bytes:
+    return key
+
+
+def ed_sign(key: bytes, data: bytes) -> bytes:
+    return bytes(_api.edSign(to_js(key), to_js(data)).to_bytes())
+
+
+def ed_public(key: bytes) -> tuple[bytes, bytes]:
+    raw = bytes(_api.edPublic(to_js(key)).to_bytes())
+    return raw, raw
+
+
+def ed_public_key(raw: bytes) -> bytes:
+    if len(raw) != 32:
+        raise ValueError("An Ed25519 public key is 32 bytes long")
+    return bytes(raw)
+
+
+def ed_verify(key: bytes, signature: bytes, data: bytes) -> None:
+    if not _api.edVerify(to_js(key), to_js(signature), to_js(data)):
+        raise BadSignatureError("bad signature")
