@@ -33,8 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -105,7 +104,7 @@ def _play(
     picks (that flight is lost), and is resumed; return the vector's common fields.
     With ``clock`` both hellos announce the clock in resume (wire.md 13.1) and each
     side's resume carries its clock."""
-    keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
+    keys = [SigningKey.from_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
     secrets = [_fixed(f"{tag}secret{p}") for p in (0, 1)]
     nonces = [_fixed(f"{tag}nonce{p}")[:16] for p in (0, 1)]
     transcripts: dict[Player, list[bytes]] = {Player.P0: [], Player.P1: []}
@@ -202,7 +201,7 @@ def _play(
     extra = {} if clock is None else {"resumed": sorted(resumed, key=lambda r: r["player"])}
     return {
         **extra,
-        "identities": [k.private_bytes_raw().hex() for k in keys],
+        "identities": [k.to_bytes().hex() for k in keys],
         "secrets": [x.hex() for x in secrets],
         "nonces": [n.hex() for n in nonces],
         "ruleset": dict(ruleset.to_dict()),
@@ -284,7 +283,7 @@ def resume_clock_vector() -> dict[str, Any]:
         cut=_v2_cut,
         clock=clock,
     )
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in played["identities"]]
+    keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in played["identities"]]
     full = [bytes.fromhex(h) for h in played["transcript"]]
     dialer = decode_envelope(bytes.fromhex(played["resume_messages"][0]["hex"]))
 
@@ -329,7 +328,7 @@ def resume_clock_vector() -> dict[str, Any]:
 _ABSENT = object()
 
 
-def _signed(key: Ed25519PrivateKey, sender: int, chain: list[bytes], **fields: Any) -> str:
+def _signed(key: SigningKey, sender: int, chain: list[bytes], **fields: Any) -> str:
     from truc_p2p.protocol._wire import sign_envelope
 
     game_id = decode_envelope(chain[-1]).game_id
@@ -343,7 +342,7 @@ def evidence_vector() -> dict[str, Any]:
     """evidence_v1.json: resumes kept as evidence (wire.md 13.8), judged against the
     chain the accuser held when it signed its ``abort`` ``cheat``."""
     base = resume_vector()
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in base["identities"]]
+    keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in base["identities"]]
     full = [bytes.fromhex(h) for h in base["transcript"]]
     senders = [decode_envelope(raw).sender for raw in full]
     held = 14  # what player 0 (the dialer) held when it judged

@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("history",),  # saved games: replay, export, records, matches
     ("bench",),  # the bench sub-commands' measurements
     ("interop",),  # the interop runner (net, the verifier, bots), a command of cli's
+    ("site",),  # the static web client: pinned downloads, the page's files (crypto.js)
     ("cli",),  # the commands
     ("__main__",),  # ``python -m truc_p2p``
 )

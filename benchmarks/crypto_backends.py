@@ -1,0 +1,180 @@
+"""The crypto seam's backends, per operation: native (coincurve, cryptography) against the
+page's crypto.js (@noble/secp256k1, @noble/ed25519) under node, and tiny-secp256k1 (the
+real libsecp256k1 compiled to WASM) for the secp256k1 operations.
+
+    python benchmarks/crypto_backends.py [--runs N] [--json]
+
+The same inputs go to every backend (points and scalars drawn once, Ed25519 over a
+300-byte body, about an envelope).  Each figure is the median over ``N`` rounds of the
+mean time of one operation in a batch, in microseconds; the ratio is against native in
+the same run.  Needs ``node``; the npm tarballs come from the pinned cache
+(``truc_p2p/site/_pins.py``), downloaded and checked on first use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from truc_p2p import crypto
+from truc_p2p.site import _fetch, _pins
+
+ROOT = Path(__file__).resolve().parents[1]
+N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+BATCH = {"mul": 200, "gmul": 400, "add": 2000, "decode": 2000, "sign": 400, "verify": 400}
+
+NODE_SCRIPT = r"""
+import { readFileSync } from "node:fs";
+const [dir, inputsPath, rounds] = process.argv.slice(2);
+const c = await import(dir + "/crypto.js");
+let tiny = null;
+try { tiny = await import(dir + "/node_modules/tiny-secp256k1/lib/index.js"); } catch (e) {
+  console.error("tiny-secp256k1 not loaded: " + e.message);
+}
+const inp = JSON.parse(readFileSync(inputsPath, "utf8"));
+const b = (h) => new Uint8Array(Buffer.from(h, "hex"));
+const pts = inp.points.map(b);
+const ks = inp.scalars.map((k) => BigInt("0x" + k));
+const kb = inp.scalars.map(b);
+const P = pts.map((p) => c.pointDecode(p));
+const seed = b(inp.seed), body = b(inp.body), pub = c.edPublic(seed), sig = c.edSign(seed, body);
+const batch = inp.batch;
+const time = (n, f) => {
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) f(i);
+  return Number(process.hrtime.bigint() - t) / 1e3 / n;
+};
+const ops = {
+  "noble mul": [batch.mul, (i) => c.pointMul(P[i % P.length], ks[i % ks.length])],
+  "noble gmul": [batch.gmul, (i) => c.pointGmul(ks[i % ks.length])],
+  "noble add": [batch.add, (i) => c.pointAdd([P[i % P.length], P[(i + 1) % P.length]])],
+  "noble decode": [batch.decode, (i) => c.pointDecode(pts[i % pts.length])],
+  "noble sign": [batch.sign, () => c.edSign(seed, body)],
+  "noble verify": [batch.verify, () => c.edVerify(pub, sig, body)],
+};
+if (tiny) {
+  const q = (i) => pts[i % pts.length];
+  ops["tiny mul"] = [batch.mul, (i) => tiny.pointMultiply(q(i), kb[i % kb.length], true)];
+  ops["tiny gmul"] = [batch.gmul, (i) => tiny.pointFromScalar(kb[i % kb.length], true)];
+  ops["tiny add"] = [batch.add, (i) => tiny.pointAdd(q(i), q(i + 1), true)];
+}
+for (const [, [n, f]] of Object.entries(ops)) time(Math.max(1, n >> 3), f); // warm up (JIT)
+const out = {};
+for (const [name, [n, f]] of Object.entries(ops)) {
+  const runs = [];
+  for (let r = 0; r < Number(rounds); r++) runs.push(time(n, f));
+  runs.sort((x, y) => x - y);
+  out[name] = runs[runs.length >> 1];
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def _median_us(rounds: int, n: int, f: Callable[[int], object]) -> float:
+    f(0)
+    runs = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        for i in range(n):
+            f(i)
+        runs.append((time.perf_counter() - t) / n * 1e6)
+    return statistics.median(runs)
+
+
+def native(inputs: dict[str, Any], rounds: int) -> dict[str, float]:
+    pts = [bytes.fromhex(h) for h in inputs["points"]]
+    points = [crypto.decode(p) for p in pts]
+    ks = [int(k, 16) for k in inputs["scalars"]]
+    key = crypto.SigningKey.from_bytes(bytes.fromhex(inputs["seed"]))
+    body = bytes.fromhex(inputs["body"])
+    public, sig = key.public_key(), key.sign(body)
+    np, nk = len(points), len(ks)
+    return {
+        "mul": _median_us(rounds, BATCH["mul"], lambda i: crypto.mul(points[i % np], ks[i % nk])),
+        "gmul": _median_us(rounds, BATCH["gmul"], lambda i: crypto.gmul(ks[i % nk])),
+        "add": _median_us(
+            rounds, BATCH["add"], lambda i: crypto.add([points[i % np], points[(i + 1) % np]])
+        ),
+        "decode": _median_us(rounds, BATCH["decode"], lambda i: crypto.decode(pts[i % np])),
+        "sign": _median_us(rounds, BATCH["sign"], lambda i: key.sign(body)),
+        "verify": _median_us(rounds, BATCH["verify"], lambda i: public.verify(sig, body)),
+    }
+
+
+def js(inputs: dict[str, Any], rounds: int, node: str) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="crypto-bench-") as tmp:
+        root = Path(tmp)
+        shutil.copy(ROOT / "truc_p2p" / "site" / "static" / "crypto.js", root / "crypto.js")
+        for pin in _pins.CRYPTO_JS_PINS:
+            _fetch.unpack(_fetch.fetch(pin), root / "vendor" / pin.vendor)
+        for pin in (_pins.TINY_SECP256K1, _pins.UINT8ARRAY_TOOLS):
+            _fetch.unpack(_fetch.fetch(pin), root / "node_modules" / pin.vendor)
+        (root / "bench.mjs").write_text(NODE_SCRIPT)
+        (root / "inputs.json").write_text(json.dumps({**inputs, "batch": BATCH}))
+        done = subprocess.run(
+            [node, str(root / "bench.mjs"), root.as_uri(), str(root / "inputs.json"), str(rounds)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=1800,
+        )
+        if done.stderr.strip():
+            print(done.stderr.strip(), file=sys.stderr)
+        figures: dict[str, float] = json.loads(done.stdout)
+        return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="rounds per operation (median)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    node = shutil.which("node")
+    if node is None:
+        print("crypto_backends: node is not installed", file=sys.stderr)
+        return 2
+    scalars = [secrets.randbelow(N - 1) + 1 for _ in range(16)]
+    inputs = {
+        "points": [crypto.encode(crypto.gmul(k)).hex() for k in scalars],
+        "scalars": [f"{secrets.randbelow(N - 1) + 1:064x}" for _ in range(16)],
+        "seed": os.urandom(32).hex(),
+        "body": os.urandom(300).hex(),
+    }
+    mine = native(inputs, args.runs)
+    theirs = js(inputs, args.runs, node)
+    node_version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
+    rows = []
+    for op, us in mine.items():
+        row: dict[str, Any] = {"op": op, "native_us": round(us, 2)}
+        for lib in ("noble", "tiny"):
+            if f"{lib} {op}" in theirs:
+                row[f"{lib}_us"] = round(theirs[f"{lib} {op}"], 2)
+                row[f"{lib}_ratio"] = round(theirs[f"{lib} {op}"] / us, 1)
+        rows.append(row)
+    if args.json:
+        print(json.dumps({"node": node_version.strip(), "runs": args.runs, "ops": rows}))
+        return 0
+    print(f"per operation, microseconds (median of {args.runs}); node {node_version.strip()}")
+    print(f"{'op':8} {'native':>9} {'noble':>9} {'x':>6} {'tiny-secp':>10} {'x':>6}")
+    for row in rows:
+        print(
+            f"{row['op']:8} {row['native_us']:9.1f} {row.get('noble_us', 0):9.1f} "
+            f"{row.get('noble_ratio', 0):6.1f} {row.get('tiny_us', float('nan')):10.1f} "
+            f"{row.get('tiny_ratio', float('nan')):6.1f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
