@@ -2,13 +2,16 @@
 page's crypto.js (@noble/secp256k1, @noble/ed25519) under node, and tiny-secp256k1 (the
 real libsecp256k1 compiled to WASM) for the secp256k1 operations.
 
-    python benchmarks/crypto_backends.py [--runs N] [--json]
+    python benchmarks/crypto_backends.py [--runs N] [--json] [--pyodide]
 
 The same inputs go to every backend (points and scalars drawn once, Ed25519 over a
 300-byte body, about an envelope).  Each figure is the median over ``N`` rounds of the
 mean time of one operation in a batch, in microseconds; the ratio is against native in
-the same run.  Needs ``node``; the npm tarballs come from the pinned cache
-(``truc_p2p/site/_pins.py``), downloaded and checked on first use.
+the same run.  ``--pyodide`` adds the whole deck: the CPU time of one deck v2 hand
+(``protocol_spec/deck_v2_vectors.py``: both sides' proofs, every verification) in
+Pyodide under node on the ``js`` backend, against native in the same run.  Needs
+``node``; the npm tarballs come from the pinned cache (``truc_p2p/site/_pins.py``),
+downloaded and checked on first use.
 """
 
 from __future__ import annotations
@@ -135,10 +138,76 @@ def js(inputs: dict[str, Any], rounds: int, node: str) -> dict[str, float]:
         return figures
 
 
+PYODIDE_SCRIPT = r"""
+import sys, time
+sys.path.insert(0, "/repo/protocol_spec")
+import deck_v2_vectors
+from truc_p2p import crypto
+assert crypto.backend() == "js"
+deck_v2_vectors.build()  # warm: card points, generators, JIT
+t = time.process_time()
+deck_v2_vectors.build()
+(time.process_time() - t) / 2
+"""
+
+PYODIDE_RUNNER = r"""
+import { readFileSync } from "node:fs";
+const [dir, repo, pylibs] = process.argv.slice(2);
+const { loadPyodide } = await import(dir + "/vendor/pyodide/pyodide.mjs");
+globalThis.trucCrypto = await import(dir + "/crypto.js");
+const py = await loadPyodide({ indexURL: new URL(dir + "/vendor/pyodide/").pathname });
+for (const [host, at] of [[repo, "/repo"], [pylibs, "/pylibs"]]) {
+  py.FS.mkdirTree(at);
+  py.FS.mount(py.FS.filesystems.NODEFS, { root: host }, at);
+}
+py.runPython("import sys; sys.path[:0] = ['/repo', '/pylibs']; sys.dont_write_bytecode = True");
+console.log(String(py.runPython(readFileSync(0, "utf8"))));
+"""
+
+
+def deck_hand(node: str) -> tuple[float, float]:
+    """Seconds of CPU for one deck v2 hand (two peers and the verifier): native, Pyodide."""
+    import importlib.util
+
+    import msgpack
+
+    spec = importlib.util.spec_from_file_location(
+        "deck_v2_vectors", ROOT / "protocol_spec" / "deck_v2_vectors.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.build()
+    t = time.process_time()
+    module.build()
+    here = (time.process_time() - t) / 2
+    with tempfile.TemporaryDirectory(prefix="crypto-bench-") as tmp:
+        root = Path(tmp)
+        shutil.copy(ROOT / "truc_p2p" / "site" / "static" / "crypto.js", root / "crypto.js")
+        for pin in (*_pins.CRYPTO_JS_PINS, _pins.PYODIDE):
+            _fetch.unpack(_fetch.fetch(pin), root / "vendor" / pin.vendor)
+        shutil.copytree(
+            Path(msgpack.__file__).parent,
+            root / "pylibs" / "msgpack",
+            ignore=shutil.ignore_patterns("*.so", "__pycache__"),
+        )
+        (root / "run.mjs").write_text(PYODIDE_RUNNER)
+        done = subprocess.run(
+            [node, str(root / "run.mjs"), root.as_uri(), str(ROOT), str(root / "pylibs")],
+            input=PYODIDE_SCRIPT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=3600,
+        )
+    return here, float(done.stdout.strip().splitlines()[-1])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="rounds per operation (median)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--pyodide", action="store_true", help="also one deck v2 hand in Pyodide")
     args = parser.parse_args()
     node = shutil.which("node")
     if node is None:
@@ -162,8 +231,12 @@ def main() -> int:
                 row[f"{lib}_us"] = round(theirs[f"{lib} {op}"], 2)
                 row[f"{lib}_ratio"] = round(theirs[f"{lib} {op}"] / us, 1)
         rows.append(row)
+    hand = deck_hand(node) if args.pyodide else None
     if args.json:
-        print(json.dumps({"node": node_version.strip(), "runs": args.runs, "ops": rows}))
+        out: dict[str, Any] = {"node": node_version.strip(), "runs": args.runs, "ops": rows}
+        if hand is not None:
+            out["deck_v2_hand_s"] = {"native": hand[0], "pyodide": hand[1]}
+        print(json.dumps(out))
         return 0
     print(f"per operation, microseconds (median of {args.runs}); node {node_version.strip()}")
     print(f"{'op':8} {'native':>9} {'noble':>9} {'x':>6} {'tiny-secp':>10} {'x':>6}")
@@ -172,6 +245,11 @@ def main() -> int:
             f"{row['op']:8} {row['native_us']:9.1f} {row.get('noble_us', 0):9.1f} "
             f"{row.get('noble_ratio', 0):6.1f} {row.get('tiny_us', float('nan')):10.1f} "
             f"{row.get('tiny_ratio', float('nan')):6.1f}"
+        )
+    if hand is not None:
+        print(
+            f"deck v2 hand (both peers and the verifier), CPU: native {hand[0] * 1e3:.0f} ms, "
+            f"Pyodide + crypto.js {hand[1] * 1e3:.0f} ms ({hand[1] / hand[0]:.0f}x)"
         )
     return 0
 

@@ -15,8 +15,13 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import js  # type: ignore[import-not-found]  # Pyodide's bridge to the JS global scope
-from pyodide.ffi import to_js  # type: ignore[import-not-found]
+try:
+    import js  # type: ignore[import-not-found]  # Pyodide's bridge to the JS global scope
+    from pyodide.ffi import to_js  # type: ignore[import-not-found]
+except ImportError:
+    raise ImportError(
+        "the js crypto backend runs only in Pyodide (unset TRUC_P2P_CRYPTO to use native)"
+    ) from None
 
 from truc_p2p.crypto._errors import BadSignatureError
 

@@ -148,7 +148,10 @@ def _pem_seed(data: bytes) -> bytes:
     if oid is None:
         raise BadKeyError("the PEM body is not a PKCS#8 private key")
     if oid == "1.3.101.112":
-        raise BadKeyError("unsupported Ed25519 PKCS#8 form")
+        seed = _ed25519_seed(der)
+        if seed is None:
+            raise BadKeyError("a malformed Ed25519 PKCS#8 key")
+        return seed
     raise KeyTypeError(_ALGORITHMS.get(oid, f"key of algorithm {oid}"))
 
 
@@ -167,6 +170,24 @@ def _tlv(der: bytes, at: int) -> tuple[int, int, int]:
     if at + size > len(der):
         raise ValueError("truncated")
     return tag, at, at + size
+
+
+def _ed25519_seed(der: bytes) -> bytes | None:
+    """The seed of an Ed25519 ``OneAsymmetricKey`` in its longer forms (attributes or the
+    public key after the private key, RFC 8410 section 10.3)."""
+    try:
+        _tag, start, _end = _tlv(der, 0)
+        _tag, _s, at = _tlv(der, start)  # version
+        _tag, _s, at = _tlv(der, at)  # algorithm
+        tag, key_start, _e = _tlv(der, at)
+        if tag != 0x04:
+            return None
+        tag, seed_start, seed_end = _tlv(der, key_start)
+    except ValueError:
+        return None
+    if tag != 0x04 or seed_end - seed_start != KEY_SIZE:
+        return None
+    return der[seed_start:seed_end]
 
 
 def _algorithm(der: bytes) -> str | None:
