@@ -43,6 +43,7 @@ from truc_p2p.protocol import (
     Session,
     YourTurn,
     decode_envelope,
+    refusal,
 )
 from truc_p2p.protocol._wire import Envelope
 from truc_p2p.rules import Player
@@ -99,13 +100,15 @@ def _play(
     choose: Callable[[Session, YourTurn, int], Any],
     cut: Cut,
     clock: tuple[ResumeClock, ResumeClock] | None = None,
+    secrets_tag: str | None = None,
 ) -> dict[str, Any]:
     """Play a scripted game whose connection drops once, on the first flight ``cut``
     picks (that flight is lost), and is resumed; return the vector's common fields.
     With ``clock`` both hellos announce the clock in resume (wire.md 13.1) and each
-    side's resume carries its clock."""
+    side's resume carries its clock.  ``secrets_tag`` (default ``tag``) names other
+    session secrets for the same keys: another game between the same two players."""
     keys = [SigningKey.from_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
-    secrets = [_fixed(f"{tag}secret{p}") for p in (0, 1)]
+    secrets = [_fixed(f"{secrets_tag or tag}secret{p}") for p in (0, 1)]
     nonces = [_fixed(f"{tag}nonce{p}")[:16] for p in (0, 1)]
     transcripts: dict[Player, list[bytes]] = {Player.P0: [], Player.P1: []}
     sessions = {
@@ -338,9 +341,30 @@ def _signed(key: SigningKey, sender: int, chain: list[bytes], **fields: Any) -> 
     return raw.hex()
 
 
+def _equivocation(full: list[bytes], at: int, secret: bytes, key: SigningKey) -> bytes:
+    """Another legal move of player 0 at chain position ``at`` (where it played
+    ``full[at]``): its session restored from ``full[:at]`` chooses otherwise."""
+    gen = _generator()
+    session = Session.restore(
+        full[:at],
+        identity=key,
+        role=Player.P0,
+        secret=secret,
+        ruleset=gen.SCRIPT_RULESET,
+        name="alice",
+    )
+    while not isinstance(event := session.next_event(), YourTurn):
+        assert event is not NEED_DATA and event is not CLOSED
+    played = decode_envelope(full[at]).payload
+    other = next(a for a in session.game.legal_actions() if str(a.kind.value) != played["act"])
+    (raw,) = split_frames(session.send(other))
+    return raw
+
+
 def evidence_vector() -> dict[str, Any]:
     """evidence_v1.json: resumes kept as evidence (wire.md 13.8), judged against the
     chain the accuser held when it signed its ``abort`` ``cheat``."""
+    gen = _generator()
     base = resume_vector()
     keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in base["identities"]]
     full = [bytes.fromhex(h) for h in base["transcript"]]
@@ -350,16 +374,39 @@ def evidence_vector() -> dict[str, Any]:
     own = max(p for p in range(held) if senders[p] == 1)  # player 1's last, before held
     nonce = bytes.fromhex("0e" * 16)
 
-    def abort(code: str) -> str:
+    def abort(code: str, upon: list[bytes] = chain) -> str:
         payload = {"reason": "cheat", "detail": f"{code}: the peer's resume contradicts the chain"}
-        return _signed(keys[0], 0, chain, type="abort", payload=payload)
+        return _signed(keys[0], 0, upon, type="abort", payload=payload)
 
-    def resume(have: int, *, echo: bytes, prev: bytes | None = None) -> str:
+    def resume(
+        have: int, *, echo: bytes, prev: bytes | None = None, upon: list[bytes] = chain
+    ) -> str:
         extra = {} if prev is None else {"prev": prev}
         payload = {"nonce": bytes.fromhex("1f" * 16), "echo": echo}
-        return _signed(keys[1], 1, chain, type="resume", seq=have, payload=payload, **extra)
+        return _signed(keys[1], 1, upon, type="resume", seq=have, payload=payload, **extra)
 
     another = hashlib.sha256(b"another chain").digest()
+    # Another game between the same two keys (a rematch): the same script, other secrets.
+    rematch = _play(
+        tag="",
+        secrets_tag="rematch/",
+        deck="v1",
+        ruleset=gen.SCRIPT_RULESET,
+        choose=gen._script_choice,
+        cut=_v1_cut,
+    )
+    assert rematch["identities"] == base["identities"]
+    assert rematch["game_id"] != base["game_id"]
+    # Player 0 played `accept` at 9 (what player 1 holds and its answer names); its
+    # transcript shows another legal move there, then its abort.
+    at = 9  # player 0's accept of the raise, answered by player 1's play
+    assert senders[at] == 0 and decode_envelope(full[at]).payload == {"act": "accept"}
+    secret0 = bytes.fromhex(base["secrets"][0])
+    claimed = [*full[:at], _equivocation(full, at, secret0, keys[0])]
+    honest_answer = base["resume_messages"][1]["hex"]
+    answer_have = decode_envelope(bytes.fromhex(honest_answer)).seq
+    bye = _signed(keys[1], 1, chain, type="bye", seq=own, prev=another, payload={})
+    refuse = refusal(keys[1], "unknown-game")[4:].hex()
     return {
         "description": "Evidence files of wire.md section 13.8, over the game of "
         "resume_v1.json (its keys). In each case 'transcript' is the first 'held' "
@@ -406,7 +453,67 @@ def evidence_vector() -> dict[str, Any]:
                 "finding": None,
                 "why": "does not cite",
             },
+            {
+                "name": "another-games-resume",
+                "abort": abort("broken-chain"),
+                "evidence": [rematch["resume_messages"][1]["hex"]],
+                "finding": None,
+                "why": "names another game",
+            },
+            {
+                "name": "equivocated-chain",
+                "abort": None,
+                "transcript": [raw.hex() for raw in claimed] + [abort("broken-chain", claimed)],
+                "evidence": [resume(at + 1, echo=nonce, upon=full[: at + 1])],
+                "finding": {"player": 1, "code": "broken-chain", "message_no": at},
+            },
+            {
+                "name": "old-answer",
+                "abort": abort("bad-sequence"),
+                "evidence": [honest_answer],
+                "finding": {
+                    "player": 1,
+                    "code": "bad-sequence",
+                    "message_no": next(p for p in range(answer_have, held) if senders[p] == 1),
+                },
+            },
+            {
+                "name": "bye-is-not-evidence",
+                "abort": abort("broken-chain"),
+                "evidence": [bye],
+                "finding": None,
+                "why": "is not a resume",
+            },
+            {
+                "name": "refuse-is-not-evidence",
+                "abort": abort("broken-chain"),
+                "evidence": [refuse],
+                "finding": None,
+                "why": "is not a resume",
+            },
         ],
+        "verdicts_description": "Each case's verdict (wire.md 13.8): 'proof' (the "
+        "accused's own signatures contradict each other), 'word' (a finding that is "
+        "only the accuser's word, never a proof: verify labels it 'the other player's "
+        "word' and gives it weight 'word' in its JSON) or 'nothing' (the evidence "
+        "proves nothing, 'why'). A case with its own 'transcript' (hex envelopes, "
+        "ending with the accuser's abort) is judged against it instead of 'held' and "
+        "'abort': in 'equivocated-chain' player 0 played 'accept' at 'message_no' (the "
+        "envelope of resume_v1.json, which player 1's answer names) and its transcript "
+        "shows another legal move there; 'another-games-resume' files player 1's "
+        "honest answer of another game between the same keys (other secrets).",
+        "verdicts": {
+            "answer-lacks-its-own": "word",
+            "another-prev": "proof",
+            "dialer-lacks-its-own": "nothing",
+            "honest-resume-against-the-finished-game": "nothing",
+            "abort-cites-another-claim": "nothing",
+            "another-games-resume": "nothing",
+            "equivocated-chain": "word",
+            "old-answer": "word",
+            "bye-is-not-evidence": "nothing",
+            "refuse-is-not-evidence": "nothing",
+        },
     }
 
 

@@ -51,3 +51,12 @@ def test_edge_reports_dead_link_resume_and_admission_times() -> None:
     ):
         figure = report[key]
         assert isinstance(figure, dict) and figure["median_s"] is not None, key
+
+
+@pytest.mark.slow  # seconds of CPU: CI only (README "Developing")
+def test_evidence_property_reports_examples_moves_and_verdicts() -> None:
+    report = _run("evidence_property.py", "--examples", "3", "--steps", "10")
+    assert report["failure"] is None and report["proof_against_honest"] == 0
+    assert isinstance(report["examples"], int) and report["examples"] >= 3
+    assert isinstance(report["moves"], int) and report["moves"] > 0
+    assert isinstance(report["verdicts"], dict)

@@ -16,8 +16,11 @@ end with the other player's ``abort`` ``cheat`` that cites it, and its claim
 must contradict the chain as that player held it when it signed the abort
 (the first *N* envelopes, *N* the abort's ``seq``) -- never envelopes after it,
 which the resume's sender may well have signed after its resume; each
-finding names the player (seat and key fingerprint) it proves against;
-:func:`evidence_lines` is what ``truc-p2p verify`` prints.  The transcript
+finding names the player (seat and key fingerprint) it speaks against, and
+whether it is a proof (that player's own signatures contradict each other) or
+only the word of the other player, who wrote the transcript
+(:mod:`truc_p2p.protocol._verify_evidence` judges);
+:func:`evidence_lines` is what ``truc-p2p verify`` prints in English.  The transcript
 itself, its chain and its verification are unchanged.  No network code here:
 ``verify`` imports this.
 """
@@ -28,22 +31,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from truc_p2p.crypto import VerifyKey
 from truc_p2p.protocol import (
-    GENESIS,
+    EvidenceFinding,
     MessageType,
     RemoteProtocolError,
     ResumeLieError,
     decode_envelope,
-    envelope_hash,
     fingerprint,
-    verify_signature,
+    judge_evidence,
 )
 from truc_p2p.transcript import TranscriptWriter, read_transcript
 
 __all__ = [
+    "EvidenceCheck",
     "Finding",
     "check_evidence",
+    "check_evidence_file",
     "evidence_lines",
     "evidence_path_for",
     "keep_evidence",
@@ -91,134 +94,77 @@ def keep_evidence(transcript: Path, error: RemoteProtocolError) -> int:
 
 @dataclass(frozen=True)
 class Finding:
-    """What one piece of evidence proves, and against whom."""
+    """What one piece of evidence shows, and against whom: a proof, or the word of
+    the other player (the accuser) -- wire.md section 13.8."""
 
     player: int
     fingerprint: str
     what: str
     #: The position in the transcript the claim contradicts.
     message_no: int
+    #: ``broken-chain`` or ``bad-sequence``
+    code: str = "broken-chain"
+    #: the player whose abort cheat cites the evidence
+    accuser: int = 0
+    #: true only when the player's own signatures contradict each other
+    proof: bool = True
+
+    @property
+    def weight(self) -> str:
+        """``"proof"``, or ``"word"``: the other player's word, not a proof."""
+        return "proof" if self.proof else "word"
 
     def __str__(self) -> str:
-        return (
+        claim = (
             f"player {self.player} (key {self.fingerprint[:16]}…) signed a resume that "
             f"{self.what} (message {self.message_no})"
         )
+        return claim if self.proof else f"the other player's word, not a proof: {claim}"
+
+    def to_json(self) -> dict[str, object]:
+        """The finding in ``verify --json``'s ``evidence_findings`` (wire.md 13.8)."""
+        return {
+            "player": self.player,
+            "fingerprint": self.fingerprint,
+            "code": self.code,
+            "message_no": self.message_no,
+            "accuser": self.accuser,
+            "weight": self.weight,
+        }
 
 
-def _keys(transcript: Sequence[bytes]) -> dict[int, bytes]:
-    keys: dict[int, bytes] = {}
-    for raw in transcript[:2]:
-        try:
-            env = decode_envelope(raw)
-        except RemoteProtocolError:
-            continue
-        key = env.payload.get("key")
-        if env.type == MessageType.HELLO and isinstance(key, bytes) and len(key) == 32:
-            keys[env.sender] = key
-    return keys
-
-
-def _ending(transcript: Sequence[bytes]) -> tuple[int, int, bytes, str] | None:
-    """The transcript's last envelope, if it is an ``abort`` ``cheat``: its sender,
-    the chain position it was signed at (its ``seq``), its ``prev`` and its detail."""
-    if not transcript:
-        return None
-    try:
-        env = decode_envelope(transcript[-1])
-    except RemoteProtocolError:
-        return None
-    if env.type != MessageType.ABORT or env.payload.get("reason") != "cheat":
-        return None
-    detail = env.payload.get("detail")
-    return env.sender, env.seq, env.prev, detail if isinstance(detail, str) else ""
+def _what(finding: EvidenceFinding) -> str:
+    if finding.code == "broken-chain":
+        return f"names another message {finding.message_no} than the transcript's"
+    return f"says it lacks message {finding.message_no}, which it signed itself"
 
 
 def check_evidence(transcript: Sequence[bytes], evidence: Sequence[bytes]) -> list[Finding]:
-    """The findings that ``evidence`` proves against the players of ``transcript``;
+    """The findings that ``evidence`` shows against the players of ``transcript``;
     raises ``ValueError`` for evidence that proves nothing (unsigned, another
-    game's, not cited by the transcript's ending, or a claim that the chain as
-    the accuser held it agrees with).
+    game's, not cited by the transcript's ending, a claim that the chain as the
+    accuser held it agrees with, or a transcript that does not check).
 
     Signatures carry no time, so a resume is judged only against what its
     receiver held when it judged it: the transcript must end with the receiver's
-    signed ``abort`` ``cheat`` naming the claim (its detail starts with
-    ``broken-chain`` or ``bad-sequence``), and the resume is checked against the
-    chain before that abort's ``seq`` *N*, never against envelopes after it
-    (wire.md section 13.8).  A claim to lack one's own message convicts only in
-    an answer (its ``echo`` is the receiver's nonce): a dialer's resume may be an
-    old one, signed before the messages it lacks.
+    signed ``abort`` ``cheat`` naming the claim, and the resume is checked against
+    the chain before that abort's ``seq``.  A finding is a proof only where the
+    accused's own signatures contradict each other; where the accuser's chain is
+    the only witness it is the accuser's word (``proof`` false): see
+    :mod:`truc_p2p.protocol._verify_evidence` and wire.md section 13.8.
     """
-    keys = _keys(transcript)
-    chain = [env for env in transcript if _chained(env)]
-    hashes = [envelope_hash(raw) for raw in chain]
-    senders = [decode_envelope(raw).sender for raw in chain]
-    game_id = decode_envelope(chain[1]).game_id if len(chain) > 1 else b""
-    ending = _ending(transcript)
-    findings = []
-    for n, raw in enumerate(evidence):
-        try:
-            env = decode_envelope(raw)
-        except RemoteProtocolError as exc:
-            raise ValueError(f"evidence {n} does not decode: {exc}") from None
-        if env.type != MessageType.RESUME or env.sender not in keys:
-            raise ValueError(f"evidence {n} is not a resume of a player of this game")
-        key = keys[env.sender]
-        try:
-            verify_signature(env, VerifyKey.from_bytes(key))
-        except RemoteProtocolError:
-            raise ValueError(f"evidence {n} is not signed by player {env.sender}") from None
-        if game_id and env.game_id != game_id:
-            raise ValueError(f"evidence {n} names another game")
-        if ending is None or ending[0] == env.sender:
-            raise ValueError(
-                f"evidence {n} proves nothing: the transcript does not end with the "
-                f"other player's abort cheat that it backs"
-            )
-        accuser, held, at_prev, detail = ending
-        if held > len(chain) or at_prev != (hashes[held - 1] if held else GENESIS):
-            raise ValueError(f"evidence {n} proves nothing: the abort is not on the chain")
-        have = env.seq
-        if have > held:
-            raise ValueError(
-                f"evidence {n} claims more messages than player {accuser} held when it judged"
-            )
-        expected = hashes[have - 1] if have else GENESIS
-        if env.prev != expected:
-            code, what, at = (
-                "broken-chain",
-                f"names another message {have - 1} than the transcript's",
-                max(have - 1, 0),
-            )
-        else:
-            lost = [p for p in range(have, held) if senders[p] == env.sender]
-            if not lost:
-                raise ValueError(
-                    f"evidence {n} agrees with the chain player {accuser} held "
-                    f"({held} messages): it proves nothing"
-                )
-            if not env.payload.get("echo"):
-                raise ValueError(
-                    f"evidence {n} proves nothing: a dialer's resume that lacks message "
-                    f"{lost[0]} may be older than that message"
-                )
-            code, what, at = (
-                "bad-sequence",
-                f"says it lacks message {lost[0]}, which it signed itself",
-                lost[0],
-            )
-        if not detail.startswith(code):
-            raise ValueError(f"evidence {n} proves nothing: the abort does not cite {code}")
-        findings.append(Finding(env.sender, fingerprint(key), what, at))
-    return findings
-
-
-def _chained(raw: bytes) -> bool:
-    """Whether ``raw`` is on the chain (an abort is recorded at its arrival, off it)."""
-    try:
-        return decode_envelope(raw).type != MessageType.ABORT
-    except RemoteProtocolError:
-        return False
+    return [
+        Finding(
+            f.player,
+            fingerprint(f.key),
+            _what(f),
+            f.message_no,
+            code=f.code,
+            accuser=f.accuser,
+            proof=f.proof,
+        )
+        for f in judge_evidence(transcript, evidence)
+    ]
 
 
 def read_evidence(transcript: Path) -> list[bytes] | None:
@@ -227,18 +173,45 @@ def read_evidence(transcript: Path) -> list[bytes] | None:
     return read_transcript(path) if path.exists() else None
 
 
-def evidence_lines(transcript: Path, envelopes: Sequence[bytes]) -> list[str]:
-    """What ``truc-p2p verify`` says about the evidence kept beside ``transcript``
-    (nothing when there is none); never raises."""
+@dataclass(frozen=True)
+class EvidenceCheck:
+    """The evidence file beside a transcript, judged: what ``truc-p2p verify``
+    reports (its words: :func:`evidence_lines` in English, ``truc_p2p.ui`` in the
+    language in use)."""
+
+    #: the evidence file's name
+    name: str
+    findings: tuple[Finding, ...] = ()
+    #: why the file proves nothing (the judge's reason), or None
+    nothing: str | None = None
+    #: why the file cannot be read, or None
+    unreadable: str | None = None
+
+
+def check_evidence_file(transcript: Path, envelopes: Sequence[bytes]) -> EvidenceCheck | None:
+    """The evidence kept beside ``transcript`` judged against ``envelopes`` (its
+    envelopes), or ``None`` when there is none; never raises."""
     path = evidence_path_for(transcript)
     try:
         evidence = read_evidence(transcript)
     except (OSError, ValueError) as exc:
-        return [f"evidence: cannot read {path.name}: {exc}"]
+        return EvidenceCheck(path.name, unreadable=str(exc))
     if not evidence:
-        return []
+        return None
     try:
-        findings = check_evidence(envelopes, evidence)
+        return EvidenceCheck(path.name, tuple(check_evidence(envelopes, evidence)))
     except (ValueError, IndexError) as exc:
-        return [f"evidence: {path.name} proves nothing: {exc}"]
-    return [f"evidence ({path.name}): {finding}" for finding in findings]
+        return EvidenceCheck(path.name, nothing=str(exc))
+
+
+def evidence_lines(transcript: Path, envelopes: Sequence[bytes]) -> list[str]:
+    """What ``truc-p2p verify`` says in English about the evidence kept beside
+    ``transcript`` (nothing when there is none); never raises."""
+    check = check_evidence_file(transcript, envelopes)
+    if check is None:
+        return []
+    if check.unreadable is not None:
+        return [f"evidence: cannot read {check.name}: {check.unreadable}"]
+    if check.nothing is not None:
+        return [f"evidence: {check.name} proves nothing: {check.nothing}"]
+    return [f"evidence ({check.name}): {finding}" for finding in check.findings]

@@ -118,7 +118,13 @@ def test_an_answer_claiming_to_lack_its_own_message_is_kept_and_names_the_liar(
     writer.close()
     assert main(["verify", str(transcript)]) == 3  # an unfinished game (exit 3, not a cheat)
     out = capsys.readouterr().out
-    assert f"evidence (game.truc.evidence): player 1 (key {finding.fingerprint[:16]}" in out
+    # A claim to lack one's own message is the accuser's word (wire.md 13.8): the answer
+    # may be an old one, which nobody but the accuser can tell.
+    assert not finding.proof
+    assert (
+        "evidence (game.truc.evidence): the other player's word, not a proof: "
+        f"player 1 (key {finding.fingerprint[:16]}"
+    ) in out
 
 
 def test_a_dialers_resume_naming_another_message_is_a_cheat(tmp_path: Path) -> None:

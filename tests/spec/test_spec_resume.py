@@ -235,30 +235,63 @@ def test_the_evidence_vector_is_reproduced_byte_for_byte() -> None:
     assert _generator().evidence_vector() == EVIDENCE
 
 
+def _evidence_transcript(case: dict[str, Any]) -> list[bytes]:
+    if "transcript" in case:
+        return [bytes.fromhex(h) for h in case["transcript"]]
+    full = [bytes.fromhex(h) for h in VECTOR["transcript"]]
+    if case["abort"] is None:
+        return full
+    return [*full[: EVIDENCE["held"]], bytes.fromhex(case["abort"])]
+
+
 @pytest.mark.parametrize("case", EVIDENCE["cases"], ids=lambda c: c["name"])
 def test_evidence_is_judged_against_the_chain_before_the_abort_it_backs(
     case: dict[str, Any],
 ) -> None:
     """Section 13.8: a kept resume proves misbehaviour only against the chain its
-    receiver held when it signed the ``abort`` ``cheat`` that cites it."""
+    receiver held when it signed the ``abort`` ``cheat`` that cites it, and only
+    where its signer's own signatures contradict it; otherwise it is the accuser's
+    word (the case's verdict)."""
     from truc_p2p.evidence import check_evidence
 
-    full = [bytes.fromhex(h) for h in VECTOR["transcript"]]
-    if case["abort"] is None:
-        transcript = full
-    else:
-        transcript = [*full[: EVIDENCE["held"]], bytes.fromhex(case["abort"])]
+    transcript = _evidence_transcript(case)
     evidence = [bytes.fromhex(h) for h in case["evidence"]]
     expected = case["finding"]
+    verdict = EVIDENCE["verdicts"][case["name"]]
     if expected is None:
+        assert verdict == "nothing"
         with pytest.raises(ValueError, match=case["why"]):
             check_evidence(transcript, evidence)
         return
     (finding,) = check_evidence(transcript, evidence)
     assert finding.player == expected["player"]
     assert finding.message_no == expected["message_no"]
+    assert finding.code == expected["code"]
     word = {"bad-sequence": "which it signed itself", "broken-chain": "names another"}
     assert word[expected["code"]] in finding.what
+    assert finding.weight == verdict
+    assert ("the other player's word" in str(finding)) == (verdict == "word")
+
+
+def test_every_evidence_case_has_a_verdict() -> None:
+    assert [c["name"] for c in EVIDENCE["cases"]] == list(EVIDENCE["verdicts"])
+    assert set(EVIDENCE["verdicts"].values()) == {"proof", "word", "nothing"}
+
+
+def test_the_equivocated_chain_is_a_clean_transcript_on_its_own() -> None:
+    """The accuser's file of the equivocation case checks by itself (another legal
+    move at the position, then an abort): only the honest side's own transcript,
+    which a verifier does not have, would show the two moves."""
+    (case,) = [c for c in EVIDENCE["cases"] if c["name"] == "equivocated-chain"]
+    transcript = _evidence_transcript(case)
+    at = case["finding"]["message_no"]
+    original = bytes.fromhex(VECTOR["transcript"][at])
+    assert transcript[:at] == [bytes.fromhex(h) for h in VECTOR["transcript"][:at]]
+    assert transcript[at] != original and _body(transcript[at])[4] == 0
+    report = verify_transcript(transcript)
+    assert report.status == "unfinished" and report.culprit is None, report.summary()
+    (answer,) = case["evidence"]
+    assert _body(bytes.fromhex(answer))[3] == hashlib.sha256(original).digest()
 
 
 CLOCK = json.loads((SPEC / "vectors" / "resume_clock_v1.json").read_text())

@@ -24,11 +24,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.evidence import evidence_lines
+from truc_p2p.evidence import check_evidence_file
 from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
 from truc_p2p.protocol._wire import FRAME_HEADER
 from truc_p2p.transcript import TranscriptScan, scan_transcript_file
-from truc_p2p.ui import EDITED, _, damage_line, english, ngettext, verify_headline, verify_summary
+from truc_p2p.ui import (
+    EDITED,
+    _,
+    damage_line,
+    english,
+    evidence_said,
+    ngettext,
+    verify_headline,
+    verify_summary,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -213,7 +222,14 @@ def _verify(args: argparse.Namespace) -> int:
                 "detail": scan.detail,
             }
         )
-        obj["evidence"] = evidence_lines(Path(args.file), envelopes)  # wire.md 13.8
+        # wire.md 13.8: the lines verify prints, in English, and each finding with its
+        # weight ("proof", or "word": the other player's word)
+        evidence = check_evidence_file(Path(args.file), envelopes)
+        with english():
+            obj["evidence"] = evidence_said(evidence)
+        obj["evidence_findings"] = [
+            f.to_json() for f in (evidence.findings if evidence is not None else ())
+        ]
         # a file changed after the game: the sentence verify prints first, in English
         obj["edited"] = report.status == "violation" and report.error_code in EDITED
         if obj["edited"]:
@@ -227,7 +243,7 @@ def _verify(args: argparse.Namespace) -> int:
     if scan.damage is not None and report.error_code != scan.damage:
         print(damage_line(scan))  # else the summary's last line says it
     print("\n".join(summary[1:]))
-    for line in evidence_lines(Path(args.file), envelopes):  # wire.md 13.8
+    for line in evidence_said(check_evidence_file(Path(args.file), envelopes)):  # wire.md 13.8
         print(line)
     beside = Path(args.file + ".secret")
     if secret is None and report.error_code in ("aborted", "incomplete") and beside.exists():

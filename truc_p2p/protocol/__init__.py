@@ -91,6 +91,7 @@ from truc_p2p.protocol._transcript import (
 )
 from truc_p2p.protocol._values import AUDIT_MODES, Series, nonce_is_from, refusal, series_of
 from truc_p2p.protocol._verify import VerifyReport, verify_transcript
+from truc_p2p.protocol._verify_evidence import EvidenceFinding, judge_evidence
 from truc_p2p.protocol._wire import (
     FRAME_HEADER,
     GENESIS,
@@ -147,6 +148,7 @@ __all__ = [
     "ChainError",
     "CheatDetectedError",
     "EquivocationError",
+    "EvidenceFinding",
     "FrameBuffer",
     "GameFinished",
     "GameResult",
@@ -190,6 +192,7 @@ __all__ = [
     "envelope_hash",
     "fingerprint",
     "frame",
+    "judge_evidence",
     "nonce_is_from",
     "parse_transcript",
     "refusal",

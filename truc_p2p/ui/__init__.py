@@ -36,7 +36,14 @@ if TYPE_CHECKING:
     from ._table import TableModel, TableView
     from ._texts import bot_player_name, fit, screen_width
     from ._tui import Clocks, StdinLines, TerminalPlayer, with_terminal
-    from ._verify_text import EDITED, damage_line, reason_word, verify_headline, verify_summary
+    from ._verify_text import (
+        EDITED,
+        damage_line,
+        evidence_said,
+        reason_word,
+        verify_headline,
+        verify_summary,
+    )
     from ._voice import Voice
     from ._web import (
         TableServer,
@@ -76,6 +83,7 @@ __all__ = [
     "decimal",
     "describe",
     "english",
+    "evidence_said",
     "fit",
     "from_accept_language",
     "headline",
@@ -135,7 +143,14 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(["Voice"], "_voice"),
     **dict.fromkeys(["Clocks", "StdinLines", "TerminalPlayer", "with_terminal"], "_tui"),
     **dict.fromkeys(
-        ["EDITED", "damage_line", "reason_word", "verify_headline", "verify_summary"],
+        [
+            "EDITED",
+            "damage_line",
+            "evidence_said",
+            "reason_word",
+            "verify_headline",
+            "verify_summary",
+        ],
         "_verify_text",
     ),
     **dict.fromkeys(
