@@ -8,6 +8,7 @@ Pyodide under node on the ``js`` backend and reproduces the deck v2 and wire v2 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -56,6 +57,64 @@ def _hex_strings(value: object, size: int) -> list[str]:
     return []
 
 
+# -- Ed25519 by hand, for signatures no honest signer makes (mixed-order keys and R) -----
+
+Q = 2**255 - 19
+L = 2**252 + 27742317777372353535851937790883648493
+D = -121665 * pow(121666, Q - 2, Q) % Q
+Ed = tuple[int, int]
+
+
+def _ed_add(p: Ed, q: Ed) -> Ed:
+    (x1, y1), (x2, y2) = p, q
+    t = D * x1 * x2 * y1 * y2 % Q
+    x = (x1 * y2 + x2 * y1) * pow(1 + t, Q - 2, Q) % Q
+    return x, (y1 * y2 + x1 * x2) * pow(1 - t, Q - 2, Q) % Q
+
+
+def _ed_mul(k: int, p: Ed) -> Ed:
+    out: Ed = (0, 1)
+    while k:
+        if k & 1:
+            out = _ed_add(out, p)
+        p, k = _ed_add(p, p), k >> 1
+    return out
+
+
+def _ed_bytes(p: Ed) -> bytes:
+    return (p[1] | (p[0] & 1) << 255).to_bytes(32, "little")
+
+
+_BY = 4 * pow(5, Q - 2, Q) % Q
+_BX = pow((_BY * _BY - 1) * pow(D * _BY * _BY + 1, Q - 2, Q), (Q + 3) // 8, Q)
+if (_BX * _BX - (_BY * _BY - 1) * pow(D * _BY * _BY + 1, Q - 2, Q)) % Q:
+    _BX = _BX * pow(2, (Q - 1) // 4, Q) % Q
+B: Ed = (Q - _BX if _BX & 1 else _BX, _BY)
+#: A point of order 8 (the torsion a malicious key or R may carry).
+T8: Ed = (
+    0x1FD5B9A006394A28E933993238DE4ABB5C193C7013E5E238DEA14646C545D14A,
+    0x05FC536D880238B13933C6D305ACDFD5F098EFF289F4C345B027B2C28F95E826,
+)
+
+
+def _h(*parts: bytes) -> int:
+    return int.from_bytes(hashlib.sha512(b"".join(parts)).digest(), "little") % L
+
+
+def mixed_order_signatures(msg: bytes) -> list[list[str]]:
+    """(public key, signature, message) with an order-8 part in the key or in R: OpenSSL
+    (cofactorless, R compared by bytes) refuses them unless the hash is a multiple of 8;
+    a cofactored verifier (noble's own verify) accepts them."""
+    out = []
+    a, r = 0x1234567 % L, 0x7654321 % L
+    for key_t, r_t in ((T8, (0, 1)), ((0, 1), T8)):
+        pub = _ed_bytes(_ed_add(_ed_mul(a, B), key_t))
+        big_r = _ed_bytes(_ed_add(_ed_mul(r, B), r_t))
+        s = (r + _h(big_r, pub, msg) * a) % L
+        out.append([pub.hex(), (big_r + s.to_bytes(32, "little")).hex(), msg.hex()])
+    return out
+
+
 def cases() -> list[tuple[str, list[Any]]]:
     """Operations on inputs from the vectors: every point of deck_v2.json decoded and
     negated, its secrets as scalars (mul, gmul), sums (one cancelling), bad encodings;
@@ -97,6 +156,7 @@ def cases() -> list[tuple[str, list[Any]]]:
     msg = raw[:-64].hex()
     out.append(("edVerify", ["ff" * 32, sig, msg]))  # not a point
     out.append(("edVerify", ["00" * 32, "00" * 64, msg]))  # small order
+    out += [("edVerify", case) for case in mixed_order_signatures(b"mixed order")]
     s_plus_l = (
         int.from_bytes(bytes.fromhex(sig[64:]), "little")
         + 2**252
@@ -178,6 +238,9 @@ def test_crypto_js_matches_the_native_backend_on_the_vectors(site: Path, tmp_pat
     assert refused == BAD_POINTS
     assert native.count(None) == len(BAD_POINTS) + 1  # and the one sum that cancels
     assert True in native and False in native and len(ops) > 300
+    assert _ed_bytes(_ed_mul(8, T8)) == _ed_bytes((0, 1)) != _ed_bytes(_ed_mul(4, T8))
+    mixed = [_native("edVerify", case) for case in mixed_order_signatures(b"mixed order")]
+    assert mixed == [False, False]  # OpenSSL's verdict, which crypto.js gave above
 
 
 def test_the_comparison_catches_a_wrong_result(site: Path, tmp_path: Path) -> None:
