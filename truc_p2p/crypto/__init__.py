@@ -5,8 +5,8 @@ Two backends give byte-identical results:
 * ``native``: libsecp256k1 through ``coincurve`` and OpenSSL through
   ``cryptography`` (the desktop program);
 * ``js``: in Pyodide (``sys.platform == "emscripten"``), the page's global
-  ``trucCrypto`` object (``truc_p2p/site/static/crypto.js``, on @noble/secp256k1
-  and @noble/ed25519), called synchronously.
+  ``trucCrypto`` object (``truc_p2p/site/static/crypto.js``: libsecp256k1 compiled
+  to WASM by tiny-secp256k1, and @noble/ed25519), called synchronously.
 
 The backend is chosen once, at import: ``$TRUC_P2P_CRYPTO`` (``native`` or
 ``js``) when set, else ``js`` under Emscripten and ``native`` elsewhere.

@@ -3,8 +3,9 @@
 Runs in Pyodide and calls JavaScript synchronously: bytes go over as
 ``Uint8Array`` (``pyodide.ffi.to_js``), bytes come back with ``to_bytes()``;
 scalars go over as Python ints (JavaScript ``Number`` or ``BigInt``, which
-crypto.js turns into ``BigInt``).  Points stay JavaScript objects (noble
-``Point``) held by Python, so a chain of operations never re-encodes them.
+crypto.js turns into ``BigInt``).  Points stay JavaScript objects held by Python
+(crypto.js makes them its 33-byte encodings, for libsecp256k1 in WASM), converted
+only when Python asks for the bytes.
 Ed25519 keys are their 32 bytes (seed or public key); ``crypto.js`` keeps
 nothing.
 """

@@ -1,7 +1,7 @@
 """secp256k1, the group of deck v2, on the crypto seam (:mod:`truc_p2p.crypto`).
 
 Points are the seam's opaque :data:`~truc_p2p.crypto.Point` values (libsecp256k1
-natively, @noble/secp256k1 in the page); ``None`` stands for the point at
+natively, the same library compiled to WASM in the page); ``None`` stands for the point at
 infinity, which neither backend hands out but which appears in sums (the
 empty first layer of a fresh deck, a cheater's proof).  Every helper here
 accepts ``None`` and never lets a library exception escape except

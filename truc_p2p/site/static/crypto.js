@@ -2,62 +2,129 @@
 // operation the Python core makes in Pyodide, called synchronously as
 // globalThis.trucCrypto.<name>(...).  boot.js sets it:
 //   globalThis.trucCrypto = await import("./crypto.js");
-// Bytes are Uint8Array; scalars are a Number or a BigInt in [1, n-1]; points are noble
-// Point objects that Python holds without re-encoding them.  A bad point encoding gives
-// undefined (Python None; never an exception across the bridge, and not null, which
-// Pyodide hands over as jsnull); the sum of points that cancel is undefined too.
-// Libraries: @noble/secp256k1 3.2.0, @noble/ed25519 3.2.0, @noble/hashes 2.4.0 (sha512
-// for the synchronous Ed25519 calls), unpacked as-is under ./vendor/ by the site build.
+// Bytes are Uint8Array; scalars are a Number or a BigInt in [1, n-1]; a point is its
+// 33-byte compressed encoding (a Uint8Array Python holds as it is).  A bad point
+// encoding gives undefined (Python None; never an exception across the bridge, and not
+// null, which Pyodide hands over as jsnull); a sum of points that cancel is undefined too.
+//
+// secp256k1: libsecp256k1 itself, compiled to WebAssembly by tiny-secp256k1 2.2.4
+// (vendor/tiny-secp256k1/lib/secp256k1.wasm, driven here directly: its JS wrapper needs a
+// bundler).  Chosen by measurement (benchmarks/crypto_backends.py): a variable-base
+// multiplication, most of a hand's deck work, costs about 12x native there against about
+// 120x with @noble/secp256k1; and it is the very library the native backend runs, so
+// both parse and refuse the same encodings.  Ed25519: @noble/ed25519 3.2.0 with sha512
+// from @noble/hashes 2.4.0 (signing 10-17x native, a few per message).
+// Everything is unpacked as-is under ./vendor/ by the site build.
 
-import * as secp from "./vendor/noble-secp256k1/index.js";
 import * as ed from "./vendor/noble-ed25519/index.js";
 import { sha512 } from "./vendor/noble-hashes/sha2.js";
 
 ed.hashes.sha512 = sha512;
-
-const Point = secp.Point;
-const G = Point.BASE;
 const EdPoint = ed.Point;
 const L = EdPoint.CURVE().n; // the order of the Ed25519 base point
 
-// ---------------------------------------------------------------- secp256k1
+// ---------------------------------------------------------------- secp256k1 (WASM)
+
+const WASM_URL = new URL("./vendor/tiny-secp256k1/lib/secp256k1.wasm", import.meta.url);
+
+async function wasmBytes() {
+  if (WASM_URL.protocol === "file:") {
+    const { readFile } = await import("node:fs/promises"); // node (the tests)
+    return readFile(WASM_URL);
+  }
+  const response = await fetch(WASM_URL);
+  if (!response.ok) throw new Error(`crypto.js: ${WASM_URL} gave ${response.status}`);
+  return response.arrayBuffer();
+}
+
+const randomInt32 = () => crypto.getRandomValues(new Int32Array(1))[0];
+const { instance } = await WebAssembly.instantiate(await wasmBytes(), {
+  "./rand.js": { generateInt32: randomInt32 },
+  "./validate_error.js": {
+    throwError: (code) => {
+      throw new TypeError(`secp256k1 error ${code}`);
+    },
+  },
+});
+const wasm = instance.exports;
+wasm.initializeContext();
+const memory = () => new Uint8Array(wasm.memory.buffer);
+const at = (global, size) => memory().subarray(global.value, global.value + size);
+const SCALAR = () => at(wasm.PRIVATE_INPUT, 32);
+const TWEAK = () => at(wasm.TWEAK_INPUT, 32);
+const POINT = () => at(wasm.PUBLIC_KEY_INPUT, 65);
+const POINT2 = () => at(wasm.PUBLIC_KEY_INPUT2, 65);
+
+const scalarBytes = (k) => {
+  const out = new Uint8Array(32);
+  let n = BigInt(k);
+  for (let i = 31; i >= 0; i--, n >>= 8n) out[i] = Number(n & 0xffn);
+  return out;
+};
 
 /** The point of a 33-byte compressed SEC1 encoding (02/03, x < p, on the curve), or undefined. */
 export function pointDecode(bytes) {
   if (!(bytes instanceof Uint8Array) || bytes.length !== 33) return undefined;
   if (bytes[0] !== 2 && bytes[0] !== 3) return undefined;
-  try {
-    return Point.fromBytes(bytes);
-  } catch {
-    return undefined;
-  }
+  const input = POINT();
+  input.set(bytes);
+  const ok = wasm.isPoint(33) === 1;
+  input.fill(0);
+  return ok ? bytes.slice() : undefined;
 }
 
 /** The 33-byte compressed encoding of a point (never infinity). */
 export function pointEncode(point) {
-  return point.toBytes(true);
+  return point;
 }
 
-/** k * point, constant-time ladder (k may be a deck secret). */
+/** k * point (libsecp256k1's constant-time multiplication: k may be a deck secret). */
 export function pointMul(point, k) {
-  return point.multiply(BigInt(k));
+  const input = POINT();
+  const tweak = TWEAK();
+  input.set(point);
+  tweak.set(scalarBytes(k));
+  const ok = wasm.pointMultiply(33, 33) === 1;
+  const out = ok ? input.slice(0, 33) : undefined;
+  input.fill(0);
+  tweak.fill(0);
+  return out;
 }
 
-/** k * G (precomputed windows). */
+/** k * G. */
 export function pointGmul(k) {
-  return G.multiply(BigInt(k));
+  const scalar = SCALAR();
+  scalar.set(scalarBytes(k));
+  const ok = wasm.pointFromScalar(33) === 1;
+  const out = ok ? POINT().slice(0, 33) : undefined;
+  scalar.fill(0);
+  POINT().fill(0);
+  return out;
 }
 
 /** The sum of an array of points; undefined when it is infinity. */
 export function pointAdd(points) {
-  let sum = points[0];
-  for (let i = 1; i < points.length; i++) sum = sum.add(points[i]);
-  return sum.is0() ? undefined : sum;
+  let sum;
+  for (const point of points) {
+    if (sum === undefined) {
+      sum = point;
+      continue;
+    }
+    const a = POINT();
+    a.set(sum);
+    POINT2().set(point);
+    sum = wasm.pointAdd(33, 33, 33) === 1 ? a.slice(0, 33) : undefined; // undefined: they cancel
+  }
+  POINT().fill(0);
+  POINT2().fill(0);
+  return sum;
 }
 
-/** -point. */
+/** -point: the same x, the other y. */
 export function pointNeg(point) {
-  return point.negate();
+  const out = point.slice();
+  out[0] ^= 1;
+  return out;
 }
 
 // ---------------------------------------------------------------- Ed25519
