@@ -1,6 +1,7 @@
 """The crypto seam's backends, per operation: native (coincurve, cryptography) against the
-page's crypto.js (@noble/secp256k1, @noble/ed25519) under node, and tiny-secp256k1 (the
-real libsecp256k1 compiled to WASM) for the secp256k1 operations.
+page's crypto.js under node (libsecp256k1 compiled to WASM by tiny-secp256k1 for the
+points, @noble/ed25519 for signatures), and @noble/secp256k1, the pure-JS alternative
+crypto.js was measured against, for the point operations.
 
     python benchmarks/crypto_backends.py [--runs N] [--json] [--pyodide]
 
@@ -41,16 +42,13 @@ NODE_SCRIPT = r"""
 import { readFileSync } from "node:fs";
 const [dir, inputsPath, rounds] = process.argv.slice(2);
 const c = await import(dir + "/crypto.js");
-let tiny = null;
-try { tiny = await import(dir + "/node_modules/tiny-secp256k1/lib/index.js"); } catch (e) {
-  console.error("tiny-secp256k1 not loaded: " + e.message);
-}
+const noble = await import(dir + "/vendor/noble-secp256k1/index.js");
 const inp = JSON.parse(readFileSync(inputsPath, "utf8"));
 const b = (h) => new Uint8Array(Buffer.from(h, "hex"));
 const pts = inp.points.map(b);
 const ks = inp.scalars.map((k) => BigInt("0x" + k));
-const kb = inp.scalars.map(b);
 const P = pts.map((p) => c.pointDecode(p));
+const NP = pts.map((p) => noble.Point.fromBytes(p));
 const seed = b(inp.seed), body = b(inp.body), pub = c.edPublic(seed), sig = c.edSign(seed, body);
 const batch = inp.batch;
 const time = (n, f) => {
@@ -58,20 +56,19 @@ const time = (n, f) => {
   for (let i = 0; i < n; i++) f(i);
   return Number(process.hrtime.bigint() - t) / 1e3 / n;
 };
+const k = (i) => ks[i % ks.length];
 const ops = {
-  "noble mul": [batch.mul, (i) => c.pointMul(P[i % P.length], ks[i % ks.length])],
-  "noble gmul": [batch.gmul, (i) => c.pointGmul(ks[i % ks.length])],
-  "noble add": [batch.add, (i) => c.pointAdd([P[i % P.length], P[(i + 1) % P.length]])],
-  "noble decode": [batch.decode, (i) => c.pointDecode(pts[i % pts.length])],
-  "noble sign": [batch.sign, () => c.edSign(seed, body)],
-  "noble verify": [batch.verify, () => c.edVerify(pub, sig, body)],
+  "crypto.js mul": [batch.mul, (i) => c.pointMul(P[i % P.length], k(i))],
+  "crypto.js gmul": [batch.gmul, (i) => c.pointGmul(k(i))],
+  "crypto.js add": [batch.add, (i) => c.pointAdd([P[i % P.length], P[(i + 1) % P.length]])],
+  "crypto.js decode": [batch.decode, (i) => c.pointDecode(pts[i % pts.length])],
+  "crypto.js sign": [batch.sign, () => c.edSign(seed, body)],
+  "crypto.js verify": [batch.verify, () => c.edVerify(pub, sig, body)],
+  "noble mul": [Math.max(4, batch.mul >> 4), (i) => NP[i % NP.length].multiply(k(i))],
+  "noble gmul": [batch.gmul, (i) => noble.Point.BASE.multiply(k(i))],
+  "noble add": [batch.add, (i) => NP[i % NP.length].add(NP[(i + 1) % NP.length]).toBytes()],
+  "noble decode": [batch.decode, (i) => noble.Point.fromBytes(pts[i % pts.length])],
 };
-if (tiny) {
-  const q = (i) => pts[i % pts.length];
-  ops["tiny mul"] = [batch.mul, (i) => tiny.pointMultiply(q(i), kb[i % kb.length], true)];
-  ops["tiny gmul"] = [batch.gmul, (i) => tiny.pointFromScalar(kb[i % kb.length], true)];
-  ops["tiny add"] = [batch.add, (i) => tiny.pointAdd(q(i), q(i + 1), true)];
-}
 for (const [, [n, f]] of Object.entries(ops)) time(Math.max(1, n >> 3), f); // warm up (JIT)
 const out = {};
 for (const [name, [n, f]] of Object.entries(ops)) {
@@ -119,10 +116,8 @@ def js(inputs: dict[str, Any], rounds: int, node: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="crypto-bench-") as tmp:
         root = Path(tmp)
         shutil.copy(ROOT / "truc_p2p" / "site" / "static" / "crypto.js", root / "crypto.js")
-        for pin in _pins.CRYPTO_JS_PINS:
+        for pin in (*_pins.CRYPTO_JS_PINS, _pins.NOBLE_SECP256K1):
             _fetch.unpack(_fetch.fetch(pin), root / "vendor" / pin.vendor)
-        for pin in (_pins.TINY_SECP256K1, _pins.UINT8ARRAY_TOOLS):
-            _fetch.unpack(_fetch.fetch(pin), root / "node_modules" / pin.vendor)
         (root / "bench.mjs").write_text(NODE_SCRIPT)
         (root / "inputs.json").write_text(json.dumps({**inputs, "batch": BATCH}))
         done = subprocess.run(
@@ -226,7 +221,7 @@ def main() -> int:
     rows = []
     for op, us in mine.items():
         row: dict[str, Any] = {"op": op, "native_us": round(us, 2)}
-        for lib in ("noble", "tiny"):
+        for lib in ("crypto.js", "noble"):
             if f"{lib} {op}" in theirs:
                 row[f"{lib}_us"] = round(theirs[f"{lib} {op}"], 2)
                 row[f"{lib}_ratio"] = round(theirs[f"{lib} {op}"] / us, 1)
@@ -239,17 +234,18 @@ def main() -> int:
         print(json.dumps(out))
         return 0
     print(f"per operation, microseconds (median of {args.runs}); node {node_version.strip()}")
-    print(f"{'op':8} {'native':>9} {'noble':>9} {'x':>6} {'tiny-secp':>10} {'x':>6}")
+    print(f"{'op':8} {'native':>9} {'crypto.js':>10} {'x':>6} {'noble-secp':>11} {'x':>6}")
+    nan = float("nan")
     for row in rows:
         print(
-            f"{row['op']:8} {row['native_us']:9.1f} {row.get('noble_us', 0):9.1f} "
-            f"{row.get('noble_ratio', 0):6.1f} {row.get('tiny_us', float('nan')):10.1f} "
-            f"{row.get('tiny_ratio', float('nan')):6.1f}"
+            f"{row['op']:8} {row['native_us']:9.1f} {row['crypto.js_us']:10.1f} "
+            f"{row['crypto.js_ratio']:6.1f} {row.get('noble_us', nan):11.1f} "
+            f"{row.get('noble_ratio', nan):6.1f}"
         )
     if hand is not None:
         print(
             f"deck v2 hand (both peers and the verifier), CPU: native {hand[0] * 1e3:.0f} ms, "
-            f"Pyodide + crypto.js {hand[1] * 1e3:.0f} ms ({hand[1] / hand[0]:.0f}x)"
+            f"Pyodide + crypto.js {hand[1] * 1e3:.0f} ms ({hand[1] / hand[0]:.1f}x)"
         )
     return 0
 

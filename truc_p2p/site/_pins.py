@@ -16,7 +16,6 @@ __all__ = [
     "NOBLE_SECP256K1",
     "PYODIDE",
     "TINY_SECP256K1",
-    "UINT8ARRAY_TOOLS",
     "Pin",
 ]
 
@@ -69,19 +68,12 @@ PYODIDE = Pin(
 
 
 #: libsecp256k1 compiled to WebAssembly: crypto.js loads its ``lib/secp256k1.wasm``
-#: (and none of its JavaScript, which needs a bundler and ``uint8array-tools``).
+#: (and none of its JavaScript, which needs a bundler).
 TINY_SECP256K1 = Pin(
     "tiny-secp256k1",
     "2.2.4",
     "sha512-FoDTcToPqZE454Q04hH9o2EhxWsm7pOSpicyHkgTwKhdKWdsTUuqfP5MLq3g+VjAtl2vSx6JpXGdwA2qpYkI0Q==",
     "tiny-secp256k1",
-)
-#: tiny-secp256k1's own JavaScript needs it: only ``benchmarks/crypto_backends.py`` loads it.
-UINT8ARRAY_TOOLS = Pin(
-    "uint8array-tools",
-    "0.0.7",
-    "sha512-vrrNZJiusLWoFWBqz5Y5KMCgP9W9hnjZHzZiZRT8oNAkq3d5Z5Oe76jAvVVSRh4U8GGR90N2X1dWtrhvx6L8UQ==",
-    "uint8array-tools",
 )
 
 #: What ``static/crypto.js`` loads: secp256k1 from tiny-secp256k1's WASM, Ed25519 from noble.
