@@ -3,9 +3,9 @@
 Runs in Pyodide and calls JavaScript synchronously: bytes go over as
 ``Uint8Array`` (``pyodide.ffi.to_js``), bytes come back with ``to_bytes()``;
 scalars go over as Python ints (JavaScript ``Number`` or ``BigInt``, which
-crypto.js turns into ``BigInt``).  Points stay JavaScript objects held by Python
-(crypto.js makes them its 33-byte encodings, for libsecp256k1 in WASM), converted
-only when Python asks for the bytes.
+crypto.js turns into ``BigInt``).  A point is its 33-byte compressed encoding on
+both sides (what libsecp256k1 in WASM takes and gives), held here as Python bytes:
+encoding and negating it need no call into JavaScript.
 Ed25519 keys are their 32 bytes (seed or public key); ``crypto.js`` keeps
 nothing.
 """
@@ -51,33 +51,33 @@ if _api is None:  # pragma: no cover - only in a page without crypto.js
 # ------------------------------------------------------------------ secp256k1
 
 
-def decode(raw: bytes) -> Any:
+def decode(raw: bytes) -> bytes:
     if not isinstance(raw, bytes) or len(raw) != _SIZE or raw[0] not in (2, 3):
         raise ValueError("not a 33-byte compressed point")
-    point = _api.pointDecode(to_js(raw))
-    if point is None:
+    if _api.pointDecode(to_js(raw)) is None:
         raise ValueError("not a point on secp256k1")
+    return raw
+
+
+def encode(point: bytes) -> bytes:
     return point
 
 
-def encode(point: Any) -> bytes:
-    return bytes(_api.pointEncode(point).to_bytes())
+def mul(point: bytes, k: int) -> bytes:
+    return bytes(_api.pointMul(to_js(point), k).to_bytes())
 
 
-def mul(point: Any, k: int) -> Any:
-    return _api.pointMul(point, k)
+def gmul(k: int) -> bytes:
+    return bytes(_api.pointGmul(k).to_bytes())
 
 
-def gmul(k: int) -> Any:
-    return _api.pointGmul(k)
+def add(points: Sequence[bytes]) -> bytes | None:
+    total = _api.pointAdd(to_js(list(points)))
+    return None if total is None else bytes(total.to_bytes())
 
 
-def add(points: Sequence[Any]) -> Any:
-    return _api.pointAdd(to_js(list(points)))
-
-
-def neg(point: Any) -> Any:
-    return _api.pointNeg(point)
+def neg(point: bytes) -> bytes:
+    return bytes([point[0] ^ 1]) + point[1:]
 
 
 # ------------------------------------------------------------------ Ed25519
