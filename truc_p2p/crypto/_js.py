@@ -2,10 +2,11 @@
 
 Runs in Pyodide and calls JavaScript synchronously: bytes go over as
 ``Uint8Array`` (``pyodide.ffi.to_js``), bytes come back with ``to_bytes()``;
-scalars go over as Python ints (JavaScript ``Number`` or ``BigInt``, which
-crypto.js turns into ``BigInt``).  A point is its 33-byte compressed encoding on
-both sides (what libsecp256k1 in WASM takes and gives), held here as Python bytes:
-encoding and negating it need no call into JavaScript.
+scalars go over as their 32 big-endian bytes (turning a large Python int into a
+``BigInt`` costs more than the multiplication), a sum's terms as one buffer.  A
+point is its 33-byte compressed encoding on both sides (what libsecp256k1 in WASM
+takes and gives), held here as Python bytes: encoding and negating it need no call
+into JavaScript.
 Ed25519 keys are their 32 bytes (seed or public key); ``crypto.js`` keeps
 nothing.
 """
@@ -64,15 +65,15 @@ def encode(point: bytes) -> bytes:
 
 
 def mul(point: bytes, k: int) -> bytes:
-    return bytes(_api.pointMul(to_js(point), k).to_bytes())
+    return bytes(_api.pointMul(to_js(point), to_js(k.to_bytes(32, "big"))).to_bytes())
 
 
 def gmul(k: int) -> bytes:
-    return bytes(_api.pointGmul(k).to_bytes())
+    return bytes(_api.pointGmul(to_js(k.to_bytes(32, "big"))).to_bytes())
 
 
 def add(points: Sequence[bytes]) -> bytes | None:
-    total = _api.pointAdd(to_js(list(points)))
+    total = _api.pointAdd(to_js(b"".join(points)))  # one conversion for all the terms
     return None if total is None else bytes(total.to_bytes())
 
 

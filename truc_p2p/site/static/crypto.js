@@ -2,7 +2,8 @@
 // operation the Python core makes in Pyodide, called synchronously as
 // globalThis.trucCrypto.<name>(...).  boot.js sets it:
 //   globalThis.trucCrypto = await import("./crypto.js");
-// Bytes are Uint8Array; scalars are a Number or a BigInt in [1, n-1]; a point is its
+// Bytes are Uint8Array; a scalar in [1, n-1] is 32 big-endian bytes, a Number or a
+// BigInt; a point is its
 // 33-byte compressed encoding (a Uint8Array Python holds as it is).  A bad point
 // encoding gives undefined (Python None; never an exception across the bridge, and not
 // null, which Pyodide hands over as jsnull); a sum of points that cancel is undefined too.
@@ -55,7 +56,10 @@ const TWEAK = () => at(wasm.TWEAK_INPUT, 32);
 const POINT = () => at(wasm.PUBLIC_KEY_INPUT, 65);
 const POINT2 = () => at(wasm.PUBLIC_KEY_INPUT2, 65);
 
+// A scalar: 32 big-endian bytes (what Python sends: converting a large Python int to a
+// BigInt costs more than the multiplication), or a Number or a BigInt.
 const scalarBytes = (k) => {
+  if (k instanceof Uint8Array) return k;
   const out = new Uint8Array(32);
   let n = BigInt(k);
   for (let i = 31; i >= 0; i--, n >>= 8n) out[i] = Number(n & 0xffn);
@@ -102,8 +106,14 @@ export function pointGmul(k) {
   return out;
 }
 
-/** The sum of an array of points; undefined when it is infinity. */
+/** The sum of points, given as an array or as one Uint8Array of n * 33 bytes (one
+ * conversion from Python for any number of terms); undefined when it is infinity. */
 export function pointAdd(points) {
+  if (points instanceof Uint8Array) {
+    const list = [];
+    for (let i = 0; i + 33 <= points.length; i += 33) list.push(points.subarray(i, i + 33));
+    points = list;
+  }
   let sum;
   for (const point of points) {
     if (sum === undefined) {
