@@ -22,7 +22,7 @@ deck's own conventions (infinity as ``None``, hashing to the curve) live in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import NewType, cast
 
 from truc_p2p.crypto._backend import NAME as _NAME
@@ -61,16 +61,16 @@ def backend() -> str:
     return _NAME
 
 
-decode = cast(Callable[[bytes], Point], _impl.decode)
+decode = cast(Callable[[object], Point], _impl.decode)
 """The point of a canonical 33-byte SEC1 compressed encoding (prefix 02/03, ``x < p``, on
-the curve); ``ValueError`` for any other bytes."""
+the curve); ``ValueError`` for anything else (other bytes, or not bytes at all)."""
 encode = cast(Callable[[Point], bytes], _impl.encode)
 """The 33-byte compressed encoding of a point."""
 mul = cast(Callable[[Point, int], Point], _impl.mul)
 """``k * point`` for ``k`` in ``[1, n-1]`` (a variable-base multiplication)."""
 gmul = cast(Callable[[int], Point], _impl.gmul)
 """``k * G`` for ``k`` in ``[1, n-1]`` (a fixed-base multiplication)."""
-add = cast(Callable[[Sequence[Point]], Point | None], _impl.add)
-"""The sum of two or more points; ``None`` when it is the point at infinity."""
+add = cast(Callable[[list[Point]], Point | None], _impl.add)
+"""The sum of a list of two or more points; ``None`` when it is the point at infinity."""
 neg = cast(Callable[[Point], Point], _impl.neg)
 """``-point``."""

@@ -14,7 +14,6 @@ nothing.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from typing import Any
 
 try:
@@ -52,7 +51,7 @@ if _api is None:  # pragma: no cover - only in a page without crypto.js
 # ------------------------------------------------------------------ secp256k1
 
 
-def decode(raw: bytes) -> bytes:
+def decode(raw: object) -> bytes:
     if not isinstance(raw, bytes) or len(raw) != _SIZE or raw[0] not in (2, 3):
         raise ValueError("not a 33-byte compressed point")
     if _api.pointDecode(to_js(raw)) is None:
@@ -72,7 +71,7 @@ def gmul(k: int) -> bytes:
     return bytes(_api.pointGmul(to_js(k.to_bytes(32, "big"))).to_bytes())
 
 
-def add(points: Sequence[bytes]) -> bytes | None:
+def add(points: list[bytes]) -> bytes | None:
     total = _api.pointAdd(to_js(b"".join(points)))  # one conversion for all the terms
     return None if total is None else bytes(total.to_bytes())
 

@@ -6,8 +6,6 @@ command line) that import either library.  Points are ``coincurve.PublicKey``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from coincurve import PublicKey
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -37,7 +35,7 @@ _SIZE = 33
 # ------------------------------------------------------------------ secp256k1
 
 
-def decode(raw: bytes) -> PublicKey:
+def decode(raw: object) -> PublicKey:
     if not isinstance(raw, bytes) or len(raw) != _SIZE or raw[0] not in (2, 3):
         raise ValueError("not a 33-byte compressed point")
     point = PublicKey(raw)
@@ -46,8 +44,7 @@ def decode(raw: bytes) -> PublicKey:
     return point
 
 
-def encode(point: PublicKey) -> bytes:
-    return point.format()
+encode = PublicKey.format  # the compressed form by default; no frame of our own
 
 
 def mul(point: PublicKey, k: int) -> PublicKey:
@@ -58,9 +55,9 @@ def gmul(k: int) -> PublicKey:
     return PublicKey.from_secret(k.to_bytes(32, "big"))
 
 
-def add(points: Sequence[PublicKey]) -> PublicKey | None:
+def add(points: list[PublicKey]) -> PublicKey | None:
     try:
-        return PublicKey.combine_keys(list(points))
+        return PublicKey.combine_keys(points)
     except ValueError:  # the sum is the point at infinity
         return None
 

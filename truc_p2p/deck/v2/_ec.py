@@ -48,8 +48,7 @@ Point = Pt | None
 """A point, ``None`` for infinity."""
 
 # Bound once: the seam's functions, called without an attribute look-up per operation.
-_decode, _encode, _mul, _gmul, _add, _neg = (
-    crypto.decode,
+_encode, _mul, _gmul, _add, _neg = (
     crypto.encode,
     crypto.mul,
     crypto.gmul,
@@ -58,15 +57,12 @@ _decode, _encode, _mul, _gmul, _add, _neg = (
 )
 
 
-def decode(raw: object) -> Pt:
-    """The point of a 33-byte SEC1 compressed encoding; ``ValueError`` for anything else.
+decode = crypto.decode
+"""The point of a 33-byte SEC1 compressed encoding; ``ValueError`` for anything else.
 
-    Only the canonical encoding is accepted (prefix 02/03, ``x < p``, on the
-    curve), so a point has exactly one wire form and hashes are unambiguous.
-    """
-    if not isinstance(raw, bytes) or len(raw) != POINT_SIZE or raw[0] not in (2, 3):
-        raise ValueError("not a 33-byte compressed point")
-    return _decode(raw)
+Only the canonical encoding is accepted (prefix 02/03, ``x < p``, on the curve), so
+a point has exactly one wire form and hashes are unambiguous.  (The seam's own
+function: every backend checks the bytes itself.)"""
 
 
 def encode(point: Point) -> bytes:
