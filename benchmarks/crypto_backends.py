@@ -11,8 +11,8 @@ mean time of one operation in a batch, in microseconds; the ratio is against nat
 the same run.  ``--pyodide`` adds the whole deck: the CPU time of one deck v2 hand
 (``protocol_spec/deck_v2_vectors.py``: both sides' proofs, every verification) in
 Pyodide under node on the ``js`` backend, against native in the same run.  Needs
-``node``; the npm tarballs come from the pinned cache (``truc_p2p/site/_pins.py``),
-downloaded and checked on first use.
+``node``; the npm tarballs are the site build's pins (``truc_p2p/site/pins.json``),
+fetched through its cache and checked.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from truc_p2p import crypto
-from truc_p2p.site import _fetch, _pins
+from truc_p2p.site import fetch, load_pins
+from truc_p2p.site._archives import npm_files
 
 ROOT = Path(__file__).resolve().parents[1]
 N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
@@ -81,6 +82,15 @@ console.log(JSON.stringify(out));
 """
 
 
+def _vendor(root: Path, *names: str) -> None:
+    """The pinned npm packages ``names`` under ``root`` as the site build lays them out."""
+    pins = load_pins()
+    for name in names:
+        for path, data in npm_files(fetch(pins[name]), pins[name]).items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_bytes(data)
+
+
 def _median_us(rounds: int, n: int, f: Callable[[int], object]) -> float:
     f(0)
     runs = []
@@ -116,8 +126,7 @@ def js(inputs: dict[str, Any], rounds: int, node: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="crypto-bench-") as tmp:
         root = Path(tmp)
         shutil.copy(ROOT / "truc_p2p" / "site" / "static" / "crypto.js", root / "crypto.js")
-        for pin in (*_pins.CRYPTO_JS_PINS, _pins.NOBLE_SECP256K1):
-            _fetch.unpack(_fetch.fetch(pin), root / "vendor" / pin.vendor)
+        _vendor(root, "tiny-secp256k1", "noble-ed25519", "noble-hashes", "noble-secp256k1")
         (root / "bench.mjs").write_text(NODE_SCRIPT)
         (root / "inputs.json").write_text(json.dumps({**inputs, "batch": BATCH}))
         done = subprocess.run(
@@ -179,8 +188,7 @@ def deck_hand(node: str) -> tuple[float, float]:
     with tempfile.TemporaryDirectory(prefix="crypto-bench-") as tmp:
         root = Path(tmp)
         shutil.copy(ROOT / "truc_p2p" / "site" / "static" / "crypto.js", root / "crypto.js")
-        for pin in (*_pins.CRYPTO_JS_PINS, _pins.PYODIDE):
-            _fetch.unpack(_fetch.fetch(pin), root / "vendor" / pin.vendor)
+        _vendor(root, "tiny-secp256k1", "noble-ed25519", "noble-hashes", "pyodide")
         shutil.copytree(
             Path(msgpack.__file__).parent,
             root / "pylibs" / "msgpack",

@@ -17,7 +17,18 @@
    hello timeout 10 s; a joiner from 127.0.0.1.  Figure: from the joiner's
    start to its ``GameStarted``.
 
-Every game must finish with both transcripts verifying; failures are listed.
+4. **Time to notice a cut that swallows the first heartbeat.**  The proxy
+   passes 7,300 bytes from the joiner (its hello, coin and first deck
+   message, not the heartbeat behind it), then closes the host's side and
+   keeps the joiner's open and silent.  Figure: from the cut to the joiner's
+   ``PeerDisconnected`` (the spec's bound: ``dead_after``, 20 s).
+5. **A resume storm.**  Every ``v2action`` from the host is damaged on every
+   connection (no resume moves the game) for a grace of 6 s.  Figure: resume
+   exchanges per second the host answered (wire.md 13.4's throttle: at most 5
+   in the first 8 s).
+
+Every game must finish with both transcripts verifying (except the storm's,
+which ends abandoned by design); failures are listed.
 Timings are printed, never asserted.
 """
 
@@ -89,8 +100,32 @@ async def _run(rounds: int, flood: int, quick: bool) -> dict[str, Any]:
     resumed_silent: list[float] = []
     resumed_held: list[float] = []
     admitted: list[float] = []
+    swallowed: list[float] = []
+    storms: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(rounds):
+            game = await play_via_proxy(
+                Path(tmp) / f"cut{i}",
+                cut_at_byte=("up", 7300),
+                host_settings=settings,
+                join_settings=settings,
+                seed=i + 1,
+            )
+            _check(game, failures, "half-open at byte 7300")
+            seen = _first(game, "join", PeerDisconnected, "no sign of life")
+            if seen is not None:
+                swallowed.append(seen)
+            storm_grace = 6.0
+            game = await play_via_proxy(
+                Path(tmp) / f"storm{i}",
+                flips={"down": ["v2action"]},
+                sticky=True,
+                host_settings=GameSettings(ruleset=Ruleset(target=2), grace=storm_grace),
+                join_settings=GameSettings(ruleset=Ruleset(target=2), grace=storm_grace),
+                seed=i + 1,
+            )
+            answered = sum(isinstance(e, PeerReconnected) for e in game.host_events)
+            storms.append(answered / storm_grace)
             game = await play_via_proxy(
                 Path(tmp) / f"silent{i}",
                 half_open=("host", "down", "v2action"),
@@ -162,6 +197,8 @@ async def _run(rounds: int, flood: int, quick: bool) -> dict[str, Any]:
         "resume_after_silent_cut": stats(resumed_silent),
         "resume_replacing_held_link": stats(resumed_held),
         "join_while_flooded": stats(admitted),
+        "notice_cut_first_heartbeat": stats(swallowed),
+        "storm_resumes_per_s": stats(storms),
         "failures": failures,
     }
 
@@ -188,9 +225,15 @@ def main() -> int:
         ("resume_after_silent_cut", "time to resume after a half-open cut (silent side)"),
         ("resume_replacing_held_link", "time to resume when the host still holds the link"),
         ("join_while_flooded", f"time to get in while {args.flood} connections flood the host"),
+        ("notice_cut_first_heartbeat", "time to notice a cut that swallowed the first heartbeat"),
     ):
         fig = report[key]
         print(f"{label}: median {fig['median_s']} s, max {fig['max_s']} s")
+    storm = report["storm_resumes_per_s"]
+    print(
+        f"resume exchanges per second a link that damages every frame costs the host: "
+        f"median {storm['median_s']}, max {storm['max_s']}"
+    )
     for failure in report["failures"]:
         print(f"FAILED: {failure}")
     return 0

@@ -48,6 +48,8 @@ def test_edge_reports_dead_link_resume_and_admission_times() -> None:
         "resume_after_silent_cut",
         "resume_replacing_held_link",
         "join_while_flooded",
+        "notice_cut_first_heartbeat",
+        "storm_resumes_per_s",
     ):
         figure = report[key]
         assert isinstance(figure, dict) and figure["median_s"] is not None, key
@@ -60,3 +62,23 @@ def test_evidence_property_reports_examples_moves_and_verdicts() -> None:
     assert isinstance(report["examples"], int) and report["examples"] >= 3
     assert isinstance(report["moves"], int) and report["moves"] > 0
     assert isinstance(report["verdicts"], dict)
+
+
+@pytest.mark.slow  # a dozen games through a relay: CI only
+def test_relay_ws_reports_every_pairing_of_transports() -> None:
+    report = _run("relay_ws.py", "--games", "1")
+    assert report["failures"] == []
+    pairings = report["pairings"]
+    assert isinstance(pairings, dict)
+    assert set(pairings) == {"tcp-tcp", "ws-tcp", "tcp-ws", "ws-ws"}
+    # the same games whatever the transports: the relay copies the same bytes
+    assert len({p["median_relay_bytes"] for p in pairings.values()}) == 1
+    assert report["static_mb_per_s"] and report["round_trip_ms"]
+
+
+def test_bot_blunders_counts_each_bot_s_own_and_played_blunders() -> None:
+    report = _run("bot_blunders.py", "--games", "6", "--bots", "easy,medium")
+    assert isinstance(report["decided"], int) and report["decided"] > 0
+    bots = report["bots"]
+    assert isinstance(bots, dict) and set(bots) == {"easy", "medium"}
+    assert bots["medium"]["played"] == {}

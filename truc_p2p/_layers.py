@@ -28,7 +28,7 @@ __all__ = [
 
 #: Lowest first.  Parts in one tuple share a layer and may not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "_layers"),  # the package's version; this table
+    ("__init__", "_layers", "_text"),  # the package's version; this table; terminal-safe text
     ("crypto",),  # the one seam for secp256k1 and Ed25519 (native or the page's JS)
     ("rules",),  # the rules engine: pure, standard library only
     ("deck",),  # mental poker (ElGamal on secp256k1); its deal positions come from rules
@@ -42,7 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("history",),  # saved games: replay, export, records, matches
     ("bench",),  # the bench sub-commands' measurements
     ("interop",),  # the interop runner (net, the verifier, bots), a command of cli's
-    ("site",),  # the static web client: pinned downloads, the page's files (crypto.js)
+    ("site",),  # the static web client: its build (pinned downloads, wheel) and check
     ("cli",),  # the commands
     ("__main__",),  # ``python -m truc_p2p``
 )

@@ -147,6 +147,8 @@ ALLOWED = {
     "bots",
     "deck",
     "game",
+    "build",  # site's commands
+    "check",
     *BOT_NAMES,
 }
 #: Every language but the source.

@@ -144,3 +144,22 @@ def test_help_in_a_game_shows_the_hand_and_the_choices_again() -> None:
     assert "truc-p2p learn" in after.splitlines()[0] and "rules.md" not in text
     assert "your hand: [1] 7S  [2] 10H  [3] AD" in after
     assert "[?] help" in after
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "uk"])
+def test_the_lesson_and_the_help_teach_the_sure_rest(lang: str) -> None:
+    # Issue 42: trick 1 won and a 7 in hand make "my rest" a sure win; say so.
+    use_language(lang)
+    try:
+        status, text = _play(MOVES, ascii=False)
+        help = help_text()
+    finally:
+        use_language("en")
+    assert status == 0
+    tip = {
+        "en": "Won the first trick and still holding a 7?",
+        "fr": "Premier pli gagné et encore un 7 en main ?",
+        "uk": "Першу взятку виграно, а в руці ще є 7?",
+    }[lang]
+    flat = " ".join(text.split())
+    assert tip in flat and tip in " ".join(help.split())

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The earlier builds played against, with what each one knows.
 BUILDS = {
     "c2ef0f2": "before early cards, resignation and heartbeats",
+    "2731091": "early cards, resignation, unannounced heartbeats, invites without settings",
     "b0f1f7f": "early cards, resignation and unannounced heartbeats",
 }
 #: Today's program.

@@ -17,6 +17,10 @@ from pathlib import Path
 import pytest
 from compat_builds import BUILDS, TODAY, BuildError, Side, build, play, verify
 
+from truc_p2p.net import Invite
+from truc_p2p.protocol import decode_envelope
+from truc_p2p.transcript import read_transcript
+
 #: processes, namespaces or long games: left out of the fast loop
 pytestmark = pytest.mark.slow
 
@@ -55,6 +59,12 @@ def _check(tmp: Path, old: tuple[str, ...], host: Side, joiner: Side) -> None:
 def test_an_old_host_and_todays_joiner(tmp_path: Path, old: tuple[str, ...]) -> None:
     host, joiner = play(tmp_path, old, TODAY)
     _check(tmp_path, old, host, joiner)
+    # An invite without settings keys is an older host's: today's joiner proposed no
+    # early cards to it (wire.md 11.1), so the game needed no second connection.
+    [invite] = [line for line in host.out.splitlines() if line.startswith("truc://")]
+    if Invite.parse(invite).settings.empty:
+        first = decode_envelope(read_transcript(joiner.transcripts[0])[0])
+        assert "early" not in first.payload["options"], first.payload
 
 
 def test_todays_host_and_an_old_joiner(tmp_path: Path, old: tuple[str, ...]) -> None:

@@ -9,7 +9,11 @@ It forwards bytes both ways and, on plan:
 * makes a connection **half-open**: at the first frame of a marked type it
   closes one side's socket and keeps the other open and silent (it reads
   and drops what comes), like a NAT that forgot the connection or a Wi-Fi
-  roam.
+  roam;
+* or does so **after a byte count** (``cut_at_byte``): the first connection
+  passes that many bytes in one direction, then the proxy closes its side to
+  the host and keeps the joiner's open and silent -- wherever the count falls,
+  inside a frame or between a message and the heartbeat that rides behind it.
 
 Later connections (the joiner's redials) are forwarded faithfully unless
 more faults are planned.  :func:`play_via_proxy` plays one bot game through
@@ -58,6 +62,9 @@ class FaultyProxy:
     half_open: tuple[str, str, str] | None = None
     #: Keep flipping the marked frames on every connection (a link that never heals).
     sticky: bool = False
+    #: ``(direction, n)``: the first connection passes ``n`` bytes in ``direction``
+    #: (``"up"`` or ``"down"``), then the host's side is closed and the joiner's kept.
+    cut_at_byte: tuple[str, int] | None = None
     flipped: list[tuple[str, str]] = field(default_factory=list)
     connections: int = 0
     port: int = 0
@@ -95,6 +102,9 @@ class FaultyProxy:
             return
         ends = {"joiner": client, "host": server}
         kept: list[trio.SocketStream] = []
+        count = self.cut_at_byte
+        self.cut_at_byte = None  # the first connection only
+        passed = {"up": 0, "down": 0}
         async with trio.open_nursery() as nursery:
 
             async def pump(src: trio.SocketStream, dst: trio.SocketStream, way: str) -> None:
@@ -113,6 +123,16 @@ class FaultyProxy:
                             kept.append(ends["host" if plan[0] == "joiner" else "joiner"])
                             nursery.cancel_scope.cancel()
                             return
+                        if count is not None and count[0] == way:
+                            room = count[1] - passed[way]
+                            if len(data) >= room:
+                                if room > 0:
+                                    await dst.send_all(bytes(data[:room]))
+                                self.cut_at = trio.current_time()
+                                kept.append(ends["joiner"])
+                                nursery.cancel_scope.cancel()
+                                return
+                            passed[way] += len(data)
                         self._flip(way, data)
                         await dst.send_all(bytes(data))
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -157,6 +177,7 @@ async def play_via_proxy(
     join_settings: GameSettings | None = None,
     sticky: bool = False,
     seed: int = 1,
+    cut_at_byte: tuple[str, int] | None = None,
 ) -> ProxiedGame:
     """One heuristic-bot game, host and joiner in this process, through a :class:`FaultyProxy`."""
     base = GameSettings(ruleset=Ruleset(target=2), turn_timeout=30, grace=20)
@@ -192,7 +213,13 @@ async def play_via_proxy(
 
         nursery.start_soon(host)
         await ready.wait()
-        proxy = FaultyProxy(ports[0], flips=flips or {}, half_open=half_open, sticky=sticky)
+        proxy = FaultyProxy(
+            ports[0],
+            flips=flips or {},
+            half_open=half_open,
+            sticky=sticky,
+            cut_at_byte=cut_at_byte,
+        )
         await nursery.start(proxy.serve)
         outcomes["join"] = await join_game(
             Invite("127.0.0.1", proxy.port, fingerprint(host_id.public_key())),

@@ -29,6 +29,7 @@ SCRIPTED = {"redeal", "rest", "resign-peer"}
 #: rematch needs a person to answer "play again?" in both.
 UNSUPPORTED = {
     "c2ef0f2": SCRIPTED | {"resign-runner", "match3", "rematch", "slow", "classic"},
+    "2731091": SCRIPTED | {"match3", "rematch"},
     "b0f1f7f": SCRIPTED | {"rematch"},
 }
 

@@ -34,6 +34,15 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         # before link faults (wire.md 13.7): a damaged frame is taken for a cheat
         "bad-frame": (F, F),
     },
+    "2731091": {
+        "redeal": (U, U),
+        "resign-peer": (U, U),
+        "rest": (U, U),
+        "match3": (U, U),  # before linked games
+        "rematch": (U, U),
+        # unannounced heartbeats: it sends them as a joiner only
+        "slow": (F, P),
+    },
     "b0f1f7f": {
         "redeal": (U, U),
         "resign-peer": (U, U),

@@ -11,13 +11,14 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
-from helpers.net import bot, hosting, play_pair
+from helpers.net import bot, dial_target, hosting, play_pair
 
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     BotStrategy,
     End,
     GameSettings,
+    Invite,
     Reporting,
     Storage,
     _local_game,
@@ -25,6 +26,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import (
     CardsDealt,
+    MalformedMessageError,
     RulesetMismatchError,
     Session,
     decode_envelope,
@@ -177,3 +179,81 @@ async def test_a_joiner_plays_with_a_host_that_predates_early_cards(
     assert "early" not in hellos[0] and "early" not in hellos[1]
     assert verify_transcript(envelopes).valid
     assert len(list((tmp_path / "join").glob("*.truc"))) == 1  # the refused try is gone
+
+
+class _SpecHostSession(Session):
+    """A responder written from the spec of 2026-12-01, before early cards: an
+    options map with a key it does not know is malformed (it aborts, no hello)."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**{**kw, "early": False})
+
+    def _on_hello(self, env: Envelope, mine: bool) -> None:
+        if not mine and "early" in env.payload["options"]:
+            raise MalformedMessageError("unknown option 'early'", message_no=env.seq)
+        super()._on_hello(env, mine)
+
+
+async def _one_connection(target: int, task_status: trio.TaskStatus[int]) -> None:
+    """Accept one connection, pass it to ``target``, and listen no more (a host that
+    serves one connection and stops, whatever happened on it)."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    task_status.started(listeners[0].socket.getsockname()[1])
+    client = await listeners[0].accept()
+    await listeners[0].aclose()
+    server = await dial_target(client, target)
+    if server is None:
+        return
+
+    async def pump(src: trio.abc.Stream, dst: trio.abc.Stream) -> None:
+        try:
+            while data := await src.receive_some(65536):
+                await dst.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        with trio.CancelScope(shield=True):
+            await trio.aclose_forcefully(dst)
+
+    async with client, server, trio.open_nursery() as nursery:
+        nursery.start_soon(pump, client, server)
+        nursery.start_soon(pump, server, client)
+
+
+async def test_an_invite_without_settings_gets_no_early_cards_proposed(
+    autojump_clock: trio.abc.Clock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An invite without settings keys is an older host's (connect.md 1.1); that host
+    refuses an option it does not know as malformed and accepts one connection only,
+    so a proposal of early cards, and its fallback's second dial, lose the game.  The
+    joiner proposes none: the game is played on the one connection."""
+
+    def make_session(**kw: Any) -> Session:
+        return _SpecHostSession(**kw) if kw["role"] is P1 else Session(**kw)
+
+    monkeypatch.setattr(_local_game, "Session", make_session)
+    ruleset = Ruleset(target=2)
+    with trio.fail_after(600):
+        async with (
+            hosting(
+                strategy=bot(1),
+                identity=SigningKey.generate(),
+                settings=GameSettings(ruleset=ruleset),
+                storage=Storage(out_dir=tmp_path / "host"),
+            ) as (invite, results),
+            trio.open_nursery() as nursery,
+        ):
+            port = await nursery.start(_one_connection, invite.port)
+            old_invite = Invite(invite.host, port, invite.fingerprint)  # no settings keys
+            joined = await join_game(
+                old_invite,
+                bot(2),
+                identity=SigningKey.generate(),
+                settings=GameSettings(ruleset=ruleset),
+                storage=Storage(out_dir=tmp_path / "join", fsync=False),
+            )
+            assert joined.end is End.FINISHED, joined.message
+    assert results["host"].end is End.FINISHED
+    assert joined.transcript is not None
+    envelopes = read_transcript(joined.transcript)
+    assert "early" not in decode_envelope(envelopes[0]).payload["options"]
+    assert verify_transcript(envelopes).valid

@@ -8,6 +8,7 @@ two transcripts that verify.
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -271,3 +272,139 @@ async def test_a_host_that_cannot_write_a_transcript_tells_the_joiner_why(
             stop.set()
     assert joined.end is End.REFUSED and joined.exit_code == 5, joined.message
     assert "cannot write a transcript" in joined.message
+
+
+#: Where a middlebox may cut the first link, in bytes one way.  From the joiner to the
+#: host ("up") a hello is 338 bytes, then the coin (185), the first ``v2deck1`` and,
+#: behind it, the first heartbeat: inside the hello, after it, inside the coin, inside
+#: the deck message, between the deck message and its heartbeat, after that heartbeat.
+#: From the host ("down"): inside its hello (337 bytes), after it, inside its deck
+#: message, and after it (its answer to our first heartbeat then follows).
+CUTS = [("up", n) for n in (200, 338, 400, 3000, 7300, 7304)] + [
+    ("down", n) for n in (100, 337, 4000, 8507)
+]
+
+
+@pytest.mark.parametrize(("way", "at"), CUTS)
+async def test_a_half_open_cut_at_any_byte_is_noticed_and_resumed(
+    tmp_path: Path, way: str, at: int
+) -> None:
+    """A middlebox closes its side to the host after ``at`` bytes and keeps the
+    joiner's socket open and silent; later connections pass.  Both hellos announced
+    heartbeats, so the joiner counts the silence even though no heartbeat ever
+    came back on that link: it notices within ``dead_after`` (or, before the
+    host's hello, the hello timeout), redials, and both sides finish one game
+    that verifies (wire.md 13.5, 13.6)."""
+    quick = _settings(heartbeat=0.2, dead_after=1, hello_timeout=3)
+    with trio.fail_after(40):
+        game = await play_via_proxy(
+            tmp_path, cut_at_byte=(way, at), host_settings=quick, join_settings=quick
+        )
+    _both_finish_and_verify(game)
+    assert game.host.game_id == game.join.game_id
+    assert game.proxy.connections >= 2  # the joiner dialled again
+
+
+@pytest.mark.slow  # the spec's own clocks: about 20 s of real time
+async def test_a_half_open_cut_is_noticed_within_the_specs_20_s(tmp_path: Path) -> None:
+    """The same cut with the default heartbeat (5 s) and dead link (20 s) clocks: the
+    joiner's first heartbeat, riding behind its first deck message, is swallowed;
+    the joiner gives the link up within 20 s of the cut and the game finishes."""
+    plain = _settings(turn_timeout=120, grace=60)
+    with trio.fail_after(90):
+        game = await play_via_proxy(
+            tmp_path, cut_at_byte=("up", 7300), host_settings=plain, join_settings=plain
+        )
+    _both_finish_and_verify(game)
+    noticed = [
+        t
+        for e, t in zip(game.join_events, game.join_times, strict=True)
+        if isinstance(e, PeerDisconnected) and "no sign of life" in e.reason
+    ]
+    assert noticed, game.join_events
+    assert noticed[0] - game.proxy.cut_at <= 20 + 1  # wire.md 13.6, with a second of slack
+
+
+def _exchanges_within(seconds: float) -> int:
+    """How many resume exchanges the throttle allows in ``seconds`` of a storm in
+    which the game never moves (the first at once, then storm_delay apart)."""
+    n, t = 0, 0.0
+    while t < seconds:
+        n += 1
+        t += net_reconnect.storm_delay(n)
+    return n
+
+
+async def test_a_link_that_damages_every_frame_gets_a_throttled_dialer(tmp_path: Path) -> None:
+    """Every ``v2action`` from the host is damaged on every connection, so no resume
+    ever moves the game: the joiner's redials back off (0.25 s doubling to 4 s,
+    wire.md 13.4) instead of resuming dozens of times a second until the grace ends."""
+    quick = _settings(grace=3)
+    with trio.fail_after(60):
+        game = await play_via_proxy(
+            tmp_path,
+            flips={"down": ["v2action"]},
+            sticky=True,
+            host_settings=quick,
+            join_settings=quick,
+        )
+    assert game.join.end is End.OPPONENT_ABANDONED, game.join.message
+    bound = 1 + _exchanges_within(3) + 1  # the first connection, and a late one
+    assert 2 <= game.proxy.connections <= bound, game.proxy.connections
+
+
+async def test_a_peer_that_resumes_without_pause_gets_throttled_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The joiner ignores the throttle (an adversary that redials at once after every
+    drop); the host still answers at most the throttle's rate of resumes (each costs
+    it a signature check, a synced away-file write and lines on the screen)."""
+    throttle = net_reconnect.LinkKeeper._throttle
+
+    async def reckless(self: net_reconnect.LinkKeeper) -> None:
+        if self.session.me is not P1:
+            return  # the joiner dials again at once
+        await throttle(self)
+
+    monkeypatch.setattr(net_reconnect.LinkKeeper, "_throttle", reckless)
+    quick = _settings(grace=3)
+    with trio.fail_after(60):
+        game = await play_via_proxy(
+            tmp_path,
+            flips={"down": ["v2action"]},
+            sticky=True,
+            host_settings=quick,
+            join_settings=quick,
+        )
+    answered = sum(isinstance(e, PeerReconnected) for e in game.host_events)
+    assert 1 <= answered <= _exchanges_within(3), answered
+
+
+async def test_a_host_that_never_says_hello_is_tried_twice_then_timed_out(
+    autojump_clock: trio.abc.Clock, tmp_path: Path
+) -> None:
+    """No hello within the hello timeout may be a link cut on the way (the test above):
+    the joiner starts over once; a host silent twice ends the attempt with the
+    timeout, and no transcript of a game that never began is kept (wire.md 13.5)."""
+    accepted: list[float] = []
+
+    async def silent(stream: trio.SocketStream) -> None:
+        accepted.append(trio.current_time())
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            while await stream.receive_some(65536):
+                pass
+
+    async with trio.open_nursery() as nursery:
+        [listener] = await nursery.start(partial(trio.serve_tcp, silent, 0, host="127.0.0.1"))
+        port = listener.socket.getsockname()[1]
+        joined = await join_game(
+            f"truc://127.0.0.1:{port}/?fp={'0' * 64}",
+            bot(2),
+            identity=SigningKey.generate(),
+            settings=_settings(hello_timeout=3),
+            storage=Storage(out_dir=tmp_path / "join", fsync=False),
+        )
+        nursery.cancel_scope.cancel()
+    assert joined.end is End.OPPONENT_TIMEOUT and joined.kind == "hello-timeout", joined.message
+    assert len(accepted) == 2 and accepted[1] - accepted[0] >= 3
+    assert not list((tmp_path / "join").glob("*.truc"))

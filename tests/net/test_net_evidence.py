@@ -260,7 +260,14 @@ async def test_a_lying_resume_over_the_network_ends_as_cheat_with_evidence(
         await joiner_end.aclose()
         while P1 not in outcomes:
             await trio.sleep(1)
+        # wire.md 13.8: the listener neither answers the resume it convicts nor
+        # sends its abort there (the dialer would read it as a refused resume)
+        sent = b""
+        with trio.move_on_after(5):
+            while chunk := await new_links[0].receive_some():
+                sent += chunk
         nursery.cancel_scope.cancel()
+    assert sent == b""
     host = outcomes[P1]
     assert isinstance(host, GameOutcome)
     assert host.abort_reason == "cheat", host.message

@@ -12,6 +12,8 @@ import trio
 from test_net_relay import FP, _raw, running_relay
 
 from truc_p2p.net import Invite, RelayLimits, RelayServer, connect, open_rendezvous
+from truc_p2p.net._host import address_key
+from truc_p2p.net._relay_state import _Meeting, _Registration, meeting_to_evict
 from truc_p2p.net._relay_wire import MAGIC, Msg, encode, read_message
 
 
@@ -57,6 +59,34 @@ async def test_a_leaked_code_cannot_keep_the_real_joiner_out() -> None:
                     await trio.sleep(0.05)
             assert server.stats["evicted_meetings"] >= 18  # the hoarder kept 2 at most
             for stream in hoard:
+                await stream.aclose()
+
+
+async def test_a_code_leaked_to_16_addresses_cannot_keep_the_real_joiner_out() -> None:
+    """Issue 46: 16 addresses each hold one meeting of a registration (never
+    splicing), so all 16 places are taken: the real joiner still meets the host,
+    takes the oldest place, and the 16 joining again cannot take it back."""
+    leakers = [f"127.0.0.{i}" for i in range(2, 18)]
+    with trio.fail_after(20):
+        async with running_relay() as (server, port, _), _serving_host(port) as (invite, _):
+            assert invite.code is not None
+            held = []
+            for source in leakers:
+                stream = await _raw(port, _join_message(invite.code), source)
+                assert (await read_message(stream))[0] == Msg.MEET
+                held.append(stream)
+            real = await _raw(port, _join_message(invite.code))
+            kind, body = await read_message(real)
+            assert kind == Msg.MEET, body
+            again = []
+            for source in leakers * 2:
+                stream = await _raw(port, _join_message(invite.code), source)
+                again.append(stream)
+                assert (await read_message(stream))[0] == Msg.ERROR
+            await real.send_all(encode(Msg.SPLICE))
+            assert (await read_message(real))[0] == Msg.SPLICED  # its place was kept
+            assert server.stats["evicted_meetings"] == 1
+            for stream in (real, *held, *again):
                 await stream.aclose()
 
 
@@ -167,3 +197,27 @@ async def test_a_host_listener_waits_out_a_shortage_of_file_descriptors(
             return "a connection"  # type: ignore[return-value]
 
     assert await accept_patiently(Recovering(5)) == "a connection"  # type: ignore[arg-type]
+
+
+async def test_a_household_joining_from_16_of_its_64s_holds_two_places() -> None:
+    """Unit level, fabricated addresses: a leaked code used from 16 /64s of one /56
+    is one address group, so it holds 2 of the registration's places, never 16."""
+    limits = RelayLimits()
+    reg = _Registration("c" * 16, None, ("2001:db8:1::1", 9), [], address_key("2001:db8:1::1"))  # type: ignore[arg-type]
+    taken = 0
+
+    def join(peer: str) -> bool:
+        nonlocal taken
+        ip = address_key(peer)
+        room, victim = meeting_to_evict(reg, ip, limits, 0.0)
+        if victim is not None:
+            victim.scope.cancel()
+            taken += 1
+        if room:
+            reg.meetings.append(_Meeting(bytes(16), reg, 0.0, joiner_ip=ip))
+        return room
+
+    assert all(join(f"2001:db8:5:42{i:02x}::9") for i in range(16))  # each takes its own
+    live = [m for m in reg.meetings if not m.scope.cancel_called]
+    assert len(live) == 2 and taken == 14
+    assert join("2001:db8:6:100::1")  # the real joiner, from another home

@@ -1,5 +1,5 @@
 """Nobody can bury the lobby (issue 33, ``connect.md`` §2.2): the relay stores only
-listings whose shape and signature hold, at most 4 per address group (an IPv6 /64
+listings whose shape and signature hold, at most 4 per address group (an IPv6 /56
 is one), and answers round by round over the groups, so a flood from many
 loopback addresses (127.0.0.2 … 127.0.0.41, loopback only) leaves a real host
 visible to ``truc-p2p lobby``; a filter by name or fingerprint finds it alone."""
@@ -29,7 +29,7 @@ from truc_p2p.net import (
     fetch_lobby_answer,
     host_game,
 )
-from truc_p2p.net._host import address_key
+from truc_p2p.net._host import address_block, address_key
 from truc_p2p.net._relay_wire import Msg, RelayProtocolError, encode, read_message
 
 #: The flooding addresses: 40 loopback addresses, never any other.
@@ -143,46 +143,81 @@ async def test_a_flood_from_40_addresses_leaves_a_real_host_visible(
         print(f"\nlobby flood: held 161, shown 64, real host visible after {appeared:.3f} s")
 
 
-def test_an_ipv6_64_counts_as_one_address() -> None:
-    """Unit level, fabricated address strings: every per-address limit groups a /64."""
-    a = address_key("2001:db8:1:2::1")
-    assert a == address_key("2001:db8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64"
-    assert a != address_key("2001:db8:1:3::1")
+def test_an_ipv6_56_counts_as_one_address_and_a_48_as_one_block() -> None:
+    """Unit level, fabricated address strings: every per-address limit groups a /56
+    (a home's usual delegation: 256 /64s), the lobby's ranking a /48."""
+    a = address_key("2001:db8:1:200::1")
+    assert a == address_key("2001:db8:1:2ff:ffff:ffff:ffff:ffff") == "2001:db8:1:200::/56"
+    assert a != address_key("2001:db8:1:300::1")
     assert address_key("::ffff:192.0.2.7") == address_key("192.0.2.7") == "192.0.2.7"
-    assert address_key("fe80::1%eth0") == "fe80::/64"
+    assert address_key("fe80::1%eth0") == "fe80::/56"
+    assert address_block("2001:db8:1:200::1") == address_block("2001:db8:1:ff00::1")
+    assert address_block("2001:db8:1::1") == "2001:db8:1::/48" != address_block("2001:db8:2::1")
+    assert address_block("192.0.2.7") == "192.0.2.7"
 
 
 class _Reg:
     """Just what the relay's listing bookkeeping reads of a registration."""
 
-    def __init__(self, code: str, ip: str, at: float) -> None:
-        self.code, self.ip, self.listed_at = code, ip, at
+    def __init__(self, code: str, peer: str, at: float) -> None:
+        self.code, self.listed_at = code, at
+        self.ip, self.block = address_key(peer), address_block(peer)  # as handle() derives
         self.listing: bytes | None = None
         self.parsed: LobbyListing | None = None
         self.renewed = 0.0
 
 
-async def test_listings_from_one_ipv6_64_are_capped_as_one_address() -> None:
+def _list_fake(server: RelayServer, peer: str, i: int, name: str) -> tuple[_Reg, str]:
+    code = f"{i:016x}"[-16:]
+    reg = _Reg(code, peer, float(i))
+    server._registrations[code] = reg  # type: ignore[assignment]
+    return reg, server._list(reg, _signed(code, name))  # type: ignore[arg-type]
+
+
+async def test_listings_from_one_ipv6_56_are_capped_as_one_address() -> None:
     """256 hosts at 256 addresses of one /64 take 4 places of the lobby, not 256; a
-    host of another /64 still lists and is shown first-round."""
+    host of another /56 still lists and is shown first-round."""
     server = RelayServer(RelayLimits(max_lobby_games=8), rng=random.Random(1))
-    stored = []
-    for i in range(256):
-        ip = address_key(f"2001:db8:0:7::{i:x}")  # what handle() derives from the socket
-        code = f"{i:016x}"[-16:]
-        reg = _Reg(code, ip, float(i))
-        server._registrations[code] = reg  # type: ignore[assignment]
-        answer = server._list(reg, _signed(code, f"flood {i}"))  # type: ignore[arg-type]
-        stored.append(answer == "")
+    stored = [
+        _list_fake(server, f"2001:db8:0:700::{i:x}", i, f"flood {i}")[1] == "" for i in range(256)
+    ]
     assert sum(stored) == 4 and stored[:4] == [True] * 4
-    other = _Reg("ffffffffffffffff", address_key("2001:db8:0:8::1"), 300.0)
-    server._registrations[other.code] = other  # type: ignore[assignment]
-    assert server._list(other, _signed(other.code, "real bea")) == ""  # type: ignore[arg-type]
+    other, answer = _list_fake(server, "2001:db8:1:800::1", 300, "real bea")
+    assert answer == ""
     ranked, held, matching = server._ranked(LobbyFilter())
     assert (held, matching) == (5, 5)
-    assert {r.ip for r in ranked[:2]} == {"2001:db8:0:7::/64", "2001:db8:0:8::/64"}
+    assert {r.ip for r in ranked[:2]} == {"2001:db8:0:700::/56", "2001:db8:1:800::/56"}
     ranked, _, matching = server._ranked(LobbyFilter(name="bea"))
     assert matching == 1 and ranked == [other]  # type: ignore[comparison-overlap]
+
+
+async def test_one_household_56_cannot_fill_the_lobby_from_its_256_64s() -> None:
+    """Issue 46: one game from each of the 256 /64s of one /56 (a usual ISP
+    delegation) filled the lobby, and every new host was refused "lobby full"."""
+    server = RelayServer(rng=random.Random(2))
+    answers = [
+        _list_fake(server, f"2001:db8:5:42{i:02x}::7", i, f"home {i}")[1] for i in range(256)
+    ]
+    assert sum(a == "" for a in answers) == 4
+    assert all("too many games listed from your address" in a for a in answers[4:])
+    for n in range(20):  # other homes still list
+        _, answer = _list_fake(server, f"2001:db8:6:{n:x}00::1", 1000 + n, f"host {n}")
+        assert answer == ""
+
+
+async def test_one_48_of_256_groups_cannot_fill_the_lobby_nor_an_answer() -> None:
+    """A /48 (a business, a tunnel broker's user) lists one game from each of its 256
+    /56s and fills the lobby: a newcomer from elsewhere takes the oldest of them, and
+    the answer ranks the /48 as one block, so the newcomer is in the first round."""
+    server = RelayServer(RelayLimits(max_lobby_games=8), rng=random.Random(3))
+    answers = [_list_fake(server, f"2001:db8:9:{i:02x}00::1", i, f"f {i}")[1] for i in range(256)]
+    assert all(a == "" for a in answers)  # 256 groups of one each: the lobby is full
+    real, answer = _list_fake(server, "2001:db8:77::1", 500, "real cai")
+    assert answer == ""
+    assert server.stats["evicted_listings"] == 1
+    ranked, held, _ = server._ranked(LobbyFilter())
+    assert held == 256
+    assert real in ranked[:2]  # type: ignore[comparison-overlap]
 
 
 class _Unfiltering(RelayServer):

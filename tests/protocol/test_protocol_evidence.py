@@ -197,6 +197,40 @@ def test_a_resume_that_contradicts_its_signers_own_messages_is_a_proof(
     assert isinstance(findings, list) and [f["weight"] for f in findings] == ["proof"]
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"nonce": bytes(16), "echo": b"", "left": 86_400_001, "away": 0},
+        {"nonce": bytes(16), "echo": b"", "left": 1000.0, "away": 0},
+        {"nonce": bytes(16), "echo": b"", "left": None, "away": None},
+        {"nonce": bytes(16), "echo": b"", "extra": 1},
+        {"nonce": bytes(16)},
+    ],
+    ids=["left-out-of-range", "left-float", "away-nil", "unknown-key", "no-echo"],
+)
+def test_a_resumes_payload_is_not_judged_as_evidence(payload: dict[str, object]) -> None:
+    """wire.md 13.8 step 1: the claim is the signed body's seq and prev; a payload a
+    live receiver would refuse as malformed (13.1 step 2) changes nothing, so the
+    signer of a malformed resume naming another chain over its own envelopes is
+    proven to have lied, as with a well-formed one (a missing echo: a dialer's)."""
+    pair = game("proof")
+    pair.run(until=lambda _s, _raw: len(pair.records[P1]) >= 12)
+    chain = chain_of(pair.records[P1])
+    liar = max(i for i, raw in enumerate(chain) if decode_envelope(raw).sender == 0)
+    resume = sign_envelope(
+        pair.keys[P0],
+        game_id=decode_envelope(chain[liar]).game_id,
+        seq=liar,
+        prev=bytes(32),
+        sender=0,
+        type="resume",
+        payload=payload,
+    )
+    transcript = [*chain, accusation(pair, P1, chain, "broken-chain")]
+    (finding,) = check_evidence(transcript, [resume])
+    assert finding.proof and finding.player == 0 and finding.message_no == liar - 1
+
+
 @pytest.mark.parametrize("kind", ["proof", "word", "old-answer", "nothing"])
 def test_verify_says_it_in_english_as_the_library_does_and_in_every_language(
     kind: str, tmp_path: Path

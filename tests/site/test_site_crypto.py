@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.site import ROOT, TESTS, node, site_dir
+from helpers.site import ROOT, TESTS, crypto_site, node
 
 from truc_p2p import crypto
-from truc_p2p.site import _fetch, _pins
 
 VECTORS = ROOT / "protocol_spec" / "vectors"
 NODE = node()
@@ -206,7 +205,7 @@ def _native(op: str, args: list[Any]) -> Any:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return site_dir(tmp_path_factory.mktemp("site"))
+    return crypto_site(tmp_path_factory.mktemp("site"))
 
 
 def _run_js(site: Path, ops: list[tuple[str, list[Any]]], tmp_path: Path) -> list[Any]:
@@ -257,18 +256,6 @@ def test_the_comparison_catches_a_wrong_result(site: Path, tmp_path: Path) -> No
     assert js_out != [_native(op, args) for op, args in ops]
 
 
-def test_a_tampered_download_is_refused(tmp_path: Path) -> None:
-    good = _fetch.fetch(_pins.NOBLE_HASHES)
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    data = bytearray(good.read_bytes())
-    data[100] ^= 1
-    (cache / _pins.NOBLE_HASHES.filename).write_bytes(bytes(data))
-    bad = _pins.Pin("@noble/hashes", "2.4.0", "sha512-" + "A" * 86 + "==", "noble-hashes")
-    with pytest.raises(_fetch.IntegrityError):
-        _fetch.fetch(bad, cache)
-
-
 PYODIDE_SCRIPT = r"""
 import json, sys
 from pathlib import Path
@@ -298,7 +285,7 @@ def test_deck_and_wire_vectors_in_pyodide(tmp_path: Path) -> None:
     """The package in Pyodide (node), on the js backend, reproduces deck_v2.json and
     wire_v2.json byte for byte and verifies the wire vector (a tampered copy fails)."""
     assert NODE is not None
-    site = site_dir(tmp_path / "site", pyodide=True)
+    site = crypto_site(tmp_path / "site", pyodide=True)
     pylibs = tmp_path / "pylibs" / "msgpack"
     import msgpack
 

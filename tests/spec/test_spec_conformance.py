@@ -50,3 +50,11 @@ def test_every_named_vector_exists() -> None:
 def test_numbering_is_unique() -> None:
     ids = re.findall(r"^\| ([A-Z]\d+) \|", TEXT, re.M)
     assert len(ids) == len(set(ids)) and len(ids) > 60
+
+
+def test_the_abbreviations_name_every_vector_file() -> None:
+    """The list after "Abbreviations" names each file of vectors/ (a reader looks
+    a row's vector up there)."""
+    vectors = {p.stem for p in (ROOT / "protocol_spec" / "vectors").glob("*.json")}
+    paragraph = TEXT.split("Abbreviations:", 1)[1].split("\n\n", 1)[0]
+    assert set(re.findall(r"`(\w+)`", paragraph)) >= vectors

@@ -5,8 +5,10 @@ people (:data:`LEVELS`: easy, medium, hard, strongest), random, heuristic,
 the earlier search bot and the expert bot at several strengths, and the
 exploiters of the exploit harness (:mod:`truc_p2p.bots._exploit`); every bot follows
 the :class:`Bot` protocol (``choose(game) -> Action`` on its own view) and is
-deterministic when seeded.  :func:`play_local_game` runs a bot-versus-bot game
-in memory.
+deterministic when seeded.  Every bot ``make_bot`` builds but ``random`` answers
+through one gate (:mod:`truc_p2p.bots._gate`): it never gives away a round it
+cannot lose (``easy`` now and then, on purpose).  :func:`play_local_game` runs a
+bot-versus-bot game in memory.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ calibrated by a round robin (``benchmarks/bot_levels.py``, the table in the
 README):
 
 * ``easy`` — the heuristic bot acting like a beginner three times in four
-  (any card, raise or answer, but it never folds nor stakes the game);
+  (any card, raise or answer, but it never folds nor stakes the game); the
+  one level that may give away a hand it cannot lose (:data:`EASY_SLIP`);
 * ``medium`` — the heuristic bot staking a near-certain round at any score
   (``stake_sure``): raises on good hands, refuses bad ones, and a round as
   good as won is played for the game (against a blind raiser, issue 32);
@@ -15,6 +16,9 @@ README):
   mixed strategy for the round's opening — raises, "my rest", answers, folds,
   redeals and the lead, valued by their effect on winning the game — then the
   expert bot's search for the rest of the round.
+
+Every bot but ``random`` passes its choices through one gate
+(:mod:`truc_p2p.bots._gate`): a hand it cannot lose is never given up.
 
 *Racing* (the ``+race`` suffix of an expert or CFR bot's name): the bot
 declares "my rest" only once a player has :data:`RACE_REST_FROM` points.
@@ -38,6 +42,7 @@ import math
 from typing import Final
 
 from truc_p2p.bots._base import Bot, RandomBot
+from truc_p2p.bots._gate import guard
 from truc_p2p.bots._heuristic import HeuristicBot
 from truc_p2p.bots._search import STRENGTHS, SearchBot, SearchOptions, Strength
 
@@ -92,6 +97,11 @@ DEFAULT_OPPONENT: Final = "medium"
 
 #: How often the easy level acts like a beginner (see ``HeuristicBot._novice``).
 EASY_BLUNDER: Final = 0.75
+#: The share of its blunders in a round it cannot lose (refusing, folding, a
+#: redeal, a card that throws a sure round away) that the easy level makes on
+#: purpose, as a beginner would; every other bot but ``random`` makes none
+#: (the gate, :mod:`truc_p2p.bots._gate`; ``benchmarks/bot_blunders.py`` counts them).
+EASY_SLIP: Final = 0.25
 #: The expert bot's game model: skill edge in ordinary rounds and prior chance
 #: that a round ends the game by "my rest" (tuned against search, heuristic and
 #: stake:0.5 over 200-game runs; see the README).
@@ -205,4 +215,6 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         else:
             bot = SearchBot(seed, iterations=budget.iterations, think=budget.think)
     bot.name = name
+    if kind != "random":  # the uniform baseline stays uniform (Elo's zero)
+        guard(bot, slip=EASY_SLIP if kind == "easy" else 0.0, seed=seed)
     return bot

@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "languages": "truc_p2p.cli._languages",
     "interop": "truc_p2p.cli._interop",
     "learn": "truc_p2p.cli._learn",
+    "site": "truc_p2p.cli._site",
 }
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import sys
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -40,6 +42,26 @@ def register(subparsers: Any) -> None:
         help=_("TCP port (default {default}; 0: any)", default=DEFAULT_RELAY_PORT),
     )
     relay.add_argument(
+        "--site",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=_(
+            "also serve the built site (truc-p2p site build DIR) over HTTP on the same port; "
+            "browsers reach the relay at /ws either way"
+        ),
+    )
+    relay.add_argument(
+        "--trust-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help=_(
+            "a reverse proxy (e.g. 127.0.0.1) whose X-Forwarded-For names a browser's "
+            "address, so the per-address limits count browsers, not the proxy (repeatable)"
+        ),
+    )
+    relay.add_argument(
         "--json", action="store_true", help=_("print one JSON object per line (start, sessions)")
     )
     relay.set_defaults(func=_relay)
@@ -51,6 +73,18 @@ def _relay(args: argparse.Namespace) -> int:
             "truc-p2p relay: " + _("--port must be in 0..65535, not {port}", port=args.port),
             file=sys.stderr,
         )
+        return 2
+    if args.site is not None and not args.site.is_dir():
+        print(
+            "truc-p2p relay: " + _("--site {path} is not a directory", path=args.site),
+            file=sys.stderr,
+        )
+        return 2
+
+    try:
+        trusted = frozenset(str(ipaddress.ip_address(a)) for a in args.trust_proxy)
+    except ValueError as exc:
+        print("truc-p2p relay: --trust-proxy: " + str(exc), file=sys.stderr)
         return 2
 
     def report(item: SessionReport) -> None:
@@ -72,7 +106,7 @@ def _relay(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    server = RelayServer(on_report=report)
+    server = RelayServer(on_report=report, site=args.site, trusted_proxies=trusted)
 
     async def main(stop: trio.Event) -> int:
         try:
@@ -91,10 +125,23 @@ def _relay(args: argparse.Namespace) -> int:
             return 2
         addresses = [x.socket.getsockname()[:2] for x in listeners]
         if args.json:
-            print(json.dumps({"event": "listening", "addresses": addresses}), flush=True)
+            site = None if args.site is None else str(args.site)
+            print(
+                json.dumps({"event": "listening", "addresses": addresses, "site": site}),
+                flush=True,
+            )
         else:
             where = ", ".join(host_port(a, p) for a, p in addresses)
             print(_("relay listening on {where} (Ctrl-C to stop)", where=where), flush=True)
+            if args.site is not None:
+                print(
+                    _(
+                        "serving the site {path} at http://{where}/",
+                        path=args.site,
+                        where=host_port(*addresses[0]),
+                    ),
+                    flush=True,
+                )
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 partial(

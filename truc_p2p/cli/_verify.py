@@ -11,6 +11,9 @@ line), or ``--secret`` cannot be used; 3 **unfinished** -- the game stops
 before its end (a lost connection, a player who left without resigning, a
 file cut inside a frame by a crash or a full disk) and every whole message
 up to there checks.  A game that stopped is not a cheat, so it never exits 1.
+4 **cannot judge** (wire.md section 11.2) -- the hellos agree on a feature this
+build does not know: the envelopes are checked (a fault there is still 1) and
+nothing else is judged, so an honest player of a later version is never blamed.
 """
 
 from __future__ import annotations
@@ -54,6 +57,12 @@ def register(subparsers: Any) -> None:
             "unfinished (the game stops before its end -- a lost connection, a player who "
             "left without resigning, a file cut by a crash -- and every message up to "
             "there checks)."
+        )
+        + " "
+        + _(
+            "4 cannot judge (the players agreed on a feature of a later version this build "
+            "does not know, named in the first line: nobody is blamed; verify it with a "
+            "build that knows it)."
         ),
     )
     parser.add_argument(
@@ -101,7 +110,7 @@ def _damage_line(scan: TranscriptScan) -> str:
 
 
 #: Exit status of ``truc-p2p verify`` by the report's status.
-EXIT_STATUS = {"complete": 0, "violation": 1, "unfinished": 3}
+EXIT_STATUS = {"complete": 0, "violation": 1, "unfinished": 3, "unknown-feature": 4}
 
 
 def with_damage(report: VerifyReport, scan: TranscriptScan) -> VerifyReport:
@@ -109,6 +118,8 @@ def with_damage(report: VerifyReport, scan: TranscriptScan) -> VerifyReport:
     (a crash while writing) is unfinished, a corrupt one a violation at the cut."""
     if scan.damage is None or report.status == "violation":
         return report
+    if report.status == "unknown-feature" and scan.torn:
+        return report  # cut by a crash: still not judged (a corrupt file is a violation)
     return dataclasses.replace(
         report,
         valid=False,

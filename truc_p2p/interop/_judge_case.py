@@ -9,7 +9,9 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
+from truc_p2p._text import printable
 from truc_p2p.interop._cases import Case
+from truc_p2p.interop._peer_files import STDERR_TAIL, peer_transcripts, read_tail
 from truc_p2p.interop._play_case import Played
 from truc_p2p.net import (
     End,
@@ -40,13 +42,19 @@ def _read(path: Path) -> _Transcript | None:
     return _Transcript(path, envelopes, verify_transcript(envelopes))
 
 
-def _peer_transcripts(folder: Path) -> dict[str, _Transcript]:
-    found: dict[str, _Transcript] = {}
-    for path in sorted(folder.rglob("*.truc")):
-        t = _read(path)
-        if t is not None and t.report.game_id is not None:
-            found.setdefault(t.report.game_id, t)
-    return found
+def _peer_transcripts(
+    folder: Path, expected: set[str], runner_files: list[Path]
+) -> tuple[dict[str, _Transcript], str]:
+    """The peer's transcripts of the ``expected`` games, read within the bounds of
+    :mod:`._peer_files` and verified; and ``" (refused: …)"`` naming the files
+    refused, or nothing."""
+    files, notes = peer_transcripts(folder, expected, runner_files)
+    found = {
+        game_id: _Transcript(f.path, f.envelopes, verify_transcript(f.envelopes))
+        for game_id, f in files.items()
+    }
+    refused = f" (refused: {'; '.join(notes[:3])})" if notes else ""
+    return found, refused
 
 
 #: At most this many characters of the peer's last stderr line go into a detail.
@@ -66,11 +74,13 @@ def _exit(rc: int | None) -> str:
 def _last_words(peer_dir: Path) -> str:
     """``; its stderr ends: "…"`` with the last line the peer wrote to its stderr
     (``peer.stderr`` beside ``peer_dir``), or nothing when it wrote none."""
-    try:
-        text = (peer_dir.parent / "peer.stderr").read_bytes().decode("utf-8", "replace")
+    try:  # the peer may have written gigabytes, or put a pipe or a link in its place
+        tail = read_tail(peer_dir.parent / "peer.stderr", STDERR_TAIL)
     except OSError:
         return ""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    text = tail.decode("utf-8", "replace")
+    # The peer's words reach the runner's table and terminal: printable text only.
+    lines = [printable(line).strip() for line in text.splitlines() if printable(line).strip()]
     if not lines:
         return ""
     last = lines[-1]
@@ -105,9 +115,15 @@ def judge(case: Case, role: str, played: Played, peer_dir: Path) -> tuple[str, s
         return "fail", played.error
     peer_seat = Player.P1 if role == "host" else Player.P0
     runner_seat = peer_seat.other
-    peers = _peer_transcripts(peer_dir)
+    mine_all = [_read(o.transcript) if o.transcript is not None else None for o in played.outcomes]
+    if case.link == "forge":
+        expected = {decode_envelope(f).game_id.hex() for f in played.forged}
+    else:
+        expected = {m.report.game_id for m in mine_all if m is not None and m.report.game_id}
+    runner_files = [o.transcript for o in played.outcomes if o.transcript is not None]
+    peers, refused = _peer_transcripts(peer_dir, expected, runner_files)
     if case.link == "forge" and not played.hung:
-        return _judge_cheat(played, peers, peer_seat, runner_seat)
+        return _judge_cheat(played, peers, peer_seat, runner_seat, refused)
     if played.hung:
         return "fail", f"the case did not end within its time limit{seen}"
     if played.runner_stuck:
@@ -120,14 +136,14 @@ def judge(case: Case, role: str, played: Played, peer_dir: Path) -> tuple[str, s
     games: list[tuple[_Transcript, _Transcript]] = []
     for number, outcome in enumerate(outcomes, 1):
         where = f"game {number}" if len(outcomes) > 1 else "the game"
-        mine = _read(outcome.transcript) if outcome.transcript is not None else None
+        mine = mine_all[number - 1]
         if mine is None or mine.report.game_id is None:
             return "fail", f"{where} did not start: {outcome.message}"
         theirs = peers.get(mine.report.game_id)
         if mine.report.status != "complete":
             return "fail", f"{where} did not finish: {outcome.message}"
         if theirs is None:
-            return "fail", f"the peer wrote no transcript of {where} in TRUC_OUT"
+            return "fail", f"the peer wrote no transcript of {where} in TRUC_OUT{refused}"
         if theirs.report.status != "complete":
             return "fail", f"the peer's transcript of {where} does not verify: {_why(theirs)}"
         diff = _first_difference(mine.envelopes, theirs.envelopes)
@@ -204,13 +220,17 @@ def _summary(played: Played, games: list[tuple[_Transcript, _Transcript]]) -> st
 
 
 def _judge_cheat(
-    played: Played, peers: dict[str, _Transcript], peer_seat: Player, runner_seat: Player
+    played: Played,
+    peers: dict[str, _Transcript],
+    peer_seat: Player,
+    runner_seat: Player,
+    refused: str,
 ) -> tuple[str, str]:
     if not played.forged:
         return "fail", "the runner sent no shuffle proof to forge"
     kept = [f for f in played.forged if decode_envelope(f).game_id.hex() in peers]
     if not kept:
-        return "fail", "the peer wrote no transcript of the game in TRUC_OUT"
+        return "fail", f"the peer wrote no transcript of the game in TRUC_OUT{refused}"
     forged = kept[-1]
     theirs = peers[decode_envelope(forged).game_id.hex()]
     report = theirs.report

@@ -20,7 +20,7 @@ import socket
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import trio
 
@@ -99,6 +99,9 @@ class Played:
     runner_stuck: bool = False
     #: the peer was still running when the runner's games had ended long enough
     peer_stuck: bool = False
+    #: where the runner's transcripts go during the case (default: ``runner/``
+    #: beside the peer's folder); the runner keeps them out of the peer's sight
+    runner_out: Path | None = None
 
 
 def _free_port() -> int:
@@ -186,7 +189,7 @@ class _Drive:
     ) -> None:
         self.cfg, self.case, self.role, self.folder, self.played = cfg, case, role, folder, played
         self.key = SigningKey.generate()
-        runner_out = folder / "runner"
+        runner_out = played.runner_out or folder / "runner"
         peer_out = folder / "peer"
         peer_out.mkdir(parents=True)
         self.clocks, extra_env = _clocks(cfg)
@@ -232,9 +235,11 @@ class _Drive:
         self.played.scripts.append(script)
         return script
 
-    async def read_stdout(self, stream: trio.abc.ReceiveStream) -> None:
-        """The peer's output into ``peer.stdout``; its first ``truc://`` word is its invite."""
-        with (self.folder / "peer.stdout").open("wb") as log:
+    async def read_stdout(self, stream: trio.abc.ReceiveStream, log: BinaryIO) -> None:
+        """The peer's output into ``log`` (``peer.stdout``, opened before the peer ran,
+        so a link it plants there later is never followed); its first ``truc://``
+        word is its invite."""
+        with log:
             pending = b""
             while True:
                 try:
@@ -282,9 +287,14 @@ class _Drive:
         nursery.cancel_scope.cancel()
 
     async def start_peer(self, nursery: trio.Nursery) -> None:
-        self.proc = proc = await _peer_process(self.cfg, self.env, self.folder)
+        log = (self.folder / "peer.stdout").open("wb")
+        try:
+            self.proc = proc = await _peer_process(self.cfg, self.env, self.folder)
+        except BaseException:
+            log.close()
+            raise
         assert proc.stdout is not None
-        nursery.start_soon(self.read_stdout, proc.stdout)
+        nursery.start_soon(self.read_stdout, proc.stdout, log)
         nursery.start_soon(self.wait_peer, proc, nursery)
 
     async def join_the_peer(self, nursery: trio.Nursery) -> None:

@@ -5,7 +5,9 @@ a frame of length 0 is a heartbeat (wire.md 13.6).  The relay hands every
 envelope to a hook that may pass it on, change it (a damaged frame, a forged
 proof) or cut the connection, and it counts connections and the heartbeats
 each side sends, which is how the runner judges ``resume``, ``slow``,
-``bad-frame`` and ``cheat`` (``protocol_spec/interop.md``).
+``bad-frame`` and ``cheat`` (``protocol_spec/interop.md``).  It buffers at most
+one frame of the protocol's maximum size (``MAX_ENVELOPE``, wire.md §1) per
+direction: a header announcing more closes the connection.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import trio
+
+from truc_p2p.protocol import MAX_ENVELOPE
 
 __all__ = ["CUT", "FrameHook", "FrameProxy", "ProxyStats"]
 
@@ -42,6 +46,9 @@ class ProxyStats:
     #: ``trio.current_time()`` of every heartbeat each side sent
     runner_heartbeats: list[float] = field(default_factory=list)
     peer_heartbeats: list[float] = field(default_factory=list)
+    #: frame headers announcing more than the protocol's maximum frame
+    #: (``MAX_ENVELOPE``): the connection was closed instead of buffering them
+    oversize: int = 0
 
 
 def _passthrough(from_runner: bool, conn: int, n: int, envelope: bytes) -> bytes | None:
@@ -115,6 +122,14 @@ class FrameProxy:
                 out = bytearray()
                 while len(buf) >= _HEADER:
                     length = int.from_bytes(buf[:_HEADER], "big")
+                    if length > MAX_ENVELOPE:
+                        # wire.md §1: no frame is longer; a receiver drops the link.
+                        # Never buffer towards what such a header announces.
+                        self.stats.oversize += 1
+                        if out:
+                            await dst.send_all(bytes(out))
+                        scope.cancel()
+                        return
                     if len(buf) < _HEADER + length:
                         break
                     envelope = bytes(buf[_HEADER : _HEADER + length])

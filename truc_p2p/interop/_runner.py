@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import trio
 
+from truc_p2p._text import printable
 from truc_p2p.interop._cases import CASES, Case
 from truc_p2p.interop._judge_case import judge
 from truc_p2p.interop._play_case import (
@@ -58,16 +61,27 @@ async def _run_one(cfg: RunnerConfig, case: Case, role: str) -> CaseResult:
     folder = cfg.work / f"{case.name}-{role}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    played = Played()
+    # The runner's transcripts are written where the peer does not know to look, and
+    # moved to runner/ once judged: a peer cannot pass by copying them (interop.md §5).
+    hidden = Path(tempfile.mkdtemp(prefix="truc-interop-runner-"))
+    played = Played(runner_out=hidden)
     limit = cfg.timeout + (cfg.slow_think if case.runner_thinks else 0.0)
-    with trio.move_on_after(limit) as scope:
-        try:
-            await play_case(cfg, case, role, folder, played)
-        except OSError as exc:
-            played.error = f"cannot run the case: {exc}"
-    played.hung = scope.cancelled_caught
-    result, detail = judge(case, role, played, folder / "peer")
-    return CaseResult(case.name, role, result, detail)
+    try:
+        with trio.move_on_after(limit) as scope:
+            try:
+                await play_case(cfg, case, role, folder, played)
+            except OSError as exc:
+                played.error = f"cannot run the case: {exc}"
+        played.hung = scope.cancelled_caught
+        result, detail = judge(case, role, played, folder / "peer")
+    finally:
+        runner = folder / "runner"
+        if runner.is_symlink() or (runner.exists() and not runner.is_dir()):
+            runner.unlink()  # planted by the peer: never copy through it
+        shutil.copytree(hidden, runner, dirs_exist_ok=True)
+        shutil.rmtree(hidden, ignore_errors=True)
+    # A detail may quote the peer (its stderr, its transcript's words): printable only.
+    return CaseResult(case.name, role, result, printable(detail))
 
 
 def run_cases(

@@ -17,7 +17,10 @@ game resumes on a new one (section 13.6).  Heartbeats are used only when
 both hellos announced them (sections 11.1, 13.6): the dialer (``offer``, true
 once it knows that) sends one right after the first frame it sends from then
 on; the other side sends heartbeats, and either side expects them, only once
-one arrived, so a peer that knows nothing of them never sees one.
+one arrived, so a peer that knows nothing of them never sees one.  Silence
+counts against a peer that sent a heartbeat, and from the link's start against
+one whose hello announced them (``agreed``): a cut that swallows our first
+heartbeat, so that the peer never answers one, is noticed too.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ class Link:
         dead_after: float = math.inf,
         offer: Callable[[], bool] | None = None,
         expect_beats: bool = False,
+        agreed: Callable[[], bool] | None = None,
     ) -> None:
         self.stream = stream
         self._send_lock = trio.Lock()
@@ -79,6 +83,10 @@ class Link:
         self.offered = False
         #: The peer sent heartbeats on an earlier link of this game: expect them here.
         self.expect_beats = expect_beats
+        #: Whether both hellos announced heartbeats: then the peer speaks them, and its
+        #: silence counts from the link's start, not from its first heartbeat (a cut
+        #: may swallow our first one, so that none ever comes back; wire.md 13.6).
+        self.agreed = agreed
         self._answered = False
         self._poke = trio.Event()  # wakes the liveness task: first send, first heartbeat
         now = trio.current_time()
@@ -108,20 +116,28 @@ class Link:
 
     @property
     def peer_beats(self) -> bool:
-        """Whether the peer sent a heartbeat on this link (it speaks them)."""
+        """Whether the peer sent a heartbeat on this link or on an earlier link of the
+        game (we send them then, and answer the first)."""
         return self.expect_beats or (self.gate is not None and self.gate.heartbeats > 0)
+
+    @property
+    def watched(self) -> bool:
+        """Whether the peer's silence counts: it sent heartbeats, or both hellos
+        announced them (then it sends them, from our first one on)."""
+        return self.peer_beats or (self.agreed is not None and self.agreed())
 
     async def run_liveness(self) -> None:
         """Send heartbeats while we are silent; cut the link when the peer is (never
         raises).  Heartbeats start once we sent something (the first frame is a
         hello or a resume, never a heartbeat), and only if we dialled or the peer
-        sent one; silence counts only against a peer that sends them."""
+        sent one; silence counts only against a peer that speaks them (it sent one,
+        or both hellos announced them), from the link's start."""
         if math.isinf(self.heartbeat) and math.isinf(self.dead_after):
             return
         while self._cut is None:
             now = trio.current_time()
-            beats = self.peer_beats
-            if beats and now - self._last_frame >= self.dead_after:
+            beats, watched = self.peer_beats, self.watched
+            if watched and now - self._last_frame >= self.dead_after:
                 await self.cut(f"no sign of life from the peer for {self.dead_after:g} s")
                 return
             may = (self.offered or beats) and self.bytes_sent and not self._finishing
@@ -135,7 +151,7 @@ class Link:
                     return
                 self.heartbeats_sent += 1
             wake = self._last_sent + self.heartbeat if may else math.inf
-            if beats:
+            if watched:
                 wake = min(wake, self._last_frame + self.dead_after)
             with trio.move_on_at(max(wake, trio.current_time() + 0.01)):
                 await self._poke.wait()
@@ -205,7 +221,9 @@ class Link:
                     await self.stream.send_all(data)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                     raise LinkBroken(str(exc.__cause__ or exc) or "connection lost") from None
-                if not self.bytes_sent or offering:
+                if not self.bytes_sent or offering or not self.watched:
+                    # the liveness task looks again: we may send heartbeats now, or the
+                    # hellos just told that the peer speaks them
                     self.offered = self.offered or offering
                     self._poke.set()
                 self.bytes_sent += len(data)

@@ -49,6 +49,7 @@ from truc_p2p.net._relay_wire import (
     encode_addrs,
     read_exactly,
     read_message,
+    relay_text,
 )
 
 __all__ = ["DIRECT_WINDOW", "PATHS", "ConnectError", "Incoming", "connect", "lan_addresses"]
@@ -136,7 +137,7 @@ async def _expect(stream: trio.SocketStream, want: int, timeout: float) -> bytes
     with trio.fail_after(timeout):
         kind, body = await read_message(stream)
     if kind == Msg.ERROR:
-        raise ConnectError("the relay says: " + body.decode("utf-8", "replace"))
+        raise ConnectError("the relay says: " + relay_text(body))
     if kind != want:
         raise RelayProtocolError(f"expected message {want:#x}, got {kind:#x}")
     return body

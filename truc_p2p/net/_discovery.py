@@ -21,6 +21,7 @@ from typing import Any
 
 import trio
 
+from truc_p2p._text import printable
 from truc_p2p.net._invite import SETTING_KEYS, HostSettings, Invite, InviteError
 
 __all__ = ["SERVICE_TYPE", "FoundGame", "advertise_game", "find_games"]
@@ -68,10 +69,12 @@ def _properties(name: str, fingerprint: str, settings: dict[str, str]) -> dict[s
 
 
 def _decode(info: Any) -> FoundGame | None:
-    """A :class:`FoundGame` from a resolved ``zeroconf.ServiceInfo``, or ``None``."""
+    """A :class:`FoundGame` from a resolved ``zeroconf.ServiceInfo``, or ``None``.
+    Anyone on the LAN may announce, so every key and value is made
+    :func:`~truc_p2p._text.printable` here, before ``hosts`` or ``join`` shows it."""
     props = {
-        (k.decode("utf-8", "replace") if isinstance(k, bytes) else str(k)): (
-            v.decode("utf-8", "replace") if isinstance(v, bytes) else ""
+        printable(k.decode("utf-8", "replace") if isinstance(k, bytes) else str(k)): (
+            printable(v.decode("utf-8", "replace"), 64) if isinstance(v, bytes) else ""
         )
         for k, v in (info.properties or {}).items()
     }
@@ -80,7 +83,7 @@ def _decode(info: Any) -> FoundGame | None:
         return None
     try:
         found = FoundGame(
-            name=props.get("name", "?"),
+            name=props.get("name", "")[:40] or "?",
             fingerprint=props.get("fp", ""),
             addresses=tuple(addresses),
             port=int(info.port),

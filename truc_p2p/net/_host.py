@@ -5,8 +5,8 @@ Theory of operation
 Every accepted connection gets its own task.  It must deliver one whole
 frame within ``hello_timeout`` seconds.  At most ``max_pending`` connections
 may be waiting for that at once, and at most ``max_pending_per_address``
-from one address (an IPv6 /64 counts as one): a newcomer from an address
-at its limit takes the place of that address's oldest waiting connection,
+from one address (an IPv6 /56 counts as one, :func:`address_key`): a
+newcomer from an address at its limit takes the place of that address's oldest waiting connection,
 and when all places are taken, of the oldest one of the address that holds
 the most (more than the newcomer's).  So idle sockets, port scanners,
 garbage and oversize length prefixes cost one task for a few seconds each,
@@ -16,13 +16,21 @@ a few milliseconds only.  The first frame routes the connection:
 
 * a ``hello`` starts a new game (unless the host is full: a signed
   ``refuse`` ``busy``; or the key is not on the ``--allow`` list: ``refuse``
-  ``not-allowed``);
+  ``not-allowed``).  When the host is full, a hello may take the place of a
+  game whose handshake has not reached the coin, if that game's hello came
+  under the same key (the same player starting over), or from an address
+  group that sent more hellos lately than the newcomer's (:class:`HelloCounts`:
+  a flood), or more than ``hello_timeout`` seconds ago (a handshake that died).
+  So a flood of hellos from one address cannot take an honest joiner's place
+  in the few round trips before its coin, and cannot keep one out either;
 * a ``resume`` naming a running game and signed by its opponent is handed
   to that game's :class:`ChannelReconnector`, which also replaces the link
   the game still holds (the peer gave it up: a half-open connection); the
   game's session checks the freshness, and a bad one only costs that
   connection; a ``resume`` for no running game, or not signed by its
-  opponent, gets ``refuse`` ``unknown-game``;
+  opponent, gets ``refuse`` ``unknown-game``; one its game cannot queue (the
+  opponent's resumes come faster than the resume throttle takes them, wire.md
+  13.4) is closed without an answer;
 * anything else is closed.
 
 A game whose connection dropped stays registered for its grace period, so
@@ -34,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import math
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -42,7 +51,7 @@ from typing import Protocol
 import trio
 
 from truc_p2p import crypto
-from truc_p2p.crypto import SigningKey
+from truc_p2p.crypto import SigningKey, VerifyKey
 from truc_p2p.net._notice import Notice
 from truc_p2p.protocol import (
     MAX_ENVELOPE,
@@ -62,6 +71,8 @@ __all__ = [
     "HostLoop",
     "PendingLimits",
     "StreamSource",
+    "address_block",
+    "address_key",
     "read_first_frame",
 ]
 
@@ -75,7 +86,7 @@ class StreamSource(Protocol):
 
 #: Connections that may be waiting for their first frame at once.
 DEFAULT_MAX_PENDING = 64
-#: Of those, how many may come from one address (an IPv6 /64).
+#: Of those, how many may come from one address (an IPv6 /56).
 DEFAULT_MAX_PENDING_PER_ADDRESS = 8
 
 
@@ -88,16 +99,63 @@ class PendingLimits:
     per_address: int = DEFAULT_MAX_PENDING_PER_ADDRESS
 
 
-def address_key(peer: str) -> str:
-    """Who counts as one address for the pending limits: an IPv4 address, or the
-    /64 prefix of an IPv6 one (a host gets a whole /64 and picks any address in it)."""
+#: The IPv6 prefix that counts as one address group (see :func:`address_key`).
+GROUP_PREFIX = 56
+#: The wider IPv6 prefix the relay's lobby ranks and evicts by (:func:`address_block`).
+BLOCK_PREFIX = 48
+
+
+def _grouped(peer: str, prefix: int) -> str:
     try:
         ip = ipaddress.ip_address(peer.split("%")[0])
     except ValueError:
         return peer
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+        return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
     return str(ip.ipv4_mapped or ip) if isinstance(ip, ipaddress.IPv6Address) else str(ip)
+
+
+def address_key(peer: str) -> str:
+    """Who counts as one address for every per-address limit (the host's pending
+    connections, the relay's connections, registrations, listings and meetings):
+    an IPv4 address, or the /56 prefix of an IPv6 one.
+
+    Why /56: an ISP delegates a /56 (256 /64s) to a home as a rule, and the home
+    may use any address in any of its /64s, so a /64 would let one household count
+    as 256 addresses and fill the relay's lobby.  Not /48: ISPs carve their
+    customers' /56s out of shared /48s, so a /48 is typically 256 neighbouring
+    homes, who would then share one household's quota.  The relay's lobby ranks
+    and evicts by the wider :func:`address_block` instead (connect.md 2.2)."""
+    return _grouped(peer, GROUP_PREFIX)
+
+
+def address_block(peer: str) -> str:
+    """The wider group the relay's lobby ranks answers and evicts listings by: an
+    IPv4 address, or the /48 prefix of an IPv6 one (a business or a tunnel user
+    holds a whole /48, 256 groups of :func:`address_key`, and must not fill the
+    lobby nor take 256 places of an answer)."""
+    return _grouped(peer, BLOCK_PREFIX)
+
+
+class HelloCounts:
+    """How many hellos each address group sent lately: a count that decays by a
+    factor *e* every ``window`` seconds, for at most :data:`MAX_GROUPS` groups (the
+    lowest are forgotten first)."""
+
+    MAX_GROUPS = 1024
+
+    def __init__(self, window: float) -> None:
+        self.window = max(window, 1.0)
+        self._counts: dict[str, tuple[float, float]] = {}
+
+    def score(self, group: str, now: float) -> float:
+        count, at = self._counts.get(group, (0.0, now))
+        return count * math.exp(-(now - at) / self.window)
+
+    def count(self, group: str, now: float) -> None:
+        if group not in self._counts and len(self._counts) >= self.MAX_GROUPS:
+            del self._counts[min(self._counts, key=lambda g: self.score(g, now))]
+        self._counts[group] = (self.score(group, now) + 1.0, now)
 
 
 @dataclass(eq=False)
@@ -155,6 +213,8 @@ class GameSlot:
     peer: str = "?"
     #: Cancelled when a new joiner takes the place of a game that never started.
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    #: ``trio.current_time()`` of its hello.
+    since: float = field(default_factory=trio.current_time)
 
 
 async def read_first_frame(stream: trio.abc.Stream, timeout: float) -> bytes | None:
@@ -209,6 +269,8 @@ class HostLoop:
         self.max_pending_per_address = limits.per_address
         self.on_notice = on_notice
         self._waiting: list[_Pending] = []  # oldest first
+        #: Hellos lately per address group: whose unstarted game a hello may replace.
+        self._hellos = HelloCounts(hello_timeout)
         self._by_address: Counter[str] = Counter()
         #: Waiting connections closed to make room for a newcomer, since the start.
         self.evicted = 0
@@ -330,14 +392,14 @@ class HostLoop:
             self.notice(Notice("not-allowed", peer=peer, key=fp[:16]))
             await self.refuse(stream, "not-allowed", "this host admits only the keys it allows")
             return
+        group = address_key(peer)
+        self._hellos.count(group, trio.current_time())
         room = self.running < self.capacity
         if self.accepting and not room:
-            # A handshake cut before the coin never became a game: make room.
-            for slot in self.games:
-                if not slot.session.started and not slot.scope.cancel_called:
-                    slot.scope.cancel()
-                    room = True
-                    break
+            victim = self._unstarted_to_replace(group, fp, first)
+            if victim is not None:
+                victim.scope.cancel()
+                room = True
         if not self.accepting or not room:
             self.notice(Notice("busy", peer=peer))
             await self.refuse(stream, "busy", "a game is in progress")
@@ -349,6 +411,23 @@ class HostLoop:
         finally:
             self.running -= 1
 
+    def _unstarted_to_replace(self, group: str, fp: str, first: bytes) -> GameSlot | None:
+        """A game not started yet (no coin) whose place the new hello ``first`` from
+        ``group`` under the key of fingerprint ``fp`` may take, or ``None`` (see the
+        module docstring)."""
+        now = trio.current_time()
+        for slot in self.games:
+            if slot.session.started or slot.scope.cancel_called:
+                continue
+            theirs = slot.session.peer_key
+            if (
+                (theirs is not None and fingerprint(theirs) == fp and _signed_by(first, theirs))
+                or now - slot.since >= self.hello_timeout
+                or self._hellos.score(address_key(slot.peer), now) > self._hellos.score(group, now)
+            ):
+                return slot
+        return None
+
     async def _route_resume(
         self, stream: trio.abc.Stream, first: bytes, game_id: bytes, peer: str
     ) -> bool:
@@ -357,9 +436,10 @@ class HostLoop:
             if slot.session.game_id == game_id and slot.session.resumable:
                 if not _signed_by_peer(first, slot.session):
                     break
-                if not slot.reconnector.offer(stream, first):
-                    break
-                return True
+                # False: the peer's own resumes queue up faster than the throttle
+                # answers them (wire.md 13.4): closed quietly, no refusal to sign and
+                # no line on the screen for each
+                return slot.reconnector.offer(stream, first)
         self.notice(Notice("unknown-game", peer=peer))
         await self.refuse(stream, "unknown-game", "this host has no such game running")
         return False
@@ -369,8 +449,12 @@ def _signed_by_peer(first: bytes, session: Session) -> bool:
     """Whether the frame ``first`` carries the opponent's signature (a stranger's or a
     damaged ``resume`` must not take a running game's link away)."""
     key = session.peer_key
-    if key is None:
-        return False
+    return key is not None and _signed_by(first, key)
+
+
+def _signed_by(first: bytes, key: VerifyKey) -> bool:
+    """Whether the frame ``first`` carries ``key``'s signature (a hello that merely
+    names a joiner's key must not take that joiner's place)."""
     raw = _first_envelope(first)
     try:
         key.verify(raw[-64:], raw[:-64])

@@ -147,9 +147,14 @@ async def join_game(
     # time in which any place frees up), and at least HANDSHAKE_ATTEMPTS times.
     started = trio.current_time()
     patience = settings.hello_timeout + HANDSHAKE_MARGIN
-    attempt, delay = 0, HANDSHAKE_FIRST_DELAY
+    attempt, delay, silent = 0, HANDSHAKE_FIRST_DELAY, 0
     if _host_key(invite) in _HOSTS_WITHOUT_EARLY and settings.early is not False:
         settings = replace(settings, early=False)  # this host turned them down before
+    if invite.settings.empty and settings.early is None:
+        # An invite without settings keys is an older host's (connect.md 1.1): propose
+        # nothing it may not know, so that the game is played on the first connection
+        # (some older hosts accept only one, and a refused option ends it; wire.md 11.1).
+        settings = replace(settings, early=False)
     while True:
         attempt += 1
         outcome = await _join_once(
@@ -167,6 +172,14 @@ async def join_game(
             # them, and never propose them to it again (wire.md 11.1)
             _HOSTS_WITHOUT_EARLY.add(_host_key(invite))
             settings = replace(settings, early=False)
+            continue
+        if isinstance(outcome, GameOutcome) and outcome.kind == "hello-timeout":
+            # no hello came on a link that may have been cut silently on the way (a
+            # half-open link, wire.md 13.5): start over, a bounded number of times
+            silent += 1
+            if silent >= SILENT_HANDSHAKES:
+                return outcome
+            await trio.sleep(delay)
             continue
         if isinstance(outcome, GameOutcome):
             return outcome
@@ -192,6 +205,9 @@ NOT_ANSWERING_AFTER = 2.0
 HANDSHAKE_ATTEMPTS = 5
 #: Seconds beyond the hello timeout a joiner keeps starting over.
 HANDSHAKE_MARGIN = 5.0
+#: How many handshakes in a row may get no hello within the hello timeout before the
+#: joiner gives up (a host cut off by a half-open link, not a silent one, answers the next).
+SILENT_HANDSHAKES = 2
 #: The joiner's backoff between two handshake attempts: first and largest delay.
 HANDSHAKE_FIRST_DELAY = 0.25
 HANDSHAKE_MAX_DELAY = 4.0
@@ -315,6 +331,9 @@ async def _join_once(
     if not local.session.game_id and outcome.end is End.CONNECTION_LOST:
         local.discard()
         return None  # cut during the handshake: start over
+    if not local.session.game_id and outcome.kind == "hello-timeout":
+        local.discard()  # no hello came: nothing was played (the caller may start over)
+        return outcome
     if not _started(local.session) and outcome.end is End.REFUSED:
         local.discard()
         return outcome

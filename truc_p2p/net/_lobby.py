@@ -35,6 +35,7 @@ from truc_p2p.net._relay_wire import (
     encode,
     encode_addr,
     read_message,
+    relay_text,
 )
 from truc_p2p.protocol import fingerprint
 
@@ -254,7 +255,7 @@ def parse_game(body: bytes, relay: tuple[str, int]) -> LobbyGame:
     """A ``GAME`` body as a verified :class:`LobbyGame` (:class:`ListingError` otherwise)."""
     if not body or len(body) < 1 + body[0] + 4:
         raise ListingError("short GAME")
-    code = body[1 : 1 + body[0]].decode("ascii", "replace")
+    code = relay_text(body[1 : 1 + body[0]])
     (waiting,) = struct.unpack("!I", body[1 + body[0] : 5 + body[0]])
     listing = LobbyListing.verify(body[5 + body[0] :], code)
     said = dict(listing.fields)
@@ -326,7 +327,7 @@ async def _ask_lobby(relay: tuple[str, int], body: bytes) -> LobbyAnswer:
             if kind == Msg.END:
                 break
             if kind == Msg.ERROR:
-                raise RelayProtocolError("the relay says: " + body.decode("utf-8", "replace"))
+                raise RelayProtocolError("the relay says: " + relay_text(body))
             if kind != Msg.GAME:
                 raise RelayProtocolError(f"unexpected message {kind:#x} in the lobby")
             shown += 1

@@ -15,6 +15,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from truc_p2p._text import printable
+
 __all__ = ["KINDS", "Notice", "english_text", "os_error_facts"]
 
 #: The English sentence of every kind of notice, filled with its facts.  A pair is
@@ -113,6 +115,8 @@ class Notice(str):
     facts: Mapping[str, Any]
 
     def __new__(cls, kind: str, /, **facts: Any) -> Notice:
+        # Facts quote the relay's, the peer's and the system's words: printable only.
+        facts = {k: printable(v) if type(v) is str else v for k, v in facts.items()}
         self = super().__new__(cls, english_text(kind, facts))
         self.kind = kind
         self.facts = facts

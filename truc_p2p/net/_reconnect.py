@@ -84,6 +84,20 @@ COUNTDOWN_EVERY = 15.0
 #: Seconds a resumed link must last (when no frame moved the game) before a new
 #: drop starts a new grace period rather than continuing the last one.
 PROBATION = 30.0
+#: The resume throttle (wire.md 13.4): the second resume exchange of a run in which
+#: the game did not move waits this long after the previous one, each next one twice
+#: as long, up to :data:`RESUME_MAX_DELAY`; the dialer waits before it dials, the
+#: listener before it answers.
+RESUME_FIRST_DELAY = 0.25
+RESUME_MAX_DELAY = 4.0
+
+
+def storm_delay(run: int) -> float:
+    """Seconds between the previous resume exchange and the next one when ``run``
+    exchanges came since the game last moved (0 for the first: a drop resumes at once)."""
+    if run <= 0:
+        return 0.0
+    return min(RESUME_FIRST_DELAY * (1 << min(run - 1, 16)), RESUME_MAX_DELAY)
 
 
 @dataclass(frozen=True)
@@ -268,6 +282,12 @@ class LinkKeeper:
         self._resumed_at: float | None = None
         #: Links that ended on damaged data, over the game.
         self.faults = 0
+        #: Resume exchanges since the game last moved, when the last one began and how
+        #: long the chain was then: the next one waits :func:`storm_delay` (a storm of
+        #: resumes is throttled).
+        self.storm = 0
+        self._last_exchange = -math.inf
+        self._chain_at_exchange = -1
 
     # -- the current link ------------------------------------------------------------
 
@@ -288,6 +308,7 @@ class LinkKeeper:
             # announce them (on a resume link the game's hellos already tell)
             offer=self._heartbeats_agreed if self.session.me is Player.P0 else None,
             expect_beats=self._peer_beats,
+            agreed=self._heartbeats_agreed,
         )
 
     def _heartbeats_agreed(self) -> bool:
@@ -379,6 +400,7 @@ class LinkKeeper:
             self.faults += 1
         if self._resumed_at is not None and now - self._resumed_at >= PROBATION:
             self._grace_deadline = None  # the last link held: this is a new drop
+            self.storm = 0
         self._resumed_at = None
         if self._grace_deadline is None:
             # A game that never started (no coin yet) is not worth a long wait.
@@ -400,7 +422,15 @@ class LinkKeeper:
                     await nursery.start(self._started_countdown, reason)
                     try:
                         while True:
+                            if self.session.me is Player.P0:  # we dial: wait, then dial
+                                await self._throttle()
                             stream, prefix, dialled = await self._reconnector.next_stream()
+                            if self.session.me is not Player.P0:  # wait, then answer
+                                try:
+                                    await self._throttle()
+                                except BaseException:  # the wait ended: not taken
+                                    await trio.aclose_forcefully(stream)
+                                    raise
                             self.link = self._new_link(stream)
                             self._start_reader(self.link)
                             ended = await self._attach(prefix, dialled)
@@ -416,6 +446,18 @@ class LinkKeeper:
         if budget_end < self._grace_deadline:
             return await self._end(Abandoned(self._wait_until - now, budget=self._away_budget))
         return await self._end(Abandoned(self._grace))
+
+    async def _throttle(self) -> None:
+        """Space resume exchanges that follow each other without the game moving
+        (wire.md 13.4): a peer that resumes and drops over and over, or a link that
+        damages every frame, costs each side a bounded rate of exchanges."""
+        held = self.session.transcript_messages
+        if held != self._chain_at_exchange:
+            self.storm = 0  # the game moved since the last exchange: a new run
+        await trio.sleep_until(self._last_exchange + storm_delay(self.storm))
+        self._last_exchange = trio.current_time()
+        self._chain_at_exchange = self.session.transcript_messages
+        self.storm += 1
 
     def turn_clock(self) -> TurnClock | None:
         """The peer's clock of the move we are about to choose, if its last resume

@@ -28,14 +28,18 @@ secret that can leak: whoever holds it may JOIN, but one joiner address
 holds at most ``max_sessions_per_joiner_ip`` meetings of a registration,
 and when a registration's meetings are all taken a newcomer takes the place
 of the oldest meeting not yet spliced of the address that holds the most
-(more than the newcomer's), so a leaked code cannot keep the real joiner
-out.  Spliced sessions are left alone: the host's own handshake (hello
-timeout, key pinning, per-address admission) decides about them.
+(more than the newcomer's, and an address that lost its place so may not
+take another's for a while: :func:`~._relay_state.meeting_to_evict`), so a
+leaked code cannot keep the real joiner out.  Spliced sessions are left
+alone: the host's own handshake (hello timeout, key pinning, per-address
+admission) decides about them.
 
 One address is an address group (:func:`~._host.address_key`): an IPv4
-address, or the /64 of an IPv6 one, since a host gets a whole /64 and may
-pick any address in it.  Every per-address limit (connections,
-registrations, listings, a joiner's meetings) counts groups.
+address, or the /56 of an IPv6 one, since a home is delegated a whole /56
+and may pick any address in it.  Every per-address limit (connections,
+registrations, listings, a joiner's meetings) counts groups; the lobby ranks
+its answers and evicts listings by the wider block (:func:`~._host.address_block`,
+an IPv6 /48), so one /48 of 256 groups cannot fill it either.
 
 The lobby.  A registered host may **list** its game (``LIST`` on its control
 connection, a listing signed by its own key); anyone may ask for the open
@@ -46,15 +50,24 @@ stores it, so junk costs a flooder a key and a signature per listing and
 can only ever be listings of its own.  A listing lives only as long as its
 registration and expires ``listing_ttl`` seconds after its last renewal (a
 ``PING`` or a new ``LIST``); listings are bounded overall and per address
-group, and a full lobby makes room for a newcomer from a group holding
-fewer by dropping the oldest listing of the group holding the most.  An
-answer takes its games round by round, one listing of every group per
-round (the groups of a round in a fresh random order, a group's listings
-oldest first), so the number of games shown per group is fair and neither
+group, and a full lobby makes room for a newcomer from a block holding
+fewer by dropping the oldest listing of the block holding the most.  An
+answer takes its games round by round, one listing of every block per
+round (the blocks of a round in a fresh random order, a block's listings
+oldest first), so the number of games shown per block is fair and neither
 the oldest nor the newest listings can crowd a live host out: with at most
-``max_lobby_games`` groups listing, every group's first game is shown.
+``max_lobby_games`` blocks listing, every block's first game is shown.
 The joiner checks the signature again and pins the key: the relay can hide
 a game, never dress one up.
+
+WebSocket clients.  A connection whose first bytes are ``GET `` or ``HEAD``
+speaks HTTP (:mod:`._relay_http`): ``/ws`` upgrades to a WebSocket whose
+binary messages carry the very byte stream of a TCP client
+(:class:`~._ws_stream.WebSocketStream`), so from the magic on a browser is
+served by the same code as any other client; other paths are the static site
+of ``relay --site DIR``.  A WebSocket ends with a close code saying why
+(``connect.md`` §9.3): 1008 after an ``ERROR`` or at a splice's limit, 1002
+for a malformed relay message.
 
 Out of file descriptors (``EMFILE``) the relay keeps going: the accept loop
 (:meth:`RelayServer.serve`) waits a moment and says so in one line at most
@@ -64,19 +77,31 @@ every :data:`NOTICE_EVERY` seconds, never a traceback.
 from __future__ import annotations
 
 import base64
+import ipaddress
 import random
 import secrets
 import struct
 import time
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 
+import h11
 import trio
 
 from truc_p2p.net._host import address_key
 from truc_p2p.net._lobby import ListingError, LobbyFilter, LobbyListing
 from truc_p2p.net._notice import Notice
-from truc_p2p.net._relay_state import STAT_KEYS, RelayLimits, SessionReport, _Meeting, _Registration
+from truc_p2p.net._relay_http import HTTP_STARTS, WebLimits, serve_http
+from truc_p2p.net._relay_state import (
+    STAT_KEYS,
+    RelayLimits,
+    SessionReport,
+    _Meeting,
+    _Registration,
+    meeting_to_evict,
+)
 from truc_p2p.net._relay_wire import (
     CLAIM_LEN,
     MAGIC,
@@ -95,6 +120,7 @@ from truc_p2p.net._relay_wire import (
     read_message,
 )
 from truc_p2p.net._tcp import ACCEPT_SHORTAGE
+from truc_p2p.net._ws_stream import CloseCode, WebSocketStream
 
 __all__ = ["RelayServer"]
 
@@ -111,7 +137,17 @@ _ERRORS = (
 )
 
 
-def _observed(stream: trio.SocketStream) -> Addr:
+#: A relay client's stream: a TCP connection or a WebSocket over one.
+Stream = trio.abc.HalfCloseableStream
+
+
+def _observed(stream: trio.abc.Stream) -> Addr:
+    """The address a client's connection comes from (for a WebSocket: its TCP one)."""
+    while isinstance(stream, WebSocketStream):
+        if stream.forwarded is not None:
+            return stream.forwarded
+        stream = stream.transport_stream
+    assert isinstance(stream, trio.SocketStream)
     name = stream.socket.getpeername()
     return (str(name[0]).split("%")[0], int(name[1]))
 
@@ -130,8 +166,16 @@ class RelayServer:
         *,
         on_report: Callable[[SessionReport], None] | None = None,
         rng: random.Random | None = None,
+        site: Path | None = None,
+        web: WebLimits | None = None,
+        trusted_proxies: frozenset[str] = frozenset(),
     ) -> None:
         self.limits = limits or RelayLimits()
+        #: The static site served over HTTP (``relay --site DIR``), if any.
+        self.site = site
+        self.web = web or WebLimits()
+        #: Addresses of reverse proxies whose ``X-Forwarded-For`` names a WebSocket's client.
+        self.trusted_proxies = frozenset(str(ipaddress.ip_address(a)) for a in trusted_proxies)
         self.on_report = on_report
         #: Orders the address groups of each round of a lobby answer.
         self._rng = rng or random.Random(secrets.randbits(64))
@@ -219,8 +263,72 @@ class RelayServer:
                 del self._per_ip[ip]
 
     async def _serve(self, stream: trio.SocketStream, ip: str) -> None:
-        with trio.fail_after(self.limits.first_message_timeout):
-            if await read_exactly(stream, len(MAGIC)) != MAGIC:
+        deadline = trio.current_time() + self.limits.first_message_timeout
+        with trio.fail_at(deadline):
+            head = await read_exactly(stream, len(HTTP_STARTS[0]))
+        if head not in HTTP_STARTS:
+            await self._serve_relay(stream, ip, head, deadline)
+            return
+        try:
+            await serve_http(
+                stream,
+                head,
+                site=self.site,
+                limits=self.web,
+                on_websocket=partial(self._serve_websocket, ip=ip),
+                served=self._served,
+                trusted=self.trusted_proxies,
+            )
+        except h11.ProtocolError:
+            self.stats["dropped"] += 1
+
+    def _served(self, kind: str) -> None:
+        self.stats["websockets" if kind == "websocket" else "http_requests"] += 1
+
+    async def _serve_websocket(self, ws: WebSocketStream, ip: str) -> None:
+        """A WebSocket client: the relay protocol from its magic on, as over TCP; on
+        the way out, the close code says why it ended (connect.md §9.3)."""
+        try:
+            if ws.forwarded is not None:
+                await self._serve_forwarded(ws, ip, address_key(ws.forwarded[0]))
+            else:
+                deadline = trio.current_time() + self.limits.first_message_timeout
+                await self._serve_relay(ws, ip, b"", deadline)
+        except RelayProtocolError:
+            if ws.close_code == CloseCode.NORMAL:
+                ws.close_code = CloseCode.PROTOCOL_ERROR
+            raise
+        except trio.TooSlowError:
+            ws.close_code = CloseCode.POLICY
+            raise
+        except _ERRORS:
+            raise
+        except Exception:  # a bug here must not take the relay down: 1011, no traceback
+            ws.close_code = CloseCode.RELAY_ERROR
+            self.stats["dropped"] += 1
+
+    async def _serve_forwarded(self, ws: WebSocketStream, proxy: str, ip: str) -> None:
+        """A WebSocket a trusted proxy forwarded: counted as a connection of its client's
+        address group (not the proxy's) while it lasts."""
+        if self._per_ip[ip] >= self.limits.max_per_ip:
+            self.stats["refused_connections"] += 1
+            ws.close_code = CloseCode.POLICY
+            return
+        self._per_ip[ip] += 1
+        self._per_ip[proxy] -= 1
+        try:
+            deadline = trio.current_time() + self.limits.first_message_timeout
+            await self._serve_relay(ws, ip, b"", deadline)
+        finally:
+            self._per_ip[proxy] += 1
+            self._per_ip[ip] -= 1
+            if not self._per_ip[ip]:
+                del self._per_ip[ip]
+
+    async def _serve_relay(self, stream: Stream, ip: str, head: bytes, deadline: float) -> None:
+        """A relay client from its magic (``head``: the bytes of it read already)."""
+        with trio.fail_at(deadline):
+            if head + await read_exactly(stream, len(MAGIC) - len(head)) != MAGIC:
                 raise RelayProtocolError("not a relay client")
             kind, body = await read_message(stream)
         if kind == Msg.REGISTER:
@@ -236,7 +344,7 @@ class RelayServer:
         else:
             await _error(stream, "unexpected message")
 
-    async def _host(self, stream: trio.SocketStream, ip: str, body: bytes) -> None:
+    async def _host(self, stream: Stream, ip: str, body: bytes) -> None:
         lan, end = decode_addrs(body)
         claim = body[end:]
         if claim and len(claim) != CLAIM_LEN:
@@ -316,22 +424,23 @@ class RelayServer:
 
     def _make_listing_room(self, reg: _Registration) -> str:
         """Room for ``reg``'s first listing: ``""``, or why there is none.  A full lobby
-        drops the oldest listing of the address group holding the most, if that holds
-        more than one beyond the newcomer's group (as :meth:`_make_room` does for
-        meetings): a flood fills at most its share of the lobby."""
+        drops the oldest listing of the address block (:func:`~._host.address_block`)
+        holding the most, if that holds more than one beyond the newcomer's block: a
+        flood fills at most its share of the lobby, also from 256 groups of a /48."""
         limits = self.limits
         held = self._lists_per_ip
         if held[reg.ip] >= limits.max_listings_per_ip:
             return "lobby full: too many games listed from your address"
         if sum(held.values()) < limits.max_listings:
             return ""
-        top = {a for a, n in held.items() if n > held[reg.ip] + 1}
-        victims = sorted((r for r in self._listed() if r.ip in top), key=lambda r: r.listed_at)
+        blocks = Counter(r.block for r in self._listed())  # wider than held's groups
+        top = {b for b, n in blocks.items() if n > blocks[reg.block] + 1}
+        victims = sorted((r for r in self._listed() if r.block in top), key=lambda r: r.listed_at)
         if not victims:
             return "lobby full: too many games listed"
-        # Of the groups holding the most, the one whose oldest listing is oldest.
-        most = max(held[r.ip] for r in victims)
-        victim = next(r for r in victims if held[r.ip] == most)
+        # Of the blocks holding the most, the one whose oldest listing is oldest.
+        most = max(blocks[r.block] for r in victims)
+        victim = next(r for r in victims if blocks[r.block] == most)
         self._unlist(victim)
         self.stats["evicted_listings"] += 1
         return ""
@@ -368,7 +477,7 @@ class RelayServer:
 
     def _ranked(self, wanted: LobbyFilter) -> tuple[list[_Registration], int, int]:
         """The listings matching ``wanted`` in the order of an answer, and how many are
-        held in all and match: round by round, one listing of each address group per
+        held in all and match: round by round, one listing of each address block per
         round, the groups of a round in a random order, a group's listings oldest
         first (connect.md 2.2)."""
         listed = self._listed()
@@ -377,7 +486,7 @@ class RelayServer:
         for reg in sorted(listed, key=lambda r: r.listed_at):
             assert reg.parsed is not None
             if wanted.matches(reg.parsed):
-                groups.setdefault(reg.ip, []).append(reg)
+                groups.setdefault(reg.block, []).append(reg)
                 matching += 1
         order: list[_Registration] = []
         rounds = list(groups.values())
@@ -389,7 +498,7 @@ class RelayServer:
             depth += 1
         return order, len(listed), matching
 
-    async def _lobby(self, stream: trio.SocketStream, body: bytes) -> None:
+    async def _lobby(self, stream: Stream, body: bytes) -> None:
         """Answer ``LOBBY``: the listed games that match its filter, ranked by
         :meth:`_ranked`, then ``END`` with the counts held and matching."""
         try:
@@ -416,29 +525,15 @@ class RelayServer:
             await stream.send_all(bytes(out))
 
     def _make_room(self, reg: _Registration, ip: str) -> bool:
-        """Whether a joiner from ``ip`` may meet ``reg``, evicting the oldest waiting
-        meeting of its own address, or of the address holding the most (see above)."""
-        limits = self.limits
-        waiting = [m for m in reg.meetings if not m.spliced and not m.scope.cancel_called]
-        mine = [m for m in waiting if m.joiner_ip == ip]
-        held = Counter(m.joiner_ip for m in reg.meetings if not m.scope.cancel_called)
-        victim: _Meeting | None = None
-        if held[ip] >= limits.max_sessions_per_joiner_ip:
-            if not mine:
-                return False
-            victim = mine[0]
-        elif sum(held.values()) >= limits.max_sessions_per_registration:
-            top = [a for a, n in held.most_common() if n > held[ip] + 1]
-            candidates = [m for m in waiting if m.joiner_ip in top]
-            if not candidates:
-                return False
-            victim = candidates[0]
+        """Whether a joiner from ``ip`` may meet ``reg``, evicting the waiting meeting
+        :func:`~._relay_state.meeting_to_evict` names (see above)."""
+        room, victim = meeting_to_evict(reg, ip, self.limits, trio.current_time())
         if victim is not None:
             victim.scope.cancel()
             self.stats["evicted_meetings"] += 1
-        return True
+        return room
 
-    async def _join(self, stream: trio.SocketStream, ip: str, body: bytes) -> None:
+    async def _join(self, stream: Stream, ip: str, body: bytes) -> None:
         if not body or len(body) < 1 + body[0]:
             raise RelayProtocolError("bad JOIN")
         code = body[1 : 1 + body[0]].decode("ascii", "replace")
@@ -490,7 +585,7 @@ class RelayServer:
 
     async def _meet(
         self,
-        stream: trio.SocketStream,
+        stream: Stream,
         meeting: _Meeting,
         joiner: Addr,
         lan: list[Addr],
@@ -521,7 +616,7 @@ class RelayServer:
         end_reason = await self._pipe(stream, host, counted)
         return spliced, end_reason
 
-    async def _attach(self, stream: trio.SocketStream, body: bytes) -> None:
+    async def _attach(self, stream: Stream, body: bytes) -> None:
         meeting = self._meetings.get(body) if len(body) == SESSION_LEN else None
         if meeting is None or meeting.attached is not None:
             await _error(stream, "no such meeting")
@@ -532,7 +627,7 @@ class RelayServer:
         # The joiner's task owns the copying; this task only keeps the stream open.
         await meeting.done.wait()
 
-    async def _pipe(self, a: trio.SocketStream, b: trio.SocketStream, counted: list[int]) -> str:
+    async def _pipe(self, a: Stream, b: Stream, counted: list[int]) -> str:
         """Copy both ways until both sides are done, the byte budget runs out or
         nobody sends for ``splice_idle`` seconds.
 
@@ -554,7 +649,7 @@ class RelayServer:
                     reason[0] = "idle"
                 nursery.cancel_scope.cancel()
 
-            async def copy(src: trio.SocketStream, dst: trio.SocketStream) -> None:
+            async def copy(src: Stream, dst: Stream) -> None:
                 try:
                     while data := await src.receive_some(16384):
                         counted[0] += len(data)
@@ -575,10 +670,20 @@ class RelayServer:
                 copies.start_soon(copy, a, b)
                 copies.start_soon(copy, b, a)
             nursery.cancel_scope.cancel()
+        if reason[0] in ("idle", "byte limit"):
+            for stream in (a, b):
+                _policy(stream)
         return reason[0]
 
 
-async def _error(stream: trio.SocketStream, text: str) -> None:
+def _policy(stream: trio.abc.Stream) -> None:
+    """A WebSocket the relay ends for one of its rules closes with 1008."""
+    if isinstance(stream, WebSocketStream):
+        stream.close_code = CloseCode.POLICY
+
+
+async def _error(stream: trio.abc.Stream, text: str) -> None:
+    _policy(stream)
     try:
         with trio.move_on_after(5):
             await stream.send_all(encode(Msg.ERROR, text.encode()[:200]))

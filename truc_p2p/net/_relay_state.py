@@ -4,17 +4,19 @@ per meeting (the server is :class:`~._relay.RelayServer`)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import trio
 
+from truc_p2p.net._host import address_block
 from truc_p2p.net._lobby import LobbyListing
 from truc_p2p.net._relay_wire import (
     Addr,
 )
 
-__all__ = ["DEFAULT_RELAY_PORT", "RelayLimits", "SessionReport"]
+__all__ = ["DEFAULT_RELAY_PORT", "RelayLimits", "SessionReport", "meeting_to_evict"]
 
 
 DEFAULT_RELAY_PORT = 4456
@@ -38,6 +40,8 @@ STAT_KEYS = (
     "accept_shortages",
     "splices",
     "bytes",
+    "websockets",
+    "http_requests",
 )
 
 
@@ -47,7 +51,8 @@ class RelayLimits:
 
     max_connections: int = 1024
     #: Connections from one address: a shared one (CGNAT) carries many hosts.
-    #: Here and below, one address is an IPv4 address or an IPv6 /64.
+    #: Here and below, one address is an address group: an IPv4 address or an
+    #: IPv6 /56 (:func:`~._host.address_key` says why).
     max_per_ip: int = 128
     max_registrations: int = 512
     #: Registrations from one address: room for a dormitory behind one NAT, yet
@@ -101,7 +106,8 @@ class SessionReport:
 @dataclass(eq=False)
 class _Registration:
     code: str
-    stream: trio.SocketStream
+    #: Its control connection: TCP, or a WebSocket (``connect.md`` §9).
+    stream: trio.abc.HalfCloseableStream
     observed: Addr
     lan: list[Addr]
     #: The host's address group (:func:`~._host.address_key`).
@@ -117,6 +123,16 @@ class _Registration:
     parsed: LobbyListing | None = None
     listed_at: float = 0.0
     renewed: float = 0.0
+    #: The host's wider block (:func:`~._host.address_block`): what the lobby ranks
+    #: answers and evicts listings by.
+    block: str = field(init=False)
+    #: Address groups whose waiting meeting another group took over, and when: for
+    #: ``meeting_timeout`` seconds they may not take another group's place (see
+    #: :func:`meeting_to_evict`).
+    evicted: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.block = address_block(self.observed[0])
 
 
 @dataclass(eq=False)
@@ -124,7 +140,7 @@ class _Meeting:
     session: bytes
     registration: _Registration
     started: float
-    attached: trio.SocketStream | None = None
+    attached: trio.abc.HalfCloseableStream | None = None
     attach_event: trio.Event = field(default_factory=trio.Event)
     done: trio.Event = field(default_factory=trio.Event)
     connections: int = 1
@@ -133,3 +149,46 @@ class _Meeting:
     spliced: bool = False
     #: Cancelled when a newer joiner takes this meeting's place.
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+
+
+def meeting_to_evict(
+    reg: _Registration, ip: str, limits: RelayLimits, now: float
+) -> tuple[bool, _Meeting | None]:
+    """Whether a joiner from address group ``ip`` may meet ``reg``, and the waiting
+    meeting (not yet spliced) whose place it takes, if any.
+
+    A group at ``max_sessions_per_joiner_ip`` takes the place of its own oldest
+    waiting meeting.  When all of ``reg``'s places are taken, a newcomer takes the
+    oldest waiting place of the group holding the most, if that holds more than
+    one beyond the newcomer's group (a hoarder), or merely more than it, unless the
+    newcomer's group itself lost a waiting place to another group within
+    ``meeting_timeout`` seconds.  So a code leaked to 16 addresses, each holding
+    one waiting place, lets the real joiner in (it takes the oldest), and those
+    addresses joining again cannot take the place back: each of them lost its
+    place, or holds as many as the real joiner.  Spliced meetings are never taken
+    (the host's own handshake decides about them)."""
+    for group, at in list(reg.evicted.items()):
+        if now - at > limits.meeting_timeout:
+            del reg.evicted[group]
+    live = [m for m in reg.meetings if not m.scope.cancel_called]
+    waiting = [m for m in live if not m.spliced]
+    held = Counter(m.joiner_ip for m in live)
+    if held[ip] >= limits.max_sessions_per_joiner_ip:
+        mine = [m for m in waiting if m.joiner_ip == ip]
+        return (True, mine[0]) if mine else (False, None)
+    if len(live) < limits.max_sessions_per_registration:
+        return True, None
+    lost = ip in reg.evicted
+    candidates = [
+        m
+        for m in waiting
+        if held[m.joiner_ip] > held[ip] + 1 or (held[m.joiner_ip] > held[ip] and not lost)
+    ]
+    if not candidates:
+        return False, None
+    most = max(held[m.joiner_ip] for m in candidates)
+    victim = next(m for m in candidates if held[m.joiner_ip] == most)
+    if len(reg.evicted) >= 4 * limits.max_sessions_per_registration:
+        del reg.evicted[min(reg.evicted, key=reg.evicted.__getitem__)]
+    reg.evicted[victim.joiner_ip] = now
+    return True, victim

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import trio
 
+from truc_p2p._text import printable
+
 __all__ = [
     "CLAIM_LEN",
     "MAGIC",
@@ -37,6 +39,7 @@ __all__ = [
     "encode_addrs",
     "read_exactly",
     "read_message",
+    "relay_text",
 ]
 
 MAGIC = b"TRUCRLY1"
@@ -108,6 +111,13 @@ async def read_message(stream: trio.abc.ReceiveStream) -> tuple[int, bytes]:
     if size > MAX_BODY:
         raise RelayProtocolError(f"control message of {size} bytes")
     return kind, await read_exactly(stream, size)
+
+
+def relay_text(body: bytes) -> str:
+    """A text the relay sent (an ``ERROR``'s or ``LISTED``'s reason, a code) as it
+    may be shown: decoded, then :func:`~truc_p2p._text.printable` (a relay is
+    untrusted, and its words reach the terminal)."""
+    return printable(body.decode("utf-8", "replace"), 200)
 
 
 def encode_addr(addr: Addr) -> bytes:

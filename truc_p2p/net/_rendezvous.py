@@ -50,6 +50,7 @@ from truc_p2p.net._relay_wire import (
     encode_addrs,
     read_exactly,
     read_message,
+    relay_text,
 )
 
 __all__ = ["Rendezvous", "open_rendezvous"]
@@ -121,7 +122,7 @@ async def _register(relay: tuple[str, int], claim: bytes, timeout: float) -> _Re
             raise ConnectError(f"the relay did not register us: {exc}") from None
         if not body or len(body) < 1 + body[0]:
             raise ConnectError("bad REGISTERED from the relay")
-        code = body[1 : 1 + body[0]].decode("ascii", "replace")
+        code = relay_text(body[1 : 1 + body[0]])
         if code != code_for_claim(claim):
             raise _OtherCode(f"the relay gave the code {code!r}, not the one of our claim")
         try:
@@ -319,12 +320,12 @@ class Rendezvous:
                 self._pending[meet.session] = pending
                 nursery.start_soon(self._meeting, nursery, pending)
             elif kind == Msg.ERROR:
-                reason = body.decode("utf-8", "replace")
+                reason = relay_text(body)
                 self.replaced = reason == REPLACED
                 raise ConnectError("the relay says: " + reason)
             elif kind == Msg.LISTED:
                 self._list_unanswered = False
-                refusal = body.decode("utf-8", "replace") or None
+                refusal = relay_text(body) or None
                 if refusal is not None and refusal != self.unlisted_because:
                     self._notice(Notice("relay-unlisted", reason=refusal))
                 self.unlisted_because = refusal

@@ -10,6 +10,7 @@ the two parts return.
 
 from __future__ import annotations
 
+from truc_p2p._text import printable
 from truc_p2p.protocol._control import ResumeClock
 from truc_p2p.protocol._errors import (
     LocalProtocolError,
@@ -57,7 +58,7 @@ class ControlSide(HandPlay):
             return self.resign(detail)
         if self.stage in (Stage.DONE, Stage.ABORTED):
             return b""
-        detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
+        detail = printable(detail, 200)
         hellos = self._hello.hellos
         if not hellos or (len(hellos) < 2 and self._hello.peer_key is None):
             self.stage = Stage.ABORTED
@@ -95,7 +96,7 @@ class ControlSide(HandPlay):
             raise LocalProtocolError(f"cannot resign now: {why}")
         game = self._game
         assert game is not None
-        detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
+        detail = printable(detail, 200)
         scores, hand = game.scores, self._resignations.hand(self._hand)
         self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})
         self.stage = Stage.ABORTED

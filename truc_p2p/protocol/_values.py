@@ -13,6 +13,7 @@ import hmac
 from dataclasses import dataclass
 from typing import Any
 
+from truc_p2p._text import printable
 from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol._errors import LocalProtocolError
 from truc_p2p.protocol._messages import DECK_VERSIONS, REFUSE_REASONS, MessageType
@@ -296,7 +297,7 @@ def refusal(identity: SigningKey, reason: str, detail: str = "") -> bytes:
     """
     if reason not in REFUSE_REASONS:
         raise LocalProtocolError(f"refuse reason must be one of {', '.join(REFUSE_REASONS)}")
-    detail = "".join(c if c.isprintable() else " " for c in detail)[:200]
+    detail = printable(detail, 200)
     payload = {"key": public_key_bytes(identity.public_key()), "reason": reason, "detail": detail}
     raw = sign_envelope(
         identity,

@@ -47,6 +47,8 @@ from truc_p2p.protocol._state import (
     Stage,
     expected_sender,
 )
+from truc_p2p.protocol._values import game_id_of
+from truc_p2p.protocol._wire import decode_envelope, fingerprint
 
 if TYPE_CHECKING:
     pass
@@ -59,6 +61,7 @@ from truc_p2p.protocol._verify_scan import (
     add_local_seeds,
     check_lone_reveal,
     first_pass,
+    unknown_features,
     v1_hidden_cards,
 )
 
@@ -126,6 +129,9 @@ def verify_transcript(
     player's view, so a fault in them is pinpointed too; such findings rest
     on a seed only that player knows, and the report says so.
     """
+    unknown = unknown_features(envelopes)
+    if unknown:
+        return _cannot_judge(envelopes, unknown)
     scan = first_pass(envelopes)
     secret_owner = add_local_seeds(scan, local_secret) if local_secret is not None else None
     if local_secret is not None and secret_owner is None:
@@ -196,6 +202,62 @@ def verify_transcript(
         aborted_by=aborter,
         abort_reason=abort_reason,
     )
+
+
+def _cannot_judge(envelopes: Sequence[bytes], unknown: tuple[int | str, ...]) -> VerifyReport:
+    """The report on a game whose hellos agree on a feature this verifier does not
+    know (wire.md section 11.2): the envelope layer (framing, signatures, sequence,
+    chain, game id) is checked, as no feature changes it, and a fault there is a
+    violation as usual; the rest is not judged, and nobody is blamed."""
+    scan = first_pass(envelopes, payloads=False)
+    players = tuple(
+        PlayerInfo(
+            name=str(env.payload.get("name", f"player {n}")),
+            fingerprint=fingerprint(env.payload["key"]),
+        )
+        for n, env in enumerate(scan.envelopes[:2])
+    )
+    what = ", ".join(f"feature {u}" if isinstance(u, int) else f"option {u!r}" for u in unknown)
+    error = scan.error
+    hellos = scan.envelopes[:2]
+    game_id = game_id_of(hellos[0].raw, hellos[1].raw).hex() if len(hellos) == 2 else None
+    if error is not None:
+        n = error.message_no
+        proven = error.code in _PROVEN_BY_SIGNATURE and n is not None and n < len(envelopes)
+        return VerifyReport(
+            valid=False,
+            messages=len(envelopes),
+            game_id=game_id,
+            players=players,
+            error=str(error.args[0]),
+            error_code=error.code,
+            error_message_no=n,
+            status="violation",
+            culprit=_signer(envelopes[n]) if proven and n is not None else None,
+            unknown_features=unknown,
+        )
+    return VerifyReport(
+        valid=False,
+        messages=len(envelopes),
+        game_id=game_id,
+        players=players,
+        error=f"this game uses {what}, unknown to this verifier",
+        error_code="unknown-feature",
+        status="unknown-feature",
+        unknown_features=unknown,
+    )
+
+
+#: Envelope-layer faults whose message's own signature checked, so its signer is
+#: proven to have sent it (an equivocation: two signed messages at one place).
+_PROVEN_BY_SIGNATURE = frozenset({"equivocation"})
+
+
+def _signer(raw: bytes) -> int | None:
+    try:
+        return decode_envelope(raw).sender
+    except RemoteProtocolError:
+        return None
 
 
 def _status(valid: bool, error: RemoteProtocolError | None) -> str:

@@ -32,7 +32,9 @@ class VerifyReport:
     ``status`` sorts every transcript three ways: ``"complete"`` (``valid``),
     ``"unfinished"`` (it stops, or a player left without resigning, and every message
     up to there checks) and ``"violation"`` (a message breaks the protocol: the
-    error names it).  :meth:`headline` says it in one sentence with the names."""
+    error names it); and ``"unknown-feature"`` when the hellos agree on a feature
+    this verifier does not know, so it judges nothing but the envelopes (wire.md
+    section 11.2).  :meth:`headline` says it in one sentence with the names."""
 
     valid: bool
     messages: int
@@ -62,7 +64,7 @@ class VerifyReport:
     #: card is the card shown, so a spectator engine replays the game from these
     #: alone (``truc-p2p replay``, ``export``); not part of :meth:`to_json`
     moves: tuple[tuple[int, Action], ...] = ()
-    #: "complete", "unfinished" or "violation"
+    #: "complete", "unfinished", "violation" or "unknown-feature"
     status: str = "violation"
     #: the player whose signed resignation ended the game
     resigned_by: int | None = None
@@ -71,6 +73,15 @@ class VerifyReport:
     #: the player whose ``abort`` ends the transcript, and its reason
     aborted_by: int | None = None
     abort_reason: str | None = None
+    #: what the hellos use that this verifier does not know (wire.md section 11.2):
+    #: a nonce feature bit's number or an option key; status "unknown-feature"
+    unknown_features: tuple[int | str, ...] = ()
+
+    def unknown_text(self) -> str:
+        """The unknown features in English: "feature 9, option 'zzz'"."""
+        return ", ".join(
+            f"feature {u}" if isinstance(u, int) else f"option {u!r}" for u in self.unknown_features
+        )
 
     def name(self, player: int | None) -> str:
         """A player's name from the hellos ("player N" before they are known)."""
@@ -134,6 +145,12 @@ class VerifyReport:
             return f"Unfinished: {stop}; {checks}."
         if self.error_code == "bad-secret":
             return f"Not checked: {self.error}."
+        if self.status == "unknown-feature":
+            return (
+                f"Cannot judge: this game uses {self.unknown_text()}, unknown to this "
+                "verifier; every message is signed and in order, and nobody is blamed "
+                "(verify it with a build that knows it)."
+            )
         where = f"message {self.error_message_no}" if self.error_message_no is not None else ""
         who = f", sent by {self.name(self.culprit)}" if self.culprit is not None else ""
         where = f" at {where}{who}" if where else (f" by {self.name(self.culprit)}" if who else "")
@@ -177,6 +194,7 @@ class VerifyReport:
             "deck": self.deck,
             "first_dealer": self.first_dealer,
             "hidden_cards_revealed": self.hidden_cards_revealed,
+            "unknown_features": list(self.unknown_features),
         }
 
     def _deck_line(self) -> str | None:
@@ -211,7 +229,11 @@ class VerifyReport:
 
     def summary(self) -> str:
         """A one-screen human summary: the headline, then the details."""
-        word = {"complete": "VALID", "unfinished": "UNFINISHED"}.get(self.status, "INVALID")
+        word = {
+            "complete": "VALID",
+            "unfinished": "UNFINISHED",
+            "unknown-feature": "NOT JUDGED",
+        }.get(self.status, "INVALID")
         lines = [self.headline(), f"transcript: {word} ({self.messages} messages)"]
         if self.game_id:
             lines.append(f"game id:    {self.game_id}")
@@ -246,7 +268,9 @@ class VerifyReport:
             where = (
                 f"message {self.error_message_no}: " if self.error_message_no is not None else ""
             )
-            label = "violation:" if self.status == "violation" else "unfinished:"
+            label = {"violation": "violation:", "unknown-feature": "not judged:"}.get(
+                self.status, "unfinished:"
+            )
             lines.append(f"{label:<12}{where}{self.error} [{self.error_code}]")
         return "\n".join(lines)
 

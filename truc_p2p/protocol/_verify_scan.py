@@ -24,8 +24,15 @@ from truc_p2p.protocol._errors import (
 )
 from truc_p2p.protocol._messages import MessageType, validate_payload
 from truc_p2p.protocol._values import (
+    FEATURE_EARLY_REDEAL,
+    FEATURE_HEARTBEAT,
+    FEATURE_RESIGN,
+    FEATURE_REST_FINAL,
+    FEATURE_RESUME_CLOCK,
+    SERIES_KEYS,
     game_id_of,
     local_seed,
+    nonce_features,
     nonce_is_from,
 )
 from truc_p2p.protocol._wire import (
@@ -48,8 +55,16 @@ __all__ = [
     "canonical_keys",
     "check_lone_reveal",
     "first_pass",
+    "unknown_features",
     "v1_hidden_cards",
 ]
+
+#: The nonce feature bits this verifier knows (wire.md sections 8.1 and 11.1).
+KNOWN_FEATURES = (
+    FEATURE_RESIGN | FEATURE_REST_FINAL | FEATURE_EARLY_REDEAL | FEATURE_HEARTBEAT
+) | FEATURE_RESUME_CLOCK
+#: The hello option keys this verifier knows (wire.md sections 4 and 4.1).
+KNOWN_OPTIONS = frozenset({"audit", "deck", "pipeline", "early", *SERIES_KEYS})
 
 
 @dataclass
@@ -63,8 +78,11 @@ class Scan:
     error: RemoteProtocolError | None = None
 
 
-def first_pass(raws: Sequence[bytes]) -> Scan:
-    """Pass 1: envelopes, signatures, chain, sequence, game id, payload shapes."""
+def first_pass(raws: Sequence[bytes], *, payloads: bool = True) -> Scan:
+    """Pass 1: envelopes, signatures, chain, sequence, game id, payload shapes.
+
+    ``payloads=False`` checks the envelope layer alone (wire.md sections 1 and 2,
+    which no feature changes): no payload is judged but the hellos' keys."""
     scan = Scan()
     prev, game_id = GENESIS, b""
     chain: list[tuple[int, bytes]] = []  # (sender, hash) of every envelope so far
@@ -78,10 +96,11 @@ def first_pass(raws: Sequence[bytes]) -> Scan:
                     raise UnexpectedMessageError(
                         f"message {n} must be player {n}'s hello", evidence=ev, message_no=n
                     )
-                validate_payload(env.type, env.payload, evidence=ev, message_no=n)
+                if payloads:
+                    validate_payload(env.type, env.payload, evidence=ev, message_no=n)
                 try:
                     key = VerifyKey.from_bytes(env.payload["key"])
-                except ValueError:
+                except (KeyError, TypeError, ValueError):
                     raise MalformedMessageError("bad public key", evidence=ev) from None
                 scan.keys.append(key)
                 if n == 1 and env.payload["key"] == hellos[0].payload["key"]:
@@ -115,8 +134,9 @@ def first_pass(raws: Sequence[bytes]) -> Scan:
                     raise SequenceError(f"sequence number {env.seq}", evidence=ev, message_no=n)
                 if env.prev != prev:
                     raise ChainError("previous-hash does not match", evidence=ev, message_no=n)
-            validate_payload(env.type, env.payload, evidence=ev, message_no=n)
-            if env.type == MessageType.REVEAL:
+            if payloads:
+                validate_payload(env.type, env.payload, evidence=ev, message_no=n)
+            if payloads and env.type == MessageType.REVEAL:
                 sender = Player(env.sender)
                 scan.reveals.append((sender, n))
                 for k, seed in enumerate(env.payload["seeds"]):
@@ -131,6 +151,35 @@ def first_pass(raws: Sequence[bytes]) -> Scan:
         if n == 1:
             game_id = game_id_of(hellos[0].raw, hellos[1].raw)
     return scan
+
+
+def unknown_features(raws: Sequence[bytes]) -> tuple[int | str, ...]:
+    """What the two hellos use that this verifier does not know (wire.md section
+    11.2): each nonce feature bit both hellos announce (an ``int``, the bit's
+    number) and each option key both hellos carry (a ``str``), outside
+    :data:`KNOWN_FEATURES` and :data:`KNOWN_OPTIONS`.  A key in one hello only is
+    no agreed feature: the hello is ``malformed``, as a live receiver finds it.
+    Empty unless both hellos decode and their signatures check (an edited hello is
+    judged as usual)."""
+    hellos = []
+    for n, raw in enumerate(raws[:2]):
+        try:
+            env = decode_envelope(raw, message_no=n)
+            key = VerifyKey.from_bytes(env.payload["key"])
+            verify_signature(env, key)
+        except (RemoteProtocolError, KeyError, TypeError, ValueError):
+            return ()
+        if env.type != MessageType.HELLO or env.sender != n:
+            return ()
+        hellos.append(env.payload)
+    if len(hellos) < 2:
+        return ()
+    masks = [nonce_features(h["nonce"]) if isinstance(h.get("nonce"), bytes) else 0 for h in hellos]
+    agreed = masks[0] & masks[1] & ~KNOWN_FEATURES
+    bits: list[int | str] = [b for b in range(32) if agreed >> b & 1]
+    options = [h["options"] if isinstance(h.get("options"), dict) else {} for h in hellos]
+    keys = {k for k in options[0] if k in options[1] and k not in KNOWN_OPTIONS}
+    return (*bits, *sorted(str(k) for k in keys))
 
 
 def canonical_keys(keys: Sequence[bytes]) -> list[bytes]:

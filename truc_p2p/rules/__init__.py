@@ -54,6 +54,7 @@ from truc_p2p.rules._events import (
 )
 from truc_p2p.rules._game import ANSWERS, HAND_SIZE, Game, LegalActions, Phase, round_result
 from truc_p2p.rules._ruleset import DEFAULT_RULESET, MAX_TARGET, Ladder, RestRefused, Ruleset
+from truc_p2p.rules._sure import SureRound, sure_round
 
 __all__ = [
     "ALL_CARDS",
@@ -98,10 +99,12 @@ __all__ = [
     "Ruleset",
     "RulesetError",
     "Suit",
+    "SureRound",
     "Trick",
     "TrickEnded",
     "WrongPhaseError",
     "deal_positions",
     "hands_from_deck",
     "round_result",
+    "sure_round",
 ]

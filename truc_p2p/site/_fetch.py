@@ -1,80 +1,138 @@
-"""Download a pinned npm tarball into a cache (checked against its integrity hash) and
-unpack its ``package/`` folder.  Standard library only (urllib, tarfile): no node needed.
+"""The site's downloads: pinned in ``pins.json``, fetched over HTTPS with urllib, checked
+against their integrity hash before a byte is used, and cached by that hash.
 
-The cache is ``$TRUC_P2P_SITE_CACHE`` or ``~/.cache/truc-p2p/site``.  A cached file is
-checked again on every use; a file that does not match is never used.
-"""
+A cached file is named after its pinned hash and checked again on every read, so a
+corrupted cache is noticed (and fetched again unless offline)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
-import shutil
-import tarfile
-import tempfile
+import urllib.error
 import urllib.request
+from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
-from truc_p2p.site._pins import Pin
+__all__ = ["Pin", "SiteError", "cache_dir", "fetch", "load_pins"]
 
-__all__ = ["CACHE_ENV", "IntegrityError", "cache_dir", "fetch", "unpack"]
-
-CACHE_ENV = "TRUC_P2P_SITE_CACHE"
-_MAX_TARBALL = 64 * 1024 * 1024
+#: How long one download may stall before the build says the network is gone.
+TIMEOUT = 60.0
 
 
-class IntegrityError(Exception):
-    """A download (or a cached copy) does not match its pinned integrity hash."""
+class SiteError(Exception):
+    """A site build or check that cannot go on: the message is one line for the user."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pin:
+    """One pinned download: its name in ``pins.json``, version, URL and hash."""
+
+    name: str
+    version: str
+    url: str
+    algorithm: str  # "sha512" (npm's dist.integrity) or "sha256" (PyPI)
+    digest: bytes
+    into: str
+    take: tuple[str, ...] = ()
+    license: str | None = None
+
+    @property
+    def integrity(self) -> str:
+        """The hash as a Subresource Integrity string (``sha512-<base64>``)."""
+        return f"{self.algorithm}-{base64.b64encode(self.digest).decode()}"
+
+    def as_json(self) -> dict[str, str]:
+        return {"version": self.version, "url": self.url, "integrity": self.integrity}
+
+
+def load_pins() -> dict[str, Pin]:
+    """The downloads of ``pins.json``, by name."""
+    raw = json.loads(resources.files("truc_p2p.site").joinpath("pins.json").read_text("utf-8"))
+    return {name: _pin(name, entry) for name, entry in raw["downloads"].items()}
+
+
+def _pin(name: str, entry: dict[str, Any]) -> Pin:
+    if "integrity" in entry:
+        algorithm, _, value = entry["integrity"].partition("-")
+        digest = base64.b64decode(value, validate=True)
+    else:
+        algorithm, digest = "sha256", bytes.fromhex(entry["sha256"])
+    if algorithm not in ("sha256", "sha512"):
+        raise SiteError(f"pins.json: {name}: unknown hash {algorithm!r}")
+    return Pin(
+        name=name,
+        version=entry["version"],
+        url=entry["url"],
+        algorithm=algorithm,
+        digest=digest,
+        into=entry["into"],
+        take=tuple(entry.get("take", ())),
+        license=entry.get("license"),
+    )
 
 
 def cache_dir() -> Path:
-    """Where downloads are kept."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env) if env else Path.home() / ".cache" / "truc-p2p" / "site"
+    """``$TRUC_P2P_SITE_CACHE``, else ``~/.cache/truc-p2p/site``."""
+    override = os.environ.get("TRUC_P2P_SITE_CACHE")
+    if override:
+        return Path(override)
+    return Path.home() / ".cache" / "truc-p2p" / "site"
 
 
-def _matches(data: bytes, integrity: str) -> bool:
-    algo, _, want = integrity.partition("-")
-    if algo not in ("sha512", "sha384", "sha256"):
-        raise IntegrityError(f"unsupported integrity algorithm {algo!r}")
-    return base64.b64encode(hashlib.new(algo, data).digest()).decode() == want
+def _matches(pin: Pin, data: bytes) -> bool:
+    return hashlib.new(pin.algorithm, data).digest() == pin.digest
 
 
-def fetch(pin: Pin, cache: Path | None = None, *, timeout: float = 60.0) -> Path:
-    """The path of ``pin``'s tarball in the cache, downloaded first if needed;
-    :class:`IntegrityError` if the bytes do not match, ``OSError`` if it cannot be fetched."""
-    folder = cache or cache_dir()
-    path = folder / pin.filename
-    if path.is_file() and _matches(path.read_bytes(), pin.integrity):
-        return path
-    with urllib.request.urlopen(pin.url, timeout=timeout) as response:
-        data = response.read(_MAX_TARBALL + 1)
-    if len(data) > _MAX_TARBALL or not _matches(data, pin.integrity):
-        raise IntegrityError(f"{pin.name}@{pin.version} from {pin.url} does not match its pin")
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".part-")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-    return path
+def fetch(pin: Pin, *, offline: bool = False, cache: Path | None = None) -> bytes:
+    """The bytes of ``pin``: from the cache, else downloaded (unless ``offline``), and
+    always matching the pinned hash; :class:`SiteError` otherwise."""
+    folder = cache if cache is not None else cache_dir()
+    path = folder / f"{pin.name}-{pin.version}-{pin.digest.hex()[:16]}{_suffix(pin.url)}"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = None
+    except OSError as exc:
+        raise SiteError(f"cannot read the cache {path}: {exc.strerror or exc}") from None
+    if data is not None and _matches(pin, data):
+        return data
+    if offline:
+        state = "not in" if data is None else "corrupted in"
+        raise SiteError(f"{pin.name} {pin.version} is {state} the cache {folder} (--offline)")
+    data = _download(pin)
+    if not _matches(pin, data):
+        got = base64.b64encode(hashlib.new(pin.algorithm, data).digest()).decode()
+        raise SiteError(
+            f"{pin.url}: hash mismatch: got {pin.algorithm}-{got}, pinned {pin.integrity}"
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        # each process its own partial file (test workers build at once), then one rename
+        partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+        partial.write_bytes(data)
+        partial.replace(path)
+    except OSError as exc:
+        raise SiteError(f"cannot write the cache {folder}: {exc.strerror or exc}") from None
+    return data
 
 
-def unpack(tarball: Path, dest: Path) -> Path:
-    """The tarball's ``package/`` folder copied as-is to ``dest`` (replaced if present).
-    Only regular files and folders inside ``package/`` are taken (no links, no ``..``)."""
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    with tarfile.open(tarball, "r:gz") as tar:
-        for member in tar.getmembers():
-            parts = Path(member.name).parts
-            if not member.isfile() or len(parts) < 2 or parts[0] != "package" or ".." in parts:
-                continue
-            target = dest.joinpath(*parts[1:])
-            target.parent.mkdir(parents=True, exist_ok=True)
-            source = tar.extractfile(member)
-            if source is not None:
-                with source, target.open("wb") as out:
-                    shutil.copyfileobj(source, out)
-    return dest
+def _suffix(url: str) -> str:
+    name = url.rsplit("/", 1)[-1]
+    return ".tar.gz" if name.endswith(".tar.gz") else os.path.splitext(name)[1]
+
+
+def _download(pin: Pin) -> bytes:
+    request = urllib.request.Request(pin.url, headers={"User-Agent": "truc-p2p site build"})
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            data: bytes = response.read()
+            return data
+    except urllib.error.HTTPError as exc:
+        raise SiteError(f"cannot download {pin.url}: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise SiteError(f"cannot download {pin.url} (no network?): {reason}") from None

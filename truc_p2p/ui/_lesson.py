@@ -19,7 +19,7 @@ from truc_p2p.net import QuitGame
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import DEFAULT_RULESET, Action, Card, Dealt, Event, Game, Player
 from truc_p2p.ui._i18n import N_, _
-from truc_p2p.ui._texts import help_text
+from truc_p2p.ui._texts import SURE_REST, help_text
 from truc_p2p.ui._tui import LineSource, TerminalPlayer, parse_choice
 
 if TYPE_CHECKING:
@@ -163,6 +163,7 @@ _SCRIPT: tuple[_Item, ...] = (
         N_("play your ace"),
     ),
     _Tutor(Action.play("KD")),
+    _Say(SURE_REST),
     _Say(
         N_(
             "You won the hand and, with “my rest”, the game. That is the lesson. Play a real "

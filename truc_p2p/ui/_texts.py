@@ -245,32 +245,42 @@ NOT_NOW: dict[str, str] = {
 }
 
 
+#: The sure "my rest", taught by ``truc-p2p learn`` and the help (``?``).
+SURE_REST = N_(
+    "Won the first trick and still holding a 7? Then you cannot lose the hand: your 7 "
+    "wins or spoils the trick it is played to, so the tricks left cannot both go against "
+    "you. That is the sure time for “my rest”."
+)
+
+
 def help_text() -> str:
     """The rules in short and the keys (``?`` in the terminal); it points to the guided
     hand (``truc-p2p learn``), not to a file an installed package does not have."""
     head = _("Le Truc for two, in short (truc-p2p learn plays a guided hand)")
-    return (
-        head
-        + "\n"
-        + _(
-            "  * 32 cards; suits never matter. Strength, high to low: 7 8 A K Q J 10 9.\n"
-            "  * Each hand: three cards each, up to three tricks. Win two tricks (or\n"
-            "    the first trick won, when the others are spoiled) to win the hand.\n"
-            "    Equal ranks spoil a trick: nobody wins it, the leader leads again.\n"
-            "  * A hand is worth 1 point. Before playing a card you may ask\n"
-            "    “2 more?” (key r): accepted, the hand is worth more (1, 2, 6, 8,\n"
-            "    10...); refused, you score the value before the request.\n"
-            "  * “My rest” (key m) stakes the whole game on this hand; refused, its\n"
-            "    caller wins the game.\n"
-            "  * Fold (key f) at any of your turns: the opponent scores the hand.\n"
-            "  * The non-dealer's very first action may ask for a redeal (key d);\n"
-            "    the dealer accepts (d) or declines (n).\n"
-            "  * First to the target score (12 by default) wins.\n"
-            "Keys: 1-3 play the card with that number, r “2 more?”, m “my rest”,\n"
-            "a accept, x refuse, f fold, d redeal, n decline the redeal, ? this help,\n"
-            "q leave (resign)."
-        )
+    text = _(
+        "  * 32 cards; suits never matter. Strength, high to low: 7 8 A K Q J 10 9.\n"
+        "  * Each hand: three cards each, up to three tricks. Win two tricks (or\n"
+        "    the first trick won, when the others are spoiled) to win the hand.\n"
+        "    Equal ranks spoil a trick: nobody wins it, the leader leads again.\n"
+        "  * A hand is worth 1 point. Before playing a card you may ask\n"
+        "    “2 more?” (key r): accepted, the hand is worth more (1, 2, 6, 8,\n"
+        "    10...); refused, you score the value before the request.\n"
+        "  * “My rest” (key m) stakes the whole game on this hand; refused, its\n"
+        "    caller wins the game.\n"
+        "  * Fold (key f) at any of your turns: the opponent scores the hand.\n"
+        "  * The non-dealer's very first action may ask for a redeal (key d);\n"
+        "    the dealer accepts (d) or declines (n).\n"
+        "  * First to the target score (12 by default) wins.\n"
+        "Keys: 1-3 play the card with that number, r “2 more?”, m “my rest”,\n"
+        "a accept, x refuse, f fold, d redeal, n decline the redeal, ? this help,\n"
+        "q leave (resign)."
     )
+    # The sure "my rest" goes last among the rules, before the keys (the first line
+    # that is no bullet's), wrapped as the bullets are.
+    lines = text.split("\n")
+    keys = next((i for i, line in enumerate(lines) if not line.startswith(" ")), len(lines))
+    tip = textwrap.wrap(_(SURE_REST), 72, initial_indent="  * ", subsequent_indent="    ")
+    return "\n".join([head, *lines[:keys], *tip, *lines[keys:]])
 
 
 #: The help in English (import time); views call :func:`help_text` for the language in use.

@@ -252,6 +252,13 @@ def verify_headline(report: VerifyReport, scan: TranscriptScan | None = None) ->
         )
     if report.error_code == "bad-secret":
         return _("Not checked: {error}.", error=_error(report, scan))
+    if report.status == "unknown-feature":
+        return _(
+            "Cannot judge: this game uses {features}, unknown to this verifier; every "
+            "message is signed and in order, and nobody is blamed (verify it with a build "
+            "that knows it).",
+            features=unknown_text(report),
+        )
     edited = _edited(report, scan)
     if edited is not None:
         return edited
@@ -446,13 +453,24 @@ def _ended_by(report: VerifyReport, text: str, *, named: bool = True) -> str:
     return _("{who} aborted at message {n}: {reason}", who=who, n=n, reason=match[4]) + rest
 
 
+def unknown_text(report: VerifyReport) -> str:
+    """What the hellos use that this verifier does not know, in the language in use
+    ("feature 9, option 'zzz'", wire.md section 11.2)."""
+    return ", ".join(
+        _("feature {number}", number=u) if isinstance(u, int) else _("option {name!r}", name=u)
+        for u in report.unknown_features
+    )
+
+
 def verify_summary(report: VerifyReport, scan: TranscriptScan | None = None) -> str:
     """A one-screen summary: the headline, then the details (``report.summary()`` in
     the language in use), one ``label: value`` line each.  ``scan``: the file's, to
     word its damage (a torn or corrupt transcript) in the language in use too."""
-    word = {"complete": N_("VALID"), "unfinished": N_("UNFINISHED")}.get(
-        report.status, N_("INVALID")
-    )
+    word = {
+        "complete": N_("VALID"),
+        "unfinished": N_("UNFINISHED"),
+        "unknown-feature": N_("NOT JUDGED"),
+    }.get(report.status, N_("INVALID"))
     rows: list[tuple[str, str]] = [
         (
             _("transcript:"),
@@ -501,8 +519,15 @@ def verify_summary(report: VerifyReport, scan: TranscriptScan | None = None) -> 
             if report.error_message_no is not None
             else ""
         )
-        label = _("violation:") if report.status == "violation" else _("unfinished:")
-        rows.append((label, f"{where}{_error(report, scan)} [{report.error_code}]"))
+        label = (
+            _("violation:")
+            if report.status == "violation"
+            else _("not judged:")
+            if report.status == "unknown-feature"
+            else _("unfinished:")
+        )
+        error = unknown_text(report) if report.status == "unknown-feature" else _error(report, scan)
+        rows.append((label, f"{where}{error} [{report.error_code}]"))
     width = max(12, *(len(label) + 1 for label, _value in rows))
     lines = [verify_headline(report, scan)]
     lines += [f"{label:<{width}}{value}" for label, value in rows]
