@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.edge import ProxiedGame, play_via_proxy
 from helpers.net import bot, hosting
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     End,
     GameSettings,
@@ -177,7 +177,7 @@ async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
         async with (
             hosting(
                 strategy=bot(1),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 settings=_settings(hello_timeout=10),
                 storage=Storage(out_dir=tmp_path / "host"),
             ) as (invite, results),
@@ -189,7 +189,7 @@ async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
             joined = await join_game(
                 invite,
                 bot(2),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 settings=_settings(),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
                 report=Reporting(
@@ -215,7 +215,7 @@ async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
     # the bound below still tells the bye window from the 120 s grace
     monkeypatch.setattr(net_games, "BYE_WINDOW", 2.0)
     monkeypatch.setattr(net_reconnect, "BYE_WINDOW", 2.0)
-    host_key = Ed25519PrivateKey.generate()
+    host_key = SigningKey.generate()
     ruleset = Ruleset(target=2)
     with trio.fail_after(60):
         async with hosting(
@@ -227,7 +227,7 @@ async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
             await join_game(
                 invite,
                 bot(2),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 settings=GameSettings(ruleset=ruleset),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )
@@ -261,14 +261,14 @@ async def test_a_host_that_cannot_write_a_transcript_tells_the_joiner_why(
     with trio.fail_after(30):
         async with hosting(
             strategy=bot(1),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             storage=Storage(out_dir=blocker / "games"),
             stop=(stop := trio.Event()),
         ) as (invite, _):
             joined = await join_game(
                 invite,
                 bot(2),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )
             stop.set()
@@ -402,7 +402,7 @@ async def test_a_host_that_never_says_hello_is_tried_twice_then_timed_out(
         joined = await join_game(
             f"truc://127.0.0.1:{port}/?fp={'0' * 64}",
             bot(2),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=_settings(hello_timeout=3),
             storage=Storage(out_dir=tmp_path / "join", fsync=False),
         )

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import Silent, bot, hosting, new_session, run_game
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import End, GameOutcome, Invite, join_game
 from truc_p2p.net import _outcome as net
 from truc_p2p.net._strategy import Strategy
@@ -129,7 +129,7 @@ async def test_a_timeout(autojump_clock: trio.abc.Clock) -> None:
 
 async def test_stopped_before_anyone_joined() -> None:
     stop = trio.Event()
-    async with hosting(strategy=bot(1), identity=Ed25519PrivateKey.generate(), stop=stop) as (
+    async with hosting(strategy=bot(1), identity=SigningKey.generate(), stop=stop) as (
         _invite,
         result,
     ):
@@ -143,7 +143,7 @@ async def test_cannot_connect() -> None:
     port = listener.socket.getsockname()[1]
     await listener.aclose()
     invite = Invite.parse(f"truc://127.0.0.1:{port}/?fp={'0' * 64}")
-    outcome = await join_game(invite, bot(1), identity=Ed25519PrivateKey.generate())
+    outcome = await join_game(invite, bot(1), identity=SigningKey.generate())
     assert outcome.kind == "cannot-connect"
     assert _french(outcome).startswith(f"impossible de se connecter à 127.0.0.1:{port}")
 

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import BOT_NAMES, Bot, make_bot
 from truc_p2p.cli._common import (
@@ -33,6 +32,7 @@ from truc_p2p.cli._common import (
     ruleset_from_args,
     use_ascii,
 )
+from truc_p2p.crypto import SigningKey
 from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
@@ -234,9 +234,7 @@ def _demo_game(
     ``None`` when a transcript could not be written (said on stderr)."""
     names = _NAMES
     show = not (args.quiet or args.json)
-    keys = tuple(
-        Ed25519PrivateKey.from_private_bytes(_demo_secret(args.seed, g, f"key{p}")) for p in (0, 1)
-    )
+    keys = tuple(SigningKey.from_bytes(_demo_secret(args.seed, g, f"key{p}")) for p in (0, 1))
     game_secrets = (_demo_secret(args.seed, g, "s0"), _demo_secret(args.seed, g, "s1"))
     tag = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
     paths = [out / f"game-{g + 1:03d}-{tag}-{names[p]}.truc" for p in (Player.P0, Player.P1)]

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._after import after_game, match_so_far, stored_match
@@ -37,6 +36,7 @@ from truc_p2p.cli._resume_lines import (
 from truc_p2p.cli._resume_pick import pick_unfinished
 from truc_p2p.cli._run import print_outcome
 from truc_p2p.cli._web import add_web_args, show_web_result
+from truc_p2p.crypto import SigningKey
 from truc_p2p.history import MatchRecord, default_games_folder
 from truc_p2p.identity import Identity, IdentityError, load_identity
 from truc_p2p.net import (
@@ -545,7 +545,7 @@ def _match_road(
     record: MatchRecord,
     *,
     port: object,
-    keys: tuple[Identity, Ed25519PrivateKey] | None = None,
+    keys: tuple[Identity, SigningKey] | None = None,
 ) -> Next | int:
     """After ``resume`` finished a game of a match: the road of the next games, as
     the command that started the match would have played them (the host on the

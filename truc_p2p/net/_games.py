@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net._away import away_path_for
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, host_port
@@ -59,7 +59,7 @@ class Restored:
 def restore_game(
     transcript: str | os.PathLike[str],
     *,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     ruleset: Ruleset | None,
     name: str,
     audit: str,
@@ -110,7 +110,7 @@ async def resume_game(
     restored: Restored,
     strategy: Strategy,
     *,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     settings: GameSettings = GameSettings(),
     report: Reporting = Reporting(),
     stop: trio.Event | None = None,
@@ -202,7 +202,7 @@ async def resume_game(
 async def _listen_again(
     listen: Listen,
     session: Session,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     claim: bytes | None,
     *,
     settings: GameSettings,

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, TypedDict, TypeVar, Unpack
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
 from truc_p2p.net._away import away_path_for
@@ -131,7 +131,7 @@ def read_meta(transcript: Path) -> dict[str, Any]:
     return meta
 
 
-def relay_claim(identity: Ed25519PrivateKey, nonce: bytes) -> bytes:
+def relay_claim(identity: SigningKey, nonce: bytes) -> bytes:
     """The claim a host registers with a relay (``connect.md`` §2.1): derived from its
     key and a random ``nonce`` (stored in the game's meta, which holds no secrets),
     so ``truc-p2p resume`` registers the same code again and nobody else can."""
@@ -157,7 +157,7 @@ class GameKnobs(TypedDict, total=False):
 
 def prepare_game(
     *,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     role: Player,
     transcript: str | os.PathLike[str] | None,
     secret: bytes | None = None,
