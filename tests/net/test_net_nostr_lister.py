@@ -22,7 +22,7 @@ from truc_p2p.net._nostr import DELETION_KIND, LISTING_KIND, NostrEvent, verify_
 def _lister(urls: list[str], lines: list[str], now: list[float]) -> NostrLister:
     identity = SigningKey.generate()
     listing = LobbyListing(
-        key=identity.public_key().public_bytes_raw(),
+        key=identity.public_key().to_bytes(),
         addr=("127.0.0.1", 4455),
         fields={"name": "ana", "target": "12", "match": "1"},
     )
