@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # helpers, then tests/net
 sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests" / "net"))
@@ -37,6 +36,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests" / "net"))
 from test_net_reconnect import play_through_proxy
 
 from truc_p2p.bots import make_bot
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     BotStrategy,
     GameOutcome,
@@ -53,7 +53,7 @@ from truc_p2p.protocol import fingerprint
 
 async def _one_game(tmp: Path, seed: int, *, sync_each: bool) -> tuple[float, int]:
     """Wall seconds and hands of one host/join game over loopback."""
-    host_key, join_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    host_key, join_key = SigningKey.generate(), SigningKey.generate()
     ready = trio.Event()
     port: list[int] = []
     result: dict[str, GameOutcome] = {}

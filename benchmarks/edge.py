@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # helpers, then tests/net
 sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests" / "net"))
@@ -52,6 +51,7 @@ from helpers.edge import ProxiedGame, play_via_proxy
 from helpers.net import bot, hosting
 from test_net_edge import _flood
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     DEFAULT_DEAD_AFTER,
     DEFAULT_HEARTBEAT,
@@ -154,7 +154,7 @@ async def _run(rounds: int, flood: int, quick: bool) -> dict[str, Any]:
             async with (
                 hosting(
                     strategy=bot(1),
-                    identity=Ed25519PrivateKey.generate(),
+                    identity=SigningKey.generate(),
                     settings=GameSettings(ruleset=Ruleset(target=2)),
                     storage=Storage(out_dir=Path(tmp) / f"fh{i}"),
                 ) as (invite, _),
@@ -173,7 +173,7 @@ async def _run(rounds: int, flood: int, quick: bool) -> dict[str, Any]:
                 joined = await join_game(
                     invite,
                     bot(2),
-                    identity=Ed25519PrivateKey.generate(),
+                    identity=SigningKey.generate(),
                     settings=GameSettings(ruleset=Ruleset(target=2)),
                     storage=Storage(out_dir=Path(tmp) / f"fj{i}", fsync=False),
                     report=Reporting(on_event=on_event),

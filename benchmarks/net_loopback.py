@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bench._game import CpuFloor
 from truc_p2p.bots import make_bot
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     BotStrategy,
     Invite,
@@ -43,7 +43,7 @@ from truc_p2p.transcript import read_transcript
 
 
 async def host(games: int, out: Path, fsync: bool) -> None:
-    key = Ed25519PrivateKey.generate()
+    key = SigningKey.generate()
     async with serve_game(bind="127.0.0.1", port=0) as listener:
         print(listener.invite(fingerprint(key.public_key())), flush=True)
         for g in range(games):
@@ -78,7 +78,7 @@ async def host(games: int, out: Path, fsync: bool) -> None:
 
 
 async def join(invite: Invite, games: int, out: Path, fsync: bool) -> None:
-    key = Ed25519PrivateKey.generate()
+    key = SigningKey.generate()
     for g in range(games):
         start, cpu0 = time.perf_counter(), time.process_time()
         async with open_game(invite) as stream:

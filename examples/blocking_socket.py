@@ -15,9 +15,8 @@ import socket
 import sys
 import threading
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from truc_p2p.bots import Bot, make_bot
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -59,7 +58,7 @@ def play(sock: socket.socket, session: Session, bot: Bot) -> GameResult | str:
 
 def new_session(role: Player, name: str, expect: str | None = None) -> Session:
     """A fresh session; ``expect`` pins the peer's key fingerprint (the joiner's side)."""
-    key = Ed25519PrivateKey.generate()
+    key = SigningKey.generate()
     return Session(
         identity=key,
         role=role,

@@ -26,7 +26,7 @@ from truc_p2p.deck.v2._derive import (
     hand_digest,
     side_key,
 )
-from truc_p2p.deck.v2._ec import gmul
+from truc_p2p.deck.v2._ec import encode, gmul
 from truc_p2p.deck.v2._points import card_counters, card_points, generators
 
 HERE = Path(__file__).resolve().parent
@@ -64,7 +64,7 @@ def _secrets(role: Role, seed: bytes, hand: int, t1: bytes) -> dict[str, Any]:
         "seed": seed.hex(),
         "derivation_key": key.hex(),
         "x": f"{x:064x}",
-        "key": point.format().hex(),
+        "key": encode(point).hex(),
         "permutation": list(derived_permutation(key, data, 32)),
         "masks": [f"{derived_scalar(key, b'mask', data, i):064x}" for i in range(count)],
     }
@@ -141,11 +141,11 @@ def build() -> dict[str, Any]:
         "game_id": GAME_ID.hex(),
         "context": CONTEXT.hex(),
         "cards": [
-            {"index": i, "counter": c, "point": p.format().hex()}
+            {"index": i, "counter": c, "point": encode(p).hex()}
             for i, (p, c) in enumerate(zip(card_points(), card_counters(), strict=True))
         ],
-        "generators": [g.format().hex() for g in hs],
-        "chain_base": h.format().hex(),
+        "generators": [encode(g).hex() for g in hs],
+        "chain_base": encode(h).hex(),
         "cases": [_case(*c) for c in CASES],
     }
 

@@ -35,8 +35,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     CATALOGUE,
     CLOSED,
@@ -214,7 +213,7 @@ def wire_vector(
         ruleset = PIPELINED_RULESET if pipeline else SCRIPT_RULESET
     if choose is None:
         choose = _pipelined_choice if pipeline else _script_choice
-    keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
+    keys = [SigningKey.from_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
     secrets = [_fixed(f"{tag}secret{p}") for p in (0, 1)]
     names = ("alice", "bob")
     transcript: list[bytes] = []
@@ -292,8 +291,8 @@ def wire_vector(
         "seeds; secrets are the 32-byte session secrets every local random value is "
         "derived from (see wire.md, 'Local secrets').",
         "protocol_version": PROTOCOL_VERSION,
-        "identities": [k.private_bytes_raw().hex() for k in keys],
-        "public_keys": [k.public_key().public_bytes_raw().hex() for k in keys],
+        "identities": [k.to_bytes().hex() for k in keys],
+        "public_keys": [k.public_key().to_bytes().hex() for k in keys],
         "secrets": [s.hex() for s in secrets],
         "names": list(names),
         "ruleset": dict(ruleset.to_dict()),
@@ -370,7 +369,7 @@ def early_redeal_vector() -> dict[str, Any]:
     return game
 
 
-def _resigned(key: Ed25519PrivateKey, raw: bytes, payload: dict[str, Any]) -> str:
+def _resigned(key: SigningKey, raw: bytes, payload: dict[str, Any]) -> str:
     """``raw`` with another payload, signed again by its sender's fixed key (hex)."""
     env = decode_envelope(raw)
     return sign_envelope(
@@ -387,7 +386,7 @@ def _resigned(key: Ed25519PrivateKey, raw: bytes, payload: dict[str, Any]) -> st
 def cases_vector() -> dict[str, Any]:
     """wire_v2_cases.json: an action with both ``shares`` and ``open``, and rejections."""
     game = wire_vector("v2", True, tag="v2/cases/", ruleset=CASES_RULESET, choose=_cases_choice)
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in game["identities"]]
+    keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in game["identities"]]
     raws = [bytes.fromhex(e["hex"]) for e in game["envelopes"]]
     envs = [decode_envelope(raw) for raw in raws]
     (both,) = (
@@ -452,7 +451,7 @@ def _second_endings() -> list[dict[str, Any]]:
     his resignation followed by alice's crossing resignation (wire.md section 8:
     one ending per game; before, the last ending won and both verified)."""
     game = resign_vector()
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in game["identities"]]
+    keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in game["identities"]]
     bob = [bytes.fromhex(e["hex"]) for e in game["transcripts"][1]]
     m = len(bob) - 1  # bob's resignation, the last message of his transcript
     resign = decode_envelope(bob[m])
@@ -499,7 +498,7 @@ def resign_vector() -> dict[str, Any]:
     alice's turn; her move crosses the resignation, so the two transcripts differ
     (hers holds her crossed move, then his ``abort`` naming the earlier position)."""
     tag = "v2/resign/"
-    keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
+    keys = [SigningKey.from_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
     secrets = [_fixed(f"{tag}secret{p}") for p in (0, 1)]
     names = ("alice", "bob")
     transcripts: dict[Player, list[bytes]] = {Player.P0: [], Player.P1: []}
@@ -561,8 +560,8 @@ def resign_vector() -> dict[str, Any]:
         "name the earlier position. Both verify: alice wins at the score before the "
         "resignation.",
         "protocol_version": PROTOCOL_VERSION,
-        "identities": [k.private_bytes_raw().hex() for k in keys],
-        "public_keys": [k.public_key().public_bytes_raw().hex() for k in keys],
+        "identities": [k.to_bytes().hex() for k in keys],
+        "public_keys": [k.public_key().to_bytes().hex() for k in keys],
         "secrets": [s.hex() for s in secrets],
         "names": list(names),
         "ruleset": dict(PIPELINED_RULESET.to_dict()),

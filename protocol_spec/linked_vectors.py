@@ -27,8 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import NEED_DATA, FrameBuffer, GameStarted, Series, Session
 from truc_p2p.protocol._values import first_dealer_from_coins, parse_options
 from truc_p2p.protocol._wire import decode_envelope
@@ -46,7 +45,7 @@ def _digest(tag: str) -> bytes:
 def _start(series: Series | None, tag: str) -> dict[str, Any]:
     sides = [
         Session(
-            identity=Ed25519PrivateKey.from_private_bytes(_digest(f"key/{p}")),
+            identity=SigningKey.from_bytes(_digest(f"key/{p}")),
             role=Player(p),
             secret=_digest(f"secret/{tag}/{p}"),
             name=NAMES[p],

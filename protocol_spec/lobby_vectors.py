@@ -25,9 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net._lobby import LISTING_CONTEXT, LobbyFilter, LobbyListing, listing_fields
 from truc_p2p.net._relay_wire import MAGIC, Msg, code_for_claim, encode
 
@@ -40,12 +38,12 @@ def _seed(key_label: str) -> bytes:
     return hashlib.sha256(b"truc-p2p lobby vector " + key_label.encode()).digest()
 
 
-def _key(key_label: str) -> Ed25519PrivateKey:
-    return Ed25519PrivateKey.from_private_bytes(_seed(key_label))
+def _key(key_label: str) -> SigningKey:
+    return SigningKey.from_bytes(_seed(key_label))
 
 
-def _raw(key: Ed25519PrivateKey) -> bytes:
-    return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+def _raw(key: SigningKey) -> bytes:
+    return key.public_key().to_bytes()
 
 
 def _game(code: str, waiting: int, listing: bytes) -> bytes:

@@ -23,9 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net._lobby import LobbyListing, listing_fields
 from truc_p2p.net._nostr import (
     LISTING_KIND,
@@ -56,13 +54,13 @@ def _aux(label: str) -> bytes:
     return hashlib.sha256(b"truc-p2p nostr vector aux " + label.encode()).digest()
 
 
-def _identity(label: str) -> Ed25519PrivateKey:
-    return Ed25519PrivateKey.from_private_bytes(_seed(label))
+def _identity(label: str) -> SigningKey:
+    return SigningKey.from_bytes(_seed(label))
 
 
-def _listing(identity: Ed25519PrivateKey, name: str) -> LobbyListing:
+def _listing(identity: SigningKey, name: str) -> LobbyListing:
     return LobbyListing(
-        key=identity.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw),
+        key=identity.public_key().to_bytes(),
         addr=("203.0.113.7", 4455),
         fields=listing_fields(
             name=name,
@@ -75,7 +73,7 @@ def _listing(identity: Ed25519PrivateKey, name: str) -> LobbyListing:
     )
 
 
-def _event(identity: Ed25519PrivateKey, label: str, **kw: Any) -> NostrEvent:
+def _event(identity: SigningKey, label: str, **kw: Any) -> NostrEvent:
     key = kw.pop("key", None) or nostr_key_for(identity)
     return listing_event(
         key,

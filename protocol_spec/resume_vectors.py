@@ -33,8 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -108,7 +107,7 @@ def _play(
     With ``clock`` both hellos announce the clock in resume (wire.md 13.1) and each
     side's resume carries its clock.  ``secrets_tag`` (default ``tag``) names other
     session secrets for the same keys: another game between the same two players."""
-    keys = [Ed25519PrivateKey.from_private_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
+    keys = [SigningKey.from_bytes(_fixed(f"{tag}identity{p}")) for p in (0, 1)]
     secrets = [_fixed(f"{secrets_tag or tag}secret{p}") for p in (0, 1)]
     nonces = [_fixed(f"{tag}nonce{p}")[:16] for p in (0, 1)]
     transcripts: dict[Player, list[bytes]] = {Player.P0: [], Player.P1: []}
@@ -205,7 +204,7 @@ def _play(
     extra = {} if clock is None else {"resumed": sorted(resumed, key=lambda r: r["player"])}
     return {
         **extra,
-        "identities": [k.private_bytes_raw().hex() for k in keys],
+        "identities": [k.to_bytes().hex() for k in keys],
         "secrets": [x.hex() for x in secrets],
         "nonces": [n.hex() for n in nonces],
         "ruleset": dict(ruleset.to_dict()),
@@ -287,7 +286,7 @@ def resume_clock_vector() -> dict[str, Any]:
         cut=_v2_cut,
         clock=clock,
     )
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in played["identities"]]
+    keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in played["identities"]]
     full = [bytes.fromhex(h) for h in played["transcript"]]
     dialer = decode_envelope(bytes.fromhex(played["resume_messages"][0]["hex"]))
 
@@ -332,7 +331,7 @@ def resume_clock_vector() -> dict[str, Any]:
 _ABSENT = object()
 
 
-def _signed(key: Ed25519PrivateKey, sender: int, chain: list[bytes], **fields: Any) -> str:
+def _signed(key: SigningKey, sender: int, chain: list[bytes], **fields: Any) -> str:
     from truc_p2p.protocol._wire import sign_envelope
 
     game_id = decode_envelope(chain[-1]).game_id
@@ -342,7 +341,7 @@ def _signed(key: Ed25519PrivateKey, sender: int, chain: list[bytes], **fields: A
     return raw.hex()
 
 
-def _equivocation(full: list[bytes], at: int, secret: bytes, key: Ed25519PrivateKey) -> bytes:
+def _equivocation(full: list[bytes], at: int, secret: bytes, key: SigningKey) -> bytes:
     """Another legal move of player 0 at chain position ``at`` (where it played
     ``full[at]``): its session restored from ``full[:at]`` chooses otherwise."""
     gen = _generator()
@@ -367,7 +366,7 @@ def evidence_vector() -> dict[str, Any]:
     chain the accuser held when it signed its ``abort`` ``cheat``."""
     gen = _generator()
     base = resume_vector()
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in base["identities"]]
+    keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in base["identities"]]
     full = [bytes.fromhex(h) for h in base["transcript"]]
     senders = [decode_envelope(raw).sender for raw in full]
     held = 14  # what player 0 (the dialer) held when it judged

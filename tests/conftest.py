@@ -64,6 +64,13 @@ def english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def eighty_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Output that is not a terminal is 80 columns wide, as the layout tests read it,
+    whatever ``$COLUMNS`` the developer's shell exports (a test sets it to test it)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def games_here(monkeypatch: pytest.MonkeyPatch) -> None:
     """Commands write and read ``games/`` in their current folder, as the tests were
     written for, never the developer's own history (``$TRUC_P2P_GAMES``; a test of the

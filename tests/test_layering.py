@@ -197,11 +197,68 @@ def purity_faults(package: Path, part: str) -> list[str]:
     return faults
 
 
+def crypto_library_faults(package: Path) -> list[str]:
+    """Imports of coincurve or cryptography outside ``_layers.CRYPTO_LIBRARY_USERS``."""
+    allowed = tuple(_layers.CRYPTO_LIBRARY_USERS)
+    return sorted(
+        {
+            f"{imp.where()} imports {imp.target.split('.')[0]} (only through truc_p2p.crypto)"
+            for imp in imports(package)
+            if imp.target.split(".")[0] in _layers.CRYPTO_LIBRARIES
+            and not any(imp.module == a or imp.module.startswith(a + ".") for a in allowed)
+        }
+    )
+
+
 # ---------------------------------------------------------------- the package
 
 
 def test_the_package_keeps_its_declared_layer_order() -> None:
     assert layering_faults(PACKAGE) == []
+
+
+def test_only_the_native_backend_imports_the_crypto_libraries() -> None:
+    assert crypto_library_faults(PACKAGE) == []
+
+
+def test_the_core_imports_on_the_js_backend_without_the_crypto_libraries() -> None:
+    """What the page imports loads with coincurve and cryptography unimportable, on the
+    js backend (stand-ins for ``js`` and ``pyodide``: a few points are made at import).
+    tests/site runs the same core on the real js backend in Pyodide."""
+    code = (
+        "import os, sys, types\n"
+        "os.environ['TRUC_P2P_CRYPTO'] = 'js'\n"
+        "sys.modules['coincurve'] = sys.modules['cryptography'] = None\n"
+        "class Api:\n    def __getattr__(self, name):\n"
+        "        return lambda *args: types.SimpleNamespace(to_bytes=lambda: bytes(33))\n"
+        "js = types.ModuleType('js'); js.trucCrypto = Api(); sys.modules['js'] = js\n"
+        "ffi = types.ModuleType('pyodide.ffi'); ffi.to_js = lambda v: v\n"
+        "sys.modules['pyodide'] = types.ModuleType('pyodide'); sys.modules['pyodide.ffi'] = ffi\n"
+        "import truc_p2p.rules, truc_p2p.deck, truc_p2p.protocol, truc_p2p.transcript\n"
+        "import truc_p2p.identity, truc_p2p.evidence, truc_p2p.bots, truc_p2p.memory_pair\n"
+        "from truc_p2p import crypto\n"
+        "from truc_p2p.deck import DeckSideV2, HandVerifierV2\n"
+        "print(crypto.backend())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "js"
+
+
+def test_the_crypto_check_catches_a_direct_import(tmp_path: Path) -> None:
+    package = _package(
+        tmp_path,
+        {
+            "crypto/__init__.py": "",
+            "crypto/_native.py": "import coincurve\n",
+            "protocol/__init__.py": "",
+            "protocol/_wire.py": "def f() -> None:\n    from cryptography import x\n",
+        },
+    )
+    assert crypto_library_faults(package) == [
+        "truc_p2p.protocol._wire:2 imports cryptography (only through truc_p2p.crypto)"
+    ]
 
 
 @pytest.mark.parametrize("part", _layers.PURE)

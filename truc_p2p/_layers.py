@@ -17,11 +17,20 @@ to know where a new module goes.
 
 from __future__ import annotations
 
-__all__ = ["LAYERS", "PAGE_NET", "PURE", "REACH_EXCEPTIONS", "layer_of"]
+__all__ = [
+    "CRYPTO_LIBRARIES",
+    "CRYPTO_LIBRARY_USERS",
+    "LAYERS",
+    "PAGE_NET",
+    "PURE",
+    "REACH_EXCEPTIONS",
+    "layer_of",
+]
 
 #: Lowest first.  Parts in one tuple share a layer and may not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "_layers", "_text"),  # the package's version; this table; terminal-safe text
+    ("crypto",),  # the one seam for secp256k1 and Ed25519 (native or the page's JS)
     ("rules",),  # the rules engine: pure, standard library only
     ("deck",),  # mental poker (ElGamal on secp256k1); its deal positions come from rules
     ("protocol",),  # the sans-IO session and the offline verifier
@@ -42,6 +51,20 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 #: Parts that do no I/O, read no clock and draw no global randomness (sans-IO).
 PURE: tuple[str, ...] = ("rules", "deck", "protocol", "page")
+
+#: The native crypto libraries: only :data:`CRYPTO_LIBRARY_USERS` import them, everything
+#: else goes through the seam, ``truc_p2p.crypto`` (so the page can run it on its JS backend).
+CRYPTO_LIBRARIES: tuple[str, ...] = ("coincurve", "cryptography")
+
+#: The modules (each with everything below it) that may import :data:`CRYPTO_LIBRARIES`.
+CRYPTO_LIBRARY_USERS: dict[str, str] = {
+    "truc_p2p.crypto._native": "the seam's native backend",
+    "truc_p2p.deck.legacy_v1": "deck v1 (P-256 through OpenSSL) runs natively only, "
+    "importing cryptography on first use",
+    "truc_p2p.bench": "the deck benchmark names the native libraries it measures",
+    "truc_p2p.net._nostr": "Nostr's BIP-340 Schnorr keys (the desktop's lobby on Nostr "
+    "relays, connect.md section 10): no deck or envelope signature, and not in the page",
+}
 
 #: Reaches into another part's private modules allowed anyway: the private module's
 #: dotted name (it and everything below it) -> (the parts that may import it, why).

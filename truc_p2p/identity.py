@@ -17,14 +17,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import (
-    Encoding,
-    NoEncryption,
-    PrivateFormat,
-    load_pem_private_key,
-)
-
+from truc_p2p.crypto import BadKeyError, KeyTypeError, SigningKey
 from truc_p2p.protocol import fingerprint
 
 __all__ = [
@@ -76,7 +69,7 @@ class IdentityError(Exception):
 class Identity:
     """A private key, where it is stored, and whether this call created it."""
 
-    key: Ed25519PrivateKey
+    key: SigningKey
     path: Path | None
     created: bool = False
 
@@ -88,7 +81,7 @@ class Identity:
     @classmethod
     def ephemeral(cls) -> Identity:
         """A fresh key kept in memory only (for local games against a bot)."""
-        return cls(Ed25519PrivateKey.generate(), None, created=True)
+        return cls(SigningKey.generate(), None, created=True)
 
 
 def default_data_dir() -> Path:
@@ -184,13 +177,13 @@ def load_identity(path: str | os.PathLike[str]) -> Identity:
         raise IdentityError("cannot-read", path=p, reason=reason) from None
     if data.lstrip().startswith(b"-----BEGIN"):
         try:
-            key = load_pem_private_key(data, password=None)
-        except (ValueError, TypeError) as exc:
+            key = SigningKey.from_pem(data)
+        except KeyTypeError as exc:
+            raise IdentityError("not-ed25519", path=p, type=exc.key_type) from None
+        except BadKeyError as exc:
             raise IdentityError("not-pem", path=p, reason=exc) from None
-        if not isinstance(key, Ed25519PrivateKey):
-            raise IdentityError("not-ed25519", path=p, type=type(key).__name__)
     elif len(data) == _RAW_KEY_SIZE:
-        key = Ed25519PrivateKey.from_private_bytes(data)
+        key = SigningKey.from_bytes(data)
     else:
         raise IdentityError("not-a-key", path=p)
     return Identity(key, p)
@@ -206,8 +199,8 @@ def load_or_create_identity(path: str | os.PathLike[str] | None = None) -> Ident
     p = Path(path) if path is not None else default_identity_path()
     if p.exists():
         return load_identity(p)
-    key = Ed25519PrivateKey.generate()
-    pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    key = SigningKey.generate()
+    pem = key.to_pem()
     try:
         write_private_file(p, pem)
     except FileExistsError:  # created concurrently: use that one

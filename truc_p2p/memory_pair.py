@@ -11,9 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypedDict, Unpack
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from truc_p2p.bots import Bot
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -56,7 +55,7 @@ class PairKnobs(TypedDict, total=False):
 def make_pair(
     *,
     names: tuple[str, str] = ("alice", "bob"),
-    identities: tuple[Ed25519PrivateKey, Ed25519PrivateKey] | None = None,
+    identities: tuple[SigningKey, SigningKey] | None = None,
     secrets: tuple[bytes, bytes] | None = None,
     records: tuple[Callable[[bytes], None] | None, Callable[[bytes], None] | None] = (None, None),
     **game: Unpack[PairKnobs],
@@ -64,7 +63,7 @@ def make_pair(
     """Two fresh sessions (initiator P0 and responder P1) with the same settings
     (``game``: :class:`PairKnobs`); ``names``, ``identities``, ``secrets`` and
     ``records`` give each its own (fresh keys and secrets by default)."""
-    keys = identities or (Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate())
+    keys = identities or (SigningKey.generate(), SigningKey.generate())
     seeds = secrets or (_secrets.token_bytes(32), _secrets.token_bytes(32))
     return {
         p: Session(

@@ -72,22 +72,26 @@ def test_games_from_two_folders_land_in_one_history(tmp_path: Path, own_history:
 def test_the_old_games_folder_here_is_listed_with_a_notice(
     tmp_path: Path, own_history: None
 ) -> None:
+    xdg = tmp_path / "xdg"
+    # an old game of this person's there, and one between two others (issue 43: the
+    # demo's bots wrote there too): only the person's own is listed
+    _resign(tmp_path, xdg, "--out", "games")
     story_game({P0: tmp_path / "games", P1: tmp_path / "bob"}, tag="old")
-    done = run(tmp_path, "games", "--json")
+    done = _in(tmp_path, xdg, "games", "--json")
     assert done.returncode == 0, done.stderr
     (game,) = json.loads(done.stdout)["games"]
-    assert Path(game["file"]).parent.name == "games"
+    assert Path(game["file"]).parent.name == "games" and "-play-" in game["file"]
     assert "where earlier versions wrote" in done.stderr
     # once the new folder has games, the old one is listed with them
-    _resign(tmp_path, tmp_path / "xdg")
-    done = run(tmp_path, "games", "--json")
+    _resign(tmp_path, xdg)
+    done = _in(tmp_path, xdg, "games", "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert len(data["games"]) == 2 and data["also"] == ["games"]
     assert "also listing games in this folder" in done.stderr
-    # an explicit DIR lists only that folder, without a notice
-    only = run(tmp_path, "games", "--json", "games")
-    assert len(json.loads(only.stdout)["games"]) == 1 and only.stderr == ""
+    # an explicit DIR lists that folder whole, without a notice
+    only = _in(tmp_path, xdg, "games", "--json", "games")
+    assert len(json.loads(only.stdout)["games"]) == 2 and only.stderr == ""
 
 
 def test_games_beside_a_match_record_groups_the_match(tmp_path: Path) -> None:

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.history import add_game
 
 from truc_p2p.bots import make_bot
+from truc_p2p.crypto import SigningKey
 from truc_p2p.history._match import MatchError, MatchRecord, verify_match
 from truc_p2p.memory_pair import run_pair
 from truc_p2p.protocol import Series, Session
@@ -24,8 +24,7 @@ from truc_p2p.transcript import TranscriptWriter
 #: Chosen so that the match goes to three games (2 – 1): every forgery below changes it.
 SALT = 0
 KEYS = tuple(
-    Ed25519PrivateKey.from_private_bytes(hashlib.sha256(f"match-verify/{p}".encode()).digest())
-    for p in (0, 1)
+    SigningKey.from_bytes(hashlib.sha256(f"match-verify/{p}".encode()).digest()) for p in (0, 1)
 )
 
 

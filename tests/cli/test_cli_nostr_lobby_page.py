@@ -7,10 +7,10 @@ import socket
 from functools import partial
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.cli._lobby_web import LobbyPage, pick_id
 from truc_p2p.cli._nostr_lobby import fetch_for_page
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import LobbyGame
 from truc_p2p.net._lobby import LobbyListing
 from truc_p2p.net._nostr import listing_event, nostr_key_for, verify_listing_event
@@ -19,9 +19,9 @@ NOW = 1_700_000_000
 
 
 def _game(name: str, **relay: object) -> LobbyGame:
-    identity = Ed25519PrivateKey.generate()
+    identity = SigningKey.generate()
     listing = LobbyListing(
-        key=identity.public_key().public_bytes_raw(),
+        key=identity.public_key().to_bytes(),
         addr=("127.0.0.1", 4455),
         fields={"name": name, "target": "12", "match": "1"},
     )

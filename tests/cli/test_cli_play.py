@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.cli import LIMIT, last_json, run, spawn
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import use_ascii
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import BotStrategy, End, QuitGame, play_game, prepare_game
 from truc_p2p.rules import Action, Card, Game, Player
 from truc_p2p.ui._tui import HELP, ScriptedLines, TerminalPlayer, keymap, parse_choice
@@ -99,11 +99,9 @@ async def test_terminal_player_plays_a_whole_game_against_a_bot(
 ) -> None:
     out = io.StringIO()
     human = TerminalPlayer(ScriptedLines(["?", *KEYS]), "me", out=out, echo=True)
-    mine = prepare_game(
-        identity=Ed25519PrivateKey.generate(), role=Player.P0, transcript=None, name="me"
-    )
+    mine = prepare_game(identity=SigningKey.generate(), role=Player.P0, transcript=None, name="me")
     theirs = prepare_game(
-        identity=Ed25519PrivateKey.generate(), role=Player.P1, transcript=None, name="bot"
+        identity=SigningKey.generate(), role=Player.P1, transcript=None, name="bot"
     )
     a, b = trio.testing.memory_stream_pair()
     outcomes = {}

@@ -11,7 +11,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 from helpers.cli import run
 from helpers.history import P0, P1, StoryGame, key, story_game
 
@@ -54,7 +53,7 @@ def _keep_key(path: Path, name: str, *, as_name: str | None = None) -> Path:
     """Write ``name``'s key and a ``.meta.json`` naming it beside ``path``, as ``join``
     does with ``--identity``; the key file."""
     key_file = path.parent / f"{as_name or name}.key"
-    raw = key(name).private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    raw = key(name).to_bytes()
     key_file.write_bytes(raw)
     meta = {"format": 1, "role": "join", "name": name, "audit": "game", "identity": str(key_file)}
     path.with_name(path.name + ".meta.json").write_text(json.dumps(meta))

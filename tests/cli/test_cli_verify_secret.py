@@ -16,11 +16,11 @@ from truc_p2p.transcript import TranscriptWriter
 SECRETS = (bytes([3]) * 32, bytes([4]) * 32)
 
 
-def _quit_mid_hand(tmp_path: Path) -> Path:
+def _quit_mid_hand(tmp_path: Path, deck: str = "v1") -> Path:
     """P0 records a game that P1 quits at its first turn (no seed ever revealed)."""
     path = tmp_path / "quit.truc"
     with TranscriptWriter(path, fsync=False) as writer:
-        sessions = make_pair(secrets=SECRETS, records=(writer.append, None))
+        sessions = make_pair(secrets=SECRETS, records=(writer.append, None), deck=deck)
         p0, p1 = sessions[Player.P0], sessions[Player.P1]
         for _ in range(20):
             for me, peer in ((p0, p1), (p1, p0)):
@@ -49,6 +49,17 @@ def test_secret_replays_the_unrevealed_hand(
     report = json.loads(capsys.readouterr().out)
     assert report["error_code"] == "aborted" and report["local_secret_of"] == 0
     assert report["hands"] == 1
+
+
+def test_no_secret_hint_when_the_proofs_already_cover_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 43: a deck v2 game proves every card played, so its secret replays nothing
+    more: the hint to use it is noise."""
+    path = _quit_mid_hand(tmp_path, deck="v2")
+    assert main(["verify", str(path)]) == 3
+    out = capsys.readouterr().out
+    assert "[aborted]" in out and "--secret" not in out
 
 
 def test_a_secret_of_another_game_is_refused(

@@ -148,7 +148,7 @@ def test_d1_invalid_point() -> None:
 def test_d1_key_and_key_proof() -> None:
     d1 = forge_d1()
     _dealer_gets_d1(with_(d1, key=b"\x02" + bytes(32)), InvalidPointError)
-    _dealer_gets_d1(with_(d1, key=ec.gmul(7).format()), InvalidKeyProofError)  # type: ignore[union-attr]
+    _dealer_gets_d1(with_(d1, key=ec.encode(ec.gmul(7))), InvalidKeyProofError)
     pok = d1["pok"]
     _dealer_gets_d1(with_(d1, pok=pok[:32] + bytes(32)), InvalidKeyProofError)
     _dealer_gets_d1(with_(d1, pok=pok[:63]), MalformedProofError)

@@ -11,9 +11,9 @@ import contextlib
 from itertools import product
 from typing import Any
 
-from coincurve import PublicKey
 from helpers.deck_v2 import DEALER_SEED, NONDEALER_SEED, honest_deal
 
+from truc_p2p.crypto import Point
 from truc_p2p.deck import Role, positions, verify_hand_v2
 from truc_p2p.deck.v2 import _ec as ec
 from truc_p2p.deck.v2._derive import derived_scalar, hand_digest, side_key
@@ -30,7 +30,7 @@ def _blobs(value: Any) -> list[bytes]:
     return []
 
 
-def _points(blobs: list[bytes]) -> list[PublicKey]:
+def _points(blobs: list[bytes]) -> list[Point]:
     """Every 33-byte window at a multiple of 33 that decodes: all points in the messages."""
     out = []
     for blob in blobs:
@@ -65,7 +65,7 @@ def test_unshown_cards_cannot_be_opened_from_the_messages() -> None:
     # keep it fast: the shares and layers only (the 97-byte shares and the D2 entries)
     shares = [ec.decode(s[:33]) for s in [*rec.d2["shares"], *rec.d3["shares"]]]  # type: ignore[index]
     shares.append(ec.decode(rec.nondealer_shown[2][:33]))
-    assert all(any(s.format() == p.format() for p in pts) for s in shares)
+    assert all(any(ec.encode(s) == ec.encode(p) for p in pts) for s in shares)
     d2 = [[ec.decode(e[k : k + 33]) for k in (0, 33, 66)] for e in rec.d2["deck"]]  # type: ignore[index]
     lookup = card_lookup()
     opened = {}

@@ -134,7 +134,7 @@ def forge_d1(
         key=key,
     )
     return {
-        "key": y.format(),
+        "key": ec.encode(y),
         "pok": pok_prove(x, y, binding=bnd, key=key),
         "deck": [cat(*e) for e in outputs],
         "proof": proof.to_bytes(),
@@ -185,7 +185,7 @@ def forge_d2(
         key=key,
     )
     out: dict[str, Any] = {
-        "key": y.format(),
+        "key": ec.encode(y),
         "pok": pok_prove(x, y, binding=bnd, key=key),
         "deck": [cat(*e) for e in outputs],
         "proof": proof.to_bytes(),
@@ -201,11 +201,12 @@ def make_share(
     """``role``'s share with key ``x`` of the layer of ``base_pos`` (default ``pos``),
     proven as if for ``pos``."""
     base = pub.component(role, pos if base_pos is None else base_pos)
-    share = base.multiply(ec.scalar_bytes(x))
+    share = ec.mul(base, x)
+    assert share is not None
     y = ec.gmul(x)
     assert y is not None
     proof = dleq_prove(x, y, base, share, binding=share_binding(pub.t2, step, role, pos), key=b"k")
-    return share.format() + proof
+    return ec.encode(share) + proof
 
 
 def public_after(deal: Deal) -> _Hand:

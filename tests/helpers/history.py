@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
+from truc_p2p.crypto import SigningKey
 from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import AnyEvent, CardsDealt, encode_transcript
 from truc_p2p.rules import Acted, Action, ActionKind, Card, Game, Player
@@ -53,8 +52,8 @@ def _digest(tag: str) -> bytes:
     return hashlib.sha256(b"truc-p2p history tests/" + tag.encode()).digest()
 
 
-def key(name: str) -> Ed25519PrivateKey:
-    return Ed25519PrivateKey.from_private_bytes(_digest("key/" + name))
+def key(name: str) -> SigningKey:
+    return SigningKey.from_bytes(_digest("key/" + name))
 
 
 @dataclass

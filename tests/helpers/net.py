@@ -19,9 +19,9 @@ from typing import Any
 
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     BotStrategy,
     GameOutcome,
@@ -57,7 +57,7 @@ def new_session(
         return hashlib.sha256(f"net-tests/{seed}/{int(role)}/{label}".encode()).digest()
 
     return Session(
-        identity=Ed25519PrivateKey.from_private_bytes(derive("key")),
+        identity=SigningKey.from_bytes(derive("key")),
         role=role,
         secret=derive("secret"),
         ruleset=ruleset,

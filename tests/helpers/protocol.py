@@ -18,9 +18,9 @@ from typing import Any
 
 import msgpack
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import Bot, make_bot
+from truc_p2p.crypto import SigningKey
 from truc_p2p.deck import Role
 from truc_p2p.deck.legacy_v1 import _group as group
 from truc_p2p.deck.legacy_v1._secrets import Secrets, derive_secrets
@@ -53,9 +53,9 @@ def digest(tag: str) -> bytes:
     return hashlib.sha256(b"truc-p2p protocol tests/" + tag.encode()).digest()
 
 
-def identity(tag: str) -> Ed25519PrivateKey:
+def identity(tag: str) -> SigningKey:
     """A fixed Ed25519 identity named by ``tag``."""
-    return Ed25519PrivateKey.from_private_bytes(digest("key/" + tag))
+    return SigningKey.from_bytes(digest("key/" + tag))
 
 
 class ScriptedBot:
@@ -347,7 +347,7 @@ def is_action(sender: Player, act: str | None = None, *, nth: int = 1) -> Stop:
     return stop
 
 
-def resign(key: Ed25519PrivateKey, raw: bytes, **changes: Any) -> bytes:
+def resign(key: SigningKey, raw: bytes, **changes: Any) -> bytes:
     """``raw`` with some body fields changed, signed again with ``key``."""
     env = decode_envelope(raw)
     fields: dict[str, Any] = {
@@ -368,7 +368,7 @@ def body_fields(raw: bytes) -> list[Any]:
     return [env.version, env.game_id, env.seq, env.prev, env.sender, env.type, env.payload]
 
 
-def sign_body(key: Ed25519PrivateKey, body: bytes) -> bytes:
+def sign_body(key: SigningKey, body: bytes) -> bytes:
     """Any body bytes followed by a valid signature over them."""
     return body + key.sign(body)
 
@@ -378,9 +378,7 @@ def pack_body(fields: Sequence[Any]) -> bytes:
     return packed
 
 
-def with_payload(
-    raw: bytes, key: Ed25519PrivateKey, edit: Callable[[dict[str, Any]], Any]
-) -> bytes:
+def with_payload(raw: bytes, key: SigningKey, edit: Callable[[dict[str, Any]], Any]) -> bytes:
     """``raw`` re-signed after ``edit`` changed (a copy of) its payload in place."""
     payload = decode_envelope(raw).payload
     edit(payload)

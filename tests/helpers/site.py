@@ -68,3 +68,45 @@ def serve_folder(folder: Path, tally: dict[str, int] | None = None) -> Iterator[
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+# -- the page's crypto.js under node (tests/site/test_site_crypto.py) ----------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+STATIC = ROOT / "truc_p2p" / "site" / "static"
+TESTS = ROOT / "tests" / "site"
+#: The pins crypto.js needs (pins.json names), and Pyodide's for running the package.
+CRYPTO_PINS = ("tiny-secp256k1", "noble-ed25519", "noble-hashes")
+
+
+def node() -> str | None:
+    """The ``node`` program, if it is installed and runs."""
+    import shutil
+    import subprocess
+
+    path = shutil.which("node")
+    if path is None:
+        return None
+    try:
+        subprocess.run([path, "--version"], capture_output=True, check=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return path
+
+
+def crypto_site(dest: Path, *, pyodide: bool = False) -> Path:
+    """``dest`` laid out as the site build lays out what crypto.js needs: ``crypto.js``
+    and the pinned npm packages under ``vendor/`` (Pyodide's too if asked), fetched
+    through the build's own cache and checks."""
+    from truc_p2p.site import fetch, load_pins
+    from truc_p2p.site._archives import npm_files
+
+    pins = load_pins()
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / "crypto.js").write_bytes((STATIC / "crypto.js").read_bytes())
+    for name in (*CRYPTO_PINS, *(("pyodide",) if pyodide else ())):
+        for path, data in npm_files(fetch(pins[name]), pins[name]).items():
+            target = dest / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    return dest

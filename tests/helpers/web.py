@@ -14,10 +14,10 @@ from typing import Any
 
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._web import final_message
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import BotStrategy, GameOutcome, play_game, prepare_game
 from truc_p2p.rules import Action, ActionKind, Game, Player, Ruleset
 from truc_p2p.ui._web import WebPlayer, bind_table, serve_table
@@ -126,7 +126,7 @@ class HostedGame:
             secret = derive(self.seed, role, "secret")
             self.secrets.append(secret)
             games[role] = prepare_game(
-                identity=Ed25519PrivateKey.from_private_bytes(derive(self.seed, role, "key")),
+                identity=SigningKey.from_bytes(derive(self.seed, role, "key")),
                 role=role,
                 transcript=self.out / f"{name}.truc" if role is Player.P0 else None,
                 ruleset=ruleset,

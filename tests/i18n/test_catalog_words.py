@@ -95,3 +95,28 @@ def test_cards_are_printed_as_that_language_s_table_prints_them(lang: str, shown
     assert card_text(cards[0], ascii=True) == "QH"  # --ascii keeps the protocol's letters
     order = {"en": "7 8 A K Q J 10 9", "fr": "7 8 A R D V 10 9"}[lang]
     assert order in " ".join(help_text().split())
+
+
+def test_catalan_tricks_are_basa_and_the_game_has_its_own_article() -> None:
+    """Issue 43: Catalan wrote "base" for a trick (it is "basa", plural "bases"), and the
+    Catalan and Occitan rules headline kept the French "Le Truc a dos"."""
+    wrong = [s for i, s in _strings("ca") if "trick" in i.lower() and re.search(r"\bbase\b", s)]
+    assert not wrong, wrong
+    assert any(re.search(r"\bbasa\b", s) for i, s in _strings("ca") if "decided it" in i)
+    for lang in ("ca", "oc"):
+        titles = [s for i, s in _strings(lang) if i.startswith("Le Truc for two")]
+        assert titles and not any(s.startswith("Le Truc") for s in titles), titles
+
+
+def test_spanish_says_who_went_to_the_deck_as_a_sentence() -> None:
+    """Issue 43: "(al mazo: bot-difícil)" read as a label, not a sentence."""
+    use_language("es")
+    voice = Voice({P0: _("you"), P1: "Bob"}, P0)
+    line = voice.hand_result(
+        hand_no=0, winner=P0, points=1, reason=RoundEndReason.FOLDED, game_over=False
+    )
+    assert "Bob se fue al mazo" in line, line
+    line = voice.hand_result(
+        hand_no=0, winner=P0, points=1, reason=RoundEndReason.REST_REFUSED, game_over=False
+    )
+    assert "Bob no quiso «mi resto»" in line, line

@@ -20,8 +20,7 @@ import os
 import sys
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
+from truc_p2p.crypto import SigningKey
 from truc_p2p.interop.peer import run
 from truc_p2p.net import PeerDisconnected
 from truc_p2p.protocol import MessageType, decode_envelope
@@ -30,7 +29,7 @@ from truc_p2p.protocol._wire import sign_envelope
 FAULTS = ("bad-signature", "wrong-order", "no-resume", "no-heartbeat", "illegal-move")
 
 
-def _resign(key: Ed25519PrivateKey, raw: bytes, payload: dict[str, Any]) -> bytes:
+def _resign(key: SigningKey, raw: bytes, payload: dict[str, Any]) -> bytes:
     env = decode_envelope(raw)
     return sign_envelope(
         key,
@@ -44,7 +43,7 @@ def _resign(key: Ed25519PrivateKey, raw: bytes, payload: dict[str, Any]) -> byte
 
 
 def main(fault: str) -> int:
-    key = Ed25519PrivateKey.generate()
+    key = SigningKey.generate()
     done: list[bool] = []
 
     def bad_signature(from_runner: bool, conn: int, n: int, raw: bytes) -> bytes:

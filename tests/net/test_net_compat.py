@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, hosting
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     End,
     GameOutcome,
@@ -66,7 +66,7 @@ class Proxy:
             if self.refuse_early != "pass":
                 if self.refuse_early != "close":
                     abort = sign_envelope(
-                        Ed25519PrivateKey.generate(),
+                        SigningKey.generate(),
                         game_id=b"",
                         seq=1,
                         prev=hashlib.sha256(first[4:]).digest(),
@@ -147,7 +147,7 @@ async def _play_through(
     with trio.fail_after(60):
         async with hosting(
             strategy=bot(1),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=fast,
             storage=Storage(out_dir=tmp_path / "host"),
         ) as (invite, results):
@@ -161,7 +161,7 @@ async def _play_through(
                 joined = await join_game(
                     via,
                     bot(2),
-                    identity=Ed25519PrivateKey.generate(),
+                    identity=SigningKey.generate(),
                     settings=fast,
                     storage=Storage(out_dir=tmp_path / "join", fsync=False),
                 )

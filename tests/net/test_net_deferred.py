@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, forward, new_session, run_game
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import BotStrategy, End
 from truc_p2p.protocol import Session, decode_envelope, frame
 from truc_p2p.protocol._wire import envelope_hash, sign_envelope
@@ -83,7 +83,7 @@ async def test_a_cheat_in_a_put_off_pre_deal_ends_the_game_with_evidence(
     # The host's first pre-deal v2deck1 has its deck reversed (re-signed with the
     # host's key, the next envelope re-chained to it). The joiner's bot answers at
     # once, so the put-off check runs when its own v2deck2 must answer the forgery.
-    key = Ed25519PrivateKey.from_private_bytes(
+    key = SigningKey.from_bytes(
         hashlib.sha256(b"net-tests/0/1/key").digest()  # new_session(P1)'s identity
     )
     forged: list[bytes] = []

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, hosting
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import End, GameSettings, Storage, join_game
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import scan_transcript_file
@@ -29,14 +29,14 @@ async def test_a_full_disk_ends_the_joiners_game_cleanly(tmpfs: Mount, tmp_path:
     with trio.fail_after(60):
         async with hosting(
             strategy=bot(1),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=GameSettings(grace=5),
             storage=Storage(out_dir=tmp_path),
         ) as (invite, results):
             joined = await join_game(
                 invite,
                 bot(2),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 settings=GameSettings(grace=5),
                 storage=Storage(out_dir=disk / "games"),
             )

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, dial_target, hosting, play_pair
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     BotStrategy,
     End,
@@ -61,7 +61,7 @@ def _session(me: Player, record: list[bytes], *, pipeline: bool, early: bool) ->
         return hashlib.sha256(f"net-early/{int(me)}/{label}".encode()).digest()
 
     return Session(
-        identity=Ed25519PrivateKey.from_private_bytes(derive("key")),
+        identity=SigningKey.from_bytes(derive("key")),
         role=me,
         secret=derive("secret"),
         ruleset=Ruleset(target=3),
@@ -158,7 +158,7 @@ async def test_a_joiner_plays_with_a_host_that_predates_early_cards(
     with trio.fail_after(600):  # without the second try the host would wait forever
         async with hosting(
             strategy=bot(1),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=GameSettings(ruleset=ruleset),
             storage=Storage(out_dir=tmp_path / "host"),
             report=Reporting(on_notice=notices.append),
@@ -166,7 +166,7 @@ async def test_a_joiner_plays_with_a_host_that_predates_early_cards(
             joined = await join_game(
                 invite,
                 bot(2),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 settings=GameSettings(ruleset=ruleset),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )
@@ -236,7 +236,7 @@ async def test_an_invite_without_settings_gets_no_early_cards_proposed(
         async with (
             hosting(
                 strategy=bot(1),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 settings=GameSettings(ruleset=ruleset),
                 storage=Storage(out_dir=tmp_path / "host"),
             ) as (invite, results),
@@ -247,7 +247,7 @@ async def test_an_invite_without_settings_gets_no_early_cards_proposed(
             joined = await join_game(
                 old_invite,
                 bot(2),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 settings=GameSettings(ruleset=ruleset),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )

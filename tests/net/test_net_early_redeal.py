@@ -10,9 +10,9 @@ import hashlib
 import pytest
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, play_pair
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import BotStrategy, End
 from truc_p2p.protocol import CardsDealt, Session, decode_envelope, verify_transcript
 from truc_p2p.rules import Action, ActionKind, Game, Player, Ruleset
@@ -49,7 +49,7 @@ def _session(me: Player, record: list[bytes], *, pipeline: bool, early_redeal: b
         return hashlib.sha256(f"net-early-redeal/{int(me)}/{label}".encode()).digest()
 
     return Session(
-        identity=Ed25519PrivateKey.from_private_bytes(derive("key")),
+        identity=SigningKey.from_bytes(derive("key")),
         role=me,
         secret=derive("secret"),
         ruleset=Ruleset(target=3),

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.edge import ProxiedGame, play_via_proxy
 from helpers.net import bot, hosting
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     End,
     GameSettings,
@@ -168,15 +168,17 @@ async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
     tmp_path: Path, silent: int
 ) -> None:
     """``silent`` connections from 127.0.0.2, re-opened as they drop, with a hello
-    timeout of 3 s: a joiner from 127.0.0.1 starts its game at once, not after it."""
+    timeout of 10 s: a joiner from 127.0.0.1 starts its game at once, not after it
+    (the bound is half the timeout, so a loaded machine's slowness is not taken for
+    waiting the timeout out)."""
     opened = [0]
     started: list[float] = []
     with trio.fail_after(60):
         async with (
             hosting(
                 strategy=bot(1),
-                identity=Ed25519PrivateKey.generate(),
-                settings=_settings(hello_timeout=3),
+                identity=SigningKey.generate(),
+                settings=_settings(hello_timeout=10),
                 storage=Storage(out_dir=tmp_path / "host"),
             ) as (invite, results),
             trio.open_nursery() as flood,
@@ -187,7 +189,7 @@ async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
             joined = await join_game(
                 invite,
                 bot(2),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 settings=_settings(),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
                 report=Reporting(
@@ -202,7 +204,7 @@ async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
     assert joined.end is End.FINISHED, joined.message
     assert results["host"].end is End.FINISHED
     assert opened[0] > silent  # the host did close flooders, and they came back
-    assert started and started[0] - knocked < 1.5, started[0] - knocked  # not the 3 s timeout
+    assert started and started[0] - knocked < 5, started[0] - knocked  # not the 10 s timeout
 
 
 async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
@@ -213,7 +215,7 @@ async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
     # the bound below still tells the bye window from the 120 s grace
     monkeypatch.setattr(net_games, "BYE_WINDOW", 2.0)
     monkeypatch.setattr(net_reconnect, "BYE_WINDOW", 2.0)
-    host_key = Ed25519PrivateKey.generate()
+    host_key = SigningKey.generate()
     ruleset = Ruleset(target=2)
     with trio.fail_after(60):
         async with hosting(
@@ -225,7 +227,7 @@ async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
             await join_game(
                 invite,
                 bot(2),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 settings=GameSettings(ruleset=ruleset),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )
@@ -259,14 +261,14 @@ async def test_a_host_that_cannot_write_a_transcript_tells_the_joiner_why(
     with trio.fail_after(30):
         async with hosting(
             strategy=bot(1),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             storage=Storage(out_dir=blocker / "games"),
             stop=(stop := trio.Event()),
         ) as (invite, _):
             joined = await join_game(
                 invite,
                 bot(2),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )
             stop.set()
@@ -400,7 +402,7 @@ async def test_a_host_that_never_says_hello_is_tried_twice_then_timed_out(
         joined = await join_game(
             f"truc://127.0.0.1:{port}/?fp={'0' * 64}",
             bot(2),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=_settings(hello_timeout=3),
             storage=Storage(out_dir=tmp_path / "join", fsync=False),
         )

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import Silent, new_session
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli import main
+from truc_p2p.crypto import SigningKey
 from truc_p2p.evidence import check_evidence, evidence_path_for, keep_evidence
 from truc_p2p.net import GameOutcome, play_game
 from truc_p2p.protocol import (
@@ -40,11 +40,9 @@ from truc_p2p.transcript import TranscriptWriter, read_transcript
 P0, P1 = Player.P0, Player.P1
 
 
-def _key(role: Player) -> Ed25519PrivateKey:
+def _key(role: Player) -> SigningKey:
     """The key :func:`new_session` derives for ``role`` (seed 0)."""
-    return Ed25519PrivateKey.from_private_bytes(
-        hashlib.sha256(f"net-tests/0/{int(role)}/key".encode()).digest()
-    )
+    return SigningKey.from_bytes(hashlib.sha256(f"net-tests/0/{int(role)}/key".encode()).digest())
 
 
 def _play_some(messages: int) -> tuple[dict[Player, Session], dict[Player, list[bytes]]]:

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, hosting, new_session
 from helpers.protocol import Pair, with_payload
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     BotStrategy,
     End,
@@ -64,8 +64,8 @@ async def _jam(port: int) -> list[trio.SocketStream]:
 
 
 async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) -> None:
-    host_key = Ed25519PrivateKey.generate()
-    friend, stranger, late = (Ed25519PrivateKey.generate() for _ in range(3))
+    host_key = SigningKey.generate()
+    friend, stranger, late = (SigningKey.generate() for _ in range(3))
     allowed = frozenset({fingerprint(friend.public_key()), fingerprint(late.public_key())})
     notices: list[str] = []
     ruleset = Ruleset(target=3)
@@ -136,7 +136,7 @@ async def test_idle_connections_are_dropped_after_the_hello_timeout(tmp_path: Pa
     stop = trio.Event()
     async with hosting(
         strategy=bot(1),
-        identity=Ed25519PrivateKey.generate(),
+        identity=SigningKey.generate(),
         settings=GameSettings(hello_timeout=0.5),
         storage=Storage(out_dir=tmp_path),
         report=Reporting(on_notice=notices.append),
@@ -166,7 +166,7 @@ async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> 
             await join_game(
                 invite,
                 bot(100 + seed),
-                identity=Ed25519PrivateKey.generate(),
+                identity=SigningKey.generate(),
                 settings=GameSettings(ruleset=Ruleset(target=2)),
                 storage=Storage(out_dir=tmp_path / f"j{seed}", fsync=False),
             )
@@ -175,7 +175,7 @@ async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> 
     with trio.fail_after(120):
         async with hosting(
             strategy=bot(0),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=GameSettings(ruleset=Ruleset(target=2)),
             listen=Listen(capacity=3),
             storage=Storage(out_dir=tmp_path / "host"),
@@ -233,9 +233,7 @@ async def _hello_flood(
         await sock.connect(("127.0.0.1", port))
         hello = new_session(Player.P0, seed=10_000 + sent).data_to_send()
         if posing is not None:
-            raw = with_payload(
-                hello[4:], Ed25519PrivateKey.generate(), lambda p: p.update(key=posing)
-            )
+            raw = with_payload(hello[4:], SigningKey.generate(), lambda p: p.update(key=posing))
             hello = len(raw).to_bytes(4, "big") + raw
         await stream.send_all(hello)
         await trio.sleep(0.01)
@@ -260,7 +258,7 @@ async def test_a_hello_flood_from_one_address_cannot_take_a_joiners_place(
         closing.callback(lambda: [s.socket.close() for s in held])
         async with hosting(
             strategy=bot(1),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=GameSettings(ruleset=ruleset, hello_timeout=5.0),
             storage=Storage(out_dir=tmp_path / "host"),
             report=Reporting(on_notice=notices.append),
@@ -268,8 +266,8 @@ async def test_a_hello_flood_from_one_address_cannot_take_a_joiners_place(
             async with trio.open_nursery() as nursery:
                 port = await nursery.start(_delay_proxy, invite.port, 0.025)
                 stop_flood = trio.Event()
-                joiner = Ed25519PrivateKey.generate()
-                posing = joiner.public_key().public_bytes_raw() if flood == "posing" else None
+                joiner = SigningKey.generate()
+                posing = joiner.public_key().to_bytes() if flood == "posing" else None
                 nursery.start_soon(_hello_flood, invite.port, stop_flood, held, posing)
                 await trio.sleep(0.3 if flood == "before" else 0.005)
                 joined = await join_game(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.identity import (
     IdentityError,
     default_identity_path,
@@ -296,7 +297,6 @@ def test_join_adopts_what_the_invite_says_and_keeps_agreeing_options() -> None:
 
 async def test_the_hosts_invite_carries_the_settings_it_plays() -> None:
     import trio
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from helpers.net import bot, hosting
 
     from truc_p2p.net import GameSettings, HostSettings, Listen
@@ -306,7 +306,7 @@ async def test_the_hosts_invite_carries_the_settings_it_plays() -> None:
     with trio.fail_after(20):
         async with hosting(
             strategy=bot(),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=GameSettings(ruleset=rules, pipeline=False),
             listen=Listen(announce=False, portmap=False),
             stop=stop,

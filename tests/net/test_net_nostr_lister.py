@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import NostrLister
 from truc_p2p.net import _nostr_client as client
 from truc_p2p.net._lobby import LobbyListing
@@ -20,9 +20,9 @@ from truc_p2p.net._nostr import DELETION_KIND, LISTING_KIND, NostrEvent, verify_
 
 
 def _lister(urls: list[str], lines: list[str], now: list[float]) -> NostrLister:
-    identity = Ed25519PrivateKey.generate()
+    identity = SigningKey.generate()
     listing = LobbyListing(
-        key=identity.public_key().public_bytes_raw(),
+        key=identity.public_key().to_bytes(),
         addr=("127.0.0.1", 4455),
         fields={"name": "ana", "target": "12", "match": "1"},
     )

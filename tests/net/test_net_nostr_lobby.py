@@ -17,11 +17,10 @@ from typing import Any
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from helpers.nostr import NostrRelay, nostr_relays
 from netns import LIMIT, Proc, truc_command
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net._lobby import LobbyListing
 from truc_p2p.net._nostr import (
     LISTING_KIND,
@@ -173,9 +172,9 @@ def test_a_host_on_two_relays_is_joined_with_two_of_three_down(tmp_path: Path) -
         assert verify_transcript(read_transcript(transcript)).valid
 
 
-def _identity_listing(name: str) -> tuple[Ed25519PrivateKey, LobbyListing]:
-    identity = Ed25519PrivateKey.generate()
-    key = identity.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+def _identity_listing(name: str) -> tuple[SigningKey, LobbyListing]:
+    identity = SigningKey.generate()
+    key = identity.public_key().to_bytes()
     return identity, LobbyListing(
         key=key, addr=("127.0.0.1", 4455), fields={"name": name, "target": "12", "match": "1"}
     )

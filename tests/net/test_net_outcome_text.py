@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import Silent, bot, hosting, new_session, run_game
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import End, GameOutcome, Invite, join_game
 from truc_p2p.net import _outcome as net
 from truc_p2p.net._strategy import Strategy
@@ -129,7 +129,7 @@ async def test_a_timeout(autojump_clock: trio.abc.Clock) -> None:
 
 async def test_stopped_before_anyone_joined() -> None:
     stop = trio.Event()
-    async with hosting(strategy=bot(1), identity=Ed25519PrivateKey.generate(), stop=stop) as (
+    async with hosting(strategy=bot(1), identity=SigningKey.generate(), stop=stop) as (
         _invite,
         result,
     ):
@@ -143,7 +143,7 @@ async def test_cannot_connect() -> None:
     port = listener.socket.getsockname()[1]
     await listener.aclose()
     invite = Invite.parse(f"truc://127.0.0.1:{port}/?fp={'0' * 64}")
-    outcome = await join_game(invite, bot(1), identity=Ed25519PrivateKey.generate())
+    outcome = await join_game(invite, bot(1), identity=SigningKey.generate())
     assert outcome.kind == "cannot-connect"
     assert _french(outcome).startswith(f"impossible de se connecter à 127.0.0.1:{port}")
 
@@ -186,6 +186,8 @@ def test_a_finished_game_says_how_it_was_won_from_the_viewers_side() -> None:
         ("target", "You won: you reached the target score first", "bob won: first to reach"),
         ("rest-won", "You won: the game was staked on hand 3", "bob won: the game was staked"),
         ("rest-refused", "You won: bob turned down your “my rest” in hand 3", "bob won: you"),
+        # issue 43: not "you turned down the “my rest” of bob"
+        ("rest-refused", "You won", "bob won: you turned down “my rest” in hand 3"),
     ]:
         for winner, expected in ((P0, mine), (P1, theirs)):
             result = GameResult(
@@ -200,7 +202,8 @@ def test_a_finished_game_says_how_it_was_won_from_the_viewers_side() -> None:
                 end=End.FINISHED, message="", me=P0, names=("alice", "bob"), result=result
             )
             assert headline(outcome).startswith(expected), headline(outcome)
-            # a game staked on one hand may end 0-0: the points say they came before it
+            # a game staked on one hand may end 0-0: the points say they came before it;
+            # a refused "my rest" staked nothing (issue 43): its points are the game's
             label = score_label(outcome, "you 0 – bob 0")
             staked = "points before the staked hand: you 0 – bob 0"
-            assert label == ("points: you 0 – bob 0" if reason == "target" else staked)
+            assert label == ("points: you 0 – bob 0" if reason != "rest-won" else staked)

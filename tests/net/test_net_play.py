@@ -6,9 +6,9 @@ import hashlib
 import re
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import Illegal, Silent, bot, forward, new_session, run_game
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import End, QuitGame, Strategy
 from truc_p2p.protocol import (
     MAX_ENVELOPE,
@@ -145,7 +145,7 @@ async def test_oversize_frame_ends_the_link_not_the_game(autojump_clock: trio.ab
 async def test_signed_malformed_message_is_still_a_cheat(autojump_clock: trio.abc.Clock) -> None:
     """A message the host's key really signed, with a payload the catalogue refuses:
     signed misbehaviour stays a protocol error, with the evidence kept."""
-    host_key = Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"net-tests/0/1/key").digest())
+    host_key = SigningKey.from_bytes(hashlib.sha256(b"net-tests/0/1/key").digest())
     forged: list[bytes] = []
 
     async def resign(n: int, envelope: bytes, joiner: trio.abc.Stream) -> bool:

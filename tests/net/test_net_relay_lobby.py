@@ -14,6 +14,7 @@ import trio
 from helpers.net import bot, free_port
 from test_net_relay_restart import RestartableRelay
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
@@ -89,11 +90,9 @@ async def _list(stream: trio.SocketStream, code: str, name: str) -> str:
 
 
 def _raw_key(key: object) -> bytes:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-    assert isinstance(key, Ed25519PrivateKey)
-    return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    assert isinstance(key, SigningKey)
+    return key.public_key().to_bytes()
 
 
 async def test_a_joiner_lists_two_public_hosts_and_plays_one(tmp_path: Path) -> None:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from helpers.net import bot, new_session
 from helpers.ws import (
     Refused,
@@ -385,7 +384,7 @@ async def test_a_trusted_proxy_names_the_browser_for_the_limits_and_meet() -> No
 
 async def test_a_browser_lists_its_game_and_another_browser_reads_the_lobby() -> None:
     key = Identity.ephemeral().key
-    raw = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    raw = key.public_key().to_bytes()
     with trio.fail_after(10):
         async with running_relay() as (server, port, _):
             control, code = await ws_register(port)

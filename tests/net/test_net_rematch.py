@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, hosting
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import End, GameOutcome, GameSettings, Reporting, Storage, join_game
 from truc_p2p.protocol import Series, verify_transcript
 from truc_p2p.rules import Player, Ruleset
@@ -21,10 +21,10 @@ RULES = Ruleset(target=2)
 async def test_a_forever_host_takes_a_rematch_of_its_own_games(tmp_path: Path) -> None:
     finished: list[GameOutcome] = []
     stop = trio.Event()
-    me = Ed25519PrivateKey.generate()
-    stranger = Ed25519PrivateKey.generate()
+    me = SigningKey.generate()
+    stranger = SigningKey.generate()
 
-    async def join(n: int, series: Series | None, key: Ed25519PrivateKey = me) -> GameOutcome:
+    async def join(n: int, series: Series | None, key: SigningKey = me) -> GameOutcome:
         return await join_game(
             invite,
             bot(10 + n),
@@ -36,7 +36,7 @@ async def test_a_forever_host_takes_a_rematch_of_its_own_games(tmp_path: Path) -
     with trio.fail_after(120):
         async with hosting(
             strategy=bot(0),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=GameSettings(ruleset=RULES),
             storage=Storage(out_dir=tmp_path / "host"),
             report=Reporting(on_outcome=finished.append),
@@ -80,13 +80,13 @@ async def test_a_match_host_refuses_a_game_naming_an_earlier_game_of_its_match(
     """The host of game 3 of a match (it follows game 2) knows game 1 was followed by
     game 2 (``GameSettings.played``): a hello naming game 1 again is refused ``played``
     before any game message, and the game 3 it waits for still comes."""
-    me = Ed25519PrivateKey.generate()
+    me = SigningKey.generate()
     one, two = b"\x01" * 32, b"\x02" * 32
     expected = Series(match=3, prev=two, dealer=Player.P0)
     with trio.fail_after(60):
         async with hosting(
             strategy=bot(0),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=GameSettings(ruleset=RULES, series=expected, played=frozenset({one})),
             storage=Storage(out_dir=tmp_path / "host"),
         ) as (invite, _):

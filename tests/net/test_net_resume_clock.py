@@ -23,9 +23,9 @@ from pathlib import Path
 
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, free_port, new_session
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import End, GameOutcome, Notice, TurnClock, play_game
 from truc_p2p.net._away import away_path_for, read_away, write_away
 from truc_p2p.net._join_game import Redialer
@@ -100,11 +100,11 @@ class _Screen(_DiesThinking):
         return await super().choose(game, legal)
 
 
-def _joiner_keys() -> tuple[Ed25519PrivateKey, bytes]:
+def _joiner_keys() -> tuple[SigningKey, bytes]:
     def derive(label: str) -> bytes:  # as helpers.net.new_session(P0) derives them
         return hashlib.sha256(f"net-tests/0/0/{label}".encode()).digest()
 
-    return Ed25519PrivateKey.from_private_bytes(derive("key")), derive("secret")
+    return SigningKey.from_bytes(derive("key")), derive("secret")
 
 
 async def _play(

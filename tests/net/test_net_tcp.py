@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.net import bot, hosting
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     End,
     GameOutcome,
@@ -46,7 +46,7 @@ async def _host_and_join(
     junk_first: bool = False,
     then_real: bool = False,
 ) -> tuple[GameOutcome, GameOutcome, list[str]]:
-    host_key, join_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    host_key, join_key = SigningKey.generate(), SigningKey.generate()
     invites: list[Invite] = []
     notices: list[str] = []
     got_invite = trio.Event()
@@ -142,7 +142,7 @@ async def test_join_reports_a_refused_connection(tmp_path: Path) -> None:
     outcome = await join_game(
         Invite("127.0.0.1", port, "a" * 64),
         bot(),
-        identity=Ed25519PrivateKey.generate(),
+        identity=SigningKey.generate(),
         storage=Storage(out_dir=tmp_path),
     )
     assert outcome.end is End.CONNECTION_FAILED and outcome.exit_code == 4
@@ -165,7 +165,7 @@ async def _host_join_decks(tmp_path: Path, host_deck: str, join_deck: str) -> Ga
     stop = trio.Event()
     async with hosting(
         strategy=bot(1),
-        identity=Ed25519PrivateKey.generate(),
+        identity=SigningKey.generate(),
         settings=GameSettings(deck=host_deck),
         storage=Storage(out_dir=tmp_path / "h"),
         stop=stop,
@@ -173,7 +173,7 @@ async def _host_join_decks(tmp_path: Path, host_deck: str, join_deck: str) -> Ga
         joined = await join_game(
             invite,
             bot(2),
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             settings=GameSettings(deck=join_deck),
             storage=Storage(out_dir=tmp_path / "j", fsync=False),
         )

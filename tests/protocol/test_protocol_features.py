@@ -10,16 +10,16 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import NEED_DATA, Session, decode_envelope
 from truc_p2p.protocol._hello import FEATURES, Agreed, Announced, Feature
 from truc_p2p.protocol._values import nonce_features
 from truc_p2p.rules import Player
 
 KEYS = (
-    Ed25519PrivateKey.from_private_bytes(bytes(range(32))),
-    Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33))),
+    SigningKey.from_bytes(bytes(range(32))),
+    SigningKey.from_bytes(bytes(range(1, 33))),
 )
 
 

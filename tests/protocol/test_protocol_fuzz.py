@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.protocol import (
     P0,
     P1,
@@ -30,6 +29,7 @@ from helpers.protocol import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.deck import card_encodings
 from truc_p2p.protocol import (
     CATALOGUE,
@@ -86,10 +86,10 @@ class Point:
 
     records: tuple[bytes, ...]
     victim: Player
-    identity: Ed25519PrivateKey
+    identity: SigningKey
     secret: bytes
     name: str
-    peer_key: Ed25519PrivateKey
+    peer_key: SigningKey
     next: bytes
     peer_envelopes: tuple[bytes, ...]
     deck: str

@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     NEED_DATA,
     RemoteProtocolError,
@@ -30,8 +30,8 @@ from truc_p2p.protocol._wire import GENESIS, envelope_hash, sign_envelope
 from truc_p2p.rules import Player, Ruleset
 
 KEYS = (
-    Ed25519PrivateKey.from_private_bytes(bytes(range(32))),
-    Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33))),
+    SigningKey.from_bytes(bytes(range(32))),
+    SigningKey.from_bytes(bytes(range(1, 33))),
 )
 SECRETS = (bytes([7]) * 32, bytes([9]) * 32)
 #: (deck, pipeline, early) a session may be made with.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import secrets
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     NEED_DATA,
     GameStarted,
@@ -18,11 +18,11 @@ from truc_p2p.protocol import (
 from truc_p2p.rules import Player
 
 
-def _handshake(host_key: Ed25519PrivateKey, expected: str) -> tuple[Session, list[bytes]]:
+def _handshake(host_key: SigningKey, expected: str) -> tuple[Session, list[bytes]]:
     """A joiner pinned to ``expected`` that has just received the host's hello."""
     record: list[bytes] = []
     joiner = Session(
-        identity=Ed25519PrivateKey.generate(),
+        identity=SigningKey.generate(),
         role=Player.P0,
         secret=secrets.token_bytes(32),
         record=record.append,
@@ -36,8 +36,8 @@ def _handshake(host_key: Ed25519PrivateKey, expected: str) -> tuple[Session, lis
 
 
 def test_wrong_host_key_is_refused_before_anything_more_is_sent() -> None:
-    impostor = Ed25519PrivateKey.generate()
-    expected = fingerprint(Ed25519PrivateKey.generate().public_key())
+    impostor = SigningKey.generate()
+    expected = fingerprint(SigningKey.generate().public_key())
     joiner, record = _handshake(impostor, expected)
     with pytest.raises(PeerKeyMismatchError) as info:
         joiner.next_event()
@@ -50,7 +50,7 @@ def test_wrong_host_key_is_refused_before_anything_more_is_sent() -> None:
 
 
 def test_pinned_host_key_is_accepted() -> None:
-    host = Ed25519PrivateKey.generate()
+    host = SigningKey.generate()
     joiner, record = _handshake(host, fingerprint(host.public_key()))
     event = joiner.next_event()
     assert isinstance(event, GameStarted)

@@ -23,10 +23,10 @@ import functools
 from dataclasses import dataclass
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.matrix import fast_first
 from helpers.protocol import P0, PLAYER, Pair
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -51,7 +51,7 @@ class Game:
     """A finished game: its transcript, the players' keys and secrets."""
 
     records: tuple[bytes, ...]
-    keys: dict[Player, Ed25519PrivateKey]
+    keys: dict[Player, SigningKey]
     secrets: tuple[bytes, bytes]
     names: tuple[str, str]
     deck: str

@@ -33,6 +33,7 @@ from helpers.protocol import (
 )
 from test_protocol_games import check_finished_game
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     NEED_DATA,
     CardsDealt,
@@ -241,13 +242,12 @@ def test_pipelining_must_be_negotiated_by_both(initiator: bool) -> None:
 
 
 def test_pipeline_needs_deck_v2() -> None:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from truc_p2p.protocol import LocalProtocolError
 
     with pytest.raises(LocalProtocolError):
         Session(
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             role=P0,
             secret=bytes(32),
             deck="v1",

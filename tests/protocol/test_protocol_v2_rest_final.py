@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -53,7 +53,7 @@ def _play(rest_final: tuple[bool, bool], *, lie: bool = False) -> list[bytes]:
     transcript: list[bytes] = []
     sessions = {
         p: Session(
-            identity=Ed25519PrivateKey.from_private_bytes(_fixed(f"id{int(p)}")),
+            identity=SigningKey.from_bytes(_fixed(f"id{int(p)}")),
             role=p,
             secret=_fixed(f"secret{int(p)}"),
             ruleset=RULESET,
@@ -130,7 +130,7 @@ def test_a_predeal_where_the_rule_forbids_it_is_rejected() -> None:
     # a session that keeps the rule refuses the same message
     keeper = Session.restore(
         transcript[:bad],
-        identity=Ed25519PrivateKey.from_private_bytes(_fixed("id0")),
+        identity=SigningKey.from_bytes(_fixed("id0")),
         role=Player.P0,
         secret=_fixed("secret0"),
         ruleset=RULESET,

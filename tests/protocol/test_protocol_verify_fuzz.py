@@ -14,11 +14,11 @@ import functools
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from truc_p2p.bots import make_bot
+from truc_p2p.crypto import SigningKey
 from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import decode_envelope, verify_transcript
 from truc_p2p.protocol._session import game_id_of
@@ -26,8 +26,8 @@ from truc_p2p.protocol._wire import GENESIS, envelope_hash, sign_envelope
 from truc_p2p.rules import Player, Ruleset
 
 KEYS = (
-    Ed25519PrivateKey.from_private_bytes(bytes(range(32))),
-    Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33))),
+    SigningKey.from_bytes(bytes(range(32))),
+    SigningKey.from_bytes(bytes(range(1, 33))),
 )
 
 

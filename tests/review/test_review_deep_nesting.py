@@ -12,8 +12,8 @@ from typing import Any
 
 import msgpack
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     NEED_DATA,
     MalformedMessageError,
@@ -25,8 +25,8 @@ from truc_p2p.protocol import (
 from truc_p2p.protocol._wire import GENESIS, PROTOCOL_VERSION
 from truc_p2p.rules import Player, Ruleset
 
-PEER = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
-ME = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
+PEER = SigningKey.from_bytes(bytes(range(32)))
+ME = SigningKey.from_bytes(bytes(range(1, 33)))
 MARK = "@" * 24
 
 
@@ -34,7 +34,7 @@ def hello_with(where: str, depth: int) -> bytes:
     """The initiator's hello, with ``[[[...'x'...]]]`` (``depth`` arrays) at ``where``."""
     payload: dict[str, Any] = {
         "name": "mallory",
-        "key": PEER.public_key().public_bytes_raw(),
+        "key": PEER.public_key().to_bytes(),
         "nonce": bytes(32),
         "ruleset": Ruleset().to_dict(),
         "options": {"audit": "game"},

@@ -14,9 +14,9 @@ from typing import Any
 
 import coincurve
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.site import serve_folder
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.rules import ALL_CARDS, Game, Phase, Player, hands_from_deck
 from truc_p2p.site import SiteBuild
 
@@ -44,8 +44,9 @@ def random_game(seed: int) -> str:
 
 
 def native_crypto(secret: bytes) -> str:
-    """What the stand-in crypto.js's probe gives, computed natively."""
-    ed = Ed25519PrivateKey.from_private_bytes(secret).public_key().public_bytes_raw()
+    """What the worker computes through truc_p2p.crypto on its js backend (crypto.js),
+    computed natively."""
+    ed = SigningKey.from_bytes(secret).public_key().to_bytes()
     point = coincurve.PrivateKey(secret).public_key.format(compressed=True)
     return f"{hashlib.sha256(secret).hexdigest()} {ed.hex()} {point.hex()}"
 

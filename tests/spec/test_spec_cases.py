@@ -16,8 +16,8 @@ from typing import Any
 
 import msgpack
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
     CLOSED,
     RemoteProtocolError,
@@ -78,7 +78,7 @@ def _receiver(envelopes: list[bytes], receiver: int) -> Session:
     """The receiving player's session, rebuilt from the transcript before the bad message."""
     return Session.restore(
         envelopes,
-        identity=Ed25519PrivateKey.from_private_bytes(bytes.fromhex(GAME["identities"][receiver])),
+        identity=SigningKey.from_bytes(bytes.fromhex(GAME["identities"][receiver])),
         role=Player(receiver),
         secret=bytes.fromhex(GAME["secrets"][receiver]),
         ruleset=Ruleset.from_dict(GAME["ruleset"]),
@@ -153,7 +153,7 @@ def test_a_receiver_accepts_any_key_order() -> None:
     raws = [bytes.fromhex(e["hex"]) for e in GAME["envelopes"]]
     last = decode_envelope(raws[-1])
     reordered = dict(reversed(list(last.payload.items())))
-    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(GAME["identities"][last.sender]))
+    key = SigningKey.from_bytes(bytes.fromhex(GAME["identities"][last.sender]))
     raw = sign_envelope(
         key,
         game_id=last.game_id,
@@ -182,7 +182,7 @@ def _forged(n: int, mtype: str, payload: dict[str, Any]) -> list[bytes]:
 
     raws = [bytes.fromhex(e["hex"]) for e in GAME["envelopes"]]
     env = decode_envelope(raws[n])
-    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(GAME["identities"][env.sender]))
+    key = SigningKey.from_bytes(bytes.fromhex(GAME["identities"][env.sender]))
     raw = sign_envelope(
         key,
         game_id=env.game_id,
@@ -244,7 +244,7 @@ def test_a_game_has_one_ending(name: str) -> None:
         with pytest.raises(RemoteProtocolError) as info:
             Session.restore(
                 raws,
-                identity=Ed25519PrivateKey.from_private_bytes(bytes.fromhex(identities[role])),
+                identity=SigningKey.from_bytes(bytes.fromhex(identities[role])),
                 role=Player(role),
                 secret=bytes.fromhex(RESIGN["secrets"][role]),
                 ruleset=Ruleset.from_dict(RESIGN["ruleset"]),
@@ -255,7 +255,7 @@ def test_a_game_has_one_ending(name: str) -> None:
     recorded: list[bytes] = []
     bob = Session.restore(
         raws[:-1],
-        identity=Ed25519PrivateKey.from_private_bytes(bytes.fromhex(identities[1])),
+        identity=SigningKey.from_bytes(bytes.fromhex(identities[1])),
         role=Player.P1,
         secret=bytes.fromhex(RESIGN["secrets"][1]),
         ruleset=Ruleset.from_dict(RESIGN["ruleset"]),

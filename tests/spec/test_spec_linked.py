@@ -11,8 +11,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import NEED_DATA, RemoteProtocolError, Series, Session, decode_envelope
 from truc_p2p.rules import Player
 
@@ -55,7 +55,7 @@ def test_the_vector_is_reproduced_from_its_own_seeds(vector: dict[str, Any], gam
     )
     sides = [
         Session(
-            identity=Ed25519PrivateKey.from_private_bytes(bytes.fromhex(seeds["key"][p])),
+            identity=SigningKey.from_bytes(bytes.fromhex(seeds["key"][p])),
             role=Player(p),
             secret=bytes.fromhex(case["secrets"][p]),
             name=seeds["names"][p],
@@ -109,7 +109,7 @@ def test_malformed_linked_options_are_refused(
 def _handshake(mine: Series | None, theirs: Series | None) -> list[Session]:
     sides = [
         Session(
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             role=Player(p),
             secret=bytes([p + 1]) * 32,
             series=(mine, theirs)[p],
@@ -142,7 +142,7 @@ def test_a_rematch_of_an_unknown_game_is_refused_unless_adopted() -> None:
     assert sides[1].error is not None and "prev" in str(sides[1].error)
     adopted = [
         Session(
-            identity=Ed25519PrivateKey.generate(),
+            identity=SigningKey.generate(),
             role=Player(p),
             secret=bytes([p + 3]) * 32,
             series=asked if p == 0 else None,

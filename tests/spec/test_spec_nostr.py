@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 from coincurve import PublicKeyXOnly
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import ListingError
 from truc_p2p.net._nostr import (
     DELETION_KIND,
@@ -49,7 +49,7 @@ def test_the_vectors_are_what_the_generator_writes() -> None:
 
 def test_the_nostr_key_is_derived_from_the_identity() -> None:
     host = VECTORS["host"]
-    identity = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(host["ed25519_seed"]))
+    identity = SigningKey.from_bytes(bytes.fromhex(host["ed25519_seed"]))
     seed = bytes.fromhex(host["ed25519_seed"])
     assert hashlib.sha256(b"truc-p2p nostr key v1" + seed).hexdigest() == host["nostr_secret"]
     key = nostr_key_for(identity)

@@ -16,8 +16,8 @@ from typing import Any
 
 import msgpack
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.rules import Player
 
@@ -67,7 +67,7 @@ def _body(raw: bytes) -> list[Any]:
 def test_resume_messages_follow_section_13(name: str) -> None:
     vector = VECTORS[name]
     transcript = [bytes.fromhex(h) for h in vector["transcript"]]
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in vector["identities"]]
+    keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in vector["identities"]]
     nonces = [bytes.fromhex(n) for n in vector["nonces"]]
     dialer, answer = (bytes.fromhex(m["hex"]) for m in vector["resume_messages"])
     for raw, sender, echo in ((dialer, 0, b""), (answer, 1, nonces[0])):
@@ -189,7 +189,7 @@ def test_a_resume_that_contradicts_the_chain_ends_the_game(claim: str, code: str
     from truc_p2p.rules import Ruleset
 
     transcript = [bytes.fromhex(h) for h in VECTOR["transcript"]]
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in VECTOR["identities"]]
+    keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in VECTOR["identities"]]
     listener = Session.restore(
         transcript,
         identity=keys[1],
@@ -317,7 +317,7 @@ def test_resumes_with_the_clock_carry_left_and_away_after_nonce_and_echo() -> No
     msgpack decoding); a receiver takes the peer's left as its own time only when
     the peer lacks none of its envelopes."""
     nonces = [bytes.fromhex(n) for n in CLOCK["nonces"]]
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in CLOCK["identities"]]
+    keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in CLOCK["identities"]]
     messages = [bytes.fromhex(m["hex"]) for m in CLOCK["resume_messages"]]
     for raw, sender, echo in zip(messages, (0, 1), (b"", nonces[0]), strict=True):
         _, _, _, _, who, mtype, payload = _body(raw)
@@ -343,7 +343,7 @@ def _clock_listener() -> Any:
     from truc_p2p.protocol import Session
     from truc_p2p.rules import Ruleset
 
-    keys = [Ed25519PrivateKey.from_private_bytes(bytes.fromhex(k)) for k in CLOCK["identities"]]
+    keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in CLOCK["identities"]]
     held = _body(bytes.fromhex(CLOCK["resume_messages"][1]["hex"]))[2]  # at the cut
     listener = Session.restore(
         [bytes.fromhex(h) for h in CLOCK["transcript"][:held]],
@@ -391,7 +391,7 @@ def test_without_both_bits_the_resume_stays_nonce_and_echo() -> None:
     for ours, theirs in ((True, False), (False, True), (True, True)):
         sessions = [
             Session(
-                identity=Ed25519PrivateKey.from_private_bytes(hashed(f"key{p}")),
+                identity=SigningKey.from_bytes(hashed(f"key{p}")),
                 role=Player(p),
                 secret=hashed(f"secret{p}"),
                 resume_clock=(ours, theirs)[p],
@@ -417,7 +417,7 @@ def test_without_both_bits_the_resume_stays_nonce_and_echo() -> None:
             from truc_p2p.protocol._wire import sign_envelope
 
             forced = sign_envelope(
-                Ed25519PrivateKey.from_private_bytes(hashed("key0")),
+                SigningKey.from_bytes(hashed("key0")),
                 game_id=sessions[1].game_id,
                 seq=0,
                 prev=bytes(32),

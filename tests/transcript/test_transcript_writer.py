@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truc_p2p.bots import make_bot
+from truc_p2p.crypto import SigningKey
 from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import (
     TRANSCRIPT_MAGIC,
@@ -35,8 +35,8 @@ def _game() -> list[bytes]:
     sessions = make_pair(
         ruleset=Ruleset(target=3),
         identities=(
-            Ed25519PrivateKey.from_private_bytes(bytes([5]) * 32),
-            Ed25519PrivateKey.from_private_bytes(bytes([6]) * 32),
+            SigningKey.from_bytes(bytes([5]) * 32),
+            SigningKey.from_bytes(bytes([6]) * 32),
         ),
         secrets=(bytes([1]) * 32, bytes([2]) * 32),
         records=(record.append, None),

@@ -87,7 +87,7 @@ def test_end_screen_of_an_unfinished_game(tmp_path: Path) -> None:
     ("invite", "hint"),
     [
         (Invite("127.0.0.1", 4455, "0" * 64), "only works on this machine"),
-        (Invite("192.168.1.20", 4455, "0" * 64), "forward TCP port 4455"),
+        (Invite("192.168.1.20", 4455, "0" * 64), "works on your local network"),
         (Invite("192.168.1.20", 4455, "0" * 64, ("relay.example", 7000), "abc123"), "relay"),
         (Invite("93.184.216.34", 4455, "0" * 64), None),
     ],
@@ -104,6 +104,8 @@ def test_host_web_shows_the_invite_with_a_hint(invite: Invite, hint: str | None)
         assert hint in shown["hint"]
         if invite.relay is None:
             assert "--relay" in shown["hint"]  # how to reach a friend behind NAT
+            # issue 43: not the router settings a person in a browser cannot make
+            assert "--advertise" not in shown["hint"]
     show_invite(object(), invite)  # not a web player: nothing to show
 
 

@@ -165,7 +165,7 @@ def test_the_lobby_page_joins_a_match_and_opens_the_table(
 
 def _game(name: str, code: str = "abcd2345abcd2345") -> LobbyGame:
     key = Identity.ephemeral().key
-    raw = key.public_key().public_bytes_raw()
+    raw = key.public_key().to_bytes()
     listing = LobbyListing(key=raw, addr=("127.0.0.1", 4455), fields={"name": name, "match": "3"})
     body = bytes([len(code)]) + code.encode() + (7).to_bytes(4, "big") + listing.sign(key, code)
     assert encode(0x87, body)  # fits a control message

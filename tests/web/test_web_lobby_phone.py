@@ -35,7 +35,7 @@ PHONE_JS = """() => {
 
 def _game(name: str, code: str, fields: dict[str, str], waited: int) -> LobbyGame:
     key = Identity.ephemeral().key
-    raw = key.public_key().public_bytes_raw()
+    raw = key.public_key().to_bytes()
     listing = LobbyListing(key=raw, addr=("127.0.0.1", 4455), fields={"name": name, **fields})
     body = bytes([len(code)]) + code.encode() + waited.to_bytes(4, "big") + listing.sign(key, code)
     return parse_game(body, ("127.0.0.1", 4456))

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.web import RaisingBot, derive
 
 from truc_p2p.cli._web import final_message
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     End,
     PeerDisconnected,
@@ -260,7 +260,7 @@ async def test_a_whole_game_shows_no_secret_and_no_unplayed_opponent_card(
     page = Page()
     player.publisher = page
     mine = prepare_game(
-        identity=Ed25519PrivateKey.from_private_bytes(derive(5, Player.P0, "key")),
+        identity=SigningKey.from_bytes(derive(5, Player.P0, "key")),
         role=Player.P0,
         transcript=tmp_path / "alice.truc",
         ruleset=Ruleset(target=3),
@@ -269,7 +269,7 @@ async def test_a_whole_game_shows_no_secret_and_no_unplayed_opponent_card(
     )
     secret = (tmp_path / "alice.truc.secret").read_bytes()
     theirs = prepare_game(
-        identity=Ed25519PrivateKey.from_private_bytes(derive(5, Player.P1, "key")),
+        identity=SigningKey.from_bytes(derive(5, Player.P1, "key")),
         role=Player.P1,
         transcript=None,
         ruleset=Ruleset(target=3),

@@ -11,9 +11,9 @@ from typing import Any
 
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from helpers.web import derive
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net import End, play_game, prepare_game
 from truc_p2p.rules import Action, Game, Player, Ruleset
 from truc_p2p.ui._web import WebPlayer
@@ -65,7 +65,7 @@ async def _play(tmp_path: Path, *, early_redeal: bool) -> tuple[list[Any], Redea
 
     player.publisher = Page()
     mine = prepare_game(
-        identity=Ed25519PrivateKey.from_private_bytes(derive(SEED, Player.P0, "key")),
+        identity=SigningKey.from_bytes(derive(SEED, Player.P0, "key")),
         role=Player.P0,
         transcript=None,
         ruleset=Ruleset(target=4),
@@ -73,7 +73,7 @@ async def _play(tmp_path: Path, *, early_redeal: bool) -> tuple[list[Any], Redea
         secret=derive(SEED, Player.P0, "secret"),
     )
     theirs = prepare_game(
-        identity=Ed25519PrivateKey.from_private_bytes(derive(SEED, Player.P1, "key")),
+        identity=SigningKey.from_bytes(derive(SEED, Player.P1, "key")),
         role=Player.P1,
         transcript=None,
         ruleset=Ruleset(target=4),

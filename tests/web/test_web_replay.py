@@ -13,7 +13,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 from helpers.web import ROOT
 from test_web_browser import new_page
 
@@ -199,9 +198,7 @@ def test_your_own_replay_page_shows_the_cards_you_folded(
     story = story_game({P0: tmp_path / "alice", P1: tmp_path / "bob"}, deck="v2")
     path = story.paths[P0]
     key_file = tmp_path / "alice.key"
-    key_file.write_bytes(
-        key("alice").private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
-    )
+    key_file.write_bytes(key("alice").to_bytes())
     meta = {"format": 1, "role": "join", "name": "alice", "identity": str(key_file)}
     path.with_name(path.name + ".meta.json").write_text(json.dumps(meta))
     assert story.played.get((1, P0), set()) == set()  # hand 2: alice never played

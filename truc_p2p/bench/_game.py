@@ -36,7 +36,6 @@ from typing import Any
 
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bench._game_flights import (
     THINK_FLIGHTS,
@@ -48,6 +47,7 @@ from truc_p2p.bench._game_flights import (
 from truc_p2p.bench._game_links import concurrent, loopback_game, process_cpu, wall_game
 from truc_p2p.bench._game_report import report_lines
 from truc_p2p.bots import make_bot
+from truc_p2p.crypto import SigningKey
 from truc_p2p.deck import DeckSideV2, Role
 from truc_p2p.memory_pair import make_pair
 from truc_p2p.protocol import (
@@ -88,7 +88,7 @@ class CpuFloor:
 
 def _signature_costs() -> tuple[float, float]:
     """Seconds of CPU for one Ed25519 signature and one verification (~2 KB body)."""
-    key = Ed25519PrivateKey.generate()
+    key = SigningKey.generate()
     public = key.public_key()
     body = bytes(2048)
     n = 300
@@ -120,8 +120,8 @@ def _timed_game(seed: int, target: int, pipeline: bool, rest_final: bool = True)
         records=(records.append, None),
         pipeline=pipeline,
         identities=(
-            Ed25519PrivateKey.from_private_bytes(fixed[0]),
-            Ed25519PrivateKey.from_private_bytes(fixed[1]),
+            SigningKey.from_bytes(fixed[0]),
+            SigningKey.from_bytes(fixed[1]),
         ),
         secrets=(hashlib.sha256(fixed[0]).digest(), hashlib.sha256(fixed[1]).digest()),
     )

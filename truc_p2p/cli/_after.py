@@ -13,13 +13,20 @@ from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.cli._run import print_outcome
 from truc_p2p.cli._web import show_web_result
 from truc_p2p.history import MatchRecord
-from truc_p2p.net import End, GameOutcome
+from truc_p2p.net import End, GameOutcome, conceded
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
 from truc_p2p.ui import Screen, TerminalPlayer, Voice, WebPlayer, _
 
-__all__ = ["after_game", "left_the_page", "match_meta", "match_so_far", "stored_match"]
+__all__ = [
+    "after_game",
+    "left_the_page",
+    "match_meta",
+    "match_so_far",
+    "stored_match",
+    "tell_match_cost",
+]
 
 
 def left_the_page(player: object) -> bool:
@@ -62,6 +69,22 @@ def match_meta(record: MatchRecord, opts: GameOptions) -> dict[str, Any]:
     return {"match": record.to_json(), "argv": list(opts.argv)}
 
 
+def tell_match_cost(player: object, record: MatchRecord) -> None:
+    """In a match, the terminal's leave question says what leaving the match costs and
+    offers to concede only the game in play."""
+    if not isinstance(player, TerminalPlayer) or not record.is_match:
+        return
+
+    def cost() -> tuple[str, str]:
+        me = player.model.me
+        wins = dict(record.wins)
+        wins[me.other] += 1  # the game in play, given up
+        voice = Voice({me: _("you"), me.other: player.model.opp_name}, me)
+        return player.model.opp_name, voice.score(wins)
+
+    player.match_cost = cost
+
+
 async def after_game(
     player: object,
     outcome: GameOutcome,
@@ -76,10 +99,19 @@ async def after_game(
     (``y``/Enter at the terminal, "play again" on the web table; only when ``ask``)."""
     await show_web_result(player, outcome)
     print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
-    if not outcome.complete or stop.is_set() or outcome.game_id is None:
+    if not outcome.complete or outcome.game_id is None:
         return False
-    if outcome.end in (End.QUIT, End.RESIGNED):  # we left: no "play again?", match or not
+    resignation = outcome.resignation
+    # conceding one game of a match plays the next (wire.md 4.1); any other
+    # resignation, Ctrl-C's included, leaves the match
+    goes_on = resignation is not None and conceded(resignation.detail) and not stop.is_set()
+    if outcome.end in (End.QUIT, End.RESIGNED) and not (record.is_match and goes_on):
+        # we left: no "play again?", match or not
         _resigned_match(player, outcome, record)
+        if record.is_match and outcome.end is End.RESIGNED:
+            await _record_left(outcome, record, opts)
+        return False
+    if stop.is_set():
         return False
     me = outcome.me
     linked = await trio.to_thread.run_sync(_linked_game, outcome)
@@ -87,6 +119,8 @@ async def after_game(
         print("truc-p2p: " + _("this game cannot be linked to another"), file=sys.stderr)
         return False
     record.add(**linked)
+    if record.is_match and resignation is not None and not goes_on and record.winner is None:
+        record.left = resignation.by  # the opponent resigned and left the match
     names = {p: record.players[p]["name"] for p in Player}
     voice = Voice({me: _("you"), me.other: names[me.other] or _("opponent")}, me)
     match_line = None
@@ -103,7 +137,7 @@ async def after_game(
         winner = record.winner
         shown = voice.match_won(winner, record.wins) if winner is not None else match_line
         # the one who resigned has left the match: both ends say it is over
-        left = winner is None and outcome.resignation is not None
+        left = record.left is not None
         if left and outcome.resignation is not None:
             shown = voice.match_resigned(outcome.resignation.by, record.wins)
         if isinstance(player, Screen):
@@ -111,7 +145,7 @@ async def after_game(
         if not opts.json:
             if not isinstance(player, TerminalPlayer):
                 print(shown, flush=True)
-            if where is not None and winner is not None:
+            if where is not None and (winner is not None or left):
                 print(_("match record: {path}", path=where), flush=True)
                 print(
                     _("verify it with: {command}", command=f"truc-p2p verify --match {where}"),
@@ -132,6 +166,30 @@ async def after_game(
     return True
 
 
+async def _record_left(outcome: GameOutcome, record: MatchRecord, opts: GameOptions) -> None:
+    """We resigned a game of a match and left it: our match record keeps that game and
+    says we left (``games`` shows the match finished, as the opponent's does)."""
+    resignation = outcome.resignation
+    if resignation is None or record.winner is not None:
+        return
+    linked = await trio.to_thread.run_sync(_linked_game, outcome)
+    if linked is None:
+        return
+    record.add(**linked)
+    if record.winner is None:  # else this game won the match for the opponent anyway
+        record.left = resignation.by
+    try:
+        where = record.write()
+    except OSError as exc:
+        print(
+            "truc-p2p: " + _("cannot write the match record: {reason}", reason=exc),
+            file=sys.stderr,
+        )
+        where = None
+    if where is not None and not opts.json:
+        print(_("match record: {path}", path=where), flush=True)
+
+
 def _resigned_match(player: object, outcome: GameOutcome, record: MatchRecord) -> None:
     """We resigned a game of a match and leave it: our end screen says the match is
     over, as the opponent's does (the games score counts this game)."""
@@ -148,7 +206,7 @@ def _resigned_match(player: object, outcome: GameOutcome, record: MatchRecord) -
 
     if isinstance(player, Screen):
         player.show_match(line(), line)
-    elif not isinstance(player, TerminalPlayer):
+    else:  # the terminal too: every road out of a match says how it ended
         print(line(), flush=True)
 
 

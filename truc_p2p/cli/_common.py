@@ -250,6 +250,12 @@ def bot_name(text: str) -> str:
     try:
         parse_bot_name(text)
     except ValueError:
+        # ``--bot Medium``: the names are lower case, and a capital is no other bot
+        try:
+            parse_bot_name(text.lower())
+            return text.lower()
+        except ValueError:
+            pass
         kind, _colon, level = text.partition(":")
         levels = [n.partition(":")[2] for n in BOT_NAMES if n.startswith(kind + ":")]
         if level and levels:
@@ -441,9 +447,9 @@ def your_name(fallback: str, *, ask: bool, stdin: TextIO | None = None) -> str:
         name=name,
         path=path,
     )
-    from truc_p2p.ui import fit, screen_width  # at a terminal, wrapped between words
+    from truc_p2p.ui import fit_for  # at a terminal, wrapped between words
 
-    print(fit(line, screen_width(sys.stderr)) if sys.stderr.isatty() else line, file=sys.stderr)
+    print(fit_for(line, sys.stderr), file=sys.stderr)
     return name
 
 

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import BOT_NAMES, Bot, make_bot
 from truc_p2p.cli._common import (
@@ -33,6 +32,7 @@ from truc_p2p.cli._common import (
     ruleset_from_args,
     use_ascii,
 )
+from truc_p2p.crypto import SigningKey
 from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
@@ -55,7 +55,11 @@ from truc_p2p.rules import Event, Player, Ruleset
 from truc_p2p.transcript import TranscriptWriteError, TranscriptWriter
 from truc_p2p.ui import Tally, Voice, _, describe, ngettext, reason_word
 
-__all__ = ["add_ruleset_args", "register", "ruleset_from_args"]
+__all__ = ["DEMO_OUT", "add_ruleset_args", "register", "ruleset_from_args"]
+
+#: Where the demo's bot-against-bot games go: not ``games/``, which ``truc-p2p games``
+#: lists as the person's own history (issue 43).
+DEMO_OUT = "demo-games"
 
 
 def register(subparsers: Any) -> None:
@@ -76,7 +80,13 @@ def register(subparsers: Any) -> None:
         help=_("make bots, keys and shuffles reproducible (demo only: never for real games)"),
     )
     parser.add_argument(
-        "--out", default="games", help=_("directory for transcripts (default games/)")
+        "--out",
+        default=DEMO_OUT,
+        help=_(
+            "directory for the bots' transcripts (default {dir}/: apart from your own "
+            "games, which truc-p2p games lists)",
+            dir=DEMO_OUT,
+        ),
     )
     parser.add_argument(
         "--bots",
@@ -224,9 +234,7 @@ def _demo_game(
     ``None`` when a transcript could not be written (said on stderr)."""
     names = _NAMES
     show = not (args.quiet or args.json)
-    keys = tuple(
-        Ed25519PrivateKey.from_private_bytes(_demo_secret(args.seed, g, f"key{p}")) for p in (0, 1)
-    )
+    keys = tuple(SigningKey.from_bytes(_demo_secret(args.seed, g, f"key{p}")) for p in (0, 1))
     game_secrets = (_demo_secret(args.seed, g, "s0"), _demo_secret(args.seed, g, "s1"))
     tag = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
     paths = [out / f"game-{g + 1:03d}-{tag}-{names[p]}.truc" for p in (Player.P0, Player.P1)]

@@ -40,7 +40,7 @@ from truc_p2p.net import (
     host_game,
     parse_host_port,
 )
-from truc_p2p.ui import Narrator, _, notice_text
+from truc_p2p.ui import Narrator, _, fit_for, notice_text
 
 __all__ = ["register"]
 
@@ -209,54 +209,52 @@ def _announce(
     invite: Invite, opts: GameOptions, *, name: str, fingerprint: str, screen: object, info: TextIO
 ) -> None:
     """The host's lines once it listens: who, where, the invite, how to be reached."""
+
+    def say(text: str) -> None:  # at a terminal or with $COLUMNS: wrapped between words
+        print(fit_for(text, info), file=info, flush=True)
+
     where = opts.bind or _("all interfaces")
-    print(
+    say(
         _(
             "hosting as {name}, key fingerprint {fingerprint}",
             name=name,
             fingerprint=fingerprint,
-        ),
-        file=info,
+        )
     )
-    print(
+    say(
         _(
             "listening on {where}, TCP port {port}; send this invite to your opponent:",
             where=where,
             port=invite.port,
-        ),
-        file=info,
-        flush=True,
+        )
     )
     print(str(invite), flush=True)
     show_invite(screen, invite, relay=opts.relay)  # host --web: on the page too
     if invite.relay is not None:
-        print(
+        say(
             _(
                 "registered with the relay {relay} (one-time code {code}); "
                 "your friend can join from behind NAT, no port forwarding needed",
                 relay=opts.relay,
                 code=invite.code,
-            ),
-            file=info,
+            )
         )
     if opts.nostr:
-        print(
+        say(
             _(
                 "listed on the Nostr relays as {name} while you wait: anyone can find "
                 "it with truc-p2p lobby --nostr URL",
                 name=name,
-            ),
-            file=info,
+            )
         )
     if opts.public and opts.relay:
-        print(
+        say(
             _(
                 "listed in the relay's lobby as {name}: anyone can join with "
                 "truc-p2p join --relay {relay}",
                 name=name,
                 relay=opts.relay,
-            ),
-            file=info,
+            )
         )
     if not opts.advertise and not opts.quiet and invite.relay is None:
         try:
@@ -265,30 +263,26 @@ def _announce(
         except ValueError:
             private = False
         if private:
-            print(
+            say(
                 _(
                     "(this address works on your LAN; over the internet either host "
                     "through a relay with --relay HOST:PORT (no router settings), or "
                     "forward TCP port {port} on your router to this machine and add "
                     "--advertise YOUR_PUBLIC_ADDRESS)",
                     port=invite.port,
-                ),
-                file=info,
+                )
             )
-    print(_("waiting for an opponent (Ctrl-C to stop)..."), file=info, flush=True)
+    say(_("waiting for an opponent (Ctrl-C to stop)..."))
 
 
 def _announce_again(invite: Invite, info: TextIO) -> None:
     """The host's line when it listens again for a rematch."""
-    print(
-        _(
-            "waiting for your opponent to join again on port {port} (the same "
-            "invite; Ctrl-C to stop)...",
-            port=invite.port,
-        ),
-        file=info,
-        flush=True,
+    line = _(
+        "waiting for your opponent to join again on port {port} (the same "
+        "invite; Ctrl-C to stop)...",
+        port=invite.port,
     )
+    print(fit_for(line, info), file=info, flush=True)
 
 
 def _cannot_listen(opts: GameOptions, port: int, exc: OSError) -> int:
@@ -368,7 +362,9 @@ class HostRoad(Road):
             on_event=table.hook,
             on_notice=lambda text: print(notice_text(text), file=sys.stderr, flush=True),
             on_outcome=on_outcome,
-            on_path=lambda path, peer: print(_path_line(path, peer), file=info, flush=True),
+            on_path=lambda path, peer: print(
+                fit_for(_path_line(path, peer), info), file=info, flush=True
+            ),
         )
 
     async def game(self, table: Table, stop: trio.Event) -> GameOutcome | int:

@@ -29,7 +29,7 @@ from truc_p2p.net import (
     find_games,
     join_game,
 )
-from truc_p2p.ui import _, notice_text
+from truc_p2p.ui import _, fit_for, notice_text
 
 __all__ = ["register"]
 
@@ -203,26 +203,21 @@ def _adopt_host_settings(opts: GameOptions, invite: Invite) -> GameOptions | str
 
 
 def _say_joining(invite: Invite, name: str, info: TextIO, *, verbose: bool = False) -> None:
-    """The joiner's first lines: whom it joins, as whom, and what the host plays."""
-    print(
-        _(
-            "joining {invite} as {name}; the host must present key {fingerprint}…",
-            invite=invite,
-            name=name,
-            fingerprint=invite.fingerprint[:16],
-        ),
-        file=info,
-        flush=True,
+    """The joiner's first lines: whom it joins, as whom, and what the host plays
+    (at a terminal or with ``$COLUMNS``, wrapped between words)."""
+    line = _(
+        "joining {invite} as {name}; the host must present key {fingerprint}…",
+        invite=invite,
+        name=name,
+        fingerprint=invite.fingerprint[:16],
     )
+    print(fit_for(line, info), file=info, flush=True)
     if not invite.settings.empty:
-        print(
-            _(
-                "the host plays {settings}",
-                settings=settings_words(invite.settings, verbose=verbose),
-            ),
-            file=info,
-            flush=True,
+        line = _(
+            "the host plays {settings}",
+            settings=settings_words(invite.settings, verbose=verbose),
         )
+        print(fit_for(line, info), file=info, flush=True)
 
 
 def _invite_of(opts: GameOptions) -> tuple[Invite, GameOptions] | int:
@@ -326,7 +321,9 @@ class JoinRoad(Road):
         def on_path(path: str, peer: str) -> None:
             again = self.connections > 0
             self.connections += 1
-            print(_connected_line(path, again=again), file=opts.info, flush=True)
+            print(
+                fit_for(_connected_line(path, again=again), opts.info), file=opts.info, flush=True
+            )
 
         return on_path
 
@@ -335,6 +332,7 @@ class JoinRoad(Road):
         listening again, so a refused connection is retried for a while."""
         opts, record = table.opts, table.record
         waited = 0.0
+        self.connections = 0  # the next game of a match is connected, not reconnected
         while True:
             outcome = await join_game(
                 self.invite,

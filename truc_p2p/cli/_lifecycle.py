@@ -32,7 +32,7 @@ from typing import Any, TextIO
 import trio
 
 from truc_p2p.bots import make_bot
-from truc_p2p.cli._after import after_game, match_meta
+from truc_p2p.cli._after import after_game, match_meta, tell_match_cost
 from truc_p2p.cli._common import check_out_dir, ruleset_from_args, use_ascii, your_name
 from truc_p2p.cli._game_args import (
     GameOptions,
@@ -56,7 +56,17 @@ from truc_p2p.net import (
     Strategy,
 )
 from truc_p2p.rules import RulesError, Ruleset
-from truc_p2p.ui import N_, Clocks, Narrator, StdinLines, TerminalPlayer, _, with_terminal
+from truc_p2p.ui import (
+    N_,
+    Clocks,
+    Narrator,
+    StdinLines,
+    TerminalPlayer,
+    WebPlayer,
+    _,
+    fit_for,
+    with_terminal,
+)
 
 __all__ = ["GONE", "Road", "Seat", "Table", "asks_for_name", "network_command", "run_game"]
 
@@ -194,22 +204,47 @@ def _drive(
             return back, None
     player, hook = road.screen(opts, seat)
     table = Table(opts, seat, player, hook, road.record(opts) if record is None else record)
+    tell_match_cost(player, table.record)
     problem = road.before(table)
     if problem is not None:
         return problem, None
 
     async def main(stop: trio.Event) -> int:
         while True:
-            outcome = await road.game(table, stop)
+            outcome = await _one_game(road, table, stop)
             if isinstance(outcome, int):
                 return outcome
             if not await road.after(table, outcome, stop):
                 return exit_status(outcome, stop)
 
     status = run_until_interrupted(
-        with_web(opts, player, with_terminal(player, main)), confirm=_asks_to_leave(player)
+        with_web(opts, player, with_terminal(player, main)),
+        confirm=_asks_to_leave(player),
+        match_cost=_match_cost(player),
     )
     return status, None if status == GONE else road.then(table)
+
+
+async def _one_game(road: Road, table: Table, stop: trio.Event) -> GameOutcome | int:
+    """One game of the road; conceding it between turns (at the terminal or on the
+    web table) stops this game only (the match goes on), as ``stop`` stops them all."""
+    player = table.player
+    if not isinstance(player, TerminalPlayer | WebPlayer):
+        return await road.game(table, stop)
+    game_stop = player.conceding = trio.Event()
+
+    async def forward(event: trio.Event) -> None:
+        await event.wait()
+        game_stop.set()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(forward, stop)
+            outcome = await road.game(table, game_stop)
+            nursery.cancel_scope.cancel()
+    finally:
+        player.conceding = None
+    return outcome
 
 
 def come_back(opts: GameOptions, path: Path) -> int | None:
@@ -218,7 +253,6 @@ def come_back(opts: GameOptions, path: Path) -> int | None:
     from truc_p2p.cli._comeback import resume_command
     from truc_p2p.cli._resume import resume_road
     from truc_p2p.cli._resume_lines import going_on_elsewhere
-    from truc_p2p.ui import fit, screen_width
 
     playing = going_on_elsewhere(path, opts.command)
     if playing is not None:
@@ -230,7 +264,7 @@ def come_back(opts: GameOptions, path: Path) -> int | None:
         command=resume_command(path),
     )
     # at a terminal, wrapped at its width between words (a pipe gets the line whole)
-    print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream, flush=True)
+    print(fit_for(line, stream), file=stream, flush=True)
     again = _resume_options(opts, path)
     road = resume_road(again, fallback=True)
     status = road if isinstance(road, int) else run_game(again, road)
@@ -256,6 +290,19 @@ def _asks_to_leave(player: object) -> Callable[[], bool] | bool:
     if isinstance(player, TerminalPlayer) and _stdin_is_tty():
         return lambda: player.model.game is not None
     return False
+
+
+def _match_cost(player: object) -> Callable[[], tuple[str, str] | None] | None:
+    """In a match at the terminal: who wins it if the player leaves now, and the games
+    score then (said by the Ctrl-C question, as by ``q``'s)."""
+    if not isinstance(player, TerminalPlayer):
+        return None
+
+    def cost() -> tuple[str, str] | None:
+        said = player.match_cost
+        return said() if said is not None and player.model.game is not None else None
+
+    return cost
 
 
 def _stdin_is_tty() -> bool:
@@ -329,10 +376,8 @@ def _setup(opts: GameOptions, *, fallback: str) -> Seat | int:
         print(f"truc-p2p {opts.command}: {identity_error_text(exc)}", file=sys.stderr)
         return 2
     if ident.created and ident.path is not None:
-        print(
-            _("created your identity key in {path} (mode 0600)", path=ident.path),
-            file=sys.stderr,
-        )
+        line = _("created your identity key in {path} (mode 0600)", path=ident.path)
+        print(fit_for(line, sys.stderr), file=sys.stderr)
     return Seat(ruleset, ident, name)
 
 

@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import DEFAULT_OPPONENT, Bot, make_bot
 from truc_p2p.cli._after import left_the_page, match_meta
@@ -29,6 +27,7 @@ from truc_p2p.cli._lifecycle import (
     run_game,
 )
 from truc_p2p.cli._web import add_web_args, ask_bot_level, bot_level
+from truc_p2p.crypto import SigningKey
 from truc_p2p.history import MatchRecord
 from truc_p2p.identity import Identity, IdentityError, load_identity, write_private_file
 from truc_p2p.net import (
@@ -80,7 +79,7 @@ def _keep_for_resume(
     path: Path,
     opts: GameOptions,
     seat: Seat,
-    bot_key: Ed25519PrivateKey,
+    bot_key: SigningKey,
     bot_name: str,
     record: MatchRecord,
 ) -> None:
@@ -106,7 +105,7 @@ def _keep_for_resume(
 
 
 def _two_sides(
-    path: Path, opts: GameOptions, seat: Seat, bot_key: Ed25519PrivateKey, record: MatchRecord
+    path: Path, opts: GameOptions, seat: Seat, bot_key: SigningKey, record: MatchRecord
 ) -> tuple[LocalGame, LocalGame] | int:
     """The player's side (P0, into ``path``) and the bot's (P1, in :data:`BOT_DIR`),
     and what a resume needs beside them; exit status 1 when they cannot be written."""
@@ -149,7 +148,7 @@ class PlayRoad(Road):
 
     fallback = "you"
 
-    def __init__(self, keys: tuple[Identity, Ed25519PrivateKey] | None = None) -> None:
+    def __init__(self, keys: tuple[Identity, SigningKey] | None = None) -> None:
         #: The player's and the bot's keys of a match resumed after a crash.
         self.keys = keys
         # the same bot across the games of a match
@@ -280,10 +279,8 @@ def _opponent_key_path(transcript: Path) -> Path:
     return transcript.parent / BOT_DIR / (transcript.name + ".opponent.key")
 
 
-def _raw_key(key: Ed25519PrivateKey) -> bytes:
-    return key.private_bytes(
-        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
-    )
+def _raw_key(key: SigningKey) -> bytes:
+    return key.to_bytes()
 
 
 async def _play_locally(

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._after import after_game, match_so_far, stored_match
-from truc_p2p.cli._comeback import OLD_GAMES, game_is_over, offers_resume, resume_command
+from truc_p2p.cli._comeback import (
+    OLD_GAMES,
+    game_is_over,
+    offers_resume,
+    opponent_name,
+    resume_command,
+)
 from truc_p2p.cli._common import add_bot_arg, use_ascii
 from truc_p2p.cli._game_args import GameOptions, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
@@ -30,6 +36,7 @@ from truc_p2p.cli._resume_lines import (
 from truc_p2p.cli._resume_pick import pick_unfinished
 from truc_p2p.cli._run import print_outcome
 from truc_p2p.cli._web import add_web_args, show_web_result
+from truc_p2p.crypto import SigningKey
 from truc_p2p.history import MatchRecord, default_games_folder
 from truc_p2p.identity import Identity, IdentityError, load_identity
 from truc_p2p.net import (
@@ -289,6 +296,18 @@ class _NetworkResume(_Resume):
         listen = None
         if self.invite is None:
             listen = Listen(bind=meta.get("bind"), port=int(meta["port"]), relay=self.relay)
+        first_wait = _stale_wait(self.path, self.clocks.grace)
+        if first_wait is not None:
+            print(
+                _(
+                    "this game stopped longer ago than {name} waits for a comeback, so "
+                    "{name} has most likely ended it: waiting {wait} s only",
+                    name=opponent_name(self.path) or _("your opponent"),
+                    wait=round(first_wait),
+                ),
+                file=table.opts.info,
+                flush=True,
+            )
         try:
             outcome = await resume_game(
                 self.restored,
@@ -300,6 +319,7 @@ class _NetworkResume(_Resume):
                 report=self._reporting(table),
                 stop=stop,
                 claim=self.claim,
+                first_wait=first_wait,
             )
         except OSError as exc:
             print(
@@ -316,6 +336,24 @@ class _NetworkResume(_Resume):
             print_outcome(outcome, as_json=False, quiet=True)
             return GONE  # the command goes on with a new game
         return outcome
+
+
+#: How much longer than its grace a stopped game may be before ``resume`` takes it as
+#: ended by the opponent (which records it abandoned once its grace runs out).
+STALE_AFTER = 60.0
+#: How long ``resume`` then waits for the opponent (it may have crashed too, and be
+#: resuming now), instead of the whole grace.
+STALE_WAIT = 20.0
+
+
+def _stale_wait(path: Path, grace: float) -> float | None:
+    """The shorter first wait for a game that stopped long before now (its transcript
+    untouched for longer than the opponent waits for a comeback), else ``None``."""
+    try:
+        age = time.time() - path.stat().st_mtime
+    except OSError:
+        return None
+    return STALE_WAIT if age > grace + STALE_AFTER and grace > STALE_WAIT else None
 
 
 class _LocalResume(_Resume):
@@ -507,7 +545,7 @@ def _match_road(
     record: MatchRecord,
     *,
     port: object,
-    keys: tuple[Identity, Ed25519PrivateKey] | None = None,
+    keys: tuple[Identity, SigningKey] | None = None,
 ) -> Next | int:
     """After ``resume`` finished a game of a match: the road of the next games, as
     the command that started the match would have played them (the host on the

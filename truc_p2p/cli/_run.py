@@ -22,7 +22,7 @@ __all__ = ["CONFIRM_WINDOW", "exit_status", "print_outcome", "run_until_interrup
 
 def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -> None:
     """The last lines of host, join and play."""
-    from truc_p2p.ui import Voice, fit, headline, outcome_text, score_label, screen_width
+    from truc_p2p.ui import Voice, fit, fit_for, headline, outcome_text, score_label, screen_width
 
     if as_json:
         print(json.dumps(outcome.to_json()), flush=True)
@@ -30,7 +30,7 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
     stream = sys.stdout if outcome.complete else sys.stderr
     if outcome.kind or outcome.complete:  # the web end screen's headline: why it ended
         line = headline(outcome)  # at a terminal, wrapped at its width between words
-        print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream)
+        print(fit_for(line, stream), file=stream)
     result = outcome.result
     if outcome.valid and result is not None:
         names = {
@@ -40,7 +40,7 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
         voice = Voice(names, outcome.me)  # the headline said who won: the points, signed
         points = score_label(outcome, voice.score(result.scores))
         line = voice.signed_points(points, hands=result.hands)
-        print(fit(line, screen_width(stream)) if stream.isatty() else line, file=stream)
+        print(fit_for(line, stream), file=stream)
     elif outcome.complete and outcome.resignation is not None:
         # the headline said who resigned and who won: the points are those of then
         r = outcome.resignation
@@ -54,6 +54,7 @@ def print_outcome(outcome: GameOutcome, *, as_json: bool, quiet: bool = False) -
     else:
         print(_("game not finished: {why}", why=outcome_text(outcome)), file=stream)
     if outcome.transcript is not None:
+        # whole, as the terminal list always printed them: a path to copy
         print(_("transcript: {path}", path=outcome.transcript), flush=True)
         if not quiet:
             print(
@@ -87,6 +88,7 @@ def run_until_interrupted(
     *,
     confirm: bool | Callable[[], bool] = False,
     stopping: str | None = None,
+    match_cost: Callable[[], tuple[str, str] | None] | None = None,
 ) -> int:
     """Run ``main(stop)`` under trio; the first Ctrl-C sets ``stop`` (leave cleanly and
     tell the opponent), a second one gives up at once (exit 130).
@@ -96,9 +98,13 @@ def run_until_interrupted(
     :data:`CONFIRM_WINDOW` seconds (``stopping`` says what the command does then,
     by default "leaving the game..."); a callable ``confirm`` says whether a game is
     on (a host still waiting for its opponent stops at once: nothing to resign).
-    SIGTERM and SIGHUP never ask."""
+    In a match, ``match_cost`` gives who then wins the match and the games score:
+    the question says the match is left, not only the game.  SIGTERM and SIGHUP
+    never ask."""
 
     import trio
+
+    from truc_p2p.ui import fit_for
 
     async def runner() -> int:
         _stopped_by.clear()
@@ -127,16 +133,26 @@ def run_until_interrupted(
                             now = trio.current_time()
                             if asked is None or now - asked > CONFIRM_WINDOW:
                                 asked = now
-                                print(
-                                    "\n"
-                                    + _(
+                                cost = match_cost() if match_cost is not None else None
+                                seconds = f"{CONFIRM_WINDOW:g}"
+                                question = (
+                                    _(
+                                        "press Ctrl-C again within {seconds} s to leave "
+                                        "the match: you resign it, {name} wins the "
+                                        "match, {score}",
+                                        seconds=seconds,
+                                        name=cost[0],
+                                        score=cost[1],
+                                    )
+                                    if cost is not None
+                                    else _(
                                         "press Ctrl-C again within {seconds} s to leave: "
                                         "you resign the game",
-                                        seconds=f"{CONFIRM_WINDOW:g}",
-                                    ),
-                                    file=sys.stderr,
-                                    flush=True,
+                                        seconds=seconds,
+                                    )
                                 )
+                                question = fit_for(question, sys.stderr)
+                                print("\n" + question, file=sys.stderr, flush=True)
                                 continue
                         if stop.is_set():
                             print("\n" + _("interrupted again: giving up"), file=sys.stderr)

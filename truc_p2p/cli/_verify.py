@@ -19,6 +19,7 @@ nothing else is judged, so an honest player of a later version is never blamed.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import stat
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from truc_p2p.evidence import check_evidence_file
-from truc_p2p.protocol import TranscriptFormatError, verify_transcript
+from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
 from truc_p2p.transcript import scan_transcript_file
 from truc_p2p.ui import (
     EXIT_STATUS,
@@ -100,6 +101,23 @@ def _unreadable(args: argparse.Namespace, exc: OSError | TranscriptFormatError) 
     return 2
 
 
+def _secret_adds(envelopes: list[bytes], path: Path, report: VerifyReport) -> bool:
+    """Whether the secret at ``path`` would replay more of the game than the transcript
+    alone does (a deck v2 game, or a v1 game audited to its end, has no hand it could
+    open: then ``--secret`` is not worth a hint)."""
+    try:
+        secret = _read_secret(path)
+    except (OSError, ValueError):
+        return False
+    if len(secret) != 32:
+        return False
+    more = verify_transcript(envelopes, local_secret=secret)
+    if more.local_secret_of is None:
+        return False  # not this game's secret: the hint would only fail
+    found = dataclasses.replace(more, local_secret_of=None)
+    return found.to_json() != verify_transcript(envelopes).to_json() or found.moves != report.moves
+
+
 def _read_secret(path: Path) -> bytes:
     """At most 33 bytes of a regular file (enough to tell a 32-byte secret); a device
     or a pipe is refused at once."""
@@ -131,7 +149,8 @@ def _verify_match(args: argparse.Namespace) -> int:
                     "games": report.games,
                     "played": report.played,
                     "wins": list(report.wins),
-                    "winner": report.winner,
+                    "winner": report.decided,
+                    "left": report.left,
                     "names": list(report.names),
                     "fingerprints": list(report.fingerprints),
                 }
@@ -201,7 +220,12 @@ def _verify(args: argparse.Namespace) -> int:
     for line in evidence_said(check_evidence_file(Path(args.file), envelopes)):  # wire.md 13.8
         print(line)
     beside = Path(args.file + ".secret")
-    if secret is None and report.error_code in ("aborted", "incomplete") and beside.exists():
+    if (
+        secret is None
+        and report.error_code in ("aborted", "incomplete")
+        and beside.exists()
+        and _secret_adds(envelopes, beside, report)
+    ):
         print(
             _(
                 "hint: '{command}' replays the hands never revealed from your side",

@@ -212,17 +212,19 @@ def show_invite(player: object, invite: Invite, *, relay: str | None = None) -> 
             address = ipaddress.ip_address(invite.host)
         except ValueError:
             address = None
+        # the page says the one road a person in a browser can take (a relay, no
+        # router settings); the terminal that started it also names --advertise
         if address is not None and address.is_loopback:
             hint = _(
                 "this invite only works on this machine; to play over the internet, host "
-                "with --relay HOST:PORT (a truc-p2p relay) or --advertise YOUR_PUBLIC_ADDRESS"
+                "through a relay: {command}",
+                command="truc-p2p host --web --relay HOST:PORT",
             )
         elif address is not None and address.is_private:
             hint = _(
-                "this invite works on your local network; over the internet, host with "
-                "--relay HOST:PORT (a truc-p2p relay), or forward TCP port {port} on your "
-                "router and add --advertise YOUR_PUBLIC_ADDRESS",
-                port=invite.port,
+                "this invite works on your local network; to play over the internet, host "
+                "through a relay: {command}",
+                command="truc-p2p host --web --relay HOST:PORT",
             )
         else:
             hint = None

@@ -103,6 +103,15 @@ class MatchFile:
     winner: int | None
     #: the file names of its games' transcripts, in order
     transcripts: tuple[str, ...]
+    #: the seat of the player who resigned and left the match (then it is over)
+    left: int | None = None
+
+    @property
+    def decided(self) -> int | None:
+        """Who won the match: ⌈N/2⌉ games, or the opponent of the one who left it."""
+        if self.winner is not None:
+            return self.winner
+        return None if self.left is None else 1 - self.left
 
 
 def read_matches(folder: Path) -> tuple[list[MatchFile], list[UnreadableGame]]:
@@ -125,6 +134,7 @@ def read_matches(folder: Path) -> tuple[list[MatchFile], list[UnreadableGame]]:
                     games=int(data["games"]),
                     wins=(int(wins[0]), int(wins[1])),
                     winner=int(winner) if isinstance(winner, int) else None,
+                    left=data["left"] if data.get("left") in (0, 1) else None,
                     transcripts=tuple(
                         str(g["transcript"]) for g in data["played"] if "transcript" in g
                     ),
@@ -403,9 +413,9 @@ def match_heading(match: MatchFile, game: GameFile) -> str:
     mine, theirs = match.wins if owner is not Player.P1 else (match.wins[1], match.wins[0])
     if owner is None:
         state = f"{mine}–{theirs}"
-    elif match.winner is None:
+    elif match.decided is None:
         state = _("not finished, you {x}–{y}", x=mine, y=theirs)
-    elif match.winner == owner:
+    elif match.decided == owner:
         state = _("you won {x}–{y}", x=mine, y=theirs)
     else:
         state = _("you lost {x}–{y}", x=mine, y=theirs)

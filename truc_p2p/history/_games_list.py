@@ -6,8 +6,10 @@ a page (:mod:`._games_web`).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,6 +73,28 @@ def _folders(args: argparse.Namespace) -> tuple[Path, list[Path]]:
     return folder, extra
 
 
+def _my_fingerprint() -> str | None:
+    """The fingerprint of this person's key (``None``: it has none yet)."""
+    from truc_p2p.identity import IdentityError, default_identity_path, load_identity
+
+    try:
+        return load_identity(default_identity_path()).fingerprint
+    except (IdentityError, OSError, ValueError):
+        return None
+
+
+def _yours(game: GameFile, mine: str | None) -> bool:
+    """Whether this person played ``game``: its owner ("you") is known and is this
+    person's key, or it is a game against a bot of ``play`` (a key of that game only)."""
+    owner = game.owner
+    if owner is None:
+        return False  # whose it is, nothing beside it says: neither player is "you"
+    if game.bot is not None:
+        return True
+    players = game.report.players
+    return mine is not None and owner < len(players) and players[owner].fingerprint == mine
+
+
 @dataclass
 class _History:
     """What ``truc-p2p games`` read: the folder, the older ones listed with it, their
@@ -86,6 +110,7 @@ class _History:
 def _read_history(args: argparse.Namespace) -> _History | None:
     """The folder (``None``: it cannot be listed, said on stderr and in ``--json``)."""
     folder, older = _folders(args)
+    legacy = False  # the folder listed is ./games, which other programs write too
     try:
         if not folder.is_dir():
             if older and not folder.exists():
@@ -99,20 +124,28 @@ def _read_history(args: argparse.Namespace) -> _History | None:
                     ),
                     file=sys.stderr,
                 )
-                folder, older = older[0], []
+                folder, older, legacy = older[0], [], True
             else:
                 # English in the JSON (language-neutral), translated for the person
                 reason = N_("no such folder") if not folder.exists() else N_("not a folder")
                 raise NotADirectoryError(reason)
         games, bad = list_games(folder, progress=sys.stderr.isatty())
         matches, bad_matches = read_matches(folder)
+        mine = _my_fingerprint() if older or legacy else None
+        if legacy:  # only the games this person played (not the demo's bots')
+            games = [g for g in games if _yours(g, mine)]
         for extra in older:
             more, more_bad = list_games(extra, progress=sys.stderr.isatty())
+            # a folder other programs write too (the demo's bots, a friend's host):
+            # only the games this person played
+            more = [g for g in more if _yours(g, mine)]
             more_matches, more_bad_matches = read_matches(extra)
             games += more
             bad += more_bad
             matches += more_matches
             bad_matches += more_bad_matches
+            if not more and not more_bad:
+                continue
             print(
                 _(
                     "truc-p2p games: also listing {old} in this folder, where earlier "
@@ -156,9 +189,17 @@ def games_command(args: argparse.Namespace) -> int:
                 _("truc-p2p games: cannot read {file}: {reason}", file=b.path, reason=b.reason),
                 file=sys.stderr,
             )
+        matches: list[tuple[int, int, Callable[[], str]]] = []
+        first = 0
+        for grp in groups:  # a match's heading above its games, as the list prints it
+            if grp.match is not None and grp.games:
+                said = functools.partial(match_heading, grp.match, grp.games[0])
+                matches.append((first, len(grp.games), said))
+            first += len(grp.games)
         served = serve_history(
             folder,
             [g for grp in groups for g in grp.games],
+            matches=matches,
             port=args.web_port,
             browser=not args.no_browser,
             lang_pinned=getattr(args, "lang", None) is not None,
@@ -194,7 +235,8 @@ def _history_json(
                 "match_id": grp.match.match_id,
                 "games": grp.match.games,
                 "wins": list(grp.match.wins),
-                "winner": grp.match.winner,
+                "winner": grp.match.decided,
+                "left": grp.match.left,
                 "transcripts": [str(g.path) for g in grp.games],
             }
             for grp in groups

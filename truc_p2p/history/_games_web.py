@@ -9,6 +9,7 @@ owner's own hands when :func:`._replay_own.own_hands` finds them).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,20 @@ __all__ = ["HistoryTable", "serve_history"]
 class HistoryTable:
     """What the server shows: the list of games, and a game's replay on demand."""
 
-    def __init__(self, folder: Path, games: list[GameFile], *, lang_pinned: bool = False) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        games: list[GameFile],
+        *,
+        lang_pinned: bool = False,
+        matches: Sequence[tuple[int, int, Callable[[], str]]] = (),
+    ) -> None:
         self.folder = folder
         self.games = games
+        #: the matches of the list: their first game's index, how many games, and the
+        #: heading above them in the language in use ("match of 3 games against bob:
+        #: you won 2–1"); the list keeps a match's games together
+        self.matches = tuple(matches)
         self.server: Any = None
         self.language = PageLanguage(lang_pinned)
         #: replays by game and language; the games a page opened
@@ -57,6 +69,8 @@ class HistoryTable:
                     "cells": list(game_row(g)),
                     "ok": g.verifies,
                     "checked": g.checked,
+                    "match": next((said() for at, _n, said in self.matches if at == i), None),
+                    "in_match": any(at <= i < at + n for at, n, _said in self.matches),
                 }
                 for i, g in enumerate(games)
             ],
@@ -104,12 +118,18 @@ class HistoryTable:
 
 
 def serve_history(
-    folder: Path, games: list[GameFile], *, port: int, browser: bool, lang_pinned: bool = False
+    folder: Path,
+    games: list[GameFile],
+    *,
+    port: int,
+    browser: bool,
+    lang_pinned: bool = False,
+    matches: Sequence[tuple[int, int, Callable[[], str]]] = (),
 ) -> int:
     """``games --web``: the history page until Ctrl-C (``lang_pinned``: ``--lang`` was
     given, the browser's language does not decide)."""
     return serve_page(
-        HistoryTable(folder, games, lang_pinned=lang_pinned),
+        HistoryTable(folder, games, lang_pinned=lang_pinned, matches=matches),
         command="games",
         page="games.html",
         title=_("your games in {dir}", dir=folder),

@@ -77,6 +77,9 @@ class MatchRecord:
     players: list[dict[str, str]] = field(default_factory=list)
     #: the series of the next game (``None`` before the first game: the coins draw)
     after: Series | None = None
+    #: the player who left the match by resigning its last game (the match is over
+    #: without a winner of ⌈N/2⌉ games; ``None``: nobody left)
+    left: Player | None = None
 
     @property
     def is_match(self) -> bool:
@@ -95,8 +98,8 @@ class MatchRecord:
 
     @property
     def over(self) -> bool:
-        """A match ends when a player has won ceil(N/2) games."""
-        return self.winner is not None
+        """A match ends when a player has won ceil(N/2) games, or left it."""
+        return self.winner is not None or self.left is not None
 
     @property
     def path(self) -> Path | None:
@@ -135,6 +138,7 @@ class MatchRecord:
             "game_id": game_id.hex(),
             "first_dealer": int(first_dealer),
             "winner": int(winner) if winner is not None else None,
+            **({"left": int(self.left)} if self.left is not None else {}),
         }
         if transcript is not None:
             entry["transcript"] = transcript.name
@@ -155,6 +159,8 @@ class MatchRecord:
                 played=[dict(g) for g in data["played"]],
                 players=[dict(p) for p in data["players"]],
             )
+            if data.get("left") is not None:
+                record.left = Player(int(data["left"]))
             if record.played:
                 last = record.played[-1]
                 record.after = Series(
@@ -177,6 +183,7 @@ class MatchRecord:
             "played": self.played,
             "wins": [self.wins[Player.P0], self.wins[Player.P1]],
             "winner": int(winner) if winner is not None else None,
+            **({"left": int(self.left)} if self.left is not None else {}),
         }
 
     def write(self) -> Path | None:
@@ -200,6 +207,15 @@ class MatchReport:
     winner: int | None
     names: tuple[str, str]
     fingerprints: tuple[str, str]
+    #: the seat of the player who resigned its last game and left the match
+    left: int | None = None
+
+    @property
+    def decided(self) -> int | None:
+        """Who won the match: ⌈N/2⌉ games, or the opponent of the one who left it."""
+        if self.winner is not None:
+            return self.winner
+        return None if self.left is None else 1 - self.left
 
     def said(self) -> str:
         """:meth:`headline` in the language in use (the JSON keeps the English)."""
@@ -209,7 +225,7 @@ class MatchReport:
             "second": self.names[1],
             "second_wins": self.wins[1],
         }
-        if self.winner is None:
+        if self.decided is None:
             return ngettext(
                 "match of {games} games not finished: {first} {first_wins} – {second} "
                 "{second_wins} after {n} game",
@@ -222,18 +238,18 @@ class MatchReport:
         return _(
             "match of {games} games won by {winner}, {first} {first_wins} – {second} {second_wins}",
             games=self.games,
-            winner=self.names[self.winner],
+            winner=self.names[self.decided],
             **values,
         )
 
     def headline(self) -> str:
-        if self.winner is None:
+        if self.decided is None:
             return (
                 f"match of {self.games} games not finished: {self.names[0]} {self.wins[0]} – "
                 f"{self.names[1]} {self.wins[1]} after {self.played} games"
             )
         return (
-            f"match of {self.games} games won by {self.names[self.winner]}, "
+            f"match of {self.games} games won by {self.names[self.decided]}, "
             f"{self.names[0]} {self.wins[0]} – {self.names[1]} {self.wins[1]}"
         )
 
@@ -413,6 +429,11 @@ def verify_match(path: Path) -> MatchReport:
         prev = bytes.fromhex(report.game_id)
         prev_dealer = report.first_dealer
     assert fingerprints is not None
+    left = record.get("left")
+    if left is not None and (
+        type(left) is not int or left not in (0, 1) or report.resigned_by != left
+    ):
+        raise MatchError(N_("the record says a player left the match, but its last game says not"))
     if record.get("match_id") != played[0].get("game_id"):
         raise MatchError(N_("the record's match id is not its first game's id"))
     winner = next((p for p in (0, 1) if wins[p] >= to_win(games)), None)
@@ -439,4 +460,5 @@ def verify_match(path: Path) -> MatchReport:
         winner=winner,
         names=names,
         fingerprints=fingerprints,
+        left=left,
     )

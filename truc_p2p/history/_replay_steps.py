@@ -315,7 +315,9 @@ class _Builder:
         )
 
 
-def _header(record: GameFile, voice: Voice) -> tuple[str, ...]:
+def _header(record: GameFile, voice: Voice, hands: int) -> tuple[str, ...]:
+    """The lines above the replay; ``hands``: the hands it steps through (the count
+    the transcript states may include a hand the end of the game left unplayed)."""
     report = record.report
     lines = []
     for p in Player:
@@ -341,7 +343,8 @@ def _header(record: GameFile, voice: Voice) -> tuple[str, ...]:
         )
     if report.game_id:
         lines.append(_("game id: {id}", id=report.game_id))
-    lines.append(ngettext("{n} hand played", "{n} hands played", report.hands))
+    hands = hands or report.hands  # "10 hands played" above "hand 1 of 9" read as a gap
+    lines.append(ngettext("{n} hand played", "{n} hands played", hands))
     lines.append(
         _("the transcript verifies") if record.verifies else _("the transcript does NOT verify")
     )
@@ -402,7 +405,7 @@ def build_replay(
         builder = _steps(record, voice, None)
     hands = max((s.hand for s in builder.steps), default=-1) + 1
     return Replay(
-        header=_header(record, voice),
+        header=_header(record, voice, hands),
         steps=tuple(builder.steps),
         hands=hands,
         voice=voice,

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.interop._cases import SLOW_THINK, Case, Scripted, play_series
 from truc_p2p.interop._cases import reference_strategy as _bot
 from truc_p2p.interop._proxy import CUT, FrameProxy
@@ -123,7 +123,7 @@ def _clocks(cfg: RunnerConfig) -> tuple[dict[str, float], dict[str, str]]:
     }
 
 
-def _hook(case: Case, key: Ed25519PrivateKey, played: Played) -> Any:
+def _hook(case: Case, key: SigningKey, played: Played) -> Any:
     def hook(from_runner: bool, conn: int, n: int, envelope: bytes) -> bytes | None:
         if not from_runner:
             return envelope
@@ -188,7 +188,7 @@ class _Drive:
         self, cfg: RunnerConfig, case: Case, role: str, folder: Path, played: Played
     ) -> None:
         self.cfg, self.case, self.role, self.folder, self.played = cfg, case, role, folder, played
-        self.key = Ed25519PrivateKey.generate()
+        self.key = SigningKey.generate()
         runner_out = played.runner_out or folder / "runner"
         peer_out = folder / "peer"
         peer_out.mkdir(parents=True)

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.interop._cases import CASES, Case, Scripted, play_series, reference_strategy
 from truc_p2p.interop._proxy import FrameHook, FrameProxy
 from truc_p2p.net import (
@@ -133,7 +133,7 @@ async def _play(
     hook: FrameHook | None,
     extra: Mapping[str, Any],
     on_event: EventHook | None,
-    key: Ed25519PrivateKey,
+    key: SigningKey,
 ) -> list[GameOutcome]:
     storage = Storage(out_dir=env.out, fsync=False)
     async with trio.open_nursery() as nursery:
@@ -206,7 +206,7 @@ def run(
     hook: FrameHook | None = None,
     settings: Mapping[str, Any] | None = None,
     on_event: EventHook | None = None,
-    identity: Ed25519PrivateKey | None = None,
+    identity: SigningKey | None = None,
 ) -> int:
     """Play the case the environment names; the exit status of the peer.  ``hook``
     sees every frame on the peer's side of its own relay (``from_runner`` false: the
@@ -230,7 +230,7 @@ def run(
                 hook=hook,
                 extra=settings or {},
                 on_event=on_event,
-                key=identity or Ed25519PrivateKey.generate(),
+                key=identity or SigningKey.generate(),
             )
         )
     except InviteError as exc:

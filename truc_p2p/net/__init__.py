@@ -115,7 +115,14 @@ if TYPE_CHECKING:
     from truc_p2p.net._relay_state import DEFAULT_RELAY_PORT, RelayLimits, SessionReport
     from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
     from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
-    from truc_p2p.net._strategy import BotStrategy, QuitGame, Strategy
+    from truc_p2p.net._strategy import (
+        CONCEDE_DETAIL,
+        BotStrategy,
+        QuitGame,
+        Strategy,
+        conceded,
+        concedes,
+    )
     from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
 
 #: Each public name -> (the module that defines it, its name there).
@@ -201,9 +208,12 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Listen": ("truc_p2p.net._settings", "Listen"),
     "Reporting": ("truc_p2p.net._settings", "Reporting"),
     "Storage": ("truc_p2p.net._settings", "Storage"),
+    "CONCEDE_DETAIL": ("truc_p2p.net._strategy", "CONCEDE_DETAIL"),
     "BotStrategy": ("truc_p2p.net._strategy", "BotStrategy"),
     "QuitGame": ("truc_p2p.net._strategy", "QuitGame"),
     "Strategy": ("truc_p2p.net._strategy", "Strategy"),
+    "conceded": ("truc_p2p.net._strategy", "conceded"),
+    "concedes": ("truc_p2p.net._strategy", "concedes"),
     "GameListener": ("truc_p2p.net._tcp", "GameListener"),
     "guess_lan_address": ("truc_p2p.net._tcp", "guess_lan_address"),
     "open_game": ("truc_p2p.net._tcp", "open_game"),
@@ -227,6 +237,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "CONCEDE_DETAIL",
     "DEFAULT_AWAY_BUDGET",
     "DEFAULT_BOT_TIMEOUT",
     "DEFAULT_DEAD_AFTER",
@@ -288,6 +299,8 @@ __all__ = [
     "advertise_game",
     "check_evidence",
     "check_relay_url",
+    "conceded",
+    "concedes",
     "connect",
     "evidence_path_for",
     "fetch_lobby",

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net._away import away_path_for
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, host_port
@@ -59,7 +59,7 @@ class Restored:
 def restore_game(
     transcript: str | os.PathLike[str],
     *,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     ruleset: Ruleset | None,
     name: str,
     audit: str,
@@ -100,13 +100,17 @@ class ResumeRoute(TypedDict, total=False):
     listen: Listen | None
     invite: Invite | None
     claim: bytes | None
+    #: How long to wait for the opponent to come back the first time (``None``: the
+    #: grace): a game stopped longer ago than the opponent waits was most likely
+    #: ended by it, and waiting the whole grace for it only costs the player.
+    first_wait: float | None
 
 
 async def resume_game(
     restored: Restored,
     strategy: Strategy,
     *,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     settings: GameSettings = GameSettings(),
     report: Reporting = Reporting(),
     stop: trio.Event | None = None,
@@ -127,10 +131,12 @@ async def resume_game(
     session = restored.session
     me = session.me
     grace = settings.grace
+    first_wait = route.get("first_wait")
     if session.result is not None:
         # Already co-signed: the opponent may only lack our last message; it redials
         # for that soon after the cut, or never (it has everything).
         grace = min(grace, BYE_WINDOW)
+    wait = grace if first_wait is None else min(grace, first_wait)
     stop = stop if stop is not None else trio.Event()
     if not session.resumable:
         restored.writer.close()
@@ -141,12 +147,12 @@ async def resume_game(
         """Wait (within the grace) for the first connection from ``source`` and play."""
         got = None
         if isinstance(source, Redialer):  # it says so at once if the host is not answering
-            source.waiting_until(trio.current_time() + grace)
-        with trio.move_on_after(grace):
+            source.waiting_until(trio.current_time() + wait)
+        with trio.move_on_after(wait):
             got = await _unless_stopped(stop, source.next_stream)
         if got is None:
             if session.result is None:  # a finished game is not abandoned: nothing to sign
-                _abandon(session, grace, stop)
+                _abandon(session, wait, stop)
             return None
         stream, prefix, dialled = got
         async with stream:
@@ -189,14 +195,14 @@ async def resume_game(
     finally:
         restored.writer.close()
     if outcome is None:
-        return _not_resumed(restored, grace, stop.is_set(), where)
+        return _not_resumed(restored, wait, stop.is_set(), where)
     return replace(outcome, transcript=restored.writer.path)
 
 
 async def _listen_again(
     listen: Listen,
     session: Session,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     claim: bytes | None,
     *,
     settings: GameSettings,

@@ -26,9 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
+from truc_p2p import crypto
+from truc_p2p.crypto import BadSignatureError, VerifyKey
 from truc_p2p.protocol import (
     MAX_ENVELOPE,
     MessageType,
@@ -55,7 +54,7 @@ class FrameGate:
     ``peer_key`` returns the opponent's key once known (``Session.peer_key``).
     """
 
-    def __init__(self, peer_key: Callable[[], Ed25519PublicKey | None]) -> None:
+    def __init__(self, peer_key: Callable[[], VerifyKey | None]) -> None:
         self._peer_key = peer_key
         self._buf = bytearray()
         #: Whole frames (heartbeats included) that passed so far.
@@ -93,7 +92,7 @@ class FrameGate:
         if key is not None:
             try:
                 key.verify(raw[-_SIGNATURE:], raw[:-_SIGNATURE])
-            except InvalidSignature:
+            except crypto.BadSignatureError:
                 return "a frame's signature does not verify (damaged in transit)"
             return None
         try:
@@ -108,9 +107,7 @@ class FrameGate:
         if not isinstance(key_bytes, bytes) or len(key_bytes) != 32:
             return "a hello without a key"
         try:
-            Ed25519PublicKey.from_public_bytes(key_bytes).verify(
-                raw[-_SIGNATURE:], raw[:-_SIGNATURE]
-            )
-        except (InvalidSignature, ValueError):
+            VerifyKey.from_bytes(key_bytes).verify(raw[-_SIGNATURE:], raw[:-_SIGNATURE])
+        except (BadSignatureError, ValueError):
             return "a hello's signature does not verify (damaged in transit)"
         return None

@@ -49,9 +49,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import trio
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from truc_p2p import crypto
+from truc_p2p.crypto import SigningKey, VerifyKey
 from truc_p2p.net._notice import Notice
 from truc_p2p.protocol import (
     MAX_ENVELOPE,
@@ -250,7 +250,7 @@ class HostLoop:
     def __init__(
         self,
         listener: StreamSource,
-        identity: Ed25519PrivateKey,
+        identity: SigningKey,
         start_game: StartGame,
         *,
         hello_timeout: float,
@@ -452,13 +452,13 @@ def _signed_by_peer(first: bytes, session: Session) -> bool:
     return key is not None and _signed_by(first, key)
 
 
-def _signed_by(first: bytes, key: Ed25519PublicKey) -> bool:
+def _signed_by(first: bytes, key: VerifyKey) -> bool:
     """Whether the frame ``first`` carries ``key``'s signature (a hello that merely
     names a joiner's key must not take that joiner's place)."""
     raw = _first_envelope(first)
     try:
         key.verify(raw[-64:], raw[:-64])
-    except InvalidSignature:
+    except crypto.BadSignatureError:
         return False
     return True
 

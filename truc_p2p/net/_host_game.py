@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, settings_fields
 from truc_p2p.net._lobby import LobbyListing, listing_fields
@@ -52,7 +51,7 @@ __all__ = ["Serving", "host_game"]
 
 
 def _hosted(
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     path: Path | None,
     settings: GameSettings,
     storage: Storage,
@@ -80,7 +79,7 @@ def _hosted(
 
 
 def _relay_claim(
-    identity: Ed25519PrivateKey, relay: tuple[str, int] | None
+    identity: SigningKey, relay: tuple[str, int] | None
 ) -> tuple[bytes | None, dict[str, Any]]:
     """The claim a host registers with at ``relay`` (its code derives from it), and
     what a resumed host needs to register again with the same code."""
@@ -111,7 +110,7 @@ class Serving(TypedDict, total=False):
 async def host_game(
     strategy: Strategy,
     *,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     settings: GameSettings = GameSettings(),
     listen: Listen = Listen(),
     storage: Storage = Storage(),
@@ -162,7 +161,7 @@ class _Hosting:
     connections share (the games that ended, the prevs already followed)."""
 
     strategy: Strategy
-    identity: Ed25519PrivateKey
+    identity: SigningKey
     settings: GameSettings
     listen: Listen
     storage: Storage
@@ -397,7 +396,7 @@ def _hello_prev(first: bytes) -> bytes | None:
 
 
 def _lobby_listing(
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     settings: GameSettings,
     name: str,
     invite: Invite,
@@ -409,7 +408,7 @@ def _lobby_listing(
 
 
 def _host_listing(
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     settings: GameSettings,
     name: str,
     invite: Invite,
@@ -425,7 +424,7 @@ def _host_listing(
         seen = rendezvous.observed[0] if rendezvous is not None and rendezvous.observed else None
         addr = (seen or "0.0.0.0", invite.port)
     return LobbyListing(
-        key=identity.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw),
+        key=identity.public_key().to_bytes(),
         addr=addr,
         fields=listing_fields(
             name=name,
@@ -443,7 +442,7 @@ def _host_listing(
 
 
 def nostr_lister(
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     settings: GameSettings,
     name: str,
     invite: Invite,

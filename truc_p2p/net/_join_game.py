@@ -13,8 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.evidence import keep_evidence
 from truc_p2p.net._connect import DIRECT_WINDOW, connect
 from truc_p2p.net._invite import Invite, host_port
@@ -125,7 +125,7 @@ async def join_game(
     invite: Invite | str,
     strategy: Strategy,
     *,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     settings: GameSettings = GameSettings(),
     dial: Dial = Dial(),
     storage: Storage = Storage(),
@@ -249,7 +249,7 @@ async def _join_once(
     inv: Invite,
     strategy: Strategy,
     *,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     settings: GameSettings,
     dial: Dial,
     storage: Storage,

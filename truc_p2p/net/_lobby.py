@@ -22,9 +22,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import trio
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from truc_p2p.crypto import BadSignatureError, SigningKey, VerifyKey
 from truc_p2p.net._invite import HostSettings, Invite, InviteError
 from truc_p2p.net._relay_wire import (
     MAGIC,
@@ -98,7 +97,7 @@ class LobbyListing:
         text = urlencode(sorted(self.fields.items())).encode()
         return self.key + encode_addr(self.addr) + struct.pack("!H", len(text)) + text
 
-    def sign(self, identity: Ed25519PrivateKey, code: str) -> bytes:
+    def sign(self, identity: SigningKey, code: str) -> bytes:
         """The ``LIST`` body: this listing and its signature over it and ``code``."""
         body = self._unsigned()
         signature = identity.sign(_signed(code, body))
@@ -124,8 +123,8 @@ class LobbyListing:
         if end + _SIG_LEN != len(data):
             raise ListingError("listing length does not add up")
         try:
-            Ed25519PublicKey.from_public_bytes(key).verify(data[end:], _signed(code, data[:end]))
-        except (InvalidSignature, ValueError):
+            VerifyKey.from_bytes(key).verify(data[end:], _signed(code, data[:end]))
+        except (BadSignatureError, ValueError):
             raise ListingError("the listing's signature does not hold") from None
         try:
             text = data[at + 2 : end].decode()

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, TypedDict, TypeVar, Unpack
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
 from truc_p2p.net._away import away_path_for
@@ -148,7 +148,7 @@ class GameKnobs(TypedDict, total=False):
 
 def prepare_game(
     *,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     role: Player,
     transcript: str | os.PathLike[str] | None,
     secret: bytes | None = None,

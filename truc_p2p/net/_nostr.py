@@ -29,13 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from coincurve import PrivateKey, PublicKeyXOnly
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import (
-    Encoding,
-    NoEncryption,
-    PrivateFormat,
-)
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net._invite import HostSettings, Invite, InviteError, host_port, parse_host_port
 from truc_p2p.net._lobby import ListingError, LobbyFilter, LobbyGame, LobbyListing
 
@@ -86,12 +81,12 @@ class NostrKey:
         return self._key.sign_schnorr(event_id, aux)
 
 
-def nostr_key_for(identity: Ed25519PrivateKey) -> NostrKey:
+def nostr_key_for(identity: SigningKey) -> NostrKey:
     """The host's Nostr key: sha256(:data:`KEY_CONTEXT` || Ed25519 seed), tried
     with a counter byte appended until it is a valid secp256k1 scalar (the first
     try is, but for a chance of about 2^-128).  Deterministic, so a restarted host
     addresses, replaces and deletes the same event."""
-    seed = identity.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    seed = identity.to_bytes()
     counter = 0
     while True:
         extra = b"" if counter == 0 else bytes([counter])
@@ -216,7 +211,7 @@ def listing_binding(nostr_pubkey: str, expiration: int) -> str:
 
 def listing_event(
     key: NostrKey,
-    identity: Ed25519PrivateKey,
+    identity: SigningKey,
     listing: LobbyListing,
     *,
     now: int,

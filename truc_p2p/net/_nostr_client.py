@@ -26,7 +26,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import (
     AcceptConnection,
@@ -38,6 +37,7 @@ from wsproto.events import (
 )
 from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
+from truc_p2p.crypto import SigningKey
 from truc_p2p.net._lobby import LobbyFilter, LobbyListing
 from truc_p2p.net._nostr import (
     LISTING_KIND,
@@ -289,7 +289,7 @@ class NostrLister:
     ``on_line`` hears one line per relay that could not take an event.
     """
 
-    identity: Ed25519PrivateKey
+    identity: SigningKey
     urls: list[str]
     listing: LobbyListing
     relay: tuple[str, int] | None = None

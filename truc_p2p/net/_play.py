@@ -70,7 +70,7 @@ from truc_p2p.net._reconnect import (
     Lost,
     NetEvent,
 )
-from truc_p2p.net._strategy import QuitGame, Strategy
+from truc_p2p.net._strategy import CONCEDE_DETAIL, QuitGame, Strategy, concedes
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -397,7 +397,8 @@ class _GameLoop:
     async def _leave(self) -> GameOutcome:
         """Our player left on purpose: a signed resignation or quit
         (:func:`~._play_endings.leave_outcome`)."""
-        return await self._send_ending(leave_outcome(self.session))
+        detail = CONCEDE_DETAIL if concedes(self.strategy) else "the player resigned"
+        return await self._send_ending(leave_outcome(self.session, detail=detail))
 
     async def _timeout(self) -> GameOutcome:
         return await self._send_ending(

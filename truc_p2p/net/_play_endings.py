@@ -44,18 +44,18 @@ def end_by_us(
     return data, outcome
 
 
-def leave_outcome(session: Session) -> Ending:
+def leave_outcome(session: Session, *, detail: str = "the player resigned") -> Ending:
     """Our player left on purpose (``q``, Ctrl-C, the web's leave button).
 
     With a peer that agreed to it, and while the game is under way, leaving is
     a signed resignation (wire.md section 8.1): the opponent wins and both
-    transcripts hold a complete result.  Otherwise (an opponent of the older
-    spec, before the coin, once the game is decided) it is today's ``quit``.
+    transcripts hold a complete result (``detail``: a match's concession says the
+    match goes on).  Otherwise (an opponent of the older spec, before the coin,
+    once the game is decided) it is today's ``quit``.
     """
     s = session
     if not s.can_resign:
         return end_by_us(s, End.QUIT, "quit", "the player left", "quit", {})
-    detail = "the player resigned"
     data = s.resign(detail)
     r = s.resignation
     assert r is not None

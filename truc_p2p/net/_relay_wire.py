@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the pure codec runs in the page too (no trio there)
     import trio
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from truc_p2p.crypto import SigningKey
 
 from truc_p2p._text import printable
 
@@ -202,7 +203,7 @@ class Meet:
         return cls(body[:SESSION_LEN], you, peer, lan)
 
 
-def relay_claim(identity: Ed25519PrivateKey, nonce: bytes) -> bytes:
+def relay_claim(identity: SigningKey, nonce: bytes) -> bytes:
     """The claim a host registers with a relay (``connect.md`` §2.1): derived from its
     key and a random ``nonce`` (stored in the game's meta, which holds no secrets),
     so ``truc-p2p resume`` registers the same code again and nobody else can."""

@@ -10,8 +10,7 @@ wire.md section 13.3).
 
 from __future__ import annotations
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
+from truc_p2p.crypto import VerifyKey
 from truc_p2p.protocol._errors import ChainError, EquivocationError, SequenceError
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._wire import GENESIS, Envelope, verify_signature
@@ -85,9 +84,7 @@ class Chain:
                 message_no=k,
             )
 
-    def check_equivocation(
-        self, env: Envelope, peer: int, peer_key: Ed25519PublicKey | None
-    ) -> None:
+    def check_equivocation(self, env: Envelope, peer: int, peer_key: VerifyKey | None) -> None:
         """A second, different envelope signed by the peer for a position it already filled."""
         n = env.seq
         if env.type == MessageType.ABORT or n >= self.seq or peer_key is None:

@@ -22,11 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-    Ed25519PublicKey,
-)
-
+from truc_p2p.crypto import SigningKey, VerifyKey
 from truc_p2p.protocol._chain import Chain
 from truc_p2p.protocol._errors import (
     BadSignatureError,
@@ -101,7 +97,7 @@ class ControlPlane:
     def __init__(
         self,
         *,
-        identity: Ed25519PrivateKey,
+        identity: SigningKey,
         me: Player,
         expected_peer: str | None,
         chain: Chain,
@@ -111,14 +107,14 @@ class ControlPlane:
         self._expected_peer = expected_peer
         self._chain = chain
         self._game_id = b""
-        self._peer_key: Ed25519PublicKey | None = None
+        self._peer_key: VerifyKey | None = None
         self._reconnecting: _Reconnecting | None = None
         self._clock = False  # both hellos announce the clock in resume
         self._seen_resume_nonces: set[bytes] = set()
         #: The peer said ``bye``: it holds the whole game, nothing is owed to it.
         self.peer_done = False
 
-    def bind(self, game_id: bytes, peer_key: Ed25519PublicKey, *, clock: bool = False) -> None:
+    def bind(self, game_id: bytes, peer_key: VerifyKey, *, clock: bool = False) -> None:
         """The game exists (both hellos are in): resumes and byes name it; ``clock``:
         both hellos announce the clock in resume (its fields go in every resume)."""
         self._game_id = game_id
@@ -260,7 +256,7 @@ class ControlPlane:
             )
         key_bytes = env.payload["key"]
         try:
-            key = Ed25519PublicKey.from_public_bytes(key_bytes)
+            key = VerifyKey.from_bytes(key_bytes)
         except ValueError:
             raise MalformedMessageError("refuse key is not an Ed25519 key") from None
         verify_signature(env, key)

@@ -21,10 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, overload
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PublicKey,
-)
-
+from truc_p2p.crypto import VerifyKey
 from truc_p2p.protocol._errors import (
     PeerKeyMismatchError,
     RulesetMismatchError,
@@ -206,7 +203,7 @@ class Negotiation:
         self.hellos: list[bytes] = []
         #: the game id (wire.md section 4), ``b""`` until both hellos are in
         self.game_id = b""
-        self.peer_key: Ed25519PublicKey | None = None
+        self.peer_key: VerifyKey | None = None
         self.peer_features = 0  # the mask the peer's nonce announces
         self.peer_name: str | None = None
         self.peer_fingerprint: str | None = None
@@ -285,7 +282,7 @@ class Negotiation:
                 f"{self._expected_peer}",
                 message_no=env.seq,
             )
-        self.peer_key = Ed25519PublicKey.from_public_bytes(p["key"])
+        self.peer_key = VerifyKey.from_bytes(p["key"])
         self.peer_features = nonce_features(p["nonce"])
         self.peer_name = p["name"]
         self.peer_fingerprint = peer_fingerprint

@@ -51,11 +51,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, Unpack
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-    Ed25519PublicKey,
-)
-
+from truc_p2p.crypto import SigningKey, VerifyKey
 from truc_p2p.protocol._errors import (
     AuditRefusedError,
     LocalProtocolError,
@@ -154,7 +150,7 @@ class Session(ControlSide):
     def __init__(
         self,
         *,
-        identity: Ed25519PrivateKey,
+        identity: SigningKey,
         role: Player,
         secret: bytes,
         record: Callable[[bytes], None] | None = None,
@@ -187,7 +183,7 @@ class Session(ControlSide):
         return fingerprint(self._public)
 
     @property
-    def peer_key(self) -> Ed25519PublicKey | None:
+    def peer_key(self) -> VerifyKey | None:
         """The opponent's public key, once its hello is in (the transport checks
         signatures with it to tell a damaged frame from a signed one)."""
         return self._hello.peer_key
@@ -414,7 +410,7 @@ class Session(ControlSide):
         cls,
         envelopes: Iterable[bytes],
         *,
-        identity: Ed25519PrivateKey,
+        identity: SigningKey,
         role: Player,
         secret: bytes,
         record: Callable[[bytes], None] | None = None,
@@ -526,7 +522,7 @@ class Session(ControlSide):
             if key_bytes == self._public:
                 raise MalformedMessageError("peer presents our own key", message_no=n)
             try:
-                key = Ed25519PublicKey.from_public_bytes(key_bytes)
+                key = VerifyKey.from_bytes(key_bytes)
             except ValueError:
                 raise MalformedMessageError("hello key is not an Ed25519 key") from None
             verify_signature(env, key)

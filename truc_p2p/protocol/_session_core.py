@@ -21,10 +21,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-)
-
+from truc_p2p.crypto import SigningKey
 from truc_p2p.deck import DeckSideV2, Role
 from truc_p2p.protocol._chain import Chain
 from truc_p2p.protocol._control import ControlPlane
@@ -86,7 +83,7 @@ class SessionCore:
     def __init__(
         self,
         *,
-        identity: Ed25519PrivateKey,
+        identity: SigningKey,
         role: Player,
         secret: bytes,
         options: SessionOptions,

@@ -13,9 +13,8 @@ import hmac
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
 from truc_p2p._text import printable
+from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol._errors import LocalProtocolError
 from truc_p2p.protocol._messages import DECK_VERSIONS, REFUSE_REASONS, MessageType
 from truc_p2p.protocol._state import Stage
@@ -290,7 +289,7 @@ def resignable(stage: Stage, game: Game | None) -> bool:
     return game is not None and game.phase is not Phase.OVER and stage not in _NO_RESIGN
 
 
-def refusal(identity: Ed25519PrivateKey, reason: str, detail: str = "") -> bytes:
+def refusal(identity: SigningKey, reason: str, detail: str = "") -> bytes:
     """A host's signed ``refuse`` (framed), for a connection it will not serve.
 
     Outside any game: empty game id, sequence 0, sender 1 (the host is the

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
+from truc_p2p.crypto import VerifyKey
 from truc_p2p.deck import (
     N_CARDS,
     canonical_key,
@@ -71,7 +70,7 @@ KNOWN_OPTIONS = frozenset({"audit", "deck", "pipeline", "early", *SERIES_KEYS})
 @dataclass
 class Scan:
     envelopes: list[Envelope] = field(default_factory=list)
-    keys: list[Ed25519PublicKey] = field(default_factory=list)
+    keys: list[VerifyKey] = field(default_factory=list)
     # (player, hand) -> (seed, message number of the reveal)
     seeds: dict[tuple[Player, int], tuple[bytes, int]] = field(default_factory=dict)
     # (sender, message number) of every reveal, in order
@@ -100,7 +99,7 @@ def first_pass(raws: Sequence[bytes], *, payloads: bool = True) -> Scan:
                 if payloads:
                     validate_payload(env.type, env.payload, evidence=ev, message_no=n)
                 try:
-                    key = Ed25519PublicKey.from_public_bytes(env.payload["key"])
+                    key = VerifyKey.from_bytes(env.payload["key"])
                 except (KeyError, TypeError, ValueError):
                     raise MalformedMessageError("bad public key", evidence=ev) from None
                 scan.keys.append(key)
@@ -166,7 +165,7 @@ def unknown_features(raws: Sequence[bytes]) -> tuple[int | str, ...]:
     for n, raw in enumerate(raws[:2]):
         try:
             env = decode_envelope(raw, message_no=n)
-            key = Ed25519PublicKey.from_public_bytes(env.payload["key"])
+            key = VerifyKey.from_bytes(env.payload["key"])
             verify_signature(env, key)
         except (RemoteProtocolError, KeyError, TypeError, ValueError):
             return ()

@@ -24,13 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-    Ed25519PublicKey,
-)
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from truc_p2p import crypto
+from truc_p2p.crypto import SigningKey, VerifyKey
 from truc_p2p.protocol._errors import (
     BadSignatureError,
     MalformedMessageError,
@@ -76,12 +72,12 @@ def envelope_hash(envelope: bytes) -> bytes:
     return hashlib.sha256(envelope).digest()
 
 
-def public_key_bytes(key: Ed25519PublicKey) -> bytes:
+def public_key_bytes(key: VerifyKey) -> bytes:
     """The 32 raw bytes of an Ed25519 public key."""
-    return key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return key.to_bytes()
 
 
-def fingerprint(key: Ed25519PublicKey | bytes) -> str:
+def fingerprint(key: VerifyKey | bytes) -> str:
     """Hex SHA-256 of the raw public key: what an invite pins."""
     raw = key if isinstance(key, bytes) else public_key_bytes(key)
     return hashlib.sha256(b"truc-p2p/v1/fingerprint" + raw).hexdigest()
@@ -257,12 +253,12 @@ def decode_envelope(raw: bytes, *, message_no: int | None = None) -> Envelope:
     )
 
 
-def verify_signature(envelope: Envelope, key: Ed25519PublicKey) -> None:
+def verify_signature(envelope: Envelope, key: VerifyKey) -> None:
     """Raise :class:`BadSignatureError` unless ``key`` signed the raw body."""
     raw = envelope.raw
     try:
         key.verify(raw[-SIGNATURE_SIZE:], raw[:-SIGNATURE_SIZE])
-    except InvalidSignature:
+    except crypto.BadSignatureError:
         raise BadSignatureError(
             f"signature of {envelope.type!r} message does not verify",
             evidence=(raw,),
@@ -271,7 +267,7 @@ def verify_signature(envelope: Envelope, key: Ed25519PublicKey) -> None:
 
 
 def sign_envelope(
-    key: Ed25519PrivateKey,
+    key: SigningKey,
     *,
     game_id: bytes,
     seq: int,

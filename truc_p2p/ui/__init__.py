@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ._outcome_text import headline, headline_key, outcome_text, score_label
     from ._screen import Screen
     from ._table import TableModel, TableView
-    from ._texts import bot_player_name, fit, screen_width
+    from ._texts import bot_player_name, fit, fit_for, screen_width
     from ._tui import Clocks, StdinLines, TerminalPlayer, with_terminal
     from ._verdict import (
         EXIT_STATUS,
@@ -101,6 +101,7 @@ __all__ = [
     "evidence_said",
     "final_message",
     "fit",
+    "fit_for",
     "from_accept_language",
     "headline",
     "headline_key",
@@ -163,7 +164,7 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(["headline", "headline_key", "outcome_text", "score_label"], "_outcome_text"),
     **dict.fromkeys(["Screen"], "_screen"),
     **dict.fromkeys(["TableModel", "TableView"], "_table"),
-    **dict.fromkeys(["bot_player_name", "fit", "screen_width"], "_texts"),
+    **dict.fromkeys(["bot_player_name", "fit", "fit_for", "screen_width"], "_texts"),
     **dict.fromkeys(["Voice"], "_voice"),
     **dict.fromkeys(["Clocks", "StdinLines", "TerminalPlayer", "with_terminal"], "_tui"),
     **dict.fromkeys(

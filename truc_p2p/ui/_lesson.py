@@ -19,7 +19,7 @@ from truc_p2p.net import QuitGame
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import DEFAULT_RULESET, Action, Card, Dealt, Event, Game, Player
 from truc_p2p.ui._i18n import N_, _
-from truc_p2p.ui._texts import SURE_REST, help_text
+from truc_p2p.ui._texts import SURE_REST, help_fitted, help_text
 from truc_p2p.ui._tui import LineSource, TerminalPlayer, parse_choice
 
 if TYPE_CHECKING:
@@ -318,7 +318,7 @@ async def _wait_for(player: TerminalPlayer, step: _You) -> bool:
             if isinstance(choice, Action):
                 player.write(_("not in this lesson: {hint}", hint=_(step.hint)))
             elif choice == help_text():  # the help, then the hand and the choices again
-                player.write(choice)
+                player.write(help_fitted(player.width))
                 player.write(player.render(mirror, legal))
             else:
                 player.write(choice)

@@ -73,6 +73,8 @@ class Tally:
     value: int = 1
     pending: ActionKind | None = None
     round_no: int = 0
+    #: Each trick's winner in the hand so far (``None``: spoiled), for "trick 1 decided it".
+    tricks: list[Player | None] = field(default_factory=list)
 
     def to(self) -> int | None:
         try:
@@ -97,6 +99,7 @@ class Tally:
 
     def new_round(self, round_no: int) -> None:
         self.value, self.pending, self.round_no = 1, None, round_no
+        self.tricks = []
 
 
 def describe(
@@ -131,6 +134,7 @@ def _describe(
         to, rest = tally.push(event.action)
         return "   " + voice.acted(event.player, event.action, value=tally.value, to=to, rest=rest)
     if isinstance(event, TrickEnded):
+        tally.tricks.append(event.winner)
         return "   " + voice.trick(event.trick_no, event.winner)
     if isinstance(event, RoundEnded):
         game_over = event.points == 0 and event.winner is not None
@@ -140,6 +144,7 @@ def _describe(
             points=event.points,
             reason=event.reason,
             game_over=game_over,
+            tricks=tally.tricks,
         )
         tally.new_round(event.round_no + 1)
         tally.round_no = event.round_no

@@ -116,7 +116,7 @@ HEADLINES: dict[str, str] = {
         "{name} won: the game was staked on hand {hand} (“my rest”) and {name} won that hand"
     ),
     "won-rest-refused": N_("You won: {name} turned down your “my rest” in hand {hand}"),
-    "lost-rest-refused": N_("{name} won: you turned down the “my rest” of {name} in hand {hand}"),
+    "lost-rest-refused": N_("{name} won: you turned down “my rest” in hand {hand}"),
     "opponent-resigned": N_("You won: {name} resigned in hand {hand}"),
     "resigned": N_("{name} won: you resigned in hand {hand}"),
     "opponent-gone": N_("You won: {name} left and did not come back"),
@@ -242,7 +242,7 @@ def score_label(outcome: GameOutcome, score: str) -> str:
     """The game's points (``score``, already told from the viewer's side) under a label
     that says what they are."""
     key, _hand = headline_key(outcome)
-    if key.endswith("-target"):
+    if key.endswith(("-target", "-rest-refused")):  # a refused "my rest" staked nothing
         label = "target"
     elif key.startswith(("won-", "lost-")):
         label = "staked"

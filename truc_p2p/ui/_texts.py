@@ -33,6 +33,8 @@ __all__ = [
     "card_text",
     "clock",
     "fit",
+    "fit_for",
+    "help_fitted",
     "move_clock_words",
     "plain",
     "rank_text",
@@ -100,21 +102,33 @@ MIN_WIDTH = 30
 
 def screen_width(stream: TextIO | None) -> int:
     """The columns of the terminal ``stream`` writes to (``$COLUMNS`` first, as the
-    shell sets it, then the terminal's own size), else :data:`WIDTH`."""
+    shell sets it, then the terminal's own size), else :data:`WIDTH`.  ``$COLUMNS``
+    counts for a pipe too: ``COLUMNS=60 truc-p2p play | tee log`` is 60 wide."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(MIN_WIDTH, int(columns))
     try:
         if stream is None or not stream.isatty():
             return WIDTH
         fd = stream.fileno()
     except (AttributeError, OSError, ValueError):
         return WIDTH
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return max(MIN_WIDTH, int(columns))
     try:
         size = os.get_terminal_size(fd).columns
     except OSError:
         return WIDTH
     return max(MIN_WIDTH, size) if size > 0 else WIDTH
+
+
+def fit_for(text: str, stream: TextIO) -> str:
+    """``text`` as a line printed on ``stream`` shows it: wrapped at a terminal's width
+    or at ``$COLUMNS``, whole on a pipe without it (a log keeps its lines)."""
+    columns = os.environ.get("COLUMNS", "")
+    try:
+        wraps = (columns.isdigit() and int(columns) > 0) or stream.isatty()
+    except (AttributeError, OSError, ValueError):
+        wraps = False
+    return fit(text, screen_width(stream)) if wraps else text
 
 
 #: Spaces that must not become a line break: just inside «…» (« 2 de plus ? »).
@@ -212,8 +226,22 @@ BOT_PLAYER_NAMES: dict[str, str] = {
 def bot_player_name(level: str) -> str:
     """The opponent's name for bot ``level`` in the language in use (``LEVEL-bot``
     for a bot that is not one of the levels, e.g. ``search:fast-bot``)."""
-    known = BOT_PLAYER_NAMES.get(level)
+    known = BOT_PLAYER_NAMES.get(_level_of(level))
     return _(known) if known is not None else f"{level}-bot"
+
+
+def _level_of(name: str) -> str:
+    """The level a bot name plays at: a racing CFR or expert bot made to think a set
+    time (``play --think 4``: ``cfr:4s+race``) is still the strongest or hard level."""
+    if not name.endswith("+race"):
+        return name
+    kind, _colon, level = name.removesuffix("+race").partition(":")
+    thinks = level.endswith("s") and level[:-1].replace(".", "", 1).isdigit()
+    if kind == "cfr" and (not level or thinks):
+        return "strongest"
+    if kind == "expert" and (level == "fast" or thinks):
+        return "hard"
+    return name
 
 
 #: What a key does, for the help and for "nothing to … now".
@@ -281,6 +309,35 @@ def help_text() -> str:
     keys = next((i for i, line in enumerate(lines) if not line.startswith(" ")), len(lines))
     tip = textwrap.wrap(_(SURE_REST), 72, initial_indent="  * ", subsequent_indent="    ")
     return "\n".join([head, *lines[:keys], *tip, *lines[keys:]])
+
+
+def help_fitted(width: int) -> str:
+    """The help wrapped once at ``width`` columns: its lines, written for 80 columns,
+    are joined again into their paragraphs ("  * " bullets, "Keys: …"), then each
+    paragraph is wrapped, a bullet's lines under its first word."""
+    head, _nl, body = help_text().partition("\n")
+    paragraphs: list[tuple[str, str, list[str]]] = []  # (first indent, next indent, words)
+    for line in body.split("\n"):
+        stripped = line.lstrip()
+        indent = line[: len(line) - len(stripped)]
+        if stripped.startswith(("* ", "- ")):
+            paragraphs.append((indent, indent + "  ", stripped.split(" ")))
+        elif paragraphs and stripped and len(indent) == len(paragraphs[-1][1]):
+            paragraphs[-1][2].extend(stripped.split(" "))  # the paragraph goes on
+        else:
+            paragraphs.append((indent, indent, stripped.split(" ")))
+    lines = textwrap.wrap(head, width, break_long_words=False, subsequent_indent="   ")
+    for first, rest, words in paragraphs:
+        text = _KEEP_TOGETHER.sub("\u00a0", " ".join(w for w in words if w))
+        lines += textwrap.wrap(
+            text,
+            width,
+            initial_indent=first,
+            subsequent_indent=rest,
+            break_long_words=False,
+            break_on_hyphens=False,
+        ) or [first.rstrip()]
+    return "\n".join(lines)
 
 
 #: The help in English (import time); views call :func:`help_text` for the language in use.

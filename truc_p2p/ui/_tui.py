@@ -43,6 +43,7 @@ from truc_p2p.ui._table import TableModel
 from truc_p2p.ui._texts import (
     HELP,
     fit,
+    help_fitted,
     help_text,
     move_clock_words,
     plain,
@@ -76,6 +77,9 @@ def _pack(items: list[str], width: int, indent: str, *, sep: str = "  ") -> list
         lines.append(line.rstrip())
     return lines
 
+
+#: The key that concedes only this game of a match, in the leave question.
+CONCEDE_KEY = "c"
 
 #: The screen's width when the output is not a terminal (the layout never splits a word;
 #: at a terminal, its own width: :func:`~._texts.screen_width`).
@@ -148,6 +152,17 @@ class TerminalPlayer:
         #: Say the game's result when it ends: for a game whose command prints no
         #: ending of its own (the lesson); ``play``, ``host`` and ``join`` print it once.
         self.tell_game_end = False
+        #: In a match: what leaving it costs, said when the player asks to leave (who
+        #: then wins the match and the games score, "you 0 – bob 1"); the question
+        #: then offers to concede only this game.
+        self.match_cost: Callable[[], tuple[str, str]] | None = None
+        #: The player concedes only this game of the match (read by the game loop when
+        #: it resigns: the signed detail says the match goes on).
+        self.concedes = False
+        self._concede_next = False
+        #: Set when the player concedes between its turns: the command stops this game
+        #: only (a resignation saying the match goes on), not the match.
+        self.conceding: trio.Event | None = None
 
     # -- what the model is, seen from outside (tests, the web) ----------------
 
@@ -395,9 +410,17 @@ class TerminalPlayer:
             if between and self._confirming:
                 self._confirming = False
                 assert line is not None
-                if is_yes(line) and self.leave is not None:
+                answer = self._leave_answer(line)
+                if answer == "leave" and self.leave is not None:
                     self.write(_("(leaving the game: you resign)"))
                     self.leave.set()
+                elif answer == "concede":  # a resignation of this game only
+                    self.write(_("(you concede this game: the match goes on with the next one)"))
+                    if self.conceding is not None:
+                        self.concedes = True
+                        self.conceding.set()
+                    else:  # at the next turn
+                        self._concede_next = True
                 else:
                     self.write(_("(you stay in the game)"))
                 continue
@@ -422,6 +445,9 @@ class TerminalPlayer:
         self._choosing = True
         self._confirming = False
         try:
+            if self._concede_next:  # conceded while the opponent thought
+                self.concedes = True
+                raise QuitGame("conceded")
             self.write(self.render(game, legal))
             while True:
                 self.prompt()
@@ -433,6 +459,8 @@ class TerminalPlayer:
                         if not await self._confirm_leave():
                             self.write(_("(you stay in the game)"))
                             continue
+                        if self.concedes:
+                            raise QuitGame("conceded")
                     self.write(_("(end of input: leaving the game)"))
                     raise QuitGame("end of input")
                 if self.echo:
@@ -455,28 +483,59 @@ class TerminalPlayer:
                     continue
                 if isinstance(choice, Action):
                     return choice
-                self.write(choice)
                 if choice == help_text():  # the hand and the choices again, under the help
+                    self.write(help_fitted(self.width))
                     self.write(self.render(game, legal))
+                else:
+                    self.write(choice)
         finally:
             self._choosing = False
             self.model.end_turn()
 
     def _ask_leave(self) -> None:
-        self.write(
-            _(
-                "leave the game? You resign: {name} wins the game. Type {y} to leave, "
-                "anything else to stay.",
-                name=self.model.opp_name,
-                y=yes_word(),
+        if self.match_cost is not None:
+            name, score = self.match_cost()
+            self.write(
+                _(
+                    "leave the match? You resign it: {name} wins the match, {score}. Type "
+                    "{y} to leave the match, {c} to concede only this game and play the "
+                    "next one, anything else to stay.",
+                    name=name,
+                    score=score,
+                    y=yes_word(),
+                    c=CONCEDE_KEY,
+                )
             )
-        )
+        else:
+            self.write(
+                _(
+                    "leave the game? You resign: {name} wins the game. Type {y} to leave, "
+                    "anything else to stay.",
+                    name=self.model.opp_name,
+                    y=yes_word(),
+                )
+            )
         self.prompt()
 
+    def _leave_answer(self, line: str | None) -> str:
+        """What an answer to the leave question chose: ``leave``, ``concede`` (this game
+        of a match only) or ``stay``."""
+        if line is None or is_yes(line):
+            return "leave"
+        if self.match_cost is not None and line.strip().lower() == CONCEDE_KEY:
+            return "concede"
+        return "stay"
+
     async def _confirm_leave(self) -> bool:
+        """Ask before leaving: ``True`` to leave (then :attr:`concedes` says whether only
+        this game of the match is conceded)."""
         self._ask_leave()
         answer, _stamp = await self._read()
-        return answer is None or is_yes(answer)
+        chosen = self._leave_answer(answer)
+        if chosen == "concede":
+            self.concedes = True
+            self.write(_("(you concede this game: the match goes on with the next one)"))
+        return chosen != "stay"
 
     async def ask_again(self, *, next_game: bool = False) -> bool:
         """After a game: play another?  A word for yes (``y``, in French ``o``...) or
@@ -514,6 +573,7 @@ class TerminalPlayer:
         self.tally = Tally()
         self._boundary = None
         self._waiting_shown = False
+        self.concedes = self._concede_next = False
 
     def show_match(self, line: str, retell: Callable[[], str] | None = None) -> None:
         """The match score after a game ("match: you 1 – bob 0")."""

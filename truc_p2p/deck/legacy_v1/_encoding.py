@@ -12,8 +12,10 @@ import functools
 import hashlib
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
-from cryptography.hazmat.primitives.asymmetric import ec
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric import ec
 
 from truc_p2p.deck._schedule import N_CARDS
 from truc_p2p.deck.legacy_v1 import _group

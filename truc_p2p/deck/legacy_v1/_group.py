@@ -13,8 +13,13 @@ test can count them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from cryptography.hazmat.primitives.asymmetric import ec
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    CURVE: ec.EllipticCurve
+    ECDH: ec.ECDH
 
 __all__ = [
     "CURVE",
@@ -31,8 +36,6 @@ __all__ = [
     "scalar_bytes",
 ]
 
-CURVE = ec.SECP256R1()
-ECDH = ec.ECDH()
 ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 """n, the prime order of the P-256 group (cofactor 1)."""
 PRIME = 0xFFFFFFFF00000001000000000000000000000000FFFFFFFFFFFFFFFFFFFFFFFF
@@ -41,19 +44,47 @@ SCALAR_SIZE = 32
 _PREFIX = b"\x02"
 
 
+_LIB: list[Any] = []
+
+
+def _lib() -> tuple[Any, ec.EllipticCurve, ec.ECDH]:
+    """``cryptography``'s ``ec`` module, the curve and ECDH, imported on first use: deck v1
+    runs natively only, and importing the session or the verifier must not need it."""
+    if not _LIB:
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        _LIB.extend((ec, ec.SECP256R1(), ec.ECDH()))
+    return _LIB[0], _LIB[1], _LIB[2]
+
+
+def __getattr__(name: str) -> object:
+    """``CURVE`` and ``ECDH``, loaded on first use."""
+    if name == "CURVE":
+        return _lib()[1]
+    if name == "ECDH":
+        return _lib()[2]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def decode(x: bytes) -> ec.EllipticCurvePublicKey:
     """The point ``02 || x``; raises ``ValueError`` if ``x`` is not on the curve."""
-    return ec.EllipticCurvePublicKey.from_encoded_point(CURVE, _PREFIX + x)
+    lib, curve, _ecdh = _lib()
+    point: ec.EllipticCurvePublicKey = lib.EllipticCurvePublicKey.from_encoded_point(
+        curve, _PREFIX + x
+    )
+    return point
 
 
 def derive_key(k: int) -> ec.EllipticCurvePrivateKey:
     """An OpenSSL key object for scalar ``k`` (1 <= k < n), reusable for many products."""
-    return ec.derive_private_key(k, CURVE)
+    lib, curve, _ecdh = _lib()
+    key: ec.EllipticCurvePrivateKey = lib.derive_private_key(k, curve)
+    return key
 
 
 def mul(k: int, point: ec.EllipticCurvePublicKey) -> bytes:
     """``x(k * point)`` as 32 big-endian bytes: one scalar multiplication."""
-    return derive_key(k).exchange(ECDH, point)
+    return derive_key(k).exchange(_lib()[2], point)
 
 
 def scalar_bytes(k: int) -> bytes:

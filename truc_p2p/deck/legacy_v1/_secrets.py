@@ -30,9 +30,6 @@ import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
 from truc_p2p.deck._errors import DeckError, DeckUsageError
 from truc_p2p.deck._schedule import N_CARDS, Role
 from truc_p2p.deck.legacy_v1._group import ORDER
@@ -58,7 +55,6 @@ PERM_INFO = b"truc-p2p/v1/deck/perm"
 COMMIT_TAG = b"truc-p2p/v1/deck/commit"
 _MAX_BLOCKS = 255  # HKDF-Expand limit: 255 * 32 bytes
 _BLOCK = 32
-_SHA256 = hashes.SHA256()
 
 
 def new_seed(randbytes: Callable[[int], bytes]) -> bytes:
@@ -94,7 +90,10 @@ def commitment(seed: bytes, *, game_id: bytes, hand: int, role: Role) -> bytes:
 
 def hkdf(seed: bytes, info: bytes, length: int) -> bytes:
     """HKDF-SHA256(IKM=seed, salt=HKDF_SALT, info), ``length`` bytes (at most 8160)."""
-    return HKDF(_SHA256, length, HKDF_SALT, info).derive(seed)
+    from cryptography.hazmat.primitives import hashes  # deck v1 only: on first use
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    return HKDF(hashes.SHA256(), length, HKDF_SALT, info).derive(seed)
 
 
 def hkdf_blocks(seed: bytes, info: bytes, first: int = 1) -> Iterator[bytes]:

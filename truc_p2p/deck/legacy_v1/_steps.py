@@ -27,8 +27,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from cryptography.hazmat.primitives.asymmetric import ec
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric import ec
 
 from truc_p2p.deck._errors import (
     CardAlreadySeenError,

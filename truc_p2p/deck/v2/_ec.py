@@ -1,7 +1,8 @@
-"""secp256k1 through ``coincurve`` (libsecp256k1): the group of deck v2.
+"""secp256k1, the group of deck v2, on the crypto seam (:mod:`truc_p2p.crypto`).
 
-Points are ``coincurve.PublicKey`` objects; ``None`` stands for the point at
-infinity, which libsecp256k1 cannot represent but which appears in sums (the
+Points are the seam's opaque :data:`~truc_p2p.crypto.Point` values (libsecp256k1
+natively, the same library compiled to WASM in the page); ``None`` stands for the point at
+infinity, which neither backend hands out but which appears in sums (the
 empty first layer of a fresh deck, a cheater's proof).  Every helper here
 accepts ``None`` and never lets a library exception escape except
 :func:`decode`, whose ``ValueError`` the caller turns into a typed error.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 
-from coincurve import PublicKey
+from truc_p2p import crypto
 
 __all__ = [
     "INFINITY_BYTES",
@@ -21,6 +22,7 @@ __all__ = [
     "POINT_SIZE",
     "SCALAR_SIZE",
     "Point",
+    "Pt",
     "add",
     "decode",
     "encode",
@@ -40,26 +42,32 @@ SCALAR_SIZE = 32
 INFINITY_BYTES = bytes(POINT_SIZE)
 """How the point at infinity is written inside hashes (never on the wire)."""
 
-Point = PublicKey | None
+Pt = crypto.Point
+"""A point other than infinity."""
+Point = Pt | None
+"""A point, ``None`` for infinity."""
+
+# Bound once: the seam's functions, called without an attribute look-up per operation.
+_encode, _mul, _gmul, _add, _neg = (
+    crypto.encode,
+    crypto.mul,
+    crypto.gmul,
+    crypto.add,
+    crypto.neg,
+)
 
 
-def decode(raw: object) -> PublicKey:
-    """The point of a 33-byte SEC1 compressed encoding; ``ValueError`` for anything else.
+decode = crypto.decode
+"""The point of a 33-byte SEC1 compressed encoding; ``ValueError`` for anything else.
 
-    Only the canonical encoding is accepted (prefix 02/03, ``x < p``, on the
-    curve), so a point has exactly one wire form and hashes are unambiguous.
-    """
-    if not isinstance(raw, bytes) or len(raw) != POINT_SIZE or raw[0] not in (2, 3):
-        raise ValueError("not a 33-byte compressed point")
-    point = PublicKey(raw)
-    if point.format() != raw:
-        raise ValueError("non-canonical point encoding")
-    return point
+Only the canonical encoding is accepted (prefix 02/03, ``x < p``, on the curve), so
+a point has exactly one wire form and hashes are unambiguous.  (The seam's own
+function: every backend checks the bytes itself.)"""
 
 
 def encode(point: Point) -> bytes:
     """33-byte compressed encoding (33 zero bytes for infinity, only inside hashes)."""
-    return INFINITY_BYTES if point is None else point.format()
+    return INFINITY_BYTES if point is None else _encode(point)
 
 
 def scalar_bytes(k: int) -> bytes:
@@ -80,7 +88,7 @@ def mul(point: Point, k: int) -> Point:
     k %= ORDER
     if point is None or k == 0:
         return None
-    return point.multiply(k.to_bytes(SCALAR_SIZE, "big"))
+    return _mul(point, k)
 
 
 def gmul(k: int) -> Point:
@@ -88,7 +96,7 @@ def gmul(k: int) -> Point:
     k %= ORDER
     if k == 0:
         return None
-    return PublicKey.from_secret(k.to_bytes(SCALAR_SIZE, "big"))
+    return _gmul(k)
 
 
 def add(points: Iterable[Point]) -> Point:
@@ -98,18 +106,14 @@ def add(points: Iterable[Point]) -> Point:
         return None
     if len(terms) == 1:
         return terms[0]
-    try:
-        return PublicKey.combine_keys(terms)
-    except ValueError:  # the sum is the point at infinity
-        return None
+    return _add(terms)  # None when the sum is the point at infinity
 
 
 def neg(point: Point) -> Point:
     """``-point``: the same x with the other y (a re-parse, no multiplication)."""
     if point is None:
         return None
-    raw = point.format()
-    return PublicKey(bytes([raw[0] ^ 1]) + raw[1:])
+    return _neg(point)
 
 
 def msm(pairs: Sequence[tuple[Point, int]]) -> Point:
@@ -117,7 +121,7 @@ def msm(pairs: Sequence[tuple[Point, int]]) -> Point:
     return add(mul(p, k) for p, k in pairs)
 
 
-def hash_to_point(tag: bytes, index: int) -> tuple[PublicKey, int]:
+def hash_to_point(tag: bytes, index: int) -> tuple[Pt, int]:
     """Try-and-increment: the first ``02 || SHA-256(tag || index || counter)`` on the curve.
 
     ``index`` is one byte, ``counter`` 4 bytes big-endian from 0.  Returns the

@@ -30,8 +30,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from coincurve import PublicKey
-
 from truc_p2p.deck._errors import (
     CardAlreadySeenError,
     DeckUsageError,
@@ -50,7 +48,7 @@ from truc_p2p.deck._errors import (
 from truc_p2p.deck._schedule import N_CARDS, Role, positions
 from truc_p2p.deck.v2 import _ec
 from truc_p2p.deck.v2._derive import CONTEXT_SIZE, GAME_ID_SIZE, digest, hand_digest
-from truc_p2p.deck.v2._ec import POINT_SIZE, Point
+from truc_p2p.deck.v2._ec import POINT_SIZE, Point, Pt
 from truc_p2p.deck.v2._points import card_lookup, card_points
 from truc_p2p.deck.v2._proofs import (
     DLEQ_SIZE,
@@ -113,7 +111,7 @@ def _as_payload(payload: object, step: str, culprit: Role) -> Mapping[str, Any]:
 @dataclass
 class _Deck:
     raw: tuple[bytes, ...]
-    points: tuple[tuple[PublicKey, ...], ...]
+    points: tuple[tuple[Pt, ...], ...]
 
 
 class _Hand:
@@ -125,10 +123,10 @@ class _Hand:
         self.t0 = hand_digest(game_id, hand, context)
         self.t1 = b""
         self.t2 = b""
-        self.keys: dict[Role, PublicKey] = {}
+        self.keys: dict[Role, Pt] = {}
         self.d1: _Deck | None = None
         self.d2: _Deck | None = None
-        self.shares: dict[tuple[Role, int], PublicKey] = {}
+        self.shares: dict[tuple[Role, int], Pt] = {}
         self.shown: dict[Role, dict[int, int]] = {Role.DEALER: {}, Role.NONDEALER: {}}
         self.redeal = False
         self.redeal_sent: dict[Role, bool] = {Role.DEALER: False, Role.NONDEALER: False}
@@ -137,7 +135,7 @@ class _Hand:
 
     # -- parsing -------------------------------------------------------------------------
 
-    def _key(self, payload: Mapping[str, Any], step: str, culprit: Role) -> PublicKey:
+    def _key(self, payload: Mapping[str, Any], step: str, culprit: Role) -> Pt:
         raw = _field(payload, "key", step, culprit)
         try:
             return _ec.decode(raw)
@@ -198,9 +196,7 @@ class _Hand:
         except ProofFormatError as exc:
             raise MalformedProofError(str(exc), step=step, culprit=culprit) from None
 
-    def _pok(
-        self, y: PublicKey, payload: Mapping[str, Any], t: bytes, step: str, culprit: Role
-    ) -> bytes:
+    def _pok(self, y: Pt, payload: Mapping[str, Any], t: bytes, step: str, culprit: Role) -> bytes:
         proof = _field(payload, "pok", step, culprit)
         try:
             ok = pok_verify(y, proof, binding=binding(t, step, culprit))
@@ -239,7 +235,7 @@ class _Hand:
                 )
         self.keys[culprit] = y
         self.d1 = deck
-        self.t1 = digest(b"T1", self.t0, y.format(), pok, b"".join(deck.raw), p["proof"])
+        self.t1 = digest(b"T1", self.t0, _ec.encode(y), pok, b"".join(deck.raw), p["proof"])
         self.checked.append(step)
 
     def accept_d2_deck(self, payload: object, *, verify: bool) -> None:
@@ -266,16 +262,16 @@ class _Hand:
                 )
         self.keys[culprit] = y
         self.d2 = deck
-        self.t2 = digest(b"T2", self.t1, y.format(), pok, b"".join(deck.raw), p["proof"])
+        self.t2 = digest(b"T2", self.t1, _ec.encode(y), pok, b"".join(deck.raw), p["proof"])
 
-    def component(self, role: Role, position: int) -> PublicKey:
+    def component(self, role: Role, position: int) -> Pt:
         """The ciphertext component of ``position`` that ``role``'s share applies to."""
         assert self.d2 is not None
         return self.d2.points[position][1 if role is Role.DEALER else 0]
 
     def accept_share(
         self, role: Role, position: int, raw: object, step: str, *, verify: bool
-    ) -> PublicKey:
+    ) -> Pt:
         """One 97-byte share ``S || e || s`` by ``role`` for ``position``."""
         if self.d2 is None:
             raise DeckUsageError("no share before D2")
@@ -325,9 +321,7 @@ class _Hand:
         for pos, item in zip(expected, raw, strict=True):
             self.accept_share(role, pos, item, step, verify=verify)
 
-    def open_card(
-        self, position: int, step: str, culprit: Role, own: PublicKey | None = None
-    ) -> int:
+    def open_card(self, position: int, step: str, culprit: Role, own: Pt | None = None) -> int:
         """The card at ``position`` from both shares (``own``: a side's unsent share)."""
         assert self.d2 is not None
         dealer = self.shares.get((Role.DEALER, position))

@@ -14,10 +14,8 @@ import functools
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from coincurve import PublicKey
-
 from truc_p2p.deck._schedule import N_CARDS
-from truc_p2p.deck.v2._ec import add, hash_to_point, neg
+from truc_p2p.deck.v2._ec import Pt, add, encode, hash_to_point, neg
 
 __all__ = [
     "CARD_TAG",
@@ -34,12 +32,12 @@ GEN_TAG = b"truc-p2p/v2/gen"
 
 
 @functools.cache
-def _cards() -> tuple[tuple[PublicKey, ...], tuple[int, ...]]:
+def _cards() -> tuple[tuple[Pt, ...], tuple[int, ...]]:
     pairs = [hash_to_point(CARD_TAG, c) for c in range(N_CARDS)]
     return tuple(p for p, _ in pairs), tuple(k for _, k in pairs)
 
 
-def card_points() -> tuple[PublicKey, ...]:
+def card_points() -> tuple[Pt, ...]:
     """The 32 card points M_0..M_31."""
     return _cards()[0]
 
@@ -52,18 +50,18 @@ def card_counters() -> tuple[int, ...]:
 @functools.cache
 def card_lookup() -> Mapping[bytes, int]:
     """Compressed encoding of a card point -> card index."""
-    return MappingProxyType({p.format(): c for c, p in enumerate(card_points())})
+    return MappingProxyType({encode(p): c for c, p in enumerate(card_points())})
 
 
 @functools.cache
-def generators() -> tuple[tuple[PublicKey, ...], PublicKey]:
+def generators() -> tuple[tuple[Pt, ...], Pt]:
     """``(h_0..h_31, h)``: the shuffle proof's commitment generators."""
     hs = tuple(hash_to_point(GEN_TAG, i)[0] for i in range(N_CARDS))
     return hs, hash_to_point(GEN_TAG, N_CARDS)[0]
 
 
 @functools.cache
-def minus_generator_sum() -> PublicKey:
+def minus_generator_sum() -> Pt:
     """``-(h_0 + ... + h_31)``: the shuffle verifier subtracts it from every proof's commitments."""
     total = add(generators()[0])
     assert total is not None

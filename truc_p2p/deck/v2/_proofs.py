@@ -27,11 +27,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from coincurve import PublicKey
-
 from truc_p2p.deck.v2 import _ec
 from truc_p2p.deck.v2._derive import challenge, derived_scalar, digest
-from truc_p2p.deck.v2._ec import ORDER, POINT_SIZE, SCALAR_SIZE, Point
+from truc_p2p.deck.v2._ec import ORDER, POINT_SIZE, SCALAR_SIZE, Point, Pt
 from truc_p2p.deck.v2._points import generators, minus_generator_sum
 
 __all__ = [
@@ -73,39 +71,35 @@ def _scalars(raw: bytes, count: int) -> list[int]:
 # -- Schnorr proof of knowledge of a key -----------------------------------------------
 
 
-def pok_prove(x: int, y: PublicKey, *, binding: bytes, key: bytes) -> bytes:
+def pok_prove(x: int, y: Pt, *, binding: bytes, key: bytes) -> bytes:
     """(e, s), 64 bytes: ``T = kG``, ``e = H("pok", binding, Y, T)``, ``s = k + e x``."""
-    stmt = binding + y.format()
+    stmt = binding + _ec.encode(y)
     k = derived_scalar(key, b"nonce/pok", stmt, 0)
     e = challenge(b"pok", stmt, _ec.encode(_ec.gmul(k)))
     return _ec.scalar_bytes(e) + _ec.scalar_bytes(k + e * x)
 
 
-def pok_verify(y: PublicKey, proof: object, *, binding: bytes) -> bool:
+def pok_verify(y: Pt, proof: object, *, binding: bytes) -> bool:
     """Recompute ``T = sG - eY`` and the challenge; raises ProofFormatError if malformed."""
     if not isinstance(proof, bytes) or len(proof) != POK_SIZE:
         raise ProofFormatError("key proof is not 64 bytes")
     e, s = _scalars(proof, 2)
     t = _ec.add([_ec.gmul(s), _ec.mul(y, ORDER - e)])
-    return challenge(b"pok", binding + y.format(), _ec.encode(t)) == e
+    return challenge(b"pok", binding + _ec.encode(y), _ec.encode(t)) == e
 
 
 # -- Chaum-Pedersen proof that a share uses the key --------------------------------------
 
 
-def dleq_prove(
-    x: int, y: PublicKey, base: PublicKey, share: PublicKey, *, binding: bytes, key: bytes
-) -> bytes:
+def dleq_prove(x: int, y: Pt, base: Pt, share: Pt, *, binding: bytes, key: bytes) -> bytes:
     """(e, s): ``T1 = kG``, ``T2 = kA``, ``e = H("dleq", binding, Y, A, S, T1, T2)``."""
-    stmt = binding + y.format() + base.format() + share.format()
+    stmt = binding + _ec.encode(y) + _ec.encode(base) + _ec.encode(share)
     k = derived_scalar(key, b"nonce/dleq", stmt, 0)
     e = challenge(b"dleq", stmt, _ec.encode(_ec.gmul(k)), _ec.encode(_ec.mul(base, k)))
     return _ec.scalar_bytes(e) + _ec.scalar_bytes(k + e * x)
 
 
-def dleq_verify(
-    y: PublicKey, base: PublicKey, share: PublicKey, proof: object, *, binding: bytes
-) -> bool:
+def dleq_verify(y: Pt, base: Pt, share: Pt, proof: object, *, binding: bytes) -> bool:
     """Recompute ``T1 = sG - eY``, ``T2 = sA - eS`` and the challenge."""
     if not isinstance(proof, bytes) or len(proof) != DLEQ_SIZE:
         raise ProofFormatError("share proof is not 64 bytes")
@@ -113,7 +107,7 @@ def dleq_verify(
     minus_e = ORDER - e
     t1 = _ec.add([_ec.gmul(s), _ec.mul(y, minus_e)])
     t2 = _ec.add([_ec.mul(base, s), _ec.mul(share, minus_e)])
-    stmt = binding + y.format() + base.format() + share.format()
+    stmt = binding + _ec.encode(y) + _ec.encode(base) + _ec.encode(share)
     return challenge(b"dleq", stmt, _ec.encode(t1), _ec.encode(t2)) == e
 
 
@@ -130,8 +124,8 @@ class ShuffleProof:
     """``c`` (permutation commitments), ``chain``, ``e``, ``s1..s3``, ``s4`` (one per
     re-encryption vector), ``shat`` and ``sprime`` (one per ciphertext)."""
 
-    c: tuple[PublicKey, ...]
-    chain: tuple[PublicKey, ...]
+    c: tuple[Pt, ...]
+    chain: tuple[Pt, ...]
     e: int
     s1: int
     s2: int

@@ -17,14 +17,12 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from coincurve import PublicKey
-
 from truc_p2p.deck._errors import CheatError, DeckUsageError
 from truc_p2p.deck._schedule import N_CARDS, Role, positions
 from truc_p2p.deck._side_guard import SideGuard
 from truc_p2p.deck.v2 import _ec
 from truc_p2p.deck.v2._derive import derived_permutation, derived_scalar, side_key
-from truc_p2p.deck.v2._ec import Point
+from truc_p2p.deck.v2._ec import Point, Pt
 from truc_p2p.deck.v2._hand import (
     _as_payload,
     _field,
@@ -120,7 +118,7 @@ class DeckSideV2(SideGuard):
 
     # -- plumbing --------------------------------------------------------------------------
 
-    def _own_component(self, position: int) -> PublicKey:
+    def _own_component(self, position: int) -> Pt:
         return self._pub.component(self._role, position)
 
     def _share(self, position: int, step: str) -> bytes:
@@ -137,7 +135,7 @@ class DeckSideV2(SideGuard):
             binding=share_binding(self._pub.t2, step, self._role, position),
             key=self._key,
         )
-        return share.format() + proof
+        return _ec.encode(share) + proof
 
     def _open_own(self, held: tuple[int, ...], step: str) -> dict[int, int]:
         out = {}
@@ -176,7 +174,7 @@ class DeckSideV2(SideGuard):
             key=self._key,
         )
         payload = {
-            "key": y.format(),
+            "key": _ec.encode(y),
             "pok": self._pok(t0, "D1"),
             "deck": [_ec.encode(a) + _ec.encode(b) for a, b in outputs],
             "proof": proof.to_bytes(),
@@ -222,7 +220,7 @@ class DeckSideV2(SideGuard):
             key=self._key,
         )
         out: dict[str, Any] = {
-            "key": y.format(),
+            "key": _ec.encode(y),
             "pok": self._pok(t1, "D2"),
             "deck": [b"".join(_ec.encode(p) for p in entry) for entry in outputs],
             "proof": proof.to_bytes(),

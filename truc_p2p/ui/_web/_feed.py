@@ -102,6 +102,10 @@ class TableFeed:
         #: ``play``: the bot's level (one of ``LEVELS``), which the start panel and the
         #: end screen let the player change for the next game; ``None``: no choice.
         self.level: str | None = None
+        #: In a match, the page's ``{"type": "quit", "concede": true}`` concedes only
+        #: this game (the signed detail says the match goes on; wire.md 4.1): at its
+        #: turn through :attr:`concedes`, between turns through :meth:`_concede_now`.
+        self.concedes = False
         #: The start panel offers the levels now (``levels`` with ``ask``).
         self.asking_level = False
         #: The end screen asks "play again?" now.
@@ -292,6 +296,11 @@ class TableFeed:
         """The player leaves while the opponent thinks; ``False``: cannot now."""
         return False
 
+    def _concede_now(self) -> bool:
+        """The player concedes this game of a match while the opponent thinks;
+        ``False``: cannot now."""
+        return False
+
     def greet(self, accept_language: str) -> None:
         """A page connects: speak the browser's language unless one was chosen (the
         log, said before the page came, is told again in it)."""
@@ -350,6 +359,10 @@ class TableFeed:
             return
         if kind not in ("act", "quit"):
             return
+        if kind == "quit" and self.match_games > 1 and message.get("concede") is True:
+            self.concedes = True
+            if not self._legal and self._final is None and self._concede_now():
+                return  # not our turn: this game ends now, the match goes on
         if kind == "quit" and not self._legal and self._final is None and self._leave_now():
             # not our turn: leave now, the opponent is told
             self._send({"type": "notice", "text": _("leaving the game: the opponent is told")})
@@ -414,6 +427,7 @@ class TableFeed:
         self.model = TableModel(self.my_name, move_seconds=self.move_seconds, now=self._now)
         self.model.turn = turn
         self.tally = Tally()
+        self.concedes = False
         self._started = None
         self._final = None
         self._final_retell = None

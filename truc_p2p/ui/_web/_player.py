@@ -83,6 +83,9 @@ class WebPlayer(TableFeed):
         #: Set when the player leaves while the opponent thinks (the command passes it
         #: to the game loop as its ``stop``: a signed quit, as with Ctrl-C).
         self.leave: trio.Event | None = None
+        #: Set when the player concedes this game of a match between turns (the command
+        #: gives it to the game loop as this game's own stop).
+        self.conceding: trio.Event | None = None
 
     @staticmethod
     def _trio_now() -> float:
@@ -105,6 +108,12 @@ class WebPlayer(TableFeed):
     def _answer_level(self) -> None:
         if self._level_chosen is not None:
             self._level_chosen.set()
+
+    def _concede_now(self) -> bool:
+        if self.conceding is None:
+            return False
+        self.conceding.set()
+        return True
 
     def _leave_now(self) -> bool:
         if self.leave is None:

@@ -10,9 +10,20 @@
   function show(m) {
     $("title").textContent = m.labels.title;
     $("columns").replaceChildren(...m.columns.map((c) => el("th", null, c)), el("th"));
-    $("rows").replaceChildren(...m.games.map((g) => {
+    $("rows").replaceChildren(...m.games.flatMap((g) => {
+      // a match: its heading above its games, as `truc-p2p games` prints it
+      const heading = [];
+      if (g.match) {
+        const head = el("tr", "match");
+        const cell = el("th", null, g.match);
+        cell.colSpan = m.columns.length + 1;
+        cell.scope = "rowgroup";
+        head.appendChild(cell);
+        heading.push(head);
+      }
       // verified, checked so far (a game that stopped), or broken
       const row = el("tr", g.ok ? "ok" : g.checked === "so far" ? "so-far" : "bad");
+      if (g.in_match) row.classList.add("in-match");
       row.dataset.game = String(g.game);
       g.cells.forEach((c) => row.appendChild(el("td", null, c)));
       const link = el("a", "replay", m.labels.replay);
@@ -21,7 +32,7 @@
       const cell = el("td");
       cell.appendChild(link);
       row.appendChild(cell);
-      return row;
+      return [...heading, row];
     }));
     $("none").hidden = m.games.length > 0;
     $("none").textContent = m.labels.none;
