@@ -7,7 +7,7 @@
 // ever put in as HTML (textContent only).
 const $ = (id) => document.getElementById(id);
 const app = {
-  texts: {}, screen: "loading", level: "easy", levels: [], transcript: null,
+  texts: {}, screen: "loading", level: "medium", levels: [], transcript: null,
   fingerprint: null, verdict: null, ready: false, failed: null,
 };
 window.trucApp = app;  // read by the tests
