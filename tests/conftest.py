@@ -24,6 +24,28 @@ sys.dont_write_bytecode = False
 Mount = Callable[..., Path]
 
 
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's chromium driven by playwright, one per test process for tests/web,
+    tests/page and tests/site alike (playwright's sync API runs one instance per
+    thread: a second ``sync_playwright()`` beside a live one fails, and every browser
+    test of that process after it), or a skip that says why (printed by ``-ra``)."""
+    from helpers.web import CHROMIUM, CHROMIUM_FLAGS
+
+    if not CHROMIUM.exists():
+        pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium; .ci/run does)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # pragma: no cover - playwright comes with the test extra
+        pytest.skip(f"no browser driver: {exc}")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
 @pytest.fixture
 def tmpfs(tmp_path: Path) -> Iterator[Mount]:
     """``tmpfs(size="64k", ro=False)`` mounts a fresh tmpfs and returns its directory."""

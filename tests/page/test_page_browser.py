@@ -16,7 +16,7 @@ from urllib.parse import unquote
 
 import pytest
 from helpers.cli import LIMIT, last_json, spawn, start_host
-from helpers.web import CHROMIUM, CHROMIUM_FLAGS, ROOT
+from helpers.web import ROOT
 
 from truc_p2p.protocol import TRANSCRIPT_MAGIC
 from truc_p2p.site import site_files, write_site
@@ -65,20 +65,6 @@ def relay(site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium; .ci/run does)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 class Phone:

@@ -8,23 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from helpers.web import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS, OPEN_PAGES
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium; .ci/run does)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:  # pragma: no cover - playwright comes with the test extra
-        pytest.skip(f"no browser driver: {exc}")
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+from helpers.web import ARTIFACTS, OPEN_PAGES
 
 
 @pytest.fixture
