@@ -168,3 +168,77 @@ def test_a_bad_match_length_is_one_line(relay: Relay) -> None:
     (error,) = player.texts("app_error")
     assert error["text"].startswith("cannot host: match must be in 1..99")
     assert player.opened == []
+
+
+def test_the_page_concedes_one_game_of_a_match(tmp_path: Path, relay: Relay) -> None:
+    """The table's "concede this game" resigns game 1 with the concession's signed
+    detail: the match goes on, on both sides, and the desktop's record verifies."""
+    host = start_host(
+        tmp_path, "--relay", relay.address, "--bot", "random", "--seed", "8", "--match", "3",
+        "--target", "2", "--timeout", "30", "--identity", "h.key", "--out", "h",
+    )  # fmt: skip
+    player, worker = _page(relay, 9)
+    try:
+        player.call({"type": "join", "invite": host.invite}, time.monotonic())
+        player.answer_limit = 0  # hold the first turn
+        run_page([(player, worker)], until=lambda: player.offered() != [], timeout=LIMIT)
+        assert player.state is not None
+        texts = player.state["texts"]
+        # the leave question names the match and what leaving it costs
+        assert texts["leave_confirm"] == (
+            "Leave the match? You resign it: root wins the match, you 0 – root 1."
+        )
+        assert texts["concede_button"] == "concede this game"
+        turn = player.state["table"]["turn"]
+        player.call({"type": "quit", "concede": True, "turn": turn}, time.monotonic())
+        assert player.final is not None
+        assert player.final["again"] == "next"
+        assert player.final["match_line"].startswith("match: you 0 – root 1")
+        conceded = list(player.app.envelopes)
+        player.answer_limit = None
+        player.call({"type": "again", "yes": True}, time.monotonic())
+        games = [(player.final, conceded), *_play_games(player, worker, most=2)]
+        status, out, err = host.finish()
+    finally:
+        worker.close()
+    assert status == 0, out + err
+    report = verify_transcript(conceded)
+    assert report.valid and report.resigned_by == 0  # the page joined: player 0
+    details = [decode_envelope(e).payload.get("detail") for e in conceded]
+    assert "the player conceded this game; the match goes on" in details
+    assert games[-1][0]["match_line"].startswith("match over: ")
+    _linked(games, 3)
+    (record,) = (tmp_path / "h").glob("match-*.json")
+    _verify_match(record)
+
+
+def test_two_pages_play_a_rematch(relay: Relay) -> None:
+    """A hosting page and a joining page both ask for a rematch: the host registers
+    the same code again, the guest dials its invite again, game 2 follows game 1."""
+    host, host_worker = _page(relay, 10)
+    guest, guest_worker = _page(relay, 11)
+    pages = [(host, host_worker), (guest, guest_worker)]
+    games: list[list[bytes]] = []
+    try:
+        host.call({"type": "host", "relay": relay.address}, time.monotonic())
+        run_page(pages, until=lambda: bool(host.texts("invite")), timeout=20)
+        guest.call({"type": "join", "invite": host.texts("invite")[-1]["text"]}, time.monotonic())
+        for number in (1, 2):
+            run_page(
+                pages,
+                until=lambda: host.final is not None and guest.final is not None,
+                timeout=LIMIT,
+            )
+            assert host.final is not None and guest.final is not None
+            assert host.app.envelopes == guest.app.envelopes
+            games.append(list(host.app.envelopes))
+            if number == 1:
+                assert host.final["again"] is True and guest.final["again"] is True
+                guest.call({"type": "again", "yes": True}, time.monotonic())  # dials first
+                host.call({"type": "again", "yes": True}, time.monotonic())
+    finally:
+        host_worker.close()
+        guest_worker.close()
+    # the host's second registration gave the same code: one invite for both games
+    assert len({m["text"] for m in host.texts("invite")}) == 1
+    _linked([({}, e) for e in games], 1)
