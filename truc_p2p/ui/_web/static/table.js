@@ -121,6 +121,9 @@ const handlers = {
     ui.handToast = null; ui.nextToast = null; ui.lastSeq = null; ui.games = (ui.games || 1) + 1;
     ui.matchLine = m.match_line || null;
     $("final").hidden = true;
+    // the click that asked for this game is answered: the next end screen offers anew
+    // (the page sends a game's whole end at once, "again" with it)
+    $("final-again").disabled = false;
   },
 };
 
