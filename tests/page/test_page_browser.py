@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -238,3 +239,75 @@ def test_two_pages_play_each_other(browser: Any, relay: int) -> None:
     finally:
         host.close()
         guest.close()
+
+
+def test_the_page_hosts_a_match_and_concedes_a_game(
+    browser: Any, relay: int, tmp_path: Path
+) -> None:
+    """The host card's "match of 3 games": a desktop joins the match; the table's
+    "concede this game" gives game 1 away and "next game" plays on to the end."""
+    phone = Phone(browser, "match")
+    joiner: subprocess.Popen[str] | None = None
+    try:
+        phone.open(f"http://127.0.0.1:{relay}/")
+        phone.page.select_option("#app-match", "3")
+        phone.page.tap("#app-host-go")
+        phone.page.wait_for_selector("#invite:not([hidden])", timeout=20_000)
+        invite = unquote((phone.page.text_content("#invite-text") or "").split("#join=", 1)[1])
+        assert "match=3" in invite
+        joiner = spawn(
+            tmp_path, "join", invite, "--bot", "random", "--seed", "3", "--timeout", "120",
+            "--identity", "j.key", "--out", "j",
+        )  # fmt: skip
+        phone.page.wait_for_function(
+            "() => { const t = window.truc.state && window.truc.state.table;"
+            " return !!(t && t.turn != null && !window.truc.settling()); }",
+            timeout=LIMIT * 1000,
+        )
+        concede = phone.page.locator("#concede-btn")
+        assert concede.is_visible() and concede.inner_text() == "concede this game"
+        phone.shot("concede-button")
+        asked: list[str] = []
+
+        def accept(dialog: Any) -> None:
+            asked.append(dialog.message)
+            dialog.accept()
+
+        phone.page.on("dialog", accept)
+        concede.tap()
+        phone.page.wait_for_selector("#final:not([hidden])", timeout=20_000)
+        assert asked and asked[0].startswith("Concede this game? ")
+        final = phone.final()
+        assert final is not None and final["match_line"].startswith("match: you 0 – "), final
+        phone.shot("conceded")
+        for _ in range(3):
+            phone.page.wait_for_function(
+                "() => { const b = document.getElementById('final-again');"
+                " return !b.hidden && !b.disabled && b.textContent === 'next game'; }",
+                timeout=10_000,
+            )
+            phone.page.tap("#final-again")
+            phone.page.wait_for_function("() => !window.truc.final", timeout=20_000)
+            _play([phone])
+            final = phone.final()
+            assert final is not None
+            if final.get("again") != "next":
+                break
+        phone.shot("match-over")
+        assert final["match_line"].startswith("match over: "), final
+        out, err = joiner.communicate(timeout=LIMIT)
+        assert joiner.returncode == 0, out + err
+        (record,) = (tmp_path / "j").glob("match-*.json")
+        done = subprocess.run(
+            [sys.executable, "-m", "truc_p2p.cli", "verify", "--match", str(record)],
+            capture_output=True,
+            text=True,
+            timeout=LIMIT,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        _no_csp_violation(phone)
+    finally:
+        if joiner is not None and joiner.poll() is None:
+            joiner.kill()
+            joiner.communicate()
+        phone.close()

@@ -70,9 +70,9 @@ def match_meta(record: MatchRecord, opts: GameOptions) -> dict[str, Any]:
 
 
 def tell_match_cost(player: object, record: MatchRecord) -> None:
-    """In a match, the terminal's leave question says what leaving the match costs and
-    offers to concede only the game in play."""
-    if not isinstance(player, TerminalPlayer) or not record.is_match:
+    """In a match, the leave question (the terminal's, the web table's) says what leaving
+    the match costs and offers to concede only the game in play."""
+    if not isinstance(player, TerminalPlayer | WebPlayer) or not record.is_match:
         return
 
     def cost() -> tuple[str, str]:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import secrets
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -138,6 +139,9 @@ class _Where:
     relay: tuple[str, int] | None
     allow: frozenset[str] | None
     capacity: int
+    #: one relay claim for every game of the command: each next game (a rematch, a
+    #: match's) has the relay code of the invite the joiner dials again
+    relay_nonce: bytes = field(default_factory=lambda: secrets.token_bytes(16))
 
     def listen(self, opts: GameOptions, port: int) -> Listen:
         """Where and how to listen, on ``port`` (a rematch: where the invite points)."""
@@ -152,6 +156,7 @@ class _Where:
             allow=self.allow,
             public=opts.public,
             nostr=tuple(opts.nostr or ()) if opts.public else (),
+            relay_nonce=self.relay_nonce,
         )
 
 

@@ -79,13 +79,14 @@ def _hosted(
 
 
 def _relay_claim(
-    identity: SigningKey, relay: tuple[str, int] | None
+    identity: SigningKey, relay: tuple[str, int] | None, nonce: bytes | None = None
 ) -> tuple[bytes | None, dict[str, Any]]:
-    """The claim a host registers with at ``relay`` (its code derives from it), and
-    what a resumed host needs to register again with the same code."""
+    """The claim a host registers with at ``relay`` (its code derives from it; the
+    same ``nonce``, the same code), and what a resumed host needs to register again
+    with the same code."""
     if relay is None:
         return None, {}
-    relay_nonce = secrets.token_bytes(16)
+    relay_nonce = nonce if nonce is not None else secrets.token_bytes(16)
     claim = relay_claim(identity, relay_nonce)
     meta = {
         "relay": [relay[0], relay[1]],
@@ -198,7 +199,7 @@ class _Hosting:
         advertised = settings_fields(
             rules, audit=settings.audit, deck=settings.deck, pipeline=settings.pipeline, match=match
         )
-        claim, self.relay_meta = _relay_claim(identity, relay)
+        claim, self.relay_meta = _relay_claim(identity, relay, listen.relay_nonce)
         async with (
             serve_game(bind=listen.bind, port=listen.port) as listener,
             open_reach(

@@ -21,7 +21,9 @@ from truc_p2p.net._outcome import (
 from truc_p2p.protocol import PeerAborted, PeerResigned, Refused, RemoteProtocolError, Session
 
 __all__ = [
+    "CONCEDE_DETAIL",
     "closed_outcome",
+    "conceded",
     "end_by_us",
     "leave_outcome",
     "peer_aborted_outcome",
@@ -29,6 +31,16 @@ __all__ = [
     "remote_error_outcome",
     "timeout_outcome",
 ]
+
+#: The ``detail`` of a resignation that concedes one game of a match and plays the
+#: next (wire.md section 4.1); any other resignation leaves the match.
+CONCEDE_DETAIL = "the player conceded this game; the match goes on"
+
+
+def conceded(detail: str | None) -> bool:
+    """Whether a resignation's signed ``detail`` conceded only its game of a match."""
+    return detail == CONCEDE_DETAIL
+
 
 #: What ends a game from our side: the bytes to send (a signed abort or
 #: resignation; empty when nothing can be sent) and the outcome.

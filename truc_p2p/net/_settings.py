@@ -130,6 +130,10 @@ class Listen:
     public: bool = False
     #: Nostr relays (``ws://``/``wss://`` URLs) a public host lists on (connect.md §10).
     nostr: tuple[str, ...] = ()
+    #: The nonce of the relay claim (16 bytes; ``None``: a fresh one).  The games of a
+    #: series keep one, so the relay code, and the invite, stay the same for each
+    #: next game a joiner dials again (wire.md 4.1's redial; a browser only has it).
+    relay_nonce: bytes | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

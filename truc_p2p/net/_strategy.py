@@ -13,24 +13,16 @@ from typing import Protocol, runtime_checkable
 import trio
 
 from truc_p2p.bots import Bot, thinks_in_thread
+from truc_p2p.net._play_endings import CONCEDE_DETAIL, conceded
 from truc_p2p.rules import Action, Game
 
 __all__ = ["CONCEDE_DETAIL", "BotStrategy", "QuitGame", "Strategy", "conceded", "concedes"]
-
-#: The ``detail`` of a resignation that concedes one game of a match and plays the
-#: next (wire.md section 4.1); any other resignation leaves the match.
-CONCEDE_DETAIL = "the player conceded this game; the match goes on"
 
 
 def concedes(strategy: object) -> bool:
     """Whether the local player leaving now concedes only this game of a match (its
     ``concedes`` attribute, set by the terminal when the player chose so)."""
     return getattr(strategy, "concedes", False) is True
-
-
-def conceded(detail: str | None) -> bool:
-    """Whether a resignation's signed ``detail`` conceded only its game of a match."""
-    return detail == CONCEDE_DETAIL
 
 
 class QuitGame(Exception):

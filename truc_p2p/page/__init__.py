@@ -24,9 +24,10 @@ the ``bytes`` of ``send``, ``store`` and ``download``.
 Messages from the page: the table's own (``act``, ``quit``, ``lang``, ``again``,
 ``level``, as ``table.js`` sends them over ``--web``'s WebSocket) and the app's:
 ``hello`` (``lang``: the browser's language), ``bot`` (``level``), ``host``
-(``relay`` ``host:port``, ``site``: the link's base), ``join`` (``invite``: an
-invite or a ``<site>#join=<invite>`` link), ``verify`` (``data``: a ``.truc``
-file's bytes, ``name``), ``identity_export``, ``identity_import`` (``data``),
+(``relay`` ``host:port``, ``site``: the link's base, ``match``: 1 a single game,
+else a match of that many games), ``join`` (``invite``: an invite or a
+``<site>#join=<invite>`` link; a ``match=N`` invite plays the match), ``verify``
+(``data``: a ``.truc`` file's bytes, ``name``), ``identity_export``, ``identity_import`` (``data``),
 ``name`` (``name``: the name the opponent sees), ``download`` and ``home``.
 
 Messages to the page: the table's (``texts``, ``state``, ``log``, ``final``,
@@ -38,6 +39,11 @@ a game's file name once it can be downloaded), ``identity`` (``fingerprint``, ``
 
 ``worker.js`` talks to :class:`WorkerGlue`, the same calls with JSON text in and out
 (bytes as base64), so no Pyodide type conversion is involved.
+
+Linked games (wire.md 4.1) with a peer: after each game the table offers "next
+game" (a match) or "play again" (a single game); ``again`` redials, the joiner the
+same invite (again and again until the host listens), the host the same relay
+code, the hello naming the game before (``prev``, ``dealer``).
 
 A browser never listens nor punches: it meets its peer spliced through the relay
 (``protocol_spec/connect.md`` §2; a host's invite is a link whose fragment holds

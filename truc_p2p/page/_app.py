@@ -8,11 +8,12 @@ from typing import Any
 from urllib.parse import unquote
 
 from truc_p2p.bots import LEVELS
-from truc_p2p.net import End, GameOutcome, Invite, InviteError, parse_host_port
+from truc_p2p.net import End, GameOutcome, HostSettings, Invite, InviteError, parse_host_port
 from truc_p2p.protocol import encode_transcript, fingerprint, verify_transcript
-from truc_p2p.rules import Action
+from truc_p2p.rules import Action, Player
 from truc_p2p.ui import (
     LANGUAGES,
+    Voice,
     _,
     final_message,
     from_accept_language,
@@ -24,6 +25,7 @@ from ._feed import PageFeed
 from ._games import BotGame, NetGame, Restore
 from ._keys import Key, KeyFileError, key_from_file, key_from_raw, key_to_file, raw_key
 from ._out import Outbox, Output
+from ._series import Linked
 from ._texts import app_texts
 
 __all__ = ["PageApp"]
@@ -92,6 +94,9 @@ class PageApp:
         self._level = "easy"
         #: Whether the game's envelopes go to IndexedDB as they are made (a peer game).
         self._persist = False
+        #: Linked games with a peer (wire.md 4.1): the match, or a single game and its
+        #: rematches; ``None`` against the bot.
+        self._linked: Linked | None = None
 
     def _new_feed(self) -> PageFeed:
         feed = PageFeed(self.name, now=lambda: self._now, answers=self)
@@ -268,11 +273,14 @@ class PageApp:
         self.envelopes = []
         self.outcome = None
         if self.feed.game_no > 1 or self.feed.state()["started"] is not None:
-            self.feed.new_game()
+            linked = self._linked
+            self.feed.new_game(self.feed.match_line if linked and linked.is_match else None)
         self._page({"type": "app", "screen": "table"})
 
     def _start_bot(self, level: str) -> None:
         self._level = level
+        self._linked = None
+        self.feed.match_games = 1
         self._fresh_table()
         self.feed.level = level
         game = BotGame(
@@ -287,8 +295,18 @@ class PageApp:
         self.game = game
         game.start()
 
-    def _net(self, relay: str, invite: Invite | None, restore: Restore | None = None) -> None:
+    def _net(
+        self,
+        relay: str,
+        invite: Invite | None,
+        restore: Restore | None = None,
+        claim_nonce: bytes | None = None,
+    ) -> None:
         self._fresh_table()
+        linked = self._linked
+        series = None
+        if linked is not None and (linked.is_match or linked.after is not None):
+            series = linked.series()
         if restore is not None:  # the restored session records only what comes next
             self.envelopes = list(restore.envelopes)
             self._persist = True
@@ -307,9 +325,29 @@ class PageApp:
             site=self.site,
             restore=restore,
             began=self._net_began,
+            series=series,
+            number=len(linked.played) + 1 if linked is not None else 1,
         )
+        if claim_nonce is not None:  # the next game of a host: the same relay code
+            game.claim_nonce = claim_nonce
         self.game = game
         game.start()
+
+    def _link(self, games: int) -> None:
+        """A new series with a peer: a match of ``games``, or 1: a game and rematches."""
+        self._linked = Linked(games=games)
+        self.feed.match_games = games
+        self.feed.match_line = None
+        self.feed.match_cost = self._match_cost if games > 1 else None
+
+    def _match_cost(self) -> tuple[str, str]:
+        """Who wins the match if the player leaves it now, and the games score then
+        (the leave question's, as the terminal's)."""
+        model = self.feed.model
+        me = model.me
+        wins = dict(self._linked.wins) if self._linked is not None else {p: 0 for p in Player}
+        wins[me.other] += 1  # the game in play, given up
+        return model.opp_name, Voice({me: _("you"), me.other: model.opp_name}, me).score(wins)
 
     def _host(self, message: dict[str, Any]) -> None:
         relay = message.get("relay") or self.relay
@@ -322,6 +360,15 @@ class PageApp:
         except (InviteError, ValueError) as exc:
             self._error(_("cannot host: {reason}", reason=str(exc)))
             return
+        games = message.get("match")
+        games = 1 if games is None else games
+        try:
+            HostSettings(match=games)  # the invite's own check: 1..99 games
+        except InviteError as exc:
+            self._error(_("cannot host: {reason}", reason=str(exc)))
+            return
+        assert isinstance(games, int)
+        self._link(games)
         self._net(relay, None)
 
     def _join(self, text: object) -> None:
@@ -343,6 +390,7 @@ class PageApp:
         relay = f"{invite.relay[0]}:{invite.relay[1]}"
         if ":" in invite.relay[0]:
             relay = f"[{invite.relay[0]}]:{invite.relay[1]}"
+        self._link(invite.settings.match or 1)
         self._net(relay, invite)
 
     def _ended(self, outcome: GameOutcome) -> None:
@@ -363,6 +411,12 @@ class PageApp:
         self._page({"type": "app", "screen": "table", "transcript": name})
         if isinstance(self.game, BotGame):
             self.feed.offer_again()
+        elif self._linked is not None and outcome.end is not End.CONNECTION_LOST:
+            follows, line = self._linked.count(outcome)
+            if line is not None:
+                self.feed.show_match(line(), line)
+            if follows is not None:
+                self.feed.offer_again(next_game=follows == "next")
 
     # -- the table's answers (Answers) -----------------------------------------
 
@@ -373,6 +427,11 @@ class PageApp:
     def again(self, yes: bool) -> None:
         if yes and isinstance(self.game, BotGame):
             self._start_bot(self.feed.level or self._level)
+        elif yes and isinstance(self.game, NetGame) and self._linked is not None:
+            # the next linked game: a joiner dials the same invite again, a host
+            # registers the same code again (wire.md 4.1's redial)
+            last = self.game
+            self._net(last.relay, last.invite, claim_nonce=last.claim_nonce)
         else:
             self._home()
 

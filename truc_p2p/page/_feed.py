@@ -56,3 +56,7 @@ class PageFeed(TableFeed):
 
     def _leave_now(self) -> bool:
         return self._answers.leave_now()
+
+    def _concede_now(self) -> bool:
+        # ``concedes`` is set: the game's side signs the concession's detail (4.1)
+        return self._answers.leave_now()

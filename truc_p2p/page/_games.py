@@ -3,6 +3,7 @@ through a relay's byte stream (joined or hosted)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,7 +21,15 @@ from truc_p2p.net import (
 from truc_p2p.net._gate import HEARTBEAT, FrameGate, LinkFault
 from truc_p2p.net._play_endings import timeout_outcome
 from truc_p2p.net._relay_wire import RelayProtocolError, relay_claim
-from truc_p2p.protocol import CLOSED, NEED_DATA, RemoteProtocolError, Session, YourTurn
+from truc_p2p.protocol import (
+    CLOSED,
+    NEED_DATA,
+    LocalProtocolError,
+    RemoteProtocolError,
+    Series,
+    Session,
+    YourTurn,
+)
 from truc_p2p.rules import Action, Ladder, Player, RestRefused, Ruleset
 from truc_p2p.ui import _, bot_player_name
 
@@ -160,6 +169,12 @@ def _invite_session_knobs(settings: HostSettings) -> dict[str, object]:
     return knobs
 
 
+#: Seconds a joiner of a linked game waits for the host to listen again (the
+#: desktop's ``--again-wait`` default), and between two dials meanwhile.
+REMATCH_WAIT = 120.0
+REDIAL_EVERY = 0.5
+
+
 class NetGame:
     """A game against a peer through a relay (WebSocket; the same bytes as TCP):
     ``invite`` given, we join; else we host and hand out an invite link.
@@ -188,6 +203,8 @@ class NetGame:
         heartbeat: float = DEFAULT_HEARTBEAT,
         restore: Restore | None = None,
         began: Callable[[NetGame], None] | None = None,
+        series: Series | None = None,
+        number: int = 1,
     ) -> None:
         self._key = key
         self._name = name
@@ -217,6 +234,20 @@ class NetGame:
         #: A game to resume (a reload): its transcript and secret; ``None``: a new game.
         self.restore = restore
         self._began = began
+        #: The hello's linked-game options (wire.md 4.1: a match, the game this one
+        #: follows); ``None``: a first single game (its hello says none of them).
+        self.series = series
+        #: The game's number in a series of linked games: its sockets' names differ
+        #: from the last game's (bytes still in flight on those are never taken for its own).
+        self.number = number
+        tag = "" if number == 1 else str(number)
+        self._game_socket, self._ctl_socket, self._att = f"game{tag}", f"ctl{tag}", f"att{tag}-"
+        self._tag = tag
+        #: A linked game's joiner dials again until the host listens again (4.1's
+        #: redial): when, and until when (``REMATCH_WAIT`` after the first dial).
+        self._redial_at: float | None = None
+        self._redial_until: float | None = None
+        self._dials = 0
         #: The session secret (kept with the transcript: a reload resumes with it).
         self.secret = restore.secret if restore is not None else randbytes(32)
         #: The claim's nonce (a host's: registering again gives the same code).
@@ -228,17 +259,19 @@ class NetGame:
 
     def start(self) -> None:
         if self.invite is not None:
+            if self._redial_until is None:
+                self._redial_until = self._now + REMATCH_WAIT
             code = self.invite.code
             assert code is not None
             self._join = Join(code)
-            self._out.open("game", self.relay)
-            self._out.send("game", self._join.first)
+            self._out.open(self._game_socket, self.relay)
+            self._out.send(self._game_socket, self._join.first)
         else:
             assert self.claim_nonce is not None
             claim = relay_claim(self._key, self.claim_nonce)
             self._control = Control(claim)
-            self._out.open("ctl", self.relay)
-            self._out.send("ctl", self._control.first)
+            self._out.open(self._ctl_socket, self.relay)
+            self._out.send(self._ctl_socket, self._control.first)
             self.feed.notice(_("registering with the relay {relay}…", relay=self.relay))
 
     def _begin(self, socket: str, role: Player, rest: bytes) -> None:
@@ -261,6 +294,8 @@ class NetGame:
             if self.invite is not None:
                 knobs = _invite_session_knobs(self.invite.settings)
                 expected = self.invite.fingerprint
+            if self.series is not None:
+                knobs["series"] = self.series
             session = Session(
                 identity=self._key,
                 role=role,
@@ -276,7 +311,7 @@ class NetGame:
         self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
         self._last_heard = self._last_sent = self._now
         if self._control is not None:  # one game per invite: no more meetings
-            self._out.close("ctl")
+            self._out.close(self._ctl_socket)
             self._control = None
         if self._began is not None:
             self._began(self)
@@ -296,13 +331,13 @@ class NetGame:
         try:
             if socket == self._socket and self.side is not None:
                 self._frames(data)
-            elif socket == "game" and self._join is not None:
+            elif socket == self._game_socket and self._join is not None:
                 step = self._join.feed(data)
-                self._out.send("game", step.send)
+                self._out.send(self._game_socket, step.send)
                 if step.game is not None:
                     self._join = None
-                    self._begin("game", Player.P0, step.game)
-            elif socket == "ctl" and self._control is not None:
+                    self._begin(self._game_socket, Player.P0, step.game)
+            elif socket == self._ctl_socket and self._control is not None:
                 had = self._control.code
                 meets = self._control.feed(data)
                 if had is None and self._control.code is not None:
@@ -346,7 +381,13 @@ class NetGame:
             self._fingerprint(),
             relay=(host, port),
             code=code,
-            settings=HostSettings.of_game(None, audit="game", deck="v2", pipeline=None),
+            settings=HostSettings.of_game(
+                None,
+                audit="game",
+                deck="v2",
+                pipeline=None,
+                match=self.series.match if self.series is not None else 1,
+            ),
         )
         self.link = f"{self._site}#join={quote(str(invite), safe=':/?&=[]')}"
         self.feed.invite(
@@ -363,7 +404,7 @@ class NetGame:
         if self.side is not None:
             return
         self._meetings += 1
-        socket = f"att-{self._meetings}"
+        socket = f"{self._att}{self._meetings}"
         attach = self._attach[socket] = Attach(session_id)
         self._out.open(socket, self.relay)
         self._out.send(socket, attach.first)
@@ -374,7 +415,7 @@ class NetGame:
             self._link_gone(_("the connection to the relay closed"))
         elif socket in self._attach:
             del self._attach[socket]
-        elif socket in ("ctl", "game") and self.side is None:
+        elif socket in (self._ctl_socket, self._game_socket) and self.side is None:
             self._fail(socket, _("the connection to the relay closed"))
 
     def _link_gone(self, reason: str) -> None:
@@ -384,9 +425,27 @@ class NetGame:
         if self.side is not None:
             self.side.lost(reason)
 
+    def _redials(self) -> bool:
+        """A linked game's joiner whose host does not listen yet (it registers again
+        when its player is ready): dial again in a moment, up to ``REMATCH_WAIT``."""
+        series = self.series
+        if self.invite is None or series is None or series.prev is None or self.side is not None:
+            return False
+        if self._redial_until is None or self._now >= self._redial_until:
+            return False
+        self._join = None
+        self._redial_at = self._now + REDIAL_EVERY
+        if self._dials == 0:
+            self.feed.notice(_("waiting for the host to start the next game…"))
+        self._dials += 1
+        self._game_socket = f"game{self._tag}.{self._dials}"
+        return True
+
     def _fail(self, socket: str, text: str) -> None:
         """The relay handshake failed: nothing was played."""
         self._out.close(socket)
+        if self._redials():
+            return
         if self.side is None:
             self.error = text
             self.stop()
@@ -395,6 +454,11 @@ class NetGame:
             self._link_gone(text)
 
     def _over(self, outcome: GameOutcome) -> None:
+        if self._socket is not None and self.side is not None:
+            # after the co-signed result: our bye, so the peer stops waiting (13.2);
+            # without one (no co-signed result) there is nothing to say bye to
+            with contextlib.suppress(LocalProtocolError):
+                self._send_game(self.side.session.farewell())
         if self._socket is not None:
             self._out.close(self._socket)  # the worker sends what is queued first
             self._socket = None
@@ -402,12 +466,13 @@ class NetGame:
 
     def stop(self) -> None:
         """Close every connection (leaving the screen, or the handshake failed)."""
-        for socket in [*self._attach, *(["ctl"] if self._control else [])]:
+        for socket in [*self._attach, *([self._ctl_socket] if self._control else [])]:
             self._out.close(socket)
         if self._join is not None:
-            self._out.close("game")
+            self._out.close(self._game_socket)
         self._attach.clear()
         self._control = self._join = None
+        self._redial_at = None
         if self._socket is not None:
             self._out.close(self._socket)
             self._socket = None
@@ -439,6 +504,8 @@ class NetGame:
 
     def next_timer(self) -> float | None:
         times: list[float] = []
+        if self._redial_at is not None:
+            times.append(self._redial_at)
         deadline = self._deadline()
         if deadline is not None:
             times.append(deadline)
@@ -451,8 +518,11 @@ class NetGame:
 
     def tick(self, now: float) -> None:
         self._now = now
+        if self._redial_at is not None and now >= self._redial_at:
+            self._redial_at = None
+            self.start()
         if self._control is not None and now >= self._last_ping + PING_EVERY:
-            self._out.send("ctl", Control.ping())
+            self._out.send(self._ctl_socket, Control.ping())
             self._last_ping = now
         side = self.side
         if side is None or side.outcome is not None or self._socket is None:

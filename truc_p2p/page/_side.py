@@ -21,6 +21,7 @@ from collections.abc import Callable
 from truc_p2p.net import End, GameOutcome
 from truc_p2p.net._outcome import session_outcome, where_of
 from truc_p2p.net._play_endings import (
+    CONCEDE_DETAIL,
     Ending,
     closed_outcome,
     end_by_us,
@@ -161,7 +162,7 @@ class Side:
         self.turn = None
         self.feed.withdraw()
         if choice is None:
-            self._end(leave_outcome(self.session))
+            self._end(self._leaving())
             return
         try:
             data = self.session.send(choice)
@@ -183,10 +184,17 @@ class Side:
         self._send(data)
         self.pump()
 
+    def _leaving(self) -> Ending:
+        """Our player leaves: the match (a resignation's usual detail) or, when the
+        table's concede button asked, only this game of it (wire.md 4.1)."""
+        if self.feed.concedes:
+            return leave_outcome(self.session, detail=CONCEDE_DETAIL)
+        return leave_outcome(self.session)
+
     def leave(self) -> None:
         """Our player leaves while the opponent thinks (a signed resignation or quit)."""
         if self.outcome is None:
-            self._end(leave_outcome(self.session))
+            self._end(self._leaving())
 
     def end_with(self, ending: Ending) -> None:
         """End the game from our side (a timeout: the bytes and the outcome)."""

@@ -20,6 +20,9 @@ def app_texts() -> dict[str, Any]:
         "host": _("host a game"),
         "host_text": _("Get a link to send to a friend; the game starts when they open it."),
         "relay": _("relay"),
+        # the host's choice: one game (and rematches) or a match (wire.md 4.1)
+        "single_game": _("single game"),
+        **{f"match_{n}": _("match of {n} games", n=n) for n in (3, 5)},
         "join": _("join a game"),
         "join_text": _("Paste the invite link a friend sent you."),
         "invite_placeholder": _("invite link"),

@@ -42,6 +42,10 @@ function applyTexts() {
   text("t-host-text", "host_text");
   text("app-host-go", "host");
   text("t-relay", "relay");
+  for (const option of $("app-match").options) {  // a single game, or a match of N (4.1)
+    const said = option.value === "1" ? t.single_game : t["match_" + option.value];
+    if (said) option.textContent = said;
+  }
   text("t-join", "join");
   text("t-join-text", "join_text");
   text("app-join-go", "join_button");
@@ -213,7 +217,10 @@ function wire() {
   $("app-relay").value = relayDefault();
   $("app-host-go").addEventListener("click", () => {
     error("");
-    toWorker({ type: "host", relay: $("app-relay").value.trim(), site: siteBase() });
+    toWorker({
+      type: "host", relay: $("app-relay").value.trim(), site: siteBase(),
+      match: Number($("app-match").value),
+    });
   });
   $("app-join-go").addEventListener("click", () => {
     error("");

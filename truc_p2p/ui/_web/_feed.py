@@ -106,6 +106,10 @@ class TableFeed:
         #: this game (the signed detail says the match goes on; wire.md 4.1): at its
         #: turn through :attr:`concedes`, between turns through :meth:`_concede_now`.
         self.concedes = False
+        #: In a match: who wins it if the player leaves now and the games score then
+        #: (the terminal's leave question's, :func:`~truc_p2p.cli._after.tell_match_cost`);
+        #: the leave question names the match and a button concedes only this game.
+        self.match_cost: Callable[[], tuple[str, str]] | None = None
         #: The start panel offers the levels now (``levels`` with ``ask``).
         self.asking_level = False
         #: The end screen asks "play again?" now.
@@ -159,14 +163,33 @@ class TableFeed:
         message["title"] = (
             _("(your turn) truc-p2p") if self.model.legal else _("Le Truc — truc-p2p")
         )
-        message["texts"] = {
-            "leave_confirm": (
-                _("Leave the game? You resign: {name} wins the game.", name=self.model.opp_name)
-                if self._started is not None
-                else _("Stop and leave? No game has started yet.")
+        message["texts"] = self._leave_texts()
+        return message
+
+    def _leave_texts(self) -> dict[str, str]:
+        """The leave question, and in a match game the concede button and its question."""
+        if self._started is None:
+            return {"leave_confirm": _("Stop and leave? No game has started yet.")}
+        opponent = self.model.opp_name
+        if self.match_cost is None or self.match_games < 2 or self._final is not None:
+            return {
+                "leave_confirm": _(
+                    "Leave the game? You resign: {name} wins the game.", name=opponent
+                )
+            }
+        name, score = self.match_cost()
+        return {
+            "leave_confirm": _(
+                "Leave the match? You resign it: {name} wins the match, {score}.",
+                name=name,
+                score=score,
+            ),
+            "concede_button": _("concede this game"),
+            "concede_confirm": _(
+                "Concede this game? {name} wins it, and the match goes on with the next one.",
+                name=opponent,
             ),
         }
-        return message
 
     def _game_heading(self, number: int) -> str | None:
         """ "game 2 of 3" in a match, "game 2" for a rematch, nothing for a lone game."""

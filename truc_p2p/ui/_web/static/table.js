@@ -121,6 +121,9 @@ const handlers = {
     ui.handToast = null; ui.nextToast = null; ui.lastSeq = null; ui.games = (ui.games || 1) + 1;
     ui.matchLine = m.match_line || null;
     $("final").hidden = true;
+    // the click that asked for this game is answered: the next end screen offers anew
+    // (the page sends a game's whole end at once, "again" with it)
+    $("final-again").disabled = false;
   },
 };
 
@@ -206,6 +209,36 @@ function leave() {
   const text = (s && s.texts && s.texts.leave_confirm) ||
     tx("leave_confirm", "Leave the game? You resign: your opponent wins the game.");
   if (confirm(text)) send({ type: "quit", turn: t && t.turn != null ? t.turn : null });
+}
+// In a match, a button beside "leave" concedes only this game: the next one is dealt.
+// The program says when (texts.concede_button) and asks first (texts.concede_confirm).
+function concedeButton() {
+  let b = $("concede-btn");
+  if (!b) {
+    b = el("button", "ghost", "");
+    b.id = "concede-btn";
+    b.type = "button";
+    b.hidden = true;
+    b.addEventListener("click", concede);
+    $("quit-btn").after(b);
+  }
+  return b;
+}
+function concede() {
+  const s = ui.state;
+  const texts = (s && s.texts) || {};
+  if (ui.final || !texts.concede_button) return;
+  const t = s.table;
+  if (confirm(texts.concede_confirm || texts.concede_button)) {
+    send({ type: "quit", concede: true, turn: t && t.turn != null ? t.turn : null });
+  }
+}
+function renderConcede() {
+  const s = ui.state;
+  const label = s && s.texts && s.texts.concede_button;
+  const b = concedeButton();
+  b.hidden = !label || !!ui.final;
+  if (label) b.textContent = label;
 }
 
 let toastTimer = null;
@@ -430,6 +463,7 @@ function render() {
   document.body.classList.toggle("no-table", !t);
   document.title = (s && s.title) || tx("title", "Le Truc — truc-p2p");
   setFavicon(myTurn);
+  renderConcede();
   if (started) {
     // "you (you)" says nothing: a player named "you" (the lesson's learner) is just that
     const you = tx("you_short", "you");
