@@ -185,6 +185,7 @@ make
 
 async function start({ lang, site, relay }) {
   const py = await bootPython({ onProgress: (text) => post({ kind: "progress", text }) });
+  self.trucPython = py;  // for benchmarks/site_game.py (the deck's CPU, the wasm memory)
   const stored = await dbAll();
   const plain = {};
   for (const [key, value] of Object.entries(stored)) {
