@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -312,9 +311,9 @@ def _relay_game(p: Any, url: str, tmp: Path, hands: int) -> dict[str, Any]:
             card = _first_card(page)
         except Exception as exc:
             said = (tmp / "join.log").read_text(errors="replace")[-2000:]
-            page.screenshot(path="/tmp/fig-shot.png")
             said += json.dumps(page.evaluate("window.truc && window.truc.state"))[:3000]
-            raise SystemExit(f"site_game: no card through the relay ({exc}); join said: {said}")
+            failed = f"site_game: no card through the relay ({exc}); join said: {said}"
+            raise SystemExit(failed) from None
         out["relay_join_to_first_card_ms"] = round((time.monotonic() - joined) * 1000)
         log = _worker(page).evaluate("self.__ws")
         out["relay_flights_until_first_card"] = _flights(log, card)
@@ -366,8 +365,9 @@ def main() -> int:
     mb = 1e6
     la = r["load_average"]
     lines = [
-        f"page weight: site {r['site_bytes'] / mb:.1f} MB; first load {r['first_load_bytes'] / mb:.1f}"
-        f" MB over the network, cached {r['cached_load_bytes'] / 1e3:.1f} kB",
+        f"page weight: site {r['site_bytes'] / mb:.1f} MB; first load"
+        f" {r['first_load_bytes'] / mb:.1f} MB over the network,"
+        f" cached {r['cached_load_bytes'] / 1e3:.1f} kB",
         f"load to Python ready: cold {r['cold_ready_ms']} ms (load {la['cold']}),"
         f" cached {r['cached_ready_ms']} ms (load {la['cached']})",
         f"cached load to the first card of a bot game: {r['cached_load_to_first_card_ms']} ms"
@@ -383,8 +383,9 @@ def main() -> int:
         f"longest main-thread stall: boot cold {r['boot_stall_cold_ms']:.0f} ms, cached"
         f" {r['boot_stall_cached_ms']:.0f} ms, bot game {r['game_stall_ms']:.0f} ms"
         f" ({r['bot_game_taps']} taps; goal <= 100)",
-        f"flights before the first card: page through the relay {r['relay_flights_until_first_card']}"
-        f" (WebSocket direction changes, relay handshake included); native"
+        f"flights before the first card: page through the relay"
+        f" {r['relay_flights_until_first_card']} (WebSocket direction"
+        f" changes, relay handshake included); native"
         f" {r['native_flights_until_first_cards']} (the pipelined deal, bench game)",
         f"(machine: {r['cpus']} CPUs, load average {la})",
     ]
