@@ -7,7 +7,7 @@
 // {kind: "page", message, data?} (data: a file's bytes, for verify and a key import).
 // To the main thread: {kind: "progress", text}, {kind: "ready"}, {kind: "page", message},
 // {kind: "download", name, data}, {kind: "failed", text}.
-import { bootPython } from "./boot.js";
+import { bootPython, saveBytecode } from "./boot.js";
 
 const post = (message, transfer) => self.postMessage(message, transfer || []);
 const now = () => performance.now() / 1000;
@@ -184,8 +184,10 @@ make
 `;
 
 async function start({ lang, site, relay }) {
+  const started = performance.now();
   const py = await bootPython({ onProgress: (text) => post({ kind: "progress", text }) });
   self.trucPython = py;  // for benchmarks/site_game.py (the deck's CPU, the wasm memory)
+  self.trucTimes = { boot: performance.now() - started };
   const stored = await dbAll();
   const plain = {};
   for (const [key, value] of Object.entries(stored)) {
@@ -193,8 +195,13 @@ async function start({ lang, site, relay }) {
   }
   glue = py.runPython(GLUE)(JSON.stringify(plain), site || "", relay || "", now());
   const first = glue.start(JSON.stringify({ type: "hello", lang }), now());
+  self.trucTimes.glue = performance.now() - started - self.trucTimes.boot;
   carry(JSON.parse(first));
-  carried = carried.then(() => post({ kind: "ready" }));
+  carried = carried.then(() => {
+    post({ kind: "ready" });
+    // the next visit skips compiling what this one imported (boot.js)
+    setTimeout(() => saveBytecode(py), 2000);
+  });
 }
 
 self.addEventListener("message", ({ data }) => {
