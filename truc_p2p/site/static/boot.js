@@ -71,90 +71,11 @@ export async function bootPython({ onProgress = () => {} } = {}) {
     say(`unpacking ${archive.path}`);
     pyodide.unpackArchive(buffer, archive.format, { extractDir: sitePackages });
   }
-  const bytecode = await loadBytecode(pyodide, site, sitePackages);
   pyodide.runPython("import importlib; importlib.invalidate_caches()");
   const total = performance.now() - started;
   say(
     `Python ready in ${Math.round(total)} ms ` +
-      `(Pyodide ${Math.round(pyodideMs)} ms, the archives ${Math.round(total - pyodideMs)} ms` +
-      `${bytecode ? ", cached bytecode" : ""})`,
+      `(Pyodide ${Math.round(pyodideMs)} ms, the archives ${Math.round(total - pyodideMs)} ms)`,
   );
   return pyodide;
-}
-
-// -- the compiled bytecode of this build's modules, kept between visits -----------------
-// Pyodide unpacks the archives afresh on every load and compiles every module it
-// imports (about a second on a phone-class CPU); saveBytecode() keeps the compiled
-// modules in Cache Storage, loadBytecode() puts them back before the first import.
-// They are unchecked-hash .pyc files (Python ignores the sources' dates, which
-// unpacking does not keep), keyed by every archive's SHA-256 and Pyodide's version:
-// another build never reads them.
-const BYTECODE_CACHE = "truc-p2p-bytecode";
-
-function bytecodeKey(pyodide, site) {
-  const archives = site.archives.map((archive) => archive.sha256 || archive.path).join(",");
-  return here(`py/bytecode.zip?pyodide=${pyodide.version}&archives=${archives}`);
-}
-
-let keptKey = null;  // this boot's key, for saveBytecode
-
-async function loadBytecode(pyodide, site, sitePackages) {
-  try {
-    keptKey = bytecodeKey(pyodide, site);
-    if (!globalThis.caches) return false;
-    const cache = await caches.open(BYTECODE_CACHE);
-    const hit = await cache.match(keptKey);
-    if (!hit) return false;
-    pyodide.unpackArchive(await hit.arrayBuffer(), "zip", { extractDir: sitePackages });
-    return true;
-  } catch (error) {
-    console.warn(error);  // a cache the browser refuses costs speed, never the game
-    return false;
-  }
-}
-
-const COMPILE = `
-import importlib.util, io, os, py_compile, sys, sysconfig, zipfile
-
-def _bytecode():
-    root = "/" + sysconfig.get_path("purelib").lstrip("/")  # Pyodide's starts with "//"
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for module in list(sys.modules.values()):
-            source = getattr(module, "__file__", None)
-            if not isinstance(source, str) or not source.startswith(root + "/"):
-                continue
-            if not source.endswith(".py"):
-                continue
-            compiled = importlib.util.cache_from_source(source)
-            py_compile.compile(
-                source, compiled, doraise=True,
-                invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
-            )
-            archive.write(compiled, os.path.relpath(compiled, root))
-    return out.getvalue()
-
-_bytecode()
-`;
-
-/**
- * Compile the modules imported so far and keep them for the next visit (once per
- * build: a no-op when this build's bytecode is kept already).
- * @param {any} pyodide the instance bootPython returned
- */
-export async function saveBytecode(pyodide) {
-  try {
-    if (!globalThis.caches) return;
-    const key = keptKey;
-    if (!key) return;
-    const cache = await caches.open(BYTECODE_CACHE);
-    if (await cache.match(key)) return;
-    const proxy = pyodide.runPython(COMPILE);
-    const data = proxy.toJs();
-    proxy.destroy();
-    for (const old of await cache.keys()) await cache.delete(old);
-    await cache.put(key, new Response(data, { headers: { "Content-Type": "application/zip" } }));
-  } catch (error) {
-    console.warn(error);
-  }
 }

@@ -7,7 +7,7 @@
 // {kind: "page", message, data?} (data: a file's bytes, for verify and a key import).
 // To the main thread: {kind: "progress", text}, {kind: "ready"}, {kind: "page", message},
 // {kind: "download", name, data}, {kind: "failed", text}.
-import { bootPython, saveBytecode } from "./boot.js";
+import { bootPython } from "./boot.js";
 
 const post = (message, transfer) => self.postMessage(message, transfer || []);
 const now = () => performance.now() / 1000;
@@ -197,11 +197,7 @@ async function start({ lang, site, relay }) {
   const first = glue.start(JSON.stringify({ type: "hello", lang }), now());
   self.trucTimes.glue = performance.now() - started - self.trucTimes.boot;
   carry(JSON.parse(first));
-  carried = carried.then(() => {
-    post({ kind: "ready" });
-    // the next visit skips compiling what this one imported (boot.js)
-    setTimeout(() => saveBytecode(py), 2000);
-  });
+  carried = carried.then(() => post({ kind: "ready" }));
 }
 
 self.addEventListener("message", ({ data }) => {
