@@ -82,3 +82,29 @@ def test_bot_blunders_counts_each_bot_s_own_and_played_blunders() -> None:
     bots = report["bots"]
     assert isinstance(bots, dict) and set(bots) == {"easy", "medium"}
     assert bots["medium"]["played"] == {}
+
+
+@pytest.mark.slow
+def test_site_game_reports_issue_41_s_figures() -> None:
+    from helpers.web import CHROMIUM
+
+    if not CHROMIUM.exists():
+        pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium; .ci/run does)")
+    report = _run("site_game.py", "--hands", "1", "--taps", "2")
+    for key in (
+        "first_load_bytes",
+        "cached_load_bytes",
+        "cached_load_to_first_card_ms",
+        "deck_native_ms_per_hand",
+        "deck_page_ms_per_hand",
+        "deck_ratio",
+        "relay_ms_per_hand",
+        "worker_wasm_bytes",
+        "boot_stall_cached_ms",
+        "game_stall_ms",
+        "relay_flights_until_first_card",
+    ):
+        assert isinstance(report[key], int | float), key
+    assert report["first_load_bytes"] > report["cached_load_bytes"]
+    assert report["deck_page_ms_per_hand"] > 0 and report["deck_native_ms_per_hand"] > 0
+    assert set(report["native_flights_until_first_cards"]) == {"dealer", "nondealer"}

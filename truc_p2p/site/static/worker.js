@@ -184,7 +184,10 @@ make
 `;
 
 async function start({ lang, site, relay }) {
+  const started = performance.now();
   const py = await bootPython({ onProgress: (text) => post({ kind: "progress", text }) });
+  self.trucPython = py;  // for benchmarks/site_game.py (the deck's CPU, the wasm memory)
+  self.trucTimes = { boot: performance.now() - started };
   const stored = await dbAll();
   const plain = {};
   for (const [key, value] of Object.entries(stored)) {
@@ -192,6 +195,7 @@ async function start({ lang, site, relay }) {
   }
   glue = py.runPython(GLUE)(JSON.stringify(plain), site || "", relay || "", now());
   const first = glue.start(JSON.stringify({ type: "hello", lang }), now());
+  self.trucTimes.glue = performance.now() - started - self.trucTimes.boot;
   carry(JSON.parse(first));
   carried = carried.then(() => post({ kind: "ready" }));
 }
