@@ -113,3 +113,19 @@ def test_verify_without_bytes_is_one_line() -> None:
     player.call({"type": "verify", "data": "not bytes"}, 0.0)
     (error,) = player.texts("app_error")
     assert ".truc" in error["text"]
+
+
+def test_a_deck_v1_game_where_no_openssl_is_says_so_in_one_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The page has no ``cryptography``: a deck v1 game (P-256 through OpenSSL) gets a
+    "cannot judge here" verdict that blames nobody, not a traceback."""
+    import sys
+
+    for name in [m for m in sys.modules if m.startswith("cryptography.hazmat.primitives")]:
+        monkeypatch.setitem(sys.modules, name, None)  # "import" of each now fails
+    data = VECTOR_FILES["wire_v1"]
+    verdict = _page_verdict(data)
+    assert verdict["status"] == "unknown-feature"
+    assert verdict["json"]["unknown_features"] == ["deck v1"]
+    assert "culprit" not in verdict["json"] and "truc-p2p verify" in verdict["headline"]

@@ -141,9 +141,37 @@ def verify_bytes(data: bytes) -> tuple[dict[str, Any], dict[str, object]]:
     except TranscriptFormatError as exc:
         obj = {"valid": False, "status": "unreadable", "error": f"cannot read transcript: {exc}"}
         return obj, verdict_words(exc)
-    report = with_damage(verify_transcript(scan.envelopes), scan)
+    try:
+        report = with_damage(verify_transcript(scan.envelopes), scan)
+    except ModuleNotFoundError as exc:  # the page: deck v1 needs OpenSSL's P-256
+        if (exc.name or "").partition(".")[0] != "cryptography":
+            raise
+        return _deck_v1_elsewhere()
     words = verdict_words(report)
     if scan.damage is not None or report.error_code in EDITED:
         words["headline"] = verify_headline(report, scan)
         words["summary"] = verify_summary(report, scan)
     return report_json(report, scan), words
+
+
+def _deck_v1_elsewhere() -> tuple[dict[str, Any], dict[str, object]]:
+    """The verdict of a deck v1 game where no ``cryptography`` is (the page): deck v1
+    runs on P-256 through OpenSSL, which only the desktop program has, so this verifier
+    cannot judge it and blames nobody (wire.md section 11.2's ``unknown-feature``)."""
+
+    def said() -> str:
+        return _(
+            "Cannot judge here: this game uses deck v1, which only the desktop program "
+            "verifies (truc-p2p verify FILE); nobody is blamed"
+        )
+
+    with english():
+        error = said()
+    text = said()
+    obj = {
+        "valid": False,
+        "status": "unknown-feature",
+        "unknown_features": ["deck v1"],
+        "error": error,
+    }
+    return obj, {"valid": False, "status": "unknown-feature", "headline": text, "summary": text}
