@@ -99,6 +99,7 @@ def _verify_all(
         for name, data in sorted(corpus.items()):
             page = _upload(phone, name, data)
             if name in ("vector-wire_v2", "tampered-flipped-byte"):
+                phone.page.locator("#app-verdict").scroll_into_view_if_needed()
                 phone.shot(f"verdict-{name}")
             seen.append((name, page, _cli_json(tmp_path, name, data)))
         _no_csp_violation(phone)
