@@ -20,9 +20,10 @@ from xml.etree import ElementTree
 import pytest
 from helpers.cli import command
 
+import truc_p2p
 from truc_p2p import __version__
 from truc_p2p.site import CSP, Pin, SiteBuild, SiteError, cache_dir, fetch, load_pins
-from truc_p2p.site._build import harden_html
+from truc_p2p.site._build import TABLE_MARK, harden_html, table_markup
 
 WHEEL = f"py/truc_p2p-{__version__}-py3-none-any.whl"
 #: SITE.md's layout (the page engineer's and the seam's files come with their branches).
@@ -358,3 +359,15 @@ def test_a_folder_that_holds_something_else_is_not_touched(site: SiteBuild, tmp_
     assert done.returncode == 1
     assert "is not empty and holds no site" in done.stdout
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_the_sites_page_takes_the_table_from_the_web_page() -> None:
+    """One table, written once: the site's index.html marks where the build puts the
+    --web page's table markup, and holds no copy of it."""
+    package = Path(truc_p2p.__file__).resolve().parent
+    web = (package / "ui" / "_web" / "static" / "index.html").read_bytes()
+    page = (package / "site" / "static" / "index.html").read_bytes()
+    markup = table_markup(web)
+    for part in (b'id="scoreboard"', b'id="my-hand"', b'id="final"', b'id="app-share"'):
+        assert part in markup, part
+    assert page.count(TABLE_MARK) == 1 and b'id="scoreboard"' not in page

@@ -214,6 +214,19 @@ def _service_worker(build: str, files: Mapping[str, bytes]) -> bytes:
     return template.replace("__BUILD__", build).replace("__FILES__", body).encode()
 
 
+#: Where the site's page takes the table's markup (``<!-- table -->``): from the
+#: ``--web`` page, between its ``<!-- table: …`` and ``<!-- /table -->`` lines, so
+#: the two pages show one table, written once.
+TABLE_MARK = b"<!-- table -->\n"
+
+
+def table_markup(web_index: bytes) -> bytes:
+    """The table's markup in the ``--web`` page (``ui/_web/static/index.html``)."""
+    start = web_index.index(b"<!-- table:")
+    start = web_index.index(b"\n", start) + 1
+    return web_index[start : web_index.index(b"<!-- /table -->", start)]
+
+
 def _package_root() -> Path:
     return Path(truc_p2p.__file__).resolve().parent
 
@@ -247,6 +260,9 @@ def site_files(
     table = root / "ui" / "_web" / "static"
     for name in _TABLE_FILES:
         files.setdefault(name, (table / name).read_bytes())
+    if TABLE_MARK in files.get("index.html", b""):
+        markup = table_markup((table / "index.html").read_bytes())
+        files["index.html"] = files["index.html"].replace(TABLE_MARK, markup, 1)
     archives = []
     for _name, pin in sorted(pins.items()):
         data = fetch(pin, offline=offline, cache=cache)
