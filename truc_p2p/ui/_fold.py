@@ -14,7 +14,9 @@ render the lines and the model's view; none of them looks at an event's type.
 
 A type missing from the table is ignored (a screen never raises on an event);
 the test ``tests/web/test_web_fold.py`` fails when the session, the rules or the
-transport gains an event type without a handler here.
+transport gains an event type without a handler here.  The transport's events
+join the table when the first of them arrives (:func:`handlers`), so that the
+history commands, which render the same model, load no transport.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from truc_p2p.net import PeerDisconnected, PeerReconnected, TurnClock
 from truc_p2p.protocol import (
     AuditPassed,
     CardsDealt,
@@ -52,9 +53,10 @@ from truc_p2p.ui._i18n import N_, _, decimal, ngettext
 from truc_p2p.ui._texts import move_clock_words
 
 if TYPE_CHECKING:
+    from truc_p2p.net import PeerDisconnected, PeerReconnected, TurnClock
     from truc_p2p.ui._table import TableModel
 
-__all__ = ["HANDLERS", "LINK_REASONS", "Line", "Tally"]
+__all__ = ["HANDLERS", "LINK_REASONS", "Line", "Tally", "handler_for", "handlers"]
 
 #: Who a line is about, for the web log's colours: a move of ours, of the
 #: opponent's, or the table's news.
@@ -355,7 +357,8 @@ def _quiet(model: TableModel, event: object) -> list[Line]:
 
 Handler = Callable[["TableModel", Any], list[Line]]
 
-#: The one fold: each event type the screens are handed, and what it does to the model.
+#: The one fold: each event type the screens are handed, and what it does to the model
+#: (the transport's three join it with the first of them: :func:`handlers`).
 HANDLERS: dict[type, Handler] = {
     GameStarted: _started,
     CardsDealt: _dealt,
@@ -371,7 +374,24 @@ HANDLERS: dict[type, Handler] = {
     PeerResigned: _resigned,
     Resumed: _quiet,
     Refused: _quiet,
-    PeerDisconnected: _lost,
-    PeerReconnected: _back,
-    TurnClock: _turn_clock,
 }
+
+
+def handlers() -> dict[type, Handler]:
+    """The whole table, the transport's events too.  They join it here, not at import:
+    the history commands (``games``, ``replay``) render the same model and load no
+    transport; a transport event arriving means :mod:`truc_p2p.net` is loaded anyway."""
+    from truc_p2p.net import PeerDisconnected, PeerReconnected, TurnClock
+
+    HANDLERS.setdefault(PeerDisconnected, _lost)
+    HANDLERS.setdefault(PeerReconnected, _back)
+    HANDLERS.setdefault(TurnClock, _turn_clock)
+    return HANDLERS
+
+
+def handler_for(kind: type) -> Handler | None:
+    """The handler of events of type ``kind`` (``None``: the table ignores them)."""
+    found = HANDLERS.get(kind)
+    if found is None and kind.__module__.startswith("truc_p2p.net."):
+        found = handlers().get(kind)
+    return found

@@ -42,7 +42,7 @@ from truc_p2p.rules import (
     TrickEnded,
 )
 from truc_p2p.ui._choices import Choice, choices, keymap, next_value
-from truc_p2p.ui._fold import HANDLERS, Line, Tally
+from truc_p2p.ui._fold import Line, Tally, handler_for
 from truc_p2p.ui._i18n import _
 from truc_p2p.ui._texts import clock
 from truc_p2p.ui._voice import Voice
@@ -354,7 +354,7 @@ class TableModel:
         """Take one event: the model follows it (:data:`~._fold.HANDLERS`, one handler
         per event type) and keeps the lines that tell it; returns those lines.  An
         event of a type the table does not know changes nothing."""
-        handler = HANDLERS.get(type(event))
+        handler = handler_for(type(event))
         if handler is None:
             return ()
         lines = tuple(handler(self, event))
