@@ -10,9 +10,10 @@ never what deck v1's audit discloses.  Each deal and each move is one
 "you" being the owner of the transcript), what the verifier established at
 that message (shuffle proven, card opened with a proof...), and the table as
 :class:`truc_p2p.ui._table.TableModel` derives it from the owner's seat: the same model
-that renders live play and a resumed game, fed the trick and hand endings
-as they come.  Both players' transcripts of one game give the same steps,
-told from the other side.
+that renders live play and a resumed game, fed each deal and the engine's
+events of each move through ``TableModel.feed``, the fold of live play, so a
+step's lines are the words the live screens said.  Both players' transcripts
+of one game give the same steps, told from the other side.
 
 In the replay of one's own transcript the owner's hand is shown face up.
 With its own cards of every deal (:func:`._replay_own.own_hands`: its session

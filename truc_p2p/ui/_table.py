@@ -4,7 +4,11 @@ Theory of operation
 -------------------
 :class:`TableModel` is fed the game's events (the session's, the rules
 engine's and the network's, exactly as the game loop hands them to its
-``on_event`` hook) and the start and end of each of our turns.  It keeps a
+``on_event`` hook) through :meth:`TableModel.feed`, the one fold: one handler
+per event type (:mod:`._fold`) follows the event and tells it once, as
+:class:`~._fold.Line` values that the terminal, the web table's log, the
+narration and the replay all print.  It is also told the start and end of each
+of our turns.  It keeps a
 mirror of the player's own view of the game (a rules engine with
 ``view=me``), so it knows the table while the opponent thinks, not only at
 our turn; at our turn the session's own view replaces the mirror.
