@@ -7,19 +7,24 @@ import io
 import json
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.history import P0, P1, key, story_game
 
 import truc_p2p.net._net_events as net_events
 import truc_p2p.protocol._events as protocol_events
 import truc_p2p.rules._events as rules_events
+from truc_p2p.history._record import read_game
+from truc_p2p.history._replay_steps import build_replay
 from truc_p2p.net import NetEvent, PeerDisconnected, PeerReconnected
 from truc_p2p.protocol import (
     AuditPassed,
     CardsDealt,
     GameStarted,
     PeerAborted,
+    Session,
     SessionEvent,
 )
 from truc_p2p.rules import (
@@ -33,6 +38,7 @@ from truc_p2p.rules import (
     Ruleset,
     TrickEnded,
 )
+from truc_p2p.transcript import scan_transcript_file
 from truc_p2p.ui._fold import handlers
 from truc_p2p.ui._table import TableModel
 from truc_p2p.ui._tui import ScriptedLines, TerminalPlayer
@@ -189,3 +195,43 @@ def test_the_replay_of_the_events_rebuilds_the_same_model() -> None:
         again.feed(event)
     assert again.log == live.log and again.view() == live.view()
     assert live.hand_result is not None and live.hand_result.winner == "me"
+
+
+def test_the_replay_tells_a_game_in_the_live_terminal_s_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replay of one's own transcript feeds the same fold: each of its deal and move
+    lines is a line the terminal said when the game was played."""
+    monkeypatch.setenv("COLUMNS", "400")
+    story = story_game({P0: tmp_path / "alice", P1: tmp_path / "bob"})
+    path = story.paths[P0]
+    record = read_game(path)
+    secret = path.with_name(path.name + ".secret").read_bytes()
+    ruleset = record.ruleset()
+    assert ruleset is not None
+    # the game as alice's own session told it, event by event, to her terminal
+    session = Session.restore(
+        scan_transcript_file(path).envelopes,
+        identity=key("alice"),
+        role=P0,
+        secret=secret,
+        ruleset=ruleset,
+        name="alice",
+        audit="game",
+    )
+    out = io.StringIO()
+    terminal = TerminalPlayer(ScriptedLines([]), "alice", out=out)
+    events = session.take_history()
+    for event in events:
+        terminal(event)  # type: ignore[arg-type]
+    told = [MARGIN.sub("", line) for line in out.getvalue().splitlines() if line.strip()]
+    own = tuple(e for e in events if isinstance(e, CardsDealt))
+    replay = build_replay(record, own=own)
+    said = [line for step in replay.steps if step.kind != "end" for line in step.lines]
+    assert any(line.startswith("hand 1, ") for line in said)  # a deal, its cards told
+    # the very lines of the live table, in order (the start is the replay's header's)...
+    assert said == [line.text for line in terminal.model.log if line.kind != "start"]
+    # ...which the terminal printed, but for the game's end (the command tells it)
+    lines = iter(told)
+    shown = [line.text for line in terminal.model.log if not line.ending]
+    assert all(any(text == line for line in lines) for text in shown), (shown, told)
