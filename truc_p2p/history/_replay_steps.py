@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from truc_p2p.history._record import GameFile, Move, public_moves
-from truc_p2p.protocol import CardsDealt
+from truc_p2p.protocol import CardsDealt, GameStarted
 from truc_p2p.rules import (
     ActionKind,
     Card,
@@ -94,6 +94,28 @@ def _at(text: str, message: int | None) -> str:
     return _("{what} (message {n})", what=text, n=message)
 
 
+def _started(record: GameFile, voice: Voice, me: Player) -> GameStarted | None:
+    """The game's start as ``me``'s session told it (``None`` before the coin); the
+    opponent named as ``voice`` names it (told apart when both names are the same)."""
+    report, ruleset = record.report, record.ruleset()
+    if ruleset is None or report.first_dealer is None or len(report.players) < 2:
+        return None
+    try:
+        game_id = bytes.fromhex(report.game_id or "")
+    except ValueError:  # the lines never show it: only the start's record keeps it
+        game_id = b""
+    return GameStarted(
+        game_id=game_id,
+        me=me,
+        peer_name=voice.names[me.other],
+        peer_fingerprint=report.players[me.other].fingerprint,
+        ruleset=ruleset,
+        audit=report.audit_mode or "",
+        first_dealer=Player(report.first_dealer),
+        deck=report.deck or "v1",
+    )
+
+
 class _OutOfStep(Exception):
     """The owner's own cards do not fit the transcript's moves."""
 
@@ -125,12 +147,9 @@ class _Builder:
             names=dict(voice.names),
             spectator=voice.me is None,
         )
-        ruleset, first = record.ruleset(), record.report.first_dealer
-        if ruleset is not None:  # what a raise asks for, in the lines
-            self.model.tally.ruleset = ruleset
-        if self.own is not None and ruleset is not None and first is not None:
-            # the owner's view, as in live play: its cards dealt, every move pushed
-            self.model.game = Game(ruleset, first_dealer=Player(first), view=me)
+        started = _started(record, voice, me)
+        if started is not None:  # the game's start, as the session said it live
+            self.model.feed(started)  # (the owner's view: its cards dealt, moves pushed)
 
     def held(self, game: Game) -> dict[str, int]:
         return {"me": game.hand_size(self.me), "opp": game.hand_size(self.me.other)}
