@@ -13,7 +13,7 @@ __all__ = ["register"]
 
 def register(subparsers: Any) -> None:
     from truc_p2p.cli._common import positive_seconds
-    from truc_p2p.interop import CASE_NAMES, DEFAULT_CASE_TIMEOUT, SLOW_THINK
+    from truc_p2p.interop import CASES, DEFAULT_CASE_TIMEOUT, SLOW_THINK
     from truc_p2p.ui import _
 
     parser = subparsers.add_parser(
@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--case",
         action="append",
-        choices=CASE_NAMES,
+        choices=tuple(CASES),
         default=None,
         metavar="NAME",
         help=_("only this case (repeatable; default: all of them, in protocol_spec/interop.md)"),
@@ -73,17 +73,52 @@ def register(subparsers: Any) -> None:
             default=f"{SLOW_THINK:g}",
         ),
     )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help=_("also run the adversarial cases of SHOULD-level rows"),
+    )
+    parser.add_argument(
+        "--junit", default=None, metavar="FILE", help=_("also write a JUnit XML report to FILE")
+    )
+    parser.add_argument(
+        "--error-map",
+        default=None,
+        metavar="FILE",
+        help=_("the peer's error codes and unsupported cases (protocol_spec/interop.md 8.3)"),
+    )
     parser.set_defaults(func=_interop)
 
 
 def _interop(args: argparse.Namespace) -> int:
-    from truc_p2p.interop import CASE_NAMES, RunnerConfig, dumps, matrix_text, run_cases
+    from truc_p2p.interop import (
+        RunnerConfig,
+        default_cases,
+        dumps,
+        junit,
+        matrix_text,
+        read_error_map,
+        run_cases,
+    )
+    from truc_p2p.interop._judge_case import NO_MAP
 
+    errors = NO_MAP
+    if args.error_map:
+        try:
+            errors = read_error_map(Path(args.error_map))
+        except ValueError as exc:
+            print(f"truc-p2p interop: {exc}", file=sys.stderr)
+            return 2
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="truc-interop-"))
     cfg = RunnerConfig(peer=args.peer, work=work, timeout=args.timeout, slow_think=args.slow_think)
-    cases = list(dict.fromkeys(args.case or CASE_NAMES))
+    cases = list(dict.fromkeys(args.case or default_cases(strict=args.strict)))
     roles = list(dict.fromkeys(args.role or ("host", "join")))
-    results = run_cases(cfg, cases, roles)
+    results = run_cases(cfg, cases, roles, errors)
+    if args.junit:
+        try:
+            Path(args.junit).write_text(junit(results), encoding="utf-8")
+        except OSError as exc:
+            print(f"truc-p2p interop: cannot write {args.junit}: {exc}", file=sys.stderr)
     if args.json:
         print(dumps(results))
     else:

@@ -8,13 +8,23 @@ judges each case from both transcripts and the case's criteria.
 
 from __future__ import annotations
 
-from truc_p2p.interop._cases import CASE_NAMES, CASES, SLOW_THINK, Case, Scripted
+from truc_p2p.interop._cases import (
+    CASE_NAMES,
+    CASES,
+    SLOW_THINK,
+    Case,
+    Scripted,
+    default_cases,
+)
 from truc_p2p.interop._runner import (
     DEFAULT_CASE_TIMEOUT,
     CaseResult,
+    ErrorMap,
     RunnerConfig,
     dumps,
+    junit,
     matrix_text,
+    read_error_map,
     run_cases,
     to_json,
 )
@@ -26,10 +36,14 @@ __all__ = [
     "SLOW_THINK",
     "Case",
     "CaseResult",
+    "ErrorMap",
     "RunnerConfig",
     "Scripted",
+    "default_cases",
     "dumps",
+    "junit",
     "matrix_text",
+    "read_error_map",
     "run_cases",
     "to_json",
 ]

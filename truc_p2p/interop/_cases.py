@@ -14,17 +14,22 @@ from dataclasses import dataclass
 import trio
 
 from truc_p2p.bots import make_bot
+from truc_p2p.interop._adversary import ADVERSARIAL, Misbehave
 from truc_p2p.net import BotStrategy, End, GameOutcome, QuitGame, Strategy
 from truc_p2p.protocol import Series, verify_transcript
 from truc_p2p.rules import Action, ActionKind, Game, Player
 from truc_p2p.transcript import read_transcript
 
 __all__ = [
+    "ADVERSARIAL_CASES",
+    "ADVERSARIAL_NAMES",
+    "BASIC",
     "CASES",
     "CASE_NAMES",
     "SLOW_THINK",
     "Case",
     "Scripted",
+    "default_cases",
     "play_series",
     "reference_strategy",
 ]
@@ -57,9 +62,15 @@ class Case:
     #: round decides the game and the peer's chance (the non-dealer's first action
     #: of a round, or any turn) surely comes
     runner_timid: bool = False
+    #: an adversarial case (interop.md §8): what the runner's relay does instead of
+    #: one of the runner's envelopes, and what the peer must do about it
+    adversary: Misbehave | None = None
+    #: the peer's roles this case is played in
+    roles: tuple[str, ...] = ("host", "join")
 
 
-CASES: dict[str, Case] = {
+#: The interop cases of interop.md §4 (both roles, every peer plays them).
+BASIC: dict[str, Case] = {
     case.name: case
     for case in (
         Case("basic", "one game with the pipelined deal and early cards, any moves"),
@@ -95,7 +106,25 @@ CASES: dict[str, Case] = {
         ),
     )
 }
-CASE_NAMES: tuple[str, ...] = tuple(CASES)
+#: The names of the cases of §4 (the adversarial ones: :data:`ADVERSARIAL_NAMES`).
+CASE_NAMES: tuple[str, ...] = tuple(BASIC)
+#: The adversarial cases of interop.md §8: the runner misbehaves as a receiver row
+#: of conformance.md forbids (``level`` ``should``: only with ``--strict``).
+ADVERSARIAL_CASES: dict[str, Case] = {
+    m.name: Case(m.name, m.summary, adversary=m, roles=m.roles) for m in ADVERSARIAL.values()
+}
+ADVERSARIAL_NAMES: tuple[str, ...] = tuple(ADVERSARIAL_CASES)
+CASES: dict[str, Case] = {**BASIC, **ADVERSARIAL_CASES}
+
+
+def default_cases(*, strict: bool = False) -> list[str]:
+    """The cases run without ``--case``: every case of §4, then the adversarial
+    cases of §8 (those of level ``should`` only when ``strict``)."""
+    return [
+        name
+        for name, case in CASES.items()
+        if case.adversary is None or strict or case.adversary.level == "must"
+    ]
 
 
 class Scripted:

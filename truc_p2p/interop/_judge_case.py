@@ -5,6 +5,7 @@ runner's outcomes and the case's own criteria (``protocol_spec/interop.md``).
 
 from __future__ import annotations
 
+import fnmatch
 import signal
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from truc_p2p.net import (
     End,
 )
 from truc_p2p.protocol import (
+    MessageType,
     VerifyReport,
     decode_envelope,
     verify_transcript,
@@ -24,7 +26,7 @@ from truc_p2p.protocol import (
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
 
-__all__ = ["judge"]
+__all__ = ["NO_MAP", "ErrorMap", "judge", "judge_adversarial"]
 
 
 @dataclass(frozen=True)
@@ -245,3 +247,108 @@ def _judge_cheat(
     if played.rc != 0:
         return "fail", f"the peer ended the game as a cheat but exited ({_exit(played.rc)})"
     return "pass", f"abort 'cheat' at message {len(theirs.envelopes) - 1}: {report.error_code}"
+
+
+@dataclass(frozen=True)
+class ErrorMap:
+    """An implementation's own names for the spec's error codes, and the cases it
+    does not support (``--error-map FILE``, interop.md §8.3): ``codes`` maps a code
+    of wire.md §8 to the words the implementation's ``detail`` begins with."""
+
+    codes: dict[str, tuple[str, ...]]
+    unsupported: tuple[str, ...] = ()
+
+    def accepts(self, expected: str, said: str) -> bool:
+        return said == expected or said in self.codes.get(expected, ())
+
+    def marks(self, case: str) -> bool:
+        return any(fnmatch.fnmatchcase(case, pattern) for pattern in self.unsupported)
+
+
+NO_MAP = ErrorMap({})
+
+
+def _detail_code(payload: dict[str, object]) -> tuple[str, str]:
+    """(the first word of an abort's ``detail``, the rest) — the error code it begins with."""
+    detail = payload.get("detail")
+    text = detail if isinstance(detail, str) else ""
+    word, _, rest = text.partition(" ")
+    return word.rstrip(":"), rest
+
+
+def judge_adversarial(
+    case: Case, role: str, played: Played, peer_dir: Path, errors: ErrorMap = NO_MAP
+) -> tuple[str, str]:
+    """``(result, detail)`` of an adversarial case (interop.md §8.2)."""
+    m = case.adversary
+    assert m is not None
+    if played.rc == 127:
+        return "unsupported", "the peer does not support this case (exit 127)"
+    if played.error is not None:
+        return "fail", played.error
+    if played.target is None:
+        if played.hung:
+            return "fail", f"the runner never sent its {m.target.name} (the case timed out)"
+        return "fail", f"the runner never sent its {m.target.name} (the game ended first)"
+    runner_seat = 0 if role == "host" else 1
+    expected = {g.hex() for g in played.game_ids}
+    runner_files = [o.transcript for o in played.outcomes if o.transcript is not None]
+    peers, _refused = _peer_transcripts(peer_dir, expected, runner_files)
+    sent = set(played.sent)
+    stats = played.proxy.stats if played.proxy is not None else None
+    # the peer's transcript holding the misbehaviour, else the one of the runner's game
+    theirs = next(
+        (t for t in peers.values() if sent & set(t.envelopes)),
+        next(iter(peers.values()), None),
+    )
+    last = None
+    if theirs is not None and theirs.envelopes:
+        last = decode_envelope(theirs.envelopes[-1])
+    filed = last is not None and last.type == MessageType.ABORT and last.sender != runner_seat
+    # the abort as it went over the link (a game that never started has no transcript)
+    link = decode_envelope(played.peer_abort) if played.peer_abort is not None else None
+    kept = theirs is not None and bool(sent & set(theirs.envelopes))
+    want = m.expect
+    if want.kind == "refuse":
+        if link is not None or filed:
+            shown = link or last
+            said = _detail_code(shown.payload)[0] if shown is not None else "?"
+            return (
+                "fail",
+                f"the peer ended the game (abort, {said!r}) instead of refusing the frame",
+            )
+        if kept:
+            return "fail", "the peer recorded the refused frame in its transcript"
+        conn = played.attack_conn
+        if stats is None or conn is None:
+            return "fail", "the runner's relay saw no connection"
+        if played.peer_refused:
+            how = "the peer's refuse"
+        elif conn in stats.peer_closed:
+            how = "closed by the peer"
+        elif stats.connections > conn:
+            how = "a later connection opened"
+        elif played.hung:
+            return "fail", "the peer neither closed the connection nor went on (timed out)"
+        else:
+            return "fail", "the peer did not close the connection that carried the frame"
+        return "pass", f"refused: connection {conn}, {how}; no abort, nothing kept"
+    abort = link or (last if filed else None)
+    if abort is None:
+        if played.hung:
+            return "fail", "the peer did not end the game with an abort (timed out)"
+        state = _why(theirs) if theirs is not None else "no transcript"
+        return "fail", f"the peer sent no abort after the misbehaviour ({state})"
+    reason = abort.payload.get("reason")
+    code, _rest = _detail_code(abort.payload)
+    if reason != want.reason:
+        return "fail", f"the peer's abort says {reason!r}, not {want.reason!r} (detail {code!r})"
+    if not errors.accepts(want.code, code):
+        return "fail", f"the peer's abort detail begins {code!r}, not {want.code!r}"
+    if theirs is None or not filed or last is None:
+        return "pass", f"abort {reason!r} {code!r} on the link, no transcript of the game"
+    envelopes = theirs.envelopes
+    if kept and envelopes[-2] not in sent:
+        return "fail", "the offending envelope is kept but not right before the abort"
+    where = "kept before it" if kept else "in its place"
+    return "pass", f"abort {reason!r} {code!r} at message {len(envelopes) - 1}, evidence {where}"

@@ -25,6 +25,7 @@ from typing import Any, BinaryIO
 import trio
 
 from truc_p2p.crypto import SigningKey
+from truc_p2p.interop._adversary import Context
 from truc_p2p.interop._cases import SLOW_THINK, Case, Scripted, play_series
 from truc_p2p.interop._cases import reference_strategy as _bot
 from truc_p2p.interop._proxy import CUT, FrameProxy
@@ -44,6 +45,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import (
     MessageType,
+    RemoteProtocolError,
     Series,
     decode_envelope,
     sign_envelope,
@@ -102,6 +104,21 @@ class Played:
     #: where the runner's transcripts go during the case (default: ``runner/``
     #: beside the peer's folder); the runner keeps them out of the peer's sight
     runner_out: Path | None = None
+    #: adversarial cases (interop.md §8): the runner's envelope the relay replaced,
+    #: what it sent instead, on which connection; the game ids seen on the link;
+    #: whether the peer sent an ``abort`` after it; the case was stopped once judged
+    target: bytes | None = None
+    sent: list[bytes] = field(default_factory=list)
+    attack_conn: int | None = None
+    game_ids: set[bytes] = field(default_factory=set)
+    peer_aborted: bool = False
+    #: the peer's first ``abort`` on the link after the misbehaviour
+    peer_abort: bytes | None = None
+    #: the peer's ``refuse`` on the connection of the misbehaviour
+    peer_refused: bool = False
+    stopped: bool = False
+    #: the peer's hello on the connections after the attack (the early-cards fallback)
+    later_hellos: list[bytes] = field(default_factory=list)
 
 
 def _free_port() -> int:
@@ -123,7 +140,71 @@ def _clocks(cfg: RunnerConfig) -> tuple[dict[str, float], dict[str, str]]:
     }
 
 
+#: Seconds an adversarial case may take (it misbehaves in the first messages).
+ADVERSARY_LIMIT = 30.0
+#: Seconds the relay goes on after the peer's ``abort`` before an adversarial case stops.
+AFTER_ABORT = 0.3
+
+
+def _adversary_hook(case: Case, key: SigningKey, played: Played) -> Any:
+    """The relay of an adversarial case: the runner's target envelope replaced by
+    the case's misbehaviour (:mod:`._adversary`)."""
+    m = case.adversary
+    assert m is not None
+    target = m.target
+    ctx = Context(key)
+    conns: dict[int, list[bytes]] = {}
+
+    def matches(env: Any) -> bool:
+        if target.types and env.type not in target.types:
+            return False
+        return target.key is None or target.key in env.payload
+
+    def hook(from_runner: bool, conn: int, n: int, envelope: bytes) -> Any:
+        try:
+            env = decode_envelope(envelope)
+        except RemoteProtocolError:
+            return envelope
+        if env.game_id:
+            played.game_ids.add(env.game_id)
+        if not from_runner:
+            if played.attack_conn is not None and env.type == MessageType.ABORT:
+                played.peer_aborted = True
+                if played.peer_abort is None:
+                    played.peer_abort = envelope
+            if conn == played.attack_conn and env.type == MessageType.REFUSE:
+                played.peer_refused = True
+            if (
+                played.attack_conn is not None
+                and conn > played.attack_conn
+                and env.type == MessageType.HELLO
+            ):
+                played.later_hellos.append(envelope)
+            return envelope
+        mine = conns.setdefault(conn, [])
+        if played.target is None:
+            if target.resume and conn == 1 and n == target.cut_at and played.link_conn is None:
+                played.link_conn = conn
+                return CUT
+            ready = conn > 1 if target.resume else True
+            if ready and matches(env):
+                ctx.mine = list(mine)
+                frames = m.mutate(envelope, ctx)
+                played.target = envelope
+                played.sent = [f if isinstance(f, bytes) else f.data for f in frames]
+                played.attack_conn = conn
+                mine.append(envelope)
+                return frames
+        mine.append(envelope)
+        return envelope
+
+    return hook
+
+
 def _hook(case: Case, key: SigningKey, played: Played) -> Any:
+    if case.adversary is not None:
+        return _adversary_hook(case, key, played)
+
     def hook(from_runner: bool, conn: int, n: int, envelope: bytes) -> bytes | None:
         if not from_runner:
             return envelope
@@ -382,10 +463,35 @@ class _Drive:
         self.env["TRUC_INVITE"] = str(via)
         await self.start_peer(nursery)
 
+    async def judged(self, nursery: trio.Nursery) -> None:
+        """An adversarial case stops once it can be judged: the peer sent its
+        ``abort`` (and had a moment to record it), a connection opened after the
+        one that carried the misbehaviour (a refusal), or a later hello."""
+        played = self.played
+        while True:
+            await trio.sleep(0.05)
+            stats = played.proxy.stats if played.proxy is not None else None
+            if played.attack_conn is None or stats is None:
+                continue
+            if played.peer_aborted:
+                await trio.sleep(AFTER_ABORT)
+                break
+            if (
+                stats.connections > played.attack_conn
+                or played.attack_conn in stats.peer_closed
+                or played.peer_refused
+            ):
+                await trio.sleep(AFTER_ABORT)
+                break
+        played.stopped = True
+        nursery.cancel_scope.cancel()
+
     async def run(self) -> None:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self.linger, nursery)
+                if self.case.adversary is not None:
+                    nursery.start_soon(self.judged, nursery)
                 if self.role == "host":
                     await self.join_the_peer(nursery)
                 else:

@@ -20,14 +20,25 @@ import trio
 
 from truc_p2p.protocol import MAX_ENVELOPE
 
-__all__ = ["CUT", "FrameHook", "FrameProxy", "ProxyStats"]
+__all__ = ["CUT", "FrameHook", "FrameProxy", "ProxyStats", "Raw"]
 
 #: What a hook returns to close both sides of the connection instead of passing the frame.
 CUT = None
 
+
+@dataclass(frozen=True)
+class Raw:
+    """Bytes the relay writes as they are, in place of a frame."""
+
+    data: bytes
+
+
 #: ``hook(from_runner, connection_no, frame_no, envelope)`` -> the envelope to send on,
-#: or :data:`CUT`.  Frame and connection numbers count from 1; heartbeats are not counted.
-FrameHook = Callable[[bool, int, int, bytes], bytes | None]
+#: or :data:`CUT`, or a list of what to send instead: envelopes (framed by the relay)
+#: and :class:`Raw` bytes (written as they are: a bad frame header).  Frame and
+#: connection numbers count from 1; heartbeats are not counted.
+FrameHook = Callable[[bool, int, int, bytes], bytes | list[bytes | Raw] | None]
+
 
 _HEADER = 4
 
@@ -49,6 +60,8 @@ class ProxyStats:
     #: frame headers announcing more than the protocol's maximum frame
     #: (``MAX_ENVELOPE``): the connection was closed instead of buffering them
     oversize: int = 0
+    #: the connections the peer's side closed (end of stream or a broken link)
+    peer_closed: list[int] = field(default_factory=list)
 
 
 def _passthrough(from_runner: bool, conn: int, n: int, envelope: bytes) -> bytes | None:
@@ -117,6 +130,8 @@ class FrameProxy:
             while True:
                 data = await src.receive_some(65536)
                 if not data:
+                    if not from_runner:
+                        self.stats.peer_closed.append(conn)
                     break
                 buf += data
                 out = bytearray()
@@ -155,10 +170,17 @@ class FrameProxy:
                             await dst.send_all(bytes(out))
                         scope.cancel()
                         return
-                    out += len(changed).to_bytes(_HEADER, "big") + changed
+                    for part in changed if isinstance(changed, list) else [changed]:
+                        if isinstance(part, Raw):
+                            out += part.data
+                        else:
+                            out += len(part).to_bytes(_HEADER, "big") + part
                 if out:
                     await dst.send_all(bytes(out))
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
+        except trio.BrokenResourceError:
+            if not from_runner:
+                self.stats.peer_closed.append(conn)
+        except trio.ClosedResourceError:
             pass
         # one side closed: close the other too (the connection is over)
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +23,9 @@ import trio
 
 from truc_p2p._text import printable
 from truc_p2p.interop._cases import CASES, Case
-from truc_p2p.interop._judge_case import judge
+from truc_p2p.interop._judge_case import NO_MAP, ErrorMap, judge, judge_adversarial
 from truc_p2p.interop._play_case import (
+    ADVERSARY_LIMIT,
     DEFAULT_CASE_TIMEOUT,
     LINGER,
     LINK_FRAME,
@@ -38,9 +40,12 @@ __all__ = [
     "LINGER",
     "LINK_FRAME",
     "CaseResult",
+    "ErrorMap",
     "RunnerConfig",
     "dumps",
+    "junit",
     "matrix_text",
+    "read_error_map",
     "run_cases",
     "to_json",
 ]
@@ -57,7 +62,11 @@ class CaseResult:
         return {"case": self.case, "role": self.role, "result": self.result, "detail": self.detail}
 
 
-async def _run_one(cfg: RunnerConfig, case: Case, role: str) -> CaseResult:
+async def _run_one(
+    cfg: RunnerConfig, case: Case, role: str, errors: ErrorMap = NO_MAP
+) -> CaseResult:
+    if errors.marks(case.name):
+        return CaseResult(case.name, role, "unsupported", "marked unsupported by the error map")
     folder = cfg.work / f"{case.name}-{role}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -66,6 +75,8 @@ async def _run_one(cfg: RunnerConfig, case: Case, role: str) -> CaseResult:
     hidden = Path(tempfile.mkdtemp(prefix="truc-interop-runner-"))
     played = Played(runner_out=hidden)
     limit = cfg.timeout + (cfg.slow_think if case.runner_thinks else 0.0)
+    if case.adversary is not None:
+        limit = min(limit, ADVERSARY_LIMIT)
     try:
         with trio.move_on_after(limit) as scope:
             try:
@@ -73,7 +84,10 @@ async def _run_one(cfg: RunnerConfig, case: Case, role: str) -> CaseResult:
             except OSError as exc:
                 played.error = f"cannot run the case: {exc}"
         played.hung = scope.cancelled_caught
-        result, detail = judge(case, role, played, folder / "peer")
+        if case.adversary is not None:
+            result, detail = judge_adversarial(case, role, played, folder / "peer", errors)
+        else:
+            result, detail = judge(case, role, played, folder / "peer")
     finally:
         runner = folder / "runner"
         if runner.is_symlink() or (runner.exists() and not runner.is_dir()):
@@ -85,12 +99,21 @@ async def _run_one(cfg: RunnerConfig, case: Case, role: str) -> CaseResult:
 
 
 def run_cases(
-    cfg: RunnerConfig, cases: Sequence[str], roles: Sequence[str] = ("host", "join")
+    cfg: RunnerConfig,
+    cases: Sequence[str],
+    roles: Sequence[str] = ("host", "join"),
+    errors: ErrorMap = NO_MAP,
 ) -> list[CaseResult]:
-    """Play every (case, role), one at a time."""
+    """Play every (case, role), one at a time; an adversarial case only in the
+    roles it names (interop.md §8)."""
 
     async def all_cases() -> list[CaseResult]:
-        return [await _run_one(cfg, CASES[name], role) for name in cases for role in roles]
+        return [
+            await _run_one(cfg, CASES[name], role, errors)
+            for name in cases
+            for role in roles
+            if role in CASES[name].roles
+        ]
 
     return trio.run(all_cases)
 
@@ -133,6 +156,54 @@ def matrix_text(results: Sequence[CaseResult]) -> str:
         f"{summary['unsupported']} unsupported"
     )
     return "\n".join(lines)
+
+
+def junit(results: Sequence[CaseResult]) -> str:
+    """A JUnit XML report: one ``testcase`` per (case, role), ``classname`` the
+    peer's role, a ``failure`` with the detail, ``skipped`` when unsupported."""
+    suite = ET.Element(
+        "testsuite",
+        name="truc-p2p interop",
+        tests=str(len(results)),
+        failures=str(sum(r.result == "fail" for r in results)),
+        skipped=str(sum(r.result == "unsupported" for r in results)),
+        errors="0",
+    )
+    for r in results:
+        tc = ET.SubElement(suite, "testcase", classname=f"peer-{r.role}", name=r.case)
+        if r.result == "fail":
+            ET.SubElement(tc, "failure", message=r.detail)
+        elif r.result == "unsupported":
+            ET.SubElement(tc, "skipped", message=r.detail)
+        else:
+            ET.SubElement(tc, "system-out").text = r.detail
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def read_error_map(path: Path) -> ErrorMap:
+    """The ``--error-map`` file (interop.md §8.3): a JSON object with ``codes``
+    (a spec error code -> the implementation's code, or a list of them) and
+    ``unsupported`` (case names or shell patterns).  ``ValueError`` in one line
+    when it is not such a file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read the error map {path}: {exc}") from None
+    if not isinstance(data, dict) or set(data) - {"codes", "unsupported", "comment"}:
+        raise ValueError(f"{path}: an error map is an object of codes and unsupported")
+    codes_in = data.get("codes", {})
+    unsupported = data.get("unsupported", [])
+    if not isinstance(codes_in, dict) or not isinstance(unsupported, list):
+        raise ValueError(f"{path}: codes is an object, unsupported a list")
+    codes: dict[str, tuple[str, ...]] = {}
+    for spec_code, theirs in codes_in.items():
+        names = [theirs] if isinstance(theirs, str) else theirs
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ValueError(f"{path}: codes[{spec_code!r}] is a code or a list of codes")
+        codes[spec_code] = tuple(names)
+    if not all(isinstance(p, str) for p in unsupported):
+        raise ValueError(f"{path}: unsupported lists case names")
+    return ErrorMap(codes, tuple(unsupported))
 
 
 def dumps(results: Sequence[CaseResult]) -> str:
