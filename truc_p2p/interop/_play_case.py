@@ -141,7 +141,7 @@ def _clocks(cfg: RunnerConfig) -> tuple[dict[str, float], dict[str, str]]:
 
 
 #: Seconds an adversarial case may take (it misbehaves in the first messages).
-ADVERSARY_LIMIT = 30.0
+ADVERSARY_LIMIT = 60.0
 #: Seconds the relay goes on after the peer's ``abort`` before an adversarial case stops.
 AFTER_ABORT = 0.3
 
