@@ -97,7 +97,7 @@ def build() -> dict[str, Any]:
         sender = decode_envelope(raw).sender
         ctx = Context(keys[sender], mine=list(envelopes[:k]), stranger=stranger)
         frames = m.mutate(raw, ctx)
-        if not all(isinstance(f, bytes) for f in frames):
+        if frames is None or not all(isinstance(f, bytes) for f in frames):
             continue
         sent = [f for f in frames if isinstance(f, bytes)]
         report = verify_transcript([*envelopes[:k], *sent])

@@ -38,7 +38,7 @@ def test_there_are_enough_cases_each_named_after_its_section_and_row() -> None:
         assert re.fullmatch(r"(wire|deck)-\d+(\.\d+)?[a-z]?-[a-z0-9-]+", name), name
         assert m.row in rows, f"{name} names no row of conformance.md: {m.row}"
         assert m.level in ("must", "should")
-        assert m.expect.kind in ("abort", "refuse")
+        assert m.expect.kind in ("abort", "refuse", "fallback")
 
 
 def test_every_receiver_row_with_a_case_names_one_in_conformance_md() -> None:
@@ -113,3 +113,12 @@ def test_the_whole_adversarial_suite_against_this_program(tmp_path: Path) -> Non
     results = run(REFERENCE, tmp_path, cases, ("host", "join"), timeout=30.0)
     failed = [(k, r.detail) for k, r in results.items() if r.result != "pass"]
     assert not failed, failed
+
+
+def test_strict_adds_the_should_level_cases() -> None:
+    from truc_p2p.interop import default_cases
+
+    plain, strict = default_cases(), default_cases(strict=True)
+    should = {n for n in ADVERSARIAL_NAMES if CASES[n].adversary.level == "should"}  # type: ignore[union-attr]
+    assert should and not should & set(plain)
+    assert set(strict) == set(plain) | should

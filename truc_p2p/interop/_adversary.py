@@ -46,7 +46,7 @@ class Expect:
     begins with ``code``; or ``refuse`` (close the connection, no abort, nothing
     recorded)."""
 
-    kind: str  # "abort" or "refuse"
+    kind: str  # "abort", "refuse" or "fallback" (dial again without early cards)
     code: str = ""
     reason: str = ""
 
@@ -69,6 +69,7 @@ def _lie(code: str) -> Expect:
 
 
 REFUSE = Expect("refuse")
+FALLBACK = Expect("fallback")
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,8 @@ class Context:
 
 
 #: ``misbehave(envelope, context)`` -> the frames to send instead (envelope bytes, or
-#: :class:`Raw` bytes written as they are).
-Mutator = Callable[[bytes, Context], list[bytes | Raw]]
+#: :class:`Raw` bytes written as they are), or ``None`` to close the connection.
+Mutator = Callable[[bytes, Context], list[bytes | Raw] | None]
 
 
 @dataclass(frozen=True)
@@ -810,7 +811,36 @@ def _build() -> list[Misbehave]:
             expect,
             roles=("join",),
         )
+    # W §11.1, C §1.1: the early-cards fallback, a SHOULD (wire.md §11.1's table)
+    for name, mut, what in (
+        ("close", _close, "closes the connection instead of its hello"),
+        (
+            "malformed",
+            _abort_instead("error", "malformed at message 0: early"),
+            "a malformed abort",
+        ),
+        (
+            "incompatible",
+            _abort_instead("incompatible", "ruleset-mismatch at message 0: early"),
+            "an incompatible abort",
+        ),
+    ):
+        add(
+            f"wire-11.1-early-fallback-{name}",
+            "N17",
+            f"the runner (a host that predates early cards) {what}: the peer dials again "
+            "without proposing them",
+            HELLO,
+            mut,
+            FALLBACK,
+            roles=("join",),
+            level="should",
+        )
     return cases
+
+
+def _close(raw: bytes, ctx: Context) -> list[bytes | Raw] | None:
+    return None
 
 
 def _flip_mid(data: bytes) -> bytes:

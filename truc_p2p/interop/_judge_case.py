@@ -309,6 +309,13 @@ def judge_adversarial(
     link = decode_envelope(played.peer_abort) if played.peer_abort is not None else None
     kept = theirs is not None and bool(sent & set(theirs.envelopes))
     want = m.expect
+    if want.kind == "fallback":
+        if not played.later_hellos:
+            return "fail", "the peer did not dial again after the host turned early cards down"
+        options = decode_envelope(played.later_hellos[0]).payload.get("options")
+        if isinstance(options, dict) and "early" in options:
+            return "fail", "the peer dialled again still proposing early cards"
+        return "pass", "the peer dialled again without proposing early cards"
     if want.kind == "refuse":
         if link is not None or filed:
             shown = link or last

@@ -191,9 +191,12 @@ def _adversary_hook(case: Case, key: SigningKey, played: Played) -> Any:
                 ctx.mine = list(mine)
                 frames = m.mutate(envelope, ctx)
                 played.target = envelope
-                played.sent = [f if isinstance(f, bytes) else f.data for f in frames]
+                played.sent = [f if isinstance(f, bytes) else f.data for f in frames or ()]
                 played.attack_conn = conn
                 mine.append(envelope)
+                if frames is None:
+                    played.sent = []
+                    return CUT
                 return frames
         mine.append(envelope)
         return envelope
@@ -473,15 +476,16 @@ class _Drive:
             stats = played.proxy.stats if played.proxy is not None else None
             if played.attack_conn is None or stats is None:
                 continue
+            if self.case.adversary is not None and self.case.adversary.expect.kind == "fallback":
+                if played.later_hellos:
+                    break
+                continue
             if played.peer_aborted:
                 await trio.sleep(AFTER_ABORT)
                 break
-            if (
-                stats.connections > played.attack_conn
-                or played.attack_conn in stats.peer_closed
-                or played.peer_refused
-            ):
-                await trio.sleep(AFTER_ABORT)
+            if played.attack_conn in stats.peer_closed or played.peer_refused:
+                break  # refused: nothing more to record, stop before the runner redials
+            if stats.connections > played.attack_conn:
                 break
         played.stopped = True
         nursery.cancel_scope.cancel()

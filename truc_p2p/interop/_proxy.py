@@ -103,18 +103,18 @@ class FrameProxy:
         self.stats.connections += 1
         self.stats.opened.append(trio.current_time())
         conn = self.stats.connections
-        try:
-            upstream = await trio.open_tcp_stream(self.host, self.port)
-        except OSError:
-            # nobody listens (yet): hold the connection a moment, so that a dialer
-            # that redials at once does not spin
-            await trio.sleep(0.2)
-            await client.aclose()
-            return
-        async with client, upstream, trio.open_nursery() as nursery:
-            runner, peer = (client, upstream) if self.client_is_runner else (upstream, client)
-            nursery.start_soon(self._pump, runner, peer, True, conn, nursery.cancel_scope)
-            nursery.start_soon(self._pump, peer, runner, False, conn, nursery.cancel_scope)
+        async with client:  # closed however this ends, a cancellation included
+            try:
+                upstream = await trio.open_tcp_stream(self.host, self.port)
+            except OSError:
+                # nobody listens (yet): hold the connection a moment, so that a dialer
+                # that redials at once does not spin
+                await trio.sleep(0.2)
+                return
+            async with upstream, trio.open_nursery() as nursery:
+                runner, peer = (client, upstream) if self.client_is_runner else (upstream, client)
+                nursery.start_soon(self._pump, runner, peer, True, conn, nursery.cancel_scope)
+                nursery.start_soon(self._pump, peer, runner, False, conn, nursery.cancel_scope)
 
     async def _pump(
         self,
