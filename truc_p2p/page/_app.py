@@ -22,7 +22,8 @@ from truc_p2p.ui import (
 )
 
 from ._feed import PageFeed
-from ._games import BotGame, NetGame, Restore
+from ._autoplay import Autoplay
+from ._games import BotGame, NetGame, NetOptions, Restore
 from ._keys import Key, KeyFileError, key_from_file, key_from_raw, key_to_file, raw_key
 from ._out import Outbox, Output
 from ._series import Linked
@@ -97,6 +98,10 @@ class PageApp:
         #: Linked games with a peer (wire.md 4.1): the match, or a single game and its
         #: rematches; ``None`` against the bot.
         self._linked: Linked | None = None
+        #: How peer games are played (deal options, clocks); the defaults but in tests.
+        self.net_options = NetOptions()
+        #: A bot playing the page's player (``truc-p2p interop``'s browser adapter).
+        self.autoplay: Autoplay | None = None
 
     def _new_feed(self) -> PageFeed:
         feed = PageFeed(self.name, now=lambda: self._now, answers=self)
@@ -143,6 +148,8 @@ class PageApp:
         return self._done()
 
     def _done(self) -> list[Output]:
+        if self.autoplay is not None:
+            self._autoplay(self.autoplay)
         timer = self.game.next_timer() if self.game is not None else None
         return self._out.take(timer)
 
@@ -176,6 +183,19 @@ class PageApp:
             self._app_texts()
         elif kind in ("act", "quit", "again", "level"):
             self.feed.receive(message)
+
+    def _autoplay(self, auto: Autoplay) -> None:
+        """Answer the page's player's turns with the bot, and start the next linked game."""
+        while True:
+            game = self.game
+            side = game.side if game is not None else None
+            if auto.next_game and self.outcome is not None:
+                auto.next_game = False
+                self.again(True)
+                continue
+            if side is None or side.turn is None or side.outcome is not None:
+                return
+            self.picked(auto.choose(side.session.game, side.turn.legal_actions))
 
     def _page(self, message: dict[str, Any]) -> None:
         self._out.publish(message)
@@ -327,6 +347,7 @@ class PageApp:
             began=self._net_began,
             series=series,
             number=len(linked.played) + 1 if linked is not None else 1,
+            options=self.net_options,
         )
         if claim_nonce is not None:  # the next game of a host: the same relay code
             game.claim_nonce = claim_nonce
@@ -408,6 +429,11 @@ class PageApp:
             return message
 
         self.feed.finish(final(), retell=final)
+        if self.autoplay is not None:
+            winner = getattr(report, "winner", None)
+            self.autoplay.game_over(
+                outcome.end.value, None if winner is None else int(winner), name, self.transcript()
+            )
         self._page({"type": "app", "screen": "table", "transcript": name})
         if isinstance(self.game, BotGame):
             self.feed.offer_again()

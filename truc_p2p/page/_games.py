@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from truc_p2p.bots import make_bot
 from truc_p2p.net import (
+    DEFAULT_GRACE,
     DEFAULT_HEARTBEAT,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
@@ -28,6 +29,7 @@ from truc_p2p.protocol import (
     RemoteProtocolError,
     Series,
     Session,
+    SessionOptions,
     YourTurn,
 )
 from truc_p2p.rules import Action, Ladder, Player, RestRefused, Ruleset
@@ -42,7 +44,7 @@ from ._side import Side
 if TYPE_CHECKING:
     from truc_p2p.net import GameOutcome
 
-__all__ = ["DEAD_AFTER", "PING_EVERY", "BotGame", "NetGame"]
+__all__ = ["DEAD_AFTER", "PING_EVERY", "BotGame", "NetGame", "NetOptions"]
 
 #: Seconds between PINGs on a host's control connection (connect.md §2).
 PING_EVERY = 25.0
@@ -50,6 +52,21 @@ PING_EVERY = 25.0
 DEAD_AFTER = 20.0
 
 Ended = Callable[["GameOutcome"], None]
+
+
+@dataclass(frozen=True)
+class NetOptions:
+    """How the page plays a peer game: the deal options it proposes (``None``: the
+    session's default), its clocks (wire.md 13.6: heartbeats, a dead link after
+    ``dead_after`` s of silence), the turn timeout, and ``grace``: how long a lost
+    link is redialled (a joiner) or waited for (a host) before the game stops."""
+
+    pipeline: bool | None = None
+    early: bool | None = None
+    heartbeat: float = DEFAULT_HEARTBEAT
+    dead_after: float = DEAD_AFTER
+    turn_timeout: float = DEFAULT_TURN_TIMEOUT
+    grace: float = DEFAULT_GRACE
 
 
 @dataclass(frozen=True)
@@ -205,7 +222,11 @@ class NetGame:
         began: Callable[[NetGame], None] | None = None,
         series: Series | None = None,
         number: int = 1,
+        options: NetOptions | None = None,
     ) -> None:
+        self.options = options = options or NetOptions(
+            heartbeat=heartbeat, turn_timeout=turn_timeout
+        )
         self._key = key
         self._name = name
         self.feed = feed
@@ -216,9 +237,9 @@ class NetGame:
         self.invite = invite
         self.relay = relay
         self._site = site
-        self.turn_timeout = turn_timeout
+        self.turn_timeout = options.turn_timeout
         self.hello_timeout = hello_timeout
-        self.heartbeat = heartbeat
+        self.heartbeat = options.heartbeat
         self.side: Side | None = None
         self._gate: FrameGate | None = None
         self._socket: str | None = None  # the game's connection, once spliced
@@ -248,6 +269,10 @@ class NetGame:
         self._redial_at: float | None = None
         self._redial_until: float | None = None
         self._dials = 0
+        #: A lost link of a started game (wire.md 13): until when it is redialled (a
+        #: joiner) or waited for (a host), and how many new links were tried.
+        self._grace_until: float | None = None
+        self._relinks = 0
         #: The session secret (kept with the transcript: a reload resumes with it).
         self.secret = restore.secret if restore is not None else randbytes(32)
         #: The claim's nonce (a host's: registering again gives the same code).
@@ -270,13 +295,18 @@ class NetGame:
             assert self.claim_nonce is not None
             claim = relay_claim(self._key, self.claim_nonce)
             self._control = Control(claim)
+            self._last_ping = self._now
             self._out.open(self._ctl_socket, self.relay)
             self._out.send(self._ctl_socket, self._control.first)
-            self.feed.notice(_("registering with the relay {relay}…", relay=self.relay))
+            if self.side is None:
+                self.feed.notice(_("registering with the relay {relay}…", relay=self.relay))
 
     def _begin(self, socket: str, role: Player, rest: bytes) -> None:
         """The connection is the game's now: start the session on it (a new one, or
         the restored one, which resumes: wire.md 13)."""
+        if self.side is not None:  # a new link for the game going on
+            self._relink(socket, role, rest)
+            return
         self._socket = socket
         if self.restore is not None:
             session = Session.restore(
@@ -290,22 +320,25 @@ class NetGame:
             session.reconnect(self._randbytes(16), dialer=role is Player.P0)
         else:
             knobs: dict[str, object] = {}
+            if self.options.pipeline is not None:
+                knobs["pipeline"] = self.options.pipeline
+            if self.options.early is not None:
+                knobs["early"] = self.options.early
             expected = None
             if self.invite is not None:
                 knobs = _invite_session_knobs(self.invite.settings)
                 expected = self.invite.fingerprint
             if self.series is not None:
                 knobs["series"] = self.series
+            knobs["heartbeat"] = True  # we speak heartbeats (wire.md 11.1, 13.6)
+            knobs["resume_clock"] = True
             session = Session(
                 identity=self._key,
                 role=role,
                 secret=self.secret,
-                name=self._name,
                 record=self._record,
                 expected_peer_fingerprint=expected,
-                heartbeat=True,  # we speak heartbeats (wire.md 11.1, 13.6)
-                resume_clock=True,
-                **knobs,  # type: ignore[arg-type]
+                options=SessionOptions.of({"name": self._name, **knobs}),  # type: ignore[typeddict-item]
             )
         self._gate = FrameGate(lambda: session.peer_key)
         self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
@@ -316,6 +349,27 @@ class NetGame:
         if self._began is not None:
             self._began(self)
         self.side.start()
+        if rest:
+            self._frames(rest)
+
+    def _relink(self, socket: str, role: Player, rest: bytes) -> None:
+        """A new link for the game after one was lost: both sides exchange signed
+        ``resume`` messages (wire.md 13) and the game goes on where it was."""
+        side = self.side
+        assert side is not None
+        self._socket = socket
+        session = side.session
+        session.reconnect(self._randbytes(16), dialer=role is Player.P0)
+        self._gate = FrameGate(lambda: session.peer_key)
+        self._last_heard = self._last_sent = self._now
+        if self._control is not None:
+            self._out.close(self._ctl_socket)
+            self._control = None
+        for other in list(self._attach):
+            self._out.close(other)
+        self._attach.clear()
+        self.feed.notice(_("connected again: the game goes on"))
+        side.relinked()
         if rest:
             self._frames(rest)
 
@@ -348,7 +402,7 @@ class NetGame:
                 attach = self._attach[socket]
                 step = attach.feed(data)
                 self._out.send(socket, step.send)
-                if step.game is not None and self.side is None:
+                if step.game is not None and self._socket is None:
                     del self._attach[socket]
                     for other in list(self._attach):  # another meeting lost the race
                         self._out.close(other)
@@ -385,7 +439,7 @@ class NetGame:
                 None,
                 audit="game",
                 deck="v2",
-                pipeline=None,
+                pipeline=self.options.pipeline,
                 match=self.series.match if self.series is not None else 1,
             ),
         )
@@ -401,7 +455,7 @@ class NetGame:
         return fingerprint(self._key.public_key())
 
     def _meet(self, session_id: bytes) -> None:
-        if self.side is not None:
+        if self._socket is not None:
             return
         self._meetings += 1
         socket = f"{self._att}{self._meetings}"
@@ -415,15 +469,43 @@ class NetGame:
             self._link_gone(_("the connection to the relay closed"))
         elif socket in self._attach:
             del self._attach[socket]
-        elif socket in (self._ctl_socket, self._game_socket) and self.side is None:
+        elif socket in (self._ctl_socket, self._game_socket) and self._socket is None:
             self._fail(socket, _("the connection to the relay closed"))
 
     def _link_gone(self, reason: str) -> None:
         if self._socket is not None:
             self._out.close(self._socket)
             self._socket = None
-        if self.side is not None:
-            self.side.lost(reason)
+        side = self.side
+        if side is None or side.outcome is not None:
+            return
+        if not side.session.resumable:
+            side.lost(reason)
+            return
+        if self._grace_until is None:
+            self._grace_until = self._now + self.options.grace
+        self.feed.notice(_("the link dropped ({reason}): connecting again…", reason=reason))
+        self._try_again()
+
+    def _try_again(self) -> None:
+        """Another link for the started game, in a moment: a joiner dials the relay
+        again, a host registers its code again and waits for the joiner's dial."""
+        side = self.side
+        assert side is not None
+        if self._grace_until is not None and self._now >= self._grace_until:
+            side.lost(_("no new connection within {n} s", n=int(self.options.grace)))
+            return
+        self._relinks += 1
+        tag = f"{self._tag}.r{self._relinks}"
+        if self.invite is not None:
+            self._join = None
+            self._game_socket = f"game{tag}"
+        else:
+            if self._control is not None:
+                self._out.close(self._ctl_socket)
+                self._control = None
+            self._ctl_socket, self._att = f"ctl{tag}", f"att{tag}-"
+        self._redial_at = self._now + (0.0 if self._relinks == 1 else REDIAL_EVERY)
 
     def _redials(self) -> bool:
         """A linked game's joiner whose host does not listen yet (it registers again
@@ -442,8 +524,15 @@ class NetGame:
         return True
 
     def _fail(self, socket: str, text: str) -> None:
-        """The relay handshake failed: nothing was played."""
+        """The relay handshake failed: nothing was played (or, for a started game,
+        that try of a new link failed)."""
         self._out.close(socket)
+        if socket in self._attach:
+            del self._attach[socket]
+            return
+        if self.side is not None and self._socket is None and self.side.outcome is None:
+            self._try_again()
+            return
         if self._redials():
             return
         if self.side is None:
@@ -511,7 +600,9 @@ class NetGame:
             times.append(deadline)
         if self._socket is not None and self._speaks_heartbeats():
             times.append(self._last_sent + self.heartbeat)
-            times.append(self._last_heard + DEAD_AFTER)
+            times.append(self._last_heard + self.options.dead_after)
+        if self._grace_until is not None and self._socket is None and self.side is not None:
+            times.append(self._grace_until)
         if self._control is not None:
             times.append(self._last_ping + PING_EVERY)
         return min(times) if times else None
@@ -525,7 +616,11 @@ class NetGame:
             self._out.send(self._ctl_socket, Control.ping())
             self._last_ping = now
         side = self.side
-        if side is None or side.outcome is not None or self._socket is None:
+        if side is None or side.outcome is not None:
+            return
+        if self._socket is None:
+            if self._grace_until is not None and now >= self._grace_until:
+                self._try_again()  # the grace is over: the game stops
             return
         deadline = self._deadline()
         if deadline is not None and now >= deadline:
@@ -536,8 +631,9 @@ class NetGame:
             )
             return
         if self._speaks_heartbeats():
-            if now >= self._last_heard + DEAD_AFTER:
-                self._link_gone(_("no sign of life from the opponent for {n} s", n=int(DEAD_AFTER)))
+            dead = self.options.dead_after
+            if now >= self._last_heard + dead:
+                self._link_gone(_("no sign of life from the opponent for {n} s", n=int(dead)))
                 return
             if now >= self._last_sent + self.heartbeat:
                 self._send_game(HEARTBEAT)

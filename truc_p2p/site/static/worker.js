@@ -194,6 +194,7 @@ async function start({ lang, site, relay }) {
     plain[key] = value instanceof Uint8Array ? { b64: toB64(value) } : value;
   }
   glue = py.runPython(GLUE)(JSON.stringify(plain), site || "", relay || "", now());
+  self.trucGlue = glue;  // for truc-p2p interop's browser adapter (truc_p2p.page._autoplay)
   const first = glue.start(JSON.stringify({ type: "hello", lang }), now());
   self.trucTimes.glue = performance.now() - started - self.trucTimes.boot;
   carry(JSON.parse(first));
