@@ -136,6 +136,11 @@ def test_a_reload_mid_hand_resumes_the_game(tmp_path: Path, relay: Relay) -> Non
         first_worker.close()  # the tab is gone: its connections drop
         second, second_worker = _page_from(relay, kept, 9)
         assert second.app.fingerprint == first.app.fingerprint
+        # before the relay links it again, the table is the game's (its cards, the
+        # score), not "waiting for the game to start"
+        table = (second.state or {}).get("table") or {}
+        assert second.state is not None and second.state.get("started") is not None
+        assert table.get("hand"), second.state
         resumed = second
         run_page([(resumed, second_worker)], until=lambda: resumed.final is not None, timeout=LIMIT)
         status, out, err = host.finish()

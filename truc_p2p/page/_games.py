@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
 from truc_p2p.bots import make_bot
@@ -83,7 +83,7 @@ class BotGame:
     """Me against a bot of ``level``: two sessions back to back in memory (real
     crypto and signatures, as ``truc-p2p play``), the bot answering at once."""
 
-    kind = "bot"
+    kind: Literal["bot"] = "bot"
 
     def __init__(
         self,
@@ -199,7 +199,7 @@ class NetGame:
     Sockets: ``game`` (a joiner's one connection), ``ctl`` (a host's control
     connection) and ``att-N`` (a host's attach connection of meeting N)."""
 
-    kind = "net"
+    kind: Literal["net"] = "net"
 
     def __init__(
         self,
@@ -283,6 +283,8 @@ class NetGame:
     # -- starting ------------------------------------------------------------------
 
     def start(self) -> None:
+        if self.restore is not None and self.side is None:
+            self._restored()
         if self.invite is not None:
             if self._redial_until is None:
                 self._redial_until = self._now + REMATCH_WAIT
@@ -308,38 +310,27 @@ class NetGame:
             self._relink(socket, role, rest)
             return
         self._socket = socket
-        if self.restore is not None:
-            session = Session.restore(
-                self.restore.envelopes,
-                identity=self._key,
-                role=role,
-                secret=self.secret,
-                record=self._record,
-                name=self._name,
-            )
-            session.reconnect(self._randbytes(16), dialer=role is Player.P0)
-        else:
-            knobs: dict[str, object] = {}
-            if self.options.pipeline is not None:
-                knobs["pipeline"] = self.options.pipeline
-            if self.options.early is not None:
-                knobs["early"] = self.options.early
-            expected = None
-            if self.invite is not None:
-                knobs = _invite_session_knobs(self.invite.settings)
-                expected = self.invite.fingerprint
-            if self.series is not None:
-                knobs["series"] = self.series
-            knobs["heartbeat"] = True  # we speak heartbeats (wire.md 11.1, 13.6)
-            knobs["resume_clock"] = True
-            session = Session(
-                identity=self._key,
-                role=role,
-                secret=self.secret,
-                record=self._record,
-                expected_peer_fingerprint=expected,
-                options=SessionOptions.of({"name": self._name, **knobs}),  # type: ignore[typeddict-item]
-            )
+        knobs: dict[str, object] = {}
+        expected = None
+        if self.invite is not None:
+            knobs = _invite_session_knobs(self.invite.settings)
+            expected = self.invite.fingerprint
+        if self.options.pipeline is not None:
+            knobs["pipeline"] = self.options.pipeline
+        if self.options.early is not None:
+            knobs["early"] = self.options.early
+        if self.series is not None:
+            knobs["series"] = self.series
+        knobs["heartbeat"] = True  # we speak heartbeats (wire.md 11.1, 13.6)
+        knobs["resume_clock"] = True
+        session = Session(
+            identity=self._key,
+            role=role,
+            secret=self.secret,
+            record=self._record,
+            expected_peer_fingerprint=expected,
+            options=SessionOptions.of({"name": self._name, **knobs}),  # type: ignore[typeddict-item]
+        )
         self._gate = FrameGate(lambda: session.peer_key)
         self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
         self._last_heard = self._last_sent = self._now
@@ -351,6 +342,25 @@ class NetGame:
         self.side.start()
         if rest:
             self._frames(rest)
+
+    def _restored(self) -> None:
+        """A game kept over a reload: its table comes back at once, from the transcript
+        (the restored session's history), and it resumes once the relay links us."""
+        assert self.restore is not None
+        session = Session.restore(
+            self.restore.envelopes,
+            identity=self._key,
+            role=Player.P0 if self.invite is not None else Player.P1,
+            secret=self.secret,
+            record=self._record,
+            name=self._name,
+        )
+        self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
+        if self._began is not None:
+            self._began(self)
+        self.side.start()
+        if self.side.outcome is None:
+            self.feed.notice(_("resuming the game: connecting to the relay…"))
 
     def _relink(self, socket: str, role: Player, rest: bytes) -> None:
         """A new link for the game after one was lost: both sides exchange signed
