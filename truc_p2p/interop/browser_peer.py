@@ -67,6 +67,8 @@ CHROMIUM_FLAGS = [
 BOOT_SECONDS = 120.0
 #: How long a runner's connection waits for the page to be registered at the relay.
 JOIN_WAIT = 30.0
+#: Seconds the adapter waits, once the page is done, for its last bytes to be carried.
+LINGER = 15.0
 #: Seconds between PINGs on the adapter's control connection (connect.md §2).
 PING_EVERY = 20.0
 
@@ -92,6 +94,27 @@ def _handshake(sock: socket.socket, first: bytes, machine: Join | Attach) -> byt
             return step.game
 
 
+class _Splices:
+    """The byte copies going on: the adapter exits only once the last bytes the page
+    sent (its last envelope, its ``bye``) have reached the runner."""
+
+    def __init__(self) -> None:
+        self.open = 0
+        self._lock = threading.Lock()
+
+    def add(self, n: int) -> None:
+        with self._lock:
+            self.open += n
+
+    def drain(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while self.open > 0 and time.monotonic() < end:
+            time.sleep(0.05)
+
+
+SPLICES = _Splices()
+
+
 def _copy(src: socket.socket, dst: socket.socket) -> None:
     try:
         while data := src.recv(65536):
@@ -101,9 +124,11 @@ def _copy(src: socket.socket, dst: socket.socket) -> None:
     for s in (src, dst):  # one side gone: the link is gone (both close, as a relay does)
         with contextlib.suppress(OSError):
             s.shutdown(socket.SHUT_RDWR)
+    SPLICES.add(-1)
 
 
 def _splice(a: socket.socket, b: socket.socket) -> None:
+    SPLICES.add(2)
     threading.Thread(target=_copy, args=(a, b), daemon=True).start()
     threading.Thread(target=_copy, args=(b, a), daemon=True).start()
 
@@ -242,7 +267,8 @@ class _Written:
         self.count = len(ended)
 
 
-def _play(page: Any, env: PeerEnv, case: Case, relay: tuple[str, int], site: str) -> int:
+def _boot(page: Any, site: str) -> str | None:
+    """Open the site in ``page``, with no kept game; why not, if it failed."""
     page.goto(site + "site.webmanifest")
     page.evaluate(_CLEAR_DB)  # no game of an earlier case is resumed
     page.goto(site)
@@ -250,11 +276,24 @@ def _play(page: Any, env: PeerEnv, case: Case, relay: tuple[str, int], site: str
         "() => window.trucApp && (window.trucApp.ready || window.trucApp.failed)",
         timeout=BOOT_SECONDS * 1000,
     )
-    failed = page.evaluate("window.trucApp.failed")
-    if failed:
-        _say(f"the page did not start: {failed}")
+    failed: str | None = page.evaluate("window.trucApp.failed")
+    return failed
+
+
+def _worker(page: Any, seconds: float) -> Any:
+    """The page's worker (a page attached to anew reports it after a moment), or None."""
+    end = time.monotonic() + seconds
+    while not page.workers and time.monotonic() < end:
+        page.wait_for_timeout(50)
+    return page.workers[0] if page.workers else None
+
+
+def _play(page: Any, env: PeerEnv, case: Case, relay: tuple[str, int], site: str) -> int:
+    worker = _worker(page, 30)
+    if worker is None:
+        _say("the page has no worker")
         return 1
-    worker = page.workers[0]
+    page.wait_for_selector("#app-home:not([hidden])")
     worker.evaluate(_INSTALL, json.dumps(_spec(case, env)))
     page.fill("#app-name", env.name)
     page.dispatch_event("#app-name", "change")
@@ -268,8 +307,7 @@ def _play(page: Any, env: PeerEnv, case: Case, relay: tuple[str, int], site: str
         page.click("#app-join-go")
     else:
         assert env.port is not None
-        if case.games == "match3":
-            page.select_option("#app-match", "3")
+        page.select_option("#app-match", "3" if case.games == "match3" else "1")
         page.fill("#app-relay", relay_text)
         page.click("#app-host-go")
         link = None
@@ -290,10 +328,15 @@ def _play(page: Any, env: PeerEnv, case: Case, relay: tuple[str, int], site: str
         mine = dataclasses.replace(hosted, host="127.0.0.1", port=env.port, relay=None, code=None)
         print(str(mine), flush=True)
     written = _Written(env.out)
+    said = 0
     while True:
         state = json.loads(worker.evaluate(_REPORT))
+        for line in state.get("notices", [])[said:]:
+            _say(f"the page says: {line}")
+        said = len(state.get("notices", []))
         written.write(state["ended"])
         if state["finished"]:
+            SPLICES.drain(LINGER)  # the page's last bytes on their way to the runner
             return 0
         time.sleep(0.2)
 
@@ -333,6 +376,10 @@ def run(argv: Sequence[str], environ: dict[str, str]) -> int:
                 browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_FLAGS)
                 context = browser.new_context()
             page = context.new_page()
+            failed = _boot(page, site)
+            if failed:
+                _say(f"the page did not start: {failed}")
+                return 1
             page.on("pageerror", lambda error: _say(f"page error: {error}"))
             try:
                 return _play(page, env, case, relay, site)

@@ -52,6 +52,8 @@ class Autoplay:
     finished: bool = False
     #: A linked game follows the one that just ended (``PageApp`` starts it).
     next_game: bool = False
+    #: The table's one-line notices (the relay's steps, a dropped link), for the log.
+    notices: list[str] = field(default_factory=list)
 
     def choose(self, game: Game, legal: tuple[Action, ...]) -> Action | None:
         """The answer to a turn; ``None``: resign (leave with a signed resignation)."""
@@ -92,7 +94,7 @@ def install(glue: WorkerGlue, spec_json: str) -> str:
     if wants is not None:
         ActionKind(wants)  # a known action kind, else ValueError
     app = glue.app
-    app.autoplay = Autoplay(
+    app.autoplay = auto = Autoplay(
         bot=make_bot(str(spec.get("bot") or "heuristic"), seed=int(spec.get("seed") or 0)),
         wants=wants,
         resign_at=spec.get("resign_at"),
@@ -102,6 +104,14 @@ def install(glue: WorkerGlue, spec_json: str) -> str:
     for key in ("heartbeat", "dead_after", "turn_timeout"):
         if spec.get(key):
             clocks[key] = float(spec[key])
+    feed = app.feed
+    shown = feed.notice
+
+    def notice(text: str) -> None:
+        auto.notices.append(text)
+        shown(text)
+
+    feed.notice = notice  # type: ignore[method-assign]
     app.net_options = NetOptions(pipeline=spec.get("pipeline"), early=spec.get("early"), **clocks)
     return app.fingerprint
 
@@ -117,6 +127,7 @@ def report(glue: WorkerGlue) -> str:
         {
             "finished": auto.finished if auto is not None else False,
             "ended": auto.ended if auto is not None else [],
+            "notices": auto.notices if auto is not None else [],
             "link": link,
             "error": getattr(game, "error", None),
         }
