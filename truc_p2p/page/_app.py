@@ -161,6 +161,7 @@ class PageApp:
             from truc_p2p.bots import LEVELS
 
             level = message.get("level")
+            self._new_series()
             self._start_bot(str(level) if level in LEVELS else self._level)
         elif kind == "host":
             self._host(message)
@@ -301,6 +302,14 @@ class PageApp:
             self.feed.new_game(self.feed.match_line if linked and linked.is_match else None)
         self._page({"type": "app", "screen": "table"})
 
+    def _new_series(self) -> None:
+        """A game chosen on the home screen: a new table, counting its games from 1
+        (a game against another opponent is not "game 2" of the last one's)."""
+        if self.game is not None:
+            self.game.stop()
+        self.feed = self._new_feed()
+        self.feed.publish_texts()
+
     def _start_bot(self, level: str) -> None:
         from ._games import BotGame
 
@@ -366,6 +375,7 @@ class PageApp:
         """A new series with a peer: a match of ``games``, or 1: a game and rematches."""
         from ._series import Linked
 
+        self._new_series()
         self._linked = Linked(games=games)
         self.feed.match_games = games
         self.feed.match_line = None

@@ -23,6 +23,7 @@ from truc_p2p.rules import Action, ActionKind, Game
 if TYPE_CHECKING:
     from truc_p2p.bots import Bot
 
+    from ._feed import PageFeed
     from ._glue import WorkerGlue
 
 __all__ = ["Autoplay", "install", "report"]
@@ -104,14 +105,20 @@ def install(glue: WorkerGlue, spec_json: str) -> str:
     for key in ("heartbeat", "dead_after", "turn_timeout"):
         if spec.get(key):
             clocks[key] = float(spec[key])
-    feed = app.feed
-    shown = feed.notice
+    made = app._new_feed
 
-    def notice(text: str) -> None:
-        auto.notices.append(text)
-        shown(text)
+    def new_feed() -> PageFeed:  # each table's notices go to the log too
+        feed = made()
+        shown = feed.notice
 
-    feed.notice = notice  # type: ignore[method-assign]
+        def notice(text: str) -> None:
+            auto.notices.append(text)
+            shown(text)
+
+        feed.notice = notice  # type: ignore[method-assign]
+        return feed
+
+    app._new_feed = new_feed  # type: ignore[method-assign]
     app.net_options = NetOptions(pipeline=spec.get("pipeline"), early=spec.get("early"), **clocks)
     return app.fingerprint
 
