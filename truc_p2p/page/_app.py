@@ -307,6 +307,7 @@ class PageApp:
         (a game against another opponent is not "game 2" of the last one's)."""
         if self.game is not None:
             self.game.stop()
+            self._page({"type": "new_game", "match_line": None})  # table.js: a clean table
         self.feed = self._new_feed()
         self.feed.publish_texts()
 
