@@ -108,6 +108,7 @@ def test_a_game_chosen_on_the_home_screen_is_game_1_again() -> None:
     assert player.state is not None and player.state["game_line"] is None
     # the last game's end screen leaves the table (table.js clears it on new_game)
     assert any(m.get("type") == "new_game" for m in player.messages[said:])
+    assert {"type": "log_all", "lines": []} in player.messages[said:]
     player.call({"type": "home"}, 0.0)
     player.call({"type": "host", "relay": "127.0.0.1:9", "match": 1}, 0.0)
     assert player.state["game_line"] is None

@@ -308,6 +308,7 @@ class PageApp:
         if self.game is not None:
             self.game.stop()
             self._page({"type": "new_game", "match_line": None})  # table.js: a clean table
+            self._page({"type": "log_all", "lines": []})  # and no lines of the last game
         self.feed = self._new_feed()
         self.feed.publish_texts()
 
