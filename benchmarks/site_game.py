@@ -126,7 +126,8 @@ def _game_flights(log: list[list[Any]], events: list[list[Any]], me: int) -> dic
         if started < at <= cards and direction != last:
             runs += 1
             last = direction
-    return {"flights": runs, "role": "dealer" if dealer == me else "nondealer"}
+    role = "?" if me < 0 else "dealer" if dealer == me else "nondealer"
+    return {"flights": runs, "role": role}
 
 
 def _cli() -> list[str]:
@@ -368,9 +369,9 @@ def _relay_game(p: Any, url: str, tmp: Path, hands: int) -> dict[str, Any]:
                 break
             page.wait_for_timeout(50)
         me = _worker(page).evaluate(
-            "() => self.trucPython.runPython('int(__import__(\"js\").self.trucGlue"
-            ".app.game.side.session.me)')"
-        )
+            "() => self.trucGlue ? self.trucPython.runPython("
+            "'int(__import__(\"js\").self.trucGlue.app.game.side.session.me)') : -1"
+        )  # -1: a page from before the worker showed its glue (the role is not known)
         out["game_flights_until_first_card"] = _game_flights(log, events, int(me))
         out["relay_flights_note"] = (
             "WebSocket direction changes before the first card, relay handshake included"
