@@ -199,6 +199,12 @@ async function start({ lang, site, relay }) {
   self.trucTimes.glue = performance.now() - started - self.trucTimes.boot;
   carry(JSON.parse(first));
   carried = carried.then(() => post({ kind: "ready" }));
+  // what a game needs is imported while the player reads the home screen (a tap that
+  // comes first waits for it: the worker has one thread)
+  carried = carried.then(() => new Promise((done) => setTimeout(() => {
+    try { glue.warm(); } catch (error) { console.warn(error); }
+    done();
+  }, 50)));
 }
 
 self.addEventListener("message", ({ data }) => {
