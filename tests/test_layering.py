@@ -378,7 +378,7 @@ def test_the_checker_takes_a_parts_all_as_public(tmp_path: Path) -> None:
         tmp_path,
         {
             "ui/__init__.py": '__all__ = ["_", "Voice"]\n',
-            "ui/_i18n.py": "",
+            "ui/_voice.py": "",
             "cli/__init__.py": "from truc_p2p.ui import _, Voice, _hidden\n",
         },
     )

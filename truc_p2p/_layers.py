@@ -30,12 +30,14 @@ __all__ = [
 #: Lowest first.  Parts in one tuple share a layer and may not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "_layers", "_text"),  # the package's version; this table; terminal-safe text
+    ("i18n",),  # the texts' language (gettext catalogs) and glyphs: standard library only
     ("crypto",),  # the one seam for secp256k1 and Ed25519 (native or the page's JS)
     ("rules",),  # the rules engine: pure, standard library only
     ("deck",),  # mental poker (ElGamal on secp256k1); its deal positions come from rules
     ("protocol",),  # the sans-IO session and the offline verifier
     ("transcript", "identity"),  # transcript files; the long-term key on disk
     ("evidence",),  # cheat evidence bundles
+    ("verdict",),  # the verifier's verdict in words (verify, the end screens, the site)
     ("bots",),  # strategies, on the public rules interface
     ("memory_pair",),  # two sessions and two bots in memory (the demo, tests)
     ("net",),  # the trio transport, relay and lobby

@@ -14,14 +14,7 @@ from collections.abc import Sequence
 
 from truc_p2p import __version__
 from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
-from truc_p2p.ui import (
-    LANGUAGES,
-    UnknownLanguage,
-    _,
-    install_argparse,
-    resolve,
-    use_language,
-)
+from truc_p2p.i18n import LANGUAGES, UnknownLanguage, _, install_argparse, resolve, use_language
 
 __all__ = ["build_parser", "main"]
 

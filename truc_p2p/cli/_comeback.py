@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from truc_p2p.i18n import _
 from truc_p2p.net import Invite, InviteError, read_meta
 from truc_p2p.protocol import (
     MessageType,
@@ -27,7 +28,7 @@ from truc_p2p.protocol import (
     verify_transcript,
 )
 from truc_p2p.transcript import scan_transcript_file
-from truc_p2p.ui import _, is_no, is_yes, no_word, yes_word
+from truc_p2p.ui import is_no, is_yes, no_word, yes_word
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions

@@ -33,6 +33,7 @@ from truc_p2p.cli._common import (
     use_ascii,
 )
 from truc_p2p.crypto import SigningKey
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
@@ -53,7 +54,8 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Event, Player, Ruleset
 from truc_p2p.transcript import TranscriptWriteError, TranscriptWriter
-from truc_p2p.ui import Tally, Voice, _, describe, ngettext, reason_word
+from truc_p2p.ui import Tally, Voice, describe
+from truc_p2p.verdict import reason_word
 
 __all__ = ["DEMO_OUT", "add_ruleset_args", "register", "ruleset_from_args"]
 

@@ -25,6 +25,7 @@ from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.cli._lifecycle import Road, Seat, Table, _path_line, network_command, run_game
 from truc_p2p.cli._run import exit_status, print_outcome
 from truc_p2p.cli._web import show_invite, show_web_result
+from truc_p2p.i18n import _
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     DEFAULT_PORT,
@@ -41,7 +42,7 @@ from truc_p2p.net import (
     host_game,
     parse_host_port,
 )
-from truc_p2p.ui import Narrator, _, fit_for, notice_text
+from truc_p2p.ui import Narrator, fit_for, notice_text
 
 __all__ = ["register"]
 

@@ -17,6 +17,7 @@ from truc_p2p.cli._game_args import REMATCH_WAIT, GameOptions
 from truc_p2p.cli._hosts import describe
 from truc_p2p.cli._lifecycle import Road, Seat, Table, _connected_line, network_command, run_game
 from truc_p2p.cli._settings_words import match_differs, settings_words
+from truc_p2p.i18n import _
 from truc_p2p.net import (
     Dial,
     End,
@@ -29,7 +30,7 @@ from truc_p2p.net import (
     find_games,
     join_game,
 )
-from truc_p2p.ui import _, fit_for, notice_text
+from truc_p2p.ui import fit_for, notice_text
 
 __all__ = ["register"]
 

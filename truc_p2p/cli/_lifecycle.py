@@ -45,6 +45,7 @@ from truc_p2p.cli._identity import add_identity_arg, identity_error_text
 from truc_p2p.cli._run import exit_status, run_until_interrupted
 from truc_p2p.cli._web import add_web_args, web_player, with_web
 from truc_p2p.history import MatchRecord
+from truc_p2p.i18n import N_, _
 from truc_p2p.identity import Identity, IdentityError, load_or_create_identity
 from truc_p2p.net import (
     DEFAULT_AWAY_BUDGET,
@@ -57,13 +58,11 @@ from truc_p2p.net import (
 )
 from truc_p2p.rules import RulesError, Ruleset
 from truc_p2p.ui import (
-    N_,
     Clocks,
     Narrator,
     StdinLines,
     TerminalPlayer,
     WebPlayer,
-    _,
     fit_for,
     with_terminal,
 )

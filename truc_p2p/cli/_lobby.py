@@ -23,6 +23,7 @@ from truc_p2p.cli._nostr_lobby import nostr_lobby
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.net import (
     DEFAULT_RELAY_PORT,
     HostSettings,
@@ -36,7 +37,6 @@ from truc_p2p.net import (
 )
 from truc_p2p.net._invite import host_port, parse_host_port
 from truc_p2p.net._relay_wire import RelayProtocolError
-from truc_p2p.ui import _, ngettext
 
 __all__ = [
     "adopt_listing",

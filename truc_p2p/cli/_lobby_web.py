@@ -24,8 +24,8 @@ from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page, game_words,
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.history import PageLanguage, menu_json
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.net import LobbyGame
-from truc_p2p.ui import _, ngettext
 
 __all__ = ["REFRESH", "LobbyPage", "pick_on_page"]
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from truc_p2p.i18n import _
 from truc_p2p.net import (
     ListingError,
     LobbyFilter,
@@ -25,7 +26,6 @@ from truc_p2p.net import (
     check_relay_url,
     fetch_nostr_lobby,
 )
-from truc_p2p.ui import _
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions

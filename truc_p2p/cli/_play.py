@@ -29,6 +29,7 @@ from truc_p2p.cli._lifecycle import (
 from truc_p2p.cli._web import add_web_args, ask_bot_level, bot_level
 from truc_p2p.crypto import SigningKey
 from truc_p2p.history import MatchRecord
+from truc_p2p.i18n import _
 from truc_p2p.identity import Identity, IdentityError, load_identity, write_private_file
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
@@ -46,7 +47,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import Session
 from truc_p2p.rules import Player, RulesError
-from truc_p2p.ui import TerminalPlayer, WebPlayer, _, bot_player_name
+from truc_p2p.ui import TerminalPlayer, WebPlayer, bot_player_name
 
 __all__ = ["register"]
 

@@ -38,6 +38,7 @@ from truc_p2p.cli._run import print_outcome
 from truc_p2p.cli._web import add_web_args, show_web_result
 from truc_p2p.crypto import SigningKey
 from truc_p2p.history import MatchRecord, default_games_folder
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.identity import Identity, IdentityError, load_identity
 from truc_p2p.net import (
     DEFAULT_GRACE,
@@ -60,7 +61,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import LocalProtocolError
 from truc_p2p.rules import Player, Ruleset
-from truc_p2p.ui import _, bot_player_name, ngettext, notice_text
+from truc_p2p.ui import bot_player_name, notice_text
 
 __all__ = ["register"]
 

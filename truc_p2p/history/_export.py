@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from truc_p2p.history._record import GameFile, UnreadableGame, public_moves, read_game
+from truc_p2p.i18n import _
 from truc_p2p.rules import ActionKind, GameEnded, Player, RoundEnded, TrickEnded
-from truc_p2p.ui import _
 
 __all__ = ["FORMAT", "ParsedRecord", "export_record", "parse_record", "register"]
 

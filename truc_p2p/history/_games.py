@@ -32,8 +32,9 @@ from truc_p2p.history._folder import GAMES_FOLDER_HELP, default_games_folder
 from truc_p2p.history._match import MATCH_FORMAT
 from truc_p2p.history._record import GameFile, UnreadableGame, read_game
 from truc_p2p.history._replay import port_number
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.rules import Player
-from truc_p2p.ui import _, bot_player_name, ngettext
+from truc_p2p.ui import bot_player_name
 
 __all__ = ["MatchFile", "game_row", "list_games", "read_matches", "records_of", "register"]
 

@@ -32,7 +32,7 @@ from truc_p2p.history._games import (
     started,
 )
 from truc_p2p.history._record import GameFile, UnreadableGame
-from truc_p2p.ui import N_, _, ngettext
+from truc_p2p.i18n import N_, _, ngettext
 
 __all__ = ["games_command"]
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from truc_p2p.i18n import N_, _, ngettext
 from truc_p2p.protocol import (
     RemoteProtocolError,
     Series,
@@ -28,7 +29,6 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
-from truc_p2p.ui import N_, _, ngettext
 
 __all__ = [
     "MATCH_FORMAT",

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from truc_p2p.history._record import UnreadableGame, read_game
 from truc_p2p.history._replay_own import own_hands
 from truc_p2p.history._replay_steps import Replay, ReplayStep, build_replay
-from truc_p2p.ui import N_, _, ngettext, use_ascii
+from truc_p2p.i18n import N_, _, ngettext, use_ascii
 
 __all__ = ["port_number", "register", "render_step"]
 

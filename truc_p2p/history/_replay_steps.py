@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from truc_p2p.history._record import GameFile, Move, public_moves
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.protocol import CardsDealt
 from truc_p2p.rules import (
     Acted,
@@ -45,7 +46,7 @@ from truc_p2p.rules import (
     RulesetError,
     TrickEnded,
 )
-from truc_p2p.ui import TableModel, TableView, Voice, _, ngettext
+from truc_p2p.ui import TableModel, TableView, Voice
 
 __all__ = ["Replay", "ReplayStep", "build_replay"]
 

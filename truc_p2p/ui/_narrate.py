@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from truc_p2p.i18n import N_, _, decimal, ngettext
 from truc_p2p.net import NetEvent, PeerDisconnected, PeerReconnected
 from truc_p2p.protocol import (
     AnyEvent,
@@ -34,7 +35,6 @@ from truc_p2p.rules import (
     RulesetError,
     TrickEnded,
 )
-from truc_p2p.ui._i18n import N_, _, decimal, ngettext
 from truc_p2p.ui._texts import card_text, fit, plain, screen_width, show_cards
 from truc_p2p.ui._voice import Voice
 

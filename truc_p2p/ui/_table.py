@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from truc_p2p.i18n import _
 from truc_p2p.rules import (
     Acted,
     Action,
@@ -41,7 +42,6 @@ from truc_p2p.rules import (
     TrickEnded,
 )
 from truc_p2p.ui._choices import Choice, choices, keymap, next_value
-from truc_p2p.ui._i18n import _
 from truc_p2p.ui._texts import clock
 from truc_p2p.ui._voice import Voice
 

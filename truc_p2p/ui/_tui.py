@@ -22,6 +22,7 @@ from typing import TextIO
 
 import trio
 
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.net import NetEvent, QuitGame, TurnClock
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import (
@@ -36,7 +37,6 @@ from truc_p2p.rules import (
 )
 from truc_p2p.ui._answers import is_no, is_yes, no_word, yes_word
 from truc_p2p.ui._choices import keymap
-from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._lines import LineSource, ScriptedLines, StdinLines, parse_choice
 from truc_p2p.ui._narrate import Tally, describe
 from truc_p2p.ui._table import TableModel

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from truc_p2p.bots import LEVELS
+from truc_p2p.i18n import LANGUAGES, _, current, from_accept_language, use_language
 from truc_p2p.net import PeerDisconnected, PeerReconnected, TurnClock
 from truc_p2p.protocol import (
     AuditPassed,
@@ -33,7 +34,6 @@ from truc_p2p.rules import (
     RoundEnded,
     TrickEnded,
 )
-from truc_p2p.ui._i18n import LANGUAGES, _, current, from_accept_language, use_language
 from truc_p2p.ui._narrate import Tally, describe
 from truc_p2p.ui._table import TableModel, TableView, seat
 from truc_p2p.ui._texts import move_clock_words

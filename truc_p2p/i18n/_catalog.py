@@ -63,6 +63,7 @@ __all__ = [
     "_",
     "completeness",
     "current",
+    "decimal",
     "english",
     "from_accept_language",
     "from_environment",
