@@ -23,7 +23,7 @@ deal on, the cards it never played too.  Without them (no secret or key beside
 it, or they do not match), a step holds the owner's cards it plays later in the
 deal, which the transcript shows; the opponent's unplayed cards never appear.
 
-The terminal (:mod:`._replay`) and the web page (:mod:`._replay_web`) are
+The terminal (``truc-p2p replay``) and the web page (:mod:`._replay_web`) are
 two views of these steps.
 """
 
