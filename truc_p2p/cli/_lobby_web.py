@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page, game_words, waiting_words
+from truc_p2p.cli._lobby import fetch_lobby_for_page
+from truc_p2p.cli._lobby_words import describe_game, game_words, waiting_words
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
