@@ -51,7 +51,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 __all__ = [
@@ -239,6 +238,8 @@ def install_argparse() -> None:
 
 
 def _locale_file(*parts: str) -> bytes | None:
+    from importlib import resources  # only for a catalog: English needs none (start-up)
+
     node = resources.files("truc_p2p").joinpath("locale", *parts)
     try:
         return node.read_bytes()
