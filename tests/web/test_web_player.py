@@ -517,7 +517,7 @@ def test_each_game_of_a_match_has_its_heading_in_the_log_and_on_the_table() -> N
 
 
 def test_card_faces_print_the_ranks_of_the_players_cards() -> None:
-    from truc_p2p.ui._i18n import speaking
+    from truc_p2p.i18n import speaking
 
     queen = Card.from_str("QH")
     assert card_json(queen)["rank"] == "Q"
