@@ -153,7 +153,7 @@ def test_the_verdict_comes_into_view_on_a_phone(browser: Any, relay: int) -> Non
         )
         phone.shot("verdict-in-view")
         top, bottom, height = box
-        assert 0 <= top and bottom <= height, box
+        assert top >= 0 and bottom <= height, box
     finally:
         phone.close()
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from truc_p2p.i18n import LANGUAGES, _, from_accept_language, use_language
 from truc_p2p.protocol import encode_transcript, fingerprint
-from truc_p2p.ui import LANGUAGES, _, from_accept_language, use_language
 
 from ._feed import PageFeed
 from ._keys import Key, KeyFileError, key_from_file, key_from_raw, key_to_file, raw_key
@@ -535,7 +535,7 @@ class PageApp:
         if not isinstance(data, bytes | bytearray | memoryview):
             self._error(_("drop a .truc file to verify it"))
             return
-        from truc_p2p.ui import verify_bytes
+        from truc_p2p.verdict import verify_bytes
 
         verdict, words = verify_bytes(bytes(data))
         self._page(
