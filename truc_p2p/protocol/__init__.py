@@ -74,6 +74,7 @@ from truc_p2p.protocol._messages import (
     MessageType,
 )
 from truc_p2p.protocol._options import SessionOptions
+from truc_p2p.protocol._restore import own_options
 from truc_p2p.protocol._state import (
     INTERJECTIONS,
     INTERJECTIONS_WAIVED,
@@ -194,6 +195,7 @@ __all__ = [
     "frame",
     "judge_evidence",
     "nonce_is_from",
+    "own_options",
     "parse_transcript",
     "refusal",
     "scan_transcript",
