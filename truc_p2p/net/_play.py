@@ -115,7 +115,9 @@ class _GameLoop:
             end=self._ended,
             notify=self._notify,
             queue=self._pending.append,
-            clocks=options.link_clocks,
+            clocks=options.clocks,
+            send_timeout=options.send_timeout,
+            away_file=options.away_file,
             before_send=options.before_send,
             reconnector=options.reconnector,
         )

@@ -19,7 +19,7 @@ from truc_p2p.net._clocks import (
     DEFAULT_TURN_TIMEOUT,
     Clocks,
 )
-from truc_p2p.net._reconnect import LinkClocks, NetEvent, Reconnector
+from truc_p2p.net._reconnect import NetEvent, Reconnector
 from truc_p2p.protocol import RemoteProtocolError, SessionEvent
 from truc_p2p.rules import Event
 
@@ -56,17 +56,3 @@ class PlayOptions:
     before_send: Callable[[], object] | None = None
     on_evidence: Callable[[RemoteProtocolError], object] | None = None
     away_file: Path | None = None
-
-    @property
-    def link_clocks(self) -> LinkClocks:
-        """The clocks of the connection (its :class:`~._reconnect.LinkKeeper`)."""
-        clocks = self.clocks
-        return LinkClocks(
-            send_timeout=self.send_timeout,
-            grace=clocks.grace,
-            hello_timeout=clocks.hello_timeout,
-            heartbeat=clocks.heartbeat,
-            dead_after=clocks.dead_after,
-            away_budget=clocks.away_budget,
-            away_file=self.away_file,
-        )
