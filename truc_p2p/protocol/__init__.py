@@ -74,7 +74,6 @@ from truc_p2p.protocol._messages import (
     MessageType,
 )
 from truc_p2p.protocol._options import SessionOptions
-from truc_p2p.protocol._restore import own_options
 from truc_p2p.protocol._state import (
     INTERJECTIONS,
     INTERJECTIONS_WAIVED,
@@ -108,6 +107,7 @@ from truc_p2p.protocol._wire import (
 )
 
 if TYPE_CHECKING:
+    from truc_p2p.protocol._restore import own_options
     from truc_p2p.protocol._session import Session
 
 
@@ -119,6 +119,10 @@ def __getattr__(name: str) -> object:
         from truc_p2p.protocol._session import Session
 
         return Session
+    if name == "own_options":
+        from truc_p2p.protocol._restore import own_options
+
+        return own_options
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
