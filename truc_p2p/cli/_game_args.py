@@ -18,6 +18,7 @@ from truc_p2p.cli._common import (
     positive_seconds,
 )
 from truc_p2p.history import GAMES_FOLDER_HELP, default_games_folder
+from truc_p2p.i18n import N_, _
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     DEFAULT_GRACE,
@@ -26,7 +27,6 @@ from truc_p2p.net import (
     DEFAULT_TURN_TIMEOUT,
 )
 from truc_p2p.rules import DEFAULT_RULESET
-from truc_p2p.ui import N_, _
 
 __all__ = ["ClockOptions", "GameOptions", "Network", "RulesChoice", "Screen", "Who"]
 
