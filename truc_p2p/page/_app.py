@@ -339,20 +339,30 @@ class PageApp:
         restore: Restore | None = None,
         claim_nonce: bytes | None = None,
     ) -> None:
-        from ._games import NetGame, NetOptions
+        from dataclasses import replace
+
+        from truc_p2p.net import GameSettings
+        from truc_p2p.protocol import SessionOptions
+
+        from ._games import NetGame
 
         self._fresh_table()
         linked = self._linked
-        series = None
+        # our session: our name, the match, heartbeats and the clock in resume
+        # (wire.md 4.1, 11.1, 13.1, 13.6)
+        options = SessionOptions(name=self.name, heartbeat=True, resume_clock=True)
         if linked is not None and (linked.is_match or linked.after is not None):
-            series = linked.series()
+            options = replace(options, series=linked.series())
+        settings = GameSettings(session=options)
+        if self.net_options is not None:  # the interop adapter's case
+            settings = self.net_options.apply(settings)
         if restore is not None:  # the restored session records only what comes next
             self.envelopes = list(restore.envelopes)
             self._persist = True
         self.feed.level = None
         game = NetGame(
             key=self.key,
-            name=self.name,
+            settings=settings,
             feed=self.feed,
             out=self._out,
             randbytes=self._randbytes,
@@ -364,9 +374,7 @@ class PageApp:
             site=self.site,
             restore=restore,
             began=self._net_began,
-            series=series,
             number=len(linked.played) + 1 if linked is not None else 1,
-            options=self.net_options or NetOptions(),
         )
         if claim_nonce is not None:  # the next game of a host: the same relay code
             game.claim_nonce = claim_nonce

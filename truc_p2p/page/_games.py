@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
@@ -14,8 +14,9 @@ from truc_p2p.i18n import _
 from truc_p2p.net import (
     DEFAULT_GRACE,
     DEFAULT_HEARTBEAT,
-    DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
+    Clocks,
+    GameSettings,
     HostSettings,
     Invite,
     parse_host_port,
@@ -32,6 +33,7 @@ from truc_p2p.protocol import (
     Session,
     SessionOptions,
     YourTurn,
+    own_options,
 )
 from truc_p2p.rules import Action, Ladder, Player, RestRefused, Ruleset
 from truc_p2p.ui import bot_player_name
@@ -52,15 +54,13 @@ PING_EVERY = 25.0
 #: Seconds without any frame from a peer that speaks heartbeats: its link is dead.
 DEAD_AFTER = 20.0
 
-Ended = Callable[["GameOutcome"], None]
-
 
 @dataclass(frozen=True)
 class NetOptions:
-    """How the page plays a peer game: the deal options it proposes (``None``: the
-    session's default), its clocks (wire.md 13.6: heartbeats, a dead link after
-    ``dead_after`` s of silence), the turn timeout, and ``grace``: how long a lost
-    link is redialled (a joiner) or waited for (a host) before the game stops."""
+    """What a page changes in its peer games (the interop adapter's case): the deal
+    options it proposes (``None``: the session's default) and its clocks (wire.md
+    13.6: heartbeats, a dead link after ``dead_after`` s of silence; ``grace``: how
+    long a lost link is redialled or waited for before the game stops)."""
 
     pipeline: bool | None = None
     early: bool | None = None
@@ -68,6 +68,23 @@ class NetOptions:
     dead_after: float = DEAD_AFTER
     turn_timeout: float = DEFAULT_TURN_TIMEOUT
     grace: float = DEFAULT_GRACE
+
+    def apply(self, settings: GameSettings) -> GameSettings:
+        session = settings.session
+        if self.pipeline is not None:
+            session = replace(session, pipeline=self.pipeline)
+        if self.early is not None:
+            session = replace(session, early=self.early)
+        clocks = replace(
+            settings.clocks,
+            heartbeat=self.heartbeat,
+            dead_after=self.dead_after,
+            turn_timeout=self.turn_timeout,
+            grace=self.grace,
+        )
+        return GameSettings(session=session, clocks=clocks)
+
+Ended = Callable[["GameOutcome"], None]
 
 
 @dataclass(frozen=True)
@@ -100,9 +117,18 @@ class BotGame:
         self.level = level
         self._bot = make_bot(level, seed=int.from_bytes(randbytes(8), "big"))
         bot_key = self.bot_key = key_from_raw(randbytes(32))
-        me = Session(identity=key, role=Player.P0, secret=randbytes(32), name=name, record=record)
+        me = Session(
+            identity=key,
+            role=Player.P0,
+            secret=randbytes(32),
+            record=record,
+            options=SessionOptions(name=name),
+        )
         self._peer = Session(
-            identity=bot_key, role=Player.P1, secret=randbytes(32), name=bot_player_name(level)
+            identity=bot_key,
+            role=Player.P1,
+            secret=randbytes(32),
+            options=SessionOptions(name=bot_player_name(level)),
         )
         self._to_bot: list[bytes] = []
         self.side = Side(me, feed, send=self._to_bot.append, ended=ended)
@@ -166,25 +192,25 @@ class BotGame:
         pass
 
 
-def _invite_session_knobs(settings: HostSettings) -> dict[str, object]:
-    """The session settings a joiner adopts from the host's invite (connect.md 1.1)."""
-    knobs: dict[str, object] = {}
-    if settings.target is not None or settings.ladder is not None or settings.rest is not None:
-        base = Ruleset()
-        knobs["ruleset"] = Ruleset(
-            target=settings.target if settings.target is not None else base.target,
-            ladder=Ladder(settings.ladder) if settings.ladder is not None else base.ladder,
-            rest_refused=(
-                RestRefused(settings.rest) if settings.rest is not None else base.rest_refused
-            ),
-        )
-    if settings.audit is not None:
-        knobs["audit"] = settings.audit
-    if settings.deck is not None:
-        knobs["deck"] = settings.deck
-    if settings.pipeline is not None:
-        knobs["pipeline"] = settings.pipeline
-    return knobs
+def _adopt_invite(options: SessionOptions, settings: HostSettings) -> SessionOptions:
+    """``options`` with the session settings a joiner adopts from the host's invite
+    (connect.md 1.1)."""
+    base = options.ruleset
+    ruleset = Ruleset(
+        target=settings.target if settings.target is not None else base.target,
+        ladder=Ladder(settings.ladder) if settings.ladder is not None else base.ladder,
+        rest_refused=(
+            RestRefused(settings.rest) if settings.rest is not None else base.rest_refused
+        ),
+    )
+    return replace(
+        options,
+        ruleset=ruleset,
+        audit=settings.audit if settings.audit is not None else options.audit,
+        deck=settings.deck if settings.deck is not None else options.deck,
+        pipeline=settings.pipeline,
+        early=None,  # the deck's default, with the deck the invite says
+    )
 
 
 #: Seconds a joiner of a linked game waits for the host to listen again (the
@@ -206,7 +232,7 @@ class NetGame:
         self,
         *,
         key: Key,
-        name: str,
+        settings: GameSettings,
         feed: PageFeed,
         out: Outbox,
         randbytes: Callable[[int], bytes],
@@ -216,20 +242,13 @@ class NetGame:
         relay: str,
         invite: Invite | None = None,
         site: str = "",
-        turn_timeout: float = DEFAULT_TURN_TIMEOUT,
-        hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
-        heartbeat: float = DEFAULT_HEARTBEAT,
         restore: Restore | None = None,
         began: Callable[[NetGame], None] | None = None,
-        series: Series | None = None,
         number: int = 1,
-        options: NetOptions | None = None,
     ) -> None:
-        self.options = options = options or NetOptions(
-            heartbeat=heartbeat, turn_timeout=turn_timeout
-        )
         self._key = key
-        self._name = name
+        #: our session's options (an invite's settings aside) and the clocks
+        self.settings = settings
         self.feed = feed
         self._out = out
         self._randbytes = randbytes
@@ -238,9 +257,6 @@ class NetGame:
         self.invite = invite
         self.relay = relay
         self._site = site
-        self.turn_timeout = options.turn_timeout
-        self.hello_timeout = hello_timeout
-        self.heartbeat = options.heartbeat
         self.side: Side | None = None
         self._gate: FrameGate | None = None
         self._socket: str | None = None  # the game's connection, once spliced
@@ -258,7 +274,6 @@ class NetGame:
         self._began = began
         #: The hello's linked-game options (wire.md 4.1: a match, the game this one
         #: follows); ``None``: a first single game (its hello says none of them).
-        self.series = series
         #: The game's number in a series of linked games: its sockets' names differ
         #: from the last game's (bytes still in flight on those are never taken for its own).
         self.number = number
@@ -304,6 +319,16 @@ class NetGame:
             if self.side is None:
                 self.feed.notice(_("registering with the relay {relay}…", relay=self.relay))
 
+    @property
+    def options(self) -> SessionOptions:
+        """What our session proposes, an invite's settings aside."""
+        return self.settings.session
+
+    @property
+    def series(self) -> Series:
+        """The linked games this one belongs to (wire.md 4.1)."""
+        return self.settings.session.series
+
     def _begin(self, socket: str, role: Player, rest: bytes) -> None:
         """The connection is the game's now: start the session on it (a new one, or
         the restored one, which resumes: wire.md 13)."""
@@ -311,26 +336,17 @@ class NetGame:
             self._relink(socket, role, rest)
             return
         self._socket = socket
-        knobs: dict[str, object] = {}
-        expected = None
+        options, expected = self.options, None
         if self.invite is not None:
-            knobs = _invite_session_knobs(self.invite.settings)
+            options = _adopt_invite(options, self.invite.settings)
             expected = self.invite.fingerprint
-        if self.options.pipeline is not None:
-            knobs["pipeline"] = self.options.pipeline
-        if self.options.early is not None:
-            knobs["early"] = self.options.early
-        if self.series is not None:
-            knobs["series"] = self.series
-        knobs["heartbeat"] = True  # we speak heartbeats (wire.md 11.1, 13.6)
-        knobs["resume_clock"] = True
         session = Session(
             identity=self._key,
             role=role,
             secret=self.secret,
             record=self._record,
             expected_peer_fingerprint=expected,
-            options=SessionOptions.of({"name": self._name, **knobs}),  # type: ignore[typeddict-item]
+            options=options,
         )
         self._gate = FrameGate(lambda: session.peer_key)
         self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
@@ -348,13 +364,15 @@ class NetGame:
         """A game kept over a reload: its table comes back at once, from the transcript
         (the restored session's history), and it resumes once the relay links us."""
         assert self.restore is not None
+        envelopes = self.restore.envelopes
+        role = Player.P0 if self.invite is not None else Player.P1
         session = Session.restore(
-            self.restore.envelopes,
+            envelopes,
             identity=self._key,
-            role=Player.P0 if self.invite is not None else Player.P1,
+            role=role,
             secret=self.secret,
             record=self._record,
-            name=self._name,
+            options=own_options(envelopes, role) or self.options,
         )
         self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
         if self._began is not None:
@@ -440,6 +458,7 @@ class NetGame:
 
     def _registered(self, code: str) -> None:
         host, port = parse_host_port(self.relay, what="relay")
+        options = self.options
         invite = Invite(
             host,
             port,
@@ -447,11 +466,11 @@ class NetGame:
             relay=(host, port),
             code=code,
             settings=HostSettings.of_game(
-                None,
-                audit="game",
-                deck="v2",
-                pipeline=self.options.pipeline,
-                match=self.series.match if self.series is not None else 1,
+                options.ruleset,
+                audit=options.audit,
+                deck=options.deck,
+                pipeline=options.pipeline,
+                match=options.series.match,
             ),
         )
         self.link = f"{self._site}#join={quote(str(invite), safe=':/?&=[]')}"
@@ -494,7 +513,7 @@ class NetGame:
             side.lost(reason)
             return
         if self._grace_until is None:
-            self._grace_until = self._now + self.options.grace
+            self._grace_until = self._now + self.settings.clocks.grace
         self.feed.notice(_("the link dropped ({reason}): connecting again…", reason=reason))
         self._try_again()
 
@@ -504,7 +523,8 @@ class NetGame:
         side = self.side
         assert side is not None
         if self._grace_until is not None and self._now >= self._grace_until:
-            side.lost(_("no new connection within {n} s", n=int(self.options.grace)))
+            grace = int(self.settings.clocks.grace)
+            side.lost(_("no new connection within {n} s", n=grace))
             return
         self._relinks += 1
         tag = f"{self._tag}.r{self._relinks}"
@@ -595,7 +615,8 @@ class NetGame:
         side = self.side
         if side is None or not side.waiting or self._socket is None:
             return None
-        limit = self.turn_timeout if side.session.peer_fingerprint else self.hello_timeout
+        clocks = self.settings.clocks
+        limit = clocks.turn_timeout if side.session.peer_fingerprint else clocks.hello_timeout
         return max(self._last_sent, self._last_heard) + limit
 
     def _speaks_heartbeats(self) -> bool:
@@ -610,8 +631,8 @@ class NetGame:
         if deadline is not None:
             times.append(deadline)
         if self._socket is not None and self._speaks_heartbeats():
-            times.append(self._last_sent + self.heartbeat)
-            times.append(self._last_heard + self.options.dead_after)
+            times.append(self._last_sent + self.settings.clocks.heartbeat)
+            times.append(self._last_heard + self.settings.clocks.dead_after)
         if self._grace_until is not None and self._socket is None and self.side is not None:
             times.append(self._grace_until)
         if self._control is not None:
@@ -637,14 +658,16 @@ class NetGame:
         if deadline is not None and now >= deadline:
             side.end_with(
                 timeout_outcome(
-                    side.session, turn_timeout=self.turn_timeout, hello_timeout=self.hello_timeout
+                    side.session,
+                    turn_timeout=self.settings.clocks.turn_timeout,
+                    hello_timeout=self.settings.clocks.hello_timeout,
                 )
             )
             return
         if self._speaks_heartbeats():
-            dead = self.options.dead_after
+            dead = self.settings.clocks.dead_after
             if now >= self._last_heard + dead:
                 self._link_gone(_("no sign of life from the opponent for {n} s", n=int(dead)))
                 return
-            if now >= self._last_sent + self.heartbeat:
+            if now >= self._last_sent + self.settings.clocks.heartbeat:
                 self._send_game(HEARTBEAT)
