@@ -15,7 +15,6 @@ from truc_p2p.net import (
     DEFAULT_GRACE,
     DEFAULT_HEARTBEAT,
     DEFAULT_TURN_TIMEOUT,
-    Clocks,
     GameSettings,
     HostSettings,
     Invite,
@@ -83,6 +82,7 @@ class NetOptions:
             grace=self.grace,
         )
         return GameSettings(session=session, clocks=clocks)
+
 
 Ended = Callable[["GameOutcome"], None]
 
