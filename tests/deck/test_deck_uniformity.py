@@ -6,27 +6,16 @@ The deal is ``pA[pB[i]]``; the permutations are derived from the seeds directly
 
 from __future__ import annotations
 
-import math
 import random
 from collections import Counter
 
 from helpers.deck import GAME_ID
+from helpers.stats import chi2, chi2_critical
 
 from truc_p2p.deck import Role
 from truc_p2p.deck.legacy_v1._secrets import derive_permutation
 
 DEALS = 12800
-
-
-def chi2_critical(df: int, z: float = 3.719) -> float:
-    """Upper 1e-4 quantile of chi-square (Wilson-Hilferty approximation)."""
-    c = 2 / (9 * df)
-    return float(df * (1 - c + z * math.sqrt(c)) ** 3)
-
-
-def chi2(counts: Counter[int], categories: int, total: int) -> float:
-    expected = total / categories
-    return sum((counts[c] - expected) ** 2 / expected for c in range(categories))
 
 
 def _deals() -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[tuple[int, ...]]]:

@@ -12,7 +12,7 @@ import random
 from collections import Counter
 
 from helpers.deck_v2 import CONTEXT, GAME_ID, honest_deal
-from test_deck_uniformity import chi2, chi2_critical
+from helpers.stats import chi2, chi2_critical
 
 from truc_p2p.deck import Role
 from truc_p2p.deck.v2._derive import derived_permutation, digest, hand_digest, side_key

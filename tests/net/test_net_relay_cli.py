@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers.net import free_port
-from netns import LIMIT, Proc, truc_command
+from helpers.netns import LIMIT, Proc, truc_command
 
 from truc_p2p.cli import main as cli_main
 from truc_p2p.net import Invite, _rendezvous

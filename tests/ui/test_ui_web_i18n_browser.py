@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from helpers.web import HostedGame
-from test_web_browser import SEED, TURN_JS, new_page
+from helpers.web import SEED, TURN_JS, HostedGame, new_page
 
 
 def test_switch_the_page_to_french_mid_game(browser: Any, tmp_path: Path, artifacts: Path) -> None:

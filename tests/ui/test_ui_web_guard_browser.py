@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.web import HostedGame
-from test_web_browser import SEED, TURN_JS, new_page
+from helpers.web import SEED, TURN_JS, HostedGame, new_page
 
 from truc_p2p.ui._web import _player
 

@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from helpers.web import ROOT
-from test_web_browser import TURN_JS, new_page
+from helpers.web import ROOT, TURN_JS, new_page
 
 #: The lesson's moves, as the terminal's keys (the page takes them too).
 MOVES = ["d", "1", "r", "1", "a", "m", "1", "1"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_web_browser import TURN_JS, new_page, play_web
+from helpers.web import TURN_JS, new_page, play_web
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import trio
-from test_web_browser import new_page
+from helpers.web import new_page
 
 from truc_p2p.cli._lobby_web import LobbyPage
 from truc_p2p.identity import Identity

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from test_web_browser import new_page
+from helpers.web import new_page
 
 from truc_p2p.cli._lobby_web import LobbyPage, status_words
 from truc_p2p.identity import Identity

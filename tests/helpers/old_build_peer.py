@@ -1,6 +1,6 @@
 """An earlier build of this program as a peer of ``truc-p2p interop``.
 
-The builds of ``tests/compat/compat_builds.py`` know nothing of the ``TRUC_*``
+The builds of ``tests/helpers/compat_builds.py`` know nothing of the ``TRUC_*``
 variables: this adapter turns them into the build's own ``truc-p2p host`` or
 ``join`` command line with the heuristic bot, and answers 127 (unsupported) for
 the cases that build cannot play -- a case that needs a scripted decision (its
@@ -8,7 +8,8 @@ command line has no way to script the bot), or a feature the build predates
 (:data:`UNSUPPORTED`; ``protocol_spec/interop.md`` section 6 gives the expected
 matrix).
 
-Usage: ``python tests/interop/old_build_peer.py COMMIT`` with the ``TRUC_*`` variables.
+Usage: ``PYTHONPATH=tests python tests/helpers/old_build_peer.py COMMIT`` with the
+``TRUC_*`` variables.
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compat"))
-from compat_builds import BUILDS, BuildError, build
+from helpers.compat_builds import BUILDS, BuildError, build
 
 #: No build can script its bot: the peer's own redeal, "my rest" or resignation.
 SCRIPTED = {"redeal", "rest", "resign-peer"}

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_web_browser import new_page, play_to_the_end, wait_turn
+from helpers.web import new_page, play_to_the_end, wait_turn
 
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import read_transcript

@@ -14,16 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from helpers.web import ROOT
+from helpers.history import P0, P1, story_game
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request, TextMessage
 
 from truc_p2p.cli._lobby_web import LobbyPage
 from truc_p2p.ui._i18n import LANGUAGES, current, use_language
 from truc_p2p.ui._web._server import bind_table, serve_table
-
-sys.path.insert(0, str(ROOT / "tests" / "cli"))
-from helpers.history import P0, P1, story_game
 
 LIMIT = 60
 
@@ -157,7 +154,7 @@ async def test_lobby_page_follows_the_browser() -> None:
 def test_the_menus_in_a_browser(browser: Any, tmp_path: Path, artifacts: Path) -> None:
     """The history page in the browser's language, switched with its menu; a replay
     opened from it speaks the new language and switches again on the same step."""
-    from test_web_browser import new_page
+    from helpers.web import new_page
 
     games = tmp_path / "games"
     story_game({P0: games, P1: tmp_path / "b"}, stamp="20261201-100000", tag="one")

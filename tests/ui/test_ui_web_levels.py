@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from test_web_browser import new_page, play_to_the_end, play_web
-from test_web_overflow_browser import OVERFLOWING_JS
+from helpers.web import OVERFLOWING_JS, new_page, play_to_the_end, play_web
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request, TextMessage
 

@@ -9,37 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.web import HostedGame, RaisingBot, RestBot
-from test_web_browser import SEED, new_page, wait_turn
-
-#: Every element whose text must fit: the elements it returns stick out of the window
-#: or clip their text (``scrollWidth > clientWidth``).  Hidden ones are skipped.
-OVERFLOWING_JS = """() => {
-  const selectors = [
-    "#score-line", "#scoreboard .sub > *", "#status", "#pending", ".banner", "#rest-banner",
-    "#hand-toast", "#notice", "#buttons button", "#buttons button > *", ".tools > *",
-    "#log li", "#opp-name", "#me-name", ".overlay:not([hidden]) .panel",
-    ".overlay:not([hidden]) .panel h2", ".overlay:not([hidden]) .panel p",
-    ".overlay:not([hidden]) .panel button", ".overlay:not([hidden]) .panel li",
-    ".overlay:not([hidden]) .panel select", ".overlay:not([hidden]) .panel label",
-  ];
-  const width = document.documentElement.clientWidth;
-  const bad = [];
-  for (const node of document.querySelectorAll(selectors.join(","))) {
-    if (!node.getClientRects().length || getComputedStyle(node).visibility === "hidden") continue;
-    const box = node.getBoundingClientRect();
-    if (box.width === 0) continue;
-    const name = node.id ? `#${node.id}` : `${node.tagName.toLowerCase()}.${node.className}`;
-    const text = (node.textContent || "").trim().slice(0, 40);
-    if (box.left < -0.5 || box.right > width + 0.5) {
-      bad.push(`${name} "${text}" is out of the window (${box.left}..${box.right} of ${width})`);
-    } else if (node.clientWidth > 0 && node.scrollWidth > node.clientWidth + 1) {
-      bad.push(`${name} "${text}" clips its text (${node.scrollWidth} > ${node.clientWidth})`);
-    }
-  }
-  if (document.documentElement.scrollWidth > width) bad.push("the page scrolls sideways");
-  return bad;
-}"""
+from helpers.web import OVERFLOWING_JS, SEED, HostedGame, RaisingBot, RestBot, new_page, wait_turn
 
 LANGS = ("fr", "uk", "gu")
 WIDTHS = {390: 844, 1280: 800}

@@ -8,14 +8,9 @@ failed audit: session and verifier disagreed.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-
 from helpers.protocol import REDEALER, Pair
 
 from truc_p2p.deck import canonical_key

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from helpers.cli import run
-from test_cli_i18n import TRANSLATED, english_left
+from helpers.i18n import TRANSLATED, english_left
 
 from truc_p2p.bench import _deck as _bench_deck
 from truc_p2p.bench import _game as _bench_game

@@ -11,11 +11,7 @@ instead of on the revealer's bad message.
 from __future__ import annotations
 
 import hashlib
-import sys
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 
 from helpers.protocol import PLAYER, Pair, is_type
 

@@ -10,8 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from helpers.web import HostedGame, RestBot
-from test_web_browser import TURN_JS, new_page, wait_turn
+from helpers.web import TURN_JS, HostedGame, RestBot, new_page, wait_turn
 
 SEED = 1
 #: A seed whose first hand is played to its end (no early "my rest" or fold ends the game).

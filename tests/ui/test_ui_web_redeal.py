@@ -158,8 +158,7 @@ def test_the_dealers_page_in_chromium_shows_the_redealt_cards_at_once(
 ) -> None:
     """alice accepts the bot's redeal by clicking; her three new cards are on the page
     well before the bot, thinking 4 s, moves (without the feature: after it)."""
-    from helpers.web import HostedGame
-    from test_web_browser import new_page, wait_turn
+    from helpers.web import HostedGame, new_page, wait_turn
 
     opponent = SlowRedealer()
     game = HostedGame(tmp_path, seed=SEED, target=3, bot=lambda _seed: opponent)

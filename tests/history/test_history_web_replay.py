@@ -13,15 +13,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from helpers.web import ROOT
-from test_web_browser import new_page
+from helpers.history import P0, P1, key, story_game
+from helpers.web import new_page
 
 from truc_p2p.history._record import read_game
 from truc_p2p.protocol import encode_transcript
 from truc_p2p.rules import Card
-
-sys.path.insert(0, str(ROOT / "tests" / "cli"))
-from helpers.history import P0, P1, key, story_game
 
 LIMIT = 60
 

@@ -4,7 +4,7 @@ bot-vs-bot games between one of them and today's program over loopback TCP.
 Each build is the tree of one commit (``git archive COMMIT``) installed into a
 venv of its own under ``.cache/compat/<commit>/`` (git-ignored; another place
 with ``TRUC_COMPAT_CACHE``).  A finished build leaves a stamp, so the second
-run costs nothing.  ``python tests/compat/compat_builds.py`` builds them all
+run costs nothing.  ``python tests/helpers/compat_builds.py`` builds them all
 (``.ci/run`` does, before the tests).
 """
 

@@ -9,8 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from helpers.web import HostedGame
-from test_web_browser import SEED, TURN_JS, new_page, wait_turn
+from helpers.web import SEED, TURN_JS, HostedGame, new_page, wait_turn
 
 SUITS = re.compile("[♠♥♦♣]")
 
