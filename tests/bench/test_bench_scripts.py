@@ -39,7 +39,7 @@ def test_net_loopback_plays_two_processes_against_the_cpu_floor() -> None:
     assert report["deals_per_hand"] >= 1  # type: ignore[operator]
 
 
-@pytest.mark.slow  # seconds of CPU: CI only (README "Developing")
+@pytest.mark.slow  # seconds of CPU: CI only (docs/developing.md)
 def test_edge_reports_dead_link_resume_and_admission_times() -> None:
     report = _run("edge.py", "--quick", "--rounds", "1", "--flood", "64")
     assert report["failures"] == []
@@ -55,7 +55,7 @@ def test_edge_reports_dead_link_resume_and_admission_times() -> None:
         assert isinstance(figure, dict) and figure["median_s"] is not None, key
 
 
-@pytest.mark.slow  # seconds of CPU: CI only (README "Developing")
+@pytest.mark.slow  # seconds of CPU: CI only (docs/developing.md)
 def test_evidence_property_reports_examples_moves_and_verdicts() -> None:
     report = _run("evidence_property.py", "--examples", "3", "--steps", "10")
     assert report["failure"] is None and report["proof_against_honest"] == 0

@@ -116,7 +116,7 @@ async def test_a_byte_flipped_in_flight_costs_the_link_not_the_game(
     assert game.proxy.connections >= 3  # damaged frames cost connections (some share one)
 
 
-@pytest.mark.slow  # seconds of CPU: CI only (README "Developing")
+@pytest.mark.slow  # seconds of CPU: CI only (docs/developing.md)
 async def test_a_link_that_damages_every_frame_is_abandoned_not_accused(tmp_path: Path) -> None:
     """Every ``v2action`` from the host arrives damaged, on every connection: each
     resume makes no progress, so the grace runs out; nobody is called a cheat."""

@@ -1,4 +1,4 @@
-"""The README's relay walk-through as processes on loopback (no namespaces needed)."""
+"""The relay walk-through of docs/friends.md as processes on loopback (no namespaces needed)."""
 
 from __future__ import annotations
 
