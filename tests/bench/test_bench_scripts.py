@@ -32,6 +32,7 @@ def test_turn_latency_reports_the_wait_before_each_turn() -> None:
     assert 0 <= report["median_ms"] <= report["p90_ms"] <= report["p99_ms"] <= report["max_ms"]  # type: ignore[operator]
 
 
+@pytest.mark.slow  # two processes play a game: CI only (docs/developing.md)
 def test_net_loopback_plays_two_processes_against_the_cpu_floor() -> None:
     report = _run("net_loopback.py", "--games", "1")
     assert report["failures"] == []
