@@ -25,9 +25,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "net"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # helpers
 
-from netns import Lab, start_host, start_join, start_relay, unavailable
+from helpers.netns import Lab, start_host, start_join, start_relay, unavailable
 
 TOPOLOGIES = {
     "port-preserving NATs": {"a": False, "b": False, "lan": False},

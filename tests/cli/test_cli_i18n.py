@@ -14,7 +14,7 @@ from helpers.i18n import (
     english_left,
 )
 
-from truc_p2p.ui._i18n import (
+from truc_p2p.i18n import (
     LANGUAGES,
     UnknownLanguage,
     from_accept_language,

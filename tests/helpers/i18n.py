@@ -10,7 +10,7 @@ from babel.messages.pofile import read_po
 from helpers.cli import ROOT
 from truc_p2p.bots import BOT_NAMES
 from truc_p2p.cli import COMMANDS
-from truc_p2p.ui._i18n import (
+from truc_p2p.i18n import (
     LANGUAGES,
 )
 
