@@ -3,6 +3,7 @@ records."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from helpers.protocol import P0, P1, Pair, bot
@@ -26,15 +27,14 @@ def new_pair(audit: str, deck: str = "v1") -> Pair:
 
 
 def restore(pair: Pair, p: Player, envelopes: list[bytes], **changes: Any) -> Session:
+    """Restore side ``p`` of ``pair``: with the options of its own hello in ``envelopes``,
+    or, given options among ``changes``, with its live options so changed (another
+    ``deck`` takes that deck's defaults)."""
     assert pair.secrets is not None
-    options: dict[str, Any] = {
-        "identity": pair.keys[p],
-        "role": p,
-        "secret": pair.secrets[p],
-        "ruleset": pair.sessions[p].ruleset,
-        "name": pair.names[p],
-        "audit": pair.sessions[p].audit_mode,
-        "deck": pair.sessions[p].deck,
-    }
-    options.update(changes)
-    return Session.restore(envelopes, **options)
+    keys: dict[str, Any] = {"identity": pair.keys[p], "role": p, "secret": pair.secrets[p]}
+    keys |= {k: v for k, v in changes.items() if k in ("identity", "role", "secret", "record")}
+    changed = {k: v for k, v in changes.items() if k not in keys}
+    if "deck" in changed:
+        changed |= {"pipeline": None, "early": None}
+    options = replace(pair.sessions[p].options, **changed) if changed else None
+    return Session.restore(envelopes, options=options, **keys)

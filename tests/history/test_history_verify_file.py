@@ -9,14 +9,19 @@ import pytest
 
 from truc_p2p.bots import make_bot
 from truc_p2p.memory_pair import make_pair, run_pair
-from truc_p2p.protocol import TranscriptFormatError, encode_transcript, verify_transcript
+from truc_p2p.protocol import (
+    SessionOptions,
+    TranscriptFormatError,
+    encode_transcript,
+    verify_transcript,
+)
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import verify_transcript_file
 
 
 def _game() -> list[bytes]:
     record: list[bytes] = []
-    sessions = make_pair(ruleset=Ruleset(target=1), records=(record.append, None))
+    sessions = make_pair(SessionOptions(ruleset=Ruleset(target=1)), records=(record.append, None))
     run_pair(sessions, {p: make_bot("random", int(p)) for p in Player})
     return record
 

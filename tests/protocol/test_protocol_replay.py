@@ -190,8 +190,7 @@ def test_restore_a_v2_game_infers_its_deck_and_refuses_another(side: Player) -> 
     """Without ``deck`` the version comes from the player's own hello in the transcript."""
     full = list(reference("game", "v2"))
     pair = new_pair("game", "v2")
-    options = {"deck": None}
-    restored = restore(pair, side, full, **options)
+    restored = restore(pair, side, full)
     assert restored.deck == "v2" and restored.stage is Stage.DONE
     expected: type[Exception] = RulesetMismatchError if side is P1 else LocalProtocolError
     with pytest.raises(expected):
