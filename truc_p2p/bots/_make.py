@@ -90,6 +90,8 @@ BOT_NAMES: Final[tuple[str, ...]] = (
     "cfr:strong",
     "expert+race",
     "cfr+race",
+    "solved",
+    "solved+race",
 )
 
 #: The default opponent of ``truc-p2p play``: see the README ("Levels").
@@ -146,11 +148,11 @@ def parse_bot_name(name: str) -> tuple[str, Strength | None]:
         return name.partition(":")[0], None
     resolved, race = _race(_resolve(name))
     kind, colon, level = resolved.partition(":")
-    if race and kind not in ("expert", "cfr"):
+    if race and kind not in ("expert", "cfr", "solved"):
         raise ValueError(f"only an expert or CFR bot races ({RACE}), not {name!r}")
     if kind in _KINDS and not colon:
         return kind, None
-    if kind in ("search", "expert", "cfr"):
+    if kind in ("search", "expert", "cfr", "solved"):
         if not colon:
             return kind, STRENGTHS["default"]
         if level in STRENGTHS:
@@ -174,7 +176,7 @@ def parse_bot_name(name: str) -> tuple[str, Strength | None]:
 def with_think(name: str, seconds: float) -> str:
     """The search, expert or CFR bot ``name`` made to think ``seconds`` per decision."""
     kind, _ = parse_bot_name(name)
-    if kind not in ("search", "expert", "cfr"):
+    if kind not in ("search", "expert", "cfr", "solved"):
         raise ValueError(f"only a search, expert or CFR bot thinks for a set time, not {name!r}")
     return f"{kind}:{seconds:g}s" + (RACE if racing(name) else "")
 
@@ -197,7 +199,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         bot = HeuristicBot(seed, samples=8, blunder=EASY_BLUNDER)
     else:
         assert budget is not None
-        if kind in ("expert", "cfr"):
+        if kind in ("expert", "cfr", "solved"):
             options = SearchOptions(
                 game_model=True,
                 model_edge=EXPERT_EDGE,
@@ -208,10 +210,18 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
                 rest_from=RACE_REST_FROM if racing(name) else None,
             )
             bot = SearchBot(seed, iterations=budget.iterations, think=budget.think, options=options)
-            if kind == "cfr":
+            if kind in ("cfr", "solved"):
                 from truc_p2p.bots._cfr import CfrBot
 
                 bot = CfrBot(None if seed is None else seed + 7_000_003, bot)
+            if kind == "solved":
+                from truc_p2p.bots._solved import SolvedBot
+
+                bot = SolvedBot(
+                    None if seed is None else seed + 5_000_011,
+                    bot,
+                    rest_from=RACE_REST_FROM if racing(name) else None,
+                )
         else:
             bot = SearchBot(seed, iterations=budget.iterations, think=budget.think)
     bot.name = name
