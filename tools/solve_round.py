@@ -322,13 +322,17 @@ class Solver:
                 out[start + a : start + k * n : n] = True
         return out
 
-    def _match(self, regret: np.ndarray, out: np.ndarray) -> None:
-        """Regret matching: ``out`` (without its sentinel) from ``regret``."""
+    def _match(
+        self, regret: np.ndarray, out: np.ndarray, otherwise: np.ndarray | None = None
+    ) -> None:
+        """Regret matching: ``out`` (without its sentinel) from ``regret``; rows
+        without a positive entry take ``otherwise`` (default: uniform)."""
         pos = np.maximum(regret[:-1], 0.0) * self.legal
         total = np.bincount(self.rows, weights=pos, minlength=self.nrows)
         tot = total[self.rows]
-        uniform = self.legal / np.maximum(self.nlegal[self.rows], 1.0)
-        out[:-1] = np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), uniform)
+        if otherwise is None:
+            otherwise = self.legal / np.maximum(self.nlegal[self.rows], 1.0)
+        out[:-1] = np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), otherwise)
 
     def reach(self, seat: int, sigma: np.ndarray) -> np.ndarray:
         r = np.zeros(self.cols[seat])
@@ -389,7 +393,9 @@ class Solver:
     def average(self) -> np.ndarray:
         out = np.zeros(self.entries + 1)
         out[-1] = 1.0
-        self._match(self.avg, out)  # normalised average (uniform where never reached)
+        # The normalised average; an information set the average never reaches
+        # plays its current strategy (its regrets still learn the best answer there).
+        self._match(self.avg, out, self.sigma[:-1])
         return out
 
     def root_value(self, sigma: np.ndarray) -> float:
@@ -473,7 +479,10 @@ def redeal_game(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=400)
+    parser.add_argument("--iterations", type=int, default=120)
+    parser.add_argument(
+        "--report", type=int, default=60, help="print the exploitability every N iterations"
+    )
     parser.add_argument("--max-raises", type=int, default=Abstraction().max_raises)
     parser.add_argument("--rest-points", type=int, default=Abstraction().rest_points)
     parser.add_argument(
@@ -497,7 +506,7 @@ def main() -> None:
     )
     for it in range(1, args.iterations + 1):
         solver.iterate(it)
-        if it in (1, 10) or it % 50 == 0 or it == args.iterations:
+        if it % args.report == 0 and it < args.iterations:
             value, b0, b1 = solver.exploitability(solver.average())
             print(
                 f"iteration {it}: value {value:+.4f}, exploitability "

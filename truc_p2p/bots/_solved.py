@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 
-from truc_p2p.bots._round_game import ACCEPT, FOLD, RAISE, REFUSE, REST
+from truc_p2p.bots._round_game import ACCEPT, FOLD, RAISE, REFUSE, REST, SHOW
 from truc_p2p.bots._round_table import load_table, round_path
 from truc_p2p.bots._search import rest_open
 from truc_p2p.rules import DEFAULT_RULESET, Action, ActionKind, Game
@@ -89,6 +89,10 @@ class SolvedBot:
 
 def action_of(game: Game, letter: str) -> Action | None:
     """The action of the tree's ``letter`` for the player to act in ``game``."""
+    if letter == SHOW:  # the last card
+        me = game.to_act
+        held = (game.hand(me) if me is not None else None) or ()
+        return Action.play(held[0]) if len(held) == 1 else None
     if letter.isdigit():
         me = game.to_act
         held = (game.hand(me) if me is not None else None) or ()
@@ -101,5 +105,30 @@ def action_of(game: Game, letter: str) -> Action | None:
     return {RAISE: Action.RAISE, REST: Action.REST, FOLD: Action.FOLD}.get(letter)
 
 
-__all__ += ["action_of"]
-_ = ActionKind
+def plain_action(letter: str) -> Action | None:
+    """The card-less action of the tree's ``letter`` (an answer is to a raise)."""
+    return {
+        ACCEPT: Action.ACCEPT,
+        REFUSE: Action.REFUSE,
+        RAISE: Action.RAISE,
+        REST: Action.REST,
+        FOLD: Action.FOLD,
+    }.get(letter)
+
+
+def letter_of(action: Action) -> str | None:
+    """The tree's letter of ``action`` (a card: its strength's digit), or ``None``."""
+    if action.card is not None:
+        return str(action.card.strength)
+    return _LETTERS.get(action.kind)
+
+
+_LETTERS = {
+    ActionKind.RAISE: RAISE,
+    ActionKind.REST: REST,
+    ActionKind.ACCEPT: ACCEPT,
+    ActionKind.REFUSE: REFUSE,
+    ActionKind.FOLD: FOLD,
+}
+
+__all__ += ["action_of", "letter_of", "plain_action"]

@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "verify": "truc_p2p.cli._verify",
     "games": "truc_p2p.history._games",
     "replay": "truc_p2p.history._replay",
+    "review": "truc_p2p.history._review",
     "export": "truc_p2p.history._export",
     "bench": "truc_p2p.cli._bench",
     "languages": "truc_p2p.cli._languages",
