@@ -110,6 +110,7 @@ class Tree:
     edges: list[tuple[int, int, int, str]]  # (parent, child, action index, letter)
     entries: int
     pack: Pack
+    ab: Abstraction
 
 
 def build(ab: Abstraction) -> Tree:
@@ -163,6 +164,7 @@ def build(ab: Abstraction) -> Tree:
         edges=edges,
         entries=entries,
         pack=pack,
+        ab=ab,
     )
 
 
@@ -490,7 +492,13 @@ def main() -> None:
         type=Path,
         default=Path(__file__).resolve().parents[1] / "truc_p2p" / "bots" / TABLE_FILE,
     )
+    parser.add_argument(
+        "--evaluate", type=Path, metavar="TABLE", help="only measure TABLE again (its header)"
+    )
     args = parser.parse_args()
+    if args.evaluate:
+        evaluate(args.evaluate)
+        return
     ab = Abstraction(max_raises=args.max_raises, rest_points=args.rest_points)
     started = time.perf_counter()
     cpu0 = time.process_time()
@@ -513,33 +521,56 @@ def main() -> None:
                 f"{(b0 + b1) / 2:.4f} points/hand ({time.perf_counter() - started:.0f} s)",
                 flush=True,
             )
-    avg = solver.average()
-    value, b0, b1 = solver.exploitability(avg)
-    quant = np.rint(avg[:-1] * 255).astype(np.uint8)
-    header = {
-        "max_raises": ab.max_raises,
-        "rest_points": ab.rest_points,
-        "iterations": args.iterations,
-        "entries": tree.entries,
-        "nodes": tree.n,
-        "decisions": decisions,
-        "value": round(value, 6),
-        "exploitability": round((b0 + b1) / 2, 6),
-    }
-    data = (
-        MAGIC
-        + json.dumps(header, sort_keys=True).encode()
-        + b"\n"
-        + zlib.compress(quant.tobytes(), 9)
-    )
-    args.out.write_bytes(data)
+    quant = np.rint(solver.average()[:-1] * 255).astype(np.uint8).tobytes()
+    data = write(args.out, solver, quant, iterations=args.iterations)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"wrote {args.out} ({len(data):,} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}); "
-        f"value {value:+.4f} points/hand to the non-dealer, exploitability "
-        f"{(b0 + b1) / 2:.4f}; {time.perf_counter() - started:.0f} s wall, "
+        f"{time.perf_counter() - started:.0f} s wall, "
         f"{time.process_time() - cpu0:.0f} s CPU, peak memory {rss:.0f} MB"
     )
+
+
+def write(out: Path, solver: Solver, quant: bytes, *, iterations: int) -> bytes:
+    """Measure the table ``quant`` (as shipped: one byte per entry) exactly and write it.
+
+    The header says the abstraction, the tree's size, the game value and the
+    exploitability of the table and of the table without "my rest" (as a
+    racing bot plays it before a player has 6 points), in points per hand.
+    """
+    t = solver.t
+    ab = t.ab
+    header: dict[str, object] = {
+        "max_raises": ab.max_raises,
+        "rest_points": ab.rest_points,
+        "iterations": iterations,
+        "entries": t.entries,
+        "nodes": t.n,
+        "decisions": int((t.player >= 0).sum()),
+    }
+    for key, drop in (("", ""), ("_no_rest", "s")):
+        value, b0, b1 = solver.exploitability(table_sigma(solver, quant, drop=drop))
+        header["value" + key] = round(value, 6)
+        header["exploitability" + key] = round((b0 + b1) / 2, 6)
+        print(
+            f"table{key or ''}: value {value:+.4f} points/hand to the non-dealer; best responses "
+            f"{b0:+.4f} (non-dealer), {b1:+.4f} (dealer): exploitability "
+            f"{(b0 + b1) / 2:.4f} points/hand",
+            flush=True,
+        )
+    data = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + zlib.compress(quant, 9)
+    out.write_bytes(data)
+    return data
+
+
+def evaluate(path: Path) -> None:
+    """Measure a table file again (``--evaluate``) and rewrite its header."""
+    data = path.read_bytes()
+    head, _, body = data[len(MAGIC) :].partition(b"\n")
+    header = json.loads(head)
+    ab = Abstraction(max_raises=int(header["max_raises"]), rest_points=int(header["rest_points"]))
+    solver = Solver(build(ab))
+    write(path, solver, zlib.decompress(body), iterations=int(header["iterations"]))
 
 
 if __name__ == "__main__":

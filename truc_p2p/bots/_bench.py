@@ -22,6 +22,7 @@ from typing import Final
 from truc_p2p.bots._base import Bot
 from truc_p2p.bots._local import play_local_game
 from truc_p2p.bots._make import make_bot, parse_bot_name
+from truc_p2p.bots._round_table import exact_exploitability
 from truc_p2p.rules import (
     DEFAULT_RULESET,
     Action,
@@ -40,6 +41,7 @@ __all__ = [
     "RaceFigures",
     "bench_bots",
     "bot_name_arg",
+    "exact_exploitability",
     "race_bench",
     "seating",
     "wilson_interval",

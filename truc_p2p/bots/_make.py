@@ -12,15 +12,18 @@ README):
   (``stake_sure``): raises on good hands, refuses bad ones, and a round as
   good as won is played for the game (against a blind raiser, issue 32);
 * ``hard`` — the expert bot on a small budget, racing (``expert:fast+race``);
-* ``strongest`` — the CFR bot, racing (``cfr+race``): an equilibrium (CFR+)
-  mixed strategy for the round's opening — raises, "my rest", answers, folds,
-  redeals and the lead, valued by their effect on winning the game — then the
-  expert bot's search for the rest of the round.
+* ``strongest`` — the solved bot (``solved``): the whole round from the CFR+
+  equilibrium of :mod:`truc_p2p.bots._round_game` (every card, raise, "my
+  rest", answer and fold of the three tricks; ``tools/solve_round.py``), the
+  CFR bot where the table has no answer (redeals, a raise past its ladder).
+  It does not race: without "my rest" before 6 points the table is exploitable
+  by 1.7 points a hand (the header's ``exploitability_no_rest``), and the
+  strongest level is the strongest.  The earlier strongest is ``cfr+race``.
 
 Every bot but ``random`` passes its choices through one gate
 (:mod:`truc_p2p.bots._gate`): a hand it cannot lose is never given up.
 
-*Racing* (the ``+race`` suffix of an expert or CFR bot's name): the bot
+*Racing* (the ``+race`` suffix of an expert, CFR or solved bot's name): the bot
 declares "my rest" only once a player has :data:`RACE_REST_FROM` points.
 Without it the expert and CFR bots stake the game whenever their cards make
 that the best bet, and most of their games are over in two or three rounds;
@@ -62,7 +65,7 @@ LEVELS: Final[dict[str, str]] = {
     "easy": "easy",
     "medium": "medium",
     "hard": "expert:fast+race",
-    "strongest": "cfr+race",
+    "strongest": "solved",
 }
 
 #: The suffix of an expert or CFR bot that races to the target: it declares
