@@ -75,10 +75,10 @@ def test_the_runtime_finds_every_node_where_the_solver_put_it() -> None:
 
 def test_the_shipped_table_loads_fast_and_is_near_an_equilibrium() -> None:
     load_table.cache_clear()
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the wall clock of a loaded machine says little
     table = load_table()
     assert table is not None
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 0.5
     # Measured exactly when it was built (tools/solve_round.py): a best response
     # gains less than this many points per hand on it.
     assert 0 <= table.exploitability < 0.05
