@@ -167,26 +167,3 @@ def round_path(deal_actions: list[tuple[Player, Action]], dealer: Player) -> str
             return None
         path += letter
     return path
-
-
-def exact_exploitability(name: str) -> float | None:
-    """The exact exploitability of bot ``name`` over the solved round's
-    abstraction, in points per hand (the table's header, measured by best
-    responses when it was built), or ``None`` when the bot does not play from
-    the table.  A racing bot is measured as it plays before a player has 6
-    points: the table without "my rest"."""
-    from truc_p2p.bots._make import parse_bot_name, racing
-
-    try:
-        kind, _ = parse_bot_name(name)
-    except ValueError:
-        return None
-    table = load_table()
-    if kind != "solved" or table is None:
-        return None
-    key = "exploitability_no_rest" if racing(name) else "exploitability"
-    value = table.header.get(key)
-    return None if value is None else float(value)
-
-
-__all__ += ["exact_exploitability"]

@@ -14,8 +14,9 @@ import argparse
 import sys
 from typing import Any
 
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.rules import Action, ActionKind
-from truc_p2p.ui import Voice, _, ngettext
+from truc_p2p.ui import Voice
 
 __all__ = ["register"]
 
@@ -42,8 +43,7 @@ def register(subparsers: Any) -> None:
 
 def _review(args: argparse.Namespace) -> int:
     from truc_p2p.bots import Judged, review_game
-    from truc_p2p.history._record import UnreadableGame, public_moves, read_game
-    from truc_p2p.history._replay_own import own_hands
+    from truc_p2p.history import UnreadableGame, own_hands, public_moves, read_game
 
     try:
         record = read_game(args.file)
