@@ -13,12 +13,12 @@ import trio
 from helpers.net import Silent, bot, hosting, new_session, run_game
 
 from truc_p2p.crypto import SigningKey
+from truc_p2p.i18n import speaking
 from truc_p2p.net import End, GameOutcome, Invite, join_game
 from truc_p2p.net import _outcome as net
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.rules import Player
 from truc_p2p.ui import _outcome_text as cli
-from truc_p2p.ui._i18n import speaking
 
 P0, P1 = Player.P0, Player.P1
 
@@ -156,7 +156,7 @@ def test_nothing_to_resume() -> None:
 #: Kinds whose ending has no more to say than "the game stopped before its end".
 PLAIN_STOPS = {"no-result", "stopped-resuming"}
 #: Kinds told with a result or a resignation (their headline comes from it, tested below
-#: and in tests/web/test_web_cli.py).
+#: and in tests/ui/test_ui_web_cli.py).
 RESULTS = {"won", "lost", "resigned", "opponent-resigned"}
 
 

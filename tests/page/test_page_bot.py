@@ -3,14 +3,13 @@ screen with the verifier's verdict, a rematch, leaving, and the transcript file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers.page import PagePlayer, new_app
+from helpers.page import PagePlayer, new_app, some_point
 
 from truc_p2p._layers import PAGE_NET
 from truc_p2p.cli import main as cli_main
@@ -97,6 +96,23 @@ def test_a_rematch_starts_a_new_game_on_the_same_table() -> None:
     assert player.app.envelopes != first
     assert player.app.game is not None and player.app.game.kind == "bot"
     assert player.final is not None and player.final["level"] == "medium"
+
+
+def test_a_game_chosen_on_the_home_screen_is_game_1_again() -> None:
+    """After a bot game, a game started from the home screen (the bot again, or hosting
+    for a friend) is that opponent's first game, not "game 2" of the last one's."""
+    player = _bot_game()
+    _play_to_the_end(player)
+    player.call({"type": "home"}, 0.0)
+    said = len(player.messages)
+    player.call({"type": "bot", "level": "easy"}, 0.0)
+    assert player.state is not None and player.state["game_line"] is None
+    # the last game's end screen leaves the table (table.js clears it on new_game)
+    assert any(m.get("type") == "new_game" for m in player.messages[said:])
+    assert {"type": "log_all", "lines": []} in player.messages[said:]
+    player.call({"type": "home"}, 0.0)
+    player.call({"type": "host", "relay": "127.0.0.1:9", "match": 1}, 0.0)
+    assert player.state["game_line"] is None
 
 
 def test_the_transcript_download_is_the_desktops_file(
@@ -196,16 +212,6 @@ def test_the_players_name_is_kept_and_is_the_one_the_opponent_sees() -> None:
     assert again.app.game is not None and again.app.game.side.session.name == "Ana"
 
 
-def _some_point() -> bytes:
-    """A valid compressed secp256k1 point nobody knows the logarithm of."""
-    p = 2**256 - 2**32 - 977
-    for i in range(100):
-        x = int.from_bytes(hashlib.sha256(b"page cheat %d" % i).digest(), "big") % p
-        if pow(x**3 + 7, (p - 1) // 2, p) == 1:  # x**3 + 7 is a square: x is on the curve
-            return b"\x02" + x.to_bytes(32, "big")
-    raise AssertionError("no point found")
-
-
 def test_a_cheating_peer_is_caught_at_its_message_and_the_evidence_kept() -> None:
     """The opponent signs an action it may not play: the page refuses that message,
     signs a ``cheat`` abort, and its transcript holds the signed cheat (verify says
@@ -227,7 +233,7 @@ def test_a_cheating_peer_is_caught_at_its_message_and_the_evidence_kept() -> Non
             env = decode_envelope(raw)
             if not tampered and env.type == "v2action" and env.payload["act"] == "play":
                 # its card's share (a point and its proof) names another point
-                other = _some_point() + env.payload["share"][33:]
+                other = some_point() + env.payload["share"][33:]
                 raw = with_payload(raw, self.bot_key, lambda p, o=other: p.update(share=o))
                 tampered.append(env.seq)
             frames.append(frame(raw))

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
 from truc_p2p.bots import make_bot
+from truc_p2p.i18n import _
 from truc_p2p.net import (
+    DEFAULT_GRACE,
     DEFAULT_HEARTBEAT,
-    DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
+    GameSettings,
     HostSettings,
     Invite,
     parse_host_port,
@@ -28,10 +30,12 @@ from truc_p2p.protocol import (
     RemoteProtocolError,
     Series,
     Session,
+    SessionOptions,
     YourTurn,
+    own_options,
 )
 from truc_p2p.rules import Action, Ladder, Player, RestRefused, Ruleset
-from truc_p2p.ui import _, bot_player_name
+from truc_p2p.ui import bot_player_name
 
 from ._feed import PageFeed
 from ._keys import Key, key_from_raw
@@ -42,12 +46,43 @@ from ._side import Side
 if TYPE_CHECKING:
     from truc_p2p.net import GameOutcome
 
-__all__ = ["DEAD_AFTER", "PING_EVERY", "BotGame", "NetGame"]
+__all__ = ["DEAD_AFTER", "PING_EVERY", "BotGame", "NetGame", "NetOptions"]
 
 #: Seconds between PINGs on a host's control connection (connect.md §2).
 PING_EVERY = 25.0
 #: Seconds without any frame from a peer that speaks heartbeats: its link is dead.
 DEAD_AFTER = 20.0
+
+
+@dataclass(frozen=True)
+class NetOptions:
+    """What a page changes in its peer games (the interop adapter's case): the deal
+    options it proposes (``None``: the session's default) and its clocks (wire.md
+    13.6: heartbeats, a dead link after ``dead_after`` s of silence; ``grace``: how
+    long a lost link is redialled or waited for before the game stops)."""
+
+    pipeline: bool | None = None
+    early: bool | None = None
+    heartbeat: float = DEFAULT_HEARTBEAT
+    dead_after: float = DEAD_AFTER
+    turn_timeout: float = DEFAULT_TURN_TIMEOUT
+    grace: float = DEFAULT_GRACE
+
+    def apply(self, settings: GameSettings) -> GameSettings:
+        session = settings.session
+        if self.pipeline is not None:
+            session = replace(session, pipeline=self.pipeline)
+        if self.early is not None:
+            session = replace(session, early=self.early)
+        clocks = replace(
+            settings.clocks,
+            heartbeat=self.heartbeat,
+            dead_after=self.dead_after,
+            turn_timeout=self.turn_timeout,
+            grace=self.grace,
+        )
+        return GameSettings(session=session, clocks=clocks)
+
 
 Ended = Callable[["GameOutcome"], None]
 
@@ -66,7 +101,7 @@ class BotGame:
     """Me against a bot of ``level``: two sessions back to back in memory (real
     crypto and signatures, as ``truc-p2p play``), the bot answering at once."""
 
-    kind = "bot"
+    kind: Literal["bot"] = "bot"
 
     def __init__(
         self,
@@ -82,9 +117,18 @@ class BotGame:
         self.level = level
         self._bot = make_bot(level, seed=int.from_bytes(randbytes(8), "big"))
         bot_key = self.bot_key = key_from_raw(randbytes(32))
-        me = Session(identity=key, role=Player.P0, secret=randbytes(32), name=name, record=record)
+        me = Session(
+            identity=key,
+            role=Player.P0,
+            secret=randbytes(32),
+            record=record,
+            options=SessionOptions(name=name),
+        )
         self._peer = Session(
-            identity=bot_key, role=Player.P1, secret=randbytes(32), name=bot_player_name(level)
+            identity=bot_key,
+            role=Player.P1,
+            secret=randbytes(32),
+            options=SessionOptions(name=bot_player_name(level)),
         )
         self._to_bot: list[bytes] = []
         self.side = Side(me, feed, send=self._to_bot.append, ended=ended)
@@ -148,25 +192,25 @@ class BotGame:
         pass
 
 
-def _invite_session_knobs(settings: HostSettings) -> dict[str, object]:
-    """The session settings a joiner adopts from the host's invite (connect.md 1.1)."""
-    knobs: dict[str, object] = {}
-    if settings.target is not None or settings.ladder is not None or settings.rest is not None:
-        base = Ruleset()
-        knobs["ruleset"] = Ruleset(
-            target=settings.target if settings.target is not None else base.target,
-            ladder=Ladder(settings.ladder) if settings.ladder is not None else base.ladder,
-            rest_refused=(
-                RestRefused(settings.rest) if settings.rest is not None else base.rest_refused
-            ),
-        )
-    if settings.audit is not None:
-        knobs["audit"] = settings.audit
-    if settings.deck is not None:
-        knobs["deck"] = settings.deck
-    if settings.pipeline is not None:
-        knobs["pipeline"] = settings.pipeline
-    return knobs
+def _adopt_invite(options: SessionOptions, settings: HostSettings) -> SessionOptions:
+    """``options`` with the session settings a joiner adopts from the host's invite
+    (connect.md 1.1)."""
+    base = options.ruleset
+    ruleset = Ruleset(
+        target=settings.target if settings.target is not None else base.target,
+        ladder=Ladder(settings.ladder) if settings.ladder is not None else base.ladder,
+        rest_refused=(
+            RestRefused(settings.rest) if settings.rest is not None else base.rest_refused
+        ),
+    )
+    return replace(
+        options,
+        ruleset=ruleset,
+        audit=settings.audit if settings.audit is not None else options.audit,
+        deck=settings.deck if settings.deck is not None else options.deck,
+        pipeline=settings.pipeline,
+        early=None,  # the deck's default, with the deck the invite says
+    )
 
 
 #: Seconds a joiner of a linked game waits for the host to listen again (the
@@ -182,13 +226,13 @@ class NetGame:
     Sockets: ``game`` (a joiner's one connection), ``ctl`` (a host's control
     connection) and ``att-N`` (a host's attach connection of meeting N)."""
 
-    kind = "net"
+    kind: Literal["net"] = "net"
 
     def __init__(
         self,
         *,
         key: Key,
-        name: str,
+        settings: GameSettings,
         feed: PageFeed,
         out: Outbox,
         randbytes: Callable[[int], bytes],
@@ -198,16 +242,13 @@ class NetGame:
         relay: str,
         invite: Invite | None = None,
         site: str = "",
-        turn_timeout: float = DEFAULT_TURN_TIMEOUT,
-        hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
-        heartbeat: float = DEFAULT_HEARTBEAT,
         restore: Restore | None = None,
         began: Callable[[NetGame], None] | None = None,
-        series: Series | None = None,
         number: int = 1,
     ) -> None:
         self._key = key
-        self._name = name
+        #: our session's options (an invite's settings aside) and the clocks
+        self.settings = settings
         self.feed = feed
         self._out = out
         self._randbytes = randbytes
@@ -216,9 +257,6 @@ class NetGame:
         self.invite = invite
         self.relay = relay
         self._site = site
-        self.turn_timeout = turn_timeout
-        self.hello_timeout = hello_timeout
-        self.heartbeat = heartbeat
         self.side: Side | None = None
         self._gate: FrameGate | None = None
         self._socket: str | None = None  # the game's connection, once spliced
@@ -236,7 +274,6 @@ class NetGame:
         self._began = began
         #: The hello's linked-game options (wire.md 4.1: a match, the game this one
         #: follows); ``None``: a first single game (its hello says none of them).
-        self.series = series
         #: The game's number in a series of linked games: its sockets' names differ
         #: from the last game's (bytes still in flight on those are never taken for its own).
         self.number = number
@@ -248,6 +285,10 @@ class NetGame:
         self._redial_at: float | None = None
         self._redial_until: float | None = None
         self._dials = 0
+        #: A lost link of a started game (wire.md 13): until when it is redialled (a
+        #: joiner) or waited for (a host), and how many new links were tried.
+        self._grace_until: float | None = None
+        self._relinks = 0
         #: The session secret (kept with the transcript: a reload resumes with it).
         self.secret = restore.secret if restore is not None else randbytes(32)
         #: The claim's nonce (a host's: registering again gives the same code).
@@ -258,6 +299,8 @@ class NetGame:
     # -- starting ------------------------------------------------------------------
 
     def start(self) -> None:
+        if self.restore is not None and self.side is None:
+            self._restored()
         if self.invite is not None:
             if self._redial_until is None:
                 self._redial_until = self._now + REMATCH_WAIT
@@ -270,43 +313,41 @@ class NetGame:
             assert self.claim_nonce is not None
             claim = relay_claim(self._key, self.claim_nonce)
             self._control = Control(claim)
+            self._last_ping = self._now
             self._out.open(self._ctl_socket, self.relay)
             self._out.send(self._ctl_socket, self._control.first)
-            self.feed.notice(_("registering with the relay {relay}…", relay=self.relay))
+            if self.side is None:
+                self.feed.notice(_("registering with the relay {relay}…", relay=self.relay))
+
+    @property
+    def options(self) -> SessionOptions:
+        """What our session proposes, an invite's settings aside."""
+        return self.settings.session
+
+    @property
+    def series(self) -> Series:
+        """The linked games this one belongs to (wire.md 4.1)."""
+        return self.settings.session.series
 
     def _begin(self, socket: str, role: Player, rest: bytes) -> None:
         """The connection is the game's now: start the session on it (a new one, or
         the restored one, which resumes: wire.md 13)."""
+        if self.side is not None:  # a new link for the game going on
+            self._relink(socket, role, rest)
+            return
         self._socket = socket
-        if self.restore is not None:
-            session = Session.restore(
-                self.restore.envelopes,
-                identity=self._key,
-                role=role,
-                secret=self.secret,
-                record=self._record,
-                name=self._name,
-            )
-            session.reconnect(self._randbytes(16), dialer=role is Player.P0)
-        else:
-            knobs: dict[str, object] = {}
-            expected = None
-            if self.invite is not None:
-                knobs = _invite_session_knobs(self.invite.settings)
-                expected = self.invite.fingerprint
-            if self.series is not None:
-                knobs["series"] = self.series
-            session = Session(
-                identity=self._key,
-                role=role,
-                secret=self.secret,
-                name=self._name,
-                record=self._record,
-                expected_peer_fingerprint=expected,
-                heartbeat=True,  # we speak heartbeats (wire.md 11.1, 13.6)
-                resume_clock=True,
-                **knobs,  # type: ignore[arg-type]
-            )
+        options, expected = self.options, None
+        if self.invite is not None:
+            options = _adopt_invite(options, self.invite.settings)
+            expected = self.invite.fingerprint
+        session = Session(
+            identity=self._key,
+            role=role,
+            secret=self.secret,
+            record=self._record,
+            expected_peer_fingerprint=expected,
+            options=options,
+        )
         self._gate = FrameGate(lambda: session.peer_key)
         self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
         self._last_heard = self._last_sent = self._now
@@ -316,6 +357,48 @@ class NetGame:
         if self._began is not None:
             self._began(self)
         self.side.start()
+        if rest:
+            self._frames(rest)
+
+    def _restored(self) -> None:
+        """A game kept over a reload: its table comes back at once, from the transcript
+        (the restored session's history), and it resumes once the relay links us."""
+        assert self.restore is not None
+        envelopes = self.restore.envelopes
+        role = Player.P0 if self.invite is not None else Player.P1
+        session = Session.restore(
+            envelopes,
+            identity=self._key,
+            role=role,
+            secret=self.secret,
+            record=self._record,
+            options=own_options(envelopes, role) or self.options,
+        )
+        self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
+        if self._began is not None:
+            self._began(self)
+        self.side.start()
+        if self.side.outcome is None:
+            self.feed.notice(_("resuming the game: connecting to the relay…"))
+
+    def _relink(self, socket: str, role: Player, rest: bytes) -> None:
+        """A new link for the game after one was lost: both sides exchange signed
+        ``resume`` messages (wire.md 13) and the game goes on where it was."""
+        side = self.side
+        assert side is not None
+        self._socket = socket
+        session = side.session
+        session.reconnect(self._randbytes(16), dialer=role is Player.P0)
+        self._gate = FrameGate(lambda: session.peer_key)
+        self._last_heard = self._last_sent = self._now
+        if self._control is not None:
+            self._out.close(self._ctl_socket)
+            self._control = None
+        for other in list(self._attach):
+            self._out.close(other)
+        self._attach.clear()
+        self.feed.notice(_("connected again: the game goes on"))
+        side.relinked()
         if rest:
             self._frames(rest)
 
@@ -348,7 +431,7 @@ class NetGame:
                 attach = self._attach[socket]
                 step = attach.feed(data)
                 self._out.send(socket, step.send)
-                if step.game is not None and self.side is None:
+                if step.game is not None and self._socket is None:
                     del self._attach[socket]
                     for other in list(self._attach):  # another meeting lost the race
                         self._out.close(other)
@@ -375,6 +458,7 @@ class NetGame:
 
     def _registered(self, code: str) -> None:
         host, port = parse_host_port(self.relay, what="relay")
+        options = self.options
         invite = Invite(
             host,
             port,
@@ -382,11 +466,11 @@ class NetGame:
             relay=(host, port),
             code=code,
             settings=HostSettings.of_game(
-                None,
-                audit="game",
-                deck="v2",
-                pipeline=None,
-                match=self.series.match if self.series is not None else 1,
+                options.ruleset,
+                audit=options.audit,
+                deck=options.deck,
+                pipeline=options.pipeline,
+                match=options.series.match,
             ),
         )
         self.link = f"{self._site}#join={quote(str(invite), safe=':/?&=[]')}"
@@ -401,7 +485,7 @@ class NetGame:
         return fingerprint(self._key.public_key())
 
     def _meet(self, session_id: bytes) -> None:
-        if self.side is not None:
+        if self._socket is not None:
             return
         self._meetings += 1
         socket = f"{self._att}{self._meetings}"
@@ -415,15 +499,44 @@ class NetGame:
             self._link_gone(_("the connection to the relay closed"))
         elif socket in self._attach:
             del self._attach[socket]
-        elif socket in (self._ctl_socket, self._game_socket) and self.side is None:
+        elif socket in (self._ctl_socket, self._game_socket) and self._socket is None:
             self._fail(socket, _("the connection to the relay closed"))
 
     def _link_gone(self, reason: str) -> None:
         if self._socket is not None:
             self._out.close(self._socket)
             self._socket = None
-        if self.side is not None:
-            self.side.lost(reason)
+        side = self.side
+        if side is None or side.outcome is not None:
+            return
+        if not side.session.resumable:
+            side.lost(reason)
+            return
+        if self._grace_until is None:
+            self._grace_until = self._now + self.settings.clocks.grace
+        self.feed.notice(_("the link dropped ({reason}): connecting again…", reason=reason))
+        self._try_again()
+
+    def _try_again(self) -> None:
+        """Another link for the started game, in a moment: a joiner dials the relay
+        again, a host registers its code again and waits for the joiner's dial."""
+        side = self.side
+        assert side is not None
+        if self._grace_until is not None and self._now >= self._grace_until:
+            grace = int(self.settings.clocks.grace)
+            side.lost(_("no new connection within {n} s", n=grace))
+            return
+        self._relinks += 1
+        tag = f"{self._tag}.r{self._relinks}"
+        if self.invite is not None:
+            self._join = None
+            self._game_socket = f"game{tag}"
+        else:
+            if self._control is not None:
+                self._out.close(self._ctl_socket)
+                self._control = None
+            self._ctl_socket, self._att = f"ctl{tag}", f"att{tag}-"
+        self._redial_at = self._now + (0.0 if self._relinks == 1 else REDIAL_EVERY)
 
     def _redials(self) -> bool:
         """A linked game's joiner whose host does not listen yet (it registers again
@@ -442,8 +555,15 @@ class NetGame:
         return True
 
     def _fail(self, socket: str, text: str) -> None:
-        """The relay handshake failed: nothing was played."""
+        """The relay handshake failed: nothing was played (or, for a started game,
+        that try of a new link failed)."""
         self._out.close(socket)
+        if socket in self._attach:
+            del self._attach[socket]
+            return
+        if self.side is not None and self._socket is None and self.side.outcome is None:
+            self._try_again()
+            return
         if self._redials():
             return
         if self.side is None:
@@ -495,7 +615,8 @@ class NetGame:
         side = self.side
         if side is None or not side.waiting or self._socket is None:
             return None
-        limit = self.turn_timeout if side.session.peer_fingerprint else self.hello_timeout
+        clocks = self.settings.clocks
+        limit = clocks.turn_timeout if side.session.peer_fingerprint else clocks.hello_timeout
         return max(self._last_sent, self._last_heard) + limit
 
     def _speaks_heartbeats(self) -> bool:
@@ -510,8 +631,10 @@ class NetGame:
         if deadline is not None:
             times.append(deadline)
         if self._socket is not None and self._speaks_heartbeats():
-            times.append(self._last_sent + self.heartbeat)
-            times.append(self._last_heard + DEAD_AFTER)
+            times.append(self._last_sent + self.settings.clocks.heartbeat)
+            times.append(self._last_heard + self.settings.clocks.dead_after)
+        if self._grace_until is not None and self._socket is None and self.side is not None:
+            times.append(self._grace_until)
         if self._control is not None:
             times.append(self._last_ping + PING_EVERY)
         return min(times) if times else None
@@ -525,19 +648,26 @@ class NetGame:
             self._out.send(self._ctl_socket, Control.ping())
             self._last_ping = now
         side = self.side
-        if side is None or side.outcome is not None or self._socket is None:
+        if side is None or side.outcome is not None:
+            return
+        if self._socket is None:
+            if self._grace_until is not None and now >= self._grace_until:
+                self._try_again()  # the grace is over: the game stops
             return
         deadline = self._deadline()
         if deadline is not None and now >= deadline:
             side.end_with(
                 timeout_outcome(
-                    side.session, turn_timeout=self.turn_timeout, hello_timeout=self.hello_timeout
+                    side.session,
+                    turn_timeout=self.settings.clocks.turn_timeout,
+                    hello_timeout=self.settings.clocks.hello_timeout,
                 )
             )
             return
         if self._speaks_heartbeats():
-            if now >= self._last_heard + DEAD_AFTER:
-                self._link_gone(_("no sign of life from the opponent for {n} s", n=int(DEAD_AFTER)))
+            dead = self.settings.clocks.dead_after
+            if now >= self._last_heard + dead:
+                self._link_gone(_("no sign of life from the opponent for {n} s", n=int(dead)))
                 return
-            if now >= self._last_sent + self.heartbeat:
+            if now >= self._last_sent + self.settings.clocks.heartbeat:
                 self._send_game(HEARTBEAT)
