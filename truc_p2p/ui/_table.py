@@ -312,6 +312,8 @@ class TableModel:
     #: it said so (wire.md 13.5: its clock counts); our next turn starts from it.
     _resumed_left: tuple[float, float] | None = None
     _results: int = 0
+    #: While the link is down: the time the stopped turn clock had left.
+    _stopped: float | None = None
     #: Who won each trick of this hand (``None``: spoiled), for the hand's result.
     _tricks: list[Player | None] = field(default_factory=list)
 
@@ -364,7 +366,7 @@ class TableModel:
             except RulesError:
                 self.game = game = None
         value = game.round_value if game is not None else 0
-        self._tick()
+        self._tick(moved=True)  # every move starts the next one's clock (wire.md 13.5)
         return self.voice.acted(event.player, action, value=value, to=to, rest=rest)
 
     def trick_ended(self, event: TrickEnded) -> str:
@@ -442,19 +444,42 @@ class TableModel:
     def end_turn(self) -> None:
         self.legal = ()
 
-    def _tick(self) -> None:
-        """Restart the countdown when the player to act changes."""
+    def _tick(self, *, moved: bool = False) -> None:
+        """Restart the countdown when the player to act changes, or after any move
+        (``moved``): the peer's clock times each move from the last envelope, so a
+        player who keeps the turn (a trick won leads the next) has the full time
+        again on both screens."""
         who = self.game.to_act if self.game is not None else None
-        if who is not self._clock.who:
+        if moved or who is not self._clock.who:
             self._clock = _Clock(who, self.now() if who is not None else None)
 
     def waiting_for_opponent(self) -> bool:
         """Whether the opponent is now to act (the mirror says so)."""
         return self.game is not None and self.game.to_act is self.me.other and not self.legal
 
+    def link_lost(self) -> None:
+        """The link dropped: the turn clock stops with the time it had left (wire.md
+        13.5), on both screens, until the game resumes."""
+        if self._stopped is None:
+            self._stopped = self.seconds_left()
+
+    def link_back(self, *, restarted: bool) -> None:
+        """The game resumed: a clock stopped at the drop goes on with its time left;
+        the move we choose (the opponent's clock is the one that counts) and any move
+        after a restart (no clock survives one) start from the full time.  A
+        ``TurnClock`` told after this sets our move's time from the opponent's clock."""
+        left, self._stopped = self._stopped, None
+        if self.move_seconds is None or self._clock.who is None:
+            return
+        if restarted or self.legal or left is None:
+            left = self.move_seconds
+        self._clock = _Clock(self._clock.who, self.now() + left - self.move_seconds)
+
     def seconds_left(self) -> float | None:
         if self.move_seconds is None or self._clock.since is None:
             return None
+        if self._stopped is not None:
+            return self._stopped
         return max(0.0, self._clock.since + self.move_seconds - self.now())
 
     def view(self) -> TableView | None:

@@ -243,8 +243,10 @@ class TableFeed:
         # a lost or restored link: the countdown on the table, and its line in the log
         # as the terminal says it (told again in another language with the rest)
         if isinstance(event, PeerDisconnected):
+            self.model.link_lost()  # both clocks stop with the link (wire.md 13.5)
             self.on_disconnect(event.seconds_left)
         if isinstance(event, PeerReconnected):
+            self.model.link_back(restarted=event.we_came_back)
             self.on_reconnect()
         if isinstance(event, TurnClock):  # after a resume: the opponent's clock of our move
             self.model.resumed(event.seconds_left)

@@ -26,7 +26,7 @@ const token = new URLSearchParams(location.search).get("token") || "";
 // Page state, read by the tests as window.truc.
 const ui = {
   state: null, log: [], disconnect: null, final: null, connected: false, received: 0,
-  deadline: null, texts: {}, invite: null,
+  deadline: null, stoppedLeft: null, texts: {}, invite: null,
   held: null, queue: [], seenTricks: new Set(), tricks: [],  // tricks: what was shown, when
   handToast: null, nextToast: null, lastSeq: null, toasts: [],
   muted: false, sounds: [],
@@ -61,6 +61,11 @@ function clock(seconds) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 function secondsTo(deadline) { return (deadline - performance.now()) / 1000; }
+// What the clock leaves the move due (stopped while the link is down), or null.
+ui.secondsLeft = () => {
+  if (ui.deadline == null) return null;
+  return ui.stoppedLeft != null ? ui.stoppedLeft : secondsTo(ui.deadline);
+};
 
 // -- messages from the peer ------------------------------------------------------
 const handlers = {
@@ -71,6 +76,7 @@ const handlers = {
     const before = ui.state && ui.state.table;
     ui.state = m;
     ui.deadline = m.seconds_left == null ? null : performance.now() + m.seconds_left * 1000;
+    ui.stoppedLeft = ui.disconnect != null ? m.seconds_left : null;  // the link is down
     const t = m.table;
     if (!t) return;
     const lt = t.last_trick;
@@ -112,8 +118,12 @@ const handlers = {
   },
   log_all(m) { ui.log = (m.lines || []).slice(-40); },  // the log again, in another language
   notice(m) { toast(m.text); },
-  peer_disconnected(m) { ui.disconnect = performance.now() + m.seconds_left * 1000; },
-  peer_reconnected() { ui.disconnect = null; },
+  // the turn clock stops with the link (wire.md 13.5) and goes on once the game resumes
+  peer_disconnected(m) {
+    ui.disconnect = performance.now() + m.seconds_left * 1000;
+    ui.stoppedLeft = ui.deadline == null ? null : secondsTo(ui.deadline);
+  },
+  peer_reconnected() { ui.disconnect = null; ui.stoppedLeft = null; },
   final(m) { ui.final = m; ui.disconnect = null; ui.finalAt = null; },
   new_game(m) {  // a rematch or the next game of a match: a clean table
     ui.final = null; ui.state = null; ui.invite = null; ui.disconnect = null; ui.finalAt = null;
@@ -816,7 +826,7 @@ function tick() {
   } else if (t) {
     const template = s.status_template;
     status.textContent = template && ui.deadline != null
-      ? template.split("{time}").join(clock(secondsTo(ui.deadline)))
+      ? template.split("{time}").join(clock(ui.secondsLeft()))
       : t.status;
   } else if (ui.invite && ui.connected) {
     status.textContent = tx("waiting_joiner", "waiting for your opponent to join…");
