@@ -22,20 +22,22 @@ from typing import TextIO
 
 import trio
 
-from truc_p2p.net import NetEvent, QuitGame, TurnClock
+from truc_p2p.net import NetEvent, PeerDisconnected, PeerReconnected, QuitGame, TurnClock
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import (
     Acted,
     Action,
+    ActionKind,
     Event,
     Game,
     GameEnded,
     Player,
     RoundEnded,
+    RulesError,
     TrickEnded,
 )
 from truc_p2p.ui._answers import is_no, is_yes, no_word, yes_word
-from truc_p2p.ui._choices import keymap
+from truc_p2p.ui._choices import keymap, next_value
 from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._lines import LineSource, ScriptedLines, StdinLines, parse_choice
 from truc_p2p.ui._narrate import Tally, describe
@@ -160,6 +162,8 @@ class TerminalPlayer:
         #: it resigns: the signed detail says the match goes on).
         self.concedes = False
         self._concede_next = False
+        #: The opponent's link is down: a move chosen now waits for its return.
+        self._peer_away = False
         #: Set when the player concedes between its turns: the command stops this game
         #: only (a resignation saying the match goes on), not the match.
         self.conceding: trio.Event | None = None
@@ -287,6 +291,8 @@ class TerminalPlayer:
         if isinstance(event, TurnClock):  # after a resume: the opponent's clock of our move
             model.resumed(event.seconds_left)
             return
+        if isinstance(event, PeerDisconnected | PeerReconnected):
+            self._peer_away = isinstance(event, PeerDisconnected)
         told = describe(event, voice, self.tally, verbose=self.verbose)
         if told:
             self.write(told)
@@ -482,6 +488,8 @@ class TerminalPlayer:
                     self.write(_("(you stay in the game)"))
                     continue
                 if isinstance(choice, Action):
+                    if self._peer_away:
+                        self._tell_held(game, choice)
                     return choice
                 if choice == help_text():  # the hand and the choices again, under the help
                     self.write(help_fitted(self.width))
@@ -491,6 +499,23 @@ class TerminalPlayer:
         finally:
             self._choosing = False
             self.model.end_turn()
+
+    def _tell_held(self, game: Game, action: Action) -> None:
+        """A move chosen while the opponent is away: said now, sent once it is back."""
+        after = game.copy()
+        try:
+            after.push(action, player=self.me)
+        except RulesError:  # pragma: no cover - the choice was legal
+            after = game
+        move = self.model.voice.acted(
+            self.me,
+            action,
+            value=after.round_value,
+            to=next_value(game),
+            rest=game.pending is ActionKind.REST,
+        )
+        name = self.model.opp_name
+        self.write("   " + _("{move} (sent as soon as {name} is back)", move=move, name=name))
 
     def _ask_leave(self) -> None:
         if self.match_cost is not None:

@@ -60,6 +60,7 @@ function clock(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
+function oppName() { return (ui.state && ui.state.started && ui.state.started.opp) || ""; }
 function secondsTo(deadline) { return (deadline - performance.now()) / 1000; }
 // What the clock leaves the move due (stopped while the link is down), or null.
 ui.secondsLeft = () => {
@@ -81,16 +82,27 @@ const handlers = {
     if (!t) return;
     const lt = t.last_trick;
     if (lt) {
-      const key = `${t.hand_no}/${lt.no}/${lt.cards.map((c) => c.card).join(",")}`;
+      // the trick itself (the hand's number may already be the next one's when the
+      // hand ended on a refusal): the same trick is never shown or said twice
+      const key = `${lt.no}/${lt.cards.map((c) => c.card).join(",")}`;
       if (!ui.seenTricks.has(key)) {
+        ui.seenTricks.clear();
         ui.seenTricks.add(key);
         ui.queue.push({ key, ...lt, hand: t.hand_no });
+        announce(lt.text);  // "bob wins trick 1 (K♣ beats 7♠)"
       }
     }
     const hr = t.hand_result;
     if (hr && hr.seq !== ui.lastSeq) {
+      const fresh = !!before;  // not the result a reload finds
       ui.lastSeq = hr.seq;
       ui.nextToast = hr;  // shown once the hand's tricks are on the felt (see pump)
+      if (fresh) announce(hr.game_over ? hr.text : `${hr.text}. ${t.score_line}`);
+    }
+    // a new hand: its number and the cards dealt, as the terminal's deal line says it
+    if (t.hand.length && (!before || before.hand_no !== t.hand_no || !before.hand.length)) {
+      announce(tx("new_hand", "hand {n}; your cards: {cards}",
+        { n: t.hand_no, cards: t.hand.map((c) => c.name).join(", ") }));
     }
     // the choices on offer (the hand, its playable cards, the buttons): a change starts the guard
     const choices = `${t.hand_no}|${t.turn}|` + t.hand.map((c) => `${c.card}:${c.action}`).join(",") +
@@ -114,7 +126,8 @@ const handlers = {
   log(m) {
     ui.log.push(m);
     if (ui.log.length > 40) ui.log.shift();
-    if (m.who === "opp") announce(m.text);  // the opponent's moves and requests
+    // the moves, ours too (what a key did), and the opponent's requests
+    if (m.who === "opp" || m.who === "me") announce(m.text);
   },
   log_all(m) { ui.log = (m.lines || []).slice(-40); },  // the log again, in another language
   notice(m) { toast(m.text); },
@@ -197,6 +210,13 @@ function act(action) {
   if (!t || t.turn == null) return;
   if (ui.settling()) { ui.guarded += 1; return; }  // not seen long enough: ignored
   send({ type: "act", turn: t.turn, action });
+  if (ui.disconnect != null) {  // it waits for the opponent: say it went nowhere yet
+    const c = t.hand.find((x) => x.action === action);
+    const b = t.buttons.find((x) => x.action === action);
+    const move = c ? tx("you_play", "you play {card}", { card: `${c.rank}${c.symbol}` }) : (b ? b.label : "");
+    const text = tx("sent_when_back", "{move} (sent as soon as {name} is back)", { move, name: oppName() });
+    toast(text);  // #notice is a status region: a screen reader says it too
+  }
   t.turn = null;  // no double clicks; the next state message redraws
   // The next click ends the wait: the player has moved on, so the trick on show is
   // swept and those queued behind it are dropped (tricks ended by this click still come).
@@ -378,7 +398,10 @@ function toggleSound() {
 function card(c, opts = {}) {
   const node = el(opts.action ? "button" : "div", "card" + (c.red ? " red" : ""));
   node.dataset.card = c.card;
-  node.setAttribute("aria-label", c.name || `${c.rank}${c.symbol}`);
+  const name = c.name || `${c.rank}${c.symbol}`;
+  // on the felt the card says who played it ("seven of hearts, Bob")
+  node.setAttribute("aria-label", opts.who ? tx("card_by", "{card}, {name}", { card: name, name: opts.who }) : name);
+  if (!opts.action) node.setAttribute("role", "img");
   node.classList.add(`suit-${c.suit}`);
   node.append(el("span", "corner", `${c.rank}${c.symbol}`), el("span", "pip", c.symbol));
   if (opts.by) node.classList.add(opts.by);
@@ -387,15 +410,30 @@ function card(c, opts = {}) {
     node.classList.add("playable");
     node.dataset.action = opts.action;
     node.addEventListener("click", () => act(opts.action));
-    if (opts.key) node.append(el("span", "key", opts.key));
+    if (opts.key) {
+      node.setAttribute("aria-keyshortcuts", opts.key);
+      const key = el("span", "key", opts.key);
+      key.setAttribute("aria-hidden", "true");
+      node.append(key);
+    }
   }
   return node;
 }
-function back() { return el("div", "card back"); }
+function back() {
+  const node = el("div", "card back");
+  node.setAttribute("aria-hidden", "true");  // the opponent's hand says how many it holds
+  return node;
+}
 
 function applyTexts() {
   $("help-btn").textContent = tx("help_button", "? rules & keys");
+  $("help-btn").setAttribute("aria-label", tx("rules", "rules and keys"));
   $("quit-btn").textContent = tx("leave_button", "leave (q)");
+  $("quit-btn").setAttribute("aria-label", tx("leave", "leave"));
+  $("my-hand").setAttribute("aria-label", tx("your_hand", "your hand"));
+  $("table").setAttribute("aria-label", tx("on_table", "cards on the table"));
+  $("buttons").setAttribute("aria-label", tx("choices", "your choices"));
+  $("help").setAttribute("aria-label", tx("rules", "rules and keys"));
   $("help-close").textContent = tx("close", "close");
   if (ui.texts.help) drawHelp(ui.texts.help);
   $("invite-title").textContent = tx("invite_title", "Send this invite to your opponent");
@@ -442,7 +480,8 @@ function drawHelp(text) {
     else if (/^\s{3,}\S/.test(line) && list.lastChild && !after.length) list.lastChild.textContent += " " + line.trim();
     else after.push(line.trim());
   }
-  box.append(el("h2", "", title), list, el("p", "keys", after.join(" ")));
+  box.append(el("h2", "", title), list, el("p", "keys", after.join(" ")),
+    el("p", "keys", tx("say_key", "s: hear the score, the cards on the table and your hand")));
 }
 
 // Toggles keep their name; aria-pressed (and the look) says whether each is on.
@@ -579,8 +618,13 @@ function renderLesson(s) {
 function renderStart() {
   const ask = !!(ui.levels && ui.levels.ask);
   const panel = $("start");
-  if (ask && panel.hidden) pickLevel(ui.levels.level || "medium");
+  const opening = ask && panel.hidden;
+  if (opening) pickLevel(ui.levels.level || "medium");
   panel.hidden = !ask;
+  if (opening) {  // the keyboard starts on the chosen level (arrows move, Enter starts)
+    const picked = document.querySelector("#start-levels input:checked");
+    if (picked) picked.focus();
+  }
 }
 function startGame() {
   if (!ui.levels || !ui.levels.ask) return;
@@ -651,17 +695,28 @@ function renderTable(t) {
   const pend = $("pending");
   pend.hidden = !p;
   pend.textContent = p ? p.text : "";
-  for (const b of t.buttons) {
+  t.buttons.forEach((b, i) => {
+    // the name is the move alone ("accept"); the key is a hint (aria-keyshortcuts, as
+    // a screen reader says "shortcut a"), what the move costs its description
     const node = el("button", `act ${b.kind}`);
     node.type = "button";
     node.dataset.action = b.action;
+    node.setAttribute("aria-label", b.label);
+    node.setAttribute("aria-keyshortcuts", b.key);
     const top = el("span", "label", b.label);
-    top.append(el("kbd", "", b.key));
+    const kbd = el("kbd", "", b.key);
+    kbd.setAttribute("aria-hidden", "true");
+    top.append(kbd);
     node.append(top);
-    if (b.cost) node.append(el("span", "cost", b.cost));
+    if (b.cost) {
+      const cost = el("span", "cost", b.cost);
+      cost.id = `act-cost-${i}`;
+      node.setAttribute("aria-describedby", cost.id);
+      node.append(cost);
+    }
     node.addEventListener("click", () => act(b.action));
     buttons.append(node);
-  }
+  });
 }
 
 function drawHands(t) {
@@ -688,6 +743,8 @@ function drawHands(t) {
     const opp = $("opp-hand");
     const before = opp.children.length;
     opp.replaceChildren();
+    const holds = (ui.texts.opp_cards || [])[t.opp_cards] || "{name}: {n}";
+    opp.setAttribute("aria-label", holds.split("{name}").join(oppName()).split("{n}").join(String(t.opp_cards)));
     for (let i = 0; i < t.opp_cards; i++) {
       const node = back();
       if (t.opp_cards > before && i >= before) {
@@ -721,8 +778,10 @@ function drawTable(t) {
   table.className = "";
   table.replaceChildren();
   for (const c of cards) {
-    const node = card(c, { by: c.by });
-    node.append(el("span", "by", who(c.by)));
+    const node = card(c, { by: c.by, who: who(c.by) });
+    const by = el("span", "by", who(c.by));
+    by.setAttribute("aria-hidden", "true");
+    node.append(by);
     if (held) node.classList.add(held.winner == null ? "spoiled" : held.winner === c.by ? "won" : "beaten");
     const id = `table/${held ? held.hand : t.hand_no}/${c.card}`;
     if (!seenCards.has(id)) {
@@ -766,8 +825,17 @@ function hurryFinal() {
 
 function renderFinal() {
   const f = ui.final;
+  const wasHidden = $("final").hidden;
   $("final").hidden = !finalReady();
   if (!f) return;
+  if (wasHidden && !$("final").hidden) {  // the end screen opens: said, and focused
+    announce([f.headline, f.score_line, f.match_line].filter(Boolean).join(". "));
+    flushAnnounce();
+    setTimeout(() => {
+      const again = $("final-again");
+      (again.hidden ? $("final-headline") : again).focus();
+    }, 0);
+  }
   $("final-headline").textContent = f.headline;
   $("final").classList.toggle("won", !!f.won);
   $("final-score").textContent = f.score_line || (f.score ? `${f.score.me} – ${f.score.opp}` : "");
@@ -854,6 +922,7 @@ document.addEventListener("keydown", (e) => {
   if (ui.final && ui.final.again && (key === "enter" || key === "y") &&
       document.activeElement !== $("final-level")) { playAgain(); return; }
   if (key === "q") { leave(); return; }
+  if (key === "s" && !ui.final) { sayTable(); return; }
   const t = ui.state && ui.state.table;
   const notNow = ui.texts.not_now || {};
   const gameKey = key in notNow || /^[1-3]$/.test(key);
@@ -867,8 +936,23 @@ document.addEventListener("keydown", (e) => {
   else if (/^[1-3]$/.test(key)) toast(tx("no_card", "no card {key} to play now", { key }));
   else toast(notNow[key]);
 });
+// "s": the score, whose move and the time, the felt and the hand, said in the live region
+function sayTable() {
+  const s = ui.state;
+  const t = s && s.table;
+  if (!t) return;
+  const felt = t.table.length
+    ? t.table.map((c) => tx("card_by", "{card}, {name}", { card: c.name, name: c.by === "me" ? tx("you_short", "you") : oppName() })).join("; ")
+    : tx("empty_table", "no card on the table");
+  const hand = t.hand.length
+    ? `${tx("your_hand", "your hand")}: ${t.hand.map((c) => c.name).join(", ")}` : "";
+  const status = $("status").textContent;
+  const pending = t.pending ? t.pending.text : "";
+  announce([t.score_line, t.worth, status, pending, felt, hand].filter(Boolean).join(". "));
+  flushAnnounce();
+}
 document.addEventListener("pointerdown", () => { wakeAudio(); hurryFinal(); });
-$("help-btn").addEventListener("click", () => { $("help").hidden = false; });
+$("help-btn").addEventListener("click", () => { $("help").hidden = false; $("help-close").focus(); });
 $("help-close").addEventListener("click", () => { $("help").hidden = true; });
 $("quit-btn").addEventListener("click", leave);
 $("sound-btn").addEventListener("click", toggleSound);
