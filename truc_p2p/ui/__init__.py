@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         resolve,
         use_language,
     )
-    from ._lesson import LESSON_STEPS, run_lesson, run_web_lesson
+    from ._lesson import LESSON_STEPS, lesson_end, run_lesson, run_web_lesson
     from ._narrate import Narrator, Tally, describe
     from ._notice_text import notice_text
     from ._outcome_text import headline, headline_key, outcome_text, score_label
@@ -108,6 +108,7 @@ __all__ = [
     "install_argparse",
     "is_no",
     "is_yes",
+    "lesson_end",
     "ngettext",
     "no_word",
     "notice_text",
@@ -158,7 +159,7 @@ _HOME: dict[str, str] = {
         ],
         "_i18n",
     ),
-    **dict.fromkeys(["LESSON_STEPS", "run_lesson", "run_web_lesson"], "_lesson"),
+    **dict.fromkeys(["LESSON_STEPS", "lesson_end", "run_lesson", "run_web_lesson"], "_lesson"),
     **dict.fromkeys(["Narrator", "Tally", "describe"], "_narrate"),
     **dict.fromkeys(["notice_text"], "_notice_text"),
     **dict.fromkeys(["headline", "headline_key", "outcome_text", "score_label"], "_outcome_text"),

@@ -211,6 +211,7 @@ def page_texts() -> dict[str, Any]:
         "card_names": {card.pretty(): card_name(card) for card in ALL_CARDS},
         # play: the bot's level, on the start panel and for a rematch
         "choose_level": _("Choose your opponent"),
+        "your_name": _("your name, shown to your opponent"),
         "start": _("start"),
         "next_level": _("next opponent"),
         "levels": [

@@ -138,6 +138,8 @@ const handlers = {
   },
   peer_reconnected() { ui.disconnect = null; ui.stoppedLeft = null; },
   final(m) { ui.final = m; ui.disconnect = null; ui.finalAt = null; },
+  // learn --web: the game the lesson leads to is served by another table
+  goto(m) { if (/^http:\/\/127\.0\.0\.1:\d+\//.test(m.url)) location.assign(m.url); },
   new_game(m) {  // a rematch or the next game of a match: a clean table
     ui.final = null; ui.state = null; ui.invite = null; ui.disconnect = null; ui.finalAt = null;
     ui.held = null; ui.queue.length = 0; ui.seenTricks = new Set(); ui.tricks = [];
@@ -236,6 +238,10 @@ function leave() {
   }
   const s = ui.state;
   const t = s && s.table;
+  if (s && s.lesson) {  // a lesson costs nothing to leave: no resign question
+    send({ type: "quit", turn: t && t.turn != null ? t.turn : null });
+    return;
+  }
   const text = (s && s.texts && s.texts.leave_confirm) ||
     tx("leave_confirm", "Leave the game? You resign: your opponent wins the game.");
   if (confirm(text)) send({ type: "quit", turn: t && t.turn != null ? t.turn : null });
@@ -445,6 +451,7 @@ function applyTexts() {
   $("final-again").textContent = tx("play_again", "play again");
   $("final-stop").textContent = tx("stop_here", "stop here");
   $("start-title").textContent = tx("choose_level", "Choose your opponent");
+  $("start-name-label").textContent = tx("your_name", "your name, shown to your opponent");
   $("start-go").textContent = tx("start", "start");
   $("final-level-label").textContent = tx("next_level", "next opponent");
   drawLevels();
@@ -621,14 +628,25 @@ function renderStart() {
   const opening = ask && panel.hidden;
   if (opening) pickLevel(ui.levels.level || "medium");
   panel.hidden = !ask;
-  if (opening) {  // the keyboard starts on the chosen level (arrows move, Enter starts)
+  // a first game asks the player's name too (filled with the login name), as the
+  // terminal does; with the level chosen on the command line, only the name
+  const asksName = ask && ui.levels.name != null;
+  const levels = !ask || ui.levels.choose_level !== false;
+  $("start-name-box").hidden = !asksName;
+  $("start-title").hidden = !levels;
+  $("start-levels").hidden = !levels;
+  if (opening) {  // the keyboard starts on the name, else the chosen level
+    const name = $("start-name");
+    if (asksName) { name.value = ui.levels.name; name.focus(); name.select(); return; }
     const picked = document.querySelector("#start-levels input:checked");
     if (picked) picked.focus();
   }
 }
 function startGame() {
   if (!ui.levels || !ui.levels.ask) return;
-  send({ type: "level", level: levelChoice() });
+  const asked = ui.levels.name != null;
+  send(asked ? { type: "level", level: levelChoice(), name: $("start-name").value }
+    : { type: "level", level: levelChoice() });
   ui.levels = { ...ui.levels, ask: false };
   render();
 }
@@ -840,6 +858,10 @@ function renderFinal() {
   $("final").classList.toggle("won", !!f.won);
   $("final-score").textContent = f.score_line || (f.score ? `${f.score.me} – ${f.score.opp}` : "");
   $("final-message").textContent = f.message;
+  // the lesson's end: nothing signed nor verified, only what comes next
+  const lesson = f.kind === "lesson";
+  for (const id of ["final-cosigned", "final-verdict-line", "final-transcript"]) $(id).hidden = lesson;
+  $("final-verdict").closest("details").hidden = lesson;
   $("final-cosigned").textContent = f.cosigned_line ||
     (f.cosigned ? "✔ result co-signed by both players" : "no co-signed result");
   $("final-cosigned").className = f.cosigned ? "ok" : "neutral";
@@ -868,7 +890,8 @@ function renderFinal() {
   $("final-stop").hidden = !f.again || again.disabled;
   if (!f.again) again.disabled = false;
   if (!again.disabled) {
-    again.textContent = f.again === "next" ? tx("next_game", "next game") : tx("play_again", "play again");
+    again.textContent = f.again_label ||
+      (f.again === "next" ? tx("next_game", "next game") : tx("play_again", "play again"));
   }
 }
 
@@ -916,6 +939,11 @@ document.addEventListener("keydown", (e) => {
   hurryFinal();
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   const key = e.key.toLowerCase();
+  // typing a name: the letters are the name's, not the game's keys
+  if (e.target instanceof HTMLInputElement && e.target.type === "text") {
+    if (key === "enter" && !$("start").hidden) startGame();
+    return;
+  }
   if (key === "escape") { $("help").hidden = true; return; }
   if (key === "?" || key === "h") { $("help").hidden = !$("help").hidden; return; }
   if (!$("start").hidden && key === "enter") { startGame(); return; }
