@@ -67,7 +67,13 @@ async def test_the_start_panel_and_the_rematch_choose_the_level() -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(ask)
         await trio.sleep(0.05)
-        asked = {"type": "levels", "ask": True, "level": "medium", "choose_level": True, "name": None}
+        asked = {
+            "type": "levels",
+            "ask": True,
+            "level": "medium",
+            "choose_level": True,
+            "name": None,
+        }
         assert page.messages[-1] == asked
         assert asked in player.snapshot()
         player.receive({"type": "level", "level": "grandmaster"})  # not a level: ignored
@@ -75,7 +81,13 @@ async def test_the_start_panel_and_the_rematch_choose_the_level() -> None:
         assert not chosen
         player.receive({"type": "level", "level": "easy"})
     assert chosen == [True] and player.level == "easy"
-    assert page.messages[-1] == {"type": "levels", "ask": False, "level": "easy", "choose_level": True, "name": None}
+    assert page.messages[-1] == {
+        "type": "levels",
+        "ask": False,
+        "level": "easy",
+        "choose_level": True,
+        "name": None,
+    }
     assert not [m for m in player.snapshot() if m["type"] == "levels"]
     # leaving on the start panel: no level, no game
     stop.set()
