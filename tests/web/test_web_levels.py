@@ -177,6 +177,14 @@ def test_pick_a_level_and_another_for_the_rematch(
         box = page.locator("#final-level-box")
         assert box.is_visible() and page.locator("#final-level").input_value() == "easy"
         page.locator("#final-level").select_option("hard")
+        # the menu names the level; its words go whole under it (a 390 px select cut
+        # them, issue 43)
+        words = page.locator("#final-level-text").inner_text()
+        assert words and words in page.evaluate("window.truc.texts.levels.map((l) => l.text)")
+        texts = page.evaluate(
+            "[...document.querySelectorAll('#final-level option')].map((o) => o.text)"
+        )
+        assert texts == page.evaluate("window.truc.texts.levels.map((l) => l.name)")
         page.screenshot(path=artifacts / "levels-2-rematch-gu-390px.png")
         assert page.evaluate(OVERFLOWING_JS) == []
         page.click("#final-again")

@@ -188,6 +188,8 @@ def page_texts() -> dict[str, Any]:
         "stop_here": _("stop here"),
         "again_waiting": _("starting the next game…"),
         "not_your_turn": _("wait for your turn"),
+        "answer_first": _("answer the request first: accept, refuse or fold"),
+        "not_this_card": _("this card cannot be played now"),
         # a screen reader's table (issue 43): names without the keys, what the felt
         # holds, and what the live region says when a hand starts
         "leave": _("leave"),

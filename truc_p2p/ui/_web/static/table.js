@@ -589,13 +589,27 @@ function drawLevels() {
   }));
   const menu = $("final-level");
   const kept = menu.value;
+  // the menu names the levels; the chosen one's words go under it (a phone's narrow
+  // select cut "medium — raises on good hands, re…")
   menu.replaceChildren(...levels.map((l) => {
-    const o = el("option", "", `${l.name} — ${l.text}`);
+    const o = el("option", "", l.name);
     o.value = l.code;
     return o;
   }));
   if (kept) menu.value = kept;
+  describeLevel();
   if (chosen) pickLevel(chosen);
+}
+function describeLevel() {
+  let words = $("final-level-text");
+  if (!words) {
+    words = el("span", "level-text");
+    words.id = "final-level-text";
+    $("final-level").after(words);
+    $("final-level").setAttribute("aria-describedby", words.id);
+  }
+  const level = (ui.texts.levels || []).find((l) => l.code === $("final-level").value);
+  words.textContent = level ? level.text : "";
 }
 function pickLevel(code) {
   const radio = document.querySelector(`#start-levels input[value="${code}"]`);
@@ -746,6 +760,10 @@ function drawHands(t) {
     hand.replaceChildren();
     t.hand.forEach((c, i) => {
       const node = card(c, { action: mine ? c.action : null, key: c.key });
+      // a card that may not be played now says why when tapped (a request to answer first)
+      if (mine && !c.action) node.addEventListener("click", () => toast(t.pending && t.pending.by === "opp"
+        ? tx("answer_first", "answer the request first: accept, refuse or fold")
+        : tx("not_this_card", "this card cannot be played now")));
       const id = `hand/${t.hand_no}/${c.card}`;
       if (!seenCards.has(id)) {
         seenCards.add(id);
@@ -884,7 +902,10 @@ function renderFinal() {
   const again = $("final-again");
   const levelBox = $("final-level-box");
   const offerLevel = f.again === true && !!f.level && !again.disabled;
-  if (offerLevel && levelBox.hidden) $("final-level").value = f.level;  // the current level first
+  if (offerLevel && levelBox.hidden) {  // the current level first
+    $("final-level").value = f.level;
+    describeLevel();
+  }
   levelBox.hidden = !offerLevel;
   again.hidden = !f.again;
   $("final-stop").hidden = !f.again || again.disabled;
@@ -988,6 +1009,7 @@ $("colours-btn").addEventListener("click", toggleColours);
 $("lang-menu").addEventListener("change", (e) => { send({ type: "lang", lang: e.target.value }); e.target.blur(); });
 $("invite-copy").addEventListener("click", copyInvite);
 $("final-again").addEventListener("click", playAgain);
+$("final-level").addEventListener("change", describeLevel);
 $("start-go").addEventListener("click", startGame);
 $("final-stop").addEventListener("click", leave);
 applyTexts();
