@@ -39,17 +39,19 @@ def test_the_clock_stops_with_the_link_and_goes_on_after_the_resume() -> None:
     clock = Clock()
     model = model_after_deal(clock)
     clock.t += 40
-    model.link_lost()
-    clock.t += 90  # the opponent is away: its clock does not run (wire.md 13.5)
+    model.feed(PeerDisconnected(reason="reset", seconds_left=120, grace=120))
+    clock.t += 60  # the opponent is away: its clock does not run (wire.md 13.5)
+    model.feed(PeerDisconnected(reason="reset", seconds_left=60, grace=120))  # countdown
+    clock.t += 30
     assert model.seconds_left() == 260
-    model.link_back(restarted=False)
+    model.feed(PeerReconnected(after=90.0, resent=0, received_again=0))
     assert model.seconds_left() == 260
     clock.t += 10
     assert model.seconds_left() == 250
     # after a restart no clock survives: the move due has its whole time again
-    model.link_lost()
+    model.feed(PeerDisconnected(reason="reset", seconds_left=120, grace=120))
     clock.t += 5
-    model.link_back(restarted=True)
+    model.feed(PeerReconnected(after=5.0, resent=0, received_again=0, we_came_back=True))
     assert model.seconds_left() == 300
 
 

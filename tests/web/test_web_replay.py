@@ -222,7 +222,8 @@ def test_your_own_replay_page_shows_the_cards_you_folded(
         assert page.locator("#opp-hand .card.back").count() == 3
         page.click("#hands button[data-hand='2']")
         page.wait_for_function("document.body.dataset.step !== '0'")
-        assert "hand 2: " in page.locator("#lines").inner_text()
+        # the deal as live play tells it, her cards known: "hand 2, you deal: you get …"
+        assert "hand 2, " in page.locator("#lines").inner_text()
         faced = {
             Card.from_str(str(c.get_attribute("data-card")))
             for c in page.locator("#me-hand .card:not(.back)").all()
