@@ -80,6 +80,9 @@ def test_a_blind_player_plays_a_whole_game(browser: Any, tmp_path: Path, artifac
                 page.wait_for_function("() => window.heard.some((t) => t.includes('your hand: '))")
             tree = page.get_by_role("main").aria_snapshot()
             felt.update(re.findall(r'- img "([^"]*played by[^"]*)"', tree))
+            # the hand's tricks in words ("tricks: won · to play · to play"), no dashes
+            marks = re.findall(r'img "(tricks: [^"]*)"', tree)
+            assert len(marks) == 1 and "–" not in marks[0], marks
             hand = _buttons(page, "your hand")
             choices = _buttons(page, "your choices")
             for name, key in choices:

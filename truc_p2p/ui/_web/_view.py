@@ -196,6 +196,8 @@ def page_texts() -> dict[str, Any]:
         "rules": _("rules and keys"),
         "your_hand": _("your hand"),
         "on_table": _("cards on the table"),
+        # Translators: a trick of the hand not played yet, as a screen reader says it
+        "trick_todo": _("to play"),
         "choices": _("your choices"),
         "opp_cards": [
             ngettext("{name} holds {n} card", "{name} holds {n} cards", n, name="{name}")

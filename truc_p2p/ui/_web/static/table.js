@@ -648,6 +648,7 @@ function renderStart() {
   const levels = !ask || ui.levels.choose_level !== false;
   $("start-name-box").hidden = !asksName;
   $("start-title").hidden = !levels;
+  panel.setAttribute("aria-labelledby", levels ? "start-title" : "start-name-label");
   $("start-levels").hidden = !levels;
   if (opening) {  // the keyboard starts on the name, else the chosen level
     const name = $("start-name");
@@ -716,7 +717,8 @@ function renderTable(t) {
   drawTable(t);
   const tricks = $("tricks");
   tricks.replaceChildren();
-  if (t.tricks_line) tricks.setAttribute("aria-label", t.tricks_line);
+  // said in words: "tricks: won · lost · to play" (a dash is no word to a screen reader)
+  if (t.tricks_line) tricks.setAttribute("aria-label", t.tricks_line.split("–").join(tx("trick_todo", "to play")));
   (t.trick_marks || ["–", "–", "–"]).forEach((mark, i) => {
     const trick = t.tricks[i];
     const chip = el("span", "trick", mark);
