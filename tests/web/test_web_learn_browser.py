@@ -126,7 +126,7 @@ def test_the_web_lesson_starts_at_step_1_and_leads_to_a_game(
         page.wait_for_url(lambda there: there != url.group(1), timeout=30_000)
         assert re.match(r"http://127\.0\.0\.1:\d+/\?token=", page.url), page.url
         # a first game: the start panel asks the name (the level is chosen already)
-        name = page.get_by_label("your name, shown to your opponent")
+        name = page.get_by_role("textbox", name="your name, shown to your opponent")
         name.wait_for(state="visible", timeout=60_000)
         assert page.locator("#start-levels").is_hidden()
         assert name.input_value()  # the login name, to keep or change

@@ -367,9 +367,10 @@ class TableFeed:
             if self.name_asked is not None and isinstance(name, str):
                 name = name.strip()
                 self.name_given = name if 1 <= len(name) <= 40 and name.isprintable() else None
-            if level in LEVELS or not self.choose_level:
-                if level in LEVELS:
-                    self.level = str(level)
+            if not self.choose_level:  # the name only: the level stays the command's
+                self._answer_level()
+            elif level in LEVELS:
+                self.level = str(level)
                 self._answer_level()
             return
         if kind not in ("act", "quit"):
