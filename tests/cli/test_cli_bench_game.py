@@ -10,16 +10,17 @@ from truc_p2p.bench._game import analyse, analyse_flow
 from truc_p2p.bots import make_bot
 from truc_p2p.cli import main
 from truc_p2p.memory_pair import make_pair, run_pair
+from truc_p2p.protocol import SessionOptions
 from truc_p2p.rules import Player, Ruleset
 
 
 def _transcript(deck: str, seed: int, target: int = 3, pipeline: bool = False) -> list[bytes]:
     records: list[bytes] = []
     sessions = make_pair(
-        ruleset=Ruleset(target=target),
-        deck=deck,
+        SessionOptions(
+            ruleset=Ruleset(target=target), deck=deck, pipeline=pipeline if deck == "v2" else None
+        ),
         records=(records.append, None),
-        pipeline=pipeline if deck == "v2" else None,
     )
     run_pair(sessions, {p: make_bot("heuristic", seed + int(p)) for p in (Player.P0, Player.P1)})
     return records

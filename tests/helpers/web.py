@@ -18,7 +18,8 @@ import trio.testing
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._web import final_message
 from truc_p2p.crypto import SigningKey
-from truc_p2p.net import BotStrategy, GameOutcome, play_game, prepare_game
+from truc_p2p.net import BotStrategy, GameOutcome, PlayOptions, play_game, prepare_game
+from truc_p2p.protocol import SessionOptions
 from truc_p2p.rules import Action, ActionKind, Game, Player, Ruleset
 from truc_p2p.ui._web import WebPlayer, bind_table, serve_table
 
@@ -129,10 +130,9 @@ class HostedGame:
                 identity=SigningKey.from_bytes(derive(self.seed, role, "key")),
                 role=role,
                 transcript=self.out / f"{name}.truc" if role is Player.P0 else None,
-                ruleset=ruleset,
-                name=name,
                 secret=secret,
                 fsync=False,
+                options=SessionOptions(ruleset=ruleset, name=name),
             )
         player = self.player = WebPlayer("alice", move_seconds=300)
         mine, theirs = trio.testing.memory_stream_pair()
@@ -148,7 +148,7 @@ class HostedGame:
                     )
                     try:
                         outcome = await play_game(
-                            mine, games[Player.P0].session, player, on_event=player
+                            mine, games[Player.P0].session, player, PlayOptions(on_event=player)
                         )
                     finally:
                         games[Player.P0].close()

@@ -18,6 +18,7 @@ from helpers.net import bot, hosting
 
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
+    Clocks,
     End,
     GameSettings,
     Listen,
@@ -31,7 +32,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.net import _games as net_games
 from truc_p2p.net import _reconnect as net_reconnect
-from truc_p2p.protocol import GameStarted, verify_transcript
+from truc_p2p.protocol import GameStarted, SessionOptions, verify_transcript
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import read_transcript
 
@@ -48,9 +49,8 @@ def _both_finish_and_verify(game: ProxiedGame) -> None:
 
 
 def _settings(**changes: float) -> GameSettings:
-    return GameSettings(
-        **{"ruleset": Ruleset(target=2), "turn_timeout": 30, "grace": 20, **changes}
-    )
+    clocks = Clocks(**{"turn_timeout": 30, "grace": 20, **changes})
+    return GameSettings(session=SessionOptions(ruleset=Ruleset(target=2)), clocks=clocks)
 
 
 async def test_half_open_joiner_side_the_resume_replaces_the_link_the_host_holds(
@@ -221,21 +221,24 @@ async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
         async with hosting(
             strategy=bot(1),
             identity=host_key,
-            settings=GameSettings(ruleset=ruleset, name="h"),
+            settings=GameSettings(session=SessionOptions(ruleset=ruleset, name="h")),
             storage=Storage(out_dir=tmp_path / "host"),
         ) as (invite, results):
             await join_game(
                 invite,
                 bot(2),
                 identity=SigningKey.generate(),
-                settings=GameSettings(ruleset=ruleset),
+                settings=GameSettings(session=SessionOptions(ruleset=ruleset)),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )
     played = results["host"]
     assert played.end is End.FINISHED and played.transcript is not None
     before = played.transcript.read_bytes()
     restored = restore_game(
-        played.transcript, identity=host_key, ruleset=ruleset, name="h", audit="game", role=P1
+        played.transcript,
+        identity=host_key,
+        role=P1,
+        settings=GameSettings(clocks=Clocks(grace=120)),
     )
     started = trio.current_time()
     with trio.fail_after(30):
@@ -244,7 +247,6 @@ async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
             bot(1),
             identity=host_key,
             listen=Listen(bind="127.0.0.1", port=0),
-            settings=GameSettings(grace=120),
         )
     assert again.end is End.FINISHED and again.result == played.result, again.message
     assert "nothing more was signed" in again.message

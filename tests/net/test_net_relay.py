@@ -22,12 +22,14 @@ import truc_p2p.net._join_game as games_module
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
+    Clocks,
     ConnectError,
     End,
     GameOutcome,
     GameSettings,
     Invite,
     Listen,
+    PlayOptions,
     RelayLimits,
     RelayServer,
     Reporting,
@@ -101,7 +103,7 @@ async def test_each_path_carries_a_whole_game_that_verifies(path: str) -> None:
                         stream,
                         sessions[Player.P0],
                         bot(1),
-                        expected_fingerprint=sessions[Player.P1].fingerprint,
+                        PlayOptions(expected_fingerprint=sessions[Player.P1].fingerprint),
                     )
             assert got == {"host": path, "join": path}
             assert outcome.valid
@@ -263,7 +265,7 @@ async def test_a_game_on_a_punched_path_outlives_the_relay() -> None:
                             stream,
                             sessions[Player.P0],
                             bot(1),
-                            expected_fingerprint=sessions[Player.P1].fingerprint,
+                            PlayOptions(expected_fingerprint=sessions[Player.P1].fingerprint),
                         )
                 with trio.fail_after(2):
                     while rendezvous.lost is None:
@@ -305,7 +307,7 @@ async def test_a_dropped_game_reconnects_through_the_relay(
                 outcomes["host"] = await host_game(
                     bot(3),
                     identity=host_id,
-                    settings=GameSettings(turn_timeout=30, grace=20),
+                    settings=GameSettings(clocks=Clocks(turn_timeout=30, grace=20)),
                     listen=Listen(bind="127.0.0.1", port=0, relay=("127.0.0.1", port)),
                     storage=Storage(out_dir=tmp_path / "host", fsync=False),
                     report=Reporting(on_invite=on_invite),
@@ -318,7 +320,7 @@ async def test_a_dropped_game_reconnects_through_the_relay(
                 invites[0],
                 strategy,
                 identity=join_id,
-                settings=GameSettings(turn_timeout=30, grace=20),
+                settings=GameSettings(clocks=Clocks(turn_timeout=30, grace=20)),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
                 report=Reporting(on_path=lambda route, _peer: paths.append(route)),
             )

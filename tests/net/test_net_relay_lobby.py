@@ -18,6 +18,7 @@ from truc_p2p.crypto import SigningKey
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
+    Clocks,
     End,
     GameOutcome,
     GameSettings,
@@ -42,7 +43,7 @@ from truc_p2p.net._relay_wire import (
     encode,
     read_message,
 )
-from truc_p2p.protocol import verify_transcript
+from truc_p2p.protocol import SessionOptions, verify_transcript
 from truc_p2p.rules import Action, Game, Ladder, Ruleset
 from truc_p2p.transcript import read_transcript
 
@@ -108,7 +109,10 @@ async def test_a_joiner_lists_two_public_hosts_and_plays_one(tmp_path: Path) -> 
                     outcomes[n] = await host_game(
                         bot(3),
                         identity=ids[n],
-                        settings=GameSettings(ruleset=rules[n], name=n, turn_timeout=30),
+                        settings=GameSettings(
+                            session=SessionOptions(ruleset=rules[n], name=n),
+                            clocks=Clocks(turn_timeout=30),
+                        ),
                         listen=Listen(
                             bind="127.0.0.1", port=0, relay=("127.0.0.1", port), public=True
                         ),
@@ -131,7 +135,10 @@ async def test_a_joiner_lists_two_public_hosts_and_plays_one(tmp_path: Path) -> 
                 ana.invite,
                 bot(4),
                 identity=ids["joe"],
-                settings=GameSettings(ruleset=rules["ana"], name="joe", turn_timeout=30),
+                settings=GameSettings(
+                    session=SessionOptions(ruleset=rules["ana"], name="joe"),
+                    clocks=Clocks(turn_timeout=30),
+                ),
                 storage=Storage(out_dir=tmp_path / "joe", fsync=False),
             )
             with trio.fail_after(20):
@@ -340,7 +347,9 @@ async def test_a_host_playing_its_game_is_off_the_lobby(tmp_path: Path) -> None:
                     await host_game(
                         bot(3),
                         identity=key,
-                        settings=GameSettings(name="ana", turn_timeout=30),
+                        settings=GameSettings(
+                            session=SessionOptions(name="ana"), clocks=Clocks(turn_timeout=30)
+                        ),
                         listen=Listen(
                             bind="127.0.0.1", port=0, relay=("127.0.0.1", port), public=True
                         ),
@@ -371,7 +380,9 @@ async def test_a_forever_host_is_listed_again_after_each_game() -> None:
                 await host_game(
                     bot(3),
                     identity=key,
-                    settings=GameSettings(name="ana", turn_timeout=30),
+                    settings=GameSettings(
+                        session=SessionOptions(name="ana"), clocks=Clocks(turn_timeout=30)
+                    ),
                     listen=Listen(bind="127.0.0.1", port=0, relay=("127.0.0.1", port), public=True),
                     storage=Storage(out_dir=None),
                     report=Reporting(on_outcome=outcomes.append),
@@ -397,7 +408,8 @@ async def test_a_forever_host_is_listed_again_after_each_game() -> None:
 
 
 async def test_lobby_and_join_name_a_dropped_listing_in_one_line() -> None:
-    from truc_p2p.cli._lobby import describe_game, fetch
+    from truc_p2p.cli._lobby import fetch
+    from truc_p2p.cli._lobby_words import describe_game
 
     async with running_relay(server=_Tampering()) as (_, port):
         ana, code = await _register(port, b"\x01" * 16)

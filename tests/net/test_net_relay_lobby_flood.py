@@ -19,6 +19,7 @@ from test_net_relay_lobby import _raw_key, _register, running_relay
 from truc_p2p.cli import main as cli_main
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
+    Clocks,
     GameSettings,
     Listen,
     LobbyFilter,
@@ -31,6 +32,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.net._host import address_block, address_key
 from truc_p2p.net._relay_wire import Msg, RelayProtocolError, encode, read_message
+from truc_p2p.protocol import SessionOptions
 
 #: The flooding addresses: 40 loopback addresses, never any other.
 FLOODERS = [f"127.0.0.{i}" for i in range(2, 42)]
@@ -95,7 +97,9 @@ async def test_a_flood_from_40_addresses_leaves_a_real_host_visible(
                 await host_game(
                     bot(3),
                     identity=identity,
-                    settings=GameSettings(name="real ana", turn_timeout=30),
+                    settings=GameSettings(
+                        session=SessionOptions(name="real ana"), clocks=Clocks(turn_timeout=30)
+                    ),
                     listen=Listen(bind="127.0.0.1", port=0, relay=("127.0.0.1", port), public=True),
                     storage=Storage(out_dir=tmp_path / "ana", fsync=False),
                     stop=stop,

@@ -19,6 +19,7 @@ import truc_p2p.net._rendezvous as rendezvous_module
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
+    Clocks,
     End,
     GameOutcome,
     GameSettings,
@@ -140,7 +141,7 @@ async def test_a_restarted_relay_gets_the_host_back_with_the_same_invite(
                 await host_game(
                     bot(3),
                     identity=host_id,
-                    settings=GameSettings(turn_timeout=30, grace=30),
+                    settings=GameSettings(clocks=Clocks(turn_timeout=30, grace=30)),
                     listen=Listen(
                         bind="127.0.0.1", port=0, relay=("127.0.0.1", relay.port), capacity=2
                     ),
@@ -171,7 +172,7 @@ async def test_a_restarted_relay_gets_the_host_back_with_the_same_invite(
                     invite,
                     strategy,
                     identity=Identity.ephemeral().key,
-                    settings=GameSettings(turn_timeout=30, grace=30),
+                    settings=GameSettings(clocks=Clocks(turn_timeout=30, grace=30)),
                     storage=Storage(out_dir=tmp_path / label, fsync=False),
                     report=Reporting(on_path=lambda route, _peer: paths[label].append(route)),
                 )

@@ -38,6 +38,7 @@ from truc_p2p.protocol import (
     AuditRefusedError,
     RemoteProtocolError,
     Session,
+    SessionOptions,
     Stage,
     YourTurn,
     decode_envelope,
@@ -93,6 +94,8 @@ class Point:
     next: bytes
     peer_envelopes: tuple[bytes, ...]
     deck: str
+    #: what the victim's session was made with (its hello may not be recorded yet)
+    options: SessionOptions
 
     def session(self) -> Session:
         return Session.restore(
@@ -100,10 +103,7 @@ class Point:
             identity=self.identity,
             role=self.victim,
             secret=self.secret,
-            ruleset=RULESET,
-            name=self.name,
-            deck=self.deck[:2],
-            pipeline=self.deck == "v2p" if self.deck != "v1" else None,
+            options=self.options,
         )
 
 
@@ -135,6 +135,7 @@ def point(stage: str) -> Point:
         identity=pair.keys[victim],
         secret=pair.secrets[victim],
         name=pair.names[victim],
+        options=pair.sessions[victim].options,
         peer_key=pair.keys[peer],
         next=raw,
         peer_envelopes=tuple(r for r in pair.records[victim] if decode_envelope(r).sender == peer),

@@ -13,6 +13,7 @@ from truc_p2p.protocol import (
     CardsDealt,
     GameFinished,
     GameStarted,
+    SessionOptions,
     Stage,
     decode_envelope,
     verify_transcript,
@@ -204,8 +205,7 @@ def test_run_pair_and_make_pair_play_a_valid_game() -> None:
     """The public in-memory helpers of ``truc_p2p.memory_pair`` (what the demo uses)."""
     records: dict[Player, list[bytes]] = {P0: [], P1: []}
     sessions = make_pair(
-        ruleset=Ruleset(target=4, ladder=Ladder.EVEN),
-        audit="hand",
+        SessionOptions(ruleset=Ruleset(target=4, ladder=Ladder.EVEN), audit="hand"),
         records=(records[P0].append, records[P1].append),
     )
     seen: list[tuple[Player, object]] = []

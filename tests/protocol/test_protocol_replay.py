@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -41,18 +42,17 @@ def new_pair(audit: str, deck: str = "v1") -> Pair:
 
 
 def restore(pair: Pair, p: Player, envelopes: list[bytes], **changes: Any) -> Session:
+    """Restore side ``p`` of ``pair``: with the options of its own hello in ``envelopes``,
+    or, given options among ``changes``, with its live options so changed (another
+    ``deck`` takes that deck's defaults)."""
     assert pair.secrets is not None
-    options: dict[str, Any] = {
-        "identity": pair.keys[p],
-        "role": p,
-        "secret": pair.secrets[p],
-        "ruleset": pair.sessions[p].ruleset,
-        "name": pair.names[p],
-        "audit": pair.sessions[p].audit_mode,
-        "deck": pair.sessions[p].deck,
-    }
-    options.update(changes)
-    return Session.restore(envelopes, **options)
+    keys: dict[str, Any] = {"identity": pair.keys[p], "role": p, "secret": pair.secrets[p]}
+    keys |= {k: v for k, v in changes.items() if k in ("identity", "role", "secret", "record")}
+    changed = {k: v for k, v in changes.items() if k not in keys}
+    if "deck" in changed:
+        changed |= {"pipeline": None, "early": None}
+    options = replace(pair.sessions[p].options, **changed) if changed else None
+    return Session.restore(envelopes, options=options, **keys)
 
 
 def same_state(restored: Session, live: Session) -> None:
@@ -216,8 +216,7 @@ def test_restore_a_v2_game_infers_its_deck_and_refuses_another(side: Player) -> 
     """Without ``deck`` the version comes from the player's own hello in the transcript."""
     full = list(reference("game", "v2"))
     pair = new_pair("game", "v2")
-    options = {"deck": None}
-    restored = restore(pair, side, full, **options)
+    restored = restore(pair, side, full)
     assert restored.deck == "v2" and restored.stage is Stage.DONE
     expected: type[Exception] = RulesetMismatchError if side is P1 else LocalProtocolError
     with pytest.raises(expected):

@@ -41,6 +41,7 @@ from truc_p2p.protocol import (
     MalformedMessageError,
     RulesetMismatchError,
     Session,
+    SessionOptions,
     YourTurn,
     decode_envelope,
     verify_transcript,
@@ -250,8 +251,7 @@ def test_pipeline_needs_deck_v2() -> None:
             identity=SigningKey.generate(),
             role=P0,
             secret=bytes(32),
-            deck="v1",
-            pipeline=True,
+            options=SessionOptions(deck="v1", pipeline=True),
         )
 
 

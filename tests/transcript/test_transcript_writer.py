@@ -17,6 +17,7 @@ from truc_p2p.crypto import SigningKey
 from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.protocol import (
     TRANSCRIPT_MAGIC,
+    SessionOptions,
     TranscriptFormatError,
     encode_transcript,
     verify_transcript,
@@ -33,7 +34,7 @@ from truc_p2p.transcript import (
 def _game() -> list[bytes]:
     record: list[bytes] = []
     sessions = make_pair(
-        ruleset=Ruleset(target=3),
+        SessionOptions(ruleset=Ruleset(target=3)),
         identities=(
             SigningKey.from_bytes(bytes([5]) * 32),
             SigningKey.from_bytes(bytes([6]) * 32),

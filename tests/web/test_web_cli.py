@@ -143,8 +143,8 @@ def test_end_screen_of_a_resignation(end: str, headline: str, won: bool, score_l
 def test_end_screen_of_a_resigned_game_says_it_is_over(end: End) -> None:
     """A signed resignation is a complete result: the end screen does not say "no
     co-signed result", and names the players from the viewer's side."""
+    from truc_p2p.i18n import speaking
     from truc_p2p.protocol import Resignation
-    from truc_p2p.ui._i18n import speaking
 
     by = Player.P1 if end is End.RESIGNED else Player.P0
     resignation = Resignation(
@@ -188,10 +188,10 @@ def test_end_screen_of_a_conceded_game_of_a_match_says_the_match_goes_on(end: En
     """Issue 43: a game of a match conceded on its own is not told as a resignation
     (which reads as the match lost): the headline says "conceded", the signed line
     says the match goes on; in the terminal's words too (one headline table)."""
+    from truc_p2p.i18n import speaking
     from truc_p2p.net import CONCEDE_DETAIL
     from truc_p2p.protocol import Resignation
     from truc_p2p.ui import headline
-    from truc_p2p.ui._i18n import speaking
 
     by = Player.P1 if end is End.RESIGNED else Player.P0
     resignation = Resignation(

@@ -215,9 +215,6 @@ def test_the_replay_tells_a_game_in_the_live_terminal_s_words(
         identity=key("alice"),
         role=P0,
         secret=secret,
-        ruleset=ruleset,
-        name="alice",
-        audit="game",
     )
     out = io.StringIO()
     terminal = TerminalPlayer(ScriptedLines([]), "alice", out=out)

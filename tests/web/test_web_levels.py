@@ -3,7 +3,6 @@ first game (no ``--bot`` given) and on the end screen for a rematch."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import subprocess
@@ -19,7 +18,8 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request, TextMessage
 
 from truc_p2p.cli._web import bot_level
-from truc_p2p.ui import bot_player_name, use_language
+from truc_p2p.i18n import use_language
+from truc_p2p.ui import bot_player_name
 from truc_p2p.ui._web import WebPlayer
 from truc_p2p.ui._web._view import page_texts
 
@@ -33,21 +33,22 @@ class Recorder:
         self.messages.append(message)
 
 
-def _args(*argv: str, bot: str = "medium") -> argparse.Namespace:
-    return argparse.Namespace(bot=bot, argv=["play", "--web", *argv])
+def _args(*argv: str, bot: str = "medium") -> tuple[str, list[str]]:
+    """The bot chosen and the command line, as ``bot_level`` takes them."""
+    return bot, ["play", "--web", *argv]
 
 
 def test_when_the_page_asks_for_the_level() -> None:
-    assert bot_level(_args(), WebPlayer("alice")) is True  # no --bot: the start panel
+    assert bot_level(*_args(), WebPlayer("alice")) is True  # no --bot: the start panel
     player = WebPlayer("alice")
-    assert bot_level(_args("--bot", "hard", bot="hard"), player) is False
+    assert bot_level(*_args("--bot", "hard", bot="hard"), player) is False
     assert player.level == "hard"  # ...but a rematch may change it
-    assert bot_level(_args("--bot=easy", bot="easy"), WebPlayer("alice")) is False
+    assert bot_level(*_args("--bot=easy", bot="easy"), WebPlayer("alice")) is False
     thinking = WebPlayer("alice")  # --think: a bot that is no level, no choice at all
-    assert bot_level(_args("--think", "2", bot="expert:2s"), thinking) is False
+    assert bot_level(*_args("--think", "2", bot="expert:2s"), thinking) is False
     assert thinking.level is None
-    assert bot_level(_args(), WebPlayer("alice"), resumed=True) is False
-    assert bot_level(_args(), object()) is False  # the terminal: --bot decides
+    assert bot_level(*_args(), WebPlayer("alice"), resumed=True) is False
+    assert bot_level(*_args(), object()) is False  # the terminal: --bot decides
     levels = page_texts()["levels"]
     assert [x["code"] for x in levels] == ["easy", "medium", "hard", "strongest"]
     assert all(x["name"] and x["text"] for x in levels)

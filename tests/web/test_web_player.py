@@ -21,11 +21,12 @@ from truc_p2p.net import (
     End,
     PeerDisconnected,
     PeerReconnected,
+    PlayOptions,
     QuitGame,
     play_game,
     prepare_game,
 )
-from truc_p2p.protocol import CardsDealt
+from truc_p2p.protocol import CardsDealt, SessionOptions
 from truc_p2p.rules import Acted, Action, Card, Game, Player, Ruleset
 from truc_p2p.ui._web import WebPlayer, action_buttons, card_json, table_state
 
@@ -263,18 +264,16 @@ async def test_a_whole_game_shows_no_secret_and_no_unplayed_opponent_card(
         identity=SigningKey.from_bytes(derive(5, Player.P0, "key")),
         role=Player.P0,
         transcript=tmp_path / "alice.truc",
-        ruleset=Ruleset(target=3),
-        name="alice",
         fsync=False,
+        options=SessionOptions(ruleset=Ruleset(target=3), name="alice"),
     )
     secret = (tmp_path / "alice.truc.secret").read_bytes()
     theirs = prepare_game(
         identity=SigningKey.from_bytes(derive(5, Player.P1, "key")),
         role=Player.P1,
         transcript=None,
-        ruleset=Ruleset(target=3),
-        name="bot",
         secret=derive(5, Player.P1, "secret"),
+        options=SessionOptions(ruleset=Ruleset(target=3), name="bot"),
     )
 
     def hook(event: object) -> None:
@@ -285,7 +284,7 @@ async def test_a_whole_game_shows_no_secret_and_no_unplayed_opponent_card(
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(play_game, b, theirs.session, RaisingBot(5))
-            outcome = await play_game(a, mine.session, player, on_event=hook)
+            outcome = await play_game(a, mine.session, player, PlayOptions(on_event=hook))
     mine.close()
     assert outcome.end is End.FINISHED
     final = final_message(replace(outcome, transcript=tmp_path / "alice.truc"))
@@ -519,7 +518,7 @@ def test_each_game_of_a_match_has_its_heading_in_the_log_and_on_the_table() -> N
 
 
 def test_card_faces_print_the_ranks_of_the_players_cards() -> None:
-    from truc_p2p.ui._i18n import speaking
+    from truc_p2p.i18n import speaking
 
     queen = Card.from_str("QH")
     assert card_json(queen)["rank"] == "Q"

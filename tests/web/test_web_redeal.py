@@ -14,7 +14,8 @@ import trio.testing
 from helpers.web import derive
 
 from truc_p2p.crypto import SigningKey
-from truc_p2p.net import End, play_game, prepare_game
+from truc_p2p.net import End, PlayOptions, play_game, prepare_game
+from truc_p2p.protocol import SessionOptions
 from truc_p2p.rules import Action, Game, Player, Ruleset
 from truc_p2p.ui._web import WebPlayer
 
@@ -68,17 +69,15 @@ async def _play(tmp_path: Path, *, early_redeal: bool) -> tuple[list[Any], Redea
         identity=SigningKey.from_bytes(derive(SEED, Player.P0, "key")),
         role=Player.P0,
         transcript=None,
-        ruleset=Ruleset(target=4),
-        name="alice",
         secret=derive(SEED, Player.P0, "secret"),
+        options=SessionOptions(ruleset=Ruleset(target=4), name="alice"),
     )
     theirs = prepare_game(
         identity=SigningKey.from_bytes(derive(SEED, Player.P1, "key")),
         role=Player.P1,
         transcript=None,
-        ruleset=Ruleset(target=4),
-        name="bot",
         secret=derive(SEED, Player.P1, "secret"),
+        options=SessionOptions(ruleset=Ruleset(target=4), name="bot"),
     )
     theirs.session.early_redeal_feature = early_redeal  # its hello is not made yet
     opponent = Redealer()
@@ -86,7 +85,7 @@ async def _play(tmp_path: Path, *, early_redeal: bool) -> tuple[list[Any], Redea
     with trio.fail_after(600):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(play_game, b, theirs.session, opponent)
-            outcome = await play_game(a, mine.session, player, on_event=player)
+            outcome = await play_game(a, mine.session, player, PlayOptions(on_event=player))
     assert outcome.end is End.FINISHED
     assert mine.session.early_redeal is early_redeal
     return states, opponent

@@ -176,7 +176,7 @@ def test_a_replay_shows_its_owner_the_cards_it_played_and_nobody_else_any(
 ) -> None:
     """Each step of the owner's replay holds, face up, the owner's cards it plays later
     in that deal (so they are in its hand); a spectator's replay holds none."""
-    from truc_p2p.history._replay import render_step
+    from truc_p2p.cli._replay import render_step
     from truc_p2p.history._replay_steps import build_replay
 
     story = story_game({P0: tmp_path / "alice", P1: tmp_path / "bob"}, deck="v2")

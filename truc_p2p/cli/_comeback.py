@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from truc_p2p.i18n import _
 from truc_p2p.net import Invite, InviteError, read_meta
 from truc_p2p.protocol import (
     MessageType,
@@ -26,8 +27,8 @@ from truc_p2p.protocol import (
     decode_envelope,
     verify_transcript,
 )
-from truc_p2p.transcript import scan_transcript_file
-from truc_p2p.ui import _, is_no, is_yes, no_word, yes_word
+from truc_p2p.transcript import scan_transcript_file, verify_transcript_file
+from truc_p2p.ui import is_no, is_yes, no_word, yes_word
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
@@ -132,7 +133,7 @@ def games_folders(opts: GameOptions) -> list[Path]:
 def offers_resume(opts: GameOptions) -> bool:
     """Whether the command may ask before resuming an older game: a person at this
     terminal (no ``--bot``, no ``--json``), its input and output a terminal."""
-    if opts.bot or opts.json:
+    if opts.who.bot or opts.screen.json:
         return False
     try:
         return os.isatty(sys.stdin.fileno()) and os.isatty(sys.stdout.fileno())
@@ -147,7 +148,7 @@ def opponent_name(path: Path, report: VerifyReport | None = None) -> str | None:
     try:
         them = 0 if read_meta(path).get("role") == "host" else 1
         if report is None:
-            report = verify_transcript(scan_transcript_file(path).envelopes)
+            _scan, report = verify_transcript_file(path)
     except (OSError, ValueError):
         return None
     return report.players[them].name or None if len(report.players) == 2 else None
@@ -213,7 +214,7 @@ def find_unfinished(
         if meta.get("role") != role or (within is not None and age > within):
             continue
         if role == "play":
-            if meta.get("bot") != bot or (name is not None and meta.get("name") != name):
+            if meta.get("bot") != bot or (name is not None and _stored_name(meta) != name):
                 continue
         elif not _same_key(meta, identity):
             continue
@@ -239,3 +240,13 @@ def busy_hint(
     if mine is not None:
         return _("if that game is yours, resume it: {command}", command=resume_command(mine))
     return _("to join again: {command}", command=command)
+
+
+def _stored_name(meta: dict[str, Any]) -> str | None:
+    """The player's name stored beside a game (``None``: unreadable settings)."""
+    from truc_p2p.net import GameSettings
+
+    try:
+        return GameSettings.stored(meta).session.name
+    except (ValueError, KeyError, TypeError):
+        return None

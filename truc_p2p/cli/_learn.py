@@ -13,7 +13,8 @@ from typing import Any
 
 import trio
 
-from truc_p2p.ui import StdinLines, _, current, run_lesson, use_ascii
+from truc_p2p.i18n import _, current, use_ascii
+from truc_p2p.ui import StdinLines, run_lesson
 
 __all__ = ["register"]
 
@@ -44,11 +45,8 @@ class _WebArgs:
     web_port: int
     no_browser: bool
     lang: str | None
-    command: str = "learn"
     web: bool = True
     json: bool = False
-    timeout: float | None = None
-    match: int = 1
 
 
 def _learn(args: argparse.Namespace) -> int:
@@ -72,7 +70,8 @@ _TABLE_URL = re.compile(r"(http://127\.0\.0\.1:\d+/\?token=[\w-]+)")
 def _start_game(level: str, lang: str) -> tuple[subprocess.Popen[str], str] | None:
     """``truc-p2p play --web`` against ``level``, its page not opened (this one goes
     there): the process and its table's address, ``None`` if it printed none."""
-    command = [sys.executable, "-m", "truc_p2p.cli", "play", "--web", "--no-browser"]
+    # this very program (its package, run with -m), as a process of its own
+    command = [sys.executable, "-m", str(__package__), "play", "--web", "--no-browser"]
     command += ["--bot", level, "--lang", lang]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, encoding="utf-8")
     assert proc.stdout is not None
@@ -142,7 +141,7 @@ def _learn_web(args: argparse.Namespace) -> int:
     )
 
     async def top() -> int:
-        return await with_web(web, player, main)(trio.Event())
+        return await with_web("learn", web, player, main)(trio.Event())
 
     status = trio.run(top)
     return _follow(game[0]) if game else status

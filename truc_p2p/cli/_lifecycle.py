@@ -10,7 +10,8 @@ rest, once for every road:
 1. the road's settings (:meth:`Road.settle`), the out-dir, the player's name and
    key (:meth:`Road.seat`);
 2. the come-back check: an unfinished game of this player (:meth:`Road.unfinished`)
-   takes the resume road instead, and a new game starts when it cannot go on;
+   takes the come-back road instead (:data:`ComeBack`, ``resume``'s road, passed in
+   by the command), and a new game starts when it cannot go on;
 3. the screen (a bot, the web table or the terminal), made and attached at once,
    run under :func:`~._run.run_until_interrupted` with Ctrl-C handled;
 4. game after game (:meth:`Road.game`), each one's end and whether another follows
@@ -24,15 +25,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._after import after_game, left_the_page, match_meta, tell_match_cost
+from truc_p2p.cli._comeback import resume_command
 from truc_p2p.cli._common import (
     check_out_dir,
     keep_name,
@@ -50,9 +52,11 @@ from truc_p2p.cli._game_args import (
     with_options,
 )
 from truc_p2p.cli._identity import add_identity_arg, identity_error_text
+from truc_p2p.cli._resume_lines import going_on_elsewhere
 from truc_p2p.cli._run import exit_status, run_until_interrupted
 from truc_p2p.cli._web import add_web_args, web_player, with_web
 from truc_p2p.history import MatchRecord
+from truc_p2p.i18n import N_, _
 from truc_p2p.identity import Identity, IdentityError, load_or_create_identity
 from truc_p2p.net import (
     DEFAULT_AWAY_BUDGET,
@@ -63,18 +67,21 @@ from truc_p2p.net import (
     Storage,
     Strategy,
 )
+from truc_p2p.net import Clocks as GameClocks
+from truc_p2p.protocol import Series, SessionOptions
 from truc_p2p.rules import RulesError, Ruleset
 from truc_p2p.ui import (
-    N_,
     Clocks,
     Narrator,
     StdinLines,
     TerminalPlayer,
     WebPlayer,
-    _,
     fit_for,
     with_terminal,
 )
+
+if TYPE_CHECKING:
+    from truc_p2p.crypto import SigningKey
 
 __all__ = ["GONE", "Road", "Seat", "Table", "asks_for_name", "network_command", "run_game"]
 
@@ -102,19 +109,30 @@ class Table:
     def settings(self) -> GameSettings:
         """The next game's settings: the options' and the match's so far."""
         seat = self.seat
-        return replace(
-            _game_settings(self.opts, seat.ruleset, seat.name), series=self.record.series()
-        )
+        return game_settings(self.opts, seat.ruleset, seat.name, self.record.series())
 
     def storage(self) -> Storage:
         """Where the next game's transcript goes, with what a resume needs beside it."""
         opts, seat = self.opts, self.seat
-        meta = {**_meta(opts, seat.name, seat.ident), **match_meta(self.record, opts)}
+        meta = {**_meta(opts, self.settings(), seat.ident), **match_meta(self.record, opts)}
         return Storage(out_dir=opts.out, meta=meta)
 
 
 #: The road after a road's games: the options, the road and the match so far.
 Next = tuple[GameOptions, "Road", MatchRecord]
+
+#: The come-back road: given the options of ``resume FILE`` for an unfinished game,
+#: its road (an exit status and one line: it cannot be read).  ``resume`` makes it;
+#: ``host``, ``join`` and ``play`` pass it into :func:`run_game`, so the lifecycle
+#: imports no command.
+ComeBack = Callable[[GameOptions], "Road | int"]
+
+#: The next games of a match that a resumed game finished: the options and the road
+#: of the command line that started the match (``host``, ``join`` or ``play``; the
+#: keys of a ``play`` match: the player's and the bot's).  Passed into ``resume``.
+NextGames = Callable[
+    [Sequence[str], "tuple[Identity, SigningKey] | None"], "tuple[GameOptions, Road]"
+]
 
 #: What a come-back's resume returns when the game cannot go on (the host no longer
 #: has it, the opponent never came back): the command starts a new game.
@@ -145,11 +163,11 @@ class Road:
         return None
 
     def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
-        return _player(opts, seat.name, use_ascii(opts.ascii))
+        return _player(opts, seat.name, use_ascii(opts.screen.ascii))
 
     def record(self, opts: GameOptions) -> MatchRecord:
         """The match the first game starts (a single game: a match of one)."""
-        return MatchRecord(games=opts.match, folder=Path(opts.out))
+        return MatchRecord(games=opts.rules.match, folder=Path(opts.out))
 
     def before(self, table: Table) -> int | None:
         """The lines before the games (an exit status: they cannot start)."""
@@ -179,11 +197,19 @@ def network_command(parser: argparse.ArgumentParser, run: Callable[[GameOptions]
     parser.set_defaults(func=with_options(run))
 
 
-def run_game(opts: GameOptions, road: Road, record: MatchRecord | None = None) -> int:
+def run_game(
+    opts: GameOptions,
+    road: Road,
+    record: MatchRecord | None = None,
+    *,
+    come_back: ComeBack | None = None,
+) -> int:
     """Play ``road``'s games (``record``: a match going on), then the roads after it;
-    the exit status of the last one."""
+    the exit status of the last one.  ``come_back``: the road of this player's
+    unfinished game, which goes on instead of a new one (the same command run again
+    after a crash)."""
     while True:
-        status, following = _drive(opts, road, record)
+        status, following = _drive(opts, road, record, come_back)
         if following is None:
             return status
         if isinstance(following, int):
@@ -192,7 +218,7 @@ def run_game(opts: GameOptions, road: Road, record: MatchRecord | None = None) -
 
 
 def _drive(
-    opts: GameOptions, road: Road, record: MatchRecord | None
+    opts: GameOptions, road: Road, record: MatchRecord | None, come_back: ComeBack | None
 ) -> tuple[int, Next | int | None]:
     """One road, steps 1 to 4 of the lifecycle; its exit status and what follows."""
     settled = road.settle(opts)
@@ -206,9 +232,9 @@ def _drive(
     seat = road.seat(opts)
     if isinstance(seat, int):
         return seat, None
-    if record is None:  # the same command again after a crash: that game goes on
+    if record is None and come_back is not None:  # the same command again after a crash
         path = road.unfinished(opts, seat)
-        if path is not None and (back := come_back(opts, path)) is not None:
+        if path is not None and (back := _come_back(opts, path, come_back)) is not None:
             return back, None
     player, hook = road.screen(opts, seat)
     table = Table(opts, seat, player, hook, road.record(opts) if record is None else record)
@@ -226,7 +252,7 @@ def _drive(
                 return exit_status(outcome, stop)
 
     status = run_until_interrupted(
-        with_web(opts, player, with_terminal(player, main)),
+        with_web(opts.command, opts.screen, player, with_terminal(player, main)),
         confirm=_asks_to_leave(player),
         match_cost=_match_cost(player),
     )
@@ -264,7 +290,7 @@ def _asks_name_on_page(table: Table) -> bool:
     return (
         isinstance(player, WebPlayer)
         and opts.command in ("host", "join")
-        and not opts.name
+        and not opts.who.name
         and player.name_given is None
         and not table.record.played
         and saved_name() is None
@@ -291,13 +317,10 @@ async def _name_from_page(table: Table, stop: trio.Event) -> bool:
     return True
 
 
-def come_back(opts: GameOptions, path: Path) -> int | None:
-    """``join``/``play``/``host`` run again with an unfinished game: resume it, saying
-    so in one line; ``None`` when it cannot go on and a new game should start."""
-    from truc_p2p.cli._comeback import resume_command
-    from truc_p2p.cli._resume import resume_road
-    from truc_p2p.cli._resume_lines import going_on_elsewhere
-
+def _come_back(opts: GameOptions, path: Path, come_back: ComeBack) -> int | None:
+    """``join``/``play``/``host`` run again with an unfinished game: resume it on the
+    come-back road, saying so in one line; ``None`` when it cannot go on and a new
+    game should start."""
     playing = going_on_elsewhere(path, opts.command)
     if playing is not None:
         return playing
@@ -310,7 +333,7 @@ def come_back(opts: GameOptions, path: Path) -> int | None:
     # at a terminal, wrapped at its width between words (a pipe gets the line whole)
     print(fit_for(line, stream), file=stream, flush=True)
     again = _resume_options(opts, path)
-    road = resume_road(again, fallback=True)
+    road = come_back(again)
     status = road if isinstance(road, int) else run_game(again, road)
     if status != GONE:
         return status
@@ -325,7 +348,7 @@ def come_back(opts: GameOptions, path: Path) -> int | None:
 def _resume_options(opts: GameOptions, path: Path) -> GameOptions:
     """The options of ``resume FILE`` that the command run again gives (the screen
     and the bot as asked; the key as the game stored it)."""
-    return replace(opts, transcript=str(path), identity=None)
+    return replace(opts, transcript=str(path), who=replace(opts.who, identity=None))
 
 
 def _asks_to_leave(player: object) -> Callable[[], bool] | bool:
@@ -359,7 +382,7 @@ def _stdin_is_tty() -> bool:
 def asks_for_name(opts: GameOptions) -> bool:
     """Whether a game without ``--name`` may ask for one: a person plays at this
     terminal (no bot, no web page, no JSON), its input and output a terminal."""
-    if opts.bot or opts.web or opts.json:
+    if opts.who.bot or opts.screen.web or opts.screen.json:
         return False
     try:
         return _stdin_is_tty() and os.isatty(sys.stdout.fileno())
@@ -368,7 +391,7 @@ def asks_for_name(opts: GameOptions) -> bool:
 
 
 def _info_stream(opts: GameOptions) -> TextIO:
-    return sys.stderr if opts.json else sys.stdout
+    return sys.stderr if opts.screen.json else sys.stdout
 
 
 def _player(
@@ -377,11 +400,15 @@ def _player(
     """The screen of a game: ``--bot``'s bot (and its narrator), the web table, or a
     person at the terminal (``away``: how long a network game lets them be away)."""
     out = _info_stream(opts)
-    if opts.bot:
-        bot = BotStrategy(make_bot(opts.bot, opts.seed))
-        quiet = opts.quiet or opts.json
-        return bot, None if quiet else Narrator(name, ascii=ascii, out=out, verbose=opts.verbose)
-    web = web_player(opts, name)
+    if opts.who.bot:
+        bot = BotStrategy(make_bot(opts.who.bot, opts.who.seed))
+        quiet = opts.screen.quiet or opts.screen.json
+        return bot, None if quiet else Narrator(
+            name, ascii=ascii, out=out, verbose=opts.screen.verbose
+        )
+    web = web_player(
+        opts.screen, name, move_seconds=opts.clocks.timeout, match_games=opts.rules.match
+    )
     if web is not None:
         return web, web
     human = TerminalPlayer(
@@ -390,8 +417,8 @@ def _player(
         ascii=ascii,
         out=out,
         echo=not _stdin_is_tty(),
-        clocks=Clocks(move_seconds=opts.timeout, away_seconds=away),
-        verbose=opts.verbose,
+        clocks=Clocks(move_seconds=opts.clocks.timeout, away_seconds=away),
+        verbose=opts.screen.verbose,
     )
     return human, human
 
@@ -400,14 +427,14 @@ def _setup(opts: GameOptions, *, fallback: str) -> Seat | int:
     """The ruleset of the options, the player's name and key (created when missing);
     exit status 2 and one line when one is wrong."""
     try:
-        ruleset = ruleset_from_args(opts)
+        ruleset = ruleset_from_args(opts.rules)
     except (RulesError, ValueError) as exc:
         print(
             f"truc-p2p {opts.command}: " + _("bad ruleset option: {reason}", reason=exc),
             file=sys.stderr,
         )
         return 2
-    name = opts.name or your_name(fallback, ask=asks_for_name(opts))
+    name = opts.who.name or your_name(fallback, ask=asks_for_name(opts))
     if not (1 <= len(name) <= 40 and name.isprintable()):
         print(
             f"truc-p2p {opts.command}: " + _("--name must be 1 to 40 printable characters"),
@@ -415,7 +442,7 @@ def _setup(opts: GameOptions, *, fallback: str) -> Seat | int:
         )
         return 2
     try:
-        ident = load_or_create_identity(opts.identity)
+        ident = load_or_create_identity(opts.who.identity)
     except IdentityError as exc:
         print(f"truc-p2p {opts.command}: {identity_error_text(exc)}", file=sys.stderr)
         return 2
@@ -425,36 +452,34 @@ def _setup(opts: GameOptions, *, fallback: str) -> Seat | int:
     return Seat(ruleset, ident, name)
 
 
-def _game_settings(opts: GameOptions, ruleset: Ruleset, name: str) -> GameSettings:
+def game_settings(
+    opts: GameOptions, ruleset: Ruleset, name: str, series: Series | None = None
+) -> GameSettings:
     """The game and its clocks, as the command line gives them (a joiner: with what
-    the invite says the host plays, :func:`_adopt_host_settings`)."""
-    return GameSettings(
-        ruleset=ruleset,
-        name=name,
-        audit=opts.host_audit or "game",
-        deck=opts.host_deck or "v2",
-        pipeline=opts.pipeline,
-        turn_timeout=opts.turn_timeout,
-        hello_timeout=opts.hello_timeout,
-        grace=opts.grace,
+    the invite says the host plays, :func:`_adopt_host_settings`): the one place the
+    options become the settings below the command line."""
+    session = SessionOptions(ruleset=ruleset, name=name, pipeline=opts.rules.pipeline)
+    if series is not None:
+        session = replace(session, series=series)
+    if opts.rules.host_audit is not None:
+        session = replace(session, audit=opts.rules.host_audit)
+    if opts.rules.host_deck is not None:
+        session = replace(session, deck=opts.rules.host_deck)
+    clocks = GameClocks(
+        turn_timeout=opts.clocks.turn_timeout,
+        hello_timeout=opts.clocks.hello_timeout,
+        grace=opts.clocks.grace,
     )
+    return GameSettings(session=session, clocks=clocks)
 
 
-def _meta(opts: GameOptions, name: str, ident: Identity) -> dict[str, Any]:
-    """What ``truc-p2p resume`` needs to continue this game (no secrets)."""
+def _meta(opts: GameOptions, settings: GameSettings, ident: Identity) -> dict[str, Any]:
+    """What ``truc-p2p resume`` needs to continue this game (no secrets): the game's
+    settings (:meth:`GameSettings.to_json`), who plays it and where it listened."""
     return {
-        "name": name,
-        "ruleset": {
-            "target": opts.target,
-            "ladder": opts.ladder,
-            "rest_refused": opts.rest_refused,
-        },
-        "audit": opts.host_audit or "game",
+        "settings": settings.to_json(),
         "identity": str(ident.path.resolve()) if ident.path is not None else None,
-        "bind": opts.bind,
-        "timeout": opts.timeout,
-        "grace": opts.grace,
-        "hello_timeout": opts.hello_timeout,
+        "bind": opts.network.bind,
     }
 
 

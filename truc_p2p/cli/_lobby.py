@@ -19,35 +19,31 @@ from typing import TYPE_CHECKING, Any, TextIO
 import trio
 
 from truc_p2p.cli._common import positive_seconds
+from truc_p2p.cli._lobby_words import describe_game, lobby_filter
 from truc_p2p.cli._nostr_lobby import nostr_lobby
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
+from truc_p2p.i18n import _
 from truc_p2p.net import (
     DEFAULT_RELAY_PORT,
-    HostSettings,
     InviteError,
     ListingError,
     LobbyAnswer,
-    LobbyFilter,
     LobbyGame,
     fetch_lobby,
     fetch_lobby_answer,
 )
 from truc_p2p.net._invite import host_port, parse_host_port
 from truc_p2p.net._relay_wire import RelayProtocolError
-from truc_p2p.ui import _, ngettext
 
 __all__ = [
     "adopt_listing",
-    "describe_game",
     "fetch_lobby_for_page",
-    "game_words",
     "lobby_json",
     "parse_relay",
     "pick_relay_game",
     "register",
-    "waiting_words",
 ]
 
 
@@ -112,42 +108,6 @@ def parse_relay(text: str) -> tuple[str, int]:
     return parse_host_port(text, what="relay")
 
 
-def describe_game(game: LobbyGame) -> str:
-    """One line for a person: name, the game in a player's words, how long the host
-    has waited, the start of its key."""
-    return _(
-        "{name}  {game}  {waited}  key {fp}…",
-        name=game.listing.name,
-        game=game_words(game),
-        waited=waiting_words(game.waiting),
-        fp=game.listing.fingerprint[:16],
-    )
-
-
-def game_words(game: LobbyGame) -> str:
-    """The listed game's rules in a player's words (the points, a refused "my rest",
-    a match), as the joiner's first lines say them."""
-    from truc_p2p.cli._settings_words import settings_words
-
-    try:
-        settings = HostSettings.from_fields(game.listing.fields)
-    except InviteError:
-        settings = HostSettings()
-    words = settings_words(replace(settings, match=game.listing.match))
-    if game.listing.match == 1:
-        words = "; ".join(w for w in (words, _("single game")) if w)
-    return words
-
-
-def waiting_words(seconds: int) -> str:
-    """How long the host has waited, in seconds, minutes or hours."""
-    if seconds < 60:
-        return ngettext("waiting for {n} second", "waiting for {n} seconds", seconds)
-    if seconds < 3600:
-        return ngettext("waiting for {n} minute", "waiting for {n} minutes", seconds // 60)
-    return ngettext("waiting for {n} hour", "waiting for {n} hours", seconds // 3600)
-
-
 def lobby_json(
     relay: tuple[str, int],
     games: list[LobbyGame],
@@ -166,13 +126,6 @@ def lobby_json(
         out["listings_matching"] = answer.matching
         out["listings_shown"] = answer.shown
     return out
-
-
-def lobby_filter(name: str, fingerprint: str) -> LobbyFilter:
-    """``--name`` and ``--fingerprint`` as a filter (a fingerprint may be given in
-    any case, with colons or spaces); :class:`ListingError` if unusable."""
-    fp = "".join(c for c in fingerprint.lower() if c not in ": ")
-    return LobbyFilter(name=name.strip(), fingerprint=fp)
 
 
 def fetch(
@@ -290,12 +243,16 @@ def _lobby(args: argparse.Namespace) -> int:
 def adopt_listing(opts: GameOptions, game: LobbyGame) -> GameOptions:
     """Play the picked game by its listed rules and deal (the host refuses others)."""
     f = game.listing.fields
+    rules = opts.rules
     return replace(
         opts,
-        target=int(f["target"]) if f.get("target", "").isdigit() else opts.target,
-        ladder=f.get("ladder", opts.ladder),
-        rest_refused=f.get("rest", opts.rest_refused),
-        no_pipeline=f["pipeline"] == "0" if "pipeline" in f else opts.no_pipeline,
+        rules=replace(
+            rules,
+            target=int(f["target"]) if f.get("target", "").isdigit() else rules.target,
+            ladder=f.get("ladder", rules.ladder),
+            rest_refused=f.get("rest", rules.rest_refused),
+            no_pipeline=f["pipeline"] == "0" if "pipeline" in f else rules.no_pipeline,
+        ),
     )
     # the match length travels in the invite (game.invite.settings.match), which
     # the join adopts like an invite's, checking it against an explicit --match
@@ -305,16 +262,19 @@ def pick_relay_game(opts: GameOptions, relay: tuple[str, int]) -> LobbyGame | in
     """``join --relay R`` without an invite: list the lobby on stderr and take the game
     numbered ``--pick N`` or read from stdin; the game, or an exit status."""
     out = sys.stderr
-    games = fetch(relay, opts.connect_timeout, "join", out)
+    games = fetch(relay, opts.clocks.connect_timeout, "join", out)
     if games is None:
         return 4
     if not games:
-        print(_("truc-p2p join: no open game at the relay {relay}", relay=opts.relay), file=out)
+        print(
+            _("truc-p2p join: no open game at the relay {relay}", relay=opts.network.relay),
+            file=out,
+        )
         return 4
     for i, game in enumerate(games, 1):
         print(f"{i}. {describe_game(game)}", file=out)
-    if opts.pick is not None:
-        line = str(opts.pick)
+    if opts.network.pick is not None:
+        line = str(opts.network.pick)
     else:
         print(_("which game (1-{n})? ", n=len(games)), end="", file=out, flush=True)
         line = sys.stdin.readline().strip()

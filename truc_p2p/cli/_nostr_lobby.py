@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from truc_p2p.cli._lobby_words import describe_game, lobby_filter
+from truc_p2p.i18n import _
 from truc_p2p.net import (
     ListingError,
     LobbyFilter,
@@ -25,7 +27,6 @@ from truc_p2p.net import (
     check_relay_url,
     fetch_nostr_lobby,
 )
-from truc_p2p.ui import _
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
@@ -46,8 +47,6 @@ def nostr_lobby_json(
 
 
 def nostr_lobby(args: argparse.Namespace) -> int:
-    from truc_p2p.cli._lobby import describe_game, lobby_filter
-
     urls: list[str] = list(args.nostr)
     try:
         for url in urls:
@@ -81,17 +80,17 @@ def pick_nostr_game(opts: GameOptions) -> LobbyGame | int:
     """``join --nostr URL…`` without an invite: list the games of those relays on
     stderr and take the one numbered ``--pick N`` or read from stdin; the game, or
     an exit status."""
-    from truc_p2p.cli._lobby import describe_game
-
     out = sys.stderr
-    urls = list(opts.nostr or ())
+    urls = list(opts.network.nostr or ())
     try:
         for url in urls:
             check_relay_url(url)
     except ValueError as exc:
         print(f"truc-p2p join: {exc}", file=out)
         return 2
-    games, notes, down = trio.run(partial(fetch_nostr_lobby, urls, timeout=opts.connect_timeout))
+    games, notes, down = trio.run(
+        partial(fetch_nostr_lobby, urls, timeout=opts.clocks.connect_timeout)
+    )
     for line in [*down, *notes]:
         print(f"truc-p2p join: {line}", file=out)
     if len(down) == len(set(urls)):
@@ -101,8 +100,8 @@ def pick_nostr_game(opts: GameOptions) -> LobbyGame | int:
         return 4
     for i, found in enumerate(games, 1):
         print(f"{i}. {describe_game(found.game)}", file=out)
-    if opts.pick is not None:
-        line = str(opts.pick)
+    if opts.network.pick is not None:
+        line = str(opts.network.pick)
     else:
         print(_("which game (1-{n})? ", n=len(games)), end="", file=out, flush=True)
         line = sys.stdin.readline().strip()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from truc_p2p.cli._common import (
 from truc_p2p.cli._game_args import GameOptions, _common_args, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import (
+    ComeBack,
     Road,
     Seat,
     Table,
@@ -32,34 +33,34 @@ from truc_p2p.cli._lifecycle import (
     _player,
     _stdin_is_tty,
     asks_for_name,
+    game_settings,
     run_game,
 )
+from truc_p2p.cli._loopback import BOT_DIR, opponent_key_path, opponent_path, play_locally
 from truc_p2p.cli._web import add_web_args, ask_bot_level, bot_level
 from truc_p2p.crypto import SigningKey
 from truc_p2p.history import MatchRecord
+from truc_p2p.i18n import _
 from truc_p2p.identity import Identity, IdentityError, load_identity, write_private_file
 from truc_p2p.net import (
-    DEFAULT_BOT_TIMEOUT,
     BotStrategy,
     EventHook,
     GameOutcome,
+    GameSettings,
     LocalGame,
     Strategy,
-    open_game,
-    play_game,
     prepare_game,
-    serve_game,
     transcript_path,
     write_meta,
 )
-from truc_p2p.protocol import Session
 from truc_p2p.rules import Player, RulesError
-from truc_p2p.ui import TerminalPlayer, WebPlayer, _, bot_player_name
+from truc_p2p.ui import TerminalPlayer, WebPlayer, bot_player_name
 
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Any, *, come_back: ComeBack) -> None:
+    """``play``; ``come_back``: the road of an unfinished game of this player's."""
     play = subparsers.add_parser(
         "play",
         help=_("play against a bot on this machine (over loopback TCP)"),
@@ -80,7 +81,7 @@ def register(subparsers: Any) -> None:
     _common_args(play, human=False)
     add_web_args(play)
     group_options(play)
-    play.set_defaults(func=with_options(_play))
+    play.set_defaults(func=with_options(partial(_play, come_back=come_back)))
 
 
 def _keep_for_resume(
@@ -90,6 +91,7 @@ def _keep_for_resume(
     bot_key: SigningKey,
     bot_name: str,
     record: MatchRecord,
+    settings: GameSettings,
 ) -> None:
     """What ``truc-p2p resume`` needs to rebuild both sides after a crash: both keys
     (the player's throwaway one too) and the meta beside the transcript."""
@@ -98,14 +100,14 @@ def _keep_for_resume(
     if own_key is None:
         own_key = path.parent / BOT_DIR / (path.name + ".key")
         write_private_file(own_key, _raw_key(ident.key))
-    write_private_file(_opponent_key_path(path), _raw_key(bot_key))
+    write_private_file(opponent_key_path(path), _raw_key(bot_key))
     write_meta(
         path,
         {
-            **_meta(opts, seat.name, Identity(ident.key, own_key)),
+            **_meta(opts, settings, Identity(ident.key, own_key)),
             "role": "play",
-            "bot": opts.bot,
-            "seed": opts.seed,
+            "bot": opts.who.bot,
+            "seed": opts.who.seed,
             "bot_name": bot_name,
             **match_meta(record, opts),
         },
@@ -117,29 +119,20 @@ def _two_sides(
 ) -> tuple[LocalGame, LocalGame] | int:
     """The player's side (P0, into ``path``) and the bot's (P1, in :data:`BOT_DIR`),
     and what a resume needs beside them; exit status 1 when they cannot be written."""
-    bot_name = bot_player_name(opts.bot or DEFAULT_OPPONENT)
-    series = record.series()
+    bot_name = bot_player_name(opts.who.bot or DEFAULT_OPPONENT)
+    settings = game_settings(opts, seat.ruleset, seat.name, record.series())
     try:
         (path.parent / BOT_DIR).mkdir(exist_ok=True)
         mine = prepare_game(
-            identity=seat.ident.key,
-            role=Player.P0,
-            transcript=path,
-            ruleset=seat.ruleset,
-            name=seat.name,
-            pipeline=opts.pipeline,
-            series=series,
+            identity=seat.ident.key, role=Player.P0, transcript=path, options=settings.session
         )
         theirs = prepare_game(
             identity=bot_key,
             role=Player.P1,
-            transcript=_opponent_path(path),
-            ruleset=seat.ruleset,
-            name=bot_name,
-            pipeline=opts.pipeline,
-            series=series,
+            transcript=opponent_path(path),
+            options=replace(settings.session, name=bot_name),
         )
-        _keep_for_resume(path, opts, seat, bot_key, bot_name, record)
+        _keep_for_resume(path, opts, seat, bot_key, bot_name, record, settings)
     except OSError as exc:
         print(
             "truc-p2p play: "
@@ -171,7 +164,7 @@ class PlayRoad(Road):
         """The ruleset and the player's key (its own, a throwaway one, or a resumed
         match's); exit status 2 and one line when an option is wrong."""
         try:
-            ruleset = ruleset_from_args(opts)
+            ruleset = ruleset_from_args(opts.rules)
         except (RulesError, ValueError) as exc:
             print(
                 "truc-p2p play: " + _("bad ruleset option: {reason}", reason=exc),
@@ -182,45 +175,49 @@ class PlayRoad(Road):
             if self.keys is not None:
                 ident = self.keys[0]
             else:
-                ident = load_identity(opts.identity) if opts.identity else Identity.ephemeral()
+                ident = (
+                    load_identity(opts.who.identity) if opts.who.identity else Identity.ephemeral()
+                )
         except IdentityError as exc:
             print(f"truc-p2p play: {identity_error_text(exc)}", file=sys.stderr)
             return 2
-        name = opts.name or your_name("you", ask=asks_for_name(replace(opts, bot=None)))
+        name = opts.who.name or your_name("you", ask=asks_for_name(_without_bot(opts)))
         return Seat(ruleset, ident, name)
 
     def unfinished(self, opts: GameOptions, seat: Seat) -> Path | None:
         if self.keys is not None:
             return None
-        return find_unfinished(games_folders(opts), role="play", bot=opts.bot, name=seat.name)
+        return find_unfinished(games_folders(opts), role="play", bot=opts.who.bot, name=seat.name)
 
     def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
         # --bot is the opponent here; a game on this machine has no away budget
-        return _player(replace(opts, bot=None), seat.name, use_ascii(opts.ascii), away=None)
+        return _player(_without_bot(opts), seat.name, use_ascii(opts.screen.ascii), away=None)
 
     def before(self, table: Table) -> int | None:
-        opts, human, out = table.opts, table.player, table.opts.info
+        opts, human, out = table.opts, table.player, table.opts.screen.info
         at_terminal = isinstance(human, TerminalPlayer) and _stdin_is_tty()
         if not table.record.played and at_terminal and _first_game(Path(opts.out)):
             # a person's first game: offer the guided hand
             print(_("(new to Le Truc? truc-p2p learn plays a guided first hand)"), file=out)
-        if opts.verbose:
+        if opts.screen.verbose:
             print(
                 _(
                     "{name}, you play the {bot} bot through the full protocol over a loopback "
                     "TCP connection.",
                     name=table.seat.name,
-                    bot=opts.bot,
+                    bot=opts.who.bot,
                 ),
                 file=out,
                 flush=True,
             )
         # --web: the page may choose the bot's level, first and for each rematch
-        self.ask_level = bot_level(opts, human, resumed=bool(table.record.played))
+        self.ask_level = bot_level(
+            opts.who.bot, opts.argv, human, resumed=bool(table.record.played)
+        )
         # and on a first game, the player's name, as the terminal asks it (issue 43)
         self.ask_name = (
             isinstance(human, WebPlayer)
-            and not opts.name
+            and not opts.who.name
             and not table.record.played
             and saved_name() is None
             and saved_name_path() is not None
@@ -243,7 +240,7 @@ class PlayRoad(Road):
             if not await ask_bot_level(human, stop):
                 return 130 if stop.is_set() and not left_the_page(human) else 1
             if self.ask_level:
-                table.opts = replace(table.opts, bot=human.level)
+                table.opts = replace(table.opts, who=replace(table.opts.who, bot=human.level))
             if self.ask_name:
                 name = human.name_given or table.seat.name
                 keep_name(name)
@@ -256,12 +253,12 @@ class PlayRoad(Road):
         if isinstance(sides, int):
             return sides
         mine, theirs = sides
-        outcome = await _play_locally(
+        outcome = await play_locally(
             mine.session,
             theirs.session,
             human,
-            BotStrategy(self._bot(opts.bot, opts.seed)),
-            bot_timeout=opts.turn_timeout,
+            BotStrategy(self._bot(opts.who.bot, opts.who.seed)),
+            bot_timeout=opts.clocks.turn_timeout,
             stop=stop,
             syncs=(mine.sync, theirs.sync),
         )
@@ -274,85 +271,18 @@ class PlayRoad(Road):
             return False
         human = table.player
         if isinstance(human, WebPlayer) and human.level is not None:
-            table.opts = replace(table.opts, bot=human.level)  # the end screen's choice
+            table.opts = replace(
+                table.opts, who=replace(table.opts.who, bot=human.level)
+            )  # the end screen's choice
         return True
 
 
-def _play(opts: GameOptions) -> int:
-    return run_game(opts, PlayRoad())
-
-
-#: The subfolder where ``play`` keeps the bot's side of each game (its transcript,
-#: secret and key) and the player's own throwaway key: what ``resume`` needs, out of
-#: the player's sight.
-BOT_DIR = ".bot"
-
-
-def _opponent_path(transcript: Path) -> Path:
-    """Where ``play`` keeps the bot's own transcript; games from before the
-    subfolder kept it beside the player's, and still resume from there."""
-    old = transcript.with_name(transcript.name + ".opponent")
-    if old.exists():
-        return old
-    return transcript.parent / BOT_DIR / (transcript.name + ".opponent")
-
-
-def _opponent_key_path(transcript: Path) -> Path:
-    old = transcript.with_name(transcript.name + ".opponent.key")
-    if old.exists():
-        return old
-    return transcript.parent / BOT_DIR / (transcript.name + ".opponent.key")
+def _play(opts: GameOptions, *, come_back: ComeBack) -> int:
+    return run_game(opts, PlayRoad(), come_back=come_back)
 
 
 def _raw_key(key: SigningKey) -> bytes:
     return key.to_bytes()
-
-
-async def _play_locally(
-    mine: Session,
-    theirs: Session,
-    human: Strategy,
-    bot: Strategy,
-    *,
-    bot_timeout: float,
-    stop: trio.Event,
-    syncs: tuple[Callable[[], object], Callable[[], object]],
-    resuming: bool = False,
-) -> GameOutcome:
-    """The player (P0) against the bot (P1) over loopback TCP, both sides in this process."""
-    outcome: GameOutcome | None = None
-    hook = human if callable(human) else None
-    async with serve_game(bind="127.0.0.1", port=0) as listener, trio.open_nursery() as nursery:
-
-        async def bot_side() -> None:
-            async with await listener.accept() as stream:
-                await play_game(
-                    stream,
-                    theirs,
-                    bot,
-                    turn_timeout=bot_timeout,
-                    resuming=False if resuming else None,
-                    before_send=syncs[1],
-                )
-
-        nursery.start_soon(bot_side)
-        try:
-            async with open_game("127.0.0.1", listener.port) as stream:
-                outcome = await play_game(
-                    stream,
-                    mine,
-                    human,
-                    turn_timeout=DEFAULT_BOT_TIMEOUT,
-                    expected_fingerprint=theirs.fingerprint,
-                    on_event=hook,
-                    stop=stop,
-                    resuming=True if resuming else None,
-                    before_send=syncs[0],
-                )
-        finally:
-            nursery.cancel_scope.deadline = trio.current_time() + 5
-    assert outcome is not None
-    return outcome
 
 
 def _first_game(folder: Path) -> bool:
@@ -361,3 +291,8 @@ def _first_game(folder: Path) -> bool:
         return not any(folder.glob("*.truc"))
     except OSError:
         return True
+
+
+def _without_bot(opts: GameOptions) -> GameOptions:
+    """``opts`` with no bot playing for the player (the player plays the bot)."""
+    return replace(opts, who=replace(opts.who, bot=None))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -22,7 +23,18 @@ from truc_p2p.cli._comeback import (
 from truc_p2p.cli._common import add_bot_arg, use_ascii
 from truc_p2p.cli._game_args import GameOptions, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
-from truc_p2p.cli._lifecycle import GONE, Next, Road, Seat, Table, _player, run_game
+from truc_p2p.cli._lifecycle import (
+    GONE,
+    ComeBack,
+    Next,
+    NextGames,
+    Road,
+    Seat,
+    Table,
+    _player,
+    run_game,
+)
+from truc_p2p.cli._loopback import opponent_key_path, opponent_path, play_locally
 from truc_p2p.cli._resume_lines import (
     cannot_continue,
     going_on_elsewhere,
@@ -38,11 +50,9 @@ from truc_p2p.cli._run import print_outcome
 from truc_p2p.cli._web import add_web_args, show_web_result
 from truc_p2p.crypto import SigningKey
 from truc_p2p.history import MatchRecord, default_games_folder
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.identity import Identity, IdentityError, load_identity
 from truc_p2p.net import (
-    DEFAULT_GRACE,
-    DEFAULT_HELLO_TIMEOUT,
-    DEFAULT_TURN_TIMEOUT,
     BotStrategy,
     EventHook,
     GameOutcome,
@@ -59,13 +69,14 @@ from truc_p2p.net import (
     resume_game,
 )
 from truc_p2p.protocol import LocalProtocolError
-from truc_p2p.rules import Player, Ruleset
-from truc_p2p.ui import _, bot_player_name, ngettext, notice_text
+from truc_p2p.rules import Player
+from truc_p2p.ui import bot_player_name, notice_text
 
-__all__ = ["register"]
+__all__ = ["come_back_road", "register", "resume_road"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Any, *, next_games: NextGames) -> None:
+    """``resume``; ``next_games``: the road of a match's next games after the resumed one."""
     resume = subparsers.add_parser(
         "resume",
         help=_("finish a game whose process died, from its transcript"),
@@ -107,25 +118,30 @@ def register(subparsers: Any) -> None:
     resume.add_argument("--ascii", action="store_true", help=_("plain-ASCII cards (7S, not 7♠)"))
     add_web_args(resume)
     group_options(resume)
-    resume.set_defaults(func=with_options(_resume))
+    resume.set_defaults(func=with_options(partial(_resume, next_games=next_games)))
 
 
 @dataclass(frozen=True)
 class _Stored:
-    """What the meta beside a network game says of it: its side, rules and name."""
+    """What the meta beside a network game says of it: its side and its settings."""
 
     role: Player
-    ruleset: Ruleset
-    name: str
-    audit: str
+    settings: GameSettings
 
 
-def _resume(opts: GameOptions) -> int:
-    road = resume_road(opts, fallback=False)
+def _resume(opts: GameOptions, *, next_games: NextGames) -> int:
+    road = resume_road(opts, fallback=False, next_games=next_games)
     return road if isinstance(road, int) else run_game(opts, road)
 
 
-def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
+def come_back_road(next_games: NextGames) -> ComeBack:
+    """The come-back road that ``host``, ``join`` and ``play`` pass into
+    :func:`~._lifecycle.run_game`: the unfinished game goes on, and a new game starts
+    when it cannot (:data:`~._lifecycle.GONE`)."""
+    return partial(resume_road, fallback=True, next_games=next_games)
+
+
+def resume_road(opts: GameOptions, *, fallback: bool, next_games: NextGames) -> Road | int:
     """The road of ``opts.transcript``'s game, as stored beside it: both sides rebuilt
     in this process (a ``play`` game) or a network game's side (``fallback``: the
     command run again goes on with a new game when this one cannot, :data:`GONE`)."""
@@ -154,10 +170,9 @@ def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
     try:
         meta = read_meta(path)
         if meta.get("role") == "play":
-            return _LocalResume(path, meta)
+            return _LocalResume(path, meta, next_games)
         role = {"host": Player.P1, "join": Player.P0}[meta["role"]]
-        ruleset = Ruleset.from_dict(meta["ruleset"])
-        stored = _Stored(role, ruleset, str(meta["name"]), str(meta["audit"]))
+        stored = _Stored(role, GameSettings.stored(meta))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(
             "truc-p2p resume: "
@@ -172,7 +187,7 @@ def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
             file=sys.stderr,
         )
         return 2
-    return _NetworkResume(path, meta, stored, fallback=fallback)
+    return _NetworkResume(path, meta, next_games, stored, fallback=fallback)
 
 
 def _transcript(opts: GameOptions) -> Path | None:
@@ -194,8 +209,8 @@ class _Resume(Road):
     """A game that goes on from its transcript: the settings from the meta stored
     beside it; after it, a match goes on with the command that started it."""
 
-    def __init__(self, path: Path, meta: dict[str, Any]) -> None:
-        self.path, self.meta = path, meta
+    def __init__(self, path: Path, meta: dict[str, Any], next_games: NextGames) -> None:
+        self.path, self.meta, self.next_games = path, meta, next_games
         self.match: MatchRecord | None = None
         self.goes_on = False
 
@@ -220,7 +235,7 @@ class _Resume(Road):
             )
         else:
             await show_web_result(table.player, outcome)
-            print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
+            print_outcome(outcome, as_json=opts.screen.json, quiet=opts.screen.quiet)
         return False
 
     def then(self, table: Table) -> Next | int | None:
@@ -229,7 +244,7 @@ class _Resume(Road):
         return self._next_games(self.match)
 
     def _next_games(self, record: MatchRecord) -> Next | int:
-        return _match_road(self.meta, record, port=self.meta.get("port"))
+        return _match_road(self.meta, record, self.next_games, port=self.meta.get("port"))
 
 
 class _NetworkResume(_Resume):
@@ -237,39 +252,42 @@ class _NetworkResume(_Resume):
     port (and registers with its relay again) so that the invite still works."""
 
     def __init__(
-        self, path: Path, meta: dict[str, Any], stored: _Stored, *, fallback: bool
+        self,
+        path: Path,
+        meta: dict[str, Any],
+        next_games: NextGames,
+        stored: _Stored,
+        *,
+        fallback: bool,
     ) -> None:
-        super().__init__(path, meta)
+        super().__init__(path, meta, next_games)
         self.stored, self.new_game_if_gone = stored, fallback
         self.invite: Invite | None = None
-        self.clocks = GameSettings()
         #: A host that registered with a relay: the relay and its claim again.
         self.relay: tuple[str, int] | None = None
         self.claim: bytes | None = None
 
     def seat(self, opts: GameOptions) -> Seat | int:
         path, meta = self.path, self.meta
-        back = _restore(path, meta, self.stored, identity=opts.identity)
+        back = _restore(path, meta, self.stored, identity=opts.who.identity)
         if isinstance(back, int):
             return back
         ident, self.restored = back
         if self.restored.torn_bytes:
-            say_repaired(path, self.restored.torn_bytes, opts.info)
+            say_repaired(path, self.restored.torn_bytes, opts.screen.info)
         self.invite = Invite.parse(meta["invite"]) if self.stored.role is Player.P0 else None
-        clocks = _stored_clocks(meta, path)
-        if isinstance(clocks, int):
-            self.restored.writer.close()
-            return clocks
-        self.clocks = clocks
-        return Seat(self.stored.ruleset, ident, self.stored.name)
+        session = self.stored.settings.session
+        return Seat(session.ruleset, ident, session.name)
 
     def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
         # the screen's clock, as the game was started
-        timed = replace(opts, timeout=self.clocks.turn_timeout)
-        return _player(timed, seat.name, use_ascii(opts.ascii))
+        timed = replace(
+            opts, clocks=replace(opts.clocks, timeout=self.stored.settings.clocks.turn_timeout)
+        )
+        return _player(timed, seat.name, use_ascii(opts.screen.ascii))
 
     def before(self, table: Table) -> int | None:
-        info = table.opts.info
+        info = table.opts.screen.info
         if self.invite is None and self.meta.get("relay") is not None:
             again = _relay_again(self.meta, table.seat.ident, self.path, info)
             if isinstance(again, int):
@@ -284,7 +302,7 @@ class _NetworkResume(_Resume):
         return None
 
     def _reporting(self, table: Table) -> Reporting:
-        info, grace = table.opts.info, self.clocks.grace
+        info, grace = table.opts.screen.info, self.stored.settings.clocks.grace
         return Reporting(
             on_event=table.hook,
             on_notice=lambda text: print(notice_text(text), file=sys.stderr, flush=True),
@@ -296,7 +314,7 @@ class _NetworkResume(_Resume):
         listen = None
         if self.invite is None:
             listen = Listen(bind=meta.get("bind"), port=int(meta["port"]), relay=self.relay)
-        first_wait = _stale_wait(self.path, self.clocks.grace)
+        first_wait = _stale_wait(self.path, self.stored.settings.clocks.grace)
         if first_wait is not None:
             print(
                 _(
@@ -305,7 +323,7 @@ class _NetworkResume(_Resume):
                     name=opponent_name(self.path) or _("your opponent"),
                     wait=round(first_wait),
                 ),
-                file=table.opts.info,
+                file=table.opts.screen.info,
                 flush=True,
             )
         try:
@@ -315,7 +333,6 @@ class _NetworkResume(_Resume):
                 identity=table.seat.ident.key,
                 listen=listen,
                 invite=self.invite,
-                settings=self.clocks,
                 report=self._reporting(table),
                 stop=stop,
                 claim=self.claim,
@@ -360,25 +377,17 @@ class _LocalResume(_Resume):
     """A ``play`` game: both sides died with the process; both are rebuilt here."""
 
     def seat(self, opts: GameOptions) -> Seat | int:
-        from truc_p2p.cli._play import _opponent_key_path, _opponent_path
-
         path, meta = self.path, self.meta
         try:
-            ruleset = Ruleset.from_dict(meta["ruleset"])
-            ident = load_identity(opts.identity or meta["identity"])
-            self.bot_ident = load_identity(_opponent_key_path(path))
+            settings = self.settings = GameSettings.stored(meta)
+            bot = replace(settings, session=replace(settings.session, name=meta["bot_name"]))
+            ident = load_identity(opts.who.identity or meta["identity"])
+            self.bot_ident = load_identity(opponent_key_path(path))
             self.mine, self.theirs = (
-                restore_game(
-                    transcript,
-                    identity=key,
-                    ruleset=ruleset,
-                    name=str(meta[name]),
-                    audit=str(meta["audit"]),
-                    role=role,
-                )
-                for transcript, key, name, role in (
-                    (path, ident.key, "name", Player.P0),
-                    (_opponent_path(path), self.bot_ident.key, "bot_name", Player.P1),
+                restore_game(transcript, identity=key, settings=chosen, role=role)
+                for transcript, key, chosen, role in (
+                    (path, ident.key, settings, Player.P0),
+                    (opponent_path(path), self.bot_ident.key, bot, Player.P1),
                 )
             )
         except LocalProtocolError as exc:  # another key or a damaged secret beside it
@@ -391,14 +400,18 @@ class _LocalResume(_Resume):
         self.ident = ident
         if not (self.mine.session.resumable and self.theirs.session.resumable):
             return nothing_to_resume(path)
-        return Seat(ruleset, ident, str(meta["name"]))
+        return Seat(settings.session.ruleset, ident, settings.session.name)
 
     def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
-        timed = replace(opts, bot=None, timeout=self._timeout())
-        return _player(timed, seat.name, use_ascii(opts.ascii), away=None)
+        timed = replace(
+            opts,
+            who=replace(opts.who, bot=None),
+            clocks=replace(opts.clocks, timeout=self._timeout()),
+        )
+        return _player(timed, seat.name, use_ascii(opts.screen.ascii), away=None)
 
     def _timeout(self) -> float:
-        return float(self.meta.get("timeout", DEFAULT_TURN_TIMEOUT))
+        return self.settings.clocks.turn_timeout
 
     def before(self, table: Table) -> int | None:
         print(
@@ -407,17 +420,15 @@ class _LocalResume(_Resume):
                 name=table.seat.name,
                 opponent=bot_player_name(str(self.meta["bot"])),
             ),
-            file=table.opts.info,
+            file=table.opts.screen.info,
             flush=True,
         )
         self._match_so_far(table, Player.P0)
         return None
 
     async def game(self, table: Table, stop: trio.Event) -> GameOutcome | int:
-        from truc_p2p.cli._play import _play_locally
-
         mine, theirs = self.mine, self.theirs
-        outcome = await _play_locally(
+        outcome = await play_locally(
             mine.session,
             theirs.session,
             table.player,
@@ -432,7 +443,8 @@ class _LocalResume(_Resume):
         return replace(outcome, transcript=self.path)
 
     def _next_games(self, record: MatchRecord) -> Next | int:
-        return _match_road(self.meta, record, port=None, keys=(self.ident, self.bot_ident.key))
+        keys = (self.ident, self.bot_ident.key)
+        return _match_road(self.meta, record, self.next_games, port=None, keys=keys)
 
 
 #: The endings of a resume that leave room for a new game.
@@ -470,9 +482,7 @@ def _restore(
         restored = restore_game(
             path,
             identity=ident.key,
-            ruleset=stored.ruleset,
-            name=stored.name,
-            audit=stored.audit,
+            settings=stored.settings,
             role=stored.role,
             meta=meta,
         )
@@ -517,32 +527,10 @@ def _relay_again(
     return relay, claim
 
 
-def _stored_clocks(meta: dict[str, Any], path: Path) -> GameSettings | int:
-    """The clocks the game was started with, as stored beside it; exit status 2 and
-    one line when they are bad."""
-    try:
-        return GameSettings(
-            turn_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
-            hello_timeout=float(meta.get("hello_timeout", DEFAULT_HELLO_TIMEOUT)),
-            grace=float(meta.get("grace", DEFAULT_GRACE)),
-        )
-    except (TypeError, ValueError) as exc:
-        print(
-            "truc-p2p resume: "
-            + _(
-                "bad settings beside {path}: {reason}; see what the game holds with {command}",
-                path=path,
-                reason=exc,
-                command=f"truc-p2p verify {path}",
-            ),
-            file=sys.stderr,
-        )
-        return 2
-
-
 def _match_road(
     meta: dict[str, Any],
     record: MatchRecord,
+    next_games: NextGames,
     *,
     port: object,
     keys: tuple[Identity, SigningKey] | None = None,
@@ -550,11 +538,6 @@ def _match_road(
     """After ``resume`` finished a game of a match: the road of the next games, as
     the command that started the match would have played them (the host on the
     same port)."""
-    from truc_p2p.cli import build_parser
-    from truc_p2p.cli._host import HostRoad
-    from truc_p2p.cli._join import JoinRoad
-    from truc_p2p.cli._play import PlayRoad
-
     argv = meta.get("argv")
     if not isinstance(argv, list) or not argv or argv[0] not in ("host", "join", "play"):
         print(
@@ -565,10 +548,9 @@ def _match_road(
             )
         )
         return 1
-    args = build_parser(argv[0]).parse_args([str(a) for a in argv])
-    opts = replace(GameOptions.from_args(args), argv=tuple(str(a) for a in argv))
+    opts, road = next_games([str(a) for a in argv], keys)
     if opts.command == "host" and isinstance(port, int):
-        opts = replace(opts, port=port)
+        opts = replace(opts, network=replace(opts.network, port=port))
     left = record.games - len(record.played)
     print(
         ngettext(
@@ -577,7 +559,4 @@ def _match_road(
             left,
         )
     )
-    road: Road = PlayRoad(keys) if opts.command == "play" else JoinRoad()
-    if opts.command == "host":
-        road = HostRoad()
     return opts, road, record

@@ -24,7 +24,7 @@ deal on, the cards it never played too.  Without them (no secret or key beside
 it, or they do not match), a step holds the owner's cards it plays later in the
 deal, which the transcript shows; the opponent's unplayed cards never appear.
 
-The terminal (:mod:`._replay`) and the web page (:mod:`._replay_web`) are
+The terminal (``truc-p2p replay``) and the web page (:mod:`._replay_web`) are
 two views of these steps.
 """
 
@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from truc_p2p.history._record import GameFile, Move, public_moves
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.protocol import CardsDealt, GameStarted
 from truc_p2p.rules import (
     ActionKind,
@@ -41,7 +42,7 @@ from truc_p2p.rules import (
     Game,
     Player,
 )
-from truc_p2p.ui import TableModel, TableView, Voice, _, ngettext
+from truc_p2p.ui import TableModel, TableView, Voice
 
 __all__ = ["Replay", "ReplayStep", "build_replay"]
 

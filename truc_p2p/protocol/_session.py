@@ -21,7 +21,7 @@ peer's bytes.  The hellos are a composed part, the session's
 sends; the facade's hello facts (:attr:`Session.game_id`, :attr:`Session.peer_name`,
 the features agreed, ...) read it.  What a resignation records is another,
 :class:`~._resignations.Resignations` (:attr:`Session.resignation`).  Its settings
-are one :class:`~._options.SessionOptions` (or the same keywords).
+are one :class:`~._options.SessionOptions`.
 
 Every message, sent or received, goes through :meth:`HandPlay._apply`, which keeps
 the chain (a :class:`~._chain.Chain` and the game id), the stage table of
@@ -48,8 +48,6 @@ returns.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
-from typing import Any, Unpack
 
 from truc_p2p.crypto import SigningKey, VerifyKey
 from truc_p2p.protocol._errors import (
@@ -70,15 +68,15 @@ from truc_p2p.protocol._events import (
     PeerAborted,
     SessionEvent,
 )
-from truc_p2p.protocol._hello import FEATURES, Agreed, Announced, Feature
+from truc_p2p.protocol._hello import Agreed, Announced
 from truc_p2p.protocol._judge import check_turn
 from truc_p2p.protocol._messages import (
     DECK_VERSIONS,
     MessageType,
     validate_payload,
 )
-from truc_p2p.protocol._options import RestoreKnobs, SessionKnobs, SessionOptions
-from truc_p2p.protocol._restore import deck_settings, own_features, own_series, replay
+from truc_p2p.protocol._options import SessionOptions
+from truc_p2p.protocol._restore import own_options, replay
 from truc_p2p.protocol._session_control import ControlSide
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
@@ -156,13 +154,8 @@ class Session(ControlSide):
         record: Callable[[bytes], None] | None = None,
         expected_peer_fingerprint: str | None = None,
         accept_series: Callable[[Series, str], bool] | None = None,
-        options: SessionOptions | None = None,
-        **knobs: Unpack[SessionKnobs],
+        options: SessionOptions = SessionOptions(),
     ) -> None:
-        if options is None:
-            options = SessionOptions.of(knobs)
-        elif knobs:
-            raise LocalProtocolError(f"options given twice: {', '.join(sorted(knobs))}")
         super().__init__(
             identity=identity,
             role=role,
@@ -414,7 +407,7 @@ class Session(ControlSide):
         role: Player,
         secret: bytes,
         record: Callable[[bytes], None] | None = None,
-        **knobs: Unpack[RestoreKnobs],
+        options: SessionOptions | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
 
@@ -424,36 +417,13 @@ class Session(ControlSide):
         discarded; ``record`` is attached after the replay.  Own automatic
         messages the replay produces past the transcript's end (the process died
         between recording the peer's message and its answer, e.g. a D2) are then
-        recorded; :meth:`reconnect` sends them.  ``deck`` defaults to the version
-        named by this player's hello in the transcript, ``resign`` to whether that
-        hello announced resignation (``rest_final``, ``heartbeat`` and ``resume_clock``
-        likewise).
+        recorded; :meth:`reconnect` sends them.  ``options`` ``None`` takes the
+        settings our own hello in the transcript was made with (:func:`own_options`;
+        the defaults before it is recorded); given, they are used as they are.
         """
         envelopes = list(envelopes)
-        me = Player(role)
-        deck, pipeline, early = deck_settings(
-            envelopes, me, knobs.get("deck"), knobs.get("pipeline"), knobs.get("early")
-        )
-        features = own_features(envelopes, me)
-
-        def feature(row: Feature) -> bool:
-            given: bool | None = knobs.get(row.option)  # type: ignore[assignment]
-            return features & row.bit != 0 if given is None else given
-
-        series = knobs.get("series")
-        options = SessionOptions.of(
-            SessionKnobs(
-                ruleset=knobs.get("ruleset"),
-                name=knobs.get("name", "player"),
-                audit=knobs.get("audit", "game"),
-                deck=deck,
-                pipeline=pipeline,
-                early=early,
-                series=series if series is not None else own_series(envelopes, me),
-            )
-        )
-        announced: dict[str, Any] = {row.option: feature(row) for row in FEATURES}
-        options = replace(options, **announced)
+        if options is None:
+            options = own_options(envelopes, Player(role)) or SessionOptions()
         session = cls(identity=identity, role=role, secret=secret, options=options)
         replay(session, envelopes, record)
         return session

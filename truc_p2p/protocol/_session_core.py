@@ -158,7 +158,7 @@ class SessionCore:
         #: the deck version: "v1" (seed audit) or "v2" (proofs at every message)
         self.deck = options.deck
         #: deck v2 only: deal hand n + 1 while hand n is played (wire.md section 6b)
-        self.pipeline = options.pipeline
+        self.pipeline = bool(options.pipeline)
 
     @property
     def outcome(self) -> Outcome | None:

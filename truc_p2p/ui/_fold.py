@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from truc_p2p.i18n import N_, _, decimal, ngettext
 from truc_p2p.protocol import (
     AuditPassed,
     CardsDealt,
@@ -49,7 +50,6 @@ from truc_p2p.rules import (
     RulesetError,
     TrickEnded,
 )
-from truc_p2p.ui._i18n import N_, _, decimal, ngettext
 from truc_p2p.ui._texts import move_clock_words
 
 if TYPE_CHECKING:

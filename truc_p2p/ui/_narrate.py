@@ -10,11 +10,11 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from truc_p2p.i18n import _
 from truc_p2p.net import NetEvent
 from truc_p2p.protocol import AnyEvent, SessionEvent
 from truc_p2p.rules import Action, ActionKind, Event, Player
 from truc_p2p.ui._fold import Line, Tally
-from truc_p2p.ui._i18n import _
 from truc_p2p.ui._table import TableModel
 from truc_p2p.ui._texts import card_text, fit, plain, screen_width, show_cards
 from truc_p2p.ui._voice import Voice

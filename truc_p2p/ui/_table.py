@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from truc_p2p.i18n import _
 from truc_p2p.protocol import GameStarted
 from truc_p2p.rules import (
     Acted,
@@ -47,7 +48,6 @@ from truc_p2p.rules import (
 )
 from truc_p2p.ui._choices import Choice, choices, keymap, next_value
 from truc_p2p.ui._fold import Line, Tally, handler_for
-from truc_p2p.ui._i18n import _
 from truc_p2p.ui._texts import clock
 from truc_p2p.ui._voice import Voice
 

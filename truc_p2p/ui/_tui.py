@@ -22,12 +22,12 @@ from typing import TextIO
 
 import trio
 
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.net import NetEvent, QuitGame
 from truc_p2p.protocol import SessionEvent
 from truc_p2p.rules import Action, ActionKind, Event, Game, Player, RulesError
 from truc_p2p.ui._answers import is_no, is_yes, no_word, yes_word
 from truc_p2p.ui._choices import keymap, next_value
-from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._lines import LineSource, ScriptedLines, StdinLines, parse_choice
 from truc_p2p.ui._table import Line, TableModel
 from truc_p2p.ui._texts import (

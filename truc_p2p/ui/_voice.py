@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.rules import Action, ActionKind, Card, GameEndReason, Player, RoundEndReason
-from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._texts import card_text, plain
 
 __all__ = ["Voice"]

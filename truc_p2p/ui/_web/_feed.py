@@ -15,9 +15,9 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from truc_p2p.bots import LEVELS
+from truc_p2p.i18n import LANGUAGES, _, current, from_accept_language, use_language
 from truc_p2p.protocol import SessionEvent
 from truc_p2p.rules import Action, ActionError, Event, Game, Player
-from truc_p2p.ui._i18n import LANGUAGES, _, current, from_accept_language, use_language
 from truc_p2p.ui._table import TableModel, TableView, seat
 from truc_p2p.ui._texts import move_clock_words
 
