@@ -22,6 +22,7 @@ from truc_p2p.bots import (
 from truc_p2p.bots._bench import bench_bots, bot_name_arg, seating, wilson_interval
 from truc_p2p.bots._cfr import CfrBot
 from truc_p2p.bots._equity import win_chance
+from truc_p2p.bots._solved import SolvedBot
 from truc_p2p.cli import build_parser, main
 from truc_p2p.rules import Action, Card, Game, Player
 
@@ -143,7 +144,8 @@ def test_bot_names() -> None:
     expert = make_bot("expert")
     assert isinstance(expert, SearchBot) and expert.game_model and expert.mix > 0
     strongest = make_bot("strongest")
-    assert isinstance(strongest, CfrBot) and make_bot("cfr:0.2s").name == "cfr:0.2s"
+    assert isinstance(strongest, SolvedBot) and make_bot("cfr:0.2s").name == "cfr:0.2s"
+    assert isinstance(make_bot("cfr+race"), CfrBot)  # the earlier strongest
     assert isinstance(make_bot("hard"), SearchBot) and make_bot("expert:0.2s").name == "expert:0.2s"
     for bad in (
         "perfect",
@@ -166,10 +168,8 @@ def test_bot_names() -> None:
 def test_play_defaults_to_the_medium_level_and_think_sets_its_time() -> None:
     parser = build_parser()
     assert parser.parse_args(["play"]).bot == DEFAULT_OPPONENT == "medium"
-    assert parser.parse_args(["play", "--think", "2"]).bot == "cfr:2s+race"
-    assert (
-        parser.parse_args(["play", "--bot", "strongest", "--think", "0.5"]).bot == "cfr:0.5s+race"
-    )
+    assert parser.parse_args(["play", "--think", "2"]).bot == "solved:2s"
+    assert parser.parse_args(["play", "--bot", "strongest", "--think", "0.5"]).bot == "solved:0.5s"
     assert parser.parse_args(["play", "--bot", "expert", "--think", "0.5"]).bot == "expert:0.5s"
     assert parser.parse_args(["play", "--bot", "search", "--think", "0.5"]).bot == "search:0.5s"
     assert parser.parse_args(["play", "--think", "2", "--bot", "search:fast"]).bot == "search:2s"

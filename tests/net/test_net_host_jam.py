@@ -65,6 +65,9 @@ async def _jam(port: int) -> list[trio.SocketStream]:
 
 
 async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) -> None:
+    """50 idle connections, a garbage one and an oversize frame: the allowed joiner's game
+    starts without waiting for them to time out. No clock is read: their hello timeout
+    is longer than the test's limit, so a host that waited it out fails the test."""
     host_key = SigningKey.generate()
     friend, stranger, late = (SigningKey.generate() for _ in range(3))
     allowed = frozenset({fingerprint(friend.public_key()), fingerprint(late.public_key())})
@@ -74,7 +77,7 @@ async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) 
         strategy=bot(1),
         identity=host_key,
         settings=GameSettings(
-            session=SessionOptions(ruleset=ruleset), clocks=Clocks(hello_timeout=HELLO_TIMEOUT)
+            session=SessionOptions(ruleset=ruleset), clocks=Clocks(hello_timeout=600)
         ),
         listen=Listen(allow=allowed),
         storage=Storage(out_dir=tmp_path / "host"),
@@ -90,7 +93,6 @@ async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) 
         )
         assert refused.end is End.REFUSED and refused.exit_code == 6
         assert "--allow" in refused.message
-        started = trio.current_time()
         first_event = trio.Event()
 
         def on_event(event: object) -> None:
@@ -108,8 +110,8 @@ async def test_a_jammed_host_still_starts_the_real_game_at_once(tmp_path: Path) 
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(friend_game)
-            await first_event.wait()
-            assert trio.current_time() - started < HELLO_TIMEOUT / 2  # nothing made it wait
+            with trio.fail_after(60):  # far under the 600 s the jam could hold it
+                await first_event.wait()
             busy = await join_game(
                 invite,
                 bot(3),

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 from helpers.net import bot, new_session
+from helpers.netns import Proc
 from helpers.ws import (
     Refused,
     expect,
@@ -27,7 +28,6 @@ from helpers.ws import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from netns import Proc
 
 from truc_p2p.identity import Identity
 from truc_p2p.net import (

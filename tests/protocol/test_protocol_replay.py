@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from helpers.games import check_finished_game
 from helpers.protocol import P0, P1, Pair, bot, digest, identity, with_payload
+from helpers.replay import new_pair, restore
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_protocol_games import check_finished_game
 
 from truc_p2p.protocol import (
     CLOSED,
@@ -26,33 +26,7 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Ladder, Player, RestRefused, Ruleset
 
-RULESET = Ruleset(target=3, rest_refused=RestRefused.VALUE)
 FRACTIONS = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
-
-
-def new_pair(audit: str, deck: str = "v1") -> Pair:
-    """The same game every time: fixed keys, secrets and freshly seeded bots."""
-    return Pair(
-        ruleset=RULESET,
-        audit=audit,
-        tag="replay",
-        bots={P0: bot("random", 11), P1: bot("heuristic", 12)},
-        deck=deck,
-    )
-
-
-def restore(pair: Pair, p: Player, envelopes: list[bytes], **changes: Any) -> Session:
-    """Restore side ``p`` of ``pair``: with the options of its own hello in ``envelopes``,
-    or, given options among ``changes``, with its live options so changed (another
-    ``deck`` takes that deck's defaults)."""
-    assert pair.secrets is not None
-    keys: dict[str, Any] = {"identity": pair.keys[p], "role": p, "secret": pair.secrets[p]}
-    keys |= {k: v for k, v in changes.items() if k in ("identity", "role", "secret", "record")}
-    changed = {k: v for k, v in changes.items() if k not in keys}
-    if "deck" in changed:
-        changed |= {"pipeline": None, "early": None}
-    options = replace(pair.sessions[p].options, **changed) if changed else None
-    return Session.restore(envelopes, options=options, **keys)
 
 
 def same_state(restored: Session, live: Session) -> None:

@@ -79,7 +79,7 @@ VALUES = st.one_of(
 )
 
 
-@pytest.mark.slow  # seconds of CPU: CI only (README "Developing")
+@pytest.mark.slow  # seconds of CPU: CI only (docs/developing.md)
 @settings(
     max_examples=120,
     deadline=None,

@@ -24,6 +24,7 @@ from truc_p2p.bots._make import (
     parse_bot_name,
     with_think,
 )
+from truc_p2p.bots._review import Judged, review_game
 from truc_p2p.bots._search import STRENGTHS, SearchBot, SearchOptions, Strength
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "STRENGTHS",
     "Bot",
     "HeuristicBot",
+    "Judged",
     "RandomBot",
     "SearchBot",
     "SearchOptions",
@@ -41,6 +43,7 @@ __all__ = [
     "make_bot",
     "parse_bot_name",
     "play_local_game",
+    "review_game",
     "thinks_in_thread",
     "with_think",
 ]

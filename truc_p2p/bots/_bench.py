@@ -21,7 +21,8 @@ from typing import Final
 
 from truc_p2p.bots._base import Bot
 from truc_p2p.bots._local import play_local_game
-from truc_p2p.bots._make import make_bot, parse_bot_name
+from truc_p2p.bots._make import make_bot, parse_bot_name, racing
+from truc_p2p.bots._round_table import load_table
 from truc_p2p.rules import (
     DEFAULT_RULESET,
     Action,
@@ -40,12 +41,31 @@ __all__ = [
     "RaceFigures",
     "bench_bots",
     "bot_name_arg",
+    "exact_exploitability",
     "race_bench",
     "seating",
     "wilson_interval",
 ]
 
 _Z95 = 1.959963984540054
+
+
+def exact_exploitability(name: str) -> float | None:
+    """The exact exploitability of bot ``name`` over the solved round's
+    abstraction, in points per hand (the table's header, measured by best
+    responses when it was built), or ``None`` when the bot does not play from
+    the table.  A racing bot is measured as it plays before a player has 6
+    points: the table without "my rest"."""
+    try:
+        kind, _ = parse_bot_name(name)
+    except ValueError:
+        return None
+    table = load_table()
+    if kind != "solved" or table is None:
+        return None
+    key = "exploitability_no_rest" if racing(name) else "exploitability"
+    value = table.header.get(key)
+    return None if value is None else float(value)
 
 
 def wilson_interval(successes: int, trials: int, z: float = _Z95) -> tuple[float, float]:

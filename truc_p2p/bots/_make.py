@@ -12,15 +12,18 @@ README):
   (``stake_sure``): raises on good hands, refuses bad ones, and a round as
   good as won is played for the game (against a blind raiser, issue 32);
 * ``hard`` — the expert bot on a small budget, racing (``expert:fast+race``);
-* ``strongest`` — the CFR bot, racing (``cfr+race``): an equilibrium (CFR+)
-  mixed strategy for the round's opening — raises, "my rest", answers, folds,
-  redeals and the lead, valued by their effect on winning the game — then the
-  expert bot's search for the rest of the round.
+* ``strongest`` — the solved bot (``solved``): the whole round from the CFR+
+  equilibrium of :mod:`truc_p2p.bots._round_game` (every card, raise, "my
+  rest", answer and fold of the three tricks; ``tools/solve_round.py``), the
+  CFR bot where the table has no answer (redeals, a raise past its ladder).
+  It does not race: without "my rest" before 6 points the table is exploitable
+  by 1.7 points a hand (the header's ``exploitability_no_rest``), and the
+  strongest level is the strongest.  The earlier strongest is ``cfr+race``.
 
 Every bot but ``random`` passes its choices through one gate
 (:mod:`truc_p2p.bots._gate`): a hand it cannot lose is never given up.
 
-*Racing* (the ``+race`` suffix of an expert or CFR bot's name): the bot
+*Racing* (the ``+race`` suffix of an expert, CFR or solved bot's name): the bot
 declares "my rest" only once a player has :data:`RACE_REST_FROM` points.
 Without it the expert and CFR bots stake the game whenever their cards make
 that the best bet, and most of their games are over in two or three rounds;
@@ -62,7 +65,7 @@ LEVELS: Final[dict[str, str]] = {
     "easy": "easy",
     "medium": "medium",
     "hard": "expert:fast+race",
-    "strongest": "cfr+race",
+    "strongest": "solved",
 }
 
 #: The suffix of an expert or CFR bot that races to the target: it declares
@@ -90,6 +93,8 @@ BOT_NAMES: Final[tuple[str, ...]] = (
     "cfr:strong",
     "expert+race",
     "cfr+race",
+    "solved",
+    "solved+race",
 )
 
 #: The default opponent of ``truc-p2p play``: see the README ("Levels").
@@ -146,11 +151,11 @@ def parse_bot_name(name: str) -> tuple[str, Strength | None]:
         return name.partition(":")[0], None
     resolved, race = _race(_resolve(name))
     kind, colon, level = resolved.partition(":")
-    if race and kind not in ("expert", "cfr"):
+    if race and kind not in ("expert", "cfr", "solved"):
         raise ValueError(f"only an expert or CFR bot races ({RACE}), not {name!r}")
     if kind in _KINDS and not colon:
         return kind, None
-    if kind in ("search", "expert", "cfr"):
+    if kind in ("search", "expert", "cfr", "solved"):
         if not colon:
             return kind, STRENGTHS["default"]
         if level in STRENGTHS:
@@ -174,7 +179,7 @@ def parse_bot_name(name: str) -> tuple[str, Strength | None]:
 def with_think(name: str, seconds: float) -> str:
     """The search, expert or CFR bot ``name`` made to think ``seconds`` per decision."""
     kind, _ = parse_bot_name(name)
-    if kind not in ("search", "expert", "cfr"):
+    if kind not in ("search", "expert", "cfr", "solved"):
         raise ValueError(f"only a search, expert or CFR bot thinks for a set time, not {name!r}")
     return f"{kind}:{seconds:g}s" + (RACE if racing(name) else "")
 
@@ -197,7 +202,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
         bot = HeuristicBot(seed, samples=8, blunder=EASY_BLUNDER)
     else:
         assert budget is not None
-        if kind in ("expert", "cfr"):
+        if kind in ("expert", "cfr", "solved"):
             options = SearchOptions(
                 game_model=True,
                 model_edge=EXPERT_EDGE,
@@ -208,10 +213,18 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
                 rest_from=RACE_REST_FROM if racing(name) else None,
             )
             bot = SearchBot(seed, iterations=budget.iterations, think=budget.think, options=options)
-            if kind == "cfr":
+            if kind in ("cfr", "solved"):
                 from truc_p2p.bots._cfr import CfrBot
 
                 bot = CfrBot(None if seed is None else seed + 7_000_003, bot)
+            if kind == "solved":
+                from truc_p2p.bots._solved import SolvedBot
+
+                bot = SolvedBot(
+                    None if seed is None else seed + 5_000_011,
+                    bot,
+                    rest_from=RACE_REST_FROM if racing(name) else None,
+                )
         else:
             bot = SearchBot(seed, iterations=budget.iterations, think=budget.think)
     bot.name = name

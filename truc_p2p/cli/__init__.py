@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "verify": "truc_p2p.cli._verify",
     "games": "truc_p2p.cli._games",
     "replay": "truc_p2p.cli._replay",
+    "review": "truc_p2p.cli._review",
     "export": "truc_p2p.cli._export",
     "bench": "truc_p2p.cli._bench",
     "languages": "truc_p2p.cli._languages",

@@ -227,7 +227,7 @@ def _interval(low: float, high: float) -> str:
 
 
 def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
-    from truc_p2p.bots._bench import exploit_table
+    from truc_p2p.bots._bench import exact_exploitability, exploit_table
     from truc_p2p.bots._exploit import EXPLOITERS
 
     opponents = [x.strip() for x in args.against.split(",") if x.strip()] or [
@@ -246,6 +246,7 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
             json.dumps(
                 {
                     "bot": args.exploit,
+                    "exploitability": exact_exploitability(args.exploit),
                     "games": args.games,
                     "seed": args.seed,
                     "rows": [r.to_json() for r in rows],
@@ -261,6 +262,12 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
             bot=args.exploit,
             seed=args.seed,
         )
+    )
+    exact = exact_exploitability(args.exploit)
+    print(
+        _("exact exploitability over the solved round: {points} points per hand", points=exact)
+        if exact is not None
+        else _("exact exploitability: not measured (the bot does not play the solved round)")
     )
     columns = [
         Column(_("opponent"), "<", 14),

@@ -233,10 +233,12 @@ def bot_player_name(level: str) -> str:
 def _level_of(name: str) -> str:
     """The level a bot name plays at: a racing CFR or expert bot made to think a set
     time (``play --think 4``: ``cfr:4s+race``) is still the strongest or hard level."""
-    if not name.endswith("+race"):
-        return name
     kind, _colon, level = name.removesuffix("+race").partition(":")
     thinks = level.endswith("s") and level[:-1].replace(".", "", 1).isdigit()
+    if kind == "solved" and thinks:  # the strongest level made to think (``play --think``)
+        return "strongest"
+    if not name.endswith("+race"):
+        return name
     if kind == "cfr" and (not level or thinks):
         return "strongest"
     if kind == "expert" and (level == "fast" or thinks):

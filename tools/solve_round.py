@@ -1,0 +1,577 @@
+"""Solve the whole round (truc_p2p/bots/_round_game.py) by CFR+ and write the shipped table.
+
+    nice python tools/solve_round.py                       # writes truc_p2p/bots/round_table.bin
+    nice python tools/solve_round.py --max-raises 0 --iterations 50 --out /tmp/t.bin
+
+Theory of operation
+-------------------
+CFR+ on the public tree, vectorised with numpy over the hands *and* over the
+tree: every node has, for each seat, one column per hand still possible for
+that seat (120 before its first card, 36, 8, then 1); nodes are laid out depth
+by depth, so one iteration is, per depth, a gather (reach down the tree), a
+matrix product per group of terminals (the deal's chance with card removal
+times the payoff: every terminal but the showdown pays a constant, the
+showdown by the two last cards) and a ``bincount`` (values up the tree).
+CFR+ keeps regrets non-negative, alternates the seats and weights the average
+strategy by the iteration number.  The exploitability is exact over the
+abstraction: each seat's best response to the other's average strategy,
+``(BR_0 + BR_1) / 2`` points per hand over the game value (a seat-averaged
+NashConv / 2).  The redeal is a two-action game on top, solved exactly from
+the round's per-deal values (``redeal`` in the table's header).
+
+Deterministic (no sampling): the same command writes the same bytes.  Needs
+numpy at build time only (in the test extra); the bot reads the table with the
+standard library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import math
+import resource
+import sys
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from truc_p2p.bots._round_game import (
+    Abstraction,
+    End,
+    State,
+    moves,
+    root,
+    showdown_winner,
+)
+from truc_p2p.bots._round_table import MAGIC, TABLE_FILE
+
+
+class Pack:
+    """The hands of an abstraction's pack, the played multisets and the deal's chances."""
+
+    def __init__(self, ab: Abstraction) -> None:
+        self.hands = ab.hands()
+        self.subsets = [
+            x for n in range(4) for x in itertools.combinations_with_replacement(range(ab.ranks), n)
+        ]
+        self.sid = {x: i for i, x in enumerate(self.subsets)}
+        self.hold = [self._holding(x) for x in self.subsets]
+        self.pos = [{h: k for k, h in enumerate(cols)} for cols in self.hold]
+        total = ab.ranks * ab.copies
+        first = []
+        for h in self.hands:
+            w = 1.0
+            for k in range(ab.ranks):
+                w *= math.comb(ab.copies, h.count(k))
+            first.append(w / math.comb(total, 3))
+        self.prior = np.zeros((len(self.hands), len(self.hands)))
+        for i, h in enumerate(self.hands):
+            for j, g in enumerate(self.hands):
+                w = first[i] / math.comb(total - 3, 3)
+                for k in range(ab.ranks):
+                    w *= math.comb(ab.copies - h.count(k), g.count(k))
+                self.prior[i, j] = w
+
+    def _holding(self, x: tuple[int, ...]) -> list[int]:
+        out = []
+        for i, h in enumerate(self.hands):
+            rest = list(h)
+            try:
+                for c in x:
+                    rest.remove(c)
+            except ValueError:
+                continue
+            out.append(i)
+        return out
+
+
+def _add(s: tuple[int, ...], card: int) -> tuple[int, ...]:
+    return tuple(sorted((*s, card)))
+
+
+@dataclass
+class Tree:
+    """The public tree, flattened (see the module doc)."""
+
+    n: int
+    depth: np.ndarray
+    player: np.ndarray  # -1 terminal
+    sid: np.ndarray  # (n, 2): the played multiset id of each seat
+    soff: np.ndarray  # strategy offset (decision nodes), runtime (DFS) layout
+    nact: np.ndarray
+    ends: dict[int, End]
+    edges: list[tuple[int, int, int, str]]  # (parent, child, action index, letter)
+    entries: int
+    pack: Pack
+    ab: Abstraction
+
+
+def build(ab: Abstraction) -> Tree:
+    pack = Pack(ab)
+    depth: list[int] = []
+    player: list[int] = []
+    sid: list[tuple[int, int]] = []
+    soff: list[int] = []
+    nact: list[int] = []
+    ends: dict[int, End] = {}
+    edges: list[tuple[int, int, int, str]] = []
+    entries = 0
+
+    def visit(node: State | End, d: int, s0: tuple[int, ...], s1: tuple[int, ...]) -> int:
+        nonlocal entries
+        i = len(depth)
+        depth.append(d)
+        sid.append((pack.sid[s0], pack.sid[s1]))
+        if isinstance(node, End):
+            player.append(-1)
+            soff.append(-1)
+            nact.append(0)
+            ends[i] = node
+            return i
+        p = node.to_act
+        acts = moves(node, ab)
+        player.append(p)
+        soff.append(entries)
+        nact.append(len(acts))
+        entries += len(pack.hold[pack.sid[s0 if p == 0 else s1]]) * len(acts)
+        for a, (letter, child) in enumerate(acts):
+            c0, c1 = s0, s1
+            if letter.isdigit():
+                if p == 0:
+                    c0 = _add(s0, int(letter))
+                else:
+                    c1 = _add(s1, int(letter))
+            j = visit(child, d + 1, c0, c1)
+            edges.append((i, j, a, letter))
+        return i
+
+    visit(root(), 0, (), ())
+    return Tree(
+        n=len(depth),
+        depth=np.array(depth, dtype=np.int32),
+        player=np.array(player, dtype=np.int8),
+        sid=np.array(sid, dtype=np.int32),
+        soff=np.array(soff, dtype=np.int64),
+        nact=np.array(nact, dtype=np.int32),
+        ends=ends,
+        edges=edges,
+        entries=entries,
+        pack=pack,
+        ab=ab,
+    )
+
+
+class Solver:
+    """CFR+ over a :class:`Tree` (see the module doc)."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.t = tree
+        pk = self.pack = tree.pack
+        n = tree.n
+        hold_len = np.array([len(x) for x in pk.hold], dtype=np.int64)
+        width = hold_len[tree.sid]
+        self.width = width
+        order = np.argsort(tree.depth, kind="stable")
+        self.maxdepth = int(tree.depth.max())
+        # Column offsets of every node for each seat, depth by depth.
+        self.off = np.zeros((n, 2), dtype=np.int64)
+        self.base: list[list[int]] = [[], []]
+        for p in (0, 1):
+            w = width[order, p]
+            starts = np.concatenate(([0], np.cumsum(w)[:-1]))
+            self.off[order, p] = starts
+            self.size_p = None
+            for d in range(self.maxdepth + 2):
+                first = np.searchsorted(tree.depth[order], d)
+                self.base[p].append(int(starts[first]) if first < n else int(w.sum()))
+        self.cols = [int(width[:, 0].sum()), int(width[:, 1].sum())]
+        self.entries = tree.entries
+        self._edges()
+        self._strategy_rows()
+        self._terminals()
+        self.regret = np.zeros(self.entries + 1)
+        self.avg = np.zeros(self.entries + 1)
+        self.sigma = np.zeros(self.entries + 1)
+        self.sigma[-1] = 1.0  # the sentinel: weight 1 for the other seat's edges
+        self._match(self.regret, self.sigma)
+
+    def _edges(self) -> None:
+        """Per seat and depth: (child column, parent column, strategy entry or sentinel)."""
+        t = self.t
+        pk = self.pack
+        sentinel = self.entries
+        parts: list[list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]] = [
+            [[] for _ in range(self.maxdepth + 1)] for _ in (0, 1)
+        ]
+        groups: dict[tuple[int, int, int, int], list[tuple[int, int, int]]] = {}
+        for parent, child, a, letter in t.edges:
+            p = int(t.player[parent])
+            d = int(t.depth[parent])
+            for seat in (0, 1):
+                s = int(t.sid[parent][seat])
+                card = int(letter) if (letter.isdigit() and seat == p) else -1
+                acting = 1 if seat == p else 0
+                groups.setdefault((seat, d, s * 16 + card + 1, acting), []).append(
+                    (parent, child, a)
+                )
+        for (seat, d, key, acting), rows in groups.items():
+            s, card = divmod(key, 16)
+            card -= 1
+            arr = np.array(rows, dtype=np.int64)
+            par, chi, act = arr[:, 0], arr[:, 1], arr[:, 2]
+            if card >= 0:
+                child_s = pk.sid[_add(pk.subsets[s], card)]
+                pos = np.array([pk.pos[s][h] for h in pk.hold[child_s]], dtype=np.int64)
+            else:
+                pos = np.arange(len(pk.hold[s]), dtype=np.int64)
+            ce = (self.off[chi, seat][:, None] + np.arange(len(pos))[None, :]).ravel()
+            pe = (self.off[par, seat][:, None] + pos[None, :]).ravel()
+            if acting:
+                se = (
+                    t.soff[par][:, None] + pos[None, :] * t.nact[par][:, None] + act[:, None]
+                ).ravel()
+            else:
+                se = np.full(ce.shape, sentinel, dtype=np.int64)
+            parts[seat][d].append((ce, pe, se))
+        self.edge = [
+            [
+                tuple(np.concatenate([x[i] for x in level]) for i in range(3)) if level else None
+                for level in parts[seat]
+            ]
+            for seat in (0, 1)
+        ]
+
+    def _strategy_rows(self) -> None:
+        """Row id (node, hand) of every strategy entry, and which entries are legal."""
+        t = self.t
+        dec = np.nonzero(t.player >= 0)[0]
+        widths = self.width[dec, t.player[dec].astype(np.int64)]
+        sizes = widths * t.nact[dec]
+        node = np.repeat(np.arange(len(dec)), sizes)
+        row_first = np.concatenate(([0], np.cumsum(widths)[:-1]))
+        start = t.soff[dec]
+        assert int(sizes.sum()) == self.entries and np.all(np.diff(start) == sizes[:-1])
+        e = np.arange(self.entries)
+        self.rows = row_first[node] + (e - start[node]) // t.nact[dec][node]
+        self.nrows = int(widths.sum())
+        legal = np.zeros(self.entries, dtype=bool)
+        for seat in (0, 1):  # the legal entries are exactly those an edge reaches
+            for level in self.edge[seat]:
+                if level is not None:
+                    se = level[2]
+                    legal[se[se < self.entries]] = True
+        self.legal = legal
+        self.nlegal = np.bincount(self.rows, weights=legal.astype(float), minlength=self.nrows)
+
+    def _terminals(self) -> None:
+        """Groups of terminals sharing a payoff matrix: (seat 0's columns, seat 1's
+        columns, the matrix, each terminal's scale)."""
+        t = self.t
+        pk = self.pack
+        pri = pk.prior
+        groups: dict[tuple[object, ...], list[tuple[int, float]]] = {}
+        for i, end in t.ends.items():
+            s0, s1 = int(t.sid[i][0]), int(t.sid[i][1])
+            if end.show:
+                key: tuple[object, ...] = (s0, s1, end.results, end.leader, end.lead)
+                scale = float(end.points)
+            else:
+                key = (s0, s1)
+                scale = (
+                    0.0 if end.winner is None else (1.0 if end.winner == 0 else -1.0) * end.points
+                )
+            groups.setdefault(key, []).append((i, scale))
+        self.term: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        for key, items in groups.items():
+            s0, s1 = int(key[0]), int(key[1])  # type: ignore[call-overload]
+            m = pri[np.ix_(pk.hold[s0], pk.hold[s1])].copy()
+            if len(key) > 2:
+                results, leader, lead = key[2], key[3], key[4]
+                follower = 1 - int(leader)  # type: ignore[call-overload]
+                fs = s1 if follower == 1 else s0
+                end = End(None, 1, True, results, int(leader), int(lead))  # type: ignore
+                signs = []
+                for h in pk.hold[fs]:
+                    rest = list(pk.hands[h])
+                    for x in pk.subsets[fs]:
+                        rest.remove(x)
+                    w = showdown_winner(end, rest[0])
+                    signs.append(0.0 if w is None else (1.0 if w == 0 else -1.0))
+                sg = np.array(signs)
+                m = m * (sg[None, :] if follower == 1 else sg[:, None])
+            nodes = np.array([i for i, _ in items], dtype=np.int64)
+            scale = np.array([x for _, x in items])
+            c0 = self.off[nodes, 0][:, None] + np.arange(m.shape[0])[None, :]
+            c1 = self.off[nodes, 1][:, None] + np.arange(m.shape[1])[None, :]
+            self.term.append((c0, c1, m, scale))
+
+    def dropped(self, letters: str) -> np.ndarray:
+        """Which strategy entries are the actions ``letters``."""
+        out = np.zeros(self.entries, dtype=bool)
+        for parent, _, a, letter in self.t.edges:
+            if letter in letters:
+                p = int(self.t.player[parent])
+                k = int(self.width[parent, p])
+                n = int(self.t.nact[parent])
+                start = int(self.t.soff[parent])
+                out[start + a : start + k * n : n] = True
+        return out
+
+    def _match(
+        self, regret: np.ndarray, out: np.ndarray, otherwise: np.ndarray | None = None
+    ) -> None:
+        """Regret matching: ``out`` (without its sentinel) from ``regret``; rows
+        without a positive entry take ``otherwise`` (default: uniform)."""
+        pos = np.maximum(regret[:-1], 0.0) * self.legal
+        total = np.bincount(self.rows, weights=pos, minlength=self.nrows)
+        tot = total[self.rows]
+        if otherwise is None:
+            otherwise = self.legal / np.maximum(self.nlegal[self.rows], 1.0)
+        out[:-1] = np.where(tot > 0, pos / np.where(tot > 0, tot, 1.0), otherwise)
+
+    def reach(self, seat: int, sigma: np.ndarray) -> np.ndarray:
+        r = np.zeros(self.cols[seat])
+        r[: self.width[0, seat]] = 1.0
+        for level in self.edge[seat]:
+            if level is None:
+                continue
+            ce, pe, se = level
+            r[ce] = r[pe] * sigma[se]
+        return r
+
+    def values(self, seat: int, opp_reach: np.ndarray, sigma: np.ndarray | None) -> np.ndarray:
+        """Counterfactual values of ``seat``'s columns (``sigma`` None: best response)."""
+        v = np.zeros(self.cols[seat])
+        sign = 1.0 if seat == 0 else -1.0
+        for c0, c1, m, scale in self.term:
+            if seat == 0:
+                v[c0] = (opp_reach[c1] @ m.T) * (sign * scale)[:, None]
+            else:
+                v[c1] = (opp_reach[c0] @ m) * (sign * scale)[:, None]
+        for d in range(self.maxdepth, -1, -1):
+            level = self.edge[seat][d]
+            if level is None:
+                continue
+            ce, pe, se = level
+            base, top = self.base[seat][d], self.base[seat][d + 1]
+            if sigma is None:
+                mine = se < self.entries
+                acc = np.full(top - base, -np.inf)
+                np.maximum.at(acc, pe[mine] - base, v[ce[mine]])
+                other = np.bincount(pe[~mine] - base, weights=v[ce[~mine]], minlength=top - base)
+                acc = np.where(np.isneginf(acc), 0.0, acc) + other
+                touched = np.zeros(top - base, dtype=bool)
+                touched[pe - base] = True
+            else:
+                acc = np.bincount(pe - base, weights=v[ce] * sigma[se], minlength=top - base)
+                touched = np.zeros(top - base, dtype=bool)
+                touched[pe - base] = True
+            seg = v[base:top]
+            seg[touched] = acc[touched]
+        return v
+
+    def iterate(self, it: int) -> None:
+        for seat in (0, 1):
+            opp = self.reach(1 - seat, self.sigma)
+            own = self.reach(seat, self.sigma)
+            v = self.values(seat, opp, self.sigma)
+            for level in self.edge[seat]:
+                if level is None:
+                    continue
+                ce, pe, se = level
+                mine = se < self.entries
+                s = se[mine]
+                self.regret[s] = np.maximum(self.regret[s] + v[ce[mine]] - v[pe[mine]], 0.0)
+                self.avg[s] += it * own[pe[mine]] * self.sigma[s]
+            self._match(self.regret, self.sigma)
+
+    def average(self) -> np.ndarray:
+        out = np.zeros(self.entries + 1)
+        out[-1] = 1.0
+        # The normalised average; an information set the average never reaches
+        # plays its current strategy (its regrets still learn the best answer there).
+        self._match(self.avg, out, self.sigma[:-1])
+        return out
+
+    def root_value(self, sigma: np.ndarray) -> float:
+        """Seat 0's expected points per deal when both play ``sigma``."""
+        v = self.values(0, self.reach(1, sigma), sigma)
+        return float(v[: self.width[0, 0]].sum())
+
+    def exploitability(self, sigma: np.ndarray) -> tuple[float, float, float]:
+        """``(game value, BR_0, BR_1)``: seat 0's value under ``sigma`` and each
+        seat's best-response value against the other's ``sigma``."""
+        value = self.root_value(sigma)
+        b0 = self.values(0, self.reach(1, sigma), None)[: self.width[0, 0]].sum()
+        b1 = self.values(1, self.reach(0, sigma), None)[: self.width[0, 1]].sum()
+        return value, float(b0), float(b1)
+
+
+def table_sigma(solver: Solver, strategies: bytes, *, drop: str = "") -> np.ndarray:
+    """A table's strategies (one byte per entry, the solver's layout) as a
+    strategy of ``solver``'s tree, rows renormalised over the legal actions;
+    ``drop``: letters the strategy never takes (their share goes to the others,
+    as a racing bot that makes no "my rest" plays the table)."""
+    q = np.frombuffer(strategies, dtype=np.uint8).astype(float) * solver.legal
+    if drop:
+        t = solver.t
+        dec = np.nonzero(t.player >= 0)[0]
+        del t, dec
+        q = q * ~solver.dropped(drop)
+    out = np.zeros(solver.entries + 1)
+    out[-1] = 1.0
+    solver._match(np.concatenate((q, [0.0])), out)
+    return out
+
+
+def redeal_game(
+    v: np.ndarray, v0: float, prior: np.ndarray, iterations: int = 2000
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The redeal on top of the round: seat 0 (hand h) asks or not, seat 1 (hand g)
+    accepts or declines; ``v[h, g]`` is the round's value for the deal (seat 0's
+    points, times the deal's chance), an accepted redeal is worth ``v0``.
+
+    Returns (P(ask | h), P(accept | g), value) by CFR+ on this small game.
+    """
+    pri = prior
+    ask_r = np.zeros((120, 2))
+    acc_r = np.zeros((120, 2))
+    ask_avg = np.zeros((120, 2))
+    acc_avg = np.zeros((120, 2))
+
+    def match(r: np.ndarray) -> np.ndarray:
+        pos = np.maximum(r, 0)
+        tot = pos.sum(1, keepdims=True)
+        return np.where(tot > 0, pos / np.where(tot > 0, tot, 1), 0.5)
+
+    for it in range(1, iterations + 1):
+        ask = match(ask_r)[:, 0]
+        acc = match(acc_r)[:, 0]
+        # seat 0: u(no) = sum_g v[h,g]; u(ask) = sum_g acc*v0*pri + (1-acc)*v[h,g]
+        u_no = v.sum(1)
+        u_ask = (pri * (acc[None, :] * v0 + 0.0)).sum(1) + (v * (1 - acc[None, :])).sum(1)
+        cur = ask * u_ask + (1 - ask) * u_no
+        ask_r[:, 0] = np.maximum(ask_r[:, 0] + u_ask - cur, 0)
+        ask_r[:, 1] = np.maximum(ask_r[:, 1] + u_no - cur, 0)
+        ask_avg[:, 0] += it * ask
+        ask_avg[:, 1] += it * (1 - ask)
+        ask = match(ask_r)[:, 0]
+        # seat 1 (minimises seat 0's value), reach of seat 0 = ask
+        w_acc = -(pri * ask[:, None] * v0).sum(0)
+        w_dec = -(v * ask[:, None]).sum(0)
+        cur1 = acc * w_acc + (1 - acc) * w_dec
+        acc_r[:, 0] = np.maximum(acc_r[:, 0] + w_acc - cur1, 0)
+        acc_r[:, 1] = np.maximum(acc_r[:, 1] + w_dec - cur1, 0)
+        acc_avg[:, 0] += it * acc
+        acc_avg[:, 1] += it * (1 - acc)
+    ask = ask_avg[:, 0] / ask_avg.sum(1)
+    acc = acc_avg[:, 0] / acc_avg.sum(1)
+    u_no = v.sum(1)
+    u_ask = (pri * acc[None, :] * v0).sum(1) + (v * (1 - acc[None, :])).sum(1)
+    value = float((ask * u_ask + (1 - ask) * u_no).sum())
+    return ask, acc, value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=120)
+    parser.add_argument(
+        "--report", type=int, default=60, help="print the exploitability every N iterations"
+    )
+    parser.add_argument("--max-raises", type=int, default=Abstraction().max_raises)
+    parser.add_argument("--rest-points", type=int, default=Abstraction().rest_points)
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path(__file__).resolve().parents[1] / "truc_p2p" / "bots" / TABLE_FILE,
+    )
+    parser.add_argument(
+        "--evaluate", type=Path, metavar="TABLE", help="only measure TABLE again (its header)"
+    )
+    args = parser.parse_args()
+    if args.evaluate:
+        evaluate(args.evaluate)
+        return
+    ab = Abstraction(max_raises=args.max_raises, rest_points=args.rest_points)
+    started = time.perf_counter()
+    cpu0 = time.process_time()
+    tree = build(ab)
+    solver = Solver(tree)
+    decisions = int((tree.player >= 0).sum())
+    print(
+        f"tree: {tree.n:,} nodes ({decisions:,} decisions, {len(tree.ends):,} terminals), "
+        f"{tree.entries:,} strategy entries ({int(solver.legal.sum()):,} legal), "
+        f"{solver.cols[0] + solver.cols[1]:,} columns; "
+        f"built in {time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
+    for it in range(1, args.iterations + 1):
+        solver.iterate(it)
+        if it % args.report == 0 and it < args.iterations:
+            value, b0, b1 = solver.exploitability(solver.average())
+            print(
+                f"iteration {it}: value {value:+.4f}, exploitability "
+                f"{(b0 + b1) / 2:.4f} points/hand ({time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
+    quant = np.rint(solver.average()[:-1] * 255).astype(np.uint8).tobytes()
+    data = write(args.out, solver, quant, iterations=args.iterations)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"wrote {args.out} ({len(data):,} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}); "
+        f"{time.perf_counter() - started:.0f} s wall, "
+        f"{time.process_time() - cpu0:.0f} s CPU, peak memory {rss:.0f} MB"
+    )
+
+
+def write(out: Path, solver: Solver, quant: bytes, *, iterations: int) -> bytes:
+    """Measure the table ``quant`` (as shipped: one byte per entry) exactly and write it.
+
+    The header says the abstraction, the tree's size, the game value and the
+    exploitability of the table and of the table without "my rest" (as a
+    racing bot plays it before a player has 6 points), in points per hand.
+    """
+    t = solver.t
+    ab = t.ab
+    header: dict[str, object] = {
+        "max_raises": ab.max_raises,
+        "rest_points": ab.rest_points,
+        "iterations": iterations,
+        "entries": t.entries,
+        "nodes": t.n,
+        "decisions": int((t.player >= 0).sum()),
+    }
+    for key, drop in (("", ""), ("_no_rest", "s")):
+        value, b0, b1 = solver.exploitability(table_sigma(solver, quant, drop=drop))
+        header["value" + key] = round(value, 6)
+        header["exploitability" + key] = round((b0 + b1) / 2, 6)
+        print(
+            f"table{key or ''}: value {value:+.4f} points/hand to the non-dealer; best responses "
+            f"{b0:+.4f} (non-dealer), {b1:+.4f} (dealer): exploitability "
+            f"{(b0 + b1) / 2:.4f} points/hand",
+            flush=True,
+        )
+    data = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + zlib.compress(quant, 9)
+    out.write_bytes(data)
+    return data
+
+
+def evaluate(path: Path) -> None:
+    """Measure a table file again (``--evaluate``) and rewrite its header."""
+    data = path.read_bytes()
+    head, _, body = data[len(MAGIC) :].partition(b"\n")
+    header = json.loads(head)
+    ab = Abstraction(max_raises=int(header["max_raises"]), rest_points=int(header["rest_points"]))
+    solver = Solver(build(ab))
+    write(path, solver, zlib.decompress(body), iterations=int(header["iterations"]))
+
+
+if __name__ == "__main__":
+    main()

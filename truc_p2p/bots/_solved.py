@@ -1,0 +1,134 @@
+"""The solved bot: the whole round from the CFR+ table, the rest as the CFR bot.
+
+Theory of operation
+-------------------
+``tools/solve_round.py`` solves the whole round over ranks
+(:mod:`truc_p2p.bots._round_game`: every card of the three tricks, "2 more?",
+"my rest", the answers and folds, in points per hand) and ships the average
+strategy (:mod:`truc_p2p.bots._round_table`).  At each of its decisions the
+bot maps the round's public actions to the tree's path and its cards as dealt
+to the information set, and *samples* its action from the table's mixed
+strategy with its own seeded generator, so its raises, rests, folds and
+cards cannot be read off its hand.  Where the table has no answer — a redeal
+request or answer, a raise past the abstraction's ladder, other rules than the
+default ones — it plays as the CFR bot (``fallback``).  Racing (``rest_from``):
+the table's "my rest" is not made before a player has that many points; the
+other actions keep their odds.
+"""
+
+from __future__ import annotations
+
+import random
+
+from truc_p2p.bots._round_game import ACCEPT, FOLD, RAISE, REFUSE, REST, SHOW
+from truc_p2p.bots._round_table import load_table, round_path
+from truc_p2p.bots._search import rest_open
+from truc_p2p.rules import DEFAULT_RULESET, Action, ActionKind, Game
+
+__all__ = ["SolvedBot"]
+
+
+class SolvedBot:
+    """Plays the solved round's table, else its ``fallback`` (see the module doc)."""
+
+    name = "solved"
+
+    def __init__(self, seed: int | None, fallback: object, *, rest_from: int | None = None) -> None:
+        self._rng = random.Random(seed)
+        self._fallback = fallback
+        self.rest_from = rest_from
+
+    def position(self, game: Game) -> tuple[str, tuple[int, ...]] | None:
+        """``(path, hand as dealt)`` of the player to act, or ``None`` outside the table."""
+        me = game.to_act
+        if me is None or game.ruleset != DEFAULT_RULESET:
+            return None
+        held = game.hand(me)
+        if held is None:
+            return None
+        deal_actions = self._fallback._search.deal_actions(game)  # type: ignore[attr-defined]
+        path = round_path(deal_actions, game.dealer)
+        if path is None:
+            return None
+        mine = [a.card.strength for p, a in deal_actions if p is me and a.card is not None]
+        hand = tuple(sorted([c.strength for c in held] + mine))
+        return (path, hand) if len(hand) == 3 else None
+
+    def strategy(self, game: Game) -> dict[str, float] | None:
+        """The table's mixed strategy for the player to act in ``game``, or ``None``."""
+        table = load_table()
+        where = self.position(game)
+        if table is None or where is None:
+            return None
+        return table.strategy(*where)
+
+    def choose(self, game: Game) -> Action:
+        """The bot's action for the player to act in ``game`` (its view)."""
+        legal = game.legal_actions()
+        if game.to_act is None or not legal:
+            raise ValueError("no legal action: it is not this bot's turn")
+        if len(legal) == 1:
+            return next(iter(legal))
+        strategy = self.strategy(game)
+        if strategy is not None:
+            if REST in strategy and not rest_open(game, self.rest_from):
+                strategy = {x: w for x, w in strategy.items() if x != REST}
+            action = self._sample(game, strategy)
+            if action is not None and action in legal:
+                return action
+        chosen: Action = self._fallback.choose(game)  # type: ignore[attr-defined]
+        return chosen
+
+    def _sample(self, game: Game, strategy: dict[str, float]) -> Action | None:
+        letters = [x for x, w in strategy.items() if w > 0]
+        if not letters:
+            return None
+        letter = self._rng.choices(letters, weights=[strategy[x] for x in letters])[0]
+        return action_of(game, letter)
+
+
+def action_of(game: Game, letter: str) -> Action | None:
+    """The action of the tree's ``letter`` for the player to act in ``game``."""
+    if letter == SHOW:  # the last card
+        me = game.to_act
+        held = (game.hand(me) if me is not None else None) or ()
+        return Action.play(held[0]) if len(held) == 1 else None
+    if letter.isdigit():
+        me = game.to_act
+        held = (game.hand(me) if me is not None else None) or ()
+        cards = [c for c in held if c.strength == int(letter)]
+        return Action.play(min(cards, key=lambda c: c.index)) if cards else None
+    if letter == ACCEPT:
+        return Action.ACCEPT
+    if letter == REFUSE:
+        return Action.REFUSE
+    return {RAISE: Action.RAISE, REST: Action.REST, FOLD: Action.FOLD}.get(letter)
+
+
+def plain_action(letter: str) -> Action | None:
+    """The card-less action of the tree's ``letter`` (an answer is to a raise)."""
+    return {
+        ACCEPT: Action.ACCEPT,
+        REFUSE: Action.REFUSE,
+        RAISE: Action.RAISE,
+        REST: Action.REST,
+        FOLD: Action.FOLD,
+    }.get(letter)
+
+
+def letter_of(action: Action) -> str | None:
+    """The tree's letter of ``action`` (a card: its strength's digit), or ``None``."""
+    if action.card is not None:
+        return str(action.card.strength)
+    return _LETTERS.get(action.kind)
+
+
+_LETTERS = {
+    ActionKind.RAISE: RAISE,
+    ActionKind.REST: REST,
+    ActionKind.ACCEPT: ACCEPT,
+    ActionKind.REFUSE: REFUSE,
+    ActionKind.FOLD: FOLD,
+}
+
+__all__ += ["action_of", "letter_of", "plain_action"]
