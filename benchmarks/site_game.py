@@ -92,6 +92,44 @@ WS_LOG = """() => {
 }"""
 
 
+#: In the worker's Python: when the game started (the coin, ``GameStarted``) and when the
+#: page's player got its first cards (``CardsDealt``), on the worker's clock (the one the
+#: WebSocket log uses), and whether the page dealt.
+EVENT_LOG = """
+import json
+import js
+from truc_p2p.page._feed import PageFeed
+from truc_p2p.protocol import CardsDealt, GameStarted
+
+BENCH_EVENTS = []
+_bench_call = PageFeed.__call__
+
+def _bench_seen(self, event):
+    if isinstance(event, GameStarted):
+        BENCH_EVENTS.append(["started", js.performance.now(), None])
+    elif isinstance(event, CardsDealt) and not event.redeal:
+        BENCH_EVENTS.append(["cards", js.performance.now(), int(event.dealer)])
+    return _bench_call(self, event)
+
+PageFeed.__call__ = _bench_seen
+"""
+
+
+def _game_flights(log: list[list[Any]], events: list[list[Any]], me: int) -> dict[str, Any]:
+    """Flights of game frames from the coin to the page's first cards (the native
+    count's span, wire.md 6a): runs of one direction among the WebSocket messages
+    after ``GameStarted`` up to ``CardsDealt``, the relay's handshake left out."""
+    started = next(at for kind, at, _ in events if kind == "started")
+    cards, dealer = next((at, d) for kind, at, d in events if kind == "cards")
+    runs, last = 0, None
+    for direction, at in log:
+        if started < at <= cards and direction != last:
+            runs += 1
+            last = direction
+    role = "?" if me < 0 else "dealer" if dealer == me else "nondealer"
+    return {"flights": runs, "role": role}
+
+
 def _cli() -> list[str]:
     return [sys.executable, "-m", "truc_p2p.cli"]
 
@@ -294,6 +332,7 @@ def _relay_game(p: Any, url: str, tmp: Path, hands: int) -> dict[str, Any]:
         page.goto(url)
         _wait_ready(page)
         _worker(page).evaluate(WS_LOG)
+        _worker(page).evaluate("(code) => { self.trucPython.runPython(code); }", EVENT_LOG)
         page.fill("#app-relay", f"127.0.0.1:{port}")
         page.click("#app-host-go")
         page.wait_for_selector("#invite:not([hidden])", timeout=60_000)
@@ -320,6 +359,20 @@ def _relay_game(p: Any, url: str, tmp: Path, hands: int) -> dict[str, Any]:
         out["relay_join_to_first_card_ms"] = round((time.monotonic() - joined) * 1000)
         log = _worker(page).evaluate("self.__ws")
         out["relay_flights_until_first_card"] = _flights(log, card)
+        for _ in range(100):  # the worker's cards come before the table draws them
+            events = json.loads(
+                _worker(page).evaluate(
+                    "() => self.trucPython.runPython('json.dumps(BENCH_EVENTS)')"
+                )
+            )
+            if any(kind == "cards" for kind, _, _ in events):
+                break
+            page.wait_for_timeout(50)
+        me = _worker(page).evaluate(
+            "() => self.trucGlue ? self.trucPython.runPython("
+            "'int(__import__(\"js\").self.trucGlue.app.game.side.session.me)') : -1"
+        )  # -1: a page from before the worker showed its glue (the role is not known)
+        out["game_flights_until_first_card"] = _game_flights(log, events, int(me))
         out["relay_flights_note"] = (
             "WebSocket direction changes before the first card, relay handshake included"
         )
@@ -393,6 +446,10 @@ def main() -> int:
         f" {r['relay_flights_until_first_card']} (WebSocket direction"
         f" changes, relay handshake included); native"
         f" {r['native_flights_until_first_cards']} (the pipelined deal, bench game)",
+        f"game flights from the coin to the page's first cards (game frames only):"
+        f" page {r['game_flights_until_first_card']['flights']}"
+        f" ({r['game_flights_until_first_card']['role']}); native"
+        f" {r['native_flights_until_first_cards']}",
         f"(machine: {r['cpus']} CPUs, load average {la})",
     ]
     print("\n".join(lines))

@@ -81,8 +81,11 @@ EDGES: dict[str, frozenset[str]] = {
     "bench": frozenset(
         {"bots", "crypto", "deck", "i18n", "memory_pair", "net", "protocol", "rules"}
     ),
-    # the interop runner (net, the verifier, bots), a command of cli's
-    "interop": frozenset({"_text", "bots", "crypto", "net", "protocol", "rules", "transcript"}),
+    # the interop runner (net, the verifier, bots), a command of cli's; its browser
+    # adapter bridges TCP with the page's own sans-IO relay handshake
+    "interop": frozenset(
+        {"_text", "bots", "crypto", "net", "page", "protocol", "rules", "transcript"}
+    ),
     # the static web client: its build (pinned downloads, wheel) and check
     "site": frozenset({"__init__"}),
     # the commands

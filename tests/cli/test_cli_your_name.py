@@ -63,3 +63,17 @@ def test_the_first_game_at_a_terminal_asks_and_keeps_the_name(tmp_path: Path) ->
             term.proc.kill()
         term.proc.wait()
     assert (tmp_path / "xdg" / "truc-p2p" / "name").read_text(encoding="utf-8") == "Núria\n"
+
+
+@pytest.mark.parametrize("login", ["root", "nobody"])
+def test_a_system_accounts_login_name_is_not_offered(
+    login: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a container the login name is root: the opponent would see "root" (the page
+    joining such a host said so); the role's own word is shown instead."""
+    import getpass
+
+    monkeypatch.setattr(getpass, "getuser", lambda: login)
+    assert default_name("host") == "host"
+    monkeypatch.setattr(getpass, "getuser", lambda: "Núria")
+    assert default_name("host") == "Núria"

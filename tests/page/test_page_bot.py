@@ -98,6 +98,23 @@ def test_a_rematch_starts_a_new_game_on_the_same_table() -> None:
     assert player.final is not None and player.final["level"] == "medium"
 
 
+def test_a_game_chosen_on_the_home_screen_is_game_1_again() -> None:
+    """After a bot game, a game started from the home screen (the bot again, or hosting
+    for a friend) is that opponent's first game, not "game 2" of the last one's."""
+    player = _bot_game()
+    _play_to_the_end(player)
+    player.call({"type": "home"}, 0.0)
+    said = len(player.messages)
+    player.call({"type": "bot", "level": "easy"}, 0.0)
+    assert player.state is not None and player.state["game_line"] is None
+    # the last game's end screen leaves the table (table.js clears it on new_game)
+    assert any(m.get("type") == "new_game" for m in player.messages[said:])
+    assert {"type": "log_all", "lines": []} in player.messages[said:]
+    player.call({"type": "home"}, 0.0)
+    player.call({"type": "host", "relay": "127.0.0.1:9", "match": 1}, 0.0)
+    assert player.state["game_line"] is None
+
+
 def test_the_transcript_download_is_the_desktops_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -132,6 +132,30 @@ def test_the_verify_screen_gives_verify_json_on_vectors_and_tampered_files(
     assert any(cli.get("culprit") is not None for _, _, cli in seen)
 
 
+def test_the_verdict_comes_into_view_on_a_phone(browser: Any, relay: int) -> None:
+    """The player scrolls to the verify card and chooses a file: at 390x844 the verdict,
+    shown under the file button, is scrolled into view (it was below the fold)."""
+    phone = Phone(browser, "verify-fold")
+    try:
+        phone.open(f"http://127.0.0.1:{relay}/")
+        phone.page.wait_for_selector("#app-home:not([hidden])")
+        # where a thumb scrolls to: the file button at the bottom of the screen
+        phone.page.evaluate(
+            "document.getElementById('app-verify-file').scrollIntoView({block: 'end'})"
+        )
+        _upload(phone, "vector-wire_v2", VECTOR_FILES["wire_v2"])
+        phone.page.wait_for_timeout(300)
+        box = phone.page.evaluate(
+            """() => { const r = document.getElementById('app-verdict-headline')
+                .getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight]; }"""
+        )
+        phone.shot("verdict-in-view")
+        top, bottom, height = box
+        assert top >= 0 and bottom <= height, box
+    finally:
+        phone.close()
+
+
 def test_the_verify_screen_says_it_cannot_judge_deck_v1_here(
     browser: Any, relay: int, tmp_path: Path
 ) -> None:

@@ -186,14 +186,14 @@ def test_the_page_concedes_one_game_of_a_match(tmp_path: Path, relay: Relay) -> 
         texts = player.state["texts"]
         # the leave question names the match and what leaving it costs
         assert texts["leave_confirm"] == (
-            "Leave the match? You resign it: root wins the match, you 0 – root 1."
+            "Leave the match? You resign it: host wins the match, you 0 – host 1."
         )
         assert texts["concede_button"] == "concede this game"
         turn = player.state["table"]["turn"]
         player.call({"type": "quit", "concede": True, "turn": turn}, time.monotonic())
         assert player.final is not None
         assert player.final["again"] == "next"
-        assert player.final["match_line"].startswith("match: you 0 – root 1")
+        assert player.final["match_line"].startswith("match: you 0 – host 1")
         conceded = list(player.app.envelopes)
         player.answer_limit = None
         player.call({"type": "again", "yes": True}, time.monotonic())

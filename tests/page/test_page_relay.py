@@ -4,6 +4,7 @@ the other side, or another page."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -136,6 +137,11 @@ def test_a_reload_mid_hand_resumes_the_game(tmp_path: Path, relay: Relay) -> Non
         first_worker.close()  # the tab is gone: its connections drop
         second, second_worker = _page_from(relay, kept, 9)
         assert second.app.fingerprint == first.app.fingerprint
+        # before the relay links it again, the table is the game's (its cards, the
+        # score), not "waiting for the game to start"
+        table = (second.state or {}).get("table") or {}
+        assert second.state is not None and second.state.get("started") is not None
+        assert table.get("hand"), second.state
         resumed = second
         run_page([(resumed, second_worker)], until=lambda: resumed.final is not None, timeout=LIMIT)
         status, out, err = host.finish()
@@ -152,6 +158,55 @@ def test_a_reload_mid_hand_resumes_the_game(tmp_path: Path, relay: Relay) -> Non
     assert verify_transcript(second.app.envelopes).status == "complete"
     # the finished game's keys left IndexedDB; the identity stays
     assert set(second.stored) >= {"identity"} and "game" not in second.stored
+
+
+@pytest.mark.parametrize("page_hosts", [False, True])
+def test_a_lost_link_mid_game_is_resumed_without_a_reload(
+    tmp_path: Path, relay: Relay, page_hosts: bool
+) -> None:
+    """The page's relay connection drops mid-hand (a phone changing networks): the
+    page dials the relay again (joining) or registers its code again (hosting), both
+    sides resume (wire.md 13) and the game finishes, one transcript on both sides."""
+    player, worker = _page(relay, 12, _cards_first)
+    peer = None
+    try:
+        if page_hosts:
+            player.call({"type": "host", "relay": relay.address}, time.monotonic())
+            run_page([(player, worker)], until=lambda: bool(player.texts("invite")), timeout=20)
+            invite = unquote(player.texts("invite")[-1]["text"].split("#join=", 1)[1])
+            peer = spawn(
+                tmp_path, "join", invite, "--bot", "random", "--seed", "3", "--timeout", "60",
+                "--identity", "j.key", "--out", "j", "--json",
+            )  # fmt: skip
+        else:
+            host = start_host(
+                tmp_path, "--relay", relay.address, "--bot", "random", "--seed", "7",
+                "--timeout", "60", "--identity", "h.key", "--out", "j",
+            )  # fmt: skip
+            peer = host.proc
+            player.call({"type": "join", "invite": host.invite}, time.monotonic())
+        player.answer_limit = 2  # two moves, then the link drops
+        run_page([(player, worker)], until=lambda: _held(player), timeout=LIMIT)
+        assert player.final is None
+        game = player.app.game
+        assert game is not None and game.side is not None
+        cut = game._socket
+        assert cut is not None
+        worker.socks[cut].shutdown(socket.SHUT_RDWR)  # the network is gone
+        player.answer_limit = None
+        run_page([(player, worker)], until=lambda: player.final is not None, timeout=LIMIT)
+        out, err = peer.communicate(timeout=LIMIT)
+    finally:
+        worker.close()
+        if peer is not None and peer.poll() is None:
+            peer.kill()
+            peer.communicate()
+    assert player.final is not None and player.final["outcome"] == "finished", player.final
+    assert any(".r" in name for name, _ in player.opened)  # a new connection for the game
+    assert peer.returncode == 0, out + err
+    (path,) = (tmp_path / "j").glob("*.truc")
+    assert read_transcript(path) == player.app.envelopes
+    assert verify_transcript(player.app.envelopes).status == "complete"
 
 
 def _held(player: PagePlayer) -> bool:

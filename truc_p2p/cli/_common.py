@@ -383,8 +383,14 @@ def cpu_jobs(text: str) -> int:
     return bounded_int(1, os.cpu_count() or 1)(text)
 
 
+#: Login names of system accounts, never offered as the player's name.
+SYSTEM_ACCOUNTS: Final = frozenset({"root", "admin", "administrator", "nobody", "user"})
+
+
 def default_name(fallback: str) -> str:
-    """The login name made protocol-safe (1-40 printable characters), else ``fallback``."""
+    """The login name made protocol-safe (1-40 printable characters), else ``fallback``
+    (also for a system account's name, ``root`` in a container: not a person's name,
+    and the opponent would read it as one)."""
     import getpass  # only the commands that name the player need it
 
     try:
@@ -392,6 +398,8 @@ def default_name(fallback: str) -> str:
     except Exception:  # no login name in containers without a passwd entry
         return fallback
     name = re.sub(r"[^\w.-]+", "", name)[:MAX_NAME]
+    if name.lower() in SYSTEM_ACCOUNTS:
+        return fallback
     return name if name.isprintable() and name else fallback
 
 

@@ -55,5 +55,6 @@ from __future__ import annotations
 from truc_p2p.page._app import PageApp
 from truc_p2p.page._glue import WorkerGlue
 from truc_p2p.page._out import Output
+from truc_p2p.page._relay import Attach, Control, Join, RelayRefused
 
-__all__ = ["Output", "PageApp", "WorkerGlue"]
+__all__ = ["Attach", "Control", "Join", "Output", "PageApp", "RelayRefused", "WorkerGlue"]

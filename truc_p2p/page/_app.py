@@ -4,32 +4,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from truc_p2p.bots import LEVELS
 from truc_p2p.i18n import LANGUAGES, _, from_accept_language, use_language
-from truc_p2p.net import (
-    End,
-    GameOutcome,
-    GameSettings,
-    HostSettings,
-    Invite,
-    InviteError,
-    parse_host_port,
-)
-from truc_p2p.protocol import SessionOptions, encode_transcript, fingerprint, verify_transcript
-from truc_p2p.rules import Action, Player
-from truc_p2p.ui import Voice, final_message
-from truc_p2p.verdict import verify_bytes
+from truc_p2p.protocol import encode_transcript, fingerprint
 
 from ._feed import PageFeed
-from ._games import BotGame, NetGame, Restore
 from ._keys import Key, KeyFileError, key_from_file, key_from_raw, key_to_file, raw_key
 from ._out import Outbox, Output
-from ._series import Linked
 from ._texts import app_texts
+
+if TYPE_CHECKING:
+    from truc_p2p.net import GameOutcome, Invite
+    from truc_p2p.rules import Action
+
+    from ._autoplay import Autoplay
+    from ._games import BotGame, NetGame, NetOptions, Restore
+    from ._series import Linked
+
+    Game = BotGame | NetGame
+
+# What a game needs (the bots, the session's endings, the relay's handshake, the
+# verifier) is imported when the first game starts, not at boot: the home screen
+# comes first (WorkerGlue.warm imports it while the player reads it).
 
 __all__ = ["PageApp"]
 
@@ -42,8 +40,6 @@ NAME_KEY = "name"
 GAME_KEY = "game"
 SECRET_KEY = "secret"
 ENVELOPE_KEY = "env:{:05d}"
-
-Game = BotGame | NetGame
 
 #: The longest name a player may give (as ``--name``).
 MAX_NAME = 40
@@ -94,12 +90,16 @@ class PageApp:
         self.game: Game | None = None
         self.envelopes: list[bytes] = []
         self.outcome: GameOutcome | None = None
+        #: How peer games are played (deal options, clocks); ``None``: the defaults.
+        self.net_options: NetOptions | None = None
         self._level = "easy"
         #: Whether the game's envelopes go to IndexedDB as they are made (a peer game).
         self._persist = False
         #: Linked games with a peer (wire.md 4.1): the match, or a single game and its
         #: rematches; ``None`` against the bot.
         self._linked: Linked | None = None
+        #: A bot playing the page's player (``truc-p2p interop``'s browser adapter).
+        self.autoplay: Autoplay | None = None
 
     def _new_feed(self) -> PageFeed:
         feed = PageFeed(self.name, now=lambda: self._now, answers=self)
@@ -146,6 +146,8 @@ class PageApp:
         return self._done()
 
     def _done(self) -> list[Output]:
+        if self.autoplay is not None:
+            self._autoplay(self.autoplay)
         timer = self.game.next_timer() if self.game is not None else None
         return self._out.take(timer)
 
@@ -156,7 +158,10 @@ class PageApp:
         if kind == "hello":
             self._hello(message)
         elif kind == "bot":
+            from truc_p2p.bots import LEVELS
+
             level = message.get("level")
+            self._new_series()
             self._start_bot(str(level) if level in LEVELS else self._level)
         elif kind == "host":
             self._host(message)
@@ -179,6 +184,19 @@ class PageApp:
             self._app_texts()
         elif kind in ("act", "quit", "again", "level"):
             self.feed.receive(message)
+
+    def _autoplay(self, auto: Autoplay) -> None:
+        """Answer the page's player's turns with the bot, and start the next linked game."""
+        while True:
+            game = self.game
+            side = game.side if game is not None else None
+            if auto.next_game and self.outcome is not None:
+                auto.next_game = False
+                self.again(True)
+                continue
+            if side is None or side.turn is None or side.outcome is not None:
+                return
+            self.picked(auto.choose(side.session.game, side.turn.legal_actions))
 
     def _page(self, message: dict[str, Any]) -> None:
         self._out.publish(message)
@@ -256,6 +274,10 @@ class PageApp:
         envelopes: list[bytes] = []
         while isinstance(stored.get(ENVELOPE_KEY.format(len(envelopes))), bytes | bytearray):
             envelopes.append(bytes(stored[ENVELOPE_KEY.format(len(envelopes))]))
+        from truc_p2p.net import Invite, InviteError
+
+        from ._games import Restore
+
         try:
             meta = json.loads(text)
             invite = Invite.parse(meta["invite"]) if meta.get("invite") else None
@@ -280,7 +302,19 @@ class PageApp:
             self.feed.new_game(self.feed.match_line if linked and linked.is_match else None)
         self._page({"type": "app", "screen": "table"})
 
+    def _new_series(self) -> None:
+        """A game chosen on the home screen: a new table, counting its games from 1
+        (a game against another opponent is not "game 2" of the last one's)."""
+        if self.game is not None:
+            self.game.stop()
+            self._page({"type": "new_game", "match_line": None})  # table.js: a clean table
+            self._page({"type": "log_all", "lines": []})  # and no lines of the last game
+        self.feed = self._new_feed()
+        self.feed.publish_texts()
+
     def _start_bot(self, level: str) -> None:
+        from ._games import BotGame
+
         self._level = level
         self._linked = None
         self.feed.match_games = 1
@@ -305,6 +339,13 @@ class PageApp:
         restore: Restore | None = None,
         claim_nonce: bytes | None = None,
     ) -> None:
+        from dataclasses import replace
+
+        from truc_p2p.net import GameSettings
+        from truc_p2p.protocol import SessionOptions
+
+        from ._games import NetGame
+
         self._fresh_table()
         linked = self._linked
         # our session: our name, the match, heartbeats and the clock in resume
@@ -312,13 +353,16 @@ class PageApp:
         options = SessionOptions(name=self.name, heartbeat=True, resume_clock=True)
         if linked is not None and (linked.is_match or linked.after is not None):
             options = replace(options, series=linked.series())
+        settings = GameSettings(session=options)
+        if self.net_options is not None:  # the interop adapter's case
+            settings = self.net_options.apply(settings)
         if restore is not None:  # the restored session records only what comes next
             self.envelopes = list(restore.envelopes)
             self._persist = True
         self.feed.level = None
         game = NetGame(
             key=self.key,
-            settings=GameSettings(session=options),
+            settings=settings,
             feed=self.feed,
             out=self._out,
             randbytes=self._randbytes,
@@ -339,6 +383,9 @@ class PageApp:
 
     def _link(self, games: int) -> None:
         """A new series with a peer: a match of ``games``, or 1: a game and rematches."""
+        from ._series import Linked
+
+        self._new_series()
         self._linked = Linked(games=games)
         self.feed.match_games = games
         self.feed.match_line = None
@@ -347,6 +394,9 @@ class PageApp:
     def _match_cost(self) -> tuple[str, str]:
         """Who wins the match if the player leaves it now, and the games score then
         (the leave question's, as the terminal's)."""
+        from truc_p2p.rules import Player
+        from truc_p2p.ui import Voice
+
         model = self.feed.model
         me = model.me
         wins = dict(self._linked.wins) if self._linked is not None else {p: 0 for p in Player}
@@ -354,6 +404,8 @@ class PageApp:
         return model.opp_name, Voice({me: _("you"), me.other: model.opp_name}, me).score(wins)
 
     def _host(self, message: dict[str, Any]) -> None:
+        from truc_p2p.net import HostSettings, InviteError, parse_host_port
+
         relay = message.get("relay") or self.relay
         if isinstance(message.get("site"), str):
             self.site = message["site"]
@@ -383,6 +435,8 @@ class PageApp:
         if "#join=" in text:  # the whole link: the invite rides in its fragment
             text = text.split("#join=", 1)[1]
         text = unquote(text)
+        from truc_p2p.net import Invite, InviteError
+
         try:
             invite = Invite.parse(text)
         except InviteError as exc:
@@ -398,6 +452,10 @@ class PageApp:
         self._net(relay, invite)
 
     def _ended(self, outcome: GameOutcome) -> None:
+        from truc_p2p.net import End
+        from truc_p2p.protocol import verify_transcript
+        from truc_p2p.ui import final_message
+
         self.outcome = outcome
         if outcome.end is not End.CONNECTION_LOST:  # else a reload may still resume it
             self._forget_game()
@@ -412,8 +470,13 @@ class PageApp:
             return message
 
         self.feed.finish(final(), retell=final)
+        if self.autoplay is not None:
+            winner = getattr(report, "winner", None)
+            self.autoplay.game_over(
+                outcome.end.value, None if winner is None else int(winner), name, self.transcript()
+            )
         self._page({"type": "app", "screen": "table", "transcript": name})
-        if isinstance(self.game, BotGame):
+        if self.game is not None and self.game.kind == "bot":
             self.feed.offer_again()
         elif self._linked is not None and outcome.end is not End.CONNECTION_LOST:
             follows, line = self._linked.count(outcome)
@@ -429,12 +492,14 @@ class PageApp:
             self.game.act(choice)
 
     def again(self, yes: bool) -> None:
-        if yes and isinstance(self.game, BotGame):
+        game = self.game
+        if yes and game is not None and game.kind == "bot":
             self._start_bot(self.feed.level or self._level)
-        elif yes and isinstance(self.game, NetGame) and self._linked is not None:
+        elif yes and game is not None and game.kind == "net" and self._linked is not None:
             # the next linked game: a joiner dials the same invite again, a host
             # registers the same code again (wire.md 4.1's redial)
-            last = self.game
+            last = game
+            assert last.kind == "net"
             self._net(last.relay, last.invite, claim_nonce=last.claim_nonce)
         else:
             self._home()
@@ -478,6 +543,8 @@ class PageApp:
         if not isinstance(data, bytes | bytearray | memoryview):
             self._error(_("drop a .truc file to verify it"))
             return
+        from truc_p2p.verdict import verify_bytes
+
         verdict, words = verify_bytes(bytes(data))
         self._page(
             {

@@ -6,12 +6,15 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
 from truc_p2p.bots import make_bot
 from truc_p2p.i18n import _
 from truc_p2p.net import (
+    DEFAULT_GRACE,
+    DEFAULT_HEARTBEAT,
+    DEFAULT_TURN_TIMEOUT,
     GameSettings,
     HostSettings,
     Invite,
@@ -43,12 +46,43 @@ from ._side import Side
 if TYPE_CHECKING:
     from truc_p2p.net import GameOutcome
 
-__all__ = ["DEAD_AFTER", "PING_EVERY", "BotGame", "NetGame"]
+__all__ = ["DEAD_AFTER", "PING_EVERY", "BotGame", "NetGame", "NetOptions"]
 
 #: Seconds between PINGs on a host's control connection (connect.md §2).
 PING_EVERY = 25.0
 #: Seconds without any frame from a peer that speaks heartbeats: its link is dead.
 DEAD_AFTER = 20.0
+
+
+@dataclass(frozen=True)
+class NetOptions:
+    """What a page changes in its peer games (the interop adapter's case): the deal
+    options it proposes (``None``: the session's default) and its clocks (wire.md
+    13.6: heartbeats, a dead link after ``dead_after`` s of silence; ``grace``: how
+    long a lost link is redialled or waited for before the game stops)."""
+
+    pipeline: bool | None = None
+    early: bool | None = None
+    heartbeat: float = DEFAULT_HEARTBEAT
+    dead_after: float = DEAD_AFTER
+    turn_timeout: float = DEFAULT_TURN_TIMEOUT
+    grace: float = DEFAULT_GRACE
+
+    def apply(self, settings: GameSettings) -> GameSettings:
+        session = settings.session
+        if self.pipeline is not None:
+            session = replace(session, pipeline=self.pipeline)
+        if self.early is not None:
+            session = replace(session, early=self.early)
+        clocks = replace(
+            settings.clocks,
+            heartbeat=self.heartbeat,
+            dead_after=self.dead_after,
+            turn_timeout=self.turn_timeout,
+            grace=self.grace,
+        )
+        return GameSettings(session=session, clocks=clocks)
+
 
 Ended = Callable[["GameOutcome"], None]
 
@@ -67,7 +101,7 @@ class BotGame:
     """Me against a bot of ``level``: two sessions back to back in memory (real
     crypto and signatures, as ``truc-p2p play``), the bot answering at once."""
 
-    kind = "bot"
+    kind: Literal["bot"] = "bot"
 
     def __init__(
         self,
@@ -192,7 +226,7 @@ class NetGame:
     Sockets: ``game`` (a joiner's one connection), ``ctl`` (a host's control
     connection) and ``att-N`` (a host's attach connection of meeting N)."""
 
-    kind = "net"
+    kind: Literal["net"] = "net"
 
     def __init__(
         self,
@@ -251,6 +285,10 @@ class NetGame:
         self._redial_at: float | None = None
         self._redial_until: float | None = None
         self._dials = 0
+        #: A lost link of a started game (wire.md 13): until when it is redialled (a
+        #: joiner) or waited for (a host), and how many new links were tried.
+        self._grace_until: float | None = None
+        self._relinks = 0
         #: The session secret (kept with the transcript: a reload resumes with it).
         self.secret = restore.secret if restore is not None else randbytes(32)
         #: The claim's nonce (a host's: registering again gives the same code).
@@ -261,6 +299,8 @@ class NetGame:
     # -- starting ------------------------------------------------------------------
 
     def start(self) -> None:
+        if self.restore is not None and self.side is None:
+            self._restored()
         if self.invite is not None:
             if self._redial_until is None:
                 self._redial_until = self._now + REMATCH_WAIT
@@ -273,9 +313,11 @@ class NetGame:
             assert self.claim_nonce is not None
             claim = relay_claim(self._key, self.claim_nonce)
             self._control = Control(claim)
+            self._last_ping = self._now
             self._out.open(self._ctl_socket, self.relay)
             self._out.send(self._ctl_socket, self._control.first)
-            self.feed.notice(_("registering with the relay {relay}…", relay=self.relay))
+            if self.side is None:
+                self.feed.notice(_("registering with the relay {relay}…", relay=self.relay))
 
     @property
     def options(self) -> SessionOptions:
@@ -290,31 +332,22 @@ class NetGame:
     def _begin(self, socket: str, role: Player, rest: bytes) -> None:
         """The connection is the game's now: start the session on it (a new one, or
         the restored one, which resumes: wire.md 13)."""
+        if self.side is not None:  # a new link for the game going on
+            self._relink(socket, role, rest)
+            return
         self._socket = socket
-        if self.restore is not None:
-            envelopes = self.restore.envelopes
-            session = Session.restore(
-                envelopes,
-                identity=self._key,
-                role=role,
-                secret=self.secret,
-                record=self._record,
-                options=own_options(envelopes, role) or self.options,
-            )
-            session.reconnect(self._randbytes(16), dialer=role is Player.P0)
-        else:
-            options, expected = self.options, None
-            if self.invite is not None:
-                options = _adopt_invite(options, self.invite.settings)
-                expected = self.invite.fingerprint
-            session = Session(
-                identity=self._key,
-                role=role,
-                secret=self.secret,
-                record=self._record,
-                expected_peer_fingerprint=expected,
-                options=options,
-            )
+        options, expected = self.options, None
+        if self.invite is not None:
+            options = _adopt_invite(options, self.invite.settings)
+            expected = self.invite.fingerprint
+        session = Session(
+            identity=self._key,
+            role=role,
+            secret=self.secret,
+            record=self._record,
+            expected_peer_fingerprint=expected,
+            options=options,
+        )
         self._gate = FrameGate(lambda: session.peer_key)
         self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
         self._last_heard = self._last_sent = self._now
@@ -324,6 +357,48 @@ class NetGame:
         if self._began is not None:
             self._began(self)
         self.side.start()
+        if rest:
+            self._frames(rest)
+
+    def _restored(self) -> None:
+        """A game kept over a reload: its table comes back at once, from the transcript
+        (the restored session's history), and it resumes once the relay links us."""
+        assert self.restore is not None
+        envelopes = self.restore.envelopes
+        role = Player.P0 if self.invite is not None else Player.P1
+        session = Session.restore(
+            envelopes,
+            identity=self._key,
+            role=role,
+            secret=self.secret,
+            record=self._record,
+            options=own_options(envelopes, role) or self.options,
+        )
+        self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
+        if self._began is not None:
+            self._began(self)
+        self.side.start()
+        if self.side.outcome is None:
+            self.feed.notice(_("resuming the game: connecting to the relay…"))
+
+    def _relink(self, socket: str, role: Player, rest: bytes) -> None:
+        """A new link for the game after one was lost: both sides exchange signed
+        ``resume`` messages (wire.md 13) and the game goes on where it was."""
+        side = self.side
+        assert side is not None
+        self._socket = socket
+        session = side.session
+        session.reconnect(self._randbytes(16), dialer=role is Player.P0)
+        self._gate = FrameGate(lambda: session.peer_key)
+        self._last_heard = self._last_sent = self._now
+        if self._control is not None:
+            self._out.close(self._ctl_socket)
+            self._control = None
+        for other in list(self._attach):
+            self._out.close(other)
+        self._attach.clear()
+        self.feed.notice(_("connected again: the game goes on"))
+        side.relinked()
         if rest:
             self._frames(rest)
 
@@ -356,7 +431,7 @@ class NetGame:
                 attach = self._attach[socket]
                 step = attach.feed(data)
                 self._out.send(socket, step.send)
-                if step.game is not None and self.side is None:
+                if step.game is not None and self._socket is None:
                     del self._attach[socket]
                     for other in list(self._attach):  # another meeting lost the race
                         self._out.close(other)
@@ -410,7 +485,7 @@ class NetGame:
         return fingerprint(self._key.public_key())
 
     def _meet(self, session_id: bytes) -> None:
-        if self.side is not None:
+        if self._socket is not None:
             return
         self._meetings += 1
         socket = f"{self._att}{self._meetings}"
@@ -424,15 +499,44 @@ class NetGame:
             self._link_gone(_("the connection to the relay closed"))
         elif socket in self._attach:
             del self._attach[socket]
-        elif socket in (self._ctl_socket, self._game_socket) and self.side is None:
+        elif socket in (self._ctl_socket, self._game_socket) and self._socket is None:
             self._fail(socket, _("the connection to the relay closed"))
 
     def _link_gone(self, reason: str) -> None:
         if self._socket is not None:
             self._out.close(self._socket)
             self._socket = None
-        if self.side is not None:
-            self.side.lost(reason)
+        side = self.side
+        if side is None or side.outcome is not None:
+            return
+        if not side.session.resumable:
+            side.lost(reason)
+            return
+        if self._grace_until is None:
+            self._grace_until = self._now + self.settings.clocks.grace
+        self.feed.notice(_("the link dropped ({reason}): connecting again…", reason=reason))
+        self._try_again()
+
+    def _try_again(self) -> None:
+        """Another link for the started game, in a moment: a joiner dials the relay
+        again, a host registers its code again and waits for the joiner's dial."""
+        side = self.side
+        assert side is not None
+        if self._grace_until is not None and self._now >= self._grace_until:
+            grace = int(self.settings.clocks.grace)
+            side.lost(_("no new connection within {n} s", n=grace))
+            return
+        self._relinks += 1
+        tag = f"{self._tag}.r{self._relinks}"
+        if self.invite is not None:
+            self._join = None
+            self._game_socket = f"game{tag}"
+        else:
+            if self._control is not None:
+                self._out.close(self._ctl_socket)
+                self._control = None
+            self._ctl_socket, self._att = f"ctl{tag}", f"att{tag}-"
+        self._redial_at = self._now + (0.0 if self._relinks == 1 else REDIAL_EVERY)
 
     def _redials(self) -> bool:
         """A linked game's joiner whose host does not listen yet (it registers again
@@ -451,8 +555,15 @@ class NetGame:
         return True
 
     def _fail(self, socket: str, text: str) -> None:
-        """The relay handshake failed: nothing was played."""
+        """The relay handshake failed: nothing was played (or, for a started game,
+        that try of a new link failed)."""
         self._out.close(socket)
+        if socket in self._attach:
+            del self._attach[socket]
+            return
+        if self.side is not None and self._socket is None and self.side.outcome is None:
+            self._try_again()
+            return
         if self._redials():
             return
         if self.side is None:
@@ -521,7 +632,9 @@ class NetGame:
             times.append(deadline)
         if self._socket is not None and self._speaks_heartbeats():
             times.append(self._last_sent + self.settings.clocks.heartbeat)
-            times.append(self._last_heard + DEAD_AFTER)
+            times.append(self._last_heard + self.settings.clocks.dead_after)
+        if self._grace_until is not None and self._socket is None and self.side is not None:
+            times.append(self._grace_until)
         if self._control is not None:
             times.append(self._last_ping + PING_EVERY)
         return min(times) if times else None
@@ -535,7 +648,11 @@ class NetGame:
             self._out.send(self._ctl_socket, Control.ping())
             self._last_ping = now
         side = self.side
-        if side is None or side.outcome is not None or self._socket is None:
+        if side is None or side.outcome is not None:
+            return
+        if self._socket is None:
+            if self._grace_until is not None and now >= self._grace_until:
+                self._try_again()  # the grace is over: the game stops
             return
         deadline = self._deadline()
         if deadline is not None and now >= deadline:
@@ -548,8 +665,9 @@ class NetGame:
             )
             return
         if self._speaks_heartbeats():
-            if now >= self._last_heard + DEAD_AFTER:
-                self._link_gone(_("no sign of life from the opponent for {n} s", n=int(DEAD_AFTER)))
+            dead = self.settings.clocks.dead_after
+            if now >= self._last_heard + dead:
+                self._link_gone(_("no sign of life from the opponent for {n} s", n=int(dead)))
                 return
             if now >= self._last_sent + self.settings.clocks.heartbeat:
                 self._send_game(HEARTBEAT)

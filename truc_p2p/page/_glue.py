@@ -81,6 +81,19 @@ class WorkerGlue:
             [o for o in first if o["do"] != "timer"] + self.app.handle(message_json, now)
         )
 
+    @staticmethod
+    def warm() -> None:
+        """Import what a game needs (the page's boot leaves it out: the home screen
+        comes first); the worker calls this once it is idle after ``start``."""
+        from truc_p2p.bots import make_bot
+        from truc_p2p.net import End
+        from truc_p2p.protocol import verify_transcript
+        from truc_p2p.ui import final_message
+
+        from . import _games, _series
+
+        del make_bot, End, verify_transcript, final_message, _games, _series
+
     def handle(self, message_json: str, data: object, now: float) -> str:
         try:
             message = json.loads(message_json)

@@ -201,6 +201,12 @@ class Side:
         if self.outcome is None:
             self._end(ending)
 
+    def relinked(self) -> None:
+        """A new link after :meth:`Session.reconnect`: send our ``resume`` (the dialer's)
+        and go on reading."""
+        self._flush()
+        self.pump()
+
     def lost(self, reason: str) -> None:
         """The link is gone and will not come back: the game stops unsigned (the
         transcript and the secret can still resume it)."""

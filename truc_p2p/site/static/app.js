@@ -138,6 +138,8 @@ const appHandlers = {
     headline.textContent = m.headline || m.status;
     headline.className = `app-verdict-headline ${m.status}`;
     $("app-verdict-summary").textContent = m.summary || "";
+    // on a phone the verdict lands under the file button, often below the fold
+    $("app-verdict").scrollIntoView({ block: "nearest" });
   },
   app_error(m) { error(m.text); if (app.screen !== "home") show("home"); },
 };

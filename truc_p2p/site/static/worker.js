@@ -194,10 +194,17 @@ async function start({ lang, site, relay }) {
     plain[key] = value instanceof Uint8Array ? { b64: toB64(value) } : value;
   }
   glue = py.runPython(GLUE)(JSON.stringify(plain), site || "", relay || "", now());
+  self.trucGlue = glue;  // for truc-p2p interop's browser adapter (truc_p2p.page._autoplay)
   const first = glue.start(JSON.stringify({ type: "hello", lang }), now());
   self.trucTimes.glue = performance.now() - started - self.trucTimes.boot;
   carry(JSON.parse(first));
   carried = carried.then(() => post({ kind: "ready" }));
+  // what a game needs is imported while the player reads the home screen (a tap that
+  // comes first waits for it: the worker has one thread)
+  carried = carried.then(() => new Promise((done) => setTimeout(() => {
+    try { glue.warm(); } catch (error) { console.warn(error); }
+    done();
+  }, 50)));
 }
 
 self.addEventListener("message", ({ data }) => {

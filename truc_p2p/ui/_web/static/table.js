@@ -353,6 +353,15 @@ function wakeAudio() {
   if (!audio && Ctx) { try { audio = new Ctx(); } catch (err) { audio = null; } }
   if (audio && audio.state === "suspended") audio.resume();
 }
+// The first AudioContext opens the audio device, which blocks this thread (70-680 ms on
+// the test machine: the longest stall of a game, on its first tap).  Made while the
+// page is idle and nothing can be tapped yet, it starts suspended (no gesture yet) and
+// the first tap only resumes it (wakeAudio).
+function prewarmAudio() {
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (ui.muted || audio || !Ctx) return;
+  try { audio = new Ctx(); } catch (err) { audio = null; }
+}
 function tone(freq, at, length, type = "sine", level = 0.12) {
   const t0 = audio.currentTime + at;
   const osc = audio.createOscillator();
@@ -1017,3 +1026,4 @@ $("final-stop").addEventListener("click", leave);
 applyTexts();
 connect();
 render();
+(window.requestIdleCallback || ((f) => setTimeout(f, 500)))(prewarmAudio);
