@@ -109,3 +109,19 @@ def test_demo_plays_deck_v2_by_default(tmp_path: Path, capsys: pytest.CaptureFix
     assert games[0]["deck"] == "v2"
     report = verify_transcript(read_transcript(str(games[0]["transcript"])))
     assert report.valid and report.deck == "v2" and report.hidden_cards_revealed == 0
+
+
+def test_the_demo_tells_both_halves_of_a_deal_before_its_first_move(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 43: each side's cards are told as its session learns them; a move was
+    told between them ("alice asks for a redeal" before "bob gets ...")."""
+    for seed in ("3", "5"):
+        args = ["demo", "--seed", seed, "--target", "4", "--out", str(tmp_path / seed)]
+        assert main(args) == 0
+        lines = capsys.readouterr().out.splitlines()
+        deals = [i for i, line in enumerate(lines) if line.startswith("-- ")]
+        assert deals and len(deals) % 2 == 0, lines
+        for first, second in zip(deals[::2], deals[1::2], strict=True):
+            assert second == first + 1, "\n".join(lines[first : second + 1])
+            assert lines[first].split(":")[0] == lines[second].split(":")[0]  # one deal

@@ -4,10 +4,12 @@ with Ctrl-C or ``q`` only after the player confirms."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -216,3 +218,42 @@ def test_the_guided_hand_at_a_terminal(tmp_path: Path) -> None:
     finally:
         if term.proc.poll() is None:
             term.proc.kill()
+
+
+def test_a_closed_terminal_keeps_the_game_for_resume(tmp_path: Path) -> None:
+    """SIGHUP (the window closed, the ssh link dropped) in a game played at the terminal
+    resigns nothing: the program stops as after a crash, and ``resume`` takes the game
+    up again (issue 43: a player who did not choose to leave keeps the game)."""
+    term = Terminal(tmp_path, "play", "--bot", "heuristic", "--seed", "3", "--name", "alice")
+    try:
+        term.read_until(r"your move \(\d:\d\d left\)")
+        time.sleep(0.5)
+        os.kill(term.proc.pid, signal.SIGHUP)
+        said = term.read_until(r"resume takes it up", timeout=20)
+        after = said[said.rfind("> ") :]  # what the hang-up said (the prompt lists q)
+        assert "resign" not in after and "leaving the game" not in after, said
+    finally:
+        status = term.close()
+    assert status == 128 + signal.SIGHUP
+    (path,) = (tmp_path / "games").glob("*.truc")
+    kept = subprocess.run(
+        command("verify", str(path), "--json"),
+        capture_output=True,
+        text=True,
+        env=env(tmp_path),
+        timeout=LIMIT,
+        check=False,
+    )
+    assert json.loads(kept.stdout)["status"] == "unfinished", kept.stdout  # not resigned
+    resumed = subprocess.run(
+        command("resume", str(path)),
+        input="q\ny\n",
+        capture_output=True,
+        text=True,
+        env=env(tmp_path),
+        cwd=tmp_path,
+        timeout=LIMIT,
+        check=False,
+    )
+    # the game goes on where it stopped (then this test leaves it)
+    assert "the game goes on where it stopped" in resumed.stdout, resumed.stdout + resumed.stderr

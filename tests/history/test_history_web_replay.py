@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -123,6 +124,7 @@ def test_replay_page(browser: Any, tmp_path: Path, artifacts: Path) -> None:
         faced: set[Card] = set()  # alice's own cards shown face up in her hand
         page.screenshot(path=artifacts / "replay-1-deal.png", full_page=True)
         seen: set[Card] = set()
+        spoken: set[str] = set()
         steps = 0
         while not page.locator("#next").is_disabled():
             page.click("#next")
@@ -135,6 +137,11 @@ def test_replay_page(browser: Any, tmp_path: Path, artifacts: Path) -> None:
             assert page.locator("#opp-hand .card:not(.back)").count() == 0  # never bob's
             if steps == 5:
                 page.screenshot(path=artifacts / "replay-2-trick.png", full_page=True)
+            # the cards on the felt have spoken names, with who played them (issue 43)
+            for name in re.findall(r'img "([^"]*)"', page.locator("#table").aria_snapshot()):
+                assert re.fullmatch(r"\w+ of \w+, (you|bob)", name), name
+                spoken.add(name)
+        assert len(spoken) >= len(seen), (spoken, seen)
         text = page.locator("#lines").inner_text()
         assert "result co-signed by both players" in text
         assert seen == set().union(*story.played.values())  # only played cards, all of them

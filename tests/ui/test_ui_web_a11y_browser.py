@@ -54,7 +54,7 @@ def test_cards_toggles_and_live_region_in_the_accessibility_tree(
         # whose turn reached the live region (a polite log a screen reader reads out)
         region = page.get_by_role("log")
         assert region.get_attribute("aria-live") == "polite"
-        assert "your move" in page.evaluate("window.truc.announced")
+        assert any(line.endswith("your move") for line in page.evaluate("window.truc.announced"))
         # the sound toggle: its name stays, pressed means the sound is on
         sound = page.get_by_role("button", name="sound", exact=True)
         assert sound.get_attribute("aria-pressed") == "true"
@@ -89,6 +89,39 @@ def test_cards_toggles_and_live_region_in_the_accessibility_tree(
         # the opponent's request ("2 more?", the raising bot's first move) was said too
         assert any("2 more?" in line for line in moves), moves
         assert not any(SUITS.search(line) for line in said), said
+        assert page.errors == []
+    finally:
+        game.stop()
+
+
+def test_a_card_tapped_while_a_request_waits_says_to_answer_first(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Issue 43: with "2 more?" to answer, a card cannot be played; tapping one said
+    nothing.  Now the notice (a status region) says to answer first."""
+    game = HostedGame(tmp_path, seed=SEED, target=6)  # the bot raises at its first chance
+    url = game.start()
+    try:
+        page = new_page(browser, 390, 844, touch=True)
+        page.goto(url)
+        last = None
+        for _ in range(12):
+            table = wait_turn(page, last)
+            assert table is not None, "no raise to answer"
+            last = table["turn"]
+            pending = table["pending"]
+            if pending and pending["by"] == "opp" and pending["kind"] == "raise":
+                break
+            card = next((c for c in table["hand"] if c["action"]), None)
+            if card is not None:
+                page.click(f"#my-hand .card[data-card='{card['card']}']")
+            else:
+                page.click(f"button.act[data-action='{table['buttons'][0]['action']}']")
+        page.locator("#my-hand .card").first.tap()
+        notice = page.get_by_role("status").filter(has_text="answer the request first")
+        notice.wait_for(state="visible")
+        assert notice.inner_text() == "answer the request first: accept, refuse or fold"
+        assert page.evaluate("window.truc.state.table.turn") == last  # nothing was played
         assert page.errors == []
     finally:
         game.stop()

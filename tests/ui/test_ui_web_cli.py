@@ -181,3 +181,52 @@ def test_end_screen_of_a_resigned_game_says_it_is_over(end: End) -> None:
         french = final_message(outcome)
     assert french["cosigned_line"] == "✔ abandon signé\u00a0: la partie est terminée"
     assert "main 3" in french["headline"]
+
+
+@pytest.mark.parametrize("end", [End.RESIGNED, End.OPPONENT_RESIGNED])
+def test_end_screen_of_a_conceded_game_of_a_match_says_the_match_goes_on(end: End) -> None:
+    """Issue 43: a game of a match conceded on its own is not told as a resignation
+    (which reads as the match lost): the headline says "conceded", the signed line
+    says the match goes on; in the terminal's words too (one headline table)."""
+    from truc_p2p.i18n import speaking
+    from truc_p2p.net import CONCEDE_DETAIL
+    from truc_p2p.protocol import Resignation
+    from truc_p2p.ui import headline
+
+    by = Player.P1 if end is End.RESIGNED else Player.P0
+    resignation = Resignation(
+        game_id=b"g" * 32,
+        by=by,
+        winner=by.other,
+        scores=(4, 7),
+        hand=3,
+        detail=CONCEDE_DETAIL,
+        envelope=b"",
+    )
+    outcome = GameOutcome(
+        end=end,
+        message="",
+        me=Player.P1,
+        names=("bob", "alice"),
+        scores=(4, 7),
+        hands=3,
+        resignation=resignation,
+    )
+    final = final_message(outcome)
+    assert final["cosigned_line"] == (
+        "✔ the concession is signed: this game is over, the match goes on"
+    )
+    if end is End.RESIGNED:
+        assert (
+            final["headline"]
+            == headline(outcome)
+            == ("bob won this game: you conceded it in hand 3")
+        )
+        assert final["score_line"] == "points when you conceded: you 7 – bob 4"
+        assert final["won"] is False
+    else:
+        assert final["headline"] == "You won this game: bob conceded it in hand 3"
+        assert final["score_line"] == "points when bob conceded: you 7 – bob 4"
+        assert final["won"] is True
+    with speaking("fr"):
+        assert final_message(outcome)["headline"] != final["headline"]

@@ -67,14 +67,27 @@ async def test_the_start_panel_and_the_rematch_choose_the_level() -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(ask)
         await trio.sleep(0.05)
-        assert page.messages[-1] == {"type": "levels", "ask": True, "level": "medium"}
-        assert {"type": "levels", "ask": True, "level": "medium"} in player.snapshot()
+        asked = {
+            "type": "levels",
+            "ask": True,
+            "level": "medium",
+            "choose_level": True,
+            "name": None,
+        }
+        assert page.messages[-1] == asked
+        assert asked in player.snapshot()
         player.receive({"type": "level", "level": "grandmaster"})  # not a level: ignored
         await trio.sleep(0.3)
         assert not chosen
         player.receive({"type": "level", "level": "easy"})
     assert chosen == [True] and player.level == "easy"
-    assert page.messages[-1] == {"type": "levels", "ask": False, "level": "easy"}
+    assert page.messages[-1] == {
+        "type": "levels",
+        "ask": False,
+        "level": "easy",
+        "choose_level": True,
+        "name": None,
+    }
     assert not [m for m in player.snapshot() if m["type"] == "levels"]
     # leaving on the start panel: no level, no game
     stop.set()
@@ -164,6 +177,14 @@ def test_pick_a_level_and_another_for_the_rematch(
         box = page.locator("#final-level-box")
         assert box.is_visible() and page.locator("#final-level").input_value() == "easy"
         page.locator("#final-level").select_option("hard")
+        # the menu names the level; its words go whole under it (a 390 px select cut
+        # them, issue 43)
+        words = page.locator("#final-level-text").inner_text()
+        assert words and words in page.evaluate("window.truc.texts.levels.map((l) => l.text)")
+        texts = page.evaluate(
+            "[...document.querySelectorAll('#final-level option')].map((o) => o.text)"
+        )
+        assert texts == page.evaluate("window.truc.texts.levels.map((l) => l.name)")
         page.screenshot(path=artifacts / "levels-2-rematch-gu-390px.png")
         assert page.evaluate(OVERFLOWING_JS) == []
         page.click("#final-again")

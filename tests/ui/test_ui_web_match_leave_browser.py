@@ -45,6 +45,10 @@ def test_concede_a_game_then_leave_the_match(browser: Any, tmp_path: Path, artif
             f"Concede this game? {opponent} wins it, and the match goes on with the next one."
         ]
         assert concede.is_hidden()  # the end screen: nothing left to concede
+        # told as a concession of this game, not as a resignation (of the match)
+        assert page.locator("#final-headline").inner_text() == (
+            f"{opponent} won this game: you conceded it in hand 1"
+        )
         line = page.evaluate("window.truc.final.match_line")
         assert line.startswith(f"match: you 0 – {opponent} 1"), line  # game 1: the opponent's
         page.screenshot(path=artifacts / "match-2-conceded-game-1.png")

@@ -365,8 +365,10 @@ def test_snapshot_brings_the_page_texts_and_the_hosts_invite() -> None:
     assert all(
         isinstance(v, str) and v
         for k, v in texts.items()
-        if k not in ("not_now", "languages", "levels", "card_names")
+        if k not in ("not_now", "languages", "levels", "card_names", "opp_cards")
     )
+    # "bob holds 1 card", "bob holds 2 cards": one form per count a hand may hold
+    assert texts["opp_cards"][1] == "{name} holds 1 card" and len(texts["opp_cards"]) == 4
     shown = messages[1]
     assert shown["type"] == "invite" and shown["text"] == invite
     assert shown["hint"] == "host with --relay HOST:PORT"

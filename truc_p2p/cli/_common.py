@@ -421,21 +421,48 @@ def _usable(name: str) -> bool:
     return 1 <= len(name) <= MAX_NAME and name.isprintable()
 
 
+def saved_name() -> str | None:
+    """The name kept in the data folder, ``None`` before the first game asked it."""
+    path = saved_name_path()
+    if path is None:
+        return None
+    try:
+        saved = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return saved if _usable(saved) else None
+
+
+def keep_name(name: str) -> None:
+    """Keep ``name`` for the next games (and say so), as a first game does."""
+    path = saved_name_path()
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(name + "\n", encoding="utf-8")
+    except OSError:
+        return  # not kept: asked again next time
+    line = _(
+        "you play as {name} from now on (kept in {path}; --name changes it for a game)",
+        name=name,
+        path=path,
+    )
+    from truc_p2p.ui import fit_for  # at a terminal, wrapped between words
+
+    print(fit_for(line, sys.stderr), file=sys.stderr)
+
+
 def your_name(fallback: str, *, ask: bool, stdin: TextIO | None = None) -> str:
     """The name shown to the opponent when no ``--name`` is given: the one kept in
     the data folder; else, when ``ask`` (a person at a terminal, on a first game),
     the one typed at the prompt, kept for the next games (Enter: the login name);
     else the login name (:func:`default_name`)."""
-    path = saved_name_path()
-    if path is not None:
-        try:
-            saved = path.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            saved = ""
-        if _usable(saved):
-            return saved
+    saved = saved_name()
+    if saved is not None:
+        return saved
     default = default_name(fallback)
-    if not ask or path is None:
+    if not ask or saved_name_path() is None:
         return default
     print(
         _("your name, shown to your opponent (Enter: {default}): ", default=default),
@@ -445,19 +472,7 @@ def your_name(fallback: str, *, ask: bool, stdin: TextIO | None = None) -> str:
     )
     typed = (stdin or sys.stdin).readline().strip()
     name = typed if _usable(typed) else default
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(name + "\n", encoding="utf-8")
-    except OSError:
-        return name  # not kept: asked again next time
-    line = _(
-        "you play as {name} from now on (kept in {path}; --name changes it for a game)",
-        name=name,
-        path=path,
-    )
-    from truc_p2p.ui import fit_for  # at a terminal, wrapped between words
-
-    print(fit_for(line, sys.stderr), file=sys.stderr)
+    keep_name(name)
     return name
 
 

@@ -261,14 +261,28 @@ def _demo_game(
     }
 
     tally = Tally()  # a neutral narrator: both players by name, follows P0's events
+    # Each deal is told twice, once per player's cards, as each side's session learns
+    # them; P0's moves wait until both are told, so the story keeps its order (a move
+    # never comes between the two halves of the deal it was played from).
+    deals = [0]
+    held: list[str] = []
 
     def on_event(me: Player, event: Event | SessionEvent | NetEvent, tally: Tally = tally) -> None:
         if not show or (me is Player.P1 and not isinstance(event, CardsDealt)):
             return
         side = None if isinstance(event, GameStarted) else me
         line = describe(event, Voice(names, None, ascii, side=side), tally)
+        if isinstance(event, CardsDealt):
+            deals[0] += 1
+        elif deals[0] % 2 and line:
+            held.append(line)
+            return
         if line:
             print(line, flush=True)
+        if not deals[0] % 2:
+            for waited in held:
+                print(waited, flush=True)
+            held.clear()
 
     write_error: TranscriptWriteError | None = None
     try:
@@ -283,6 +297,8 @@ def _demo_game(
     finally:
         for w in writers:
             w.close()
+        for waited in held:  # a game cut between the halves of a deal
+            print(waited, flush=True)
     if write_error is None and write_errors:  # the game loop ended it as a disk error
         write_error = write_errors[0]
     if write_error is not None:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import trio
 
-from truc_p2p.i18n import _, use_ascii
+from truc_p2p.i18n import _, current, use_ascii
 from truc_p2p.ui import StdinLines, run_lesson
 
 __all__ = ["register"]
@@ -60,11 +63,57 @@ def _learn(args: argparse.Namespace) -> int:
         return 1
 
 
+#: Where ``play --web`` prints its table's address (in any language).
+_TABLE_URL = re.compile(r"(http://127\.0\.0\.1:\d+/\?token=[\w-]+)")
+
+
+def _start_game(level: str, lang: str) -> tuple[subprocess.Popen[str], str] | None:
+    """``truc-p2p play --web`` against ``level``, its page not opened (this one goes
+    there): the process and its table's address, ``None`` if it printed none."""
+    # this very program (its package, run with -m), as a process of its own
+    command = [sys.executable, "-m", str(__package__), "play", "--web", "--no-browser"]
+    command += ["--bot", level, "--lang", lang]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, encoding="utf-8")
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        found = _TABLE_URL.search(line)
+        if found:
+            return proc, found.group(1)
+        print(line, end="")
+    proc.wait()
+    return None
+
+
+def _follow(proc: subprocess.Popen[str]) -> int:
+    """The game's own lines, then its exit status (Ctrl-C reaches it too: one group)."""
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            print(line, end="", flush=True)
+        return proc.wait()
+    except KeyboardInterrupt:
+        return proc.wait()
+
+
 def _learn_web(args: argparse.Namespace) -> int:
     from truc_p2p.cli._web import with_web
-    from truc_p2p.ui import WebPlayer, run_web_lesson
+    from truc_p2p.ui import WebPlayer, lesson_end, run_web_lesson
 
-    player = WebPlayer(_("you"), lang_pinned=getattr(args, "lang", None) is not None)
+    lang = getattr(args, "lang", None)
+    player = WebPlayer(_("you"), lang_pinned=lang is not None)
+    game: list[subprocess.Popen[str]] = []  # the game the lesson led to
+
+    async def next_game() -> None:
+        """The end panel: a game against the level the learner picks, on this page."""
+        player.level = "medium"
+        player.finish(lesson_end())
+        if not await player.ask_again() or player.level is None:
+            return
+        # the game speaks the language the page chose last
+        started = await trio.to_thread.run_sync(_start_game, player.level, current())
+        if started is not None:
+            game.append(started[0])
+            player.goto(started[1])
 
     async def main(stop: trio.Event) -> int:
         async with trio.open_nursery() as nursery:
@@ -73,10 +122,9 @@ def _learn_web(args: argparse.Namespace) -> int:
             async def lesson() -> None:
                 nonlocal status
                 status = await run_web_lesson(player)
-                if status:
-                    nursery.cancel_scope.cancel()
-                else:  # the table stays up to be read until the page leaves or Ctrl-C
-                    print(_("(the lesson is over: leave the table in the page, or Ctrl-C)"))
+                if not status:
+                    await next_game()
+                nursery.cancel_scope.cancel()
 
             async def stopped() -> None:
                 await stop.wait()
@@ -95,4 +143,5 @@ def _learn_web(args: argparse.Namespace) -> int:
     async def top() -> int:
         return await with_web("learn", web, player, main)(trio.Event())
 
-    return trio.run(top)
+    status = trio.run(top)
+    return _follow(game[0]) if game else status

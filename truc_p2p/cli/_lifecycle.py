@@ -33,9 +33,17 @@ from typing import TYPE_CHECKING, Any, TextIO
 import trio
 
 from truc_p2p.bots import make_bot
-from truc_p2p.cli._after import after_game, match_meta, tell_match_cost
+from truc_p2p.cli._after import after_game, left_the_page, match_meta, tell_match_cost
 from truc_p2p.cli._comeback import resume_command
-from truc_p2p.cli._common import check_out_dir, ruleset_from_args, use_ascii, your_name
+from truc_p2p.cli._common import (
+    check_out_dir,
+    keep_name,
+    ruleset_from_args,
+    saved_name,
+    saved_name_path,
+    use_ascii,
+    your_name,
+)
 from truc_p2p.cli._game_args import (
     GameOptions,
     _common_args,
@@ -257,6 +265,8 @@ async def _one_game(road: Road, table: Table, stop: trio.Event) -> GameOutcome |
     player = table.player
     if not isinstance(player, TerminalPlayer | WebPlayer):
         return await road.game(table, stop)
+    if _asks_name_on_page(table) and not await _name_from_page(table, stop):
+        return 130 if stop.is_set() and not left_the_page(player) else 1
     game_stop = player.conceding = trio.Event()
 
     async def forward(event: trio.Event) -> None:
@@ -271,6 +281,40 @@ async def _one_game(road: Road, table: Table, stop: trio.Event) -> GameOutcome |
     finally:
         player.conceding = None
     return outcome
+
+
+def _asks_name_on_page(table: Table) -> bool:
+    """``host --web`` and ``join --web`` on a first game: the page asks the player's
+    name, as the terminal does (``play --web`` asks it with the bot's level)."""
+    player, opts = table.player, table.opts
+    return (
+        isinstance(player, WebPlayer)
+        and opts.command in ("host", "join")
+        and not opts.who.name
+        and player.name_given is None
+        and not table.record.played
+        and saved_name() is None
+        and saved_name_path() is not None
+    )
+
+
+async def _name_from_page(table: Table, stop: trio.Event) -> bool:
+    """The start panel with the name field only; the name typed (else the one filled
+    in) is kept for the next games; ``False`` when the player left first."""
+    player = table.player
+    assert isinstance(player, WebPlayer)
+    player.choose_level = False
+    player.name_asked = table.seat.name
+    try:
+        if not await player.ask_level(stop):
+            return False
+    finally:
+        player.name_asked = None
+    name = player.name_given = player.name_given or table.seat.name
+    keep_name(name)
+    table.seat = replace(table.seat, name=name)
+    player.my_name = player.model.my_name = name
+    return True
 
 
 def _come_back(opts: GameOptions, path: Path, come_back: ComeBack) -> int | None:

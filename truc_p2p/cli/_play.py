@@ -13,7 +13,15 @@ import trio
 from truc_p2p.bots import DEFAULT_OPPONENT, Bot, make_bot
 from truc_p2p.cli._after import left_the_page, match_meta
 from truc_p2p.cli._comeback import find_unfinished, games_folders
-from truc_p2p.cli._common import add_bot_arg, ruleset_from_args, use_ascii, your_name
+from truc_p2p.cli._common import (
+    add_bot_arg,
+    keep_name,
+    ruleset_from_args,
+    saved_name,
+    saved_name_path,
+    use_ascii,
+    your_name,
+)
 from truc_p2p.cli._game_args import GameOptions, _common_args, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import (
@@ -150,6 +158,7 @@ class PlayRoad(Road):
         # remembers how this player played (the strongest level reads it)
         self.bots: dict[str, Bot] = {}
         self.ask_level = False
+        self.ask_name = False
 
     def seat(self, opts: GameOptions) -> Seat | int:
         """The ruleset and the player's key (its own, a throwaway one, or a resumed
@@ -205,6 +214,14 @@ class PlayRoad(Road):
         self.ask_level = bot_level(
             opts.who.bot, opts.argv, human, resumed=bool(table.record.played)
         )
+        # and on a first game, the player's name, as the terminal asks it (issue 43)
+        self.ask_name = (
+            isinstance(human, WebPlayer)
+            and not opts.who.name
+            and not table.record.played
+            and saved_name() is None
+            and saved_name_path() is not None
+        )
         return None
 
     def _bot(self, level: str | None, seed: int | None) -> Bot:
@@ -216,12 +233,20 @@ class PlayRoad(Road):
 
     async def game(self, table: Table, stop: trio.Event) -> GameOutcome | int:
         human = table.player
-        if self.ask_level:
-            self.ask_level = False
+        if self.ask_level or self.ask_name:
+            assert isinstance(human, WebPlayer)  # only the page asks
+            human.choose_level = self.ask_level
+            human.name_asked = table.seat.name if self.ask_name else None
             if not await ask_bot_level(human, stop):
                 return 130 if stop.is_set() and not left_the_page(human) else 1
-            assert isinstance(human, WebPlayer)  # the page asked
-            table.opts = replace(table.opts, who=replace(table.opts.who, bot=human.level))
+            if self.ask_level:
+                table.opts = replace(table.opts, who=replace(table.opts.who, bot=human.level))
+            if self.ask_name:
+                name = human.name_given or table.seat.name
+                keep_name(name)
+                table.seat = replace(table.seat, name=name)
+                human.my_name = human.model.my_name = name
+            self.ask_level = self.ask_name = False
         opts, seat = table.opts, table.seat
         path = transcript_path(opts.out, f"play-{seat.name}")
         sides = _two_sides(path, opts, seat, self.bot_key, table.record)

@@ -3,11 +3,13 @@ second gives up), its exit status, and the last lines of a game."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from truc_p2p.i18n import _
 from truc_p2p.rules import Player
@@ -83,6 +85,23 @@ def exit_status(outcome: GameOutcome, stop: trio.Event) -> int:
 CONFIRM_WINDOW = 3.0
 
 
+def _hang_up() -> NoReturn:
+    """The terminal of a game played in it is gone (a closed window, a dropped ssh
+    link): nobody chose to leave, so nothing is resigned.  The program stops as a
+    crash would: the transcript stays as it is (every move is on disk as it is
+    made), the opponent sees the link drop and waits its grace, and ``truc-p2p
+    resume`` takes the game up again from another terminal.  (A player who means to
+    leave has ``q``, Ctrl-C twice or Ctrl-D, which ask first; losing a game because
+    a wifi blip killed an ssh session is what a player would not expect.)"""
+    with contextlib.suppress(OSError):  # said where stderr still goes (a log), if anywhere
+        print(
+            "\n" + _("the terminal closed: the game is kept; truc-p2p resume takes it up"),
+            file=sys.stderr,
+            flush=True,
+        )
+    os._exit(128 + signal.SIGHUP)
+
+
 def run_until_interrupted(
     main: Callable[[trio.Event], Awaitable[int]],
     *,
@@ -113,13 +132,16 @@ def run_until_interrupted(
         async with trio.open_nursery() as nursery:
 
             async def watch_signals() -> None:
-                # SIGTERM and SIGHUP (a closed terminal) leave like Ctrl-C: a signed quit.
+                # SIGTERM leaves like Ctrl-C: a signed quit.  SIGHUP too, except in a
+                # game played at this terminal (see _hang_up).
                 with trio.open_signal_receiver(
                     signal.SIGINT, signal.SIGTERM, signal.SIGHUP
                 ) as signals:
                     asked: float | None = None
                     async for signum in signals:
                         playing = confirm() if callable(confirm) else confirm
+                        if playing and signum == signal.SIGHUP:
+                            _hang_up()
                         waiting = callable(confirm) and not playing
                         if waiting and signum == signal.SIGINT and not stop.is_set():
                             _stopped_by.append(signum)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._answers import is_no, is_yes, no_word, yes_word
-    from ._lesson import LESSON_STEPS, run_lesson, run_web_lesson
+    from ._lesson import LESSON_STEPS, lesson_end, run_lesson, run_web_lesson
     from ._narrate import Narrator, Tally, describe
     from ._notice_text import notice_text
     from ._outcome_text import headline, headline_key, outcome_text, score_label
@@ -61,6 +61,7 @@ __all__ = [
     "headline_key",
     "is_no",
     "is_yes",
+    "lesson_end",
     "no_word",
     "notice_text",
     "outcome_text",
@@ -79,7 +80,7 @@ __all__ = [
 #: The private module each public name lives in.
 _HOME: dict[str, str] = {
     **dict.fromkeys(["is_no", "is_yes", "no_word", "yes_word"], "_answers"),
-    **dict.fromkeys(["LESSON_STEPS", "run_lesson", "run_web_lesson"], "_lesson"),
+    **dict.fromkeys(["LESSON_STEPS", "lesson_end", "run_lesson", "run_web_lesson"], "_lesson"),
     **dict.fromkeys(["Narrator", "Tally", "describe"], "_narrate"),
     **dict.fromkeys(["notice_text"], "_notice_text"),
     **dict.fromkeys(["headline", "headline_key", "outcome_text", "score_label"], "_outcome_text"),

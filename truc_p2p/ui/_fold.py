@@ -322,7 +322,7 @@ def _lost(model: TableModel, event: PeerDisconnected) -> list[Line]:
 
 
 def _back(model: TableModel, event: PeerReconnected) -> list[Line]:
-    model.link_back()
+    model.link_back(restarted=event.we_came_back)
     peer = _peer(model)
     if event.we_came_back:
         text = _("back at the table with {name}; the game goes on where it stopped", name=peer)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from truc_p2p.i18n import N_, _
 from truc_p2p.net import QuitGame
@@ -25,7 +25,7 @@ from truc_p2p.ui._tui import LineSource, TerminalPlayer, parse_choice
 if TYPE_CHECKING:
     from truc_p2p.ui._web import WebPlayer
 
-__all__ = ["LESSON_STEPS", "run_lesson", "run_web_lesson"]
+__all__ = ["LESSON_PANELS", "LESSON_STEPS", "lesson_end", "run_lesson", "run_web_lesson"]
 
 #: The learner's seat and the tutor's.
 ME, TUTOR = Player.P0, Player.P1
@@ -177,6 +177,32 @@ _SCRIPT: tuple[_Item, ...] = (
 LESSON_STEPS = sum(1 for item in _SCRIPT if isinstance(item, _Say | _You))
 
 
+def _panels() -> int:
+    """How many panels the web lesson shows: the texts up to each move of the learner
+    share one (the first panel is "step 1", whatever it says before the first move)."""
+    count, open_panel = 0, False
+    for item in _SCRIPT:
+        if isinstance(item, _Say | _You):
+            count += not open_panel
+            open_panel = not isinstance(item, _You)
+    return count
+
+
+#: The web lesson's panels, each a step of "step 2 of 10".
+LESSON_PANELS = _panels()
+
+
+def lesson_end() -> dict[str, Any]:
+    """The web lesson's end panel (a ``final`` message of its own kind): no result to
+    verify, and a game against a bot of the learner's choice as what comes next."""
+    return {
+        "kind": "lesson",
+        "headline": _("You finished the lesson"),
+        "message": _("Now play a real game against a bot: choose its level."),
+        "again_label": _("play a game"),
+    }
+
+
 async def run_lesson(
     lines: LineSource,
     *,
@@ -206,15 +232,15 @@ async def run_web_lesson(player: WebPlayer) -> int:
     """Play the lesson on the web table (``learn --web``): each step is a panel above
     the hand (its number, what happens and what to do), as an online game's tutorial
     shows it, and a line of the table's log; a refused move's hint goes in the panel."""
-    shown = 0
+    panel = 0
     told: list[str] = []  # the texts since the learner's last move: one panel
 
     def say(text: str) -> None:
-        nonlocal shown
-        shown += 1
+        nonlocal panel
+        panel += not told  # a text after a move opens the next panel
         told.append(text)
         player.lesson = {
-            "step": _("step {i} of {n}", i=shown, n=LESSON_STEPS),
+            "step": _("step {i} of {n}", i=panel, n=LESSON_PANELS),
             "texts": list(told),
             "hint": None,
         }

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from truc_p2p.i18n import N_, _, ngettext
-from truc_p2p.net import OUTCOME_KINDS, OUTCOME_WHERE
+from truc_p2p.net import OUTCOME_KINDS, OUTCOME_WHERE, conceded
 from truc_p2p.verdict import reason_word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -119,6 +119,9 @@ HEADLINES: dict[str, str] = {
     "lost-rest-refused": N_("{name} won: you turned down “my rest” in hand {hand}"),
     "opponent-resigned": N_("You won: {name} resigned in hand {hand}"),
     "resigned": N_("{name} won: you resigned in hand {hand}"),
+    # a game of a match given up on its own (the match goes on with the next one)
+    "opponent-conceded": N_("You won this game: {name} conceded it in hand {hand}"),
+    "conceded": N_("{name} won this game: you conceded it in hand {hand}"),
     "opponent-gone": N_("You won: {name} left and did not come back"),
     "opponent-timeout": N_("You won: {name} did not play in time"),
     "cheat": N_("Cheat caught: {name} sent a move that does not check; the game stopped"),
@@ -206,6 +209,8 @@ SCORE_LABELS: dict[str, str] = {
     "staked": N_("points before the staked hand: {score}"),
     "resigned": N_("points when you resigned: {score}"),
     "opponent-resigned": N_("points when {name} resigned: {score}"),
+    "conceded": N_("points when you conceded: {score}"),
+    "opponent-conceded": N_("points when {name} conceded: {score}"),
     "stopped": N_("points when the game stopped: {score}"),
 }
 
@@ -221,7 +226,10 @@ def headline_key(outcome: GameOutcome) -> tuple[str, int]:
     resignation = outcome.resignation
     if end in ("resigned", "opponent-resigned") or resignation is not None:
         if resignation is not None:
-            end = "resigned" if resignation.by is outcome.me else "opponent-resigned"
+            mine = resignation.by is outcome.me
+            if conceded(resignation.detail):  # this game only: the match goes on
+                return ("conceded" if mine else "opponent-conceded"), resignation.hand
+            end = "resigned" if mine else "opponent-resigned"
         return end, resignation.hand if resignation is not None else outcome.hands
     kind = getattr(outcome, "kind", "")
     if kind == "no-next-game":
@@ -246,7 +254,7 @@ def score_label(outcome: GameOutcome, score: str) -> str:
         label = "target"
     elif key.startswith(("won-", "lost-")):
         label = "staked"
-    elif key in ("resigned", "opponent-resigned"):
+    elif key in ("resigned", "opponent-resigned", "conceded", "opponent-conceded"):
         label = key
     else:
         label = "stopped"

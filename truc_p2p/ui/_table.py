@@ -335,6 +335,8 @@ class TableModel:
     #: it said so (wire.md 13.5: its clock counts); our next turn starts from it.
     _resumed_left: tuple[float, float] | None = None
     _results: int = 0
+    #: While the link is down: the time the stopped turn clock had left.
+    _stopped: float | None = None
 
     def __post_init__(self) -> None:
         if not self.names:
@@ -398,7 +400,7 @@ class TableModel:
                 game.push(action, player=event.player)
             except RulesError:
                 self.game = None
-        self._tick()
+        self._tick(moved=True)  # every move starts the next one's clock (wire.md 13.5)
 
     def trick_ended(self, event: TrickEnded) -> str:
         """The trick just finished; the line that tells it."""
@@ -449,11 +451,25 @@ class TableModel:
         return text
 
     def link_lost(self, seconds_left: float) -> None:
-        """The opponent's link dropped: it has ``seconds_left`` to come back."""
+        """The opponent's link dropped: it has ``seconds_left`` to come back; the turn
+        clock stops with the time it had left (wire.md 13.5), on both screens, until
+        the game resumes."""
         self.away_until = self.now() + seconds_left
+        if self._stopped is None:
+            self._stopped = self.seconds_left()
 
-    def link_back(self) -> None:
+    def link_back(self, *, restarted: bool = False) -> None:
+        """The game resumed: a clock stopped at the drop goes on with its time left;
+        the move we choose (the opponent's clock is the one that counts) and any move
+        after a restart (no clock survives one) start from the full time.  A
+        ``TurnClock`` told after this sets our move's time from the opponent's clock."""
         self.away_until = None
+        left, self._stopped = self._stopped, None
+        if self.move_seconds is None or self._clock.who is None:
+            return
+        if restarted or self.legal or left is None:
+            left = self.move_seconds
+        self._clock = _Clock(self._clock.who, self.now() + left - self.move_seconds)
 
     # -- our turns ---------------------------------------------------------------
 
@@ -485,10 +501,13 @@ class TableModel:
     def end_turn(self) -> None:
         self.legal = ()
 
-    def _tick(self) -> None:
-        """Restart the countdown when the player to act changes."""
+    def _tick(self, *, moved: bool = False) -> None:
+        """Restart the countdown when the player to act changes, or after any move
+        (``moved``): the peer's clock times each move from the last envelope, so a
+        player who keeps the turn (a trick won leads the next) has the full time
+        again on both screens."""
         who = self.game.to_act if self.game is not None else None
-        if who is not self._clock.who:
+        if moved or who is not self._clock.who:
             self._clock = _Clock(who, self.now() if who is not None else None)
 
     def waiting_for_opponent(self) -> bool:
@@ -498,6 +517,8 @@ class TableModel:
     def seconds_left(self) -> float | None:
         if self.move_seconds is None or self._clock.since is None:
             return None
+        if self._stopped is not None:
+            return self._stopped
         return max(0.0, self._clock.since + self.move_seconds - self.now())
 
     def view(self) -> TableView | None:

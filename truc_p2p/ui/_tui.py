@@ -25,9 +25,9 @@ import trio
 from truc_p2p.i18n import _, ngettext
 from truc_p2p.net import NetEvent, QuitGame
 from truc_p2p.protocol import SessionEvent
-from truc_p2p.rules import Action, Event, Game, Player
+from truc_p2p.rules import Action, ActionKind, Event, Game, Player, RulesError
 from truc_p2p.ui._answers import is_no, is_yes, no_word, yes_word
-from truc_p2p.ui._choices import keymap
+from truc_p2p.ui._choices import keymap, next_value
 from truc_p2p.ui._lines import LineSource, ScriptedLines, StdinLines, parse_choice
 from truc_p2p.ui._table import Line, TableModel
 from truc_p2p.ui._texts import (
@@ -413,6 +413,8 @@ class TerminalPlayer:
                     self.write(_("(you stay in the game)"))
                     continue
                 if isinstance(choice, Action):
+                    if self.model.away_until is not None:  # sent once it is back
+                        self._tell_held(game, choice)
                     return choice
                 if choice == help_text():  # the hand and the choices again, under the help
                     self.write(help_fitted(self.width))
@@ -422,6 +424,23 @@ class TerminalPlayer:
         finally:
             self._choosing = False
             self.model.end_turn()
+
+    def _tell_held(self, game: Game, action: Action) -> None:
+        """A move chosen while the opponent is away: said now, sent once it is back."""
+        after = game.copy()
+        try:
+            after.push(action, player=self.me)
+        except RulesError:  # pragma: no cover - the choice was legal
+            after = game
+        move = self.model.voice.acted(
+            self.me,
+            action,
+            value=after.round_value,
+            to=next_value(game),
+            rest=game.pending is ActionKind.REST,
+        )
+        name = self.model.opp_name
+        self.write("   " + _("{move} (sent as soon as {name} is back)", move=move, name=name))
 
     def _ask_leave(self) -> None:
         if self.match_cost is not None:

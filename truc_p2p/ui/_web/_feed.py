@@ -91,6 +91,11 @@ class TableFeed:
         self.match_cost: Callable[[], tuple[str, str]] | None = None
         #: The start panel offers the levels now (``levels`` with ``ask``).
         self.asking_level = False
+        #: The start panel: whether it offers the levels, and the name it asks for
+        #: (filled in; ``None``: not asked), then :attr:`name_given` the name typed.
+        self.choose_level = True
+        self.name_asked: str | None = None
+        self.name_given: str | None = None
         #: The end screen asks "play again?" now.
         self.asking_again = False
         #: ``learn --web``: the lesson's step now (``step``: "step 2 of 9", ``texts``: what
@@ -189,7 +194,7 @@ class TableFeed:
         if self._invite is not None and self._started is None:
             messages.append(self._invite)
         if self.asking_level:
-            messages.append({"type": "levels", "ask": True, "level": self.level})
+            messages.append(self._levels_message(True))
         messages += [self.state(), *self._log]
         if self.model.away_until is not None:
             left = max(0.0, self.model.away_until - self._now())
@@ -358,7 +363,13 @@ class TableFeed:
             return
         if kind == "level" and self.asking_level:
             level = message.get("level")
-            if level in LEVELS:
+            name = message.get("name")
+            if self.name_asked is not None and isinstance(name, str):
+                name = name.strip()
+                self.name_given = name if 1 <= len(name) <= 40 and name.isprintable() else None
+            if not self.choose_level:  # the name only: the level stays the command's
+                self._answer_level()
+            elif level in LEVELS:
                 self.level = str(level)
                 self._answer_level()
             return
@@ -416,7 +427,18 @@ class TableFeed:
     def show_levels(self, ask: bool) -> None:
         """The start panel: offer the bot's levels (``ask``) or stop offering them."""
         self.asking_level = ask
-        self._send({"type": "levels", "ask": ask, "level": self.level})
+        self._send(self._levels_message(ask))
+
+    def _levels_message(self, ask: bool) -> dict[str, Any]:
+        """The start panel: the levels (unless the command chose one) and, on a first
+        game, a name field filled with :attr:`name_asked` (issue 43)."""
+        return {
+            "type": "levels",
+            "ask": ask,
+            "level": self.level,
+            "choose_level": self.choose_level,
+            "name": self.name_asked,
+        }
 
     def offer_again(self, *, next_game: bool = False) -> None:
         """The end screen offers "play again" (``next_game``: "next game" of a match);

@@ -20,7 +20,7 @@ __all__ = ["final_message", "verdict_json"]
 
 
 #: Headlines (besides a won result) that the end screen shows as a win.
-_WON = frozenset({"opponent-resigned", "opponent-gone", "opponent-timeout"})
+_WON = frozenset({"opponent-resigned", "opponent-conceded", "opponent-gone", "opponent-timeout"})
 
 
 def final_message(outcome: GameOutcome, report: object = None) -> dict[str, Any]:
@@ -58,7 +58,11 @@ def final_message(outcome: GameOutcome, report: object = None) -> dict[str, Any]
         # a signed resignation ends the game: no co-signed result is owed; the headline
         # says who resigned and when, the points are labelled as the score then
         message = ngettext("{n} hand played", "{n} hands played", resignation.hand)
-        cosigned_line = _("✔ the resignation is signed: the game is over")
+        cosigned_line = (
+            _("✔ the concession is signed: this game is over, the match goes on")
+            if key in ("conceded", "opponent-conceded")
+            else _("✔ the resignation is signed: the game is over")
+        )
     return {
         "headline": headline,
         "message": message,

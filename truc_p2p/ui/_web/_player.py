@@ -137,6 +137,10 @@ class WebPlayer(TableFeed):
             raise QuitGame("the player left the game")
         return picked
 
+    def goto(self, url: str) -> None:
+        """Send the page to another table (``learn --web``'s game after the lesson)."""
+        self._send({"type": "goto", "url": url})
+
     async def ask_level(self, stop: trio.Event) -> bool:
         """``play`` without ``--bot``: the page's start panel offers the levels (with
         :attr:`level` chosen); wait until the player starts (``True``: :attr:`level` is

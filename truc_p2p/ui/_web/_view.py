@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from truc_p2p.i18n import LANGUAGES, _, current
+from truc_p2p.i18n import LANGUAGES, _, current, ngettext
 from truc_p2p.rules import ALL_CARDS, Action, Card, Game, Player, Suit
 from truc_p2p.ui._table import Choice, TableView, TrickView, build_view, choices, seat
 from truc_p2p.ui._texts import NOT_NOW, card_name, help_text, rank_text
@@ -188,12 +188,34 @@ def page_texts() -> dict[str, Any]:
         "stop_here": _("stop here"),
         "again_waiting": _("starting the next game…"),
         "not_your_turn": _("wait for your turn"),
+        "answer_first": _("answer the request first: accept, refuse or fold"),
+        "not_this_card": _("this card cannot be played now"),
+        # a screen reader's table (issue 43): names without the keys, what the felt
+        # holds, and what the live region says when a hand starts
+        "leave": _("leave"),
+        "rules": _("rules and keys"),
+        "your_hand": _("your hand"),
+        "on_table": _("cards on the table"),
+        # Translators: a trick of the hand not played yet, as a screen reader says it
+        "trick_todo": _("to play"),
+        "choices": _("your choices"),
+        "opp_cards": [
+            ngettext("{name} holds {n} card", "{name} holds {n} cards", n, name="{name}")
+            for n in range(4)
+        ],
+        "card_by": _("{card}, played by {name}"),
+        "new_hand": _("hand {n}; your cards: {cards}"),
+        "empty_table": _("no card on the table"),
+        "say_key": _("s: hear the score, the cards on the table and your hand"),
+        "you_play": _("you play {card}"),
+        "sent_when_back": _("{move} (sent as soon as {name} is back)"),
         "no_card": _("no card {key} to play now"),
         "not_now": {key: _(text) for key, text in NOT_NOW.items()},
         # what a screen reader says for each card as the texts show it ("7♠")
         "card_names": {card.pretty(): card_name(card) for card in ALL_CARDS},
         # play: the bot's level, on the start panel and for a rematch
         "choose_level": _("Choose your opponent"),
+        "your_name": _("your name, shown to your opponent"),
         "start": _("start"),
         "next_level": _("next opponent"),
         "levels": [

@@ -16,17 +16,28 @@
   function card(c, who) {
     const e = el("div", "card" + (c.red ? " red" : "") + " suit-" + c.suit);
     e.dataset.card = c.card;
-    e.setAttribute("aria-label", c.name || c.rank + c.symbol);
+    // a screen reader says the card's name, and on the felt who played it
+    const name = c.name || c.rank + c.symbol;
+    e.setAttribute("role", "img");
+    e.setAttribute("aria-label", who ? name + ", " + who : name);
     e.appendChild(el("span", "corner", c.rank + c.symbol));
     e.appendChild(el("span", "pip", c.symbol));
     if (c.by) e.classList.add(c.by);
-    if (who) e.appendChild(el("span", "by", who));
+    if (who) {
+      const by = el("span", "by", who);
+      by.setAttribute("aria-hidden", "true");
+      e.appendChild(by);
+    }
     return e;
   }
 
   function backs(n) {
     const box = document.createDocumentFragment();
-    for (let i = 0; i < n; i++) box.appendChild(el("div", "card back"));
+    for (let i = 0; i < n; i++) {
+      const b = el("div", "card back");
+      b.setAttribute("aria-hidden", "true");
+      box.appendChild(b);
+    }
     return box;
   }
 

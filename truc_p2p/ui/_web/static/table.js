@@ -26,7 +26,7 @@ const token = new URLSearchParams(location.search).get("token") || "";
 // Page state, read by the tests as window.truc.
 const ui = {
   state: null, log: [], disconnect: null, final: null, connected: false, received: 0,
-  deadline: null, texts: {}, invite: null,
+  deadline: null, stoppedLeft: null, texts: {}, invite: null,
   held: null, queue: [], seenTricks: new Set(), tricks: [],  // tricks: what was shown, when
   handToast: null, nextToast: null, lastSeq: null, toasts: [],
   muted: false, sounds: [],
@@ -60,7 +60,13 @@ function clock(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
+function oppName() { return (ui.state && ui.state.started && ui.state.started.opp) || ""; }
 function secondsTo(deadline) { return (deadline - performance.now()) / 1000; }
+// What the clock leaves the move due (stopped while the link is down), or null.
+ui.secondsLeft = () => {
+  if (ui.deadline == null) return null;
+  return ui.stoppedLeft != null ? ui.stoppedLeft : secondsTo(ui.deadline);
+};
 
 // -- messages from the peer ------------------------------------------------------
 const handlers = {
@@ -71,20 +77,32 @@ const handlers = {
     const before = ui.state && ui.state.table;
     ui.state = m;
     ui.deadline = m.seconds_left == null ? null : performance.now() + m.seconds_left * 1000;
+    ui.stoppedLeft = ui.disconnect != null ? m.seconds_left : null;  // the link is down
     const t = m.table;
     if (!t) return;
     const lt = t.last_trick;
     if (lt) {
-      const key = `${t.hand_no}/${lt.no}/${lt.cards.map((c) => c.card).join(",")}`;
+      // the trick itself (the hand's number may already be the next one's when the
+      // hand ended on a refusal): the same trick is never shown or said twice
+      const key = `${lt.no}/${lt.cards.map((c) => c.card).join(",")}`;
       if (!ui.seenTricks.has(key)) {
+        ui.seenTricks.clear();
         ui.seenTricks.add(key);
         ui.queue.push({ key, ...lt, hand: t.hand_no });
+        announce(lt.text);  // "bob wins trick 1 (K♣ beats 7♠)"
       }
     }
     const hr = t.hand_result;
     if (hr && hr.seq !== ui.lastSeq) {
+      const fresh = !!before;  // not the result a reload finds
       ui.lastSeq = hr.seq;
       ui.nextToast = hr;  // shown once the hand's tricks are on the felt (see pump)
+      if (fresh) announce(hr.game_over ? hr.text : `${hr.text}. ${t.score_line}`);
+    }
+    // a new hand: its number and the cards dealt, as the terminal's deal line says it
+    if (t.hand.length && (!before || before.hand_no !== t.hand_no || !before.hand.length)) {
+      announce(tx("new_hand", "hand {n}; your cards: {cards}",
+        { n: t.hand_no, cards: t.hand.map((c) => c.name).join(", ") }));
     }
     // the choices on offer (the hand, its playable cards, the buttons): a change starts the guard
     const choices = `${t.hand_no}|${t.turn}|` + t.hand.map((c) => `${c.card}:${c.action}`).join(",") +
@@ -108,13 +126,20 @@ const handlers = {
   log(m) {
     ui.log.push(m);
     if (ui.log.length > 40) ui.log.shift();
-    if (m.who === "opp") announce(m.text);  // the opponent's moves and requests
+    // the moves, ours too (what a key did), and the opponent's requests
+    if (m.who === "opp" || m.who === "me") announce(m.text);
   },
   log_all(m) { ui.log = (m.lines || []).slice(-40); },  // the log again, in another language
   notice(m) { toast(m.text); },
-  peer_disconnected(m) { ui.disconnect = performance.now() + m.seconds_left * 1000; },
-  peer_reconnected() { ui.disconnect = null; },
+  // the turn clock stops with the link (wire.md 13.5) and goes on once the game resumes
+  peer_disconnected(m) {
+    ui.disconnect = performance.now() + m.seconds_left * 1000;
+    ui.stoppedLeft = ui.deadline == null ? null : secondsTo(ui.deadline);
+  },
+  peer_reconnected() { ui.disconnect = null; ui.stoppedLeft = null; },
   final(m) { ui.final = m; ui.disconnect = null; ui.finalAt = null; },
+  // learn --web: the game the lesson leads to is served by another table
+  goto(m) { if (/^http:\/\/127\.0\.0\.1:\d+\//.test(m.url)) location.assign(m.url); },
   new_game(m) {  // a rematch or the next game of a match: a clean table
     ui.final = null; ui.state = null; ui.invite = null; ui.disconnect = null; ui.finalAt = null;
     ui.held = null; ui.queue.length = 0; ui.seenTricks = new Set(); ui.tricks = [];
@@ -187,6 +212,13 @@ function act(action) {
   if (!t || t.turn == null) return;
   if (ui.settling()) { ui.guarded += 1; return; }  // not seen long enough: ignored
   send({ type: "act", turn: t.turn, action });
+  if (ui.disconnect != null) {  // it waits for the opponent: say it went nowhere yet
+    const c = t.hand.find((x) => x.action === action);
+    const b = t.buttons.find((x) => x.action === action);
+    const move = c ? tx("you_play", "you play {card}", { card: `${c.rank}${c.symbol}` }) : (b ? b.label : "");
+    const text = tx("sent_when_back", "{move} (sent as soon as {name} is back)", { move, name: oppName() });
+    toast(text);  // #notice is a status region: a screen reader says it too
+  }
   t.turn = null;  // no double clicks; the next state message redraws
   // The next click ends the wait: the player has moved on, so the trick on show is
   // swept and those queued behind it are dropped (tricks ended by this click still come).
@@ -206,6 +238,10 @@ function leave() {
   }
   const s = ui.state;
   const t = s && s.table;
+  if (s && s.lesson) {  // a lesson costs nothing to leave: no resign question
+    send({ type: "quit", turn: t && t.turn != null ? t.turn : null });
+    return;
+  }
   const text = (s && s.texts && s.texts.leave_confirm) ||
     tx("leave_confirm", "Leave the game? You resign: your opponent wins the game.");
   if (confirm(text)) send({ type: "quit", turn: t && t.turn != null ? t.turn : null });
@@ -377,7 +413,10 @@ function toggleSound() {
 function card(c, opts = {}) {
   const node = el(opts.action ? "button" : "div", "card" + (c.red ? " red" : ""));
   node.dataset.card = c.card;
-  node.setAttribute("aria-label", c.name || `${c.rank}${c.symbol}`);
+  const name = c.name || `${c.rank}${c.symbol}`;
+  // on the felt the card says who played it ("seven of hearts, Bob")
+  node.setAttribute("aria-label", opts.who ? tx("card_by", "{card}, {name}", { card: name, name: opts.who }) : name);
+  if (!opts.action) node.setAttribute("role", "img");
   node.classList.add(`suit-${c.suit}`);
   node.append(el("span", "corner", `${c.rank}${c.symbol}`), el("span", "pip", c.symbol));
   if (opts.by) node.classList.add(opts.by);
@@ -386,15 +425,30 @@ function card(c, opts = {}) {
     node.classList.add("playable");
     node.dataset.action = opts.action;
     node.addEventListener("click", () => act(opts.action));
-    if (opts.key) node.append(el("span", "key", opts.key));
+    if (opts.key) {
+      node.setAttribute("aria-keyshortcuts", opts.key);
+      const key = el("span", "key", opts.key);
+      key.setAttribute("aria-hidden", "true");
+      node.append(key);
+    }
   }
   return node;
 }
-function back() { return el("div", "card back"); }
+function back() {
+  const node = el("div", "card back");
+  node.setAttribute("aria-hidden", "true");  // the opponent's hand says how many it holds
+  return node;
+}
 
 function applyTexts() {
   $("help-btn").textContent = tx("help_button", "? rules & keys");
+  $("help-btn").setAttribute("aria-label", tx("rules", "rules and keys"));
   $("quit-btn").textContent = tx("leave_button", "leave (q)");
+  $("quit-btn").setAttribute("aria-label", tx("leave", "leave"));
+  $("my-hand").setAttribute("aria-label", tx("your_hand", "your hand"));
+  $("table").setAttribute("aria-label", tx("on_table", "cards on the table"));
+  $("buttons").setAttribute("aria-label", tx("choices", "your choices"));
+  $("help").setAttribute("aria-label", tx("rules", "rules and keys"));
   $("help-close").textContent = tx("close", "close");
   if (ui.texts.help) drawHelp(ui.texts.help);
   $("invite-title").textContent = tx("invite_title", "Send this invite to your opponent");
@@ -406,6 +460,7 @@ function applyTexts() {
   $("final-again").textContent = tx("play_again", "play again");
   $("final-stop").textContent = tx("stop_here", "stop here");
   $("start-title").textContent = tx("choose_level", "Choose your opponent");
+  $("start-name-label").textContent = tx("your_name", "your name, shown to your opponent");
   $("start-go").textContent = tx("start", "start");
   $("final-level-label").textContent = tx("next_level", "next opponent");
   drawLevels();
@@ -441,7 +496,8 @@ function drawHelp(text) {
     else if (/^\s{3,}\S/.test(line) && list.lastChild && !after.length) list.lastChild.textContent += " " + line.trim();
     else after.push(line.trim());
   }
-  box.append(el("h2", "", title), list, el("p", "keys", after.join(" ")));
+  box.append(el("h2", "", title), list, el("p", "keys", after.join(" ")),
+    el("p", "keys", tx("say_key", "s: hear the score, the cards on the table and your hand")));
 }
 
 // Toggles keep their name; aria-pressed (and the look) says whether each is on.
@@ -542,13 +598,27 @@ function drawLevels() {
   }));
   const menu = $("final-level");
   const kept = menu.value;
+  // the menu names the levels; the chosen one's words go under it (a phone's narrow
+  // select cut "medium — raises on good hands, re…")
   menu.replaceChildren(...levels.map((l) => {
-    const o = el("option", "", `${l.name} — ${l.text}`);
+    const o = el("option", "", l.name);
     o.value = l.code;
     return o;
   }));
   if (kept) menu.value = kept;
+  describeLevel();
   if (chosen) pickLevel(chosen);
+}
+function describeLevel() {
+  let words = $("final-level-text");
+  if (!words) {
+    words = el("span", "level-text");
+    words.id = "final-level-text";
+    $("final-level").after(words);
+    $("final-level").setAttribute("aria-describedby", words.id);
+  }
+  const level = (ui.texts.levels || []).find((l) => l.code === $("final-level").value);
+  words.textContent = level ? level.text : "";
 }
 function pickLevel(code) {
   const radio = document.querySelector(`#start-levels input[value="${code}"]`);
@@ -578,12 +648,29 @@ function renderLesson(s) {
 function renderStart() {
   const ask = !!(ui.levels && ui.levels.ask);
   const panel = $("start");
-  if (ask && panel.hidden) pickLevel(ui.levels.level || "medium");
+  const opening = ask && panel.hidden;
+  if (opening) pickLevel(ui.levels.level || "medium");
   panel.hidden = !ask;
+  // a first game asks the player's name too (filled with the login name), as the
+  // terminal does; with the level chosen on the command line, only the name
+  const asksName = ask && ui.levels.name != null;
+  const levels = !ask || ui.levels.choose_level !== false;
+  $("start-name-box").hidden = !asksName;
+  $("start-title").hidden = !levels;
+  panel.setAttribute("aria-labelledby", levels ? "start-title" : "start-name-label");
+  $("start-levels").hidden = !levels;
+  if (opening) {  // the keyboard starts on the name, else the chosen level
+    const name = $("start-name");
+    if (asksName) { name.value = ui.levels.name; name.focus(); name.select(); return; }
+    const picked = document.querySelector("#start-levels input:checked");
+    if (picked) picked.focus();
+  }
 }
 function startGame() {
   if (!ui.levels || !ui.levels.ask) return;
-  send({ type: "level", level: levelChoice() });
+  const asked = ui.levels.name != null;
+  send(asked ? { type: "level", level: levelChoice(), name: $("start-name").value }
+    : { type: "level", level: levelChoice() });
   ui.levels = { ...ui.levels, ask: false };
   render();
 }
@@ -639,7 +726,8 @@ function renderTable(t) {
   drawTable(t);
   const tricks = $("tricks");
   tricks.replaceChildren();
-  if (t.tricks_line) tricks.setAttribute("aria-label", t.tricks_line);
+  // said in words: "tricks: won · lost · to play" (a dash is no word to a screen reader)
+  if (t.tricks_line) tricks.setAttribute("aria-label", t.tricks_line.split("–").join(tx("trick_todo", "to play")));
   (t.trick_marks || ["–", "–", "–"]).forEach((mark, i) => {
     const trick = t.tricks[i];
     const chip = el("span", "trick", mark);
@@ -650,17 +738,28 @@ function renderTable(t) {
   const pend = $("pending");
   pend.hidden = !p;
   pend.textContent = p ? p.text : "";
-  for (const b of t.buttons) {
+  t.buttons.forEach((b, i) => {
+    // the name is the move alone ("accept"); the key is a hint (aria-keyshortcuts, as
+    // a screen reader says "shortcut a"), what the move costs its description
     const node = el("button", `act ${b.kind}`);
     node.type = "button";
     node.dataset.action = b.action;
+    node.setAttribute("aria-label", b.label);
+    node.setAttribute("aria-keyshortcuts", b.key);
     const top = el("span", "label", b.label);
-    top.append(el("kbd", "", b.key));
+    const kbd = el("kbd", "", b.key);
+    kbd.setAttribute("aria-hidden", "true");
+    top.append(kbd);
     node.append(top);
-    if (b.cost) node.append(el("span", "cost", b.cost));
+    if (b.cost) {
+      const cost = el("span", "cost", b.cost);
+      cost.id = `act-cost-${i}`;
+      node.setAttribute("aria-describedby", cost.id);
+      node.append(cost);
+    }
     node.addEventListener("click", () => act(b.action));
     buttons.append(node);
-  }
+  });
 }
 
 function drawHands(t) {
@@ -672,6 +771,10 @@ function drawHands(t) {
     hand.replaceChildren();
     t.hand.forEach((c, i) => {
       const node = card(c, { action: mine ? c.action : null, key: c.key });
+      // a card that may not be played now says why when tapped (a request to answer first)
+      if (mine && !c.action) node.addEventListener("click", () => toast(t.pending && t.pending.by === "opp"
+        ? tx("answer_first", "answer the request first: accept, refuse or fold")
+        : tx("not_this_card", "this card cannot be played now")));
       const id = `hand/${t.hand_no}/${c.card}`;
       if (!seenCards.has(id)) {
         seenCards.add(id);
@@ -687,6 +790,8 @@ function drawHands(t) {
     const opp = $("opp-hand");
     const before = opp.children.length;
     opp.replaceChildren();
+    const holds = (ui.texts.opp_cards || [])[t.opp_cards] || "{name}: {n}";
+    opp.setAttribute("aria-label", holds.split("{name}").join(oppName()).split("{n}").join(String(t.opp_cards)));
     for (let i = 0; i < t.opp_cards; i++) {
       const node = back();
       if (t.opp_cards > before && i >= before) {
@@ -720,8 +825,10 @@ function drawTable(t) {
   table.className = "";
   table.replaceChildren();
   for (const c of cards) {
-    const node = card(c, { by: c.by });
-    node.append(el("span", "by", who(c.by)));
+    const node = card(c, { by: c.by, who: who(c.by) });
+    const by = el("span", "by", who(c.by));
+    by.setAttribute("aria-hidden", "true");
+    node.append(by);
     if (held) node.classList.add(held.winner == null ? "spoiled" : held.winner === c.by ? "won" : "beaten");
     const id = `table/${held ? held.hand : t.hand_no}/${c.card}`;
     if (!seenCards.has(id)) {
@@ -765,12 +872,25 @@ function hurryFinal() {
 
 function renderFinal() {
   const f = ui.final;
+  const wasHidden = $("final").hidden;
   $("final").hidden = !finalReady();
   if (!f) return;
+  if (wasHidden && !$("final").hidden) {  // the end screen opens: said, and focused
+    announce([f.headline, f.score_line, f.match_line].filter(Boolean).join(". "));
+    flushAnnounce();
+    setTimeout(() => {
+      const again = $("final-again");
+      (again.hidden ? $("final-headline") : again).focus();
+    }, 0);
+  }
   $("final-headline").textContent = f.headline;
   $("final").classList.toggle("won", !!f.won);
   $("final-score").textContent = f.score_line || (f.score ? `${f.score.me} – ${f.score.opp}` : "");
   $("final-message").textContent = f.message;
+  // the lesson's end: nothing signed nor verified, only what comes next
+  const lesson = f.kind === "lesson";
+  for (const id of ["final-cosigned", "final-verdict-line", "final-transcript"]) $(id).hidden = lesson;
+  $("final-verdict").closest("details").hidden = lesson;
   $("final-cosigned").textContent = f.cosigned_line ||
     (f.cosigned ? "✔ result co-signed by both players" : "no co-signed result");
   $("final-cosigned").className = f.cosigned ? "ok" : "neutral";
@@ -793,13 +913,17 @@ function renderFinal() {
   const again = $("final-again");
   const levelBox = $("final-level-box");
   const offerLevel = f.again === true && !!f.level && !again.disabled;
-  if (offerLevel && levelBox.hidden) $("final-level").value = f.level;  // the current level first
+  if (offerLevel && levelBox.hidden) {  // the current level first
+    $("final-level").value = f.level;
+    describeLevel();
+  }
   levelBox.hidden = !offerLevel;
   again.hidden = !f.again;
   $("final-stop").hidden = !f.again || again.disabled;
   if (!f.again) again.disabled = false;
   if (!again.disabled) {
-    again.textContent = f.again === "next" ? tx("next_game", "next game") : tx("play_again", "play again");
+    again.textContent = f.again_label ||
+      (f.again === "next" ? tx("next_game", "next game") : tx("play_again", "play again"));
   }
 }
 
@@ -825,7 +949,7 @@ function tick() {
   } else if (t) {
     const template = s.status_template;
     status.textContent = template && ui.deadline != null
-      ? template.split("{time}").join(clock(secondsTo(ui.deadline)))
+      ? template.split("{time}").join(clock(ui.secondsLeft()))
       : t.status;
   } else if (ui.invite && ui.connected) {
     status.textContent = tx("waiting_joiner", "waiting for your opponent to join…");
@@ -847,12 +971,18 @@ document.addEventListener("keydown", (e) => {
   hurryFinal();
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   const key = e.key.toLowerCase();
+  // typing a name: the letters are the name's, not the game's keys
+  if (e.target instanceof HTMLInputElement && e.target.type === "text") {
+    if (key === "enter" && !$("start").hidden) startGame();
+    return;
+  }
   if (key === "escape") { $("help").hidden = true; return; }
   if (key === "?" || key === "h") { $("help").hidden = !$("help").hidden; return; }
   if (!$("start").hidden && key === "enter") { startGame(); return; }
   if (ui.final && ui.final.again && (key === "enter" || key === "y") &&
       document.activeElement !== $("final-level")) { playAgain(); return; }
   if (key === "q") { leave(); return; }
+  if (key === "s" && !ui.final) { sayTable(); return; }
   const t = ui.state && ui.state.table;
   const notNow = ui.texts.not_now || {};
   const gameKey = key in notNow || /^[1-3]$/.test(key);
@@ -866,8 +996,23 @@ document.addEventListener("keydown", (e) => {
   else if (/^[1-3]$/.test(key)) toast(tx("no_card", "no card {key} to play now", { key }));
   else toast(notNow[key]);
 });
+// "s": the score, whose move and the time, the felt and the hand, said in the live region
+function sayTable() {
+  const s = ui.state;
+  const t = s && s.table;
+  if (!t) return;
+  const felt = t.table.length
+    ? t.table.map((c) => tx("card_by", "{card}, {name}", { card: c.name, name: c.by === "me" ? tx("you_short", "you") : oppName() })).join("; ")
+    : tx("empty_table", "no card on the table");
+  const hand = t.hand.length
+    ? `${tx("your_hand", "your hand")}: ${t.hand.map((c) => c.name).join(", ")}` : "";
+  const status = $("status").textContent;
+  const pending = t.pending ? t.pending.text : "";
+  announce([t.score_line, t.worth, status, pending, felt, hand].filter(Boolean).join(". "));
+  flushAnnounce();
+}
 document.addEventListener("pointerdown", () => { wakeAudio(); hurryFinal(); });
-$("help-btn").addEventListener("click", () => { $("help").hidden = false; });
+$("help-btn").addEventListener("click", () => { $("help").hidden = false; $("help-close").focus(); });
 $("help-close").addEventListener("click", () => { $("help").hidden = true; });
 $("quit-btn").addEventListener("click", leave);
 $("sound-btn").addEventListener("click", toggleSound);
@@ -875,6 +1020,7 @@ $("colours-btn").addEventListener("click", toggleColours);
 $("lang-menu").addEventListener("change", (e) => { send({ type: "lang", lang: e.target.value }); e.target.blur(); });
 $("invite-copy").addEventListener("click", copyInvite);
 $("final-again").addEventListener("click", playAgain);
+$("final-level").addEventListener("change", describeLevel);
 $("start-go").addEventListener("click", startGame);
 $("final-stop").addEventListener("click", leave);
 applyTexts();
