@@ -92,6 +92,7 @@ def register(subparsers: Any) -> None:
 
 def _interop(args: argparse.Namespace) -> int:
     from truc_p2p.interop import (
+        NO_MAP,
         RunnerConfig,
         default_cases,
         dumps,
@@ -100,7 +101,6 @@ def _interop(args: argparse.Namespace) -> int:
         read_error_map,
         run_cases,
     )
-    from truc_p2p.interop._judge_case import NO_MAP
 
     errors = NO_MAP
     if args.error_map:

@@ -16,6 +16,7 @@ from truc_p2p.interop._cases import (
     Scripted,
     default_cases,
 )
+from truc_p2p.interop._judge_case import NO_MAP
 from truc_p2p.interop._runner import (
     DEFAULT_CASE_TIMEOUT,
     CaseResult,
@@ -33,6 +34,7 @@ __all__ = [
     "CASES",
     "CASE_NAMES",
     "DEFAULT_CASE_TIMEOUT",
+    "NO_MAP",
     "SLOW_THINK",
     "Case",
     "CaseResult",
