@@ -52,16 +52,15 @@ from dataclasses import replace
 from typing import Any, Unpack
 
 from truc_p2p.crypto import SigningKey, VerifyKey
+from truc_p2p.protocol._chain import hello_key
 from truc_p2p.protocol._errors import (
     AuditRefusedError,
     LocalProtocolError,
-    MalformedMessageError,
     OutOfTurnError,
     ProtocolError,
     RemoteProtocolError,
     ResumeRefusedError,
     UnexpectedMessageError,
-    WrongGameError,
 )
 from truc_p2p.protocol._events import (
     CLOSED,
@@ -470,7 +469,6 @@ class Session(ControlSide):
             if env.type == MessageType.REFUSE and self.stage is Stage.HELLO_RESPONDER:
                 self._on_refuse(env)
                 return
-            self._chain.check_equivocation(env, int(self.me.other), self._hello.peer_key)
             self._check_envelope(env)
             self._mark(env.type)
             self._chain.append(env.sender, raw, env.hash)
@@ -510,40 +508,28 @@ class Session(ControlSide):
             raise
 
     def _check_envelope(self, env: Envelope) -> None:
-        """Signature, sender, game id, sequence, chain, turn and payload shape."""
+        """Signature, sender, then the chain's one judgement (game id, position,
+        equivocation: :meth:`~._chain.Chain.check_link`), payload shape and turn."""
         evidence = (env.raw,)
         n = env.seq
         if self.stage is Stage.ERROR:  # pragma: no cover - next_event raises first
             raise LocalProtocolError("session is in error")
-        if env.type == MessageType.HELLO and self._hello.peer_key is None:
-            key_bytes = env.payload.get("key")
-            if not isinstance(key_bytes, bytes) or len(key_bytes) != 32:
-                raise MalformedMessageError("hello without a 32-byte key", message_no=n)
-            if key_bytes == self._public:
-                raise MalformedMessageError("peer presents our own key", message_no=n)
-            try:
-                key = VerifyKey.from_bytes(key_bytes)
-            except ValueError:
-                raise MalformedMessageError("hello key is not an Ed25519 key") from None
-            verify_signature(env, key)
-        elif self._hello.peer_key is None:
+        key = self._hello.peer_key
+        if env.type == MessageType.HELLO and key is None:
+            key = hello_key(env, taken=self._public)
+        elif key is None:
             raise UnexpectedMessageError(
                 f"{env.type!r} before the peer's hello", evidence=evidence, message_no=n
             )
-        else:
-            verify_signature(env, self._hello.peer_key)
+        verify_signature(env, key)
         if env.sender != int(self.me.other):
             raise OutOfTurnError(
                 f"message claims sender {env.sender}", evidence=evidence, message_no=n
             )
-        if env.game_id != self._hello.game_id:
-            raise WrongGameError("envelope names another game", evidence=evidence, message_no=n)
-        if env.type == MessageType.ABORT:
-            validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
-            self._chain.check_abort(env, int(self.me))
-            return
-        self._chain.check_next(env)
+        self._chain.check_link(env, self._hello.game_id)
         validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
+        if env.type == MessageType.ABORT:
+            return
         check_turn(
             self.stage,
             env,
