@@ -17,12 +17,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from truc_p2p.protocol._errors import (
+    CheatDetectedError,
     MalformedMessageError,
     OutOfTurnError,
     UnexpectedMessageError,
 )
 from truc_p2p.protocol._state import STAGES, Stage, due_stage, expected_sender
-from truc_p2p.protocol._values import parse_options, resignable, without_early
+from truc_p2p.protocol._values import (
+    coin_commitment,
+    first_dealer_from_coins,
+    parse_options,
+    resignable,
+    without_early,
+)
 from truc_p2p.protocol._wire import Envelope
 from truc_p2p.rules import Game, Player, Ruleset
 
@@ -30,10 +37,12 @@ __all__ = [
     "HelloTerms",
     "Mark",
     "answer_agrees",
+    "audit_refusal",
     "check_not_ended",
     "check_options",
     "check_resignation",
     "check_turn",
+    "coin_toss",
     "hello_terms",
     "hellos_agree",
     "mark_before",
@@ -97,6 +106,43 @@ def answer_agrees(initiator: dict[str, Any], responder: dict[str, Any]) -> bool:
     are negotiated down, wire.md section 4)."""
     added = responder.get("early") is True and initiator.get("early") is not True
     return not added and without_early(responder) == without_early(initiator)
+
+
+def coin_toss(
+    env: Envelope, *, commitment: bytes, responder_coin: bytes, linked_dealer: Player | None
+) -> Player:
+    """The first dealer the initiator's ``coin`` (``env``) decides, or ``cheat``: the coin
+    must open the ``commitment`` of the initiator's hello.  A linked game's dealer is
+    its series' (the dealers alternate, wire.md section 4.1); otherwise both coins
+    decide (section 4)."""
+    coin = env.payload["coin"]
+    if coin_commitment(coin) != commitment:
+        raise CheatDetectedError(
+            "coin does not open the initiator's commitment",
+            step="coin",
+            evidence=(env.raw,),
+            message_no=env.seq,
+        )
+    if linked_dealer is not None:
+        return linked_dealer
+    return first_dealer_from_coins(coin, responder_coin)
+
+
+def audit_refusal(
+    stage: Stage, game: Game | None, hand_ender: Player | None, abort: Envelope
+) -> tuple[Player, str] | None:
+    """Who refused the audit when ``abort`` (not a resignation) comes while a ``reveal``
+    is due, and in what words (wire.md sections 7 and 10); ``None`` when no reveal is
+    due.  The player whose reveal was due refused it (it aborted, or the other timed
+    it out), unless the other aborted for another reason than ``timeout`` while
+    waiting for that reveal: then it broke the audit off itself."""
+    if stage not in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
+        return None
+    due = expected_sender(stage, game, hand_ender)
+    aborter = Player(abort.sender)
+    if aborter != due and abort.payload["reason"] != "timeout":
+        return aborter, "aborted while waiting for the other player's reveal"
+    return due, "did not reveal its seeds when the audit was due"
 
 
 def check_not_ended(stage: Stage, ending: str, env: Envelope) -> None:

@@ -14,7 +14,6 @@ from typing import Any
 
 from truc_p2p.deck import DeckSide, Role, positions
 from truc_p2p.protocol._errors import (
-    CheatDetectedError,
     IllegalMoveError,
     MalformedMessageError,
     OutOfTurnError,
@@ -29,6 +28,7 @@ from truc_p2p.protocol._events import (
     GameStarted,
     YourTurn,
 )
+from truc_p2p.protocol._judge import coin_toss
 from truc_p2p.protocol._messages import (
     MessageType,
 )
@@ -46,7 +46,6 @@ from truc_p2p.protocol._values import (
     FEATURE_REST_FINAL,
     FEATURE_RESUME_CLOCK,
     coin_commitment,
-    first_dealer_from_coins,
     result_payload,
 )
 from truc_p2p.protocol._wire import (
@@ -131,26 +130,15 @@ class HandPlay(SessionCore):
                 self._emit(MessageType.COIN, {"coin": self._coin})
 
     def _on_coin(self, env: Envelope, mine: bool) -> None:
-        if self._hello.series.dealer is not None:  # a linked game: the dealers alternate (4.1)
-            first = self._hello.series.dealer
-            if not mine and coin_commitment(env.payload["coin"]) != self._hello.peer_coin:
-                raise CheatDetectedError(
-                    "coin does not open the initiator's commitment",
-                    step="coin",
-                    message_no=env.seq,
-                )
-        elif mine:
-            first = first_dealer_from_coins(self._coin, self._hello.peer_coin)
-        else:
-            if coin_commitment(env.payload["coin"]) != self._hello.peer_coin:
-                raise CheatDetectedError(
-                    "coin does not open the initiator's commitment",
-                    step="coin",
-                    message_no=env.seq,
-                )
-            first = first_dealer_from_coins(env.payload["coin"], self._coin)
-        self._game = Game(self.ruleset, first_dealer=first, view=self.me)
         hello = self._hello
+        first = coin_toss(
+            env,
+            # our own coin opens our commitment; the peer's must open its hello's
+            commitment=coin_commitment(self._coin) if mine else hello.peer_coin,
+            responder_coin=hello.peer_coin if mine else self._coin,
+            linked_dealer=hello.series.dealer,
+        )
+        self._game = Game(self.ruleset, first_dealer=first, view=self.me)
         assert hello.peer_name is not None and hello.peer_fingerprint is not None
         self._events.append(
             GameStarted(

@@ -10,11 +10,10 @@ from typing import TYPE_CHECKING
 
 from truc_p2p.protocol._errors import (
     AuditFailedError,
-    CheatDetectedError,
     ResultMismatchError,
     RulesetMismatchError,
 )
-from truc_p2p.protocol._judge import hello_terms, hellos_agree
+from truc_p2p.protocol._judge import coin_toss, hello_terms, hellos_agree
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import (
     Cond,
@@ -24,8 +23,6 @@ from truc_p2p.protocol._state import (
 )
 from truc_p2p.protocol._values import (
     FEATURE_EARLY_REDEAL,
-    coin_commitment,
-    first_dealer_from_coins,
     game_id_of,
     nonce_features,
     result_payload,
@@ -87,16 +84,14 @@ class Referee(RefereeV1, RefereeV2):
         self.advance()
 
     def on_coin(self, env: Envelope, sender: Player) -> None:
-        if coin_commitment(env.payload["coin"]) != self.coin_commit:
-            raise CheatDetectedError(
-                "coin does not open the commitment", step="coin", evidence=(env.raw,)
-            )
         assert self.ruleset is not None
         linked = series_of(self.initiator_options)
-        if linked is not None and linked.dealer is not None:  # wire.md 4.1: dealers alternate
-            first = linked.dealer
-        else:
-            first = first_dealer_from_coins(env.payload["coin"], self.responder_coin)
+        first = coin_toss(
+            env,
+            commitment=self.coin_commit,
+            responder_coin=self.responder_coin,
+            linked_dealer=linked.dealer if linked is not None else None,
+        )
         if self.deck == "v2":
             self.game = Game(self.ruleset, first_dealer=first, spectator=True)
             self.advance({Cond.DECK_V2: True})

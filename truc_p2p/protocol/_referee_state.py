@@ -20,12 +20,11 @@ from truc_p2p.protocol._errors import (
     RemoteProtocolError,
 )
 from truc_p2p.protocol._hello import feature_agreed
-from truc_p2p.protocol._judge import check_not_ended, check_turn
+from truc_p2p.protocol._judge import audit_refusal, check_not_ended, check_turn
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import (
     Cond,
     Stage,
-    expected_sender,
     next_stage,
 )
 from truc_p2p.protocol._values import (
@@ -189,17 +188,9 @@ class RefereeState:
                 f"player {env.sender} aborted at message {n}: {env.payload['reason']}"
                 + (f" ({env.payload['detail']})" if env.payload["detail"] else "")
             )
-            if self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
-                # The player whose reveal was due refused it, if it aborted or the
-                # other timed it out; a player that quits while waiting for the
-                # other's reveal broke the audit off itself.
-                due = expected_sender(self.stage, self.game, self.hand_ender)
-                aborter = Player(env.sender)
-                if aborter != due and env.payload["reason"] != "timeout":
-                    self.refused_by = aborter
-                    self.refusal = "aborted while waiting for the other player's reveal"
-                else:
-                    self.refused_by = due
+            refused = audit_refusal(self.stage, self.game, self.hand_ender, env)
+            if refused is not None:
+                self.refused_by, self.refusal = refused
             self.stage = Stage.ABORTED
             return
         rest_final = self.agreed(FEATURE_REST_FINAL)

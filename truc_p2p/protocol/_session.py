@@ -70,7 +70,7 @@ from truc_p2p.protocol._events import (
     SessionEvent,
 )
 from truc_p2p.protocol._hello import FEATURES, Agreed, Announced, Feature
-from truc_p2p.protocol._judge import check_turn
+from truc_p2p.protocol._judge import audit_refusal, check_turn
 from truc_p2p.protocol._messages import (
     DECK_VERSIONS,
     MessageType,
@@ -476,14 +476,11 @@ class Session(ControlSide):
                 self._on_resign(env)
                 return
             if env.type == MessageType.ABORT:
-                refused = (
-                    self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND)
-                    and self._expected_sender() == self.me.other
-                )
+                refused = audit_refusal(self.stage, self._game, self._hand_ender, env)
                 self.stage = Stage.ABORTED
-                if refused:
+                if refused is not None and refused[0] == self.me.other:
                     raise AuditRefusedError(
-                        "peer aborted instead of revealing its seeds: the audit is refused "
+                        f"the peer {refused[1]}: the audit is refused "
                         f"({env.payload['reason']} {env.payload['detail']})".rstrip(),
                         step="reveal",
                         evidence=(raw,),
