@@ -18,6 +18,7 @@ from truc_p2p.protocol._errors import (
     RemoteProtocolError,
     UnexpectedMessageError,
 )
+from truc_p2p.protocol._judge import check_reveal_covers
 from truc_p2p.protocol._messages import MessageType, validate_payload
 from truc_p2p.protocol._values import (
     FEATURE_EARLY_REDEAL,
@@ -152,23 +153,18 @@ def canonical_keys(keys: Sequence[bytes]) -> list[bytes]:
 
 def check_lone_reveal(scan: Scan) -> RemoteProtocolError | None:
     """A reveal that is not answered must still cover exactly the unaudited hands."""
-    revealer, at = scan.reveals[-1]
-    reveal = scan.envelopes[at].payload
+    _, at = scan.reveals[-1]
     hands = sum(1 for e in scan.envelopes[:at] if e.type == MessageType.DECK1)
     start = 0
     if len(scan.reveals) > 1:
         last = scan.envelopes[scan.reveals[-2][1]].payload
         start = last["first"] + len(last["seeds"])
-    first, count = reveal["first"], len(reveal["seeds"])
-    if first == start and first + count == hands:
-        return None
-    return AuditFailedError(
-        f"player {int(revealer)}'s reveal covers hands {first}..{first + count - 1}, "
-        f"expected {start}..{hands - 1}",
-        step="reveal",
-        evidence=(scan.envelopes[at].raw,),
-        message_no=at,
-    )
+    try:
+        check_reveal_covers(scan.envelopes[at], audited=start, hands=hands)
+    except AuditFailedError as exc:
+        exc.message_no = at
+        return exc
+    return None
 
 
 def add_local_seeds(scan: Scan, secret: bytes) -> Player | None:
