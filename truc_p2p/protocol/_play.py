@@ -1,10 +1,15 @@
-"""The hands of a game: the coin, each hand's deal (deck v1 or v2, pipelined or not),
-the play, deck v1's seed audit and the co-signed result.
+"""The session's table: the coin, each hand's deal (deck v1 or v2, pipelined or not),
+the play, deck v1's seed audit, the co-signed result and the aborts on the chain.
 
-:meth:`HandPlay.apply` dispatches a message on the chain to its handler; the
-handlers drive the stage table of :mod:`._state`, the per-hand deck states and
-this player's view of the rules engine in step.  A hello goes to the session's
-:class:`~._hello.Negotiation`, and its handler sends what the verdict says.
+:class:`HandPlay` is a part of the :class:`~._session.Session` that owns the
+game's state (the stage, the hands, this player's view of the rules engine, the
+audit and the result).  :meth:`HandPlay.apply` finds a message's handler in the
+:mod:`._rulebook` (the dispatch the verifier's referee uses too) and runs it on
+our messages and the peer's alike; the handlers call the judgements of
+:mod:`._judge` and :mod:`.v2._judge` and drive the stage table of :mod:`._state`,
+the per-hand deck states and the rules engine in step.  A hello goes to the
+session's :class:`~._hello.Negotiation`, and its handler sends what the verdict
+says.
 """
 
 from __future__ import annotations
@@ -201,6 +206,7 @@ class HandPlay:
         return expected_sender(self.stage, self.game, self.hand_ender)
 
     def apply(self, env: Envelope, *, mine: bool) -> None:
+        """Act on ``env``, now on the chain (``mine``: we signed it)."""
         handler = rulebook_handler(self, env.type)  # the one dispatch, the referee's too
         if env.type == MessageType.ABORT:
             handler(env, mine)
