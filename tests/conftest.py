@@ -78,7 +78,7 @@ def english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Tests read English texts: whatever the developer's locale, commands run in English
     (``LANGUAGE`` comes first, as for gettext) unless a test chooses another language,
     and a test that switches the process's language leaves it English."""
-    from truc_p2p.ui._i18n import use_language
+    from truc_p2p.i18n import use_language
 
     monkeypatch.setenv("LANGUAGE", "en")
     yield

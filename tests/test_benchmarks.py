@@ -108,3 +108,16 @@ def test_site_game_reports_issue_41_s_figures() -> None:
     assert report["first_load_bytes"] > report["cached_load_bytes"]
     assert report["deck_page_ms_per_hand"] > 0 and report["deck_native_ms_per_hand"] > 0
     assert set(report["native_flights_until_first_cards"]) == {"dealer", "nondealer"}
+
+
+def test_bench_startup_reports_the_difference_and_the_modules_verify_loads() -> None:
+    report = _run("bench_startup.py", "--runs", "1")
+    verify, bare, difference = (
+        float(report[k])  # type: ignore[arg-type]
+        for k in ("verify_cpu", "python_c_pass_cpu", "difference_cpu")
+    )
+    assert abs(difference - (verify - bare)) < 0.001
+    names = report["module_names"]
+    assert isinstance(names, list) and report["modules"] == len(names) > 0
+    assert "truc_p2p.cli._verify" in names
+    assert not [n for n in names if n.startswith("truc_p2p.ui")]

@@ -1,8 +1,13 @@
-"""The package's one declared layer order (``truc_p2p/_layers.py``), checked over
-every import in the package, at module level and inside functions:
+"""The package's declared edges between parts (``truc_p2p/_layers.py``), checked over
+every import in the package, at module level, inside functions and by string (a whole
+string naming a module of the package: ``importlib.import_module("...")``,
+``__import__``, a lazy table):
 
 * every top-level part is declared (a new module or package must be placed);
-* a part imports only parts of lower layers (no cycle, no ``protocol -> net``);
+* a part imports only the parts its edges list (``bots`` only ``rules``; no
+  ``protocol -> net``), and the edges form no circle;
+* no circle of imports inside a part either (what only a type checker reads, under
+  ``if TYPE_CHECKING:``, aside);
 * a part imports only another part's public names (no ``truc_p2p.deck.v2._side``
   from outside ``deck``), but for the reaches ``REACH_EXCEPTIONS`` lists with a reason;
 * the pure parts import no I/O, clock or randomness module and call no
@@ -17,9 +22,10 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +54,8 @@ class Import:
     module: str  # the importing module's dotted name
     target: str  # the dotted name imported (``from a import b`` gives ``a.b`` and ``a``)
     line: int
+    typing_only: bool = False  # under ``if TYPE_CHECKING:``: never run
+    from_base: bool = False  # the ``a`` of ``from a import b`` (``a.b`` comes too)
 
     def where(self) -> str:
         return f"{self.module}:{self.line}"
@@ -71,28 +79,87 @@ def part_of(dotted: str, package: Path) -> str:
     return "__init__"  # an attribute of the package itself, e.g. ``__version__``
 
 
+#: A whole string naming a part of the package or below: an import by string.
+DOTTED = re.compile(rf"{ROOT}(\.[A-Za-z_][A-Za-z0-9_]*)+")
+#: Modules that only name other modules, as data (this table).
+NAMES_ONLY = frozenset({f"{ROOT}._layers"})
+
+
+def _typing_only_nodes(tree: ast.AST) -> set[int]:
+    """The ids of the nodes under ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        test = node.test if isinstance(node, ast.If) else None
+        if (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+            isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+        ):
+            assert isinstance(node, ast.If)
+            found.update(id(n) for child in node.body for n in ast.walk(child))
+    return found
+
+
+def _resource_anchors(tree: ast.AST) -> set[int]:
+    """The ids of the strings that name a package to read data files from
+    (``importlib.resources.files("truc_p2p.site")``): no import of code."""
+    return {
+        id(arg)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Attribute) and node.func.attr == "files")
+            or (isinstance(node.func, ast.Name) and node.func.id == "files")
+        )
+        for arg in node.args
+    }
+
+
 def imports(package: Path) -> Iterator[Import]:
-    """Every import of the package's own modules, relative ones resolved."""
+    """Every import of the package's own modules, relative ones resolved, and every
+    whole string that names a module of the package (an import by string)."""
     for path in sorted(package.rglob("*.py")):
         name = module_name(package, path)
         is_pkg = path.name == "__init__.py"
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        typing_only = _typing_only_nodes(tree)
+        anchors = _resource_anchors(tree)
+        for node in ast.walk(tree):
+            only = id(node) in typing_only
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    yield Import(name, alias.name, node.lineno)
+                    yield Import(name, alias.name, node.lineno, only)
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
                     here = name.split(".") if is_pkg else name.split(".")[:-1]
                     here = here[: len(here) - (node.level - 1)]
                     base = ".".join([*here, base] if base else here)
-                yield Import(name, base, node.lineno)
+                yield Import(name, base, node.lineno, only, from_base=True)
                 for alias in node.names:
-                    yield Import(name, f"{base}.{alias.name}", node.lineno)
+                    yield Import(name, f"{base}.{alias.name}", node.lineno, only)
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and DOTTED.fullmatch(node.value)
+                and name not in NAMES_ONLY
+                and id(node) not in anchors
+                and module_of(node.value, package) is not None
+            ):
+                yield Import(name, node.value, node.lineno, only)
+
+
+def module_of(dotted: str, package: Path) -> str | None:
+    """The module below the package's root that a dotted name is (or is an attribute
+    of), if any."""
+    names = dotted.split(".")
+    for end in range(len(names), 1, -1):
+        base = package.parent.joinpath(*names[:end])
+        if base.with_suffix(".py").is_file() or (base / "__init__.py").is_file():
+            return ".".join(names[:end])
+    return None
 
 
 def declared_parts() -> set[str]:
-    return {part for layer in _layers.LAYERS for part in layer}
+    return set(_layers.EDGES)
 
 
 def undeclared_parts(package: Path) -> list[str]:
@@ -152,8 +219,8 @@ def layering_faults(package: Path) -> list[str]:
         mine, theirs = part_of(imp.module, package), part_of(imp.target, package)
         if mine == theirs or mine not in declared or theirs not in declared:
             continue
-        if _layers.layer_of(theirs) >= _layers.layer_of(mine):
-            faults.append(f"{imp.where()} imports {imp.target}: {theirs} is not below {mine}")
+        if theirs not in _layers.EDGES[mine]:
+            faults.append(f"{imp.where()} imports {imp.target}: {mine} may not import {theirs}")
         private = private_module(imp.target, package)
         if private is not None:
             allowed = next(
@@ -167,6 +234,59 @@ def layering_faults(package: Path) -> list[str]:
             if mine not in allowed:
                 faults.append(f"{imp.where()} reaches into {theirs}'s private {private}")
     return faults
+
+
+def edge_circles(edges: Mapping[str, frozenset[str]]) -> list[list[str]]:
+    """The circles of a table of edges (each circle's members, sorted)."""
+    return _circles({a: set(b) for a, b in edges.items()})
+
+
+def _circles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts of ``graph`` with more than one member (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            members = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                members.append(member)
+                if member == node:
+                    break
+            if len(members) > 1:
+                found.append(sorted(members))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def circle_faults(package: Path) -> list[str]:
+    """Each circle of imports between the package's modules, whatever the part (an
+    import under ``if TYPE_CHECKING:`` never runs, and does not count)."""
+    graph: dict[str, set[str]] = {}
+    for imp in imports(package):
+        if imp.typing_only or imp.from_base or imp.target.split(".")[0] != ROOT:
+            continue  # ``from a import b``: ``a.b`` is the module, or a name of ``a``
+        target = module_of(imp.target, package)
+        if target is not None and target != imp.module:
+            graph.setdefault(imp.module, set()).add(target)
+    return [f"a circle of imports: {' -> '.join(c)}" for c in _circles(graph)]
 
 
 def purity_faults(package: Path, part: str) -> list[str]:
@@ -213,8 +333,16 @@ def crypto_library_faults(package: Path) -> list[str]:
 # ---------------------------------------------------------------- the package
 
 
-def test_the_package_keeps_its_declared_layer_order() -> None:
+def test_the_package_keeps_its_declared_edges() -> None:
     assert layering_faults(PACKAGE) == []
+
+
+def test_the_declared_edges_form_no_circle() -> None:
+    assert edge_circles(_layers.EDGES) == []
+
+
+def test_no_circle_of_imports_in_the_package() -> None:
+    assert circle_faults(PACKAGE) == []
 
 
 def test_only_the_native_backend_imports_the_crypto_libraries() -> None:
@@ -267,14 +395,14 @@ def test_pure_parts_do_no_io(part: str) -> None:
 
 
 def test_the_table_is_well_formed() -> None:
-    parts = [part for layer in _layers.LAYERS for part in layer]
-    assert len(parts) == len(set(parts))
-    assert set(_layers.PURE) <= set(parts)
+    parts = set(_layers.EDGES)
+    for part, allowed in _layers.EDGES.items():
+        assert allowed <= parts and part not in allowed, part
+    assert set(_layers.PURE) <= parts
+    assert _layers.EDGES["bots"] == {"rules"}  # strategies on the public rules only
     for name, (importers, why) in _layers.REACH_EXCEPTIONS.items():
         assert private_module(name, PACKAGE) == name, name
-        assert importers <= set(parts) and why, name
-    with pytest.raises(KeyError):
-        _layers.layer_of("no-such-part")
+        assert importers <= parts and why, name
 
 
 def test_importing_the_pure_parts_loads_no_io_library() -> None:
@@ -350,9 +478,82 @@ def test_the_checker_catches_an_upward_import_inside_a_function(tmp_path: Path) 
         },
     )
     assert layering_faults(package) == [
-        "truc_p2p.protocol._session:2 imports truc_p2p.net: net is not below protocol",
-        "truc_p2p.protocol._session:2 imports truc_p2p.net.x: net is not below protocol",
+        "truc_p2p.protocol._session:2 imports truc_p2p.net: protocol may not import net",
+        "truc_p2p.protocol._session:2 imports truc_p2p.net.x: protocol may not import net",
     ]
+
+
+def test_the_checker_catches_a_part_leaving_its_edges(tmp_path: Path) -> None:
+    """``net`` is below ``ui`` but not one of ``bots``' edges: bots use only rules."""
+    package = _package(
+        tmp_path,
+        {
+            "rules/__init__.py": "",
+            "net/__init__.py": "",
+            "bots/__init__.py": "from truc_p2p.rules import Game\nfrom truc_p2p.net import x\n",
+        },
+    )
+    assert layering_faults(package) == [
+        "truc_p2p.bots:2 imports truc_p2p.net: bots may not import net",
+        "truc_p2p.bots:2 imports truc_p2p.net.x: bots may not import net",
+    ]
+
+
+def test_the_checker_catches_an_import_by_string(tmp_path: Path) -> None:
+    package = _package(
+        tmp_path,
+        {
+            "net/__init__.py": "",
+            "net/_tcp.py": "",
+            "net/_relay.py": "",
+            "bots/__init__.py": (
+                "import importlib\n"
+                "def f() -> None:\n"
+                "    importlib.import_module('truc_p2p.net')\n"
+                "    __import__('truc_p2p.net._tcp')\n"
+                "TABLE = {'x': 'truc_p2p.net._relay', 'y': 'truc_p2p.nothing.here'}\n"
+            ),
+        },
+    )
+    assert sorted(layering_faults(package)) == [
+        "truc_p2p.bots:3 imports truc_p2p.net: bots may not import net",
+        "truc_p2p.bots:4 imports truc_p2p.net._tcp: bots may not import net",
+        "truc_p2p.bots:4 reaches into net's private truc_p2p.net._tcp",
+        "truc_p2p.bots:5 imports truc_p2p.net._relay: bots may not import net",
+        "truc_p2p.bots:5 reaches into net's private truc_p2p.net._relay",
+    ]
+
+
+def test_the_checker_catches_a_circle_inside_a_part(tmp_path: Path) -> None:
+    package = _package(
+        tmp_path,
+        {
+            "cli/__init__.py": "COMMANDS = {'play': 'truc_p2p.cli._play'}\n",
+            "cli/_play.py": "from truc_p2p.cli._road import run\n",
+            "cli/_road.py": "def run() -> None:\n    from truc_p2p.cli import COMMANDS, _resume\n",
+            "cli/_resume.py": "",
+            "cli/_typed.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from truc_p2p.cli._types import T\n"
+            ),
+            "cli/_types.py": "from truc_p2p.cli._typed import U\n",
+            "cli/_lobby.py": "from truc_p2p.cli import COMMANDS\n",
+        },
+    )
+    assert circle_faults(package) == [
+        "a circle of imports: truc_p2p.cli -> truc_p2p.cli._play -> truc_p2p.cli._road",
+    ]
+
+
+def test_the_checker_catches_a_circle_of_edges() -> None:
+    edges = {
+        "rules": frozenset(),
+        "bots": frozenset({"rules", "net"}),
+        "net": frozenset({"ui"}),
+        "ui": frozenset({"bots"}),
+    }
+    assert edge_circles(edges) == [["bots", "net", "ui"]]
+    assert edge_circles({**edges, "ui": frozenset({"rules"})}) == []
 
 
 def test_the_checker_catches_a_reach_into_private_modules(tmp_path: Path) -> None:
@@ -367,7 +568,7 @@ def test_the_checker_catches_a_reach_into_private_modules(tmp_path: Path) -> Non
             "net/__init__.py": "from ..deck.v2 import _side\n",
         },
     )
-    assert layering_faults(package) == [
+    assert [f for f in layering_faults(package) if "reaches" in f] == [
         "truc_p2p.bots:1 reaches into deck's private truc_p2p.deck.v2._side",
         "truc_p2p.net:1 reaches into deck's private truc_p2p.deck.v2._side",
     ]
@@ -378,7 +579,7 @@ def test_the_checker_takes_a_parts_all_as_public(tmp_path: Path) -> None:
         tmp_path,
         {
             "ui/__init__.py": '__all__ = ["_", "Voice"]\n',
-            "ui/_i18n.py": "",
+            "ui/_voice.py": "",
             "cli/__init__.py": "from truc_p2p.ui import _, Voice, _hidden\n",
         },
     )

@@ -7,7 +7,7 @@
     python tools/i18n.py all            # extract, update, compile
 
 The program itself never needs Babel: it reads the compiled ``.mo`` files with
-the standard library (see ``truc_p2p/ui/_i18n.py`` for why this design).
+the standard library (see ``truc_p2p/i18n/_catalog.py`` for why this design).
 """
 
 from __future__ import annotations

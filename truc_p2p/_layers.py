@@ -1,15 +1,19 @@
-"""The package's parts in their one declared order, lowest first.
+"""The package's parts and the imports allowed between them: :data:`EDGES`.
 
 A part is a top-level module or package of ``truc_p2p`` (``rules``, ``net``,
-``__main__``; the package's own ``__init__`` is the part ``__init__``).  A part
-may import only parts of a *lower* layer, never one of its own layer or above,
-and only their public names: ``truc_p2p.deck.v2._side`` is private to ``deck``
-(a name starting with ``_`` below the part's top), while what ``deck/__init__``
-re-exports is public (``ui``, ``history`` and ``bench`` list theirs in
-``__all__`` and load each on first use, PEP 562, so start-up stays light).
-``tests/test_layering.py`` checks every import in the package against this
-table, at module level and inside functions, and fails on a part that is not
-in it.
+``__main__``; the package's own ``__init__`` is the part ``__init__``).  A part may
+import only the parts :data:`EDGES` lists for it, and only their public names:
+``truc_p2p.deck.v2._side`` is private to ``deck`` (a name starting with ``_`` below
+the part's top), while what ``deck/__init__`` re-exports is public (``ui`` and
+``history`` list theirs in ``__all__`` and load each on first use, PEP 562, so
+start-up stays light).  The edges form no circle, and no circle of imports runs
+inside a part either (an import only a type checker reads, under
+``if TYPE_CHECKING:``, aside).
+
+``tests/test_layering.py`` checks every import in the package against this table,
+at module level and inside functions, and imports by string too (a whole string
+naming a module of the package, as ``importlib.import_module`` and ``__import__``
+take, or a lazy table holds); it fails on a part that is not in it.
 
 This module imports nothing: it is data, read by the test and by whoever wants
 to know where a new module goes.
@@ -20,34 +24,92 @@ from __future__ import annotations
 __all__ = [
     "CRYPTO_LIBRARIES",
     "CRYPTO_LIBRARY_USERS",
-    "LAYERS",
+    "EDGES",
     "PAGE_NET",
     "PURE",
     "REACH_EXCEPTIONS",
-    "layer_of",
 ]
 
-#: Lowest first.  Parts in one tuple share a layer and may not import each other.
-LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "_layers", "_text"),  # the package's version; this table; terminal-safe text
-    ("crypto",),  # the one seam for secp256k1 and Ed25519 (native or the page's JS)
-    ("rules",),  # the rules engine: pure, standard library only
-    ("deck",),  # mental poker (ElGamal on secp256k1); its deal positions come from rules
-    ("protocol",),  # the sans-IO session and the offline verifier
-    ("transcript", "identity"),  # transcript files; the long-term key on disk
-    ("evidence",),  # cheat evidence bundles
-    ("bots",),  # strategies, on the public rules interface
-    ("memory_pair",),  # two sessions and two bots in memory (the demo, tests)
-    ("net",),  # the trio transport, relay and lobby
-    ("ui",),  # presentation: table model, texts, terminal, web
-    ("page",),  # the in-page game (a Web Worker): no trio, no I/O, no clock
-    ("history",),  # saved games: replay, export, records, matches
-    ("bench",),  # the bench sub-commands' measurements
-    ("interop",),  # the interop runner (net, the verifier, bots), a command of cli's
-    ("site",),  # the static web client: its build (pinned downloads, wheel) and check
-    ("cli",),  # the commands
-    ("__main__",),  # ``python -m truc_p2p``
-)
+#: Each part -> the parts it may import.  A new edge is a decision written here.
+EDGES: dict[str, frozenset[str]] = {
+    # the package's version; this table; terminal-safe text
+    "__init__": frozenset(),
+    "_layers": frozenset(),
+    "_text": frozenset(),
+    # the texts' language (gettext catalogs) and glyphs: standard library only
+    "i18n": frozenset(),
+    # the one seam for secp256k1 and Ed25519 (native or the page's JS)
+    "crypto": frozenset(),
+    # the rules engine: pure, standard library only
+    "rules": frozenset(),
+    # mental poker (ElGamal on secp256k1); its deal positions come from rules
+    "deck": frozenset({"__init__", "crypto", "rules"}),
+    # the sans-IO session and the offline verifier
+    "protocol": frozenset({"__init__", "_text", "crypto", "deck", "rules"}),
+    # transcript files; the long-term key on disk
+    "transcript": frozenset({"protocol"}),
+    "identity": frozenset({"crypto", "protocol"}),
+    # cheat evidence bundles
+    "evidence": frozenset({"protocol", "transcript"}),
+    # the verifier's verdict in words (verify, the end screens, the site's verify page)
+    "verdict": frozenset({"evidence", "i18n", "protocol", "transcript"}),
+    # strategies: on the public rules interface only
+    "bots": frozenset({"rules"}),
+    # two sessions and two bots in memory (the demo, tests)
+    "memory_pair": frozenset({"bots", "crypto", "protocol", "rules"}),
+    # the trio transport, relay and lobby
+    "net": frozenset(
+        {
+            "__init__",
+            "_text",
+            "bots",
+            "crypto",
+            "evidence",
+            "identity",
+            "protocol",
+            "rules",
+            "transcript",
+        }
+    ),
+    # presentation: table model, texts, terminal, web
+    "ui": frozenset({"bots", "i18n", "net", "protocol", "rules", "verdict"}),
+    # the in-page game (a Web Worker): no trio, no I/O, no clock
+    "page": frozenset({"bots", "crypto", "i18n", "net", "protocol", "rules", "ui", "verdict"}),
+    # saved games: records, the games list, replay steps and pages, export, matches
+    "history": frozenset({"i18n", "identity", "protocol", "rules", "transcript", "ui"}),
+    # the bench sub-commands' measurements
+    "bench": frozenset(
+        {"bots", "crypto", "deck", "i18n", "memory_pair", "net", "protocol", "rules"}
+    ),
+    # the interop runner (net, the verifier, bots), a command of cli's
+    "interop": frozenset({"_text", "bots", "crypto", "net", "protocol", "rules", "transcript"}),
+    # the static web client: its build (pinned downloads, wheel) and check
+    "site": frozenset({"__init__"}),
+    # the commands
+    "cli": frozenset(
+        {
+            "__init__",
+            "bench",
+            "bots",
+            "crypto",
+            "evidence",
+            "history",
+            "i18n",
+            "identity",
+            "interop",
+            "memory_pair",
+            "net",
+            "protocol",
+            "rules",
+            "site",
+            "transcript",
+            "ui",
+            "verdict",
+        }
+    ),
+    # ``python -m truc_p2p``
+    "__main__": frozenset({"cli"}),
+}
 
 #: Parts that do no I/O, read no clock and draw no global randomness (sans-IO).
 PURE: tuple[str, ...] = ("rules", "deck", "protocol", "page")
@@ -131,11 +193,3 @@ REACH_EXCEPTIONS: dict[str, tuple[frozenset[str], str]] = {
         "verify reports the transcript's framed size (FRAME_HEADER)",
     ),
 }
-
-
-def layer_of(part: str) -> int:
-    """The layer of ``part`` (0 is the lowest); :class:`KeyError` if it is not declared."""
-    for index, parts in enumerate(LAYERS):
-        if part in parts:
-            return index
-    raise KeyError(part)

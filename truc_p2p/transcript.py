@@ -49,9 +49,11 @@ from truc_p2p.protocol import (
     TRANSCRIPT_MAGIC,
     TranscriptFormatError,
     TranscriptScan,
+    VerifyReport,
     frame,
     parse_transcript,
     scan_transcript,
+    verify_transcript,
 )
 
 __all__ = [
@@ -65,6 +67,7 @@ __all__ = [
     "read_transcript",
     "scan_transcript",
     "scan_transcript_file",
+    "verify_transcript_file",
 ]
 
 SyncPolicy = Literal["each", "on-demand", "never"]
@@ -449,3 +452,22 @@ def scan_transcript_file(path: str | os.PathLike[str]) -> TranscriptScan:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise TranscriptFormatError("not a regular file, not a truc-p2p transcript")
         return scan_transcript(f.read())
+
+
+def verify_transcript_file(
+    path: str | os.PathLike[str], *, local_secret: bytes | None = None, torn: bool = True
+) -> tuple[TranscriptScan, VerifyReport]:
+    """Read the transcript file at ``path`` and verify it: the scan and the verifier's
+    report on its whole messages (``local_secret``: a player's own secret, which opens
+    its own cards).  The one way to verify a game file; the report does not say the
+    file's damage (``truc_p2p.verdict.with_damage`` adds it, in words).
+
+    Raises ``OSError`` when the file cannot be read and
+    :class:`~truc_p2p.protocol.TranscriptFormatError` (a ``ValueError``) when it is
+    not a transcript, or, with ``torn=False``, when its end is torn or corrupt (a
+    finished game's file never is).
+    """
+    scan = scan_transcript_file(path)
+    if not torn and scan.damage is not None:
+        raise TranscriptFormatError(f"the transcript is {scan.damage}")
+    return scan, verify_transcript(scan.envelopes, local_secret=local_secret)

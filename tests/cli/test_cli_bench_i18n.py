@@ -15,7 +15,7 @@ from truc_p2p.bench import _deck as _bench_deck
 from truc_p2p.bench import _game as _bench_game
 from truc_p2p.bench._text import width
 from truc_p2p.cli import main
-from truc_p2p.ui._i18n import use_language
+from truc_p2p.i18n import use_language
 
 
 @pytest.fixture(scope="module")

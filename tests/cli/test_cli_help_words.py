@@ -15,8 +15,8 @@ from helpers.cli import run
 
 from truc_p2p.cli import build_parser
 from truc_p2p.cli._join import _say_joining
+from truc_p2p.i18n import use_language
 from truc_p2p.net import Invite
-from truc_p2p.ui import use_language
 
 
 def _help(*words: str) -> str:

@@ -14,7 +14,7 @@ from helpers.cli import ROOT, run
 
 from truc_p2p.bots import BOT_NAMES
 from truc_p2p.cli import COMMANDS
-from truc_p2p.ui._i18n import (
+from truc_p2p.i18n import (
     LANGUAGES,
     UnknownLanguage,
     from_accept_language,

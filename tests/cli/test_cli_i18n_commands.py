@@ -15,11 +15,11 @@ from helpers.cli import run
 from test_cli_i18n import TRANSLATED, english_left
 
 from truc_p2p.cli import COMMANDS, main
+from truc_p2p.i18n import use_language
 from truc_p2p.protocol import VerifyReport, encode_transcript
 from truc_p2p.protocol._verify import PlayerInfo
 from truc_p2p.rules import Player, Ruleset
-from truc_p2p.ui._i18n import use_language
-from truc_p2p.ui._verify_text import EDITED, verify_headline, verify_summary
+from truc_p2p.verdict import EDITED, verify_headline, verify_summary
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 from helpers.protocol import Pair, bot, transcript_types

@@ -8,7 +8,8 @@ import pytest
 import trio
 from helpers.cli import run
 
-from truc_p2p.ui import LANGUAGES, LESSON_STEPS, run_lesson, use_language
+from truc_p2p.i18n import LANGUAGES, use_language
+from truc_p2p.ui import LESSON_STEPS, run_lesson
 from truc_p2p.ui._texts import help_text
 from truc_p2p.ui._tui import ScriptedLines
 

@@ -14,8 +14,8 @@ import pytest
 from helpers.cli import run
 from helpers.history import P0, P1, StoryGame, key, story_game
 
+from truc_p2p.cli._replay import render_step
 from truc_p2p.history._record import public_moves, read_game
-from truc_p2p.history._replay import render_step
 from truc_p2p.history._replay_own import own_hands
 from truc_p2p.history._replay_steps import Replay, build_replay
 from truc_p2p.history._replay_web import replay_json

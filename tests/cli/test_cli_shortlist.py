@@ -74,7 +74,7 @@ def test_games_lists_from_the_old_folder_only_the_games_you_played(tmp_path: Pat
     of ``play`` against a bot."""
     from types import SimpleNamespace
 
-    from truc_p2p.history._games_list import _yours
+    from truc_p2p.cli._games import _yours
     from truc_p2p.protocol._verify_report import PlayerInfo, VerifyReport
 
     players = (

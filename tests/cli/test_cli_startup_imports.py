@@ -1,4 +1,4 @@
-"""``verify`` starts light: of the presentation layer only its own texts and i18n."""
+"""``verify`` starts light: no presentation layer, only the verdict's words and i18n."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ main(sys.argv[1:])
 print("LOADED", ",".join(sorted(m for m in sys.modules if m.startswith("truc_p2p."))))
 """
 #: Packages and modules ``verify`` has no use for.
-UNUSED = ("truc_p2p.ui._texts", "truc_p2p.ui._table", "truc_p2p.ui._tui", "truc_p2p.ui._web",
-          "truc_p2p.history", "truc_p2p.bench", "truc_p2p.bots", "truc_p2p.net")  # fmt: skip
+UNUSED = ("truc_p2p.ui", "truc_p2p.history", "truc_p2p.bench", "truc_p2p.bots", "truc_p2p.net")
 
 
-def test_verify_loads_no_table_screen_history_bench_or_bot(tmp_path: Path) -> None:
+def test_verify_loads_no_ui_history_bench_bot_or_net(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", PROBE, "verify", str(tmp_path / "missing.truc")],
         capture_output=True,
@@ -25,5 +24,5 @@ def test_verify_loads_no_table_screen_history_bench_or_bot(tmp_path: Path) -> No
     )
     (line,) = [x for x in done.stdout.splitlines() if x.startswith("LOADED ")]
     loaded = line.removeprefix("LOADED ").split(",")
-    assert "truc_p2p.ui._verify_text" in loaded  # the probe sees what verify loads
+    assert "truc_p2p.verdict._words" in loaded  # the probe sees what verify loads
     assert [m for m in loaded if m.startswith(UNUSED)] == []

@@ -57,13 +57,8 @@ class Clock:
 def model_after_deal(clock: Clock | None = None) -> TableModel:
     """alice deals (seat 1), so bob (seat 0) is to act first."""
     model = TableModel("alice", move_seconds=300, now=clock or Clock())
-    event = started()
-    model.start(
-        me=ME,
-        peer_name="bob",
-        game=Game(event.ruleset, first_dealer=event.first_dealer, view=ME),
-    )
-    model.dealt(cards("7S", "9H", "AD"), redeal=False)
+    model.feed(started())
+    model.feed(CardsDealt(round_no=0, dealer=ME, cards=cards("7S", "9H", "AD"), redeal=False))
     return model
 
 
@@ -111,7 +106,7 @@ def test_a_neutral_narrator_names_both_players_and_puts_its_own_side_first() -> 
 
 def test_each_answer_says_what_it_costs() -> None:
     model = model_after_deal()
-    model.acted(Acted(player=OPP, action=Action.RAISE))
+    model.feed(Acted(player=OPP, action=Action.RAISE))
     game = model.game
     assert game is not None
     model.begin_turn(game, tuple(game.legal_actions()))
@@ -128,7 +123,7 @@ def test_each_answer_says_what_it_costs() -> None:
 
 def test_my_rest_says_the_game_is_at_stake() -> None:
     model = model_after_deal()
-    model.acted(Acted(player=OPP, action=Action.REST))
+    model.feed(Acted(player=OPP, action=Action.REST))
     game = model.game
     assert game is not None
     model.begin_turn(game, tuple(game.legal_actions()))
@@ -140,8 +135,8 @@ def test_my_rest_says_the_game_is_at_stake() -> None:
     labels = {c.key: c.label for c in view.choices}
     assert labels["a"] == "accept “my rest”"
     model.end_turn()
-    line = model.acted(Acted(player=ME, action=Action.ACCEPT))
-    assert line == "you accept “my rest”: this hand decides the game"
+    (line,) = model.feed(Acted(player=ME, action=Action.ACCEPT))
+    assert line.text == "you accept “my rest”: this hand decides the game"
     after = model.view()
     assert after is not None and after.rest_on
     assert after.worth == "MY REST: this hand decides the game"
@@ -155,7 +150,7 @@ def test_whose_turn_and_how_long() -> None:
     clock.t += 61
     view = model.view()
     assert view is not None and view.status == "waiting for bob (3:59 left)"
-    model.acted(Acted(player=OPP, action=Action.play(Card.from_str("KC"))))
+    model.feed(Acted(player=OPP, action=Action.play(Card.from_str("KC"))))
     game = model.game
     assert game is not None
     model.begin_turn(game, tuple(game.legal_actions()))
@@ -165,19 +160,18 @@ def test_whose_turn_and_how_long() -> None:
 
 def test_the_last_trick_stays_until_the_next_card_and_a_new_hand_is_clean() -> None:
     model = model_after_deal()
-    model.acted(Acted(player=OPP, action=Action.play(Card.from_str("KC"))))
-    model.acted(Acted(player=ME, action=Action.play(Card.from_str("7S"))))
-    model.trick_ended(TrickEnded(trick_no=0, leader=OPP, cards=cards("KC", "7S"), winner=ME))
+    model.feed(Acted(player=OPP, action=Action.play(Card.from_str("KC"))))
+    model.feed(Acted(player=ME, action=Action.play(Card.from_str("7S"))))
+    model.feed(TrickEnded(trick_no=0, leader=OPP, cards=cards("KC", "7S"), winner=ME))
     view = model.view()
     assert view is not None and view.last_trick is not None
     assert view.last_trick.winner == "me" and view.last_trick.text == "trick 1: you win it"
     assert view.trick_marks == ("won", "–", "–") and view.tricks_line == "tricks: won · – · –"
-    model.acted(Acted(player=ME, action=Action.play(Card.from_str("9H"))))
+    model.feed(Acted(player=ME, action=Action.play(Card.from_str("9H"))))
     view = model.view()
     assert view is not None and view.last_trick is None  # swept by the next card
-    model.round_ended(
-        RoundEnded(round_no=0, winner=ME, points=1, reason=RoundEndReason.FOLDED, scores=(0, 1)),
-        game_over=False,
+    model.feed(
+        RoundEnded(round_no=0, winner=ME, points=1, reason=RoundEndReason.FOLDED, scores=(0, 1))
     )
     assert model.hand_result is not None
     assert model.hand_result.text == "you win hand 1: +1 point (bob folded)"
@@ -187,22 +181,23 @@ def test_a_hand_decided_by_trick_1_after_a_spoiled_trick_2_says_so() -> None:
     """Trick 1 won, trick 2 spoiled: the hand is over at once, and the result says
     which trick decided it (not a bare "on tricks")."""
     model = model_after_deal()
-    model.trick_ended(TrickEnded(trick_no=0, leader=OPP, cards=cards("KC", "7S"), winner=ME))
-    model.trick_ended(TrickEnded(trick_no=1, leader=ME, cards=cards("9H", "9C"), winner=None))
-    text = model.round_ended(
-        RoundEnded(round_no=0, winner=ME, points=1, reason=RoundEndReason.TRICKS, scores=(0, 1)),
-        game_over=False,
+    model.feed(TrickEnded(trick_no=0, leader=OPP, cards=cards("KC", "7S"), winner=ME))
+    model.feed(TrickEnded(trick_no=1, leader=ME, cards=cards("9H", "9C"), winner=None))
+    model.feed(
+        RoundEnded(round_no=0, winner=ME, points=1, reason=RoundEndReason.TRICKS, scores=(0, 1))
     )
-    assert text == "you win hand 1: +1 point (trick 1 decided it: trick 2 was spoiled)"
+    assert model.hand_result is not None
+    assert model.hand_result.text == (
+        "you win hand 1: +1 point (trick 1 decided it: trick 2 was spoiled)"
+    )
     # the next hand starts clean: two tricks won say "on tricks"
-    model.dealt(cards("7C", "8H", "AS"), redeal=False)
+    model.feed(CardsDealt(round_no=1, dealer=OPP, cards=cards("7C", "8H", "AS"), redeal=False))
     for no in range(2):
-        model.trick_ended(TrickEnded(trick_no=no, leader=OPP, cards=cards("KC", "7S"), winner=OPP))
-    text = model.round_ended(
-        RoundEnded(round_no=1, winner=OPP, points=1, reason=RoundEndReason.TRICKS, scores=(1, 1)),
-        game_over=False,
+        model.feed(TrickEnded(trick_no=no, leader=OPP, cards=cards("KC", "7S"), winner=OPP))
+    (line,) = model.feed(
+        RoundEnded(round_no=1, winner=OPP, points=1, reason=RoundEndReason.TRICKS, scores=(1, 1))
     )
-    assert text == "bob wins hand 2: +1 point (on tricks)"
+    assert line.text == "bob wins hand 2: +1 point (on tricks) → you 1 – bob 1"
 
 
 def test_keys_that_exist_but_do_not_fit_say_why() -> None:

@@ -8,8 +8,8 @@ import io
 
 import pytest
 
+from truc_p2p.i18n import speaking
 from truc_p2p.ui import is_no, is_yes, no_word, yes_word
-from truc_p2p.ui._i18n import speaking
 from truc_p2p.ui._tui import ScriptedLines, TerminalPlayer
 
 LANGS = ("en", "ca", "es", "et", "fr", "gd", "gu", "is", "oc", "uk")
@@ -58,7 +58,7 @@ async def test_english_is_unchanged() -> None:
 
 
 def test_decimals_are_written_as_each_language_writes_them() -> None:
-    from truc_p2p.ui import decimal
+    from truc_p2p.i18n import decimal
 
     assert decimal(7.74) == "7.7"
     with speaking("fr"):

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
+from truc_p2p.i18n import _, use_language
 from truc_p2p.rules import Card, Player, RoundEndReason
-from truc_p2p.ui._i18n import _, use_language
 from truc_p2p.ui._texts import card_text, help_text
 from truc_p2p.ui._voice import Voice
 

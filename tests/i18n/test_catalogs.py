@@ -14,7 +14,7 @@ import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po
 
-from truc_p2p.ui._i18n import LANGUAGES
+from truc_p2p.i18n import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "truc_p2p" / "locale"

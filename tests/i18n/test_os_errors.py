@@ -11,10 +11,10 @@ import pytest
 import trio
 from helpers.net import free_port
 
+from truc_p2p.i18n import speaking
 from truc_p2p.net._join_game import Redialer
 from truc_p2p.net._notice import os_error_facts
 from truc_p2p.ui import notice_text
-from truc_p2p.ui._i18n import speaking
 
 
 def test_trios_summary_is_told_by_its_first_cause() -> None:
@@ -44,7 +44,7 @@ async def test_a_refused_redial_is_said_in_french() -> None:
 
 @pytest.mark.parametrize("lang", ["ca", "es", "et", "fr", "gd", "gu", "is", "oc", "uk"])
 def test_every_language_says_each_known_error(lang: str) -> None:
-    from truc_p2p.ui._i18n import _
+    from truc_p2p.i18n import _
     from truc_p2p.ui._outcome_text import OS_ERRORS
 
     with speaking(lang):

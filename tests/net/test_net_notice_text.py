@@ -9,10 +9,10 @@ import string
 
 import pytest
 
+from truc_p2p.i18n import speaking
 from truc_p2p.net import Notice
 from truc_p2p.net import _notice as net
 from truc_p2p.ui import _notice_text as cli
-from truc_p2p.ui._i18n import speaking
 
 
 def _placeholders(template: str | tuple[str, str]) -> set[str]:

@@ -13,12 +13,12 @@ import trio
 from helpers.net import Silent, bot, hosting, new_session, run_game
 
 from truc_p2p.crypto import SigningKey
+from truc_p2p.i18n import speaking
 from truc_p2p.net import End, GameOutcome, Invite, join_game
 from truc_p2p.net import _outcome as net
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.rules import Player
 from truc_p2p.ui import _outcome_text as cli
-from truc_p2p.ui._i18n import speaking
 
 P0, P1 = Player.P0, Player.P1
 

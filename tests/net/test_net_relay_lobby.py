@@ -397,7 +397,8 @@ async def test_a_forever_host_is_listed_again_after_each_game() -> None:
 
 
 async def test_lobby_and_join_name_a_dropped_listing_in_one_line() -> None:
-    from truc_p2p.cli._lobby import describe_game, fetch
+    from truc_p2p.cli._lobby import fetch
+    from truc_p2p.cli._lobby_words import describe_game
 
     async with running_relay(server=_Tampering()) as (_, port):
         ana, code = await _register(port, b"\x01" * 16)

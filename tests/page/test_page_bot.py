@@ -52,7 +52,9 @@ def test_a_bot_game_in_the_page_plays_to_a_verified_end(level: str) -> None:
     assert final["hands"] >= 1 and final["score"] is not None
     assert verify_transcript(player.app.envelopes).valid
     lines = [m["text"] for m in player.texts("log")]
-    assert lines[0].startswith("playing ") and "hand 1" in lines
+    assert lines[0].startswith("playing against ")
+    # the deal as the terminal says it: "hand 1, you deal: you get 7♠  9♥  A♦"
+    assert any(line.startswith("hand 1, ") and ": you get " in line for line in lines)
 
 
 def test_the_table_is_in_the_players_language() -> None:

@@ -22,12 +22,12 @@ from truc_p2p.evidence import (
     evidence_lines,
     evidence_path_for,
 )
+from truc_p2p.i18n import LANGUAGES, english, use_language
 from truc_p2p.protocol import decode_envelope, verify_transcript
 from truc_p2p.protocol._wire import sign_envelope
 from truc_p2p.rules import Player
 from truc_p2p.transcript import TranscriptWriter
-from truc_p2p.ui import english, evidence_said, use_language
-from truc_p2p.ui._i18n import LANGUAGES
+from truc_p2p.verdict import evidence_said
 
 
 def _write(path: Path, envelopes: list[bytes]) -> None:

@@ -143,8 +143,8 @@ def test_end_screen_of_a_resignation(end: str, headline: str, won: bool, score_l
 def test_end_screen_of_a_resigned_game_says_it_is_over(end: End) -> None:
     """A signed resignation is a complete result: the end screen does not say "no
     co-signed result", and names the players from the viewer's side."""
+    from truc_p2p.i18n import speaking
     from truc_p2p.protocol import Resignation
-    from truc_p2p.ui._i18n import speaking
 
     by = Player.P1 if end is End.RESIGNED else Player.P0
     resignation = Resignation(

@@ -10,8 +10,8 @@ import trio
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request, TextMessage
 
+from truc_p2p.i18n import LANGUAGES, current, use_language
 from truc_p2p.rules import Card, Game, Player
-from truc_p2p.ui._i18n import LANGUAGES, current, use_language
 from truc_p2p.ui._web import WebPlayer, table_state
 from truc_p2p.ui._web._server import bind_table, serve_table
 from truc_p2p.ui._web._view import page_texts

@@ -19,7 +19,7 @@ def test_switch_the_page_to_french_mid_game(browser: Any, tmp_path: Path, artifa
         page.wait_for_function(TURN_JS, arg=None)
         assert page.locator("#help-btn").inner_text() == "? rules & keys"
         log = page.locator("#log li")
-        assert "playing heuristic-bot, first to 6 points" in log.all_inner_texts()[-1]
+        assert "playing against heuristic-bot, first to 6 points" in log.all_inner_texts()[-1]
         menu = page.locator("#lang-menu")
         assert menu.is_visible() and menu.input_value() == "en"
         assert menu.locator("option").count() == 10
@@ -37,7 +37,8 @@ def test_switch_the_page_to_french_mid_game(browser: Any, tmp_path: Path, artifa
             ".startsWith('partie contre heuristic-bot, en 6 points')"
         )
         lines = log.all_inner_texts()
-        assert "main 1" in lines and not any(line.startswith("hand ") for line in lines), lines
+        assert any(line.startswith("main 1, ") for line in lines), lines
+        assert not any(line.startswith("hand ") for line in lines), lines
         page.screenshot(path=artifacts / "i18n-fr-390px.png", full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         for button in page.locator("#buttons button").all():

@@ -19,7 +19,8 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request, TextMessage
 
 from truc_p2p.cli._web import bot_level
-from truc_p2p.ui import bot_player_name, use_language
+from truc_p2p.i18n import use_language
+from truc_p2p.ui import bot_player_name
 from truc_p2p.ui._web import WebPlayer
 from truc_p2p.ui._web._view import page_texts
 

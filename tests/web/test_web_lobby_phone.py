@@ -14,10 +14,10 @@ import trio
 from test_web_browser import new_page
 
 from truc_p2p.cli._lobby_web import LobbyPage, status_words
+from truc_p2p.i18n import use_language
 from truc_p2p.identity import Identity
 from truc_p2p.net import LobbyGame, LobbyListing
 from truc_p2p.net._lobby import parse_game
-from truc_p2p.ui import use_language
 
 #: what must hold at 390 px: the page does not scroll sideways, every join button
 #: lies inside the window

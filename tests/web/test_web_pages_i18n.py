@@ -19,7 +19,7 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request, TextMessage
 
 from truc_p2p.cli._lobby_web import LobbyPage
-from truc_p2p.ui._i18n import LANGUAGES, current, use_language
+from truc_p2p.i18n import LANGUAGES, current, use_language
 from truc_p2p.ui._web._server import bind_table, serve_table
 
 sys.path.insert(0, str(ROOT / "tests" / "cli"))

@@ -320,10 +320,10 @@ async def test_a_whole_game_shows_no_secret_and_no_unplayed_opponent_card(
     player.switch_language("fr")
     french = [m["text"] for m in page.of("log_all")[-1]["lines"]]
     assert len(french) == len(said)
-    hands = [t for t in said if re.fullmatch(r"hand \d+", t)]
-    assert hands and [t for t in french if re.fullmatch(r"main \d+", t)] == [
-        t.replace("hand", "main") for t in hands
-    ]
+    # each deal's line, as the terminal says it ("hand 2, bob deals: you get ...")
+    hands = [m[1] for t in said if (m := re.match(r"hand (\d+), ", t))]
+    in_french = [m[1] for t in french if (m := re.match(r"main (\d+), ", t))]
+    assert hands and in_french == hands
     assert sum(e != f for e, f in zip(said, french, strict=True)) >= len(said) - 2
     assert page.of("state")[-1]["last_round"]["text"] != last_round
     assert [m["text"] for m in player.snapshot() if m["type"] == "log"] == french
@@ -517,7 +517,7 @@ def test_each_game_of_a_match_has_its_heading_in_the_log_and_on_the_table() -> N
 
 
 def test_card_faces_print_the_ranks_of_the_players_cards() -> None:
-    from truc_p2p.ui._i18n import speaking
+    from truc_p2p.i18n import speaking
 
     queen = Card.from_str("QH")
     assert card_json(queen)["rank"] == "Q"

@@ -169,7 +169,7 @@ def test_a_replay_shows_its_owner_the_cards_it_played_and_nobody_else_any(
 ) -> None:
     """Each step of the owner's replay holds, face up, the owner's cards it plays later
     in that deal (so they are in its hand); a spectator's replay holds none."""
-    from truc_p2p.history._replay import render_step
+    from truc_p2p.cli._replay import render_step
     from truc_p2p.history._replay_steps import build_replay
 
     story = story_game({P0: tmp_path / "alice", P1: tmp_path / "bob"}, deck="v2")
@@ -215,7 +215,8 @@ def test_your_own_replay_page_shows_the_cards_you_folded(
         assert page.locator("#opp-hand .card.back").count() == 3
         page.click("#hands button[data-hand='2']")
         page.wait_for_function("document.body.dataset.step !== '0'")
-        assert "hand 2: " in page.locator("#lines").inner_text()
+        # the deal as live play tells it, her cards known: "hand 2, you deal: you get …"
+        assert "hand 2, " in page.locator("#lines").inner_text()
         faced = {
             Card.from_str(str(c.get_attribute("data-card")))
             for c in page.locator("#me-hand .card:not(.back)").all()

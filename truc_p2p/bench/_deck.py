@@ -30,7 +30,7 @@ from typing import Any
 from truc_p2p.bench._deck_report import report_lines
 from truc_p2p.bench._deck_v1 import bench_v1
 from truc_p2p.bench._deck_v2 import bench_v2
-from truc_p2p.ui import _
+from truc_p2p.i18n import _
 
 # bench_v2 and report_lines are re-exported for bench game and the tests.
 __all__ = ["BUDGET_MS", "bench_v1", "bench_v2", "main", "report_lines", "run"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from truc_p2p.ui import N_, _, ngettext
+from truc_p2p.i18n import N_, _, ngettext
 
 __all__ = ["DEALS", "report_lines"]
 

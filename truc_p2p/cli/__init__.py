@@ -12,37 +12,31 @@ import os
 import sys
 from collections.abc import Sequence
 
-from truc_p2p import __version__
 from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
-from truc_p2p.ui import (
-    LANGUAGES,
-    UnknownLanguage,
-    _,
-    install_argparse,
-    resolve,
-    use_language,
-)
+from truc_p2p.cli._parser import command_parser
+from truc_p2p.i18n import LANGUAGES, UnknownLanguage, _, install_argparse, resolve, use_language
 
 __all__ = ["build_parser", "main"]
 
 
-#: Sub-command -> the module that registers it.  Only the module of the
-#: command being run is imported (``truc-p2p verify`` never loads trio or the
+#: Sub-command -> the module that registers it (the four game commands together:
+#: they pass each other their roads).  Only the module of the command being run is
+#: imported (``truc-p2p verify`` never loads trio or the
 #: network stack); ``--help`` and unknown commands load them all.
 COMMANDS: dict[str, str] = {
     "demo": "truc_p2p.cli._demo",
-    "host": "truc_p2p.cli._host",
-    "join": "truc_p2p.cli._join",
-    "resume": "truc_p2p.cli._resume",
-    "play": "truc_p2p.cli._play",
+    "host": "truc_p2p.cli._game_commands",
+    "join": "truc_p2p.cli._game_commands",
+    "resume": "truc_p2p.cli._game_commands",
+    "play": "truc_p2p.cli._game_commands",
     "hosts": "truc_p2p.cli._hosts",
     "lobby": "truc_p2p.cli._lobby",
     "relay": "truc_p2p.cli._relay",
     "identity": "truc_p2p.cli._identity",
     "verify": "truc_p2p.cli._verify",
-    "games": "truc_p2p.history._games",
-    "replay": "truc_p2p.history._replay",
-    "export": "truc_p2p.history._export",
+    "games": "truc_p2p.cli._games",
+    "replay": "truc_p2p.cli._replay",
+    "export": "truc_p2p.cli._export",
     "bench": "truc_p2p.cli._bench",
     "languages": "truc_p2p.cli._languages",
     "interop": "truc_p2p.cli._interop",
@@ -54,66 +48,8 @@ COMMANDS: dict[str, str] = {
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """Return the top-level argument parser: with the sub-commands of ``command``'s
     module only, or every sub-command (``None`` or an unknown name)."""
-    parser = argparse.ArgumentParser(
-        prog="truc-p2p",
-        description=_("Play Le Truc peer to peer with a verifiable, dealerless shuffle."),
-        epilog=_epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--version",
-        action="version",
-        version=f"truc-p2p {__version__}",
-        help=_("show program's version number and exit"),
-    )
-    parser.add_argument("--lang", metavar="CODE", help=_lang_help())
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
-    for name in wanted:
-        importlib.import_module(name).register(subparsers)
-    # the developers' commands are named in the epilog, not among the player's
-    subparsers._choices_actions = [
-        a for a in subparsers._choices_actions if a.dest not in DEVELOPER_COMMANDS
-    ]
-    _lang_everywhere(parser)
-    return parser
-
-
-#: Commands for developers (measurements, other implementations): listed apart.
-DEVELOPER_COMMANDS = ("bench", "interop")
-
-
-def _epilog() -> str:
-    """Where a player starts, and the developers' commands, under the command list."""
-    lines = [_("start with: truc-p2p play (you against the computer, in this terminal)")]
-    if "learn" in COMMANDS:
-        lines.append(_("new to Le Truc? truc-p2p learn plays a guided first hand"))
-    lines.append(
-        _(
-            "for developers: {commands} (truc-p2p COMMAND --help)",
-            commands=", ".join(DEVELOPER_COMMANDS),
-        )
-    )
-    return "\n".join(lines)
-
-
-def _lang_everywhere(parser: argparse.ArgumentParser) -> None:
-    """``--lang`` after any (nested) sub-command too; SUPPRESS keeps one given before."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                sub.add_argument(
-                    "--lang", metavar="CODE", default=argparse.SUPPRESS, help=_lang_help()
-                )
-                _lang_everywhere(sub)
-
-
-def _lang_help() -> str:
-    return _(
-        "language of the texts: {codes} (default: from LANGUAGE, LC_ALL, LC_MESSAGES or "
-        "LANG, else en; truc-p2p languages lists them)",
-        codes=", ".join(LANGUAGES),
-    )
+    return command_parser(importlib.import_module(name).register for name in wanted)
 
 
 def _lang_option(argv: Sequence[str]) -> str | None:

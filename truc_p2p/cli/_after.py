@@ -13,11 +13,11 @@ from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.cli._run import print_outcome
 from truc_p2p.cli._web import show_web_result
 from truc_p2p.history import MatchRecord
+from truc_p2p.i18n import _
 from truc_p2p.net import End, GameOutcome, conceded
-from truc_p2p.protocol import verify_transcript
 from truc_p2p.rules import Player
-from truc_p2p.transcript import read_transcript
-from truc_p2p.ui import Screen, TerminalPlayer, Voice, WebPlayer, _
+from truc_p2p.transcript import verify_transcript_file
+from truc_p2p.ui import Screen, TerminalPlayer, Voice, WebPlayer
 
 __all__ = [
     "after_game",
@@ -229,7 +229,7 @@ def _linked_game(outcome: GameOutcome) -> dict[str, Any] | None:
     path = outcome.transcript
     if path is not None:
         try:
-            report = verify_transcript(read_transcript(path))
+            _scan, report = verify_transcript_file(path, torn=False)
         except (OSError, ValueError):
             return None
         if report.game_id is None or report.first_dealer is None or len(report.players) != 2:

@@ -10,8 +10,8 @@ from typing import Any
 
 from truc_p2p.bench import Column, table
 from truc_p2p.cli._common import MAX_COUNT, UsageError, bot_name, count, cpu_jobs
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.rules import Ladder, RestRefused, RulesError, Ruleset
-from truc_p2p.ui import _, ngettext
 
 
 def register(subparsers: Any) -> None:

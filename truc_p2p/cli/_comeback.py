@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from truc_p2p.i18n import _
 from truc_p2p.net import Invite, InviteError, read_meta
 from truc_p2p.protocol import (
     MessageType,
@@ -26,8 +27,8 @@ from truc_p2p.protocol import (
     decode_envelope,
     verify_transcript,
 )
-from truc_p2p.transcript import scan_transcript_file
-from truc_p2p.ui import _, is_no, is_yes, no_word, yes_word
+from truc_p2p.transcript import scan_transcript_file, verify_transcript_file
+from truc_p2p.ui import is_no, is_yes, no_word, yes_word
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
@@ -147,7 +148,7 @@ def opponent_name(path: Path, report: VerifyReport | None = None) -> str | None:
     try:
         them = 0 if read_meta(path).get("role") == "host" else 1
         if report is None:
-            report = verify_transcript(scan_transcript_file(path).envelopes)
+            _scan, report = verify_transcript_file(path)
     except (OSError, ValueError):
         return None
     return report.players[them].name or None if len(report.players) == 2 else None

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, Protocol, TextIO, TypeVar
 
+from truc_p2p.i18n import _, use_ascii
 from truc_p2p.rules import MAX_TARGET, Ladder, RestRefused, RulesError, Ruleset
-from truc_p2p.ui import _, use_ascii
 
 __all__ = [
     "MAX_COUNT",
@@ -456,20 +456,20 @@ def your_name(fallback: str, *, ask: bool, stdin: TextIO | None = None) -> str:
 def transcript_report(path: str | os.PathLike[str]) -> object:
     """The verifier's report on a transcript (with its damage), or the exception that
     made it unreadable: the language-neutral part of :func:`transcript_verdict`."""
-    from truc_p2p.protocol import TranscriptFormatError, verify_transcript
-    from truc_p2p.transcript import scan_transcript_file
-    from truc_p2p.ui import with_damage
+    from truc_p2p.protocol import TranscriptFormatError
+    from truc_p2p.transcript import verify_transcript_file
+    from truc_p2p.verdict import with_damage
 
     try:
-        scan = scan_transcript_file(path)
+        scan, report = verify_transcript_file(path)
     except (OSError, TranscriptFormatError) as exc:
         return exc
-    return with_damage(verify_transcript(scan.envelopes), scan)
+    return with_damage(report, scan)
 
 
 def verdict_words(report: object) -> dict[str, object]:
     """:func:`transcript_verdict` of a :func:`transcript_report`, in the language in use."""
-    from truc_p2p.ui import verdict_words as words
+    from truc_p2p.verdict import verdict_words as words
 
     return words(report)
 

@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,16 +33,16 @@ from truc_p2p.cli._common import (
     ruleset_from_args,
     use_ascii,
 )
+from truc_p2p.cli._loopback import loopback_game
 from truc_p2p.crypto import SigningKey
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     BotStrategy,
     GameOutcome,
     NetEvent,
-    open_game,
     play_game,
-    serve_game,
 )
 from truc_p2p.protocol import (
     AnyEvent,
@@ -53,7 +54,8 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Event, Player, Ruleset
 from truc_p2p.transcript import TranscriptWriteError, TranscriptWriter
-from truc_p2p.ui import Tally, Voice, _, describe, ngettext, reason_word
+from truc_p2p.ui import Tally, Voice, describe
+from truc_p2p.verdict import reason_word
 
 __all__ = ["DEMO_OUT", "add_ruleset_args", "register", "ruleset_from_args"]
 
@@ -131,10 +133,9 @@ async def _play_tcp(
     on_event: Callable[[Player, Event | SessionEvent | NetEvent], None],
 ) -> _Played:
     """Both sessions over a real TCP connection on 127.0.0.1 (P1 hosts, P0 joins)."""
-    outcomes: dict[Player, GameOutcome] = {}
 
-    async def side(me: Player, stream: trio.abc.Stream) -> None:
-        outcomes[me] = await play_game(
+    async def side(me: Player, stream: trio.abc.Stream) -> GameOutcome:
+        return await play_game(
             stream,
             sessions[me],
             BotStrategy(bots[me]),
@@ -143,15 +144,9 @@ async def _play_tcp(
             on_event=lambda event: on_event(me, event),
         )
 
-    async with serve_game(bind="127.0.0.1", port=0) as listener, trio.open_nursery() as nursery:
-
-        async def host() -> None:
-            async with await listener.accept() as stream:
-                await side(Player.P1, stream)
-
-        nursery.start_soon(host)
-        async with open_game("127.0.0.1", listener.port) as stream:
-            await side(Player.P0, stream)
+    joined, hosted = await loopback_game(partial(side, Player.P0), partial(side, Player.P1))
+    assert hosted is not None  # awaited, never cancelled
+    outcomes = {Player.P0: joined, Player.P1: hosted}
     first = outcomes[Player.P0]
     problems = [o.message for o in outcomes.values() if not o.valid]
     return _Played(  # first's counters: its transcript's messages and bytes

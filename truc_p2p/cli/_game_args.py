@@ -18,13 +18,13 @@ from truc_p2p.cli._common import (
     positive_seconds,
 )
 from truc_p2p.history import GAMES_FOLDER_HELP, default_games_folder
+from truc_p2p.i18n import N_, _
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     DEFAULT_GRACE,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
 )
-from truc_p2p.ui import N_, _
 
 __all__ = ["GameOptions"]
 

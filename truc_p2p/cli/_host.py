@@ -7,6 +7,7 @@ import re
 import secrets
 import sys
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -22,9 +23,18 @@ from truc_p2p.cli._comeback import (
 )
 from truc_p2p.cli._common import use_ascii
 from truc_p2p.cli._game_args import GameOptions
-from truc_p2p.cli._lifecycle import Road, Seat, Table, _path_line, network_command, run_game
+from truc_p2p.cli._lifecycle import (
+    ComeBack,
+    Road,
+    Seat,
+    Table,
+    _path_line,
+    network_command,
+    run_game,
+)
 from truc_p2p.cli._run import exit_status, print_outcome
 from truc_p2p.cli._web import show_invite, show_web_result
+from truc_p2p.i18n import _
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     DEFAULT_PORT,
@@ -41,12 +51,13 @@ from truc_p2p.net import (
     host_game,
     parse_host_port,
 )
-from truc_p2p.ui import Narrator, _, fit_for, notice_text
+from truc_p2p.ui import Narrator, fit_for, notice_text
 
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Any, *, come_back: ComeBack) -> None:
+    """``host``; ``come_back``: the road of an unfinished game of this player's."""
     host = subparsers.add_parser(
         "host",
         help=_("wait for an opponent and print an invite for them"),
@@ -129,7 +140,7 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help=_("games at once with --forever --bot (default 8; 1 for a human)"),
     )
-    network_command(host, _host)
+    network_command(host, partial(_host, come_back=come_back))
 
 
 @dataclass(frozen=True)
@@ -397,8 +408,8 @@ class HostRoad(Road):
         return outcome
 
 
-def _host(opts: GameOptions) -> int:
-    return run_game(opts, HostRoad())
+def _host(opts: GameOptions, *, come_back: ComeBack) -> int:
+    return run_game(opts, HostRoad(), come_back=come_back)
 
 
 def _host_again(opts: GameOptions, ident: Identity) -> Path | None:

@@ -10,8 +10,8 @@ from typing import Any
 import trio
 
 from truc_p2p.cli._common import positive_seconds
+from truc_p2p.i18n import _
 from truc_p2p.net import FoundGame, find_games, host_port
-from truc_p2p.ui import _
 
 __all__ = ["describe", "register"]
 

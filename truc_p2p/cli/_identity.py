@@ -7,13 +7,13 @@ import json
 import sys
 from typing import Any
 
+from truc_p2p.i18n import N_, _
 from truc_p2p.identity import (
     IdentityError,
     default_identity_path,
     load_or_create_identity,
     permissions_warning,
 )
-from truc_p2p.ui import N_, _
 
 #: :data:`truc_p2p.identity.IDENTITY_ERRORS` as msgids (a test keeps them equal).
 IDENTITY_ERRORS: dict[str, str] = {

@@ -13,8 +13,8 @@ __all__ = ["register"]
 
 def register(subparsers: Any) -> None:
     from truc_p2p.cli._common import positive_seconds
+    from truc_p2p.i18n import _
     from truc_p2p.interop import CASE_NAMES, DEFAULT_CASE_TIMEOUT, SLOW_THINK
-    from truc_p2p.ui import _
 
     parser = subparsers.add_parser(
         "interop",

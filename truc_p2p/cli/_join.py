@@ -6,6 +6,7 @@ import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -15,8 +16,17 @@ from truc_p2p.cli._comeback import busy_hint, find_unfinished, games_folders
 from truc_p2p.cli._common import positive_seconds
 from truc_p2p.cli._game_args import REMATCH_WAIT, GameOptions
 from truc_p2p.cli._hosts import describe
-from truc_p2p.cli._lifecycle import Road, Seat, Table, _connected_line, network_command, run_game
+from truc_p2p.cli._lifecycle import (
+    ComeBack,
+    Road,
+    Seat,
+    Table,
+    _connected_line,
+    network_command,
+    run_game,
+)
 from truc_p2p.cli._settings_words import match_differs, settings_words
+from truc_p2p.i18n import _
 from truc_p2p.net import (
     Dial,
     End,
@@ -29,12 +39,13 @@ from truc_p2p.net import (
     find_games,
     join_game,
 )
-from truc_p2p.ui import _, fit_for, notice_text
+from truc_p2p.ui import fit_for, notice_text
 
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Any, *, come_back: ComeBack) -> None:
+    """``join``; ``come_back``: the road of an unfinished game of this player's."""
     join = subparsers.add_parser(
         "join",
         help=_("join a host with its invite, or pick a game on the LAN"),
@@ -94,7 +105,7 @@ def register(subparsers: Any) -> None:
             default=f"{REMATCH_WAIT:g}",
         ),
     )
-    network_command(join, _join)
+    network_command(join, partial(_join, come_back=come_back))
 
 
 def _pick_lan_game(opts: GameOptions) -> Invite | int:
@@ -379,8 +390,8 @@ class JoinRoad(Road):
         return again
 
 
-def _join(opts: GameOptions) -> int:
-    return run_game(opts, JoinRoad())
+def _join(opts: GameOptions, *, come_back: ComeBack) -> int:
+    return run_game(opts, JoinRoad(), come_back=come_back)
 
 
 def _join_command(opts: GameOptions, invite: Invite) -> str:

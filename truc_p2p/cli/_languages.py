@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from truc_p2p.ui import _, completeness, current
+from truc_p2p.i18n import _, completeness, current
 
 __all__ = ["register"]
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import trio
 
-from truc_p2p.ui import StdinLines, _, run_lesson, use_ascii
+from truc_p2p.i18n import _, use_ascii
+from truc_p2p.ui import StdinLines, run_lesson
 
 __all__ = ["register"]
 

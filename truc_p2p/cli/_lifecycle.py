@@ -10,7 +10,8 @@ rest, once for every road:
 1. the road's settings (:meth:`Road.settle`), the out-dir, the player's name and
    key (:meth:`Road.seat`);
 2. the come-back check: an unfinished game of this player (:meth:`Road.unfinished`)
-   takes the resume road instead, and a new game starts when it cannot go on;
+   takes the come-back road instead (:data:`ComeBack`, ``resume``'s road, passed in
+   by the command), and a new game starts when it cannot go on;
 3. the screen (a bot, the web table or the terminal), made and attached at once,
    run under :func:`~._run.run_until_interrupted` with Ctrl-C handled;
 4. game after game (:meth:`Road.game`), each one's end and whether another follows
@@ -24,15 +25,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._after import after_game, match_meta, tell_match_cost
+from truc_p2p.cli._comeback import resume_command
 from truc_p2p.cli._common import check_out_dir, ruleset_from_args, use_ascii, your_name
 from truc_p2p.cli._game_args import (
     GameOptions,
@@ -42,9 +44,11 @@ from truc_p2p.cli._game_args import (
     with_options,
 )
 from truc_p2p.cli._identity import add_identity_arg, identity_error_text
+from truc_p2p.cli._resume_lines import going_on_elsewhere
 from truc_p2p.cli._run import exit_status, run_until_interrupted
 from truc_p2p.cli._web import add_web_args, web_player, with_web
 from truc_p2p.history import MatchRecord
+from truc_p2p.i18n import N_, _
 from truc_p2p.identity import Identity, IdentityError, load_or_create_identity
 from truc_p2p.net import (
     DEFAULT_AWAY_BUDGET,
@@ -57,16 +61,17 @@ from truc_p2p.net import (
 )
 from truc_p2p.rules import RulesError, Ruleset
 from truc_p2p.ui import (
-    N_,
     Clocks,
     Narrator,
     StdinLines,
     TerminalPlayer,
     WebPlayer,
-    _,
     fit_for,
     with_terminal,
 )
+
+if TYPE_CHECKING:
+    from truc_p2p.crypto import SigningKey
 
 __all__ = ["GONE", "Road", "Seat", "Table", "asks_for_name", "network_command", "run_game"]
 
@@ -107,6 +112,19 @@ class Table:
 
 #: The road after a road's games: the options, the road and the match so far.
 Next = tuple[GameOptions, "Road", MatchRecord]
+
+#: The come-back road: given the options of ``resume FILE`` for an unfinished game,
+#: its road (an exit status and one line: it cannot be read).  ``resume`` makes it;
+#: ``host``, ``join`` and ``play`` pass it into :func:`run_game`, so the lifecycle
+#: imports no command.
+ComeBack = Callable[[GameOptions], "Road | int"]
+
+#: The next games of a match that a resumed game finished: the options and the road
+#: of the command line that started the match (``host``, ``join`` or ``play``; the
+#: keys of a ``play`` match: the player's and the bot's).  Passed into ``resume``.
+NextGames = Callable[
+    [Sequence[str], "tuple[Identity, SigningKey] | None"], "tuple[GameOptions, Road]"
+]
 
 #: What a come-back's resume returns when the game cannot go on (the host no longer
 #: has it, the opponent never came back): the command starts a new game.
@@ -171,11 +189,19 @@ def network_command(parser: argparse.ArgumentParser, run: Callable[[GameOptions]
     parser.set_defaults(func=with_options(run))
 
 
-def run_game(opts: GameOptions, road: Road, record: MatchRecord | None = None) -> int:
+def run_game(
+    opts: GameOptions,
+    road: Road,
+    record: MatchRecord | None = None,
+    *,
+    come_back: ComeBack | None = None,
+) -> int:
     """Play ``road``'s games (``record``: a match going on), then the roads after it;
-    the exit status of the last one."""
+    the exit status of the last one.  ``come_back``: the road of this player's
+    unfinished game, which goes on instead of a new one (the same command run again
+    after a crash)."""
     while True:
-        status, following = _drive(opts, road, record)
+        status, following = _drive(opts, road, record, come_back)
         if following is None:
             return status
         if isinstance(following, int):
@@ -184,7 +210,7 @@ def run_game(opts: GameOptions, road: Road, record: MatchRecord | None = None) -
 
 
 def _drive(
-    opts: GameOptions, road: Road, record: MatchRecord | None
+    opts: GameOptions, road: Road, record: MatchRecord | None, come_back: ComeBack | None
 ) -> tuple[int, Next | int | None]:
     """One road, steps 1 to 4 of the lifecycle; its exit status and what follows."""
     settled = road.settle(opts)
@@ -198,9 +224,9 @@ def _drive(
     seat = road.seat(opts)
     if isinstance(seat, int):
         return seat, None
-    if record is None:  # the same command again after a crash: that game goes on
+    if record is None and come_back is not None:  # the same command again after a crash
         path = road.unfinished(opts, seat)
-        if path is not None and (back := come_back(opts, path)) is not None:
+        if path is not None and (back := _come_back(opts, path, come_back)) is not None:
             return back, None
     player, hook = road.screen(opts, seat)
     table = Table(opts, seat, player, hook, road.record(opts) if record is None else record)
@@ -247,13 +273,10 @@ async def _one_game(road: Road, table: Table, stop: trio.Event) -> GameOutcome |
     return outcome
 
 
-def come_back(opts: GameOptions, path: Path) -> int | None:
-    """``join``/``play``/``host`` run again with an unfinished game: resume it, saying
-    so in one line; ``None`` when it cannot go on and a new game should start."""
-    from truc_p2p.cli._comeback import resume_command
-    from truc_p2p.cli._resume import resume_road
-    from truc_p2p.cli._resume_lines import going_on_elsewhere
-
+def _come_back(opts: GameOptions, path: Path, come_back: ComeBack) -> int | None:
+    """``join``/``play``/``host`` run again with an unfinished game: resume it on the
+    come-back road, saying so in one line; ``None`` when it cannot go on and a new
+    game should start."""
     playing = going_on_elsewhere(path, opts.command)
     if playing is not None:
         return playing
@@ -266,7 +289,7 @@ def come_back(opts: GameOptions, path: Path) -> int | None:
     # at a terminal, wrapped at its width between words (a pipe gets the line whole)
     print(fit_for(line, stream), file=stream, flush=True)
     again = _resume_options(opts, path)
-    road = resume_road(again, fallback=True)
+    road = come_back(again)
     status = road if isinstance(road, int) else run_game(again, road)
     if status != GONE:
         return status

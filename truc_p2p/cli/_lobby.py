@@ -19,35 +19,31 @@ from typing import TYPE_CHECKING, Any, TextIO
 import trio
 
 from truc_p2p.cli._common import positive_seconds
+from truc_p2p.cli._lobby_words import describe_game, lobby_filter
 from truc_p2p.cli._nostr_lobby import nostr_lobby
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
+from truc_p2p.i18n import _
 from truc_p2p.net import (
     DEFAULT_RELAY_PORT,
-    HostSettings,
     InviteError,
     ListingError,
     LobbyAnswer,
-    LobbyFilter,
     LobbyGame,
     fetch_lobby,
     fetch_lobby_answer,
 )
 from truc_p2p.net._invite import host_port, parse_host_port
 from truc_p2p.net._relay_wire import RelayProtocolError
-from truc_p2p.ui import _, ngettext
 
 __all__ = [
     "adopt_listing",
-    "describe_game",
     "fetch_lobby_for_page",
-    "game_words",
     "lobby_json",
     "parse_relay",
     "pick_relay_game",
     "register",
-    "waiting_words",
 ]
 
 
@@ -112,42 +108,6 @@ def parse_relay(text: str) -> tuple[str, int]:
     return parse_host_port(text, what="relay")
 
 
-def describe_game(game: LobbyGame) -> str:
-    """One line for a person: name, the game in a player's words, how long the host
-    has waited, the start of its key."""
-    return _(
-        "{name}  {game}  {waited}  key {fp}…",
-        name=game.listing.name,
-        game=game_words(game),
-        waited=waiting_words(game.waiting),
-        fp=game.listing.fingerprint[:16],
-    )
-
-
-def game_words(game: LobbyGame) -> str:
-    """The listed game's rules in a player's words (the points, a refused "my rest",
-    a match), as the joiner's first lines say them."""
-    from truc_p2p.cli._settings_words import settings_words
-
-    try:
-        settings = HostSettings.from_fields(game.listing.fields)
-    except InviteError:
-        settings = HostSettings()
-    words = settings_words(replace(settings, match=game.listing.match))
-    if game.listing.match == 1:
-        words = "; ".join(w for w in (words, _("single game")) if w)
-    return words
-
-
-def waiting_words(seconds: int) -> str:
-    """How long the host has waited, in seconds, minutes or hours."""
-    if seconds < 60:
-        return ngettext("waiting for {n} second", "waiting for {n} seconds", seconds)
-    if seconds < 3600:
-        return ngettext("waiting for {n} minute", "waiting for {n} minutes", seconds // 60)
-    return ngettext("waiting for {n} hour", "waiting for {n} hours", seconds // 3600)
-
-
 def lobby_json(
     relay: tuple[str, int],
     games: list[LobbyGame],
@@ -166,13 +126,6 @@ def lobby_json(
         out["listings_matching"] = answer.matching
         out["listings_shown"] = answer.shown
     return out
-
-
-def lobby_filter(name: str, fingerprint: str) -> LobbyFilter:
-    """``--name`` and ``--fingerprint`` as a filter (a fingerprint may be given in
-    any case, with colons or spaces); :class:`ListingError` if unusable."""
-    fp = "".join(c for c in fingerprint.lower() if c not in ": ")
-    return LobbyFilter(name=name.strip(), fingerprint=fp)
 
 
 def fetch(

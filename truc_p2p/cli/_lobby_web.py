@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from truc_p2p.cli._lobby import describe_game, fetch_lobby_for_page, game_words, waiting_words
+from truc_p2p.cli._lobby import fetch_lobby_for_page
+from truc_p2p.cli._lobby_words import describe_game, game_words, waiting_words
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
 from truc_p2p.history import PageLanguage, menu_json
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.net import LobbyGame
-from truc_p2p.ui import _, ngettext
 
 __all__ = ["REFRESH", "LobbyPage", "pick_on_page"]
 

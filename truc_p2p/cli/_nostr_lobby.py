@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from truc_p2p.cli._lobby_words import describe_game, lobby_filter
+from truc_p2p.i18n import _
 from truc_p2p.net import (
     ListingError,
     LobbyFilter,
@@ -25,7 +27,6 @@ from truc_p2p.net import (
     check_relay_url,
     fetch_nostr_lobby,
 )
-from truc_p2p.ui import _
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
@@ -46,8 +47,6 @@ def nostr_lobby_json(
 
 
 def nostr_lobby(args: argparse.Namespace) -> int:
-    from truc_p2p.cli._lobby import describe_game, lobby_filter
-
     urls: list[str] = list(args.nostr)
     try:
         for url in urls:
@@ -81,8 +80,6 @@ def pick_nostr_game(opts: GameOptions) -> LobbyGame | int:
     """``join --nostr URL…`` without an invite: list the games of those relays on
     stderr and take the one numbered ``--pick N`` or read from stdin; the game, or
     an exit status."""
-    from truc_p2p.cli._lobby import describe_game
-
     out = sys.stderr
     urls = list(opts.nostr or ())
     try:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from truc_p2p.cli._common import add_bot_arg, ruleset_from_args, use_ascii, your
 from truc_p2p.cli._game_args import GameOptions, _common_args, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
 from truc_p2p.cli._lifecycle import (
+    ComeBack,
     Road,
     Seat,
     Table,
@@ -26,32 +27,30 @@ from truc_p2p.cli._lifecycle import (
     asks_for_name,
     run_game,
 )
+from truc_p2p.cli._loopback import BOT_DIR, opponent_key_path, opponent_path, play_locally
 from truc_p2p.cli._web import add_web_args, ask_bot_level, bot_level
 from truc_p2p.crypto import SigningKey
 from truc_p2p.history import MatchRecord
+from truc_p2p.i18n import _
 from truc_p2p.identity import Identity, IdentityError, load_identity, write_private_file
 from truc_p2p.net import (
-    DEFAULT_BOT_TIMEOUT,
     BotStrategy,
     EventHook,
     GameOutcome,
     LocalGame,
     Strategy,
-    open_game,
-    play_game,
     prepare_game,
-    serve_game,
     transcript_path,
     write_meta,
 )
-from truc_p2p.protocol import Session
 from truc_p2p.rules import Player, RulesError
-from truc_p2p.ui import TerminalPlayer, WebPlayer, _, bot_player_name
+from truc_p2p.ui import TerminalPlayer, WebPlayer, bot_player_name
 
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Any, *, come_back: ComeBack) -> None:
+    """``play``; ``come_back``: the road of an unfinished game of this player's."""
     play = subparsers.add_parser(
         "play",
         help=_("play against a bot on this machine (over loopback TCP)"),
@@ -72,7 +71,7 @@ def register(subparsers: Any) -> None:
     _common_args(play, human=False)
     add_web_args(play)
     group_options(play)
-    play.set_defaults(func=with_options(_play))
+    play.set_defaults(func=with_options(partial(_play, come_back=come_back)))
 
 
 def _keep_for_resume(
@@ -90,7 +89,7 @@ def _keep_for_resume(
     if own_key is None:
         own_key = path.parent / BOT_DIR / (path.name + ".key")
         write_private_file(own_key, _raw_key(ident.key))
-    write_private_file(_opponent_key_path(path), _raw_key(bot_key))
+    write_private_file(opponent_key_path(path), _raw_key(bot_key))
     write_meta(
         path,
         {
@@ -125,7 +124,7 @@ def _two_sides(
         theirs = prepare_game(
             identity=bot_key,
             role=Player.P1,
-            transcript=_opponent_path(path),
+            transcript=opponent_path(path),
             ruleset=seat.ruleset,
             name=bot_name,
             pipeline=opts.pipeline,
@@ -231,7 +230,7 @@ class PlayRoad(Road):
         if isinstance(sides, int):
             return sides
         mine, theirs = sides
-        outcome = await _play_locally(
+        outcome = await play_locally(
             mine.session,
             theirs.session,
             human,
@@ -253,81 +252,12 @@ class PlayRoad(Road):
         return True
 
 
-def _play(opts: GameOptions) -> int:
-    return run_game(opts, PlayRoad())
-
-
-#: The subfolder where ``play`` keeps the bot's side of each game (its transcript,
-#: secret and key) and the player's own throwaway key: what ``resume`` needs, out of
-#: the player's sight.
-BOT_DIR = ".bot"
-
-
-def _opponent_path(transcript: Path) -> Path:
-    """Where ``play`` keeps the bot's own transcript; games from before the
-    subfolder kept it beside the player's, and still resume from there."""
-    old = transcript.with_name(transcript.name + ".opponent")
-    if old.exists():
-        return old
-    return transcript.parent / BOT_DIR / (transcript.name + ".opponent")
-
-
-def _opponent_key_path(transcript: Path) -> Path:
-    old = transcript.with_name(transcript.name + ".opponent.key")
-    if old.exists():
-        return old
-    return transcript.parent / BOT_DIR / (transcript.name + ".opponent.key")
+def _play(opts: GameOptions, *, come_back: ComeBack) -> int:
+    return run_game(opts, PlayRoad(), come_back=come_back)
 
 
 def _raw_key(key: SigningKey) -> bytes:
     return key.to_bytes()
-
-
-async def _play_locally(
-    mine: Session,
-    theirs: Session,
-    human: Strategy,
-    bot: Strategy,
-    *,
-    bot_timeout: float,
-    stop: trio.Event,
-    syncs: tuple[Callable[[], object], Callable[[], object]],
-    resuming: bool = False,
-) -> GameOutcome:
-    """The player (P0) against the bot (P1) over loopback TCP, both sides in this process."""
-    outcome: GameOutcome | None = None
-    hook = human if callable(human) else None
-    async with serve_game(bind="127.0.0.1", port=0) as listener, trio.open_nursery() as nursery:
-
-        async def bot_side() -> None:
-            async with await listener.accept() as stream:
-                await play_game(
-                    stream,
-                    theirs,
-                    bot,
-                    turn_timeout=bot_timeout,
-                    resuming=False if resuming else None,
-                    before_send=syncs[1],
-                )
-
-        nursery.start_soon(bot_side)
-        try:
-            async with open_game("127.0.0.1", listener.port) as stream:
-                outcome = await play_game(
-                    stream,
-                    mine,
-                    human,
-                    turn_timeout=DEFAULT_BOT_TIMEOUT,
-                    expected_fingerprint=theirs.fingerprint,
-                    on_event=hook,
-                    stop=stop,
-                    resuming=True if resuming else None,
-                    before_send=syncs[0],
-                )
-        finally:
-            nursery.cancel_scope.deadline = trio.current_time() + 5
-    assert outcome is not None
-    return outcome
 
 
 def _first_game(folder: Path) -> bool:

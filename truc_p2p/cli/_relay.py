@@ -13,8 +13,9 @@ from typing import Any
 import trio
 
 from truc_p2p.cli._run import run_until_interrupted
+from truc_p2p.i18n import _, decimal
 from truc_p2p.net import DEFAULT_RELAY_PORT, RelayServer, SessionReport, host_port
-from truc_p2p.ui import _, decimal, notice_text
+from truc_p2p.ui import notice_text
 
 __all__ = ["register"]
 

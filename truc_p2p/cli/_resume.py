@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -22,7 +23,18 @@ from truc_p2p.cli._comeback import (
 from truc_p2p.cli._common import add_bot_arg, use_ascii
 from truc_p2p.cli._game_args import GameOptions, group_options, with_options
 from truc_p2p.cli._identity import identity_error_text
-from truc_p2p.cli._lifecycle import GONE, Next, Road, Seat, Table, _player, run_game
+from truc_p2p.cli._lifecycle import (
+    GONE,
+    ComeBack,
+    Next,
+    NextGames,
+    Road,
+    Seat,
+    Table,
+    _player,
+    run_game,
+)
+from truc_p2p.cli._loopback import opponent_key_path, opponent_path, play_locally
 from truc_p2p.cli._resume_lines import (
     cannot_continue,
     going_on_elsewhere,
@@ -38,6 +50,7 @@ from truc_p2p.cli._run import print_outcome
 from truc_p2p.cli._web import add_web_args, show_web_result
 from truc_p2p.crypto import SigningKey
 from truc_p2p.history import MatchRecord, default_games_folder
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.identity import Identity, IdentityError, load_identity
 from truc_p2p.net import (
     DEFAULT_GRACE,
@@ -60,12 +73,13 @@ from truc_p2p.net import (
 )
 from truc_p2p.protocol import LocalProtocolError
 from truc_p2p.rules import Player, Ruleset
-from truc_p2p.ui import _, bot_player_name, ngettext, notice_text
+from truc_p2p.ui import bot_player_name, notice_text
 
-__all__ = ["register"]
+__all__ = ["come_back_road", "register", "resume_road"]
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Any, *, next_games: NextGames) -> None:
+    """``resume``; ``next_games``: the road of a match's next games after the resumed one."""
     resume = subparsers.add_parser(
         "resume",
         help=_("finish a game whose process died, from its transcript"),
@@ -107,7 +121,7 @@ def register(subparsers: Any) -> None:
     resume.add_argument("--ascii", action="store_true", help=_("plain-ASCII cards (7S, not 7♠)"))
     add_web_args(resume)
     group_options(resume)
-    resume.set_defaults(func=with_options(_resume))
+    resume.set_defaults(func=with_options(partial(_resume, next_games=next_games)))
 
 
 @dataclass(frozen=True)
@@ -120,12 +134,19 @@ class _Stored:
     audit: str
 
 
-def _resume(opts: GameOptions) -> int:
-    road = resume_road(opts, fallback=False)
+def _resume(opts: GameOptions, *, next_games: NextGames) -> int:
+    road = resume_road(opts, fallback=False, next_games=next_games)
     return road if isinstance(road, int) else run_game(opts, road)
 
 
-def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
+def come_back_road(next_games: NextGames) -> ComeBack:
+    """The come-back road that ``host``, ``join`` and ``play`` pass into
+    :func:`~._lifecycle.run_game`: the unfinished game goes on, and a new game starts
+    when it cannot (:data:`~._lifecycle.GONE`)."""
+    return partial(resume_road, fallback=True, next_games=next_games)
+
+
+def resume_road(opts: GameOptions, *, fallback: bool, next_games: NextGames) -> Road | int:
     """The road of ``opts.transcript``'s game, as stored beside it: both sides rebuilt
     in this process (a ``play`` game) or a network game's side (``fallback``: the
     command run again goes on with a new game when this one cannot, :data:`GONE`)."""
@@ -154,7 +175,7 @@ def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
     try:
         meta = read_meta(path)
         if meta.get("role") == "play":
-            return _LocalResume(path, meta)
+            return _LocalResume(path, meta, next_games)
         role = {"host": Player.P1, "join": Player.P0}[meta["role"]]
         ruleset = Ruleset.from_dict(meta["ruleset"])
         stored = _Stored(role, ruleset, str(meta["name"]), str(meta["audit"]))
@@ -172,7 +193,7 @@ def resume_road(opts: GameOptions, *, fallback: bool) -> Road | int:
             file=sys.stderr,
         )
         return 2
-    return _NetworkResume(path, meta, stored, fallback=fallback)
+    return _NetworkResume(path, meta, next_games, stored, fallback=fallback)
 
 
 def _transcript(opts: GameOptions) -> Path | None:
@@ -194,8 +215,8 @@ class _Resume(Road):
     """A game that goes on from its transcript: the settings from the meta stored
     beside it; after it, a match goes on with the command that started it."""
 
-    def __init__(self, path: Path, meta: dict[str, Any]) -> None:
-        self.path, self.meta = path, meta
+    def __init__(self, path: Path, meta: dict[str, Any], next_games: NextGames) -> None:
+        self.path, self.meta, self.next_games = path, meta, next_games
         self.match: MatchRecord | None = None
         self.goes_on = False
 
@@ -229,7 +250,7 @@ class _Resume(Road):
         return self._next_games(self.match)
 
     def _next_games(self, record: MatchRecord) -> Next | int:
-        return _match_road(self.meta, record, port=self.meta.get("port"))
+        return _match_road(self.meta, record, self.next_games, port=self.meta.get("port"))
 
 
 class _NetworkResume(_Resume):
@@ -237,9 +258,15 @@ class _NetworkResume(_Resume):
     port (and registers with its relay again) so that the invite still works."""
 
     def __init__(
-        self, path: Path, meta: dict[str, Any], stored: _Stored, *, fallback: bool
+        self,
+        path: Path,
+        meta: dict[str, Any],
+        next_games: NextGames,
+        stored: _Stored,
+        *,
+        fallback: bool,
     ) -> None:
-        super().__init__(path, meta)
+        super().__init__(path, meta, next_games)
         self.stored, self.new_game_if_gone = stored, fallback
         self.invite: Invite | None = None
         self.clocks = GameSettings()
@@ -360,13 +387,11 @@ class _LocalResume(_Resume):
     """A ``play`` game: both sides died with the process; both are rebuilt here."""
 
     def seat(self, opts: GameOptions) -> Seat | int:
-        from truc_p2p.cli._play import _opponent_key_path, _opponent_path
-
         path, meta = self.path, self.meta
         try:
             ruleset = Ruleset.from_dict(meta["ruleset"])
             ident = load_identity(opts.identity or meta["identity"])
-            self.bot_ident = load_identity(_opponent_key_path(path))
+            self.bot_ident = load_identity(opponent_key_path(path))
             self.mine, self.theirs = (
                 restore_game(
                     transcript,
@@ -378,7 +403,7 @@ class _LocalResume(_Resume):
                 )
                 for transcript, key, name, role in (
                     (path, ident.key, "name", Player.P0),
-                    (_opponent_path(path), self.bot_ident.key, "bot_name", Player.P1),
+                    (opponent_path(path), self.bot_ident.key, "bot_name", Player.P1),
                 )
             )
         except LocalProtocolError as exc:  # another key or a damaged secret beside it
@@ -414,10 +439,8 @@ class _LocalResume(_Resume):
         return None
 
     async def game(self, table: Table, stop: trio.Event) -> GameOutcome | int:
-        from truc_p2p.cli._play import _play_locally
-
         mine, theirs = self.mine, self.theirs
-        outcome = await _play_locally(
+        outcome = await play_locally(
             mine.session,
             theirs.session,
             table.player,
@@ -432,7 +455,8 @@ class _LocalResume(_Resume):
         return replace(outcome, transcript=self.path)
 
     def _next_games(self, record: MatchRecord) -> Next | int:
-        return _match_road(self.meta, record, port=None, keys=(self.ident, self.bot_ident.key))
+        keys = (self.ident, self.bot_ident.key)
+        return _match_road(self.meta, record, self.next_games, port=None, keys=keys)
 
 
 #: The endings of a resume that leave room for a new game.
@@ -543,6 +567,7 @@ def _stored_clocks(meta: dict[str, Any], path: Path) -> GameSettings | int:
 def _match_road(
     meta: dict[str, Any],
     record: MatchRecord,
+    next_games: NextGames,
     *,
     port: object,
     keys: tuple[Identity, SigningKey] | None = None,
@@ -550,11 +575,6 @@ def _match_road(
     """After ``resume`` finished a game of a match: the road of the next games, as
     the command that started the match would have played them (the host on the
     same port)."""
-    from truc_p2p.cli import build_parser
-    from truc_p2p.cli._host import HostRoad
-    from truc_p2p.cli._join import JoinRoad
-    from truc_p2p.cli._play import PlayRoad
-
     argv = meta.get("argv")
     if not isinstance(argv, list) or not argv or argv[0] not in ("host", "join", "play"):
         print(
@@ -565,8 +585,7 @@ def _match_road(
             )
         )
         return 1
-    args = build_parser(argv[0]).parse_args([str(a) for a in argv])
-    opts = replace(GameOptions.from_args(args), argv=tuple(str(a) for a in argv))
+    opts, road = next_games([str(a) for a in argv], keys)
     if opts.command == "host" and isinstance(port, int):
         opts = replace(opts, port=port)
     left = record.games - len(record.played)
@@ -577,7 +596,4 @@ def _match_road(
             left,
         )
     )
-    road: Road = PlayRoad(keys) if opts.command == "play" else JoinRoad()
-    if opts.command == "host":
-        road = HostRoad()
     return opts, road, record

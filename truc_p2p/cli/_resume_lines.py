@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from truc_p2p.cli._comeback import opponent_name, resume_command
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.transcript import being_written
-from truc_p2p.ui import _, ngettext
 
 __all__ = [
     "cannot_continue",

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from truc_p2p.cli._comeback import OLD_GAMES, opponent_name, resume_command, unfinished_report
 from truc_p2p.history import default_games_folder
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.net import read_meta
 from truc_p2p.transcript import being_written
-from truc_p2p.ui import _, ngettext
 
 __all__ = ["Unfinished", "pick_unfinished", "unfinished_games"]
 

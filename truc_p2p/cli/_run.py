@@ -9,8 +9,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from truc_p2p.i18n import _
 from truc_p2p.rules import Player
-from truc_p2p.ui import _
 
 if TYPE_CHECKING:  # imported where used
     import trio

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import functools
 
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.net import HostSettings
-from truc_p2p.ui import _, ngettext
 
 __all__ = ["match_differs", "settings_words"]
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.ui import _, ngettext
+from truc_p2p.i18n import _, ngettext
 
 __all__ = ["register"]
 

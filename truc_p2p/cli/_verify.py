@@ -28,14 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from truc_p2p.evidence import check_evidence_file
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
 from truc_p2p.transcript import scan_transcript_file
-from truc_p2p.ui import (
+from truc_p2p.verdict import (
     EXIT_STATUS,
-    _,
     damage_line,
     evidence_said,
-    ngettext,
     scan_json,
     verify_summary,
     with_damage,

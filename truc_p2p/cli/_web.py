@@ -12,13 +12,9 @@ from typing import Any, Protocol
 import trio
 
 from truc_p2p.cli._common import transcript_report
+from truc_p2p.i18n import _
 from truc_p2p.net import GameOutcome, Invite
-from truc_p2p.ui import (
-    WebPlayer,
-    _,
-    bind_table,
-    serve_table,
-)
+from truc_p2p.ui import WebPlayer, bind_table, serve_table
 from truc_p2p.ui import final_message as ui_final_message
 
 #: ``final_message``'s default: verify the transcript now.

@@ -45,21 +45,27 @@ from truc_p2p.deck._errors import (
     WrongPositionError,
 )
 from truc_p2p.deck._schedule import HAND_SIZE, N_CARDS, Role, positions
-from truc_p2p.deck.legacy_v1._audit import AuditReport, audit_hand
-from truc_p2p.deck.legacy_v1._encoding import card_encodings
 from truc_p2p.deck.legacy_v1._group import canonical_key
-from truc_p2p.deck.legacy_v1._record import HandRecord
-from truc_p2p.deck.legacy_v1._secrets import commitment, new_seed
 from truc_p2p.deck.v2._record import DeckReportV2, HandRecordV2
 from truc_p2p.deck.v2._verify import HandVerifierV2, verify_hand_v2
 
 if TYPE_CHECKING:
+    from truc_p2p.deck.legacy_v1._audit import AuditReport, audit_hand
+    from truc_p2p.deck.legacy_v1._encoding import card_encodings
+    from truc_p2p.deck.legacy_v1._record import HandRecord
+    from truc_p2p.deck.legacy_v1._secrets import commitment, new_seed
     from truc_p2p.deck.legacy_v1._steps import DeckSide, OpCounts
     from truc_p2p.deck.v2._side import DeckSideV2
 
-#: The two sides of a deal load on first use: verifying a transcript needs only
-#: the public checks (the audit and the v2 hand verifier).
+#: The two sides of a deal and deck v1 load on first use: verifying a transcript
+#: needs only the public checks (the v2 hand verifier; deck v1's audit for a v1 game).
 _LAZY = {
+    "AuditReport": "truc_p2p.deck.legacy_v1._audit",
+    "audit_hand": "truc_p2p.deck.legacy_v1._audit",
+    "card_encodings": "truc_p2p.deck.legacy_v1._encoding",
+    "HandRecord": "truc_p2p.deck.legacy_v1._record",
+    "commitment": "truc_p2p.deck.legacy_v1._secrets",
+    "new_seed": "truc_p2p.deck.legacy_v1._secrets",
     "DeckSide": "truc_p2p.deck.legacy_v1._steps",
     "OpCounts": "truc_p2p.deck.legacy_v1._steps",
     "DeckSideV2": "truc_p2p.deck.v2._side",

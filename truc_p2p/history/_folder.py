@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from truc_p2p.ui import N_
+from truc_p2p.i18n import N_
 
 __all__ = ["GAMES_FOLDER_HELP", "default_games_folder"]
 

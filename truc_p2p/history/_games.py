@@ -1,4 +1,5 @@
-"""``truc-p2p games [DIR]``: the games in a folder, newest first, and a record per opponent.
+"""The games in a folder, newest first, and a record per opponent (``truc-p2p games``,
+:mod:`truc_p2p.cli._games`, lists them).
 
 Every transcript in the folder is read and verified.  The default folder is
 the person's own (``games`` in the data folder that also keeps the identity,
@@ -13,10 +14,6 @@ key is new each game); connections that never reached the deal are counted,
 not listed.  "You" is the player whose secret (or ``.meta.json``) lies beside
 the transcript.  ``--web`` shows the list on a page where each game opens its
 replay (:mod:`._games_web`).
-
-Exit status: 0 when every game file was read; 1 when the list was printed
-but some file could not be read (each named on one line); 2 when the folder
-is missing or cannot be read, or the page cannot be served.
 """
 
 from __future__ import annotations
@@ -28,14 +25,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.history._folder import GAMES_FOLDER_HELP, default_games_folder
 from truc_p2p.history._match import MATCH_FORMAT
 from truc_p2p.history._record import GameFile, UnreadableGame, read_game
-from truc_p2p.history._replay import port_number
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.rules import Player
-from truc_p2p.ui import _, bot_player_name, ngettext
+from truc_p2p.ui import bot_player_name
 
-__all__ = ["MatchFile", "game_row", "list_games", "read_matches", "records_of", "register"]
+__all__ = [
+    "LEGACY_FOLDER",
+    "GameGroup",
+    "MatchFile",
+    "Opponent",
+    "abandons_of",
+    "game_json",
+    "game_row",
+    "grouped",
+    "list_games",
+    "match_heading",
+    "read_matches",
+    "record_line",
+    "records_of",
+    "started",
+]
 
 #: Files the commands write beside a transcript, never transcripts themselves.
 SKIPPED_SUFFIXES = (".secret", ".meta.json", ".away.json", ".key", ".tmp", ".opponent")
@@ -45,39 +56,6 @@ FP = 16
 MATCH_FILE = re.compile(r"^match-[0-9a-f]+\.json$")
 #: Where commands wrote transcripts before the per-person default (a relative folder).
 LEGACY_FOLDER = Path("games")
-
-
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "games",
-        help=_("list the games in a folder: date, opponent, result, verified; record per opponent"),
-        description=_(
-            "List the game transcripts in DIR (default: your games folder, and games/ "
-            "in the current folder if there is one), newest first, the games of a match "
-            "together, and your record against each opponent (one per bot level). Exit 0 "
-            "when every file was read, 1 when some file could not be read (named on its own "
-            "line), 2 when DIR is missing or unreadable."
-        ),
-    )
-    parser.add_argument(
-        "dir",
-        nargs="?",
-        default=None,
-        metavar="DIR",
-        help=_(GAMES_FOLDER_HELP, path=str(default_games_folder()).replace("%", "%%")),
-    )
-    parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
-    web = parser.add_argument_group(_("web page"))
-    web.add_argument(
-        "--web", action="store_true", help=_("show the list in your browser, each game a replay")
-    )
-    web.add_argument(
-        "--web-port", type=port_number, default=0, metavar="N", help=_("port on 127.0.0.1")
-    )
-    web.add_argument("--no-browser", action="store_true", help=_("with --web: only print the URL"))
-    from truc_p2p.history._games_list import games_command
-
-    parser.set_defaults(func=games_command)
 
 
 def _candidates(folder: Path) -> list[Path]:
@@ -172,7 +150,7 @@ def list_games(
 
 
 @dataclass(frozen=True)
-class _Opponent:
+class Opponent:
     name: str
     fingerprint: str
     #: the level of a ``play`` bot (its key is new each game: the level is the opponent)
@@ -190,13 +168,13 @@ class _Opponent:
         return _("{name} ({fp})", name=self.name, fp=self.fingerprint[:FP])
 
 
-def _opponent(game: GameFile) -> _Opponent | None:
+def _opponent(game: GameFile) -> Opponent | None:
     if game.owner is None or len(game.report.players) < 2:
         return None
     info = game.report.players[game.owner.other]
     if game.bot is not None:
-        return _Opponent(bot_player_name(game.bot), info.fingerprint, game.bot)
-    return _Opponent(info.name, info.fingerprint)
+        return Opponent(bot_player_name(game.bot), info.fingerprint, game.bot)
+    return Opponent(info.name, info.fingerprint)
 
 
 def started(game: GameFile) -> bool:
@@ -274,9 +252,9 @@ def _status_text(game: GameFile) -> str:
     }[game.status]
 
 
-def records_of(games: list[GameFile]) -> list[tuple[_Opponent, int, int]]:
+def records_of(games: list[GameFile]) -> list[tuple[Opponent, int, int]]:
     """(opponent, won, lost) over the finished games that verify, most played first."""
-    tally: dict[str, tuple[_Opponent, int, int]] = {}
+    tally: dict[str, tuple[Opponent, int, int]] = {}
     for game in games:
         opp, word = _opponent(game), _result_word(game)
         if opp is None or word is None or not game.verifies:
@@ -286,10 +264,10 @@ def records_of(games: list[GameFile]) -> list[tuple[_Opponent, int, int]]:
     return sorted(tally.values(), key=lambda r: (-(r[1] + r[2]), r[0].name))
 
 
-def abandons_of(games: list[GameFile]) -> dict[str, tuple[_Opponent, int]]:
-    """Opponent key (:attr:`_Opponent.key`) -> (opponent, the games whose chain verifies up to the
+def abandons_of(games: list[GameFile]) -> dict[str, tuple[Opponent, int]]:
+    """Opponent key (:attr:`Opponent.key`) -> (opponent, the games whose chain verifies up to the
     abort where it abandoned us), as our transcripts say: unconfirmed (wire.md 13.4)."""
-    tally: dict[str, tuple[_Opponent, int]] = {}
+    tally: dict[str, tuple[Opponent, int]] = {}
     for game in games:
         opp = _opponent(game)
         # the chain verifies up to the abort (an aborted game never "verifies")
@@ -302,7 +280,7 @@ def abandons_of(games: list[GameFile]) -> dict[str, tuple[_Opponent, int]]:
     return tally
 
 
-def _game_json(game: GameFile, match: str | None = None) -> dict[str, Any]:
+def game_json(game: GameFile, match: str | None = None) -> dict[str, Any]:
     report = game.report
     opp = _opponent(game)
     me = None
@@ -359,7 +337,7 @@ def _checked_text(game: GameFile) -> str:
     return {"yes": _("yes"), "so far": _("so far"), "no": _("NO")}[game.checked]
 
 
-def record_line(opp: _Opponent, won: int, lost: int, left: int = 0) -> str:
+def record_line(opp: Opponent, won: int, lost: int, left: int = 0) -> str:
     """ "against bob (…): won 2 games, lost 1 game" in the language in use."""
     facts = {
         "name": opp.text(),
@@ -377,7 +355,7 @@ def record_line(opp: _Opponent, won: int, lost: int, left: int = 0) -> str:
 
 
 @dataclass(frozen=True)
-class _Group:
+class GameGroup:
     """One line of the history: a game alone, or a match and its games."""
 
     games: list[GameFile]
@@ -389,18 +367,18 @@ class _Group:
         return newest.when, newest.path.name
 
 
-def _grouped(games: list[GameFile], matches: list[MatchFile]) -> list[_Group]:
+def grouped(games: list[GameFile], matches: list[MatchFile]) -> list[GameGroup]:
     """The games, newest first, those of a match together (in the order played)
     under the match, placed by its latest game."""
     by_name = {g.path.name: g for g in games}
-    groups: list[_Group] = []
+    groups: list[GameGroup] = []
     taken: set[str] = set()
     for match in matches:
         members = [by_name[n] for n in match.transcripts if n in by_name and n not in taken]
         if members:
             taken.update(g.path.name for g in members)
-            groups.append(_Group(members, match))
-    groups += [_Group([g]) for g in games if g.path.name not in taken]
+            groups.append(GameGroup(members, match))
+    groups += [GameGroup([g]) for g in games if g.path.name not in taken]
     groups.sort(key=lambda grp: grp.when, reverse=True)
     return groups
 

@@ -18,7 +18,7 @@ from truc_p2p.history._record import GameFile
 from truc_p2p.history._replay_own import own_hands
 from truc_p2p.history._replay_steps import build_replay
 from truc_p2p.history._replay_web import PageLanguage, menu_json, replay_json, serve_page
-from truc_p2p.ui import _, current
+from truc_p2p.i18n import _, current
 
 __all__ = ["HistoryTable", "serve_history"]
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from truc_p2p.i18n import N_, _, ngettext
 from truc_p2p.protocol import (
     RemoteProtocolError,
     Series,
@@ -27,8 +28,7 @@ from truc_p2p.protocol import (
     verify_transcript,
 )
 from truc_p2p.rules import Player
-from truc_p2p.transcript import read_transcript
-from truc_p2p.ui import N_, _, ngettext
+from truc_p2p.transcript import read_transcript, verify_transcript_file
 
 __all__ = [
     "MATCH_FORMAT",
@@ -338,7 +338,7 @@ def _checked_game(
     file = path.parent / name
     try:
         data = file.read_bytes()
-        envelopes = read_transcript(file)
+        scan, report = verify_transcript_file(file, torn=False)
     except (OSError, ValueError) as exc:
         raise MatchError(
             N_("game {no}: cannot read {name}: {reason}"), no=no, name=name, reason=exc
@@ -349,7 +349,6 @@ def _checked_game(
             no=no,
             name=name,
         )
-    report = verify_transcript(envelopes)
     if not report.valid:
         raise MatchError(
             N_("game {no}: {name} does not verify: {reason}"),
@@ -371,7 +370,7 @@ def _checked_game(
         raise MatchError(N_("game {no}: the record's first dealer is not the transcript's"), no=no)
     if not _same_int(entry.get("winner"), report.winner):
         raise MatchError(N_("game {no}: the record's winner is not the transcript's"), no=no)
-    return report, envelopes
+    return report, scan.envelopes
 
 
 def verify_match(path: Path) -> MatchReport:

@@ -32,7 +32,7 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.protocol._values import nonce_is_from
 from truc_p2p.rules import Action, Event, Game, Phase, Player, RulesError, Ruleset
-from truc_p2p.transcript import scan_transcript_file
+from truc_p2p.transcript import verify_transcript_file
 
 __all__ = [
     "Checked",
@@ -219,12 +219,11 @@ def read_game(path: str | os.PathLike[str]) -> GameFile:
     or is not a transcript (never anything else for a bad file)."""
     where = Path(path)
     try:
-        scan = scan_transcript_file(where)
+        scan, report = verify_transcript_file(where)
     except OSError as exc:
         raise UnreadableGame(where, exc.strerror or str(exc)) from None
     except (TranscriptFormatError, ValueError) as exc:
         raise UnreadableGame(where, str(exc)) from None
-    report = verify_transcript(scan.envelopes)
     messages = []
     for raw in scan.envelopes:
         try:

@@ -10,9 +10,10 @@ never what deck v1's audit discloses.  Each deal and each move is one
 "you" being the owner of the transcript), what the verifier established at
 that message (shuffle proven, card opened with a proof...), and the table as
 :class:`truc_p2p.ui._table.TableModel` derives it from the owner's seat: the same model
-that renders live play and a resumed game, fed the trick and hand endings
-as they come.  Both players' transcripts of one game give the same steps,
-told from the other side.
+that renders live play and a resumed game, fed each deal and the engine's
+events of each move through ``TableModel.feed``, the fold of live play, so a
+step's lines are the words the live screens said.  Both players' transcripts
+of one game give the same steps, told from the other side.
 
 In the replay of one's own transcript the owner's hand is shown face up.
 With its own cards of every deal (:func:`._replay_own.own_hands`: its session
@@ -23,7 +24,7 @@ deal on, the cards it never played too.  Without them (no secret or key beside
 it, or they do not match), a step holds the owner's cards it plays later in the
 deal, which the transcript shows; the opponent's unplayed cards never appear.
 
-The terminal (:mod:`._replay`) and the web page (:mod:`._replay_web`) are
+The terminal (``truc-p2p replay``) and the web page (:mod:`._replay_web`) are
 two views of these steps.
 """
 
@@ -33,19 +34,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from truc_p2p.history._record import GameFile, Move, public_moves
-from truc_p2p.protocol import CardsDealt
+from truc_p2p.i18n import _, ngettext
+from truc_p2p.protocol import CardsDealt, GameStarted
 from truc_p2p.rules import (
-    Acted,
     ActionKind,
     Card,
     Game,
-    GameEnded,
     Player,
-    RoundEnded,
-    RulesetError,
-    TrickEnded,
 )
-from truc_p2p.ui import TableModel, TableView, Voice, _, ngettext
+from truc_p2p.ui import TableModel, TableView, Voice
 
 __all__ = ["Replay", "ReplayStep", "build_replay"]
 
@@ -91,18 +88,33 @@ class Replay:
         return starts
 
 
-def _next_value(game: Game) -> int | None:
-    try:
-        return game.ruleset.next_value(game.round_value)
-    except RulesetError:
-        return None
-
-
 def _at(text: str, message: int | None) -> str:
     """``text`` with the transcript message it rests on."""
     if message is None:
         return text
     return _("{what} (message {n})", what=text, n=message)
+
+
+def _started(record: GameFile, voice: Voice, me: Player) -> GameStarted | None:
+    """The game's start as ``me``'s session told it (``None`` before the coin); the
+    opponent named as ``voice`` names it (told apart when both names are the same)."""
+    report, ruleset = record.report, record.ruleset()
+    if ruleset is None or report.first_dealer is None or len(report.players) < 2:
+        return None
+    try:
+        game_id = bytes.fromhex(report.game_id or "")
+    except ValueError:  # the lines never show it: only the start's record keeps it
+        game_id = b""
+    return GameStarted(
+        game_id=game_id,
+        me=me,
+        peer_name=voice.names[me.other],
+        peer_fingerprint=report.players[me.other].fingerprint,
+        ruleset=ruleset,
+        audit=report.audit_mode or "",
+        first_dealer=Player(report.first_dealer),
+        deck=report.deck or "v1",
+    )
 
 
 class _OutOfStep(Exception):
@@ -136,10 +148,9 @@ class _Builder:
             names=dict(voice.names),
             spectator=voice.me is None,
         )
-        ruleset, first = record.ruleset(), record.report.first_dealer
-        if self.own is not None and ruleset is not None and first is not None:
-            # the owner's view, as in live play: its cards dealt, every move pushed
-            self.model.game = Game(ruleset, first_dealer=Player(first), view=me)
+        started = _started(record, voice, me)
+        if started is not None:  # the game's start, as the session said it live
+            self.model.feed(started)  # (the owner's view: its cards dealt, moves pushed)
 
     def held(self, game: Game) -> dict[str, int]:
         return {"me": game.hand_size(self.me), "opp": game.hand_size(self.me.other)}
@@ -154,18 +165,17 @@ class _Builder:
             raise _OutOfStep
         return view
 
-    def dealt(self, move: Move) -> None:
-        """A deal: the model is dealt the owner's cards when they are known."""
+    def own_cards(self, move: Move) -> tuple[Card, ...]:
+        """The owner's cards of this deal, when they are known (else none)."""
         if self.own is None:
             self.model.game = None  # the spectator's game comes with the step's view
-            self.model.dealt((), redeal=move.redeal)
-            return
+            return ()
         if not self.own:
             raise _OutOfStep
         cards = self.own.pop(0)
         if cards.round_no != move.hand or cards.redeal != move.redeal:
             raise _OutOfStep
-        self.model.dealt(cards.cards, redeal=move.redeal)
+        return cards.cards
 
     def deal_proof(self, hand: int, redeal: bool) -> str:
         deck = self.record.deck
@@ -207,23 +217,20 @@ class _Builder:
 
     def deal(self, move: Move) -> None:
         game = move.before
-        self.model.last_trick = None
-        h = move.hand + 1
-        if move.redeal:
-            text = _("hand {hand}: the cards are dealt again, face down", hand=h)
-        elif self.voice.is_me(game.dealer):
-            text = _("hand {hand}: you deal", hand=h)
-        else:
-            text = _("hand {hand}: {name} deals", hand=h, name=self.voice.names[game.dealer])
-        if not move.redeal:
+        if not move.redeal:  # a new hand: the last one's result leaves the table
             self.model.hand_result = None
-        self.dealt(move)
+        assert game.dealer is not None
+        dealt = CardsDealt(
+            round_no=move.hand, dealer=game.dealer, cards=self.own_cards(move), redeal=move.redeal
+        )
+        lines = self.model.feed(dealt)  # the same fold as live play
+        self.model.last_trick = None
         view = self.view(game)
         self.steps.append(
             ReplayStep(
                 hand=move.hand,
                 kind="deal",
-                lines=(self.voice.out(text),),
+                lines=tuple(line.text for line in lines),
                 proof=self.voice.out(self.deal_proof(move.hand, move.redeal)),
                 message=None,
                 view=view,
@@ -237,37 +244,14 @@ class _Builder:
         return view.hand if self.own is not None and self.voice.me is not None else ()
 
     def move(self, move: Move) -> None:
-        before, voice, model = move.before, self.voice, self.model
-        if move.action.kind is ActionKind.PLAY:
-            model.last_trick = None
-        if self.own is not None:  # the owner's view plays it too (the same line)
-            lines = [model.acted(Acted(player=move.player, action=move.action))]
-        else:
-            lines = [
-                voice.acted(
-                    move.player,
-                    move.action,
-                    value=move.after.round_value,
-                    to=_next_value(before),
-                    rest=before.pending is ActionKind.REST,
-                )
-            ]
+        model = self.model
+        if self.own is None:
+            model.game = None  # the lines come from the tally; the view from ``move.after``
+        # the engine's events of the move (Acted first), fed as in live play: the
+        # owner's view plays it too, and the lines are the live screens' own
+        lines = [line.text for event in move.events for line in model.feed(event)]
         if move.player is self.me and move.action.card is not None:
             self.own_plays[len(self.steps)] = move.action.card
-        game_over = any(isinstance(e, GameEnded) for e in move.events)
-        for event in move.events:
-            if isinstance(event, TrickEnded):
-                lines.append(model.trick_ended(event))
-            elif isinstance(event, RoundEnded):
-                lines.append(model.round_ended(event, game_over=game_over))
-            elif isinstance(event, GameEnded):
-                model.over = True
-                o = event.outcome
-                lines.append(
-                    voice.game_result(
-                        winner=o.winner, reason=o.reason, scores=o.scores, hand_no=move.hand
-                    )
-                )
         view = self.view(move.after)
         self.steps.append(
             ReplayStep(

@@ -17,8 +17,9 @@ from typing import Any
 
 from truc_p2p.history._record import GameFile
 from truc_p2p.history._replay_steps import Replay, ReplayStep, build_replay
+from truc_p2p.i18n import LANGUAGES, _, current, from_accept_language, use_language
 from truc_p2p.protocol import CardsDealt
-from truc_p2p.ui import LANGUAGES, _, card_json, current, from_accept_language, use_language
+from truc_p2p.ui import card_json
 
 __all__ = ["PageLanguage", "ReplayTable", "menu_json", "replay_json", "serve_replay"]
 

@@ -15,9 +15,9 @@ import trio
 
 from truc_p2p.bots import make_bot
 from truc_p2p.net import BotStrategy, End, GameOutcome, QuitGame, Strategy
-from truc_p2p.protocol import Series, verify_transcript
+from truc_p2p.protocol import Series
 from truc_p2p.rules import Action, ActionKind, Game, Player
-from truc_p2p.transcript import read_transcript
+from truc_p2p.transcript import verify_transcript_file
 
 __all__ = [
     "CASES",
@@ -158,7 +158,7 @@ def reference_strategy(seed: int) -> Strategy:
 def _winner(outcome: GameOutcome) -> Player | None:
     if outcome.transcript is None:
         return None
-    report = verify_transcript(read_transcript(outcome.transcript))
+    _scan, report = verify_transcript_file(outcome.transcript, torn=False)
     return None if report.winner is None else Player(report.winner)
 
 

@@ -22,7 +22,7 @@ from truc_p2p.protocol import (
     verify_transcript,
 )
 from truc_p2p.rules import Player
-from truc_p2p.transcript import read_transcript
+from truc_p2p.transcript import verify_transcript_file
 
 __all__ = ["judge"]
 
@@ -36,10 +36,10 @@ class _Transcript:
 
 def _read(path: Path) -> _Transcript | None:
     try:
-        envelopes = read_transcript(path)
+        scan, report = verify_transcript_file(path, torn=False)
     except (OSError, ValueError):
         return None
-    return _Transcript(path, envelopes, verify_transcript(envelopes))
+    return _Transcript(path, scan.envelopes, report)
 
 
 def _peer_transcripts(

@@ -8,18 +8,12 @@ from typing import Any
 from urllib.parse import unquote
 
 from truc_p2p.bots import LEVELS
+from truc_p2p.i18n import LANGUAGES, _, from_accept_language, use_language
 from truc_p2p.net import End, GameOutcome, HostSettings, Invite, InviteError, parse_host_port
 from truc_p2p.protocol import encode_transcript, fingerprint, verify_transcript
 from truc_p2p.rules import Action, Player
-from truc_p2p.ui import (
-    LANGUAGES,
-    Voice,
-    _,
-    final_message,
-    from_accept_language,
-    use_language,
-    verify_bytes,
-)
+from truc_p2p.ui import Voice, final_message
+from truc_p2p.verdict import verify_bytes
 
 from ._feed import PageFeed
 from ._games import BotGame, NetGame, Restore

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from truc_p2p.bots import make_bot
+from truc_p2p.i18n import _
 from truc_p2p.net import (
     DEFAULT_HEARTBEAT,
     DEFAULT_HELLO_TIMEOUT,
@@ -31,7 +32,7 @@ from truc_p2p.protocol import (
     YourTurn,
 )
 from truc_p2p.rules import Action, Ladder, Player, RestRefused, Ruleset
-from truc_p2p.ui import _, bot_player_name
+from truc_p2p.ui import bot_player_name
 
 from ._feed import PageFeed
 from ._keys import Key, key_from_raw

@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from truc_p2p.i18n import _
 from truc_p2p.net import End, GameOutcome
 from truc_p2p.net._play_endings import conceded
 from truc_p2p.protocol import Series
 from truc_p2p.rules import Player
-from truc_p2p.ui import Voice, _
+from truc_p2p.ui import Voice
 
 __all__ = ["Linked"]
 

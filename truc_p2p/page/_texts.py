@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from truc_p2p.ui import _
+from truc_p2p.i18n import _
 
 __all__ = ["app_texts"]
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from truc_p2p.protocol._control import ResumeClock
 from truc_p2p.protocol._errors import (
     AuditFailedError,
     AuditRefusedError,
@@ -47,23 +46,6 @@ from truc_p2p.protocol._errors import (
     UnexpectedMessageError,
     VersionMismatchError,
     WrongGameError,
-)
-from truc_p2p.protocol._events import (
-    CLOSED,
-    NEED_DATA,
-    AnyEvent,
-    AuditPassed,
-    CardsDealt,
-    GameFinished,
-    GameResult,
-    GameStarted,
-    PeerAborted,
-    PeerResigned,
-    Refused,
-    Resignation,
-    Resumed,
-    SessionEvent,
-    YourTurn,
 )
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
@@ -107,17 +89,59 @@ from truc_p2p.protocol._wire import (
 )
 
 if TYPE_CHECKING:
+    from truc_p2p.protocol._control import ResumeClock
+    from truc_p2p.protocol._events import (
+        CLOSED,
+        NEED_DATA,
+        AnyEvent,
+        AuditPassed,
+        CardsDealt,
+        GameFinished,
+        GameResult,
+        GameStarted,
+        PeerAborted,
+        PeerResigned,
+        Refused,
+        Resignation,
+        Resumed,
+        SessionEvent,
+        YourTurn,
+    )
     from truc_p2p.protocol._session import Session
+
+#: The session's names load on first use: the verifier (``truc-p2p verify``) needs
+#: neither the session nor its events, and starts faster without them.
+_LAZY = {
+    "ResumeClock": "truc_p2p.protocol._control",
+    "CLOSED": "truc_p2p.protocol._events",
+    "NEED_DATA": "truc_p2p.protocol._events",
+    "AnyEvent": "truc_p2p.protocol._events",
+    "AuditPassed": "truc_p2p.protocol._events",
+    "CardsDealt": "truc_p2p.protocol._events",
+    "GameFinished": "truc_p2p.protocol._events",
+    "GameResult": "truc_p2p.protocol._events",
+    "GameStarted": "truc_p2p.protocol._events",
+    "PeerAborted": "truc_p2p.protocol._events",
+    "PeerResigned": "truc_p2p.protocol._events",
+    "Refused": "truc_p2p.protocol._events",
+    "Resignation": "truc_p2p.protocol._events",
+    "Resumed": "truc_p2p.protocol._events",
+    "SessionEvent": "truc_p2p.protocol._events",
+    "YourTurn": "truc_p2p.protocol._events",
+    "Session": "truc_p2p.protocol._session",
+}
 
 
 def __getattr__(name: str) -> object:
-    """:class:`Session` loads on first use: reading and verifying transcripts
-    (``truc-p2p verify``) needs neither the session nor the deck sides it drives,
-    and starts faster without them."""
-    if name == "Session":
-        from truc_p2p.protocol._session import Session
+    """The names of :data:`_LAZY` load on first use: reading and verifying transcripts
+    (``truc-p2p verify``) needs neither the session, nor its events, nor the deck
+    sides it drives, and starts faster without them."""
+    if name in _LAZY:
+        import importlib
 
-        return Session
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

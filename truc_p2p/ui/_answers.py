@@ -8,7 +8,7 @@ every language (a keyboard left in English, a habit).
 
 from __future__ import annotations
 
-from truc_p2p.ui._i18n import _
+from truc_p2p.i18n import _
 
 __all__ = ["is_no", "is_yes", "no_word", "yes_word"]
 

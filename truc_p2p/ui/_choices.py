@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.rules import Action, ActionKind, Game, GameEnded, RoundEnded, RulesetError
-from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._texts import action_label
 from truc_p2p.ui._voice import Voice
 

@@ -15,10 +15,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from truc_p2p.i18n import N_, _
 from truc_p2p.net import QuitGame
 from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
 from truc_p2p.rules import DEFAULT_RULESET, Action, Card, Dealt, Event, Game, Player
-from truc_p2p.ui._i18n import N_, _
 from truc_p2p.ui._texts import SURE_REST, help_fitted, help_text
 from truc_p2p.ui._tui import LineSource, TerminalPlayer, parse_choice
 

@@ -18,10 +18,10 @@ from typing import ClassVar, Protocol
 
 import trio
 
+from truc_p2p.i18n import _
 from truc_p2p.net import QuitGame
 from truc_p2p.rules import Action, ActionError, Game
 from truc_p2p.ui._choices import keymap
-from truc_p2p.ui._i18n import _
 from truc_p2p.ui._texts import NOT_NOW, action_label, card_text, help_text
 
 __all__ = ["LineSource", "ScriptedLines", "StdinLines", "parse_choice"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from truc_p2p.ui._i18n import N_, _, ngettext
+from truc_p2p.i18n import N_, _, ngettext
 from truc_p2p.ui._outcome_text import os_error_words, render_outcome
 
 __all__ = ["KINDS", "notice_text", "render_notice"]

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from truc_p2p.i18n import N_, _, ngettext
 from truc_p2p.net import OUTCOME_KINDS, OUTCOME_WHERE
-from truc_p2p.ui._i18n import N_, _, ngettext
-from truc_p2p.ui._verify_text import reason_word
+from truc_p2p.verdict import reason_word
 
 if TYPE_CHECKING:  # pragma: no cover
     from truc_p2p.net import GameOutcome

@@ -4,7 +4,11 @@ Theory of operation
 -------------------
 :class:`TableModel` is fed the game's events (the session's, the rules
 engine's and the network's, exactly as the game loop hands them to its
-``on_event`` hook) and the start and end of each of our turns.  It keeps a
+``on_event`` hook) through :meth:`TableModel.feed`, the one fold: one handler
+per event type (:mod:`._fold`) follows the event and tells it once, as
+:class:`~._fold.Line` values that the terminal, the web table's log, the
+narration and the replay all print.  It is also told the start and end of each
+of our turns.  It keeps a
 mirror of the player's own view of the game (a rules engine with
 ``view=me``), so it knows the table while the opponent thinks, not only at
 our turn; at our turn the session's own view replaces the mirror.
@@ -27,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from truc_p2p.i18n import _
+from truc_p2p.protocol import GameStarted
 from truc_p2p.rules import (
     Acted,
     Action,
@@ -41,13 +47,14 @@ from truc_p2p.rules import (
     TrickEnded,
 )
 from truc_p2p.ui._choices import Choice, choices, keymap, next_value
-from truc_p2p.ui._i18n import _
+from truc_p2p.ui._fold import Line, Tally, handler_for
 from truc_p2p.ui._texts import clock
 from truc_p2p.ui._voice import Voice
 
 __all__ = [
     "Choice",
     "HandResult",
+    "Line",
     "Moment",
     "PendingView",
     "Seat",
@@ -304,16 +311,30 @@ class TableModel:
     last_trick: TrickView | None = None
     hand_result: HandResult | None = None
     over: bool = False
-    last_hand_no: int = 0
-    #: Told to nobody in particular (a replay of someone else's game): no "you".
+    #: Told to nobody in particular (a replay of someone else's game, the demo): no
+    #: "you", and both names are told beforehand.
     spectator: bool = False
+    #: Told to the operator of a bot that plays ``me``: both players by name, the
+    #: scores from ``me``'s side.
+    narrator: bool = False
+    #: The start also says the opponent's key, the game id and the deck.
+    verbose: bool = False
+    #: The hand as the lines tell it (worth, open request, tricks), kept without the mirror.
+    tally: Tally = field(default_factory=Tally)
+    #: The game's start as the session said it (``None`` before it).
+    started: GameStarted | None = None
+    #: The deck's audit: ``"not yet"``, ``"passed"`` (v1's seeds recomputed the decks)
+    #: or ``"proofs"`` (v2: every deal message is proven on arrival).
+    audit: str = "not yet"
+    #: When the opponent's time to come back ends (``now`` time), while the link is down.
+    away_until: float | None = None
+    #: Every line told of this game, in order.
+    log: list[Line] = field(default_factory=list)
     _clock: _Clock = field(default_factory=_Clock)
     #: After a resume: the seconds the opponent's clock leaves our move due and when
     #: it said so (wire.md 13.5: its clock counts); our next turn starts from it.
     _resumed_left: tuple[float, float] | None = None
     _results: int = 0
-    #: Who won each trick of this hand (``None``: spoiled), for the hand's result.
-    _tricks: list[Player | None] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.names:
@@ -321,13 +342,30 @@ class TableModel:
 
     @property
     def voice(self) -> Voice:
-        return Voice(self.names, None if self.spectator else self.me, self.ascii)
+        if self.spectator:
+            return Voice(self.names, None, self.ascii)
+        if self.narrator:
+            return Voice(self.names, None, self.ascii, side=self.me)
+        return Voice(self.names, self.me, self.ascii)
 
     @property
     def opp_name(self) -> str:
         return self.names[self.me.other]
 
-    # -- events ------------------------------------------------------------------
+    # -- the fold ----------------------------------------------------------------
+
+    def feed(self, event: object) -> tuple[Line, ...]:
+        """Take one event: the model follows it (:data:`~._fold.HANDLERS`, one handler
+        per event type) and keeps the lines that tell it; returns those lines.  An
+        event of a type the table does not know changes nothing."""
+        handler = handler_for(type(event))
+        if handler is None:
+            return ()
+        lines = tuple(handler(self, event))
+        self.log.extend(lines)
+        return lines
+
+    # -- what the events change (the fold's handlers call these) ------------------
 
     def start(self, *, me: Player, peer_name: str, game: Game) -> None:
         """The game started: our seat, the opponent's name (told apart from ours)."""
@@ -338,7 +376,6 @@ class TableModel:
         self.game = game
 
     def dealt(self, cards: tuple[Card, ...], *, redeal: bool) -> None:
-        self._tricks = []
         if not redeal:
             self.last_trick = None
         if self.game is not None:
@@ -348,12 +385,10 @@ class TableModel:
                 self.game = None
         self._tick()
 
-    def acted(self, event: Acted) -> str:
-        """Apply a move to the mirror; the line that tells it."""
+    def acted(self, event: Acted) -> None:
+        """Apply a move to the mirror."""
         game = self.game
         action = event.action
-        to = next_value(game) if game is not None else None
-        rest = game is not None and game.pending is ActionKind.REST
         if action.kind is ActionKind.PLAY:
             self.last_trick = None
             if game is not None and game.trick_no == 0 and not game.table:
@@ -362,28 +397,28 @@ class TableModel:
             try:
                 game.push(action, player=event.player)
             except RulesError:
-                self.game = game = None
-        value = game.round_value if game is not None else 0
+                self.game = None
         self._tick()
-        return self.voice.acted(event.player, action, value=value, to=to, rest=rest)
 
     def trick_ended(self, event: TrickEnded) -> str:
-        self._tricks.append(event.winner)
+        """The trick just finished; the line that tells it."""
         self.last_trick = _trick_view(
             event.trick_no, event.leader, event.cards, event.winner, self.voice
         )
         return self.last_trick.text
 
-    def round_ended(self, event: RoundEnded, *, game_over: bool) -> str:
+    def round_ended(
+        self, event: RoundEnded, *, game_over: bool, tricks: list[Player | None]
+    ) -> str:
+        """The hand's result (``tricks``: who won each of its tricks); its text."""
         self._results += 1
-        self.last_hand_no = event.round_no
         text = self.voice.hand_result(
             hand_no=event.round_no,
             winner=event.winner,
             points=event.points,
             reason=event.reason,
             game_over=game_over,
-            tricks=self._tricks,
+            tricks=tricks,
         )
         self.hand_result = HandResult(
             seq=self._results,
@@ -396,10 +431,11 @@ class TableModel:
         return text
 
     def game_ended(self, event: GameEnded) -> str:
+        """The game's end (the hand's result then tells it); its text."""
         self.over = True
         o = event.outcome
         text = self.voice.game_result(
-            winner=o.winner, reason=o.reason, scores=o.scores, hand_no=self.last_hand_no
+            winner=o.winner, reason=o.reason, scores=o.scores, hand_no=self.tally.round_no
         )
         if self.hand_result is not None:
             self.hand_result = HandResult(
@@ -411,6 +447,13 @@ class TableModel:
                 game_over=True,
             )
         return text
+
+    def link_lost(self, seconds_left: float) -> None:
+        """The opponent's link dropped: it has ``seconds_left`` to come back."""
+        self.away_until = self.now() + seconds_left
+
+    def link_back(self) -> None:
+        self.away_until = None
 
     # -- our turns ---------------------------------------------------------------
 

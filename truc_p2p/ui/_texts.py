@@ -14,6 +14,7 @@ import re
 import textwrap
 from typing import TextIO
 
+from truc_p2p.i18n import N_, _, ngettext
 from truc_p2p.rules import (
     Action,
     ActionKind,
@@ -21,7 +22,6 @@ from truc_p2p.rules import (
     Rank,
     Suit,
 )
-from truc_p2p.ui._i18n import N_, _, ngettext
 
 __all__ = [
     "HELP",

@@ -22,30 +22,19 @@ from typing import TextIO
 
 import trio
 
-from truc_p2p.net import NetEvent, QuitGame, TurnClock
-from truc_p2p.protocol import CardsDealt, GameStarted, SessionEvent
-from truc_p2p.rules import (
-    Acted,
-    Action,
-    Event,
-    Game,
-    GameEnded,
-    Player,
-    RoundEnded,
-    TrickEnded,
-)
+from truc_p2p.i18n import _, ngettext
+from truc_p2p.net import NetEvent, QuitGame
+from truc_p2p.protocol import SessionEvent
+from truc_p2p.rules import Action, Event, Game, Player
 from truc_p2p.ui._answers import is_no, is_yes, no_word, yes_word
 from truc_p2p.ui._choices import keymap
-from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._lines import LineSource, ScriptedLines, StdinLines, parse_choice
-from truc_p2p.ui._narrate import Tally, describe
-from truc_p2p.ui._table import TableModel
+from truc_p2p.ui._table import Line, TableModel
 from truc_p2p.ui._texts import (
     HELP,
     fit,
     help_fitted,
     help_text,
-    move_clock_words,
     plain,
     screen_width,
 )
@@ -134,7 +123,9 @@ class TerminalPlayer:
         self.confirm_quit = (
             getattr(lines, "stamped", False) if confirm_quit is None else confirm_quit
         )
-        self.model = TableModel(my_name, move_seconds=move_seconds, ascii=ascii, now=_now)
+        self.model = TableModel(
+            my_name, move_seconds=move_seconds, ascii=ascii, now=_now, verbose=verbose
+        )
         #: Set when the player leaves between its turns (``q`` while the opponent thinks):
         #: the command passes it to the game loop as its ``stop``, a signed resignation.
         self.leave: trio.Event | None = None
@@ -145,7 +136,6 @@ class TerminalPlayer:
         self._pumped = False
         self._choosing = False
         self._confirming = False
-        self.tally = Tally()
         #: When the last trick or hand ended (type-ahead across it is dropped).
         self._boundary: float | None = None
         self._waiting_shown = False
@@ -192,104 +182,45 @@ class TerminalPlayer:
 
     def __call__(self, event: Event | SessionEvent | NetEvent) -> None:
         model = self.model
-        voice = model.voice
-        if isinstance(event, GameStarted):
-            model.start(
-                me=event.me,
-                peer_name=event.peer_name,
-                game=Game(event.ruleset, first_dealer=event.first_dealer, view=event.me),
-            )
-            describe(event, voice, self.tally)  # the tally learns the ruleset
+        before = _progress(model.game)
+        lines = model.feed(event)
+        kinds = {line.kind for line in lines}
+        if "start" in kinds:
             start = getattr(self.lines, "start", None)
             if getattr(self.lines, "stamped", False) and start is not None:
                 start()  # type-ahead is stamped from now on
-            opp = model.opp_name
-            first = (
-                _("you deal first")
-                if event.first_dealer is event.me
-                else _("{name} deals first", name=opp)
-            )
+        if kinds & {"deal", "trick", "hand"}:
+            self._boundary = _now()  # type-ahead across it is dropped
+        for line in lines:
+            self._show(line)
+        if "start" in kinds and self.away_seconds is not None:
+            minutes = max(1, round(self.away_seconds / 60))
             self.write(
-                _(
-                    "playing against {name}, first to {target} points; {first}. Type ? for help.",
-                    name=opp,
-                    target=event.ruleset.target,
-                    first=first,
+                ngettext(
+                    "if your connection drops, you may be away {n} minute in all during the game",
+                    "if your connection drops, you may be away {n} minutes in all during the game",
+                    minutes,
                 )
             )
-            if model.move_seconds is not None:  # said once: the clock of every move
-                self.write(move_clock_words(model.move_seconds))
-            if self.away_seconds is not None:
-                minutes = max(1, round(self.away_seconds / 60))
-                self.write(
-                    ngettext(
-                        "if your connection drops, you may be away {n} minute in all "
-                        "during the game",
-                        "if your connection drops, you may be away {n} minutes in all "
-                        "during the game",
-                        minutes,
-                    )
-                )
-            if self.verbose:
-                self.write(
-                    _(
-                        "({name}'s key {key}…, game {game}, deck {deck})",
-                        name=opp,
-                        key=event.peer_fingerprint[:16],
-                        game=event.game_id.hex()[:16],
-                        deck=event.deck,
-                    )
-                )
-            return
-        if isinstance(event, CardsDealt):
-            model.dealt(event.cards, redeal=event.redeal)
-            self._boundary = _now()
+        if "deal" in kinds or "trick" in kinds:
+            self._after_event()
+        elif "move" in kinds and _progress(model.game) == before:
+            self._after_event()  # else the trick's end says who is next
+
+    def _show(self, line: Line) -> None:
+        """One line of the model's, as the terminal prints it."""
+        if line.kind == "deal":
             self.write("")
-            self.write(
-                model.voice.dealt(
-                    hand_no=event.round_no,
-                    dealer=event.dealer,
-                    holder=model.me,
-                    cards=event.cards,
-                    redeal=event.redeal,
-                )
-            )
-            self._after_event()
-            return
-        if isinstance(event, Acted):
-            self.tally.push(event.action)
-            before = _progress(model.game)
-            line = model.acted(event)
-            self.write(("   " if event.player is model.me else ">> ") + line)
-            if _progress(model.game) == before:  # else the trick's end says who is next
-                self._after_event()
-            return
-        if isinstance(event, TrickEnded):
-            self._boundary = _now()
-            self.write("   " + model.trick_ended(event))
-            self._after_event()
-            return
-        if isinstance(event, RoundEnded):
-            self._boundary = _now()
-            game_over = event.points == 0 and event.winner is not None
-            text = model.round_ended(event, game_over=game_over)
-            if game_over:  # the staked hand's end is the game's: its headline tells it once
-                return
-            text = _("{result} → {score}", result=text, score=model.voice.score(event.scores))
-            self.write("   " + text)
-            return
-        if isinstance(event, GameEnded):
+        if line.kind == "game":
             # the command's end tells the result once (headline, points, transcript);
             # only a game without one (the lesson) says it here
-            ended = model.game_ended(event)
-            self.write("== " + ended if self.tell_game_end else "")
+            self.write(line.mark + line.text if self.tell_game_end else "")
             return
-        if isinstance(event, TurnClock):  # after a resume: the opponent's clock of our move
-            model.resumed(event.seconds_left)
-            return
-        told = describe(event, voice, self.tally, verbose=self.verbose)
-        if told:
-            self.write(told)
+        if line.kind == "hand" and line.ending:
+            return  # the staked hand's end is the game's: its headline tells it once
+        self.write(line.mark + line.text)
+        if line.kind == "start":
+            self.write(_("Type ? for help."))
 
     def _after_event(self) -> None:
         """Say "waiting for Bob (4:59 left)" once each time the turn passes to Bob."""
@@ -568,9 +499,12 @@ class TerminalPlayer:
         """A fresh table for the next game (a rematch or the next game of a match)."""
         model = self.model
         self.model = TableModel(
-            model.my_name, move_seconds=model.move_seconds, ascii=model.ascii, now=_now
+            model.my_name,
+            move_seconds=model.move_seconds,
+            ascii=model.ascii,
+            now=_now,
+            verbose=model.verbose,
         )
-        self.tally = Tally()
         self._boundary = None
         self._waiting_shown = False
         self.concedes = self._concede_next = False

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.rules import Action, ActionKind, Card, GameEndReason, Player, RoundEndReason
-from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._texts import card_text, plain
 
 __all__ = ["Voice"]
@@ -348,26 +348,33 @@ class Voice:
         cards: tuple[Card, ...],
         redeal: bool,
     ) -> str:
-        """ "-- hand 2, Bob deals: you get 7♠ 9♥ A♦" (a redeal says so)."""
-        shown = "  ".join(self.card(c) for c in cards)
+        """ "hand 2, Bob deals: you get 7♠ 9♥ A♦" (a redeal says so); without
+        ``cards`` (a replay that never saw them) "hand 2: Bob deals"."""
         h = hand_no + 1
+        if not cards:
+            if redeal:
+                return self.out(_("hand {hand}: the cards are dealt again, face down", hand=h))
+            if self.is_me(dealer):
+                return self.out(_("hand {hand}: you deal", hand=h))
+            return self.out(_("hand {hand}: {name} deals", hand=h, name=self.names[dealer]))
+        shown = "  ".join(self.card(c) for c in cards)
         deals = _("you deal") if self.is_me(dealer) else _("{name} deals", name=self.names[dealer])
         if self.is_me(holder):
             text = (
                 _(
-                    "-- redeal of hand {hand}, {deals}: you get {cards}",
+                    "redeal of hand {hand}, {deals}: you get {cards}",
                     hand=h,
                     deals=deals,
                     cards=shown,
                 )
                 if redeal
-                else _("-- hand {hand}, {deals}: you get {cards}", hand=h, deals=deals, cards=shown)
+                else _("hand {hand}, {deals}: you get {cards}", hand=h, deals=deals, cards=shown)
             )
         else:
             who = self.names[holder]
             text = (
                 _(
-                    "-- redeal of hand {hand}, {deals}: {name} gets {cards}",
+                    "redeal of hand {hand}, {deals}: {name} gets {cards}",
                     hand=h,
                     deals=deals,
                     name=who,
@@ -375,7 +382,7 @@ class Voice:
                 )
                 if redeal
                 else _(
-                    "-- hand {hand}, {deals}: {name} gets {cards}",
+                    "hand {hand}, {deals}: {name} gets {cards}",
                     hand=h,
                     deals=deals,
                     name=who,

@@ -15,26 +15,9 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from truc_p2p.bots import LEVELS
-from truc_p2p.net import PeerDisconnected, PeerReconnected, TurnClock
-from truc_p2p.protocol import (
-    AuditPassed,
-    CardsDealt,
-    GameStarted,
-    SessionEvent,
-)
-from truc_p2p.rules import (
-    Acted,
-    Action,
-    ActionError,
-    Event,
-    Game,
-    GameEnded,
-    Player,
-    RoundEnded,
-    TrickEnded,
-)
-from truc_p2p.ui._i18n import LANGUAGES, _, current, from_accept_language, use_language
-from truc_p2p.ui._narrate import Tally, describe
+from truc_p2p.i18n import LANGUAGES, _, current, from_accept_language, use_language
+from truc_p2p.protocol import SessionEvent
+from truc_p2p.rules import Action, ActionError, Event, Game, Player
 from truc_p2p.ui._table import TableModel, TableView, seat
 from truc_p2p.ui._texts import move_clock_words
 
@@ -81,16 +64,12 @@ class TableFeed:
         self.lang_pinned = lang_pinned
         self.move_seconds = move_seconds
         self.model = TableModel(my_name, move_seconds=move_seconds, now=self._now)
-        self.tally = Tally()
         self.publisher: Publisher | None = None
-        self._started: dict[str, Any] | None = None
         self._log: deque[dict[str, Any]] = deque(maxlen=LOG_SIZE)
         #: The events of the games whose lines are in the log (the last is this game's),
         #: and how many lines each said: the log is told again in another language.
         self._games: list[list[object]] = [[]]
         self._said: list[int] = [0]
-        self._audit = "not yet"
-        self._disconnect_deadline: float | None = None
         self._final: dict[str, Any] | None = None
         #: The end screen's texts and the match line made again in the language in use
         #: (after a change of language).
@@ -152,7 +131,7 @@ class TableFeed:
             if result is not None
             else None
         )
-        message["audit"] = self._audit
+        message["audit"] = self.model.audit
         message["lesson"] = self.lesson
         # the clock of every move, said at the start as the terminal says it
         seconds = self.model.move_seconds
@@ -212,8 +191,8 @@ class TableFeed:
         if self.asking_level:
             messages.append({"type": "levels", "ask": True, "level": self.level})
         messages += [self.state(), *self._log]
-        if self._disconnect_deadline is not None:
-            left = max(0.0, self._disconnect_deadline - self._now())
+        if self.model.away_until is not None:
+            left = max(0.0, self.model.away_until - self._now())
             messages.append({"type": "peer_disconnected", "seconds_left": left})
         if self._final is not None:
             messages.append(self._final)
@@ -240,39 +219,42 @@ class TableFeed:
         self._push()
 
     def _on_event(self, event: object) -> None:
-        # a lost or restored link: the countdown on the table, and its line in the log
-        # as the terminal says it (told again in another language with the rest)
-        if isinstance(event, PeerDisconnected):
-            self.on_disconnect(event.seconds_left)
-        if isinstance(event, PeerReconnected):
-            self.on_reconnect()
-        if isinstance(event, TurnClock):  # after a resume: the opponent's clock of our move
-            self.model.resumed(event.seconds_left)
-            return
+        # the model follows the event and tells it; the page is sent what it holds
         self._games[-1].append(event)
-        if isinstance(event, GameStarted):
-            self._started = {
-                "me": self.my_name,
-                "opp": event.peer_name,  # as the table names it: set below
-                "opp_fingerprint": event.peer_fingerprint,
-                "game_id": event.game_id.hex(),
-                "target": event.ruleset.target,
-                "ruleset": event.ruleset.to_dict(),
-                "audit_mode": event.audit,
-                "deck": event.deck,
-                "first_dealer": seat(event.first_dealer, event.me),
-            }
-            if event.deck == "v2":  # every deal message is proven on arrival: nothing to audit
-                self._audit = "proofs"
-        elif isinstance(event, AuditPassed):
-            self._audit = "passed"
-        heading = self._game_heading(self.game_no) if isinstance(event, GameStarted) else None
-        if heading is not None:  # the log tells each game of a series apart
-            self._say(heading, "game")
-        for who, text in _lines(event, self.model, self.tally):
-            self._say(text, who)
-        if isinstance(event, GameStarted) and self._started is not None:
-            self._started["opp"] = self.model.opp_name
+        lines = self.model.feed(event)
+        for line in lines:
+            if line.kind == "start":  # the log tells each game of a series apart
+                heading = self._game_heading(self.game_no)
+                if heading is not None:
+                    self._say(heading, "game")
+            self._say(line.text, line.who)
+        if any(line.kind == "link" for line in lines):  # the countdown on the table
+            self._tell_link()
+
+    def _tell_link(self) -> None:
+        away = self.model.away_until
+        if away is not None:
+            self._send({"type": "peer_disconnected", "seconds_left": away - self._now()})
+        else:
+            self._send({"type": "peer_reconnected"})
+
+    @property
+    def _started(self) -> dict[str, Any] | None:
+        """The game's start as the page shows it (``None`` before it)."""
+        event = self.model.started
+        if event is None:
+            return None
+        return {
+            "me": self.my_name,
+            "opp": self.model.opp_name,  # as the table names it
+            "opp_fingerprint": event.peer_fingerprint,
+            "game_id": event.game_id.hex(),
+            "target": event.ruleset.target,
+            "ruleset": event.ruleset.to_dict(),
+            "audit_mode": event.audit,
+            "deck": event.deck,
+            "first_dealer": seat(event.first_dealer, event.me),
+        }
 
     def _relog(self) -> None:
         """Say the log again in the language now in use: the events of the games whose
@@ -281,13 +263,13 @@ class TableFeed:
         model = TableModel(self.my_name, move_seconds=self.move_seconds)
         first = self.game_no - len(self._games) + 1  # the number of the oldest game kept
         for number, events in enumerate(self._games, start=first):
-            model, tally = TableModel(self.my_name, move_seconds=self.move_seconds), Tally()
+            model = TableModel(self.my_name, move_seconds=self.move_seconds)
             for event in events:
-                heading = self._game_heading(number) if isinstance(event, GameStarted) else None
-                if heading is not None:
-                    lines.append({"type": "log", "who": "game", "text": heading})
-                for who, text in _lines(event, model, tally):
-                    lines.append({"type": "log", "who": who, "text": text})
+                for line in model.feed(event):
+                    heading = self._game_heading(number) if line.kind == "start" else None
+                    if heading is not None:
+                        lines.append({"type": "log", "who": "game", "text": heading})
+                    lines.append({"type": "log", "who": line.who, "text": line.text})
         self._log = deque(lines, maxlen=LOG_SIZE)
         # what the table still shows of the last trick and hand, in the new language
         self.model.last_trick = model.last_trick
@@ -421,14 +403,15 @@ class TableFeed:
     # -- disconnection countdown and the end -----------------------------------------
 
     def on_disconnect(self, seconds_left: float) -> None:
-        """The opponent's connection dropped; it has ``seconds_left`` to come back."""
-        self._disconnect_deadline = self._now() + seconds_left
-        self._send({"type": "peer_disconnected", "seconds_left": seconds_left})
+        """The opponent's connection dropped; it has ``seconds_left`` to come back
+        (the countdown only: :class:`~truc_p2p.net.PeerDisconnected` tells it too)."""
+        self.model.link_lost(seconds_left)
+        self._tell_link()
 
     def on_reconnect(self) -> None:
         """The opponent is back."""
-        self._disconnect_deadline = None
-        self._send({"type": "peer_reconnected"})
+        self.model.link_back()
+        self._tell_link()
 
     def show_levels(self, ask: bool) -> None:
         """The start panel: offer the bot's levels (``ask``) or stop offering them."""
@@ -449,14 +432,10 @@ class TableFeed:
         turn = self.model.turn  # turns go on counting: game 1's last click is stale
         self.model = TableModel(self.my_name, move_seconds=self.move_seconds, now=self._now)
         self.model.turn = turn
-        self.tally = Tally()
         self.concedes = False
-        self._started = None
         self._final = None
         self._final_retell = None
         self._match_retell = None
-        self._disconnect_deadline = None
-        self._audit = "not yet"
         self.match_line = match_line
         self.game_no += 1
         self._games.append([])
@@ -483,61 +462,7 @@ class TableFeed:
         self._final_retell = retell
         self.model.end_turn()
         self.model.over = True
-        self._disconnect_deadline = None
+        self.model.away_until = None
         self._final = {"type": "final", **final}  # show_match adds this game's match line
         self._push()
         self._send(self._final)
-
-
-def _lines(event: object, model: TableModel, tally: Tally) -> list[tuple[str, str]]:
-    """Feed ``event`` to ``model`` (and ``tally``); the log lines that tell it, each with
-    who it is about (``me``, ``opp`` or ``info``), in the language now in use."""
-    if isinstance(event, GameStarted):
-        model.start(
-            me=event.me,
-            peer_name=event.peer_name,
-            game=Game(event.ruleset, first_dealer=event.first_dealer, view=event.me),
-        )
-        describe(event, model.voice, tally)
-        first = (
-            _("you deal first")
-            if event.first_dealer is event.me
-            else _("{name} deals first", name=model.opp_name)
-        )
-        said = [
-            (
-                "info",
-                _(
-                    "playing {name}, first to {target} points; {first}",
-                    name=model.opp_name,
-                    target=event.ruleset.target,
-                    first=first,
-                ),
-            )
-        ]
-        if model.move_seconds is not None:  # the clock of every move, as the terminal says
-            said.append(("info", move_clock_words(model.move_seconds)))
-        return said
-    if isinstance(event, CardsDealt):
-        model.dealt(event.cards, redeal=event.redeal)
-        hand = event.round_no + 1
-        text = (
-            _("redeal of hand {hand}", hand=hand) if event.redeal else _("hand {hand}", hand=hand)
-        )
-        return [("info", text)]
-    if isinstance(event, Acted):
-        tally.push(event.action)
-        return [("me" if event.player is model.me else "opp", model.acted(event))]
-    if isinstance(event, TrickEnded):
-        return [("info", model.trick_ended(event))]
-    if isinstance(event, RoundEnded):
-        game_over = event.points == 0 and event.winner is not None
-        return [("info", model.round_ended(event, game_over=game_over))]
-    if isinstance(event, GameEnded):
-        return [("info", model.game_ended(event))]
-    if isinstance(event, AuditPassed):
-        return [("info", _("deck audit passed: the shuffle was fair"))]
-    line = describe(event, model.voice, tally)  # type: ignore[arg-type]
-    if line:
-        return [("opp" if line.startswith("!!") else "info", line.lstrip("=!. "))]
-    return []

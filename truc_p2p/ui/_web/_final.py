@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from truc_p2p.i18n import _, ngettext
 from truc_p2p.rules import Player
-from truc_p2p.ui._i18n import _, ngettext
 from truc_p2p.ui._outcome_text import headline as headline_text
 from truc_p2p.ui._outcome_text import headline_key, outcome_text, score_label
-from truc_p2p.ui._verdict import verdict_words
 from truc_p2p.ui._voice import Voice
+from truc_p2p.verdict import verdict_words
 
 if TYPE_CHECKING:
     from truc_p2p.net import GameOutcome

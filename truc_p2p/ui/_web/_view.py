@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from truc_p2p.i18n import LANGUAGES, _, current
 from truc_p2p.rules import ALL_CARDS, Action, Card, Game, Player, Suit
-from truc_p2p.ui._i18n import LANGUAGES, _, current
 from truc_p2p.ui._table import Choice, TableView, TrickView, build_view, choices, seat
 from truc_p2p.ui._texts import NOT_NOW, card_name, help_text, rank_text
 from truc_p2p.ui._voice import Voice

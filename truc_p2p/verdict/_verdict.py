@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from truc_p2p.i18n import _, english
 from truc_p2p.protocol import (
     FRAME_HEADER,
     TranscriptFormatError,
@@ -15,8 +16,7 @@ from truc_p2p.protocol import (
     scan_transcript,
     verify_transcript,
 )
-from truc_p2p.ui._i18n import _, english
-from truc_p2p.ui._verify_text import (
+from truc_p2p.verdict._words import (
     EDITED,
     damage_line,
     evidence_said,

@@ -1,6 +1,10 @@
-"""The ``truc-p2p games`` command itself (:mod:`._games` registers it and reads the
-files): which folders it lists, and the listing as a table, as JSON or served on
-a page (:mod:`._games_web`).
+"""``truc-p2p games [DIR]``: the games in a folder, newest first, and a record per
+opponent (:mod:`truc_p2p.history` reads and groups the files): which folders it lists,
+and the listing as a table, as JSON or served on a page.
+
+Exit status: 0 when every game file was read; 1 when the list was printed
+but some file could not be read (each named on one line); 2 when the folder
+is missing or cannot be read, or the page cannot be served.
 """
 
 from __future__ import annotations
@@ -14,16 +18,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from truc_p2p.history._folder import default_games_folder
-from truc_p2p.history._games import (
+from truc_p2p.cli._replay import port_number
+from truc_p2p.history import (
+    GAMES_FOLDER_HELP,
     LEGACY_FOLDER,
+    GameFile,
+    GameGroup,
     MatchFile,
-    _game_json,
-    _Group,
-    _grouped,
-    _Opponent,
+    Opponent,
+    UnreadableGame,
     abandons_of,
+    default_games_folder,
+    game_json,
     game_row,
+    grouped,
     list_games,
     match_heading,
     read_matches,
@@ -31,13 +39,43 @@ from truc_p2p.history._games import (
     records_of,
     started,
 )
-from truc_p2p.history._record import GameFile, UnreadableGame
-from truc_p2p.ui import N_, _, ngettext
+from truc_p2p.i18n import N_, _, ngettext
 
-__all__ = ["games_command"]
+__all__ = ["games_command", "register"]
 
 
-def _print_table(groups: list[_Group]) -> None:
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "games",
+        help=_("list the games in a folder: date, opponent, result, verified; record per opponent"),
+        description=_(
+            "List the game transcripts in DIR (default: your games folder, and games/ "
+            "in the current folder if there is one), newest first, the games of a match "
+            "together, and your record against each opponent (one per bot level). Exit 0 "
+            "when every file was read, 1 when some file could not be read (named on its own "
+            "line), 2 when DIR is missing or unreadable."
+        ),
+    )
+    parser.add_argument(
+        "dir",
+        nargs="?",
+        default=None,
+        metavar="DIR",
+        help=_(GAMES_FOLDER_HELP, path=str(default_games_folder()).replace("%", "%%")),
+    )
+    parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    web = parser.add_argument_group(_("web page"))
+    web.add_argument(
+        "--web", action="store_true", help=_("show the list in your browser, each game a replay")
+    )
+    web.add_argument(
+        "--web-port", type=port_number, default=0, metavar="N", help=_("port on 127.0.0.1")
+    )
+    web.add_argument("--no-browser", action="store_true", help=_("with --web: only print the URL"))
+    parser.set_defaults(func=games_command)
+
+
+def _print_table(groups: list[GameGroup]) -> None:
     # Translators: column headings of the games list: "hands" is how many hands the
     # game lasted, "state" finished / unfinished / resumable, "verified" yes / so far / NO
     header = (_("date"), _("opponent"), _("result"), _("hands"), _("state"), _("verified"))
@@ -179,10 +217,10 @@ def games_command(args: argparse.Namespace) -> int:
     never = [g for g in games if not started(g)]
     games = [g for g in games if started(g)]
     games.sort(key=lambda g: (g.when, g.path.name), reverse=True)
-    groups = _grouped(games, history.matches)
+    groups = grouped(games, history.matches)
     records = records_of(games)
     if args.web:
-        from truc_p2p.history._games_web import serve_history
+        from truc_p2p.history import serve_history
 
         for b in bad:
             print(
@@ -219,8 +257,8 @@ def games_command(args: argparse.Namespace) -> int:
 
 def _history_json(
     history: _History,
-    groups: list[_Group],
-    records: list[tuple[_Opponent, int, int]],
+    groups: list[GameGroup],
+    records: list[tuple[Opponent, int, int]],
     never: list[GameFile],
 ) -> dict[str, Any]:
     """The ``--json`` object: the games by match, the matches, the record per opponent."""
@@ -228,7 +266,7 @@ def _history_json(
     return {
         "folder": str(history.folder),
         "also": [str(f) for f in history.older],
-        "games": [_game_json(g, match_of.get(g.path.name)) for grp in groups for g in grp.games],
+        "games": [game_json(g, match_of.get(g.path.name)) for grp in groups for g in grp.games],
         "matches": [
             {
                 "file": str(grp.match.path),
@@ -262,8 +300,8 @@ def _history_json(
 def _print_history(
     folder: Path,
     games: list[GameFile],
-    groups: list[_Group],
-    records: list[tuple[_Opponent, int, int]],
+    groups: list[GameGroup],
+    records: list[tuple[Opponent, int, int]],
     never: list[GameFile],
 ) -> None:
     """The text listing: the table, the record per opponent, the counts."""

@@ -51,7 +51,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 __all__ = [
@@ -63,6 +62,7 @@ __all__ = [
     "_",
     "completeness",
     "current",
+    "decimal",
     "english",
     "from_accept_language",
     "from_environment",
@@ -238,6 +238,8 @@ def install_argparse() -> None:
 
 
 def _locale_file(*parts: str) -> bytes | None:
+    from importlib import resources  # only for a catalog: English needs none (start-up)
+
     node = resources.files("truc_p2p").joinpath("locale", *parts)
     try:
         return node.read_bytes()

@@ -4,10 +4,10 @@ In the terminal it reads whole lines, so it works the same from a pipe:
 Enter shows the next step, ``n`` / ``p`` the next / previous hand, a number
 jumps to that hand, ``q`` (or the end of input) quits; ``--all`` prints the
 whole replay at once.  ``--web`` shows the same steps on a page in the
-browser (:mod:`._replay_web`).  Only cards that were played are ever shown,
+browser (:func:`truc_p2p.history.serve_replay`).  Only cards that were played are ever shown,
 and in the replay of one's own transcript one's own hand: whole when the secret
-and key beside it rebuild the game (:mod:`._replay_own`), else the cards played
-later in the deal (see :mod:`._replay_steps`).
+and key beside it rebuild the game (:func:`truc_p2p.history.own_hands`), else the cards played
+later in the deal (see :func:`truc_p2p.history.build_replay`).
 
 Exit status: 0 when the replay was shown and the transcript verifies; 1 when
 it was shown but the transcript does not verify (unfinished, cut, or a
@@ -22,10 +22,15 @@ import sys
 import textwrap
 from typing import Any, TextIO
 
-from truc_p2p.history._record import UnreadableGame, read_game
-from truc_p2p.history._replay_own import own_hands
-from truc_p2p.history._replay_steps import Replay, ReplayStep, build_replay
-from truc_p2p.ui import N_, _, ngettext, use_ascii
+from truc_p2p.history import (
+    Replay,
+    ReplayStep,
+    UnreadableGame,
+    build_replay,
+    own_hands,
+    read_game,
+)
+from truc_p2p.i18n import N_, _, ngettext, use_ascii
 
 __all__ = ["port_number", "register", "render_step"]
 
@@ -252,7 +257,7 @@ def _replay(args: argparse.Namespace) -> int:
     replay = build_replay(record, ascii=use_ascii(args.ascii), own=own)
     status = 0 if replay.valid else 1
     if args.web:
-        from truc_p2p.history._replay_web import serve_replay
+        from truc_p2p.history import serve_replay
 
         served = serve_replay(
             record,

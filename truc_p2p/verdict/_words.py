@@ -17,9 +17,9 @@ import re
 from typing import Final
 
 from truc_p2p.evidence import EvidenceCheck
+from truc_p2p.i18n import N_, _, ngettext
 from truc_p2p.protocol import VerifyReport
 from truc_p2p.transcript import TranscriptScan
-from truc_p2p.ui._i18n import N_, _, ngettext
 
 __all__ = ["damage_line", "evidence_said", "reason_word", "verify_headline", "verify_summary"]
 
