@@ -61,6 +61,7 @@ from truc_p2p.protocol._pipeline import Pipeline
 from truc_p2p.protocol._resignations import Resignations
 from truc_p2p.protocol._rulebook import handler as rulebook_handler
 from truc_p2p.protocol._state import (
+    ACTION_STAGES,
     FIRST_DEAL_STAGES,
     INTERJECTIONS,
     Cond,
@@ -484,6 +485,33 @@ class HandPlay:
             payload["pos"] = pos
             payload[hand.card_field] = hand.show(pos)
         return payload
+
+    def action_message(self, action: Action) -> tuple[str, dict[str, Any]]:
+        """The type and payload of the message that carries our (legal) ``action`` now:
+        an ``action`` or ``v2action`` (with the pipelined ``open`` when it ends the
+        hand, :func:`~._judge.open_due`), or the deal message it rides on
+        (``deck4``, ``v2deck3``)."""
+        game = self.game
+        assert game is not None
+        payload = self.own_action_payload(action)
+        mtype = ACTION_STAGES[self.stage]
+        after = game.copy()
+        events = after.push(action)
+        if mtype == MessageType.V2ACTION and open_due(
+            events, self.me, after, predeal=self.pipeline.on_chain
+        ):
+            payload["open"] = self.pipeline.take_open_shares()
+        if mtype == MessageType.DECK4:
+            v1 = self.cur_v1
+            assert v1.pending_d4 is not None
+            (deck, keys), v1.pending_d4 = v1.pending_d4, None
+            return mtype, {"deck": list(deck), "keys": keys, "action": payload}
+        if mtype == MessageType.V2DECK3:
+            v2 = self.cur_v2
+            assert v2.pending_d3 is not None
+            shares, v2.pending_d3 = v2.pending_d3, None
+            return mtype, {**self.hand_field(self.hand), "shares": shares, "action": payload}
+        return mtype, payload
 
     def _play_action(self, env: Envelope, payload: dict[str, Any], mine: bool) -> None:
         game, hand = self.game, self.cur

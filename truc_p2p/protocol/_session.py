@@ -76,7 +76,7 @@ from truc_p2p.protocol._events import (
     SessionEvent,
 )
 from truc_p2p.protocol._hello import FEATURES, Agreed, Announced, Feature, Negotiation
-from truc_p2p.protocol._judge import check_turn, open_due
+from truc_p2p.protocol._judge import check_turn
 from truc_p2p.protocol._link import Link
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
@@ -455,29 +455,7 @@ class Session:
                 raise LocalProtocolError(f"illegal action {action}: {exc}") from exc
             raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
         play.make_owed_predeal()  # it goes first on the chain
-        payload = play.own_action_payload(action)
-        mtype = ACTION_STAGES[self.stage]
-        after = game.copy()
-        events = after.push(action)
-        if mtype == MessageType.V2ACTION and open_due(
-            events, self.me, after, predeal=play.pipeline.on_chain
-        ):
-            payload["open"] = play.pipeline.take_open_shares()
-        if mtype == MessageType.DECK4:
-            hand = play.cur_v1
-            pending = hand.pending_d4
-            assert pending is not None
-            deck, keys = pending
-            hand.pending_d4 = None
-            self._emit(mtype, {"deck": list(deck), "keys": keys, "action": payload})
-        elif mtype == MessageType.V2DECK3:
-            hand2 = play.cur_v2
-            shares = hand2.pending_d3
-            assert shares is not None
-            hand2.pending_d3 = None
-            self._emit(mtype, {**play.hand_field(play.hand), "shares": shares, "action": payload})
-        else:
-            self._emit(mtype, payload)
+        self._emit(*play.action_message(action))
         return self.data_to_send()
 
     @property
