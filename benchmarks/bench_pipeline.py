@@ -21,7 +21,7 @@ from typing import Any
 
 from truc_p2p.bots import make_bot
 from truc_p2p.memory_pair import make_pair, run_pair
-from truc_p2p.protocol import decode_envelope
+from truc_p2p.protocol import SessionOptions, decode_envelope
 from truc_p2p.protocol._wire import Envelope
 from truc_p2p.rules import Player, Ruleset
 
@@ -61,10 +61,8 @@ def run(pipeline: bool, games: int, target: int) -> dict[str, Any]:
         names = BOTS[seed % len(BOTS)]
         records: list[bytes] = []
         sessions = make_pair(
-            ruleset=Ruleset(target=target),
+            SessionOptions(ruleset=Ruleset(target=target), deck="v2", pipeline=pipeline),
             records=(records.append, None),
-            deck="v2",
-            pipeline=pipeline,
         )
         bots = {p: make_bot(names[int(p)], seed * 2 + int(p)) for p in Player}
         start = time.process_time()

@@ -24,6 +24,7 @@ from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
     Session,
+    SessionOptions,
     YourTurn,
     decode_envelope,
     frame,
@@ -40,7 +41,7 @@ _HAND_TYPES = ("deck1", "deck2", "deck3", "deck4", "action", "v2deck1", "v2deck2
 
 def _play(seed: int, deck: str) -> dict[str, Any]:
     transcript: list[bytes] = []
-    sessions = make_pair(records=(transcript.append, None), deck=deck)
+    sessions = make_pair(SessionOptions(deck=deck), records=(transcript.append, None))
     bots = {p: make_bot("heuristic", seed * 2 + p) for p in (Player.P0, Player.P1)}
     cpu = {Player.P0: 0.0, Player.P1: 0.0}
 

@@ -7,7 +7,7 @@ gradient ascent, anchored so that ``random`` is 0 when it plays).  Run::
 
     nice -n 15 python benchmarks/bot_levels.py --games 200 --jobs 2
 
-Prints a Markdown table (the one in the README).
+Prints a Markdown table (the one in docs/bots.md).
 """
 
 from __future__ import annotations

@@ -55,6 +55,7 @@ from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     DEFAULT_DEAD_AFTER,
     DEFAULT_HEARTBEAT,
+    Clocks,
     End,
     GameSettings,
     PeerDisconnected,
@@ -63,7 +64,7 @@ from truc_p2p.net import (
     Storage,
     join_game,
 )
-from truc_p2p.protocol import GameStarted, verify_transcript
+from truc_p2p.protocol import GameStarted, SessionOptions, verify_transcript
 from truc_p2p.rules import Ruleset
 from truc_p2p.transcript import read_transcript
 
@@ -89,11 +90,8 @@ def _check(game: ProxiedGame, failures: list[str], what: str) -> None:
 async def _run(rounds: int, flood: int, quick: bool) -> dict[str, Any]:
     heartbeat, dead_after = (0.2, 1.0) if quick else (DEFAULT_HEARTBEAT, DEFAULT_DEAD_AFTER)
     settings = GameSettings(
-        ruleset=Ruleset(target=2),
-        turn_timeout=60,
-        grace=60,
-        heartbeat=heartbeat,
-        dead_after=dead_after,
+        session=SessionOptions(ruleset=Ruleset(target=2)),
+        clocks=Clocks(turn_timeout=60, grace=60, heartbeat=heartbeat, dead_after=dead_after),
     )
     failures: list[str] = []
     noticed: list[float] = []
@@ -120,8 +118,14 @@ async def _run(rounds: int, flood: int, quick: bool) -> dict[str, Any]:
                 Path(tmp) / f"storm{i}",
                 flips={"down": ["v2action"]},
                 sticky=True,
-                host_settings=GameSettings(ruleset=Ruleset(target=2), grace=storm_grace),
-                join_settings=GameSettings(ruleset=Ruleset(target=2), grace=storm_grace),
+                host_settings=GameSettings(
+                    session=SessionOptions(ruleset=Ruleset(target=2)),
+                    clocks=Clocks(grace=storm_grace),
+                ),
+                join_settings=GameSettings(
+                    session=SessionOptions(ruleset=Ruleset(target=2)),
+                    clocks=Clocks(grace=storm_grace),
+                ),
                 seed=i + 1,
             )
             answered = sum(isinstance(e, PeerReconnected) for e in game.host_events)
@@ -155,7 +159,7 @@ async def _run(rounds: int, flood: int, quick: bool) -> dict[str, Any]:
                 hosting(
                     strategy=bot(1),
                     identity=SigningKey.generate(),
-                    settings=GameSettings(ruleset=Ruleset(target=2)),
+                    settings=GameSettings(session=SessionOptions(ruleset=Ruleset(target=2))),
                     storage=Storage(out_dir=Path(tmp) / f"fh{i}"),
                 ) as (invite, _),
                 trio.open_nursery() as nursery,
@@ -174,7 +178,7 @@ async def _run(rounds: int, flood: int, quick: bool) -> dict[str, Any]:
                     invite,
                     bot(2),
                     identity=SigningKey.generate(),
-                    settings=GameSettings(ruleset=Ruleset(target=2)),
+                    settings=GameSettings(session=SessionOptions(ruleset=Ruleset(target=2))),
                     storage=Storage(out_dir=Path(tmp) / f"fj{i}", fsync=False),
                     report=Reporting(on_event=on_event),
                 )

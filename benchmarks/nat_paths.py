@@ -3,7 +3,7 @@ and what the relay pays per game.  Needs root, ``ip`` and ``nft``.
 
     sudo .venv/bin/python benchmarks/nat_paths.py [--runs 3] [--json]
 
-For every topology the script builds the namespaces of ``tests/net/netns.py``
+For every topology the script builds the namespaces of ``tests/helpers/netns.py``
 (an "internet" 198.18.0.0/15 with the relay at 198.18.0.1:4456, homes 10.N.0.0/24
 behind nftables masquerade routers that drop unsolicited inbound traffic),
 runs ``truc-p2p relay``, ``host --relay`` and ``join`` as processes, and reads
@@ -25,9 +25,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "net"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # helpers
 
-from netns import Lab, start_host, start_join, start_relay, unavailable
+from helpers.netns import Lab, start_host, start_join, start_relay, unavailable
 
 TOPOLOGIES = {
     "port-preserving NATs": {"a": False, "b": False, "lan": False},

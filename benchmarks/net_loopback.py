@@ -30,14 +30,16 @@ from truc_p2p.bots import make_bot
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     BotStrategy,
+    Clocks,
     Invite,
+    PlayOptions,
     open_game,
     play_game,
     prepare_game,
     serve_game,
     transcript_path,
 )
-from truc_p2p.protocol import decode_envelope, fingerprint
+from truc_p2p.protocol import SessionOptions, decode_envelope, fingerprint
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
 
@@ -53,14 +55,14 @@ async def host(games: int, out: Path, fsync: bool) -> None:
                     identity=key,
                     role=Player.P1,
                     transcript=transcript_path(out, f"host-{g}"),
-                    name="host",
                     fsync=fsync,
+                    options=SessionOptions(name="host"),
                 )
                 outcome = await play_game(
                     stream,
                     local.session,
                     BotStrategy(make_bot("heuristic", 2 * g + 1)),
-                    turn_timeout=30,
+                    PlayOptions(clocks=Clocks(turn_timeout=30)),
                 )
                 local.close()
                 cpu = time.process_time() - cpu0
@@ -87,15 +89,16 @@ async def join(invite: Invite, games: int, out: Path, fsync: bool) -> None:
                 identity=key,
                 role=Player.P0,
                 transcript=path,
-                name="joiner",
                 fsync=fsync,
+                options=SessionOptions(name="joiner"),
             )
             outcome = await play_game(
                 stream,
                 local.session,
                 BotStrategy(make_bot("heuristic", 2 * g)),
-                turn_timeout=30,
-                expected_fingerprint=invite.fingerprint,
+                PlayOptions(
+                    clocks=Clocks(turn_timeout=30), expected_fingerprint=invite.fingerprint
+                ),
             )
             local.close()
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu0

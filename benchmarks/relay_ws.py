@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # helper
 from helpers.net import bot, new_session
 from helpers.ws import open_ws, running_relay, ws_attach, ws_join, ws_register
 
-from truc_p2p.net import Invite, connect, open_rendezvous, play_game
+from truc_p2p.net import Invite, PlayOptions, connect, open_rendezvous, play_game
 from truc_p2p.net._relay_wire import MAGIC, Msg, encode, encode_addrs, read_message
 from truc_p2p.rules import Player
 
@@ -80,8 +80,10 @@ async def _game(pairing: str, seed: int) -> tuple[float, int, bool]:
                         streams[me],
                         sessions[me],
                         bot(seed + int(me), "random"),
-                        expected_fingerprint=(
-                            None if me is Player.P1 else sessions[Player.P1].fingerprint
+                        PlayOptions(
+                            expected_fingerprint=None
+                            if me is Player.P1
+                            else sessions[Player.P1].fingerprint
                         ),
                     )
                 valid.append(outcome.valid)

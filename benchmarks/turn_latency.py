@@ -20,13 +20,13 @@ import time
 
 from truc_p2p.bots import make_bot
 from truc_p2p.memory_pair import make_pair
-from truc_p2p.protocol import CLOSED, NEED_DATA, YourTurn
+from truc_p2p.protocol import CLOSED, NEED_DATA, SessionOptions, YourTurn
 from truc_p2p.rules import Player, Ruleset
 
 
 def game(seed: int) -> list[float]:
     """Milliseconds of CPU before each turn of one game, both players."""
-    sessions = make_pair(ruleset=Ruleset(target=12), pipeline=True)
+    sessions = make_pair(SessionOptions(ruleset=Ruleset(target=12), pipeline=True))
     bots = {p: make_bot("heuristic", seed * 2 + int(p)) for p in Player}
     inbox = {p: sessions[p.other].data_to_send() for p in Player}
     waits: list[float] = []

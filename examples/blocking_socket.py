@@ -25,6 +25,7 @@ from truc_p2p.protocol import (
     PeerKeyMismatchError,
     RemoteProtocolError,
     Session,
+    SessionOptions,
     YourTurn,
 )
 from truc_p2p.rules import Player
@@ -63,8 +64,8 @@ def new_session(role: Player, name: str, expect: str | None = None) -> Session:
         identity=key,
         role=role,
         secret=secrets.token_bytes(32),
-        name=name,
         expected_peer_fingerprint=expect,
+        options=SessionOptions(name=name),
     )
 
 

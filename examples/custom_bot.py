@@ -17,7 +17,7 @@ import sys
 import trio
 
 from truc_p2p.identity import Identity
-from truc_p2p.net import GameSettings, Storage, join_game
+from truc_p2p.net import Clocks, GameSettings, SessionOptions, Storage, join_game
 from truc_p2p.rules import Action, ActionKind, Game
 
 
@@ -42,7 +42,9 @@ async def main(invite: str, out: str) -> int:
         invite,
         HighCardBot(),
         identity=Identity.ephemeral().key,
-        settings=GameSettings(name="highcard", turn_timeout=30),
+        settings=GameSettings(
+            session=SessionOptions(name="highcard"), clocks=Clocks(turn_timeout=30)
+        ),
         storage=Storage(out_dir=out),
     )
     print(outcome.summary())

@@ -47,6 +47,7 @@ from truc_p2p.protocol import (
     STAGES,
     TRANSITIONS,
     Session,
+    SessionOptions,
     YourTurn,
     decode_envelope,
     frame,
@@ -222,15 +223,17 @@ def wire_vector(
             identity=keys[p],
             role=p,
             secret=secrets[p],
-            ruleset=ruleset,
-            name=names[p],
             record=transcript.append if p is Player.P0 else None,
-            deck=deck,
-            pipeline=pipeline if deck == "v2" else None,
-            resign=False,  # these vectors predate resignation: no feature tag in the nonce
-            early=early if deck == "v2" else None,
-            rest_final=rest_final,
-            early_redeal=early_redeal,
+            options=SessionOptions(
+                ruleset=ruleset,
+                name=names[p],
+                deck=deck,
+                pipeline=pipeline if deck == "v2" else None,
+                resign=False,  # these vectors predate resignation: no feature tag in the nonce
+                early=early if deck == "v2" else None,
+                rest_final=rest_final,
+                early_redeal=early_redeal,
+            ),
         )
         for p in (Player.P0, Player.P1)
     }
@@ -507,14 +510,16 @@ def resign_vector() -> dict[str, Any]:
             identity=keys[p],
             role=p,
             secret=secrets[p],
-            ruleset=PIPELINED_RULESET,
-            name=names[p],
             record=transcripts[p].append,
-            deck="v2",
-            pipeline=True,
-            early=False,  # the vector predates early cards
-            rest_final=False,  # and the rest-final rule: its nonce announces resignation only
-            early_redeal=False,  # and early redeal cards
+            options=SessionOptions(
+                ruleset=PIPELINED_RULESET,
+                name=names[p],
+                deck="v2",
+                pipeline=True,
+                early=False,  # the vector predates early cards
+                rest_final=False,  # and the rest-final rule: its nonce announces resignation only
+                early_redeal=False,  # and early redeal cards
+            ),
         )
         for p in (Player.P0, Player.P1)
     }

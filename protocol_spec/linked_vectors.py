@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from truc_p2p.crypto import SigningKey
-from truc_p2p.protocol import NEED_DATA, FrameBuffer, GameStarted, Series, Session
+from truc_p2p.protocol import NEED_DATA, FrameBuffer, GameStarted, Series, Session, SessionOptions
 from truc_p2p.protocol._values import first_dealer_from_coins, parse_options
 from truc_p2p.protocol._wire import decode_envelope
 from truc_p2p.rules import Player
@@ -48,10 +48,11 @@ def _start(series: Series | None, tag: str) -> dict[str, Any]:
             identity=SigningKey.from_bytes(_digest(f"key/{p}")),
             role=Player(p),
             secret=_digest(f"secret/{tag}/{p}"),
-            name=NAMES[p],
-            series=series,
-            rest_final=False,  # the vector predates the rest-final feature bit
-            early_redeal=False,  # and the early-redeal one
+            # the vector predates the rest-final feature bit
+            # and the early-redeal one
+            options=SessionOptions(
+                name=NAMES[p], series=series or Series(), rest_final=False, early_redeal=False
+            ),
         )
         for p in (0, 1)
     ]

@@ -41,6 +41,7 @@ from truc_p2p.protocol import (
     ResumeClock,
     Resumed,
     Session,
+    SessionOptions,
     YourTurn,
     decode_envelope,
     refusal,
@@ -116,16 +117,22 @@ def _play(
             identity=keys[p],
             role=p,
             secret=secrets[p],
-            ruleset=ruleset,
-            name=("alice", "bob")[p],
             record=transcripts[p].append,
-            deck=deck,
-            pipeline=deck == "v2",
-            resign=False,  # these vectors predate resignation: no feature tag in the nonce
-            early=False if deck == "v2" else None,  # the vectors predate early cards
-            rest_final=False,  # and the rest-final rule (wire.md section 6b)
-            early_redeal=False,  # and early redeal cards (wire.md section 6a)
-            resume_clock=clock is not None,
+            # these vectors predate resignation: no feature tag in the nonce
+            # the vectors predate early cards
+            # and the rest-final rule (wire.md section 6b)
+            # and early redeal cards (wire.md section 6a)
+            options=SessionOptions(
+                ruleset=ruleset,
+                name=("alice", "bob")[p],
+                deck=deck,
+                pipeline=deck == "v2",
+                resign=False,
+                early=False if deck == "v2" else None,
+                rest_final=False,
+                early_redeal=False,
+                resume_clock=clock is not None,
+            ),
         )
         for p in (Player.P0, Player.P1)
     }
@@ -344,14 +351,11 @@ def _signed(key: SigningKey, sender: int, chain: list[bytes], **fields: Any) -> 
 def _equivocation(full: list[bytes], at: int, secret: bytes, key: SigningKey) -> bytes:
     """Another legal move of player 0 at chain position ``at`` (where it played
     ``full[at]``): its session restored from ``full[:at]`` chooses otherwise."""
-    gen = _generator()
     session = Session.restore(
         full[:at],
         identity=key,
         role=Player.P0,
         secret=secret,
-        ruleset=gen.SCRIPT_RULESET,
-        name="alice",
     )
     while not isinstance(event := session.next_event(), YourTurn):
         assert event is not NEED_DATA and event is not CLOSED

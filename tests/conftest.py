@@ -26,7 +26,7 @@ Mount = Callable[..., Path]
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """Debian's chromium driven by playwright, one per test process for tests/web,
+    """Debian's chromium driven by playwright, one per test process for tests/ui,
     tests/page and tests/site alike (playwright's sync API runs one instance per
     thread: a second ``sync_playwright()`` beside a live one fails, and every browser
     test of that process after it), or a skip that says why (printed by ``-ra``)."""
@@ -44,6 +44,27 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    """``test-artifacts/web/`` (git-ignored), where the browser tests leave screenshots."""
+    from helpers.web import ARTIFACTS
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(autouse=True)
+def _close_pages() -> Iterator[None]:
+    """Each test's pages (and their contexts) closed when it ends, passed or failed
+    (``helpers.web.OPEN_PAGES``, filled by ``new_page``)."""
+    yield
+    web = sys.modules.get("helpers.web")  # no browser test ran in this process yet
+    while web is not None and web.OPEN_PAGES:
+        page = web.OPEN_PAGES.pop()
+        with contextlib.suppress(Exception):  # the browser may be gone (a crashed test)
+            page.context.close()
 
 
 @pytest.fixture
@@ -96,13 +117,13 @@ def eighty_columns(monkeypatch: pytest.MonkeyPatch) -> None:
 def games_here(monkeypatch: pytest.MonkeyPatch) -> None:
     """Commands write and read ``games/`` in their current folder, as the tests were
     written for, never the developer's own history (``$TRUC_P2P_GAMES``; a test of the
-    per-person default removes it: tests/cli/test_cli_games_home.py)."""
+    per-person default removes it: tests/history/test_history_games_home.py)."""
     monkeypatch.setenv("TRUC_P2P_GAMES", "games")
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
-    """A test that drives the browser (the ``browser`` fixture of tests/web) is slow
+    """A test that drives the browser (the ``browser`` fixture of tests/ui) is slow
     (marked before ``-m`` selects); under xdist the slow tests that are left start
     first (``suite_order.longest_first``)."""
     for item in items:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import secrets as _secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TypedDict, Unpack
+from dataclasses import dataclass, field, replace
 
 from truc_p2p.bots import Bot
 from truc_p2p.crypto import SigningKey
@@ -19,11 +18,12 @@ from truc_p2p.protocol import (
     AnyEvent,
     GameResult,
     Session,
+    SessionOptions,
     YourTurn,
 )
-from truc_p2p.rules import Player, Ruleset
+from truc_p2p.rules import Player
 
-__all__ = ["PairKnobs", "PairResult", "make_pair", "run_pair"]
+__all__ = ["PairResult", "SessionOptions", "make_pair", "run_pair"]
 
 #: Called with (player, event) for every event either session produces.
 EventHook = Callable[[Player, AnyEvent], None]
@@ -40,29 +40,21 @@ class PairResult:
     transcripts: dict[Player, list[bytes]] = field(default_factory=dict)
 
 
-class PairKnobs(TypedDict, total=False):
-    """The game settings both sessions of a pair share, as ``Session(...)`` takes them
-    (left out: the session's default)."""
-
-    ruleset: Ruleset | None
-    audit: str
-    deck: str
-    pipeline: bool | None
-    early: bool | None
-    rest_final: bool
-
-
 def make_pair(
+    options: SessionOptions = SessionOptions(),
     *,
     names: tuple[str, str] = ("alice", "bob"),
     identities: tuple[SigningKey, SigningKey] | None = None,
     secrets: tuple[bytes, bytes] | None = None,
     records: tuple[Callable[[bytes], None] | None, Callable[[bytes], None] | None] = (None, None),
-    **game: Unpack[PairKnobs],
 ) -> dict[Player, Session]:
     """Two fresh sessions (initiator P0 and responder P1) with the same settings
-    (``game``: :class:`PairKnobs`); ``names``, ``identities``, ``secrets`` and
-    ``records`` give each its own (fresh keys and secrets by default)."""
+    ``options`` (the game: ruleset, deck, audit, ...), each under its own name of
+    ``names``; ``identities``, ``secrets`` and ``records`` give each its own (fresh
+    keys and secrets by default)::
+
+        sessions = make_pair(SessionOptions(deck="v1", ruleset=Ruleset(target=6)))
+    """
     keys = identities or (SigningKey.generate(), SigningKey.generate())
     seeds = secrets or (_secrets.token_bytes(32), _secrets.token_bytes(32))
     return {
@@ -70,9 +62,8 @@ def make_pair(
             identity=keys[p],
             role=p,
             secret=seeds[p],
-            name=names[p],
             record=records[p],
-            **game,
+            options=replace(options, name=names[p]),
         )
         for p in (Player.P0, Player.P1)
     }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 
 import pytest
+from helpers.matrix import fast_first
 
 from truc_p2p.bots import make_bot
 from truc_p2p.bots._blunders import Position, check, positions
@@ -29,7 +30,8 @@ def _set() -> list[Position]:
     return [*positions(16, seed=1), *positions(16, seed=4)]
 
 
-@pytest.mark.parametrize("name", ["medium", "hard", "strongest"])
+# medium in the fast loop (the cheapest), the search levels in CI too
+@pytest.mark.parametrize("name", fast_first(["medium", "hard", "strongest"]))
 def test_the_levels_give_no_decided_round_away(name: str) -> None:
     of = _set()
     report = check(name, of)

@@ -4,11 +4,12 @@ the opening positions and letters it records."""
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.bots import P0, P1, view
+from helpers.scripts import load_script
 
 from truc_p2p.bots import _cfr, make_bot
 from truc_p2p.bots._cfr_game import (
@@ -30,8 +31,9 @@ pytestmark = pytest.mark.slow
 np = pytest.importorskip("numpy")  # the offline analysis's only dependency (test extra)
 
 # The analysis lives beside benchmarks/bot_best_response.py, outside the installed package.
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from cfr_response import OpeningPolicy, game_values  # noqa: E402
+_response = load_script("benchmarks/cfr_response.py")
+OpeningPolicy = _response.OpeningPolicy
+game_values = _response.game_values
 
 
 def _position(game: Game) -> tuple[tuple[int, int], int, int, str] | None:
@@ -87,7 +89,7 @@ def test_hands_never_seen_at_a_node_play_the_table_even_without_smoothing() -> N
     assert np.abs(values - table).max() < 0.01
 
 
-def _always(first: str, second: str) -> OpeningPolicy:
+def _always(first: str, second: str) -> Any:
     """An opponent taking ``first`` wherever it may, else ``second``."""
     decisions = []
     for tree in (0, 1):

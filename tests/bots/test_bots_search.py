@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 from helpers.bots import P0, P1, cards, view
 
+import truc_p2p.bots._search as search_module
 from truc_p2p.bots import SearchBot, _sim, make_bot, play_local_game
 from truc_p2p.bots._search import _erratic, _replay
 from truc_p2p.rules import (
@@ -150,13 +151,22 @@ def test_seeded_with_an_iteration_budget_it_is_deterministic() -> None:
     assert any(_transcript(3, game_seed=s) != _transcript(4, game_seed=s) for s in range(4))
 
 
-def test_a_think_budget_bounds_the_time() -> None:
+def test_a_think_budget_bounds_the_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The budget is counted on the search's clock, read at the start and every 16
+    iterations (a fake clock here, a 64th of a second further at each reading, so
+    the machine's speed does not matter): the search stops at its first reading
+    at or past the budget, never before."""
+    readings: list[float] = []
+
+    def clock() -> float:
+        readings.append(len(readings) / 64)
+        return readings[-1]
+
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(perf_counter=clock))
     game = view([("KC QD AS", [])])
-    start = time.perf_counter()
-    action = SearchBot(1, think=0.05).choose(game)
-    elapsed = time.perf_counter() - start
+    action = SearchBot(1, think=4 / 64).choose(game)
     assert action in game.legal_actions()
-    assert 0.05 <= elapsed < 1.0
+    assert readings == [i / 64 for i in range(5)], readings
 
 
 def test_budgets_are_validated() -> None:

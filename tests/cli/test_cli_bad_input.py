@@ -9,10 +9,10 @@ line ``truc-p2p COMMAND: ...`` on stderr, and nothing says "Traceback".
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers.cli import demo_transcript, run_main
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,39 +23,12 @@ FP = "0" * 64
 LONG_NAME = "x" * 41
 
 
-@dataclass
-class Ran:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def err_lines(self) -> list[str]:
-        return [line for line in self.err.splitlines() if line.strip()]
-
-
-def run_main(capsys: pytest.CaptureFixture[str], argv: list[str]) -> Ran:
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse's own usage errors
-        code = exc.code if isinstance(exc.code, int) else 2
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err, out + err
-    return Ran(code, out, err)
-
-
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run in ``tmp_path`` with its own data directory."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     return tmp_path
-
-
-def _transcript(home: Path) -> Path:
-    """A finished demo game's transcript (alice's)."""
-    assert main(["demo", "--quiet", "--in-memory", "--seed", "3", "--out", str(home / "ok")]) == 0
-    return next((home / "ok").glob("*alice.truc"))
 
 
 # (id, argv with {home} and {file} placeholders, exit status, stderr start or None)
@@ -181,7 +154,7 @@ def test_bad_input_is_one_clean_line(
     (home / "file").write_text("not a transcript, not a key, not a directory\n")
     fields = {"home": str(home), "file": str(home / "file")}
     if any("{game}" in a for a in argv):
-        fields["game"] = str(_transcript(home))
+        fields["game"] = str(demo_transcript(home))
         capsys.readouterr()
     ran = run_main(capsys, [a.format(**fields) for a in argv])
     assert ran.code == code, ran
@@ -261,7 +234,7 @@ def test_verify_torn_transcript_is_unfinished_not_unreadable(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A tear is a crash while writing, not a cheat: unfinished (exit 3)."""
-    game = _transcript(home)
+    game = demo_transcript(home)
     data = game.read_bytes()
     torn = home / "torn.truc"
     torn.write_bytes(data[: len(data) * 2 // 3])
@@ -285,7 +258,7 @@ def test_verify_torn_transcript_is_unfinished_not_unreadable(
 def test_verify_whole_game_with_a_torn_tail_is_not_valid(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    game = _transcript(home)
+    game = demo_transcript(home)
     torn = home / "tail.truc"
     torn.write_bytes(game.read_bytes() + b"\x00\x00\x02\x00abc")
     capsys.readouterr()
@@ -299,7 +272,7 @@ def test_verify_whole_game_with_a_torn_tail_is_not_valid(
 
 
 def test_verify_corrupt_transcript(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    game = _transcript(home)
+    game = demo_transcript(home)
     data = game.read_bytes()
     bad = home / "bad.truc"
     start = len(TRANSCRIPT_MAGIC)

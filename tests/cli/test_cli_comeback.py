@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers.cli import Host, command, start_host
 from helpers.net import free_port
-from test_cli_pty import Terminal, any_move
+from helpers.pty import Terminal, any_move
 
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import read_transcript

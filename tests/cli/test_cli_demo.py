@@ -11,7 +11,7 @@ import pytest
 from truc_p2p.bots import make_bot
 from truc_p2p.cli import main
 from truc_p2p.memory_pair import make_pair, run_pair
-from truc_p2p.protocol import encode_transcript, verify_transcript
+from truc_p2p.protocol import SessionOptions, encode_transcript, verify_transcript
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import read_transcript
 
@@ -80,7 +80,9 @@ def test_verify_reports_the_deck_and_what_it_disclosed(
 ) -> None:
     """New games are v2; a v1 transcript (made with the library) still verifies."""
     records: list[bytes] = []
-    sessions = make_pair(ruleset=Ruleset(target=2), deck=deck, records=(records.append, None))
+    sessions = make_pair(
+        SessionOptions(ruleset=Ruleset(target=2), deck=deck), records=(records.append, None)
+    )
     run_pair(sessions, {p: make_bot("random", int(p)) for p in (Player.P0, Player.P1)})
     path = tmp_path / f"{deck}.truc"
     path.write_bytes(encode_transcript(records))

@@ -4,16 +4,16 @@ unknown code; and a whole bot game in French with no English left on the screen.
 from __future__ import annotations
 
 import json
-import re
-from functools import cache
 from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
 from helpers.cli import ROOT, run
+from helpers.i18n import (
+    TRANSLATED,
+    english_left,
+)
 
-from truc_p2p.bots import BOT_NAMES
-from truc_p2p.cli import COMMANDS
 from truc_p2p.i18n import (
     LANGUAGES,
     UnknownLanguage,
@@ -133,70 +133,6 @@ def test_unknown_language_is_said_in_the_environments_language(
 
 
 # -- no English left on the screens ---------------------------------------------------
-
-#: English words of the screens that may stay: names, the program, card faces, and the
-#: words of the command line itself (command names, bot names, option values).
-ALLOWED = {
-    "truc",
-    "random",
-    "bot",
-    "random-bot",
-    "p2p",
-    "truc-p2p",
-    *COMMANDS,
-    "bots",
-    "deck",
-    "game",
-    "build",  # site's commands
-    "check",
-    *BOT_NAMES,
-}
-#: Every language but the source.
-TRANSLATED = [code for code in LANGUAGES if code != "en"]
-
-
-def _words(text: str) -> set[str]:
-    """The words of ``text`` (any script), 4 letters or more, placeholders and
-    metavars (``YOUR_PUBLIC_ADDRESS``) left out."""
-    text = re.sub(r"\{[^}]*\}|\b[A-Z][A-Z0-9_]+\b", " ", text)
-    return set(re.findall(r"[^\W\d_]{4,}", text.lower()))
-
-
-@cache
-def english_words(code: str = "fr") -> frozenset[str]:
-    """Distinctive words of the English messages (4 letters or more, not placeholders),
-    minus those language ``code``'s catalog uses too (``message``, ``date``, ``match``...),
-    so a word is only caught where the translation would not show it."""
-    with (ROOT / "truc_p2p" / "locale" / "truc_p2p.pot").open("rb") as f:
-        english = " ".join(
-            " ".join(m.id) if isinstance(m.id, tuple) else m.id for m in read_po(f) if m.id
-        )
-    with (ROOT / "truc_p2p" / "locale" / code / "LC_MESSAGES" / "truc_p2p.po").open("rb") as f:
-        translated = " ".join(
-            " ".join(m.string) if isinstance(m.string, tuple) else m.string
-            for m in read_po(f)
-            if m.id
-        )
-    english_only = {w for w in _words(english) if re.fullmatch("[a-z]+", w)}
-    return frozenset(english_only - _words(translated) - ALLOWED)
-
-
-def _command_line_words(text: str) -> str:
-    """``text`` without what a user types rather than reads: options (``--relay``),
-    metavars (``FILE``), choice lists, paths, addresses and URLs (``truc://...``)."""
-    text = re.sub(r"\S*(?:[=&/@]|\w[._:]\w)\S*", " ", text)
-    text = re.sub(r"--?[\w-]+", " ", text)
-    text = re.sub(r"\{[^}]*\}", " ", text)
-    return re.sub(r"\b[A-Z][A-Z0-9_]+\b", " ", text)
-
-
-def english_left(screen: str, code: str = "fr") -> list[str]:
-    """The English words of ``screen`` that language ``code`` should have translated."""
-    words = english_words(code)
-    left = []
-    for line in _command_line_words(screen).splitlines():
-        left += [w for w in re.findall(r"[^\W\d_]+", line.lower()) if w in words]
-    return left
 
 
 #: Words each language shows in the bot game (the first hand of the text, the

@@ -7,12 +7,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from helpers.cli import run
-from test_cli_i18n import TRANSLATED, english_left
+from helpers.i18n import TRANSLATED, english_left
+from helpers.protocol import Pair, bot, transcript_types
 
 from truc_p2p.cli import COMMANDS, main
 from truc_p2p.i18n import use_language
@@ -20,9 +20,6 @@ from truc_p2p.protocol import VerifyReport, encode_transcript
 from truc_p2p.protocol._verify import PlayerInfo
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.verdict import EDITED, verify_headline, verify_summary
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from helpers.protocol import Pair, bot, transcript_types
 
 P0, P1 = Player.P0, Player.P1
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from truc_p2p.bots import make_bot
 from truc_p2p.cli import COMMANDS, build_parser
 from truc_p2p.memory_pair import make_pair, run_pair
-from truc_p2p.protocol import encode_transcript
+from truc_p2p.protocol import SessionOptions, encode_transcript
 from truc_p2p.rules import Player, Ruleset
 
 PROBE = """
@@ -28,7 +28,7 @@ sys.exit(status)
 
 def test_verify_loads_neither_trio_nor_the_network_nor_the_session(tmp_path: Path) -> None:
     records: list[bytes] = []
-    sessions = make_pair(ruleset=Ruleset(target=1), records=(records.append, None))
+    sessions = make_pair(SessionOptions(ruleset=Ruleset(target=1)), records=(records.append, None))
     run_pair(sessions, {p: make_bot("random", int(p)) for p in (Player.P0, Player.P1)})
     path = tmp_path / "game.truc"
     path.write_bytes(encode_transcript(records))

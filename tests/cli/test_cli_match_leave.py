@@ -14,7 +14,7 @@ import trio
 from helpers.net import bot, run_game
 
 from truc_p2p.cli._after import after_game, tell_match_cost
-from truc_p2p.cli._game_args import GameOptions
+from truc_p2p.cli._game_args import GameOptions, Screen
 from truc_p2p.history._games import MatchFile, match_heading
 from truc_p2p.history._match import MatchRecord
 from truc_p2p.net import CONCEDE_DETAIL, End, GameOutcome, QuitGame, conceded
@@ -118,7 +118,7 @@ def _resigned(me: Player, by: Player, detail: str) -> GameOutcome:
 @pytest.mark.parametrize("me", [P0, P1])
 async def test_a_conceded_game_counts_and_the_match_goes_on(me: Player, tmp_path: Path) -> None:
     record = MatchRecord(games=3, folder=tmp_path)
-    opts = GameOptions(command="host", out=str(tmp_path), json=True)
+    opts = GameOptions(command="host", out=str(tmp_path), screen=Screen(json=True))
     again = await after_game(
         object(), _resigned(me, P0, CONCEDE_DETAIL), record, opts, trio.Event()
     )
@@ -133,7 +133,7 @@ async def test_leaving_a_match_ends_it_on_both_sides_as_finished(
     """The resigner's record keeps the game too (before, only the winner's did), and
     ``games`` calls the match finished, not "not finished"."""
     record = MatchRecord(games=3, folder=tmp_path)
-    opts = GameOptions(command="host", out=str(tmp_path), json=False)
+    opts = GameOptions(command="host", out=str(tmp_path), screen=Screen(json=False))
     stop = trio.Event()
     if me is P0:
         stop.set()  # Ctrl-C: the match ends too, and says so

@@ -17,7 +17,7 @@ from truc_p2p.bots import make_bot
 from truc_p2p.crypto import SigningKey
 from truc_p2p.history._match import MatchError, MatchRecord, verify_match
 from truc_p2p.memory_pair import run_pair
-from truc_p2p.protocol import Series, Session
+from truc_p2p.protocol import Series, Session, SessionOptions
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import TranscriptWriter
 
@@ -37,11 +37,14 @@ def _play(folder: Path, series: Series, tag: str) -> Path:
             identity=KEYS[p],
             role=p,
             secret=hashlib.sha256(f"{tag}/{int(p)}".encode()).digest(),
-            ruleset=Ruleset(target=2),
-            name=("bob", "ann")[p],
-            series=series,
             record=writer.append if p is Player.P0 else None,
-            early_redeal=False,  # the games (hence the hellos) this test was written for
+            # the games (hence the hellos) this test was written for
+            options=SessionOptions(
+                ruleset=Ruleset(target=2),
+                name=("bob", "ann")[p],
+                series=series or Series(),
+                early_redeal=False,
+            ),
         )
         for p in Player
     }

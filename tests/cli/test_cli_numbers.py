@@ -14,7 +14,7 @@ import secrets
 from pathlib import Path
 
 import pytest
-from test_cli_bad_input import _transcript, run_main
+from helpers.cli import demo_transcript, run_main
 
 from truc_p2p.identity import load_or_create_identity
 from truc_p2p.net import write_meta
@@ -76,7 +76,7 @@ def test_jobs_up_to_the_cpu_count_are_accepted(
 def test_resume_of_files_that_do_not_belong_together_is_one_line(
     capsys: pytest.CaptureFixture[str], home: Path, damage: str
 ) -> None:
-    path = _transcript(home)
+    path = demo_transcript(home)
     # a game that stopped (a finished one has nothing to resume, whatever the key)
     envelopes = scan_transcript_file(path).envelopes[:4]
     path.write_bytes(TRANSCRIPT_MAGIC + b"".join(frame(e) for e in envelopes))

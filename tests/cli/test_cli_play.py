@@ -17,7 +17,8 @@ from helpers.cli import LIMIT, last_json, run, spawn
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._common import use_ascii
 from truc_p2p.crypto import SigningKey
-from truc_p2p.net import BotStrategy, End, QuitGame, play_game, prepare_game
+from truc_p2p.net import BotStrategy, End, PlayOptions, QuitGame, play_game, prepare_game
+from truc_p2p.protocol import SessionOptions
 from truc_p2p.rules import Action, Card, Game, Player
 from truc_p2p.ui._tui import HELP, ScriptedLines, TerminalPlayer, keymap, parse_choice
 
@@ -99,9 +100,17 @@ async def test_terminal_player_plays_a_whole_game_against_a_bot(
 ) -> None:
     out = io.StringIO()
     human = TerminalPlayer(ScriptedLines(["?", *KEYS]), "me", out=out, echo=True)
-    mine = prepare_game(identity=SigningKey.generate(), role=Player.P0, transcript=None, name="me")
+    mine = prepare_game(
+        identity=SigningKey.generate(),
+        role=Player.P0,
+        transcript=None,
+        options=SessionOptions(name="me"),
+    )
     theirs = prepare_game(
-        identity=SigningKey.generate(), role=Player.P1, transcript=None, name="bot"
+        identity=SigningKey.generate(),
+        role=Player.P1,
+        transcript=None,
+        options=SessionOptions(name="bot"),
     )
     a, b = trio.testing.memory_stream_pair()
     outcomes = {}
@@ -111,7 +120,7 @@ async def test_terminal_player_plays_a_whole_game_against_a_bot(
             outcomes["bot"] = await play_game(b, theirs.session, BotStrategy(make_bot("random", 3)))
 
         nursery.start_soon(bot_side)
-        outcomes["me"] = await play_game(a, mine.session, human, on_event=human)
+        outcomes["me"] = await play_game(a, mine.session, human, PlayOptions(on_event=human))
     assert outcomes["me"].end is End.FINISHED and outcomes["bot"].end is End.FINISHED
     text = out.getvalue()
     for expected in ("playing against bot", "your hand: [1]", "table:", "score: you", ">> bot"):

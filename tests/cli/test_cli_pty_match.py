@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from test_cli_pty import Terminal
+from helpers.pty import Terminal
 
 pytestmark = pytest.mark.slow
 

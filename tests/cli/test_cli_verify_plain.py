@@ -6,17 +6,14 @@ command runs in-process (``truc_p2p.cli.main``)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.protocol import Pair, bot, transcript_types
 
 from truc_p2p.cli import main
 from truc_p2p.protocol import RemoteProtocolError, encode_transcript
 from truc_p2p.rules import Player, Ruleset
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from helpers.protocol import Pair, bot, transcript_types
 
 P0, P1 = Player.P0, Player.P1
 

@@ -9,7 +9,7 @@ import pytest
 
 from truc_p2p.cli import main
 from truc_p2p.memory_pair import make_pair
-from truc_p2p.protocol import NEED_DATA, YourTurn
+from truc_p2p.protocol import NEED_DATA, SessionOptions, YourTurn
 from truc_p2p.rules import Player
 from truc_p2p.transcript import TranscriptWriter
 
@@ -20,7 +20,9 @@ def _quit_mid_hand(tmp_path: Path, deck: str = "v1") -> Path:
     """P0 records a game that P1 quits at its first turn (no seed ever revealed)."""
     path = tmp_path / "quit.truc"
     with TranscriptWriter(path, fsync=False) as writer:
-        sessions = make_pair(secrets=SECRETS, records=(writer.append, None), deck=deck)
+        sessions = make_pair(
+            SessionOptions(deck=deck), secrets=SECRETS, records=(writer.append, None)
+        )
         p0, p1 = sessions[Player.P0], sessions[Player.P1]
         for _ in range(20):
             for me, peer in ((p0, p1), (p1, p0)):

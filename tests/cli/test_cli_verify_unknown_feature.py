@@ -11,11 +11,11 @@ with an unknown key in the hellos' options."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.protocol import Pair, bot
 
 from truc_p2p.cli import main
 from truc_p2p.protocol import decode_envelope, encode_transcript
@@ -23,9 +23,6 @@ from truc_p2p.protocol._hello import Negotiation
 from truc_p2p.protocol._values import game_id_of
 from truc_p2p.protocol._wire import GENESIS, envelope_hash, sign_envelope
 from truc_p2p.rules import Player, Ruleset
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from helpers.protocol import Pair, bot
 
 P0, P1 = Player.P0, Player.P1
 #: A feature bit no build of this text knows.

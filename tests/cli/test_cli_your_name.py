@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers.cli import run
-from test_cli_pty import Terminal
+from helpers.pty import Terminal
 
 from truc_p2p.cli._common import default_name, saved_name_path, your_name
 

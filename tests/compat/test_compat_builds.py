@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
-from compat_builds import BUILDS, TODAY, BuildError, Side, build, play, verify
+from helpers.compat_builds import BUILDS, TODAY, BuildError, Side, build, play, verify
 
 from truc_p2p.net import Invite
 from truc_p2p.protocol import decode_envelope

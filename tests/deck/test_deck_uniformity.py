@@ -6,11 +6,12 @@ The deal is ``pA[pB[i]]``; the permutations are derived from the seeds directly
 
 from __future__ import annotations
 
-import math
+import functools
 import random
 from collections import Counter
 
 from helpers.deck import GAME_ID
+from helpers.stats import chi2, chi2_critical
 
 from truc_p2p.deck import Role
 from truc_p2p.deck.legacy_v1._secrets import derive_permutation
@@ -18,17 +19,7 @@ from truc_p2p.deck.legacy_v1._secrets import derive_permutation
 DEALS = 12800
 
 
-def chi2_critical(df: int, z: float = 3.719) -> float:
-    """Upper 1e-4 quantile of chi-square (Wilson-Hilferty approximation)."""
-    c = 2 / (9 * df)
-    return float(df * (1 - c + z * math.sqrt(c)) ** 3)
-
-
-def chi2(counts: Counter[int], categories: int, total: int) -> float:
-    expected = total / categories
-    return sum((counts[c] - expected) ** 2 / expected for c in range(categories))
-
-
+@functools.cache  # dealt when a test first asks, not at collection in every worker
 def _deals() -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[tuple[int, ...]]]:
     rng = random.Random(0xDEC4)
     deals, dealer_perms, nondealer_perms = [], [], []
@@ -41,20 +32,17 @@ def _deals() -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[tuple[i
     return deals, dealer_perms, nondealer_perms
 
 
-DEALT, DEALER_PERMS, NONDEALER_PERMS = _deals()
-
-
 def test_each_dealt_position_is_uniform() -> None:
     crit = chi2_critical(31)
     for position in range(12):  # both hands and both redeal hands
-        counts = Counter(deal[position] for deal in DEALT)
+        counts = Counter(deal[position] for deal in _deals()[0])
         assert chi2(counts, 32, DEALS) < crit, position
 
 
 def test_each_player_shuffle_alone_is_uniform() -> None:
     """Either shuffle must be uniform by itself: the privacy of each side relies on it."""
     crit = chi2_critical(31)
-    for perms in (DEALER_PERMS, NONDEALER_PERMS):
+    for perms in (_deals()[1], _deals()[2]):
         for position in (0, 1, 15, 31):
             counts = Counter(p[position] for p in perms)
             assert chi2(counts, 32, DEALS) < crit, position
@@ -62,7 +50,7 @@ def test_each_player_shuffle_alone_is_uniform() -> None:
 
 def test_pairs_of_positions_are_uniform() -> None:
     """The joint distribution of the first card of each player (32 * 31 pairs)."""
-    pairs = Counter(deal[0] * 32 + deal[1] for deal in DEALT)
+    pairs = Counter(deal[0] * 32 + deal[1] for deal in _deals()[0])
     cells = [a * 32 + b for a in range(32) for b in range(32) if a != b]
     expected = DEALS / len(cells)
     stat = sum((pairs[c] - expected) ** 2 / expected for c in cells)

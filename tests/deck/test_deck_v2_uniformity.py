@@ -8,11 +8,12 @@ that this composition is what the sides really open.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 
 from helpers.deck_v2 import CONTEXT, GAME_ID, honest_deal
-from test_deck_uniformity import chi2, chi2_critical
+from helpers.stats import chi2, chi2_critical
 
 from truc_p2p.deck import Role
 from truc_p2p.deck.v2._derive import derived_permutation, digest, hand_digest, side_key
@@ -20,6 +21,7 @@ from truc_p2p.deck.v2._derive import derived_permutation, digest, hand_digest, s
 DEALS = 12800
 
 
+@functools.cache  # dealt when a test first asks, not at collection in every worker
 def _deals() -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[tuple[int, ...]]]:
     rng = random.Random(0xDEC42)
     deals, dealer_perms, nondealer_perms = [], [], []
@@ -32,26 +34,23 @@ def _deals() -> tuple[list[tuple[int, ...]], list[tuple[int, ...]], list[tuple[i
     return deals, dealer_perms, nondealer_perms
 
 
-DEALT, DEALER_PERMS, NONDEALER_PERMS = _deals()
-
-
 def test_each_dealt_position_is_uniform() -> None:
     crit = chi2_critical(31)
     for position in range(12):
-        counts = Counter(deal[position] for deal in DEALT)
+        counts = Counter(deal[position] for deal in _deals()[0])
         assert chi2(counts, 32, DEALS) < crit, position
 
 
 def test_each_player_shuffle_alone_is_uniform() -> None:
     crit = chi2_critical(31)
-    for perms in (DEALER_PERMS, NONDEALER_PERMS):
+    for perms in (_deals()[1], _deals()[2]):
         for position in (0, 1, 15, 31):
             counts = Counter(p[position] for p in perms)
             assert chi2(counts, 32, DEALS) < crit, position
 
 
 def test_pairs_of_positions_are_uniform() -> None:
-    pairs = Counter(deal[0] * 32 + deal[1] for deal in DEALT)
+    pairs = Counter(deal[0] * 32 + deal[1] for deal in _deals()[0])
     cells = [a * 32 + b for a in range(32) for b in range(32) if a != b]
     expected = DEALS / len(cells)
     stat = sum((pairs[c] - expected) ** 2 / expected for c in cells)

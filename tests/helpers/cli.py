@@ -11,6 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from truc_p2p.cli import main
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 #: Generous bound for one subprocess; a game takes well under a second.
@@ -107,3 +111,30 @@ def start_host(tmp_path: Path, *args: str | Path) -> Host:
     proc.kill()
     _, err = proc.communicate()
     raise AssertionError(f"host printed no invite: {''.join(lines)} {err}")
+
+
+@dataclass
+class Ran:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def err_lines(self) -> list[str]:
+        return [line for line in self.err.splitlines() if line.strip()]
+
+
+def run_main(capsys: pytest.CaptureFixture[str], argv: list[str]) -> Ran:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own usage errors
+        code = exc.code if isinstance(exc.code, int) else 2
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err, out + err
+    return Ran(code, out, err)
+
+
+def demo_transcript(home: Path) -> Path:
+    """A finished demo game's transcript (alice's)."""
+    assert main(["demo", "--quiet", "--in-memory", "--seed", "3", "--out", str(home / "ok")]) == 0
+    return next((home / "ok").glob("*alice.truc"))

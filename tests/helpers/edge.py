@@ -34,6 +34,7 @@ from truc_p2p.bots import make_bot
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
+    Clocks,
     GameOutcome,
     GameSettings,
     Invite,
@@ -43,7 +44,7 @@ from truc_p2p.net import (
     host_game,
     join_game,
 )
-from truc_p2p.protocol import fingerprint
+from truc_p2p.protocol import SessionOptions, fingerprint
 from truc_p2p.rules import Ruleset
 
 
@@ -180,7 +181,9 @@ async def play_via_proxy(
     cut_at_byte: tuple[str, int] | None = None,
 ) -> ProxiedGame:
     """One heuristic-bot game, host and joiner in this process, through a :class:`FaultyProxy`."""
-    base = GameSettings(ruleset=Ruleset(target=2), turn_timeout=30, grace=20)
+    base = GameSettings(
+        session=SessionOptions(ruleset=Ruleset(target=2)), clocks=Clocks(turn_timeout=30, grace=20)
+    )
     host_id, join_id = Identity.ephemeral().key, Identity.ephemeral().key
     outcomes: dict[str, GameOutcome] = {}
     events: dict[str, tuple[list[object], list[float]]] = {"host": ([], []), "join": ([], [])}

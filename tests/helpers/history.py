@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from truc_p2p.crypto import SigningKey
 from truc_p2p.memory_pair import make_pair, run_pair
-from truc_p2p.protocol import AnyEvent, CardsDealt, encode_transcript
+from truc_p2p.protocol import AnyEvent, CardsDealt, SessionOptions, encode_transcript
 from truc_p2p.rules import Acted, Action, ActionKind, Card, Game, Player
 
 if TYPE_CHECKING:
@@ -79,11 +79,11 @@ def story_game(
     records: dict[Player, list[bytes]] = {P0: [], P1: []}
     secrets = (_digest(f"secret/{tag}/0"), _digest(f"secret/{tag}/1"))
     sessions = make_pair(
+        SessionOptions(deck=deck),
         names=names,
         identities=(key(names[0]), key(names[1])),
         secrets=secrets,
         records=(records[P0].append, records[P1].append),
-        deck=deck,
     )
     dealt: dict[tuple[int, Player], set[Card]] = {}
     played: dict[tuple[int, Player], set[Card]] = {}
@@ -147,10 +147,10 @@ def match_games(folder: Path, *, names: tuple[str, str] = ("bob", "ann")) -> Pat
                 identity=keys[p],
                 role=p,
                 secret=secret if p is P0 else _digest(f"match/{number}/1"),
-                ruleset=Ruleset(target=2),
-                name=names[p],
-                series=series,
                 record=writer.append if p is P0 else None,
+                options=SessionOptions(
+                    ruleset=Ruleset(target=2), name=names[p], series=series or Series()
+                ),
             )
             for p in (P0, P1)
         }

@@ -20,8 +20,10 @@ def broken(fault: str) -> str:
 
 
 def old_build(commit: str) -> str:
-    script = shlex.quote(str(HERE / "old_build_peer.py"))
-    return f"{shlex.quote(sys.executable)} {script} {commit}"
+    here = Path(__file__).resolve()
+    script = shlex.quote(str(here.with_name("old_build_peer.py")))
+    tests = shlex.quote(f"PYTHONPATH={here.parents[1]}")  # for its helpers.compat_builds
+    return f"{tests} {shlex.quote(sys.executable)} {script} {commit}"
 
 
 def run(

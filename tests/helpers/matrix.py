@@ -1,6 +1,6 @@
 """Test matrices whose first cells run in the fast loop and the rest in CI only.
 
-``pytest -m "not slow"`` (README "Developing") plays the first ``fast`` values of a
+``pytest -m "not slow"`` (docs/developing.md) plays the first ``fast`` values of a
 parametrization; the others are marked ``slow``, and CI plays every cell.
 """
 

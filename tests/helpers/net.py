@@ -24,16 +24,18 @@ from truc_p2p.bots import make_bot
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
     BotStrategy,
+    Clocks,
     GameOutcome,
     Invite,
     Listen,
+    PlayOptions,
     Reporting,
     Storage,
     Strategy,
     host_game,
     play_game,
 )
-from truc_p2p.protocol import Session, frame
+from truc_p2p.protocol import Session, SessionOptions, frame
 from truc_p2p.rules import Action, Event, Game, Player, Ruleset
 
 #: Called with (frame number from the host, envelope, the joiner-side stream).
@@ -60,13 +62,16 @@ def new_session(
         identity=SigningKey.from_bytes(derive("key")),
         role=role,
         secret=derive("secret"),
-        ruleset=ruleset,
-        name=name or ("joiner" if role is Player.P0 else "host"),
         record=record.append if record is not None else None,
-        resign=resign,
-        rest_final=resign,  # a peer of the older spec announces no feature
-        early_redeal=resign,
-        resume_clock=resume_clock,
+        # a peer of the older spec announces no feature
+        options=SessionOptions(
+            ruleset=ruleset or Ruleset(),
+            name=name or ("joiner" if role is Player.P0 else "host"),
+            resign=resign,
+            rest_final=resign,
+            early_redeal=resign,
+            resume_clock=resume_clock,
+        ),
     )
 
 
@@ -111,8 +116,7 @@ async def play_pair(
             streams[me],
             sessions[me],
             strategies[me],
-            on_event=lambda event: on_event(me, event),
-            linger=0,
+            PlayOptions(on_event=lambda event: on_event(me, event), linger=0),
         )
         ends[me] = outcome.end
 
@@ -185,14 +189,14 @@ async def run_game(
                 stream,
                 sessions[me],
                 strategies[me],
-                turn_timeout=turn_timeout,
-                expected_fingerprint=(
-                    expected_fingerprint
+                PlayOptions(
+                    clocks=Clocks(turn_timeout=turn_timeout),
+                    expected_fingerprint=expected_fingerprint
                     if me is Player.P0 and isinstance(expected_fingerprint, str)
-                    else None
+                    else None,
+                    on_event=events[me].append,
+                    stop=stops.get(me),
                 ),
-                on_event=events[me].append,
-                stop=stops.get(me),
             )
 
     async with trio.open_nursery() as nursery:

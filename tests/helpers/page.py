@@ -5,15 +5,22 @@ relay WebSockets carried over plain TCP (the same bytes, SITE.md)."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import random
 import socket
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from truc_p2p.page import Output, PageApp
+from truc_p2p.protocol import encode_transcript
+
+#: The repository's root.
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class FakeClock:
@@ -247,3 +254,149 @@ class Relay:
         except self._subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.communicate()
+
+
+SHOTS = ROOT / "test-artifacts" / "page"
+
+
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "has_touch": True,
+    "is_mobile": True,
+    "device_scale_factor": 2,
+}
+
+
+#: Booting Pyodide on a loaded 2-core machine takes seconds; this bounds it.
+BOOT_MS = 120_000
+
+
+GAME_SECONDS = 240.0
+
+
+class Phone:
+    """One page in its own browser context (its own IndexedDB), at a phone's size."""
+
+    def __init__(self, browser: Any, name: str) -> None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.context = browser.new_context(**PHONE)
+        self.page = self.context.new_page()
+        self.name = name
+        self.console: list[str] = []
+        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        self.page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
+
+    def open(self, url: str) -> None:
+        self.page.goto(url)
+        self.page.wait_for_function(
+            "() => window.trucApp && (window.trucApp.ready || window.trucApp.failed)",
+            timeout=BOOT_MS,
+        )
+        failed = self.page.evaluate("window.trucApp.failed")
+        assert not failed, f"{failed}\n" + "\n".join(self.console[-20:])
+
+    def shot(self, label: str) -> None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(SHOTS / f"{self.name}-{label}.png"))
+
+    def step(self) -> bool:
+        """Tap what the table offers (a card first, else the first button); whether
+        it tapped."""
+        ready = self.page.evaluate(
+            """() => { const u = window.truc; const t = u.state && u.state.table;
+              return !!(t && t.turn != null && !u.final && !u.settling()); }"""
+        )
+        if not ready:
+            return False
+        if self.page.locator("#my-hand button.card:not([disabled])").count():
+            self.page.tap("#my-hand button.card:not([disabled]) >> nth=0")
+        elif self.page.locator("#buttons button").count():
+            self.page.tap("#buttons button >> nth=0")
+        else:
+            return False
+        return True
+
+    def final(self) -> dict[str, Any] | None:
+        final: dict[str, Any] | None = self.page.evaluate("window.truc.final")
+        return final
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def play_phones(phones: list[Phone], *, shots: bool = False) -> None:
+    """Tap every phone's turns until each shows its end screen."""
+    end = time.monotonic() + GAME_SECONDS
+    taps = 0
+    while time.monotonic() < end:
+        if all(p.final() is not None for p in phones):
+            for p in phones:  # the end screen comes after the last trick is shown
+                p.page.wait_for_selector("#final:not([hidden])", timeout=20_000)
+            return
+        for p in phones:
+            if p.final() is None and p.step():
+                taps += 1
+                if shots and taps in (1, 6):
+                    p.page.wait_for_timeout(300)
+                    p.shot(f"table-{taps}")
+        phones[0].page.wait_for_timeout(100)
+    said = " | ".join(p.console[-1] for p in phones if p.console)
+    raise AssertionError(f"the game did not end: {said}")
+
+
+def no_csp_violation(phone: Phone) -> None:
+    assert not [line for line in phone.console if "Content Security Policy" in line]
+
+
+VECTORS = ROOT / "protocol_spec" / "vectors"
+
+
+def vector_files() -> dict[str, bytes]:
+    """Every transcript the vectors hold, as the bytes of a ``.truc`` file."""
+    files: dict[str, bytes] = {}
+    for path in sorted(VECTORS.glob("*.json")):
+        data = json.loads(path.read_text())
+        found: list[tuple[str, Any]] = [(path.stem, data)]
+        if "rejected" in data:
+            found += [
+                (f"{path.stem}-{r.get('case', i)}", r) for i, r in enumerate(data["rejected"])
+            ]
+            found.append((f"{path.stem}-game", data.get("game")))
+        for name, item in found:
+            if not isinstance(item, dict):
+                continue
+            if "file_hex" in item:
+                files[name] = bytes.fromhex(item["file_hex"])
+                continue
+            envs = item.get("envelopes") or item.get("transcript")
+            if isinstance(envs, list) and envs:
+                raw = [bytes.fromhex(e["hex"] if isinstance(e, dict) else e) for e in envs]
+                files[name] = encode_transcript(raw)
+    return files
+
+
+VECTOR_FILES = vector_files()
+
+
+def tampered(data: bytes) -> dict[str, bytes]:
+    middle = len(data) // 2
+    flipped = bytearray(data)
+    flipped[middle] ^= 0x01
+    return {
+        "flipped-byte": bytes(flipped),
+        "torn": data[: middle + 3],
+        "garbage-after": data + b"\x00\x00\x01\x00junk",
+        "magic-only": data[:20],
+        "empty": b"",
+        "not-a-transcript": b"GIF89a not a game at all",
+    }
+
+
+def some_point() -> bytes:
+    """A valid compressed secp256k1 point nobody knows the logarithm of."""
+    p = 2**256 - 2**32 - 977
+    for i in range(100):
+        x = int.from_bytes(hashlib.sha256(b"page cheat %d" % i).digest(), "big") % p
+        if pow(x**3 + 7, (p - 1) // 2, p) == 1:  # x**3 + 7 is a square: x is on the curve
+            return b"\x02" + x.to_bytes(32, "big")
+    raise AssertionError("no point found")

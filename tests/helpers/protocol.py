@@ -33,6 +33,7 @@ from truc_p2p.protocol import (
     LocalProtocolError,
     RemoteProtocolError,
     Session,
+    SessionOptions,
     Stage,
     VerifyReport,
     YourTurn,
@@ -173,16 +174,19 @@ class Pair:
                 identity=self.keys[p],
                 role=p,
                 secret=self.secrets[p],
-                ruleset=rulesets[p],
-                name=self.names[p],
-                audit=audits[p],
                 record=self.records[p].append,
-                deck=decks[p],
-                pipeline=pipelines[p] if decks[p] == "v2" else None,
-                resign=self.resigns[p],
-                rest_final=self.resigns[p],  # a peer of the older spec announces neither
-                early_redeal=(self.early_redeals or self.resigns)[p],
-                early=earlies[p] if decks[p] == "v2" else None,
+                # a peer of the older spec announces neither
+                options=SessionOptions(
+                    ruleset=rulesets[p] or Ruleset(),
+                    name=self.names[p],
+                    audit=audits[p],
+                    deck=decks[p],
+                    pipeline=pipelines[p] if decks[p] == "v2" else None,
+                    resign=self.resigns[p],
+                    rest_final=self.resigns[p],
+                    early_redeal=(self.early_redeals or self.resigns)[p],
+                    early=earlies[p] if decks[p] == "v2" else None,
+                ),
             )
             for p in Player
         }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -236,3 +237,9 @@ def play_random(
             w = [1.0] * len(legal)
         trio.push(actor, rng.choices(legal, w)[0])
     raise AssertionError(f"game did not end within {limit} steps")
+
+
+def rules_spec_text() -> str:
+    """The text of protocol_spec/rules.md, whose tables name the rules tests' rows."""
+    spec = Path(__file__).resolve().parents[2] / "protocol_spec" / "rules.md"
+    return spec.read_text(encoding="utf-8")

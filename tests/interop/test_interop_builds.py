@@ -1,5 +1,5 @@
 """The version matrix: the runner against the earlier builds of
-``tests/compat/compat_builds.py`` (through ``old_build_peer.py``), both roles, with
+``tests/helpers/compat_builds.py`` (through ``old_build_peer.py``), both roles, with
 the verdicts ``protocol_spec/interop.md`` section 6 expects of each.  Building needs
 git history and PyPI: in CI (``CI`` set) a build that cannot be made fails, elsewhere
 the test skips and says why."""
@@ -7,16 +7,13 @@ the test skips and says why."""
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.compat_builds import BUILDS, BuildError, build
 from helpers.interop import old_build, run
 
 from truc_p2p.interop import CASE_NAMES
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compat"))
-from compat_builds import BUILDS, BuildError, build
 
 P, F, U = "pass", "fail", "unsupported"
 ROLES = ("host", "join")

@@ -16,7 +16,7 @@ import trio
 import trio.testing
 from helpers.net import Silent, bot, new_session
 
-from truc_p2p.net import End, GameOutcome, Strategy, play_game
+from truc_p2p.net import Clocks, End, GameOutcome, PlayOptions, Strategy, play_game
 from truc_p2p.net._reconnect import PROBATION
 from truc_p2p.rules import Action, Game, Player
 
@@ -109,14 +109,18 @@ async def _stall(
             stream,
             sessions[me],
             strategies[me],
-            turn_timeout=turn_timeout,
-            reconnector=reconnector,
-            grace=grace,
-            away_budget=away_budget,
-            heartbeat=math.inf,
-            dead_after=math.inf,
-            linger=0.0,
-            on_evidence=(kept if kept is not None else []).append,
+            PlayOptions(
+                clocks=Clocks(
+                    turn_timeout=turn_timeout,
+                    grace=grace,
+                    away_budget=away_budget,
+                    heartbeat=math.inf,
+                    dead_after=math.inf,
+                ),
+                reconnector=reconnector,
+                linger=0.0,
+                on_evidence=(kept if kept is not None else []).append,
+            ),
         )
 
     async with trio.open_nursery() as nursery:

@@ -11,7 +11,7 @@ against real earlier builds are in ``tests/compat``.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from helpers.net import bot, hosting
 
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
+    Clocks,
     End,
     GameOutcome,
     GameSettings,
@@ -31,7 +32,7 @@ from truc_p2p.net import (
     _local_game,
     join_game,
 )
-from truc_p2p.protocol import Session, decode_envelope, verify_transcript
+from truc_p2p.protocol import Session, SessionOptions, decode_envelope, verify_transcript
 from truc_p2p.protocol._wire import frame, sign_envelope
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import read_transcript
@@ -139,11 +140,13 @@ async def _play_through(
 
         def make_session(**kw: Any) -> Session:
             if kw["role"] is Player.P1:
-                kw["heartbeat"] = False
+                kw["options"] = replace(kw["options"], heartbeat=False)
             return Session(**kw)
 
         monkeypatch.setattr(_local_game, "Session", make_session)
-    fast = GameSettings(ruleset=RULESET, heartbeat=0.05, dead_after=5)
+    fast = GameSettings(
+        session=SessionOptions(ruleset=RULESET), clocks=Clocks(heartbeat=0.05, dead_after=5)
+    )
     with trio.fail_after(60):
         async with hosting(
             strategy=bot(1),

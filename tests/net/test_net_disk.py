@@ -16,7 +16,7 @@ import trio
 from helpers.net import bot, hosting
 
 from truc_p2p.crypto import SigningKey
-from truc_p2p.net import End, GameSettings, Storage, join_game
+from truc_p2p.net import Clocks, End, GameSettings, Storage, join_game
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import scan_transcript_file
 
@@ -30,14 +30,14 @@ async def test_a_full_disk_ends_the_joiners_game_cleanly(tmpfs: Mount, tmp_path:
         async with hosting(
             strategy=bot(1),
             identity=SigningKey.generate(),
-            settings=GameSettings(grace=5),
+            settings=GameSettings(clocks=Clocks(grace=5)),
             storage=Storage(out_dir=tmp_path),
         ) as (invite, results):
             joined = await join_game(
                 invite,
                 bot(2),
                 identity=SigningKey.generate(),
-                settings=GameSettings(grace=5),
+                settings=GameSettings(clocks=Clocks(grace=5)),
                 storage=Storage(out_dir=disk / "games"),
             )
     hosted = results["host"]

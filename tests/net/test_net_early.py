@@ -5,6 +5,7 @@ before that move -- in every hand, classic and pipelined deal."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from truc_p2p.protocol import (
     MalformedMessageError,
     RulesetMismatchError,
     Session,
+    SessionOptions,
     decode_envelope,
     verify_transcript,
 )
@@ -64,12 +66,15 @@ def _session(me: Player, record: list[bytes], *, pipeline: bool, early: bool) ->
         identity=SigningKey.from_bytes(derive("key")),
         role=me,
         secret=derive("secret"),
-        ruleset=Ruleset(target=3),
-        name=("joiner", "host")[me],
         record=record.append,
-        pipeline=pipeline,
-        early=early,
-        early_redeal=False,  # the games (hence the hellos) this test was written for
+        # the games (hence the hellos) this test was written for
+        options=SessionOptions(
+            ruleset=Ruleset(target=3),
+            name=("joiner", "host")[me],
+            pipeline=pipeline,
+            early=early,
+            early_redeal=False,
+        ),
     )
 
 
@@ -131,7 +136,7 @@ class _OldHostSession(Session):
     then reports the mismatch (wire.md 4, 11)."""
 
     def __init__(self, **kw: Any) -> None:
-        super().__init__(**{**kw, "early": False})
+        super().__init__(**{**kw, "options": replace(kw["options"], early=False)})
         on_hello = self._play.on_hello  # the table's handler of a hello
 
         def checked(env: Envelope, mine: bool) -> None:
@@ -163,7 +168,7 @@ async def test_a_joiner_plays_with_a_host_that_predates_early_cards(
         async with hosting(
             strategy=bot(1),
             identity=SigningKey.generate(),
-            settings=GameSettings(ruleset=ruleset),
+            settings=GameSettings(session=SessionOptions(ruleset=ruleset)),
             storage=Storage(out_dir=tmp_path / "host"),
             report=Reporting(on_notice=notices.append),
         ) as (invite, results):
@@ -171,7 +176,7 @@ async def test_a_joiner_plays_with_a_host_that_predates_early_cards(
                 invite,
                 bot(2),
                 identity=SigningKey.generate(),
-                settings=GameSettings(ruleset=ruleset),
+                settings=GameSettings(session=SessionOptions(ruleset=ruleset)),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )
     assert joined.end is End.FINISHED, joined.message
@@ -190,7 +195,7 @@ class _SpecHostSession(Session):
     options map with a key it does not know is malformed (it aborts, no hello)."""
 
     def __init__(self, **kw: Any) -> None:
-        super().__init__(**{**kw, "early": False})
+        super().__init__(**{**kw, "options": replace(kw["options"], early=False)})
         on_hello = self._play.on_hello  # the table's handler of a hello
 
         def checked(env: Envelope, mine: bool) -> None:
@@ -244,7 +249,7 @@ async def test_an_invite_without_settings_gets_no_early_cards_proposed(
             hosting(
                 strategy=bot(1),
                 identity=SigningKey.generate(),
-                settings=GameSettings(ruleset=ruleset),
+                settings=GameSettings(session=SessionOptions(ruleset=ruleset)),
                 storage=Storage(out_dir=tmp_path / "host"),
             ) as (invite, results),
             trio.open_nursery() as nursery,
@@ -255,7 +260,7 @@ async def test_an_invite_without_settings_gets_no_early_cards_proposed(
                 old_invite,
                 bot(2),
                 identity=SigningKey.generate(),
-                settings=GameSettings(ruleset=ruleset),
+                settings=GameSettings(session=SessionOptions(ruleset=ruleset)),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )
             assert joined.end is End.FINISHED, joined.message

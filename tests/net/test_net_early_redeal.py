@@ -14,7 +14,13 @@ from helpers.net import bot, play_pair
 
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net import BotStrategy, End
-from truc_p2p.protocol import CardsDealt, Session, decode_envelope, verify_transcript
+from truc_p2p.protocol import (
+    CardsDealt,
+    Session,
+    SessionOptions,
+    decode_envelope,
+    verify_transcript,
+)
 from truc_p2p.rules import Action, ActionKind, Game, Player, Ruleset
 
 P0, P1 = Player.P0, Player.P1
@@ -52,11 +58,13 @@ def _session(me: Player, record: list[bytes], *, pipeline: bool, early_redeal: b
         identity=SigningKey.from_bytes(derive("key")),
         role=me,
         secret=derive("secret"),
-        ruleset=Ruleset(target=3),
-        name=("joiner", "host")[me],
         record=record.append,
-        pipeline=pipeline,
-        early_redeal=early_redeal,
+        options=SessionOptions(
+            ruleset=Ruleset(target=3),
+            name=("joiner", "host")[me],
+            pipeline=pipeline,
+            early_redeal=early_redeal,
+        ),
     )
 
 

@@ -18,6 +18,7 @@ from helpers.net import bot, hosting
 
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net import (
+    Clocks,
     End,
     GameSettings,
     Listen,
@@ -31,7 +32,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.net import _games as net_games
 from truc_p2p.net import _reconnect as net_reconnect
-from truc_p2p.protocol import GameStarted, verify_transcript
+from truc_p2p.protocol import GameStarted, SessionOptions, verify_transcript
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import read_transcript
 
@@ -47,10 +48,13 @@ def _both_finish_and_verify(game: ProxiedGame) -> None:
     assert game.host.result == game.join.result
 
 
+#: A hello timeout longer than any test's ``fail_after``: waiting it out fails the test.
+LONG_HELLO = 600.0
+
+
 def _settings(**changes: float) -> GameSettings:
-    return GameSettings(
-        **{"ruleset": Ruleset(target=2), "turn_timeout": 30, "grace": 20, **changes}
-    )
+    clocks = Clocks(**{"turn_timeout": 30, "grace": 20, **changes})
+    return GameSettings(session=SessionOptions(ruleset=Ruleset(target=2)), clocks=clocks)
 
 
 async def test_half_open_joiner_side_the_resume_replaces_the_link_the_host_holds(
@@ -112,7 +116,7 @@ async def test_a_byte_flipped_in_flight_costs_the_link_not_the_game(
     assert game.proxy.connections >= 3  # damaged frames cost connections (some share one)
 
 
-@pytest.mark.slow  # seconds of CPU: CI only (README "Developing")
+@pytest.mark.slow  # seconds of CPU: CI only (docs/developing.md)
 async def test_a_link_that_damages_every_frame_is_abandoned_not_accused(tmp_path: Path) -> None:
     """Every ``v2action`` from the host arrives damaged, on every connection: each
     resume makes no progress, so the grace runs out; nobody is called a cheat."""
@@ -167,25 +171,24 @@ async def _flood(
 async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
     tmp_path: Path, silent: int
 ) -> None:
-    """``silent`` connections from 127.0.0.2, re-opened as they drop, with a hello
-    timeout of 10 s: a joiner from 127.0.0.1 starts its game at once, not after it
-    (the bound is half the timeout, so a loaded machine's slowness is not taken for
-    waiting the timeout out)."""
+    """``silent`` connections from 127.0.0.2, re-opened as they drop: a joiner from
+    127.0.0.1 plays its game without waiting for them to time out. No clock is read:
+    the hello timeout (:data:`LONG_HELLO`) is longer than the test's own limit, so a host
+    that made the joiner wait it out fails the test, however busy the machine."""
     opened = [0]
-    started: list[float] = []
+    started: list[GameStarted] = []
     with trio.fail_after(60):
         async with (
             hosting(
                 strategy=bot(1),
                 identity=SigningKey.generate(),
-                settings=_settings(hello_timeout=10),
+                settings=_settings(hello_timeout=LONG_HELLO),
                 storage=Storage(out_dir=tmp_path / "host"),
             ) as (invite, results),
             trio.open_nursery() as flood,
         ):
             await flood.start(_flood, invite.port, silent, "127.0.0.2", opened)
             await trio.sleep(0.5)  # the flood is in full swing
-            knocked = trio.current_time()
             joined = await join_game(
                 invite,
                 bot(2),
@@ -193,26 +196,21 @@ async def test_one_address_flooding_the_host_does_not_keep_a_joiner_out(
                 settings=_settings(),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
                 report=Reporting(
-                    on_event=lambda e: (
-                        started.append(trio.current_time())
-                        if isinstance(e, GameStarted) and not started
-                        else None
-                    )
+                    on_event=lambda e: started.append(e) if isinstance(e, GameStarted) else None
                 ),
             )
             flood.cancel_scope.cancel()
     assert joined.end is End.FINISHED, joined.message
     assert results["host"].end is End.FINISHED
     assert opened[0] > silent  # the host did close flooders, and they came back
-    assert started and started[0] - knocked < 5, started[0] - knocked  # not the 10 s timeout
+    assert len(started) == 1
 
 
 async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 21 point 7: no 120 s of redialling and no claim of an abort never written."""
-    # the bye window (15 s in production) cut to 2 s so the test does not wait it out;
-    # the bound below still tells the bye window from the 120 s grace
+    # the bye window (15 s in production) cut to 2 s so the test does not wait it out
     monkeypatch.setattr(net_games, "BYE_WINDOW", 2.0)
     monkeypatch.setattr(net_reconnect, "BYE_WINDOW", 2.0)
     host_key = SigningKey.generate()
@@ -221,34 +219,35 @@ async def test_resuming_a_finished_game_whose_opponent_is_gone_signs_nothing(
         async with hosting(
             strategy=bot(1),
             identity=host_key,
-            settings=GameSettings(ruleset=ruleset, name="h"),
+            settings=GameSettings(session=SessionOptions(ruleset=ruleset, name="h")),
             storage=Storage(out_dir=tmp_path / "host"),
         ) as (invite, results):
             await join_game(
                 invite,
                 bot(2),
                 identity=SigningKey.generate(),
-                settings=GameSettings(ruleset=ruleset),
+                settings=GameSettings(session=SessionOptions(ruleset=ruleset)),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )
     played = results["host"]
     assert played.end is End.FINISHED and played.transcript is not None
     before = played.transcript.read_bytes()
     restored = restore_game(
-        played.transcript, identity=host_key, ruleset=ruleset, name="h", audit="game", role=P1
+        played.transcript,
+        identity=host_key,
+        role=P1,
+        settings=GameSettings(clocks=Clocks(grace=600)),
     )
-    started = trio.current_time()
-    with trio.fail_after(30):
+    # the grace (600 s) is longer than this limit: a resume that redialled for it fails
+    with trio.fail_after(60):
         again = await resume_game(
             restored,
             bot(1),
             identity=host_key,
             listen=Listen(bind="127.0.0.1", port=0),
-            settings=GameSettings(grace=120),
         )
     assert again.end is End.FINISHED and again.result == played.result, again.message
     assert "nothing more was signed" in again.message
-    assert trio.current_time() - started < 10  # the bye window, not the 120 s grace
     assert played.transcript.read_bytes() == before
 
 

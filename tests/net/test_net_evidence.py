@@ -18,7 +18,7 @@ from truc_p2p.bots import make_bot
 from truc_p2p.cli import main
 from truc_p2p.crypto import SigningKey
 from truc_p2p.evidence import check_evidence, evidence_path_for, keep_evidence
-from truc_p2p.net import GameOutcome, play_game
+from truc_p2p.net import Clocks, GameOutcome, PlayOptions, play_game
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
@@ -246,11 +246,12 @@ async def test_a_lying_resume_over_the_network_ends_as_cheat_with_evidence(
             stream,
             sessions[me],
             Silent(),
-            reconnector=reconnector,  # type: ignore[arg-type]
-            heartbeat=math.inf,
-            dead_after=math.inf,
-            linger=0.0,
-            on_evidence=lambda exc: keep_evidence(transcript, exc),
+            PlayOptions(
+                clocks=Clocks(heartbeat=math.inf, dead_after=math.inf),
+                reconnector=reconnector,
+                linger=0.0,
+                on_evidence=lambda exc: keep_evidence(transcript, exc),
+            ),
         )
 
     async with trio.open_nursery() as nursery:

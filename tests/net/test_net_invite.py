@@ -15,6 +15,7 @@ from truc_p2p.identity import (
     load_or_create_identity,
 )
 from truc_p2p.net import Invite, InviteError
+from truc_p2p.protocol import Series, SessionOptions
 from truc_p2p.rules import Ruleset
 
 FP = "0123456789abcdef" * 4
@@ -129,7 +130,7 @@ def test_settings_fields_are_what_invite_record_and_listing_carry() -> None:
     from truc_p2p.net import SETTING_KEYS, settings_fields
     from truc_p2p.rules import Ruleset
 
-    assert settings_fields(Ruleset()) == {
+    assert settings_fields(SessionOptions()) == {
         "target": "12",
         "ladder": "literal",
         "rest": "game",
@@ -138,11 +139,13 @@ def test_settings_fields_are_what_invite_record_and_listing_carry() -> None:
         "pipeline": "1",
     }
     fields = settings_fields(
-        Ruleset.from_dict({"target": 24, "ladder": "even", "rest_refused": "value"}),
-        pipeline=False,
+        SessionOptions(
+            ruleset=Ruleset.from_dict({"target": 24, "ladder": "even", "rest_refused": "value"}),
+            pipeline=False,
+        )
     )
     assert list(fields) == list(SETTING_KEYS[:-1])  # a single game names no match
-    assert list(settings_fields(Ruleset(), match=2)) == list(SETTING_KEYS)
+    assert list(settings_fields(SessionOptions(series=Series(match=2)))) == list(SETTING_KEYS)
     assert "&" + "&".join(f"{k}={v}" for k, v in fields.items()) == SETTINGS_TAIL
 
 
@@ -171,9 +174,11 @@ def test_an_invite_carries_the_match_length_and_round_trips() -> None:
     from truc_p2p.rules import Ruleset
 
     other = Ruleset.from_dict({"target": 24, "ladder": "even", "rest_refused": "value"})
-    fields = settings_fields(other, pipeline=False, match=3)
+    fields = settings_fields(SessionOptions(ruleset=other, pipeline=False, series=Series(match=3)))
     assert "&" + "&".join(f"{k}={v}" for k, v in fields.items()) == SETTINGS_TAIL + "&match=3"
-    assert settings_fields(other, pipeline=False, match=1) == settings_fields(other, pipeline=False)
+    assert settings_fields(
+        SessionOptions(ruleset=other, pipeline=False, series=Series(match=1))
+    ) == (settings_fields(SessionOptions(ruleset=other, pipeline=False)))
     text = (
         f"truc://10.1.0.2:4455/?fp={FP}&relay=r.example:4456&code=abcd1234{SETTINGS_TAIL}&match=3"
     )
@@ -191,9 +196,8 @@ def test_an_invite_carries_the_match_length_and_round_trips() -> None:
 def test_the_mdns_record_carries_the_match_length() -> None:
     from truc_p2p.net import FoundGame, settings_fields
     from truc_p2p.net._discovery import _properties
-    from truc_p2p.rules import Ruleset
 
-    props = _properties("ana", FP, settings_fields(Ruleset(), match=5))
+    props = _properties("ana", FP, settings_fields(SessionOptions(series=Series(match=5))))
     assert props["match"] == "5"
     settings = {k: v for k, v in props.items() if k not in ("v", "fp", "name")}
     found = FoundGame("ana", FP, ("192.168.1.20",), 4455, settings)
@@ -228,7 +232,7 @@ def test_the_mdns_record_carries_the_settings_and_its_invite_too() -> None:
     from truc_p2p.net._discovery import _properties
     from truc_p2p.rules import Ruleset
 
-    props = _properties("ana", FP, settings_fields(Ruleset(target=24)))
+    props = _properties("ana", FP, settings_fields(SessionOptions(ruleset=Ruleset(target=24))))
     assert props == {"v": "1", "fp": FP, "name": "ana", "target": "24", "ladder": "literal",
                      "rest": "game", "audit": "game", "deck": "v2", "pipeline": "1"}  # fmt: skip
     settings = {k: v for k, v in props.items() if k not in ("v", "fp", "name")}
@@ -269,9 +273,10 @@ def test_join_with_a_conflicting_option_says_so_in_one_line_before_connecting(
 
 def test_join_adopts_what_the_invite_says_and_keeps_agreeing_options() -> None:
     from truc_p2p.cli import build_parser
+    from truc_p2p.cli._common import ruleset_from_args
     from truc_p2p.cli._game_args import GameOptions
     from truc_p2p.cli._join import _adopt_host_settings
-    from truc_p2p.cli._lifecycle import _game_settings
+    from truc_p2p.cli._lifecycle import game_settings
 
     def options(*argv: str) -> GameOptions:
         return GameOptions.from_args(build_parser().parse_args(list(argv)))
@@ -279,10 +284,8 @@ def test_join_adopts_what_the_invite_says_and_keeps_agreeing_options() -> None:
     invite = Invite.parse(f"truc://127.0.0.1:1/?fp={FP}{SETTINGS_TAIL}")
     opts = _adopt_host_settings(options("join", str(invite), "--target", "24"), invite)
     assert isinstance(opts, GameOptions)
-    settings = _game_settings(opts, Ruleset.from_dict(
-        {"target": opts.target, "ladder": opts.ladder, "rest_refused": opts.rest_refused}
-    ), "guest")  # fmt: skip
-    assert settings.ruleset is not None and settings.ruleset.to_dict() == {
+    settings = game_settings(opts, ruleset_from_args(opts.rules), "guest").session
+    assert settings.ruleset.to_dict() == {
         "target": 24, "ladder": "even", "rest_refused": "value"}  # fmt: skip
     assert settings.pipeline is False and settings.audit == "game" and settings.deck == "v2"
     # --no-pipeline against a pipelining host: one line
@@ -291,8 +294,8 @@ def test_join_adopts_what_the_invite_says_and_keeps_agreeing_options() -> None:
     assert isinstance(clash, str) and "leave out --no-pipeline" in clash
     # an invite without settings changes nothing
     before = options("join", f"truc://127.0.0.1:1/?fp={FP}")
-    assert before.invite is not None
-    assert _adopt_host_settings(before, Invite.parse(before.invite)) == before
+    assert before.network.invite is not None
+    assert _adopt_host_settings(before, Invite.parse(before.network.invite)) == before
 
 
 async def test_the_hosts_invite_carries_the_settings_it_plays() -> None:
@@ -307,7 +310,7 @@ async def test_the_hosts_invite_carries_the_settings_it_plays() -> None:
         async with hosting(
             strategy=bot(),
             identity=SigningKey.generate(),
-            settings=GameSettings(ruleset=rules, pipeline=False),
+            settings=GameSettings(session=SessionOptions(ruleset=rules, pipeline=False)),
             listen=Listen(announce=False, portmap=False),
             stop=stop,
         ) as (invite, _):

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from netns import (
+from helpers.netns import (
     NAT_PMP_DAEMON,
     RELAY,
     Lab,

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 import trio
+from helpers.netns import LIMIT, Proc, truc_command
 from helpers.nostr import NostrRelay, nostr_relays
-from netns import LIMIT, Proc, truc_command
 
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net._lobby import LobbyListing

@@ -156,7 +156,7 @@ def test_nothing_to_resume() -> None:
 #: Kinds whose ending has no more to say than "the game stopped before its end".
 PLAIN_STOPS = {"no-result", "stopped-resuming"}
 #: Kinds told with a result or a resignation (their headline comes from it, tested below
-#: and in tests/web/test_web_cli.py).
+#: and in tests/ui/test_ui_web_cli.py).
 RESULTS = {"won", "lost", "resigned", "opponent-resigned"}
 
 

@@ -21,6 +21,7 @@ from truc_p2p.bots import make_bot
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
+    Clocks,
     End,
     GameOutcome,
     GameSettings,
@@ -33,7 +34,7 @@ from truc_p2p.net import (
     host_game,
     join_game,
 )
-from truc_p2p.protocol import verify_transcript
+from truc_p2p.protocol import SessionOptions, verify_transcript
 from truc_p2p.rules import Ruleset
 from truc_p2p.transcript import read_transcript
 
@@ -131,7 +132,10 @@ async def play_through_proxy(
             outcomes["host"] = await host_game(
                 BotStrategy(make_bot("random", seed)),
                 identity=host_id,
-                settings=GameSettings(ruleset=ruleset, turn_timeout=30, grace=20),
+                settings=GameSettings(
+                    session=SessionOptions(ruleset=ruleset),
+                    clocks=Clocks(turn_timeout=30, grace=20),
+                ),
                 listen=Listen(bind="127.0.0.1", port=0),
                 storage=Storage(out_dir=tmp / "host", fsync=False),
                 report=Reporting(on_invite=on_invite),
@@ -145,7 +149,9 @@ async def play_through_proxy(
             Invite("127.0.0.1", proxy_port, Identity(host_id, None).fingerprint),
             BotStrategy(make_bot("random", seed + 1)),
             identity=join_id,
-            settings=GameSettings(ruleset=ruleset, turn_timeout=30, grace=20),
+            settings=GameSettings(
+                session=SessionOptions(ruleset=ruleset), clocks=Clocks(turn_timeout=30, grace=20)
+            ),
             storage=Storage(out_dir=tmp / "join", fsync=False),
             report=Reporting(on_event=seen.append),
         )

@@ -9,29 +9,28 @@ from __future__ import annotations
 
 import socket
 import struct
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 from helpers.net import bot, new_session
+from helpers.relay import FP, raw_stream, running_relay
 
 import truc_p2p.net._join_game as games_module
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
+    Clocks,
     ConnectError,
     End,
     GameOutcome,
     GameSettings,
     Invite,
     Listen,
+    PlayOptions,
     RelayLimits,
-    RelayServer,
     Reporting,
-    SessionReport,
     Storage,
     connect,
     host_game,
@@ -43,33 +42,6 @@ from truc_p2p.net._relay_wire import MAGIC, Meet, Msg, encode, read_message
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.rules import Action, Game, Player
 from truc_p2p.transcript import read_transcript
-
-FP = "ab" * 32
-
-
-@asynccontextmanager
-async def running_relay(
-    limits: RelayLimits | None = None,
-) -> AsyncIterator[tuple[RelayServer, int, list[SessionReport]]]:
-    reports: list[SessionReport] = []
-    server = RelayServer(limits, on_report=reports.append)
-    async with trio.open_nursery() as nursery:
-        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-        nursery.start_soon(trio.serve_listeners, server.handle, listeners)
-        yield server, int(listeners[0].socket.getsockname()[1]), reports
-        nursery.cancel_scope.cancel()
-
-
-async def _raw(port: int, data: bytes, source: str | None = None) -> trio.SocketStream:
-    if source is None:
-        stream = await trio.open_tcp_stream("127.0.0.1", port)
-    else:
-        sock = trio.socket.socket()
-        await sock.bind((source, 0))
-        await sock.connect(("127.0.0.1", port))
-        stream = trio.SocketStream(sock)
-    await stream.send_all(data)
-    return stream
 
 
 @pytest.mark.parametrize("path", ["direct", "punched", "relayed"])
@@ -101,7 +73,7 @@ async def test_each_path_carries_a_whole_game_that_verifies(path: str) -> None:
                         stream,
                         sessions[Player.P0],
                         bot(1),
-                        expected_fingerprint=sessions[Player.P1].fingerprint,
+                        PlayOptions(expected_fingerprint=sessions[Player.P1].fingerprint),
                     )
             assert got == {"host": path, "join": path}
             assert outcome.valid
@@ -146,14 +118,14 @@ async def test_a_flood_of_bogus_clients_is_bounded_and_a_real_pair_still_meets()
     limits = RelayLimits(max_per_ip=20, max_registrations_per_ip=3, first_message_timeout=1.0)
     async with running_relay(limits) as (server, port, _reports):
         attacker = "127.0.0.2"  # the flood comes from another address than the real pair
-        junk = [await _raw(port, MAGIC, attacker) for _ in range(30)]  # then silence
+        junk = [await raw_stream(port, MAGIC, attacker) for _ in range(30)]  # then silence
         for i in range(30):
             data = [
                 MAGIC + encode(Msg.REGISTER, b"\x00"),  # real registrations, capped per IP
                 b"GET / HTTP/1.0\r\n\r\n",  # not the protocol
                 MAGIC + encode(Msg.JOIN, b"\x04nope\x00"),  # wrong code
             ][i % 3]
-            junk.append(await _raw(port, data, attacker))
+            junk.append(await raw_stream(port, data, attacker))
         await trio.sleep(0.2)
         assert server.connections <= limits.max_per_ip
         assert server.stats["refused_connections"] >= 10
@@ -175,7 +147,7 @@ async def test_a_flood_of_bogus_clients_is_bounded_and_a_real_pair_still_meets()
                 await trio.sleep(0.1)
         # The flood's registrations were bounded and are gone with their connections.
         for _ in range(6):
-            junk.append(await _raw(port, MAGIC + encode(Msg.REGISTER, b"\x00"), attacker))
+            junk.append(await raw_stream(port, MAGIC + encode(Msg.REGISTER, b"\x00"), attacker))
         await trio.sleep(0.2)
         assert server.stats["registrations"] <= 2 * limits.max_registrations_per_ip + 1
         assert server.stats["refused_registrations"] >= 3
@@ -213,11 +185,13 @@ async def test_relay_limits_bytes_and_idle_time_of_a_splice() -> None:
 
 async def test_meet_tells_each_side_the_others_observed_address() -> None:
     async with running_relay() as (_, port, _reports):
-        host = await _raw(port, MAGIC + encode(Msg.REGISTER, b"\x00"))
+        host = await raw_stream(port, MAGIC + encode(Msg.REGISTER, b"\x00"))
         kind, body = await read_message(host)
         assert kind == Msg.REGISTERED
         code = body[1 : 1 + body[0]]
-        joiner = await _raw(port, MAGIC + encode(Msg.JOIN, bytes([len(code)]) + code + b"\x00"))
+        joiner = await raw_stream(
+            port, MAGIC + encode(Msg.JOIN, bytes([len(code)]) + code + b"\x00")
+        )
         (jkind, jbody), (hkind, hbody) = await read_message(joiner), await read_message(host)
         assert jkind == hkind == Msg.MEET
         to_joiner, to_host = Meet.decode(jbody), Meet.decode(hbody)
@@ -263,7 +237,7 @@ async def test_a_game_on_a_punched_path_outlives_the_relay() -> None:
                             stream,
                             sessions[Player.P0],
                             bot(1),
-                            expected_fingerprint=sessions[Player.P1].fingerprint,
+                            PlayOptions(expected_fingerprint=sessions[Player.P1].fingerprint),
                         )
                 with trio.fail_after(2):
                     while rendezvous.lost is None:
@@ -305,7 +279,7 @@ async def test_a_dropped_game_reconnects_through_the_relay(
                 outcomes["host"] = await host_game(
                     bot(3),
                     identity=host_id,
-                    settings=GameSettings(turn_timeout=30, grace=20),
+                    settings=GameSettings(clocks=Clocks(turn_timeout=30, grace=20)),
                     listen=Listen(bind="127.0.0.1", port=0, relay=("127.0.0.1", port)),
                     storage=Storage(out_dir=tmp_path / "host", fsync=False),
                     report=Reporting(on_invite=on_invite),
@@ -318,7 +292,7 @@ async def test_a_dropped_game_reconnects_through_the_relay(
                 invites[0],
                 strategy,
                 identity=join_id,
-                settings=GameSettings(turn_timeout=30, grace=20),
+                settings=GameSettings(clocks=Clocks(turn_timeout=30, grace=20)),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
                 report=Reporting(on_path=lambda route, _peer: paths.append(route)),
             )

@@ -1,4 +1,4 @@
-"""The README's relay walk-through as processes on loopback (no namespaces needed)."""
+"""The relay walk-through of docs/friends.md as processes on loopback (no namespaces needed)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers.net import free_port
-from netns import LIMIT, Proc, truc_command
+from helpers.netns import LIMIT, Proc, truc_command
 
 from truc_p2p.cli import main as cli_main
 from truc_p2p.net import Invite, _rendezvous

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 import trio
-from test_net_relay import FP, _raw, running_relay
+from helpers.relay import FP, raw_stream, running_relay
 
 from truc_p2p.net import Invite, RelayLimits, RelayServer, connect, open_rendezvous
 from truc_p2p.net._host import address_key
@@ -48,7 +48,7 @@ async def test_a_leaked_code_cannot_keep_the_real_joiner_out() -> None:
             assert invite.code is not None
             hoard = []
             for _ in range(20):
-                stream = await _raw(port, _join_message(invite.code), "127.0.0.2")
+                stream = await raw_stream(port, _join_message(invite.code), "127.0.0.2")
                 hoard.append(stream)
             await trio.sleep(0.3)
             stream, path = await connect(invite, paths=frozenset({"relayed"}), direct_window=0.1)
@@ -72,15 +72,15 @@ async def test_a_code_leaked_to_16_addresses_cannot_keep_the_real_joiner_out() -
             assert invite.code is not None
             held = []
             for source in leakers:
-                stream = await _raw(port, _join_message(invite.code), source)
+                stream = await raw_stream(port, _join_message(invite.code), source)
                 assert (await read_message(stream))[0] == Msg.MEET
                 held.append(stream)
-            real = await _raw(port, _join_message(invite.code))
+            real = await raw_stream(port, _join_message(invite.code))
             kind, body = await read_message(real)
             assert kind == Msg.MEET, body
             again = []
             for source in leakers * 2:
-                stream = await _raw(port, _join_message(invite.code), source)
+                stream = await raw_stream(port, _join_message(invite.code), source)
                 again.append(stream)
                 assert (await read_message(stream))[0] == Msg.ERROR
             await real.send_all(encode(Msg.SPLICE))
@@ -95,10 +95,12 @@ async def test_an_address_holds_only_its_share_of_a_registration() -> None:
     with trio.fail_after(20):
         async with running_relay(limits) as (_srv, port, _), _serving_host(port) as (invite, _):
             assert invite.code is not None
-            first = [await _raw(port, _join_message(invite.code), "127.0.0.2") for _ in range(2)]
+            first = [
+                await raw_stream(port, _join_message(invite.code), "127.0.0.2") for _ in range(2)
+            ]
             for stream in first:
                 assert (await read_message(stream))[0] == Msg.MEET
-            third = await _raw(port, _join_message(invite.code), "127.0.0.2")
+            third = await raw_stream(port, _join_message(invite.code), "127.0.0.2")
             assert (await read_message(third))[0] == Msg.MEET  # took its own oldest place
             kind, body = await read_message(first[0])
             assert kind == Msg.ERROR and b"another joiner took this place" in body
@@ -114,12 +116,14 @@ async def test_a_shared_address_registers_beyond_the_old_limit_but_not_without_b
         async with running_relay(limits) as (server, port, _):
             neighbours = []
             for _ in range(10):
-                stream = await _raw(port, MAGIC + encode(Msg.REGISTER, b"\x00"))
+                stream = await raw_stream(port, MAGIC + encode(Msg.REGISTER, b"\x00"))
                 assert (await read_message(stream))[0] == Msg.REGISTERED
                 neighbours.append(stream)
             flood = []
             for _ in range(limits.max_registrations_per_ip + 5):
-                flood.append(await _raw(port, MAGIC + encode(Msg.REGISTER, b"\x00"), "127.0.0.2"))
+                flood.append(
+                    await raw_stream(port, MAGIC + encode(Msg.REGISTER, b"\x00"), "127.0.0.2")
+                )
             await trio.sleep(0.3)
             assert server.stats["refused_registrations"] >= 5
             async with open_rendezvous(("127.0.0.1", port)) as rendezvous:  # 127.0.0.1 too
@@ -135,7 +139,7 @@ async def test_a_host_waits_for_a_full_relay_instead_of_failing_at_once() -> Non
     notices: list[str] = []
     with trio.fail_after(20):
         async with running_relay(limits) as (server, port, _):
-            squatters = [await _raw(port, b"", "127.0.0.2") for _ in range(3)]
+            squatters = [await raw_stream(port, b"", "127.0.0.2") for _ in range(3)]
             await trio.sleep(0.1)
             started = trio.current_time()
             async with open_rendezvous(("127.0.0.1", port), on_notice=notices.append) as r:

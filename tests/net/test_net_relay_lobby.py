@@ -5,19 +5,17 @@ expiry hold, and a listing the relay altered is dropped by the joiner."""
 from __future__ import annotations
 
 import io
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 import trio
 from helpers.net import bot, free_port
-from test_net_relay_restart import RestartableRelay
+from helpers.relay import RestartableRelay, lobby_relay, raw_key, register_host
 
-from truc_p2p.crypto import SigningKey
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
+    Clocks,
     End,
     GameOutcome,
     GameSettings,
@@ -35,28 +33,15 @@ from truc_p2p.net import (
     open_rendezvous,
 )
 from truc_p2p.net._relay_wire import (
-    MAGIC,
     Msg,
     RelayProtocolError,
     code_for_claim,
     encode,
     read_message,
 )
-from truc_p2p.protocol import verify_transcript
+from truc_p2p.protocol import SessionOptions, verify_transcript
 from truc_p2p.rules import Action, Game, Ladder, Ruleset
 from truc_p2p.transcript import read_transcript
-
-
-@asynccontextmanager
-async def running_relay(
-    limits: RelayLimits | None = None, server: RelayServer | None = None
-) -> AsyncIterator[tuple[RelayServer, int]]:
-    server = server or RelayServer(limits)
-    async with trio.open_nursery() as nursery:
-        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-        nursery.start_soon(trio.serve_listeners, server.handle, listeners)
-        yield server, int(listeners[0].socket.getsockname()[1])
-        nursery.cancel_scope.cancel()
 
 
 async def _lobby_names(port: int) -> list[str]:
@@ -65,34 +50,14 @@ async def _lobby_names(port: int) -> list[str]:
     return sorted(g.listing.name for g in games)
 
 
-async def _register(
-    port: int, claim: bytes, source: str = "127.0.0.1"
-) -> tuple[trio.SocketStream, str]:
-    """A raw host control connection: REGISTER with ``claim``; returns it and its code."""
-    sock = trio.socket.socket()
-    await sock.bind((source, 0))
-    await sock.connect(("127.0.0.1", port))
-    stream = trio.SocketStream(sock)
-    await stream.send_all(MAGIC + encode(Msg.REGISTER, b"\x00" + claim))
-    kind, body = await read_message(stream)
-    assert kind == Msg.REGISTERED
-    return stream, body[1 : 1 + body[0]].decode()
-
-
 async def _list(stream: trio.SocketStream, code: str, name: str) -> str:
     """Send a validly signed listing on a raw control connection; the relay's answer."""
     key = Identity.ephemeral().key
-    listing = LobbyListing(key=_raw_key(key), addr=("127.0.0.1", 9), fields={"name": name})
+    listing = LobbyListing(key=raw_key(key), addr=("127.0.0.1", 9), fields={"name": name})
     await stream.send_all(encode(Msg.LIST, listing.sign(key, code)))
     kind, body = await read_message(stream)
     assert kind == Msg.LISTED
     return body.decode()
-
-
-def _raw_key(key: object) -> bytes:
-
-    assert isinstance(key, SigningKey)
-    return key.public_key().to_bytes()
 
 
 async def test_a_joiner_lists_two_public_hosts_and_plays_one(tmp_path: Path) -> None:
@@ -101,14 +66,17 @@ async def test_a_joiner_lists_two_public_hosts_and_plays_one(tmp_path: Path) -> 
     outcomes: dict[str, GameOutcome] = {}
     stops = {n: trio.Event() for n in ("ana", "bea")}
     with trio.fail_after(60):
-        async with running_relay() as (server, port), trio.open_nursery() as nursery:
+        async with lobby_relay() as (server, port), trio.open_nursery() as nursery:
             for n in ("ana", "bea"):
 
                 async def host(n: str = n) -> None:
                     outcomes[n] = await host_game(
                         bot(3),
                         identity=ids[n],
-                        settings=GameSettings(ruleset=rules[n], name=n, turn_timeout=30),
+                        settings=GameSettings(
+                            session=SessionOptions(ruleset=rules[n], name=n),
+                            clocks=Clocks(turn_timeout=30),
+                        ),
                         listen=Listen(
                             bind="127.0.0.1", port=0, relay=("127.0.0.1", port), public=True
                         ),
@@ -131,7 +99,10 @@ async def test_a_joiner_lists_two_public_hosts_and_plays_one(tmp_path: Path) -> 
                 ana.invite,
                 bot(4),
                 identity=ids["joe"],
-                settings=GameSettings(ruleset=rules["ana"], name="joe", turn_timeout=30),
+                settings=GameSettings(
+                    session=SessionOptions(ruleset=rules["ana"], name="joe"),
+                    clocks=Clocks(turn_timeout=30),
+                ),
                 storage=Storage(out_dir=tmp_path / "joe", fsync=False),
             )
             with trio.fail_after(20):
@@ -152,13 +123,13 @@ async def test_a_joiner_lists_two_public_hosts_and_plays_one(tmp_path: Path) -> 
 
 async def test_a_listing_flood_from_one_address_is_bounded() -> None:
     limits = RelayLimits(max_listings_per_ip=3, max_listings=5)
-    async with running_relay(limits) as (server, port):
+    async with lobby_relay(limits) as (server, port):
         answers: dict[str, list[str]] = {}
         streams = []
         for source in ("127.0.0.2", "127.0.0.3", "127.0.0.4"):
             answers[source] = []
             for i in range(6):
-                stream, code = await _register(port, bytes([i, ord(source[-1])]) * 8, source)
+                stream, code = await register_host(port, bytes([i, ord(source[-1])]) * 8, source)
                 streams.append(stream)
                 answers[source].append(await _list(stream, code, f"{source}-{i}"))
         assert answers["127.0.0.2"][:3] == ["", "", ""]
@@ -179,7 +150,7 @@ async def test_a_listing_flood_from_one_address_is_bounded() -> None:
         with trio.fail_after(5):
             while len(await _lobby_names(port)) != 3:
                 await trio.sleep(0.05)
-        stream, code = await _register(port, b"\x07" * 16, "127.0.0.4")
+        stream, code = await register_host(port, b"\x07" * 16, "127.0.0.4")
         assert await _list(stream, code, "late") == ""
         await stream.aclose()
         for stream in streams:
@@ -189,12 +160,12 @@ async def test_a_listing_flood_from_one_address_is_bounded() -> None:
 async def test_a_stale_listing_disappears() -> None:
     """Not renewed within the TTL: gone though the registration lives; renewed by
     PING: stays; the host's connection closed: gone at once."""
-    async with running_relay(RelayLimits(listing_ttl=0.5)) as (_, port):
-        silent, code = await _register(port, b"\x01" * 16)
+    async with lobby_relay(RelayLimits(listing_ttl=0.5)) as (_, port):
+        silent, code = await register_host(port, b"\x01" * 16)
         assert await _list(silent, code, "silent") == ""
-        pinging, code = await _register(port, b"\x02" * 16)
+        pinging, code = await register_host(port, b"\x02" * 16)
         assert await _list(pinging, code, "pinging") == ""
-        leaving, code = await _register(port, b"\x03" * 16)
+        leaving, code = await register_host(port, b"\x03" * 16)
         assert await _list(leaving, code, "leaving") == ""
         assert await _lobby_names(port) == ["leaving", "pinging", "silent"]
         await leaving.aclose()
@@ -229,10 +200,10 @@ class _Tampering(RelayServer):
 
 
 async def test_a_tampered_listing_is_dropped_with_a_note() -> None:
-    async with running_relay(server=_Tampering()) as (_, port):
-        ana, code = await _register(port, b"\x01" * 16)
+    async with lobby_relay(server=_Tampering()) as (_, port):
+        ana, code = await register_host(port, b"\x01" * 16)
         assert await _list(ana, code, "ana") == ""
-        bob, code = await _register(port, b"\x02" * 16)
+        bob, code = await register_host(port, b"\x02" * 16)
         assert await _list(bob, code, "bob") == ""
         games, notes = await fetch_lobby(("127.0.0.1", port))
         assert [g.listing.name for g in games] == ["bob"]
@@ -243,14 +214,14 @@ async def test_a_tampered_listing_is_dropped_with_a_note() -> None:
 
 def test_a_listing_is_bound_to_its_code_and_key() -> None:
     key = Identity.ephemeral().key
-    listing = LobbyListing(key=_raw_key(key), addr=("10.0.0.1", 4455), fields={"name": "ana"})
+    listing = LobbyListing(key=raw_key(key), addr=("10.0.0.1", 4455), fields={"name": "ana"})
     signed = listing.sign(key, "abcd2345abcd2345")
     assert LobbyListing.verify(signed, "abcd2345abcd2345") == listing
     with pytest.raises(ListingError):  # another code: a relay replaying it elsewhere
         LobbyListing.verify(signed, "abcd2345abcd2346")
     other = Identity.ephemeral().key  # another key with the same signature
     with pytest.raises(ListingError):
-        LobbyListing.verify(_raw_key(other) + signed[32:], "abcd2345abcd2345")
+        LobbyListing.verify(raw_key(other) + signed[32:], "abcd2345abcd2345")
     with pytest.raises(ListingError):
         LobbyListing.verify(signed[:-1], "abcd2345abcd2345")
     invite = Invite("10.0.0.1", 4455, listing.fingerprint, relay=("r.example", 1), code="abcd")
@@ -269,10 +240,10 @@ async def test_a_relay_without_a_lobby_keeps_the_host_registered_unlisted() -> N
     key = Identity.ephemeral().key
     with trio.fail_after(15):
         async with (
-            running_relay(server=_NoLobby()) as (server, port),
+            lobby_relay(server=_NoLobby()) as (server, port),
             open_rendezvous(("127.0.0.1", port), on_notice=notices.append) as rendezvous,
         ):
-            listing = LobbyListing(key=_raw_key(key), addr=("127.0.0.1", 9), fields={"name": "a"})
+            listing = LobbyListing(key=raw_key(key), addr=("127.0.0.1", 9), fields={"name": "a"})
             await rendezvous.set_listing(listing.sign(key, rendezvous.code))
             while rendezvous.registrations < 2:
                 await trio.sleep(0.05)
@@ -294,7 +265,7 @@ async def test_a_host_is_listed_again_after_the_relay_restarts() -> None:
             await relay.start()
             async with open_rendezvous(("127.0.0.1", relay.port)) as rendezvous:
                 listing = LobbyListing(
-                    key=_raw_key(key), addr=("127.0.0.1", 9), fields={"name": "ana"}
+                    key=raw_key(key), addr=("127.0.0.1", 9), fields={"name": "ana"}
                 )
                 await rendezvous.set_listing(listing.sign(key, rendezvous.code))
                 while await _lobby_names(relay.port) != ["ana"]:
@@ -333,14 +304,16 @@ async def test_a_host_playing_its_game_is_off_the_lobby(tmp_path: Path) -> None:
     key, joe = Identity.ephemeral().key, Identity.ephemeral().key
     outcome: list[GameOutcome] = []
     with trio.fail_after(60):
-        async with running_relay() as (_, port), trio.open_nursery() as nursery:
+        async with lobby_relay() as (_, port), trio.open_nursery() as nursery:
 
             async def host() -> None:
                 outcome.append(
                     await host_game(
                         bot(3),
                         identity=key,
-                        settings=GameSettings(name="ana", turn_timeout=30),
+                        settings=GameSettings(
+                            session=SessionOptions(name="ana"), clocks=Clocks(turn_timeout=30)
+                        ),
                         listen=Listen(
                             bind="127.0.0.1", port=0, relay=("127.0.0.1", port), public=True
                         ),
@@ -365,13 +338,15 @@ async def test_a_forever_host_is_listed_again_after_each_game() -> None:
     stop = trio.Event()
     outcomes: list[GameOutcome] = []
     with trio.fail_after(60):
-        async with running_relay() as (server, port), trio.open_nursery() as nursery:
+        async with lobby_relay() as (server, port), trio.open_nursery() as nursery:
 
             async def host() -> None:
                 await host_game(
                     bot(3),
                     identity=key,
-                    settings=GameSettings(name="ana", turn_timeout=30),
+                    settings=GameSettings(
+                        session=SessionOptions(name="ana"), clocks=Clocks(turn_timeout=30)
+                    ),
                     listen=Listen(bind="127.0.0.1", port=0, relay=("127.0.0.1", port), public=True),
                     storage=Storage(out_dir=None),
                     report=Reporting(on_outcome=outcomes.append),
@@ -400,10 +375,10 @@ async def test_lobby_and_join_name_a_dropped_listing_in_one_line() -> None:
     from truc_p2p.cli._lobby import fetch
     from truc_p2p.cli._lobby_words import describe_game
 
-    async with running_relay(server=_Tampering()) as (_, port):
-        ana, code = await _register(port, b"\x01" * 16)
+    async with lobby_relay(server=_Tampering()) as (_, port):
+        ana, code = await register_host(port, b"\x01" * 16)
         assert await _list(ana, code, "ana") == ""
-        bob, code = await _register(port, b"\x02" * 16)
+        bob, code = await register_host(port, b"\x02" * 16)
         assert await _list(bob, code, "bob") == ""
         out = io.StringIO()
         games = await trio.to_thread.run_sync(fetch, ("127.0.0.1", port), 5.0, "lobby", out)

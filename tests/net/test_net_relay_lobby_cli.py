@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from netns import LIMIT, Proc, truc_command
+from helpers.netns import LIMIT, Proc, truc_command
 
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import read_transcript

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 import trio
 from helpers.net import bot
-from test_net_relay_lobby import _raw_key, _register, running_relay
+from helpers.relay import lobby_relay, raw_key, register_host
 
 from truc_p2p.cli import main as cli_main
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
+    Clocks,
     GameSettings,
     Listen,
     LobbyFilter,
@@ -31,6 +32,7 @@ from truc_p2p.net import (
 )
 from truc_p2p.net._host import address_block, address_key
 from truc_p2p.net._relay_wire import Msg, RelayProtocolError, encode, read_message
+from truc_p2p.protocol import SessionOptions
 
 #: The flooding addresses: 40 loopback addresses, never any other.
 FLOODERS = [f"127.0.0.{i}" for i in range(2, 42)]
@@ -45,7 +47,7 @@ async def _list_raw(stream: trio.SocketStream, body: bytes) -> str:
 
 def _signed(code: str, name: str) -> bytes:
     key = Identity.ephemeral().key
-    return LobbyListing(key=_raw_key(key), addr=("127.0.0.1", 9), fields={"name": name}).sign(
+    return LobbyListing(key=raw_key(key), addr=("127.0.0.1", 9), fields={"name": name}).sign(
         key, code
     )
 
@@ -58,7 +60,7 @@ async def _flood(port: int, streams: list[trio.SocketStream]) -> dict[str, int]:
     for n, source in enumerate(FLOODERS):
         for i in range(10 if n == 0 else 8):
             claim = bytes([n, i]) * 8
-            stream, code = await _register(port, claim, source)
+            stream, code = await register_host(port, claim, source)
             streams.append(stream)
             if i == 0:
                 body = b"\x00" * 120  # not a listing at all
@@ -85,7 +87,7 @@ async def test_a_flood_from_40_addresses_leaves_a_real_host_visible(
     identity = Identity.ephemeral().key
     fingerprint = Identity(identity, None).fingerprint
     with trio.fail_after(120):
-        async with running_relay() as (server, port), trio.open_nursery() as nursery:
+        async with lobby_relay() as (server, port), trio.open_nursery() as nursery:
             answers = await _flood(port, streams)
             # 4 stored per address; the 41st address's real host comes last (the youngest).
             assert answers == {"stored": 160, "refused": 80, "capped": 82}
@@ -95,7 +97,9 @@ async def test_a_flood_from_40_addresses_leaves_a_real_host_visible(
                 await host_game(
                     bot(3),
                     identity=identity,
-                    settings=GameSettings(name="real ana", turn_timeout=30),
+                    settings=GameSettings(
+                        session=SessionOptions(name="real ana"), clocks=Clocks(turn_timeout=30)
+                    ),
                     listen=Listen(bind="127.0.0.1", port=0, relay=("127.0.0.1", port), public=True),
                     storage=Storage(out_dir=tmp_path / "ana", fsync=False),
                     stop=stop,
@@ -239,10 +243,10 @@ class _Unfiltering(RelayServer):
 
 async def test_a_filter_works_with_a_relay_that_predates_filters() -> None:
     """connect.md 2.2: the joiner asks again without the filter and filters itself."""
-    async with running_relay(server=_Unfiltering()) as (_, port):
+    async with lobby_relay(server=_Unfiltering()) as (_, port):
         streams = []
         for i, name in enumerate(("ana", "bea", "Anabel")):
-            stream, code = await _register(port, bytes([i]) * 16)
+            stream, code = await register_host(port, bytes([i]) * 16)
             streams.append(stream)
             assert await _list_raw(stream, _signed(code, name)) == ""
         answer = await fetch_lobby_answer(("127.0.0.1", port), wanted=LobbyFilter(name="ANA"))

@@ -27,7 +27,7 @@ from cryptography.x509.oid import NameOID
 from helpers.net import bot, free_port, new_session
 from helpers.ws import expect, open_ws, running_relay, upgrade_request, ws_attach
 
-from truc_p2p.net import Invite, connect, play_game
+from truc_p2p.net import Invite, PlayOptions, connect, play_game
 from truc_p2p.net._relay_http import SITE_CSP
 from truc_p2p.net._relay_wire import MAGIC, Msg, decode_addr, encode, encode_addrs
 from truc_p2p.protocol import verify_transcript
@@ -179,10 +179,8 @@ async def _serve(tmp_path: Path, nginx: tuple[int, int, ssl.SSLContext]) -> None
 
         async def side(me: Player, s: trio.abc.Stream) -> None:
             async with s:
-                outcomes[me] = await play_game(
-                    s, sessions[me], bot(int(me)),
-                    expected_fingerprint=None if me is Player.P1 else pinned,
-                )  # fmt: skip
+                pin = PlayOptions(expected_fingerprint=None if me is Player.P1 else pinned)
+                outcomes[me] = await play_game(s, sessions[me], bot(int(me)), pin)
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(side, Player.P1, attached[0])

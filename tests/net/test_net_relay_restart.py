@@ -13,12 +13,14 @@ from typing import Any
 import pytest
 import trio
 from helpers.net import bot, free_port
+from helpers.relay import RestartableRelay
 
 import truc_p2p.net._join_game as games_module
 import truc_p2p.net._rendezvous as rendezvous_module
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
+    Clocks,
     End,
     GameOutcome,
     GameSettings,
@@ -49,34 +51,6 @@ from truc_p2p.transcript import read_transcript
 pytestmark = pytest.mark.slow
 
 FP = "ab" * 32
-
-
-class RestartableRelay:
-    """A :class:`RelayServer` on a fixed loopback port that can be killed (every
-    connection closed, its state lost) and started again, as a restarted process."""
-
-    def __init__(self, nursery: trio.Nursery, port: int) -> None:
-        self.nursery = nursery
-        self.port = port
-        self.scope: trio.CancelScope | None = None
-        self.servers: list[RelayServer] = []
-
-    async def start(self) -> None:
-        server = RelayServer()
-        self.servers.append(server)
-        listeners = await trio.open_tcp_listeners(self.port, host="127.0.0.1")
-        scope = trio.CancelScope()
-        self.scope = scope
-
-        async def serve() -> None:
-            with scope:
-                await trio.serve_listeners(server.handle, listeners)
-
-        self.nursery.start_soon(serve)
-
-    def kill(self) -> None:
-        assert self.scope is not None
-        self.scope.cancel()
 
 
 class _Pausing:
@@ -140,7 +114,7 @@ async def test_a_restarted_relay_gets_the_host_back_with_the_same_invite(
                 await host_game(
                     bot(3),
                     identity=host_id,
-                    settings=GameSettings(turn_timeout=30, grace=30),
+                    settings=GameSettings(clocks=Clocks(turn_timeout=30, grace=30)),
                     listen=Listen(
                         bind="127.0.0.1", port=0, relay=("127.0.0.1", relay.port), capacity=2
                     ),
@@ -171,7 +145,7 @@ async def test_a_restarted_relay_gets_the_host_back_with_the_same_invite(
                     invite,
                     strategy,
                     identity=Identity.ephemeral().key,
-                    settings=GameSettings(turn_timeout=30, grace=30),
+                    settings=GameSettings(clocks=Clocks(turn_timeout=30, grace=30)),
                     storage=Storage(out_dir=tmp_path / label, fsync=False),
                     report=Reporting(on_path=lambda route, _peer: paths[label].append(route)),
                 )

@@ -13,7 +13,7 @@ from pathlib import Path
 import h11
 import pytest
 import trio
-from netns import LIMIT, Proc, truc_command
+from helpers.netns import LIMIT, Proc, truc_command
 
 from truc_p2p.net import RelayServer
 from truc_p2p.net._relay_http import SITE_CSP, WebLimits

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 from helpers.net import bot, new_session
+from helpers.netns import Proc
 from helpers.ws import (
     Refused,
     expect,
@@ -27,12 +28,12 @@ from helpers.ws import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from netns import Proc
 
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     Invite,
     LobbyListing,
+    PlayOptions,
     RelayLimits,
     connect,
     fetch_lobby,
@@ -67,7 +68,11 @@ async def _play_both(
                 stream,
                 sessions[me],
                 bot(int(me) + 1),
-                expected_fingerprint=None if me is Player.P1 else sessions[Player.P1].fingerprint,
+                PlayOptions(
+                    expected_fingerprint=None
+                    if me is Player.P1
+                    else sessions[Player.P1].fingerprint
+                ),
             )
 
     async with trio.open_nursery() as nursery:
@@ -327,7 +332,7 @@ def test_a_browser_joins_truc_p2p_host_through_a_relay_process(tmp_path: Path) -
             with trio.fail_after(60):
                 async with await ws_join(port, invite.code) as ws:
                     outcome = await play_game(
-                        ws, session, bot(5), expected_fingerprint=invite.fingerprint
+                        ws, session, bot(5), PlayOptions(expected_fingerprint=invite.fingerprint)
                     )
             assert outcome.valid
 

@@ -10,8 +10,16 @@ import trio
 from helpers.net import bot, hosting
 
 from truc_p2p.crypto import SigningKey
-from truc_p2p.net import End, GameOutcome, GameSettings, Reporting, Storage, join_game
-from truc_p2p.protocol import Series, verify_transcript
+from truc_p2p.net import (
+    End,
+    GameOutcome,
+    GameSettings,
+    Listen,
+    Reporting,
+    Storage,
+    join_game,
+)
+from truc_p2p.protocol import Series, SessionOptions, verify_transcript
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import read_transcript
 
@@ -29,7 +37,7 @@ async def test_a_forever_host_takes_a_rematch_of_its_own_games(tmp_path: Path) -
             invite,
             bot(10 + n),
             identity=key,
-            settings=GameSettings(ruleset=RULES, series=series),
+            settings=GameSettings(session=SessionOptions(ruleset=RULES, series=series or Series())),
             storage=Storage(out_dir=tmp_path / f"j{n}", fsync=False),
         )
 
@@ -37,7 +45,7 @@ async def test_a_forever_host_takes_a_rematch_of_its_own_games(tmp_path: Path) -
         async with hosting(
             strategy=bot(0),
             identity=SigningKey.generate(),
-            settings=GameSettings(ruleset=RULES),
+            settings=GameSettings(session=SessionOptions(ruleset=RULES)),
             storage=Storage(out_dir=tmp_path / "host"),
             report=Reporting(on_outcome=finished.append),
             forever=True,
@@ -87,7 +95,8 @@ async def test_a_match_host_refuses_a_game_naming_an_earlier_game_of_its_match(
         async with hosting(
             strategy=bot(0),
             identity=SigningKey.generate(),
-            settings=GameSettings(ruleset=RULES, series=expected, played=frozenset({one})),
+            settings=GameSettings(session=SessionOptions(ruleset=RULES, series=expected)),
+            listen=Listen(played=frozenset({one})),
             storage=Storage(out_dir=tmp_path / "host"),
         ) as (invite, _):
             again = await join_game(
@@ -95,7 +104,9 @@ async def test_a_match_host_refuses_a_game_naming_an_earlier_game_of_its_match(
                 bot(1),
                 identity=me,
                 settings=GameSettings(
-                    ruleset=RULES, series=Series(match=3, prev=one, dealer=Player.P1)
+                    session=SessionOptions(
+                        ruleset=RULES, series=Series(match=3, prev=one, dealer=Player.P1)
+                    )
                 ),
                 storage=Storage(out_dir=tmp_path / "j1", fsync=False),
             )
@@ -103,7 +114,7 @@ async def test_a_match_host_refuses_a_game_naming_an_earlier_game_of_its_match(
                 invite,
                 bot(2),
                 identity=me,
-                settings=GameSettings(ruleset=RULES, series=expected),
+                settings=GameSettings(session=SessionOptions(ruleset=RULES, series=expected)),
                 storage=Storage(out_dir=tmp_path / "j2", fsync=False),
             )
     assert again.end is End.REFUSED and again.kind == "refused-played", again.message

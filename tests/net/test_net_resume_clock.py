@@ -20,13 +20,14 @@ import math
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import trio
 import trio.testing
 from helpers.net import bot, free_port, new_session
 
 from truc_p2p.crypto import SigningKey
-from truc_p2p.net import End, GameOutcome, Notice, TurnClock, play_game
+from truc_p2p.net import Clocks, End, GameOutcome, Notice, PlayOptions, TurnClock, play_game
 from truc_p2p.net._away import away_path_for, read_away, write_away
 from truc_p2p.net._join_game import Redialer
 from truc_p2p.protocol import Session
@@ -108,19 +109,16 @@ def _joiner_keys() -> tuple[SigningKey, bytes]:
 
 
 async def _play(
-    stream: trio.abc.Stream, session: Session, strategy: object, **knobs: object
+    stream: trio.abc.Stream, session: Session, strategy: object, **knobs: Any
 ) -> GameOutcome:
+    clocks = Clocks(
+        turn_timeout=MOVE, grace=120.0, away_budget=600.0, heartbeat=math.inf, dead_after=math.inf
+    )
     return await play_game(
         stream,
         session,
         strategy,  # type: ignore[arg-type]
-        turn_timeout=MOVE,
-        grace=120.0,
-        away_budget=600.0,
-        heartbeat=math.inf,
-        dead_after=math.inf,
-        linger=0.0,
-        **knobs,  # type: ignore[arg-type]
+        PlayOptions(clocks=clocks, linger=0.0, **knobs),
     )
 
 
@@ -158,7 +156,12 @@ async def test_a_restarted_joiner_shows_the_time_left_and_its_away_budget_goes_o
         await j_end.aclose()
         await trio.sleep(10.0)  # until the player runs `truc-p2p resume`
         key, secret = _joiner_keys()
-        restored = Session.restore(record, identity=key, role=P0, secret=secret, name="joiner")
+        restored = Session.restore(
+            record,
+            identity=key,
+            role=P0,
+            secret=secret,
+        )
         assert restored.resume_clock_agreed  # the features come from the hellos
         j2, h2 = wires.pair()
         await wires._tx.send(h2)
@@ -224,7 +227,12 @@ async def test_without_the_bit_a_restarted_joiner_is_told_nothing(
                 life.cancel()
         await j_end.aclose()
         key, secret = _joiner_keys()
-        restored = Session.restore(record, identity=key, role=P0, secret=secret, name="joiner")
+        restored = Session.restore(
+            record,
+            identity=key,
+            role=P0,
+            secret=secret,
+        )
         assert not restored.resume_clock_agreed
         j2, h2 = wires.pair()
         await wires._tx.send(h2)

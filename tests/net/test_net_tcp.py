@@ -24,7 +24,7 @@ from truc_p2p.net import (
     open_game,
     serve_game,
 )
-from truc_p2p.protocol import fingerprint, verify_transcript
+from truc_p2p.protocol import SessionOptions, fingerprint, verify_transcript
 from truc_p2p.rules import Player
 from truc_p2p.transcript import read_transcript
 
@@ -60,7 +60,7 @@ async def _host_and_join(
         results["host"] = await host_game(
             bot(1),
             identity=host_key,
-            settings=GameSettings(name="h"),
+            settings=GameSettings(session=SessionOptions(name="h")),
             listen=Listen(bind=bind, port=0),
             storage=Storage(out_dir=tmp_path / "host", fsync=False),
             report=Reporting(on_invite=on_invite, on_notice=notices.append),
@@ -80,7 +80,7 @@ async def _host_and_join(
                 invite,
                 bot(2),
                 identity=join_key,
-                settings=GameSettings(name="j"),
+                settings=GameSettings(session=SessionOptions(name="j")),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
             )
             if then_real:  # the right invite, after the wrong one
@@ -88,7 +88,7 @@ async def _host_and_join(
                     invites[0],
                     bot(3),
                     identity=join_key,
-                    settings=GameSettings(name="j2"),
+                    settings=GameSettings(session=SessionOptions(name="j2")),
                     storage=Storage(out_dir=tmp_path / "j2", fsync=False),
                 )
     assert invites[0].fingerprint == fingerprint(host_key.public_key())
@@ -166,7 +166,7 @@ async def _host_join_decks(tmp_path: Path, host_deck: str, join_deck: str) -> Ga
     async with hosting(
         strategy=bot(1),
         identity=SigningKey.generate(),
-        settings=GameSettings(deck=host_deck),
+        settings=GameSettings(session=SessionOptions(deck=host_deck)),
         storage=Storage(out_dir=tmp_path / "h"),
         stop=stop,
     ) as (invite, _):
@@ -174,7 +174,7 @@ async def _host_join_decks(tmp_path: Path, host_deck: str, join_deck: str) -> Ga
             invite,
             bot(2),
             identity=SigningKey.generate(),
-            settings=GameSettings(deck=join_deck),
+            settings=GameSettings(session=SessionOptions(deck=join_deck)),
             storage=Storage(out_dir=tmp_path / "j", fsync=False),
         )
         stop.set()

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 import trio
-from test_net_relay import running_relay
+from helpers.relay import running_relay
 
 from truc_p2p._text import printable
 from truc_p2p.interop._judge_case import _last_words
@@ -61,7 +61,7 @@ class _EvilRelay(RelayServer):
 async def test_the_relays_error_and_listed_texts_are_made_printable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("test_net_relay.RelayServer", _EvilRelay)
+    monkeypatch.setattr("helpers.relay.RelayServer", _EvilRelay)
     notices: list[str] = []
     with trio.fail_after(20):
         async with (

@@ -9,7 +9,7 @@ import trio
 import trio.testing
 from helpers.net import bot, new_session
 
-from truc_p2p.net import End, PlayOptions, play_game
+from truc_p2p.net import Clocks, End, PlayOptions, play_game
 from truc_p2p.net._play import _GameLoop
 from truc_p2p.rules import Action, Game, Player, Ruleset
 
@@ -47,7 +47,7 @@ async def test_a_move_made_while_the_watcher_waits_to_send_keeps_the_order(
     sessions = {p: new_session(p, ruleset=ruleset, seed=5) for p in Player}
     busy = _Busy()
     streams = trio.testing.memory_stream_pair()
-    quiet = PlayOptions(heartbeat=math.inf, dead_after=math.inf, linger=0)
+    quiet = PlayOptions(clocks=Clocks(heartbeat=math.inf, dead_after=math.inf), linger=0)
     loop = _GameLoop(streams[0], sessions[Player.P0], busy, quiet)
     busy.loop = loop
     ends: dict[Player, End] = {}
@@ -57,7 +57,10 @@ async def test_a_move_made_while_the_watcher_waits_to_send_keeps_the_order(
 
     async def host() -> None:
         outcome = await play_game(
-            streams[1], sessions[Player.P1], bot(3), heartbeat=math.inf, dead_after=math.inf
+            streams[1],
+            sessions[Player.P1],
+            bot(3),
+            PlayOptions(clocks=Clocks(heartbeat=math.inf, dead_after=math.inf)),
         )
         ends[Player.P1] = outcome.end
 

@@ -3,14 +3,13 @@ screen with the verifier's verdict, a rematch, leaving, and the transcript file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers.page import PagePlayer, new_app
+from helpers.page import PagePlayer, new_app, some_point
 
 from truc_p2p._layers import PAGE_NET
 from truc_p2p.cli import main as cli_main
@@ -196,16 +195,6 @@ def test_the_players_name_is_kept_and_is_the_one_the_opponent_sees() -> None:
     assert again.app.game is not None and again.app.game.side.session.name == "Ana"
 
 
-def _some_point() -> bytes:
-    """A valid compressed secp256k1 point nobody knows the logarithm of."""
-    p = 2**256 - 2**32 - 977
-    for i in range(100):
-        x = int.from_bytes(hashlib.sha256(b"page cheat %d" % i).digest(), "big") % p
-        if pow(x**3 + 7, (p - 1) // 2, p) == 1:  # x**3 + 7 is a square: x is on the curve
-            return b"\x02" + x.to_bytes(32, "big")
-    raise AssertionError("no point found")
-
-
 def test_a_cheating_peer_is_caught_at_its_message_and_the_evidence_kept() -> None:
     """The opponent signs an action it may not play: the page refuses that message,
     signs a ``cheat`` abort, and its transcript holds the signed cheat (verify says
@@ -227,7 +216,7 @@ def test_a_cheating_peer_is_caught_at_its_message_and_the_evidence_kept() -> Non
             env = decode_envelope(raw)
             if not tampered and env.type == "v2action" and env.payload["act"] == "play":
                 # its card's share (a point and its proof) names another point
-                other = _some_point() + env.payload["share"][33:]
+                other = some_point() + env.payload["share"][33:]
                 raw = with_payload(raw, self.bot_key, lambda p, o=other: p.update(share=o))
                 tampered.append(env.seq)
             frames.append(frame(raw))

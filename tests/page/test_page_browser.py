@@ -6,21 +6,17 @@ go to test-artifacts/page/ (look at them)."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 import pytest
 from helpers.cli import LIMIT, last_json, spawn, start_host
-from helpers.web import ROOT
+from helpers.page import SHOTS, Phone, no_csp_violation, play_phones
 
 from truc_p2p.protocol import TRANSCRIPT_MAGIC
-from truc_p2p.site import site_files, write_site
 
 #: The page's crypto (the seam's crypto.js) is not in this tree until that branch lands.
 _CRYPTO_JS = Path(__file__).resolve().parents[2] / "truc_p2p" / "site" / "static" / "crypto.js"
@@ -30,121 +26,10 @@ if not _CRYPTO_JS.exists():
 #: browsers and processes: out of the fast loop
 pytestmark = pytest.mark.slow
 
-SHOTS = ROOT / "test-artifacts" / "page"
-PHONE: dict[str, Any] = {
-    "viewport": {"width": 390, "height": 844},
-    "has_touch": True,
-    "is_mobile": True,
-    "device_scale_factor": 2,
-}
-#: Booting Pyodide on a loaded 2-core machine takes seconds; this bounds it.
-BOOT_MS = 120_000
-GAME_SECONDS = 240.0
-
-
-@pytest.fixture(scope="module")
-def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("site")
-    write_site(site_files(), folder)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def relay(site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    """``truc-p2p relay --site`` on loopback; its port (HTTP, WebSocket and TCP)."""
-    cwd = tmp_path_factory.mktemp("relay")
-    proc = spawn(cwd, "relay", "--bind", "127.0.0.1", "--port", "0", "--json", "--site", site_dir)
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert '"listening"' in line, line
-        yield int(json.loads(line)["addresses"][0][1])
-    finally:
-        proc.terminate()
-        try:
-            proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-
-
-class Phone:
-    """One page in its own browser context (its own IndexedDB), at a phone's size."""
-
-    def __init__(self, browser: Any, name: str) -> None:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        self.context = browser.new_context(**PHONE)
-        self.page = self.context.new_page()
-        self.name = name
-        self.console: list[str] = []
-        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
-        self.page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
-
-    def open(self, url: str) -> None:
-        self.page.goto(url)
-        self.page.wait_for_function(
-            "() => window.trucApp && (window.trucApp.ready || window.trucApp.failed)",
-            timeout=BOOT_MS,
-        )
-        failed = self.page.evaluate("window.trucApp.failed")
-        assert not failed, f"{failed}\n" + "\n".join(self.console[-20:])
-
-    def shot(self, label: str) -> None:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SHOTS / f"{self.name}-{label}.png"))
-
-    def step(self) -> bool:
-        """Tap what the table offers (a card first, else the first button); whether
-        it tapped."""
-        ready = self.page.evaluate(
-            """() => { const u = window.truc; const t = u.state && u.state.table;
-              return !!(t && t.turn != null && !u.final && !u.settling()); }"""
-        )
-        if not ready:
-            return False
-        if self.page.locator("#my-hand button.card:not([disabled])").count():
-            self.page.tap("#my-hand button.card:not([disabled]) >> nth=0")
-        elif self.page.locator("#buttons button").count():
-            self.page.tap("#buttons button >> nth=0")
-        else:
-            return False
-        return True
-
-    def final(self) -> dict[str, Any] | None:
-        final: dict[str, Any] | None = self.page.evaluate("window.truc.final")
-        return final
-
-    def close(self) -> None:
-        self.context.close()
-
-
-def _play(phones: list[Phone], *, shots: bool = False) -> None:
-    """Tap every phone's turns until each shows its end screen."""
-    end = time.monotonic() + GAME_SECONDS
-    taps = 0
-    while time.monotonic() < end:
-        if all(p.final() is not None for p in phones):
-            for p in phones:  # the end screen comes after the last trick is shown
-                p.page.wait_for_selector("#final:not([hidden])", timeout=20_000)
-            return
-        for p in phones:
-            if p.final() is None and p.step():
-                taps += 1
-                if shots and taps in (1, 6):
-                    p.page.wait_for_timeout(300)
-                    p.shot(f"table-{taps}")
-        phones[0].page.wait_for_timeout(100)
-    said = " | ".join(p.console[-1] for p in phones if p.console)
-    raise AssertionError(f"the game did not end: {said}")
-
 
 def _no_overflow(phone: Phone) -> None:
     width = phone.page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"{phone.name}: the page scrolls sideways ({width} px)"
-
-
-def _no_csp_violation(phone: Phone) -> None:
-    assert not [line for line in phone.console if "Content Security Policy" in line]
 
 
 def test_a_whole_bot_game_tapped_on_a_phone(browser: Any, relay: int) -> None:
@@ -156,13 +41,13 @@ def test_a_whole_bot_game_tapped_on_a_phone(browser: Any, relay: int) -> None:
         _no_overflow(phone)
         phone.page.tap("#app-bot-go")
         phone.page.wait_for_selector("#app-table:not([hidden])")
-        _play([phone], shots=True)
+        play_phones([phone], shots=True)
         phone.shot("final")
         final = phone.final()
         assert final is not None and final["outcome"] == "finished"
         assert final["verdict"]["status"] == "complete"
         _no_overflow(phone)
-        _no_csp_violation(phone)
+        no_csp_violation(phone)
         # the transcript downloads as the desktop's .truc file
         with phone.page.expect_download() as download:
             phone.page.tap("#app-final-download")
@@ -183,7 +68,7 @@ def test_the_page_joins_a_desktop_host_through_the_relay(
     try:
         phone.open(f"http://127.0.0.1:{relay}/#join={host.invite}")
         phone.page.wait_for_selector("#app-table:not([hidden])")
-        _play([phone], shots=True)
+        play_phones([phone], shots=True)
         phone.shot("final")
         final = phone.final()
         assert final is not None and final["outcome"] == "finished", final
@@ -209,7 +94,7 @@ def test_the_page_hosts_and_the_desktop_joins(browser: Any, relay: int, tmp_path
             tmp_path, "join", invite, "--bot", "random", "--seed", "2", "--timeout", "120",
             "--identity", "j.key", "--out", "j", "--json",
         )  # fmt: skip
-        _play([phone])
+        play_phones([phone])
         final = phone.final()
         assert final is not None and final["outcome"] == "finished", final
         out, err = joiner.communicate(timeout=LIMIT)
@@ -230,7 +115,7 @@ def test_two_pages_play_each_other(browser: Any, relay: int) -> None:
         host.page.wait_for_selector("#invite:not([hidden])", timeout=20_000)
         link = host.page.text_content("#invite-text") or ""
         guest.open(link)
-        _play([host, guest])
+        play_phones([host, guest])
         host.shot("final")
         guest.shot("final")
         finals = [host.final(), guest.final()]
@@ -288,7 +173,7 @@ def test_the_page_hosts_a_match_and_concedes_a_game(
             )
             phone.page.tap("#final-again")
             phone.page.wait_for_function("() => !window.truc.final", timeout=20_000)
-            _play([phone])
+            play_phones([phone])
             final = phone.final()
             assert final is not None
             if final.get("again") != "next":
@@ -305,7 +190,7 @@ def test_the_page_hosts_a_match_and_concedes_a_game(
             timeout=LIMIT,
         )
         assert done.returncode == 0, done.stdout + done.stderr
-        _no_csp_violation(phone)
+        no_csp_violation(phone)
     finally:
         if joiner is not None and joiner.poll() is None:
             joiner.kill()

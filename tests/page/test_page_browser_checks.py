@@ -7,14 +7,14 @@ reloads mid-hand finishes its game with a desktop host by resume."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers.cli import command, start_host
-from test_page_browser import SHOTS, Phone, _no_csp_violation, _play, relay, site_dir
-from test_page_verify import VECTOR_FILES, _tampered
+from helpers.page import SHOTS, VECTOR_FILES, Phone, no_csp_violation, play_phones, tampered
 
 from truc_p2p.protocol import (
     TranscriptFormatError,
@@ -26,8 +26,6 @@ from truc_p2p.protocol import (
 
 #: browsers and processes: out of the fast loop
 pytestmark = pytest.mark.slow
-
-__all__ = ["relay", "site_dir"]  # the fixtures, imported to be used here
 
 VERDICT_MS = 30_000
 
@@ -53,7 +51,7 @@ def _corpus() -> dict[str, bytes]:
     envelopes swapped, one dropped, and the file's damaged forms of test_page_verify."""
     corpus = {f"vector-{name}": data for name, data in VECTOR_FILES.items()}
     base = VECTOR_FILES["wire_v2"]
-    corpus.update({f"tampered-{kind}": data for kind, data in _tampered(base).items()})
+    corpus.update({f"tampered-{kind}": data for kind, data in tampered(base).items()})
     envelopes = scan_transcript(base).envelopes
     swapped = list(envelopes)
     swapped[3], swapped[4] = swapped[4], swapped[3]
@@ -102,7 +100,7 @@ def _verify_all(
                 phone.page.locator("#app-verdict").scroll_into_view_if_needed()
                 phone.shot(f"verdict-{name}")
             seen.append((name, page, _cli_json(tmp_path, name, data)))
-        _no_csp_violation(phone)
+        no_csp_violation(phone)
     finally:
         phone.close()
     return seen
@@ -185,7 +183,7 @@ def test_a_page_reloaded_mid_hand_finishes_its_game_by_resume(
         phone.page.wait_for_selector("#app-table:not([hidden])", timeout=60_000)
         phone.shot("resumed")
         assert phone.page.evaluate("window.trucApp.fingerprint") == fingerprint
-        _play([phone])
+        play_phones([phone])
         phone.shot("reload-final")
         final = phone.final()
         assert final is not None and final["outcome"] == "finished", final
@@ -213,10 +211,8 @@ def test_a_page_reloaded_mid_hand_finishes_its_game_by_resume(
 #: names another point, signed, in place of its honest play (the cheat of
 #: test_page_bot's CPython test, here from a desktop process).
 CHEAT = """
-import sys
-sys.path[:0] = [{tests!r}, {page!r}]
+from helpers.page import some_point
 from helpers.protocol import with_payload
-from test_page_bot import _some_point
 from truc_p2p.protocol import decode_envelope
 from truc_p2p.protocol._session import Session
 
@@ -229,7 +225,7 @@ def _cheating_emit(self, mtype, payload):
     if _done or mtype != "v2action" or payload.get("act") != "play" or not outbox:
         return
     raw = outbox[-1]
-    other = _some_point() + decode_envelope(raw).payload["share"][33:]
+    other = some_point() + decode_envelope(raw).payload["share"][33:]
     outbox[-1] = with_payload(raw, self._identity, lambda p: p.update(share=other))
     _done.append(decode_envelope(raw).seq)
     print("CHEATED", _done[0], int(self.me), flush=True)
@@ -247,10 +243,8 @@ def test_a_cheating_desktop_host_is_caught_in_the_page_and_the_evidence_kept(
     tests = Path(__file__).resolve().parents[1]
     cheat = tmp_path / "cheat"
     cheat.mkdir()
-    (cheat / "sitecustomize.py").write_text(
-        CHEAT.format(tests=str(tests), page=str(tests / "page"))
-    )
-    monkeypatch.setenv("PYTHONPATH", str(cheat))
+    (cheat / "sitecustomize.py").write_text(CHEAT)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join((str(cheat), str(tests))))
     host = start_host(
         tmp_path, "--relay", f"127.0.0.1:{relay}", "--bot", "random", "--seed", "3",
         "--timeout", "120", "--identity", "h.key", "--out", "h",
@@ -260,7 +254,7 @@ def test_a_cheating_desktop_host_is_caught_in_the_page_and_the_evidence_kept(
     try:
         phone.open(f"http://127.0.0.1:{relay}/#join={host.invite}")
         phone.page.wait_for_selector("#app-table:not([hidden])")
-        _play([phone])
+        play_phones([phone])
         phone.shot("cheat-final")
         final = phone.final()
         assert final is not None and final["outcome"] == "protocol-error", final

@@ -8,53 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.page import PagePlayer, new_app
+from helpers.page import VECTOR_FILES, PagePlayer, new_app, tampered
 
 from truc_p2p.cli import main as cli_main
-from truc_p2p.protocol import encode_transcript
-
-VECTORS = Path(__file__).resolve().parents[2] / "protocol_spec" / "vectors"
-
-
-def _vector_files() -> dict[str, bytes]:
-    """Every transcript the vectors hold, as the bytes of a ``.truc`` file."""
-    files: dict[str, bytes] = {}
-    for path in sorted(VECTORS.glob("*.json")):
-        data = json.loads(path.read_text())
-        found: list[tuple[str, Any]] = [(path.stem, data)]
-        if "rejected" in data:
-            found += [
-                (f"{path.stem}-{r.get('case', i)}", r) for i, r in enumerate(data["rejected"])
-            ]
-            found.append((f"{path.stem}-game", data.get("game")))
-        for name, item in found:
-            if not isinstance(item, dict):
-                continue
-            if "file_hex" in item:
-                files[name] = bytes.fromhex(item["file_hex"])
-                continue
-            envs = item.get("envelopes") or item.get("transcript")
-            if isinstance(envs, list) and envs:
-                raw = [bytes.fromhex(e["hex"] if isinstance(e, dict) else e) for e in envs]
-                files[name] = encode_transcript(raw)
-    return files
-
-
-VECTOR_FILES = _vector_files()
-
-
-def _tampered(data: bytes) -> dict[str, bytes]:
-    middle = len(data) // 2
-    flipped = bytearray(data)
-    flipped[middle] ^= 0x01
-    return {
-        "flipped-byte": bytes(flipped),
-        "torn": data[: middle + 3],
-        "garbage-after": data + b"\x00\x00\x01\x00junk",
-        "magic-only": data[:20],
-        "empty": b"",
-        "not-a-transcript": b"GIF89a not a game at all",
-    }
 
 
 def _cli_verdict(tmp_path: Path, data: bytes, capsys: pytest.CaptureFixture[str]) -> Any:
@@ -89,11 +45,11 @@ def test_the_page_verdict_is_verify_json_on_the_vectors(
     assert page["status"] == page["json"]["status"] and page["headline"]
 
 
-@pytest.mark.parametrize("kind", sorted(_tampered(b"x" * 40)))
+@pytest.mark.parametrize("kind", sorted(tampered(b"x" * 40)))
 def test_the_page_verdict_is_verify_json_on_tampered_files(
     kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = _tampered(VECTOR_FILES["wire_v2"])[kind]
+    data = tampered(VECTOR_FILES["wire_v2"])[kind]
     page = _page_verdict(data)
     cli = _cli_verdict(tmp_path, data, capsys)
     assert page["json"] == cli

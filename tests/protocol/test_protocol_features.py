@@ -12,7 +12,7 @@ import itertools
 import pytest
 
 from truc_p2p.crypto import SigningKey
-from truc_p2p.protocol import NEED_DATA, Session, decode_envelope
+from truc_p2p.protocol import NEED_DATA, Session, SessionOptions, decode_envelope
 from truc_p2p.protocol._hello import FEATURES, Agreed, Announced, Feature
 from truc_p2p.protocol._values import nonce_features
 from truc_p2p.rules import Player
@@ -40,8 +40,7 @@ def _pair(ours: dict[str, bool], theirs: dict[str, bool], deck: str) -> tuple[Se
             identity=KEYS[p],
             role=Player(p),
             secret=bytes([p + 1]) * 32,
-            deck=deck,
-            **(ours if p == 0 else theirs),  # type: ignore[arg-type]
+            options=SessionOptions(deck=deck, **(ours if p == 0 else theirs)),
         )
         for p in (0, 1)
     )

@@ -22,6 +22,7 @@ from truc_p2p.protocol import (
     NEED_DATA,
     RemoteProtocolError,
     Session,
+    SessionOptions,
     decode_envelope,
     frame,
     verify_transcript,
@@ -75,11 +76,13 @@ def _session(role: Player, config: tuple[str, bool, bool]) -> Session:
         identity=KEYS[role],
         role=role,
         secret=SECRETS[role],
-        ruleset=Ruleset(target=6),
-        name=("ana", "bob")[role],
-        deck=deck,
-        pipeline=pipeline,
-        early=early,
+        options=SessionOptions(
+            ruleset=Ruleset(target=6),
+            name=("ana", "bob")[role],
+            deck=deck,
+            pipeline=pipeline,
+            early=early,
+        ),
     )
 
 

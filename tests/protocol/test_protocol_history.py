@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from helpers.protocol import P0, P1
-from test_protocol_replay import new_pair, restore
+from helpers.replay import new_pair, restore
 
 from truc_p2p.protocol import YourTurn
 from truc_p2p.rules import Player

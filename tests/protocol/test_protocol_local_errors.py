@@ -18,6 +18,7 @@ from truc_p2p.protocol import (
     LocalProtocolError,
     RemoteProtocolError,
     Session,
+    SessionOptions,
     Stage,
     verify_transcript,
 )
@@ -183,7 +184,9 @@ def test_the_game_before_it_starts() -> None:
     ids=["secret-5", "secret-33", "audit-never", "empty-name", "long-name", "unprintable-name"],
 )
 def test_bad_session_options(kwargs: dict[str, Any]) -> None:
-    options: dict[str, Any] = {"identity": identity("a"), "role": P0, "secret": digest("s")}
-    options.update(kwargs)
+    keys: dict[str, Any] = {"identity": identity("a"), "role": P0, "secret": digest("s")}
     with pytest.raises(LocalProtocolError):
-        Session(**options)
+        Session(
+            **(keys | {k: v for k, v in kwargs.items() if k in keys}),
+            options=SessionOptions(**{k: v for k, v in kwargs.items() if k not in keys}),
+        )

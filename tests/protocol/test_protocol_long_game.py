@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from truc_p2p.memory_pair import make_pair, run_pair
-from truc_p2p.protocol import AuditPassed, decode_envelope, verify_transcript
+from truc_p2p.protocol import AuditPassed, SessionOptions, decode_envelope, verify_transcript
 from truc_p2p.protocol._messages import MAX_SEEDS_PER_REVEAL
 from truc_p2p.rules import Action, ActionKind, Game, Player, Ruleset
 
@@ -28,10 +28,9 @@ def test_more_than_32_hands_are_audited_in_bounded_reveals() -> None:
     events: list[object] = []
     # Rounds are worth 1 point at most, so a target of 33 needs at least 33 hands.
     sessions = make_pair(
-        ruleset=Ruleset(target=MAX_SEEDS_PER_REVEAL + 1),
+        SessionOptions(ruleset=Ruleset(target=MAX_SEEDS_PER_REVEAL + 1), deck="v1"),
         records=(record.append, None),
         secrets=(bytes([1]) * 32, bytes([2]) * 32),
-        deck="v1",  # the bounded reveal is deck v1's (v2 reveals nothing)
     )
     run_pair(
         sessions,

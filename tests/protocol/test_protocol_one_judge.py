@@ -13,10 +13,10 @@ violation at that very message (after h11's fuzzing of ``Connection``).
 from __future__ import annotations
 
 import pytest
+from helpers.fuzz import FUZZ, MSGPACK, STAGES, feed, point, same_shape
 from helpers.protocol import body_fields, pack_body, sign_body
 from hypothesis import given
 from hypothesis import strategies as st
-from test_protocol_fuzz import FUZZ, MSGPACK, STAGES, feed, point, same_shape
 
 from truc_p2p.protocol import CATALOGUE, frame, verify_transcript
 

@@ -6,10 +6,11 @@ import functools
 from typing import Any
 
 import pytest
+from helpers.games import check_finished_game
 from helpers.protocol import P0, P1, Pair, bot, digest, identity, with_payload
+from helpers.replay import new_pair, restore
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_protocol_games import check_finished_game
 
 from truc_p2p.protocol import (
     CLOSED,
@@ -25,34 +26,7 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Ladder, Player, RestRefused, Ruleset
 
-RULESET = Ruleset(target=3, rest_refused=RestRefused.VALUE)
 FRACTIONS = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
-
-
-def new_pair(audit: str, deck: str = "v1") -> Pair:
-    """The same game every time: fixed keys, secrets and freshly seeded bots."""
-    return Pair(
-        ruleset=RULESET,
-        audit=audit,
-        tag="replay",
-        bots={P0: bot("random", 11), P1: bot("heuristic", 12)},
-        deck=deck,
-    )
-
-
-def restore(pair: Pair, p: Player, envelopes: list[bytes], **changes: Any) -> Session:
-    assert pair.secrets is not None
-    options: dict[str, Any] = {
-        "identity": pair.keys[p],
-        "role": p,
-        "secret": pair.secrets[p],
-        "ruleset": pair.sessions[p].ruleset,
-        "name": pair.names[p],
-        "audit": pair.sessions[p].audit_mode,
-        "deck": pair.sessions[p].deck,
-    }
-    options.update(changes)
-    return Session.restore(envelopes, **options)
 
 
 def same_state(restored: Session, live: Session) -> None:
@@ -216,8 +190,7 @@ def test_restore_a_v2_game_infers_its_deck_and_refuses_another(side: Player) -> 
     """Without ``deck`` the version comes from the player's own hello in the transcript."""
     full = list(reference("game", "v2"))
     pair = new_pair("game", "v2")
-    options = {"deck": None}
-    restored = restore(pair, side, full, **options)
+    restored = restore(pair, side, full)
     assert restored.deck == "v2" and restored.stage is Stage.DONE
     expected: type[Exception] = RulesetMismatchError if side is P1 else LocalProtocolError
     with pytest.raises(expected):

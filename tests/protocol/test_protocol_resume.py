@@ -33,6 +33,7 @@ from truc_p2p.protocol import (
     Resumed,
     ResumeRefusedError,
     Session,
+    SessionOptions,
     Stage,
     YourTurn,
     decode_envelope,
@@ -59,12 +60,12 @@ class LossyGame:
         self.ruleset = Ruleset(target=target)
         self.records: dict[Player, list[bytes]] = {P0: [], P1: []}
         self.sessions = make_pair(
-            ruleset=self.ruleset,
+            SessionOptions(
+                ruleset=self.ruleset, deck=deck, pipeline=self.pipeline if deck == "v2" else None
+            ),
             identities=self.keys,
             secrets=self.secrets,
             records=(self.records[P0].append, self.records[P1].append),
-            deck=deck,
-            pipeline=self.pipeline if deck == "v2" else None,
         )
         self.bots = {p: make_bot("random", seed * 2 + int(p)) for p in (P0, P1)}
         self.wire: dict[Player, bytearray] = {P0: bytearray(), P1: bytearray()}  # towards p
@@ -104,10 +105,7 @@ class LossyGame:
             identity=self.keys[p],
             role=p,
             secret=self.secrets[p],
-            ruleset=self.ruleset,
-            name=("alice", "bob")[p],
             record=records.append,
-            deck=self.deck,
         )
         self.crashes += 1
 
@@ -430,8 +428,6 @@ def test_any_bytes_on_a_new_connection_only_refuse_it(data: bytes, dialer: bool,
             identity=game.keys[p],
             role=p,
             secret=game.secrets[p],
-            ruleset=game.ruleset,
-            name=("alice", "bob")[p],
         )
 
     side, peer = (rebuilt(P1), rebuilt(P0)) if dialer else (rebuilt(P0), rebuilt(P1))

@@ -103,10 +103,6 @@ def session_verdict(g: Game, k: int, victim: Player, raw: bytes) -> tuple[str, s
         identity=g.keys[victim],
         role=victim,
         secret=g.secrets[victim],
-        ruleset=RULESET,
-        name=g.names[victim],
-        deck=g.deck,
-        pipeline=g.pipeline,
     )
     while session.next_event() not in (NEED_DATA, CLOSED):
         pass

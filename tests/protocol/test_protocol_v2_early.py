@@ -36,6 +36,7 @@ from truc_p2p.protocol import (
     OutOfTurnError,
     RulesetMismatchError,
     Session,
+    SessionOptions,
     Stage,
     UnexpectedMessageError,
     decode_envelope,
@@ -309,7 +310,12 @@ def test_early_cards_are_on_by_default_and_need_deck_v2() -> None:
     v1 = Pair(tag="early-v1", deck="v1", bots={P0: PLAYER, P1: PLAYER})
     assert not v1.sessions[P0].early
     with pytest.raises(LocalProtocolError):
-        Session(identity=pair.keys[P0], role=P0, secret=bytes(32), deck="v1", early=True)
+        Session(
+            identity=pair.keys[P0],
+            role=P0,
+            secret=bytes(32),
+            options=SessionOptions(deck="v1", early=True),
+        )
 
 
 @DEALS
@@ -326,7 +332,5 @@ def test_a_game_with_early_cards_restores_byte_for_byte(
             identity=pair.keys[p],
             role=p,
             secret=pair.secrets[p] if pair.secrets else b"",
-            ruleset=Ruleset(target=6),
-            name=pair.names[p],
         )
         assert restored.early and restored.stage is Stage.DONE

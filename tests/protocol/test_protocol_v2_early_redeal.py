@@ -323,8 +323,6 @@ def test_a_game_with_early_redeal_cards_restores_byte_for_byte(
             identity=pair.keys[p],
             role=p,
             secret=pair.secrets[p] if pair.secrets else b"",
-            ruleset=RULESET,
-            name=pair.names[p],
         )
         assert restored.early_redeal and restored.stage is Stage.DONE
         # cut right after an accept-redeal the non-dealer received: it owes the v2redeal
@@ -340,8 +338,6 @@ def test_a_game_with_early_redeal_cards_restores_byte_for_byte(
             identity=pair.keys[p],
             role=p,
             secret=pair.secrets[p] if pair.secrets else b"",
-            ruleset=RULESET,
-            name=pair.names[p],
             record=regenerated.append,
         )
         assert regenerated and regenerated == records[cut : cut + len(regenerated)]

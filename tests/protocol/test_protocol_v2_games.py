@@ -10,8 +10,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from helpers.protocol import P0, P1, REDEALER, Pair, bot, drain, expect_remote, transcript_types
-from test_protocol_games import check_finished_game
+from helpers.games import check_finished_game, per_hand_cost
+from helpers.protocol import P0, P1, REDEALER, Pair, bot, drain, expect_remote
 
 from truc_p2p.deck import Role
 from truc_p2p.protocol import (
@@ -188,33 +188,9 @@ def test_a_v2_transcript_opens_only_the_shown_cards(pipeline: bool) -> None:
     assert report.valid and report.hidden_cards_revealed == 0
 
 
-def _per_hand_cost(deck: str, pipeline: bool = False) -> tuple[float, float, float]:
-    """(deal messages per hand, bytes per hand, all messages per hand) over a few games
-    (the classic deal unless ``pipeline``)."""
-    deals = messages = nbytes = hands = 0
-    for seed in range(3):
-        pair = Pair(
-            ruleset=Ruleset(target=3),
-            tag=f"cost/{seed}",
-            bots={P0: bot("heuristic", seed), P1: bot("heuristic", seed + 7)},
-            deck=deck,
-            pipeline=pipeline,
-        )
-        pair.finish()
-        result = pair.sessions[P0].result
-        assert result is not None
-        records = pair.records[P0]
-        types = transcript_types(records)
-        deals += sum(1 for t in types if "deck" in t or t == "v2open")
-        messages += len(records) - 3  # hellos and coin are per game, not per hand
-        nbytes += sum(len(r) + 4 for r in records[3:])
-        hands += result.hands
-    return deals / hands, nbytes / hands, messages / hands
-
-
 def test_v2_costs_three_deal_flights_and_about_sixteen_kilobytes_per_hand() -> None:
-    deals1, bytes1, _ = _per_hand_cost("v1")
-    deals2, bytes2, _ = _per_hand_cost("v2")
+    deals1, bytes1, _ = per_hand_cost("v1")
+    deals2, bytes2, _ = per_hand_cost("v2")
     assert (deals1, deals2) == (4, 3)
     assert 14_000 < bytes2 < 20_000  # deck_v2.md: ~15.6 kB per hand
     assert bytes1 < bytes2

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from helpers.games import check_finished_game
 from helpers.matrix import fast_first
 from helpers.protocol import (
     P0,
@@ -31,7 +32,6 @@ from helpers.protocol import (
     split,
     with_payload,
 )
-from test_protocol_games import check_finished_game
 
 from truc_p2p.crypto import SigningKey
 from truc_p2p.protocol import (
@@ -41,6 +41,7 @@ from truc_p2p.protocol import (
     MalformedMessageError,
     RulesetMismatchError,
     Session,
+    SessionOptions,
     YourTurn,
     decode_envelope,
     verify_transcript,
@@ -250,8 +251,7 @@ def test_pipeline_needs_deck_v2() -> None:
             identity=SigningKey.generate(),
             role=P0,
             secret=bytes(32),
-            deck="v1",
-            pipeline=True,
+            options=SessionOptions(deck="v1", pipeline=True),
         )
 
 
@@ -355,10 +355,10 @@ def test_a_dangling_pre_deal_verifies_and_reveals_nothing() -> None:
 def test_pipelined_cost_per_hand() -> None:
     """The pipelined deal adds one small message per hand (v2open) to the classic
     three, and about the same bytes per hand (plus the dangling pre-deal per game)."""
-    from test_protocol_v2_games import _per_hand_cost
+    from helpers.games import per_hand_cost
 
-    deals, nbytes, _ = _per_hand_cost("v2", pipeline=True)
-    classic_deals, classic_bytes, _ = _per_hand_cost("v2")
+    deals, nbytes, _ = per_hand_cost("v2", pipeline=True)
+    classic_deals, classic_bytes, _ = per_hand_cost("v2")
     assert classic_deals == 3
     assert 3 < deals <= 4.5  # v2open, and a dangling pre-deal per game
     assert classic_bytes < nbytes < classic_bytes + 15_000

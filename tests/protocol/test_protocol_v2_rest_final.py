@@ -18,6 +18,7 @@ from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
     Session,
+    SessionOptions,
     UnexpectedMessageError,
     YourTurn,
     decode_envelope,
@@ -56,12 +57,10 @@ def _play(rest_final: tuple[bool, bool], *, lie: bool = False) -> list[bytes]:
             identity=SigningKey.from_bytes(_fixed(f"id{int(p)}")),
             role=p,
             secret=_fixed(f"secret{int(p)}"),
-            ruleset=RULESET,
             record=transcript.append if p is Player.P0 else None,
-            deck="v2",
-            pipeline=True,
-            early=False,
-            rest_final=rest_final[p],
+            options=SessionOptions(
+                ruleset=RULESET, deck="v2", pipeline=True, early=False, rest_final=rest_final[p]
+            ),
         )
         for p in (Player.P0, Player.P1)
     }
@@ -133,7 +132,6 @@ def test_a_predeal_where_the_rule_forbids_it_is_rejected() -> None:
         identity=SigningKey.from_bytes(_fixed("id0")),
         role=Player.P0,
         secret=_fixed("secret0"),
-        ruleset=RULESET,
     )
     assert keeper.rest_final
     keeper.receive_data(frame(transcript[bad]))
@@ -158,7 +156,9 @@ def test_random_games_full_of_rests_finish_and_verify(rest_refused: str) -> None
         ruleset = Ruleset.from_dict(
             {"target": 6, "ladder": "literal", "rest_refused": rest_refused}
         )
-        sessions = make_pair(ruleset=ruleset, records=(records.append, None), pipeline=True)
+        sessions = make_pair(
+            SessionOptions(ruleset=ruleset, pipeline=True), records=(records.append, None)
+        )
         closed: set[Player] = set()
         while len(closed) < 2:
             for me in (Player.P0, Player.P1):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from truc_p2p.bots import make_bot
 from truc_p2p.crypto import SigningKey
 from truc_p2p.memory_pair import make_pair, run_pair
-from truc_p2p.protocol import decode_envelope, verify_transcript
+from truc_p2p.protocol import SessionOptions, decode_envelope, verify_transcript
 from truc_p2p.protocol._session import game_id_of
 from truc_p2p.protocol._wire import GENESIS, envelope_hash, sign_envelope
 from truc_p2p.rules import Player, Ruleset
@@ -35,11 +35,10 @@ KEYS = (
 def _game(deck: str = "v1") -> tuple[bytes, ...]:
     record: list[bytes] = []
     sessions = make_pair(
-        ruleset=Ruleset(target=3),
+        SessionOptions(ruleset=Ruleset(target=3), deck=deck),
         identities=KEYS,
         secrets=(bytes([7]) * 32, bytes([9]) * 32),
         records=(record.append, None),
-        deck=deck,
     )
     run_pair(sessions, {p: make_bot("heuristic", int(p)) for p in Player})
     return tuple(record)
@@ -80,7 +79,7 @@ VALUES = st.one_of(
 )
 
 
-@pytest.mark.slow  # seconds of CPU: CI only (README "Developing")
+@pytest.mark.slow  # seconds of CPU: CI only (docs/developing.md)
 @settings(
     max_examples=120,
     deadline=None,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from helpers.rules import P0, P1, Trio, cards
+from helpers.rules import P0, P1, Trio, cards, rules_spec_text
 
 import truc_p2p.rules as rules
 from truc_p2p.rules import (
@@ -94,6 +96,14 @@ def test_illegal_actions_are_rejected(
     trio.deal(*XYX)
     trio.run(setup)
     trio.reject(step, error, views=views)
+
+
+def test_the_spec_names_every_rejection_row() -> None:
+    """protocol_spec/rules.md names each row of :data:`REJECTIONS` as ``E[id]``, and no other."""
+    named = set(re.findall(r"`E\[([a-z0-9-]+)\]`", rules_spec_text()))
+    ids = {r[0] for r in REJECTIONS}
+    assert named - ids == set(), "unknown rejection ids in the spec"
+    assert ids - named == set(), "rejection rows missing from the spec"
 
 
 def test_hidden_card_is_rejected_only_where_known() -> None:

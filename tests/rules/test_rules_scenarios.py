@@ -12,10 +12,11 @@ high: 9 < 10 < J < Q < K < A < 8 < 7.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 import pytest
-from helpers.rules import P0, P1, Trio, cards, round_ends, trick_text
+from helpers.rules import P0, P1, Trio, cards, round_ends, rules_spec_text, trick_text
 
 from truc_p2p.rules import (
     DEFAULT_RULESET,
@@ -473,6 +474,14 @@ def test_round_scenarios(case: Case) -> None:
 
 
 # ---------------------------------------------------------------- single rules
+
+
+def test_the_spec_names_every_scenario_row() -> None:
+    """protocol_spec/rules.md names each row of :data:`CASES` as ``S[id]``, and no other."""
+    named = set(re.findall(r"`S\[([a-z0-9-]+)\]`", rules_spec_text()))
+    ids = {c.id for c in CASES}
+    assert named - ids == set(), "unknown scenario ids in the spec"
+    assert ids - named == set(), "scenario rows missing from the spec"
 
 
 def test_non_dealer_leads_first_trick() -> None:

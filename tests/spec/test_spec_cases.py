@@ -27,7 +27,7 @@ from truc_p2p.protocol import (
     verify_transcript,
 )
 from truc_p2p.protocol._transcript import scan_transcript
-from truc_p2p.rules import Player, Ruleset
+from truc_p2p.rules import Player
 
 SPEC = Path(__file__).resolve().parents[2] / "protocol_spec"
 VECTOR: dict[str, Any] = json.loads((SPEC / "vectors" / "wire_v2_cases.json").read_text())
@@ -81,8 +81,6 @@ def _receiver(envelopes: list[bytes], receiver: int) -> Session:
         identity=SigningKey.from_bytes(bytes.fromhex(GAME["identities"][receiver])),
         role=Player(receiver),
         secret=bytes.fromhex(GAME["secrets"][receiver]),
-        ruleset=Ruleset.from_dict(GAME["ruleset"]),
-        name=GAME["names"][receiver],
     )
 
 
@@ -247,8 +245,6 @@ def test_a_game_has_one_ending(name: str) -> None:
                 identity=SigningKey.from_bytes(bytes.fromhex(identities[role])),
                 role=Player(role),
                 secret=bytes.fromhex(RESIGN["secrets"][role]),
-                ruleset=Ruleset.from_dict(RESIGN["ruleset"]),
-                name=RESIGN["names"][role],
             )
         assert (info.value.code, info.value.message_no) == (code, n)
     # Live, bob's session has ended at his own abort: alice's ending is dropped.
@@ -258,8 +254,6 @@ def test_a_game_has_one_ending(name: str) -> None:
         identity=SigningKey.from_bytes(bytes.fromhex(identities[1])),
         role=Player.P1,
         secret=bytes.fromhex(RESIGN["secrets"][1]),
-        ruleset=Ruleset.from_dict(RESIGN["ruleset"]),
-        name="bob",
         record=recorded.append,
     )
     bob.receive_data(frame(raws[-1]))

@@ -54,15 +54,16 @@ def test_the_code_of_a_claim_matches_the_spec_vectors() -> None:
 def test_the_invite_settings_vectors_of_section_1_1() -> None:
     """connect.md 1.1: the settings fields, their order and the full invite."""
     from truc_p2p.net import SETTING_KEYS, Invite, settings_fields
+    from truc_p2p.protocol import SessionOptions
     from truc_p2p.rules import Ruleset
 
     assert re.search(r"^\| `target` \|", SPEC, flags=re.M)
     keys = re.findall(r"^\| `(\w+)` \| .* \| `(?:ruleset|options)\.", SPEC, flags=re.M)
     assert tuple(keys) == SETTING_KEYS
-    default = "&" + "&".join(f"{k}={v}" for k, v in settings_fields(Ruleset()).items())
+    default = "&" + "&".join(f"{k}={v}" for k, v in settings_fields(SessionOptions()).items())
     assert f"`{default}`" in SPEC
     other = Ruleset.from_dict({"target": 24, "ladder": "even", "rest_refused": "value"})
-    fields = settings_fields(other, audit="game", deck="v2", pipeline=False)
+    fields = settings_fields(SessionOptions(ruleset=other, pipeline=False))
     tail = "&" + "&".join(f"{k}={v}" for k, v in fields.items())
     assert f"`{tail}`" in SPEC
     full = re.search(r"`(truc://10\.1\.0\.2:4455/\?fp=0{64}&[^`]*)`", SPEC)

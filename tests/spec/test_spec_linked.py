@@ -13,7 +13,14 @@ from typing import Any
 import pytest
 
 from truc_p2p.crypto import SigningKey
-from truc_p2p.protocol import NEED_DATA, RemoteProtocolError, Series, Session, decode_envelope
+from truc_p2p.protocol import (
+    NEED_DATA,
+    RemoteProtocolError,
+    Series,
+    Session,
+    SessionOptions,
+    decode_envelope,
+)
 from truc_p2p.rules import Player
 
 SPEC = Path(__file__).resolve().parents[2] / "protocol_spec"
@@ -58,10 +65,12 @@ def test_the_vector_is_reproduced_from_its_own_seeds(vector: dict[str, Any], gam
             identity=SigningKey.from_bytes(bytes.fromhex(seeds["key"][p])),
             role=Player(p),
             secret=bytes.fromhex(case["secrets"][p]),
-            name=seeds["names"][p],
-            series=series,
-            rest_final=seeds["rest_final"],
-            early_redeal=seeds["early_redeal"],
+            options=SessionOptions(
+                name=seeds["names"][p],
+                series=series or Series(),
+                rest_final=seeds["rest_final"],
+                early_redeal=seeds["early_redeal"],
+            ),
         )
         for p in (0, 1)
     ]
@@ -112,7 +121,7 @@ def _handshake(mine: Series | None, theirs: Series | None) -> list[Session]:
             identity=SigningKey.generate(),
             role=Player(p),
             secret=bytes([p + 1]) * 32,
-            series=(mine, theirs)[p],
+            options=SessionOptions(series=(mine, theirs)[p] or Series()),
         )
         for p in (0, 1)
     ]
@@ -145,8 +154,8 @@ def test_a_rematch_of_an_unknown_game_is_refused_unless_adopted() -> None:
             identity=SigningKey.generate(),
             role=Player(p),
             secret=bytes([p + 3]) * 32,
-            series=asked if p == 0 else None,
             accept_series=(lambda s, fp: s.prev == b"\x07" * 32) if p == 1 else None,
+            options=SessionOptions(series=asked if p == 0 else Series()),
         )
         for p in (0, 1)
     ]

@@ -18,7 +18,7 @@ import msgpack
 import pytest
 
 from truc_p2p.crypto import SigningKey
-from truc_p2p.protocol import verify_transcript
+from truc_p2p.protocol import SessionOptions, verify_transcript
 from truc_p2p.rules import Player
 
 SPEC = Path(__file__).resolve().parents[2] / "protocol_spec"
@@ -186,7 +186,6 @@ def test_a_resume_that_contradicts_the_chain_ends_the_game(claim: str, code: str
         frame,
     )
     from truc_p2p.protocol._wire import sign_envelope
-    from truc_p2p.rules import Ruleset
 
     transcript = [bytes.fromhex(h) for h in VECTOR["transcript"]]
     keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in VECTOR["identities"]]
@@ -195,9 +194,6 @@ def test_a_resume_that_contradicts_the_chain_ends_the_game(claim: str, code: str
         identity=keys[1],
         role=Player.P1,
         secret=bytes.fromhex(VECTOR["secrets"][1]),
-        ruleset=Ruleset.from_dict(VECTOR["ruleset"]),
-        name="bob",
-        deck="v1",
     )
     # have = the position of one of player 0's own envelopes
     have = next(i for i in range(3, len(transcript)) if _body(transcript[i])[4] == 0)
@@ -341,7 +337,6 @@ def test_resumes_with_the_clock_carry_left_and_away_after_nonce_and_echo() -> No
 
 def _clock_listener() -> Any:
     from truc_p2p.protocol import Session
-    from truc_p2p.rules import Ruleset
 
     keys = [SigningKey.from_bytes(bytes.fromhex(k)) for k in CLOCK["identities"]]
     held = _body(bytes.fromhex(CLOCK["resume_messages"][1]["hex"]))[2]  # at the cut
@@ -350,8 +345,6 @@ def _clock_listener() -> Any:
         identity=keys[1],
         role=Player.P1,
         secret=bytes.fromhex(CLOCK["secrets"][1]),
-        ruleset=Ruleset.from_dict(CLOCK["ruleset"]),
-        name="bob",
     )
     assert listener.resume_clock_agreed  # read from its own hello, like every feature
     listener.reconnect(b"\x05" * 16, dialer=False)
@@ -394,7 +387,7 @@ def test_without_both_bits_the_resume_stays_nonce_and_echo() -> None:
                 identity=SigningKey.from_bytes(hashed(f"key{p}")),
                 role=Player(p),
                 secret=hashed(f"secret{p}"),
-                resume_clock=(ours, theirs)[p],
+                options=SessionOptions(resume_clock=(ours, theirs)[p]),
             )
             for p in (0, 1)
         ]

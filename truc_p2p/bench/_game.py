@@ -53,6 +53,7 @@ from truc_p2p.memory_pair import make_pair
 from truc_p2p.protocol import (
     CLOSED,
     NEED_DATA,
+    SessionOptions,
     YourTurn,
     decode_envelope,
 )
@@ -116,9 +117,8 @@ def _timed_game(seed: int, target: int, pipeline: bool, rest_final: bool = True)
     records: list[bytes] = []
     fixed = [hashlib.sha256(f"bench-game/{seed}/{p}".encode()).digest() for p in (0, 1)]
     sessions = make_pair(
-        ruleset=Ruleset(target=target),
+        SessionOptions(ruleset=Ruleset(target=target), pipeline=pipeline),
         records=(records.append, None),
-        pipeline=pipeline,
         identities=(
             SigningKey.from_bytes(fixed[0]),
             SigningKey.from_bytes(fixed[1]),

@@ -19,6 +19,7 @@ from truc_p2p.protocol import (
     NEED_DATA,
     CardsDealt,
     GameStarted,
+    SessionOptions,
     Stage,
     YourTurn,
     decode_envelope,
@@ -126,7 +127,9 @@ def flights_until_cards(
     hand, the flights from the end of the previous hand (the flight that carried its
     last message; for the first hand, the coin's) until that player holds its cards,
     in hand order."""
-    sessions = make_pair(ruleset=Ruleset(target=target), pipeline=pipeline, early=early)
+    sessions = make_pair(
+        SessionOptions(ruleset=Ruleset(target=target), pipeline=pipeline, early=early)
+    )
     bots = {p: make_bot("heuristic", seed * 2 + int(p)) for p in (Player.P0, Player.P1)}
     arrivals: list[tuple[int, Player, bytes]] = []  # (flight it arrives, receiver, bytes)
     decisions: dict[Player, tuple[int, Action]] = {}

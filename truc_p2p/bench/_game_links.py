@@ -13,9 +13,10 @@ import trio.testing
 from truc_p2p.bench._game_flights import analyse
 from truc_p2p.bots import make_bot
 from truc_p2p.memory_pair import make_pair
-from truc_p2p.net import BotStrategy, play_game
+from truc_p2p.net import BotStrategy, Clocks, PlayOptions, play_game
 from truc_p2p.protocol import (
     Session,
+    SessionOptions,
 )
 from truc_p2p.rules import Player, Ruleset
 
@@ -75,7 +76,8 @@ def _delayed_pair(delay: float) -> tuple[_DelayedStream, _DelayedStream]:
 def _session_pair(target: int, pipeline: bool = True) -> tuple[dict[Player, Session], list[bytes]]:
     records: list[bytes] = []
     sessions = make_pair(
-        ruleset=Ruleset(target=target), records=(records.append, None), pipeline=pipeline
+        SessionOptions(ruleset=Ruleset(target=target), pipeline=pipeline),
+        records=(records.append, None),
     )
     return sessions, records
 
@@ -90,8 +92,7 @@ async def _play_pair(
             streams[p],
             sessions[p],
             BotStrategy(make_bot("heuristic", seed * 2 + int(p))),
-            turn_timeout=600,
-            linger=0,
+            PlayOptions(clocks=Clocks(turn_timeout=600), linger=0),
         )
 
     async with trio.open_nursery() as nursery:

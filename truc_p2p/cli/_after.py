@@ -98,7 +98,7 @@ async def after_game(
     follows: the next game of a match not yet won, or a rematch the player asks for
     (``y``/Enter at the terminal, "play again" on the web table; only when ``ask``)."""
     await show_web_result(player, outcome)
-    print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
+    print_outcome(outcome, as_json=opts.screen.json, quiet=opts.screen.quiet)
     if not outcome.complete or outcome.game_id is None:
         return False
     resignation = outcome.resignation
@@ -142,7 +142,7 @@ async def after_game(
             shown = voice.match_resigned(outcome.resignation.by, record.wins)
         if isinstance(player, Screen):
             player.show_match(shown, lambda: _match_words(me, names, record, left=left))
-        if not opts.json:
+        if not opts.screen.json:
             if not isinstance(player, TerminalPlayer):
                 print(shown, flush=True)
             if where is not None and (winner is not None or left):
@@ -186,7 +186,7 @@ async def _record_left(outcome: GameOutcome, record: MatchRecord, opts: GameOpti
             file=sys.stderr,
         )
         where = None
-    if where is not None and not opts.json:
+    if where is not None and not opts.screen.json:
         print(_("match record: {path}", path=where), flush=True)
 
 

@@ -133,7 +133,7 @@ def games_folders(opts: GameOptions) -> list[Path]:
 def offers_resume(opts: GameOptions) -> bool:
     """Whether the command may ask before resuming an older game: a person at this
     terminal (no ``--bot``, no ``--json``), its input and output a terminal."""
-    if opts.bot or opts.json:
+    if opts.who.bot or opts.screen.json:
         return False
     try:
         return os.isatty(sys.stdin.fileno()) and os.isatty(sys.stdout.fileno())
@@ -214,7 +214,7 @@ def find_unfinished(
         if meta.get("role") != role or (within is not None and age > within):
             continue
         if role == "play":
-            if meta.get("bot") != bot or (name is not None and meta.get("name") != name):
+            if meta.get("bot") != bot or (name is not None and _stored_name(meta) != name):
                 continue
         elif not _same_key(meta, identity):
             continue
@@ -240,3 +240,13 @@ def busy_hint(
     if mine is not None:
         return _("if that game is yours, resume it: {command}", command=resume_command(mine))
     return _("to join again: {command}", command=command)
+
+
+def _stored_name(meta: dict[str, Any]) -> str | None:
+    """The player's name stored beside a game (``None``: unreadable settings)."""
+    from truc_p2p.net import GameSettings
+
+    try:
+        return GameSettings.stored(meta).session.name
+    except (ValueError, KeyError, TypeError):
+        return None

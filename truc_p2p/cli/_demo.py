@@ -40,8 +40,10 @@ from truc_p2p.memory_pair import make_pair, run_pair
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     BotStrategy,
+    Clocks,
     GameOutcome,
     NetEvent,
+    PlayOptions,
     play_game,
 )
 from truc_p2p.protocol import (
@@ -51,6 +53,7 @@ from truc_p2p.protocol import (
     GameStarted,
     Session,
     SessionEvent,
+    SessionOptions,
 )
 from truc_p2p.rules import Event, Player, Ruleset
 from truc_p2p.transcript import TranscriptWriteError, TranscriptWriter
@@ -139,9 +142,11 @@ async def _play_tcp(
             stream,
             sessions[me],
             BotStrategy(bots[me]),
-            turn_timeout=DEFAULT_BOT_TIMEOUT,
-            expected_fingerprint=sessions[me.other].fingerprint if me is Player.P0 else None,
-            on_event=lambda event: on_event(me, event),
+            PlayOptions(
+                clocks=Clocks(turn_timeout=DEFAULT_BOT_TIMEOUT),
+                expected_fingerprint=sessions[me.other].fingerprint if me is Player.P0 else None,
+                on_event=lambda event: on_event(me, event),
+            ),
         )
 
     joined, hosted = await loopback_game(partial(side, Player.P0), partial(side, Player.P1))
@@ -243,12 +248,11 @@ def _demo_game(
         )
         return None
     sessions = make_pair(
-        ruleset=ruleset,
+        SessionOptions(ruleset=ruleset, pipeline=pipeline_of(args)),
         names=(names[Player.P0], names[Player.P1]),
         identities=(keys[0], keys[1]),
         secrets=game_secrets,
         records=(_recorder(writers[0], write_errors), _recorder(writers[1], write_errors)),
-        pipeline=pipeline_of(args),
     )
     bot_seed = None if args.seed is None else args.seed * 1000 + g
     bots = {

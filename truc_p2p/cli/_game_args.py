@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from typing import TextIO
+from dataclasses import dataclass, field, fields
+from typing import Any, TextIO
 
 from truc_p2p.cli._common import (
     StoreExplicit,
@@ -23,10 +23,12 @@ from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
     DEFAULT_GRACE,
     DEFAULT_HELLO_TIMEOUT,
+    DEFAULT_PORT,
     DEFAULT_TURN_TIMEOUT,
 )
+from truc_p2p.rules import DEFAULT_RULESET
 
-__all__ = ["GameOptions"]
+__all__ = ["ClockOptions", "GameOptions", "Network", "RulesChoice", "Screen", "Who"]
 
 
 #: Seconds a joiner who asked to play again waits for the host to listen again.
@@ -34,40 +36,67 @@ REMATCH_WAIT = 120.0
 
 
 @dataclass(frozen=True, kw_only=True)
-class GameOptions:
-    """Everything a game command was told, typed.  An option the command does not
-    have keeps the default here (``resume`` has no ``--timeout``: ``None``; ``play``
-    no ``--grace``: the protocol's); the parser's own defaults come in through
-    :meth:`from_args`."""
+class Who:
+    """Who plays: the name shown, the key, and the bot that plays for the player."""
 
-    command: str
-    #: The command line as typed (a match resumed after a crash goes on with it).
-    argv: tuple[str, ...] = ()
-    # who plays
     name: str | None = None
     identity: str | None = None
     bot: str | None = None
     think: float | None = None
     seed: int | None = None
-    # the game (a joiner: as the invite or the lobby says the host plays)
-    target: int = 12
-    ladder: str = "literal"
-    rest_refused: str = "game"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RulesChoice:
+    """The game asked for (a joiner: as the invite or the lobby says the host plays):
+    the ruleset, the deal, the match, and which of them the user gave."""
+
+    target: int = DEFAULT_RULESET.target
+    ladder: str = DEFAULT_RULESET.ladder.value
+    rest_refused: str = DEFAULT_RULESET.rest_refused.value
     no_pipeline: bool = False
     match: int = 1
     #: The ruleset and match options given on the command line (dest names).
     explicit_options: frozenset[str] = frozenset()
+    #: What the host plays, as its invite says (``None``: the session's default).
     host_audit: str | None = None
     host_deck: str | None = None
-    # clocks
+
+    @property
+    def given(self) -> frozenset[str]:
+        """The ruleset options the user actually gave, and ``no_pipeline`` when
+        ``--no-pipeline`` was given: what a joiner insists on (connect.md 1.1)."""
+        return self.explicit_options | ({"no_pipeline"} if self.no_pipeline else frozenset())
+
+    @property
+    def pipeline(self) -> bool | None:
+        """The session's ``pipeline``: False with ``--no-pipeline``, else the default."""
+        return False if self.no_pipeline else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockOptions:
+    """How long things may take: the opponent's moves (``--timeout``; ``resume``
+    has none: ``None``), a hello, a comeback, a connection, and the waits between
+    the games of a match."""
+
     timeout: float | None = None
     hello_timeout: float = DEFAULT_HELLO_TIMEOUT
     grace: float = DEFAULT_GRACE
     connect_timeout: float = 15.0
     again_wait: float = REMATCH_WAIT
     wait: float = 2.0
-    # output and screen
-    out: str = "games"
+
+    @property
+    def turn_timeout(self) -> float:
+        """Seconds per move (``--timeout``; ``resume`` reads them from the game)."""
+        return DEFAULT_TURN_TIMEOUT if self.timeout is None else self.timeout
+
+
+@dataclass(frozen=True, kw_only=True)
+class Screen:
+    """What the player sees: the terminal's words and cards, or the web table."""
+
     json: bool = False
     quiet: bool = False
     verbose: bool = False
@@ -76,9 +105,19 @@ class GameOptions:
     web: bool = False
     web_port: int = 0
     no_browser: bool = False
-    # host
+
+    @property
+    def info(self) -> TextIO:
+        """Where the command's lines for a person go (stderr when stdout is JSON)."""
+        return sys.stderr if self.json else sys.stdout
+
+
+@dataclass(frozen=True, kw_only=True)
+class Network:
+    """Where a host listens and whom it admits, and what a joiner dials or picks."""
+
     bind: str | None = None
-    port: int = 4455
+    port: int = DEFAULT_PORT
     advertise: str | None = None
     relay: str | None = None
     public: bool = False
@@ -88,42 +127,49 @@ class GameOptions:
     forever: bool = False
     no_portmap: bool = False
     no_announce: bool = False
-    # join
     invite: str | None = None
     pick: int | None = None
-    # resume
+
+
+#: The groups of :class:`GameOptions`: its field name -> the group's type.
+_GROUP_TYPES = {"who": Who, "rules": RulesChoice, "clocks": ClockOptions}
+_GROUP_TYPES |= {"screen": Screen, "network": Network}
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameOptions:
+    """Everything a game command was told, typed, in groups.  An option the command
+    does not have keeps the default here (``resume`` has no ``--timeout``: ``None``;
+    ``play`` no ``--grace``: the protocol's); the parser's own defaults come in
+    through :meth:`from_args`."""
+
+    command: str
+    #: The command line as typed (a match resumed after a crash goes on with it).
+    argv: tuple[str, ...] = ()
+    #: Where the transcripts go.
+    out: str = "games"
+    #: ``resume``: the transcript to go on with.
     transcript: str | None = None
+    who: Who = field(default_factory=Who)
+    rules: RulesChoice = field(default_factory=RulesChoice)
+    clocks: ClockOptions = field(default_factory=ClockOptions)
+    screen: Screen = field(default_factory=Screen)
+    network: Network = field(default_factory=Network)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> GameOptions:
         """The options argparse parsed (the only place that reads its namespace)."""
-        given = vars(args)
-        values = {f.name: given[f.name] for f in fields(cls) if f.name in given}
+        given = dict(vars(args))
         for key in ("argv", "allow", "nostr"):
-            if values.get(key) is not None:
-                values[key] = tuple(values[key])
-        return cls(**values)
+            if given.get(key) is not None:
+                given[key] = tuple(given[key])
 
-    @property
-    def given(self) -> frozenset[str]:
-        """The ruleset options the user actually gave, and ``no_pipeline`` when
-        ``--no-pipeline`` was given: what a joiner insists on (connect.md 1.1)."""
-        return self.explicit_options | ({"no_pipeline"} if self.no_pipeline else frozenset())
+        def picked(kind: type) -> dict[str, Any]:
+            return {f.name: given[f.name] for f in fields(kind) if f.name in given}
 
-    @property
-    def turn_timeout(self) -> float:
-        """Seconds per move (``--timeout``; ``resume`` reads them from the game)."""
-        return DEFAULT_TURN_TIMEOUT if self.timeout is None else self.timeout
-
-    @property
-    def pipeline(self) -> bool | None:
-        """The session's ``pipeline``: False with ``--no-pipeline``, else the default."""
-        return False if self.no_pipeline else None
-
-    @property
-    def info(self) -> TextIO:
-        """Where the command's lines for a person go (stderr when stdout is JSON)."""
-        return sys.stderr if self.json else sys.stdout
+        groups = {name: kind(**picked(kind)) for name, kind in _GROUP_TYPES.items()}
+        top = {k: v for k, v in picked(cls).items() if k not in _GROUP_TYPES}
+        return cls(**top, **groups)
 
 
 def _common_args(parser: argparse.ArgumentParser, *, human: bool = True) -> None:

@@ -157,16 +157,16 @@ class _Where:
     def listen(self, opts: GameOptions, port: int) -> Listen:
         """Where and how to listen, on ``port`` (a rematch: where the invite points)."""
         return Listen(
-            bind=opts.bind,
+            bind=opts.network.bind,
             port=port,
-            advertise=opts.advertise,
+            advertise=opts.network.advertise,
             relay=self.relay,
-            portmap=not opts.no_portmap,
-            announce=not opts.no_announce,
+            portmap=not opts.network.no_portmap,
+            announce=not opts.network.no_announce,
             capacity=self.capacity,
             allow=self.allow,
-            public=opts.public,
-            nostr=tuple(opts.nostr or ()) if opts.public else (),
+            public=opts.network.public,
+            nostr=tuple(opts.network.nostr or ()) if opts.network.public else (),
             relay_nonce=self.relay_nonce,
         )
 
@@ -174,32 +174,32 @@ class _Where:
 def _checked(opts: GameOptions) -> _Where | int:
     """The host's address options checked (exit status 2 and one line when wrong)."""
     try:
-        if opts.advertise:
-            Invite(opts.advertise, 1, "0" * 64)
-        if not 0 <= opts.port <= 65535:
-            raise InviteError(_("--port must be in 0..65535, not {port}", port=opts.port))
-        relay = parse_host_port(opts.relay, what="--relay") if opts.relay else None
+        if opts.network.advertise:
+            Invite(opts.network.advertise, 1, "0" * 64)
+        if not 0 <= opts.network.port <= 65535:
+            raise InviteError(_("--port must be in 0..65535, not {port}", port=opts.network.port))
+        relay = parse_host_port(opts.network.relay, what="--relay") if opts.network.relay else None
     except InviteError as exc:
         print(f"truc-p2p host: {exc}", file=sys.stderr)
         return 2
-    if opts.public and relay is None and not opts.nostr:
+    if opts.network.public and relay is None and not opts.network.nostr:
         print(
             "truc-p2p host: " + _("--public lists the game on a relay: add --relay HOST:PORT"),
             file=sys.stderr,
         )
         return 2
-    if opts.nostr and not opts.public:
+    if opts.network.nostr and not opts.network.public:
         print("truc-p2p host: " + _("--nostr lists the game: add --public"), file=sys.stderr)
         return 2
-    for url in opts.nostr or ():
+    for url in opts.network.nostr or ():
         try:
             check_relay_url(url)
         except ValueError as exc:
             print(f"truc-p2p host: --nostr: {exc}", file=sys.stderr)
             return 2
     allow: frozenset[str] | None = None
-    if opts.allow:
-        bad = [a for a in opts.allow if not re.fullmatch(r"[0-9a-fA-F]{64}", a)]
+    if opts.network.allow:
+        bad = [a for a in opts.network.allow if not re.fullmatch(r"[0-9a-fA-F]{64}", a)]
         if bad:
             print(
                 "truc-p2p host: "
@@ -210,14 +210,14 @@ def _checked(opts: GameOptions) -> _Where | int:
                 file=sys.stderr,
             )
             return 2
-        allow = frozenset(a.lower() for a in opts.allow)
-    if opts.max_games is not None and not 1 <= opts.max_games <= 256:
+        allow = frozenset(a.lower() for a in opts.network.allow)
+    if opts.network.max_games is not None and not 1 <= opts.network.max_games <= 256:
         print("truc-p2p host: " + _("--max-games must be in 1..256"), file=sys.stderr)
         return 2
-    if opts.max_games is not None and not (opts.forever and opts.bot):
+    if opts.network.max_games is not None and not (opts.network.forever and opts.who.bot):
         print("truc-p2p host: " + _("--max-games needs --forever and --bot"), file=sys.stderr)
         return 2
-    capacity = (opts.max_games or 8) if (opts.forever and opts.bot) else 1
+    capacity = (opts.network.max_games or 8) if (opts.network.forever and opts.who.bot) else 1
     return _Where(relay, allow, capacity)
 
 
@@ -229,7 +229,7 @@ def _announce(
     def say(text: str) -> None:  # at a terminal or with $COLUMNS: wrapped between words
         print(fit_for(text, info), file=info, flush=True)
 
-    where = opts.bind or _("all interfaces")
+    where = opts.network.bind or _("all interfaces")
     say(
         _(
             "hosting as {name}, key fingerprint {fingerprint}",
@@ -245,17 +245,17 @@ def _announce(
         )
     )
     print(str(invite), flush=True)
-    show_invite(screen, invite, relay=opts.relay)  # host --web: on the page too
+    show_invite(screen, invite, relay=opts.network.relay)  # host --web: on the page too
     if invite.relay is not None:
         say(
             _(
                 "registered with the relay {relay} (one-time code {code}); "
                 "your friend can join from behind NAT, no port forwarding needed",
-                relay=opts.relay,
+                relay=opts.network.relay,
                 code=invite.code,
             )
         )
-    if opts.nostr:
+    if opts.network.nostr:
         say(
             _(
                 "listed on the Nostr relays as {name} while you wait: anyone can find "
@@ -263,16 +263,16 @@ def _announce(
                 name=name,
             )
         )
-    if opts.public and opts.relay:
+    if opts.network.public and opts.network.relay:
         say(
             _(
                 "listed in the relay's lobby as {name}: anyone can join with "
                 "truc-p2p join --relay {relay}",
                 name=name,
-                relay=opts.relay,
+                relay=opts.network.relay,
             )
         )
-    if not opts.advertise and not opts.quiet and invite.relay is None:
+    if not opts.network.advertise and not opts.screen.quiet and invite.relay is None:
         try:
             address = ipaddress.ip_address(invite.host)
             private = address.is_private and not address.is_loopback
@@ -307,7 +307,7 @@ def _cannot_listen(opts: GameOptions, port: int, exc: OSError) -> int:
         "truc-p2p host: "
         + _(
             "cannot listen on {where} port {port}: {reason}",
-            where=opts.bind or _("all interfaces"),
+            where=opts.network.bind or _("all interfaces"),
             port=port,
             reason=exc.strerror or exc,
         ),
@@ -329,7 +329,7 @@ class HostRoad(Road):
         where = _checked(opts)
         if isinstance(where, int):
             return where
-        self.where, self.port = where, opts.port
+        self.where, self.port = where, opts.network.port
         return opts
 
     def unfinished(self, opts: GameOptions, seat: Seat) -> Path | None:
@@ -342,18 +342,21 @@ class HostRoad(Road):
         if self.where.capacity == 1:
             return table.player, table.hook
         self.games_played += 1
-        seed = None if opts.seed is None else opts.seed + self.games_played
-        assert opts.bot is not None  # several games at once need --bot
-        bot = BotStrategy(make_bot(opts.bot, seed))
-        if opts.quiet or opts.json:
+        seed = None if opts.who.seed is None else opts.who.seed + self.games_played
+        assert opts.who.bot is not None  # several games at once need --bot
+        bot = BotStrategy(make_bot(opts.who.bot, seed))
+        if opts.screen.quiet or opts.screen.json:
             return bot, None
         narrator = Narrator(
-            table.seat.name, ascii=use_ascii(opts.ascii), out=opts.info, verbose=opts.verbose
+            table.seat.name,
+            ascii=use_ascii(opts.screen.ascii),
+            out=opts.screen.info,
+            verbose=opts.screen.verbose,
         )
         return bot, narrator
 
     def _reporting(self, table: Table) -> Reporting:
-        opts, seat, info = table.opts, table.seat, table.opts.info
+        opts, seat, info = table.opts, table.seat, table.opts.screen.info
 
         def on_invite(invite: Invite) -> None:
             self.port = invite.port  # a rematch listens again where the invite points
@@ -370,8 +373,8 @@ class HostRoad(Road):
             )
 
         def on_outcome(outcome: GameOutcome) -> None:
-            if opts.forever:
-                print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
+            if opts.network.forever:
+                print_outcome(outcome, as_json=opts.screen.json, quiet=opts.screen.quiet)
 
         return Reporting(
             on_invite=on_invite,
@@ -389,12 +392,12 @@ class HostRoad(Road):
             outcome = await host_game(
                 table.player,
                 identity=table.seat.ident.key,
-                settings=replace(table.settings(), played=table.record.followed()),
-                listen=self.where.listen(opts, self.port),
+                settings=table.settings(),
+                listen=replace(self.where.listen(opts, self.port), played=table.record.followed()),
                 storage=table.storage(),
                 report=self._reporting(table),
                 stop=stop,
-                forever=opts.forever,
+                forever=opts.network.forever,
                 players=lambda: self._players(table),
             )
         except ConnectError as exc:
@@ -402,7 +405,7 @@ class HostRoad(Road):
             return 4
         except OSError as exc:
             return _cannot_listen(opts, self.port, exc)
-        if opts.forever:
+        if opts.network.forever:
             await show_web_result(table.player, outcome)
             return 0 if stop.is_set() else exit_status(outcome, stop)
         return outcome
@@ -418,14 +421,16 @@ def _host_again(opts: GameOptions, ident: Identity) -> Path | None:
     resumes it), else named with the command that resumes it, in one line."""
     folders = games_folders(opts)
     recent = None
-    if not opts.forever:
-        recent = find_unfinished(folders, role="host", identity=ident.path, within=opts.grace)
+    if not opts.network.forever:
+        recent = find_unfinished(
+            folders, role="host", identity=ident.path, within=opts.clocks.grace
+        )
     if recent is not None:
         return recent
     older = find_unfinished(folders, role="host", identity=ident.path)
     if older is None:
         return None
-    if not opts.forever and offers_resume(opts):
+    if not opts.network.forever and offers_resume(opts):
         return older if ask_resume(older) else None  # "n": a new game, the command said
     print(
         _(

@@ -112,18 +112,18 @@ def _pick_lan_game(opts: GameOptions) -> Invite | int:
     """List the LAN's games on stderr and read the chosen number from stdin."""
     out = sys.stderr
     print(
-        _("looking for games on this LAN ({seconds} s)...", seconds=f"{opts.wait:g}"),
+        _("looking for games on this LAN ({seconds} s)...", seconds=f"{opts.clocks.wait:g}"),
         file=out,
         flush=True,
     )
-    games = trio.run(find_games, opts.wait)
+    games = trio.run(find_games, opts.clocks.wait)
     if not games:
         print("truc-p2p join: " + _("no game found on this LAN; ask for an invite"), file=out)
         return 4
     for i, game in enumerate(games, 1):
         print(f"{i}. {describe(game)}", file=out)
-    if opts.pick is not None:
-        line = str(opts.pick)
+    if opts.network.pick is not None:
+        line = str(opts.network.pick)
     else:
         print(_("which game (1-{last})? ", last=len(games)), end="", file=out, flush=True)
         line = sys.stdin.readline().strip()
@@ -138,13 +138,13 @@ def _pick_relay_game(opts: GameOptions) -> LobbyGame | int:
     ``--web`` (and no ``--pick``) on the lobby page."""
     from truc_p2p.cli._lobby import parse_relay, pick_relay_game
 
-    assert opts.relay is not None  # join --relay
+    assert opts.network.relay is not None  # join --relay
     try:
-        relay = parse_relay(opts.relay)
+        relay = parse_relay(opts.network.relay)
     except InviteError as exc:
         print(f"truc-p2p join: {exc}", file=sys.stderr)
         return 2
-    if opts.web and opts.pick is None and not opts.bot:
+    if opts.screen.web and opts.network.pick is None and not opts.who.bot:
         from truc_p2p.cli._lobby_web import pick_on_page
 
         picked = pick_on_page(opts, relay)
@@ -170,15 +170,15 @@ def _adopt_host_settings(opts: GameOptions, invite: Invite) -> GameOptions | str
     host = invite.settings
     if host.empty:
         return opts  # an older host's invite: a mismatch shows only in its hello
-    given = opts.given
+    given = opts.rules.given
     if host.match is not None:  # the host's match length (wire.md 4.1)
-        if "match" in given and opts.match != host.match:
+        if "match" in given and opts.rules.match != host.match:
             return "truc-p2p join: " + match_differs(_("the host"), host.match)
-        opts = replace(opts, match=host.match)
+        opts = replace(opts, rules=replace(opts.rules, match=host.match))
     mine = HostSettings(
-        target=opts.target if "target" in given else None,
-        ladder=opts.ladder if "ladder" in given else None,
-        rest=opts.rest_refused if "rest_refused" in given else None,
+        target=opts.rules.target if "target" in given else None,
+        ladder=opts.rules.ladder if "ladder" in given else None,
+        rest=opts.rules.rest_refused if "rest_refused" in given else None,
         pipeline=False if "no_pipeline" in given else None,
     )
     clashes = host.conflicts(mine)
@@ -202,14 +202,18 @@ def _adopt_host_settings(opts: GameOptions, invite: Invite) -> GameOptions | str
             settings=settings_words(host, verbose=True),
             fixes="; ".join(fixes),
         )
+    rules = opts.rules
     return replace(
         opts,
-        target=opts.target if host.target is None else host.target,
-        ladder=opts.ladder if host.ladder is None else host.ladder,
-        rest_refused=opts.rest_refused if host.rest is None else host.rest,
-        no_pipeline=True if host.pipeline is False else opts.no_pipeline,
-        host_audit=host.audit,
-        host_deck=host.deck,
+        rules=replace(
+            rules,
+            target=rules.target if host.target is None else host.target,
+            ladder=rules.ladder if host.ladder is None else host.ladder,
+            rest_refused=rules.rest_refused if host.rest is None else host.rest,
+            no_pipeline=True if host.pipeline is False else rules.no_pipeline,
+            host_audit=host.audit,
+            host_deck=host.deck,
+        ),
     )
 
 
@@ -234,7 +238,7 @@ def _say_joining(invite: Invite, name: str, info: TextIO, *, verbose: bool = Fal
 def _invite_of(opts: GameOptions) -> tuple[Invite, GameOptions] | int:
     """The invite to join (given, picked on the LAN or from a relay's lobby) and the
     options to play it with (the host's settings adopted); an exit status if none."""
-    if opts.invite is not None and opts.relay is not None:
+    if opts.network.invite is not None and opts.network.relay is not None:
         print(
             "truc-p2p join: "
             + _(
@@ -244,35 +248,35 @@ def _invite_of(opts: GameOptions) -> tuple[Invite, GameOptions] | int:
             file=sys.stderr,
         )
         return 2
-    if opts.pick is not None and opts.invite is not None:
+    if opts.network.pick is not None and opts.network.invite is not None:
         print(
             "truc-p2p join: " + _("--pick takes a game from a list: give no invite"),
             file=sys.stderr,
         )
         return 2
-    if opts.nostr and (opts.invite is not None or opts.relay is not None):
+    if opts.network.nostr and (opts.network.invite is not None or opts.network.relay is not None):
         print(
             "truc-p2p join: " + _("--nostr picks a game from a list: give no invite or --relay"),
             file=sys.stderr,
         )
         return 2
-    if opts.relay is not None or opts.nostr:
+    if opts.network.relay is not None or opts.network.nostr:
         from truc_p2p.cli._lobby import adopt_listing
         from truc_p2p.cli._nostr_lobby import pick_nostr_game
 
-        listed = pick_nostr_game(opts) if opts.nostr else _pick_relay_game(opts)
+        listed = pick_nostr_game(opts) if opts.network.nostr else _pick_relay_game(opts)
         if isinstance(listed, int):
             return listed
         opts = adopt_listing(opts, listed)
         invite = listed.invite
-    elif opts.invite is None:
+    elif opts.network.invite is None:
         picked = _pick_lan_game(opts)
         if isinstance(picked, int):
             return picked
         invite = picked
     else:
         try:
-            invite = Invite.parse(opts.invite)
+            invite = Invite.parse(opts.network.invite)
         except InviteError as exc:
             print("truc-p2p join: " + _("bad invite: {reason}", reason=exc), file=sys.stderr)
             return 2
@@ -325,7 +329,7 @@ class JoinRoad(Road):
 
     def before(self, table: Table) -> int | None:
         opts = table.opts
-        _say_joining(self.invite, table.seat.name, opts.info, verbose=opts.verbose)
+        _say_joining(self.invite, table.seat.name, opts.screen.info, verbose=opts.screen.verbose)
         return None
 
     def _on_path(self, opts: GameOptions) -> Callable[[str, str], None]:
@@ -333,7 +337,9 @@ class JoinRoad(Road):
             again = self.connections > 0
             self.connections += 1
             print(
-                fit_for(_connected_line(path, again=again), opts.info), file=opts.info, flush=True
+                fit_for(_connected_line(path, again=again), opts.screen.info),
+                file=opts.screen.info,
+                flush=True,
             )
 
         return on_path
@@ -350,7 +356,7 @@ class JoinRoad(Road):
                 table.player,
                 identity=table.seat.ident.key,
                 settings=table.settings(),
-                dial=Dial(connect_timeout=opts.connect_timeout),
+                dial=Dial(connect_timeout=opts.clocks.connect_timeout),
                 storage=table.storage(),
                 report=Reporting(
                     on_event=table.hook,
@@ -364,10 +370,10 @@ class JoinRoad(Road):
             if waited == 0.0:
                 print(
                     _("waiting for the host to start the next game (Ctrl-C to stop)..."),
-                    file=opts.info,
+                    file=opts.screen.info,
                     flush=True,
                 )
-            if waited >= opts.again_wait or stop.is_set():
+            if waited >= opts.clocks.again_wait or stop.is_set():
                 return GameOutcome.told(
                     outcome.end,
                     "no-next-game",

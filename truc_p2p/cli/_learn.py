@@ -42,11 +42,8 @@ class _WebArgs:
     web_port: int
     no_browser: bool
     lang: str | None
-    command: str = "learn"
     web: bool = True
     json: bool = False
-    timeout: float | None = None
-    match: int = 1
 
 
 def _learn(args: argparse.Namespace) -> int:
@@ -96,6 +93,6 @@ def _learn_web(args: argparse.Namespace) -> int:
     )
 
     async def top() -> int:
-        return await with_web(web, player, main)(trio.Event())
+        return await with_web("learn", web, player, main)(trio.Event())
 
     return trio.run(top)

@@ -59,6 +59,8 @@ from truc_p2p.net import (
     Storage,
     Strategy,
 )
+from truc_p2p.net import Clocks as GameClocks
+from truc_p2p.protocol import Series, SessionOptions
 from truc_p2p.rules import RulesError, Ruleset
 from truc_p2p.ui import (
     Clocks,
@@ -99,14 +101,12 @@ class Table:
     def settings(self) -> GameSettings:
         """The next game's settings: the options' and the match's so far."""
         seat = self.seat
-        return replace(
-            _game_settings(self.opts, seat.ruleset, seat.name), series=self.record.series()
-        )
+        return game_settings(self.opts, seat.ruleset, seat.name, self.record.series())
 
     def storage(self) -> Storage:
         """Where the next game's transcript goes, with what a resume needs beside it."""
         opts, seat = self.opts, self.seat
-        meta = {**_meta(opts, seat.name, seat.ident), **match_meta(self.record, opts)}
+        meta = {**_meta(opts, self.settings(), seat.ident), **match_meta(self.record, opts)}
         return Storage(out_dir=opts.out, meta=meta)
 
 
@@ -155,11 +155,11 @@ class Road:
         return None
 
     def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
-        return _player(opts, seat.name, use_ascii(opts.ascii))
+        return _player(opts, seat.name, use_ascii(opts.screen.ascii))
 
     def record(self, opts: GameOptions) -> MatchRecord:
         """The match the first game starts (a single game: a match of one)."""
-        return MatchRecord(games=opts.match, folder=Path(opts.out))
+        return MatchRecord(games=opts.rules.match, folder=Path(opts.out))
 
     def before(self, table: Table) -> int | None:
         """The lines before the games (an exit status: they cannot start)."""
@@ -244,7 +244,7 @@ def _drive(
                 return exit_status(outcome, stop)
 
     status = run_until_interrupted(
-        with_web(opts, player, with_terminal(player, main)),
+        with_web(opts.command, opts.screen, player, with_terminal(player, main)),
         confirm=_asks_to_leave(player),
         match_cost=_match_cost(player),
     )
@@ -304,7 +304,7 @@ def _come_back(opts: GameOptions, path: Path, come_back: ComeBack) -> int | None
 def _resume_options(opts: GameOptions, path: Path) -> GameOptions:
     """The options of ``resume FILE`` that the command run again gives (the screen
     and the bot as asked; the key as the game stored it)."""
-    return replace(opts, transcript=str(path), identity=None)
+    return replace(opts, transcript=str(path), who=replace(opts.who, identity=None))
 
 
 def _asks_to_leave(player: object) -> Callable[[], bool] | bool:
@@ -338,7 +338,7 @@ def _stdin_is_tty() -> bool:
 def asks_for_name(opts: GameOptions) -> bool:
     """Whether a game without ``--name`` may ask for one: a person plays at this
     terminal (no bot, no web page, no JSON), its input and output a terminal."""
-    if opts.bot or opts.web or opts.json:
+    if opts.who.bot or opts.screen.web or opts.screen.json:
         return False
     try:
         return _stdin_is_tty() and os.isatty(sys.stdout.fileno())
@@ -347,7 +347,7 @@ def asks_for_name(opts: GameOptions) -> bool:
 
 
 def _info_stream(opts: GameOptions) -> TextIO:
-    return sys.stderr if opts.json else sys.stdout
+    return sys.stderr if opts.screen.json else sys.stdout
 
 
 def _player(
@@ -356,11 +356,15 @@ def _player(
     """The screen of a game: ``--bot``'s bot (and its narrator), the web table, or a
     person at the terminal (``away``: how long a network game lets them be away)."""
     out = _info_stream(opts)
-    if opts.bot:
-        bot = BotStrategy(make_bot(opts.bot, opts.seed))
-        quiet = opts.quiet or opts.json
-        return bot, None if quiet else Narrator(name, ascii=ascii, out=out, verbose=opts.verbose)
-    web = web_player(opts, name)
+    if opts.who.bot:
+        bot = BotStrategy(make_bot(opts.who.bot, opts.who.seed))
+        quiet = opts.screen.quiet or opts.screen.json
+        return bot, None if quiet else Narrator(
+            name, ascii=ascii, out=out, verbose=opts.screen.verbose
+        )
+    web = web_player(
+        opts.screen, name, move_seconds=opts.clocks.timeout, match_games=opts.rules.match
+    )
     if web is not None:
         return web, web
     human = TerminalPlayer(
@@ -369,8 +373,8 @@ def _player(
         ascii=ascii,
         out=out,
         echo=not _stdin_is_tty(),
-        clocks=Clocks(move_seconds=opts.timeout, away_seconds=away),
-        verbose=opts.verbose,
+        clocks=Clocks(move_seconds=opts.clocks.timeout, away_seconds=away),
+        verbose=opts.screen.verbose,
     )
     return human, human
 
@@ -379,14 +383,14 @@ def _setup(opts: GameOptions, *, fallback: str) -> Seat | int:
     """The ruleset of the options, the player's name and key (created when missing);
     exit status 2 and one line when one is wrong."""
     try:
-        ruleset = ruleset_from_args(opts)
+        ruleset = ruleset_from_args(opts.rules)
     except (RulesError, ValueError) as exc:
         print(
             f"truc-p2p {opts.command}: " + _("bad ruleset option: {reason}", reason=exc),
             file=sys.stderr,
         )
         return 2
-    name = opts.name or your_name(fallback, ask=asks_for_name(opts))
+    name = opts.who.name or your_name(fallback, ask=asks_for_name(opts))
     if not (1 <= len(name) <= 40 and name.isprintable()):
         print(
             f"truc-p2p {opts.command}: " + _("--name must be 1 to 40 printable characters"),
@@ -394,7 +398,7 @@ def _setup(opts: GameOptions, *, fallback: str) -> Seat | int:
         )
         return 2
     try:
-        ident = load_or_create_identity(opts.identity)
+        ident = load_or_create_identity(opts.who.identity)
     except IdentityError as exc:
         print(f"truc-p2p {opts.command}: {identity_error_text(exc)}", file=sys.stderr)
         return 2
@@ -404,36 +408,34 @@ def _setup(opts: GameOptions, *, fallback: str) -> Seat | int:
     return Seat(ruleset, ident, name)
 
 
-def _game_settings(opts: GameOptions, ruleset: Ruleset, name: str) -> GameSettings:
+def game_settings(
+    opts: GameOptions, ruleset: Ruleset, name: str, series: Series | None = None
+) -> GameSettings:
     """The game and its clocks, as the command line gives them (a joiner: with what
-    the invite says the host plays, :func:`_adopt_host_settings`)."""
-    return GameSettings(
-        ruleset=ruleset,
-        name=name,
-        audit=opts.host_audit or "game",
-        deck=opts.host_deck or "v2",
-        pipeline=opts.pipeline,
-        turn_timeout=opts.turn_timeout,
-        hello_timeout=opts.hello_timeout,
-        grace=opts.grace,
+    the invite says the host plays, :func:`_adopt_host_settings`): the one place the
+    options become the settings below the command line."""
+    session = SessionOptions(ruleset=ruleset, name=name, pipeline=opts.rules.pipeline)
+    if series is not None:
+        session = replace(session, series=series)
+    if opts.rules.host_audit is not None:
+        session = replace(session, audit=opts.rules.host_audit)
+    if opts.rules.host_deck is not None:
+        session = replace(session, deck=opts.rules.host_deck)
+    clocks = GameClocks(
+        turn_timeout=opts.clocks.turn_timeout,
+        hello_timeout=opts.clocks.hello_timeout,
+        grace=opts.clocks.grace,
     )
+    return GameSettings(session=session, clocks=clocks)
 
 
-def _meta(opts: GameOptions, name: str, ident: Identity) -> dict[str, Any]:
-    """What ``truc-p2p resume`` needs to continue this game (no secrets)."""
+def _meta(opts: GameOptions, settings: GameSettings, ident: Identity) -> dict[str, Any]:
+    """What ``truc-p2p resume`` needs to continue this game (no secrets): the game's
+    settings (:meth:`GameSettings.to_json`), who plays it and where it listened."""
     return {
-        "name": name,
-        "ruleset": {
-            "target": opts.target,
-            "ladder": opts.ladder,
-            "rest_refused": opts.rest_refused,
-        },
-        "audit": opts.host_audit or "game",
+        "settings": settings.to_json(),
         "identity": str(ident.path.resolve()) if ident.path is not None else None,
-        "bind": opts.bind,
-        "timeout": opts.timeout,
-        "grace": opts.grace,
-        "hello_timeout": opts.hello_timeout,
+        "bind": opts.network.bind,
     }
 
 

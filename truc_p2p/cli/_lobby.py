@@ -243,12 +243,16 @@ def _lobby(args: argparse.Namespace) -> int:
 def adopt_listing(opts: GameOptions, game: LobbyGame) -> GameOptions:
     """Play the picked game by its listed rules and deal (the host refuses others)."""
     f = game.listing.fields
+    rules = opts.rules
     return replace(
         opts,
-        target=int(f["target"]) if f.get("target", "").isdigit() else opts.target,
-        ladder=f.get("ladder", opts.ladder),
-        rest_refused=f.get("rest", opts.rest_refused),
-        no_pipeline=f["pipeline"] == "0" if "pipeline" in f else opts.no_pipeline,
+        rules=replace(
+            rules,
+            target=int(f["target"]) if f.get("target", "").isdigit() else rules.target,
+            ladder=f.get("ladder", rules.ladder),
+            rest_refused=f.get("rest", rules.rest_refused),
+            no_pipeline=f["pipeline"] == "0" if "pipeline" in f else rules.no_pipeline,
+        ),
     )
     # the match length travels in the invite (game.invite.settings.match), which
     # the join adopts like an invite's, checking it against an explicit --match
@@ -258,16 +262,19 @@ def pick_relay_game(opts: GameOptions, relay: tuple[str, int]) -> LobbyGame | in
     """``join --relay R`` without an invite: list the lobby on stderr and take the game
     numbered ``--pick N`` or read from stdin; the game, or an exit status."""
     out = sys.stderr
-    games = fetch(relay, opts.connect_timeout, "join", out)
+    games = fetch(relay, opts.clocks.connect_timeout, "join", out)
     if games is None:
         return 4
     if not games:
-        print(_("truc-p2p join: no open game at the relay {relay}", relay=opts.relay), file=out)
+        print(
+            _("truc-p2p join: no open game at the relay {relay}", relay=opts.network.relay),
+            file=out,
+        )
         return 4
     for i, game in enumerate(games, 1):
         print(f"{i}. {describe_game(game)}", file=out)
-    if opts.pick is not None:
-        line = str(opts.pick)
+    if opts.network.pick is not None:
+        line = str(opts.network.pick)
     else:
         print(_("which game (1-{n})? ", n=len(games)), end="", file=out, flush=True)
         line = sys.stdin.readline().strip()

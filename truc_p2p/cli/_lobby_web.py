@@ -187,25 +187,25 @@ def pick_on_page(
     ``fetch`` (``join --nostr --web``) looks somewhere else than ``relay``."""
     from truc_p2p.ui import bind_table, serve_table
 
-    out = opts.info
-    label = opts.relay or " ".join(opts.nostr or ())
+    out = opts.screen.info
+    label = opts.network.relay or " ".join(opts.network.nostr or ())
     page = LobbyPage(
         relay,
         label,
-        lang_pinned=opts.lang is not None,
-        opens_tab=not opts.no_browser,
+        lang_pinned=opts.screen.lang is not None,
+        opens_tab=not opts.screen.no_browser,
         fetch=fetch,
     )
 
     async def main() -> LobbyGame | int:
         try:
-            listeners = await bind_table(opts.web_port)
+            listeners = await bind_table(opts.screen.web_port)
         except OSError as exc:
             print(
                 _(
                     "truc-p2p {command}: cannot serve the page on port {port}: {reason}",
                     command="join",
-                    port=opts.web_port,
+                    port=opts.screen.web_port,
                     reason=exc.strerror or exc,
                 ),
                 file=sys.stderr,
@@ -216,7 +216,7 @@ def pick_on_page(
                 page.server = server
                 url = server.url.replace("/?token=", "/lobby.html?token=")
                 print(_("lobby: {url}", url=url), file=out, flush=True)
-                if not opts.no_browser:
+                if not opts.screen.no_browser:
                     await trio.to_thread.run_sync(webbrowser.open, url)
                 nursery.start_soon(refresh, page)
 

@@ -16,7 +16,9 @@ import trio
 
 from truc_p2p.net import (
     DEFAULT_BOT_TIMEOUT,
+    Clocks,
     GameOutcome,
+    PlayOptions,
     Strategy,
     open_game,
     play_game,
@@ -77,9 +79,11 @@ async def play_locally(
             stream,
             theirs,
             bot,
-            turn_timeout=bot_timeout,
-            resuming=False if resuming else None,
-            before_send=syncs[1],
+            PlayOptions(
+                clocks=Clocks(turn_timeout=bot_timeout),
+                resuming=False if resuming else None,
+                before_send=syncs[1],
+            ),
         )
 
     async def player_side(stream: trio.abc.Stream) -> GameOutcome:
@@ -87,12 +91,14 @@ async def play_locally(
             stream,
             mine,
             human,
-            turn_timeout=DEFAULT_BOT_TIMEOUT,
-            expected_fingerprint=theirs.fingerprint,
-            on_event=hook,
-            stop=stop,
-            resuming=True if resuming else None,
-            before_send=syncs[0],
+            PlayOptions(
+                clocks=Clocks(turn_timeout=DEFAULT_BOT_TIMEOUT),
+                expected_fingerprint=theirs.fingerprint,
+                on_event=hook,
+                stop=stop,
+                resuming=True if resuming else None,
+                before_send=syncs[0],
+            ),
         )
 
     outcome, _bot = await loopback_game(player_side, bot_side, host_grace=5)

@@ -81,14 +81,16 @@ def pick_nostr_game(opts: GameOptions) -> LobbyGame | int:
     stderr and take the one numbered ``--pick N`` or read from stdin; the game, or
     an exit status."""
     out = sys.stderr
-    urls = list(opts.nostr or ())
+    urls = list(opts.network.nostr or ())
     try:
         for url in urls:
             check_relay_url(url)
     except ValueError as exc:
         print(f"truc-p2p join: {exc}", file=out)
         return 2
-    games, notes, down = trio.run(partial(fetch_nostr_lobby, urls, timeout=opts.connect_timeout))
+    games, notes, down = trio.run(
+        partial(fetch_nostr_lobby, urls, timeout=opts.clocks.connect_timeout)
+    )
     for line in [*down, *notes]:
         print(f"truc-p2p join: {line}", file=out)
     if len(down) == len(set(urls)):
@@ -98,8 +100,8 @@ def pick_nostr_game(opts: GameOptions) -> LobbyGame | int:
         return 4
     for i, found in enumerate(games, 1):
         print(f"{i}. {describe_game(found.game)}", file=out)
-    if opts.pick is not None:
-        line = str(opts.pick)
+    if opts.network.pick is not None:
+        line = str(opts.network.pick)
     else:
         print(_("which game (1-{n})? ", n=len(games)), end="", file=out, flush=True)
         line = sys.stdin.readline().strip()

@@ -25,6 +25,7 @@ from truc_p2p.cli._lifecycle import (
     _player,
     _stdin_is_tty,
     asks_for_name,
+    game_settings,
     run_game,
 )
 from truc_p2p.cli._loopback import BOT_DIR, opponent_key_path, opponent_path, play_locally
@@ -37,6 +38,7 @@ from truc_p2p.net import (
     BotStrategy,
     EventHook,
     GameOutcome,
+    GameSettings,
     LocalGame,
     Strategy,
     prepare_game,
@@ -81,6 +83,7 @@ def _keep_for_resume(
     bot_key: SigningKey,
     bot_name: str,
     record: MatchRecord,
+    settings: GameSettings,
 ) -> None:
     """What ``truc-p2p resume`` needs to rebuild both sides after a crash: both keys
     (the player's throwaway one too) and the meta beside the transcript."""
@@ -93,10 +96,10 @@ def _keep_for_resume(
     write_meta(
         path,
         {
-            **_meta(opts, seat.name, Identity(ident.key, own_key)),
+            **_meta(opts, settings, Identity(ident.key, own_key)),
             "role": "play",
-            "bot": opts.bot,
-            "seed": opts.seed,
+            "bot": opts.who.bot,
+            "seed": opts.who.seed,
             "bot_name": bot_name,
             **match_meta(record, opts),
         },
@@ -108,29 +111,20 @@ def _two_sides(
 ) -> tuple[LocalGame, LocalGame] | int:
     """The player's side (P0, into ``path``) and the bot's (P1, in :data:`BOT_DIR`),
     and what a resume needs beside them; exit status 1 when they cannot be written."""
-    bot_name = bot_player_name(opts.bot or DEFAULT_OPPONENT)
-    series = record.series()
+    bot_name = bot_player_name(opts.who.bot or DEFAULT_OPPONENT)
+    settings = game_settings(opts, seat.ruleset, seat.name, record.series())
     try:
         (path.parent / BOT_DIR).mkdir(exist_ok=True)
         mine = prepare_game(
-            identity=seat.ident.key,
-            role=Player.P0,
-            transcript=path,
-            ruleset=seat.ruleset,
-            name=seat.name,
-            pipeline=opts.pipeline,
-            series=series,
+            identity=seat.ident.key, role=Player.P0, transcript=path, options=settings.session
         )
         theirs = prepare_game(
             identity=bot_key,
             role=Player.P1,
             transcript=opponent_path(path),
-            ruleset=seat.ruleset,
-            name=bot_name,
-            pipeline=opts.pipeline,
-            series=series,
+            options=replace(settings.session, name=bot_name),
         )
-        _keep_for_resume(path, opts, seat, bot_key, bot_name, record)
+        _keep_for_resume(path, opts, seat, bot_key, bot_name, record, settings)
     except OSError as exc:
         print(
             "truc-p2p play: "
@@ -161,7 +155,7 @@ class PlayRoad(Road):
         """The ruleset and the player's key (its own, a throwaway one, or a resumed
         match's); exit status 2 and one line when an option is wrong."""
         try:
-            ruleset = ruleset_from_args(opts)
+            ruleset = ruleset_from_args(opts.rules)
         except (RulesError, ValueError) as exc:
             print(
                 "truc-p2p play: " + _("bad ruleset option: {reason}", reason=exc),
@@ -172,41 +166,45 @@ class PlayRoad(Road):
             if self.keys is not None:
                 ident = self.keys[0]
             else:
-                ident = load_identity(opts.identity) if opts.identity else Identity.ephemeral()
+                ident = (
+                    load_identity(opts.who.identity) if opts.who.identity else Identity.ephemeral()
+                )
         except IdentityError as exc:
             print(f"truc-p2p play: {identity_error_text(exc)}", file=sys.stderr)
             return 2
-        name = opts.name or your_name("you", ask=asks_for_name(replace(opts, bot=None)))
+        name = opts.who.name or your_name("you", ask=asks_for_name(_without_bot(opts)))
         return Seat(ruleset, ident, name)
 
     def unfinished(self, opts: GameOptions, seat: Seat) -> Path | None:
         if self.keys is not None:
             return None
-        return find_unfinished(games_folders(opts), role="play", bot=opts.bot, name=seat.name)
+        return find_unfinished(games_folders(opts), role="play", bot=opts.who.bot, name=seat.name)
 
     def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
         # --bot is the opponent here; a game on this machine has no away budget
-        return _player(replace(opts, bot=None), seat.name, use_ascii(opts.ascii), away=None)
+        return _player(_without_bot(opts), seat.name, use_ascii(opts.screen.ascii), away=None)
 
     def before(self, table: Table) -> int | None:
-        opts, human, out = table.opts, table.player, table.opts.info
+        opts, human, out = table.opts, table.player, table.opts.screen.info
         at_terminal = isinstance(human, TerminalPlayer) and _stdin_is_tty()
         if not table.record.played and at_terminal and _first_game(Path(opts.out)):
             # a person's first game: offer the guided hand
             print(_("(new to Le Truc? truc-p2p learn plays a guided first hand)"), file=out)
-        if opts.verbose:
+        if opts.screen.verbose:
             print(
                 _(
                     "{name}, you play the {bot} bot through the full protocol over a loopback "
                     "TCP connection.",
                     name=table.seat.name,
-                    bot=opts.bot,
+                    bot=opts.who.bot,
                 ),
                 file=out,
                 flush=True,
             )
         # --web: the page may choose the bot's level, first and for each rematch
-        self.ask_level = bot_level(opts, human, resumed=bool(table.record.played))
+        self.ask_level = bot_level(
+            opts.who.bot, opts.argv, human, resumed=bool(table.record.played)
+        )
         return None
 
     def _bot(self, level: str | None, seed: int | None) -> Bot:
@@ -223,7 +221,7 @@ class PlayRoad(Road):
             if not await ask_bot_level(human, stop):
                 return 130 if stop.is_set() and not left_the_page(human) else 1
             assert isinstance(human, WebPlayer)  # the page asked
-            table.opts = replace(table.opts, bot=human.level)
+            table.opts = replace(table.opts, who=replace(table.opts.who, bot=human.level))
         opts, seat = table.opts, table.seat
         path = transcript_path(opts.out, f"play-{seat.name}")
         sides = _two_sides(path, opts, seat, self.bot_key, table.record)
@@ -234,8 +232,8 @@ class PlayRoad(Road):
             mine.session,
             theirs.session,
             human,
-            BotStrategy(self._bot(opts.bot, opts.seed)),
-            bot_timeout=opts.turn_timeout,
+            BotStrategy(self._bot(opts.who.bot, opts.who.seed)),
+            bot_timeout=opts.clocks.turn_timeout,
             stop=stop,
             syncs=(mine.sync, theirs.sync),
         )
@@ -248,7 +246,9 @@ class PlayRoad(Road):
             return False
         human = table.player
         if isinstance(human, WebPlayer) and human.level is not None:
-            table.opts = replace(table.opts, bot=human.level)  # the end screen's choice
+            table.opts = replace(
+                table.opts, who=replace(table.opts.who, bot=human.level)
+            )  # the end screen's choice
         return True
 
 
@@ -266,3 +266,8 @@ def _first_game(folder: Path) -> bool:
         return not any(folder.glob("*.truc"))
     except OSError:
         return True
+
+
+def _without_bot(opts: GameOptions) -> GameOptions:
+    """``opts`` with no bot playing for the player (the player plays the bot)."""
+    return replace(opts, who=replace(opts.who, bot=None))

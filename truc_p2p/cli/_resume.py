@@ -53,9 +53,6 @@ from truc_p2p.history import MatchRecord, default_games_folder
 from truc_p2p.i18n import _, ngettext
 from truc_p2p.identity import Identity, IdentityError, load_identity
 from truc_p2p.net import (
-    DEFAULT_GRACE,
-    DEFAULT_HELLO_TIMEOUT,
-    DEFAULT_TURN_TIMEOUT,
     BotStrategy,
     EventHook,
     GameOutcome,
@@ -72,7 +69,7 @@ from truc_p2p.net import (
     resume_game,
 )
 from truc_p2p.protocol import LocalProtocolError
-from truc_p2p.rules import Player, Ruleset
+from truc_p2p.rules import Player
 from truc_p2p.ui import bot_player_name, notice_text
 
 __all__ = ["come_back_road", "register", "resume_road"]
@@ -126,12 +123,10 @@ def register(subparsers: Any, *, next_games: NextGames) -> None:
 
 @dataclass(frozen=True)
 class _Stored:
-    """What the meta beside a network game says of it: its side, rules and name."""
+    """What the meta beside a network game says of it: its side and its settings."""
 
     role: Player
-    ruleset: Ruleset
-    name: str
-    audit: str
+    settings: GameSettings
 
 
 def _resume(opts: GameOptions, *, next_games: NextGames) -> int:
@@ -177,8 +172,7 @@ def resume_road(opts: GameOptions, *, fallback: bool, next_games: NextGames) -> 
         if meta.get("role") == "play":
             return _LocalResume(path, meta, next_games)
         role = {"host": Player.P1, "join": Player.P0}[meta["role"]]
-        ruleset = Ruleset.from_dict(meta["ruleset"])
-        stored = _Stored(role, ruleset, str(meta["name"]), str(meta["audit"]))
+        stored = _Stored(role, GameSettings.stored(meta))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(
             "truc-p2p resume: "
@@ -241,7 +235,7 @@ class _Resume(Road):
             )
         else:
             await show_web_result(table.player, outcome)
-            print_outcome(outcome, as_json=opts.json, quiet=opts.quiet)
+            print_outcome(outcome, as_json=opts.screen.json, quiet=opts.screen.quiet)
         return False
 
     def then(self, table: Table) -> Next | int | None:
@@ -269,34 +263,31 @@ class _NetworkResume(_Resume):
         super().__init__(path, meta, next_games)
         self.stored, self.new_game_if_gone = stored, fallback
         self.invite: Invite | None = None
-        self.clocks = GameSettings()
         #: A host that registered with a relay: the relay and its claim again.
         self.relay: tuple[str, int] | None = None
         self.claim: bytes | None = None
 
     def seat(self, opts: GameOptions) -> Seat | int:
         path, meta = self.path, self.meta
-        back = _restore(path, meta, self.stored, identity=opts.identity)
+        back = _restore(path, meta, self.stored, identity=opts.who.identity)
         if isinstance(back, int):
             return back
         ident, self.restored = back
         if self.restored.torn_bytes:
-            say_repaired(path, self.restored.torn_bytes, opts.info)
+            say_repaired(path, self.restored.torn_bytes, opts.screen.info)
         self.invite = Invite.parse(meta["invite"]) if self.stored.role is Player.P0 else None
-        clocks = _stored_clocks(meta, path)
-        if isinstance(clocks, int):
-            self.restored.writer.close()
-            return clocks
-        self.clocks = clocks
-        return Seat(self.stored.ruleset, ident, self.stored.name)
+        session = self.stored.settings.session
+        return Seat(session.ruleset, ident, session.name)
 
     def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
         # the screen's clock, as the game was started
-        timed = replace(opts, timeout=self.clocks.turn_timeout)
-        return _player(timed, seat.name, use_ascii(opts.ascii))
+        timed = replace(
+            opts, clocks=replace(opts.clocks, timeout=self.stored.settings.clocks.turn_timeout)
+        )
+        return _player(timed, seat.name, use_ascii(opts.screen.ascii))
 
     def before(self, table: Table) -> int | None:
-        info = table.opts.info
+        info = table.opts.screen.info
         if self.invite is None and self.meta.get("relay") is not None:
             again = _relay_again(self.meta, table.seat.ident, self.path, info)
             if isinstance(again, int):
@@ -311,7 +302,7 @@ class _NetworkResume(_Resume):
         return None
 
     def _reporting(self, table: Table) -> Reporting:
-        info, grace = table.opts.info, self.clocks.grace
+        info, grace = table.opts.screen.info, self.stored.settings.clocks.grace
         return Reporting(
             on_event=table.hook,
             on_notice=lambda text: print(notice_text(text), file=sys.stderr, flush=True),
@@ -323,7 +314,7 @@ class _NetworkResume(_Resume):
         listen = None
         if self.invite is None:
             listen = Listen(bind=meta.get("bind"), port=int(meta["port"]), relay=self.relay)
-        first_wait = _stale_wait(self.path, self.clocks.grace)
+        first_wait = _stale_wait(self.path, self.stored.settings.clocks.grace)
         if first_wait is not None:
             print(
                 _(
@@ -332,7 +323,7 @@ class _NetworkResume(_Resume):
                     name=opponent_name(self.path) or _("your opponent"),
                     wait=round(first_wait),
                 ),
-                file=table.opts.info,
+                file=table.opts.screen.info,
                 flush=True,
             )
         try:
@@ -342,7 +333,6 @@ class _NetworkResume(_Resume):
                 identity=table.seat.ident.key,
                 listen=listen,
                 invite=self.invite,
-                settings=self.clocks,
                 report=self._reporting(table),
                 stop=stop,
                 claim=self.claim,
@@ -389,21 +379,15 @@ class _LocalResume(_Resume):
     def seat(self, opts: GameOptions) -> Seat | int:
         path, meta = self.path, self.meta
         try:
-            ruleset = Ruleset.from_dict(meta["ruleset"])
-            ident = load_identity(opts.identity or meta["identity"])
+            settings = self.settings = GameSettings.stored(meta)
+            bot = replace(settings, session=replace(settings.session, name=meta["bot_name"]))
+            ident = load_identity(opts.who.identity or meta["identity"])
             self.bot_ident = load_identity(opponent_key_path(path))
             self.mine, self.theirs = (
-                restore_game(
-                    transcript,
-                    identity=key,
-                    ruleset=ruleset,
-                    name=str(meta[name]),
-                    audit=str(meta["audit"]),
-                    role=role,
-                )
-                for transcript, key, name, role in (
-                    (path, ident.key, "name", Player.P0),
-                    (opponent_path(path), self.bot_ident.key, "bot_name", Player.P1),
+                restore_game(transcript, identity=key, settings=chosen, role=role)
+                for transcript, key, chosen, role in (
+                    (path, ident.key, settings, Player.P0),
+                    (opponent_path(path), self.bot_ident.key, bot, Player.P1),
                 )
             )
         except LocalProtocolError as exc:  # another key or a damaged secret beside it
@@ -416,14 +400,18 @@ class _LocalResume(_Resume):
         self.ident = ident
         if not (self.mine.session.resumable and self.theirs.session.resumable):
             return nothing_to_resume(path)
-        return Seat(ruleset, ident, str(meta["name"]))
+        return Seat(settings.session.ruleset, ident, settings.session.name)
 
     def screen(self, opts: GameOptions, seat: Seat) -> tuple[Strategy, EventHook | None]:
-        timed = replace(opts, bot=None, timeout=self._timeout())
-        return _player(timed, seat.name, use_ascii(opts.ascii), away=None)
+        timed = replace(
+            opts,
+            who=replace(opts.who, bot=None),
+            clocks=replace(opts.clocks, timeout=self._timeout()),
+        )
+        return _player(timed, seat.name, use_ascii(opts.screen.ascii), away=None)
 
     def _timeout(self) -> float:
-        return float(self.meta.get("timeout", DEFAULT_TURN_TIMEOUT))
+        return self.settings.clocks.turn_timeout
 
     def before(self, table: Table) -> int | None:
         print(
@@ -432,7 +420,7 @@ class _LocalResume(_Resume):
                 name=table.seat.name,
                 opponent=bot_player_name(str(self.meta["bot"])),
             ),
-            file=table.opts.info,
+            file=table.opts.screen.info,
             flush=True,
         )
         self._match_so_far(table, Player.P0)
@@ -494,9 +482,7 @@ def _restore(
         restored = restore_game(
             path,
             identity=ident.key,
-            ruleset=stored.ruleset,
-            name=stored.name,
-            audit=stored.audit,
+            settings=stored.settings,
             role=stored.role,
             meta=meta,
         )
@@ -541,29 +527,6 @@ def _relay_again(
     return relay, claim
 
 
-def _stored_clocks(meta: dict[str, Any], path: Path) -> GameSettings | int:
-    """The clocks the game was started with, as stored beside it; exit status 2 and
-    one line when they are bad."""
-    try:
-        return GameSettings(
-            turn_timeout=float(meta.get("timeout", DEFAULT_TURN_TIMEOUT)),
-            hello_timeout=float(meta.get("hello_timeout", DEFAULT_HELLO_TIMEOUT)),
-            grace=float(meta.get("grace", DEFAULT_GRACE)),
-        )
-    except (TypeError, ValueError) as exc:
-        print(
-            "truc-p2p resume: "
-            + _(
-                "bad settings beside {path}: {reason}; see what the game holds with {command}",
-                path=path,
-                reason=exc,
-                command=f"truc-p2p verify {path}",
-            ),
-            file=sys.stderr,
-        )
-        return 2
-
-
 def _match_road(
     meta: dict[str, Any],
     record: MatchRecord,
@@ -587,7 +550,7 @@ def _match_road(
         return 1
     opts, road = next_games([str(a) for a in argv], keys)
     if opts.command == "host" and isinstance(port, int):
-        opts = replace(opts, port=port)
+        opts = replace(opts, network=replace(opts.network, port=port))
     left = record.games - len(record.played)
     print(
         ngettext(

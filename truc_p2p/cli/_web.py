@@ -64,10 +64,8 @@ def add_web_args(parser: argparse.ArgumentParser) -> None:
 
 
 class WebOptions(Protocol):
-    """The command-line options the web table reads (a game command's typed options)."""
+    """The screen options the web table reads (a game command's :class:`Screen`)."""
 
-    @property
-    def command(self) -> str: ...
     @property
     def web(self) -> bool: ...
     @property
@@ -78,34 +76,25 @@ class WebOptions(Protocol):
     def json(self) -> bool: ...
     @property
     def lang(self) -> str | None: ...
-    @property
-    def timeout(self) -> float | None: ...
-    @property
-    def match(self) -> int: ...
 
 
-class LevelOptions(Protocol):
-    """What :func:`bot_level` reads: the bot chosen and the command line as typed."""
-
-    @property
-    def bot(self) -> str | None: ...
-    @property
-    def argv(self) -> Sequence[str]: ...
-
-
-def web_player(args: WebOptions, name: str) -> WebPlayer | None:
+def web_player(
+    args: WebOptions, name: str, *, move_seconds: float | None, match_games: int
+) -> WebPlayer | None:
     """The browser player when ``--web`` was given, else ``None``."""
     if not args.web:
         return None
     return WebPlayer(
         name,
-        move_seconds=args.timeout,
+        move_seconds=move_seconds,
         lang_pinned=args.lang is not None,
-        match_games=args.match,
+        match_games=match_games,
     )
 
 
-def bot_level(args: LevelOptions, player: object, *, resumed: bool = False) -> bool:
+def bot_level(
+    bot: str | None, argv: Sequence[str], player: object, *, resumed: bool = False
+) -> bool:
     """``play --web``: let the page choose the bot's level.  The end screen offers the
     levels for a rematch when the bot is one; returns whether the page's start panel
     must ask first (no ``--bot`` nor ``--think`` on the command line, not a match
@@ -114,10 +103,10 @@ def bot_level(args: LevelOptions, player: object, *, resumed: bool = False) -> b
         return False
     from truc_p2p.bots import LEVELS
 
-    words = [str(w).split("=", 1)[0] for w in args.argv]
+    words = [str(w).split("=", 1)[0] for w in argv]
     chosen = "--bot" in words or "--think" in words
-    if args.bot in LEVELS:
-        player.level = args.bot
+    if bot in LEVELS:
+        player.level = bot
     return player.level is not None and not chosen and not resumed
 
 
@@ -128,7 +117,10 @@ async def ask_bot_level(player: object, stop: trio.Event) -> bool:
 
 
 def with_web(
-    args: WebOptions, player: object, main: Callable[[trio.Event], Awaitable[int]]
+    command: str,
+    args: WebOptions,
+    player: object,
+    main: Callable[[trio.Event], Awaitable[int]],
 ) -> Callable[[trio.Event], Awaitable[int]]:
     """``main`` run beside the web table's server when ``player`` is a :class:`WebPlayer`."""
     if not isinstance(player, WebPlayer):
@@ -142,7 +134,7 @@ def with_web(
             listeners = await bind_table(args.web_port)
         except OSError as exc:
             print(
-                f"truc-p2p {args.command}: "
+                f"truc-p2p {command}: "
                 + _(
                     "cannot serve the web table on 127.0.0.1 port {port}: {reason}",
                     port=args.web_port,

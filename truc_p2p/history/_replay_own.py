@@ -22,7 +22,7 @@ from pathlib import Path
 from truc_p2p.history._record import GameFile, _meta, _secret
 from truc_p2p.identity import IdentityError, load_identity
 from truc_p2p.protocol import CardsDealt, ProtocolError
-from truc_p2p.rules import RulesError, Ruleset
+from truc_p2p.rules import RulesError
 from truc_p2p.transcript import scan_transcript_file
 
 __all__ = ["own_hands"]
@@ -53,15 +53,11 @@ def own_hands(record: GameFile) -> tuple[CardsDealt, ...] | None:
         except IdentityError:
             continue
         try:
-            ruleset = Ruleset.from_dict(meta["ruleset"]) if "ruleset" in meta else record.ruleset()
             session = Session.restore(
                 scan_transcript_file(path).envelopes,
                 identity=key,
                 role=me,
                 secret=secret,
-                ruleset=ruleset,
-                name=record.name(me),
-                audit=str(meta.get("audit", "game")),
             )
         except (OSError, ValueError, KeyError, TypeError, ProtocolError, RulesError):
             continue  # another key, a damaged secret, a changed file: not these cards

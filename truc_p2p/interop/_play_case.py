@@ -31,6 +31,7 @@ from truc_p2p.interop._proxy import CUT, FrameProxy
 from truc_p2p.net import (
     DEFAULT_DEAD_AFTER,
     DEFAULT_HEARTBEAT,
+    Clocks,
     End,
     GameOutcome,
     GameSettings,
@@ -45,6 +46,7 @@ from truc_p2p.net import (
 from truc_p2p.protocol import (
     MessageType,
     Series,
+    SessionOptions,
     decode_envelope,
     sign_envelope,
 )
@@ -210,19 +212,18 @@ class _Drive:
 
     def settings(self, series: Series | None) -> GameSettings:
         case, cfg = self.case, self.cfg
-        chosen = GameSettings(
+        clocks = Clocks(turn_timeout=cfg.timeout, grace=min(60.0, cfg.timeout))
+        if case.runner_thinks and self.clocks:
+            clocks = dataclasses.replace(
+                clocks, heartbeat=self.clocks["heartbeat"], dead_after=self.clocks["dead_after"]
+            )
+        session = SessionOptions(
             name="runner",
             pipeline=case.pipeline,
             early=case.early,
-            series=series,
-            turn_timeout=cfg.timeout,
-            grace=min(60.0, cfg.timeout),
+            series=series if series is not None else Series(),
         )
-        if not case.runner_thinks or not self.clocks:
-            return chosen
-        return dataclasses.replace(
-            chosen, heartbeat=self.clocks["heartbeat"], dead_after=self.clocks["dead_after"]
-        )
+        return GameSettings(session=session, clocks=clocks)
 
     def strategy(self) -> Scripted:
         case = self.case

@@ -25,6 +25,7 @@ from truc_p2p.crypto import SigningKey
 from truc_p2p.interop._cases import CASES, Case, Scripted, play_series, reference_strategy
 from truc_p2p.interop._proxy import FrameHook, FrameProxy
 from truc_p2p.net import (
+    Clocks,
     End,
     EventHook,
     GameOutcome,
@@ -38,7 +39,7 @@ from truc_p2p.net import (
     host_game,
     join_game,
 )
-from truc_p2p.protocol import Series
+from truc_p2p.protocol import Series, SessionOptions
 
 __all__ = ["PeerEnv", "main", "run"]
 
@@ -112,18 +113,15 @@ def _strategy(case: Case) -> Strategy:
 def _settings(
     case: Case, env: PeerEnv, series: Series | None, extra: Mapping[str, Any]
 ) -> GameSettings:
-    clocks: dict[str, Any] = {}
+    clocks: dict[str, Any] = {"turn_timeout": 120.0}
     if env.heartbeat is not None:  # the runner shortened the slow case
-        clocks = {"heartbeat": env.heartbeat, "dead_after": 4 * env.heartbeat}
-    settings = GameSettings(
-        name=env.name,
-        pipeline=case.pipeline,
-        early=case.early,
-        series=series,
-        turn_timeout=120.0,
-        **clocks,
-    )
-    return dataclasses.replace(settings, **extra) if extra else settings
+        clocks |= {"heartbeat": env.heartbeat, "dead_after": 4 * env.heartbeat}
+    session: dict[str, Any] = {"name": env.name, "pipeline": case.pipeline, "early": case.early}
+    if series is not None:
+        session["series"] = series
+    for key, value in extra.items():  # a clock, or an option of the session
+        (clocks if key in {f.name for f in dataclasses.fields(Clocks)} else session)[key] = value
+    return GameSettings(session=SessionOptions(**session), clocks=Clocks(**clocks))
 
 
 async def _play(

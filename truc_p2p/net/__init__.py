@@ -10,11 +10,12 @@ bytes, keeps time and decides how a game ends::
 
     async with open_game(invite) as stream:                # the joiner (initiator)
         outcome = await play_game(stream, session, strategy,
-                                  expected_fingerprint=invite.fingerprint)
+                                  PlayOptions(expected_fingerprint=invite.fingerprint))
 
 :func:`host_game` and :func:`join_game` do all of it (session, transcript,
 secret file) in one call, told what to do by a few settings groups
-(:class:`GameSettings`, :class:`Listen`, :class:`Dial`, :class:`Storage`,
+(:class:`GameSettings`: a :class:`SessionOptions` and :class:`Clocks`;
+:class:`Listen`, :class:`Dial`, :class:`Storage`,
 :class:`Reporting`), including the ways through NAT
 (``protocol_spec/connect.md``): a host registered with a relay
 (:func:`open_rendezvous`) is joined by :func:`connect` over a ``direct``,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         keep_evidence,
         read_evidence,
     )
+    from truc_p2p.net._clocks import Clocks, GameSettings
     from truc_p2p.net._connect import (
         DIRECT_WINDOW,
         PATHS,
@@ -114,7 +116,7 @@ if TYPE_CHECKING:
     from truc_p2p.net._relay import RelayServer
     from truc_p2p.net._relay_state import DEFAULT_RELAY_PORT, RelayLimits, SessionReport
     from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
-    from truc_p2p.net._settings import Dial, GameSettings, Listen, Reporting, Storage
+    from truc_p2p.net._settings import Dial, Listen, Reporting, Storage
     from truc_p2p.net._strategy import (
         CONCEDE_DETAIL,
         BotStrategy,
@@ -124,6 +126,7 @@ if TYPE_CHECKING:
         concedes,
     )
     from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
+    from truc_p2p.protocol import SessionOptions
 
 #: Each public name -> (the module that defines it, its name there).
 _WHERE: dict[str, tuple[str, str]] = {
@@ -204,7 +207,9 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Rendezvous": ("truc_p2p.net._rendezvous", "Rendezvous"),
     "open_rendezvous": ("truc_p2p.net._rendezvous", "open_rendezvous"),
     "Dial": ("truc_p2p.net._settings", "Dial"),
-    "GameSettings": ("truc_p2p.net._settings", "GameSettings"),
+    "Clocks": ("truc_p2p.net._clocks", "Clocks"),
+    "SessionOptions": ("truc_p2p.protocol", "SessionOptions"),
+    "GameSettings": ("truc_p2p.net._clocks", "GameSettings"),
     "Listen": ("truc_p2p.net._settings", "Listen"),
     "Reporting": ("truc_p2p.net._settings", "Reporting"),
     "Storage": ("truc_p2p.net._settings", "Storage"),
@@ -255,6 +260,7 @@ __all__ = [
     "SERVICE_TYPE",
     "SETTING_KEYS",
     "BotStrategy",
+    "Clocks",
     "ConnectError",
     "Dial",
     "End",
@@ -292,6 +298,7 @@ __all__ = [
     "Rendezvous",
     "Reporting",
     "Restored",
+    "SessionOptions",
     "SessionReport",
     "Storage",
     "Strategy",

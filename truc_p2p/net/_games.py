@@ -12,30 +12,30 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 import trio
 
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net._away import away_path_for
+from truc_p2p.net._clocks import Clocks, GameSettings
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._join_game import Redialer, _keep
 from truc_p2p.net._local_game import _unless_stopped, secret_path_for
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
+from truc_p2p.net._play_options import PlayOptions
 from truc_p2p.net._reach import RelaySpot, open_reach
 from truc_p2p.net._reconnect import BYE_WINDOW, Reconnector
-from truc_p2p.net._settings import GameSettings, Listen, Reporting
+from truc_p2p.net._settings import Listen, Reporting
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import serve_game
-from truc_p2p.protocol import (
-    Session,
-)
-from truc_p2p.rules import Player, Ruleset
+from truc_p2p.protocol import Session, own_options
+from truc_p2p.rules import Player
 from truc_p2p.transcript import TranscriptWriter
 
-__all__ = ["Restored", "ResumeRoute", "restore_game", "resume_game"]
+__all__ = ["Restored", "restore_game", "resume_game"]
 
 
 def _abandon(session: Session, grace: float, stop: trio.Event) -> None:
@@ -54,20 +54,22 @@ class Restored:
     writer: TranscriptWriter
     torn_bytes: int
     meta: dict[str, Any]
+    #: what the session was rebuilt with, and the clocks the game goes on with
+    settings: GameSettings
 
 
 def restore_game(
     transcript: str | os.PathLike[str],
     *,
     identity: SigningKey,
-    ruleset: Ruleset | None,
-    name: str,
-    audit: str,
     role: Player,
+    settings: GameSettings = GameSettings(),
     meta: dict[str, Any] | None = None,
 ) -> Restored:
     """Reopen ``transcript`` for appending (cutting a torn last frame) and rebuild its
-    session with the stored secret.  Raises ``OSError`` or ``ValueError``
+    session with the stored secret, with the options our hello in it was made with
+    (``settings.session`` while it holds none: it is made again with them); the
+    game goes on with ``settings.clocks``.  Raises ``OSError`` or ``ValueError``
     (:class:`~truc_p2p.protocol.LocalProtocolError` when the transcript is not
     this identity's and secret's)."""
     path = Path(transcript)
@@ -76,34 +78,19 @@ def restore_game(
     envelopes = writer.existing
     torn = writer.repaired.dropped if writer.repaired is not None else 0
     try:
+        options = own_options(envelopes, role) or settings.session
         session = Session.restore(
             envelopes,
             identity=identity,
             role=role,
             secret=secret,
-            ruleset=ruleset,
-            name=name,
-            audit=audit,
             record=writer.append,
+            options=options,
         )
     except BaseException:
         writer.close()
         raise
-    return Restored(session, writer, torn, meta or {})
-
-
-class ResumeRoute(TypedDict, total=False):
-    """How :func:`resume_game` gets back to the opponent: as the joiner, the host's
-    ``invite``; as the host, where to ``listen`` again and, registered with a relay,
-    the ``claim`` of its relay code."""
-
-    listen: Listen | None
-    invite: Invite | None
-    claim: bytes | None
-    #: How long to wait for the opponent to come back the first time (``None``: the
-    #: grace): a game stopped longer ago than the opponent waits was most likely
-    #: ended by it, and waiting the whole grace for it only costs the player.
-    first_wait: float | None
+    return Restored(session, writer, torn, meta or {}, replace(settings, session=options))
 
 
 async def resume_game(
@@ -111,27 +98,29 @@ async def resume_game(
     strategy: Strategy,
     *,
     identity: SigningKey,
-    settings: GameSettings = GameSettings(),
     report: Reporting = Reporting(),
     stop: trio.Event | None = None,
-    **route: Unpack[ResumeRoute],
+    invite: Invite | None = None,
+    listen: Listen | None = None,
+    claim: bytes | None = None,
+    first_wait: float | None = None,
 ) -> GameOutcome:
-    """Finish a restored game by its ``route`` (:class:`ResumeRoute`): a joiner
+    """Finish a restored game with the clocks it was restored with: a joiner
     (``invite``) redials, a host (``listen``: its ``bind``, ``port`` and ``relay``)
-    listens again on its port.  Of
-    ``settings`` only the clocks count (the rest is in the transcript).  The
-    opponent, still waiting in its grace period, resumes; the game then goes on
-    to its end.
+    listens again on its port.  The opponent, still waiting in its grace period,
+    resumes; the game then goes on to its end.  ``first_wait`` bounds the wait for
+    the opponent's first coming back (``None``: the grace): a game stopped longer
+    ago than the opponent waits was most likely ended by it, and waiting the whole
+    grace for it only costs the player.
 
     A host that was registered with a relay passes it and its ``claim``
     (:func:`relay_claim` of the stored nonce): it registers the same code again
     (retrying in the background while the relay is unreachable), so a joiner
     behind NAT redials through the relay route of its invite."""
-    listen, invite, claim = route.get("listen"), route.get("invite"), route.get("claim")
     session = restored.session
     me = session.me
-    grace = settings.grace
-    first_wait = route.get("first_wait")
+    clocks = restored.settings.clocks
+    grace = clocks.grace
     if session.result is not None:
         # Already co-signed: the opponent may only lack our last message; it redials
         # for that soon after the cut, or never (it has everything).
@@ -160,20 +149,17 @@ async def resume_game(
                 stream,
                 session,
                 strategy,
-                turn_timeout=settings.turn_timeout,
-                hello_timeout=settings.hello_timeout,
-                on_event=report.on_event,
-                stop=stop,
-                reconnector=source,
-                grace=grace,
-                away_budget=settings.away_budget,
-                heartbeat=settings.heartbeat,
-                dead_after=settings.dead_after,
-                prefix=prefix,
-                resuming=dialled,
-                before_send=restored.writer.sync,
-                on_evidence=lambda exc: _keep(restored.writer.path, exc),
-                away_file=away_path_for(restored.writer.path),
+                PlayOptions(
+                    clocks=replace(clocks, grace=grace),
+                    on_event=report.on_event,
+                    stop=stop,
+                    reconnector=source,
+                    prefix=prefix,
+                    resuming=dialled,
+                    before_send=restored.writer.sync,
+                    on_evidence=lambda exc: _keep(restored.writer.path, exc),
+                    away_file=away_path_for(restored.writer.path),
+                ),
             )
 
     outcome: GameOutcome | None = None
@@ -189,7 +175,7 @@ async def resume_game(
         else:
             assert listen is not None
             outcome = await _listen_again(
-                listen, session, identity, claim, settings=settings, report=report, play=play
+                listen, session, identity, claim, clocks=clocks, report=report, play=play
             )
             where = {"kind": "opponent-gone"}
     finally:
@@ -205,7 +191,7 @@ async def _listen_again(
     identity: SigningKey,
     claim: bytes | None,
     *,
-    settings: GameSettings,
+    clocks: Clocks,
     report: Reporting,
     play: Callable[[Reconnector], Awaitable[GameOutcome | None]],
 ) -> GameOutcome | None:
@@ -235,7 +221,7 @@ async def _listen_again(
             reach,
             identity,
             no_new_games,
-            hello_timeout=settings.hello_timeout,
+            hello_timeout=clocks.hello_timeout,
             capacity=0,
             on_notice=report.on_notice,
         )

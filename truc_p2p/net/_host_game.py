@@ -12,11 +12,12 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 import trio
 
 from truc_p2p.crypto import SigningKey
+from truc_p2p.net._clocks import GameSettings
 from truc_p2p.net._host import GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, settings_fields
 from truc_p2p.net._lobby import LobbyListing, listing_fields
@@ -31,11 +32,11 @@ from truc_p2p.net._nostr_client import NostrLister
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
-from truc_p2p.net._play_options import EventHook
+from truc_p2p.net._play_options import EventHook, PlayOptions
 from truc_p2p.net._reach import Reach, RelaySpot, open_reach
 from truc_p2p.net._relay_wire import code_for_claim
 from truc_p2p.net._rendezvous import Rendezvous
-from truc_p2p.net._settings import GameSettings, Listen, Reporting, Storage
+from truc_p2p.net._settings import Listen, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._tcp import GameListener, serve_game
 from truc_p2p.protocol import (
@@ -45,9 +46,9 @@ from truc_p2p.protocol import (
     decode_envelope,
     fingerprint,
 )
-from truc_p2p.rules import Player, Ruleset
+from truc_p2p.rules import Player
 
-__all__ = ["Serving", "host_game"]
+__all__ = ["host_game"]
 
 
 def _hosted(
@@ -55,7 +56,6 @@ def _hosted(
     path: Path | None,
     settings: GameSettings,
     storage: Storage,
-    name: str,
     accept_series: Callable[[Series, str], bool] | None,
     meta: dict[str, Any],
 ) -> LocalGame:
@@ -64,15 +64,9 @@ def _hosted(
         identity=identity,
         role=Player.P1,
         transcript=path,
-        ruleset=settings.ruleset,
-        name=name,
-        audit=settings.audit,
+        options=settings.session,
         fsync=storage.fsync,
         lazy_sync=not storage.sync_each,
-        deck=settings.deck,
-        pipeline=settings.pipeline,
-        early=settings.early,
-        series=settings.series,
         accept_series=accept_series,
         meta=meta,
     )
@@ -96,18 +90,6 @@ def _relay_claim(
     return claim, meta
 
 
-class Serving(TypedDict, total=False):
-    """How long :func:`host_game` serves, and with whom: ``forever`` (every game until
-    ``stop`` is set, not only the first; default ``False``), ``stop`` (set it to end
-    the host; default: never), ``players`` (a fresh strategy and event hook per game,
-    needed when games run at once; default: the one ``strategy`` and
-    ``report.on_event``)."""
-
-    stop: trio.Event | None
-    forever: bool
-    players: Callable[[], tuple[Strategy, EventHook | None]] | None
-
-
 async def host_game(
     strategy: Strategy,
     *,
@@ -116,13 +98,15 @@ async def host_game(
     listen: Listen = Listen(),
     storage: Storage = Storage(),
     report: Reporting = Reporting(),
-    **serving: Unpack[Serving],
+    stop: trio.Event | None = None,
+    forever: bool = False,
+    players: Callable[[], tuple[Strategy, EventHook | None]] | None = None,
 ) -> GameOutcome:
-    """Listen, hand the invite to ``on_invite``, and play (how long: ``serving``,
-    :class:`Serving`).
+    """Listen, hand the invite to ``on_invite``, and play: the first game, or with
+    ``forever`` every game until ``stop`` is set (default: never).
 
     Connections are served concurrently (:class:`~._host.HostLoop`): one
-    that sends no valid hello within ``settings.hello_timeout`` is dropped,
+    that sends no valid hello within ``settings.clocks.hello_timeout`` is dropped,
     joiners beyond ``listen.capacity`` running games are told the host is busy,
     keys not in ``listen.allow`` (fingerprints) are refused, and none of that
     ends the host.
@@ -141,7 +125,6 @@ async def host_game(
     Raises ``OSError`` if the address cannot be bound or the relay cannot be
     reached.
     """
-    stop = serving.get("stop")
     hosting = _Hosting(
         strategy=strategy,
         identity=identity,
@@ -150,8 +133,8 @@ async def host_game(
         storage=storage,
         report=report,
         stop=stop if stop is not None else trio.Event(),
-        forever=serving.get("forever", False),
-        players=serving.get("players"),
+        forever=forever,
+        players=players,
     )
     return await hosting.run()
 
@@ -188,17 +171,14 @@ class _Hosting:
 
     @property
     def name(self) -> str:
-        return self.settings.name or "host"
+        return self.settings.session.name
 
     async def run(self) -> GameOutcome:
         settings, listen, report, identity = self.settings, self.listen, self.report, self.identity
-        rules = settings.ruleset or Ruleset()
+        game = settings.session
         relay = listen.relay
         # What a joiner must agree to: in the invite, the mDNS record (connect.md 1.1, 7)
-        match = settings.series.match if settings.series is not None else 1
-        advertised = settings_fields(
-            rules, audit=settings.audit, deck=settings.deck, pipeline=settings.pipeline, match=match
-        )
+        advertised = settings_fields(game)
         claim, self.relay_meta = _relay_claim(identity, relay, listen.relay_nonce)
         async with (
             serve_game(bind=listen.bind, port=listen.port) as listener,
@@ -229,15 +209,15 @@ class _Hosting:
                     reach.rendezvous,
                     on_line=report.notice,
                 )
-            self.accept_series = settings.accept_series
+            self.accept_series = listen.accept_series
             if self.accept_series is None and self.forever:
-                self.accept_series = _rematch_of(self.finished_with, settings.series)
-            self.followed = set(settings.played)
+                self.accept_series = _rematch_of(self.finished_with, game.series)
+            self.followed = set(listen.played)
             self.loop = loop = HostLoop(
                 reach,
                 identity,
                 self.start,
-                hello_timeout=settings.hello_timeout,
+                hello_timeout=settings.clocks.hello_timeout,
                 capacity=listen.capacity,
                 allow=listen.allow,
                 on_notice=report.on_notice,
@@ -297,7 +277,7 @@ class _Hosting:
         out_dir = storage.out_dir
         path = transcript_path(out_dir, f"host-{name}") if out_dir is not None else None
         meta = {**storage.meta, **self.relay_meta, "role": "host", "port": self.listener.port}
-        return _hosted(self.identity, path, self.settings, storage, name, self.accept_series, meta)
+        return _hosted(self.identity, path, self.settings, storage, self.accept_series, meta)
 
     async def play_linked(self, stream: trio.abc.Stream, first: bytes, peer: str) -> None:
         loop, report, stop = self.loop, self.report, self.stop
@@ -326,14 +306,16 @@ class _Hosting:
                         stream,
                         local.session,
                         strat,
-                        **self.settings.clocks(),
-                        on_event=hook,
-                        stop=stop,
-                        prefix=first,
-                        reconnector=slot.reconnector,
-                        before_send=local.sync,
-                        on_evidence=local.keep_evidence,
-                        away_file=local.away_file,
+                        PlayOptions(
+                            clocks=self.settings.clocks,
+                            on_event=hook,
+                            stop=stop,
+                            prefix=first,
+                            reconnector=slot.reconnector,
+                            before_send=local.sync,
+                            on_evidence=local.keep_evidence,
+                            away_file=local.away_file,
+                        ),
                     )
         finally:
             if prev is not None:
@@ -416,7 +398,7 @@ def _host_listing(
     rendezvous: Rendezvous | None,
 ) -> LobbyListing:
     """What a public host lists, in a relay's lobby and on Nostr alike."""
-    rules = settings.ruleset or Ruleset()
+    game = settings.session
     host = invite.host
     try:
         ipaddress.ip_address(host)
@@ -429,15 +411,13 @@ def _host_listing(
         addr=addr,
         fields=listing_fields(
             name=name,
-            ruleset=rules.to_dict(),
-            audit=settings.audit,
-            deck=settings.deck,
-            # the deal as the host plays it, as its invite says (None: the default, on)
-            pipeline=(settings.deck == "v2")
-            if settings.pipeline is None
-            else (settings.pipeline and settings.deck == "v2"),
-            early=settings.early,
-            match=settings.series.match if settings.series is not None else 1,
+            ruleset=game.ruleset.to_dict(),
+            audit=game.audit,
+            deck=game.deck,
+            # the deal as the host plays it, as its invite says
+            pipeline=bool(game.pipeline),
+            early=game.early,
+            match=game.series.match,
         ),
     )
 
@@ -466,12 +446,12 @@ def nostr_lister(
 
 
 def _rematch_of(
-    finished_with: dict[bytes, tuple[str, Player, int]], own: Series | None
+    finished_with: dict[bytes, tuple[str, Player, int]], own: Series
 ) -> Callable[[Series, str], bool]:
     """``host --forever``: a joiner may link its game to a game it ended with us (a
     rematch, or the next game of a match), the other player dealing first, same
     match length; a first game must have our match length."""
-    length = own.match if own is not None else 1
+    length = own.match
 
     def accept(series: Series, peer: str) -> bool:
         if series.prev is None:

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
+from truc_p2p.protocol import AUDIT_MODES, DECK_VERSIONS, SessionOptions
 from truc_p2p.rules import MAX_TARGET, Ladder, RestRefused, Ruleset
 
 __all__ = [
@@ -64,8 +65,8 @@ class InviteError(ValueError):
 SETTING_KEYS = ("target", "ladder", "rest", "audit", "deck", "pipeline", "match")
 #: The most games a match may have (wire.md 4.1).
 MAX_MATCH = 99
-_AUDITS = ("game", "hand")
-_DECKS = ("v1", "v2")
+_AUDITS = AUDIT_MODES
+_DECKS = DECK_VERSIONS
 
 
 @dataclass(frozen=True)
@@ -191,19 +192,16 @@ class HostSettings:
         return ", ".join(parts)
 
 
-def settings_fields(
-    ruleset: Ruleset | None,
-    *,
-    audit: str = "game",
-    deck: str = "v2",
-    pipeline: bool | None = None,
-    match: int = 1,
-) -> dict[str, str]:
-    """A host's game settings as the text fields of its invite, its mDNS TXT record
-    and a lobby listing (connect.md 1.1): keys :data:`SETTING_KEYS`, in that order
-    (``match`` only for a match of 2 games or more)."""
+def settings_fields(options: SessionOptions) -> dict[str, str]:
+    """A host's game settings (its session's ``options``) as the text fields of its
+    invite, its mDNS TXT record and a lobby listing (connect.md 1.1): keys
+    :data:`SETTING_KEYS`, in that order (``match`` only for a match of 2 games or more)."""
     return HostSettings.of_game(
-        ruleset, audit=audit, deck=deck, pipeline=pipeline, match=match
+        options.ruleset,
+        audit=options.audit,
+        deck=options.deck,
+        pipeline=options.pipeline,
+        match=options.series.match,
     ).fields()
 
 

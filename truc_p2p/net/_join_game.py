@@ -16,13 +16,15 @@ import trio
 
 from truc_p2p.crypto import SigningKey
 from truc_p2p.evidence import keep_evidence
+from truc_p2p.net._clocks import GameSettings
 from truc_p2p.net._connect import DIRECT_WINDOW, connect
 from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._local_game import _started, _unless_stopped, prepare_game, transcript_path
 from truc_p2p.net._notice import Notice, os_error_facts
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
-from truc_p2p.net._settings import Dial, GameSettings, Reporting, Storage
+from truc_p2p.net._play_options import PlayOptions
+from truc_p2p.net._settings import Dial, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.protocol import (
     RemoteProtocolError,
@@ -146,15 +148,15 @@ async def join_game(
     # arrival: keep trying, with backoff, across at least one hello timeout (the
     # time in which any place frees up), and at least HANDSHAKE_ATTEMPTS times.
     started = trio.current_time()
-    patience = settings.hello_timeout + HANDSHAKE_MARGIN
+    patience = settings.clocks.hello_timeout + HANDSHAKE_MARGIN
     attempt, delay, silent = 0, HANDSHAKE_FIRST_DELAY, 0
-    if _host_key(invite) in _HOSTS_WITHOUT_EARLY and settings.early is not False:
-        settings = replace(settings, early=False)  # this host turned them down before
-    if invite.settings.empty and settings.early is None:
+    if _host_key(invite) in _HOSTS_WITHOUT_EARLY:
+        settings = _without_early(settings)  # this host turned them down before
+    if invite.settings.empty:
         # An invite without settings keys is an older host's (connect.md 1.1): propose
         # nothing it may not know, so that the game is played on the first connection
         # (some older hosts accept only one, and a refused option ends it; wire.md 11.1).
-        settings = replace(settings, early=False)
+        settings = _without_early(settings)
     while True:
         attempt += 1
         outcome = await _join_once(
@@ -171,7 +173,7 @@ async def join_game(
             # a host that predates early cards: join again, once, without proposing
             # them, and never propose them to it again (wire.md 11.1)
             _HOSTS_WITHOUT_EARLY.add(_host_key(invite))
-            settings = replace(settings, early=False)
+            settings = _without_early(settings)
             continue
         if isinstance(outcome, GameOutcome) and outcome.kind == "hello-timeout":
             # no hello came on a link that may have been cut silently on the way (a
@@ -245,6 +247,11 @@ def _host_refused_early(session: Session, outcome: GameOutcome) -> bool:
     return outcome.end is End.CONNECTION_LOST and session.peer_fingerprint is None
 
 
+def _without_early(settings: GameSettings) -> GameSettings:
+    """``settings`` proposing no early cards (to a host that predates them)."""
+    return replace(settings, session=replace(settings.session, early=False))
+
+
 async def _join_once(
     inv: Invite,
     strategy: Strategy,
@@ -258,7 +265,7 @@ async def _join_once(
 ) -> GameOutcome | str | None:
     """One attempt; ``None`` when the connection dropped before the game id existed,
     :data:`_WITHOUT_EARLY` when the host predates early cards."""
-    name = settings.name or "guest"
+    name = settings.session.name
     out_dir = storage.out_dir
     path = transcript_path(out_dir, f"join-{name}") if out_dir is not None else None
     try:
@@ -286,16 +293,10 @@ async def _join_once(
             identity=identity,
             role=Player.P0,
             transcript=path,
-            ruleset=settings.ruleset,
-            name=name,
-            audit=settings.audit,
+            options=settings.session,
             fsync=storage.fsync,
             lazy_sync=not storage.sync_each,
             expected_peer_fingerprint=inv.fingerprint.lower(),
-            deck=settings.deck,
-            pipeline=settings.pipeline,
-            early=settings.early,
-            series=settings.series,
             meta={**storage.meta, "role": "join", "invite": str(inv)},
         )
     except OSError as exc:
@@ -312,16 +313,21 @@ async def _join_once(
                 stream,
                 local.session,
                 strategy,
-                **settings.clocks(),
-                expected_fingerprint=inv.fingerprint,
-                on_event=report.on_event,
-                stop=stop,
-                reconnector=Redialer(
-                    inv, on_path=on_path, on_notice=report.on_notice, transcript=local.transcript
+                PlayOptions(
+                    clocks=settings.clocks,
+                    expected_fingerprint=inv.fingerprint,
+                    on_event=report.on_event,
+                    stop=stop,
+                    reconnector=Redialer(
+                        inv,
+                        on_path=on_path,
+                        on_notice=report.on_notice,
+                        transcript=local.transcript,
+                    ),
+                    before_send=local.sync,
+                    on_evidence=local.keep_evidence,
+                    away_file=local.away_file,
                 ),
-                before_send=local.sync,
-                on_evidence=local.keep_evidence,
-                away_file=local.away_file,
             )
     finally:
         local.close()

@@ -38,6 +38,7 @@ from truc_p2p.net._relay_wire import (
     relay_text,
 )
 from truc_p2p.protocol import fingerprint
+from truc_p2p.rules import DEFAULT_RULESET
 
 __all__ = [
     "LISTING_CONTEXT",
@@ -199,11 +200,12 @@ def listing_fields(
     match: int = 1,
 ) -> dict[str, str]:
     """The text fields of a listing, from a host's settings."""
+    rules = {**DEFAULT_RULESET.to_dict(), **ruleset}
     fields = {
         "name": name[:MAX_NAME],
-        "target": str(ruleset.get("target", 12)),
-        "ladder": str(ruleset.get("ladder", "literal")),
-        "rest": str(ruleset.get("rest_refused", "game")),
+        "target": str(rules["target"]),
+        "ladder": str(rules["ladder"]),
+        "rest": str(rules["rest_refused"]),
         "audit": audit,
         "deck": deck,
         "match": str(match),

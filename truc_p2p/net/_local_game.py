@@ -18,9 +18,9 @@ import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypedDict, TypeVar, Unpack
+from typing import Any, TypeVar
 
 import trio
 
@@ -33,8 +33,9 @@ from truc_p2p.protocol import (
     RemoteProtocolError,
     Series,
     Session,
+    SessionOptions,
 )
-from truc_p2p.rules import Player, Ruleset
+from truc_p2p.rules import Player
 from truc_p2p.transcript import TranscriptWriter
 
 __all__ = [
@@ -130,22 +131,6 @@ def read_meta(transcript: Path) -> dict[str, Any]:
     return meta
 
 
-class GameKnobs(TypedDict, total=False):
-    """What :func:`prepare_game` hands the session as is (left out: the session's
-    default): the game proposed, our name, the peer key we expect, and whether we
-    take a linked game (``accept_series``)."""
-
-    ruleset: Ruleset | None
-    name: str
-    audit: str
-    deck: str
-    pipeline: bool | None
-    early: bool | None
-    series: Series | None
-    accept_series: Callable[[Series, str], bool] | None
-    expected_peer_fingerprint: str | None
-
-
 def prepare_game(
     *,
     identity: SigningKey,
@@ -155,12 +140,14 @@ def prepare_game(
     fsync: bool = True,
     lazy_sync: bool = True,
     meta: dict[str, Any] | None = None,
-    **game: Unpack[GameKnobs],
+    options: SessionOptions = SessionOptions(),
+    expected_peer_fingerprint: str | None = None,
+    accept_series: Callable[[Series, str], bool] | None = None,
 ) -> LocalGame:
-    """Create a session recording into ``transcript`` (``None``: no files).
-
-    ``game`` (:class:`GameKnobs`) goes to the session: ``early`` proposes early
-    cards (wire.md 6a; ``None``: the session's default), and so on.
+    """Create a session recording into ``transcript`` (``None``: no files), made
+    with ``options``, heartbeats and the resume clock on: our hello announces both
+    (wire.md 11.1, 13.1, 13.6).  ``expected_peer_fingerprint`` pins the peer's key
+    and ``accept_series`` says whether we take a linked game (the host's).
 
     The 32-byte ``secret`` (fresh random by default) is written to
     ``<transcript>.secret`` with mode 0600; it is never printed or logged.  ``meta``
@@ -185,9 +172,9 @@ def prepare_game(
         role=role,
         secret=secret,
         record=writer.append if writer is not None else None,
-        heartbeat=True,  # we speak heartbeats (wire.md 11.1, 13.6): our hello says so
-        **game,
-        resume_clock=True,  # and our resumes carry the clock (wire.md 11.1, 13.1)
+        expected_peer_fingerprint=expected_peer_fingerprint,
+        accept_series=accept_series,
+        options=replace(options, heartbeat=True, resume_clock=True),
     )
     return LocalGame(session, path, writer)
 

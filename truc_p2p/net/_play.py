@@ -42,7 +42,7 @@ import contextlib
 import hmac
 import math
 from collections import deque
-from typing import Any, Unpack
+from typing import Any
 
 import trio
 
@@ -62,7 +62,7 @@ from truc_p2p.net._play_endings import (
     remote_error_outcome,
     timeout_outcome,
 )
-from truc_p2p.net._play_options import PlayKnobs, PlayOptions
+from truc_p2p.net._play_options import PlayOptions
 from truc_p2p.net._reconnect import (
     Abandoned,
     Ending,
@@ -100,8 +100,8 @@ class _GameLoop:
         #: ``None``: a new game; else resume a restored session on ``stream``
         #: (True: we dialled it).
         self._resuming = options.resuming
-        self.turn_timeout = options.turn_timeout
-        self.hello_timeout = options.hello_timeout
+        self.turn_timeout = options.clocks.turn_timeout
+        self.hello_timeout = options.clocks.hello_timeout
         self.expected_fingerprint = options.expected_fingerprint
         self.on_event = options.on_event
         self.stop = options.stop
@@ -115,7 +115,9 @@ class _GameLoop:
             end=self._ended,
             notify=self._notify,
             queue=self._pending.append,
-            clocks=options.link_clocks,
+            clocks=options.clocks,
+            send_timeout=options.send_timeout,
+            away_file=options.away_file,
             before_send=options.before_send,
             reconnector=options.reconnector,
         )
@@ -480,12 +482,15 @@ class _GameLoop:
 
 
 async def play_game(
-    stream: trio.abc.Stream, session: Session, strategy: Strategy, **knobs: Unpack[PlayKnobs]
+    stream: trio.abc.Stream,
+    session: Session,
+    strategy: Strategy,
+    options: PlayOptions = PlayOptions(),
 ) -> GameOutcome:
     """Play one game of ``session`` over ``stream`` until it ends; return the outcome.
 
-    ``strategy`` chooses the local player's actions; the keyword arguments are
-    the fields of :class:`PlayOptions`.  ``turn_timeout`` is how
+    ``strategy`` chooses the local player's actions; ``options`` says how the
+    game is played (:class:`PlayOptions`).  Its ``clocks.turn_timeout`` is how
     long the opponent may stay silent while we wait for it (``hello_timeout``
     before its hello).  ``expected_fingerprint`` pins the peer's key (the
     joiner passes the invite's).  ``on_event`` sees every event.  Setting
@@ -514,5 +519,5 @@ async def play_game(
     of ``strategy`` or ``on_event`` propagates (after a signed ``error``
     abort was attempted).
     """
-    loop = _GameLoop(stream, session, strategy, PlayOptions(**knobs))
+    loop = _GameLoop(stream, session, strategy, options)
     return await loop.run()

@@ -1,12 +1,11 @@
-"""How :func:`~._play.play_game` plays a game: the protocol's default clocks and
-:class:`PlayOptions`, every knob of one game loop as one typed value."""
+"""How :func:`~._play.play_game` plays a game: :class:`PlayOptions`, every knob of
+one game loop (its :class:`~._clocks.Clocks` among them) as one typed value."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict
 
 import trio
 
@@ -18,8 +17,9 @@ from truc_p2p.net._clocks import (
     DEFAULT_HEARTBEAT,
     DEFAULT_HELLO_TIMEOUT,
     DEFAULT_TURN_TIMEOUT,
+    Clocks,
 )
-from truc_p2p.net._reconnect import LinkClocks, NetEvent, Reconnector
+from truc_p2p.net._reconnect import NetEvent, Reconnector
 from truc_p2p.protocol import RemoteProtocolError, SessionEvent
 from truc_p2p.rules import Event
 
@@ -32,8 +32,6 @@ __all__ = [
     "DEFAULT_HELLO_TIMEOUT",
     "DEFAULT_TURN_TIMEOUT",
     "EventHook",
-    "PlayClocks",
-    "PlayKnobs",
     "PlayOptions",
 ]
 
@@ -41,72 +39,20 @@ __all__ = [
 EventHook = Callable[[Event | SessionEvent | NetEvent], None]
 
 
-class PlayClocks(TypedDict):
-    """The clocks of :func:`~._play.play_game` a game's settings give
-    (:meth:`~._settings.GameSettings.clocks`), to pass on as keywords."""
-
-    turn_timeout: float
-    hello_timeout: float
-    grace: float
-    away_budget: float
-    heartbeat: float
-    dead_after: float
-
-
-class PlayKnobs(TypedDict, total=False):
-    """The keyword arguments of :func:`play_game` (each one a field of :class:`PlayOptions`)."""
-
-    turn_timeout: float
-    hello_timeout: float
-    expected_fingerprint: str | None
-    on_event: EventHook | None
-    stop: trio.Event | None
-    send_timeout: float
-    linger: float
-    reconnector: Reconnector | None
-    grace: float
-    prefix: bytes
-    resuming: bool | None
-    before_send: Callable[[], object] | None
-    heartbeat: float
-    dead_after: float
-    on_evidence: Callable[[RemoteProtocolError], object] | None
-    away_budget: float
-    away_file: Path | None
-
-
 @dataclass(frozen=True, kw_only=True)
 class PlayOptions:
     """How :func:`play_game` plays one game: its clocks, the peer's pinned key, the
     hooks that see it, and how it resumes; see :func:`play_game` for each."""
 
-    turn_timeout: float = DEFAULT_TURN_TIMEOUT
-    hello_timeout: float = DEFAULT_HELLO_TIMEOUT
+    clocks: Clocks = field(default_factory=Clocks)
     expected_fingerprint: str | None = None
     on_event: EventHook | None = None
     stop: trio.Event | None = None
     send_timeout: float = 60.0
     linger: float = 2.0
     reconnector: Reconnector | None = None
-    grace: float = DEFAULT_GRACE
     prefix: bytes = b""
     resuming: bool | None = None
     before_send: Callable[[], object] | None = None
-    heartbeat: float = DEFAULT_HEARTBEAT
-    dead_after: float = DEFAULT_DEAD_AFTER
     on_evidence: Callable[[RemoteProtocolError], object] | None = None
-    away_budget: float = DEFAULT_AWAY_BUDGET
     away_file: Path | None = None
-
-    @property
-    def link_clocks(self) -> LinkClocks:
-        """The clocks of the connection (its :class:`~._reconnect.LinkKeeper`)."""
-        return LinkClocks(
-            send_timeout=self.send_timeout,
-            grace=self.grace,
-            hello_timeout=self.hello_timeout,
-            heartbeat=self.heartbeat,
-            dead_after=self.dead_after,
-            away_budget=self.away_budget,
-            away_file=self.away_file,
-        )

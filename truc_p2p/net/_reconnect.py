@@ -43,6 +43,7 @@ import trio
 
 from truc_p2p.net._away import ms, read_away, write_away
 from truc_p2p.net._bytepipe import Link, LinkBroken
+from truc_p2p.net._clocks import Clocks
 from truc_p2p.net._gate import FrameGate
 from truc_p2p.net._net_events import NetEvent, PeerDisconnected, PeerReconnected, TurnClock
 from truc_p2p.net._outcome import GameOutcome
@@ -62,7 +63,6 @@ from truc_p2p.rules import Player
 __all__ = [
     "Abandoned",
     "Ending",
-    "LinkClocks",
     "LinkKeeper",
     "Lost",
     "NetEvent",
@@ -203,23 +203,6 @@ class _Retry:
 _RETRY = _Retry()
 
 
-@dataclass(frozen=True, kw_only=True)
-class LinkClocks:
-    """The clocks of a game's connection: a send's bound, the opponent's ``grace``
-    to come back and its hello's bound on a new link, our heartbeat when silent,
-    a peer silent ``dead_after`` seconds counting as gone, and the time it may be
-    away over the whole game (``math.inf`` turns a clock off)."""
-
-    send_timeout: float
-    grace: float
-    hello_timeout: float
-    heartbeat: float = math.inf
-    dead_after: float = math.inf
-    away_budget: float = math.inf
-    #: Where the away time used is kept across a restart (``None``: nowhere).
-    away_file: Path | None = None
-
-
 class LinkKeeper:
     """A game's connection across drops: the current :attr:`link` and its reader,
     what went over all its links, and the resume on a new one.
@@ -237,7 +220,9 @@ class LinkKeeper:
         end: Callable[[Ending], Awaitable[GameOutcome]],
         notify: Callable[[NetEvent], None],
         queue: Callable[[AnyEvent], None],
-        clocks: LinkClocks,
+        clocks: Clocks,
+        send_timeout: float,
+        away_file: Path | None,
         before_send: Callable[[], object] | None,
         reconnector: Reconnector | None,
     ) -> None:
@@ -245,10 +230,10 @@ class LinkKeeper:
         #: Seconds the peer may be away over the whole game (wire.md 13.4).
         self._away_budget = clocks.away_budget
         #: Where the away time used is kept across a restart (``None``: nowhere).
-        self._away_file = clocks.away_file
+        self._away_file = away_file
         #: Seconds it has been away so far: from each drop to the resume that ended it
         #: (a restored game goes on from the count kept beside its transcript).
-        self.away_total = read_away(clocks.away_file)
+        self.away_total = read_away(away_file)
         #: What our turn clock left the player it timed when the link dropped (for
         #: our ``resume``, wire.md 13.1); ``None``: we timed nobody.
         self._clock_left: float | None = None
@@ -264,7 +249,7 @@ class LinkKeeper:
         self._end = end
         self._notify = notify
         self._queue = queue
-        self._send_timeout = clocks.send_timeout
+        self._send_timeout = send_timeout
         self._before_send = before_send
         self._reconnector = reconnector
         self._grace = clocks.grace

@@ -5,11 +5,12 @@ Each group is a small frozen, keyword-only dataclass with the defaults a
 person at a terminal wants, so a caller names only what differs::
 
     await host_game(bot, identity=key,
-                    settings=GameSettings(name="ana", turn_timeout=30),
+                    settings=GameSettings(session=SessionOptions(name="ana"),
+                                          clocks=Clocks(turn_timeout=30)),
                     listen=Listen(port=0, relay=("relay.example", 7790)),
                     report=Reporting(on_invite=print))
 
-* :class:`GameSettings` — the game and its clocks (both sides);
+* :class:`~._clocks.GameSettings` — the game and its clocks (both sides);
 * :class:`Listen` — where and how a host is reached, and whom it admits;
 * :class:`Dial` — how a joiner reaches a host;
 * :class:`Reporting` — the hooks that hear what happens;
@@ -18,93 +19,21 @@ person at a terminal wants, so a caller names only what differs::
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from truc_p2p.net._clocks import GameSettings
 from truc_p2p.net._connect import DIRECT_WINDOW
 from truc_p2p.net._invite import DEFAULT_PORT, Invite
 from truc_p2p.net._outcome import GameOutcome
-from truc_p2p.net._play_options import (
-    DEFAULT_AWAY_BUDGET,
-    DEFAULT_DEAD_AFTER,
-    DEFAULT_GRACE,
-    DEFAULT_HEARTBEAT,
-    DEFAULT_HELLO_TIMEOUT,
-    DEFAULT_TURN_TIMEOUT,
-    EventHook,
-    PlayClocks,
-)
+from truc_p2p.net._play_options import EventHook
 from truc_p2p.protocol import Series
-from truc_p2p.rules import Ruleset
 
 __all__ = ["Dial", "GameSettings", "Listen", "Reporting", "Storage"]
 
-
-@dataclass(frozen=True, kw_only=True)
-class GameSettings:
-    """The game both sides agree on and the clocks that bound it.
-
-    ``name`` is shown to the opponent (``None``: ``"host"`` or ``"guest"`` by
-    role); ``turn_timeout`` bounds an opponent's move, ``hello_timeout`` a new
-    connection's first message, ``grace`` how long a dropped opponent has to
-    come back, ``away_budget`` how long it may be away over the whole game, all
-    drops together (wire.md 13.4; a resume suspends the turn clock, 13.5).
-    ``heartbeat`` is how long we stay silent on a link before a heartbeat,
-    ``dead_after`` how long without any frame from the peer before
-    its link counts as dead and the game resumes on a new one (wire.md 13.6;
-    ``math.inf`` turns either off).  A clock that is not a finite number above 0
-    raises ``ValueError``: an infinite timeout would silently turn a guard off.
-    """
-
-    ruleset: Ruleset | None = None
-    name: str | None = None
-    audit: str = "game"
-    deck: str = "v2"
-    #: deck v2: the pipelined deal (wire.md 6b) and early cards (6a); ``None``: the
-    #: session's default (both on)
-    pipeline: bool | None = None
-    early: bool | None = None
-    turn_timeout: float = DEFAULT_TURN_TIMEOUT
-    hello_timeout: float = DEFAULT_HELLO_TIMEOUT
-    grace: float = DEFAULT_GRACE
-    away_budget: float = DEFAULT_AWAY_BUDGET
-    heartbeat: float = DEFAULT_HEARTBEAT
-    dead_after: float = DEFAULT_DEAD_AFTER
-    #: linked games (wire.md 4.1): the match length, and for a rematch or the next
-    #: game of a match the game it follows and its first dealer (``None``: one game)
-    series: Series | None = None
-    #: host only: may a joiner's hello link the game to another, as
-    #: ``accept_series(series, joiner_fingerprint)`` (``host --forever`` takes
-    #: rematches of the games it played); without it the series must be ``series``
-    accept_series: Callable[[Series, str], bool] | None = None
-    #: host only: game ids already followed by a game (the earlier games of a match);
-    #: a hello naming one as ``prev`` is refused, ``played`` (wire.md 4.1), like one
-    #: naming a game this host has already played the next game of
-    played: frozenset[bytes] = frozenset()
-
-    def __post_init__(self) -> None:
-        for key in ("turn_timeout", "hello_timeout", "grace", "away_budget"):
-            value = getattr(self, key)
-            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
-                raise ValueError(f"GameSettings.{key} must be finite and above 0, not {value!r}")
-        for key in ("heartbeat", "dead_after"):  # math.inf turns it off
-            value = getattr(self, key)
-            if not (isinstance(value, int | float) and value > 0):
-                raise ValueError(f"GameSettings.{key} must be above 0, not {value!r}")
-
-    def clocks(self) -> PlayClocks:
-        """The clocks of :func:`~._play.play_game` these settings give, in one place."""
-        return PlayClocks(
-            turn_timeout=self.turn_timeout,
-            hello_timeout=self.hello_timeout,
-            grace=self.grace,
-            away_budget=self.away_budget,
-            heartbeat=self.heartbeat,
-            dead_after=self.dead_after,
-        )
+#: (``GameSettings`` lives in :mod:`._clocks`, trio-free for the page.)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,6 +63,14 @@ class Listen:
     #: series keep one, so the relay code, and the invite, stay the same for each
     #: next game a joiner dials again (wire.md 4.1's redial; a browser only has it).
     relay_nonce: bytes | None = None
+    #: May a joiner's hello link the game to another, as
+    #: ``accept_series(series, joiner_fingerprint)`` (``host --forever`` takes
+    #: rematches of the games it played); without it the series must be the game's
+    accept_series: Callable[[Series, str], bool] | None = None
+    #: Game ids already followed by a game (the earlier games of a match); a hello
+    #: naming one as ``prev`` is refused, ``played`` (wire.md 4.1), like one naming a
+    #: game this host has already played the next game of
+    played: frozenset[bytes] = frozenset()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 from urllib.parse import unquote
 
 from truc_p2p.bots import LEVELS
 from truc_p2p.i18n import LANGUAGES, _, from_accept_language, use_language
-from truc_p2p.net import End, GameOutcome, HostSettings, Invite, InviteError, parse_host_port
-from truc_p2p.protocol import encode_transcript, fingerprint, verify_transcript
+from truc_p2p.net import (
+    End,
+    GameOutcome,
+    GameSettings,
+    HostSettings,
+    Invite,
+    InviteError,
+    parse_host_port,
+)
+from truc_p2p.protocol import SessionOptions, encode_transcript, fingerprint, verify_transcript
 from truc_p2p.rules import Action, Player
 from truc_p2p.ui import Voice, final_message
 from truc_p2p.verdict import verify_bytes
@@ -298,16 +307,18 @@ class PageApp:
     ) -> None:
         self._fresh_table()
         linked = self._linked
-        series = None
+        # our session: our name, the match, heartbeats and the clock in resume
+        # (wire.md 4.1, 11.1, 13.1, 13.6)
+        options = SessionOptions(name=self.name, heartbeat=True, resume_clock=True)
         if linked is not None and (linked.is_match or linked.after is not None):
-            series = linked.series()
+            options = replace(options, series=linked.series())
         if restore is not None:  # the restored session records only what comes next
             self.envelopes = list(restore.envelopes)
             self._persist = True
         self.feed.level = None
         game = NetGame(
             key=self.key,
-            name=self.name,
+            settings=GameSettings(session=options),
             feed=self.feed,
             out=self._out,
             randbytes=self._randbytes,
@@ -319,7 +330,6 @@ class PageApp:
             site=self.site,
             restore=restore,
             began=self._net_began,
-            series=series,
             number=len(linked.played) + 1 if linked is not None else 1,
         )
         if claim_nonce is not None:  # the next game of a host: the same relay code

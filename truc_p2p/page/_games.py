@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from truc_p2p.bots import make_bot
 from truc_p2p.i18n import _
 from truc_p2p.net import (
-    DEFAULT_HEARTBEAT,
-    DEFAULT_HELLO_TIMEOUT,
-    DEFAULT_TURN_TIMEOUT,
+    GameSettings,
     HostSettings,
     Invite,
     parse_host_port,
@@ -29,7 +27,9 @@ from truc_p2p.protocol import (
     RemoteProtocolError,
     Series,
     Session,
+    SessionOptions,
     YourTurn,
+    own_options,
 )
 from truc_p2p.rules import Action, Ladder, Player, RestRefused, Ruleset
 from truc_p2p.ui import bot_player_name
@@ -83,9 +83,18 @@ class BotGame:
         self.level = level
         self._bot = make_bot(level, seed=int.from_bytes(randbytes(8), "big"))
         bot_key = self.bot_key = key_from_raw(randbytes(32))
-        me = Session(identity=key, role=Player.P0, secret=randbytes(32), name=name, record=record)
+        me = Session(
+            identity=key,
+            role=Player.P0,
+            secret=randbytes(32),
+            record=record,
+            options=SessionOptions(name=name),
+        )
         self._peer = Session(
-            identity=bot_key, role=Player.P1, secret=randbytes(32), name=bot_player_name(level)
+            identity=bot_key,
+            role=Player.P1,
+            secret=randbytes(32),
+            options=SessionOptions(name=bot_player_name(level)),
         )
         self._to_bot: list[bytes] = []
         self.side = Side(me, feed, send=self._to_bot.append, ended=ended)
@@ -149,25 +158,25 @@ class BotGame:
         pass
 
 
-def _invite_session_knobs(settings: HostSettings) -> dict[str, object]:
-    """The session settings a joiner adopts from the host's invite (connect.md 1.1)."""
-    knobs: dict[str, object] = {}
-    if settings.target is not None or settings.ladder is not None or settings.rest is not None:
-        base = Ruleset()
-        knobs["ruleset"] = Ruleset(
-            target=settings.target if settings.target is not None else base.target,
-            ladder=Ladder(settings.ladder) if settings.ladder is not None else base.ladder,
-            rest_refused=(
-                RestRefused(settings.rest) if settings.rest is not None else base.rest_refused
-            ),
-        )
-    if settings.audit is not None:
-        knobs["audit"] = settings.audit
-    if settings.deck is not None:
-        knobs["deck"] = settings.deck
-    if settings.pipeline is not None:
-        knobs["pipeline"] = settings.pipeline
-    return knobs
+def _adopt_invite(options: SessionOptions, settings: HostSettings) -> SessionOptions:
+    """``options`` with the session settings a joiner adopts from the host's invite
+    (connect.md 1.1)."""
+    base = options.ruleset
+    ruleset = Ruleset(
+        target=settings.target if settings.target is not None else base.target,
+        ladder=Ladder(settings.ladder) if settings.ladder is not None else base.ladder,
+        rest_refused=(
+            RestRefused(settings.rest) if settings.rest is not None else base.rest_refused
+        ),
+    )
+    return replace(
+        options,
+        ruleset=ruleset,
+        audit=settings.audit if settings.audit is not None else options.audit,
+        deck=settings.deck if settings.deck is not None else options.deck,
+        pipeline=settings.pipeline,
+        early=None,  # the deck's default, with the deck the invite says
+    )
 
 
 #: Seconds a joiner of a linked game waits for the host to listen again (the
@@ -189,7 +198,7 @@ class NetGame:
         self,
         *,
         key: Key,
-        name: str,
+        settings: GameSettings,
         feed: PageFeed,
         out: Outbox,
         randbytes: Callable[[int], bytes],
@@ -199,16 +208,13 @@ class NetGame:
         relay: str,
         invite: Invite | None = None,
         site: str = "",
-        turn_timeout: float = DEFAULT_TURN_TIMEOUT,
-        hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
-        heartbeat: float = DEFAULT_HEARTBEAT,
         restore: Restore | None = None,
         began: Callable[[NetGame], None] | None = None,
-        series: Series | None = None,
         number: int = 1,
     ) -> None:
         self._key = key
-        self._name = name
+        #: our session's options (an invite's settings aside) and the clocks
+        self.settings = settings
         self.feed = feed
         self._out = out
         self._randbytes = randbytes
@@ -217,9 +223,6 @@ class NetGame:
         self.invite = invite
         self.relay = relay
         self._site = site
-        self.turn_timeout = turn_timeout
-        self.hello_timeout = hello_timeout
-        self.heartbeat = heartbeat
         self.side: Side | None = None
         self._gate: FrameGate | None = None
         self._socket: str | None = None  # the game's connection, once spliced
@@ -237,7 +240,6 @@ class NetGame:
         self._began = began
         #: The hello's linked-game options (wire.md 4.1: a match, the game this one
         #: follows); ``None``: a first single game (its hello says none of them).
-        self.series = series
         #: The game's number in a series of linked games: its sockets' names differ
         #: from the last game's (bytes still in flight on those are never taken for its own).
         self.number = number
@@ -275,38 +277,43 @@ class NetGame:
             self._out.send(self._ctl_socket, self._control.first)
             self.feed.notice(_("registering with the relay {relay}…", relay=self.relay))
 
+    @property
+    def options(self) -> SessionOptions:
+        """What our session proposes, an invite's settings aside."""
+        return self.settings.session
+
+    @property
+    def series(self) -> Series:
+        """The linked games this one belongs to (wire.md 4.1)."""
+        return self.settings.session.series
+
     def _begin(self, socket: str, role: Player, rest: bytes) -> None:
         """The connection is the game's now: start the session on it (a new one, or
         the restored one, which resumes: wire.md 13)."""
         self._socket = socket
         if self.restore is not None:
+            envelopes = self.restore.envelopes
             session = Session.restore(
-                self.restore.envelopes,
+                envelopes,
                 identity=self._key,
                 role=role,
                 secret=self.secret,
                 record=self._record,
-                name=self._name,
+                options=own_options(envelopes, role) or self.options,
             )
             session.reconnect(self._randbytes(16), dialer=role is Player.P0)
         else:
-            knobs: dict[str, object] = {}
-            expected = None
+            options, expected = self.options, None
             if self.invite is not None:
-                knobs = _invite_session_knobs(self.invite.settings)
+                options = _adopt_invite(options, self.invite.settings)
                 expected = self.invite.fingerprint
-            if self.series is not None:
-                knobs["series"] = self.series
             session = Session(
                 identity=self._key,
                 role=role,
                 secret=self.secret,
-                name=self._name,
                 record=self._record,
                 expected_peer_fingerprint=expected,
-                heartbeat=True,  # we speak heartbeats (wire.md 11.1, 13.6)
-                resume_clock=True,
-                **knobs,  # type: ignore[arg-type]
+                options=options,
             )
         self._gate = FrameGate(lambda: session.peer_key)
         self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
@@ -376,6 +383,7 @@ class NetGame:
 
     def _registered(self, code: str) -> None:
         host, port = parse_host_port(self.relay, what="relay")
+        options = self.options
         invite = Invite(
             host,
             port,
@@ -383,11 +391,11 @@ class NetGame:
             relay=(host, port),
             code=code,
             settings=HostSettings.of_game(
-                None,
-                audit="game",
-                deck="v2",
-                pipeline=None,
-                match=self.series.match if self.series is not None else 1,
+                options.ruleset,
+                audit=options.audit,
+                deck=options.deck,
+                pipeline=options.pipeline,
+                match=options.series.match,
             ),
         )
         self.link = f"{self._site}#join={quote(str(invite), safe=':/?&=[]')}"
@@ -496,7 +504,8 @@ class NetGame:
         side = self.side
         if side is None or not side.waiting or self._socket is None:
             return None
-        limit = self.turn_timeout if side.session.peer_fingerprint else self.hello_timeout
+        clocks = self.settings.clocks
+        limit = clocks.turn_timeout if side.session.peer_fingerprint else clocks.hello_timeout
         return max(self._last_sent, self._last_heard) + limit
 
     def _speaks_heartbeats(self) -> bool:
@@ -511,7 +520,7 @@ class NetGame:
         if deadline is not None:
             times.append(deadline)
         if self._socket is not None and self._speaks_heartbeats():
-            times.append(self._last_sent + self.heartbeat)
+            times.append(self._last_sent + self.settings.clocks.heartbeat)
             times.append(self._last_heard + DEAD_AFTER)
         if self._control is not None:
             times.append(self._last_ping + PING_EVERY)
@@ -532,7 +541,9 @@ class NetGame:
         if deadline is not None and now >= deadline:
             side.end_with(
                 timeout_outcome(
-                    side.session, turn_timeout=self.turn_timeout, hello_timeout=self.hello_timeout
+                    side.session,
+                    turn_timeout=self.settings.clocks.turn_timeout,
+                    hello_timeout=self.settings.clocks.hello_timeout,
                 )
             )
             return
@@ -540,5 +551,5 @@ class NetGame:
             if now >= self._last_heard + DEAD_AFTER:
                 self._link_gone(_("no sign of life from the opponent for {n} s", n=int(DEAD_AFTER)))
                 return
-            if now >= self._last_sent + self.heartbeat:
+            if now >= self._last_sent + self.settings.clocks.heartbeat:
                 self._send_game(HEARTBEAT)

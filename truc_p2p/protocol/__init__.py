@@ -107,6 +107,7 @@ if TYPE_CHECKING:
         SessionEvent,
         YourTurn,
     )
+    from truc_p2p.protocol._restore import own_options
     from truc_p2p.protocol._session import Session
 
 #: The session's names load on first use: the verifier (``truc-p2p verify``) needs
@@ -129,6 +130,7 @@ _LAZY = {
     "SessionEvent": "truc_p2p.protocol._events",
     "YourTurn": "truc_p2p.protocol._events",
     "Session": "truc_p2p.protocol._session",
+    "own_options": "truc_p2p.protocol._restore",
 }
 
 
@@ -218,6 +220,7 @@ __all__ = [
     "frame",
     "judge_evidence",
     "nonce_is_from",
+    "own_options",
     "parse_transcript",
     "refusal",
     "scan_transcript",

@@ -194,9 +194,9 @@ class Negotiation:
         self._announced = {f.bit: bool(mask & f.bit) for f in FEATURES}
         #: early cards (deck v2, wire.md section 6a): what we propose; after the
         #: hellos, what both agreed (negotiated down when the peer's hello lacks them)
-        self.early = options.early
+        self.early = bool(options.early)
         #: what our hello proposed (``early`` may be negotiated down by the peer's hello)
-        self.early_proposed = options.early
+        self.early_proposed = bool(options.early)
         #: the linked games this one belongs to (rematch, match; wire.md section 4.1)
         self.series = options.series
         #: the two hellos' bytes as they reached the chain, initiator's first
@@ -235,7 +235,7 @@ class Negotiation:
     def options(self) -> dict[str, Any]:
         """The ``options`` map of our hello (wire.md sections 4 and 4.1)."""
         s = self._settings
-        return session_options(s.audit, s.deck, s.pipeline, self.early, self.series)
+        return session_options(s.audit, s.deck, bool(s.pipeline), self.early, self.series)
 
     def hello(self) -> dict[str, Any]:
         """The payload of our hello: the initiator commits to its coin, the responder

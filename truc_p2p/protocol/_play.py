@@ -161,7 +161,7 @@ class HandPlay:
         self.current: HandState | HandStateV2 | None = None
         #: Pipelined deal: hand n + 1, pre-dealt while ``current`` is played.
         self.pipeline = Pipeline(
-            enabled=options.pipeline, new_hand=self._new_v2_hand, emit=emit, fail=fail
+            enabled=bool(options.pipeline), new_hand=self._new_v2_hand, emit=emit, fail=fail
         )
         #: the player who sent the message that ended the last hand
         self.hand_ender: Player | None = None
@@ -298,7 +298,7 @@ class HandPlay:
         return {"hand": index} if self.options.pipeline else {}
 
     def _check_hand_field(self, env: Envelope, index: int) -> dict[str, Any]:
-        return deal_payload(env, index, pipelined=self.options.pipeline)
+        return deal_payload(env, index, pipelined=bool(self.options.pipeline))
 
     def _due_stage(self) -> Stage:
         """The stage whose message is due: an owed pre-deal message of the next

@@ -18,19 +18,18 @@ from typing import TYPE_CHECKING
 
 from truc_p2p.protocol._errors import LocalProtocolError, RemoteProtocolError
 from truc_p2p.protocol._events import CLOSED, NEED_DATA, AnyEvent, SessionEvent, YourTurn
-from truc_p2p.protocol._hello import announced_by
+from truc_p2p.protocol._hello import FEATURES
 from truc_p2p.protocol._judge import check_not_ended
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._options import SessionOptions
 from truc_p2p.protocol._state import ACTION_STAGES
 from truc_p2p.protocol._values import (
-    Series,
     nonce_features,
     parse_options,
     series_of,
 )
 from truc_p2p.protocol._wire import decode_envelope, frame
-from truc_p2p.rules import Action, ActionKind, Card, Event, Player
+from truc_p2p.rules import Action, ActionKind, Card, Event, Player, Ruleset
 
 if TYPE_CHECKING:
     from truc_p2p.protocol._chain import Chain
@@ -38,28 +37,7 @@ if TYPE_CHECKING:
     from truc_p2p.protocol._play import HandPlay
     from truc_p2p.protocol._session import Session
 
-__all__ = ["Restoring", "deck_settings", "own_features", "own_series", "replay"]
-
-
-def deck_settings(
-    envelopes: Sequence[bytes],
-    me: Player,
-    deck: str | None,
-    pipeline: bool | None,
-    early: bool | None = None,
-) -> tuple[str, bool | None, bool | None]:
-    """(deck, pipeline, early) to restore with: those given, else what our hello named
-    (for early cards the hello names what we proposed, or as responder what was agreed,
-    so the replayed hello is the same either way)."""
-    own = _options_of_own_hello(envelopes, me)
-    if deck is None:
-        deck = own[1] if own is not None else "v2"
-    if own is not None and own[1] == deck:
-        if pipeline is None:
-            pipeline = own[2]
-        if early is None:
-            early = own[3]
-    return deck, pipeline, early
+__all__ = ["Restoring", "own_options", "replay"]
 
 
 @dataclass(frozen=True)
@@ -167,41 +145,44 @@ def _replay_own_decision(session: Session, play: HandPlay, raw: bytes) -> None:
     session.send(action)
 
 
-def own_features(envelopes: Sequence[bytes], me: Player) -> int:
-    """The features this player's hello in ``envelopes`` announces (wire.md section 8.1);
-    a new game (no hello recorded yet) announces what new sessions do by default
-    (resignation, the rest-final rule and early redeal cards)."""
-    for raw in envelopes[:2]:
-        env = decode_envelope(raw)
-        if env.type == MessageType.HELLO and env.sender == int(me):
-            nonce = env.payload.get("nonce")
-            return nonce_features(nonce) if isinstance(nonce, bytes) else 0
-    return announced_by(SessionOptions())
-
-
 def _is_early_d3(raw: bytes) -> bool:
     """Whether ``raw`` is a ``v2deck3`` without ``action`` (early cards, wire.md 6a)."""
     env = decode_envelope(raw)
     return env.type == MessageType.V2DECK3 and "action" not in env.payload
 
 
-def _options_of_own_hello(
-    envelopes: Sequence[bytes], me: Player
-) -> tuple[str, str, bool, bool] | None:
-    """(audit, deck, pipeline, early) this player's hello in ``envelopes`` names, if any."""
+def own_options(envelopes: Sequence[bytes], role: Player) -> SessionOptions | None:
+    """The :class:`SessionOptions` this player's hello in ``envelopes`` was made with
+    (its name, ruleset, options and features), ``None`` before it is recorded.
+
+    For early cards the hello names what we proposed, or as responder what was
+    agreed: the replayed hello is the same either way."""
     for raw in envelopes[:2]:
         env = decode_envelope(raw)
-        if env.type == MessageType.HELLO and env.sender == int(me):
-            options = env.payload.get("options")
-            return parse_options(options) if isinstance(options, dict) else None
-    return None
-
-
-def own_series(envelopes: Sequence[bytes], me: Player) -> Series | None:
-    """The linked games (wire.md section 4.1) this player's hello in ``envelopes`` names."""
-    for raw in envelopes[:2]:
-        env = decode_envelope(raw)
-        if env.type == MessageType.HELLO and env.sender == int(me):
-            options = env.payload.get("options")
-            return series_of(options) if isinstance(options, dict) else None
+        if env.type != MessageType.HELLO or env.sender != int(role):
+            continue
+        p = env.payload
+        options = p.get("options")
+        nonce = p.get("nonce")
+        parsed = parse_options(options) if isinstance(options, dict) else None
+        series = series_of(options) if isinstance(options, dict) else None
+        if parsed is None or series is None or not isinstance(nonce, bytes):
+            raise LocalProtocolError(f"message {env.seq}: our own hello is malformed")
+        try:
+            ruleset = Ruleset.from_dict(p.get("ruleset"))
+        except ValueError as exc:
+            raise LocalProtocolError(f"our own hello's ruleset: {exc}") from None
+        audit, deck, pipeline, early = parsed
+        features = nonce_features(nonce)
+        announced = {row.option: features & row.bit != 0 for row in FEATURES}
+        return SessionOptions(
+            ruleset=ruleset,
+            name=str(p.get("name")),
+            audit=audit,
+            deck=deck,
+            pipeline=pipeline,
+            early=early,
+            series=series,
+            **announced,
+        )
     return None

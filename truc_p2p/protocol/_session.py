@@ -24,7 +24,7 @@ resignation at each chain position records) and the :class:`~._link.Link`
 The table's pipelined deal is its :class:`~._pipeline.Pipeline`.  This facade
 signs our messages (:meth:`Session._emit`), judges the peer's envelopes before
 the table acts on them, and answers the public API by reading the parts.  Its
-settings are one :class:`~._options.SessionOptions` (or the same keywords).
+settings are one :class:`~._options.SessionOptions`.
 
 Every message, sent or received, goes through :meth:`HandPlay.apply`, which keeps
 the chain (a :class:`~._chain.Chain` and the game id), the stage table of
@@ -52,8 +52,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import replace
-from typing import Any, Unpack
+from typing import Any
 
 from truc_p2p._text import printable
 from truc_p2p.crypto import SigningKey, VerifyKey
@@ -75,7 +74,7 @@ from truc_p2p.protocol._events import (
     Resignation,
     SessionEvent,
 )
-from truc_p2p.protocol._hello import FEATURES, Agreed, Announced, Feature, Negotiation
+from truc_p2p.protocol._hello import Agreed, Announced, Negotiation
 from truc_p2p.protocol._judge import check_turn
 from truc_p2p.protocol._link import Link
 from truc_p2p.protocol._messages import (
@@ -84,16 +83,10 @@ from truc_p2p.protocol._messages import (
     MessageType,
     validate_payload,
 )
-from truc_p2p.protocol._options import RestoreKnobs, SessionKnobs, SessionOptions
+from truc_p2p.protocol._options import SessionOptions
 from truc_p2p.protocol._play import HandPlay, Parts
 from truc_p2p.protocol._resignations import Resignations
-from truc_p2p.protocol._restore import (
-    Restoring,
-    deck_settings,
-    own_features,
-    own_series,
-    replay,
-)
+from truc_p2p.protocol._restore import Restoring, own_options, replay
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
     Stage,
@@ -176,13 +169,8 @@ class Session:
         record: Callable[[bytes], None] | None = None,
         expected_peer_fingerprint: str | None = None,
         accept_series: Callable[[Series, str], bool] | None = None,
-        options: SessionOptions | None = None,
-        **knobs: Unpack[SessionKnobs],
+        options: SessionOptions = SessionOptions(),
     ) -> None:
-        if options is None:
-            options = SessionOptions.of(knobs)
-        elif knobs:
-            raise LocalProtocolError(f"options given twice: {', '.join(sorted(knobs))}")
         if len(secret) != 32:
             raise LocalProtocolError("secret must be 32 bytes of fresh randomness")
         #: the local settings this session was made with
@@ -243,7 +231,7 @@ class Session:
         #: the deck version: "v1" (seed audit) or "v2" (proofs at every message)
         self.deck = options.deck
         #: deck v2 only: deal hand n + 1 while hand n is played (wire.md section 6b)
-        self.pipeline = options.pipeline
+        self.pipeline = bool(options.pipeline)
 
     # ------------------------------------------------------------------ public API
 
@@ -480,7 +468,7 @@ class Session:
         role: Player,
         secret: bytes,
         record: Callable[[bytes], None] | None = None,
-        **knobs: Unpack[RestoreKnobs],
+        options: SessionOptions | None = None,
     ) -> Session:
         """Rebuild a session by replaying its transcript with the same local secret.
 
@@ -490,36 +478,13 @@ class Session:
         discarded; ``record`` is attached after the replay.  Own automatic
         messages the replay produces past the transcript's end (the process died
         between recording the peer's message and its answer, e.g. a D2) are then
-        recorded; :meth:`reconnect` sends them.  ``deck`` defaults to the version
-        named by this player's hello in the transcript, ``resign`` to whether that
-        hello announced resignation (``rest_final``, ``heartbeat`` and ``resume_clock``
-        likewise).
+        recorded; :meth:`reconnect` sends them.  ``options`` ``None`` takes the
+        settings our own hello in the transcript was made with (:func:`own_options`;
+        the defaults before it is recorded); given, they are used as they are.
         """
         envelopes = list(envelopes)
-        me = Player(role)
-        deck, pipeline, early = deck_settings(
-            envelopes, me, knobs.get("deck"), knobs.get("pipeline"), knobs.get("early")
-        )
-        features = own_features(envelopes, me)
-
-        def feature(row: Feature) -> bool:
-            given: bool | None = knobs.get(row.option)  # type: ignore[assignment]
-            return features & row.bit != 0 if given is None else given
-
-        series = knobs.get("series")
-        options = SessionOptions.of(
-            SessionKnobs(
-                ruleset=knobs.get("ruleset"),
-                name=knobs.get("name", "player"),
-                audit=knobs.get("audit", "game"),
-                deck=deck,
-                pipeline=pipeline,
-                early=early,
-                series=series if series is not None else own_series(envelopes, me),
-            )
-        )
-        announced: dict[str, Any] = {row.option: feature(row) for row in FEATURES}
-        options = replace(options, **announced)
+        if options is None:
+            options = own_options(envelopes, Player(role)) or SessionOptions()
         session = cls(identity=identity, role=role, secret=secret, options=options)
         parts = Restoring(
             play=session._play, link=session._link, chain=session._chain, events=session._events

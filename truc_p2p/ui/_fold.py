@@ -13,7 +13,7 @@ table's log, the narration of a bot's game and the replay.  The screens only
 render the lines and the model's view; none of them looks at an event's type.
 
 A type missing from the table is ignored (a screen never raises on an event);
-the test ``tests/web/test_web_fold.py`` fails when the session, the rules or the
+the test ``tests/ui/test_ui_fold.py`` fails when the session, the rules or the
 transport gains an event type without a handler here.  The transport's events
 join the table when the first of them arrives (:func:`handlers`), so that the
 history commands, which render the same model, load no transport.
