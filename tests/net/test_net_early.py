@@ -137,14 +137,18 @@ class _OldHostSession(Session):
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**{**kw, "options": replace(kw["options"], early=False)})
+        on_hello = self._play.on_hello  # the table's handler of a hello
 
-    def _on_hello(self, env: Envelope, mine: bool) -> None:
-        super()._on_hello(env, mine)
-        if not mine and "early" in env.payload["options"]:
-            raise RulesetMismatchError(
-                f"peer proposes options {env.payload['options']}, we use {self._hello.options()}",
-                message_no=env.seq,
-            )
+        def checked(env: Envelope, mine: bool) -> None:
+            on_hello(env, mine)
+            if not mine and "early" in env.payload["options"]:
+                ours = self._hello.options()
+                raise RulesetMismatchError(
+                    f"peer proposes options {env.payload['options']}, we use {ours}",
+                    message_no=env.seq,
+                )
+
+        self._play.on_hello = checked  # type: ignore[method-assign]
 
 
 async def test_a_joiner_plays_with_a_host_that_predates_early_cards(
@@ -192,11 +196,14 @@ class _SpecHostSession(Session):
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**{**kw, "options": replace(kw["options"], early=False)})
+        on_hello = self._play.on_hello  # the table's handler of a hello
 
-    def _on_hello(self, env: Envelope, mine: bool) -> None:
-        if not mine and "early" in env.payload["options"]:
-            raise MalformedMessageError("unknown option 'early'", message_no=env.seq)
-        super()._on_hello(env, mine)
+        def checked(env: Envelope, mine: bool) -> None:
+            if not mine and "early" in env.payload["options"]:
+                raise MalformedMessageError("unknown option 'early'", message_no=env.seq)
+            on_hello(env, mine)
+
+        self._play.on_hello = checked  # type: ignore[method-assign]
 
 
 async def _one_connection(target: int, task_status: trio.TaskStatus[int]) -> None:

@@ -238,22 +238,23 @@ CHEAT = """
 from helpers.page import some_point
 from helpers.protocol import with_payload
 from truc_p2p.protocol import decode_envelope
-from truc_p2p.protocol._session_core import SessionCore
+from truc_p2p.protocol._session import Session
 
-_emit = SessionCore._emit
+_emit = Session._emit
 _done = []
 
 def _cheating_emit(self, mtype, payload):
     _emit(self, mtype, payload)
-    if _done or mtype != "v2action" or payload.get("act") != "play" or not self._outbox:
+    outbox = self._link.outbox
+    if _done or mtype != "v2action" or payload.get("act") != "play" or not outbox:
         return
-    raw = self._outbox[-1]
+    raw = outbox[-1]
     other = some_point() + decode_envelope(raw).payload["share"][33:]
-    self._outbox[-1] = with_payload(raw, self._identity, lambda p: p.update(share=other))
+    outbox[-1] = with_payload(raw, self._identity, lambda p: p.update(share=other))
     _done.append(decode_envelope(raw).seq)
     print("CHEATED", _done[0], int(self.me), flush=True)
 
-SessionCore._emit = _cheating_emit
+Session._emit = _cheating_emit
 """
 
 

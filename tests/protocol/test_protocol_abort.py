@@ -66,7 +66,7 @@ def test_bytes_after_a_remote_error_are_not_buffered() -> None:
     with pytest.raises(RemoteProtocolError) as first:
         p1.next_event()
     p1.receive_data(b"\xff" * 100_000)
-    assert p1._frames.pending == 0
+    assert p1._link.frames.pending == 0
     with pytest.raises(RemoteProtocolError) as again:
         p1.next_event()
     assert again.value is first.value

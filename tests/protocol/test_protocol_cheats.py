@@ -481,11 +481,11 @@ def doctor_deck(
     """Make ``session`` doctor the deck it sends at ``step`` of hand 0, consistently (it
     signs and chains the doctored deck itself), and skip its own audit, as a cheater would."""
     method = {"D2": "receive_d1", "D3": "receive_d2", "D4": "receive_d3"}[step]
-    start_hand = session._start_hand
+    start_hand = session._play._start_hand
 
     def patched_start_hand() -> None:
         start_hand()
-        side = session._cur.deck
+        side = session._play.cur.deck
         assert side is not None
         if side.hand != 0:
             return
@@ -503,8 +503,8 @@ def doctor_deck(
     def no_audit(hands: list[int], env: Any) -> None:
         session._events.append(AuditPassed(hands=tuple(hands)))
 
-    monkeypatch.setattr(session, "_start_hand", patched_start_hand)
-    monkeypatch.setattr(session, "_run_audit", no_audit)
+    monkeypatch.setattr(session._play, "_start_hand", patched_start_hand)
+    monkeypatch.setattr(session._play, "_run_audit", no_audit)
 
 
 def _scale_entry_20(side: DeckSide, received: tuple[bytes, ...], sent: list[bytes]) -> None:

@@ -9,18 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from truc_p2p.protocol import (
-    BadSignatureError,
-    CheatDetectedError,
     GameResult,
-    IllegalMoveError,
     LocalProtocolError,
     RemoteProtocolError,
     Resignation,
-    ResultMismatchError,
-    ResumeLieError,
-    RulesetMismatchError,
     Session,
-    VersionMismatchError,
 )
 from truc_p2p.rules import Player
 
@@ -405,19 +398,8 @@ class GameOutcome:
 
 
 def abort_reason(exc: RemoteProtocolError) -> str:
-    """The abort reason we sign for a peer's protocol error."""
-    if isinstance(exc, RulesetMismatchError | VersionMismatchError):
-        return "incompatible"
-    if isinstance(
-        exc,
-        CheatDetectedError
-        | IllegalMoveError
-        | BadSignatureError
-        | ResultMismatchError
-        | ResumeLieError,  # a signed resume that lies about the chain (wire.md 13.8)
-    ):
-        return "cheat"
-    return "error"
+    """The abort reason we sign for a peer's protocol error (it lives on its class)."""
+    return exc.abort_reason
 
 
 def match_differs(s: Session) -> tuple[str, dict[str, Any]] | None:

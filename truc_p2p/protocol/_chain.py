@@ -2,20 +2,45 @@
 
 The session appends each envelope it signs or accepts; the control plane
 reads the chain to answer a resume.  The checks that depend on the chain
-alone live here: where a received envelope may go (the next position, or
-for an abort the point where the peer stopped) and whether it is a second,
-different envelope for a position the peer already filled (equivocation,
-wire.md section 13.3).
+alone live here, in :meth:`Chain.check_link`, which the live session and the
+verifier's first pass both run on every envelope: the game id, where the
+envelope may go (the next position, or for an abort the point where its sender
+stopped) and whether it is a second, different envelope for a position its
+sender already filled (equivocation, wire.md section 13.3).  A hello's key is
+judged by :func:`hello_key`, for both too.
 """
 
 from __future__ import annotations
 
 from truc_p2p.crypto import VerifyKey
-from truc_p2p.protocol._errors import ChainError, EquivocationError, SequenceError
+from truc_p2p.protocol._errors import (
+    ChainError,
+    EquivocationError,
+    MalformedMessageError,
+    SequenceError,
+    WrongGameError,
+)
 from truc_p2p.protocol._messages import MessageType
-from truc_p2p.protocol._wire import GENESIS, Envelope, verify_signature
+from truc_p2p.protocol._wire import GENESIS, Envelope
 
-__all__ = ["Chain"]
+__all__ = ["Chain", "hello_key"]
+
+
+def hello_key(env: Envelope, *, taken: bytes | None) -> VerifyKey:
+    """The Ed25519 key a hello presents, or ``malformed``: no 32-byte key, not a
+    key, or ``taken`` (the other player's key: two players never share one)."""
+    evidence, n = (env.raw,), env.seq
+    key = env.payload.get("key")
+    if not isinstance(key, bytes) or len(key) != 32:
+        raise MalformedMessageError("hello without a 32-byte key", evidence=evidence, message_no=n)
+    if key == taken:
+        raise MalformedMessageError("both players use one key", evidence=evidence, message_no=n)
+    try:
+        return VerifyKey.from_bytes(key)
+    except ValueError:
+        raise MalformedMessageError(
+            "hello key is not an Ed25519 key", evidence=evidence, message_no=n
+        ) from None
 
 
 class Chain:
@@ -51,6 +76,23 @@ class Chain:
         self._links.append((sender, digest))
         self._raws.append(raw)
 
+    def check_link(self, env: Envelope, game_id: bytes) -> None:
+        """Whether ``env`` (its signature checked) links into this chain: it names the
+        game ``game_id``; an abort chains to the point where its sender stopped
+        (:meth:`check_abort`); any other envelope is not a second one for a position
+        its sender filled (:meth:`check_equivocation`) and takes the next position
+        (:meth:`check_next`).  The one judgement of the chain, for the live session
+        and the verifier's first pass."""
+        if env.game_id != game_id:
+            raise WrongGameError(
+                "envelope names another game", evidence=(env.raw,), message_no=env.seq
+            )
+        if env.type == MessageType.ABORT:
+            self.check_abort(env)
+            return
+        self.check_equivocation(env)
+        self.check_next(env)
+
     def check_next(self, env: Envelope) -> None:
         """``env`` must take the next position: its sequence number and prev."""
         evidence, n = (env.raw,), env.seq
@@ -67,11 +109,12 @@ class Chain:
                 message_no=n,
             )
 
-    def check_abort(self, env: Envelope, me: int) -> None:
-        """An abort may cross our messages in flight: it chains to the point
-        where the peer stopped, and everything after that point is ours."""
+    def check_abort(self, env: Envelope) -> None:
+        """An abort may cross the other player's messages in flight (wire.md section
+        8): it chains to the point where its sender stopped, and everything after
+        that point is the other player's."""
         evidence, k = (env.raw,), env.seq
-        if k > self.seq or any(s != me for s, _ in self._links[k:]):
+        if k > self.seq or any(s == env.sender for s, _ in self._links[k:]):
             raise SequenceError(
                 f"abort with sequence number {k} skips messages",
                 evidence=evidence,
@@ -84,18 +127,14 @@ class Chain:
                 message_no=k,
             )
 
-    def check_equivocation(self, env: Envelope, peer: int, peer_key: VerifyKey | None) -> None:
-        """A second, different envelope signed by the peer for a position it already filled."""
+    def check_equivocation(self, env: Envelope) -> None:
+        """A second, different envelope signed by its sender (the signature is checked
+        before) for a position that sender already filled."""
         n = env.seq
-        if env.type == MessageType.ABORT or n >= self.seq or peer_key is None:
-            return
-        if self.sender(n) != env.sender or env.sender != peer:
-            return
-        if self._raws[n] == env.raw:
-            return  # a replay of the same message: a sequence error, not equivocation
-        verify_signature(env, peer_key)
+        if n >= self.seq or self.sender(n) != env.sender or self._raws[n] == env.raw:
+            return  # a replay of the same message is a sequence error, not equivocation
         raise EquivocationError(
-            f"the peer signed two different messages at position {n}",
+            f"player {env.sender} signed two different messages at position {n}",
             step="chain",
             evidence=(self._raws[n], env.raw),
             message_no=n,

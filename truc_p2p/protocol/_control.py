@@ -185,7 +185,7 @@ class ControlPlane:
             raise _refuse(raw, f"first message does not decode: {exc.args[0]}") from None
         if env.type == MessageType.REFUSE and state.dialer:
             try:
-                return self.refusal(env), []
+                return self.on_refuse(env), []
             except RemoteProtocolError as exc:
                 raise _refuse(raw, f"bad refusal: {exc.args[0]}") from None
         if env.type != MessageType.RESUME:
@@ -246,7 +246,7 @@ class ControlPlane:
         )
         return resumed, out
 
-    def refusal(self, env: Envelope) -> Refused:
+    def on_refuse(self, env: Envelope) -> Refused:
         """The host's signed refusal of our hello or our resume."""
         evidence, n = (env.raw,), env.seq
         problems = validate_fields(env.payload, CONTROL[MessageType.REFUSE], "refuse")
@@ -270,7 +270,7 @@ class ControlPlane:
             )
         return Refused(reason=env.payload["reason"], detail=env.payload["detail"])
 
-    def on_farewell(self, raw: bytes) -> None:
+    def on_bye(self, raw: bytes) -> None:
         """After the result: the peer's valid ``bye`` sets :attr:`peer_done`;
         anything else is ignored."""
         try:

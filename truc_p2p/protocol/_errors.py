@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from truc_p2p.deck import CheatError, DeckError
 
@@ -66,6 +66,10 @@ class RemoteProtocolError(ProtocolError):
     """
 
     code = "remote-error"
+    #: The reason of the ``abort`` a player signs for this error (wire.md section 12):
+    #: ``cheat`` for a fault that proves the peer cheated, ``incompatible`` for terms
+    #: the two players cannot agree on, ``error`` for any other broken rule.
+    abort_reason: ClassVar[str] = "error"
 
     def __init__(
         self,
@@ -99,18 +103,21 @@ class VersionMismatchError(RemoteProtocolError):
     """The peer speaks another protocol version."""
 
     code = "version-mismatch"
+    abort_reason = "incompatible"
 
 
 class RulesetMismatchError(RemoteProtocolError):
     """The peer proposed another ruleset or session option."""
 
     code = "ruleset-mismatch"
+    abort_reason = "incompatible"
 
 
 class BadSignatureError(RemoteProtocolError):
     """The Ed25519 signature does not verify under the sender's key."""
 
     code = "bad-signature"
+    abort_reason = "cheat"
 
 
 class WrongGameError(RemoteProtocolError):
@@ -134,6 +141,8 @@ class ChainError(RemoteProtocolError):
 class ResumeLieError(RemoteProtocolError):
     """A fresh, signed ``resume`` whose claim contradicts the chain (wire.md 13.8):
     a signed lie, answered with ``abort`` ``cheat``; its evidence is the resume."""
+
+    abort_reason = "cheat"
 
 
 class ResumeChainError(ResumeLieError, ChainError):
@@ -164,6 +173,7 @@ class IllegalMoveError(RemoteProtocolError):
     """The peer's action is illegal under the agreed rules."""
 
     code = "illegal-move"
+    abort_reason = "cheat"
 
 
 class CheatDetectedError(RemoteProtocolError):
@@ -173,6 +183,7 @@ class CheatDetectedError(RemoteProtocolError):
     """
 
     code = "cheat"
+    abort_reason = "cheat"
 
     def __init__(
         self,
@@ -210,6 +221,7 @@ class ResultMismatchError(RemoteProtocolError):
     """The peer's result message disagrees with the game as played."""
 
     code = "result-mismatch"
+    abort_reason = "cheat"
 
 
 class EquivocationError(CheatDetectedError):

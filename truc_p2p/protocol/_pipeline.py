@@ -20,7 +20,7 @@ session through ``fail`` wherever the work runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from truc_p2p.deck import Role
@@ -29,7 +29,6 @@ from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import Cond, Stage, predeal_conditions
 from truc_p2p.protocol._wire import Envelope
 from truc_p2p.protocol.v2._hand import HandStateV2
-from truc_p2p.rules import Event, Game, GameEnded, Phase, Player, RoundEnded
 
 __all__ = ["Pipeline"]
 
@@ -122,17 +121,6 @@ class Pipeline:
             self._emit(MessageType.V2DECK2, self.next.pending_d2)
 
     # -- opening the next hand -------------------------------------------------------
-
-    def open_due(self, events: Sequence[Event], actor: Player, game: Game) -> bool:
-        """Whether the action that produced ``events`` must carry ``open``: it ends a
-        hand (not the game) whose successor is pre-dealt, and its sender deals next."""
-        if self.on_chain != 2 or any(isinstance(e, GameEnded) for e in events):
-            return False
-        ended = any(isinstance(e, RoundEnded) for e in events)
-        # ``events`` may come from a copy: before the round ends, the next dealer is
-        # the current non-dealer.
-        next_dealer = game.dealer if game.phase is Phase.DEAL else game.dealer.other
-        return ended and actor == next_dealer
 
     def take_open_shares(self) -> list[bytes]:
         """Our held-back shares of the next hand, to ride on our action as ``open``."""

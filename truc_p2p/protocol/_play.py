@@ -1,59 +1,98 @@
-"""The hands of a game: the coin, each hand's deal (deck v1 or v2, pipelined or not),
-the play, deck v1's seed audit and the co-signed result.
+"""The session's table: the coin, each hand's deal (deck v1 or v2, pipelined or not),
+the play, deck v1's seed audit, the co-signed result and the aborts on the chain.
 
-:meth:`HandPlay._apply` dispatches a message on the chain to its handler; the
-handlers drive the stage table of :mod:`._state`, the per-hand deck states and
-this player's view of the rules engine in step.  A hello goes to the session's
-:class:`~._hello.Negotiation`, and its handler sends what the verdict says.
+:class:`HandPlay` is a part of the :class:`~._session.Session` that owns the
+game's state (the stage, the hands, this player's view of the rules engine, the
+audit and the result).  :meth:`HandPlay.apply` finds a message's handler in the
+:mod:`._rulebook` (the dispatch the verifier's referee uses too) and runs it on
+our messages and the peer's alike; the handlers call the judgements of
+:mod:`._judge` and :mod:`.v2._judge` and drive the stage table of :mod:`._state`,
+the per-hand deck states and the rules engine in step.  A hello goes to the
+session's :class:`~._hello.Negotiation`, and its handler sends what the verdict
+says.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from truc_p2p.deck import DeckSide, Role, positions
+from truc_p2p.deck import DeckSide, DeckSideV2, Role, positions
+from truc_p2p.protocol._chain import Chain
+from truc_p2p.protocol._control import ControlPlane
 from truc_p2p.protocol._errors import (
-    CheatDetectedError,
+    AuditRefusedError,
     IllegalMoveError,
     MalformedMessageError,
     OutOfTurnError,
-    ResultMismatchError,
+    ProtocolError,
     blame,
 )
 from truc_p2p.protocol._events import (
+    AnyEvent,
     AuditPassed,
     CardsDealt,
     GameFinished,
     GameResult,
     GameStarted,
+    PeerAborted,
+    PeerResigned,
     YourTurn,
+)
+from truc_p2p.protocol._hello import Negotiation
+from truc_p2p.protocol._judge import (
+    audit_refusal,
+    check_open,
+    check_redeal_material,
+    check_result,
+    check_reveal_covers,
+    coin_toss,
+    conditions_after,
+    expected_result,
+    open_due,
 )
 from truc_p2p.protocol._messages import (
     MessageType,
 )
-from truc_p2p.protocol._session_core import SessionCore
+from truc_p2p.protocol._options import SessionOptions
+from truc_p2p.protocol._pipeline import Pipeline
+from truc_p2p.protocol._resignations import Resignations
+from truc_p2p.protocol._rulebook import handler as rulebook_handler
 from truc_p2p.protocol._state import (
+    ACTION_STAGES,
     FIRST_DEAL_STAGES,
     INTERJECTIONS,
     Cond,
     Stage,
-    conditions_after_action,
     due_stage,
+    expected_sender,
+    next_stage,
 )
 from truc_p2p.protocol._values import (
     FEATURE_EARLY_REDEAL,
+    FEATURE_RESIGN,
     FEATURE_REST_FINAL,
     FEATURE_RESUME_CLOCK,
     coin_commitment,
-    first_dealer_from_coins,
-    result_payload,
+    local_seed,
+    local_seed_v2,
+    local_value,
 )
 from truc_p2p.protocol._wire import (
     Envelope,
 )
+from truc_p2p.protocol.legacy_v1._audit import SeedAudit
 from truc_p2p.protocol.legacy_v1._hand import HandState, PlayedHand
 from truc_p2p.protocol.v2._hand import HandStateV2
+from truc_p2p.protocol.v2._judge import (
+    check_predeal2,
+    check_v2deck2,
+    check_v2open,
+    deal_payload,
+    is_early_d3,
+)
 from truc_p2p.rules import (
     Action,
     ActionKind,
@@ -61,12 +100,24 @@ from truc_p2p.rules import (
     Event,
     Game,
     IllegalActionError,
+    Outcome,
     Phase,
     Player,
     RulesError,
 )
 
-__all__ = ["HandPlay"]
+__all__ = ["HandPlay", "Parts"]
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The session's parts the table works with: the hellos, the control plane (bound
+    once the hellos agree), the chain and the resignations."""
+
+    hello: Negotiation
+    control: ControlPlane
+    chain: Chain
+    resignations: Resignations
 
 
 def action_payload(action: Action) -> dict[str, Any]:
@@ -74,31 +125,97 @@ def action_payload(action: Action) -> dict[str, Any]:
     return {"act": action.kind.value}
 
 
-class HandPlay(SessionCore):
-    """The hand state machine of a session: deal, play, audit, result."""
+class HandPlay:
+    """The session's table: the stage of the game, its hands and this player's view of
+    the rules engine, and the handler of every message on the chain (see the module
+    docstring).  It owns that state; the session reads it and sends through ``emit``
+    (which signs, chains and applies a message of ours, so it comes back through
+    :meth:`apply`).  ``events`` is the session's queue of events for its caller."""
 
-    def _apply(self, env: Envelope, *, mine: bool) -> None:
-        handler = {
-            MessageType.HELLO: self._on_hello,
-            MessageType.COIN: self._on_coin,
-            MessageType.DECK1: self._on_deck1,
-            MessageType.DECK2: self._on_deck2,
-            MessageType.DECK3: self._on_deck3,
-            MessageType.DECK4: self._on_deck4,
-            MessageType.ACTION: self._on_action,
-            MessageType.V2DECK1: self._on_v2deck1,
-            MessageType.V2DECK2: self._on_v2deck2,
-            MessageType.V2DECK3: self._on_v2deck3,
-            MessageType.V2ACTION: self._on_action,
-            MessageType.V2OPEN: self._on_v2open,
-            MessageType.V2REDEAL: self._on_v2redeal,
-            MessageType.REVEAL: self._on_reveal,
-            MessageType.RESULT: self._on_result,
-        }[env.type]
+    def __init__(
+        self,
+        *,
+        options: SessionOptions,
+        me: Player,
+        secret: bytes,
+        parts: Parts,
+        events: deque[AnyEvent],
+        emit: Callable[[str, dict[str, Any]], None],
+        fail: Callable[[ProtocolError], None],
+    ) -> None:
+        self.options = options
+        self.me = me
+        self._secret = secret
+        self._hello, self._control, self._chain = parts.hello, parts.control, parts.chain
+        self._resignations = parts.resignations
+        self._events = events
+        self._emit = emit
+        #: the stage of the table of wire.md section 5 (:mod:`._state`)
+        self.stage = Stage.HELLO_INITIATOR
+        #: this player's view of the rules engine, from the coin flip on
+        self.game: Game | None = None
+        #: the hand being played, from 0 (-1 before the first)
+        self.hand = -1
+        # One per-hand state per hand dealt; ``current`` is the hand being played.
+        self._hands: dict[int, HandState | HandStateV2] = {}
+        self.current: HandState | HandStateV2 | None = None
+        #: Pipelined deal: hand n + 1, pre-dealt while ``current`` is played.
+        self.pipeline = Pipeline(
+            enabled=bool(options.pipeline), new_hand=self._new_v2_hand, emit=emit, fail=fail
+        )
+        #: the player who sent the message that ended the last hand
+        self.hand_ender: Player | None = None
+        self.audit = SeedAudit(hands=self._hands, seed=self._seed)  # deck v1 only
+        self._expected_result: dict[str, Any] | None = None
+        self._result_envs: list[bytes] = []
+        #: the co-signed result, once both ``result`` messages are on the chain
+        self.result: GameResult | None = None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The rules outcome once the last action is played (before the audit)."""
+        return self.game.outcome() if self.game is not None else None
+
+    @property
+    def coin(self) -> bytes:
+        """Our coin (the initiator's is committed to in its hello, wire.md section 4)."""
+        return local_value(self._secret, b"coin")
+
+    def _seed(self, hand: int) -> bytes:
+        return local_seed(self._secret, hand)
+
+    def _new_v2_hand(self, index: int, role: Role, context: bytes) -> HandStateV2:
+        side = DeckSideV2(
+            role,
+            local_seed_v2(self._secret, index),
+            game_id=self._hello.game_id,
+            hand=index,
+            context=context,
+        )
+        hand = self._hands[index] = HandStateV2(index, side, context)
+        return hand
+
+    def advance(self, holds: dict[Cond, bool] | None = None) -> None:
+        self.stage = next_stage(self.stage, holds or {})
+
+    def end(self, stage: Stage) -> None:
+        """The game ended off the table: ``ABORTED`` (an abort or resignation of ours,
+        the host's refusal) or ``ERROR`` (the peer broke the protocol)."""
+        self.stage = stage
+
+    def expected_sender(self) -> Player:
+        return expected_sender(self.stage, self.game, self.hand_ender)
+
+    def apply(self, env: Envelope, *, mine: bool) -> None:
+        """Act on ``env``, now on the chain (``mine``: we signed it)."""
+        handler = rulebook_handler(self, env.type)  # the one dispatch, the referee's too
+        if env.type == MessageType.ABORT:
+            handler(env, mine)
+            return
         if self.stage in INTERJECTIONS:
             self.stage = self._due_stage()  # the handler files a pre-deal under its hand
-        elif self._current is not None and "deck" in env.type:
-            self._current.envelopes[env.type] = env.raw
+        elif self.current is not None and "deck" in env.type:
+            self.current.envelopes[env.type] = env.raw
         try:
             with blame(env):
                 handler(env, mine)
@@ -111,46 +228,35 @@ class HandPlay(SessionCore):
                 f"rejected by the rules engine: {exc}", evidence=(env.raw,), message_no=env.seq
             ) from exc
 
-    def _on_hello(self, env: Envelope, mine: bool) -> None:
+    def on_hello(self, env: Envelope, mine: bool) -> None:
         """A hello on the chain: the negotiation judges it, we send what it answers."""
         verdict = self._hello.take(env, mine=mine)
         if verdict.answer is not None:  # the responder answers first, then complains
-            self._advance()
+            self.advance()
             self._emit(MessageType.HELLO, verdict.answer)
         if verdict.refusal is not None:
             raise verdict.refusal
         if verdict.answer is not None:
             return
-        self._advance()
+        self.advance()
         if verdict.complete:
             hello = self._hello
             assert hello.peer_key is not None
             clock = hello.agreed(FEATURE_RESUME_CLOCK)
             self._control.bind(hello.game_id, hello.peer_key, clock=clock)
             if self.me is Player.P0:
-                self._emit(MessageType.COIN, {"coin": self._coin})
+                self._emit(MessageType.COIN, {"coin": self.coin})
 
-    def _on_coin(self, env: Envelope, mine: bool) -> None:
-        if self._hello.series.dealer is not None:  # a linked game: the dealers alternate (4.1)
-            first = self._hello.series.dealer
-            if not mine and coin_commitment(env.payload["coin"]) != self._hello.peer_coin:
-                raise CheatDetectedError(
-                    "coin does not open the initiator's commitment",
-                    step="coin",
-                    message_no=env.seq,
-                )
-        elif mine:
-            first = first_dealer_from_coins(self._coin, self._hello.peer_coin)
-        else:
-            if coin_commitment(env.payload["coin"]) != self._hello.peer_coin:
-                raise CheatDetectedError(
-                    "coin does not open the initiator's commitment",
-                    step="coin",
-                    message_no=env.seq,
-                )
-            first = first_dealer_from_coins(env.payload["coin"], self._coin)
-        self._game = Game(self.ruleset, first_dealer=first, view=self.me)
+    def on_coin(self, env: Envelope, mine: bool) -> None:
         hello = self._hello
+        first = coin_toss(
+            env,
+            # our own coin opens our commitment; the peer's must open its hello's
+            commitment=coin_commitment(self.coin) if mine else hello.peer_coin,
+            responder_coin=hello.peer_coin if mine else self.coin,
+            linked_dealer=hello.series.dealer,
+        )
+        self.game = Game(self.options.ruleset, first_dealer=first, view=self.me)
         assert hello.peer_name is not None and hello.peer_fingerprint is not None
         self._events.append(
             GameStarted(
@@ -158,133 +264,123 @@ class HandPlay(SessionCore):
                 me=self.me,
                 peer_name=hello.peer_name,
                 peer_fingerprint=hello.peer_fingerprint,
-                ruleset=self.ruleset,
-                audit=self.audit_mode,
+                ruleset=self.options.ruleset,
+                audit=self.options.audit,
                 first_dealer=first,
-                deck=self.deck,
+                deck=self.options.deck,
             )
         )
-        self._advance({Cond.DECK_V2: self.deck == "v2"})
+        self.advance({Cond.DECK_V2: self.options.deck == "v2"})
         self._start_hand()
 
     def _start_hand(self) -> None:
-        game = self._game
+        game = self.game
         assert game is not None
-        assert self.stage is FIRST_DEAL_STAGES[self.deck]
-        self._hand += 1
+        assert self.stage is FIRST_DEAL_STAGES[self.options.deck]
+        self.hand += 1
         role = Role.DEALER if game.dealer == self.me else Role.NONDEALER
-        if self.deck == "v2":
-            self._pipeline.drop()
+        if self.options.deck == "v2":
+            self.pipeline.drop()
             # Every proof of the hand is bound to the chain: the hash of the last
             # envelope before the hand's v2deck1 (wire.md section 6).
-            self._current = self._new_v2_hand(self._hand, role, self._chain.prev)
+            self.current = self._new_v2_hand(self.hand, role, self._chain.prev)
             if role is Role.NONDEALER:
-                side = self._current.deck
-                self._emit(MessageType.V2DECK1, {**self._hand_field(self._hand), **side.d1()})
+                side = self.current.deck
+                self._emit(MessageType.V2DECK1, {**self.hand_field(self.hand), **side.d1()})
             return
-        deck = DeckSide(role, self._seed(self._hand), game_id=self._hello.game_id, hand=self._hand)
-        self._current = self._hands[self._hand] = HandState(self._hand, deck)
+        deck = DeckSide(role, self._seed(self.hand), game_id=self._hello.game_id, hand=self.hand)
+        self.current = self._hands[self.hand] = HandState(self.hand, deck)
         if role is Role.DEALER:
             self._emit(MessageType.DECK1, {"deck": list(deck.d1()), "commitment": deck.commitment})
 
-    def _hand_field(self, index: int) -> dict[str, int]:
+    def hand_field(self, index: int) -> dict[str, int]:
         """The ``hand`` field of a deal message: present exactly when pipelined."""
-        return {"hand": index} if self.pipeline else {}
+        return {"hand": index} if self.options.pipeline else {}
 
     def _check_hand_field(self, env: Envelope, index: int) -> dict[str, Any]:
-        """The payload without its ``hand`` field, which must name ``index`` when
-        pipelined and be absent otherwise."""
-        payload = dict(env.payload)
-        got = payload.pop("hand", None)
-        if got != (index if self.pipeline else None):
-            raise MalformedMessageError(
-                f"{env.type} names hand {got}, expected {index if self.pipeline else 'none'}",
-                message_no=env.seq,
-            )
-        return payload
+        return deal_payload(env, index, pipelined=bool(self.options.pipeline))
 
     def _due_stage(self) -> Stage:
         """The stage whose message is due: an owed pre-deal message of the next
         hand (an interjection) from the player due, else the stage itself."""
         return due_stage(
             self.stage,
-            self._game,
-            self._hand_ender,
-            self._pipeline.on_chain,
+            self.game,
+            self.hand_ender,
+            self.pipeline.on_chain,
             rest_final=self._hello.agreed(FEATURE_REST_FINAL),
         )
 
-    def _make_owed_predeal(self) -> bool:
+    def make_owed_predeal(self) -> bool:
         """Make the pre-deal message owed since our last :class:`YourTurn`, if we are
         the player due (wire.md 6b); True if it made one."""
-        if not self._pipeline.flush_due():
+        if not self.pipeline.flush_due():
             return False
         due = self._due_stage()
-        if due is self.stage or self._expected_sender() != self.me:
+        if due is self.stage or self.expected_sender() != self.me:
             return False
-        self._pipeline.send_predeal(due, self._hand + 1, self._chain.prev)
+        self.pipeline.send_predeal(due, self.hand + 1, self._chain.prev)
         return True
 
-    def _make_early_d3(self) -> bool:
+    def make_early_d3(self) -> bool:
         """Early cards: as the non-dealer due to send ``v2deck3``, send it now with our
         shares only (wire.md section 6a); the first action follows as a ``v2action``.
         True if it made one."""
         if not self._hello.early or self.stage is not Stage.V2_DECK3:
             return False
-        if self._expected_sender() != self.me or self._cur_v2.pending_d3 is None:
+        if self.expected_sender() != self.me or self.cur_v2.pending_d3 is None:
             return False
-        hand = self._cur_v2
+        hand = self.cur_v2
         shares, hand.pending_d3 = hand.pending_d3, None
-        self._emit(MessageType.V2DECK3, {**self._hand_field(self._hand), "shares": shares})
+        self._emit(MessageType.V2DECK3, {**self.hand_field(self.hand), "shares": shares})
         return True
 
     def _open_next(self) -> HandStateV2:
         """The pre-dealt hand becomes the current one (the previous hand ended)."""
-        self._current = self._pipeline.open()
-        self._hand += 1
-        return self._current
+        self.current = self.pipeline.open()
+        self.hand += 1
+        return self.current
 
     @property
-    def _cur(self) -> PlayedHand:
-        assert self._current is not None
-        return self._current
+    def cur(self) -> PlayedHand:
+        assert self.current is not None
+        return self.current
 
     @property
-    def _cur_v1(self) -> HandState:
-        assert isinstance(self._current, HandState)
-        return self._current
+    def cur_v1(self) -> HandState:
+        assert isinstance(self.current, HandState)
+        return self.current
 
     @property
-    def _cur_v2(self) -> HandStateV2:
-        assert isinstance(self._current, HandStateV2)
-        return self._current
+    def cur_v2(self) -> HandStateV2:
+        assert isinstance(self.current, HandStateV2)
+        return self.current
 
-    def _on_v2deck1(self, env: Envelope, mine: bool) -> None:
+    def on_v2deck1(self, env: Envelope, mine: bool) -> None:
         if self.stage is Stage.V2_PREDEAL1:
             self._on_predeal1(env, mine)
             return
-        payload = self._check_hand_field(env, self._hand)
-        self._advance()
+        payload = self._check_hand_field(env, self.hand)
+        self.advance()
         if not mine:
-            d2 = self._cur_v2.deck.receive_d1(payload)
-            self._emit(MessageType.V2DECK2, {**self._hand_field(self._hand), **d2})
+            d2 = self.cur_v2.deck.receive_d1(payload)
+            self._emit(MessageType.V2DECK2, {**self.hand_field(self.hand), **d2})
 
     def _on_predeal1(self, env: Envelope, mine: bool) -> None:
         """The next non-dealer's v2deck1 of hand n + 1, during hand n."""
-        self._check_hand_field(env, self._hand + 1)
-        self._advance()
-        self._pipeline.on_predeal1(env, mine, self._hand + 1)
+        self._check_hand_field(env, self.hand + 1)
+        self.advance()
+        self.pipeline.on_predeal1(env, mine, self.hand + 1)
 
-    def _on_v2deck2(self, env: Envelope, mine: bool) -> None:
+    def on_v2deck2(self, env: Envelope, mine: bool) -> None:
         if self.stage is Stage.V2_PREDEAL2:
             self._on_predeal2(env, mine)
             return
-        payload = self._check_hand_field(env, self._hand)
-        if "shares" not in payload:
-            raise MalformedMessageError("v2deck2 without its shares", message_no=env.seq)
-        self._advance()
+        payload = self._check_hand_field(env, self.hand)
+        check_v2deck2(env, payload)
+        self.advance()
         if not mine:
-            hand = self._cur_v2
+            hand = self.cur_v2
             d3 = hand.deck.receive_d2(payload)
             hand.pending_d3 = list(d3["shares"])
             self._deal_own(redeal=False)
@@ -292,84 +388,76 @@ class HandPlay(SessionCore):
 
     def _on_predeal2(self, env: Envelope, mine: bool) -> None:
         """The next dealer's v2deck2 of hand n + 1 without its shares, during hand n."""
-        payload = self._check_hand_field(env, self._hand + 1)
-        if "shares" in payload:  # they would show the next non-dealer its cards now
-            raise MalformedMessageError("a pre-dealt v2deck2 carries no shares", message_no=env.seq)
-        self._advance()
-        self._pipeline.on_predeal2(env, mine)
+        check_predeal2(env, self._check_hand_field(env, self.hand + 1))
+        self.advance()
+        self.pipeline.on_predeal2(env, mine)
 
-    def _on_v2open(self, env: Envelope, mine: bool) -> None:
+    def on_v2open(self, env: Envelope, mine: bool) -> None:
         """The dealer's shares for the non-dealer's cards of the pre-dealt hand."""
-        if env.payload["hand"] != self._hand:
-            raise MalformedMessageError(
-                f"v2open names hand {env.payload['hand']}, expected {self._hand}",
-                message_no=env.seq,
-            )
-        self._advance()
+        check_v2open(env, self.hand)
+        self.advance()
         if not mine:
-            hand = self._cur_v2
+            hand = self.cur_v2
             d3 = hand.deck.receive_d2_shares(env.payload["shares"])
             hand.pending_d3 = list(d3["shares"])
             self._deal_own(redeal=False)
             self._your_turn()
 
-    def _on_v2deck3(self, env: Envelope, mine: bool) -> None:
-        payload = self._check_hand_field(env, self._hand)
-        early = "action" not in payload
-        if early and not self._hello.early:
-            raise MalformedMessageError(
-                "v2deck3 without the non-dealer's first action (early cards are off)",
-                message_no=env.seq,
-            )
+    def on_v2deck3(self, env: Envelope, mine: bool) -> None:
+        payload = self._check_hand_field(env, self.hand)
+        early = is_early_d3(env, payload, early=self._hello.early)
         if not mine:
-            self._cur_v2.deck.receive_d3({"shares": payload["shares"]})
+            self.cur_v2.deck.receive_d3({"shares": payload["shares"]})
             self._deal_own(redeal=False)
-        self._pipeline.hand_dealt()
+        self.pipeline.hand_dealt()
         if early:  # the dealer holds its cards; the first action follows as a v2action
-            self._advance({Cond.EARLY: True})
+            self.advance({Cond.EARLY: True})
             return
         self._play_action(env, payload["action"], mine)
 
-    def _on_deck1(self, env: Envelope, mine: bool) -> None:
-        self._advance()
+    def on_deck1(self, env: Envelope, mine: bool) -> None:
+        self.advance()
         if not mine:
-            deck = self._cur_v1.deck
+            deck = self.cur_v1.deck
             d2 = deck.receive_d1(env.payload["deck"], env.payload["commitment"])
             self._emit(MessageType.DECK2, {"deck": list(d2), "commitment": deck.commitment})
 
-    def _on_deck2(self, env: Envelope, mine: bool) -> None:
-        self._advance()
+    def on_deck2(self, env: Envelope, mine: bool) -> None:
+        self.advance()
         if not mine:
-            d3, keys = self._cur_v1.deck.receive_d2(env.payload["deck"], env.payload["commitment"])
+            d3, keys = self.cur_v1.deck.receive_d2(env.payload["deck"], env.payload["commitment"])
             order = positions(Role.NONDEALER, False)
             self._emit(MessageType.DECK3, {"deck": list(d3), "keys": [keys[i] for i in order]})
 
-    def _on_deck3(self, env: Envelope, mine: bool) -> None:
-        self._advance()
+    def on_deck3(self, env: Envelope, mine: bool) -> None:
+        self.advance()
         if not mine:
             order = positions(Role.NONDEALER, False)
-            d4, keys = self._cur_v1.deck.receive_d3(
+            d4, keys = self.cur_v1.deck.receive_d3(
                 env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
             )
             dealer_order = positions(Role.DEALER, False)
-            self._cur_v1.pending_d4 = (tuple(d4), [keys[i] for i in dealer_order])
+            self.cur_v1.pending_d4 = (tuple(d4), [keys[i] for i in dealer_order])
             self._deal_own(redeal=False)
             self._your_turn()
 
-    def _on_deck4(self, env: Envelope, mine: bool) -> None:
+    def on_deck4(self, env: Envelope, mine: bool) -> None:
         if not mine:
             order = positions(Role.DEALER, False)
-            self._cur_v1.deck.receive_d4(
+            self.cur_v1.deck.receive_d4(
                 env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
             )
             self._deal_own(redeal=False)
         self._play_action(env, env.payload["action"], mine)
 
-    def _on_action(self, env: Envelope, mine: bool) -> None:
+    def on_action(self, env: Envelope, mine: bool) -> None:
+        self._play_action(env, env.payload, mine)
+
+    def on_v2action(self, env: Envelope, mine: bool) -> None:
         self._play_action(env, env.payload, mine)
 
     def _deal_own(self, *, redeal: bool) -> None:
-        game, hand = self._game, self._cur
+        game, hand = self.game, self.cur
         assert game is not None
         cards = tuple(Card.from_index(c) for _, c in sorted(hand.my_cards(redeal).items()))
         for event in game.deal({self.me: cards}):
@@ -379,13 +467,13 @@ class HandPlay(SessionCore):
         )
 
     def _your_turn(self) -> None:
-        game = self._game
+        game = self.game
         assert game is not None
         if game.to_act == self.me and game.phase is Phase.PLAY:
             self._events.append(YourTurn(legal_actions=tuple(game.legal_actions())))
 
-    def _own_action_payload(self, action: Action) -> dict[str, Any]:
-        hand, game = self._cur, self._game
+    def own_action_payload(self, action: Action) -> dict[str, Any]:
+        hand, game = self.cur, self.game
         assert game is not None
         payload = action_payload(action)
         if hand.owe_redeal or action.kind is ActionKind.ACCEPT_REDEAL:
@@ -398,8 +486,35 @@ class HandPlay(SessionCore):
             payload[hand.card_field] = hand.show(pos)
         return payload
 
+    def action_message(self, action: Action) -> tuple[str, dict[str, Any]]:
+        """The type and payload of the message that carries our (legal) ``action`` now:
+        an ``action`` or ``v2action`` (with the pipelined ``open`` when it ends the
+        hand, :func:`~._judge.open_due`), or the deal message it rides on
+        (``deck4``, ``v2deck3``)."""
+        game = self.game
+        assert game is not None
+        payload = self.own_action_payload(action)
+        mtype = ACTION_STAGES[self.stage]
+        after = game.copy()
+        events = after.push(action)
+        if mtype == MessageType.V2ACTION and open_due(
+            events, self.me, after, predeal=self.pipeline.on_chain
+        ):
+            payload["open"] = self.pipeline.take_open_shares()
+        if mtype == MessageType.DECK4:
+            v1 = self.cur_v1
+            assert v1.pending_d4 is not None
+            (deck, keys), v1.pending_d4 = v1.pending_d4, None
+            return mtype, {"deck": list(deck), "keys": keys, "action": payload}
+        if mtype == MessageType.V2DECK3:
+            v2 = self.cur_v2
+            assert v2.pending_d3 is not None
+            shares, v2.pending_d3 = v2.pending_d3, None
+            return mtype, {**self.hand_field(self.hand), "shares": shares, "action": payload}
+        return mtype, payload
+
     def _play_action(self, env: Envelope, payload: dict[str, Any], mine: bool) -> None:
-        game, hand = self._game, self._cur
+        game, hand = self.game, self.cur
         assert game is not None
         actor = self.me if mine else self.me.other
         kind = ActionKind(payload["act"])
@@ -409,11 +524,7 @@ class HandPlay(SessionCore):
         keys_due = kind is ActionKind.ACCEPT_REDEAL or (
             hand.peer_owes_redeal if not mine else hand.owe_redeal
         )
-        if keys_due != (field in payload):
-            raise MalformedMessageError(
-                f"redeal {field} missing" if keys_due else f"unexpected redeal {field}",
-                message_no=env.seq,
-            )
+        check_redeal_material(env, payload, field=field, due=keys_due)
         if not mine and field in payload and kind is not ActionKind.ACCEPT_REDEAL:
             # The non-dealer's keys or shares for our (the dealer's) redeal cards.
             hand.receive_redeal(payload[field])
@@ -433,12 +544,7 @@ class HandPlay(SessionCore):
             raise OutOfTurnError(f"player {int(actor)} acted out of turn", message_no=env.seq)
         events = game.push(action)
         opened: list[bytes] | None = payload.get("open")
-        if (opened is not None) != self._pipeline.open_due(events, actor, game):
-            raise MalformedMessageError(
-                "the next dealer's shares must ride on its action that ends the hand, "
-                "and only there",
-                message_no=env.seq,
-            )
+        check_open(env, payload, due=open_due(events, actor, game, predeal=self.pipeline.on_chain))
         self._events.extend(events)
         if kind is ActionKind.ACCEPT_REDEAL:
             if mine:
@@ -452,18 +558,18 @@ class HandPlay(SessionCore):
     def _after_action(
         self, actor: Player, events: Sequence[Event], opened: list[bytes] | None = None
     ) -> None:
-        holds = conditions_after_action(
+        holds = conditions_after(
             events,
-            audit_mode=self.audit_mode,
-            hands=self._hand + 1,
-            audited=self._audit.audited,
+            audit_mode=self.options.audit,
+            hands=self.hand + 1,
+            audited=self.audit.audited,
             early_redeal=self._hello.agreed(FEATURE_EARLY_REDEAL),
+            predeal=self.pipeline.on_chain,
+            opened=opened is not None,
         )
-        holds.update(self._pipeline.conditions(holds[Cond.ROUND_OVER]))
-        holds[Cond.OPENED] = opened is not None
         if holds[Cond.ROUND_OVER]:
-            self._hand_ender = actor
-        self._advance(holds)
+            self.hand_ender = actor
+        self.advance(holds)
         if self.stage in (Stage.DECK1, Stage.V2_DECK1):
             self._start_hand()
         elif self.stage is Stage.V2_DECK3:
@@ -478,78 +584,76 @@ class HandPlay(SessionCore):
         elif self.stage in (Stage.V2_DECK2, Stage.V2_OPEN):
             # The pre-dealt hand starts: its dealer sends what it held back.
             hand = self._open_next()
-            if self._expected_sender() == self.me:
-                self._pipeline.release(hand, self.stage)
+            if self.expected_sender() == self.me:
+                self.pipeline.release(hand, self.stage)
         elif self.stage is Stage.REVEAL_FIRST:
             self._maybe_reveal()
         elif self.stage is Stage.RESULT_FIRST:  # deck v2: no audit, the result follows
             self._expected_result = self._result_payload()
-            if self._expected_sender() == self.me:
+            if self.expected_sender() == self.me:
                 self._emit(MessageType.RESULT, self._expected_result)
         elif self.stage is Stage.V2_REDEAL:
             # Early redeal cards: as the non-dealer, our shares for the dealer's new
             # cards go at once, before we decide (our turn is handed after them).
-            if self._expected_sender() == self.me:
-                self._emit(MessageType.V2REDEAL, {"shares": self._cur.redeal_material()})
+            if self.expected_sender() == self.me:
+                self._emit(MessageType.V2REDEAL, {"shares": self.cur.redeal_material()})
         else:
-            self._pipeline.turn_handed()
+            self.pipeline.turn_handed()
             self._your_turn()
 
-    def _on_v2redeal(self, env: Envelope, mine: bool) -> None:
+    def on_v2redeal(self, env: Envelope, mine: bool) -> None:
         """Early redeal cards: the non-dealer's shares for the dealer's redeal cards,
         right after the dealer's ``accept-redeal`` (wire.md section 6a)."""
-        hand = self._cur
+        hand = self.cur
         if mine:
             hand.owe_redeal = False
         else:
             hand.receive_redeal(env.payload["shares"])
             hand.peer_owes_redeal = False
             self._deal_own(redeal=True)
-        self._advance()
-        self._pipeline.turn_handed()
+        self.advance()
+        self.pipeline.turn_handed()
         self._your_turn()
 
     def _maybe_reveal(self) -> None:
-        if self._expected_sender() == self.me:
-            self._emit(MessageType.REVEAL, self._audit.reveal(self._hand))
+        if self.expected_sender() == self.me:
+            self._emit(MessageType.REVEAL, self.audit.reveal(self.hand))
 
-    def _on_reveal(self, env: Envelope, mine: bool) -> None:
+    def on_reveal(self, env: Envelope, mine: bool) -> None:
         if not mine:
-            self._run_audit(self._audit.receive(env, self._hand), env)
+            hands = check_reveal_covers(env, audited=self.audit.audited, hands=self.hand + 1)
+            self.audit.receive(env, hands)
+            self._run_audit(hands, env)
         first_stage = self.stage is Stage.REVEAL_FIRST
-        game_over = self._game is not None and self._game.phase is Phase.OVER
-        self._advance({Cond.GAME_OVER: game_over})
+        game_over = self.game is not None and self.game.phase is Phase.OVER
+        self.advance({Cond.GAME_OVER: game_over})
         if first_stage:
             self._maybe_reveal()
             return
-        self._audit.passed(self._hand)
+        self.audit.passed(self.hand)
         if self.stage is Stage.DECK1:
             self._start_hand()
         elif self.stage is Stage.RESULT_FIRST:
             self._expected_result = self._result_payload()
-            if self._expected_sender() == self.me:
+            if self.expected_sender() == self.me:
                 self._emit(MessageType.RESULT, self._expected_result)
 
     def _run_audit(self, hands: list[int], env: Envelope) -> None:
         """Audit ``hands`` against the peer's reveal ``env`` and report it."""
-        self._audit.check(hands, env)
+        self.audit.check(hands, env)
         self._events.append(AuditPassed(hands=tuple(hands)))
 
     def _result_payload(self) -> dict[str, Any]:
-        outcome = self.outcome
-        assert outcome is not None
-        return result_payload(outcome, hands=self._hand + 1, chain=self._chain.prev)
+        assert self.game is not None
+        return expected_result(self.game, hands=self.hand + 1, chain=self._chain.prev)
 
-    def _on_result(self, env: Envelope, mine: bool) -> None:
-        if not mine and env.payload != self._expected_result:
-            raise ResultMismatchError(
-                f"peer's result {env.payload} disagrees with ours {self._expected_result}",
-                message_no=env.seq,
-            )
+    def on_result(self, env: Envelope, mine: bool) -> None:
+        if not mine:
+            check_result(env, self._expected_result)
         self._result_envs.append(env.raw)
-        self._advance()
+        self.advance()
         if self.stage is Stage.RESULT_SECOND:
-            if self._expected_sender() == self.me:
+            if self.expected_sender() == self.me:
                 assert self._expected_result is not None
                 self._emit(MessageType.RESULT, dict(self._expected_result))
             return
@@ -560,7 +664,48 @@ class HandPlay(SessionCore):
             winner=outcome.winner,
             scores=outcome.scores,
             reason=outcome.reason.value,
-            hands=self._hand + 1,
+            hands=self.hand + 1,
             envelopes=(self._result_envs[0], self._result_envs[1]),
         )
         self._events.append(GameFinished(result=self.result))
+
+    def on_abort(self, env: Envelope, mine: bool) -> None:
+        """An ``abort`` on the chain: ours changed the stage already; the peer's ends
+        the game (a resignation, wire.md section 8), or refuses the audit when it
+        comes while a reveal is due (:func:`~._judge.audit_refusal`)."""
+        if mine:
+            return
+        if env.payload["reason"] == "resign":
+            self._on_resign(env)
+            return
+        refused = audit_refusal(self.stage, self.game, self.hand_ender, env)
+        self.stage = Stage.ABORTED
+        if refused is not None and refused[0] == self.me.other:
+            raise AuditRefusedError(
+                f"the peer {refused[1]}: the audit is refused "
+                f"({env.payload['reason']} {env.payload['detail']})".rstrip(),
+                step="reveal",
+                evidence=(env.raw,),
+                message_no=env.seq,
+            )
+        reason, detail = env.payload["reason"], env.payload["detail"]
+        self._events.append(PeerAborted(reason=reason, detail=detail, envelope=env.raw))
+
+    def _on_resign(self, env: Envelope) -> None:
+        """The peer's signed resignation (wire.md section 8): the game is ours.
+
+        It is valid only if both hellos announced resignation and, on the chain
+        before it (its ``seq`` may be earlier than our last message when our move
+        crossed it), the game was under way and not decided.
+        """
+        agreed = self._hello.agreed(FEATURE_RESIGN)
+        resignation = self._resignations.theirs(env, game_id=self._hello.game_id, agreed=agreed)
+        self.stage = Stage.ABORTED
+        self._events.append(
+            PeerResigned(
+                reason="resign",
+                detail=env.payload["detail"],
+                envelope=env.raw,
+                resignation=resignation,
+            )
+        )

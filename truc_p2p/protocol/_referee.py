@@ -10,25 +10,26 @@ from typing import TYPE_CHECKING
 
 from truc_p2p.protocol._errors import (
     AuditFailedError,
-    CheatDetectedError,
-    ResultMismatchError,
     RulesetMismatchError,
 )
-from truc_p2p.protocol._judge import hello_terms, hellos_agree
+from truc_p2p.protocol._judge import (
+    check_result,
+    check_reveal_covers,
+    coin_toss,
+    conditions_after,
+    expected_result,
+    hello_terms,
+    hellos_agree,
+)
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import (
     Cond,
     Stage,
-    conditions_after_action,
-    predeal_conditions,
 )
 from truc_p2p.protocol._values import (
     FEATURE_EARLY_REDEAL,
-    coin_commitment,
-    first_dealer_from_coins,
     game_id_of,
     nonce_features,
-    result_payload,
     series_of,
 )
 from truc_p2p.protocol._wire import (
@@ -87,16 +88,14 @@ class Referee(RefereeV1, RefereeV2):
         self.advance()
 
     def on_coin(self, env: Envelope, sender: Player) -> None:
-        if coin_commitment(env.payload["coin"]) != self.coin_commit:
-            raise CheatDetectedError(
-                "coin does not open the commitment", step="coin", evidence=(env.raw,)
-            )
         assert self.ruleset is not None
         linked = series_of(self.initiator_options)
-        if linked is not None and linked.dealer is not None:  # wire.md 4.1: dealers alternate
-            first = linked.dealer
-        else:
-            first = first_dealer_from_coins(env.payload["coin"], self.responder_coin)
+        first = coin_toss(
+            env,
+            commitment=self.coin_commit,
+            responder_coin=self.responder_coin,
+            linked_dealer=linked.dealer if linked is not None else None,
+        )
         if self.deck == "v2":
             self.game = Game(self.ruleset, first_dealer=first, spectator=True)
             self.advance({Cond.DECK_V2: True})
@@ -119,15 +118,15 @@ class Referee(RefereeV1, RefereeV2):
         env: Envelope,
         opened: list[bytes] | None = None,
     ) -> None:
-        holds = conditions_after_action(
+        holds = conditions_after(
             events,
             audit_mode=self.audit_mode or "game",
             hands=self.hand + 1,
             audited=self.audited,
             early_redeal=self.agreed(FEATURE_EARLY_REDEAL),
+            predeal=self.predeal,
+            opened=opened is not None,
         )
-        holds.update(predeal_conditions(holds[Cond.ROUND_OVER], self.predeal or 0))
-        holds[Cond.OPENED] = opened is not None
         if holds[Cond.ROUND_OVER]:
             self.hand_ender = actor
             if self.v2 is not None:
@@ -145,23 +144,14 @@ class Referee(RefereeV1, RefereeV2):
                 self.hand_v2.d2_shares(opened)
         elif self.stage is Stage.RESULT_FIRST:  # deck v2: the result follows the last action
             assert self.game is not None
-            outcome = self.game.outcome()
-            assert outcome is not None
-            self.expected_result = result_payload(outcome, hands=self.hand + 1, chain=env.hash)
+            self.expected_result = expected_result(self.game, hands=self.hand + 1, chain=env.hash)
 
     def on_reveal(self, env: Envelope, sender: Player) -> None:
-        first, seeds = env.payload["first"], env.payload["seeds"]
-        if first != self.audited or first + len(seeds) != self.hand + 1:
-            raise AuditFailedError(
-                f"reveal covers hands {first}..{first + len(seeds) - 1}, expected "
-                f"{self.audited}..{self.hand}",
-                step="reveal",
-                evidence=(env.raw,),
-            )
-        for k, seed in enumerate(seeds):
-            if self.scan.seeds.get((sender, first + k), (b"", -1))[0] != seed:
+        hands = check_reveal_covers(env, audited=self.audited, hands=self.hand + 1)
+        for hand, seed in zip(hands, env.payload["seeds"], strict=True):
+            if self.scan.seeds.get((sender, hand), (b"", -1))[0] != seed:
                 raise AuditFailedError(
-                    f"hand {first + k}: seed differs from the one revealed before",
+                    f"hand {hand}: seed differs from the one revealed before",
                     step="reveal",
                     evidence=(env.raw,),
                 )
@@ -173,16 +163,11 @@ class Referee(RefereeV1, RefereeV2):
             if self.stage is Stage.DECK1:
                 self.start_hand()
             elif self.stage is Stage.RESULT_FIRST:
-                outcome = self.game.outcome()
-                assert outcome is not None
-                self.expected_result = result_payload(outcome, hands=self.hand + 1, chain=env.hash)
+                self.expected_result = expected_result(
+                    self.game, hands=self.hand + 1, chain=env.hash
+                )
 
     def on_result(self, env: Envelope, sender: Player) -> None:
-        if env.payload != self.expected_result:
-            raise ResultMismatchError(
-                f"player {sender}'s result {env.payload} disagrees with the replay "
-                f"{self.expected_result}",
-                evidence=(env.raw,),
-            )
+        check_result(env, self.expected_result)
         self.results.append(env.payload)
         self.advance()

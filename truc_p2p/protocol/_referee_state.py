@@ -20,12 +20,11 @@ from truc_p2p.protocol._errors import (
     RemoteProtocolError,
 )
 from truc_p2p.protocol._hello import feature_agreed
-from truc_p2p.protocol._judge import check_not_ended, check_turn
+from truc_p2p.protocol._judge import audit_refusal, check_not_ended, check_turn
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import (
     Cond,
     Stage,
-    expected_sender,
     next_stage,
 )
 from truc_p2p.protocol._values import (
@@ -50,6 +49,7 @@ if TYPE_CHECKING:
 
 
 from truc_p2p.protocol._judge import Mark, check_resignation, mark_before, resignation_hand
+from truc_p2p.protocol._rulebook import handler as rulebook_handler
 from truc_p2p.protocol._verify_report import PlayerInfo
 from truc_p2p.protocol._verify_scan import Scan
 
@@ -166,7 +166,7 @@ class RefereeState:
         game plays the deck it needs, as the session judges it."""
         return feature_agreed(feature, self.features, self.deck)
 
-    def on_resign(self, env: Envelope, n: int) -> None:
+    def resign_at(self, env: Envelope, n: int) -> None:
         """A signed resignation at position ``n`` (its ``seq`` names the point of the
         chain its sender had seen): the other player wins (wire.md section 8)."""
         mark = self.marks[env.seq]
@@ -178,41 +178,34 @@ class RefereeState:
         self.stage = Stage.ABORTED
 
     def step(self, env: Envelope) -> None:
-        n = env.seq
         # One ending per game: nothing after it, and no abort or resignation ends it again.
         check_not_ended(self.stage, "a resignation" if self.resigned else "an abort", env)
-        if env.type == MessageType.ABORT and env.payload["reason"] == "resign":
-            self.on_resign(env, len(self.marks) - 1)
-            return
-        if env.type == MessageType.ABORT:
-            self.ended_by = (
-                f"player {env.sender} aborted at message {n}: {env.payload['reason']}"
-                + (f" ({env.payload['detail']})" if env.payload["detail"] else "")
+        handler = rulebook_handler(self, env.type)  # the one dispatch, the session's too
+        if env.type != MessageType.ABORT:
+            self.stage = check_turn(
+                self.stage,
+                env,
+                game=self.game,
+                hand_ender=self.hand_ender,
+                predeal=self.predeal,
+                rest_final=self.agreed(FEATURE_REST_FINAL),
             )
-            if self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
-                # The player whose reveal was due refused it, if it aborted or the
-                # other timed it out; a player that quits while waiting for the
-                # other's reveal broke the audit off itself.
-                due = expected_sender(self.stage, self.game, self.hand_ender)
-                aborter = Player(env.sender)
-                if aborter != due and env.payload["reason"] != "timeout":
-                    self.refused_by = aborter
-                    self.refusal = "aborted while waiting for the other player's reveal"
-                else:
-                    self.refused_by = due
-            self.stage = Stage.ABORTED
+        handler(env, Player(env.sender))
+
+    def on_abort(self, env: Envelope, sender: Player) -> None:
+        """An abort ends the game: a resignation (:meth:`resign_at`), or a plain abort,
+        which refuses the audit while a reveal is due (:func:`~._judge.audit_refusal`)."""
+        if env.payload["reason"] == "resign":
+            self.resign_at(env, len(self.marks) - 1)
             return
-        rest_final = self.agreed(FEATURE_REST_FINAL)
-        self.stage = check_turn(
-            self.stage,
-            env,
-            game=self.game,
-            hand_ender=self.hand_ender,
-            predeal=self.predeal,
-            rest_final=rest_final,
+        n = env.seq
+        self.ended_by = f"player {env.sender} aborted at message {n}: {env.payload['reason']}" + (
+            f" ({env.payload['detail']})" if env.payload["detail"] else ""
         )
-        sender = Player(env.sender)
-        getattr(self, "on_" + env.type)(env, sender)
+        refused = audit_refusal(self.stage, self.game, self.hand_ender, env)
+        if refused is not None:
+            self.refused_by, self.refusal = refused
+        self.stage = Stage.ABORTED
 
     def advance(self, holds: dict[Cond, bool] | None = None) -> None:
         self.stage = next_stage(self.stage, holds or {})

@@ -11,11 +11,13 @@ transcript.  :meth:`Session.restore` builds the session and calls it.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from truc_p2p.protocol._errors import LocalProtocolError, RemoteProtocolError
-from truc_p2p.protocol._events import CLOSED, NEED_DATA, SessionEvent, YourTurn
+from truc_p2p.protocol._events import CLOSED, NEED_DATA, AnyEvent, SessionEvent, YourTurn
 from truc_p2p.protocol._hello import FEATURES
 from truc_p2p.protocol._judge import check_not_ended
 from truc_p2p.protocol._messages import MessageType
@@ -30,26 +32,46 @@ from truc_p2p.protocol._wire import decode_envelope, frame
 from truc_p2p.rules import Action, ActionKind, Card, Event, Player, Ruleset
 
 if TYPE_CHECKING:
+    from truc_p2p.protocol._chain import Chain
+    from truc_p2p.protocol._link import Link
+    from truc_p2p.protocol._play import HandPlay
     from truc_p2p.protocol._session import Session
 
-__all__ = ["own_options", "replay"]
+__all__ = ["Restoring", "own_options", "replay"]
+
+
+@dataclass(frozen=True)
+class Restoring:
+    """The parts of a new session a restore drives besides its public API: the table
+    (the owed messages, the game), the link (what the replay made, the record), the
+    chain and the session's event queue."""
+
+    play: HandPlay
+    link: Link
+    chain: Chain
+    events: deque[AnyEvent]
 
 
 def replay(
-    session: Session, envelopes: Sequence[bytes], record: Callable[[bytes], None] | None
-) -> None:
-    """Replay ``envelopes`` into a new ``session``, then attach ``record``.
+    session: Session,
+    parts: Restoring,
+    envelopes: Sequence[bytes],
+    record: Callable[[bytes], None] | None,
+) -> list[SessionEvent | Event]:
+    """Replay ``envelopes`` into a new ``session``, then attach ``record``; returns the
+    events the replay produced, for :meth:`Session.take_history`.
 
     Raises :class:`LocalProtocolError` when an own envelope differs from
     what the session makes, and ``unexpected-message`` for any envelope after
     the game ended (a second ending: :func:`~._judge.check_not_ended`, as the
-    verifier judges it).  The events the replay produced are kept, in order,
-    for :meth:`Session.take_history` (every one but the turns already taken);
+    verifier judges it).  The events the replay produced are returned, in
+    order (every one but the turns already taken);
     only the :class:`YourTurn` that is due stays pending.  Own automatic
     messages made past the transcript's end are recorded, not sent:
     :meth:`Session.reconnect` sends them.
     """
-    sent = session._sent_log = list(session._outbox)
+    play, link = parts.play, parts.link
+    sent = link.sent_log = list(link.outbox)
     history: list[SessionEvent | Event] = []
     cursor = 0
     for n, raw in enumerate(envelopes):
@@ -63,16 +85,16 @@ def replay(
                 raise
         if sender == session.me:
             if cursor >= len(sent):
-                session._make_owed_predeal()  # an owed pre-deal comes first
+                play.make_owed_predeal()  # an owed pre-deal comes first
             if cursor >= len(sent) and _is_early_d3(raw):
-                session._make_early_d3()  # made while the player thought (wire.md 6a)
+                play.make_early_d3()  # made while the player thought (wire.md 6a)
             if cursor >= len(sent):
-                _replay_own_decision(session, raw)
+                _replay_own_decision(session, play, raw)
             produced = sent[cursor]
             cursor += 1
             if produced != raw:
                 raise LocalProtocolError(
-                    f"transcript message {session._chain.seq - 1} differs from what this "
+                    f"transcript message {parts.chain.seq - 1} differs from what this "
                     "identity and secret produce"
                 )
         else:
@@ -84,26 +106,25 @@ def replay(
     # process died between recording the peer's message and its answer) were
     # never recorded: record them now, before anything can send them.
     unrecorded = sent[cursor:]
-    session._sent_log = None
-    session._outbox.clear()
+    link.sent_log = None
+    link.outbox.clear()
     # our last decisions' events (no peer envelope came after them to drain them)
+    events = parts.events
     history += (
-        e
-        for e in session._events
-        if isinstance(e, SessionEvent | Event) and not isinstance(e, YourTurn)
+        e for e in events if isinstance(e, SessionEvent | Event) and not isinstance(e, YourTurn)
     )
-    session._history = history
-    session._events.clear()
-    game = session._game
+    events.clear()
+    game = play.game
     if game is not None and game.to_act == session.me:
-        session._events.append(YourTurn(legal_actions=tuple(game.legal_actions())))
-    session._record = record
+        events.append(YourTurn(legal_actions=tuple(game.legal_actions())))
+    link.record = record
     if record is not None:
         for raw in unrecorded:
             record(raw)
+    return history
 
 
-def _replay_own_decision(session: Session, raw: bytes) -> None:
+def _replay_own_decision(session: Session, play: HandPlay, raw: bytes) -> None:
     """Make again the decision (an action or an abort) that produced ``raw``."""
     env = decode_envelope(raw)
     bundled = env.type in (MessageType.DECK4, MessageType.V2DECK3)
@@ -115,9 +136,9 @@ def _replay_own_decision(session: Session, raw: bytes) -> None:
         raise LocalProtocolError(f"transcript message {env.seq} is not ours to make now")
     kind = ActionKind(payload["act"])
     if kind is ActionKind.PLAY:
-        game = session._game
+        game = play.game
         assert game is not None
-        index = session._cur.my_cards(game.redealt)[payload["pos"]]
+        index = play.cur.my_cards(game.redealt)[payload["pos"]]
         action = Action.play(Card.from_index(index))
     else:
         action = Action(kind)

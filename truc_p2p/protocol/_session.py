@@ -12,18 +12,21 @@ from which every local random value is derived (hello nonce, coin, one deck
 seed per hand), so a session can be rebuilt from that secret and its
 transcript (:meth:`Session.restore`, replayed by :mod:`._restore`).
 
-The session is built in layers, one job each: :class:`~._session_core.SessionCore`
-(the shared state and the door our messages go out by), :class:`~._play.HandPlay`
-(the hands' deal, play, audit and result), :class:`~._session_control.ControlSide`
-(abort, resignation, resume, bye) and this facade, which reads and checks the
-peer's bytes.  The hellos are a composed part, the session's
-:class:`~._hello.Negotiation`: it judges each hello and returns what the session
-sends; the facade's hello facts (:attr:`Session.game_id`, :attr:`Session.peer_name`,
-the features agreed, ...) read it.  What a resignation records is another,
-:class:`~._resignations.Resignations` (:attr:`Session.resignation`).  Its settings
-are one :class:`~._options.SessionOptions`.
+The session is built from parts, each an object that owns its state: the
+:class:`~._play.HandPlay` (``_play``: the stage, the hands' deal, play, audit and
+result, and the handler of every message on the chain), the
+:class:`~._hello.Negotiation` (``_hello``: the hellos, their options and features,
+the peer's identity and the game id), the :class:`~._chain.Chain`, the
+:class:`~._control.ControlPlane` (``_control``: ``resume``, ``refuse``, ``bye``,
+signed and outside the chain), the :class:`~._resignations.Resignations` (what a
+resignation at each chain position records) and the :class:`~._link.Link`
+(``_link``: the frames read, the envelopes to send and the transcript's record).
+The table's pipelined deal is its :class:`~._pipeline.Pipeline`.  This facade
+signs our messages (:meth:`Session._emit`), judges the peer's envelopes before
+the table acts on them, and answers the public API by reading the parts.  Its
+settings are one :class:`~._options.SessionOptions`.
 
-Every message, sent or received, goes through :meth:`HandPlay._apply`, which keeps
+Every message, sent or received, goes through :meth:`HandPlay.apply`, which keeps
 the chain (a :class:`~._chain.Chain` and the game id), the stage table of
 :mod:`._state`, the deck layer (one per-hand state object per hand: a
 :class:`~.legacy_v1._hand.HandState` around :class:`~truc_p2p.deck.DeckSide` for deck
@@ -38,7 +41,7 @@ results) are queued automatically.  Any fault in peer input becomes a
 leaves the session in the ``ERROR`` stage.
 
 With the pipelined deal (wire.md section 6b) two hands are alive at once:
-the session plays ``_current`` while its :class:`~._pipeline.Pipeline`
+the table plays its ``current`` hand while its :class:`~._pipeline.Pipeline`
 holds hand n + 1, pre-dealt meanwhile, until that hand opens.  The messages
 outside the chain (``resume``, ``refuse``, ``bye``) belong to the session's
 :class:`~._control.ControlPlane`; the session frames them and queues what it
@@ -47,43 +50,50 @@ returns.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from truc_p2p._text import printable
 from truc_p2p.crypto import SigningKey, VerifyKey
+from truc_p2p.protocol._chain import Chain, hello_key
+from truc_p2p.protocol._control import ControlPlane, ResumeClock
 from truc_p2p.protocol._errors import (
-    AuditRefusedError,
     LocalProtocolError,
-    MalformedMessageError,
     OutOfTurnError,
     ProtocolError,
     RemoteProtocolError,
     ResumeRefusedError,
     UnexpectedMessageError,
-    WrongGameError,
 )
 from truc_p2p.protocol._events import (
     CLOSED,
     NEED_DATA,
     AnyEvent,
-    PeerAborted,
+    GameResult,
+    Resignation,
     SessionEvent,
 )
-from truc_p2p.protocol._hello import Agreed, Announced
+from truc_p2p.protocol._hello import Agreed, Announced, Negotiation
 from truc_p2p.protocol._judge import check_turn
+from truc_p2p.protocol._link import Link
 from truc_p2p.protocol._messages import (
+    ABORT_REASONS,
     DECK_VERSIONS,
     MessageType,
     validate_payload,
 )
 from truc_p2p.protocol._options import SessionOptions
-from truc_p2p.protocol._restore import own_options, replay
-from truc_p2p.protocol._session_control import ControlSide
+from truc_p2p.protocol._play import HandPlay, Parts
+from truc_p2p.protocol._resignations import Resignations
+from truc_p2p.protocol._restore import Restoring, own_options, replay
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
     Stage,
 )
 from truc_p2p.protocol._values import (
     AUDIT_MODES,
+    FEATURE_RESIGN,
     FEATURE_REST_FINAL,
     Series,
     coin_commitment,
@@ -93,18 +103,23 @@ from truc_p2p.protocol._values import (
     local_seed_v2,
     local_value,
     refusal,
+    resignable,
 )
 from truc_p2p.protocol._wire import (
     Envelope,
-    FrameBuffer,
     decode_envelope,
+    envelope_hash,
     fingerprint,
+    frame,
+    public_key_bytes,
+    sign_envelope,
     verify_signature,
 )
 from truc_p2p.rules import (
     Action,
     Event,
     Game,
+    Outcome,
     Player,
     RulesError,
 )
@@ -123,7 +138,7 @@ __all__ = [
 ]
 
 
-class Session(ControlSide):
+class Session:
     """One player's end of a truc-p2p game.  See the module docstring.
 
     ``role`` is :attr:`Player.P0` for the initiator (who sends the first
@@ -156,17 +171,67 @@ class Session(ControlSide):
         accept_series: Callable[[Series, str], bool] | None = None,
         options: SessionOptions = SessionOptions(),
     ) -> None:
-        super().__init__(
+        if len(secret) != 32:
+            raise LocalProtocolError("secret must be 32 bytes of fresh randomness")
+        #: the local settings this session was made with
+        self.options = options
+        self._identity = identity
+        self._public = public_key_bytes(identity.public_key())
+        self.me = Player(role)
+        self._take_options(options)
+        self._link = Link(record)
+        self._events: deque[AnyEvent] = deque()
+        #: the events a restore replayed from the transcript (see :meth:`take_history`)
+        self._history: list[SessionEvent | Event] = []
+        self._error: ProtocolError | None = None
+        self._chain = Chain()
+        # resume, refuse and bye: signed, outside the chain.
+        self._control = ControlPlane(
             identity=identity,
-            role=role,
-            secret=secret,
+            me=self.me,
+            expected_peer=expected_peer_fingerprint,
+            chain=self._chain,
+        )
+        # The hellos: what ours proposes, the peer's identity, the game id.
+        self._hello = Negotiation(
             options=options,
-            record=record,
+            me=self.me,
+            public=self._public,
+            secret=secret,
+            coin=local_value(secret, b"coin"),
             expected_peer=expected_peer_fingerprint,
             accept_series=accept_series,
         )
+        # What a resignation before each chain position would record, and the one
+        # that ended the game.
+        self._resignations = Resignations(me=self.me, deck=self.deck)
+        parts = Parts(
+            hello=self._hello,
+            control=self._control,
+            chain=self._chain,
+            resignations=self._resignations,
+        )
+        self._play = HandPlay(
+            options=options,
+            me=self.me,
+            secret=secret,
+            parts=parts,
+            events=self._events,
+            emit=lambda mtype, payload: self._emit(mtype, payload),
+            fail=self._fail,
+        )
         if self.me is Player.P0:
             self._emit(MessageType.HELLO, self._hello.hello())
+
+    def _take_options(self, options: SessionOptions) -> None:
+        """The settings as the attributes callers read (``session.deck``, ...)."""
+        self.ruleset = options.ruleset
+        self.name = options.name
+        self.audit_mode = options.audit
+        #: the deck version: "v1" (seed audit) or "v2" (proofs at every message)
+        self.deck = options.deck
+        #: deck v2 only: deal hand n + 1 while hand n is played (wire.md section 6b)
+        self.pipeline = bool(options.pipeline)
 
     # ------------------------------------------------------------------ public API
 
@@ -237,27 +302,43 @@ class Session(ControlSide):
         return self._hello.early_proposed
 
     @property
+    def stage(self) -> Stage:
+        """The stage of the game (wire.md section 5; ``DONE``, ``ABORTED`` or ``ERROR``
+        once it ended)."""
+        return self._play.stage
+
+    @property
+    def result(self) -> GameResult | None:
+        """The co-signed result, once both ``result`` messages are on the chain."""
+        return self._play.result
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The rules outcome once the last action is played (before the audit)."""
+        return self._play.outcome
+
+    @property
     def game(self) -> Game:
         """A copy of this player's view of the rules engine (after the coin flip)."""
-        if self._game is None:
+        if self._play.game is None:
             raise LocalProtocolError("the game has not started yet")
-        return self._game.copy()
+        return self._play.game.copy()
 
     @property
     def hands_dealt(self) -> int:
-        return self._hand + 1
+        return self._play.hand + 1
 
     @property
     def transcript_messages(self) -> int:
         """Envelopes of this game in this side's transcript: every one sent or received,
         once, over every connection and restart (``resume`` and ``bye`` are not in it).
         What ``verify`` counts as the transcript's messages."""
-        return self._recorded[0]
+        return self._link.messages
 
     @property
     def transcript_bytes(self) -> int:
         """Bytes of those envelopes framed as in the transcript (4-byte length each)."""
-        return self._recorded[1]
+        return self._link.nbytes
 
     @property
     def error(self) -> ProtocolError | None:
@@ -280,7 +361,7 @@ class Session(ControlSide):
             or (self.stage is Stage.DONE and self.peer_done)
         ):
             return
-        self._frames.feed(data)
+        self._link.frames.feed(data)
 
     def next_event(self) -> AnyEvent:
         """Return the next event, :data:`NEED_DATA` or :data:`CLOSED`.
@@ -295,9 +376,9 @@ class Session(ControlSide):
                 raise self._error
             if self._control.reconnecting:
                 try:
-                    raw = self._frames.next_envelope()
+                    raw = self._link.frames.next_envelope()
                 except RemoteProtocolError as exc:
-                    self._frames = FrameBuffer()
+                    self._link.drop_input()
                     raise ResumeRefusedError(f"not a resume: {exc.args[0]}") from None
                 if raw is None:
                     return NEED_DATA
@@ -308,15 +389,15 @@ class Session(ControlSide):
                 return CLOSED
             if self.stage is Stage.ABORTED:
                 return CLOSED
-            if self._make_owed_predeal():
+            if self._play.make_owed_predeal():
                 continue
             try:
-                raw = self._frames.next_envelope()
+                raw = self._link.frames.next_envelope()
             except RemoteProtocolError as exc:
                 self._fail(exc)
                 raise
             if raw is None:
-                if self._pipeline.work():  # nothing to read: time for the put-off deck work
+                if self._play.pipeline.work():  # nothing to read: time for the put-off deck work
                     continue
                 return NEED_DATA
             self._receive(raw)
@@ -342,8 +423,8 @@ class Session(ControlSide):
         """
         if self._error is not None:
             raise self._error
-        made = self._make_owed_predeal() or self._make_early_d3()
-        return self._pipeline.work() or made
+        made = self._play.make_owed_predeal() or self._play.make_early_d3()
+        return self._play.pipeline.work() or made
 
     def send(self, action: Action) -> bytes:
         """Play ``action`` (it must be legal and your turn); returns the bytes to send.
@@ -352,7 +433,7 @@ class Session(ControlSide):
         """
         if self._error is not None or self.finished:
             raise LocalProtocolError(f"cannot act: session is {self.stage.value}")
-        game = self._game
+        play, game = self._play, self._play.game
         if self.stage not in ACTION_STAGES or game is None or game.to_act != self.me:
             raise LocalProtocolError("it is not your turn to act")
         if not game.is_legal(action):
@@ -361,34 +442,14 @@ class Session(ControlSide):
             except RulesError as exc:  # an illegal action, or not an Action at all
                 raise LocalProtocolError(f"illegal action {action}: {exc}") from exc
             raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
-        self._make_owed_predeal()  # it goes first on the chain
-        payload = self._own_action_payload(action)
-        mtype = ACTION_STAGES[self.stage]
-        if mtype == MessageType.V2ACTION and self._pipeline.open_due(
-            game.copy().push(action), self.me, game
-        ):
-            payload["open"] = self._pipeline.take_open_shares()
-        if mtype == MessageType.DECK4:
-            hand = self._cur_v1
-            pending = hand.pending_d4
-            assert pending is not None
-            deck, keys = pending
-            hand.pending_d4 = None
-            self._emit(mtype, {"deck": list(deck), "keys": keys, "action": payload})
-        elif mtype == MessageType.V2DECK3:
-            hand2 = self._cur_v2
-            shares = hand2.pending_d3
-            assert shares is not None
-            hand2.pending_d3 = None
-            self._emit(mtype, {**self._hand_field(self._hand), "shares": shares, "action": payload})
-        else:
-            self._emit(mtype, payload)
+        play.make_owed_predeal()  # it goes first on the chain
+        self._emit(*play.action_message(action))
         return self.data_to_send()
 
     @property
     def started(self) -> bool:
         """Whether the game began from our side: hellos exchanged and the coin flipped."""
-        return self._game is not None
+        return self._play.game is not None
 
     def take_history(self) -> tuple[SessionEvent | Event, ...]:
         """The events of the game so far that no one was handed yet: those the replay
@@ -425,49 +486,195 @@ class Session(ControlSide):
         if options is None:
             options = own_options(envelopes, Player(role)) or SessionOptions()
         session = cls(identity=identity, role=role, secret=secret, options=options)
-        replay(session, envelopes, record)
+        parts = Restoring(
+            play=session._play, link=session._link, chain=session._chain, events=session._events
+        )
+        session._history = replay(session, parts, envelopes, record)
         return session
+
+    # ------------------------------------------------------------------ ending, reconnecting
+
+    def abort(self, reason: str, detail: str = "") -> bytes:
+        """End the game early with a signed ``abort`` (quit, timeout, cheat, ...).
+
+        Returns the bytes to send (empty if nothing can be sent any more).  Reason
+        ``"resign"`` is :meth:`resign`: a complete result, with its own checks.
+        """
+        if reason not in ABORT_REASONS:
+            raise LocalProtocolError(f"abort reason must be one of {', '.join(ABORT_REASONS)}")
+        if reason == "resign":
+            return self.resign(detail)
+        if self.stage in (Stage.DONE, Stage.ABORTED):
+            return b""
+        detail = printable(detail, 200)
+        hellos = self._hello.hellos
+        if not hellos or (len(hellos) < 2 and self._hello.peer_key is None):
+            self._play.end(Stage.ABORTED)
+            return b""
+        self._emit(MessageType.ABORT, {"reason": reason, "detail": detail})
+        self._play.end(Stage.ABORTED)
+        return self.data_to_send()
+
+    @property
+    def can_resign(self) -> bool:
+        """Whether :meth:`resign` would give the game away now: resignation is agreed,
+        the game started and is not decided, and no reveal or result is due."""
+        return (
+            self._error is None
+            and self._hello.agreed(FEATURE_RESIGN)
+            and resignable(self.stage, self._play.game)
+        )
+
+    def resign(self, detail: str = "") -> bytes:
+        """Give the game to the opponent with a signed ``abort`` {reason: ``resign``}.
+
+        Unlike a ``quit`` this is a complete result (wire.md section 8): the opponent
+        wins, the score is the one on the chain now, and both transcripts verify.
+        It may be sent at any time during the deal and play, also while the
+        opponent is to act.  Raises :class:`LocalProtocolError` when
+        :attr:`can_resign` is false (an old peer, no game yet, or the game is
+        decided): leave with :meth:`abort` ``"quit"`` then.  Returns the bytes to send.
+        """
+        if not self.can_resign:
+            why = (
+                "the peer does not support it"
+                if not self._hello.agreed(FEATURE_RESIGN)
+                else (f"not in stage {self.stage.value}")
+            )
+            raise LocalProtocolError(f"cannot resign now: {why}")
+        game = self._play.game
+        assert game is not None
+        detail = printable(detail, 200)
+        scores, hand = game.scores, self._resignations.hand(self._play.hand)
+        self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})
+        self._play.end(Stage.ABORTED)
+        self._resignations.ours(
+            game_id=self._hello.game_id,
+            scores=scores,
+            hand=hand,
+            detail=detail,
+            envelope=self._chain.raw(self._chain.seq - 1),
+        )
+        return self.data_to_send()
+
+    @property
+    def resignation(self) -> Resignation | None:
+        """The signed resignation that ended the game (ours or the peer's), if any."""
+        return self._resignations.resignation
+
+    @property
+    def ending(self) -> str:
+        """How the game ended, in the words of a second ending's error: ``"a
+        resignation"``, ``"an abort"`` or ``"the co-signed result"``."""
+        if self.stage is Stage.DONE:
+            return "the co-signed result"
+        return "a resignation" if self.resignation is not None else "an abort"
+
+    @property
+    def peer_played(self) -> bool:
+        """Whether the peer signed a message of the game beyond its hello and an abort
+        (a host that turns our options down after its hello played nothing)."""
+        peer = int(self.me.other)
+        mine = [n for n in range(self._chain.seq) if self._chain.sender(n) == peer]
+        if mine and decode_envelope(self._chain.raw(mine[-1])).type == MessageType.ABORT:
+            mine.pop()
+        return len(mine) > 1
+
+    @property
+    def resumable(self) -> bool:
+        """Whether a lost connection can be resumed: the game id exists and the game was
+        neither aborted nor broken (a finished game still resends its last messages)."""
+        return bool(self._hello.game_id) and self.stage not in (Stage.ABORTED, Stage.ERROR)
+
+    @property
+    def peer_done(self) -> bool:
+        """The peer said ``bye``: it holds the whole game, nothing is owed to it."""
+        return self._control.peer_done
+
+    def _read_farewells(self) -> None:
+        """After the result: look for the peer's ``bye``; anything else is dropped."""
+        while not self._control.peer_done:
+            try:
+                raw = self._link.frames.next_envelope()
+            except RemoteProtocolError:
+                self._link.drop_input()
+                return
+            if raw is None:
+                return
+            self._control.on_bye(raw)
+
+    def farewell(self) -> bytes:
+        """A signed ``bye`` (framed, outside the chain): we hold the whole game.
+
+        Sent once the result is co-signed; the peer that receives it knows our
+        last message arrived.  A side keeps answering reconnections until it
+        gets the peer's ``bye``.
+        """
+        if self.stage is not Stage.DONE:
+            raise LocalProtocolError("bye comes after the co-signed result")
+        return frame(self._control.farewell())
+
+    @property
+    def reconnecting(self) -> bool:
+        """True between :meth:`reconnect` and the peer's valid ``resume``."""
+        return self._control.reconnecting
+
+    def reconnect(self, nonce: bytes, *, dialer: bool, clock: ResumeClock | None = None) -> None:
+        """Start over on a new connection after the old one was lost.
+
+        Drops the old connection's partial input and unsent output (whatever the
+        peer lacks is resent once it says how far it got), then expects the
+        peer's signed ``resume`` as the first message.  The ``dialer`` (the side
+        that opened the new connection) sends its ``resume`` at once; the other
+        side answers the dialer's, echoing its ``nonce`` (16 fresh random bytes
+        from the caller).  Read :meth:`data_to_send` afterwards.  A connection
+        whose first message is not a valid resume raises
+        :class:`ResumeRefusedError` from :meth:`next_event` and leaves the game
+        intact: call :meth:`reconnect` again for the next connection.
+
+        ``clock`` is our view of the turn clock and the away time, which our resume
+        carries when both hellos announce the clock in resume (wire.md 13.1,
+        :attr:`resume_clock_agreed`); the peer's comes back in :class:`Resumed`.
+        """
+        if not self.resumable:
+            raise LocalProtocolError(f"nothing to resume: session is {self.stage.value}")
+        resume = self._control.reconnect(nonce, dialer=dialer, clock=clock)
+        self._link.new_connection()
+        if resume is not None:
+            self._link.outbox.append(resume)
+
+    def _on_resume(self, raw: bytes) -> None:
+        try:
+            event, out = self._control.on_resume(raw)
+        except ResumeRefusedError:
+            self._link.drop_input()  # the connection is condemned, not the game
+            raise
+        except RemoteProtocolError as exc:
+            self._fail(exc)
+            raise
+        self._link.outbox.extend(out)
+        self._events.append(event)
+
+    def _on_refuse(self, env: Envelope) -> None:
+        """The host's signed refusal of our hello."""
+        self._events.append(self._control.on_refuse(env))
+        if not self._hello.game_id:
+            self._play.end(Stage.ABORTED)
 
     # ------------------------------------------------------------------ reading the peer
 
     def _receive(self, raw: bytes) -> None:
         position = self._chain.seq  # where ``raw`` sits in the transcript
-        self._tally(raw)
-        if self._record is not None:
-            self._record(raw)
+        self._link.keep(raw)
         try:
             env = decode_envelope(raw, message_no=position)
             if env.type == MessageType.REFUSE and self.stage is Stage.HELLO_RESPONDER:
                 self._on_refuse(env)
                 return
-            self._chain.check_equivocation(env, int(self.me.other), self._hello.peer_key)
             self._check_envelope(env)
             self._mark(env.type)
             self._chain.append(env.sender, raw, env.hash)
-            if env.type == MessageType.ABORT and env.payload["reason"] == "resign":
-                self._on_resign(env)
-                return
-            if env.type == MessageType.ABORT:
-                refused = (
-                    self.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND)
-                    and self._expected_sender() == self.me.other
-                )
-                self.stage = Stage.ABORTED
-                if refused:
-                    raise AuditRefusedError(
-                        "peer aborted instead of revealing its seeds: the audit is refused "
-                        f"({env.payload['reason']} {env.payload['detail']})".rstrip(),
-                        step="reveal",
-                        evidence=(raw,),
-                        message_no=env.seq,
-                    )
-                self._events.append(
-                    PeerAborted(
-                        reason=env.payload["reason"], detail=env.payload["detail"], envelope=raw
-                    )
-                )
-                return
-            self._apply(env, mine=False)
+            self._play.apply(env, mine=False)
         except RemoteProtocolError as exc:
             if exc is self._error:  # put-off deck work failed: it names its own message
                 raise
@@ -480,54 +687,71 @@ class Session(ControlSide):
             raise
 
     def _check_envelope(self, env: Envelope) -> None:
-        """Signature, sender, game id, sequence, chain, turn and payload shape."""
+        """Signature, sender, then the chain's one judgement (game id, position,
+        equivocation: :meth:`~._chain.Chain.check_link`), payload shape and turn."""
         evidence = (env.raw,)
         n = env.seq
         if self.stage is Stage.ERROR:  # pragma: no cover - next_event raises first
             raise LocalProtocolError("session is in error")
-        if env.type == MessageType.HELLO and self._hello.peer_key is None:
-            key_bytes = env.payload.get("key")
-            if not isinstance(key_bytes, bytes) or len(key_bytes) != 32:
-                raise MalformedMessageError("hello without a 32-byte key", message_no=n)
-            if key_bytes == self._public:
-                raise MalformedMessageError("peer presents our own key", message_no=n)
-            try:
-                key = VerifyKey.from_bytes(key_bytes)
-            except ValueError:
-                raise MalformedMessageError("hello key is not an Ed25519 key") from None
-            verify_signature(env, key)
-        elif self._hello.peer_key is None:
+        key = self._hello.peer_key
+        if env.type == MessageType.HELLO and key is None:
+            key = hello_key(env, taken=self._public)
+        elif key is None:
             raise UnexpectedMessageError(
                 f"{env.type!r} before the peer's hello", evidence=evidence, message_no=n
             )
-        else:
-            verify_signature(env, self._hello.peer_key)
+        verify_signature(env, key)
         if env.sender != int(self.me.other):
             raise OutOfTurnError(
                 f"message claims sender {env.sender}", evidence=evidence, message_no=n
             )
-        if env.game_id != self._hello.game_id:
-            raise WrongGameError("envelope names another game", evidence=evidence, message_no=n)
-        if env.type == MessageType.ABORT:
-            validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
-            self._chain.check_abort(env, int(self.me))
-            return
-        self._chain.check_next(env)
+        self._chain.check_link(env, self._hello.game_id)
         validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
+        if env.type == MessageType.ABORT:
+            return
         check_turn(
             self.stage,
             env,
-            game=self._game,
-            hand_ender=self._hand_ender,
-            predeal=self._pipeline.on_chain,
+            game=self._play.game,
+            hand_ender=self._play.hand_ender,
+            predeal=self._play.pipeline.on_chain,
             rest_final=self._hello.agreed(FEATURE_REST_FINAL),
             message_no=n,
         )
 
-    # -- applying messages ---------------------------------------------------------
+    # ------------------------------------------------------------------ our messages
 
-    # -- deck v2 deal ----------------------------------------------------------------
+    def data_to_send(self) -> bytes:
+        """Framed bytes of every message queued since the last call."""
+        return self._link.take()
 
-    # -- deck v1 deal ----------------------------------------------------------------
+    def _emit(self, mtype: str, payload: dict[str, Any]) -> None:
+        """Sign, record, queue and chain one of our messages, then act on it."""
+        raw = sign_envelope(
+            self._identity,
+            game_id=self._hello.game_id,
+            seq=self._chain.seq,
+            prev=self._chain.prev,
+            sender=int(self.me),
+            type=mtype,
+            payload=payload,
+        )
+        self._link.keep(raw)
+        # while reconnecting it is resent once the peer says what it lacks
+        self._link.send(raw, hold=self._control.reconnecting)
+        self._mark(mtype)
+        self._chain.append(int(self.me), raw, envelope_hash(raw))
+        self._play.apply(decode_envelope(raw), mine=True)
 
-    # -- audit and result ----------------------------------------------------------
+    def _mark(self, mtype: str) -> None:
+        """Note, before the next chain position, what a resignation there would record;
+        ``mtype`` is the type of the envelope that takes the position."""
+        play = self._play
+        self._resignations.note(mtype, play.stage, play.game, play.hand)
+
+    def _fail(self, exc: ProtocolError) -> None:
+        self._error = exc
+        self._play.end(Stage.ERROR)
+        # Events are queued one envelope at a time, so any still queued came from
+        # the rejected envelope (e.g. the cards of a bad deck4): drop them.
+        self._events.clear()

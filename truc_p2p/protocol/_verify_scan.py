@@ -12,16 +12,13 @@ from truc_p2p.deck import (
     N_CARDS,
     canonical_key,
 )
+from truc_p2p.protocol._chain import Chain, hello_key
 from truc_p2p.protocol._errors import (
     AuditFailedError,
-    ChainError,
-    EquivocationError,
-    MalformedMessageError,
     RemoteProtocolError,
-    SequenceError,
     UnexpectedMessageError,
-    WrongGameError,
 )
+from truc_p2p.protocol._judge import check_reveal_covers
 from truc_p2p.protocol._messages import MessageType, validate_payload
 from truc_p2p.protocol._values import (
     FEATURE_EARLY_REDEAL,
@@ -36,7 +33,6 @@ from truc_p2p.protocol._values import (
     nonce_is_from,
 )
 from truc_p2p.protocol._wire import (
-    GENESIS,
     Envelope,
     decode_envelope,
     verify_signature,
@@ -79,14 +75,15 @@ class Scan:
 
 
 def first_pass(raws: Sequence[bytes], *, payloads: bool = True) -> Scan:
-    """Pass 1: envelopes, signatures, chain, sequence, game id, payload shapes.
+    """Pass 1: envelopes, signatures, the chain's judgement (game id, position,
+    equivocation: :meth:`~._chain.Chain.check_link`, as the live session runs it),
+    payload shapes.
 
     ``payloads=False`` checks the envelope layer alone (wire.md sections 1 and 2,
     which no feature changes): no payload is judged but the hellos' keys."""
     scan = Scan()
-    prev, game_id = GENESIS, b""
-    chain: list[tuple[int, bytes]] = []  # (sender, hash) of every envelope so far
-    hellos: list[Envelope] = []
+    game_id = b""
+    chain = Chain()
     for n, raw in enumerate(raws):
         try:
             env = decode_envelope(raw, message_no=n)
@@ -98,42 +95,10 @@ def first_pass(raws: Sequence[bytes], *, payloads: bool = True) -> Scan:
                     )
                 if payloads:
                     validate_payload(env.type, env.payload, evidence=ev, message_no=n)
-                try:
-                    key = VerifyKey.from_bytes(env.payload["key"])
-                except (KeyError, TypeError, ValueError):
-                    raise MalformedMessageError("bad public key", evidence=ev) from None
-                scan.keys.append(key)
-                if n == 1 and env.payload["key"] == hellos[0].payload["key"]:
-                    raise MalformedMessageError("both players use one key", evidence=ev)
-                hellos.append(env)
+                taken = scan.envelopes[0].payload["key"] if n else None
+                scan.keys.append(hello_key(env, taken=taken))
             verify_signature(env, scan.keys[env.sender])
-            if env.game_id != game_id:
-                raise WrongGameError("envelope names another game", evidence=ev, message_no=n)
-            if env.type == MessageType.ABORT:
-                # An abort may chain to an earlier point when the other player's
-                # messages crossed it in flight (wire.md section 8).
-                k = env.seq
-                if k > n or any(s == env.sender for s, _ in chain[k:]):
-                    raise SequenceError(f"abort with sequence number {k}", evidence=ev)
-                if env.prev != (chain[k - 1][1] if k else GENESIS):
-                    raise ChainError("abort does not chain to its message", evidence=ev)
-            else:
-                k = env.seq
-                if (
-                    k < n
-                    and scan.envelopes[k].sender == env.sender
-                    and scan.envelopes[k].raw != raw
-                ):
-                    raise EquivocationError(
-                        f"player {env.sender} signed two different messages at position {k}",
-                        step="chain",
-                        evidence=(scan.envelopes[k].raw, raw),
-                        message_no=n,
-                    )
-                if k != n:
-                    raise SequenceError(f"sequence number {env.seq}", evidence=ev, message_no=n)
-                if env.prev != prev:
-                    raise ChainError("previous-hash does not match", evidence=ev, message_no=n)
+            chain.check_link(env, game_id)
             if payloads:
                 validate_payload(env.type, env.payload, evidence=ev, message_no=n)
             if payloads and env.type == MessageType.REVEAL:
@@ -146,10 +111,9 @@ def first_pass(raws: Sequence[bytes], *, payloads: bool = True) -> Scan:
             scan.error = exc
             break
         scan.envelopes.append(env)
-        prev = env.hash
-        chain.append((env.sender, prev))
+        chain.append(env.sender, raw, env.hash)
         if n == 1:
-            game_id = game_id_of(hellos[0].raw, hellos[1].raw)
+            game_id = game_id_of(scan.envelopes[0].raw, raw)
     return scan
 
 
@@ -189,23 +153,18 @@ def canonical_keys(keys: Sequence[bytes]) -> list[bytes]:
 
 def check_lone_reveal(scan: Scan) -> RemoteProtocolError | None:
     """A reveal that is not answered must still cover exactly the unaudited hands."""
-    revealer, at = scan.reveals[-1]
-    reveal = scan.envelopes[at].payload
+    _, at = scan.reveals[-1]
     hands = sum(1 for e in scan.envelopes[:at] if e.type == MessageType.DECK1)
     start = 0
     if len(scan.reveals) > 1:
         last = scan.envelopes[scan.reveals[-2][1]].payload
         start = last["first"] + len(last["seeds"])
-    first, count = reveal["first"], len(reveal["seeds"])
-    if first == start and first + count == hands:
-        return None
-    return AuditFailedError(
-        f"player {int(revealer)}'s reveal covers hands {first}..{first + count - 1}, "
-        f"expected {start}..{hands - 1}",
-        step="reveal",
-        evidence=(scan.envelopes[at].raw,),
-        message_no=at,
-    )
+    try:
+        check_reveal_covers(scan.envelopes[at], audited=start, hands=hands)
+    except AuditFailedError as exc:
+        exc.message_no = at
+        return exc
+    return None
 
 
 def add_local_seeds(scan: Scan, secret: bytes) -> Player | None:

@@ -5,9 +5,9 @@ Under deck v1 the decks are checked after the fact: when an audit is due
 last audit) both players reveal the seeds of the hands not yet audited, and
 each recomputes the opponent's deck steps of those hands from both seeds
 (:meth:`~._hand.HandState.audit`).  :class:`SeedAudit` keeps how far the
-hands are audited, makes our ``reveal`` and checks that the peer's covers
-the hands due.  The session keeps the stages (who reveals first, what comes
-after) and reports the passed audit.  Deck v2 has nothing to audit.
+hands are audited, makes our ``reveal`` and files the peer's seeds.  The
+session keeps the stages (who reveals first, what comes after) and reports the
+passed audit.  Deck v2 has nothing to audit.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from truc_p2p.protocol._errors import AuditFailedError
 from truc_p2p.protocol._wire import Envelope
 from truc_p2p.protocol.legacy_v1._hand import HandState
 from truc_p2p.protocol.v2._hand import HandStateV2
@@ -46,22 +45,11 @@ class SeedAudit:
         first = self.audited
         return {"first": first, "seeds": [self._seed(h) for h in range(first, last + 1)]}
 
-    def receive(self, env: Envelope, last: int) -> list[int]:
-        """File the seeds of the peer's ``reveal`` with their hands; returns the
-        hands it covers.  Raises :class:`AuditFailedError` unless those are
-        exactly the hands not audited yet, up to ``last``."""
-        first, seeds = env.payload["first"], env.payload["seeds"]
-        expected = list(range(self.audited, last + 1))
-        if first != self.audited or len(seeds) != len(expected):
-            raise AuditFailedError(
-                f"reveal covers hands {first}..{first + len(seeds) - 1}, "
-                f"expected {expected[0]}..{expected[-1]}",
-                step="reveal",
-                message_no=env.seq,
-            )
-        for hand, seed in zip(expected, seeds, strict=True):
+    def receive(self, env: Envelope, hands: Sequence[int]) -> None:
+        """File the seeds of the peer's ``reveal`` with the ``hands`` it covers (judged
+        by :func:`~.._judge.check_reveal_covers`)."""
+        for hand, seed in zip(hands, env.payload["seeds"], strict=True):
             self._v1(hand).peer_seed = seed
-        return expected
 
     def check(self, hands: Sequence[int], reveal: Envelope) -> None:
         """Recompute the peer's deck steps of ``hands`` from both seeds; raises

@@ -14,8 +14,8 @@ from truc_p2p.deck import (
 from truc_p2p.protocol._errors import (
     AuditFailedError,
     CheatDetectedError,
-    MalformedMessageError,
 )
+from truc_p2p.protocol._judge import check_redeal_material
 from truc_p2p.protocol._wire import (
     Envelope,
 )
@@ -150,11 +150,7 @@ class RefereeV1(RefereeState):
         role = self.role_of(sender)
         kind = ActionKind(payload["act"])
         keys_due = kind is ActionKind.ACCEPT_REDEAL or self.redeal_keys_due is role
-        if keys_due != ("keys" in payload):
-            raise MalformedMessageError(
-                "redeal keys missing" if keys_due else "unexpected redeal keys",
-                evidence=(env.raw,),
-            )
+        check_redeal_material(env, payload, field="keys", due=keys_due)
         deal_after = False
         if "keys" in payload:
             if role in self.sides:

@@ -10,9 +10,7 @@ from truc_p2p.deck import (
     HandVerifierV2,
     Role,
 )
-from truc_p2p.protocol._errors import (
-    MalformedMessageError,
-)
+from truc_p2p.protocol._judge import check_open, check_redeal_material, open_due
 from truc_p2p.protocol._state import (
     Cond,
     Stage,
@@ -24,9 +22,7 @@ from truc_p2p.rules import (
     Action,
     ActionKind,
     Card,
-    Phase,
     Player,
-    RoundEnded,
 )
 
 if TYPE_CHECKING:
@@ -34,6 +30,13 @@ if TYPE_CHECKING:
 
 
 from truc_p2p.protocol._referee_state import RefereeState
+from truc_p2p.protocol.v2._judge import (
+    check_predeal2,
+    check_v2deck2,
+    check_v2open,
+    deal_payload,
+    is_early_d3,
+)
 
 __all__ = ["RefereeV2"]
 
@@ -54,15 +57,7 @@ class RefereeV2(RefereeState):
         return self.v2
 
     def hand_payload(self, env: Envelope, index: int) -> dict[str, Any]:
-        """The payload without ``hand``, which names ``index`` exactly when pipelined."""
-        payload = dict(env.payload)
-        got = payload.pop("hand", None)
-        if got != (index if self.pipeline else None):
-            raise MalformedMessageError(
-                f"{env.type} names hand {got}, expected {index if self.pipeline else 'none'}",
-                evidence=(env.raw,),
-            )
-        return payload
+        return deal_payload(env, index, pipelined=self.pipeline)
 
     def on_v2deck1(self, env: Envelope, sender: Player) -> None:
         if self.stage is Stage.V2_PREDEAL1:
@@ -80,37 +75,24 @@ class RefereeV2(RefereeState):
     def on_v2deck2(self, env: Envelope, sender: Player) -> None:
         if self.stage is Stage.V2_PREDEAL2:
             payload = self.hand_payload(env, self.hand + 1)
-            if "shares" in payload:
-                raise MalformedMessageError(
-                    "a pre-dealt v2deck2 carries no shares", evidence=(env.raw,)
-                )
+            check_predeal2(env, payload)
             assert self.v2_next is not None
             self.v2_next.d2_deck(payload)
             self.predeal = 2
         else:
             payload = self.hand_payload(env, self.hand)
-            if "shares" not in payload:
-                raise MalformedMessageError("v2deck2 without its shares", evidence=(env.raw,))
+            check_v2deck2(env, payload)
             self.hand_v2.d2(payload)
         self.advance()
 
     def on_v2open(self, env: Envelope, sender: Player) -> None:
-        if env.payload["hand"] != self.hand:
-            raise MalformedMessageError(
-                f"v2open names hand {env.payload['hand']}, expected {self.hand}",
-                evidence=(env.raw,),
-            )
+        check_v2open(env, self.hand)
         self.hand_v2.d2_shares(env.payload["shares"])
         self.advance()
 
     def on_v2deck3(self, env: Envelope, sender: Player) -> None:
         payload = self.hand_payload(env, self.hand)
-        early = "action" not in payload
-        if early and not self.early:
-            raise MalformedMessageError(
-                "v2deck3 without the non-dealer's first action (early cards are off)",
-                evidence=(env.raw,),
-            )
+        early = is_early_d3(env, payload, early=self.early)
         self.hand_v2.d3({"shares": payload["shares"]})
         assert self.game is not None
         self.game.deal({})
@@ -140,11 +122,7 @@ class RefereeV2(RefereeState):
         role = self.role_of(sender)
         kind = ActionKind(payload["act"])
         due = kind is ActionKind.ACCEPT_REDEAL or self.shares_due is role
-        if due != ("shares" in payload):
-            raise MalformedMessageError(
-                "redeal shares missing" if due else "unexpected redeal shares",
-                evidence=(env.raw,),
-            )
+        check_redeal_material(env, payload, field="shares", due=due)
         if "shares" in payload and kind is not ActionKind.ACCEPT_REDEAL:
             hand.redeal(role, payload["shares"])  # the non-dealer's, for the dealer's cards
             self.shares_due = None
@@ -155,19 +133,7 @@ class RefereeV2(RefereeState):
         else:
             action = Action(kind)
         events = game.push(action, player=sender)
-        # Pipelined: the next dealer's shares ride on its action that ends the hand.
-        open_due = (
-            self.predeal == 2
-            and any(isinstance(e, RoundEnded) for e in events)
-            and game.phase is Phase.DEAL
-            and sender == game.dealer
-        )
-        if open_due != ("open" in payload):
-            raise MalformedMessageError(
-                "the next dealer's shares must ride on its action that ends the hand, "
-                "and only there",
-                evidence=(env.raw,),
-            )
+        check_open(env, payload, due=open_due(events, sender, game, predeal=self.predeal))
         if kind is ActionKind.ACCEPT_REDEAL:
             hand.redeal(role, payload["shares"])
             self.shares_due = Role.NONDEALER
