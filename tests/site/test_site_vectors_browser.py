@@ -3,7 +3,8 @@ protocol_spec/vectors/ that involves secp256k1 or Ed25519: the spec's own genera
 (the ones the native spec tests run) run in the page's worker, booted by boot.js from
 the built site, with truc_p2p on crypto.js and the vendored noble curves.  Left out:
 the deck v1 vectors (P-256, native only: SITE.md), Nostr's (BIP-340 keys through
-coincurve, not in the page), the lobby's (net, on trio) and relay_ws_v1.json (no curve);
+coincurve, not in the page), the lobby's (net, on trio) and relay_ws_v1.json (no
+curve); the negative vectors are judged by the page's verifier rather than regenerated.
 LEFT_OUT says why for each."""
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ LEFT_OUT = {
     "lobby_v1.json": "the lobby is net's (trio), not in the page",
     "nostr_lobby_v1.json": "BIP-340 keys through coincurve, not in the page",
     "relay_ws_v1.json": "no curve: the WebSocket handshake and frames",
+    "wire_v2_negative.json": (
+        "its generator drives interop's adversary (trio); instead the page's verifier "
+        "judges every case: test_the_page_verifier_judges_every_negative_vector"
+    ),
 }
 
 #: Run in the worker: the generator's text beside the vector file's, on the js backend.
@@ -141,3 +146,76 @@ def test_a_vector_that_differs_is_seen(worker_page: Any) -> None:
         "files => window.runInWorker(files, '1')", {"/spec/vectors/deck_v2.json": text}
     )
     assert not result["same"] and result["at"] == at, result
+
+
+#: Run in the worker: the page's verifier (js backend) on every case of the negative
+#: vectors, answering what it says of each, to be compared with what the file says.
+JUDGE = """
+import json
+from truc_p2p import crypto
+from truc_p2p.protocol import verify_transcript
+assert crypto.backend() == "js", crypto.backend()
+def load(name):
+    with open("/spec/vectors/" + name, encoding="utf-8") as f:
+        return json.load(f)
+base = [bytes.fromhex(e["hex"]) for e in load("wire_v2.json")["envelopes"]]
+said = {}
+for case in load("wire_v2_negative.json")["cases"]:
+    r = verify_transcript([*base[: case["prefix"]], *(bytes.fromhex(h) for h in case["hex"])])
+    said[case["tcId"]] = [r.status, r.culprit, r.error_code, r.error_message_no]
+json.dumps({"backend": crypto.backend(), "said": said})
+"""
+
+
+def judge_negative(page: Any, files: dict[str, str] | None = None) -> dict[str, Any]:
+    page.set_default_timeout(CHECK_MS)
+    answer: dict[str, Any] = page.evaluate(
+        "([files, code]) => window.runInWorker(files, code)", [files or {}, JUDGE]
+    )
+    assert "error" not in answer, answer["error"][-3000:]
+    result: dict[str, Any] = json.loads(answer["result"])
+    return result
+
+
+def wrong_answers(vector: dict[str, Any], said: dict[str, list[Any]]) -> list[str]:
+    wrong = []
+    for case in vector["cases"]:
+        status, culprit, code, message = said[str(case["tcId"])]
+        if case["result"] == "valid":
+            ok = status == case["status"] and culprit is None and code in (None, "incomplete")
+        else:
+            ok = (code, message) == (case["code"], case["message"])
+        if not ok:
+            wrong.append(f"{case['case']}: {status} {code} at {message}")
+    return wrong
+
+
+def test_the_page_verifier_judges_every_negative_vector(worker_page: Any) -> None:
+    """Every case of wire_v2_negative.json (bad signatures, chains, payloads, deck
+    proofs) gets, in the page on the js backend, the verdict the file gives."""
+    vector = json.loads((SPEC / "vectors" / "wire_v2_negative.json").read_text())
+    result = judge_negative(worker_page)
+    assert result["backend"] == "js"
+    assert len(result["said"]) == vector["numberOfTests"] >= 100
+    assert wrong_answers(vector, result["said"]) == []
+
+
+def test_a_wrong_negative_verdict_is_seen(worker_page: Any) -> None:
+    """The comparison can fail: a case whose hex is the honest envelope is judged valid
+    (unfinished, incomplete), against the file's invalid."""
+    vector = json.loads((SPEC / "vectors" / "wire_v2_negative.json").read_text())
+    base = json.loads((SPEC / "vectors" / "wire_v2.json").read_text())["envelopes"]
+    case = next(c for c in vector["cases"] if c["result"] == "invalid")
+    honest = dict(case, hex=[base[case["prefix"]]["hex"]])
+    changed = dict(vector, cases=[honest], numberOfTests=1)
+    name = "/spec/vectors/wire_v2_negative.json"
+    try:
+        result = judge_negative(worker_page, {name: json.dumps(changed)})
+    finally:
+        worker_page.evaluate(
+            "files => window.runInWorker(files, '1')",
+            {name: (SPEC / "vectors" / "wire_v2_negative.json").read_text()},
+        )
+    assert wrong_answers(changed, result["said"]) == [
+        f"{case['case']}: unfinished incomplete at None"
+    ]
