@@ -115,6 +115,64 @@ PageFeed.__call__ = _bench_seen
 """
 
 
+#: In the worker: boot.js's and worker.js's marks ("boot:<step>"), its fetches, its
+#: calls into Python (start, length) and the warm-up's, on the worker's clock.
+BOOT_MARKS = """() => ({
+  origin: performance.timeOrigin,
+  marks: performance.getEntriesByType("mark").filter((m) => m.name.startsWith("boot:"))
+    .map((m) => [m.name.slice(5), m.startTime]),
+  fetches: performance.getEntriesByType("resource")
+    .map((r) => [r.name.split("/").pop(), r.startTime, r.responseEnd]),
+  calls: (self.trucTimes && self.trucTimes.calls) || [],
+  warm: (self.trucTimes && self.trucTimes.warm) || null,
+})"""
+
+
+def boot_split(page: Any, clicked: float, card: float) -> dict[str, float]:
+    """The cached load to the first card, step by step (ms, in the order they happen):
+    the page until its worker exists, the worker's scripts, ``site.json``, Pyodide's
+    WebAssembly (fetch, compile, instantiate), Python's start, the archives, importing
+    ``truc_p2p.page`` and the home screen, the page drawing it; then the tap: the
+    worker's calls into Python (the deal), the warm-up's imports if the tap waited
+    for them, and the rest (messages, drawing)."""
+    inside = _worker(page).evaluate(BOOT_MARKS)
+    page_origin: float = page.evaluate("performance.timeOrigin")
+    ready_at: float = page.evaluate("window.trucApp.readyAt || performance.now()")
+    offset = inside["origin"] - page_origin  # worker clock -> page clock
+    marks = {name: at + offset for name, at in inside["marks"]}
+    split: dict[str, float] = {"page until the worker": offset}
+    last = offset
+    steps = [
+        ("start", "worker scripts (worker.js, boot.js, pyodide.mjs)"),
+        ("site.json", "site.json"),
+        ("wasm", "pyodide.asm.mjs + WebAssembly fetch/compile/instantiate"),
+        ("snapshot", "memory snapshot read and checked"),
+        ("python", "Python start (interpreter, stdlib, pyodide's modules)"),
+        ("archives", "archives (crypto.js wait, unpacking)"),
+        ("glue", "import truc_p2p.page + the home screen"),
+    ]
+    for name, label in steps:
+        if name in marks:
+            split[label] = marks[name] - last
+            last = marks[name]
+    split["the page draws the home screen"] = ready_at - last
+    split["ready -> tap (benchmark)"] = clicked - ready_at
+    calls = sum(ms for at, ms in inside["calls"] if clicked <= at + offset <= card)
+    warm = inside["warm"]
+    waited = 0.0
+    if warm is not None:
+        start, length = warm[0] + offset, warm[1]
+        waited = max(0.0, min(start + length, card) - max(start, clicked))
+        split["warm-up imports (all)"] = length
+    split["tap -> card: the worker's calls (the deal)"] = calls
+    split["tap -> card: waiting for the warm-up"] = waited
+    split["tap -> card: the rest (messages, drawing)"] = card - clicked - calls - waited
+    for name, started, ended in inside["fetches"]:
+        if name.endswith((".wasm", ".zip", ".whl", ".mjs", ".snapshot")):
+            split[f"  fetch {name}"] = ended - started
+    return {key: round(value, 1) for key, value in split.items()}
+
+
 def _game_flights(log: list[list[Any]], events: list[list[Any]], me: int) -> dict[str, Any]:
     """Flights of game frames from the coin to the page's first cards (the native
     count's span, wire.md 6a): runs of one direction among the WebSocket messages
@@ -281,6 +339,7 @@ def measure(hands: int, taps: int) -> dict[str, Any]:
                 report["click_to_first_card_ms"] = round(card - clicked)
                 report["cached_load_to_first_card_ms"] = round(ready + card - clicked)
                 report["boot_stall_cached_ms"] = page.evaluate("window.__boot")
+                report["cached_split_ms"] = boot_split(page, clicked, card)
                 # -- a bot game: the main thread's stalls while it is played
                 load("bot_game")
                 tapped, end = 0, time.monotonic() + GAME_SECONDS
@@ -311,6 +370,83 @@ def measure(hands: int, taps: int) -> dict[str, Any]:
     report["native_flights_until_first_cards"] = _native_flights()
     report["load_average"]["end"] = round(os.getloadavg()[0], 2)
     return report
+
+
+def measure_boot(runs: int) -> dict[str, Any]:
+    """Only the cached load to the first card, ``runs`` times after one first visit:
+    each run's split, its wall time and the browser's CPU time (all its processes)."""
+    from playwright.sync_api import sync_playwright
+    from site_load import _browser_cpu_seconds
+
+    out: dict[str, Any] = {"cpus": os.cpu_count(), "runs": []}
+    with tempfile.TemporaryDirectory(prefix="fig-") as tmp, sync_playwright() as p:
+        folder = Path(tmp) / "site"
+        write_site(site_files(), folder)
+        with serve_folder(folder, {}) as url:
+            context = p.chromium.launch_persistent_context(
+                Path(tmp) / "profile", executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS
+            )
+            try:
+                page = context.new_page()
+                page.goto(url)
+                out["cold_ready_ms"] = round(_wait_ready(page))
+                page.wait_for_function(
+                    "() => navigator.serviceWorker.controller !== null", timeout=BOOT_MS
+                )
+                _settle(page)
+                for _ in range(runs):
+                    load = round(os.getloadavg()[0], 2)
+                    cpu = _browser_cpu_seconds()
+                    page.reload()
+                    ready = _wait_ready(page)
+                    page.wait_for_selector("#app-bot-go", state="visible", timeout=BOOT_MS)
+                    clicked = page.evaluate("performance.now()")
+                    page.click("#app-bot-go")
+                    card = _first_card(page)
+                    cpu = _browser_cpu_seconds() - cpu
+                    out["runs"].append(
+                        {
+                            "load_average": load,
+                            "ready_ms": round(ready),
+                            "first_card_ms": round(ready + card - clicked),
+                            "cpu_ms": round(cpu * 1000),
+                            "split": boot_split(page, clicked, card),
+                        }
+                    )
+                    _settle(page)
+            finally:
+                context.close()
+    return out
+
+
+def _settle(page: Any) -> None:
+    """Wait until the worker is idle after its boot (the warm-up done, and whatever
+    the boot keeps for the next load written)."""
+    page.wait_for_function(
+        "() => window.trucApp && window.trucApp.ready", timeout=BOOT_MS
+    )
+    _worker(page).evaluate(
+        """() => new Promise((done) => {
+          const check = () => (self.trucTimes && self.trucTimes.warm
+            && !self.trucTimes.saving) ? done(true) : setTimeout(check, 50);
+          check();
+        })"""
+    )
+
+
+def _print_boot(r: dict[str, Any]) -> None:
+    import statistics
+
+    runs = r["runs"]
+    print(f"cold (first visit) ready: {r['cold_ready_ms']} ms")
+    for key in ("first_card_ms", "ready_ms", "cpu_ms"):
+        values = [run[key] for run in runs]
+        print(f"cached {key}: median {statistics.median(values):.0f} of {values}")
+    print(f"load averages: {[run['load_average'] for run in runs]} ({r['cpus']} CPUs)")
+    print("the cached load, step by step (median ms over the runs):")
+    for key in runs[0]["split"]:
+        values = [run["split"].get(key, 0.0) for run in runs]
+        print(f"  {statistics.median(values):8.1f}  {key}")
 
 
 def _relay_game(p: Any, url: str, tmp: Path, hands: int) -> dict[str, Any]:
@@ -409,10 +545,26 @@ def main() -> int:
     parser.add_argument("--hands", type=int, default=3, help="deck hands and relay hands")
     parser.add_argument("--taps", type=int, default=40, help="taps in the bot game")
     parser.add_argument("--json", action="store_true", help="print one JSON object last")
+    parser.add_argument(
+        "--boot-runs",
+        type=int,
+        default=0,
+        help="only the cached load to the first card, step by step, this many times",
+    )
     args = parser.parse_args()
     if not CHROMIUM.exists():
         print(f"site_game: no browser ({CHROMIUM} is missing)", file=sys.stderr)
         return 1
+    if args.boot_runs > 0:
+        try:
+            boot = measure_boot(args.boot_runs)
+        except SiteError as exc:
+            print(f"site_game: {exc}", file=sys.stderr)
+            return 1
+        _print_boot(boot)
+        if args.json:
+            print(json.dumps(boot))
+        return 0
     try:
         r = measure(max(1, args.hands), max(0, args.taps))
     except SiteError as exc:

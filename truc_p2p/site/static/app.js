@@ -169,6 +169,7 @@ worker.addEventListener("message", ({ data }) => {
     if (!app.ready) $("app-progress").textContent = app.texts.loading || data.text;
   } else if (data.kind === "ready") {
     app.ready = true;
+    app.readyAt = performance.now();  // read by benchmarks/site_game.py
     if (app.screen === "loading") show("home");  // a resumed game shows its table
     joinFromLink();
   } else if (data.kind === "page") {

@@ -10,6 +10,8 @@
 import { loadPyodide } from "./vendor/pyodide/pyodide.mjs";
 
 const here = (path) => new URL(path, import.meta.url).href;
+// the boot's steps as performance marks ("boot:<step>"), read by benchmarks/site_game.py
+const mark = (step) => performance.mark(`boot:${step}`);
 
 function hexToBase64(hex) {
   let binary = "";
@@ -37,18 +39,24 @@ async function fetchChecked(path, sha256) {
 export async function bootPython({ onProgress = () => {} } = {}) {
   const started = performance.now();
   const say = (text) => onProgress(text);
+  mark("start");
   say("reading site.json");
   const listing = await fetch(here("site.json"), { cache: "no-cache" });
   if (!listing.ok) {
     throw new Error(`site.json: HTTP ${listing.status}`);
   }
   const site = await listing.json();
+  mark("site.json");
   say("loading the crypto module");
   const cryptoLoaded = import("./crypto.js").then((module) => {
     globalThis.trucCrypto = module;
+    mark("crypto");
   });
   const archives = site.archives.map((archive) =>
-    fetchChecked(archive.path, archive.sha256).then((buffer) => [archive, buffer]),
+    fetchChecked(archive.path, archive.sha256).then((buffer) => {
+      mark(`fetched ${archive.path}`);
+      return [archive, buffer];
+    }),
   );
   // awaited below, in order: a failure is thrown there, not reported as unhandled
   for (const pending of [cryptoLoaded, ...archives]) {
@@ -60,7 +68,10 @@ export async function bootPython({ onProgress = () => {} } = {}) {
     packages: [],
     stdout: (line) => console.log(line),
     stderr: (line) => console.warn(line),
+    // called once the WebAssembly is instantiated, before the interpreter starts
+    fsInit: async () => mark("wasm"),
   });
+  mark("python");
   const pyodideMs = performance.now() - started;
   await cryptoLoaded;
   const sitePackages = pyodide.runPython(
@@ -70,8 +81,10 @@ export async function bootPython({ onProgress = () => {} } = {}) {
     const [archive, buffer] = await pending;
     say(`unpacking ${archive.path}`);
     pyodide.unpackArchive(buffer, archive.format, { extractDir: sitePackages });
+    mark(`unpacked ${archive.path}`);
   }
   pyodide.runPython("import importlib; importlib.invalidate_caches()");
+  mark("archives");
   const total = performance.now() - started;
   say(
     `Python ready in ${Math.round(total)} ms ` +

@@ -163,10 +163,16 @@ async function carryInOrder(outputs) {
   }
 }
 // One call into Python at a time (the worker is single-threaded; calls are short).
+// Each call's start and length (ms) are kept, the last 200, for benchmarks/site_game.py.
+const calls = [];
 function run(call) {
   if (!glue) return;
+  const at = performance.now();
   try {
-    carry(JSON.parse(call()));
+    const outputs = call();
+    calls.push([at, performance.now() - at]);
+    if (calls.length > 200) calls.shift();
+    carry(JSON.parse(outputs));
   } catch (error) {
     console.error(error);
     post({ kind: "failed", text: String(error && error.message ? error.message : error) });
@@ -187,7 +193,7 @@ async function start({ lang, site, relay }) {
   const started = performance.now();
   const py = await bootPython({ onProgress: (text) => post({ kind: "progress", text }) });
   self.trucPython = py;  // for benchmarks/site_game.py (the deck's CPU, the wasm memory)
-  self.trucTimes = { boot: performance.now() - started };
+  self.trucTimes = { boot: performance.now() - started, calls };
   const stored = await dbAll();
   const plain = {};
   for (const [key, value] of Object.entries(stored)) {
@@ -197,12 +203,15 @@ async function start({ lang, site, relay }) {
   self.trucGlue = glue;  // for truc-p2p interop's browser adapter (truc_p2p.page._autoplay)
   const first = glue.start(JSON.stringify({ type: "hello", lang }), now());
   self.trucTimes.glue = performance.now() - started - self.trucTimes.boot;
+  performance.mark("boot:glue");
   carry(JSON.parse(first));
   carried = carried.then(() => post({ kind: "ready" }));
   // what a game needs is imported while the player reads the home screen (a tap that
   // comes first waits for it: the worker has one thread)
   carried = carried.then(() => new Promise((done) => setTimeout(() => {
+    const at = performance.now();
     try { glue.warm(); } catch (error) { console.warn(error); }
+    self.trucTimes.warm = [at, performance.now() - at];
     done();
   }, 50)));
 }
