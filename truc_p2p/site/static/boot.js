@@ -2,10 +2,19 @@
 //
 // A module worker does:
 //   import { bootPython } from "./boot.js";
-//   const py = await bootPython({ onProgress: (text) => ... });
+//   const py = await bootPython({ onProgress: (text) => ..., preload: "import ..." });
 // and gets the Pyodide instance with globalThis.trucCrypto set (./crypto.js) and this
 // package and msgpack importable.  Everything comes from this site (./vendor/pyodide/,
 // ./py/, listed in ./site.json with their SHA-256): nothing from a CDN.
+//
+// The memory snapshot (SITE.md, "The boot"): starting Python and importing the package
+// is most of a load, so the first boot of a build runs `preload` (the imports the page
+// needs), before any secret or key has entered Python, then keeps a copy of Python's
+// memory (pyodide.makeMemorySnapshot) in the Cache Storage ("truc-p2p.snapshot"), under
+// the SHA-256 of this build's site.json, with its own SHA-256.  The next boots restore
+// it (loadPyodide's _loadSnapshot), skipping the interpreter's start and the imports.  A
+// snapshot whose bytes do not give its SHA-256, or that Pyodide refuses, is deleted and
+// the boot goes the slow way (one console line says why), making a new one.
 
 import { loadPyodide } from "./vendor/pyodide/pyodide.mjs";
 
@@ -31,12 +40,68 @@ async function fetchChecked(path, sha256) {
   return response.arrayBuffer();
 }
 
+/** What the last boot did with the memory snapshot (read by the worker and the tests):
+ * state is "restored", "made" (and saved), "failed: <why>" or "off" (no Cache
+ * Storage); saved resolves once a made snapshot is stored. */
+export const snapshot = { state: "off", saved: Promise.resolve() };
+
+const SNAPSHOT_CACHE = "truc-p2p.snapshot";
+const SNAPSHOT_FORMAT = "1";  // bump when what the snapshot holds changes meaning
+
+function hex(buffer) {
+  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const sha256 = async (bytes) => hex(await crypto.subtle.digest("SHA-256", bytes));
+
+// The snapshot's key: this build's site.json (its archives' SHA-256, the version, where
+// Pyodide is) and the preload code; Pyodide itself refuses a snapshot of another build.
+async function snapshotKey(siteText, preload) {
+  const id = await sha256(new TextEncoder().encode(`${SNAPSHOT_FORMAT}\n${siteText}\n${preload}`));
+  return here(`snapshot/${id}`);
+}
+
+// The stored snapshot's bytes, checked against its SHA-256 (kept beside it); null when
+// there is none, a rejected promise when its bytes are not what was stored.
+async function storedSnapshot(key) {
+  if (typeof caches === "undefined") return null;
+  const cache = await caches.open(SNAPSHOT_CACHE);
+  const hit = await cache.match(key);
+  if (!hit) return null;
+  const expected = hit.headers.get("x-sha256") || "";
+  return hit.arrayBuffer().then(async (buffer) => {
+    const actual = await sha256(buffer);
+    mark("snapshot");
+    if (actual !== expected) {
+      throw new Error(`its SHA-256 is ${actual.slice(0, 16)}..., not the stored ${expected.slice(0, 16)}...`);
+    }
+    return new Uint8Array(buffer);
+  });
+}
+
+async function dropSnapshots(keep) {
+  const cache = await caches.open(SNAPSHOT_CACHE);
+  for (const request of await cache.keys()) {
+    if (request.url !== keep) await cache.delete(request);
+  }
+}
+
+async function saveSnapshot(key, bytes) {
+  const digest = await sha256(bytes);
+  const cache = await caches.open(SNAPSHOT_CACHE);
+  const headers = { "content-type": "application/octet-stream", "x-sha256": digest };
+  await cache.put(key, new Response(bytes, { headers }));
+  await dropSnapshots(key);  // another build's
+}
+
 /**
  * Load Pyodide, the crypto module and the site's Python archives.
- * @param {{onProgress?: (text: string) => void}} [options]
+ * @param {{onProgress?: (text: string) => void, preload?: string}} [options]
+ *   preload: Python run once the archives are in, before the memory snapshot is taken
+ *   (the imports the page needs: no secret, no key, no JS object but globalThis's)
  * @returns {Promise<any>} the pyodide instance
  */
-export async function bootPython({ onProgress = () => {} } = {}) {
+export async function bootPython({ onProgress = () => {}, preload = "" } = {}) {
   const started = performance.now();
   const say = (text) => onProgress(text);
   mark("start");
@@ -45,7 +110,8 @@ export async function bootPython({ onProgress = () => {} } = {}) {
   if (!listing.ok) {
     throw new Error(`site.json: HTTP ${listing.status}`);
   }
-  const site = await listing.json();
+  const siteText = await listing.text();
+  const site = JSON.parse(siteText);
   mark("site.json");
   say("loading the crypto module");
   const cryptoLoaded = import("./crypto.js").then((module) => {
@@ -62,15 +128,42 @@ export async function bootPython({ onProgress = () => {} } = {}) {
   for (const pending of [cryptoLoaded, ...archives]) {
     pending.catch(() => {});
   }
-  say("starting Python");
-  const pyodide = await loadPyodide({
+  const options = {
     indexURL: here(site.pyodide),
     packages: [],
     stdout: (line) => console.log(line),
     stderr: (line) => console.warn(line),
     // called once the WebAssembly is instantiated, before the interpreter starts
     fsInit: async () => mark("wasm"),
-  });
+  };
+  say("starting Python");
+  const key = typeof caches === "undefined" ? null : await snapshotKey(siteText, preload);
+  let pyodide = null;
+  let stored = null;
+  try {
+    stored = key && (await storedSnapshot(key));
+  } catch (error) {
+    console.warn(`boot.js: the memory snapshot could not be read (${error}): starting Python the slow way`);
+  }
+  if (stored) {
+    // the snapshot's Python holds js.trucCrypto by its path: it must be there first
+    const bytes = Promise.all([stored, cryptoLoaded]).then(([buffer]) => buffer);
+    try {
+      pyodide = await loadPyodide({ ...options, _loadSnapshot: bytes });
+      pyodide.runPython("import random; random.seed()");  // not the snapshot's state
+      snapshot.state = "restored";
+    } catch (error) {
+      const why = String(error && error.message ? error.message : error).split("\n")[0];
+      console.warn(`boot.js: the memory snapshot is refused (${why}): starting Python the slow way`);
+      snapshot.state = `failed: ${why}`;
+      await caches.open(SNAPSHOT_CACHE).then((cache) => cache.delete(key)).catch(() => {});
+      pyodide = null;
+    }
+  }
+  const making = pyodide === null && key !== null;
+  if (pyodide === null) {
+    pyodide = await loadPyodide({ ...options, _makeSnapshot: making });
+  }
   mark("python");
   const pyodideMs = performance.now() - started;
   await cryptoLoaded;
@@ -85,10 +178,26 @@ export async function bootPython({ onProgress = () => {} } = {}) {
   }
   pyodide.runPython("import importlib; importlib.invalidate_caches()");
   mark("archives");
+  if (making) {
+    if (preload) pyodide.runPython(preload);
+    try {
+      const bytes = pyodide.makeMemorySnapshot();
+      mark("snapshot made");
+      snapshot.state = "saving";
+      snapshot.saved = saveSnapshot(key, bytes).then(
+        () => { snapshot.state = "made"; },
+        (error) => { snapshot.state = `failed: not saved (${error})`; },
+      );
+    } catch (error) {
+      console.warn(`boot.js: no memory snapshot (${error})`);
+      snapshot.state = `failed: not made (${error})`;
+    }
+  }
   const total = performance.now() - started;
   say(
     `Python ready in ${Math.round(total)} ms ` +
-      `(Pyodide ${Math.round(pyodideMs)} ms, the archives ${Math.round(total - pyodideMs)} ms)`,
+      `(Pyodide ${Math.round(pyodideMs)} ms, the archives ${Math.round(total - pyodideMs)} ms; ` +
+      `memory snapshot: ${snapshot.state})`,
   );
   return pyodide;
 }

@@ -7,7 +7,7 @@
 // {kind: "page", message, data?} (data: a file's bytes, for verify and a key import).
 // To the main thread: {kind: "progress", text}, {kind: "ready"}, {kind: "page", message},
 // {kind: "download", name, data}, {kind: "failed", text}.
-import { bootPython } from "./boot.js";
+import { bootPython, snapshot } from "./boot.js";
 
 const post = (message, transfer) => self.postMessage(message, transfer || []);
 const now = () => performance.now() / 1000;
@@ -189,11 +189,31 @@ def make(stored, site, relay, now):
 make
 `;
 
+// What the page's Python imports, in the memory snapshot (boot.js): the page's module
+// and what a game needs (WorkerGlue.warm), so a load from the snapshot imports nothing.
+const PRELOAD = `
+from truc_p2p.page import WorkerGlue
+WorkerGlue.warm()
+`;
+
+// Python starts as the worker loads, not once the page has sent "start" (its DOM work
+// and this boot overlap).
+const started = performance.now();
+const booting = bootPython({
+  onProgress: (text) => post({ kind: "progress", text }),
+  preload: PRELOAD,
+});
+booting.catch(() => {});  // reported by start
+
 async function start({ lang, site, relay }) {
-  const started = performance.now();
-  const py = await bootPython({ onProgress: (text) => post({ kind: "progress", text }) });
+  const py = await booting;
   self.trucPython = py;  // for benchmarks/site_game.py (the deck's CPU, the wasm memory)
-  self.trucTimes = { boot: performance.now() - started, calls };
+  self.trucTimes = { boot: performance.now() - started, calls, snapshot: snapshot.state };
+  self.trucTimes.saving = true;
+  snapshot.saved.then(() => {
+    self.trucTimes.saving = false;
+    self.trucTimes.snapshot = snapshot.state;
+  });
   const stored = await dbAll();
   const plain = {};
   for (const [key, value] of Object.entries(stored)) {
