@@ -142,19 +142,20 @@ def boot_split(page: Any, clicked: float, card: float) -> dict[str, float]:
     marks = {name: at + offset for name, at in inside["marks"]}
     split: dict[str, float] = {"page until the worker": offset}
     last = offset
-    steps = [
-        ("start", "worker scripts (worker.js, boot.js, pyodide.mjs)"),
-        ("site.json", "site.json"),
-        ("wasm", "pyodide.asm.mjs + WebAssembly fetch/compile/instantiate"),
-        ("snapshot", "memory snapshot read and checked"),
-        ("python", "Python start (interpreter, stdlib, pyodide's modules)"),
-        ("archives", "archives (crypto.js wait, unpacking)"),
-        ("glue", "import truc_p2p.page + the home screen"),
-    ]
-    for name, label in steps:
-        if name in marks:
-            split[label] = marks[name] - last
-            last = marks[name]
+    steps = {
+        "start": "worker scripts (worker.js, boot.js, pyodide.mjs)",
+        "site.json": "site.json",
+        "snapshot read": "memory snapshot read (Cache Storage)",
+        "snapshot checked": "memory snapshot's SHA-256",
+        "wasm": "until Pyodide's WebAssembly is instantiated (fetch, compile)",
+        "python": "Python start (snapshot restored, or interpreter + pyodide's imports)",
+        "archives": "archives (crypto.js wait, unpacking)",
+        "glue": "import truc_p2p.page + the home screen",
+    }
+    for name, at in sorted(marks.items(), key=lambda item: item[1]):
+        if name in steps:
+            split[steps[name]] = at - last
+            last = at
     split["the page draws the home screen"] = ready_at - last
     split["ready -> tap (benchmark)"] = clicked - ready_at
     calls = sum(ms for at, ms in inside["calls"] if clicked <= at + offset <= card)

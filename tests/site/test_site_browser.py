@@ -183,6 +183,13 @@ def test_a_new_build_replaces_the_old_one_in_the_browser(
                     break
                 tab.wait_for_timeout(100)
             assert _caches(tab) == [f"truc-p2p-{second.build}"]
+            # the new build's memory snapshot replaced the old one
+            kept = "() => caches.open('truc-p2p.snapshot').then((c) => c.keys())"
+            for _ in range(600):
+                if len(tab.evaluate(kept)) == 1:
+                    break
+                tab.wait_for_timeout(100)
+            assert len(tab.evaluate(kept)) == 1
             context.set_offline(True)
             assert tab.evaluate("() => fetch('notes.txt').then((r) => r.text())") == (
                 "the second build\n"
@@ -192,5 +199,67 @@ def test_a_new_build_replaces_the_old_one_in_the_browser(
 
 
 def _caches(tab: Any) -> list[str]:
+    """The service worker's caches (one per build; boot.js's memory snapshot is kept
+    apart, in "truc-p2p.snapshot")."""
     names: list[str] = tab.evaluate("() => caches.keys()")
-    return names
+    return [name for name in names if name.startswith("truc-p2p-")]
+
+
+#: In the worker: boot.js's memory-snapshot state once a made one is stored.
+SNAPSHOT_STATE = """(url) => import(url).then(async ({ snapshot }) => {
+  await snapshot.saved;
+  return snapshot.state;
+})"""
+
+#: In the page: one byte of the stored snapshot flipped (in the middle of Python's
+#: memory), its recorded SHA-256 kept.
+CORRUPT_SNAPSHOT = """async () => {
+  const cache = await caches.open("truc-p2p.snapshot");
+  const keys = await cache.keys();
+  const response = await cache.match(keys[0]);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  bytes[bytes.length >> 1] ^= 0x5a;
+  await cache.put(keys[0], new Response(bytes, { headers: response.headers }));
+  return keys.length;
+}"""
+
+
+def _snapshot_state(tab: Any, url: str) -> str:
+    for _ in range(100):
+        if tab.workers:
+            break
+        tab.wait_for_timeout(50)
+    state: str = tab.workers[0].evaluate(SNAPSHOT_STATE, f"{url}boot.js")
+    return state
+
+
+def test_the_memory_snapshot_is_restored_and_a_corrupted_one_refused(
+    page: tuple[Any, str, list[str]],
+) -> None:
+    """The first boot keeps a memory snapshot and the next one starts from it; a
+    snapshot whose bytes no longer give its SHA-256 is refused with one console
+    line, and Python boots the slow way (the same game) and keeps a new one."""
+    tab, url, console = page
+    tab.goto(f"{url}#seed=5")
+    assert _played(tab)["result"] == random_game(5)
+    assert _snapshot_state(tab, url) == "made"
+    tab.goto(f"{url}#seed=6")
+    tab.reload()
+    assert _played(tab)["result"] == random_game(6)
+    assert _snapshot_state(tab, url) == "restored"
+    assert tab.evaluate(CORRUPT_SNAPSHOT) == 1
+    console.clear()
+    tab.goto(f"{url}#seed=8")
+    tab.reload()
+    assert _played(tab)["result"] == random_game(8)
+    # one line (the worker's console reaches the page's too, as "warning: <line>")
+    refused = sorted(
+        {line.removeprefix("warning: ") for line in console if "snapshot is refused" in line}
+    )
+    assert len(refused) == 1, console
+    assert "its SHA-256 is " in refused[0]
+    assert refused[0].endswith("starting Python the slow way")
+    assert _snapshot_state(tab, url) == "made"  # a new one, which the next boot takes
+    tab.reload()
+    _played(tab)
+    assert _snapshot_state(tab, url) == "restored"

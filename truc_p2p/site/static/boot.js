@@ -61,22 +61,25 @@ async function snapshotKey(siteText, preload) {
   return here(`snapshot/${id}`);
 }
 
-// The stored snapshot's bytes, checked against its SHA-256 (kept beside it); null when
-// there is none, a rejected promise when its bytes are not what was stored.
+// The stored snapshot: null when there is none, else {bytes}: a promise of its bytes
+// checked against its SHA-256 (kept beside it), rejected when they are not what was
+// stored (read and hashed while Pyodide's WebAssembly is fetched and compiled).
 async function storedSnapshot(key) {
-  if (typeof caches === "undefined") return null;
   const cache = await caches.open(SNAPSHOT_CACHE);
   const hit = await cache.match(key);
   if (!hit) return null;
   const expected = hit.headers.get("x-sha256") || "";
-  return hit.arrayBuffer().then(async (buffer) => {
+  const bytes = hit.arrayBuffer().then(async (buffer) => {
+    mark("snapshot read");
     const actual = await sha256(buffer);
-    mark("snapshot");
+    mark("snapshot checked");
     if (actual !== expected) {
       throw new Error(`its SHA-256 is ${actual.slice(0, 16)}..., not the stored ${expected.slice(0, 16)}...`);
     }
     return new Uint8Array(buffer);
   });
+  bytes.catch(() => {});  // reported by the boot, through loadPyodide
+  return { bytes };
 }
 
 async function dropSnapshots(keep) {
@@ -147,7 +150,7 @@ export async function bootPython({ onProgress = () => {}, preload = "" } = {}) {
   }
   if (stored) {
     // the snapshot's Python holds js.trucCrypto by its path: it must be there first
-    const bytes = Promise.all([stored, cryptoLoaded]).then(([buffer]) => buffer);
+    const bytes = Promise.all([stored.bytes, cryptoLoaded]).then(([buffer]) => buffer);
     try {
       pyodide = await loadPyodide({ ...options, _loadSnapshot: bytes });
       pyodide.runPython("import random; random.seed()");  // not the snapshot's state
