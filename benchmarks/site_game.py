@@ -42,6 +42,21 @@ new PerformanceObserver((list) => {
     window.__longest = Math.max(window.__longest, entry.duration);
   }
 }).observe({ type: "longtask", buffered: true });
+// when the worker's messages arrive, and when the first card of the hand is drawn
+window.__messages = [];
+const RealWorker = window.Worker;
+window.Worker = class extends RealWorker {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", () => window.__messages.push(performance.now()));
+  }
+};
+window.__cardAt = null;
+new MutationObserver(() => {
+  if (window.__cardAt === null && document.querySelector("#my-hand .card")) {
+    window.__cardAt = performance.now();
+  }
+}).observe(document, { childList: true, subtree: true });
 """
 
 #: The same deck v2 hand, run here and in the worker's Python: both sides' three
@@ -149,7 +164,7 @@ def boot_split(page: Any, clicked: float, card: float) -> dict[str, float]:
         "snapshot checked": "memory snapshot's SHA-256",
         "wasm": "until Pyodide's WebAssembly is instantiated (fetch, compile)",
         "python": "Python start (snapshot restored, or interpreter + pyodide's imports)",
-        "archives": "archives (crypto.js wait, unpacking)",
+        "archives": "the archives into Pyodide's file system, on sys.path",
         "glue": "import truc_p2p.page + the home screen",
     }
     for name, at in sorted(marks.items(), key=lambda item: item[1]):
@@ -158,7 +173,15 @@ def boot_split(page: Any, clicked: float, card: float) -> dict[str, float]:
             last = at
     split["the page draws the home screen"] = ready_at - last
     split["ready -> tap (benchmark)"] = clicked - ready_at
-    calls = sum(ms for at, ms in inside["calls"] if clicked <= at + offset <= card)
+    mine = [(at + offset, ms) for at, ms in inside["calls"] if clicked <= at + offset <= card]
+    calls = sum(ms for _, ms in mine)
+    drawn = page.evaluate("window.__cardAt")
+    arrived = [at for at in page.evaluate("window.__messages") if clicked <= at <= card]
+    if mine and arrived and drawn is not None:
+        split["tap -> card: the tap reaches the worker"] = mine[0][0] - clicked
+        done = mine[-1][0] + mine[-1][1]
+        split["tap -> card: the answer reaches the page"] = arrived[0] - done
+        split["tap -> card: until the card is drawn"] = drawn - arrived[0]
     warm = inside["warm"]
     waited = 0.0
     if warm is not None:
@@ -206,9 +229,10 @@ def _wait_ready(page: Any) -> float:
 
 
 def _first_card(page: Any) -> float:
-    # a card in the hand (a button when it may be played; not while a redeal is asked)
+    # a card in the hand (a button when it may be played; not while a redeal is asked):
+    # when it was drawn (LONGTASKS's observer), else when the benchmark saw it
     page.wait_for_selector("#my-hand .card", timeout=BOOT_MS)
-    at: float = page.evaluate("performance.now()")
+    at: float = page.evaluate("window.__cardAt || performance.now()")
     return at
 
 
@@ -388,6 +412,7 @@ def measure_boot(runs: int) -> dict[str, Any]:
                 Path(tmp) / "profile", executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS
             )
             try:
+                context.add_init_script(LONGTASKS)
                 page = context.new_page()
                 page.goto(url)
                 out["cold_ready_ms"] = round(_wait_ready(page))

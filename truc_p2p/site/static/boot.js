@@ -46,7 +46,8 @@ async function fetchChecked(path, sha256) {
 export const snapshot = { state: "off", saved: Promise.resolve() };
 
 const SNAPSHOT_CACHE = "truc-p2p.snapshot";
-const SNAPSHOT_FORMAT = "1";  // bump when what the snapshot holds changes meaning
+const ARCHIVES = "/lib/truc-p2p";  // where the site's archives go, whole, on sys.path
+const SNAPSHOT_FORMAT = "2";  // bump when what the snapshot holds changes meaning
 
 function hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -170,16 +171,26 @@ export async function bootPython({ onProgress = () => {}, preload = "" } = {}) {
   mark("python");
   const pyodideMs = performance.now() - started;
   await cryptoLoaded;
-  const sitePackages = pyodide.runPython(
-    "import sysconfig; sysconfig.get_path('purelib')",
-  );
+  // The archives are not unpacked: each is written whole into Pyodide's file system and
+  // put on sys.path, and Python imports from it (zipimport) and reads its data files
+  // (importlib.resources).  A restored snapshot has them on sys.path already, with
+  // their directories read: the same bytes go back at the same place.
+  pyodide.FS.mkdirTree(ARCHIVES);
+  const paths = [];
   for (const pending of archives) {
     const [archive, buffer] = await pending;
-    say(`unpacking ${archive.path}`);
-    pyodide.unpackArchive(buffer, archive.format, { extractDir: sitePackages });
-    mark(`unpacked ${archive.path}`);
+    const name = archive.path.split("/").pop();
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) {
+      throw new Error(`site.json: ${archive.path} is not an archive name`);
+    }
+    pyodide.FS.writeFile(`${ARCHIVES}/${name}`, new Uint8Array(buffer));
+    paths.push(`${ARCHIVES}/${name}`);
   }
-  pyodide.runPython("import importlib; importlib.invalidate_caches()");
+  pyodide.runPython(`import importlib, sys
+for path in reversed(${JSON.stringify(paths)}):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+importlib.invalidate_caches()`);
   mark("archives");
   if (making) {
     if (preload) pyodide.runPython(preload);
