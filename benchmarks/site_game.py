@@ -162,6 +162,7 @@ def boot_split(page: Any, clicked: float, card: float) -> dict[str, float]:
         "site.json": "site.json",
         "snapshot read": "memory snapshot read (Cache Storage)",
         "snapshot checked": "memory snapshot's SHA-256",
+        "snapshot unpacked": "memory snapshot's pages of zeros put back",
         "wasm": "until Pyodide's WebAssembly is instantiated (fetch, compile)",
         "python": "Python start (snapshot restored, or interpreter + pyodide's imports)",
         "archives": "the archives into Pyodide's file system, on sys.path",

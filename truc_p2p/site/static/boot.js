@@ -47,7 +47,7 @@ export const snapshot = { state: "off", saved: Promise.resolve() };
 
 const SNAPSHOT_CACHE = "truc-p2p.snapshot";
 const ARCHIVES = "/lib/truc-p2p";  // where the site's archives go, whole, on sys.path
-const SNAPSHOT_FORMAT = "2";  // bump when what the snapshot holds changes meaning
+const SNAPSHOT_FORMAT = "3";  // bump when what the snapshot holds changes meaning
 
 function hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -60,6 +60,62 @@ const sha256 = async (bytes) => hex(await crypto.subtle.digest("SHA-256", bytes)
 async function snapshotKey(siteText, preload) {
   const id = await sha256(new TextEncoder().encode(`${SNAPSHOT_FORMAT}\n${siteText}\n${preload}`));
   return here(`snapshot/${id}`);
+}
+
+// A snapshot is stored without its pages of zeros (most of Python's memory): a little-
+// endian u32 length, a u32 count, that many u32 page numbers in increasing order, then
+// those pages (4 KiB, the last one of the memory possibly short).
+const PAGE = 4096;
+function packSnapshot(bytes) {
+  const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  const words = new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.length >>> 2);
+  const kept = [];
+  for (let page = 0; page * PAGE < aligned.length; page += 1) {
+    const start = page * PAGE;
+    const end = Math.min(aligned.length, start + PAGE);
+    let zero = true;
+    for (let w = start >>> 2; w < end >>> 2 && zero; w += 1) zero = words[w] === 0;
+    for (let b = end & ~3; b < end && zero; b += 1) zero = aligned[b] === 0;
+    if (!zero) kept.push(page);
+  }
+  let size = 8 + 4 * kept.length;
+  for (const page of kept) size += Math.min(PAGE, aligned.length - page * PAGE);
+  const packed = new Uint8Array(size);
+  const head = new DataView(packed.buffer);
+  head.setUint32(0, aligned.length, true);
+  head.setUint32(4, kept.length, true);
+  let at = 8 + 4 * kept.length;
+  kept.forEach((page, i) => {
+    head.setUint32(8 + 4 * i, page, true);
+    const start = page * PAGE;
+    const chunk = aligned.subarray(start, Math.min(aligned.length, start + PAGE));
+    packed.set(chunk, at);
+    at += chunk.length;
+  });
+  return packed;
+}
+
+function unpackSnapshot(packed) {
+  const bad = () => new Error("its stored form is malformed");
+  if (packed.length < 8) throw bad();
+  const head = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  const length = head.getUint32(0, true);
+  const count = head.getUint32(4, true);
+  if (8 + 4 * count > packed.length) throw bad();
+  const bytes = new Uint8Array(length);
+  let at = 8 + 4 * count;
+  let last = -1;
+  for (let i = 0; i < count; i += 1) {
+    const page = head.getUint32(8 + 4 * i, true);
+    const start = page * PAGE;
+    const size = Math.min(PAGE, length - start);
+    if (page <= last || size <= 0 || at + size > packed.length) throw bad();
+    bytes.set(packed.subarray(at, at + size), start);
+    at += size;
+    last = page;
+  }
+  if (at !== packed.length) throw bad();
+  return bytes;
 }
 
 // The stored snapshot: null when there is none, else {bytes}: a promise of its bytes
@@ -77,7 +133,9 @@ async function storedSnapshot(key) {
     if (actual !== expected) {
       throw new Error(`its SHA-256 is ${actual.slice(0, 16)}..., not the stored ${expected.slice(0, 16)}...`);
     }
-    return new Uint8Array(buffer);
+    const bytes = unpackSnapshot(new Uint8Array(buffer));
+    mark("snapshot unpacked");
+    return bytes;
   });
   bytes.catch(() => {});  // reported by the boot, through loadPyodide
   return { bytes };
@@ -90,7 +148,8 @@ async function dropSnapshots(keep) {
   }
 }
 
-async function saveSnapshot(key, bytes) {
+async function saveSnapshot(key, memory) {
+  const bytes = packSnapshot(memory);
   const digest = await sha256(bytes);
   const cache = await caches.open(SNAPSHOT_CACHE);
   const headers = { "content-type": "application/octet-stream", "x-sha256": digest };
