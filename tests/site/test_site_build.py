@@ -190,20 +190,29 @@ def test_the_wheel_is_a_valid_wheel_of_this_package(site: SiteBuild) -> None:
     assert all(info.date_time == (1980, 1, 1, 0, 0, 0) for info in archive.infolist())
 
 
-def test_the_wheel_and_msgpack_import_from_a_site_packages(site: SiteBuild, tmp_path: Path) -> None:
-    """Unpacked as boot.js does, in a Python that has neither (msgpack's C extension
-    left out, as in Pyodide): the rules engine plays, msgpack packs with its fallback."""
+def test_the_wheel_and_msgpack_import_from_their_zips_on_sys_path(
+    site: SiteBuild, tmp_path: Path
+) -> None:
+    """Put whole on sys.path as boot.js does (zipimport), in a Python that has neither
+    (msgpack's C extension left out, as in Pyodide): the rules engine plays, msgpack
+    packs with its fallback, and the package's data files (a language's catalogue, a
+    bot's table) are read from the wheel."""
+    zips = []
     for path in (WHEEL, "py/msgpack-1.2.4.zip"):
-        zipfile.ZipFile(io.BytesIO(site.files[path])).extractall(tmp_path / "site-packages")
+        zips.append(tmp_path / path.rsplit("/", 1)[1])
+        zips[-1].write_bytes(site.files[path])
     probe = (
-        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "import sys; sys.path[:0] = sys.argv[1:];"
         "import msgpack, truc_p2p.rules;"
         "assert truc_p2p.rules.__file__.startswith(sys.argv[1]), truc_p2p.rules.__file__;"
         "assert msgpack.Packer.__module__ == 'msgpack.fallback';"
+        "from importlib import resources; from truc_p2p import i18n;"
+        "assert resources.files('truc_p2p.bots').joinpath('cfr_opening.bin').read_bytes();"
+        "assert i18n.load('fr').gettext('play the computer') != 'play the computer';"
         "print(msgpack.unpackb(msgpack.packb({'a': [1, b'x']})), msgpack.version)"
     )
     done = subprocess.run(
-        [sys.executable, "-I", "-c", probe, str(tmp_path / "site-packages")],
+        [sys.executable, "-I", "-c", probe, *map(str, zips)],
         capture_output=True,
         text=True,
         timeout=60,
