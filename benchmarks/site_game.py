@@ -449,9 +449,7 @@ def measure_boot(runs: int) -> dict[str, Any]:
 def _settle(page: Any) -> None:
     """Wait until the worker is idle after its boot (the warm-up done, and whatever
     the boot keeps for the next load written)."""
-    page.wait_for_function(
-        "() => window.trucApp && window.trucApp.ready", timeout=BOOT_MS
-    )
+    page.wait_for_function("() => window.trucApp && window.trucApp.ready", timeout=BOOT_MS)
     _worker(page).evaluate(
         """() => new Promise((done) => {
           const check = () => (self.trucTimes && self.trucTimes.warm
@@ -630,6 +628,9 @@ def main() -> int:
         f" ({r['game_flights_until_first_card']['role']}); native"
         f" {r['native_flights_until_first_cards']}",
         f"(machine: {r['cpus']} CPUs, load average {la})",
+        f"the cached load to the first card, step by step (ms; memory snapshot"
+        f" {r['cached_worker'].get('snapshot', '?')}):",
+        *(f"  {ms:8.1f}  {step}" for step, ms in r["cached_split_ms"].items()),
     ]
     print("\n".join(lines))
     if args.json:
