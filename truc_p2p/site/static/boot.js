@@ -17,7 +17,6 @@
 // the boot goes the slow way (one console line says why), making a new one.
 
 import { loadPyodide } from "./vendor/pyodide/pyodide.mjs";
-import createPyodideModule from "./vendor/pyodide/pyodide.asm.mjs";
 
 const here = (path) => new URL(path, import.meta.url).href;
 // the boot's steps as performance marks ("boot:<step>"), read by benchmarks/site_game.py
@@ -158,37 +157,6 @@ async function saveSnapshot(key, memory) {
   await dropSnapshots(key);  // another build's
 }
 
-// loadPyodide compiles its WebAssembly only once it holds the snapshot's bytes (their
-// size is the memory's); this compiles it meanwhile, and Pyodide's own instantiation
-// (its instantiateWasm, which adds its imports) is handed the compiled module: its one
-// call of WebAssembly.instantiateStreaming is answered from it.  On any failure there,
-// Pyodide's own call is made.
-function compiledEarly(indexURL) {
-  const compiled = WebAssembly.compileStreaming(fetch(`${indexURL}pyodide.asm.wasm`));
-  compiled.catch(() => {});
-  const real = WebAssembly.instantiateStreaming;
-  const restore = () => { WebAssembly.instantiateStreaming = real; };
-  const create = (settings) => {
-    const instantiate = settings.instantiateWasm;
-    settings.instantiateWasm = (imports, success) => {
-      WebAssembly.instantiateStreaming = async (response, wasmImports) => {
-        restore();
-        let module;
-        try {
-          module = await compiled;
-        } catch {
-          return real(response, wasmImports);
-        }
-        mark("wasm compiled");
-        return { module, instance: await WebAssembly.instantiate(module, wasmImports) };
-      };
-      return instantiate(imports, success);
-    };
-    return createPyodideModule(settings);
-  };
-  return { create, restore };
-}
-
 /**
  * Load Pyodide, the crypto module and the site's Python archives.
  * @param {{onProgress?: (text: string) => void, preload?: string}} [options]
@@ -243,21 +211,14 @@ export async function bootPython({ onProgress = () => {}, preload = "" } = {}) {
   if (stored) {
     // the snapshot's Python holds js.trucCrypto by its path: it must be there first
     const bytes = Promise.all([stored.bytes, cryptoLoaded]).then(([buffer]) => buffer);
-    const early = compiledEarly(options.indexURL);
     try {
-      pyodide = await loadPyodide({
-        ...options,
-        _loadSnapshot: bytes,
-        createPyodideModule: early.create,
-      });
-      early.restore();
+      pyodide = await loadPyodide({ ...options, _loadSnapshot: bytes });
       pyodide.runPython("import random; random.seed()");  // not the snapshot's state
       snapshot.state = "restored";
     } catch (error) {
       const why = String(error && error.message ? error.message : error).split("\n")[0];
       console.warn(`boot.js: the memory snapshot is refused (${why}): starting Python the slow way`);
       snapshot.state = `failed: ${why}`;
-      early.restore();
       await caches.open(SNAPSHOT_CACHE).then((cache) => cache.delete(key)).catch(() => {});
       pyodide = null;
     }
