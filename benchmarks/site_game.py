@@ -160,7 +160,7 @@ def boot_split(page: Any, clicked: float, card: float) -> dict[str, float]:
     steps = {
         "start": "worker scripts (worker.js, boot.js, pyodide.mjs)",
         "site.json": "site.json",
-        "snapshot read": "memory snapshot read (Cache Storage)",
+        "snapshot read": "memory snapshot read (origin private file system)",
         "snapshot checked": "memory snapshot's SHA-256",
         "snapshot unpacked": "memory snapshot's pages of zeros put back",
         "wasm": "until Pyodide's WebAssembly is instantiated (fetch, compile)",

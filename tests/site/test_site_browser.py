@@ -175,6 +175,9 @@ def test_a_new_build_replaces_the_old_one_in_the_browser(
             _played(tab)
             tab.wait_for_function("() => navigator.serviceWorker.controller !== null")
             assert _caches(tab) == [f"truc-p2p-{site.build}"]
+            assert _snapshot_state(tab, url) == "made"
+            first = tab.evaluate(SNAPSHOTS)
+            assert len(first) == 1
             write_site(second, folder)
             tab.reload()
             _played(tab)
@@ -183,13 +186,9 @@ def test_a_new_build_replaces_the_old_one_in_the_browser(
                     break
                 tab.wait_for_timeout(100)
             assert _caches(tab) == [f"truc-p2p-{second.build}"]
-            # the new build's memory snapshot replaced the old one
-            kept = "() => caches.open('truc-p2p.snapshot').then((c) => c.keys())"
-            for _ in range(600):
-                if len(tab.evaluate(kept)) == 1:
-                    break
-                tab.wait_for_timeout(100)
-            assert len(tab.evaluate(kept)) == 1
+            # the same Python (site.json): the memory snapshot still serves, and only it
+            assert _snapshot_state(tab, url) == "restored"
+            assert tab.evaluate(SNAPSHOTS) == first
             context.set_offline(True)
             assert tab.evaluate("() => fetch('notes.txt').then((r) => r.text())") == (
                 "the second build\n"
@@ -199,10 +198,8 @@ def test_a_new_build_replaces_the_old_one_in_the_browser(
 
 
 def _caches(tab: Any) -> list[str]:
-    """The service worker's caches (one per build; boot.js's memory snapshot is kept
-    apart, in "truc-p2p.snapshot")."""
     names: list[str] = tab.evaluate("() => caches.keys()")
-    return [name for name in names if name.startswith("truc-p2p-")]
+    return names
 
 
 #: In the worker: boot.js's memory-snapshot state once a made one is stored.
@@ -211,16 +208,27 @@ SNAPSHOT_STATE = """(url) => import(url).then(async ({ snapshot }) => {
   return snapshot.state;
 })"""
 
+#: In the page: the snapshots kept (boot.js: files of the origin private file system).
+SNAPSHOTS = """async () => {
+  const root = await navigator.storage.getDirectory();
+  const dir = await root.getDirectoryHandle("truc-p2p.snapshot", { create: true });
+  const names = [];
+  for await (const name of dir.keys()) names.push(name);
+  return names;
+}"""
+
 #: In the page: one byte of the stored snapshot flipped (in the middle of Python's
-#: memory), its recorded SHA-256 kept.
-CORRUPT_SNAPSHOT = """async () => {
-  const cache = await caches.open("truc-p2p.snapshot");
-  const keys = await cache.keys();
-  const response = await cache.match(keys[0]);
-  const bytes = new Uint8Array(await response.arrayBuffer());
+#: memory), its recorded SHA-256 (its first 32 bytes) kept.
+CORRUPT_SNAPSHOT = """async (name) => {
+  const root = await navigator.storage.getDirectory();
+  const dir = await root.getDirectoryHandle("truc-p2p.snapshot");
+  const handle = await dir.getFileHandle(name);
+  const bytes = new Uint8Array(await (await handle.getFile()).arrayBuffer());
   bytes[bytes.length >> 1] ^= 0x5a;
-  await cache.put(keys[0], new Response(bytes, { headers: response.headers }));
-  return keys.length;
+  const out = await handle.createWritable();
+  await out.write(bytes);
+  await out.close();
+  return bytes.length;
 }"""
 
 
@@ -247,7 +255,9 @@ def test_the_memory_snapshot_is_restored_and_a_corrupted_one_refused(
     tab.reload()
     assert _played(tab)["result"] == random_game(6)
     assert _snapshot_state(tab, url) == "restored"
-    assert tab.evaluate(CORRUPT_SNAPSHOT) == 1
+    kept = tab.evaluate(SNAPSHOTS)
+    assert len(kept) == 1
+    assert tab.evaluate(CORRUPT_SNAPSHOT, kept[0]) > 1_000_000
     console.clear()
     tab.goto(f"{url}#seed=8")
     tab.reload()
