@@ -53,7 +53,9 @@ const SNAPSHOT_DIR = "truc-p2p.snapshot";
 const ARCHIVES = "/lib/truc-p2p";  // where the site's archives go, whole, on sys.path
 const SNAPSHOT_FORMAT = "4";  // bump when what the snapshot holds changes meaning
 
+// (a secure context: https or localhost, as for the service worker)
 const canSnapshot = () =>
+  globalThis.isSecureContext === true && !!globalThis.crypto && !!crypto.subtle &&
   typeof navigator !== "undefined" && !!navigator.storage &&
   typeof navigator.storage.getDirectory === "function" &&
   typeof FileSystemFileHandle !== "undefined" &&
@@ -237,7 +239,7 @@ export async function bootPython({ onProgress = () => {}, preload = "" } = {}) {
     fsInit: async () => mark("wasm"),
   };
   say("starting Python");
-  const key = canSnapshot() ? await snapshotKey(siteText, preload) : null;
+  const key = canSnapshot() ? await snapshotKey(siteText, preload).catch(() => null) : null;
   let pyodide = null;
   let stored = null;
   try {
@@ -289,8 +291,8 @@ for path in reversed(${JSON.stringify(paths)}):
 importlib.invalidate_caches()`);
   mark("archives");
   if (making) {
-    if (preload) pyodide.runPython(preload);
     try {
+      if (preload) pyodide.runPython(preload);
       const bytes = pyodide.makeMemorySnapshot();
       mark("snapshot made");
       snapshot.state = "saving";
