@@ -232,6 +232,10 @@ CORRUPT_SNAPSHOT = """async (name) => {
 }"""
 
 
+#: In the worker: Python calls a method of a host object through ``js``.
+PLAIN_JS = "() => self.trucPython.runPython('import js; js.performance.now() > 0')"
+
+
 def _snapshot_state(tab: Any, url: str) -> str:
     for _ in range(100):
         if tab.workers:
@@ -251,6 +255,9 @@ def test_the_memory_snapshot_is_restored_and_a_corrupted_one_refused(
     tab.goto(f"{url}#seed=5")
     assert _played(tab)["result"] == random_game(5)
     assert _snapshot_state(tab, url) == "made"
+    # the first visit's Python too is one restored from the snapshot, not the one that
+    # made it (which reaches JS through a recorder, where a method loses its `this`)
+    assert tab.workers[0].evaluate(PLAIN_JS) is True
     tab.goto(f"{url}#seed=6")
     tab.reload()
     assert _played(tab)["result"] == random_game(6)

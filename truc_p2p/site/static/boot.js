@@ -196,6 +196,29 @@ async function saveSnapshot(key, memory) {
   await dropSnapshots(key);  // another build's
 }
 
+// The archives are not unpacked: each is written whole into Pyodide's file system and
+// put on sys.path, and Python imports from it (zipimport) and reads its data files
+// (importlib.resources).  A restored snapshot has them on sys.path already, with their
+// directories read: the same bytes go back at the same place.
+async function installArchives(pyodide, archives) {
+  pyodide.FS.mkdirTree(ARCHIVES);
+  const paths = [];
+  for (const pending of archives) {
+    const [archive, buffer] = await pending;
+    const name = archive.path.split("/").pop();
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) {
+      throw new Error(`site.json: ${archive.path} is not an archive name`);
+    }
+    pyodide.FS.writeFile(`${ARCHIVES}/${name}`, new Uint8Array(buffer));
+    paths.push(`${ARCHIVES}/${name}`);
+  }
+  pyodide.runPython(`import importlib, sys
+for path in reversed(${JSON.stringify(paths)}):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+importlib.invalidate_caches()`);
+}
+
 /**
  * Load Pyodide, the crypto module and the site's Python archives.
  * @param {{onProgress?: (text: string) => void, preload?: string}} [options]
@@ -269,40 +292,37 @@ export async function bootPython({ onProgress = () => {}, preload = "" } = {}) {
   mark("python");
   const pyodideMs = performance.now() - started;
   await cryptoLoaded;
-  // The archives are not unpacked: each is written whole into Pyodide's file system and
-  // put on sys.path, and Python imports from it (zipimport) and reads its data files
-  // (importlib.resources).  A restored snapshot has them on sys.path already, with
-  // their directories read: the same bytes go back at the same place.
-  pyodide.FS.mkdirTree(ARCHIVES);
-  const paths = [];
-  for (const pending of archives) {
-    const [archive, buffer] = await pending;
-    const name = archive.path.split("/").pop();
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) {
-      throw new Error(`site.json: ${archive.path} is not an archive name`);
-    }
-    pyodide.FS.writeFile(`${ARCHIVES}/${name}`, new Uint8Array(buffer));
-    paths.push(`${ARCHIVES}/${name}`);
-  }
-  pyodide.runPython(`import importlib, sys
-for path in reversed(${JSON.stringify(paths)}):
-    if path not in sys.path:
-        sys.path.insert(0, path)
-importlib.invalidate_caches()`);
+  await installArchives(pyodide, archives);
   mark("archives");
   if (making) {
+    let memory = null;
     try {
       if (preload) pyodide.runPython(preload);
-      const bytes = pyodide.makeMemorySnapshot();
+      memory = pyodide.makeMemorySnapshot();
       mark("snapshot made");
       snapshot.state = "saving";
-      snapshot.saved = saveSnapshot(key, bytes).then(
+      snapshot.saved = saveSnapshot(key, memory).then(
         () => { snapshot.state = "made"; },
         (error) => { snapshot.state = `failed: not saved (${error})`; },
       );
     } catch (error) {
       console.warn(`boot.js: no memory snapshot (${error})`);
       snapshot.state = `failed: not made (${error})`;
+    }
+    if (memory !== null) {
+      // The Python that made the snapshot sees the JS world through a recorder (every
+      // object it reaches, by its path, for the snapshot), under which a host object's
+      // method loses its `this`: the page gets a fresh Python, restored from the
+      // snapshot just made, exactly as the next visits will.
+      try {
+        const fresh = await loadPyodide({ ...options, _loadSnapshot: memory });
+        await installArchives(fresh, archives);
+        fresh.runPython("import random; random.seed()");
+        pyodide = fresh;
+        mark("restored");
+      } catch (error) {
+        console.warn(`boot.js: the memory snapshot just made is refused (${error}): Python goes on as it started`);
+      }
     }
   }
   const total = performance.now() - started;
