@@ -119,7 +119,7 @@ def test_a_peer_that_ignores_the_misbehaviour_fails(tmp_path: Path) -> None:
     """A peer that never answers (it prints an invite and sleeps) gets ``fail``."""
     peer = 'echo "truc://127.0.0.1:$TRUC_PORT/?fp=' + "a" * 64 + '"; exec sleep 30'
     case = "wire-2-version-2-coin"
-    r = interop(peer, tmp_path, [case], "--role", "host")[(case, "host")]
+    r = interop(peer, tmp_path, [case], "--role", "host", "--timeout", "2")[(case, "host")]
     assert r["result"] == "fail", r["detail"]
     report = ET.fromstring(junit([CaseResult(case, "host", r["result"], r["detail"])]))
     assert report.find("testcase/failure") is not None
