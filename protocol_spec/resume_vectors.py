@@ -234,6 +234,7 @@ def resume_vector() -> dict[str, Any]:
         cut=_v1_cut,
     )
     return {
+        "schema": "schemas/resume_v1.schema.json",
         "description": "The scripted game of wire_v1.json with other fixed keys and secrets, "
         "interrupted after the responder sent deck2 (lost in the cut) and resumed: the "
         "initiator dials and sends its resume (nonce = nonces[0], echo empty), the responder "
@@ -260,6 +261,7 @@ def resume_vector_v2() -> dict[str, Any]:
         e.seq for e in envs if e.type in ("v2deck1", "v2deck2") and e.payload["hand"] == hand
     ]
     return {
+        "schema": "schemas/resume_v1.schema.json",
         "deck": "v2",
         "pipeline": True,
         "description": "The pipelined deck-v2 script of wire_v2_pipelined.json (wire.md "
@@ -306,6 +308,7 @@ def resume_clock_vector() -> dict[str, Any]:
         return {"name": name, "hex": raw}
 
     return {
+        "schema": "schemas/resume_v1.schema.json",
         "deck": "v2",
         "pipeline": True,
         "description": "The cut of resume_v2.json (the initiator's v2action that opens "
@@ -412,6 +415,7 @@ def evidence_vector() -> dict[str, Any]:
     bye = _signed(keys[1], 1, chain, type="bye", seq=own, prev=another, payload={})
     refuse = refusal(keys[1], "unknown-game")[4:].hex()
     return {
+        "schema": "schemas/evidence_v1.schema.json",
         "description": "Evidence files of wire.md section 13.8, over the game of "
         "resume_v1.json (its keys). In each case 'transcript' is the first 'held' "
         "envelopes of that game followed by the case's 'abort' (player 0's abort cheat, "

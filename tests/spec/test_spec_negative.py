@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.schema import schema_errors
 
 from truc_p2p.interop import CASES
 from truc_p2p.protocol import verify_transcript
@@ -24,52 +25,6 @@ VECTOR = json.loads((SPEC / "vectors" / "wire_v2_negative.json").read_text(encod
 BASE = json.loads((SPEC / "vectors" / "wire_v2.json").read_text(encoding="utf-8"))
 ENVELOPES = [bytes.fromhex(e["hex"]) for e in BASE["envelopes"]]
 CONFORMANCE = (SPEC / "conformance.md").read_text(encoding="utf-8")
-
-_TYPES: dict[str, Any] = {
-    "object": dict,
-    "array": list,
-    "string": str,
-    "integer": int,
-    "number": (int, float),
-    "boolean": bool,
-}
-
-
-def schema_errors(value: Any, schema: dict[str, Any], where: str = "$") -> list[str]:
-    """The subset of JSON Schema the vector schemas use: type, const, enum, required,
-    properties, additionalProperties (false or a schema), items, minimum, pattern."""
-    errors: list[str] = []
-    kind = schema.get("type")
-    if kind is not None:
-        ok = isinstance(value, _TYPES[kind]) and not (
-            kind in ("integer", "number") and isinstance(value, bool)
-        )
-        if not ok:
-            return [f"{where}: not {kind}"]
-    if "const" in schema and value != schema["const"]:
-        errors.append(f"{where}: not {schema['const']!r}")
-    if "enum" in schema and value not in schema["enum"]:
-        errors.append(f"{where}: {value!r} not in {schema['enum']}")
-    if "minimum" in schema and value < schema["minimum"]:
-        errors.append(f"{where}: below {schema['minimum']}")
-    if "pattern" in schema and not re.search(schema["pattern"], value):
-        errors.append(f"{where}: does not match {schema['pattern']}")
-    if isinstance(value, dict):
-        props = schema.get("properties", {})
-        errors += [f"{where}: no {key}" for key in schema.get("required", []) if key not in value]
-        extra = schema.get("additionalProperties", True)
-        for key, item in value.items():
-            if key in props:
-                errors += schema_errors(item, props[key], f"{where}.{key}")
-            elif extra is False:
-                errors.append(f"{where}: unknown key {key}")
-            elif isinstance(extra, dict):
-                errors += schema_errors(item, extra, f"{where}.{key}")
-    if isinstance(value, list) and "items" in schema:
-        for i, item in enumerate(value):
-            errors += schema_errors(item, schema["items"], f"{where}[{i}]")
-    return errors
-
 
 def test_the_file_follows_its_schema() -> None:
     schema = json.loads((SPEC / VECTOR["schema"]).read_text(encoding="utf-8"))
