@@ -84,6 +84,8 @@ class Target:
     key: str | None = None
     resume: bool = False
     cut_at: int = 3
+    #: the target comes at the end of a whole game: the case has an honest game's time
+    late: bool = False
 
 
 COIN = Target("coin", ("coin",))
@@ -91,7 +93,7 @@ DECK = Target("deck", ("v2deck1", "v2deck2"))
 ACT = Target("act", (), key="act")
 HELLO = Target("hello", ("hello",))
 RESUME = Target("resume", ("resume",), resume=True)
-RESULT = Target("result", ("result",))
+RESULT = Target("result", ("result",), late=True)
 
 
 @dataclass
