@@ -54,9 +54,7 @@ def invite(host: tuple[str, int], fp: str, relay: str, code: str, fields: dict[s
 
 
 def game(code: str, waiting: int, listing: bytes) -> bytes:
-    return message(
-        GAME, bytes([len(code)]) + code.encode() + struct.pack("!I", waiting) + listing
-    )
+    return message(GAME, bytes([len(code)]) + code.encode() + struct.pack("!I", waiting) + listing)
 
 
 def _case(
@@ -139,7 +137,9 @@ def build() -> dict[str, Any]:
         "filtered": {
             "name": name,
             "fp": fp,
-            "lobby_request": (MAGIC + message(LOBBY, form([("name", name), ("fp", fp)]).encode())).hex(),
+            "lobby_request": (
+                MAGIC + message(LOBBY, form([("name", name), ("fp", fp)]).encode())
+            ).hex(),
             "matches": {
                 case["label"]: name.casefold() in case["fields"]["name"].casefold()
                 and case["fingerprint"].startswith(fp)

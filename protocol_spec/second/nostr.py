@@ -7,9 +7,8 @@ import json
 from typing import Any
 
 from coincurve import PrivateKey
-from lobby import invite, sign
-
 from common import Ed25519, fingerprint
+from lobby import invite, sign
 
 FILE = "nostr_lobby_v1.json"
 INDENT = 2
@@ -42,7 +41,9 @@ class Nostr:
         self._key = PrivateKey(secret)
         self.pubkey = self._key.public_key.format(compressed=True)[1:].hex()
 
-    def event(self, created_at: int, kind: int, tags: list[list[str]], content: str, aux: str) -> dict[str, Any]:
+    def event(
+        self, created_at: int, kind: int, tags: list[list[str]], content: str, aux: str
+    ) -> dict[str, Any]:
         data = serialize(self.pubkey, created_at, kind, tags, content)
         ident = hashlib.sha256(data).digest()
         sig = self._key.sign_schnorr(ident, _aux(aux))
@@ -57,7 +58,9 @@ class Nostr:
         }
 
 
-def serialize(pubkey: str, created_at: int, kind: int, tags: list[list[str]], content: str) -> bytes:
+def serialize(
+    pubkey: str, created_at: int, kind: int, tags: list[list[str]], content: str
+) -> bytes:
     """NIP-01: compact JSON of [0, pubkey, created_at, kind, tags, content], UTF-8."""
     value = [0, pubkey, created_at, kind, tags, content]
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
@@ -77,7 +80,9 @@ def _content(identity: Ed25519, nostr: Nostr, expiration: int) -> str:
     return json.dumps(body, sort_keys=True, separators=(",", ":"))
 
 
-def _listing_event(identity: Ed25519, aux: str, now: int = NOW, life: int = LIFETIME) -> dict[str, Any]:
+def _listing_event(
+    identity: Ed25519, aux: str, now: int = NOW, life: int = LIFETIME
+) -> dict[str, Any]:
     nostr = Nostr(identity.seed)
     expiration = now + life
     tags = [["d", fingerprint(identity.public)], ["expiration", str(expiration)]]

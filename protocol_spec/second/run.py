@@ -3,6 +3,7 @@
     python -I protocol_spec/second/run.py                  # print the names it covers
     python -I protocol_spec/second/run.py --check [NAME…]  # exit 1 on any byte of difference
     python -I protocol_spec/second/run.py --out DIR [NAME…]  # write the files into DIR
+    python -I protocol_spec/second/run.py --check --against DIR  # compare with DIR's copies
 
 It never imports ``truc_p2p`` (tests/spec/test_spec_second_generator.py blocks the
 import and checks ``sys.modules``).
@@ -37,11 +38,16 @@ def covered() -> dict[str, str]:
 
 def main(argv: list[str]) -> int:
     check = "--check" in argv
-    out: Path | None = None
-    if "--out" in argv:
-        out = Path(argv[argv.index("--out") + 1])
-    names = [a for i, a in enumerate(argv) if not a.startswith("--") and (
-        i == 0 or argv[i - 1] != "--out")]
+    options: dict[str, Path] = {}
+    names: list[str] = []
+    args = iter(argv)
+    for arg in args:
+        if arg in ("--out", "--against"):
+            options[arg] = Path(next(args, ""))
+        elif arg != "--check":
+            names.append(arg)
+    out = options.get("--out")
+    against = options.get("--against", VECTORS)
     files = covered()
     if not check and out is None:
         print("\n".join(sorted(files)))
@@ -55,8 +61,8 @@ def main(argv: list[str]) -> int:
         file_name, text = generate(files[name])
         if out is not None:
             (out / file_name).write_text(text)
-        if check and (VECTORS / file_name).read_text() != text:
-            print(f"{file_name}: differs from vectors/{file_name}", file=sys.stderr)
+        if check and (against / file_name).read_bytes() != text.encode():
+            print(f"{file_name}: differs from {against / file_name}", file=sys.stderr)
             failed = 1
     return failed
 
