@@ -66,3 +66,71 @@ class Ed25519:
 def form(pairs: list[tuple[str, str]]) -> str:
     """application/x-www-form-urlencoded, spaces as ``+`` (connect.md §2.2)."""
     return "&".join(f"{quote_plus(k)}={quote_plus(v)}" for k, v in pairs)
+
+
+def envelope(
+    signer: Ed25519,
+    game_id: bytes,
+    seq: int,
+    prev: bytes,
+    sender: int,
+    kind: str,
+    payload: dict[str, Any],
+) -> bytes:
+    """wire.md §2: body || Ed25519(sender, body), the body in canonical msgpack."""
+    import msgpack
+
+    body: bytes = msgpack.packb([1, game_id, seq, prev, sender, kind, payload], use_bin_type=True)
+    return body + signer.sign(body)
+
+
+def sha256(*parts: bytes) -> bytes:
+    return hashlib.sha256(b"".join(parts)).digest()
+
+
+def local(secret: bytes, label: bytes) -> bytes:
+    """wire.md §9: HMAC-SHA256(secret, "truc-p2p/v1/local/" || label)."""
+    import hmac
+
+    return hmac.new(secret, b"truc-p2p/v1/local/" + label, hashlib.sha256).digest()
+
+
+def hello_nonce(secret: bytes, mask: int) -> bytes:
+    """wire.md §8.1: 24 bytes of the derived nonce, "trc" 0x01, the feature mask."""
+    return local(secret, b"nonce")[:24] + b"trc\x01" + struct.pack("!I", mask)
+
+
+RULESET = {"target": 12, "ladder": "literal", "rest_refused": "game"}
+
+
+def handshake(
+    keys: tuple[Ed25519, Ed25519],
+    names: tuple[str, str],
+    secrets: tuple[bytes, bytes],
+    options: dict[str, Any],
+    masks: tuple[int, int],
+    ruleset: dict[str, Any] = RULESET,
+) -> dict[str, Any]:
+    """wire.md §4: both hellos, the initiator's coin, the game id and the coins' dealer."""
+    c0, c1 = local(secrets[0], b"coin"), local(secrets[1], b"coin")
+    hellos: list[bytes] = []
+    prev = bytes(32)
+    for p in (0, 1):
+        payload = {
+            "name": names[p],
+            "key": keys[p].public,
+            "nonce": hello_nonce(secrets[p], masks[p]),
+            "ruleset": ruleset,
+            "options": options,
+            "coin": sha256(b"truc-p2p/v1/coin", c0) if p == 0 else c1,
+        }
+        hellos.append(envelope(keys[p], b"", p, prev, p, "hello", payload))
+        prev = sha256(hellos[-1])
+    game_id = sha256(b"truc-p2p/v1/game", hellos[0], hellos[1])
+    coin = envelope(keys[0], game_id, 2, prev, 0, "coin", {"coin": c0})
+    return {
+        "hellos": hellos,
+        "coin": coin,
+        "game_id": game_id,
+        "coin_dealer": sha256(b"truc-p2p/v1/coin/draw", c0, c1)[0] & 1,
+    }
