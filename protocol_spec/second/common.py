@@ -96,7 +96,10 @@ def local(secret: bytes, label: bytes) -> bytes:
 
 
 def hello_nonce(secret: bytes, mask: int) -> bytes:
-    """wire.md §8.1: 24 bytes of the derived nonce, "trc" 0x01, the feature mask."""
+    """wire.md §8.1: 24 bytes of the derived nonce, "trc" 0x01, the feature mask; the
+    derived nonce whole when no feature is announced (§9)."""
+    if not mask:
+        return local(secret, b"nonce")
     return local(secret, b"nonce")[:24] + b"trc\x01" + struct.pack("!I", mask)
 
 
