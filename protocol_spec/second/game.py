@@ -195,8 +195,7 @@ def play_game(
                 play.send(nd, "v2deck3", tagged(cur, {"shares": hand.d3_shares()}))
                 first = False
             action = choose(play, p, rules.legal(), step)
-            if stop is not None and stop(play, p, action):
-                return {"stopped": True, "rules": rules, "hands": hands, "cur": cur}
+            stopping = stop is not None and stop(play, p, action)
             step += 1
             play.actions.append([p, action])
             payload: dict[str, Any] = {"act": action.split()[0]}
@@ -219,6 +218,10 @@ def play_game(
                 and p == hands[cur + 1].dealer
             ):
                 payload["open"] = sent[cur + 1]["d2"]["shares"]
+            if stopping:
+                kind = "v2deck3" if first else "v2action"
+                body = tagged(cur, {"shares": hand.d3_shares(), "action": payload}) if first else payload
+                return {"stopped": (p, kind, body), "scores": list(rules.scores), "hands": cur + 1}
             if first:
                 play.send(nd, "v2deck3", tagged(cur, {"shares": hand.d3_shares(), "action": payload}))
                 first = False
