@@ -6,7 +6,7 @@ import hashlib
 from functools import cache
 from typing import Any
 
-from ec import D, N, Hn, Point, add, be32, dec, enc, gmul, hp, mul, neg, perm, scalar, side_key
+from ec import D, Hn, N, Point, add, be32, dec, enc, gmul, hp, mul, neg, perm, scalar, side_key
 
 DEALER, NONDEALER = 0, 1  # role bytes (deck_v2.md §3)
 STEP_D1, STEP_D2, STEP_D3, STEP_SHOW, STEP_REDEAL = 1, 2, 3, 4, 5
@@ -201,9 +201,7 @@ class Side:
         for i in range(32):
             a_b, c = old[pi[i]]
             s, r = masks[i]
-            self.deck.append(
-                (add(a_b, gmul(s)), gmul(r), add(c, mul(y_b, s), mul(self.y, r)))
-            )
+            self.deck.append((add(a_b, gmul(s)), gmul(r), add(c, mul(y_b, s), mul(self.y, r))))
         binding = self.t1 + bytes([STEP_D2, self.role])
         proof = shuffle_proof(
             self.key,
@@ -214,15 +212,10 @@ class Side:
             pi,
             [list(m) for m in masks],
         )
-        message = {
-            "key": enc(self.y),
-            "pok": key_proof(self.key, binding, self.x),
-            "deck": [b"".join(enc(p) for p in e) for e in self.deck],
-            "proof": proof,
-        }
-        self.t2 = D(
-            b"T2", self.t1, message["key"], message["pok"], *message["deck"], message["proof"]
-        )
+        key, pok = enc(self.y), key_proof(self.key, binding, self.x)
+        deck = [b"".join(enc(p) for p in e) for e in self.deck]
+        message: dict[str, Any] = {"key": key, "pok": pok, "deck": deck, "proof": proof}
+        self.t2 = D(b"T2", self.t1, key, pok, *deck, proof)
         message["shares"] = [self.share(STEP_D2, p) for p in positions(NONDEALER, False)]
         return message
 

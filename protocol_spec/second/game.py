@@ -7,11 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from common import Ed25519, envelope, handshake, local, sha256
 from deck2 import DEALER, NONDEALER, STEP_D3, STEP_REDEAL, STEP_SHOW, Side, open_card, positions
 from ec import be32, enc, mul
 from rules import Game, card_name
-
-from common import Ed25519, envelope, handshake, local, sha256
 
 Choose = Callable[["Play", int, list[str], int], str]
 
@@ -71,9 +70,7 @@ class Hand:
 
     def card(self, pos: int) -> int:
         a, b = self.sides[self.dealer], self.sides[1 - self.dealer]
-        return open_card(
-            a.deck, pos, enc(mul(a.layer(pos), a.x)), enc(mul(b.layer(pos), b.x))
-        )
+        return open_card(a.deck, pos, enc(mul(a.layer(pos), a.x)), enc(mul(b.layer(pos), b.x)))
 
     def held(self, player: int) -> list[int]:
         role = DEALER if player == self.dealer else NONDEALER
@@ -88,9 +85,7 @@ class Hand:
         return [self.side(player).share(STEP_REDEAL, q) for q in positions(other, True)]
 
     def d3_shares(self) -> list[bytes]:
-        return [
-            self.side(1 - self.dealer).share(STEP_D3, q) for q in positions(DEALER, False)
-        ]
+        return [self.side(1 - self.dealer).share(STEP_D3, q) for q in positions(DEALER, False)]
 
     def show(self, player: int, card: int) -> tuple[int, bytes]:
         pos = next(q for q in self.held(player) if self.card(q) == card)
@@ -157,8 +152,7 @@ def play_game(
 
     def rest_decides() -> bool:
         return f.rest_final and (
-            rules.rest_answered
-            or (rules.pending == "rest" and rules.rest_refused == "game")
+            rules.rest_answered or (rules.pending == "rest" and rules.rest_refused == "game")
         )
 
     def interjections(p: int) -> None:
@@ -220,10 +214,16 @@ def play_game(
                 payload["open"] = sent[cur + 1]["d2"]["shares"]
             if stopping:
                 kind = "v2deck3" if first else "v2action"
-                body = tagged(cur, {"shares": hand.d3_shares(), "action": payload}) if first else payload
+                body = (
+                    tagged(cur, {"shares": hand.d3_shares(), "action": payload})
+                    if first
+                    else payload
+                )
                 return {"stopped": (p, kind, body), "scores": list(rules.scores), "hands": cur + 1}
             if first:
-                play.send(nd, "v2deck3", tagged(cur, {"shares": hand.d3_shares(), "action": payload}))
+                play.send(
+                    nd, "v2deck3", tagged(cur, {"shares": hand.d3_shares(), "action": payload})
+                )
                 first = False
             else:
                 play.send(p, "v2action", payload)
@@ -241,7 +241,9 @@ def play_game(
             break
         if f.pipeline and pre["d1"] and pre["d2"] and "open" not in payload:
             nxt = hands[cur + 1]
-            play.send(nxt.dealer, "v2open", {"hand": cur + 1, "shares": sent[cur + 1]["d2"]["shares"]})
+            play.send(
+                nxt.dealer, "v2open", {"hand": cur + 1, "shares": sent[cur + 1]["d2"]["shares"]}
+            )
         cur += 1
         if not (f.pipeline and pre["d1"]):
             hands.pop(cur, None)

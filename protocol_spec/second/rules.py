@@ -165,7 +165,9 @@ class Game:
             self.to_act = 1 - p
             return
         (lp, lc), (fp, fc) = self.table
-        winner = None if strength(lc) == strength(fc) else (lp if strength(lc) > strength(fc) else fp)
+        winner = (
+            None if strength(lc) == strength(fc) else (lp if strength(lc) > strength(fc) else fp)
+        )
         self.tricks.append(winner)
         self.table = []
         self.requested = set()

@@ -20,7 +20,21 @@ VECTORS = HERE.parent / "vectors"
 sys.path.insert(0, str(HERE))
 
 #: module name -> the vector file it writes
-MODULES = ["relay_ws", "lobby", "nostr", "linked", "deck_v2", "wire_v2", "wire_v2_pipelined", "wire_v2_early", "wire_v2_pipelined_early", "wire_v2_rest_final", "wire_v2_early_redeal", "wire_v2_resign", "wire_v2_cases"]
+MODULES = [
+    "relay_ws",
+    "lobby",
+    "nostr",
+    "linked",
+    "deck_v2",
+    "wire_v2",
+    "wire_v2_pipelined",
+    "wire_v2_early",
+    "wire_v2_pipelined_early",
+    "wire_v2_rest_final",
+    "wire_v2_early_redeal",
+    "wire_v2_resign",
+    "wire_v2_cases",
+]
 
 
 def generate(module_name: str) -> tuple[str, str]:

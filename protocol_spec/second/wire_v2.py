@@ -5,9 +5,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from game import Play, play_classic
-
 from common import Ed25519
+from game import Play, play_classic
 
 FILE = "wire_v2.json"
 INDENT = 1
@@ -38,7 +37,9 @@ def script_choice(play: Play, player: int, legal: list[str], step: int) -> str:
     return next(a for a in legal if a.startswith("play "))
 
 
-def setup(tag: str, ruleset: dict[str, Any], options: dict[str, Any], masks: tuple[int, int]) -> Play:
+def setup(
+    tag: str, ruleset: dict[str, Any], options: dict[str, Any], masks: tuple[int, int]
+) -> Play:
     return Play(
         keys=(Ed25519(fixed(f"{tag}identity0")), Ed25519(fixed(f"{tag}identity1"))),
         names=("alice", "bob"),

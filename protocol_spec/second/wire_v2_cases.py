@@ -8,12 +8,11 @@ import struct
 from typing import Any
 
 import msgpack
+from common import Ed25519, envelope
 from game import Features, Play, play_game
 from wire_v2 import DECK_NOTE, layout, setup
 from wire_v2_more import PIPELINE_NOTE, pipelined_choice
 from wire_v2_resign import game as resigned_game
-
-from common import Ed25519, envelope
 
 FILE = "wire_v2_cases.json"
 INDENT = 1
@@ -98,9 +97,7 @@ def build() -> dict[str, Any]:
         for i, b in enumerate(bodies)
         if b[5] == "v2action" and "shares" in b[6] and "open" in b[6]
     )
-    pre = next(
-        i for i, b in enumerate(bodies) if b[5] == "v2deck1" and b[6].get("hand", 0) > 0
-    )
+    pre = next(i for i, b in enumerate(bodies) if b[5] == "v2deck1" and b[6].get("hand", 0) > 0)
     no_hand = {k: v for k, v in bodies[pre][6].items() if k != "hand"}
     short = MAGIC + b"".join(frame(r) for r in raws[:2]) + frame(bytes(range(10)))
     other_coin = {"coin": hashlib.sha256(b"another coin").digest()}

@@ -75,9 +75,7 @@ def early() -> dict[str, Any]:
 
 
 def pipelined_early() -> dict[str, Any]:
-    return layout(
-        *scripted("v2/pipelined/early/", True, True, PIPELINED_RULESET, pipelined_choice)
-    )
+    return layout(*scripted("v2/pipelined/early/", True, True, PIPELINED_RULESET, pipelined_choice))
 
 
 def rest_choice(play: Play, player: int, legal: list[str], step: int) -> str:

@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import msgpack
+from common import envelope, sha256
 from game import Features, play_game
 from wire_v2 import setup
 from wire_v2_more import PIPELINED_RULESET, pipelined_choice
-
-from common import envelope, sha256
 
 FILE = "wire_v2_resign.json"
 INDENT = 1
