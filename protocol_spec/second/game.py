@@ -27,6 +27,7 @@ class Play:
     game_id: bytes = b""
     actions: list[list[Any]] = field(default_factory=list)
     rules: Any = None  # the rules engine of the game being played
+    turns: list[int] = field(default_factory=list)  # where each player's turn began
 
     def send(self, sender: int, kind: str, payload: dict[str, Any]) -> bytes:
         raw = envelope(
@@ -183,6 +184,7 @@ def play_game(
         first = True
         while True:
             p = rules.to_act
+            play.turns.append(len(play.transcript))
             if not first:
                 interjections(p)
             elif f.early and p in f.thinkers:

@@ -34,6 +34,8 @@ MODULES = [
     "wire_v2_early_redeal",
     "wire_v2_resign",
     "wire_v2_cases",
+    "resume_v2",
+    "resume_clock_v1",
 ]
 
 
