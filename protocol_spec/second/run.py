@@ -36,6 +36,7 @@ MODULES = [
     "wire_v2_cases",
     "resume_v2",
     "resume_clock_v1",
+    "deck_v1",
 ]
 
 
