@@ -37,6 +37,7 @@ MODULES = [
     "resume_v2",
     "resume_clock_v1",
     "deck_v1",
+    "wire_v1",
 ]
 
 
