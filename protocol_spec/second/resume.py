@@ -8,7 +8,9 @@ from typing import Any
 
 import msgpack
 from game import Features, Play, play_game
-from wire_v2_more import PIPELINED_RULESET, pipelined_choice
+from game1 import play_v1
+from wire_v2 import script_choice
+from wire_v2_more import PIPELINED_RULESET, SCRIPT_RULESET, pipelined_choice
 
 from common import Ed25519, envelope, sha256
 
@@ -66,17 +68,25 @@ def automatic(raw: bytes) -> bool:
     return not (kind in DECIDED or (kind == "v2deck3" and "action" in payload))
 
 
-def cut_game(tag: str, masks: tuple[int, int]) -> tuple[Play, list[int]]:
-    """The pipelined script played whole, and the positions the cut loses: the flight
-    (owed pre-deal and action) of the first action that carries ``open``."""
+def cut_game(
+    tag: str, masks: tuple[int, int], v1: bool = False, secrets_tag: str | None = None
+) -> tuple[Play, list[int]]:
+    """The script played whole, and the positions the cut loses: deck v1, the
+    responder's ``deck2``; deck v2 (pipelined), the flight (owed pre-deal and action)
+    of the first action that carries ``open``."""
+    secrets = secrets_tag if secrets_tag is not None else tag
     play = Play(
         keys=(Ed25519(fixed(f"{tag}identity0")), Ed25519(fixed(f"{tag}identity1"))),
         names=("alice", "bob"),
-        secrets=(fixed(f"{tag}secret0"), fixed(f"{tag}secret1")),
-        ruleset=PIPELINED_RULESET,
-        options={"audit": "game", "deck": "v2", "pipeline": True},
+        secrets=(fixed(f"{secrets}secret0"), fixed(f"{secrets}secret1")),
+        ruleset=SCRIPT_RULESET if v1 else PIPELINED_RULESET,
+        options={"audit": "game"} if v1 else {"audit": "game", "deck": "v2", "pipeline": True},
         masks=masks,
     )
+    if v1:
+        play_v1(play, script_choice)
+        at = next(i for i, raw in enumerate(play.transcript) if body(raw)[5] == "deck2")
+        return play, [at]
     play_game(play, pipelined_choice, Features(pipeline=True))
     at = next(
         i
@@ -88,9 +98,13 @@ def cut_game(tag: str, masks: tuple[int, int]) -> tuple[Play, list[int]]:
 
 
 def resumed(
-    tag: str, masks: tuple[int, int], clocks: tuple[dict[str, Any], dict[str, Any]] | None
+    tag: str,
+    masks: tuple[int, int],
+    clocks: tuple[dict[str, Any], dict[str, Any]] | None,
+    v1: bool = False,
+    secrets_tag: str | None = None,
 ) -> tuple[Play, list[int], dict[str, Any]]:
-    play, lost = cut_game(tag, masks)
+    play, lost = cut_game(tag, masks, v1, secrets_tag)
     nonces = [fixed(f"{tag}nonce{p}")[:16] for p in (0, 1)]
     cutter = body(play.transcript[lost[0]])[4]
     have = {cutter: lost[-1] + 1, 1 - cutter: lost[0]}
@@ -194,3 +208,17 @@ def resume_clock() -> dict[str, Any]:
         ],
         **played,
     }
+
+
+RESUMED_V1 = (
+    "The scripted game of wire_v1.json with other fixed keys and secrets, interrupted "
+    "after the responder sent deck2 (lost in the cut) and resumed: the initiator dials "
+    "and sends its resume (nonce = nonces[0], echo empty), the responder answers with "
+    "its own (nonce = nonces[1], echo = the initiator's nonce) followed by the envelopes "
+    "the initiator lacks. Both transcripts are the same single chain."
+)
+
+
+def resume_v1() -> dict[str, Any]:
+    _, _, played = resumed("", (0, 0), None, v1=True)
+    return {"schema": "schemas/resume_v1.schema.json", "description": RESUMED_V1, **played}

@@ -38,6 +38,7 @@ MODULES = [
     "resume_clock_v1",
     "deck_v1",
     "wire_v1",
+    "resume_v1",
 ]
 
 
