@@ -17,9 +17,10 @@ MAGIC = b"TRUCRLY1"
 REGISTER, REGISTERED, PING, LIST, LOBBY, GAME, END = 0x01, 0x81, 0x05, 0x06, 0x07, 0x87, 0x88
 
 
-def dump(value: Any, indent: int) -> str:
-    """A vector file's text: JSON, UTF-8 kept as is, one newline at the end."""
-    return json.dumps(value, indent=indent, ensure_ascii=False) + "\n"
+def dump(value: Any, indent: int, ascii_only: bool = False) -> str:
+    """A vector file's text: JSON with ``indent``, non-ASCII kept as UTF-8 or escaped
+    (``ascii_only``), one newline at the end (protocol_spec/README.md)."""
+    return json.dumps(value, indent=indent, ensure_ascii=ascii_only) + "\n"
 
 
 def message(kind: int, body: bytes = b"") -> bytes:

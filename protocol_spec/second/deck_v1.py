@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deck1 import DEALER, NONDEALER, N, Hand, Side, encodings, positions
+from deck1 import DEALER, NONDEALER, Hand, N, Side, encodings, positions
 
 FILE = "deck_v1.json"
 INDENT = 1

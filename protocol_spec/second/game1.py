@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from common import local, sha256
 from deck1 import DEALER, NONDEALER, Hand, Side, positions
 from ec import be32
 from game import Choose, Play
 from rules import Game, card_name
-
-from common import local, sha256
 
 
 def play_v1(
@@ -50,10 +49,10 @@ def play_v1(
         play.send(dl, "deck3", {"deck": deck.d3, "keys": keys(dl, positions(NONDEALER, False))})
         redeal = False
 
-        def cards(redeal: bool, deck: Hand = deck) -> dict[int, list[int]]:
+        def cards(redeal: bool, deck: Hand = deck, dl: int = dl) -> dict[int, list[int]]:
             return {
                 dl: [deck.card(q) for q in positions(DEALER, redeal)],
-                nd: [deck.card(q) for q in positions(NONDEALER, redeal)],
+                1 - dl: [deck.card(q) for q in positions(NONDEALER, redeal)],
             }
 
         rules.deal(cards(False))

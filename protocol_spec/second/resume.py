@@ -7,12 +7,11 @@ import hashlib
 from typing import Any
 
 import msgpack
+from common import Ed25519, envelope, sha256
 from game import Features, Play, play_game
 from game1 import play_v1
 from wire_v2 import script_choice
 from wire_v2_more import PIPELINED_RULESET, SCRIPT_RULESET, pipelined_choice
-
-from common import Ed25519, envelope, sha256
 
 RESUMED_V2 = (
     "The pipelined deck-v2 script of wire_v2_pipelined.json (wire.md section 6b) with "
@@ -118,7 +117,9 @@ def resumed(
 
     def own(p: int, since: int, until: int) -> list[str]:
         return [
-            play.transcript[i].hex() for i in range(since, until) if body(play.transcript[i])[4] == p
+            play.transcript[i].hex()
+            for i in range(since, until)
+            if body(play.transcript[i])[4] == p
         ]
 
     # the listener resends its own from the dialer's have, then the dialer its own

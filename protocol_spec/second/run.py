@@ -39,6 +39,7 @@ MODULES = [
     "deck_v1",
     "wire_v1",
     "resume_v1",
+    "evidence_v1",
 ]
 
 
@@ -47,7 +48,7 @@ def generate(module_name: str) -> tuple[str, str]:
     from common import dump
 
     module = importlib.import_module(module_name)
-    return module.FILE, dump(module.build(), module.INDENT)
+    return module.FILE, dump(module.build(), module.INDENT, getattr(module, "ASCII", False))
 
 
 def covered() -> dict[str, str]:

@@ -22,14 +22,8 @@ VECTORS = SPEC / "vectors"
 
 #: vector files the second generator does not (yet) make, and why
 LEFT = {
-    "deck_v1.json": "deck v1 (P-256, legacy): not written yet",
-    "evidence_v1.json": "resume evidence (wire.md §13.8): not written yet",
-    "resume_v1.json": "a resumed deck v1 game: needs deck v1",
-    "resume_v2.json": "a resumed pipelined game (wire.md §13.1): not written yet",
-    "resume_clock_v1.json": "resumes with clocks (wire.md §13.1): not written yet",
-    "wire_v1.json": "a deck v1 game: needs deck v1",
-    "wire_v2_negative.json": "needs a verifier's error codes and the live adversarial "
-    "mutations of interop.md §8: not written yet",
+    "wire_v2_negative.json": "needs a verifier's error codes and message numbers and "
+    "the live adversarial mutations of interop.md §8: not written yet",
 }
 
 #: run.py under ``python -I`` with any import of truc_p2p refused, then checked
