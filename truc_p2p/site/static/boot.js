@@ -46,9 +46,9 @@ async function fetchChecked(path, sha256) {
  * file system); saved resolves once a made snapshot is stored. */
 export const snapshot = { state: "off", saved: Promise.resolve() };
 
-// The snapshot is a file of the origin private file system (a worker reads it in one
-// synchronous call: several times faster than the Cache Storage while the boot fetches
-// and compiles): SNAPSHOT_DIR/<key>, its SHA-256 (32 bytes) then its packed bytes.
+// The snapshot is a file of the origin private file system (read faster than the Cache
+// Storage while the boot fetches and compiles): SNAPSHOT_DIR/<key>, its SHA-256 (32
+// bytes) then its packed bytes.
 const SNAPSHOT_DIR = "truc-p2p.snapshot";
 const ARCHIVES = "/lib/truc-p2p";  // where the site's archives go, whole, on sys.path
 const SNAPSHOT_FORMAT = "4";  // bump when what the snapshot holds changes meaning
@@ -59,7 +59,7 @@ const canSnapshot = () =>
   typeof navigator !== "undefined" && !!navigator.storage &&
   typeof navigator.storage.getDirectory === "function" &&
   typeof FileSystemFileHandle !== "undefined" &&
-  "createSyncAccessHandle" in FileSystemFileHandle.prototype;
+  "createWritable" in FileSystemFileHandle.prototype;
 
 async function snapshotDir() {
   const root = await navigator.storage.getDirectory();
@@ -146,14 +146,7 @@ async function storedSnapshot(key) {
     if (error && error.name === "NotFoundError") return null;
     throw error;
   }
-  const access = await handle.createSyncAccessHandle();
-  let stored;
-  try {
-    stored = new Uint8Array(access.getSize());
-    access.read(stored, { at: 0 });
-  } finally {
-    access.close();
-  }
+  const stored = new Uint8Array(await (await handle.getFile()).arrayBuffer());
   mark("snapshot read");
   const bytes = (async () => {
     const expected = hex(stored.subarray(0, 32));
@@ -184,15 +177,14 @@ async function saveSnapshot(key, memory) {
   const packed = packSnapshot(memory);
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", packed));
   const dir = await snapshotDir();
-  const access = await (await dir.getFileHandle(key, { create: true })).createSyncAccessHandle();
-  try {
-    access.truncate(0);
-    access.write(digest, { at: 0 });
-    access.write(packed, { at: 32 });
-    access.flush();
-  } finally {
-    access.close();
-  }
+  // a writable stream writes aside and replaces the file whole on close: a boot that
+  // stops halfway leaves no half-written snapshot (a synchronous access handle, asked
+  // for while Pyodide instantiates, was seen never to come in Chromium: none is used)
+  const handle = await dir.getFileHandle(key, { create: true });
+  const out = await handle.createWritable();
+  await out.write(digest);
+  await out.write(packed);
+  await out.close();
   await dropSnapshots(key);  // another build's
 }
 
