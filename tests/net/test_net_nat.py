@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -234,5 +237,143 @@ def test_a_public_host_behind_nat_is_found_in_the_lobby_and_joined(
         _check_game(tmp_path, host, joiner, "relayed" if randomized else "punched")
         gone = lab.run("x", *truc_command(), "lobby", "198.18.0.1", check=False)
         assert gone.returncode == 1 and "no open game" in gone.stderr
+    finally:
+        relay.stop()
+
+
+# --------------------------------------------------------------------------- TURN
+
+#: Where coturn runs in the lab: a machine on the "internet" (connect.md §11).
+TURN_IP = "198.18.0.3"
+TURN_USER, TURN_PASSWORD = "alice", "s3cret-turn"
+#: A bot that takes its time, so that a game is still running when it is cut.
+SLOW_BOT = ("--bot", "search", "--think", "0.05", "--target", "24", "--rest-refused", "value")
+
+
+def _coturn_config(tmp_path: Path) -> Path:
+    """A coturn config that listens only inside its namespace, TCP only, with one
+    long-term user, and relays only to the lab's "internet" (the NATs' addresses)."""
+    conf = tmp_path / "turnserver.conf"
+    conf.write_text(
+        f"""listening-ip={TURN_IP}
+relay-ip={TURN_IP}
+listening-port=3478
+no-tls
+no-dtls
+no-udp
+no-cli
+lt-cred-mech
+user={TURN_USER}:{TURN_PASSWORD}
+realm=truc.test
+allowed-peer-ip=198.18.0.0-198.19.255.255
+denied-peer-ip=0.0.0.0-198.17.255.255
+denied-peer-ip=198.20.0.0-255.255.255.255
+userdb={tmp_path / "turndb"}
+pidfile={tmp_path / "turnserver.pid"}
+log-file={tmp_path / "turnserver.log"}
+simple-log
+verbose
+"""
+    )
+    return conf
+
+
+@pytest.fixture
+def coturn(lab: Lab, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """coturn (Debian's ``turnserver``) on the lab's internet at ``TURN_IP:3478``."""
+    if shutil.which("turnserver") is None:
+        if os.environ.get("CI"):
+            pytest.fail("the TURN tests must run in CI: .ci/run installs coturn")
+        pytest.skip("the TURN tests need coturn's turnserver (apt-get install coturn)")
+    lab.outsider("turn", TURN_IP)
+    server = subprocess.Popen(
+        ["ip", "netns", "exec", lab.ns("turn"), "turnserver", "-c", str(_coturn_config(tmp_path))],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while "3478" not in lab.run("turn", "ss", "-ltn").stdout:
+            assert server.poll() is None and time.monotonic() < deadline, "coturn did not start"
+            time.sleep(0.1)
+        yield server
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def _turn_args(password: str = TURN_PASSWORD) -> tuple[str, ...]:
+    return (f"--turn=turn:{TURN_IP}:3478", "--turn-user", TURN_USER, "--turn-password", password)
+
+
+def test_two_symmetric_nats_play_through_turn_with_a_cut_and_a_resume(
+    lab: Lab, tmp_path: Path, coturn: subprocess.Popen[bytes]
+) -> None:
+    """Both homes behind random-port NATs (punching fails): the host allocates on
+    coturn, the joiner reaches its relayed address; the data connection is cut
+    mid-game and both come back through TURN; both transcripts verify."""
+    lab.home("a", random_ports=True)
+    lab.home("b", random_ports=True)
+    relay = start_relay(lab, tmp_path)
+    try:
+        host, invite = start_host(lab, "ha", tmp_path, *_turn_args(), *SLOW_BOT)
+        assert f"TURN server {TURN_IP}:3478: joiners behind any NAT" in host.text()
+        joiner = Proc(
+            lab, "hb", tmp_path, "join", invite, "--json", *SLOW_BOT, "--seed", "2",
+            "--timeout", "30", "--identity", "join.key", "--out", "join-games",
+        )  # fmt: skip
+        joiner.wait_for(lambda line: line.startswith("connected (TURN path)"), 30)
+        _, why = joiner.wait_for(lambda line: "via TURN" in line, 5)
+        assert why.startswith("direct: "), why  # the failed paths first, then the one taken
+        assert "punched: timed out after" in why and f"via TURN {TURN_IP}:" in why
+        host.wait_for(lambda line: "(TURN path)" in line, 10)
+        time.sleep(1.5)  # the game has begun: a search bot to 24 takes many seconds
+        # cut the game's data connection (joiner -> relayed address) in the middle
+        cut = lab.run("hb", "ss", "-K", "dst", TURN_IP, check=False)
+        assert cut.returncode == 0, cut.stderr
+        joiner.wait_for(lambda line: line.startswith("reconnected (TURN path)"), 40)
+        _check_game(tmp_path, host, joiner, "turn")
+        # one game resumed mid-way, not a new one: the paths were raced once, one transcript
+        assert sum("via TURN" in line for _, _, line in joiner.lines) == 1, joiner.text()
+        assert len(list((tmp_path / "join-games").glob("*.truc"))) == 1
+        mine = joiner.last_json()
+        paths = {t["path"]: t for t in mine["path_tries"]}
+        assert paths["turn"]["result"] == "won" and paths["punched"]["result"] == "timed-out"
+        assert host.last_json()["path_tries"] == [
+            {"path": "turn", "result": "won", "via": f"{TURN_IP}:3478"}
+        ]
+        assert TURN_PASSWORD not in host.text() + joiner.text()
+    finally:
+        relay.stop()
+    stats = relay.last_json()  # the relay only met the two sides: no splice, no game byte
+    assert (stats["splices"], stats["bytes"]) == (0, 0), relay.text()
+    log = (tmp_path / "turnserver.log").read_text()
+    assert log.count("CONNECTION_BIND processed, success") >= 2, log[-3000:]
+
+
+def test_a_wrong_turn_password_says_so_once_and_the_relay_splice_carries_the_game(
+    lab: Lab, tmp_path: Path, coturn: subprocess.Popen[bytes]
+) -> None:
+    lab.home("a", random_ports=True)
+    lab.home("b", random_ports=True)
+    relay = start_relay(lab, tmp_path)
+    try:
+        host, invite = start_host(lab, "ha", tmp_path, *_turn_args("wrong"))
+        joiner = start_join(lab, "hb", tmp_path, invite, "--json")
+        _check_game(tmp_path, host, joiner, "relayed")
+        told = [line for _, _, line in host.lines if "TURN" in line]
+        assert told == [
+            f"no path through TURN (the TURN server {TURN_IP}:3478 refused the user name or "
+            "password (401 Unauthorized)); joiners use the other paths"
+        ], host.text()
+        assert "Traceback" not in host.text() and "wrong" not in host.text()
+        assert host.last_json()["path_tries"] == [
+            {"path": "turn", "result": "failed", "via": f"{TURN_IP}:3478"}
+        ]
     finally:
         relay.stop()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import secrets
 import sys
@@ -47,9 +48,11 @@ from truc_p2p.net import (
     Listen,
     Reporting,
     Strategy,
+    TurnServer,
     check_relay_url,
     host_game,
     parse_host_port,
+    parse_turn_url,
 )
 from truc_p2p.ui import Narrator, fit_for, notice_text
 
@@ -108,6 +111,27 @@ def register(subparsers: Any, *, come_back: ComeBack) -> None:
         ),
     )
     host.add_argument(
+        "--turn",
+        default=None,
+        metavar="turn:HOST:PORT",
+        help=_(
+            "with --relay: also offer a path through this TURN server (RFC 6062 over TCP, "
+            "e.g. coturn) for joiners behind NATs that cannot be punched"
+        ),
+    )
+    host.add_argument(
+        "--turn-user", default=None, metavar="NAME", help=_("the TURN server's user name")
+    )
+    host.add_argument(
+        "--turn-password",
+        default=None,
+        metavar="PASSWORD",
+        help=_(
+            "the TURN server's password (or set {variable}; never printed)",
+            variable=TURN_PASSWORD_VARIABLE,
+        ),
+    )
+    host.add_argument(
         "--no-portmap",
         action="store_true",
         help=_("do not ask the router to forward the port (UPnP-IGD, NAT-PMP, PCP)"),
@@ -150,6 +174,7 @@ class _Where:
     relay: tuple[str, int] | None
     allow: frozenset[str] | None
     capacity: int
+    turn: TurnServer | None = None
     #: one relay claim for every game of the command: each next game (a rematch, a
     #: match's) has the relay code of the invite the joiner dials again
     relay_nonce: bytes = field(default_factory=lambda: secrets.token_bytes(16))
@@ -168,6 +193,7 @@ class _Where:
             public=opts.network.public,
             nostr=tuple(opts.network.nostr or ()) if opts.network.public else (),
             relay_nonce=self.relay_nonce,
+            turn=self.turn,
         )
 
 
@@ -218,7 +244,53 @@ def _checked(opts: GameOptions) -> _Where | int:
         print("truc-p2p host: " + _("--max-games needs --forever and --bot"), file=sys.stderr)
         return 2
     capacity = (opts.network.max_games or 8) if (opts.network.forever and opts.who.bot) else 1
-    return _Where(relay, allow, capacity)
+    turn = _turn_server(opts, relay)
+    if isinstance(turn, int):
+        return turn
+    return _Where(relay, allow, capacity, turn)
+
+
+#: The environment variable a TURN password may come from (not the command line,
+#: which other users of the machine can read).
+TURN_PASSWORD_VARIABLE = "TRUC_P2P_TURN_PASSWORD"
+
+
+def _turn_server(opts: GameOptions, relay: tuple[str, int] | None) -> TurnServer | int | None:
+    """``--turn`` and its credential checked (exit status 2 and one line when wrong)."""
+    net = opts.network
+    if net.turn is None:
+        if net.turn_user is not None or net.turn_password is not None:
+            print(
+                "truc-p2p host: " + _("--turn-user and --turn-password need --turn"),
+                file=sys.stderr,
+            )
+            return 2
+        return None
+    if relay is None:
+        print(
+            "truc-p2p host: " + _("--turn offers a path through the relay: add --relay HOST:PORT"),
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        host, port = parse_turn_url(net.turn)
+    except ValueError as exc:
+        print(f"truc-p2p host: --turn: {exc}", file=sys.stderr)
+        return 2
+    password = net.turn_password
+    if password is None:
+        password = os.environ.get(TURN_PASSWORD_VARIABLE)
+    if not net.turn_user or not password:
+        print(
+            "truc-p2p host: "
+            + _(
+                "--turn needs --turn-user and a password (--turn-password or {variable})",
+                variable=TURN_PASSWORD_VARIABLE,
+            ),
+            file=sys.stderr,
+        )
+        return 2
+    return TurnServer(host, port, net.turn_user, password)
 
 
 def _announce(

@@ -22,6 +22,7 @@ from truc_p2p.cli._lifecycle import (
     Seat,
     Table,
     _connected_line,
+    _tries_line,
     network_command,
     run_game,
 )
@@ -361,6 +362,11 @@ class JoinRoad(Road):
                 report=Reporting(
                     on_event=table.hook,
                     on_path=self._on_path(opts),
+                    on_tries=lambda tries: print(
+                        fit_for(_tries_line([t.as_json() for t in tries]), opts.screen.info),
+                        file=opts.screen.info,
+                        flush=True,
+                    ),
                     on_notice=lambda text: print(notice_text(text), file=sys.stderr, flush=True),
                 ),
                 stop=stop,

@@ -484,7 +484,21 @@ def _meta(opts: GameOptions, settings: GameSettings, ident: Identity) -> dict[st
 
 
 #: How a peer was reached (``on_path``'s path).
-_PATHS = {"direct": N_("direct"), "punched": N_("punched"), "relayed": N_("relayed")}
+_PATHS = {
+    "direct": N_("direct"),
+    "punched": N_("punched"),
+    "turn": N_("TURN"),
+    "relayed": N_("relayed"),
+}
+
+#: What became of a path (``PathTry.result``), said after its name.
+_RESULTS = {
+    "refused": N_("refused"),
+    "closed": N_("closed at once"),
+    "unreachable": N_("unreachable"),
+    "failed": N_("failed"),
+    "not-used": N_("not used"),
+}
 
 
 def _path_word(path: str) -> str:
@@ -494,6 +508,29 @@ def _path_word(path: str) -> str:
 def _path_line(path: str, peer: str) -> str:
     """The host's line on a new connection."""
     return _("connection from {peer} ({path} path)", peer=peer, path=_path_word(path))
+
+
+def _tries_line(tries: list[dict[str, Any]]) -> str:
+    """Why this path (connect.md §4.1): "direct: refused; punched: timed out after 3 s;
+    via TURN 198.18.0.5:49152" — each failed kind of path, then the one taken."""
+    parts = []
+    for t in tries:
+        name = _path_word(str(t["path"]))
+        result, seconds, via = t["result"], t.get("seconds"), t.get("via")
+        if result == "won":
+            parts.append(
+                _("via {path} {address}", path=name, address=via)
+                if via
+                else _("took the {path} path", path=name)
+            )
+        elif result == "timed-out":
+            parts.append(
+                _("{path}: timed out after {seconds} s", path=name, seconds=f"{seconds or 0:g}")
+            )
+        else:
+            word = _(_RESULTS[result]) if result in _RESULTS else str(result)
+            parts.append(f"{name}: {word}")
+    return "; ".join(parts)
 
 
 def _connected_line(path: str, *, again: bool) -> str:

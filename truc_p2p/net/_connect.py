@@ -15,6 +15,13 @@ parallel:
 * after :data:`DIRECT_WINDOW` seconds the joiner asks the relay to splice
   its relay connection to the one the host attached (path ``relayed``).
 
+A host with a TURN server (:mod:`._turn`) allocates a TCP relayed address there
+and announces it as the last of its own addresses; the joiner's direct attempt
+to it is answered ``T`` by the host (path ``turn``), and held until
+:data:`DIRECT_WINDOW` so that a direct or punched path still wins first.
+Direct attempts that fail at once are tried again until then (the host's
+permission for the joiner's address may come a moment after the MEET).
+
 The host's ``REGISTER`` carries a **claim** from which the relay derives the
 code, so when the control connection drops (the relay restarted, a NAT forgot
 the mapping) the host registers again with backoff and gets the same code:
@@ -30,9 +37,11 @@ consumes a byte of the game.
 
 from __future__ import annotations
 
+import errno
 import socket
 from contextlib import suppress
 from dataclasses import dataclass
+from typing import Any
 
 import ifaddr
 import trio
@@ -52,7 +61,15 @@ from truc_p2p.net._relay_wire import (
     relay_text,
 )
 
-__all__ = ["DIRECT_WINDOW", "PATHS", "ConnectError", "Incoming", "connect", "lan_addresses"]
+__all__ = [
+    "DIRECT_WINDOW",
+    "PATHS",
+    "ConnectError",
+    "Incoming",
+    "PathTry",
+    "connect",
+    "lan_addresses",
+]
 
 
 #: Seconds the joiner tries direct paths alone before asking for a relay splice.
@@ -66,11 +83,46 @@ MEETING_TIME = 60.0
 MAX_PROBES = 64
 PATHS = {b"d": "direct", b"p": "punched", b"r": "relayed"}
 _LETTER = {v: k for k, v in PATHS.items()}
+#: Seconds between direct attempts to one address that failed at once.
+DIRECT_RETRY = 0.25
 _NET_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, RelayProtocolError)
 
 
 class ConnectError(OSError):
     """No path to the host (the relay refused, or every attempt failed)."""
+
+
+@dataclass(frozen=True)
+class PathTry:
+    """What became of one kind of path (connect.md §4.1): ``result`` is ``won``,
+    ``refused``, ``closed``, ``unreachable``, ``timed-out`` (after ``seconds``) or
+    ``failed``; ``via`` names the TURN relayed address or the relay of a won path."""
+
+    path: str
+    result: str
+    seconds: float | None = None
+    via: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "result": self.result}
+        if self.seconds is not None:
+            out["seconds"] = round(self.seconds, 1)
+        if self.via is not None:
+            out["via"] = self.via
+        return out
+
+
+def _why(exc: BaseException) -> str:
+    """A failed attempt in one word of :class:`PathTry`'s ``result``."""
+    if isinstance(exc, trio.TooSlowError):
+        return "timed-out"
+    if isinstance(exc, ConnectionRefusedError) or getattr(exc, "errno", None) == errno.ECONNREFUSED:
+        return "refused"
+    if isinstance(exc, (RelayProtocolError, trio.BrokenResourceError, ConnectionResetError)):
+        return "closed"
+    if getattr(exc, "errno", None) in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+        return "unreachable"
+    return "failed"
 
 
 @dataclass(frozen=True)
@@ -146,13 +198,16 @@ async def _expect(stream: trio.SocketStream, want: int, timeout: float) -> bytes
 # --------------------------------------------------------------------------- joiner
 
 
-async def _probe(stream: trio.SocketStream, session: bytes, path: str) -> None:
+async def _probe(stream: trio.SocketStream, session: bytes, path: str) -> bytes:
+    """Send the probe and return the host's answer letter: ``A``, or ``T`` on a
+    direct attempt that reached the host through its TURN allocation."""
     probe = PROBE_MAGIC + session + _LETTER[path]
     await stream.send_all(probe)
     with trio.fail_after(PROBE_TIMEOUT):
         echo = await read_exactly(stream, len(probe))
-    if echo != probe[:-1] + b"A":
+    if echo[:-1] != probe[:-1] or echo[-1:] not in (b"A", b"T" if path == "direct" else b"A"):
         raise RelayProtocolError("bad probe answer")
+    return echo[-1:]
 
 
 async def connect(
@@ -161,6 +216,7 @@ async def connect(
     connect_timeout: float = 15.0,
     direct_window: float = DIRECT_WINDOW,
     paths: frozenset[str] = frozenset(PATHS.values()),
+    tries: list[PathTry] | None = None,
 ) -> tuple[trio.SocketStream, str]:
     """Connect to the host of ``invite``; returns the stream and its path.
 
@@ -168,8 +224,10 @@ async def connect(
     With one, the paths race as the module docstring says.  Raises
     :class:`ConnectError` (an ``OSError``) when nothing works within
     ``connect_timeout`` seconds.  ``paths`` limits the kinds of path tried
-    (tests use it to force one).
+    (tests use it to force one); ``tries``, when given, is filled with what
+    became of each kind of path (the winner's included), for "why relayed?".
     """
+    tries = tries if tries is not None else []
     if invite.relay is None or invite.code is None:
         with trio.move_on_after(connect_timeout):
             return await trio.open_tcp_stream(invite.host, invite.port), "direct"
@@ -201,6 +259,8 @@ async def connect(
             deadline=deadline,
             winner=winner,
             failures=failures,
+            tries=tries,
+            relay=host_port(*invite.relay),
         )
     except BaseException as exc:
         for stream, _ in winner:
@@ -235,13 +295,19 @@ async def _race_paths(
     deadline: float,
     winner: list[tuple[trio.SocketStream, str]],
     failures: list[str],
+    tries: list[PathTry],
+    relay: str,
 ) -> None:
     """Race the kinds of path in ``paths`` to the host the relay met us with: the
     first stream whose probe is answered goes into ``winner`` (any later one is
     closed); a relayed path that fails says why in ``failures``.  The relay path
-    starts after ``direct_window`` seconds; nothing runs past ``deadline``."""
+    starts after ``direct_window`` seconds; nothing runs past ``deadline``.
+    ``tries`` gets what became of each kind of path."""
     local_port = int(relay_stream.socket.getsockname()[1])
     family = relay_stream.socket.family
+    start = trio.current_time()
+    seen: dict[str, str] = {}  # path -> the last failure's word
+    via: dict[str, str] = {}
     async with trio.open_nursery() as nursery:
 
         async def won(stream: trio.SocketStream, path: str) -> None:
@@ -252,15 +318,33 @@ async def _race_paths(
             nursery.cancel_scope.cancel()
 
         async def try_direct(addr: Addr) -> None:
-            with suppress(*_NET_ERRORS, trio.TooSlowError):
-                with trio.fail_after(3):
-                    stream = await _connect_from(None, addr, _family_of(addr))
+            give_up = start + direct_window
+            while True:
                 try:
-                    await _probe(stream, meet.session, "direct")
+                    with trio.fail_after(3):
+                        stream = await _connect_from(None, addr, _family_of(addr))
+                    try:
+                        answer = await _probe(stream, meet.session, "direct")
+                    except BaseException:
+                        await trio.aclose_forcefully(stream)
+                        raise
+                except (*_NET_ERRORS, trio.TooSlowError) as exc:
+                    seen["direct"] = _why(exc)
+                    if trio.current_time() + DIRECT_RETRY >= give_up:
+                        return
+                    await trio.sleep(DIRECT_RETRY)
+                    continue
+                break
+            if answer == b"T":  # through the host's TURN allocation: after the others
+                via["turn"] = host_port(*addr)
+                try:
+                    await trio.sleep_until(give_up)
                 except BaseException:
                     await trio.aclose_forcefully(stream)
                     raise
-                await won(stream, "direct")
+                await won(stream, "turn")
+                return
+            await won(stream, "direct")
 
         async def try_punch() -> None:
             with trio.move_on_after(PUNCH_TIME):
@@ -268,7 +352,8 @@ async def _race_paths(
                     try:
                         with trio.fail_after(1.5):
                             stream = await _connect_from(local_port, meet.peer, family)
-                    except (OSError, trio.TooSlowError):
+                    except (OSError, trio.TooSlowError) as exc:
+                        seen["punched"] = _why(exc)
                         await trio.sleep(0.1)
                         continue
                     with suppress(*_NET_ERRORS, trio.TooSlowError):
@@ -282,13 +367,17 @@ async def _race_paths(
 
         async def try_relay() -> None:
             await trio.sleep(direct_window)
+            if "turn" in via:
+                return  # the host's TURN path answered: it wins now, no splice needed
             try:
                 await relay_stream.send_all(encode(Msg.SPLICE))
                 await _expect(relay_stream, Msg.SPLICED, 35.0)
                 await _probe(relay_stream, meet.session, "relayed")
             except (*_NET_ERRORS, trio.TooSlowError) as exc:
                 failures.append(f"relay: {exc}")
+                seen["relayed"] = _why(exc)
                 return
+            via["relayed"] = relay
             await won(relay_stream, "relayed")
 
         if "direct" in paths:
@@ -301,3 +390,17 @@ async def _race_paths(
         if "relayed" in paths:
             nursery.start_soon(try_relay)
         nursery.cancel_scope.deadline = deadline
+    took = trio.current_time() - start
+    won_path = winner[0][1] if winner else None
+    for path in ("direct", "punched", "turn", "relayed"):
+        if path == won_path:
+            tries.append(PathTry(path, "won", round(took, 1), via.get(path)))
+        elif path == "turn":
+            continue  # a host without TURN: nothing to say
+        elif path in paths:
+            word = seen.get(path, "timed-out")
+            if path == "punched" and word != "timed-out":
+                word = "timed-out"  # punching retries: what counts is that no SYN met
+            if path == "relayed" and path not in seen and won_path is not None:
+                continue  # not needed, or cut short: another path won first
+            tries.append(PathTry(path, word, round(took, 1) if word == "timed-out" else None))

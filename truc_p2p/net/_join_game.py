@@ -17,7 +17,7 @@ import trio
 from truc_p2p.crypto import SigningKey
 from truc_p2p.evidence import keep_evidence
 from truc_p2p.net._clocks import GameSettings
-from truc_p2p.net._connect import DIRECT_WINDOW, connect
+from truc_p2p.net._connect import DIRECT_WINDOW, PathTry, connect
 from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._local_game import _started, _unless_stopped, prepare_game, transcript_path
 from truc_p2p.net._notice import Notice, os_error_facts
@@ -268,11 +268,15 @@ async def _join_once(
     name = settings.session.name
     out_dir = storage.out_dir
     path = transcript_path(out_dir, f"join-{name}") if out_dir is not None else None
+    tries: list[PathTry] = []
     try:
         connected = await _unless_stopped(
             stop,
             lambda: connect(
-                inv, connect_timeout=dial.connect_timeout, direct_window=dial.direct_window
+                inv,
+                connect_timeout=dial.connect_timeout,
+                direct_window=dial.direct_window,
+                tries=tries,
             ),
         )
     except OSError as exc:
@@ -285,6 +289,8 @@ async def _join_once(
     if connected is None:
         return GameOutcome.told(End.QUIT, "not-connected", {}, me=Player.P0)
     stream, route = connected
+    if report.on_tries is not None and tries:
+        report.on_tries(tries)
     on_path = _joiner_path_hook(report, inv)
     if on_path is not None:
         on_path(route)
@@ -348,7 +354,12 @@ async def _join_once(
         # honest hello would read as its violation (wire.md 4): keep none, as the host.
         local.discard()
         return outcome
-    return replace(outcome, transcript=local.transcript, path=route)
+    return replace(
+        outcome,
+        transcript=local.transcript,
+        path=route,
+        path_tries=tuple(t.as_json() for t in tries) or None,
+    )
 
 
 def _incompatible(outcome: GameOutcome) -> bool:

@@ -37,6 +37,7 @@ from truc_p2p.net._notice import Notice
 from truc_p2p.net._relay_wire import (
     CLAIM_LEN,
     MAGIC,
+    MAX_ADDRS,
     PROBE_MAGIC,
     REPLACED,
     SESSION_LEN,
@@ -52,6 +53,7 @@ from truc_p2p.net._relay_wire import (
     read_message,
     relay_text,
 )
+from truc_p2p.net._turn import Allocation, TurnAuthError, TurnError, TurnServer, allocate
 
 __all__ = ["Rendezvous", "open_rendezvous"]
 
@@ -63,6 +65,8 @@ PONG_TIMEOUT = 15.0
 #: connection; it doubles up to :data:`REREGISTER_MAX`.
 REREGISTER_FIRST = 1.0
 REREGISTER_MAX = 60.0
+#: Seconds a host waits for its TURN allocation before registering without it.
+TURN_TIMEOUT = 5.0
 
 
 # --------------------------------------------------------------------------- host
@@ -91,9 +95,12 @@ class _OtherCode(ConnectError):
     """The relay registered us under another code than our claim's."""
 
 
-async def _register(relay: tuple[str, int], claim: bytes, timeout: float) -> _Registration:
+async def _register(
+    relay: tuple[str, int], claim: bytes, timeout: float, extra: list[Addr] | None = None
+) -> _Registration:
     """Connect to the relay, listen on the same local port and ``REGISTER`` with
-    ``claim``; :class:`ConnectError` when the relay cannot be reached or refuses."""
+    ``claim``; :class:`ConnectError` when the relay cannot be reached or refuses.
+    ``extra`` (the TURN relayed address) ends the address list (connect.md §11)."""
     try:
         control = await _open_relay(relay, timeout)
     except OSError as exc:
@@ -112,9 +119,9 @@ async def _register(relay: tuple[str, int], claim: bytes, timeout: float) -> _Re
             raise
         listener = trio.SocketListener(sock)
         try:
-            await control.send_all(
-                MAGIC + encode(Msg.REGISTER, encode_addrs(lan_addresses(port)) + claim)
-            )
+            extra = extra or []
+            addrs = lan_addresses(port)[: MAX_ADDRS - len(extra)] + extra
+            await control.send_all(MAGIC + encode(Msg.REGISTER, encode_addrs(addrs) + claim))
             body = await _expect(control, Msg.REGISTERED, timeout)
         except (*_NET_ERRORS, trio.TooSlowError) as exc:
             if isinstance(exc, ConnectError):
@@ -156,9 +163,16 @@ class Rendezvous:
         claim: bytes,
         *,
         on_notice: Callable[[str], None] | None = None,
+        turn: TurnServer | None = None,
     ) -> None:
         self.relay = relay
         self.claim = claim
+        #: The TURN server a joiner may reach us through (connect.md §11), its live
+        #: allocation (``None``: none now) and why there is none (one line).
+        self.turn_server = turn
+        self.turn: Allocation | None = None
+        self.turn_failed: str | None = None
+        self.turn_refused = False
         #: The code in the invite (derived from the claim, the same for every registration).
         self.code = code_for_claim(claim)
         #: The host's address and port as the relay sees them (``None`` before registering).
@@ -206,6 +220,71 @@ class Rendezvous:
     async def _send(self, stream: trio.SocketStream, data: bytes) -> None:
         async with self._send_lock:
             await stream.send_all(data)
+
+    def _extra(self) -> list[Addr]:
+        """The TURN relayed address, announced at the end of REGISTER's addresses."""
+        turn = self.turn
+        return [turn.relayed] if turn is not None and turn.lost is None else []
+
+    async def _allocate(self, server: TurnServer) -> Allocation | None:
+        try:
+            allocation = await allocate(server, timeout=TURN_TIMEOUT)
+        except TurnError as exc:
+            self.turn_failed = str(exc)
+            self.turn_refused = isinstance(exc, TurnAuthError)
+            return None
+        self.turn_failed = None
+        return allocation
+
+    async def _keep_turn(self, nursery: trio.Nursery, server: TurnServer) -> None:
+        """Serve the allocation's connection attempts; when it is lost, allocate
+        again with backoff and register again, so the next MEET names the new
+        relayed address.  A refused credential is not tried again."""
+        delay = REREGISTER_FIRST
+        try:
+            while True:
+                allocation = self.turn
+                if allocation is not None:
+                    async with trio.open_nursery() as inner:
+                        inner.start_soon(self._turn_attempts, nursery, allocation)
+                        await allocation.run()
+                        inner.cancel_scope.cancel()
+                    self.turn = None
+                    await allocation.aclose()
+                    self._notice(
+                        Notice("turn-lost", server=str(server), error=allocation.lost or "")
+                    )
+                    delay = REREGISTER_FIRST
+                if self.turn_refused:
+                    return
+                await trio.sleep(delay * random.uniform(0.5, 1.0))
+                delay = min(delay * 2, REREGISTER_MAX)
+                self.turn = await self._allocate(server)
+                if self.turn is not None and self._control is not None:
+                    self._notice(
+                        Notice(
+                            "turn-allocated",
+                            server=str(server),
+                            address=host_port(*self.turn.relayed),
+                        )
+                    )
+                    # announce the new relayed address: register again (same code)
+                    self.lost = Notice("turn-moved")
+                    await trio.aclose_forcefully(self._control)
+        finally:
+            if self.turn is not None:
+                await self.turn.aclose()
+
+    async def _turn_attempts(self, nursery: trio.Nursery, allocation: Allocation) -> None:
+        async for connection_id, _peer in allocation.attempts:
+            nursery.start_soon(self._bind_turn, allocation, connection_id)
+
+    async def _bind_turn(self, allocation: Allocation, connection_id: bytes) -> None:
+        try:
+            stream = await allocation.bind(connection_id)
+        except TurnError:
+            return
+        await self._answer_probe(stream, via_turn=True)
 
     def invite(self, base: Invite) -> Invite:
         """``base`` (the direct address) with this relay and code added."""
@@ -267,7 +346,7 @@ class Rendezvous:
             await trio.sleep(delay * random.uniform(0.5, 1.0))
             delay = min(delay * 2, REREGISTER_MAX)
             try:
-                registration = await _register(self.relay, self.claim, 10.0)
+                registration = await _register(self.relay, self.claim, 10.0, self._extra())
             except OSError as exc:  # ConnectError and the like
                 reason = str(exc)
                 if isinstance(exc, _OtherCode):
@@ -362,10 +441,16 @@ class Rendezvous:
             with pending.resolved, trio.move_on_after(MEETING_TIME):
                 async with trio.open_nursery() as inner:
                     inner.start_soon(self._punch, nursery, pending.meet.peer)
+                    if self.turn is not None:
+                        inner.start_soon(self._permit, self.turn, pending.meet.peer[0])
                     inner.start_soon(self._attach, nursery, pending.meet.session)
                     inner.start_soon(trio.sleep_forever)
         finally:
             self._pending.pop(pending.meet.session, None)
+
+    async def _permit(self, allocation: Allocation, ip: str) -> None:
+        with suppress(TurnError):
+            await allocation.permit(ip)
 
     async def _punch(self, nursery: trio.Nursery, peer: Addr) -> None:
         with trio.move_on_after(PUNCH_TIME):
@@ -394,8 +479,10 @@ class Rendezvous:
             raise
         nursery.start_soon(self._answer_probe, stream)
 
-    async def _answer_probe(self, stream: trio.SocketStream) -> None:
-        """Echo a valid probe, wait for the commit, hand the stream to :meth:`accept`."""
+    async def _answer_probe(self, stream: trio.SocketStream, via_turn: bool = False) -> None:
+        """Echo a valid probe, wait for the commit, hand the stream to :meth:`accept`.
+        A stream that came through our TURN allocation (``via_turn``) is answered
+        ``T`` rather than ``A``, so the joiner knows its path too (connect.md §3)."""
         handed = False
         self._probes += 1
         try:
@@ -407,9 +494,11 @@ class Rendezvous:
             pending = self._pending.get(session)
             if not probe.startswith(PROBE_MAGIC) or path is None or pending is None:
                 raise RelayProtocolError("bad probe")
-            if path == "relayed":
-                peer = pending.meet.peer  # the joiner, not the relay
-            await stream.send_all(probe[:-1] + b"A")
+            if path == "relayed" or via_turn:
+                peer = pending.meet.peer  # the joiner, not the relay or the TURN server
+            if via_turn:
+                path = "turn"
+            await stream.send_all(probe[:-1] + (b"T" if via_turn else b"A"))
             with trio.fail_after(PROBE_TIMEOUT):
                 commit = await read_exactly(stream, 1)
             if commit != b"C" or session not in self._pending:
@@ -442,12 +531,12 @@ async def _register_patiently(
     or not answering is tried again with backoff (0.5 s doubling to 8 s) for
     :data:`FIRST_REGISTRATION_PATIENCE` seconds, saying so through ``on_notice``."""
     if not required:
-        return await _register(relay, claim, timeout)
+        return await _register(relay, claim, timeout, rendezvous._extra())
     give_up = trio.current_time() + FIRST_REGISTRATION_PATIENCE
     delay = 0.5
     while True:
         try:
-            return await _register(relay, claim, timeout)
+            return await _register(relay, claim, timeout, rendezvous._extra())
         except _OtherCode:
             raise
         except OSError as exc:
@@ -473,6 +562,7 @@ async def open_rendezvous(
     claim: bytes | None = None,
     on_notice: Callable[[str], None] | None = None,
     required: bool = True,
+    turn: TurnServer | None = None,
 ) -> AsyncIterator[Rendezvous]:
     """Register with ``relay`` (host, port) and listen on the same local port.
 
@@ -482,16 +572,30 @@ async def open_rendezvous(
     Raises :class:`ConnectError` (an ``OSError``) when the relay cannot be
     reached or refuses for :data:`FIRST_REGISTRATION_PATIENCE` seconds (tried
     again with backoff meanwhile), unless not ``required``: then the first
-    registration is retried in the background like a lost one.  Leaving the block closes
+    registration is retried in the background like a lost one.  ``turn`` allocates a
+    TCP relayed address there first (connect.md §11): one that cannot be had says
+    why in one notice, and the host goes on without it.  Leaving the block closes
     everything.
     """
     claim = secrets.token_bytes(CLAIM_LEN) if claim is None else claim
-    rendezvous = Rendezvous(relay, claim, on_notice=on_notice)
+    rendezvous = Rendezvous(relay, claim, on_notice=on_notice, turn=turn)
+    if turn is not None:
+        rendezvous.turn = await rendezvous._allocate(turn)
+        if rendezvous.turn is not None:
+            rendezvous._notice(
+                Notice(
+                    "turn-allocated", server=str(turn), address=host_port(*rendezvous.turn.relayed)
+                )
+            )
+        else:
+            rendezvous._notice(Notice("turn-failed", error=rendezvous.turn_failed or ""))
     first: _Registration | None
     try:
         first = await _register_patiently(relay, claim, timeout, rendezvous, required)
     except OSError as exc:
         if required:
+            if rendezvous.turn is not None:
+                await rendezvous.turn.aclose()
             raise
         first = None
         rendezvous.lost = str(exc)
@@ -506,6 +610,8 @@ async def open_rendezvous(
         async with trio.open_nursery() as nursery:
             if not rendezvous.replaced:
                 nursery.start_soon(rendezvous._run, nursery, first)
+            if turn is not None:
+                nursery.start_soon(rendezvous._keep_turn, nursery, turn)
             first = None  # _run owns it now
             try:
                 yield rendezvous
@@ -520,6 +626,8 @@ async def open_rendezvous(
                     with suppress(*_NET_ERRORS):
                         await leftover.stream.aclose()
     finally:
+        if rendezvous.turn is not None:
+            await rendezvous.turn.aclose()
         if first is not None:
             await trio.aclose_forcefully(first.listener)
             await trio.aclose_forcefully(first.control)

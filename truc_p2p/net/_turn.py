@@ -57,8 +57,10 @@ from truc_p2p.net._stun import (
 __all__ = [
     "DEFAULT_TURN_PORT",
     "Allocation",
+    "TurnAuthError",
     "TurnError",
     "TurnServer",
+    "allocate",
     "open_allocation",
     "parse_turn_url",
 ]
@@ -77,6 +79,10 @@ _NET = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, RelayProtoc
 
 class TurnError(ConnectError):
     """The TURN server cannot be reached, refused us, or answered nonsense (one line)."""
+
+
+class TurnAuthError(TurnError):
+    """The TURN server refused the user name or password (401, 441): not tried again."""
 
 
 @dataclass(frozen=True)
@@ -241,7 +247,7 @@ class Allocation:
                 self._learn_challenge(answer)
                 continue
             if code in (401, 441):
-                raise TurnError(
+                raise TurnAuthError(
                     f"the TURN server {self.server} refused the user name or password"
                     f" ({code} {_printable(reason)})"
                 )
@@ -283,6 +289,30 @@ class Allocation:
         return stream
 
     # ------------------------------------------------------------------ tasks
+
+    async def run(self) -> None:
+        """Read the control connection and refresh, until it is lost (:attr:`lost`)."""
+        control = self._control
+        if control is None:
+            return
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._refresh)
+            await self._read_control(control)
+            nursery.cancel_scope.cancel()
+
+    async def aclose(self) -> None:
+        """Delete the allocation (Refresh with LIFETIME 0) and close the connection."""
+        control, self._control = self._control, None
+        if control is None:
+            return
+        if self.lost is None:
+            delete = Message(REFRESH, REQUEST, _txid(), ((Attr.LIFETIME, bytes(4)),))
+            with trio.move_on_after(1, shield=True), suppress(*_NET):
+                async with self._lock:
+                    await control.send_all(self._auth(delete))
+        self.lost = self.lost or "closed"
+        self.lost_event.set()
+        await trio.aclose_forcefully(control)
 
     async def _read_control(self, control: trio.SocketStream) -> None:
         try:
@@ -343,15 +373,14 @@ async def _open(family: int, address: Addr) -> trio.SocketStream:
     return trio.SocketStream(sock)
 
 
-@asynccontextmanager
-async def open_allocation(
-    server: TurnServer, *, timeout: float = 10.0
-) -> AsyncIterator[Allocation]:
-    """Allocate a TCP relayed address on ``server`` and keep it while the block runs.
+async def allocate(server: TurnServer, *, timeout: float = 10.0) -> Allocation:
+    """Allocate a TCP relayed address on ``server``.  The caller runs
+    :meth:`Allocation.run` (reads the control connection, refreshes) in a nursery
+    and ends with :meth:`Allocation.aclose`.
 
     Raises :class:`TurnError` (an ``OSError``, one line) when the server cannot be
-    reached within ``timeout`` or refuses (a wrong credential: 401/441).  A control
-    connection that drops later sets :attr:`Allocation.lost_event`.
+    reached within ``timeout`` or refuses: :class:`TurnAuthError` for a wrong
+    credential (401/441).
     """
     try:
         with trio.fail_after(timeout):
@@ -383,19 +412,26 @@ async def open_allocation(
         allocation.relayed = relayed
         allocation.mapped = answer.address(Attr.XOR_MAPPED_ADDRESS)
         allocation.lifetime = max(60, answer.uint32(Attr.LIFETIME) or LIFETIME)
+    except BaseException as exc:
+        await trio.aclose_forcefully(control)
+        if isinstance(exc, StunError):
+            raise TurnError(f"the TURN server {server}: {exc}") from None
+        raise
+    return allocation
+
+
+@asynccontextmanager
+async def open_allocation(
+    server: TurnServer, *, timeout: float = 10.0
+) -> AsyncIterator[Allocation]:
+    """:func:`allocate`, run and close, around a block."""
+    allocation = await allocate(server, timeout=timeout)
+    try:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(allocation._read_control, control)
-            nursery.start_soon(allocation._refresh)
+            nursery.start_soon(allocation.run)
             try:
                 yield allocation
             finally:
                 nursery.cancel_scope.cancel()
-                if allocation.lost is None:  # delete it now rather than at its lifetime's end
-                    delete = Message(REFRESH, REQUEST, _txid(), ((Attr.LIFETIME, bytes(4)),))
-                    with trio.move_on_after(1, shield=True), suppress(*_NET):
-                        async with allocation._lock:
-                            await control.send_all(allocation._auth(delete))
-    except StunError as exc:
-        raise TurnError(f"the TURN server {server}: {exc}") from None
     finally:
-        await trio.aclose_forcefully(control)
+        await allocation.aclose()
