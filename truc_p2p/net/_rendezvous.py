@@ -280,6 +280,8 @@ class Rendezvous:
             nursery.start_soon(self._bind_turn, allocation, connection_id)
 
     async def _bind_turn(self, allocation: Allocation, connection_id: bytes) -> None:
+        if self._probes >= MAX_PROBES:  # the TURN server is untrusted too: bounded
+            return
         try:
             stream = await allocation.bind(connection_id)
         except TurnError:
