@@ -311,12 +311,17 @@ def _turn_args(password: str = TURN_PASSWORD) -> tuple[str, ...]:
     return (f"--turn=turn:{TURN_IP}:3478", "--turn-user", TURN_USER, "--turn-password", password)
 
 
+@pytest.mark.parametrize("cut", ["data", "allocation"])
 def test_two_symmetric_nats_play_through_turn_with_a_cut_and_a_resume(
-    lab: Lab, tmp_path: Path, coturn: subprocess.Popen[bytes]
+    lab: Lab, tmp_path: Path, coturn: subprocess.Popen[bytes], cut: str
 ) -> None:
     """Both homes behind random-port NATs (punching fails): the host allocates on
-    coturn, the joiner reaches its relayed address; the data connection is cut
-    mid-game and both come back through TURN; both transcripts verify."""
+    coturn, the joiner reaches its relayed address; mid-game the joiner's data
+    connection is cut (``data``), or every TCP link of the host to coturn, which
+    ends its allocation (``allocation``: the host allocates again at once and
+    registers the new relayed address); both come back (through TURN, or through the
+    relay splice when the joiner redialled before the host noticed); both transcripts
+    verify."""
     lab.home("a", random_ports=True)
     lab.home("b", random_ports=True)
     relay = start_relay(lab, tmp_path)
@@ -333,10 +338,22 @@ def test_two_symmetric_nats_play_through_turn_with_a_cut_and_a_resume(
         assert "punched: timed out after" in why and f"via TURN {TURN_IP}:" in why
         host.wait_for(lambda line: "(TURN path)" in line, 10)
         time.sleep(1.5)  # the game has begun: a search bot to 24 takes many seconds
-        # cut the game's data connection (joiner -> relayed address) in the middle
-        cut = lab.run("hb", "ss", "-K", "dst", TURN_IP, check=False)
-        assert cut.returncode == 0, cut.stderr
-        joiner.wait_for(lambda line: line.startswith("reconnected (TURN path)"), 40)
+        # cut the game in the middle: the joiner's link to the relayed address, or the
+        # host's links to coturn (its control connection too: the allocation is gone)
+        killed = lab.run("hb" if cut == "data" else "ha", "ss", "-K", "dst", TURN_IP, check=False)
+        assert killed.returncode == 0, killed.stderr
+        # After a lost allocation a joiner that redials before the host has noticed
+        # meets the old relayed address and comes back through the relay splice.
+        back = (
+            ("reconnected (TURN path)",)
+            if cut == "data"
+            else ("reconnected (TURN path)", "reconnected (relayed path)")
+        )
+        joiner.wait_for(lambda line: line.startswith(back), 40)
+        if cut == "allocation":
+            host.wait_for(lambda line: line.startswith("lost the TURN allocation on"), 5)
+            allocated = [line for _, _, line in host.lines if "joiners behind any NAT" in line]
+            assert len(allocated) == 2 and allocated[0] != allocated[1], host.text()
         _check_game(tmp_path, host, joiner, "turn")
         # one game resumed mid-way, not a new one: the paths were raced once, one transcript
         assert sum("via TURN" in line for _, _, line in joiner.lines) == 1, joiner.text()
@@ -350,10 +367,12 @@ def test_two_symmetric_nats_play_through_turn_with_a_cut_and_a_resume(
         assert TURN_PASSWORD not in host.text() + joiner.text()
     finally:
         relay.stop()
-    stats = relay.last_json()  # the relay only met the two sides: no splice, no game byte
-    assert (stats["splices"], stats["bytes"]) == (0, 0), relay.text()
+    if cut == "data":
+        stats = relay.last_json()  # the relay only met the two sides: no splice, no game byte
+        assert (stats["splices"], stats["bytes"]) == (0, 0), relay.text()
     log = (tmp_path / "turnserver.log").read_text()
-    assert log.count("CONNECTION_BIND processed, success") >= 2, log[-3000:]
+    binds = log.count("CONNECTION_BIND processed, success")
+    assert binds >= (2 if cut == "data" else 1), log[-3000:]
 
 
 def test_a_wrong_turn_password_says_so_once_and_the_relay_splice_carries_the_game(

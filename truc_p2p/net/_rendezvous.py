@@ -85,6 +85,8 @@ class _Registration:
     control: trio.SocketStream
     listener: trio.SocketListener
     observed: Addr
+    #: The addresses registered after the LAN ones (the TURN relayed address).
+    extra: list[Addr] = field(default_factory=list)
 
     @property
     def port(self) -> int:
@@ -141,7 +143,7 @@ async def _register(
             await trio.aclose_forcefully(listener)
         await trio.aclose_forcefully(control)
         raise
-    return _Registration(control, listener, observed)
+    return _Registration(control, listener, observed, list(extra or []))
 
 
 class Rendezvous:
@@ -173,6 +175,13 @@ class Rendezvous:
         self.turn: Allocation | None = None
         self.turn_failed: str | None = None
         self.turn_refused = False
+        #: True while the control connection is closed to announce a new relayed address.
+        self._moving = False
+        #: Set when no TURN allocation is under way (:meth:`_run` waits for it to register).
+        self._turn_ready = trio.Event()
+        self._turn_ready.set()
+        #: The extra addresses of the current registration.
+        self._registered_extra: list[Addr] = []
         #: The code in the invite (derived from the claim, the same for every registration).
         self.code = code_for_claim(claim)
         #: The host's address and port as the relay sees them (``None`` before registering).
@@ -250,30 +259,42 @@ class Rendezvous:
                         await allocation.run()
                         inner.cancel_scope.cancel()
                     self.turn = None
+                    # Leave the relay until the new allocation is known: a joiner
+                    # redialling meanwhile is told the code is unknown and tries again,
+                    # rather than meeting the old relayed address.
+                    self._turn_ready = trio.Event()
+                    await self._move()
                     await allocation.aclose()
                     self._notice(
                         Notice("turn-lost", server=str(server), error=allocation.lost or "")
                     )
-                    delay = REREGISTER_FIRST
+                    delay = 0.0  # the first try at once: a joiner is redialling now
                 if self.turn_refused:
                     return
                 await trio.sleep(delay * random.uniform(0.5, 1.0))
-                delay = min(delay * 2, REREGISTER_MAX)
+                delay = min(max(delay * 2, REREGISTER_FIRST), REREGISTER_MAX)
                 self.turn = await self._allocate(server)
-                if self.turn is not None and self._control is not None:
-                    self._notice(
-                        Notice(
-                            "turn-allocated",
-                            server=str(server),
-                            address=host_port(*self.turn.relayed),
-                        )
+                self._turn_ready.set()
+                if self.turn is None:
+                    continue
+                self._notice(
+                    Notice(
+                        "turn-allocated", server=str(server), address=host_port(*self.turn.relayed)
                     )
-                    # announce the new relayed address: register again (same code)
-                    self.lost = Notice("turn-moved")
-                    await trio.aclose_forcefully(self._control)
+                )
+                if self._registered_extra != self._extra():
+                    await self._move()  # announce the new relayed address (same code)
         finally:
+            self._turn_ready.set()
             if self.turn is not None:
                 await self.turn.aclose()
+
+    async def _move(self) -> None:
+        """Close the control connection so that :meth:`_run` registers again at
+        once (after the TURN allocation is settled), with no loss to tell."""
+        if self._control is not None:
+            self._moving = True
+            await trio.aclose_forcefully(self._control)
 
     async def _turn_attempts(self, nursery: trio.Nursery, allocation: Allocation) -> None:
         async for connection_id, _peer in allocation.attempts:
@@ -301,6 +322,7 @@ class Rendezvous:
             self.on_notice(text)
 
     def _use(self, registration: _Registration) -> None:
+        self._registered_extra = registration.extra
         self.observed = registration.observed
         self.local_port = registration.port
         self.family = registration.control.socket.family
@@ -327,6 +349,11 @@ class Rendezvous:
             registration = None
             if trio.current_time() - since >= REREGISTER_MAX:
                 delay = REREGISTER_FIRST  # a flapping relay keeps the grown delay
+            if self._moving:  # closed by us for a new TURN address: no loss to tell
+                self._moving, self.lost, delay = False, None, 0.0
+                with trio.move_on_after(TURN_TIMEOUT + 1):
+                    await self._turn_ready.wait()
+                continue
             self.lost = self.lost or Notice("relay-closed")
             self.lost_event.set()
             if self._list_unanswered and self.listing is not None:
@@ -346,7 +373,7 @@ class Rendezvous:
         told = ""
         while True:
             await trio.sleep(delay * random.uniform(0.5, 1.0))
-            delay = min(delay * 2, REREGISTER_MAX)
+            delay = min(max(delay * 2, REREGISTER_FIRST), REREGISTER_MAX)
             try:
                 registration = await _register(self.relay, self.claim, 10.0, self._extra())
             except OSError as exc:  # ConnectError and the like
