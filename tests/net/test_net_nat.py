@@ -21,12 +21,16 @@ import pytest
 from helpers.netns import (
     NAT_PMP_DAEMON,
     RELAY,
+    TURN_IP,
+    TURN_PASSWORD,
     Lab,
     Proc,
+    start_coturn,
     start_host,
     start_join,
     start_relay,
     truc_command,
+    turn_args,
     unavailable,
     verify,
 )
@@ -243,39 +247,8 @@ def test_a_public_host_behind_nat_is_found_in_the_lobby_and_joined(
 
 # --------------------------------------------------------------------------- TURN
 
-#: Where coturn runs in the lab: a machine on the "internet" (connect.md §11).
-TURN_IP = "198.18.0.3"
-TURN_USER, TURN_PASSWORD = "alice", "s3cret-turn"
 #: A bot that takes its time, so that a game is still running when it is cut.
 SLOW_BOT = ("--bot", "search", "--think", "0.05", "--target", "24", "--rest-refused", "value")
-
-
-def _coturn_config(tmp_path: Path) -> Path:
-    """A coturn config that listens only inside its namespace, TCP only, with one
-    long-term user, and relays only to the lab's "internet" (the NATs' addresses)."""
-    conf = tmp_path / "turnserver.conf"
-    conf.write_text(
-        f"""listening-ip={TURN_IP}
-relay-ip={TURN_IP}
-listening-port=3478
-no-tls
-no-dtls
-no-udp
-no-cli
-lt-cred-mech
-user={TURN_USER}:{TURN_PASSWORD}
-realm=truc.test
-allowed-peer-ip=198.18.0.0-198.19.255.255
-denied-peer-ip=0.0.0.0-198.17.255.255
-denied-peer-ip=198.20.0.0-255.255.255.255
-userdb={tmp_path / "turndb"}
-pidfile={tmp_path / "turnserver.pid"}
-log-file={tmp_path / "turnserver.log"}
-simple-log
-verbose
-"""
-    )
-    return conf
 
 
 @pytest.fixture
@@ -285,18 +258,8 @@ def coturn(lab: Lab, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
         if os.environ.get("CI"):
             pytest.fail("the TURN tests must run in CI: .ci/run installs coturn")
         pytest.skip("the TURN tests need coturn's turnserver (apt-get install coturn)")
-    lab.outsider("turn", TURN_IP)
-    server = subprocess.Popen(
-        ["ip", "netns", "exec", lab.ns("turn"), "turnserver", "-c", str(_coturn_config(tmp_path))],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = start_coturn(lab, tmp_path)
     try:
-        deadline = time.monotonic() + 20
-        while "3478" not in lab.run("turn", "ss", "-ltn").stdout:
-            assert server.poll() is None and time.monotonic() < deadline, "coturn did not start"
-            time.sleep(0.1)
         yield server
     finally:
         server.terminate()
@@ -305,10 +268,6 @@ def coturn(lab: Lab, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-
-
-def _turn_args(password: str = TURN_PASSWORD) -> tuple[str, ...]:
-    return (f"--turn=turn:{TURN_IP}:3478", "--turn-user", TURN_USER, "--turn-password", password)
 
 
 @pytest.mark.parametrize("cut", ["data", "allocation"])
@@ -326,7 +285,7 @@ def test_two_symmetric_nats_play_through_turn_with_a_cut_and_a_resume(
     lab.home("b", random_ports=True)
     relay = start_relay(lab, tmp_path)
     try:
-        host, invite = start_host(lab, "ha", tmp_path, *_turn_args(), *SLOW_BOT)
+        host, invite = start_host(lab, "ha", tmp_path, *turn_args(), *SLOW_BOT)
         assert f"TURN server {TURN_IP}:3478: joiners behind any NAT" in host.text()
         joiner = Proc(
             lab, "hb", tmp_path, "join", invite, "--json", *SLOW_BOT, "--seed", "2",
@@ -382,7 +341,7 @@ def test_a_wrong_turn_password_says_so_once_and_the_relay_splice_carries_the_gam
     lab.home("b", random_ports=True)
     relay = start_relay(lab, tmp_path)
     try:
-        host, invite = start_host(lab, "ha", tmp_path, *_turn_args("wrong"))
+        host, invite = start_host(lab, "ha", tmp_path, *turn_args("wrong"))
         joiner = start_join(lab, "hb", tmp_path, invite, "--json")
         _check_game(tmp_path, host, joiner, "relayed")
         told = [line for _, _, line in host.lines if "TURN" in line]

@@ -498,6 +498,7 @@ _RESULTS = {
     "unreachable": N_("unreachable"),
     "failed": N_("failed"),
     "not-used": N_("not used"),
+    "no-answer-yet": N_("no answer yet"),
 }
 
 
@@ -517,7 +518,9 @@ def _tries_line(tries: list[dict[str, Any]]) -> str:
     for t in tries:
         name = _path_word(str(t["path"]))
         result, seconds, via = t["result"], t.get("seconds"), t.get("via")
-        if result == "won":
+        if result == "won" and t["path"] == "relayed" and via:
+            parts.append(_("via the relay {address}", address=via))
+        elif result == "won":
             parts.append(
                 _("via {path} {address}", path=name, address=via)
                 if via

@@ -95,8 +95,9 @@ class ConnectError(OSError):
 @dataclass(frozen=True)
 class PathTry:
     """What became of one kind of path (connect.md §4.1): ``result`` is ``won``,
-    ``refused``, ``closed``, ``unreachable``, ``timed-out`` (after ``seconds``) or
-    ``failed``; ``via`` names the TURN relayed address or the relay of a won path."""
+    ``refused``, ``closed``, ``unreachable``, ``timed-out`` (after ``seconds``),
+    ``failed`` or ``no-answer-yet`` (another path won first); ``via`` names the TURN
+    relayed address or the relay of a won path."""
 
     path: str
     result: str
@@ -401,6 +402,8 @@ async def _race_paths(
             word = seen.get(path, "timed-out")
             if path == "punched" and word != "timed-out":
                 word = "timed-out"  # punching retries: what counts is that no SYN met
+            if word == "timed-out" and won_path is not None and took < direct_window:
+                word = "no-answer-yet"  # another path won before this one's time was up
             if path == "relayed" and path not in seen and won_path is not None:
                 continue  # not needed, or cut short: another path won first
             tries.append(PathTry(path, word, round(took, 1) if word == "timed-out" else None))
