@@ -12,8 +12,11 @@ from functools import partial
 
 import pytest
 import trio
+from helpers.relay import running_relay
 
+from truc_p2p.cli import main as cli_main
 from truc_p2p.net._relay_wire import read_exactly
+from truc_p2p.net._rendezvous import open_rendezvous
 from truc_p2p.net._stun import (
     ALLOCATE,
     CONNECTION_ATTEMPT,
@@ -182,3 +185,47 @@ async def test_a_server_that_is_down_or_silent_is_a_turn_error_in_bounded_time(
             with pytest.raises(TurnError, match=r"did not answer within 0\.3 s"):
                 async with open_allocation(TurnServer("127.0.0.1", port, USER, PASSWORD)):
                     pass  # pragma: no cover
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--turn", "turn:t.example:3478", "--turn-user", "u", "--turn-password", "p"],
+         "--turn offers a path through the relay: add --relay HOST:PORT"),
+        (["--relay", "127.0.0.1:9", "--turn", "turn:t.example:3478"],
+         "--turn needs --turn-user and a password (--turn-password or TRUC_P2P_TURN_PASSWORD)"),
+        (["--relay", "127.0.0.1:9", "--turn", "t.example:3478", "--turn-user", "u"],
+         "--turn: 't.example:3478' is not a turn: URL (turn:HOST:PORT)"),
+        (["--turn-user", "u"], "--turn-user and --turn-password need --turn"),
+    ],
+)  # fmt: skip
+def test_bad_turn_options_are_one_line_and_status_2(
+    args: list[str], says: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TRUC_P2P_TURN_PASSWORD", raising=False)
+    assert cli_main(["host", "--bot", "random", "--port", "0", *args]) == 2
+    err = capsys.readouterr().err
+    assert err == f"truc-p2p host: {says}\n"
+
+
+async def test_a_host_whose_turn_server_is_down_says_so_once_and_registers() -> None:
+    free = socket.socket()
+    free.bind(("127.0.0.1", 0))
+    down = free.getsockname()[1]
+    free.close()
+    told: list[str] = []
+    with trio.fail_after(10):
+        async with (
+            running_relay() as (_server, port, _reports),
+            open_rendezvous(
+                ("127.0.0.1", port),
+                turn=TurnServer("127.0.0.1", down, USER, PASSWORD),
+                on_notice=told.append,
+            ) as rendezvous,
+        ):
+            assert rendezvous.registrations == 1 and rendezvous.turn is None
+            assert rendezvous._extra() == []  # no relayed address announced
+    assert len(told) == 1 and told[0].startswith(
+        f"no path through TURN (cannot reach the TURN server 127.0.0.1:{down}: "
+    ), told
+    assert told[0].endswith("); joiners use the other paths") and PASSWORD not in told[0]
