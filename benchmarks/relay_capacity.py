@@ -46,6 +46,7 @@ from truc_p2p.net._relay_wire import (
     MAGIC,
     Meet,
     Msg,
+    RelayProtocolError,
     encode,
     encode_addrs,
     read_exactly,
@@ -127,12 +128,13 @@ async def turn_pair(
     return data, joiner, [allocation, runner]
 
 
-async def direct_pair(
-    listener: trio.SocketListener, k: int
-) -> tuple[trio.SocketStream, trio.SocketStream, list[Any]]:
-    port = listener.socket.getsockname()[1]
-    joiner = await trio.open_tcp_stream("127.0.0.1", port)
-    host = await listener.accept()
+async def direct_pair(k: int) -> tuple[trio.SocketStream, trio.SocketStream, list[Any]]:
+    """Two ends of one loopback connection (a listener of its own: no mix-ups)."""
+    (listener,) = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    async with listener:
+        port = listener.socket.getsockname()[1]
+        joiner = await trio.open_tcp_stream("127.0.0.1", port)
+        host = await listener.accept()
     return host, joiner, []
 
 
@@ -186,7 +188,12 @@ async def run_step(
                 try:
                     with trio.fail_after(20):
                         pairs.append(await make(k))
-                except (OSError, trio.TooSlowError, trio.BrokenResourceError) as exc:
+                except (
+                    OSError,
+                    trio.TooSlowError,
+                    trio.BrokenResourceError,
+                    RelayProtocolError,
+                ) as exc:
                     failed += 1
                     if failed == 1:
                         print(f"  ({type(exc).__name__}: {exc})", file=sys.stderr)
@@ -204,7 +211,12 @@ async def run_step(
             try:
                 got = await play(pair[0], pair[1], interval, until, lat)
                 sent += got  # not `sent += await`: that reads `sent` before the await
-            except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+            except (
+                OSError,
+                trio.BrokenResourceError,
+                trio.ClosedResourceError,
+                RelayProtocolError,
+            ):
                 pass
 
         async with trio.open_nursery() as games:
@@ -274,10 +286,9 @@ async def _main(args: argparse.Namespace) -> list[dict[str, Any]]:
         else:
             print("relay_capacity: no turnserver (apt-get install coturn): coturn left out")
         await trio.sleep(1.5)
-        listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
         server = TurnServer("127.0.0.1", turn_port, "bench", "bench")
         makers: dict[str, Callable[[int], Awaitable[Any]]] = {
-            "direct": lambda k: direct_pair(listener, k),
+            "direct": direct_pair,
             "truc-p2p relay": lambda k: relay_pair(relay_port, k),
             "coturn": lambda k: turn_pair(server, k),
         }

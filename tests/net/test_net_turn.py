@@ -5,10 +5,15 @@ carries bytes.  (coturn itself runs in ``test_net_nat.py``.)"""
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
-from collections.abc import AsyncIterator
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from functools import partial
+from pathlib import Path
 
 import pytest
 import trio
@@ -25,6 +30,7 @@ from truc_p2p.net._stun import (
     ERROR,
     HEADER,
     INDICATION,
+    REFRESH,
     SUCCESS,
     Attr,
     Message,
@@ -229,3 +235,61 @@ async def test_a_host_whose_turn_server_is_down_says_so_once_and_registers() -> 
         f"no path through TURN (cannot reach the TURN server 127.0.0.1:{down}: "
     ), told
     assert told[0].endswith("); joiners use the other paths") and PASSWORD not in told[0]
+
+
+@pytest.fixture
+def loopback_coturn(tmp_path: Path) -> Iterator[int]:
+    """Debian's coturn on 127.0.0.1 (loopback peers allowed), for Connect and Refresh."""
+    if shutil.which("turnserver") is None:
+        if os.environ.get("CI"):
+            pytest.fail("the TURN tests must run in CI: .ci/run installs coturn")
+        pytest.skip("needs coturn's turnserver (apt-get install coturn)")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    conf = tmp_path / "turnserver.conf"
+    conf.write_text(
+        f"listening-ip=127.0.0.1\nrelay-ip=127.0.0.1\nlistening-port={port}\nno-tls\n"
+        f"no-dtls\nno-udp\nno-cli\nlt-cred-mech\nuser={USER}:{PASSWORD}\nrealm={REALM}\n"
+        "allow-loopback-peers\nallowed-peer-ip=127.0.0.1\n"
+        f"userdb={tmp_path / 'db'}\npidfile={tmp_path / 'pid'}\nlog-file=/dev/null\n"
+    )
+    server = subprocess.Popen(
+        ["turnserver", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert server.poll() is None and time.monotonic() < deadline, "coturn did not start"
+            time.sleep(0.1)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.mark.slow
+async def test_coturn_connects_out_refreshes_and_deletes(loopback_coturn: int) -> None:
+    """RFC 6062's Connect (the server dials a peer), a Refresh, and the delete on close."""
+    server = TurnServer("127.0.0.1", loopback_coturn, USER, PASSWORD)
+    with trio.fail_after(20):
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        peer_port = listeners[0].socket.getsockname()[1]
+        async with open_allocation(server) as alloc:
+            await alloc.permit("127.0.0.1")
+            cid = await alloc.connect(("127.0.0.1", peer_port))
+            async with await listeners[0].accept() as peer, await alloc.bind(cid) as data:
+                await peer.send_all(b"from the peer")
+                assert await read_exactly(data, 13) == b"from the peer"
+                await data.send_all(b"back")
+                assert await read_exactly(peer, 4) == b"back"
+            answer = await alloc.request(REFRESH, ((Attr.LIFETIME, (600).to_bytes(4, "big")),))
+            assert answer.uint32(Attr.LIFETIME) == 600
+            relayed = alloc.relayed
+        await listeners[0].aclose()
+        # deleted on close: the relayed port is closed again
+        with pytest.raises(OSError):
+            await trio.open_tcp_stream(*relayed)
