@@ -20,6 +20,9 @@ import trio
 from helpers.relay import running_relay
 
 from truc_p2p.cli import main as cli_main
+from truc_p2p.cli._lifecycle import _tries_line
+from truc_p2p.i18n import use_language
+from truc_p2p.net import PathTry
 from truc_p2p.net._relay_wire import read_exactly
 from truc_p2p.net._rendezvous import open_rendezvous
 from truc_p2p.net._stun import (
@@ -293,3 +296,28 @@ async def test_coturn_connects_out_refreshes_and_deletes(loopback_coturn: int) -
         # deleted on close: the relayed port is closed again
         with pytest.raises(OSError):
             await trio.open_tcp_stream(*relayed)
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("en", "direct: refused; punched: timed out after 3 s; via TURN 198.51.100.7:49152"),
+        ("fr", "direct : refusé ; percé : pas de réponse après 3 s ; par TURN 198.51.100.7:49152"),
+    ],
+)
+def test_the_why_line_says_each_failed_path_then_the_one_taken(lang: str, line: str) -> None:
+    tries = [
+        PathTry("direct", "refused"),
+        PathTry("punched", "timed-out", 3.0),
+        PathTry("turn", "won", 3.0, "198.51.100.7:49152"),
+    ]
+    use_language(lang)
+    try:
+        assert _tries_line([t.as_json() for t in tries]) == line
+    finally:
+        use_language("en")
+    relayed = [PathTry("direct", "no-answer-yet"), PathTry("relayed", "won", 3.1, "r.example:4456")]
+    assert _tries_line([t.as_json() for t in relayed]) == (
+        "direct: no answer yet; via the relay r.example:4456"
+    )
+    assert tries[1].as_json() == {"path": "punched", "result": "timed-out", "seconds": 3.0}

@@ -532,8 +532,11 @@ def _tries_line(tries: list[dict[str, Any]]) -> str:
             )
         else:
             word = _(_RESULTS[result]) if result in _RESULTS else str(result)
-            parts.append(f"{name}: {word}")
-    return "; ".join(parts)
+            parts.append(_("{path}: {result}", path=name, result=word))
+    line = parts[0] if parts else ""
+    for part in parts[1:]:
+        line = _("{earlier}; {next}", earlier=line, next=part)
+    return line
 
 
 def _connected_line(path: str, *, again: bool) -> str:
