@@ -308,6 +308,7 @@ async def _race_paths(
     family = relay_stream.socket.family
     start = trio.current_time()
     seen: dict[str, str] = {}  # path -> the last failure's word
+    direct_seen: dict[Addr, str] = {}  # a direct address -> its last failure's word
     via: dict[str, str] = {}
     async with trio.open_nursery() as nursery:
 
@@ -330,7 +331,7 @@ async def _race_paths(
                         await trio.aclose_forcefully(stream)
                         raise
                 except (*_NET_ERRORS, trio.TooSlowError) as exc:
-                    seen["direct"] = _why(exc)
+                    direct_seen[addr] = _why(exc)
                     if trio.current_time() + DIRECT_RETRY >= give_up:
                         return
                     await trio.sleep(DIRECT_RETRY)
@@ -338,6 +339,7 @@ async def _race_paths(
                 break
             if answer == b"T":  # through the host's TURN allocation: after the others
                 via["turn"] = host_port(*addr)
+                direct_seen.pop(addr, None)  # its refusals were TURN's, before the permission
                 try:
                     await trio.sleep_until(give_up)
                 except BaseException:
@@ -393,6 +395,8 @@ async def _race_paths(
         nursery.cancel_scope.deadline = deadline
     took = trio.current_time() - start
     won_path = winner[0][1] if winner else None
+    if direct_seen:
+        seen["direct"] = list(direct_seen.values())[-1]
     for path in ("direct", "punched", "turn", "relayed"):
         if path == won_path:
             tries.append(PathTry(path, "won", round(took, 1), via.get(path)))
