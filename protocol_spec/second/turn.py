@@ -1,4 +1,4 @@
-"""vectors/turn_v1.json: the host's STUN messages on the TURN path (connect.md §11.2,
+"""vectors/turn_v1.json: the host's STUN messages on the TURN path (connect.md §11.3,
 RFC 8489 §5, §9.2, §14; RFC 8656 §18; RFC 6062 §6)."""
 
 from __future__ import annotations

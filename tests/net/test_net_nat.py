@@ -355,3 +355,25 @@ def test_a_wrong_turn_password_says_so_once_and_the_relay_splice_carries_the_gam
         ]
     finally:
         relay.stop()
+
+
+def test_a_joiner_s_own_turn_server_carries_the_game_of_a_host_without_one(
+    lab: Lab, tmp_path: Path, coturn: subprocess.Popen[bytes]
+) -> None:
+    """``join --turn`` (connect.md §11.1): the joiner allocates, offers its relayed
+    address in JOIN, the host connects out to it; both behind random-port NATs."""
+    lab.home("a", random_ports=True)
+    lab.home("b", random_ports=True)
+    relay = start_relay(lab, tmp_path)
+    try:
+        host, invite = start_host(lab, "ha", tmp_path)
+        joiner = start_join(lab, "hb", tmp_path, invite, "--json", *turn_args())
+        _check_game(tmp_path, host, joiner, "turn")
+        paths = {t["path"]: t for t in joiner.last_json()["path_tries"]}
+        assert paths["turn"]["result"] == "won" and paths["turn"]["via"].startswith(TURN_IP)
+        assert "path_tries" not in host.last_json()  # the host has no TURN server of its own
+        assert TURN_PASSWORD not in host.text() + joiner.text()
+    finally:
+        relay.stop()
+    stats = relay.last_json()
+    assert (stats["splices"], stats["bytes"]) == (0, 0), relay.text()

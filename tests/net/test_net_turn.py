@@ -217,6 +217,18 @@ def test_bad_turn_options_are_one_line_and_status_2(
     assert err == f"truc-p2p host: {says}\n"
 
 
+def test_join_checks_its_turn_options_the_same_way(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TRUC_P2P_TURN_PASSWORD", raising=False)
+    invite = "truc://127.0.0.1:9/?fp=" + "0" * 64
+    assert cli_main(["join", invite, "--bot", "random", "--turn", "turn:t.example"]) == 2
+    assert capsys.readouterr().err == (
+        "truc-p2p join: --turn needs --turn-user and a password "
+        "(--turn-password or TRUC_P2P_TURN_PASSWORD)\n"
+    )
+
+
 async def test_a_host_whose_turn_server_is_down_says_so_once_and_registers() -> None:
     free = socket.socket()
     free.bind(("127.0.0.1", 0))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import os
 import re
 import secrets
 import sys
@@ -30,8 +29,10 @@ from truc_p2p.cli._lifecycle import (
     Seat,
     Table,
     _path_line,
+    add_turn_args,
     network_command,
     run_game,
+    turn_server_of,
 )
 from truc_p2p.cli._run import exit_status, print_outcome
 from truc_p2p.cli._web import show_invite, show_web_result
@@ -52,7 +53,6 @@ from truc_p2p.net import (
     check_relay_url,
     host_game,
     parse_host_port,
-    parse_turn_url,
 )
 from truc_p2p.ui import Narrator, fit_for, notice_text
 
@@ -110,25 +110,11 @@ def register(subparsers: Any, *, come_back: ComeBack) -> None:
             "repeatable); joiners find it with truc-p2p lobby --nostr URL"
         ),
     )
-    host.add_argument(
-        "--turn",
-        default=None,
-        metavar="turn:HOST:PORT",
-        help=_(
+    add_turn_args(
+        host,
+        _(
             "with --relay: also offer a path through this TURN server (RFC 6062 over TCP, "
             "e.g. coturn) for joiners behind NATs that cannot be punched"
-        ),
-    )
-    host.add_argument(
-        "--turn-user", default=None, metavar="NAME", help=_("the TURN server's user name")
-    )
-    host.add_argument(
-        "--turn-password",
-        default=None,
-        metavar="PASSWORD",
-        help=_(
-            "the TURN server's password (or set {variable}; never printed)",
-            variable=TURN_PASSWORD_VARIABLE,
         ),
     )
     host.add_argument(
@@ -244,53 +230,10 @@ def _checked(opts: GameOptions) -> _Where | int:
         print("truc-p2p host: " + _("--max-games needs --forever and --bot"), file=sys.stderr)
         return 2
     capacity = (opts.network.max_games or 8) if (opts.network.forever and opts.who.bot) else 1
-    turn = _turn_server(opts, relay)
+    turn = turn_server_of(opts, "host", needs_relay=relay is None)
     if isinstance(turn, int):
         return turn
     return _Where(relay, allow, capacity, turn)
-
-
-#: The environment variable a TURN password may come from (not the command line,
-#: which other users of the machine can read).
-TURN_PASSWORD_VARIABLE = "TRUC_P2P_TURN_PASSWORD"
-
-
-def _turn_server(opts: GameOptions, relay: tuple[str, int] | None) -> TurnServer | int | None:
-    """``--turn`` and its credential checked (exit status 2 and one line when wrong)."""
-    net = opts.network
-    if net.turn is None:
-        if net.turn_user is not None or net.turn_password is not None:
-            print(
-                "truc-p2p host: " + _("--turn-user and --turn-password need --turn"),
-                file=sys.stderr,
-            )
-            return 2
-        return None
-    if relay is None:
-        print(
-            "truc-p2p host: " + _("--turn offers a path through the relay: add --relay HOST:PORT"),
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        host, port = parse_turn_url(net.turn)
-    except ValueError as exc:
-        print(f"truc-p2p host: --turn: {exc}", file=sys.stderr)
-        return 2
-    password = net.turn_password
-    if password is None:
-        password = os.environ.get(TURN_PASSWORD_VARIABLE)
-    if not net.turn_user or not password:
-        print(
-            "truc-p2p host: "
-            + _(
-                "--turn needs --turn-user and a password (--turn-password or {variable})",
-                variable=TURN_PASSWORD_VARIABLE,
-            ),
-            file=sys.stderr,
-        )
-        return 2
-    return TurnServer(host, port, net.turn_user, password)
 
 
 def _announce(

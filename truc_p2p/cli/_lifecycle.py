@@ -66,6 +66,8 @@ from truc_p2p.net import (
     GameSettings,
     Storage,
     Strategy,
+    TurnServer,
+    parse_turn_url,
 )
 from truc_p2p.net import Clocks as GameClocks
 from truc_p2p.protocol import Series, SessionOptions
@@ -509,6 +511,62 @@ def _path_word(path: str) -> str:
 def _path_line(path: str, peer: str) -> str:
     """The host's line on a new connection."""
     return _("connection from {peer} ({path} path)", peer=peer, path=_path_word(path))
+
+
+#: The environment variable a TURN password may come from (not the command line,
+#: which other users of the machine can read).
+TURN_PASSWORD_VARIABLE = "TRUC_P2P_TURN_PASSWORD"
+
+
+def add_turn_args(parser: argparse.ArgumentParser, help_turn: str) -> None:
+    """``--turn turn:HOST:PORT``, ``--turn-user``, ``--turn-password`` (connect.md §11)."""
+    parser.add_argument("--turn", default=None, metavar="turn:HOST:PORT", help=help_turn)
+    parser.add_argument(
+        "--turn-user", default=None, metavar="NAME", help=_("the TURN server's user name")
+    )
+    parser.add_argument(
+        "--turn-password",
+        default=None,
+        metavar="PASSWORD",
+        help=_(
+            "the TURN server's password (or set {variable}; never printed)",
+            variable=TURN_PASSWORD_VARIABLE,
+        ),
+    )
+
+
+def turn_server_of(
+    opts: GameOptions, command: str, *, needs_relay: bool = False
+) -> TurnServer | int | None:
+    """``--turn`` and its credential checked (exit status 2 and one line when wrong);
+    ``needs_relay``: the host has no ``--relay``, which ``--turn`` needs."""
+    net = opts.network
+
+    def fail(text: str) -> int:
+        print(f"truc-p2p {command}: {text}", file=sys.stderr)
+        return 2
+
+    if net.turn is None:
+        if net.turn_user is not None or net.turn_password is not None:
+            return fail(_("--turn-user and --turn-password need --turn"))
+        return None
+    if needs_relay:
+        return fail(_("--turn offers a path through the relay: add --relay HOST:PORT"))
+    try:
+        host, port = parse_turn_url(net.turn)
+    except ValueError as exc:
+        return fail(f"--turn: {exc}")
+    password = net.turn_password
+    if password is None:
+        password = os.environ.get(TURN_PASSWORD_VARIABLE)
+    if not net.turn_user or not password:
+        return fail(
+            _(
+                "--turn needs --turn-user and a password (--turn-password or {variable})",
+                variable=TURN_PASSWORD_VARIABLE,
+            )
+        )
+    return TurnServer(host, port, net.turn_user, password)
 
 
 def _tries_line(tries: list[dict[str, Any]]) -> str:

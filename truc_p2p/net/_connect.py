@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import errno
 import socket
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,7 @@ import ifaddr
 import trio
 
 from truc_p2p.net._invite import Invite, host_port
+from truc_p2p.net._notice import Notice
 from truc_p2p.net._relay_wire import (
     MAGIC,
     PROBE_MAGIC,
@@ -60,6 +62,7 @@ from truc_p2p.net._relay_wire import (
     read_message,
     relay_text,
 )
+from truc_p2p.net._turn import Allocation, TurnError, TurnServer, allocate
 
 __all__ = [
     "DIRECT_WINDOW",
@@ -81,10 +84,12 @@ PROBE_TIMEOUT = 5.0
 MEETING_TIME = 60.0
 #: Probes the host answers at once on its relay port; more connections are closed.
 MAX_PROBES = 64
-PATHS = {b"d": "direct", b"p": "punched", b"r": "relayed"}
+PATHS = {b"d": "direct", b"p": "punched", b"r": "relayed", b"t": "turn"}
 _LETTER = {v: k for k, v in PATHS.items()}
 #: Seconds between direct attempts to one address that failed at once.
 DIRECT_RETRY = 0.25
+#: Seconds a joiner with ``--turn`` waits for its own allocation before joining without.
+OWN_TURN_TIMEOUT = 3.0
 _NET_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, RelayProtocolError)
 
 
@@ -218,7 +223,9 @@ async def connect(
     direct_window: float = DIRECT_WINDOW,
     paths: frozenset[str] = frozenset(PATHS.values()),
     tries: list[PathTry] | None = None,
-) -> tuple[trio.SocketStream, str]:
+    turn: TurnServer | None = None,
+    on_notice: Callable[[str], None] | None = None,
+) -> tuple[trio.abc.Stream, str]:
     """Connect to the host of ``invite``; returns the stream and its path.
 
     Without a relay in the invite this is a plain TCP connection (``direct``).
@@ -227,6 +234,9 @@ async def connect(
     ``connect_timeout`` seconds.  ``paths`` limits the kinds of path tried
     (tests use it to force one); ``tries``, when given, is filled with what
     became of each kind of path (the winner's included), for "why relayed?".
+    ``turn`` allocates a relayed address of the joiner's own on that TURN server
+    and offers it to the host in JOIN (connect.md §11.1); a server that cannot be
+    had is one ``on_notice`` line and the other paths go on.
     """
     tries = tries if tries is not None else []
     if invite.relay is None or invite.code is None:
@@ -246,10 +256,12 @@ async def connect(
         raise ConnectError(f"cannot reach the relay: {exc}") from None
     winner: list[tuple[trio.SocketStream, str]] = []
     failures: list[str] = []
+    own = await _own_allocation(turn, on_notice) if turn is not None else None
     try:
         code = invite.code.encode()
+        offered = [own.allocation.relayed] if own is not None else []
         await relay_stream.send_all(
-            MAGIC + encode(Msg.JOIN, bytes([len(code)]) + code + encode_addrs([]))
+            MAGIC + encode(Msg.JOIN, bytes([len(code)]) + code + encode_addrs(offered))
         )
         meet = Meet.decode(await _expect(relay_stream, Msg.MEET, 10.0))
         await _race_paths(
@@ -262,17 +274,22 @@ async def connect(
             failures=failures,
             tries=tries,
             relay=host_port(*invite.relay),
+            own=own,
         )
     except BaseException as exc:
         for stream, _ in winner:
             if stream is not relay_stream:
                 await trio.aclose_forcefully(stream)
         await trio.aclose_forcefully(relay_stream)
+        if own is not None:
+            await own.aclose()
         if isinstance(exc, ConnectError) or not isinstance(exc, (*_NET_ERRORS, trio.TooSlowError)):
             raise
         raise ConnectError(f"no path to the host: {exc or type(exc).__name__}") from None
     if not winner:
         await relay_stream.aclose()
+        if own is not None:
+            await own.aclose()
         why = f" ({'; '.join(failures)})" if failures else ""
         raise ConnectError(f"no path to the host within {connect_timeout:g} s{why}")
     stream, path = winner[0]
@@ -281,10 +298,78 @@ async def connect(
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
         await stream.aclose()
         await relay_stream.aclose()
+        if own is not None:
+            await own.aclose()
         raise ConnectError(f"the {path} path broke right away: {exc}") from None
     if stream is not relay_stream:
         await relay_stream.aclose()
+    if own is not None:
+        if own.carries(stream):
+            return _OwnTurnStream(stream, own), path  # the allocation lives with the game
+        await own.aclose()
     return stream, path
+
+
+class _OwnTurn:
+    """The joiner's own TCP allocation, kept by a system task (it must outlive
+    :func:`connect`, as long as the game's stream through it)."""
+
+    def __init__(self, allocation: Allocation) -> None:
+        self.allocation = allocation
+        self.scope = trio.CancelScope()
+        self.bound: list[trio.SocketStream] = []
+
+    async def run(self) -> None:
+        with self.scope, suppress(Exception):
+            await self.allocation.run()
+
+    def carries(self, stream: trio.SocketStream) -> bool:
+        return any(stream is bound for bound in self.bound)
+
+    async def aclose(self) -> None:
+        self.scope.cancel()
+        await self.allocation.aclose()
+
+
+async def _own_allocation(
+    turn: TurnServer, on_notice: Callable[[str], None] | None
+) -> _OwnTurn | None:
+    try:
+        allocation = await allocate(turn, timeout=OWN_TURN_TIMEOUT)
+    except TurnError as exc:
+        if on_notice is not None:
+            on_notice(Notice("turn-failed", error=str(exc)))
+        return None
+    own = _OwnTurn(allocation)
+    trio.lowlevel.spawn_system_task(own.run)
+    return own
+
+
+class _OwnTurnStream(trio.abc.HalfCloseableStream):
+    """A data connection of the joiner's own allocation: closing it deletes the
+    allocation too."""
+
+    def __init__(self, stream: trio.SocketStream, own: _OwnTurn) -> None:
+        self.stream = stream
+        self._own = own
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.stream.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.stream.wait_send_all_might_not_block()
+
+    async def send_eof(self) -> None:
+        await self.stream.send_eof()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        return await self.stream.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        try:
+            await self.stream.aclose()
+        finally:
+            await self._own.aclose()
 
 
 async def _race_paths(
@@ -298,6 +383,7 @@ async def _race_paths(
     failures: list[str],
     tries: list[PathTry],
     relay: str,
+    own: _OwnTurn | None = None,
 ) -> None:
     """Race the kinds of path in ``paths`` to the host the relay met us with: the
     first stream whose probe is answered goes into ``winner`` (any later one is
@@ -390,8 +476,33 @@ async def _race_paths(
                 nursery.start_soon(try_direct, meet.peer)
         if "punched" in paths:
             nursery.start_soon(try_punch)
+
+        async def try_own_turn(own: _OwnTurn) -> None:
+            """Our own allocation (connect.md §11.1): let the host's address in, bind
+            the connection it makes to our relayed address, probe it with ``t``."""
+            give_up, allocation = start + direct_window, own.allocation
+            try:
+                await allocation.permit(meet.peer[0])
+                cid, _ = await allocation.attempts.receive()
+                stream = await allocation.bind(cid)
+            except (OSError, trio.EndOfChannel, *_NET_ERRORS):  # TurnError is an OSError
+                return
+            try:
+                await _probe(stream, meet.session, "turn")
+                via["turn"] = host_port(*allocation.relayed)
+                await trio.sleep_until(give_up)
+            except BaseException as exc:
+                await trio.aclose_forcefully(stream)
+                if isinstance(exc, (*_NET_ERRORS, trio.TooSlowError)):
+                    return
+                raise
+            own.bound.append(stream)
+            await won(stream, "turn")
+
         if "relayed" in paths:
             nursery.start_soon(try_relay)
+        if own is not None and "turn" in paths:
+            nursery.start_soon(try_own_turn, own)
         nursery.cancel_scope.deadline = deadline
     took = trio.current_time() - start
     won_path = winner[0][1] if winner else None

@@ -26,6 +26,7 @@ from truc_p2p.net._play import play_game
 from truc_p2p.net._play_options import PlayOptions
 from truc_p2p.net._settings import Dial, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
+from truc_p2p.net._turn import TurnServer
 from truc_p2p.protocol import (
     RemoteProtocolError,
 )
@@ -63,6 +64,7 @@ class Redialer:
         on_path: Callable[[str], None] | None = None,
         on_notice: Callable[[str], None] | None = None,
         transcript: Path | None = None,
+        turn: TurnServer | None = None,
     ) -> None:
         self.invite = host if isinstance(host, Invite) else None
         self.host = host.host if isinstance(host, Invite) else host
@@ -71,6 +73,8 @@ class Redialer:
         self.on_path = on_path
         self.on_notice = on_notice
         self.transcript = transcript
+        #: The joiner's own TURN server (``Dial.turn``), offered on every redial.
+        self.turn = turn
         self.attempts = 0
         self._until: float | None = None
 
@@ -98,7 +102,9 @@ class Redialer:
             assert self.port is not None
             return await _connect(self.host, self.port, self.connect_timeout)
         timeout = max(self.connect_timeout, DIRECT_WINDOW + 5)
-        stream, route = await connect(self.invite, connect_timeout=timeout)
+        stream, route = await connect(
+            self.invite, connect_timeout=timeout, turn=self.turn, on_notice=self.on_notice
+        )
         if self.on_path is not None:
             self.on_path(route)
         return stream
@@ -256,6 +262,8 @@ async def _join_once(
                 connect_timeout=dial.connect_timeout,
                 direct_window=dial.direct_window,
                 tries=tries,
+                turn=dial.turn,
+                on_notice=report.on_notice,
             ),
         )
     except OSError as exc:
@@ -308,6 +316,7 @@ async def _join_once(
                         on_path=on_path,
                         on_notice=report.on_notice,
                         transcript=local.transcript,
+                        turn=dial.turn,
                     ),
                     before_send=local.sync,
                     on_evidence=local.keep_evidence,

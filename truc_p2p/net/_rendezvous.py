@@ -28,6 +28,7 @@ from truc_p2p.net._connect import (
     Incoming,
     _connect_from,
     _expect,
+    _family_of,
     _open_relay,
     _reusable,
     lan_addresses,
@@ -65,6 +66,8 @@ PONG_TIMEOUT = 15.0
 #: connection; it doubles up to :data:`REREGISTER_MAX`.
 REREGISTER_FIRST = 1.0
 REREGISTER_MAX = 60.0
+#: Addresses of a JOIN (the joiner's own TURN relayed address) the host connects to.
+MAX_OFFERED = 2
 #: Seconds a host waits for its TURN allocation before registering without it.
 TURN_TIMEOUT = 5.0
 
@@ -470,12 +473,44 @@ class Rendezvous:
             with pending.resolved, trio.move_on_after(MEETING_TIME):
                 async with trio.open_nursery() as inner:
                     inner.start_soon(self._punch, nursery, pending.meet.peer)
+                    for offered in pending.meet.peer_lan[:MAX_OFFERED]:
+                        inner.start_soon(self._reach_out, nursery, offered)
                     if self.turn is not None:
                         inner.start_soon(self._permit, self.turn, pending.meet.peer[0])
                     inner.start_soon(self._attach, nursery, pending.meet.session)
                     inner.start_soon(trio.sleep_forever)
         finally:
             self._pending.pop(pending.meet.session, None)
+
+    async def _reach_out(self, nursery: trio.Nursery, addr: Addr) -> None:
+        """Connect to an address the joiner offered in JOIN (its own TURN relayed
+        address, connect.md §11.1), again every 0.25 s while it is refused (the
+        joiner's permission may come a moment later), and answer its probe."""
+        with trio.move_on_after(DIRECT_WINDOW + 2):
+            while True:
+                try:
+                    with trio.fail_after(3):
+                        stream = await _connect_from(None, addr, _family_of(addr))
+                except (OSError, trio.TooSlowError):
+                    await trio.sleep(0.25)
+                    continue
+                # coturn may accept and close at once, before the permission is in.
+                # The answer runs in the host's nursery: a commit ends this meeting.
+                answered: list[bool] = []
+                done = trio.Event()
+                nursery.start_soon(self._answer_and_tell, stream, answered, done)
+                await done.wait()
+                if answered and answered[0]:
+                    return
+                await trio.sleep(0.25)
+
+    async def _answer_and_tell(
+        self, stream: trio.SocketStream, answered: list[bool], done: trio.Event
+    ) -> None:
+        try:
+            answered.append(await self._answer_probe(stream))
+        finally:
+            done.set()
 
     async def _permit(self, allocation: Allocation, ip: str) -> None:
         with suppress(TurnError):
@@ -508,8 +543,9 @@ class Rendezvous:
             raise
         nursery.start_soon(self._answer_probe, stream)
 
-    async def _answer_probe(self, stream: trio.SocketStream, via_turn: bool = False) -> None:
-        """Echo a valid probe, wait for the commit, hand the stream to :meth:`accept`.
+    async def _answer_probe(self, stream: trio.SocketStream, via_turn: bool = False) -> bool:
+        """Echo a valid probe, wait for the commit, hand the stream to :meth:`accept`
+        (``True``; ``False``: no valid probe and commit came, the stream is closed).
         A stream that came through our TURN allocation (``via_turn``) is answered
         ``T`` rather than ``A``, so the joiner knows its path too (connect.md §3)."""
         handed = False
@@ -523,7 +559,7 @@ class Rendezvous:
             pending = self._pending.get(session)
             if not probe.startswith(PROBE_MAGIC) or path is None or pending is None:
                 raise RelayProtocolError("bad probe")
-            if path == "relayed" or via_turn:
+            if path in ("relayed", "turn") or via_turn:
                 peer = pending.meet.peer  # the joiner, not the relay or the TURN server
             if via_turn:
                 path = "turn"
@@ -537,11 +573,12 @@ class Rendezvous:
             await self._tx.send(Incoming(stream, path, peer))
             handed = True
         except (*_NET_ERRORS, trio.TooSlowError):
-            return
+            return False
         finally:
             self._probes -= 1
             if not handed:
                 await trio.aclose_forcefully(stream)
+        return True
 
 
 #: Seconds a host that needs the relay keeps trying to register before giving up

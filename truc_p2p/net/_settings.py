@@ -83,6 +83,8 @@ class Dial:
 
     connect_timeout: float = 15.0
     direct_window: float = DIRECT_WINDOW
+    #: A TURN server of the joiner's own (connect.md §11.1), for hosts without one.
+    turn: TurnServer | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 import trio
 
 from truc_p2p._text import printable
-from truc_p2p.net._connect import ConnectError
 from truc_p2p.net._invite import host_port
 from truc_p2p.net._relay_wire import Addr, RelayProtocolError, read_exactly
 from truc_p2p.net._stun import (
@@ -77,7 +76,7 @@ MAX_PERMISSIONS = 16
 _NET = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, RelayProtocolError, StunError)
 
 
-class TurnError(ConnectError):
+class TurnError(OSError):
     """The TURN server cannot be reached, refused us, or answered nonsense (one line)."""
 
 
