@@ -462,7 +462,7 @@ function applyTexts() {
   $("start-title").textContent = tx("choose_level", "Choose your opponent");
   $("start-name-label").textContent = tx("your_name", "your name, shown to your opponent");
   $("start-go").textContent = tx("start", "start");
-  $("start-longer").textContent = tx("longer", "A longer game? (optional)");
+  if ($("start-longer")) $("start-longer").textContent = tx("longer", "A longer game? (optional)");
   $("final-level-label").textContent = tx("next_level", "next opponent");
   drawLevels();
   drawVariants();
@@ -618,6 +618,7 @@ function drawVariants() {
   const offered = (ui.levels && ui.levels.variants) || [];
   const ticked = new Set(variantChoice());
   const box = $("start-variants");
+  if (!box) return;
   box.replaceChildren(box.firstElementChild, ...(ui.texts.variants || [])
     .filter((v) => offered.includes(v.code)).map((v) => {
       const label = el("label", "level variant");
