@@ -135,6 +135,7 @@ def build() -> dict[str, Any]:
     """The whole vector file as a JSON-able object."""
     hs, h = generators()
     return {
+        "schema": "schemas/deck_v2.schema.json",
         "version": "deck v2",
         "spec": "protocol_spec/deck_v2.md",
         "group": "secp256k1",

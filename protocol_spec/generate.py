@@ -288,6 +288,7 @@ def wire_vector(
             + ("Player 0 thinks, player 1 does not." if pipeline else "Both players think.")
         )
     return {
+        "schema": "schemas/wire_game_v1.schema.json",
         **extra,
         "description": "A scripted game: fixed identities and session secrets produce these "
         "envelopes byte for byte. Player 0 is the initiator. Private keys are raw Ed25519 "
@@ -408,6 +409,7 @@ def cases_vector() -> dict[str, Any]:
     other_coin = {"coin": hashlib.sha256(b"another coin").digest()}
     second = _second_endings()
     return {
+        "schema": "schemas/wire_cases_v1.schema.json",
         "description": "Cases no other vector covers (wire.md sections 1, 2, 6b, 10). 'game': "
         "a pipelined deck-v2 game (target 2) whose hand 0 ends with the non-dealer's "
         "fold right after its redeal was accepted: that v2action carries act, shares "
@@ -554,6 +556,7 @@ def resign_vector() -> dict[str, Any]:
     resignation = sessions[winner].resignation
     assert resignation is not None and resignation == sessions[resigner].resignation
     return {
+        "schema": "schemas/wire_resign_v1.schema.json",
         "deck": "v2",
         "pipeline": True,
         "description": "A resigned game (wire.md section 8): fixed identities and session "

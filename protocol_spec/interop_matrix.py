@@ -1,5 +1,5 @@
 """Regenerate ``protocol_spec/interop-matrix.json``: ``truc-p2p interop --peer … --json``
-for this program and every earlier build of ``tests/compat/compat_builds.py``.
+for this program and every earlier build of ``tests/helpers/compat_builds.py``.
 
 Usage::
 
@@ -7,7 +7,7 @@ Usage::
                                           [--peer NAME …] [--out FILE]
 
 Each peer's run is one ``truc-p2p interop`` command (the earlier builds through
-``tests/interop/old_build_peer.py``, built and cached on first use); ``--jobs``
+``tests/helpers/old_build_peer.py``, built and cached on first use); ``--jobs``
 runs that many peers at once.  The file holds, per peer, the runner's ``--json``
 object as it printed it, and which cases were asked.  A peer that could not be
 run (a build that cannot be made) is recorded with its error.
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "compat"))
-from compat_builds import BUILDS  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests"))
+from helpers.compat_builds import BUILDS  # noqa: E402
 
 from truc_p2p.interop._cases import ADVERSARIAL_NAMES, CASE_NAMES  # noqa: E402
 
@@ -51,9 +51,10 @@ PY = shlex.quote(sys.executable)
 def peers() -> dict[str, str]:
     """Every peer's command: this program, then each earlier build."""
     found = {"program": f"exec {PY} -m truc_p2p.interop.peer"}
-    adapter = shlex.quote(str(ROOT / "tests" / "interop" / "old_build_peer.py"))
+    adapter = shlex.quote(str(ROOT / "tests" / "helpers" / "old_build_peer.py"))
+    tests = shlex.quote(f"PYTHONPATH={ROOT / 'tests'}")  # for its helpers.compat_builds
     for commit in BUILDS:
-        found[commit] = f"exec {PY} {adapter} {commit}"
+        found[commit] = f"{tests} exec {PY} {adapter} {commit}"
     return found
 
 

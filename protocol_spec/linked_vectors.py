@@ -125,6 +125,7 @@ def linked_vector() -> dict[str, Any]:
         {**base, "prev": {"bin": "00" * 32}},
     ]
     return {
+        "schema": "schemas/linked_games_v1.schema.json",
         "seeds": {
             "names": list(NAMES),
             "key": [_digest(f"key/{p}").hex() for p in (0, 1)],

@@ -163,6 +163,7 @@ def vectors() -> dict[str, Any]:
         "end_message": encode(Msg.END, struct.pack("!HH", 2, 1)).hex(),
     }
     return {
+        "schema": "schemas/lobby_v1.schema.json",
         "description": "Relay lobby listings (connect.md section 2.2), lobby_vectors.py; "
         "'filtered': a LOBBY with a filter (name and fingerprint prefix), which listed "
         "games it matches, and the END of an answer to it (held, then matching)",

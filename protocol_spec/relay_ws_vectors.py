@@ -130,6 +130,7 @@ def build() -> dict[str, Any]:
         1011: "relay error: a fault in the relay itself",
     }
     return {
+        "schema": "schemas/relay_ws_v1.schema.json",
         "description": (
             "The relay's WebSocket transport (connect.md section 9), relay_ws_vectors.py: the "
             "upgrade (request, the reference relay's response byte for byte, the accept "

@@ -234,6 +234,7 @@ def resume_vector() -> dict[str, Any]:
         cut=_v1_cut,
     )
     return {
+        "schema": "schemas/resume_v1.schema.json",
         "description": "The scripted game of wire_v1.json with other fixed keys and secrets, "
         "interrupted after the responder sent deck2 (lost in the cut) and resumed: the "
         "initiator dials and sends its resume (nonce = nonces[0], echo empty), the responder "
@@ -260,6 +261,7 @@ def resume_vector_v2() -> dict[str, Any]:
         e.seq for e in envs if e.type in ("v2deck1", "v2deck2") and e.payload["hand"] == hand
     ]
     return {
+        "schema": "schemas/resume_v1.schema.json",
         "deck": "v2",
         "pipeline": True,
         "description": "The pipelined deck-v2 script of wire_v2_pipelined.json (wire.md "
@@ -306,6 +308,7 @@ def resume_clock_vector() -> dict[str, Any]:
         return {"name": name, "hex": raw}
 
     return {
+        "schema": "schemas/resume_v1.schema.json",
         "deck": "v2",
         "pipeline": True,
         "description": "The cut of resume_v2.json (the initiator's v2action that opens "
@@ -383,11 +386,19 @@ def evidence_vector() -> dict[str, Any]:
         return _signed(keys[0], 0, upon, type="abort", payload=payload)
 
     def resume(
-        have: int, *, echo: bytes, prev: bytes | None = None, upon: list[bytes] = chain
+        have: int,
+        *,
+        echo: bytes,
+        prev: bytes | None = None,
+        upon: list[bytes] = chain,
+        clock: dict[str, Any] | None = None,
+        key: SigningKey | None = None,
+        sender: int = 1,
     ) -> str:
         extra = {} if prev is None else {"prev": prev}
-        payload = {"nonce": bytes.fromhex("1f" * 16), "echo": echo}
-        return _signed(keys[1], 1, upon, type="resume", seq=have, payload=payload, **extra)
+        payload = {"nonce": bytes.fromhex("1f" * 16), "echo": echo, **(clock or {})}
+        signer = keys[1] if key is None else key
+        return _signed(signer, sender, upon, type="resume", seq=have, payload=payload, **extra)
 
     another = hashlib.sha256(b"another chain").digest()
     # Another game between the same two keys (a rematch): the same script, other secrets.
@@ -412,6 +423,7 @@ def evidence_vector() -> dict[str, Any]:
     bye = _signed(keys[1], 1, chain, type="bye", seq=own, prev=another, payload={})
     refuse = refusal(keys[1], "unknown-game")[4:].hex()
     return {
+        "schema": "schemas/evidence_v1.schema.json",
         "description": "Evidence files of wire.md section 13.8, over the game of "
         "resume_v1.json (its keys). In each case 'transcript' is the first 'held' "
         "envelopes of that game followed by the case's 'abort' (player 0's abort cheat, "
@@ -495,6 +507,30 @@ def evidence_vector() -> dict[str, Any]:
                 "finding": None,
                 "why": "is not a resume",
             },
+            # §13.1 step 2's faults of the resume itself, kept anyway: its payload is
+            # not judged (a bad clock still binds its signer), its key and seat are.
+            {
+                "name": "bad-clock-another-prev",
+                "abort": abort("broken-chain"),
+                "evidence": [resume(own, echo=b"", prev=another, clock={"left": -1, "away": 1.5})],
+                "finding": {"player": 1, "code": "broken-chain", "message_no": own - 1},
+            },
+            {
+                "name": "foreign-key-resume",
+                "abort": abort("broken-chain"),
+                "evidence": [
+                    resume(own, echo=b"", prev=another, key=SigningKey.from_bytes(nonce * 2))
+                ],
+                "finding": None,
+                "why": "is not signed by player 1",
+            },
+            {
+                "name": "wrong-seat-resume",
+                "abort": abort("broken-chain"),
+                "evidence": [resume(own, echo=b"", prev=another, sender=0)],
+                "finding": None,
+                "why": "is not signed by player 0",
+            },
         ],
         "verdicts_description": "Each case's verdict (wire.md 13.8): 'proof' (the "
         "accused's own signatures contradict each other), 'word' (a finding that is "
@@ -505,7 +541,12 @@ def evidence_vector() -> dict[str, Any]:
         "'abort': in 'equivocated-chain' player 0 played 'accept' at 'message_no' (the "
         "envelope of resume_v1.json, which player 1's answer names) and its transcript "
         "shows another legal move there; 'another-games-resume' files player 1's "
-        "honest answer of another game between the same keys (other secrets).",
+        "honest answer of another game between the same keys (other secrets); "
+        "'bad-clock-another-prev' a resume with clock fields a live listener refuses "
+        "(left -1, away 1.5: its payload is not judged, its chain is), "
+        "'foreign-key-resume' one signed by a key of neither hello, 'wrong-seat-resume' "
+        "player 1's signature under sender 0. A replayed resume is 'old-answer'; a "
+        "replayed nonce, like every other refusal of §13.1 step 4, is visible live only.",
         "verdicts": {
             "answer-lacks-its-own": "word",
             "another-prev": "proof",
@@ -517,6 +558,9 @@ def evidence_vector() -> dict[str, Any]:
             "old-answer": "word",
             "bye-is-not-evidence": "nothing",
             "refuse-is-not-evidence": "nothing",
+            "bad-clock-another-prev": "proof",
+            "foreign-key-resume": "nothing",
+            "wrong-seat-resume": "nothing",
         },
     }
 

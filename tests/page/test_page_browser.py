@@ -162,6 +162,9 @@ def test_the_page_hosts_a_match_and_concedes_a_game(
         concede.tap()
         phone.page.wait_for_selector("#final:not([hidden])", timeout=20_000)
         assert asked and asked[0].startswith("Concede this game? ")
+        # the site's end panel: "home" and the next game, no "stop here" doing the same
+        assert phone.page.locator("#app-final-home").is_visible()
+        assert not phone.page.locator("#final-stop").is_visible()
         final = phone.final()
         assert final is not None and final["match_line"].startswith("match: you 0 – "), final
         phone.shot("conceded")

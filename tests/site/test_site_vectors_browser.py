@@ -182,7 +182,9 @@ def wrong_answers(vector: dict[str, Any], said: dict[str, list[Any]]) -> list[st
     for case in vector["cases"]:
         status, culprit, code, message = said[str(case["tcId"])]
         if case["result"] == "valid":
-            ok = status == case["status"] and culprit is None and code in (None, "incomplete")
+            # an honest prefix, maybe ended by an abort (wire.md §8): nobody to blame
+            ok = status == case["status"] and culprit is None
+            ok = ok and code in (None, "incomplete", "aborted")
         else:
             ok = (code, message) == (case["code"], case["message"])
         if not ok:

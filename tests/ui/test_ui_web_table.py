@@ -138,6 +138,9 @@ def test_touch_screen_hides_key_hints_and_motion_can_be_reduced(
         assert page.evaluate("matchMedia('(hover: none)').matches")
         assert page.locator("#my-hand .card .key").first.is_hidden()
         assert page.locator("#buttons kbd").first.is_hidden()
+        # nor in the buttons' texts: "leave", not "leave (q)"
+        assert page.inner_text("#quit-btn").strip() == "leave"
+        assert page.inner_text("#help-btn").strip() == "? rules"
         # prefers-reduced-motion: cards do not fly in (nor are swept) visibly
         durations = page.evaluate(
             """() => { const c = getComputedStyle(document.querySelector('#my-hand .card'));

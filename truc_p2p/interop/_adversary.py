@@ -84,6 +84,8 @@ class Target:
     key: str | None = None
     resume: bool = False
     cut_at: int = 3
+    #: the target comes at the end of a whole game: the case has an honest game's time
+    late: bool = False
 
 
 COIN = Target("coin", ("coin",))
@@ -91,6 +93,7 @@ DECK = Target("deck", ("v2deck1", "v2deck2"))
 ACT = Target("act", (), key="act")
 HELLO = Target("hello", ("hello",))
 RESUME = Target("resume", ("resume",), resume=True)
+RESULT = Target("result", ("result",), late=True)
 
 
 @dataclass
@@ -296,6 +299,45 @@ def _resume_lacks_own(fields: list[Any]) -> None:
 
 def _abort_instead(reason: str, detail: str) -> Mutator:
     return _wrong_type("abort", {"reason": reason, "detail": detail})
+
+
+def _abort_behind_own(raw: bytes, ctx: Context) -> list[bytes | Raw]:
+    """An abort at the position of the runner's previous envelope, chained like it:
+    it points back over a message of its own sender (wire.md §8, R3)."""
+    fields = _fields(raw)
+    mine = _fields(ctx.mine[-1]) if ctx.mine else fields
+    fields[2], fields[3] = mine[2], mine[3]
+    fields[5], fields[6] = "abort", {"reason": "quit", "detail": "behind its own message"}
+    return [_signed(_body(fields), ctx.key)]
+
+
+def _abort_other_chain(fields: list[Any]) -> None:
+    fields[3] = hashlib.sha256(b"another chain" + fields[3]).digest()
+    fields[5], fields[6] = "abort", {"reason": "quit", "detail": "on another chain"}
+
+
+def _illegal_act(payload: dict[str, Any]) -> None:
+    """An act the rules engine cannot allow at the runner's first action: with a
+    redeal pending, ``accept`` (no raise is); otherwise ``decline-redeal`` (no redeal
+    is).  The shares and ``open`` it carried stay (but an ``accept-redeal``'s own
+    shares, due only with it), so only its legality is wrong."""
+    answering_redeal = payload["act"] in ("accept-redeal", "decline-redeal")
+    for key in ("pos", "share") + (("shares",) if payload["act"] == "accept-redeal" else ()):
+        payload.pop(key, None)
+    payload["act"] = "accept" if answering_redeal else "decline-redeal"
+
+
+def _toggle(key: str) -> Callable[[dict[str, Any]], None]:
+    """``key`` (three well-formed shares) added where it is absent, taken away where
+    present: either way it is where it is not due, or missing where it is."""
+
+    def change(payload: dict[str, Any]) -> None:
+        if key in payload:
+            del payload[key]
+        else:
+            payload[key] = list(_SHARES)
+
+    return change
 
 
 # -- the table ---------------------------------------------------------------------------
@@ -714,6 +756,63 @@ def _build() -> list[Misbehave]:
             COIN,
             _abort_instead(reason, detail),
             _abort(code),
+        )
+    # W §8: where an abort may chain (R3: back to k only over the receiver's messages)
+    add(
+        "wire-8-abort-behind-its-own",
+        "R3",
+        "an abort in place of the runner's first action, at the place of the runner's "
+        "previous envelope (over a message of its own)",
+        ACT,
+        _abort_behind_own,
+        _abort("bad-sequence"),
+    )
+    add(
+        "wire-8-abort-broken-chain",
+        "R3",
+        "an abort in place of the runner's first action, its prev of another chain",
+        ACT,
+        _resign(_abort_other_chain),
+        _abort("broken-chain"),
+    )
+    # W §6, §6a, §6b: the action's legality, redeal shares and open
+    add(
+        "wire-6a-action-illegal",
+        "S2",
+        "the runner's first action is one its rules engine cannot allow then",
+        ACT,
+        _resign(_payload(_illegal_act)),
+        _abort("illegal-move"),
+    )
+    add(
+        "wire-6a-action-redeal-shares-out-of-place",
+        "S5",
+        "the runner's first action with redeal shares where none are due (or without "
+        "them where they are)",
+        ACT,
+        _resign(_payload(_toggle("shares"))),
+        _abort("malformed"),
+    )
+    add(
+        "wire-6b-action-open-out-of-place",
+        "S9",
+        "the runner's first action with open where it is not due (or without it where it is)",
+        ACT,
+        _resign(_payload(_toggle("open"))),
+        _abort("malformed"),
+    )
+    # W §7: the co-signed result
+    for name, change, what in (
+        ("hands", lambda p: p.__setitem__("hands", p["hands"] + 1), "one hand more"),
+        ("winner", lambda p: p.__setitem__("winner", 1 - p["winner"]), "the other winner"),
+    ):
+        add(
+            f"wire-7-result-mismatch-{name}",
+            "R1",
+            f"the runner's result names {what} than the game",
+            RESULT,
+            _resign(_payload(change)),
+            _abort("result-mismatch"),
         )
     # W §13.1: resumes.  From the dialer (the runner joins, the peer listens): refused.
     for name, change, what in (

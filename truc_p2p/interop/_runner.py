@@ -75,7 +75,7 @@ async def _run_one(
     hidden = Path(tempfile.mkdtemp(prefix="truc-interop-runner-"))
     played = Played(runner_out=hidden)
     limit = cfg.timeout + (cfg.slow_think if case.runner_thinks else 0.0)
-    if case.adversary is not None:
+    if case.adversary is not None and not case.adversary.target.late:
         limit = min(limit, ADVERSARY_LIMIT)
     try:
         with trio.move_on_after(limit) as scope:

@@ -349,7 +349,13 @@ class NetGame:
             options=options,
         )
         self._gate = FrameGate(lambda: session.peer_key)
-        self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
+        self.side = Side(
+            session,
+            self.feed,
+            send=self._send_game,
+            ended=self._over,
+            condemned=self._link_gone,
+        )
         self._last_heard = self._last_sent = self._now
         if self._control is not None:  # one game per invite: no more meetings
             self._out.close(self._ctl_socket)
@@ -374,7 +380,13 @@ class NetGame:
             record=self._record,
             options=own_options(envelopes, role) or self.options,
         )
-        self.side = Side(session, self.feed, send=self._send_game, ended=self._over)
+        self.side = Side(
+            session,
+            self.feed,
+            send=self._send_game,
+            ended=self._over,
+            condemned=self._link_gone,
+        )
         if self._began is not None:
             self._began(self)
         self.side.start()

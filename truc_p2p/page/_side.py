@@ -39,6 +39,7 @@ from truc_p2p.protocol import (
     PeerKeyMismatchError,
     Refused,
     RemoteProtocolError,
+    ResumeRefusedError,
     Session,
     YourTurn,
 )
@@ -50,7 +51,10 @@ __all__ = ["Side"]
 
 class Side:
     """One session of mine, fed bytes and clicks; ``send`` takes its bytes, ``ended``
-    is called once with the outcome."""
+    is called once with the outcome.  ``condemned`` is called when a new link's first
+    message is not a valid resume (wire.md 13.1): that connection is refused, not the
+    game, so the caller drops it and links again, as the desktop program does; with no
+    ``condemned`` (a game that cannot link again) it ends the game."""
 
     def __init__(
         self,
@@ -59,11 +63,13 @@ class Side:
         *,
         send: Callable[[bytes], None],
         ended: Callable[[GameOutcome], None],
+        condemned: Callable[[str], None] | None = None,
     ) -> None:
         self.session = session
         self.feed = feed
         self._send = send
         self._ended = ended
+        self._condemned = condemned
         self.turn: YourTurn | None = None
         self.outcome: GameOutcome | None = None
         self._pending: deque[AnyEvent] = deque()
@@ -109,6 +115,9 @@ class Side:
                         )
                     )
                     return
+                except ResumeRefusedError as exc:
+                    self._refused_link(exc)
+                    return
                 except RemoteProtocolError as exc:
                     self._remote_error(exc)
                     return
@@ -140,6 +149,11 @@ class Side:
         while True:
             try:
                 event = self.session.next_event()
+            except ResumeRefusedError as exc:
+                if self._condemned is None:
+                    self._cancel_turn()
+                self._refused_link(exc)  # the game and the turn stay
+                return
             except RemoteProtocolError as exc:
                 self._cancel_turn()
                 self._remote_error(exc)
@@ -226,6 +240,12 @@ class Side:
         data = self.session.data_to_send()
         if data:
             self._send(data)
+
+    def _refused_link(self, exc: ResumeRefusedError) -> None:
+        if self._condemned is None:
+            self._remote_error(exc)
+        else:
+            self._condemned(str(exc))
 
     def _remote_error(self, exc: RemoteProtocolError) -> None:
         self._flush()  # e.g. the responder's hello, queued before it saw the mismatch

@@ -101,6 +101,7 @@ def _case(name: str, hand: int, redeal: bool) -> dict[str, Any]:
 def build() -> dict[str, Any]:
     """The whole vector file as a JSON-ready dict."""
     return {
+        "schema": "schemas/deck_v1.schema.json",
         "format": "truc-p2p deck test vectors v1 (see protocol_spec/deck.md)",
         "curve": "P-256",
         "order": f"{_group.ORDER:064x}",

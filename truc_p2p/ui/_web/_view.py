@@ -165,6 +165,8 @@ def page_texts() -> dict[str, Any]:
         "you_short": _("you"),
         "target": _("first to {n}"),
         "help_button": _("? rules & keys"),
+        # a touch screen has no keys: its buttons say no key
+        "help_button_touch": _("? rules"),
         "leave_button": _("leave (q)"),
         "leave_confirm": _("Leave the game? You resign: your opponent wins the game."),
         # a toggle's name stays the same; aria-pressed says whether it is on

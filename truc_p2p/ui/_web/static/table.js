@@ -441,9 +441,11 @@ function back() {
 }
 
 function applyTexts() {
-  $("help-btn").textContent = tx("help_button", "? rules & keys");
+  // a touch screen has no keys: "leave", "? rules" (the key hints are hidden there too)
+  const touch = window.matchMedia("(hover: none) and (pointer: coarse)").matches;
+  $("help-btn").textContent = touch ? tx("help_button_touch", "? rules") : tx("help_button", "? rules & keys");
   $("help-btn").setAttribute("aria-label", tx("rules", "rules and keys"));
-  $("quit-btn").textContent = tx("leave_button", "leave (q)");
+  $("quit-btn").textContent = touch ? tx("leave", "leave") : tx("leave_button", "leave (q)");
   $("quit-btn").setAttribute("aria-label", tx("leave", "leave"));
   $("my-hand").setAttribute("aria-label", tx("your_hand", "your hand"));
   $("table").setAttribute("aria-label", tx("on_table", "cards on the table"));
