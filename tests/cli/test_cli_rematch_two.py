@@ -100,6 +100,27 @@ def test_one_says_no_and_the_other_gives_up(tmp_path: Path) -> None:
     assert len(list((tmp_path / "joined").glob("*.truc"))) == 1
 
 
+def test_a_bot_joiner_plays_the_rematches_it_was_given(tmp_path: Path) -> None:
+    """A person hosts and says y, ``join --bot --rematches 1`` plays on as a person
+    saying y would: it redials, the second game names the first and the other player
+    deals first; the bot stops after its one rematch (the host's second "play again?"
+    gets no joiner, so the person answers n)."""
+    host, invite = _host(tmp_path, GAME + "y\n" + GAME + "n\n")
+    joined = _join(tmp_path, invite, "", "--bot", "random", "--seed", "5", "--rematches", "1")
+    if joined.returncode != 0:
+        host.kill()
+    out, err = host.communicate(timeout=LIMIT)
+    assert joined.returncode == 0, joined.stdout[-3000:] + joined.stderr
+    assert host.returncode == 0, out[-3000:] + err
+    joined_files = sorted((tmp_path / "joined").glob("*.truc"))
+    assert len(joined_files) == 2
+    mine = [_report(tmp_path, t) for t in joined_files]
+    assert all(r["status"] == "complete" for r in mine)
+    assert {r["first_dealer"] for r in mine} == {0, 1}  # the first dealer alternates
+    hosted = sorted((tmp_path / "hosted").glob("*.truc"))
+    assert {_report(tmp_path, t)["game_id"] for t in hosted} == {r["game_id"] for r in mine}
+
+
 def test_a_match_with_a_kill_and_a_resume_inside(tmp_path: Path) -> None:
     """A 3-game match: a person hosts (keys through a pipe, paced), a bot joins.  Once
     game 2 has started the joiner is killed with SIGKILL; ``truc-p2p resume`` finishes

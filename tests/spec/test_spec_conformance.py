@@ -52,6 +52,18 @@ def test_numbering_is_unique() -> None:
     assert len(ids) == len(set(ids)) and len(ids) > 60
 
 
+def test_each_groups_rows_are_in_order() -> None:
+    """Within a group (F, M, H, ...) the rows count up without a gap, so a reader
+    finds R6 between R5 and R7 (gap A4 of 2026-12-06: F15 sat before F14)."""
+    ids = re.findall(r"^\| ([A-Z])(\d+) \|", TEXT, re.M)
+    groups: dict[str, list[int]] = {}
+    for letter, number in ids:
+        groups.setdefault(letter, []).append(int(number))
+    assert len(groups) > 5
+    for letter, numbers in groups.items():
+        assert numbers == list(range(1, len(numbers) + 1)), (letter, numbers)
+
+
 def test_the_abbreviations_name_every_vector_file() -> None:
     """The list after "Abbreviations" names each file of vectors/ (a reader looks
     a row's vector up there)."""

@@ -93,10 +93,12 @@ async def after_game(
     stop: trio.Event,
     *,
     ask: bool = True,
+    bot_again: bool = False,
 ) -> bool:
     """Show the end of a game, count it in the match, and say whether another game
     follows: the next game of a match not yet won, or a rematch the player asks for
-    (``y``/Enter at the terminal, "play again" on the web table; only when ``ask``)."""
+    (``y``/Enter at the terminal, "play again" on the web table; only when ``ask``;
+    ``bot_again``: a bot asks for it, ``join --bot --rematches N``)."""
     await show_web_result(player, outcome)
     print_outcome(outcome, as_json=opts.screen.json, quiet=opts.screen.quiet)
     if not outcome.complete or outcome.game_id is None:
@@ -159,7 +161,8 @@ async def after_game(
     else:
         if outcome.end is End.OPPONENT_RESIGNED:
             return False  # a resignation leaves the table: nobody to play again with
-        if not ask or not isinstance(player, Screen) or not await player.ask_again():
+        # a bot plays on as a person answering y would; a person is asked
+        if not bot_again and not (ask and isinstance(player, Screen) and await player.ask_again()):
             return False
     if isinstance(player, Screen):
         player.new_game(match_line)

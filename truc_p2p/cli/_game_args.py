@@ -129,6 +129,8 @@ class Network:
     no_announce: bool = False
     invite: str | None = None
     pick: int | None = None
+    #: ``join --bot``: the rematches the bot plays when the host plays again.
+    rematches: int = 0
 
 
 #: The groups of :class:`GameOptions`: its field name -> the group's type.
@@ -274,7 +276,7 @@ _GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
         N_("the connection"),
         frozenset(
             {"bind", "port", "relay", "public", "nostr", "advertise", "no_portmap", "no_announce"}
-            | {"allow", "pick", "wait", "connect_timeout", "again_wait"}
+            | {"allow", "pick", "wait", "connect_timeout", "again_wait", "rematches"}
         ),
     ),
     (

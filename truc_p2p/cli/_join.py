@@ -12,8 +12,9 @@ from typing import Any, TextIO
 
 import trio
 
+from truc_p2p.cli._after import after_game
 from truc_p2p.cli._comeback import busy_hint, find_unfinished, games_folders
-from truc_p2p.cli._common import positive_seconds
+from truc_p2p.cli._common import bounded_int, positive_seconds
 from truc_p2p.cli._game_args import REMATCH_WAIT, GameOptions
 from truc_p2p.cli._hosts import describe
 from truc_p2p.cli._lifecycle import (
@@ -103,6 +104,16 @@ def register(subparsers: Any, *, come_back: ComeBack) -> None:
             "after a game you want to play again (or inside a match): how long to wait "
             "for the host to listen again (default {default} seconds)",
             default=f"{REMATCH_WAIT:g}",
+        ),
+    )
+    join.add_argument(
+        "--rematches",
+        type=bounded_int(0, 999),
+        default=0,
+        metavar="N",
+        help=_(
+            "with --bot: after a single game, play again up to N times, each time the "
+            "host plays again, as a person answering y would (default 0: one game)"
         ),
     )
     network_command(join, partial(_join, come_back=come_back))
@@ -297,6 +308,7 @@ class JoinRoad(Road):
     def __init__(self) -> None:
         self.invite = Invite("127.0.0.1", 1, "0" * 64)
         self.connections = 0
+        self.rematches = 0  # the rematches a bot asked for (--rematches)
 
     def settle(self, opts: GameOptions) -> GameOptions | int:
         chosen = _invite_of(opts)
@@ -384,7 +396,15 @@ class JoinRoad(Road):
             waited += 0.5
 
     async def after(self, table: Table, outcome: GameOutcome, stop: trio.Event) -> bool:
-        again = await super().after(table, outcome, stop)
+        # a bot has nobody to say y: it says it for each rematch --rematches allows
+        # (the host, a person or --forever, decides whether it plays again)
+        opts = table.opts
+        bot_again = bool(opts.who.bot) and self.rematches < opts.network.rematches
+        again = await after_game(
+            table.player, outcome, table.record, opts, stop, bot_again=bot_again
+        )
+        if again and bot_again and not table.record.is_match:
+            self.rematches += 1
         if outcome.kind == "refused-busy":  # what to run: once, after the reason
             hint = busy_hint(
                 games_folders(table.opts),

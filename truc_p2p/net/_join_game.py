@@ -21,14 +21,13 @@ from truc_p2p.net._connect import DIRECT_WINDOW, connect
 from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._local_game import _started, _unless_stopped, prepare_game, transcript_path
 from truc_p2p.net._notice import Notice, os_error_facts
-from truc_p2p.net._outcome import End, GameOutcome
+from truc_p2p.net._outcome import End, GameOutcome, host_refused_early
 from truc_p2p.net._play import play_game
 from truc_p2p.net._play_options import PlayOptions
 from truc_p2p.net._settings import Dial, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
 from truc_p2p.protocol import (
     RemoteProtocolError,
-    Session,
 )
 from truc_p2p.rules import Player
 
@@ -215,12 +214,9 @@ HANDSHAKE_FIRST_DELAY = 0.25
 HANDSHAKE_MAX_DELAY = 4.0
 #: ``_join_once``'s answer when the host may predate early cards (wire.md 6a, 11.1):
 #: our hello proposed them and the game ended before the coin was flipped the ways
-#: older hosts answer an option they do not know (see :func:`_host_refused_early`).
+#: older hosts answer an option they do not know (see :func:`~._outcome.host_refused_early`).
 #: The joiner starts a new game, once, without proposing them.
 _WITHOUT_EARLY = "without-early"
-#: The abort reasons with which hosts of earlier specs refuse an unknown option:
-#: ``malformed`` (the option map has another shape) or ``incompatible``.
-_REFUSALS_OF_EARLY = frozenset({"malformed", "incompatible"})
 #: Hosts (key, address, port) that turned early cards down in this process: the
 #: games that follow with them (a rematch, the rest of a match) do not propose them.
 _HOSTS_WITHOUT_EARLY: set[tuple[str, str, int]] = set()
@@ -228,23 +224,6 @@ _HOSTS_WITHOUT_EARLY: set[tuple[str, str, int]] = set()
 
 def _host_key(inv: Invite) -> tuple[str, str, int]:
     return (inv.fingerprint.lower(), inv.host, inv.port)
-
-
-def _host_refused_early(session: Session, outcome: GameOutcome) -> bool:
-    """Whether ``outcome`` may be an older host turning down our early-cards proposal
-    (wire.md 11.1): our hello proposed them, the host signed nothing but perhaps a
-    hello and the abort, and the host either aborted ``malformed`` or ``incompatible`` -- after
-    a hello that lacks only ``early`` (anything else we would have found ourselves)
-    or without a hello -- or closed the connection before its hello.  A new host
-    that merely dropped us is then played without early cards: a small loss, where
-    a wrong guess the other way loses the game."""
-    if not session.early_proposed or session.peer_played:
-        return False
-    if session.peer_fingerprint is not None and session.early:
-        return False  # its hello took early cards: the refusal is of something else
-    if outcome.end is End.OPPONENT_ABORTED:
-        return outcome.abort_reason in _REFUSALS_OF_EARLY
-    return outcome.end is End.CONNECTION_LOST and session.peer_fingerprint is None
 
 
 def _without_early(settings: GameSettings) -> GameSettings:
@@ -331,7 +310,7 @@ async def _join_once(
             )
     finally:
         local.close()
-    if _host_refused_early(local.session, outcome):
+    if host_refused_early(local.session, outcome):
         local.discard()  # nothing was played: the host never took the coin
         return _WITHOUT_EARLY
     if not local.session.game_id and outcome.end is End.CONNECTION_LOST:

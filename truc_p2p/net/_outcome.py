@@ -17,7 +17,15 @@ from truc_p2p.protocol import (
 )
 from truc_p2p.rules import Player
 
-__all__ = ["KINDS", "WHERE", "End", "GameOutcome", "english_text"]
+__all__ = [
+    "KINDS",
+    "REFUSALS_OF_EARLY",
+    "WHERE",
+    "End",
+    "GameOutcome",
+    "english_text",
+    "host_refused_early",
+]
 
 
 def N_(message: str) -> str:
@@ -478,3 +486,26 @@ def where_of(s: Session) -> dict[str, Any]:
     if s.peer_fingerprint is None:
         return {"where": "before-game"}
     return {"where": "hand", "hand": hands} if hands else {"where": "before-deal"}
+
+
+#: The abort reasons with which hosts of earlier specs refuse an unknown option:
+#: ``malformed`` (the option map has another shape) or ``incompatible``.
+REFUSALS_OF_EARLY = frozenset({"malformed", "incompatible"})
+
+
+def host_refused_early(session: Session, outcome: GameOutcome) -> bool:
+    """Whether ``outcome`` may be an older host turning down our early-cards proposal
+    (wire.md 11.1), to be joined again once without proposing them (the desktop
+    joiner and the page both do): our hello proposed them, the host signed nothing
+    but perhaps a hello and the abort, and the host either aborted ``malformed`` or
+    ``incompatible`` -- after a hello that lacks only ``early`` (anything else we
+    would have found ourselves) or without a hello -- or closed the connection before
+    its hello.  A new host that merely dropped us is then played without early
+    cards: a small loss, where a wrong guess the other way loses the game."""
+    if not session.early_proposed or session.peer_played:
+        return False
+    if session.peer_fingerprint is not None and session.early:
+        return False  # its hello took early cards: the refusal is of something else
+    if outcome.end is End.OPPONENT_ABORTED:
+        return outcome.abort_reason in REFUSALS_OF_EARLY
+    return outcome.end is End.CONNECTION_LOST and session.peer_fingerprint is None

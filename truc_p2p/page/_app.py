@@ -98,6 +98,9 @@ class PageApp:
         #: Linked games with a peer (wire.md 4.1): the match, or a single game and its
         #: rematches; ``None`` against the bot.
         self._linked: Linked | None = None
+        #: Hosts (fingerprint) that turned our early cards down (wire.md 11.1): the
+        #: page joins them again, and from then on, without proposing early cards.
+        self._no_early: set[str] = set()
         #: A bot playing the page's player (``truc-p2p interop``'s browser adapter).
         self.autoplay: Autoplay | None = None
 
@@ -356,6 +359,8 @@ class PageApp:
         settings = GameSettings(session=options)
         if self.net_options is not None:  # the interop adapter's case
             settings = self.net_options.apply(settings)
+        if invite is not None and invite.fingerprint.lower() in self._no_early:
+            settings = replace(settings, session=replace(settings.session, early=False))
         if restore is not None:  # the restored session records only what comes next
             self.envelopes = list(restore.envelopes)
             self._persist = True
@@ -456,6 +461,16 @@ class PageApp:
         from truc_p2p.protocol import verify_transcript
         from truc_p2p.ui import final_message
 
+        from ._games import NetGame
+
+        game = self.game
+        if isinstance(game, NetGame) and game.invite is not None and game.refused_early(outcome):
+            key = game.invite.fingerprint.lower()
+            if key not in self._no_early:  # once: join again without proposing them
+                self._no_early.add(key)
+                self.feed.notice(_("the host predates early cards: joining again without them"))
+                self._net(game.relay, game.invite)
+                return
         self.outcome = outcome
         if outcome.end is not End.CONNECTION_LOST:  # else a reload may still resume it
             self._forget_game()

@@ -21,6 +21,7 @@ from truc_p2p.net import (
     parse_host_port,
 )
 from truc_p2p.net._gate import HEARTBEAT, FrameGate, LinkFault
+from truc_p2p.net._outcome import host_refused_early
 from truc_p2p.net._play_endings import timeout_outcome
 from truc_p2p.net._relay_wire import RelayProtocolError, relay_claim
 from truc_p2p.protocol import (
@@ -209,7 +210,9 @@ def _adopt_invite(options: SessionOptions, settings: HostSettings) -> SessionOpt
         audit=settings.audit if settings.audit is not None else options.audit,
         deck=settings.deck if settings.deck is not None else options.deck,
         pipeline=settings.pipeline,
-        early=None,  # the deck's default, with the deck the invite says
+        # the deck's default, with the deck the invite says; but never to a host that
+        # turned them down (wire.md 11.1: False stays False)
+        early=False if options.early is False else None,
     )
 
 
@@ -349,13 +352,7 @@ class NetGame:
             options=options,
         )
         self._gate = FrameGate(lambda: session.peer_key)
-        self.side = Side(
-            session,
-            self.feed,
-            send=self._send_game,
-            ended=self._over,
-            condemned=self._link_gone,
-        )
+        self.side = self._side(session)
         self._last_heard = self._last_sent = self._now
         if self._control is not None:  # one game per invite: no more meetings
             self._out.close(self._ctl_socket)
@@ -365,6 +362,17 @@ class NetGame:
         self.side.start()
         if rest:
             self._frames(rest)
+
+    def _side(self, session: Session) -> Side:
+        """Our side of the game on ``session``: a refused resume condemns the link, not
+        the game (the page links again)."""
+        return Side(
+            session,
+            self.feed,
+            send=self._send_game,
+            ended=self._over,
+            condemned=self._link_gone,
+        )
 
     def _restored(self) -> None:
         """A game kept over a reload: its table comes back at once, from the transcript
@@ -380,13 +388,7 @@ class NetGame:
             record=self._record,
             options=own_options(envelopes, role) or self.options,
         )
-        self.side = Side(
-            session,
-            self.feed,
-            send=self._send_game,
-            ended=self._over,
-            condemned=self._link_gone,
-        )
+        self.side = self._side(session)
         if self._began is not None:
             self._began(self)
         self.side.start()
@@ -584,6 +586,16 @@ class NetGame:
             self.feed.notice(text)
         else:
             self._link_gone(text)
+
+    def refused_early(self, outcome: GameOutcome) -> bool:
+        """Whether our join ended as an older host turns down early cards (wire.md
+        11.1): the page joins again, once, without proposing them, as the desktop does."""
+        side = self.side
+        return (
+            self.invite is not None
+            and side is not None
+            and host_refused_early(side.session, outcome)
+        )
 
     def _over(self, outcome: GameOutcome) -> None:
         if self._socket is not None and self.side is not None:
