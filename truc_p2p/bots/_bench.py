@@ -11,13 +11,14 @@ from the measured times.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import statistics
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from truc_p2p.bots._base import Bot
 from truc_p2p.bots._local import play_local_game
@@ -42,6 +43,7 @@ __all__ = [
     "bench_bots",
     "bot_name_arg",
     "exact_exploitability",
+    "level_exploitability",
     "race_bench",
     "seating",
     "wilson_interval",
@@ -66,6 +68,31 @@ def exact_exploitability(name: str) -> float | None:
     key = "exploitability_no_rest" if racing(name) else "exploitability"
     value = table.header.get(key)
     return None if value is None else float(value)
+
+
+#: The levels' measured exploitability (``benchmarks/level_exploit.py --write``).
+LEVEL_FIGURES: Final = "level_exploit.json"
+
+
+def level_exploitability(name: str) -> dict[str, Any] | None:
+    """The measured figures of level ``name`` (``easy``, ``medium``, ``hard``; or the
+    bot a level is), from ``benchmarks/level_exploit.py``: ``lower_bound`` (``mean``,
+    ``low``, ``high`` points per hand and ``hands``: a best response to the level's
+    tabulated play, played in real first hands from 0–0, a lower bound of its
+    exploitability), ``model`` (that best response's value over the abstraction
+    against the tabulated play) and ``depth`` (how deep the level was asked);
+    ``None`` for a bot that was not measured."""
+    from importlib import resources
+
+    from truc_p2p.bots._make import LEVELS
+
+    level = {bot: lv for lv, bot in LEVELS.items()}.get(name, name)
+    try:
+        raw = resources.files("truc_p2p.bots").joinpath(LEVEL_FIGURES).read_text()
+    except (FileNotFoundError, OSError):
+        return None
+    found = json.loads(raw).get(level)
+    return found if isinstance(found, dict) else None
 
 
 def wilson_interval(successes: int, trials: int, z: float = _Z95) -> tuple[float, float]:

@@ -227,7 +227,7 @@ def _interval(low: float, high: float) -> str:
 
 
 def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
-    from truc_p2p.bots._bench import exact_exploitability, exploit_table
+    from truc_p2p.bots._bench import exact_exploitability, exploit_table, level_exploitability
     from truc_p2p.bots._exploit import EXPLOITERS
 
     opponents = [x.strip() for x in args.against.split(",") if x.strip()] or [
@@ -247,6 +247,8 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
                 {
                     "bot": args.exploit,
                     "exploitability": exact_exploitability(args.exploit),
+                    "exploitability_lower_bound": level_exploitability(args.exploit),
+                    "levels": _levels_exploitability(),
                     "games": args.games,
                     "seed": args.seed,
                     "rows": [r.to_json() for r in rows],
@@ -264,11 +266,15 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
         )
     )
     exact = exact_exploitability(args.exploit)
-    print(
-        _("exact exploitability over the solved round: {points} points per hand", points=exact)
-        if exact is not None
-        else _("exact exploitability: not measured (the bot does not play the solved round)")
-    )
+    bound = level_exploitability(args.exploit)
+    if exact is not None:
+        print(
+            _("exact exploitability over the solved round: {points} points per hand", points=exact)
+        )
+    elif bound is not None:
+        print(_bound_line(bound["lower_bound"]))
+    else:
+        print(_("exact exploitability: not measured (the bot does not play the solved round)"))
     columns = [
         Column(_("opponent"), "<", 14),
         Column(_("bot win"), ">", 8, " "),
@@ -286,4 +292,56 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
             cells += [f"{100 * o.win_rate:.1f}%", _interval(o.ci_low, o.ci_high), kept]
         lines.append(cells)
     print("\n".join(table(columns, lines)))
+    _print_levels()
     return 0
+
+
+def _bound_line(bound: dict[str, Any]) -> str:
+    return _(
+        "exploitability, a lower bound: a best response to its tabulated play wins "
+        "{mean} points per hand (95% interval [{low}, {high}], {hands} first hands from 0–0)",
+        mean=f"{bound['mean']:.2f}",
+        low=f"{bound['low']:.2f}",
+        high=f"{bound['high']:.2f}",
+        hands=int(bound["hands"]),
+    )
+
+
+def _levels_exploitability() -> dict[str, dict[str, Any] | None]:
+    """Every level's exploitability: exact (the solved table's) or a lower bound."""
+    from truc_p2p.bots import LEVELS
+    from truc_p2p.bots._bench import exact_exploitability, level_exploitability
+
+    out: dict[str, dict[str, Any] | None] = {}
+    for level in LEVELS:
+        exact = exact_exploitability(level)
+        bound = level_exploitability(level)
+        if exact is not None:
+            out[level] = {"exact": exact}
+        elif bound is not None:
+            out[level] = {"lower_bound": bound["lower_bound"]}
+        else:
+            out[level] = None
+    return out
+
+
+def _print_levels() -> None:
+    """Every level's exploitability, after the bot's table."""
+    print(_("every level's exploitability, in points per hand:"))
+    columns = [
+        Column(_("level"), "<", 10),
+        Column(_("points per hand"), ">", 15, " "),
+        Column(_("95% interval"), "<", 16),
+        Column("", "<", 12),
+    ]
+    lines = []
+    for level, figure in _levels_exploitability().items():
+        if figure is None:
+            lines.append([level, "-", "", ""])
+        elif "exact" in figure:
+            lines.append([level, f"{figure['exact']:.4f}", "", _("exact")])
+        else:
+            b = figure["lower_bound"]
+            interval = f"[{b['low']:.2f}, {b['high']:.2f}]"
+            lines.append([level, f"{b['mean']:.2f}", interval, _("lower bound")])
+    print("\n".join(table(columns, lines)))

@@ -220,6 +220,7 @@ def games_command(args: argparse.Namespace) -> int:
     groups = grouped(games, history.matches)
     records = records_of(games)
     if args.web:
+        from truc_p2p.cli._review import review_or_none
         from truc_p2p.history import serve_history
 
         for b in bad:
@@ -241,6 +242,7 @@ def games_command(args: argparse.Namespace) -> int:
             port=args.web_port,
             browser=not args.no_browser,
             lang_pinned=getattr(args, "lang", None) is not None,
+            review=review_or_none,  # each of the reader's games: the review under the replay
         )
         return served if served else (1 if bad else 0)
     if args.json:

@@ -6,12 +6,12 @@ import sys
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import trio
 
 from truc_p2p.bots import DEFAULT_OPPONENT, Bot, make_bot
-from truc_p2p.cli._after import left_the_page, match_meta
+from truc_p2p.cli._after import left_the_page, match_meta, tell_match_cost
 from truc_p2p.cli._comeback import find_unfinished, games_folders
 from truc_p2p.cli._common import (
     add_bot_arg,
@@ -53,10 +53,16 @@ from truc_p2p.net import (
     transcript_path,
     write_meta,
 )
-from truc_p2p.rules import Player, RulesError
-from truc_p2p.ui import TerminalPlayer, WebPlayer, bot_player_name
+from truc_p2p.rules import Player, RestRefused, RulesError
+from truc_p2p.ui import VARIANTS, TerminalPlayer, WebPlayer, bot_player_name, fit_for
 
-__all__ = ["register"]
+__all__ = ["ask_variants", "offered_variants", "register", "with_variants"]
+
+#: The options that choose the game: ``play`` typed with none of them asks, at the
+#: terminal, whether to play a longer game (:func:`ask_variants`).
+_GAME_WORDS = ("--bot", "--think", "--seed", "--target", "--ladder", "--rest-refused", "--match")
+#: The key of each variant at the terminal's question.
+_VARIANT_KEYS = {"value": "v", "best3": "3"}
 
 
 def register(subparsers: Any, *, come_back: ComeBack) -> None:
@@ -160,6 +166,16 @@ class PlayRoad(Road):
         self.ask_level = False
         self.ask_name = False
 
+    def settle(self, opts: GameOptions) -> GameOptions | int:
+        """At the terminal, ``play`` typed without a game option first asks whether to
+        play a longer game (the rule variants of :mod:`truc_p2p.ui._variants`)."""
+        words = {str(w).split("=", 1)[0] for w in opts.argv}
+        if self.keys is not None or words & set(_GAME_WORDS):
+            return opts
+        if not asks_for_name(_without_bot(opts)):  # a person at this terminal only
+            return opts
+        return with_variants(opts, ask_variants(offered_variants(opts)))
+
     def seat(self, opts: GameOptions) -> Seat | int:
         """The ruleset and the player's key (its own, a throwaway one, or a resumed
         match's); exit status 2 and one line when an option is wrong."""
@@ -214,6 +230,9 @@ class PlayRoad(Road):
         self.ask_level = bot_level(
             opts.who.bot, opts.argv, human, resumed=bool(table.record.played)
         )
+        # with the level, the variants of a longer game not chosen on the command line
+        if self.ask_level and isinstance(human, WebPlayer):
+            human.variants_offered = offered_variants(opts)
         # and on a first game, the player's name, as the terminal asks it (issue 43)
         self.ask_name = (
             isinstance(human, WebPlayer)
@@ -223,6 +242,16 @@ class PlayRoad(Road):
             and saved_name_path() is not None
         )
         return None
+
+    def _longer(self, table: Table, chosen: frozenset[str]) -> None:
+        """The start panel's variants: the ruleset and the match they make."""
+        table.opts = with_variants(table.opts, chosen)
+        table.seat = replace(table.seat, ruleset=ruleset_from_args(table.opts.rules))
+        if table.opts.rules.match != table.record.games:
+            table.record = self.record(table.opts)
+            if isinstance(table.player, WebPlayer):
+                table.player.match_games = table.record.games
+            tell_match_cost(table.player, table.record)
 
     def _bot(self, level: str | None, seed: int | None) -> Bot:
         assert level is not None  # play's --bot has a default
@@ -241,6 +270,9 @@ class PlayRoad(Road):
                 return 130 if stop.is_set() and not left_the_page(human) else 1
             if self.ask_level:
                 table.opts = replace(table.opts, who=replace(table.opts.who, bot=human.level))
+            if human.variants_chosen:
+                self._longer(table, human.variants_chosen)
+            human.variants_offered = human.variants_chosen = frozenset()
             if self.ask_name:
                 name = human.name_given or table.seat.name
                 keep_name(name)
@@ -291,6 +323,62 @@ def _first_game(folder: Path) -> bool:
         return not any(folder.glob("*.truc"))
     except OSError:
         return True
+
+
+def offered_variants(opts: GameOptions) -> frozenset[str]:
+    """The variants of a longer game that ``play`` may offer: those whose option the
+    command line did not give (and that would change something)."""
+    given = opts.rules.explicit_options
+    offered = set()
+    if "rest_refused" not in given and opts.rules.rest_refused == RestRefused.GAME.value:
+        offered.add("value")
+    if "match" not in given and opts.rules.match == 1:
+        offered.add("best3")
+    return frozenset(offered)
+
+
+def with_variants(opts: GameOptions, chosen: frozenset[str]) -> GameOptions:
+    """``opts`` with the variants ``chosen`` (``value``: ``--rest-refused value``;
+    ``best3``: ``--match 3``), as if typed: the command line kept for a resumed
+    match says them too."""
+    rules, argv = opts.rules, list(opts.argv)
+    if "value" in chosen:
+        rules = replace(
+            rules,
+            rest_refused=RestRefused.VALUE.value,
+            explicit_options=rules.explicit_options | {"rest_refused"},
+        )
+        argv += ["--rest-refused", RestRefused.VALUE.value]
+    if "best3" in chosen:
+        rules = replace(rules, match=3, explicit_options=rules.explicit_options | {"match"})
+        argv += ["--match", "3"]
+    return replace(opts, rules=rules, argv=tuple(argv))
+
+
+def ask_variants(
+    offered: frozenset[str], *, stdin: TextIO | None = None, out: TextIO | None = None
+) -> frozenset[str]:
+    """The terminal's question: a longer game?  Each variant ``offered`` with its key
+    and the line saying what it changes; Enter (or anything else): none."""
+    if not offered:
+        return frozenset()
+    out = out or sys.stderr
+    print(fit_for(_("A longer game? Enter: one game to 12, as usual."), out), file=out)
+    for code, (name, text) in VARIANTS.items():
+        if code in offered:
+            print(f"  {_VARIANT_KEYS[code]}  {_(name)}", file=out)
+            print(fit_for(f"     {_(text)}", out), file=out)
+    keys = ", ".join(_VARIANT_KEYS[c] for c in VARIANTS if c in offered)
+    print(_("your choice ({keys}, both, or Enter): ", keys=keys), end="", file=out, flush=True)
+    typed = (stdin or sys.stdin).readline().strip().lower()
+    both = typed == _("both").lower() or typed.replace(" ", "") in ("v3", "3v")
+    chosen = frozenset(
+        code for code in offered if both or _VARIANT_KEYS[code] in typed.replace(" ", "")
+    )
+    for code in VARIANTS:
+        if code in chosen:
+            print(f"  → {_(VARIANTS[code][0])}", file=out)
+    return chosen
 
 
 def _without_bot(opts: GameOptions) -> GameOptions:

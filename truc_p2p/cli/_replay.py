@@ -257,6 +257,7 @@ def _replay(args: argparse.Namespace) -> int:
     replay = build_replay(record, ascii=use_ascii(args.ascii), own=own)
     status = 0 if replay.valid else 1
     if args.web:
+        from truc_p2p.cli._review import review_or_none
         from truc_p2p.history import serve_replay
 
         served = serve_replay(
@@ -267,6 +268,7 @@ def _replay(args: argparse.Namespace) -> int:
             browser=not args.no_browser,
             lang_pinned=getattr(args, "lang", None) is not None,
             ascii=use_ascii(args.ascii),
+            review=review_or_none,  # one of the reader's games: its review under the replay
         )
         return served if served else status
     if args.all:

@@ -17,7 +17,7 @@ from truc_p2p.history._games import game_row, record_line, records_of
 from truc_p2p.history._record import GameFile
 from truc_p2p.history._replay_own import own_hands
 from truc_p2p.history._replay_steps import build_replay
-from truc_p2p.history._replay_web import PageLanguage, menu_json, replay_json, serve_page
+from truc_p2p.history._replay_web import PageLanguage, Review, menu_json, replay_json, serve_page
 from truc_p2p.i18n import _, current
 
 __all__ = ["HistoryTable", "serve_history"]
@@ -33,8 +33,11 @@ class HistoryTable:
         *,
         lang_pinned: bool = False,
         matches: Sequence[tuple[int, int, Callable[[], str]]] = (),
+        review: Review | None = None,
     ) -> None:
         self.folder = folder
+        #: a game's review, shown under its replay (``None``: none)
+        self.review = review
         self.games = games
         #: the matches of the list: their first game's index, how many games, and the
         #: heading above them in the language in use ("match of 3 games against bob:
@@ -89,7 +92,8 @@ class HistoryTable:
         if key not in self._replays:
             record = self.games[game]
             replay = build_replay(record, own=own_hands(record))  # its owner's hands too
-            self._replays[key] = {**replay_json(replay), "game": game}
+            review = None if self.review is None else self.review(record)
+            self._replays[key] = {**replay_json(replay, review), "game": game}
         return self._replays[key]
 
     def greet(self, accept_language: str) -> None:
@@ -125,11 +129,13 @@ def serve_history(
     browser: bool,
     lang_pinned: bool = False,
     matches: Sequence[tuple[int, int, Callable[[], str]]] = (),
+    review: Review | None = None,
 ) -> int:
     """``games --web``: the history page until Ctrl-C (``lang_pinned``: ``--lang`` was
-    given, the browser's language does not decide)."""
+    given, the browser's language does not decide; ``review``: each game's review,
+    under its replay)."""
     return serve_page(
-        HistoryTable(folder, games, lang_pinned=lang_pinned, matches=matches),
+        HistoryTable(folder, games, lang_pinned=lang_pinned, matches=matches, review=review),
         command="games",
         page="games.html",
         title=_("your games in {dir}", dir=folder),

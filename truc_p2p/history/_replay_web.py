@@ -21,7 +21,12 @@ from truc_p2p.i18n import LANGUAGES, _, current, from_accept_language, use_langu
 from truc_p2p.protocol import CardsDealt
 from truc_p2p.ui import card_json
 
-__all__ = ["PageLanguage", "ReplayTable", "menu_json", "replay_json", "serve_replay"]
+__all__ = ["PageLanguage", "ReplayTable", "Review", "menu_json", "replay_json", "serve_replay"]
+
+#: The review of a game (``truc-p2p review``'s result, :func:`truc_p2p.cli._review.review_json`,
+#: in the language in use), or ``None`` when the game is not the reader's.  The command
+#: passes it in: the review is the bots' (the solved round), which history does not import.
+Review = Callable[[GameFile], "dict[str, Any] | None"]
 
 
 class PageLanguage:
@@ -91,9 +96,11 @@ def _step_json(step: ReplayStep) -> dict[str, Any]:
     }
 
 
-def replay_json(replay: Replay) -> dict[str, Any]:
-    """The whole replay as the page's one message."""
+def replay_json(replay: Replay, review: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole replay as the page's one message (``review``: the game's review, shown
+    under the replay: :data:`Review`)."""
     return {
+        "review": review,
         "type": "replay",
         "header": list(replay.header),
         "hands": replay.hands,
@@ -129,11 +136,16 @@ class ReplayTable:
         rebuild: Callable[[], Replay] | None = None,
         *,
         lang_pinned: bool = False,
+        review: Callable[[], dict[str, Any] | None] | None = None,
     ) -> None:
         self.rebuild = rebuild
+        self.review = review
         self.language = PageLanguage(lang_pinned)
         self.server: Any = None
-        self._messages = {current(): replay_json(replay)}
+        self._messages = {current(): replay_json(replay, self._review())}
+
+    def _review(self) -> dict[str, Any] | None:
+        return None if self.review is None else self.review()
 
     @property
     def message(self) -> dict[str, Any]:
@@ -142,7 +154,7 @@ class ReplayTable:
         if code not in self._messages:
             if self.rebuild is None:
                 return next(iter(self._messages.values()))
-            self._messages[code] = replay_json(self.rebuild())
+            self._messages[code] = replay_json(self.rebuild(), self._review())
         return self._messages[code]
 
     def greet(self, accept_language: str) -> None:
@@ -207,13 +219,17 @@ def serve_replay(
     lang_pinned: bool = False,
     ascii: bool = False,
     own: Sequence[CardsDealt] | None = None,
+    review: Review | None = None,
 ) -> int:
     """``replay --web``: the replay page until Ctrl-C (``lang_pinned``: ``--lang`` was
     given, the browser's language does not decide; ``own``: the owner's cards, as
-    ``replay`` was built with)."""
+    ``replay`` was built with; ``review``: the game's review under the replay)."""
     return serve_page(
         ReplayTable(
-            replay, lambda: build_replay(record, ascii=ascii, own=own), lang_pinned=lang_pinned
+            replay,
+            lambda: build_replay(record, ascii=ascii, own=own),
+            lang_pinned=lang_pinned,
+            review=None if review is None else lambda: review(record),
         ),
         command="replay",
         page="replay.html",

@@ -352,13 +352,7 @@ class NetGame:
             options=options,
         )
         self._gate = FrameGate(lambda: session.peer_key)
-        self.side = Side(
-            session,
-            self.feed,
-            send=self._send_game,
-            ended=self._over,
-            condemned=self._link_gone,
-        )
+        self.side = self._side(session)
         self._last_heard = self._last_sent = self._now
         if self._control is not None:  # one game per invite: no more meetings
             self._out.close(self._ctl_socket)
@@ -368,6 +362,17 @@ class NetGame:
         self.side.start()
         if rest:
             self._frames(rest)
+
+    def _side(self, session: Session) -> Side:
+        """Our side of the game on ``session``: a refused resume condemns the link, not
+        the game (the page links again)."""
+        return Side(
+            session,
+            self.feed,
+            send=self._send_game,
+            ended=self._over,
+            condemned=self._link_gone,
+        )
 
     def _restored(self) -> None:
         """A game kept over a reload: its table comes back at once, from the transcript
@@ -383,13 +388,7 @@ class NetGame:
             record=self._record,
             options=own_options(envelopes, role) or self.options,
         )
-        self.side = Side(
-            session,
-            self.feed,
-            send=self._send_game,
-            ended=self._over,
-            condemned=self._link_gone,
-        )
+        self.side = self._side(session)
         if self._began is not None:
             self._began(self)
         self.side.start()

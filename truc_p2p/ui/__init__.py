@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ._table import TableModel, TableView
     from ._texts import bot_player_name, fit, fit_for, screen_width
     from ._tui import Clocks, StdinLines, TerminalPlayer, with_terminal
+    from ._variants import VARIANTS, variants_json
     from ._voice import Voice
     from ._web import (
         TableFeed,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LESSON_STEPS",
+    "VARIANTS",
     "Clocks",
     "Narrator",
     "Screen",
@@ -72,6 +74,7 @@ __all__ = [
     "screen_width",
     "serve_table",
     "table_state",
+    "variants_json",
     "verdict_json",
     "with_terminal",
     "yes_word",
@@ -87,6 +90,7 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(["Screen"], "_screen"),
     **dict.fromkeys(["TableModel", "TableView"], "_table"),
     **dict.fromkeys(["bot_player_name", "fit", "fit_for", "screen_width"], "_texts"),
+    **dict.fromkeys(["VARIANTS", "variants_json"], "_variants"),
     **dict.fromkeys(["Voice"], "_voice"),
     **dict.fromkeys(["Clocks", "StdinLines", "TerminalPlayer", "with_terminal"], "_tui"),
     **dict.fromkeys(

@@ -96,6 +96,10 @@ class TableFeed:
         self.choose_level = True
         self.name_asked: str | None = None
         self.name_given: str | None = None
+        #: The start panel: the rule variants it offers (``play``: those whose option
+        #: was not given, see :mod:`truc_p2p.ui._variants`), then those the player ticked.
+        self.variants_offered: frozenset[str] = frozenset()
+        self.variants_chosen: frozenset[str] = frozenset()
         #: The end screen asks "play again?" now.
         self.asking_again = False
         #: ``learn --web``: the lesson's step now (``step``: "step 2 of 9", ``texts``: what
@@ -367,6 +371,11 @@ class TableFeed:
             if self.name_asked is not None and isinstance(name, str):
                 name = name.strip()
                 self.name_given = name if 1 <= len(name) <= 40 and name.isprintable() else None
+            ticked = message.get("variants")
+            if isinstance(ticked, list):
+                self.variants_chosen = self.variants_offered & {
+                    v for v in ticked if isinstance(v, str)
+                }
             if not self.choose_level:  # the name only: the level stays the command's
                 self._answer_level()
             elif level in LEVELS:
@@ -432,13 +441,16 @@ class TableFeed:
     def _levels_message(self, ask: bool) -> dict[str, Any]:
         """The start panel: the levels (unless the command chose one) and, on a first
         game, a name field filled with :attr:`name_asked` (issue 43)."""
-        return {
+        message = {
             "type": "levels",
             "ask": ask,
             "level": self.level,
             "choose_level": self.choose_level,
             "name": self.name_asked,
         }
+        if self.variants_offered:  # the longer game's variants, none ticked at first
+            message["variants"] = sorted(self.variants_offered)
+        return message
 
     def offer_again(self, *, next_game: bool = False) -> None:
         """The end screen offers "play again" (``next_game``: "next game" of a match);

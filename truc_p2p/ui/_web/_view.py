@@ -17,6 +17,7 @@ from truc_p2p.i18n import LANGUAGES, _, current, ngettext
 from truc_p2p.rules import ALL_CARDS, Action, Card, Game, Player, Suit
 from truc_p2p.ui._table import Choice, TableView, TrickView, build_view, choices, seat
 from truc_p2p.ui._texts import NOT_NOW, card_name, help_text, rank_text
+from truc_p2p.ui._variants import variants_json
 from truc_p2p.ui._voice import Voice
 
 __all__ = [
@@ -220,6 +221,9 @@ def page_texts() -> dict[str, Any]:
         "your_name": _("your name, shown to your opponent"),
         "start": _("start"),
         "next_level": _("next opponent"),
+        # play: the rule variants of a longer game, on the start panel (issue 42)
+        "longer": _("A longer game? (optional)"),
+        "variants": variants_json(),
         "levels": [
             {"code": "easy", "name": _("easy"), "text": _("a beginner: any card, any answer")},
             {

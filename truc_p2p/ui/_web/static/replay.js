@@ -124,6 +124,34 @@
     if (h in st) go(st[h]);
   }
 
+  // the review (truc-p2p review, made by the server): the biggest costs first, then
+  // every judged decision; each goes to the step of its move
+  function decision(d) {
+    const item = el("li");
+    item.dataset.cost = String(d.cost);
+    const at = replay.steps.findIndex((s) => d.message != null && s.message === d.message);
+    if (at < 0) { item.textContent = d.line; return item; }
+    const b = el("button", null, d.line);
+    b.type = "button";
+    b.addEventListener("click", () => go(at));
+    item.appendChild(b);
+    return item;
+  }
+  function drawReview() {
+    const r = replay.review;
+    $("review").hidden = !r;
+    if (!r) return;
+    $("review-summary").textContent = r.summary;
+    $("review-title").textContent = r.title;
+    $("review-title").hidden = !r.top.length;
+    $("review-top").replaceChildren(...r.top.map(decision));
+    $("review-none").hidden = !r.none;
+    $("review-none").textContent = r.none || "";
+    $("review-every").textContent = r.every;
+    $("review-all-box").hidden = !r.decisions.length;
+    $("review-all").replaceChildren(...r.decisions.map(decision));
+  }
+
   function setup(message) {
     replay = message;
     const L = replay.labels;
@@ -141,6 +169,7 @@
       b.addEventListener("click", () => hand(h));
       nav.appendChild(b);
     }
+    drawReview();
     $("status").textContent = "";
     if (replay.steps.length) go(0);
   }

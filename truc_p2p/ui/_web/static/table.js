@@ -464,8 +464,10 @@ function applyTexts() {
   $("start-title").textContent = tx("choose_level", "Choose your opponent");
   $("start-name-label").textContent = tx("your_name", "your name, shown to your opponent");
   $("start-go").textContent = tx("start", "start");
+  if ($("start-longer")) $("start-longer").textContent = tx("longer", "A longer game? (optional)");
   $("final-level-label").textContent = tx("next_level", "next opponent");
   drawLevels();
+  drawVariants();
   document.querySelectorAll(".chip").forEach((c) => { c.textContent = tx("dealer", "dealer"); });
   drawLanguages();
   renderTools();
@@ -611,6 +613,33 @@ function drawLevels() {
   describeLevel();
   if (chosen) pickLevel(chosen);
 }
+// play: the rule variants of a longer game the start panel offers (issue 42), as
+// checkboxes under the levels, each with the line saying what it changes; none ticked
+// at first (a game to 12, as always)
+function drawVariants() {
+  const offered = (ui.levels && ui.levels.variants) || [];
+  const ticked = new Set(variantChoice());
+  const box = $("start-variants");
+  if (!box) return;
+  box.replaceChildren(box.firstElementChild, ...(ui.texts.variants || [])
+    .filter((v) => offered.includes(v.code)).map((v) => {
+      const label = el("label", "level variant");
+      const tick = el("input");
+      tick.type = "checkbox";
+      tick.name = "variant";
+      tick.value = v.code;
+      tick.checked = ticked.has(v.code);
+      label.dataset.variant = v.code;
+      const words = el("span");
+      words.append(el("span", "level-name", v.name), el("span", "level-text", v.text));
+      label.append(tick, words);
+      return label;
+    }));
+  box.hidden = offered.length === 0;
+}
+function variantChoice() {
+  return [...document.querySelectorAll("#start-variants input:checked")].map((i) => i.value);
+}
 function describeLevel() {
   let words = $("final-level-text");
   if (!words) {
@@ -661,6 +690,7 @@ function renderStart() {
   $("start-title").hidden = !levels;
   panel.setAttribute("aria-labelledby", levels ? "start-title" : "start-name-label");
   $("start-levels").hidden = !levels;
+  if (opening) drawVariants();
   if (opening) {  // the keyboard starts on the name, else the chosen level
     const name = $("start-name");
     if (asksName) { name.value = ui.levels.name; name.focus(); name.select(); return; }
@@ -671,8 +701,10 @@ function renderStart() {
 function startGame() {
   if (!ui.levels || !ui.levels.ask) return;
   const asked = ui.levels.name != null;
-  send(asked ? { type: "level", level: levelChoice(), name: $("start-name").value }
-    : { type: "level", level: levelChoice() });
+  const answer = asked ? { type: "level", level: levelChoice(), name: $("start-name").value }
+    : { type: "level", level: levelChoice() };
+  if (ui.levels.variants) answer.variants = variantChoice();
+  send(answer);
   ui.levels = { ...ui.levels, ask: false };
   render();
 }
