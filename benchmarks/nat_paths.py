@@ -7,7 +7,9 @@ For every topology the script builds the namespaces of ``tests/helpers/netns.py`
 (an "internet" 198.18.0.0/15 with the relay at 198.18.0.1:4456, homes 10.N.0.0/24
 behind nftables masquerade routers that drop unsolicited inbound traffic),
 runs ``truc-p2p relay``, ``host --relay`` and ``join`` as processes, and reads
-the joiner's narrated output with timestamps: "connect" is the time from
+the joiner's narrated output with timestamps (with "TURN", a coturn from
+Debian's package runs on the internet too and the host offers it, connect.md
+§11): "connect" is the time from
 starting ``join`` to its "connected (PATH path)" line, "first card" to its
 first "-- hand 1" line (its own cards dealt).  Both include the Python
 interpreter's start-up (about 0.25 s here), which is printed separately as
@@ -27,12 +29,22 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # helpers
 
-from helpers.netns import Lab, start_host, start_join, start_relay, unavailable
+from helpers.netns import (
+    Lab,
+    start_coturn,
+    start_host,
+    start_join,
+    start_relay,
+    turn_args,
+    unavailable,
+)
 
 TOPOLOGIES = {
     "port-preserving NATs": {"a": False, "b": False, "lan": False},
     "one random-port NAT": {"a": False, "b": True, "lan": False},
     "two random-port NATs": {"a": True, "b": True, "lan": False},
+    "two random-port NATs, TURN": {"a": True, "b": True, "lan": False, "turn": True},
+    "port-preserving NATs, TURN": {"a": False, "b": False, "lan": False, "turn": True},
     "same LAN (relay invite)": {"lan": True},
     "same LAN (mDNS, no invite)": {"lan": True, "mdns": True},
 }
@@ -50,8 +62,9 @@ def one_run(name: str, spec: dict[str, bool], workdir: Path) -> dict[str, Any]:
             lab.home("b", random_ports=spec["b"])
             join_ns = "hb"
         relay = start_relay(lab, workdir)
+        coturn = start_coturn(lab, workdir) if spec.get("turn") else None
         try:
-            host, invite = start_host(lab, "ha", workdir)
+            host, invite = start_host(lab, "ha", workdir, *(turn_args() if coturn else ()))
             if spec.get("mdns"):
                 joiner = start_join(lab, join_ns, workdir, stdin="1\n")
             else:
@@ -64,6 +77,10 @@ def one_run(name: str, spec: dict[str, bool], workdir: Path) -> dict[str, Any]:
             result = host.last_json()
         finally:
             relay.stop()
+            if coturn is not None:
+                coturn.terminate()
+                coturn.wait(10)
+        why = next((t for _, _, t in joiner.lines if t.startswith(("direct:", "took the "))), "")
         sessions = [
             json.loads(text)
             for _, stream, text in relay.lines
@@ -71,7 +88,8 @@ def one_run(name: str, spec: dict[str, bool], workdir: Path) -> dict[str, Any]:
         ]
         return {
             "topology": name,
-            "path": line.split("(")[1].split()[0],
+            "path": line.split("(")[1].split()[0].lower(),
+            "why": why,
             "host_path": result["path"],
             "valid": result["valid"],
             "startup_s": round(startup, 3),
@@ -120,6 +138,10 @@ def main() -> int:
                 f"{med('relay_connections'):11.0f}"
             )
         print(f"(medians of {args.runs} run(s); every game valid: {all(r['valid'] for r in rows)})")
+        print("why (the joiner's line, last run of each):")
+        for name in TOPOLOGIES:
+            last = [r for r in rows if r["topology"] == name][-1]
+            print(f"  {name:28} {last['why'] or '(no relay race: a direct invite)'}")
     return 0 if all(r["valid"] and r["path"] == r["host_path"] for r in rows) else 1
 
 

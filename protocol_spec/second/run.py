@@ -40,6 +40,7 @@ MODULES = [
     "wire_v1",
     "resume_v1",
     "evidence_v1",
+    "turn",
 ]
 
 

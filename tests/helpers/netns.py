@@ -31,11 +31,16 @@ from typing import Any
 
 __all__ = [
     "RELAY",
+    "TURN_IP",
+    "TURN_PASSWORD",
+    "TURN_USER",
     "Lab",
     "Proc",
+    "start_coturn",
     "start_host",
     "start_join",
     "start_relay",
+    "turn_args",
     "unavailable",
     "verify",
 ]
@@ -327,6 +332,64 @@ while True:
         reply = struct.pack("!BBHIHHI", 0, 130, 0, 1, port, port if lifetime else 0, lifetime)
         sock.sendto(reply, peer)
 """
+
+
+#: Where coturn runs in the lab: a machine on the "internet" (connect.md §11).
+TURN_IP = "198.18.0.3"
+TURN_USER, TURN_PASSWORD = "alice", "s3cret-turn"
+
+
+def coturn_config(cwd: Path) -> Path:
+    """A coturn config that listens only inside its namespace, TCP only, with one
+    long-term user, relaying only to the lab's "internet" (the NATs' addresses)."""
+    conf = cwd / "turnserver.conf"
+    conf.write_text(
+        f"""listening-ip={TURN_IP}
+relay-ip={TURN_IP}
+listening-port=3478
+no-tls
+no-dtls
+no-udp
+no-cli
+lt-cred-mech
+user={TURN_USER}:{TURN_PASSWORD}
+realm=truc.test
+allowed-peer-ip=198.18.0.0-198.19.255.255
+denied-peer-ip=0.0.0.0-198.17.255.255
+denied-peer-ip=198.20.0.0-255.255.255.255
+userdb={cwd / "turndb"}
+pidfile={cwd / "turnserver.pid"}
+log-file={cwd / "turnserver.log"}
+simple-log
+verbose
+"""
+    )
+    return conf
+
+
+def start_coturn(lab: Lab, cwd: Path) -> subprocess.Popen[bytes]:
+    """Debian's coturn (``turnserver``, no daemon) on a machine ``turn`` of the lab's
+    internet at ``TURN_IP:3478``; its log is ``cwd/turnserver.log``."""
+    lab.outsider("turn", TURN_IP)
+    server = subprocess.Popen(
+        ["ip", "netns", "exec", lab.ns("turn"), "turnserver", "-c", str(coturn_config(cwd))],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 20
+    while "3478" not in lab.run("turn", "ss", "-ltn").stdout:
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            server.wait()
+            raise RuntimeError("coturn did not start")
+        time.sleep(0.1)
+    return server
+
+
+def turn_args(password: str = TURN_PASSWORD) -> tuple[str, ...]:
+    """``host`` options for the lab's coturn."""
+    return (f"--turn=turn:{TURN_IP}:3478", "--turn-user", TURN_USER, "--turn-password", password)
 
 
 def verify(cwd: Path, transcript: str) -> subprocess.CompletedProcess[str]:

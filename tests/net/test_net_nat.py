@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,12 +21,16 @@ import pytest
 from helpers.netns import (
     NAT_PMP_DAEMON,
     RELAY,
+    TURN_IP,
+    TURN_PASSWORD,
     Lab,
     Proc,
+    start_coturn,
     start_host,
     start_join,
     start_relay,
     truc_command,
+    turn_args,
     unavailable,
     verify,
 )
@@ -236,3 +243,137 @@ def test_a_public_host_behind_nat_is_found_in_the_lobby_and_joined(
         assert gone.returncode == 1 and "no open game" in gone.stderr
     finally:
         relay.stop()
+
+
+# --------------------------------------------------------------------------- TURN
+
+#: A bot that takes its time, so that a game is still running when it is cut.
+SLOW_BOT = ("--bot", "search", "--think", "0.05", "--target", "24", "--rest-refused", "value")
+
+
+@pytest.fixture
+def coturn(lab: Lab, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """coturn (Debian's ``turnserver``) on the lab's internet at ``TURN_IP:3478``."""
+    if shutil.which("turnserver") is None:
+        if os.environ.get("CI"):
+            pytest.fail("the TURN tests must run in CI: .ci/run installs coturn")
+        pytest.skip("the TURN tests need coturn's turnserver (apt-get install coturn)")
+    server = start_coturn(lab, tmp_path)
+    try:
+        yield server
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+@pytest.mark.parametrize("cut", ["data", "allocation"])
+def test_two_symmetric_nats_play_through_turn_with_a_cut_and_a_resume(
+    lab: Lab, tmp_path: Path, coturn: subprocess.Popen[bytes], cut: str
+) -> None:
+    """Both homes behind random-port NATs (punching fails): the host allocates on
+    coturn, the joiner reaches its relayed address; mid-game the joiner's data
+    connection is cut (``data``), or every TCP link of the host to coturn, which
+    ends its allocation (``allocation``: the host allocates again at once and
+    registers the new relayed address); both come back (through TURN, or through the
+    relay splice when the joiner redialled before the host noticed); both transcripts
+    verify."""
+    lab.home("a", random_ports=True)
+    lab.home("b", random_ports=True)
+    relay = start_relay(lab, tmp_path)
+    try:
+        host, invite = start_host(lab, "ha", tmp_path, *turn_args(), *SLOW_BOT)
+        assert f"TURN server {TURN_IP}:3478: joiners behind any NAT" in host.text()
+        joiner = Proc(
+            lab, "hb", tmp_path, "join", invite, "--json", *SLOW_BOT, "--seed", "2",
+            "--timeout", "30", "--identity", "join.key", "--out", "join-games",
+        )  # fmt: skip
+        joiner.wait_for(lambda line: line.startswith("connected (TURN path)"), 30)
+        _, why = joiner.wait_for(lambda line: "via TURN" in line, 5)
+        assert why.startswith("direct: "), why  # the failed paths first, then the one taken
+        assert "punched: timed out after" in why and f"via TURN {TURN_IP}:" in why
+        host.wait_for(lambda line: "(TURN path)" in line, 10)
+        time.sleep(1.5)  # the game has begun: a search bot to 24 takes many seconds
+        # cut the game in the middle: the joiner's link to the relayed address, or the
+        # host's links to coturn (its control connection too: the allocation is gone)
+        killed = lab.run("hb" if cut == "data" else "ha", "ss", "-K", "dst", TURN_IP, check=False)
+        assert killed.returncode == 0, killed.stderr
+        # After a lost allocation a joiner that redials before the host has noticed
+        # meets the old relayed address and comes back through the relay splice.
+        back = (
+            ("reconnected (TURN path)",)
+            if cut == "data"
+            else ("reconnected (TURN path)", "reconnected (relayed path)")
+        )
+        joiner.wait_for(lambda line: line.startswith(back), 40)
+        if cut == "allocation":
+            host.wait_for(lambda line: line.startswith("lost the TURN allocation on"), 5)
+            allocated = [line for _, _, line in host.lines if "joiners behind any NAT" in line]
+            assert len(allocated) == 2 and allocated[0] != allocated[1], host.text()
+        _check_game(tmp_path, host, joiner, "turn")
+        # one game resumed mid-way, not a new one: the paths were raced once, one transcript
+        assert sum("via TURN" in line for _, _, line in joiner.lines) == 1, joiner.text()
+        assert len(list((tmp_path / "join-games").glob("*.truc"))) == 1
+        mine = joiner.last_json()
+        paths = {t["path"]: t for t in mine["path_tries"]}
+        assert paths["turn"]["result"] == "won" and paths["punched"]["result"] == "timed-out"
+        assert host.last_json()["path_tries"] == [
+            {"path": "turn", "result": "won", "via": f"{TURN_IP}:3478"}
+        ]
+        assert TURN_PASSWORD not in host.text() + joiner.text()
+    finally:
+        relay.stop()
+    if cut == "data":
+        stats = relay.last_json()  # the relay only met the two sides: no splice, no game byte
+        assert (stats["splices"], stats["bytes"]) == (0, 0), relay.text()
+    log = (tmp_path / "turnserver.log").read_text()
+    binds = log.count("CONNECTION_BIND processed, success")
+    assert binds >= (2 if cut == "data" else 1), log[-3000:]
+
+
+def test_a_wrong_turn_password_says_so_once_and_the_relay_splice_carries_the_game(
+    lab: Lab, tmp_path: Path, coturn: subprocess.Popen[bytes]
+) -> None:
+    lab.home("a", random_ports=True)
+    lab.home("b", random_ports=True)
+    relay = start_relay(lab, tmp_path)
+    try:
+        host, invite = start_host(lab, "ha", tmp_path, *turn_args("wrong"))
+        joiner = start_join(lab, "hb", tmp_path, invite, "--json")
+        _check_game(tmp_path, host, joiner, "relayed")
+        told = [line for _, _, line in host.lines if "TURN" in line]
+        assert told == [
+            f"no path through TURN (the TURN server {TURN_IP}:3478 refused the user name or "
+            "password (401 Unauthorized)); joiners use the other paths"
+        ], host.text()
+        assert "Traceback" not in host.text() and "wrong" not in host.text()
+        assert host.last_json()["path_tries"] == [
+            {"path": "turn", "result": "failed", "via": f"{TURN_IP}:3478"}
+        ]
+    finally:
+        relay.stop()
+
+
+def test_a_joiner_s_own_turn_server_carries_the_game_of_a_host_without_one(
+    lab: Lab, tmp_path: Path, coturn: subprocess.Popen[bytes]
+) -> None:
+    """``join --turn`` (connect.md §11.1): the joiner allocates, offers its relayed
+    address in JOIN, the host connects out to it; both behind random-port NATs."""
+    lab.home("a", random_ports=True)
+    lab.home("b", random_ports=True)
+    relay = start_relay(lab, tmp_path)
+    try:
+        host, invite = start_host(lab, "ha", tmp_path)
+        joiner = start_join(lab, "hb", tmp_path, invite, "--json", *turn_args())
+        _check_game(tmp_path, host, joiner, "turn")
+        paths = {t["path"]: t for t in joiner.last_json()["path_tries"]}
+        assert paths["turn"]["result"] == "won" and paths["turn"]["via"].startswith(TURN_IP)
+        assert "path_tries" not in host.last_json()  # the host has no TURN server of its own
+        assert TURN_PASSWORD not in host.text() + joiner.text()
+    finally:
+        relay.stop()
+    stats = relay.last_json()
+    assert (stats["splices"], stats["bytes"]) == (0, 0), relay.text()

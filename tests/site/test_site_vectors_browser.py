@@ -50,6 +50,7 @@ LEFT_OUT = {
     "lobby_v1.json": "the lobby is net's (trio), not in the page",
     "nostr_lobby_v1.json": "BIP-340 keys through coincurve, not in the page",
     "relay_ws_v1.json": "no curve: the WebSocket handshake and frames",
+    "turn_v1.json": "TURN is net's (trio), not in the page",
     "wire_v2_negative.json": (
         "its generator drives interop's adversary (trio); instead the page's verifier "
         "judges every case: test_the_page_verifier_judges_every_negative_vector"

@@ -84,6 +84,7 @@ FAST = [
     "lobby_v1.json",
     "nostr_lobby_v1.json",
     "relay_ws_v1.json",
+    "turn_v1.json",
 ]
 
 

@@ -122,6 +122,10 @@ class Network:
     relay: str | None = None
     public: bool = False
     nostr: tuple[str, ...] | None = None
+    #: ``host --turn turn:HOST:PORT`` and its long-term credential (connect.md §11)
+    turn: str | None = None
+    turn_user: str | None = None
+    turn_password: str | None = field(default=None, repr=False)
     allow: tuple[str, ...] | None = None
     max_games: int | None = None
     forever: bool = False
@@ -277,6 +281,7 @@ _GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
         frozenset(
             {"bind", "port", "relay", "public", "nostr", "advertise", "no_portmap", "no_announce"}
             | {"allow", "pick", "wait", "connect_timeout", "again_wait", "rematches"}
+            | {"turn", "turn_user", "turn_password"}
         ),
     ),
     (

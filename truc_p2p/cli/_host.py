@@ -29,8 +29,10 @@ from truc_p2p.cli._lifecycle import (
     Seat,
     Table,
     _path_line,
+    add_turn_args,
     network_command,
     run_game,
+    turn_server_of,
 )
 from truc_p2p.cli._run import exit_status, print_outcome
 from truc_p2p.cli._web import show_invite, show_web_result
@@ -47,6 +49,7 @@ from truc_p2p.net import (
     Listen,
     Reporting,
     Strategy,
+    TurnServer,
     check_relay_url,
     host_game,
     parse_host_port,
@@ -107,6 +110,13 @@ def register(subparsers: Any, *, come_back: ComeBack) -> None:
             "repeatable); joiners find it with truc-p2p lobby --nostr URL"
         ),
     )
+    add_turn_args(
+        host,
+        _(
+            "with --relay: also offer a path through this TURN server (RFC 6062 over TCP, "
+            "e.g. coturn) for joiners behind NATs that cannot be punched"
+        ),
+    )
     host.add_argument(
         "--no-portmap",
         action="store_true",
@@ -150,6 +160,7 @@ class _Where:
     relay: tuple[str, int] | None
     allow: frozenset[str] | None
     capacity: int
+    turn: TurnServer | None = None
     #: one relay claim for every game of the command: each next game (a rematch, a
     #: match's) has the relay code of the invite the joiner dials again
     relay_nonce: bytes = field(default_factory=lambda: secrets.token_bytes(16))
@@ -168,6 +179,7 @@ class _Where:
             public=opts.network.public,
             nostr=tuple(opts.network.nostr or ()) if opts.network.public else (),
             relay_nonce=self.relay_nonce,
+            turn=self.turn,
         )
 
 
@@ -218,7 +230,10 @@ def _checked(opts: GameOptions) -> _Where | int:
         print("truc-p2p host: " + _("--max-games needs --forever and --bot"), file=sys.stderr)
         return 2
     capacity = (opts.network.max_games or 8) if (opts.network.forever and opts.who.bot) else 1
-    return _Where(relay, allow, capacity)
+    turn = turn_server_of(opts, "host", needs_relay=relay is None)
+    if isinstance(turn, int):
+        return turn
+    return _Where(relay, allow, capacity, turn)
 
 
 def _announce(

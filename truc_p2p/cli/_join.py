@@ -23,8 +23,11 @@ from truc_p2p.cli._lifecycle import (
     Seat,
     Table,
     _connected_line,
+    _tries_line,
+    add_turn_args,
     network_command,
     run_game,
+    turn_server_of,
 )
 from truc_p2p.cli._settings_words import match_differs, settings_words
 from truc_p2p.i18n import _
@@ -37,6 +40,7 @@ from truc_p2p.net import (
     InviteError,
     LobbyGame,
     Reporting,
+    TurnServer,
     find_games,
     join_game,
 )
@@ -114,6 +118,13 @@ def register(subparsers: Any, *, come_back: ComeBack) -> None:
         help=_(
             "with --bot: after a single game, play again up to N times, each time the "
             "host plays again, as a person answering y would (default 0: one game)"
+        ),
+    )
+    add_turn_args(
+        join,
+        _(
+            "offer the host a path through your own TURN server (RFC 6062 over TCP, e.g. "
+            "coturn), for when neither side's NAT can be punched"
         ),
     )
     network_command(join, partial(_join, come_back=come_back))
@@ -309,8 +320,13 @@ class JoinRoad(Road):
         self.invite = Invite("127.0.0.1", 1, "0" * 64)
         self.connections = 0
         self.rematches = 0  # the rematches a bot asked for (--rematches)
+        self.turn: TurnServer | None = None  # --turn: the joiner's own TURN server
 
     def settle(self, opts: GameOptions) -> GameOptions | int:
+        turn = turn_server_of(opts, "join")
+        if isinstance(turn, int):
+            return turn
+        self.turn = turn
         chosen = _invite_of(opts)
         if isinstance(chosen, int):
             return chosen
@@ -368,11 +384,16 @@ class JoinRoad(Road):
                 table.player,
                 identity=table.seat.ident.key,
                 settings=table.settings(),
-                dial=Dial(connect_timeout=opts.clocks.connect_timeout),
+                dial=Dial(connect_timeout=opts.clocks.connect_timeout, turn=self.turn),
                 storage=table.storage(),
                 report=Reporting(
                     on_event=table.hook,
                     on_path=self._on_path(opts),
+                    on_tries=lambda tries: print(
+                        fit_for(_tries_line([t.as_json() for t in tries]), opts.screen.info),
+                        file=opts.screen.info,
+                        flush=True,
+                    ),
                     on_notice=lambda text: print(notice_text(text), file=sys.stderr, flush=True),
                 ),
                 stop=stop,

@@ -66,6 +66,8 @@ from truc_p2p.net import (
     GameSettings,
     Storage,
     Strategy,
+    TurnServer,
+    parse_turn_url,
 )
 from truc_p2p.net import Clocks as GameClocks
 from truc_p2p.protocol import Series, SessionOptions
@@ -484,7 +486,22 @@ def _meta(opts: GameOptions, settings: GameSettings, ident: Identity) -> dict[st
 
 
 #: How a peer was reached (``on_path``'s path).
-_PATHS = {"direct": N_("direct"), "punched": N_("punched"), "relayed": N_("relayed")}
+_PATHS = {
+    "direct": N_("direct"),
+    "punched": N_("punched"),
+    "turn": N_("TURN"),
+    "relayed": N_("relayed"),
+}
+
+#: What became of a path (``PathTry.result``), said after its name.
+_RESULTS = {
+    "refused": N_("refused"),
+    "closed": N_("closed at once"),
+    "unreachable": N_("unreachable"),
+    "failed": N_("failed"),
+    "not-used": N_("not used"),
+    "no-answer-yet": N_("no answer yet"),
+}
 
 
 def _path_word(path: str) -> str:
@@ -494,6 +511,90 @@ def _path_word(path: str) -> str:
 def _path_line(path: str, peer: str) -> str:
     """The host's line on a new connection."""
     return _("connection from {peer} ({path} path)", peer=peer, path=_path_word(path))
+
+
+#: The environment variable a TURN password may come from (not the command line,
+#: which other users of the machine can read).
+TURN_PASSWORD_VARIABLE = "TRUC_P2P_TURN_PASSWORD"
+
+
+def add_turn_args(parser: argparse.ArgumentParser, help_turn: str) -> None:
+    """``--turn turn:HOST:PORT``, ``--turn-user``, ``--turn-password`` (connect.md §11)."""
+    parser.add_argument("--turn", default=None, metavar="turn:HOST:PORT", help=help_turn)
+    parser.add_argument(
+        "--turn-user", default=None, metavar="NAME", help=_("the TURN server's user name")
+    )
+    parser.add_argument(
+        "--turn-password",
+        default=None,
+        metavar="PASSWORD",
+        help=_(
+            "the TURN server's password (or set {variable}; never printed)",
+            variable=TURN_PASSWORD_VARIABLE,
+        ),
+    )
+
+
+def turn_server_of(
+    opts: GameOptions, command: str, *, needs_relay: bool = False
+) -> TurnServer | int | None:
+    """``--turn`` and its credential checked (exit status 2 and one line when wrong);
+    ``needs_relay``: the host has no ``--relay``, which ``--turn`` needs."""
+    net = opts.network
+
+    def fail(text: str) -> int:
+        print(f"truc-p2p {command}: {text}", file=sys.stderr)
+        return 2
+
+    if net.turn is None:
+        if net.turn_user is not None or net.turn_password is not None:
+            return fail(_("--turn-user and --turn-password need --turn"))
+        return None
+    if needs_relay:
+        return fail(_("--turn offers a path through the relay: add --relay HOST:PORT"))
+    try:
+        host, port = parse_turn_url(net.turn)
+    except ValueError as exc:
+        return fail(f"--turn: {exc}")
+    password = net.turn_password
+    if password is None:
+        password = os.environ.get(TURN_PASSWORD_VARIABLE)
+    if not net.turn_user or not password:
+        return fail(
+            _(
+                "--turn needs --turn-user and a password (--turn-password or {variable})",
+                variable=TURN_PASSWORD_VARIABLE,
+            )
+        )
+    return TurnServer(host, port, net.turn_user, password)
+
+
+def _tries_line(tries: list[dict[str, Any]]) -> str:
+    """Why this path (connect.md §4.1): "direct: refused; punched: timed out after 3 s;
+    via TURN 198.18.0.5:49152" — each failed kind of path, then the one taken."""
+    parts = []
+    for t in tries:
+        name = _path_word(str(t["path"]))
+        result, seconds, via = t["result"], t.get("seconds"), t.get("via")
+        if result == "won" and t["path"] == "relayed" and via:
+            parts.append(_("via the relay {address}", address=via))
+        elif result == "won":
+            parts.append(
+                _("via {path} {address}", path=name, address=via)
+                if via
+                else _("took the {path} path", path=name)
+            )
+        elif result == "timed-out":
+            parts.append(
+                _("{path}: timed out after {seconds} s", path=name, seconds=f"{seconds or 0:g}")
+            )
+        else:
+            word = _(_RESULTS[result]) if result in _RESULTS else str(result)
+            parts.append(_("{path}: {result}", path=name, result=word))
+    line = parts[0] if parts else ""
+    for part in parts[1:]:
+        line = _("{earlier}; {next}", earlier=line, next=part)
+    return line
 
 
 def _connected_line(path: str, *, again: bool) -> str:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         PATHS,
         ConnectError,
         Incoming,
+        PathTry,
         connect,
         lan_addresses,
     )
@@ -126,6 +127,7 @@ if TYPE_CHECKING:
         concedes,
     )
     from truc_p2p.net._tcp import GameListener, guess_lan_address, open_game, serve_game
+    from truc_p2p.net._turn import TurnError, TurnServer, parse_turn_url
     from truc_p2p.protocol import SessionOptions
 
 #: Each public name -> (the module that defines it, its name there).
@@ -138,6 +140,10 @@ _WHERE: dict[str, tuple[str, str]] = {
     "DIRECT_WINDOW": ("truc_p2p.net._connect", "DIRECT_WINDOW"),
     "PATHS": ("truc_p2p.net._connect", "PATHS"),
     "ConnectError": ("truc_p2p.net._connect", "ConnectError"),
+    "PathTry": ("truc_p2p.net._connect", "PathTry"),
+    "TurnServer": ("truc_p2p.net._turn", "TurnServer"),
+    "TurnError": ("truc_p2p.net._turn", "TurnError"),
+    "parse_turn_url": ("truc_p2p.net._turn", "parse_turn_url"),
     "Incoming": ("truc_p2p.net._connect", "Incoming"),
     "connect": ("truc_p2p.net._connect", "connect"),
     "lan_addresses": ("truc_p2p.net._connect", "lan_addresses"),
@@ -286,6 +292,7 @@ __all__ = [
     "NostrGame",
     "NostrLister",
     "Notice",
+    "PathTry",
     "PeerDisconnected",
     "PeerReconnected",
     "PlayOptions",
@@ -303,6 +310,8 @@ __all__ = [
     "Storage",
     "Strategy",
     "TurnClock",
+    "TurnError",
+    "TurnServer",
     "advertise_game",
     "check_evidence",
     "check_relay_url",
@@ -324,6 +333,7 @@ __all__ = [
     "open_game",
     "open_rendezvous",
     "parse_host_port",
+    "parse_turn_url",
     "play_game",
     "prepare_game",
     "read_evidence",

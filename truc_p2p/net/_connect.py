@@ -15,6 +15,13 @@ parallel:
 * after :data:`DIRECT_WINDOW` seconds the joiner asks the relay to splice
   its relay connection to the one the host attached (path ``relayed``).
 
+A host with a TURN server (:mod:`._turn`) allocates a TCP relayed address there
+and announces it as the last of its own addresses; the joiner's direct attempt
+to it is answered ``T`` by the host (path ``turn``), and held until
+:data:`DIRECT_WINDOW` so that a direct or punched path still wins first.
+Direct attempts that fail at once are tried again until then (the host's
+permission for the joiner's address may come a moment after the MEET).
+
 The host's ``REGISTER`` carries a **claim** from which the relay derives the
 code, so when the control connection drops (the relay restarted, a NAT forgot
 the mapping) the host registers again with backoff and gets the same code:
@@ -30,14 +37,18 @@ consumes a byte of the game.
 
 from __future__ import annotations
 
+import errno
 import socket
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
+from typing import Any
 
 import ifaddr
 import trio
 
 from truc_p2p.net._invite import Invite, host_port
+from truc_p2p.net._notice import Notice
 from truc_p2p.net._relay_wire import (
     MAGIC,
     PROBE_MAGIC,
@@ -51,8 +62,17 @@ from truc_p2p.net._relay_wire import (
     read_message,
     relay_text,
 )
+from truc_p2p.net._turn import Allocation, TurnError, TurnServer, allocate
 
-__all__ = ["DIRECT_WINDOW", "PATHS", "ConnectError", "Incoming", "connect", "lan_addresses"]
+__all__ = [
+    "DIRECT_WINDOW",
+    "PATHS",
+    "ConnectError",
+    "Incoming",
+    "PathTry",
+    "connect",
+    "lan_addresses",
+]
 
 
 #: Seconds the joiner tries direct paths alone before asking for a relay splice.
@@ -64,13 +84,51 @@ PROBE_TIMEOUT = 5.0
 MEETING_TIME = 60.0
 #: Probes the host answers at once on its relay port; more connections are closed.
 MAX_PROBES = 64
-PATHS = {b"d": "direct", b"p": "punched", b"r": "relayed"}
+PATHS = {b"d": "direct", b"p": "punched", b"r": "relayed", b"t": "turn"}
 _LETTER = {v: k for k, v in PATHS.items()}
+#: Seconds between direct attempts to one address that failed at once.
+DIRECT_RETRY = 0.25
+#: Seconds a joiner with ``--turn`` waits for its own allocation before joining without.
+OWN_TURN_TIMEOUT = 3.0
 _NET_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, RelayProtocolError)
 
 
 class ConnectError(OSError):
     """No path to the host (the relay refused, or every attempt failed)."""
+
+
+@dataclass(frozen=True)
+class PathTry:
+    """What became of one kind of path (connect.md §4.1): ``result`` is ``won``,
+    ``refused``, ``closed``, ``unreachable``, ``timed-out`` (after ``seconds``),
+    ``failed`` or ``no-answer-yet`` (another path won first); ``via`` names the TURN
+    relayed address or the relay of a won path."""
+
+    path: str
+    result: str
+    seconds: float | None = None
+    via: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "result": self.result}
+        if self.seconds is not None:
+            out["seconds"] = round(self.seconds, 1)
+        if self.via is not None:
+            out["via"] = self.via
+        return out
+
+
+def _why(exc: BaseException) -> str:
+    """A failed attempt in one word of :class:`PathTry`'s ``result``."""
+    if isinstance(exc, trio.TooSlowError):
+        return "timed-out"
+    if isinstance(exc, ConnectionRefusedError) or getattr(exc, "errno", None) == errno.ECONNREFUSED:
+        return "refused"
+    if isinstance(exc, (RelayProtocolError, trio.BrokenResourceError, ConnectionResetError)):
+        return "closed"
+    if getattr(exc, "errno", None) in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+        return "unreachable"
+    return "failed"
 
 
 @dataclass(frozen=True)
@@ -146,13 +204,16 @@ async def _expect(stream: trio.SocketStream, want: int, timeout: float) -> bytes
 # --------------------------------------------------------------------------- joiner
 
 
-async def _probe(stream: trio.SocketStream, session: bytes, path: str) -> None:
+async def _probe(stream: trio.SocketStream, session: bytes, path: str) -> bytes:
+    """Send the probe and return the host's answer letter: ``A``, or ``T`` on a
+    direct attempt that reached the host through its TURN allocation."""
     probe = PROBE_MAGIC + session + _LETTER[path]
     await stream.send_all(probe)
     with trio.fail_after(PROBE_TIMEOUT):
         echo = await read_exactly(stream, len(probe))
-    if echo != probe[:-1] + b"A":
+    if echo[:-1] != probe[:-1] or echo[-1:] not in (b"A", b"T" if path == "direct" else b"A"):
         raise RelayProtocolError("bad probe answer")
+    return echo[-1:]
 
 
 async def connect(
@@ -161,15 +222,23 @@ async def connect(
     connect_timeout: float = 15.0,
     direct_window: float = DIRECT_WINDOW,
     paths: frozenset[str] = frozenset(PATHS.values()),
-) -> tuple[trio.SocketStream, str]:
+    tries: list[PathTry] | None = None,
+    turn: TurnServer | None = None,
+    on_notice: Callable[[str], None] | None = None,
+) -> tuple[trio.abc.Stream, str]:
     """Connect to the host of ``invite``; returns the stream and its path.
 
     Without a relay in the invite this is a plain TCP connection (``direct``).
     With one, the paths race as the module docstring says.  Raises
     :class:`ConnectError` (an ``OSError``) when nothing works within
     ``connect_timeout`` seconds.  ``paths`` limits the kinds of path tried
-    (tests use it to force one).
+    (tests use it to force one); ``tries``, when given, is filled with what
+    became of each kind of path (the winner's included), for "why relayed?".
+    ``turn`` allocates a relayed address of the joiner's own on that TURN server
+    and offers it to the host in JOIN (connect.md §11.1); a server that cannot be
+    had is one ``on_notice`` line and the other paths go on.
     """
+    tries = tries if tries is not None else []
     if invite.relay is None or invite.code is None:
         with trio.move_on_after(connect_timeout):
             return await trio.open_tcp_stream(invite.host, invite.port), "direct"
@@ -187,10 +256,12 @@ async def connect(
         raise ConnectError(f"cannot reach the relay: {exc}") from None
     winner: list[tuple[trio.SocketStream, str]] = []
     failures: list[str] = []
+    own = await _own_allocation(turn, on_notice) if turn is not None else None
     try:
         code = invite.code.encode()
+        offered = [own.allocation.relayed] if own is not None else []
         await relay_stream.send_all(
-            MAGIC + encode(Msg.JOIN, bytes([len(code)]) + code + encode_addrs([]))
+            MAGIC + encode(Msg.JOIN, bytes([len(code)]) + code + encode_addrs(offered))
         )
         meet = Meet.decode(await _expect(relay_stream, Msg.MEET, 10.0))
         await _race_paths(
@@ -201,17 +272,24 @@ async def connect(
             deadline=deadline,
             winner=winner,
             failures=failures,
+            tries=tries,
+            relay=host_port(*invite.relay),
+            own=own,
         )
     except BaseException as exc:
         for stream, _ in winner:
             if stream is not relay_stream:
                 await trio.aclose_forcefully(stream)
         await trio.aclose_forcefully(relay_stream)
+        if own is not None:
+            await own.aclose()
         if isinstance(exc, ConnectError) or not isinstance(exc, (*_NET_ERRORS, trio.TooSlowError)):
             raise
         raise ConnectError(f"no path to the host: {exc or type(exc).__name__}") from None
     if not winner:
         await relay_stream.aclose()
+        if own is not None:
+            await own.aclose()
         why = f" ({'; '.join(failures)})" if failures else ""
         raise ConnectError(f"no path to the host within {connect_timeout:g} s{why}")
     stream, path = winner[0]
@@ -220,10 +298,78 @@ async def connect(
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
         await stream.aclose()
         await relay_stream.aclose()
+        if own is not None:
+            await own.aclose()
         raise ConnectError(f"the {path} path broke right away: {exc}") from None
     if stream is not relay_stream:
         await relay_stream.aclose()
+    if own is not None:
+        if own.carries(stream):
+            return _OwnTurnStream(stream, own), path  # the allocation lives with the game
+        await own.aclose()
     return stream, path
+
+
+class _OwnTurn:
+    """The joiner's own TCP allocation, kept by a system task (it must outlive
+    :func:`connect`, as long as the game's stream through it)."""
+
+    def __init__(self, allocation: Allocation) -> None:
+        self.allocation = allocation
+        self.scope = trio.CancelScope()
+        self.bound: list[trio.SocketStream] = []
+
+    async def run(self) -> None:
+        with self.scope, suppress(Exception):
+            await self.allocation.run()
+
+    def carries(self, stream: trio.SocketStream) -> bool:
+        return any(stream is bound for bound in self.bound)
+
+    async def aclose(self) -> None:
+        self.scope.cancel()
+        await self.allocation.aclose()
+
+
+async def _own_allocation(
+    turn: TurnServer, on_notice: Callable[[str], None] | None
+) -> _OwnTurn | None:
+    try:
+        allocation = await allocate(turn, timeout=OWN_TURN_TIMEOUT)
+    except TurnError as exc:
+        if on_notice is not None:
+            on_notice(Notice("turn-failed", error=str(exc)))
+        return None
+    own = _OwnTurn(allocation)
+    trio.lowlevel.spawn_system_task(own.run)
+    return own
+
+
+class _OwnTurnStream(trio.abc.HalfCloseableStream):
+    """A data connection of the joiner's own allocation: closing it deletes the
+    allocation too."""
+
+    def __init__(self, stream: trio.SocketStream, own: _OwnTurn) -> None:
+        self.stream = stream
+        self._own = own
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.stream.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.stream.wait_send_all_might_not_block()
+
+    async def send_eof(self) -> None:
+        await self.stream.send_eof()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        return await self.stream.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        try:
+            await self.stream.aclose()
+        finally:
+            await self._own.aclose()
 
 
 async def _race_paths(
@@ -235,13 +381,21 @@ async def _race_paths(
     deadline: float,
     winner: list[tuple[trio.SocketStream, str]],
     failures: list[str],
+    tries: list[PathTry],
+    relay: str,
+    own: _OwnTurn | None = None,
 ) -> None:
     """Race the kinds of path in ``paths`` to the host the relay met us with: the
     first stream whose probe is answered goes into ``winner`` (any later one is
     closed); a relayed path that fails says why in ``failures``.  The relay path
-    starts after ``direct_window`` seconds; nothing runs past ``deadline``."""
+    starts after ``direct_window`` seconds; nothing runs past ``deadline``.
+    ``tries`` gets what became of each kind of path."""
     local_port = int(relay_stream.socket.getsockname()[1])
     family = relay_stream.socket.family
+    start = trio.current_time()
+    seen: dict[str, str] = {}  # path -> the last failure's word
+    direct_seen: dict[Addr, str] = {}  # a direct address -> its last failure's word
+    via: dict[str, str] = {}
     async with trio.open_nursery() as nursery:
 
         async def won(stream: trio.SocketStream, path: str) -> None:
@@ -252,15 +406,34 @@ async def _race_paths(
             nursery.cancel_scope.cancel()
 
         async def try_direct(addr: Addr) -> None:
-            with suppress(*_NET_ERRORS, trio.TooSlowError):
-                with trio.fail_after(3):
-                    stream = await _connect_from(None, addr, _family_of(addr))
+            give_up = start + direct_window
+            while True:
                 try:
-                    await _probe(stream, meet.session, "direct")
+                    with trio.fail_after(3):
+                        stream = await _connect_from(None, addr, _family_of(addr))
+                    try:
+                        answer = await _probe(stream, meet.session, "direct")
+                    except BaseException:
+                        await trio.aclose_forcefully(stream)
+                        raise
+                except (*_NET_ERRORS, trio.TooSlowError) as exc:
+                    direct_seen[addr] = _why(exc)
+                    if trio.current_time() + DIRECT_RETRY >= give_up:
+                        return
+                    await trio.sleep(DIRECT_RETRY)
+                    continue
+                break
+            if answer == b"T":  # through the host's TURN allocation: after the others
+                via["turn"] = host_port(*addr)
+                direct_seen.pop(addr, None)  # its refusals were TURN's, before the permission
+                try:
+                    await trio.sleep_until(give_up)
                 except BaseException:
                     await trio.aclose_forcefully(stream)
                     raise
-                await won(stream, "direct")
+                await won(stream, "turn")
+                return
+            await won(stream, "direct")
 
         async def try_punch() -> None:
             with trio.move_on_after(PUNCH_TIME):
@@ -268,7 +441,8 @@ async def _race_paths(
                     try:
                         with trio.fail_after(1.5):
                             stream = await _connect_from(local_port, meet.peer, family)
-                    except (OSError, trio.TooSlowError):
+                    except (OSError, trio.TooSlowError) as exc:
+                        seen["punched"] = _why(exc)
                         await trio.sleep(0.1)
                         continue
                     with suppress(*_NET_ERRORS, trio.TooSlowError):
@@ -282,13 +456,17 @@ async def _race_paths(
 
         async def try_relay() -> None:
             await trio.sleep(direct_window)
+            if "turn" in via:
+                return  # the host's TURN path answered: it wins now, no splice needed
             try:
                 await relay_stream.send_all(encode(Msg.SPLICE))
                 await _expect(relay_stream, Msg.SPLICED, 35.0)
                 await _probe(relay_stream, meet.session, "relayed")
             except (*_NET_ERRORS, trio.TooSlowError) as exc:
                 failures.append(f"relay: {exc}")
+                seen["relayed"] = _why(exc)
                 return
+            via["relayed"] = relay
             await won(relay_stream, "relayed")
 
         if "direct" in paths:
@@ -298,6 +476,49 @@ async def _race_paths(
                 nursery.start_soon(try_direct, meet.peer)
         if "punched" in paths:
             nursery.start_soon(try_punch)
+
+        async def try_own_turn(own: _OwnTurn) -> None:
+            """Our own allocation (connect.md §11.1): let the host's address in, bind
+            the connection it makes to our relayed address, probe it with ``t``."""
+            give_up, allocation = start + direct_window, own.allocation
+            try:
+                await allocation.permit(meet.peer[0])
+                cid, _ = await allocation.attempts.receive()
+                stream = await allocation.bind(cid)
+            except (OSError, trio.EndOfChannel, *_NET_ERRORS):  # TurnError is an OSError
+                return
+            try:
+                await _probe(stream, meet.session, "turn")
+                via["turn"] = host_port(*allocation.relayed)
+                await trio.sleep_until(give_up)
+            except BaseException as exc:
+                await trio.aclose_forcefully(stream)
+                if isinstance(exc, (*_NET_ERRORS, trio.TooSlowError)):
+                    return
+                raise
+            own.bound.append(stream)
+            await won(stream, "turn")
+
         if "relayed" in paths:
             nursery.start_soon(try_relay)
+        if own is not None and "turn" in paths:
+            nursery.start_soon(try_own_turn, own)
         nursery.cancel_scope.deadline = deadline
+    took = trio.current_time() - start
+    won_path = winner[0][1] if winner else None
+    if direct_seen:
+        seen["direct"] = list(direct_seen.values())[-1]
+    for path in ("direct", "punched", "turn", "relayed"):
+        if path == won_path:
+            tries.append(PathTry(path, "won", round(took, 1), via.get(path)))
+        elif path == "turn":
+            continue  # a host without TURN: nothing to say
+        elif path in paths:
+            word = seen.get(path, "timed-out")
+            if path == "punched" and word != "timed-out":
+                word = "timed-out"  # punching retries: what counts is that no SYN met
+            if word == "timed-out" and won_path is not None and took < direct_window:
+                word = "no-answer-yet"  # another path won before this one's time was up
+            if path == "relayed" and path not in seen and won_path is not None:
+                continue  # not needed, or cut short: another path won first
+            tries.append(PathTry(path, word, round(took, 1) if word == "timed-out" else None))

@@ -173,6 +173,18 @@ class _Hosting:
     def name(self) -> str:
         return self.settings.session.name
 
+    def _turn_try(self, path: str) -> tuple[dict[str, Any], ...] | None:
+        """What became of the host's TURN path (connect.md §4.1), if it has one."""
+        rendezvous = self.reach.rendezvous if self.reach is not None else None
+        if rendezvous is None or rendezvous.turn_server is None:
+            return None
+        server = str(rendezvous.turn_server)
+        if path == "turn":
+            return ({"path": "turn", "result": "won", "via": server},)
+        if rendezvous.turn_failed is not None and rendezvous.turn is None:
+            return ({"path": "turn", "result": "failed", "via": server},)
+        return ({"path": "turn", "result": "not-used", "via": server},)
+
     async def run(self) -> GameOutcome:
         settings, listen, report, identity = self.settings, self.listen, self.report, self.identity
         game = settings.session
@@ -186,7 +198,11 @@ class _Hosting:
                 listener,
                 fingerprint=fingerprint(identity.public_key()),
                 advertise=listen.advertise,
-                relay=RelaySpot(address=relay, claim=claim) if relay is not None else None,
+                relay=(
+                    RelaySpot(address=relay, claim=claim, turn=listen.turn)
+                    if relay is not None
+                    else None
+                ),
                 portmap=listen.portmap,
                 announce_as=self.name if listen.announce else None,
                 settings=advertised,
@@ -352,7 +368,10 @@ class _Hosting:
                 )
             )
             return
-        outcome = replace(outcome, transcript=local.transcript, path=self.reach.path_of(stream))
+        path = self.reach.path_of(stream)
+        outcome = replace(
+            outcome, transcript=local.transcript, path=path, path_tries=self._turn_try(path)
+        )
         self.outcomes.append(outcome)
         if outcome.complete and local.session.peer_fingerprint is not None:
             self.finished_with[local.session.game_id] = (

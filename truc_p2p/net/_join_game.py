@@ -17,7 +17,7 @@ import trio
 from truc_p2p.crypto import SigningKey
 from truc_p2p.evidence import keep_evidence
 from truc_p2p.net._clocks import GameSettings
-from truc_p2p.net._connect import DIRECT_WINDOW, connect
+from truc_p2p.net._connect import DIRECT_WINDOW, PathTry, connect
 from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._local_game import _started, _unless_stopped, prepare_game, transcript_path
 from truc_p2p.net._notice import Notice, os_error_facts
@@ -26,6 +26,7 @@ from truc_p2p.net._play import play_game
 from truc_p2p.net._play_options import PlayOptions
 from truc_p2p.net._settings import Dial, Reporting, Storage
 from truc_p2p.net._strategy import Strategy
+from truc_p2p.net._turn import TurnServer
 from truc_p2p.protocol import (
     RemoteProtocolError,
 )
@@ -63,6 +64,7 @@ class Redialer:
         on_path: Callable[[str], None] | None = None,
         on_notice: Callable[[str], None] | None = None,
         transcript: Path | None = None,
+        turn: TurnServer | None = None,
     ) -> None:
         self.invite = host if isinstance(host, Invite) else None
         self.host = host.host if isinstance(host, Invite) else host
@@ -71,6 +73,8 @@ class Redialer:
         self.on_path = on_path
         self.on_notice = on_notice
         self.transcript = transcript
+        #: The joiner's own TURN server (``Dial.turn``), offered on every redial.
+        self.turn = turn
         self.attempts = 0
         self._until: float | None = None
 
@@ -98,7 +102,9 @@ class Redialer:
             assert self.port is not None
             return await _connect(self.host, self.port, self.connect_timeout)
         timeout = max(self.connect_timeout, DIRECT_WINDOW + 5)
-        stream, route = await connect(self.invite, connect_timeout=timeout)
+        stream, route = await connect(
+            self.invite, connect_timeout=timeout, turn=self.turn, on_notice=self.on_notice
+        )
         if self.on_path is not None:
             self.on_path(route)
         return stream
@@ -247,11 +253,17 @@ async def _join_once(
     name = settings.session.name
     out_dir = storage.out_dir
     path = transcript_path(out_dir, f"join-{name}") if out_dir is not None else None
+    tries: list[PathTry] = []
     try:
         connected = await _unless_stopped(
             stop,
             lambda: connect(
-                inv, connect_timeout=dial.connect_timeout, direct_window=dial.direct_window
+                inv,
+                connect_timeout=dial.connect_timeout,
+                direct_window=dial.direct_window,
+                tries=tries,
+                turn=dial.turn,
+                on_notice=report.on_notice,
             ),
         )
     except OSError as exc:
@@ -264,6 +276,8 @@ async def _join_once(
     if connected is None:
         return GameOutcome.told(End.QUIT, "not-connected", {}, me=Player.P0)
     stream, route = connected
+    if report.on_tries is not None and tries:
+        report.on_tries(tries)
     on_path = _joiner_path_hook(report, inv)
     if on_path is not None:
         on_path(route)
@@ -302,6 +316,7 @@ async def _join_once(
                         on_path=on_path,
                         on_notice=report.on_notice,
                         transcript=local.transcript,
+                        turn=dial.turn,
                     ),
                     before_send=local.sync,
                     on_evidence=local.keep_evidence,
@@ -327,7 +342,12 @@ async def _join_once(
         # honest hello would read as its violation (wire.md 4): keep none, as the host.
         local.discard()
         return outcome
-    return replace(outcome, transcript=local.transcript, path=route)
+    return replace(
+        outcome,
+        transcript=local.transcript,
+        path=route,
+        path_tries=tuple(t.as_json() for t in tries) or None,
+    )
 
 
 def _incompatible(outcome: GameOutcome) -> bool:

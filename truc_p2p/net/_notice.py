@@ -70,6 +70,13 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "relay-retry": "cannot register with the relay {relay} ({error}); trying again in {seconds} s",
     "relay-no-codes": "the relay does not keep codes ({error}); not registering there",
     "relay-background": "cannot register with the relay ({error}); trying again in the background",
+    # a host with a TURN server (connect.md §11)
+    "turn-allocated": "TURN server {server}: joiners behind any NAT can reach you through "
+    "{address}",
+    "turn-failed": "no path through TURN ({error}); joiners use the other paths",
+    "turn-lost": "lost the TURN allocation on {server} ({error}): allocating again; games "
+    "connected through it may be cut and come back",
+    "turn-moved": "the TURN relayed address changed",
 }
 
 

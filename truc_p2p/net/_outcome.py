@@ -302,8 +302,11 @@ class GameOutcome:
     messages: int = 0
     nbytes: int = 0
     transcript: Path | None = None
-    #: How the connection was made: ``direct``, ``punched`` or ``relayed``.
+    #: How the connection was made: ``direct``, ``punched``, ``turn`` or ``relayed``.
     path: str | None = None
+    #: What became of each kind of path the joiner raced for its first connection
+    #: (:meth:`~truc_p2p.net.PathTry.as_json` each; connect.md §4.1), or ``None``.
+    path_tries: tuple[dict[str, Any], ...] | None = None
     #: The signed resignation that ended the game (ours or the opponent's).
     resignation: Resignation | None = field(default=None, repr=False)
     #: The dealer of the first hand (``None`` before the coins), our own key's
@@ -402,6 +405,7 @@ class GameOutcome:
             "bytes": self.nbytes,
             "transcript": str(self.transcript) if self.transcript is not None else None,
             "path": self.path,
+            **({"path_tries": list(self.path_tries)} if self.path_tries else {}),
         }
 
 

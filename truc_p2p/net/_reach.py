@@ -26,6 +26,7 @@ from truc_p2p.net._notice import Notice
 from truc_p2p.net._portmap import PortMapping, map_port
 from truc_p2p.net._rendezvous import Rendezvous, open_rendezvous
 from truc_p2p.net._tcp import GameListener
+from truc_p2p.net._turn import TurnServer
 
 __all__ = ["Reach", "RelaySpot", "open_reach"]
 
@@ -40,6 +41,8 @@ class RelaySpot:
     address: tuple[str, int]
     claim: bytes | None = None
     required: bool = True
+    #: A TURN server to allocate a relayed address on (connect.md §11).
+    turn: TurnServer | None = None
 
 
 def _is_loopback(bind: str | None) -> bool:
@@ -103,7 +106,7 @@ class Reach:
         return (await self.accept_incoming()).stream
 
     def path_of(self, stream: trio.abc.Stream) -> str:
-        """How ``stream`` (from :meth:`accept`) was made: direct, punched or relayed."""
+        """How ``stream`` (from :meth:`accept`) was made: direct, punched, turn or relayed."""
         incoming = self._paths.get(stream)
         return incoming.path if incoming is not None else "direct"
 
@@ -165,7 +168,11 @@ async def open_reach(
         if relay is not None:
             reach.rendezvous = await stack.enter_async_context(
                 open_rendezvous(
-                    relay.address, claim=relay.claim, on_notice=on_notice, required=relay.required
+                    relay.address,
+                    claim=relay.claim,
+                    on_notice=on_notice,
+                    required=relay.required,
+                    turn=relay.turn,
                 )
             )
         if portmap and not local_only and not advertise:

@@ -28,6 +28,7 @@ from truc_p2p.net._connect import (
     Incoming,
     _connect_from,
     _expect,
+    _family_of,
     _open_relay,
     _reusable,
     lan_addresses,
@@ -37,6 +38,7 @@ from truc_p2p.net._notice import Notice
 from truc_p2p.net._relay_wire import (
     CLAIM_LEN,
     MAGIC,
+    MAX_ADDRS,
     PROBE_MAGIC,
     REPLACED,
     SESSION_LEN,
@@ -52,6 +54,7 @@ from truc_p2p.net._relay_wire import (
     read_message,
     relay_text,
 )
+from truc_p2p.net._turn import Allocation, TurnAuthError, TurnError, TurnServer, allocate
 
 __all__ = ["Rendezvous", "open_rendezvous"]
 
@@ -63,6 +66,10 @@ PONG_TIMEOUT = 15.0
 #: connection; it doubles up to :data:`REREGISTER_MAX`.
 REREGISTER_FIRST = 1.0
 REREGISTER_MAX = 60.0
+#: Addresses of a JOIN (the joiner's own TURN relayed address) the host connects to.
+MAX_OFFERED = 2
+#: Seconds a host waits for its TURN allocation before registering without it.
+TURN_TIMEOUT = 5.0
 
 
 # --------------------------------------------------------------------------- host
@@ -81,6 +88,8 @@ class _Registration:
     control: trio.SocketStream
     listener: trio.SocketListener
     observed: Addr
+    #: The addresses registered after the LAN ones (the TURN relayed address).
+    extra: list[Addr] = field(default_factory=list)
 
     @property
     def port(self) -> int:
@@ -91,9 +100,12 @@ class _OtherCode(ConnectError):
     """The relay registered us under another code than our claim's."""
 
 
-async def _register(relay: tuple[str, int], claim: bytes, timeout: float) -> _Registration:
+async def _register(
+    relay: tuple[str, int], claim: bytes, timeout: float, extra: list[Addr] | None = None
+) -> _Registration:
     """Connect to the relay, listen on the same local port and ``REGISTER`` with
-    ``claim``; :class:`ConnectError` when the relay cannot be reached or refuses."""
+    ``claim``; :class:`ConnectError` when the relay cannot be reached or refuses.
+    ``extra`` (the TURN relayed address) ends the address list (connect.md §11)."""
     try:
         control = await _open_relay(relay, timeout)
     except OSError as exc:
@@ -112,9 +124,9 @@ async def _register(relay: tuple[str, int], claim: bytes, timeout: float) -> _Re
             raise
         listener = trio.SocketListener(sock)
         try:
-            await control.send_all(
-                MAGIC + encode(Msg.REGISTER, encode_addrs(lan_addresses(port)) + claim)
-            )
+            extra = extra or []
+            addrs = lan_addresses(port)[: MAX_ADDRS - len(extra)] + extra
+            await control.send_all(MAGIC + encode(Msg.REGISTER, encode_addrs(addrs) + claim))
             body = await _expect(control, Msg.REGISTERED, timeout)
         except (*_NET_ERRORS, trio.TooSlowError) as exc:
             if isinstance(exc, ConnectError):
@@ -134,7 +146,7 @@ async def _register(relay: tuple[str, int], claim: bytes, timeout: float) -> _Re
             await trio.aclose_forcefully(listener)
         await trio.aclose_forcefully(control)
         raise
-    return _Registration(control, listener, observed)
+    return _Registration(control, listener, observed, list(extra or []))
 
 
 class Rendezvous:
@@ -156,9 +168,23 @@ class Rendezvous:
         claim: bytes,
         *,
         on_notice: Callable[[str], None] | None = None,
+        turn: TurnServer | None = None,
     ) -> None:
         self.relay = relay
         self.claim = claim
+        #: The TURN server a joiner may reach us through (connect.md §11), its live
+        #: allocation (``None``: none now) and why there is none (one line).
+        self.turn_server = turn
+        self.turn: Allocation | None = None
+        self.turn_failed: str | None = None
+        self.turn_refused = False
+        #: True while the control connection is closed to announce a new relayed address.
+        self._moving = False
+        #: Set when no TURN allocation is under way (:meth:`_run` waits for it to register).
+        self._turn_ready = trio.Event()
+        self._turn_ready.set()
+        #: The extra addresses of the current registration.
+        self._registered_extra: list[Addr] = []
         #: The code in the invite (derived from the claim, the same for every registration).
         self.code = code_for_claim(claim)
         #: The host's address and port as the relay sees them (``None`` before registering).
@@ -207,6 +233,85 @@ class Rendezvous:
         async with self._send_lock:
             await stream.send_all(data)
 
+    def _extra(self) -> list[Addr]:
+        """The TURN relayed address, announced at the end of REGISTER's addresses."""
+        turn = self.turn
+        return [turn.relayed] if turn is not None and turn.lost is None else []
+
+    async def _allocate(self, server: TurnServer) -> Allocation | None:
+        try:
+            allocation = await allocate(server, timeout=TURN_TIMEOUT)
+        except TurnError as exc:
+            self.turn_failed = str(exc)
+            self.turn_refused = isinstance(exc, TurnAuthError)
+            return None
+        self.turn_failed = None
+        return allocation
+
+    async def _keep_turn(self, nursery: trio.Nursery, server: TurnServer) -> None:
+        """Serve the allocation's connection attempts; when it is lost, allocate
+        again with backoff and register again, so the next MEET names the new
+        relayed address.  A refused credential is not tried again."""
+        delay = REREGISTER_FIRST
+        try:
+            while True:
+                allocation = self.turn
+                if allocation is not None:
+                    async with trio.open_nursery() as inner:
+                        inner.start_soon(self._turn_attempts, nursery, allocation)
+                        await allocation.run()
+                        inner.cancel_scope.cancel()
+                    self.turn = None
+                    # Leave the relay until the new allocation is known: a joiner
+                    # redialling meanwhile is told the code is unknown and tries again,
+                    # rather than meeting the old relayed address.
+                    self._turn_ready = trio.Event()
+                    await self._move()
+                    await allocation.aclose()
+                    self._notice(
+                        Notice("turn-lost", server=str(server), error=allocation.lost or "")
+                    )
+                    delay = 0.0  # the first try at once: a joiner is redialling now
+                if self.turn_refused:
+                    return
+                await trio.sleep(delay * random.uniform(0.5, 1.0))
+                delay = min(max(delay * 2, REREGISTER_FIRST), REREGISTER_MAX)
+                self.turn = await self._allocate(server)
+                self._turn_ready.set()
+                if self.turn is None:
+                    continue
+                self._notice(
+                    Notice(
+                        "turn-allocated", server=str(server), address=host_port(*self.turn.relayed)
+                    )
+                )
+                if self._registered_extra != self._extra():
+                    await self._move()  # announce the new relayed address (same code)
+        finally:
+            self._turn_ready.set()
+            if self.turn is not None:
+                await self.turn.aclose()
+
+    async def _move(self) -> None:
+        """Close the control connection so that :meth:`_run` registers again at
+        once (after the TURN allocation is settled), with no loss to tell."""
+        if self._control is not None:
+            self._moving = True
+            await trio.aclose_forcefully(self._control)
+
+    async def _turn_attempts(self, nursery: trio.Nursery, allocation: Allocation) -> None:
+        async for connection_id, _peer in allocation.attempts:
+            nursery.start_soon(self._bind_turn, allocation, connection_id)
+
+    async def _bind_turn(self, allocation: Allocation, connection_id: bytes) -> None:
+        if self._probes >= MAX_PROBES:  # the TURN server is untrusted too: bounded
+            return
+        try:
+            stream = await allocation.bind(connection_id)
+        except TurnError:
+            return
+        await self._answer_probe(stream, via_turn=True)
+
     def invite(self, base: Invite) -> Invite:
         """``base`` (the direct address) with this relay and code added."""
         return Invite(base.host, base.port, base.fingerprint, relay=self.relay, code=self.code)
@@ -220,6 +325,7 @@ class Rendezvous:
             self.on_notice(text)
 
     def _use(self, registration: _Registration) -> None:
+        self._registered_extra = registration.extra
         self.observed = registration.observed
         self.local_port = registration.port
         self.family = registration.control.socket.family
@@ -246,6 +352,11 @@ class Rendezvous:
             registration = None
             if trio.current_time() - since >= REREGISTER_MAX:
                 delay = REREGISTER_FIRST  # a flapping relay keeps the grown delay
+            if self._moving:  # closed by us for a new TURN address: no loss to tell
+                self._moving, self.lost, delay = False, None, 0.0
+                with trio.move_on_after(TURN_TIMEOUT + 1):
+                    await self._turn_ready.wait()
+                continue
             self.lost = self.lost or Notice("relay-closed")
             self.lost_event.set()
             if self._list_unanswered and self.listing is not None:
@@ -265,9 +376,9 @@ class Rendezvous:
         told = ""
         while True:
             await trio.sleep(delay * random.uniform(0.5, 1.0))
-            delay = min(delay * 2, REREGISTER_MAX)
+            delay = min(max(delay * 2, REREGISTER_FIRST), REREGISTER_MAX)
             try:
-                registration = await _register(self.relay, self.claim, 10.0)
+                registration = await _register(self.relay, self.claim, 10.0, self._extra())
             except OSError as exc:  # ConnectError and the like
                 reason = str(exc)
                 if isinstance(exc, _OtherCode):
@@ -362,10 +473,48 @@ class Rendezvous:
             with pending.resolved, trio.move_on_after(MEETING_TIME):
                 async with trio.open_nursery() as inner:
                     inner.start_soon(self._punch, nursery, pending.meet.peer)
+                    for offered in pending.meet.peer_lan[:MAX_OFFERED]:
+                        inner.start_soon(self._reach_out, nursery, offered)
+                    if self.turn is not None:
+                        inner.start_soon(self._permit, self.turn, pending.meet.peer[0])
                     inner.start_soon(self._attach, nursery, pending.meet.session)
                     inner.start_soon(trio.sleep_forever)
         finally:
             self._pending.pop(pending.meet.session, None)
+
+    async def _reach_out(self, nursery: trio.Nursery, addr: Addr) -> None:
+        """Connect to an address the joiner offered in JOIN (its own TURN relayed
+        address, connect.md §11.1), again every 0.25 s while it is refused (the
+        joiner's permission may come a moment later), and answer its probe."""
+        with trio.move_on_after(DIRECT_WINDOW + 2):
+            while True:
+                try:
+                    with trio.fail_after(3):
+                        stream = await _connect_from(None, addr, _family_of(addr))
+                except (OSError, trio.TooSlowError):
+                    await trio.sleep(0.25)
+                    continue
+                # coturn may accept and close at once, before the permission is in.
+                # The answer runs in the host's nursery: a commit ends this meeting.
+                answered: list[bool] = []
+                done = trio.Event()
+                nursery.start_soon(self._answer_and_tell, stream, answered, done)
+                await done.wait()
+                if answered and answered[0]:
+                    return
+                await trio.sleep(0.25)
+
+    async def _answer_and_tell(
+        self, stream: trio.SocketStream, answered: list[bool], done: trio.Event
+    ) -> None:
+        try:
+            answered.append(await self._answer_probe(stream))
+        finally:
+            done.set()
+
+    async def _permit(self, allocation: Allocation, ip: str) -> None:
+        with suppress(TurnError):
+            await allocation.permit(ip)
 
     async def _punch(self, nursery: trio.Nursery, peer: Addr) -> None:
         with trio.move_on_after(PUNCH_TIME):
@@ -394,8 +543,11 @@ class Rendezvous:
             raise
         nursery.start_soon(self._answer_probe, stream)
 
-    async def _answer_probe(self, stream: trio.SocketStream) -> None:
-        """Echo a valid probe, wait for the commit, hand the stream to :meth:`accept`."""
+    async def _answer_probe(self, stream: trio.SocketStream, via_turn: bool = False) -> bool:
+        """Echo a valid probe, wait for the commit, hand the stream to :meth:`accept`
+        (``True``; ``False``: no valid probe and commit came, the stream is closed).
+        A stream that came through our TURN allocation (``via_turn``) is answered
+        ``T`` rather than ``A``, so the joiner knows its path too (connect.md §3)."""
         handed = False
         self._probes += 1
         try:
@@ -407,9 +559,11 @@ class Rendezvous:
             pending = self._pending.get(session)
             if not probe.startswith(PROBE_MAGIC) or path is None or pending is None:
                 raise RelayProtocolError("bad probe")
-            if path == "relayed":
-                peer = pending.meet.peer  # the joiner, not the relay
-            await stream.send_all(probe[:-1] + b"A")
+            if path in ("relayed", "turn") or via_turn:
+                peer = pending.meet.peer  # the joiner, not the relay or the TURN server
+            if via_turn:
+                path = "turn"
+            await stream.send_all(probe[:-1] + (b"T" if via_turn else b"A"))
             with trio.fail_after(PROBE_TIMEOUT):
                 commit = await read_exactly(stream, 1)
             if commit != b"C" or session not in self._pending:
@@ -419,11 +573,12 @@ class Rendezvous:
             await self._tx.send(Incoming(stream, path, peer))
             handed = True
         except (*_NET_ERRORS, trio.TooSlowError):
-            return
+            return False
         finally:
             self._probes -= 1
             if not handed:
                 await trio.aclose_forcefully(stream)
+        return True
 
 
 #: Seconds a host that needs the relay keeps trying to register before giving up
@@ -442,12 +597,12 @@ async def _register_patiently(
     or not answering is tried again with backoff (0.5 s doubling to 8 s) for
     :data:`FIRST_REGISTRATION_PATIENCE` seconds, saying so through ``on_notice``."""
     if not required:
-        return await _register(relay, claim, timeout)
+        return await _register(relay, claim, timeout, rendezvous._extra())
     give_up = trio.current_time() + FIRST_REGISTRATION_PATIENCE
     delay = 0.5
     while True:
         try:
-            return await _register(relay, claim, timeout)
+            return await _register(relay, claim, timeout, rendezvous._extra())
         except _OtherCode:
             raise
         except OSError as exc:
@@ -473,6 +628,7 @@ async def open_rendezvous(
     claim: bytes | None = None,
     on_notice: Callable[[str], None] | None = None,
     required: bool = True,
+    turn: TurnServer | None = None,
 ) -> AsyncIterator[Rendezvous]:
     """Register with ``relay`` (host, port) and listen on the same local port.
 
@@ -482,16 +638,30 @@ async def open_rendezvous(
     Raises :class:`ConnectError` (an ``OSError``) when the relay cannot be
     reached or refuses for :data:`FIRST_REGISTRATION_PATIENCE` seconds (tried
     again with backoff meanwhile), unless not ``required``: then the first
-    registration is retried in the background like a lost one.  Leaving the block closes
+    registration is retried in the background like a lost one.  ``turn`` allocates a
+    TCP relayed address there first (connect.md §11): one that cannot be had says
+    why in one notice, and the host goes on without it.  Leaving the block closes
     everything.
     """
     claim = secrets.token_bytes(CLAIM_LEN) if claim is None else claim
-    rendezvous = Rendezvous(relay, claim, on_notice=on_notice)
+    rendezvous = Rendezvous(relay, claim, on_notice=on_notice, turn=turn)
+    if turn is not None:
+        rendezvous.turn = await rendezvous._allocate(turn)
+        if rendezvous.turn is not None:
+            rendezvous._notice(
+                Notice(
+                    "turn-allocated", server=str(turn), address=host_port(*rendezvous.turn.relayed)
+                )
+            )
+        else:
+            rendezvous._notice(Notice("turn-failed", error=rendezvous.turn_failed or ""))
     first: _Registration | None
     try:
         first = await _register_patiently(relay, claim, timeout, rendezvous, required)
     except OSError as exc:
         if required:
+            if rendezvous.turn is not None:
+                await rendezvous.turn.aclose()
             raise
         first = None
         rendezvous.lost = str(exc)
@@ -506,6 +676,8 @@ async def open_rendezvous(
         async with trio.open_nursery() as nursery:
             if not rendezvous.replaced:
                 nursery.start_soon(rendezvous._run, nursery, first)
+            if turn is not None:
+                nursery.start_soon(rendezvous._keep_turn, nursery, turn)
             first = None  # _run owns it now
             try:
                 yield rendezvous
@@ -520,6 +692,8 @@ async def open_rendezvous(
                     with suppress(*_NET_ERRORS):
                         await leftover.stream.aclose()
     finally:
+        if rendezvous.turn is not None:
+            await rendezvous.turn.aclose()
         if first is not None:
             await trio.aclose_forcefully(first.listener)
             await trio.aclose_forcefully(first.control)

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from truc_p2p.net._clocks import GameSettings
-from truc_p2p.net._connect import DIRECT_WINDOW
+from truc_p2p.net._connect import DIRECT_WINDOW, PathTry
 from truc_p2p.net._invite import DEFAULT_PORT, Invite
 from truc_p2p.net._outcome import GameOutcome
 from truc_p2p.net._play_options import EventHook
+from truc_p2p.net._turn import TurnServer
 from truc_p2p.protocol import Series
 
 __all__ = ["Dial", "GameSettings", "Listen", "Reporting", "Storage"]
@@ -59,6 +60,9 @@ class Listen:
     public: bool = False
     #: Nostr relays (``ws://``/``wss://`` URLs) a public host lists on (connect.md §10).
     nostr: tuple[str, ...] = ()
+    #: With ``relay``: a TURN server (and its credential) to allocate a relayed
+    #: address on, announced to joiners through the relay (connect.md §11).
+    turn: TurnServer | None = None
     #: The nonce of the relay claim (16 bytes; ``None``: a fresh one).  The games of a
     #: series keep one, so the relay code, and the invite, stay the same for each
     #: next game a joiner dials again (wire.md 4.1's redial; a browser only has it).
@@ -79,6 +83,8 @@ class Dial:
 
     connect_timeout: float = 15.0
     direct_window: float = DIRECT_WINDOW
+    #: A TURN server of the joiner's own (connect.md §11.1), for hosts without one.
+    turn: TurnServer | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +103,7 @@ class Reporting:
     on_notice: Callable[[str], None] | None = None
     on_invite: Callable[[Invite], None] | None = None
     on_path: Callable[[str, str], None] | None = None
+    on_tries: Callable[[list[PathTry]], None] | None = None
     on_outcome: Callable[[GameOutcome], None] | None = None
     on_listening: Callable[[int], None] | None = None
 

@@ -84,6 +84,15 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "relay-background": N_(
         "cannot register with the relay ({error}); trying again in the background"
     ),
+    "turn-allocated": N_(
+        "TURN server {server}: joiners behind any NAT can reach you through {address}"
+    ),
+    "turn-failed": N_("no path through TURN ({error}); joiners use the other paths"),
+    "turn-lost": N_(
+        "lost the TURN allocation on {server} ({error}): allocating again; games connected "
+        "through it may be cut and come back"
+    ),
+    "turn-moved": N_("the TURN relayed address changed"),
 }
 
 
