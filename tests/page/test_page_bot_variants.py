@@ -110,3 +110,17 @@ def test_both_variants_together() -> None:
     game = _bot(player)
     assert game.side.session.game.ruleset.rest_refused is RestRefused.VALUE
     assert game.side.session.series.match == 3
+
+
+def test_conceding_a_game_of_the_match_plays_the_next_one() -> None:
+    """The table's "concede this game" in a match against the bot gives that game
+    away and offers the next one, as in a match with a peer."""
+    player = _bot_game(["best3"])
+    assert player.state is not None
+    turn = player.state["table"]["turn"]
+    player.call({"type": "quit", "turn": turn, "concede": True}, 0.0)
+    final = player.final
+    assert final is not None and final["outcome"] == "resigned" and not final["won"]
+    assert final["again"] == "next" and final["match_line"].startswith("match: you 0 – "), final
+    player.call({"type": "again", "yes": True}, 0.0)
+    assert player.state is not None and player.state["game_line"] == "game 2 of 3"
