@@ -57,6 +57,43 @@ def test_a_whole_bot_game_tapped_on_a_phone(browser: Any, relay: int) -> None:
         phone.close()
 
 
+def test_the_home_screen_offers_the_longer_games_variants(browser: Any, relay: int) -> None:
+    """The "play the computer" card offers the variants of a longer game (issue 42),
+    unticked, each with its line, within the phone's width; ticked, they reach the game."""
+    phone = Phone(browser, "variants")
+    try:
+        phone.open(f"http://127.0.0.1:{relay}/")
+        phone.page.wait_for_selector("#app-variants:not([hidden])")
+        card = phone.page.locator("section:has(#app-variants)")
+        card.scroll_into_view_if_needed()
+        card.screenshot(path=str(SHOTS / "variants-home.png"))
+        shown = phone.page.evaluate(
+            """() => [...document.querySelectorAll('#app-variants label')].map((l) => {
+                 const r = l.getBoundingClientRect();
+                 return { code: l.dataset.variant, ticked: l.querySelector('input').checked,
+                          name: l.querySelector('strong').textContent,
+                          text: l.querySelector('span').textContent,
+                          left: r.left, right: r.right,
+                          wide: l.scrollWidth > l.clientWidth }; })"""
+        )
+        assert [v["code"] for v in shown] == ["value", "best3"], shown
+        assert not any(v["ticked"] for v in shown), shown
+        assert shown[1]["name"] == "best of 3" and shown[1]["text"].startswith("a match of three")
+        assert all(v["left"] >= 0 and v["right"] <= 390 and not v["wide"] for v in shown), shown
+        _no_overflow(phone)
+        phone.page.tap("#app-variants input[value=best3]")
+        phone.page.tap("#app-variants input[value=value]")
+        phone.page.tap("#app-bot-go")
+        phone.page.wait_for_function(
+            "() => window.truc.state && window.truc.state.game_line === 'game 1 of 3'",
+            timeout=20_000,
+        )
+        phone.shot("variants-table")
+        no_csp_violation(phone)
+    finally:
+        phone.close()
+
+
 def test_the_page_joins_a_desktop_host_through_the_relay(
     browser: Any, relay: int, tmp_path: Path
 ) -> None:

@@ -101,6 +101,9 @@ class PageApp:
         #: Hosts (fingerprint) that turned our early cards down (wire.md 11.1): the
         #: page joins them again, and from then on, without proposing early cards.
         self._no_early: set[str] = set()
+        #: The start panel's variants of the games against the bot (issue 42): the
+        #: codes of :data:`truc_p2p.ui.VARIANTS` the player ticked.
+        self.bot_variants: frozenset[str] = frozenset()
         #: A bot playing the page's player (``truc-p2p interop``'s browser adapter).
         self.autoplay: Autoplay | None = None
 
@@ -164,7 +167,7 @@ class PageApp:
             from truc_p2p.bots import LEVELS
 
             level = message.get("level")
-            self._new_series()
+            self._bot_series(message.get("variants"))
             self._start_bot(str(level) if level in LEVELS else self._level)
         elif kind == "host":
             self._host(message)
@@ -315,14 +318,33 @@ class PageApp:
         self.feed = self._new_feed()
         self.feed.publish_texts()
 
+    def _bot_series(self, variants: object) -> None:
+        """A new series against the bot with the ``variants`` ticked (a list of codes;
+        anything else, or an unknown code: none): ``best3`` a match of three games
+        counted as a match with a peer (:class:`~._series.Linked`), else a game and
+        its rematches."""
+        from truc_p2p.ui import VARIANTS
+
+        chosen = variants if isinstance(variants, list) else []
+        self.bot_variants = frozenset(v for v in chosen if isinstance(v, str) and v in VARIANTS)
+        if "best3" in self.bot_variants:
+            self._link(3)
+        else:
+            self._new_series()
+            self._linked = None
+
     def _start_bot(self, level: str) -> None:
+        from truc_p2p.protocol import Series
+        from truc_p2p.rules import RestRefused, Ruleset
+
         from ._games import BotGame
 
         self._level = level
-        self._linked = None
-        self.feed.match_games = 1
+        linked = self._linked
+        self.feed.match_games = linked.games if linked is not None else 1
         self._fresh_table()
         self.feed.level = level
+        rest = RestRefused.VALUE if "value" in self.bot_variants else RestRefused.GAME
         game = BotGame(
             key=self.key,
             name=self.name,
@@ -331,6 +353,8 @@ class PageApp:
             randbytes=self._randbytes,
             record=self._record,
             ended=self._ended,
+            ruleset=Ruleset(rest_refused=rest),
+            series=linked.series() if linked is not None else Series(),
         )
         self.game = game
         game.start()
@@ -491,7 +515,8 @@ class PageApp:
                 outcome.end.value, None if winner is None else int(winner), name, self.transcript()
             )
         self._page({"type": "app", "screen": "table", "transcript": name})
-        if self.game is not None and self.game.kind == "bot":
+        bot = self.game is not None and self.game.kind == "bot"
+        if bot and (self._linked is None or not self._linked.is_match):
             self.feed.offer_again()
         elif self._linked is not None and outcome.end is not End.CONNECTION_LOST:
             follows, line = self._linked.count(outcome)
@@ -499,6 +524,8 @@ class PageApp:
                 self.feed.show_match(line(), line)
             if follows is not None:
                 self.feed.offer_again(next_game=follows == "next")
+            elif bot:  # the match against the bot is over: another one may be asked for
+                self.feed.offer_again()
 
     # -- the table's answers (Answers) -----------------------------------------
 
@@ -509,6 +536,9 @@ class PageApp:
     def again(self, yes: bool) -> None:
         game = self.game
         if yes and game is not None and game.kind == "bot":
+            linked = self._linked
+            if linked is not None and (linked.winner is not None or linked.left is not None):
+                self._bot_series(sorted(self.bot_variants))  # the next match
             self._start_bot(self.feed.level or self._level)
         elif yes and game is not None and game.kind == "net" and self._linked is not None:
             # the next linked game: a joiner dials the same invite again, a host

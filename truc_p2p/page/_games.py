@@ -114,8 +114,13 @@ class BotGame:
         randbytes: Callable[[int], bytes],
         record: Callable[[bytes], None],
         ended: Ended,
+        ruleset: Ruleset | None = None,
+        series: Series | None = None,
     ) -> None:
         self.level = level
+        # both sessions with the same rules and the same place in a match (the
+        # start panel's variants, issue 42): each checks the other's hello
+        common = SessionOptions(ruleset=ruleset or Ruleset(), series=series or Series())
         self._bot = make_bot(level, seed=int.from_bytes(randbytes(8), "big"))
         bot_key = self.bot_key = key_from_raw(randbytes(32))
         me = Session(
@@ -123,13 +128,13 @@ class BotGame:
             role=Player.P0,
             secret=randbytes(32),
             record=record,
-            options=SessionOptions(name=name),
+            options=replace(common, name=name),
         )
         self._peer = Session(
             identity=bot_key,
             role=Player.P1,
             secret=randbytes(32),
-            options=SessionOptions(name=bot_player_name(level)),
+            options=replace(common, name=bot_player_name(level)),
         )
         self._to_bot: list[bytes] = []
         self.side = Side(me, feed, send=self._to_bot.append, ended=ended)

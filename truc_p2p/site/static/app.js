@@ -7,7 +7,7 @@
 // ever put in as HTML (textContent only).
 const $ = (id) => document.getElementById(id);
 const app = {
-  texts: {}, screen: "loading", level: "medium", levels: [], transcript: null,
+  texts: {}, screen: "loading", level: "medium", levels: [], variants: new Set(), transcript: null,
   fingerprint: null, verdict: null, ready: false, failed: null,
 };
 window.trucApp = app;  // read by the tests
@@ -91,6 +91,33 @@ function tableTexts(m) {
       label.append(input, name, about);
       box.append(label);
     }
+  }
+  // the rule variants of a longer game (issue 42), as the --web start panel's: unticked
+  // at first, each with the line of what it changes; kept ticked across a language change
+  if (Array.isArray(m.variants)) {
+    const box = $("app-variants");
+    if (m.longer) $("t-longer").textContent = m.longer;
+    box.replaceChildren(box.firstElementChild);
+    for (const v of m.variants) {
+      const label = document.createElement("label");
+      label.className = "app-level app-variant";
+      label.dataset.variant = v.code;
+      const input = document.createElement("input");
+      input.type = "checkbox";
+      input.name = "app-variant";
+      input.value = v.code;
+      input.checked = app.variants.has(v.code);
+      input.addEventListener("change", () => {
+        if (input.checked) app.variants.add(v.code); else app.variants.delete(v.code);
+      });
+      const name = document.createElement("strong");
+      name.textContent = v.name;
+      const about = document.createElement("span");
+      about.textContent = v.text;
+      label.append(input, name, about);
+      box.append(label);
+    }
+    box.hidden = m.variants.length === 0;
   }
   if (Array.isArray(m.languages)) {
     const menu = $("app-lang");
@@ -216,7 +243,7 @@ function verifyFile(name, bytes) {
 }
 
 function wire() {
-  $("app-bot-go").addEventListener("click", () => { error(""); toWorker({ type: "bot", level: app.level }); });
+  $("app-bot-go").addEventListener("click", () => { error(""); toWorker({ type: "bot", level: app.level, variants: [...app.variants] }); });
   $("app-relay").value = relayDefault();
   $("app-host-go").addEventListener("click", () => {
     error("");
