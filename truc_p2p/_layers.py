@@ -144,6 +144,7 @@ PAGE_NET: tuple[str, ...] = (
     "truc_p2p.net._clocks",
     "truc_p2p.net._gate",
     "truc_p2p.net._invite",
+    "truc_p2p.net._listing",
     "truc_p2p.net._net_events",
     "truc_p2p.net._outcome",
     "truc_p2p.net._play_endings",
@@ -185,7 +186,12 @@ REACH_EXCEPTIONS: dict[str, tuple[frozenset[str], str]] = {
             "the page runs the trio loop's own trio-free parts: the frame gate, the "
             "outcomes and the endings",
         )
-        for name in ("truc_p2p.net._gate", "truc_p2p.net._outcome", "truc_p2p.net._play_endings")
+        for name in (
+            "truc_p2p.net._gate",
+            "truc_p2p.net._listing",
+            "truc_p2p.net._outcome",
+            "truc_p2p.net._play_endings",
+        )
     },
     "truc_p2p.protocol._values": (
         frozenset({"cli", "history"}),

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from ._autoplay import Autoplay
     from ._games import BotGame, NetGame, NetOptions, Restore
+    from ._relay import LobbyQuery
     from ._series import Linked
 
     Game = BotGame | NetGame
@@ -106,6 +107,9 @@ class PageApp:
         self.bot_variants: frozenset[str] = frozenset()
         #: A bot playing the page's player (``truc-p2p interop``'s browser adapter).
         self.autoplay: Autoplay | None = None
+        #: The lobby's question going on: its socket, relay and sans-IO reader.
+        self._lobby_query: tuple[str, str, LobbyQuery] | None = None
+        self._lobby_asked = 0
 
     def _new_feed(self) -> PageFeed:
         feed = PageFeed(self.name, now=lambda: self._now, answers=self)
@@ -133,14 +137,18 @@ class PageApp:
     def receive(self, socket: str, data: bytes, now: float) -> list[Output]:
         """Bytes from the relay WebSocket ``socket``."""
         self._now = now
-        if self.game is not None:
+        if self._lobby_query is not None and socket == self._lobby_query[0]:
+            self._lobby_data(bytes(data))
+        elif self.game is not None:
             self.game.receive(socket, bytes(data), now)
         return self._done()
 
     def closed(self, socket: str, now: float) -> list[Output]:
         """The WebSocket ``socket`` closed (or never opened)."""
         self._now = now
-        if self.game is not None:
+        if self._lobby_query is not None and socket == self._lobby_query[0]:
+            self._lobby_down()
+        elif self.game is not None:
             self.game.closed(socket, now)
         return self._done()
 
@@ -173,6 +181,8 @@ class PageApp:
             self._host(message)
         elif kind == "join":
             self._join(message.get("invite"))
+        elif kind == "lobby":
+            self._lobby(message)
         elif kind == "verify":
             self._verify(message)
         elif kind == "name":
@@ -479,6 +489,77 @@ class PageApp:
             relay = f"[{invite.relay[0]}]:{invite.relay[1]}"
         self._link(invite.settings.match or 1)
         self._net(relay, invite)
+
+    # -- the lobby (connect.md 2.2) ------------------------------------------------
+
+    def _lobby(self, message: dict[str, Any]) -> None:
+        """Ask the relay (the host card's, by default the site's) for its open games;
+        each is joined as its invite is (the page sends ``join`` with it)."""
+        from truc_p2p.net import InviteError, parse_host_port
+
+        from ._relay import LobbyQuery
+
+        relay = message.get("relay") or self.relay
+        if self._lobby_query is not None:
+            self._out.close(self._lobby_query[0])
+            self._lobby_query = None
+        try:
+            if not isinstance(relay, str):
+                raise InviteError(_("no relay to host with"))
+            address = parse_host_port(relay, what="relay")
+        except (InviteError, ValueError) as exc:
+            self._page({"type": "lobby", "error": str(exc)})
+            return
+        self._lobby_asked += 1
+        socket = f"lobby{self._lobby_asked}"
+        query = LobbyQuery(address)
+        self._lobby_query = (socket, relay, query)
+        self._out.open(socket, relay)
+        self._out.send(socket, query.first)
+
+    def _lobby_data(self, data: bytes) -> None:
+        from truc_p2p.net._relay_wire import RelayProtocolError
+
+        from ._relay import RelayRefused
+
+        assert self._lobby_query is not None
+        socket, relay, query = self._lobby_query
+        try:
+            answer = query.feed(data)
+        except (RelayProtocolError, RelayRefused) as exc:
+            self._out.close(socket)
+            self._lobby_query = None
+            self._page({"type": "lobby", "error": str(exc)})
+            return
+        if answer is None:
+            return
+        self._out.close(socket)
+        self._lobby_query = None
+        games = []
+        for game in answer.games:
+            line = [_("first to {n}", n=game.listing.fields.get("target", "?"))]
+            if game.listing.match > 1:
+                line.append(_("match of {n} games", n=game.listing.match))
+            minutes, seconds = divmod(game.waiting, 60)
+            games.append(
+                {
+                    "name": game.listing.name,
+                    "settings": " · ".join(line),
+                    "waiting": _("waiting {time}", time=f"{minutes}:{seconds:02d}"),
+                    "fingerprint": game.listing.fingerprint[:16],
+                    "invite": str(game.invite),
+                }
+            )
+        self._page({"type": "lobby", "relay": relay, "games": games})
+
+    def _lobby_down(self) -> None:
+        """The lobby's socket closed before the answer: the relay is down (one line)."""
+        assert self._lobby_query is not None
+        relay = self._lobby_query[1]
+        self._lobby_query = None
+        self._page(
+            {"type": "lobby", "error": _("the relay {relay} cannot be reached", relay=relay)}
+        )
 
     def _ended(self, outcome: GameOutcome) -> None:
         from truc_p2p.net import End

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from truc_p2p.net._relay_wire import (
     MAGIC,
@@ -27,7 +28,10 @@ from truc_p2p.net._relay_wire import (
     encode_addrs,
 )
 
-__all__ = ["Attach", "Control", "Join", "RelayRefused", "Step"]
+if TYPE_CHECKING:
+    from truc_p2p.net._listing import LobbyAnswer
+
+__all__ = ["Attach", "Control", "Join", "LobbyQuery", "RelayRefused", "Step"]
 
 #: The path letter of a spliced connection (connect.md §3).
 RELAYED = b"r"
@@ -177,3 +181,26 @@ class Attach:
         step.game = bytes(self._buf)
         self._buf.clear()
         return step
+
+
+class LobbyQuery:
+    """One ``LOBBY`` connection: the question (no filter), then ``GAME``s until
+    ``END``, each listing verified by :class:`~truc_p2p.net._listing.LobbyReader`
+    (the desktop's own parser and signature check)."""
+
+    def __init__(self, relay: tuple[str, int]) -> None:
+        from truc_p2p.net._listing import LobbyReader
+
+        self.first = MAGIC + encode(Msg.LOBBY)
+        self._buf = bytearray()
+        self._reader = LobbyReader(relay)
+
+    def feed(self, data: bytes) -> LobbyAnswer | None:
+        """The answer once ``data`` completes it; :class:`RelayRefused` or
+        :class:`RelayProtocolError` for an answer that is no lobby."""
+        self._buf += data
+        while (got := _take(self._buf)) is not None:
+            answer = self._reader.message(*got)
+            if answer is not None:
+                return answer
+        return None

@@ -8,7 +8,7 @@
 const $ = (id) => document.getElementById(id);
 const app = {
   texts: {}, screen: "loading", level: "medium", levels: [], variants: new Set(), transcript: null,
-  fingerprint: null, verdict: null, ready: false, failed: null,
+  fingerprint: null, verdict: null, ready: false, failed: null, lobby: null,
 };
 window.trucApp = app;  // read by the tests
 
@@ -51,6 +51,9 @@ function applyTexts() {
   text("app-join-go", "join_button");
   text("t-invite-label", "invite_placeholder");
   if (t.invite_placeholder) $("app-invite").placeholder = t.invite_placeholder;
+  text("t-lobby", "lobby");
+  text("app-lobby-go", "lobby_refresh");
+  if (app.lobby && !app.lobby.error && !app.lobby.games.length) text("app-lobby-note", "lobby_empty");
   text("t-verify", "verify");
   text("t-verify-text", "verify_text");
   text("t-choose-file", "choose_file");
@@ -168,6 +171,31 @@ const appHandlers = {
     // on a phone the verdict lands under the file button, often below the fold
     $("app-verdict").scrollIntoView({ block: "nearest" });
   },
+  // the relay's open games (connect.md 2.2): every peer-given text by textContent only
+  lobby(m) {
+    app.lobby = { error: m.error || null, games: m.games || [] };
+    const list = $("app-lobby");
+    list.replaceChildren();
+    for (const game of app.lobby.games) {
+      const item = document.createElement("li");
+      item.className = "app-lobby-game";
+      const about = document.createElement("div");
+      const name = document.createElement("strong");
+      name.textContent = game.name;
+      const line = document.createElement("span");
+      line.textContent = `${game.settings} · ${game.waiting}`;
+      about.append(name, line);
+      const join = document.createElement("button");
+      join.type = "button";
+      join.textContent = app.texts.join_button || "join";
+      join.addEventListener("click", () => { error(""); toWorker({ type: "join", invite: game.invite }); });
+      item.append(about, join);
+      list.append(item);
+    }
+    const note = $("app-lobby-note");
+    note.textContent = m.error || (app.lobby.games.length ? "" : app.texts.lobby_empty || "no open games");
+    note.hidden = !note.textContent;
+  },
   app_error(m) { error(m.text); if (app.screen !== "home") show("home"); },
 };
 
@@ -198,6 +226,7 @@ worker.addEventListener("message", ({ data }) => {
     app.ready = true;
     app.readyAt = performance.now();  // read by benchmarks/site_game.py
     if (app.screen === "loading") show("home");  // a resumed game shows its table
+    askLobby();
     joinFromLink();
   } else if (data.kind === "page") {
     fromWorker(data.message);
@@ -231,6 +260,8 @@ function joinFromLink() {
 }
 window.addEventListener("hashchange", () => { if (app.ready) joinFromLink(); });
 
+function askLobby() { toWorker({ type: "lobby", relay: $("app-relay").value.trim() }); }
+
 function readFile(input, then) {
   const file = input.files && input.files[0];
   input.value = "";
@@ -257,6 +288,7 @@ function wire() {
     toWorker({ type: "join", invite: $("app-invite").value });
   });
   $("app-invite").addEventListener("keydown", (e) => { if (e.key === "Enter") $("app-join-go").click(); });
+  $("app-lobby-go").addEventListener("click", askLobby);
   $("app-verify-file").addEventListener("change", (e) => readFile(e.target, verifyFile));
   const drop = $("app-drop");
   drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
