@@ -541,11 +541,12 @@ class PageApp:
             if game.listing.match > 1:
                 line.append(_("match of {n} games", n=game.listing.match))
             minutes, seconds = divmod(game.waiting, 60)
+            waited = f"{minutes}:{seconds:02d}"
             games.append(
                 {
                     "name": game.listing.name,
                     "settings": " · ".join(line),
-                    "waiting": _("waiting {time}", time=f"{minutes}:{seconds:02d}"),
+                    "waiting": _("waiting {time}", time=waited),
                     "fingerprint": game.listing.fingerprint[:16],
                     "invite": str(game.invite),
                 }
