@@ -116,6 +116,47 @@ def test_the_page_joins_a_desktop_host_through_the_relay(
         phone.close()
 
 
+def test_the_lobby_card_lists_a_public_host_and_joins_it(
+    browser: Any, relay: int, tmp_path: Path
+) -> None:
+    host = start_host(
+        tmp_path, "--relay", f"127.0.0.1:{relay}", "--public", "--name", "<b>ana</b>",
+        "--bot", "random", "--seed", "1", "--timeout", "120", "--identity", "h.key", "--out", "h",
+    )  # fmt: skip
+    phone = Phone(browser, "lobby")
+    try:
+        phone.open(f"http://127.0.0.1:{relay}/")
+        phone.page.wait_for_selector("#app-home:not([hidden])")
+        for _ in range(40):  # the listing follows the host's register: refresh until it shows
+            if phone.page.locator(".app-lobby-game").count():
+                break
+            phone.page.tap("#app-lobby-go")
+            phone.page.wait_for_timeout(250)
+        game = phone.page.locator(".app-lobby-game")
+        game.scroll_into_view_if_needed()
+        phone.page.screenshot(path=str(SHOTS / "lobby-home.png"), full_page=True)
+        assert game.count() == 1
+        # the peer's name is text, never HTML
+        assert game.locator("strong").text_content() == "<b>ana</b>"
+        assert phone.page.locator("#app-lobby b").count() == 0
+        assert "first to 12" in (game.locator("span").text_content() or "")
+        box = game.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+        _no_overflow(phone)
+        game.locator("button").tap()
+        phone.page.wait_for_selector("#app-table:not([hidden])")
+        play_phones([phone])
+        final = phone.final()
+        assert final is not None and final["outcome"] == "finished", final
+        status, out, err = host.finish()
+        assert status == 0, out + err
+        no_csp_violation(phone)
+    finally:
+        phone.close()
+        if host.proc.poll() is None:
+            host.proc.kill()
+
+
 def test_the_page_hosts_and_the_desktop_joins(browser: Any, relay: int, tmp_path: Path) -> None:
     phone = Phone(browser, "host")
     joiner: subprocess.Popen[str] | None = None
