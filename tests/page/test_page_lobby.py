@@ -115,9 +115,9 @@ def test_the_page_lists_a_public_desktop_host_and_joins_it(tmp_path: Path, relay
         games: list[dict[str, Any]] = []
         end = time.monotonic() + 20
         while not games and time.monotonic() < end:  # the listing follows the register
-            player.call({"type": "lobby"}, time.monotonic())
             asked = len(player.texts("lobby"))
-            run_page([(player, worker)], until=lambda: len(player.texts("lobby")) > asked)
+            player.call({"type": "lobby"}, time.monotonic())
+            run_page([(player, worker)], until=lambda n=asked: len(player.texts("lobby")) > n)
             games = player.texts("lobby")[-1].get("games", [])
         (game,) = games
         assert game["name"] == "ana"
