@@ -30,6 +30,8 @@ ALLOWED = {
     "build",  # site's commands
     "check",
     *BOT_NAMES,
+    # and their parts, as a help screen's choice list shows them ("cfr+race", "search:fast")
+    *(part for name in BOT_NAMES for part in re.split(r"[+:]", name)),
 }
 
 

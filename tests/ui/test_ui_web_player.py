@@ -365,7 +365,11 @@ def test_snapshot_brings_the_page_texts_and_the_hosts_invite() -> None:
     assert all(
         isinstance(v, str) and v
         for k, v in texts.items()
-        if k not in ("not_now", "languages", "levels", "card_names", "opp_cards")
+        if k not in ("not_now", "languages", "levels", "card_names", "opp_cards", "variants")
+    )
+    # the longer games' variants (issue 42): a code, a name and its one line each
+    assert [v["code"] for v in texts["variants"]] and all(
+        v["name"] and v["text"] for v in texts["variants"]
     )
     # "bob holds 1 card", "bob holds 2 cards": one form per count a hand may hold
     assert texts["opp_cards"][1] == "{name} holds 1 card" and len(texts["opp_cards"]) == 4
