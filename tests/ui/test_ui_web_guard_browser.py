@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from helpers.web import SEED, TURN_JS, HostedGame, new_page
 
-from truc_p2p.ui._web import _player
+from truc_p2p.ui._web import _feed
 
 #: Our turn has arrived, whether or not the guard is over.
 ARRIVED_JS = """(last) => window.truc && window.truc.state && window.truc.state.table
@@ -23,7 +23,7 @@ def test_input_is_ignored_just_after_the_choices_change(
 ) -> None:
     # a longer guard than the table's half second, so that a loaded machine cannot let it
     # run out between the test seeing the choices and pressing the key
-    monkeypatch.setattr(_player, "GUARD_SECONDS", 3.0)
+    monkeypatch.setattr(_feed, "GUARD_SECONDS", 3.0)  # the feed sends it as guard_ms
     game = HostedGame(tmp_path, seed=SEED, target=6)
     url = game.start()
     try:
@@ -34,6 +34,7 @@ def test_input_is_ignored_just_after_the_choices_change(
         for _ in range(3):  # three turns in a row, each tried too early first
             page.wait_for_function(ARRIVED_JS, arg=last)
             table = page.evaluate("window.truc.state.table")
+            assert page.evaluate("window.truc.state.guard_ms") == 3000
             last = table["turn"]
             if page.evaluate("window.truc.settling()"):
                 # a key at once (as 0.4 s after a refused "2 more?"): ignored, nothing sent
