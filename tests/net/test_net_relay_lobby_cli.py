@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,44 @@ def test_public_needs_a_relay_and_an_invite_has_its_own(tmp_path: Path) -> None:
     assert done.returncode == 2 and "--relay" in done.stderr
     done = _run(tmp_path, "join", "truc://127.0.0.1:1/?fp=" + "ab" * 32, "--relay", "r:1")
     assert done.returncode == 2 and "own relay" in done.stderr
+
+
+def test_the_relay_refuses_connections_beyond_its_max_connections(tmp_path: Path) -> None:
+    """``relay --max-connections 2``: two silent connections are held, the third is
+    closed at once and counted as refused (the default, 1024, would hold it)."""
+    relay = _proc(
+        tmp_path, "relay", "--bind", "127.0.0.1", "--port", "0", "--json",
+        "--max-connections", "2",
+    )  # fmt: skip
+    held: list[socket.socket] = []
+    try:
+        _, line = relay.wait_for(lambda text: '"listening"' in text, 20)
+        port = json.loads(line)["addresses"][0][1]
+        for _ in range(2):
+            held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        time.sleep(0.5)  # both accepted and counted before the third comes
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as third:
+            try:
+                assert third.recv(1) == b""  # closed by the relay, not left waiting
+            except ConnectionResetError:
+                pass
+        for sock in held:  # the two within the limit are still open
+            sock.settimeout(0.3)
+            with pytest.raises(TimeoutError):
+                sock.recv(1)
+    finally:
+        for sock in held:
+            sock.close()
+        relay.stop()
+    stopped = relay.last_json()
+    assert stopped["event"] == "stopped", relay.text()
+    assert (stopped["connections"], stopped["refused_connections"]) == (3, 1), relay.text()
+
+
+@pytest.mark.parametrize("value", ["0", "-5"])
+def test_a_bad_max_connections_is_one_line(tmp_path: Path, value: str) -> None:
+    done = _run(tmp_path, "relay", "--port", "0", "--max-connections", value)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"truc-p2p relay: --max-connections must be at least 1, not {value}"
+    ]

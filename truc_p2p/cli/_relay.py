@@ -14,7 +14,7 @@ import trio
 
 from truc_p2p.cli._run import run_until_interrupted
 from truc_p2p.i18n import _, decimal
-from truc_p2p.net import DEFAULT_RELAY_PORT, RelayServer, SessionReport, host_port
+from truc_p2p.net import DEFAULT_RELAY_PORT, RelayLimits, RelayServer, SessionReport, host_port
 from truc_p2p.ui import notice_text
 
 __all__ = ["register"]
@@ -63,6 +63,17 @@ def register(subparsers: Any) -> None:
         ),
     )
     relay.add_argument(
+        "--max-connections",
+        type=int,
+        default=RelayLimits.max_connections,
+        metavar="N",
+        help=_(
+            "connections held at once, from all addresses together; more are refused "
+            "(default {default}; a relayed game holds 3)",
+            default=RelayLimits.max_connections,
+        ),
+    )
+    relay.add_argument(
         "--json", action="store_true", help=_("print one JSON object per line (start, sessions)")
     )
     relay.set_defaults(func=_relay)
@@ -72,6 +83,13 @@ def _relay(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         print(
             "truc-p2p relay: " + _("--port must be in 0..65535, not {port}", port=args.port),
+            file=sys.stderr,
+        )
+        return 2
+    if args.max_connections < 1:
+        print(
+            "truc-p2p relay: "
+            + _("--max-connections must be at least 1, not {n}", n=args.max_connections),
             file=sys.stderr,
         )
         return 2
@@ -107,7 +125,12 @@ def _relay(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    server = RelayServer(on_report=report, site=args.site, trusted_proxies=trusted)
+    server = RelayServer(
+        RelayLimits(max_connections=args.max_connections),
+        on_report=report,
+        site=args.site,
+        trusted_proxies=trusted,
+    )
 
     async def main(stop: trio.Event) -> int:
         try:
