@@ -18,6 +18,7 @@ from helpers.net import bot, new_session
 from helpers.relay import FP, raw_stream, running_relay
 
 import truc_p2p.net._join_game as games_module
+from truc_p2p.cli._lifecycle import _tries_line
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
@@ -28,6 +29,7 @@ from truc_p2p.net import (
     GameSettings,
     Invite,
     Listen,
+    PathTry,
     PlayOptions,
     RelayLimits,
     Reporting,
@@ -252,7 +254,9 @@ async def test_a_dropped_game_reconnects_through_the_relay(
 ) -> None:
     """host_game --relay and join_game: the game is cut (relayed: by the relay's byte
     budget per splice; punched: the joiner's first connection is reset), the joiner
-    redials through the relay on the same kind of path, and the game finishes."""
+    redials through the relay on the same kind of path, and the game finishes.  Every
+    link, each redial's too, says why it took its path (connect.md §4.1): the
+    ``join`` command's line, and one entry of ``links`` in the result."""
     dialled: list[trio.SocketStream] = []
 
     async def forced(invite: Invite, **kwargs: Any) -> tuple[trio.SocketStream, str]:
@@ -265,6 +269,7 @@ async def test_a_dropped_game_reconnects_through_the_relay(
     host_id, join_id = Identity.ephemeral().key, Identity.ephemeral().key
     limits = RelayLimits(max_session_bytes=16_000)
     paths: list[str] = []
+    tries: list[list[PathTry]] = []
     outcomes: dict[str, GameOutcome] = {}
     with trio.fail_after(60):
         async with running_relay(limits) as (_, port, reports), trio.open_nursery() as nursery:
@@ -294,7 +299,9 @@ async def test_a_dropped_game_reconnects_through_the_relay(
                 identity=join_id,
                 settings=GameSettings(clocks=Clocks(turn_timeout=30, grace=20)),
                 storage=Storage(out_dir=tmp_path / "join", fsync=False),
-                report=Reporting(on_path=lambda route, _peer: paths.append(route)),
+                report=Reporting(
+                    on_path=lambda route, _peer: paths.append(route), on_tries=tries.append
+                ),
             )
             with trio.fail_after(20):
                 while "host" not in outcomes:
@@ -304,6 +311,15 @@ async def test_a_dropped_game_reconnects_through_the_relay(
         assert outcome.transcript is not None
         assert verify_transcript(read_transcript(outcome.transcript)).valid
     assert outcomes["join"].path == path and len(paths) >= 2 and set(paths) == {path}
+    # the why-line again on every redial, made by the same words as the first one's
+    lines = [_tries_line([t.as_json() for t in link]) for link in tries]
+    taken = "via the relay 127.0.0.1:" if path == "relayed" else "took the punched path"
+    assert len(lines) == len(paths) and all(taken in line for line in lines)
+    result = outcomes["join"].to_json()
+    assert [link["path"] for link in result["links"]] == paths
+    assert result["links"][0]["tries"] == result["path_tries"]
+    for link in result["links"]:
+        assert {"path": path, "result": "won"}.items() <= link["tries"][-1].items(), link
     if path == "relayed":
         assert sum(r.spliced for r in reports) >= 2
         assert any(r.end == "byte limit" for r in reports)

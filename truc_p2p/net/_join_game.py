@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -65,6 +66,7 @@ class Redialer:
         on_notice: Callable[[str], None] | None = None,
         transcript: Path | None = None,
         turn: TurnServer | None = None,
+        on_tries: Callable[[list[PathTry]], None] | None = None,
     ) -> None:
         self.invite = host if isinstance(host, Invite) else None
         self.host = host.host if isinstance(host, Invite) else host
@@ -75,6 +77,11 @@ class Redialer:
         self.transcript = transcript
         #: The joiner's own TURN server (``Dial.turn``), offered on every redial.
         self.turn = turn
+        #: Hears what became of each kind of path on every redial that raced them
+        #: (before ``on_path``), like the first connection's "why this path" line.
+        self.on_tries = on_tries
+        #: One ``{"path", "tries"}`` per new link that raced the paths (connect.md §4.1).
+        self.links: list[dict[str, Any]] = []
         self.attempts = 0
         self._until: float | None = None
 
@@ -102,9 +109,18 @@ class Redialer:
             assert self.port is not None
             return await _connect(self.host, self.port, self.connect_timeout)
         timeout = max(self.connect_timeout, DIRECT_WINDOW + 5)
+        tries: list[PathTry] = []
         stream, route = await connect(
-            self.invite, connect_timeout=timeout, turn=self.turn, on_notice=self.on_notice
+            self.invite,
+            connect_timeout=timeout,
+            tries=tries,
+            turn=self.turn,
+            on_notice=self.on_notice,
         )
+        if tries:
+            self.links.append(_link(route, tries))
+            if self.on_tries is not None:
+                self.on_tries(tries)
         if self.on_path is not None:
             self.on_path(route)
         return stream
@@ -300,6 +316,14 @@ async def _join_once(
             os_error_facts(exc),
             me=Player.P0,
         )
+    redialer = Redialer(
+        inv,
+        on_path=on_path,
+        on_notice=report.on_notice,
+        transcript=local.transcript,
+        turn=dial.turn,
+        on_tries=report.on_tries,
+    )
     try:
         async with stream:
             outcome = await play_game(
@@ -311,13 +335,7 @@ async def _join_once(
                     expected_fingerprint=inv.fingerprint,
                     on_event=report.on_event,
                     stop=stop,
-                    reconnector=Redialer(
-                        inv,
-                        on_path=on_path,
-                        on_notice=report.on_notice,
-                        transcript=local.transcript,
-                        turn=dial.turn,
-                    ),
+                    reconnector=redialer,
                     before_send=local.sync,
                     on_evidence=local.keep_evidence,
                     away_file=local.away_file,
@@ -347,7 +365,13 @@ async def _join_once(
         transcript=local.transcript,
         path=route,
         path_tries=tuple(t.as_json() for t in tries) or None,
+        links=(_link(route, tries), *redialer.links) if tries else None,
     )
+
+
+def _link(route: str, tries: list[PathTry]) -> dict[str, Any]:
+    """One link's path and what became of each kind of path raced for it."""
+    return {"path": route, "tries": [t.as_json() for t in tries]}
 
 
 def _incompatible(outcome: GameOutcome) -> bool:

@@ -307,6 +307,9 @@ class GameOutcome:
     #: What became of each kind of path the joiner raced for its first connection
     #: (:meth:`~truc_p2p.net.PathTry.as_json` each; connect.md §4.1), or ``None``.
     path_tries: tuple[dict[str, Any], ...] | None = None
+    #: The joiner's links of this game, the first and each one a redial made after
+    #: a cut, as ``{"path", "tries"}`` (``tries`` like ``path_tries``), or ``None``.
+    links: tuple[dict[str, Any], ...] | None = None
     #: The signed resignation that ended the game (ours or the opponent's).
     resignation: Resignation | None = field(default=None, repr=False)
     #: The dealer of the first hand (``None`` before the coins), our own key's
@@ -406,6 +409,7 @@ class GameOutcome:
             "transcript": str(self.transcript) if self.transcript is not None else None,
             "path": self.path,
             **({"path_tries": list(self.path_tries)} if self.path_tries else {}),
+            **({"links": list(self.links)} if self.links else {}),
         }
 
 
