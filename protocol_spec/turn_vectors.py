@@ -12,7 +12,9 @@ addresses are documentation ones (RFC 5737): the TURN server relays on
 198.51.100.7, the host's NAT is 203.0.113.5, the joiner's 203.0.113.9.
 RFC 5769 §2.2 (a success response with XOR-MAPPED-ADDRESS, a short-term
 MESSAGE-INTEGRITY and a FINGERPRINT) is included as published, as a check of
-the reader against bytes not made here.
+the reader against bytes not made here, and so is §2.4 (a request with a
+long-term MESSAGE-INTEGRITY whose password only SASLprep makes right), after
+SASLprep's own cases (RFC 4013 §3's examples and a few more).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from truc_p2p.net._saslprep import SaslprepError, saslprep
 from truc_p2p.net._stun import (
     ALLOCATE,
     CONNECT,
@@ -215,7 +218,54 @@ def vectors() -> dict[str, Any]:
             "password": "VOkJxbRl1RmTxUk/WvJxBt",
             "xor_mapped_address": ["192.0.2.1", 32853],
         },
+        "saslprep": saslprep_cases(),
+        "rfc5769_long_term_request": {
+            "hex": RFC5769_LONG_TERM_REQUEST,
+            "username": "\u30de\u30c8\u30ea\u30c3\u30af\u30b9",
+            "password": "The\u00adM\u00aatr\u2168",
+            "realm": "example.org",
+            "nonce": "f//499k954d6OL34oL9FSTvy64sA",
+        },
     }
+
+
+#: RFC 5769 §2.4, as published: a Binding request with USERNAME, NONCE, REALM and a
+#: long-term MESSAGE-INTEGRITY (user マトリックス, password The<U+00AD>M<U+00AA>tr<U+2168>).
+RFC5769_LONG_TERM_REQUEST = (
+    "000100602112a44278ad3433c6ad72c029da412e"
+    "00060012e3839ee38388e383aae38383e382afe382b90000"
+    "0015001c662f2f3439396b39353464364f4c33346f4c394653547679363473410014000b"
+    "6578616d706c652e6f726700"
+    "00080014f67024656dd64a3e02b8e0712e85c9a28ca89666"
+)
+
+#: SASLprep's inputs (connect.md §11.3): RFC 4013 §3's examples, then a non-ASCII
+#: space, an unassigned code point (in Unicode 3.2), right-to-left text on its own,
+#: a private-use character and RFC 5769 §2.4's password.
+SASLPREP_INPUTS = (
+    "I\u00adX",
+    "user",
+    "USER",
+    "\u00aa",
+    "\u2168",
+    "\u0007",
+    "\u0627\u0031",
+    "pass\u00a0word",
+    "\u0221",
+    "\u0627\u0628",
+    "a\ue000",
+    "The\u00adM\u00aatr\u2168",
+)
+
+
+def saslprep_cases() -> list[dict[str, str]]:
+    cases = []
+    for text in SASLPREP_INPUTS:
+        try:
+            cases.append({"input": text, "output": saslprep(text)})
+        except SaslprepError as exc:
+            cases.append({"input": text, "error": exc.reason})
+    return cases
 
 
 def render() -> str:

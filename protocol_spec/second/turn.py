@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import stringprep
 import struct
+import unicodedata
 from typing import Any
 
 FILE = "turn_v1.json"
@@ -29,6 +31,35 @@ RFC5769 = (
     "002000080001a147e112a643000800142b91f599fd9e90c38c7489f92af9ba53f06be7d7"
     "80280004c07d4c96"
 )
+
+RFC5769_LTC = (
+    "000100602112a44278ad3433c6ad72c029da412e00060012e3839ee38388e383aae38383e382afe382b9"
+    "00000015001c662f2f3439396b39353464364f4c33346f4c394653547679363473410014000b6578616d"
+    "706c652e6f72670000080014f67024656dd64a3e02b8e0712e85c9a28ca89666"
+)
+# connect.md §11.3: SASLprep's inputs, in order
+PREP_INPUTS = [
+    "I\u00adX", "user", "USER", "\u00aa", "\u2168", "\u0007", "\u0627\u0031",
+    "pass\u00a0word", "\u0221", "\u0627\u0628", "a\ue000", "The\u00adM\u00aatr\u2168",
+]  # fmt: skip
+PROHIBITED = [getattr(stringprep, f"in_table_{t}") for t in
+              ("c12", "c21", "c22", "c3", "c4", "c5", "c6", "c7", "c8", "c9")]  # fmt: skip
+
+
+def prep(text: str) -> dict[str, str]:
+    """RFC 4013 for a stored string: the case's output, or its error."""
+    kept = [c for c in text if not stringprep.in_table_b1(c)]
+    out = unicodedata.ucd_3_2_0.normalize(
+        "NFKC", "".join(" " if stringprep.in_table_c12(c) else c for c in kept)
+    )
+    if any(table(c) for c in out for table in PROHIBITED):
+        return {"input": text, "error": "prohibited"}
+    if any(stringprep.in_table_a1(c) for c in out):
+        return {"input": text, "error": "unassigned"}
+    rtl = [stringprep.in_table_d1(c) for c in out]
+    if any(rtl) and (any(map(stringprep.in_table_d2, out)) or not (rtl[0] and rtl[-1])):
+        return {"input": text, "error": "bidi"}
+    return {"input": text, "output": out}
 
 
 def txid(label: str) -> bytes:
@@ -156,5 +187,13 @@ def build() -> dict[str, Any]:
             "hex": RFC5769,
             "password": "VOkJxbRl1RmTxUk/WvJxBt",
             "xor_mapped_address": ["192.0.2.1", 32853],
+        },
+        "saslprep": [prep(text) for text in PREP_INPUTS],
+        "rfc5769_long_term_request": {
+            "hex": RFC5769_LTC,
+            "username": "\u30de\u30c8\u30ea\u30c3\u30af\u30b9",
+            "password": "The\u00adM\u00aatr\u2168",
+            "realm": "example.org",
+            "nonce": "f//499k954d6OL34oL9FSTvy64sA",
         },
     }

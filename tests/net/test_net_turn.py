@@ -206,6 +206,14 @@ async def test_a_server_that_is_down_or_silent_is_a_turn_error_in_bounded_time(
         (["--relay", "127.0.0.1:9", "--turn", "t.example:3478", "--turn-user", "u"],
          "--turn: 't.example:3478' is not a turn: URL (turn:HOST:PORT)"),
         (["--turn-user", "u"], "--turn-user and --turn-password need --turn"),
+        (["--relay", "127.0.0.1:9", "--turn", "turn:t.example", "--turn-user", "u\u0007",
+          "--turn-password", "p"],
+         "the TURN user name is refused by SASLprep (RFC 4013): an ASCII control character "
+         "(U+0007)"),
+        (["--relay", "127.0.0.1:9", "--turn", "turn:t.example", "--turn-user", "u",
+          "--turn-password", "\u0627\u0031"],
+         "the TURN password is refused by SASLprep (RFC 4013): right-to-left text not begun "
+         "and ended right-to-left"),
     ],
 )  # fmt: skip
 def test_bad_turn_options_are_one_line_and_status_2(

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from truc_p2p.net._saslprep import SaslprepError, saslprep
 from truc_p2p.net._stun import (
     HEADER,
     Attr,
@@ -24,7 +25,7 @@ from truc_p2p.net._stun import (
     long_term_key,
     message_length,
 )
-from truc_p2p.net._turn import parse_turn_url
+from truc_p2p.net._turn import TurnServer, parse_turn_url
 
 SPEC_DIR = Path(__file__).resolve().parents[2] / "protocol_spec"
 VECTORS: dict[str, Any] = json.loads((SPEC_DIR / "vectors" / "turn_v1.json").read_text())
@@ -160,3 +161,46 @@ def test_turn_urls(url: str, want: tuple[str, int]) -> None:
 def test_bad_turn_urls_are_value_errors(url: str) -> None:
     with pytest.raises(ValueError):
         parse_turn_url(url)
+
+
+@pytest.mark.parametrize("case", VECTORS["saslprep"], ids=lambda c: ascii(c["input"]))
+def test_saslprep_gives_each_cases_output_or_error(case: dict[str, str]) -> None:
+    assert ("output" in case) != ("error" in case), case
+    if "output" in case:
+        assert saslprep(case["input"]) == case["output"]
+    else:
+        with pytest.raises(SaslprepError) as caught:
+            saslprep(case["input"])
+        assert caught.value.reason == case["error"]
+
+
+def test_the_saslprep_cases_hold_rfc_4013_s_examples() -> None:
+    """RFC 4013 §3, as the RFC prints them (so the vectors cannot drift from it)."""
+    got = {c["input"]: c.get("output", c.get("error")) for c in VECTORS["saslprep"]}
+    rfc = {"I\u00adX": "IX", "user": "user", "USER": "USER", "\u00aa": "a", "\u2168": "IX"}
+    assert {k: got[k] for k in rfc} == rfc
+    assert (got["\u0007"], got["\u0627\u0031"]) == ("prohibited", "bidi")
+
+
+def test_rfc_5769_s_long_term_request_checks_only_through_saslprep() -> None:
+    vector = VECTORS["rfc5769_long_term_request"]
+    raw = bytes.fromhex(vector["hex"])
+    msg = Message.decode(raw)
+    assert msg.text(Attr.USERNAME) == vector["username"]
+    assert (msg.text(Attr.REALM), msg.text(Attr.NONCE)) == (vector["realm"], vector["nonce"])
+    server = TurnServer("turn.test", 3478, vector["username"], vector["password"])
+    user, password = server.credential()
+    assert password == "TheMatrIX"
+    assert msg.check_integrity(raw, long_term_key(user, vector["realm"], password))
+    raw_key = long_term_key(vector["username"], vector["realm"], vector["password"])
+    assert not msg.check_integrity(raw, raw_key)  # without SASLprep: a wrong key
+
+
+def test_a_credential_saslprep_refuses_is_a_value_error_that_hides_the_password() -> None:
+    with pytest.raises(ValueError, match=r"user name is refused by SASLprep.*U\+0007"):
+        TurnServer("turn.test", 3478, "al\u0007ice", "pw")
+    with pytest.raises(ValueError) as caught:
+        TurnServer("turn.test", 3478, "alice", "s3cr\u0007t")
+    assert str(caught.value) == (
+        "the TURN password is refused by SASLprep (RFC 4013): an ASCII control character"
+    )

@@ -566,7 +566,10 @@ def turn_server_of(
                 variable=TURN_PASSWORD_VARIABLE,
             )
         )
-    return TurnServer(host, port, net.turn_user, password)
+    try:
+        return TurnServer(host, port, net.turn_user, password)
+    except ValueError as exc:  # SASLprep refuses the user name or the password
+        return fail(str(exc))
 
 
 def _tries_line(tries: list[dict[str, Any]]) -> str:

@@ -104,7 +104,8 @@ def _split_type(value: int) -> tuple[int, int]:
 
 
 def long_term_key(username: str, realm: str, password: str) -> bytes:
-    """The long-term credential's HMAC key, ``MD5(username ":" realm ":" password)``."""
+    """The long-term credential's HMAC key, ``MD5(username ":" realm ":" password)``,
+    of a user name and password already through SASLprep (:func:`~._saslprep.saslprep`)."""
     return hashlib.md5(f"{username}:{realm}:{password}".encode()).digest()
 
 

@@ -32,6 +32,7 @@ import trio
 from truc_p2p._text import printable
 from truc_p2p.net._invite import host_port
 from truc_p2p.net._relay_wire import Addr, RelayProtocolError, read_exactly
+from truc_p2p.net._saslprep import SaslprepError, saslprep
 from truc_p2p.net._stun import (
     ALLOCATE,
     CONNECT,
@@ -86,12 +87,36 @@ class TurnAuthError(TurnError):
 
 @dataclass(frozen=True)
 class TurnServer:
-    """Where the TURN server is and the long-term credential (never shown)."""
+    """Where the TURN server is and the long-term credential (never shown).
+
+    The user name and password go through SASLprep (RFC 4013; connect.md §11)
+    before they are sent or keyed: one SASLprep refuses is a :class:`SaslprepError`
+    (a ``ValueError``) here, whose message never shows the password's characters.
+    """
 
     host: str
     port: int = DEFAULT_TURN_PORT
     username: str = ""
     password: str = field(default="", repr=False)
+
+    def __post_init__(self) -> None:
+        self.credential()
+
+    def credential(self) -> tuple[str, str]:
+        """The user name and password as SASLprep prepares them."""
+        try:
+            username = saslprep(self.username)
+        except SaslprepError as exc:
+            raise SaslprepError(
+                exc.reason, f"the TURN user name is refused by SASLprep (RFC 4013): {exc}"
+            ) from None
+        try:
+            password = saslprep(self.password)
+        except SaslprepError as exc:
+            raise SaslprepError(
+                exc.reason, f"the TURN password is refused by SASLprep (RFC 4013): {exc.what}"
+            ) from None
+        return username, password
 
     def __str__(self) -> str:
         return host_port(self.host, self.port)
@@ -165,7 +190,7 @@ class Allocation:
             return msg.encode()
         attrs = (
             *msg.attrs,
-            (Attr.USERNAME, self.server.username.encode()),
+            (Attr.USERNAME, self.server.credential()[0].encode()),
             (Attr.REALM, self._realm.encode()),
             (Attr.NONCE, self._nonce),
         )
@@ -178,7 +203,8 @@ class Allocation:
         if realm is not None:
             self._realm = realm
         self._nonce = nonce
-        self._key = long_term_key(self.server.username, self._realm, self.server.password)
+        username, password = self.server.credential()
+        self._key = long_term_key(username, self._realm, password)
 
     async def _exchange(
         self, stream: trio.SocketStream, raw: bytes, txid: bytes, *, direct: bool
