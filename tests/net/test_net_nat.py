@@ -314,10 +314,12 @@ def test_two_symmetric_nats_play_through_turn_with_a_cut_and_a_resume(
             allocated = [line for _, _, line in host.lines if "joiners behind any NAT" in line]
             assert len(allocated) == 2 and allocated[0] != allocated[1], host.text()
         _check_game(tmp_path, host, joiner, "turn")
-        # one game resumed mid-way, not a new one: the paths were raced once, one transcript
-        assert sum("via TURN" in line for _, _, line in joiner.lines) == 1, joiner.text()
+        # one game resumed mid-way, not a new one (one transcript); each link, the
+        # redial's too, said why it took its path
+        assert _why_lines(joiner) == _links(joiner) >= 2, joiner.text()
         assert len(list((tmp_path / "join-games").glob("*.truc"))) == 1
         mine = joiner.last_json()
+        assert len(mine["links"]) == _links(joiner) and mine["links"][0]["path"] == "turn"
         paths = {t["path"]: t for t in mine["path_tries"]}
         assert paths["turn"]["result"] == "won" and paths["punched"]["result"] == "timed-out"
         assert host.last_json()["path_tries"] == [
@@ -332,6 +334,16 @@ def test_two_symmetric_nats_play_through_turn_with_a_cut_and_a_resume(
     log = (tmp_path / "turnserver.log").read_text()
     binds = log.count("CONNECTION_BIND processed, success")
     assert binds >= (2 if cut == "data" else 1), log[-3000:]
+
+
+def _why_lines(joiner: Proc) -> int:
+    """The joiner's "why this path" lines (connect.md §4.1): direct is raced first."""
+    return sum(line.startswith("direct: ") for _, _, line in joiner.lines)
+
+
+def _links(joiner: Proc) -> int:
+    """The joiner's links: its first connection and each redial."""
+    return sum(line.startswith(("connected (", "reconnected (")) for _, _, line in joiner.lines)
 
 
 def test_a_wrong_turn_password_says_so_once_and_the_relay_splice_carries_the_game(
@@ -377,3 +389,46 @@ def test_a_joiner_s_own_turn_server_carries_the_game_of_a_host_without_one(
         relay.stop()
     stats = relay.last_json()
     assert (stats["splices"], stats["bytes"]) == (0, 0), relay.text()
+
+
+@pytest.mark.parametrize("cut", ["data", "allocation"])
+def test_a_game_on_the_joiner_s_own_turn_allocation_is_cut_and_resumes(
+    lab: Lab, tmp_path: Path, coturn: subprocess.Popen[bytes], cut: str
+) -> None:
+    """``join --turn`` behind a random-port NAT, a host without TURN behind another:
+    the game runs through the joiner's allocation; mid-game the host's link to the
+    joiner's relayed address is cut (``data``), or every TCP link of the joiner to
+    coturn, which ends its allocation (``allocation``); the joiner redials, allocates
+    again if it must, says again why it took its path, and the game resumes through
+    TURN and finishes; both transcripts verify; the relay carried no game byte."""
+    lab.home("a", random_ports=True)
+    lab.home("b", random_ports=True)
+    relay = start_relay(lab, tmp_path)
+    try:
+        host, invite = start_host(lab, "ha", tmp_path, *SLOW_BOT)
+        joiner = Proc(
+            lab, "hb", tmp_path, "join", invite, "--json", *SLOW_BOT, "--seed", "2",
+            "--timeout", "30", "--identity", "join.key", "--out", "join-games", *turn_args(),
+        )  # fmt: skip
+        joiner.wait_for(lambda line: line.startswith("connected (TURN path)"), 30)
+        host.wait_for(lambda line: "(TURN path)" in line, 10)
+        time.sleep(1.5)  # the game has begun: a search bot to 24 takes many seconds
+        killed = lab.run("ha" if cut == "data" else "hb", "ss", "-K", "dst", TURN_IP, check=False)
+        assert killed.returncode == 0, killed.stderr
+        joiner.wait_for(lambda line: line.startswith("reconnected (TURN path)"), 40)
+        _check_game(tmp_path, host, joiner, "turn")
+        assert len(list((tmp_path / "join-games").glob("*.truc"))) == 1  # resumed, not anew
+        assert _why_lines(joiner) == _links(joiner) >= 2, joiner.text()
+        links = joiner.last_json()["links"]
+        assert len(links) == _links(joiner) and {link["path"] for link in links} == {"turn"}
+        for link in links:
+            won = [t for t in link["tries"] if t["result"] == "won"]
+            assert [t["path"] for t in won] == ["turn"] and won[0]["via"].startswith(TURN_IP)
+        assert "path_tries" not in host.last_json()  # the host has no TURN server of its own
+        assert TURN_PASSWORD not in host.text() + joiner.text()
+    finally:
+        relay.stop()
+    stats = relay.last_json()  # the relay only met the two sides: no splice, no game byte
+    assert (stats["splices"], stats["bytes"]) == (0, 0), relay.text()
+    log = (tmp_path / "turnserver.log").read_text()
+    assert log.count("CONNECTION_BIND processed, success") >= 2, log[-3000:]
