@@ -6,6 +6,7 @@ carries bytes.  (coturn itself runs in ``test_net_nat.py``.)"""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -289,6 +290,65 @@ def loopback_coturn(tmp_path: Path) -> Iterator[int]:
             assert server.poll() is None and time.monotonic() < deadline, "coturn did not start"
             time.sleep(0.1)
         yield port
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _documented_coturn_config(page: str) -> str:
+    """The coturn configuration a page shows (the fenced block with ``lt-cred-mech``)."""
+    blocks: list[list[str]] = []
+    inside = False
+    for line in (ROOT / page).read_text().splitlines(keepends=True):
+        if line.startswith("```"):
+            inside = not inside
+            blocks += [[]] if inside else []
+        elif inside:
+            blocks[-1].append(line)
+    found = ["".join(block) for block in blocks if "lt-cred-mech\n" in block]
+    assert len(found) == 1, page
+    return found[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", ["README.md", "docs/friends.md"])
+async def test_the_documented_coturn_configuration_works(page: str, tmp_path: Path) -> None:
+    """The configuration the README and play-a-friend show, its public address made
+    127.0.0.1 and its port a free one: coturn starts with it and allocates for its
+    user (coturn reads a comment after a value as part of the value)."""
+    if shutil.which("turnserver") is None:
+        if os.environ.get("CI"):
+            pytest.fail("the TURN tests must run in CI: .ci/run installs coturn")
+        pytest.skip("needs coturn's turnserver (apt-get install coturn)")
+    text = _documented_coturn_config(page)
+    user, password = re.findall(r"^user=([^:\n]+):(\S+)$", text, re.M)[0]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    text = text.replace("203.0.113.10", "127.0.0.1").replace("=3478", f"={port}")
+    conf = tmp_path / "turnserver.conf"
+    conf.write_text(
+        f"{text}userdb={tmp_path / 'db'}\npidfile={tmp_path / 'pid'}\nlog-file=/dev/null\n"
+    )
+    server = subprocess.Popen(
+        ["turnserver", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        with trio.fail_after(20):
+            while True:
+                try:
+                    await (await trio.open_tcp_stream("127.0.0.1", port)).aclose()
+                    break
+                except OSError:
+                    assert server.poll() is None, (
+                        f"coturn did not start with {page}'s configuration"
+                    )
+                    await trio.sleep(0.1)
+            async with open_allocation(TurnServer("127.0.0.1", port, user, password)) as alloc:
+                assert alloc.relayed[0] == "127.0.0.1"
     finally:
         server.terminate()
         server.wait(10)
