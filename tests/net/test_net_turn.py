@@ -314,9 +314,9 @@ def _documented_coturn_config(page: str) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", ["README.md", "docs/friends.md"])
+@pytest.mark.parametrize("page", ["README.md", "docs/friends.md", "protocol_spec/connect.md"])
 async def test_the_documented_coturn_configuration_works(page: str, tmp_path: Path) -> None:
-    """The configuration the README and play-a-friend show, its public address made
+    """The configuration the README, play-a-friend and the spec show, its address made
     127.0.0.1 and its port a free one: coturn starts with it and allocates for its
     user (coturn reads a comment after a value as part of the value)."""
     if shutil.which("turnserver") is None:
