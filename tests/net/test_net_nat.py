@@ -425,6 +425,8 @@ def test_a_game_on_the_joiner_s_own_turn_allocation_is_cut_and_resumes(
             won = [t for t in link["tries"] if t["result"] == "won"]
             assert [t["path"] for t in won] == ["turn"] and won[0]["via"].startswith(TURN_IP)
         assert "path_tries" not in host.last_json()  # the host has no TURN server of its own
+        # the host says the path of the link the game resumed on too
+        assert sum(line.endswith("(TURN path)") for _, _, line in host.lines) >= 2, host.text()
         assert TURN_PASSWORD not in host.text() + joiner.text()
     finally:
         relay.stop()

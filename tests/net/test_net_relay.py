@@ -270,6 +270,7 @@ async def test_a_dropped_game_reconnects_through_the_relay(
     limits = RelayLimits(max_session_bytes=16_000)
     paths: list[str] = []
     tries: list[list[PathTry]] = []
+    host_paths: list[str] = []  # the host says each link's path too, a resumed one's too
     outcomes: dict[str, GameOutcome] = {}
     with trio.fail_after(60):
         async with running_relay(limits) as (_, port, reports), trio.open_nursery() as nursery:
@@ -287,7 +288,10 @@ async def test_a_dropped_game_reconnects_through_the_relay(
                     settings=GameSettings(clocks=Clocks(turn_timeout=30, grace=20)),
                     listen=Listen(bind="127.0.0.1", port=0, relay=("127.0.0.1", port)),
                     storage=Storage(out_dir=tmp_path / "host", fsync=False),
-                    report=Reporting(on_invite=on_invite),
+                    report=Reporting(
+                        on_invite=on_invite,
+                        on_path=lambda route, _peer: host_paths.append(route),
+                    ),
                 )
 
             nursery.start_soon(host)
@@ -311,6 +315,7 @@ async def test_a_dropped_game_reconnects_through_the_relay(
         assert outcome.transcript is not None
         assert verify_transcript(read_transcript(outcome.transcript)).valid
     assert outcomes["join"].path == path and len(paths) >= 2 and set(paths) == {path}
+    assert host_paths == paths
     # the why-line again on every redial, made by the same words as the first one's
     lines = [_tries_line([t.as_json() for t in link]) for link in tries]
     taken = "via the relay 127.0.0.1:" if path == "relayed" else "took the punched path"

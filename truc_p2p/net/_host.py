@@ -258,8 +258,11 @@ class HostLoop:
         allow: frozenset[str] | None = None,
         limits: PendingLimits = PendingLimits(),
         on_notice: Callable[[str], None] | None = None,
+        on_resumed: Callable[[trio.abc.Stream, str], None] | None = None,
     ) -> None:
         self.listener = listener
+        #: Hears each new link a running game took (a resume handed to it) and its peer.
+        self.on_resumed = on_resumed
         self.identity = identity
         self.start_game = start_game
         self.hello_timeout = hello_timeout
@@ -439,7 +442,10 @@ class HostLoop:
                 # False: the peer's own resumes queue up faster than the throttle
                 # answers them (wire.md 13.4): closed quietly, no refusal to sign and
                 # no line on the screen for each
-                return slot.reconnector.offer(stream, first)
+                taken = slot.reconnector.offer(stream, first)
+                if taken and self.on_resumed is not None:
+                    self.on_resumed(stream, peer)
+                return taken
         self.notice(Notice("unknown-game", peer=peer))
         await self.refuse(stream, "unknown-game", "this host has no such game running")
         return False

@@ -121,7 +121,7 @@ async def host_game(
     direct, punched or relayed path, ``listen.portmap`` asks the router to
     forward the port, ``listen.announce`` advertises the game on the LAN (both
     skipped on a loopback ``bind``), and ``report.on_path(path, peer)`` hears
-    how each connection came.
+    how each connection came: a game's first, and each a joiner's resume brought.
     Raises ``OSError`` if the address cannot be bound or the relay cannot be
     reached.
     """
@@ -237,6 +237,7 @@ class _Hosting:
                 capacity=listen.capacity,
                 allow=listen.allow,
                 on_notice=report.on_notice,
+                on_resumed=self._on_path,
             )
             if report.on_invite is not None:
                 report.on_invite(invite)
@@ -295,6 +296,11 @@ class _Hosting:
         meta = {**storage.meta, **self.relay_meta, "role": "host", "port": self.listener.port}
         return _hosted(self.identity, path, self.settings, storage, self.accept_series, meta)
 
+    def _on_path(self, stream: trio.abc.Stream, peer: str) -> None:
+        """``report.on_path`` for a game's link: its first, or one a resume brought."""
+        if self.report.on_path is not None:
+            self.report.on_path(self.reach.path_of(stream), self.reach.peer_of(stream, peer))
+
     async def play_linked(self, stream: trio.abc.Stream, first: bytes, peer: str) -> None:
         loop, report, stop = self.loop, self.report, self.stop
         prev = _hello_prev(first)
@@ -310,8 +316,7 @@ class _Hosting:
         loop.games.append(slot)
         if len(loop.games) >= self.listen.capacity:
             await self.set_listed(False)  # no place left: off the lobby
-        if report.on_path is not None:
-            report.on_path(self.reach.path_of(stream), self.reach.peer_of(stream, peer))
+        self._on_path(stream, peer)
         players = self.players
         strat, hook = players() if players is not None else (self.strategy, report.on_event)
         outcome: GameOutcome | None = None
