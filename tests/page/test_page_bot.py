@@ -13,7 +13,7 @@ from helpers.page import PagePlayer, new_app, some_point
 
 from truc_p2p._layers import PAGE_NET
 from truc_p2p.cli import main as cli_main
-from truc_p2p.protocol import scan_transcript, verify_transcript
+from truc_p2p.protocol import decode_envelope, scan_transcript, verify_transcript
 
 
 def _cards_first(actions: list[str]) -> str:
@@ -253,3 +253,24 @@ def test_a_cheating_peer_is_caught_at_its_message_and_the_evidence_kept() -> Non
     assert report.status == "violation" and report.error_message_no == tampered[0]
     abort = decode_envelope(player.app.envelopes[-1])
     assert abort.type == "abort" and abort.payload["reason"] == "cheat"
+
+
+def test_the_default_name_is_in_the_players_language_and_a_chosen_one_stays() -> None:
+    """A first visit names the player in the page's language ("joueur-1a2b" in French,
+    not the English "player-"), which its games send in their hello; a name the player
+    typed stays, whatever the language."""
+    player = _bot_game(lang="fr")
+    fingerprint = player.app.fingerprint
+    assert player.texts("identity")[-1]["name"] == f"joueur-{fingerprint[:4]}"
+    assert player.app.name == f"joueur-{fingerprint[:4]}"
+    hello = decode_envelope(player.app.envelopes[0])
+    assert hello.payload["name"] == f"joueur-{fingerprint[:4]}"
+    spanish = PagePlayer(new_app(stored=dict(player.stored)))
+    spanish.call({"type": "hello", "lang": "es"}, 0.0)
+    assert spanish.app.name == f"jugador-{fingerprint[:4]}"  # still the default: follows
+    spanish.call({"type": "name", "name": "Pau"}, 0.0)
+    assert spanish.stored["name"] == "Pau"
+    catalan = PagePlayer(new_app(stored=dict(spanish.stored)))
+    catalan.call({"type": "hello", "lang": "ca"}, 0.0)
+    assert catalan.app.name == "Pau"
+    assert catalan.texts("identity")[-1]["name"] == "Pau"

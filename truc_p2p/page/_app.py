@@ -81,12 +81,16 @@ class PageApp:
             self._out.store(IDENTITY_KEY, raw_key(key))
         self.key = key
         kept = stored.get(NAME_KEY)
-        #: The name the opponent sees (the player may change it; kept in IndexedDB).
-        self.name: str = f"player-{self.fingerprint[:4]}"
+        #: The name the opponent sees (the player may change it; kept in IndexedDB);
+        #: until the player gives one, "player-" and the key's first characters, in the
+        #: page's language once the worker's hello says it (:meth:`_hello`).
+        self.name: str = self._default_name()
+        #: Whether the name is the player's own (given, kept or typed), not the default.
+        self._named = False
         if name:
-            self.name = name
+            self.name, self._named = name, True
         elif isinstance(kept, str) and _good_name(kept):
-            self.name = kept
+            self.name, self._named = kept, True
         self.feed = self._new_feed()
         self.game: Game | None = None
         self.envelopes: list[bytes] = []
@@ -228,11 +232,17 @@ class PageApp:
             code = from_accept_language(lang)
         if code is not None:
             use_language(code)
+        if not self._named:  # the default name in the player's language
+            self.name = self._default_name()
         self.feed = self._new_feed()
         self.feed.publish_texts()
         self._app_texts()
         self._identity()
         self._resume_stored()
+
+    def _default_name(self) -> str:
+        name = _("player-{id}", id=self.fingerprint[:4])
+        return name if _good_name(name) else f"player-{self.fingerprint[:4]}"
 
     def _identity(self) -> None:
         self._page({"type": "identity", "fingerprint": self.fingerprint, "name": self.name})
@@ -240,7 +250,7 @@ class PageApp:
     def _rename(self, name: object) -> None:
         """The player's name for the next games (the one going on keeps its own)."""
         if isinstance(name, str) and _good_name(name.strip()):
-            self.name = name.strip()
+            self.name, self._named = name.strip(), True
             self.feed.my_name = self.name  # the next game's table says it too
             self._out.store(NAME_KEY, self.name)
         self._identity()
