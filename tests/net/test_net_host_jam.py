@@ -320,3 +320,29 @@ async def test_the_peers_resumes_beyond_the_games_queue_are_closed_quietly() -> 
     assert [taken for taken, _ in answers] == [True] * 4 + [False] * 2  # 4 queued
     assert all(sent == b"" for _, sent in answers[4:])  # closed, nothing signed
     assert notices == []
+
+
+async def test_a_resume_is_told_with_the_slot_of_its_own_game() -> None:
+    """With two games at once, a resume reaches ``on_resumed`` with its own game's
+    slot, so the host records the new link on that game only (connect.md §4.1)."""
+    pairs = [Pair(deck="v2", tag=f"resume-slot-{i}") for i in range(2)]
+    for pair in pairs:
+        pair.run(when=lambda pair=pair: bool(pair.started(P0) and pair.started(P1)))
+    told: list[tuple[GameSlot, str]] = []
+    loop = HostLoop(
+        _NoListener(),
+        pairs[0].keys[P1],
+        _no_game,
+        hello_timeout=HELLO_TIMEOUT,
+        capacity=2,
+        on_resumed=lambda slot, _stream, peer: told.append((slot, peer)),
+    )
+    slots = [GameSlot(session=pair.sessions[P1]) for pair in pairs]
+    loop.games.extend(slots)
+    joiner = pairs[1].sessions[P0]
+    joiner.reconnect(bytes(16), dialer=True)
+    ours, _theirs = trio.testing.memory_stream_pair()
+    game_id = pairs[1].sessions[P1].game_id
+    assert await loop._route_resume(ours, joiner.data_to_send(), game_id, "10.0.0.2")
+    assert told == [(slots[1], "10.0.0.2")]
+    await slots[1].reconnector.aclose()

@@ -7,6 +7,7 @@ over it, and the relay's limits are exercised with real sockets.
 
 from __future__ import annotations
 
+import json
 import socket
 import struct
 from pathlib import Path
@@ -325,6 +326,10 @@ async def test_a_dropped_game_reconnects_through_the_relay(
     assert result["links"][0]["tries"] == result["path_tries"]
     for link in result["links"]:
         assert {"path": path, "result": "won"}.items() <= link["tries"][-1].items(), link
+    # the host's --json has its own links, one per line it printed (no TURN: no tries)
+    hosted = json.loads(json.dumps(outcomes["host"].to_json()))
+    assert hosted["links"] == [{"path": route, "tries": []} for route in host_paths]
+    assert hosted["path"] == path and "path_tries" not in hosted
     if path == "relayed":
         assert sum(r.spliced for r in reports) >= 2
         assert any(r.end == "byte limit" for r in reports)

@@ -46,7 +46,7 @@ import math
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import trio
 
@@ -215,6 +215,9 @@ class GameSlot:
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     #: ``trio.current_time()`` of its hello.
     since: float = field(default_factory=trio.current_time)
+    #: The game's links, its first and each one a resume brought, as the host
+    #: records them (``{"path", "tries"}``, connect.md §4.1).
+    links: list[dict[str, Any]] = field(default_factory=list)
 
 
 async def read_first_frame(stream: trio.abc.Stream, timeout: float) -> bytes | None:
@@ -258,10 +261,11 @@ class HostLoop:
         allow: frozenset[str] | None = None,
         limits: PendingLimits = PendingLimits(),
         on_notice: Callable[[str], None] | None = None,
-        on_resumed: Callable[[trio.abc.Stream, str], None] | None = None,
+        on_resumed: Callable[[GameSlot, trio.abc.Stream, str], None] | None = None,
     ) -> None:
         self.listener = listener
-        #: Hears each new link a running game took (a resume handed to it) and its peer.
+        #: Hears each new link a running game took (a resume handed to it): the
+        #: game's slot, the stream and its peer.
         self.on_resumed = on_resumed
         self.identity = identity
         self.start_game = start_game
@@ -444,7 +448,7 @@ class HostLoop:
                 # no line on the screen for each
                 taken = slot.reconnector.offer(stream, first)
                 if taken and self.on_resumed is not None:
-                    self.on_resumed(stream, peer)
+                    self.on_resumed(slot, stream, peer)
                 return taken
         self.notice(Notice("unknown-game", peer=peer))
         await self.refuse(stream, "unknown-game", "this host has no such game running")

@@ -296,10 +296,13 @@ class _Hosting:
         meta = {**storage.meta, **self.relay_meta, "role": "host", "port": self.listener.port}
         return _hosted(self.identity, path, self.settings, storage, self.accept_series, meta)
 
-    def _on_path(self, stream: trio.abc.Stream, peer: str) -> None:
-        """``report.on_path`` for a game's link: its first, or one a resume brought."""
+    def _on_path(self, slot: GameSlot, stream: trio.abc.Stream, peer: str) -> None:
+        """A new link of ``slot``'s game, its first or one a resume brought: kept in
+        its ``links`` (connect.md §4.1), and told to ``report.on_path``."""
+        path = self.reach.path_of(stream)
+        slot.links.append({"path": path, "tries": list(self._turn_try(path) or ())})
         if self.report.on_path is not None:
-            self.report.on_path(self.reach.path_of(stream), self.reach.peer_of(stream, peer))
+            self.report.on_path(path, self.reach.peer_of(stream, peer))
 
     async def play_linked(self, stream: trio.abc.Stream, first: bytes, peer: str) -> None:
         loop, report, stop = self.loop, self.report, self.stop
@@ -316,7 +319,7 @@ class _Hosting:
         loop.games.append(slot)
         if len(loop.games) >= self.listen.capacity:
             await self.set_listed(False)  # no place left: off the lobby
-        self._on_path(stream, peer)
+        self._on_path(slot, stream, peer)
         players = self.players
         strat, hook = players() if players is not None else (self.strategy, report.on_event)
         outcome: GameOutcome | None = None
@@ -351,13 +354,19 @@ class _Hosting:
             ):
                 with trio.CancelScope(shield=True), trio.move_on_after(5):
                     await self.set_listed(True)  # a place is free again
-        self.game_ended(local, outcome, stream, peer)
+        self.game_ended(local, outcome, stream, peer, tuple(slot.links))
 
     def game_ended(
-        self, local: LocalGame, outcome: GameOutcome | None, stream: trio.abc.Stream, peer: str
+        self,
+        local: LocalGame,
+        outcome: GameOutcome | None,
+        stream: trio.abc.Stream,
+        peer: str,
+        links: tuple[dict[str, Any], ...],
     ) -> None:
-        """File the outcome of a game played on ``stream`` (or drop a game that never
-        started); without ``forever`` the first game's end ends the host."""
+        """File the outcome of a game first played on ``stream`` over ``links`` (or
+        drop a game that never started); without ``forever`` the first game's end
+        ends the host."""
         report = self.report
         if outcome is None or (not _started(local.session) and not self.stop.is_set()):
             local.discard()
@@ -375,7 +384,11 @@ class _Hosting:
             return
         path = self.reach.path_of(stream)
         outcome = replace(
-            outcome, transcript=local.transcript, path=path, path_tries=self._turn_try(path)
+            outcome,
+            transcript=local.transcript,
+            path=path,
+            path_tries=self._turn_try(path),
+            links=links or None,
         )
         self.outcomes.append(outcome)
         if outcome.complete and local.session.peer_fingerprint is not None:

@@ -307,8 +307,9 @@ class GameOutcome:
     #: What became of each kind of path the joiner raced for its first connection
     #: (:meth:`~truc_p2p.net.PathTry.as_json` each; connect.md §4.1), or ``None``.
     path_tries: tuple[dict[str, Any], ...] | None = None
-    #: The joiner's links of this game, the first and each one a redial made after
-    #: a cut, as ``{"path", "tries"}`` (``tries`` like ``path_tries``), or ``None``.
+    #: The links of this game, the first and each one a redial (the joiner's) or a
+    #: resume (the host's) brought after a cut, as ``{"path", "tries"}`` (``tries``
+    #: like ``path_tries``, or empty; connect.md §4.1), or ``None``.
     links: tuple[dict[str, Any], ...] | None = None
     #: The signed resignation that ended the game (ours or the opponent's).
     resignation: Resignation | None = field(default=None, repr=False)
