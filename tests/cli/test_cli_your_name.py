@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 from pathlib import Path
 
@@ -33,10 +34,40 @@ def test_asked_once_then_kept(data_home: Path, capsys: pytest.CaptureFixture[str
     assert "your name" not in capsys.readouterr().err
 
 
-def test_enter_or_a_bad_name_keeps_the_login_name(data_home: Path) -> None:
-    assert your_name("you", ask=True, stdin=io.StringIO("\n")) == default_name("you")
+def test_enter_or_a_bad_name_keeps_the_login_name(
+    data_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import getpass
+
+    monkeypatch.setattr(getpass, "getuser", lambda: "nuria")
+    assert your_name("you", ask=True, stdin=io.StringIO("\n")) == "nuria"
     (data_home / "name").unlink()
-    assert your_name("you", ask=True, stdin=io.StringIO("x" * 41 + "\n")) == default_name("you")
+    assert your_name("you", ask=True, stdin=io.StringIO("x" * 41 + "\n")) == "nuria"
+
+
+def test_a_system_account_is_offered_a_name_in_its_language(
+    data_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Logged in as root (a container), Enter used to keep the role's English word
+    ("you", "host", "guest") as the name for good; it is now "player-" and four hex
+    digits in the player's language, kept like a typed name."""
+    import getpass
+
+    from truc_p2p.i18n import use_language
+
+    monkeypatch.setattr(getpass, "getuser", lambda: "root")
+    use_language("fr")
+    try:
+        name = your_name("host", ask=True, stdin=io.StringIO("\n"))
+    finally:
+        use_language("en")
+    assert re.fullmatch(r"joueur-[0-9a-f]{4}", name), name
+    asked = capsys.readouterr().err  # the question offers it, in French
+    assert f"{name})" in asked and "your name" not in asked, asked
+    assert (data_home / "name").read_text(encoding="utf-8") == f"{name}\n"
+    # without a terminal nothing is asked or kept: the role's word, as before
+    (data_home / "name").unlink()
+    assert your_name("host", ask=False) == "host"
 
 
 def test_not_asked_without_a_terminal(data_home: Path) -> None:

@@ -456,7 +456,8 @@ def keep_name(name: str) -> None:
 def your_name(fallback: str, *, ask: bool, stdin: TextIO | None = None) -> str:
     """The name shown to the opponent when no ``--name`` is given: the one kept in
     the data folder; else, when ``ask`` (a person at a terminal, on a first game),
-    the one typed at the prompt, kept for the next games (Enter: the login name);
+    the one typed at the prompt, kept for the next games (Enter: the login name, or
+    for a system account "player-" and four hex digits, in the player's language);
     else the login name (:func:`default_name`)."""
     saved = saved_name()
     if saved is not None:
@@ -464,6 +465,11 @@ def your_name(fallback: str, *, ask: bool, stdin: TextIO | None = None) -> str:
     default = default_name(fallback)
     if not ask or saved_name_path() is None:
         return default
+    if default == fallback:  # no login name a person owns (root in a container): the
+        # role's English word would become their name; offer one in their language
+        import secrets
+
+        default = _("player-{id}", id=secrets.token_hex(2))
     print(
         _("your name, shown to your opponent (Enter: {default}): ", default=default),
         end="",
