@@ -283,6 +283,10 @@ class Phone:
         self.page = self.context.new_page()
         self.name = name
         self.console: list[str] = []
+        #: How the playable cards and the answer buttons looked when tapped (their
+        #: computed background colours).
+        self.card_looks: set[str] = set()
+        self.button_looks: set[str] = set()
         self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
         self.page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
 
@@ -309,9 +313,13 @@ class Phone:
         if not ready:
             return False
         if self.page.locator("#my-hand button.card:not([disabled])").count():
-            self.page.tap("#my-hand button.card:not([disabled]) >> nth=0")
+            card = self.page.locator("#my-hand button.card:not([disabled]) >> nth=0")
+            self.card_looks.add(card.evaluate("(c) => getComputedStyle(c).backgroundColor"))
+            card.tap()
         elif self.page.locator("#buttons button").count():
-            self.page.tap("#buttons button >> nth=0")
+            button = self.page.locator("#buttons button >> nth=0")
+            self.button_looks.add(button.evaluate("(b) => getComputedStyle(b).backgroundColor"))
+            button.tap()
         else:
             return False
         return True

@@ -42,6 +42,11 @@ def test_a_whole_bot_game_tapped_on_a_phone(browser: Any, relay: int) -> None:
         phone.page.tap("#app-bot-go")
         phone.page.wait_for_selector("#app-table:not([hidden])")
         play_phones([phone], shots=True)
+        # a playable card looks like a card (the paper of --web's table), not like one of
+        # the site's own dark buttons, which its styles once made it
+        assert phone.card_looks == {"rgb(255, 253, 247)"}, phone.card_looks
+        # and the answers keep the table's colours (accept green, raise yellow, fold red)
+        assert phone.button_looks and "rgb(23, 86, 58)" not in phone.button_looks
         phone.shot("final")
         final = phone.final()
         assert final is not None and final["outcome"] == "finished"
@@ -106,6 +111,11 @@ def test_the_page_joins_a_desktop_host_through_the_relay(
         phone.open(f"http://127.0.0.1:{relay}/#join={host.invite}")
         phone.page.wait_for_selector("#app-table:not([hidden])")
         play_phones([phone], shots=True)
+        # a playable card looks like a card (the paper of --web's table), not like one of
+        # the site's own dark buttons, which its styles once made it
+        assert phone.card_looks == {"rgb(255, 253, 247)"}, phone.card_looks
+        # and the answers keep the table's colours (accept green, raise yellow, fold red)
+        assert phone.button_looks and "rgb(23, 86, 58)" not in phone.button_looks
         phone.shot("final")
         final = phone.final()
         assert final is not None and final["outcome"] == "finished", final
