@@ -277,9 +277,9 @@ GAME_SECONDS = 240.0
 class Phone:
     """One page in its own browser context (its own IndexedDB), at a phone's size."""
 
-    def __init__(self, browser: Any, name: str) -> None:
+    def __init__(self, browser: Any, name: str, *, locale: str | None = None) -> None:
         SHOTS.mkdir(parents=True, exist_ok=True)
-        self.context = browser.new_context(**PHONE)
+        self.context = browser.new_context(**PHONE, **({"locale": locale} if locale else {}))
         self.page = self.context.new_page()
         self.name = name
         self.console: list[str] = []

@@ -287,3 +287,56 @@ def test_the_page_hosts_a_match_and_concedes_a_game(
             joiner.kill()
             joiner.communicate()
         phone.close()
+
+
+#: Every text element of the site's own screens (not the table's: tests/ui check those),
+#: with where it is, so that the same element can be found in two languages.
+_SCREEN_TEXTS_JS = """() => {
+  const out = [], seen = {};
+  for (const root of document.querySelectorAll('.app-screen')) {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.closest('#app-lang, #game, script, style, pre, code, input, select')) continue;
+      if (el.children.length) continue;
+      const text = el.textContent.trim();
+      if (!text) continue;
+      let path = el.id || '';
+      for (let e = el; !path && e; e = e.parentElement) path = e.id ? `${e.id}>${el.tagName}` : '';
+      seen[path] = (seen[path] || 0) + 1;
+      out.push([`${path}#${seen[path]}`, text]);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["fr", "ca", "oc", "es"])
+def test_every_text_of_the_sites_screens_is_in_the_players_language(
+    browser: Any, relay: int, lang: str
+) -> None:
+    """A text of the site's screens (home, verify, identity, the bars and end panel) that
+    reads in English on a French, Catalan, Occitan or Spanish phone when the catalogue has it in
+    that language: the verify card's "verifier report" was one."""
+    from truc_p2p.i18n import _, use_language
+
+    texts = {}
+    for locale in ("en-GB", lang):
+        phone = Phone(browser, f"texts-{locale}", locale=locale)
+        try:
+            phone.open(f"http://127.0.0.1:{relay}/")
+            phone.page.wait_for_selector("#app-home:not([hidden])")
+            texts[locale] = dict(phone.page.evaluate(_SCREEN_TEXTS_JS))
+        finally:
+            phone.close()
+    english, local = texts["en-GB"], texts[lang]
+    both = english.keys() & local.keys()  # a text one language leaves empty is not paired
+    assert len(both) > 30, (english, local)
+    use_language(lang)
+    try:
+        untranslated = sorted(
+            text
+            for key, text in english.items()
+            if key in both and local[key] == text and _(text) != text
+        )
+    finally:
+        use_language("en")
+    assert not untranslated, untranslated

@@ -33,6 +33,7 @@ def app_texts() -> dict[str, Any]:
         "verify": _("verify a game"),
         "verify_text": _("Drop a .truc transcript here, or choose one, to check it."),
         "choose_file": _("choose a file"),
+        "verifier_report": _("verifier report"),
         "identity": _("your identity"),
         "identity_text": _("Your key stays in this browser. Export it to keep it safe."),
         "fingerprint": _("fingerprint"),

@@ -57,6 +57,7 @@ function applyTexts() {
   text("t-verify", "verify");
   text("t-verify-text", "verify_text");
   text("t-choose-file", "choose_file");
+  text("t-report", "verifier_report");
   text("t-identity", "identity");
   text("t-identity-text", "identity_text");
   text("t-fingerprint", "fingerprint");
