@@ -455,3 +455,25 @@ def test_games_counts_an_abandoned_game_as_unconfirmed(tmp_path: Path) -> None:
     assert text.returncode == 0, text.stderr
     assert "abandoned by bob at " in text.stdout and "(unconfirmed)" in text.stdout
     assert "won 0 games, lost 0 games, abandoned by them 1 time (unconfirmed)" in text.stdout
+
+
+def test_the_replays_rules_line_is_in_the_players_words(story: StoryGame) -> None:
+    """The replay's header says the rules as a joiner reads them ("to 12 points; refusing
+    “my rest” loses the game"), in the reader's language, not the options' values
+    ("ladder literal, refused rest game, deck v2")."""
+    from truc_p2p.i18n import use_language
+
+    record = read_game(story.paths[P0])
+    use_language("fr")
+    try:
+        header = build_replay(record).header
+    finally:
+        use_language("en")
+    target = record.ruleset().target  # type: ignore[union-attr]
+    rules = [line for line in header if line.startswith("règles")]
+    nbsp = "\u00a0"
+    expected = (
+        f"règles{nbsp}: en {target} points{nbsp}; refuser « mon reste » fait perdre la partie"
+    )
+    assert rules == [expected], header
+    assert not any(word in line for line in header for word in ("literal", " game", "v2"))

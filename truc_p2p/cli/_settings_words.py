@@ -3,10 +3,9 @@ one sentence when a joiner asked for another match length."""
 
 from __future__ import annotations
 
-import functools
-
-from truc_p2p.i18n import _, ngettext
+from truc_p2p.i18n import _
 from truc_p2p.net import HostSettings
+from truc_p2p.ui import rules_words
 
 __all__ = ["match_differs", "settings_words"]
 
@@ -26,24 +25,9 @@ def settings_words(settings: HostSettings, *, verbose: bool = False) -> str:
     (``HostSettings.describe()`` in English)."""
     if verbose:
         return _technical_settings_words(settings)
-    parts = []
-    if settings.target is not None:
-        parts.append(ngettext("to {n} point", "to {n} points", settings.target))
-    if settings.rest == "game":
-        parts.append(_("refusing “my rest” loses the game"))
-    elif settings.rest == "value":
-        parts.append(_("refusing “my rest” costs only the points at stake"))
-    if settings.ladder == "even":
-        parts.append(_("raises go 1, 2, 4, 6, 8…"))
-    if settings.match is not None and settings.match > 1:
-        parts.append(_("match of {n} games", n=settings.match))
-    return functools.reduce(_and_then, parts) if parts else ""
-
-
-def _and_then(first: str, second: str) -> str:
-    # Translators: the separator between two of a host's settings ("to 12 points;
-    # refusing “my rest” loses the game"); French puts a space before the semicolon
-    return _("{first}; {second}", first=first, second=second)
+    return rules_words(
+        target=settings.target, rest=settings.rest, ladder=settings.ladder, match=settings.match
+    )
 
 
 def _technical_settings_words(settings: HostSettings) -> str:

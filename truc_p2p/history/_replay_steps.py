@@ -42,7 +42,7 @@ from truc_p2p.rules import (
     Game,
     Player,
 )
-from truc_p2p.ui import TableModel, TableView, Voice
+from truc_p2p.ui import TableModel, TableView, Voice, rules_words
 
 __all__ = ["Replay", "ReplayStep", "build_replay"]
 
@@ -316,15 +316,11 @@ def _header(record: GameFile, voice: Voice, hands: int) -> tuple[str, ...]:
             )
     ruleset = record.ruleset()
     if ruleset is not None:
-        lines.append(
-            _(
-                "rules: target {target}, ladder {ladder}, refused rest {rest}, deck {deck}",
-                target=ruleset.target,
-                ladder=ruleset.ladder.value,
-                rest=ruleset.rest_refused.value,
-                deck=report.deck or "?",
-            )
+        # in a player's words, as a joiner reads them (the deck is the verifier's business)
+        words = rules_words(
+            target=ruleset.target, rest=ruleset.rest_refused.value, ladder=ruleset.ladder.value
         )
+        lines.append(_("rules: {rules}", rules=words))
     if report.game_id:
         lines.append(_("game id: {id}", id=report.game_id))
     hands = hands or report.hands  # "10 hands played" above "hand 1 of 9" read as a gap

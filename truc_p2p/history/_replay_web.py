@@ -113,6 +113,7 @@ def replay_json(replay: Replay, review: dict[str, Any] | None = None) -> dict[st
             "next_hand": _("next hand ⏭"),
             "previous_hand": _("⏮ previous hand"),
             "hand": _("hand"),
+            "hands": _("hands"),
             "step": _("step {i} of {n}"),
             "hand_of": _("hand {hand} of {hands}"),
             "verifier": _("verifier"),

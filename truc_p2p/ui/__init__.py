@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ._table import TableModel, TableView
     from ._texts import bot_player_name, fit, fit_for, screen_width
     from ._tui import Clocks, StdinLines, TerminalPlayer, with_terminal
-    from ._variants import VARIANTS, variants_json
+    from ._variants import VARIANTS, rules_words, variants_json
     from ._voice import Voice
     from ._web import (
         TableFeed,
@@ -68,6 +68,7 @@ __all__ = [
     "notice_text",
     "outcome_text",
     "page_texts",
+    "rules_words",
     "run_lesson",
     "run_web_lesson",
     "score_label",
@@ -90,7 +91,7 @@ _HOME: dict[str, str] = {
     **dict.fromkeys(["Screen"], "_screen"),
     **dict.fromkeys(["TableModel", "TableView"], "_table"),
     **dict.fromkeys(["bot_player_name", "fit", "fit_for", "screen_width"], "_texts"),
-    **dict.fromkeys(["VARIANTS", "variants_json"], "_variants"),
+    **dict.fromkeys(["VARIANTS", "rules_words", "variants_json"], "_variants"),
     **dict.fromkeys(["Voice"], "_voice"),
     **dict.fromkeys(["Clocks", "StdinLines", "TerminalPlayer", "with_terminal"], "_tui"),
     **dict.fromkeys(

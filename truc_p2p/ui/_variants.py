@@ -9,11 +9,12 @@ one line saying what it changes; the command applies the choice
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Final
 
-from truc_p2p.i18n import N_, _
+from truc_p2p.i18n import N_, _, ngettext
 
-__all__ = ["VARIANTS", "variants_json"]
+__all__ = ["VARIANTS", "rules_words", "variants_json"]
 
 #: The variants on offer: code -> (name, what it changes), marked for the catalogue.
 VARIANTS: Final[dict[str, tuple[str, str]]] = {
@@ -36,3 +37,30 @@ def variants_json(offered: frozenset[str] | None = None) -> list[dict[str, Any]]
         for code, (name, text) in VARIANTS.items()
         if offered is None or code in offered
     ]
+
+
+def rules_words(
+    *, target: int | None, rest: str | None, ladder: str | None, match: int | None = None
+) -> str:
+    """The rules a game is played with, in a player's words and the language in use
+    (a joiner's first lines, the lobby, the replay's header): the points to play to,
+    what refusing "my rest" costs, an uncommon raise ladder, a match; ``None``: not
+    said."""
+    parts = []
+    if target is not None:
+        parts.append(ngettext("to {n} point", "to {n} points", target))
+    if rest == "game":
+        parts.append(_("refusing “my rest” loses the game"))
+    elif rest == "value":
+        parts.append(_("refusing “my rest” costs only the points at stake"))
+    if ladder == "even":
+        parts.append(_("raises go 1, 2, 4, 6, 8…"))
+    if match is not None and match > 1:
+        parts.append(_("match of {n} games", n=match))
+    return functools.reduce(_and_then, parts) if parts else ""
+
+
+def _and_then(first: str, second: str) -> str:
+    # Translators: the separator between two of a game's rules ("to 12 points;
+    # refusing “my rest” loses the game"); French puts a space before the semicolon
+    return _("{first}; {second}", first=first, second=second)

@@ -161,6 +161,7 @@
     $("prev-hand").textContent = L.previous_hand;
     $("next-hand").textContent = L.next_hand;
     const nav = $("hands");
+    nav.setAttribute("aria-label", L.hands || "hands");
     nav.replaceChildren();
     for (let h = 1; h <= replay.hands; h++) {
       const b = el("button", null, L.hand + " " + h);
