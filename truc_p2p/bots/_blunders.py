@@ -32,14 +32,13 @@ from typing import Final
 
 from truc_p2p.bots._base import Bot
 from truc_p2p.bots._gate import blunder, own_choice
+from truc_p2p.bots._local import LocalTable
 from truc_p2p.rules import (
-    ALL_CARDS,
+    DEFAULT_RULESET,
     Action,
-    Card,
     Game,
     Phase,
     Player,
-    hands_from_deck,
     sure_round,
 )
 
@@ -71,21 +70,13 @@ def _play(bots: dict[Player, Bot], seed: int, out: list[Game]) -> None:
     every decision's view, and the opponent's view of each raise or "my rest"
     the player to act could make (the positions a blind raiser probes)."""
     rng = random.Random(seed)
-    first_dealer = Player(rng.randrange(2))
-    referee = Game(first_dealer=first_dealer)
-    views = {p: Game(first_dealer=first_dealer, view=p) for p in Player}
-    deck: list[Card] = []
+    table = LocalTable(DEFAULT_RULESET, Player(rng.randrange(2)), rng)
+    referee, views = table.referee, table.views
     for _ in range(10_000):
         if referee.phase is Phase.OVER:
             return
         if referee.phase is Phase.DEAL:
-            if not referee.redealt:
-                deck = list(ALL_CARDS)
-                rng.shuffle(deck)
-            hands = hands_from_deck(deck, referee.dealer, redeal=referee.redealt)
-            referee.deal(hands)
-            for p, view in views.items():
-                view.deal({p: hands[p]})
+            table.deal()
             continue
         actor = referee.to_act
         assert actor is not None
@@ -97,10 +88,7 @@ def _play(bots: dict[Player, Bot], seed: int, out: list[Game]) -> None:
                     answer = views[actor.other].copy()
                     answer.push(probe, player=actor)
                     out.append(answer)
-        action = bots[actor].choose(view)
-        referee.push(action, player=actor)
-        for other in views.values():
-            other.push(action, player=actor)
+        table.push(bots[actor].choose(view), actor)
     raise RuntimeError("game not over after 10000 steps")
 
 

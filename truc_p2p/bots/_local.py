@@ -15,6 +15,7 @@ from truc_p2p.bots._base import Bot
 from truc_p2p.rules import (
     ALL_CARDS,
     DEFAULT_RULESET,
+    Action,
     Card,
     Event,
     Game,
@@ -25,7 +26,7 @@ from truc_p2p.rules import (
     hands_from_deck,
 )
 
-__all__ = ["ViewsOutOfSyncError", "play_local_game"]
+__all__ = ["LocalTable", "ViewsOutOfSyncError", "play_local_game"]
 
 
 class ViewsOutOfSyncError(RuntimeError):
@@ -50,31 +51,20 @@ def play_local_game(
     """
     rng = random.Random(seed)
     coin = Player(rng.randrange(2))
-    first_dealer = coin if first_dealer is None else Player(first_dealer)
-    referee = Game(ruleset, first_dealer=first_dealer)
-    views = {p: Game(ruleset, first_dealer=first_dealer, view=p) for p in Player}
+    table = LocalTable(ruleset, coin if first_dealer is None else Player(first_dealer), rng)
+    referee = table.referee
     bots = {Player.P0: bot0, Player.P1: bot1}
-    deck: list[Card] = []
     for _ in range(max_actions):
         if referee.phase is Phase.OVER:
             break
         if referee.phase is Phase.DEAL:
-            if not referee.redealt:
-                deck = list(ALL_CARDS)
-                rng.shuffle(deck)
-            hands = hands_from_deck(deck, referee.dealer, redeal=referee.redealt)
-            events = referee.deal(hands)
-            for p, view in views.items():
-                _check_sync(events, view.deal({p: hands[p]}), p)
+            events = table.deal()
         else:
             actor = referee.to_act
             assert actor is not None
             # The all-seeing reference of the exploit harness is shown the referee.
-            seen = referee if getattr(bots[actor], "omniscient", False) else views[actor]
-            action = bots[actor].choose(seen)
-            events = referee.push(action, player=actor)
-            for p, view in views.items():
-                _check_sync(events, view.push(action, player=actor), p)
+            seen = referee if getattr(bots[actor], "omniscient", False) else table.views[actor]
+            events = table.push(bots[actor].choose(seen), actor)
         if on_event is not None:
             for event in events:
                 on_event(event)
@@ -82,6 +72,38 @@ def play_local_game(
     if outcome is None:
         raise RuntimeError(f"game not over after {max_actions} steps")
     return outcome
+
+
+class LocalTable:
+    """One game in memory: the omniscient referee and each player's view, dealt from
+    ``rng``'s shuffles (a redeal deals the next cards of the same pack).  Every deal
+    and action goes to the referee and to both views, whose events must match the
+    referee's (:class:`ViewsOutOfSyncError`)."""
+
+    def __init__(self, ruleset: Ruleset, first_dealer: Player, rng: random.Random) -> None:
+        self.rng = rng
+        self.referee = Game(ruleset, first_dealer=first_dealer)
+        self.views = {p: Game(ruleset, first_dealer=first_dealer, view=p) for p in Player}
+        self._deck: list[Card] = []
+
+    def deal(self) -> list[Event]:
+        """Deal the hand that is due (a fresh shuffle, unless it is a redeal)."""
+        referee = self.referee
+        if not referee.redealt:
+            self._deck = list(ALL_CARDS)
+            self.rng.shuffle(self._deck)
+        hands = hands_from_deck(self._deck, referee.dealer, redeal=referee.redealt)
+        events = referee.deal(hands)
+        for p, view in self.views.items():
+            _check_sync(events, view.deal({p: hands[p]}), p)
+        return events
+
+    def push(self, action: Action, actor: Player) -> list[Event]:
+        """``actor``'s action, on the referee and both views."""
+        events = self.referee.push(action, player=actor)
+        for p, view in self.views.items():
+            _check_sync(events, view.push(action, player=actor), p)
+        return events
 
 
 def _check_sync(expected: list[Event], got: list[Event], player: Player) -> None:
