@@ -127,11 +127,9 @@ class Referee(RefereeV1, RefereeV2):
             predeal=self.predeal,
             opened=opened is not None,
         )
-        if holds[Cond.ROUND_OVER]:
-            self.hand_ender = actor
-            if self.v2 is not None:
-                self.v2_hidden += self.v2.report().hidden_cards_revealed
-        self.advance(holds)
+        if holds[Cond.ROUND_OVER] and self.v2 is not None:
+            self.v2_hidden += self.v2.report().hidden_cards_revealed
+        self.referee.advance(holds, actor=actor)
         if self.stage is Stage.DECK1:
             self.start_hand()
         elif self.stage is Stage.V2_DECK1:
@@ -139,7 +137,7 @@ class Referee(RefereeV1, RefereeV2):
         elif self.stage in (Stage.V2_DECK2, Stage.V2_OPEN, Stage.V2_DECK3):
             # the pre-dealt hand starts (V2_DECK3: its dealer's shares rode on the action)
             self.hand += 1
-            self.v2, self.v2_next, self.predeal, self.shares_due = self.v2_next, None, None, None
+            self.v2, self.v2_next, self.shares_due = self.v2_next, None, None
             if opened is not None:
                 self.hand_v2.d2_shares(opened)
         elif self.stage is Stage.RESULT_FIRST:  # deck v2: the result follows the last action
