@@ -2,14 +2,16 @@
 the play, deck v1's seed audit, the co-signed result and the aborts on the chain.
 
 :class:`HandPlay` is a part of the :class:`~._session.Session` that owns the
-game's state (the stage, the hands, this player's view of the rules engine, the
-audit and the result).  :meth:`HandPlay.apply` finds a message's handler in the
-:mod:`._rulebook` (the dispatch the verifier's referee uses too) and runs it on
-our messages and the peer's alike; the handlers call the judgements of
-:mod:`._judge` and :mod:`.v2._judge` and drive the stage table of :mod:`._state`,
-the per-hand deck states and the rules engine in step.  A hello goes to the
-session's :class:`~._hello.Negotiation`, and its handler sends what the verdict
-says.
+game's state (the hands, this player's view of the rules engine, the audit and
+the result) and runs its one referee, a :class:`~._referee_core.RefereeCore` (the
+class the offline verifier runs too), which holds the stage.
+:meth:`HandPlay.apply` steps every message through that referee, ours and the
+peer's alike: it judges the order (no second ending, the turn) and runs the
+message's handler here, found in the :mod:`._rulebook`.  The handlers call the
+judgements of :mod:`._judge` and :mod:`.v2._judge`, move the referee's stage on
+(:meth:`~._referee_core.RefereeCore.advance`) and keep the per-hand deck states and
+the rules engine in step.  A hello goes to the session's
+:class:`~._hello.Negotiation`, and its handler sends what the verdict says.
 """
 
 from __future__ import annotations
@@ -122,11 +124,12 @@ def action_payload(action: Action) -> dict[str, Any]:
 
 
 class HandPlay:
-    """The session's table: the stage of the game, its hands and this player's view of
-    the rules engine, and the handler of every message on the chain (see the module
-    docstring).  It owns that state; the session reads it and sends through ``emit``
-    (which signs, chains and applies a message of ours, so it comes back through
-    :meth:`apply`).  ``events`` is the session's queue of events for its caller."""
+    """The session's table: the game's hands and this player's view of the rules engine,
+    the handler of every message on the chain, and the referee that judges each
+    message's order and holds the stage (see the module docstring).  It owns that
+    state; the session reads it and sends through ``emit`` (which signs, chains and
+    applies a message of ours, so it comes back through :meth:`apply`).  ``events``
+    is the session's queue of events for its caller."""
 
     def __init__(
         self,

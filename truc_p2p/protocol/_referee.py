@@ -1,6 +1,8 @@
 """The verifier's second pass: the hellos, the coin, the end of each hand and the
 result, over the deck v1 and v2 hands of :mod:`.legacy_v1._referee` and
-:mod:`.v2._referee`.
+:mod:`.v2._referee`.  These are the verifier's handlers; the order of the messages,
+the turns and the endings are judged by the one referee the live session runs too
+(:class:`~._referee_core.RefereeCore`, see :mod:`._referee_state`).
 """
 
 from __future__ import annotations

@@ -13,8 +13,10 @@ seed per hand), so a session can be rebuilt from that secret and its
 transcript (:meth:`Session.restore`, replayed by :mod:`._restore`).
 
 The session is built from parts, each an object that owns its state: the
-:class:`~._play.HandPlay` (``_play``: the stage, the hands' deal, play, audit and
-result, and the handler of every message on the chain), the
+:class:`~._play.HandPlay` (``_play``: the hands' deal, play, audit and result, the
+handler of every message on the chain, and its
+:class:`~._referee_core.RefereeCore`, the one referee, which holds the stage and
+judges the order of our messages and the peer's, as the verifier's does), the
 :class:`~._hello.Negotiation` (``_hello``: the hellos, their options and features,
 the peer's identity and the game id), the :class:`~._chain.Chain`, the
 :class:`~._control.ControlPlane` (``_control``: ``resume``, ``refuse``, ``bye``,
@@ -26,9 +28,10 @@ signs our messages (:meth:`Session._emit`), judges the peer's envelopes before
 the table acts on them, and answers the public API by reading the parts.  Its
 settings are one :class:`~._options.SessionOptions`.
 
-Every message, sent or received, goes through :meth:`HandPlay.apply`, which keeps
-the chain (a :class:`~._chain.Chain` and the game id), the stage table of
-:mod:`._state`, the deck layer (one per-hand state object per hand: a
+Every message, sent or received, goes through :meth:`HandPlay.apply`: its referee
+judges it (no second ending, the turn: the stage table of :mod:`._state`) and runs
+its handler, which keeps the chain (a :class:`~._chain.Chain` and the game id), the
+deck layer (one per-hand state object per hand: a
 :class:`~.legacy_v1._hand.HandState` around :class:`~truc_p2p.deck.DeckSide` for deck
 v1, a :class:`~.v2._hand.HandStateV2` around
 :class:`~truc_p2p.deck.DeckSideV2` for deck v2) and this player's view of the
