@@ -126,7 +126,7 @@ class Referee(RefereeV1, RefereeV2):
             hands=self.hand + 1,
             audited=self.audited,
             early_redeal=self.agreed(FEATURE_EARLY_REDEAL),
-            predeal=self.predeal,
+            predeal=self.referee.predeal,
             opened=opened is not None,
         )
         if holds[Cond.ROUND_OVER] and self.v2 is not None:

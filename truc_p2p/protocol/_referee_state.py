@@ -166,16 +166,6 @@ class RefereeState:
         return self.referee.stage
 
     @property
-    def hand_ender(self) -> Player | None:
-        """The player who sent the message that ended the last hand."""
-        return self.referee.hand_ender
-
-    @property
-    def predeal(self) -> int | None:
-        """How many of the next hand's pre-deal messages are on the chain (wire.md 6b)."""
-        return self.referee.predeal
-
-    @property
     def pipelined(self) -> bool:
         """Whether the players chose the pipelined deal (the referee's :class:`Judge`)."""
         return self.pipeline

@@ -129,7 +129,7 @@ class RefereeV2(RefereeState):
         else:
             action = Action(kind)
         events = game.push(action, player=sender)
-        check_open(env, payload, due=open_due(events, sender, game, predeal=self.predeal))
+        check_open(env, payload, due=open_due(events, sender, game, predeal=self.referee.predeal))
         if kind is ActionKind.ACCEPT_REDEAL:
             hand.redeal(role, payload["shares"])
             self.shares_due = Role.NONDEALER
