@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers.protocol import P0, P1, PLAYER, REDEALER, Pair, bot, is_action
 
-from truc_p2p.protocol import Stage, verify_transcript
+from truc_p2p.protocol import Session, Stage, verify_transcript
 from truc_p2p.protocol._referee import Referee
 from truc_p2p.protocol._referee_core import RefereeCore
 from truc_p2p.protocol._verify_scan import add_local_seeds, first_pass
@@ -148,7 +148,7 @@ GAMES = {
 @pytest.mark.parametrize("name", list(GAMES))
 def test_the_sessions_and_the_verifier_pass_through_the_same_stages(name: str) -> None:
     """Every message of a finished game, own or the peer's, is judged by each session's
-    referee in the stage the verifier's referee judges it in."""
+    referee (and a restored session's) in the stage the verifier's referee judges it in."""
     pair = Pair(ruleset=Ruleset(target=3), tag=f"one-referee/{name}", **GAMES[name])
     pair.finish()
     assert pair.records[P0] == pair.records[P1]
@@ -156,6 +156,11 @@ def test_the_sessions_and_the_verifier_pass_through_the_same_stages(name: str) -
     assert trails["P0"] == trails["P1"] == trails["verifier of P0"] == trails["verifier of P1"]
     assert trails["P0"][-1] is Stage.RESULT_SECOND
     assert pair.sessions[P0].stage is Stage.DONE
+    # A session restored from its transcript replays it through the same referee.
+    restored = Session.restore(
+        pair.records[P1], identity=pair.keys[P1], role=P1, secret=pair.secrets[P1]
+    )
+    assert restored._play.referee.trail == trails["P1"]
 
 
 @pytest.mark.parametrize("deck", ["v1", "v2"])
