@@ -41,7 +41,7 @@ import errno
 import socket
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import ifaddr
@@ -254,9 +254,9 @@ async def connect(
             except OSError:
                 pass
         raise ConnectError(f"cannot reach the relay: {exc}") from None
+    own = await _own_allocation(turn, on_notice) if turn is not None else None
     winner: list[tuple[trio.SocketStream, str]] = []
     failures: list[str] = []
-    own = await _own_allocation(turn, on_notice) if turn is not None else None
     try:
         code = invite.code.encode()
         offered = [own.allocation.relayed] if own is not None else []
@@ -264,18 +264,10 @@ async def connect(
             MAGIC + encode(Msg.JOIN, bytes([len(code)]) + code + encode_addrs(offered))
         )
         meet = Meet.decode(await _expect(relay_stream, Msg.MEET, 10.0))
-        await _race_paths(
-            relay_stream,
-            meet,
-            paths=paths,
-            direct_window=direct_window,
-            deadline=deadline,
-            winner=winner,
-            failures=failures,
-            tries=tries,
-            relay=host_port(*invite.relay),
-            own=own,
-        )
+        relay = host_port(*invite.relay)
+        race = _PathRace(relay_stream, meet, paths, direct_window, relay, own, winner, failures)
+        await race.run(deadline)
+        tries.extend(race.tries())
     except BaseException as exc:
         for stream, _ in winner:
             if stream is not relay_stream:
@@ -372,153 +364,165 @@ class _OwnTurnStream(trio.abc.HalfCloseableStream):
             await self._own.aclose()
 
 
-async def _race_paths(
-    relay_stream: trio.SocketStream,
-    meet: Meet,
-    *,
-    paths: frozenset[str],
-    direct_window: float,
-    deadline: float,
-    winner: list[tuple[trio.SocketStream, str]],
-    failures: list[str],
-    tries: list[PathTry],
-    relay: str,
-    own: _OwnTurn | None = None,
-) -> None:
-    """Race the kinds of path in ``paths`` to the host the relay met us with: the
-    first stream whose probe is answered goes into ``winner`` (any later one is
-    closed); a relayed path that fails says why in ``failures``.  The relay path
-    starts after ``direct_window`` seconds; nothing runs past ``deadline``.
-    ``tries`` gets what became of each kind of path."""
-    local_port = int(relay_stream.socket.getsockname()[1])
-    family = relay_stream.socket.family
-    start = trio.current_time()
-    seen: dict[str, str] = {}  # path -> the last failure's word
-    direct_seen: dict[Addr, str] = {}  # a direct address -> its last failure's word
-    via: dict[str, str] = {}
-    async with trio.open_nursery() as nursery:
+@dataclass
+class _PathRace:
+    """One race of the kinds of path in ``paths`` to the host the relay met us with
+    (``meet``): the first stream whose probe is answered goes into ``winner`` (any
+    later one is closed); a relayed path that fails says why in ``failures``.  The
+    relay path starts after ``direct_window`` seconds.  ``seen`` and ``direct_seen``
+    keep the last failure's word of each path and direct address, ``via`` what a
+    path went through; :meth:`tries` says what became of each kind of path."""
 
-        async def won(stream: trio.SocketStream, path: str) -> None:
-            if winner:
-                await trio.aclose_forcefully(stream)
-                return
-            winner.append((stream, path))
-            nursery.cancel_scope.cancel()
+    relay_stream: trio.SocketStream
+    meet: Meet
+    paths: frozenset[str]
+    direct_window: float
+    relay: str
+    own: _OwnTurn | None = None
+    winner: list[tuple[trio.SocketStream, str]] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    seen: dict[str, str] = field(default_factory=dict)
+    direct_seen: dict[Addr, str] = field(default_factory=dict)
+    via: dict[str, str] = field(default_factory=dict)
+    start: float = 0.0
+    took: float = 0.0
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
 
-        async def try_direct(addr: Addr) -> None:
-            give_up = start + direct_window
-            while True:
+    async def run(self, deadline: float) -> None:
+        """Race the paths until one wins or ``deadline`` passes."""
+        self.start = trio.current_time()
+        meet = self.meet
+        async with trio.open_nursery() as nursery:
+            self.scope = nursery.cancel_scope
+            if "direct" in self.paths:
+                for addr in meet.peer_lan:
+                    nursery.start_soon(self.try_direct, addr)
+                if meet.peer not in meet.peer_lan:
+                    nursery.start_soon(self.try_direct, meet.peer)
+            if "punched" in self.paths:
+                nursery.start_soon(self.try_punch)
+            if "relayed" in self.paths:
+                nursery.start_soon(self.try_relay)
+            if self.own is not None and "turn" in self.paths:
+                nursery.start_soon(self.try_own_turn, self.own)
+            nursery.cancel_scope.deadline = deadline
+        self.took = trio.current_time() - self.start
+
+    async def won(self, stream: trio.SocketStream, path: str) -> None:
+        if self.winner:
+            await trio.aclose_forcefully(stream)
+            return
+        self.winner.append((stream, path))
+        self.scope.cancel()
+
+    async def try_direct(self, addr: Addr) -> None:
+        give_up = self.start + self.direct_window
+        while True:
+            try:
+                with trio.fail_after(3):
+                    stream = await _connect_from(None, addr, _family_of(addr))
                 try:
-                    with trio.fail_after(3):
-                        stream = await _connect_from(None, addr, _family_of(addr))
-                    try:
-                        answer = await _probe(stream, meet.session, "direct")
-                    except BaseException:
-                        await trio.aclose_forcefully(stream)
-                        raise
-                except (*_NET_ERRORS, trio.TooSlowError) as exc:
-                    direct_seen[addr] = _why(exc)
-                    if trio.current_time() + DIRECT_RETRY >= give_up:
-                        return
-                    await trio.sleep(DIRECT_RETRY)
-                    continue
-                break
-            if answer == b"T":  # through the host's TURN allocation: after the others
-                via["turn"] = host_port(*addr)
-                direct_seen.pop(addr, None)  # its refusals were TURN's, before the permission
-                try:
-                    await trio.sleep_until(give_up)
+                    answer = await _probe(stream, self.meet.session, "direct")
                 except BaseException:
                     await trio.aclose_forcefully(stream)
                     raise
-                await won(stream, "turn")
-                return
-            await won(stream, "direct")
-
-        async def try_punch() -> None:
-            with trio.move_on_after(PUNCH_TIME):
-                while True:
-                    try:
-                        with trio.fail_after(1.5):
-                            stream = await _connect_from(local_port, meet.peer, family)
-                    except (OSError, trio.TooSlowError) as exc:
-                        seen["punched"] = _why(exc)
-                        await trio.sleep(0.1)
-                        continue
-                    with suppress(*_NET_ERRORS, trio.TooSlowError):
-                        try:
-                            await _probe(stream, meet.session, "punched")
-                        except BaseException:
-                            await trio.aclose_forcefully(stream)
-                            raise
-                        await won(stream, "punched")
-                    return
-
-        async def try_relay() -> None:
-            await trio.sleep(direct_window)
-            if "turn" in via:
-                return  # the host's TURN path answered: it wins now, no splice needed
-            try:
-                await relay_stream.send_all(encode(Msg.SPLICE))
-                await _expect(relay_stream, Msg.SPLICED, 35.0)
-                await _probe(relay_stream, meet.session, "relayed")
             except (*_NET_ERRORS, trio.TooSlowError) as exc:
-                failures.append(f"relay: {exc}")
-                seen["relayed"] = _why(exc)
-                return
-            via["relayed"] = relay
-            await won(relay_stream, "relayed")
-
-        if "direct" in paths:
-            for addr in meet.peer_lan:
-                nursery.start_soon(try_direct, addr)
-            if meet.peer not in meet.peer_lan:
-                nursery.start_soon(try_direct, meet.peer)
-        if "punched" in paths:
-            nursery.start_soon(try_punch)
-
-        async def try_own_turn(own: _OwnTurn) -> None:
-            """Our own allocation (connect.md §11.1): let the host's address in, bind
-            the connection it makes to our relayed address, probe it with ``t``."""
-            give_up, allocation = start + direct_window, own.allocation
-            try:
-                await allocation.permit(meet.peer[0])
-                cid, _ = await allocation.attempts.receive()
-                stream = await allocation.bind(cid)
-            except (OSError, trio.EndOfChannel, *_NET_ERRORS):  # TurnError is an OSError
-                return
-            try:
-                await _probe(stream, meet.session, "turn")
-                via["turn"] = host_port(*allocation.relayed)
-                await trio.sleep_until(give_up)
-            except BaseException as exc:
-                await trio.aclose_forcefully(stream)
-                if isinstance(exc, (*_NET_ERRORS, trio.TooSlowError)):
+                self.direct_seen[addr] = _why(exc)
+                if trio.current_time() + DIRECT_RETRY >= give_up:
                     return
+                await trio.sleep(DIRECT_RETRY)
+                continue
+            break
+        if answer == b"T":  # through the host's TURN allocation: after the others
+            self.via["turn"] = host_port(*addr)
+            self.direct_seen.pop(addr, None)  # its refusals were TURN's, before the permission
+            try:
+                await trio.sleep_until(give_up)
+            except BaseException:
+                await trio.aclose_forcefully(stream)
                 raise
-            own.bound.append(stream)
-            await won(stream, "turn")
+            await self.won(stream, "turn")
+            return
+        await self.won(stream, "direct")
 
-        if "relayed" in paths:
-            nursery.start_soon(try_relay)
-        if own is not None and "turn" in paths:
-            nursery.start_soon(try_own_turn, own)
-        nursery.cancel_scope.deadline = deadline
-    took = trio.current_time() - start
-    won_path = winner[0][1] if winner else None
-    if direct_seen:
-        seen["direct"] = list(direct_seen.values())[-1]
-    for path in ("direct", "punched", "turn", "relayed"):
-        if path == won_path:
-            tries.append(PathTry(path, "won", round(took, 1), via.get(path)))
-        elif path == "turn":
-            continue  # a host without TURN: nothing to say
-        elif path in paths:
-            word = seen.get(path, "timed-out")
-            if path == "punched" and word != "timed-out":
-                word = "timed-out"  # punching retries: what counts is that no SYN met
-            if word == "timed-out" and won_path is not None and took < direct_window:
-                word = "no-answer-yet"  # another path won before this one's time was up
-            if path == "relayed" and path not in seen and won_path is not None:
-                continue  # not needed, or cut short: another path won first
-            tries.append(PathTry(path, word, round(took, 1) if word == "timed-out" else None))
+    async def try_punch(self) -> None:
+        local_port = int(self.relay_stream.socket.getsockname()[1])
+        family = self.relay_stream.socket.family
+        with trio.move_on_after(PUNCH_TIME):
+            while True:
+                try:
+                    with trio.fail_after(1.5):
+                        stream = await _connect_from(local_port, self.meet.peer, family)
+                except (OSError, trio.TooSlowError) as exc:
+                    self.seen["punched"] = _why(exc)
+                    await trio.sleep(0.1)
+                    continue
+                with suppress(*_NET_ERRORS, trio.TooSlowError):
+                    try:
+                        await _probe(stream, self.meet.session, "punched")
+                    except BaseException:
+                        await trio.aclose_forcefully(stream)
+                        raise
+                    await self.won(stream, "punched")
+                return
+
+    async def try_relay(self) -> None:
+        await trio.sleep(self.direct_window)
+        if "turn" in self.via:
+            return  # the host's TURN path answered: it wins now, no splice needed
+        relay_stream = self.relay_stream
+        try:
+            await relay_stream.send_all(encode(Msg.SPLICE))
+            await _expect(relay_stream, Msg.SPLICED, 35.0)
+            await _probe(relay_stream, self.meet.session, "relayed")
+        except (*_NET_ERRORS, trio.TooSlowError) as exc:
+            self.failures.append(f"relay: {exc}")
+            self.seen["relayed"] = _why(exc)
+            return
+        self.via["relayed"] = self.relay
+        await self.won(relay_stream, "relayed")
+
+    async def try_own_turn(self, own: _OwnTurn) -> None:
+        """Our own allocation (connect.md §11.1): let the host's address in, bind
+        the connection it makes to our relayed address, probe it with ``t``."""
+        give_up, allocation = self.start + self.direct_window, own.allocation
+        try:
+            await allocation.permit(self.meet.peer[0])
+            cid, _ = await allocation.attempts.receive()
+            stream = await allocation.bind(cid)
+        except (OSError, trio.EndOfChannel, *_NET_ERRORS):  # TurnError is an OSError
+            return
+        try:
+            await _probe(stream, self.meet.session, "turn")
+            self.via["turn"] = host_port(*allocation.relayed)
+            await trio.sleep_until(give_up)
+        except BaseException as exc:
+            await trio.aclose_forcefully(stream)
+            if isinstance(exc, (*_NET_ERRORS, trio.TooSlowError)):
+                return
+            raise
+        own.bound.append(stream)
+        await self.won(stream, "turn")
+
+    def tries(self) -> list[PathTry]:
+        """What became of each kind of path, the winner's included."""
+        took, seen = self.took, self.seen
+        won_path = self.winner[0][1] if self.winner else None
+        if self.direct_seen:
+            seen["direct"] = list(self.direct_seen.values())[-1]
+        tries: list[PathTry] = []
+        for path in ("direct", "punched", "turn", "relayed"):
+            if path == won_path:
+                tries.append(PathTry(path, "won", round(took, 1), self.via.get(path)))
+            elif path == "turn":
+                continue  # a host without TURN: nothing to say
+            elif path in self.paths:
+                word = seen.get(path, "timed-out")
+                if path == "punched" and word != "timed-out":
+                    word = "timed-out"  # punching retries: what counts is that no SYN met
+                if word == "timed-out" and won_path is not None and took < self.direct_window:
+                    word = "no-answer-yet"  # another path won before this one's time was up
+                if path == "relayed" and path not in seen and won_path is not None:
+                    continue  # not needed, or cut short: another path won first
+                tries.append(PathTry(path, word, round(took, 1) if word == "timed-out" else None))
+        return tries
