@@ -80,117 +80,120 @@ def register(subparsers: Any) -> None:
 
 
 def _relay(args: argparse.Namespace) -> int:
-    if not 0 <= args.port <= 65535:
-        print(
-            "truc-p2p relay: " + _("--port must be in 0..65535, not {port}", port=args.port),
-            file=sys.stderr,
-        )
+    problem = _bad_argument(args)
+    if problem is not None:
+        print("truc-p2p relay: " + problem, file=sys.stderr)
         return 2
-    if args.max_connections < 1:
-        print(
-            "truc-p2p relay: "
-            + _("--max-connections must be at least 1, not {n}", n=args.max_connections),
-            file=sys.stderr,
-        )
-        return 2
-    if args.site is not None and not args.site.is_dir():
-        print(
-            "truc-p2p relay: " + _("--site {path} is not a directory", path=args.site),
-            file=sys.stderr,
-        )
-        return 2
-
-    try:
-        trusted = frozenset(str(ipaddress.ip_address(a)) for a in args.trust_proxy)
-    except ValueError as exc:
-        print("truc-p2p relay: --trust-proxy: " + str(exc), file=sys.stderr)
-        return 2
-
-    def report(item: SessionReport) -> None:
-        if args.json:
-            print(json.dumps(item.to_json()), flush=True)
-        else:
-            how = _("spliced") if item.spliced else _("not spliced (direct path)")
-            print(
-                _(
-                    "session {session}: {how}, {bytes} bytes, {connections} connections, "
-                    "{seconds} s, end: {end}",
-                    session=item.session,
-                    how=how,
-                    bytes=item.bytes,
-                    connections=item.connections,
-                    seconds=decimal(item.seconds),
-                    end=item.end,
-                ),
-                flush=True,
-            )
-
+    trusted = frozenset(str(ipaddress.ip_address(a)) for a in args.trust_proxy)
     server = RelayServer(
         RelayLimits(max_connections=args.max_connections),
-        on_report=report,
+        on_report=partial(_print_session, args.json),
         site=args.site,
         trusted_proxies=trusted,
     )
+    return run_until_interrupted(partial(_serve, args, server), stopping=_("stopping the relay..."))
 
-    async def main(stop: trio.Event) -> int:
+
+def _bad_argument(args: argparse.Namespace) -> str | None:
+    """The one line saying what is wrong with the arguments, or ``None``."""
+    if not 0 <= args.port <= 65535:
+        return _("--port must be in 0..65535, not {port}", port=args.port)
+    if args.max_connections < 1:
+        return _("--max-connections must be at least 1, not {n}", n=args.max_connections)
+    if args.site is not None and not args.site.is_dir():
+        return _("--site {path} is not a directory", path=args.site)
+    for address in args.trust_proxy:
         try:
-            listeners = await trio.open_tcp_listeners(args.port, host=args.bind)
-        except OSError as exc:
-            print(
-                "truc-p2p relay: "
-                + _(
-                    "cannot listen on {where} port {port}: {reason}",
-                    where=args.bind or _("all interfaces"),
-                    port=args.port,
-                    reason=exc.strerror or exc,
-                ),
-                file=sys.stderr,
-            )
-            return 2
-        addresses = [x.socket.getsockname()[:2] for x in listeners]
-        if args.json:
-            site = None if args.site is None else str(args.site)
-            print(
-                json.dumps({"event": "listening", "addresses": addresses, "site": site}),
-                flush=True,
-            )
-        else:
-            where = ", ".join(host_port(a, p) for a, p in addresses)
-            print(_("relay listening on {where} (Ctrl-C to stop)", where=where), flush=True)
-            if args.site is not None:
-                print(
-                    _(
-                        "serving the site {path} at http://{where}/",
-                        path=args.site,
-                        where=host_port(*addresses[0]),
-                    ),
-                    flush=True,
-                )
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(
-                partial(
-                    server.serve,
-                    listeners,
-                    on_notice=lambda text: print(notice_text(text), file=sys.stderr),
-                )
-            )
-            await stop.wait()
-            nursery.cancel_scope.cancel()
-        totals = dict(server.stats)
-        if args.json:
-            print(json.dumps({"event": "stopped", **totals}), flush=True)
-        else:
-            print(
-                _(
-                    "relay stopped: connections {connections}, meetings {meetings}, "
-                    "relayed {splices}, bytes copied {bytes}",
-                    connections=totals.get("connections", 0),
-                    meetings=totals.get("meetings", 0),
-                    splices=totals.get("splices", 0),
-                    bytes=totals.get("bytes", 0),
-                ),
-                flush=True,
-            )
-        return 0
+            ipaddress.ip_address(address)
+        except ValueError as exc:
+            return "--trust-proxy: " + str(exc)
+    return None
 
-    return run_until_interrupted(main, stopping=_("stopping the relay..."))
+
+def _print_session(as_json: bool, item: SessionReport) -> None:
+    if as_json:
+        print(json.dumps(item.to_json()), flush=True)
+        return
+    how = _("spliced") if item.spliced else _("not spliced (direct path)")
+    print(
+        _(
+            "session {session}: {how}, {bytes} bytes, {connections} connections, "
+            "{seconds} s, end: {end}",
+            session=item.session,
+            how=how,
+            bytes=item.bytes,
+            connections=item.connections,
+            seconds=decimal(item.seconds),
+            end=item.end,
+        ),
+        flush=True,
+    )
+
+
+async def _serve(args: argparse.Namespace, server: RelayServer, stop: trio.Event) -> int:
+    """Listen, serve until ``stop``, then say what the relay did."""
+    try:
+        listeners = await trio.open_tcp_listeners(args.port, host=args.bind)
+    except OSError as exc:
+        print(
+            "truc-p2p relay: "
+            + _(
+                "cannot listen on {where} port {port}: {reason}",
+                where=args.bind or _("all interfaces"),
+                port=args.port,
+                reason=exc.strerror or exc,
+            ),
+            file=sys.stderr,
+        )
+        return 2
+    _print_listening(args, [x.socket.getsockname()[:2] for x in listeners])
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            partial(
+                server.serve,
+                listeners,
+                on_notice=lambda text: print(notice_text(text), file=sys.stderr),
+            )
+        )
+        await stop.wait()
+        nursery.cancel_scope.cancel()
+    _print_stopped(args.json, dict(server.stats))
+    return 0
+
+
+def _print_listening(args: argparse.Namespace, addresses: list[Any]) -> None:
+    if args.json:
+        site = None if args.site is None else str(args.site)
+        print(
+            json.dumps({"event": "listening", "addresses": addresses, "site": site}),
+            flush=True,
+        )
+        return
+    where = ", ".join(host_port(a, p) for a, p in addresses)
+    print(_("relay listening on {where} (Ctrl-C to stop)", where=where), flush=True)
+    if args.site is not None:
+        print(
+            _(
+                "serving the site {path} at http://{where}/",
+                path=args.site,
+                where=host_port(*addresses[0]),
+            ),
+            flush=True,
+        )
+
+
+def _print_stopped(as_json: bool, totals: dict[str, Any]) -> None:
+    if as_json:
+        print(json.dumps({"event": "stopped", **totals}), flush=True)
+        return
+    print(
+        _(
+            "relay stopped: connections {connections}, meetings {meetings}, "
+            "relayed {splices}, bytes copied {bytes}",
+            connections=totals.get("connections", 0),
+            meetings=totals.get("meetings", 0),
+            splices=totals.get("splices", 0),
+            bytes=totals.get("bytes", 0),
+        ),
+        flush=True,
+    )
