@@ -22,7 +22,7 @@ import trio.testing
 from truc_p2p.bots import make_bot
 from truc_p2p.cli._web import final_message
 from truc_p2p.crypto import SigningKey
-from truc_p2p.net import BotStrategy, GameOutcome, PlayOptions, play_game, prepare_game
+from truc_p2p.net import BotStrategy, GameOutcome, PlayOptions, Storage, play_game, prepare_game
 from truc_p2p.protocol import SessionOptions
 from truc_p2p.rules import Action, ActionKind, Game, Player, Ruleset
 from truc_p2p.ui._web import WebPlayer, bind_table, serve_table
@@ -135,7 +135,7 @@ class HostedGame:
                 role=role,
                 transcript=self.out / f"{name}.truc" if role is Player.P0 else None,
                 secret=secret,
-                fsync=False,
+                storage=Storage(fsync=False),
                 options=SessionOptions(ruleset=ruleset, name=name),
             )
         player = self.player = WebPlayer("alice", move_seconds=300)

@@ -23,6 +23,7 @@ from truc_p2p.net import (
     PeerReconnected,
     PlayOptions,
     QuitGame,
+    Storage,
     play_game,
     prepare_game,
 )
@@ -264,7 +265,7 @@ async def test_a_whole_game_shows_no_secret_and_no_unplayed_opponent_card(
         identity=SigningKey.from_bytes(derive(5, Player.P0, "key")),
         role=Player.P0,
         transcript=tmp_path / "alice.truc",
-        fsync=False,
+        storage=Storage(fsync=False),
         options=SessionOptions(ruleset=Ruleset(target=3), name="alice"),
     )
     secret = (tmp_path / "alice.truc.secret").read_bytes()

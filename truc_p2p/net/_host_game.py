@@ -65,10 +65,8 @@ def _hosted(
         role=Player.P1,
         transcript=path,
         options=settings.session,
-        fsync=storage.fsync,
-        lazy_sync=not storage.sync_each,
+        storage=replace(storage, meta=meta),
         accept_series=accept_series,
-        meta=meta,
     )
 
 

@@ -30,6 +30,7 @@ from truc_p2p.net._strategy import Strategy
 from truc_p2p.net._turn import TurnServer
 from truc_p2p.protocol import (
     RemoteProtocolError,
+    Session,
 )
 from truc_p2p.rules import Player
 
@@ -270,27 +271,9 @@ async def _join_once(
     out_dir = storage.out_dir
     path = transcript_path(out_dir, f"join-{name}") if out_dir is not None else None
     tries: list[PathTry] = []
-    try:
-        connected = await _unless_stopped(
-            stop,
-            lambda: connect(
-                inv,
-                connect_timeout=dial.connect_timeout,
-                direct_window=dial.direct_window,
-                tries=tries,
-                turn=dial.turn,
-                on_notice=report.on_notice,
-            ),
-        )
-    except OSError as exc:
-        return GameOutcome.told(
-            End.CONNECTION_FAILED,
-            "cannot-connect",
-            {"address": host_port(inv.host, inv.port), **os_error_facts(exc)},
-            me=Player.P0,
-        )
-    if connected is None:
-        return GameOutcome.told(End.QUIT, "not-connected", {}, me=Player.P0)
+    connected = await _dial(inv, dial, report, stop, tries)
+    if isinstance(connected, GameOutcome):
+        return connected
     stream, route = connected
     if report.on_tries is not None and tries:
         report.on_tries(tries)
@@ -303,10 +286,8 @@ async def _join_once(
             role=Player.P0,
             transcript=path,
             options=settings.session,
-            fsync=storage.fsync,
-            lazy_sync=not storage.sync_each,
+            storage=replace(storage, meta={**storage.meta, "role": "join", "invite": str(inv)}),
             expected_peer_fingerprint=inv.fingerprint.lower(),
-            meta={**storage.meta, "role": "join", "invite": str(inv)},
         )
     except OSError as exc:
         await trio.aclose_forcefully(stream)
@@ -343,23 +324,10 @@ async def _join_once(
             )
     finally:
         local.close()
-    if host_refused_early(local.session, outcome):
-        local.discard()  # nothing was played: the host never took the coin
-        return _WITHOUT_EARLY
-    if not local.session.game_id and outcome.end is End.CONNECTION_LOST:
-        local.discard()
-        return None  # cut during the handshake: start over
-    if not local.session.game_id and outcome.kind == "hello-timeout":
-        local.discard()  # no hello came: nothing was played (the caller may start over)
-        return outcome
-    if not _started(local.session) and outcome.end is End.REFUSED:
-        local.discard()
-        return outcome
-    if not _started(local.session) and _incompatible(outcome):
-        # The hellos differ: nothing was played, and a transcript ending in the host's
-        # honest hello would read as its violation (wire.md 4): keep none, as the host.
-        local.discard()
-        return outcome
+    unplayed = _unplayed(local.session, outcome)
+    if unplayed is not None:
+        local.discard()  # nothing was played: keep no transcript
+        return {_WITHOUT_EARLY: _WITHOUT_EARLY, _START_OVER: None}.get(unplayed, outcome)
     return replace(
         outcome,
         transcript=local.transcript,
@@ -367,6 +335,59 @@ async def _join_once(
         path_tries=tuple(t.as_json() for t in tries) or None,
         links=(_link(route, tries), *redialer.links) if tries else None,
     )
+
+
+async def _dial(
+    inv: Invite, dial: Dial, report: Reporting, stop: trio.Event | None, tries: list[PathTry]
+) -> tuple[trio.abc.Stream, str] | GameOutcome:
+    """Reach the host of ``inv``: the stream and its path, or the outcome of a join
+    that could not connect (or was stopped first).  ``tries`` gets what became of
+    each kind of path."""
+    try:
+        connected = await _unless_stopped(
+            stop,
+            lambda: connect(
+                inv,
+                connect_timeout=dial.connect_timeout,
+                direct_window=dial.direct_window,
+                tries=tries,
+                turn=dial.turn,
+                on_notice=report.on_notice,
+            ),
+        )
+    except OSError as exc:
+        return GameOutcome.told(
+            End.CONNECTION_FAILED,
+            "cannot-connect",
+            {"address": host_port(inv.host, inv.port), **os_error_facts(exc)},
+            me=Player.P0,
+        )
+    if connected is None:
+        return GameOutcome.told(End.QUIT, "not-connected", {}, me=Player.P0)
+    return connected
+
+
+#: :func:`_unplayed`'s word for a connection cut during the handshake: start over.
+_START_OVER = "start-over"
+
+
+def _unplayed(session: Session, outcome: GameOutcome) -> str | None:
+    """Why nothing of a game was played, so that its transcript is not kept, or
+    ``None`` when it was: :data:`_WITHOUT_EARLY`, :data:`_START_OVER`, or another
+    word (the outcome stands)."""
+    if host_refused_early(session, outcome):
+        return _WITHOUT_EARLY  # the host never took the coin
+    if not session.game_id and outcome.end is End.CONNECTION_LOST:
+        return _START_OVER  # cut during the handshake
+    if not session.game_id and outcome.kind == "hello-timeout":
+        return "no-hello"  # the caller may start over
+    if not _started(session) and outcome.end is End.REFUSED:
+        return "refused"
+    if not _started(session) and _incompatible(outcome):
+        # The hellos differ: a transcript ending in the host's honest hello would
+        # read as its violation (wire.md 4): keep none, as the host.
+        return "incompatible"
+    return None
 
 
 def _link(route: str, tries: list[PathTry]) -> dict[str, Any]:

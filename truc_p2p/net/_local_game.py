@@ -29,6 +29,7 @@ from truc_p2p.evidence import keep_evidence
 from truc_p2p.identity import write_private_file
 from truc_p2p.net._away import away_path_for
 from truc_p2p.net._relay_wire import relay_claim
+from truc_p2p.net._settings import Storage
 from truc_p2p.protocol import (
     RemoteProtocolError,
     Series,
@@ -137,9 +138,7 @@ def prepare_game(
     role: Player,
     transcript: str | os.PathLike[str] | None,
     secret: bytes | None = None,
-    fsync: bool = True,
-    lazy_sync: bool = True,
-    meta: dict[str, Any] | None = None,
+    storage: Storage = Storage(),
     options: SessionOptions = SessionOptions(),
     expected_peer_fingerprint: str | None = None,
     accept_series: Callable[[Series, str], bool] | None = None,
@@ -150,20 +149,23 @@ def prepare_game(
     and ``accept_series`` says whether we take a linked game (the host's).
 
     The 32-byte ``secret`` (fresh random by default) is written to
-    ``<transcript>.secret`` with mode 0600; it is never printed or logged.  ``meta``
-    (what ``truc-p2p resume`` needs, no secrets) goes to ``<transcript>.meta.json``.
+    ``<transcript>.secret`` with mode 0600; it is never printed or logged.  How hard
+    the transcript is synced is ``storage``'s (its ``out_dir`` is not read: the
+    caller names the file); its ``meta`` (what ``truc-p2p resume`` needs, no
+    secrets), when there is any, goes to ``<transcript>.meta.json``.
     """
     secret = secrets.token_bytes(32) if secret is None else secret
     path = Path(transcript) if transcript is not None else None
     writer = None
     if path is not None:
         writer = TranscriptWriter(
-            path, sync=("on-demand" if lazy_sync else "each") if fsync else "never"
+            path,
+            sync=("each" if storage.sync_each else "on-demand") if storage.fsync else "never",
         )
         try:
             write_private_file(secret_path_for(path), secret)
-            if meta is not None:
-                write_meta(path, meta)
+            if storage.meta:
+                write_meta(path, dict(storage.meta))
         except BaseException:
             writer.close()
             raise
