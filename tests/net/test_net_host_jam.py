@@ -33,7 +33,7 @@ from truc_p2p.net import (
     Storage,
     join_game,
 )
-from truc_p2p.net._host import GameSlot, HostLoop
+from truc_p2p.net._host import Admission, GameSlot, HostLoop
 from truc_p2p.protocol import SessionOptions, fingerprint, verify_transcript
 from truc_p2p.rules import Player, Ruleset
 from truc_p2p.transcript import read_transcript
@@ -182,10 +182,9 @@ async def test_forever_hosts_several_games_at_once_then_more(tmp_path: Path) -> 
             strategy=bot(0),
             identity=SigningKey.generate(),
             settings=GameSettings(session=SessionOptions(ruleset=Ruleset(target=2))),
-            listen=Listen(capacity=3),
+            listen=Listen(capacity=3, forever=True),
             storage=Storage(out_dir=tmp_path / "host"),
             report=Reporting(on_outcome=finished.append),
-            forever=True,
             players=players,
             stop=stop,
         ) as (invite, _):
@@ -334,7 +333,7 @@ async def test_a_resume_is_told_with_the_slot_of_its_own_game() -> None:
         pairs[0].keys[P1],
         _no_game,
         hello_timeout=HELLO_TIMEOUT,
-        capacity=2,
+        admission=Admission(capacity=2),
         on_resumed=lambda slot, _stream, peer: told.append((slot, peer)),
     )
     slots = [GameSlot(session=pair.sessions[P1]) for pair in pairs]

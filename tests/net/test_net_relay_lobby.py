@@ -347,10 +347,15 @@ async def test_a_forever_host_is_listed_again_after_each_game() -> None:
                     settings=GameSettings(
                         session=SessionOptions(name="ana"), clocks=Clocks(turn_timeout=30)
                     ),
-                    listen=Listen(bind="127.0.0.1", port=0, relay=("127.0.0.1", port), public=True),
+                    listen=Listen(
+                        bind="127.0.0.1",
+                        port=0,
+                        relay=("127.0.0.1", port),
+                        public=True,
+                        forever=True,
+                    ),
                     storage=Storage(out_dir=None),
                     report=Reporting(on_outcome=outcomes.append),
-                    forever=True,
                     stop=stop,
                 )
 

@@ -116,13 +116,16 @@ async def test_a_restarted_relay_gets_the_host_back_with_the_same_invite(
                     identity=host_id,
                     settings=GameSettings(clocks=Clocks(turn_timeout=30, grace=30)),
                     listen=Listen(
-                        bind="127.0.0.1", port=0, relay=("127.0.0.1", relay.port), capacity=2
+                        bind="127.0.0.1",
+                        port=0,
+                        relay=("127.0.0.1", relay.port),
+                        capacity=2,
+                        forever=True,
                     ),
                     storage=Storage(out_dir=tmp_path / "host", fsync=False),
                     report=Reporting(
                         on_invite=on_invite, on_notice=on_notice, on_outcome=host_outcomes.append
                     ),
-                    forever=True,
                     players=lambda: (bot(len(host_outcomes) + 3), None),
                     stop=stop,
                 )

@@ -46,9 +46,9 @@ async def test_a_forever_host_takes_a_rematch_of_its_own_games(tmp_path: Path) -
             strategy=bot(0),
             identity=SigningKey.generate(),
             settings=GameSettings(session=SessionOptions(ruleset=RULES)),
+            listen=Listen(forever=True),
             storage=Storage(out_dir=tmp_path / "host"),
             report=Reporting(on_outcome=finished.append),
-            forever=True,
             players=lambda: (bot(len(finished) + 1), None),
             stop=stop,
         ) as (invite, _):

@@ -408,11 +408,14 @@ class HostRoad(Road):
                 table.player,
                 identity=table.seat.ident.key,
                 settings=table.settings(),
-                listen=replace(self.where.listen(opts, self.port), played=table.record.followed()),
+                listen=replace(
+                    self.where.listen(opts, self.port),
+                    played=table.record.followed(),
+                    forever=opts.network.forever,
+                ),
                 storage=table.storage(),
                 report=self._reporting(table),
                 stop=stop,
-                forever=opts.network.forever,
                 players=lambda: self._players(table),
             )
         except ConnectError as exc:

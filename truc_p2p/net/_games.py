@@ -19,7 +19,7 @@ import trio
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net._away import away_path_for
 from truc_p2p.net._clocks import Clocks, GameSettings
-from truc_p2p.net._host import GameSlot, HostLoop
+from truc_p2p.net._host import Admission, GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._join_game import Redialer, _keep
 from truc_p2p.net._local_game import _unless_stopped, secret_path_for
@@ -222,7 +222,7 @@ async def _listen_again(
             identity,
             no_new_games,
             hello_timeout=clocks.hello_timeout,
-            capacity=0,
+            admission=Admission(capacity=0),
             on_notice=report.on_notice,
         )
         loop.games.append(slot)

@@ -66,6 +66,7 @@ from truc_p2p.protocol import (
 __all__ = [
     "DEFAULT_MAX_PENDING",
     "DEFAULT_MAX_PENDING_PER_ADDRESS",
+    "Admission",
     "ChannelReconnector",
     "GameSlot",
     "HostLoop",
@@ -97,6 +98,17 @@ class PendingLimits:
 
     total: int = DEFAULT_MAX_PENDING
     per_address: int = DEFAULT_MAX_PENDING_PER_ADDRESS
+
+
+@dataclass(frozen=True, kw_only=True)
+class Admission:
+    """Whom and how many a :class:`HostLoop` lets in: ``capacity`` games at once,
+    only the fingerprints in ``allow`` (``None``: anyone), and ``pending`` limits on
+    the connections waiting for their first frame."""
+
+    capacity: int = 1
+    allow: frozenset[str] | None = None
+    pending: PendingLimits = PendingLimits()
 
 
 #: The IPv6 prefix that counts as one address group (see :func:`address_key`).
@@ -257,9 +269,7 @@ class HostLoop:
         start_game: StartGame,
         *,
         hello_timeout: float,
-        capacity: int = 1,
-        allow: frozenset[str] | None = None,
-        limits: PendingLimits = PendingLimits(),
+        admission: Admission = Admission(),
         on_notice: Callable[[str], None] | None = None,
         on_resumed: Callable[[GameSlot, trio.abc.Stream, str], None] | None = None,
     ) -> None:
@@ -270,7 +280,8 @@ class HostLoop:
         self.identity = identity
         self.start_game = start_game
         self.hello_timeout = hello_timeout
-        self.capacity = capacity
+        allow, limits = admission.allow, admission.pending
+        self.capacity = admission.capacity
         self.allow = None if allow is None else frozenset(a.lower() for a in allow)
         self.max_pending = limits.total
         self.max_pending_per_address = limits.per_address

@@ -18,7 +18,7 @@ import trio
 
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net._clocks import GameSettings
-from truc_p2p.net._host import GameSlot, HostLoop
+from truc_p2p.net._host import Admission, GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, settings_fields
 from truc_p2p.net._lobby import LobbyListing, listing_fields
 from truc_p2p.net._local_game import (
@@ -97,18 +97,17 @@ async def host_game(
     storage: Storage = Storage(),
     report: Reporting = Reporting(),
     stop: trio.Event | None = None,
-    forever: bool = False,
     players: Callable[[], tuple[Strategy, EventHook | None]] | None = None,
 ) -> GameOutcome:
     """Listen, hand the invite to ``on_invite``, and play: the first game, or with
-    ``forever`` every game until ``stop`` is set (default: never).
+    ``listen.forever`` every game until ``stop`` is set (default: never).
 
     Connections are served concurrently (:class:`~._host.HostLoop`): one
     that sends no valid hello within ``settings.clocks.hello_timeout`` is dropped,
     joiners beyond ``listen.capacity`` running games are told the host is busy,
     keys not in ``listen.allow`` (fingerprints) are refused, and none of that
     ends the host.
-    Without ``forever`` the host returns the outcome of its first game that
+    Without ``listen.forever`` the host returns the outcome of its first game that
     started (a joiner who drops during the handshake or proposes other
     settings does not count); with it, every game's outcome goes to
     ``report.on_outcome`` until ``stop`` is set.  ``players`` makes a fresh
@@ -131,7 +130,7 @@ async def host_game(
         storage=storage,
         report=report,
         stop=stop if stop is not None else trio.Event(),
-        forever=forever,
+        forever=listen.forever,
         players=players,
     )
     return await hosting.run()
@@ -232,8 +231,7 @@ class _Hosting:
                 identity,
                 self.start,
                 hello_timeout=settings.clocks.hello_timeout,
-                capacity=listen.capacity,
-                allow=listen.allow,
+                admission=Admission(capacity=listen.capacity, allow=listen.allow),
                 on_notice=report.on_notice,
                 on_resumed=self._on_path,
             )

@@ -112,14 +112,10 @@ class _GameLoop:
         self.keeper = LinkKeeper(
             stream,
             session,
+            options,
             end=self._ended,
             notify=self._notify,
             queue=self._pending.append,
-            clocks=options.clocks,
-            send_timeout=options.send_timeout,
-            away_file=options.away_file,
-            before_send=options.before_send,
-            reconnector=options.reconnector,
         )
         self._deadline = math.inf
         #: Whether the deadline times the opponent now (we wait for its envelope); not

@@ -36,14 +36,12 @@ import math
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 
 from truc_p2p.net._away import ms, read_away, write_away
 from truc_p2p.net._bytepipe import Link, LinkBroken
-from truc_p2p.net._clocks import Clocks
 from truc_p2p.net._gate import FrameGate
 from truc_p2p.net._net_events import NetEvent, PeerDisconnected, PeerReconnected, TurnClock
 from truc_p2p.net._outcome import GameOutcome
@@ -59,6 +57,9 @@ from truc_p2p.protocol import (
     Session,
 )
 from truc_p2p.rules import Player
+
+if TYPE_CHECKING:  # it imports this module (for Reconnector)
+    from truc_p2p.net._play_options import PlayOptions
 
 __all__ = [
     "Abandoned",
@@ -207,6 +208,8 @@ class LinkKeeper:
     """A game's connection across drops: the current :attr:`link` and its reader,
     what went over all its links, and the resume on a new one.
 
+    It reads the game loop's :class:`~._play_options.PlayOptions` (the clocks, the
+    send timeout, the away file, the hook before each send and the reconnector).
     ``end`` makes the outcome of an :data:`Ending`, ``notify`` reports a
     :class:`NetEvent` and ``queue`` hands the loop a session event that arrived
     during a resume.  Call :meth:`start` in the game's nursery first.
@@ -216,16 +219,15 @@ class LinkKeeper:
         self,
         stream: trio.abc.Stream,
         session: Session,
+        options: PlayOptions,
         *,
         end: Callable[[Ending], Awaitable[GameOutcome]],
         notify: Callable[[NetEvent], None],
         queue: Callable[[AnyEvent], None],
-        clocks: Clocks,
-        send_timeout: float,
-        away_file: Path | None,
-        before_send: Callable[[], object] | None,
-        reconnector: Reconnector | None,
     ) -> None:
+        clocks, away_file = options.clocks, options.away_file
+        send_timeout, before_send = options.send_timeout, options.before_send
+        reconnector = options.reconnector
         self.session = session
         #: Seconds the peer may be away over the whole game (wire.md 13.4).
         self._away_budget = clocks.away_budget

@@ -46,7 +46,9 @@ class Listen:
     to forward the port and ``announce`` advertises the game on the LAN (both
     skipped on a loopback ``bind``).  ``capacity`` games run at once; ``allow``
     (fingerprints) limits who may join.  ``public`` lists the game in the
-    relay's lobby (signed by the host's key) while a place is free.
+    relay's lobby (signed by the host's key) while a place is free.  ``forever``
+    keeps hosting game after game (``host --forever``) instead of returning after
+    the first.
     """
 
     bind: str | None = None
@@ -58,6 +60,7 @@ class Listen:
     capacity: int = 1
     allow: frozenset[str] | None = None
     public: bool = False
+    forever: bool = False
     #: Nostr relays (``ws://``/``wss://`` URLs) a public host lists on (connect.md §10).
     nostr: tuple[str, ...] = ()
     #: With ``relay``: a TURN server (and its credential) to allocate a relayed
