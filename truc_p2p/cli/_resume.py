@@ -64,7 +64,6 @@ from truc_p2p.net import (
     Strategy,
     host_port,
     read_meta,
-    relay_claim,
     restore_game,
     resume_game,
 )
@@ -263,9 +262,9 @@ class _NetworkResume(_Resume):
         super().__init__(path, meta, next_games)
         self.stored, self.new_game_if_gone = stored, fallback
         self.invite: Invite | None = None
-        #: A host that registered with a relay: the relay and its claim again.
+        #: A host that registered with a relay: the relay and the nonce of its claim again.
         self.relay: tuple[str, int] | None = None
-        self.claim: bytes | None = None
+        self.relay_nonce: bytes | None = None
 
     def seat(self, opts: GameOptions) -> Seat | int:
         path, meta = self.path, self.meta
@@ -292,7 +291,7 @@ class _NetworkResume(_Resume):
             again = _relay_again(self.meta, table.seat.ident, self.path, info)
             if isinstance(again, int):
                 return again
-            self.relay, self.claim = again
+            self.relay, self.relay_nonce = again
         if self.invite is not None:
             print(
                 _("redialling {address} to resume the game...", address=self.invite.address),
@@ -313,7 +312,12 @@ class _NetworkResume(_Resume):
         meta = self.meta
         listen = None
         if self.invite is None:
-            listen = Listen(bind=meta.get("bind"), port=int(meta["port"]), relay=self.relay)
+            listen = Listen(
+                bind=meta.get("bind"),
+                port=int(meta["port"]),
+                relay=self.relay,
+                relay_nonce=self.relay_nonce,
+            )
         first_wait = _stale_wait(self.path, self.stored.settings.clocks.grace)
         if first_wait is not None:
             print(
@@ -335,7 +339,6 @@ class _NetworkResume(_Resume):
                 invite=self.invite,
                 report=self._reporting(table),
                 stop=stop,
-                claim=self.claim,
                 first_wait=first_wait,
             )
         except OSError as exc:
@@ -500,11 +503,11 @@ def _restore(
 def _relay_again(
     meta: dict[str, Any], ident: Identity, path: Path, info: TextIO
 ) -> tuple[tuple[str, int], bytes] | int:
-    """A host that registered with a relay: the relay and its claim again (the same
-    code), said in one line; exit status 2 when the stored settings are bad."""
+    """A host that registered with a relay: the relay and the nonce of its claim again
+    (the same code), said in one line; exit status 2 when the stored settings are bad."""
     try:
         relay = (str(meta["relay"][0]), int(meta["relay"][1]))
-        claim = relay_claim(ident.key, bytes.fromhex(str(meta["relay_nonce"])))
+        nonce = bytes.fromhex(str(meta["relay_nonce"]))
     except (KeyError, IndexError, TypeError, ValueError) as exc:
         print(
             "truc-p2p resume: "
@@ -526,7 +529,7 @@ def _relay_again(
         ),
         file=info,
     )
-    return relay, claim
+    return relay, nonce
 
 
 def _match_road(

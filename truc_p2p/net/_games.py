@@ -22,7 +22,7 @@ from truc_p2p.net._clocks import Clocks, GameSettings
 from truc_p2p.net._host import Admission, GameSlot, HostLoop
 from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._join_game import Redialer, _keep
-from truc_p2p.net._local_game import _unless_stopped, secret_path_for
+from truc_p2p.net._local_game import _unless_stopped, relay_claim, secret_path_for
 from truc_p2p.net._outcome import End, GameOutcome
 from truc_p2p.net._play import play_game
 from truc_p2p.net._play_options import PlayOptions
@@ -102,7 +102,6 @@ async def resume_game(
     stop: trio.Event | None = None,
     invite: Invite | None = None,
     listen: Listen | None = None,
-    claim: bytes | None = None,
     first_wait: float | None = None,
 ) -> GameOutcome:
     """Finish a restored game with the clocks it was restored with: a joiner
@@ -113,8 +112,8 @@ async def resume_game(
     ago than the opponent waits was most likely ended by it, and waiting the whole
     grace for it only costs the player.
 
-    A host that was registered with a relay passes it and its ``claim``
-    (:func:`relay_claim` of the stored nonce): it registers the same code again
+    A host that was registered with a relay passes it and the stored nonce of its
+    claim (``listen.relay`` and ``listen.relay_nonce``): it registers the same code again
     (retrying in the background while the relay is unreachable), so a joiner
     behind NAT redials through the relay route of its invite."""
     session = restored.session
@@ -175,7 +174,7 @@ async def resume_game(
         else:
             assert listen is not None
             outcome = await _listen_again(
-                listen, session, identity, claim, clocks=clocks, report=report, play=play
+                listen, session, identity, clocks=clocks, report=report, play=play
             )
             where = {"kind": "opponent-gone"}
     finally:
@@ -189,7 +188,6 @@ async def _listen_again(
     listen: Listen,
     session: Session,
     identity: SigningKey,
-    claim: bytes | None,
     *,
     clocks: Clocks,
     report: Reporting,
@@ -198,6 +196,8 @@ async def _listen_again(
     """A resuming host: listen again on its port (and relay), admit only the
     opponent's connections back into the game, and ``play`` it."""
     slot = GameSlot(session)
+    nonce = listen.relay_nonce
+    claim = relay_claim(identity, nonce) if nonce is not None else None
 
     async def no_new_games(stream: trio.abc.Stream, first: bytes, peer: str) -> None:
         raise AssertionError("capacity 0: unreachable")  # pragma: no cover
