@@ -27,6 +27,7 @@ from truc_p2p.crypto import SigningKey
 from truc_p2p.net._lobby import LobbyListing, listing_fields
 from truc_p2p.net._nostr import (
     LISTING_KIND,
+    ListedRelay,
     NostrEvent,
     NostrKey,
     deletion_event,
@@ -82,8 +83,7 @@ def _event(identity: SigningKey, label: str, **kw: Any) -> NostrEvent:
         now=kw.pop("now", NOW),
         lifetime=kw.pop("lifetime", LIFETIME),
         aux=_aux(label),
-        relay=RELAY,
-        code=CODE,
+        relay=ListedRelay(RELAY, CODE),
         since=NOW,
     )
 

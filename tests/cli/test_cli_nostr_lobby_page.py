@@ -13,7 +13,7 @@ from truc_p2p.cli._nostr_lobby import fetch_for_page
 from truc_p2p.crypto import SigningKey
 from truc_p2p.net import LobbyGame
 from truc_p2p.net._lobby import LobbyListing
-from truc_p2p.net._nostr import listing_event, nostr_key_for, verify_listing_event
+from truc_p2p.net._nostr import ListedRelay, listing_event, nostr_key_for, verify_listing_event
 
 NOW = 1_700_000_000
 
@@ -33,7 +33,7 @@ def _game(name: str, **relay: object) -> LobbyGame:
 
 async def test_the_page_lists_nostr_games_and_joins_one_by_fingerprint() -> None:
     direct = _game("ana")
-    relayed = _game("bea", relay=("relay.example.org", 4456), code="45sjajpekleh2ojq")
+    relayed = _game("bea", relay=ListedRelay(("relay.example.org", 4456), "45sjajpekleh2ojq"))
     assert pick_id(direct) == direct.listing.fingerprint and pick_id(relayed) == relayed.code
 
     async def fetch(timeout: float) -> tuple[list[LobbyGame], list[str], str | None]:

@@ -38,6 +38,7 @@ __all__ = [
     "DELETION_KIND",
     "LISTING_KIND",
     "MAX_LIFETIME",
+    "ListedRelay",
     "NostrEvent",
     "NostrKey",
     "deletion_event",
@@ -209,6 +210,15 @@ def listing_binding(nostr_pubkey: str, expiration: int) -> str:
     return f"nostr {nostr_pubkey} {expiration}"
 
 
+@dataclass(frozen=True)
+class ListedRelay:
+    """The truc-p2p relay a listed host is registered with (host, port), and the
+    code a joiner names there (``connect.md`` §10.2)."""
+
+    address: tuple[str, int]
+    code: str
+
+
 def listing_event(
     key: NostrKey,
     identity: SigningKey,
@@ -217,19 +227,18 @@ def listing_event(
     now: int,
     lifetime: int,
     aux: bytes,
-    relay: tuple[str, int] | None = None,
-    code: str | None = None,
+    relay: ListedRelay | None = None,
     since: int | None = None,
 ) -> NostrEvent:
     """The host's listing event, valid from ``now`` for ``lifetime`` seconds;
-    ``relay`` and ``code`` when the host is registered with a truc-p2p relay,
-    ``since``: when the host began to wait (default ``now``)."""
+    ``relay`` when the host is registered with a truc-p2p relay, ``since``: when
+    the host began to wait (default ``now``)."""
     expiration = now + lifetime
     signed = listing.sign(identity, listing_binding(key.pubkey_hex, expiration))
     body: dict[str, Any] = {"listing": signed.hex(), "since": now if since is None else since}
-    if relay is not None and code is not None:
-        body["relay"] = host_port(*relay)
-        body["code"] = code
+    if relay is not None:
+        body["relay"] = host_port(*relay.address)
+        body["code"] = relay.code
     tags = [["d", listing.fingerprint], ["expiration", str(expiration)]]
     content = json.dumps(body, separators=(",", ":"), sort_keys=True)
     return sign_event(key, created_at=now, kind=LISTING_KIND, tags=tags, content=content, aux=aux)

@@ -41,6 +41,7 @@ from truc_p2p.crypto import SigningKey
 from truc_p2p.net._lobby import LobbyFilter, LobbyListing
 from truc_p2p.net._nostr import (
     LISTING_KIND,
+    ListedRelay,
     NostrEvent,
     NostrGame,
     deletion_event,
@@ -342,8 +343,11 @@ class NostrLister:
             now=self._now(),
             lifetime=self.lifetime,
             aux=os.urandom(32),
-            relay=self.relay,
-            code=self.code,
+            relay=(
+                ListedRelay(self.relay, self.code)
+                if self.relay is not None and self.code is not None
+                else None
+            ),
             since=self._since,
         )
         self.published.append(event.id)
