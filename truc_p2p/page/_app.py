@@ -11,9 +11,12 @@ from truc_p2p.i18n import LANGUAGES, _, from_accept_language, use_language
 from truc_p2p.protocol import encode_transcript, fingerprint
 
 from ._feed import PageFeed
+from ._kept import ENVELOPE_KEY, IDENTITY_KEY, NAME_KEY, forget_game, keep_game, kept_game
 from ._keys import Key, KeyFileError, key_from_file, key_from_raw, key_to_file, raw_key
+from ._lobby import Lobby
 from ._out import Outbox, Output
 from ._texts import app_texts
+from ._wires import Meeting, Wires
 
 if TYPE_CHECKING:
     from truc_p2p.net import GameOutcome, Invite
@@ -21,7 +24,6 @@ if TYPE_CHECKING:
 
     from ._autoplay import Autoplay
     from ._games import BotGame, NetGame, NetOptions, Restore
-    from ._relay import LobbyQuery
     from ._series import Linked
 
     Game = BotGame | NetGame
@@ -31,16 +33,6 @@ if TYPE_CHECKING:
 # comes first (WorkerGlue.warm imports it while the player reads it).
 
 __all__ = ["PageApp"]
-
-#: The IndexedDB keys the app keeps: the identity key (32 bytes), and while a game
-#: against a peer goes on what a reload needs to resume it (wire.md 13): its settings
-#: (``game``, JSON, no secrets), the session secret and each envelope of the transcript
-#: (``env:00000``...), each stored before the bytes that carry it are sent.
-IDENTITY_KEY = "identity"
-NAME_KEY = "name"
-GAME_KEY = "game"
-SECRET_KEY = "secret"
-ENVELOPE_KEY = "env:{:05d}"
 
 #: The longest name a player may give (as ``--name``).
 MAX_NAME = 40
@@ -111,9 +103,8 @@ class PageApp:
         self.bot_variants: frozenset[str] = frozenset()
         #: A bot playing the page's player (``truc-p2p interop``'s browser adapter).
         self.autoplay: Autoplay | None = None
-        #: The lobby's question going on: its socket, relay and sans-IO reader.
-        self._lobby_query: tuple[str, str, LobbyQuery] | None = None
-        self._lobby_asked = 0
+        #: The lobby's question going on (connect.md 2.2).
+        self.lobby = Lobby(self._out, self._page)
 
     def _new_feed(self) -> PageFeed:
         feed = PageFeed(self.name, now=lambda: self._now, answers=self)
@@ -141,8 +132,8 @@ class PageApp:
     def receive(self, socket: str, data: bytes, now: float) -> list[Output]:
         """Bytes from the relay WebSocket ``socket``."""
         self._now = now
-        if self._lobby_query is not None and socket == self._lobby_query[0]:
-            self._lobby_data(bytes(data))
+        if self.lobby.owns(socket):
+            self.lobby.data(bytes(data))
         elif self.game is not None:
             self.game.receive(socket, bytes(data), now)
         return self._done()
@@ -150,8 +141,8 @@ class PageApp:
     def closed(self, socket: str, now: float) -> list[Output]:
         """The WebSocket ``socket`` closed (or never opened)."""
         self._now = now
-        if self._lobby_query is not None and socket == self._lobby_query[0]:
-            self._lobby_down()
+        if self.lobby.owns(socket):
+            self.lobby.down()
         elif self.game is not None:
             self.game.closed(socket, now)
         return self._done()
@@ -260,6 +251,9 @@ class PageApp:
 
     # -- games ---------------------------------------------------------------------
 
+    def _wires(self) -> Wires:
+        return Wires(self.key, self.feed, self._randbytes, self._record, self._ended)
+
     def _record(self, envelope: bytes) -> None:
         self.envelopes.append(envelope)
         if self._persist:  # kept before the bytes that carry it leave (the outputs' order)
@@ -267,54 +261,22 @@ class PageApp:
 
     def _net_began(self, game: NetGame) -> None:
         """A peer game's session exists: keep what a reload needs to resume it."""
-        meta = {
-            "format": 1,
-            "role": 0 if game.invite is not None else 1,
-            "relay": game.relay,
-            "invite": str(game.invite) if game.invite is not None else None,
-            "claim_nonce": game.claim_nonce.hex() if game.claim_nonce else None,
-            "name": self.name,
-        }
-        self._out.store(GAME_KEY, json.dumps(meta, sort_keys=True))
-        self._out.store(SECRET_KEY, game.secret)
+        keep_game(self._out, game, self.name, self.envelopes)
         self._persist = True
-        for index, envelope in enumerate(self.envelopes):
-            self._out.store(ENVELOPE_KEY.format(index), envelope)
 
     def _forget_game(self) -> None:
         """The game is over (or given up): its keys leave IndexedDB."""
-        if not self._persist:
-            return
-        self._persist = False
-        self._out.delete(GAME_KEY)
-        self._out.delete(SECRET_KEY)
-        for index in range(len(self.envelopes)):
-            self._out.delete(ENVELOPE_KEY.format(index))
+        if self._persist:
+            self._persist = False
+            forget_game(self._out, len(self.envelopes))
 
     def _resume_stored(self) -> None:
         """A reload during a peer game: resume it from what IndexedDB kept."""
         stored, self._stored = self._stored, {}
-        text, secret = stored.get(GAME_KEY), stored.get(SECRET_KEY)
-        if not isinstance(text, str) or not isinstance(secret, bytes | bytearray):
-            return
-        envelopes: list[bytes] = []
-        while isinstance(stored.get(ENVELOPE_KEY.format(len(envelopes))), bytes | bytearray):
-            envelopes.append(bytes(stored[ENVELOPE_KEY.format(len(envelopes))]))
-        from truc_p2p.net import Invite, InviteError
-
-        from ._games import Restore
-
-        try:
-            meta = json.loads(text)
-            invite = Invite.parse(meta["invite"]) if meta.get("invite") else None
-            relay = str(meta["relay"])
-            nonce = bytes.fromhex(meta["claim_nonce"]) if meta.get("claim_nonce") else None
-        except (ValueError, KeyError, TypeError, InviteError):
-            return
-        if not envelopes or len(secret) != 32:
-            return
-        restore = Restore(envelopes=envelopes, secret=bytes(secret), claim_nonce=nonce)
-        self._net(relay, invite, restore=restore)
+        kept = kept_game(stored)
+        if kept is not None:
+            relay, invite, restore = kept
+            self._net(relay, invite, restore=restore)
 
     def _fresh_table(self) -> None:
         if self.game is not None:
@@ -366,13 +328,9 @@ class PageApp:
         self.feed.level = level
         rest = RestRefused.VALUE if "value" in self.bot_variants else RestRefused.GAME
         game = BotGame(
-            key=self.key,
+            self._wires(),
             name=self.name,
             level=level,
-            feed=self.feed,
-            randbytes=self._randbytes,
-            record=self._record,
-            ended=self._ended,
             ruleset=Ruleset(rest_refused=rest),
             series=linked.series() if linked is not None else Series(),
         )
@@ -410,17 +368,11 @@ class PageApp:
             self._persist = True
         self.feed.level = None
         game = NetGame(
-            key=self.key,
+            self._wires(),
+            Meeting(relay, invite, self.site),
             settings=settings,
-            feed=self.feed,
             out=self._out,
-            randbytes=self._randbytes,
-            record=self._record,
-            ended=self._ended,
             now=self._now,
-            relay=relay,
-            invite=invite,
-            site=self.site,
             restore=restore,
             began=self._net_began,
             number=len(linked.played) + 1 if linked is not None else 1,
@@ -503,74 +455,8 @@ class PageApp:
     # -- the lobby (connect.md 2.2) ------------------------------------------------
 
     def _lobby(self, message: dict[str, Any]) -> None:
-        """Ask the relay (the host card's, by default the site's) for its open games;
-        each is joined as its invite is (the page sends ``join`` with it)."""
-        from truc_p2p.net import InviteError, parse_host_port
-
-        from ._relay import LobbyQuery
-
-        relay = message.get("relay") or self.relay
-        if self._lobby_query is not None:
-            self._out.close(self._lobby_query[0])
-            self._lobby_query = None
-        try:
-            if not isinstance(relay, str):
-                raise InviteError(_("no relay to host with"))
-            address = parse_host_port(relay, what="relay")
-        except (InviteError, ValueError) as exc:
-            self._page({"type": "lobby", "error": str(exc)})
-            return
-        self._lobby_asked += 1
-        socket = f"lobby{self._lobby_asked}"
-        query = LobbyQuery(address)
-        self._lobby_query = (socket, relay, query)
-        self._out.open(socket, relay)
-        self._out.send(socket, query.first)
-
-    def _lobby_data(self, data: bytes) -> None:
-        from truc_p2p.net._relay_wire import RelayProtocolError
-
-        from ._relay import RelayRefused
-
-        assert self._lobby_query is not None
-        socket, relay, query = self._lobby_query
-        try:
-            answer = query.feed(data)
-        except (RelayProtocolError, RelayRefused) as exc:
-            self._out.close(socket)
-            self._lobby_query = None
-            self._page({"type": "lobby", "error": str(exc)})
-            return
-        if answer is None:
-            return
-        self._out.close(socket)
-        self._lobby_query = None
-        games = []
-        for game in answer.games:
-            line = [_("first to {n}", n=game.listing.fields.get("target", "?"))]
-            if game.listing.match > 1:
-                line.append(_("match of {n} games", n=game.listing.match))
-            minutes, seconds = divmod(game.waiting, 60)
-            waited = f"{minutes}:{seconds:02d}"
-            games.append(
-                {
-                    "name": game.listing.name,
-                    "settings": " · ".join(line),
-                    "waiting": _("waiting {time}", time=waited),
-                    "fingerprint": game.listing.fingerprint[:16],
-                    "invite": str(game.invite),
-                }
-            )
-        self._page({"type": "lobby", "relay": relay, "games": games})
-
-    def _lobby_down(self) -> None:
-        """The lobby's socket closed before the answer: the relay is down (one line)."""
-        assert self._lobby_query is not None
-        relay = self._lobby_query[1]
-        self._lobby_query = None
-        self._page(
-            {"type": "lobby", "error": _("the relay {relay} cannot be reached", relay=relay)}
-        )
+        """Ask the relay (the host card's, by default the site's) for its open games."""
+        self.lobby.ask(message.get("relay") or self.relay)
 
     def _ended(self, outcome: GameOutcome) -> None:
         from truc_p2p.net import End

@@ -1,5 +1,5 @@
-"""The page's two kinds of game: against a bot in memory, and against a peer
-through a relay's byte stream (joined or hosted)."""
+"""The page's game against a peer through a relay's byte stream (joined or hosted);
+the other kind, against a bot in memory, is :mod:`._bot_game`'s."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
-from truc_p2p.bots import make_bot
 from truc_p2p.i18n import _
 from truc_p2p.net import (
     DEFAULT_GRACE,
@@ -25,29 +24,24 @@ from truc_p2p.net._outcome import host_refused_early
 from truc_p2p.net._play_endings import timeout_outcome
 from truc_p2p.net._relay_wire import RelayProtocolError, relay_claim
 from truc_p2p.protocol import (
-    CLOSED,
-    NEED_DATA,
     LocalProtocolError,
-    RemoteProtocolError,
     Series,
     Session,
     SessionOptions,
-    YourTurn,
     own_options,
 )
 from truc_p2p.rules import Action, Ladder, Player, RestRefused, Ruleset
-from truc_p2p.ui import bot_player_name
 
-from ._feed import PageFeed
-from ._keys import Key, key_from_raw
+from ._bot_game import BotGame
 from ._out import Outbox
 from ._relay import Attach, Control, Join, RelayRefused
 from ._side import Side
+from ._wires import Meeting, Wires
 
 if TYPE_CHECKING:
     from truc_p2p.net import GameOutcome
 
-__all__ = ["DEAD_AFTER", "PING_EVERY", "BotGame", "NetGame", "NetOptions"]
+__all__ = ["DEAD_AFTER", "PING_EVERY", "BotGame", "NetGame", "NetOptions", "Restore"]
 
 #: Seconds between PINGs on a host's control connection (connect.md §2).
 PING_EVERY = 25.0
@@ -85,9 +79,6 @@ class NetOptions:
         return GameSettings(session=session, clocks=clocks)
 
 
-Ended = Callable[["GameOutcome"], None]
-
-
 @dataclass(frozen=True)
 class Restore:
     """A game to resume after a reload: its transcript's envelopes, the session secret,
@@ -96,106 +87,6 @@ class Restore:
     envelopes: list[bytes]
     secret: bytes
     claim_nonce: bytes | None = None
-
-
-class BotGame:
-    """Me against a bot of ``level``: two sessions back to back in memory (real
-    crypto and signatures, as ``truc-p2p play``), the bot answering at once."""
-
-    kind: Literal["bot"] = "bot"
-
-    def __init__(
-        self,
-        *,
-        key: Key,
-        name: str,
-        level: str,
-        feed: PageFeed,
-        randbytes: Callable[[int], bytes],
-        record: Callable[[bytes], None],
-        ended: Ended,
-        ruleset: Ruleset | None = None,
-        series: Series | None = None,
-    ) -> None:
-        self.level = level
-        # both sessions with the same rules and the same place in a match (the
-        # start panel's variants, issue 42): each checks the other's hello
-        common = SessionOptions(ruleset=ruleset or Ruleset(), series=series or Series())
-        self._bot = make_bot(level, seed=int.from_bytes(randbytes(8), "big"))
-        bot_key = self.bot_key = key_from_raw(randbytes(32))
-        me = Session(
-            identity=key,
-            role=Player.P0,
-            secret=randbytes(32),
-            record=record,
-            options=replace(common, name=name),
-        )
-        self._peer = Session(
-            identity=bot_key,
-            role=Player.P1,
-            secret=randbytes(32),
-            options=replace(common, name=bot_player_name(level)),
-        )
-        self._to_bot: list[bytes] = []
-        self.side = Side(me, feed, send=self._to_bot.append, ended=ended)
-
-    def start(self) -> None:
-        self.side.start()
-        self._settle()
-
-    def act(self, choice: Action | None) -> None:
-        self.side.act(choice)
-        self._settle()
-
-    def leave(self) -> None:
-        self.side.leave()
-        self._settle()
-
-    def _settle(self) -> None:
-        """Carry bytes both ways until neither side has anything to say."""
-        while True:
-            moved = False
-            if self._to_bot:
-                data = b"".join(self._to_bot)
-                self._to_bot.clear()
-                self._peer.receive_data(data)
-                moved = True
-            out = self._bot_step()
-            if out:
-                self.side.data(out)
-                moved = True
-            if not moved:
-                return
-
-    def _bot_step(self) -> bytes:
-        out = bytearray()
-        peer = self._peer
-        while True:
-            try:
-                event = peer.next_event()
-            except RemoteProtocolError:  # an honest pair: only our own abort gets here
-                return bytes(out)
-            out += peer.data_to_send()
-            if event is NEED_DATA or event is CLOSED:
-                return bytes(out)
-            if isinstance(event, YourTurn):
-                out += peer.send(self._bot.choose(peer.game))
-
-    # a bot game has no sockets and no clocks
-    def receive(self, socket: str, data: bytes, now: float) -> None:
-        pass
-
-    def closed(self, socket: str, now: float) -> None:
-        pass
-
-    def tick(self, now: float) -> None:
-        pass
-
-    def next_timer(self) -> float | None:
-        return None
-
-    def stop(self) -> None:
-        pass
 
 
 def _adopt_invite(options: SessionOptions, settings: HostSettings) -> SessionOptions:
@@ -238,33 +129,27 @@ class NetGame:
 
     def __init__(
         self,
+        wires: Wires,
+        meeting: Meeting,
         *,
-        key: Key,
         settings: GameSettings,
-        feed: PageFeed,
         out: Outbox,
-        randbytes: Callable[[int], bytes],
-        record: Callable[[bytes], None],
-        ended: Ended,
         now: float,
-        relay: str,
-        invite: Invite | None = None,
-        site: str = "",
         restore: Restore | None = None,
         began: Callable[[NetGame], None] | None = None,
         number: int = 1,
     ) -> None:
-        self._key = key
+        self._key = wires.key
         #: our session's options (an invite's settings aside) and the clocks
         self.settings = settings
-        self.feed = feed
+        self.feed = wires.feed
         self._out = out
-        self._randbytes = randbytes
-        self._record = record
-        self._ended = ended
-        self.invite = invite
-        self.relay = relay
-        self._site = site
+        self._randbytes = randbytes = wires.randbytes
+        self._record = wires.record
+        self._ended = wires.ended
+        self.invite = meeting.invite
+        self.relay = meeting.relay
+        self._site = meeting.site
         self.side: Side | None = None
         self._gate: FrameGate | None = None
         self._socket: str | None = None  # the game's connection, once spliced
