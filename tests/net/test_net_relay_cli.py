@@ -14,7 +14,7 @@ from helpers.net import free_port
 from helpers.netns import LIMIT, Proc, truc_command
 
 from truc_p2p.cli import main as cli_main
-from truc_p2p.net import Invite, _rendezvous
+from truc_p2p.net import Invite, _register
 from truc_p2p.protocol import verify_transcript
 from truc_p2p.transcript import read_transcript
 
@@ -67,7 +67,7 @@ def test_host_with_an_unreachable_relay_says_so(
 ) -> None:
     # in-process, with the first registration's patience cut from 30 s to 1.2 s: the
     # host still retries (0.5 s, then 1 s would pass the limit) and then gives up
-    monkeypatch.setattr(_rendezvous, "FIRST_REGISTRATION_PATIENCE", 1.2)
+    monkeypatch.setattr(_register, "FIRST_REGISTRATION_PATIENCE", 1.2)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.chdir(tmp_path)
     with socket.socket() as unused:

@@ -30,15 +30,13 @@ from truc_p2p.net._connect import (
     _expect,
     _family_of,
     _open_relay,
-    _reusable,
-    lan_addresses,
 )
 from truc_p2p.net._invite import Invite, host_port
 from truc_p2p.net._notice import Notice
+from truc_p2p.net._register import OtherCode, Registration, register, register_patiently
 from truc_p2p.net._relay_wire import (
     CLAIM_LEN,
     MAGIC,
-    MAX_ADDRS,
     PROBE_MAGIC,
     REPLACED,
     SESSION_LEN,
@@ -47,9 +45,7 @@ from truc_p2p.net._relay_wire import (
     Msg,
     RelayProtocolError,
     code_for_claim,
-    decode_addr,
     encode,
-    encode_addrs,
     read_exactly,
     read_message,
     relay_text,
@@ -79,74 +75,6 @@ TURN_TIMEOUT = 5.0
 class _Pending:
     meet: Meet
     resolved: trio.CancelScope = field(default_factory=trio.CancelScope)
-
-
-@dataclass(eq=False)
-class _Registration:
-    """One control connection and the listener on its local port."""
-
-    control: trio.SocketStream
-    listener: trio.SocketListener
-    observed: Addr
-    #: The addresses registered after the LAN ones (the TURN relayed address).
-    extra: list[Addr] = field(default_factory=list)
-
-    @property
-    def port(self) -> int:
-        return int(self.control.socket.getsockname()[1])
-
-
-class _OtherCode(ConnectError):
-    """The relay registered us under another code than our claim's."""
-
-
-async def _register(
-    relay: tuple[str, int], claim: bytes, timeout: float, extra: list[Addr] | None = None
-) -> _Registration:
-    """Connect to the relay, listen on the same local port and ``REGISTER`` with
-    ``claim``; :class:`ConnectError` when the relay cannot be reached or refuses.
-    ``extra`` (the TURN relayed address) ends the address list (connect.md §11)."""
-    try:
-        control = await _open_relay(relay, timeout)
-    except OSError as exc:
-        if isinstance(exc, ConnectError):
-            raise
-        raise ConnectError(f"cannot reach the relay {host_port(*relay)}: {exc}") from None
-    listener: trio.SocketListener | None = None
-    try:
-        port = int(control.socket.getsockname()[1])
-        sock = _reusable(control.socket.family)
-        try:
-            await sock.bind(("::" if control.socket.family == socket.AF_INET6 else "0.0.0.0", port))
-            sock.listen(16)
-        except BaseException:
-            sock.close()
-            raise
-        listener = trio.SocketListener(sock)
-        try:
-            extra = extra or []
-            addrs = lan_addresses(port)[: MAX_ADDRS - len(extra)] + extra
-            await control.send_all(MAGIC + encode(Msg.REGISTER, encode_addrs(addrs) + claim))
-            body = await _expect(control, Msg.REGISTERED, timeout)
-        except (*_NET_ERRORS, trio.TooSlowError) as exc:
-            if isinstance(exc, ConnectError):
-                raise
-            raise ConnectError(f"the relay did not register us: {exc}") from None
-        if not body or len(body) < 1 + body[0]:
-            raise ConnectError("bad REGISTERED from the relay")
-        code = relay_text(body[1 : 1 + body[0]])
-        if code != code_for_claim(claim):
-            raise _OtherCode(f"the relay gave the code {code!r}, not the one of our claim")
-        try:
-            observed, _ = decode_addr(body, 1 + body[0])
-        except RelayProtocolError as exc:
-            raise ConnectError(f"bad REGISTERED from the relay: {exc}") from None
-    except BaseException:
-        if listener is not None:
-            await trio.aclose_forcefully(listener)
-        await trio.aclose_forcefully(control)
-        raise
-    return _Registration(control, listener, observed, list(extra or []))
 
 
 class Rendezvous:
@@ -324,7 +252,7 @@ class Rendezvous:
         if self.on_notice is not None:
             self.on_notice(text)
 
-    def _use(self, registration: _Registration) -> None:
+    def _use(self, registration: Registration) -> None:
         self._registered_extra = registration.extra
         self.observed = registration.observed
         self.local_port = registration.port
@@ -335,7 +263,7 @@ class Rendezvous:
         self.registered_event.set()
         self.registered_event = trio.Event()
 
-    async def _run(self, nursery: trio.Nursery, first: _Registration | None) -> None:
+    async def _run(self, nursery: trio.Nursery, first: Registration | None) -> None:
         """Serve MEETs, registering again whenever the control connection drops.
         Games already connected (direct, punched, relayed) do not depend on it."""
         registration = first  # already in use (open_rendezvous)
@@ -369,7 +297,7 @@ class Rendezvous:
                 return
             self._notice(Notice("relay-lost", error=self.lost))
 
-    async def _register_again(self, delay: float) -> tuple[_Registration, float] | None:
+    async def _register_again(self, delay: float) -> tuple[Registration, float] | None:
         """Register with backoff from ``delay`` until it works; returns the registration
         and the next delay (``None``: the code is gone for good)."""
         started = trio.current_time()
@@ -378,10 +306,10 @@ class Rendezvous:
             await trio.sleep(delay * random.uniform(0.5, 1.0))
             delay = min(max(delay * 2, REREGISTER_FIRST), REREGISTER_MAX)
             try:
-                registration = await _register(self.relay, self.claim, 10.0, self._extra())
+                registration = await register(self.relay, self.claim, 10.0, self._extra())
             except OSError as exc:  # ConnectError and the like
                 reason = str(exc)
-                if isinstance(exc, _OtherCode):
+                if isinstance(exc, OtherCode):
                     self._notice(Notice("relay-codes-gone", error=reason))
                     return None
                 if reason.startswith("the relay says") and reason != told:
@@ -397,7 +325,7 @@ class Rendezvous:
             )
             return registration, delay
 
-    async def _serve(self, nursery: trio.Nursery, registration: _Registration) -> None:
+    async def _serve(self, nursery: trio.Nursery, registration: Registration) -> None:
         async with (
             registration.control,
             registration.listener,
@@ -581,45 +509,6 @@ class Rendezvous:
         return True
 
 
-#: Seconds a host that needs the relay keeps trying to register before giving up
-#: (a relay at its connection limit, or restarting, frees places within seconds).
-FIRST_REGISTRATION_PATIENCE = 30.0
-
-
-async def _register_patiently(
-    relay: tuple[str, int],
-    claim: bytes,
-    timeout: float,
-    rendezvous: Rendezvous,
-    required: bool,
-) -> _Registration:
-    """The first registration; when ``required``, a relay that is full, draining
-    or not answering is tried again with backoff (0.5 s doubling to 8 s) for
-    :data:`FIRST_REGISTRATION_PATIENCE` seconds, saying so through ``on_notice``."""
-    if not required:
-        return await _register(relay, claim, timeout, rendezvous._extra())
-    give_up = trio.current_time() + FIRST_REGISTRATION_PATIENCE
-    delay = 0.5
-    while True:
-        try:
-            return await _register(relay, claim, timeout, rendezvous._extra())
-        except _OtherCode:
-            raise
-        except OSError as exc:
-            if trio.current_time() + delay > give_up:
-                raise
-            rendezvous._notice(
-                Notice(
-                    "relay-retry",
-                    relay=host_port(*relay),
-                    error=str(exc),
-                    seconds=f"{delay:g}",
-                )
-            )
-        await trio.sleep(delay)
-        delay = min(delay * 2, 8.0)
-
-
 @asynccontextmanager
 async def open_rendezvous(
     relay: tuple[str, int],
@@ -655,9 +544,11 @@ async def open_rendezvous(
             )
         else:
             rendezvous._notice(Notice("turn-failed", error=rendezvous.turn_failed or ""))
-    first: _Registration | None
+    first: Registration | None
     try:
-        first = await _register_patiently(relay, claim, timeout, rendezvous, required)
+        first = await register_patiently(
+            relay, claim, timeout, rendezvous._extra(), rendezvous._notice, required=required
+        )
     except OSError as exc:
         if required:
             if rendezvous.turn is not None:
@@ -665,7 +556,7 @@ async def open_rendezvous(
             raise
         first = None
         rendezvous.lost = str(exc)
-        if isinstance(exc, _OtherCode):
+        if isinstance(exc, OtherCode):
             rendezvous.replaced = True  # nothing to come back to
             rendezvous._notice(Notice("relay-no-codes", error=str(exc)))
         else:
