@@ -175,7 +175,7 @@ def _list_fake(server: RelayServer, peer: str, i: int, name: str) -> tuple[_Reg,
     code = f"{i:016x}"[-16:]
     reg = _Reg(code, peer, float(i))
     server._registrations[code] = reg  # type: ignore[assignment]
-    return reg, server._list(reg, _signed(code, name))  # type: ignore[arg-type]
+    return reg, server.lobby.list_game(reg, _signed(code, name))  # type: ignore[arg-type]
 
 
 async def test_listings_from_one_ipv6_56_are_capped_as_one_address() -> None:
@@ -188,10 +188,10 @@ async def test_listings_from_one_ipv6_56_are_capped_as_one_address() -> None:
     assert sum(stored) == 4 and stored[:4] == [True] * 4
     other, answer = _list_fake(server, "2001:db8:1:800::1", 300, "real bea")
     assert answer == ""
-    ranked, held, matching = server._ranked(LobbyFilter())
+    ranked, held, matching = server.lobby.ranked(LobbyFilter())
     assert (held, matching) == (5, 5)
     assert {r.ip for r in ranked[:2]} == {"2001:db8:0:700::/56", "2001:db8:1:800::/56"}
-    ranked, _, matching = server._ranked(LobbyFilter(name="bea"))
+    ranked, _, matching = server.lobby.ranked(LobbyFilter(name="bea"))
     assert matching == 1 and ranked == [other]  # type: ignore[comparison-overlap]
 
 
@@ -219,7 +219,7 @@ async def test_one_48_of_256_groups_cannot_fill_the_lobby_nor_an_answer() -> Non
     real, answer = _list_fake(server, "2001:db8:77::1", 500, "real cai")
     assert answer == ""
     assert server.stats["evicted_listings"] == 1
-    ranked, held, _ = server._ranked(LobbyFilter())
+    ranked, held, _ = server.lobby.ranked(LobbyFilter())
     assert held == 256
     assert real in ranked[:2]  # type: ignore[comparison-overlap]
 
@@ -231,7 +231,7 @@ class _Unfiltering(RelayServer):
     async def _lobby(self, stream: trio.SocketStream, body: bytes) -> None:
         if body:
             raise RelayProtocolError("trailing bytes in LOBBY")
-        ranked, held, _ = self._ranked(LobbyFilter())
+        ranked, held, _ = self.lobby.ranked(LobbyFilter())
         out = bytearray()
         for reg in ranked:
             assert reg.listing is not None

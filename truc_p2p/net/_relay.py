@@ -80,7 +80,6 @@ import base64
 import ipaddress
 import random
 import secrets
-import struct
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -91,9 +90,9 @@ import h11
 import trio
 
 from truc_p2p.net._host import address_key
-from truc_p2p.net._lobby import ListingError, LobbyFilter, LobbyListing
 from truc_p2p.net._notice import Notice
 from truc_p2p.net._relay_http import HTTP_STARTS, WebLimits, serve_http
+from truc_p2p.net._relay_lobby import RelayLobby
 from truc_p2p.net._relay_state import (
     STAT_KEYS,
     RelayLimits,
@@ -105,7 +104,6 @@ from truc_p2p.net._relay_state import (
 from truc_p2p.net._relay_wire import (
     CLAIM_LEN,
     MAGIC,
-    MAX_LISTING,
     REPLACED,
     SESSION_LEN,
     Addr,
@@ -177,16 +175,20 @@ class RelayServer:
         #: Addresses of reverse proxies whose ``X-Forwarded-For`` names a WebSocket's client.
         self.trusted_proxies = frozenset(str(ipaddress.ip_address(a)) for a in trusted_proxies)
         self.on_report = on_report
-        #: Orders the address groups of each round of a lobby answer.
-        self._rng = rng or random.Random(secrets.randbits(64))
         self._registrations: dict[str, _Registration] = {}
         self._meetings: dict[bytes, _Meeting] = {}
         self._per_ip: Counter[str] = Counter()
         self._regs_per_ip: Counter[str] = Counter()
-        self._lists_per_ip: Counter[str] = Counter()
         self.connections = 0
         #: Totals since start, for ``--json`` stats and the tests.
         self.stats: Counter[str] = Counter({key: 0 for key in STAT_KEYS})
+        #: The listed games (``rng`` orders the address groups of each round of an answer).
+        self.lobby = RelayLobby(
+            self.limits,
+            self._registrations,
+            self.stats,
+            rng or random.Random(secrets.randbits(64)),
+        )
         self._last_notice = -NOTICE_EVERY
         self._quiet = 0
 
@@ -370,7 +372,7 @@ class RelayServer:
             with reg.scope:
                 await self._serve_host(reg)
         finally:
-            self._unlist(reg)
+            self.lobby.unlist(reg)
             if self._registrations.get(code) is reg:
                 del self._registrations[code]
             self._regs_per_ip[ip] -= 1
@@ -404,125 +406,13 @@ class RelayServer:
             async with reg.send_lock:
                 await stream.send_all(answer)
 
-    def _expire(self) -> None:
-        """Drop the listings not renewed for ``listing_ttl`` seconds."""
-        now = trio.current_time()
-        for reg in list(self._registrations.values()):
-            if reg.listing is not None and now - reg.renewed > self.limits.listing_ttl:
-                self._unlist(reg)
-
-    def _unlist(self, reg: _Registration) -> None:
-        if reg.listing is None:
-            return
-        reg.listing = reg.parsed = None
-        self._lists_per_ip[reg.ip] -= 1
-        if not self._lists_per_ip[reg.ip]:
-            del self._lists_per_ip[reg.ip]
-
-    def _listed(self) -> list[_Registration]:
-        return [r for r in self._registrations.values() if r.listing is not None]
-
-    def _make_listing_room(self, reg: _Registration) -> str:
-        """Room for ``reg``'s first listing: ``""``, or why there is none.  A full lobby
-        drops the oldest listing of the address block (:func:`~._host.address_block`)
-        holding the most, if that holds more than one beyond the newcomer's block: a
-        flood fills at most its share of the lobby, also from 256 groups of a /48."""
-        limits = self.limits
-        held = self._lists_per_ip
-        if held[reg.ip] >= limits.max_listings_per_ip:
-            return "lobby full: too many games listed from your address"
-        if sum(held.values()) < limits.max_listings:
-            return ""
-        blocks = Counter(r.block for r in self._listed())  # wider than held's groups
-        top = {b for b, n in blocks.items() if n > blocks[reg.block] + 1}
-        victims = sorted((r for r in self._listed() if r.block in top), key=lambda r: r.listed_at)
-        if not victims:
-            return "lobby full: too many games listed"
-        # Of the blocks holding the most, the one whose oldest listing is oldest.
-        most = max(blocks[r.block] for r in victims)
-        victim = next(r for r in victims if blocks[r.block] == most)
-        self._unlist(victim)
-        self.stats["evicted_listings"] += 1
-        return ""
-
     def _list(self, reg: _Registration, listing: bytes) -> str:
-        """List (or with an empty body unlist) ``reg``'s game; the reason it is not
-        listed, or ``""``.  A listing whose shape or signature (for ``reg``'s code)
-        does not hold is refused and not stored (connect.md 2.2)."""
-        if len(listing) > MAX_LISTING:
-            raise RelayProtocolError("listing too long")
-        now = trio.current_time()
-        if not listing:
-            self._unlist(reg)
-            return ""
-        if listing == reg.listing:  # the same listing again: a renewal, checked already
-            reg.renewed = now
-            return ""
-        try:
-            parsed = LobbyListing.verify(listing, reg.code)
-        except ListingError as exc:
-            self.stats["invalid_listings"] += 1
-            return f"listing refused: {exc}"
-        if reg.listing is None:
-            self._expire()
-            why = self._make_listing_room(reg)
-            if why:
-                self.stats["refused_listings"] += 1
-                return why
-            self._lists_per_ip[reg.ip] += 1
-            reg.listed_at = now
-            self.stats["listings"] += 1
-        reg.listing, reg.parsed, reg.renewed = listing, parsed, now
-        return ""
-
-    def _ranked(self, wanted: LobbyFilter) -> tuple[list[_Registration], int, int]:
-        """The listings matching ``wanted`` in the order of an answer, and how many are
-        held in all and match: round by round, one listing of each address block per
-        round, the groups of a round in a random order, a group's listings oldest
-        first (connect.md 2.2)."""
-        listed = self._listed()
-        groups: dict[str, list[_Registration]] = {}
-        matching = 0
-        for reg in sorted(listed, key=lambda r: r.listed_at):
-            assert reg.parsed is not None
-            if wanted.matches(reg.parsed):
-                groups.setdefault(reg.block, []).append(reg)
-                matching += 1
-        order: list[_Registration] = []
-        rounds = list(groups.values())
-        depth = 0
-        while len(order) < matching:
-            this = [regs[depth] for regs in rounds if depth < len(regs)]
-            self._rng.shuffle(this)
-            order += this
-            depth += 1
-        return order, len(listed), matching
+        """A host's ``LIST``: why its game is not listed, or ``""``."""
+        return self.lobby.list_game(reg, listing)
 
     async def _lobby(self, stream: Stream, body: bytes) -> None:
-        """Answer ``LOBBY``: the listed games that match its filter, ranked by
-        :meth:`_ranked`, then ``END`` with the counts held and matching."""
-        try:
-            wanted = LobbyFilter.decode(body)
-        except ListingError as exc:
-            raise RelayProtocolError(f"bad LOBBY: {exc}") from None
-        self.stats["lobby_requests"] += 1
-        self._expire()
-        ranked, held, matching = self._ranked(wanted)
-        now = trio.current_time()
-        out = bytearray()
-        for reg in ranked[: self.limits.max_lobby_games]:
-            assert reg.listing is not None
-            waiting = min(int(now - reg.listed_at), 0xFFFFFFFF)
-            out += encode(
-                Msg.GAME,
-                bytes([len(reg.code)])
-                + reg.code.encode()
-                + struct.pack("!I", waiting)
-                + reg.listing,
-            )
-        out += encode(Msg.END, struct.pack("!HH", min(held, 0xFFFF), min(matching, 0xFFFF)))
-        with trio.fail_after(10):
-            await stream.send_all(bytes(out))
+        """A ``LOBBY``: the listed games that match its filter, then ``END``."""
+        await self.lobby.answer(stream, body)
 
     def _make_room(self, reg: _Registration, ip: str) -> bool:
         """Whether a joiner from ``ip`` may meet ``reg``, evicting the waiting meeting
