@@ -8,6 +8,7 @@ reports and the texts' language (:mod:`truc_p2p.i18n`), nothing of trio or a scr
 
 from __future__ import annotations
 
+from ._findings import damage_line, evidence_said
 from ._verdict import (
     EXIT_STATUS,
     report_json,
@@ -19,8 +20,6 @@ from ._verdict import (
 )
 from ._words import (
     EDITED,
-    damage_line,
-    evidence_said,
     reason_word,
     verify_headline,
     verify_summary,

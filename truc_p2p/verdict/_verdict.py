@@ -16,13 +16,8 @@ from truc_p2p.protocol import (
     scan_transcript,
     verify_transcript,
 )
-from truc_p2p.verdict._words import (
-    EDITED,
-    damage_line,
-    evidence_said,
-    verify_headline,
-    verify_summary,
-)
+from truc_p2p.verdict._findings import damage_line, evidence_said
+from truc_p2p.verdict._words import EDITED, verify_headline, verify_summary
 
 if TYPE_CHECKING:
     from truc_p2p.evidence import EvidenceCheck
