@@ -19,7 +19,7 @@ from helpers.net import bot, new_session
 from helpers.relay import FP, raw_stream, running_relay
 
 import truc_p2p.net._join_game as games_module
-from truc_p2p.cli._lifecycle import _tries_line
+from truc_p2p.cli._path_words import tries_line
 from truc_p2p.identity import Identity
 from truc_p2p.net import (
     BotStrategy,
@@ -318,7 +318,7 @@ async def test_a_dropped_game_reconnects_through_the_relay(
     assert outcomes["join"].path == path and len(paths) >= 2 and set(paths) == {path}
     assert host_paths == paths
     # the why-line again on every redial, made by the same words as the first one's
-    lines = [_tries_line([t.as_json() for t in link]) for link in tries]
+    lines = [tries_line([t.as_json() for t in link]) for link in tries]
     taken = "via the relay 127.0.0.1:" if path == "relayed" else "took the punched path"
     assert len(lines) == len(paths) and all(taken in line for line in lines)
     result = outcomes["join"].to_json()

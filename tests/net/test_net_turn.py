@@ -21,7 +21,7 @@ import trio
 from helpers.relay import running_relay
 
 from truc_p2p.cli import main as cli_main
-from truc_p2p.cli._lifecycle import _tries_line
+from truc_p2p.cli._path_words import tries_line
 from truc_p2p.i18n import use_language
 from truc_p2p.net import PathTry
 from truc_p2p.net._relay_wire import read_exactly
@@ -399,11 +399,11 @@ def test_the_why_line_says_each_failed_path_then_the_one_taken(lang: str, line: 
     ]
     use_language(lang)
     try:
-        assert _tries_line([t.as_json() for t in tries]) == line
+        assert tries_line([t.as_json() for t in tries]) == line
     finally:
         use_language("en")
     relayed = [PathTry("direct", "no-answer-yet"), PathTry("relayed", "won", 3.1, "r.example:4456")]
-    assert _tries_line([t.as_json() for t in relayed]) == (
+    assert tries_line([t.as_json() for t in relayed]) == (
         "direct: no answer yet; via the relay r.example:4456"
     )
     assert tries[1].as_json() == {"path": "punched", "result": "timed-out", "seconds": 3.0}

@@ -28,12 +28,12 @@ from truc_p2p.cli._lifecycle import (
     Road,
     Seat,
     Table,
-    _path_line,
     add_turn_args,
     network_command,
     run_game,
     turn_server_of,
 )
+from truc_p2p.cli._path_words import path_line
 from truc_p2p.cli._run import exit_status, print_outcome
 from truc_p2p.cli._web import show_invite, show_web_result
 from truc_p2p.i18n import _
@@ -397,7 +397,7 @@ class HostRoad(Road):
             on_notice=lambda text: print(notice_text(text), file=sys.stderr, flush=True),
             on_outcome=on_outcome,
             on_path=lambda path, peer: print(
-                fit_for(_path_line(path, peer), info), file=info, flush=True
+                fit_for(path_line(path, peer), info), file=info, flush=True
             ),
         )
 

@@ -22,13 +22,12 @@ from truc_p2p.cli._lifecycle import (
     Road,
     Seat,
     Table,
-    _connected_line,
-    _tries_line,
     add_turn_args,
     network_command,
     run_game,
     turn_server_of,
 )
+from truc_p2p.cli._path_words import connected_line, tries_line
 from truc_p2p.cli._settings_words import match_differs, settings_words
 from truc_p2p.i18n import _
 from truc_p2p.net import (
@@ -365,7 +364,7 @@ class JoinRoad(Road):
             again = self.connections > 0
             self.connections += 1
             print(
-                fit_for(_connected_line(path, again=again), opts.screen.info),
+                fit_for(connected_line(path, again=again), opts.screen.info),
                 file=opts.screen.info,
                 flush=True,
             )
@@ -390,7 +389,7 @@ class JoinRoad(Road):
                     on_event=table.hook,
                     on_path=self._on_path(opts),
                     on_tries=lambda tries: print(
-                        fit_for(_tries_line([t.as_json() for t in tries]), opts.screen.info),
+                        fit_for(tries_line([t.as_json() for t in tries]), opts.screen.info),
                         file=opts.screen.info,
                         flush=True,
                     ),

@@ -56,7 +56,7 @@ from truc_p2p.cli._resume_lines import going_on_elsewhere
 from truc_p2p.cli._run import exit_status, run_until_interrupted
 from truc_p2p.cli._web import add_web_args, web_player, with_web
 from truc_p2p.history import MatchRecord
-from truc_p2p.i18n import N_, _
+from truc_p2p.i18n import _
 from truc_p2p.identity import Identity, IdentityError, load_or_create_identity
 from truc_p2p.net import (
     DEFAULT_AWAY_BUDGET,
@@ -485,34 +485,6 @@ def _meta(opts: GameOptions, settings: GameSettings, ident: Identity) -> dict[st
     }
 
 
-#: How a peer was reached (``on_path``'s path).
-_PATHS = {
-    "direct": N_("direct"),
-    "punched": N_("punched"),
-    "turn": N_("TURN"),
-    "relayed": N_("relayed"),
-}
-
-#: What became of a path (``PathTry.result``), said after its name.
-_RESULTS = {
-    "refused": N_("refused"),
-    "closed": N_("closed at once"),
-    "unreachable": N_("unreachable"),
-    "failed": N_("failed"),
-    "not-used": N_("not used"),
-    "no-answer-yet": N_("no answer yet"),
-}
-
-
-def _path_word(path: str) -> str:
-    return _(_PATHS[path]) if path in _PATHS else path
-
-
-def _path_line(path: str, peer: str) -> str:
-    """The host's line on a new connection."""
-    return _("connection from {peer} ({path} path)", peer=peer, path=_path_word(path))
-
-
 #: The environment variable a TURN password may come from (not the command line,
 #: which other users of the machine can read).
 TURN_PASSWORD_VARIABLE = "TRUC_P2P_TURN_PASSWORD"
@@ -570,38 +542,3 @@ def turn_server_of(
         return TurnServer(host, port, net.turn_user, password)
     except ValueError as exc:  # SASLprep refuses the user name or the password
         return fail(str(exc))
-
-
-def _tries_line(tries: list[dict[str, Any]]) -> str:
-    """Why this path (connect.md §4.1): "direct: refused; punched: timed out after 3 s;
-    via TURN 198.18.0.5:49152" — each failed kind of path, then the one taken."""
-    parts = []
-    for t in tries:
-        name = _path_word(str(t["path"]))
-        result, seconds, via = t["result"], t.get("seconds"), t.get("via")
-        if result == "won" and t["path"] == "relayed" and via:
-            parts.append(_("via the relay {address}", address=via))
-        elif result == "won":
-            parts.append(
-                _("via {path} {address}", path=name, address=via)
-                if via
-                else _("took the {path} path", path=name)
-            )
-        elif result == "timed-out":
-            parts.append(
-                _("{path}: timed out after {seconds} s", path=name, seconds=f"{seconds or 0:g}")
-            )
-        else:
-            word = _(_RESULTS[result]) if result in _RESULTS else str(result)
-            parts.append(_("{path}: {result}", path=name, result=word))
-    line = parts[0] if parts else ""
-    for part in parts[1:]:
-        line = _("{earlier}; {next}", earlier=line, next=part)
-    return line
-
-
-def _connected_line(path: str, *, again: bool) -> str:
-    """The joiner's line on its (re)connection."""
-    if again:
-        return _("reconnected ({path} path)", path=_path_word(path))
-    return _("connected ({path} path)", path=_path_word(path))
