@@ -5,7 +5,8 @@
 Prints the modules over 600 lines, the functions over 100 lines and the
 functions over 8 parameters (``self``/``cls`` not counted; constructors of
 value objects are the accepted exception, judged by hand), largest first.
-Exits 0 whatever it finds: the limits are goals, not a gate.
+Exits 0 whatever it finds: the gate is ``tests/test_sizes.py``, which fails on
+any row not in its commented allow-list.
 """
 
 from __future__ import annotations
