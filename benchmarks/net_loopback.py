@@ -33,6 +33,7 @@ from truc_p2p.net import (
     Clocks,
     Invite,
     PlayOptions,
+    Storage,
     open_game,
     play_game,
     prepare_game,
@@ -55,7 +56,7 @@ async def host(games: int, out: Path, fsync: bool) -> None:
                     identity=key,
                     role=Player.P1,
                     transcript=transcript_path(out, f"host-{g}"),
-                    fsync=fsync,
+                    storage=Storage(fsync=fsync),
                     options=SessionOptions(name="host"),
                 )
                 outcome = await play_game(
@@ -89,7 +90,7 @@ async def join(invite: Invite, games: int, out: Path, fsync: bool) -> None:
                 identity=key,
                 role=Player.P0,
                 transcript=path,
-                fsync=fsync,
+                storage=Storage(fsync=fsync),
                 options=SessionOptions(name="joiner"),
             )
             outcome = await play_game(
