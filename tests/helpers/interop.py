@@ -13,6 +13,9 @@ HERE = Path(__file__).resolve().parents[1] / "interop"
 REFERENCE = f"{shlex.quote(sys.executable)} -m truc_p2p.interop.peer"
 #: The think of the slow case in the fast tests (the heartbeat clocks scale with it).
 SHORT_THINK = 3.0
+#: The think of the slow case with the spec's 5 s and 20 s heartbeat clocks kept
+#: (``spec_clocks``): long enough for two of the peer's heartbeats, far from a dead link.
+SPEC_CLOCKS_THINK = 12.0
 
 
 def broken(fault: str) -> str:
@@ -35,6 +38,14 @@ def run(
     timeout: float = 60.0,
     slow_think: float = SHORT_THINK,
     linger: float = 5.0,
+    spec_clocks: bool = False,
 ) -> dict[tuple[str, str], CaseResult]:
-    cfg = RunnerConfig(peer=peer, work=work, timeout=timeout, slow_think=slow_think, linger=linger)
+    cfg = RunnerConfig(
+        peer=peer,
+        work=work,
+        timeout=timeout,
+        slow_think=slow_think,
+        linger=linger,
+        spec_clocks=spec_clocks,
+    )
     return {(r.case, r.role): r for r in run_cases(cfg, cases, roles)}
