@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
-from truc_p2p.interop import CaseResult, RunnerConfig, run_cases
+from truc_p2p.interop import CaseResult, RunnerConfig, run_cases, to_json
 
 HERE = Path(__file__).resolve().parents[1] / "interop"
 #: This program as the peer under test.
@@ -49,3 +51,28 @@ def run(
         spec_clocks=spec_clocks,
     )
     return {(r.case, r.role): r for r in run_cases(cfg, cases, roles)}
+
+
+def run_apart(
+    peer: str,
+    work: Path,
+    cases: list[str],
+    roles: tuple[str, ...] = ("host", "join"),
+    **cfg: float | bool,
+) -> dict[tuple[str, str], CaseResult]:
+    """:func:`run` in a process of its own (as ``truc-p2p interop`` runs, so that what a
+    stopped case leaves to the garbage collector is not this test's), with the
+    :class:`RunnerConfig` fields the command line has no option for."""
+    args = json.dumps({"peer": peer, "work": str(work), "cases": cases, "roles": roles, **cfg})
+    done = subprocess.run(
+        [sys.executable, __file__, args], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and done.stdout, done.stderr[-2000:]
+    return {(c["case"], c["role"]): CaseResult(**c) for c in json.loads(done.stdout)["cases"]}
+
+
+if __name__ == "__main__":  # run_apart's process: one JSON argument, the JSON report out
+    given = json.loads(sys.argv[1])
+    names, roles = given.pop("cases"), tuple(given.pop("roles"))
+    config = RunnerConfig(**{**given, "work": Path(given["work"])})
+    print(json.dumps(to_json(run_cases(config, names, roles))))
