@@ -2,14 +2,16 @@
 the play, deck v1's seed audit, the co-signed result and the aborts on the chain.
 
 :class:`HandPlay` is a part of the :class:`~._session.Session` that owns the
-game's state (the stage, the hands, this player's view of the rules engine, the
-audit and the result).  :meth:`HandPlay.apply` finds a message's handler in the
-:mod:`._rulebook` (the dispatch the verifier's referee uses too) and runs it on
-our messages and the peer's alike; the handlers call the judgements of
-:mod:`._judge` and :mod:`.v2._judge` and drive the stage table of :mod:`._state`,
-the per-hand deck states and the rules engine in step.  A hello goes to the
-session's :class:`~._hello.Negotiation`, and its handler sends what the verdict
-says.
+game's state (the hands, this player's view of the rules engine, the audit and
+the result) and runs its one referee, a :class:`~._referee_core.RefereeCore` (the
+class the offline verifier runs too), which holds the stage.
+:meth:`HandPlay.apply` steps every message through that referee, ours and the
+peer's alike: it judges the order (no second ending, the turn) and runs the
+message's handler here, found in the :mod:`._rulebook`.  The handlers call the
+judgements of :mod:`._judge` and :mod:`.v2._judge`, move the referee's stage on
+(:meth:`~._referee_core.RefereeCore.advance`) and keep the per-hand deck states and
+the rules engine in step.  A hello goes to the session's
+:class:`~._hello.Negotiation`, and its handler sends what the verdict says.
 """
 
 from __future__ import annotations
@@ -43,7 +45,6 @@ from truc_p2p.protocol._events import (
 )
 from truc_p2p.protocol._hello import Negotiation
 from truc_p2p.protocol._judge import (
-    audit_refusal,
     check_open,
     check_redeal_material,
     check_result,
@@ -58,17 +59,14 @@ from truc_p2p.protocol._messages import (
 )
 from truc_p2p.protocol._options import SessionOptions
 from truc_p2p.protocol._pipeline import Pipeline
+from truc_p2p.protocol._referee_core import RefereeCore
 from truc_p2p.protocol._resignations import Resignations
-from truc_p2p.protocol._rulebook import handler as rulebook_handler
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
     FIRST_DEAL_STAGES,
     INTERJECTIONS,
     Cond,
     Stage,
-    due_stage,
-    expected_sender,
-    next_stage,
 )
 from truc_p2p.protocol._values import (
     FEATURE_EARLY_REDEAL,
@@ -126,11 +124,12 @@ def action_payload(action: Action) -> dict[str, Any]:
 
 
 class HandPlay:
-    """The session's table: the stage of the game, its hands and this player's view of
-    the rules engine, and the handler of every message on the chain (see the module
-    docstring).  It owns that state; the session reads it and sends through ``emit``
-    (which signs, chains and applies a message of ours, so it comes back through
-    :meth:`apply`).  ``events`` is the session's queue of events for its caller."""
+    """The session's table: the game's hands and this player's view of the rules engine,
+    the handler of every message on the chain, and the referee that judges each
+    message's order and holds the stage (see the module docstring).  It owns that
+    state; the session reads it and sends through ``emit`` (which signs, chains and
+    applies a message of ours, so it comes back through :meth:`apply`).  ``events``
+    is the session's queue of events for its caller."""
 
     def __init__(
         self,
@@ -150,8 +149,8 @@ class HandPlay:
         self._resignations = parts.resignations
         self._events = events
         self._emit = emit
-        #: the stage of the table of wire.md section 5 (:mod:`._state`)
-        self.stage = Stage.HELLO_INITIATOR
+        #: the one referee: the stage, the turns, the endings (:mod:`._referee_core`)
+        self.referee = RefereeCore(self)
         #: this player's view of the rules engine, from the coin flip on
         self.game: Game | None = None
         #: the hand being played, from 0 (-1 before the first)
@@ -163,8 +162,6 @@ class HandPlay:
         self.pipeline = Pipeline(
             enabled=bool(options.pipeline), new_hand=self._new_v2_hand, emit=emit, fail=fail
         )
-        #: the player who sent the message that ended the last hand
-        self.hand_ender: Player | None = None
         self.audit = SeedAudit(hands=self._hands, seed=self._seed)  # deck v1 only
         self._expected_result: dict[str, Any] | None = None
         self._result_envs: list[bytes] = []
@@ -195,30 +192,35 @@ class HandPlay:
         hand = self._hands[index] = HandStateV2(index, side, context)
         return hand
 
-    def advance(self, holds: dict[Cond, bool] | None = None) -> None:
-        self.stage = next_stage(self.stage, holds or {})
+    @property
+    def stage(self) -> Stage:
+        """The referee's stage (read only: only the referee moves it)."""
+        return self.referee.stage
 
-    def end(self, stage: Stage) -> None:
-        """The game ended off the table: ``ABORTED`` (an abort or resignation of ours,
-        the host's refusal) or ``ERROR`` (the peer broke the protocol)."""
-        self.stage = stage
+    @property
+    def pipelined(self) -> bool:
+        """Whether the players chose the pipelined deal (the referee's :class:`Judge`)."""
+        return bool(self.options.pipeline)
+
+    @property
+    def rest_final(self) -> bool:
+        """Whether both hellos agreed the rest-final rule (wire.md 6b)."""
+        return self._hello.agreed(FEATURE_REST_FINAL)
+
+    def advance(self, holds: dict[Cond, bool] | None = None) -> None:
+        self.referee.advance(holds)
 
     def expected_sender(self) -> Player:
-        return expected_sender(self.stage, self.game, self.hand_ender)
+        return self.referee.expected_sender()
 
     def apply(self, env: Envelope, *, mine: bool) -> None:
-        """Act on ``env``, now on the chain (``mine``: we signed it)."""
-        handler = rulebook_handler(self, env.type)  # the one dispatch, the referee's too
-        if env.type == MessageType.ABORT:
-            handler(env, mine)
-            return
-        if self.stage in INTERJECTIONS:
-            self.stage = self._due_stage()  # the handler files a pre-deal under its hand
-        elif self.current is not None and "deck" in env.type:
-            self.current.envelopes[env.type] = env.raw
+        """Act on ``env``, now on the chain (``mine``: we signed it): the referee judges
+        it and runs its handler here, for our messages and the peer's alike."""
+        if self.current is not None and "deck" in env.type and self.stage not in INTERJECTIONS:
+            self.current.envelopes[env.type] = env.raw  # a pre-deal is filed by its handler
         try:
             with blame(env):
-                handler(env, mine)
+                self.referee.step(env, mine)
         except IllegalActionError as exc:
             raise IllegalMoveError(
                 f"illegal action: {exc}", evidence=(env.raw,), message_no=env.seq
@@ -300,23 +302,12 @@ class HandPlay:
     def _check_hand_field(self, env: Envelope, index: int) -> dict[str, Any]:
         return deal_payload(env, index, pipelined=bool(self.options.pipeline))
 
-    def _due_stage(self) -> Stage:
-        """The stage whose message is due: an owed pre-deal message of the next
-        hand (an interjection) from the player due, else the stage itself."""
-        return due_stage(
-            self.stage,
-            self.game,
-            self.hand_ender,
-            self.pipeline.on_chain,
-            rest_final=self._hello.agreed(FEATURE_REST_FINAL),
-        )
-
     def make_owed_predeal(self) -> bool:
         """Make the pre-deal message owed since our last :class:`YourTurn`, if we are
         the player due (wire.md 6b); True if it made one."""
         if not self.pipeline.flush_due():
             return False
-        due = self._due_stage()
+        due = self.referee.due()
         if due is self.stage or self.expected_sender() != self.me:
             return False
         self.pipeline.send_predeal(due, self.hand + 1, self._chain.prev)
@@ -409,7 +400,6 @@ class HandPlay:
         if not mine:
             self.cur_v2.deck.receive_d3({"shares": payload["shares"]})
             self._deal_own(redeal=False)
-        self.pipeline.hand_dealt()
         if early:  # the dealer holds its cards; the first action follows as a v2action
             self.advance({Cond.EARLY: True})
             return
@@ -498,7 +488,7 @@ class HandPlay:
         after = game.copy()
         events = after.push(action)
         if mtype == MessageType.V2ACTION and open_due(
-            events, self.me, after, predeal=self.pipeline.on_chain
+            events, self.me, after, predeal=self.referee.predeal
         ):
             payload["open"] = self.pipeline.take_open_shares()
         if mtype == MessageType.DECK4:
@@ -544,7 +534,7 @@ class HandPlay:
             raise OutOfTurnError(f"player {int(actor)} acted out of turn", message_no=env.seq)
         events = game.push(action)
         opened: list[bytes] | None = payload.get("open")
-        check_open(env, payload, due=open_due(events, actor, game, predeal=self.pipeline.on_chain))
+        check_open(env, payload, due=open_due(events, actor, game, predeal=self.referee.predeal))
         self._events.extend(events)
         if kind is ActionKind.ACCEPT_REDEAL:
             if mine:
@@ -564,12 +554,10 @@ class HandPlay:
             hands=self.hand + 1,
             audited=self.audit.audited,
             early_redeal=self._hello.agreed(FEATURE_EARLY_REDEAL),
-            predeal=self.pipeline.on_chain,
+            predeal=self.referee.predeal,
             opened=opened is not None,
         )
-        if holds[Cond.ROUND_OVER]:
-            self.hand_ender = actor
-        self.advance(holds)
+        self.referee.advance(holds, actor=actor)
         if self.stage in (Stage.DECK1, Stage.V2_DECK1):
             self._start_hand()
         elif self.stage is Stage.V2_DECK3:
@@ -670,16 +658,15 @@ class HandPlay:
         self._events.append(GameFinished(result=self.result))
 
     def on_abort(self, env: Envelope, mine: bool) -> None:
-        """An ``abort`` on the chain: ours changed the stage already; the peer's ends
-        the game (a resignation, wire.md section 8), or refuses the audit when it
-        comes while a reveal is due (:func:`~._judge.audit_refusal`)."""
+        """An ``abort`` on the chain (the referee ends the game once it is judged): the
+        peer's is a resignation (wire.md section 8), or refuses the audit when it comes
+        while a reveal is due (:func:`~._judge.audit_refusal`)."""
         if mine:
             return
         if env.payload["reason"] == "resign":
             self._on_resign(env)
             return
-        refused = audit_refusal(self.stage, self.game, self.hand_ender, env)
-        self.stage = Stage.ABORTED
+        refused = self.referee.refusal(env)
         if refused is not None and refused[0] == self.me.other:
             raise AuditRefusedError(
                 f"the peer {refused[1]}: the audit is refused "
@@ -700,7 +687,6 @@ class HandPlay:
         """
         agreed = self._hello.agreed(FEATURE_RESIGN)
         resignation = self._resignations.theirs(env, game_id=self._hello.game_id, agreed=agreed)
-        self.stage = Stage.ABORTED
         self._events.append(
             PeerResigned(
                 reason="resign",

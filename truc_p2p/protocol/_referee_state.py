@@ -1,5 +1,7 @@
 """The verifier's second pass, its state and driving: the game replayed message by
-message, who was due to send what, and how it ended (abort, resignation).
+message through the one referee (:class:`~._referee_core.RefereeCore`, which the live
+session runs too: who was due to send what, the stage, how the game ended), with
+what the verifier reports (who ended or refused what, the resignation's marks).
 """
 
 from __future__ import annotations
@@ -20,12 +22,10 @@ from truc_p2p.protocol._errors import (
     RemoteProtocolError,
 )
 from truc_p2p.protocol._hello import feature_agreed
-from truc_p2p.protocol._judge import audit_refusal, check_not_ended, check_turn
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import (
     Cond,
     Stage,
-    next_stage,
 )
 from truc_p2p.protocol._values import (
     FEATURE_RESIGN,
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 
 from truc_p2p.protocol._judge import Mark, check_resignation, mark_before, resignation_hand
-from truc_p2p.protocol._rulebook import handler as rulebook_handler
+from truc_p2p.protocol._referee_core import RefereeCore
 from truc_p2p.protocol._verify_report import PlayerInfo
 from truc_p2p.protocol._verify_scan import Scan
 
@@ -69,7 +69,8 @@ class RefereeState:
 
     def __init__(self, scan: Scan) -> None:
         self.scan = scan
-        self.stage = Stage.HELLO_INITIATOR
+        #: the one referee: the stage, the turns, the endings (:mod:`._referee_core`)
+        self.referee = RefereeCore(self)
         self.game: Game | None = None
         self.ruleset: Ruleset | None = None
         self.audit_mode: str | None = None
@@ -82,7 +83,6 @@ class RefereeState:
         self.sides: dict[Role, DeckSide] = {}
         self.expect: dict[str, Any] = {}
         self.redeal_keys_due: Role | None = None
-        self.hand_ender: Player | None = None
         self.audited = 0
         self.results: list[dict[str, Any]] = []
         self.expected_result: dict[str, Any] | None = None
@@ -101,7 +101,6 @@ class RefereeState:
         # two pre-deal messages are on the chain (None while no pre-deal may run).
         self.pipeline = False
         self.v2_next: HandVerifierV2 | None = None
-        self.predeal: int | None = None
         # Resignation (wire.md section 8): the features each hello announces, what a
         # resignation would record before each position, and the one that ended the game.
         self.features: list[int] = []
@@ -161,6 +160,21 @@ class RefereeState:
             return Mark(allowed=self.game is not None, scores=None, hands=hands)
         return mark_before(self.stage, self.game, hands=hands)
 
+    @property
+    def stage(self) -> Stage:
+        """The referee's stage (read only: only the referee moves it)."""
+        return self.referee.stage
+
+    @property
+    def pipelined(self) -> bool:
+        """Whether the players chose the pipelined deal (the referee's :class:`Judge`)."""
+        return self.pipeline
+
+    @property
+    def rest_final(self) -> bool:
+        """Whether both hellos agreed the rest-final rule (wire.md 6b)."""
+        return self.agreed(FEATURE_REST_FINAL)
+
     def agreed(self, feature: int) -> bool:
         """Whether both hello nonces announce ``feature`` (wire.md section 8.1) and the
         game plays the deck it needs, as the session judges it."""
@@ -175,26 +189,16 @@ class RefereeState:
         self.ended_by = f"player {env.sender} resigned at message {n}" + (
             f" ({env.payload['detail']})" if env.payload["detail"] else ""
         )
-        self.stage = Stage.ABORTED
 
     def step(self, env: Envelope) -> None:
-        # One ending per game: nothing after it, and no abort or resignation ends it again.
-        check_not_ended(self.stage, "a resignation" if self.resigned else "an abort", env)
-        handler = rulebook_handler(self, env.type)  # the one dispatch, the session's too
-        if env.type != MessageType.ABORT:
-            self.stage = check_turn(
-                self.stage,
-                env,
-                game=self.game,
-                hand_ender=self.hand_ender,
-                predeal=self.predeal,
-                rest_final=self.agreed(FEATURE_REST_FINAL),
-            )
-        handler(env, Player(env.sender))
+        """One message, judged by the referee the session runs too: one ending per game,
+        the turn, then its handler here (``on_`` + the rulebook's name)."""
+        self.referee.step(env, Player(env.sender))
 
     def on_abort(self, env: Envelope, sender: Player) -> None:
-        """An abort ends the game: a resignation (:meth:`resign_at`), or a plain abort,
-        which refuses the audit while a reveal is due (:func:`~._judge.audit_refusal`)."""
+        """An abort ends the game (the referee ends it once it is judged): a resignation
+        (:meth:`resign_at`), or a plain abort, which refuses the audit while a reveal is
+        due (:func:`~._judge.audit_refusal`)."""
         if env.payload["reason"] == "resign":
             self.resign_at(env, len(self.marks) - 1)
             return
@@ -202,13 +206,12 @@ class RefereeState:
         self.ended_by = f"player {env.sender} aborted at message {n}: {env.payload['reason']}" + (
             f" ({env.payload['detail']})" if env.payload["detail"] else ""
         )
-        refused = audit_refusal(self.stage, self.game, self.hand_ender, env)
+        refused = self.referee.refusal(env)
         if refused is not None:
             self.refused_by, self.refusal = refused
-        self.stage = Stage.ABORTED
 
     def advance(self, holds: dict[Cond, bool] | None = None) -> None:
-        self.stage = next_stage(self.stage, holds or {})
+        self.referee.advance(holds)
 
     def role_of(self, player: Player) -> Role:
         assert self.game is not None

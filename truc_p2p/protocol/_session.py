@@ -13,8 +13,10 @@ seed per hand), so a session can be rebuilt from that secret and its
 transcript (:meth:`Session.restore`, replayed by :mod:`._restore`).
 
 The session is built from parts, each an object that owns its state: the
-:class:`~._play.HandPlay` (``_play``: the stage, the hands' deal, play, audit and
-result, and the handler of every message on the chain), the
+:class:`~._play.HandPlay` (``_play``: the hands' deal, play, audit and result, the
+handler of every message on the chain, and its
+:class:`~._referee_core.RefereeCore`, the one referee, which holds the stage and
+judges the order of our messages and the peer's, as the verifier's does), the
 :class:`~._hello.Negotiation` (``_hello``: the hellos, their options and features,
 the peer's identity and the game id), the :class:`~._chain.Chain`, the
 :class:`~._control.ControlPlane` (``_control``: ``resume``, ``refuse``, ``bye``,
@@ -26,9 +28,10 @@ signs our messages (:meth:`Session._emit`), judges the peer's envelopes before
 the table acts on them, and answers the public API by reading the parts.  Its
 settings are one :class:`~._options.SessionOptions`.
 
-Every message, sent or received, goes through :meth:`HandPlay.apply`, which keeps
-the chain (a :class:`~._chain.Chain` and the game id), the stage table of
-:mod:`._state`, the deck layer (one per-hand state object per hand: a
+Every message, sent or received, goes through :meth:`HandPlay.apply`: its referee
+judges it (no second ending, the turn: the stage table of :mod:`._state`) and runs
+its handler, which keeps the chain (a :class:`~._chain.Chain` and the game id), the
+deck layer (one per-hand state object per hand: a
 :class:`~.legacy_v1._hand.HandState` around :class:`~truc_p2p.deck.DeckSide` for deck
 v1, a :class:`~.v2._hand.HandStateV2` around
 :class:`~truc_p2p.deck.DeckSideV2` for deck v2) and this player's view of the
@@ -75,7 +78,6 @@ from truc_p2p.protocol._events import (
     SessionEvent,
 )
 from truc_p2p.protocol._hello import Agreed, Announced, Negotiation
-from truc_p2p.protocol._judge import check_turn
 from truc_p2p.protocol._link import Link
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
@@ -94,7 +96,6 @@ from truc_p2p.protocol._state import (
 from truc_p2p.protocol._values import (
     AUDIT_MODES,
     FEATURE_RESIGN,
-    FEATURE_REST_FINAL,
     Series,
     coin_commitment,
     first_dealer_from_coins,
@@ -305,7 +306,7 @@ class Session:
     def stage(self) -> Stage:
         """The stage of the game (wire.md section 5; ``DONE``, ``ABORTED`` or ``ERROR``
         once it ended)."""
-        return self._play.stage
+        return self._play.referee.stage
 
     @property
     def result(self) -> GameResult | None:
@@ -509,10 +510,9 @@ class Session:
         detail = printable(detail, 200)
         hellos = self._hello.hellos
         if not hellos or (len(hellos) < 2 and self._hello.peer_key is None):
-            self._play.end(Stage.ABORTED)
+            self._play.referee.end(Stage.ABORTED)
             return b""
-        self._emit(MessageType.ABORT, {"reason": reason, "detail": detail})
-        self._play.end(Stage.ABORTED)
+        self._emit(MessageType.ABORT, {"reason": reason, "detail": detail})  # it ends the game
         return self.data_to_send()
 
     @property
@@ -546,8 +546,7 @@ class Session:
         assert game is not None
         detail = printable(detail, 200)
         scores, hand = game.scores, self._resignations.hand(self._play.hand)
-        self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})
-        self._play.end(Stage.ABORTED)
+        self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})  # it ends the game
         self._resignations.ours(
             game_id=self._hello.game_id,
             scores=scores,
@@ -566,9 +565,7 @@ class Session:
     def ending(self) -> str:
         """How the game ended, in the words of a second ending's error: ``"a
         resignation"``, ``"an abort"`` or ``"the co-signed result"``."""
-        if self.stage is Stage.DONE:
-            return "the co-signed result"
-        return "a resignation" if self.resignation is not None else "an abort"
+        return self._play.referee.ending
 
     @property
     def peer_played(self) -> bool:
@@ -659,7 +656,7 @@ class Session:
         """The host's signed refusal of our hello."""
         self._events.append(self._control.on_refuse(env))
         if not self._hello.game_id:
-            self._play.end(Stage.ABORTED)
+            self._play.referee.end(Stage.ABORTED)
 
     # ------------------------------------------------------------------ reading the peer
 
@@ -688,7 +685,9 @@ class Session:
 
     def _check_envelope(self, env: Envelope) -> None:
         """Signature, sender, then the chain's one judgement (game id, position,
-        equivocation: :meth:`~._chain.Chain.check_link`), payload shape and turn."""
+        equivocation: :meth:`~._chain.Chain.check_link`), payload shape and the
+        referee's (the turn, :meth:`~._referee_core.RefereeCore.check`), before the
+        envelope takes its place on the chain."""
         evidence = (env.raw,)
         n = env.seq
         if self.stage is Stage.ERROR:  # pragma: no cover - next_event raises first
@@ -707,17 +706,7 @@ class Session:
             )
         self._chain.check_link(env, self._hello.game_id)
         validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
-        if env.type == MessageType.ABORT:
-            return
-        check_turn(
-            self.stage,
-            env,
-            game=self._play.game,
-            hand_ender=self._play.hand_ender,
-            predeal=self._play.pipeline.on_chain,
-            rest_final=self._hello.agreed(FEATURE_REST_FINAL),
-            message_no=n,
-        )
+        self._play.referee.check(env)
 
     # ------------------------------------------------------------------ our messages
 
@@ -751,7 +740,7 @@ class Session:
 
     def _fail(self, exc: ProtocolError) -> None:
         self._error = exc
-        self._play.end(Stage.ERROR)
+        self._play.referee.end(Stage.ERROR)
         # Events are queued one envelope at a time, so any still queued came from
         # the rejected envelope (e.g. the cards of a bad deck4): drop them.
         self._events.clear()

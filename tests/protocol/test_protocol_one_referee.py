@@ -1,0 +1,180 @@
+"""One referee for every message (issue 47): the live session runs one
+:class:`~truc_p2p.protocol._referee_core.RefereeCore` on its own messages and on the
+peer's, and the offline verifier runs one on both players' messages; nothing else
+keeps or moves a stage.
+
+The first test reads the protocol's source: a second stage machine (a module that
+assigns a stage, the last hand's ender or the pre-deal count, or walks the stage
+table itself) fails it.  The others play real games and check that both sessions and
+the verifier judge every message of the transcript in the same stage, in order.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from helpers.protocol import P0, P1, PLAYER, REDEALER, Pair, bot, is_action
+
+from truc_p2p.protocol import Session, Stage, verify_transcript
+from truc_p2p.protocol._referee import Referee
+from truc_p2p.protocol._referee_core import RefereeCore
+from truc_p2p.protocol._verify_scan import add_local_seeds, first_pass
+from truc_p2p.rules import Player, Ruleset
+
+PROTOCOL = Path(__file__).resolve().parents[2] / "truc_p2p" / "protocol"
+#: The one module that holds the game's position in the message table.
+CORE = PROTOCOL / "_referee_core.py"
+#: What only the referee may assign: the position in the message table.
+POSITION = frozenset({"stage", "hand_ender", "predeal"})
+#: The stage table's walkers: only the referee calls them (their homes, where they are
+#: written, call each other).
+WALKERS = frozenset({"next_stage", "due_stage", "check_turn", "check_not_ended", "audit_refusal"})
+HOMES = {PROTOCOL / "_state.py", PROTOCOL / "_judge.py"}
+
+
+def _targets(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+        targets = [node.target]
+    else:
+        return []
+    flat: list[ast.expr] = []
+    while targets:
+        target = targets.pop()
+        if isinstance(target, ast.Tuple | ast.List):
+            targets.extend(target.elts)
+        else:
+            flat.append(target)
+    return flat
+
+
+def _name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return None
+
+
+def _walker(call: ast.Call, modules: set[str]) -> str | None:
+    """The stage-table walker ``call`` calls: by its name, or through a module the file
+    imports (``_judge.check_turn(...)``); a method of that name on an object is not."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in WALKERS:
+        return func.id
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.attr in WALKERS
+        and func.value.id in modules
+    ):
+        return func.attr
+    return None
+
+
+def _stage_machines(path: Path) -> list[str]:
+    """Where ``path`` assigns the game's position or walks the stage table."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules = {
+        (alias.asname or alias.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    found = []
+    for node in ast.walk(tree):
+        for target in _targets(node):
+            if _name(target) in POSITION:
+                found.append(f"{path.name}:{node.lineno} assigns {_name(target)}")
+        if isinstance(node, ast.Call) and path not in HOMES:
+            walker = _walker(node, modules)
+            if walker is not None:
+                found.append(f"{path.name}:{node.lineno} calls {walker}")
+    return found
+
+
+def test_only_the_referee_core_keeps_the_stage() -> None:
+    """No module of the protocol but the referee core assigns a stage, the last hand's
+    ender or the pre-deal count, or walks the stage table: a second stage machine
+    (the session's or the verifier's own copy) fails here."""
+    modules = sorted(PROTOCOL.rglob("*.py"))
+    assert CORE in modules
+    assert _stage_machines(CORE)  # the check sees the one that is there
+    elsewhere = [hit for path in modules if path != CORE for hit in _stage_machines(path)]
+    assert elsewhere == []
+
+
+def _trails(pair: Pair) -> dict[str, list[Stage]]:
+    """The stage each judge judged every message of the game in: both sessions'
+    referees and the verifier's, replaying each session's transcript (they are
+    the same transcript unless a resignation crossed a message) with that player's
+    secret, as ``verify`` does beside a player's own game file (a deck v1 game cut
+    short revealed no seeds)."""
+    trails: dict[str, list[Stage]] = {}
+    for p in Player:
+        records = pair.records[p]
+        scan = first_pass(records)
+        assert add_local_seeds(scan, pair.secrets[p]) is p
+        verifier = Referee(scan)
+        assert verifier.run() is None
+        referee = pair.sessions[p]._play.referee
+        assert type(referee) is type(verifier.referee) is RefereeCore
+        assert referee.stage is verifier.stage
+        assert len(verifier.referee.trail) == len(records)
+        trails[p.name] = referee.trail
+        trails[f"verifier of {p.name}"] = verifier.referee.trail
+    return trails
+
+
+GAMES = {
+    "v1": {"deck": "v1", "bots": {P0: PLAYER, P1: REDEALER}},
+    "v1-audit-every-hand": {"deck": "v1", "audit": "hand"},
+    "v2": {"deck": "v2", "bots": {P0: REDEALER, P1: bot("random", 3)}},
+    "v2-pipelined": {"deck": "v2", "pipeline": True, "early": False},
+    "v2-pipelined-early-thinking": {
+        "deck": "v2",
+        "pipeline": True,
+        "early": True,
+        "think": frozenset(Player),
+    },
+    "v2-early-redeal": {"deck": "v2", "bots": {P0: REDEALER, P1: REDEALER}},
+    "v2-old-peer": {"deck": "v2", "pipeline": True, "resigns": (True, False)},
+}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_sessions_and_the_verifier_pass_through_the_same_stages(name: str) -> None:
+    """Every message of a finished game, own or the peer's, is judged by each session's
+    referee (and a restored session's) in the stage the verifier's referee judges it in."""
+    pair = Pair(ruleset=Ruleset(target=3), tag=f"one-referee/{name}", **GAMES[name])
+    pair.finish()
+    assert pair.records[P0] == pair.records[P1]
+    trails = _trails(pair)
+    assert trails["P0"] == trails["P1"] == trails["verifier of P0"] == trails["verifier of P1"]
+    assert trails["P0"][-1] is Stage.RESULT_SECOND
+    assert pair.sessions[P0].stage is Stage.DONE
+    # A session restored from its transcript replays it through the same referee.
+    restored = Session.restore(
+        pair.records[P1], identity=pair.keys[P1], role=P1, secret=pair.secrets[P1]
+    )
+    assert restored._play.referee.trail == trails["P1"]
+
+
+@pytest.mark.parametrize("deck", ["v1", "v2"])
+def test_a_resignation_ends_the_game_once_for_every_referee(deck: str) -> None:
+    """A resignation is judged, and ends the game, by the same referee on the resigning
+    side, the winning side and in the verifier."""
+    pair = Pair(ruleset=Ruleset(target=3), tag=f"one-referee/resign/{deck}", deck=deck)
+    pair.run(until=is_action(P1, nth=3))  # P1's third action is in flight
+    pair.collect(P1, pair.sessions[P1].resign("enough"))
+    pair.finish()
+    trails = _trails(pair)
+    assert trails["P0"] == trails["verifier of P0"] and trails["P1"] == trails["verifier of P1"]
+    assert {trails["P0"][-1], trails["P1"][-1]}.isdisjoint({Stage.ABORTED, Stage.DONE})
+    for p in Player:
+        referee = pair.sessions[p]._play.referee
+        assert referee.stage is Stage.ABORTED and referee.ending == "a resignation"
+        assert verify_transcript(pair.records[p]).valid
