@@ -52,7 +52,7 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
 
 
 #: One test item per (build, case, peer role): a case of a build takes from a tenth of
-#: a second (unsupported) to a minute (slow), and xdist spreads the items over the
+#: a second (unsupported) to about 15 s (slow), and xdist spreads the items over the
 #: workers where one item for a whole build's matrix kept a worker for minutes.
 MATRIX = [(commit, case, role) for commit in BUILDS for case in CASE_NAMES for role in ROLES]
 
