@@ -203,6 +203,16 @@ class HandPlay:
         return bool(self.options.pipeline)
 
     @property
+    def deck(self) -> str:
+        """The deck version played (the referee's :class:`Judge`)."""
+        return self.options.deck
+
+    @property
+    def blind(self) -> bool:
+        """A player replays every hand it plays (the referee's :class:`Judge`)."""
+        return False
+
+    @property
     def rest_final(self) -> bool:
         """Whether both hellos agreed the rest-final rule (wire.md 6b)."""
         return self._hello.agreed(FEATURE_REST_FINAL)
@@ -213,14 +223,20 @@ class HandPlay:
     def expected_sender(self) -> Player:
         return self.referee.expected_sender()
 
-    def apply(self, env: Envelope, *, mine: bool) -> None:
-        """Act on ``env``, now on the chain (``mine``: we signed it): the referee judges
-        it and runs its handler here, for our messages and the peer's alike."""
-        if self.current is not None and "deck" in env.type and self.stage not in INTERJECTIONS:
-            self.current.envelopes[env.type] = env.raw  # a pre-deal is filed by its handler
+    def apply(self, env: Envelope, *, mine: bool, place: Callable[[], None]) -> None:
+        """Act on ``env`` (``mine``: we signed it): the referee judges it, ``place``
+        puts it on the chain once its turn is judged, and the referee runs its handler
+        here, for our messages and the peer's alike."""
+
+        def placed() -> None:
+            place()
+            current = self.current
+            if current is not None and "deck" in env.type and self.stage not in INTERJECTIONS:
+                current.envelopes[env.type] = env.raw  # a pre-deal is filed by its handler
+
         try:
             with blame(env):
-                self.referee.step(env, mine)
+                self.referee.step(env, mine, place=placed)
         except IllegalActionError as exc:
             raise IllegalMoveError(
                 f"illegal action: {exc}", evidence=(env.raw,), message_no=env.seq
@@ -686,7 +702,10 @@ class HandPlay:
         crossed it), the game was under way and not decided.
         """
         agreed = self._hello.agreed(FEATURE_RESIGN)
-        resignation = self._resignations.theirs(env, game_id=self._hello.game_id, agreed=agreed)
+        mark = self.referee.marks[env.seq]
+        resignation = self._resignations.theirs(
+            env, mark, game_id=self._hello.game_id, agreed=agreed
+        )
         self._events.append(
             PeerResigned(
                 reason="resign",

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from truc_p2p._text import printable
@@ -205,7 +206,7 @@ class Session:
         )
         # What a resignation before each chain position would record, and the one
         # that ended the game.
-        self._resignations = Resignations(me=self.me, deck=self.deck)
+        self._resignations = Resignations(me=self.me)
         parts = Parts(
             hello=self._hello,
             control=self._control,
@@ -545,7 +546,7 @@ class Session:
         game = self._play.game
         assert game is not None
         detail = printable(detail, 200)
-        scores, hand = game.scores, self._resignations.hand(self._play.hand)
+        scores, hand = game.scores, self._play.referee.resignation_hand()
         self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})  # it ends the game
         self._resignations.ours(
             game_id=self._hello.game_id,
@@ -669,9 +670,8 @@ class Session:
                 self._on_refuse(env)
                 return
             self._check_envelope(env)
-            self._mark(env.type)
-            self._chain.append(env.sender, raw, env.hash)
-            self._play.apply(env, mine=False)
+            place = partial(self._chain.append, env.sender, raw, env.hash)
+            self._play.apply(env, mine=False, place=place)
         except RemoteProtocolError as exc:
             if exc is self._error:  # put-off deck work failed: it names its own message
                 raise
@@ -685,9 +685,9 @@ class Session:
 
     def _check_envelope(self, env: Envelope) -> None:
         """Signature, sender, then the chain's one judgement (game id, position,
-        equivocation: :meth:`~._chain.Chain.check_link`), payload shape and the
-        referee's (the turn, :meth:`~._referee_core.RefereeCore.check`), before the
-        envelope takes its place on the chain."""
+        equivocation: :meth:`~._chain.Chain.check_link`) and the payload's shape.  The
+        turn is judged once, by the referee's step (:meth:`HandPlay.apply`), before
+        the envelope takes its place on the chain: one out of turn never does."""
         evidence = (env.raw,)
         n = env.seq
         if self.stage is Stage.ERROR:  # pragma: no cover - next_event raises first
@@ -706,7 +706,6 @@ class Session:
             )
         self._chain.check_link(env, self._hello.game_id)
         validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
-        self._play.referee.check(env)
 
     # ------------------------------------------------------------------ our messages
 
@@ -728,15 +727,8 @@ class Session:
         self._link.keep(raw)
         # while reconnecting it is resent once the peer says what it lacks
         self._link.send(raw, hold=self._control.reconnecting)
-        self._mark(mtype)
-        self._chain.append(int(self.me), raw, envelope_hash(raw))
-        self._play.apply(decode_envelope(raw), mine=True)
-
-    def _mark(self, mtype: str) -> None:
-        """Note, before the next chain position, what a resignation there would record;
-        ``mtype`` is the type of the envelope that takes the position."""
-        play = self._play
-        self._resignations.note(mtype, play.stage, play.game, play.hand)
+        place = partial(self._chain.append, int(self.me), raw, envelope_hash(raw))
+        self._play.apply(decode_envelope(raw), mine=True, place=place)
 
     def _fail(self, exc: ProtocolError) -> None:
         self._error = exc
