@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.protocol import P0, P1, PLAYER, REDEALER, Pair, bot, is_action
 
-from truc_p2p.protocol import Session, Stage, verify_transcript
+from truc_p2p.protocol import Session, Stage, _referee_core, verify_transcript
 from truc_p2p.protocol._judge import Mark
 from truc_p2p.protocol._referee import Referee
 from truc_p2p.protocol._referee_core import RefereeCore
 from truc_p2p.protocol._verify_scan import add_local_seeds, first_pass
+from truc_p2p.protocol._wire import decode_envelope
 from truc_p2p.rules import Player, Ruleset
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "truc_p2p" / "protocol"
@@ -211,3 +213,21 @@ def test_a_resignation_ends_the_game_once_for_every_referee(deck: str) -> None:
         referee = pair.sessions[p]._play.referee
         assert referee.stage is Stage.ABORTED and referee.ending == "a resignation"
         assert verify_transcript(pair.records[p]).valid
+
+
+def test_each_session_judges_every_turn_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The turn of every message is checked once by each session, the sender's and the
+    receiver's: the peer's message is judged by the referee's step only, not a second
+    time before it joins the chain."""
+    judged: list[bytes] = []
+    check_turn = _referee_core.check_turn
+
+    def counted(stage: Stage, env: Any, **kwargs: Any) -> Stage:
+        judged.append(env.hash)
+        return check_turn(stage, env, **kwargs)
+
+    monkeypatch.setattr(_referee_core, "check_turn", counted)
+    pair = Pair(ruleset=Ruleset(target=3), tag="one-referee/one-check", **GAMES["v2-pipelined"])
+    pair.finish()
+    chain = [decode_envelope(raw).hash for raw in pair.records[P0]]
+    assert sorted(judged) == sorted(chain * len(Player))

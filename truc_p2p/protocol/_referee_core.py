@@ -11,7 +11,11 @@ resignation, or an error).  Its :meth:`RefereeCore.step` is the one road of a
 message: no second ending (:func:`~._judge.check_not_ended`), the turn
 (:func:`~._judge.check_turn`, which names the stage the message is in), then the
 message's handler from the :mod:`._rulebook`; the handler judges the payload and
-moves the stage on with :meth:`RefereeCore.advance`.
+moves the stage on with :meth:`RefereeCore.advance`.  Before the handler it notes
+what a resignation at the message's chain position would record (its
+:attr:`~RefereeCore.marks`: a resignation's ``seq`` names one), which both judges
+read; a message the verifier cannot replay (a hand without both seeds) is only
+noted (:meth:`RefereeCore.pass_over`).
 
 Two judges drive one each, and keep no stage of their own:
 
