@@ -138,6 +138,12 @@ def _usable(marks: list[Mark]) -> list[Mark | None]:
     return [mark if mark.allowed else None for mark in marks]
 
 
+def _where(marks: list[Mark]) -> list[int | None]:
+    """Where a resignation may sit and the hand it would record (no score: a verifier
+    without the seeds has none)."""
+    return [mark.hands if mark.allowed else None for mark in marks]
+
+
 def _trails(pair: Pair) -> dict[str, list[Stage]]:
     """The stage each judge judged every message of the game in: both sessions'
     referees and the verifier's, replaying each session's transcript (they are
@@ -213,6 +219,14 @@ def test_a_resignation_ends_the_game_once_for_every_referee(deck: str) -> None:
         referee = pair.sessions[p]._play.referee
         assert referee.stage is Stage.ABORTED and referee.ending == "a resignation"
         assert verify_transcript(pair.records[p]).valid
+        # Without the seeds the verifier cannot replay a deck v1 hand (it is blind from
+        # hand 0): its referee still notes where a resignation may sit and its hand.
+        blind = Referee(first_pass(pair.records[p]))
+        assert blind.run() is None
+        assert (blind.blind_hand == 0) is (deck == "v1")
+        assert _where(blind.referee.marks) == _where(referee.marks)
+        if deck == "v1":
+            assert {mark.scores for mark in blind.referee.marks} == {None}
 
 
 def test_each_session_judges_every_turn_once(monkeypatch: pytest.MonkeyPatch) -> None:
