@@ -3,24 +3,29 @@
 peer's, and the offline verifier runs one on both players' messages; nothing else
 keeps or moves a stage.
 
-The first test reads the protocol's source: a second stage machine (a module that
+The first tests read the protocol's source: a second stage machine (a module that
 assigns a stage, the last hand's ender or the pre-deal count, or walks the stage
-table itself) fails it.  The others play real games and check that both sessions and
-the verifier judge every message of the transcript in the same stage, in order.
+table itself) fails them, and so does a second copy of the resignation bookkeeping
+(a module that keeps marks or counts the v1 deals, or computes a mark itself).  The
+others play real games and check that both sessions and the verifier judge every
+message of the transcript in the same stage, in order, and see the same marks.
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.protocol import P0, P1, PLAYER, REDEALER, Pair, bot, is_action
 
-from truc_p2p.protocol import Session, Stage, verify_transcript
+from truc_p2p.protocol import Session, Stage, _referee_core, verify_transcript
+from truc_p2p.protocol._judge import Mark
 from truc_p2p.protocol._referee import Referee
 from truc_p2p.protocol._referee_core import RefereeCore
 from truc_p2p.protocol._verify_scan import add_local_seeds, first_pass
+from truc_p2p.protocol._wire import decode_envelope
 from truc_p2p.rules import Player, Ruleset
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "truc_p2p" / "protocol"
@@ -32,6 +37,11 @@ POSITION = frozenset({"stage", "hand_ender", "predeal"})
 #: written, call each other).
 WALKERS = frozenset({"next_stage", "due_stage", "check_turn", "check_not_ended", "audit_refusal"})
 HOMES = {PROTOCOL / "_state.py", PROTOCOL / "_judge.py"}
+#: The resignation bookkeeping only the referee keeps (wire.md section 8): the marks
+#: before each chain position, the v1 deals counted for a resignation's hand, and
+#: the functions that compute a mark and its hand.
+BOOKS = frozenset({"marks", "_marks", "v1_deals", "_v1_deals"})
+BOOKKEEPERS = frozenset({"mark_before", "resignation_hand"})
 
 
 def _targets(node: ast.AST) -> list[ast.expr]:
@@ -59,24 +69,27 @@ def _name(node: ast.AST) -> str | None:
     return None
 
 
-def _walker(call: ast.Call, modules: set[str]) -> str | None:
-    """The stage-table walker ``call`` calls: by its name, or through a module the file
-    imports (``_judge.check_turn(...)``); a method of that name on an object is not."""
+def _walker(call: ast.Call, modules: set[str], walkers: frozenset[str]) -> str | None:
+    """The function of ``walkers`` ``call`` calls: by its name, or through a module the
+    file imports (``_judge.check_turn(...)``); a method of that name on an object is not."""
     func = call.func
-    if isinstance(func, ast.Name) and func.id in WALKERS:
+    if isinstance(func, ast.Name) and func.id in walkers:
         return func.id
     if (
         isinstance(func, ast.Attribute)
         and isinstance(func.value, ast.Name)
-        and func.attr in WALKERS
+        and func.attr in walkers
         and func.value.id in modules
     ):
         return func.attr
     return None
 
 
-def _stage_machines(path: Path) -> list[str]:
-    """Where ``path`` assigns the game's position or walks the stage table."""
+def _stage_machines(
+    path: Path, owned: frozenset[str] = POSITION, walkers: frozenset[str] = WALKERS
+) -> list[str]:
+    """Where ``path`` assigns what only the referee may (``owned``: the game's position)
+    or calls what only the referee may (``walkers``: the stage table's walkers)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     modules = {
         (alias.asname or alias.name).split(".")[0]
@@ -87,10 +100,10 @@ def _stage_machines(path: Path) -> list[str]:
     found = []
     for node in ast.walk(tree):
         for target in _targets(node):
-            if _name(target) in POSITION:
+            if _name(target) in owned:
                 found.append(f"{path.name}:{node.lineno} assigns {_name(target)}")
         if isinstance(node, ast.Call) and path not in HOMES:
-            walker = _walker(node, modules)
+            walker = _walker(node, modules, walkers)
             if walker is not None:
                 found.append(f"{path.name}:{node.lineno} calls {walker}")
     return found
@@ -107,12 +120,37 @@ def test_only_the_referee_core_keeps_the_stage() -> None:
     assert elsewhere == []
 
 
+def test_only_the_referee_core_keeps_the_resignation_marks() -> None:
+    """No module of the protocol but the referee core keeps the marks a resignation
+    at each chain position would record, counts the v1 deals for its hand, or
+    computes a mark: a second copy of that bookkeeping (the session's or the
+    verifier's own) fails here."""
+    modules = sorted(PROTOCOL.rglob("*.py"))
+    assert _stage_machines(CORE, BOOKS, BOOKKEEPERS)  # the check sees the one that is there
+    elsewhere = [
+        hit for path in modules if path != CORE for hit in _stage_machines(path, BOOKS, BOOKKEEPERS)
+    ]
+    assert elsewhere == []
+
+
+def _usable(marks: list[Mark]) -> list[Mark | None]:
+    """The marks a resignation could be judged on (one not allowed records nothing)."""
+    return [mark if mark.allowed else None for mark in marks]
+
+
+def _where(marks: list[Mark]) -> list[int | None]:
+    """Where a resignation may sit and the hand it would record (no score: a verifier
+    without the seeds has none)."""
+    return [mark.hands if mark.allowed else None for mark in marks]
+
+
 def _trails(pair: Pair) -> dict[str, list[Stage]]:
     """The stage each judge judged every message of the game in: both sessions'
     referees and the verifier's, replaying each session's transcript (they are
     the same transcript unless a resignation crossed a message) with that player's
     secret, as ``verify`` does beside a player's own game file (a deck v1 game cut
-    short revealed no seeds)."""
+    short revealed no seeds).  Each session's referee and the verifier's of its
+    transcript note the same resignation marks before every position."""
     trails: dict[str, list[Stage]] = {}
     for p in Player:
         records = pair.records[p]
@@ -124,6 +162,9 @@ def _trails(pair: Pair) -> dict[str, list[Stage]]:
         assert type(referee) is type(verifier.referee) is RefereeCore
         assert referee.stage is verifier.stage
         assert len(verifier.referee.trail) == len(records)
+        assert len(referee.marks) == len(verifier.referee.marks) == len(records)
+        assert _usable(referee.marks) == _usable(verifier.referee.marks)
+        assert any(mark.allowed for mark in referee.marks)  # the game was under way
         trails[p.name] = referee.trail
         trails[f"verifier of {p.name}"] = verifier.referee.trail
     return trails
@@ -178,3 +219,29 @@ def test_a_resignation_ends_the_game_once_for_every_referee(deck: str) -> None:
         referee = pair.sessions[p]._play.referee
         assert referee.stage is Stage.ABORTED and referee.ending == "a resignation"
         assert verify_transcript(pair.records[p]).valid
+        # Without the seeds the verifier cannot replay a deck v1 hand (it is blind from
+        # hand 0): its referee still notes where a resignation may sit and its hand.
+        blind = Referee(first_pass(pair.records[p]))
+        assert blind.run() is None
+        assert (blind.blind_hand == 0) is (deck == "v1")
+        assert _where(blind.referee.marks) == _where(referee.marks)
+        if deck == "v1":
+            assert {mark.scores for mark in blind.referee.marks} == {None}
+
+
+def test_each_session_judges_every_turn_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The turn of every message is checked once by each session, the sender's and the
+    receiver's: the peer's message is judged by the referee's step only, not a second
+    time before it joins the chain."""
+    judged: list[bytes] = []
+    check_turn = _referee_core.check_turn
+
+    def counted(stage: Stage, env: Any, **kwargs: Any) -> Stage:
+        judged.append(env.hash)
+        return check_turn(stage, env, **kwargs)
+
+    monkeypatch.setattr(_referee_core, "check_turn", counted)
+    pair = Pair(ruleset=Ruleset(target=3), tag="one-referee/one-check", **GAMES["v2-pipelined"])
+    pair.finish()
+    chain = [decode_envelope(raw).hash for raw in pair.records[P0]]
+    assert sorted(judged) == sorted(chain * len(Player))

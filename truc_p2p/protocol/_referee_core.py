@@ -11,7 +11,11 @@ resignation, or an error).  Its :meth:`RefereeCore.step` is the one road of a
 message: no second ending (:func:`~._judge.check_not_ended`), the turn
 (:func:`~._judge.check_turn`, which names the stage the message is in), then the
 message's handler from the :mod:`._rulebook`; the handler judges the payload and
-moves the stage on with :meth:`RefereeCore.advance`.
+moves the stage on with :meth:`RefereeCore.advance`.  Before the handler it notes
+what a resignation at the message's chain position would record (its
+:attr:`~RefereeCore.marks`: a resignation's ``seq`` names one), which both judges
+read; a message the verifier cannot replay (a hand without both seeds) is only
+noted (:meth:`RefereeCore.pass_over`).
 
 Two judges drive one each, and keep no stage of their own:
 
@@ -30,10 +34,17 @@ stage each message was judged in, so the two judges can be compared
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from truc_p2p.protocol._judge import audit_refusal, check_not_ended, check_turn
+from truc_p2p.protocol._judge import (
+    Mark,
+    audit_refusal,
+    check_not_ended,
+    check_turn,
+    mark_before,
+    resignation_hand,
+)
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._rulebook import handler as rulebook_handler
 from truc_p2p.protocol._state import (
@@ -59,12 +70,23 @@ _OFF_TABLE = (Stage.ABORTED, Stage.ERROR)
 
 class Judge(Protocol):
     """What the referee reads from the judge it drives (the session's table or the
-    verifier's replay): its view of the rules engine, whether the players chose the
-    pipelined deal and whether both hellos agreed the rest-final rule.  Its handlers
-    (``on_`` + the rulebook's name) are found by :func:`~._rulebook.handler`."""
+    verifier's replay): its view of the rules engine, the deck version and the hand
+    being played (from 0), whether it can replay that hand (``blind``: the verifier
+    without its seeds), whether the players chose the pipelined deal and whether
+    both hellos agreed the rest-final rule.  Its handlers (``on_`` + the rulebook's
+    name) are found by :func:`~._rulebook.handler`."""
 
     @property
     def game(self) -> Game | None: ...
+
+    @property
+    def deck(self) -> str | None: ...
+
+    @property
+    def hand(self) -> int: ...
+
+    @property
+    def blind(self) -> bool: ...
 
     @property
     def pipelined(self) -> bool: ...
@@ -90,6 +112,11 @@ class RefereeCore:
         self.resigned = False
         #: the stage each message on the chain was judged in, in chain order
         self.trail: list[Stage] = []
+        #: before each chain position, what a resignation there would record (wire.md
+        #: section 8): a resignation's ``seq`` names one (it may be earlier than the
+        #: last message when a move crossed it)
+        self.marks: list[Mark] = []
+        self._v1_deals = 0  # deck1 messages on the chain: a v1 resignation's hand
 
     # -- reading the position ----------------------------------------------------------
 
@@ -112,6 +139,26 @@ class RefereeCore:
         if self.stage is Stage.DONE:
             return "the co-signed result"
         return "a resignation" if self.resigned else "an abort"
+
+    def resignation_hand(self) -> int:
+        """The hand (from 1) a resignation now is in (:func:`~._judge.resignation_hand`:
+        deck v1 counts the hands whose ``deck1`` is on the chain, which a verifier
+        without the seeds can count too; deck v2 the hands started)."""
+        judge = self._judge
+        return resignation_hand(judge.deck, v1_deals=self._v1_deals, hand=judge.hand)
+
+    def _mark(self) -> Mark:
+        """What a resignation at the next position would record: the chain before it as
+        replayed (with a hand the judge cannot replay, only that the game had started)."""
+        game, hands = self._judge.game, self.resignation_hand()
+        if self._judge.blind:
+            return Mark(allowed=game is not None, scores=None, hands=hands)
+        return mark_before(self.stage, game, hands=hands)
+
+    def _note(self, env: Envelope) -> None:
+        """``env`` takes the next chain position: note the mark before it."""
+        self.marks.append(self._mark())
+        self._v1_deals += env.type == MessageType.DECK1
 
     def refusal(self, abort: Envelope) -> tuple[Player, str] | None:
         """Who refused the audit if ``abort`` (not a resignation) comes now
@@ -141,11 +188,18 @@ class RefereeCore:
             rest_final=judge.rest_final,
         )
 
-    def step(self, env: Envelope, *args: Any) -> None:
-        """Judge ``env`` (on the chain now) and run its handler with ``args`` (the
-        session's ``mine``, the verifier's sender): the one road of every message."""
+    def step(self, env: Envelope, *args: Any, place: Callable[[], None] | None = None) -> None:
+        """Judge ``env`` and run its handler with ``args`` (the session's ``mine``, the
+        verifier's sender): the one road of every message.  Once its order is judged
+        (the one turn check) the resignation mark before its position is noted and
+        ``place`` puts it on the chain (the session's; the verifier's is the
+        transcript): a message out of turn never takes a place, so whatever we chain
+        after it (our abort) links to the message before it."""
         stage = self.check(env)
         handler = rulebook_handler(self._judge, env.type)  # the one dispatch
+        self._note(env)
+        if place is not None:
+            place()
         self.trail.append(stage)
         if env.type == MessageType.ABORT:
             handler(env, *args)  # it judges the abort (a resignation's checks)
@@ -158,6 +212,12 @@ class RefereeCore:
         elif stage is Stage.V2_DECK3 and self._judge.pipelined:
             self.predeal = 0  # this hand is dealt: the next may be pre-dealt
         handler(env, *args)
+
+    def pass_over(self, env: Envelope) -> None:
+        """``env`` sits in a hand the judge cannot replay (the verifier without its
+        seeds): only its position is noted, its order and payload are not judged."""
+        assert self._judge.blind
+        self._note(env)
 
     # -- moving on -----------------------------------------------------------------------
 

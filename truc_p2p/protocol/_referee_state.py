@@ -1,7 +1,8 @@
 """The verifier's second pass, its state and driving: the game replayed message by
 message through the one referee (:class:`~._referee_core.RefereeCore`, which the live
 session runs too: who was due to send what, the stage, how the game ended), with
-what the verifier reports (who ended or refused what, the resignation's marks).
+what the verifier reports (who ended or refused what, the resignation, judged on the
+referee's marks).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from truc_p2p.deck import DeckSide
 
 
-from truc_p2p.protocol._judge import Mark, check_resignation, mark_before, resignation_hand
+from truc_p2p.protocol._judge import Mark, check_resignation
 from truc_p2p.protocol._referee_core import RefereeCore
 from truc_p2p.protocol._verify_report import PlayerInfo
 from truc_p2p.protocol._verify_scan import Scan
@@ -101,11 +102,9 @@ class RefereeState:
         # two pre-deal messages are on the chain (None while no pre-deal may run).
         self.pipeline = False
         self.v2_next: HandVerifierV2 | None = None
-        # Resignation (wire.md section 8): the features each hello announces, what a
-        # resignation would record before each position, and the one that ended the game.
+        # Resignation (wire.md section 8): the features each hello announces and the
+        # one that ended the game (the referee notes the marks before each position).
         self.features: list[int] = []
-        self.marks: list[Mark] = []
-        self.v1_deals = 0  # deck1 messages before the current position
         self.resigned: tuple[Player, Mark] | None = None
         # Early cards (wire.md 6a): proposed by the initiator, on when the responder
         # agreed too.
@@ -113,13 +112,10 @@ class RefereeState:
 
     def run(self) -> RemoteProtocolError | None:
         for n, env in enumerate(self.scan.envelopes):
-            self.marks.append(self.mark())
-            self.v1_deals += env.type == MessageType.DECK1
             # A hand without both seeds cannot be replayed, but an abort needs no
             # game state: still say who ended the game, and that it ends once.
-            if self.blind_hand is not None and not (
-                env.type == MessageType.ABORT or self.stage is Stage.ABORTED
-            ):
+            if self.blind and not (env.type == MessageType.ABORT or self.stage is Stage.ABORTED):
+                self.referee.pass_over(env)
                 continue
             try:
                 self.step(env)
@@ -152,18 +148,15 @@ class RefereeState:
             self.prev = env.hash
         return None
 
-    def mark(self) -> Mark:
-        """What a resignation at the next position would record: the chain before it as
-        replayed (with a hand that cannot be replayed, only that the game had started)."""
-        hands = resignation_hand(self.deck, v1_deals=self.v1_deals, hand=self.hand)
-        if self.blind_hand is not None:
-            return Mark(allowed=self.game is not None, scores=None, hands=hands)
-        return mark_before(self.stage, self.game, hands=hands)
-
     @property
     def stage(self) -> Stage:
         """The referee's stage (read only: only the referee moves it)."""
         return self.referee.stage
+
+    @property
+    def blind(self) -> bool:
+        """Whether the hand being played cannot be replayed (a player's seeds missing)."""
+        return self.blind_hand is not None
 
     @property
     def pipelined(self) -> bool:
@@ -183,7 +176,7 @@ class RefereeState:
     def resign_at(self, env: Envelope, n: int) -> None:
         """A signed resignation at position ``n`` (its ``seq`` names the point of the
         chain its sender had seen): the other player wins (wire.md section 8)."""
-        mark = self.marks[env.seq]
+        mark = self.referee.marks[env.seq]
         check_resignation(self.agreed(FEATURE_RESIGN), mark, evidence=(env.raw,))
         self.resigned = (Player(env.sender), mark)
         self.ended_by = f"player {env.sender} resigned at message {n}" + (
@@ -200,7 +193,7 @@ class RefereeState:
         (:meth:`resign_at`), or a plain abort, which refuses the audit while a reveal is
         due (:func:`~._judge.audit_refusal`)."""
         if env.payload["reason"] == "resign":
-            self.resign_at(env, len(self.marks) - 1)
+            self.resign_at(env, len(self.referee.marks) - 1)
             return
         n = env.seq
         self.ended_by = f"player {env.sender} aborted at message {n}: {env.payload['reason']}" + (

@@ -86,7 +86,7 @@ def replay(
             if cursor >= len(sent):
                 play.make_owed_predeal()  # an owed pre-deal comes first
             if cursor >= len(sent) and _is_early_d3(raw):
-                play.make_early_d3()  # made while the player thought (wire.md 6a)
+                play.deal_v2.make_early_d3()  # made while the player thought (wire.md 6a)
             if cursor >= len(sent):
                 _replay_own_decision(session, play, raw)
             produced = sent[cursor]
