@@ -94,6 +94,18 @@ def tmpfs(tmp_path: Path) -> Iterator[Mount]:
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _shuffle_proofs_once() -> Iterator[None]:
+    """Deck v2's shuffle proofs made and checked once per test process for each
+    statement (``helpers.proof_memo`` says why that changes no answer): most of the
+    suite's CPU went to the same seeded deals proved and checked again."""
+    from helpers import proof_memo
+
+    with pytest.MonkeyPatch.context() as patch:
+        proof_memo.install(patch.setattr)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Tests read English texts: whatever the developer's locale, commands run in English
