@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from suite_order import longest_first
 
 # The suite starts hundreds of Python processes (the program, peers, xdist's workers),
@@ -19,6 +20,10 @@ from suite_order import longest_first
 # subprocess test's time. The test run keeps them (``__pycache__``, git-ignored).
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+#: The fast loop's hypothesis profile: a quarter of the examples CI tries (a test that
+#: names its count scales it with ``helpers.examples.examples``).
+settings.register_profile("fast", max_examples=25)
 
 #: ``tmpfs(size="64k", ro=False)`` -> the directory of a fresh tmpfs mount.
 Mount = Callable[..., Path]
@@ -131,6 +136,15 @@ def games_here(monkeypatch: pytest.MonkeyPatch) -> None:
     written for, never the developer's own history (``$TRUC_P2P_GAMES``; a test of the
     per-person default removes it: tests/history/test_history_games_home.py)."""
     monkeypatch.setenv("TRUC_P2P_GAMES", "games")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The fast loop (``-m "not slow"``, docs/developing.md) runs hypothesis's ``fast``
+    profile unless ``--hypothesis-profile`` says otherwise; CI's plain ``pytest``
+    keeps hypothesis's default profile and every test's full count."""
+    markexpr = str(config.getoption("markexpr", "") or "")
+    if "not slow" in markexpr and config.getoption("hypothesis_profile", None) is None:
+        settings.load_profile("fast")
 
 
 @pytest.hookimpl(wrapper=True)
