@@ -155,7 +155,7 @@ DECKS = pytest.mark.parametrize("deck", ["v1", "v2", "v2p"])
 
 
 @DECKS
-@pytest.mark.parametrize("seed", fast_first(range(40), fast=10))
+@pytest.mark.parametrize("seed", fast_first(range(40), fast=4))
 def test_cut_anywhere_then_resume(seed: int, deck: str) -> None:
     game = LossyGame(seed, deck=deck)
     game.run(cut_rate=0.08)
@@ -164,7 +164,7 @@ def test_cut_anywhere_then_resume(seed: int, deck: str) -> None:
 
 
 @DECKS
-@pytest.mark.parametrize("seed", fast_first(range(20), fast=5))
+@pytest.mark.parametrize("seed", fast_first(range(20), fast=2))
 def test_crash_and_restore_from_the_transcript(seed: int, deck: str) -> None:
     game = LossyGame(1000 + seed, deck=deck)
     game.run(cut_rate=0.03, crash_rate=0.5)
