@@ -165,8 +165,12 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: half as many workers again as cores (3 on 2 cores). Most of the
     suite's time is other processes, browsers and sockets waited on, not our CPU:
     on this 2-core machine the whole suite took 11 min 03 s with 2 workers and
-    8 min 39 s with 3 (no test failing in either)."""
+    8 min 39 s with 3 (no test failing in either). The fast loop (``-m "not slow"``)
+    is our own CPU: a worker per core, as each worker imports and collects the suite
+    again and makes its own deals (``_shuffle_proofs_once``)."""
     cores = os.cpu_count() or 1
+    if "not slow" in str(config.getoption("markexpr", "") or ""):
+        return cores
     return max(1, cores + cores // 2)
 
 
