@@ -152,7 +152,7 @@ def test_sigterm_leaves_with_a_signed_resignation(tmp_path: Path) -> None:
 def test_play_killed_mid_game_is_resumed_with_its_bot(tmp_path: Path) -> None:
     keys = "\n".join(["1", "a", "n"] * 400) + "\n"
     play = subprocess.Popen(
-        [*CLI, "play", "--bot", "random", "--seed", "3", "--out", "games"],
+        [*CLI, "play", "--bot", "easy", "--seed", "3", "--out", "games"],
         cwd=tmp_path,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -166,7 +166,7 @@ def test_play_killed_mid_game_is_resumed_with_its_bot(tmp_path: Path) -> None:
     play.send_signal(signal.SIGKILL)
     play.communicate()
     done = subprocess.run(
-        [*CLI, "resume", str(transcript)],
+        [*CLI, "--lang", "fr", "resume", str(transcript)],
         cwd=tmp_path,
         input=keys,
         capture_output=True,
@@ -174,5 +174,9 @@ def test_play_killed_mid_game_is_resumed_with_its_bot(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
-    assert "goes on" in done.stdout and "result co-signed by both" in done.stdout
+    # resumed in French, the game goes on against the bot as its hello names it (the
+    # name it was started with), in the greeting as at the table
+    greeting = next(line for line in done.stdout.splitlines() if "continue" in line)
+    assert "easy-bot" in greeting, greeting
+    assert "résultat cosigné par les deux joueurs" in done.stdout, done.stdout[-1500:]
     _verify(tmp_path / "games")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers.compat_builds import BUILDS, BuildError, build
-from helpers.interop import old_build, run
+from helpers.interop import SPEC_CLOCKS_THINK, old_build, run
 
 from truc_p2p.interop import CASE_NAMES
 
@@ -52,7 +52,7 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
 
 
 #: One test item per (build, case, peer role): a case of a build takes from a tenth of
-#: a second (unsupported) to a minute (slow), and xdist spreads the items over the
+#: a second (unsupported) to about 15 s (slow), and xdist spreads the items over the
 #: workers where one item for a whole build's matrix kept a worker for minutes.
 MATRIX = [(commit, case, role) for commit in BUILDS for case in CASE_NAMES for role in ROLES]
 
@@ -75,8 +75,11 @@ def test_the_runner_gives_each_earlier_build_its_expected_verdicts(
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
-    # the builds keep the spec's 5 s and 20 s heartbeat clocks: the slow case thinks 30 s
-    result = run(old_build(commit), tmp_path, [case], (role,), slow_think=30.0, timeout=90.0)
+    # the builds keep the spec's 5 s and 20 s heartbeat clocks, and so does the runner:
+    # the slow case thinks 12 s, time for two heartbeats of a build that sends them (the
+    # spec's own 30 s is tested against this program in test_interop_reference.py)
+    result = run(old_build(commit), tmp_path, [case], (role,), slow_think=SPEC_CLOCKS_THINK,
+                 spec_clocks=True, timeout=90.0)  # fmt: skip
     want = EXPECTED[commit].get(case, (P, P))[ROLES.index(role)]
     got = result[case, role]
     assert got.result == want, f"{got.result}: {got.detail}"

@@ -2,13 +2,14 @@
 passes every case of protocol_spec/interop.md in both roles.
 
 The adapter (``python -m truc_p2p.interop.browser_peer``) is started by the runner for
-each case, as any peer; all of them drive one Chromium (``--cdp``), so the site is
-loaded from the browser's cache after the first case, and one ``truc-p2p relay
---site`` serves the site and carries the page's WebSockets."""
+each case, as any peer; all of them drive one Chromium per test process (``--cdp``), so
+the site is loaded from the browser's cache after the first case, and the session's
+``truc-p2p relay --site`` (tests/page/conftest.py) serves the site and carries the
+page's WebSockets.  One test item per case: xdist spreads the 40 runs (about 6 minutes
+in one go) over its workers."""
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import shutil
@@ -19,14 +20,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers.cli import spawn
+from helpers.interop import SPEC_CLOCKS_THINK, run_apart
 from helpers.web import CHROMIUM, CHROMIUM_FLAGS
 
-from truc_p2p.interop import CASE_NAMES
+from truc_p2p.interop import CASE_NAMES, DEFAULT_CASE_TIMEOUT
 from truc_p2p.interop._adversary import ADVERSARIAL
-from truc_p2p.site import site_files, write_site
+from truc_p2p.interop._runner import LINGER
 
-#: a browser, a relay and 38 cases: out of the fast loop
+#: a browser, a relay and 40 runs: out of the fast loop
 pytestmark = pytest.mark.slow
 
 #: One adversarial MUST case per section of interop.md §8 (the first by name): the
@@ -42,30 +43,9 @@ SAMPLE = (
 )
 
 
-@pytest.fixture(scope="module")
-def relay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``truc-p2p relay --site`` on loopback: ``host:port``."""
-    site = tmp_path_factory.mktemp("site")
-    write_site(site_files(), site)
-    proc = spawn(tmp_path_factory.mktemp("relay"), "relay", "--bind", "127.0.0.1", "--port",
-                 "0", "--json", "--site", site)  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert '"listening"' in line, line
-        yield f"127.0.0.1:{json.loads(line)['addresses'][0][1]}"
-    finally:
-        proc.terminate()
-        try:
-            proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One Chromium for every case: its DevTools URL."""
+    """One Chromium for every case of this test process: its DevTools URL."""
     if not CHROMIUM.exists():
         pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium)")
     pytest.importorskip("playwright")
@@ -99,36 +79,41 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-#: The slow case with the spec's own 30 s think (its heartbeat every 5 s, a dead link after
-#: 20 s): a shortened think scales the runner's dead-link time down to 2 s, shorter than
-#: one deck step of the page's worker on a loaded machine (its Python computes the
-#: shuffle proofs in one go; no heartbeat can leave meanwhile), which interop.md lets a
-#: peer fail.
+#: The slow case thinks 12 s with the spec's 5 s and 20 s heartbeat clocks kept
+#: (``spec_clocks``): a think shortened with its clocks would scale the runner's dead-link
+#: time down to seconds, shorter than one deck step of the page's worker on a loaded
+#: machine (its Python computes the shuffle proofs in one go; no heartbeat can leave
+#: meanwhile), which interop.md lets a peer fail.
+RUNS = [*((name, ("host", "join")) for name in CASE_NAMES),
+        *((name, ADVERSARIAL[name].roles) for name in SAMPLE)]  # fmt: skip
+
+
+def test_the_runs_are_every_case_in_both_roles_and_a_must_case_per_section() -> None:
+    cases = {name for name, _roles in RUNS}
+    assert len(CASE_NAMES) == 13
+    assert all(roles == ("host", "join") for name, roles in RUNS if name in CASE_NAMES)
+    assert {s for s in SECTIONS if any(n.startswith(f"{s}-") for n in cases)} == set(SECTIONS)
+    assert cases == {*CASE_NAMES, *SAMPLE}
+    assert "wire-11.1-early-fallback-close" in cases  # and one fallback case
+
+
+@pytest.mark.parametrize(("case", "roles"), RUNS, ids=[name for name, _roles in RUNS])
 def test_the_page_passes_every_interop_case_in_both_roles(
-    relay: str, chromium: str, tmp_path: Path
+    relay: int, chromium: str, tmp_path: Path, case: str, roles: tuple[str, ...]
 ) -> None:
     peer = shlex.join(
-        [sys.executable, "-m", "truc_p2p.interop.browser_peer", "--relay", relay, "--cdp", chromium]
-    )
-    only = [arg for name in (*CASE_NAMES, *SAMPLE) for arg in ("--case", name)]
-    done = subprocess.run(
-        [sys.executable, "-m", "truc_p2p", "interop", "--peer", peer, "--json",
-         "--slow-think", "30", "--work", str(tmp_path / "work"), *only],
-        capture_output=True,
-        text=True,
-        timeout=2400,
-        check=False,
+        [sys.executable, "-m", "truc_p2p.interop.browser_peer",
+         "--relay", f"127.0.0.1:{relay}", "--cdp", chromium]
     )  # fmt: skip
-    assert done.stdout, done.stderr[-2000:]
-    report = json.loads(done.stdout)
-    results = {(c["case"], c["role"]): c for c in report["cases"]}
-    sample = {(c, r) for c in SAMPLE for r in ADVERSARIAL[c].roles}
-    assert set(results) == {(c, r) for c in CASE_NAMES for r in ("host", "join")} | sample
-    failed = [f"{c} ({r}): {v['result']} {v['detail']}" for (c, r), v in results.items()
-              if v["result"] != "pass"]  # fmt: skip
+    results = run_apart(peer, tmp_path / "work", [case], roles, timeout=DEFAULT_CASE_TIMEOUT,
+                        slow_think=SPEC_CLOCKS_THINK, linger=LINGER, spec_clocks=True)  # fmt: skip
+    assert set(results) == {(case, role) for role in roles}
+    failed = [f"{c} ({r}): {v.result} {v.detail}" for (c, r), v in results.items()
+              if v.result != "pass"]  # fmt: skip
     assert not failed, "\n".join(failed)
-    assert done.returncode == 0
     # the page resumed over a new link, and caught the forged proof at its message
-    for role in ("host", "join"):
-        assert "connection" in results[("resume", role)]["detail"]
-        assert results[("cheat", role)]["detail"].startswith("abort 'cheat'")
+    for role in roles:
+        if case == "resume":
+            assert "connection" in results[(case, role)].detail
+        if case == "cheat":
+            assert results[(case, role)].detail.startswith("abort 'cheat'")

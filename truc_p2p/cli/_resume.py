@@ -418,7 +418,9 @@ class _LocalResume(_Resume):
             _(
                 "{name}, your game against {opponent} goes on.",
                 name=table.seat.name,
-                opponent=bot_player_name(str(self.meta["bot"])),
+                # the name the bot plays under in this game (its signed hello), not
+                # today's language's name for its level
+                opponent=str(self.meta.get("bot_name") or bot_player_name(str(self.meta["bot"]))),
             ),
             file=table.opts.screen.info,
             flush=True,

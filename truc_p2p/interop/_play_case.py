@@ -77,13 +77,20 @@ NEXT_GAME_WAIT = 30.0
 
 @dataclass(frozen=True)
 class RunnerConfig:
-    """``peer``: the command; ``work``: where each case's files go."""
+    """``peer``: the command; ``work``: where each case's files go.
+
+    A ``slow_think`` shorter than the spec's 30 s scales the heartbeat clocks down with
+    it (the peer is told through ``TRUC_HEARTBEAT``), unless ``spec_clocks``: then both
+    sides keep the spec's 5 s and 20 s, for a peer that cannot shorten its clocks (an
+    earlier build) or must not (a page whose worker is busy for seconds); a think of
+    over 10 s still sees the peer's heartbeats, and no dead link."""
 
     peer: str
     work: Path
     timeout: float = DEFAULT_CASE_TIMEOUT
     slow_think: float = SLOW_THINK
     linger: float = LINGER
+    spec_clocks: bool = False
 
 
 @dataclass
@@ -133,7 +140,7 @@ def _free_port() -> int:
 def _clocks(cfg: RunnerConfig) -> tuple[dict[str, float], dict[str, str]]:
     """The runner's heartbeat clocks and the peer's extra variables: the spec's
     5 s and 20 s, scaled down with a shortened slow think (tests)."""
-    if cfg.slow_think >= SLOW_THINK:
+    if cfg.slow_think >= SLOW_THINK or cfg.spec_clocks:
         return {}, {}
     scale = cfg.slow_think / SLOW_THINK
     beat = DEFAULT_HEARTBEAT * scale

@@ -21,7 +21,7 @@ from truc_p2p.protocol._errors import (
     WrongGameError,
 )
 from truc_p2p.protocol._messages import MessageType
-from truc_p2p.protocol._wire import GENESIS, Envelope
+from truc_p2p.protocol._wire import GENESIS, Envelope, decode_envelope
 
 __all__ = ["Chain", "hello_key"]
 
@@ -75,6 +75,14 @@ class Chain:
     def append(self, sender: int, raw: bytes, digest: bytes) -> None:
         self._links.append((sender, digest))
         self._raws.append(raw)
+
+    def signed_beyond_hello(self, sender: int) -> bool:
+        """Whether ``sender`` signed a message of the game beyond its hello and an abort
+        (a host that turns our options down after its hello played nothing)."""
+        signed = [n for n in range(self.seq) if self.sender(n) == sender]
+        if signed and decode_envelope(self.raw(signed[-1])).type == MessageType.ABORT:
+            signed.pop()
+        return len(signed) > 1
 
     def check_link(self, env: Envelope, game_id: bytes) -> None:
         """Whether ``env`` (its signature checked) links into this chain: it names the

@@ -3,15 +3,16 @@
 With ``"pipeline": true`` two v2 hands are alive at once: the session's
 current hand *n*, which is played, and hand *n + 1*, whose two heavy deal
 messages travel meanwhile.  :class:`Pipeline` holds that next hand
-(a :class:`~.v2._hand.HandStateV2`) and its bookkeeping: how many of its
-pre-deal messages are on the chain, whether we may owe one since we were
-handed our turn, the put-off check of the peer's pre-deal message (and our
-answer to it), and the shares its dealer holds back until hand *n* is over.
+(a :class:`~.v2._hand.HandStateV2`) and its bookkeeping: whether we may owe
+a pre-deal message since we were handed our turn, the put-off check of the
+peer's pre-deal message (and our answer to it), and the shares its dealer
+holds back until hand *n* is over.
 
-The session keeps the stage table, the chain and the current hand.  It
-tells the pipeline when a hand is dealt, when a pre-deal message is applied
-and when the next hand opens, and asks it which conditions hold and whether
-an action carries ``open``.  The pipeline makes hands with the session's
+The session's referee (:class:`~._referee_core.RefereeCore`) keeps the stage
+and counts the next hand's pre-deal messages on the chain; the session's table
+keeps the chain and the current hand.  It tells the pipeline when a pre-deal
+message is applied and when the next hand opens, and takes from it the shares
+an action carries as ``open``.  The pipeline makes hands with the session's
 factory and sends through the session's ``emit`` (which applies the message,
 so it comes back through the session's handlers).  A cheat found by the
 put-off work is reported against the pre-deal message itself and ends the
@@ -26,7 +27,7 @@ from typing import Any
 from truc_p2p.deck import Role
 from truc_p2p.protocol._errors import ProtocolError, RemoteProtocolError, blame
 from truc_p2p.protocol._messages import MessageType
-from truc_p2p.protocol._state import Cond, Stage, predeal_conditions
+from truc_p2p.protocol._state import Stage
 from truc_p2p.protocol._wire import Envelope
 from truc_p2p.protocol.v2._hand import HandStateV2
 
@@ -56,9 +57,6 @@ class Pipeline:
         self._fail = fail
         #: The pre-dealt next hand, from its first pre-deal message until it opens.
         self.next: HandStateV2 | None = None
-        #: How many of the next hand's two pre-deal messages are on the chain
-        #: (None while no pre-deal may run).
-        self.on_chain: int | None = None
         # A pre-deal message we may owe is made after our YourTurn is handed out:
         # on the next next_event() (while the player thinks) or at the latest by send().
         self._flush = False
@@ -67,20 +65,10 @@ class Pipeline:
 
     def drop(self) -> None:
         """A hand is dealt from its ``v2deck1``: a dangling pre-deal is never opened."""
-        self.next, self.on_chain = None, None
-
-    def hand_dealt(self) -> None:
-        """The current hand's ``v2deck3`` is on the chain: the next one may be pre-dealt."""
-        if self.enabled:
-            self.on_chain = 0
-
-    def conditions(self, round_over: bool) -> dict[Cond, bool]:
-        """The pipelined-deal transition conditions after an action."""
-        return predeal_conditions(round_over, self.on_chain or 0)
+        self.next = None
 
     def on_predeal1(self, env: Envelope, mine: bool, index: int) -> None:
         """The next non-dealer's ``v2deck1`` of hand ``index`` is on the chain."""
-        self.on_chain = 1
         if not mine:
             # We deal the next hand; its proofs are bound to the envelope before this one.
             # Checking this message and computing our v2deck2 waits until there is time.
@@ -91,7 +79,6 @@ class Pipeline:
 
     def on_predeal2(self, env: Envelope, mine: bool) -> None:
         """The next dealer's ``v2deck2`` without its shares is on the chain."""
-        self.on_chain = 2
         nxt = self.next
         assert nxt is not None
         nxt.envelopes[env.type] = env.raw
@@ -135,7 +122,7 @@ class Pipeline:
         nxt = self.next
         assert nxt is not None
         self.work()
-        self.next, self.on_chain = None, None
+        self.next = None
         return nxt
 
     def release(self, hand: HandStateV2, stage: Stage) -> None:

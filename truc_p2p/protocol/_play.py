@@ -2,14 +2,19 @@
 the play, deck v1's seed audit, the co-signed result and the aborts on the chain.
 
 :class:`HandPlay` is a part of the :class:`~._session.Session` that owns the
-game's state (the stage, the hands, this player's view of the rules engine, the
-audit and the result).  :meth:`HandPlay.apply` finds a message's handler in the
-:mod:`._rulebook` (the dispatch the verifier's referee uses too) and runs it on
-our messages and the peer's alike; the handlers call the judgements of
-:mod:`._judge` and :mod:`.v2._judge` and drive the stage table of :mod:`._state`,
-the per-hand deck states and the rules engine in step.  A hello goes to the
-session's :class:`~._hello.Negotiation`, and its handler sends what the verdict
-says.
+game's state (the hands, this player's view of the rules engine, the audit and
+the result) and runs its one referee, a :class:`~._referee_core.RefereeCore` (the
+class the offline verifier runs too), which holds the stage.
+:meth:`HandPlay.apply` steps every message through that referee, ours and the
+peer's alike: it judges the order (no second ending, the turn) and runs the
+message's handler here, found in the :mod:`._rulebook`.  The handlers call the
+judgements of :mod:`._judge` and :mod:`.v2._judge`, move the referee's stage on
+(:meth:`~._referee_core.RefereeCore.advance`) and keep the per-hand deck states and
+the rules engine in step.  A hello goes to the session's
+:class:`~._hello.Negotiation`, and its handler sends what the verdict says.  Two
+parts of the table hold handlers of their own, which the table's delegate to:
+deck v2's deal (:class:`~._deal_v2.DealV2`) and the end of the game, the result
+and the peer's abort (:class:`~._ending.Ending`).
 """
 
 from __future__ import annotations
@@ -22,9 +27,11 @@ from typing import Any
 from truc_p2p.deck import DeckSide, DeckSideV2, Role, positions
 from truc_p2p.protocol._chain import Chain
 from truc_p2p.protocol._control import ControlPlane
+from truc_p2p.protocol._deal_v2 import DealV2
+from truc_p2p.protocol._ending import Ending
 from truc_p2p.protocol._errors import (
-    AuditRefusedError,
     IllegalMoveError,
+    LocalProtocolError,
     MalformedMessageError,
     OutOfTurnError,
     ProtocolError,
@@ -34,23 +41,16 @@ from truc_p2p.protocol._events import (
     AnyEvent,
     AuditPassed,
     CardsDealt,
-    GameFinished,
-    GameResult,
     GameStarted,
-    PeerAborted,
-    PeerResigned,
     YourTurn,
 )
 from truc_p2p.protocol._hello import Negotiation
 from truc_p2p.protocol._judge import (
-    audit_refusal,
     check_open,
     check_redeal_material,
-    check_result,
     check_reveal_covers,
     coin_toss,
     conditions_after,
-    expected_result,
     open_due,
 )
 from truc_p2p.protocol._messages import (
@@ -58,21 +58,17 @@ from truc_p2p.protocol._messages import (
 )
 from truc_p2p.protocol._options import SessionOptions
 from truc_p2p.protocol._pipeline import Pipeline
+from truc_p2p.protocol._referee_core import RefereeCore
 from truc_p2p.protocol._resignations import Resignations
-from truc_p2p.protocol._rulebook import handler as rulebook_handler
 from truc_p2p.protocol._state import (
     ACTION_STAGES,
     FIRST_DEAL_STAGES,
     INTERJECTIONS,
     Cond,
     Stage,
-    due_stage,
-    expected_sender,
-    next_stage,
 )
 from truc_p2p.protocol._values import (
     FEATURE_EARLY_REDEAL,
-    FEATURE_RESIGN,
     FEATURE_REST_FINAL,
     FEATURE_RESUME_CLOCK,
     coin_commitment,
@@ -86,13 +82,6 @@ from truc_p2p.protocol._wire import (
 from truc_p2p.protocol.legacy_v1._audit import SeedAudit
 from truc_p2p.protocol.legacy_v1._hand import HandState, PlayedHand
 from truc_p2p.protocol.v2._hand import HandStateV2
-from truc_p2p.protocol.v2._judge import (
-    check_predeal2,
-    check_v2deck2,
-    check_v2open,
-    deal_payload,
-    is_early_d3,
-)
 from truc_p2p.rules import (
     Action,
     ActionKind,
@@ -126,11 +115,12 @@ def action_payload(action: Action) -> dict[str, Any]:
 
 
 class HandPlay:
-    """The session's table: the stage of the game, its hands and this player's view of
-    the rules engine, and the handler of every message on the chain (see the module
-    docstring).  It owns that state; the session reads it and sends through ``emit``
-    (which signs, chains and applies a message of ours, so it comes back through
-    :meth:`apply`).  ``events`` is the session's queue of events for its caller."""
+    """The session's table: the game's hands and this player's view of the rules engine,
+    the handler of every message on the chain, and the referee that judges each
+    message's order and holds the stage (see the module docstring).  It owns that
+    state; the session reads it and sends through ``emit`` (which signs, chains and
+    applies a message of ours, so it comes back through :meth:`apply`).  ``events``
+    is the session's queue of events for its caller."""
 
     def __init__(
         self,
@@ -147,11 +137,10 @@ class HandPlay:
         self.me = me
         self._secret = secret
         self._hello, self._control, self._chain = parts.hello, parts.control, parts.chain
-        self._resignations = parts.resignations
         self._events = events
         self._emit = emit
-        #: the stage of the table of wire.md section 5 (:mod:`._state`)
-        self.stage = Stage.HELLO_INITIATOR
+        #: the one referee: the stage, the turns, the endings (:mod:`._referee_core`)
+        self.referee = RefereeCore(self)
         #: this player's view of the rules engine, from the coin flip on
         self.game: Game | None = None
         #: the hand being played, from 0 (-1 before the first)
@@ -163,13 +152,13 @@ class HandPlay:
         self.pipeline = Pipeline(
             enabled=bool(options.pipeline), new_hand=self._new_v2_hand, emit=emit, fail=fail
         )
-        #: the player who sent the message that ended the last hand
-        self.hand_ender: Player | None = None
         self.audit = SeedAudit(hands=self._hands, seed=self._seed)  # deck v1 only
-        self._expected_result: dict[str, Any] | None = None
-        self._result_envs: list[bytes] = []
-        #: the co-signed result, once both ``result`` messages are on the chain
-        self.result: GameResult | None = None
+        #: deck v2's deal: its messages' handlers, early cards
+        self.deal_v2 = DealV2(
+            table=self, hello=parts.hello, pipelined=bool(options.pipeline), emit=emit
+        )
+        #: the result, the peer's abort or resignation
+        self.ending = Ending(table=self, parts=parts, events=events, emit=emit)
 
     @property
     def outcome(self) -> Outcome | None:
@@ -195,30 +184,51 @@ class HandPlay:
         hand = self._hands[index] = HandStateV2(index, side, context)
         return hand
 
-    def advance(self, holds: dict[Cond, bool] | None = None) -> None:
-        self.stage = next_stage(self.stage, holds or {})
+    @property
+    def stage(self) -> Stage:
+        """The referee's stage (read only: only the referee moves it)."""
+        return self.referee.stage
 
-    def end(self, stage: Stage) -> None:
-        """The game ended off the table: ``ABORTED`` (an abort or resignation of ours,
-        the host's refusal) or ``ERROR`` (the peer broke the protocol)."""
-        self.stage = stage
+    @property
+    def pipelined(self) -> bool:
+        """Whether the players chose the pipelined deal (the referee's :class:`Judge`)."""
+        return bool(self.options.pipeline)
+
+    @property
+    def deck(self) -> str:
+        """The deck version played (the referee's :class:`Judge`)."""
+        return self.options.deck
+
+    @property
+    def blind(self) -> bool:
+        """A player replays every hand it plays (the referee's :class:`Judge`)."""
+        return False
+
+    @property
+    def rest_final(self) -> bool:
+        """Whether both hellos agreed the rest-final rule (wire.md 6b)."""
+        return self._hello.agreed(FEATURE_REST_FINAL)
+
+    def advance(self, holds: dict[Cond, bool] | None = None) -> None:
+        self.referee.advance(holds)
 
     def expected_sender(self) -> Player:
-        return expected_sender(self.stage, self.game, self.hand_ender)
+        return self.referee.expected_sender()
 
-    def apply(self, env: Envelope, *, mine: bool) -> None:
-        """Act on ``env``, now on the chain (``mine``: we signed it)."""
-        handler = rulebook_handler(self, env.type)  # the one dispatch, the referee's too
-        if env.type == MessageType.ABORT:
-            handler(env, mine)
-            return
-        if self.stage in INTERJECTIONS:
-            self.stage = self._due_stage()  # the handler files a pre-deal under its hand
-        elif self.current is not None and "deck" in env.type:
-            self.current.envelopes[env.type] = env.raw
+    def apply(self, env: Envelope, *, mine: bool, place: Callable[[], None]) -> None:
+        """Act on ``env`` (``mine``: we signed it): the referee judges it, ``place``
+        puts it on the chain once its turn is judged, and the referee runs its handler
+        here, for our messages and the peer's alike."""
+
+        def placed() -> None:
+            place()
+            current = self.current
+            if current is not None and "deck" in env.type and self.stage not in INTERJECTIONS:
+                current.envelopes[env.type] = env.raw  # a pre-deal is filed by its handler
+
         try:
             with blame(env):
-                handler(env, mine)
+                self.referee.step(env, mine, place=placed)
         except IllegalActionError as exc:
             raise IllegalMoveError(
                 f"illegal action: {exc}", evidence=(env.raw,), message_no=env.seq
@@ -286,53 +296,22 @@ class HandPlay:
             self.current = self._new_v2_hand(self.hand, role, self._chain.prev)
             if role is Role.NONDEALER:
                 side = self.current.deck
-                self._emit(MessageType.V2DECK1, {**self.hand_field(self.hand), **side.d1()})
+                self._emit(MessageType.V2DECK1, {**self.deal_v2.hand_field(self.hand), **side.d1()})
             return
         deck = DeckSide(role, self._seed(self.hand), game_id=self._hello.game_id, hand=self.hand)
         self.current = self._hands[self.hand] = HandState(self.hand, deck)
         if role is Role.DEALER:
             self._emit(MessageType.DECK1, {"deck": list(deck.d1()), "commitment": deck.commitment})
 
-    def hand_field(self, index: int) -> dict[str, int]:
-        """The ``hand`` field of a deal message: present exactly when pipelined."""
-        return {"hand": index} if self.options.pipeline else {}
-
-    def _check_hand_field(self, env: Envelope, index: int) -> dict[str, Any]:
-        return deal_payload(env, index, pipelined=bool(self.options.pipeline))
-
-    def _due_stage(self) -> Stage:
-        """The stage whose message is due: an owed pre-deal message of the next
-        hand (an interjection) from the player due, else the stage itself."""
-        return due_stage(
-            self.stage,
-            self.game,
-            self.hand_ender,
-            self.pipeline.on_chain,
-            rest_final=self._hello.agreed(FEATURE_REST_FINAL),
-        )
-
     def make_owed_predeal(self) -> bool:
         """Make the pre-deal message owed since our last :class:`YourTurn`, if we are
         the player due (wire.md 6b); True if it made one."""
         if not self.pipeline.flush_due():
             return False
-        due = self._due_stage()
+        due = self.referee.due()
         if due is self.stage or self.expected_sender() != self.me:
             return False
         self.pipeline.send_predeal(due, self.hand + 1, self._chain.prev)
-        return True
-
-    def make_early_d3(self) -> bool:
-        """Early cards: as the non-dealer due to send ``v2deck3``, send it now with our
-        shares only (wire.md section 6a); the first action follows as a ``v2action``.
-        True if it made one."""
-        if not self._hello.early or self.stage is not Stage.V2_DECK3:
-            return False
-        if self.expected_sender() != self.me or self.cur_v2.pending_d3 is None:
-            return False
-        hand = self.cur_v2
-        shares, hand.pending_d3 = hand.pending_d3, None
-        self._emit(MessageType.V2DECK3, {**self.hand_field(self.hand), "shares": shares})
         return True
 
     def _open_next(self) -> HandStateV2:
@@ -357,63 +336,16 @@ class HandPlay:
         return self.current
 
     def on_v2deck1(self, env: Envelope, mine: bool) -> None:
-        if self.stage is Stage.V2_PREDEAL1:
-            self._on_predeal1(env, mine)
-            return
-        payload = self._check_hand_field(env, self.hand)
-        self.advance()
-        if not mine:
-            d2 = self.cur_v2.deck.receive_d1(payload)
-            self._emit(MessageType.V2DECK2, {**self.hand_field(self.hand), **d2})
-
-    def _on_predeal1(self, env: Envelope, mine: bool) -> None:
-        """The next non-dealer's v2deck1 of hand n + 1, during hand n."""
-        self._check_hand_field(env, self.hand + 1)
-        self.advance()
-        self.pipeline.on_predeal1(env, mine, self.hand + 1)
+        self.deal_v2.on_v2deck1(env, mine)
 
     def on_v2deck2(self, env: Envelope, mine: bool) -> None:
-        if self.stage is Stage.V2_PREDEAL2:
-            self._on_predeal2(env, mine)
-            return
-        payload = self._check_hand_field(env, self.hand)
-        check_v2deck2(env, payload)
-        self.advance()
-        if not mine:
-            hand = self.cur_v2
-            d3 = hand.deck.receive_d2(payload)
-            hand.pending_d3 = list(d3["shares"])
-            self._deal_own(redeal=False)
-            self._your_turn()
-
-    def _on_predeal2(self, env: Envelope, mine: bool) -> None:
-        """The next dealer's v2deck2 of hand n + 1 without its shares, during hand n."""
-        check_predeal2(env, self._check_hand_field(env, self.hand + 1))
-        self.advance()
-        self.pipeline.on_predeal2(env, mine)
+        self.deal_v2.on_v2deck2(env, mine)
 
     def on_v2open(self, env: Envelope, mine: bool) -> None:
-        """The dealer's shares for the non-dealer's cards of the pre-dealt hand."""
-        check_v2open(env, self.hand)
-        self.advance()
-        if not mine:
-            hand = self.cur_v2
-            d3 = hand.deck.receive_d2_shares(env.payload["shares"])
-            hand.pending_d3 = list(d3["shares"])
-            self._deal_own(redeal=False)
-            self._your_turn()
+        self.deal_v2.on_v2open(env, mine)
 
     def on_v2deck3(self, env: Envelope, mine: bool) -> None:
-        payload = self._check_hand_field(env, self.hand)
-        early = is_early_d3(env, payload, early=self._hello.early)
-        if not mine:
-            self.cur_v2.deck.receive_d3({"shares": payload["shares"]})
-            self._deal_own(redeal=False)
-        self.pipeline.hand_dealt()
-        if early:  # the dealer holds its cards; the first action follows as a v2action
-            self.advance({Cond.EARLY: True})
-            return
-        self._play_action(env, payload["action"], mine)
+        self.deal_v2.on_v2deck3(env, mine)
 
     def on_deck1(self, env: Envelope, mine: bool) -> None:
         self.advance()
@@ -438,8 +370,8 @@ class HandPlay:
             )
             dealer_order = positions(Role.DEALER, False)
             self.cur_v1.pending_d4 = (tuple(d4), [keys[i] for i in dealer_order])
-            self._deal_own(redeal=False)
-            self._your_turn()
+            self.deal_own(redeal=False)
+            self.your_turn()
 
     def on_deck4(self, env: Envelope, mine: bool) -> None:
         if not mine:
@@ -447,16 +379,16 @@ class HandPlay:
             self.cur_v1.deck.receive_d4(
                 env.payload["deck"], dict(zip(order, env.payload["keys"], strict=True))
             )
-            self._deal_own(redeal=False)
-        self._play_action(env, env.payload["action"], mine)
+            self.deal_own(redeal=False)
+        self.play_action(env, env.payload["action"], mine)
 
     def on_action(self, env: Envelope, mine: bool) -> None:
-        self._play_action(env, env.payload, mine)
+        self.play_action(env, env.payload, mine)
 
     def on_v2action(self, env: Envelope, mine: bool) -> None:
-        self._play_action(env, env.payload, mine)
+        self.play_action(env, env.payload, mine)
 
-    def _deal_own(self, *, redeal: bool) -> None:
+    def deal_own(self, *, redeal: bool) -> None:
         game, hand = self.game, self.cur
         assert game is not None
         cards = tuple(Card.from_index(c) for _, c in sorted(hand.my_cards(redeal).items()))
@@ -466,7 +398,7 @@ class HandPlay:
             CardsDealt(round_no=game.round_no, dealer=game.dealer, cards=cards, redeal=redeal)
         )
 
-    def _your_turn(self) -> None:
+    def your_turn(self) -> None:
         game = self.game
         assert game is not None
         if game.to_act == self.me and game.phase is Phase.PLAY:
@@ -486,6 +418,22 @@ class HandPlay:
             payload[hand.card_field] = hand.show(pos)
         return payload
 
+    def play_own(self, action: Action) -> None:
+        """Play our decided ``action``: it must be our turn and legal (else
+        :class:`LocalProtocolError`); an owed pre-deal goes first on the chain, then
+        the message that carries it (:meth:`action_message`)."""
+        game = self.game
+        if self.stage not in ACTION_STAGES or game is None or game.to_act != self.me:
+            raise LocalProtocolError("it is not your turn to act")
+        if not game.is_legal(action):
+            try:
+                game.copy().push(action)
+            except RulesError as exc:  # an illegal action, or not an Action at all
+                raise LocalProtocolError(f"illegal action {action}: {exc}") from exc
+            raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
+        self.make_owed_predeal()  # it goes first on the chain
+        self._emit(*self.action_message(action))
+
     def action_message(self, action: Action) -> tuple[str, dict[str, Any]]:
         """The type and payload of the message that carries our (legal) ``action`` now:
         an ``action`` or ``v2action`` (with the pipelined ``open`` when it ends the
@@ -498,7 +446,7 @@ class HandPlay:
         after = game.copy()
         events = after.push(action)
         if mtype == MessageType.V2ACTION and open_due(
-            events, self.me, after, predeal=self.pipeline.on_chain
+            events, self.me, after, predeal=self.referee.predeal
         ):
             payload["open"] = self.pipeline.take_open_shares()
         if mtype == MessageType.DECK4:
@@ -510,10 +458,14 @@ class HandPlay:
             v2 = self.cur_v2
             assert v2.pending_d3 is not None
             shares, v2.pending_d3 = v2.pending_d3, None
-            return mtype, {**self.hand_field(self.hand), "shares": shares, "action": payload}
+            return mtype, {
+                **self.deal_v2.hand_field(self.hand),
+                "shares": shares,
+                "action": payload,
+            }
         return mtype, payload
 
-    def _play_action(self, env: Envelope, payload: dict[str, Any], mine: bool) -> None:
+    def play_action(self, env: Envelope, payload: dict[str, Any], mine: bool) -> None:
         game, hand = self.game, self.cur
         assert game is not None
         actor = self.me if mine else self.me.other
@@ -529,7 +481,7 @@ class HandPlay:
             # The non-dealer's keys or shares for our (the dealer's) redeal cards.
             hand.receive_redeal(payload[field])
             hand.peer_owes_redeal = False
-            self._deal_own(redeal=True)
+            self.deal_own(redeal=True)
         if mine and field in payload and kind is not ActionKind.ACCEPT_REDEAL:
             hand.owe_redeal = False
         if kind is ActionKind.PLAY:
@@ -544,7 +496,7 @@ class HandPlay:
             raise OutOfTurnError(f"player {int(actor)} acted out of turn", message_no=env.seq)
         events = game.push(action)
         opened: list[bytes] | None = payload.get("open")
-        check_open(env, payload, due=open_due(events, actor, game, predeal=self.pipeline.on_chain))
+        check_open(env, payload, due=open_due(events, actor, game, predeal=self.referee.predeal))
         self._events.extend(events)
         if kind is ActionKind.ACCEPT_REDEAL:
             if mine:
@@ -552,7 +504,7 @@ class HandPlay:
             else:
                 hand.receive_redeal(payload[field])
                 hand.owe_redeal = True
-                self._deal_own(redeal=True)
+                self.deal_own(redeal=True)
         self._after_action(actor, events, opened)
 
     def _after_action(
@@ -564,12 +516,10 @@ class HandPlay:
             hands=self.hand + 1,
             audited=self.audit.audited,
             early_redeal=self._hello.agreed(FEATURE_EARLY_REDEAL),
-            predeal=self.pipeline.on_chain,
+            predeal=self.referee.predeal,
             opened=opened is not None,
         )
-        if holds[Cond.ROUND_OVER]:
-            self.hand_ender = actor
-        self.advance(holds)
+        self.referee.advance(holds, actor=actor)
         if self.stage in (Stage.DECK1, Stage.V2_DECK1):
             self._start_hand()
         elif self.stage is Stage.V2_DECK3:
@@ -579,8 +529,8 @@ class HandPlay:
             if actor != self.me:
                 d3 = hand.deck.receive_d2_shares(opened)
                 hand.pending_d3 = list(d3["shares"])
-                self._deal_own(redeal=False)
-                self._your_turn()
+                self.deal_own(redeal=False)
+                self.your_turn()
         elif self.stage in (Stage.V2_DECK2, Stage.V2_OPEN):
             # The pre-dealt hand starts: its dealer sends what it held back.
             hand = self._open_next()
@@ -589,9 +539,7 @@ class HandPlay:
         elif self.stage is Stage.REVEAL_FIRST:
             self._maybe_reveal()
         elif self.stage is Stage.RESULT_FIRST:  # deck v2: no audit, the result follows
-            self._expected_result = self._result_payload()
-            if self.expected_sender() == self.me:
-                self._emit(MessageType.RESULT, self._expected_result)
+            self.ending.result_due()
         elif self.stage is Stage.V2_REDEAL:
             # Early redeal cards: as the non-dealer, our shares for the dealer's new
             # cards go at once, before we decide (our turn is handed after them).
@@ -599,7 +547,7 @@ class HandPlay:
                 self._emit(MessageType.V2REDEAL, {"shares": self.cur.redeal_material()})
         else:
             self.pipeline.turn_handed()
-            self._your_turn()
+            self.your_turn()
 
     def on_v2redeal(self, env: Envelope, mine: bool) -> None:
         """Early redeal cards: the non-dealer's shares for the dealer's redeal cards,
@@ -610,10 +558,10 @@ class HandPlay:
         else:
             hand.receive_redeal(env.payload["shares"])
             hand.peer_owes_redeal = False
-            self._deal_own(redeal=True)
+            self.deal_own(redeal=True)
         self.advance()
         self.pipeline.turn_handed()
-        self._your_turn()
+        self.your_turn()
 
     def _maybe_reveal(self) -> None:
         if self.expected_sender() == self.me:
@@ -634,78 +582,15 @@ class HandPlay:
         if self.stage is Stage.DECK1:
             self._start_hand()
         elif self.stage is Stage.RESULT_FIRST:
-            self._expected_result = self._result_payload()
-            if self.expected_sender() == self.me:
-                self._emit(MessageType.RESULT, self._expected_result)
+            self.ending.result_due()
 
     def _run_audit(self, hands: list[int], env: Envelope) -> None:
         """Audit ``hands`` against the peer's reveal ``env`` and report it."""
         self.audit.check(hands, env)
         self._events.append(AuditPassed(hands=tuple(hands)))
 
-    def _result_payload(self) -> dict[str, Any]:
-        assert self.game is not None
-        return expected_result(self.game, hands=self.hand + 1, chain=self._chain.prev)
-
     def on_result(self, env: Envelope, mine: bool) -> None:
-        if not mine:
-            check_result(env, self._expected_result)
-        self._result_envs.append(env.raw)
-        self.advance()
-        if self.stage is Stage.RESULT_SECOND:
-            if self.expected_sender() == self.me:
-                assert self._expected_result is not None
-                self._emit(MessageType.RESULT, dict(self._expected_result))
-            return
-        outcome = self.outcome
-        assert outcome is not None
-        self.result = GameResult(
-            game_id=self._hello.game_id,
-            winner=outcome.winner,
-            scores=outcome.scores,
-            reason=outcome.reason.value,
-            hands=self.hand + 1,
-            envelopes=(self._result_envs[0], self._result_envs[1]),
-        )
-        self._events.append(GameFinished(result=self.result))
+        self.ending.on_result(env, mine)
 
     def on_abort(self, env: Envelope, mine: bool) -> None:
-        """An ``abort`` on the chain: ours changed the stage already; the peer's ends
-        the game (a resignation, wire.md section 8), or refuses the audit when it
-        comes while a reveal is due (:func:`~._judge.audit_refusal`)."""
-        if mine:
-            return
-        if env.payload["reason"] == "resign":
-            self._on_resign(env)
-            return
-        refused = audit_refusal(self.stage, self.game, self.hand_ender, env)
-        self.stage = Stage.ABORTED
-        if refused is not None and refused[0] == self.me.other:
-            raise AuditRefusedError(
-                f"the peer {refused[1]}: the audit is refused "
-                f"({env.payload['reason']} {env.payload['detail']})".rstrip(),
-                step="reveal",
-                evidence=(env.raw,),
-                message_no=env.seq,
-            )
-        reason, detail = env.payload["reason"], env.payload["detail"]
-        self._events.append(PeerAborted(reason=reason, detail=detail, envelope=env.raw))
-
-    def _on_resign(self, env: Envelope) -> None:
-        """The peer's signed resignation (wire.md section 8): the game is ours.
-
-        It is valid only if both hellos announced resignation and, on the chain
-        before it (its ``seq`` may be earlier than our last message when our move
-        crossed it), the game was under way and not decided.
-        """
-        agreed = self._hello.agreed(FEATURE_RESIGN)
-        resignation = self._resignations.theirs(env, game_id=self._hello.game_id, agreed=agreed)
-        self.stage = Stage.ABORTED
-        self._events.append(
-            PeerResigned(
-                reason="resign",
-                detail=env.payload["detail"],
-                envelope=env.raw,
-                resignation=resignation,
-            )
-        )
+        self.ending.on_abort(env, mine)

@@ -1,6 +1,8 @@
 """The verifier's second pass: the hellos, the coin, the end of each hand and the
 result, over the deck v1 and v2 hands of :mod:`.legacy_v1._referee` and
-:mod:`.v2._referee`.
+:mod:`.v2._referee`.  These are the verifier's handlers; the order of the messages,
+the turns and the endings are judged by the one referee the live session runs too
+(:class:`~._referee_core.RefereeCore`, see :mod:`._referee_state`).
 """
 
 from __future__ import annotations
@@ -124,14 +126,12 @@ class Referee(RefereeV1, RefereeV2):
             hands=self.hand + 1,
             audited=self.audited,
             early_redeal=self.agreed(FEATURE_EARLY_REDEAL),
-            predeal=self.predeal,
+            predeal=self.referee.predeal,
             opened=opened is not None,
         )
-        if holds[Cond.ROUND_OVER]:
-            self.hand_ender = actor
-            if self.v2 is not None:
-                self.v2_hidden += self.v2.report().hidden_cards_revealed
-        self.advance(holds)
+        if holds[Cond.ROUND_OVER] and self.v2 is not None:
+            self.v2_hidden += self.v2.report().hidden_cards_revealed
+        self.referee.advance(holds, actor=actor)
         if self.stage is Stage.DECK1:
             self.start_hand()
         elif self.stage is Stage.V2_DECK1:
@@ -139,7 +139,7 @@ class Referee(RefereeV1, RefereeV2):
         elif self.stage in (Stage.V2_DECK2, Stage.V2_OPEN, Stage.V2_DECK3):
             # the pre-dealt hand starts (V2_DECK3: its dealer's shares rode on the action)
             self.hand += 1
-            self.v2, self.v2_next, self.predeal, self.shares_due = self.v2_next, None, None, None
+            self.v2, self.v2_next, self.shares_due = self.v2_next, None, None
             if opened is not None:
                 self.hand_v2.d2_shares(opened)
         elif self.stage is Stage.RESULT_FIRST:  # deck v2: the result follows the last action

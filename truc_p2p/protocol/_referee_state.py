@@ -1,5 +1,8 @@
 """The verifier's second pass, its state and driving: the game replayed message by
-message, who was due to send what, and how it ended (abort, resignation).
+message through the one referee (:class:`~._referee_core.RefereeCore`, which the live
+session runs too: who was due to send what, the stage, how the game ended), with
+what the verifier reports (who ended or refused what, the resignation, judged on the
+referee's marks).
 """
 
 from __future__ import annotations
@@ -20,12 +23,10 @@ from truc_p2p.protocol._errors import (
     RemoteProtocolError,
 )
 from truc_p2p.protocol._hello import feature_agreed
-from truc_p2p.protocol._judge import audit_refusal, check_not_ended, check_turn
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import (
     Cond,
     Stage,
-    next_stage,
 )
 from truc_p2p.protocol._values import (
     FEATURE_RESIGN,
@@ -48,8 +49,8 @@ if TYPE_CHECKING:
     from truc_p2p.deck import DeckSide
 
 
-from truc_p2p.protocol._judge import Mark, check_resignation, mark_before, resignation_hand
-from truc_p2p.protocol._rulebook import handler as rulebook_handler
+from truc_p2p.protocol._judge import Mark, check_resignation
+from truc_p2p.protocol._referee_core import RefereeCore
 from truc_p2p.protocol._verify_report import PlayerInfo
 from truc_p2p.protocol._verify_scan import Scan
 
@@ -69,7 +70,8 @@ class RefereeState:
 
     def __init__(self, scan: Scan) -> None:
         self.scan = scan
-        self.stage = Stage.HELLO_INITIATOR
+        #: the one referee: the stage, the turns, the endings (:mod:`._referee_core`)
+        self.referee = RefereeCore(self)
         self.game: Game | None = None
         self.ruleset: Ruleset | None = None
         self.audit_mode: str | None = None
@@ -82,7 +84,6 @@ class RefereeState:
         self.sides: dict[Role, DeckSide] = {}
         self.expect: dict[str, Any] = {}
         self.redeal_keys_due: Role | None = None
-        self.hand_ender: Player | None = None
         self.audited = 0
         self.results: list[dict[str, Any]] = []
         self.expected_result: dict[str, Any] | None = None
@@ -101,12 +102,9 @@ class RefereeState:
         # two pre-deal messages are on the chain (None while no pre-deal may run).
         self.pipeline = False
         self.v2_next: HandVerifierV2 | None = None
-        self.predeal: int | None = None
-        # Resignation (wire.md section 8): the features each hello announces, what a
-        # resignation would record before each position, and the one that ended the game.
+        # Resignation (wire.md section 8): the features each hello announces and the
+        # one that ended the game (the referee notes the marks before each position).
         self.features: list[int] = []
-        self.marks: list[Mark] = []
-        self.v1_deals = 0  # deck1 messages before the current position
         self.resigned: tuple[Player, Mark] | None = None
         # Early cards (wire.md 6a): proposed by the initiator, on when the responder
         # agreed too.
@@ -114,13 +112,10 @@ class RefereeState:
 
     def run(self) -> RemoteProtocolError | None:
         for n, env in enumerate(self.scan.envelopes):
-            self.marks.append(self.mark())
-            self.v1_deals += env.type == MessageType.DECK1
             # A hand without both seeds cannot be replayed, but an abort needs no
             # game state: still say who ended the game, and that it ends once.
-            if self.blind_hand is not None and not (
-                env.type == MessageType.ABORT or self.stage is Stage.ABORTED
-            ):
+            if self.blind and not (env.type == MessageType.ABORT or self.stage is Stage.ABORTED):
+                self.referee.pass_over(env)
                 continue
             try:
                 self.step(env)
@@ -153,13 +148,25 @@ class RefereeState:
             self.prev = env.hash
         return None
 
-    def mark(self) -> Mark:
-        """What a resignation at the next position would record: the chain before it as
-        replayed (with a hand that cannot be replayed, only that the game had started)."""
-        hands = resignation_hand(self.deck, v1_deals=self.v1_deals, hand=self.hand)
-        if self.blind_hand is not None:
-            return Mark(allowed=self.game is not None, scores=None, hands=hands)
-        return mark_before(self.stage, self.game, hands=hands)
+    @property
+    def stage(self) -> Stage:
+        """The referee's stage (read only: only the referee moves it)."""
+        return self.referee.stage
+
+    @property
+    def blind(self) -> bool:
+        """Whether the hand being played cannot be replayed (a player's seeds missing)."""
+        return self.blind_hand is not None
+
+    @property
+    def pipelined(self) -> bool:
+        """Whether the players chose the pipelined deal (the referee's :class:`Judge`)."""
+        return self.pipeline
+
+    @property
+    def rest_final(self) -> bool:
+        """Whether both hellos agreed the rest-final rule (wire.md 6b)."""
+        return self.agreed(FEATURE_REST_FINAL)
 
     def agreed(self, feature: int) -> bool:
         """Whether both hello nonces announce ``feature`` (wire.md section 8.1) and the
@@ -169,46 +176,35 @@ class RefereeState:
     def resign_at(self, env: Envelope, n: int) -> None:
         """A signed resignation at position ``n`` (its ``seq`` names the point of the
         chain its sender had seen): the other player wins (wire.md section 8)."""
-        mark = self.marks[env.seq]
+        mark = self.referee.marks[env.seq]
         check_resignation(self.agreed(FEATURE_RESIGN), mark, evidence=(env.raw,))
         self.resigned = (Player(env.sender), mark)
         self.ended_by = f"player {env.sender} resigned at message {n}" + (
             f" ({env.payload['detail']})" if env.payload["detail"] else ""
         )
-        self.stage = Stage.ABORTED
 
     def step(self, env: Envelope) -> None:
-        # One ending per game: nothing after it, and no abort or resignation ends it again.
-        check_not_ended(self.stage, "a resignation" if self.resigned else "an abort", env)
-        handler = rulebook_handler(self, env.type)  # the one dispatch, the session's too
-        if env.type != MessageType.ABORT:
-            self.stage = check_turn(
-                self.stage,
-                env,
-                game=self.game,
-                hand_ender=self.hand_ender,
-                predeal=self.predeal,
-                rest_final=self.agreed(FEATURE_REST_FINAL),
-            )
-        handler(env, Player(env.sender))
+        """One message, judged by the referee the session runs too: one ending per game,
+        the turn, then its handler here (``on_`` + the rulebook's name)."""
+        self.referee.step(env, Player(env.sender))
 
     def on_abort(self, env: Envelope, sender: Player) -> None:
-        """An abort ends the game: a resignation (:meth:`resign_at`), or a plain abort,
-        which refuses the audit while a reveal is due (:func:`~._judge.audit_refusal`)."""
+        """An abort ends the game (the referee ends it once it is judged): a resignation
+        (:meth:`resign_at`), or a plain abort, which refuses the audit while a reveal is
+        due (:func:`~._judge.audit_refusal`)."""
         if env.payload["reason"] == "resign":
-            self.resign_at(env, len(self.marks) - 1)
+            self.resign_at(env, len(self.referee.marks) - 1)
             return
         n = env.seq
         self.ended_by = f"player {env.sender} aborted at message {n}: {env.payload['reason']}" + (
             f" ({env.payload['detail']})" if env.payload["detail"] else ""
         )
-        refused = audit_refusal(self.stage, self.game, self.hand_ender, env)
+        refused = self.referee.refusal(env)
         if refused is not None:
             self.refused_by, self.refusal = refused
-        self.stage = Stage.ABORTED
 
     def advance(self, holds: dict[Cond, bool] | None = None) -> None:
-        self.stage = next_stage(self.stage, holds or {})
+        self.referee.advance(holds)
 
     def role_of(self, player: Player) -> Role:
         assert self.game is not None

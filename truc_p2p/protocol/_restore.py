@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from truc_p2p.protocol._errors import LocalProtocolError, RemoteProtocolError
 from truc_p2p.protocol._events import CLOSED, NEED_DATA, AnyEvent, SessionEvent, YourTurn
 from truc_p2p.protocol._hello import FEATURES
-from truc_p2p.protocol._judge import check_not_ended
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._options import SessionOptions
 from truc_p2p.protocol._state import ACTION_STAGES
@@ -63,10 +62,10 @@ def replay(
 
     Raises :class:`LocalProtocolError` when an own envelope differs from
     what the session makes, and ``unexpected-message`` for any envelope after
-    the game ended (a second ending: :func:`~._judge.check_not_ended`, as the
-    verifier judges it).  The events the replay produced are returned, in
-    order (every one but the turns already taken);
-    only the :class:`YourTurn` that is due stays pending.  Own automatic
+    the game ended (a second ending, judged by the session's referee as by the
+    verifier's: :meth:`~._referee_core.RefereeCore.check_not_ended`).  The events
+    the replay produced are returned, in order (every one but the turns already
+    taken); only the :class:`YourTurn` that is due stays pending.  Own automatic
     messages made past the transcript's end are recorded, not sent:
     :meth:`Session.reconnect` sends them.
     """
@@ -79,7 +78,7 @@ def replay(
         sender = env.sender
         if sender != session.me or cursor >= len(sent):  # not one the replay made already
             try:  # one ending per game (wire.md 8): a transcript that goes on is refused
-                check_not_ended(session.stage, session.ending, env)
+                play.referee.check_not_ended(env)
             except RemoteProtocolError as exc:
                 exc.message_no = n
                 raise
@@ -87,7 +86,7 @@ def replay(
             if cursor >= len(sent):
                 play.make_owed_predeal()  # an owed pre-deal comes first
             if cursor >= len(sent) and _is_early_d3(raw):
-                play.make_early_d3()  # made while the player thought (wire.md 6a)
+                play.deal_v2.make_early_d3()  # made while the player thought (wire.md 6a)
             if cursor >= len(sent):
                 _replay_own_decision(session, play, raw)
             produced = sent[cursor]

@@ -1,9 +1,10 @@
 """Every message type's one judgement, and the one dispatch that runs it.
 
-h11 runs one state machine for both sides of a connection.  Here the live
-session runs the judgements on its own messages and on the peer's, and the
-offline verifier's referee on both players', and both find a message's
-judgement in :data:`RULEBOOK`: the handler each judge has for the type
+h11 runs one state machine for both sides of a connection.  Here one referee
+(:class:`~._referee_core.RefereeCore`: the stage, the turn, the ending) judges
+every message: the live session runs it on its own messages and on the peer's,
+and the offline verifier on both players', and it finds a message's judgement in
+:data:`RULEBOOK`: the handler each judge has for the type
 (``on_`` + :attr:`Judgement.handler`, found by :func:`handler`, the one
 dispatch) and the functions that hold the checks themselves, each in one home
 that both judges call (:mod:`._chain`, :mod:`._judge`, :mod:`.v2._judge`, the

@@ -13,88 +13,74 @@ seed per hand), so a session can be rebuilt from that secret and its
 transcript (:meth:`Session.restore`, replayed by :mod:`._restore`).
 
 The session is built from parts, each an object that owns its state: the
-:class:`~._play.HandPlay` (``_play``: the stage, the hands' deal, play, audit and
-result, and the handler of every message on the chain), the
+:class:`~._play.HandPlay` (``_play``: the hands, this player's view of the rules
+engine and the handler of every message on the chain, with its own parts: the
+:class:`~._deal_v2.DealV2`, the :class:`~._pipeline.Pipeline` that pre-deals hand
+n + 1 while hand n is played, the :class:`~._ending.Ending` with the result and
+the peer's abort, and the :class:`~._referee_core.RefereeCore`, the one referee,
+which holds the stage and judges the order of our messages and the peer's, as the
+verifier's does), the :class:`~._inbox.Inbox` (``_inbox``: the peer's frames read
+and its envelopes checked, and the error that ended the session), the
 :class:`~._hello.Negotiation` (``_hello``: the hellos, their options and features,
 the peer's identity and the game id), the :class:`~._chain.Chain`, the
 :class:`~._control.ControlPlane` (``_control``: ``resume``, ``refuse``, ``bye``,
-signed and outside the chain), the :class:`~._resignations.Resignations` (what a
-resignation at each chain position records) and the :class:`~._link.Link`
-(``_link``: the frames read, the envelopes to send and the transcript's record).
-The table's pipelined deal is its :class:`~._pipeline.Pipeline`.  This facade
-signs our messages (:meth:`Session._emit`), judges the peer's envelopes before
-the table acts on them, and answers the public API by reading the parts.  Its
-settings are one :class:`~._options.SessionOptions`.
+signed and outside the chain), the :class:`~._resignations.Resignations` (the
+resignation that ended the game) and the :class:`~._link.Link` (``_link``: the
+frames read, the envelopes to send and the transcript's record).  This facade
+signs our messages (:meth:`Session._emit`) and answers the public API by reading
+the parts.  Its settings are one :class:`~._options.SessionOptions`.
 
-Every message, sent or received, goes through :meth:`HandPlay.apply`, which keeps
-the chain (a :class:`~._chain.Chain` and the game id), the stage table of
-:mod:`._state`, the deck layer (one per-hand state object per hand: a
-:class:`~.legacy_v1._hand.HandState` around :class:`~truc_p2p.deck.DeckSide` for deck
-v1, a :class:`~.v2._hand.HandStateV2` around
-:class:`~truc_p2p.deck.DeckSideV2` for deck v2) and this player's view of the
-rules engine in step.  The deck version is negotiated in the hellos'
-``options``; actions are handled through the per-hand objects' common
-interface, so only the deal (and v1's audit) differ by version.  Messages the
-protocol makes without a decision (hellos, coin, deck steps, reveals,
-results) are queued automatically.  Any fault in peer input becomes a
-:class:`RemoteProtocolError` carrying the signed envelope(s) as evidence and
-leaves the session in the ``ERROR`` stage.
-
-With the pipelined deal (wire.md section 6b) two hands are alive at once:
-the table plays its ``current`` hand while its :class:`~._pipeline.Pipeline`
-holds hand n + 1, pre-dealt meanwhile, until that hand opens.  The messages
-outside the chain (``resume``, ``refuse``, ``bye``) belong to the session's
-:class:`~._control.ControlPlane`; the session frames them and queues what it
-returns.
+Every message, sent or received, goes through :meth:`HandPlay.apply`: its referee
+judges it (no second ending, the turn: the stage table of :mod:`._state`), puts it
+on the chain and runs its handler, which keeps the deck layer (a per-hand state
+object per hand, :class:`~.legacy_v1._hand.HandState` for deck v1 and
+:class:`~.v2._hand.HandStateV2` for deck v2) and this player's view of the rules
+engine in step.  The deck version is negotiated in the hellos' ``options``; only
+the deal (and v1's audit) differ by version.  Messages the protocol makes without
+a decision (hellos, coin, deck steps, reveals, results) are queued automatically.
+Any fault in peer input becomes a :class:`RemoteProtocolError` carrying the signed
+envelope(s) as evidence and leaves the session in the ``ERROR`` stage.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from truc_p2p._text import printable
 from truc_p2p.crypto import SigningKey, VerifyKey
-from truc_p2p.protocol._chain import Chain, hello_key
+from truc_p2p.protocol._chain import Chain
 from truc_p2p.protocol._control import ControlPlane, ResumeClock
 from truc_p2p.protocol._errors import (
     LocalProtocolError,
-    OutOfTurnError,
     ProtocolError,
-    RemoteProtocolError,
-    ResumeRefusedError,
-    UnexpectedMessageError,
 )
 from truc_p2p.protocol._events import (
-    CLOSED,
-    NEED_DATA,
     AnyEvent,
     GameResult,
     Resignation,
     SessionEvent,
 )
 from truc_p2p.protocol._hello import Agreed, Announced, Negotiation
-from truc_p2p.protocol._judge import check_turn
+from truc_p2p.protocol._inbox import Inbox
 from truc_p2p.protocol._link import Link
 from truc_p2p.protocol._messages import (
     ABORT_REASONS,
     DECK_VERSIONS,
     MessageType,
-    validate_payload,
 )
 from truc_p2p.protocol._options import SessionOptions
 from truc_p2p.protocol._play import HandPlay, Parts
 from truc_p2p.protocol._resignations import Resignations
 from truc_p2p.protocol._restore import Restoring, own_options, replay
 from truc_p2p.protocol._state import (
-    ACTION_STAGES,
     Stage,
 )
 from truc_p2p.protocol._values import (
     AUDIT_MODES,
     FEATURE_RESIGN,
-    FEATURE_REST_FINAL,
     Series,
     coin_commitment,
     first_dealer_from_coins,
@@ -106,14 +92,12 @@ from truc_p2p.protocol._values import (
     resignable,
 )
 from truc_p2p.protocol._wire import (
-    Envelope,
     decode_envelope,
     envelope_hash,
     fingerprint,
     frame,
     public_key_bytes,
     sign_envelope,
-    verify_signature,
 )
 from truc_p2p.rules import (
     Action,
@@ -121,7 +105,6 @@ from truc_p2p.rules import (
     Game,
     Outcome,
     Player,
-    RulesError,
 )
 
 __all__ = [
@@ -183,7 +166,6 @@ class Session:
         self._events: deque[AnyEvent] = deque()
         #: the events a restore replayed from the transcript (see :meth:`take_history`)
         self._history: list[SessionEvent | Event] = []
-        self._error: ProtocolError | None = None
         self._chain = Chain()
         # resume, refuse and bye: signed, outside the chain.
         self._control = ControlPlane(
@@ -204,7 +186,7 @@ class Session:
         )
         # What a resignation before each chain position would record, and the one
         # that ended the game.
-        self._resignations = Resignations(me=self.me, deck=self.deck)
+        self._resignations = Resignations(me=self.me)
         parts = Parts(
             hello=self._hello,
             control=self._control,
@@ -218,7 +200,16 @@ class Session:
             parts=parts,
             events=self._events,
             emit=lambda mtype, payload: self._emit(mtype, payload),
-            fail=self._fail,
+            fail=lambda exc: self._inbox.fail(exc),
+        )
+        # The peer's input: read, judged, put on the chain; the error that ended us.
+        self._inbox = Inbox(
+            me=self.me,
+            public=self._public,
+            link=self._link,
+            parts=parts,
+            play=self._play,
+            events=self._events,
         )
         if self.me is Player.P0:
             self._emit(MessageType.HELLO, self._hello.hello())
@@ -305,12 +296,12 @@ class Session:
     def stage(self) -> Stage:
         """The stage of the game (wire.md section 5; ``DONE``, ``ABORTED`` or ``ERROR``
         once it ended)."""
-        return self._play.stage
+        return self._play.referee.stage
 
     @property
     def result(self) -> GameResult | None:
         """The co-signed result, once both ``result`` messages are on the chain."""
-        return self._play.result
+        return self._play.ending.result
 
     @property
     def outcome(self) -> Outcome | None:
@@ -343,7 +334,7 @@ class Session:
     @property
     def error(self) -> ProtocolError | None:
         """The error that ended the session, if any."""
-        return self._error
+        return self._inbox.error
 
     @property
     def finished(self) -> bool:
@@ -356,12 +347,7 @@ class Session:
         the peer's error) are peer input the game no longer needs: they are
         dropped, never an error, and never buffered.
         """
-        if not self._control.reconnecting and (
-            self.stage in (Stage.ABORTED, Stage.ERROR)
-            or (self.stage is Stage.DONE and self.peer_done)
-        ):
-            return
-        self._link.frames.feed(data)
+        self._inbox.feed(data)
 
     def next_event(self) -> AnyEvent:
         """Return the next event, :data:`NEED_DATA` or :data:`CLOSED`.
@@ -369,38 +355,7 @@ class Session:
         Raises :class:`RemoteProtocolError` (and keeps raising it) once the peer
         broke the protocol.
         """
-        while True:
-            if self._events:
-                return self._events.popleft()
-            if self._error is not None:
-                raise self._error
-            if self._control.reconnecting:
-                try:
-                    raw = self._link.frames.next_envelope()
-                except RemoteProtocolError as exc:
-                    self._link.drop_input()
-                    raise ResumeRefusedError(f"not a resume: {exc.args[0]}") from None
-                if raw is None:
-                    return NEED_DATA
-                self._on_resume(raw)
-                continue
-            if self.stage is Stage.DONE:
-                self._read_farewells()
-                return CLOSED
-            if self.stage is Stage.ABORTED:
-                return CLOSED
-            if self._play.make_owed_predeal():
-                continue
-            try:
-                raw = self._link.frames.next_envelope()
-            except RemoteProtocolError as exc:
-                self._fail(exc)
-                raise
-            if raw is None:
-                if self._play.pipeline.work():  # nothing to read: time for the put-off deck work
-                    continue
-                return NEED_DATA
-            self._receive(raw)
+        return self._inbox.next_event()
 
     def work(self) -> bool:
         """Do the deck work of the next hand that is waiting; True if there was any.
@@ -421,9 +376,9 @@ class Session:
         at once and the dealer sees its cards while we think.  If :meth:`send`
         comes first, the action rides on the ``v2deck3`` as without early cards.
         """
-        if self._error is not None:
-            raise self._error
-        made = self._play.make_owed_predeal() or self._play.make_early_d3()
+        if self._inbox.error is not None:
+            raise self._inbox.error
+        made = self._play.make_owed_predeal() or self._play.deal_v2.make_early_d3()
         return self._play.pipeline.work() or made
 
     def send(self, action: Action) -> bytes:
@@ -431,19 +386,9 @@ class Session:
 
         The returned bytes include any queued automatic message.
         """
-        if self._error is not None or self.finished:
+        if self._inbox.error is not None or self.finished:
             raise LocalProtocolError(f"cannot act: session is {self.stage.value}")
-        play, game = self._play, self._play.game
-        if self.stage not in ACTION_STAGES or game is None or game.to_act != self.me:
-            raise LocalProtocolError("it is not your turn to act")
-        if not game.is_legal(action):
-            try:
-                game.copy().push(action)
-            except RulesError as exc:  # an illegal action, or not an Action at all
-                raise LocalProtocolError(f"illegal action {action}: {exc}") from exc
-            raise LocalProtocolError(f"illegal action {action}")  # pragma: no cover
-        play.make_owed_predeal()  # it goes first on the chain
-        self._emit(*play.action_message(action))
+        self._play.play_own(action)
         return self.data_to_send()
 
     @property
@@ -509,10 +454,9 @@ class Session:
         detail = printable(detail, 200)
         hellos = self._hello.hellos
         if not hellos or (len(hellos) < 2 and self._hello.peer_key is None):
-            self._play.end(Stage.ABORTED)
+            self._play.referee.end(Stage.ABORTED)
             return b""
-        self._emit(MessageType.ABORT, {"reason": reason, "detail": detail})
-        self._play.end(Stage.ABORTED)
+        self._emit(MessageType.ABORT, {"reason": reason, "detail": detail})  # it ends the game
         return self.data_to_send()
 
     @property
@@ -520,7 +464,7 @@ class Session:
         """Whether :meth:`resign` would give the game away now: resignation is agreed,
         the game started and is not decided, and no reveal or result is due."""
         return (
-            self._error is None
+            self._inbox.error is None
             and self._hello.agreed(FEATURE_RESIGN)
             and resignable(self.stage, self._play.game)
         )
@@ -545,9 +489,8 @@ class Session:
         game = self._play.game
         assert game is not None
         detail = printable(detail, 200)
-        scores, hand = game.scores, self._resignations.hand(self._play.hand)
-        self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})
-        self._play.end(Stage.ABORTED)
+        scores, hand = game.scores, self._play.referee.resignation_hand()
+        self._emit(MessageType.ABORT, {"reason": "resign", "detail": detail})  # it ends the game
         self._resignations.ours(
             game_id=self._hello.game_id,
             scores=scores,
@@ -566,19 +509,13 @@ class Session:
     def ending(self) -> str:
         """How the game ended, in the words of a second ending's error: ``"a
         resignation"``, ``"an abort"`` or ``"the co-signed result"``."""
-        if self.stage is Stage.DONE:
-            return "the co-signed result"
-        return "a resignation" if self.resignation is not None else "an abort"
+        return self._play.referee.ending
 
     @property
     def peer_played(self) -> bool:
         """Whether the peer signed a message of the game beyond its hello and an abort
         (a host that turns our options down after its hello played nothing)."""
-        peer = int(self.me.other)
-        mine = [n for n in range(self._chain.seq) if self._chain.sender(n) == peer]
-        if mine and decode_envelope(self._chain.raw(mine[-1])).type == MessageType.ABORT:
-            mine.pop()
-        return len(mine) > 1
+        return self._chain.signed_beyond_hello(int(self.me.other))
 
     @property
     def resumable(self) -> bool:
@@ -590,18 +527,6 @@ class Session:
     def peer_done(self) -> bool:
         """The peer said ``bye``: it holds the whole game, nothing is owed to it."""
         return self._control.peer_done
-
-    def _read_farewells(self) -> None:
-        """After the result: look for the peer's ``bye``; anything else is dropped."""
-        while not self._control.peer_done:
-            try:
-                raw = self._link.frames.next_envelope()
-            except RemoteProtocolError:
-                self._link.drop_input()
-                return
-            if raw is None:
-                return
-            self._control.on_bye(raw)
 
     def farewell(self) -> bytes:
         """A signed ``bye`` (framed, outside the chain): we hold the whole game.
@@ -643,82 +568,6 @@ class Session:
         if resume is not None:
             self._link.outbox.append(resume)
 
-    def _on_resume(self, raw: bytes) -> None:
-        try:
-            event, out = self._control.on_resume(raw)
-        except ResumeRefusedError:
-            self._link.drop_input()  # the connection is condemned, not the game
-            raise
-        except RemoteProtocolError as exc:
-            self._fail(exc)
-            raise
-        self._link.outbox.extend(out)
-        self._events.append(event)
-
-    def _on_refuse(self, env: Envelope) -> None:
-        """The host's signed refusal of our hello."""
-        self._events.append(self._control.on_refuse(env))
-        if not self._hello.game_id:
-            self._play.end(Stage.ABORTED)
-
-    # ------------------------------------------------------------------ reading the peer
-
-    def _receive(self, raw: bytes) -> None:
-        position = self._chain.seq  # where ``raw`` sits in the transcript
-        self._link.keep(raw)
-        try:
-            env = decode_envelope(raw, message_no=position)
-            if env.type == MessageType.REFUSE and self.stage is Stage.HELLO_RESPONDER:
-                self._on_refuse(env)
-                return
-            self._check_envelope(env)
-            self._mark(env.type)
-            self._chain.append(env.sender, raw, env.hash)
-            self._play.apply(env, mine=False)
-        except RemoteProtocolError as exc:
-            if exc is self._error:  # put-off deck work failed: it names its own message
-                raise
-            if not exc.evidence:
-                exc.evidence = (raw,)
-            # Name the envelope by its place in the transcript (as the verifier
-            # does), never by the sequence number it claims.
-            exc.message_no = position
-            self._fail(exc)
-            raise
-
-    def _check_envelope(self, env: Envelope) -> None:
-        """Signature, sender, then the chain's one judgement (game id, position,
-        equivocation: :meth:`~._chain.Chain.check_link`), payload shape and turn."""
-        evidence = (env.raw,)
-        n = env.seq
-        if self.stage is Stage.ERROR:  # pragma: no cover - next_event raises first
-            raise LocalProtocolError("session is in error")
-        key = self._hello.peer_key
-        if env.type == MessageType.HELLO and key is None:
-            key = hello_key(env, taken=self._public)
-        elif key is None:
-            raise UnexpectedMessageError(
-                f"{env.type!r} before the peer's hello", evidence=evidence, message_no=n
-            )
-        verify_signature(env, key)
-        if env.sender != int(self.me.other):
-            raise OutOfTurnError(
-                f"message claims sender {env.sender}", evidence=evidence, message_no=n
-            )
-        self._chain.check_link(env, self._hello.game_id)
-        validate_payload(env.type, env.payload, evidence=evidence, message_no=n)
-        if env.type == MessageType.ABORT:
-            return
-        check_turn(
-            self.stage,
-            env,
-            game=self._play.game,
-            hand_ender=self._play.hand_ender,
-            predeal=self._play.pipeline.on_chain,
-            rest_final=self._hello.agreed(FEATURE_REST_FINAL),
-            message_no=n,
-        )
-
     # ------------------------------------------------------------------ our messages
 
     def data_to_send(self) -> bytes:
@@ -739,19 +588,5 @@ class Session:
         self._link.keep(raw)
         # while reconnecting it is resent once the peer says what it lacks
         self._link.send(raw, hold=self._control.reconnecting)
-        self._mark(mtype)
-        self._chain.append(int(self.me), raw, envelope_hash(raw))
-        self._play.apply(decode_envelope(raw), mine=True)
-
-    def _mark(self, mtype: str) -> None:
-        """Note, before the next chain position, what a resignation there would record;
-        ``mtype`` is the type of the envelope that takes the position."""
-        play = self._play
-        self._resignations.note(mtype, play.stage, play.game, play.hand)
-
-    def _fail(self, exc: ProtocolError) -> None:
-        self._error = exc
-        self._play.end(Stage.ERROR)
-        # Events are queued one envelope at a time, so any still queued came from
-        # the rejected envelope (e.g. the cards of a bad deck4): drop them.
-        self._events.clear()
+        place = partial(self._chain.append, int(self.me), raw, envelope_hash(raw))
+        self._play.apply(decode_envelope(raw), mine=True, place=place)

@@ -1,7 +1,8 @@
 """The protocol state machine, as data.
 
 Everything that decides *who may send what next* lives in :data:`STAGES` and
-:data:`TRANSITIONS`; the session and the offline verifier both read them, and
+:data:`TRANSITIONS`; the one referee (:class:`~._referee_core.RefereeCore`), which
+the session and the offline verifier both run, walks them, and
 ``protocol_spec/wire.md`` is generated from them (see
 ``python -m truc_p2p.protocol._specgen``).
 

@@ -45,7 +45,6 @@ from truc_p2p.protocol._errors import (
 from truc_p2p.protocol._messages import MessageType
 from truc_p2p.protocol._state import (
     Stage,
-    expected_sender,
 )
 from truc_p2p.protocol._values import game_id_of
 from truc_p2p.protocol._wire import decode_envelope, fingerprint
@@ -91,7 +90,7 @@ def _first_fault(scan: Scan, referee: Referee) -> tuple[RemoteProtocolError | No
         error = check_lone_reveal(scan)
     refuser = referee.refused_by
     if refuser is None and referee.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
-        refuser = expected_sender(referee.stage, referee.game, referee.hand_ender)
+        refuser = referee.referee.expected_sender()
     if error is None and not complete and refuser is not None:
         last = scan.envelopes[-1] if scan.envelopes else None
         error = AuditRefusedError(
@@ -277,7 +276,7 @@ def _culprit(scan: Scan, referee: Referee, error: RemoteProtocolError | None) ->
     if isinstance(error, AuditRefusedError):
         refuser = referee.refused_by
         if refuser is None and referee.stage in (Stage.REVEAL_FIRST, Stage.REVEAL_SECOND):
-            refuser = expected_sender(referee.stage, referee.game, referee.hand_ender)
+            refuser = referee.referee.expected_sender()
         return int(refuser) if refuser is not None else None
     n = error.message_no
     if error is scan.error or n is None or n >= len(scan.envelopes):

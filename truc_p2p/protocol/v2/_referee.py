@@ -49,7 +49,7 @@ class RefereeV2(RefereeState):
         self.hand += 1
         self.v2 = HandVerifierV2(game_id=self.game_id, hand=self.hand, context=context)
         self.shares_due = None
-        self.v2_next, self.predeal = None, None  # a dangling pre-deal is never opened
+        self.v2_next = None  # a dangling pre-deal is never opened
 
     @property
     def hand_v2(self) -> HandVerifierV2:
@@ -67,7 +67,6 @@ class RefereeV2(RefereeState):
                 game_id=self.game_id, hand=self.hand + 1, context=env.prev
             )
             self.v2_next.d1(payload)
-            self.predeal = 1
         else:
             self.hand_v2.d1(self.hand_payload(env, self.hand))
         self.advance()
@@ -78,7 +77,6 @@ class RefereeV2(RefereeState):
             check_predeal2(env, payload)
             assert self.v2_next is not None
             self.v2_next.d2_deck(payload)
-            self.predeal = 2
         else:
             payload = self.hand_payload(env, self.hand)
             check_v2deck2(env, payload)
@@ -95,9 +93,7 @@ class RefereeV2(RefereeState):
         early = is_early_d3(env, payload, early=self.early)
         self.hand_v2.d3({"shares": payload["shares"]})
         assert self.game is not None
-        self.game.deal({})
-        if self.pipeline:
-            self.predeal = 0  # this hand is dealt: the next may be pre-dealt
+        self.game.deal({})  # the referee counts the next hand's pre-deal from here
         if early:  # the first action follows as a v2action (stage v2first)
             self.advance({Cond.EARLY: True})
             return
@@ -133,7 +129,7 @@ class RefereeV2(RefereeState):
         else:
             action = Action(kind)
         events = game.push(action, player=sender)
-        check_open(env, payload, due=open_due(events, sender, game, predeal=self.predeal))
+        check_open(env, payload, due=open_due(events, sender, game, predeal=self.referee.predeal))
         if kind is ActionKind.ACCEPT_REDEAL:
             hand.redeal(role, payload["shares"])
             self.shares_due = Role.NONDEALER
