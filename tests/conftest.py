@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from suite_order import longest_first
 
 # The suite starts hundreds of Python processes (the program, peers, xdist's workers),
@@ -19,6 +20,10 @@ from suite_order import longest_first
 # subprocess test's time. The test run keeps them (``__pycache__``, git-ignored).
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+#: The fast loop's hypothesis profile: a quarter of the examples CI tries (a test that
+#: names its count scales it with ``helpers.examples.examples``).
+settings.register_profile("fast", max_examples=25)
 
 #: ``tmpfs(size="64k", ro=False)`` -> the directory of a fresh tmpfs mount.
 Mount = Callable[..., Path]
@@ -94,6 +99,18 @@ def tmpfs(tmp_path: Path) -> Iterator[Mount]:
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _shuffle_proofs_once() -> Iterator[None]:
+    """Deck v2's shuffle proofs made and checked once per test process for each
+    statement (``helpers.proof_memo`` says why that changes no answer): most of the
+    suite's CPU went to the same seeded deals proved and checked again."""
+    from helpers import proof_memo
+
+    with pytest.MonkeyPatch.context() as patch:
+        proof_memo.install(patch.setattr)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Tests read English texts: whatever the developer's locale, commands run in English
@@ -121,6 +138,15 @@ def games_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRUC_P2P_GAMES", "games")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The fast loop (``-m "not slow"``, docs/developing.md) runs hypothesis's ``fast``
+    profile unless ``--hypothesis-profile`` says otherwise; CI's plain ``pytest``
+    keeps hypothesis's default profile and every test's full count."""
+    markexpr = str(config.getoption("markexpr", "") or "")
+    if "not slow" in markexpr and config.getoption("hypothesis_profile", None) is None:
+        settings.load_profile("fast")
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """A test that drives the browser (the ``browser`` fixture of tests/ui) is slow
@@ -139,8 +165,12 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: half as many workers again as cores (3 on 2 cores). Most of the
     suite's time is other processes, browsers and sockets waited on, not our CPU:
     on this 2-core machine the whole suite took 11 min 03 s with 2 workers and
-    8 min 39 s with 3 (no test failing in either)."""
+    8 min 39 s with 3 (no test failing in either). The fast loop (``-m "not slow"``)
+    is our own CPU: a worker per core, as each worker imports and collects the suite
+    again and makes its own deals (``_shuffle_proofs_once``)."""
     cores = os.cpu_count() or 1
+    if "not slow" in str(config.getoption("markexpr", "") or ""):
+        return cores
     return max(1, cores + cores // 2)
 
 

@@ -20,6 +20,7 @@ built in a temporary directory so that it is known to fail.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import json
 import re
@@ -113,13 +114,35 @@ def _resource_anchors(tree: ast.AST) -> set[int]:
     }
 
 
+@functools.cache
+def _parsed(text: str, filename: str) -> ast.Module:
+    """A module's tree, parsed once per text (the checks only read the trees)."""
+    return ast.parse(text, filename)
+
+
+def parse(path: Path) -> ast.Module:
+    return _parsed(path.read_text(encoding="utf-8"), str(path))
+
+
 def imports(package: Path) -> Iterator[Import]:
     """Every import of the package's own modules, relative ones resolved, and every
-    whole string that names a module of the package (an import by string)."""
-    for path in sorted(package.rglob("*.py")):
+    whole string that names a module of the package (an import by string); scanned
+    once per state of the package's files (several checks read them)."""
+    paths = sorted(package.rglob("*.py"))
+    files = tuple((path, path.read_text(encoding="utf-8")) for path in paths)
+    return iter(_imports(package, files))
+
+
+@functools.cache
+def _imports(package: Path, files: tuple[tuple[Path, str], ...]) -> tuple[Import, ...]:
+    return tuple(_scan(package, files))
+
+
+def _scan(package: Path, files: tuple[tuple[Path, str], ...]) -> Iterator[Import]:
+    for path, text in files:
         name = module_name(package, path)
         is_pkg = path.name == "__init__.py"
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        tree = _parsed(text, str(path))
         typing_only = _typing_only_nodes(tree)
         anchors = _resource_anchors(tree)
         for node in ast.walk(tree):
@@ -177,7 +200,7 @@ def public_names(package: Path, part: str) -> frozenset[str]:
     init = package / part / "__init__.py"
     if not init.exists():
         return frozenset()
-    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+    for node in parse(init).body:
         if (
             isinstance(node, ast.Assign)
             and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
@@ -297,7 +320,7 @@ def purity_faults(package: Path, part: str) -> list[str]:
         name = module_name(package, path)
         if name in PURE_TOOLS:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse(path)):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)

@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 import pytest
+from helpers.examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -124,7 +125,7 @@ def _crosscheck(
     return seen
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     ruleset=RULESETS,

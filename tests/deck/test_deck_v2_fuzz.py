@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 from helpers.deck_v2 import honest_deal, record, sides
+from helpers.examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from truc_p2p.deck import CheatError, verify_hand_v2
 
 FUZZ = settings(
-    max_examples=30,
+    max_examples=examples(30),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
@@ -137,7 +138,7 @@ def test_junk_fields_give_typed_errors(field: str | None, value: Any) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=12, deadline=None, derandomize=True)
+@settings(max_examples=examples(12), deadline=None, derandomize=True)
 @given(junk, junk)
 def test_junk_shows_and_redeals_give_typed_errors(position: Any, share: Any) -> None:
     for call in ("show", "redeal"):

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from helpers.examples import examples
 from helpers.protocol import (
     P0,
     P1,
@@ -35,7 +36,7 @@ from truc_p2p.protocol import (
 from truc_p2p.rules import Player, Ruleset
 
 FUZZ = settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -314,7 +315,7 @@ def test_one_writer_per_file(tmp_path: Path) -> None:
         assert writer.count == 2
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(cut=st.integers(min_value=1, max_value=len(DATA)), junk=st.binary(max_size=8))
 def test_scan_never_raises_on_a_prefix(cut: int, junk: bytes) -> None:
     """Any prefix of a transcript is intact or torn, with its whole frames; a prefix

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from helpers.examples import examples
 from helpers.net import bot, new_session
 from helpers.netns import Proc
 from helpers.ws import (
@@ -408,7 +409,7 @@ async def test_a_browser_lists_its_game_and_another_browser_reads_the_lobby() ->
     assert server.stats["lobby_requests"] == 2
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
 @given(junk=st.binary(max_size=300), split=st.integers(1, 64))
 async def test_any_bytes_after_the_upgrade_end_in_a_close_never_a_traceback(
     junk: bytes, split: int

@@ -19,6 +19,14 @@ from truc_p2p.protocol import (
 from truc_p2p.rules import Ladder, Player, RestRefused, Ruleset
 
 SETTINGS = list(itertools.product(Ladder, RestRefused, ("game", "hand"), Player))
+#: The settings played in the fast loop: every value of each setting twice, every
+#: ladder with every rest rule (CI plays every combination).
+FAST_SETTINGS = [
+    (Ladder.LITERAL, RestRefused.GAME, "game", Player.P0),
+    (Ladder.EVEN, RestRefused.VALUE, "hand", Player.P1),
+    (Ladder.LITERAL, RestRefused.VALUE, "hand", Player.P0),
+    (Ladder.EVEN, RestRefused.GAME, "game", Player.P1),
+]
 #: The mixed pairing (each bot in both seats) in the fast loop, every pairing in CI.
 BOTS = [
     pytest.param("random", "random", marks=pytest.mark.slow),
@@ -38,7 +46,11 @@ def _id(value: object) -> str:
     return str(value)
 
 
-@pytest.mark.parametrize(("ladder", "rest", "audit", "dealer"), SETTINGS, ids=_id)
+@pytest.mark.parametrize(
+    ("ladder", "rest", "audit", "dealer"),
+    [s if s in FAST_SETTINGS else pytest.param(*s, marks=pytest.mark.slow) for s in SETTINGS],
+    ids=_id,
+)
 @pytest.mark.parametrize(("bot0", "bot1"), BOTS, ids=lambda b: b)
 def test_full_games(
     ladder: Ladder, rest: RestRefused, audit: str, dealer: Player, bot0: str, bot1: str

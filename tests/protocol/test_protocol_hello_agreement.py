@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from helpers.examples import examples
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -126,7 +127,7 @@ def _unframe(data: bytes) -> list[bytes]:
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mine=st.sampled_from(CONFIGS), theirs=options())
 @example(mine=("v2", False, True), theirs={"audit": "game", "deck": "v2", "early": None})
 @example(mine=("v2", True, False), theirs={"audit": "game", "deck": "v2", "pipeline": 1})
@@ -142,7 +143,7 @@ def test_the_initiators_options_are_judged_alike(
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mine=st.sampled_from(CONFIGS), theirs=options())
 @example(mine=("v2", False, True), theirs={"audit": "game", "deck": "v2", "early": None})
 @example(mine=("v2", False, False), theirs={"audit": "game", "deck": "v2", "early": 1})

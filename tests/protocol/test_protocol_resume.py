@@ -15,6 +15,7 @@ import random
 import secrets as _secrets
 
 import pytest
+from helpers.examples import examples
 from helpers.matrix import fast_first
 from helpers.protocol import P0, P1, PLAYER, REDEALER, identity, resign
 from hypothesis import given, settings
@@ -154,7 +155,7 @@ DECKS = pytest.mark.parametrize("deck", ["v1", "v2", "v2p"])
 
 
 @DECKS
-@pytest.mark.parametrize("seed", fast_first(range(40), fast=10))
+@pytest.mark.parametrize("seed", fast_first(range(40), fast=4))
 def test_cut_anywhere_then_resume(seed: int, deck: str) -> None:
     game = LossyGame(seed, deck=deck)
     game.run(cut_rate=0.08)
@@ -163,7 +164,7 @@ def test_cut_anywhere_then_resume(seed: int, deck: str) -> None:
 
 
 @DECKS
-@pytest.mark.parametrize("seed", fast_first(range(20), fast=5))
+@pytest.mark.parametrize("seed", fast_first(range(20), fast=2))
 def test_crash_and_restore_from_the_transcript(seed: int, deck: str) -> None:
     game = LossyGame(1000 + seed, deck=deck)
     game.run(cut_rate=0.03, crash_rate=0.5)
@@ -415,7 +416,7 @@ def test_cut_and_crash_in_the_middle_of_a_pipelined_deal(seed: int, crash: str, 
     check_both_verify(game)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.binary(max_size=300), dialer=st.booleans(), flip=st.integers(0, 10_000))
 def test_any_bytes_on_a_new_connection_only_refuse_it(data: bytes, dialer: bool, flip: int) -> None:
     """Garbage, truncated or bit-flipped resume frames: only the remote-error family

@@ -11,6 +11,7 @@ import itertools
 
 import pytest
 from helpers.games import check_finished_game, per_hand_cost
+from helpers.matrix import fast_first
 from helpers.protocol import P0, P1, REDEALER, Pair, bot, drain, expect_remote
 
 from truc_p2p.deck import Role
@@ -25,6 +26,12 @@ from truc_p2p.protocol._session import local_seed, local_seed_v2
 from truc_p2p.rules import Ladder, Player, RestRefused, Ruleset
 
 SETTINGS = list(itertools.product(Ladder, RestRefused, Player))
+#: The settings played in the fast loop: every ladder, rest rule and first dealer
+#: once (CI plays every combination).
+FAST_SETTINGS = [
+    (Ladder.LITERAL, RestRefused.GAME, Player.P0),
+    (Ladder.EVEN, RestRefused.VALUE, Player.P1),
+]
 
 
 def _id(value: object) -> str:
@@ -33,7 +40,11 @@ def _id(value: object) -> str:
     return str(getattr(value, "value", value))
 
 
-@pytest.mark.parametrize(("ladder", "rest", "dealer"), SETTINGS, ids=_id)
+@pytest.mark.parametrize(
+    ("ladder", "rest", "dealer"),
+    [s if s in FAST_SETTINGS else pytest.param(*s, marks=pytest.mark.slow) for s in SETTINGS],
+    ids=_id,
+)
 def test_v2_full_games(ladder: Ladder, rest: RestRefused, dealer: Player) -> None:
     """Games over several seeds and bot pairings, both first dealers, every ruleset."""
     for seed, names in ((0, ("random", "heuristic")), (1, ("heuristic", "random"))):
@@ -48,7 +59,7 @@ def test_v2_full_games(ladder: Ladder, rest: RestRefused, dealer: Player) -> Non
         check_finished_game(pair, first_dealer=dealer)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", fast_first(range(6), fast=2))
 def test_v2_random_games_over_many_seeds(seed: int) -> None:
     pair = Pair(
         ruleset=Ruleset(target=3),

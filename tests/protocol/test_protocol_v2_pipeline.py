@@ -129,7 +129,7 @@ def test_pipelined_full_games(ladder: Ladder, rest: RestRefused, dealer: Player)
         assert report.valid and report.hidden_cards_revealed == 0, report.summary()
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", fast_first(range(8), fast=3))
 def test_pipelined_random_games_over_many_seeds(seed: int) -> None:
     pair = pipelined(
         f"pipe-seeds/{seed}", bots={P0: bot("random", seed), P1: bot("random", seed + 1000)}

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from helpers.examples import examples
 from helpers.rules import P0, P1, cards
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -136,7 +137,7 @@ def _calls(x: Any, y: Any) -> list[tuple[str, Callable[[], object]]]:
     ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(x=JUNK, y=JUNK)
 def test_only_rules_errors_escape(x: Any, y: Any) -> None:
     for name, call in _calls(x, y):

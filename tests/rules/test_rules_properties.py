@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 
+from helpers.examples import examples
 from helpers.rules import Trio, play_random
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -65,7 +66,7 @@ def replay(game: Game) -> Game:
     return new
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(ruleset=rulesets, style=styles, seed=seeds)
 def test_random_games_end_in_sync_and_replay(
     ruleset: Ruleset, style: dict[str, float], seed: int
@@ -113,7 +114,7 @@ def check_every_candidate(game: Game) -> None:
             assert not game.is_legal(action, actor.other)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(ruleset=rulesets, style=styles, seed=seeds)
 def test_legal_actions_iff_push_succeeds(
     ruleset: Ruleset, style: dict[str, float], seed: int
@@ -145,7 +146,7 @@ def test_legal_actions_iff_push_succeeds(
         check_every_candidate(g)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(seed=seeds)
 def test_copy_is_independent(seed: int) -> None:
     rng = random.Random(seed)

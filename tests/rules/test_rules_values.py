@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from helpers.examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -220,7 +221,7 @@ rulesets = st.builds(
 )
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(rulesets)
 def test_ruleset_dict_round_trip(ruleset: Ruleset) -> None:
     wire = ruleset.to_dict()
@@ -262,7 +263,7 @@ def test_ruleset_from_dict_rejects_bad_input(obj: object) -> None:
         Ruleset.from_dict(obj)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(
     st.dictionaries(
         st.one_of(st.sampled_from(list(GOOD)), st.text(max_size=5), st.integers()),

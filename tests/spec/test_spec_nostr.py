@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from coincurve import PublicKeyXOnly
+from helpers.examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -137,7 +138,7 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     field=st.sampled_from(["id", "pubkey", "created_at", "kind", "tags", "content", "sig"]),
     value=_JSON,
@@ -153,7 +154,7 @@ def test_any_field_changed_is_a_listing_error_or_the_same_listing(
     assert str(game.invite) == VECTORS["listing"]["invite"]  # unchanged in effect
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(events=st.lists(_JSON, max_size=6))
 def test_any_relay_answer_merges_without_raising(events: list[object]) -> None:
     good = VECTORS["listing"]["event"]
