@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from truc_p2p.page import Output, PageApp
 from truc_p2p.protocol import encode_transcript
@@ -274,21 +275,64 @@ BOOT_MS = 120_000
 GAME_SECONDS = 240.0
 
 
-class Phone:
-    """One page in its own browser context (its own IndexedDB), at a phone's size."""
+#: What a pooled phone's origins lose when it closes: all a visit keeps, except the
+#: origin private file system, where boot.js keeps the memory snapshot of this build
+#: (CDP's Storage.clearDataForOrigin names; "file_systems" is the one left out).
+CLEARED_STORAGE = "cookies,indexeddb,local_storage,websql,service_workers,cache_storage"
 
-    def __init__(self, browser: Any, name: str, *, locale: str | None = None) -> None:
+#: Free contexts of this test process, by browser and locale: a phone takes one (or
+#: makes one) and gives it back on close with its origins cleared (``Phone.close``).
+_SPARE: dict[tuple[int, str | None], list[Any]] = {}
+
+#: In the worker: once a memory snapshot being made is stored (or 30 s went by).
+_SNAPSHOT_SAVED_JS = """() => new Promise((done) => {
+  const end = Date.now() + 30000;
+  const look = () => (!self.trucTimes || !self.trucTimes.saving || Date.now() > end)
+    ? done(self.trucTimes ? self.trucTimes.snapshot : null) : setTimeout(look, 50);
+  look();
+})"""
+
+
+class Phone:
+    """One page at a phone's size, with its own cookies, IndexedDB, local storage,
+    service worker and caches.
+
+    By default its browser context comes from a pool of this test process: a context
+    a closed phone gave back, whose origins were cleared of all but the origin private
+    file system, so the page's Python starts from the memory snapshot it kept (boot.js
+    still reads and checks it) in 1–2 s rather than 6–7 s.  Two phones open at once
+    have two contexts.  ``fresh=True`` makes a brand-new context, closed with the
+    phone: for a test of the first visit (nothing stored yet, the snapshot made)."""
+
+    def __init__(
+        self, browser: Any, name: str, *, locale: str | None = None, fresh: bool = False
+    ) -> None:
         SHOTS.mkdir(parents=True, exist_ok=True)
-        self.context = browser.new_context(**PHONE, **({"locale": locale} if locale else {}))
+        self._spare_key = (id(browser), locale)
+        spare = [] if fresh else _SPARE.setdefault(self._spare_key, [])
+        self.pooled = not fresh
+        self.context = (
+            spare.pop()
+            if spare
+            else browser.new_context(**PHONE, **({"locale": locale} if locale else {}))
+        )
         self.page = self.context.new_page()
         self.name = name
         self.console: list[str] = []
+        #: The origins the page went to (cleared when a pooled phone closes).
+        self.origins: set[str] = set()
         #: How the playable cards and the answer buttons looked when tapped (their
         #: computed background colours).
         self.card_looks: set[str] = set()
         self.button_looks: set[str] = set()
         self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
         self.page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
+        self.page.on("framenavigated", self._went)
+
+    def _went(self, frame: Any) -> None:
+        parts = urlsplit(frame.url)
+        if parts.scheme in ("http", "https"):
+            self.origins.add(f"{parts.scheme}://{parts.netloc}")
 
     def open(self, url: str) -> None:
         self.page.goto(url)
@@ -298,6 +342,15 @@ class Phone:
         )
         failed = self.page.evaluate("window.trucApp.failed")
         assert not failed, f"{failed}\n" + "\n".join(self.console[-20:])
+
+    def snapshot(self) -> str | None:
+        """What the page's boot did with the memory snapshot ("restored", "made", or
+        "failed: ..."; boot.js), once a snapshot being made is stored."""
+        for worker in self.page.workers:
+            state: str | None = worker.evaluate(_SNAPSHOT_SAVED_JS)
+            if state is not None:
+                return state
+        return None
 
     def shot(self, label: str) -> None:
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -329,7 +382,34 @@ class Phone:
         return final
 
     def close(self) -> None:
-        self.context.close()
+        """Close the page; a pooled phone's context goes back to the pool with its
+        origins cleared (or is closed if that fails: the next phone makes a new one)."""
+        if not self.pooled:
+            self.context.close()
+            return
+        try:
+            with contextlib.suppress(Exception):  # a page that never booted saves none
+                self.snapshot()
+            self.page.close()
+            clear_origins(self.context, self.origins)
+        except Exception:
+            with contextlib.suppress(Exception):
+                self.context.close()
+            return
+        _SPARE.setdefault(self._spare_key, []).append(self.context)
+
+
+def clear_origins(context: Any, origins: set[str], storage: str = CLEARED_STORAGE) -> None:
+    """Clear ``storage`` (CDP's names) of ``origins`` in ``context``, and its cookies."""
+    blank = context.new_page()
+    try:
+        cdp = context.new_cdp_session(blank)
+        for origin in sorted(origins):
+            cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": storage})
+        cdp.detach()
+    finally:
+        blank.close()
+    context.clear_cookies()
 
 
 def play_phones(phones: list[Phone], *, shots: bool = False) -> None:
