@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -88,21 +89,26 @@ def _upload(phone: Phone, name: str, data: bytes) -> dict[str, Any]:
 def _verify_all(
     browser: Any, relay: int, tmp_path: Path, corpus: dict[str, bytes]
 ) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
-    """Each file of ``corpus`` uploaded in one page: (name, page verdict, CLI JSON)."""
+    """Each file of ``corpus`` uploaded in one page: (name, page verdict, CLI JSON).
+    The CLI's processes run meanwhile, two at a time (the page waits on its worker)."""
     phone = Phone(browser, "verify")
     seen = []
-    try:
-        phone.open(f"http://127.0.0.1:{relay}/")
-        phone.page.wait_for_selector("#app-home:not([hidden])")
-        for name, data in sorted(corpus.items()):
-            page = _upload(phone, name, data)
-            if name in ("vector-wire_v2", "tampered-flipped-byte"):
-                phone.page.locator("#app-verdict").scroll_into_view_if_needed()
-                phone.shot(f"verdict-{name}")
-            seen.append((name, page, _cli_json(tmp_path, name, data)))
-        no_csp_violation(phone)
-    finally:
-        phone.close()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        cli = {name: pool.submit(_cli_json, tmp_path, name, data) for name, data in corpus.items()}
+        try:
+            phone.open(f"http://127.0.0.1:{relay}/")
+            phone.page.wait_for_selector("#app-home:not([hidden])")
+            for name, data in sorted(corpus.items()):
+                page = _upload(phone, name, data)
+                if name in ("vector-wire_v2", "tampered-flipped-byte"):
+                    phone.page.locator("#app-verdict").scroll_into_view_if_needed()
+                    phone.shot(f"verdict-{name}")
+                seen.append((name, page, cli[name].result()))
+            no_csp_violation(phone)
+        finally:
+            for job in cli.values():
+                job.cancel()
+            phone.close()
     return seen
 
 
