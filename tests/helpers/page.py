@@ -400,7 +400,8 @@ class Phone:
 
 
 def clear_origins(context: Any, origins: set[str], storage: str = CLEARED_STORAGE) -> None:
-    """Clear ``storage`` (CDP's names) of ``origins`` in ``context``, and its cookies."""
+    """Clear ``storage`` (CDP's names) of ``origins`` in ``context``, and its cookies;
+    its network back on."""
     blank = context.new_page()
     try:
         cdp = context.new_cdp_session(blank)
@@ -410,6 +411,7 @@ def clear_origins(context: Any, origins: set[str], storage: str = CLEARED_STORAG
     finally:
         blank.close()
     context.clear_cookies()
+    context.set_offline(False)  # a test may have cut the network
 
 
 def play_phones(phones: list[Phone], *, shots: bool = False) -> None:
