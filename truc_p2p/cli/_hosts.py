@@ -10,6 +10,7 @@ from typing import Any
 import trio
 
 from truc_p2p.cli._common import positive_seconds
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.i18n import _
 from truc_p2p.net import FoundGame, find_games, host_port
 
@@ -19,7 +20,7 @@ __all__ = ["describe", "register"]
 def register(subparsers: Any) -> None:
     hosts = subparsers.add_parser(
         "hosts",
-        help=_("list the games hosted on this LAN"),
+        help=_(COMMAND_HELP["hosts"]),
         description=_(
             "Listen for games announced on the LAN by truc-p2p host (mDNS/DNS-SD, "
             "_truc._tcp) and list them: name, fingerprint, settings and invite."

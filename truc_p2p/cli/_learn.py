@@ -13,6 +13,7 @@ from typing import Any
 
 import trio
 
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.i18n import _, current, use_ascii
 from truc_p2p.ui import StdinLines, run_lesson
 
@@ -22,7 +23,7 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     learn = subparsers.add_parser(
         "learn",
-        help=_("play a guided first hand to learn the rules"),
+        help=_(COMMAND_HELP["learn"]),
         description=_(
             "Play a short guided hand against a scripted tutor: the card order, a redeal, a "
             "spoiled trick, “2 more?” and “my rest”, one step at a time. The deal is fixed "
