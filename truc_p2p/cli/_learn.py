@@ -9,13 +9,13 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Any
-
-import trio
+from typing import TYPE_CHECKING, Any
 
 from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.i18n import _, current, use_ascii
-from truc_p2p.ui import StdinLines, run_lesson
+
+if TYPE_CHECKING:
+    import trio
 
 __all__ = ["register"]
 
@@ -51,6 +51,10 @@ class _WebArgs:
 
 
 def _learn(args: argparse.Namespace) -> int:
+    import trio  # here, not at the top: ``learn --help`` stays light
+
+    from truc_p2p.ui import StdinLines, run_lesson
+
     try:
         if args.web:
             return _learn_web(args)
@@ -97,6 +101,8 @@ def _follow(proc: subprocess.Popen[str]) -> int:
 
 
 def _learn_web(args: argparse.Namespace) -> int:
+    import trio
+
     from truc_p2p.cli._web import with_web
     from truc_p2p.ui import WebPlayer, lesson_end, run_web_lesson
 
