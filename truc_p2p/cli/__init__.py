@@ -12,8 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
-from truc_p2p.cli._parser import command_parser
+from truc_p2p.cli._parser import command_parser, top_parser
 from truc_p2p.i18n import LANGUAGES, UnknownLanguage, _, install_argparse, resolve, use_language
 
 __all__ = ["build_parser", "main"]
@@ -21,8 +20,9 @@ __all__ = ["build_parser", "main"]
 
 #: Sub-command -> the module that registers it (the four game commands together:
 #: they pass each other their roads).  Only the module of the command being run is
-#: imported (``truc-p2p verify`` never loads trio or the
-#: network stack); ``--help`` and unknown commands load them all.
+#: imported (``truc-p2p verify`` never loads trio or the network stack);
+#: ``truc-p2p --help``, no command and an unknown one import none: their parser is
+#: built from :data:`~truc_p2p.cli._parser.COMMAND_HELP` (one line per command here).
 COMMANDS: dict[str, str] = {
     "demo": "truc_p2p.cli._demo",
     "host": "truc_p2p.cli._game_commands",
@@ -109,12 +109,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"truc-p2p: {text}", file=sys.stderr)
         return 2
     install_argparse()
-    parser = build_parser(_command_of(words))
+    command = _command_of(words)
+    parser = build_parser(command) if command in COMMANDS else top_parser()
     args = parser.parse_args(words)
     args.argv = words  # a match resumed after a crash goes on with the same command line
     if args.command is None:
         parser.print_help()
         return 2
+    from truc_p2p.cli._common import UsageError, check_shared_args, first_exception
+
     try:
         check_shared_args(args)
         status: int = args.func(args)

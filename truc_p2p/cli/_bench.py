@@ -10,12 +10,13 @@ from typing import Any
 
 from truc_p2p.bench import Column, table
 from truc_p2p.cli._common import MAX_COUNT, UsageError, bot_name, count, cpu_jobs
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.i18n import _, ngettext
 from truc_p2p.rules import Ladder, RestRefused, RulesError, Ruleset
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("bench", help=_("run a benchmark and print figures"))
+    parser = subparsers.add_parser("bench", help=_(COMMAND_HELP["bench"]))
     sub = parser.add_subparsers(dest="bench", metavar="WHAT", required=True)
     deck = sub.add_parser("deck", help=_("mental-poker deck: per-operation and per-hand cost"))
     deck.add_argument("--hands", type=int, default=20, help=_("hands to time (default 20)"))

@@ -34,6 +34,7 @@ from truc_p2p.cli._common import (
     use_ascii,
 )
 from truc_p2p.cli._loopback import loopback_game
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.crypto import SigningKey
 from truc_p2p.i18n import _, ngettext
 from truc_p2p.memory_pair import make_pair, run_pair
@@ -70,7 +71,7 @@ DEMO_OUT = "demo-games"
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help=_("watch two bots play through the full protocol over loopback TCP"),
+        help=_(COMMAND_HELP["demo"]),
         description=_(
             "Two bots play through two protocol sessions (real keys, real "
             "signatures, real mental-poker deck) connected by a real TCP connection on "

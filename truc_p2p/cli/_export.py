@@ -13,6 +13,7 @@ import argparse
 import sys
 from typing import Any
 
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.history import UnreadableGame, export_record, read_game
 from truc_p2p.i18n import _
 
@@ -22,7 +23,7 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "export",
-        help=_("print a game as a short plain-text record (protocol_spec/record.md)"),
+        help=_(COMMAND_HELP["export"]),
         description=_(
             "Print the game of a transcript as a plain-text record: players, rules, "
             "each hand's moves and result, the final result, the game id (format: "

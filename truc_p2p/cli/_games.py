@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.cli._replay import port_number
 from truc_p2p.history import (
     GAMES_FOLDER_HELP,
@@ -47,7 +48,7 @@ __all__ = ["games_command", "register"]
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "games",
-        help=_("list the games in a folder: date, opponent, result, verified; record per opponent"),
+        help=_(COMMAND_HELP["games"]),
         description=_(
             "List the game transcripts in DIR (default: your games folder, and games/ "
             "in the current folder if there is one), newest first, the games of a match "

@@ -33,6 +33,7 @@ from truc_p2p.cli._lifecycle import (
     run_game,
     turn_server_of,
 )
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.cli._path_words import path_line
 from truc_p2p.cli._run import exit_status, print_outcome
 from truc_p2p.cli._web import show_invite, show_web_result
@@ -63,7 +64,7 @@ def register(subparsers: Any, *, come_back: ComeBack) -> None:
     """``host``; ``come_back``: the road of an unfinished game of this player's."""
     host = subparsers.add_parser(
         "host",
-        help=_("wait for an opponent and print an invite for them"),
+        help=_(COMMAND_HELP["host"]),
         description=_(
             "Listen for one opponent and print an invite (a line starting with "
             "truc://) holding this machine's address, the port and your key fingerprint. "

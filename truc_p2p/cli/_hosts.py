@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
-
-import trio
+from typing import TYPE_CHECKING, Any
 
 from truc_p2p.cli._common import positive_seconds
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.i18n import _
-from truc_p2p.net import FoundGame, find_games, host_port
+
+if TYPE_CHECKING:
+    from truc_p2p.net import FoundGame
 
 __all__ = ["describe", "register"]
 
@@ -19,7 +20,7 @@ __all__ = ["describe", "register"]
 def register(subparsers: Any) -> None:
     hosts = subparsers.add_parser(
         "hosts",
-        help=_("list the games hosted on this LAN"),
+        help=_(COMMAND_HELP["hosts"]),
         description=_(
             "Listen for games announced on the LAN by truc-p2p host (mDNS/DNS-SD, "
             "_truc._tcp) and list them: name, fingerprint, settings and invite."
@@ -34,12 +35,18 @@ def register(subparsers: Any) -> None:
 
 def describe(game: FoundGame) -> str:
     """One line for a person: name, fingerprint prefix, settings, address."""
+    from truc_p2p.net import host_port
+
     settings = " ".join(f"{k}={v}" for k, v in sorted(game.settings.items()))
     where = host_port(game.addresses[0], game.port)
     return f"{game.name}  key {game.fingerprint[:16]}…  {settings}  at {where}"
 
 
 def _hosts(args: argparse.Namespace) -> int:
+    import trio  # here, not at the top: ``hosts --help`` and bad arguments stay light
+
+    from truc_p2p.net import find_games
+
     games = trio.run(find_games, args.wait)
     if args.json:
         print(json.dumps([g.to_json() for g in games]), flush=True)

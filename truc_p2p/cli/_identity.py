@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.i18n import N_, _
 from truc_p2p.identity import (
     IdentityError,
@@ -60,7 +61,7 @@ def add_identity_arg(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "identity",
-        help=_("create or show your long-lived key and its fingerprint"),
+        help=_(COMMAND_HELP["identity"]),
         description=_(
             "Create (mode 0600) or show the Ed25519 key that identifies you to "
             "other players, and print its fingerprint: invites carry it, and a joiner "

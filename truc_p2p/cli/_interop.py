@@ -13,12 +13,13 @@ __all__ = ["register"]
 
 def register(subparsers: Any) -> None:
     from truc_p2p.cli._common import positive_seconds
+    from truc_p2p.cli._parser import COMMAND_HELP
     from truc_p2p.i18n import _
     from truc_p2p.interop import CASES, DEFAULT_CASE_TIMEOUT, SLOW_THINK
 
     parser = subparsers.add_parser(
         "interop",
-        help=_("test another implementation against this one, case by case"),
+        help=_(COMMAND_HELP["interop"]),
         description=_(
             "Run COMMAND with sh -c once for each case and role, with the TRUC_* "
             "variables of protocol_spec/interop.md, play the other side and print the "

@@ -27,6 +27,7 @@ from truc_p2p.cli._lifecycle import (
     run_game,
     turn_server_of,
 )
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.cli._path_words import connected_line, tries_line
 from truc_p2p.cli._settings_words import match_differs, settings_words
 from truc_p2p.i18n import _
@@ -52,7 +53,7 @@ def register(subparsers: Any, *, come_back: ComeBack) -> None:
     """``join``; ``come_back``: the road of an unfinished game of this player's."""
     join = subparsers.add_parser(
         "join",
-        help=_("join a host with its invite, or pick a game on the LAN"),
+        help=_(COMMAND_HELP["join"]),
         description=_(
             "Connect to the host of INVITE (truc://HOST:PORT/?fp=FINGERPRINT, "
             "maybe with &relay=...&code=...) and play; refuse the host if its key does not "

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.i18n import _, completeness, current
 
 __all__ = ["register"]
@@ -14,7 +15,7 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     languages = subparsers.add_parser(
         "languages",
-        help=_("list the languages of the game and how complete each one is"),
+        help=_(COMMAND_HELP["languages"]),
         description=_(
             "List the languages the game speaks: code, own name and completeness "
             "(translated messages / all messages, from the shipped catalogs).  Choose one with "

@@ -9,12 +9,13 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import trio
-
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.i18n import _, current, use_ascii
-from truc_p2p.ui import StdinLines, run_lesson
+
+if TYPE_CHECKING:
+    import trio
 
 __all__ = ["register"]
 
@@ -22,7 +23,7 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     learn = subparsers.add_parser(
         "learn",
-        help=_("play a guided first hand to learn the rules"),
+        help=_(COMMAND_HELP["learn"]),
         description=_(
             "Play a short guided hand against a scripted tutor: the card order, a redeal, a "
             "spoiled trick, “2 more?” and “my rest”, one step at a time. The deal is fixed "
@@ -50,6 +51,10 @@ class _WebArgs:
 
 
 def _learn(args: argparse.Namespace) -> int:
+    import trio  # here, not at the top: ``learn --help`` stays light
+
+    from truc_p2p.ui import StdinLines, run_lesson
+
     try:
         if args.web:
             return _learn_web(args)
@@ -96,6 +101,8 @@ def _follow(proc: subprocess.Popen[str]) -> int:
 
 
 def _learn_web(args: argparse.Namespace) -> int:
+    import trio
+
     from truc_p2p.cli._web import with_web
     from truc_p2p.ui import WebPlayer, lesson_end, run_web_lesson
 

@@ -24,6 +24,7 @@ from truc_p2p.cli._nostr_lobby import nostr_lobby
 
 if TYPE_CHECKING:
     from truc_p2p.cli._game_args import GameOptions
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.i18n import _
 from truc_p2p.net import (
     DEFAULT_RELAY_PORT,
@@ -54,7 +55,7 @@ _UNREACHABLE = (OSError, trio.TooSlowError, RelayProtocolError)
 def register(subparsers: Any) -> None:
     lobby = subparsers.add_parser(
         "lobby",
-        help=_("list the open games of a relay's lobby"),
+        help=_(COMMAND_HELP["lobby"]),
         description=_(
             "Ask the relay RELAY (HOST[:PORT], a truc-p2p relay) for the games "
             "listed with host --relay RELAY --public: name, key fingerprint, rules, deck, "

@@ -7,12 +7,40 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Final
 
 from truc_p2p import __version__
-from truc_p2p.i18n import LANGUAGES, _
+from truc_p2p.i18n import LANGUAGES, N_, _
 
-__all__ = ["DEVELOPER_COMMANDS", "command_parser"]
+__all__ = ["COMMAND_HELP", "DEVELOPER_COMMANDS", "command_parser", "top_parser"]
+
+#: Each command's line in ``truc-p2p --help``: the top-level help is built from this
+#: table alone, without importing any command's module.
+COMMAND_HELP: Final[dict[str, str]] = {
+    "demo": N_("watch two bots play through the full protocol over loopback TCP"),
+    "host": N_("wait for an opponent and print an invite for them"),
+    "join": N_("join a host with its invite, or pick a game on the LAN"),
+    "resume": N_("finish a game whose process died, from its transcript"),
+    "play": N_("play against a bot on this machine (over loopback TCP)"),
+    "hosts": N_("list the games hosted on this LAN"),
+    "lobby": N_("list the open games of a relay's lobby"),
+    "relay": N_("run a rendezvous and relay server (on a machine with a public address)"),
+    "identity": N_("create or show your long-lived key and its fingerprint"),
+    "verify": N_("verify a game transcript: signatures, chain, rules, deck audit, result"),
+    "games": N_(
+        "list the games in a folder: date, opponent, result, verified; record per opponent"
+    ),
+    "replay": N_(
+        "replay a game from its transcript, hand by hand (only the cards that were shown)"
+    ),
+    "review": N_("where did I lose it? your decisions in a game against the solved round"),
+    "export": N_("print a game as a short plain-text record (protocol_spec/record.md)"),
+    "bench": N_("run a benchmark and print figures"),
+    "languages": N_("list the languages of the game and how complete each one is"),
+    "interop": N_("test another implementation against this one, case by case"),
+    "learn": N_("play a guided first hand to learn the rules"),
+    "site": N_("build the web client (the site) or check a deployed one"),
+}
 
 
 def command_parser(registers: Iterable[Callable[[Any], None]]) -> argparse.ArgumentParser:
@@ -40,6 +68,18 @@ def command_parser(registers: Iterable[Callable[[Any], None]]) -> argparse.Argum
     ]
     _lang_everywhere(parser)
     return parser
+
+
+def top_parser() -> argparse.ArgumentParser:
+    """The top-level parser alone, for ``truc-p2p --help``, no command or an unknown
+    one: each command a bare sub-parser with its line of :data:`COMMAND_HELP`, so that
+    no command's module is imported (``truc-p2p COMMAND`` builds the real one)."""
+    return command_parser([_bare_commands])
+
+
+def _bare_commands(subparsers: Any) -> None:
+    for name, text in COMMAND_HELP.items():
+        subparsers.add_parser(name, help=_(text))
 
 
 #: Commands for developers (measurements, other implementations): listed apart.

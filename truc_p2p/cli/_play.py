@@ -37,6 +37,7 @@ from truc_p2p.cli._lifecycle import (
     run_game,
 )
 from truc_p2p.cli._loopback import BOT_DIR, opponent_key_path, opponent_path, play_locally
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.cli._web import add_web_args, ask_bot_level, bot_level
 from truc_p2p.crypto import SigningKey
 from truc_p2p.history import MatchRecord
@@ -69,7 +70,7 @@ def register(subparsers: Any, *, come_back: ComeBack) -> None:
     """``play``; ``come_back``: the road of an unfinished game of this player's."""
     play = subparsers.add_parser(
         "play",
-        help=_("play against a bot on this machine (over loopback TCP)"),
+        help=_(COMMAND_HELP["play"]),
         description=_(
             "You play a bot through the full protocol over a loopback TCP "
             "connection: no second machine needed. Keys: 1-3 play a card, r raise, m my rest, "

@@ -12,6 +12,7 @@ from typing import Any
 
 import trio
 
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.cli._run import run_until_interrupted
 from truc_p2p.i18n import _, decimal
 from truc_p2p.net import DEFAULT_RELAY_PORT, RelayLimits, RelayServer, SessionReport, host_port
@@ -23,7 +24,7 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     relay = subparsers.add_parser(
         "relay",
-        help=_("run a rendezvous and relay server (on a machine with a public address)"),
+        help=_(COMMAND_HELP["relay"]),
         description=_(
             "Help players behind NAT meet: hosts register (host --relay HOST:PORT), "
             "joiners find them by the invite's one-time code, both try direct paths and hole "

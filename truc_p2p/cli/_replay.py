@@ -22,6 +22,7 @@ import sys
 import textwrap
 from typing import Any, TextIO
 
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.history import (
     Replay,
     ReplayStep,
@@ -38,7 +39,7 @@ __all__ = ["port_number", "register", "render_step"]
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "replay",
-        help=_("replay a game from its transcript, hand by hand (only the cards that were shown)"),
+        help=_(COMMAND_HELP["replay"]),
         description=_(
             "Step through a game: Enter next step, n/p next/previous hand, a number "
             "jumps to that hand, q quits (works from a pipe). Exit 0 when the transcript "

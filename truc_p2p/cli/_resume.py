@@ -35,6 +35,7 @@ from truc_p2p.cli._lifecycle import (
     run_game,
 )
 from truc_p2p.cli._loopback import opponent_key_path, opponent_path, play_locally
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.cli._resume_lines import (
     cannot_continue,
     going_on_elsewhere,
@@ -78,7 +79,7 @@ def register(subparsers: Any, *, next_games: NextGames) -> None:
     """``resume``; ``next_games``: the road of a match's next games after the resumed one."""
     resume = subparsers.add_parser(
         "resume",
-        help=_("finish a game whose process died, from its transcript"),
+        help=_(COMMAND_HELP["resume"]),
         description=_(
             "Continue the game of FILE (a transcript written by host or join) "
             "after a crash, kill -9 or reboot: the settings stored beside it "

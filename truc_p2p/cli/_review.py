@@ -18,6 +18,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.i18n import _, ngettext
 from truc_p2p.rules import Action, ActionKind
 from truc_p2p.ui import Voice
@@ -41,7 +42,7 @@ class NotYourGame(ValueError):
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "review",
-        help=_("where did I lose it? your decisions in a game against the solved round"),
+        help=_(COMMAND_HELP["review"]),
         description=_(
             "For each of your decisions in one of your games: what the solved round's "
             "strategy would have done and the points your choice was expected to cost, "

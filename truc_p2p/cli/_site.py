@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.i18n import _, ngettext
 
 __all__ = ["register"]
@@ -14,7 +15,7 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     site = subparsers.add_parser(
         "site",
-        help=_("build the web client (the site) or check a deployed one"),
+        help=_(COMMAND_HELP["site"]),
         description=_(
             "The site is the game in a browser, with nothing to install: any static host "
             "can serve the folder that 'site build' writes.  Every download is pinned and "

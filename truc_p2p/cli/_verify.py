@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from truc_p2p.cli._parser import COMMAND_HELP
 from truc_p2p.evidence import check_evidence_file
 from truc_p2p.i18n import _, ngettext
 from truc_p2p.protocol import TranscriptFormatError, VerifyReport, verify_transcript
@@ -44,7 +45,7 @@ from truc_p2p.verdict import (
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "verify",
-        help=_("verify a game transcript: signatures, chain, rules, deck audit, result"),
+        help=_(COMMAND_HELP["verify"]),
         description=_(
             "Check every signature, the chain, every move and every card of a "
             "game's transcript; the first line says the verdict in plain words. Exit "
