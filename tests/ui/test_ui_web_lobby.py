@@ -107,7 +107,8 @@ def test_lobby_page_lists_refreshes_and_joins(
         page.wait_for_function("document.querySelectorAll('#rows li').length === 2", timeout=20_000)
         assert "open games at the relay" in page.locator("#title").inner_text()
         page.screenshot(path=artifacts / "lobby-1-list.png", full_page=True)
-        page.locator("#rows li", has_text="bea").locator("button.join").click()
+        # by the button's name: a row's text holds its key's fingerprint, which may contain "bea"
+        page.get_by_role("button", name="join bea", exact=True).click()
         page.wait_for_function("document.getElementById('status').textContent.includes('bea')")
         joiner.wait_for("picked bea")
         table = joiner.wait_for("web table: ").rsplit(": ", 1)[1].strip()
@@ -143,7 +144,7 @@ def test_the_lobby_page_joins_a_match_and_opens_the_table(
         page.goto(url)
         page.wait_for_function("document.querySelectorAll('#rows li').length === 1")
         assert "match of 3 games" in page.locator("#rows li").nth(0).inner_text()
-        page.locator("#rows li", has_text="cai").locator("button.join").click()
+        page.get_by_role("button", name="join cai", exact=True).click()
         joiner.wait_for("picked cai")
         table = joiner.wait_for("web table: ").rsplit(": ", 1)[1].strip()
         page.goto(table)
