@@ -30,18 +30,22 @@ import argparse
 import hashlib
 import itertools
 import json
+import lzma
 import math
 import resource
 import sys
 import time
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from truc_p2p.bots._gamevalue import game_value
 from truc_p2p.bots._round_game import (
     Abstraction,
     End,
@@ -50,7 +54,58 @@ from truc_p2p.bots._round_game import (
     root,
     showdown_winner,
 )
-from truc_p2p.bots._round_table import MAGIC, TABLE_FILE
+from truc_p2p.bots._round_table import CLASS_FILE, CLASSES_FILE, DELTA_MAGIC, MAGIC, TABLE_FILE
+
+#: Seat 0's utility of a round's outcome: ``payoff(winner, points)`` (winner
+#: None: the round is spoiled; points ``rest_points``: "my rest", the game).
+Payoff = Callable[[int | None, int], float]
+
+#: The outcomes of a round, in the order of a utility vector (see :func:`score_utilities`).
+OUTCOMES: Final = ("win 1", "win 2", "win game", "lose 1", "lose 2", "lose game", "spoiled")
+#: The score-aware payoff's unit: W (the chance of winning the game) times this,
+#: so that at 0-0 a point reads about like a point (W − 1/2 is ±1/2 for the game).
+SCALE: Final = 24.0
+TARGET: Final = 12
+
+
+def points_payoff(winner: int | None, points: int) -> float:
+    """Points per hand, seat 0's (the table shipped as ``round_table.bin``)."""
+    return 0.0 if winner is None else (1.0 if winner == 0 else -1.0) * points
+
+
+def score_utilities(a: int, b: int, target: int = TARGET) -> tuple[float, ...]:
+    """Seat 0's utility of each of :data:`OUTCOMES` at the score ``a`` (seat 0,
+    the non-dealer) to ``b`` (the dealer): ``SCALE · (W − 1/2)`` with ``W`` the
+    chance that seat 0 wins the game from the score after the round, when seat
+    0 deals the next one (:func:`~truc_p2p.bots._gamevalue.game_value`); "my
+    rest" won or lost (answered or refused) is the game (W = 1 or 0)."""
+
+    def u(mine: int, theirs: int) -> float:
+        return SCALE * (game_value(mine, theirs, target, i_deal=True) - 0.5)
+
+    return (
+        u(a + 1, b),
+        u(a + 2, b),
+        SCALE / 2,
+        u(a, b + 1),
+        u(a, b + 2),
+        -SCALE / 2,
+        u(a, b),
+    )
+
+
+def vector_payoff(utilities: Sequence[float], ab: Abstraction) -> Payoff:
+    """The payoff of a utility vector over :data:`OUTCOMES` (raises up to 2 points)."""
+    if ab.max_raises > 1:
+        raise ValueError("score-aware payoffs know rounds of 1 and 2 points only")
+
+    def pay(winner: int | None, points: int) -> float:
+        if winner is None:
+            return float(utilities[6])
+        k = 2 if points == ab.rest_points else points - 1
+        return float(utilities[3 * winner + k])
+
+    return pay
 
 
 class Pack:
@@ -171,8 +226,9 @@ def build(ab: Abstraction) -> Tree:
 class Solver:
     """CFR+ over a :class:`Tree` (see the module doc)."""
 
-    def __init__(self, tree: Tree) -> None:
+    def __init__(self, tree: Tree, payoff: Payoff | None = None) -> None:
         self.t = tree
+        self.payoff = payoff if payoff is not None else points_payoff
         pk = self.pack = tree.pack
         n = tree.n
         hold_len = np.array([len(x) for x in pk.hold], dtype=np.int64)
@@ -272,26 +328,38 @@ class Solver:
 
     def _terminals(self) -> None:
         """Groups of terminals sharing a payoff matrix: (seat 0's columns, seat 1's
-        columns, the matrix, each terminal's scale)."""
+        columns, the matrix, each terminal's scale, whether to add to the columns).
+
+        A showdown pays ``u_spoil·m + (c − u_spoil)·|sg|·m + d·sg·m`` where ``sg``
+        is the follower's last card's sign (+1 seat 0 wins the round, −1 seat 1,
+        0 nobody), ``m`` the deal's chances, ``c`` and ``d`` the mean and half
+        difference of seat 0's utilities of winning and losing the round; with
+        the points payoff (``c = u_spoil = 0``, ``d`` the points) only the last
+        term is left, as before score-aware payoffs.
+        """
         t = self.t
         pk = self.pack
         pri = pk.prior
-        groups: dict[tuple[object, ...], list[tuple[int, float]]] = {}
+        pay = self.payoff
+        groups: dict[tuple[object, ...], list[tuple[int, float, float, float]]] = {}
         for i, end in t.ends.items():
             s0, s1 = int(t.sid[i][0]), int(t.sid[i][1])
             if end.show:
                 key: tuple[object, ...] = (s0, s1, end.results, end.leader, end.lead)
-                scale = float(end.points)
+                win, lose, spoil = pay(0, end.points), pay(1, end.points), pay(None, end.points)
+                c, d = (win + lose) / 2, (win - lose) / 2
+                groups.setdefault(key, []).append((i, d, c - spoil, spoil))
             else:
                 key = (s0, s1)
-                scale = (
-                    0.0 if end.winner is None else (1.0 if end.winner == 0 else -1.0) * end.points
-                )
-            groups.setdefault(key, []).append((i, scale))
-        self.term: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+                groups.setdefault(key, []).append((i, pay(end.winner, end.points), 0.0, 0.0))
+        self.term: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]] = []
         for key, items in groups.items():
             s0, s1 = int(key[0]), int(key[1])  # type: ignore[call-overload]
             m = pri[np.ix_(pk.hold[s0], pk.hold[s1])].copy()
+            nodes = np.array([i for i, *_ in items], dtype=np.int64)
+            c0 = self.off[nodes, 0][:, None] + np.arange(m.shape[0])[None, :]
+            c1 = self.off[nodes, 1][:, None] + np.arange(m.shape[1])[None, :]
+            scales = [np.array([x[k] for x in items]) for k in (1, 2, 3)]
             if len(key) > 2:
                 results, leader, lead = key[2], key[3], key[4]
                 follower = 1 - int(leader)  # type: ignore[call-overload]
@@ -305,12 +373,15 @@ class Solver:
                     w = showdown_winner(end, rest[0])
                     signs.append(0.0 if w is None else (1.0 if w == 0 else -1.0))
                 sg = np.array(signs)
-                m = m * (sg[None, :] if follower == 1 else sg[:, None])
-            nodes = np.array([i for i, _ in items], dtype=np.int64)
-            scale = np.array([x for _, x in items])
-            c0 = self.off[nodes, 0][:, None] + np.arange(m.shape[0])[None, :]
-            c1 = self.off[nodes, 1][:, None] + np.arange(m.shape[1])[None, :]
-            self.term.append((c0, c1, m, scale))
+                sgm = sg[None, :] if follower == 1 else sg[:, None]
+                mats = [m * sgm, m * np.abs(sgm), m]
+            else:
+                mats = [m, m, m]
+            first = True
+            for mat, scale in zip(mats, scales, strict=True):
+                if first or np.any(scale != 0.0):
+                    self.term.append((c0, c1, mat, scale, not first))
+                    first = False
 
     def dropped(self, letters: str) -> np.ndarray:
         """Which strategy entries are the actions ``letters``."""
@@ -350,11 +421,19 @@ class Solver:
         """Counterfactual values of ``seat``'s columns (``sigma`` None: best response)."""
         v = np.zeros(self.cols[seat])
         sign = 1.0 if seat == 0 else -1.0
-        for c0, c1, m, scale in self.term:
+        for c0, c1, m, scale, add in self.term:
             if seat == 0:
-                v[c0] = (opp_reach[c1] @ m.T) * (sign * scale)[:, None]
+                x = (opp_reach[c1] @ m.T) * (sign * scale)[:, None]
+                if add:
+                    v[c0] += x
+                else:
+                    v[c0] = x
             else:
-                v[c1] = (opp_reach[c0] @ m) * (sign * scale)[:, None]
+                x = (opp_reach[c0] @ m) * (sign * scale)[:, None]
+                if add:
+                    v[c1] += x
+                else:
+                    v[c1] = x
         for d in range(self.maxdepth, -1, -1):
             level = self.edge[seat][d]
             if level is None:
@@ -391,6 +470,29 @@ class Solver:
                 self.regret[s] = np.maximum(self.regret[s] + v[ce[mine]] - v[pe[mine]], 0.0)
                 self.avg[s] += it * own[pe[mine]] * self.sigma[s]
             self._match(self.regret, self.sigma)
+
+    def warm_start(self, strategies: bytes, weight: float = 1.0) -> None:
+        """Start CFR+'s current strategy from a table's (one byte per entry):
+        each row's regrets are the table's chances times ``weight`` times the
+        row's total instantaneous regret against it, so regret matching plays
+        the table until the new payoffs' regrets outweigh it.  The average
+        starts empty (anchoring it on the table slowed the tiny pack's
+        convergence five- to tenfold; weight 1 without it beat a cold start
+        tenfold at 40 iterations)."""
+        q = table_sigma(self, strategies)
+        for seat in (0, 1):
+            opp = self.reach(1 - seat, q)
+            v = self.values(seat, opp, q)
+            for level in self.edge[seat]:
+                if level is None:
+                    continue
+                ce, pe, se = level
+                mine = se < self.entries
+                s = se[mine]
+                inst = np.abs(v[ce[mine]] - v[pe[mine]])
+                norm = np.bincount(self.rows[s], weights=inst, minlength=self.nrows)
+                self.regret[s] = q[s] * weight * np.maximum(norm[self.rows[s]], 1e-12)
+        self._match(self.regret, self.sigma)
 
     def average(self) -> np.ndarray:
         out = np.zeros(self.entries + 1)
@@ -479,6 +581,160 @@ def redeal_game(
     return ask, acc, value
 
 
+def _shape(u: Sequence[float]) -> np.ndarray:
+    """A utility vector's shape: less its spoiled value, as a unit vector (CFR's
+    strategies do not change when the payoffs are shifted or scaled)."""
+    x = np.asarray(u, dtype=float) - float(u[6])
+    return x / np.linalg.norm(x)
+
+
+POINTS_UTILITIES: Final = (1.0, 2.0, 12.0, -1.0, -2.0, -12.0, 0.0)
+
+
+def score_classes(
+    k: int, threshold: float, target: int = TARGET
+) -> tuple[list[int], list[tuple[int, int]], list[float]]:
+    """The score classes: ``(class of every state a * target + b, each class's
+    representative score, each state's distance to its class)``.
+
+    A state is (seat 0's points ``a``, seat 1's ``b``): seat 0 is the
+    non-dealer, so who deals is part of it.  Class 0 is the points table: the
+    states whose shape (:func:`_shape`) is within ``threshold`` of the points
+    payoff's.  The others are split into ``k − 1`` classes by spherical
+    k-means (farthest-first start, deterministic); a class is solved at its
+    medoid's score, the member nearest the class's mean shape.
+    """
+    states = [(a, b) for a in range(target) for b in range(target)]
+    x = np.array([_shape(score_utilities(a, b, target)) for a, b in states])
+    points = _shape(POINTS_UTILITIES)
+    near = np.linalg.norm(x - points, axis=1) <= threshold
+    centres = [points]
+    for _ in range(k - 1):
+        dist = np.min([np.linalg.norm(x - c, axis=1) for c in centres], axis=0)
+        dist[near] = 0.0
+        centres.append(x[int(np.argmax(dist))])
+    for _ in range(100):
+        label = np.argmin([np.linalg.norm(x - c, axis=1) for c in centres], axis=0)
+        label[near] = 0
+        for c in range(1, k):
+            if np.any(label == c):
+                mean = x[label == c].mean(0)
+                centres[c] = mean / np.linalg.norm(mean)
+    label = np.argmin([np.linalg.norm(x - c, axis=1) for c in centres], axis=0)
+    label[near] = 0
+    reps = [(0, 0)]
+    for c in range(1, k):
+        members = np.nonzero(label == c)[0]
+        best = members[np.argmin(np.linalg.norm(x[members] - centres[c], axis=1))]
+        reps.append(states[int(best)])
+    rep_shape = [points] + [_shape(score_utilities(a, b, target)) for a, b in reps[1:]]
+    dist = [float(np.linalg.norm(x[i] - rep_shape[label[i]])) for i in range(len(states))]
+    return [int(c) for c in label], reps, dist
+
+
+def points_equivalent(utilities: Sequence[float]) -> float:
+    """How many points per hand one unit of ``utilities`` is worth: the ratio of
+    the points payoff's norm to this one's (both less their spoiled value)."""
+    u = np.asarray(utilities, dtype=float) - float(utilities[6])
+    return float(np.linalg.norm(POINTS_UTILITIES) / np.linalg.norm(u))
+
+
+def write_classes(path: Path, k: int, threshold: float) -> dict[str, object]:
+    """Classify the scores and write the class file the runtime reads."""
+    label, reps, dist = score_classes(k, threshold)
+    classes = []
+    for c, (a, b) in enumerate(reps):
+        members = [i for i, x in enumerate(label) if x == c]
+        classes.append(
+            {
+                "file": TABLE_FILE if c == 0 else CLASS_FILE.format(c),
+                "score": [a, b],
+                "states": len(members),
+                "utilities": list(POINTS_UTILITIES)
+                if c == 0
+                else [round(x, 6) for x in score_utilities(a, b)],
+                "max_distance": round(max(dist[i] for i in members), 4),
+            }
+        )
+    doc: dict[str, object] = {
+        "target": TARGET,
+        "scale": SCALE,
+        "threshold": threshold,
+        "classes": classes,
+        "class": [label[a * TARGET : (a + 1) * TARGET] for a in range(TARGET)],
+    }
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    return doc
+
+
+def solve_classes(
+    tree: Tree,
+    doc: dict[str, object],
+    base: bytes,
+    iterations: int,
+    weight: float,
+    which: list[int],
+) -> None:
+    """Solve each class in ``which`` (warm-started from the points table ``base``)
+    and write its table next to the points table."""
+    classes: list[dict[str, object]] = doc["classes"]  # type: ignore[assignment]
+    out_dir = Path(__file__).resolve().parents[1] / "truc_p2p" / "bots"
+    for c in which:
+        spec = classes[c]
+        started = time.perf_counter()
+        cpu0 = time.process_time()
+        utilities = spec["utilities"]  # type: ignore[index]
+        solver = Solver(tree, vector_payoff(utilities, tree.ab))  # type: ignore[arg-type]
+        solver.warm_start(base, weight)
+        for it in range(1, iterations + 1):
+            solver.iterate(it)
+        quant = np.rint(solver.average()[:-1] * 255).astype(np.uint8).tobytes()
+        value, b0, b1 = solver.exploitability(table_sigma(solver, quant))
+        expl = (b0 + b1) / 2
+        eq = points_equivalent(utilities)  # type: ignore[arg-type]
+        _, c0, c1 = solver.exploitability(table_sigma(solver, base))
+        header: dict[str, object] = {
+            "max_raises": tree.ab.max_raises,
+            "rest_points": tree.ab.rest_points,
+            "entries": tree.entries,
+            "class": c,
+            "score": spec["score"],  # type: ignore[index]
+            "utilities": utilities,
+            "warm_weight": weight,
+            "iterations": iterations,
+            "value": round(value, 6),
+            "exploitability": round(expl, 6),
+            "exploitability_points": round(expl * eq, 6),
+            "points_table_exploitability": round((c0 + c1) / 2, 6),
+            "base": TABLE_FILE,
+        }
+        data = write_delta(out_dir / str(spec["file"]), header, quant, base)  # type: ignore[index]
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(
+            f"class {c} at {spec['score']}: value {value:+.4f}, exploitability {expl:.4f} "  # type: ignore[index]
+            f"(x{eq:.3f} = {expl * eq:.4f} points/hand; the points table: {(c0 + c1) / 2:.4f}); "
+            f"{len(data):,} bytes; {time.perf_counter() - started:.0f} s wall, "
+            f"{time.process_time() - cpu0:.0f} s CPU, peak {rss:.0f} MB",
+            flush=True,
+        )
+        del solver
+
+
+def write_delta(out: Path, header: dict[str, object], quant: bytes, base: bytes) -> bytes:
+    """A class table: its bytes XOR the points table's, compressed (most entries agree)."""
+    xor = (int.from_bytes(quant, "little") ^ int.from_bytes(base, "little")).to_bytes(
+        len(quant), "little"
+    )
+    data = (
+        DELTA_MAGIC
+        + json.dumps(header, sort_keys=True).encode()
+        + b"\n"
+        + lzma.compress(xor, preset=9 | lzma.PRESET_EXTREME)
+    )
+    out.write_bytes(data)
+    return data
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=120)
@@ -495,7 +751,39 @@ def main() -> None:
     parser.add_argument(
         "--evaluate", type=Path, metavar="TABLE", help="only measure TABLE again (its header)"
     )
+    parser.add_argument(
+        "--classes", type=int, metavar="K", help="classify the scores into K classes, then stop"
+    )
+    parser.add_argument("--threshold", type=float, default=0.15, help="with --classes")
+    parser.add_argument(
+        "--solve-classes",
+        metavar="LIST",
+        help="solve these score classes (comma-separated, 'all') from the class file, "
+        "warm-started from the points table; --iterations each",
+    )
+    parser.add_argument("--warm-weight", type=float, default=1.0)
     args = parser.parse_args()
+    bots_dir = Path(__file__).resolve().parents[1] / "truc_p2p" / "bots"
+    if args.classes:
+        doc = write_classes(bots_dir / CLASSES_FILE, args.classes, args.threshold)
+        for c, spec in enumerate(doc["classes"]):  # type: ignore[arg-type]
+            print(c, spec)
+        return
+    if args.solve_classes:
+        doc = json.loads((bots_dir / CLASSES_FILE).read_text())
+        n = len(doc["classes"])
+        which = (
+            sorted(range(1, n), key=lambda c: -doc["classes"][c]["states"])
+            if args.solve_classes == "all"
+            else [int(x) for x in args.solve_classes.split(",")]
+        )
+        raw = (bots_dir / TABLE_FILE).read_bytes()
+        base = zlib.decompress(raw[len(MAGIC) :].partition(b"\n")[2])
+        started = time.perf_counter()
+        tree = build(Abstraction())
+        print(f"tree built in {time.perf_counter() - started:.0f} s; classes {which}", flush=True)
+        solve_classes(tree, doc, base, args.iterations, args.warm_weight, which)
+        return
     if args.evaluate:
         evaluate(args.evaluate)
         return

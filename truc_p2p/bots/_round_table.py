@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import lzma
 import zlib
 from importlib import resources
 from typing import Any, Final
@@ -34,16 +35,29 @@ from truc_p2p.bots._round_game import (
 from truc_p2p.rules import Action, ActionKind, Player
 
 __all__ = [
+    "CLASSES_FILE",
+    "CLASS_FILE",
+    "DELTA_MAGIC",
     "MAGIC",
     "TABLE_FILE",
     "RoundTable",
+    "load_class_table",
+    "load_classes",
     "load_table",
     "round_path",
+    "score_class",
+    "table_for",
 ]
 
 #: The table shipped in the package (built by ``tools/solve_round.py``).
 TABLE_FILE: Final = "round_table.bin"
 MAGIC: Final = b"TRUC-ROUND 1\n"
+#: A score class's table (``round_score_<k>.bin``): its bytes XOR the points
+#: table's, lzma-compressed.
+DELTA_MAGIC: Final = b"TRUC-ROUND-DELTA 1\n"
+CLASS_FILE: Final = "round_score_{}.bin"
+#: The score classes (which table plays at which score), written by the solver.
+CLASSES_FILE: Final = "round_classes.json"
 
 _LETTERS: Final[dict[ActionKind, str]] = {
     ActionKind.RAISE: RAISE,
@@ -70,18 +84,37 @@ def holding(played: tuple[int, ...]) -> tuple[int, ...]:
 
 
 class RoundTable:
-    """A decoded table: :meth:`strategy` of a position."""
+    """A decoded table: :meth:`strategy` of a position.
 
-    def __init__(self, data: bytes) -> None:
-        if not data.startswith(MAGIC):
+    A score class's table (:data:`DELTA_MAGIC`) is stored as its bytes XOR
+    ``base``'s strategies (the points table's): most entries agree, so the
+    difference compresses to a fraction of a table.
+    """
+
+    def __init__(self, data: bytes, base: bytes | None = None) -> None:
+        if data.startswith(MAGIC):
+            head, _, body = data[len(MAGIC) :].partition(b"\n")
+            delta = False
+        elif data.startswith(DELTA_MAGIC) and base is not None:
+            head, _, body = data[len(DELTA_MAGIC) :].partition(b"\n")
+            delta = True
+        else:
             raise ValueError("not a solved-round table")
-        head, _, body = data[len(MAGIC) :].partition(b"\n")
         self.header: dict[str, Any] = json.loads(head)
         self.abstraction = Abstraction(
             max_raises=int(self.header["max_raises"]),
             rest_points=int(self.header["rest_points"]),
         )
-        self.strategies = zlib.decompress(body)
+        if delta:
+            assert base is not None
+            xor = lzma.decompress(body)
+            if len(xor) != len(base):
+                raise ValueError("the class table does not fit the points table")
+            self.strategies = (
+                int.from_bytes(xor, "little") ^ int.from_bytes(base, "little")
+            ).to_bytes(len(base), "little")
+        else:
+            self.strategies = zlib.decompress(body)
         if len(self.strategies) != int(self.header["entries"]):
             raise ValueError("the table does not fit its header")
 
@@ -146,6 +179,58 @@ def load_table() -> RoundTable | None:
     except (FileNotFoundError, OSError):
         return None
     return RoundTable(data)
+
+
+@functools.cache
+def load_classes() -> dict[str, Any] | None:
+    """The score classes (:data:`CLASSES_FILE`), or ``None`` if they are missing."""
+    try:
+        text = resources.files("truc_p2p.bots").joinpath(CLASSES_FILE).read_text()
+    except (FileNotFoundError, OSError):
+        return None
+    doc: dict[str, Any] = json.loads(text)
+    return doc
+
+
+def score_class(mine: int, theirs: int, *, i_deal: bool) -> int:
+    """The score class of a round about to be played at ``mine`` to ``theirs``
+    (0: the points table), by the solver's states: (the non-dealer's points,
+    the dealer's)."""
+    doc = load_classes()
+    if doc is None:
+        return 0
+    target = int(doc["target"])
+    a, b = (theirs, mine) if i_deal else (mine, theirs)
+    if not (0 <= a < target and 0 <= b < target):
+        return 0
+    return int(doc["class"][a][b])
+
+
+@functools.cache
+def load_class_table(index: int) -> RoundTable | None:
+    """The table of score class ``index`` (loaded on first use; class 0 and a
+    missing class file are the points table)."""
+    base = load_table()
+    doc = load_classes()
+    if index == 0 or doc is None or base is None:
+        return base
+    name = str(doc["classes"][index]["file"])
+    try:
+        data = resources.files("truc_p2p.bots").joinpath(name).read_bytes()
+    except (FileNotFoundError, OSError):
+        return base
+    return RoundTable(data, base.strategies)
+
+
+def table_for(scores: tuple[int, int], seat: int, dealer: int, target: int) -> RoundTable | None:
+    """The table for the player ``seat`` at ``scores`` (indexed by seat) when
+    ``dealer`` deals: its score class's, for the target the classes were
+    solved for, else the points table."""
+    doc = load_classes()
+    if doc is None or target != int(doc["target"]):
+        return load_table()
+    mine, theirs = scores[seat], scores[1 - seat]
+    return load_class_table(score_class(mine, theirs, i_deal=seat == dealer))
 
 
 def round_path(deal_actions: list[tuple[Player, Action]], dealer: Player) -> str | None:

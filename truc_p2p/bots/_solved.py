@@ -14,6 +14,13 @@ request or answer, a raise past the abstraction's ladder, other rules than the
 default ones — it plays as the CFR bot (``fallback``).  Racing (``rest_from``):
 the table's "my rest" is not made before a player has that many points; the
 other actions keep their odds.
+
+Score-aware (``score_aware``, :data:`SCORE_AWARE` by default): a point is not
+worth the same at every score, so the solver also solved the round with the
+chance of winning the *game* as its payoff, for a few classes of scores
+(``round_classes.json``, ``round_score_<k>.bin``); the bot plays the table of
+the class of the game's score and dealer (loaded on first use), the points
+table far from the end and for other targets than the classes'.
 """
 
 from __future__ import annotations
@@ -21,11 +28,15 @@ from __future__ import annotations
 import random
 
 from truc_p2p.bots._round_game import ACCEPT, FOLD, RAISE, REFUSE, REST, SHOW
-from truc_p2p.bots._round_table import load_table, round_path
+from truc_p2p.bots._round_table import RoundTable, load_table, round_path, table_for
 from truc_p2p.bots._search import rest_open
 from truc_p2p.rules import DEFAULT_RULESET, Action, ActionKind, Game
 
-__all__ = ["SolvedBot"]
+__all__ = ["SCORE_AWARE", "SolvedBot"]
+
+#: Whether the solved bot plays the score classes' tables by default
+#: (``benchmarks/bot_score_classes.py`` measured them against the points table).
+SCORE_AWARE = False
 
 
 class SolvedBot:
@@ -33,10 +44,25 @@ class SolvedBot:
 
     name = "solved"
 
-    def __init__(self, seed: int | None, fallback: object, *, rest_from: int | None = None) -> None:
+    def __init__(
+        self,
+        seed: int | None,
+        fallback: object,
+        *,
+        rest_from: int | None = None,
+        score_aware: bool | None = None,
+    ) -> None:
         self._rng = random.Random(seed)
         self._fallback = fallback
         self.rest_from = rest_from
+        self.score_aware = SCORE_AWARE if score_aware is None else score_aware
+
+    def table(self, game: Game) -> RoundTable | None:
+        """The table the bot plays in ``game``: its score class's, or the points table."""
+        me = game.to_act
+        if not self.score_aware or me is None:
+            return load_table()
+        return table_for(game.scores, int(me), int(game.dealer), game.ruleset.target)
 
     def position(self, game: Game) -> tuple[str, tuple[int, ...]] | None:
         """``(path, hand as dealt)`` of the player to act, or ``None`` outside the table."""
@@ -56,9 +82,11 @@ class SolvedBot:
 
     def strategy(self, game: Game) -> dict[str, float] | None:
         """The table's mixed strategy for the player to act in ``game``, or ``None``."""
-        table = load_table()
         where = self.position(game)
-        if table is None or where is None:
+        if where is None:
+            return None
+        table = self.table(game)
+        if table is None:
             return None
         return table.strategy(*where)
 
