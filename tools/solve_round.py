@@ -674,11 +674,13 @@ def solve_classes(
     iterations: int,
     weight: float,
     which: list[int],
+    out_dir: Path | None = None,
 ) -> None:
     """Solve each class in ``which`` (warm-started from the points table ``base``)
     and write its table next to the points table."""
     classes: list[dict[str, object]] = doc["classes"]  # type: ignore[assignment]
-    out_dir = Path(__file__).resolve().parents[1] / "truc_p2p" / "bots"
+    if out_dir is None:
+        out_dir = Path(__file__).resolve().parents[1] / "truc_p2p" / "bots"
     for c in which:
         spec = classes[c]
         started = time.perf_counter()

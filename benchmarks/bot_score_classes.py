@@ -1,0 +1,117 @@
+"""Does the score-aware solved round beat the points-only one? Whole games, duplicate deals.
+
+``strongest`` (the solved bot) playing its score classes' tables
+(``round_classes.json``, ``round_score_<k>.bin``: the round solved with the
+chance of winning the game as payoff, by class of score) against the same
+bot playing the points table at every score (the previous ``strongest``):
+``--games`` games to 12 in duplicate pairs (the same shuffles, seats swapped,
+the first dealer alternating).  Prints the win rate with its 95 % Wilson
+interval, the hands per game, and each class's states, size, load time and
+exploitability (in its units, 24 × the chance of winning the game, and in
+points per hand), as measured exactly when it was solved.  ``--against``:
+also both variants' win rates against other bots (same deals).  Run::
+
+    nice -n 15 python benchmarks/bot_score_classes.py --games 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from importlib import resources
+
+from truc_p2p.bots import make_bot, play_local_game
+from truc_p2p.bots._bench import seating, wilson_interval
+from truc_p2p.bots._round_table import load_class_table, load_classes, load_table
+from truc_p2p.rules import Event, RoundEnded
+
+
+def _bot(seed: int, score_aware: bool) -> object:
+    bot = make_bot("strongest", seed)
+    bot.score_aware = score_aware  # type: ignore[attr-defined]
+    return bot
+
+
+def duel(games: int, seed: int, against: str | None = None, aware: bool = True) -> tuple[int, int]:
+    """The (score-aware) bot's wins and the hands played, over ``games``
+    duplicate-deal games against ``against`` (default: the points-only bot)."""
+    wins = hands = 0
+    for index in range(games):
+        a_seat, deal_seed, first_dealer = seating(seed, index)
+        bot_seed = (seed * 1_000_003 + index) * 2
+        other = _bot(bot_seed + 1, False) if against is None else make_bot(against, bot_seed + 1)
+        bots = [_bot(bot_seed, aware), other]
+        if int(a_seat):
+            bots.reverse()
+        counted = 0
+
+        def count(event: Event) -> None:
+            nonlocal counted
+            counted += isinstance(event, RoundEnded)
+
+        outcome = play_local_game(*bots, seed=deal_seed, first_dealer=first_dealer, on_event=count)
+        wins += outcome.winner is a_seat
+        hands += counted
+    return wins, hands
+
+
+def classes() -> None:
+    doc = load_classes()
+    base = load_table()
+    if doc is None or base is None:
+        print("no score classes shipped")
+        return
+    print("| class | solved at | states | bytes | load | exploitability | points/hand |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    total = 0
+    for index, spec in enumerate(doc["classes"]):
+        name = str(spec["file"])
+        size = len(resources.files("truc_p2p.bots").joinpath(name).read_bytes())
+        start = time.process_time()
+        table = load_class_table(index)
+        took = time.process_time() - start
+        assert table is not None
+        header = table.header
+        if index == 0:
+            expl = points = float(header["exploitability"])
+            took = 0.0
+        else:
+            total += size
+            expl = float(header["exploitability"])
+            points = float(header["exploitability_points"])
+        a, b = spec["score"]
+        print(
+            f"| {index} | {a}-{b} | {spec['states']} | {size:,} | {took:.2f} s | "
+            f"{expl:.4f} | {points:.4f} |"
+        )
+    print(f"\nthe class tables add {total:,} bytes to the package")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--against", default="", help="comma-separated bots, each variant")
+    args = parser.parse_args()
+    classes()
+    started = time.perf_counter()
+    w, h = duel(args.games, args.seed)
+    low, high = wilson_interval(w, args.games)
+    print(
+        f"\nscore-aware strongest against points-only strongest: {100 * w / args.games:.1f}% "
+        f"[{100 * low:.1f}, {100 * high:.1f}] of {args.games} duplicate-deal games "
+        f"(seed {args.seed}), {h / args.games:.1f} hands per game; "
+        f"{time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+    for name in filter(None, args.against.split(",")):
+        line = []
+        for aware in (True, False):
+            w, h = duel(args.games, args.seed, name, aware)
+            low, high = wilson_interval(w, args.games)
+            line.append(f"{100 * w / args.games:.1f}% [{100 * low:.1f}, {100 * high:.1f}]")
+        print(f"against {name}: score-aware {line[0]}, points-only {line[1]}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
