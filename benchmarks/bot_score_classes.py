@@ -9,7 +9,9 @@ the first dealer alternating).  Prints the win rate with its 95 % Wilson
 interval, the hands per game, and each class's states, size, load time and
 exploitability (in its units, 24 × the chance of winning the game, and in
 points per hand), as measured exactly when it was solved.  ``--against``:
-also both variants' win rates against other bots (same deals).  Run::
+also both variants against other bots on the same deals and seeds, with the
+paired difference of their results (a game decided before any score class
+is reached is the same game for both).  Run::
 
     nice -n 15 python benchmarks/bot_score_classes.py --games 2000
 """
@@ -17,6 +19,7 @@ also both variants' win rates against other bots (same deals).  Run::
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from importlib import resources
 
@@ -35,7 +38,16 @@ def _bot(seed: int, score_aware: bool) -> object:
 def duel(games: int, seed: int, against: str | None = None, aware: bool = True) -> tuple[int, int]:
     """The (score-aware) bot's wins and the hands played, over ``games``
     duplicate-deal games against ``against`` (default: the points-only bot)."""
-    wins = hands = 0
+    results, hands = games_won(games, seed, against, aware)
+    return sum(results), hands
+
+
+def games_won(
+    games: int, seed: int, against: str | None = None, aware: bool = True
+) -> tuple[list[int], int]:
+    """Each game's result (1: the first bot won) and the hands played (see :func:`duel`)."""
+    wins: list[int] = []
+    hands = 0
     for index in range(games):
         a_seat, deal_seed, first_dealer = seating(seed, index)
         bot_seed = (seed * 1_000_003 + index) * 2
@@ -50,9 +62,23 @@ def duel(games: int, seed: int, against: str | None = None, aware: bool = True) 
             counted += isinstance(event, RoundEnded)
 
         outcome = play_local_game(*bots, seed=deal_seed, first_dealer=first_dealer, on_event=count)
-        wins += outcome.winner is a_seat
+        wins.append(int(outcome.winner is a_seat))
         hands += counted
     return wins, hands
+
+
+def paired(games: int, seed: int, against: str) -> tuple[float, float, float, float, float]:
+    """Both variants against ``against`` on the same deals and seeds: their win
+    rates, the mean paired difference (score-aware minus points-only) with its
+    95 % interval (normal, over the games), and the share of games whose result differs."""
+    aware, _ = games_won(games, seed, against, True)
+    plain, _ = games_won(games, seed, against, False)
+    diff = [x - y for x, y in zip(aware, plain, strict=True)]
+    mean = sum(diff) / games
+    var = sum((d - mean) ** 2 for d in diff) / max(1, games - 1)
+    half = 1.96 * math.sqrt(var / games)
+    changed = sum(1 for d in diff if d) / games
+    return sum(aware) / games, sum(plain) / games, mean - half, mean + half, changed
 
 
 def classes() -> None:
@@ -104,13 +130,16 @@ def main() -> None:
         f"{time.perf_counter() - started:.0f} s",
         flush=True,
     )
+    if args.against:
+        print("\n| against | score-aware | points-only | paired difference, 95% | games changed |")
+        print("|---|---:|---:|---|---:|")
     for name in filter(None, args.against.split(",")):
-        line = []
-        for aware in (True, False):
-            w, h = duel(args.games, args.seed, name, aware)
-            low, high = wilson_interval(w, args.games)
-            line.append(f"{100 * w / args.games:.1f}% [{100 * low:.1f}, {100 * high:.1f}]")
-        print(f"against {name}: score-aware {line[0]}, points-only {line[1]}", flush=True)
+        aware, plain, low, high, changed = paired(args.games, args.seed, name)
+        print(
+            f"| {name} | {100 * aware:.1f}% | {100 * plain:.1f}% | "
+            f"[{100 * low:+.1f}, {100 * high:+.1f}] points of % | {100 * changed:.1f}% |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
     nice python tools/solve_round.py                       # writes truc_p2p/bots/round_table.bin
     nice python tools/solve_round.py --max-raises 0 --iterations 50 --out /tmp/t.bin
+    nice python tools/solve_round.py --classes 8          # writes truc_p2p/bots/round_classes.json
+    nice python tools/solve_round.py --solve-classes all --iterations 30   # round_score_<k>.bin
 
 Theory of operation
 -------------------
@@ -18,6 +20,23 @@ abstraction: each seat's best response to the other's average strategy,
 ``(BR_0 + BR_1) / 2`` points per hand over the game value (a seat-averaged
 NashConv / 2).  The redeal is a two-action game on top, solved exactly from
 the round's per-deal values (``redeal`` in the table's header).
+
+Score-aware payoffs.  Points per hand are score-blind; near the end of a
+game a point is not worth the same.  ``score_utilities(a, b)`` values each
+outcome of a round at the score ``a`` (seat 0, the non-dealer) to ``b`` as
+``24 · (W − 1/2)``, W the chance that seat 0 wins the game from the score after
+it (:func:`~truc_p2p.bots._gamevalue.game_value`, seat 0 dealing next): a
+round won or lost for 1 or 2 points, the game ("my rest" answered or refused),
+a spoiled round.  Only the terminals change: a showdown pays
+``u_spoil·m + (c − u_spoil)·|sg|·m + d·sg·m`` (``c``, ``d`` the mean and half
+difference of winning and losing), which is the old ``points·sg·m`` for the
+points payoff, so the points table's bytes do not change.  The 144 scores are
+classified by the shape of their utility vectors (less the spoiled value, as
+unit vectors: CFR's strategies do not change under shifts and scales):
+within ``--threshold`` of the points payoff's shape a score keeps the points
+table, the others go to ``K − 1`` classes by spherical k-means, each solved at
+its medoid score, warm-started from the points table (:meth:`Solver.warm_start`).
+A class's table ships as its bytes XOR the points table's, lzma-compressed.
 
 Deterministic (no sampling): the same command writes the same bytes.  Needs
 numpy at build time only (in the test extra); the bot reads the table with the
@@ -764,6 +783,9 @@ def main() -> None:
         "warm-started from the points table; --iterations each",
     )
     parser.add_argument("--warm-weight", type=float, default=1.0)
+    parser.add_argument(
+        "--out-dir", type=Path, help="with --solve-classes: write there (default: the package)"
+    )
     args = parser.parse_args()
     bots_dir = Path(__file__).resolve().parents[1] / "truc_p2p" / "bots"
     if args.classes:
@@ -784,7 +806,7 @@ def main() -> None:
         started = time.perf_counter()
         tree = build(Abstraction())
         print(f"tree built in {time.perf_counter() - started:.0f} s; classes {which}", flush=True)
-        solve_classes(tree, doc, base, args.iterations, args.warm_weight, which)
+        solve_classes(tree, doc, base, args.iterations, args.warm_weight, which, args.out_dir)
         return
     if args.evaluate:
         evaluate(args.evaluate)

@@ -23,7 +23,10 @@ What is abstracted (:class:`Abstraction`):
 * payoffs are *points per hand*, seat 0's (the non-dealer's): a round won is
   its value, a refused request its value before the request, a fold the
   current value; "my rest" answered or refused is worth ``rest_points`` (the
-  game, counted as the points of a whole game);
+  game, counted as the points of a whole game); ``tools/solve_round.py``
+  also solves it with score-aware payoffs (the chance of winning the game
+  after the round, by class of score: ``round_classes.json``), where "my
+  rest" is the game itself;
 * folding right after one's own accepted request (dominated: folding before
   the request scores less for the opponent) is left out;
 * the redeal is solved on top of the round (:mod:`tools.solve_round`): an

@@ -36,7 +36,7 @@ __all__ = ["SCORE_AWARE", "SolvedBot"]
 
 #: Whether the solved bot plays the score classes' tables by default
 #: (``benchmarks/bot_score_classes.py`` measured them against the points table).
-SCORE_AWARE = False
+SCORE_AWARE = True
 
 
 class SolvedBot:
