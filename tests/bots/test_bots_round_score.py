@@ -10,6 +10,7 @@ import pytest
 from helpers.bots import P0, view
 
 from truc_p2p.bots import _round_table, make_bot
+from truc_p2p.bots._gate import own_choice
 from truc_p2p.bots._round_game import Abstraction, moves, root
 from truc_p2p.bots._round_table import (
     load_class_table,
@@ -19,6 +20,7 @@ from truc_p2p.bots._round_table import (
     table_for,
 )
 from truc_p2p.bots._solved import SolvedBot
+from truc_p2p.rules import Action
 
 np = pytest.importorskip("numpy")  # the solver's only dependency (test extra)
 
@@ -221,3 +223,20 @@ def test_the_solved_bot_plays_its_score_class_near_the_end() -> None:
     game._scores = [0, 0]  # type: ignore[attr-defined]
     bot.score_aware = True
     assert bot.table(game) is load_table()
+
+
+def test_the_score_aware_bot_never_folds_the_game_away() -> None:
+    # 11-11: a fold hands the opponent the game, playing on can do no worse.
+    # The points table folds the weakest hand at once; the 11-11 class's table
+    # still folds it now and then; the score-aware bot never does.
+    game = view([("9C 10D JS", [])], seat=P0)
+    game._scores = [11, 11]  # type: ignore[attr-defined]
+    folds = {True: 0, False: 0}
+    for seed in range(40):
+        for aware in (True, False):
+            bot = make_bot("strongest", seed)
+            assert isinstance(bot, SolvedBot)
+            bot.score_aware = aware
+            folds[aware] += own_choice(bot, game) == Action.FOLD
+    assert folds[True] == 0
+    assert folds[False] >= 30

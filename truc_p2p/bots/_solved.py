@@ -101,6 +101,8 @@ class SolvedBot:
         if strategy is not None:
             if REST in strategy and not rest_open(game, self.rest_from):
                 strategy = {x: w for x, w in strategy.items() if x != REST}
+            if FOLD in strategy and self.score_aware and fold_loses_game(game):
+                strategy = {x: w for x, w in strategy.items() if x != FOLD}
             action = self._sample(game, strategy)
             if action is not None and action in legal:
                 return action
@@ -113,6 +115,18 @@ class SolvedBot:
             return None
         letter = self._rng.choices(letters, weights=[strategy[x] for x in letters])[0]
         return action_of(game, letter)
+
+
+def fold_loses_game(game: Game) -> bool:
+    """Whether folding now hands the opponent the game: its points and the
+    round's value reach the target.  Playing on can then do no worse, so a
+    score-aware bot never folds there (the 11–11 class's table, an
+    approximate equilibrium, still folds some weak hands it is indifferent
+    about, giving up their small chance)."""
+    me = game.to_act
+    if me is None:
+        return False
+    return game.scores[1 - int(me)] + game.round_value >= game.ruleset.target
 
 
 def action_of(game: Game, letter: str) -> Action | None:
@@ -159,4 +173,4 @@ _LETTERS = {
     ActionKind.FOLD: FOLD,
 }
 
-__all__ += ["action_of", "letter_of", "plain_action"]
+__all__ += ["action_of", "fold_loses_game", "letter_of", "plain_action"]
