@@ -122,3 +122,26 @@ def test_bench_startup_reports_the_difference_and_the_modules_verify_loads() -> 
     assert isinstance(names, list) and report["modules"] == len(names) > 0
     assert "truc_p2p.cli._verify" in names
     assert not [n for n in names if n.startswith("truc_p2p.ui")]
+
+
+def test_suite_cpu_counts_the_cpu_of_a_commands_children(tmp_path: Path) -> None:
+    """A grandchild that burns CPU is counted under its kind, and the floor is the
+    sum over the cores."""
+    script = tmp_path / "tree.py"
+    script.write_text(
+        "import subprocess, sys\n"
+        "if sys.argv[1:] == ['burn']:\n"
+        "    x = 0\n"
+        "    for i in range(4_000_000):\n"
+        "        x += i\n"
+        "else:  # the command starts a child, which starts the burner\n"
+        "    then = ['burn'] if sys.argv[1:] else ['child']\n"
+        "    subprocess.run([sys.executable, __file__, *then])\n"
+    )
+    report = _run("suite_cpu.py", "--interval", "0.02", "--command", f"{sys.executable} {script}")
+    assert report["exit"] == 0
+    kinds = {row["kind"]: row for row in report["kinds"]}  # type: ignore[attr-defined]
+    python = kinds["Python processes (the program, peers, runners, scripts)"]
+    assert python["processes"] == 3  # the command, its child and its grandchild
+    assert python["cpu_s"] >= 0.1
+    assert report["floor_s"] == pytest.approx(report["cpu_s"] / report["cores"], abs=0.11)  # type: ignore[operator]
