@@ -183,9 +183,12 @@ def test_the_wheel_is_a_valid_wheel_of_this_package(site: SiteBuild) -> None:
         "truc_p2p/rules/_game.py",
         "truc_p2p/protocol/__init__.py",
         "truc_p2p/bots/cfr_opening.bin",
+        "truc_p2p/bots/round_table.bin",
         "truc_p2p/locale/fr/LC_MESSAGES/truc_p2p.mo",
     ):
         assert needed in names, needed
+    # the score classes' tables stay out (3 MB); their absence means the points table
+    assert not [n for n in names if "round_score_" in n or n.endswith("round_classes.json")]
     assert not [n for n in names if n.endswith((".po", ".pot", ".pyc"))]
     assert all(info.date_time == (1980, 1, 1, 0, 0, 0) for info in archive.infolist())
 
@@ -208,6 +211,10 @@ def test_the_wheel_and_msgpack_import_from_their_zips_on_sys_path(
         "assert msgpack.Packer.__module__ == 'msgpack.fallback';"
         "from importlib import resources; from truc_p2p import i18n;"
         "assert resources.files('truc_p2p.bots').joinpath('cfr_opening.bin').read_bytes();"
+        # the page's strongest plays the solved round's points table at every score
+        "from truc_p2p.bots._round_table import load_table, table_for;"
+        "assert load_table() is not None;"
+        "assert table_for((11, 11), 0, 1, 12) is load_table();"
         "assert i18n.load('fr').gettext('play the computer') != 'play the computer';"
         "print(msgpack.unpackb(msgpack.packb({'a': [1, b'x']})), msgpack.version)"
     )
