@@ -124,9 +124,12 @@ def test_bench_startup_reports_the_difference_and_the_modules_verify_loads() -> 
     assert not [n for n in names if n.startswith("truc_p2p.ui")]
 
 
+@pytest.mark.slow  # a second of sleep: CI only (docs/developing.md)
 def test_suite_cpu_counts_the_cpu_of_a_commands_children(tmp_path: Path) -> None:
     """A grandchild that burns CPU is counted under its kind, and the floor is the
-    sum over the cores."""
+    sum over the cores.  The burner then stays a second, so that a sampler starved
+    by a busy machine still sees it alive (a process that comes and goes between two
+    samples is missed: the script's doc says so)."""
     script = tmp_path / "tree.py"
     script.write_text(
         "import subprocess, sys\n"
@@ -134,6 +137,7 @@ def test_suite_cpu_counts_the_cpu_of_a_commands_children(tmp_path: Path) -> None
         "    x = 0\n"
         "    for i in range(4_000_000):\n"
         "        x += i\n"
+        "    import time; time.sleep(1.0)\n"
         "else:  # the command starts a child, which starts the burner\n"
         "    then = ['burn'] if sys.argv[1:] else ['child']\n"
         "    subprocess.run([sys.executable, __file__, *then])\n"
