@@ -23,7 +23,7 @@ from typing import Any, Final
 from truc_p2p.bots._base import Bot
 from truc_p2p.bots._local import play_local_game
 from truc_p2p.bots._make import make_bot, parse_bot_name, racing
-from truc_p2p.bots._round_table import load_table
+from truc_p2p.bots._round_table import load_class_table, load_classes, load_table
 from truc_p2p.rules import (
     DEFAULT_RULESET,
     Action,
@@ -45,11 +45,34 @@ __all__ = [
     "exact_exploitability",
     "level_exploitability",
     "race_bench",
+    "score_class_exploitability",
     "seating",
     "wilson_interval",
 ]
 
 _Z95 = 1.959963984540054
+
+
+def score_class_exploitability(name: str) -> list[tuple[tuple[int, int], float]] | None:
+    """The exact exploitability, in points per hand, of each score class's table
+    that bot ``name`` plays near the end of a game, by the score it was solved at
+    (the non-dealer's points, the dealer's); ``None`` when the bot plays no class
+    table (not the solved bot, a racing one, or the classes are missing)."""
+    try:
+        kind, _ = parse_bot_name(name)
+    except ValueError:
+        return None
+    doc = load_classes()
+    if kind != "solved" or racing(name) or doc is None:
+        return None
+    out = []
+    for index in range(1, len(doc["classes"])):
+        table = load_class_table(index)
+        if table is None or "exploitability_points" not in table.header:
+            return None
+        a, b = table.header["score"]
+        out.append(((int(a), int(b)), float(table.header["exploitability_points"])))
+    return out
 
 
 def exact_exploitability(name: str) -> float | None:

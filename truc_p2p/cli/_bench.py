@@ -228,7 +228,12 @@ def _interval(low: float, high: float) -> str:
 
 
 def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
-    from truc_p2p.bots._bench import exact_exploitability, exploit_table, level_exploitability
+    from truc_p2p.bots._bench import (
+        exact_exploitability,
+        exploit_table,
+        level_exploitability,
+        score_class_exploitability,
+    )
     from truc_p2p.bots._exploit import EXPLOITERS
 
     opponents = [x.strip() for x in args.against.split(",") if x.strip()] or [
@@ -248,6 +253,10 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
                 {
                     "bot": args.exploit,
                     "exploitability": exact_exploitability(args.exploit),
+                    "score_classes": [
+                        {"score": list(score), "exploitability": points}
+                        for score, points in score_class_exploitability(args.exploit) or []
+                    ],
                     "exploitability_lower_bound": level_exploitability(args.exploit),
                     "levels": _levels_exploitability(),
                     "games": args.games,
@@ -272,6 +281,15 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
         print(
             _("exact exploitability over the solved round: {points} points per hand", points=exact)
         )
+        classes = score_class_exploitability(args.exploit)
+        if classes:
+            print(
+                _(
+                    "near the end of a game, a table per score class (non-dealer–dealer: "
+                    "exact, points per hand): {classes}",
+                    classes=", ".join(f"{a}–{b} {x:.4f}" for (a, b), x in classes),
+                )
+            )
     elif bound is not None:
         print(_bound_line(bound["lower_bound"]))
     else:
