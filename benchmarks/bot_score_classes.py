@@ -20,16 +20,21 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 from importlib import resources
+from pathlib import Path
 
-from truc_p2p.bots import make_bot, play_local_game
-from truc_p2p.bots._bench import seating, wilson_interval
+from truc_p2p.bots import Bot, make_bot
+from truc_p2p.bots._bench import wilson_interval
 from truc_p2p.bots._round_table import load_class_table, load_classes, load_table
-from truc_p2p.rules import Event, RoundEnded
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bot_strongest import games_won as duplicate_games
 
 
-def _bot(seed: int, score_aware: bool) -> object:
+def _bot(seed: int, score_aware: bool) -> Bot:
     bot = make_bot("strongest", seed)
     bot.score_aware = score_aware  # type: ignore[attr-defined]
     return bot
@@ -46,25 +51,8 @@ def games_won(
     games: int, seed: int, against: str | None = None, aware: bool = True
 ) -> tuple[list[int], int]:
     """Each game's result (1: the first bot won) and the hands played (see :func:`duel`)."""
-    wins: list[int] = []
-    hands = 0
-    for index in range(games):
-        a_seat, deal_seed, first_dealer = seating(seed, index)
-        bot_seed = (seed * 1_000_003 + index) * 2
-        other = _bot(bot_seed + 1, False) if against is None else make_bot(against, bot_seed + 1)
-        bots = [_bot(bot_seed, aware), other]
-        if int(a_seat):
-            bots.reverse()
-        counted = 0
-
-        def count(event: Event) -> None:
-            nonlocal counted
-            counted += isinstance(event, RoundEnded)
-
-        outcome = play_local_game(*bots, seed=deal_seed, first_dealer=first_dealer, on_event=count)
-        wins.append(int(outcome.winner is a_seat))
-        hands += counted
-    return wins, hands
+    other = (lambda s: _bot(s, False)) if against is None else (lambda s: make_bot(against, s))
+    return duplicate_games(lambda s: _bot(s, aware), other, games, seed)
 
 
 def paired(games: int, seed: int, against: str) -> tuple[float, float, float, float, float]:

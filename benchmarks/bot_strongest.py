@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
-from truc_p2p.bots import make_bot, play_local_game
+from truc_p2p.bots import Bot, make_bot, play_local_game
 from truc_p2p.bots._bench import seating, wilson_interval
 from truc_p2p.rules import Event, RoundEnded
 
@@ -36,13 +37,17 @@ DEFAULT = (
 )
 
 
-def duel(a: str, b: str, games: int, seed: int) -> tuple[int, int]:
-    """A's wins and the hands played, over ``games`` duplicate-deal games."""
-    wins = hands = 0
+def games_won(
+    make_a: Callable[[int], Bot], make_b: Callable[[int], Bot], games: int, seed: int
+) -> tuple[list[int], int]:
+    """Each game's result (1: A won) and the hands played, over ``games``
+    duplicate-deal games of the bots ``make_a(seed)`` and ``make_b(seed)``."""
+    wins: list[int] = []
+    hands = 0
     for index in range(games):
         a_seat, deal_seed, first_dealer = seating(seed, index)
         bot_seed = (seed * 1_000_003 + index) * 2
-        bots = [make_bot(a, bot_seed), make_bot(b, bot_seed + 1)]
+        bots = [make_a(bot_seed), make_b(bot_seed + 1)]
         if int(a_seat):
             bots.reverse()
         counted = 0
@@ -52,9 +57,15 @@ def duel(a: str, b: str, games: int, seed: int) -> tuple[int, int]:
             counted += isinstance(event, RoundEnded)
 
         outcome = play_local_game(*bots, seed=deal_seed, first_dealer=first_dealer, on_event=count)
-        wins += outcome.winner is a_seat
+        wins.append(int(outcome.winner is a_seat))
         hands += counted
     return wins, hands
+
+
+def duel(a: str, b: str, games: int, seed: int) -> tuple[int, int]:
+    """A's wins and the hands played, over ``games`` duplicate-deal games."""
+    wins, hands = games_won(lambda s: make_bot(a, s), lambda s: make_bot(b, s), games, seed)
+    return sum(wins), hands
 
 
 def main() -> None:
