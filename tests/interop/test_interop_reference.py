@@ -140,6 +140,15 @@ def test_a_peer_that_dies_is_quoted_by_its_last_stderr_line(
     assert "\n" not in result.detail
 
 
+def test_a_host_that_dies_before_its_invite_is_quoted_too(tmp_path: Path) -> None:
+    peer = "echo 'the page got no relay code' >&2; exit 1"
+    result = run(peer, tmp_path, ["basic"], ("host",), linger=1.0)[("basic", "host")]
+    assert result.result == "fail"
+    assert result.detail == (
+        'the peer printed no invite (peer exit: status 1); its stderr ends: "the page got no relay code"'
+    ), result.detail
+
+
 def test_a_peer_that_hangs_fails_after_the_time_limit(tmp_path: Path) -> None:
     result = run("sleep 30", tmp_path, ["basic"], ("join",), timeout=2.0)[("basic", "join")]
     assert result.result == "fail"

@@ -13,7 +13,7 @@ from pathlib import Path
 from truc_p2p._text import printable
 from truc_p2p.interop._cases import Case
 from truc_p2p.interop._peer_files import STDERR_TAIL, peer_transcripts, read_tail
-from truc_p2p.interop._play_case import Played
+from truc_p2p.interop._play_case import NO_INVITE, Played
 from truc_p2p.net import (
     End,
 )
@@ -114,7 +114,10 @@ def judge(case: Case, role: str, played: Played, peer_dir: Path) -> tuple[str, s
         else ""
     )
     if played.error is not None:
-        return "fail", played.error
+        if played.error != NO_INVITE:
+            return "fail", played.error
+        # The peer exited before it printed an invite: say how, and its last words.
+        return "fail", f"{played.error} (peer exit: {_exit(played.rc)}){_last_words(peer_dir)}"
     peer_seat = Player.P1 if role == "host" else Player.P0
     runner_seat = peer_seat.other
     mine_all = [_read(o.transcript) if o.transcript is not None else None for o in played.outcomes]
@@ -285,7 +288,10 @@ def judge_adversarial(
     if played.rc == 127:
         return "unsupported", "the peer does not support this case (exit 127)"
     if played.error is not None:
-        return "fail", played.error
+        if played.error != NO_INVITE:
+            return "fail", played.error
+        # The peer exited before it printed an invite: say how, and its last words.
+        return "fail", f"{played.error} (peer exit: {_exit(played.rc)}){_last_words(peer_dir)}"
     if played.target is None:
         if played.hung:
             return "fail", f"the runner never sent its {m.target.name} (the case timed out)"

@@ -65,6 +65,9 @@ __all__ = [
 
 #: Seconds a case may take before it fails as hung (the slow case adds its think).
 DEFAULT_CASE_TIMEOUT = 120.0
+
+#: ``Played.error`` of a peer that exited, in role ``host``, before it printed an invite.
+NO_INVITE = "the peer printed no invite"
 #: Seconds one side may go on after the other finished (the peer exited, or the
 #: runner's games ended) before the case is stopped.
 LINGER = 20.0
@@ -397,7 +400,7 @@ class _Drive:
         await self.start_peer(nursery)
         await self.invite_seen.wait()
         if not self.invite_line:
-            played.error = "the peer printed no invite"
+            played.error = NO_INVITE
             self.done["runner"].set()
             return
         try:

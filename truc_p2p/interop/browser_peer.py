@@ -65,6 +65,10 @@ CHROMIUM_FLAGS = [
 ]
 #: Booting Python in the page on a loaded machine takes seconds.
 BOOT_SECONDS = 120.0
+#: How long the adapter waits for one step of the booted page (its worker to be
+#: reported, its relay code): a second each when idle, far longer when the machine
+#: is loaded by browsers booting beside it.
+STEP_SECONDS = 90.0
 #: How long a runner's connection waits for the page to be registered at the relay.
 JOIN_WAIT = 30.0
 #: Seconds the adapter waits, once the page is done, for its last bytes to be carried.
@@ -289,7 +293,7 @@ def _worker(page: Any, seconds: float) -> Any:
 
 
 def _play(page: Any, env: PeerEnv, case: Case, relay: tuple[str, int], site: str) -> int:
-    worker = _worker(page, 30)
+    worker = _worker(page, STEP_SECONDS)
     if worker is None:
         _say("the page has no worker")
         return 1
@@ -311,7 +315,7 @@ def _play(page: Any, env: PeerEnv, case: Case, relay: tuple[str, int], site: str
         page.fill("#app-relay", relay_text)
         page.click("#app-host-go")
         link = None
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + STEP_SECONDS
         while link is None:
             state = json.loads(worker.evaluate(_REPORT))
             link = state.get("link")
