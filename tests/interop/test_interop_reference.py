@@ -145,7 +145,8 @@ def test_a_host_that_dies_before_its_invite_is_quoted_too(tmp_path: Path) -> Non
     result = run(peer, tmp_path, ["basic"], ("host",), linger=1.0)[("basic", "host")]
     assert result.result == "fail"
     assert result.detail == (
-        'the peer printed no invite (peer exit: status 1); its stderr ends: "the page got no relay code"'
+        "the peer printed no invite (peer exit: status 1);"
+        ' its stderr ends: "the page got no relay code"'
     ), result.detail
 
 
