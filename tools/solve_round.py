@@ -56,7 +56,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
@@ -68,12 +68,20 @@ from truc_p2p.bots._gamevalue import game_value
 from truc_p2p.bots._round_game import (
     Abstraction,
     End,
-    State,
+    Node,
     moves,
+    redealt,
     root,
     showdown_winner,
 )
-from truc_p2p.bots._round_table import CLASS_FILE, CLASSES_FILE, DELTA_MAGIC, MAGIC, TABLE_FILE
+from truc_p2p.bots._round_table import (
+    CLASS_FILE,
+    CLASSES_FILE,
+    DELTA_MAGIC,
+    MAGIC,
+    REDEAL_FILE,
+    TABLE_FILE,
+)
 
 #: Seat 0's utility of a round's outcome: ``payoff(winner, points)`` (winner
 #: None: the round is spoiled; points ``rest_points``: "my rest", the game).
@@ -198,7 +206,7 @@ def build(ab: Abstraction) -> Tree:
     edges: list[tuple[int, int, int, str]] = []
     entries = 0
 
-    def visit(node: State | End, d: int, s0: tuple[int, ...], s1: tuple[int, ...]) -> int:
+    def visit(node: Node | End, d: int, s0: tuple[int, ...], s1: tuple[int, ...]) -> int:
         nonlocal entries
         i = len(depth)
         depth.append(d)
@@ -226,7 +234,7 @@ def build(ab: Abstraction) -> Tree:
             edges.append((i, j, a, letter))
         return i
 
-    visit(root(), 0, (), ())
+    visit(root(ab), 0, (), ())
     return Tree(
         n=len(depth),
         depth=np.array(depth, dtype=np.int32),
@@ -245,9 +253,16 @@ def build(ab: Abstraction) -> Tree:
 class Solver:
     """CFR+ over a :class:`Tree` (see the module doc)."""
 
-    def __init__(self, tree: Tree, payoff: Payoff | None = None) -> None:
+    def __init__(
+        self, tree: Tree, payoff: Payoff | None = None, redeal: np.ndarray | None = None
+    ) -> None:
+        """``redeal``: seat 0's payoff ``R[h0, h1]`` of an accepted redeal (:func:`redeal_values`),
+        needed when the tree has the redeal (``tree.ab.redeal``)."""
         self.t = tree
         self.payoff = payoff if payoff is not None else points_payoff
+        if tree.ab.redeal and redeal is None:
+            raise ValueError("a tree with the redeal needs the redealt round's payoffs")
+        self.redeal = redeal
         pk = self.pack = tree.pack
         n = tree.n
         hold_len = np.array([len(x) for x in pk.hold], dtype=np.int64)
@@ -363,7 +378,9 @@ class Solver:
         groups: dict[tuple[object, ...], list[tuple[int, float, float, float]]] = {}
         for i, end in t.ends.items():
             s0, s1 = int(t.sid[i][0]), int(t.sid[i][1])
-            if end.show:
+            if redealt(end):
+                groups.setdefault((s0, s1, "redeal"), []).append((i, 1.0, 0.0, 0.0))
+            elif end.show:
                 key: tuple[object, ...] = (s0, s1, end.results, end.leader, end.lead)
                 win, lose, spoil = pay(0, end.points), pay(1, end.points), pay(None, end.points)
                 c, d = (win + lose) / 2, (win - lose) / 2
@@ -379,7 +396,11 @@ class Solver:
             c0 = self.off[nodes, 0][:, None] + np.arange(m.shape[0])[None, :]
             c1 = self.off[nodes, 1][:, None] + np.arange(m.shape[1])[None, :]
             scales = [np.array([x[k] for x in items]) for k in (1, 2, 3)]
-            if len(key) > 2:
+            if key[-1] == "redeal":
+                assert self.redeal is not None
+                m = m * self.redeal
+                mats = [m, m, m]
+            elif len(key) > 2:
                 results, leader, lead = key[2], key[3], key[4]
                 follower = 1 - int(leader)  # type: ignore[call-overload]
                 fs = s1 if follower == 1 else s0
@@ -552,52 +573,96 @@ def table_sigma(solver: Solver, strategies: bytes, *, drop: str = "") -> np.ndar
     return out
 
 
-def redeal_game(
-    v: np.ndarray, v0: float, prior: np.ndarray, iterations: int = 2000
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """The redeal on top of the round: seat 0 (hand h) asks or not, seat 1 (hand g)
-    accepts or declines; ``v[h, g]`` is the round's value for the deal (seat 0's
-    points, times the deal's chance), an accepted redeal is worth ``v0``.
+def hand_of_columns(solver: Solver, seat: int) -> np.ndarray:
+    """The hand (index in the pack's hands) of every column of ``seat``."""
+    pk = solver.pack
+    lens = np.array([len(x) for x in pk.hold], dtype=np.int64)
+    flat = np.concatenate([np.array(x, dtype=np.int64) for x in pk.hold])
+    start = np.concatenate(([0], np.cumsum(lens)[:-1]))
+    w = solver.width[:, seat]
+    nodes = np.argsort(solver.off[:, seat], kind="stable")
+    node = np.repeat(nodes, w[nodes])
+    k = np.arange(solver.cols[seat]) - solver.off[node, seat]
+    out: np.ndarray = flat[start[solver.t.sid[node, seat]] + k]
+    return out
 
-    Returns (P(ask | h), P(accept | g), value) by CFR+ on this small game.
-    """
-    pri = prior
-    ask_r = np.zeros((120, 2))
-    acc_r = np.zeros((120, 2))
-    ask_avg = np.zeros((120, 2))
-    acc_avg = np.zeros((120, 2))
 
-    def match(r: np.ndarray) -> np.ndarray:
-        pos = np.maximum(r, 0)
-        tot = pos.sum(1, keepdims=True)
-        return np.where(tot > 0, pos / np.where(tot > 0, tot, 1), 0.5)
+def play_values(solver: Solver, sigma: np.ndarray) -> np.ndarray:
+    """``V[h0, h1]``: seat 0's expected payoff of the round dealt ``h0``, ``h1``
+    when both play ``sigma`` (per deal, not weighted by its chance; 0 for an
+    impossible deal): one pass of the values per hand of seat 1, its reach
+    kept on that hand's columns only."""
+    pk = solver.pack
+    n = len(pk.hands)
+    reach = solver.reach(1, sigma)
+    hand = hand_of_columns(solver, 1)
+    out = np.zeros((n, n))
+    for h1 in range(n):
+        v = solver.values(0, np.where(hand == h1, reach, 0.0), sigma)[:n]
+        pri = pk.prior[:, h1]
+        out[:, h1] = np.where(pri > 0, v / np.where(pri > 0, pri, 1.0), 0.0)
+    return out
 
-    for it in range(1, iterations + 1):
-        ask = match(ask_r)[:, 0]
-        acc = match(acc_r)[:, 0]
-        # seat 0: u(no) = sum_g v[h,g]; u(ask) = sum_g acc*v0*pri + (1-acc)*v[h,g]
-        u_no = v.sum(1)
-        u_ask = (pri * (acc[None, :] * v0 + 0.0)).sum(1) + (v * (1 - acc[None, :])).sum(1)
-        cur = ask * u_ask + (1 - ask) * u_no
-        ask_r[:, 0] = np.maximum(ask_r[:, 0] + u_ask - cur, 0)
-        ask_r[:, 1] = np.maximum(ask_r[:, 1] + u_no - cur, 0)
-        ask_avg[:, 0] += it * ask
-        ask_avg[:, 1] += it * (1 - ask)
-        ask = match(ask_r)[:, 0]
-        # seat 1 (minimises seat 0's value), reach of seat 0 = ask
-        w_acc = -(pri * ask[:, None] * v0).sum(0)
-        w_dec = -(v * ask[:, None]).sum(0)
-        cur1 = acc * w_acc + (1 - acc) * w_dec
-        acc_r[:, 0] = np.maximum(acc_r[:, 0] + w_acc - cur1, 0)
-        acc_r[:, 1] = np.maximum(acc_r[:, 1] + w_dec - cur1, 0)
-        acc_avg[:, 0] += it * acc
-        acc_avg[:, 1] += it * (1 - acc)
-    ask = ask_avg[:, 0] / ask_avg.sum(1)
-    acc = acc_avg[:, 0] / acc_avg.sum(1)
-    u_no = v.sum(1)
-    u_ask = (pri * acc[None, :] * v0).sum(1) + (v * (1 - acc[None, :])).sum(1)
-    value = float((ask * u_ask + (1 - ask) * u_no).sum())
-    return ask, acc, value
+
+def redeal_payoffs(ab: Abstraction, v: np.ndarray) -> np.ndarray:
+    """``R[h0, h1]``: seat 0's payoff of an accepted redeal when the old hands were
+    ``h0``, ``h1``: ``Σ P(n0, n1 | h0, h1) · V[n0, n1]``, the new hands dealt
+    from the pack less both old hands (card removal), ``v`` the round's values
+    per deal (:func:`play_values`).  The deals are grouped by the old hands'
+    combined multiset, which is all the new hands' chances depend on."""
+    hands = ab.hands()
+    n = len(hands)
+    counts = np.array([[h.count(k) for k in range(ab.ranks)] for h in hands], dtype=np.int64)
+    comb = np.array(
+        [[math.comb(a, b) for b in range(4)] for a in range(ab.copies + 1)], dtype=float
+    )
+    total = ab.ranks * ab.copies
+    norm = math.comb(total - 6, 3) * math.comb(total - 9, 3)
+    groups: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for i in range(n):
+        for j in range(n):
+            both = counts[i] + counts[j]
+            if np.all(both <= ab.copies):
+                groups.setdefault(tuple(int(x) for x in both), []).append((i, j))
+    out = np.zeros((n, n))
+    for key, pairs in groups.items():
+        rem = ab.copies - np.array(key, dtype=np.int64)
+        p0 = np.prod(comb[rem[None, :], counts], axis=1)
+        rem1 = np.maximum(rem[None, :] - counts, 0)  # (n0, rank); p0 is 0 where negative
+        p1 = np.prod(comb[rem1[:, None, :], counts[None, :, :]], axis=2)
+        value = float((p0[:, None] * p1 * v).sum()) / norm
+        idx = np.array(pairs, dtype=np.int64)
+        out[idx[:, 0], idx[:, 1]] = value
+    return out
+
+
+def redeal_start(tree: Tree, base: bytes) -> bytes:
+    """A redeal tree's starting strategies (one byte per entry): the points table
+    ``base`` in both copies of the round, the redeal's decisions uniform."""
+    pk = tree.pack
+    n = len(pk.hands)
+    out = bytes([128, 127] * n) + base + bytes([85, 85, 85] * n) + base
+    if len(out) != tree.entries:
+        raise ValueError("the points table does not fit the redeal tree")
+    return out
+
+
+def redeal_rates(solver: Solver, sigma: np.ndarray) -> dict[str, float]:
+    """How often seat 0 asks for a redeal (over the deal) and, when asked, how
+    often seat 1 accepts, declines and folds, under ``sigma``."""
+    t = solver.t
+    pri = solver.pack.prior
+    n = pri.shape[0]
+    ask_at = int(t.soff[0])
+    ask = sigma[ask_at + 1 : ask_at + 2 * n : 2]
+    pending = next(c for p, c, _, letter in t.edges if p == 0 and letter == "d")
+    at = int(t.soff[pending])
+    reached = (pri * ask[:, None]).sum(0)
+    out = {"ask": float((pri.sum(1) * ask).sum())}
+    for k, name in enumerate(("accept", "decline", "fold")):
+        answer = sigma[at + k : at + 3 * n : 3]
+        out[name] = float((reached * answer).sum() / max(reached.sum(), 1e-300))
+    return out
 
 
 def _shape(u: Sequence[float]) -> np.ndarray:
@@ -784,6 +849,12 @@ def main() -> None:
     )
     parser.add_argument("--warm-weight", type=float, default=1.0)
     parser.add_argument(
+        "--redeal",
+        action="store_true",
+        help="solve the tree with the redeal before the round (writes round_redeal.bin), "
+        "warm-started from the points table, which also plays the redealt round",
+    )
+    parser.add_argument(
         "--out-dir", type=Path, help="with --solve-classes: write there (default: the package)"
     )
     args = parser.parse_args()
@@ -810,6 +881,17 @@ def main() -> None:
         return
     if args.evaluate:
         evaluate(args.evaluate)
+        return
+    if args.redeal:
+        out = bots_dir / REDEAL_FILE if args.out == bots_dir / TABLE_FILE else args.out
+        solve_redeal(
+            Abstraction(max_raises=args.max_raises, rest_points=args.rest_points),
+            bots_dir / TABLE_FILE,
+            out,
+            args.iterations,
+            args.warm_weight,
+            args.report,
+        )
         return
     ab = Abstraction(max_raises=args.max_raises, rest_points=args.rest_points)
     started = time.perf_counter()
@@ -843,7 +925,92 @@ def main() -> None:
     )
 
 
-def write(out: Path, solver: Solver, quant: bytes, *, iterations: int) -> bytes:
+def solve_redeal(
+    ab: Abstraction,
+    base_path: Path,
+    out: Path,
+    iterations: int,
+    weight: float,
+    report: int,
+) -> bytes:
+    """Solve the round with the redeal before it and write its table (``--redeal``).
+
+    The redealt round is played with the points table ``base_path`` (no second
+    redeal is allowed, so its tree is the right continuation): its values per
+    deal, then the redeal's payoff per pair of old hands (:func:`redeal_payoffs`).
+    Both copies of the round start from the points table (:meth:`Solver.warm_start`).
+    """
+    started = time.perf_counter()
+    cpu0 = time.process_time()
+    raw = base_path.read_bytes()
+    head, _, body = raw[len(MAGIC) :].partition(b"\n")
+    base_header = json.loads(head)
+    base = zlib.decompress(body)
+    plain = Solver(build(ab))
+    sigma = table_sigma(plain, base)
+    no_redeal = plain.root_value(sigma)
+    v = play_values(plain, sigma)
+    del plain, sigma
+    r = redeal_payoffs(ab, v)
+    print(
+        f"the redealt round's values: {time.perf_counter() - started:.0f} s "
+        f"(the points table's value {no_redeal:+.4f})",
+        flush=True,
+    )
+    tree = build(replace(ab, redeal=True))
+    solver = Solver(tree, None, r)
+    print(
+        f"tree: {tree.n:,} nodes, {tree.entries:,} strategy entries; "
+        f"{time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+    solver.warm_start(redeal_start(tree, base), weight)
+    for it in range(1, iterations + 1):
+        solver.iterate(it)
+        if it % report == 0 and it < iterations:
+            value, b0, b1 = solver.exploitability(solver.average())
+            print(
+                f"iteration {it}: value {value:+.4f}, exploitability "
+                f"{(b0 + b1) / 2:.4f} points/hand ({time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
+    quant = np.rint(solver.average()[:-1] * 255).astype(np.uint8).tobytes()
+    rates = redeal_rates(solver, table_sigma(solver, quant))
+    extra: dict[str, object] = {
+        "redeal": True,
+        "warm_weight": weight,
+        "base": TABLE_FILE,
+        "base_sha256": hashlib.sha256(raw).hexdigest(),
+        "value_no_redeal": round(no_redeal, 6),
+        "exploitability_no_redeal": base_header.get("exploitability"),
+        "ask_rate": round(rates["ask"], 6),
+        "accept_rate": round(rates["accept"], 6),
+        "fold_rate": round(rates["fold"], 6),
+    }
+    # Time and memory are printed, not written: the same command writes the same bytes.
+    data = write(out, solver, quant, iterations=iterations, extra=extra)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"asks {rates['ask']:.3f} of its deals; answered: accepts {rates['accept']:.3f}, "
+        f"declines {rates['decline']:.3f}, folds {rates['fold']:.3f}",
+        flush=True,
+    )
+    print(
+        f"wrote {out} ({len(data):,} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}); "
+        f"{time.perf_counter() - started:.0f} s wall, "
+        f"{time.process_time() - cpu0:.0f} s CPU, peak memory {rss:.0f} MB"
+    )
+    return data
+
+
+def write(
+    out: Path,
+    solver: Solver,
+    quant: bytes,
+    *,
+    iterations: int,
+    extra: dict[str, object] | None = None,
+) -> bytes:
     """Measure the table ``quant`` (as shipped: one byte per entry) exactly and write it.
 
     The header says the abstraction, the tree's size, the game value and the
@@ -859,6 +1026,7 @@ def write(out: Path, solver: Solver, quant: bytes, *, iterations: int) -> bytes:
         "entries": t.entries,
         "nodes": t.n,
         "decisions": int((t.player >= 0).sum()),
+        **(extra or {}),
     }
     for key, drop in (("", ""), ("_no_rest", "s")):
         value, b0, b1 = solver.exploitability(table_sigma(solver, quant, drop=drop))
@@ -880,6 +1048,8 @@ def evaluate(path: Path) -> None:
     data = path.read_bytes()
     head, _, body = data[len(MAGIC) :].partition(b"\n")
     header = json.loads(head)
+    if header.get("redeal"):
+        raise SystemExit("--evaluate: a redeal table is measured when it is solved (--redeal)")
     ab = Abstraction(max_raises=int(header["max_raises"]), rest_points=int(header["rest_points"]))
     solver = Solver(build(ab))
     write(path, solver, zlib.decompress(body), iterations=int(header["iterations"]))

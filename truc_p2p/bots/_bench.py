@@ -23,7 +23,12 @@ from typing import Any, Final
 from truc_p2p.bots._base import Bot
 from truc_p2p.bots._local import play_local_game
 from truc_p2p.bots._make import make_bot, parse_bot_name, racing
-from truc_p2p.bots._round_table import load_class_table, load_classes, load_table
+from truc_p2p.bots._round_table import (
+    load_class_table,
+    load_classes,
+    load_redeal_table,
+    load_table,
+)
 from truc_p2p.rules import (
     DEFAULT_RULESET,
     Action,
@@ -45,6 +50,7 @@ __all__ = [
     "exact_exploitability",
     "level_exploitability",
     "race_bench",
+    "redeal_exploitability",
     "score_class_exploitability",
     "seating",
     "wilson_interval",
@@ -91,6 +97,32 @@ def exact_exploitability(name: str) -> float | None:
     key = "exploitability_no_rest" if racing(name) else "exploitability"
     value = table.header.get(key)
     return None if value is None else float(value)
+
+
+def redeal_exploitability(name: str) -> dict[str, float] | None:
+    """The figures of the table with the redeal, which bot ``name`` plays while a
+    round may still be redealt (from its header, measured when it was solved):
+    ``exploitability`` (exact, points per hand; a racing bot's without "my
+    rest"), ``value`` and ``value_no_redeal`` (the non-dealer's points per hand
+    with and without the redeal); ``None`` when the bot does not play it."""
+    try:
+        kind, _ = parse_bot_name(name)
+    except ValueError:
+        return None
+    if kind != "solved":
+        return None
+    table = load_redeal_table()
+    if table is None:
+        return None
+    key = "_no_rest" if racing(name) else ""
+    head = table.header
+    if "exploitability" + key not in head or "value_no_redeal" not in head:
+        return None
+    return {
+        "exploitability": float(head["exploitability" + key]),
+        "value": float(head["value"]),
+        "value_no_redeal": float(head["value_no_redeal"]),
+    }
 
 
 #: The levels' measured exploitability (``benchmarks/level_exploit.py --write``).

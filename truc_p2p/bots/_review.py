@@ -32,6 +32,7 @@ from truc_p2p.bots._cfr_game import HAND_INDEX, HANDS, prior
 from truc_p2p.bots._round_game import (
     SHOW,
     End,
+    Node,
     State,
     _size,
     locate,
@@ -91,7 +92,7 @@ class _Deal:
         return holding(played).index(self.hands[seat])
 
     def value(
-        self, state: State, offset: int, played: tuple[tuple[int, ...], tuple[int, ...]]
+        self, state: Node, offset: int, played: tuple[tuple[int, ...], tuple[int, ...]]
     ) -> float:
         """Seat 0's expected points from the decision ``state`` (at ``offset``)."""
         found = self.memo.get(offset)
@@ -131,7 +132,7 @@ class _Deal:
 
     def after(
         self,
-        nxt: State | End,
+        nxt: Node | End,
         offset: int,
         played: tuple[tuple[int, ...], tuple[int, ...]],
         p: int,
@@ -168,7 +169,7 @@ def _played(path: str, ab_max: int = 99) -> tuple[tuple[int, ...], tuple[int, ..
 
     ab = Abstraction(max_raises=ab_max)
     out: tuple[list[int], list[int]] = ([], [])
-    node: State | End = root()
+    node: Node | End = root()
     for letter in path:
         assert isinstance(node, State)
         if letter.isdigit():
@@ -218,7 +219,7 @@ def _range(
     pri = prior()
     other = 1 - seat
     steps = []
-    node: State | End = locate("", table.abstraction)[0]  # type: ignore[index]
+    node: Node | End = locate("", table.abstraction)[0]  # type: ignore[index]
     for n, letter in enumerate(path):
         assert isinstance(node, State)
         if node.to_act == other:

@@ -29,9 +29,17 @@ What is abstracted (:class:`Abstraction`):
   rest" is the game itself;
 * folding right after one's own accepted request (dominated: folding before
   the request scores less for the opponent) is left out;
-* the redeal is solved on top of the round (:mod:`tools.solve_round`): an
-  accepted redeal is worth the round's value, a declined one plays on with the
-  round's strategy.
+* the redeal (``redeal``, off for ``round_table.bin``): the tree starts with
+  seat 0's choice to play on (``p``) or ask for a redeal (``d``), which seat 1
+  accepts (``y``), declines (``x``) or folds (``f``, seat 0 scores 1).  Asking
+  is split from seat 0's first action of the round (the same player, nothing
+  learnt between: strategically the same).  Played on or declined, the round
+  is the same subtree as without the redeal (so ``p`` and ``x`` are each a
+  copy of the no-redeal tree's layout, both players knowing whether a redeal
+  was declined); an accepted redeal is a terminal whose payoff is the round
+  played from three new cards each with the no-redeal table
+  (:mod:`tools.solve_round`: the new hands dealt from what is left of the
+  pack, so it depends on both old hands).
 
 Nodes are numbered in depth-first preorder with the children in the order of
 :func:`moves`; the size of every subtree depends only on the abstract state, so
@@ -49,10 +57,14 @@ from typing import Final
 
 __all__ = [
     "ABSTRACTION",
+    "REDEALT",
     "Abstraction",
+    "Node",
+    "Redeal",
     "State",
     "locate",
     "moves",
+    "redealt",
     "root",
     "showdown_winner",
     "size",
@@ -68,6 +80,12 @@ REFUSE: Final = "n"
 CARDS: Final = tuple(str(k) for k in range(8))
 #: The follower's forced last card (the showdown).
 SHOW: Final = "c"
+#: Before the round (``Abstraction.redeal``): seat 0 plays on or asks for a
+#: redeal; seat 1 accepts or declines it (or folds, :data:`FOLD`).
+PLAY_ON: Final = "p"
+ASK: Final = "d"
+YES: Final = "y"
+DECLINE: Final = "x"
 
 #: A trick won by seat 0 or 1, or spoiled.
 SPOILED: Final = 2
@@ -83,6 +101,8 @@ class Abstraction:
     #: smaller pack makes a tiny game for the tests).
     ranks: int = 8
     copies: int = 4
+    #: Whether the tree starts with the redeal (see the module doc).
+    redeal: bool = False
 
     def hands(self) -> tuple[tuple[int, ...], ...]:
         """The possible hands, as sorted strength triples."""
@@ -163,12 +183,38 @@ class End:
     lead: int = -1
 
 
-Child = State | End
+@dataclass(frozen=True, slots=True)
+class Redeal:
+    """A decision before the round: seat 0 plays on or asks (``asked`` False),
+    or seat 1 answers its request (``asked`` True)."""
+
+    asked: bool = False
+
+    @property
+    def to_act(self) -> int:
+        return 1 if self.asked else 0
+
+    def played(self, seat: int) -> int:
+        del seat
+        return 0
 
 
-def root() -> State:
-    """The round's first decision: the non-dealer (seat 0) leads."""
-    return State()
+#: An accepted redeal: a terminal whose payoff the solver computes.
+REDEALT: Final = End(None, 0, lead=-2)
+
+Node = State | Redeal
+Child = State | Redeal | End
+
+
+def root(ab: Abstraction = ABSTRACTION) -> Node:
+    """The tree's first decision: the non-dealer (seat 0) leads, or first
+    plays on or asks for a redeal (``ab.redeal``)."""
+    return Redeal() if ab.redeal else State()
+
+
+def redealt(end: End) -> bool:
+    """Whether ``end`` is an accepted redeal."""
+    return end.lead == -2
 
 
 def showdown_winner(end: End, follower_card: int) -> int | None:
@@ -189,8 +235,12 @@ def width(cards_played: int, ab: Abstraction = ABSTRACTION) -> int:
     raise ValueError("the layout needs at least three cards of each strength")
 
 
-def moves(state: State, ab: Abstraction = ABSTRACTION) -> tuple[tuple[str, Child], ...]:
+def moves(state: Node, ab: Abstraction = ABSTRACTION) -> tuple[tuple[str, Child], ...]:
     """The actions at ``state`` in the tree's order, and where each leads."""
+    if isinstance(state, Redeal):
+        if not state.asked:
+            return ((PLAY_ON, State()), (ASK, Redeal(True)))
+        return ((YES, REDEALT), (DECLINE, State()), (FOLD, End(0, 1)))
     p = state.to_act
     value = ab.value(state.raises)
     if state.pending:
@@ -243,7 +293,7 @@ def _play(state: State, card: int, ab: Abstraction) -> Child:
 
 
 @functools.cache
-def _size(state: State, ab: Abstraction) -> tuple[int, int]:
+def _size(state: Node, ab: Abstraction) -> tuple[int, int]:
     """``(nodes, strategy entries)`` of the subtree at ``state`` (terminals count as nodes)."""
     acts = moves(state, ab)
     nodes = 1
@@ -260,14 +310,14 @@ def _size(state: State, ab: Abstraction) -> tuple[int, int]:
 
 def size(ab: Abstraction = ABSTRACTION) -> tuple[int, int]:
     """``(nodes, strategy entries)`` of the whole tree."""
-    return _size(root(), ab)
+    return _size(root(ab), ab)
 
 
-def locate(path: str, ab: Abstraction = ABSTRACTION) -> tuple[State, int, int] | End | None:
+def locate(path: str, ab: Abstraction = ABSTRACTION) -> tuple[Node, int, int] | End | None:
     """Where ``path`` leads: ``(state, node number, strategy offset)`` of a
     decision, the :class:`End` of a terminal, or ``None`` if it is not a path
     of the tree."""
-    state: State = root()
+    state: Node = root(ab)
     node = 0
     offset = 0
     for letter in path:

@@ -21,13 +21,16 @@ from typing import Any, Final
 from truc_p2p.bots._cfr_game import HANDS
 from truc_p2p.bots._round_game import (
     ACCEPT,
+    ASK,
+    DECLINE,
     FOLD,
+    PLAY_ON,
     RAISE,
     REFUSE,
     REST,
     Abstraction,
     End,
-    State,
+    Node,
     locate,
     moves,
     root,
@@ -39,11 +42,14 @@ __all__ = [
     "CLASS_FILE",
     "DELTA_MAGIC",
     "MAGIC",
+    "REDEAL_FILE",
     "TABLE_FILE",
     "RoundTable",
     "load_class_table",
     "load_classes",
+    "load_redeal_table",
     "load_table",
+    "redeal_path",
     "round_path",
     "score_class",
     "table_for",
@@ -51,6 +57,8 @@ __all__ = [
 
 #: The table shipped in the package (built by ``tools/solve_round.py``).
 TABLE_FILE: Final = "round_table.bin"
+#: The table with the redeal before the round (``Abstraction.redeal``), points payoff.
+REDEAL_FILE: Final = "round_redeal.bin"
 MAGIC: Final = b"TRUC-ROUND 1\n"
 #: A score class's table (``round_score_<k>.bin``): its bytes XOR the points
 #: table's, lzma-compressed.
@@ -104,6 +112,7 @@ class RoundTable:
         self.abstraction = Abstraction(
             max_raises=int(self.header["max_raises"]),
             rest_points=int(self.header["rest_points"]),
+            redeal=bool(self.header.get("redeal", False)),
         )
         if delta:
             assert base is not None
@@ -135,7 +144,7 @@ class RoundTable:
             return None
         state, _, offset = found
         seat = state.to_act
-        played = _played(path, seat)
+        played = _played(path, seat, redeal=self.abstraction.redeal)
         if played is None:
             return None
         try:
@@ -156,11 +165,12 @@ class RoundTable:
         return out
 
 
-def _played(path: str, seat: int) -> tuple[int, ...] | None:
+def _played(path: str, seat: int, *, redeal: bool = False) -> tuple[int, ...] | None:
     """The strengths ``seat`` played on ``path`` (seat 0 leads the first trick)."""
     out: list[int] = []
-    node: State | None = root()
-    ab = Abstraction(max_raises=99)  # any abstraction: who plays does not depend on it
+    # Any ladder: who plays does not depend on it.
+    ab = Abstraction(max_raises=99, redeal=redeal)
+    node: Node | None = root(ab)
     for letter in path:
         if node is None:
             return None
@@ -176,6 +186,17 @@ def load_table() -> RoundTable | None:
     """The shipped table, or ``None`` if it is missing."""
     try:
         data = resources.files("truc_p2p.bots").joinpath(TABLE_FILE).read_bytes()
+    except (FileNotFoundError, OSError):
+        return None
+    return RoundTable(data)
+
+
+@functools.cache
+def load_redeal_table() -> RoundTable | None:
+    """The table with the redeal (:data:`REDEAL_FILE`), loaded on first use, or
+    ``None`` if it is missing."""
+    try:
+        data = resources.files("truc_p2p.bots").joinpath(REDEAL_FILE).read_bytes()
     except (FileNotFoundError, OSError):
         return None
     return RoundTable(data)
@@ -252,3 +273,23 @@ def round_path(deal_actions: list[tuple[Player, Action]], dealer: Player) -> str
             return None
         path += letter
     return path
+
+
+def redeal_path(deal_actions: list[tuple[Player, Action]], dealer: Player) -> str | None:
+    """The path in the redeal table's tree (:data:`REDEAL_FILE`) of a round whose
+    cards were not redealt: ``p`` then the round's path if the non-dealer played
+    on, ``d`` and the dealer's answer if it asked (declined: ``dx`` then the
+    round's path), ``""`` before anything; ``None`` outside the tree's letters
+    (an accepted redeal: the redealt round is the points table's)."""
+    actions = list(deal_actions)
+    if not actions:
+        return ""
+    if actions[0][1].kind is not ActionKind.ASK_REDEAL:
+        rest = round_path(actions, dealer)
+        return None if rest is None else PLAY_ON + rest
+    if len(actions) == 1:
+        return ASK
+    if actions[1][1].kind is not ActionKind.DECLINE_REDEAL:
+        return None
+    rest = round_path(actions[2:], dealer)
+    return None if rest is None else ASK + DECLINE + rest

@@ -9,9 +9,17 @@ strategy (:mod:`truc_p2p.bots._round_table`).  At each of its decisions the
 bot maps the round's public actions to the tree's path and its cards as dealt
 to the information set, and *samples* its action from the table's mixed
 strategy with its own seeded generator, so its raises, rests, folds and
-cards cannot be read off its hand.  Where the table has no answer — a redeal
-request or answer, a raise past the abstraction's ladder, other rules than the
-default ones — it plays as the CFR bot (``fallback``).  Racing (``rest_from``):
+cards cannot be read off its hand.  Where the table has no answer — a raise
+past the abstraction's ladder, other rules than the default ones, the redeal
+in a score class — it plays as the CFR bot (``fallback``).
+
+The redeal: while a round may still be redealt (its cards are the first
+deal's) and the points table is the one to play, the bot plays the table
+solved with the redeal before the round (``round_redeal.bin``, loaded on
+first use): as the non-dealer it first plays on or asks, as the dealer it
+accepts, declines or folds a request, and the round is played from that
+table's subtree (played on, or declined).  A redealt round is played with
+the points table (no second redeal can come).  Racing (``rest_from``):
 the table's "my rest" is not made before a player has that many points; the
 other actions keep their odds.
 
@@ -27,8 +35,28 @@ from __future__ import annotations
 
 import random
 
-from truc_p2p.bots._round_game import ACCEPT, FOLD, RAISE, REFUSE, REST, SHOW
-from truc_p2p.bots._round_table import RoundTable, load_table, round_path, table_for
+from truc_p2p.bots._round_game import (
+    ACCEPT,
+    ASK,
+    DECLINE,
+    FOLD,
+    PLAY_ON,
+    RAISE,
+    REFUSE,
+    REST,
+    SHOW,
+    YES,
+)
+from truc_p2p.bots._round_table import (
+    RoundTable,
+    load_classes,
+    load_redeal_table,
+    load_table,
+    redeal_path,
+    round_path,
+    score_class,
+    table_for,
+)
 from truc_p2p.bots._search import rest_open
 from truc_p2p.rules import DEFAULT_RULESET, Action, ActionKind, Game
 
@@ -64,8 +92,25 @@ class SolvedBot:
             return load_table()
         return table_for(game.scores, int(me), int(game.dealer), game.ruleset.target)
 
-    def position(self, game: Game) -> tuple[str, tuple[int, ...]] | None:
-        """``(path, hand as dealt)`` of the player to act, or ``None`` outside the table."""
+    def redeal_table(self, game: Game) -> RoundTable | None:
+        """The redeal table if it is the one to play in ``game`` (see the module
+        doc): the round's cards are the first deal's, the rules the default
+        ones and the points table the score's (or ``score_aware`` off)."""
+        me = game.to_act
+        if me is None or game.redealt or game.ruleset != DEFAULT_RULESET:
+            return None
+        if self.score_aware:
+            doc = load_classes()
+            if doc is not None and game.ruleset.target == int(doc["target"]):
+                mine, theirs = game.scores[me], game.scores[me.other]
+                if score_class(mine, theirs, i_deal=me is game.dealer) != 0:
+                    return None
+        return load_redeal_table()
+
+    def position(self, game: Game, *, redeal: bool = False) -> tuple[str, tuple[int, ...]] | None:
+        """``(path, hand as dealt)`` of the player to act, or ``None`` outside the
+        table: the points (or score class) table's tree, or the redeal table's
+        (``redeal``)."""
         me = game.to_act
         if me is None or game.ruleset != DEFAULT_RULESET:
             return None
@@ -73,22 +118,29 @@ class SolvedBot:
         if held is None:
             return None
         deal_actions = self._fallback._search.deal_actions(game)  # type: ignore[attr-defined]
-        path = round_path(deal_actions, game.dealer)
+        path = (redeal_path if redeal else round_path)(deal_actions, game.dealer)
         if path is None:
             return None
         mine = [a.card.strength for p, a in deal_actions if p is me and a.card is not None]
         hand = tuple(sorted([c.strength for c in held] + mine))
         return (path, hand) if len(hand) == 3 else None
 
-    def strategy(self, game: Game) -> dict[str, float] | None:
-        """The table's mixed strategy for the player to act in ``game``, or ``None``."""
-        where = self.position(game)
-        if where is None:
-            return None
+    def where(self, game: Game) -> tuple[RoundTable, str, tuple[int, ...]] | None:
+        """``(table, path, hand as dealt)``: the table the bot plays now and its
+        position there, or ``None`` (the fallback plays)."""
+        redeal = self.redeal_table(game)
+        if redeal is not None:
+            found = self.position(game, redeal=True)
+            return None if found is None else (redeal, *found)
         table = self.table(game)
-        if table is None:
-            return None
-        return table.strategy(*where)
+        found = self.position(game)
+        return None if found is None or table is None else (table, *found)
+
+    def strategy(self, game: Game) -> dict[str, float] | None:
+        """The table's mixed strategy for the player to act in ``game``, or ``None``
+        (before the round, with the redeal table: play on ``p`` or ask ``d``)."""
+        where = self.where(game)
+        return None if where is None else where[0].strategy(*where[1:])
 
     def choose(self, game: Game) -> Action:
         """The bot's action for the player to act in ``game`` (its view)."""
@@ -99,22 +151,29 @@ class SolvedBot:
             return next(iter(legal))
         strategy = self.strategy(game)
         if strategy is not None:
-            if REST in strategy and not rest_open(game, self.rest_from):
-                strategy = {x: w for x, w in strategy.items() if x != REST}
-            if FOLD in strategy and self.score_aware and fold_loses_game(game):
-                strategy = {x: w for x, w in strategy.items() if x != FOLD}
-            action = self._sample(game, strategy)
+            letter = self._sample(game, strategy)
+            if letter == PLAY_ON:  # no redeal: the round's first action, from the same table
+                where = self.where(game)
+                assert where is not None
+                table, path, hand = where
+                after = table.strategy(path + PLAY_ON, hand)
+                letter = None if after is None else self._sample(game, after)
+            action = None if letter is None else action_of(game, letter)
             if action is not None and action in legal:
                 return action
         chosen: Action = self._fallback.choose(game)  # type: ignore[attr-defined]
         return chosen
 
-    def _sample(self, game: Game, strategy: dict[str, float]) -> Action | None:
+    def _sample(self, game: Game, strategy: dict[str, float]) -> str | None:
+        if REST in strategy and not rest_open(game, self.rest_from):
+            strategy = {x: w for x, w in strategy.items() if x != REST}
+        if FOLD in strategy and self.score_aware and fold_loses_game(game):
+            strategy = {x: w for x, w in strategy.items() if x != FOLD}
         letters = [x for x, w in strategy.items() if w > 0]
         if not letters:
             return None
-        letter = self._rng.choices(letters, weights=[strategy[x] for x in letters])[0]
-        return action_of(game, letter)
+        letter: str = self._rng.choices(letters, weights=[strategy[x] for x in letters])[0]
+        return letter
 
 
 def fold_loses_game(game: Game) -> bool:
@@ -140,6 +199,12 @@ def action_of(game: Game, letter: str) -> Action | None:
         held = (game.hand(me) if me is not None else None) or ()
         cards = [c for c in held if c.strength == int(letter)]
         return Action.play(min(cards, key=lambda c: c.index)) if cards else None
+    if letter == ASK:
+        return Action.ASK_REDEAL
+    if letter == YES:
+        return Action.ACCEPT_REDEAL
+    if letter == DECLINE:
+        return Action.DECLINE_REDEAL
     if letter == ACCEPT:
         return Action.ACCEPT
     if letter == REFUSE:

@@ -232,6 +232,7 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
         exact_exploitability,
         exploit_table,
         level_exploitability,
+        redeal_exploitability,
         score_class_exploitability,
     )
     from truc_p2p.bots._exploit import EXPLOITERS
@@ -257,6 +258,7 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
                         {"score": list(score), "exploitability": points}
                         for score, points in score_class_exploitability(args.exploit) or []
                     ],
+                    "redeal": redeal_exploitability(args.exploit),
                     "exploitability_lower_bound": level_exploitability(args.exploit),
                     "levels": _levels_exploitability(),
                     "games": args.games,
@@ -288,6 +290,17 @@ def _bench_exploit(args: argparse.Namespace, ruleset: Ruleset) -> int:
                     "near the end of a game, a table per score class (non-dealer–dealer: "
                     "exact, points per hand): {classes}",
                     classes=", ".join(f"{a}–{b} {x:.4f}" for (a, b), x in classes),
+                )
+            )
+        redeal = redeal_exploitability(args.exploit)
+        if redeal is not None:
+            print(
+                _(
+                    "while a round may be redealt, the table with the redeal: exact "
+                    "exploitability {points} points per hand; the redeal is worth {gain} "
+                    "points per hand to the non-dealer",
+                    points=redeal["exploitability"],
+                    gain=f"{redeal['value'] - redeal['value_no_redeal']:+.4f}",
                 )
             )
     elif bound is not None:
