@@ -38,13 +38,18 @@ DEFAULT = (
 
 
 def games_won(
-    make_a: Callable[[int], Bot], make_b: Callable[[int], Bot], games: int, seed: int
+    make_a: Callable[[int], Bot],
+    make_b: Callable[[int], Bot],
+    games: int,
+    seed: int,
+    start: int = 0,
 ) -> tuple[list[int], int]:
     """Each game's result (1: A won) and the hands played, over ``games``
-    duplicate-deal games of the bots ``make_a(seed)`` and ``make_b(seed)``."""
+    duplicate-deal games of the bots ``make_a(seed)`` and ``make_b(seed)``
+    (from game ``start`` of the run: a slice of it, for parallel workers)."""
     wins: list[int] = []
     hands = 0
-    for index in range(games):
+    for index in range(start, games):
         a_seat, deal_seed, first_dealer = seating(seed, index)
         bot_seed = (seed * 1_000_003 + index) * 2
         bots = [make_a(bot_seed), make_b(bot_seed + 1)]

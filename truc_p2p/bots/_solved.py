@@ -84,6 +84,9 @@ class SolvedBot:
         self._fallback = fallback
         self.rest_from = rest_from
         self.score_aware = SCORE_AWARE if score_aware is None else score_aware
+        #: Whether to play the redeal table while a round may be redealt (off:
+        #: the fallback asks and answers redeals, as before the redeal was solved).
+        self.redeal = True
 
     def table(self, game: Game) -> RoundTable | None:
         """The table the bot plays in ``game``: its score class's, or the points table."""
@@ -97,7 +100,7 @@ class SolvedBot:
         doc): the round's cards are the first deal's, the rules the default
         ones and the points table the score's (or ``score_aware`` off)."""
         me = game.to_act
-        if me is None or game.redealt or game.ruleset != DEFAULT_RULESET:
+        if not self.redeal or me is None or game.redealt or game.ruleset != DEFAULT_RULESET:
             return None
         if self.score_aware:
             doc = load_classes()
