@@ -81,6 +81,7 @@ from truc_p2p.bots._round_table import (
     MAGIC,
     REDEAL_FILE,
     TABLE_FILE,
+    redeal_base,
 )
 
 #: Seat 0's utility of a round's outcome: ``payoff(winner, points)`` (winner
@@ -638,10 +639,10 @@ def redeal_payoffs(ab: Abstraction, v: np.ndarray) -> np.ndarray:
 
 def redeal_start(tree: Tree, base: bytes) -> bytes:
     """A redeal tree's starting strategies (one byte per entry): the points table
-    ``base`` in both copies of the round, the redeal's decisions uniform."""
-    pk = tree.pack
-    n = len(pk.hands)
-    out = bytes([128, 127] * n) + base + bytes([85, 85, 85] * n) + base
+    ``base`` in both copies of the round, the redeal's decisions uniform
+    (:func:`~truc_p2p.bots._round_table.redeal_base`; the shipped table is its
+    difference to it)."""
+    out = redeal_base(base, len(tree.pack.hands))
     if len(out) != tree.entries:
         raise ValueError("the points table does not fit the redeal tree")
     return out
@@ -988,7 +989,9 @@ def solve_redeal(
         "fold_rate": round(rates["fold"], 6),
     }
     # Time and memory are printed, not written: the same command writes the same bytes.
-    data = write(out, solver, quant, iterations=iterations, extra=extra)
+    data = write(
+        out, solver, quant, iterations=iterations, extra=extra, delta=redeal_start(tree, base)
+    )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"asks {rates['ask']:.3f} of its deals; answered: accepts {rates['accept']:.3f}, "
@@ -1010,12 +1013,15 @@ def write(
     *,
     iterations: int,
     extra: dict[str, object] | None = None,
+    delta: bytes | None = None,
 ) -> bytes:
     """Measure the table ``quant`` (as shipped: one byte per entry) exactly and write it.
 
     The header says the abstraction, the tree's size, the game value and the
     exploitability of the table and of the table without "my rest" (as a
-    racing bot plays it before a player has 6 points), in points per hand.
+    racing bot plays it before a player has 6 points), in points per hand;
+    ``extra`` adds to it.  With ``delta`` the table is written as its bytes XOR
+    ``delta``'s (:func:`write_delta`; the redeal table against the points table).
     """
     t = solver.t
     ab = t.ab
@@ -1038,6 +1044,8 @@ def write(
             f"{(b0 + b1) / 2:.4f} points/hand",
             flush=True,
         )
+    if delta is not None:  # stored as its difference to ``delta`` (see write_delta)
+        return write_delta(out, header, quant, delta)
     data = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + zlib.compress(quant, 9)
     out.write_bytes(data)
     return data
