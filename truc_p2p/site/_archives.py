@@ -23,12 +23,19 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)
 #: What the page's Python needs of this package besides its modules: the compiled
 #: catalogs (ten languages), the CFR bot's table and the solved round's points table
 #: (``strongest``: without it the page's strongest played the CFR bot, weaker than the
-#: desktop's; about 1 MB).  The score classes' tables (3 MB more, for a gain no
-#: benchmark could measure: docs/bots.md) stay out, and the page's ``strongest``
-#: plays the points table at every score.  The translators' .po/.pot files and the
+#: desktop's; about 1 MB) and the round solved with the redeal (290 KB: its
+#: difference to the points table), so the page's ``strongest`` asks and answers
+#: redeals as the desktop's does.  The score classes' tables (3 MB more, for a gain
+#: no benchmark could measure: docs/bots.md) stay out, and the page's ``strongest``
+#: plays the points table (and the redeal table) at every score.  The translators' .po/.pot files and the
 #: web table's static files (copied to the site's root instead) stay out.
 _DATA_SUFFIXES = (".mo",)
-_DATA_FILES = ("py.typed", "bots/cfr_opening.bin", "bots/round_table.bin")
+_DATA_FILES = (
+    "py.typed",
+    "bots/cfr_opening.bin",
+    "bots/round_table.bin",
+    "bots/round_redeal.bin",
+)
 #: Of an npm package, what a browser may load (scripts, their metadata, the licence).
 _NPM_SUFFIXES = (".js", ".mjs", ".json")
 
