@@ -131,10 +131,16 @@ def test_a_redeal_tree_needs_the_redealt_rounds_payoffs() -> None:
 
 
 @pytest.fixture(scope="module")
-def small_redeal() -> solve_round.Solver:
+def small_plain() -> solve_round.Solver:
     plain = solve_round.Solver(solve_round.build(SMALL))
     for it in range(1, 151):
         plain.iterate(it)
+    return plain
+
+
+@pytest.fixture(scope="module")
+def small_redeal(small_plain: solve_round.Solver) -> solve_round.Solver:
+    plain = small_plain
     sigma = plain.average()
     r = solve_round.redeal_payoffs(SMALL, solve_round.play_values(plain, sigma))
     solver = solve_round.Solver(solve_round.build(SMALL_REDEAL), None, r)
@@ -266,3 +272,20 @@ def test_the_bot_asks_for_redeals_with_weak_hands_in_whole_games() -> None:
         asks += bot.choose(game) == Action.ASK_REDEAL
     assert asks >= 6
     assert isinstance(Game, type)
+
+
+def test_an_accepted_redeal_is_worth_the_round_on_average(
+    small_redeal: solve_round.Solver, small_plain: solve_round.Solver
+) -> None:
+    # Every hand asks, every hand accepts: the round is played from new hands,
+    # which over the deal are as likely as the first ones, so the value is the
+    # round's under the points profile the redeal was valued with.
+    solver = small_redeal
+    n = len(SMALL.hands())
+    sigma = solver.average()
+    sigma[0 : 2 * n] = np.tile([0.0, 1.0], n)  # the root: ask
+    answer = int(solver.t.soff[next(c for p, c, _, x in solver.t.edges if p == 0 and x == "d")])
+    sigma[answer : answer + 3 * n] = np.tile([1.0, 0.0, 0.0], n)  # accept
+    expected = small_plain.root_value(small_plain.average())
+    assert solver.root_value(sigma) == pytest.approx(expected, abs=1e-9)
+    assert abs(expected) > 0.5
