@@ -213,7 +213,8 @@ def wait_turn(page: Any, last: int | None) -> dict[str, Any] | None:
 
 def play_to_the_end(page: Any, shots: Path | None = None) -> dict[str, bool]:
     """Click through a whole game: answer the raise, ask for a redeal, fold one hand,
-    otherwise play the first card that may be played."""
+    decline the opponent's redeals with ``x``, otherwise play the first card that may
+    be played."""
     did = {"answered a raise": False, "asked for a redeal": False, "folded a hand": False}
     last: int | None = None
     for _ in range(300):
@@ -229,6 +230,9 @@ def play_to_the_end(page: Any, shots: Path | None = None) -> dict[str, bool]:
             assert page.locator("#pending").inner_text() == pending["text"]
             page.keyboard.press("a")  # the terminal's key works in the page too
             did["answered a raise"] = True
+        elif pending and pending["by"] == "opp" and pending["kind"] == "redeal":
+            page.keyboard.press("x")  # a raise's "refuse" key declines a redeal too
+            did["declined a redeal"] = True
         elif pending and pending["by"] == "opp":
             page.click(f"button.act[data-action='{table['buttons'][0]['action']}']")
         elif "redeal" in buttons and not did["asked for a redeal"]:

@@ -44,6 +44,7 @@ from truc_p2p.net._stun import (
     xor_address,
 )
 from truc_p2p.net._turn import TurnAuthError, TurnError, TurnServer, open_allocation
+from truc_p2p.ui._notice_text import notice_text
 
 USER, PASSWORD, REALM = "alice", "pw", "test.realm"
 
@@ -175,6 +176,16 @@ async def test_a_wrong_password_is_one_typed_error() -> None:
         f"the TURN server 127.0.0.1:{port} refused the user name or password (401 Unauthorized)"
     )
     assert "nope" not in text and "\n" not in text
+    # the player's language: the error is a notice, not only its English sentence
+    use_language("fr")
+    try:
+        said = notice_text(caught.value.words)
+    finally:
+        use_language("en")
+    assert said == (
+        f"le serveur TURN 127.0.0.1:{port} a refusé le nom d’utilisateur ou le mot de passe"
+        " (401 Unauthorized)"
+    )
 
 
 async def test_a_server_that_is_down_or_silent_is_a_turn_error_in_bounded_time(
@@ -259,6 +270,15 @@ async def test_a_host_whose_turn_server_is_down_says_so_once_and_registers() -> 
         f"no path through TURN (cannot reach the TURN server 127.0.0.1:{down}: "
     ), told
     assert told[0].endswith("); joiners use the other paths") and PASSWORD not in told[0]
+    use_language("es")  # the operating system's refusal too, in the player's words
+    try:
+        said = notice_text(told[0])
+    finally:
+        use_language("en")
+    assert said.startswith(
+        f"ningún camino por TURN (no se puede contactar con el servidor TURN 127.0.0.1:{down}: "
+    ), said
+    assert said.endswith("conexión rechazada); los invitados usan los otros caminos"), said
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ its handler, and the terminal and the web table tell an event in the same words.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -18,6 +19,7 @@ import truc_p2p.protocol._events as protocol_events
 import truc_p2p.rules._events as rules_events
 from truc_p2p.history._record import read_game
 from truc_p2p.history._replay_steps import build_replay
+from truc_p2p.i18n import use_language
 from truc_p2p.net import NetEvent, PeerDisconnected, PeerReconnected
 from truc_p2p.protocol import (
     AuditPassed,
@@ -40,6 +42,7 @@ from truc_p2p.rules import (
 )
 from truc_p2p.transcript import scan_transcript_file
 from truc_p2p.ui._fold import handlers
+from truc_p2p.ui._outcome_text import render_outcome
 from truc_p2p.ui._table import TableModel
 from truc_p2p.ui._tui import ScriptedLines, TerminalPlayer
 from truc_p2p.ui._web._feed import TableFeed
@@ -180,9 +183,38 @@ def test_the_terminal_and_the_web_tell_each_event_in_the_same_words(
         "bob asks “2 more?” (to 2)",
         "you win hand 1: +2 points (bob folded) → you 2 – bob 0",
         "audit passed: the seeds of hand 1 recompute its deck",
-        "bob ended the game: timeout no move",
+        "bob ended the game: you took too long to play: no move",
     ):
         assert expected in logged and expected in told
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [
+        ("en", "bot ended the game: you took too long to play: no message for 300 s"),
+        ("ca", "bot ha acabat la partida: has trigat massa a jugar: cap missatge en 300 s"),
+    ],
+)
+def test_the_opponent_s_abort_is_said_in_the_player_s_words(lang: str, line: str) -> None:
+    """A Catalan player read "bot ha acabat la partida: timeout no message for 300 s":
+    the spec's reason in words, the reference implementation's detail too; another
+    implementation's own detail is quoted as it wrote it."""
+    use_language(lang)
+    try:
+        lines = []
+        for reason, detail in (("timeout", "no message for 300 s"), ("cheat", "bad-proof")):
+            model = TableModel("alice")
+            model.feed(dataclasses.replace(_sample()[0], peer_name="bot"))
+            lines += model.feed(PeerAborted(reason=reason, detail=detail, envelope=b""))
+        said, other = lines
+        ended = render_outcome(
+            "peer-timeout", {"where": "hand", "hand": 6, "detail": "no message for 300 s"}
+        )
+    finally:
+        use_language("en")
+    assert said.text == line
+    assert other.text.endswith(": bad-proof")
+    assert ended.endswith(line.rsplit(": ", 1)[1]), ended  # the game's last line too
 
 
 def test_the_replay_of_the_events_rebuilds_the_same_model() -> None:

@@ -24,6 +24,7 @@ from truc_p2p.ui._narrate import Narrator
 from truc_p2p.ui._table import TableModel
 from truc_p2p.ui._tui import ScriptedLines, TerminalPlayer, parse_choice
 from truc_p2p.ui._voice import Voice
+from truc_p2p.ui._web._view import action_buttons
 
 ME, OPP = Player.P1, Player.P0  # the viewer sits in seat 1: scores must not come in seat order
 NAMES = {ME: "alice", OPP: "bob"}
@@ -207,6 +208,24 @@ def test_keys_that_exist_but_do_not_fit_say_why() -> None:
     assert parse_choice("a", game, legal).startswith("nothing to accept now")  # type: ignore[union-attr]
     assert parse_choice("x", game, legal).startswith("nothing to refuse now")  # type: ignore[union-attr]
     assert "unknown key" in str(parse_choice("zz", game, legal))
+
+
+def test_a_redeal_request_is_answered_with_the_keys_of_any_answer_too() -> None:
+    """A player answering a redeal request presses ``a`` or ``x``, as for a raise:
+    they answer it (its own keys, ``d`` and ``n``, are the ones listed), and the
+    keys are listed in the order of the buttons, fold last."""
+    game = Game(first_dealer=ME, view=ME)
+    game.deal({ME: cards("9S", "10H", "JD")})
+    game.push(Action.ASK_REDEAL, player=OPP)
+    legal = tuple(game.legal_actions())
+    assert parse_choice("a", game, legal) == Action.ACCEPT_REDEAL
+    assert parse_choice("x", game, legal) == Action.DECLINE_REDEAL
+    assert parse_choice("d", game, legal) == Action.ACCEPT_REDEAL
+    assert parse_choice("n", game, legal) == Action.DECLINE_REDEAL
+    said = str(parse_choice("1", game, legal))
+    assert said.endswith("choose from: d, n, f"), said
+    buttons = {b["key"]: b["alt"] for b in action_buttons(game, legal)}
+    assert buttons == {"d": "a", "n": "x", "f": None}
 
 
 class StampedLines:

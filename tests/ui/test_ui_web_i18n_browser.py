@@ -27,6 +27,11 @@ def test_switch_the_page_to_french_mid_game(browser: Any, tmp_path: Path, artifa
         page.wait_for_function(
             "document.getElementById('help-btn').textContent === '? règles et touches'"
         )
+        # the buttons are drawn again from the next state, which may come a moment later
+        page.wait_for_function(
+            "[...document.querySelectorAll('#buttons button')]"
+            ".some((b) => b.textContent.includes('se coucher'))"
+        )
         labels = page.locator("#buttons button").all_inner_texts()
         assert any("se coucher" in label for label in labels), labels
         assert page.locator("#status").inner_text().startswith("à vous de jouer")

@@ -330,7 +330,7 @@ async def _own_allocation(
         allocation = await allocate(turn, timeout=OWN_TURN_TIMEOUT)
     except TurnError as exc:
         if on_notice is not None:
-            on_notice(Notice("turn-failed", error=str(exc)))
+            on_notice(Notice("turn-failed", error=exc.words))
         return None
     own = _OwnTurn(allocation)
     trio.lowlevel.spawn_system_task(own.run)

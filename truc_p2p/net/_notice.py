@@ -70,6 +70,15 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "relay-retry": "cannot register with the relay {relay} ({error}); trying again in {seconds} s",
     "relay-no-codes": "the relay does not keep codes ({error}); not registering there",
     "relay-background": "cannot register with the relay ({error}); trying again in the background",
+    # what a TURN server did (the error of turn-failed, turn-lost)
+    "turn-auth": "the TURN server {server} refused the user name or password ({code} {reason})",
+    "turn-auth-again": "the TURN server {server} kept asking for the user name and password",
+    "turn-refused": "the TURN server {server} refused: {code} {reason}",
+    "turn-unreachable": "cannot reach the TURN server {server}: {error}",
+    "turn-timeout": "the TURN server {server} did not answer within {seconds} s",
+    "turn-unresolved": "cannot find the TURN server {server} (no such name)",
+    "turn-closed": "the TURN server {server} closed the connection",
+    "turn-broken": "the TURN server {server} answered wrongly ({detail})",
     # a host with a TURN server (connect.md §11)
     "turn-allocated": "TURN server {server}: joiners behind any NAT can reach you through "
     "{address}",

@@ -170,7 +170,7 @@ class Rendezvous:
         try:
             allocation = await allocate(server, timeout=TURN_TIMEOUT)
         except TurnError as exc:
-            self.turn_failed = str(exc)
+            self.turn_failed = exc.words
             self.turn_refused = isinstance(exc, TurnAuthError)
             return None
         self.turn_failed = None

@@ -31,6 +31,7 @@ import trio
 
 from truc_p2p._text import printable
 from truc_p2p.net._invite import host_port
+from truc_p2p.net._notice import Notice, os_error_facts
 from truc_p2p.net._relay_wire import Addr, RelayProtocolError, read_exactly
 from truc_p2p.net._saslprep import SaslprepError, saslprep
 from truc_p2p.net._stun import (
@@ -78,7 +79,19 @@ _NET = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, RelayProtoc
 
 
 class TurnError(OSError):
-    """The TURN server cannot be reached, refused us, or answered nonsense (one line)."""
+    """The TURN server cannot be reached, refused us, or answered nonsense (one line).
+
+    Its argument is a :class:`~truc_p2p.net.Notice` (``turn-auth``, ``turn-refused``,
+    ``turn-unreachable``, ``turn-timeout``, ``turn-unresolved``, ``turn-closed``,
+    ``turn-broken``): :attr:`words` keeps it, so a screen says it in the player's
+    language, where ``str()`` is the English sentence.
+    """
+
+    @property
+    def words(self) -> str:
+        """The error as a notice (a ``str``: its English sentence)."""
+        first = self.args[0] if self.args else ""
+        return first if isinstance(first, str) else str(self)
 
 
 class TurnAuthError(TurnError):
@@ -199,7 +212,7 @@ class Allocation:
     def _learn_challenge(self, answer: Message) -> None:
         realm, nonce = answer.text(Attr.REALM), answer.get(Attr.NONCE)
         if nonce is None:
-            raise TurnError(f"the TURN server {self.server} sent no NONCE")
+            raise TurnError(Notice("turn-broken", server=str(self.server), detail="no NONCE"))
         if realm is not None:
             self._realm = realm
         self._nonce = nonce
@@ -240,7 +253,7 @@ class Allocation:
         reads (the Allocate, a ConnectionBind) instead of the control connection."""
         on = stream if stream is not None else self._control
         if on is None:
-            raise TurnError(f"no control connection to the TURN server {self.server}")
+            raise TurnError(Notice("turn-closed", server=str(self.server)))
         for attempt in range(3):
             txid = _txid()
             extra = () if peer is None else ((Attr.XOR_PEER_ADDRESS, xor_address(*peer, txid)),)
@@ -251,20 +264,26 @@ class Allocation:
                 )
             except trio.TooSlowError:
                 raise TurnError(
-                    f"the TURN server {self.server} did not answer within {REQUEST_TIMEOUT:g} s"
+                    Notice("turn-timeout", server=str(self.server), seconds=f"{REQUEST_TIMEOUT:g}")
                 ) from None
             except _NET as exc:
-                raise TurnError(f"the TURN server {self.server}: {exc}") from None
+                raise TurnError(_net_notice(str(self.server), exc)) from None
             if answer.method != method or answer.cls not in (SUCCESS, ERROR):
-                raise TurnError(f"the TURN server {self.server} answered out of turn")
+                raise TurnError(
+                    Notice("turn-broken", server=str(self.server), detail="an answer out of turn")
+                )
             if answer.cls == SUCCESS:
                 if self._key is not None and not answer.check_integrity(raw, self._key):
-                    raise TurnError(f"the TURN server {self.server}'s answer is not signed")
+                    raise TurnError(
+                        Notice("turn-broken", server=str(self.server), detail="an unsigned answer")
+                    )
                 return answer
             try:
                 code, reason = answer.error()
             except StunError as exc:
-                raise TurnError(f"the TURN server {self.server}: {exc}") from None
+                raise TurnError(
+                    Notice("turn-broken", server=str(self.server), detail=str(exc))
+                ) from None
             if code == 401 and self._key is None and attempt == 0:
                 self._learn_challenge(answer)
                 continue
@@ -273,11 +292,16 @@ class Allocation:
                 continue
             if code in (401, 441):
                 raise TurnAuthError(
-                    f"the TURN server {self.server} refused the user name or password"
-                    f" ({code} {_printable(reason)})"
+                    Notice(
+                        "turn-auth", server=str(self.server), code=code, reason=_printable(reason)
+                    )
                 )
-            raise TurnError(f"the TURN server {self.server} refused: {code} {_printable(reason)}")
-        raise TurnError(f"the TURN server {self.server} kept asking for credentials")
+            raise TurnError(
+                Notice(
+                    "turn-refused", server=str(self.server), code=code, reason=_printable(reason)
+                )
+            )
+        raise TurnAuthError(Notice("turn-auth-again", server=str(self.server)))
 
     # ------------------------------------------------------------------ the API
 
@@ -294,7 +318,9 @@ class Allocation:
         answer = await self.request(CONNECT, peer=peer)
         cid = answer.get(Attr.CONNECTION_ID)
         if cid is None or len(cid) != 4:
-            raise TurnError(f"the TURN server {self.server} gave no CONNECTION-ID")
+            raise TurnError(
+                Notice("turn-broken", server=str(self.server), detail="no CONNECTION-ID")
+            )
         return cid
 
     async def bind(self, connection_id: bytes) -> trio.SocketStream:
@@ -303,7 +329,7 @@ class Allocation:
             with trio.fail_after(REQUEST_TIMEOUT):
                 stream = await _open(self._family, self._address)
         except (OSError, trio.TooSlowError) as exc:
-            raise TurnError(f"cannot reach the TURN server {self.server}: {exc}") from None
+            raise TurnError(_unreachable(str(self.server), exc, REQUEST_TIMEOUT)) from None
         try:
             await self.request(
                 CONNECTION_BIND, ((Attr.CONNECTION_ID, connection_id),), stream=stream
@@ -335,7 +361,7 @@ class Allocation:
             with trio.move_on_after(1, shield=True), suppress(*_NET):
                 async with self._lock:
                     await control.send_all(self._auth(delete))
-        self.lost = self.lost or "closed"
+        self.lost = self.lost or Notice("turn-closed", server=str(self.server))
         self.lost_event.set()
         await trio.aclose_forcefully(control)
 
@@ -355,9 +381,9 @@ class Allocation:
                     with suppress(trio.WouldBlock, trio.BrokenResourceError):
                         waiter.send_nowait((msg, raw))
         except _NET as exc:
-            self.lost = str(exc) or type(exc).__name__
+            self.lost = _net_notice(str(self.server), exc)
         finally:
-            self.lost = self.lost or "closed"
+            self.lost = self.lost or Notice("turn-closed", server=str(self.server))
             self.lost_event.set()
             self._attempts_tx.close()
 
@@ -378,7 +404,7 @@ class Allocation:
                         await self.request(CREATE_PERMISSION, peer=(ip, 0))
                     next_permissions = trio.current_time() + PERMISSION_REFRESH
             except TurnError as exc:
-                self.lost = str(exc)
+                self.lost = exc.words
                 if self._control is not None:
                     await trio.aclose_forcefully(self._control)
                 return
@@ -386,6 +412,24 @@ class Allocation:
 
 def _printable(text: str) -> str:
     return printable(text, 100)
+
+
+def _net_notice(server: str, exc: BaseException) -> str:
+    """A connection to the TURN server that broke, as a notice."""
+    if isinstance(exc, TurnError):
+        return exc.words
+    if isinstance(exc, OSError):
+        return Notice("turn-unreachable", server=server, **os_error_facts(exc))
+    if isinstance(exc, trio.BrokenResourceError | trio.ClosedResourceError):
+        return Notice("turn-closed", server=server)
+    return Notice("turn-broken", server=server, detail=str(exc) or type(exc).__name__)
+
+
+def _unreachable(server: str, exc: BaseException, seconds: float) -> str:
+    """No connection to the TURN server within ``seconds`` (``exc``), as a notice."""
+    if isinstance(exc, trio.TooSlowError):
+        return Notice("turn-timeout", server=server, seconds=f"{seconds:g}")
+    return _net_notice(server, exc)
 
 
 async def _open(family: int, address: Addr) -> trio.SocketStream:
@@ -411,15 +455,14 @@ async def allocate(server: TurnServer, *, timeout: float = 10.0) -> Allocation:
         with trio.fail_after(timeout):
             infos = await trio.socket.getaddrinfo(server.host, server.port, type=socket.SOCK_STREAM)
             if not infos:
-                raise TurnError(f"cannot resolve the TURN server {server.host}")
+                raise TurnError(Notice("turn-unresolved", server=str(server)))
             family, _, _, _, sockaddr = infos[0]
             address = (str(sockaddr[0]), int(sockaddr[1]))
             control = await _open(family, address)
     except (OSError, trio.TooSlowError) as exc:
         if isinstance(exc, TurnError):
             raise
-        why = f"no answer within {timeout:g} s" if isinstance(exc, trio.TooSlowError) else exc
-        raise TurnError(f"cannot reach the TURN server {server}: {why}") from None
+        raise TurnError(_unreachable(str(server), exc, timeout)) from None
     allocation = Allocation(server, (family, address))
     allocation._control = control
     try:
@@ -433,14 +476,14 @@ async def allocate(server: TurnServer, *, timeout: float = 10.0) -> Allocation:
         )
         relayed = answer.address(Attr.XOR_RELAYED_ADDRESS)
         if relayed is None:
-            raise TurnError(f"the TURN server {server} gave no relayed address")
+            raise TurnError(Notice("turn-broken", server=str(server), detail="no relayed address"))
         allocation.relayed = relayed
         allocation.mapped = answer.address(Attr.XOR_MAPPED_ADDRESS)
         allocation.lifetime = max(60, answer.uint32(Attr.LIFETIME) or LIFETIME)
     except BaseException as exc:
         await trio.aclose_forcefully(control)
         if isinstance(exc, StunError):
-            raise TurnError(f"the TURN server {server}: {exc}") from None
+            raise TurnError(Notice("turn-broken", server=str(server), detail=str(exc))) from None
         raise
     return allocation
 

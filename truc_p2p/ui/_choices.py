@@ -11,7 +11,7 @@ from truc_p2p.rules import Action, ActionKind, Game, GameEnded, RoundEnded, Rule
 from truc_p2p.ui._texts import action_label
 from truc_p2p.ui._voice import Voice
 
-__all__ = ["Choice", "choices", "keymap", "next_value"]
+__all__ = ["Choice", "aliases", "choices", "keymap", "next_value"]
 
 _KEYS: dict[ActionKind, str] = {
     ActionKind.RAISE: "r",
@@ -22,6 +22,12 @@ _KEYS: dict[ActionKind, str] = {
     ActionKind.ASK_REDEAL: "d",
     ActionKind.ACCEPT_REDEAL: "d",
     ActionKind.DECLINE_REDEAL: "n",
+}
+
+#: Keys that also choose an action (an answer's usual key): see :func:`aliases`.
+_ALIASES: dict[ActionKind, str] = {
+    ActionKind.ACCEPT_REDEAL: "a",
+    ActionKind.DECLINE_REDEAL: "x",
 }
 
 #: Buttons in this order: answers first.
@@ -47,11 +53,24 @@ def keymap(game: Game, legal: Iterable[Action]) -> dict[str, Action]:
         action = Action.play(card)
         if action in legal:
             keys[str(i + 1)] = action
-    for action in legal:
+    order = {kind: i for i, kind in enumerate(_ORDER)}
+    for action in sorted(legal, key=lambda a: order.get(a.kind, len(order))):
         key = _KEYS.get(action.kind)
         if key is not None:
             keys[key] = action
     return keys
+
+
+def aliases(keys: dict[str, Action]) -> dict[str, Action]:
+    """The other keys a player may press for an action of ``keys`` (a keymap):
+    ``a`` and ``x``, which accept and refuse a raise, also accept and decline a
+    redeal request (its own keys are ``d`` and ``n``)."""
+    out: dict[str, Action] = {}
+    for action in keys.values():
+        alt = _ALIASES.get(action.kind)
+        if alt is not None and alt not in keys:
+            out[alt] = action
+    return out
 
 
 def next_value(game: Game) -> int | None:
@@ -70,6 +89,8 @@ class Choice:
     label: str
     #: What happens if chosen ("Bob scores 1 now"); ``None`` for a card.
     cost: str | None = None
+    #: Another key that chooses it (:func:`aliases`), not shown.
+    alt: str | None = None
 
 
 def _cost(game: Game, action: Action, voice: Voice) -> str | None:
@@ -137,6 +158,7 @@ def _ending(game: Game, action: Action, voice: Voice) -> str:
 def choices(game: Game, legal: Iterable[Action], voice: Voice) -> tuple[Choice, ...]:
     """The keys and buttons for ``legal``: cards first, then the rest, answers first."""
     keys = keymap(game, legal)
+    alt = {action: key for key, action in aliases(keys).items()}
     rest_pending = game.pending is ActionKind.REST
     to = next_value(game)
     cards = [Choice(action=a, key=k, label=action_label(a)) for k, a in keys.items() if k.isdigit()]
@@ -146,6 +168,7 @@ def choices(game: Game, legal: Iterable[Action], voice: Voice) -> tuple[Choice, 
             key=k,
             label=voice.out(action_label(a, to=to, rest_pending=rest_pending)),
             cost=(c := _cost(game, a, voice)) and voice.out(c),
+            alt=alt.get(a),
         )
         for k, a in keys.items()
         if not k.isdigit()

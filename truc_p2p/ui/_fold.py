@@ -50,6 +50,7 @@ from truc_p2p.rules import (
     RulesetError,
     TrickEnded,
 )
+from truc_p2p.ui._outcome_text import abort_text
 from truc_p2p.ui._texts import move_clock_words
 
 if TYPE_CHECKING:
@@ -285,12 +286,7 @@ def _aborted(model: TableModel, event: PeerAborted) -> list[Line]:
     model.over = True
     voice = model.voice
     who = voice.names[voice.me.other] if voice.me is not None else _("the opponent")
-    text = _(
-        "{name} ended the game: {reason} {detail}",
-        name=who,
-        reason=event.reason,
-        detail=event.detail,
-    ).rstrip()
+    text = abort_text(who, event.reason, event.detail)
     return [Line(kind="abort", text=voice.out(text), who="opp", mark="!! ")]
 
 

@@ -21,7 +21,7 @@ import trio
 from truc_p2p.i18n import _
 from truc_p2p.net import QuitGame
 from truc_p2p.rules import Action, ActionError, Game
-from truc_p2p.ui._choices import keymap
+from truc_p2p.ui._choices import aliases, keymap
 from truc_p2p.ui._texts import NOT_NOW, action_label, card_text, help_text
 
 __all__ = ["LineSource", "ScriptedLines", "StdinLines", "parse_choice"]
@@ -194,6 +194,9 @@ def parse_choice(line: str, game: Game, legal: tuple[Action, ...]) -> Action | s
         return _("type a key from the list (? for help)")
     if key in keys:
         return keys[key]
+    also = aliases(keys)
+    if key in also:
+        return also[key]
     if key.isdigit():
         return _("no card {key} to play now; choose from: {keys}", key=key, keys=choose)
     if key in NOT_NOW:

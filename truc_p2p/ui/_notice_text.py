@@ -84,6 +84,14 @@ KINDS: dict[str, str | tuple[str, str]] = {
     "relay-background": N_(
         "cannot register with the relay ({error}); trying again in the background"
     ),
+    "turn-auth": N_("the TURN server {server} refused the user name or password ({code} {reason})"),
+    "turn-auth-again": N_("the TURN server {server} kept asking for the user name and password"),
+    "turn-refused": N_("the TURN server {server} refused: {code} {reason}"),
+    "turn-unreachable": N_("cannot reach the TURN server {server}: {error}"),
+    "turn-timeout": N_("the TURN server {server} did not answer within {seconds} s"),
+    "turn-unresolved": N_("cannot find the TURN server {server} (no such name)"),
+    "turn-closed": N_("the TURN server {server} closed the connection"),
+    "turn-broken": N_("the TURN server {server} answered wrongly ({detail})"),
     "turn-allocated": N_(
         "TURN server {server}: joiners behind any NAT can reach you through {address}"
     ),

@@ -56,6 +56,7 @@ def _button(choice: Choice) -> dict[str, Any]:
         "action": str(choice.action),
         "kind": choice.action.kind.value,
         "key": choice.key,
+        "alt": choice.alt,
         "label": choice.label,
         "cost": choice.cost,
     }

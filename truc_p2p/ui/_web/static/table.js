@@ -1024,7 +1024,7 @@ document.addEventListener("keydown", (e) => {
   // a key that exists but does nothing now says why (never plays into the next turn)
   if (t.turn == null) { toast(tx("not_your_turn", "wait for your turn")); return; }
   const c = t.hand.find((x) => x.key === key && x.action);
-  const b = t.buttons.find((x) => x.key === key);
+  const b = t.buttons.find((x) => x.key === key) || t.buttons.find((x) => x.alt === key);
   if (c) act(c.action);
   else if (b) act(b.action);
   else if (/^[1-3]$/.test(key)) toast(tx("no_card", "no card {key} to play now", { key }));
