@@ -27,8 +27,9 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)
 #: difference to the points table), so the page's ``strongest`` asks and answers
 #: redeals as the desktop's does.  The score classes' tables (3 MB more, for a gain
 #: no benchmark could measure: docs/bots.md) stay out, and the page's ``strongest``
-#: plays the points table (and the redeal table) at every score.  The translators' .po/.pot files and the
-#: web table's static files (copied to the site's root instead) stay out.
+#: plays the points table (and the redeal table) at every score.  The translators'
+#: .po/.pot files and the web table's static files (copied to the site's root
+#: instead) stay out.
 _DATA_SUFFIXES = (".mo",)
 _DATA_FILES = (
     "py.typed",
