@@ -151,11 +151,13 @@ def small_redeal(small_plain: solve_round.Solver) -> solve_round.Solver:
     return solver
 
 
+@pytest.mark.slow  # the small pack solved twice: about 10 s
 def test_the_small_pack_with_the_redeal_is_solved(small_redeal: solve_round.Solver) -> None:
     _, br0, br1 = small_redeal.exploitability(small_redeal.average())
     assert (br0 + br1) / 2 < 0.01
 
 
+@pytest.mark.slow  # the small pack solved twice: about 10 s
 def test_a_weak_hand_asks_for_a_redeal_more_than_a_strong_one(
     small_redeal: solve_round.Solver,
 ) -> None:
@@ -274,6 +276,7 @@ def test_the_bot_asks_for_redeals_with_weak_hands_in_whole_games() -> None:
     assert isinstance(Game, type)
 
 
+@pytest.mark.slow  # the small pack solved twice: about 10 s
 def test_an_accepted_redeal_is_worth_the_round_on_average(
     small_redeal: solve_round.Solver, small_plain: solve_round.Solver
 ) -> None:
