@@ -15,6 +15,7 @@ from helpers.bots import P0, P1, view
 from truc_p2p.bots import make_bot
 from truc_p2p.bots._round_game import Abstraction, End, Redeal, State, locate, size
 from truc_p2p.bots._round_table import (
+    RoundTable,
     load_redeal_table,
     load_table,
     redeal_path,
@@ -199,6 +200,19 @@ def test_the_shipped_redeal_table_fits_its_tree_and_loads_fast() -> None:
     assert (table.strategy("", (0, 0, 1)) or {}).get("d", 0) > 0.5
 
 
+def _points(where: tuple[RoundTable, str, tuple[int, ...]] | None, *at: object) -> bool:
+    """Whether ``where`` is the points table's position ``at`` (compared by the
+    header: other tests clear the loaders' caches, so identity would not do)."""
+    points = load_table()
+    return (
+        where is not None
+        and points is not None
+        and where[0].header == points.header
+        and where[0].strategies == points.strategies
+        and where[1:] == at
+    )
+
+
 def _solved(seed: int = 1) -> SolvedBot:
     bot = make_bot("strongest", seed)
     assert isinstance(bot, SolvedBot)
@@ -227,7 +241,7 @@ def test_the_bot_maps_a_redeal_to_the_redeal_tables_paths() -> None:
     # Accepted: the redealt round is the points table's, from its root.
     game = view([("7C 7D 8S", ["redeal", "accept-redeal"]), ("9C 10D JS", [])], seat=P0)
     assert game.redealt
-    assert bot.where(game) == (load_table(), "", (0, 1, 2))
+    assert _points(bot.where(game), "", (0, 1, 2))
     assert bot.choose(game) != Action.ASK_REDEAL
 
 
@@ -250,10 +264,10 @@ def test_the_redeal_table_is_loaded_only_when_a_redeal_may_come() -> None:
     game = view([("7C 7D 8S", [])], seat=P0)
     game._scores = [10, 3]  # type: ignore[attr-defined]
     where = bot.where(game)
-    assert where is not None and where[0] is not load_table() and where[1] == ""
+    assert where is not None and "class" in where[0].header and where[1] == ""
     # A redealt round: the points table.
     redealt = view([("7C 7D 8S", ["redeal", "accept-redeal"]), ("9C 10D JS", [])], seat=P0)
-    assert bot.where(redealt) == (load_table(), "", (0, 1, 2))
+    assert _points(bot.where(redealt), "", (0, 1, 2))
     assert load_redeal_table.cache_info().currsize == 0
     # At 0-0, a fresh round: the redeal table, loaded now.
     game._scores = [0, 0]  # type: ignore[attr-defined]
