@@ -10,7 +10,9 @@ the first dealer alternating).  Prints the table's figures (its header,
 measured exactly when it was solved), its size and load time, the win rate
 with its 95 % Wilson interval and the hands per game.  ``--against``: also
 both variants against other bots on the same deals and seeds, with the
-paired difference of their results.  ``--jobs``: games in parallel
+paired difference of their results.  ``--variants robust,table``: the
+robust asking rule (the non-dealer asks only with the hands a request gains
+with against any accepting dealer) against the table as solved.  ``--jobs``: games in parallel
 processes.  Run::
 
     nice -n 15 python benchmarks/bot_redeal.py --games 2000 --against hard
@@ -34,19 +36,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bot_strongest import games_won as duplicate_games
 
+#: The variants: the robust asking rule over the redeal table, the redeal
+#: table as solved (asking as the equilibrium does), no redeal table.
+#: ``noask``: the redeal table, the non-dealer never asking.
+VARIANTS = ("robust", "table", "none", "noask")
 
-def _bot(seed: int, redeal: bool) -> Bot:
+
+def _bot(seed: int, variant: str) -> Bot:
     bot = make_bot("strongest", seed)
-    bot.redeal = redeal  # type: ignore[attr-defined]
+    bot.redeal = variant != "none"  # type: ignore[attr-defined]
+    bot.robust_ask = variant in ("robust", "noask")  # type: ignore[attr-defined]
+    if variant == "noask":
+        bot.ask_with = frozenset()  # type: ignore[attr-defined]
     return bot
 
 
-def _with(seed: int) -> Bot:
-    return _bot(seed, True)
+class _Variant:
+    def __init__(self, variant: str) -> None:
+        self.variant = variant
 
-
-def _without(seed: int) -> Bot:
-    return _bot(seed, False)
+    def __call__(self, seed: int) -> Bot:
+        return _bot(seed, self.variant)
 
 
 class _Named:
@@ -57,22 +67,22 @@ class _Named:
         return make_bot(self.name, seed)
 
 
-def _chunk(job: tuple[bool, str | None, int, int, int]) -> tuple[list[int], int]:
+def _chunk(job: tuple[str, str, int, int, int]) -> tuple[list[int], int]:
     """Games ``start`` to ``start + count`` of the duplicate-deal run at ``seed``."""
-    redeal, against, seed, start, count = job
-    make_b = _without if against is None else _Named(against)
-    wins, hands = duplicate_games(_with if redeal else _without, make_b, start + count, seed, start)
+    variant, against, seed, start, count = job
+    make_b = _Named(against[1:]) if against.startswith("=") else _Variant(against)
+    wins, hands = duplicate_games(_Variant(variant), make_b, start + count, seed, start)
     return wins, hands
 
 
 def games_won(
-    games: int, seed: int, against: str | None = None, redeal: bool = True, jobs: int = 1
+    games: int, seed: int, against: str = "=hard", variant: str = "robust", jobs: int = 1
 ) -> tuple[list[int], int]:
-    """Each game's result (1: the first bot won) and the hands played: the bot
-    with (``redeal``) or without the redeal table against ``against`` (default:
-    the bot without it)."""
+    """Each game's result (1: the first bot won) and the hands played: ``strongest``
+    playing ``variant`` (:data:`VARIANTS`) against ``against``: a bot's name after
+    ``=``, else another variant of ``strongest``."""
     step = math.ceil(games / jobs)
-    chunks = [(redeal, against, seed, s, min(step, games - s)) for s in range(0, games, step)]
+    chunks = [(variant, against, seed, s, min(step, games - s)) for s in range(0, games, step)]
     if jobs == 1:
         parts = [_chunk(c) for c in chunks]
     else:
@@ -106,27 +116,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--against", default="", help="comma-separated bots, each variant")
+    parser.add_argument(
+        "--against", default="", help="comma-separated bots, each of the two variants"
+    )
+    parser.add_argument(
+        "--variants",
+        default="table,none",
+        help="the two variants of strongest compared (robust, table, none)",
+    )
+    parser.add_argument("--no-head", action="store_true", help="skip the variants' head-to-head")
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
+    first, second = args.variants.split(",")
+    if {first, second} - set(VARIANTS):
+        raise SystemExit(f"--variants: two of {', '.join(VARIANTS)}")
     table()
-    started = time.perf_counter()
-    results, h = games_won(args.games, args.seed, jobs=args.jobs)
-    w = sum(results)
-    low, high = wilson_interval(w, args.games)
-    print(
-        f"\nstrongest with the redeal table against strongest without: "
-        f"{100 * w / args.games:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of {args.games} "
-        f"duplicate-deal games (seed {args.seed}), {h / args.games:.1f} hands per game; "
-        f"{time.perf_counter() - started:.0f} s",
-        flush=True,
-    )
+    if not args.no_head:
+        started = time.perf_counter()
+        results, h = games_won(args.games, args.seed, second, first, jobs=args.jobs)
+        w = sum(results)
+        low, high = wilson_interval(w, args.games)
+        print(
+            f"\nstrongest ({first}) against strongest ({second}): "
+            f"{100 * w / args.games:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of {args.games} "
+            f"duplicate-deal games (seed {args.seed}), {h / args.games:.1f} hands per game; "
+            f"{time.perf_counter() - started:.0f} s",
+            flush=True,
+        )
     if args.against:
-        print("\n| against | with the redeal table | without | paired difference, 95% |")
+        print(f"\n| against | {first} | {second} | paired difference, 95% |")
         print("|---|---:|---:|---|")
     for name in filter(None, args.against.split(",")):
-        on, _ = games_won(args.games, args.seed, name, True, args.jobs)
-        off, _ = games_won(args.games, args.seed, name, False, args.jobs)
+        started = time.perf_counter()
+        on, _ = games_won(args.games, args.seed, "=" + name, first, args.jobs)
+        off, _ = games_won(args.games, args.seed, "=" + name, second, args.jobs)
         diff = [x - y for x, y in zip(on, off, strict=True)]
         mean = sum(diff) / args.games
         var = sum((d - mean) ** 2 for d in diff) / max(1, args.games - 1)
@@ -135,7 +158,8 @@ def main() -> None:
         print(
             f"| {name} | {100 * sum(on) / args.games:.1f}% [{100 * a_low:.1f}, "
             f"{100 * a_high:.1f}] | {100 * sum(off) / args.games:.1f}% | "
-            f"[{100 * (mean - half):+.1f}, {100 * (mean + half):+.1f}] points of % |",
+            f"[{100 * (mean - half):+.1f}, {100 * (mean + half):+.1f}] points of % "
+            f"({time.perf_counter() - started:.0f} s) |",
             flush=True,
         )
 

@@ -75,12 +75,14 @@ from truc_p2p.bots._round_game import (
     showdown_winner,
 )
 from truc_p2p.bots._round_table import (
+    ASK_FILE,
     CLASS_FILE,
     CLASSES_FILE,
     DELTA_MAGIC,
     MAGIC,
     REDEAL_FILE,
     TABLE_FILE,
+    RoundTable,
     redeal_base,
 )
 
@@ -856,6 +858,13 @@ def main() -> None:
         "warm-started from the points table, which also plays the redealt round",
     )
     parser.add_argument(
+        "--robust-ask",
+        action="store_true",
+        help="the hands whose redeal request gains against any accepting dealer hand, "
+        "and the redeal table's exploitability asking only with them (writes "
+        "round_redeal_ask.json)",
+    )
+    parser.add_argument(
         "--out-dir", type=Path, help="with --solve-classes: write there (default: the package)"
     )
     args = parser.parse_args()
@@ -882,6 +891,13 @@ def main() -> None:
         return
     if args.evaluate:
         evaluate(args.evaluate)
+        return
+    if args.robust_ask:
+        solve_robust(
+            Abstraction(max_raises=args.max_raises, rest_points=args.rest_points),
+            bots_dir,
+            bots_dir / ASK_FILE if args.out == bots_dir / TABLE_FILE else args.out,
+        )
         return
     if args.redeal:
         out = bots_dir / REDEAL_FILE if args.out == bots_dir / TABLE_FILE else args.out
@@ -1004,6 +1020,67 @@ def solve_redeal(
         f"{time.process_time() - cpu0:.0f} s CPU, peak memory {rss:.0f} MB"
     )
     return data
+
+
+def robust_asks(v: np.ndarray, r: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Seat 0's hands whose request gains against whatever hand the dealer
+    accepts it with: ``R[h, g] - V[h, g] >= 0`` for every dealer hand ``g``
+    possible beside ``h`` (``v``: the round's values per deal, ``r``: the
+    redeal's, ``prior``: the deals' chances).  A mask over the pack's hands."""
+    gain = np.where(prior > 0, r - v, np.inf)
+    out: np.ndarray = gain.min(axis=1) >= 0
+    return out
+
+
+def robust_sigma(solver: Solver, sigma: np.ndarray, asks: np.ndarray) -> np.ndarray:
+    """``sigma`` with seat 0's root rows played on (``p``) for every hand not in
+    ``asks`` (the others keep their row)."""
+    out = sigma.copy()
+    at = int(solver.t.soff[0])
+    n = len(asks)
+    out[at : at + 2 * n : 2] = np.where(asks, sigma[at : at + 2 * n : 2], 1.0)
+    out[at + 1 : at + 2 * n : 2] = np.where(asks, sigma[at + 1 : at + 2 * n : 2], 0.0)
+    return out
+
+
+def solve_robust(ab: Abstraction, bots_dir: Path, out: Path) -> dict[str, object]:
+    """The robust asking rule (``--robust-ask``): :func:`robust_asks` over the
+    points table's values, measured exactly on the redeal table with its other
+    hands played on (:func:`robust_sigma`); writes the hands and figures to ``out``."""
+    started = time.perf_counter()
+    base = zlib.decompress((bots_dir / TABLE_FILE).read_bytes()[len(MAGIC) :].partition(b"\n")[2])
+    plain = Solver(build(ab))
+    v = play_values(plain, table_sigma(plain, base))
+    prior = plain.pack.prior.copy()
+    del plain
+    r = redeal_payoffs(ab, v)
+    asks = robust_asks(v, r, prior)
+    hands = ab.hands()
+    gain = np.where(prior > 0, r - v, np.inf).min(axis=1)
+    print(f"values: {time.perf_counter() - started:.0f} s; {int(asks.sum())} hands ask", flush=True)
+    for i in np.argsort(-gain):
+        print(hands[i], f"{gain[i]:+.4f}", bool(asks[i]))
+    redeal = RoundTable(
+        (bots_dir / REDEAL_FILE).read_bytes(), redeal_base(base, len(hands))
+    ).strategies
+    tree = build(replace(ab, redeal=True))
+    solver = Solver(tree, None, r)
+    table = table_sigma(solver, redeal)
+    figures: dict[str, object] = {"criterion": "R[h,g] - V[h,g] >= 0 for every dealer hand g"}
+    for key, sigma in (("table", table), ("robust", robust_sigma(solver, table, asks))):
+        value, b0, b1 = solver.exploitability(sigma)
+        rates = redeal_rates(solver, sigma)
+        figures[key] = {
+            "value": round(value, 6),
+            "exploitability": round((b0 + b1) / 2, 6),
+            "br_non_dealer": round(b0, 6),
+            "br_dealer": round(b1, 6),
+            "ask_rate": round(rates["ask"], 6),
+        }
+        print(key, figures[key], f"{time.perf_counter() - started:.0f} s", flush=True)
+    figures["hands"] = [list(hands[i]) for i in range(len(hands)) if asks[i]]
+    out.write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
+    return figures
 
 
 def write(

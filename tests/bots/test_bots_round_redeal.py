@@ -4,9 +4,11 @@ solve on a small pack, the shipped table and the bot's use of it."""
 from __future__ import annotations
 
 import itertools
+import json
 import sys
 import time
 from dataclasses import replace
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -15,8 +17,10 @@ from helpers.bots import P0, P1, view
 from truc_p2p.bots import make_bot
 from truc_p2p.bots._round_game import Abstraction, End, Redeal, State, locate, size
 from truc_p2p.bots._round_table import (
+    ASK_FILE,
     RoundTable,
     load_redeal_table,
+    load_robust_asks,
     load_table,
     redeal_path,
     round_path,
@@ -306,3 +310,70 @@ def test_an_accepted_redeal_is_worth_the_round_on_average(
     expected = small_plain.root_value(small_plain.average())
     assert solver.root_value(sigma) == pytest.approx(expected, abs=1e-9)
     assert abs(expected) > 0.5
+
+
+@pytest.mark.slow  # the small pack solved twice: about 10 s
+def test_the_robust_asks_are_the_hands_a_request_gains_with_against_every_dealer_hand(
+    small_redeal: solve_round.Solver, small_plain: solve_round.Solver
+) -> None:
+    hands = SMALL.hands()
+    v = solve_round.play_values(small_plain, small_plain.average())
+    r = solve_round.redeal_payoffs(SMALL, v)
+    prior = small_plain.pack.prior
+    asks = solve_round.robust_asks(v, r, prior)
+    for h in range(len(hands)):
+        gains = [r[h, g] - v[h, g] for g in range(len(hands)) if prior[h, g] > 0]
+        assert bool(asks[h]) == (min(gains) >= 0), hands[h]
+    assert asks[hands.index((0, 0, 0))]  # three nines: worse than new cards against anything
+    assert not asks[hands.index((3, 3, 3))]  # the best hand plays on
+    assert 0 < asks.sum() < len(hands)
+    # Asking with those hands only: the hands out play on, the others keep the
+    # equilibrium's row, and the strategy stays near the equilibrium.
+    solver = small_redeal
+    sigma = solver.average()
+    robust = solve_round.robust_sigma(solver, sigma, asks)
+    n = len(hands)
+    assert np.all(robust[1 : 2 * n : 2][~asks] == 0.0)
+    assert np.all(robust[0 : 2 * n : 2][~asks] == 1.0)
+    assert np.array_equal(robust[: 2 * n].reshape(n, 2)[asks], sigma[: 2 * n].reshape(n, 2)[asks])
+    assert np.array_equal(robust[2 * n :], sigma[2 * n :])
+    _, br0, br1 = solver.exploitability(robust)
+    assert (br0 + br1) / 2 < 0.01
+
+
+def test_the_shipped_robust_asks_are_the_weak_hands_and_cost_next_to_nothing() -> None:
+    asks = load_robust_asks()
+    assert asks is not None
+    doc = json.loads(resources.files("truc_p2p.bots").joinpath(ASK_FILE).read_text())
+    # Three nines are worse than new cards whatever the dealer holds; three
+    # sevens and J-Q-8 (which the equilibrium always asks with: free against a
+    # dealer that never accepts) lose to a fresh deal against some dealer hand.
+    assert (0, 0, 0) in asks and (0, 0, 7) in asks
+    assert (7, 7, 7) not in asks and (2, 3, 6) not in asks
+    assert 40 < len(asks) < 80
+    table, robust = doc["table"], doc["robust"]
+    assert robust["ask_rate"] < table["ask_rate"]
+    assert robust["exploitability"] < 0.001
+    assert abs(robust["value"] - table["value"]) < 0.001
+    redeal = load_redeal_table()
+    assert redeal is not None
+    assert table["exploitability"] == pytest.approx(redeal.exploitability, abs=1e-6)
+
+
+def test_the_robust_bot_plays_on_with_a_hand_out_of_the_robust_asks() -> None:
+    # J-Q-8: the table always asks with it, the robust rule plays on.
+    game = view([("JC QD 8S", [])], seat=P0)
+    for seed in range(6):
+        bot = _solved(seed)
+        bot.robust_ask = False
+        assert bot.strategy(game) == {"p": 0.0, "d": 1.0}
+        bot.robust_ask = True
+        assert bot.strategy(game) == {"p": 1.0}
+        assert bot.choose(game) != Action.ASK_REDEAL
+    # Three nines: the robust rule keeps the table's row.
+    game = view([("9C 9D 9S", [])], seat=P0)
+    bot = _solved()
+    bot.robust_ask = True
+    assert bot.strategy(game) == {"p": 0.0, "d": 1.0}
+    bot.ask_with = frozenset()  # never asks
+    assert bot.strategy(game) == {"p": 1.0}

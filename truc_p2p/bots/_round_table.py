@@ -38,6 +38,7 @@ from truc_p2p.bots._round_game import (
 from truc_p2p.rules import Action, ActionKind, Player
 
 __all__ = [
+    "ASK_FILE",
     "CLASSES_FILE",
     "CLASS_FILE",
     "DELTA_MAGIC",
@@ -48,6 +49,7 @@ __all__ = [
     "load_class_table",
     "load_classes",
     "load_redeal_table",
+    "load_robust_asks",
     "load_table",
     "redeal_base",
     "redeal_path",
@@ -61,6 +63,9 @@ TABLE_FILE: Final = "round_table.bin"
 #: The table with the redeal before the round (``Abstraction.redeal``), points
 #: payoff: stored as its bytes XOR :func:`redeal_base`'s (the points table twice).
 REDEAL_FILE: Final = "round_redeal.bin"
+#: The robust asking rule over the redeal table: the hands that ask (the
+#: others play on) and its exact figures, written by ``solve_round.py --robust-ask``.
+ASK_FILE: Final = "round_redeal_ask.json"
 MAGIC: Final = b"TRUC-ROUND 1\n"
 #: A score class's table (``round_score_<k>.bin``): its bytes XOR the points
 #: table's, lzma-compressed.
@@ -214,6 +219,17 @@ def load_redeal_table() -> RoundTable | None:
     if base is None:
         return None
     return RoundTable(data, redeal_base(base.strategies))
+
+
+@functools.cache
+def load_robust_asks() -> frozenset[tuple[int, ...]] | None:
+    """The hands (strengths, sorted) the non-dealer asks for a redeal with under
+    the robust rule (:data:`ASK_FILE`), or ``None`` if the file is missing."""
+    try:
+        doc = json.loads(resources.files("truc_p2p.bots").joinpath(ASK_FILE).read_text())
+    except (FileNotFoundError, OSError):
+        return None
+    return frozenset(tuple(sorted(int(x) for x in h)) for h in doc["hands"])
 
 
 @functools.cache

@@ -51,6 +51,7 @@ from truc_p2p.bots._round_table import (
     RoundTable,
     load_classes,
     load_redeal_table,
+    load_robust_asks,
     load_table,
     redeal_path,
     round_path,
@@ -61,6 +62,11 @@ from truc_p2p.bots._search import rest_open
 from truc_p2p.rules import DEFAULT_RULESET, Action, ActionKind, Game
 
 __all__ = ["SCORE_AWARE", "SolvedBot"]
+
+#: Whether the non-dealer asks for a redeal only with the robust hands by
+#: default (``benchmarks/bot_redeal.py --variants robust,table`` measured it:
+#: no better against the heuristic bot, so off).
+ROBUST_ASK = False
 
 #: Whether the solved bot plays the score classes' tables by default
 #: (``benchmarks/bot_score_classes.py`` measured them against the points table).
@@ -87,6 +93,13 @@ class SolvedBot:
         #: Whether to play the redeal table while a round may be redealt (off:
         #: the fallback asks and answers redeals, as before the redeal was solved).
         self.redeal = True
+        #: Whether the non-dealer asks for a redeal only with the hands a request
+        #: gains with against any accepting dealer (:func:`load_robust_asks`),
+        #: playing on with the others; the redeal table's row otherwise.
+        self.robust_ask = ROBUST_ASK
+        #: The hands ``robust_ask`` asks with (``None``: the robust rule's; an
+        #: empty set never asks, a benchmark's baseline).
+        self.ask_with: frozenset[tuple[int, ...]] | None = None
 
     def table(self, game: Game) -> RoundTable | None:
         """The table the bot plays in ``game``: its score class's, or the points table."""
@@ -143,7 +156,15 @@ class SolvedBot:
         """The table's mixed strategy for the player to act in ``game``, or ``None``
         (before the round, with the redeal table: play on ``p`` or ask ``d``)."""
         where = self.where(game)
-        return None if where is None else where[0].strategy(*where[1:])
+        if where is None:
+            return None
+        table, path, hand = where
+        strategy = table.strategy(path, hand)
+        if strategy is not None and self.robust_ask and path == "" and table.abstraction.redeal:
+            asks = load_robust_asks() if self.ask_with is None else self.ask_with
+            if asks is not None and tuple(sorted(hand)) not in asks:
+                return {PLAY_ON: 1.0}
+        return strategy
 
     def choose(self, game: Game) -> Action:
         """The bot's action for the player to act in ``game`` (its view)."""
