@@ -923,15 +923,7 @@ def main() -> None:
         f"built in {time.perf_counter() - started:.1f} s",
         flush=True,
     )
-    for it in range(1, args.iterations + 1):
-        solver.iterate(it)
-        if it % args.report == 0 and it < args.iterations:
-            value, b0, b1 = solver.exploitability(solver.average())
-            print(
-                f"iteration {it}: value {value:+.4f}, exploitability "
-                f"{(b0 + b1) / 2:.4f} points/hand ({time.perf_counter() - started:.0f} s)",
-                flush=True,
-            )
+    run_iterations(solver, args.iterations, args.report, started)
     quant = np.rint(solver.average()[:-1] * 255).astype(np.uint8).tobytes()
     data = write(args.out, solver, quant, iterations=args.iterations)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -940,6 +932,20 @@ def main() -> None:
         f"{time.perf_counter() - started:.0f} s wall, "
         f"{time.process_time() - cpu0:.0f} s CPU, peak memory {rss:.0f} MB"
     )
+
+
+def run_iterations(solver: Solver, iterations: int, report: int, started: float) -> None:
+    """CFR+'s ``iterations``, printing the average's value and exploitability every
+    ``report`` of them but the last (``started``: the run's ``perf_counter``)."""
+    for it in range(1, iterations + 1):
+        solver.iterate(it)
+        if it % report == 0 and it < iterations:
+            value, b0, b1 = solver.exploitability(solver.average())
+            print(
+                f"iteration {it}: value {value:+.4f}, exploitability "
+                f"{(b0 + b1) / 2:.4f} points/hand ({time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
 
 
 def solve_redeal(
@@ -982,15 +988,7 @@ def solve_redeal(
         flush=True,
     )
     solver.warm_start(redeal_start(tree, base), weight)
-    for it in range(1, iterations + 1):
-        solver.iterate(it)
-        if it % report == 0 and it < iterations:
-            value, b0, b1 = solver.exploitability(solver.average())
-            print(
-                f"iteration {it}: value {value:+.4f}, exploitability "
-                f"{(b0 + b1) / 2:.4f} points/hand ({time.perf_counter() - started:.0f} s)",
-                flush=True,
-            )
+    run_iterations(solver, iterations, report, started)
     quant = np.rint(solver.average()[:-1] * 255).astype(np.uint8).tobytes()
     rates = redeal_rates(solver, table_sigma(solver, quant))
     extra: dict[str, object] = {
