@@ -50,7 +50,7 @@ from truc_p2p.rules import (
     RulesetError,
     TrickEnded,
 )
-from truc_p2p.ui._outcome_text import abort_text
+from truc_p2p.ui._abort_text import abort_text
 from truc_p2p.ui._texts import move_clock_words
 
 if TYPE_CHECKING:

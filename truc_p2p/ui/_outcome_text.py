@@ -14,12 +14,12 @@ operating system and protocol explanations are quoted as they are.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from truc_p2p.i18n import N_, _, ngettext
 from truc_p2p.net import OUTCOME_KINDS, OUTCOME_WHERE, conceded
+from truc_p2p.ui._abort_text import SILENT
 from truc_p2p.verdict import reason_word
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,10 +44,6 @@ __all__ = [
 #: there for extraction).
 KINDS = OUTCOME_KINDS
 WHERE = OUTCOME_WHERE
-
-#: The detail of the reference implementation's ``timeout`` abort (net's
-#: ``timeout_outcome``): how long it heard nothing from us.
-_SILENT = re.compile(r"no message for ([0-9]+(?:\.[0-9]+)?) s")
 
 #: The operating system's errors a player meets most, by the name of their code (the
 #: fact ``errno``): said in the player's language instead of the system's English
@@ -93,7 +89,7 @@ def render_outcome(kind: str, facts: Mapping[str, Any]) -> str:
     if kind == "peer-timeout" and isinstance(detail, str):
         # the reference implementation's words (net's timeout_outcome), said in the
         # player's language; another implementation's are quoted as they are
-        silent = _SILENT.fullmatch(detail)
+        silent = SILENT.fullmatch(detail)
         if silent is not None:
             detail = _("no message for {seconds} s", seconds=silent[1])
     if isinstance(template, tuple):
@@ -104,34 +100,6 @@ def render_outcome(kind: str, facts: Mapping[str, Any]) -> str:
     if detail:
         text = _("{text}: {detail}", text=text, detail=detail)
     return text
-
-
-#: Why the opponent ended the game, by its ``abort`` reason (wire.md §8): its
-#: detail follows, in its own words (see :func:`abort_text`).
-ABORT_WHY: dict[str, str] = {
-    "quit": N_("{name} left the game"),
-    "timeout": N_("{name} ended the game: you took too long to play"),
-    "cheat": N_("{name} ended the game: it says you cheated"),
-    "error": N_("{name} ended the game: an error on its side"),
-    "incompatible": N_("{name} ended the game: your settings do not match"),
-    "abandoned": N_("{name} ended the game: the connection was lost for good"),
-    "resign": N_("{name} resigned"),
-}
-
-
-def abort_text(name: str, reason: str, detail: str) -> str:
-    """The line of the opponent's ``abort`` (its ``reason`` and ``detail``), in the
-    language in use: a reason of the spec in words, the reference implementation's
-    timeout detail too; any other detail is quoted as the opponent wrote it."""
-    why = ABORT_WHY.get(reason)
-    if why is None:
-        return _("{name} ended the game: {reason} {detail}", name=name, reason=reason,
-                 detail=detail).rstrip()  # fmt: skip
-    text = _(why, name=name)
-    silent = _SILENT.fullmatch(detail) if reason == "timeout" else None
-    if silent is not None:
-        detail = _("no message for {seconds} s", seconds=silent[1])
-    return _("{text}: {detail}", text=text, detail=detail) if detail else text
 
 
 def outcome_text(outcome: GameOutcome) -> str:
