@@ -49,11 +49,13 @@ from truc_p2p.bots._round_game import (
 )
 from truc_p2p.bots._round_table import (
     RoundTable,
+    load_classes,
     load_redeal_table,
     load_robust_asks,
     load_table,
     redeal_path,
     round_path,
+    score_class,
     table_for,
 )
 from truc_p2p.bots._search import rest_open
@@ -110,10 +112,15 @@ class SolvedBot:
         """The redeal table if it is the one to play in ``game`` (see the module
         doc): the round's cards are the first deal's, the rules the default
         ones and the points table the score's (or ``score_aware`` off)."""
-        if not self.redeal or game.to_act is None or game.redealt:
+        me = game.to_act
+        if not self.redeal or me is None or game.redealt or game.ruleset != DEFAULT_RULESET:
             return None
-        if game.ruleset != DEFAULT_RULESET or self.table(game) is not load_table():
-            return None  # the score's table is a class's: the redeal is the fallback's
+        if self.score_aware:
+            doc = load_classes()
+            if doc is not None and game.ruleset.target == int(doc["target"]):
+                mine, theirs = game.scores[me], game.scores[me.other]
+                if score_class(mine, theirs, i_deal=me is game.dealer) != 0:
+                    return None
         return load_redeal_table()
 
     def position(self, game: Game, *, redeal: bool = False) -> tuple[str, tuple[int, ...]] | None:
